@@ -30,6 +30,17 @@ export interface Ledger {
   waitForReceipt(txHash: Hex, timeoutMs: number): Promise<LedgerReceipt | null>;
   /** The batch id recorded on chain for a token, or `null` when the token does not exist. */
   batchIdOfToken(tokenId: bigint): Promise<string | null>;
+  /**
+   * Broadcasts `TraceLog.recordStage(tokenId, stageCode, evidenceCid, auditHash)` (event
+   * `StageRecorded`) and returns at once with the transaction hash. The chain does not check stage
+   * order (the service does); stage codes DELIVERED=0 … SETTLED=6.
+   */
+  recordStage(input: {
+    tokenId: bigint;
+    stage: 'DELIVERED' | 'GRADED' | 'MILLED' | 'WAREHOUSED' | 'COMMITTED' | 'EXPORTED' | 'SETTLED';
+    evidenceCid: string;
+    auditHash: Hex;
+  }): Promise<{ txHash: Hex }>;
 }
 
 // ---------------------------------------------------------------- payout provider

@@ -1,0 +1,599 @@
+/**
+ * Local payout-provider sandbox (decisions §7): the provider's HTTP API on a loopback port, in
+ * memory, sending Standard Webhooks-signed settlement events. `HttpPayoutProvider` talks to it
+ * exactly as to the real provider.
+ *
+ * API (all requests: `Authorization: Bearer <api_key>`, `X-Timestamp`, `X-Signature`, see
+ * `shared/adapters/payout-provider/signing.ts`; 401 otherwise):
+ * - `POST /v1/quotes` → 200 quote (valid 60 s)
+ * - `POST /v1/orders` (`Idempotency-Key: <reference>`) → 201 new order, 200 existing order for that reference
+ * - `GET /v1/orders/{order_id}`, `GET /v1/orders?reference=<ref>` → 200 order, 404 when none
+ * Errors are `{error: {code, message, details?}}`: 400 validation, 401, 404, 405, 413, 415, 422 business rejection.
+ *
+ * Test phones: +256700000001 every order fails; +256700000002 the first order for the phone fails,
+ * later ones settle; +256700000003 settles but no webhook is ever sent; +256700000004 the provider is
+ * unreachable (the socket of `POST /v1/orders` is destroyed unanswered); any other settles after `settleMs`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { randomInt, timingSafeEqual } from 'node:crypto';
+import Big from 'big.js';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { Webhook } from 'standardwebhooks';
+import { ulid } from 'ulid';
+import { verifyProviderRequest } from '../../shared/adapters/payout-provider/signing';
+
+/** The sandbox's test phone numbers (decisions §7), like a card network's test cards. */
+export const SANDBOX_TEST_PHONES = {
+  ALWAYS_FAILS: '+256700000001',
+  FAILS_FIRST: '+256700000002',
+  NO_WEBHOOK: '+256700000003',
+  UNREACHABLE: '+256700000004',
+} as const;
+
+/** Options of {@link startPayoutSandbox}. */
+export interface PayoutSandboxOptions {
+  /** TCP port on 127.0.0.1; 0 or absent picks a free one. */
+  port?: number;
+  apiKey: string;
+  apiSecret: string;
+  /** Where webhooks go; a function is read at each delivery (the receiver may start later). */
+  webhookUrl: string | (() => string);
+  /** Standard Webhooks signing secret, `whsec_<base64>`. */
+  webhookSecret: string;
+  /** Delay from order creation to settlement/failure, ms (default env PAYOUT_SANDBOX_SETTLE_MS, else 2000). */
+  settleMs?: number;
+  /** UGX per USD, decimal string (default env PAYOUT_SANDBOX_RATE, else "3700.25"). */
+  rate?: string;
+  faults?: {
+    /** Fraction [0,1] of new-order requests answered 422 ORDER_REJECTED. */
+    rejectRate?: number;
+    /** Fraction [0,1] of webhooks never sent. */
+    dropWebhookRate?: number;
+    /** Random source in [0,1) for the faults (default Math.random). */
+    random?: () => number;
+  };
+  log?: (line: string) => void;
+}
+
+/** Counters since start. */
+export interface PayoutSandboxStats {
+  ordersCreated: number;
+  ordersSettled: number;
+  ordersFailed: number;
+  /** New-order requests answered 422 (fault injection, expired/unknown quote, amount too small). */
+  ordersRejected: number;
+  /** Webhook events delivered (a 2xx received). */
+  webhooksSent: number;
+  /** Webhook events not sent because of `faults.dropWebhookRate`. */
+  webhooksDropped: number;
+  /** Webhook events given up after all delivery attempts failed. */
+  webhooksFailed: number;
+  /** Webhook POSTs made, including retries. */
+  webhookAttempts: number;
+  /** HTTP requests received (including those whose socket was destroyed). */
+  requests: number;
+  /** TCP connections accepted. */
+  connections: number;
+  /** `POST /v1/orders` requests for the unreachable test phone, answered by destroying the socket. */
+  unreachableDrops: number;
+  /** How many times an order with each reference settled (must never exceed 1). */
+  settledPerReference: Record<string, number>;
+}
+
+/** A running sandbox. */
+export interface PayoutSandbox {
+  /** Base URL, `http://127.0.0.1:<port>`. */
+  url: string;
+  port: number;
+  /** Closes the server and its connections, cancels pending settlements and webhook deliveries. */
+  stop(): Promise<void>;
+  stats(): PayoutSandboxStats;
+  /** Changes where subsequent webhooks go. */
+  setWebhookUrl(url: string): void;
+}
+
+interface SandboxOrder {
+  order_id: string;
+  reference: string;
+  quote_id: string | null;
+  status: 'PENDING' | 'SETTLED' | 'FAILED';
+  deposit: { channel: 'MERCHANT_BALANCE'; currency: 'USD'; amount: string };
+  payout: { channel: 'MOBILE_MONEY'; currency: 'UGX'; network: string | null; amount: number };
+  exchange_rate: string;
+  recipient: { phone: string; name: string };
+  mobile_money_transaction_id: string | null;
+  settled_at: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface Quote {
+  quote_id: string;
+  rate: string;
+  source_amount: string | null;
+  target_amount: string | null;
+  expiresAtMs: number;
+}
+
+class HttpError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details?: Array<{ path: string; message: string }>) {
+    super(message);
+  }
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const QUOTE_TTL_MS = 60_000;
+const WEBHOOK_ATTEMPTS = 3;
+const WEBHOOK_RETRY_MS = 200;
+const WEBHOOK_TIMEOUT_MS = 5000;
+const USD_RE = /^\d{1,9}(\.\d{1,6})?$/;
+const UGX_RE = /^[1-9]\d{0,12}$/;
+const RATE_RE = /^\d+(\.\d+)?$/;
+const REFERENCE_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Collects validation problems as `{path, message}`. */
+class Problems {
+  readonly list: Array<{ path: string; message: string }> = [];
+  add(path: string, message: string): void {
+    this.list.push({ path, message });
+  }
+  unknown(obj: Json, allowed: readonly string[], prefix: string): void {
+    for (const k of Object.keys(obj)) if (!allowed.includes(k)) this.add(prefix ? `${prefix}.${k}` : k, 'unknown field');
+  }
+  object(obj: Json, key: string, prefix: string): Json | undefined {
+    const v = obj[key];
+    if (!isObject(v)) {
+      this.add(`${prefix}${key}`, v === undefined ? 'required' : 'must be an object');
+      return undefined;
+    }
+    return v;
+  }
+  literal(obj: Json, key: string, value: string, prefix: string): void {
+    if (obj[key] !== value) this.add(`${prefix}${key}`, obj[key] === undefined ? 'required' : `must be "${value}"`);
+  }
+  throwIfAny(): void {
+    if (this.list.length) throw new HttpError(400, 'VALIDATION_ERROR', 'The request body is invalid.', this.list);
+  }
+}
+
+function validUgandanMobile(phone: unknown): boolean {
+  if (typeof phone !== 'string' || !/^\+256\d{9}$/.test(phone)) return false;
+  const parsed = parsePhoneNumberFromString(phone);
+  if (!parsed || !parsed.isValid() || parsed.country !== 'UG' || parsed.number !== phone) return false;
+  const type = parsed.getType();
+  return type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE';
+}
+
+function networkOf(phone: string): string | null {
+  const prefix = phone.slice(4, 6);
+  if (['76', '77', '78'].includes(prefix)) return 'MTN';
+  if (['70', '74', '75'].includes(prefix)) return 'AIRTEL';
+  return null;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function floorUgx(usd: string, rate: string): number {
+  return Number(new Big(usd).times(rate).round(0, 0).toFixed(0));
+}
+
+/**
+ * Starts the sandbox on 127.0.0.1.
+ * @returns the running sandbox (URL, port, stats, stop)
+ * @throws TypeError on an invalid rate, webhook secret or fault rate; the listen error when the port is taken
+ */
+export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<PayoutSandbox> {
+  const rate = opts.rate ?? process.env.PAYOUT_SANDBOX_RATE ?? '3700.25';
+  if (!RATE_RE.test(rate) || new Big(rate).lte(0)) throw new TypeError(`payout sandbox: invalid rate ${rate}`);
+  const envSettle = Number(process.env.PAYOUT_SANDBOX_SETTLE_MS);
+  const settleMs = opts.settleMs ?? (process.env.PAYOUT_SANDBOX_SETTLE_MS && Number.isFinite(envSettle) ? envSettle : 2000);
+  const rejectRate = opts.faults?.rejectRate ?? 0;
+  const dropWebhookRate = opts.faults?.dropWebhookRate ?? 0;
+  for (const [name, v] of [['rejectRate', rejectRate], ['dropWebhookRate', dropWebhookRate]] as const) {
+    if (!(v >= 0 && v <= 1)) throw new TypeError(`payout sandbox: faults.${name} must be within [0, 1]`);
+  }
+  const random = opts.faults?.random ?? Math.random;
+  const webhook = new Webhook(opts.webhookSecret); // throws on a malformed secret
+  const log = opts.log ?? (() => {});
+  let webhookUrl: string | (() => string) = opts.webhookUrl;
+
+  const orders = new Map<string, SandboxOrder>();
+  const byReference = new Map<string, SandboxOrder>();
+  const quotes = new Map<string, Quote>();
+  const ordersPerPhone = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  const stopController = new AbortController();
+  let stopped = false;
+  const stats: PayoutSandboxStats = {
+    ordersCreated: 0, ordersSettled: 0, ordersFailed: 0, ordersRejected: 0,
+    webhooksSent: 0, webhooksDropped: 0, webhooksFailed: 0, webhookAttempts: 0,
+    requests: 0, connections: 0, unreachableDrops: 0, settledPerReference: {},
+  };
+
+  const later = (ms: number, fn: () => void): void => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      if (!stopped) fn();
+    }, ms);
+    timers.add(t);
+  };
+  const pause = (ms: number) => new Promise<void>((resolve) => later(ms, resolve));
+
+  // ---------------------------------------------------------------- webhooks
+
+  async function deliver(type: 'order.settled' | 'order.failed', order: SandboxOrder): Promise<void> {
+    const id = `msg_${ulid()}`;
+    const payload = JSON.stringify({
+      type,
+      data: {
+        order_id: order.order_id,
+        reference: order.reference,
+        amount_ugx: order.payout.amount,
+        exchange_rate: order.exchange_rate,
+        mobile_money_transaction_id: order.mobile_money_transaction_id,
+        settled_at: order.settled_at,
+        failure_reason: order.failure_reason,
+      },
+    });
+    let problem = '';
+    for (let attempt = 1; attempt <= WEBHOOK_ATTEMPTS && !stopped; attempt++) {
+      if (attempt > 1) await pause(WEBHOOK_RETRY_MS);
+      if (stopped) return;
+      const target = typeof webhookUrl === 'function' ? webhookUrl() : webhookUrl;
+      const now = new Date();
+      stats.webhookAttempts++;
+      try {
+        const res = await fetch(target, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'payout-sandbox/1',
+            'webhook-id': id,
+            'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+            'webhook-signature': webhook.sign(id, now, payload),
+          },
+          body: payload,
+          signal: AbortSignal.any([stopController.signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]),
+        });
+        await res.arrayBuffer().catch(() => undefined);
+        if (res.ok) {
+          stats.webhooksSent++;
+          log(`payout-sandbox webhook ${type} ${order.reference} ${id} → ${res.status} (attempt ${attempt})`);
+          return;
+        }
+        problem = `HTTP ${res.status}`;
+      } catch (err) {
+        if (stopped) return;
+        const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+        problem = e?.name === 'TimeoutError' ? 'timeout' : e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+      }
+      log(`payout-sandbox webhook ${type} ${order.reference} ${id} attempt ${attempt}/${WEBHOOK_ATTEMPTS} failed: ${problem}`);
+    }
+    if (!stopped) stats.webhooksFailed++;
+  }
+
+  function finish(order: SandboxOrder, outcome: 'SETTLED' | 'FAILED', failureReason: string | null): void {
+    const now = new Date().toISOString();
+    order.status = outcome;
+    order.updated_at = now;
+    if (outcome === 'SETTLED') {
+      order.settled_at = now;
+      order.mobile_money_transaction_id = `MP${randomInt(10 ** 9, 10 ** 10)}`;
+      stats.ordersSettled++;
+      stats.settledPerReference[order.reference] = (stats.settledPerReference[order.reference] ?? 0) + 1;
+    } else {
+      order.failure_reason = failureReason;
+      stats.ordersFailed++;
+    }
+    log(`payout-sandbox order ${order.order_id} (${order.reference}) ${outcome}${failureReason ? `: ${failureReason}` : ''}`);
+    if (order.recipient.phone === SANDBOX_TEST_PHONES.NO_WEBHOOK) {
+      log(`payout-sandbox no webhook for ${order.reference} (test phone ${SANDBOX_TEST_PHONES.NO_WEBHOOK})`);
+      return;
+    }
+    if (dropWebhookRate > 0 && random() < dropWebhookRate) {
+      stats.webhooksDropped++;
+      log(`payout-sandbox webhook for ${order.reference} dropped (fault injection)`);
+      return;
+    }
+    void deliver(outcome === 'SETTLED' ? 'order.settled' : 'order.failed', order);
+  }
+
+  // ---------------------------------------------------------------- endpoints
+
+  function postQuote(body: unknown): [number, unknown] {
+    const p = new Problems();
+    if (!isObject(body)) throw new HttpError(400, 'VALIDATION_ERROR', 'The body must be a JSON object.');
+    p.unknown(body, ['source_currency', 'target_currency', 'source_amount', 'target_amount'], '');
+    p.literal(body, 'source_currency', 'USD', '');
+    p.literal(body, 'target_currency', 'UGX', '');
+    const { source_amount: src, target_amount: tgt } = body;
+    if (src !== undefined && (typeof src !== 'string' || !USD_RE.test(src) || new Big(src).lte(0))) {
+      p.add('source_amount', 'must be a positive decimal string with at most 6 decimals');
+    }
+    if (tgt !== undefined && (typeof tgt !== 'string' || !UGX_RE.test(tgt))) p.add('target_amount', 'must be a positive integer string');
+    if (src !== undefined && tgt !== undefined) p.add('target_amount', 'give source_amount or target_amount, not both');
+    p.throwIfAny();
+    let source: string | null = null;
+    let target: string | null = null;
+    if (typeof src === 'string') {
+      source = src;
+      target = String(floorUgx(src, rate));
+    } else if (typeof tgt === 'string') {
+      source = new Big(tgt).div(rate).round(6, 3).toFixed(); // round up: buys at least the target
+      target = String(floorUgx(source, rate));
+    }
+    const quote: Quote = { quote_id: `qt_${ulid()}`, rate, source_amount: source, target_amount: target, expiresAtMs: Date.now() + QUOTE_TTL_MS };
+    quotes.set(quote.quote_id, quote);
+    return [200, {
+      quote_id: quote.quote_id, source_currency: 'USD', target_currency: 'UGX', rate,
+      source_amount: source, target_amount: target, expires_at: new Date(quote.expiresAtMs).toISOString(),
+    }];
+  }
+
+  function postOrder(body: unknown, idempotencyKey: string | undefined): [number, unknown] {
+    const p = new Problems();
+    if (!isObject(body)) throw new HttpError(400, 'VALIDATION_ERROR', 'The body must be a JSON object.');
+    p.unknown(body, ['reference', 'quote_id', 'deposit', 'payout', 'recipient'], '');
+    const reference = body.reference;
+    if (typeof reference !== 'string' || !REFERENCE_RE.test(reference)) p.add('reference', 'required: 1-128 characters of A-Z a-z 0-9 . _ : -');
+    if (body.quote_id !== undefined && (typeof body.quote_id !== 'string' || body.quote_id === '')) p.add('quote_id', 'must be a non-empty string');
+    const deposit = p.object(body, 'deposit', '');
+    if (deposit) {
+      p.unknown(deposit, ['channel', 'currency', 'amount'], 'deposit');
+      p.literal(deposit, 'channel', 'MERCHANT_BALANCE', 'deposit.');
+      p.literal(deposit, 'currency', 'USD', 'deposit.');
+      const a = deposit.amount;
+      if (typeof a !== 'string' || !USD_RE.test(a) || new Big(a).lte(0)) p.add('deposit.amount', 'must be a positive decimal string with at most 6 decimals');
+    }
+    const payout = p.object(body, 'payout', '');
+    if (payout) {
+      p.unknown(payout, ['channel', 'currency', 'network'], 'payout');
+      p.literal(payout, 'channel', 'MOBILE_MONEY', 'payout.');
+      p.literal(payout, 'currency', 'UGX', 'payout.');
+      if (payout.network !== undefined && payout.network !== 'MTN' && payout.network !== 'AIRTEL') p.add('payout.network', 'must be "MTN" or "AIRTEL"');
+    }
+    const recipient = p.object(body, 'recipient', '');
+    if (recipient) {
+      p.unknown(recipient, ['phone', 'name'], 'recipient');
+      if (!validUgandanMobile(recipient.phone)) p.add('recipient.phone', 'must be a Ugandan mobile number in E.164 (+256XXXXXXXXX)');
+      const n = recipient.name;
+      if (typeof n !== 'string' || n.trim() === '' || n.length > 140) p.add('recipient.name', 'required: 1-140 characters');
+    }
+    if (idempotencyKey !== undefined && idempotencyKey !== reference) p.add('headers.idempotency-key', 'must equal reference');
+    p.throwIfAny();
+    // Validated above; narrow the types.
+    const ref = reference as string;
+    const dep = deposit as { amount: string };
+    const pay = payout as { network?: string };
+    const rcp = recipient as { phone: string; name: string };
+
+    // From here to the insert there is no await: concurrent identical requests cannot both create.
+    const existing = byReference.get(ref);
+    if (existing) return [200, existing];
+
+    let orderRate = rate;
+    const quoteId = typeof body.quote_id === 'string' ? body.quote_id : null;
+    if (quoteId !== null) {
+      const q = quotes.get(quoteId);
+      if (!q) {
+        stats.ordersRejected++;
+        throw new HttpError(422, 'QUOTE_NOT_FOUND', `No quote ${quoteId}.`);
+      }
+      if (q.expiresAtMs < Date.now()) {
+        stats.ordersRejected++;
+        throw new HttpError(422, 'QUOTE_EXPIRED', `Quote ${quoteId} expired at ${new Date(q.expiresAtMs).toISOString()}.`);
+      }
+      orderRate = q.rate;
+    }
+    if (rejectRate > 0 && random() < rejectRate) {
+      stats.ordersRejected++;
+      throw new HttpError(422, 'ORDER_REJECTED', 'The order was rejected by the provider (sandbox fault injection).');
+    }
+    const amountUgx = floorUgx(dep.amount, orderRate);
+    if (amountUgx < 1) {
+      stats.ordersRejected++;
+      throw new HttpError(422, 'AMOUNT_TOO_SMALL', 'The deposit converts to less than 1 UGX.');
+    }
+    const now = new Date().toISOString();
+    const order: SandboxOrder = {
+      order_id: `ord_${ulid()}`,
+      reference: ref,
+      quote_id: quoteId,
+      status: 'PENDING',
+      deposit: { channel: 'MERCHANT_BALANCE', currency: 'USD', amount: new Big(dep.amount).toFixed() },
+      payout: { channel: 'MOBILE_MONEY', currency: 'UGX', network: pay.network ?? networkOf(rcp.phone), amount: amountUgx },
+      exchange_rate: orderRate,
+      recipient: { phone: rcp.phone, name: rcp.name },
+      mobile_money_transaction_id: null,
+      settled_at: null,
+      failure_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    orders.set(order.order_id, order);
+    byReference.set(ref, order);
+    stats.ordersCreated++;
+    const nth = (ordersPerPhone.get(rcp.phone) ?? 0) + 1;
+    ordersPerPhone.set(rcp.phone, nth);
+    let outcome: 'SETTLED' | 'FAILED' = 'SETTLED';
+    let reason: string | null = null;
+    if (rcp.phone === SANDBOX_TEST_PHONES.ALWAYS_FAILS) {
+      outcome = 'FAILED';
+      reason = 'RECIPIENT_WALLET_REJECTED: the mobile-money wallet refused the transfer';
+    } else if (rcp.phone === SANDBOX_TEST_PHONES.FAILS_FIRST && nth === 1) {
+      outcome = 'FAILED';
+      reason = 'MOBILE_NETWORK_TIMEOUT: the mobile-money network did not confirm in time';
+    }
+    later(settleMs, () => finish(order, outcome, reason));
+    log(`payout-sandbox order ${order.order_id} (${ref}) created: ${order.deposit.amount} USD → ${amountUgx} UGX to ${rcp.phone}`);
+    return [201, order];
+  }
+
+  function getOrderById(id: string): [number, unknown] {
+    const order = orders.get(id);
+    if (!order) throw new HttpError(404, 'ORDER_NOT_FOUND', `No order ${id}.`);
+    return [200, order];
+  }
+
+  function getOrderByReference(params: URLSearchParams): [number, unknown] {
+    const ref = params.get('reference');
+    if (!ref) throw new HttpError(400, 'VALIDATION_ERROR', 'Query parameter reference is required.', [{ path: 'reference', message: 'required' }]);
+    const order = byReference.get(ref);
+    if (!order) throw new HttpError(404, 'ORDER_NOT_FOUND', `No order with reference ${ref}.`);
+    return [200, order];
+  }
+
+  // ---------------------------------------------------------------- HTTP plumbing
+
+  function send(res: ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  function readBody(req: IncomingMessage): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_BODY_BYTES) {
+          reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 1 MiB.'));
+          req.removeAllListeners('data');
+          req.resume();
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('error', reject);
+    });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    stats.requests++;
+    const method = req.method ?? 'GET';
+    const rawPath = req.url ?? '/';
+    const url = new URL(rawPath, 'http://sandbox.invalid');
+    const raw = await readBody(req);
+    let body: unknown;
+    let invalidJson = false;
+    if (method === 'POST') {
+      try {
+        body = raw === '' ? undefined : JSON.parse(raw);
+      } catch {
+        invalidJson = true;
+      }
+      // The unreachable test phone: the connection dies before any answer (network-level, so before auth).
+      if (url.pathname === '/v1/orders' && isObject(body) && isObject(body.recipient) && body.recipient.phone === SANDBOX_TEST_PHONES.UNREACHABLE) {
+        stats.unreachableDrops++;
+        log(`payout-sandbox POST /v1/orders for ${SANDBOX_TEST_PHONES.UNREACHABLE}: socket destroyed (unreachable test phone)`);
+        req.socket.destroy();
+        return;
+      }
+    }
+    const auth = req.headers.authorization ?? '';
+    const m = /^Bearer (.+)$/.exec(auth);
+    if (!m || !safeEqual(m[1] ?? '', opts.apiKey)) throw new HttpError(401, 'UNAUTHORIZED', 'Missing or invalid API key.');
+    const check = verifyProviderRequest({
+      secret: opts.apiSecret,
+      method,
+      path: rawPath,
+      body: raw,
+      timestamp: req.headers['x-timestamp'] as string | undefined,
+      signature: req.headers['x-signature'] as string | undefined,
+    });
+    if (!check.ok) throw new HttpError(401, 'INVALID_SIGNATURE', `Request signature invalid (${check.reason}).`);
+    if (method === 'POST') {
+      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+        throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
+      }
+      if (invalidJson) throw new HttpError(400, 'VALIDATION_ERROR', 'The body is not valid JSON.');
+    }
+
+    const path = url.pathname.replace(/\/+$/, '');
+    let result: [number, unknown];
+    if (path === '/v1/quotes') {
+      if (method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
+      result = postQuote(body);
+    } else if (path === '/v1/orders') {
+      if (method === 'POST') {
+        const key = req.headers['idempotency-key'];
+        result = postOrder(body, Array.isArray(key) ? key[0] : key);
+      } else if (method === 'GET') result = getOrderByReference(url.searchParams);
+      else throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
+    } else if (path.startsWith('/v1/orders/') && path.split('/').length === 4) {
+      if (method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
+      result = getOrderById(decodeURIComponent(path.slice('/v1/orders/'.length)));
+    } else {
+      throw new HttpError(404, 'ROUTE_NOT_FOUND', `No route ${method} ${path}.`);
+    }
+    send(res, result[0], result[1]);
+    log(`payout-sandbox ${method} ${rawPath} → ${result[0]}`);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent || req.socket.destroyed) return;
+      if (err instanceof HttpError) {
+        send(res, err.status, { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+        log(`payout-sandbox ${req.method} ${req.url} → ${err.status} ${err.code}`);
+      } else {
+        send(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected sandbox error.' } });
+        log(`payout-sandbox ${req.method} ${req.url} → 500 ${(err as Error)?.stack ?? String(err)}`);
+      }
+    });
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    stats.connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  log(`payout-sandbox listening on ${url} (rate ${rate}, settle ${settleMs} ms)`);
+
+  return {
+    url,
+    port,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      stopController.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      });
+    },
+    stats() {
+      return { ...stats, settledPerReference: { ...stats.settledPerReference } };
+    },
+    setWebhookUrl(next: string) {
+      webhookUrl = next;
+    },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * The REST API: one method per routes.ts route, the shared JWT REQUEST authorizer on `jwt` routes,
+ * and gateway responses that answer API Gateway's own errors (no route, bad token, throttled, too
+ * large) in the service's error envelope (interface-spec "Errors", decisions §5).
+ */
+import { Aws, CfnCondition, Duration, Fn, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ERROR_CODES, type ErrorCode } from '../../shared/domain/errors';
+import type { RouteDef } from '../../shared/http/routes';
+
+/** The API's single stage. */
+export const STAGE_NAME = 'prod';
+
+/** Stage throttling (decisions §5: 50 requests/s sustained, bursts of 100). */
+export const THROTTLE = { rateLimit: 50, burstLimit: 100 };
+
+/** A gateway response in the error envelope. */
+interface EnvelopeResponse {
+  type: ResponseType;
+  status: number;
+  code: ErrorCode;
+  headers?: Record<string, string>;
+}
+
+/**
+ * API Gateway's own errors → envelope. ACCESS_DENIED is what an authorizer Deny gives: ours denies
+ * only bad tokens, so it is 401 like a missing token. MISSING_AUTHENTICATION_TOKEN is API
+ * Gateway's answer to an unknown route.
+ */
+export const GATEWAY_ERRORS: readonly EnvelopeResponse[] = [
+  { type: ResponseType.UNAUTHORIZED, status: 401, code: 'UNAUTHORIZED' },
+  { type: ResponseType.ACCESS_DENIED, status: 401, code: 'UNAUTHORIZED' },
+  { type: ResponseType.AUTHORIZER_FAILURE, status: 401, code: 'UNAUTHORIZED' },
+  { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, status: 401, code: 'UNAUTHORIZED' },
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: 404, code: 'ROUTE_NOT_FOUND' },
+  { type: ResponseType.RESOURCE_NOT_FOUND, status: 404, code: 'ROUTE_NOT_FOUND' },
+  { type: ResponseType.REQUEST_TOO_LARGE, status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  { type: ResponseType.THROTTLED, status: 429, code: 'RATE_LIMITED', headers: { 'Retry-After': "'1'" } },
+  { type: ResponseType.DEFAULT_4XX, status: 400, code: 'VALIDATION_ERROR' },
+  { type: ResponseType.DEFAULT_5XX, status: 500, code: 'INTERNAL_ERROR' },
+];
+
+/** The envelope body of a gateway response; `$context.requestId` is filled in by API Gateway. */
+export function envelopeTemplate(code: ErrorCode, docsBaseUrl: string): string {
+  return `{"error":{"code":"${code}","message":${JSON.stringify(ERROR_CODES[code].title)},"docs":"${docsBaseUrl}/errors#${code}","request_id":"$context.requestId"}}`;
+}
+
+/** Props of {@link ServiceApi}. */
+export interface ServiceApiProps {
+  /** Parameter value of DocsBaseUrl; empty = this API's own `/docs` URL. */
+  docsBaseUrlParam: string;
+}
+
+/** RestApi with its stage, access log, gateway responses; routes are added by {@link addRoutes}. */
+export class ServiceApi extends Construct {
+  readonly api: RestApi;
+  /** Base of `error.docs` links: the DocsBaseUrl parameter, or this API's execute-api `/docs`. */
+  readonly docsBaseUrl: string;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH });
+
+    this.api = new RestApi(this, 'Api', {
+      restApiName: 'coffee-trace',
+      description: 'Coffee batch traceability and farmer payouts',
+      endpointTypes: [EndpointType.REGIONAL],
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: STAGE_NAME,
+        throttlingRateLimit: THROTTLE.rateLimit,
+        throttlingBurstLimit: THROTTLE.burstLimit,
+        tracingEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false, // bodies carry phone numbers: never log them
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify({
+          requestId: '$context.requestId',
+          extendedRequestId: '$context.extendedRequestId',
+          requestTime: '$context.requestTime',
+          ip: '$context.identity.sourceIp',
+          httpMethod: '$context.httpMethod',
+          resourcePath: '$context.resourcePath',
+          path: '$context.path',
+          status: '$context.status',
+          responseLength: '$context.responseLength',
+          responseLatency: '$context.responseLatency',
+          integrationLatency: '$context.integrationLatency',
+          integrationStatus: '$context.integrationStatus',
+          principalId: '$context.authorizer.principalId',
+          authorizerError: '$context.authorizer.error',
+          errorType: '$context.error.responseType',
+          xrayTraceId: '$context.xrayTraceId',
+        })),
+      },
+    });
+
+    // Computed from the API's id and the literal stage name, not from the Stage: functions that
+    // are the API's integrations can hold it without a dependency cycle.
+    const ownDocs = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}/docs`;
+    const useOwn = new CfnCondition(this, 'UseOwnDocsUrl', { expression: Fn.conditionEquals(props.docsBaseUrlParam, '') });
+    this.docsBaseUrl = Fn.conditionIf(useOwn.logicalId, ownDocs, props.docsBaseUrlParam).toString();
+
+    for (const r of GATEWAY_ERRORS) {
+      this.api.addGatewayResponse(`${r.type.responseType}Response`, {
+        type: r.type,
+        statusCode: String(r.status),
+        responseHeaders: r.headers,
+        templates: { 'application/json': envelopeTemplate(r.code, this.docsBaseUrl) },
+      });
+    }
+
+    Validations.of(this.api).acknowledge(
+      { id: 'AwsSolutions-APIG2', reason: 'Requests are validated in each handler with valibot (the same schemas produce the OpenAPI document), which also answers in the service\'s error envelope with error.details; API Gateway validators could not.' },
+      { id: 'AwsSolutions-COG4', reason: 'Tokens come from an external OIDC issuer (decisions §2) and are verified by the custom JWT REQUEST authorizer (jose, asymmetric algorithms, pinned issuer and audience), not a Cognito user pool. Webhook and public routes are covered by their own APIG4 acknowledgements.' },
+    );
+    Validations.of(this.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: 'No WAF web ACL yet: requests are throttled at the stage, every jwt route is behind the authorizer, webhooks check signatures, bodies are size-limited and validated in handlers. A WAFv2 ACL can be associated later without changing this stack\'s API.',
+    });
+    const cwRole = this.api.node.tryFindChild('CloudWatchRole');
+    if (cwRole) {
+      Validations.of(cwRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'API Gateway\'s account-level CloudWatch role, required for stage access and execution logs; AWS\'s own service-role policy is the documented one for it.',
+      });
+    }
+  }
+
+  /**
+   * Adds one method per route, integrated (proxy) with `fnFor(route.fn)`; `jwt` routes use the
+   * REQUEST authorizer (Authorization header, no result caching), others AuthorizationType NONE.
+   * @throws Error when a route's function is missing.
+   */
+  addRoutes(routes: readonly RouteDef[], fnFor: (fn: string) => IFunction | undefined, authorizerFn: IFunction): void {
+    const authorizer = new RequestAuthorizer(this, 'JwtAuthorizer', {
+      handler: authorizerFn,
+      identitySources: [IdentitySource.header('Authorization')],
+      // Tokens carry per-request claims; caching a policy per token is not worth the staleness risk.
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    for (const route of routes) {
+      const fn = fnFor(route.fn);
+      if (!fn) throw new Error(`No function ${route.fn} for ${route.method} ${route.path}`);
+      const method = this.api.root.resourceForPath(route.path).addMethod(
+        route.method,
+        new LambdaIntegration(fn, { allowTestInvoke: false }),
+        route.auth === 'jwt'
+          ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
+          : { authorizationType: AuthorizationType.NONE },
+      );
+      if (route.auth !== 'jwt') {
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: route.auth === 'webhook'
+            ? `${route.method} ${route.path} is called by the provider, which holds no JWT: the handler verifies the Standard Webhooks signature (decisions §6) and answers 401 INVALID_SIGNATURE.`
+            : `${route.method} ${route.path} is public documentation (decisions §5: error.docs links must open without a token).`,
+        });
+      }
+    }
+  }
+
+  /** Public URL of a route on the prod stage. */
+  urlOf(path: string): string {
+    return `${this.api.url}${path.replace(/^\//, '')}`;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Turns routes.ts `Need`s into environment variables and IAM grants: a function gets exactly
+ * what its route or worker declares, and nothing more.
+ *
+ * Environment variable names are the contract with `shared/config.ts` (`requireEnv`, and
+ * `secret(NAME)` which reads `NAME_SECRET_ARN`).
+ */
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { StateMachine, type IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Need } from '../../shared/http/routes';
+import type { ServiceFunction } from './service-function';
+import type { Settings } from './settings';
+import { GSI1, type StatefulResources } from './stateful-resources';
+
+/** Table reads: point reads and queries (table and GSI1); no Scan. */
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+
+/**
+ * Table writes: reads plus conditional puts and updates. Transactions (TransactWriteItems) are
+ * authorised per contained operation, so Put/Update/ConditionCheck cover them.
+ */
+export const TABLE_WRITE_ACTIONS = [...TABLE_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'];
+
+/**
+ * Denied to every function: the audit log (hash chain, decisions §8) and the other records are
+ * append-only; nothing in the service deletes an item (expiry is DynamoDB TTL, which is not
+ * subject to IAM). BatchWriteItem is denied too because it can delete.
+ */
+export const TABLE_DENIED_ACTIONS = ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLDelete'];
+
+/** What `bindNeeds` wires functions to. */
+export interface NeedTargets {
+  stateful: StatefulResources;
+  settings: Settings;
+  /** ARN of the payout state machine, built from its fixed name (so functions it invokes can hold it without a cycle). */
+  payoutStateMachineArn: string;
+}
+
+/**
+ * Sets the environment and grants of `needs` on `target`, and denies item deletion on the table
+ * to every function.
+ */
+export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: NeedTargets): void {
+  const { fn, role } = target;
+  const { stateful: s, settings } = t;
+  const tableResources = [s.table.tableArn, `${s.table.tableArn}/index/${GSI1}`];
+  let sm: IStateMachine | undefined;
+  const payoutStateMachine = (): IStateMachine =>
+    (sm ??= StateMachine.fromStateMachineArn(target, 'PayoutStateMachineRef', t.payoutStateMachineArn));
+
+  role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS, resources: tableResources }));
+
+  for (const need of new Set(needs)) {
+    switch (need) {
+      case 'table:read':
+        fn.addEnvironment('TABLE_NAME', s.table.tableName);
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READ_ACTIONS, resources: tableResources }));
+        break;
+      case 'table:write':
+        fn.addEnvironment('TABLE_NAME', s.table.tableName);
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_WRITE_ACTIONS, resources: tableResources }));
+        break;
+      case 'payout-state-machine:start':
+        fn.addEnvironment('PAYOUT_STATE_MACHINE_ARN', t.payoutStateMachineArn);
+        payoutStateMachine().grantStartExecution(role);
+        break;
+      case 'payout-state-machine:callback':
+        fn.addEnvironment('PAYOUT_STATE_MACHINE_ARN', t.payoutStateMachineArn);
+        payoutStateMachine().grantTaskResponse(role);
+        break;
+      case 'mint-queue:send':
+        fn.addEnvironment('MINT_QUEUE_URL', s.queues['mint-queue'].queueUrl);
+        s.queues['mint-queue'].grantSendMessages(role);
+        break;
+      case 'payout-request-queue:send':
+        fn.addEnvironment('PAYOUT_REQUEST_QUEUE_URL', s.queues['payout-request-queue'].queueUrl);
+        s.queues['payout-request-queue'].grantSendMessages(role);
+        break;
+      case 'manual-review-topic:publish':
+        fn.addEnvironment('MANUAL_REVIEW_TOPIC_ARN', s.manualReviewTopic.topicArn);
+        s.manualReviewTopic.grantPublish(role);
+        break;
+      case 'ledger':
+        fn.addEnvironment('LEDGER_RPC_URL', settings.ledgerRpcUrl);
+        fn.addEnvironment('LEDGER_CHAIN_ID', settings.ledgerChainId);
+        fn.addEnvironment('BATCH_TOKEN_ADDRESS', settings.batchTokenAddress);
+        fn.addEnvironment('TRACE_LOG_ADDRESS', settings.traceLogAddress);
+        fn.addEnvironment('LEDGER_SIGNER_KEY_SECRET_ARN', s.ledgerSignerKey.secretArn);
+        s.ledgerSignerKey.grantRead(role);
+        break;
+      case 'payout-provider':
+        fn.addEnvironment('PAYOUT_PROVIDER_URL', settings.payoutProviderUrl);
+        fn.addEnvironment('PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN', s.payoutProviderCredentials.secretArn);
+        s.payoutProviderCredentials.grantRead(role);
+        break;
+      case 'payout-webhook-secret':
+        fn.addEnvironment('PAYOUT_WEBHOOK_SECRET_ARN', s.payoutWebhookSecret.secretArn);
+        // shared/config.ts `secret('PAYOUT_WEBHOOK_SECRET')` reads `PAYOUT_WEBHOOK_SECRET_SECRET_ARN`.
+        fn.addEnvironment('PAYOUT_WEBHOOK_SECRET_SECRET_ARN', s.payoutWebhookSecret.secretArn);
+        s.payoutWebhookSecret.grantRead(role);
+        break;
+      default: {
+        const unknown: never = need;
+        throw new Error(`bindNeeds: no wiring for need ${String(unknown)}`);
+      }
+    }
+  }
+}

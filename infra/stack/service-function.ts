@@ -1,0 +1,80 @@
+/**
+ * One construct that fixes the defaults of every function of the service, so no handler's
+ * infrastructure differs by accident: nodejs22.x on arm64, X-Ray active tracing, an explicit log
+ * group with one month of retention, the shared esbuild bundling, its own role with only explicit
+ * policies (no AWS managed policy), and the environment every function needs.
+ */
+import { Duration, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { BUNDLE_RUNTIME_ENV, functionEntry, lambdaBundling, nodejsProject } from '../bundling';
+
+/** The Lambda runtime of every function (esbuild target `node22` matches it). */
+export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
+
+/** Props of {@link ServiceFunction}. */
+export interface ServiceFunctionProps {
+  /** Function folder: `functions/<fn>/handler.ts`. */
+  fn: string;
+  /** What the function does (routes.ts `summary`). */
+  description: string;
+  /** Default 10 s. */
+  timeout?: Duration;
+  /** MiB; default 512. */
+  memorySize?: number;
+  /** Added to the common environment. */
+  environment?: Record<string, string>;
+}
+
+/** A bundled Lambda function with the service's defaults; `fn.role` takes the grants. */
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+  /** Function folder name. */
+  readonly name: string;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.name = props.fn;
+
+    this.logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
+    // Own role, explicit policies: the log group's write actions instead of AWSLambdaBasicExecutionRole.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `coffee-trace ${props.fn}`,
+    });
+    this.role.addToPrincipalPolicy(new PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [this.logGroup.logGroupArn],
+    }));
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: functionEntry(props.fn),
+      handler: 'handler',
+      ...nodejsProject(),
+      bundling: lambdaBundling(),
+      runtime: FUNCTION_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      role: this.role,
+      description: props.description.slice(0, 256),
+      environment: { ...BUNDLE_RUNTIME_ENV, ...props.environment },
+    });
+
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Only the X-Ray statement added by active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) uses Resource "*": X-Ray has no resource-level permissions. All other statements name their resources.',
+    });
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'Pinned to nodejs22.x deliberately: the bundles are built and tested for node22 (esbuild target), and it is a supported Lambda runtime. Moving to a newer runtime is a reviewed change, not an automatic one.',
+    });
+  }
+}

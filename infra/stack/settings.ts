@@ -1,0 +1,108 @@
+/**
+ * Deployment settings. Each scalar setting is a CloudFormation parameter whose default comes from
+ * CDK context (`cdk.json`, or `-c key=value`), so it can be changed at synth time or at deploy
+ * time (`cdk deploy --parameters LedgerRpcUrl=...`). Manager subscriptions are context only: they
+ * create resources.
+ */
+import { CfnParameter } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+
+/** A cooperative manager who receives that cooperative's manual-review notifications. */
+export interface ManagerSubscription {
+  cooperativeId: string;
+  email: string;
+  /** Optional E.164 phone number for an SMS copy, e.g. `+256700123456`. */
+  sms?: string;
+}
+
+/**
+ * Context keys and their defaults (mirrored in cdk.json; a test keeps the two equal).
+ * - docsBaseUrl: base of `error.docs` links; empty = the API's own `https://<api>.execute-api.<region>.amazonaws.com/prod/docs`.
+ *   Set it to the custom domain (e.g. `https://api.example.com/docs`) once there is one.
+ * - jwtIssuer / jwtAudience / jwksUrl: the token issuer the authorizer trusts (decisions §2).
+ * - ledgerRpcUrl / ledgerChainId: the EVM network of the BatchToken and trace log (default: Base Sepolia testnet).
+ * - batchTokenAddress / traceLogAddress: the deployed contracts; the zero address until they are deployed.
+ * - payoutProviderUrl: base URL of the payout provider's API.
+ * - managerSubscriptions: `[{cooperativeId, email, sms?}]`, see {@link ManagerSubscription}.
+ */
+export const SETTING_DEFAULTS = {
+  docsBaseUrl: '',
+  jwtIssuer: 'https://auth.example.com/',
+  jwtAudience: 'coffee-trace-api',
+  jwksUrl: 'https://auth.example.com/.well-known/jwks.json',
+  ledgerRpcUrl: 'https://sepolia.base.org',
+  ledgerChainId: '84532',
+  batchTokenAddress: '0x0000000000000000000000000000000000000000',
+  traceLogAddress: '0x0000000000000000000000000000000000000000',
+  payoutProviderUrl: 'https://api.payout-provider.example.com',
+  managerSubscriptions: [] as ManagerSubscription[],
+};
+
+/** Resolved settings: CloudFormation tokens for the parameters, plain values for the rest. */
+export interface Settings {
+  /** Raw parameter value; empty means "the API's own URL" (see the stack). */
+  docsBaseUrlParam: string;
+  jwtIssuer: string;
+  jwtAudience: string;
+  jwksUrl: string;
+  ledgerRpcUrl: string;
+  ledgerChainId: string;
+  batchTokenAddress: string;
+  traceLogAddress: string;
+  payoutProviderUrl: string;
+  managerSubscriptions: ManagerSubscription[];
+}
+
+type ScalarKey = Exclude<keyof typeof SETTING_DEFAULTS, 'managerSubscriptions'>;
+
+const HTTPS_URL = '^https://\\S+$';
+const ADDRESS = '^0x[0-9a-fA-F]{40}$';
+
+/** Declares the stack's parameters (defaults from context) and reads manager subscriptions. */
+export function loadSettings(scope: Construct): Settings {
+  const param = (key: ScalarKey, id: string, description: string, allowedPattern?: string): string => {
+    const raw = scope.node.tryGetContext(key) as unknown;
+    const fallback = raw === undefined || raw === null ? SETTING_DEFAULTS[key] : String(raw);
+    return new CfnParameter(scope, id, {
+      type: 'String',
+      default: fallback,
+      description,
+      ...(allowedPattern ? { allowedPattern } : {}),
+    }).valueAsString;
+  };
+  return {
+    docsBaseUrlParam: param('docsBaseUrl', 'DocsBaseUrl',
+      'Base URL of the API reference used in error.docs links (no trailing slash); empty = the API\'s own execute-api URL + /docs.',
+      `^$|${HTTPS_URL}`),
+    jwtIssuer: param('jwtIssuer', 'JwtIssuer', 'Expected `iss` of bearer tokens.'),
+    jwtAudience: param('jwtAudience', 'JwtAudience', 'Expected `aud` of bearer tokens.'),
+    jwksUrl: param('jwksUrl', 'JwksUrl', 'JWKS URL of the token issuer.', HTTPS_URL),
+    ledgerRpcUrl: param('ledgerRpcUrl', 'LedgerRpcUrl', 'JSON-RPC URL of the EVM ledger.', HTTPS_URL),
+    ledgerChainId: param('ledgerChainId', 'LedgerChainId', 'Chain id of the EVM ledger.', '^[0-9]+$'),
+    batchTokenAddress: param('batchTokenAddress', 'BatchTokenAddress', 'Address of the BatchToken contract.', ADDRESS),
+    traceLogAddress: param('traceLogAddress', 'TraceLogAddress', 'Address of the TraceLog contract.', ADDRESS),
+    payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),
+    managerSubscriptions: readManagerSubscriptions(scope),
+  };
+}
+
+/**
+ * Context `managerSubscriptions` (an array, or its JSON text when given with `-c`).
+ * @throws Error naming the bad entry when an entry lacks cooperativeId or a plausible email/E.164 phone.
+ */
+export function readManagerSubscriptions(scope: Construct): ManagerSubscription[] {
+  let raw = scope.node.tryGetContext('managerSubscriptions') as unknown;
+  if (raw === undefined || raw === null || raw === '') return [];
+  if (typeof raw === 'string') raw = JSON.parse(raw) as unknown;
+  if (!Array.isArray(raw)) throw new Error('context managerSubscriptions must be an array of {cooperativeId, email, sms?}');
+  return raw.map((entry: unknown, i) => {
+    const e = entry as Partial<Record<keyof ManagerSubscription, unknown>>;
+    const where = `context managerSubscriptions[${i}]`;
+    if (typeof e.cooperativeId !== 'string' || e.cooperativeId.trim() === '') throw new Error(`${where}: cooperativeId is required`);
+    if (typeof e.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e.email)) throw new Error(`${where}: email is not an email address`);
+    if (e.sms !== undefined && (typeof e.sms !== 'string' || !/^\+[1-9][0-9]{6,14}$/.test(e.sms))) {
+      throw new Error(`${where}: sms must be an E.164 number like +256700123456`);
+    }
+    return { cooperativeId: e.cooperativeId, email: e.email, ...(typeof e.sms === 'string' ? { sms: e.sms } : {}) };
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Everything that holds data or state and must outlive a redeploy: the single table, the two work
+ * queues with their dead-letter queues, the manual-review topic and the secrets. Nothing here
+ * knows about functions; `needs.ts` wires functions to these resources.
+ */
+import { createHash } from 'node:crypto';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Alias } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Subscription, SubscriptionFilter, SubscriptionProtocol, Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { ManagerSubscription } from './settings';
+
+/** The queues of routes.ts `WorkerDef.queue`. */
+export type QueueName = 'mint-queue' | 'payout-request-queue';
+
+/** Name of the single table's one global secondary index. */
+export const GSI1 = 'GSI1';
+
+/** Props of {@link StatefulResources}. */
+export interface StatefulResourcesProps {
+  /** Visibility timeout of each queue: at least 6 × its consumer's timeout (AWS guidance for Lambda event sources). */
+  queueVisibility: Record<QueueName, Duration>;
+  managerSubscriptions: ManagerSubscription[];
+}
+
+/** Table, queues, topic and secrets of the service. */
+export class StatefulResources extends Construct {
+  readonly table: Table;
+  readonly queues: Record<QueueName, Queue>;
+  readonly manualReviewTopic: Topic;
+  /** The ledger signer's private key (hex string); the stack creates a placeholder, the operator sets the real key. */
+  readonly ledgerSignerKey: Secret;
+  /** `{api_key, api_secret}` of the payout provider. */
+  readonly payoutProviderCredentials: Secret;
+  /** The provider's Standard Webhooks secret (`whsec_…`). */
+  readonly payoutWebhookSecret: Secret;
+
+  constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
+    super(scope, id);
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: 'PK', type: AttributeType.STRING },
+      sortKey: { name: 'SK', type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      encryption: TableEncryption.AWS_MANAGED,
+      timeToLiveAttribute: 'expires_at_epoch',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: GSI1,
+      partitionKey: { name: 'GSI1PK', type: AttributeType.STRING },
+      sortKey: { name: 'GSI1SK', type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
+
+    this.queues = {
+      'mint-queue': this.workQueue('MintQueue', props.queueVisibility['mint-queue']),
+      'payout-request-queue': this.workQueue('PayoutRequestQueue', props.queueVisibility['payout-request-queue']),
+    };
+
+    // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this
+    // account use it, so publishers need no KMS grant.
+    this.manualReviewTopic = new Topic(this, 'ManualReviewTopic', {
+      displayName: 'Coffee trace: payouts in manual review',
+      masterKey: Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
+      enforceSSL: true,
+    });
+    for (const sub of props.managerSubscriptions) this.subscribeManager(sub);
+
+    this.ledgerSignerKey = new Secret(this, 'LedgerSignerKey', {
+      description: 'Private key (0x-prefixed hex) of the ledger signer. Created with a random placeholder: put the real key here.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.payoutProviderCredentials = new Secret(this, 'PayoutProviderCredentials', {
+      description: 'Payout provider API credentials as JSON {"api_key", "api_secret"}. Created with placeholders: put the real ones here.',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ api_key: 'REPLACE_ME' }),
+        generateStringKey: 'api_secret',
+        excludePunctuation: true,
+      },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.payoutWebhookSecret = new Secret(this, 'PayoutWebhookSecret', {
+      description: 'Standard Webhooks secret (whsec_...) the payout provider signs webhooks with. Created with a random placeholder: put the provider\'s here.',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const s of [this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret]) {
+      Validations.of(s).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: 'Third-party credentials (ledger signer key, payout provider API key and webhook secret) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',
+      });
+    }
+  }
+
+  /** An encrypted, TLS-only queue with its own DLQ (a message goes there after 5 failed receives). */
+  private workQueue(id: string, visibilityTimeout: Duration): Queue {
+    const dlq = new Queue(this, `${id}Dlq`, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    return new Queue(this, id, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout,
+      deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+    });
+  }
+
+  /**
+   * Subscribes a manager's email (and SMS, when given) to the manual-review topic, filtered on
+   * the message attribute `cooperative_id`, so each manager sees only their cooperative's payouts.
+   */
+  private subscribeManager(sub: ManagerSubscription): void {
+    const filterPolicy = { cooperative_id: SubscriptionFilter.stringFilter({ allowlist: [sub.cooperativeId] }) };
+    // Stable construct ids from (cooperative, email): reordering the context list does not replace
+    // (and make the manager re-confirm) a subscription, and one manager may serve two cooperatives.
+    const key = createHash('sha256').update(`${sub.cooperativeId}\n${sub.email}`).digest('hex').slice(0, 12);
+    new Subscription(this, `Manager${key}Email`, {
+      topic: this.manualReviewTopic,
+      protocol: SubscriptionProtocol.EMAIL,
+      endpoint: sub.email,
+      filterPolicy,
+    });
+    if (sub.sms) {
+      new Subscription(this, `Manager${key}Sms`, {
+        topic: this.manualReviewTopic,
+        protocol: SubscriptionProtocol.SMS,
+        endpoint: sub.sms,
+        filterPolicy,
+      });
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { requireEnv } from '../../config';
+import { logger } from '../../runtime/logger';
+
+/**
+ * The payout state machine (Step Functions; locally the same ASL in the local interpreter behind
+ * the same API, reached through `AWS_ENDPOINT_URL_SFN`).
+ */
+export class PayoutWorkflow {
+  private readonly sfn = new SFNClient({});
+
+  /**
+   * Starts the lifecycle of a payout. The execution is named after the payout id, so a repeated
+   * start can never run a payout twice (ExecutionAlreadyExists is treated as success).
+   */
+  async start(payoutId: string): Promise<void> {
+    try {
+      await this.sfn.send(new StartExecutionCommand({
+        stateMachineArn: requireEnv('PAYOUT_STATE_MACHINE_ARN'),
+        name: payoutId,
+        input: JSON.stringify({ payout_id: payoutId }),
+      }));
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'ExecutionAlreadyExists') throw err;
+    }
+  }
+
+  /**
+   * Resumes a waiting attempt with its result. A token that is closed already (the attempt was
+   * resumed, timed out or its execution ended) is not an error: the state was recorded first.
+   */
+  async resume(token: string, output: Record<string, unknown>): Promise<void> {
+    try {
+      await this.sfn.send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify(output) }));
+    } catch (err) {
+      if (!isClosedToken(err)) throw err;
+      logger.info('task token already closed', { error: (err as Error).name });
+    }
+  }
+
+  /** Fails a waiting attempt with an ASL error name (e.g. `OrderFailed`); closed tokens are ignored. */
+  async fail(token: string, error: string, cause: string): Promise<void> {
+    try {
+      await this.sfn.send(new SendTaskFailureCommand({ taskToken: token, error, cause }));
+    } catch (err) {
+      if (!isClosedToken(err)) throw err;
+      logger.info('task token already closed', { error: (err as Error).name });
+    }
+  }
+}
+
+function isClosedToken(err: unknown): boolean {
+  const name = (err as { name?: string }).name;
+  return name === 'TaskTimedOut' || name === 'TaskDoesNotExist' || name === 'InvalidToken';
+}

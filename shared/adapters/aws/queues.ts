@@ -1,0 +1,30 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { requireEnv } from '../../config';
+import type { WorkQueue } from '../../domain/ports';
+
+let sqs: SQSClient | undefined;
+
+/** A JSON work queue on SQS; `urlEnv` names the variable holding the queue URL. */
+export class SqsWorkQueue<T> implements WorkQueue<T> {
+  constructor(private readonly urlEnv: string) {}
+
+  async send(body: T, opts: { delaySeconds?: number } = {}): Promise<void> {
+    sqs ??= new SQSClient({});
+    await sqs.send(new SendMessageCommand({ QueueUrl: requireEnv(this.urlEnv), MessageBody: JSON.stringify(body), DelaySeconds: opts.delaySeconds }));
+  }
+}
+
+/** Message on the mint queue: a batch whose mint receipt was not there in time. */
+export interface MintConfirmationMessage {
+  batch_id: string;
+  tx_hash: string;
+  job_id?: string;
+}
+
+/** Message on the payout-request queue: start the NET_COFFEE_PAYMENT of a batch. */
+export interface PayoutRequestMessage {
+  batch_id: string;
+}
+
+export const mintQueue = () => new SqsWorkQueue<MintConfirmationMessage>('MINT_QUEUE_URL');
+export const payoutRequestQueue = () => new SqsWorkQueue<PayoutRequestMessage>('PAYOUT_REQUEST_QUEUE_URL');

@@ -1,0 +1,64 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { buildAuditEntry } from '../../domain/audit';
+import type { AuditEntry } from '../../domain/records';
+import { auditPut } from './batch-repo';
+import { keys } from './keys';
+import { cancellationCodes, documentClient, isTransactionCanceled, tableName } from './table';
+
+export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** Thrown when one of the caller's own items failed its condition; `index` is its position. */
+export class TransactionConditionError extends Error {
+  constructor(readonly index: number, readonly codes: string[]) {
+    super(`transaction item ${index} failed its condition`);
+    this.name = 'TransactionConditionError';
+  }
+}
+
+/**
+ * Applies `items` and appends one audit entry to the batch's hash-chained stream, all in one
+ * DynamoDB transaction: the entry is put with attribute_not_exists and the batch's `audit_seq` /
+ * `audit_head_hash` advance on the condition that they are still what was read. A concurrent
+ * append makes that condition fail, and the whole thing is retried with the new head (no
+ * read-then-write without a condition). `batchSet` adds SET clauses to the batch update.
+ * Errors: TransactionConditionError for a failed condition in `items`.
+ */
+export async function transactWithAudit(input: {
+  batchId: string;
+  items: TransactItem[];
+  entry: { type: string; at: string; actor: string; payload: Record<string, unknown> };
+  batchSet?: { expression: string; values: Record<string, unknown> };
+}): Promise<AuditEntry> {
+  for (let tries = 0; ; tries++) {
+    const head = await documentClient().send(new GetCommand({
+      TableName: tableName(),
+      Key: keys.batch(input.batchId),
+      ProjectionExpression: 'audit_seq, audit_head_hash',
+      ConsistentRead: true,
+    }));
+    if (!head.Item) throw new Error(`batch ${input.batchId} not found for audit append`);
+    const seq = Number(head.Item.audit_seq);
+    const entry = buildAuditEntry({ batchId: input.batchId, seq: seq + 1, prevHash: String(head.Item.audit_head_hash), ...input.entry });
+    const batchUpdate: TransactItem = {
+      Update: {
+        TableName: tableName(),
+        Key: keys.batch(input.batchId),
+        UpdateExpression: `SET audit_seq = :next, audit_head_hash = :hash, updated_at = :at${input.batchSet ? `, ${input.batchSet.expression}` : ''}`,
+        ConditionExpression: 'audit_seq = :seq',
+        ExpressionAttributeValues: { ':seq': seq, ':next': seq + 1, ':hash': entry.hash, ':at': input.entry.at, ...(input.batchSet?.values ?? {}) },
+      },
+    };
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [...input.items, batchUpdate, auditPut(entry)] }));
+      return entry;
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+      const codes = cancellationCodes(err);
+      const own = codes.slice(0, input.items.length).findIndex((c) => c === 'ConditionalCheckFailed');
+      if (own >= 0) throw new TransactionConditionError(own, codes);
+      const headMoved = codes[input.items.length] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict');
+      if (!headMoved || tries >= 8) throw err;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (tries + 1)));
+    }
+  }
+}

@@ -1,0 +1,172 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry, Batch, Job, StageHistoryEntry } from '../../domain/records';
+import { keys, fromItem } from './keys';
+import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
+
+/** Audit entries are kept for good: no TTL, no update, no delete. */
+export function auditPut(entry: AuditEntry) {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.audit(entry.batch_id, entry.sequence_number), entity: 'AUDIT', ...entry },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/**
+ * Batches, their audit streams and submission jobs (decisions §4, §8).
+ */
+export class BatchRepository {
+  /** The next batch number of `year` from the atomic counter (1, 2, 3, …). */
+  async nextBatchNumber(year: number): Promise<number> {
+    const r = await documentClient().send(new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.batchCounter(year),
+      UpdateExpression: 'ADD #v :one',
+      ExpressionAttributeNames: { '#v': 'value' },
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }));
+    return Number(r.Attributes!.value);
+  }
+
+  /** Stores a batch whose mint is under way (`mint_status: PENDING`; not visible to readers). */
+  async putPending(batch: Batch, job?: Job): Promise<void> {
+    const batchPut = {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.batch(batch.batch_id), ...keys.batchGsi(batch.cooperative_id, batch.batch_id), entity: 'BATCH', ...batch },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    };
+    if (!job) {
+      await documentClient().send(new PutCommand(batchPut.Put));
+      return;
+    }
+    await documentClient().send(new TransactWriteCommand({ TransactItems: [batchPut, { Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } }] }));
+  }
+
+  /** Marks a mint that could not be sent or reverted; the batch stays invisible. */
+  async markMintFailed(batchId: string, reason: string, jobId?: string, at = new Date().toISOString()): Promise<void> {
+    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [{
+      Update: {
+        TableName: tableName(),
+        Key: keys.batch(batchId),
+        UpdateExpression: 'SET mint_status = :f, mint_failure = :r, updated_at = :at',
+        ConditionExpression: 'mint_status = :p',
+        ExpressionAttributeValues: { ':f': 'FAILED', ':p': 'PENDING', ':r': reason, ':at': at },
+      },
+    }];
+    if (jobId) {
+      items.push({
+        Update: {
+          TableName: tableName(),
+          Key: keys.job(jobId),
+          UpdateExpression: 'SET #s = :f, #e = :e, completed_at = :at',
+          ConditionExpression: '#s = :p',
+          ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+          ExpressionAttributeValues: { ':f': 'FAILED', ':p': 'PENDING', ':e': { code: 'LEDGER_UNAVAILABLE', message: reason }, ':at': at },
+        },
+      });
+    }
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+    }
+  }
+
+  /**
+   * Records a mined BatchToken in one transaction: the batch becomes DELIVERED with its token,
+   * transaction hash and first stage-history entry; the first audit entry is appended; the job (if
+   * any) becomes COMPLETE. Idempotent: returns false when the batch was already confirmed.
+   */
+  async confirmMint(input: { batchId: string; txHash: string; entry: AuditEntry; history: StageHistoryEntry; jobId?: string; at: string }): Promise<boolean> {
+    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.batch(input.batchId),
+          UpdateExpression: 'SET mint_status = :c, stage = :s, chain_tx_hash = :tx, stage_history = :h, audit_seq = :seq, audit_head_hash = :hash, updated_at = :at',
+          ConditionExpression: 'mint_status = :p',
+          ExpressionAttributeValues: { ':c': 'CONFIRMED', ':p': 'PENDING', ':s': 'DELIVERED', ':tx': input.txHash, ':h': [input.history], ':seq': input.entry.sequence_number, ':hash': input.entry.hash, ':at': input.at },
+        },
+      },
+      auditPut(input.entry),
+    ];
+    if (input.jobId) {
+      items.push({
+        Update: {
+          TableName: tableName(),
+          Key: keys.job(input.jobId),
+          UpdateExpression: 'SET #s = :c, tx_hash = :tx, completed_at = :at',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':c': 'COMPLETE', ':tx': input.txHash, ':at': input.at },
+        },
+      });
+    }
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      return true;
+    } catch (err) {
+      if (isTransactionCanceled(err)) {
+        const current = await this.getAny(input.batchId);
+        if (current?.mint_status === 'CONFIRMED') return false;
+      }
+      throw err;
+    }
+  }
+
+  /** A batch whatever its mint status (internal use). */
+  async getAny(batchId: string): Promise<Batch | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(batchId), ConsistentRead: true }));
+    return r.Item ? (fromItem<Batch>(r.Item)) : null;
+  }
+
+  /** A batch whose BatchToken is minted; null otherwise (no batch is visible without its token). */
+  async get(batchId: string): Promise<Batch | null> {
+    const b = await this.getAny(batchId);
+    return b && b.mint_status === 'CONFIRMED' ? b : null;
+  }
+
+  /** Sets the batch's payment label (e.g. NOT_PAYABLE when the farmer has no phone). */
+  async setPaymentStatus(batchId: string, status: Batch['payment_status']): Promise<void> {
+    try {
+      await documentClient().send(new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.batch(batchId),
+        UpdateExpression: 'SET payment_status = :s, updated_at = :at',
+        ConditionExpression: 'attribute_exists(PK) AND payment_status <> :confirmed',
+        ExpressionAttributeValues: { ':s': status, ':confirmed': 'PAYMENT_CONFIRMED', ':at': new Date().toISOString() },
+      }));
+    } catch (err) {
+      if (!isConditionalCheckFailed(err)) throw err;
+    }
+  }
+
+  /** The batch's audit entries in sequence order. */
+  async auditEntries(batchId: string): Promise<AuditEntry[]> {
+    const out: AuditEntry[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.auditPartition(batchId) },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }));
+      for (const item of r.Items ?? []) out.push(fromItem<AuditEntry>(item));
+      start = r.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+
+  async getJob(jobId: string): Promise<Job | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.job(jobId) }));
+    return r.Item ? (fromItem<Job>(r.Item)) : null;
+  }
+}
+

@@ -1,0 +1,59 @@
+/**
+ * Single-table key design. Every key is built here and nowhere else.
+ *
+ * | Entity              | PK                          | SK                  | GSI1PK              | GSI1SK                         |
+ * |---------------------|-----------------------------|---------------------|---------------------|--------------------------------|
+ * | Cooperative         | COOP#<cooperative_id>       | META                |                     |                                |
+ * | Holding balance     | COOP#<cooperative_id>       | HOLDING             |                     |                                |
+ * | Farmer              | FARMER#<farmer_id>          | META                | COOP#<coop>         | FARMER#<farmer_id>             |
+ * | Batch               | BATCH#<batch_id>            | META                | COOP#<coop>         | BATCH#<batch_id>               |
+ * | Payout guard        | BATCH#<batch_id>            | PAYOUT#<reason>     |                     |                                |
+ * | Audit entry         | AUDIT#<batch_id>            | SEQ#<nnnnnnnn>      |                     |                                |
+ * | Payment (payout)    | PAYMENT#<payment_id>        | META                | PAYMENTS#<batch_id> | <created_at>#<payment_id>      |
+ * | Job                 | JOB#<job_id>                | META                |                     |                                |
+ * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
+ * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
+ *
+ * Access patterns:
+ * 1. get cooperative / farmer / batch / payment / job by id: GetItem on PK + META.
+ * 2. next batch number of a year: UpdateItem ADD on the counter (atomic).
+ * 3. one payout per batch and reason: the payout guard item, created with
+ *    attribute_not_exists(PK) inside the payout's creation transaction.
+ * 4. payments of a batch, oldest first, paginated: Query GSI1 PAYMENTS#<batch_id>.
+ * 5. a batch's audit log in order: Query AUDIT#<batch_id> (append-only: entries are put with
+ *    attribute_not_exists and the batch's audit_seq advanced in the same transaction; IAM denies
+ *    Update/Delete on AUDIT# keys).
+ * 6. webhook replay protection: put WEBHOOK#… with attribute_not_exists in the same transaction
+ *    that applies the webhook.
+ * 7. farmers / batches of a cooperative: Query GSI1 COOP#<coop> (begins_with FARMER# / BATCH#).
+ */
+
+export const META = 'META';
+
+export const keys = {
+  cooperative: (id: string) => ({ PK: `COOP#${id}`, SK: META }),
+  holding: (coopId: string) => ({ PK: `COOP#${coopId}`, SK: 'HOLDING' }),
+  farmer: (id: string) => ({ PK: `FARMER#${id}`, SK: META }),
+  farmerGsi: (coopId: string, id: string) => ({ GSI1PK: `COOP#${coopId}`, GSI1SK: `FARMER#${id}` }),
+  batch: (id: string) => ({ PK: `BATCH#${id}`, SK: META }),
+  batchGsi: (coopId: string, id: string) => ({ GSI1PK: `COOP#${coopId}`, GSI1SK: `BATCH#${id}` }),
+  payoutGuard: (batchId: string, reason: string) => ({ PK: `BATCH#${batchId}`, SK: `PAYOUT#${reason}` }),
+  audit: (batchId: string, seq: number) => ({ PK: `AUDIT#${batchId}`, SK: `SEQ#${String(seq).padStart(8, '0')}` }),
+  auditPartition: (batchId: string) => `AUDIT#${batchId}`,
+  payment: (id: string) => ({ PK: `PAYMENT#${id}`, SK: META }),
+  paymentGsi: (batchId: string, createdAt: string, id: string) => ({ GSI1PK: `PAYMENTS#${batchId}`, GSI1SK: `${createdAt}#${id}` }),
+  paymentsOfBatch: (batchId: string) => `PAYMENTS#${batchId}`,
+  job: (id: string) => ({ PK: `JOB#${id}`, SK: META }),
+  batchCounter: (year: number) => ({ PK: `COUNTER#BATCH#${year}`, SK: META }),
+  webhook: (source: string, id: string) => ({ PK: `WEBHOOK#${source}#${id}`, SK: META }),
+};
+
+/** Attributes that are keys or bookkeeping, stripped before an item leaves the adapter. */
+export const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expires_at_epoch', 'entity'] as const;
+
+/** A stored item as the record it holds: its key and bookkeeping attributes removed. */
+export function fromItem<T>(item: Record<string, unknown>): T {
+  const out: Record<string, unknown> = { ...item };
+  for (const k of KEY_ATTRIBUTES) delete out[k];
+  return out as unknown as T;
+}

@@ -1,0 +1,373 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DomainError } from '../../domain/errors';
+import { allowedFrom, type PayoutEvent } from '../../domain/payout-lifecycle';
+import { microToUsdc } from '../../domain/money';
+import type { Payout } from '../../domain/records';
+import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
+import { keys, fromItem } from './keys';
+import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
+
+/** How long webhook receipts are kept for replay detection (seconds). */
+const WEBHOOK_RECEIPT_TTL_S = 30 * 24 * 3600;
+
+/** What a settlement or failure report did. */
+export type ApplyOutcome = 'APPLIED' | 'DUPLICATE_WEBHOOK' | 'IGNORED';
+
+export interface SettlementFacts {
+  attempt: number;
+  order_id: string;
+  amount_ugx: number;
+  exchange_rate: string;
+  mobile_money_transaction_id: string;
+  settled_at: string;
+}
+
+/**
+ * Payouts (payment type FARMER_PAYOUT). Every status change is an update conditioned on the
+ * statuses the pure transition function allows and on the attempt it concerns, so replays,
+ * reordering and concurrent writers cannot pay twice or move a payout backwards.
+ */
+export class PayoutRepository {
+  /**
+   * Creates a PENDING payout and its (batch, reason) guard in one transaction; the batch's payout
+   * sequence advances on the condition that it is still `expectedSeq`.
+   * Errors: DUPLICATE_PAYOUT (409) when a payout for the batch and reason exists;
+   * `PayoutSequenceConflict` when a payout for another reason took the sequence number (retry).
+   */
+  async createPending(payout: Payout, expectedSeq: number): Promise<void> {
+    try {
+      await documentClient().send(new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.payoutGuard(payout.batch_id, payout.reason), entity: 'PAYOUT_GUARD', payment_id: payout.payment_id, created_at: payout.created_at },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.batch(payout.batch_id),
+              UpdateExpression: 'SET payout_seq = :next',
+              ConditionExpression: 'payout_seq = :seq',
+              ExpressionAttributeValues: { ':seq': expectedSeq, ':next': expectedSeq + 1 },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.payment(payout.payment_id), ...keys.paymentGsi(payout.batch_id, payout.created_at, payout.payment_id), entity: 'PAYMENT', ...payout },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+        ],
+      }));
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+      const codes = cancellationCodes(err);
+      if (codes[0] === 'ConditionalCheckFailed') {
+        throw new DomainError('DUPLICATE_PAYOUT', `A ${payout.reason} payout for batch ${payout.batch_id} already exists.`);
+      }
+      if (codes[1] === 'ConditionalCheckFailed' || codes[2] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) throw new PayoutSequenceConflict();
+      throw err;
+    }
+  }
+
+  /**
+   * Removes a payout whose provider order could not be placed (provider unreachable), with its
+   * guard, so the caller may simply retry (decisions §7). Only a PENDING payout can be removed.
+   */
+  async discardUnsent(payout: Payout): Promise<void> {
+    await documentClient().send(new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: tableName(), Key: keys.payment(payout.payment_id), ConditionExpression: '#s = :p', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': 'PENDING' } } },
+        { Delete: { TableName: tableName(), Key: keys.payoutGuard(payout.batch_id, payout.reason), ConditionExpression: 'payment_id = :id', ExpressionAttributeValues: { ':id': payout.payment_id } } },
+      ],
+    }));
+  }
+
+  /** PENDING → PROCESSING once the provider accepted the first order. Returns the payout. */
+  async markProcessing(payoutId: string, order: { order_id: string; amount_ugx: number; exchange_rate: string }, at: string): Promise<Payout> {
+    return this.transitionSimple(payoutId, { type: 'ORDER_ACCEPTED' }, 1, {
+      set: 'provider_order_id = :o, amount_ugx = :ugx, estimated_ugx = :ugx, exchange_rate = :rate',
+      values: { ':o': order.order_id, ':ugx': order.amount_ugx, ':rate': order.exchange_rate },
+    }, at);
+  }
+
+  /** PENDING → FAILED when the provider rejected the first order at creation. */
+  async markFirstOrderRejected(payoutId: string, reason: string, at: string): Promise<Payout> {
+    return this.transitionSimple(payoutId, { type: 'ORDER_FAILED' }, 1, { set: 'last_failure_reason = :r', values: { ':r': reason } }, at);
+  }
+
+  /**
+   * Parks the task token of `attempt` on the payout (the webhook resumes the execution with it).
+   * Returns null when parked, or the current payout when its status no longer allows the attempt
+   * (e.g. it was settled or failed before the token arrived).
+   */
+  async registerAttempt(payoutId: string, attempt: number, token: string, orderId: string, at: string): Promise<Payout | null> {
+    const from = allowedFrom({ type: 'ATTEMPT_STARTED', attempt });
+    try {
+      await documentClient().send(new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.payment(payoutId),
+        UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, provider_order_id = :o, updated_at = :at',
+        ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND (attempt = :n OR attempt = :prev)`,
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':n': attempt, ':prev': attempt - 1, ':t': token, ':o': orderId, ':at': at, ...Object.fromEntries(from.map((s, i) => [`:f${i}`, s])) },
+      }));
+      return null;
+    } catch (err) {
+      if (!isConditionalCheckFailed(err)) throw err;
+      return this.get(payoutId);
+    }
+  }
+
+  /**
+   * Records a settlement durably (decisions §6): the payout becomes COMPLETED with completed_at,
+   * elapsed_seconds, amount_ugx, exchange_rate and the mobile-money transaction id; for a
+   * NET_COFFEE_PAYMENT the batch's payment becomes PAYMENT_CONFIRMED; a PAYMENT_CONFIRMED audit
+   * entry is appended; the webhook id (if any) is remembered — all in one transaction.
+   * A settlement for another attempt than the payout's current one, or for a payout already final,
+   * changes nothing (IGNORED); a webhook id seen before is DUPLICATE_WEBHOOK.
+   */
+  async recordSettlement(payout: Payout, s: SettlementFacts, at: string, webhook?: { source: string; id: string }): Promise<ApplyOutcome> {
+    const elapsed = Math.max(0, Math.floor((Date.parse(s.settled_at) - Date.parse(payout.created_at)) / 1000));
+    const from = allowedFrom({ type: 'SETTLED' });
+    const items: TransactItem[] = [];
+    if (webhook) items.push(webhookReceipt(webhook, at));
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: keys.payment(payout.payment_id),
+        UpdateExpression: 'SET #s = :done, completed_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE task_token',
+        ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':done': 'COMPLETED', ':sat': s.settled_at, ':el': elapsed, ':ugx': s.amount_ugx, ':rate': s.exchange_rate, ':mm': s.mobile_money_transaction_id,
+          ':o': s.order_id, ':at': at, ':n': s.attempt, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])),
+        },
+      },
+    });
+    return this.applyWithAudit(payout, items, webhook, {
+      type: 'PAYMENT_CONFIRMED',
+      at,
+      actor: 'payout-provider',
+      payload: {
+        payment_id: payout.payment_id, reason: payout.reason, attempt: s.attempt, provider_order_id: s.order_id, amount_usdc: microToUsdc(payout.amount_usd_micro),
+        amount_ugx: s.amount_ugx, exchange_rate: s.exchange_rate, mobile_money_transaction_id: s.mobile_money_transaction_id, settled_at: s.settled_at,
+      },
+    }, payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'PAYMENT_CONFIRMED' } } : undefined);
+  }
+
+  /**
+   * Records that the provider failed `attempt` (order.failed): the payout becomes FAILED, once.
+   * Same replay and ordering rules as recordSettlement.
+   */
+  async recordFailure(payout: Payout, attempt: number, reason: string, at: string, webhook?: { source: string; id: string }): Promise<ApplyOutcome> {
+    const from = allowedFrom({ type: 'ORDER_FAILED' });
+    const items: TransactItem[] = [];
+    if (webhook) items.push(webhookReceipt(webhook, at));
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: keys.payment(payout.payment_id),
+        UpdateExpression: 'SET #s = :failed, last_failure_reason = :r, updated_at = :at',
+        ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':failed': 'FAILED', ':r': reason, ':at': at, ':n': attempt, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
+      },
+    });
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      return 'APPLIED';
+    } catch (err) {
+      return this.explainCancel(err, webhook, at);
+    }
+  }
+
+  /** FAILED → RETRY_n (retry_count n) after attempt n definitively failed. */
+  async scheduleRetry(payoutId: string, retry: 1 | 2 | 3, at: string): Promise<Payout> {
+    return this.transitionSimple(payoutId, { type: 'RETRY_SCHEDULED', retry }, retry, { set: 'retry_count = :rc', values: { ':rc': retry } }, at);
+  }
+
+  /**
+   * All retries exhausted: MANUAL_REVIEW; the USDC is added to the cooperative's holding balance;
+   * for a NET_COFFEE_PAYMENT the batch's payment label becomes MANUAL_REVIEW; audit entry appended.
+   * Returns false when the payout was already in MANUAL_REVIEW (a retried task).
+   */
+  async markManualReview(payout: Payout, at: string): Promise<boolean> {
+    const from = allowedFrom({ type: 'RETRIES_EXHAUSTED' });
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.payment(payout.payment_id),
+          UpdateExpression: 'SET #s = :mr, updated_at = :at REMOVE task_token',
+          ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')})`,
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':mr': 'MANUAL_REVIEW', ':at': at, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.holding(payout.cooperative_id),
+          UpdateExpression: 'ADD held_usd_micro :amt, payouts_held :one SET cooperative_id = :c, updated_at = :at',
+          ExpressionAttributeValues: { ':amt': payout.amount_usd_micro, ':one': 1, ':c': payout.cooperative_id, ':at': at },
+        },
+      },
+    ];
+    const outcome = await this.applyWithAudit(payout, items, undefined, {
+      type: 'MANUAL_REVIEW',
+      at,
+      actor: 'payout-state-machine',
+      payload: { payment_id: payout.payment_id, reason: payout.reason, amount_usdc: microToUsdc(payout.amount_usd_micro), retry_count: payout.retry_count, last_failure_reason: payout.last_failure_reason ?? null },
+    }, payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'MANUAL_REVIEW' } } : undefined);
+    return outcome === 'APPLIED';
+  }
+
+  async get(payoutId: string): Promise<Payout | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payment(payoutId), ConsistentRead: true }));
+    return r.Item ? (fromItem<Payout>(r.Item)) : null;
+  }
+
+  /**
+   * Payments of a batch, oldest first. `nextToken` is opaque (base64url of the last key).
+   * Returns the page, the total count and the token of the next page (absent on the last page).
+   */
+  async listByBatch(batchId: string, limit: number, nextToken?: string): Promise<{ items: Payout[]; total: number; next_token?: string }> {
+    const pk = keys.paymentsOfBatch(batchId);
+    const start = nextToken ? decodeToken(nextToken, pk) : undefined;
+    const [page, count] = await Promise.all([
+      documentClient().send(new QueryCommand({
+        TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Limit: limit, ExclusiveStartKey: start,
+      })),
+      this.countByBatch(pk),
+    ]);
+    const items = (page.Items ?? []).map((i) => fromItem<Payout>(i));
+    return { items, total: count, ...(page.LastEvaluatedKey ? { next_token: encodeToken(page.LastEvaluatedKey) } : {}) };
+  }
+
+  private async countByBatch(pk: string): Promise<number> {
+    let total = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(new QueryCommand({
+        TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT', ExclusiveStartKey: start,
+      }));
+      total += r.Count ?? 0;
+      start = r.LastEvaluatedKey;
+    } while (start);
+    return total;
+  }
+
+  /** Remembers a webhook id that changed nothing, so its replays are recognised. */
+  async rememberWebhook(webhook: { source: string; id: string }, at: string): Promise<void> {
+    try {
+      await documentClient().send(new PutCommand(webhookReceipt(webhook, at).Put as ConstructorParameters<typeof PutCommand>[0]));
+    } catch (err) {
+      if (!isConditionalCheckFailed(err)) throw err;
+    }
+  }
+
+  private async applyWithAudit(
+    payout: Payout,
+    items: TransactItem[],
+    webhook: { source: string; id: string } | undefined,
+    entry: { type: string; at: string; actor: string; payload: Record<string, unknown> },
+    batchSet?: { expression: string; values: Record<string, unknown> },
+  ): Promise<ApplyOutcome> {
+    try {
+      await transactWithAudit({ batchId: payout.batch_id, items, entry, batchSet });
+      return 'APPLIED';
+    } catch (err) {
+      if (!(err instanceof TransactionConditionError)) throw err;
+      if (webhook && err.index === 0) return 'DUPLICATE_WEBHOOK';
+      if (webhook) await this.rememberWebhook(webhook, entry.at);
+      return 'IGNORED';
+    }
+  }
+
+  private async explainCancel(err: unknown, webhook: { source: string; id: string } | undefined, at: string): Promise<ApplyOutcome> {
+    if (!isTransactionCanceled(err)) throw err;
+    const codes = cancellationCodes(err);
+    if (webhook && codes[0] === 'ConditionalCheckFailed') return 'DUPLICATE_WEBHOOK';
+    if (codes.includes('ConditionalCheckFailed')) {
+      if (webhook) await this.rememberWebhook(webhook, at);
+      return 'IGNORED';
+    }
+    throw err;
+  }
+
+  private async transitionSimple(payoutId: string, event: PayoutEvent, attempt: number, extra: { set: string; values: Record<string, unknown> }, at: string): Promise<Payout> {
+    const from = allowedFrom(event);
+    try {
+      const r = await documentClient().send(new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.payment(payoutId),
+        UpdateExpression: `SET #s = :to, updated_at = :at, ${extra.set}`,
+        ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':to': statusAfter(event), ':at': at, ':n': attempt, ...extra.values, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
+        ReturnValues: 'ALL_NEW',
+      }));
+      return fromItem<Payout>(r.Attributes!);
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) throw new PayoutTransitionRejected(payoutId, event.type);
+      throw err;
+    }
+  }
+}
+
+/** A concurrent payout creation took the batch's next payout sequence number; retry. */
+export class PayoutSequenceConflict extends Error {
+  constructor() {
+    super('payout sequence conflict');
+    this.name = 'PayoutSequenceConflict';
+  }
+}
+
+/** The payout's current status does not allow the event (it was applied already, or is final). */
+export class PayoutTransitionRejected extends Error {
+  constructor(payoutId: string, event: string) {
+    super(`payout ${payoutId}: ${event} does not apply to its current status`);
+    this.name = 'PayoutTransitionRejected';
+  }
+}
+
+function statusAfter(event: PayoutEvent): string {
+  switch (event.type) {
+    case 'ORDER_ACCEPTED': return 'PROCESSING';
+    case 'ORDER_FAILED': return 'FAILED';
+    case 'RETRY_SCHEDULED': return `RETRY_${event.retry}`;
+    case 'RETRIES_EXHAUSTED': return 'MANUAL_REVIEW';
+    case 'SETTLED': return 'COMPLETED';
+    case 'ATTEMPT_STARTED': throw new Error('ATTEMPT_STARTED keeps the status');
+  }
+}
+
+function webhookReceipt(webhook: { source: string; id: string }, at: string): TransactItem & { Put: NonNullable<TransactItem['Put']> } {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.webhook(webhook.source, webhook.id), entity: 'WEBHOOK', received_at: at, expires_at_epoch: Math.floor(Date.parse(at) / 1000) + WEBHOOK_RECEIPT_TTL_S },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+function encodeToken(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+function decodeToken(token: string, pk: string): Record<string, unknown> {
+  try {
+    const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (key.GSI1PK !== pk || typeof key.GSI1SK !== 'string' || typeof key.PK !== 'string' || typeof key.SK !== 'string' || Object.keys(key).length !== 4) throw new Error('foreign key');
+    return key;
+  } catch {
+    throw new DomainError('VALIDATION_ERROR', 'next_token is not a token this listing issued.', { details: [{ path: 'next_token', message: 'invalid pagination token' }] });
+  }
+}
+

@@ -1,0 +1,82 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DomainError } from '../../domain/errors';
+import type { Cooperative, Farmer } from '../../domain/records';
+import { isConditionalCheckFailed } from './table';
+import { documentClient, tableName } from './table';
+import { keys, fromItem } from './keys';
+
+/**
+ * Cooperatives and farmers (decisions §3). Uniqueness of ids is enforced by
+ * `attribute_not_exists(PK)` on the put, never by a prior read.
+ */
+export class RegistryRepository {
+  /** Errors: COOPERATIVE_ALREADY_EXISTS (409). */
+  async createCooperative(c: Cooperative): Promise<void> {
+    try {
+      await documentClient().send(new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.cooperative(c.cooperative_id), entity: 'COOPERATIVE', ...c },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }));
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) throw new DomainError('COOPERATIVE_ALREADY_EXISTS', `Cooperative ${c.cooperative_id} already exists.`);
+      throw err;
+    }
+  }
+
+  async getCooperative(id: string): Promise<Cooperative | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.cooperative(id) }));
+    return r.Item ? (fromItem<Cooperative>(r.Item)) : null;
+  }
+
+  /**
+   * Sets the given top-level fields of a cooperative. Errors: COOPERATIVE_NOT_FOUND (404).
+   * Returns the updated record.
+   */
+  async updateCooperative(id: string, patch: Partial<Omit<Cooperative, 'cooperative_id' | 'created_at'>>): Promise<Cooperative> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    for (const [i, [k, v]] of Object.entries(patch).entries()) {
+      if (v === undefined) continue;
+      names[`#f${i}`] = k;
+      values[`:v${i}`] = v;
+      sets.push(`#f${i} = :v${i}`);
+    }
+    try {
+      const r = await documentClient().send(new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.cooperative(id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ConditionExpression: 'attribute_exists(PK)',
+        ReturnValues: 'ALL_NEW',
+      }));
+      return fromItem<Cooperative>(r.Attributes!);
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) throw new DomainError('COOPERATIVE_NOT_FOUND', `Cooperative ${id} is not registered.`);
+      throw err;
+    }
+  }
+
+  /** Errors: FARMER_ALREADY_REGISTERED (409). */
+  async createFarmer(f: Farmer): Promise<void> {
+    try {
+      await documentClient().send(new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.farmer(f.farmer_id), ...keys.farmerGsi(f.cooperative_id, f.farmer_id), entity: 'FARMER', ...f },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }));
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) throw new DomainError('FARMER_ALREADY_REGISTERED', `Farmer ${f.farmer_id} is already registered.`);
+      throw err;
+    }
+  }
+
+  async getFarmer(id: string): Promise<Farmer | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.farmer(id) }));
+    return r.Item ? (fromItem<Farmer>(r.Item)) : null;
+  }
+}
+

@@ -1,0 +1,281 @@
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  TransactionReceiptNotFoundError,
+  WaitForTransactionReceiptTimeoutError,
+  createNonceManager,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  isAddress,
+  type Chain,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { getTransactionCount } from 'viem/actions';
+import { LedgerUnavailableError } from '../../domain/errors';
+import type { Hex, Ledger, LedgerReceipt } from '../../domain/ports';
+import { STAGE_CODES, batchTokenAbi, traceLogAbi, type LedgerStageName } from './abi';
+
+/** Configuration of an `EvmLedger`. */
+export interface EvmLedgerConfig {
+  /** JSON-RPC endpoint (http/https). */
+  rpcUrl: string;
+  /** Chain id the endpoint must report (31337 for the local hardhat node). */
+  chainId: number;
+  /** Signer key: holds MINTER_ROLE on BatchToken and RECORDER_ROLE on TraceLog, pays gas. */
+  signerPrivateKey: Hex;
+  batchTokenAddress: Hex;
+  traceLogAddress: Hex;
+  /** Receives minted tokens; defaults to the signer's address. */
+  custodianAddress?: Hex;
+  /** Timeout of one RPC request, ms (default 10 000). */
+  requestTimeoutMs?: number;
+  /** Retries of a failed RPC request (default 2; viem backs off exponentially from 150 ms). */
+  retryCount?: number;
+  /** How often to poll for receipts and blocks, ms (default 250). */
+  pollingIntervalMs?: number;
+}
+
+/** Minting was refused because the token id exists already (`ERC721InvalidSender(address(0))`). */
+export class TokenAlreadyMintedError extends Error {
+  readonly tokenId: bigint;
+  constructor(tokenId: bigint, cause?: unknown) {
+    super(`BatchToken ${tokenId} is already minted`);
+    this.name = 'TokenAlreadyMintedError';
+    this.tokenId = tokenId;
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+/** A viem chain for `chainId` served at `rpcUrl` (native currency ETH, 18 decimals). */
+export function ledgerChain(chainId: number, rpcUrl: string): Chain {
+  return defineChain({
+    id: chainId,
+    name: `ledger-${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+const UINT256_MAX = (1n << 256n) - 1n;
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * The `Ledger` port on an EVM chain with viem: BatchToken (ERC-721) and TraceLog.
+ * One public and one wallet client per instance; the signer's nonces come from a per-instance
+ * nonce manager and transactions are submitted one at a time (in nonce order) while callers may
+ * run concurrently. Errors: `LedgerUnavailableError` when the RPC cannot be reached, fails, or the
+ * chain refuses a transaction for a reason other than those below; `TokenAlreadyMintedError` for a
+ * mint of an existing token id; `RangeError` for malformed input (nothing is sent).
+ * Several processes must not share one signer key (their nonces would collide).
+ */
+export class EvmLedger implements Ledger {
+  readonly account: PrivateKeyAccount;
+  readonly custodian: Hex;
+  private readonly config: EvmLedgerConfig;
+  private readonly publicClient: PublicClient<Transport, Chain>;
+  private readonly walletClient: WalletClient<Transport, Chain, PrivateKeyAccount>;
+  private sendQueue: Promise<void> = Promise.resolve();
+
+  constructor(config: EvmLedgerConfig) {
+    if (!PRIVATE_KEY.test(config.signerPrivateKey)) throw new RangeError('EvmLedger: signerPrivateKey must be 0x + 64 hex digits');
+    for (const [name, value] of [['batchTokenAddress', config.batchTokenAddress], ['traceLogAddress', config.traceLogAddress],
+      ['custodianAddress', config.custodianAddress]] as const) {
+      if (value !== undefined && !isAddress(value, { strict: false })) throw new RangeError(`EvmLedger: ${name} is not an address`);
+    }
+    if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmLedger: chainId must be a positive integer');
+
+    this.config = config;
+    const chain = ledgerChain(config.chainId, config.rpcUrl);
+    const transport = http(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
+    const pollingInterval = config.pollingIntervalMs ?? 250;
+    const nonceManager = createNonceManager({
+      source: {
+        get: ({ address, client }) => getTransactionCount(client, { address, blockTag: 'pending' }),
+        set: () => {},
+      },
+    });
+    this.account = privateKeyToAccount(config.signerPrivateKey, { nonceManager });
+    this.custodian = config.custodianAddress ?? this.account.address;
+    this.publicClient = createPublicClient({ chain, transport, pollingInterval });
+    this.walletClient = createWalletClient({ account: this.account, chain, transport, pollingInterval });
+  }
+
+  /**
+   * Simulates, then broadcasts `BatchToken.mint(custodian, tokenId, batchId, auditHash)`; returns
+   * the transaction hash without waiting for the receipt. Throws `TokenAlreadyMintedError` when
+   * the id exists, `RangeError` for an empty batch id, a bad hash or id, `LedgerUnavailableError`
+   * otherwise.
+   */
+  async mintBatchToken(input: { tokenId: bigint; batchId: string; auditHash: Hex }): Promise<{ txHash: Hex }> {
+    checkTokenId(input.tokenId);
+    checkBytes32('auditHash', input.auditHash);
+    if (input.batchId.length === 0) throw new RangeError('mintBatchToken: batchId must not be empty');
+    try {
+      const { request } = await this.publicClient.simulateContract({
+        account: this.account,
+        address: this.config.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'mint',
+        args: [this.custodian, input.tokenId, input.batchId, input.auditHash],
+      });
+      const txHash = await this.serialized(() => this.walletClient.writeContract(request));
+      return { txHash };
+    } catch (err) {
+      throw this.mapError(err, 'mint', input.tokenId);
+    }
+  }
+
+  /**
+   * Broadcasts `TraceLog.recordStage(tokenId, STAGE_CODES[stage], evidenceCid, auditHash)`; returns
+   * the transaction hash without waiting for the receipt. Throws `RangeError` for an unknown stage,
+   * a bad hash or id, `LedgerUnavailableError` when the RPC fails or the chain refuses it.
+   */
+  async recordStage(input: { tokenId: bigint; stage: LedgerStageName; evidenceCid: string; auditHash: Hex }): Promise<{ txHash: Hex }> {
+    checkTokenId(input.tokenId);
+    checkBytes32('auditHash', input.auditHash);
+    if (!Object.hasOwn(STAGE_CODES, input.stage)) throw new RangeError(`recordStage: unknown stage ${String(input.stage)}`);
+    const stageCode = STAGE_CODES[input.stage];
+    try {
+      const txHash = await this.serialized(() => this.walletClient.writeContract({
+        address: this.config.traceLogAddress,
+        abi: traceLogAbi,
+        functionName: 'recordStage',
+        args: [input.tokenId, stageCode, input.evidenceCid, input.auditHash],
+      }));
+      return { txHash };
+    } catch (err) {
+      throw this.mapError(err, 'recordStage', input.tokenId);
+    }
+  }
+
+  /**
+   * Waits up to `timeoutMs` for the receipt of `txHash`. Returns `{ status, blockNumber, txHash }`,
+   * or `null` when there is none by then (unknown or still pending; never throws on timeout).
+   * Throws `LedgerUnavailableError` when the RPC cannot be reached at the first look-up.
+   */
+  async waitForReceipt(txHash: Hex, timeoutMs: number): Promise<LedgerReceipt | null> {
+    try {
+      return toReceipt(await this.publicClient.getTransactionReceipt({ hash: txHash }));
+    } catch (err) {
+      if (!(err instanceof TransactionReceiptNotFoundError)) throw this.mapError(err, 'getTransactionReceipt');
+    }
+    if (timeoutMs <= 0) return null;
+    try {
+      const receipt = await this.publicClient.waitForTransactionReceipt({
+        hash: txHash,
+        timeout: timeoutMs,
+        checkReplacement: false,
+      });
+      return toReceipt(receipt);
+    } catch (err) {
+      if (err instanceof WaitForTransactionReceiptTimeoutError) return null;
+      throw this.mapError(err, 'waitForTransactionReceipt');
+    }
+  }
+
+  /**
+   * `BatchToken.batchIdOf(tokenId)`: the batch id, or `null` when the token does not exist (the
+   * contract returns "" then; an empty batch id cannot be minted). Throws `LedgerUnavailableError`
+   * on RPC failure, `RangeError` for an id outside uint256.
+   */
+  async batchIdOfToken(tokenId: bigint): Promise<string | null> {
+    checkTokenId(tokenId);
+    try {
+      const batchId = await this.publicClient.readContract({
+        address: this.config.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'batchIdOf',
+        args: [tokenId],
+      });
+      return batchId === '' ? null : batchId;
+    } catch (err) {
+      throw this.mapError(err, 'batchIdOf', tokenId);
+    }
+  }
+
+  /** Runs `send` after every earlier send of this instance settled, so nonces reach the node in order. */
+  private serialized<T>(send: () => Promise<T>): Promise<T> {
+    const run = this.sendQueue.then(send);
+    this.sendQueue = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  /** viem errors → domain errors; anything else is returned unchanged. */
+  private mapError(err: unknown, operation: string, tokenId?: bigint): unknown {
+    if (!(err instanceof BaseError)) return err;
+    const revert = revertOf(err);
+    if (revert) {
+      const reason = revert.data?.errorName ?? revert.reason ?? 'reverted';
+      if (operation === 'mint' && reason === 'ERC721InvalidSender' && tokenId !== undefined) {
+        return new TokenAlreadyMintedError(tokenId, err);
+      }
+      return new LedgerUnavailableError(`The ledger refused ${operation}: ${reason}`, err);
+    }
+    return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${err.shortMessage}`, err);
+  }
+}
+
+/**
+ * An `EvmLedger` from environment variables: LEDGER_RPC_URL, LEDGER_CHAIN_ID, LEDGER_SIGNER_KEY,
+ * BATCH_TOKEN_ADDRESS, TRACE_LOG_ADDRESS (required); LEDGER_CUSTODIAN_ADDRESS and
+ * LEDGER_RPC_RETRY_COUNT (optional; default 2 — the local stack may set 0: hardhat reports reverts
+ * as JSON-RPC -32603, which viem retries, delaying a refused mint by ~0.5 s).
+ * Throws an Error naming the first missing or malformed variable.
+ */
+export function createEvmLedgerFromEnv(env: Record<string, string | undefined> = process.env): EvmLedger {
+  const need = (name: string): string => {
+    const value = env[name]?.trim();
+    if (!value) throw new Error(`Missing environment variable ${name}`);
+    return value;
+  };
+  const hexVar = (name: string, value: string, test: (v: string) => boolean): Hex => {
+    if (!test(value)) throw new Error(`Environment variable ${name} is malformed`);
+    return value as Hex;
+  };
+  const address = (v: string) => isAddress(v, { strict: false });
+
+  const rpcUrl = need('LEDGER_RPC_URL');
+  const chainIdText = need('LEDGER_CHAIN_ID');
+  const chainId = Number(chainIdText);
+  if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(chainId) || chainId <= 0) {
+    throw new Error('Environment variable LEDGER_CHAIN_ID must be a positive integer');
+  }
+  const signerPrivateKey = hexVar('LEDGER_SIGNER_KEY', need('LEDGER_SIGNER_KEY'), (v) => PRIVATE_KEY.test(v));
+  const batchTokenAddress = hexVar('BATCH_TOKEN_ADDRESS', need('BATCH_TOKEN_ADDRESS'), address);
+  const traceLogAddress = hexVar('TRACE_LOG_ADDRESS', need('TRACE_LOG_ADDRESS'), address);
+  const custodianText = env.LEDGER_CUSTODIAN_ADDRESS?.trim();
+  const custodianAddress = custodianText ? hexVar('LEDGER_CUSTODIAN_ADDRESS', custodianText, address) : undefined;
+  const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
+  if (retryText && !/^\d{1,2}$/.test(retryText)) {
+    throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
+  }
+  const retryCount = retryText ? Number(retryText) : undefined;
+
+  return new EvmLedger({ rpcUrl, chainId, signerPrivateKey, batchTokenAddress, traceLogAddress, custodianAddress, retryCount });
+}
+
+function toReceipt(r: { status: 'success' | 'reverted'; blockNumber: bigint; transactionHash: Hex }): LedgerReceipt {
+  return { status: r.status, blockNumber: r.blockNumber, txHash: r.transactionHash };
+}
+
+function revertOf(err: unknown): ContractFunctionRevertedError | undefined {
+  if (!(err instanceof BaseError)) return undefined;
+  const found = err.walk((e) => e instanceof ContractFunctionRevertedError);
+  return found instanceof ContractFunctionRevertedError ? found : undefined;
+}
+
+function checkTokenId(tokenId: bigint): void {
+  if (typeof tokenId !== 'bigint' || tokenId < 0n || tokenId > UINT256_MAX) {
+    throw new RangeError('tokenId must be a bigint in 0 … 2^256-1');
+  }
+}
+
+function checkBytes32(name: string, value: string): void {
+  if (!BYTES32.test(value)) throw new RangeError(`${name} must be 0x + 64 hex digits`);
+}

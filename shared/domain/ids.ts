@@ -1,0 +1,49 @@
+import { ulid } from 'ulid';
+
+/**
+ * Identifier formats (decisions §4).
+ *   batch   BATCH-<yyyy>-<nnnnnn>          (atomic counter per year)
+ *   payout  PAY-<yyyy>-<nnnnnn>-<ss>       (the batch's number, 2-digit sequence per batch)
+ *   job     JOB-<ULID>
+ *   audit   AUD-<batch_id>-<sequence>
+ * A BatchToken id is derived from the batch id (yyyy × 10^6 + n), so a replayed mint names the
+ * same token and reverts instead of minting twice.
+ */
+
+export function formatBatchId(year: number, n: number): string {
+  return `BATCH-${year}-${String(n).padStart(6, '0')}`;
+}
+
+/** Parses `BATCH-yyyy-nnnnnn`; null when malformed. */
+export function parseBatchId(id: string): { year: number; n: number } | null {
+  const m = /^BATCH-(\d{4})-(\d{6,})$/.exec(id);
+  return m ? { year: Number(m[1]), n: Number(m[2]) } : null;
+}
+
+/** The BatchToken id of a batch. */
+export function tokenIdForBatch(year: number, n: number): bigint {
+  return BigInt(year) * 1_000_000n + BigInt(n);
+}
+
+export function formatPayoutId(batchYear: number, batchN: number, seq: number): string {
+  return `PAY-${batchYear}-${String(batchN).padStart(6, '0')}-${String(seq).padStart(2, '0')}`;
+}
+
+/** The provider order reference of one attempt: `<payout_id>-A<attempt>` (decisions §7). */
+export function providerReference(payoutId: string, attempt: number): string {
+  return `${payoutId}-A${attempt}`;
+}
+
+/** Parses a provider reference back into payout id and attempt; null when it is not ours. */
+export function parseProviderReference(ref: string): { payoutId: string; attempt: number } | null {
+  const m = /^(PAY-\d{4}-\d{6,}-\d{2,})-A(\d{1,2})$/.exec(ref);
+  return m ? { payoutId: m[1]!, attempt: Number(m[2]) } : null;
+}
+
+export function newJobId(): string {
+  return `JOB-${ulid()}`;
+}
+
+export function auditMessageId(batchId: string, seq: number): string {
+  return `AUD-${batchId}-${seq}`;
+}

@@ -1,0 +1,67 @@
+import Big from 'big.js';
+import { DomainError } from './errors';
+
+/**
+ * Money (decisions §4): USDC amounts are integer micro-USDC (6 decimals) inside the service and
+ * JSON numbers outside; UGX amounts are integer shillings. No binary float ever takes part in
+ * arithmetic: numbers are converted through their decimal string with big.js.
+ */
+
+export const MICRO_PER_USDC = 1_000_000;
+/** Largest single payout, USDC (decisions §4). */
+export const MAX_PAYOUT_USDC = 100_000;
+
+/**
+ * A JSON `amount_usdc` → integer micro-USDC. Errors: VALIDATION_ERROR when not > 0, more than
+ * 6 decimals, or above 100,000 USDC.
+ */
+export function usdcToMicro(amount: number, field = 'amount_usdc'): number {
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) throw invalid(field, 'must be a number');
+  const b = new Big(String(amount));
+  if (b.lte(0)) throw invalid(field, 'must be greater than 0');
+  const micro = b.times(MICRO_PER_USDC);
+  if (!micro.mod(1).eq(0)) throw invalid(field, 'must have at most 6 decimals (USDC precision)');
+  if (b.gt(MAX_PAYOUT_USDC)) throw invalid(field, `must be at most ${MAX_PAYOUT_USDC} USDC per payout`);
+  return Number(micro.toFixed(0));
+}
+
+/** Integer micro-USDC → the JSON number with at most 6 decimals. */
+export function microToUsdc(micro: number): number {
+  return Number(new Big(micro).div(MICRO_PER_USDC).toFixed(6));
+}
+
+/** Micro-USDC → decimal string with 6 decimals (the provider API's amount format). */
+export function microToDecimalString(micro: number): string {
+  return new Big(micro).div(MICRO_PER_USDC).toFixed(6);
+}
+
+/** Decimal USD string → integer micro-USD. Errors: throws on more than 6 decimals. */
+export function decimalStringToMicro(s: string): number {
+  const micro = new Big(s).times(MICRO_PER_USDC);
+  if (!micro.mod(1).eq(0)) throw new Error(`amount ${s} has more than 6 decimals`);
+  return Number(micro.toFixed(0));
+}
+
+/** `amount_ugx = floor(amount_usdc × exchange_rate)` (decisions §4); rate is UGX per USDC. */
+export function ugxForMicro(micro: number, rate: string): number {
+  return Number(new Big(micro).times(rate).div(MICRO_PER_USDC).round(0, Big.roundDown).toFixed(0));
+}
+
+/**
+ * The least micro-USDC that buys at least `ugx` shillings at `rate` (decisions §4: "the USDC sent
+ * is what buys that many shillings at the quoted rate").
+ */
+export function microForUgx(ugx: number, rate: string): number {
+  let micro = Number(new Big(ugx).times(MICRO_PER_USDC).div(rate).round(0, Big.roundUp).toFixed(0));
+  while (ugxForMicro(micro, rate) < ugx) micro += 1;
+  return micro;
+}
+
+/** `round(weight_kg × price_ugx_per_kg)` in whole shillings (decisions §4). */
+export function ugxForWeight(weightKg: number, priceUgxPerKg: number): number {
+  return Number(new Big(String(weightKg)).times(priceUgxPerKg).round(0, Big.roundHalfUp).toFixed(0));
+}
+
+function invalid(field: string, message: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', `${field} ${message}`, { details: [{ path: field, message }] });
+}

@@ -1,0 +1,68 @@
+import type { PayoutStatus } from './records';
+
+/**
+ * The payout status table of the specification ("Payment and payout statuses") as a pure
+ * transition function. The state machine drives the events; the DynamoDB adapter writes each
+ * transition conditionally on the statuses `allowedFrom` gives, so a late, replayed or reordered
+ * event can never move a payout backwards or out of a final status.
+ *
+ *   PENDING --ORDER_ACCEPTED--> PROCESSING --SETTLED--> COMPLETED                      (final)
+ *   PROCESSING|RETRY_n --ORDER_FAILED--> FAILED --RETRY_SCHEDULED(n)--> RETRY_n (30/60/120 s)
+ *   RETRY_n --ATTEMPT_STARTED(n+1)--> RETRY_n (the retry is in progress)
+ *   FAILED|RETRY_3|PROCESSING --RETRIES_EXHAUSTED--> MANUAL_REVIEW                     (final)
+ */
+
+export const MAX_ATTEMPTS = 4; // the first attempt and 3 automatic retries
+export const RETRY_WAIT_SECONDS = [30, 60, 120] as const;
+export const FINAL_STATUSES: readonly PayoutStatus[] = ['COMPLETED', 'MANUAL_REVIEW'];
+
+export type PayoutEvent =
+  | { type: 'ORDER_ACCEPTED' }
+  | { type: 'ATTEMPT_STARTED'; attempt: number }
+  | { type: 'SETTLED' }
+  | { type: 'ORDER_FAILED' }
+  | { type: 'RETRY_SCHEDULED'; retry: 1 | 2 | 3 }
+  | { type: 'RETRIES_EXHAUSTED' };
+
+const IN_FLIGHT: PayoutStatus[] = ['PROCESSING', 'RETRY_1', 'RETRY_2', 'RETRY_3'];
+
+/** Statuses from which `event` may be applied. */
+export function allowedFrom(event: PayoutEvent): PayoutStatus[] {
+  switch (event.type) {
+    case 'ORDER_ACCEPTED':
+      return ['PENDING'];
+    case 'ATTEMPT_STARTED':
+      return event.attempt === 1 ? ['PENDING', 'PROCESSING'] : [`RETRY_${event.attempt - 1}` as PayoutStatus];
+    case 'SETTLED':
+      return ['PENDING', 'FAILED', ...IN_FLIGHT];
+    case 'ORDER_FAILED':
+      return ['PENDING', ...IN_FLIGHT];
+    case 'RETRY_SCHEDULED':
+      return ['FAILED', event.retry === 1 ? 'PROCESSING' : (`RETRY_${event.retry - 1}` as PayoutStatus)];
+    case 'RETRIES_EXHAUSTED':
+      return ['FAILED', 'PROCESSING', 'RETRY_3'];
+  }
+}
+
+/** The status after `event`; null when the event does not apply to `from` (it is then ignored). */
+export function transition(from: PayoutStatus, event: PayoutEvent): { status: PayoutStatus; retry_count?: number } | null {
+  if (!allowedFrom(event).includes(from)) return null;
+  switch (event.type) {
+    case 'ORDER_ACCEPTED':
+      return { status: 'PROCESSING' };
+    case 'ATTEMPT_STARTED':
+      return { status: from };
+    case 'SETTLED':
+      return { status: 'COMPLETED' };
+    case 'ORDER_FAILED':
+      return { status: 'FAILED' };
+    case 'RETRY_SCHEDULED':
+      return { status: `RETRY_${event.retry}` as PayoutStatus, retry_count: event.retry };
+    case 'RETRIES_EXHAUSTED':
+      return { status: 'MANUAL_REVIEW' };
+  }
+}
+
+export function isFinal(status: PayoutStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}

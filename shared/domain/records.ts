@@ -1,0 +1,152 @@
+/**
+ * The records the service keeps (decisions §3, §4, §8). Times are ISO 8601 UTC strings with `Z`.
+ * Money: `*_usd_micro` integer micro-USDC, `*_ugx` integer shillings.
+ */
+
+export const GRADES = ['screen18', 'screen15', 'FAQ', 'PB'] as const;
+export type Grade = (typeof GRADES)[number];
+
+export const STAGES = ['DELIVERED', 'GRADED', 'MILLED', 'WAREHOUSED', 'COMMITTED', 'EXPORTED', 'SETTLED'] as const;
+export type Stage = (typeof STAGES)[number];
+
+export const LICENCE_STATUSES = ['ACTIVE', 'EXPIRED', 'SUSPENDED'] as const;
+export type LicenceStatus = (typeof LICENCE_STATUSES)[number];
+
+export interface Cooperative {
+  cooperative_id: string;
+  name: string;
+  district: string;
+  licence_status: LicenceStatus;
+  /** Date `YYYY-MM-DD`. */
+  licence_expires_at: string;
+  manager: { name: string; email: string; phone: string };
+  prices_ugx_per_kg: Record<Grade, number>;
+  export_premium_ugx_per_kg: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type GfwStatus = 'CLEAR' | 'FLAGGED' | 'PENDING';
+
+export interface Farmer {
+  farmer_id: string;
+  full_name: string;
+  cooperative_id: string;
+  /** E.164, stored in full, shown masked. */
+  phone?: string;
+  district: string;
+  farm: {
+    gps: { lat: number; lng: number };
+    polygon?: { type: 'Polygon'; coordinates: number[][][] };
+    area_ha: number;
+  };
+  gfw_status: GfwStatus;
+  gfw_checked_at?: string;
+  gfw_dataset?: { name: string; version: string };
+  registered_at: string;
+  registered_by: string;
+}
+
+export type MintStatus = 'PENDING' | 'CONFIRMED' | 'FAILED';
+
+/** Batch payment label (interface-spec: INITIATED on submission, PAYMENT_CONFIRMED on settlement). */
+export type BatchPaymentStatus = 'INITIATED' | 'PAYMENT_CONFIRMED' | 'MANUAL_REVIEW' | 'NOT_PAYABLE';
+
+export interface StageHistoryEntry {
+  stage: Stage;
+  at: string;
+  actor: string;
+  chain_tx_hash: string;
+  audit_log_sequence_number: string;
+  evidence_ipfs_cid: string | null;
+}
+
+export interface Batch {
+  batch_id: string;
+  batch_year: number;
+  batch_number: number;
+  token_id: string;
+  farmer_id: string;
+  cooperative_id: string;
+  weight_kg: number;
+  grade: Grade;
+  moisture_pct: number;
+  collection_point_gps: { lat: number; lng: number };
+  weight_slip_photo_url?: string;
+  collector_agent_id: string;
+  stage: Stage | null;
+  mint_status: MintStatus;
+  chain_tx_hash?: string;
+  audit_seq: number;
+  audit_head_hash: string;
+  stage_history: StageHistoryEntry[];
+  payment_status: BatchPaymentStatus;
+  payment_amount_ugx: number;
+  payout_seq: number;
+  submitted_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const PAYOUT_REASONS = ['NET_COFFEE_PAYMENT', 'LOAN_DISBURSEMENT', 'TOP_UP', 'MANUAL'] as const;
+export type PayoutReason = (typeof PAYOUT_REASONS)[number];
+
+export const PAYOUT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'RETRY_1', 'RETRY_2', 'RETRY_3', 'MANUAL_REVIEW'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+export interface Payout {
+  payment_id: string;
+  payment_type: 'FARMER_PAYOUT';
+  batch_id: string;
+  farmer_id: string;
+  cooperative_id: string;
+  reason: PayoutReason;
+  status: PayoutStatus;
+  amount_usd_micro: number;
+  /** Estimated at creation from the quote; the settled amount once COMPLETED. */
+  amount_ugx: number;
+  estimated_ugx: number;
+  exchange_rate: string;
+  quote_id?: string;
+  phone: string;
+  recipient_name: string;
+  /** The attempt in progress, 1–4. */
+  attempt: number;
+  retry_count: number;
+  provider_order_id?: string;
+  task_token?: string;
+  task_token_attempt?: number;
+  mobile_money_transaction_id?: string;
+  last_failure_reason?: string;
+  created_at: string;
+  updated_at: string;
+  completed_at?: string;
+  elapsed_seconds?: number;
+  created_by: string;
+}
+
+export type JobStatus = 'PENDING' | 'COMPLETE' | 'FAILED';
+
+export interface Job {
+  job_id: string;
+  type: 'BATCH_SUBMISSION';
+  status: JobStatus;
+  cooperative_id: string;
+  batch_id: string;
+  tx_hash?: string;
+  error?: { code: string; message: string };
+  created_at: string;
+  completed_at?: string;
+}
+
+export interface AuditEntry {
+  batch_id: string;
+  sequence_number: number;
+  message_id: string;
+  type: string;
+  at: string;
+  actor: string;
+  payload: Record<string, unknown>;
+  prev_hash: string;
+  hash: string;
+}

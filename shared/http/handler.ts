@@ -1,0 +1,122 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ulid } from 'ulid';
+import type * as v from 'valibot';
+import { callerFromContext, type Caller, type Role } from '../auth/claims';
+import { DomainError } from '../domain/errors';
+import { logger } from '../runtime/logger';
+import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
+import { MIB } from './routes';
+import { validate, type IssueCodeRule } from './validation';
+
+/** What a route handler receives after the standard middleware ran. */
+export interface HttpRequest<B> {
+  body: B;
+  caller: Caller;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  requestId: string;
+}
+
+/** What a route handler returns: a status and a JSON body (or a ready HttpResult). */
+export type HttpReply = { status: number; body: unknown; headers?: Record<string, string> } | HttpResult;
+
+export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
+  /** Roles allowed to call the route at all (checked before the body: decisions §5 order). */
+  roles?: Role[];
+  /** valibot schema of the JSON body; omit for routes without a body. */
+  body?: S;
+  /** Issue → code overrides (e.g. WEIGHT_OUT_OF_RANGE). */
+  issueCodes?: IssueCodeRule[];
+  /** Largest body in bytes; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Public routes (no authorizer): no caller required. */
+  public?: boolean;
+}
+
+type Event = APIGatewayProxyEvent & { _requestId?: string };
+
+/**
+ * Wraps a route's use-case call in the standard middy stack: request id (ULID, also in
+ * `x-request-id` and every log line), role check, body size (413), JSON body parsing (415 for a
+ * non-JSON content type, 400 for malformed JSON), valibot validation (400 with details), and one
+ * error middleware that turns every failure into the specification's envelope. Unknown errors
+ * become 500 INTERNAL_ERROR without leaking internals.
+ */
+export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
+  opts: HttpHandlerOptions<S>,
+  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined>) => Promise<HttpReply>,
+) {
+  const maxBody = opts.maxBodyBytes ?? MIB;
+  const base = middy<Event, HttpResult>().before(async (request) => {
+    const requestId = ulid();
+    request.event._requestId = requestId;
+    logger.appendKeys({ request_id: requestId, route: `${request.event.httpMethod} ${request.event.resource ?? request.event.path}` });
+    if (!opts.public) {
+      const caller = callerFromContext(request.event.requestContext?.authorizer as Record<string, unknown> | undefined);
+      if (!caller) throw new DomainError('UNAUTHORIZED', 'Missing or invalid Bearer token.');
+      if (opts.roles && !opts.roles.includes(caller.role)) {
+        throw new DomainError('INSUFFICIENT_PERMISSIONS', `This operation needs one of the roles ${opts.roles.join(', ')}; the token has role ${caller.role}.`);
+      }
+    }
+    if (opts.body) {
+      const raw = request.event.body ?? '';
+      const size = request.event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
+      if (size > maxBody) throw new DomainError('PAYLOAD_TOO_LARGE', `The request body is ${size} bytes; the limit for this route is ${maxBody} bytes.`);
+      if (raw.trim() === '') throw new DomainError('VALIDATION_ERROR', 'A JSON request body is required.');
+    }
+  });
+  const withBody = opts.body ? base.use(httpJsonBodyParser({ disableContentTypeError: false })) : base;
+  return withBody
+    .handler(async (event) => {
+      const requestId = event._requestId ?? ulid();
+      const headers = lowerCaseHeaders(event.headers);
+      const body = (opts.body ? validate(opts.body, event.body, opts.issueCodes ?? []) : undefined) as S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+      const caller = callerFromContext(event.requestContext?.authorizer as Record<string, unknown> | undefined) ?? { sub: 'anonymous', role: 'ADMIN', duties: [] };
+      const reply = await fn({
+        body,
+        caller: opts.public ? { ...caller, role: caller.role } : caller,
+        params: (event.pathParameters ?? {}) as Record<string, string>,
+        query: (event.queryStringParameters ?? {}) as Record<string, string>,
+        headers,
+        requestId,
+      });
+      if ('statusCode' in reply) return reply;
+      return jsonResponse(reply.status, reply.body, requestId, reply.headers);
+    })
+    .onError(async (request) => {
+      const requestId = request.event._requestId ?? ulid();
+      request.response = toErrorResponse(request.error, requestId);
+      logger.resetKeys();
+    })
+    .after(async () => {
+      logger.resetKeys();
+    });
+}
+
+/** Maps any thrown value to the error envelope. Never exposes internals of an unknown error. */
+export function toErrorResponse(err: unknown, requestId: string): HttpResult {
+  if (err instanceof DomainError) {
+    if (err.status >= 500) logger.error('request failed', { code: err.code, error: err as Error });
+    else logger.info('request rejected', { code: err.code, message: err.message });
+    return domainErrorResponse(err, requestId);
+  }
+  const e = err as { statusCode?: number; message?: string; cause?: { package?: string; data?: unknown } } | undefined;
+  if (e?.cause?.package === '@middy/http-json-body-parser') {
+    if (/Unsupported Media Type/.test(e.message ?? '')) {
+      return errorResponse('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.', requestId);
+    }
+    return errorResponse('VALIDATION_ERROR', 'The request body is not valid JSON.', requestId);
+  }
+  logger.error('unexpected error', { error: err as Error });
+  return errorResponse('INTERNAL_ERROR', 'Unexpected server error; contact support with the request_id.', requestId);
+}
+
+/** Header names in lower case (API Gateway passes them as sent). */
+export function lowerCaseHeaders(h: Record<string, string | undefined> | null | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(h ?? {})) if (val !== undefined) out[k.toLowerCase()] = val;
+  return out;
+}

@@ -1,0 +1,83 @@
+/**
+ * The route table: data only, importing no handler. Both the CDK stack (one API Gateway method and
+ * one Lambda function per route) and the local gateway (infra/local/gateway.ts) are built from it,
+ * so what runs locally is what is deployed.
+ *
+ * `fn` names the function folder: `functions/<fn>/handler.ts` exporting `handler`.
+ * `auth`: `jwt` routes sit behind the shared Lambda REQUEST authorizer (functions/authorizer);
+ * `webhook` routes check a Standard Webhooks signature themselves; `public` routes need nothing.
+ * `needs` lists what the function touches, so CDK grants exactly that and nothing more.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+export type RouteAuth = 'jwt' | 'webhook' | 'public';
+
+/** Outside systems and resources a function may use; CDK turns each into env vars and grants. */
+export type Need =
+  | 'table:read'
+  | 'table:write'
+  | 'payout-state-machine:start'
+  | 'payout-state-machine:callback'
+  | 'mint-queue:send'
+  | 'payout-request-queue:send'
+  | 'manual-review-topic:publish'
+  | 'ledger'
+  | 'payout-provider'
+  | 'payout-webhook-secret';
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** API Gateway path syntax: `/batch/{id}`. */
+  path: string;
+  fn: string;
+  auth: RouteAuth;
+  needs: Need[];
+  /** Largest accepted request body in bytes (decisions §5); default 1 MiB. */
+  maxBodyBytes?: number;
+  summary: string;
+}
+
+/** Functions that are not behind an HTTP route: state-machine tasks and queue consumers. */
+export interface WorkerDef {
+  fn: string;
+  kind: 'state-machine-task' | 'queue-consumer';
+  /** For queue consumers: which queue feeds it. */
+  queue?: 'mint-queue' | 'payout-request-queue';
+  /** For state-machine tasks: the ASL definition-substitution key holding its ARN. */
+  substitution?: string;
+  needs: Need[];
+  timeoutSeconds: number;
+  summary: string;
+}
+
+export const MIB = 1024 * 1024;
+
+export const routes: RouteDef[] = [
+  { method: 'POST', path: '/cooperatives', fn: 'create-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Register a cooperative (ADMIN).' },
+  { method: 'PATCH', path: '/cooperatives/{id}', fn: 'update-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Change licence, manager or prices (ADMIN).' },
+  { method: 'GET', path: '/cooperatives/{id}', fn: 'get-cooperative', auth: 'jwt', needs: ['table:read'], summary: 'Read a cooperative.' },
+  { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write'], summary: 'Register a farmer and forest-check the farm.' },
+  { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
+  { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger', 'mint-queue:send', 'payout-request-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
+  { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger', 'mint-queue:send', 'payout-request-queue:send'], summary: 'Same as POST /batch/submit.' },
+  { method: 'GET', path: '/batch/{id}', fn: 'get-batch', auth: 'jwt', needs: ['table:read'], summary: 'Read a batch with its stage history.' },
+  { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
+  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout-provider', 'payout-state-machine:start'], summary: 'Pay a farmer to mobile money.' },
+  { method: 'GET', path: '/payments/farmer-payout/{id}', fn: 'get-farmer-payout', auth: 'jwt', needs: ['table:read'], summary: 'Status of a farmer payout.' },
+  { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
+  { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
+  { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
+  { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
+  { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference and error-code reference.' },
+];
+
+export const workers: WorkerDef[] = [
+  { fn: 'payout-attempt', kind: 'state-machine-task', substitution: 'PayoutAttemptFunctionArn', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback'], timeoutSeconds: 30, summary: 'Creates (idempotently) the provider order of one attempt and parks the task token.' },
+  { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
+  { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
+  { fn: 'mint-confirmation', kind: 'queue-consumer', queue: 'mint-queue', needs: ['table:write', 'ledger', 'payout-request-queue:send'], timeoutSeconds: 120, summary: 'Finishes a batch whose mint receipt was slow: records it and completes the job.' },
+  { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', needs: ['table:write', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
+];
+
+/** The shared REQUEST authorizer's function folder. */
+export const AUTHORIZER_FN = 'authorizer';

@@ -1,0 +1,161 @@
+import { createPublicClient, http, keccak256, parseEventLogs, toHex, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { compileContracts } from '../../infra/ledger/compile';
+import { deployContracts, fundAccount, type DeployedContracts } from '../../infra/ledger/deploy';
+import { freePort, startHardhatNode, type HardhatNode } from '../../infra/local/hardhat-node';
+import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
+import {
+  EvmLedger, TokenAlreadyMintedError, createEvmLedgerFromEnv, ledgerChain,
+} from '../../shared/adapters/ledger/evm-ledger';
+import { LedgerUnavailableError } from '../../shared/domain/errors';
+
+const CHAIN_ID = 31337;
+const auditHash = (s: string): Hex => keccak256(toHex(s));
+
+describe('EvmLedger on a local hardhat node', () => {
+  let node: HardhatNode;
+  let signerKey: Hex;
+  let addresses: DeployedContracts;
+  let ledger: EvmLedger;
+
+  beforeAll(async () => {
+    node = await startHardhatNode();
+    try {
+      const artifacts = await compileContracts();
+      signerKey = generatePrivateKey();
+      await fundAccount(node.rpcUrl, privateKeyToAccount(signerKey).address, 10n ** 21n);
+      addresses = await deployContracts({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, deployerKey: signerKey, artifacts });
+      ledger = new EvmLedger({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, signerPrivateKey: signerKey, ...addresses });
+    } catch (err) {
+      await node.stop();
+      throw err;
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  const client = () => createPublicClient({ chain: ledgerChain(CHAIN_ID, node.rpcUrl), transport: http(node.rpcUrl) });
+
+  it('mints a token to the custodian, waits for the receipt and reads the batch id', async () => {
+    const { txHash } = await ledger.mintBatchToken({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') });
+    expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const receipt = await ledger.waitForReceipt(txHash, 10_000);
+    expect(receipt).toEqual({ status: 'success', blockNumber: expect.any(BigInt), txHash });
+
+    expect(await ledger.batchIdOfToken(1001n)).toBe('BATCH-1001');
+    expect(await ledger.batchIdOfToken(999_999n)).toBeNull();
+
+    const owner = await client().readContract({
+      address: addresses.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [1001n],
+    });
+    expect(owner.toLowerCase()).toBe(ledger.custodian.toLowerCase());
+
+    const logs = parseEventLogs({
+      abi: batchTokenAbi, eventName: 'BatchMinted',
+      logs: (await client().getTransactionReceipt({ hash: txHash })).logs,
+    });
+    expect(logs).toHaveLength(1);
+    expect(logs[0]?.args).toEqual({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') });
+  });
+
+  it('refuses to mint an existing token id with TokenAlreadyMintedError (nothing broadcast)', async () => {
+    const { txHash } = await ledger.mintBatchToken({ tokenId: 1002n, batchId: 'BATCH-1002', auditHash: auditHash('b') });
+    await ledger.waitForReceipt(txHash, 10_000);
+    const blockBefore = await client().getBlockNumber();
+
+    const again = ledger.mintBatchToken({ tokenId: 1002n, batchId: 'BATCH-OTHER', auditHash: auditHash('c') });
+    await expect(again).rejects.toBeInstanceOf(TokenAlreadyMintedError);
+    await expect(again).rejects.toMatchObject({ tokenId: 1002n });
+
+    expect(await client().getBlockNumber()).toBe(blockBefore);
+    expect(await ledger.batchIdOfToken(1002n)).toBe('BATCH-1002');
+  });
+
+  it('records a stage and the StageRecorded event decodes with viem', async () => {
+    const cid = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
+    const { txHash } = await ledger.recordStage({ tokenId: 1001n, stage: 'MILLED', evidenceCid: cid, auditHash: auditHash('m') });
+    const receipt = await ledger.waitForReceipt(txHash, 10_000);
+    expect(receipt?.status).toBe('success');
+
+    const logs = parseEventLogs({
+      abi: traceLogAbi, eventName: 'StageRecorded',
+      logs: (await client().getTransactionReceipt({ hash: txHash })).logs,
+    });
+    expect(logs).toHaveLength(1);
+    expect(logs[0]?.address.toLowerCase()).toBe(addresses.traceLogAddress.toLowerCase());
+    expect(logs[0]?.args).toEqual({
+      tokenId: 1001n, stage: 2, evidenceCid: cid, auditHash: auditHash('m'), recorder: ledger.account.address,
+    });
+  });
+
+  it('lands 20 concurrent recordStage calls (one nonce each, all mined)', async () => {
+    const sent = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      ledger.recordStage({ tokenId: 2000n + BigInt(i), stage: 'WAREHOUSED', evidenceCid: `cid-${i}`, auditHash: auditHash(`w${i}`) })));
+    expect(new Set(sent.map((s) => s.txHash)).size).toBe(20);
+
+    const receipts = await Promise.all(sent.map((s) => ledger.waitForReceipt(s.txHash, 15_000)));
+    expect(receipts.map((r) => r?.status)).toEqual(Array(20).fill('success'));
+
+    const txs = await Promise.all(sent.map((s) => client().getTransaction({ hash: s.txHash })));
+    expect(new Set(txs.map((t) => t.nonce)).size).toBe(20);
+
+    const events = await client().getContractEvents({
+      address: addresses.traceLogAddress, abi: traceLogAbi, eventName: 'StageRecorded',
+      args: { stage: 3 }, fromBlock: 0n,
+    });
+    expect(events.map((e) => e.args.evidenceCid).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `cid-${i}`).sort());
+  });
+
+  it('returns null from waitForReceipt when no receipt arrives in time', async () => {
+    const unknown = auditHash('no such transaction');
+    const started = Date.now();
+    expect(await ledger.waitForReceipt(unknown, 300)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('rejects malformed input before sending anything', async () => {
+    await expect(ledger.mintBatchToken({ tokenId: 1n, batchId: '', auditHash: auditHash('x') })).rejects.toBeInstanceOf(RangeError);
+    await expect(ledger.mintBatchToken({ tokenId: 1n, batchId: 'B', auditHash: '0x1234' })).rejects.toBeInstanceOf(RangeError);
+    await expect(ledger.recordStage({ tokenId: 1n, stage: 'ROASTED' as 'MILLED', evidenceCid: '', auditHash: auditHash('x') }))
+      .rejects.toBeInstanceOf(RangeError);
+  });
+
+  it('maps an unreachable RPC endpoint to LedgerUnavailableError', async () => {
+    const closedPort = await freePort();
+    const offline = new EvmLedger({
+      rpcUrl: `http://127.0.0.1:${closedPort}`, chainId: CHAIN_ID, signerPrivateKey: signerKey, ...addresses, retryCount: 0,
+    });
+    await expect(offline.mintBatchToken({ tokenId: 5n, batchId: 'B-5', auditHash: auditHash('5') }))
+      .rejects.toBeInstanceOf(LedgerUnavailableError);
+    await expect(offline.recordStage({ tokenId: 5n, stage: 'GRADED', evidenceCid: 'x', auditHash: auditHash('5') }))
+      .rejects.toBeInstanceOf(LedgerUnavailableError);
+    await expect(offline.batchIdOfToken(5n)).rejects.toBeInstanceOf(LedgerUnavailableError);
+    await expect(offline.waitForReceipt(auditHash('5'), 1_000)).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE', status: 503 });
+  });
+
+  it('createEvmLedgerFromEnv builds a working ledger and names a missing variable', async () => {
+    const env = {
+      LEDGER_RPC_URL: node.rpcUrl, LEDGER_CHAIN_ID: String(CHAIN_ID), LEDGER_SIGNER_KEY: signerKey,
+      BATCH_TOKEN_ADDRESS: addresses.batchTokenAddress, TRACE_LOG_ADDRESS: addresses.traceLogAddress,
+    };
+    const fromEnv = createEvmLedgerFromEnv(env);
+    expect(await fromEnv.batchIdOfToken(1001n)).toBe('BATCH-1001');
+
+    for (const name of Object.keys(env)) {
+      expect(() => createEvmLedgerFromEnv({ ...env, [name]: undefined })).toThrow(name);
+    }
+    expect(() => createEvmLedgerFromEnv({ ...env, LEDGER_CHAIN_ID: 'abc' })).toThrow('LEDGER_CHAIN_ID');
+    expect(() => createEvmLedgerFromEnv({ ...env, BATCH_TOKEN_ADDRESS: '0x12' })).toThrow('BATCH_TOKEN_ADDRESS');
+    expect(() => createEvmLedgerFromEnv({ ...env, LEDGER_RPC_RETRY_COUNT: '-1' })).toThrow('LEDGER_RPC_RETRY_COUNT');
+
+    // Without transport retries a refused mint surfaces at once (hardhat reports reverts as -32603).
+    const noRetry = createEvmLedgerFromEnv({ ...env, LEDGER_RPC_RETRY_COUNT: '0' });
+    const started = performance.now();
+    await expect(noRetry.mintBatchToken({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') }))
+      .rejects.toBeInstanceOf(TokenAlreadyMintedError);
+    expect(performance.now() - started).toBeLessThan(400);
+  });
+});
