@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { repoRoot } from '../shared/runtime/paths';
 
@@ -67,6 +67,7 @@ export function lambdaBundling(): BundlingOptions {
     banner: BUNDLE_BANNER,
     externalModules: [],
     forceDockerBundling: false,
+    logLevel: LogLevel.WARNING,
   };
 }
 

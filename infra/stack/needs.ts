@@ -22,11 +22,17 @@ export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 
 export const TABLE_WRITE_ACTIONS = [...TABLE_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'];
 
 /**
- * Denied to every function: the audit log (hash chain, decisions §8) and the other records are
- * append-only; nothing in the service deletes an item (expiry is DynamoDB TTL, which is not
- * subject to IAM). BatchWriteItem is denied too because it can delete.
+ * Denied to every function: nothing in the service deletes an item (expiry is DynamoDB TTL, which
+ * IAM does not govern). BatchWriteItem and PartiQL deletes are denied too because they can delete.
  */
 export const TABLE_DENIED_ACTIONS = ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLDelete'];
+
+/**
+ * Audit entries (`PK = AUDIT#<batch_id>`, shared/adapters/dynamodb/keys.ts) are append-only
+ * (decisions §8 hash chain): they are put once with attribute_not_exists, and no function may
+ * update them.
+ */
+export const AUDIT_PARTITION_PATTERN = 'AUDIT#*';
 
 /** What `bindNeeds` wires functions to. */
 export interface NeedTargets {
@@ -37,8 +43,8 @@ export interface NeedTargets {
 }
 
 /**
- * Sets the environment and grants of `needs` on `target`, and denies item deletion on the table
- * to every function.
+ * Sets the environment and grants of `needs` on `target`, and denies every function item deletion
+ * and updates of audit entries.
  */
 export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: NeedTargets): void {
   const { fn, role } = target;
@@ -49,6 +55,12 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
     (sm ??= StateMachine.fromStateMachineArn(target, 'PayoutStateMachineRef', t.payoutStateMachineArn));
 
   role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS, resources: tableResources }));
+  role.addToPrincipalPolicy(new PolicyStatement({
+    effect: Effect.DENY,
+    actions: ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'],
+    resources: tableResources,
+    conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION_PATTERN] } },
+  }));
 
   for (const need of new Set(needs)) {
     switch (need) {
@@ -78,7 +90,10 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       case 'manual-review-topic:publish':
         fn.addEnvironment('MANUAL_REVIEW_TOPIC_ARN', s.manualReviewTopic.topicArn);
-        s.manualReviewTopic.grantPublish(role);
+        // Not grantPublish: with the AWS managed key (alias/aws/sns) it would add kms:GenerateDataKey*
+        // and kms:Decrypt on every key of the account, which that key's own policy makes unnecessary
+        // (it lets any principal of the account use the key through SNS).
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sns:Publish'], resources: [s.manualReviewTopic.topicArn] }));
         break;
       case 'ledger':
         fn.addEnvironment('LEDGER_RPC_URL', settings.ledgerRpcUrl);

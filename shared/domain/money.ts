@@ -30,16 +30,20 @@ export function microToUsdc(micro: number): number {
   return Number(new Big(micro).div(MICRO_PER_USDC).toFixed(6));
 }
 
-/** Micro-USDC → decimal string with 6 decimals (the provider API's amount format). */
+/** Integer micro-USD → decimal USD string with at most 6 decimals ("12.5", "0.000001"). Throws RangeError for a non-integer. */
 export function microToDecimalString(micro: number): string {
-  return new Big(micro).div(MICRO_PER_USDC).toFixed(6);
+  if (!Number.isSafeInteger(micro)) throw new RangeError(`amount in micro-USD must be a safe integer, got ${micro}`);
+  return new Big(micro).div(MICRO_PER_USDC).toFixed();
 }
 
-/** Decimal USD string → integer micro-USD. Errors: throws on more than 6 decimals. */
-export function decimalStringToMicro(s: string): number {
-  const micro = new Big(s).times(MICRO_PER_USDC);
-  if (!micro.mod(1).eq(0)) throw new Error(`amount ${s} has more than 6 decimals`);
-  return Number(micro.toFixed(0));
+/** Decimal USD string (at most 6 decimals) → integer micro-USD. Throws RangeError when not exactly representable. */
+export function decimalStringToMicro(amount: string): number {
+  if (typeof amount !== 'string' || !/^-?\d+(\.\d{1,6})?$/.test(amount)) {
+    throw new RangeError(`not a decimal USD amount with at most 6 decimals: ${JSON.stringify(amount)}`);
+  }
+  const micro = Number(new Big(amount).times(MICRO_PER_USDC).toFixed(0));
+  if (!Number.isSafeInteger(micro)) throw new RangeError(`USD amount out of range: ${amount}`);
+  return micro;
 }
 
 /** `amount_ugx = floor(amount_usdc × exchange_rate)` (decisions §4); rate is UGX per USDC. */

@@ -118,6 +118,7 @@ export interface Payout {
   task_token_attempt?: number;
   mobile_money_transaction_id?: string;
   last_failure_reason?: string;
+  manager_notified_at?: string;
   created_at: string;
   updated_at: string;
   completed_at?: string;

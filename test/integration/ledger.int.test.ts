@@ -87,7 +87,7 @@ describe('EvmLedger on a local hardhat node', () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]?.address.toLowerCase()).toBe(addresses.traceLogAddress.toLowerCase());
     expect(logs[0]?.args).toEqual({
-      tokenId: 1001n, stage: 2, evidenceCid: cid, auditHash: auditHash('m'), recorder: ledger.account.address,
+      tokenId: 1001n, stage: 2, evidenceCid: cid, auditHash: auditHash('m'), recorder: ledger.signerAddress,
     });
   });
 

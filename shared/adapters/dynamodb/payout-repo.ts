@@ -227,6 +227,13 @@ export class PayoutRepository {
     return outcome === 'APPLIED';
   }
 
+  /** Records that the cooperative manager was notified of the manual review. */
+  async markManagerNotified(payoutId: string, at: string): Promise<void> {
+    await documentClient().send(new UpdateCommand({
+      TableName: tableName(), Key: keys.payment(payoutId), UpdateExpression: 'SET manager_notified_at = :at', ExpressionAttributeValues: { ':at': at },
+    }));
+  }
+
   async get(payoutId: string): Promise<Payout | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payment(payoutId), ConsistentRead: true }));
     return r.Item ? (fromItem<Payout>(r.Item)) : null;

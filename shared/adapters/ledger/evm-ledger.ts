@@ -75,8 +75,11 @@ const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
  * Several processes must not share one signer key (their nonces would collide).
  */
 export class EvmLedger implements Ledger {
-  readonly account: PrivateKeyAccount;
+  /** The signer's address (holds the roles, pays gas). */
+  readonly signerAddress: Hex;
+  /** The address minted tokens go to. */
   readonly custodian: Hex;
+  private readonly account: PrivateKeyAccount;
   private readonly config: EvmLedgerConfig;
   private readonly publicClient: PublicClient<Transport, Chain>;
   private readonly walletClient: WalletClient<Transport, Chain, PrivateKeyAccount>;
@@ -101,6 +104,7 @@ export class EvmLedger implements Ledger {
       },
     });
     this.account = privateKeyToAccount(config.signerPrivateKey, { nonceManager });
+    this.signerAddress = this.account.address;
     this.custodian = config.custodianAddress ?? this.account.address;
     this.publicClient = createPublicClient({ chain, transport, pollingInterval });
     this.walletClient = createWalletClient({ account: this.account, chain, transport, pollingInterval });

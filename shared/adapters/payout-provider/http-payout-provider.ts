@@ -7,7 +7,6 @@
  * (`signing.ts`). Money crosses the wire as decimal strings (USD, up to 6 decimals) and integer UGX;
  * it is converted with big.js, never with binary floats.
  */
-import Big from 'big.js';
 import type {
   CreateProviderOrderInput,
   PayoutProvider,
@@ -17,6 +16,7 @@ import type {
 } from '../../domain/ports';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { signProviderRequest } from './signing';
+import { decimalStringToMicro as decimalUsdToMicro, microToDecimalString as microUsdToDecimal } from '../../domain/money';
 
 /** Configuration of {@link HttpPayoutProvider}. */
 export interface HttpPayoutProviderConfig {
@@ -40,24 +40,6 @@ export interface ProviderRateQuote extends RateQuote {
   amount_usd_micro?: number;
   /** Quoted UGX side, integer shillings (= floor(USD × rate)). */
   amount_ugx?: number;
-}
-
-const MICRO = 1_000_000;
-
-/** Integer micro-USD → decimal USD string with at most 6 decimals ("12.5", "0.000001"). */
-export function microUsdToDecimal(micro: number): string {
-  if (!Number.isSafeInteger(micro)) throw new RangeError(`amount_usd_micro must be a safe integer, got ${micro}`);
-  return new Big(micro).div(MICRO).toFixed();
-}
-
-/** Decimal USD string (≤ 6 decimals) → integer micro-USD. @throws RangeError when not exactly representable. */
-export function decimalUsdToMicro(amount: string): number {
-  if (typeof amount !== 'string' || !/^-?\d+(\.\d{1,6})?$/.test(amount)) {
-    throw new RangeError(`not a decimal USD amount with at most 6 decimals: ${JSON.stringify(amount)}`);
-  }
-  const micro = Number(new Big(amount).times(MICRO).toFixed(0));
-  if (!Number.isSafeInteger(micro)) throw new RangeError(`USD amount out of range: ${amount}`);
-  return micro;
 }
 
 /** A response from the provider that does not match its documented shape. */

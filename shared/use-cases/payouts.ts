@@ -1,0 +1,307 @@
+import type { Caller } from '../auth/claims';
+import type { BatchRepository } from '../adapters/dynamodb/batch-repo';
+import { PayoutSequenceConflict, type PayoutRepository } from '../adapters/dynamodb/payout-repo';
+import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
+import type { PayoutWorkflow } from '../adapters/aws/payout-workflow';
+import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../domain/errors';
+import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
+import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
+import { maskPhone } from '../domain/phone';
+import type { Notifier, PayoutProvider } from '../domain/ports';
+import type { Payout, PayoutReason } from '../domain/records';
+import { MAX_ATTEMPTS } from '../domain/payout-lifecycle';
+import { logger } from '../runtime/logger';
+import { assertActsFor } from './access';
+
+/** Seconds we tell callers a payout takes (interface-spec Limits: about 60 s). */
+export const ESTIMATED_COMPLETION_SECONDS = 60;
+
+export interface PayoutDeps {
+  registry: RegistryRepository;
+  batches: BatchRepository;
+  payouts: PayoutRepository;
+  provider: PayoutProvider;
+  workflow: PayoutWorkflow;
+  now: () => Date;
+}
+
+/** The amount to pay: USDC given by the caller, or UGX to deliver (the batch's net coffee payment). */
+export type PayoutAmount = { usd_micro: number } | { ugx: number };
+
+/**
+ * Creates a farmer payout and starts its lifecycle (POST /payments/farmer-payout rules 1–5;
+ * decisions §4, §7). Steps:
+ *  1. cooperative binding; the farmer is registered (FARMER_NOT_REGISTERED) with a phone
+ *     (PHONE_NOT_FOUND); the batch exists (BATCH_NOT_FOUND) and is the farmer's;
+ *  2. quote the rate (provider unreachable after 3 attempts: PROVIDER_UNAVAILABLE, nothing written);
+ *  3. one transaction: the payout (PENDING) and its (batch, reason) guard (DUPLICATE_PAYOUT);
+ *  4. create the provider order, reference `<payout_id>-A1` (idempotent at the provider):
+ *     unreachable → the payout and guard are removed and PROVIDER_UNAVAILABLE is raised;
+ *     rejected → the payout is FAILED, its retry path starts, and PAYOUT_FAILED (500) is raised
+ *     with the payout id in `details`;
+ *  5. PROCESSING with the order id, and the state machine started (execution named after the payout).
+ */
+export async function createFarmerPayout(
+  deps: PayoutDeps,
+  caller: Caller,
+  input: { farmer_id: string; batch_id: string; cooperative_id: string; reason: PayoutReason; amount: PayoutAmount },
+): Promise<Payout> {
+  assertActsFor(caller, input.cooperative_id);
+  const farmer = await deps.registry.getFarmer(input.farmer_id);
+  if (!farmer || farmer.cooperative_id !== input.cooperative_id) {
+    throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${input.farmer_id} is not registered with cooperative ${input.cooperative_id}.`);
+  }
+  if (!farmer.phone) throw new DomainError('PHONE_NOT_FOUND', `Farmer ${input.farmer_id} has no mobile-money phone number on record.`);
+  const batchRef = parseBatchId(input.batch_id);
+  let batch = batchRef ? await deps.batches.get(input.batch_id) : null;
+  if (!batch || !batchRef || batch.cooperative_id !== input.cooperative_id) throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised for cooperative ${input.cooperative_id}.`);
+  if (batch.farmer_id !== input.farmer_id) {
+    throw new DomainError('VALIDATION_ERROR', `Batch ${input.batch_id} was delivered by another farmer.`, { details: [{ path: 'farmer_id', message: "does not match the batch's farmer" }] });
+  }
+
+  const quote = await deps.provider.quote('ugx' in input.amount ? { amount_ugx: input.amount.ugx } : { amount_usd_micro: input.amount.usd_micro });
+  const usdMicro = 'ugx' in input.amount ? microForUgx(input.amount.ugx, quote.rate) : input.amount.usd_micro;
+  const estimatedUgx = ugxForMicro(usdMicro, quote.rate);
+
+  let payout: Payout | undefined;
+  for (let tries = 0; !payout; tries++) {
+    const seq = batch.payout_seq + 1;
+    const at = deps.now().toISOString();
+    const candidate: Payout = {
+      payment_id: formatPayoutId(batchRef.year, batchRef.n, seq),
+      payment_type: 'FARMER_PAYOUT',
+      batch_id: input.batch_id,
+      farmer_id: input.farmer_id,
+      cooperative_id: input.cooperative_id,
+      reason: input.reason,
+      status: 'PENDING',
+      amount_usd_micro: usdMicro,
+      amount_ugx: estimatedUgx,
+      estimated_ugx: estimatedUgx,
+      exchange_rate: quote.rate,
+      quote_id: quote.quote_id,
+      phone: farmer.phone,
+      recipient_name: farmer.full_name,
+      attempt: 1,
+      retry_count: 0,
+      created_at: at,
+      updated_at: at,
+      created_by: caller.sub,
+    };
+    try {
+      await deps.payouts.createPending(candidate, batch.payout_seq);
+      payout = candidate;
+    } catch (err) {
+      if (!(err instanceof PayoutSequenceConflict) || tries >= 10) throw err;
+      batch = (await deps.batches.get(input.batch_id))!;
+    }
+  }
+
+  let order;
+  try {
+    order = await deps.provider.createOrder({
+      reference: providerReference(payout.payment_id, 1),
+      quote_id: quote.quote_id,
+      amount_usd_micro: usdMicro,
+      recipient: { phone: farmer.phone, name: farmer.full_name },
+    });
+  } catch (err) {
+    if (err instanceof ProviderUnavailableError) {
+      await deps.payouts.discardUnsent(payout);
+      throw err;
+    }
+    if (err instanceof ProviderRejectedError) {
+      const failed = await deps.payouts.markFirstOrderRejected(payout.payment_id, err.reason, deps.now().toISOString());
+      await deps.workflow.start(payout.payment_id);
+      throw new DomainError('PAYOUT_FAILED', `The payout provider rejected the order (${err.reason}); payout ${failed.payment_id} is queued for retry.`, {
+        details: { payout_id: failed.payment_id, status: failed.status },
+      });
+    }
+    throw err;
+  }
+  const processing = await deps.payouts.markProcessing(payout.payment_id, order, deps.now().toISOString());
+  await deps.workflow.start(payout.payment_id);
+  logger.info('payout started', { payout_id: processing.payment_id, batch_id: processing.batch_id, reason: processing.reason, amount_usd_micro: usdMicro, provider_order_id: order.order_id });
+  return processing;
+}
+
+/** The create response (interface-spec "Payout" create response). */
+export function payoutCreatedView(p: Payout) {
+  return {
+    payout_id: p.payment_id,
+    status: p.status,
+    farmer_id: p.farmer_id,
+    batch_id: p.batch_id,
+    reason: p.reason,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    estimated_ugx: p.estimated_ugx,
+    exchange_rate: Number(p.exchange_rate),
+    phone: maskPhone(p.phone),
+    provider_order_id: p.provider_order_id ?? null,
+    estimated_completion_seconds: ESTIMATED_COMPLETION_SECONDS,
+    created_at: p.created_at,
+  };
+}
+
+/** GET /payments/farmer-payout/{id} (interface-spec "Payout status response"). */
+export function payoutStatusView(p: Payout) {
+  return {
+    payout_id: p.payment_id,
+    status: p.status,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    amount_ugx: p.amount_ugx,
+    provider_order_id: p.provider_order_id ?? null,
+    mobile_money_transaction_id: p.mobile_money_transaction_id ?? null,
+    completed_at: p.completed_at ?? null,
+    elapsed_seconds: p.elapsed_seconds ?? null,
+    retry_count: p.retry_count,
+  };
+}
+
+/** GET /payments/{id} for a FARMER_PAYOUT (interface-spec "Payment record"). */
+export function paymentRecordView(p: Payout) {
+  return {
+    payment_id: p.payment_id,
+    payment_type: p.payment_type,
+    status: p.status,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    created_at: p.created_at,
+    completed_at: p.completed_at ?? null,
+    farmer_id: p.farmer_id,
+    batch_id: p.batch_id,
+    cooperative_id: p.cooperative_id,
+    amount_ugx: p.amount_ugx,
+    exchange_rate: Number(p.exchange_rate),
+    provider_order_id: p.provider_order_id ?? null,
+    mobile_money_transaction_id: p.mobile_money_transaction_id ?? null,
+    reason: p.reason,
+    elapsed_seconds: p.elapsed_seconds ?? null,
+    retry_count: p.retry_count,
+  };
+}
+
+/**
+ * Reads a payment with the access rules of GET /payments/{id}: ADMIN all; a cooperative only its
+ * own; an MFI only its own deposits (so never a payout). Errors: PAYMENT_NOT_FOUND (404),
+ * INSUFFICIENT_PERMISSIONS (403).
+ */
+export async function readPayment(payouts: PayoutRepository, caller: Caller, paymentId: string): Promise<Payout> {
+  const p = /^PAY-/.test(paymentId) ? await payouts.get(paymentId) : null;
+  if (!p) throw new DomainError('PAYMENT_NOT_FOUND', `Payment ${paymentId} is not recognised.`);
+  if (caller.role === 'ADMIN') return p;
+  if (caller.role === 'COOPERATIVE' && caller.cooperative_id === p.cooperative_id) return p;
+  throw new DomainError('INSUFFICIENT_PERMISSIONS', `This token has no access to payment ${paymentId}.`);
+}
+
+// ------------------------------------------------------------------ state-machine tasks
+
+/**
+ * Task `AttemptN` (.waitForTaskToken): makes sure attempt N's provider order exists (reference
+ * `<payout_id>-A<N>`, idempotent) and parks the task token on the payout, for the settlement
+ * webhook to resume. When the payout was settled or failed before the token could be parked,
+ * resumes or fails the task at once. A provider rejection fails the task (`OrderFailed`).
+ */
+export async function runPayoutAttempt(deps: PayoutDeps, input: { payout_id: string; attempt: number; task_token: string }): Promise<void> {
+  const { payout_id: payoutId, attempt, task_token: token } = input;
+  const payout = await deps.payouts.get(payoutId);
+  if (!payout) throw new Error(`payout ${payoutId} not found`);
+  if (payout.status === 'COMPLETED') return deps.workflow.resume(token, settlementOutput(payout));
+  if (payout.status === 'MANUAL_REVIEW') return deps.workflow.fail(token, 'PayoutFinal', 'payout is in manual review');
+  if (payout.status === 'FAILED' && payout.attempt === attempt) return deps.workflow.fail(token, 'OrderFailed', payout.last_failure_reason ?? 'order failed');
+
+  let orderId: string;
+  try {
+    const order = await deps.provider.createOrder({
+      reference: providerReference(payoutId, attempt),
+      ...(attempt === 1 && payout.quote_id ? { quote_id: payout.quote_id } : {}),
+      amount_usd_micro: payout.amount_usd_micro,
+      recipient: { phone: payout.phone, name: payout.recipient_name },
+    });
+    orderId = order.order_id;
+  } catch (err) {
+    if (err instanceof ProviderRejectedError) {
+      await deps.payouts.recordFailure({ ...payout, attempt }, attempt, err.reason, deps.now().toISOString()).catch(() => 'IGNORED');
+      return deps.workflow.fail(token, 'OrderFailed', err.reason);
+    }
+    throw err;
+  }
+  const blocked = await deps.payouts.registerAttempt(payoutId, attempt, token, orderId, deps.now().toISOString());
+  if (!blocked) return;
+  if (blocked.status === 'COMPLETED') return deps.workflow.resume(token, settlementOutput(blocked));
+  if (blocked.status === 'FAILED' && blocked.attempt === attempt) return deps.workflow.fail(token, 'OrderFailed', blocked.last_failure_reason ?? 'order failed');
+  throw new Error(`payout ${payoutId} cannot start attempt ${attempt} from status ${blocked.status} (attempt ${blocked.attempt})`);
+}
+
+/** Outcome of checking an attempt that failed or timed out. */
+export type CheckOutcome = 'COMPLETED' | 'PENDING' | 'RETRY' | 'EXHAUSTED';
+
+/**
+ * Task `CheckAttemptN`: after attempt N failed or its wait timed out, read the attempt's final
+ * status from the provider (never pay again on a guess, decisions §7):
+ * settled → recorded as COMPLETED; still pending → wait again; failed or never created →
+ * RETRY_N (N ≤ 3) or EXHAUSTED (N = 4, manual review follows).
+ */
+export async function checkPayoutAttempt(deps: PayoutDeps, input: { payout_id: string; attempt: number }): Promise<{ outcome: CheckOutcome }> {
+  const payout = await deps.payouts.get(input.payout_id);
+  if (!payout) throw new Error(`payout ${input.payout_id} not found`);
+  if (payout.status === 'COMPLETED') return { outcome: 'COMPLETED' };
+  if (payout.status === 'MANUAL_REVIEW') return { outcome: 'EXHAUSTED' };
+  const order = await deps.provider.findOrderByReference(providerReference(input.payout_id, input.attempt));
+  if (order?.status === 'SETTLED') {
+    await deps.payouts.recordSettlement(payout, {
+      attempt: input.attempt,
+      order_id: order.order_id,
+      amount_ugx: order.amount_ugx,
+      exchange_rate: order.exchange_rate,
+      mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',
+      settled_at: order.settled_at ?? deps.now().toISOString(),
+    }, deps.now().toISOString());
+    return { outcome: 'COMPLETED' };
+  }
+  if (order?.status === 'PENDING') return { outcome: 'PENDING' };
+  if (payout.status !== 'FAILED') {
+    await deps.payouts.recordFailure(payout, input.attempt, order?.failure_reason ?? 'no order at the provider', deps.now().toISOString());
+  }
+  if (input.attempt >= MAX_ATTEMPTS) return { outcome: 'EXHAUSTED' };
+  await deps.payouts.scheduleRetry(input.payout_id, input.attempt as 1 | 2 | 3, deps.now().toISOString()).catch((err) => {
+    if ((err as Error).name !== 'PayoutTransitionRejected') throw err;
+  });
+  return { outcome: 'RETRY' };
+}
+
+/**
+ * Task `ManualReview`: all retries exhausted (spec: RETRY_3 → MANUAL_REVIEW). The payout becomes
+ * MANUAL_REVIEW, its USDC is held for the cooperative, and the cooperative's manager is notified
+ * through SNS with `cooperative_id` as a message attribute (so each manager's subscription filters
+ * to its own cooperative). The message names the farmer, the batch receipt and the amount.
+ */
+export async function moveToManualReview(deps: PayoutDeps & { notifier: Notifier }, input: { payout_id: string }): Promise<{ status: string }> {
+  const payout = await deps.payouts.get(input.payout_id);
+  if (!payout) throw new Error(`payout ${input.payout_id} not found`);
+  if (payout.status === 'COMPLETED') return { status: 'COMPLETED' };
+  const at = deps.now().toISOString();
+  if (payout.status !== 'MANUAL_REVIEW') await deps.payouts.markManualReview(payout, at);
+  const fresh = (await deps.payouts.get(input.payout_id))!;
+  if (fresh.status !== 'MANUAL_REVIEW') return { status: fresh.status };
+  // At least once: a retried task publishes again only if the first publish was not recorded.
+  if (!fresh.manager_notified_at) {
+    const coop = await deps.registry.getCooperative(fresh.cooperative_id);
+    await deps.notifier.publish({
+      subject: `Payout ${fresh.payment_id} needs manual review`,
+      message: [
+        `Cooperative ${coop?.name ?? fresh.cooperative_id}: the mobile-money payout to farmer ${fresh.recipient_name} (${fresh.farmer_id}, ${maskPhone(fresh.phone)}) failed after ${fresh.retry_count} retries.`,
+        `Batch receipt: ${fresh.batch_id}. Payout: ${fresh.payment_id} (${fresh.reason}).`,
+        `Amount: ${microToUsdc(fresh.amount_usd_micro)} USDC (about ${fresh.estimated_ugx.toLocaleString('en-US')} UGX), now held in the cooperative's holding balance.`,
+        `Last provider answer: ${fresh.last_failure_reason ?? 'none'}.`,
+        `The farmer can collect the payment at the cooperative office against the batch receipt ${fresh.batch_id}.`,
+      ].join('\n'),
+      attributes: { cooperative_id: fresh.cooperative_id, event: 'payout.manual_review', payout_id: fresh.payment_id },
+    });
+    await deps.payouts.markManagerNotified(fresh.payment_id, deps.now().toISOString());
+  }
+  return { status: 'MANUAL_REVIEW' };
+}
+
+function settlementOutput(p: Payout): Record<string, unknown> {
+  return { status: p.status, provider_order_id: p.provider_order_id ?? null, completed_at: p.completed_at ?? null };
+}

@@ -1,0 +1,112 @@
+import type * as v from 'valibot';
+import type { Caller } from '../auth/claims';
+import { DomainError } from '../domain/errors';
+import { maskPhone, normaliseUgandanMobile } from '../domain/phone';
+import type { ForestCheck } from '../domain/ports';
+import type { Cooperative, Farmer } from '../domain/records';
+import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
+import type { CreateCooperativeSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from '../http/schemas';
+import { logger } from '../runtime/logger';
+import { assertActsFor } from './access';
+
+/**
+ * Cooperatives and farmers (decisions §3).
+ */
+
+/** Whether a cooperative may trade today: licence ACTIVE and not past its expiry date. */
+export function isCooperativeActive(c: Cooperative, today = new Date()): boolean {
+  return c.licence_status === 'ACTIVE' && c.licence_expires_at >= today.toISOString().slice(0, 10);
+}
+
+/** The cooperative as shown to callers (manager phone masked). */
+export function cooperativeView(c: Cooperative) {
+  return { ...c, manager: { ...c.manager, phone: maskPhone(c.manager.phone) }, active: isCooperativeActive(c) };
+}
+
+/** The farmer as shown to callers (phone masked, decisions §3). */
+export function farmerView(f: Farmer) {
+  const { registered_by: _by, ...rest } = f;
+  return { ...rest, phone: f.phone ? maskPhone(f.phone) : null };
+}
+
+/**
+ * POST /cooperatives (ADMIN). 1. normalise the manager phone 2. store with the id unique.
+ * Errors: VALIDATION_ERROR, COOPERATIVE_ALREADY_EXISTS (409).
+ */
+export async function createCooperative(repo: RegistryRepository, input: v.InferOutput<typeof CreateCooperativeSchema>, now: Date): Promise<Cooperative> {
+  const phone = normaliseUgandanMobile(input.manager.phone);
+  if (!phone) throw new DomainError('VALIDATION_ERROR', 'manager.phone is not a valid Ugandan mobile number.', { details: [{ path: 'manager.phone', message: 'not a valid Ugandan mobile number' }] });
+  const at = now.toISOString();
+  const coop: Cooperative = { ...input, manager: { ...input.manager, phone }, created_at: at, updated_at: at };
+  await repo.createCooperative(coop);
+  return coop;
+}
+
+/** PATCH /cooperatives/{id} (ADMIN). Errors: VALIDATION_ERROR, COOPERATIVE_NOT_FOUND (404). */
+export async function updateCooperative(repo: RegistryRepository, id: string, patch: v.InferOutput<typeof UpdateCooperativeSchema>, now: Date): Promise<Cooperative> {
+  if (patch.manager) {
+    const phone = normaliseUgandanMobile(patch.manager.phone);
+    if (!phone) throw new DomainError('VALIDATION_ERROR', 'manager.phone is not a valid Ugandan mobile number.', { details: [{ path: 'manager.phone', message: 'not a valid Ugandan mobile number' }] });
+    patch = { ...patch, manager: { ...patch.manager, phone } };
+  }
+  return repo.updateCooperative(id, { ...patch, updated_at: now.toISOString() });
+}
+
+/** GET /cooperatives/{id}. Errors: INSUFFICIENT_PERMISSIONS (403), COOPERATIVE_NOT_FOUND (404). */
+export async function getCooperative(repo: RegistryRepository, caller: Caller, id: string): Promise<Cooperative> {
+  assertActsFor(caller, id);
+  const c = await repo.getCooperative(id);
+  if (!c) throw new DomainError('COOPERATIVE_NOT_FOUND', `Cooperative ${id} is not registered.`);
+  return c;
+}
+
+/**
+ * POST /farmers/register. Steps: 1. cooperative binding 2. the cooperative exists 3. phone is a
+ * Ugandan mobile 4. forest check of the farm (recorded as gfw_status; a FLAGGED farm is logged
+ * for manual review) 5. store with the id unique.
+ * Errors: INSUFFICIENT_PERMISSIONS, VALIDATION_ERROR, COOPERATIVE_NOT_FOUND, FARMER_ALREADY_REGISTERED.
+ */
+export async function registerFarmer(
+  deps: { registry: RegistryRepository; forestCheck: ForestCheck },
+  caller: Caller,
+  input: v.InferOutput<typeof RegisterFarmerSchema>,
+  now: Date,
+): Promise<Farmer> {
+  assertActsFor(caller, input.cooperative_id);
+  const coop = await deps.registry.getCooperative(input.cooperative_id);
+  if (!coop) throw new DomainError('COOPERATIVE_NOT_FOUND', `Cooperative ${input.cooperative_id} is not registered.`);
+  let phone: string | undefined;
+  if (input.phone !== undefined) {
+    phone = normaliseUgandanMobile(input.phone) ?? undefined;
+    if (!phone) throw new DomainError('VALIDATION_ERROR', 'phone is not a valid Ugandan mobile number.', { details: [{ path: 'phone', message: 'not a valid Ugandan mobile number (+2567…)' }] });
+  }
+  const check = await deps.forestCheck.check(input.farm);
+  const farmer: Farmer = {
+    farmer_id: input.farmer_id,
+    full_name: input.full_name,
+    cooperative_id: input.cooperative_id,
+    ...(phone ? { phone } : {}),
+    district: input.district,
+    farm: input.farm,
+    gfw_status: check.status,
+    gfw_checked_at: check.checked_at,
+    gfw_dataset: check.dataset,
+    registered_at: now.toISOString(),
+    registered_by: caller.sub,
+  };
+  await deps.registry.createFarmer(farmer);
+  if (check.status === 'FLAGGED') {
+    logger.warn('farm flagged by the forest check: manual review required', { farmer_id: farmer.farmer_id, cooperative_id: farmer.cooperative_id, alerts: check.alerts.length });
+  }
+  return farmer;
+}
+
+/** GET /farmers/{id}: ADMIN, MFI, or COOPERATIVE/AGENT of the farmer's cooperative. */
+export async function getFarmer(repo: RegistryRepository, caller: Caller, id: string): Promise<Farmer> {
+  const f = await repo.getFarmer(id);
+  if (!f) {
+    throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${id} is not in the farmer registry.`);
+  }
+  if (caller.role !== 'MFI') assertActsFor(caller, f.cooperative_id);
+  return f;
+}
