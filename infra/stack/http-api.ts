@@ -110,6 +110,9 @@ export class ServiceApi extends Construct {
       },
     });
 
+    // The stack outputs the URL itself (ApiUrl); drop RestApi's automatic duplicate.
+    this.api.node.tryRemoveChild('Endpoint');
+
     // Computed from the API's id and the literal stage name, not from the Stage: functions that
     // are the API's integrations can hold it without a dependency cycle.
     const ownDocs = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}/docs`;

@@ -62,11 +62,8 @@ export class PayoutStateMachine extends Construct {
     }
     const stack = Stack.of(this);
 
-    const logGroup = new LogGroup(this, 'Logs', {
-      // The vendedlogs prefix keeps CloudWatch Logs' resource policy small (Step Functions log delivery).
-      logGroupName: `/aws/vendedlogs/states/${payoutStateMachineName(stack)}`,
-      retention: RetentionDays.ONE_MONTH,
-    });
+    // Unnamed (a fixed name would collide with the retained group when the stack is re-created).
+    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
 
     this.stateMachine = new StateMachine(this, 'StateMachine', {
       stateMachineName: payoutStateMachineName(stack),

@@ -13,11 +13,15 @@ import { validate, type IssueCodeRule } from './validation';
 /** What a route handler receives after the standard middleware ran. */
 export interface HttpRequest<B> {
   body: B;
+  /** The body exactly as received (webhooks verify signatures over it). */
+  rawBody: string;
   caller: Caller;
   params: Record<string, string>;
   query: Record<string, string>;
   headers: Record<string, string>;
   requestId: string;
+  /** API Gateway stage prefix (e.g. `/prod`), empty locally. */
+  requestContextPath: string;
 }
 
 /** What a route handler returns: a status and a JSON body (or a ready HttpResult). */
@@ -34,9 +38,14 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
   maxBodyBytes?: number;
   /** Public routes (no authorizer): no caller required. */
   public?: boolean;
+  /** Keep the body as a string (no JSON parsing here), still size-checked. */
+  rawBody?: boolean;
 }
 
-type Event = APIGatewayProxyEvent & { _requestId?: string };
+type Event = APIGatewayProxyEvent & { _requestId?: string; _rawBody?: string };
+
+/** The caller of a public route (no token). It holds no role that any rule accepts. */
+const ANONYMOUS: Caller = { sub: 'anonymous', role: 'MFI', mfi_id: '', duties: [] };
 
 /**
  * Wraps a route's use-case call in the standard middy stack: request id (ULID, also in
@@ -53,6 +62,8 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   const base = middy<Event, HttpResult>().before(async (request) => {
     const requestId = ulid();
     request.event._requestId = requestId;
+    const raw = request.event.body ?? '';
+    request.event._rawBody = request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
     logger.appendKeys({ request_id: requestId, route: `${request.event.httpMethod} ${request.event.resource ?? request.event.path}` });
     if (!opts.public) {
       const caller = callerFromContext(request.event.requestContext?.authorizer as Record<string, unknown> | undefined);
@@ -61,7 +72,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
         throw new DomainError('INSUFFICIENT_PERMISSIONS', `This operation needs one of the roles ${opts.roles.join(', ')}; the token has role ${caller.role}.`);
       }
     }
-    if (opts.body) {
+    if (opts.body || opts.rawBody) {
       const raw = request.event.body ?? '';
       const size = request.event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
       if (size > maxBody) throw new DomainError('PAYLOAD_TOO_LARGE', `The request body is ${size} bytes; the limit for this route is ${maxBody} bytes.`);
@@ -74,14 +85,18 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
       const requestId = event._requestId ?? ulid();
       const headers = lowerCaseHeaders(event.headers);
       const body = (opts.body ? validate(opts.body, event.body, opts.issueCodes ?? []) : undefined) as S extends v.GenericSchema ? v.InferOutput<S> : undefined;
-      const caller = callerFromContext(event.requestContext?.authorizer as Record<string, unknown> | undefined) ?? { sub: 'anonymous', role: 'ADMIN', duties: [] };
+      const caller = callerFromContext(event.requestContext?.authorizer as Record<string, unknown> | undefined);
+      if (!caller && !opts.public) throw new DomainError('UNAUTHORIZED', 'Missing or invalid Bearer token.');
+      const rawBody = event._rawBody ?? '';
       const reply = await fn({
         body,
-        caller: opts.public ? { ...caller, role: caller.role } : caller,
+        rawBody,
+        caller: caller ?? ANONYMOUS,
         params: (event.pathParameters ?? {}) as Record<string, string>,
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         headers,
         requestId,
+        requestContextPath: event.requestContext?.stage && !['$default', 'local'].includes(event.requestContext.stage) ? `/${event.requestContext.stage}` : '',
       });
       if ('statusCode' in reply) return reply;
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);

@@ -201,7 +201,7 @@ export async function readPayment(payouts: PayoutRepository, caller: Caller, pay
  * webhook to resume. When the payout was settled or failed before the token could be parked,
  * resumes or fails the task at once. A provider rejection fails the task (`OrderFailed`).
  */
-export async function runPayoutAttempt(deps: PayoutDeps, input: { payout_id: string; attempt: number; task_token: string }): Promise<void> {
+export async function runPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'provider' | 'workflow' | 'now'>, input: { payout_id: string; attempt: number; task_token: string }): Promise<void> {
   const { payout_id: payoutId, attempt, task_token: token } = input;
   const payout = await deps.payouts.get(payoutId);
   if (!payout) throw new Error(`payout ${payoutId} not found`);
@@ -241,7 +241,7 @@ export type CheckOutcome = 'COMPLETED' | 'PENDING' | 'RETRY' | 'EXHAUSTED';
  * settled → recorded as COMPLETED; still pending → wait again; failed or never created →
  * RETRY_N (N ≤ 3) or EXHAUSTED (N = 4, manual review follows).
  */
-export async function checkPayoutAttempt(deps: PayoutDeps, input: { payout_id: string; attempt: number }): Promise<{ outcome: CheckOutcome }> {
+export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'provider' | 'now'>, input: { payout_id: string; attempt: number }): Promise<{ outcome: CheckOutcome }> {
   const payout = await deps.payouts.get(input.payout_id);
   if (!payout) throw new Error(`payout ${input.payout_id} not found`);
   if (payout.status === 'COMPLETED') return { outcome: 'COMPLETED' };
@@ -275,7 +275,7 @@ export async function checkPayoutAttempt(deps: PayoutDeps, input: { payout_id: s
  * through SNS with `cooperative_id` as a message attribute (so each manager's subscription filters
  * to its own cooperative). The message names the farmer, the batch receipt and the amount.
  */
-export async function moveToManualReview(deps: PayoutDeps & { notifier: Notifier }, input: { payout_id: string }): Promise<{ status: string }> {
+export async function moveToManualReview(deps: Pick<PayoutDeps, 'payouts' | 'registry' | 'now'> & { notifier: Notifier }, input: { payout_id: string }): Promise<{ status: string }> {
   const payout = await deps.payouts.get(input.payout_id);
   if (!payout) throw new Error(`payout ${input.payout_id} not found`);
   if (payout.status === 'COMPLETED') return { status: 'COMPLETED' };
@@ -304,4 +304,33 @@ export async function moveToManualReview(deps: PayoutDeps & { notifier: Notifier
 
 function settlementOutput(p: Payout): Record<string, unknown> {
   return { status: p.status, provider_order_id: p.provider_order_id ?? null, completed_at: p.completed_at ?? null };
+}
+
+/** The system itself, as the caller of automatic payouts. */
+const SYSTEM_CALLER: Caller = { sub: 'system', role: 'ADMIN', duties: [] };
+
+/**
+ * Starts the NET_COFFEE_PAYMENT of a submitted batch (decisions §4: the USDC that buys
+ * `payment_amount_ugx` at the quoted rate). Idempotent: an existing payout (DUPLICATE_PAYOUT)
+ * means it was started already. A farmer without a phone makes the batch NOT_PAYABLE; a provider
+ * rejection leaves the payout on its retry path. Provider unreachable: throws, so the queue retries.
+ */
+export async function startBatchPayout(deps: PayoutDeps, batchId: string): Promise<void> {
+  const batch = await deps.batches.get(batchId);
+  if (!batch) throw new Error(`batch ${batchId} not found`);
+  try {
+    await createFarmerPayout(deps, SYSTEM_CALLER, {
+      farmer_id: batch.farmer_id, batch_id: batch.batch_id, cooperative_id: batch.cooperative_id, reason: 'NET_COFFEE_PAYMENT', amount: { ugx: batch.payment_amount_ugx },
+    });
+  } catch (err) {
+    if (err instanceof DomainError) {
+      if (err.code === 'DUPLICATE_PAYOUT' || err.code === 'PAYOUT_FAILED') return;
+      if (err.code === 'PHONE_NOT_FOUND') {
+        await deps.batches.setPaymentStatus(batchId, 'NOT_PAYABLE');
+        logger.warn('batch payment not payable: the farmer has no phone on record', { batch_id: batchId });
+        return;
+      }
+    }
+    throw err;
+  }
 }

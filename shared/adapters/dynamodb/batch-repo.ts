@@ -88,7 +88,7 @@ export class BatchRepository {
         Update: {
           TableName: tableName(),
           Key: keys.batch(input.batchId),
-          UpdateExpression: 'SET mint_status = :c, stage = :s, chain_tx_hash = :tx, stage_history = :h, audit_seq = :seq, audit_head_hash = :hash, updated_at = :at',
+          UpdateExpression: 'REMOVE pending_audit_entry SET mint_status = :c, stage = :s, chain_tx_hash = :tx, stage_history = :h, audit_seq = :seq, audit_head_hash = :hash, updated_at = :at',
           ConditionExpression: 'mint_status = :p',
           ExpressionAttributeValues: { ':c': 'CONFIRMED', ':p': 'PENDING', ':s': 'DELIVERED', ':tx': input.txHash, ':h': [input.history], ':seq': input.entry.sequence_number, ':hash': input.entry.hash, ':at': input.at },
         },
@@ -162,6 +162,11 @@ export class BatchRepository {
       start = r.LastEvaluatedKey;
     } while (start);
     return out;
+  }
+
+  /** Stores a new job. */
+  async putJob(job: Job): Promise<void> {
+    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job }, ConditionExpression: 'attribute_not_exists(PK)' }));
   }
 
   async getJob(jobId: string): Promise<Job | null> {

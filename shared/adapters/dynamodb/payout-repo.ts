@@ -140,7 +140,7 @@ export class PayoutRepository {
       Update: {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
-        UpdateExpression: 'SET #s = :done, completed_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE task_token',
+        UpdateExpression: 'SET #s = :done, completed_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at',
         ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {

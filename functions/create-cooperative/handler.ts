@@ -1,0 +1,10 @@
+import { now, registryRepo } from '../../shared/composition';
+import { httpHandler } from '../../shared/http/handler';
+import { CreateCooperativeSchema } from '../../shared/http/schemas';
+import { cooperativeView, createCooperative } from '../../shared/use-cases/registry';
+
+/** POST /cooperatives (ADMIN): 201 with the cooperative (decisions §3). */
+export const handler = httpHandler({ roles: ['ADMIN'], body: CreateCooperativeSchema }, async ({ body }) => {
+  const coop = await createCooperative(registryRepo(), body, now());
+  return { status: 201, body: cooperativeView(coop), headers: { location: `/cooperatives/${coop.cooperative_id}` } };
+});

@@ -1,0 +1,8 @@
+import { batchRepo } from '../../shared/composition';
+import { httpHandler } from '../../shared/http/handler';
+import { batchView, readBatch } from '../../shared/use-cases/batches';
+
+/** GET /batch/{id}: the batch with its stage history (decisions §8). */
+export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'] }, async ({ caller, params }) => {
+  return { status: 200, body: batchView(await readBatch(batchRepo(), caller, params.id ?? '')) };
+});

@@ -1,0 +1,8 @@
+import { registryRepo } from '../../shared/composition';
+import { httpHandler } from '../../shared/http/handler';
+import { cooperativeView, getCooperative } from '../../shared/use-cases/registry';
+
+/** GET /cooperatives/{id}: ADMIN, or a COOPERATIVE/AGENT token of that cooperative. */
+export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'] }, async ({ caller, params }) => {
+  return { status: 200, body: cooperativeView(await getCooperative(registryRepo(), caller, params.id ?? '')) };
+});

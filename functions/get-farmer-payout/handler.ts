@@ -1,0 +1,8 @@
+import { payoutRepo } from '../../shared/composition';
+import { httpHandler } from '../../shared/http/handler';
+import { payoutStatusView, readPayment } from '../../shared/use-cases/payouts';
+
+/** GET /payments/farmer-payout/{id}: the payout status response (same access rules as payments). */
+export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN', 'MFI'] }, async ({ caller, params }) => {
+  return { status: 200, body: payoutStatusView(await readPayment(payoutRepo(), caller, params.id ?? '')) };
+});

@@ -1,0 +1,8 @@
+import { registryRepo } from '../../shared/composition';
+import { httpHandler } from '../../shared/http/handler';
+import { farmerView, getFarmer } from '../../shared/use-cases/registry';
+
+/** GET /farmers/{id}: ADMIN, MFI, or a COOPERATIVE/AGENT token of the farmer's cooperative. */
+export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT', 'MFI'] }, async ({ caller, params }) => {
+  return { status: 200, body: farmerView(await getFarmer(registryRepo(), caller, params.id ?? '')) };
+});

@@ -1,0 +1,8 @@
+import { batchRepo } from '../../shared/composition';
+import { httpHandler } from '../../shared/http/handler';
+import { readJob } from '../../shared/use-cases/batches';
+
+/** GET /jobs/{id}: `{job_id, status: PENDING|COMPLETE|FAILED, batch_id, tx_hash, error?}`. */
+export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'] }, async ({ caller, params }) => {
+  return { status: 200, body: await readJob(batchRepo(), caller, params.id ?? '') };
+});

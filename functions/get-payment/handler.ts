@@ -1,0 +1,8 @@
+import { payoutRepo } from '../../shared/composition';
+import { httpHandler } from '../../shared/http/handler';
+import { paymentRecordView, readPayment } from '../../shared/use-cases/payouts';
+
+/** GET /payments/{id} (COOPERATIVE own, MFI own deposits, ADMIN): the payment record by type. */
+export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN', 'MFI'] }, async ({ caller, params }) => {
+  return { status: 200, body: paymentRecordView(await readPayment(payoutRepo(), caller, params.id ?? '')) };
+});

@@ -1,0 +1,33 @@
+import { batchDeps } from '../../shared/composition';
+import { envOr } from '../../shared/config';
+import { httpHandler } from '../../shared/http/handler';
+import { SubmitBatchSchema } from '../../shared/http/schemas';
+import { submissionView, submitBatch } from '../../shared/use-cases/batches';
+
+/** How long the submission waits for the mint receipt before answering 202 (decisions §5). */
+const RECEIPT_WAIT_MS = Number(envOr('SUBMIT_RECEIPT_WAIT_MS', '4000'));
+
+/**
+ * POST /batch/submit and /v1/batch/submit: mint the BatchToken, write the audit log, start the
+ * farmer payout. 201 with the spec's `{success, data}`; 202 `{job_id, status: PENDING}` when the
+ * receipt is slow or the request carries `Prefer: respond-async` (RFC 7240).
+ */
+export const handler = httpHandler({
+  roles: ['ADMIN', 'COOPERATIVE', 'AGENT'],
+  body: SubmitBatchSchema,
+  issueCodes: [
+    { path: 'weight_kg', types: ['min_value', 'max_value'], code: 'WEIGHT_OUT_OF_RANGE' },
+    { path: 'grade', types: ['picklist'], code: 'INVALID_GRADE' },
+  ],
+}, async ({ body, caller, headers }) => {
+  const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
+  const result = await submitBatch(await batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
+  if (result.kind === 'accepted') {
+    return {
+      status: 202,
+      body: { job_id: result.job.job_id, status: result.job.status, batch_id: result.job.batch_id },
+      headers: { location: `/jobs/${result.job.job_id}`, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) },
+    };
+  }
+  return { status: 201, body: submissionView(result), headers: { location: `/batch/${result.batch.batch_id}` } };
+});

@@ -1,0 +1,10 @@
+import { now, registryRepo } from '../../shared/composition';
+import { httpHandler } from '../../shared/http/handler';
+import { UpdateCooperativeSchema } from '../../shared/http/schemas';
+import { cooperativeView, updateCooperative } from '../../shared/use-cases/registry';
+
+/** PATCH /cooperatives/{id} (ADMIN): licence, manager or prices (decisions §3). */
+export const handler = httpHandler({ roles: ['ADMIN'], body: UpdateCooperativeSchema }, async ({ body, params }) => {
+  const coop = await updateCooperative(registryRepo(), params.id ?? '', body, now());
+  return { status: 200, body: cooperativeView(coop) };
+});

@@ -1,0 +1,331 @@
+/**
+ * Template assertions on CoffeeTraceStack, synthesized once (bundling 21 functions takes a while).
+ * The app gets cdk.json's context (feature flags and setting defaults), so it is the template
+ * `npm run synth` produces, plus one manager subscription.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Stack, type CfnResource } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { BUNDLE_BANNER, esbuildOptionsFor, functionEntry, lambdaBundling } from '../../infra/bundling';
+import { CoffeeTraceStack, functionSpecs, QUEUE_BATCH_SIZE } from '../../infra/stack/coffee-trace-stack';
+import { GATEWAY_ERRORS } from '../../infra/stack/http-api';
+import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
+import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-machine';
+import { SETTING_DEFAULTS } from '../../infra/stack/settings';
+import { AUTHORIZER_FN, routes, workers, type Need } from '../../shared/http/routes';
+import { repoRoot } from '../../shared/runtime/paths';
+
+jest.setTimeout(240_000);
+
+type Json = Record<string, any>;
+
+const cdkJson = JSON.parse(readFileSync(join(repoRoot(), 'cdk.json'), 'utf8')) as { app: string; context: Json };
+const MANAGER = { cooperativeId: 'COOP-KAWA', email: 'manager@kawa.example', sms: '+256700123456' };
+
+let app: App;
+let stack: CoffeeTraceStack;
+let template: Template;
+let resources: Record<string, Json>;
+
+/** Logical id of a function folder's Lambda. */
+function fnLogicalId(fn: string): string {
+  const f = stack.functions.get(fn);
+  if (!f) throw new Error(`no function ${fn}`);
+  return stack.getLogicalId(f.fn.node.defaultChild as CfnResource);
+}
+
+function ofType(type: string): [string, Json][] {
+  return Object.entries(resources).filter(([, r]) => r.Type === type);
+}
+
+/** `/a/{id}` path of an AWS::ApiGateway::Resource (or the root GetAtt). */
+function resourcePath(ref: Json): string {
+  if (ref['Fn::GetAtt']) return '';
+  const r = resources[ref.Ref as string]!;
+  return `${resourcePath(r.Properties.ParentId)}/${r.Properties.PathPart}`;
+}
+
+beforeAll(() => {
+  const started = Date.now();
+  app = new App({ context: { ...cdkJson.context, managerSubscriptions: [MANAGER] } });
+  stack = new CoffeeTraceStack(app, 'CoffeeTrace');
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources as Record<string, Json>;
+  console.log(`CoffeeTraceStack synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+});
+
+describe('API Gateway', () => {
+  test('exactly one method per route (method + path)', () => {
+    const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => `${m.Properties.HttpMethod} ${resourcePath(m.Properties.ResourceId)}`);
+    expect(methods.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  test('jwt routes use the REQUEST authorizer; webhook and public routes none', () => {
+    const [authorizerId, authorizer] = ofType('AWS::ApiGateway::Authorizer')[0]!;
+    expect(ofType('AWS::ApiGateway::Authorizer')).toHaveLength(1);
+    expect(authorizer.Properties).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.Authorization', AuthorizerResultTtlInSeconds: 0 });
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(fnLogicalId(AUTHORIZER_FN));
+
+    for (const [, m] of ofType('AWS::ApiGateway::Method')) {
+      const key = `${m.Properties.HttpMethod} ${resourcePath(m.Properties.ResourceId)}`;
+      const route = routes.find((r) => `${r.method} ${r.path}` === key)!;
+      if (route.auth === 'jwt') {
+        expect(m.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } });
+      } else {
+        expect(m.Properties.AuthorizationType).toBe('NONE');
+        expect(m.Properties.AuthorizerId).toBeUndefined();
+      }
+      expect(m.Properties.Integration.Type).toBe('AWS_PROXY');
+      expect(JSON.stringify(m.Properties.Integration.Uri)).toContain(fnLogicalId(route.fn));
+    }
+  });
+
+  test('stage prod: throttled 50/100, access-logged, traced', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      TracingEnabled: true,
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100, DataTraceEnabled: false })],
+    });
+  });
+
+  test('gateway responses answer in the error envelope', () => {
+    for (const g of GATEWAY_ERRORS) {
+      const [, r] = ofType('AWS::ApiGateway::GatewayResponse').find(([, x]) => x.Properties.ResponseType === g.type.responseType)!;
+      expect(r.Properties.StatusCode).toBe(String(g.status));
+      const body = JSON.stringify(r.Properties.ResponseTemplates['application/json']);
+      expect(body).toContain(`\\"code\\":\\"${g.code}\\"`);
+      expect(body).toContain(`/errors#${g.code}`);
+      expect(body).toContain('$context.requestId');
+    }
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'THROTTLED',
+      ResponseParameters: { 'gatewayresponse.header.Retry-After': "'1'" },
+    });
+  });
+
+  test('outputs: API URL and webhook URLs', () => {
+    const outputs = template.toJSON().Outputs as Json;
+    expect(outputs.ApiUrl).toBeDefined();
+    for (const r of routes.filter((x) => x.auth === 'webhook')) {
+      const out = Object.values(outputs).find((o: Json) => JSON.stringify(o.Value).includes(r.path.slice(1)));
+      expect(out).toBeDefined();
+    }
+  });
+});
+
+describe('Lambda functions', () => {
+  const specs = functionSpecs();
+
+  test('one function per distinct fn (routes, workers, authorizer), all nodejs22.x on arm64', () => {
+    const fns = new Set([...routes.map((r) => r.fn), ...workers.map((w) => w.fn), AUTHORIZER_FN]);
+    expect(specs.map((s) => s.fn).sort()).toEqual([...fns].sort());
+    const lambdas = ofType('AWS::Lambda::Function');
+    expect(lambdas).toHaveLength(fns.size);
+    for (const [, l] of lambdas) {
+      expect(l.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' }, Handler: 'index.handler' });
+      expect(l.Properties.LoggingConfig.LogGroup).toBeDefined();
+    }
+  });
+
+  test('memory, timeouts and explicit log groups', () => {
+    for (const spec of specs) {
+      const p = resources[fnLogicalId(spec.fn)]!.Properties;
+      expect(p.MemorySize).toBe(spec.needs.has('ledger') ? 1024 : 512);
+      const worker = workers.find((w) => w.fn === spec.fn);
+      if (worker) expect(p.Timeout).toBe(worker.timeoutSeconds);
+      else expect(p.Timeout).toBeLessThanOrEqual(29);
+      const logGroup = resources[p.LoggingConfig.LogGroup.Ref]!;
+      expect(logGroup.Properties.RetentionInDays).toBe(30);
+    }
+  });
+
+  const ENV_BY_NEED: Record<Need, string[]> = {
+    'table:read': ['TABLE_NAME'],
+    'table:write': ['TABLE_NAME'],
+    'payout-state-machine:start': ['PAYOUT_STATE_MACHINE_ARN'],
+    'payout-state-machine:callback': ['PAYOUT_STATE_MACHINE_ARN'],
+    'mint-queue:send': ['MINT_QUEUE_URL'],
+    'payout-request-queue:send': ['PAYOUT_REQUEST_QUEUE_URL'],
+    'manual-review-topic:publish': ['MANUAL_REVIEW_TOPIC_ARN'],
+    ledger: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'LEDGER_SIGNER_KEY_SECRET_ARN'],
+    'payout-provider': ['PAYOUT_PROVIDER_URL', 'PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN'],
+    'payout-webhook-secret': ['PAYOUT_WEBHOOK_SECRET_ARN', 'PAYOUT_WEBHOOK_SECRET_SECRET_ARN'],
+  };
+  const COMMON = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', 'DOCS_BASE_URL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED', 'NODE_OPTIONS'];
+
+  test('environment: common variables plus exactly those of the function\'s needs', () => {
+    for (const spec of specs) {
+      const env = resources[fnLogicalId(spec.fn)]!.Properties.Environment.Variables as Json;
+      const expected = new Set([...COMMON, ...[...spec.needs].flatMap((n) => ENV_BY_NEED[n])]);
+      if (spec.fn === AUTHORIZER_FN) ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'].forEach((k) => expected.add(k));
+      expect(Object.keys(env).sort()).toEqual([...expected].sort());
+      expect(env.POWERTOOLS_SERVICE_NAME).toBe('coffee-trace');
+      expect(env.LOG_LEVEL).toBe('INFO');
+    }
+  });
+
+  test('every role denies deletes; only table users may read or write it', () => {
+    for (const spec of specs) {
+      const roleId = stack.getLogicalId(stack.functions.get(spec.fn)!.role.node.defaultChild as CfnResource);
+      const policy = ofType('AWS::IAM::Policy').find(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId));
+      expect(policy).toBeDefined();
+      const statements = policy![1].Properties.PolicyDocument.Statement as Json[];
+      const actions = (s: Json) => [s.Action].flat() as string[];
+      const deny = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem'));
+      expect(deny && actions(deny).sort()).toEqual([...TABLE_DENIED_ACTIONS].sort());
+      const allowed = statements.filter((s) => s.Effect === 'Allow').flatMap(actions);
+      expect(allowed).not.toContain('dynamodb:DeleteItem');
+      expect(allowed).not.toContain('dynamodb:Scan');
+      const usesTable = spec.needs.has('table:read') || spec.needs.has('table:write');
+      expect(allowed.some((a) => a.startsWith('dynamodb:'))).toBe(usesTable);
+      expect(allowed.includes('dynamodb:PutItem')).toBe(spec.needs.has('table:write'));
+    }
+    // Audit entries cannot be updated.
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Effect: 'Deny',
+        Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+      })]) },
+    });
+  });
+
+  test('no AWS managed policies on function roles', () => {
+    for (const spec of specs) {
+      const roleId = stack.getLogicalId(stack.functions.get(spec.fn)!.role.node.defaultChild as CfnResource);
+      expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  test('queue consumers: SQS event sources with partial batch failures', () => {
+    for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: fnLogicalId(w.fn) },
+        BatchSize: QUEUE_BATCH_SIZE[w.queue!],
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    }
+  });
+});
+
+describe('payout state machine', () => {
+  const asl = readFileSync(payoutAslPath(), 'utf8');
+
+  test('Standard, logs ALL without execution data, traced, named as functions expect', () => {
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineType: 'STANDARD',
+      StateMachineName: 'CoffeeTrace-payout-lifecycle',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: Match.objectLike({ Level: 'ALL', IncludeExecutionData: false }),
+    });
+    // Functions hold the ARN formatted from that name.
+    const env = resources[fnLogicalId('create-farmer-payout')]!.Properties.Environment.Variables as Json;
+    expect(JSON.stringify(env.PAYOUT_STATE_MACHINE_ARN)).toContain(':stateMachine:CoffeeTrace-payout-lifecycle');
+  });
+
+  test('definition has every ASL state; placeholders = substitution keys, each a worker function ARN', () => {
+    const [, sm] = ofType('AWS::StepFunctions::StateMachine')[0]!;
+    const definition = sm.Properties.DefinitionString as string;
+    expect(typeof definition).toBe('string');
+    for (const state of Object.keys(JSON.parse(asl).States as Json)) expect(definition).toContain(`"${state}"`);
+    const subs = sm.Properties.DefinitionSubstitutions as Json;
+    expect(aslPlaceholders(asl)).toEqual(Object.keys(subs).sort());
+    for (const [key, value] of Object.entries(subs)) {
+      const worker = workers.find((w) => w.substitution === key)!;
+      expect(value).toEqual({ 'Fn::GetAtt': [fnLogicalId(worker.fn), 'Arn'] });
+    }
+  });
+
+  test('the state machine may invoke exactly its task functions', () => {
+    const tasks = workers.filter((w) => w.substitution).map((w) => ({ 'Fn::GetAtt': [fnLogicalId(w.fn), 'Arn'] }));
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([{ Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: tasks }]) },
+    });
+  });
+});
+
+describe('stateful resources', () => {
+  test('table: PK/SK + GSI1, on demand, PITR, deletion protection, TTL, retained', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+        TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
+        SSESpecification: { SSEEnabled: true },
+        KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
+        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'GSI1', Projection: { ProjectionType: 'ALL' } })],
+      }),
+    });
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
+  });
+
+  test('queues: encrypted, DLQ after 5 receives, visibility ≥ 6 × consumer timeout', () => {
+    const queues = ofType('AWS::SQS::Queue');
+    expect(queues).toHaveLength(4);
+    for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+    const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
+    expect(work).toHaveLength(2);
+    for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
+      const queue = stack.stateful.queues[w.queue!];
+      const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
+      expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+      expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
+    }
+    // enforceSSL on every queue
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(4);
+  });
+
+  test('manual-review topic: SSE with the AWS managed key, managers filtered by cooperative', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    const [, topic] = ofType('AWS::SNS::Topic')[0]!;
+    expect(JSON.stringify(topic.Properties.KmsMasterKeyId)).toContain(':alias/aws/sns');
+    for (const protocol of ['email', 'sms']) {
+      template.hasResourceProperties('AWS::SNS::Subscription', {
+        Protocol: protocol,
+        Endpoint: protocol === 'email' ? MANAGER.email : MANAGER.sms,
+        FilterPolicy: { cooperative_id: [MANAGER.cooperativeId] },
+      });
+    }
+  });
+
+  test('three retained secrets', () => {
+    expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(3);
+    for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.DeletionPolicy).toBe('Retain');
+  });
+});
+
+describe('checks and configuration', () => {
+  test('cdk-nag AwsSolutions: no unacknowledged findings; no error annotations', () => {
+    const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
+    const findings = report.violations.map((v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings).toEqual([]);
+    expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+  });
+
+  test('cdk.json context defaults equal the code defaults', () => {
+    for (const [key, value] of Object.entries(SETTING_DEFAULTS)) expect(cdkJson.context[key]).toEqual(value);
+    expect(cdkJson.app).toContain('infra/app.ts');
+  });
+
+  test('esbuild options mirror the CDK bundling options', () => {
+    const cdk = lambdaBundling();
+    const plain = esbuildOptionsFor(functionEntry(AUTHORIZER_FN), '/tmp/out/index.mjs');
+    expect(cdk.format).toBe(OutputFormat.ESM);
+    expect(plain).toMatchObject({
+      format: 'esm', target: cdk.target, platform: 'node', bundle: true, minify: cdk.minify, sourcemap: cdk.sourceMap,
+      sourcesContent: cdk.sourcesContent, mainFields: cdk.mainFields, external: cdk.externalModules,
+      banner: { js: BUNDLE_BANNER },
+    });
+    expect(cdk.forceDockerBundling).toBe(false);
+    expect(plain.entryPoints).toEqual([functionEntry(AUTHORIZER_FN)]);
+  });
+
+  test('stack is environment-agnostic by default', () => {
+    expect(Stack.of(stack).account).toMatch(/^\$\{Token/);
+  });
+});
