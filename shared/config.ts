@@ -5,7 +5,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
  * CDK stack) and locally (set by infra/local/start.ts); no handler knows where it runs.
  *
  * Secrets: `secret('PAYOUT_WEBHOOK_SECRET')` returns `$PAYOUT_WEBHOOK_SECRET` when set (local dev
- * values), otherwise reads the Secrets Manager secret named by `$PAYOUT_WEBHOOK_SECRET_SECRET_ARN`
+ * values), otherwise reads the Secrets Manager secret named by `$PAYOUT_WEBHOOK_SECRET_ARN`
  * (AWS), cached for the life of the Lambda container.
  */
 
@@ -27,13 +27,13 @@ const secretCache = new Map<string, Promise<string>>();
 
 /**
  * A secret's value: the env var `name` if set, else the Secrets Manager secret whose ARN is in
- * `<name>_SECRET_ARN`. Errors: throws when neither is configured or the secret has no string.
+ * `arnVariable` (default `<name>_SECRET_ARN`). Errors: throws when neither is configured or the secret has no string.
  */
-export function secret(name: string): Promise<string> {
+export function secret(name: string, arnVariable = `${name}_SECRET_ARN`): Promise<string> {
   const direct = process.env[name];
   if (direct) return Promise.resolve(direct);
-  const arn = process.env[`${name}_SECRET_ARN`];
-  if (!arn) return Promise.reject(new Error(`Missing configuration: set ${name} or ${name}_SECRET_ARN`));
+  const arn = process.env[arnVariable];
+  if (!arn) return Promise.reject(new Error(`Missing configuration: set ${name} or ${arnVariable}`));
   let cached = secretCache.get(arn);
   if (!cached) {
     secretsClient ??= new SecretsManagerClient({});

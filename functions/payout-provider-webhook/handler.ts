@@ -8,6 +8,6 @@ import { applyPayoutWebhook } from '../../shared/use-cases/payout-webhook';
  * the settlement or failure is recorded durably before the 200 acknowledgement (decisions §6).
  */
 export const handler = httpHandler({ public: true, rawBody: true }, async ({ rawBody, headers }) => {
-  const result = await applyPayoutWebhook({ payouts: payoutRepo(), workflow: payoutWorkflow(), now }, { secret: await secret('PAYOUT_WEBHOOK_SECRET'), rawBody, headers });
+  const result = await applyPayoutWebhook({ payouts: payoutRepo(), workflow: payoutWorkflow(), now }, { secret: await secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN'), rawBody, headers });
   return { status: 200, body: result };
 });

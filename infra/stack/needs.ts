@@ -110,8 +110,6 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       case 'payout-webhook-secret':
         fn.addEnvironment('PAYOUT_WEBHOOK_SECRET_ARN', s.payoutWebhookSecret.secretArn);
-        // shared/config.ts `secret('PAYOUT_WEBHOOK_SECRET')` reads `PAYOUT_WEBHOOK_SECRET_SECRET_ARN`.
-        fn.addEnvironment('PAYOUT_WEBHOOK_SECRET_SECRET_ARN', s.payoutWebhookSecret.secretArn);
         s.payoutWebhookSecret.grantRead(role);
         break;
       default: {

@@ -3,7 +3,10 @@ import { DomainError, type ErrorCode, type ErrorDetail } from '../domain/errors'
 
 /** Turns valibot issues into `error.details` entries `{path, message}` (decisions §5). */
 export function issuesToDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
-  return issues.map((issue) => ({ path: v.getDotPath(issue) ?? '(body)', message: issue.message }));
+  return issues.map((issue) => ({
+    path: v.getDotPath(issue) ?? '(body)',
+    message: issue.expected === 'never' ? 'unknown field: not part of this request (check its spelling)' : issue.message,
+  }));
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Stack, type CfnResource } from 'aws-cdk-lib';
+import { App, type CfnResource } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -153,7 +153,7 @@ describe('Lambda functions', () => {
     'manual-review-topic:publish': ['MANUAL_REVIEW_TOPIC_ARN'],
     ledger: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'LEDGER_SIGNER_KEY_SECRET_ARN'],
     'payout-provider': ['PAYOUT_PROVIDER_URL', 'PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN'],
-    'payout-webhook-secret': ['PAYOUT_WEBHOOK_SECRET_ARN', 'PAYOUT_WEBHOOK_SECRET_SECRET_ARN'],
+    'payout-webhook-secret': ['PAYOUT_WEBHOOK_SECRET_ARN'],
   };
   const COMMON = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', 'DOCS_BASE_URL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED', 'NODE_OPTIONS'];
 
@@ -325,7 +325,15 @@ describe('checks and configuration', () => {
     expect(plain.entryPoints).toEqual([functionEntry(AUTHORIZER_FN)]);
   });
 
-  test('stack is environment-agnostic by default', () => {
-    expect(Stack.of(stack).account).toMatch(/^\$\{Token/);
+  test('missing handlers fail the synth with one error naming each of them', () => {
+    const saved = process.env.FUNCTIONS_ROOT;
+    process.env.FUNCTIONS_ROOT = 'test/infra'; // inside the repo, holds no handlers
+    try {
+      expect(() => new CoffeeTraceStack(new App(), 'NoHandlers'))
+        .toThrow(/missing Lambda handlers .*functions\/authorizer\/handler\.ts.*functions\/submit-batch\/handler\.ts/);
+    } finally {
+      if (saved === undefined) delete process.env.FUNCTIONS_ROOT;
+      else process.env.FUNCTIONS_ROOT = saved;
+    }
   });
 });

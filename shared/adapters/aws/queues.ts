@@ -9,7 +9,8 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
   constructor(private readonly urlEnv: string) {}
 
   async send(body: T, opts: { delaySeconds?: number } = {}): Promise<void> {
-    sqs ??= new SQSClient({});
+    // The endpoint is the SDK's own (regional in AWS, AWS_ENDPOINT_URL_SQS locally); the queue URL is a parameter.
+    sqs ??= new SQSClient({ useQueueUrlAsEndpoint: false });
     await sqs.send(new SendMessageCommand({ QueueUrl: requireEnv(this.urlEnv), MessageBody: JSON.stringify(body), DelaySeconds: opts.delaySeconds }));
   }
 }

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { ulid } from 'ulid';
+import { errorResponse, type HttpResult } from '../../shared/http/envelope';
+import type { RouteDef } from '../../shared/http/routes';
+
+/**
+ * The local API Gateway: maps HTTP requests to the route handlers through the same route table
+ * the CDK stack uses, runs the same Lambda REQUEST authorizer code in front of every `jwt` route,
+ * and answers what API Gateway itself would answer (unknown route 404 ROUTE_NOT_FOUND, missing or
+ * bad token 401 UNAUTHORIZED, body over 10 MiB 413, throttling 429) in the service's envelope.
+ * Extra paths it serves: `/.well-known/jwks.json` (the local token issuer's keys) and anything
+ * passed in `extraRoutes`.
+ */
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: unknown) => Promise<HttpResult>;
+export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+/** API Gateway's own payload limit. */
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+interface CompiledRoute {
+  route: RouteDef;
+  pattern: RegExp;
+  names: string[];
+}
+
+/** Token bucket per subject: `rate` tokens per second, up to `burst` (decisions §5). */
+class RateLimiter {
+  private buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(private readonly rate: number, private readonly burst: number) {}
+  take(key: string): number {
+    const now = Date.now();
+    const b = this.buckets.get(key) ?? { tokens: this.burst, at: now };
+    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.rate);
+    b.at = now;
+    this.buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil((1 - b.tokens) / this.rate);
+  }
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(opts: {
+  port: number;
+  host?: string;
+  routes: RouteDef[];
+  loadHandler: (fn: string) => Promise<ProxyHandler>;
+  authorizer: AuthorizerHandler;
+  extraRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>>;
+  rateLimit?: { rate: number; burst: number };
+  log?: (line: string) => void;
+}): Promise<Gateway> {
+  const compiled: CompiledRoute[] = opts.routes.map((route) => {
+    const names: string[] = [];
+    const source = route.path.replace(/\{(\w+)\}/g, (_, n: string) => {
+      names.push(n);
+      return '([^/]+)';
+    });
+    return { route, pattern: new RegExp(`^${source}$`), names };
+  });
+  const limiter = new RateLimiter(opts.rateLimit?.rate ?? 50, opts.rateLimit?.burst ?? 100);
+  const handlers = new Map<string, Promise<ProxyHandler>>();
+  const handlerFor = (fn: string) => {
+    let h = handlers.get(fn);
+    if (!h) handlers.set(fn, (h = opts.loadHandler(fn)));
+    return h;
+  };
+
+  const write = (res: ServerResponse, r: HttpResult) => {
+    res.writeHead(r.statusCode, r.headers);
+    res.end(r.body);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const started = Date.now();
+    const url = new URL(req.url ?? '/', 'http://local');
+    const gatewayRequestId = ulid();
+    const extra = opts.extraRoutes?.[url.pathname];
+    if (extra && req.method === 'GET') return extra(req, res, url);
+
+    const method = req.method ?? 'GET';
+    let match: { c: CompiledRoute; params: Record<string, string> } | undefined;
+    for (const c of compiled) {
+      if (c.route.method !== method) continue;
+      const m = c.pattern.exec(url.pathname);
+      if (m) {
+        match = { c, params: Object.fromEntries(c.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+        break;
+      }
+    }
+    if (!match) {
+      req.resume();
+      return write(res, errorResponse('ROUTE_NOT_FOUND', `No route ${method} ${url.pathname}. See /docs for the API reference.`, gatewayRequestId));
+    }
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of req) {
+      size += (c as Buffer).length;
+      if (size > MAX_PAYLOAD_BYTES) {
+        write(res, errorResponse('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${MAX_PAYLOAD_BYTES} bytes.`, gatewayRequestId));
+        req.destroy();
+        return;
+      }
+      chunks.push(c as Buffer);
+    }
+    const body = chunks.length ? Buffer.concat(chunks).toString('utf8') : null;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const query = Object.fromEntries(url.searchParams.entries());
+    const route = match.c.route;
+    const apiRequestId = randomUUID();
+
+    let authorizer: Record<string, unknown> | null = null;
+    if (route.auth === 'jwt') {
+      try {
+        const result = await opts.authorizer({
+          type: 'REQUEST',
+          methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${route.path}`,
+          resource: route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: {}, pathParameters: match.params,
+          queryStringParameters: query, multiValueQueryStringParameters: {}, stageVariables: {},
+          requestContext: {} as never,
+        });
+        const allowed = result.policyDocument.Statement.some((s) => (s as { Effect: string }).Effect === 'Allow');
+        if (!allowed) throw new Error('Unauthorized');
+        authorizer = { ...(result.context ?? {}), principalId: result.principalId };
+      } catch {
+        return write(res, errorResponse('UNAUTHORIZED', 'Missing or invalid Bearer token.', gatewayRequestId));
+      }
+    }
+    const subject = String(authorizer?.principalId ?? req.socket.remoteAddress ?? 'anonymous');
+    const wait = limiter.take(subject);
+    if (wait > 0) return write(res, errorResponse('RATE_LIMITED', 'Rate limit exceeded: 50 requests/s per token, bursts of 100.', gatewayRequestId, { headers: { 'retry-after': String(wait) } }));
+
+    const event = {
+      resource: route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: {},
+      queryStringParameters: Object.keys(query).length ? query : null, multiValueQueryStringParameters: null,
+      pathParameters: Object.keys(match.params).length ? match.params : null, stageVariables: null,
+      body, isBase64Encoded: false,
+      requestContext: {
+        accountId: '000000000000', apiId: 'local', stage: 'local', requestId: apiRequestId, httpMethod: method, path: url.pathname, resourcePath: route.path,
+        resourceId: route.fn, protocol: 'HTTP/1.1', requestTimeEpoch: started, identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as never,
+        authorizer,
+      },
+    } as unknown as APIGatewayProxyEvent;
+    const context = { awsRequestId: apiRequestId, functionName: route.fn, getRemainingTimeInMillis: () => 29_000, callbackWaitsForEmptyEventLoop: false };
+    let result: HttpResult;
+    try {
+      result = await (await handlerFor(route.fn))(event, context);
+    } catch (err) {
+      opts.log?.(`handler ${route.fn} crashed: ${(err as Error).stack ?? String(err)}`);
+      result = errorResponse('INTERNAL_ERROR', 'Unexpected server error; contact support with the request_id.', gatewayRequestId);
+    }
+    write(res, result);
+    opts.log?.(`${method} ${url.pathname} ${result.statusCode} ${Date.now() - started}ms`);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      opts.log?.(`gateway error: ${(err as Error).stack ?? String(err)}`);
+      if (!res.headersSent) write(res, errorResponse('INTERNAL_ERROR', 'Unexpected gateway error.', ulid()));
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    port,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

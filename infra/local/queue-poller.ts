@@ -1,0 +1,60 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+
+/**
+ * The local stand-in for Lambda's SQS event source: long-polls a queue, hands each batch to the
+ * consumer handler as an SQSEvent, deletes what succeeded (partial batch responses honoured).
+ * Failed messages reappear after the visibility timeout and go to the DLQ after maxReceiveCount,
+ * as the queue's redrive policy says.
+ */
+export function pollQueue(opts: {
+  queueUrl: string;
+  queueArn: string;
+  batchSize: number;
+  handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+  log?: (line: string) => void;
+}): { stop(): Promise<void> } {
+  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const r = await sqs.send(new ReceiveMessageCommand({
+          QueueUrl: opts.queueUrl, MaxNumberOfMessages: opts.batchSize, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+        }));
+        const messages = r.Messages ?? [];
+        if (!messages.length || !running) continue;
+        const event: SQSEvent = {
+          Records: messages.map((m) => ({
+            messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body ?? '', attributes: (m.Attributes ?? {}) as never,
+            messageAttributes: {}, md5OfBody: m.MD5OfBody ?? '', eventSource: 'aws:sqs', eventSourceARN: opts.queueArn, awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+          })),
+        };
+        let failed = new Set<string>();
+        try {
+          const res = await opts.handler(event);
+          failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+        } catch (err) {
+          opts.log?.(`consumer failed: ${(err as Error).message}`);
+          failed = new Set(messages.map((m) => m.MessageId!));
+        }
+        const done = messages.filter((m) => !failed.has(m.MessageId!));
+        if (done.length) {
+          await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: opts.queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        }
+      } catch (err) {
+        if (running) {
+          opts.log?.(`poll error: ${(err as Error).message}`);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      sqs.destroy();
+    },
+  };
+}

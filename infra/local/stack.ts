@@ -1,0 +1,223 @@
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { startFauxqs } from 'fauxqs';
+import { privateKeyToAccount } from 'viem/accounts';
+import { routes, workers, AUTHORIZER_FN } from '../../shared/http/routes';
+import { repoRoot } from '../../shared/runtime/paths';
+import { compileContracts } from '../ledger/compile';
+import { deployContracts, fundAccount } from '../ledger/deploy';
+import { DEV_CHAIN_WEBHOOK_SECRET, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
+import { createServiceTable, startDynamoDbLocal } from './dynamodb-local';
+import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
+import { startHardhatNode } from './hardhat-node';
+import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
+import { pollQueue } from './queue-poller';
+import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
+
+/**
+ * The whole service on one machine (decisions §1): DynamoDB Local, fauxqs (SQS/SNS), a hardhat
+ * node with the BatchToken and TraceLog contracts compiled from source and deployed, the payout
+ * state machine's ASL run by aws-local-stepfunctions behind a local Step Functions endpoint, the
+ * payout-provider sandbox, queue pollers standing in for Lambda event sources, SNS notifications
+ * appended to `$LOCAL_DATA_DIR/notifications.jsonl`, and the gateway on PORT.
+ *
+ * Handlers run in this process and reach every component through the real AWS SDK and viem
+ * clients, configured only by environment variables (AWS_ENDPOINT_URL_*, TABLE_NAME, …): the same
+ * variables the CDK stack sets in AWS. Every port but PORT is picked free at start.
+ */
+
+export interface LocalStackOptions {
+  port: number;
+  dataDir?: string;
+  timeScale?: number;
+  settleMs?: number;
+  /** Payout sandbox faults (benchmarks). */
+  sandboxFaults?: { rejectRate?: number; dropWebhookRate?: number };
+  log?: (line: string) => void;
+}
+
+export interface LocalStack {
+  url: string;
+  dataDir: string;
+  endpoints: Record<string, string>;
+  sandbox: PayoutSandbox;
+  stepFunctions: LocalStepFunctions;
+  pids: Record<string, number>;
+  stop(): Promise<void>;
+}
+
+const TABLE = 'coffee-trace-local';
+const FN_ARN = (fn: string) => `arn:aws:lambda:us-east-1:000000000000:function:coffee-trace-${fn}`;
+
+export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
+  const log = opts.log ?? (() => undefined);
+  const dataDir = opts.dataDir ?? localDataDir();
+  mkdirSync(join(dataDir, 'logs'), { recursive: true });
+  const timeScale = opts.timeScale ?? 1;
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const s of stops.reverse()) await s().catch((err) => log(`stop error: ${(err as Error).message}`));
+    stops.length = 0;
+  };
+
+  try {
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      POWERTOOLS_SERVICE_NAME: 'coffee-trace', POWERTOOLS_DEV: 'false', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',
+    });
+
+    // 1. processes and in-process servers that do not depend on each other, in parallel
+    const [dynamo, chain, artifacts, fauxqs] = await Promise.all([
+      startDynamoDbLocal(),
+      startHardhatNode({ logFile: join(dataDir, 'logs', 'hardhat.log') }),
+      compileContracts(),
+      startFauxqs({ port: 0, logger: false }),
+    ]);
+    stops.push(dynamo.stop, chain.stop, () => fauxqs.stop());
+    log(`DynamoDB Local ${dynamo.endpoint} (pid ${dynamo.pid}); hardhat ${chain.rpcUrl} (pid ${chain.pid}); fauxqs ${fauxqs.address}`);
+
+    // 2. ledger: fund the dev signer, deploy the contracts from source
+    const signerKey = ledgerSignerKey(dataDir);
+    const signer = privateKeyToAccount(signerKey);
+    await fundAccount(chain.rpcUrl, signer.address, 10n ** 21n);
+    const contracts = await deployContracts({ rpcUrl: chain.rpcUrl, chainId: 31337, deployerKey: signerKey, artifacts });
+
+    // 3. table, queues, topic
+    await createServiceTable(dynamo.endpoint, TABLE);
+    const dlq = (name: string) => fauxqs.createQueue(`${name}-dlq`);
+    const queue = (name: string, visibility: number) => {
+      const dead = dlq(name);
+      return fauxqs.createQueue(name, { attributes: { VisibilityTimeout: String(visibility), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dead.queueArn, maxReceiveCount: 5 }) } });
+    };
+    const mintQ = queue('coffee-trace-mint', 30);
+    const payoutQ = queue('coffee-trace-payout-requests', 30);
+    const topic = fauxqs.createTopic('coffee-trace-manual-review');
+    const notifyQ = fauxqs.createQueue('coffee-trace-manual-review-local-inbox');
+    fauxqs.subscribe({ topic: 'coffee-trace-manual-review', queue: 'coffee-trace-manual-review-local-inbox' });
+
+    // 4. the environment every handler reads (as the CDK stack sets it in AWS)
+    const port = opts.port;
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_SQS: fauxqs.address,
+      AWS_ENDPOINT_URL_SNS: fauxqs.address,
+      TABLE_NAME: TABLE,
+      MINT_QUEUE_URL: mintQ.queueUrl,
+      PAYOUT_REQUEST_QUEUE_URL: payoutQ.queueUrl,
+      MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
+      LEDGER_RPC_URL: chain.rpcUrl,
+      LEDGER_CHAIN_ID: '31337',
+      LEDGER_SIGNER_KEY: signerKey,
+      LEDGER_RPC_RETRY_COUNT: '0',
+      BATCH_TOKEN_ADDRESS: contracts.batchTokenAddress,
+      TRACE_LOG_ADDRESS: contracts.traceLogAddress,
+      PAYOUT_PROVIDER_CREDENTIALS: JSON.stringify(DEV_PROVIDER_CREDENTIALS),
+      PAYOUT_WEBHOOK_SECRET: process.env.PAYOUT_WEBHOOK_SECRET || DEV_PAYOUT_WEBHOOK_SECRET,
+      CHAIN_WEBHOOK_SECRET: process.env.CHAIN_WEBHOOK_SECRET || DEV_CHAIN_WEBHOOK_SECRET,
+      JWT_ISSUER: LOCAL_JWT_ISSUER,
+      JWT_AUDIENCE: LOCAL_JWT_AUDIENCE,
+    });
+
+    // 5. the gateway first (its port is in the docs URL and the sandbox's webhook URL)
+    const load = async (fn: string) => (await import(`../../functions/${fn}/handler.ts`)) as { handler: unknown };
+    let gatewayUrl = '';
+    const sandbox = await startPayoutSandbox({
+      apiKey: DEV_PROVIDER_CREDENTIALS.api_key,
+      apiSecret: DEV_PROVIDER_CREDENTIALS.api_secret,
+      webhookUrl: () => `${gatewayUrl}/api/webhooks/payout-provider`,
+      webhookSecret: process.env.PAYOUT_WEBHOOK_SECRET!,
+      settleMs: opts.settleMs,
+      faults: opts.sandboxFaults,
+      log: (l) => log(`sandbox: ${l}`),
+    });
+    stops.push(() => sandbox.stop());
+    process.env.PAYOUT_PROVIDER_URL = sandbox.url;
+
+    // 6. Step Functions: the real ASL with the worker functions in process
+    const functions: Record<string, (p: unknown) => Promise<unknown>> = {};
+    const substitutions: Record<string, string> = {};
+    for (const w of workers.filter((x) => x.kind === 'state-machine-task')) {
+      const mod = await load(w.fn);
+      substitutions[w.substitution!] = FN_ARN(w.fn);
+      functions[FN_ARN(w.fn)] = (payload) => (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, { awsRequestId: `local-${Date.now()}`, functionName: w.fn });
+    }
+    const sfn = await startLocalStepFunctions({
+      name: 'coffee-trace-payout-lifecycle',
+      definition: readFileSync(join(repoRoot(), 'statemachines', 'payout-lifecycle.asl.json'), 'utf8'),
+      substitutions,
+      functions,
+      timeScale,
+      log: (l) => log(`states: ${l}`),
+    });
+    stops.push(() => sfn.stop());
+    Object.assign(process.env, { AWS_ENDPOINT_URL_SFN: sfn.url, PAYOUT_STATE_MACHINE_ARN: sfn.stateMachineArn });
+
+    const jwks = JSON.stringify(await localJwks(dataDir));
+    const authorizer = (await load(AUTHORIZER_FN)).handler as AuthorizerHandler;
+    const gateway = await startGateway({
+      port,
+      routes,
+      loadHandler: async (fn) => (await load(fn)).handler as ProxyHandler,
+      authorizer,
+      extraRoutes: {
+        '/.well-known/jwks.json': (_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(jwks);
+        },
+      },
+      log: (l) => log(`gateway: ${l}`),
+    });
+    gatewayUrl = gateway.url;
+    process.env.JWKS_URL = `${gateway.url}/.well-known/jwks.json`;
+    process.env.DOCS_BASE_URL = `${gateway.url}/docs`;
+    stops.push(() => gateway.stop());
+
+    // 7. event sources: queue consumers and the notification inbox
+    for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
+      const q = w.queue === 'mint-queue' ? mintQ : payoutQ;
+      const mod = await load(w.fn);
+      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.queue === 'mint-queue' ? 1 : 5, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
+      stops.push(() => poller.stop());
+    }
+    const notifications = join(dataDir, 'notifications.jsonl');
+    const inbox = drainNotifications(notifyQ.queueUrl, notifications, topic.topicArn);
+    stops.push(() => inbox.stop());
+
+    return {
+      url: gateway.url,
+      dataDir,
+      endpoints: { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress },
+      sandbox,
+      stepFunctions: sfn,
+      pids: { dynamodb: dynamo.pid, hardhat: chain.pid },
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** The local SNS subscriber: every message on the topic becomes one JSON line in `file`. */
+function drainNotifications(queueUrl: string, file: string, topicArn: string): { stop(): Promise<void> } {
+  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+        const messages = r.Messages ?? [];
+        for (const m of messages) {
+          const env = JSON.parse(m.Body ?? '{}') as { Subject?: string; Message?: string; MessageAttributes?: Record<string, { Value?: string }>; Timestamp?: string };
+          const attributes = Object.fromEntries(Object.entries(env.MessageAttributes ?? {}).map(([k, v]) => [k, v.Value ?? '']));
+          appendFileSync(file, `${JSON.stringify({ topic: topicArn, subject: env.Subject ?? null, message: env.Message ?? '', attributes, published_at: env.Timestamp ?? new Date().toISOString() })}\n`);
+        }
+        if (messages.length) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      } catch {
+        if (running) await new Promise((res) => setTimeout(res, 500));
+      }
+    }
+  })();
+  return { stop: async () => { running = false; await loop; sqs.destroy(); } };
+}
