@@ -96,7 +96,7 @@ export async function startLocalStepFunctions(opts: {
     if (!fn) throw new Error(`state ${stateName}: no local function for ${fnArn}`);
     if (typeof state.TimeoutSeconds === 'number') {
       timeoutMs[stateName] = state.TimeoutSeconds * 1000 * opts.timeScale;
-      state.TimeoutSeconds = Math.max(state.TimeoutSeconds * opts.timeScale, 0.001) + 1; // our own timer fires first
+      state.TimeoutSeconds = Math.ceil(state.TimeoutSeconds * opts.timeScale) + 1; // integer for the validator; for token tasks our own (exact) timer fires first
     }
     if (resource.endsWith('.waitForTaskToken')) {
       taskResourceLocalHandlers[stateName] = async (input) => {

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { signDevToken, type DevTokenClaims } from '../../infra/local/dev-keys';
+
+/** Base URL of the local stack under test (set by test/setup/global-setup.ts). */
+export function stackUrl(): string {
+  const url = process.env.TEST_STACK_URL;
+  if (!url) throw new Error('TEST_STACK_URL is not set: integration tests run in the int project (global setup starts the stack)');
+  return url;
+}
+
+export function stackDataDir(): string {
+  return process.env.TEST_STACK_DATA_DIR!;
+}
+
+/** A token the local stack accepts. */
+export function token(claims: DevTokenClaims, ttl = 3600): Promise<string> {
+  return signDevToken(claims, ttl, stackDataDir());
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** Calls the API; JSON bodies are sent and parsed. */
+export async function api<T = any>(method: string, path: string, opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.raw !== undefined) body = opts.raw;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${stackUrl()}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+/** Polls `read` until `done` holds or the timeout passes; returns the last value. */
+export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, everyMs));
+    last = await read();
+  }
+  return last;
+}
+
+/** Lines of the local SNS stand-in (`notifications.jsonl`). */
+export function notifications(): Array<{ topic: string; subject: string; message: string; attributes: Record<string, string>; published_at: string }> {
+  try {
+    return readFileSync(join(stackDataDir(), 'notifications.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+let seq = 0;
+/** A unique id for test data. */
+export function uid(prefix: string): string {
+  seq += 1;
+  return `${prefix}-${Date.now().toString(36)}-${seq}`;
+}

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** What a running local stack reports about itself (infra/local/start.ts LOCAL_STACK_INFO_FILE). */
+export interface StackInfo {
+  url: string;
+  dataDir: string;
+  endpoints: Record<string, string>;
+  pids: Record<string, number>;
+}
+
+export interface StackProcess {
+  info: StackInfo;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `infra/local/start.ts` as its own process (exactly what `npm start` runs) on free ports
+ * with a temporary LOCAL_DATA_DIR, and waits until it reports ready. `stop()` sends SIGTERM, waits
+ * for the exit, and makes sure the children it reported (DynamoDB Local, hardhat) are gone.
+ */
+export async function startStackProcess(env: Record<string, string> = {}, timeoutMs = 90_000): Promise<StackProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'coffee-trace-test-'));
+  const infoFile = join(dataDir, 'stack-info.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+    cwd: join(__dirname, '..', '..'),
+    env: { ...process.env, PORT: '0', LOCAL_DATA_DIR: dataDir, LOCAL_STACK_INFO_FILE: infoFile, LOCAL_TIME_SCALE: '0.01', PAYOUT_SANDBOX_SETTLE_MS: '200', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(infoFile)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`local stack did not start:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const info = JSON.parse(readFileSync(infoFile, 'utf8')) as StackInfo;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    for (const pid of Object.values(info.pids)) {
+      try {
+        process.kill(pid, 0);
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { info, child, stop };
+}
