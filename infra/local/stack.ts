@@ -166,6 +166,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
           res.end(jwks);
         },
       },
+      rateLimit: { rate: Number(process.env.LOCAL_RATE_LIMIT_RPS ?? 50), burst: Number(process.env.LOCAL_RATE_LIMIT_BURST ?? 100) },
       log: (l) => log(`gateway: ${l}`),
     });
     gatewayUrl = gateway.url;

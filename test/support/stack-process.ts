@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { repoRoot } from '../../shared/runtime/paths';
 
 /** What a running local stack reports about itself (infra/local/start.ts LOCAL_STACK_INFO_FILE). */
 export interface StackInfo {
@@ -26,7 +27,7 @@ export async function startStackProcess(env: Record<string, string> = {}, timeou
   const dataDir = mkdtempSync(join(tmpdir(), 'coffee-trace-test-'));
   const infoFile = join(dataDir, 'stack-info.json');
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
-    cwd: join(__dirname, '..', '..'),
+    cwd: repoRoot(),
     env: { ...process.env, PORT: '0', LOCAL_DATA_DIR: dataDir, LOCAL_STACK_INFO_FILE: infoFile, LOCAL_TIME_SCALE: '0.01', PAYOUT_SANDBOX_SETTLE_MS: '200', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { Webhook } from 'standardwebhooks';
+import { esbuildOptionsFor, functionEntry } from '../../infra/bundling';
+import { DEV_PAYOUT_WEBHOOK_SECRET, signDevToken } from '../../infra/local/dev-keys';
+import { AUTHORIZER_FN, routes, workers } from '../../shared/http/routes';
+import { startStackProcess } from '../support/stack-process';
+
+/**
+ * `npm run bench`: figures of the first slice on the local stack (not part of `npm test`).
+ *  1. p50/p95 of POST /batch/submit (sequential, mint receipt included);
+ *  2. p50/p95 of GET /payments/{id};
+ *  3. the service's own time from a settlement webhook received to COMPLETED readable;
+ *  4. the minified size of every function bundle (target ≤ 300 KB unless it talks to the ledger).
+ * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60).
+ */
+
+const N_SUBMIT = Number(process.env.BENCH_SUBMISSIONS ?? 60);
+const N_READ = Number(process.env.BENCH_READS ?? 500);
+const N_HOOK = Number(process.env.BENCH_WEBHOOKS ?? 60);
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms  p95 ${pct(xs, 95).toFixed(1)} ms  (n=${xs.length}, min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
+const say = (l: string) => process.stdout.write(`${l}\n`);
+
+async function main() {
+  say('Starting the local stack for the benchmark (rate limit raised, LOCAL_TIME_SCALE=1)…');
+  const stack = await startStackProcess({ LOCAL_TIME_SCALE: '1', PAYOUT_SANDBOX_SETTLE_MS: '2000', LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000' });
+  try {
+    const url = stack.info.url;
+    const dataDir = stack.info.dataDir;
+    const admin = await signDevToken({ role: 'ADMIN', sub: 'bench-admin' }, 3600, dataDir);
+    const coopId = 'BENCH-COOP';
+    const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: coopId, sub: 'bench-coop' }, 3600, dataDir);
+    const call = async (method: string, path: string, tok: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    await call('POST', '/cooperatives', admin, {
+      cooperative_id: coopId, name: 'Bench Cooperative', district: 'Mbale', licence_status: 'ACTIVE', licence_expires_at: '2030-01-01',
+      manager: { name: 'Bench Manager', email: 'bench@example.org', phone: '+256772000001' }, prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 }, export_premium_ugx_per_kg: 400,
+    });
+    const farmer = async (id: string, phone: string) => call('POST', '/farmers/register', coop, { farmer_id: id, full_name: 'Bench Farmer', cooperative_id: coopId, phone, district: 'Mbale', farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 } });
+    await farmer('BENCH-F1', '+256772000101');
+    await farmer('BENCH-F3', '+256700000003'); // the sandbox never sends webhooks for this phone
+    const batch = (f: string) => ({ farmer_id: f, cooperative_id: coopId, weight_kg: 100, grade: 'screen18', moisture_pct: 11.5, collection_point_gps: { lat: 1.08, lng: 34.17 }, collector_agent_id: 'AGENT-1' });
+
+    // 1. batch submission
+    for (let i = 0; i < 3; i++) await call('POST', '/batch/submit', coop, batch('BENCH-F1')); // warm-up
+    const submit: number[] = [];
+    const batches: string[] = [];
+    for (let i = 0; i < N_SUBMIT; i++) {
+      const t = performance.now();
+      const r = await call('POST', '/batch/submit', coop, batch('BENCH-F1'));
+      submit.push(performance.now() - t);
+      if (r.status !== 201) throw new Error(`submission failed: ${r.status} ${JSON.stringify(r.body)}`);
+      batches.push(r.body.data.batch_id);
+    }
+    say(`POST /batch/submit (mint + receipt + audit, 201):   ${fmt(submit)}`);
+
+    // 2. payment reads
+    let paymentId: string | undefined;
+    for (let i = 0; i < 100 && !paymentId; i++) {
+      paymentId = (await call('GET', `/payments?batch_id=${batches[0]}`, coop)).body.payments?.[0]?.payment_id;
+      if (!paymentId) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!paymentId) throw new Error('no payout appeared for the first batch');
+    for (let i = 0; i < 20; i++) await call('GET', `/payments/${paymentId}`, coop);
+    const reads: number[] = [];
+    for (let i = 0; i < N_READ; i++) {
+      const t = performance.now();
+      const r = await call('GET', `/payments/${paymentId}`, coop);
+      reads.push(performance.now() - t);
+      if (r.status !== 200) throw new Error(`read failed: ${r.status}`);
+    }
+    say(`GET /payments/{id}:                                 ${fmt(reads)}`);
+
+    // 3. settlement webhook → COMPLETED readable, for payouts whose orders the sandbox never reports
+    const hook = new Webhook(DEV_PAYOUT_WEBHOOK_SECRET);
+    const settle: number[] = [];
+    for (let i = 0; i < N_HOOK; i++) {
+      const b = await call('POST', '/batch/submit', coop, batch('BENCH-F3'));
+      const batchId = b.body.data.batch_id;
+      let p: any;
+      for (let k = 0; k < 200; k++) {
+        const list = await call('GET', `/payments?batch_id=${batchId}`, coop);
+        const id = list.body.payments?.[0]?.payment_id;
+        if (id) {
+          p = (await call('GET', `/payments/${id}`, coop)).body;
+          if (p.provider_order_id) break;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const payload = JSON.stringify({ type: 'order.settled', data: { order_id: p.provider_order_id, reference: `${p.payment_id}-A1`, amount_ugx: p.amount_ugx, exchange_rate: String(p.exchange_rate), mobile_money_transaction_id: `MPBENCH${i}`, settled_at: new Date().toISOString(), failure_reason: null } });
+      const id = `msg_bench_${Date.now()}_${i}`;
+      const at = new Date();
+      const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': hook.sign(id, at, payload) };
+      const t = performance.now();
+      const res = await fetch(`${url}/api/webhooks/payout-provider`, { method: 'POST', headers, body: payload });
+      await res.text();
+      for (;;) {
+        const r = await call('GET', `/payments/${p.payment_id}`, coop);
+        if (r.body.status === 'COMPLETED') break;
+        if (performance.now() - t > 10_000) throw new Error(`payout ${p.payment_id} not COMPLETED 10 s after its webhook`);
+      }
+      settle.push(performance.now() - t);
+    }
+    say(`settlement webhook received → COMPLETED readable:   ${fmt(settle)}  (target p95 < 100 ms)`);
+  } finally {
+    await stack.stop();
+  }
+
+  // 4. bundle sizes
+  const out = mkdtempSync(join(tmpdir(), 'coffee-bundles-'));
+  const ledgerFns = new Set([...routes, ...workers].filter((r) => r.needs.includes('ledger')).map((r) => r.fn));
+  const fns = [...new Set([...routes.map((r) => r.fn), ...workers.map((w) => w.fn), AUTHORIZER_FN])];
+  say('\nfunction bundle (minified ESM, esbuild options of infra/bundling.ts)     size      target');
+  let over = 0;
+  for (const fn of fns.sort()) {
+    const file = join(out, `${fn}.mjs`);
+    await build(esbuildOptionsFor(functionEntry(fn), file));
+    const kb = statSync(file).size / 1024;
+    const ledger = ledgerFns.has(fn);
+    const ok = ledger || kb <= 300;
+    if (!ok) over++;
+    say(`  ${fn.padEnd(28)} ${kb.toFixed(1).padStart(8)} KB   ${ledger ? 'ledger (no target)' : ok ? '≤ 300 KB ok' : '> 300 KB OVER'}`);
+  }
+  rmSync(out, { recursive: true, force: true });
+  say(over ? `${over} function(s) over the 300 KB target` : 'every function that does not talk to the ledger is within 300 KB');
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});
