@@ -55,6 +55,10 @@ export function nodejsProject(): { projectRoot: string; depsLockFilePath: string
   return { projectRoot: root, depsLockFilePath: join(root, 'package-lock.json') };
 }
 
+/** The SDK's default credential chain, replaced in Lambda bundles by the environment provider. */
+export const CREDENTIAL_PROVIDER_MODULE = '@aws-sdk/credential-provider-node';
+export const CREDENTIAL_PROVIDER_STAND_IN = './infra/lambda/credential-provider.ts';
+
 /** The CDK bundling options of every function (local esbuild, never Docker). */
 export function lambdaBundling(): BundlingOptions {
   return {
@@ -66,6 +70,7 @@ export function lambdaBundling(): BundlingOptions {
     mainFields: ['module', 'main'],
     banner: BUNDLE_BANNER,
     externalModules: [],
+    esbuildArgs: { [`--alias:${CREDENTIAL_PROVIDER_MODULE}`]: CREDENTIAL_PROVIDER_STAND_IN },
     forceDockerBundling: false,
     logLevel: LogLevel.WARNING,
   };
@@ -90,6 +95,7 @@ export function esbuildOptionsFor(entryPath: string, outfile: string): BuildOpti
     mainFields: ['module', 'main'],
     banner: { js: BUNDLE_BANNER },
     external: [],
+    alias: { [CREDENTIAL_PROVIDER_MODULE]: resolve(repoRoot(), CREDENTIAL_PROVIDER_STAND_IN) },
     logLevel: 'warning',
   };
 }

@@ -1,12 +1,10 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-
 /**
  * Configuration, read from the environment once per use. The same names work in AWS (set by the
  * CDK stack) and locally (set by infra/local/start.ts); no handler knows where it runs.
  *
- * Secrets: `secret('PAYOUT_WEBHOOK_SECRET')` returns `$PAYOUT_WEBHOOK_SECRET` when set (local dev
- * values), otherwise reads the Secrets Manager secret named by `$PAYOUT_WEBHOOK_SECRET_ARN`
- * (AWS), cached for the life of the Lambda container.
+ * Secrets: `secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN')` returns
+ * `$PAYOUT_WEBHOOK_SECRET` when set (local dev values), otherwise reads the Secrets Manager secret
+ * whose ARN is in `$PAYOUT_WEBHOOK_SECRET_ARN` (AWS), cached for the life of the container.
  */
 
 /** A required environment variable; throws naming it when missing. */
@@ -22,12 +20,14 @@ export function envOr(name: string, fallback: string): string {
   return v === undefined || v === '' ? fallback : v;
 }
 
-let secretsClient: SecretsManagerClient | undefined;
 const secretCache = new Map<string, Promise<string>>();
 
 /**
- * A secret's value: the env var `name` if set, else the Secrets Manager secret whose ARN is in
- * `arnVariable` (default `<name>_SECRET_ARN`). Errors: throws when neither is configured or the secret has no string.
+ * A secret's value: the env var `name` if set (local development values), else the Secrets
+ * Manager secret whose ARN is in `arnVariable` (default `<name>_SECRET_ARN`), read through the
+ * AWS Parameters and Secrets Lambda Extension on localhost (the CDK stack attaches it to every
+ * function that reads a secret), which caches it; cached here too for the life of the container.
+ * Errors: throws when neither is configured or the secret cannot be read.
  */
 export function secret(name: string, arnVariable = `${name}_SECRET_ARN`): Promise<string> {
   const direct = process.env[name];
@@ -36,15 +36,24 @@ export function secret(name: string, arnVariable = `${name}_SECRET_ARN`): Promis
   if (!arn) return Promise.reject(new Error(`Missing configuration: set ${name} or ${arnVariable}`));
   let cached = secretCache.get(arn);
   if (!cached) {
-    secretsClient ??= new SecretsManagerClient({});
-    cached = secretsClient.send(new GetSecretValueCommand({ SecretId: arn })).then((r) => {
-      if (!r.SecretString) throw new Error(`Secret ${arn} has no string value`);
-      return r.SecretString;
-    });
+    cached = readThroughExtension(arn);
     cached.catch(() => secretCache.delete(arn));
     secretCache.set(arn, cached);
   }
   return cached;
+}
+
+/** GET /secretsmanager/get on the Parameters and Secrets extension (port 2773 by default). */
+async function readThroughExtension(arn: string): Promise<string> {
+  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
+  const res = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(arn)}`, {
+    headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
+    signal: AbortSignal.timeout(3000),
+  });
+  if (!res.ok) throw new Error(`secret ${arn} could not be read: HTTP ${res.status}`);
+  const body = (await res.json()) as { SecretString?: string };
+  if (!body.SecretString) throw new Error(`Secret ${arn} has no string value`);
+  return body.SecretString;
 }
 
 /** Base URL of the API reference; `error.docs` is `<DOCS_BASE_URL>/errors#<CODE>` (decisions §5). */

@@ -5,5 +5,5 @@ import { startBatchPayout } from '../../shared/use-cases/payouts';
 
 /** Payout-request consumer: starts a submitted batch's NET_COFFEE_PAYMENT payout (idempotent). */
 export const handler = sqsConsumer<PayoutRequestMessage>(async (msg) => {
-  await startBatchPayout(await payoutDeps(), msg.batch_id);
+  await startBatchPayout(payoutDeps(), msg.batch_id);
 });

@@ -1,4 +1,4 @@
-import { now, registryRepo } from '../../shared/composition';
+import { now, registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { CreateCooperativeSchema } from '../../shared/http/schemas';
 import { cooperativeView, createCooperative } from '../../shared/use-cases/registry';

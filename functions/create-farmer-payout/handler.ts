@@ -6,7 +6,7 @@ import { createFarmerPayout, payoutCreatedView } from '../../shared/use-cases/pa
 
 /** POST /payments/farmer-payout (COOPERATIVE, ADMIN): 201 with status PROCESSING (spec rules 1–5). */
 export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema }, async ({ body, caller }) => {
-  const payout = await createFarmerPayout(await payoutDeps(), caller, {
+  const payout = await createFarmerPayout(payoutDeps(), caller, {
     farmer_id: body.farmer_id,
     batch_id: body.batch_id,
     cooperative_id: body.cooperative_id,

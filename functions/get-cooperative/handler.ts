@@ -1,4 +1,4 @@
-import { registryRepo } from '../../shared/composition';
+import { registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { cooperativeView, getCooperative } from '../../shared/use-cases/registry';
 

@@ -1,4 +1,4 @@
-import { batchRepo } from '../../shared/composition';
+import { batchRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { readJob } from '../../shared/use-cases/batches';
 

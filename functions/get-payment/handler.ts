@@ -1,4 +1,4 @@
-import { payoutRepo } from '../../shared/composition';
+import { payoutRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { paymentRecordView, readPayment } from '../../shared/use-cases/payouts';
 

@@ -1,4 +1,4 @@
-import { batchRepo, payoutRepo } from '../../shared/composition';
+import { batchRepo, payoutRepo } from '../../shared/composition/repos';
 import { microToUsdc } from '../../shared/domain/money';
 import { httpHandler } from '../../shared/http/handler';
 import { ListPaymentsQuerySchema } from '../../shared/http/schemas';

@@ -5,5 +5,5 @@ import { finishSlowMint } from '../../shared/use-cases/batches';
 
 /** Mint-queue consumer: finishes batches whose mint receipt was slow (waits up to 60 s per try). */
 export const handler = sqsConsumer<MintConfirmationMessage>(async (msg) => {
-  await finishSlowMint(await batchDeps(), msg, 60_000);
+  await finishSlowMint(batchDeps(), msg, 60_000);
 });

@@ -1,4 +1,4 @@
-import { now, payoutProvider, payoutRepo, payoutWorkflow } from '../../shared/composition';
+import { payoutDeps } from '../../shared/composition';
 import { logger } from '../../shared/runtime/logger';
 import { runPayoutAttempt } from '../../shared/use-cases/payouts';
 
@@ -9,7 +9,7 @@ import { runPayoutAttempt } from '../../shared/use-cases/payouts';
  */
 export async function handler(event: { payout_id: string; attempt: number; task_token: string }): Promise<{ parked: true }> {
   logger.appendKeys({ payout_id: event.payout_id, attempt: event.attempt });
-  await runPayoutAttempt({ payouts: payoutRepo(), provider: await payoutProvider(), workflow: payoutWorkflow(), now }, event);
+  await runPayoutAttempt(payoutDeps(), event);
   logger.resetKeys();
   return { parked: true };
 }

@@ -1,4 +1,4 @@
-import { now, payoutProvider, payoutRepo } from '../../shared/composition';
+import { payoutDeps } from '../../shared/composition';
 import { logger } from '../../shared/runtime/logger';
 import { checkPayoutAttempt, type CheckOutcome } from '../../shared/use-cases/payouts';
 
@@ -8,7 +8,7 @@ import { checkPayoutAttempt, type CheckOutcome } from '../../shared/use-cases/pa
  */
 export async function handler(event: { payout_id: string; attempt: number; last_error?: unknown }): Promise<{ outcome: CheckOutcome }> {
   logger.appendKeys({ payout_id: event.payout_id, attempt: event.attempt });
-  const result = await checkPayoutAttempt({ payouts: payoutRepo(), provider: await payoutProvider(), now }, event);
+  const result = await checkPayoutAttempt(payoutDeps(), event);
   logger.info('attempt checked', { outcome: result.outcome, last_error: event.last_error });
   logger.resetKeys();
   return result;

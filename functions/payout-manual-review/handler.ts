@@ -1,4 +1,5 @@
-import { notifier, now, payoutRepo, registryRepo } from '../../shared/composition';
+import { notifier } from '../../shared/composition/notifier';
+import { now, payoutRepo, registryRepo } from '../../shared/composition/repos';
 import { moveToManualReview } from '../../shared/use-cases/payouts';
 
 /** State-machine task `ManualReview`: `{payout_id}` → `{status}`; notifies the cooperative manager. */

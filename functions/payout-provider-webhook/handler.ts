@@ -1,4 +1,5 @@
-import { now, payoutRepo, payoutWorkflow } from '../../shared/composition';
+import { now, payoutRepo } from '../../shared/composition/repos';
+import { payoutWorkflow } from '../../shared/composition/workflow';
 import { secret } from '../../shared/config';
 import { httpHandler } from '../../shared/http/handler';
 import { applyPayoutWebhook } from '../../shared/use-cases/payout-webhook';

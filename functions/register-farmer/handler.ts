@@ -1,4 +1,5 @@
-import { forestCheck, now, registryRepo } from '../../shared/composition';
+import { forestCheck } from '../../shared/composition/registry';
+import { now, registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { RegisterFarmerSchema } from '../../shared/http/schemas';
 import { farmerView, registerFarmer } from '../../shared/use-cases/registry';

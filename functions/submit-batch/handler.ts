@@ -21,7 +21,7 @@ export const handler = httpHandler({
   ],
 }, async ({ body, caller, headers }) => {
   const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
-  const result = await submitBatch(await batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
+  const result = await submitBatch(batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
   if (result.kind === 'accepted') {
     return {
       status: 202,

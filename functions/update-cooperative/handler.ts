@@ -1,4 +1,4 @@
-import { now, registryRepo } from '../../shared/composition';
+import { now, registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { UpdateCooperativeSchema } from '../../shared/http/schemas';
 import { cooperativeView, updateCooperative } from '../../shared/use-cases/registry';

@@ -109,6 +109,7 @@ export class CoffeeTraceStack extends Stack {
         timeout: spec.timeout,
         memorySize: spec.needs.has('ledger') ? LEDGER_MEMORY_MIB : 512,
         environment,
+        readsSecrets: spec.needs.has('ledger') || spec.needs.has('payout-provider') || spec.needs.has('payout-webhook-secret'),
       });
       bindNeeds(f, spec.needs, { stateful: this.stateful, settings, payoutStateMachineArn: stateMachineArn });
       functions.set(spec.fn, f);

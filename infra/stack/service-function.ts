@@ -6,7 +6,7 @@
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -27,6 +27,11 @@ export interface ServiceFunctionProps {
   memorySize?: number;
   /** Added to the common environment. */
   environment?: Record<string, string>;
+  /**
+   * Attach the AWS Parameters and Secrets Lambda Extension: shared/config.ts `secret()` reads
+   * Secrets Manager through it (cached, and no SDK client in the bundle).
+   */
+  readsSecrets?: boolean;
 }
 
 /** A bundled Lambda function with the service's defaults; `fn.role` takes the grants. */
@@ -66,6 +71,7 @@ export class ServiceFunction extends Construct {
       role: this.role,
       description: props.description.slice(0, 256),
       environment: { ...BUNDLE_RUNTIME_ENV, ...props.environment },
+      ...(props.readsSecrets ? { paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheSize: 20, httpPort: 2773 }) } : {}),
     });
 
     Validations.of(this.role).acknowledge({

@@ -7,7 +7,7 @@ import { buildAuditEntry, GENESIS_HASH } from '../domain/audit';
 import { DomainError, LedgerUnavailableError } from '../domain/errors';
 import { formatBatchId, newJobId, tokenIdForBatch } from '../domain/ids';
 import { ugxForWeight } from '../domain/money';
-import { maskPhone } from '../domain/phone';
+import { maskPhone } from '../domain/masking';
 import type { Hex, Ledger, WorkQueue } from '../domain/ports';
 import { STAGES, type AuditEntry, type Batch, type Job } from '../domain/records';
 import type { SubmitBatchSchema } from '../http/schemas';

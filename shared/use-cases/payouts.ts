@@ -6,7 +6,7 @@ import type { PayoutWorkflow } from '../adapters/aws/payout-workflow';
 import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../domain/errors';
 import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
-import { maskPhone } from '../domain/phone';
+import { maskPhone } from '../domain/masking';
 import type { Notifier, PayoutProvider } from '../domain/ports';
 import type { Payout, PayoutReason } from '../domain/records';
 import { MAX_ATTEMPTS } from '../domain/payout-lifecycle';

@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
 import type { Caller } from '../auth/claims';
 import { DomainError } from '../domain/errors';
-import { maskPhone, normaliseUgandanMobile } from '../domain/phone';
+import { maskPhone } from '../domain/masking';
+import { normaliseUgandanMobile } from '../domain/phone';
 import type { ForestCheck } from '../domain/ports';
 import type { Cooperative, Farmer } from '../domain/records';
 import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';

@@ -159,7 +159,15 @@ describe('Lambda functions', () => {
 
   test('environment: common variables plus exactly those of the function\'s needs', () => {
     for (const spec of specs) {
-      const env = resources[fnLogicalId(spec.fn)]!.Properties.Environment.Variables as Json;
+      const props = resources[fnLogicalId(spec.fn)]!.Properties;
+      const all = props.Environment.Variables as Json;
+      // The Parameters and Secrets extension's own settings sit beside ours on functions that read secrets.
+      const isExtensionSetting = (k: string) => /^(PARAMETERS_SECRETS_EXTENSION_|SECRETS_MANAGER_|SSM_PARAMETER_STORE_)/.test(k);
+      const readsSecrets = spec.needs.has('ledger') || spec.needs.has('payout-provider') || spec.needs.has('payout-webhook-secret');
+      expect(Object.keys(all).some(isExtensionSetting)).toBe(readsSecrets);
+      expect((props.Layers ?? []).length).toBe(readsSecrets ? 1 : 0);
+      if (readsSecrets) expect(all.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT).toBe('2773');
+      const env = Object.fromEntries(Object.entries(all).filter(([k]) => !isExtensionSetting(k))) as Json;
       const expected = new Set([...COMMON, ...[...spec.needs].flatMap((n) => ENV_BY_NEED[n])]);
       if (spec.fn === AUTHORIZER_FN) ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'].forEach((k) => expected.add(k));
       expect(Object.keys(env).sort()).toEqual([...expected].sort());

@@ -1,7 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
 import { allowedFrom, type PayoutEvent } from '../../domain/payout-lifecycle';
-import { microToUsdc } from '../../domain/money';
 import type { Payout } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
 import { keys, fromItem } from './keys';
@@ -154,7 +153,7 @@ export class PayoutRepository {
       at,
       actor: 'payout-provider',
       payload: {
-        payment_id: payout.payment_id, reason: payout.reason, attempt: s.attempt, provider_order_id: s.order_id, amount_usdc: microToUsdc(payout.amount_usd_micro),
+        payment_id: payout.payment_id, reason: payout.reason, attempt: s.attempt, provider_order_id: s.order_id, amount_usd_micro: payout.amount_usd_micro,
         amount_ugx: s.amount_ugx, exchange_rate: s.exchange_rate, mobile_money_transaction_id: s.mobile_money_transaction_id, settled_at: s.settled_at,
       },
     }, payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'PAYMENT_CONFIRMED' } } : undefined);
@@ -222,7 +221,7 @@ export class PayoutRepository {
       type: 'MANUAL_REVIEW',
       at,
       actor: 'payout-state-machine',
-      payload: { payment_id: payout.payment_id, reason: payout.reason, amount_usdc: microToUsdc(payout.amount_usd_micro), retry_count: payout.retry_count, last_failure_reason: payout.last_failure_reason ?? null },
+      payload: { payment_id: payout.payment_id, reason: payout.reason, amount_usd_micro: payout.amount_usd_micro, retry_count: payout.retry_count, last_failure_reason: payout.last_failure_reason ?? null },
     }, payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'MANUAL_REVIEW' } } : undefined);
     return outcome === 'APPLIED';
   }

@@ -1,0 +1,65 @@
+import { payoutWorkflow } from './workflow';
+import { mintQueue, payoutRequestQueue } from '../adapters/aws/queues';
+import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
+import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
+import { requireEnv, secret } from '../config';
+import type { Ledger, PayoutProvider } from '../domain/ports';
+import type { BatchDeps } from '../use-cases/batches';
+import type { PayoutDeps } from '../use-cases/payouts';
+import { batchRepo, now, payoutRepo, registryRepo } from './repos';
+
+/**
+ * Composition: builds the adapters from configuration and hands use cases their ports. Clients
+ * are created once per container (module scope, lazily); endpoints come from the environment, so
+ * the same code reaches AWS or the local stack. Split by outside system (./repos, ./workflow,
+ * ./registry, ./notifier, and this module for the ledger, the payout provider and the use-case
+ * dependency sets) so each Lambda bundle carries only the clients its handler uses.
+ */
+
+let ledgerP: Promise<Ledger> | undefined;
+let providerP: Promise<PayoutProvider> | undefined;
+
+
+/** The EVM ledger; the signer key comes from LEDGER_SIGNER_KEY or its Secrets Manager secret. */
+export function ledger(): Promise<Ledger> {
+  ledgerP ??= secret('LEDGER_SIGNER_KEY').then((key) => createEvmLedgerFromEnv({ ...process.env, LEDGER_SIGNER_KEY: key.trim() }));
+  ledgerP.catch(() => (ledgerP = undefined));
+  return ledgerP;
+}
+
+/**
+ * The payout provider's HTTP API at PAYOUT_PROVIDER_URL; credentials are the JSON
+ * `{api_key, api_secret}` in PAYOUT_PROVIDER_CREDENTIALS or its Secrets Manager secret.
+ */
+export function payoutProvider(): Promise<PayoutProvider> {
+  providerP ??= secret('PAYOUT_PROVIDER_CREDENTIALS').then((raw) => {
+    const creds = JSON.parse(raw) as { api_key?: string; api_secret?: string };
+    if (!creds.api_key || !creds.api_secret) throw new Error('PAYOUT_PROVIDER_CREDENTIALS must be JSON {"api_key","api_secret"}');
+    return new HttpPayoutProvider({ baseUrl: requireEnv('PAYOUT_PROVIDER_URL'), apiKey: creds.api_key, apiSecret: creds.api_secret });
+  });
+  providerP.catch(() => (providerP = undefined));
+  return providerP;
+}
+
+/**
+ * An adapter whose construction (reading its secret) waits until a method is first called, so a
+ * request that a rule refuses never needs the ledger's or the provider's configuration.
+ */
+function lazy<T extends object>(load: () => Promise<T>): T {
+  return new Proxy({} as T, {
+    get: (_target, prop) => (prop === 'then' ? undefined : async (...args: unknown[]) => {
+      const real = (await load()) as Record<PropertyKey, (...a: unknown[]) => unknown>;
+      return real[prop]!(...args);
+    }),
+  });
+}
+
+export function payoutDeps(): PayoutDeps {
+  return { registry: registryRepo(), batches: batchRepo(), payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
+}
+
+export function batchDeps(): BatchDeps {
+  return { registry: registryRepo(), batches: batchRepo(), ledger: lazy(ledger), mintQueue: mintQueue(), payoutQueue: payoutRequestQueue(), now };
+}
+
+export { batchRepo, now, payoutRepo, registryRepo };
