@@ -34,6 +34,14 @@ export const TABLE_DENIED_ACTIONS = ['dynamodb:DeleteItem', 'dynamodb:BatchWrite
  */
 export const AUDIT_PARTITION_PATTERN = 'AUDIT#*';
 
+/**
+ * The only items any function may delete: a payout whose provider order could not be placed, and
+ * its (batch, reason) guard, removed together so the caller can simply retry (decisions §7,
+ * `PROVIDER_UNAVAILABLE` leaves no payout behind). Functions with the `payout:discard` need may
+ * delete in these partitions and nowhere else.
+ */
+export const DISCARDABLE_PARTITION_PATTERNS = ['PAYMENT#*', 'PAYOUT_GUARD#*'];
+
 /** What `bindNeeds` wires functions to. */
 export interface NeedTargets {
   stateful: StatefulResources;
@@ -54,7 +62,23 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
   const payoutStateMachine = (): IStateMachine =>
     (sm ??= StateMachine.fromStateMachineArn(target, 'PayoutStateMachineRef', t.payoutStateMachineArn));
 
-  role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS, resources: tableResources }));
+  const needSet = new Set(needs);
+  if (needSet.has('payout:discard')) {
+    role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS.filter((a) => a !== 'dynamodb:DeleteItem'), resources: tableResources }));
+    role.addToPrincipalPolicy(new PolicyStatement({
+      effect: Effect.DENY,
+      actions: ['dynamodb:DeleteItem'],
+      resources: tableResources,
+      conditions: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': DISCARDABLE_PARTITION_PATTERNS } },
+    }));
+    role.addToPrincipalPolicy(new PolicyStatement({
+      actions: ['dynamodb:DeleteItem'],
+      resources: [s.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': DISCARDABLE_PARTITION_PATTERNS } },
+    }));
+  } else {
+    role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS, resources: tableResources }));
+  }
   role.addToPrincipalPolicy(new PolicyStatement({
     effect: Effect.DENY,
     actions: ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'],
@@ -62,8 +86,10 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
     conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION_PATTERN] } },
   }));
 
-  for (const need of new Set(needs)) {
+  for (const need of needSet) {
     switch (need) {
+      case 'payout:discard':
+        break; // granted above
       case 'table:read':
         fn.addEnvironment('TABLE_NAME', s.table.tableName);
         role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READ_ACTIONS, resources: tableResources }));

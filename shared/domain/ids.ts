@@ -6,8 +6,9 @@ import { ulid } from 'ulid';
  *   payout  PAY-<yyyy>-<nnnnnn>-<ss>       (the batch's number, 2-digit sequence per batch)
  *   job     JOB-<ULID>
  *   audit   AUD-<batch_id>-<sequence>
- * A BatchToken id is derived from the batch id (yyyy × 10^6 + n), so a replayed mint names the
- * same token and reverts instead of minting twice.
+ * A BatchToken id is derived from the batch id (yyyy × 10^12 + n: room for far more batches a year
+ * than the 6-digit number shows before two years could collide), so a replayed mint names the same
+ * token and reverts instead of minting twice.
  */
 
 export function formatBatchId(year: number, n: number): string {
@@ -22,7 +23,7 @@ export function parseBatchId(id: string): { year: number; n: number } | null {
 
 /** The BatchToken id of a batch. */
 export function tokenIdForBatch(year: number, n: number): bigint {
-  return BigInt(year) * 1_000_000n + BigInt(n);
+  return BigInt(year) * 1_000_000_000_000n + BigInt(n);
 }
 
 export function formatPayoutId(batchYear: number, batchN: number, seq: number): string {

@@ -16,6 +16,8 @@ export type RouteAuth = 'jwt' | 'webhook' | 'public';
 export type Need =
   | 'table:read'
   | 'table:write'
+  /** Delete a payout that never reached the provider, with its guard (PAYMENT#, PAYOUT_GUARD# only). */
+  | 'payout:discard'
   | 'payout-state-machine:start'
   | 'payout-state-machine:callback'
   | 'mint-queue:send'
@@ -62,7 +64,7 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger', 'mint-queue:send', 'payout-request-queue:send'], summary: 'Same as POST /batch/submit.' },
   { method: 'GET', path: '/batch/{id}', fn: 'get-batch', auth: 'jwt', needs: ['table:read'], summary: 'Read a batch with its stage history.' },
   { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
-  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout-provider', 'payout-state-machine:start'], summary: 'Pay a farmer to mobile money.' },
+  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], summary: 'Pay a farmer to mobile money.' },
   { method: 'GET', path: '/payments/farmer-payout/{id}', fn: 'get-farmer-payout', auth: 'jwt', needs: ['table:read'], summary: 'Status of a farmer payout.' },
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
@@ -76,7 +78,7 @@ export const workers: WorkerDef[] = [
   { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
   { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
   { fn: 'mint-confirmation', kind: 'queue-consumer', queue: 'mint-queue', needs: ['table:write', 'ledger', 'payout-request-queue:send'], timeoutSeconds: 120, summary: 'Finishes a batch whose mint receipt was slow: records it and completes the job.' },
-  { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', needs: ['table:write', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
+  { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];
 
 /** The shared REQUEST authorizer's function folder. */

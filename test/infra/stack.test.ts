@@ -146,6 +146,7 @@ describe('Lambda functions', () => {
   const ENV_BY_NEED: Record<Need, string[]> = {
     'table:read': ['TABLE_NAME'],
     'table:write': ['TABLE_NAME'],
+    'payout:discard': [],
     'payout-state-machine:start': ['PAYOUT_STATE_MACHINE_ARN'],
     'payout-state-machine:callback': ['PAYOUT_STATE_MACHINE_ARN'],
     'mint-queue:send': ['MINT_QUEUE_URL'],
@@ -176,17 +177,27 @@ describe('Lambda functions', () => {
     }
   });
 
-  test('every role denies deletes; only table users may read or write it', () => {
+  test('deletes are denied except a never-sent payout and its guard; only table users may read or write it', () => {
     for (const spec of specs) {
       const roleId = stack.getLogicalId(stack.functions.get(spec.fn)!.role.node.defaultChild as CfnResource);
       const policy = ofType('AWS::IAM::Policy').find(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId));
       expect(policy).toBeDefined();
       const statements = policy![1].Properties.PolicyDocument.Statement as Json[];
       const actions = (s: Json) => [s.Action].flat() as string[];
-      const deny = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem'));
-      expect(deny && actions(deny).sort()).toEqual([...TABLE_DENIED_ACTIONS].sort());
       const allowed = statements.filter((s) => s.Effect === 'Allow').flatMap(actions);
-      expect(allowed).not.toContain('dynamodb:DeleteItem');
+      if (spec.needs.has('payout:discard')) {
+        // Deletes only in the PAYMENT# and PAYOUT_GUARD# partitions: allowed there, denied elsewhere.
+        const denyAll = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:BatchWriteItem'));
+        expect(denyAll && actions(denyAll).sort()).toEqual(TABLE_DENIED_ACTIONS.filter((a) => a !== 'dynamodb:DeleteItem').sort());
+        const denyElsewhere = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem'));
+        expect(denyElsewhere!.Condition).toEqual({ 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': ['PAYMENT#*', 'PAYOUT_GUARD#*'] } });
+        const allowDelete = statements.find((s) => s.Effect === 'Allow' && actions(s).includes('dynamodb:DeleteItem'));
+        expect(allowDelete!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PAYMENT#*', 'PAYOUT_GUARD#*'] } });
+      } else {
+        const deny = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem'));
+        expect(deny && actions(deny).sort()).toEqual([...TABLE_DENIED_ACTIONS].sort());
+        expect(allowed).not.toContain('dynamodb:DeleteItem');
+      }
       expect(allowed).not.toContain('dynamodb:Scan');
       const usesTable = spec.needs.has('table:read') || spec.needs.has('table:write');
       expect(allowed.some((a) => a.startsWith('dynamodb:'))).toBe(usesTable);

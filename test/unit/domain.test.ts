@@ -296,9 +296,10 @@ describe('ids', () => {
 
   it('derives the BatchToken id as year × 10^6 + n, distinct per batch', () => {
     // Act + Assess
-    expect(tokenIdForBatch(2025, 42)).toBe(2_025_000_042n);
+    expect(tokenIdForBatch(2025, 42)).toBe(2_025_000_000_000_042n);
     expect(tokenIdForBatch(2025, 1)).not.toBe(tokenIdForBatch(2026, 1));
-    expect(tokenIdForBatch(2025, 999_999)).toBe(2_025_999_999n);
+    expect(tokenIdForBatch(2025, 999_999)).toBe(2_025_000_000_999_999n);
+    expect(tokenIdForBatch(2025, 1_000_001)).not.toBe(tokenIdForBatch(2026, 1));
   });
 
   it('makes job ids JOB-<ULID> and audit message ids AUD-<batch>-<seq>', () => {

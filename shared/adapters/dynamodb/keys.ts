@@ -7,7 +7,7 @@
  * | Holding balance     | COOP#<cooperative_id>       | HOLDING             |                     |                                |
  * | Farmer              | FARMER#<farmer_id>          | META                | COOP#<coop>         | FARMER#<farmer_id>             |
  * | Batch               | BATCH#<batch_id>            | META                | COOP#<coop>         | BATCH#<batch_id>               |
- * | Payout guard        | BATCH#<batch_id>            | PAYOUT#<reason>     |                     |                                |
+ * | Payout guard        | PAYOUT_GUARD#<batch>#<reason> | META              |                     |                                |
  * | Audit entry         | AUDIT#<batch_id>            | SEQ#<nnnnnnnn>      |                     |                                |
  * | Payment (payout)    | PAYMENT#<payment_id>        | META                | PAYMENTS#<batch_id> | <created_at>#<payment_id>      |
  * | Job                 | JOB#<job_id>                | META                |                     |                                |
@@ -26,6 +26,8 @@
  * 6. webhook replay protection: put WEBHOOK#… with attribute_not_exists in the same transaction
  *    that applies the webhook.
  * 7. farmers / batches of a cooperative: Query GSI1 COOP#<coop> (begins_with FARMER# / BATCH#).
+ * 8. a payout that never reached the provider is deleted with its guard (the only deletes; IAM
+ *    allows them in the PAYMENT# and PAYOUT_GUARD# partitions only, see infra/stack/needs.ts).
  */
 
 export const META = 'META';
@@ -37,7 +39,7 @@ export const keys = {
   farmerGsi: (coopId: string, id: string) => ({ GSI1PK: `COOP#${coopId}`, GSI1SK: `FARMER#${id}` }),
   batch: (id: string) => ({ PK: `BATCH#${id}`, SK: META }),
   batchGsi: (coopId: string, id: string) => ({ GSI1PK: `COOP#${coopId}`, GSI1SK: `BATCH#${id}` }),
-  payoutGuard: (batchId: string, reason: string) => ({ PK: `BATCH#${batchId}`, SK: `PAYOUT#${reason}` }),
+  payoutGuard: (batchId: string, reason: string) => ({ PK: `PAYOUT_GUARD#${batchId}#${reason}`, SK: META }),
   audit: (batchId: string, seq: number) => ({ PK: `AUDIT#${batchId}`, SK: `SEQ#${String(seq).padStart(8, '0')}` }),
   auditPartition: (batchId: string) => `AUDIT#${batchId}`,
   payment: (id: string) => ({ PK: `PAYMENT#${id}`, SK: META }),

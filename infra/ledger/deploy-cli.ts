@@ -1,0 +1,52 @@
+import { createPublicClient, createWalletClient, http, isAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
+import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import type { Hex } from '../../shared/domain/ports';
+import { compileContracts } from './compile';
+import { deployContracts } from './deploy';
+
+/**
+ * `npm run deploy-contracts`: compiles BatchToken and TraceLog from infra/ledger/contracts and
+ * deploys them to a real EVM network.
+ *   LEDGER_RPC_URL, LEDGER_CHAIN_ID   the network (e.g. https://sepolia.base.org, 84532)
+ *   DEPLOYER_KEY                      0x… private key that pays the gas and becomes admin
+ *   SERVICE_SIGNER_ADDRESS (optional) the address of the key in the LedgerSignerKey secret; it is
+ *                                     granted MINTER_ROLE and RECORDER_ROLE (default: the deployer)
+ * Prints the two addresses to pass to `cdk deploy` (BatchTokenAddress, TraceLogAddress).
+ */
+async function main() {
+  const need = (name: string) => {
+    const v = process.env[name]?.trim();
+    if (!v) throw new Error(`set ${name}`);
+    return v;
+  };
+  const rpcUrl = need('LEDGER_RPC_URL');
+  const chainId = Number(need('LEDGER_CHAIN_ID'));
+  const deployerKey = need('DEPLOYER_KEY') as Hex;
+  const signer = process.env.SERVICE_SIGNER_ADDRESS?.trim();
+  if (signer && !isAddress(signer)) throw new Error('SERVICE_SIGNER_ADDRESS is not an address');
+  process.stdout.write(`compiling contracts…\n`);
+  const artifacts = await compileContracts();
+  process.stdout.write(`deploying to chain ${chainId} at ${rpcUrl}…\n`);
+  const deployed = await deployContracts({ rpcUrl, chainId, deployerKey, artifacts });
+  const account = privateKeyToAccount(deployerKey);
+  if (signer && signer.toLowerCase() !== account.address.toLowerCase()) {
+    const chain = ledgerChain(chainId, rpcUrl);
+    const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
+    const reader = createPublicClient({ chain, transport: http(rpcUrl) });
+    const minter = await reader.readContract({ address: deployed.batchTokenAddress, abi: batchTokenAbi, functionName: 'MINTER_ROLE' });
+    const recorder = await reader.readContract({ address: deployed.traceLogAddress, abi: traceLogAbi, functionName: 'RECORDER_ROLE' });
+    for (const hash of [
+      await wallet.writeContract({ address: deployed.batchTokenAddress, abi: batchTokenAbi, functionName: 'grantRole', args: [minter, signer as Hex] }),
+      await wallet.writeContract({ address: deployed.traceLogAddress, abi: traceLogAbi, functionName: 'grantRole', args: [recorder, signer as Hex] }),
+    ]) await reader.waitForTransactionReceipt({ hash });
+    process.stdout.write(`granted MINTER_ROLE and RECORDER_ROLE to ${signer}\n`);
+  }
+  process.stdout.write(`BatchTokenAddress=${deployed.batchTokenAddress}\nTraceLogAddress=${deployed.traceLogAddress}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`deploy-contracts failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});
