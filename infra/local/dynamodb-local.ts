@@ -47,7 +47,8 @@ export async function startDynamoDbLocal(): Promise<{ endpoint: string; pid: num
 
 /**
  * Creates the service's single table exactly as the CDK stack defines it: PK/SK strings, GSI1
- * (GSI1PK/GSI1SK, projection ALL), on-demand, TTL on `expires_at_epoch`.
+ * (GSI1PK/GSI1SK) and GSI2 (GSI2PK/GSI2SK, sparse), projection ALL, on-demand, TTL on
+ * `expires_at_epoch`.
  */
 export async function createServiceTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1' });
@@ -57,11 +58,16 @@ export async function createServiceTable(endpoint: string, tableName: string): P
     AttributeDefinitions: [
       { AttributeName: 'PK', AttributeType: 'S' }, { AttributeName: 'SK', AttributeType: 'S' },
       { AttributeName: 'GSI1PK', AttributeType: 'S' }, { AttributeName: 'GSI1SK', AttributeType: 'S' },
+      { AttributeName: 'GSI2PK', AttributeType: 'S' }, { AttributeName: 'GSI2SK', AttributeType: 'S' },
     ],
     KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
     GlobalSecondaryIndexes: [{
       IndexName: 'GSI1',
       KeySchema: [{ AttributeName: 'GSI1PK', KeyType: 'HASH' }, { AttributeName: 'GSI1SK', KeyType: 'RANGE' }],
+      Projection: { ProjectionType: 'ALL' },
+    }, {
+      IndexName: 'GSI2',
+      KeySchema: [{ AttributeName: 'GSI2PK', KeyType: 'HASH' }, { AttributeName: 'GSI2SK', KeyType: 'RANGE' }],
       Projection: { ProjectionType: 'ALL' },
     }],
   }));

@@ -181,6 +181,23 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.queue === 'mint-queue' ? 1 : 5, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
     }
+    // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness
+    // threshold scaled by LOCAL_TIME_SCALE.
+    process.env.RECONCILE_AFTER_SECONDS ??= String(300 * timeScale);
+    for (const w of workers.filter((x) => x.kind === 'scheduled')) {
+      const mod = await load(w.fn);
+      const everyMs = Math.max(200, scheduleMs(w.schedule!) * timeScale);
+      let running = false;
+      const timer = setInterval(() => {
+        if (running) return;
+        running = true;
+        (mod.handler as () => Promise<unknown>)()
+          .then((r) => log(`${w.fn}: ${JSON.stringify(r)}`), (err) => log(`${w.fn} failed: ${(err as Error).message}`))
+          .finally(() => (running = false));
+      }, everyMs);
+      stops.push(async () => clearInterval(timer));
+    }
+
     const notifications = join(dataDir, 'notifications.jsonl');
     const inbox = drainNotifications(notifyQ.queueUrl, notifications, topic.topicArn);
     stops.push(() => inbox.stop());
@@ -198,6 +215,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll();
     throw err;
   }
+}
+
+/** Milliseconds of an EventBridge `rate(N unit)` expression. */
+function scheduleMs(expression: string): number {
+  const m = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression);
+  if (!m) throw new Error(`unsupported schedule ${expression} (use rate(N minutes|hours|days))`);
+  const unit = m[2]!.startsWith('minute') ? 60_000 : m[2]!.startsWith('hour') ? 3_600_000 : 86_400_000;
+  return Number(m[1]) * unit;
 }
 
 /** The local SNS subscriber: every message on the topic becomes one JSON line in `file`. */

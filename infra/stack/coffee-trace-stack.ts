@@ -6,6 +6,8 @@
  *   with one method per route, and the payout state machine.
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { AUTHORIZER_FN, routes, workers, type Need, type RouteDef, type WorkerDef } from '../../shared/http/routes';
@@ -122,6 +124,15 @@ export class CoffeeTraceStack extends Stack {
     };
 
     for (const w of workers) {
+      if (w.kind === 'scheduled') {
+        if (!w.schedule) throw new Error(`routes.ts: scheduled worker ${w.fn} names no schedule`);
+        new Rule(service, `${pascal(w.fn)}Schedule`, {
+          description: w.summary.slice(0, 512),
+          schedule: Schedule.expression(w.schedule),
+          targets: [new LambdaFunction(fnOf(w.fn), { retryAttempts: 2 })],
+        });
+        continue;
+      }
       if (w.kind !== 'queue-consumer') continue;
       if (!w.queue) throw new Error(`routes.ts: queue consumer ${w.fn} names no queue`);
       fnOf(w.fn).addEventSource(new SqsEventSource(this.stateful.queues[w.queue], {

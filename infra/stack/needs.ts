@@ -10,9 +10,9 @@ import { StateMachine, type IStateMachine } from 'aws-cdk-lib/aws-stepfunctions'
 import type { Need } from '../../shared/http/routes';
 import type { ServiceFunction } from './service-function';
 import type { Settings } from './settings';
-import { GSI1, type StatefulResources } from './stateful-resources';
+import { GSI1, GSI2, type StatefulResources } from './stateful-resources';
 
-/** Table reads: point reads and queries (table and GSI1); no Scan. */
+/** Table reads: point reads and queries (table, GSI1, GSI2); no Scan. */
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 
 /**
@@ -57,7 +57,7 @@ export interface NeedTargets {
 export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: NeedTargets): void {
   const { fn, role } = target;
   const { stateful: s, settings } = t;
-  const tableResources = [s.table.tableArn, `${s.table.tableArn}/index/${GSI1}`];
+  const tableResources = [s.table.tableArn, `${s.table.tableArn}/index/${GSI1}`, `${s.table.tableArn}/index/${GSI2}`];
   let sm: IStateMachine | undefined;
   const payoutStateMachine = (): IStateMachine =>
     (sm ??= StateMachine.fromStateMachineArn(target, 'PayoutStateMachineRef', t.payoutStateMachineArn));

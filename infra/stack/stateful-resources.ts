@@ -18,6 +18,8 @@ export type QueueName = 'mint-queue' | 'payout-request-queue';
 
 /** Name of the single table's one global secondary index. */
 export const GSI1 = 'GSI1';
+/** Sparse index of open payouts and batches awaiting their payout (reconciliation). */
+export const GSI2 = 'GSI2';
 
 /** Props of {@link StatefulResources}. */
 export interface StatefulResourcesProps {
@@ -55,6 +57,12 @@ export class StatefulResources extends Construct {
       indexName: GSI1,
       partitionKey: { name: 'GSI1PK', type: AttributeType.STRING },
       sortKey: { name: 'GSI1SK', type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: GSI2,
+      partitionKey: { name: 'GSI2PK', type: AttributeType.STRING },
+      sortKey: { name: 'GSI2SK', type: AttributeType.STRING },
       projectionType: ProjectionType.ALL,
     });
 

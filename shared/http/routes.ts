@@ -42,7 +42,9 @@ export interface RouteDef {
 /** Functions that are not behind an HTTP route: state-machine tasks and queue consumers. */
 export interface WorkerDef {
   fn: string;
-  kind: 'state-machine-task' | 'queue-consumer';
+  kind: 'state-machine-task' | 'queue-consumer' | 'scheduled';
+  /** For scheduled workers: an EventBridge schedule expression (locally a timer, scaled by LOCAL_TIME_SCALE). */
+  schedule?: string;
   /** For queue consumers: which queue feeds it. */
   queue?: 'mint-queue' | 'payout-request-queue';
   /** For state-machine tasks: the ASL definition-substitution key holding its ARN. */
@@ -58,6 +60,7 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/cooperatives', fn: 'create-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Register a cooperative (ADMIN).' },
   { method: 'PATCH', path: '/cooperatives/{id}', fn: 'update-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Change licence, manager or prices (ADMIN).' },
   { method: 'GET', path: '/cooperatives/{id}', fn: 'get-cooperative', auth: 'jwt', needs: ['table:read'], summary: 'Read a cooperative.' },
+  { method: 'GET', path: '/cooperatives/{id}/holding-balance', fn: 'get-holding-balance', auth: 'jwt', needs: ['table:read'], summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).' },
   { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write'], summary: 'Register a farmer and forest-check the farm.' },
   { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
   { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger', 'mint-queue:send', 'payout-request-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
@@ -78,6 +81,7 @@ export const workers: WorkerDef[] = [
   { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
   { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
   { fn: 'mint-confirmation', kind: 'queue-consumer', queue: 'mint-queue', needs: ['table:write', 'ledger', 'payout-request-queue:send'], timeoutSeconds: 120, summary: 'Finishes a batch whose mint receipt was slow: records it and completes the job.' },
+  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback', 'payout-request-queue:send'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; requeues batches still without their payout.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];
 

@@ -111,7 +111,7 @@ export async function createFarmerPayout(
       throw err;
     }
     if (err instanceof ProviderRejectedError) {
-      const failed = await deps.payouts.markFirstOrderRejected(payout.payment_id, err.reason, deps.now().toISOString());
+      const failed = await deps.payouts.markFirstOrderRejected(payout, err.reason, deps.now().toISOString());
       await deps.workflow.start(payout.payment_id);
       throw new DomainError('PAYOUT_FAILED', `The payout provider rejected the order (${err.reason}); payout ${failed.payment_id} is queued for retry.`, {
         details: { payout_id: failed.payment_id, status: failed.status },
@@ -119,7 +119,7 @@ export async function createFarmerPayout(
     }
     throw err;
   }
-  const processing = await deps.payouts.markProcessing(payout.payment_id, order, deps.now().toISOString());
+  const processing = await deps.payouts.markProcessing(payout, order, deps.now().toISOString());
   await deps.workflow.start(payout.payment_id);
   logger.info('payout started', { payout_id: processing.payment_id, batch_id: processing.batch_id, reason: processing.reason, amount_usd_micro: usdMicro, provider_order_id: order.order_id });
   return processing;
@@ -263,7 +263,7 @@ export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'pro
     await deps.payouts.recordFailure(payout, input.attempt, order?.failure_reason ?? 'no order at the provider', deps.now().toISOString());
   }
   if (input.attempt >= MAX_ATTEMPTS) return { outcome: 'EXHAUSTED' };
-  await deps.payouts.scheduleRetry(input.payout_id, input.attempt as 1 | 2 | 3, deps.now().toISOString()).catch((err) => {
+  await deps.payouts.scheduleRetry(payout, input.attempt as 1 | 2 | 3, deps.now().toISOString()).catch((err) => {
     if ((err as Error).name !== 'PayoutTransitionRejected') throw err;
   });
   return { outcome: 'RETRY' };

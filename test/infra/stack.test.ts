@@ -267,7 +267,16 @@ describe('payout state machine', () => {
 });
 
 describe('stateful resources', () => {
-  test('table: PK/SK + GSI1, on demand, PITR, deletion protection, TTL, retained', () => {
+  test('scheduled workers run from an EventBridge rule with their schedule', () => {
+    for (const w of workers.filter((x) => x.kind === 'scheduled')) {
+      const fnId = fnLogicalId(w.fn);
+      const rule = ofType('AWS::Events::Rule').find(([, r]) => (r.Properties.Targets as Json[]).some((t) => JSON.stringify(t.Arn).includes(fnId)));
+      expect(rule).toBeDefined();
+      expect(rule![1].Properties.ScheduleExpression).toBe(w.schedule);
+    }
+  });
+
+  test('table: PK/SK + GSI1 + GSI2, on demand, PITR, deletion protection, TTL, retained', () => {
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       Properties: Match.objectLike({
@@ -277,7 +286,7 @@ describe('stateful resources', () => {
         TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
         SSESpecification: { SSEEnabled: true },
         KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
-        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'GSI1', Projection: { ProjectionType: 'ALL' } })],
+        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'GSI1', Projection: { ProjectionType: 'ALL' } }), Match.objectLike({ IndexName: 'GSI2', Projection: { ProjectionType: 'ALL' } })],
       }),
     });
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);

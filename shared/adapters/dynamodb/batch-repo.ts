@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, Batch, Job, StageHistoryEntry } from '../../domain/records';
-import { keys, fromItem } from './keys';
+import { AWAITING_PAYOUT, keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 /** Audit entries are kept for good: no TTL, no update, no delete. */
@@ -88,9 +88,12 @@ export class BatchRepository {
         Update: {
           TableName: tableName(),
           Key: keys.batch(input.batchId),
-          UpdateExpression: 'REMOVE pending_audit_entry SET mint_status = :c, stage = :s, chain_tx_hash = :tx, stage_history = :h, audit_seq = :seq, audit_head_hash = :hash, updated_at = :at',
+          UpdateExpression: 'REMOVE pending_audit_entry SET mint_status = :c, stage = :s, chain_tx_hash = :tx, stage_history = :h, audit_seq = :seq, audit_head_hash = :hash, updated_at = :at, GSI2PK = :await, GSI2SK = :awaitKey',
           ConditionExpression: 'mint_status = :p',
-          ExpressionAttributeValues: { ':c': 'CONFIRMED', ':p': 'PENDING', ':s': 'DELIVERED', ':tx': input.txHash, ':h': [input.history], ':seq': input.entry.sequence_number, ':hash': input.entry.hash, ':at': input.at },
+          ExpressionAttributeValues: {
+            ':c': 'CONFIRMED', ':p': 'PENDING', ':s': 'DELIVERED', ':tx': input.txHash, ':h': [input.history], ':seq': input.entry.sequence_number, ':hash': input.entry.hash, ':at': input.at,
+            ':await': AWAITING_PAYOUT, ':awaitKey': keys.awaitingPayoutGsi(input.at, input.batchId).GSI2SK,
+          },
         },
       },
       auditPut(input.entry),
@@ -137,7 +140,7 @@ export class BatchRepository {
       await documentClient().send(new UpdateCommand({
         TableName: tableName(),
         Key: keys.batch(batchId),
-        UpdateExpression: 'SET payment_status = :s, updated_at = :at',
+        UpdateExpression: 'SET payment_status = :s, updated_at = :at REMOVE GSI2PK, GSI2SK',
         ConditionExpression: 'attribute_exists(PK) AND payment_status <> :confirmed',
         ExpressionAttributeValues: { ':s': status, ':confirmed': 'PAYMENT_CONFIRMED', ':at': new Date().toISOString() },
       }));
@@ -162,6 +165,15 @@ export class BatchRepository {
       start = r.LastEvaluatedKey;
     } while (start);
     return out;
+  }
+
+  /** Ids of confirmed batches still without their NET_COFFEE_PAYMENT payout since before `before`. */
+  async awaitingPayoutBefore(before: string, limit: number): Promise<string[]> {
+    const r = await documentClient().send(new QueryCommand({
+      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
+      ExpressionAttributeValues: { ':pk': AWAITING_PAYOUT, ':before': before }, Limit: limit, ProjectionExpression: 'batch_id',
+    }));
+    return (r.Items ?? []).map((i) => String(i.batch_id));
   }
 
   /** Stores a new job. */

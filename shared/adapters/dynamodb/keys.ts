@@ -10,6 +10,8 @@
  * | Payout guard        | PAYOUT_GUARD#<batch>#<reason> | META              |                     |                                |
  * | Audit entry         | AUDIT#<batch_id>            | SEQ#<nnnnnnnn>      |                     |                                |
  * | Payment (payout)    | PAYMENT#<payment_id>        | META                | PAYMENTS#<batch_id> | <created_at>#<payment_id>      |
+ *   GSI2 (sparse): GSI2PK OPEN_PAYOUT, GSI2SK <updated_at>#<payment_id> while a payout is not final;
+ *   GSI2PK AWAITING_PAYOUT, GSI2SK <confirmed_at>#<batch_id> on a batch until its payout exists.
  * | Job                 | JOB#<job_id>                | META                |                     |                                |
  * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
  * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
@@ -26,11 +28,14 @@
  * 6. webhook replay protection: put WEBHOOK#… with attribute_not_exists in the same transaction
  *    that applies the webhook.
  * 7. farmers / batches of a cooperative: Query GSI1 COOP#<coop> (begins_with FARMER# / BATCH#).
- * 8. a payout that never reached the provider is deleted with its guard (the only deletes; IAM
+ * 8. reconciliation: Query GSI2 OPEN_PAYOUT / AWAITING_PAYOUT with GSI2SK < now − threshold.
+ * 9. a payout that never reached the provider is deleted with its guard (the only deletes; IAM
  *    allows them in the PAYMENT# and PAYOUT_GUARD# partitions only, see infra/stack/needs.ts).
  */
 
 export const META = 'META';
+export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
+export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 
 export const keys = {
   cooperative: (id: string) => ({ PK: `COOP#${id}`, SK: META }),
@@ -45,13 +50,17 @@ export const keys = {
   payment: (id: string) => ({ PK: `PAYMENT#${id}`, SK: META }),
   paymentGsi: (batchId: string, createdAt: string, id: string) => ({ GSI1PK: `PAYMENTS#${batchId}`, GSI1SK: `${createdAt}#${id}` }),
   paymentsOfBatch: (batchId: string) => `PAYMENTS#${batchId}`,
+  /** Sparse index of payouts not yet final (reconciliation); removed when COMPLETED or MANUAL_REVIEW. */
+  openPayoutGsi: (updatedAt: string, id: string) => ({ GSI2PK: OPEN_PAYOUTS, GSI2SK: `${updatedAt}#${id}` }),
+  /** Sparse index of confirmed batches whose NET_COFFEE_PAYMENT payout has not been created yet. */
+  awaitingPayoutGsi: (confirmedAt: string, batchId: string) => ({ GSI2PK: AWAITING_PAYOUT, GSI2SK: `${confirmedAt}#${batchId}` }),
   job: (id: string) => ({ PK: `JOB#${id}`, SK: META }),
   batchCounter: (year: number) => ({ PK: `COUNTER#BATCH#${year}`, SK: META }),
   webhook: (source: string, id: string) => ({ PK: `WEBHOOK#${source}#${id}`, SK: META }),
 };
 
 /** Attributes that are keys or bookkeeping, stripped before an item leaves the adapter. */
-export const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expires_at_epoch', 'entity'] as const;
+export const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'expires_at_epoch', 'entity'] as const;
 
 /** A stored item as the record it holds: its key and bookkeeping attributes removed. */
 export function fromItem<T>(item: Record<string, unknown>): T {

@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
-import { allowedFrom, type PayoutEvent } from '../../domain/payout-lifecycle';
-import type { Payout } from '../../domain/records';
+import { allowedFrom, isFinal, RETRY_WAIT_SECONDS, type PayoutEvent } from '../../domain/payout-lifecycle';
+import type { Payout, PayoutStatus } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
-import { keys, fromItem } from './keys';
+import { AWAITING_PAYOUT, OPEN_PAYOUTS, keys, fromItem } from './keys';
 import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 /** How long webhook receipts are kept for replay detection (seconds). */
@@ -48,7 +48,8 @@ export class PayoutRepository {
             Update: {
               TableName: tableName(),
               Key: keys.batch(payout.batch_id),
-              UpdateExpression: 'SET payout_seq = :next',
+              // The batch's net coffee payment now exists: it leaves the awaiting-payout index.
+              UpdateExpression: `SET payout_seq = :next${payout.reason === 'NET_COFFEE_PAYMENT' ? ' REMOVE GSI2PK, GSI2SK' : ''}`,
               ConditionExpression: 'payout_seq = :seq',
               ExpressionAttributeValues: { ':seq': expectedSeq, ':next': expectedSeq + 1 },
             },
@@ -56,7 +57,10 @@ export class PayoutRepository {
           {
             Put: {
               TableName: tableName(),
-              Item: { ...keys.payment(payout.payment_id), ...keys.paymentGsi(payout.batch_id, payout.created_at, payout.payment_id), entity: 'PAYMENT', ...payout },
+              Item: {
+                ...keys.payment(payout.payment_id), ...keys.paymentGsi(payout.batch_id, payout.created_at, payout.payment_id),
+                ...keys.openPayoutGsi(payout.created_at, payout.payment_id), entity: 'PAYMENT', ...payout,
+              },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
@@ -82,21 +86,33 @@ export class PayoutRepository {
       TransactItems: [
         { Delete: { TableName: tableName(), Key: keys.payment(payout.payment_id), ConditionExpression: '#s = :p', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': 'PENDING' } } },
         { Delete: { TableName: tableName(), Key: keys.payoutGuard(payout.batch_id, payout.reason), ConditionExpression: 'payment_id = :id', ExpressionAttributeValues: { ':id': payout.payment_id } } },
+        ...(payout.reason === 'NET_COFFEE_PAYMENT'
+          ? [{ Update: { // back into the awaiting-payout index, so reconciliation asks again
+            TableName: tableName(), Key: keys.batch(payout.batch_id), UpdateExpression: 'SET GSI2PK = :k, GSI2SK = :s', ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':k': AWAITING_PAYOUT, ':s': keys.awaitingPayoutGsi(new Date().toISOString(), payout.batch_id).GSI2SK },
+          } }]
+          : []),
       ],
     }));
   }
 
-  /** PENDING → PROCESSING once the provider accepted the first order. Returns the payout. */
-  async markProcessing(payoutId: string, order: { order_id: string; amount_ugx: number; exchange_rate: string }, at: string): Promise<Payout> {
-    return this.transitionSimple(payoutId, { type: 'ORDER_ACCEPTED' }, 1, {
+  /** PENDING → PROCESSING once the provider accepted the first order (audit: PAYOUT_PROCESSING). */
+  async markProcessing(payout: Payout, order: { order_id: string; amount_ugx: number; exchange_rate: string }, at: string): Promise<Payout> {
+    return this.transition(payout, { type: 'ORDER_ACCEPTED' }, 1, {
       set: 'provider_order_id = :o, amount_ugx = :ugx, estimated_ugx = :ugx, exchange_rate = :rate',
       values: { ':o': order.order_id, ':ugx': order.amount_ugx, ':rate': order.exchange_rate },
-    }, at);
+    }, at, {
+      type: 'PAYOUT_PROCESSING',
+      payload: { provider_order_id: order.order_id, amount_usd_micro: payout.amount_usd_micro, estimated_ugx: order.amount_ugx, exchange_rate: order.exchange_rate, phone_last3: payout.phone.slice(-3) },
+    });
   }
 
-  /** PENDING → FAILED when the provider rejected the first order at creation. */
-  async markFirstOrderRejected(payoutId: string, reason: string, at: string): Promise<Payout> {
-    return this.transitionSimple(payoutId, { type: 'ORDER_FAILED' }, 1, { set: 'last_failure_reason = :r', values: { ':r': reason } }, at);
+  /** PENDING → FAILED when the provider rejected the first order at creation (audit: PAYOUT_FAILED). */
+  async markFirstOrderRejected(payout: Payout, reason: string, at: string): Promise<Payout> {
+    return this.transition(payout, { type: 'ORDER_FAILED' }, 1, { set: 'last_failure_reason = :r', values: { ':r': reason } }, at, {
+      type: 'PAYOUT_FAILED',
+      payload: { failure_reason: reason },
+    });
   }
 
   /**
@@ -139,7 +155,7 @@ export class PayoutRepository {
       Update: {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
-        UpdateExpression: 'SET #s = :done, completed_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at',
+        UpdateExpression: 'SET #s = :done, completed_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE GSI2PK, GSI2SK',
         ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
@@ -171,23 +187,24 @@ export class PayoutRepository {
       Update: {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
-        UpdateExpression: 'SET #s = :failed, last_failure_reason = :r, updated_at = :at',
+        UpdateExpression: 'SET #s = :failed, last_failure_reason = :r, updated_at = :at, GSI2SK = :open',
         ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':failed': 'FAILED', ':r': reason, ':at': at, ':n': attempt, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
+        ExpressionAttributeValues: { ':failed': 'FAILED', ':r': reason, ':at': at, ':n': attempt, ':open': openSortKey(at, payout.payment_id), ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
       },
     });
-    try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
-      return 'APPLIED';
-    } catch (err) {
-      return this.explainCancel(err, webhook, at);
-    }
+    return this.applyWithAudit(payout, items, webhook, {
+      type: 'PAYOUT_FAILED', at, actor: webhook ? 'payout-provider' : 'payout-state-machine',
+      payload: { payment_id: payout.payment_id, reason: payout.reason, attempt, failure_reason: reason },
+    });
   }
 
-  /** FAILED → RETRY_n (retry_count n) after attempt n definitively failed. */
-  async scheduleRetry(payoutId: string, retry: 1 | 2 | 3, at: string): Promise<Payout> {
-    return this.transitionSimple(payoutId, { type: 'RETRY_SCHEDULED', retry }, retry, { set: 'retry_count = :rc', values: { ':rc': retry } }, at);
+  /** FAILED → RETRY_n (retry_count n) after attempt n definitively failed (audit: PAYOUT_RETRY_SCHEDULED). */
+  async scheduleRetry(payout: Payout, retry: 1 | 2 | 3, at: string): Promise<Payout> {
+    return this.transition(payout, { type: 'RETRY_SCHEDULED', retry }, retry, { set: 'retry_count = :rc', values: { ':rc': retry } }, at, {
+      type: 'PAYOUT_RETRY_SCHEDULED',
+      payload: { retry, wait_seconds: RETRY_WAIT_SECONDS[retry - 1] },
+    });
   }
 
   /**
@@ -202,7 +219,7 @@ export class PayoutRepository {
         Update: {
           TableName: tableName(),
           Key: keys.payment(payout.payment_id),
-          UpdateExpression: 'SET #s = :mr, updated_at = :at REMOVE task_token',
+          UpdateExpression: 'SET #s = :mr, updated_at = :at REMOVE task_token, GSI2PK, GSI2SK',
           ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')})`,
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: { ':mr': 'MANUAL_REVIEW', ':at': at, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
@@ -231,6 +248,15 @@ export class PayoutRepository {
     await documentClient().send(new UpdateCommand({
       TableName: tableName(), Key: keys.payment(payoutId), UpdateExpression: 'SET manager_notified_at = :at', ExpressionAttributeValues: { ':at': at },
     }));
+  }
+
+  /** Payouts not yet final whose last activity is older than `before` (ISO), oldest first. */
+  async openBefore(before: string, limit: number): Promise<Payout[]> {
+    const r = await documentClient().send(new QueryCommand({
+      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
+      ExpressionAttributeValues: { ':pk': OPEN_PAYOUTS, ':before': before }, Limit: limit,
+    }));
+    return (r.Items ?? []).map((i) => fromItem<Payout>(i));
   }
 
   async get(payoutId: string): Promise<Payout | null> {
@@ -306,23 +332,44 @@ export class PayoutRepository {
     throw err;
   }
 
-  private async transitionSimple(payoutId: string, event: PayoutEvent, attempt: number, extra: { set: string; values: Record<string, unknown> }, at: string): Promise<Payout> {
+  /**
+   * Applies one event with its audit entry in one transaction, on the condition that the payout
+   * is in a status the event allows and at `attempt`. Errors: PayoutTransitionRejected otherwise.
+   */
+  private async transition(
+    payout: Payout,
+    event: PayoutEvent,
+    attempt: number,
+    extra: { set: string; values: Record<string, unknown> },
+    at: string,
+    audit: { type: string; payload: Record<string, unknown> },
+  ): Promise<Payout> {
     const from = allowedFrom(event);
+    const to = statusAfter(event);
+    const final = isFinal(to);
     try {
-      const r = await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.payment(payoutId),
-        UpdateExpression: `SET #s = :to, updated_at = :at, ${extra.set}`,
-        ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':to': statusAfter(event), ':at': at, ':n': attempt, ...extra.values, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
-        ReturnValues: 'ALL_NEW',
-      }));
-      return fromItem<Payout>(r.Attributes!);
+      await transactWithAudit({
+        batchId: payout.batch_id,
+        items: [{
+          Update: {
+            TableName: tableName(),
+            Key: keys.payment(payout.payment_id),
+            UpdateExpression: `SET #s = :to, updated_at = :at, ${extra.set}${final ? ' REMOVE GSI2PK, GSI2SK' : ', GSI2SK = :open'}`,
+            ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: {
+              ':to': to, ':at': at, ':n': attempt, ...extra.values, ...(final ? {} : { ':open': openSortKey(at, payout.payment_id) }),
+              ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])),
+            },
+          },
+        }],
+        entry: { type: audit.type, at, actor: 'payout-service', payload: { payment_id: payout.payment_id, reason: payout.reason, attempt, status: to, ...audit.payload } },
+      });
     } catch (err) {
-      if (isConditionalCheckFailed(err)) throw new PayoutTransitionRejected(payoutId, event.type);
+      if (err instanceof TransactionConditionError) throw new PayoutTransitionRejected(payout.payment_id, event.type);
       throw err;
     }
+    return (await this.get(payout.payment_id))!;
   }
 }
 
@@ -342,7 +389,7 @@ export class PayoutTransitionRejected extends Error {
   }
 }
 
-function statusAfter(event: PayoutEvent): string {
+function statusAfter(event: PayoutEvent): PayoutStatus {
   switch (event.type) {
     case 'ORDER_ACCEPTED': return 'PROCESSING';
     case 'ORDER_FAILED': return 'FAILED';
@@ -351,6 +398,11 @@ function statusAfter(event: PayoutEvent): string {
     case 'SETTLED': return 'COMPLETED';
     case 'ATTEMPT_STARTED': throw new Error('ATTEMPT_STARTED keeps the status');
   }
+}
+
+/** Sort key in the open-payouts index: oldest activity first. */
+function openSortKey(at: string, id: string): string {
+  return `${at}#${id}`;
 }
 
 function webhookReceipt(webhook: { source: string; id: string }, at: string): TransactItem & { Put: NonNullable<TransactItem['Put']> } {

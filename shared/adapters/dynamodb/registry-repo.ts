@@ -60,6 +60,15 @@ export class RegistryRepository {
     }
   }
 
+  /**
+   * The cooperative's off-chain holding balance: USDC of payouts that ended in MANUAL_REVIEW,
+   * held for the farmers to collect at the cooperative office. Zero when nothing was ever held.
+   */
+  async getHolding(cooperativeId: string): Promise<{ held_usd_micro: number; payouts_held: number; updated_at: string | null }> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.holding(cooperativeId), ConsistentRead: true }));
+    return { held_usd_micro: Number(r.Item?.held_usd_micro ?? 0), payouts_held: Number(r.Item?.payouts_held ?? 0), updated_at: (r.Item?.updated_at as string | undefined) ?? null };
+  }
+
   /** Errors: FARMER_ALREADY_REGISTERED (409). */
   async createFarmer(f: Farmer): Promise<void> {
     try {

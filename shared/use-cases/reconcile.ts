@@ -1,0 +1,86 @@
+import type { PayoutRequestMessage } from '../adapters/aws/queues';
+import { providerReference } from '../domain/ids';
+import type { WorkQueue } from '../domain/ports';
+import type { Payout } from '../domain/records';
+import { logger } from '../runtime/logger';
+import type { PayoutDeps } from './payouts';
+
+/** What one reconciliation run did. */
+export interface ReconcileReport {
+  examined: number;
+  completed: number;
+  failed: number;
+  restarted: number;
+  discarded: number;
+  batchesRequeued: number;
+}
+
+/**
+ * Scheduled reconciliation (issue "never lost"; decisions §7: a payout whose webhook does not come
+ * is found by asking the provider, never by paying again). Payouts that are not final and have
+ * had no activity for `staleAfterSeconds`:
+ *  - PENDING (creation stopped before the order was placed): the provider is asked for the
+ *    attempt-1 order; if it exists the payout becomes PROCESSING and its lifecycle starts,
+ *    otherwise the payout and its guard are removed (nothing was sent);
+ *  - PROCESSING / RETRY_n / FAILED: the current attempt's order status is read from the provider;
+ *    settled → recorded as COMPLETED and the waiting task resumed; failed → recorded as FAILED and
+ *    the task failed (the state machine then retries); otherwise the lifecycle execution is
+ *    (re)started by name, which is a no-op when it is running.
+ * Confirmed batches still waiting for their NET_COFFEE_PAYMENT payout are queued again.
+ */
+export async function reconcilePayouts(
+  deps: PayoutDeps & { payoutQueue: WorkQueue<PayoutRequestMessage> },
+  opts: { staleAfterSeconds: number; limit?: number },
+): Promise<ReconcileReport> {
+  const report: ReconcileReport = { examined: 0, completed: 0, failed: 0, restarted: 0, discarded: 0, batchesRequeued: 0 };
+  const cutoff = new Date(deps.now().getTime() - opts.staleAfterSeconds * 1000).toISOString();
+  for (const payout of await deps.payouts.openBefore(cutoff, opts.limit ?? 100)) {
+    report.examined++;
+    try {
+      await reconcileOne(deps, payout, report);
+    } catch (err) {
+      logger.warn('reconciliation of a payout failed; the next run tries again', { payout_id: payout.payment_id, error: err as Error });
+    }
+  }
+  for (const batchId of await deps.batches.awaitingPayoutBefore(cutoff, opts.limit ?? 100)) {
+    await deps.payoutQueue.send({ batch_id: batchId });
+    report.batchesRequeued++;
+  }
+  if (report.examined || report.batchesRequeued) logger.info('reconciliation run', { ...report });
+  return report;
+}
+
+async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileReport): Promise<void> {
+  const at = deps.now().toISOString();
+  const order = await deps.provider.findOrderByReference(providerReference(payout.payment_id, payout.attempt));
+  if (payout.status === 'PENDING') {
+    if (!order) {
+      await deps.payouts.discardUnsent(payout);
+      report.discarded++;
+      return;
+    }
+    await deps.payouts.markProcessing(payout, order, at);
+    await deps.workflow.start(payout.payment_id);
+    report.restarted++;
+    return;
+  }
+  if (order?.status === 'SETTLED') {
+    const outcome = await deps.payouts.recordSettlement(payout, {
+      attempt: payout.attempt, order_id: order.order_id, amount_ugx: order.amount_ugx, exchange_rate: order.exchange_rate,
+      mobile_money_transaction_id: order.mobile_money_transaction_id ?? '', settled_at: order.settled_at ?? at,
+    }, at);
+    if (outcome === 'APPLIED') report.completed++;
+    const fresh = await deps.payouts.get(payout.payment_id);
+    if (fresh?.task_token && fresh.task_token_attempt === payout.attempt) await deps.workflow.resume(fresh.task_token, { status: fresh.status, provider_order_id: order.order_id });
+    return;
+  }
+  if (order?.status === 'FAILED' && payout.status !== 'FAILED') {
+    const outcome = await deps.payouts.recordFailure(payout, payout.attempt, order.failure_reason ?? 'order failed', at);
+    if (outcome === 'APPLIED') report.failed++;
+    const fresh = await deps.payouts.get(payout.payment_id);
+    if (fresh?.task_token && fresh.task_token_attempt === payout.attempt) await deps.workflow.fail(fresh.task_token, 'OrderFailed', order.failure_reason ?? 'order failed');
+    return;
+  }
+  await deps.workflow.start(payout.payment_id);
+  report.restarted++;
+}
