@@ -6,7 +6,8 @@ const esm = ['jose', 'multiformats', 'ipfs-unixfs-importer', 'ipfs-unixfs', 'blo
   'interface-blockstore', 'interface-store', '@ipld', '@multiformats', '@libp2p', '@chainsafe', 'it-[^/]+',
   'uint8arrays', 'uint8arraylist', 'uint8-varint', 'hamt-sharding', 'progress-events', 'protons-runtime',
   'p-queue', 'p-timeout', 'p-defer', 'race-signal', 'main-event', 'abort-error', 'weald', '@middy', 'fauxqs',
-  'ulid'];
+  'ulid', 'ipfs-unixfs-exporter', 'blockstore-fs', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer',
+  '@borewit', 'steno', 'cborg'];
 const rootDir = path.resolve(__dirname, '..');
 const base = {
   rootDir,

@@ -1,0 +1,509 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { importer } from 'ipfs-unixfs-importer';
+import { MemoryBlockstore } from 'blockstore-core/memory';
+import { CID } from 'multiformats/cid';
+import * as Digest from 'multiformats/hashes/digest';
+import { DomainError } from '../../shared/domain/errors';
+import { MAX_EVIDENCE_PHOTO_BYTES, parseEvidencePhoto } from '../../shared/domain/evidence-photo';
+import {
+  buildEvidencePackage,
+  buildUnixfsDirectory,
+  canonicalEvidenceBytes,
+  EVIDENCE_FILE,
+  kuboCidV1ImportOptions,
+} from '../../shared/adapters/ipfs/evidence-package';
+import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
+import { PinningServiceError, PinningServiceStore } from '../../shared/adapters/ipfs/pinning-service-store';
+import { ipfsGatewayHandler } from '../../infra/local/ipfs-gateway-route';
+
+// ---------------------------------------------------------------------------------------------
+// Real tiny images, built byte by byte.
+
+const u8 = (...parts: Array<ArrayLike<number>>) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+};
+const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
+const be32 = (n: number) => [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(bytes: ArrayLike<number>): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 255]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function pngChunk(type: string, data: ArrayLike<number>): Uint8Array {
+  const td = u8(ascii(type), data);
+  return u8(be32(data.length), td, be32(crc32(td)));
+}
+/** 1×1 RGB PNG (one coffee-brown pixel). */
+const PNG = u8(
+  [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+  pngChunk('IHDR', [...be32(1), ...be32(1), 8, 2, 0, 0, 0]),
+  pngChunk('IDAT', deflateSync(Buffer.from([0, 0x6f, 0x4e, 0x37]))),
+  pngChunk('IEND', []),
+);
+/** 1×1 baseline greyscale JPEG: one DC/AC Huffman code each; the scan is DC diff 0 + EOB. */
+const JPEG = u8(
+  [0xff, 0xd8],
+  [0xff, 0xe0, 0x00, 0x10], ascii('JFIF'), [0, 1, 1, 0, 0, 1, 0, 1, 0, 0],
+  [0xff, 0xdb, 0x00, 0x43, 0x00], new Array(64).fill(1),
+  [0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x11, 0x00],
+  [0xff, 0xc4, 0x00, 0x14, 0x00, 1, ...new Array(15).fill(0), 0x00],
+  [0xff, 0xc4, 0x00, 0x14, 0x10, 1, ...new Array(15).fill(0), 0x00],
+  [0xff, 0xda, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3f, 0x00],
+  [0x3f],
+  [0xff, 0xd9],
+);
+/** 1×1 lossless WebP (RIFF/WEBP/VP8L). */
+const VP8L = [0x2f, 0x00, 0x00, 0x00, 0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07];
+const WEBP = u8(ascii('RIFF'), [26, 0, 0, 0], ascii('WEBP'), ascii('VP8L'), [VP8L.length, 0, 0, 0], VP8L, [0]);
+
+const dataUri = (mime: string, bytes: Uint8Array) => `data:${mime};base64,${Buffer.from(bytes).toString('base64')}`;
+
+async function rejection(p: Promise<unknown>): Promise<DomainError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(DomainError);
+    return err as DomainError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('parseEvidencePhoto', () => {
+  it.each([
+    ['image/png', PNG, 'png'],
+    ['image/jpeg', JPEG, 'jpg'],
+    ['image/webp', WEBP, 'webp'],
+  ] as const)('accepts a real %s', async (mime, bytes, extension) => {
+    const photo = await parseEvidencePhoto(dataUri(mime, bytes));
+    expect(photo).toEqual({ bytes: new Uint8Array(bytes), mime, extension });
+  });
+
+  it('rejects a PNG declared as JPEG (400)', async () => {
+    const err = await rejection(parseEvidencePhoto(dataUri('image/jpeg', PNG)));
+    expect(err.code).toBe('VALIDATION_ERROR');
+    expect(err.status).toBe(400);
+    expect(err.details).toEqual([expect.objectContaining({ path: 'evidence_photo_base64' })]);
+    expect(err.message).toMatch(/declared image\/jpeg but the content is image\/png/);
+  });
+
+  it('rejects a text file declared as PNG (400)', async () => {
+    const err = await rejection(parseEvidencePhoto(dataUri('image/png', new TextEncoder().encode('just some text, not an image\n'))));
+    expect(err.code).toBe('VALIDATION_ERROR');
+    expect(err.details).toEqual([expect.objectContaining({ path: 'evidence_photo_base64' })]);
+  });
+
+  it('rejects another image type (GIF) even when declared as PNG', async () => {
+    const gif = u8(ascii('GIF89a'), [1, 0, 1, 0, 0, 0, 0], [0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0], [0x3b]);
+    expect((await rejection(parseEvidencePhoto(dataUri('image/png', gif)))).code).toBe('VALIDATION_ERROR');
+  });
+
+  it('rejects a photo over 4 MiB decoded (413) and accepts exactly 4 MiB', async () => {
+    const big = new Uint8Array(MAX_EVIDENCE_PHOTO_BYTES + 1);
+    big.set(PNG);
+    const err = await rejection(parseEvidencePhoto(dataUri('image/png', big)));
+    expect(err.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(err.status).toBe(413);
+
+    const exact = new Uint8Array(MAX_EVIDENCE_PHOTO_BYTES);
+    exact.set(PNG);
+    const ok = await parseEvidencePhoto(dataUri('image/png', exact));
+    expect(ok.bytes.byteLength).toBe(MAX_EVIDENCE_PHOTO_BYTES);
+  });
+
+  it.each([
+    ['invalid characters', 'data:image/png;base64,iVBO@w0KGgo='],
+    ['whitespace', `data:image/png;base64,${Buffer.from(PNG).toString('base64').slice(0, 8)} ${Buffer.from(PNG).toString('base64').slice(8)}`],
+    ['a bad length', 'data:image/png;base64,iVBORw0KGgo'],
+    ['non-canonical padding bits', 'data:image/png;base64,QR=='],
+    ['misplaced padding', 'data:image/png;base64,iV=ORw0KGgo='],
+    ['an empty payload', 'data:image/png;base64,'],
+    ['base64url characters', `data:image/png;base64,${Buffer.from(PNG).toString('base64').replace(/\+/g, '-').replace(/\//g, '_')}-_==`],
+  ])('rejects bad base64: %s (400)', async (_label, uri) => {
+    const err = await rejection(parseEvidencePhoto(uri));
+    expect(err.code).toBe('VALIDATION_ERROR');
+    expect(err.details).toEqual([expect.objectContaining({ path: 'evidence_photo_base64' })]);
+  });
+
+  it.each([
+    ['gif', `data:image/gif;base64,${Buffer.from(PNG).toString('base64')}`],
+    ['no base64 marker', `data:image/png,${Buffer.from(PNG).toString('base64')}`],
+    ['extra parameter', `data:image/png;charset=utf-8;base64,${Buffer.from(PNG).toString('base64')}`],
+    ['not a data URI', Buffer.from(PNG).toString('base64')],
+    ['upper-case type', `data:IMAGE/PNG;base64,${Buffer.from(PNG).toString('base64')}`],
+  ])('rejects bad data-URI syntax: %s (400)', async (_label, uri) => {
+    expect((await rejection(parseEvidencePhoto(uri))).code).toBe('VALIDATION_ERROR');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// CIDs: an independent construction straight from the specs (sha2-256 multihash, raw/dag-pb
+// codecs, dag-pb protobuf, UnixFS Data protobuf), without the importer.
+
+const sha256 = (b: Uint8Array) => new Uint8Array(createHash('sha256').update(b).digest());
+const rawCid = (b: Uint8Array) => CID.createV1(0x55, Digest.create(0x12, sha256(b)));
+const dagPbCid = (b: Uint8Array) => CID.createV1(0x70, Digest.create(0x12, sha256(b)));
+function varint(n: number): number[] {
+  const out: number[] = [];
+  while (n >= 0x80) {
+    out.push((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  out.push(n);
+  return out;
+}
+const lenField = (no: number, b: ArrayLike<number>) => u8([(no << 3) | 2, ...varint(b.length)], b);
+const intField = (no: number, n: number) => u8([no << 3, ...varint(n)]);
+/** dag-pb PBLink {Hash=1, Name=2, Tsize=3}; kubo always writes Name, even empty. */
+const pbLink = (hash: CID, name: string, tsize: number) => u8(lenField(1, hash.bytes), lenField(2, new TextEncoder().encode(name)), intField(3, tsize));
+/** dag-pb PBNode: Links (field 2) before Data (field 1), as the dag-pb spec fixes. */
+const pbNode = (links: Uint8Array[], data: Uint8Array) => u8(...links.map((l) => lenField(2, l)), lenField(1, data));
+/** UnixFS Data {Type=1 (1 Directory, 2 File), filesize=3, blocksizes=4 repeated}. */
+const unixfsDir = () => intField(1, 1);
+const unixfsFile = (sizes: number[]) => u8(intField(1, 2), intField(3, sizes.reduce((a, b) => a + b, 0)), ...sizes.map((s) => intField(4, s)));
+
+/** A file as kubo imports it with --cid-version 1: one raw leaf, or 256 KiB raw chunks under one dag-pb node. */
+function independentFile(bytes: Uint8Array): { cid: CID; tsize: number } {
+  if (bytes.length <= 262_144) return { cid: rawCid(bytes), tsize: bytes.length };
+  const chunks: Uint8Array[] = [];
+  for (let o = 0; o < bytes.length; o += 262_144) chunks.push(bytes.subarray(o, o + 262_144));
+  expect(chunks.length).toBeLessThanOrEqual(174);
+  const node = pbNode(chunks.map((c) => pbLink(rawCid(c), '', c.length)), unixfsFile(chunks.map((c) => c.length)));
+  return { cid: dagPbCid(node), tsize: node.length + bytes.length };
+}
+function independentDirectory(files: Array<{ path: string; bytes: Uint8Array }>): CID {
+  const sorted = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+  const links = sorted.map((f) => {
+    const { cid, tsize } = independentFile(f.bytes);
+    return pbLink(cid, f.path, tsize);
+  });
+  return dagPbCid(pbNode(links, unixfsDir()));
+}
+
+async function importSingle(bytes: Uint8Array): Promise<string> {
+  let last = '';
+  for await (const e of importer([{ content: bytes }], new MemoryBlockstore(), { ...kuboCidV1ImportOptions(), wrapWithDirectory: false })) last = e.cid.toString();
+  return last;
+}
+
+const EVIDENCE = { stage: 'MILLED', batch_id: 'B-2024-000123', mill_id: 'MILL-07', outturn_kg: 812.5, milled_at: '2024-05-02T08:30:00Z', actor: { sub: 'op-1', role: 'cooperative' } };
+const enc = new TextEncoder();
+
+describe('evidence package CIDs', () => {
+  it('single-file vectors: raw-leaf CIDv1, equal to sha2-256 over the bytes', async () => {
+    expect(await importSingle(enc.encode('hello world'))).toBe('bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e');
+    // With the trailing newline (`echo "hello world" | ipfs add --cid-version 1`).
+    expect(await importSingle(enc.encode('hello world\n'))).toBe('bafkreifjjcie6lypi6ny7amxnfftagclbuxndqonfipmb64f2km2devei4');
+    for (const s of ['hello world', 'hello world\n']) expect(await importSingle(enc.encode(s))).toBe(rawCid(enc.encode(s)).toString());
+  });
+
+  it('reproduces kubo: `ipfs add -r --cid-version=1` of planets/{mars,venus}.txt (kubo sharness t0040)', async () => {
+    const { cid } = await buildUnixfsDirectory([
+      { path: 'venus.txt', bytes: enc.encode('Hello Venus!\n') },
+      { path: 'mars.txt', bytes: enc.encode('Hello Mars!\n') },
+    ]);
+    expect(cid).toBe('bafybeih7e5dmkyk25up5vxug4q3hrg2fxbzf23dfrac2fns5h7z4aa7ioi');
+    expect(independentDirectory([
+      { path: 'mars.txt', bytes: enc.encode('Hello Mars!\n') },
+      { path: 'venus.txt', bytes: enc.encode('Hello Venus!\n') },
+    ]).toString()).toBe(cid);
+  });
+
+  it('evidence.json is RFC 8785 canonical JSON without a trailing newline', () => {
+    const text = new TextDecoder().decode(canonicalEvidenceBytes({ b: 1, a: [true, null, 'é'], c: { y: 1e21, x: 0.1 } }));
+    expect(text).toBe('{"a":[true,null,"é"],"b":1,"c":{"x":0.1,"y":1e+21}}');
+    expect(() => canonicalEvidenceBytes({ n: Number.NaN })).toThrow(DomainError);
+  });
+
+  it('evidence only: a directory with evidence.json; CID matches the independent construction', async () => {
+    const pkg = await buildEvidencePackage({ evidence: EVIDENCE });
+    expect(EVIDENCE_FILE).toBe('evidence.json');
+    expect(pkg.cid).toMatch(/^bafybei[a-z2-7]+$/);
+    expect(pkg.files.map((f) => f.path)).toEqual(['evidence.json']);
+    expect(pkg.files[0]!.bytes).toEqual(canonicalEvidenceBytes(EVIDENCE));
+    expect(pkg.cid).toBe(independentDirectory(pkg.files).toString());
+    expect(pkg.blocks.map((b) => b.cid)).toEqual([pkg.cid, rawCid(pkg.files[0]!.bytes).toString()]);
+  });
+
+  it.each([
+    ['a small PNG', PNG, 'png'],
+    ['a 600 KiB multi-chunk photo', (() => {
+      const b = new Uint8Array(600 * 1024);
+      for (let i = 0; i < b.length; i++) b[i] = (i * 2654435761) >>> 24;
+      b.set(JPEG);
+      return b;
+    })(), 'jpg'],
+  ] as const)('evidence + %s: CID matches the independent construction; every block hashes to its CID', async (_l, bytes, extension) => {
+    const pkg = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes, extension } });
+    expect(pkg.files.map((f) => f.path)).toEqual(['evidence.json', `photo.${extension}`]);
+    expect(pkg.cid).toBe(independentDirectory(pkg.files).toString());
+    expect(pkg.blocks[0]!.cid).toBe(pkg.cid);
+    // directory + evidence.json leaf + (one raw leaf | a dag-pb file node over ceil(n / 256 KiB) raw chunks)
+    const chunks = Math.ceil(bytes.length / 262_144);
+    expect(pkg.blocks).toHaveLength(2 + (chunks === 1 ? 1 : 1 + chunks));
+    for (const b of pkg.blocks) {
+      const cid = CID.parse(b.cid);
+      expect(cid.version).toBe(1);
+      expect([0x55, 0x70]).toContain(cid.code);
+      expect(Buffer.from(cid.multihash.digest)).toEqual(Buffer.from(sha256(b.bytes)));
+    }
+  });
+
+  it('is deterministic; evidence key order does not change the CID; content does', async () => {
+    const a = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: PNG, extension: 'png' } });
+    const b = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: PNG, extension: 'png' } });
+    const reordered = Object.fromEntries(Object.entries(EVIDENCE).reverse().map(([k, v]) => [k, v && typeof v === 'object' ? { role: 'cooperative', sub: 'op-1' } : v]));
+    const c = await buildEvidencePackage({ evidence: reordered, photo: { bytes: PNG, extension: 'png' } });
+    expect(b.cid).toBe(a.cid);
+    expect(c.cid).toBe(a.cid);
+    expect((await buildEvidencePackage({ evidence: { ...EVIDENCE, outturn_kg: 812.6 }, photo: { bytes: PNG, extension: 'png' } })).cid).not.toBe(a.cid);
+    expect((await buildEvidencePackage({ evidence: EVIDENCE })).cid).not.toBe(a.cid);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// LocalPinStore and the local gateway route.
+
+describe('LocalPinStore', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'evidence-ipfs-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('round trip: pin, cat, ls, and re-importing the served files gives the same CID', async () => {
+    const store = new LocalPinStore(join(dir, 'ipfs'));
+    const pkg = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: WEBP, extension: 'webp' } });
+    await store.pin({ cid: pkg.cid, blocks: pkg.blocks, name: 'B-2024-000123 MILLED', meta: { batch_id: 'B-2024-000123' } });
+
+    const ev = await store.cat(pkg.cid, 'evidence.json');
+    expect(ev).toEqual({ bytes: canonicalEvidenceBytes(EVIDENCE), contentType: 'application/json' });
+    expect(JSON.parse(new TextDecoder().decode(ev!.bytes))).toEqual(EVIDENCE);
+    const photo = await store.cat(pkg.cid, 'photo.webp');
+    expect(photo).toEqual({ bytes: WEBP, contentType: 'image/webp' });
+
+    const entries = await store.ls(pkg.cid);
+    expect(entries).toEqual([
+      { name: 'evidence.json', cid: rawCid(ev!.bytes).toString(), size: ev!.bytes.length },
+      { name: 'photo.webp', cid: rawCid(WEBP).toString(), size: WEBP.length },
+    ]);
+
+    // A fresh instance over the same directory serves the same content (persisted on disk).
+    const again = new LocalPinStore(join(dir, 'ipfs'));
+    const files = await Promise.all(entries!.map(async (e) => ({ path: e.name, bytes: (await again.cat(pkg.cid, e.name))!.bytes })));
+    expect((await buildUnixfsDirectory(files)).cid).toBe(pkg.cid);
+    // A file's own CID is served too (content type unknown without a name).
+    expect(await again.cat(entries![1]!.cid)).toEqual({ bytes: WEBP, contentType: 'application/octet-stream' });
+  });
+
+  it('null for unknown content, directories in cat, files in ls; malformed CID throws', async () => {
+    const store = new LocalPinStore(join(dir, 'ipfs'));
+    const pkg = await buildEvidencePackage({ evidence: { x: 1 } });
+    await store.pin({ cid: pkg.cid, blocks: pkg.blocks, name: 'x' });
+    const unknown = (await buildEvidencePackage({ evidence: { never: 'pinned' } })).cid;
+    expect(await store.cat(unknown, 'evidence.json')).toBeNull();
+    expect(await store.ls(unknown)).toBeNull();
+    expect(await store.cat(pkg.cid)).toBeNull();
+    expect(await store.cat(pkg.cid, 'nope.json')).toBeNull();
+    expect(await store.cat(pkg.cid, 'evidence.json/deeper')).toBeNull();
+    expect(await store.ls(pkg.blocks[1]!.cid)).toBeNull();
+    await expect(store.cat('not-a-cid')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('refuses tampered blocks and incomplete DAGs', async () => {
+    const store = new LocalPinStore(join(dir, 'ipfs-strict'));
+    const pkg = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: PNG, extension: 'png' } });
+    const tampered = pkg.blocks.map((b, i) => (i === 1 ? { cid: b.cid, bytes: u8(b.bytes, [0]) } : b));
+    await expect(store.pin({ cid: pkg.cid, blocks: tampered, name: 't' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(store.pin({ cid: pkg.cid, blocks: pkg.blocks.slice(0, 2), name: 't' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/incomplete/) });
+  });
+});
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+const close = (s: Server) => new Promise<void>((r) => s.close(() => r()));
+
+describe('ipfsGatewayHandler', () => {
+  let dir: string;
+  let server: Server;
+  let base: string;
+  let pkgCid: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'evidence-gw-'));
+    const store = new LocalPinStore(dir);
+    const pkg = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: JPEG, extension: 'jpg' } });
+    await store.pin({ cid: pkg.cid, blocks: pkg.blocks, name: 'gw' });
+    pkgCid = pkg.cid;
+    const route = ipfsGatewayHandler(store);
+    ({ server, url: base } = await listen((req, res) => void route(req, res, new URL(req.url ?? '/', 'http://local'))));
+  });
+  afterAll(async () => {
+    await close(server);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves files with their content type, and directory listings', async () => {
+    const ev = await fetch(`${base}/ipfs/${pkgCid}/evidence.json`);
+    expect(ev.status).toBe(200);
+    expect(ev.headers.get('content-type')).toBe('application/json');
+    expect(new Uint8Array(await ev.arrayBuffer())).toEqual(canonicalEvidenceBytes(EVIDENCE));
+    const jpg = await fetch(`${base}/ipfs/${pkgCid}/photo.jpg`);
+    expect(jpg.headers.get('content-type')).toBe('image/jpeg');
+    expect(new Uint8Array(await jpg.arrayBuffer())).toEqual(JPEG);
+
+    const list = await fetch(`${base}/ipfs/${pkgCid}`);
+    expect(list.status).toBe(200);
+    const body = (await list.json()) as { cid: string; entries: Array<{ name: string; cid: string; size: number }> };
+    expect(body.cid).toBe(pkgCid);
+    expect(body.entries.map((e) => [e.name, e.size])).toEqual([['evidence.json', canonicalEvidenceBytes(EVIDENCE).length], ['photo.jpg', JPEG.length]]);
+    // Anyone can recompute the CID from what the gateway serves.
+    const files = await Promise.all(body.entries.map(async (e) => ({ path: e.name, bytes: new Uint8Array(await (await fetch(`${base}/ipfs/${pkgCid}/${e.name}`)).arrayBuffer()) })));
+    expect((await buildUnixfsDirectory(files)).cid).toBe(pkgCid);
+  });
+
+  it('404 for unknown CIDs and paths, 400 for malformed CIDs', async () => {
+    const unknown = (await buildEvidencePackage({ evidence: { other: true } })).cid;
+    const r404 = await fetch(`${base}/ipfs/${unknown}`);
+    expect(r404.status).toBe(404);
+    expect(await r404.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    expect((await fetch(`${base}/ipfs/${pkgCid}/missing.png`)).status).toBe(404);
+    const r400 = await fetch(`${base}/ipfs/bafy-not-a-cid/evidence.json`);
+    expect(r400.status).toBe(400);
+    expect(await r400.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String) } });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// PinningServiceStore against a fake IPFS Pinning Service API.
+
+interface FakeState {
+  posts: Array<Record<string, unknown>>;
+  gets: number;
+  failPosts: number;
+  finalStatus: 'pinned' | 'failed' | 'queued';
+}
+
+async function fakePinningService(state: FakeState) {
+  return listen(async (req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.headers.authorization !== 'Bearer good-token') return send(401, { error: { reason: 'UNAUTHORIZED', details: 'bad token' } });
+    if (req.method === 'POST' && req.url === '/psa/pins') {
+      let text = '';
+      for await (const c of req) text += c;
+      if (state.failPosts > 0) {
+        state.failPosts--;
+        return send(500, { error: { reason: 'INTERNAL_SERVER_ERROR' } });
+      }
+      const pin = JSON.parse(text) as Record<string, unknown>;
+      state.posts.push(pin);
+      return send(202, { requestid: 'req-1', status: 'queued', created: new Date().toISOString(), pin, delegates: ['/ip4/127.0.0.1/tcp/4001/p2p/QmFake'] });
+    }
+    if (req.method === 'GET' && req.url === '/psa/pins/req-1') {
+      state.gets++;
+      const status = state.finalStatus === 'queued' || state.gets < 2 ? 'pinning' : state.finalStatus;
+      return send(200, { requestid: 'req-1', status, created: new Date().toISOString(), pin: state.posts[0], delegates: [], info: status === 'failed' ? { status_details: 'could not fetch' } : {} });
+    }
+    return send(404, { error: { reason: 'NOT_FOUND' } });
+  });
+}
+
+describe('PinningServiceStore', () => {
+  const fresh = (): FakeState => ({ posts: [], gets: 0, failPosts: 0, finalStatus: 'pinned' });
+  const pkg = { cid: 'bafybeih7e5dmkyk25up5vxug4q3hrg2fxbzf23dfrac2fns5h7z4aa7ioi', blocks: [], name: 'B-1 MILLED', meta: { batch_id: 'B-1' } };
+
+  it('POSTs the pin with a Bearer token and polls until pinned', async () => {
+    const state = fresh();
+    const { server, url } = await fakePinningService(state);
+    try {
+      const store = new PinningServiceStore({ endpoint: `${url}/psa/`, accessToken: 'good-token', origins: ['/ip4/10.0.0.1/tcp/4001/p2p/QmOrigin'], pollIntervalMs: 5 });
+      await store.pin(pkg);
+      expect(state.posts).toEqual([{ cid: pkg.cid, name: 'B-1 MILLED', meta: { batch_id: 'B-1' }, origins: ['/ip4/10.0.0.1/tcp/4001/p2p/QmOrigin'] }]);
+      expect(state.gets).toBe(2);
+      expect(await store.cat(pkg.cid, 'evidence.json')).toBeNull();
+      expect(await store.ls(pkg.cid)).toBeNull();
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('401 on a bad token, without retrying', async () => {
+    const state = fresh();
+    const { server, url } = await fakePinningService(state);
+    try {
+      const store = new PinningServiceStore({ endpoint: `${url}/psa`, accessToken: 'wrong', backoffMs: 1 });
+      const err = await store.pin(pkg).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PinningServiceError);
+      expect(err).toMatchObject({ status: 401, reason: 'UNAUTHORIZED' });
+      expect(state.posts).toHaveLength(0);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('retries a 500 and then succeeds', async () => {
+    const state = { ...fresh(), failPosts: 1 };
+    const { server, url } = await fakePinningService(state);
+    try {
+      const sleeps: number[] = [];
+      const store = new PinningServiceStore({ endpoint: `${url}/psa`, accessToken: 'good-token', pollIntervalMs: 1, backoffMs: 7, sleep: async (ms) => void sleeps.push(ms) });
+      await store.pin(pkg);
+      expect(state.posts).toHaveLength(1);
+      expect(sleeps[0]).toBe(7);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('gives up after maxAttempts of 5xx, on `failed`, and on timeout', async () => {
+    const state = { ...fresh(), failPosts: 10 };
+    const { server, url } = await fakePinningService(state);
+    try {
+      const noWait = async () => undefined;
+      const down = new PinningServiceStore({ endpoint: `${url}/psa`, accessToken: 'good-token', maxAttempts: 3, sleep: noWait });
+      await expect(down.pin(pkg)).rejects.toMatchObject({ status: 500, message: expect.stringMatching(/after 3 attempts/) });
+      expect(state.failPosts).toBe(7);
+
+      state.failPosts = 0;
+      state.finalStatus = 'failed';
+      const store = new PinningServiceStore({ endpoint: `${url}/psa`, accessToken: 'good-token', sleep: noWait });
+      await expect(store.pin(pkg)).rejects.toMatchObject({ reason: 'FAILED', requestid: 'req-1' });
+
+      state.finalStatus = 'queued';
+      let t = 0;
+      const slow = new PinningServiceStore({ endpoint: `${url}/psa`, accessToken: 'good-token', timeoutMs: 50, pollIntervalMs: 20, sleep: async (ms) => void (t += ms), now: () => t });
+      await expect(slow.pin(pkg)).rejects.toMatchObject({ reason: 'TIMEOUT', message: expect.stringMatching(/timed out after 50 ms/) });
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('reports an unreachable service', async () => {
+    const store = new PinningServiceStore({ endpoint: 'http://127.0.0.1:9/psa', accessToken: 'x', maxAttempts: 2, sleep: async () => undefined, fetchImpl: async () => { throw new TypeError('fetch failed'); } });
+    await expect(store.pin(pkg)).rejects.toMatchObject({ reason: 'UNREACHABLE' });
+  });
+});
