@@ -10,8 +10,8 @@
  * - `GET /v1/orders/{order_id}`, `GET /v1/orders?reference=<ref>` → 200 order, 404 when none
  * Errors are `{error: {code, message, details?}}`: 400 validation, 401, 404, 405, 413, 415, 422 business rejection.
  *
- * Test phones: +256700000001 every order fails; +256700000002 the first order for the phone fails,
- * later ones settle; +256700000003 settles but no webhook is ever sent; +256700000004 the provider is
+ * Test phones: +256700000001 every order fails; +256700000002 orders alternate: the first fails, the
+ * next settles, the third fails again… (so each payout to it, one after another, fails once then settles); +256700000003 settles but no webhook is ever sent; +256700000004 the provider is
  * unreachable (the socket of `POST /v1/orders` is destroyed unanswered); any other settles after `settleMs`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -432,7 +432,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     if (rcp.phone === SANDBOX_TEST_PHONES.ALWAYS_FAILS) {
       outcome = 'FAILED';
       reason = 'RECIPIENT_WALLET_REJECTED: the mobile-money wallet refused the transfer';
-    } else if (rcp.phone === SANDBOX_TEST_PHONES.FAILS_FIRST && nth === 1) {
+    } else if (rcp.phone === SANDBOX_TEST_PHONES.FAILS_FIRST && nth % 2 === 1) {
       outcome = 'FAILED';
       reason = 'MOBILE_NETWORK_TIMEOUT: the mobile-money network did not confirm in time';
     }
@@ -503,6 +503,12 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
         req.socket.destroy();
         return;
       }
+    }
+    if (method === 'GET' && url.pathname === '/v1/sandbox/stats') {
+      // Sandbox only (no real provider has it, so it needs no credentials): the counters, for
+      // benchmarks that run the sandbox in another process.
+      send(res, 200, { ...stats, settledPerReference: { ...stats.settledPerReference } });
+      return;
     }
     const auth = req.headers.authorization ?? '';
     const m = /^Bearer (.+)$/.exec(auth);

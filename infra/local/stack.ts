@@ -68,6 +68,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
 
     // 1. processes and in-process servers that do not depend on each other, in parallel
+    const before = new Set(process.listeners('unhandledRejection'));
     const [dynamo, chain, artifacts, fauxqs] = await Promise.all([
       startDynamoDbLocal(),
       startHardhatNode({ logFile: join(dataDir, 'logs', 'hardhat.log') }),
@@ -75,6 +76,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       startFauxqs({ port: 0, logger: false }),
     ]);
     stops.push(dynamo.stop, chain.stop, () => fauxqs.stop());
+    // solc-js installs a process-wide 'unhandledRejection' handler that rethrows (and so kills the
+    // whole local stack); replace it with one that logs, as a Lambda runtime would report it.
+    for (const l of process.listeners('unhandledRejection')) if (!before.has(l)) process.removeListener('unhandledRejection', l);
+    if (!process.listeners('unhandledRejection').length) {
+      process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`));
+    }
     log(`DynamoDB Local ${dynamo.endpoint} (pid ${dynamo.pid}); hardhat ${chain.rpcUrl} (pid ${chain.pid}); fauxqs ${fauxqs.address}`);
 
     // 2. ledger: fund the dev signer, deploy the contracts from source

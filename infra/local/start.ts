@@ -21,6 +21,10 @@ async function main() {
     port,
     timeScale,
     settleMs: process.env.PAYOUT_SANDBOX_SETTLE_MS ? Number(process.env.PAYOUT_SANDBOX_SETTLE_MS) : undefined,
+    sandboxFaults: {
+      rejectRate: Number(process.env.PAYOUT_SANDBOX_REJECT_RATE ?? 0),
+      dropWebhookRate: Number(process.env.PAYOUT_SANDBOX_DROP_WEBHOOK_RATE ?? 0),
+    },
     log: verbose ? (l) => say(`  ${l}`) : undefined,
   });
   let stopping = false;

@@ -108,6 +108,9 @@ export async function startLocalStepFunctions(opts: {
           entry.resolve = resolve;
           entry.reject = reject;
         });
+        // The function may answer its own token (SendTaskFailure) before it returns: the rejection
+        // is handled below, once the function is done, not reported as unhandled in between.
+        waiting.catch(() => undefined);
         const limit = timeoutMs[stateName];
         const timer = limit !== undefined ? setTimeout(() => close(token, undefined, Object.assign(new Error('task timed out'), { name: 'States.Timeout' })), limit) : undefined;
         try {

@@ -121,7 +121,10 @@ export interface Payout {
   manager_notified_at?: string;
   created_at: string;
   updated_at: string;
+  /** When the service recorded the settlement (COMPLETED). */
   completed_at?: string;
+  /** The provider's settlement time. */
+  settled_at?: string;
   elapsed_seconds?: number;
   created_by: string;
 }

@@ -9,7 +9,7 @@ import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
 import { maskPhone } from '../domain/masking';
 import type { Notifier, PayoutProvider } from '../domain/ports';
 import type { Payout, PayoutReason } from '../domain/records';
-import { MAX_ATTEMPTS } from '../domain/payout-lifecycle';
+import { allowedFrom, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
 import { logger } from '../runtime/logger';
 import { assertActsFor } from './access';
 
@@ -167,6 +167,7 @@ export function paymentRecordView(p: Payout) {
     amount_usdc: microToUsdc(p.amount_usd_micro),
     created_at: p.created_at,
     completed_at: p.completed_at ?? null,
+    updated_at: p.updated_at,
     farmer_id: p.farmer_id,
     batch_id: p.batch_id,
     cooperative_id: p.cooperative_id,
@@ -209,7 +210,13 @@ export async function runPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'provi
   if (payout.status === 'MANUAL_REVIEW') return deps.workflow.fail(token, 'PayoutFinal', 'payout is in manual review');
   if (payout.status === 'FAILED' && payout.attempt === attempt) return deps.workflow.fail(token, 'OrderFailed', payout.last_failure_reason ?? 'order failed');
 
-  let orderId: string;
+  // 1. the attempt and its token first, 2. then the order: a settlement or failure can only come after.
+  const blocked = await deps.payouts.registerAttempt(payoutId, attempt, token, deps.now().toISOString());
+  if (blocked) {
+    if (blocked.status === 'COMPLETED') return deps.workflow.resume(token, settlementOutput(blocked));
+    if (blocked.status === 'FAILED' && blocked.attempt === attempt) return deps.workflow.fail(token, 'OrderFailed', blocked.last_failure_reason ?? 'order failed');
+    throw new Error(`payout ${payoutId} cannot start attempt ${attempt} from status ${blocked.status} (attempt ${blocked.attempt})`);
+  }
   try {
     const order = await deps.provider.createOrder({
       reference: providerReference(payoutId, attempt),
@@ -217,19 +224,14 @@ export async function runPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'provi
       amount_usd_micro: payout.amount_usd_micro,
       recipient: { phone: payout.phone, name: payout.recipient_name },
     });
-    orderId = order.order_id;
+    await deps.payouts.setAttemptOrder(payoutId, attempt, order.order_id);
   } catch (err) {
     if (err instanceof ProviderRejectedError) {
-      await deps.payouts.recordFailure({ ...payout, attempt }, attempt, err.reason, deps.now().toISOString()).catch(() => 'IGNORED');
+      await deps.payouts.recordFailure({ ...payout, attempt }, attempt, err.reason, deps.now().toISOString());
       return deps.workflow.fail(token, 'OrderFailed', err.reason);
     }
     throw err;
   }
-  const blocked = await deps.payouts.registerAttempt(payoutId, attempt, token, orderId, deps.now().toISOString());
-  if (!blocked) return;
-  if (blocked.status === 'COMPLETED') return deps.workflow.resume(token, settlementOutput(blocked));
-  if (blocked.status === 'FAILED' && blocked.attempt === attempt) return deps.workflow.fail(token, 'OrderFailed', blocked.last_failure_reason ?? 'order failed');
-  throw new Error(`payout ${payoutId} cannot start attempt ${attempt} from status ${blocked.status} (attempt ${blocked.attempt})`);
 }
 
 /** Outcome of checking an attempt that failed or timed out. */
@@ -246,6 +248,11 @@ export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'pro
   if (!payout) throw new Error(`payout ${input.payout_id} not found`);
   if (payout.status === 'COMPLETED') return { outcome: 'COMPLETED' };
   if (payout.status === 'MANUAL_REVIEW') return { outcome: 'EXHAUSTED' };
+  // The attempt never started (its function failed before registering it): run it again — unless
+  // the payout is in a state no attempt can start from, which a person must look at.
+  if (payout.attempt < input.attempt) {
+    return { outcome: allowedFrom({ type: 'ATTEMPT_STARTED', attempt: input.attempt }).includes(payout.status) ? 'PENDING' : 'EXHAUSTED' };
+  }
   const order = await deps.provider.findOrderByReference(providerReference(input.payout_id, input.attempt));
   if (order?.status === 'SETTLED') {
     await deps.payouts.recordSettlement(payout, {

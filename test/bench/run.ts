@@ -7,6 +7,7 @@ import { esbuildOptionsFor, functionEntry } from '../../infra/bundling';
 import { DEV_PAYOUT_WEBHOOK_SECRET, signDevToken } from '../../infra/local/dev-keys';
 import { AUTHORIZER_FN, routes, workers } from '../../shared/http/routes';
 import { startStackProcess } from '../support/stack-process';
+import { payoutFaultsBench } from './payout-faults';
 
 /**
  * `npm run bench`: figures of the first slice on the local stack (not part of `npm test`).
@@ -14,7 +15,8 @@ import { startStackProcess } from '../support/stack-process';
  *  2. p50/p95 of GET /payments/{id};
  *  3. the service's own time from a settlement webhook received to COMPLETED readable;
  *  4. the minified size of every function bundle (target ≤ 300 KB unless it talks to the ledger).
- * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60).
+ * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60); BENCH_ONLY=slice|faults
+ * runs one part. Then the payout-faults run (./payout-faults.ts).
  */
 
 const N_SUBMIT = Number(process.env.BENCH_SUBMISSIONS ?? 60);
@@ -134,7 +136,13 @@ async function main() {
   say(over ? `${over} function(s) over the 300 KB target` : 'every function that does not talk to the ledger is within 300 KB');
 }
 
-main().catch((err) => {
+async function all() {
+  const only = process.env.BENCH_ONLY;
+  if (!only || only === 'slice') await main();
+  if (!only || only === 'faults') await payoutFaultsBench();
+}
+
+all().catch((err) => {
   process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
   process.exit(1);
 });

@@ -15,6 +15,8 @@ export interface StackInfo {
 export interface StackProcess {
   info: StackInfo;
   child: ChildProcess;
+  /** The last 20 kB the stack printed (for failure reports). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -61,5 +63,5 @@ export async function startStackProcess(env: Record<string, string> = {}, timeou
     }
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { info, child, stop };
+  return { info, child, output: () => output, stop };
 }

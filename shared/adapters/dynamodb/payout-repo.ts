@@ -116,25 +116,41 @@ export class PayoutRepository {
   }
 
   /**
-   * Parks the task token of `attempt` on the payout (the webhook resumes the execution with it).
-   * Returns null when parked, or the current payout when its status no longer allows the attempt
-   * (e.g. it was settled or failed before the token arrived).
+   * Starts `attempt` and parks its task token on the payout (the webhook resumes the execution
+   * with it), before the attempt's order is placed, so that whatever the provider answers next
+   * finds the attempt and the token in place. Returns null when done, or the current payout when
+   * its status no longer allows the attempt (e.g. it was settled or failed meanwhile).
    */
-  async registerAttempt(payoutId: string, attempt: number, token: string, orderId: string, at: string): Promise<Payout | null> {
+  async registerAttempt(payoutId: string, attempt: number, token: string, at: string): Promise<Payout | null> {
     const from = allowedFrom({ type: 'ATTEMPT_STARTED', attempt });
     try {
       await documentClient().send(new UpdateCommand({
         TableName: tableName(),
         Key: keys.payment(payoutId),
-        UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, provider_order_id = :o, updated_at = :at',
+        UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, updated_at = :at, GSI2SK = :open',
         ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND (attempt = :n OR attempt = :prev)`,
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':n': attempt, ':prev': attempt - 1, ':t': token, ':o': orderId, ':at': at, ...Object.fromEntries(from.map((s, i) => [`:f${i}`, s])) },
+        ExpressionAttributeValues: { ':n': attempt, ':prev': attempt - 1, ':t': token, ':at': at, ':open': openSortKey(at, payoutId), ...Object.fromEntries(from.map((s, i) => [`:f${i}`, s])) },
       }));
       return null;
     } catch (err) {
       if (!isConditionalCheckFailed(err)) throw err;
       return this.get(payoutId);
+    }
+  }
+
+  /** Records the provider order of the payout's current attempt (no-op if the attempt moved on). */
+  async setAttemptOrder(payoutId: string, attempt: number, orderId: string): Promise<void> {
+    try {
+      await documentClient().send(new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.payment(payoutId),
+        UpdateExpression: 'SET provider_order_id = :o',
+        ConditionExpression: 'attempt = :n',
+        ExpressionAttributeValues: { ':o': orderId, ':n': attempt },
+      }));
+    } catch (err) {
+      if (!isConditionalCheckFailed(err)) throw err;
     }
   }
 
@@ -147,7 +163,9 @@ export class PayoutRepository {
    * changes nothing (IGNORED); a webhook id seen before is DUPLICATE_WEBHOOK.
    */
   async recordSettlement(payout: Payout, s: SettlementFacts, at: string, webhook?: { source: string; id: string }): Promise<ApplyOutcome> {
-    const elapsed = Math.max(0, Math.floor((Date.parse(s.settled_at) - Date.parse(payout.created_at)) / 1000));
+    // completed_at is when the service recorded the settlement (the payment is confirmed from then on);
+    // the provider's own settlement time is kept beside it as settled_at.
+    const elapsed = Math.max(0, Math.floor((Date.parse(at) - Date.parse(payout.created_at)) / 1000));
     const from = allowedFrom({ type: 'SETTLED' });
     const items: TransactItem[] = [];
     if (webhook) items.push(webhookReceipt(webhook, at));
@@ -155,7 +173,7 @@ export class PayoutRepository {
       Update: {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
-        UpdateExpression: 'SET #s = :done, completed_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE GSI2PK, GSI2SK',
+        UpdateExpression: 'SET #s = :done, completed_at = :at, settled_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE GSI2PK, GSI2SK',
         ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
