@@ -58,6 +58,8 @@ export async function startGateway(opts: {
   loadHandler: (fn: string) => Promise<ProxyHandler>;
   authorizer: AuthorizerHandler;
   extraRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>>;
+  /** Extra handlers by path prefix (e.g. `/ipfs/`), any method. */
+  extraPrefixes?: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>>;
   rateLimit?: { rate: number; burst: number };
   log?: (line: string) => void;
 }): Promise<Gateway> {
@@ -88,6 +90,7 @@ export async function startGateway(opts: {
     const gatewayRequestId = ulid();
     const extra = opts.extraRoutes?.[url.pathname];
     if (extra && req.method === 'GET') return extra(req, res, url);
+    for (const [prefix, h] of Object.entries(opts.extraPrefixes ?? {})) if (url.pathname.startsWith(prefix)) return h(req, res, url);
 
     const method = req.method ?? 'GET';
     let match: { c: CompiledRoute; params: Record<string, string> } | undefined;

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
@@ -13,6 +13,9 @@ import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gatew
 import { startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { pollQueue } from './queue-poller';
+import { startChainWatcher } from './chain-watcher';
+import { IPFS_PATH_PREFIX, ipfsGatewayHandler } from './ipfs-gateway-route';
+import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
 import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
 
 /**
@@ -99,6 +102,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     };
     const mintQ = queue('coffee-trace-mint', 30);
     const payoutQ = queue('coffee-trace-payout-requests', 30);
+    // FIFO, one message group: the single ledger writer (nonces in order).
+    const ledgerDlq = fauxqs.createQueue('coffee-trace-ledger-writes-dlq.fifo', { attributes: { FifoQueue: 'true' } });
+    const ledgerQ = fauxqs.createQueue('coffee-trace-ledger-writes.fifo', {
+      attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', VisibilityTimeout: '5', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: ledgerDlq.queueArn, maxReceiveCount: 50 }) },
+    });
     const topic = fauxqs.createTopic('coffee-trace-manual-review');
     const notifyQ = fauxqs.createQueue('coffee-trace-manual-review-local-inbox');
     fauxqs.subscribe({ topic: 'coffee-trace-manual-review', queue: 'coffee-trace-manual-review-local-inbox' });
@@ -112,6 +120,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       TABLE_NAME: TABLE,
       MINT_QUEUE_URL: mintQ.queueUrl,
       PAYOUT_REQUEST_QUEUE_URL: payoutQ.queueUrl,
+      LEDGER_WRITE_QUEUE_URL: ledgerQ.queueUrl,
+      IPFS_PIN_DIR: join(dataDir, 'ipfs'),
       MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
       LEDGER_RPC_URL: chain.rpcUrl,
       LEDGER_CHAIN_ID: '31337',
@@ -173,19 +183,27 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
           res.end(jwks);
         },
       },
+      // The pinned evidence, so anyone can fetch the bytes and recompute the CID.
+      extraPrefixes: { [IPFS_PATH_PREFIX]: ipfsGatewayHandler(new LocalPinStore(join(dataDir, 'ipfs'))) },
       rateLimit: { rate: Number(process.env.LOCAL_RATE_LIMIT_RPS ?? 50), burst: Number(process.env.LOCAL_RATE_LIMIT_BURST ?? 100) },
       log: (l) => log(`gateway: ${l}`),
     });
     gatewayUrl = gateway.url;
+    // The chain-event provider's stand-in: TraceLog events → signed webhooks to the gateway.
+    const watcher = startChainWatcher({
+      rpcUrl: chain.rpcUrl, chainId: 31337, traceLogAddress: contracts.traceLogAddress, batchTokenAddress: contracts.batchTokenAddress,
+      webhookUrl: () => `${gatewayUrl}/api/webhooks/chain-events`, secret: process.env.CHAIN_WEBHOOK_SECRET!, log: (l) => log(`chain-watcher: ${l}`),
+    });
+    stops.push(() => watcher.stop());
     process.env.JWKS_URL = `${gateway.url}/.well-known/jwks.json`;
     process.env.DOCS_BASE_URL = `${gateway.url}/docs`;
     stops.push(() => gateway.stop());
 
     // 7. event sources: queue consumers and the notification inbox
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
-      const q = w.queue === 'mint-queue' ? mintQ : payoutQ;
+      const q = w.queue === 'mint-queue' ? mintQ : w.queue === 'ledger-write-queue' ? ledgerQ : payoutQ;
       const mod = await load(w.fn);
-      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.queue === 'mint-queue' ? 1 : 5, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
+      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.queue === 'payout-request-queue' ? 5 : 1, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
     }
     // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness
@@ -209,10 +227,13 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const inbox = drainNotifications(notifyQ.queueUrl, notifications, topic.topicArn);
     stops.push(() => inbox.stop());
 
+    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress };
+    // For local tools (npm run verify): where this stack's API and chain are.
+    writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ url: gateway.url, endpoints, chain_id: 31337 }, null, 2));
     return {
       url: gateway.url,
       dataDir,
-      endpoints: { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress },
+      endpoints,
       sandbox,
       stepFunctions: sfn,
       pids: { dynamodb: dynamo.pid, hardhat: chain.pid },

@@ -129,6 +129,25 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         fn.addEnvironment('LEDGER_SIGNER_KEY_SECRET_ARN', s.ledgerSignerKey.secretArn);
         s.ledgerSignerKey.grantRead(role);
         break;
+      case 'ledger:read':
+        fn.addEnvironment('LEDGER_RPC_URL', settings.ledgerRpcUrl);
+        fn.addEnvironment('LEDGER_CHAIN_ID', settings.ledgerChainId);
+        fn.addEnvironment('BATCH_TOKEN_ADDRESS', settings.batchTokenAddress);
+        fn.addEnvironment('TRACE_LOG_ADDRESS', settings.traceLogAddress);
+        break;
+      case 'ledger-write-queue:send':
+        fn.addEnvironment('LEDGER_WRITE_QUEUE_URL', s.queues['ledger-write-queue'].queueUrl);
+        s.queues['ledger-write-queue'].grantSendMessages(role);
+        break;
+      case 'chain-webhook-secret':
+        fn.addEnvironment('CHAIN_WEBHOOK_SECRET_ARN', s.chainWebhookSecret.secretArn);
+        s.chainWebhookSecret.grantRead(role);
+        break;
+      case 'pin-store':
+        fn.addEnvironment('PINNING_SERVICE_URL', settings.pinningServiceUrl);
+        fn.addEnvironment('PINNING_SERVICE_TOKEN_SECRET_ARN', s.pinningServiceToken.secretArn);
+        s.pinningServiceToken.grantRead(role);
+        break;
       case 'payout-provider':
         fn.addEnvironment('PAYOUT_PROVIDER_URL', settings.payoutProviderUrl);
         fn.addEnvironment('PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN', s.payoutProviderCredentials.secretArn);

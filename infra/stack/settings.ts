@@ -23,6 +23,7 @@ export interface ManagerSubscription {
  * - ledgerRpcUrl / ledgerChainId: the EVM network of the BatchToken and trace log (default: Base Sepolia testnet).
  * - batchTokenAddress / traceLogAddress: the deployed contracts; the zero address until they are deployed.
  * - payoutProviderUrl: base URL of the payout provider's API.
+ * - pinningServiceUrl: the IPFS Pinning Service API endpoint (evidence).
  * - managerSubscriptions: `[{cooperativeId, email, sms?}]`, see {@link ManagerSubscription}.
  */
 export const SETTING_DEFAULTS = {
@@ -35,6 +36,7 @@ export const SETTING_DEFAULTS = {
   batchTokenAddress: '0x0000000000000000000000000000000000000000',
   traceLogAddress: '0x0000000000000000000000000000000000000000',
   payoutProviderUrl: 'https://api.payout-provider.example.com',
+  pinningServiceUrl: 'https://api.pinning-service.example.com/psa',
   managerSubscriptions: [] as ManagerSubscription[],
 };
 
@@ -50,6 +52,7 @@ export interface Settings {
   batchTokenAddress: string;
   traceLogAddress: string;
   payoutProviderUrl: string;
+  pinningServiceUrl: string;
   managerSubscriptions: ManagerSubscription[];
 }
 
@@ -82,6 +85,7 @@ export function loadSettings(scope: Construct): Settings {
     batchTokenAddress: param('batchTokenAddress', 'BatchTokenAddress', 'Address of the BatchToken contract.', ADDRESS),
     traceLogAddress: param('traceLogAddress', 'TraceLogAddress', 'Address of the TraceLog contract.', ADDRESS),
     payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),
+    pinningServiceUrl: param('pinningServiceUrl', 'PinningServiceUrl', 'Endpoint of the IPFS Pinning Service API that pins evidence.', HTTPS_URL),
     managerSubscriptions: readManagerSubscriptions(scope),
   };
 }

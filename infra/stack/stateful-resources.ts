@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import type { ManagerSubscription } from './settings';
 
 /** The queues of routes.ts `WorkerDef.queue`. */
-export type QueueName = 'mint-queue' | 'payout-request-queue';
+export type QueueName = 'mint-queue' | 'payout-request-queue' | 'ledger-write-queue';
 
 /** Name of the single table's one global secondary index. */
 export const GSI1 = 'GSI1';
@@ -39,6 +39,8 @@ export class StatefulResources extends Construct {
   readonly payoutProviderCredentials: Secret;
   /** The provider's Standard Webhooks secret (`whsec_…`). */
   readonly payoutWebhookSecret: Secret;
+  readonly chainWebhookSecret: Secret;
+  readonly pinningServiceToken: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
     super(scope, id);
@@ -69,6 +71,8 @@ export class StatefulResources extends Construct {
     this.queues = {
       'mint-queue': this.workQueue('MintQueue', props.queueVisibility['mint-queue']),
       'payout-request-queue': this.workQueue('PayoutRequestQueue', props.queueVisibility['payout-request-queue']),
+      // FIFO with one message group: a single writer signs trace-log transactions, so nonces never collide.
+      'ledger-write-queue': this.workQueue('LedgerWriteQueue', props.queueVisibility['ledger-write-queue'], true),
     };
 
     // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this
@@ -99,7 +103,17 @@ export class StatefulResources extends Construct {
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const s of [this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret]) {
+    this.chainWebhookSecret = new Secret(this, 'ChainWebhookSecret', {
+      description: 'Standard Webhooks secret (whsec_...) the chain-event provider signs webhooks with. Created with a random placeholder: put the provider\'s here.',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.pinningServiceToken = new Secret(this, 'PinningServiceToken', {
+      description: 'Access token of the IPFS Pinning Service API that pins evidence. Created with a random placeholder: put the real one here.',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const s of [this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken]) {
       Validations.of(s).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason: 'Third-party credentials (ledger signer key, payout provider API key and webhook secret) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',
@@ -108,17 +122,19 @@ export class StatefulResources extends Construct {
   }
 
   /** An encrypted, TLS-only queue with its own DLQ (a message goes there after 5 failed receives). */
-  private workQueue(id: string, visibilityTimeout: Duration): Queue {
+  private workQueue(id: string, visibilityTimeout: Duration, fifo = false): Queue {
     const dlq = new Queue(this, `${id}Dlq`, {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
+      ...(fifo ? { fifo: true } : {}),
     });
     return new Queue(this, id, {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout,
-      deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+      deadLetterQueue: { queue: dlq, maxReceiveCount: fifo ? 50 : 5 },
+      ...(fifo ? { fifo: true, contentBasedDeduplication: false } : {}),
     });
   }
 

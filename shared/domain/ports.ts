@@ -37,11 +37,24 @@ export interface Ledger {
    */
   recordStage(input: {
     tokenId: bigint;
-    stage: 'DELIVERED' | 'GRADED' | 'MILLED' | 'WAREHOUSED' | 'COMMITTED' | 'EXPORTED' | 'SETTLED';
+    stage: LedgerStage;
     evidenceCid: string;
     auditHash: Hex;
   }): Promise<{ txHash: Hex }>;
+  /**
+   * recordStage as a kept signed transaction: signed with the next nonce, handed to `keep` to be
+   * stored durably, then broadcast (see EvmLedger.recordStageKept).
+   */
+  recordStageKept(
+    input: { tokenId: bigint; stage: LedgerStage; evidenceCid: string; auditHash: Hex },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
+  /** Broadcasts a kept signed transaction again (same bytes, same hash). */
+  rebroadcast(rawTx: Hex, txHash: Hex): Promise<void>;
 }
+
+/** Custody stages as the trace log numbers them (DELIVERED=0 … SETTLED=6). */
+export type LedgerStage = 'DELIVERED' | 'GRADED' | 'MILLED' | 'WAREHOUSED' | 'COMMITTED' | 'EXPORTED' | 'SETTLED';
 
 // ---------------------------------------------------------------- payout provider
 

@@ -56,7 +56,8 @@ export interface StageHistoryEntry {
   stage: Stage;
   at: string;
   actor: string;
-  chain_tx_hash: string;
+  /** The ledger transaction (mint for DELIVERED, trace log after); null until it is signed. */
+  chain_tx_hash: string | null;
   audit_log_sequence_number: string;
   evidence_ipfs_cid: string | null;
 }
@@ -83,6 +84,7 @@ export interface Batch {
   payment_status: BatchPaymentStatus;
   payment_amount_ugx: number;
   payout_seq: number;
+  purchase_order_id?: string;
   submitted_by: string;
   created_at: string;
   updated_at: string;
@@ -133,7 +135,7 @@ export type JobStatus = 'PENDING' | 'COMPLETE' | 'FAILED';
 
 export interface Job {
   job_id: string;
-  type: 'BATCH_SUBMISSION';
+  type: 'BATCH_SUBMISSION' | 'STAGE_CHANGE';
   status: JobStatus;
   cooperative_id: string;
   batch_id: string;

@@ -25,7 +25,13 @@ export type Need =
   | 'manual-review-topic:publish'
   | 'ledger'
   | 'payout-provider'
-  | 'payout-webhook-secret';
+  | 'payout-webhook-secret'
+  | 'chain-webhook-secret'
+  | 'ledger-write-queue:send'
+  /** Read the chain (no signing key): audit verification. */
+  | 'ledger:read'
+  /** Pin evidence to IPFS (a Pinning Service API in AWS, the local pin store locally). */
+  | 'pin-store';
 
 export interface RouteDef {
   method: HttpMethod;
@@ -46,7 +52,7 @@ export interface WorkerDef {
   /** For scheduled workers: an EventBridge schedule expression (locally a timer, scaled by LOCAL_TIME_SCALE). */
   schedule?: string;
   /** For queue consumers: which queue feeds it. */
-  queue?: 'mint-queue' | 'payout-request-queue';
+  queue?: 'mint-queue' | 'payout-request-queue' | 'ledger-write-queue';
   /** For state-machine tasks: the ASL definition-substitution key holding its ARN. */
   substitution?: string;
   needs: Need[];
@@ -65,6 +71,10 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
   { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger', 'mint-queue:send', 'payout-request-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
   { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger', 'mint-queue:send', 'payout-request-queue:send'], summary: 'Same as POST /batch/submit.' },
+  { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], maxBodyBytes: 6 * MIB, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
+  { method: 'GET', path: '/batch/{id}/audit', fn: 'get-batch-audit', auth: 'jwt', needs: ['table:read', 'ledger:read', 'pin-store'], summary: 'The batch\'s hash-chained audit log, verified against the trace log and the pinned evidence.' },
+  { method: 'POST', path: '/purchase-orders', fn: 'create-purchase-order', auth: 'jwt', needs: ['table:write'], summary: 'Create a purchase order over batches (DRAFT).' },
+  { method: 'POST', path: '/purchase-orders/{id}/confirm', fn: 'confirm-purchase-order', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.' },
   { method: 'GET', path: '/batch/{id}', fn: 'get-batch', auth: 'jwt', needs: ['table:read'], summary: 'Read a batch with its stage history.' },
   { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
   { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], summary: 'Pay a farmer to mobile money.' },
@@ -72,6 +82,7 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
   { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
+  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret'], summary: 'Signed chain events (batch.stage_changed); EXPORTED starts the TOP_UP payout.' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
   { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference and error-code reference.' },
 ];
@@ -81,6 +92,7 @@ export const workers: WorkerDef[] = [
   { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
   { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
   { fn: 'mint-confirmation', kind: 'queue-consumer', queue: 'mint-queue', needs: ['table:write', 'ledger', 'payout-request-queue:send'], timeoutSeconds: 120, summary: 'Finishes a batch whose mint receipt was slow: records it and completes the job.' },
+  { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', needs: ['table:write', 'ledger'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
   { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback', 'payout-request-queue:send'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; requeues batches still without their payout.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];

@@ -101,3 +101,73 @@ export const PayoutWebhookSchema = v.object({
     failure_reason: v.optional(v.nullable(v.string())),
   }),
 });
+
+// ------------------------------------------------------------------ custody trail (decisions §8)
+
+const Text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
+const IsoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'));
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+/** ISO 3166-1 alpha-2, checked against the ICU region list Node ships. */
+export const CountryCode = v.pipe(
+  v.string(),
+  v.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code (two capital letters)'),
+  v.check((c) => { try { return regionNames.of(c) !== c; } catch { return false; } }, 'is not an ISO 3166-1 alpha-2 country code'),
+);
+
+/** GRADED evidence: grade data is mandatory (grade outside the set → INVALID_GRADE). */
+export const GradedEvidenceSchema = v.strictObject({
+  grade: v.picklist(GRADES, 'must be one of screen18, screen15, FAQ, PB'),
+  moisture_pct: v.pipe(v.number(), v.minValue(0), v.maxValue(100)),
+  screen_size: v.optional(v.pipe(v.number(), v.minValue(8), v.maxValue(20))),
+  defect_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  cupping_score: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(100))),
+  notes: v.optional(Text(2000)),
+});
+/** MILLED evidence (decisions §8): outturn at most the batch weight (checked against the batch). */
+export const MilledEvidenceSchema = v.strictObject({
+  mill_id: Text(64),
+  outturn_kg: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0')),
+  milled_at: v.optional(IsoDateTime),
+});
+/** WAREHOUSED evidence: a warehouse reference is mandatory. */
+export const WarehousedEvidenceSchema = v.strictObject({
+  warehouse_id: Text(64),
+  lot_number: v.optional(Text(64)),
+  position: v.optional(Text(64)),
+});
+/** EXPORTED evidence: the export permit reference is mandatory; destination ISO 3166 alpha-2. */
+export const ExportedEvidenceSchema = v.strictObject({
+  export_permit: Text(64),
+  destination_country: CountryCode,
+  vessel_name: v.optional(Text(120)),
+  bill_of_lading: v.optional(Text(64)),
+});
+export const EVIDENCE_SCHEMAS = {
+  GRADED: GradedEvidenceSchema,
+  MILLED: MilledEvidenceSchema,
+  WAREHOUSED: WarehousedEvidenceSchema,
+  EXPORTED: ExportedEvidenceSchema,
+} as const;
+
+/** PATCH /batch/{id}/stage. COMMITTED and SETTLED are not in the enum (set by the system only). */
+export const StageUpdateSchema = v.strictObject({
+  new_stage: v.picklist(['GRADED', 'MILLED', 'WAREHOUSED', 'EXPORTED'], 'must be one of GRADED, MILLED, WAREHOUSED, EXPORTED (COMMITTED and SETTLED are set by the system)'),
+  evidence: v.record(v.string(), v.unknown()),
+  evidence_photo_base64: v.optional(v.pipe(v.string(), v.maxLength(6 * 1024 * 1024))),
+  cooperative_id: Id,
+});
+
+const BatchIdSchema = v.pipe(v.string(), v.regex(/^BATCH-\d{4}-\d{6,}$/, 'must be a batch id BATCH-<yyyy>-<nnnnnn>'));
+
+export const CreatePurchaseOrderSchema = v.strictObject({
+  batch_ids: v.pipe(v.array(BatchIdSchema), v.minLength(1), v.maxLength(50), v.check((a) => new Set(a).size === a.length, 'must not repeat a batch')),
+  buyer: Text(200),
+  price_usd_per_kg: v.pipe(v.number(), v.gtValue(0), v.maxValue(1000)),
+  buyer_operator: v.optional(v.strictObject({
+    name: Text(200),
+    eori: v.pipe(v.string(), v.regex(/^[A-Z]{2}[A-Za-z0-9]{1,15}$/, 'must be an EORI number: country code and up to 15 characters')),
+    address: Text(300),
+    email: v.pipe(v.string(), v.trim(), v.email(), v.maxLength(254)),
+    country: CountryCode,
+  })),
+});

@@ -155,6 +155,10 @@ describe('Lambda functions', () => {
     ledger: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'LEDGER_SIGNER_KEY_SECRET_ARN'],
     'payout-provider': ['PAYOUT_PROVIDER_URL', 'PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN'],
     'payout-webhook-secret': ['PAYOUT_WEBHOOK_SECRET_ARN'],
+    'chain-webhook-secret': ['CHAIN_WEBHOOK_SECRET_ARN'],
+    'ledger-write-queue:send': ['LEDGER_WRITE_QUEUE_URL'],
+    'ledger:read': ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'],
+    'pin-store': ['PINNING_SERVICE_URL', 'PINNING_SERVICE_TOKEN_SECRET_ARN'],
   };
   const COMMON = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', 'DOCS_BASE_URL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED', 'NODE_OPTIONS'];
 
@@ -164,7 +168,7 @@ describe('Lambda functions', () => {
       const all = props.Environment.Variables as Json;
       // The Parameters and Secrets extension's own settings sit beside ours on functions that read secrets.
       const isExtensionSetting = (k: string) => /^(PARAMETERS_SECRETS_EXTENSION_|SECRETS_MANAGER_|SSM_PARAMETER_STORE_)/.test(k);
-      const readsSecrets = spec.needs.has('ledger') || spec.needs.has('payout-provider') || spec.needs.has('payout-webhook-secret');
+      const readsSecrets = ['ledger', 'payout-provider', 'payout-webhook-secret', 'chain-webhook-secret', 'pin-store'].some((n) => spec.needs.has(n as Need));
       expect(Object.keys(all).some(isExtensionSetting)).toBe(readsSecrets);
       expect((props.Layers ?? []).length).toBe(readsSecrets ? 1 : 0);
       if (readsSecrets) expect(all.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT).toBe('2773');
@@ -292,20 +296,22 @@ describe('stateful resources', () => {
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
   });
 
-  test('queues: encrypted, DLQ after 5 receives, visibility ≥ 6 × consumer timeout', () => {
+  test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger-write queue is FIFO', () => {
     const queues = ofType('AWS::SQS::Queue');
-    expect(queues).toHaveLength(4);
+    expect(queues).toHaveLength(6);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(2);
+    expect(work).toHaveLength(3);
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
       const queue = stack.stateful.queues[w.queue!];
       const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
-      expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+      // the single ledger writer retries a write until it lands (re-sending the same signed transaction)
+      expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(w.queue === 'ledger-write-queue' ? 50 : 5);
+      expect(q.Properties.FifoQueue ?? false).toBe(w.queue === 'ledger-write-queue');
       expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
     }
     // enforceSSL on every queue
-    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(4);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(6);
   });
 
   test('manual-review topic: SSE with the AWS managed key, managers filtered by cooperative', () => {
@@ -321,8 +327,8 @@ describe('stateful resources', () => {
     }
   });
 
-  test('three retained secrets', () => {
-    expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(3);
+  test('five retained secrets (signer key, provider credentials, two webhook secrets, pinning token)', () => {
+    expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(5);
     for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.DeletionPolicy).toBe('Retain');
   });
 });

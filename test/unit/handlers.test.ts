@@ -487,7 +487,7 @@ describe('POST /batch/submit (handler: checks that precede the ledger)', () => {
 
 describe('submitBatch use case: 403/404/422 before any ledger, counter or queue use', () => {
   const untouchable = (what: string) => () => Promise.reject(new Error(`${what} must not be reached`));
-  const ledger: Ledger = { mintBatchToken: untouchable('ledger'), waitForReceipt: untouchable('ledger'), batchIdOfToken: untouchable('ledger'), recordStage: untouchable('ledger') };
+  const ledger: Ledger = { mintBatchToken: untouchable('ledger'), waitForReceipt: untouchable('ledger'), batchIdOfToken: untouchable('ledger'), recordStage: untouchable('ledger'), recordStageKept: untouchable('ledger'), rebroadcast: untouchable('ledger') };
   const queue: WorkQueue<never> = { send: untouchable('queue') };
   const deps = () => ({
     registry: new RegistryRepository(),

@@ -25,38 +25,45 @@ export class TransactionConditionError extends Error {
  */
 export async function transactWithAudit(input: {
   batchId: string;
-  items: TransactItem[];
+  /** The caller's items; a function receives the entry being appended (its sequence number and hash). */
+  items: TransactItem[] | ((entry: AuditEntry, head: Record<string, unknown>) => TransactItem[]);
   entry: { type: string; at: string; actor: string; payload: Record<string, unknown> };
-  batchSet?: { expression: string; values: Record<string, unknown> };
+  batchSet?: { expression: string; values: Record<string, unknown> } | ((entry: AuditEntry, head: Record<string, unknown>) => { expression: string; values: Record<string, unknown> });
+  /** An extra condition on the batch item, e.g. its current stage. */
+  batchCondition?: { expression: string; values: Record<string, unknown> };
+  /** Runs on every read of the batch (before the transaction); throws to stop, e.g. a stage that moved. */
+  checkHead?: (head: Record<string, unknown>) => void;
 }): Promise<AuditEntry> {
   for (let tries = 0; ; tries++) {
     const head = await documentClient().send(new GetCommand({
       TableName: tableName(),
       Key: keys.batch(input.batchId),
-      ProjectionExpression: 'audit_seq, audit_head_hash',
       ConsistentRead: true,
     }));
     if (!head.Item) throw new Error(`batch ${input.batchId} not found for audit append`);
+    input.checkHead?.(head.Item);
     const seq = Number(head.Item.audit_seq);
     const entry = buildAuditEntry({ batchId: input.batchId, seq: seq + 1, prevHash: String(head.Item.audit_head_hash), ...input.entry });
+    const items = typeof input.items === 'function' ? input.items(entry, head.Item) : input.items;
+    const batchSet = typeof input.batchSet === 'function' ? input.batchSet(entry, head.Item) : input.batchSet;
     const batchUpdate: TransactItem = {
       Update: {
         TableName: tableName(),
         Key: keys.batch(input.batchId),
-        UpdateExpression: `SET audit_seq = :next, audit_head_hash = :hash, updated_at = :at${input.batchSet ? `, ${input.batchSet.expression}` : ''}`,
-        ConditionExpression: 'audit_seq = :seq',
-        ExpressionAttributeValues: { ':seq': seq, ':next': seq + 1, ':hash': entry.hash, ':at': input.entry.at, ...(input.batchSet?.values ?? {}) },
+        UpdateExpression: `SET audit_seq = :next, audit_head_hash = :hash, updated_at = :at${batchSet ? `, ${batchSet.expression}` : ''}`,
+        ConditionExpression: `audit_seq = :seq${input.batchCondition ? ` AND (${input.batchCondition.expression})` : ''}`,
+        ExpressionAttributeValues: { ':seq': seq, ':next': seq + 1, ':hash': entry.hash, ':at': input.entry.at, ...(batchSet?.values ?? {}), ...(input.batchCondition?.values ?? {}) },
       },
     };
     try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: [...input.items, batchUpdate, auditPut(entry)] }));
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [...items, batchUpdate, auditPut(entry)] }));
       return entry;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
       const codes = cancellationCodes(err);
-      const own = codes.slice(0, input.items.length).findIndex((c) => c === 'ConditionalCheckFailed');
+      const own = codes.slice(0, items.length).findIndex((c) => c === 'ConditionalCheckFailed');
       if (own >= 0) throw new TransactionConditionError(own, codes);
-      const headMoved = codes[input.items.length] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict');
+      const headMoved = codes[items.length] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict');
       if (!headMoved || tries >= 8) throw err;
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (tries + 1)));
     }

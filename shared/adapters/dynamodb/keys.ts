@@ -13,6 +13,8 @@
  *   GSI2 (sparse): GSI2PK OPEN_PAYOUT, GSI2SK <updated_at>#<payment_id> while a payout is not final;
  *   GSI2PK AWAITING_PAYOUT, GSI2SK <confirmed_at>#<batch_id> on a batch until its payout exists.
  * | Job                 | JOB#<job_id>                | META                |                     |                                |
+ * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
+ * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
  * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
  * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
  *
@@ -36,6 +38,7 @@
 export const META = 'META';
 export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
+export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
 
 export const keys = {
   cooperative: (id: string) => ({ PK: `COOP#${id}`, SK: META }),
@@ -55,6 +58,11 @@ export const keys = {
   /** Sparse index of confirmed batches whose NET_COFFEE_PAYMENT payout has not been created yet. */
   awaitingPayoutGsi: (confirmedAt: string, batchId: string) => ({ GSI2PK: AWAITING_PAYOUT, GSI2SK: `${confirmedAt}#${batchId}` }),
   job: (id: string) => ({ PK: `JOB#${id}`, SK: META }),
+  /** A ledger write to make (the trace-log transaction of a stage change), and its signed form. */
+  ledgerTx: (id: string) => ({ PK: `LEDGER_TX#${id}`, SK: META }),
+  /** Sparse index of ledger writes not yet confirmed (the writer and reconciliation). */
+  openLedgerTxGsi: (createdAt: string, id: string) => ({ GSI2PK: OPEN_LEDGER_TX, GSI2SK: `${createdAt}#${id}` }),
+  purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
   batchCounter: (year: number) => ({ PK: `COUNTER#BATCH#${year}`, SK: META }),
   webhook: (source: string, id: string) => ({ PK: `WEBHOOK#${source}#${id}`, SK: META }),
 };

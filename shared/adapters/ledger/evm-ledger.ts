@@ -3,10 +3,11 @@ import {
   ContractFunctionRevertedError,
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
-  createNonceManager,
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeFunctionData,
+  keccak256,
   http,
   isAddress,
   type Chain,
@@ -97,13 +98,7 @@ export class EvmLedger implements Ledger {
     const chain = ledgerChain(config.chainId, config.rpcUrl);
     const transport = http(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
     const pollingInterval = config.pollingIntervalMs ?? 250;
-    const nonceManager = createNonceManager({
-      source: {
-        get: ({ address, client }) => getTransactionCount(client, { address, blockTag: 'pending' }),
-        set: () => {},
-      },
-    });
-    this.account = privateKeyToAccount(config.signerPrivateKey, { nonceManager });
+    this.account = privateKeyToAccount(config.signerPrivateKey);
     this.signerAddress = this.account.address;
     this.custodian = config.custodianAddress ?? this.account.address;
     this.publicClient = createPublicClient({ chain, transport, pollingInterval });
@@ -128,7 +123,7 @@ export class EvmLedger implements Ledger {
         functionName: 'mint',
         args: [this.custodian, input.tokenId, input.batchId, input.auditHash],
       });
-      const txHash = await this.serialized(() => this.walletClient.writeContract(request));
+      const txHash = await this.serialized(async () => this.walletClient.writeContract({ ...request, nonce: await this.pendingNonce() }));
       return { txHash };
     } catch (err) {
       throw this.mapError(err, 'mint', input.tokenId);
@@ -146,11 +141,12 @@ export class EvmLedger implements Ledger {
     if (!Object.hasOwn(STAGE_CODES, input.stage)) throw new RangeError(`recordStage: unknown stage ${String(input.stage)}`);
     const stageCode = STAGE_CODES[input.stage];
     try {
-      const txHash = await this.serialized(() => this.walletClient.writeContract({
+      const txHash = await this.serialized(async () => this.walletClient.writeContract({
         address: this.config.traceLogAddress,
         abi: traceLogAbi,
         functionName: 'recordStage',
         args: [input.tokenId, stageCode, input.evidenceCid, input.auditHash],
+        nonce: await this.pendingNonce(),
       }));
       return { txHash };
     } catch (err) {
@@ -201,6 +197,64 @@ export class EvmLedger implements Ledger {
     } catch (err) {
       throw this.mapError(err, 'batchIdOf', tokenId);
     }
+  }
+
+  /**
+   * `TraceLog.recordStage` as a signed transaction that is kept before it is broadcast: signs it
+   * with the signer's next nonce, hands `{rawTx, txHash, nonce}` to `keep` (which stores it
+   * durably), then broadcasts it. A transaction whose broadcast failed is later re-sent as the same
+   * signed transaction with `rebroadcast`, never signed again. Runs in this instance's send order.
+   * Errors: LedgerUnavailableError; whatever `keep` throws (nothing is broadcast then).
+   */
+  async recordStageKept(
+    input: { tokenId: bigint; stage: LedgerStageName; evidenceCid: string; auditHash: Hex },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }> {
+    checkTokenId(input.tokenId);
+    checkBytes32('auditHash', input.auditHash);
+    if (!Object.hasOwn(STAGE_CODES, input.stage)) throw new RangeError(`recordStage: unknown stage ${String(input.stage)}`);
+    return this.serialized(async () => {
+      let signed: { rawTx: Hex; txHash: Hex; nonce: number };
+      try {
+        const nonce = await this.pendingNonce();
+        const request = await this.walletClient.prepareTransactionRequest({
+          account: this.account,
+          to: this.config.traceLogAddress,
+          data: encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStage', args: [input.tokenId, STAGE_CODES[input.stage], input.evidenceCid, input.auditHash] }),
+          nonce,
+        });
+        const rawTx = await this.walletClient.signTransaction(request);
+        signed = { rawTx, txHash: keccak256(rawTx), nonce };
+      } catch (err) {
+        throw this.mapError(err, 'recordStage', input.tokenId);
+      }
+      await keep(signed);
+      await this.rebroadcastNow(signed.rawTx, signed.txHash);
+      return { txHash: signed.txHash };
+    });
+  }
+
+  /**
+   * Broadcasts an already signed transaction again (the same bytes, so the same hash and nonce).
+   * A node that already has it, or has mined it, is fine. Errors: LedgerUnavailableError.
+   */
+  async rebroadcast(rawTx: Hex, txHash: Hex): Promise<void> {
+    await this.serialized(() => this.rebroadcastNow(rawTx, txHash));
+  }
+
+  private async rebroadcastNow(rawTx: Hex, txHash: Hex): Promise<void> {
+    try {
+      await this.publicClient.sendRawTransaction({ serializedTransaction: rawTx });
+    } catch (err) {
+      // "already known" / "nonce too low" for the very same transaction: look for it instead.
+      const known = await this.publicClient.getTransaction({ hash: txHash }).catch(() => null);
+      if (!known) throw this.mapError(err, 'sendRawTransaction');
+    }
+  }
+
+  /** The signer's next nonce, counting its pending transactions. */
+  private async pendingNonce(): Promise<number> {
+    return getTransactionCount(this.publicClient, { address: this.account.address, blockTag: 'pending' });
   }
 
   /** Runs `send` after every earlier send of this instance settled, so nonces reach the node in order. */

@@ -1,0 +1,246 @@
+import { Webhook } from 'standardwebhooks';
+import { createPublicClient, http, type Chain, type PublicClient, type Transport } from 'viem';
+import { STAGE_CODES, batchTokenAbi, traceLogAbi, type LedgerStageName } from '../../shared/adapters/ledger/abi';
+import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import type { Hex } from '../../shared/domain/ports';
+
+/**
+ * The local chain-event provider: follows TraceLog's `StageRecorded` logs on the hardhat node and
+ * posts each one, signed (Standard Webhooks, decisions §6), to `POST /api/webhooks/chain-events`
+ * as `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number,
+ * log_index}}`.
+ *
+ * - Logs are read with `eth_getLogs` over block ranges, polling from the block after the last one
+ *   read (no `eth_newFilter`: hardhat may drop installed filters). Each range is processed whole
+ *   or not at all, so an RPC failure retries the range and never skips or duplicates an event.
+ * - `webhook-id` is `evt_<txHash>_<logIndex>`: stable, so a re-delivery (a retry, or a restarted
+ *   watcher reading from an earlier block) is a replay the endpoint recognises.
+ * - Events are delivered in chain order. A failed delivery (non-2xx, timeout or connection error)
+ *   goes to a small retry queue (default 5 tries in all, 200 ms doubling) and later events go on;
+ *   after the last try it is dropped and counted as `failed`. Each try is signed afresh (new
+ *   `webhook-timestamp`), with the same id and body.
+ *
+ * In AWS nothing runs this file: a chain-event provider watching the TraceLog contract (e.g. an
+ * Alchemy or QuickNode webhook/stream on the `StageRecorded` topic) calls the same endpoint. The
+ * endpoint needs exactly this body and a Standard Webhooks signature with CHAIN_WEBHOOK_SECRET, so
+ * the provider's payload is reshaped and signed to this contract (by the provider's transform
+ * feature, or a small relay); alternatively this watcher runs as a long-lived task against the
+ * RPC endpoint. Confirmations/reorgs are the provider's concern there; the local hardhat node
+ * automines and never reorganises.
+ */
+
+export interface ChainWatcherOptions {
+  /** JSON-RPC endpoint of the chain (the hardhat node). */
+  rpcUrl: string;
+  chainId: number;
+  traceLogAddress: Hex;
+  batchTokenAddress: Hex;
+  /** Where to post, read at each delivery (the gateway's port may be known only later). */
+  webhookUrl: () => string;
+  /** Standard Webhooks signing secret, `whsec_<base64>`. */
+  secret: string;
+  /** Poll interval, ms (default 250). */
+  pollMs?: number;
+  /** First block to read (default 0: the local chain starts fresh with the stack). */
+  fromBlock?: bigint;
+  /** Tries per event in all (default 5). */
+  maxAttempts?: number;
+  /** Wait before the second try, doubled for each further one, ms (default 200). */
+  retryBaseMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface ChainWatcherStats {
+  /** StageRecorded events read from the chain and queued for delivery. */
+  events: number;
+  /** Events acknowledged with a 2xx. */
+  delivered: number;
+  /** Events given up after all tries (or dropped from a full retry queue). */
+  failed: number;
+}
+
+export interface ChainWatcher {
+  /** Stops polling, aborts a delivery in flight and resolves once the loop has ended. Idempotent. */
+  stop(): Promise<void>;
+  stats(): ChainWatcherStats;
+}
+
+/** The body posted for one event. */
+export interface StageChangedWebhook {
+  type: 'batch.stage_changed';
+  data: { batch_id: string; token_id: string; stage: LedgerStageName; tx_hash: Hex; block_number: number; log_index: number };
+}
+
+interface Pending {
+  id: string;
+  payload: string;
+  attempts: number;
+  dueAt: number;
+}
+
+const MAX_BLOCK_RANGE = 1_000n;
+const DELIVERY_TIMEOUT_MS = 10_000;
+const MAX_RETRY_QUEUE = 1_000;
+
+const STAGE_NAMES = new Map<number, LedgerStageName>(
+  (Object.entries(STAGE_CODES) as Array<[LedgerStageName, number]>).map(([name, code]) => [code, name]),
+);
+
+/**
+ * Starts following `StageRecorded` events (see the module comment). Returns at once; the first
+ * poll runs immediately. Throws TypeError for a malformed secret or options.
+ */
+export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
+  const signer = new Webhook(opts.secret); // throws on a malformed secret
+  const pollMs = opts.pollMs ?? 250;
+  const maxAttempts = opts.maxAttempts ?? 5;
+  const retryBaseMs = opts.retryBaseMs ?? 200;
+  if (!(pollMs > 0) || !(maxAttempts >= 1) || !(retryBaseMs >= 0)) throw new TypeError('chain watcher: pollMs, maxAttempts and retryBaseMs must be positive');
+  const log = opts.log ?? (() => {});
+  const client: PublicClient<Transport, Chain> = createPublicClient({
+    chain: ledgerChain(opts.chainId, opts.rpcUrl),
+    transport: http(opts.rpcUrl, { retryCount: 0, timeout: 10_000 }),
+  });
+
+  const counters: ChainWatcherStats = { events: 0, delivered: 0, failed: 0 };
+  const fresh: Pending[] = [];
+  const retries: Pending[] = [];
+  const batchIds = new Map<bigint, string>();
+  const stopper = new AbortController();
+  let nextBlock = opts.fromBlock ?? 0n;
+  let running = true;
+  let wake: (() => void) | undefined;
+  let lastPollError = '';
+
+  const sleep = (ms: number) => new Promise<void>((resolve) => {
+    const t = setTimeout(() => { wake = undefined; resolve(); }, ms);
+    wake = () => { clearTimeout(t); wake = undefined; resolve(); };
+  });
+
+  /** Reads the next block range; queues its events only when all of them could be mapped. */
+  async function poll(): Promise<void> {
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    if (head < nextBlock) return;
+    const toBlock = head - nextBlock >= MAX_BLOCK_RANGE ? nextBlock + MAX_BLOCK_RANGE - 1n : head;
+    const logs = await client.getContractEvents({
+      address: opts.traceLogAddress, abi: traceLogAbi, eventName: 'StageRecorded', fromBlock: nextBlock, toBlock, strict: true,
+    });
+    const batch: Pending[] = [];
+    for (const l of logs) {
+      if (l.transactionHash === null || l.logIndex === null || l.blockNumber === null) continue; // pending: not in a mined range
+      const { tokenId, stage } = l.args;
+      const stageName = STAGE_NAMES.get(stage);
+      const batchId = await batchIdOf(tokenId);
+      if (!stageName || !batchId) {
+        log(`chain-watcher skipped StageRecorded in ${l.transactionHash}#${l.logIndex}: ${!stageName ? `unknown stage code ${stage}` : `token ${tokenId} has no batch id`}`);
+        continue;
+      }
+      const body: StageChangedWebhook = {
+        type: 'batch.stage_changed',
+        data: { batch_id: batchId, token_id: tokenId.toString(), stage: stageName, tx_hash: l.transactionHash, block_number: Number(l.blockNumber), log_index: l.logIndex },
+      };
+      batch.push({ id: `evt_${l.transactionHash}_${l.logIndex}`, payload: JSON.stringify(body), attempts: 0, dueAt: 0 });
+    }
+    fresh.push(...batch);
+    counters.events += batch.length;
+    nextBlock = toBlock + 1n;
+  }
+
+  async function batchIdOf(tokenId: bigint): Promise<string | null> {
+    const known = batchIds.get(tokenId);
+    if (known) return known;
+    const id = await client.readContract({ address: opts.batchTokenAddress, abi: batchTokenAbi, functionName: 'batchIdOf', args: [tokenId] });
+    if (id === '') return null;
+    batchIds.set(tokenId, id); // a token's batch id never changes
+    return id;
+  }
+
+  /** One try of one event; true when acknowledged with a 2xx. */
+  async function attempt(p: Pending): Promise<boolean> {
+    p.attempts++;
+    let problem: string;
+    try {
+      const now = new Date();
+      const res = await fetch(opts.webhookUrl(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'coffee-trace-chain-watcher/1',
+          'webhook-id': p.id,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': signer.sign(p.id, now, p.payload),
+        },
+        body: p.payload,
+        signal: AbortSignal.any([stopper.signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]),
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      if (res.ok) {
+        counters.delivered++;
+        log(`chain-watcher delivered ${p.id} → ${res.status} (try ${p.attempts})`);
+        return true;
+      }
+      problem = `HTTP ${res.status}`;
+    } catch (err) {
+      if (!running) return false;
+      const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+      problem = e?.name === 'TimeoutError' ? 'timeout' : e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+    }
+    if (p.attempts >= maxAttempts) {
+      counters.failed++;
+      log(`chain-watcher gave up ${p.id} after ${p.attempts} tries: ${problem}`);
+    } else {
+      p.dueAt = Date.now() + retryBaseMs * 2 ** (p.attempts - 1);
+      if (retries.length >= MAX_RETRY_QUEUE) {
+        const dropped = retries.shift()!;
+        counters.failed++;
+        log(`chain-watcher retry queue full: dropped ${dropped.id}`);
+      }
+      retries.push(p);
+      log(`chain-watcher try ${p.attempts}/${maxAttempts} of ${p.id} failed: ${problem}`);
+    }
+    return false;
+  }
+
+  /** New events first, in chain order; then the retries that are due. */
+  async function deliver(): Promise<void> {
+    while (running && fresh.length > 0) await attempt(fresh.shift()!);
+    const due = retries.filter((p) => p.dueAt <= Date.now());
+    for (const p of due) {
+      if (!running) return;
+      retries.splice(retries.indexOf(p), 1);
+      await attempt(p);
+    }
+  }
+
+  const loop = (async () => {
+    while (running) {
+      try {
+        await poll();
+        if (lastPollError) log('chain-watcher polling recovered');
+        lastPollError = '';
+      } catch (err) {
+        const message = (err as { shortMessage?: string; message?: string }).shortMessage ?? (err as Error).message ?? String(err);
+        if (message !== lastPollError) log(`chain-watcher poll failed (will retry): ${message}`);
+        lastPollError = message;
+      }
+      await deliver();
+      if (!running) break;
+      const nextRetry = retries.reduce((min, p) => Math.min(min, p.dueAt), Infinity);
+      await sleep(Math.max(0, Math.min(pollMs, nextRetry - Date.now())));
+    }
+  })();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    stop() {
+      stopping ??= (async () => {
+        running = false;
+        stopper.abort();
+        wake?.();
+        await loop;
+      })();
+      return stopping;
+    },
+    stats: () => ({ ...counters }),
+  };
+}

@@ -1,0 +1,245 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DomainError } from '../../domain/errors';
+import type { AuditEntry, Job, Stage, StageHistoryEntry } from '../../domain/records';
+import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
+import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
+import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
+
+/** A trace-log write: committed with its stage change, signed once, broadcast until it lands. */
+export interface LedgerTx {
+  ledger_tx_id: string;
+  kind: 'TRACE_STAGE';
+  batch_id: string;
+  token_id: string;
+  stage: Stage;
+  evidence_cid: string;
+  audit_hash: string;
+  audit_sequence_number: number;
+  history_index: number;
+  status: 'PENDING' | 'SENT' | 'CONFIRMED' | 'FAILED';
+  raw_tx?: string;
+  tx_hash?: string;
+  nonce?: number;
+  block_number?: number;
+  job_id?: string;
+  created_at: string;
+  confirmed_at?: string;
+}
+
+export interface PurchaseOrder {
+  purchase_order_id: string;
+  status: 'DRAFT' | 'CONFIRMED';
+  cooperative_id: string;
+  batch_ids: string[];
+  buyer: string;
+  price_usd_per_kg: number;
+  buyer_operator?: { name: string; eori: string; address: string; email: string; country: string };
+  created_at: string;
+  created_by: string;
+  confirmed_at?: string;
+}
+
+/** The stage moved under us (a concurrent change): the caller re-reads and reports the sequence rule. */
+export class StageConflictError extends Error {
+  constructor(readonly current: string | null) {
+    super(`stage is now ${current}`);
+    this.name = 'StageConflictError';
+  }
+}
+
+/**
+ * The custody trail's writes (decisions §8): a stage change is one DynamoDB transaction — the
+ * batch's stage and history, its audit entry (hash chain) and the intent to write the trace log —
+ * conditional on the stage it moves from; the ledger write follows and is retried until it lands.
+ */
+export class CustodyRepository {
+  /**
+   * Commits a stage change. Errors: StageConflictError when the batch is no longer at `from`.
+   * Returns the audit entry and the ledger write to make.
+   */
+  async commitStage(input: {
+    batchId: string;
+    tokenId: string;
+    from: Stage;
+    to: Stage;
+    at: string;
+    actor: string;
+    evidenceCid: string;
+    payload: Record<string, unknown>;
+  }): Promise<{ entry: AuditEntry; ledgerTx: LedgerTx }> {
+    let ledgerTx: LedgerTx | undefined;
+    const entry = await transactWithAudit({
+      batchId: input.batchId,
+      entry: { type: 'STAGE_CHANGED', at: input.at, actor: input.actor, payload: { ...input.payload, stage: input.to, previous_stage: input.from, token_id: input.tokenId, evidence_ipfs_cid: input.evidenceCid } },
+      checkHead: (head) => {
+        if (head.stage !== input.from || head.mint_status !== 'CONFIRMED') throw new StageConflictError((head.stage as string | null) ?? null);
+      },
+      batchCondition: { expression: 'stage = :from', values: { ':from': input.from } },
+      batchSet: (e, head) => {
+        const history: StageHistoryEntry = {
+          stage: input.to, at: input.at, actor: input.actor, chain_tx_hash: null,
+          audit_log_sequence_number: String(e.sequence_number), evidence_ipfs_cid: input.evidenceCid,
+        };
+        void head;
+        return { expression: 'stage = :to, stage_history = list_append(stage_history, :h)', values: { ':to': input.to, ':h': [history] } };
+      },
+      items: (e, head) => {
+        ledgerTx = {
+          ledger_tx_id: `${input.batchId}-${e.sequence_number}`, kind: 'TRACE_STAGE', batch_id: input.batchId, token_id: input.tokenId, stage: input.to,
+          evidence_cid: input.evidenceCid, audit_hash: e.hash, audit_sequence_number: e.sequence_number,
+          history_index: (head.stage_history as unknown[]).length, status: 'PENDING', created_at: input.at,
+        };
+        return [{
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.ledgerTx(ledgerTx.ledger_tx_id), ...keys.openLedgerTxGsi(input.at, ledgerTx.ledger_tx_id), entity: 'LEDGER_TX', ...ledgerTx },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        }];
+      },
+    });
+    return { entry, ledgerTx: ledgerTx! };
+  }
+
+  async getLedgerTx(id: string): Promise<LedgerTx | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ledgerTx(id), ConsistentRead: true }));
+    return r.Item ? fromItem<LedgerTx>(r.Item) : null;
+  }
+
+  /** Keeps the signed transaction before it is broadcast (once: a second signing is refused). */
+  async keepSigned(id: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void> {
+    await documentClient().send(new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.ledgerTx(id),
+      UpdateExpression: 'SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at',
+      ConditionExpression: 'attribute_not_exists(raw_tx)',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':r': signed.rawTx, ':h': signed.txHash, ':n': signed.nonce, ':sent': 'SENT', ':at': at },
+    }));
+  }
+
+  /**
+   * The trace-log transaction is mined: the write is CONFIRMED, the batch's stage-history entry
+   * gets its transaction hash, and the job (if any) completes — one transaction, idempotent.
+   */
+  async confirm(tx: LedgerTx, txHash: string, blockNumber: number, at: string): Promise<void> {
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.ledgerTx(tx.ledger_tx_id),
+          UpdateExpression: 'SET #s = :c, block_number = :b, confirmed_at = :at REMOVE GSI2PK, GSI2SK',
+          ConditionExpression: '#s <> :c',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':c': 'CONFIRMED', ':b': blockNumber, ':at': at },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.batch(tx.batch_id),
+          UpdateExpression: `SET stage_history[${tx.history_index}].chain_tx_hash = :h`,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':h': txHash },
+        },
+      },
+    ];
+    const fresh = await this.getLedgerTx(tx.ledger_tx_id);
+    if (fresh?.job_id) {
+      items.push({
+        Update: {
+          TableName: tableName(), Key: keys.job(fresh.job_id),
+          UpdateExpression: 'SET #s = :c, tx_hash = :h, completed_at = :at', ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':c': 'COMPLETE', ':h': txHash, ':at': at },
+        },
+      });
+    }
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err; // already confirmed: nothing to do
+    }
+  }
+
+  /**
+   * Attaches a job to a write that is not confirmed yet (the caller answers 202). Returns false
+   * when the write got confirmed meanwhile (the caller can answer 200 instead).
+   */
+  async attachJob(tx: LedgerTx, job: Job): Promise<boolean> {
+    try {
+      await documentClient().send(new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } },
+          {
+            Update: {
+              TableName: tableName(), Key: keys.ledgerTx(tx.ledger_tx_id), UpdateExpression: 'SET job_id = :j', ConditionExpression: '#s <> :c',
+              ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':j': job.job_id, ':c': 'CONFIRMED' },
+            },
+          },
+        ],
+      }));
+      return true;
+    } catch (err) {
+      if (isTransactionCanceled(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Ledger writes not confirmed since before `before` (ISO), oldest first. */
+  async openLedgerTxsBefore(before: string, limit: number): Promise<LedgerTx[]> {
+    const r = await documentClient().send(new QueryCommand({
+      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
+      ExpressionAttributeValues: { ':pk': OPEN_LEDGER_TX, ':b': before }, Limit: limit,
+    }));
+    return (r.Items ?? []).map((i) => fromItem<LedgerTx>(i));
+  }
+
+  // ------------------------------------------------------------------ purchase orders
+
+  /**
+   * Creates a DRAFT purchase order and binds each batch to it, in one transaction: a batch
+   * already on another purchase order makes it fail. Errors: VALIDATION_ERROR naming the batch.
+   */
+  async createPurchaseOrder(po: PurchaseOrder): Promise<void> {
+    const items: TransactItem[] = [
+      { Put: { TableName: tableName(), Item: { ...keys.purchaseOrder(po.purchase_order_id), entity: 'PO', ...po }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      ...po.batch_ids.map((b): TransactItem => ({
+        Update: {
+          TableName: tableName(), Key: keys.batch(b), UpdateExpression: 'SET purchase_order_id = :po',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(purchase_order_id)', ExpressionAttributeValues: { ':po': po.purchase_order_id },
+        },
+      })),
+    ];
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+      const codes = (err as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+      const bad = codes.findIndex((c, i) => i > 0 && c.Code === 'ConditionalCheckFailed');
+      if (bad > 0) {
+        throw new DomainError('VALIDATION_ERROR', `Batch ${po.batch_ids[bad - 1]} is already on another purchase order.`, { details: [{ path: `batch_ids.${bad - 1}`, message: 'already on another purchase order' }] });
+      }
+      throw err;
+    }
+  }
+
+  async getPurchaseOrder(id: string): Promise<PurchaseOrder | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.purchaseOrder(id), ConsistentRead: true }));
+    return r.Item ? fromItem<PurchaseOrder>(r.Item) : null;
+  }
+
+  /** DRAFT → CONFIRMED; returns false when it was confirmed already. */
+  async confirmPurchaseOrder(id: string, at: string): Promise<boolean> {
+    try {
+      await documentClient().send(new UpdateCommand({
+        TableName: tableName(), Key: keys.purchaseOrder(id), UpdateExpression: 'SET #s = :c, confirmed_at = :at', ConditionExpression: '#s = :d',
+        ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':c': 'CONFIRMED', ':d': 'DRAFT', ':at': at },
+      }));
+      return true;
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return false;
+      throw err;
+    }
+  }
+}
+

@@ -1,0 +1,347 @@
+import { CID } from 'multiformats/cid';
+import { buildUnixfsDirectory, canonicalEvidenceBytes, EVIDENCE_FILE } from '../adapters/ipfs/evidence-package';
+import { STAGE_CODES } from '../adapters/ledger/abi';
+import { auditHash, GENESIS_HASH } from './audit';
+import { auditMessageId } from './ids';
+import type { Hex } from './ports';
+import type { AuditEntry } from './records';
+
+/**
+ * Independent verification of a batch's custody trail (decisions §8): the audit log's hash chain,
+ * the ledger events that commit to its entries, and the evidence packages on IPFS, each checked
+ * against the others. Pure except for the optional `fetchEvidence`.
+ */
+
+/** The kinds of check `verifyAuditTrail` reports. */
+export type AuditCheckName = 'hash_chain' | 'mint_event' | 'trace_log_event' | 'evidence_cid' | 'evidence_content';
+
+/**
+ * One check. `sequence_number`/`message_id` name the audit entry it concerns; a ledger event that
+ * belongs to no entry is reported with `sequence_number` 0 and `message_id` "-".
+ */
+export interface AuditCheck {
+  sequence_number: number;
+  message_id: string;
+  check: AuditCheckName;
+  ok: boolean;
+  detail: string;
+}
+
+/** The outcome: `verified` is true only when there is at least one check and every check passed. */
+export interface AuditVerification {
+  verified: boolean;
+  checks: AuditCheck[];
+  /** The first failed check in `checks` order (entries in order, then unmatched ledger events). */
+  first_failure?: Omit<AuditCheck, 'ok'>;
+}
+
+/** A decoded `BatchToken.BatchMinted(tokenId, batchId, auditHash)` event. */
+export interface ChainMint {
+  tokenId: bigint;
+  batchId: string;
+  auditHash: Hex;
+  txHash: Hex;
+}
+
+/** A decoded `TraceLog.StageRecorded(tokenId, stage, evidenceCid, auditHash, recorder)` event. */
+export interface ChainStage {
+  tokenId: bigint;
+  /** Stage code (`STAGE_CODES`). */
+  stage: number;
+  evidenceCid: string;
+  auditHash: Hex;
+  txHash: Hex;
+  logIndex: number;
+}
+
+/** The ledger events of one batch token (see `readChainTrail`). */
+export interface ChainTrail {
+  mints: ChainMint[];
+  stages: ChainStage[];
+}
+
+/**
+ * Fetches an evidence directory by CID: its files (flat names, exact bytes), or `null` when the
+ * content is not available. May throw; the failure is reported as an `evidence_cid` check.
+ */
+export type EvidenceFetcher = (cid: string) => Promise<{ files: Array<{ path: string; bytes: Uint8Array }> } | null>;
+
+const STAGE_CHANGED = 'STAGE_CHANGED';
+const BATCH_SUBMITTED = 'BATCH_SUBMITTED';
+const HASH_HEX = /^[0-9a-f]{64}$/;
+const STAGE_NAMES = new Map<number, string>(Object.entries(STAGE_CODES).map(([name, code]) => [code, name]));
+
+/**
+ * Verifies the audit entries of `batchId` (in the order given) against the ledger events of its
+ * token and, when `fetchEvidence` is given, against the evidence on IPFS:
+ * - `hash_chain` (every entry): sequence numbers 1..n in order, batch id, message id
+ *   `AUD-<batch>-<n>`, prev_hash = the previous entry's hash (64 zeros for the first), and the hash
+ *   recomputed from the entry's content;
+ * - `mint_event` (entry 1, which must be BATCH_SUBMITTED with `payload.token_id`): exactly one
+ *   BatchMinted for the token/batch, with the same token id, batch id and audit hash `0x<hash>`;
+ * - `trace_log_event` (every STAGE_CHANGED): exactly one StageRecorded with the entry's audit hash,
+ *   and it has the entry's token id, stage code and evidence CID. A StageRecorded of the token that
+ *   no STAGE_CHANGED entry claims is a failure too (on the entry whose hash it carries, else on
+ *   `sequence_number` 0);
+ * - `evidence_cid` / `evidence_content` (every STAGE_CHANGED, with `fetchEvidence`): the fetched
+ *   directory re-imports to `payload.evidence_ipfs_cid`, and its evidence.json equals the RFC 8785
+ *   canonical JSON of `payload.evidence`. Without `fetchEvidence` only the CID's form is checked
+ *   (the detail says the content was not fetched).
+ * Never throws for bad data: malformed entries, events or fetch failures become failed checks.
+ */
+export async function verifyAuditTrail(input: {
+  batchId: string;
+  entries: AuditEntry[];
+  chain: ChainTrail;
+  fetchEvidence?: EvidenceFetcher;
+}): Promise<AuditVerification> {
+  const { batchId, entries, chain, fetchEvidence } = input;
+  const perEntry: AuditCheck[][] = entries.map(() => []);
+  const trailing: AuditCheck[] = [];
+
+  if (entries.length === 0) {
+    trailing.push({ sequence_number: 0, message_id: '-', check: 'hash_chain', ok: false, detail: `no audit entries for ${batchId}` });
+  }
+
+  // ---- hash chain
+  let prev = GENESIS_HASH;
+  entries.forEach((e, i) => {
+    const shape = shapeProblem(e);
+    const add = (ok: boolean, detail: string) => perEntry[i]!.push({ ...entryRef(e, i), check: 'hash_chain', ok, detail });
+    if (shape) {
+      add(false, shape);
+      prev = isRecord(e) && typeof e.hash === 'string' ? e.hash : '';
+      return;
+    }
+    const problems: string[] = [];
+    if (e.sequence_number !== i + 1) problems.push(`sequence_number ${e.sequence_number} at position ${i + 1} (expected ${i + 1})`);
+    if (e.batch_id !== batchId) problems.push(`batch_id ${JSON.stringify(e.batch_id)} is not ${batchId}`);
+    if (e.message_id !== auditMessageId(batchId, e.sequence_number)) {
+      problems.push(`message_id ${JSON.stringify(e.message_id)} is not ${auditMessageId(batchId, e.sequence_number)}`);
+    }
+    if (e.prev_hash !== prev) {
+      problems.push(i === 0
+        ? `prev_hash ${short(e.prev_hash)} is not the genesis hash (64 zeros)`
+        : `prev_hash ${short(e.prev_hash)} does not link to the previous entry's hash ${short(prev)}`);
+    }
+    let recomputed: string | undefined;
+    try {
+      recomputed = auditHash(e);
+    } catch (err) {
+      problems.push(`content cannot be canonicalised: ${(err as Error).message}`);
+    }
+    if (recomputed !== undefined && recomputed !== e.hash) {
+      problems.push(`recomputed hash ${short(recomputed)} does not equal the stored hash ${short(e.hash)} (content altered)`);
+    }
+    add(problems.length === 0, problems.length === 0 ? `hash ${short(e.hash)} recomputes and links to ${i === 0 ? 'genesis' : 'entry ' + i}` : problems.join('; '));
+    prev = e.hash;
+  });
+
+  // ---- token id of the batch: entry 1's payload.token_id, else the only mint naming the batch
+  const first = entries[0];
+  const payloadToken = isRecord(first) && isRecord(first.payload) ? parseTokenId(first.payload.token_id) : undefined;
+  const mintsOfBatch = chain.mints.filter((m) => m.batchId === batchId);
+  const tokenId = payloadToken ?? (mintsOfBatch.length === 1 ? mintsOfBatch[0]!.tokenId : undefined);
+
+  // ---- mint event (entry 1)
+  entries.forEach((e, i) => {
+    if (!isRecord(e) || shapeProblem(e)) return;
+    const isFirst = i === 0;
+    if (!isFirst && e.type !== BATCH_SUBMITTED) return;
+    const add = (ok: boolean, detail: string) => perEntry[i]!.push({ ...entryRef(e, i), check: 'mint_event', ok, detail });
+    if (!isFirst) return add(false, 'BATCH_SUBMITTED must be the first entry of the trail');
+    if (e.type !== BATCH_SUBMITTED) return add(false, `entry 1 has type ${e.type}, expected ${BATCH_SUBMITTED}`);
+    if (payloadToken === undefined) return add(false, 'payload.token_id is missing or not a decimal string');
+    const expected = `0x${e.hash}`.toLowerCase();
+    const relevant = chain.mints.filter((m) => m.tokenId === payloadToken || m.batchId === batchId);
+    if (relevant.length === 0) return add(false, `no BatchMinted event for token ${payloadToken} or batch ${batchId}`);
+    if (relevant.length > 1) {
+      return add(false, `${relevant.length} BatchMinted events for token ${payloadToken} / batch ${batchId} (txs ${relevant.map((m) => m.txHash).join(', ')}), expected exactly one`);
+    }
+    const m = relevant[0]!;
+    const problems: string[] = [];
+    if (m.tokenId !== payloadToken) problems.push(`token id ${m.tokenId}, entry has ${payloadToken}`);
+    if (m.batchId !== batchId) problems.push(`batch id ${JSON.stringify(m.batchId)}, expected ${batchId}`);
+    if (m.auditHash.toLowerCase() !== expected) problems.push(`audit hash ${short(m.auditHash)}, entry hash is ${short(expected)}`);
+    add(problems.length === 0, problems.length === 0
+      ? `BatchMinted(token ${m.tokenId}, ${m.batchId}, ${short(m.auditHash)}) in tx ${m.txHash}`
+      : `BatchMinted in tx ${m.txHash} has ${problems.join('; ')}`);
+  });
+
+  // ---- trace-log events (every STAGE_CHANGED)
+  const claimed = new Set<ChainStage>();
+  entries.forEach((e, i) => {
+    if (!isRecord(e) || shapeProblem(e) || e.type !== STAGE_CHANGED) return;
+    const add = (ok: boolean, detail: string) => perEntry[i]!.push({ ...entryRef(e, i), check: 'trace_log_event', ok, detail });
+    const expected = `0x${e.hash}`.toLowerCase();
+    const carrying = chain.stages.filter((s) => s.auditHash.toLowerCase() === expected);
+    for (const s of carrying) claimed.add(s);
+
+    const stage = e.payload.stage;
+    const code = typeof stage === 'string' && Object.hasOwn(STAGE_CODES, stage) ? STAGE_CODES[stage as keyof typeof STAGE_CODES] : undefined;
+    const cid = e.payload.evidence_ipfs_cid;
+    const entryToken = parseTokenId(e.payload.token_id) ?? tokenId;
+    const problems: string[] = [];
+    if (code === undefined) problems.push(`payload.stage ${JSON.stringify(stage)} is not a ledger stage`);
+    if (typeof cid !== 'string' || cid.length === 0) problems.push('payload.evidence_ipfs_cid is missing');
+    if (entryToken === undefined) problems.push('the token id is unknown (no payload.token_id)');
+    else if (tokenId !== undefined && entryToken !== tokenId) problems.push(`payload.token_id ${entryToken} is not the batch's token ${tokenId}`);
+    if (problems.length > 0) return add(false, problems.join('; '));
+
+    if (carrying.length === 0) {
+      const sameStage = chain.stages.filter((s) => s.tokenId === entryToken && s.stage === code);
+      const hint = sameStage.length > 0
+        ? ` (${sameStage.length} StageRecorded for ${String(stage)} carry other hashes: ${sameStage.map((s) => `${short(s.auditHash)} in tx ${s.txHash}`).join(', ')})`
+        : '';
+      return add(false, `no StageRecorded event carries audit hash ${short(expected)}${hint}`);
+    }
+    if (carrying.length > 1) {
+      return add(false, `${carrying.length} StageRecorded events carry audit hash ${short(expected)} (${carrying.map(eventRef).join(', ')}), expected exactly one`);
+    }
+    const s = carrying[0]!;
+    if (s.tokenId !== entryToken) problems.push(`token id ${s.tokenId}, entry has ${entryToken}`);
+    if (s.stage !== code) problems.push(`stage ${stageLabel(s.stage)}, entry has ${stageLabel(code!)}`);
+    if (s.evidenceCid !== cid) problems.push(`evidence CID ${s.evidenceCid}, entry has ${String(cid)}`);
+    add(problems.length === 0, problems.length === 0
+      ? `StageRecorded(token ${s.tokenId}, ${stageLabel(s.stage)}, ${s.evidenceCid}) at ${eventRef(s)}`
+      : `StageRecorded at ${eventRef(s)} has ${problems.join('; ')}`);
+  });
+
+  // ---- StageRecorded events of the token that no STAGE_CHANGED entry claims
+  const byHash = new Map<string, number>();
+  entries.forEach((e, i) => { if (isRecord(e) && typeof e.hash === 'string') byHash.set(`0x${e.hash}`.toLowerCase(), i); });
+  for (const s of chain.stages) {
+    if (claimed.has(s) || (tokenId !== undefined && s.tokenId !== tokenId)) continue;
+    const desc = `StageRecorded(token ${s.tokenId}, ${stageLabel(s.stage)}, ${s.evidenceCid}, ${short(s.auditHash)}) at ${eventRef(s)}`;
+    const i = byHash.get(s.auditHash.toLowerCase());
+    if (i !== undefined) {
+      const e = entries[i]!;
+      perEntry[i]!.push({ ...entryRef(e, i), check: 'trace_log_event', ok: false, detail: `${desc} carries the hash of this ${String(e.type)} entry, which is not a stage change` });
+    } else {
+      trailing.push({ sequence_number: 0, message_id: '-', check: 'trace_log_event', ok: false, detail: `${desc} matches no audit entry (extra on-chain stage)` });
+    }
+  }
+
+  // ---- evidence on IPFS (every STAGE_CHANGED)
+  for (const [i, e] of entries.entries()) {
+    if (!isRecord(e) || shapeProblem(e) || e.type !== STAGE_CHANGED) continue;
+    perEntry[i]!.push(...(await evidenceChecks(e, i, fetchEvidence)));
+  }
+
+  const checks = [...perEntry.flat(), ...trailing];
+  const failed = checks.find((c) => !c.ok);
+  return {
+    verified: checks.length > 0 && failed === undefined,
+    checks,
+    ...(failed ? { first_failure: { sequence_number: failed.sequence_number, message_id: failed.message_id, check: failed.check, detail: failed.detail } } : {}),
+  };
+}
+
+async function evidenceChecks(e: AuditEntry, i: number, fetchEvidence: EvidenceFetcher | undefined): Promise<AuditCheck[]> {
+  const ref = entryRef(e, i);
+  const cidCheck = (ok: boolean, detail: string): AuditCheck => ({ ...ref, check: 'evidence_cid', ok, detail });
+  const contentCheck = (ok: boolean, detail: string): AuditCheck => ({ ...ref, check: 'evidence_content', ok, detail });
+
+  const cidText = e.payload.evidence_ipfs_cid;
+  if (typeof cidText !== 'string' || cidText.length === 0) return [cidCheck(false, 'payload.evidence_ipfs_cid is missing')];
+  let cid: CID;
+  try {
+    cid = CID.parse(cidText);
+  } catch {
+    return [cidCheck(false, `payload.evidence_ipfs_cid ${JSON.stringify(cidText)} is not a CID`)];
+  }
+  if (!fetchEvidence) return [cidCheck(cid.version === 1, `${cidText} is ${cid.version === 1 ? 'a well-formed CIDv1' : 'not a CIDv1'}; content not fetched`)];
+
+  let fetched: Awaited<ReturnType<EvidenceFetcher>>;
+  try {
+    fetched = await fetchEvidence(cidText);
+  } catch (err) {
+    return [cidCheck(false, `fetching ${cidText} failed: ${(err as Error).message}`)];
+  }
+  if (!fetched) return [cidCheck(false, `${cidText} is not available from IPFS`)];
+
+  const out: AuditCheck[] = [];
+  try {
+    const rebuilt = CID.parse((await buildUnixfsDirectory(fetched.files)).cid);
+    const names = fetched.files.map((f) => f.path).sort().join(', ');
+    out.push(rebuilt.equals(cid)
+      ? cidCheck(true, `${cidText} re-imports from its files (${names})`)
+      : cidCheck(false, `the files fetched for ${cidText} (${names}) re-import to ${rebuilt.toString()}`));
+  } catch (err) {
+    out.push(cidCheck(false, `the files fetched for ${cidText} cannot be re-imported: ${(err as Error).message}`));
+  }
+
+  const evidence = e.payload.evidence;
+  const file = fetched.files.find((f) => f.path === EVIDENCE_FILE);
+  if (!isRecord(evidence)) {
+    out.push(contentCheck(false, 'payload.evidence is missing or not an object'));
+  } else if (!file) {
+    out.push(contentCheck(false, `${cidText} has no ${EVIDENCE_FILE}`));
+  } else {
+    try {
+      const expected = canonicalEvidenceBytes(evidence);
+      out.push(bytesEqual(expected, file.bytes)
+        ? contentCheck(true, `${EVIDENCE_FILE} (${file.bytes.byteLength} bytes) equals the canonical JSON of payload.evidence`)
+        : contentCheck(false, `${EVIDENCE_FILE} (${file.bytes.byteLength} bytes) differs from the canonical JSON of payload.evidence (${expected.byteLength} bytes)`));
+    } catch (err) {
+      out.push(contentCheck(false, `payload.evidence cannot be canonicalised: ${(err as Error).message}`));
+    }
+  }
+  return out;
+}
+
+/** A description of what is wrong with an entry's shape, or undefined when it is well-formed. */
+function shapeProblem(e: unknown): string | undefined {
+  if (!isRecord(e)) return 'entry is not an object';
+  const bad: string[] = [];
+  if (typeof e.batch_id !== 'string') bad.push('batch_id');
+  if (typeof e.sequence_number !== 'number' || !Number.isSafeInteger(e.sequence_number)) bad.push('sequence_number');
+  if (typeof e.message_id !== 'string') bad.push('message_id');
+  if (typeof e.type !== 'string') bad.push('type');
+  if (typeof e.at !== 'string') bad.push('at');
+  if (typeof e.actor !== 'string') bad.push('actor');
+  if (!isRecord(e.payload)) bad.push('payload');
+  if (typeof e.prev_hash !== 'string' || !HASH_HEX.test(e.prev_hash)) bad.push('prev_hash');
+  if (typeof e.hash !== 'string' || !HASH_HEX.test(e.hash)) bad.push('hash');
+  return bad.length > 0 ? `malformed entry: ${bad.join(', ')} missing or invalid` : undefined;
+}
+
+function entryRef(e: unknown, i: number): { sequence_number: number; message_id: string } {
+  const r = isRecord(e) ? e : {};
+  return {
+    sequence_number: typeof r.sequence_number === 'number' ? r.sequence_number : i + 1,
+    message_id: typeof r.message_id === 'string' ? r.message_id : `#${i + 1}`,
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A token id from a payload: a decimal string (or a safe integer), else undefined. */
+function parseTokenId(v: unknown): bigint | undefined {
+  if (typeof v === 'string' && /^\d{1,78}$/.test(v)) return BigInt(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  return undefined;
+}
+
+function stageLabel(code: number): string {
+  const name = STAGE_NAMES.get(code);
+  return name ? `${name}=${code}` : `code ${code}`;
+}
+
+function eventRef(s: ChainStage): string {
+  return `tx ${s.txHash}#${s.logIndex}`;
+}
+
+/** First 10 hex digits of a hash, for messages. */
+function short(hash: string): string {
+  const h = hash.startsWith('0x') ? hash.slice(2) : hash;
+  return h.length > 12 ? `${hash.startsWith('0x') ? '0x' : ''}${h.slice(0, 10)}…` : hash;
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
