@@ -160,7 +160,7 @@ export const StageUpdateSchema = v.strictObject({
 const BatchIdSchema = v.pipe(v.string(), v.regex(/^BATCH-\d{4}-\d{6,}$/, 'must be a batch id BATCH-<yyyy>-<nnnnnn>'));
 
 export const CreatePurchaseOrderSchema = v.strictObject({
-  batch_ids: v.pipe(v.array(BatchIdSchema), v.minLength(1), v.maxLength(50), v.check((a) => new Set(a).size === a.length, 'must not repeat a batch')),
+  batch_ids: v.pipe(v.array(BatchIdSchema), v.minLength(1), v.maxLength(40), v.check((a) => new Set(a).size === a.length, 'must not repeat a batch')),
   buyer: Text(200),
   price_usd_per_kg: v.pipe(v.number(), v.gtValue(0), v.maxValue(1000)),
   buyer_operator: v.optional(v.strictObject({

@@ -223,7 +223,7 @@ export async function confirmPurchaseOrder(deps: CustodyDeps, caller: Caller, id
   const po = await deps.custody.getPurchaseOrder(id);
   if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${id} is not recognised.`);
   assertActsFor(caller, po.cooperative_id);
-  await deps.custody.confirmPurchaseOrder(id, deps.now().toISOString());
+  await deps.custody.confirmPurchaseOrder(po, caller.sub, deps.now().toISOString());
   const confirmed = (await deps.custody.getPurchaseOrder(id))!;
   const committed: string[] = [];
   for (const batchId of po.batch_ids) {
@@ -260,4 +260,19 @@ export async function readAuditEntries(batches: BatchRepository, caller: Caller,
   if (!b) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} is not recognised.`);
   assertActsFor(caller, b.cooperative_id);
   return { batch: b, entries: await batches.auditEntries(batchId) };
+}
+
+/**
+ * Reconciliation of the trace log: ledger writes still unconfirmed after `staleAfterSeconds` are
+ * queued again for the single writer (a lost queue message, or one that went to the DLQ while the
+ * ledger was down). Returns how many were queued.
+ */
+export async function requeueStaleLedgerWrites(
+  deps: { custody: CustodyRepository; ledgerQueue: WorkQueue<LedgerWriteMessage>; now: () => Date },
+  staleAfterSeconds: number,
+): Promise<number> {
+  const cutoff = new Date(deps.now().getTime() - staleAfterSeconds * 1000).toISOString();
+  const stale = await deps.custody.openLedgerTxsBefore(cutoff, 100);
+  for (const tx of stale) await deps.ledgerQueue.send({ ledger_tx_id: tx.ledger_tx_id }, { deduplicationId: `${tx.ledger_tx_id}-${Date.now()}` });
+  return stale.length;
 }

@@ -69,3 +69,64 @@ export async function transactWithAudit(input: {
     }
   }
 }
+
+/**
+ * The same for several batches at once: one transaction holding `items`, and for each batch its
+ * audit entry and advanced head (plus `batchSet` / `batchCondition` on its item). Used for
+ * purchase orders, whose creation and confirmation belong in the log of every batch they cover.
+ * At most 40 batches (DynamoDB's 100 items per transaction).
+ * Errors: TransactionConditionError for a failed condition in `items` or in a batch's own
+ * condition (index = position in `items`, or items.length + batch index).
+ */
+export async function transactWithAudits(input: {
+  items: TransactItem[];
+  batches: Array<{
+    batchId: string;
+    entry: { type: string; at: string; actor: string; payload: Record<string, unknown> };
+    batchSet?: { expression: string; values: Record<string, unknown> };
+    batchCondition?: { expression: string; values: Record<string, unknown> };
+  }>;
+}): Promise<AuditEntry[]> {
+  if (input.batches.length > 40) throw new Error('transactWithAudits: at most 40 batches');
+  for (let tries = 0; ; tries++) {
+    const heads = await Promise.all(input.batches.map((b) => documentClient().send(new GetCommand({
+      TableName: tableName(), Key: keys.batch(b.batchId), ProjectionExpression: 'audit_seq, audit_head_hash', ConsistentRead: true,
+    }))));
+    const entries = input.batches.map((b, i) => {
+      const head = heads[i]!.Item;
+      if (!head) throw new Error(`batch ${b.batchId} not found for audit append`);
+      return buildAuditEntry({ batchId: b.batchId, seq: Number(head.audit_seq) + 1, prevHash: String(head.audit_head_hash), ...b.entry });
+    });
+    const updates: TransactItem[] = input.batches.map((b, i) => ({
+      Update: {
+        TableName: tableName(),
+        Key: keys.batch(b.batchId),
+        UpdateExpression: `SET audit_seq = :next, audit_head_hash = :hash, updated_at = :at${b.batchSet ? `, ${b.batchSet.expression}` : ''}`,
+        ConditionExpression: `audit_seq = :seq${b.batchCondition ? ` AND (${b.batchCondition.expression})` : ''}`,
+        ExpressionAttributeValues: {
+          ':seq': entries[i]!.sequence_number - 1, ':next': entries[i]!.sequence_number, ':hash': entries[i]!.hash, ':at': b.entry.at,
+          ...(b.batchSet?.values ?? {}), ...(b.batchCondition?.values ?? {}),
+        },
+      },
+    }));
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [...input.items, ...updates, ...entries.map(auditPut)] }));
+      return entries;
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+      const codes = cancellationCodes(err);
+      const own = codes.slice(0, input.items.length).findIndex((c) => c === 'ConditionalCheckFailed');
+      if (own >= 0) throw new TransactionConditionError(own, codes);
+      const failedBatch = codes.slice(input.items.length, input.items.length + updates.length).findIndex((c) => c === 'ConditionalCheckFailed');
+      if (failedBatch >= 0) {
+        // Either another append moved the head (retry) or the batch's own condition failed (report).
+        const head = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(input.batches[failedBatch]!.batchId), ProjectionExpression: 'audit_seq', ConsistentRead: true }));
+        if (Number(head.Item?.audit_seq) === entries[failedBatch]!.sequence_number - 1) throw new TransactionConditionError(input.items.length + failedBatch, codes);
+      } else if (!codes.includes('TransactionConflict')) {
+        throw err;
+      }
+      if (tries >= 8) throw err;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (tries + 1)));
+    }
+  }
+}

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
 import type { AuditEntry, Job, Stage, StageHistoryEntry } from '../../domain/records';
-import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
+import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
@@ -197,27 +197,25 @@ export class CustodyRepository {
   // ------------------------------------------------------------------ purchase orders
 
   /**
-   * Creates a DRAFT purchase order and binds each batch to it, in one transaction: a batch
-   * already on another purchase order makes it fail. Errors: VALIDATION_ERROR naming the batch.
+   * Creates a DRAFT purchase order, binds each batch to it and writes PURCHASE_ORDER_CREATED in
+   * each batch's audit log, in one transaction: a batch already on another purchase order makes it
+   * fail. Errors: VALIDATION_ERROR naming the batch.
    */
   async createPurchaseOrder(po: PurchaseOrder): Promise<void> {
-    const items: TransactItem[] = [
-      { Put: { TableName: tableName(), Item: { ...keys.purchaseOrder(po.purchase_order_id), entity: 'PO', ...po }, ConditionExpression: 'attribute_not_exists(PK)' } },
-      ...po.batch_ids.map((b): TransactItem => ({
-        Update: {
-          TableName: tableName(), Key: keys.batch(b), UpdateExpression: 'SET purchase_order_id = :po',
-          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(purchase_order_id)', ExpressionAttributeValues: { ':po': po.purchase_order_id },
-        },
-      })),
-    ];
     try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      await transactWithAudits({
+        items: [{ Put: { TableName: tableName(), Item: { ...keys.purchaseOrder(po.purchase_order_id), entity: 'PO', ...po }, ConditionExpression: 'attribute_not_exists(PK)' } }],
+        batches: po.batch_ids.map((b) => ({
+          batchId: b,
+          entry: { type: 'PURCHASE_ORDER_CREATED', at: po.created_at, actor: po.created_by, payload: { purchase_order_id: po.purchase_order_id, buyer: po.buyer, price_usd_per_kg: po.price_usd_per_kg, buyer_operator: po.buyer_operator ?? null } },
+          batchSet: { expression: 'purchase_order_id = :po', values: { ':po': po.purchase_order_id } },
+          batchCondition: { expression: 'attribute_not_exists(purchase_order_id)', values: {} },
+        })),
+      });
     } catch (err) {
-      if (!isTransactionCanceled(err)) throw err;
-      const codes = (err as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
-      const bad = codes.findIndex((c, i) => i > 0 && c.Code === 'ConditionalCheckFailed');
-      if (bad > 0) {
-        throw new DomainError('VALIDATION_ERROR', `Batch ${po.batch_ids[bad - 1]} is already on another purchase order.`, { details: [{ path: `batch_ids.${bad - 1}`, message: 'already on another purchase order' }] });
+      if (err instanceof TransactionConditionError && err.index >= 1) {
+        const i = err.index - 1;
+        throw new DomainError('VALIDATION_ERROR', `Batch ${po.batch_ids[i]} is already on another purchase order.`, { details: [{ path: `batch_ids.${i}`, message: 'already on another purchase order' }] });
       }
       throw err;
     }
@@ -228,18 +226,27 @@ export class CustodyRepository {
     return r.Item ? fromItem<PurchaseOrder>(r.Item) : null;
   }
 
-  /** DRAFT → CONFIRMED; returns false when it was confirmed already. */
-  async confirmPurchaseOrder(id: string, at: string): Promise<boolean> {
+  /**
+   * DRAFT → CONFIRMED, with PURCHASE_ORDER_CONFIRMED in each batch's audit log, in one
+   * transaction; returns false when it was confirmed already.
+   */
+  async confirmPurchaseOrder(po: PurchaseOrder, actor: string, at: string): Promise<boolean> {
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.purchaseOrder(id), UpdateExpression: 'SET #s = :c, confirmed_at = :at', ConditionExpression: '#s = :d',
-        ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':c': 'CONFIRMED', ':d': 'DRAFT', ':at': at },
-      }));
+      await transactWithAudits({
+        items: [{
+          Update: {
+            TableName: tableName(), Key: keys.purchaseOrder(po.purchase_order_id), UpdateExpression: 'SET #s = :c, confirmed_at = :at', ConditionExpression: '#s = :d',
+            ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':c': 'CONFIRMED', ':d': 'DRAFT', ':at': at },
+          },
+        }],
+        batches: po.batch_ids.map((b) => ({ batchId: b, entry: { type: 'PURCHASE_ORDER_CONFIRMED', at, actor, payload: { purchase_order_id: po.purchase_order_id } } })),
+      });
       return true;
     } catch (err) {
-      if (isConditionalCheckFailed(err)) return false;
+      if (err instanceof TransactionConditionError && err.index === 0) return false;
       throw err;
     }
   }
+
 }
 
