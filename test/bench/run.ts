@@ -7,6 +7,7 @@ import { esbuildOptionsFor, functionEntry } from '../../infra/bundling';
 import { DEV_PAYOUT_WEBHOOK_SECRET, signDevToken } from '../../infra/local/dev-keys';
 import { AUTHORIZER_FN, routes, workers } from '../../shared/http/routes';
 import { startStackProcess } from '../support/stack-process';
+import { custodyBench } from './custody';
 import { payoutFaultsBench } from './payout-faults';
 
 /**
@@ -15,7 +16,7 @@ import { payoutFaultsBench } from './payout-faults';
  *  2. p50/p95 of GET /payments/{id};
  *  3. the service's own time from a settlement webhook received to COMPLETED readable;
  *  4. the minified size of every function bundle (target ≤ 300 KB unless it talks to the ledger).
- * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60); BENCH_ONLY=slice|faults
+ * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60); BENCH_ONLY=slice|faults|custody
  * runs one part. Then the payout-faults run (./payout-faults.ts).
  */
 
@@ -140,6 +141,7 @@ async function all() {
   const only = process.env.BENCH_ONLY;
   if (!only || only === 'slice') await main();
   if (!only || only === 'faults') await payoutFaultsBench();
+  if (!only || only === 'custody') await custodyBench();
 }
 
 all().catch((err) => {
