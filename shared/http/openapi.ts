@@ -2,7 +2,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ERROR_CODES } from '../domain/errors';
 import { routes, type RouteDef } from './routes';
-import { CreateCooperativeSchema, FarmerPayoutSchema, RegisterFarmerSchema, SubmitBatchSchema, UpdateCooperativeSchema } from './schemas';
+import { CreateCooperativeSchema, CreatePurchaseOrderSchema, FarmerPayoutSchema, RegisterFarmerSchema, StageUpdateSchema, SubmitBatchSchema, UpdateCooperativeSchema } from './schemas';
 
 /**
  * The OpenAPI 3.1 document, generated from the route table and the same valibot schemas that
@@ -16,6 +16,8 @@ const requestBodies: Record<string, v.GenericSchema> = {
   'register-farmer': RegisterFarmerSchema,
   'submit-batch': SubmitBatchSchema,
   'create-farmer-payout': FarmerPayoutSchema,
+  'update-batch-stage': StageUpdateSchema,
+  'create-purchase-order': CreatePurchaseOrderSchema,
 };
 
 const notes: Record<string, string> = {
@@ -24,8 +26,18 @@ const notes: Record<string, string> = {
   'list-payments': 'Query: `batch_id` (required), `limit` (1–100, default 50), `next_token` (opaque, from the previous page). Oldest first. `total` counts all payments of the batch.',
   'payout-provider-webhook': 'Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (v1, HMAC-SHA256 under the whsec_ secret), 5 minutes tolerance. Body `{type: "order.settled"|"order.failed", data: {order_id, reference, amount_ugx, exchange_rate, mobile_money_transaction_id, settled_at, failure_reason}}`. Acknowledged (200) only after the event is durably recorded; replays of a `webhook-id` and events that no longer apply are acknowledged and change nothing.',
   'get-farmer': 'The phone is masked (`+256 7•• ••• 123`).',
+  'update-batch-stage': 'Roles: COOPERATIVE with the stage\'s duty (GRADED: QUALITY_OFFICER, MILLED: MILL_OPERATOR, WAREHOUSED: WAREHOUSE_MANAGER, EXPORTED: EXPORTER; a token without `duties` holds all); AGENT tokens get 403. `evidence` by stage — GRADED: `{grade (required; outside the set: INVALID_GRADE), moisture_pct (required), screen_size, defect_count, cupping_score, notes}`; MILLED: `{mill_id, outturn_kg (> 0, at most the batch weight), milled_at}`; WAREHOUSED: `{warehouse_id (required), lot_number, position}`; EXPORTED: `{export_permit (required), destination_country (ISO 3166-1 alpha-2, required), vessel_name, bill_of_lading}`. Unknown evidence fields are rejected. `evidence_photo_base64`: a `data:image/jpeg|png|webp;base64,` URI whose bytes are that image type, at most 4 MiB decoded (413 above); the body may be up to 6 MiB. The evidence JSON (RFC 8785 canonical) and the photo are pinned together as one UnixFS directory; `evidence_ipfs_cid` is its CIDv1 (as `ipfs add --cid-version 1 -r` gives it), served at `/ipfs/{cid}` locally. The stage, its audit entry and the trace-log write are committed in one transaction; the trace-log transaction is made by a single ledger writer. 200 once it is mined (`chain_tx_hash` set); 202 `{job_id, status: PENDING, …the same fields with chain_tx_hash null}` when the ledger is slow or unreachable: the stage change stands, and the job completes (GET /jobs/{id}: COMPLETE with `tx_hash`) once the transaction lands. EXPORTED from WAREHOUSED with an unconfirmed purchase order: 422 PO_NOT_CONFIRMED. COMMITTED and SETTLED are not accepted (400): COMMITTED follows purchase-order confirmation.',
+  'get-batch-audit': 'Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch\'s append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain and with the pinned evidence; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service.',
+  'create-purchase-order': 'Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–40 batches of one cooperative, none already on a purchase order. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. 201 `{purchase_order_id, status: "DRAFT", …}`; each batch\'s audit log records the order.',
+  'confirm-purchase-order': 'Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. Unknown id: 404 PO_NOT_FOUND.',
+  'chain-events-webhook': 'Standard Webhooks (as the payout webhook), body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}`. EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).',
+  'get-holding-balance': 'USDC of the cooperative\'s payouts that ended in MANUAL_REVIEW, held for the farmers to collect at the cooperative office against their batch receipt.',
   'register-farmer': 'Phone: a Ugandan mobile number in E.164 (+2567…), optional, shown masked. The farm is forest-checked at registration (`gfw_status` CLEAR or FLAGGED, with the dataset used). GeoJSON positions are [lng, lat].',
 };
+
+/** Success statuses that differ from the POST → 201 / else 200 rule. */
+const SUCCESS_STATUS: Record<string, string> = { 'confirm-purchase-order': '200' };
+const ACCEPTED = new Set(['submit-batch', 'update-batch-stage']);
 
 const ErrorEnvelope = {
   type: 'object',
@@ -55,7 +67,8 @@ function operation(route: RouteDef) {
     parameters: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
     responses: {
       default: { description: 'Error (see the error reference)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      [route.method === 'POST' && !route.auth.startsWith('webhook') ? '201' : '200']: { description: 'Success' },
+      [SUCCESS_STATUS[route.fn] ?? (route.method === 'POST' && route.auth !== 'webhook' ? '201' : '200')]: { description: 'Success' },
+      ...(ACCEPTED.has(route.fn) ? { '202': { description: 'Accepted: completes asynchronously; poll GET /jobs/{job_id}' } } : {}),
     },
   };
   if (schema) {

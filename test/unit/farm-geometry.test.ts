@@ -68,11 +68,14 @@ describe('checkFarmGeolocation (decisions §9)', () => {
     expect(err.details).toEqual([{ path: 'farm.polygon.coordinates.0', message: expect.stringMatching(/self-intersecting: its edges cross at \[34\.451000, 1\.371000\]/) }]);
   });
 
-  it('refuses a polygon that folds back on itself (boolean-valid spike)', () => {
-    const spike = [[34.45, 1.37], [34.452, 1.37], [34.452, 1.372], [34.452, 1.371], [34.45, 1.372], [34.45, 1.37]];
-    const err = failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [spike] } }));
-    expect(err.code).toBe('VALIDATION_ERROR');
-    expect((err.details as Array<{ path: string }>)[0]?.path).toMatch(/^farm\.polygon\.coordinates/);
+  it('refuses a hole that crosses the outer ring (boolean-valid) and a ring that encloses no area', () => {
+    const outer = square(34.45, 1.37, 0.01);
+    const hole = [[34.455, 1.375], [34.465, 1.375], [34.465, 1.376], [34.455, 1.376], [34.455, 1.375]];
+    const err = failure(() => checkFarmGeolocation({ gps, area_ha: 50, polygon: { type: 'Polygon', coordinates: [outer, hole] } }));
+    expect(err.details).toEqual([{ path: 'farm.polygon.coordinates', message: expect.stringMatching(/not a valid simple polygon/) }]);
+    const flat = [[34.45, 1.37], [34.451, 1.37], [34.452, 1.37], [34.45, 1.37]];
+    expect(failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [flat] } })).details)
+      .toEqual([{ path: 'farm.polygon.coordinates', message: 'polygon encloses no area' }]);
   });
 
   it('refuses latitude and longitude out of range, in the GPS point and in polygon positions', () => {
