@@ -7,13 +7,14 @@ import { routes, workers, AUTHORIZER_FN } from '../../shared/http/routes';
 import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount } from '../ledger/deploy';
-import { DEV_CHAIN_WEBHOOK_SECRET, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
+import { DEV_CHAIN_WEBHOOK_SECRET, DEV_EUDR_CREDENTIALS, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
 import { createServiceTable, startDynamoDbLocal } from './dynamodb-local';
 import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
 import { startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { pollQueue } from './queue-poller';
 import { startChainWatcher } from './chain-watcher';
+import { startDdsRegistrySandbox } from './dds-registry-sandbox';
 import { IPFS_PATH_PREFIX, ipfsGatewayHandler } from './ipfs-gateway-route';
 import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
 import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
@@ -104,6 +105,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const payoutQ = queue('coffee-trace-payout-requests', 30);
     // FIFO, one message group: the single ledger writer (nonces in order).
     const ledgerDlq = fauxqs.createQueue('coffee-trace-ledger-writes-dlq.fifo', { attributes: { FifoQueue: 'true' } });
+    // DDS filing: retried every second until the registry has the reference numbers.
+    const ddsQ = queue('coffee-trace-dds-filing', 1);
     const ledgerQ = fauxqs.createQueue('coffee-trace-ledger-writes.fifo', {
       attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', VisibilityTimeout: '5', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: ledgerDlq.queueArn, maxReceiveCount: 50 }) },
     });
@@ -121,6 +124,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       MINT_QUEUE_URL: mintQ.queueUrl,
       PAYOUT_REQUEST_QUEUE_URL: payoutQ.queueUrl,
       LEDGER_WRITE_QUEUE_URL: ledgerQ.queueUrl,
+      DDS_FILING_QUEUE_URL: ddsQ.queueUrl,
       IPFS_PIN_DIR: join(dataDir, 'ipfs'),
       MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
       LEDGER_RPC_URL: chain.rpcUrl,
@@ -150,6 +154,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
     stops.push(() => sandbox.stop());
     process.env.PAYOUT_PROVIDER_URL = sandbox.url;
+    // The EU Information System's DDS service, as a local sandbox speaking the same SOAP protocol.
+    const dds = await startDdsRegistrySandbox({ username: DEV_EUDR_CREDENTIALS.username, authKey: DEV_EUDR_CREDENTIALS.authKey, clientId: DEV_EUDR_CREDENTIALS.clientId, log: (l) => log(`eudr-sandbox: ${l}`) });
+    stops.push(() => dds.stop());
+    Object.assign(process.env, { EUDR_DDS_ENDPOINT: dds.url, EUDR_USERNAME: DEV_EUDR_CREDENTIALS.username, EUDR_AUTH_KEY: DEV_EUDR_CREDENTIALS.authKey, EUDR_CLIENT_ID: DEV_EUDR_CREDENTIALS.clientId });
 
     // 6. Step Functions: the real ASL with the worker functions in process
     const functions: Record<string, (p: unknown) => Promise<unknown>> = {};
@@ -197,11 +205,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     stops.push(() => watcher.stop());
     process.env.JWKS_URL = `${gateway.url}/.well-known/jwks.json`;
     process.env.DOCS_BASE_URL = `${gateway.url}/docs`;
+    process.env.IPFS_GATEWAY_URL = gateway.url;
     stops.push(() => gateway.stop());
 
     // 7. event sources: queue consumers and the notification inbox
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
-      const q = w.queue === 'mint-queue' ? mintQ : w.queue === 'ledger-write-queue' ? ledgerQ : payoutQ;
+      const q = { 'mint-queue': mintQ, 'ledger-write-queue': ledgerQ, 'dds-filing-queue': ddsQ, 'payout-request-queue': payoutQ }[w.queue!];
       const mod = await load(w.fn);
       const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.queue === 'payout-request-queue' ? 5 : 1, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
@@ -227,7 +236,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const inbox = drainNotifications(notifyQ.queueUrl, notifications, topic.topicArn);
     stops.push(() => inbox.stop());
 
-    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress };
+    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, eudr_sandbox: dds.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress };
     // For local tools (npm run verify): where this stack's API and chain are.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ url: gateway.url, endpoints, chain_id: 31337 }, null, 2));
     return {

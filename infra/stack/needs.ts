@@ -148,6 +148,22 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         fn.addEnvironment('PINNING_SERVICE_TOKEN_SECRET_ARN', s.pinningServiceToken.secretArn);
         s.pinningServiceToken.grantRead(role);
         break;
+      case 'gfw':
+        fn.addEnvironment('GFW_API_URL', settings.gfwApiUrl);
+        fn.addEnvironment('GFW_API_KEY_SECRET_ARN', s.gfwApiKey.secretArn);
+        s.gfwApiKey.grantRead(role);
+        break;
+      case 'dds-filing-queue:send':
+        fn.addEnvironment('DDS_FILING_QUEUE_URL', s.queues['dds-filing-queue'].queueUrl);
+        s.queues['dds-filing-queue'].grantSendMessages(role);
+        break;
+      case 'eudr-registry':
+        fn.addEnvironment('EUDR_DDS_ENDPOINT', settings.eudrDdsEndpoint);
+        fn.addEnvironment('EUDR_USERNAME', settings.eudrUsername);
+        fn.addEnvironment('EUDR_CLIENT_ID', settings.eudrClientId);
+        fn.addEnvironment('EUDR_AUTH_KEY_SECRET_ARN', s.eudrAuthKey.secretArn);
+        s.eudrAuthKey.grantRead(role);
+        break;
       case 'payout-provider':
         fn.addEnvironment('PAYOUT_PROVIDER_URL', settings.payoutProviderUrl);
         fn.addEnvironment('PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN', s.payoutProviderCredentials.secretArn);

@@ -37,6 +37,10 @@ export const SETTING_DEFAULTS = {
   traceLogAddress: '0x0000000000000000000000000000000000000000',
   payoutProviderUrl: 'https://api.payout-provider.example.com',
   pinningServiceUrl: 'https://api.pinning-service.example.com/psa',
+  gfwApiUrl: 'https://data-api.globalforestwatch.org',
+  eudrDdsEndpoint: 'https://acceptance.eudr.webcloud.ec.europa.eu/tracesnt/ws/EUDRDueDiligenceStatementServiceV3',
+  eudrUsername: 'importer-username',
+  eudrClientId: 'eudr-test',
   managerSubscriptions: [] as ManagerSubscription[],
 };
 
@@ -53,6 +57,10 @@ export interface Settings {
   traceLogAddress: string;
   payoutProviderUrl: string;
   pinningServiceUrl: string;
+  gfwApiUrl: string;
+  eudrDdsEndpoint: string;
+  eudrUsername: string;
+  eudrClientId: string;
   managerSubscriptions: ManagerSubscription[];
 }
 
@@ -86,6 +94,10 @@ export function loadSettings(scope: Construct): Settings {
     traceLogAddress: param('traceLogAddress', 'TraceLogAddress', 'Address of the TraceLog contract.', ADDRESS),
     payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),
     pinningServiceUrl: param('pinningServiceUrl', 'PinningServiceUrl', 'Endpoint of the IPFS Pinning Service API that pins evidence.', HTTPS_URL),
+    gfwApiUrl: param('gfwApiUrl', 'GfwApiUrl', 'Global Forest Watch Data API base URL.', HTTPS_URL),
+    eudrDdsEndpoint: param('eudrDdsEndpoint', 'EudrDdsEndpoint', 'EU Information System DDS service endpoint (acceptance or production).', HTTPS_URL),
+    eudrUsername: param('eudrUsername', 'EudrUsername', 'EU Information System web-service username delegated by the importer.'),
+    eudrClientId: param('eudrClientId', 'EudrClientId', 'EU Information System WebServiceClientId (eudr-test in acceptance, eudr-repository in production).'),
     managerSubscriptions: readManagerSubscriptions(scope),
   };
 }

@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import type { ManagerSubscription } from './settings';
 
 /** The queues of routes.ts `WorkerDef.queue`. */
-export type QueueName = 'mint-queue' | 'payout-request-queue' | 'ledger-write-queue';
+export type QueueName = 'mint-queue' | 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue';
 
 /** Name of the single table's one global secondary index. */
 export const GSI1 = 'GSI1';
@@ -41,6 +41,8 @@ export class StatefulResources extends Construct {
   readonly payoutWebhookSecret: Secret;
   readonly chainWebhookSecret: Secret;
   readonly pinningServiceToken: Secret;
+  readonly gfwApiKey: Secret;
+  readonly eudrAuthKey: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
     super(scope, id);
@@ -73,6 +75,8 @@ export class StatefulResources extends Construct {
       'payout-request-queue': this.workQueue('PayoutRequestQueue', props.queueVisibility['payout-request-queue']),
       // FIFO with one message group: a single writer signs trace-log transactions, so nonces never collide.
       'ledger-write-queue': this.workQueue('LedgerWriteQueue', props.queueVisibility['ledger-write-queue'], true),
+      // DDS filing retries until the registry gives the reference numbers (up to 20 receives).
+      'dds-filing-queue': this.workQueue('DdsFilingQueue', props.queueVisibility['dds-filing-queue'], false, 20),
     };
 
     // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this
@@ -113,7 +117,17 @@ export class StatefulResources extends Construct {
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const s of [this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken]) {
+    this.gfwApiKey = new Secret(this, 'GfwApiKey', {
+      description: 'Global Forest Watch Data API key (x-api-key). Created with a random placeholder: put the real one here.',
+      generateSecretString: { passwordLength: 40, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.eudrAuthKey = new Secret(this, 'EudrAuthKey', {
+      description: 'EU Information System web-service authentication key delegated by the importer (WS-Security UsernameToken password). Created with a random placeholder: put the real one here.',
+      generateSecretString: { passwordLength: 40, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const s of [this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken, this.gfwApiKey, this.eudrAuthKey]) {
       Validations.of(s).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason: 'Third-party credentials (ledger signer key, payout provider API key and webhook secret) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',
@@ -122,7 +136,7 @@ export class StatefulResources extends Construct {
   }
 
   /** An encrypted, TLS-only queue with its own DLQ (a message goes there after 5 failed receives). */
-  private workQueue(id: string, visibilityTimeout: Duration, fifo = false): Queue {
+  private workQueue(id: string, visibilityTimeout: Duration, fifo = false, maxReceiveCount = fifo ? 50 : 5): Queue {
     const dlq = new Queue(this, `${id}Dlq`, {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -133,7 +147,7 @@ export class StatefulResources extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout,
-      deadLetterQueue: { queue: dlq, maxReceiveCount: fifo ? 50 : 5 },
+      deadLetterQueue: { queue: dlq, maxReceiveCount },
       ...(fifo ? { fifo: true, contentBasedDeduplication: false } : {}),
     });
   }

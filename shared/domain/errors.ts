@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   PAYMENT_NOT_FOUND: { status: 404, title: 'payment_id not recognised.' },
   JOB_NOT_FOUND: { status: 404, title: 'job_id not recognised.' },
   PO_NOT_FOUND: { status: 404, title: 'Purchase order not recognised.' },
+  DDS_NOT_FOUND: { status: 404, title: 'Due diligence statement not recognised.' },
   LOAN_NOT_FOUND: { status: 404, title: 'No active loan for the batch.' },
   FARMER_ALREADY_REGISTERED: { status: 409, title: 'Farmer ID already exists.' },
   COOPERATIVE_ALREADY_EXISTS: { status: 409, title: 'Cooperative ID already exists.' },

@@ -39,6 +39,8 @@ export interface Farmer {
     gps: { lat: number; lng: number };
     polygon?: { type: 'Polygon'; coordinates: number[][][] };
     area_ha: number;
+    /** Geodesic area of the polygon (ha), when one is given. */
+    computed_area_ha?: number | null;
   };
   gfw_status: GfwStatus;
   gfw_checked_at?: string;

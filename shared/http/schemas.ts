@@ -171,3 +171,12 @@ export const CreatePurchaseOrderSchema = v.strictObject({
     country: CountryCode,
   })),
 });
+
+// ------------------------------------------------------------------ EUDR (decisions §9)
+
+export const VerifyGfwSchema = v.strictObject({ farmer_id: Id });
+
+export const GenerateDdsSchema = v.strictObject({
+  batch_id: BatchIdSchema,
+  description: v.optional(Text(150)),
+});

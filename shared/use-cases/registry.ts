@@ -9,6 +9,7 @@ import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import type { CreateCooperativeSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from '../http/schemas';
 import { logger } from '../runtime/logger';
 import { assertActsFor } from './access';
+import { checkFarmGeolocation } from '../domain/farm-geometry';
 
 /**
  * Cooperatives and farmers (decisions §3).
@@ -63,8 +64,9 @@ export async function getCooperative(repo: RegistryRepository, caller: Caller, i
 
 /**
  * POST /farmers/register. Steps: 1. cooperative binding 2. the cooperative exists 3. phone is a
- * Ugandan mobile 4. forest check of the farm (recorded as gfw_status; a FLAGGED farm is logged
- * for manual review) 5. store with the id unique.
+ * Ugandan mobile 4. farm geolocation rules (decisions §9: a polygon above 4 ha, valid, its
+ * geodesic area recorded) 5. forest check of the farm (recorded as gfw_status; a FLAGGED farm is
+ * logged for manual review; PENDING when the forest service is unavailable) 6. store, id unique.
  * Errors: INSUFFICIENT_PERMISSIONS, VALIDATION_ERROR, COOPERATIVE_NOT_FOUND, FARMER_ALREADY_REGISTERED.
  */
 export async function registerFarmer(
@@ -73,6 +75,7 @@ export async function registerFarmer(
   input: v.InferOutput<typeof RegisterFarmerSchema>,
   now: Date,
 ): Promise<Farmer> {
+  const { computed_area_ha } = checkFarmGeolocation(input.farm); // a body rule: before the binding check
   assertActsFor(caller, input.cooperative_id);
   const coop = await deps.registry.getCooperative(input.cooperative_id);
   if (!coop) throw new DomainError('COOPERATIVE_NOT_FOUND', `Cooperative ${input.cooperative_id} is not registered.`);
@@ -81,23 +84,30 @@ export async function registerFarmer(
     phone = normaliseUgandanMobile(input.phone) ?? undefined;
     if (!phone) throw new DomainError('VALIDATION_ERROR', 'phone is not a valid Ugandan mobile number.', { details: [{ path: 'phone', message: 'not a valid Ugandan mobile number (+2567…)' }] });
   }
-  const check = await deps.forestCheck.check(input.farm);
+  // The forest check is recorded with the farm; when the forest service does not answer, the farm
+  // is registered PENDING and POST /eudr/verify-gfw checks it again.
+  let check: Awaited<ReturnType<ForestCheck['check']>> | null = null;
+  try {
+    check = await deps.forestCheck.check(input.farm);
+  } catch (err) {
+    if (!(err instanceof DomainError && err.code === 'GFW_API_UNAVAILABLE')) throw err;
+    logger.warn('forest service unavailable at registration; farm recorded PENDING', { farmer_id: input.farmer_id });
+  }
   const farmer: Farmer = {
     farmer_id: input.farmer_id,
     full_name: input.full_name,
     cooperative_id: input.cooperative_id,
     ...(phone ? { phone } : {}),
     district: input.district,
-    farm: input.farm,
-    gfw_status: check.status,
-    gfw_checked_at: check.checked_at,
-    gfw_dataset: check.dataset,
+    farm: { ...input.farm, ...(input.farm.polygon ? { computed_area_ha } : {}) },
+    gfw_status: check?.status ?? 'PENDING',
+    ...(check ? { gfw_checked_at: check.checked_at, gfw_dataset: check.dataset } : {}),
     registered_at: now.toISOString(),
     registered_by: caller.sub,
   };
   await deps.registry.createFarmer(farmer);
-  if (check.status === 'FLAGGED') {
-    logger.warn('farm flagged by the forest check: manual review required', { farmer_id: farmer.farmer_id, cooperative_id: farmer.cooperative_id, alerts: check.alerts.length });
+  if (check?.status === 'FLAGGED') {
+    logger.warn('farm flagged by the forest check: manual review required', { farmer_id: farmer.farmer_id, cooperative_id: farmer.cooperative_id, alerts: check!.alerts.length });
   }
   return farmer;
 }

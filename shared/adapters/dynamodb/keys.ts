@@ -15,6 +15,8 @@
  * | Job                 | JOB#<job_id>                | META                |                     |                                |
  * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
+ * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
+ * | DDS of a batch      | DDS_GUARD#<batch_id>        | META                |                     |                                |
  * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
  * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
  *
@@ -63,6 +65,9 @@ export const keys = {
   /** Sparse index of ledger writes not yet confirmed (the writer and reconciliation). */
   openLedgerTxGsi: (createdAt: string, id: string) => ({ GSI2PK: OPEN_LEDGER_TX, GSI2SK: `${createdAt}#${id}` }),
   purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
+  dds: (id: string) => ({ PK: `DDS#${id}`, SK: META }),
+  /** One due diligence statement per batch. */
+  ddsOfBatch: (batchId: string) => ({ PK: `DDS_GUARD#${batchId}`, SK: META }),
   batchCounter: (year: number) => ({ PK: `COUNTER#BATCH#${year}`, SK: META }),
   webhook: (source: string, id: string) => ({ PK: `WEBHOOK#${source}#${id}`, SK: META }),
 };

@@ -69,6 +69,14 @@ export class RegistryRepository {
     return { held_usd_micro: Number(r.Item?.held_usd_micro ?? 0), payouts_held: Number(r.Item?.payouts_held ?? 0), updated_at: (r.Item?.updated_at as string | undefined) ?? null };
   }
 
+  /** Records a farm's forest-check result (gfw_status, checked_at, dataset). */
+  async setForestCheck(farmerId: string, r: { status: Farmer['gfw_status']; checked_at: string; dataset: { name: string; version: string } }): Promise<void> {
+    await documentClient().send(new UpdateCommand({
+      TableName: tableName(), Key: keys.farmer(farmerId), UpdateExpression: 'SET gfw_status = :s, gfw_checked_at = :c, gfw_dataset = :d', ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':s': r.status, ':c': r.checked_at, ':d': r.dataset },
+    }));
+  }
+
   /** Errors: FARMER_ALREADY_REGISTERED (409). */
   async createFarmer(f: Farmer): Promise<void> {
     try {

@@ -1,0 +1,164 @@
+import canonicalize from 'canonicalize';
+import type { Caller } from '../auth/claims';
+import type { BatchRepository } from '../adapters/dynamodb/batch-repo';
+import type { CustodyRepository } from '../adapters/dynamodb/custody-repo';
+import type { DdsRecord, DdsRepository } from '../adapters/dynamodb/dds-repo';
+import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
+import { DdsRegistryRejectedError, type DdsRegistry } from '../adapters/eudr/dds-registry';
+import { submitDdsRequestXml } from '../adapters/eudr/submit-dds-xml';
+import { buildUnixfsDirectory } from '../adapters/ipfs/evidence-package';
+import type { PinStore } from '../adapters/ipfs/pin-store';
+import { buildDueDiligenceStatement } from '../domain/dds';
+import { DomainError } from '../domain/errors';
+import type { ForestCheck, ForestCheckResult, Notifier, WorkQueue } from '../domain/ports';
+import { logger } from '../runtime/logger';
+import { assertActsFor } from './access';
+
+/**
+ * POST /eudr/verify-gfw (decisions §9): checks the farm again and records the result.
+ * Errors: FARMER_NOT_REGISTERED, INSUFFICIENT_PERMISSIONS, GFW_API_UNAVAILABLE (503, Retry-After 300).
+ */
+export async function verifyFarmForest(
+  deps: { registry: RegistryRepository; forestCheck: ForestCheck },
+  caller: Caller,
+  farmerId: string,
+): Promise<ForestCheckResult & { farmer_id: string }> {
+  const farmer = await deps.registry.getFarmer(farmerId);
+  if (!farmer) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${farmerId} is not in the farmer registry.`);
+  assertActsFor(caller, farmer.cooperative_id);
+  const result = await deps.forestCheck.check(farmer.farm);
+  await deps.registry.setForestCheck(farmerId, result);
+  if (result.status === 'FLAGGED') {
+    logger.warn('farm flagged by the forest check: manual review required', { farmer_id: farmerId, cooperative_id: farmer.cooperative_id, alerts: result.alerts.length });
+  }
+  return { farmer_id: farmerId, ...result };
+}
+
+/** Message on the DDS filing queue. */
+export interface DdsFilingMessage {
+  dds_id: string;
+}
+
+export interface DdsDeps {
+  batches: BatchRepository;
+  registry: RegistryRepository;
+  custody: CustodyRepository;
+  dds: DdsRepository;
+  pins: PinStore;
+  filingQueue: WorkQueue<DdsFilingMessage>;
+  ipfsGatewayUrl: string;
+  now: () => Date;
+}
+
+/**
+ * POST /eudr/generate-dds (decisions §9). Steps: 1. the batch exists and is the caller's
+ * 2. GRADED or later (BATCH_NOT_ELIGIBLE) 3. its farm is CLEAR (GFW_CHECK_FAILED) 4. the EU
+ * importer named on the batch's purchase order (`buyer_operator`) is the operator; the EU country
+ * it goes to is the operator's 5. the JSON record and the SubmitDdsRequest XML are built and
+ * pinned to IPFS together 6. the DDS is stored (one per batch: a second request returns the
+ * first) and queued for filing with the EU Information System.
+ * Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS, BATCH_NOT_ELIGIBLE, GFW_CHECK_FAILED, VALIDATION_ERROR.
+ */
+export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_id: string; description?: string }): Promise<{ dds: DdsRecord; created: boolean }> {
+  const batch = await deps.batches.get(input.batch_id);
+  if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised.`);
+  assertActsFor(caller, batch.cooperative_id);
+  const farmer = await deps.registry.getFarmer(batch.farmer_id);
+  if (!farmer) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${batch.farmer_id} of batch ${batch.batch_id} is not registered.`);
+  const po = batch.purchase_order_id ? await deps.custody.getPurchaseOrder(batch.purchase_order_id) : null;
+  const ddsId = `DDS-${batch.batch_id.slice(6)}`;
+  const createdAt = deps.now().toISOString();
+  if (batch.stage === null || ['DELIVERED'].includes(batch.stage)) {
+    throw new DomainError('BATCH_NOT_ELIGIBLE', `Batch ${batch.batch_id} is at ${batch.stage ?? 'no stage'}; a due diligence statement needs GRADED or later.`);
+  }
+  if (!po?.buyer_operator) {
+    throw new DomainError('BATCH_NOT_ELIGIBLE', `Batch ${batch.batch_id} has no purchase order naming the EU importer (buyer_operator); the statement is the importer's.`);
+  }
+  const statement = buildDueDiligenceStatement({
+    ddsId,
+    internalReferenceNumber: ddsId,
+    batch,
+    producers: [{ farmer }],
+    operator: po.buyer_operator,
+    destinationCountry: po.buyer_operator.country,
+    ...(input.description ? { description: input.description } : {}),
+    createdAt,
+  });
+  const xml = submitDdsRequestXml(statement);
+  const json = canonicalize(statement)!;
+  const { cid, blocks } = await buildUnixfsDirectory([
+    { path: 'dds.json', bytes: new TextEncoder().encode(json) },
+    { path: 'dds.xml', bytes: new TextEncoder().encode(xml) },
+  ]);
+  await deps.pins.pin({ cid, blocks, name: ddsId, meta: { batch_id: batch.batch_id } });
+  const record: DdsRecord = {
+    ...statement, status: 'PENDING_FILING', cooperative_id: batch.cooperative_id, ipfs_cid: cid, ipfs_url: `${deps.ipfsGatewayUrl.replace(/\/+$/, '')}/ipfs/${cid}`, xml,
+  };
+  const existing = await deps.dds.create(record);
+  if (existing) return { dds: (await deps.dds.get(existing))!, created: false };
+  try {
+    await deps.filingQueue.send({ dds_id: ddsId });
+  } catch (err) {
+    logger.error('DDS filing could not be queued', { dds_id: ddsId, error: err as Error });
+  }
+  return { dds: record, created: true };
+}
+
+/** The DDS as returned by GET /eudr/dds/{id} (decisions §9), without the XML. */
+export function ddsView(d: DdsRecord) {
+  return {
+    dds_id: d.dds_id, batch_id: d.batch_id, status: d.status, internal_reference_number: d.internal_reference_number, activity_type: d.activity_type,
+    country_of_activity: d.country_of_activity, country_of_entry: d.country_of_entry, operator: d.operator, hs_heading: d.hs_heading,
+    description_of_goods: d.description_of_goods, net_weight_kg: d.net_weight_kg, country_of_production: d.country_of_production,
+    producers: d.producers.map((p) => ({ farmer_id: p.farmer_id, name: p.name, country: p.country, geolocation_geojson: p.geolocation_geojson })),
+    geolocation: d.geolocation, ipfs_cid: d.ipfs_cid, ipfs_url: d.ipfs_url, reference_number: d.reference_number ?? null,
+    verification_number: d.verification_number ?? null, rejection_reason: d.rejection_reason ?? null, created_at: d.created_at,
+  };
+}
+
+/** Reads a DDS for a caller. Errors: DDS_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS. */
+export async function readDds(dds: DdsRepository, caller: Caller, id: string): Promise<DdsRecord> {
+  const d = await dds.get(id);
+  if (!d) throw new DomainError('DDS_NOT_FOUND', `Due diligence statement ${id} is not recognised.`);
+  assertActsFor(caller, d.cooperative_id);
+  return d;
+}
+
+/**
+ * The DDS filing worker (queue consumer): files a PENDING_FILING statement with the EU
+ * Information System (once: the registry UUID is recorded before anything else happens), then
+ * asks for its reference and verification numbers until they are available. Throws while they
+ * are not (the queue retries). A rejection is recorded with its reason. When the DDS becomes
+ * AVAILABLE the cooperative is told (the outbound `dds.available` event).
+ */
+export async function fileDds(deps: { dds: DdsRepository; registry: DdsRegistry; notifier: Notifier; now: () => Date }, ddsId: string): Promise<void> {
+  let d = await deps.dds.get(ddsId);
+  if (!d) throw new Error(`DDS ${ddsId} not found`);
+  if (d.status === 'AVAILABLE' || d.status === 'REJECTED') return;
+  if (d.status === 'PENDING_FILING') {
+    try {
+      const { uuid } = await deps.registry.submit(d.xml, { internalReference: d.internal_reference_number });
+      await deps.dds.markSubmitted(ddsId, uuid, deps.now().toISOString());
+    } catch (err) {
+      if (err instanceof DdsRegistryRejectedError) {
+        await deps.dds.markRejected(ddsId, err.message, deps.now().toISOString());
+        return;
+      }
+      throw err;
+    }
+    d = (await deps.dds.get(ddsId))!;
+  }
+  const info = await deps.registry.status(d.registry_uuid!);
+  if (info.status === 'REJECTED') {
+    await deps.dds.markRejected(ddsId, info.rejection_reason ?? 'rejected by the EU Information System', deps.now().toISOString());
+    return;
+  }
+  if (info.status !== 'AVAILABLE' || !info.reference_number || !info.verification_number) throw new Error(`DDS ${ddsId} filed as ${d.registry_uuid}; numbers not available yet`);
+  if (await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, deps.now().toISOString())) {
+    await deps.notifier.publish({
+      subject: `Due diligence statement ${ddsId} is available`,
+      message: `The due diligence statement of batch ${d.batch_id} was accepted by the EU Information System: reference number ${info.reference_number}, verification number ${info.verification_number}. Copy: ${d.ipfs_url}`,
+      attributes: { cooperative_id: d.cooperative_id, event: 'dds.available', dds_id: ddsId },
+    });
+  }
+}

@@ -1,0 +1,84 @@
+import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
+import { api, uid, waitFor } from '../support/api';
+import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+
+/**
+ * EUDR on the local stack (issue "EUDR compliance"): farm geolocation rules at registration, the
+ * forest check (the flagged test point of decisions §3), and a batch taken to GRADED whose due
+ * diligence statement validates against the Information System's schema, is answered 202
+ * DDS_TRACES_PENDING, becomes AVAILABLE with its reference and verification numbers, and is
+ * fetched back from IPFS by its CID.
+ */
+
+describe('EUDR', () => {
+  let ctx: Awaited<ReturnType<typeof setUpCooperative>>;
+  beforeAll(async () => {
+    ctx = await setUpCooperative();
+  });
+
+  it('applies the farm geolocation rules at registration and records the polygon area', async () => {
+    const farm = (over: Record<string, unknown>) => ({ farmer_id: uid('UG-KAP'), full_name: 'Chebet Rose', cooperative_id: ctx.id, district: 'Kapchorwa', farm: { gps: { lat: 1.396245, lng: 34.450118 }, area_ha: 5.2, ...over } });
+    const noPolygon = await api('POST', '/farmers/register', { token: ctx.coop, body: farm({}) });
+    expect([noPolygon.status, noPolygon.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(noPolygon.body.error.details[0].path).toBe('farm.polygon');
+    const bowTie = await api('POST', '/farmers/register', { token: ctx.coop, body: farm({ polygon: { type: 'Polygon', coordinates: [[[34.45, 1.396], [34.452, 1.398], [34.452, 1.396], [34.45, 1.398], [34.45, 1.396]]] } }) });
+    expect([bowTie.status, bowTie.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const ring = [[34.449100, 1.395300], [34.451350, 1.395300], [34.451350, 1.397380], [34.449100, 1.397380], [34.449100, 1.395300]];
+    const ok = await api('POST', '/farmers/register', { token: ctx.coop, body: farm({ polygon: { type: 'Polygon', coordinates: [ring] } }) });
+    expect(ok.status).toBe(201);
+    expect(ok.body.farm.computed_area_ha).toBeGreaterThan(5);
+    expect(ok.body.farm.computed_area_ha).toBeLessThan(6);
+    expect(ok.body.gfw_status).toBe('CLEAR');
+  });
+
+  it('flags the Mabira test point and re-checks a farm with POST /eudr/verify-gfw', async () => {
+    const flagged = uid('UG-MUK');
+    await api('POST', '/farmers/register', { token: ctx.coop, body: { farmer_id: flagged, full_name: 'Mabira Farmer', cooperative_id: ctx.id, district: 'Mukono', farm: { gps: { lat: 0.43, lng: 32.95 }, area_ha: 2 } } });
+    const check = await api('POST', '/eudr/verify-gfw', { token: ctx.coop, body: { farmer_id: flagged } });
+    expect(check.status).toBe(200);
+    expect(check.body).toMatchObject({ farmer_id: flagged, status: 'FLAGGED', cutoff_date: '2020-12-31', dataset: { name: expect.any(String), version: expect.any(String) } });
+    expect(check.body.alerts.length).toBeGreaterThan(0);
+    expect((await api('POST', '/eudr/verify-gfw', { token: ctx.agent, body: { farmer_id: flagged } })).status).toBe(403);
+    expect((await api('POST', '/eudr/verify-gfw', { token: ctx.coop, body: { farmer_id: 'UG-NOBODY' } })).body.error.code).toBe('FARMER_NOT_REGISTERED');
+  });
+
+  it('generates, validates, files and publishes the DDS of a GRADED batch', async () => {
+    const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000888');
+    const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
+    const batchId = submit.body.data.batch_id;
+    const early = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
+    expect([early.status, early.body.error.code]).toEqual([422, 'BATCH_NOT_ELIGIBLE']);
+    const graded = await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } } });
+    expect(graded.status).toBe(200);
+    await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: [batchId], buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4, buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' } } });
+
+    const t0 = Date.now();
+    const gen = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
+    expect(gen.status).toBe(202);
+    expect(gen.body).toMatchObject({ error: { code: 'DDS_TRACES_PENDING' }, dds_id: expect.stringMatching(/^DDS-/), ipfs_url: expect.stringMatching(/\/ipfs\/bafy/) });
+    const again = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
+    expect(again.body.dds_id).toBe(gen.body.dds_id);
+
+    const xml = await api('GET', `/eudr/dds/${gen.body.dds_id}/xml`, { token: ctx.coop });
+    expect(xml.headers.get('content-type')).toContain('application/xml');
+    const validation = await validateSubmitDdsRequest(xml.body as string);
+    expect(validation).toEqual({ valid: true, errors: [] });
+    expect(xml.body).toContain('0901');
+
+    const available = await waitFor(() => api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop }), (r) => r.body.status === 'AVAILABLE', 20_000, 200);
+    expect(available.body).toMatchObject({
+      status: 'AVAILABLE', batch_id: batchId, hs_heading: '0901', country_of_production: 'UG', reference_number: expect.stringMatching(/^\d{2}DE[A-Z0-9]{10}$/),
+      verification_number: expect.stringMatching(/^[A-Z0-9]{8}$/), ipfs_cid: expect.stringMatching(/^bafy/),
+    });
+    process.stdout.write(`DDS ${gen.body.dds_id} AVAILABLE ${Date.now() - t0} ms after generation\n`);
+
+    // The pinned copy, fetched by CID, is the same XML
+    const listing = await api('GET', `/ipfs/${available.body.ipfs_cid}`);
+    expect(listing.body.entries.map((e: { name: string }) => e.name).sort()).toEqual(['dds.json', 'dds.xml']);
+    const pinnedXml = await api('GET', `/ipfs/${available.body.ipfs_cid}/dds.xml`);
+    expect(pinnedXml.body).toBe(xml.body);
+
+    const other = await setUpCooperative();
+    expect((await api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: other.coop })).status).toBe(403);
+  });
+});
