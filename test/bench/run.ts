@@ -8,6 +8,7 @@ import { DEV_PAYOUT_WEBHOOK_SECRET, signDevToken } from '../../infra/local/dev-k
 import { AUTHORIZER_FN, routes, workers } from '../../shared/http/routes';
 import { startStackProcess } from '../support/stack-process';
 import { custodyBench } from './custody';
+import { eudrBench } from './eudr';
 import { payoutFaultsBench } from './payout-faults';
 
 /**
@@ -16,7 +17,7 @@ import { payoutFaultsBench } from './payout-faults';
  *  2. p50/p95 of GET /payments/{id};
  *  3. the service's own time from a settlement webhook received to COMPLETED readable;
  *  4. the minified size of every function bundle (target ≤ 300 KB unless it talks to the ledger).
- * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60); BENCH_ONLY=slice|faults|custody
+ * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60); BENCH_ONLY=slice|faults|custody|eudr
  * runs one part. Then the payout-faults run (./payout-faults.ts).
  */
 
@@ -120,7 +121,7 @@ async function main() {
 
   // 4. bundle sizes
   const out = mkdtempSync(join(tmpdir(), 'coffee-bundles-'));
-  const ledgerFns = new Set([...routes, ...workers].filter((r) => r.needs.includes('ledger')).map((r) => r.fn));
+  const ledgerFns = new Set([...routes, ...workers].filter((r) => r.needs.includes('ledger') || r.needs.includes('ledger:read')).map((r) => r.fn));
   const fns = [...new Set([...routes.map((r) => r.fn), ...workers.map((w) => w.fn), AUTHORIZER_FN])];
   say('\nfunction bundle (minified ESM, esbuild options of infra/bundling.ts)     size      target');
   let over = 0;
@@ -142,6 +143,7 @@ async function all() {
   if (!only || only === 'slice') await main();
   if (!only || only === 'faults') await payoutFaultsBench();
   if (!only || only === 'custody') await custodyBench();
+  if (!only || only === 'eudr') await eudrBench();
 }
 
 all().catch((err) => {
