@@ -18,10 +18,96 @@ export const STAGE_CODES = {
 /** A stage name that TraceLog can record. */
 export type LedgerStageName = keyof typeof STAGE_CODES;
 
+/** OpenZeppelin AccessControl (and ERC-165): the part both contracts share. */
+const accessControlAbi = [
+  { type: 'function', name: 'DEFAULT_ADMIN_ROLE', inputs: [], outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view' },
+  {
+    type: 'function', name: 'getRoleAdmin',
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+    ],
+    outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view',
+  },
+  {
+    type: 'function', name: 'grantRole',
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'account', type: 'address' },
+    ],
+    outputs: [], stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function', name: 'hasRole',
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'account', type: 'address' },
+    ],
+    outputs: [{ name: '', type: 'bool' }], stateMutability: 'view',
+  },
+  {
+    type: 'function', name: 'renounceRole',
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'callerConfirmation', type: 'address' },
+    ],
+    outputs: [], stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function', name: 'revokeRole',
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'account', type: 'address' },
+    ],
+    outputs: [], stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function', name: 'supportsInterface',
+    inputs: [
+      { name: 'interfaceId', type: 'bytes4' },
+    ],
+    outputs: [{ name: '', type: 'bool' }], stateMutability: 'view',
+  },
+  {
+    type: 'event', name: 'RoleAdminChanged',
+    inputs: [
+      { name: 'role', type: 'bytes32', indexed: true },
+      { name: 'previousAdminRole', type: 'bytes32', indexed: true },
+      { name: 'newAdminRole', type: 'bytes32', indexed: true },
+    ],
+    anonymous: false,
+  },
+  {
+    type: 'event', name: 'RoleGranted',
+    inputs: [
+      { name: 'role', type: 'bytes32', indexed: true },
+      { name: 'account', type: 'address', indexed: true },
+      { name: 'sender', type: 'address', indexed: true },
+    ],
+    anonymous: false,
+  },
+  {
+    type: 'event', name: 'RoleRevoked',
+    inputs: [
+      { name: 'role', type: 'bytes32', indexed: true },
+      { name: 'account', type: 'address', indexed: true },
+      { name: 'sender', type: 'address', indexed: true },
+    ],
+    anonymous: false,
+  },
+  { type: 'error', name: 'AccessControlBadConfirmation', inputs: [] },
+  {
+    type: 'error', name: 'AccessControlUnauthorizedAccount',
+    inputs: [
+      { name: 'account', type: 'address' },
+      { name: 'neededRole', type: 'bytes32' },
+    ],
+  },
+] as const;
+
 /** ERC-721 "Coffee BatchToken" (BATCH) with MINTER_ROLE; `batchIdOf` returns "" for unknown ids. */
 export const batchTokenAbi = [
+  ...accessControlAbi,
   { type: 'constructor', inputs: [], stateMutability: 'nonpayable' },
-  { type: 'function', name: 'DEFAULT_ADMIN_ROLE', inputs: [], outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view' },
   { type: 'function', name: 'MINTER_ROLE', inputs: [], outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view' },
   {
     type: 'function', name: 'approve',
@@ -53,29 +139,6 @@ export const batchTokenAbi = [
     outputs: [{ name: '', type: 'address' }], stateMutability: 'view',
   },
   {
-    type: 'function', name: 'getRoleAdmin',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-    ],
-    outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view',
-  },
-  {
-    type: 'function', name: 'grantRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
-    outputs: [], stateMutability: 'nonpayable',
-  },
-  {
-    type: 'function', name: 'hasRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
-    outputs: [{ name: '', type: 'bool' }], stateMutability: 'view',
-  },
-  {
     type: 'function', name: 'isApprovedForAll',
     inputs: [
       { name: 'owner', type: 'address' },
@@ -100,22 +163,6 @@ export const batchTokenAbi = [
       { name: 'tokenId', type: 'uint256' },
     ],
     outputs: [{ name: '', type: 'address' }], stateMutability: 'view',
-  },
-  {
-    type: 'function', name: 'renounceRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'callerConfirmation', type: 'address' },
-    ],
-    outputs: [], stateMutability: 'nonpayable',
-  },
-  {
-    type: 'function', name: 'revokeRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
-    outputs: [], stateMutability: 'nonpayable',
   },
   {
     type: 'function', name: 'safeTransferFrom',
@@ -143,13 +190,6 @@ export const batchTokenAbi = [
       { name: 'approved', type: 'bool' },
     ],
     outputs: [], stateMutability: 'nonpayable',
-  },
-  {
-    type: 'function', name: 'supportsInterface',
-    inputs: [
-      { name: 'interfaceId', type: 'bytes4' },
-    ],
-    outputs: [{ name: '', type: 'bool' }], stateMutability: 'view',
   },
   { type: 'function', name: 'symbol', inputs: [], outputs: [{ name: '', type: 'string' }], stateMutability: 'view' },
   {
@@ -196,33 +236,6 @@ export const batchTokenAbi = [
     anonymous: false,
   },
   {
-    type: 'event', name: 'RoleAdminChanged',
-    inputs: [
-      { name: 'role', type: 'bytes32', indexed: true },
-      { name: 'previousAdminRole', type: 'bytes32', indexed: true },
-      { name: 'newAdminRole', type: 'bytes32', indexed: true },
-    ],
-    anonymous: false,
-  },
-  {
-    type: 'event', name: 'RoleGranted',
-    inputs: [
-      { name: 'role', type: 'bytes32', indexed: true },
-      { name: 'account', type: 'address', indexed: true },
-      { name: 'sender', type: 'address', indexed: true },
-    ],
-    anonymous: false,
-  },
-  {
-    type: 'event', name: 'RoleRevoked',
-    inputs: [
-      { name: 'role', type: 'bytes32', indexed: true },
-      { name: 'account', type: 'address', indexed: true },
-      { name: 'sender', type: 'address', indexed: true },
-    ],
-    anonymous: false,
-  },
-  {
     type: 'event', name: 'Transfer',
     inputs: [
       { name: 'from', type: 'address', indexed: true },
@@ -230,14 +243,6 @@ export const batchTokenAbi = [
       { name: 'tokenId', type: 'uint256', indexed: true },
     ],
     anonymous: false,
-  },
-  { type: 'error', name: 'AccessControlBadConfirmation', inputs: [] },
-  {
-    type: 'error', name: 'AccessControlUnauthorizedAccount',
-    inputs: [
-      { name: 'account', type: 'address' },
-      { name: 'neededRole', type: 'bytes32' },
-    ],
   },
   {
     type: 'error', name: 'ERC721IncorrectOwner',
@@ -265,33 +270,10 @@ export const batchTokenAbi = [
 
 /** TraceLog: `recordStage` emits `StageRecorded`; RECORDER_ROLE; stage codes 0..MAX_STAGE (6). */
 export const traceLogAbi = [
+  ...accessControlAbi,
   { type: 'constructor', inputs: [], stateMutability: 'nonpayable' },
-  { type: 'function', name: 'DEFAULT_ADMIN_ROLE', inputs: [], outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view' },
   { type: 'function', name: 'MAX_STAGE', inputs: [], outputs: [{ name: '', type: 'uint8' }], stateMutability: 'view' },
   { type: 'function', name: 'RECORDER_ROLE', inputs: [], outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view' },
-  {
-    type: 'function', name: 'getRoleAdmin',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-    ],
-    outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view',
-  },
-  {
-    type: 'function', name: 'grantRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
-    outputs: [], stateMutability: 'nonpayable',
-  },
-  {
-    type: 'function', name: 'hasRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
-    outputs: [{ name: '', type: 'bool' }], stateMutability: 'view',
-  },
   {
     type: 'function', name: 'recordStage',
     inputs: [
@@ -303,56 +285,6 @@ export const traceLogAbi = [
     outputs: [], stateMutability: 'nonpayable',
   },
   {
-    type: 'function', name: 'renounceRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'callerConfirmation', type: 'address' },
-    ],
-    outputs: [], stateMutability: 'nonpayable',
-  },
-  {
-    type: 'function', name: 'revokeRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
-    outputs: [], stateMutability: 'nonpayable',
-  },
-  {
-    type: 'function', name: 'supportsInterface',
-    inputs: [
-      { name: 'interfaceId', type: 'bytes4' },
-    ],
-    outputs: [{ name: '', type: 'bool' }], stateMutability: 'view',
-  },
-  {
-    type: 'event', name: 'RoleAdminChanged',
-    inputs: [
-      { name: 'role', type: 'bytes32', indexed: true },
-      { name: 'previousAdminRole', type: 'bytes32', indexed: true },
-      { name: 'newAdminRole', type: 'bytes32', indexed: true },
-    ],
-    anonymous: false,
-  },
-  {
-    type: 'event', name: 'RoleGranted',
-    inputs: [
-      { name: 'role', type: 'bytes32', indexed: true },
-      { name: 'account', type: 'address', indexed: true },
-      { name: 'sender', type: 'address', indexed: true },
-    ],
-    anonymous: false,
-  },
-  {
-    type: 'event', name: 'RoleRevoked',
-    inputs: [
-      { name: 'role', type: 'bytes32', indexed: true },
-      { name: 'account', type: 'address', indexed: true },
-      { name: 'sender', type: 'address', indexed: true },
-    ],
-    anonymous: false,
-  },
-  {
     type: 'event', name: 'StageRecorded',
     inputs: [
       { name: 'tokenId', type: 'uint256', indexed: true },
@@ -362,14 +294,6 @@ export const traceLogAbi = [
       { name: 'recorder', type: 'address', indexed: false },
     ],
     anonymous: false,
-  },
-  { type: 'error', name: 'AccessControlBadConfirmation', inputs: [] },
-  {
-    type: 'error', name: 'AccessControlUnauthorizedAccount',
-    inputs: [
-      { name: 'account', type: 'address' },
-      { name: 'neededRole', type: 'bytes32' },
-    ],
   },
   { type: 'error', name: 'InvalidStage', inputs: [{ name: 'stage', type: 'uint8' }] },
 ] as const;
