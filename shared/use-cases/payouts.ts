@@ -167,6 +167,7 @@ export function paymentRecordView(p: Payout) {
     amount_usdc: microToUsdc(p.amount_usd_micro),
     created_at: p.created_at,
     completed_at: p.completed_at ?? null,
+    settled_at: p.settled_at ?? null,
     updated_at: p.updated_at,
     farmer_id: p.farmer_id,
     batch_id: p.batch_id,

@@ -255,6 +255,7 @@ describe('GET /payments/{id}', () => {
       payment_type: 'FARMER_PAYOUT',
       status: 'COMPLETED',
       updated_at: expect.any(String),
+      settled_at: null,
       amount_usdc: 12.345678,
       created_at: '2025-03-01T10:00:00.000Z',
       completed_at: '2025-03-01T10:00:40.000Z',
