@@ -101,7 +101,6 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const dead = dlq(name);
       return fauxqs.createQueue(name, { attributes: { VisibilityTimeout: String(visibility), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dead.queueArn, maxReceiveCount: 5 }) } });
     };
-    const mintQ = queue('coffee-trace-mint', 30);
     const payoutQ = queue('coffee-trace-payout-requests', 30);
     // FIFO, one message group: the single ledger writer (nonces in order).
     const ledgerDlq = fauxqs.createQueue('coffee-trace-ledger-writes-dlq.fifo', { attributes: { FifoQueue: 'true' } });
@@ -121,7 +120,6 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       AWS_ENDPOINT_URL_SQS: fauxqs.address,
       AWS_ENDPOINT_URL_SNS: fauxqs.address,
       TABLE_NAME: TABLE,
-      MINT_QUEUE_URL: mintQ.queueUrl,
       PAYOUT_REQUEST_QUEUE_URL: payoutQ.queueUrl,
       LEDGER_WRITE_QUEUE_URL: ledgerQ.queueUrl,
       DDS_FILING_QUEUE_URL: ddsQ.queueUrl,
@@ -210,7 +208,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     // 7. event sources: queue consumers and the notification inbox
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
-      const q = { 'mint-queue': mintQ, 'ledger-write-queue': ledgerQ, 'dds-filing-queue': ddsQ, 'payout-request-queue': payoutQ }[w.queue!];
+      const q = { 'ledger-write-queue': ledgerQ, 'dds-filing-queue': ddsQ, 'payout-request-queue': payoutQ }[w.queue!];
       const mod = await load(w.fn);
       const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.queue === 'payout-request-queue' ? 5 : 1, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());

@@ -29,7 +29,7 @@ export const ROUTE_OUTSIDE_CALL_TIMEOUT = Duration.seconds(28);
 /** Memory of functions that sign ledger transactions (viem); others get 512 MiB. */
 export const LEDGER_MEMORY_MIB = 1024;
 /** Records per invocation of each queue's consumer. */
-export const QUEUE_BATCH_SIZE: Record<QueueName, number> = { 'mint-queue': 1, 'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1 };
+export const QUEUE_BATCH_SIZE: Record<QueueName, number> = { 'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1 };
 
 /** One function's merged requirements (a `fn` may serve several routes). */
 export interface FunctionSpec {
@@ -85,7 +85,7 @@ export class CoffeeTraceStack extends Stack {
     };
     const sixTimes = (q: QueueName) => Duration.seconds(6 * consumerOf(q).timeoutSeconds);
     this.stateful = new StatefulResources(this, 'Stateful', {
-      queueVisibility: { 'mint-queue': sixTimes('mint-queue'), 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue') },
+      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue') },
       managerSubscriptions: settings.managerSubscriptions,
     });
 

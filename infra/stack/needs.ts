@@ -106,10 +106,6 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         fn.addEnvironment('PAYOUT_STATE_MACHINE_ARN', t.payoutStateMachineArn);
         payoutStateMachine().grantTaskResponse(role);
         break;
-      case 'mint-queue:send':
-        fn.addEnvironment('MINT_QUEUE_URL', s.queues['mint-queue'].queueUrl);
-        s.queues['mint-queue'].grantSendMessages(role);
-        break;
       case 'payout-request-queue:send':
         fn.addEnvironment('PAYOUT_REQUEST_QUEUE_URL', s.queues['payout-request-queue'].queueUrl);
         s.queues['payout-request-queue'].grantSendMessages(role);

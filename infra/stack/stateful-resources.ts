@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import type { ManagerSubscription } from './settings';
 
 /** The queues of routes.ts `WorkerDef.queue`. */
-export type QueueName = 'mint-queue' | 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue';
+export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue';
 
 /** Name of the single table's one global secondary index. */
 export const GSI1 = 'GSI1';
@@ -71,7 +71,6 @@ export class StatefulResources extends Construct {
     });
 
     this.queues = {
-      'mint-queue': this.workQueue('MintQueue', props.queueVisibility['mint-queue']),
       'payout-request-queue': this.workQueue('PayoutRequestQueue', props.queueVisibility['payout-request-queue']),
       // FIFO with one message group: a single writer signs trace-log transactions, so nonces never collide.
       'ledger-write-queue': this.workQueue('LedgerWriteQueue', props.queueVisibility['ledger-write-queue'], true),

@@ -1,5 +1,6 @@
 import { payoutWorkflow } from './workflow';
-import { mintQueue, payoutRequestQueue } from '../adapters/aws/queues';
+import { payoutRequestQueue } from '../adapters/aws/queues';
+import { custodyRepo, ledgerWriteQueue } from './custody';
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
 import { requireEnv, secret } from '../config';
@@ -59,7 +60,7 @@ export function payoutDeps(): PayoutDeps {
 }
 
 export function batchDeps(): BatchDeps {
-  return { registry: registryRepo(), batches: batchRepo(), ledger: lazy(ledger), mintQueue: mintQueue(), payoutQueue: payoutRequestQueue(), now };
+  return { registry: registryRepo(), batches: batchRepo(), custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), payoutQueue: payoutRequestQueue(), now };
 }
 
 export { batchRepo, now, payoutRepo, registryRepo };

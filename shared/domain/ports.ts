@@ -49,6 +49,11 @@ export interface Ledger {
     input: { tokenId: bigint; stage: LedgerStage; evidenceCid: string; auditHash: Hex },
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }>;
+  /** The BatchToken mint as a kept signed transaction (see recordStageKept); TokenAlreadyMintedError for an existing id. */
+  mintBatchTokenKept(
+    input: { tokenId: bigint; batchId: string; auditHash: Hex },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
   /** Broadcasts a kept signed transaction again (same bytes, same hash). */
   rebroadcast(rawTx: Hex, txHash: Hex): Promise<void>;
 }

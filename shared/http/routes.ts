@@ -20,7 +20,6 @@ export type Need =
   | 'payout:discard'
   | 'payout-state-machine:start'
   | 'payout-state-machine:callback'
-  | 'mint-queue:send'
   | 'payout-request-queue:send'
   | 'manual-review-topic:publish'
   | 'ledger'
@@ -55,7 +54,7 @@ export interface WorkerDef {
   /** For scheduled workers: an EventBridge schedule expression (locally a timer, scaled by LOCAL_TIME_SCALE). */
   schedule?: string;
   /** For queue consumers: which queue feeds it. */
-  queue?: 'mint-queue' | 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue';
+  queue?: 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue';
   /** For state-machine tasks: the ASL definition-substitution key holding its ARN. */
   substitution?: string;
   needs: Need[];
@@ -72,8 +71,8 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/cooperatives/{id}/holding-balance', fn: 'get-holding-balance', auth: 'jwt', needs: ['table:read'], summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).' },
   { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Register a farmer and forest-check the farm.' },
   { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
-  { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger', 'mint-queue:send', 'payout-request-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
-  { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger', 'mint-queue:send', 'payout-request-queue:send'], summary: 'Same as POST /batch/submit.' },
+  { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
+  { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
   { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], maxBodyBytes: 6 * MIB, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
   { method: 'GET', path: '/batch/{id}/audit', fn: 'get-batch-audit', auth: 'jwt', needs: ['table:read', 'ledger:read', 'pin-store'], summary: 'The batch\'s hash-chained audit log, verified against the trace log and the pinned evidence.' },
   { method: 'POST', path: '/purchase-orders', fn: 'create-purchase-order', auth: 'jwt', needs: ['table:write'], summary: 'Create a purchase order over batches (DRAFT).' },
@@ -98,8 +97,7 @@ export const workers: WorkerDef[] = [
   { fn: 'payout-attempt', kind: 'state-machine-task', substitution: 'PayoutAttemptFunctionArn', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback'], timeoutSeconds: 30, summary: 'Creates (idempotently) the provider order of one attempt and parks the task token.' },
   { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
   { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
-  { fn: 'mint-confirmation', kind: 'queue-consumer', queue: 'mint-queue', needs: ['table:write', 'ledger', 'payout-request-queue:send'], timeoutSeconds: 120, summary: 'Finishes a batch whose mint receipt was slow: records it and completes the job.' },
-  { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', needs: ['table:write', 'ledger'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
+  { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', needs: ['table:write', 'ledger', 'payout-request-queue:send'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
   { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
   { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback', 'payout-request-queue:send', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; requeues batches still without their payout and unconfirmed trace-log writes.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },

@@ -2,13 +2,15 @@ import type * as v from 'valibot';
 import type { Caller } from '../auth/claims';
 import type { BatchRepository } from '../adapters/dynamodb/batch-repo';
 import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
-import type { MintConfirmationMessage, PayoutRequestMessage } from '../adapters/aws/queues';
+import type { PayoutRequestMessage } from '../adapters/aws/queues';
+import type { CustodyRepository, LedgerTx } from '../adapters/dynamodb/custody-repo';
+import type { LedgerWriteMessage } from './custody';
 import { buildAuditEntry, GENESIS_HASH } from '../domain/audit';
 import { DomainError, LedgerUnavailableError } from '../domain/errors';
 import { formatBatchId, newJobId, tokenIdForBatch } from '../domain/ids';
 import { ugxForWeight } from '../domain/money';
 import { maskPhone } from '../domain/masking';
-import type { Hex, Ledger, WorkQueue } from '../domain/ports';
+import type { WorkQueue } from '../domain/ports';
 import { STAGES, type AuditEntry, type Batch, type Job } from '../domain/records';
 import type { SubmitBatchSchema } from '../http/schemas';
 import { logger } from '../runtime/logger';
@@ -19,8 +21,9 @@ import { ESTIMATED_COMPLETION_SECONDS } from './payouts';
 export interface BatchDeps {
   registry: RegistryRepository;
   batches: BatchRepository;
-  ledger: Ledger;
-  mintQueue: WorkQueue<MintConfirmationMessage>;
+  custody: CustodyRepository;
+  /** The single ledger writer's queue: the mint is made there, like every ledger write. */
+  ledgerQueue: WorkQueue<LedgerWriteMessage>;
   payoutQueue: WorkQueue<PayoutRequestMessage>;
   now: () => Date;
 }
@@ -39,12 +42,12 @@ export type SubmitResult =
  *     (COOPERATIVE_NOT_ACTIVE 422); the farm is not flagged by the forest check (GFW_CHECK_FAILED 422);
  *  2. the next batch number from the atomic counter; the token id derives from it;
  *  3. the first audit entry (BATCH_SUBMITTED) is built, and its hash goes on chain with the mint;
- *  4. the batch is stored as mint-pending (invisible to readers), then the mint is broadcast
- *     (ledger unreachable: LEDGER_UNAVAILABLE 503, nothing visible is left);
- *  5. up to `receiptWaitMs` for the receipt: then one transaction makes the batch DELIVERED
- *     with its token, appends the audit entry, and the NET_COFFEE_PAYMENT payout is requested
- *     (201). A slow receipt or `Prefer: respond-async` answers 202 with a job that the mint
- *     queue's consumer completes.
+ *  4. the batch is stored as mint-pending (invisible to readers) with the ledger write that
+ *     mints its BatchToken, in one transaction; the single ledger writer makes the mint (so the
+ *     signer's nonces never collide with other ledger writes) and, once it is mined, makes the
+ *     batch DELIVERED with its first audit entry and requests the NET_COFFEE_PAYMENT payout;
+ *  5. up to `receiptWaitMs` for that: 201; a slow ledger or `Prefer: respond-async` answers 202
+ *     with a job that completes when the mint lands; a mint the chain refuses: 503.
  */
 export async function submitBatch(
   deps: BatchDeps,
@@ -97,33 +100,34 @@ export async function submitBatch(
   const job: Job | undefined = opts.respondAsync
     ? { job_id: newJobId(), type: 'BATCH_SUBMISSION', status: 'PENDING', cooperative_id: input.cooperative_id, batch_id: batchId, created_at: at }
     : undefined;
-  await deps.batches.putPending(batch, job);
-
-  let txHash: Hex;
+  const mint: LedgerTx = {
+    ledger_tx_id: `${batchId}-1`, kind: 'MINT', batch_id: batchId, token_id: tokenId.toString(), stage: 'DELIVERED', audit_hash: entry.hash,
+    audit_sequence_number: 1, status: 'PENDING', created_at: at, ...(job ? { job_id: job.job_id } : {}),
+  };
+  await deps.batches.putPending(batch, mint, job);
   try {
-    ({ txHash } = await deps.ledger.mintBatchToken({ tokenId, batchId, auditHash: `0x${entry.hash}` }));
+    await deps.ledgerQueue.send({ ledger_tx_id: mint.ledger_tx_id }, { deduplicationId: mint.ledger_tx_id });
   } catch (err) {
-    await deps.batches.markMintFailed(batchId, (err as Error).message, job?.job_id);
-    if (err instanceof LedgerUnavailableError) throw err;
-    throw new LedgerUnavailableError(`The BatchToken could not be minted: ${(err as Error).message}`, err);
+    logger.error('mint could not be queued; reconciliation will queue it', { batch_id: batchId, error: err as Error });
   }
-  if (job) {
-    await deps.mintQueue.send({ batch_id: batchId, tx_hash: txHash, job_id: job.job_id });
-    return { kind: 'accepted', job };
+  if (job) return { kind: 'accepted', job };
+
+  // Wait for the single ledger writer to land the mint (it then records the batch as DELIVERED).
+  const deadline = Date.now() + opts.receiptWaitMs;
+  for (;;) {
+    const tx = await deps.custody.getLedgerTx(mint.ledger_tx_id);
+    if (tx?.status === 'CONFIRMED') {
+      const confirmed = await deps.batches.get(batchId);
+      if (confirmed) return { kind: 'created', batch: confirmed, farmerPhone: farmer.phone ?? null, auditMessageId: entry.message_id };
+    }
+    if (tx?.status === 'FAILED') throw new LedgerUnavailableError(`The BatchToken mint of ${batchId} was refused by the ledger; nothing was recorded.`);
+    if (Date.now() >= deadline) {
+      const slowJob: Job = { job_id: newJobId(), type: 'BATCH_SUBMISSION', status: 'PENDING', cooperative_id: input.cooperative_id, batch_id: batchId, created_at: at };
+      if (await deps.custody.attachJob(mint, slowJob)) return { kind: 'accepted', job: slowJob };
+      continue; // confirmed meanwhile
+    }
+    await new Promise((r) => setTimeout(r, 25));
   }
-  const receipt = await deps.ledger.waitForReceipt(txHash, opts.receiptWaitMs);
-  if (!receipt) {
-    const slowJob: Job = { job_id: newJobId(), type: 'BATCH_SUBMISSION', status: 'PENDING', cooperative_id: input.cooperative_id, batch_id: batchId, tx_hash: txHash, created_at: at };
-    await deps.batches.putJob(slowJob);
-    await deps.mintQueue.send({ batch_id: batchId, tx_hash: txHash, job_id: slowJob.job_id });
-    return { kind: 'accepted', job: slowJob };
-  }
-  if (receipt.status !== 'success') {
-    await deps.batches.markMintFailed(batchId, `mint transaction ${txHash} reverted`);
-    throw new LedgerUnavailableError(`The BatchToken mint transaction ${txHash} reverted; nothing was recorded.`);
-  }
-  const confirmed = await confirmBatchMint(deps, { batch_id: batchId, tx_hash: txHash });
-  return { kind: 'created', batch: confirmed, farmerPhone: farmer.phone ?? null, auditMessageId: entry.message_id };
 }
 
 /**
@@ -131,7 +135,7 @@ export async function submitBatch(
  * DELIVERED, first audit entry, job COMPLETE — one transaction, idempotent — then requests the
  * batch's NET_COFFEE_PAYMENT payout through the payout-request queue.
  */
-export async function confirmBatchMint(deps: Pick<BatchDeps, 'batches' | 'payoutQueue' | 'now'>, msg: { batch_id: string; tx_hash: string; job_id?: string }): Promise<Batch> {
+export async function confirmBatchMint(deps: { batches: BatchRepository; payoutQueue: WorkQueue<PayoutRequestMessage>; now: () => Date }, msg: { batch_id: string; tx_hash: string; job_id?: string }): Promise<Batch> {
   const pending = (await deps.batches.getAny(msg.batch_id)) as PendingBatch | null;
   if (!pending) throw new Error(`batch ${msg.batch_id} not found`);
   if (pending.mint_status === 'PENDING') {
@@ -157,20 +161,6 @@ export async function confirmBatchMint(deps: Pick<BatchDeps, 'batches' | 'payout
   const batch = await deps.batches.get(msg.batch_id);
   if (!batch) throw new Error(`batch ${msg.batch_id} is not confirmed (mint ${pending.mint_status})`);
   return batch;
-}
-
-/**
- * Mint-queue consumer: waits for the receipt of a slow mint, then confirms the batch; a reverted
- * mint marks the batch and its job FAILED. Throws (so the queue retries) while there is no receipt.
- */
-export async function finishSlowMint(deps: BatchDeps, msg: MintConfirmationMessage, waitMs: number): Promise<void> {
-  const receipt = await deps.ledger.waitForReceipt(msg.tx_hash as Hex, waitMs);
-  if (!receipt) throw new Error(`no receipt yet for ${msg.tx_hash}`);
-  if (receipt.status !== 'success') {
-    await deps.batches.markMintFailed(msg.batch_id, `mint transaction ${msg.tx_hash} reverted`, msg.job_id);
-    return;
-  }
-  await confirmBatchMint(deps, msg);
 }
 
 /** Stages at or after GRADED make a batch DDS-eligible (interface-spec "What the service does" 7). */

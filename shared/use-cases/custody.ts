@@ -14,7 +14,9 @@ import { EVIDENCE_SCHEMAS, type StageUpdateSchema } from '../http/schemas';
 import { validate } from '../http/validation';
 import { logger } from '../runtime/logger';
 import { assertActsFor, assertDuty } from './access';
-import { isDdsEligible } from './batches';
+import { confirmBatchMint, isDdsEligible } from './batches';
+import type { PayoutRequestMessage } from '../adapters/aws/queues';
+import { TokenAlreadyMintedError } from '../adapters/ledger/evm-ledger';
 
 /** Message on the ledger-write queue (FIFO, one writer): make this trace-log write land. */
 export interface LedgerWriteMessage {
@@ -156,31 +158,63 @@ async function awaitLedger(deps: CustodyDeps, c: Committed, waitMs: number): Pro
 }
 
 /**
- * The single ledger writer (FIFO queue consumer): makes one trace-log write land. A write that
- * was signed before is broadcast again as the same signed transaction; otherwise it is signed with
- * the next nonce, kept, then broadcast. Once mined, the write is confirmed (batch history and job
- * updated). Throws while it is not mined, so the queue retries it.
+ * The single ledger writer (FIFO queue consumer): makes one ledger write land — a BatchToken mint
+ * or a trace-log record. A write that was signed before is broadcast again as the same signed
+ * transaction; otherwise it is signed with the signer's next nonce, kept, then broadcast. Once
+ * mined, the write is confirmed: a mint makes its batch DELIVERED (first audit entry, payout
+ * request), a trace-log record gets its transaction hash into the batch's stage history; a job
+ * waiting on it completes. A mint the chain refuses marks the batch's mint FAILED. Throws while
+ * the transaction is not mined, so the queue retries it.
  */
-export async function writeLedgerTx(deps: { custody: CustodyRepository; ledger: Ledger; now: () => Date }, id: string, receiptWaitMs: number): Promise<void> {
+export async function writeLedgerTx(
+  deps: { custody: CustodyRepository; ledger: Ledger; batches: BatchRepository; payoutQueue: WorkQueue<PayoutRequestMessage>; now: () => Date },
+  id: string,
+  receiptWaitMs: number,
+): Promise<void> {
   const tx = await deps.custody.getLedgerTx(id);
   if (!tx) throw new Error(`ledger write ${id} not found`);
   if (tx.status === 'CONFIRMED' || tx.status === 'FAILED') return;
+  const keep = (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => deps.custody.keepSigned(id, signed, deps.now().toISOString());
   let txHash = tx.tx_hash as Hex | undefined;
   if (tx.raw_tx && txHash) {
     await deps.ledger.rebroadcast(tx.raw_tx as Hex, txHash);
+  } else if (tx.kind === 'MINT') {
+    try {
+      ({ txHash } = await deps.ledger.mintBatchTokenKept({ tokenId: BigInt(tx.token_id), batchId: tx.batch_id, auditHash: `0x${tx.audit_hash}` }, keep));
+    } catch (err) {
+      if (!(err instanceof TokenAlreadyMintedError)) throw err;
+      // Never signed by us (nothing was kept), yet the id exists: refuse rather than guess.
+      await failMint(deps, tx, `token ${tx.token_id} already exists on the ledger`);
+      return;
+    }
   } else {
     ({ txHash } = await deps.ledger.recordStageKept(
-      { tokenId: BigInt(tx.token_id), stage: tx.stage, evidenceCid: tx.evidence_cid, auditHash: `0x${tx.audit_hash}` },
-      (signed) => deps.custody.keepSigned(id, signed, deps.now().toISOString()),
+      { tokenId: BigInt(tx.token_id), stage: tx.stage, evidenceCid: tx.evidence_cid!, auditHash: `0x${tx.audit_hash}` },
+      keep,
     ));
   }
   const receipt = await deps.ledger.waitForReceipt(txHash!, receiptWaitMs);
-  if (!receipt) throw new Error(`trace-log transaction ${txHash} of ${id} not mined yet`);
+  if (!receipt) throw new Error(`ledger transaction ${txHash} of ${id} not mined yet`);
   if (receipt.status !== 'success') {
+    if (tx.kind === 'MINT') {
+      await failMint(deps, tx, `mint transaction ${txHash} reverted`);
+      return;
+    }
     logger.error('trace-log transaction reverted', { ledger_tx_id: id, tx_hash: txHash });
     throw new Error(`trace-log transaction ${txHash} reverted`);
   }
+  if (tx.kind === 'MINT') {
+    const fresh = await deps.custody.getLedgerTx(id);
+    await confirmBatchMint(deps, { batch_id: tx.batch_id, tx_hash: txHash!, ...(fresh?.job_id ? { job_id: fresh.job_id } : {}) });
+  }
   await deps.custody.confirm(tx, txHash!, Number(receipt.blockNumber), deps.now().toISOString());
+}
+
+async function failMint(deps: { custody: CustodyRepository; batches: BatchRepository; now: () => Date }, tx: LedgerTx, reason: string): Promise<void> {
+  const fresh = await deps.custody.getLedgerTx(tx.ledger_tx_id);
+  logger.error('BatchToken mint refused by the ledger', { batch_id: tx.batch_id, reason });
+  await deps.batches.markMintFailed(tx.batch_id, reason, fresh?.job_id);
+  await deps.custody.markFailed(tx.ledger_tx_id, reason, deps.now().toISOString());
 }
 
 // ------------------------------------------------------------------ purchase orders

@@ -149,7 +149,6 @@ describe('Lambda functions', () => {
     'payout:discard': [],
     'payout-state-machine:start': ['PAYOUT_STATE_MACHINE_ARN'],
     'payout-state-machine:callback': ['PAYOUT_STATE_MACHINE_ARN'],
-    'mint-queue:send': ['MINT_QUEUE_URL'],
     'payout-request-queue:send': ['PAYOUT_REQUEST_QUEUE_URL'],
     'manual-review-topic:publish': ['MANUAL_REVIEW_TOPIC_ARN'],
     ledger: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'LEDGER_SIGNER_KEY_SECRET_ARN'],
@@ -301,10 +300,10 @@ describe('stateful resources', () => {
 
   test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger-write queue is FIFO', () => {
     const queues = ofType('AWS::SQS::Queue');
-    expect(queues).toHaveLength(8);
+    expect(queues).toHaveLength(6);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(4);
+    expect(work).toHaveLength(3);
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
       const queue = stack.stateful.queues[w.queue!];
       const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
@@ -314,7 +313,7 @@ describe('stateful resources', () => {
       expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
     }
     // enforceSSL on every queue
-    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(8);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(6);
   });
 
   test('manual-review topic: SSE with the AWS managed key, managers filtered by cooperative', () => {

@@ -15,7 +15,7 @@ import { BatchRepository } from '../../shared/adapters/dynamodb/batch-repo';
 import { RegistryRepository } from '../../shared/adapters/dynamodb/registry-repo';
 import type { Caller } from '../../shared/auth/claims';
 import { DomainError } from '../../shared/domain/errors';
-import type { Ledger, WorkQueue } from '../../shared/domain/ports';
+import type { WorkQueue } from '../../shared/domain/ports';
 import type { Cooperative, Farmer, Payout } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { submitBatch } from '../../shared/use-cases/batches';
@@ -486,15 +486,14 @@ describe('POST /batch/submit (handler: checks that precede the ledger)', () => {
   });
 });
 
-describe('submitBatch use case: 403/404/422 before any ledger, counter or queue use', () => {
+describe('submitBatch use case: 403/404/422 before any ledger write, counter or queue use', () => {
   const untouchable = (what: string) => () => Promise.reject(new Error(`${what} must not be reached`));
-  const ledger: Ledger = { mintBatchToken: untouchable('ledger'), waitForReceipt: untouchable('ledger'), batchIdOfToken: untouchable('ledger'), recordStage: untouchable('ledger'), recordStageKept: untouchable('ledger'), rebroadcast: untouchable('ledger') };
   const queue: WorkQueue<never> = { send: untouchable('queue') };
   const deps = () => ({
     registry: new RegistryRepository(),
     batches: new BatchRepository(),
-    ledger,
-    mintQueue: queue,
+    custody: { getLedgerTx: untouchable('ledger write'), attachJob: untouchable('ledger write') } as never,
+    ledgerQueue: queue,
     payoutQueue: queue,
     now: () => new Date('2025-06-15T12:00:00.000Z'),
   });

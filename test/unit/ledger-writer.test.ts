@@ -29,7 +29,9 @@ function fakes(tx: LedgerTx, receipt: 'success' | 'reverted' | null, failBroadca
     rebroadcast: async (raw: Hex, hash: Hex) => { calls.push(`rebroadcast ${raw} ${hash}`); },
     waitForReceipt: async () => (receipt ? { status: receipt, blockNumber: 12n, txHash: '0x1111' } : null),
   } as unknown as Ledger;
-  return { deps: { custody, ledger, now: () => new Date('2026-11-22T10:00:01.000Z') }, calls };
+  const batches = {} as never;
+  const payoutQueue = { send: async () => { calls.push('payout requested'); } };
+  return { deps: { custody, ledger, batches, payoutQueue, now: () => new Date('2026-11-22T10:00:01.000Z') }, calls };
 }
 
 describe('writeLedgerTx', () => {

@@ -19,17 +19,9 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
   }
 }
 
-/** Message on the mint queue: a batch whose mint receipt was not there in time. */
-export interface MintConfirmationMessage {
-  batch_id: string;
-  tx_hash: string;
-  job_id?: string;
-}
-
 /** Message on the payout-request queue: start the NET_COFFEE_PAYMENT of a batch. */
 export interface PayoutRequestMessage {
   batch_id: string;
 }
 
-export const mintQueue = () => new SqsWorkQueue<MintConfirmationMessage>('MINT_QUEUE_URL');
 export const payoutRequestQueue = () => new SqsWorkQueue<PayoutRequestMessage>('PAYOUT_REQUEST_QUEUE_URL');

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 import type { AuditEntry, Batch, Job, StageHistoryEntry } from '../../domain/records';
 import { AWAITING_PAYOUT, keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
@@ -31,20 +32,25 @@ export class BatchRepository {
     return Number(r.Attributes!.value);
   }
 
-  /** Stores a batch whose mint is under way (`mint_status: PENDING`; not visible to readers). */
-  async putPending(batch: Batch, job?: Job): Promise<void> {
-    const batchPut = {
-      Put: {
-        TableName: tableName(),
-        Item: { ...keys.batch(batch.batch_id), ...keys.batchGsi(batch.cooperative_id, batch.batch_id), entity: 'BATCH', ...batch },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    };
-    if (!job) {
-      await documentClient().send(new PutCommand(batchPut.Put));
-      return;
-    }
-    await documentClient().send(new TransactWriteCommand({ TransactItems: [batchPut, { Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } }] }));
+  /**
+   * Stores a batch whose mint is under way (`mint_status: PENDING`; not visible to readers) with
+   * the ledger write that mints its BatchToken and, for an asynchronous answer, its job — one
+   * transaction.
+   */
+  async putPending(batch: Batch, mint: LedgerTx, job?: Job): Promise<void> {
+    await documentClient().send(new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.batch(batch.batch_id), ...keys.batchGsi(batch.cooperative_id, batch.batch_id), entity: 'BATCH', ...batch },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        { Put: { TableName: tableName(), Item: ledgerTxItem(mint), ConditionExpression: 'attribute_not_exists(PK)' } },
+        ...(job ? [{ Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } }] : []),
+      ],
+    }));
   }
 
   /** Marks a mint that could not be sent or reverted; the batch stays invisible. */

@@ -3,28 +3,10 @@ import { DomainError } from '../../domain/errors';
 import type { AuditEntry, Job, Stage, StageHistoryEntry } from '../../domain/records';
 import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
-import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
+import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 
-/** A trace-log write: committed with its stage change, signed once, broadcast until it lands. */
-export interface LedgerTx {
-  ledger_tx_id: string;
-  kind: 'TRACE_STAGE';
-  batch_id: string;
-  token_id: string;
-  stage: Stage;
-  evidence_cid: string;
-  audit_hash: string;
-  audit_sequence_number: number;
-  history_index: number;
-  status: 'PENDING' | 'SENT' | 'CONFIRMED' | 'FAILED';
-  raw_tx?: string;
-  tx_hash?: string;
-  nonce?: number;
-  block_number?: number;
-  job_id?: string;
-  created_at: string;
-  confirmed_at?: string;
-}
+export type { LedgerTx };
+import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 export interface PurchaseOrder {
   purchase_order_id: string;
@@ -92,7 +74,7 @@ export class CustodyRepository {
         return [{
           Put: {
             TableName: tableName(),
-            Item: { ...keys.ledgerTx(ledgerTx.ledger_tx_id), ...keys.openLedgerTxGsi(input.at, ledgerTx.ledger_tx_id), entity: 'LEDGER_TX', ...ledgerTx },
+            Item: ledgerTxItem(ledgerTx),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         }];
@@ -134,7 +116,9 @@ export class CustodyRepository {
           ExpressionAttributeValues: { ':c': 'CONFIRMED', ':b': blockNumber, ':at': at },
         },
       },
-      {
+    ];
+    if (tx.kind === 'TRACE_STAGE') {
+      items.push({
         Update: {
           TableName: tableName(),
           Key: keys.batch(tx.batch_id),
@@ -142,8 +126,8 @@ export class CustodyRepository {
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':h': txHash },
         },
-      },
-    ];
+      });
+    }
     const fresh = await this.getLedgerTx(tx.ledger_tx_id);
     if (fresh?.job_id) {
       items.push({
@@ -183,6 +167,14 @@ export class CustodyRepository {
       if (isTransactionCanceled(err)) return false;
       throw err;
     }
+  }
+
+  /** A write the chain refused (reverted): FAILED, out of the open index. */
+  async markFailed(id: string, reason: string, at: string): Promise<void> {
+    await documentClient().send(new UpdateCommand({
+      TableName: tableName(), Key: keys.ledgerTx(id), UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at REMOVE GSI2PK, GSI2SK',
+      ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':f': 'FAILED', ':r': reason, ':at': at },
+    }));
   }
 
   /** Ledger writes not confirmed since before `before` (ISO), oldest first. */

@@ -213,20 +213,42 @@ export class EvmLedger implements Ledger {
     checkTokenId(input.tokenId);
     checkBytes32('auditHash', input.auditHash);
     if (!Object.hasOwn(STAGE_CODES, input.stage)) throw new RangeError(`recordStage: unknown stage ${String(input.stage)}`);
+    const data = encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStage', args: [input.tokenId, STAGE_CODES[input.stage], input.evidenceCid, input.auditHash] });
+    return this.sendKept(this.config.traceLogAddress, data, keep, 'recordStage', input.tokenId);
+  }
+
+  /**
+   * `BatchToken.mint(custodian, tokenId, batchId, auditHash)` as a kept signed transaction (see
+   * recordStageKept). Simulated first: an existing token id throws `TokenAlreadyMintedError`.
+   */
+  async mintBatchTokenKept(
+    input: { tokenId: bigint; batchId: string; auditHash: Hex },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }> {
+    checkTokenId(input.tokenId);
+    checkBytes32('auditHash', input.auditHash);
+    if (input.batchId.length === 0) throw new RangeError('mintBatchToken: batchId must not be empty');
+    const args = [this.custodian, input.tokenId, input.batchId, input.auditHash] as const;
+    try {
+      await this.publicClient.simulateContract({ account: this.account, address: this.config.batchTokenAddress, abi: batchTokenAbi, functionName: 'mint', args });
+    } catch (err) {
+      throw this.mapError(err, 'mint', input.tokenId);
+    }
+    const data = encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args });
+    return this.sendKept(this.config.batchTokenAddress, data, keep, 'mint', input.tokenId);
+  }
+
+  /** Signs `data` to `to` with the next nonce, hands it to `keep`, then broadcasts it (in send order). */
+  private sendKept(to: Hex, data: Hex, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>, operation: string, tokenId: bigint): Promise<{ txHash: Hex }> {
     return this.serialized(async () => {
       let signed: { rawTx: Hex; txHash: Hex; nonce: number };
       try {
         const nonce = await this.pendingNonce();
-        const request = await this.walletClient.prepareTransactionRequest({
-          account: this.account,
-          to: this.config.traceLogAddress,
-          data: encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStage', args: [input.tokenId, STAGE_CODES[input.stage], input.evidenceCid, input.auditHash] }),
-          nonce,
-        });
+        const request = await this.walletClient.prepareTransactionRequest({ account: this.account, to, data, nonce });
         const rawTx = await this.walletClient.signTransaction(request);
         signed = { rawTx, txHash: keccak256(rawTx), nonce };
       } catch (err) {
-        throw this.mapError(err, 'recordStage', input.tokenId);
+        throw this.mapError(err, operation, tokenId);
       }
       await keep(signed);
       await this.rebroadcastNow(signed.rawTx, signed.txHash);
