@@ -2,6 +2,7 @@ import { batchDeps } from '../../shared/composition';
 import { envOr } from '../../shared/config';
 import { httpHandler } from '../../shared/http/handler';
 import { SubmitBatchSchema } from '../../shared/http/schemas';
+import { withIdempotency } from '../../shared/http/idempotency';
 import { submissionView, submitBatch } from '../../shared/use-cases/batches';
 
 /** How long the submission waits for the mint receipt before answering 202 (decisions §5). */
@@ -10,7 +11,8 @@ const RECEIPT_WAIT_MS = Number(envOr('SUBMIT_RECEIPT_WAIT_MS', '4000'));
 /**
  * POST /batch/submit and /v1/batch/submit: mint the BatchToken, write the audit log, start the
  * farmer payout. 201 with the spec's `{success, data}`; 202 `{job_id, status: PENDING}` when the
- * receipt is slow or the request carries `Prefer: respond-async` (RFC 7240).
+ * receipt is slow or the request carries `Prefer: respond-async` (RFC 7240). An `Idempotency-Key`
+ * header makes a retried submission return the first one's answer instead of a second batch.
  */
 export const handler = httpHandler({
   roles: ['ADMIN', 'COOPERATIVE', 'AGENT'],
@@ -19,7 +21,8 @@ export const handler = httpHandler({
     { path: 'weight_kg', types: ['min_value', 'max_value'], code: 'WEIGHT_OUT_OF_RANGE' },
     { path: 'grade', types: ['picklist'], code: 'INVALID_GRADE' },
   ],
-}, async ({ body, caller, headers }) => {
+}, async (req) => withIdempotency('submit-batch', req, async () => {
+  const { body, caller, headers } = req;
   const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
   const result = await submitBatch(batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
   if (result.kind === 'accepted') {
@@ -30,4 +33,4 @@ export const handler = httpHandler({
     };
   }
   return { status: 201, body: submissionView(result), headers: { location: `/batch/${result.batch.batch_id}` } };
-});
+}));

@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   FARMER_ALREADY_REGISTERED: { status: 409, title: 'Farmer ID already exists.' },
   COOPERATIVE_ALREADY_EXISTS: { status: 409, title: 'Cooperative ID already exists.' },
   DUPLICATE_PAYOUT: { status: 409, title: 'A payout for this batch and reason already exists.' },
+  DUPLICATE_REQUEST: { status: 409, title: 'A request with this Idempotency-Key is still being processed.' },
   BATCH_HAS_ACTIVE_LOAN: { status: 409, title: 'BatchToken already locked as collateral.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Content-Type must be application/json.' },

@@ -141,6 +141,24 @@ describe('batch submission to farmer payout', () => {
   });
 });
 
+describe('Idempotency-Key on batch submission', () => {
+  it('answers a retried submission with the first answer instead of a second batch', async () => {
+    const ctx = await setUpCooperative();
+    const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000321');
+    const key = `retry-${Date.now()}`;
+    const first = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id), headers: { 'idempotency-key': key } });
+    const again = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id), headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.data.batch_id).toBe(first.body.data.batch_id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const other = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 99 }), headers: { 'idempotency-key': key } });
+    expect([other.status, other.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const fresh = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
+    expect(fresh.body.data.batch_id).not.toBe(first.body.data.batch_id);
+  });
+});
+
 describe('business rules of batch submission', () => {
   it('refuses a flagged farm (GFW_CHECK_FAILED), an inactive cooperative, an unknown farmer and a foreign cooperative', async () => {
     const ctx = await setUpCooperative();

@@ -17,6 +17,7 @@
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
  * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
  * | DDS of a batch      | DDS_GUARD#<batch_id>        | META                |                     |                                |
+ * | Idempotency key     | IDEMPOTENCY#<op>#<sub>#<key>| META                | (TTL 24 h)          |                                |
  * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
  * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
  *
@@ -66,6 +67,8 @@ export const keys = {
   openLedgerTxGsi: (createdAt: string, id: string) => ({ GSI2PK: OPEN_LEDGER_TX, GSI2SK: `${createdAt}#${id}` }),
   purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
   dds: (id: string) => ({ PK: `DDS#${id}`, SK: META }),
+  /** An Idempotency-Key of a caller (token subject) on one operation; expires after 24 h (TTL). */
+  idempotency: (scope: string, key: string) => ({ PK: `IDEMPOTENCY#${scope}#${key}`, SK: META }),
   /** One due diligence statement per batch. */
   ddsOfBatch: (batchId: string) => ({ PK: `DDS_GUARD#${batchId}`, SK: META }),
   batchCounter: (year: number) => ({ PK: `COUNTER#BATCH#${year}`, SK: META }),

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import { IdempotencyRepository } from '../adapters/dynamodb/idempotency-repo';
+import { DomainError } from '../domain/errors';
+import type { HttpReply, HttpRequest } from './handler';
+
+let repo: IdempotencyRepository | undefined;
+
+/**
+ * `Idempotency-Key` support for a creating operation (as payment APIs offer it): the first
+ * request with a key runs and its 2xx response is kept for 24 hours; a retry with the same key and
+ * the same body gets that response again (`idempotent-replayed: true`) instead of creating a
+ * second resource; the same key with another body is 400 VALIDATION_ERROR; a key whose first
+ * request is still running is 409 DUPLICATE_REQUEST. A request that fails releases its key.
+ * Without the header the operation runs as usual.
+ */
+export async function withIdempotency<B>(operation: string, req: HttpRequest<B>, run: () => Promise<HttpReply>): Promise<HttpReply> {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) return run();
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw new DomainError('VALIDATION_ERROR', 'The Idempotency-Key header must be 1–255 visible ASCII characters.', { details: [{ path: 'headers.idempotency-key', message: 'invalid' }] });
+  }
+  repo ??= new IdempotencyRepository();
+  const scope = `${operation}#${req.caller.sub}`;
+  const hash = createHash('sha256').update(canonicalize(req.body ?? null) ?? '').digest('hex');
+  const claim = await repo.claim(scope, key, hash, new Date());
+  if (claim.kind === 'replay') return { status: claim.status, body: claim.body, headers: { 'idempotent-replayed': 'true' } };
+  if (claim.kind === 'mismatch') throw new DomainError('VALIDATION_ERROR', 'This Idempotency-Key was used with a different request body.', { details: [{ path: 'headers.idempotency-key', message: 'reused with a different body' }] });
+  if (claim.kind === 'in-progress') throw new DomainError('DUPLICATE_REQUEST', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  let reply: HttpReply;
+  try {
+    reply = await run();
+  } catch (err) {
+    await repo.release(scope, key).catch(() => undefined);
+    throw err;
+  }
+  const status = 'statusCode' in reply ? reply.statusCode : reply.status;
+  if (status >= 200 && status < 300 && !('statusCode' in reply)) await repo.complete(scope, key, status, reply.body);
+  else await repo.release(scope, key);
+  return reply;
+}
