@@ -1,11 +1,23 @@
 import { forestCheck } from '../../shared/composition/registry';
+import { nationalCheckQueue, nationalRegistry } from '../../shared/composition/national-registry';
 import { now, registryRepo } from '../../shared/composition/repos';
+import { errorResponse } from '../../shared/http/envelope';
 import { httpHandler } from '../../shared/http/handler';
 import { RegisterFarmerSchema } from '../../shared/http/schemas';
 import { farmerView, registerFarmer } from '../../shared/use-cases/registry';
 
-/** POST /farmers/register: 201 with the farmer (phone masked) and its forest-check result. */
-export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'], body: RegisterFarmerSchema }, async ({ body, caller }) => {
-  const farmer = await registerFarmer({ registry: registryRepo(), forestCheck: forestCheck() }, caller, body, now());
+/**
+ * POST /farmers/register: 201 with the farmer (phone masked) and its forest-check result; 202
+ * MAAIF_API_UNAVAILABLE with `job_id` when the national farmer registry does not answer (the
+ * registration completes when it does: GET /jobs/{job_id}).
+ */
+export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'], body: RegisterFarmerSchema }, async ({ body, caller, requestId }) => {
+  const { farmer, job } = await registerFarmer({ registry: registryRepo(), forestCheck: forestCheck(), national: nationalRegistry(), pendingChecks: nationalCheckQueue() }, caller, body, now());
+  if (job) {
+    return errorResponse('MAAIF_API_UNAVAILABLE', `The national farmer registry did not answer; farmer ${farmer.farmer_id} is recorded and the registration completes when it does. Poll GET /jobs/${job.job_id}.`, requestId, {
+      extra: { job_id: job.job_id, status: job.status, farmer: farmerView(farmer) },
+      headers: { location: `/jobs/${job.job_id}` },
+    });
+  }
   return { status: 201, body: farmerView(farmer), headers: { location: `/farmers/${farmer.farmer_id}` } };
 });

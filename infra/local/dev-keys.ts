@@ -18,6 +18,8 @@ export const LOCAL_JWT_AUDIENCE = 'coffee-trace-api';
 /** Documented development webhook secrets (README "Configuration"); override with env vars. */
 export const DEV_PAYOUT_WEBHOOK_SECRET = 'whsec_Y29mZmVlLXRyYWNlLWxvY2FsLXBheW91dC13ZWJob29rLXNlY3JldA==';
 export const DEV_CHAIN_WEBHOOK_SECRET = 'whsec_Y29mZmVlLXRyYWNlLWxvY2FsLWNoYWluLXdlYmhvb2stc2VjcmV0';
+/** Development API key of the local national farmer registry (MAAIF) sandbox. */
+export const DEV_MAAIF_API_KEY = 'maaif_dev_key_local_only';
 /** Development credentials of the local EU Information System sandbox. */
 export const DEV_EUDR_CREDENTIALS = { username: 'dev-importer', authKey: 'dev-eudr-auth-key-local-only', clientId: 'eudr-test' };
 /** Development credentials of the local payout-provider sandbox. */

@@ -7,7 +7,7 @@ import { routes, workers, AUTHORIZER_FN } from '../../shared/http/routes';
 import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount } from '../ledger/deploy';
-import { DEV_CHAIN_WEBHOOK_SECRET, DEV_EUDR_CREDENTIALS, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
+import { DEV_CHAIN_WEBHOOK_SECRET, DEV_EUDR_CREDENTIALS, DEV_MAAIF_API_KEY, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
 import { createServiceTable, startDynamoDbLocal } from './dynamodb-local';
 import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
 import { startHardhatNode } from './hardhat-node';
@@ -15,6 +15,7 @@ import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { pollQueue } from './queue-poller';
 import { startChainWatcher } from './chain-watcher';
 import { startDdsRegistrySandbox } from './dds-registry-sandbox';
+import { startFarmerRegistrySandbox } from './farmer-registry-sandbox';
 import { IPFS_PATH_PREFIX, ipfsGatewayHandler } from './ipfs-gateway-route';
 import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
 import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
@@ -106,6 +107,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const ledgerDlq = fauxqs.createQueue('coffee-trace-ledger-writes-dlq.fifo', { attributes: { FifoQueue: 'true' } });
     // DDS filing: retried every second until the registry has the reference numbers.
     const ddsQ = queue('coffee-trace-dds-filing', 1);
+    const nationalQ = queue('coffee-trace-national-checks', 1);
     const ledgerQ = fauxqs.createQueue('coffee-trace-ledger-writes.fifo', {
       attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', VisibilityTimeout: '5', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: ledgerDlq.queueArn, maxReceiveCount: 50 }) },
     });
@@ -123,6 +125,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       PAYOUT_REQUEST_QUEUE_URL: payoutQ.queueUrl,
       LEDGER_WRITE_QUEUE_URL: ledgerQ.queueUrl,
       DDS_FILING_QUEUE_URL: ddsQ.queueUrl,
+      NATIONAL_CHECK_QUEUE_URL: nationalQ.queueUrl,
       IPFS_PIN_DIR: join(dataDir, 'ipfs'),
       MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
       LEDGER_RPC_URL: chain.rpcUrl,
@@ -152,6 +155,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
     stops.push(() => sandbox.stop());
     process.env.PAYOUT_PROVIDER_URL = sandbox.url;
+    // The national farmer registry (MAAIF), as a local sandbox of the same HTTP API.
+    const maaif = await startFarmerRegistrySandbox({ apiKey: DEV_MAAIF_API_KEY, log: (l) => log(`maaif-sandbox: ${l}`) });
+    stops.push(() => maaif.stop());
+    Object.assign(process.env, { MAAIF_API_URL: maaif.url, MAAIF_API_KEY: DEV_MAAIF_API_KEY });
     // The EU Information System's DDS service, as a local sandbox speaking the same SOAP protocol.
     const dds = await startDdsRegistrySandbox({ username: DEV_EUDR_CREDENTIALS.username, authKey: DEV_EUDR_CREDENTIALS.authKey, clientId: DEV_EUDR_CREDENTIALS.clientId, log: (l) => log(`eudr-sandbox: ${l}`) });
     stops.push(() => dds.stop());
@@ -208,7 +215,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     // 7. event sources: queue consumers and the notification inbox
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
-      const q = { 'ledger-write-queue': ledgerQ, 'dds-filing-queue': ddsQ, 'payout-request-queue': payoutQ }[w.queue!];
+      const q = { 'ledger-write-queue': ledgerQ, 'dds-filing-queue': ddsQ, 'payout-request-queue': payoutQ, 'national-check-queue': nationalQ }[w.queue!];
       const mod = await load(w.fn);
       const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.queue === 'payout-request-queue' ? 5 : 1, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
@@ -234,7 +241,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const inbox = drainNotifications(notifyQ.queueUrl, notifications, topic.topicArn);
     stops.push(() => inbox.stop());
 
-    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, eudr_sandbox: dds.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress };
+    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress };
     // For local tools (npm run verify): where this stack's API and chain are.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ url: gateway.url, endpoints, chain_id: 31337 }, null, 2));
     return {

@@ -29,7 +29,7 @@ export const ROUTE_OUTSIDE_CALL_TIMEOUT = Duration.seconds(28);
 /** Memory of functions that sign ledger transactions (viem); others get 512 MiB. */
 export const LEDGER_MEMORY_MIB = 1024;
 /** Records per invocation of each queue's consumer. */
-export const QUEUE_BATCH_SIZE: Record<QueueName, number> = { 'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1 };
+export const QUEUE_BATCH_SIZE: Record<QueueName, number> = { 'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1, 'national-check-queue': 5 };
 
 /** One function's merged requirements (a `fn` may serve several routes). */
 export interface FunctionSpec {
@@ -85,7 +85,7 @@ export class CoffeeTraceStack extends Stack {
     };
     const sixTimes = (q: QueueName) => Duration.seconds(6 * consumerOf(q).timeoutSeconds);
     this.stateful = new StatefulResources(this, 'Stateful', {
-      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue') },
+      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue'), 'national-check-queue': sixTimes('national-check-queue') },
       managerSubscriptions: settings.managerSubscriptions,
     });
 
@@ -111,7 +111,7 @@ export class CoffeeTraceStack extends Stack {
         timeout: spec.timeout,
         memorySize: spec.needs.has('ledger') ? LEDGER_MEMORY_MIB : 512,
         environment,
-        readsSecrets: ['ledger', 'payout-provider', 'payout-webhook-secret', 'chain-webhook-secret', 'pin-store', 'gfw', 'eudr-registry'].some((n) => spec.needs.has(n as Need)),
+        readsSecrets: ['ledger', 'payout-provider', 'payout-webhook-secret', 'chain-webhook-secret', 'pin-store', 'gfw', 'eudr-registry', 'maaif'].some((n) => spec.needs.has(n as Need)),
       });
       bindNeeds(f, spec.needs, { stateful: this.stateful, settings, payoutStateMachineArn: stateMachineArn });
       functions.set(spec.fn, f);

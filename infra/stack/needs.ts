@@ -144,6 +144,15 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         fn.addEnvironment('PINNING_SERVICE_TOKEN_SECRET_ARN', s.pinningServiceToken.secretArn);
         s.pinningServiceToken.grantRead(role);
         break;
+      case 'maaif':
+        fn.addEnvironment('MAAIF_API_URL', settings.maaifApiUrl);
+        fn.addEnvironment('MAAIF_API_KEY_SECRET_ARN', s.maaifApiKey.secretArn);
+        s.maaifApiKey.grantRead(role);
+        break;
+      case 'national-check-queue:send':
+        fn.addEnvironment('NATIONAL_CHECK_QUEUE_URL', s.queues['national-check-queue'].queueUrl);
+        s.queues['national-check-queue'].grantSendMessages(role);
+        break;
       case 'gfw':
         fn.addEnvironment('GFW_API_URL', settings.gfwApiUrl);
         fn.addEnvironment('GFW_API_KEY_SECRET_ARN', s.gfwApiKey.secretArn);

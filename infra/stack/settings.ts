@@ -38,6 +38,7 @@ export const SETTING_DEFAULTS = {
   payoutProviderUrl: 'https://api.payout-provider.example.com',
   pinningServiceUrl: 'https://api.pinning-service.example.com/psa',
   gfwApiUrl: 'https://data-api.globalforestwatch.org',
+  maaifApiUrl: 'https://farmer-registry.agriculture.go.ug',
   eudrDdsEndpoint: 'https://acceptance.eudr.webcloud.ec.europa.eu/tracesnt/ws/EUDRDueDiligenceStatementServiceV3',
   eudrUsername: 'importer-username',
   eudrClientId: 'eudr-test',
@@ -58,6 +59,7 @@ export interface Settings {
   payoutProviderUrl: string;
   pinningServiceUrl: string;
   gfwApiUrl: string;
+  maaifApiUrl: string;
   eudrDdsEndpoint: string;
   eudrUsername: string;
   eudrClientId: string;
@@ -95,6 +97,7 @@ export function loadSettings(scope: Construct): Settings {
     payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),
     pinningServiceUrl: param('pinningServiceUrl', 'PinningServiceUrl', 'Endpoint of the IPFS Pinning Service API that pins evidence.', HTTPS_URL),
     gfwApiUrl: param('gfwApiUrl', 'GfwApiUrl', 'Global Forest Watch Data API base URL.', HTTPS_URL),
+    maaifApiUrl: param('maaifApiUrl', 'MaaifApiUrl', 'Base URL of the national farmer registry (MAAIF) API.', HTTPS_URL),
     eudrDdsEndpoint: param('eudrDdsEndpoint', 'EudrDdsEndpoint', 'EU Information System DDS service endpoint (acceptance or production).', HTTPS_URL),
     eudrUsername: param('eudrUsername', 'EudrUsername', 'EU Information System web-service username delegated by the importer.'),
     eudrClientId: param('eudrClientId', 'EudrClientId', 'EU Information System WebServiceClientId (eudr-test in acceptance, eudr-repository in production).'),

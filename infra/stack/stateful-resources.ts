@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import type { ManagerSubscription } from './settings';
 
 /** The queues of routes.ts `WorkerDef.queue`. */
-export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue';
+export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'national-check-queue';
 
 /** Name of the single table's one global secondary index. */
 export const GSI1 = 'GSI1';
@@ -43,6 +43,7 @@ export class StatefulResources extends Construct {
   readonly pinningServiceToken: Secret;
   readonly gfwApiKey: Secret;
   readonly eudrAuthKey: Secret;
+  readonly maaifApiKey: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
     super(scope, id);
@@ -76,6 +77,8 @@ export class StatefulResources extends Construct {
       'ledger-write-queue': this.workQueue('LedgerWriteQueue', props.queueVisibility['ledger-write-queue'], true),
       // DDS filing retries until the registry gives the reference numbers (up to 20 receives).
       'dds-filing-queue': this.workQueue('DdsFilingQueue', props.queueVisibility['dds-filing-queue'], false, 20),
+      // Registrations waiting for the national farmer registry: retried for a day before the DLQ.
+      'national-check-queue': this.workQueue('NationalCheckQueue', props.queueVisibility['national-check-queue'], false, 200),
     };
 
     // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this
@@ -126,7 +129,12 @@ export class StatefulResources extends Construct {
       generateSecretString: { passwordLength: 40, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const s of [this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken, this.gfwApiKey, this.eudrAuthKey]) {
+    this.maaifApiKey = new Secret(this, 'MaaifApiKey', {
+      description: 'API key of the national farmer registry (MAAIF). Created with a random placeholder: put the real one here.',
+      generateSecretString: { passwordLength: 40, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const s of [this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken, this.gfwApiKey, this.eudrAuthKey, this.maaifApiKey]) {
       Validations.of(s).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason: 'Third-party credentials (ledger signer key, payout provider API key and webhook secret) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',

@@ -43,6 +43,8 @@ export interface Farmer {
     computed_area_ha?: number | null;
   };
   gfw_status: GfwStatus;
+  /** The national farmer registry's answer: PENDING while it has not answered (decisions §3). */
+  national_registry_status?: 'VERIFIED' | 'PENDING' | 'REJECTED';
   gfw_checked_at?: string;
   gfw_dataset?: { name: string; version: string };
   registered_at: string;
@@ -137,10 +139,13 @@ export type JobStatus = 'PENDING' | 'COMPLETE' | 'FAILED';
 
 export interface Job {
   job_id: string;
-  type: 'BATCH_SUBMISSION' | 'STAGE_CHANGE';
+  type: 'BATCH_SUBMISSION' | 'STAGE_CHANGE' | 'FARMER_REGISTRATION';
   status: JobStatus;
   cooperative_id: string;
-  batch_id: string;
+  /** The batch (submissions, stage changes) … */
+  batch_id?: string;
+  /** … or the farmer (registrations) the job is about. */
+  farmer_id?: string;
   tx_hash?: string;
   error?: { code: string; message: string };
   created_at: string;

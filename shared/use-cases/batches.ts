@@ -15,7 +15,7 @@ import { STAGES, type AuditEntry, type Batch, type Job } from '../domain/records
 import type { SubmitBatchSchema } from '../http/schemas';
 import { logger } from '../runtime/logger';
 import { assertActsFor } from './access';
-import { isCooperativeActive } from './registry';
+import { assertFarmerUsable, isCooperativeActive } from './registry';
 import { ESTIMATED_COMPLETION_SECONDS } from './payouts';
 
 export interface BatchDeps {
@@ -61,6 +61,7 @@ export async function submitBatch(
     throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${input.farmer_id} is not registered with cooperative ${input.cooperative_id}.`);
   }
   if (!coop) throw new DomainError('COOPERATIVE_NOT_FOUND', `Cooperative ${input.cooperative_id} is not registered.`);
+  assertFarmerUsable(farmer);
   const now = deps.now();
   if (!isCooperativeActive(coop, now)) {
     throw new DomainError('COOPERATIVE_NOT_ACTIVE', `Cooperative ${coop.cooperative_id}'s licence is ${coop.licence_status === 'ACTIVE' ? `expired since ${coop.licence_expires_at}` : coop.licence_status.toLowerCase()}.`);
@@ -225,5 +226,5 @@ export async function readJob(batches: BatchRepository, caller: Caller, jobId: s
   const j = await batches.getJob(jobId);
   if (!j) throw new DomainError('JOB_NOT_FOUND', `Job ${jobId} is not recognised.`);
   assertActsFor(caller, j.cooperative_id);
-  return { job_id: j.job_id, type: j.type, status: j.status, batch_id: j.batch_id, tx_hash: j.tx_hash ?? null, ...(j.error ? { error: j.error } : {}), created_at: j.created_at, completed_at: j.completed_at ?? null };
+  return { job_id: j.job_id, type: j.type, status: j.status, ...(j.farmer_id ? { farmer_id: j.farmer_id } : { batch_id: j.batch_id ?? null }), tx_hash: j.tx_hash ?? null, ...(j.error ? { error: j.error } : {}), created_at: j.created_at, completed_at: j.completed_at ?? null };
 }

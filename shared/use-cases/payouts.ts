@@ -12,6 +12,7 @@ import type { Payout, PayoutReason } from '../domain/records';
 import { allowedFrom, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
 import { logger } from '../runtime/logger';
 import { assertActsFor } from './access';
+import { assertFarmerUsable } from './registry';
 
 /** Seconds we tell callers a payout takes (interface-spec Limits: about 60 s). */
 export const ESTIMATED_COMPLETION_SECONDS = 60;
@@ -51,6 +52,7 @@ export async function createFarmerPayout(
   if (!farmer || farmer.cooperative_id !== input.cooperative_id) {
     throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${input.farmer_id} is not registered with cooperative ${input.cooperative_id}.`);
   }
+  assertFarmerUsable(farmer);
   if (!farmer.phone) throw new DomainError('PHONE_NOT_FOUND', `Farmer ${input.farmer_id} has no mobile-money phone number on record.`);
   const batchRef = parseBatchId(input.batch_id);
   let batch = batchRef ? await deps.batches.get(input.batch_id) : null;

@@ -9,6 +9,10 @@ import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import type { CreateCooperativeSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from '../http/schemas';
 import { logger } from '../runtime/logger';
 import { assertActsFor } from './access';
+import { NationalRegistryUnavailableError, type NationalFarmerRegistry } from '../adapters/farmer-registry/national-farmer-registry';
+import { newJobId } from '../domain/ids';
+import type { WorkQueue } from '../domain/ports';
+import type { Job } from '../domain/records';
 import { checkFarmGeolocation } from '../domain/farm-geometry';
 
 /**
@@ -28,7 +32,7 @@ export function cooperativeView(c: Cooperative) {
 /** The farmer as shown to callers (phone masked, decisions §3). */
 export function farmerView(f: Farmer) {
   const { registered_by: _by, ...rest } = f;
-  return { ...rest, phone: f.phone ? maskPhone(f.phone) : null };
+  return { ...rest, national_registry_status: f.national_registry_status ?? 'VERIFIED', phone: f.phone ? maskPhone(f.phone) : null };
 }
 
 /**
@@ -66,15 +70,17 @@ export async function getCooperative(repo: RegistryRepository, caller: Caller, i
  * POST /farmers/register. Steps: 1. cooperative binding 2. the cooperative exists 3. phone is a
  * Ugandan mobile 4. farm geolocation rules (decisions §9: a polygon above 4 ha, valid, its
  * geodesic area recorded) 5. forest check of the farm (recorded as gfw_status; a FLAGGED farm is
- * logged for manual review; PENDING when the forest service is unavailable) 6. store, id unique.
+ * logged for manual review; PENDING when the forest service is unavailable) 6. the national farmer
+ * registry (MAAIF) knows the ID; when it does not answer, the farmer is stored PENDING with a job
+ * that completes when it does (the caller gets 202 MAAIF_API_UNAVAILABLE) 7. store, id unique.
  * Errors: INSUFFICIENT_PERMISSIONS, VALIDATION_ERROR, COOPERATIVE_NOT_FOUND, FARMER_ALREADY_REGISTERED.
  */
 export async function registerFarmer(
-  deps: { registry: RegistryRepository; forestCheck: ForestCheck },
+  deps: { registry: RegistryRepository; forestCheck: ForestCheck; national: NationalFarmerRegistry; pendingChecks: WorkQueue<NationalCheckMessage> },
   caller: Caller,
   input: v.InferOutput<typeof RegisterFarmerSchema>,
   now: Date,
-): Promise<Farmer> {
+): Promise<{ farmer: Farmer; job?: Job }> {
   const { computed_area_ha } = checkFarmGeolocation(input.farm); // a body rule: before the binding check
   assertActsFor(caller, input.cooperative_id);
   const coop = await deps.registry.getCooperative(input.cooperative_id);
@@ -83,6 +89,18 @@ export async function registerFarmer(
   if (input.phone !== undefined) {
     phone = normaliseUgandanMobile(input.phone) ?? undefined;
     if (!phone) throw new DomainError('VALIDATION_ERROR', 'phone is not a valid Ugandan mobile number.', { details: [{ path: 'phone', message: 'not a valid Ugandan mobile number (+2567…)' }] });
+  }
+  // The national farmer registry (MAAIF) knows the ID, or the registration completes when it answers.
+  let national: Farmer['national_registry_status'] = 'VERIFIED';
+  try {
+    const found = await deps.national.lookup(input.farmer_id);
+    if (!found.found) {
+      throw new DomainError('VALIDATION_ERROR', `Farmer ID ${input.farmer_id} is not an active farmer in the national farmer registry (MAAIF).`, { details: [{ path: 'farmer_id', message: 'not in the national farmer registry' }] });
+    }
+  } catch (err) {
+    if (!(err instanceof NationalRegistryUnavailableError)) throw err;
+    national = 'PENDING';
+    logger.warn('national farmer registry unavailable; registration completes later', { farmer_id: input.farmer_id });
   }
   // The forest check is recorded with the farm; when the forest service does not answer, the farm
   // is registered PENDING and POST /eudr/verify-gfw checks it again.
@@ -101,15 +119,46 @@ export async function registerFarmer(
     district: input.district,
     farm: { ...input.farm, ...(input.farm.polygon ? { computed_area_ha } : {}) },
     gfw_status: check?.status ?? 'PENDING',
+    national_registry_status: national,
     ...(check ? { gfw_checked_at: check.checked_at, gfw_dataset: check.dataset } : {}),
     registered_at: now.toISOString(),
     registered_by: caller.sub,
   };
-  await deps.registry.createFarmer(farmer);
+  const job: Job | undefined = national === 'PENDING'
+    ? { job_id: newJobId(), type: 'FARMER_REGISTRATION', status: 'PENDING', cooperative_id: farmer.cooperative_id, farmer_id: farmer.farmer_id, created_at: now.toISOString() }
+    : undefined;
+  await deps.registry.createFarmer(farmer, job);
+  if (job) await deps.pendingChecks.send({ farmer_id: farmer.farmer_id, job_id: job.job_id });
   if (check?.status === 'FLAGGED') {
     logger.warn('farm flagged by the forest check: manual review required', { farmer_id: farmer.farmer_id, cooperative_id: farmer.cooperative_id, alerts: check!.alerts.length });
   }
-  return farmer;
+  return { farmer, ...(job ? { job } : {}) };
+}
+
+/** Message on the national-registry check queue: a registration waiting for MAAIF. */
+export interface NationalCheckMessage {
+  farmer_id: string;
+  job_id: string;
+}
+
+/**
+ * Queue consumer: completes a registration the national farmer registry could not confirm at the
+ * time. Found → the farmer is VERIFIED and the job COMPLETE; not found → REJECTED and the job
+ * FAILED. Registry still unavailable → throws, so the queue retries.
+ */
+export async function completeNationalCheck(deps: { registry: RegistryRepository; national: NationalFarmerRegistry; now: () => Date }, msg: NationalCheckMessage): Promise<void> {
+  const found = await deps.national.lookup(msg.farmer_id);
+  await deps.registry.settleNationalCheck(msg.farmer_id, msg.job_id, found.found ? 'VERIFIED' : 'REJECTED', deps.now().toISOString());
+}
+
+/** Errors when a farmer's registration is not usable (yet): FARMER_NOT_REGISTERED (404). */
+export function assertFarmerUsable(f: Farmer): void {
+  if (f.national_registry_status === 'PENDING') {
+    throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${f.farmer_id}'s registration is waiting for the national farmer registry (MAAIF); it completes when the registry answers.`);
+  }
+  if (f.national_registry_status === 'REJECTED') {
+    throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${f.farmer_id} is not an active farmer in the national farmer registry (MAAIF).`);
+  }
 }
 
 /** GET /farmers/{id}: ADMIN, MFI, or COOPERATIVE/AGENT of the farmer's cooperative. */

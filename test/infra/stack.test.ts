@@ -159,6 +159,8 @@ describe('Lambda functions', () => {
     'ledger:read': ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'],
     'pin-store': ['PINNING_SERVICE_URL', 'PINNING_SERVICE_TOKEN_SECRET_ARN'],
     gfw: ['GFW_API_URL', 'GFW_API_KEY_SECRET_ARN'],
+    maaif: ['MAAIF_API_URL', 'MAAIF_API_KEY_SECRET_ARN'],
+    'national-check-queue:send': ['NATIONAL_CHECK_QUEUE_URL'],
     'dds-filing-queue:send': ['DDS_FILING_QUEUE_URL'],
     'eudr-registry': ['EUDR_DDS_ENDPOINT', 'EUDR_USERNAME', 'EUDR_CLIENT_ID', 'EUDR_AUTH_KEY_SECRET_ARN'],
   };
@@ -170,7 +172,7 @@ describe('Lambda functions', () => {
       const all = props.Environment.Variables as Json;
       // The Parameters and Secrets extension's own settings sit beside ours on functions that read secrets.
       const isExtensionSetting = (k: string) => /^(PARAMETERS_SECRETS_EXTENSION_|SECRETS_MANAGER_|SSM_PARAMETER_STORE_)/.test(k);
-      const readsSecrets = ['ledger', 'payout-provider', 'payout-webhook-secret', 'chain-webhook-secret', 'pin-store', 'gfw', 'eudr-registry'].some((n) => spec.needs.has(n as Need));
+      const readsSecrets = ['ledger', 'payout-provider', 'payout-webhook-secret', 'chain-webhook-secret', 'pin-store', 'gfw', 'eudr-registry', 'maaif'].some((n) => spec.needs.has(n as Need));
       expect(Object.keys(all).some(isExtensionSetting)).toBe(readsSecrets);
       expect((props.Layers ?? []).length).toBe(readsSecrets ? 1 : 0);
       if (readsSecrets) expect(all.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT).toBe('2773');
@@ -300,20 +302,20 @@ describe('stateful resources', () => {
 
   test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger-write queue is FIFO', () => {
     const queues = ofType('AWS::SQS::Queue');
-    expect(queues).toHaveLength(6);
+    expect(queues).toHaveLength(8);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(3);
+    expect(work).toHaveLength(4);
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
       const queue = stack.stateful.queues[w.queue!];
       const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
       // the single ledger writer retries a write until it lands (re-sending the same signed transaction)
-      expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe({ 'ledger-write-queue': 50, 'dds-filing-queue': 20 }[w.queue as string] ?? 5);
+      expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe({ 'ledger-write-queue': 50, 'dds-filing-queue': 20, 'national-check-queue': 200 }[w.queue as string] ?? 5);
       expect(q.Properties.FifoQueue ?? false).toBe(w.queue === 'ledger-write-queue');
       expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
     }
     // enforceSSL on every queue
-    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(6);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(8);
   });
 
   test('manual-review topic: SSE with the AWS managed key, managers filtered by cooperative', () => {
@@ -329,8 +331,8 @@ describe('stateful resources', () => {
     }
   });
 
-  test('seven retained secrets (signer key, provider credentials, two webhook secrets, pinning token, GFW key, EUDR key)', () => {
-    expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(7);
+  test('eight retained secrets (signer key, provider credentials, two webhook secrets, pinning token, GFW, EUDR and MAAIF keys)', () => {
+    expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(8);
     for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.DeletionPolicy).toBe('Retain');
   });
 });

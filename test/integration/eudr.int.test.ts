@@ -82,3 +82,26 @@ describe('EUDR', () => {
     expect((await api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: other.coop })).status).toBe(403);
   });
 });
+
+describe('national farmer registry (MAAIF) at registration', () => {
+  it('refuses an ID the registry does not know, and completes a registration once the registry answers', async () => {
+    const ctx = await setUpCooperative();
+    const farm = { gps: { lat: 1.080123, lng: 34.175045 }, area_ha: 1.2 };
+    const unknown = await api('POST', '/farmers/register', { token: ctx.coop, body: { farmer_id: uid('UG-UNKNOWN'), full_name: 'Nobody', cooperative_id: ctx.id, district: 'Mbale', farm } });
+    expect([unknown.status, unknown.body.error.code, unknown.body.error.details[0].path]).toEqual([400, 'VALIDATION_ERROR', 'farmer_id']);
+
+    // The sandbox drops the first lookups of UG-OFFLINE ids: 202, then the job completes
+    const id = uid('UG-OFFLINE');
+    const pending = await api('POST', '/farmers/register', { token: ctx.coop, body: { farmer_id: id, full_name: 'Wabwire John', cooperative_id: ctx.id, phone: '+256772000654', district: 'Mbale', farm } });
+    expect(pending.status).toBe(202);
+    expect(pending.body).toMatchObject({ error: { code: 'MAAIF_API_UNAVAILABLE' }, job_id: expect.stringMatching(/^JOB-/) });
+    const early = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(id, ctx.id) });
+    expect([early.status, early.body.error.code]).toEqual([404, 'FARMER_NOT_REGISTERED']);
+    const job = await waitFor(() => api('GET', `/jobs/${pending.body.job_id}`, { token: ctx.coop }), (r) => r.body.status === 'COMPLETE', 20_000, 200);
+    expect(job.body).toMatchObject({ status: 'COMPLETE', farmer_id: id, type: 'FARMER_REGISTRATION' });
+    const farmer = await api('GET', `/farmers/${id}`, { token: ctx.coop });
+    expect(farmer.body.national_registry_status).toBe('VERIFIED');
+    const later = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(id, ctx.id) });
+    expect(later.status).toBe(201);
+  });
+});

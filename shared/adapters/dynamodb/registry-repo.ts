@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
-import type { Cooperative, Farmer } from '../../domain/records';
-import { isConditionalCheckFailed } from './table';
+import type { Cooperative, Farmer, Job } from '../../domain/records';
+import { isConditionalCheckFailed, isTransactionCanceled } from './table';
 import { documentClient, tableName } from './table';
 import { keys, fromItem } from './keys';
 
@@ -77,17 +77,46 @@ export class RegistryRepository {
     }));
   }
 
-  /** Errors: FARMER_ALREADY_REGISTERED (409). */
-  async createFarmer(f: Farmer): Promise<void> {
+  /** Stores a farmer (with the job of a registration still waiting for MAAIF). Errors: FARMER_ALREADY_REGISTERED (409). */
+  async createFarmer(f: Farmer, job?: Job): Promise<void> {
     try {
-      await documentClient().send(new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.farmer(f.farmer_id), ...keys.farmerGsi(f.cooperative_id, f.farmer_id), entity: 'FARMER', ...f },
-        ConditionExpression: 'attribute_not_exists(PK)',
+      await documentClient().send(new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName(), Item: { ...keys.farmer(f.farmer_id), ...keys.farmerGsi(f.cooperative_id, f.farmer_id), entity: 'FARMER', ...f }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          ...(job ? [{ Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } }] : []),
+        ],
       }));
     } catch (err) {
-      if (isConditionalCheckFailed(err)) throw new DomainError('FARMER_ALREADY_REGISTERED', `Farmer ${f.farmer_id} is already registered.`);
+      if (isTransactionCanceled(err)) throw new DomainError('FARMER_ALREADY_REGISTERED', `Farmer ${f.farmer_id} is already registered.`);
       throw err;
+    }
+  }
+
+  /** The national registry answered a PENDING registration: the farmer and its job, in one transaction (idempotent). */
+  async settleNationalCheck(farmerId: string, jobId: string, outcome: 'VERIFIED' | 'REJECTED', at: string): Promise<void> {
+    try {
+      await documentClient().send(new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(), Key: keys.farmer(farmerId), UpdateExpression: 'SET national_registry_status = :o, national_checked_at = :at',
+              ConditionExpression: 'national_registry_status = :p', ExpressionAttributeValues: { ':o': outcome, ':p': 'PENDING', ':at': at },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(), Key: keys.job(jobId), UpdateExpression: 'SET #s = :s, completed_at = :at' + (outcome === 'REJECTED' ? ', #e = :e' : ''),
+              ExpressionAttributeNames: { '#s': 'status', ...(outcome === 'REJECTED' ? { '#e': 'error' } : {}) },
+              ExpressionAttributeValues: {
+                ':s': outcome === 'VERIFIED' ? 'COMPLETE' : 'FAILED', ':at': at,
+                ...(outcome === 'REJECTED' ? { ':e': { code: 'FARMER_NOT_REGISTERED', message: 'not an active farmer in the national farmer registry' } } : {}),
+              },
+            },
+          },
+        ],
+      }));
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err; // settled already
     }
   }
 
