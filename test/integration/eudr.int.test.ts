@@ -39,6 +39,8 @@ describe('EUDR', () => {
     expect(check.body).toMatchObject({ farmer_id: flagged, status: 'FLAGGED', cutoff_date: '2020-12-31', dataset: { name: expect.any(String), version: expect.any(String) } });
     expect(check.body.alerts.length).toBeGreaterThan(0);
     expect((await api('POST', '/eudr/verify-gfw', { token: ctx.agent, body: { farmer_id: flagged } })).status).toBe(403);
+    const review = await api('GET', `/cooperatives/${ctx.id}/flagged-farms`, { token: ctx.coop });
+    expect(review.body.farmers.map((f: { farmer_id: string }) => f.farmer_id)).toContain(flagged);
     expect((await api('POST', '/eudr/verify-gfw', { token: ctx.coop, body: { farmer_id: 'UG-NOBODY' } })).body.error.code).toBe('FARMER_NOT_REGISTERED');
   });
 

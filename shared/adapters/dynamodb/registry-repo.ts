@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
 import type { Cooperative, Farmer, Job } from '../../domain/records';
 import { isConditionalCheckFailed, isTransactionCanceled } from './table';
@@ -67,6 +67,21 @@ export class RegistryRepository {
   async getHolding(cooperativeId: string): Promise<{ held_usd_micro: number; payouts_held: number; updated_at: string | null }> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.holding(cooperativeId), ConsistentRead: true }));
     return { held_usd_micro: Number(r.Item?.held_usd_micro ?? 0), payouts_held: Number(r.Item?.payouts_held ?? 0), updated_at: (r.Item?.updated_at as string | undefined) ?? null };
+  }
+
+  /** The cooperative's farmers whose farm the forest check FLAGGED (the manual-review list). */
+  async flaggedFarmers(cooperativeId: string): Promise<Farmer[]> {
+    const out: Farmer[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(new QueryCommand({
+        TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :f)', FilterExpression: 'gfw_status = :flagged',
+        ExpressionAttributeValues: { ':pk': `COOP#${cooperativeId}`, ':f': 'FARMER#', ':flagged': 'FLAGGED' }, ExclusiveStartKey: start,
+      }));
+      for (const i of r.Items ?? []) out.push(fromItem<Farmer>(i));
+      start = r.LastEvaluatedKey;
+    } while (start);
+    return out;
   }
 
   /** Records a farm's forest-check result (gfw_status, checked_at, dataset). */
