@@ -1,4 +1,4 @@
-import { custodyRepo } from '../../shared/composition/custody';
+import { custodyRepo } from '../../shared/composition/ledger-writes';
 import { batchRepo, now } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { CreatePurchaseOrderSchema } from '../../shared/http/schemas';

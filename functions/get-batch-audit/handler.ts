@@ -1,4 +1,4 @@
-import { chainTrailOf, evidenceFetcher } from '../../shared/composition/custody';
+import { chainTrailOf, evidenceFetcher } from '../../shared/composition/audit';
 import { batchRepo } from '../../shared/composition/repos';
 import { verifyAuditTrail } from '../../shared/domain/audit-verify';
 import { DomainError } from '../../shared/domain/errors';

@@ -1,5 +1,5 @@
 import { ledger } from '../../shared/composition';
-import { custodyRepo } from '../../shared/composition/custody';
+import { custodyRepo } from '../../shared/composition/ledger-writes';
 import { batchRepo, now } from '../../shared/composition/repos';
 import { payoutRequestQueue } from '../../shared/adapters/aws/queues';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';

@@ -1,6 +1,6 @@
 import { payoutRequestQueue } from '../../shared/adapters/aws/queues';
 import { payoutDeps } from '../../shared/composition';
-import { custodyRepo, ledgerWriteQueue } from '../../shared/composition/custody';
+import { custodyRepo, ledgerWriteQueue } from '../../shared/composition/ledger-writes';
 import { now } from '../../shared/composition/repos';
 import { envOr } from '../../shared/config';
 import { requeueStaleLedgerWrites } from '../../shared/use-cases/custody';

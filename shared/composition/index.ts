@@ -1,6 +1,6 @@
 import { payoutWorkflow } from './workflow';
 import { payoutRequestQueue } from '../adapters/aws/queues';
-import { custodyRepo, ledgerWriteQueue } from './custody';
+import { custodyRepo, ledgerWriteQueue } from './ledger-writes';
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
 import { requireEnv, secret } from '../config';

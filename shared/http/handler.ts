@@ -115,7 +115,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
 export function toErrorResponse(err: unknown, requestId: string): HttpResult {
   if (err instanceof DomainError) {
     if (err.status >= 500) logger.error('request failed', { code: err.code, error: err as Error });
-    else logger.info('request rejected', { code: err.code, message: err.message });
+    else logger.info('request rejected', { code: err.code, reason: err.message });
     return domainErrorResponse(err, requestId);
   }
   const e = err as { statusCode?: number; message?: string; cause?: { package?: string; data?: unknown } } | undefined;

@@ -16,7 +16,6 @@ import { logger } from '../runtime/logger';
 import { assertActsFor, assertDuty } from './access';
 import { confirmBatchMint, isDdsEligible } from './batches';
 import type { PayoutRequestMessage } from '../adapters/aws/queues';
-import { TokenAlreadyMintedError } from '../adapters/ledger/evm-ledger';
 
 /** Message on the ledger-write queue (FIFO, one writer): make this trace-log write land. */
 export interface LedgerWriteMessage {
@@ -182,7 +181,7 @@ export async function writeLedgerTx(
     try {
       ({ txHash } = await deps.ledger.mintBatchTokenKept({ tokenId: BigInt(tx.token_id), batchId: tx.batch_id, auditHash: `0x${tx.audit_hash}` }, keep));
     } catch (err) {
-      if (!(err instanceof TokenAlreadyMintedError)) throw err;
+      if ((err as Error).name !== 'TokenAlreadyMintedError') throw err; // by name: no chain client in this module's bundle
       // Never signed by us (nothing was kept), yet the id exists: refuse rather than guess.
       await failMint(deps, tx, `token ${tx.token_id} already exists on the ledger`);
       return;

@@ -1,0 +1,30 @@
+import { fetchEvidenceFromGateway } from '../adapters/ipfs/gateway-fetch';
+import { readChainTrail } from '../adapters/ledger/trail-reader';
+import { envOr, requireEnv } from '../config';
+import type { EvidenceFetcher } from '../domain/audit-verify';
+import { pinStore } from './custody';
+
+/**
+ * Where the audit verification reads pinned evidence: the local pin store when IPFS_PIN_DIR is set,
+ * otherwise the IPFS gateway at IPFS_GATEWAY_URL (default https://ipfs.io).
+ */
+export function evidenceFetcher(): EvidenceFetcher {
+  const dir = process.env.IPFS_PIN_DIR;
+  if (!dir) return fetchEvidenceFromGateway(envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'));
+  const store = pinStore();
+  return async (cid) => {
+    const entries = await store.ls(cid);
+    if (!entries) return null;
+    const files = await Promise.all(entries.map(async (e) => ({ path: e.name, bytes: (await store.cat(cid, e.name))?.bytes ?? new Uint8Array() })));
+    return { files };
+  };
+}
+
+/** The chain trail of a token, read from LEDGER_RPC_URL (no signing key needed). */
+export function chainTrailOf(tokenId: bigint) {
+  return readChainTrail({
+    rpcUrl: requireEnv('LEDGER_RPC_URL'), chainId: Number(requireEnv('LEDGER_CHAIN_ID')),
+    batchTokenAddress: requireEnv('BATCH_TOKEN_ADDRESS') as `0x${string}`, traceLogAddress: requireEnv('TRACE_LOG_ADDRESS') as `0x${string}`, tokenId,
+  });
+}
+
