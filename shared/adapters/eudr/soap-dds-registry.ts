@@ -32,6 +32,7 @@ import {
   type DdsRegistryStatusInfo,
 } from './dds-registry';
 import { EUDR_COMMON_NS, EUDR_DDS_NS } from './submit-dds-xml';
+import { describeNetworkError } from '../../runtime/http-client';
 
 /** SOAP 1.1 envelope namespace. */
 export const SOAP_ENV_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -386,15 +387,6 @@ function snippet(text: string): string {
   return s.length > 200 ? `${s.slice(0, 200)}…` : s || '(empty body)';
 }
 
-/** A short label for a fetch failure (duck-typed: the error may come from another realm). */
-function describeNetworkError(err: unknown): string {
-  if (typeof err !== 'object' || err === null) return String(err);
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timeout';
-  if (e.cause?.code) return e.cause.code;
-  if (e.cause?.message) return e.cause.message;
-  return e.message ?? String(err);
-}
 
 /**
  * The registry from the environment: EUDR_DDS_ENDPOINT, EUDR_USERNAME, EUDR_CLIENT_ID,

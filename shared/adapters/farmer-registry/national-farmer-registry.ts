@@ -8,6 +8,7 @@
  * 200 `{farmer_id, full_name, district, status: "ACTIVE"|"DECEASED"|"SUSPENDED"}`, 404 unknown.
  */
 import { requireEnv, secret } from '../../config';
+import { describeNetworkError, sleep } from '../../runtime/http-client';
 
 /** Result of a registry look-up: only an ACTIVE farmer counts as found. */
 export type FarmerRegistryLookup =
@@ -49,17 +50,7 @@ export interface HttpNationalFarmerRegistryConfig {
 
 const STATUSES = ['ACTIVE', 'DECEASED', 'SUSPENDED'] as const;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A short label for a fetch failure (duck-typed: the error may come from another realm). */
-function describeNetworkError(err: unknown): string {
-  if (typeof err !== 'object' || err === null) return String(err);
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timeout';
-  if (e.cause?.code) return e.cause.code;
-  if (e.cause?.message) return e.cause.message;
-  return e.message ?? String(err);
-}
 
 function nonEmpty(v: unknown, field: string): string {
   if (typeof v !== 'string' || v.trim() === '') throw new Error(`Unexpected national farmer registry response: ${field} is not a non-empty string`);

@@ -17,6 +17,7 @@ import type {
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { signProviderRequest } from './signing';
 import { decimalStringToMicro as decimalUsdToMicro, microToDecimalString as microUsdToDecimal } from '../../domain/money';
+import { describeNetworkError, sleep } from '../../runtime/http-client';
 
 /** Configuration of {@link HttpPayoutProvider}. */
 export interface HttpPayoutProviderConfig {
@@ -55,17 +56,7 @@ interface HttpAnswer {
   body: unknown;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A short label for a fetch failure (duck-typed: the error may come from another realm). */
-function describeNetworkError(err: unknown): string {
-  if (typeof err !== 'object' || err === null) return String(err);
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timeout';
-  if (e.cause?.code) return e.cause.code;
-  if (e.cause?.message) return e.cause.message;
-  return e.message ?? String(err);
-}
 
 function rejectionReason(answer: HttpAnswer): string {
   const e = (answer.body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
