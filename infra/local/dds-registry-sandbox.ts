@@ -21,7 +21,6 @@
  * the first UUID. The real registry would create a second DDS; our filing submits each DDS once.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { builder, create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
@@ -42,6 +41,7 @@ import {
   type XmlNode,
 } from '../../shared/adapters/eudr/soap-dds-registry';
 import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
+import { listenOnLoopback } from './loopback';
 
 /** Options of {@link startDdsRegistrySandbox}. */
 export interface DdsRegistrySandboxOptions {
@@ -301,23 +301,13 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
       });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${SERVICE_PATH}`;
+  const listening = await listenOnLoopback(server, opts.port ?? 0);
+  const url = `http://127.0.0.1:${listening.port}${SERVICE_PATH}`;
   log(`dds-registry-sandbox listening on ${url} (available after ${availableAfterMs} ms)`);
 
   return {
     url,
     submissions: () => accepted,
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
+    stop: () => listening.close(),
   };
 }

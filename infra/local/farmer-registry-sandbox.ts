@@ -10,8 +10,8 @@
  * completes later); any other id 200 ACTIVE, `Registered farmer <id>`, district Mbale.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
+import { listenOnLoopback } from './loopback';
 
 /** Options of {@link startFarmerRegistrySandbox}. */
 export interface FarmerRegistrySandboxOptions {
@@ -99,32 +99,12 @@ export async function startFarmerRegistrySandbox(opts: FarmerRegistrySandboxOpti
       log(`farmer-registry-sandbox ${req.method} ${req.url} → 500 ${(err as Error)?.stack ?? String(err)}`);
     }
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenOnLoopback(server, opts.port ?? 0);
+  const url = `http://127.0.0.1:${listening.port}`;
   log(`farmer-registry-sandbox listening on ${url}`);
-  let stopped = false;
   return {
     url,
     lookups: () => lookups,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        for (const s of sockets) s.destroy();
-      });
-    },
+    stop: () => listening.close(),
   };
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ulid } from 'ulid';
 import { errorResponse, type HttpResult } from '../../shared/http/envelope';
 import type { RouteDef } from '../../shared/http/routes';
+import { listenOnLoopback } from './loopback';
 
 /**
  * The local API Gateway: maps HTTP requests to the route handlers through the same route table
@@ -176,19 +176,10 @@ export async function startGateway(opts: {
     });
   });
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const listening = await listenOnLoopback(server, opts.port, opts.host ?? '127.0.0.1');
   return {
-    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
-    port,
-    stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
+    url: `http://${opts.host ?? '127.0.0.1'}:${listening.port}`,
+    port: listening.port,
+    stop: () => listening.close(),
   };
 }

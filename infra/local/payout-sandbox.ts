@@ -15,13 +15,13 @@
  * unreachable (the socket of `POST /v1/orders` is destroyed unanswered); any other settles after `settleMs`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import Big from 'big.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulid';
 import { verifyProviderRequest } from '../../shared/adapters/payout-provider/signing';
+import { listenOnLoopback } from './loopback';
 
 /** The sandbox's test phone numbers (decisions §7), like a card network's test cards. */
 export const SANDBOX_TEST_PHONES = {
@@ -562,21 +562,11 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
       }
     });
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
+  server.on('connection', () => {
     stats.connections++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
   });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const listening = await listenOnLoopback(server, opts.port ?? 0);
+  const port = listening.port;
   const url = `http://127.0.0.1:${port}`;
   log(`payout-sandbox listening on ${url} (rate ${rate}, settle ${settleMs} ms)`);
 
@@ -589,11 +579,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
       for (const t of timers) clearTimeout(t);
       timers.clear();
       stopController.abort();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        for (const s of sockets) s.destroy();
-      });
+      await listening.close();
     },
     stats() {
       return { ...stats, settledPerReference: { ...stats.settledPerReference } };

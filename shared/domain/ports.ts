@@ -16,46 +16,33 @@ export interface LedgerReceipt {
 }
 
 /**
- * The EVM ledger: BatchToken (ERC-721) and TraceLog contracts.
+ * The EVM ledger as the single ledger writer uses it: BatchToken (ERC-721) and TraceLog writes,
+ * each signed once, kept, and re-sent as the same transaction until mined.
  * Errors: `LedgerUnavailableError` when the RPC endpoint cannot be reached or the send fails.
  */
 export interface Ledger {
   /**
-   * Broadcasts `BatchToken.mint(custodian, tokenId, batchId, auditHash)` and returns at once with
-   * the transaction hash (does not wait for the receipt). Minting a token id that already exists
-   * reverts on chain, so a replayed mint can never create a second token.
+   * `BatchToken.mint(custodian, tokenId, batchId, auditHash)` as a kept signed transaction: signed
+   * with the signer's next nonce, handed to `keep` to be stored durably, then broadcast. Minting an
+   * existing token id is refused (TokenAlreadyMintedError), so a replayed mint cannot make a second token.
    */
-  mintBatchToken(input: { tokenId: bigint; batchId: string; auditHash: Hex }): Promise<{ txHash: Hex }>;
-  /** Waits up to `timeoutMs` for the receipt; `null` when it is not there by then. */
-  waitForReceipt(txHash: Hex, timeoutMs: number): Promise<LedgerReceipt | null>;
-  /** The batch id recorded on chain for a token, or `null` when the token does not exist. */
-  batchIdOfToken(tokenId: bigint): Promise<string | null>;
+  mintBatchTokenKept(
+    input: { tokenId: bigint; batchId: string; auditHash: Hex },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
   /**
-   * Broadcasts `TraceLog.recordStage(tokenId, stageCode, evidenceCid, auditHash)` (event
-   * `StageRecorded`) and returns at once with the transaction hash. The chain does not check stage
-   * order (the service does); stage codes DELIVERED=0 … SETTLED=6.
-   */
-  recordStage(input: {
-    tokenId: bigint;
-    stage: LedgerStage;
-    evidenceCid: string;
-    auditHash: Hex;
-  }): Promise<{ txHash: Hex }>;
-  /**
-   * recordStage as a kept signed transaction: signed with the next nonce, handed to `keep` to be
-   * stored durably, then broadcast (see EvmLedger.recordStageKept).
+   * `TraceLog.recordStage(tokenId, stageCode, evidenceCid, auditHash)` (event `StageRecorded`) as a
+   * kept signed transaction, like mintBatchTokenKept. The chain does not check stage order (the
+   * service does); stage codes DELIVERED=0 … SETTLED=6.
    */
   recordStageKept(
     input: { tokenId: bigint; stage: LedgerStage; evidenceCid: string; auditHash: Hex },
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }>;
-  /** The BatchToken mint as a kept signed transaction (see recordStageKept); TokenAlreadyMintedError for an existing id. */
-  mintBatchTokenKept(
-    input: { tokenId: bigint; batchId: string; auditHash: Hex },
-    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
-  ): Promise<{ txHash: Hex }>;
   /** Broadcasts a kept signed transaction again (same bytes, same hash). */
   rebroadcast(rawTx: Hex, txHash: Hex): Promise<void>;
+  /** Waits up to `timeoutMs` for the receipt; `null` when it is not there by then. */
+  waitForReceipt(txHash: Hex, timeoutMs: number): Promise<LedgerReceipt | null>;
 }
 
 /** Custody stages as the trace log numbers them (DELIVERED=0 … SETTLED=6). */

@@ -122,15 +122,15 @@ export class PayoutRepository {
    * its status no longer allows the attempt (e.g. it was settled or failed meanwhile).
    */
   async registerAttempt(payoutId: string, attempt: number, token: string, at: string): Promise<Payout | null> {
-    const from = allowedFrom({ type: 'ATTEMPT_STARTED', attempt });
+    const cond = statusIn({ type: 'ATTEMPT_STARTED', attempt });
     try {
       await documentClient().send(new UpdateCommand({
         TableName: tableName(),
         Key: keys.payment(payoutId),
         UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, updated_at = :at, GSI2SK = :open',
-        ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND (attempt = :n OR attempt = :prev)`,
+        ConditionExpression: `${cond.expression} AND (attempt = :n OR attempt = :prev)`,
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':n': attempt, ':prev': attempt - 1, ':t': token, ':at': at, ':open': openSortKey(at, payoutId), ...Object.fromEntries(from.map((s, i) => [`:f${i}`, s])) },
+        ExpressionAttributeValues: { ':n': attempt, ':prev': attempt - 1, ':t': token, ':at': at, ':open': openSortKey(at, payoutId), ...cond.values },
       }));
       return null;
     } catch (err) {
@@ -166,7 +166,7 @@ export class PayoutRepository {
     // completed_at is when the service recorded the settlement (the payment is confirmed from then on);
     // the provider's own settlement time is kept beside it as settled_at.
     const elapsed = Math.max(0, Math.floor((Date.parse(at) - Date.parse(payout.created_at)) / 1000));
-    const from = allowedFrom({ type: 'SETTLED' });
+    const cond = statusIn({ type: 'SETTLED' });
     const items: TransactItem[] = [];
     if (webhook) items.push(webhookReceipt(webhook, at));
     items.push({
@@ -174,11 +174,11 @@ export class PayoutRepository {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
         UpdateExpression: 'SET #s = :done, completed_at = :at, settled_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE GSI2PK, GSI2SK',
-        ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
+        ConditionExpression: `${cond.expression} AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
           ':done': 'COMPLETED', ':sat': s.settled_at, ':el': elapsed, ':ugx': s.amount_ugx, ':rate': s.exchange_rate, ':mm': s.mobile_money_transaction_id,
-          ':o': s.order_id, ':at': at, ':n': s.attempt, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])),
+          ':o': s.order_id, ':at': at, ':n': s.attempt, ...cond.values,
         },
       },
     });
@@ -198,7 +198,7 @@ export class PayoutRepository {
    * Same replay and ordering rules as recordSettlement.
    */
   async recordFailure(payout: Payout, attempt: number, reason: string, at: string, webhook?: { source: string; id: string }): Promise<ApplyOutcome> {
-    const from = allowedFrom({ type: 'ORDER_FAILED' });
+    const cond = statusIn({ type: 'ORDER_FAILED' });
     const items: TransactItem[] = [];
     if (webhook) items.push(webhookReceipt(webhook, at));
     items.push({
@@ -206,9 +206,9 @@ export class PayoutRepository {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
         UpdateExpression: 'SET #s = :failed, last_failure_reason = :r, updated_at = :at, GSI2SK = :open',
-        ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
+        ConditionExpression: `${cond.expression} AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':failed': 'FAILED', ':r': reason, ':at': at, ':n': attempt, ':open': openSortKey(at, payout.payment_id), ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
+        ExpressionAttributeValues: { ':failed': 'FAILED', ':r': reason, ':at': at, ':n': attempt, ':open': openSortKey(at, payout.payment_id), ...cond.values },
       },
     });
     return this.applyWithAudit(payout, items, webhook, {
@@ -231,16 +231,16 @@ export class PayoutRepository {
    * Returns false when the payout was already in MANUAL_REVIEW (a retried task).
    */
   async markManualReview(payout: Payout, at: string): Promise<boolean> {
-    const from = allowedFrom({ type: 'RETRIES_EXHAUSTED' });
+    const cond = statusIn({ type: 'RETRIES_EXHAUSTED' });
     const items: TransactItem[] = [
       {
         Update: {
           TableName: tableName(),
           Key: keys.payment(payout.payment_id),
           UpdateExpression: 'SET #s = :mr, updated_at = :at REMOVE task_token, GSI2PK, GSI2SK',
-          ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')})`,
+          ConditionExpression: cond.expression,
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':mr': 'MANUAL_REVIEW', ':at': at, ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) },
+          ExpressionAttributeValues: { ':mr': 'MANUAL_REVIEW', ':at': at, ...cond.values },
         },
       },
       {
@@ -362,7 +362,7 @@ export class PayoutRepository {
     at: string,
     audit: { type: string; payload: Record<string, unknown> },
   ): Promise<Payout> {
-    const from = allowedFrom(event);
+    const cond = statusIn(event);
     const to = statusAfter(event);
     const final = isFinal(to);
     try {
@@ -373,11 +373,11 @@ export class PayoutRepository {
             TableName: tableName(),
             Key: keys.payment(payout.payment_id),
             UpdateExpression: `SET #s = :to, updated_at = :at, ${extra.set}${final ? ' REMOVE GSI2PK, GSI2SK' : ', GSI2SK = :open'}`,
-            ConditionExpression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')}) AND attempt = :n`,
+            ConditionExpression: `${cond.expression} AND attempt = :n`,
             ExpressionAttributeNames: { '#s': 'status' },
             ExpressionAttributeValues: {
               ':to': to, ':at': at, ':n': attempt, ...extra.values, ...(final ? {} : { ':open': openSortKey(at, payout.payment_id) }),
-              ...Object.fromEntries(from.map((st, i) => [`:f${i}`, st])),
+              ...cond.values,
             },
           },
         }],
@@ -416,6 +416,15 @@ function statusAfter(event: PayoutEvent): PayoutStatus {
     case 'SETTLED': return 'COMPLETED';
     case 'ATTEMPT_STARTED': throw new Error('ATTEMPT_STARTED keeps the status');
   }
+}
+
+/**
+ * The condition "status is one of the statuses the event may be applied from", with its values
+ * (placeholders :f0, :f1, …; the expression names status #s).
+ */
+function statusIn(event: PayoutEvent): { expression: string; values: Record<string, string> } {
+  const from = allowedFrom(event);
+  return { expression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')})`, values: Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) };
 }
 
 /** Sort key in the open-payouts index: oldest activity first. */

@@ -106,7 +106,8 @@ export class EvmLedger implements Ledger {
   }
 
   /**
-   * Simulates, then broadcasts `BatchToken.mint(custodian, tokenId, batchId, auditHash)`; returns
+   * Direct sends (local tooling and tests; the service itself writes through the kept variants):
+   * simulates, then broadcasts `BatchToken.mint(custodian, tokenId, batchId, auditHash)`; returns
    * the transaction hash without waiting for the receipt. Throws `TokenAlreadyMintedError` when
    * the id exists, `RangeError` for an empty batch id, a bad hash or id, `LedgerUnavailableError`
    * otherwise.

@@ -1,0 +1,31 @@
+import type { Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * Starts a local component's HTTP server on the loopback interface (port 0: a free one) and
+ * returns its port and a `close()` that stops it for good: no new connections, and every open
+ * one (keep-alive included) destroyed, so a stopped stack leaves nothing listening.
+ */
+export async function listenOnLoopback(server: Server, port = 0, host = '127.0.0.1'): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => (closed ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+      for (const s of sockets) s.destroy();
+    })),
+  };
+}
