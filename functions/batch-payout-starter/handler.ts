@@ -1,5 +1,5 @@
-import type { PayoutRequestMessage } from '../../shared/adapters/aws/queues';
 import { payoutDeps } from '../../shared/composition';
+import type { PayoutRequestMessage } from '../../shared/domain/ports';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import { startBatchPayout } from '../../shared/use-cases/payouts';
 

@@ -1,7 +1,7 @@
-import { webhookReceipts } from '../../shared/adapters/dynamodb/webhook-receipts';
-import { payoutDeps } from '../../shared/composition';
+import { chainEventDeps } from '../../shared/composition';
 import { secret } from '../../shared/config';
-import { httpHandler } from '../../shared/http/handler';
+import { ChainEventSchema } from '../../shared/http/schemas';
+import { webhookHandler } from '../../shared/http/webhook';
 import { applyChainEvent } from '../../shared/use-cases/chain-events';
 
 /**
@@ -10,10 +10,7 @@ import { applyChainEvent } from '../../shared/use-cases/chain-events';
  * Answers 200 `{received, outcome}` only after the effect is durably recorded; 503
  * PROVIDER_UNAVAILABLE (nothing recorded, no receipt) makes the sender retry (decisions §6).
  */
-export const handler = httpHandler({ public: true, rawBody: true }, async ({ rawBody, headers }) => {
-  const result = await applyChainEvent(
-    { ...payoutDeps(), receipts: webhookReceipts() },
-    { secret: await secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), rawBody, headers },
-  );
-  return { status: 200, body: result };
-});
+export const handler = webhookHandler({ secret: () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), schema: ChainEventSchema }, async ({ webhookId, event }) => ({
+  status: 200,
+  body: await applyChainEvent(chainEventDeps(), { webhookId, event }),
+}));

@@ -1,12 +1,13 @@
-import { custodyDeps } from '../../shared/composition/custody';
+import { purchaseOrderDeps } from '../../shared/composition/custody';
 import { httpHandler } from '../../shared/http/handler';
-import { confirmPurchaseOrder, purchaseOrderView } from '../../shared/use-cases/custody';
+import { purchaseOrderView } from '../../shared/http/views';
+import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
 
 /**
  * POST /purchase-orders/{id}/confirm: 200 with the CONFIRMED purchase order; each of its
  * WAREHOUSED batches moves to COMMITTED (listed in `committed_batch_ids`).
  */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'] }, async ({ caller, params }) => {
-  const { po, committed } = await confirmPurchaseOrder(custodyDeps(), caller, params.id ?? '');
+  const { po, committed } = await confirmPurchaseOrder(purchaseOrderDeps(), caller, params.id ?? '');
   return { status: 200, body: { ...purchaseOrderView(po), committed_batch_ids: committed } };
 });

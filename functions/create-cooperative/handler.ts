@@ -1,7 +1,8 @@
 import { now, registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { CreateCooperativeSchema } from '../../shared/http/schemas';
-import { cooperativeView, createCooperative } from '../../shared/use-cases/registry';
+import { cooperativeView } from '../../shared/http/views';
+import { createCooperative } from '../../shared/use-cases/registry';
 
 /** POST /cooperatives (ADMIN): 201 with the cooperative (decisions §3). */
 export const handler = httpHandler({ roles: ['ADMIN'], body: CreateCooperativeSchema }, async ({ body }) => {

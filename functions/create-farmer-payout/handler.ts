@@ -2,7 +2,8 @@ import { payoutDeps } from '../../shared/composition';
 import { usdcToMicro } from '../../shared/domain/money';
 import { httpHandler } from '../../shared/http/handler';
 import { FarmerPayoutSchema } from '../../shared/http/schemas';
-import { createFarmerPayout, payoutCreatedView } from '../../shared/use-cases/payouts';
+import { payoutCreatedView } from '../../shared/http/views';
+import { createFarmerPayout } from '../../shared/use-cases/payouts';
 
 /** POST /payments/farmer-payout (COOPERATIVE, ADMIN): 201 with status PROCESSING (spec rules 1–5). */
 export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema }, async ({ body, caller }) => {

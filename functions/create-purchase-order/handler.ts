@@ -1,8 +1,8 @@
-import { custodyRepo } from '../../shared/composition/ledger-writes';
-import { batchRepo, now } from '../../shared/composition/repos';
+import { batchRepo, custodyRepo, now } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { CreatePurchaseOrderSchema } from '../../shared/http/schemas';
-import { createPurchaseOrder, purchaseOrderView } from '../../shared/use-cases/custody';
+import { purchaseOrderView } from '../../shared/http/views';
+import { createPurchaseOrder } from '../../shared/use-cases/purchase-orders';
 
 /** POST /purchase-orders (ADMIN; COOPERATIVE with EXPORTER or MANAGER): 201 DRAFT (decisions §8). */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], body: CreatePurchaseOrderSchema }, async ({ body, caller }) => {

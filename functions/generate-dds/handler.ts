@@ -2,7 +2,8 @@ import { ddsDeps } from '../../shared/composition/eudr';
 import { errorResponse } from '../../shared/http/envelope';
 import { httpHandler } from '../../shared/http/handler';
 import { GenerateDdsSchema } from '../../shared/http/schemas';
-import { ddsView, generateDds } from '../../shared/use-cases/eudr';
+import { ddsView } from '../../shared/http/views';
+import { generateDds } from '../../shared/use-cases/eudr';
 
 /**
  * POST /eudr/generate-dds `{batch_id}` (decisions §9): builds the statement (JSON and

@@ -1,6 +1,7 @@
 import { batchRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { batchView, readBatch } from '../../shared/use-cases/batches';
+import { batchView } from '../../shared/http/views';
+import { readBatch } from '../../shared/use-cases/batches';
 
 /** GET /batch/{id}: the batch with its stage history (decisions §8). */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'] }, async ({ caller, params }) => {

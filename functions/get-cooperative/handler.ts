@@ -1,6 +1,7 @@
 import { registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { cooperativeView, getCooperative } from '../../shared/use-cases/registry';
+import { cooperativeView } from '../../shared/http/views';
+import { getCooperative } from '../../shared/use-cases/registry';
 
 /** GET /cooperatives/{id}: ADMIN, or a COOPERATIVE/AGENT token of that cooperative. */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'] }, async ({ caller, params }) => {

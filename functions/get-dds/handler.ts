@@ -1,6 +1,7 @@
 import { ddsRepo } from '../../shared/composition/eudr';
 import { httpHandler } from '../../shared/http/handler';
-import { ddsView, readDds } from '../../shared/use-cases/eudr';
+import { ddsView } from '../../shared/http/views';
+import { readDds } from '../../shared/use-cases/eudr';
 
 /** GET /eudr/dds/{id}: the statement with its filing state (decisions §9). */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'] }, async ({ caller, params }) => ({

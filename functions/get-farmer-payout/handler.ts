@@ -1,6 +1,7 @@
 import { payoutRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { payoutStatusView, readPayment } from '../../shared/use-cases/payouts';
+import { payoutStatusView } from '../../shared/http/views';
+import { readPayment } from '../../shared/use-cases/payouts';
 
 /** GET /payments/farmer-payout/{id}: the payout status response (same access rules as payments). */
 export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN', 'MFI'] }, async ({ caller, params }) => {

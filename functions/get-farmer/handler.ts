@@ -1,6 +1,7 @@
 import { registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { farmerView, getFarmer } from '../../shared/use-cases/registry';
+import { farmerView } from '../../shared/http/views';
+import { getFarmer } from '../../shared/use-cases/registry';
 
 /** GET /farmers/{id}: ADMIN, MFI, or a COOPERATIVE/AGENT token of the farmer's cooperative. */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT', 'MFI'] }, async ({ caller, params }) => {

@@ -1,7 +1,7 @@
 import { registryRepo } from '../../shared/composition/repos';
 import { microToUsdc } from '../../shared/domain/money';
 import { httpHandler } from '../../shared/http/handler';
-import { getCooperative } from '../../shared/use-cases/registry';
+import { readHoldingBalance } from '../../shared/use-cases/registry';
 
 /**
  * GET /cooperatives/{id}/holding-balance (ADMIN, or a COOPERATIVE token of that cooperative):
@@ -9,7 +9,6 @@ import { getCooperative } from '../../shared/use-cases/registry';
  * MANUAL_REVIEW, which the farmers collect at the cooperative office.
  */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'] }, async ({ caller, params }) => {
-  const coop = await getCooperative(registryRepo(), caller, params.id ?? '');
-  const h = await registryRepo().getHolding(coop.cooperative_id);
-  return { status: 200, body: { cooperative_id: coop.cooperative_id, held_usdc: microToUsdc(h.held_usd_micro), payouts_held: h.payouts_held, updated_at: h.updated_at } };
+  const h = await readHoldingBalance(registryRepo(), caller, params.id ?? '');
+  return { status: 200, body: { cooperative_id: h.cooperative_id, held_usdc: microToUsdc(h.held_usd_micro), payouts_held: h.payouts_held, updated_at: h.updated_at } };
 });

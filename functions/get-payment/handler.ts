@@ -1,6 +1,7 @@
 import { payoutRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { paymentRecordView, readPayment } from '../../shared/use-cases/payouts';
+import { paymentRecordView } from '../../shared/http/views';
+import { readPayment } from '../../shared/use-cases/payouts';
 
 /** GET /payments/{id} (COOPERATIVE own, MFI own deposits, ADMIN): the payment record by type. */
 export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN', 'MFI'] }, async ({ caller, params }) => {

@@ -1,15 +1,17 @@
-import { ledger } from '../../shared/composition';
-import { custodyRepo } from '../../shared/composition/ledger-writes';
-import { batchRepo, now } from '../../shared/composition/repos';
-import { payoutRequestQueue } from '../../shared/adapters/aws/queues';
+import { ledgerWriterDeps } from '../../shared/composition';
+import type { LedgerWriteMessage } from '../../shared/domain/ports';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
-import { writeLedgerTx, type LedgerWriteMessage } from '../../shared/use-cases/custody';
+import { writeLedgerTx } from '../../shared/use-cases/ledger-writer';
+
+/** How long the writer waits for one receipt before the queue retries the write (ms). */
+const RECEIPT_WAIT_MS = 30_000;
 
 /**
  * The single ledger writer: consumer of the FIFO ledger-write queue (one message group, so one
- * write at a time and nonces in order) — BatchToken mints and trace-log records alike. Waits up to 30 s for each receipt; unmined writes are
- * retried by the queue and re-sent as the same signed transaction.
+ * write at a time and nonces in order) — BatchToken mints and trace-log records alike. Waits up to
+ * 30 s for each receipt; unmined writes are retried by the queue and re-sent as the same signed
+ * transaction.
  */
 export const handler = sqsConsumer<LedgerWriteMessage>(async (msg) => {
-  await writeLedgerTx({ custody: custodyRepo(), ledger: await ledger(), batches: batchRepo(), payoutQueue: payoutRequestQueue(), now }, msg.ledger_tx_id, 30_000);
+  await writeLedgerTx(ledgerWriterDeps(), msg.ledger_tx_id, RECEIPT_WAIT_MS);
 });

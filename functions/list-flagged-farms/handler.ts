@@ -1,6 +1,7 @@
 import { registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { farmerView, getCooperative } from '../../shared/use-cases/registry';
+import { farmerView } from '../../shared/http/views';
+import { listFlaggedFarms } from '../../shared/use-cases/registry';
 
 /**
  * GET /cooperatives/{id}/flagged-farms (ADMIN; COOPERATIVE of that cooperative): the farmers whose
@@ -8,7 +9,6 @@ import { farmerView, getCooperative } from '../../shared/use-cases/registry';
  * (decisions §3, §9): `{cooperative_id, farmers: [farmer…], total}`.
  */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'] }, async ({ caller, params }) => {
-  const coop = await getCooperative(registryRepo(), caller, params.id ?? '');
-  const farmers = await registryRepo().flaggedFarmers(coop.cooperative_id);
-  return { status: 200, body: { cooperative_id: coop.cooperative_id, farmers: farmers.map(farmerView), total: farmers.length } };
+  const { cooperative_id, farmers } = await listFlaggedFarms(registryRepo(), caller, params.id ?? '');
+  return { status: 200, body: { cooperative_id, farmers: farmers.map(farmerView), total: farmers.length } };
 });

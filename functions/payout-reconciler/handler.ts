@@ -1,20 +1,15 @@
-import { payoutRequestQueue } from '../../shared/adapters/aws/queues';
 import { payoutDeps } from '../../shared/composition';
-import { custodyRepo, ledgerWriteQueue } from '../../shared/composition/ledger-writes';
-import { now } from '../../shared/composition/repos';
+import { ledgerWriteQueue, payoutRequestQueue } from '../../shared/composition/queues';
+import { custodyRepo } from '../../shared/composition/repos';
 import { envOr } from '../../shared/config';
-import { requeueStaleLedgerWrites } from '../../shared/use-cases/custody';
-import { reconcilePayouts, type ReconcileReport } from '../../shared/use-cases/reconcile';
+import { reconcile, type ReconcileReport } from '../../shared/use-cases/reconcile';
 
 /**
- * Scheduled reconciliation (EventBridge in AWS, a timer locally), for what has had no activity for
- * RECONCILE_AFTER_SECONDS (default 300): payouts are settled, failed or restarted after asking the
- * provider; batches still without their payout are queued again; unconfirmed trace-log writes are
- * queued again for the ledger writer.
+ * Scheduled reconciliation (EventBridge, every 5 minutes): payouts with no activity for
+ * RECONCILE_AFTER_SECONDS (default 300) are settled, failed or restarted from the provider's
+ * answer; batches still without their payout and unconfirmed ledger writes are queued again.
  */
 export async function handler(): Promise<ReconcileReport & { ledgerWritesRequeued: number }> {
   const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
-  const payouts = await reconcilePayouts({ ...payoutDeps(), payoutQueue: payoutRequestQueue() }, { staleAfterSeconds });
-  const ledgerWritesRequeued = await requeueStaleLedgerWrites({ custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now }, staleAfterSeconds);
-  return { ...payouts, ledgerWritesRequeued };
+  return reconcile({ ...payoutDeps(), payoutQueue: payoutRequestQueue(), custody: custodyRepo(), ledgerQueue: ledgerWriteQueue() }, { staleAfterSeconds });
 }

@@ -1,10 +1,12 @@
 import { forestCheck } from '../../shared/composition/registry';
-import { nationalCheckQueue, nationalRegistry } from '../../shared/composition/national-registry';
+import { nationalRegistry } from '../../shared/composition/national-registry';
+import { nationalCheckQueue } from '../../shared/composition/queues';
 import { now, registryRepo } from '../../shared/composition/repos';
 import { errorResponse } from '../../shared/http/envelope';
 import { httpHandler } from '../../shared/http/handler';
 import { RegisterFarmerSchema } from '../../shared/http/schemas';
-import { farmerView, registerFarmer } from '../../shared/use-cases/registry';
+import { farmerView } from '../../shared/http/views';
+import { registerFarmer } from '../../shared/use-cases/registry';
 
 /**
  * POST /farmers/register: 201 with the farmer (phone masked) and its forest-check result; 202

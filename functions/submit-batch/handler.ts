@@ -3,7 +3,8 @@ import { envOr } from '../../shared/config';
 import { httpHandler } from '../../shared/http/handler';
 import { SubmitBatchSchema } from '../../shared/http/schemas';
 import { withIdempotency } from '../../shared/http/idempotency';
-import { submissionView, submitBatch } from '../../shared/use-cases/batches';
+import { submissionView } from '../../shared/http/views';
+import { submitBatch } from '../../shared/use-cases/batches';
 
 /** How long the submission waits for the mint receipt before answering 202 (decisions §5). */
 const RECEIPT_WAIT_MS = Number(envOr('SUBMIT_RECEIPT_WAIT_MS', '4000'));

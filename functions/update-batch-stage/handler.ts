@@ -1,9 +1,11 @@
 import { custodyDeps } from '../../shared/composition/custody';
 import { envOr } from '../../shared/config';
+import { CALLER_STAGES, type CallerStage } from '../../shared/domain/custody';
 import { httpHandler } from '../../shared/http/handler';
 import { MIB } from '../../shared/http/routes';
-import { StageUpdateSchema } from '../../shared/http/schemas';
-import { changeStage } from '../../shared/use-cases/custody';
+import { STAGE_UPDATE_ISSUE_CODES, StageUpdateSchema } from '../../shared/http/schemas';
+import { stageUpdateView } from '../../shared/http/views';
+import { assertMaySetStage, changeStage } from '../../shared/use-cases/custody';
 
 /** How long the stage update waits for its trace-log transaction before answering 202. */
 const LEDGER_WAIT_MS = Number(envOr('STAGE_LEDGER_WAIT_MS', '4000'));
@@ -11,12 +13,23 @@ const LEDGER_WAIT_MS = Number(envOr('STAGE_LEDGER_WAIT_MS', '4000'));
 /**
  * PATCH /batch/{batch_id}/stage: 200 with the stage-update response once the trace-log
  * transaction is mined; 202 `{job_id, status: PENDING, …}` when the ledger is slow or unreachable
- * (the stage change is committed; the job completes when the transaction lands).
+ * (the stage change is committed; the job completes when the transaction lands). The duty of the
+ * requested stage is checked before the evidence (403 before 400, decisions §5).
  */
-export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'], body: StageUpdateSchema, maxBodyBytes: 6 * MIB }, async ({ body, caller, params }) => {
+export const handler = httpHandler({
+  roles: ['COOPERATIVE', 'ADMIN'],
+  body: StageUpdateSchema,
+  issueCodes: STAGE_UPDATE_ISSUE_CODES,
+  maxBodyBytes: 6 * MIB,
+  authorize: (caller, json) => {
+    const stage = (json as { new_stage?: unknown } | null)?.new_stage;
+    if ((CALLER_STAGES as readonly unknown[]).includes(stage)) assertMaySetStage(caller, stage as CallerStage);
+  },
+}, async ({ body, caller, params }) => {
   const result = await changeStage(custodyDeps(), caller, params.batch_id ?? params.id ?? '', body, { waitMs: LEDGER_WAIT_MS });
+  const view = stageUpdateView(result.change);
   if (result.kind === 'accepted') {
-    return { status: 202, body: { job_id: result.job.job_id, status: result.job.status, ...result.view }, headers: { location: `/jobs/${result.job.job_id}` } };
+    return { status: 202, body: { job_id: result.job.job_id, status: result.job.status, ...view }, headers: { location: `/jobs/${result.job.job_id}` } };
   }
-  return { status: 200, body: result.view };
+  return { status: 200, body: view };
 });

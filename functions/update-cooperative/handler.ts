@@ -1,7 +1,8 @@
 import { now, registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { UpdateCooperativeSchema } from '../../shared/http/schemas';
-import { cooperativeView, updateCooperative } from '../../shared/use-cases/registry';
+import { cooperativeView } from '../../shared/http/views';
+import { updateCooperative } from '../../shared/use-cases/registry';
 
 /** PATCH /cooperatives/{id} (ADMIN): licence, manager or prices (decisions §3). */
 export const handler = httpHandler({ roles: ['ADMIN'], body: UpdateCooperativeSchema }, async ({ body, params }) => {

@@ -2,21 +2,9 @@
  * Token roles, duties and the caller context handed to every handler (decisions §2).
  */
 
-export const ROLES = ['COOPERATIVE', 'AGENT', 'MFI', 'ADMIN'] as const;
-export type Role = (typeof ROLES)[number];
+import { DUTIES, ROLES, type Caller, type Duty, type Role } from '../domain/caller';
 
-export const DUTIES = ['QUALITY_OFFICER', 'MILL_OPERATOR', 'WAREHOUSE_MANAGER', 'EXPORTER', 'MANAGER'] as const;
-export type Duty = (typeof DUTIES)[number];
-
-/** The verified caller: what the authorizer hands the handler. */
-export interface Caller {
-  sub: string;
-  role: Role;
-  cooperative_id?: string;
-  mfi_id?: string;
-  /** COOPERATIVE tokens: the duties held; a token without a `duties` claim holds all of them. */
-  duties: Duty[];
-}
+export { DUTIES, ROLES, type Caller, type Duty, type Role };
 
 /** API Gateway authorizer context: string values only. */
 export interface AuthorizerContext {

@@ -1,8 +1,10 @@
 import { fetchEvidenceFromGateway } from '../adapters/ipfs/gateway-fetch';
 import { readChainTrail } from '../adapters/ledger/trail-reader';
 import { envOr, requireEnv } from '../config';
-import type { EvidenceFetcher } from '../domain/audit-verify';
+import type { EvidenceFetcher } from '../domain/ports';
+import type { AuditDeps } from '../use-cases/audit';
 import { pinStore } from './custody';
+import { batchRepo } from './repos';
 
 /**
  * Where the audit verification reads pinned evidence: the local pin store when IPFS_PIN_DIR is set,
@@ -21,10 +23,14 @@ export function evidenceFetcher(): EvidenceFetcher {
 }
 
 /** The chain trail of a token, read from LEDGER_RPC_URL (no signing key needed). */
-export function chainTrailOf(tokenId: bigint) {
+export function chainTrailOf(tokenId: bigint): ReturnType<typeof readChainTrail> {
   return readChainTrail({
     rpcUrl: requireEnv('LEDGER_RPC_URL'), chainId: Number(requireEnv('LEDGER_CHAIN_ID')),
     batchTokenAddress: requireEnv('BATCH_TOKEN_ADDRESS') as `0x${string}`, traceLogAddress: requireEnv('TRACE_LOG_ADDRESS') as `0x${string}`, tokenId,
   });
 }
 
+/** Ports of audit reading and verification. */
+export function auditDeps(): AuditDeps {
+  return { batches: batchRepo(), chainTrail: chainTrailOf, fetchEvidence: evidenceFetcher() };
+}

@@ -1,10 +1,11 @@
 import { LocalPinStore } from '../adapters/ipfs/local-pin-store';
-import type { PinStore } from '../adapters/ipfs/pin-store';
 import { PinningServiceStore } from '../adapters/ipfs/pinning-service-store';
 import { envOr, requireEnv, secret } from '../config';
+import type { PinStore } from '../domain/ports';
 import type { CustodyDeps } from '../use-cases/custody';
-import { custodyRepo, ledgerWriteQueue } from './ledger-writes';
-import { batchRepo, now } from './repos';
+import type { PurchaseOrderDeps } from '../use-cases/purchase-orders';
+import { ledgerWriteQueue } from './queues';
+import { batchRepo, custodyRepo, now } from './repos';
 
 /**
  * The custody trail's adapters. Evidence is pinned to the local pinning store under
@@ -28,8 +29,12 @@ export function pinStore(): PinStore {
   return pins;
 }
 
+/** Ports of stage changes and purchase orders. */
 export function custodyDeps(): CustodyDeps {
   return { batches: batchRepo(), custody: custodyRepo(), pins: pinStore(), ledgerQueue: ledgerWriteQueue(), now };
 }
 
-export { custodyRepo, ledgerWriteQueue };
+/** Ports of purchase-order confirmation (it commits WAREHOUSED → COMMITTED stage changes). */
+export function purchaseOrderDeps(): PurchaseOrderDeps {
+  return { ...custodyDeps(), custody: custodyRepo() };
+}

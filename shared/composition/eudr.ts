@@ -1,23 +1,21 @@
-import { SqsWorkQueue } from '../adapters/aws/queues';
-import { DdsRepository } from '../adapters/dynamodb/dds-repo';
-import type { DdsRegistry } from '../adapters/eudr/dds-registry';
 import { createSoapDdsRegistryFromEnv } from '../adapters/eudr/soap-dds-registry';
+import { submitDdsRequestXml } from '../adapters/eudr/submit-dds-xml';
 import { envOr } from '../config';
-import type { DdsDeps, DdsFilingMessage } from '../use-cases/eudr';
+import type { DdsDocuments, DdsRegistry } from '../domain/ports';
+import type { DdsDeps } from '../use-cases/eudr';
+import { ddsFilingQueue } from './queues';
 import { pinStore } from './custody';
-import { custodyRepo } from './ledger-writes';
-import { batchRepo, now, registryRepo } from './repos';
+import { batchRepo, custodyRepo, ddsRepo, now, registryRepo } from './repos';
 
 /**
  * EUDR adapters: due diligence statements, filed over SOAP with the EU Information System at
  * EUDR_DDS_ENDPOINT (locally its sandbox). The forest check is in ./registry.
  */
 export { forestCheck } from './registry';
-let dds: DdsRepository | undefined;
 let registryP: Promise<DdsRegistry> | undefined;
 
-export const ddsRepo = () => (dds ??= new DdsRepository());
-export const ddsFilingQueue = () => new SqsWorkQueue<DdsFilingMessage>('DDS_FILING_QUEUE_URL');
+/** The EU Information System's SubmitDdsRequest XML (V3). */
+export const ddsDocuments: DdsDocuments = { submitRequestXml: submitDdsRequestXml };
 
 export function ddsRegistry(): Promise<DdsRegistry> {
   registryP ??= createSoapDdsRegistryFromEnv();
@@ -27,7 +25,9 @@ export function ddsRegistry(): Promise<DdsRegistry> {
 
 export function ddsDeps(): DdsDeps {
   return {
-    batches: batchRepo(), registry: registryRepo(), custody: custodyRepo(), dds: ddsRepo(), pins: pinStore(), filingQueue: ddsFilingQueue(),
+    batches: batchRepo(), registry: registryRepo(), custody: custodyRepo(), dds: ddsRepo(), documents: ddsDocuments, pins: pinStore(), filingQueue: ddsFilingQueue(),
     ipfsGatewayUrl: envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'), now,
   };
 }
+
+export { ddsRepo };

@@ -1,25 +1,26 @@
-import { payoutWorkflow } from './workflow';
-import { payoutRequestQueue } from '../adapters/aws/queues';
-import { custodyRepo, ledgerWriteQueue } from './ledger-writes';
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
 import { requireEnv, secret } from '../config';
 import type { Ledger, PayoutProvider } from '../domain/ports';
 import type { BatchDeps } from '../use-cases/batches';
+import type { ChainEventDeps } from '../use-cases/chain-events';
+import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
 import type { PayoutDeps } from '../use-cases/payouts';
-import { batchRepo, now, payoutRepo, registryRepo } from './repos';
+import { ledgerWriteQueue, payoutRequestQueue } from './queues';
+import { batchRepo, custodyRepo, now, payoutRepo, registryRepo, webhookReceipts } from './repos';
+import { payoutWorkflow } from './workflow';
 
 /**
  * Composition: builds the adapters from configuration and hands use cases their ports. Clients
  * are created once per container (module scope, lazily); endpoints come from the environment, so
- * the same code reaches AWS or the local stack. Split by outside system (./repos, ./workflow,
- * ./registry, ./notifier, and this module for the ledger, the payout provider and the use-case
- * dependency sets) so each Lambda bundle carries only the clients its handler uses.
+ * the same code reaches AWS or the local stack. Split by outside system (./repos, ./queues,
+ * ./workflow, ./registry, ./notifier, ./custody, ./audit, ./eudr, and this module for the ledger,
+ * the payout provider and the use-case dependency sets) so each Lambda bundle carries only the
+ * clients its handler uses.
  */
 
 let ledgerP: Promise<Ledger> | undefined;
 let providerP: Promise<PayoutProvider> | undefined;
-
 
 /** The EVM ledger; the signer key comes from LEDGER_SIGNER_KEY or its Secrets Manager secret. */
 export function ledger(): Promise<Ledger> {
@@ -55,12 +56,24 @@ function lazy<T extends object>(load: () => Promise<T>): T {
   });
 }
 
+/** Ports of the payout use cases (creation, state-machine tasks, reconciliation). */
 export function payoutDeps(): PayoutDeps {
   return { registry: registryRepo(), batches: batchRepo(), payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
 }
 
+/** Ports of the chain-event webhook: those of payouts, and the webhook receipts. */
+export function chainEventDeps(): ChainEventDeps {
+  return { ...payoutDeps(), receipts: webhookReceipts() };
+}
+
+/** Ports of batch submission. */
 export function batchDeps(): BatchDeps {
-  return { registry: registryRepo(), batches: batchRepo(), custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), payoutQueue: payoutRequestQueue(), now };
+  return { registry: registryRepo(), batches: batchRepo(), custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now };
+}
+
+/** Ports of the single ledger writer (the ledger's signer key is read on first use). */
+export function ledgerWriterDeps(): LedgerWriterDeps {
+  return { custody: custodyRepo(), ledger: lazy(ledger), batches: batchRepo(), payoutQueue: payoutRequestQueue(), now };
 }
 
 export { batchRepo, now, payoutRepo, registryRepo };

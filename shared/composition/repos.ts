@@ -1,18 +1,29 @@
 import { BatchRepository } from '../adapters/dynamodb/batch-repo';
+import { CustodyRepository } from '../adapters/dynamodb/custody-repo';
+import { DdsRepository } from '../adapters/dynamodb/dds-repo';
 import { PayoutRepository } from '../adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../adapters/dynamodb/registry-repo';
+import { WebhookReceipts } from '../adapters/dynamodb/webhook-receipts';
+import type { BatchStore, CustodyStore, DdsStore, PayoutStore, RegistryStore, WebhookReceiptStore } from '../domain/ports';
 
 /**
- * The DynamoDB repositories, one per container. Split from ./index so that a handler that needs
- * only the table bundles only the DynamoDB client.
+ * The DynamoDB stores, one per container, typed as the domain's ports. Split from ./index so that
+ * a handler that needs only the table bundles only the DynamoDB client.
  */
-let registry: RegistryRepository | undefined;
-let batches: BatchRepository | undefined;
-let payouts: PayoutRepository | undefined;
+let registry: RegistryStore | undefined;
+let batches: BatchStore | undefined;
+let payouts: PayoutStore | undefined;
+let custody: CustodyStore | undefined;
+let dds: DdsStore | undefined;
+let receipts: WebhookReceiptStore | undefined;
 
-export const registryRepo = () => (registry ??= new RegistryRepository());
-export const batchRepo = () => (batches ??= new BatchRepository());
-export const payoutRepo = () => (payouts ??= new PayoutRepository());
+export const registryRepo = (): RegistryStore => (registry ??= new RegistryRepository());
+export const batchRepo = (): BatchStore => (batches ??= new BatchRepository());
+export const payoutRepo = (): PayoutStore => (payouts ??= new PayoutRepository());
+/** Custody trail writes: stage changes, ledger writes, purchase orders. */
+export const custodyRepo = (): CustodyStore => (custody ??= new CustodyRepository());
+export const ddsRepo = (): DdsStore => (dds ??= new DdsRepository());
+export const webhookReceipts = (): WebhookReceiptStore => (receipts ??= new WebhookReceipts());
 
 /** Wall clock. */
 export const now = () => new Date();

@@ -1,6 +1,7 @@
-import { PayoutWorkflow } from '../adapters/aws/payout-workflow';
+import { StepFunctionsPayoutWorkflow } from '../adapters/aws/payout-workflow';
+import type { PayoutWorkflow } from '../domain/ports';
 
 let workflow: PayoutWorkflow | undefined;
 
 /** The payout state machine's client (Step Functions), one per container. */
-export const payoutWorkflow = () => (workflow ??= new PayoutWorkflow());
+export const payoutWorkflow = (): PayoutWorkflow => (workflow ??= new StepFunctionsPayoutWorkflow());

@@ -1,9 +1,9 @@
 import { CID } from 'multiformats/cid';
-import { buildUnixfsDirectory, canonicalEvidenceBytes, EVIDENCE_FILE } from '../adapters/ipfs/evidence-package';
-import { STAGE_CODES } from '../adapters/ledger/abi';
+import { buildUnixfsDirectory, canonicalEvidenceBytes, EVIDENCE_FILE } from './evidence-package';
+import { STAGE_CODES } from './custody';
 import { auditHash, GENESIS_HASH } from './audit';
 import { auditMessageId } from './ids';
-import type { Hex } from './ports';
+import type { ChainMint, ChainStage, ChainTrail, EvidenceFetcher, Hex } from './ports';
 import type { AuditEntry } from './records';
 
 /**
@@ -35,36 +35,7 @@ export interface AuditVerification {
   first_failure?: Omit<AuditCheck, 'ok'>;
 }
 
-/** A decoded `BatchToken.BatchMinted(tokenId, batchId, auditHash)` event. */
-export interface ChainMint {
-  tokenId: bigint;
-  batchId: string;
-  auditHash: Hex;
-  txHash: Hex;
-}
-
-/** A decoded `TraceLog.StageRecorded(tokenId, stage, evidenceCid, auditHash, recorder)` event. */
-export interface ChainStage {
-  tokenId: bigint;
-  /** Stage code (`STAGE_CODES`). */
-  stage: number;
-  evidenceCid: string;
-  auditHash: Hex;
-  txHash: Hex;
-  logIndex: number;
-}
-
-/** The ledger events of one batch token (see `readChainTrail`). */
-export interface ChainTrail {
-  mints: ChainMint[];
-  stages: ChainStage[];
-}
-
-/**
- * Fetches an evidence directory by CID: its files (flat names, exact bytes), or `null` when the
- * content is not available. May throw; the failure is reported as an `evidence_cid` check.
- */
-export type EvidenceFetcher = (cid: string) => Promise<{ files: Array<{ path: string; bytes: Uint8Array }> } | null>;
+export type { ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
 
 const STAGE_CHANGED = 'STAGE_CHANGED';
 const BATCH_SUBMITTED = 'BATCH_SUBMITTED';

@@ -1,4 +1,4 @@
-import type { Duty } from '../auth/claims';
+import type { Duty } from './caller';
 import { STAGES, type Stage } from './records';
 
 /**
@@ -34,3 +34,19 @@ export function previousStage(stage: Stage): Stage | null {
 export function isNextStage(from: Stage, to: Stage): boolean {
   return nextStage(from) === to;
 }
+
+/** Stages at or after GRADED make a batch DDS-eligible (interface-spec "What the service does" 7). */
+export function isDdsEligible(stage: Stage | null): boolean {
+  return stage !== null && STAGES.indexOf(stage) >= STAGES.indexOf('GRADED');
+}
+
+/** Stage name → the `uint8` code TraceLog records (see TraceLog.sol). */
+export const STAGE_CODES = {
+  DELIVERED: 0,
+  GRADED: 1,
+  MILLED: 2,
+  WAREHOUSED: 3,
+  COMMITTED: 4,
+  EXPORTED: 5,
+  SETTLED: 6,
+} as const;

@@ -253,3 +253,18 @@ function maxLength(s: string, max: number, path: string, min = 0): void {
 function invalid(path: string, message: string): never {
   throw new DomainError('VALIDATION_ERROR', `${path} ${message}`, { details: [{ path, message }] });
 }
+
+/** A due diligence statement with its filing state (decisions §9). */
+export interface DdsRecord extends DueDiligenceStatement {
+  status: 'PENDING_FILING' | 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
+  cooperative_id: string;
+  ipfs_cid: string;
+  ipfs_url: string;
+  xml: string;
+  registry_uuid?: string;
+  reference_number?: string;
+  verification_number?: string;
+  rejection_reason?: string;
+  filed_at?: string;
+  available_at?: string;
+}

@@ -98,3 +98,94 @@ export class ProviderRejectedError extends Error {
     this.reason = reason;
   }
 }
+
+// ------------------------------------------------------------------ errors the use cases react to
+// Thrown by adapters through the ports (shared/domain/ports.ts), caught by use cases with instanceof.
+
+/** The batch's stage moved under a stage change (a concurrent change); the caller re-reads and reports the sequence rule. */
+export class StageConflictError extends Error {
+  constructor(readonly current: string | null) {
+    super(`stage is now ${current}`);
+    this.name = 'StageConflictError';
+  }
+}
+
+/** A concurrent payout creation took the batch's next payout sequence number; retry. */
+export class PayoutSequenceConflict extends Error {
+  constructor() {
+    super('payout sequence conflict');
+    this.name = 'PayoutSequenceConflict';
+  }
+}
+
+/** The payout's current status does not allow the event (it was applied already, or is final). */
+export class PayoutTransitionRejected extends Error {
+  constructor(payoutId: string, event: string) {
+    super(`payout ${payoutId}: ${event} does not apply to its current status`);
+    this.name = 'PayoutTransitionRejected';
+  }
+}
+
+/** Minting was refused because the token id exists already (`ERC721InvalidSender(address(0))`). */
+export class TokenAlreadyMintedError extends Error {
+  readonly tokenId: bigint;
+  constructor(tokenId: bigint, cause?: unknown) {
+    super(`BatchToken ${tokenId} is already minted`);
+    this.name = 'TokenAlreadyMintedError';
+    this.tokenId = tokenId;
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+/** The national farmer registry did not answer (network error, timeout, HTTP 5xx or 429) after all attempts. */
+export class NationalRegistryUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NationalRegistryUnavailableError';
+  }
+}
+
+/** The EU Information System could not be reached: network error, timeout, HTTP 5xx, or an unusable answer. Retry later. */
+export class DdsRegistryUnavailableError extends Error {
+  /** HTTP status when a response arrived. */
+  readonly httpStatus?: number;
+  constructor(message: string, opts: { httpStatus?: number; cause?: unknown } = {}) {
+    super(`EU Information System unavailable: ${message}`, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'DdsRegistryUnavailableError';
+    if (opts.httpStatus !== undefined) this.httpStatus = opts.httpStatus;
+  }
+}
+
+/** One `error:Error` entry of a DDS registry fault's detail (`xsd5-error-v01.xsd`). */
+export interface DdsRegistryFaultError {
+  id: string;
+  message: string;
+  field?: string;
+}
+
+/**
+ * The EU Information System refused the request: a SOAP Fault from authentication, schema
+ * validation or business rules (or a non-SOAP 4xx). Retrying the same request will not help.
+ * `message` carries the fault's message and the detail's errors.
+ */
+export class DdsRegistryRejectedError extends Error {
+  /** The fault's `faultcode` as sent, e.g. `S:Client`, `wsse:FailedAuthentication`, or `HTTP_403`. */
+  readonly faultCode: string;
+  /** The fault's `faultstring`. */
+  readonly faultString: string;
+  /** Local name of the detail's exception element, e.g. `BusinessRulesValidationException`. */
+  readonly exception?: string;
+  readonly errors: DdsRegistryFaultError[];
+  readonly httpStatus?: number;
+  constructor(fault: { faultCode: string; faultString: string; exception?: string; errors?: DdsRegistryFaultError[]; httpStatus?: number }) {
+    const errors = fault.errors ?? [];
+    const details = errors.map((e) => `${e.id}: ${e.message}${e.field ? ` (${e.field})` : ''}`);
+    super(['EU Information System rejected the request', [fault.exception, fault.faultString].filter(Boolean).join(': '), ...details].join(' — '));
+    this.name = 'DdsRegistryRejectedError';
+    this.faultCode = fault.faultCode;
+    this.faultString = fault.faultString;
+    if (fault.exception !== undefined) this.exception = fault.exception;
+    this.errors = errors;
+    if (fault.httpStatus !== undefined) this.httpStatus = fault.httpStatus;
+  }
+}

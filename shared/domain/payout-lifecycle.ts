@@ -12,6 +12,9 @@ import type { PayoutStatus } from './records';
  *   FAILED|RETRY_3|PROCESSING --RETRIES_EXHAUSTED--> MANUAL_REVIEW                     (final)
  */
 
+/** Seconds we tell callers a payout takes (interface-spec Limits: about 60 s). */
+export const ESTIMATED_COMPLETION_SECONDS = 60;
+
 export const MAX_ATTEMPTS = 4; // the first attempt and 3 automatic retries
 export const RETRY_WAIT_SECONDS = [30, 60, 120] as const;
 export const FINAL_STATUSES: readonly PayoutStatus[] = ['COMPLETED', 'MANUAL_REVIEW'];
@@ -44,23 +47,33 @@ export function allowedFrom(event: PayoutEvent): PayoutStatus[] {
   }
 }
 
+/**
+ * The status an applied event leads to: the one table of targets (`null` for ATTEMPT_STARTED,
+ * which keeps the status). The DynamoDB adapter writes this status on the condition that the
+ * stored status is one of `allowedFrom(event)`; `transition()` is the same rule for a known status.
+ */
+export function statusAfter(event: PayoutEvent): PayoutStatus | null {
+  switch (event.type) {
+    case 'ORDER_ACCEPTED':
+      return 'PROCESSING';
+    case 'ATTEMPT_STARTED':
+      return null;
+    case 'SETTLED':
+      return 'COMPLETED';
+    case 'ORDER_FAILED':
+      return 'FAILED';
+    case 'RETRY_SCHEDULED':
+      return `RETRY_${event.retry}`;
+    case 'RETRIES_EXHAUSTED':
+      return 'MANUAL_REVIEW';
+  }
+}
+
 /** The status after `event`; null when the event does not apply to `from` (it is then ignored). */
 export function transition(from: PayoutStatus, event: PayoutEvent): { status: PayoutStatus; retry_count?: number } | null {
   if (!allowedFrom(event).includes(from)) return null;
-  switch (event.type) {
-    case 'ORDER_ACCEPTED':
-      return { status: 'PROCESSING' };
-    case 'ATTEMPT_STARTED':
-      return { status: from };
-    case 'SETTLED':
-      return { status: 'COMPLETED' };
-    case 'ORDER_FAILED':
-      return { status: 'FAILED' };
-    case 'RETRY_SCHEDULED':
-      return { status: `RETRY_${event.retry}` as PayoutStatus, retry_count: event.retry };
-    case 'RETRIES_EXHAUSTED':
-      return { status: 'MANUAL_REVIEW' };
-  }
+  const status = statusAfter(event) ?? from;
+  return event.type === 'RETRY_SCHEDULED' ? { status, retry_count: event.retry } : { status };
 }
 
 export function isFinal(status: PayoutStatus): boolean {

@@ -4,6 +4,9 @@
  * Money is integers: `*_usd_micro` is micro-USD(C) (6 decimals), `*_ugx` whole shillings.
  */
 
+import type { DdsRecord, DueDiligenceStatement } from './dds';
+import type { AuditEntry, Batch, Cooperative, Farmer, Job, LedgerTx, Payout, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
+
 export type Hex = `0x${string}`;
 
 // ---------------------------------------------------------------- ledger (EVM)
@@ -133,3 +136,306 @@ export interface ForestCheck {
 export interface Clock {
   now(): Date;
 }
+
+// ---------------------------------------------------------------- stores (DynamoDB in AWS and locally)
+// Implemented by shared/adapters/dynamodb/*. Every write is one conditional write or transaction:
+// a failed write leaves nothing half-done.
+
+/** Cooperatives, farmers and the cooperative holding balance (decisions §3). */
+export interface RegistryStore {
+  /** Errors: COOPERATIVE_ALREADY_EXISTS (409) when the id is taken. */
+  createCooperative(c: Cooperative): Promise<void>;
+  getCooperative(id: string): Promise<Cooperative | null>;
+  /** Applies the changed fields. Errors: COOPERATIVE_NOT_FOUND (404). */
+  updateCooperative(id: string, patch: Partial<Omit<Cooperative, 'cooperative_id' | 'created_at'>>): Promise<Cooperative>;
+  /** USDC (micro) held for the cooperative from payouts in manual review. */
+  getHolding(cooperativeId: string): Promise<{ held_usd_micro: number; payouts_held: number; updated_at: string | null }>;
+  /** The cooperative's farms the forest check flagged. */
+  flaggedFarmers(cooperativeId: string): Promise<Farmer[]>;
+  setForestCheck(farmerId: string, r: { status: Farmer['gfw_status']; checked_at: string; dataset: { name: string; version: string } }): Promise<void>;
+  /** Stores a farmer (and the job of a registration still waiting for the national registry). Errors: FARMER_ALREADY_REGISTERED (409). */
+  createFarmer(f: Farmer, job?: Job): Promise<void>;
+  /** Completes a registration that waited for the national registry: the farmer's status and the job, in one transaction. */
+  settleNationalCheck(farmerId: string, jobId: string, outcome: 'VERIFIED' | 'REJECTED', at: string): Promise<void>;
+  getFarmer(id: string): Promise<Farmer | null>;
+}
+
+/** Batches, their audit log and jobs (decisions §8). */
+export interface BatchStore {
+  /** The next batch number of `year` (atomic counter, 1-based). */
+  nextBatchNumber(year: number): Promise<number>;
+  /** Stores a mint-pending batch with the ledger write that mints its BatchToken (and a job), in one transaction. */
+  putPending(batch: Batch, mint: LedgerTx, job?: Job): Promise<void>;
+  /** The mint was refused by the ledger: the batch's mint FAILED (and its job). */
+  markMintFailed(batchId: string, reason: string, jobId?: string, at?: string): Promise<void>;
+  /**
+   * The mint is mined: batch DELIVERED with its history entry, the first audit entry, the job
+   * COMPLETE, in one transaction. Returns false when it was confirmed already (idempotent).
+   */
+  confirmMint(input: { batchId: string; txHash: string; entry: AuditEntry; history: StageHistoryEntry; jobId?: string; at: string }): Promise<boolean>;
+  /** A batch whatever its mint status (pending ones included). */
+  getAny(batchId: string): Promise<PendingBatch | null>;
+  /** A confirmed batch (mint CONFIRMED), else null. */
+  get(batchId: string): Promise<Batch | null>;
+  setPaymentStatus(batchId: string, status: Batch['payment_status']): Promise<void>;
+  /** The batch's audit entries in sequence order. */
+  auditEntries(batchId: string): Promise<AuditEntry[]>;
+  /** Confirmed batches whose NET_COFFEE_PAYMENT payout does not exist yet, confirmed before `before` (ISO). */
+  awaitingPayoutBefore(before: string, limit: number): Promise<string[]>;
+  putJob(job: Job): Promise<void>;
+  getJob(jobId: string): Promise<Job | null>;
+}
+
+/** What a settlement or failure report did. */
+export type ApplyOutcome = 'APPLIED' | 'DUPLICATE_WEBHOOK' | 'IGNORED';
+
+/** A settlement as the provider reports it (webhook or order read). */
+export interface SettlementFacts {
+  attempt: number;
+  order_id: string;
+  amount_ugx: number;
+  exchange_rate: string;
+  mobile_money_transaction_id: string;
+  settled_at: string;
+}
+
+/** An inbound webhook's identity, remembered for replay detection. */
+export interface WebhookRef {
+  source: string;
+  id: string;
+}
+
+/**
+ * Payouts (payment type FARMER_PAYOUT). Every status change is conditioned on the statuses the
+ * domain's transition table allows (shared/domain/payout-lifecycle.ts) and on the attempt it
+ * concerns, so replays, reordering and concurrent writers cannot pay twice or move a payout back.
+ */
+export interface PayoutStore {
+  /**
+   * A PENDING payout and its (batch, reason) guard in one transaction, advancing the batch's payout
+   * sequence from `expectedSeq`. Errors: DUPLICATE_PAYOUT (409); PayoutSequenceConflict (retry).
+   */
+  createPending(payout: Payout, expectedSeq: number): Promise<void>;
+  /** Removes a payout whose order never reached the provider, with its guard (the caller may retry). */
+  discardUnsent(payout: Payout): Promise<void>;
+  /** PENDING → PROCESSING with the provider order. */
+  markProcessing(payout: Payout, order: { order_id: string; amount_ugx: number; exchange_rate: string }, at: string): Promise<Payout>;
+  /** The first order was rejected: FAILED, so the retry path starts. */
+  markFirstOrderRejected(payout: Payout, reason: string, at: string): Promise<Payout>;
+  /** Registers attempt N and its task token; returns the payout when the attempt cannot start (null when registered). */
+  registerAttempt(payoutId: string, attempt: number, token: string, at: string): Promise<Payout | null>;
+  setAttemptOrder(payoutId: string, attempt: number, orderId: string): Promise<void>;
+  /** COMPLETED with the settlement facts, audit entry and webhook receipt in one transaction. */
+  recordSettlement(payout: Payout, s: SettlementFacts, at: string, webhook?: WebhookRef): Promise<ApplyOutcome>;
+  /** FAILED for `attempt`, once; same replay and ordering rules as recordSettlement. */
+  recordFailure(payout: Payout, attempt: number, reason: string, at: string, webhook?: WebhookRef): Promise<ApplyOutcome>;
+  /** FAILED → RETRY_n. Errors: PayoutTransitionRejected when the status no longer allows it. */
+  scheduleRetry(payout: Payout, retry: 1 | 2 | 3, at: string): Promise<Payout>;
+  /** MANUAL_REVIEW, the USDC added to the cooperative's holding balance; false when it was already. */
+  markManualReview(payout: Payout, at: string): Promise<boolean>;
+  markManagerNotified(payoutId: string, at: string): Promise<void>;
+  /** Payouts not final whose last activity is older than `before` (ISO), oldest first. */
+  openBefore(before: string, limit: number): Promise<Payout[]>;
+  get(payoutId: string): Promise<Payout | null>;
+  /** The batch's payments oldest first; `nextToken` as returned before. Errors: VALIDATION_ERROR for a foreign token. */
+  listByBatch(batchId: string, limit: number, nextToken?: string): Promise<{ items: Payout[]; total: number; next_token?: string }>;
+}
+
+/** Custody trail writes: stage changes with their ledger writes, and purchase orders (decisions §8). */
+export interface CustodyStore {
+  /**
+   * Commits a stage change: stage, history, audit entry and the trace-log write to make, in one
+   * transaction conditional on the stage it moves from. Errors: StageConflictError.
+   */
+  commitStage(input: { batchId: string; tokenId: string; from: Stage; to: Stage; at: string; actor: string; evidenceCid: string; payload: Record<string, unknown> }): Promise<{ entry: AuditEntry; ledgerTx: LedgerTx }>;
+  getLedgerTx(id: string): Promise<LedgerTx | null>;
+  /** Keeps a signed transaction (raw bytes, hash, nonce) before it is broadcast. */
+  keepSigned(id: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void>;
+  /** The ledger write is mined: CONFIRMED, its hash into the batch's history, its job COMPLETE. */
+  confirm(tx: LedgerTx, txHash: string, blockNumber: number, at: string): Promise<void>;
+  /** Attaches a job to a write not yet confirmed; false when it was confirmed meanwhile. */
+  attachJob(tx: LedgerTx, job: Job): Promise<boolean>;
+  markFailed(id: string, reason: string, at: string): Promise<void>;
+  /** Ledger writes not confirmed, created before `before` (ISO), oldest first. */
+  openLedgerTxsBefore(before: string, limit: number): Promise<LedgerTx[]>;
+  /** Errors: VALIDATION_ERROR when a batch is on another purchase order already. */
+  createPurchaseOrder(po: PurchaseOrder): Promise<void>;
+  getPurchaseOrder(id: string): Promise<PurchaseOrder | null>;
+  /** DRAFT → CONFIRMED (false when it was confirmed already). */
+  confirmPurchaseOrder(po: PurchaseOrder, actor: string, at: string): Promise<boolean>;
+}
+
+/** Due diligence statements: one per batch, filed once (decisions §9). */
+export interface DdsStore {
+  /** Stores a new DDS; returns the batch's existing DDS id instead when it has one (else null). */
+  create(dds: DdsRecord): Promise<string | null>;
+  get(id: string): Promise<DdsRecord | null>;
+  markSubmitted(id: string, uuid: string, at: string): Promise<void>;
+  /** SUBMITTED → AVAILABLE; false when it was not SUBMITTED. */
+  markAvailable(id: string, reference: string, verification: string, at: string): Promise<boolean>;
+  markRejected(id: string, reason: string, at: string): Promise<boolean>;
+}
+
+/** Receipts of inbound webhooks whose effect is not one transaction (replay detection). */
+export interface WebhookReceiptStore {
+  hasWebhook(source: string, id: string): Promise<boolean>;
+  /** True the first time `(source, id)` is claimed, false when a receipt existed. */
+  claimWebhook(source: string, id: string, at: string): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------- workflow, queues
+
+/** The payout lifecycle state machine (Step Functions): one execution per payout, named after it. */
+export interface PayoutWorkflow {
+  /** Starts the execution (a no-op when it is running or ran). */
+  start(payoutId: string): Promise<void>;
+  /** SendTaskSuccess for a parked attempt (a stale token is ignored). */
+  resume(token: string, output: Record<string, unknown>): Promise<void>;
+  /** SendTaskFailure with an ASL error name (e.g. `OrderFailed`). */
+  fail(token: string, error: string, cause: string): Promise<void>;
+}
+
+/** Ledger-write queue (FIFO, one writer): make this ledger write land. */
+export interface LedgerWriteMessage {
+  ledger_tx_id: string;
+}
+
+/** Payout-request queue: start the NET_COFFEE_PAYMENT payout of a confirmed batch. */
+export interface PayoutRequestMessage {
+  batch_id: string;
+}
+
+/** DDS filing queue: file this statement with the EU Information System. */
+export interface DdsFilingMessage {
+  dds_id: string;
+}
+
+/** National-registry check queue: a registration waiting for MAAIF. */
+export interface NationalCheckMessage {
+  farmer_id: string;
+  job_id: string;
+}
+
+// ---------------------------------------------------------------- IPFS
+
+/** A package to pin: the root CID, every block of its DAG, a human name and optional metadata. */
+export interface PinRequest {
+  /** Root CID (CIDv1 base32 string), e.g. an evidence package directory. */
+  cid: string;
+  /** All blocks of the DAG under `cid` (CID string + exact bytes). */
+  blocks: Array<{ cid: string; bytes: Uint8Array }>;
+  /** Pin name (the Pinning Service API allows up to 255 characters). */
+  name: string;
+  /** String-to-string metadata stored with the pin (e.g. batch_id, stage). */
+  meta?: Record<string, string>;
+}
+
+/** One entry of a UnixFS directory: `size` is the file's size in bytes (0 for a subdirectory). */
+export interface PinStoreEntry {
+  name: string;
+  cid: string;
+  size: number;
+}
+
+/**
+ * Keeps evidence packages available on IPFS (decisions §8: evidence CIDs are real CIDv1 UnixFS
+ * CIDs that anyone can recompute from the pinned bytes). Implementations: `LocalPinStore`,
+ * `PinningServiceStore` (shared/adapters/ipfs).
+ */
+export interface PinStore {
+  /** Pins the DAG rooted at `pkg.cid`; resolves once the pin is in place. Rejects on a pinning failure. */
+  pin(pkg: PinRequest): Promise<void>;
+  /** The bytes of the file at `cid` or `cid/path`, with a content type; null when unknown or a directory. */
+  cat(cid: string, path?: string): Promise<{ bytes: Uint8Array; contentType: string } | null>;
+  /** The entries of the directory `cid`, sorted by name; null when unknown or not a directory. */
+  ls(cid: string): Promise<PinStoreEntry[] | null>;
+}
+
+// ---------------------------------------------------------------- registries
+
+/** Result of a national farmer registry look-up: only an ACTIVE farmer counts as found. */
+export type FarmerRegistryLookup =
+  | { found: true; farmer_id: string; full_name: string; district: string }
+  | { found: false };
+
+/** The national farmer registry (MAAIF). */
+export interface NationalFarmerRegistry {
+  /** Looks up a national farmer ID. Errors: NationalRegistryUnavailableError when the registry does not answer. */
+  lookup(farmerId: string): Promise<FarmerRegistryLookup>;
+}
+
+/** Lifecycle status of a filed DDS, as this service tracks it. */
+export type DdsRegistryStatus = 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
+
+/** What the EU Information System reports about one filed DDS. */
+export interface DdsRegistryStatusInfo {
+  /** AVAILABLE always carries both `reference_number` and `verification_number`. */
+  status: DdsRegistryStatus;
+  /** E.g. `26DEPDGY8NTUH2` (year, member state, 10 characters); at most 14 characters. */
+  reference_number?: string;
+  /** 5–35 characters (the sandbox gives 8). */
+  verification_number?: string;
+  /** The registry's reason when REJECTED. */
+  rejection_reason?: string;
+  /** The registry's own status word (`eudrCommon:EudrStatusType`, e.g. `GROUPED`) when it says more than `status`. */
+  registry_status?: string;
+}
+
+/**
+ * Filing due diligence statements with the EU Information System (decisions §9). Filing returns
+ * only the DDS identifier (a UUID); reference and verification numbers come later via `status`.
+ * Implementation: `SoapDdsRegistry` (shared/adapters/eudr), which also talks to the local sandbox.
+ */
+export interface DdsRegistry {
+  /**
+   * Files one `dds:SubmitDdsRequest` document (as `DdsDocuments.submitRequestXml` gives it).
+   * Never retried here: the registry creates a new DDS on every accepted call.
+   * Errors: DdsRegistryRejectedError (a SOAP Fault), DdsRegistryUnavailableError.
+   */
+  submit(xmlBody: string, opts: { internalReference: string }): Promise<{ uuid: string }>;
+  /** Current status of a filed DDS by its UUID; read-only. Errors as for `submit`. */
+  status(uuid: string): Promise<DdsRegistryStatusInfo>;
+}
+
+/** The EU Information System's document format for a DDS (SubmitDdsRequest XML, V3). */
+export interface DdsDocuments {
+  /** The `dds:SubmitDdsRequest` XML of a statement (the SOAP body content). */
+  submitRequestXml(statement: DueDiligenceStatement): string;
+}
+
+// ---------------------------------------------------------------- audit verification
+
+/** Reads a BatchToken's trail from the ledger (mint and TraceLog events). Errors: any read failure. */
+export type ChainTrailReader = (tokenId: bigint) => Promise<ChainTrail>;
+
+/** A decoded `BatchToken.BatchMinted(tokenId, batchId, auditHash)` event. */
+export interface ChainMint {
+  tokenId: bigint;
+  batchId: string;
+  auditHash: Hex;
+  txHash: Hex;
+}
+
+/** A decoded `TraceLog.StageRecorded(tokenId, stage, evidenceCid, auditHash, recorder)` event. */
+export interface ChainStage {
+  tokenId: bigint;
+  /** Stage code (`STAGE_CODES`). */
+  stage: number;
+  evidenceCid: string;
+  auditHash: Hex;
+  txHash: Hex;
+  logIndex: number;
+}
+
+/** The ledger events of one batch token (see `readChainTrail`). */
+export interface ChainTrail {
+  mints: ChainMint[];
+  stages: ChainStage[];
+}
+
+/**
+ * Fetches an evidence directory by CID: its files (flat names, exact bytes), or `null` when the
+ * content is not available. May throw; the failure is reported as an `evidence_cid` check.
+ */
+export type EvidenceFetcher = (cid: string) => Promise<{ files: Array<{ path: string; bytes: Uint8Array }> } | null>;
+

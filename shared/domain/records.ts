@@ -163,3 +163,45 @@ export interface AuditEntry {
   prev_hash: string;
   hash: string;
 }
+
+/** A ledger write (BatchToken mint or trace-log record): committed with its cause, signed once, broadcast until it lands. */
+export interface LedgerTx {
+  ledger_tx_id: string;
+  /** MINT: the BatchToken of a submitted batch; TRACE_STAGE: the trace-log record of a stage change. */
+  kind: 'MINT' | 'TRACE_STAGE';
+  batch_id: string;
+  token_id: string;
+  stage: Stage;
+  /** TRACE_STAGE only. */
+  evidence_cid?: string;
+  audit_hash: string;
+  audit_sequence_number: number;
+  /** TRACE_STAGE only: the stage-history entry that gets the transaction hash. */
+  history_index?: number;
+  status: 'PENDING' | 'SENT' | 'CONFIRMED' | 'FAILED';
+  raw_tx?: string;
+  tx_hash?: string;
+  nonce?: number;
+  block_number?: number;
+  job_id?: string;
+  created_at: string;
+  confirmed_at?: string;
+}
+
+
+/** A purchase order over batches of one cooperative (decisions §8). */
+export interface PurchaseOrder {
+  purchase_order_id: string;
+  status: 'DRAFT' | 'CONFIRMED';
+  cooperative_id: string;
+  batch_ids: string[];
+  buyer: string;
+  price_usd_per_kg: number;
+  buyer_operator?: { name: string; eori: string; address: string; email: string; country: string };
+  created_at: string;
+  created_by: string;
+  confirmed_at?: string;
+}
+
+/** A batch whose mint is pending keeps the audit entry its mint carries until the receipt confirms it. */
+export type PendingBatch = Batch & { pending_audit_entry?: AuditEntry };

@@ -40,6 +40,12 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
   public?: boolean;
   /** Keep the body as a string (no JSON parsing here), still size-checked. */
   rawBody?: boolean;
+  /**
+   * The operation's permission when it depends on what the body asks for (e.g. the duty of the
+   * requested custody stage): run on the parsed JSON before it is validated, so the order of
+   * checks stays token, permission (403), body (400) (decisions §5). Throws a DomainError.
+   */
+  authorize?: (caller: Caller, body: unknown) => void;
 }
 
 type Event = APIGatewayProxyEvent & { _requestId?: string; _rawBody?: string };
@@ -84,9 +90,10 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
     .handler(async (event) => {
       const requestId = event._requestId ?? ulid();
       const headers = lowerCaseHeaders(event.headers);
-      const body = (opts.body ? validate(opts.body, event.body, opts.issueCodes ?? []) : undefined) as S extends v.GenericSchema ? v.InferOutput<S> : undefined;
       const caller = callerFromContext(event.requestContext?.authorizer as Record<string, unknown> | undefined);
       if (!caller && !opts.public) throw new DomainError('UNAUTHORIZED', 'Missing or invalid Bearer token.');
+      if (opts.authorize && caller) opts.authorize(caller, event.body);
+      const body = (opts.body ? validate(opts.body, event.body, opts.issueCodes ?? []) : undefined) as S extends v.GenericSchema ? v.InferOutput<S> : undefined;
       const rawBody = event._rawBody ?? '';
       const reply = await fn({
         body,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { GRADES, LICENCE_STATUSES, PAYOUT_REASONS } from '../domain/records';
+import { GRADES, LICENCE_STATUSES, PAYOUT_REASONS, STAGES } from '../domain/records';
 
 /**
  * Request schemas (valibot). The same objects validate requests in the handlers and generate the
@@ -149,13 +149,25 @@ export const EVIDENCE_SCHEMAS = {
   EXPORTED: ExportedEvidenceSchema,
 } as const;
 
-/** PATCH /batch/{id}/stage. COMMITTED and SETTLED are not in the enum (set by the system only). */
-export const StageUpdateSchema = v.strictObject({
-  new_stage: v.picklist(['GRADED', 'MILLED', 'WAREHOUSED', 'EXPORTED'], 'must be one of GRADED, MILLED, WAREHOUSED, EXPORTED (COMMITTED and SETTLED are set by the system)'),
-  evidence: v.record(v.string(), v.unknown()),
+/** Fields every stage update carries besides its stage and evidence. */
+const StageUpdateCommon = {
   evidence_photo_base64: v.optional(v.pipe(v.string(), v.maxLength(6 * 1024 * 1024))),
   cooperative_id: Id,
-});
+};
+
+/**
+ * PATCH /batch/{id}/stage: one body schema per `new_stage`, each with its evidence schema.
+ * COMMITTED and SETTLED are not among them (set by the system only).
+ */
+export const StageUpdateSchema = v.variant('new_stage', [
+  v.strictObject({ new_stage: v.literal('GRADED'), evidence: GradedEvidenceSchema, ...StageUpdateCommon }),
+  v.strictObject({ new_stage: v.literal('MILLED'), evidence: MilledEvidenceSchema, ...StageUpdateCommon }),
+  v.strictObject({ new_stage: v.literal('WAREHOUSED'), evidence: WarehousedEvidenceSchema, ...StageUpdateCommon }),
+  v.strictObject({ new_stage: v.literal('EXPORTED'), evidence: ExportedEvidenceSchema, ...StageUpdateCommon }),
+], 'must be one of GRADED, MILLED, WAREHOUSED, EXPORTED (COMMITTED and SETTLED are set by the system)');
+
+/** A grade outside the set in GRADED evidence is INVALID_GRADE, not VALIDATION_ERROR. */
+export const STAGE_UPDATE_ISSUE_CODES = [{ path: 'evidence.grade', types: ['picklist'], code: 'INVALID_GRADE' as const }];
 
 const BatchIdSchema = v.pipe(v.string(), v.regex(/^BATCH-\d{4}-\d{6,}$/, 'must be a batch id BATCH-<yyyy>-<nnnnnn>'));
 
@@ -179,4 +191,23 @@ export const VerifyGfwSchema = v.strictObject({ farmer_id: Id });
 export const GenerateDdsSchema = v.strictObject({
   batch_id: BatchIdSchema,
   description: v.optional(Text(150)),
+});
+
+// ------------------------------------------------------------------ chain events (decisions §6)
+
+/** The signed body of POST /api/webhooks/chain-events: `{type: "batch.stage_changed", data: {…}}`. */
+export const ChainEventSchema = v.object({
+  type: v.literal('batch.stage_changed'),
+  data: v.object({
+    batch_id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+    /** uint256 token id as a decimal string (a safe integer number is accepted too). */
+    token_id: v.union([
+      v.pipe(v.string(), v.regex(/^\d{1,78}$/, 'must be a decimal uint256')),
+      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
+    ]),
+    stage: v.picklist(STAGES),
+    tx_hash: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x hex hash')),
+    block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    log_index: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  }),
 });

@@ -1,35 +1,38 @@
-import type * as v from 'valibot';
-import type { Caller } from '../auth/claims';
-import type { BatchRepository } from '../adapters/dynamodb/batch-repo';
-import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
-import type { PayoutRequestMessage } from '../adapters/aws/queues';
-import type { CustodyRepository, LedgerTx } from '../adapters/dynamodb/custody-repo';
-import type { LedgerWriteMessage } from './custody';
+import { assertActsFor, isCooperativeActive } from '../domain/access';
 import { buildAuditEntry, GENESIS_HASH } from '../domain/audit';
+import type { Caller } from '../domain/caller';
 import { DomainError, LedgerUnavailableError } from '../domain/errors';
+import { assertFarmerUsable } from '../domain/farmer';
 import { formatBatchId, newJobId, tokenIdForBatch } from '../domain/ids';
 import { ugxForWeight } from '../domain/money';
-import { maskPhone } from '../domain/masking';
-import type { WorkQueue } from '../domain/ports';
-import { STAGES, type AuditEntry, type Batch, type Job } from '../domain/records';
-import type { SubmitBatchSchema } from '../http/schemas';
+import type { BatchStore, CustodyStore, LedgerWriteMessage, RegistryStore, WorkQueue } from '../domain/ports';
+import type { Batch, Grade, Job, LedgerTx, PendingBatch } from '../domain/records';
 import { logger } from '../runtime/logger';
-import { assertActsFor } from './access';
-import { assertFarmerUsable, isCooperativeActive } from './registry';
-import { ESTIMATED_COMPLETION_SECONDS } from './payouts';
+import { waitForLedgerTx } from './ledger-wait';
 
+/** The ports batch submission needs. */
 export interface BatchDeps {
-  registry: RegistryRepository;
-  batches: BatchRepository;
-  custody: CustodyRepository;
+  registry: RegistryStore;
+  batches: BatchStore;
+  custody: Pick<CustodyStore, 'getLedgerTx' | 'attachJob'>;
   /** The single ledger writer's queue: the mint is made there, like every ledger write. */
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
-  payoutQueue: WorkQueue<PayoutRequestMessage>;
   now: () => Date;
 }
 
-/** A pending batch keeps the audit entry its mint carries until the receipt confirms it. */
-type PendingBatch = Batch & { pending_audit_entry?: AuditEntry };
+/** POST /batch/submit input, validated by the transport (shared/http/schemas.ts SubmitBatchSchema). */
+export interface SubmitBatchInput {
+  farmer_id: string;
+  cooperative_id: string;
+  /** Kilograms, 1–5000. */
+  weight_kg: number;
+  grade: Grade;
+  /** Percent, 0–100. */
+  moisture_pct: number;
+  collection_point_gps: { lat: number; lng: number };
+  weight_slip_photo_url?: string;
+  collector_agent_id: string;
+}
 
 export type SubmitResult =
   | { kind: 'created'; batch: Batch; farmerPhone: string | null; auditMessageId: string }
@@ -52,7 +55,7 @@ export type SubmitResult =
 export async function submitBatch(
   deps: BatchDeps,
   caller: Caller,
-  input: v.InferOutput<typeof SubmitBatchSchema>,
+  input: SubmitBatchInput,
   opts: { respondAsync: boolean; receiptWaitMs: number },
 ): Promise<SubmitResult> {
   assertActsFor(caller, input.cooperative_id);
@@ -114,107 +117,18 @@ export async function submitBatch(
   if (job) return { kind: 'accepted', job };
 
   // Wait for the single ledger writer to land the mint (it then records the batch as DELIVERED).
-  const deadline = Date.now() + opts.receiptWaitMs;
-  for (;;) {
-    const tx = await deps.custody.getLedgerTx(mint.ledger_tx_id);
-    if (tx?.status === 'CONFIRMED') {
-      const confirmed = await deps.batches.get(batchId);
-      if (confirmed) return { kind: 'created', batch: confirmed, farmerPhone: farmer.phone ?? null, auditMessageId: entry.message_id };
-    }
-    if (tx?.status === 'FAILED') throw new LedgerUnavailableError(`The BatchToken mint of ${batchId} was refused by the ledger; nothing was recorded.`);
-    if (Date.now() >= deadline) {
-      const slowJob: Job = { job_id: newJobId(), type: 'BATCH_SUBMISSION', status: 'PENDING', cooperative_id: input.cooperative_id, batch_id: batchId, created_at: at };
-      if (await deps.custody.attachJob(mint, slowJob)) return { kind: 'accepted', job: slowJob };
-      continue; // confirmed meanwhile
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/**
- * Records a mined BatchToken (used by submission and by the mint queue's consumer): batch
- * DELIVERED, first audit entry, job COMPLETE — one transaction, idempotent — then requests the
- * batch's NET_COFFEE_PAYMENT payout through the payout-request queue.
- */
-export async function confirmBatchMint(deps: { batches: BatchRepository; payoutQueue: WorkQueue<PayoutRequestMessage>; now: () => Date }, msg: { batch_id: string; tx_hash: string; job_id?: string }): Promise<Batch> {
-  const pending = (await deps.batches.getAny(msg.batch_id)) as PendingBatch | null;
-  if (!pending) throw new Error(`batch ${msg.batch_id} not found`);
-  if (pending.mint_status === 'PENDING') {
-    const entry = pending.pending_audit_entry;
-    if (!entry) throw new Error(`batch ${msg.batch_id} has no pending audit entry`);
-    const at = deps.now().toISOString();
-    const applied = await deps.batches.confirmMint({
-      batchId: msg.batch_id,
-      txHash: msg.tx_hash,
-      entry,
-      history: { stage: 'DELIVERED', at: entry.at, actor: entry.actor, chain_tx_hash: msg.tx_hash, audit_log_sequence_number: String(entry.sequence_number), evidence_ipfs_cid: null },
-      jobId: msg.job_id,
-      at,
-    });
-    if (applied) {
-      try {
-        await deps.payoutQueue.send({ batch_id: msg.batch_id });
-      } catch (err) {
-        logger.error('payout request could not be queued; the batch stays INITIATED for reconciliation', { batch_id: msg.batch_id, error: err as Error });
-      }
-    }
-  }
-  const batch = await deps.batches.get(msg.batch_id);
-  if (!batch) throw new Error(`batch ${msg.batch_id} is not confirmed (mint ${pending.mint_status})`);
-  return batch;
-}
-
-/** Stages at or after GRADED make a batch DDS-eligible (interface-spec "What the service does" 7). */
-export function isDdsEligible(stage: Batch['stage']): boolean {
-  return stage !== null && STAGES.indexOf(stage) >= STAGES.indexOf('GRADED');
-}
-
-/** The 201 body of POST /batch/submit (interface-spec "Batch submission" response). */
-export function submissionView(r: Extract<SubmitResult, { kind: 'created' }>) {
-  return {
-    success: true,
-    data: {
-      batch_id: r.batch.batch_id,
-      token_id: r.batch.token_id,
-      chain_tx_hash: r.batch.chain_tx_hash,
-      audit_log_message_id: r.auditMessageId,
-      payment_status: r.batch.payment_status,
-      payment_amount_ugx: r.batch.payment_amount_ugx,
-      farmer_phone: r.farmerPhone ? maskPhone(r.farmerPhone) : null,
-      estimated_payment_time_seconds: ESTIMATED_COMPLETION_SECONDS,
-      stage: r.batch.stage,
-      created_at: r.batch.created_at,
-    },
-  };
-}
-
-/** GET /batch/{id} (decisions §8). */
-export function batchView(b: Batch) {
-  return {
-    batch_id: b.batch_id,
-    token_id: b.token_id,
-    farmer_id: b.farmer_id,
-    cooperative_id: b.cooperative_id,
-    weight_kg: b.weight_kg,
-    grade: b.grade,
-    moisture_pct: b.moisture_pct,
-    collection_point_gps: b.collection_point_gps,
-    weight_slip_photo_url: b.weight_slip_photo_url ?? null,
-    collector_agent_id: b.collector_agent_id,
-    stage: b.stage,
-    chain_tx_hash: b.chain_tx_hash ?? null,
-    stage_history: b.stage_history,
-    dds_eligible: isDdsEligible(b.stage),
-    payment_status: b.payment_status,
-    payment_amount_ugx: b.payment_amount_ugx,
-    audit_log_length: b.audit_seq,
-    created_at: b.created_at,
-    updated_at: b.updated_at,
-  };
+  const landed = await waitForLedgerTx(deps, mint, opts.receiptWaitMs, () => ({
+    job_id: newJobId(), type: 'BATCH_SUBMISSION', status: 'PENDING', cooperative_id: input.cooperative_id, batch_id: batchId, created_at: at,
+  }));
+  if (landed.kind === 'failed') throw new LedgerUnavailableError(`The BatchToken mint of ${batchId} was refused by the ledger; nothing was recorded.`);
+  if (landed.kind === 'accepted') return { kind: 'accepted', job: landed.job };
+  const confirmed = await deps.batches.get(batchId);
+  if (!confirmed) throw new Error(`batch ${batchId}: mint confirmed but the batch is not`);
+  return { kind: 'created', batch: confirmed, farmerPhone: farmer.phone ?? null, auditMessageId: entry.message_id };
 }
 
 /** Reads a batch for a caller. Errors: BATCH_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS (403). */
-export async function readBatch(batches: BatchRepository, caller: Caller, batchId: string): Promise<Batch> {
+export async function readBatch(batches: Pick<BatchStore, 'get'>, caller: Caller, batchId: string): Promise<Batch> {
   const b = await batches.get(batchId);
   if (!b) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} is not recognised.`);
   assertActsFor(caller, b.cooperative_id);
@@ -222,9 +136,9 @@ export async function readBatch(batches: BatchRepository, caller: Caller, batchI
 }
 
 /** GET /jobs/{id}: ADMIN, or the cooperative the job belongs to. Errors: JOB_NOT_FOUND, INSUFFICIENT_PERMISSIONS. */
-export async function readJob(batches: BatchRepository, caller: Caller, jobId: string) {
+export async function readJob(batches: Pick<BatchStore, 'getJob'>, caller: Caller, jobId: string): Promise<Job> {
   const j = await batches.getJob(jobId);
   if (!j) throw new DomainError('JOB_NOT_FOUND', `Job ${jobId} is not recognised.`);
   assertActsFor(caller, j.cooperative_id);
-  return { job_id: j.job_id, type: j.type, status: j.status, ...(j.farmer_id ? { farmer_id: j.farmer_id } : { batch_id: j.batch_id ?? null }), tx_hash: j.tx_hash ?? null, ...(j.error ? { error: j.error } : {}), created_at: j.created_at, completed_at: j.completed_at ?? null };
+  return j;
 }

@@ -1,13 +1,10 @@
-import * as v from 'valibot';
-import type { Caller } from '../auth/claims';
+import { SYSTEM_CALLER } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import { ugxForWeight } from '../domain/money';
-import { STAGES } from '../domain/records';
-import { validate } from '../http/validation';
+import type { WebhookReceiptStore } from '../domain/ports';
+import type { Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
-import { verifyStandardWebhook } from './payout-webhook';
 import { createFarmerPayout, type PayoutDeps } from './payouts';
-
 /**
  * Inbound chain events (decisions §6 `POST /api/webhooks/chain-events`; interface-spec Events:
  * "EXPORTED chain event → calls the farmer-payout operation automatically for the batch").
@@ -20,27 +17,22 @@ import { createFarmerPayout, type PayoutDeps } from './payouts';
 /** Receipt source of this webhook (`WEBHOOK#chain-events#<webhook-id>`). */
 export const CHAIN_EVENTS_SOURCE = 'chain-events';
 
-/** Longest accepted `webhook-id` (it becomes part of a DynamoDB key). */
-const MAX_WEBHOOK_ID_LENGTH = 200;
-
-/** The signed body: `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}`. */
-export const ChainEventSchema = v.object({
-  type: v.literal('batch.stage_changed'),
-  data: v.object({
-    batch_id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
-    /** uint256 token id as a decimal string (a safe integer number is accepted too). */
-    token_id: v.union([
-      v.pipe(v.string(), v.regex(/^\d{1,78}$/, 'must be a decimal uint256')),
-      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
-    ]),
-    stage: v.picklist(STAGES),
-    tx_hash: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x hex hash')),
-    block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
-    log_index: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  }),
-});
-
-export type ChainEvent = v.InferOutput<typeof ChainEventSchema>;
+/**
+ * A `batch.stage_changed` chain event, its signature verified and its body validated by the
+ * transport (shared/http/webhook.ts, shared/http/schemas.ts ChainEventSchema).
+ */
+export interface ChainEvent {
+  type: 'batch.stage_changed';
+  data: {
+    batch_id: string;
+    /** uint256 token id as a decimal string (or a safe integer). */
+    token_id: string | number;
+    stage: Stage;
+    tx_hash: string;
+    block_number: number;
+    log_index: number;
+  };
+}
 
 /** What starting the automatic TOP_UP did. */
 export type TopUpOutcome = 'STARTED' | 'ALREADY_STARTED' | 'NO_PREMIUM' | 'NOT_PAYABLE';
@@ -48,18 +40,10 @@ export type TopUpOutcome = 'STARTED' | 'ALREADY_STARTED' | 'NO_PREMIUM' | 'NOT_P
 /** What a chain-event webhook did (the 200 body's `outcome`). */
 export type ChainEventOutcome = TopUpOutcome | 'NOTED' | 'UNKNOWN_BATCH' | 'TOKEN_MISMATCH' | 'DUPLICATE_WEBHOOK';
 
-/** Webhook receipts (shared/adapters/dynamodb/webhook-receipts.ts). */
-export interface WebhookReceiptsPort {
-  hasWebhook(source: string, id: string): Promise<boolean>;
-  claimWebhook(source: string, id: string, at: string): Promise<boolean>;
-}
-
+/** The ports chain events need: those of payouts, and the webhook receipts. */
 export interface ChainEventDeps extends PayoutDeps {
-  receipts: WebhookReceiptsPort;
+  receipts: WebhookReceiptStore;
 }
-
-/** The system itself, as the caller of automatic payouts (as startBatchPayout). */
-const SYSTEM_CALLER: Caller = { sub: 'system', role: 'ADMIN', duties: [] };
 
 /**
  * Starts the automatic export-premium payout of a batch that reached EXPORTED (decisions §4):
@@ -105,9 +89,8 @@ export async function startTopUpPayout(deps: PayoutDeps, batchId: string): Promi
 }
 
 /**
- * POST /api/webhooks/chain-events. Steps:
- *  1. Standard Webhooks signature over the raw body (401 INVALID_SIGNATURE);
- *  2. the body (400 VALIDATION_ERROR);
+ * POST /api/webhooks/chain-events, after the transport verified the Standard Webhooks signature
+ * (401 INVALID_SIGNATURE), the `webhook-id` and the body (400 VALIDATION_ERROR). Steps:
  *  3. a `webhook-id` with a receipt → 200 `DUPLICATE_WEBHOOK`, nothing done again;
  *  4. the effect: unknown batch → `UNKNOWN_BATCH` (logged); token id ≠ the batch's →
  *     `TOKEN_MISMATCH` (logged as an error); EXPORTED → `startTopUpPayout`; other stages → `NOTED`;
@@ -125,20 +108,9 @@ export async function startTopUpPayout(deps: PayoutDeps, batchId: string): Promi
  */
 export async function applyChainEvent(
   deps: ChainEventDeps,
-  input: { secret: string; rawBody: string; headers: Record<string, string> },
+  input: { webhookId: string; event: ChainEvent },
 ): Promise<{ received: true; outcome: ChainEventOutcome; payout_id?: string }> {
-  verifyStandardWebhook(input.secret, input.rawBody, input.headers);
-  const webhookId = input.headers['webhook-id'] ?? '';
-  if (webhookId.length > MAX_WEBHOOK_ID_LENGTH) {
-    throw new DomainError('VALIDATION_ERROR', `webhook-id is longer than ${MAX_WEBHOOK_ID_LENGTH} characters.`, { details: [{ path: 'webhook-id', message: 'too long' }] });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(input.rawBody);
-  } catch {
-    throw new DomainError('VALIDATION_ERROR', 'The webhook body is not valid JSON.');
-  }
-  const event: ChainEvent = validate(ChainEventSchema, json, [], 'webhook body');
+  const { webhookId, event } = input;
   const { data } = event;
   const facts = { webhook_id: webhookId, batch_id: data.batch_id, token_id: String(data.token_id), stage: data.stage, tx_hash: data.tx_hash, log_index: data.log_index };
 

@@ -1,25 +1,18 @@
 import canonicalize from 'canonicalize';
-import type { Caller } from '../auth/claims';
-import type { BatchRepository } from '../adapters/dynamodb/batch-repo';
-import type { CustodyRepository } from '../adapters/dynamodb/custody-repo';
-import type { DdsRecord, DdsRepository } from '../adapters/dynamodb/dds-repo';
-import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
-import { DdsRegistryRejectedError, type DdsRegistry } from '../adapters/eudr/dds-registry';
-import { submitDdsRequestXml } from '../adapters/eudr/submit-dds-xml';
-import { buildUnixfsDirectory } from '../adapters/ipfs/evidence-package';
-import type { PinStore } from '../adapters/ipfs/pin-store';
-import { buildDueDiligenceStatement } from '../domain/dds';
-import { DomainError } from '../domain/errors';
-import type { ForestCheck, ForestCheckResult, Notifier, WorkQueue } from '../domain/ports';
+import { assertActsFor } from '../domain/access';
+import type { Caller } from '../domain/caller';
+import { buildDueDiligenceStatement, type DdsRecord } from '../domain/dds';
+import { DdsRegistryRejectedError, DomainError } from '../domain/errors';
+import { buildUnixfsDirectory } from '../domain/evidence-package';
+import type { BatchStore, CustodyStore, DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore, ForestCheck, ForestCheckResult, Notifier, PinStore, RegistryStore, WorkQueue } from '../domain/ports';
 import { logger } from '../runtime/logger';
-import { assertActsFor } from './access';
 
 /**
  * POST /eudr/verify-gfw (decisions §9): checks the farm again and records the result.
  * Errors: FARMER_NOT_REGISTERED, INSUFFICIENT_PERMISSIONS, GFW_API_UNAVAILABLE (503, Retry-After 300).
  */
 export async function verifyFarmForest(
-  deps: { registry: RegistryRepository; forestCheck: ForestCheck },
+  deps: { registry: Pick<RegistryStore, 'getFarmer' | 'setForestCheck'>; forestCheck: ForestCheck },
   caller: Caller,
   farmerId: string,
 ): Promise<ForestCheckResult & { farmer_id: string }> {
@@ -34,17 +27,14 @@ export async function verifyFarmForest(
   return { farmer_id: farmerId, ...result };
 }
 
-/** Message on the DDS filing queue. */
-export interface DdsFilingMessage {
-  dds_id: string;
-}
-
+/** The ports DDS generation needs. */
 export interface DdsDeps {
-  batches: BatchRepository;
-  registry: RegistryRepository;
-  custody: CustodyRepository;
-  dds: DdsRepository;
-  pins: PinStore;
+  batches: Pick<BatchStore, 'get'>;
+  registry: Pick<RegistryStore, 'getFarmer'>;
+  custody: Pick<CustodyStore, 'getPurchaseOrder'>;
+  dds: Pick<DdsStore, 'create' | 'get'>;
+  documents: DdsDocuments;
+  pins: Pick<PinStore, 'pin'>;
   filingQueue: WorkQueue<DdsFilingMessage>;
   ipfsGatewayUrl: string;
   now: () => Date;
@@ -84,7 +74,7 @@ export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_
     ...(input.description ? { description: input.description } : {}),
     createdAt,
   });
-  const xml = submitDdsRequestXml(statement);
+  const xml = deps.documents.submitRequestXml(statement);
   const json = canonicalize(statement)!;
   const { cid, blocks } = await buildUnixfsDirectory([
     { path: 'dds.json', bytes: new TextEncoder().encode(json) },
@@ -104,20 +94,8 @@ export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_
   return { dds: record, created: true };
 }
 
-/** The DDS as returned by GET /eudr/dds/{id} (decisions §9), without the XML. */
-export function ddsView(d: DdsRecord) {
-  return {
-    dds_id: d.dds_id, batch_id: d.batch_id, status: d.status, internal_reference_number: d.internal_reference_number, activity_type: d.activity_type,
-    country_of_activity: d.country_of_activity, country_of_entry: d.country_of_entry, operator: d.operator, hs_heading: d.hs_heading,
-    description_of_goods: d.description_of_goods, net_weight_kg: d.net_weight_kg, country_of_production: d.country_of_production,
-    producers: d.producers.map((p) => ({ farmer_id: p.farmer_id, name: p.name, country: p.country, geolocation_geojson: p.geolocation_geojson })),
-    geolocation: d.geolocation, ipfs_cid: d.ipfs_cid, ipfs_url: d.ipfs_url, reference_number: d.reference_number ?? null,
-    verification_number: d.verification_number ?? null, rejection_reason: d.rejection_reason ?? null, created_at: d.created_at,
-  };
-}
-
 /** Reads a DDS for a caller. Errors: DDS_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS. */
-export async function readDds(dds: DdsRepository, caller: Caller, id: string): Promise<DdsRecord> {
+export async function readDds(dds: Pick<DdsStore, 'get'>, caller: Caller, id: string): Promise<DdsRecord> {
   const d = await dds.get(id);
   if (!d) throw new DomainError('DDS_NOT_FOUND', `Due diligence statement ${id} is not recognised.`);
   assertActsFor(caller, d.cooperative_id);
@@ -131,7 +109,7 @@ export async function readDds(dds: DdsRepository, caller: Caller, id: string): P
  * are not (the queue retries). A rejection is recorded with its reason. When the DDS becomes
  * AVAILABLE the cooperative is told (the outbound `dds.available` event).
  */
-export async function fileDds(deps: { dds: DdsRepository; registry: DdsRegistry; notifier: Notifier; now: () => Date }, ddsId: string): Promise<void> {
+export async function fileDds(deps: { dds: DdsStore; registry: DdsRegistry; notifier: Notifier; now: () => Date }, ddsId: string): Promise<void> {
   let d = await deps.dds.get(ddsId);
   if (!d) throw new Error(`DDS ${ddsId} not found`);
   if (d.status === 'AVAILABLE' || d.status === 'REJECTED') return;

@@ -1,55 +1,43 @@
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import * as v from 'valibot';
-import { DomainError } from '../domain/errors';
 import { parseProviderReference } from '../domain/ids';
-import type { PayoutDeps } from './payouts';
-import { PayoutWebhookSchema } from '../http/schemas';
-import { validate } from '../http/validation';
+import type { PayoutStore, PayoutWorkflow } from '../domain/ports';
 import { logger } from '../runtime/logger';
 
-/** Tolerance of Standard Webhooks timestamps (decisions §6): 5 minutes (the library's default). */
+/** Receipt source of the payout provider's webhooks (`WEBHOOK#payout-provider#<webhook-id>`). */
 export const WEBHOOK_SOURCE = 'payout-provider';
 
 /**
- * Verifies a Standard Webhooks signature over the raw body (`webhook-id`, `webhook-timestamp`,
- * `webhook-signature`; 5 minutes of tolerance). Errors: INVALID_SIGNATURE (401).
+ * A payout-provider event, its Standard Webhooks signature verified and its body validated by the
+ * transport (shared/http/webhook.ts, shared/http/schemas.ts PayoutWebhookSchema).
  */
-export function verifyStandardWebhook(secretValue: string, rawBody: string, headers: Record<string, string>): void {
-  try {
-    new Webhook(secretValue).verify(rawBody, {
-      'webhook-id': headers['webhook-id'] ?? '',
-      'webhook-timestamp': headers['webhook-timestamp'] ?? '',
-      'webhook-signature': headers['webhook-signature'] ?? '',
-    });
-  } catch (err) {
-    if (err instanceof WebhookVerificationError || err instanceof Error) {
-      throw new DomainError('INVALID_SIGNATURE', `Webhook signature rejected: ${err.message}.`);
-    }
-    throw err;
-  }
+export interface PayoutProviderEvent {
+  type: 'order.settled' | 'order.failed';
+  data: {
+    order_id: string;
+    /** Our reference: `<payout_id>-A<attempt>`. */
+    reference: string;
+    amount_ugx?: number | null;
+    /** UGX per USD. */
+    exchange_rate?: string | number | null;
+    mobile_money_transaction_id?: string | null;
+    settled_at?: string | null;
+    failure_reason?: string | null;
+  };
 }
 
 /**
- * POST /api/webhooks/payout-provider (decisions §6, §7). 1. verify the signature 2. parse the
- * event 3. record it durably — `order.settled` completes the payout (COMPLETED, PAYMENT_CONFIRMED),
+ * POST /api/webhooks/payout-provider (decisions §6, §7), after the transport verified the
+ * signature and parsed the event: 1. record it durably — `order.settled` completes the payout (COMPLETED, PAYMENT_CONFIRMED),
  * `order.failed` marks it FAILED — in one conditional transaction that also remembers the
- * webhook id 4. resume (SendTaskSuccess) or fail (SendTaskFailure) the waiting attempt.
+ * webhook id 2. resume (SendTaskSuccess) or fail (SendTaskFailure) the waiting attempt.
  * A replayed webhook id, a settlement for a superseded attempt, an `order.failed` after
  * `order.settled` or an event about an unknown order change nothing and are acknowledged (200).
  */
 export async function applyPayoutWebhook(
-  deps: Pick<PayoutDeps, 'payouts' | 'workflow' | 'now'>,
-  input: { secret: string; rawBody: string; headers: Record<string, string> },
+  deps: { payouts: PayoutStore; workflow: PayoutWorkflow; now: () => Date },
+  input: { webhookId: string; event: PayoutProviderEvent },
 ): Promise<{ received: true; outcome: string }> {
-  verifyStandardWebhook(input.secret, input.rawBody, input.headers);
-  let json: unknown;
-  try {
-    json = JSON.parse(input.rawBody);
-  } catch {
-    throw new DomainError('VALIDATION_ERROR', 'The webhook body is not valid JSON.');
-  }
-  const event: v.InferOutput<typeof PayoutWebhookSchema> = validate(PayoutWebhookSchema, json, [], 'webhook body');
-  const webhook = { source: WEBHOOK_SOURCE, id: input.headers['webhook-id']! };
+  const { event } = input;
+  const webhook = { source: WEBHOOK_SOURCE, id: input.webhookId };
   const ref = parseProviderReference(event.data.reference);
   const payout = ref ? await deps.payouts.get(ref.payoutId) : null;
   if (!ref || !payout) {

@@ -1,26 +1,20 @@
-import type { Caller } from '../auth/claims';
-import type { BatchRepository } from '../adapters/dynamodb/batch-repo';
-import { PayoutSequenceConflict, type PayoutRepository } from '../adapters/dynamodb/payout-repo';
-import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
-import type { PayoutWorkflow } from '../adapters/aws/payout-workflow';
-import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../domain/errors';
+import { assertActsFor, canSeePayment } from '../domain/access';
+import { SYSTEM_CALLER, type Caller } from '../domain/caller';
+import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected, ProviderRejectedError, ProviderUnavailableError } from '../domain/errors';
+import { assertFarmerUsable } from '../domain/farmer';
 import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
 import { maskPhone } from '../domain/masking';
-import type { Notifier, PayoutProvider } from '../domain/ports';
-import type { Payout, PayoutReason } from '../domain/records';
 import { allowedFrom, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
+import type { BatchStore, Notifier, PayoutProvider, PayoutStore, PayoutWorkflow, RegistryStore } from '../domain/ports';
+import type { Payout, PayoutReason } from '../domain/records';
 import { logger } from '../runtime/logger';
-import { assertActsFor } from './access';
-import { assertFarmerUsable } from './registry';
 
-/** Seconds we tell callers a payout takes (interface-spec Limits: about 60 s). */
-export const ESTIMATED_COMPLETION_SECONDS = 60;
-
+/** The ports payout use cases need. */
 export interface PayoutDeps {
-  registry: RegistryRepository;
-  batches: BatchRepository;
-  payouts: PayoutRepository;
+  registry: RegistryStore;
+  batches: BatchStore;
+  payouts: PayoutStore;
   provider: PayoutProvider;
   workflow: PayoutWorkflow;
   now: () => Date;
@@ -127,73 +121,15 @@ export async function createFarmerPayout(
   return processing;
 }
 
-/** The create response (interface-spec "Payout" create response). */
-export function payoutCreatedView(p: Payout) {
-  return {
-    payout_id: p.payment_id,
-    status: p.status,
-    farmer_id: p.farmer_id,
-    batch_id: p.batch_id,
-    reason: p.reason,
-    amount_usdc: microToUsdc(p.amount_usd_micro),
-    estimated_ugx: p.estimated_ugx,
-    exchange_rate: Number(p.exchange_rate),
-    phone: maskPhone(p.phone),
-    provider_order_id: p.provider_order_id ?? null,
-    estimated_completion_seconds: ESTIMATED_COMPLETION_SECONDS,
-    created_at: p.created_at,
-  };
-}
-
-/** GET /payments/farmer-payout/{id} (interface-spec "Payout status response"). */
-export function payoutStatusView(p: Payout) {
-  return {
-    payout_id: p.payment_id,
-    status: p.status,
-    amount_usdc: microToUsdc(p.amount_usd_micro),
-    amount_ugx: p.amount_ugx,
-    provider_order_id: p.provider_order_id ?? null,
-    mobile_money_transaction_id: p.mobile_money_transaction_id ?? null,
-    completed_at: p.completed_at ?? null,
-    elapsed_seconds: p.elapsed_seconds ?? null,
-    retry_count: p.retry_count,
-  };
-}
-
-/** GET /payments/{id} for a FARMER_PAYOUT (interface-spec "Payment record"). */
-export function paymentRecordView(p: Payout) {
-  return {
-    payment_id: p.payment_id,
-    payment_type: p.payment_type,
-    status: p.status,
-    amount_usdc: microToUsdc(p.amount_usd_micro),
-    created_at: p.created_at,
-    completed_at: p.completed_at ?? null,
-    settled_at: p.settled_at ?? null,
-    updated_at: p.updated_at,
-    farmer_id: p.farmer_id,
-    batch_id: p.batch_id,
-    cooperative_id: p.cooperative_id,
-    amount_ugx: p.amount_ugx,
-    exchange_rate: Number(p.exchange_rate),
-    provider_order_id: p.provider_order_id ?? null,
-    mobile_money_transaction_id: p.mobile_money_transaction_id ?? null,
-    reason: p.reason,
-    elapsed_seconds: p.elapsed_seconds ?? null,
-    retry_count: p.retry_count,
-  };
-}
-
 /**
  * Reads a payment with the access rules of GET /payments/{id}: ADMIN all; a cooperative only its
  * own; an MFI only its own deposits (so never a payout). Errors: PAYMENT_NOT_FOUND (404),
  * INSUFFICIENT_PERMISSIONS (403).
  */
-export async function readPayment(payouts: PayoutRepository, caller: Caller, paymentId: string): Promise<Payout> {
+export async function readPayment(payouts: Pick<PayoutStore, 'get'>, caller: Caller, paymentId: string): Promise<Payout> {
   const p = /^PAY-/.test(paymentId) ? await payouts.get(paymentId) : null;
   if (!p) throw new DomainError('PAYMENT_NOT_FOUND', `Payment ${paymentId} is not recognised.`);
-  if (caller.role === 'ADMIN') return p;
-  if (caller.role === 'COOPERATIVE' && caller.cooperative_id === p.cooperative_id) return p;
+  if (canSeePayment(caller, p)) return p;
   throw new DomainError('INSUFFICIENT_PERMISSIONS', `This token has no access to payment ${paymentId}.`);
 }
 
@@ -274,7 +210,7 @@ export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'pro
   }
   if (input.attempt >= MAX_ATTEMPTS) return { outcome: 'EXHAUSTED' };
   await deps.payouts.scheduleRetry(payout, input.attempt as 1 | 2 | 3, deps.now().toISOString()).catch((err) => {
-    if ((err as Error).name !== 'PayoutTransitionRejected') throw err;
+    if (!(err instanceof PayoutTransitionRejected)) throw err;
   });
   return { outcome: 'RETRY' };
 }
@@ -316,9 +252,6 @@ function settlementOutput(p: Payout): Record<string, unknown> {
   return { status: p.status, provider_order_id: p.provider_order_id ?? null, completed_at: p.completed_at ?? null };
 }
 
-/** The system itself, as the caller of automatic payouts. */
-const SYSTEM_CALLER: Caller = { sub: 'system', role: 'ADMIN', duties: [] };
-
 /**
  * Starts the NET_COFFEE_PAYMENT of a submitted batch (decisions §4: the USDC that buys
  * `payment_amount_ugx` at the quoted rate). Idempotent: an existing payout (DUPLICATE_PAYOUT)
@@ -343,4 +276,20 @@ export async function startBatchPayout(deps: PayoutDeps, batchId: string): Promi
     }
     throw err;
   }
+}
+
+/**
+ * GET /payments?batch_id=: the batch's payments oldest first, a page of `limit` (1–100) after
+ * `nextToken`. Errors: BATCH_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS (403), VALIDATION_ERROR for
+ * a token this listing did not issue.
+ */
+export async function listBatchPayments(
+  deps: { batches: Pick<BatchStore, 'get'>; payouts: Pick<PayoutStore, 'listByBatch'> },
+  caller: Caller,
+  input: { batch_id: string; limit: number; next_token?: string },
+): Promise<{ items: Payout[]; total: number; next_token?: string }> {
+  const batch = await deps.batches.get(input.batch_id);
+  if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised.`);
+  assertActsFor(caller, batch.cooperative_id);
+  return deps.payouts.listByBatch(input.batch_id, input.limit, input.next_token);
 }

@@ -1,8 +1,8 @@
-import type { PayoutRequestMessage } from '../adapters/aws/queues';
 import { providerReference } from '../domain/ids';
-import type { WorkQueue } from '../domain/ports';
+import type { CustodyStore, LedgerWriteMessage, PayoutRequestMessage, WorkQueue } from '../domain/ports';
 import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
+import { requeueStaleLedgerWrites } from './ledger-writer';
 import type { PayoutDeps } from './payouts';
 
 /** What one reconciliation run did. */
@@ -83,4 +83,17 @@ async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileR
   }
   await deps.workflow.start(payout.payment_id);
   report.restarted++;
+}
+
+/**
+ * The scheduled reconciler: payouts (reconcilePayouts) and ledger writes (requeueStaleLedgerWrites)
+ * with no activity for `staleAfterSeconds`.
+ */
+export async function reconcile(
+  deps: PayoutDeps & { payoutQueue: WorkQueue<PayoutRequestMessage>; custody: Pick<CustodyStore, 'openLedgerTxsBefore'>; ledgerQueue: WorkQueue<LedgerWriteMessage> },
+  opts: { staleAfterSeconds: number },
+): Promise<ReconcileReport & { ledgerWritesRequeued: number }> {
+  const payouts = await reconcilePayouts(deps, opts);
+  const ledgerWritesRequeued = await requeueStaleLedgerWrites(deps, opts.staleAfterSeconds);
+  return { ...payouts, ledgerWritesRequeued };
 }

@@ -1,45 +1,51 @@
-import type * as v from 'valibot';
-import type { Caller } from '../auth/claims';
-import { DomainError } from '../domain/errors';
-import { maskPhone } from '../domain/masking';
-import { normaliseUgandanMobile } from '../domain/phone';
-import type { ForestCheck } from '../domain/ports';
-import type { Cooperative, Farmer } from '../domain/records';
-import type { RegistryRepository } from '../adapters/dynamodb/registry-repo';
-import type { CreateCooperativeSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from '../http/schemas';
-import { logger } from '../runtime/logger';
-import { assertActsFor } from './access';
-import { NationalRegistryUnavailableError, type NationalFarmerRegistry } from '../adapters/farmer-registry/national-farmer-registry';
-import { newJobId } from '../domain/ids';
-import type { WorkQueue } from '../domain/ports';
-import type { Job } from '../domain/records';
+import { assertActsFor } from '../domain/access';
+import type { Caller } from '../domain/caller';
+import { DomainError, NationalRegistryUnavailableError } from '../domain/errors';
 import { checkFarmGeolocation } from '../domain/farm-geometry';
+import { newJobId } from '../domain/ids';
+import { normaliseUgandanMobile } from '../domain/phone';
+import type { FarmLocation, ForestCheck, NationalCheckMessage, NationalFarmerRegistry, RegistryStore, WorkQueue } from '../domain/ports';
+import type { Cooperative, Farmer, Grade, Job, LicenceStatus } from '../domain/records';
+import { logger } from '../runtime/logger';
+
+/** POST /cooperatives input, validated by the transport (CreateCooperativeSchema). */
+export interface CreateCooperativeInput {
+  cooperative_id: string;
+  name: string;
+  district: string;
+  licence_status: LicenceStatus;
+  /** `YYYY-MM-DD`. */
+  licence_expires_at: string;
+  manager: { name: string; email: string; phone: string };
+  /** Whole shillings per kg, per grade. */
+  prices_ugx_per_kg: Record<Grade, number>;
+  /** Whole shillings per kg. */
+  export_premium_ugx_per_kg: number;
+}
+
+/** PATCH /cooperatives/{id} input: the fields to change (at least one). */
+export type UpdateCooperativeInput = Partial<Omit<CreateCooperativeInput, 'cooperative_id'>>;
+
+/** POST /farmers/register input, validated by the transport (RegisterFarmerSchema). */
+export interface RegisterFarmerInput {
+  farmer_id: string;
+  full_name: string;
+  cooperative_id: string;
+  /** E.164 `+256…`. */
+  phone?: string;
+  district: string;
+  farm: FarmLocation;
+}
 
 /**
  * Cooperatives and farmers (decisions §3).
  */
 
-/** Whether a cooperative may trade today: licence ACTIVE and not past its expiry date. */
-export function isCooperativeActive(c: Cooperative, today = new Date()): boolean {
-  return c.licence_status === 'ACTIVE' && c.licence_expires_at >= today.toISOString().slice(0, 10);
-}
-
-/** The cooperative as shown to callers (manager phone masked). */
-export function cooperativeView(c: Cooperative) {
-  return { ...c, manager: { ...c.manager, phone: maskPhone(c.manager.phone) }, active: isCooperativeActive(c) };
-}
-
-/** The farmer as shown to callers (phone masked, decisions §3). */
-export function farmerView(f: Farmer) {
-  const { registered_by: _by, ...rest } = f;
-  return { ...rest, national_registry_status: f.national_registry_status ?? 'VERIFIED', phone: f.phone ? maskPhone(f.phone) : null };
-}
-
 /**
  * POST /cooperatives (ADMIN). 1. normalise the manager phone 2. store with the id unique.
  * Errors: VALIDATION_ERROR, COOPERATIVE_ALREADY_EXISTS (409).
  */
-export async function createCooperative(repo: RegistryRepository, input: v.InferOutput<typeof CreateCooperativeSchema>, now: Date): Promise<Cooperative> {
+export async function createCooperative(repo: Pick<RegistryStore, 'createCooperative'>, input: CreateCooperativeInput, now: Date): Promise<Cooperative> {
   const phone = normaliseUgandanMobile(input.manager.phone);
   if (!phone) throw new DomainError('VALIDATION_ERROR', 'manager.phone is not a valid Ugandan mobile number.', { details: [{ path: 'manager.phone', message: 'not a valid Ugandan mobile number' }] });
   const at = now.toISOString();
@@ -49,7 +55,7 @@ export async function createCooperative(repo: RegistryRepository, input: v.Infer
 }
 
 /** PATCH /cooperatives/{id} (ADMIN). Errors: VALIDATION_ERROR, COOPERATIVE_NOT_FOUND (404). */
-export async function updateCooperative(repo: RegistryRepository, id: string, patch: v.InferOutput<typeof UpdateCooperativeSchema>, now: Date): Promise<Cooperative> {
+export async function updateCooperative(repo: Pick<RegistryStore, 'updateCooperative'>, id: string, patch: UpdateCooperativeInput, now: Date): Promise<Cooperative> {
   if (patch.manager) {
     const phone = normaliseUgandanMobile(patch.manager.phone);
     if (!phone) throw new DomainError('VALIDATION_ERROR', 'manager.phone is not a valid Ugandan mobile number.', { details: [{ path: 'manager.phone', message: 'not a valid Ugandan mobile number' }] });
@@ -59,7 +65,7 @@ export async function updateCooperative(repo: RegistryRepository, id: string, pa
 }
 
 /** GET /cooperatives/{id}. Errors: INSUFFICIENT_PERMISSIONS (403), COOPERATIVE_NOT_FOUND (404). */
-export async function getCooperative(repo: RegistryRepository, caller: Caller, id: string): Promise<Cooperative> {
+export async function getCooperative(repo: Pick<RegistryStore, 'getCooperative'>, caller: Caller, id: string): Promise<Cooperative> {
   assertActsFor(caller, id);
   const c = await repo.getCooperative(id);
   if (!c) throw new DomainError('COOPERATIVE_NOT_FOUND', `Cooperative ${id} is not registered.`);
@@ -76,9 +82,9 @@ export async function getCooperative(repo: RegistryRepository, caller: Caller, i
  * Errors: INSUFFICIENT_PERMISSIONS, VALIDATION_ERROR, COOPERATIVE_NOT_FOUND, FARMER_ALREADY_REGISTERED.
  */
 export async function registerFarmer(
-  deps: { registry: RegistryRepository; forestCheck: ForestCheck; national: NationalFarmerRegistry; pendingChecks: WorkQueue<NationalCheckMessage> },
+  deps: { registry: Pick<RegistryStore, 'getCooperative' | 'createFarmer'>; forestCheck: ForestCheck; national: NationalFarmerRegistry; pendingChecks: WorkQueue<NationalCheckMessage> },
   caller: Caller,
-  input: v.InferOutput<typeof RegisterFarmerSchema>,
+  input: RegisterFarmerInput,
   now: Date,
 ): Promise<{ farmer: Farmer; job?: Job }> {
   const { computed_area_ha } = checkFarmGeolocation(input.farm); // a body rule: before the binding check
@@ -135,38 +141,40 @@ export async function registerFarmer(
   return { farmer, ...(job ? { job } : {}) };
 }
 
-/** Message on the national-registry check queue: a registration waiting for MAAIF. */
-export interface NationalCheckMessage {
-  farmer_id: string;
-  job_id: string;
-}
-
 /**
  * Queue consumer: completes a registration the national farmer registry could not confirm at the
  * time. Found → the farmer is VERIFIED and the job COMPLETE; not found → REJECTED and the job
  * FAILED. Registry still unavailable → throws, so the queue retries.
  */
-export async function completeNationalCheck(deps: { registry: RegistryRepository; national: NationalFarmerRegistry; now: () => Date }, msg: NationalCheckMessage): Promise<void> {
+export async function completeNationalCheck(deps: { registry: Pick<RegistryStore, 'settleNationalCheck'>; national: NationalFarmerRegistry; now: () => Date }, msg: NationalCheckMessage): Promise<void> {
   const found = await deps.national.lookup(msg.farmer_id);
   await deps.registry.settleNationalCheck(msg.farmer_id, msg.job_id, found.found ? 'VERIFIED' : 'REJECTED', deps.now().toISOString());
 }
 
-/** Errors when a farmer's registration is not usable (yet): FARMER_NOT_REGISTERED (404). */
-export function assertFarmerUsable(f: Farmer): void {
-  if (f.national_registry_status === 'PENDING') {
-    throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${f.farmer_id}'s registration is waiting for the national farmer registry (MAAIF); it completes when the registry answers.`);
-  }
-  if (f.national_registry_status === 'REJECTED') {
-    throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${f.farmer_id} is not an active farmer in the national farmer registry (MAAIF).`);
-  }
-}
-
 /** GET /farmers/{id}: ADMIN, MFI, or COOPERATIVE/AGENT of the farmer's cooperative. */
-export async function getFarmer(repo: RegistryRepository, caller: Caller, id: string): Promise<Farmer> {
+export async function getFarmer(repo: Pick<RegistryStore, 'getFarmer'>, caller: Caller, id: string): Promise<Farmer> {
   const f = await repo.getFarmer(id);
   if (!f) {
     throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${id} is not in the farmer registry.`);
   }
   if (caller.role !== 'MFI') assertActsFor(caller, f.cooperative_id);
   return f;
+}
+
+/**
+ * GET /cooperatives/{id}/holding-balance: USDC (micro) held for the cooperative from payouts in
+ * manual review. Errors: INSUFFICIENT_PERMISSIONS (403), COOPERATIVE_NOT_FOUND (404).
+ */
+export async function readHoldingBalance(repo: Pick<RegistryStore, 'getCooperative' | 'getHolding'>, caller: Caller, id: string) {
+  const coop = await getCooperative(repo, caller, id);
+  return { cooperative_id: coop.cooperative_id, ...(await repo.getHolding(coop.cooperative_id)) };
+}
+
+/**
+ * GET /cooperatives/{id}/flagged-farms: the cooperative's farms the forest check flagged (its
+ * manual-review list). Errors: INSUFFICIENT_PERMISSIONS (403), COOPERATIVE_NOT_FOUND (404).
+ */
+export async function listFlaggedFarms(repo: Pick<RegistryStore, 'getCooperative' | 'flaggedFarmers'>, caller: Caller, id: string): Promise<{ cooperative_id: string; farmers: Farmer[] }> {
+  const coop = await getCooperative(repo, caller, id);
+  return { cooperative_id: coop.cooperative_id, farmers: await repo.flaggedFarmers(coop.cooperative_id) };
 }

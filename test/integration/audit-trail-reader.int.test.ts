@@ -3,7 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
 import { deployContracts, fundAccount, type DeployedContracts } from '../../infra/ledger/deploy';
 import { startHardhatNode, type HardhatNode } from '../../infra/local/hardhat-node';
-import { buildEvidencePackage } from '../../shared/adapters/ipfs/evidence-package';
+import { buildEvidencePackage } from '../../shared/domain/evidence-package';
 import { EvmLedger, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { readChainTrail } from '../../shared/adapters/ledger/trail-reader';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';

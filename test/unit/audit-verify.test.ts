@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { buildEvidencePackage, canonicalEvidenceBytes, EVIDENCE_FILE, type EvidencePackage } from '../../shared/adapters/ipfs/evidence-package';
+import { buildEvidencePackage, canonicalEvidenceBytes, EVIDENCE_FILE, type EvidencePackage } from '../../shared/domain/evidence-package';
 import { fetchEvidenceFromGateway } from '../../shared/adapters/ipfs/gateway-fetch';
 import { STAGE_CODES } from '../../shared/adapters/ledger/abi';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';

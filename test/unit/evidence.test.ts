@@ -17,7 +17,7 @@ import {
   canonicalEvidenceBytes,
   EVIDENCE_FILE,
   kuboCidV1ImportOptions,
-} from '../../shared/adapters/ipfs/evidence-package';
+} from '../../shared/domain/evidence-package';
 import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
 import { PinningServiceError, PinningServiceStore } from '../../shared/adapters/ipfs/pinning-service-store';
 import { ipfsGatewayHandler } from '../../infra/local/ipfs-gateway-route';

@@ -1,12 +1,13 @@
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { requireEnv } from '../../config';
+import type { PayoutWorkflow } from '../../domain/ports';
 import { logger } from '../../runtime/logger';
 
 /**
  * The payout state machine (Step Functions; locally the same ASL in the local interpreter behind
  * the same API, reached through `AWS_ENDPOINT_URL_SFN`).
  */
-export class PayoutWorkflow {
+export class StepFunctionsPayoutWorkflow implements PayoutWorkflow {
   private readonly sfn = new SFNClient({});
 
   /**

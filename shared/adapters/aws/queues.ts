@@ -18,10 +18,3 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
     await sqs.send(new SendMessageCommand({ QueueUrl: requireEnv(this.urlEnv), MessageBody: JSON.stringify(body), ...fifo }));
   }
 }
-
-/** Message on the payout-request queue: start the NET_COFFEE_PAYMENT of a batch. */
-export interface PayoutRequestMessage {
-  batch_id: string;
-}
-
-export const payoutRequestQueue = () => new SqsWorkQueue<PayoutRequestMessage>('PAYOUT_REQUEST_QUEUE_URL');

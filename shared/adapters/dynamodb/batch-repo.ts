@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchStore } from '../../domain/ports';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 import type { AuditEntry, Batch, Job, StageHistoryEntry } from '../../domain/records';
 import { AWAITING_PAYOUT, keys, fromItem } from './keys';
@@ -18,7 +19,7 @@ export function auditPut(entry: AuditEntry) {
 /**
  * Batches, their audit streams and submission jobs (decisions §4, §8).
  */
-export class BatchRepository {
+export class BatchRepository implements BatchStore {
   /** The next batch number of `year` from the atomic counter (1, 2, 3, …). */
   async nextBatchNumber(year: number): Promise<number> {
     const r = await documentClient().send(new UpdateCommand({

@@ -1,40 +1,24 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CustodyStore } from '../../domain/ports';
 import { DomainError } from '../../domain/errors';
-import type { AuditEntry, Job, Stage, StageHistoryEntry } from '../../domain/records';
+import { StageConflictError } from '../../domain/errors';
+import type { AuditEntry, Job, PurchaseOrder, Stage, StageHistoryEntry } from '../../domain/records';
 import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 
-export type { LedgerTx };
+export type { LedgerTx, PurchaseOrder };
+export { StageConflictError };
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-export interface PurchaseOrder {
-  purchase_order_id: string;
-  status: 'DRAFT' | 'CONFIRMED';
-  cooperative_id: string;
-  batch_ids: string[];
-  buyer: string;
-  price_usd_per_kg: number;
-  buyer_operator?: { name: string; eori: string; address: string; email: string; country: string };
-  created_at: string;
-  created_by: string;
-  confirmed_at?: string;
-}
 
-/** The stage moved under us (a concurrent change): the caller re-reads and reports the sequence rule. */
-export class StageConflictError extends Error {
-  constructor(readonly current: string | null) {
-    super(`stage is now ${current}`);
-    this.name = 'StageConflictError';
-  }
-}
 
 /**
  * The custody trail's writes (decisions §8): a stage change is one DynamoDB transaction — the
  * batch's stage and history, its audit entry (hash chain) and the intent to write the trace log —
  * conditional on the stage it moves from; the ledger write follows and is retried until it lands.
  */
-export class CustodyRepository {
+export class CustodyRepository implements CustodyStore {
   /**
    * Commits a stage change. Errors: StageConflictError when the batch is no longer at `from`.
    * Returns the audit entry and the ledger write to make.

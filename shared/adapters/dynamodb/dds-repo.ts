@@ -1,25 +1,14 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DueDiligenceStatement } from '../../domain/dds';
+import type { DdsStore } from '../../domain/ports';
+import type { DdsRecord } from '../../domain/dds';
+
+export type { DdsRecord };
 import { keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-/** A due diligence statement with its filing state (decisions §9). */
-export interface DdsRecord extends DueDiligenceStatement {
-  status: 'PENDING_FILING' | 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
-  cooperative_id: string;
-  ipfs_cid: string;
-  ipfs_url: string;
-  xml: string;
-  registry_uuid?: string;
-  reference_number?: string;
-  verification_number?: string;
-  rejection_reason?: string;
-  filed_at?: string;
-  available_at?: string;
-}
 
 /** Due diligence statements: one per batch (a guard item), filed once. */
-export class DdsRepository {
+export class DdsRepository implements DdsStore {
   /** Stores a new DDS; returns the batch's existing DDS id instead when it already has one. */
   async create(dds: DdsRecord): Promise<string | null> {
     try {

@@ -43,13 +43,21 @@ export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
 
+/** GSI1 sort-key prefix of a cooperative's farmers. */
+export const FARMER_PREFIX = 'FARMER#';
+
+/** How long inbound webhook receipts are kept for replay detection (seconds; DynamoDB TTL). */
+export const WEBHOOK_RECEIPT_TTL_S = 30 * 24 * 3600;
+
 export const keys = {
   cooperative: (id: string) => ({ PK: `COOP#${id}`, SK: META }),
   holding: (coopId: string) => ({ PK: `COOP#${coopId}`, SK: 'HOLDING' }),
   farmer: (id: string) => ({ PK: `FARMER#${id}`, SK: META }),
-  farmerGsi: (coopId: string, id: string) => ({ GSI1PK: `COOP#${coopId}`, GSI1SK: `FARMER#${id}` }),
+  farmerGsi: (coopId: string, id: string) => ({ GSI1PK: keys.cooperativePartition(coopId), GSI1SK: `${FARMER_PREFIX}${id}` }),
+  /** GSI1 partition of a cooperative's farmers and batches. */
+  cooperativePartition: (coopId: string) => `COOP#${coopId}`,
   batch: (id: string) => ({ PK: `BATCH#${id}`, SK: META }),
-  batchGsi: (coopId: string, id: string) => ({ GSI1PK: `COOP#${coopId}`, GSI1SK: `BATCH#${id}` }),
+  batchGsi: (coopId: string, id: string) => ({ GSI1PK: keys.cooperativePartition(coopId), GSI1SK: `BATCH#${id}` }),
   payoutGuard: (batchId: string, reason: string) => ({ PK: `PAYOUT_GUARD#${batchId}#${reason}`, SK: META }),
   audit: (batchId: string, seq: number) => ({ PK: `AUDIT#${batchId}`, SK: `SEQ#${String(seq).padStart(8, '0')}` }),
   auditPartition: (batchId: string) => `AUDIT#${batchId}`,
@@ -57,7 +65,9 @@ export const keys = {
   paymentGsi: (batchId: string, createdAt: string, id: string) => ({ GSI1PK: `PAYMENTS#${batchId}`, GSI1SK: `${createdAt}#${id}` }),
   paymentsOfBatch: (batchId: string) => `PAYMENTS#${batchId}`,
   /** Sparse index of payouts not yet final (reconciliation); removed when COMPLETED or MANUAL_REVIEW. */
-  openPayoutGsi: (updatedAt: string, id: string) => ({ GSI2PK: OPEN_PAYOUTS, GSI2SK: `${updatedAt}#${id}` }),
+  openPayoutGsi: (updatedAt: string, id: string) => ({ GSI2PK: OPEN_PAYOUTS, GSI2SK: keys.openPayoutSortKey(updatedAt, id) }),
+  /** Sort key in the open-payouts index: oldest activity first. */
+  openPayoutSortKey: (updatedAt: string, id: string) => `${updatedAt}#${id}`,
   /** Sparse index of confirmed batches whose NET_COFFEE_PAYMENT payout has not been created yet. */
   awaitingPayoutGsi: (confirmedAt: string, batchId: string) => ({ GSI2PK: AWAITING_PAYOUT, GSI2SK: `${confirmedAt}#${batchId}` }),
   job: (id: string) => ({ PK: `JOB#${id}`, SK: META }),
@@ -83,4 +93,9 @@ export function fromItem<T>(item: Record<string, unknown>): T {
   const out: Record<string, unknown> = { ...item };
   for (const k of KEY_ATTRIBUTES) delete out[k];
   return out as unknown as T;
+}
+
+/** The receipt item of an inbound webhook `(source, id)` received at `at` (ISO), expiring after WEBHOOK_RECEIPT_TTL_S. */
+export function webhookReceiptItem(source: string, id: string, at: string): Record<string, unknown> {
+  return { ...keys.webhook(source, id), entity: 'WEBHOOK', source, received_at: at, expires_at_epoch: Math.floor(Date.parse(at) / 1000) + WEBHOOK_RECEIPT_TTL_S };
 }

@@ -1,32 +1,22 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DomainError } from '../../domain/errors';
-import { allowedFrom, isFinal, RETRY_WAIT_SECONDS, type PayoutEvent } from '../../domain/payout-lifecycle';
+import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected } from '../../domain/errors';
+import type { ApplyOutcome, PayoutStore, SettlementFacts } from '../../domain/ports';
+import { allowedFrom, isFinal, RETRY_WAIT_SECONDS, statusAfter, type PayoutEvent } from '../../domain/payout-lifecycle';
 import type { Payout, PayoutStatus } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
-import { AWAITING_PAYOUT, OPEN_PAYOUTS, keys, fromItem } from './keys';
+import { AWAITING_PAYOUT, OPEN_PAYOUTS, keys, fromItem, webhookReceiptItem } from './keys';
 import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-/** How long webhook receipts are kept for replay detection (seconds). */
-const WEBHOOK_RECEIPT_TTL_S = 30 * 24 * 3600;
 
-/** What a settlement or failure report did. */
-export type ApplyOutcome = 'APPLIED' | 'DUPLICATE_WEBHOOK' | 'IGNORED';
-
-export interface SettlementFacts {
-  attempt: number;
-  order_id: string;
-  amount_ugx: number;
-  exchange_rate: string;
-  mobile_money_transaction_id: string;
-  settled_at: string;
-}
+export type { ApplyOutcome, SettlementFacts };
+export { PayoutSequenceConflict, PayoutTransitionRejected };
 
 /**
  * Payouts (payment type FARMER_PAYOUT). Every status change is an update conditioned on the
  * statuses the pure transition function allows and on the attempt it concerns, so replays,
  * reordering and concurrent writers cannot pay twice or move a payout backwards.
  */
-export class PayoutRepository {
+export class PayoutRepository implements PayoutStore {
   /**
    * Creates a PENDING payout and its (batch, reason) guard in one transaction; the batch's payout
    * sequence advances on the condition that it is still `expectedSeq`.
@@ -130,7 +120,7 @@ export class PayoutRepository {
         UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, updated_at = :at, GSI2SK = :open',
         ConditionExpression: `${cond.expression} AND (attempt = :n OR attempt = :prev)`,
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':n': attempt, ':prev': attempt - 1, ':t': token, ':at': at, ':open': openSortKey(at, payoutId), ...cond.values },
+        ExpressionAttributeValues: { ':n': attempt, ':prev': attempt - 1, ':t': token, ':at': at, ':open': keys.openPayoutSortKey(at, payoutId), ...cond.values },
       }));
       return null;
     } catch (err) {
@@ -177,7 +167,7 @@ export class PayoutRepository {
         ConditionExpression: `${cond.expression} AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
-          ':done': 'COMPLETED', ':sat': s.settled_at, ':el': elapsed, ':ugx': s.amount_ugx, ':rate': s.exchange_rate, ':mm': s.mobile_money_transaction_id,
+          ':done': targetOf({ type: 'SETTLED' }), ':sat': s.settled_at, ':el': elapsed, ':ugx': s.amount_ugx, ':rate': s.exchange_rate, ':mm': s.mobile_money_transaction_id,
           ':o': s.order_id, ':at': at, ':n': s.attempt, ...cond.values,
         },
       },
@@ -208,7 +198,7 @@ export class PayoutRepository {
         UpdateExpression: 'SET #s = :failed, last_failure_reason = :r, updated_at = :at, GSI2SK = :open',
         ConditionExpression: `${cond.expression} AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':failed': 'FAILED', ':r': reason, ':at': at, ':n': attempt, ':open': openSortKey(at, payout.payment_id), ...cond.values },
+        ExpressionAttributeValues: { ':failed': targetOf({ type: 'ORDER_FAILED' }), ':r': reason, ':at': at, ':n': attempt, ':open': keys.openPayoutSortKey(at, payout.payment_id), ...cond.values },
       },
     });
     return this.applyWithAudit(payout, items, webhook, {
@@ -240,7 +230,7 @@ export class PayoutRepository {
           UpdateExpression: 'SET #s = :mr, updated_at = :at REMOVE task_token, GSI2PK, GSI2SK',
           ConditionExpression: cond.expression,
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':mr': 'MANUAL_REVIEW', ':at': at, ...cond.values },
+          ExpressionAttributeValues: { ':mr': targetOf({ type: 'RETRIES_EXHAUSTED' }), ':at': at, ...cond.values },
         },
       },
       {
@@ -363,7 +353,7 @@ export class PayoutRepository {
     audit: { type: string; payload: Record<string, unknown> },
   ): Promise<Payout> {
     const cond = statusIn(event);
-    const to = statusAfter(event);
+    const to = targetOf(event);
     const final = isFinal(to);
     try {
       await transactWithAudit({
@@ -376,7 +366,7 @@ export class PayoutRepository {
             ConditionExpression: `${cond.expression} AND attempt = :n`,
             ExpressionAttributeNames: { '#s': 'status' },
             ExpressionAttributeValues: {
-              ':to': to, ':at': at, ':n': attempt, ...extra.values, ...(final ? {} : { ':open': openSortKey(at, payout.payment_id) }),
+              ':to': to, ':at': at, ':n': attempt, ...extra.values, ...(final ? {} : { ':open': keys.openPayoutSortKey(at, payout.payment_id) }),
               ...cond.values,
             },
           },
@@ -391,31 +381,12 @@ export class PayoutRepository {
   }
 }
 
-/** A concurrent payout creation took the batch's next payout sequence number; retry. */
-export class PayoutSequenceConflict extends Error {
-  constructor() {
-    super('payout sequence conflict');
-    this.name = 'PayoutSequenceConflict';
-  }
-}
 
-/** The payout's current status does not allow the event (it was applied already, or is final). */
-export class PayoutTransitionRejected extends Error {
-  constructor(payoutId: string, event: string) {
-    super(`payout ${payoutId}: ${event} does not apply to its current status`);
-    this.name = 'PayoutTransitionRejected';
-  }
-}
-
-function statusAfter(event: PayoutEvent): PayoutStatus {
-  switch (event.type) {
-    case 'ORDER_ACCEPTED': return 'PROCESSING';
-    case 'ORDER_FAILED': return 'FAILED';
-    case 'RETRY_SCHEDULED': return `RETRY_${event.retry}`;
-    case 'RETRIES_EXHAUSTED': return 'MANUAL_REVIEW';
-    case 'SETTLED': return 'COMPLETED';
-    case 'ATTEMPT_STARTED': throw new Error('ATTEMPT_STARTED keeps the status');
-  }
+/** The status `event` leads to (the domain's table); ATTEMPT_STARTED has none. */
+function targetOf(event: PayoutEvent): PayoutStatus {
+  const to = statusAfter(event);
+  if (!to) throw new Error(`${event.type} keeps the status`);
+  return to;
 }
 
 /**
@@ -427,19 +398,8 @@ function statusIn(event: PayoutEvent): { expression: string; values: Record<stri
   return { expression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')})`, values: Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) };
 }
 
-/** Sort key in the open-payouts index: oldest activity first. */
-function openSortKey(at: string, id: string): string {
-  return `${at}#${id}`;
-}
-
 function webhookReceipt(webhook: { source: string; id: string }, at: string): TransactItem & { Put: NonNullable<TransactItem['Put']> } {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...keys.webhook(webhook.source, webhook.id), entity: 'WEBHOOK', received_at: at, expires_at_epoch: Math.floor(Date.parse(at) / 1000) + WEBHOOK_RECEIPT_TTL_S },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  return { Put: { TableName: tableName(), Item: webhookReceiptItem(webhook.source, webhook.id, at), ConditionExpression: 'attribute_not_exists(PK)' } };
 }
 
 function encodeToken(key: Record<string, unknown>): string {

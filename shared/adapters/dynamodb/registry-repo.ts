@@ -1,15 +1,16 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RegistryStore } from '../../domain/ports';
 import { DomainError } from '../../domain/errors';
 import type { Cooperative, Farmer, Job } from '../../domain/records';
 import { isConditionalCheckFailed, isTransactionCanceled } from './table';
 import { documentClient, tableName } from './table';
-import { keys, fromItem } from './keys';
+import { FARMER_PREFIX, keys, fromItem } from './keys';
 
 /**
  * Cooperatives and farmers (decisions §3). Uniqueness of ids is enforced by
  * `attribute_not_exists(PK)` on the put, never by a prior read.
  */
-export class RegistryRepository {
+export class RegistryRepository implements RegistryStore {
   /** Errors: COOPERATIVE_ALREADY_EXISTS (409). */
   async createCooperative(c: Cooperative): Promise<void> {
     try {
@@ -76,7 +77,7 @@ export class RegistryRepository {
     do {
       const r = await documentClient().send(new QueryCommand({
         TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :f)', FilterExpression: 'gfw_status = :flagged',
-        ExpressionAttributeValues: { ':pk': `COOP#${cooperativeId}`, ':f': 'FARMER#', ':flagged': 'FLAGGED' }, ExclusiveStartKey: start,
+        ExpressionAttributeValues: { ':pk': keys.cooperativePartition(cooperativeId), ':f': FARMER_PREFIX, ':flagged': 'FLAGGED' }, ExclusiveStartKey: start,
       }));
       for (const i of r.Items ?? []) out.push(fromItem<Farmer>(i));
       start = r.LastEvaluatedKey;

@@ -1,16 +1,16 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from './keys';
+import type { WebhookReceiptStore } from '../../domain/ports';
+import { keys, webhookReceiptItem, WEBHOOK_RECEIPT_TTL_S } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
-/** How long webhook receipts are kept for replay detection (seconds); as in payout-repo. */
-export const WEBHOOK_RECEIPT_TTL_S = 30 * 24 * 3600;
+export { WEBHOOK_RECEIPT_TTL_S };
 
 /**
  * Receipts of inbound webhooks (`WEBHOOK#<source>#<id>` / META, keys.ts access pattern 6), for
  * webhooks whose effect is not one DynamoDB transaction (so the receipt cannot ride along in it,
  * as payout-repo does for settlements). Items expire through DynamoDB TTL (`expires_at_epoch`).
  */
-export class WebhookReceipts {
+export class WebhookReceipts implements WebhookReceiptStore {
   /** Whether a receipt for `(source, id)` exists (strongly consistent read). */
   async hasWebhook(source: string, id: string): Promise<boolean> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhook(source, id), ConsistentRead: true }));
@@ -26,7 +26,7 @@ export class WebhookReceipts {
     try {
       await documentClient().send(new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.webhook(source, id), entity: 'WEBHOOK', source, received_at: at, expires_at_epoch: Math.floor(Date.parse(at) / 1000) + WEBHOOK_RECEIPT_TTL_S },
+        Item: webhookReceiptItem(source, id, at),
         ConditionExpression: 'attribute_not_exists(PK)',
       }));
       return true;
@@ -37,7 +37,3 @@ export class WebhookReceipts {
   }
 }
 
-let receipts: WebhookReceipts | undefined;
-
-/** The receipts adapter, one per container. */
-export const webhookReceipts = (): WebhookReceipts => (receipts ??= new WebhookReceipts());

@@ -4,16 +4,8 @@
  * compiles (every function, event and error, with parameter names, types and indexing).
  */
 
-/** Stage name → the `uint8` code TraceLog records (see TraceLog.sol). */
-export const STAGE_CODES = {
-  DELIVERED: 0,
-  GRADED: 1,
-  MILLED: 2,
-  WAREHOUSED: 3,
-  COMMITTED: 4,
-  EXPORTED: 5,
-  SETTLED: 6,
-} as const;
+export { STAGE_CODES } from '../../domain/custody';
+import type { STAGE_CODES } from '../../domain/custody';
 
 /** A stage name that TraceLog can record. */
 export type LedgerStageName = keyof typeof STAGE_CODES;

@@ -1,3 +1,4 @@
+import { TokenAlreadyMintedError } from '../../domain/errors';
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -41,16 +42,7 @@ export interface EvmLedgerConfig {
   pollingIntervalMs?: number;
 }
 
-/** Minting was refused because the token id exists already (`ERC721InvalidSender(address(0))`). */
-export class TokenAlreadyMintedError extends Error {
-  readonly tokenId: bigint;
-  constructor(tokenId: bigint, cause?: unknown) {
-    super(`BatchToken ${tokenId} is already minted`);
-    this.name = 'TokenAlreadyMintedError';
-    this.tokenId = tokenId;
-    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
-  }
-}
+export { TokenAlreadyMintedError };
 
 /** A viem chain for `chainId` served at `rpcUrl` (native currency ETH, 18 decimals). */
 export function ledgerChain(chainId: number, rpcUrl: string): Chain {

@@ -1,5 +1,5 @@
-import type { Caller, Duty, Role } from '../auth/claims';
-import { DomainError } from '../domain/errors';
+import type { Caller, Duty, Role } from './caller';
+import { DomainError } from './errors';
 
 /**
  * Cooperative binding (interface-spec Authentication 6; decisions §2): a COOPERATIVE or AGENT
@@ -24,4 +24,20 @@ export function assertDuty(caller: Caller, duties: Duty[]): void {
   if (caller.role === 'ADMIN') return;
   if (caller.role === 'COOPERATIVE' && duties.some((d) => caller.duties.includes(d))) return;
   throw new DomainError('INSUFFICIENT_PERMISSIONS', `This operation needs a COOPERATIVE token with the duty ${duties.join(' or ')}.`);
+}
+
+/**
+ * Payment visibility (GET /payments/{id}, decisions §2): ADMIN sees every payment; a cooperative
+ * sees its own cooperative's payments; an MFI only its own deposits (so never a farmer payout).
+ */
+export function canSeePayment(caller: Caller, payment: { cooperative_id?: string; mfi_id?: string }): boolean {
+  if (caller.role === 'ADMIN') return true;
+  if (caller.role === 'COOPERATIVE') return payment.cooperative_id !== undefined && caller.cooperative_id === payment.cooperative_id;
+  if (caller.role === 'MFI') return payment.mfi_id !== undefined && caller.mfi_id === payment.mfi_id;
+  return false;
+}
+
+/** Whether a cooperative may trade on `today`: licence ACTIVE and not past its expiry date. */
+export function isCooperativeActive(c: { licence_status: string; licence_expires_at: string }, today = new Date()): boolean {
+  return c.licence_status === 'ACTIVE' && c.licence_expires_at >= today.toISOString().slice(0, 10);
 }

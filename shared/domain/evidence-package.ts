@@ -4,7 +4,7 @@ import { importer, type ImporterOptions } from 'ipfs-unixfs-importer';
 import { fixedSize } from 'ipfs-unixfs-importer/chunker';
 import { balanced } from 'ipfs-unixfs-importer/layout';
 import type { CID } from 'multiformats/cid';
-import { DomainError } from '../../domain/errors';
+import { DomainError } from './errors';
 
 /** Name of the canonical evidence JSON inside every evidence package. */
 export const EVIDENCE_FILE = 'evidence.json';

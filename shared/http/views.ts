@@ -1,0 +1,170 @@
+import { isCooperativeActive } from '../domain/access';
+import type { AuditCheck } from '../domain/audit-verify';
+import { isDdsEligible } from '../domain/custody';
+import type { DdsRecord } from '../domain/dds';
+import { maskPhone } from '../domain/masking';
+import { microToUsdc } from '../domain/money';
+import { ESTIMATED_COMPLETION_SECONDS } from '../domain/payout-lifecycle';
+import type { AuditEntry, Batch, Cooperative, Farmer, Job, Payout, PurchaseOrder } from '../domain/records';
+import type { SubmitResult } from '../use-cases/batches';
+import type { StageChange } from '../use-cases/custody';
+
+/**
+ * Response views: how records look on the wire (interface-spec response shapes; decisions §3
+ * masking). Handlers shape use-case results with these; use cases never build responses.
+ */
+
+/** The 201 body of POST /batch/submit (interface-spec "Batch submission" response). */
+export function submissionView(r: Extract<SubmitResult, { kind: 'created' }>) {
+  return {
+    success: true,
+    data: {
+      batch_id: r.batch.batch_id,
+      token_id: r.batch.token_id,
+      chain_tx_hash: r.batch.chain_tx_hash,
+      audit_log_message_id: r.auditMessageId,
+      payment_status: r.batch.payment_status,
+      payment_amount_ugx: r.batch.payment_amount_ugx,
+      farmer_phone: r.farmerPhone ? maskPhone(r.farmerPhone) : null,
+      estimated_payment_time_seconds: ESTIMATED_COMPLETION_SECONDS,
+      stage: r.batch.stage,
+      created_at: r.batch.created_at,
+    },
+  };
+}
+
+/** GET /batch/{id} (decisions §8). */
+export function batchView(b: Batch) {
+  return {
+    batch_id: b.batch_id,
+    token_id: b.token_id,
+    farmer_id: b.farmer_id,
+    cooperative_id: b.cooperative_id,
+    weight_kg: b.weight_kg,
+    grade: b.grade,
+    moisture_pct: b.moisture_pct,
+    collection_point_gps: b.collection_point_gps,
+    weight_slip_photo_url: b.weight_slip_photo_url ?? null,
+    collector_agent_id: b.collector_agent_id,
+    stage: b.stage,
+    chain_tx_hash: b.chain_tx_hash ?? null,
+    stage_history: b.stage_history,
+    dds_eligible: isDdsEligible(b.stage),
+    payment_status: b.payment_status,
+    payment_amount_ugx: b.payment_amount_ugx,
+    audit_log_length: b.audit_seq,
+    created_at: b.created_at,
+    updated_at: b.updated_at,
+  };
+}
+
+
+/** GET /jobs/{id} (decisions §5 asynchronous operations). */
+export function jobView(j: Job) {
+  return { job_id: j.job_id, type: j.type, status: j.status, ...(j.farmer_id ? { farmer_id: j.farmer_id } : { batch_id: j.batch_id ?? null }), tx_hash: j.tx_hash ?? null, ...(j.error ? { error: j.error } : {}), created_at: j.created_at, completed_at: j.completed_at ?? null };
+}
+
+/** The stage-update response (interface-spec "Stage update" response fields). */
+export function stageUpdateView(c: StageChange) {
+  return {
+    batch_id: c.batch_id, previous_stage: c.previous_stage, new_stage: c.new_stage, chain_tx_hash: c.chain_tx_hash,
+    audit_log_sequence_number: String(c.audit_log_sequence_number), evidence_ipfs_cid: c.evidence_ipfs_cid, dds_eligible: c.dds_eligible, timestamp: c.at,
+  };
+}
+
+/** GET /batch/{id}/audit (decisions §8). */
+export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: boolean; checks: AuditCheck[] }) {
+  return { batch_id: r.batch.batch_id, token_id: r.batch.token_id, entries: r.entries, verified: r.verified, checks: r.checks };
+}
+
+/** The purchase order as shown to callers. */
+export function purchaseOrderView(po: PurchaseOrder) {
+  const { created_by: _by, ...rest } = po;
+  return rest;
+}
+
+/** The create response (interface-spec "Payout" create response). */
+export function payoutCreatedView(p: Payout) {
+  return {
+    payout_id: p.payment_id,
+    status: p.status,
+    farmer_id: p.farmer_id,
+    batch_id: p.batch_id,
+    reason: p.reason,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    estimated_ugx: p.estimated_ugx,
+    exchange_rate: Number(p.exchange_rate),
+    phone: maskPhone(p.phone),
+    provider_order_id: p.provider_order_id ?? null,
+    estimated_completion_seconds: ESTIMATED_COMPLETION_SECONDS,
+    created_at: p.created_at,
+  };
+}
+
+/** GET /payments/farmer-payout/{id} (interface-spec "Payout status response"). */
+export function payoutStatusView(p: Payout) {
+  return {
+    payout_id: p.payment_id,
+    status: p.status,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    amount_ugx: p.amount_ugx,
+    provider_order_id: p.provider_order_id ?? null,
+    mobile_money_transaction_id: p.mobile_money_transaction_id ?? null,
+    completed_at: p.completed_at ?? null,
+    elapsed_seconds: p.elapsed_seconds ?? null,
+    retry_count: p.retry_count,
+  };
+}
+
+/** GET /payments/{id} for a FARMER_PAYOUT (interface-spec "Payment record"). */
+export function paymentRecordView(p: Payout) {
+  return {
+    payment_id: p.payment_id,
+    payment_type: p.payment_type,
+    status: p.status,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    created_at: p.created_at,
+    completed_at: p.completed_at ?? null,
+    settled_at: p.settled_at ?? null,
+    updated_at: p.updated_at,
+    farmer_id: p.farmer_id,
+    batch_id: p.batch_id,
+    cooperative_id: p.cooperative_id,
+    amount_ugx: p.amount_ugx,
+    exchange_rate: Number(p.exchange_rate),
+    provider_order_id: p.provider_order_id ?? null,
+    mobile_money_transaction_id: p.mobile_money_transaction_id ?? null,
+    reason: p.reason,
+    elapsed_seconds: p.elapsed_seconds ?? null,
+    retry_count: p.retry_count,
+  };
+}
+
+/** One entry of GET /payments (the list view of a payment). */
+export function paymentListItemView(p: Payout) {
+  return { payment_id: p.payment_id, payment_type: p.payment_type, status: p.status, amount_usdc: microToUsdc(p.amount_usd_micro), completed_at: p.completed_at ?? null };
+}
+
+/** The cooperative as shown to callers (manager phone masked). */
+export function cooperativeView(c: Cooperative) {
+  return { ...c, manager: { ...c.manager, phone: maskPhone(c.manager.phone) }, active: isCooperativeActive(c) };
+}
+
+/** The farmer as shown to callers (phone masked, decisions §3). */
+export function farmerView(f: Farmer) {
+  const { registered_by: _by, ...rest } = f;
+  return { ...rest, national_registry_status: f.national_registry_status ?? 'VERIFIED', phone: f.phone ? maskPhone(f.phone) : null };
+}
+
+/** The DDS as returned by GET /eudr/dds/{id} (decisions §9), without the XML. */
+export function ddsView(d: DdsRecord) {
+  return {
+    dds_id: d.dds_id, batch_id: d.batch_id, status: d.status, internal_reference_number: d.internal_reference_number, activity_type: d.activity_type,
+    country_of_activity: d.country_of_activity, country_of_entry: d.country_of_entry, operator: d.operator, hs_heading: d.hs_heading,
+    description_of_goods: d.description_of_goods, net_weight_kg: d.net_weight_kg, country_of_production: d.country_of_production,
+    producers: d.producers.map((p) => ({ farmer_id: p.farmer_id, name: p.name, country: p.country, geolocation_geojson: p.geolocation_geojson })),
+    geolocation: d.geolocation, ipfs_cid: d.ipfs_cid, ipfs_url: d.ipfs_url, reference_number: d.reference_number ?? null,
+    verification_number: d.verification_number ?? null, rejection_reason: d.rejection_reason ?? null, created_at: d.created_at,
+  };
+}
+

@@ -1,0 +1,41 @@
+import { assertActsFor } from '../domain/access';
+import { verifyAuditTrail, type AuditVerification, type EvidenceFetcher } from '../domain/audit-verify';
+import type { Caller } from '../domain/caller';
+import { DomainError } from '../domain/errors';
+import type { BatchStore, ChainTrail, ChainTrailReader } from '../domain/ports';
+import type { AuditEntry, Batch } from '../domain/records';
+
+/** The ports audit reading needs. */
+export interface AuditDeps {
+  batches: Pick<BatchStore, 'get' | 'auditEntries'>;
+  /** The BatchToken's mint and TraceLog events, read from the ledger. */
+  chainTrail: ChainTrailReader;
+  /** Pinned evidence by CID (local pin store or an IPFS gateway). */
+  fetchEvidence: EvidenceFetcher;
+}
+
+/** GET /batch/{id}/audit entries, after the access check. Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS. */
+export async function readAuditEntries(batches: Pick<BatchStore, 'get' | 'auditEntries'>, caller: Caller, batchId: string): Promise<{ batch: Batch; entries: AuditEntry[] }> {
+  const b = await batches.get(batchId);
+  if (!b) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} is not recognised.`);
+  assertActsFor(caller, b.cooperative_id);
+  return { batch: b, entries: await batches.auditEntries(batchId) };
+}
+
+/**
+ * GET /batch/{id}/audit (decisions §8): the batch's audit entries, verified — the hash chain
+ * recomputed and compared with the BatchToken and TraceLog events on chain and with the pinned
+ * evidence; `checks` says what matched and what did not.
+ * Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS, LEDGER_UNAVAILABLE (503) when the chain cannot be read.
+ */
+export async function readVerifiedAudit(deps: AuditDeps, caller: Caller, batchId: string): Promise<{ batch: Batch; entries: AuditEntry[] } & AuditVerification> {
+  const { batch, entries } = await readAuditEntries(deps.batches, caller, batchId);
+  let chain: ChainTrail;
+  try {
+    chain = await deps.chainTrail(BigInt(batch.token_id));
+  } catch (err) {
+    throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to verify the trail: ${(err as Error).message}`);
+  }
+  const result = await verifyAuditTrail({ batchId: batch.batch_id, entries, chain, fetchEvidence: deps.fetchEvidence });
+  return { batch, entries, ...result };
+}

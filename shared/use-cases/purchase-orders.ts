@@ -1,0 +1,72 @@
+import { assertActsFor, assertDuty } from '../domain/access';
+import type { Caller } from '../domain/caller';
+import { DomainError } from '../domain/errors';
+import { newJobId } from '../domain/ids';
+import type { BatchStore, CustodyStore } from '../domain/ports';
+import type { PurchaseOrder } from '../domain/records';
+import { commitToPurchaseOrder, type CustodyDeps } from './custody';
+
+/** The ports confirming a purchase order needs (it commits stage changes). */
+export type PurchaseOrderDeps = Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'getPurchaseOrder' | 'confirmPurchaseOrder' | 'commitStage'> };
+
+/** POST /purchase-orders input, validated by the transport (CreatePurchaseOrderSchema). */
+export interface PurchaseOrderInput {
+  batch_ids: string[];
+  buyer: string;
+  /** USD per kg, > 0. */
+  price_usd_per_kg: number;
+  /** The EU importer (the DDS operator). */
+  buyer_operator?: PurchaseOrder['buyer_operator'];
+}
+
+/**
+ * POST /purchase-orders (decisions §8): a DRAFT purchase order over batches of one cooperative.
+ * Errors: INSUFFICIENT_PERMISSIONS (duty EXPORTER or MANAGER; cooperative binding), BATCH_NOT_FOUND,
+ * VALIDATION_ERROR (batches of several cooperatives, a batch already on a purchase order).
+ */
+export async function createPurchaseOrder(
+  deps: { batches: Pick<BatchStore, 'get'>; custody: Pick<CustodyStore, 'createPurchaseOrder'>; now: () => Date },
+  caller: Caller,
+  input: PurchaseOrderInput,
+): Promise<PurchaseOrder> {
+  assertDuty(caller, ['EXPORTER', 'MANAGER']);
+  const batches = await Promise.all(input.batch_ids.map((id) => deps.batches.get(id)));
+  const missing = input.batch_ids.filter((_, i) => !batches[i]);
+  if (missing.length) throw new DomainError('BATCH_NOT_FOUND', `Batch ${missing.join(', ')} is not recognised.`);
+  const coops = new Set(batches.map((b) => b!.cooperative_id));
+  if (coops.size > 1) throw new DomainError('VALIDATION_ERROR', 'A purchase order covers batches of one cooperative.', { details: [{ path: 'batch_ids', message: 'batches of several cooperatives' }] });
+  const cooperativeId = batches[0]!.cooperative_id;
+  assertActsFor(caller, cooperativeId);
+  const po: PurchaseOrder = {
+    purchase_order_id: `PO-${newJobId().slice(4)}`, status: 'DRAFT', cooperative_id: cooperativeId, batch_ids: input.batch_ids, buyer: input.buyer,
+    price_usd_per_kg: input.price_usd_per_kg, ...(input.buyer_operator ? { buyer_operator: input.buyer_operator } : {}),
+    created_at: deps.now().toISOString(), created_by: caller.sub,
+  };
+  await deps.custody.createPurchaseOrder(po);
+  return po;
+}
+
+/**
+ * POST /purchase-orders/{id}/confirm: the purchase order becomes CONFIRMED (idempotent) and each
+ * of its batches at WAREHOUSED moves to COMMITTED (trace log and audit log; callers can never set
+ * COMMITTED themselves). Batches that reach WAREHOUSED later move on at that moment.
+ * Errors: PO_NOT_FOUND, INSUFFICIENT_PERMISSIONS.
+ */
+export async function confirmPurchaseOrder(
+  deps: PurchaseOrderDeps,
+  caller: Caller,
+  id: string,
+): Promise<{ po: PurchaseOrder; committed: string[] }> {
+  assertDuty(caller, ['EXPORTER', 'MANAGER']);
+  const po = await deps.custody.getPurchaseOrder(id);
+  if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${id} is not recognised.`);
+  assertActsFor(caller, po.cooperative_id);
+  await deps.custody.confirmPurchaseOrder(po, caller.sub, deps.now().toISOString());
+  const confirmed = (await deps.custody.getPurchaseOrder(id))!;
+  const committed: string[] = [];
+  for (const batchId of po.batch_ids) {
+    if (await commitToPurchaseOrder(deps, confirmed, batchId)) committed.push(batchId);
+  }
+  return { po: confirmed, committed };
+}
+
