@@ -1,4 +1,5 @@
 import { batchDeps } from '../../shared/composition';
+import { idempotencyStore } from '../../shared/composition/repos';
 import { envOr } from '../../shared/config';
 import { httpHandler } from '../../shared/http/handler';
 import { SubmitBatchSchema } from '../../shared/http/schemas';
@@ -22,7 +23,7 @@ export const handler = httpHandler({
     { path: 'weight_kg', types: ['min_value', 'max_value'], code: 'WEIGHT_OUT_OF_RANGE' },
     { path: 'grade', types: ['picklist'], code: 'INVALID_GRADE' },
   ],
-}, async (req) => withIdempotency('submit-batch', req, async () => {
+}, async (req) => withIdempotency(idempotencyStore(), 'submit-batch', req, async () => {
   const { body, caller, headers } = req;
   const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
   const result = await submitBatch(batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });

@@ -1,10 +1,11 @@
 import { BatchRepository } from '../adapters/dynamodb/batch-repo';
 import { CustodyRepository } from '../adapters/dynamodb/custody-repo';
 import { DdsRepository } from '../adapters/dynamodb/dds-repo';
+import { IdempotencyRepository } from '../adapters/dynamodb/idempotency-repo';
 import { PayoutRepository } from '../adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import { WebhookReceipts } from '../adapters/dynamodb/webhook-receipts';
-import type { BatchStore, CustodyStore, DdsStore, PayoutStore, RegistryStore, WebhookReceiptStore } from '../domain/ports';
+import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, PayoutStore, RegistryStore, WebhookReceiptStore } from '../domain/ports';
 
 /**
  * The DynamoDB stores, one per container, typed as the domain's ports. Split from ./index so that
@@ -16,6 +17,7 @@ let payouts: PayoutStore | undefined;
 let custody: CustodyStore | undefined;
 let dds: DdsStore | undefined;
 let receipts: WebhookReceiptStore | undefined;
+let idempotency: IdempotencyStore | undefined;
 
 export const registryRepo = (): RegistryStore => (registry ??= new RegistryRepository());
 export const batchRepo = (): BatchStore => (batches ??= new BatchRepository());
@@ -24,6 +26,8 @@ export const payoutRepo = (): PayoutStore => (payouts ??= new PayoutRepository()
 export const custodyRepo = (): CustodyStore => (custody ??= new CustodyRepository());
 export const ddsRepo = (): DdsStore => (dds ??= new DdsRepository());
 export const webhookReceipts = (): WebhookReceiptStore => (receipts ??= new WebhookReceipts());
+/** `Idempotency-Key` records of creating operations. */
+export const idempotencyStore = (): IdempotencyStore => (idempotency ??= new IdempotencyRepository());
 
 /** Wall clock. */
 export const now = () => new Date();

@@ -283,6 +283,20 @@ export interface WebhookReceiptStore {
   claimWebhook(source: string, id: string, at: string): Promise<boolean>;
 }
 
+/** What claiming an `Idempotency-Key` found. */
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'in-progress' }
+  | { kind: 'mismatch' };
+
+/** `Idempotency-Key` records (24 h): claimed with a conditional put, completed with the response to replay, released on failure. */
+export interface IdempotencyStore {
+  claim(scope: string, key: string, requestHash: string, at: Date): Promise<IdempotencyClaim>;
+  complete(scope: string, key: string, status: number, body: unknown): Promise<void>;
+  release(scope: string, key: string): Promise<void>;
+}
+
 // ---------------------------------------------------------------- workflow, queues
 
 /** The payout lifecycle state machine (Step Functions): one execution per payout, named after it. */

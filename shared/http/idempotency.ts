@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { IdempotencyRepository } from '../adapters/dynamodb/idempotency-repo';
 import { DomainError } from '../domain/errors';
+import type { IdempotencyStore } from '../domain/ports';
 import type { HttpReply, HttpRequest } from './handler';
-
-let repo: IdempotencyRepository | undefined;
 
 /**
  * `Idempotency-Key` support for a creating operation (as payment APIs offer it): the first
@@ -12,15 +10,14 @@ let repo: IdempotencyRepository | undefined;
  * the same body gets that response again (`idempotent-replayed: true`) instead of creating a
  * second resource; the same key with another body is 400 VALIDATION_ERROR; a key whose first
  * request is still running is 409 DUPLICATE_REQUEST. A request that fails releases its key.
- * Without the header the operation runs as usual.
+ * Without the header the operation runs as usual. `repo` keeps the keys (composition's idempotencyStore()).
  */
-export async function withIdempotency<B>(operation: string, req: HttpRequest<B>, run: () => Promise<HttpReply>): Promise<HttpReply> {
+export async function withIdempotency<B>(repo: IdempotencyStore, operation: string, req: HttpRequest<B>, run: () => Promise<HttpReply>): Promise<HttpReply> {
   const key = req.headers['idempotency-key'];
   if (key === undefined) return run();
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
     throw new DomainError('VALIDATION_ERROR', 'The Idempotency-Key header must be 1–255 visible ASCII characters.', { details: [{ path: 'headers.idempotency-key', message: 'invalid' }] });
   }
-  repo ??= new IdempotencyRepository();
   const scope = `${operation}#${req.caller.sub}`;
   const hash = createHash('sha256').update(canonicalize(req.body ?? null) ?? '').digest('hex');
   const claim = await repo.claim(scope, key, hash, new Date());

@@ -1,22 +1,19 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyClaim, IdempotencyStore } from '../../domain/ports';
 import { keys } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
 /** How long an idempotency key is remembered (seconds). */
 export const IDEMPOTENCY_TTL_S = 24 * 3600;
 
-export type IdempotencyClaim =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'in-progress' }
-  | { kind: 'mismatch' };
+export type { IdempotencyClaim };
 
 /**
  * `Idempotency-Key` records: a key is claimed with a conditional put (so two concurrent requests
  * with the same key cannot both run), then completed with the response to replay. A key whose
  * request failed is released for a retry.
  */
-export class IdempotencyRepository {
+export class IdempotencyRepository implements IdempotencyStore {
   async claim(scope: string, key: string, requestHash: string, at: Date): Promise<IdempotencyClaim> {
     const k = keys.idempotency(scope, key);
     try {
