@@ -1,22 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { Webhook } from 'standardwebhooks';
-import { handler as chainEventsWebhook } from '../../functions/chain-events-webhook/handler';
 import { WebhookReceipts } from '../../shared/adapters/dynamodb/webhook-receipts';
 import { DomainError, ProviderUnavailableError } from '../../shared/domain/errors';
-import type { Batch, Cooperative, Payout } from '../../shared/domain/records';
+import type { PayoutProvider } from '../../shared/domain/ports';
+import type { Batch, Payout } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { logger } from '../../shared/runtime/logger';
-import { applyChainEvent, type ChainEventDeps } from '../../shared/use-cases/chain-events';
-import { apiEvent, expectErrorEnvelope, lambdaContext, parse } from './support/api-event';
+import { applyChainEvent, type ChainEvent, type ChainEventDeps } from '../../shared/use-cases/chain-events';
+import { domainErrorOf } from './support/errors';
+import { aBatch, aCooperative, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
 
-/** POST /api/webhooks/chain-events (decisions §4 TOP_UP, §6 webhooks). */
+/**
+ * Chain events (decisions §4 TOP_UP, §6 webhooks): what a verified `batch.stage_changed` event does.
+ * The transport (signature, webhook-id, JSON, body schema) is tested in webhook.test.ts.
+ */
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
-const hook = new Webhook(SECRET);
 const BATCH_ID = 'BATCH-2026-000777';
 const TX = `0x${'ab'.repeat(32)}`;
 
@@ -28,7 +28,6 @@ beforeAll(() => {
   process.env.TABLE_NAME = 't';
   process.env.DOCS_BASE_URL = 'http://x/docs';
   process.env.AWS_REGION = 'eu-west-1';
-  process.env.CHAIN_WEBHOOK_SECRET = SECRET;
 });
 
 beforeEach(() => {
@@ -37,7 +36,7 @@ beforeEach(() => {
   ddb.onAnyCommand().rejects(new Error('unexpected DynamoDB command in this test'));
   ddb.on(GetCommand).callsFake((input: { Key: { PK: string; SK: string } }) => ({ Item: table.get(`${input.Key.PK}|${input.Key.SK}`) }));
   ddb.on(PutCommand).callsFake((input: { Item: Record<string, unknown>; ConditionExpression?: string }) => {
-    const k = `${input.Item.PK as string}|${input.Item.SK as string}`;
+    const k = `${String(input.Item.PK)}|${String(input.Item.SK)}`;
     if (input.ConditionExpression === 'attribute_not_exists(PK)' && table.has(k)) {
       throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
     }
@@ -46,7 +45,7 @@ beforeEach(() => {
   });
 });
 
-const batch = (over: Partial<Batch> = {}): Batch => ({
+const batch = (over: Partial<Batch> = {}): Batch => aBatch({
   batch_id: BATCH_ID, batch_year: 2026, batch_number: 777, token_id: '2026000000000777', farmer_id: 'F-1', cooperative_id: 'COOP-1',
   weight_kg: 240.75, grade: 'screen18', moisture_pct: 11.5, collection_point_gps: { lat: 1.08, lng: 34.17 }, collector_agent_id: 'A-1',
   stage: 'EXPORTED', mint_status: 'CONFIRMED', audit_seq: 6, audit_head_hash: 'h', stage_history: [], payment_status: 'PAYMENT_CONFIRMED',
@@ -54,102 +53,68 @@ const batch = (over: Partial<Batch> = {}): Batch => ({
   ...over,
 });
 
-const cooperative = (premium: number): Cooperative => ({
-  cooperative_id: 'COOP-1', name: 'Bugisu Farmers', district: 'Mbale', licence_status: 'ACTIVE', licence_expires_at: '2099-12-31',
-  manager: { name: 'Grace', email: 'grace@example.org', phone: '+256772123456' }, prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 },
-  export_premium_ugx_per_kg: premium, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
-});
+const cooperative = (premium: number) => aCooperative({ cooperative_id: 'COOP-1', export_premium_ugx_per_kg: premium });
 
 /**
  * Fake payout ports that behave like the repository where it matters: the (batch, reason) guard
  * makes a second creation DUPLICATE_PAYOUT, and discarding an unsent payout removes its guard.
+ * Webhook receipts are the DynamoDB adapter on the mocked client above.
  */
 function fakeDeps(opts: { premium?: number; batch?: Batch | null; phone?: string | null; providerDown?: boolean } = {}) {
   const guards = new Set<string>();
   const created: Payout[] = [];
-  const quotes: unknown[] = [];
+  const quotes: Array<Parameters<PayoutProvider['quote']>[0]> = [];
   const started: string[] = [];
   const b = opts.batch === undefined ? batch() : opts.batch;
-  const deps = {
+  const deps: ChainEventDeps = {
     now: () => new Date('2026-11-22T10:00:00.000Z'),
-    registry: {
-      getCooperative: async (id: string) => (id === 'COOP-1' ? cooperative(opts.premium ?? 400) : null),
-      getFarmer: async (id: string) => ({ farmer_id: id, cooperative_id: 'COOP-1', full_name: 'Joseph Wamala', ...(opts.phone === null ? {} : { phone: opts.phone ?? '+256772000123' }) }),
-    },
-    batches: { get: async (id: string) => (b && id === b.batch_id ? b : null), setPaymentStatus: async () => undefined },
-    payouts: {
-      createPending: async (p: Payout) => {
+    registry: fakeRegistryStore({
+      getCooperative: async (id) => (id === 'COOP-1' ? cooperative(opts.premium ?? 400) : null),
+      getFarmer: async (id) => aFarmer({ farmer_id: id, cooperative_id: 'COOP-1', full_name: 'Joseph Wamala', phone: opts.phone === null ? undefined : (opts.phone ?? '+256772000123') }),
+    }),
+    batches: fakeBatchStore({ get: async (id) => (b && id === b.batch_id ? b : null), setPaymentStatus: async () => undefined }),
+    payouts: fakePayoutStore({
+      createPending: async (p) => {
         const k = `${p.batch_id}#${p.reason}`;
         if (guards.has(k)) throw new DomainError('DUPLICATE_PAYOUT', `A ${p.reason} payout for batch ${p.batch_id} already exists.`);
         guards.add(k);
         created.push(p);
       },
-      discardUnsent: async (p: Payout) => { guards.delete(`${p.batch_id}#${p.reason}`); created.splice(created.indexOf(p), 1); },
-      markProcessing: async (p: Payout, order: { order_id: string }) => ({ ...p, status: 'PROCESSING', provider_order_id: order.order_id }),
-    },
-    provider: {
-      quote: async (q: unknown) => { quotes.push(q); return { quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }; },
-      createOrder: async () => {
+      discardUnsent: async (p) => { guards.delete(`${p.batch_id}#${p.reason}`); created.splice(created.indexOf(p), 1); },
+      markProcessing: async (p, order) => ({ ...p, status: 'PROCESSING', provider_order_id: order.order_id }),
+    }),
+    provider: fakePayoutProvider({
+      quote: async (q) => { quotes.push(q); return { quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }; },
+      createOrder: async (o) => {
         if (opts.providerDown) throw new ProviderUnavailableError();
-        return { order_id: 'ord_1', amount_ugx: 96_300, exchange_rate: '3700.25' };
+        return {
+          order_id: 'ord_1', reference: o.reference, status: 'PENDING', amount_usd_micro: o.amount_usd_micro, amount_ugx: 96_300, exchange_rate: '3700.25',
+          recipient: o.recipient, created_at: '2026-11-22T10:00:00.000Z',
+        };
       },
-    },
-    workflow: { start: async (id: string) => { started.push(id); } },
+    }),
+    workflow: fakePayoutWorkflow({ start: async (id) => { started.push(id); } }),
     receipts: new WebhookReceipts(),
   };
-  return { deps: deps as unknown as ChainEventDeps, created, quotes, started };
+  return { deps, created, quotes, started };
 }
 
-function signed(body: unknown, id = `evt_${TX}_0`, at = new Date()) {
-  const rawBody = typeof body === 'string' ? body : JSON.stringify(body);
-  return {
-    secret: SECRET,
-    rawBody,
-    headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': hook.sign(id, at, rawBody) },
-  };
+/** A verified delivery as the transport hands it to the use case. */
+function delivery(event: ChainEvent, webhookId = `evt_${TX}_0`) {
+  return { webhookId, event };
 }
 
-const stageChanged = (over: Record<string, unknown> = {}) => ({
+const stageChanged = (over: Partial<ChainEvent['data']> = {}): ChainEvent => ({
   type: 'batch.stage_changed',
   data: { batch_id: BATCH_ID, token_id: '2026000000000777', stage: 'EXPORTED', tx_hash: TX, block_number: 42, log_index: 0, ...over },
 });
 
-const receiptPuts = () => ddb.commandCalls(PutCommand).filter((c) => (c.args[0].input.Item?.PK as string).startsWith('WEBHOOK#chain-events#'));
-
-describe('chain-events webhook handler', () => {
-  it('rejects a missing, forged or stale signature with 401 INVALID_SIGNATURE and touches nothing', async () => {
-    const body = JSON.stringify(stageChanged());
-    const unsigned = parse(await chainEventsWebhook(apiEvent({ path: '/api/webhooks/chain-events', body }), lambdaContext()));
-    expectErrorEnvelope(unsigned, 401, 'INVALID_SIGNATURE');
-    const good = signed(body);
-    const tampered = parse(await chainEventsWebhook(apiEvent({ path: '/api/webhooks/chain-events', body: body.replace('"log_index":0', '"log_index":1'), headers: good.headers }), lambdaContext()));
-    expectErrorEnvelope(tampered, 401, 'INVALID_SIGNATURE');
-    const stale = signed(body, 'evt_stale', new Date(Date.now() - 10 * 60 * 1000));
-    const old = parse(await chainEventsWebhook(apiEvent({ path: '/api/webhooks/chain-events', body, headers: stale.headers }), lambdaContext()));
-    expectErrorEnvelope(old, 401, 'INVALID_SIGNATURE');
-    expect(ddb.calls()).toHaveLength(0);
-  });
-
-  it('rejects a well-signed but malformed body with 400 VALIDATION_ERROR naming the fields', async () => {
-    const body = JSON.stringify(stageChanged({ stage: 'SHIPPED', tx_hash: 'nope', block_number: -1 }));
-    const res = parse(await chainEventsWebhook(apiEvent({ path: '/api/webhooks/chain-events', body, headers: signed(body).headers }), lambdaContext()));
-    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
-    expect(res.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['data.block_number', 'data.stage', 'data.tx_hash']);
-    const notAnObject = '[1,2]';
-    const res2 = parse(await chainEventsWebhook(apiEvent({ path: '/api/webhooks/chain-events', body: notAnObject, headers: signed(notAnObject).headers }), lambdaContext()));
-    expectErrorEnvelope(res2, 400, 'VALIDATION_ERROR');
-    // (A signed body that is not JSON at all is 401: standardwebhooks' verify() parses the payload.)
-    const wrongType = JSON.stringify({ type: 'order.settled', data: stageChanged().data });
-    const res3 = parse(await chainEventsWebhook(apiEvent({ path: '/api/webhooks/chain-events', body: wrongType, headers: signed(wrongType).headers }), lambdaContext()));
-    expectErrorEnvelope(res3, 400, 'VALIDATION_ERROR');
-    expect(ddb.calls()).toHaveLength(0);
-  });
-});
+const receiptPuts = () => ddb.commandCalls(PutCommand).filter((c) => String(c.args[0].input.Item?.PK).startsWith('WEBHOOK#chain-events#'));
 
 describe('applyChainEvent', () => {
   it('EXPORTED starts the TOP_UP payout once: round(240.75 kg × 400) = 96,300 UGX, then claims the receipt', async () => {
     const f = fakeDeps();
-    const r = await applyChainEvent(f.deps, signed(stageChanged()));
+    const r = await applyChainEvent(f.deps, delivery(stageChanged()));
     expect(r).toEqual({ received: true, outcome: 'STARTED', payout_id: 'PAY-2026-000777-02' });
     expect(f.quotes).toEqual([{ amount_ugx: 96_300 }]);
     expect(f.created).toHaveLength(1);
@@ -161,9 +126,9 @@ describe('applyChainEvent', () => {
 
   it('answers a replayed webhook-id 200 DUPLICATE_WEBHOOK without applying it again', async () => {
     const f = fakeDeps();
-    const w = signed(stageChanged(), 'evt_same');
+    const w = delivery(stageChanged(), 'evt_same');
     expect((await applyChainEvent(f.deps, w)).outcome).toBe('STARTED');
-    expect(await applyChainEvent(f.deps, signed(stageChanged(), 'evt_same'))).toEqual({ received: true, outcome: 'DUPLICATE_WEBHOOK' });
+    expect(await applyChainEvent(f.deps, delivery(stageChanged(), 'evt_same'))).toEqual({ received: true, outcome: 'DUPLICATE_WEBHOOK' });
     expect(f.quotes).toHaveLength(1);
     expect(f.created).toHaveLength(1);
     expect(receiptPuts()).toHaveLength(1);
@@ -171,8 +136,8 @@ describe('applyChainEvent', () => {
 
   it('pays once when the same EXPORTED event comes under two webhook-ids: the second is DUPLICATE_PAYOUT → ALREADY_STARTED', async () => {
     const f = fakeDeps();
-    expect((await applyChainEvent(f.deps, signed(stageChanged(), 'evt_a'))).outcome).toBe('STARTED');
-    expect(await applyChainEvent(f.deps, signed(stageChanged(), 'evt_b'))).toEqual({ received: true, outcome: 'ALREADY_STARTED' });
+    expect((await applyChainEvent(f.deps, delivery(stageChanged(), 'evt_a'))).outcome).toBe('STARTED');
+    expect(await applyChainEvent(f.deps, delivery(stageChanged(), 'evt_b'))).toEqual({ received: true, outcome: 'ALREADY_STARTED' });
     expect(f.created).toHaveLength(1);
     expect(f.started).toHaveLength(1);
     expect(receiptPuts()).toHaveLength(2); // both ids are now known replays
@@ -180,7 +145,7 @@ describe('applyChainEvent', () => {
 
   it('creates no payout when the cooperative has no export premium (NO_PREMIUM)', async () => {
     const f = fakeDeps({ premium: 0 });
-    expect(await applyChainEvent(f.deps, signed(stageChanged()))).toEqual({ received: true, outcome: 'NO_PREMIUM' });
+    expect(await applyChainEvent(f.deps, delivery(stageChanged()))).toEqual({ received: true, outcome: 'NO_PREMIUM' });
     expect(f.quotes).toHaveLength(0);
     expect(f.created).toHaveLength(0);
     expect(receiptPuts()).toHaveLength(1);
@@ -188,29 +153,28 @@ describe('applyChainEvent', () => {
 
   it('notes other stages without paying (GRADED → NOTED)', async () => {
     const f = fakeDeps({ batch: batch({ stage: 'GRADED' }) });
-    expect(await applyChainEvent(f.deps, signed(stageChanged({ stage: 'GRADED' })))).toEqual({ received: true, outcome: 'NOTED' });
+    expect(await applyChainEvent(f.deps, delivery(stageChanged({ stage: 'GRADED' })))).toEqual({ received: true, outcome: 'NOTED' });
     expect(f.quotes).toHaveLength(0);
     expect(f.created).toHaveLength(0);
   });
 
   it('refuses to act on a token id that is not the batch\'s (TOKEN_MISMATCH) or an unknown batch (UNKNOWN_BATCH)', async () => {
     const f = fakeDeps();
-    expect((await applyChainEvent(f.deps, signed(stageChanged({ token_id: '999' }), 'evt_m'))).outcome).toBe('TOKEN_MISMATCH');
-    expect((await applyChainEvent(f.deps, signed(stageChanged({ batch_id: 'BATCH-2026-000001' }), 'evt_u'))).outcome).toBe('UNKNOWN_BATCH');
+    expect((await applyChainEvent(f.deps, delivery(stageChanged({ token_id: '999' }), 'evt_m'))).outcome).toBe('TOKEN_MISMATCH');
+    expect((await applyChainEvent(f.deps, delivery(stageChanged({ batch_id: 'BATCH-2026-000001' }), 'evt_u'))).outcome).toBe('UNKNOWN_BATCH');
     expect(f.created).toHaveLength(0);
   });
 
   it('farmer without a phone: NOT_PAYABLE, acknowledged', async () => {
     const f = fakeDeps({ phone: null });
-    expect((await applyChainEvent(f.deps, signed(stageChanged()))).outcome).toBe('NOT_PAYABLE');
+    expect((await applyChainEvent(f.deps, delivery(stageChanged()))).outcome).toBe('NOT_PAYABLE');
     expect(f.created).toHaveLength(0);
   });
 
   it('provider unreachable: 503 PROVIDER_UNAVAILABLE, no payout left and no receipt, so the retry with the same id pays', async () => {
     const down = fakeDeps({ providerDown: true });
-    const err = await applyChainEvent(down.deps, signed(stageChanged(), 'evt_retry')).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DomainError);
-    expect((err as DomainError).code).toBe('PROVIDER_UNAVAILABLE');
+    const err = await domainErrorOf(applyChainEvent(down.deps, delivery(stageChanged(), 'evt_retry')));
+    expect(err.code).toBe('PROVIDER_UNAVAILABLE');
     expect(toErrorResponse(err, '01J00000000000000000000000').statusCode).toBe(503);
     expect(down.created).toHaveLength(0);
     expect(receiptPuts()).toHaveLength(0);
@@ -218,7 +182,7 @@ describe('applyChainEvent', () => {
 
     // The sender retries with the same webhook-id once the provider is back.
     const up = fakeDeps();
-    expect((await applyChainEvent(up.deps, signed(stageChanged(), 'evt_retry'))).outcome).toBe('STARTED');
+    expect((await applyChainEvent(up.deps, delivery(stageChanged(), 'evt_retry'))).outcome).toBe('STARTED');
     expect(up.created).toHaveLength(1);
     expect(receiptPuts()).toHaveLength(1);
   });

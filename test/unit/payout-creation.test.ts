@@ -1,46 +1,47 @@
-import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
-import type { Payout } from '../../shared/domain/records';
-import { createFarmerPayout } from '../../shared/use-cases/payouts';
+import type { Caller } from '../../shared/domain/caller';
+import { ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
+import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
+import { domainErrorOf } from './support/errors';
+import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
 
 /** POST /payments/farmer-payout when the provider is down or refuses the order (rules 4–5). */
 
-const caller = { sub: 'officer', role: 'COOPERATIVE' as const, cooperative_id: 'C1', duties: [] };
+const caller: Caller = { sub: 'officer', role: 'COOPERATIVE', cooperative_id: 'C1', duties: [] };
 const input = { farmer_id: 'F1', batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', reason: 'MANUAL' as const, amount: { usd_micro: 12_500_000 } };
 
 function deps(createOrder: () => Promise<never>) {
   const calls: string[] = [];
-  const d = {
+  const d: PayoutDeps = {
     now: () => new Date('2026-11-22T10:00:00.000Z'),
-    registry: { getFarmer: async () => ({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123', full_name: 'Joseph Wamala' }) },
-    batches: { get: async () => ({ batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', farmer_id: 'F1', payout_seq: 0 }) },
-    payouts: {
-      createPending: async (p: Payout) => { calls.push(`pending ${p.payment_id} ${p.amount_usd_micro}`); },
-      discardUnsent: async (p: Payout) => { calls.push(`discard ${p.payment_id}`); },
-      markFirstOrderRejected: async (p: Payout, reason: string) => { calls.push(`rejected ${p.payment_id} ${reason}`); return { ...p, status: 'FAILED' }; },
+    registry: fakeRegistryStore({ getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123', full_name: 'Joseph Wamala' }) }),
+    batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', farmer_id: 'F1', payout_seq: 0 }) }),
+    payouts: fakePayoutStore({
+      createPending: async (p) => { calls.push(`pending ${p.payment_id} ${p.amount_usd_micro}`); },
+      discardUnsent: async (p) => { calls.push(`discard ${p.payment_id}`); },
+      markFirstOrderRejected: async (p, reason) => { calls.push(`rejected ${p.payment_id} ${reason}`); return { ...p, status: 'FAILED' }; },
       markProcessing: async () => { throw new Error('must not be PROCESSING'); },
-    },
-    provider: {
+    }),
+    provider: fakePayoutProvider({
       quote: async () => ({ quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }),
       createOrder: async () => { calls.push('order'); return createOrder(); },
-    },
-    workflow: { start: async (id: string) => { calls.push(`start ${id}`); } },
+    }),
+    workflow: fakePayoutWorkflow({ start: async (id) => { calls.push(`start ${id}`); } }),
   };
-  return { d: d as unknown as Parameters<typeof createFarmerPayout>[0], calls };
+  return { d, calls };
 }
 
 describe('createFarmerPayout', () => {
   it('leaves no payout behind when the provider is unreachable after its attempts: 503 PROVIDER_UNAVAILABLE', async () => {
     const { d, calls } = deps(async () => { throw new ProviderUnavailableError(); });
-    const err = await createFarmerPayout(d, caller, input).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DomainError);
-    expect((err as DomainError).code).toBe('PROVIDER_UNAVAILABLE');
-    expect((err as DomainError).status).toBe(503);
+    const err = await domainErrorOf(createFarmerPayout(d, caller, input));
+    expect(err.code).toBe('PROVIDER_UNAVAILABLE');
+    expect(err.status).toBe(503);
     expect(calls).toEqual(['pending PAY-2026-000042-01 12500000', 'order', 'discard PAY-2026-000042-01']);
   });
 
   it('keeps a rejected payout as FAILED, starts its retries and answers 500 PAYOUT_FAILED naming it', async () => {
     const { d, calls } = deps(async () => { throw new ProviderRejectedError('RECIPIENT_BLOCKED: wallet suspended'); });
-    const err = (await createFarmerPayout(d, caller, input).catch((e: unknown) => e)) as DomainError;
+    const err = await domainErrorOf(createFarmerPayout(d, caller, input));
     expect(err.code).toBe('PAYOUT_FAILED');
     expect(err.status).toBe(500);
     expect(err.details).toEqual({ payout_id: 'PAY-2026-000042-01', status: 'FAILED' });

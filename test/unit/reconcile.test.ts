@@ -1,15 +1,16 @@
 import { SFNClient, SendTaskSuccessCommand, StartExecutionCommand, TaskTimedOut, ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { PayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
-import type { ProviderOrder } from '../../shared/domain/ports';
+import { StepFunctionsPayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
+import type { PayoutRequestMessage, ProviderOrder } from '../../shared/domain/ports';
 import type { Payout } from '../../shared/domain/records';
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';
+import { aPayout, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
 
 /** Reconciliation asks the provider before it does anything, and never pays again. */
 
 const now = new Date('2026-11-22T10:00:00.000Z');
-const payout = (over: Partial<Payout>): Payout => ({
-  payment_id: 'PAY-2026-000001-01', payment_type: 'FARMER_PAYOUT', batch_id: 'BATCH-2026-000001', farmer_id: 'F1', cooperative_id: 'C1', reason: 'NET_COFFEE_PAYMENT',
+const payout = (over: Partial<Payout>): Payout => aPayout({
+  payment_id: 'PAY-2026-000001-01', batch_id: 'BATCH-2026-000001', farmer_id: 'F1', cooperative_id: 'C1', reason: 'NET_COFFEE_PAYMENT',
   status: 'PROCESSING', amount_usd_micro: 10_000_000, amount_ugx: 37002, estimated_ugx: 37002, exchange_rate: '3700.25', phone: '+256772000123', recipient_name: 'Joseph',
   attempt: 1, retry_count: 0, created_at: '2026-11-22T09:00:00.000Z', updated_at: '2026-11-22T09:00:00.000Z', created_by: 'x', ...over,
 });
@@ -21,30 +22,30 @@ const order = (status: ProviderOrder['status']): ProviderOrder => ({
 function fakes(open: Payout[], providerOrder: ProviderOrder | null, awaiting: string[] = []) {
   const calls: string[] = [];
   const stored = new Map(open.map((p) => [p.payment_id, { ...p }]));
-  const deps = {
+  const deps: Parameters<typeof reconcilePayouts>[0] = {
     now: () => now,
-    payouts: {
-      openBefore: async (before: string) => { calls.push(`openBefore ${before}`); return open; },
-      get: async (id: string) => stored.get(id) ?? null,
-      recordSettlement: async (p: Payout) => { calls.push(`settle ${p.payment_id}`); stored.set(p.payment_id, { ...p, status: 'COMPLETED' }); return 'APPLIED'; },
-      recordFailure: async (p: Payout, attempt: number, reason: string) => { calls.push(`fail ${p.payment_id} A${attempt} ${reason}`); return 'APPLIED'; },
-      markProcessing: async (p: Payout) => { calls.push(`processing ${p.payment_id}`); return p; },
-      discardUnsent: async (p: Payout) => { calls.push(`discard ${p.payment_id}`); },
-    },
-    provider: {
-      findOrderByReference: async (ref: string) => { calls.push(`ask ${ref}`); return providerOrder; },
+    payouts: fakePayoutStore({
+      openBefore: async (before) => { calls.push(`openBefore ${before}`); return open; },
+      get: async (id) => stored.get(id) ?? null,
+      recordSettlement: async (p) => { calls.push(`settle ${p.payment_id}`); stored.set(p.payment_id, { ...p, status: 'COMPLETED' }); return 'APPLIED'; },
+      recordFailure: async (p, attempt, reason) => { calls.push(`fail ${p.payment_id} A${attempt} ${reason}`); return 'APPLIED'; },
+      markProcessing: async (p) => { calls.push(`processing ${p.payment_id}`); return p; },
+      discardUnsent: async (p) => { calls.push(`discard ${p.payment_id}`); },
+    }),
+    provider: fakePayoutProvider({
+      findOrderByReference: async (ref) => { calls.push(`ask ${ref}`); return providerOrder; },
       createOrder: async () => { throw new Error('reconciliation must never create an order'); },
-    },
-    workflow: {
-      start: async (id: string) => { calls.push(`start ${id}`); },
-      resume: async (token: string) => { calls.push(`resume ${token}`); },
-      fail: async (token: string, error: string) => { calls.push(`failtask ${token} ${error}`); },
-    },
-    batches: { awaitingPayoutBefore: async () => awaiting },
-    payoutQueue: { send: async (m: { batch_id: string }) => { calls.push(`requeue ${m.batch_id}`); } },
-    registry: {},
+    }),
+    workflow: fakePayoutWorkflow({
+      start: async (id) => { calls.push(`start ${id}`); },
+      resume: async (token) => { calls.push(`resume ${token}`); },
+      fail: async (token, error) => { calls.push(`failtask ${token} ${error}`); },
+    }),
+    batches: fakeBatchStore({ awaitingPayoutBefore: async () => awaiting }),
+    payoutQueue: fakeWorkQueue<PayoutRequestMessage>('payoutQueue', { send: async (m) => { calls.push(`requeue ${m.batch_id}`); } }),
+    registry: fakeRegistryStore(),
   };
-  return { deps: deps as unknown as Parameters<typeof reconcilePayouts>[0], calls };
+  return { deps, calls };
 }
 
 describe('reconcilePayouts', () => {
@@ -105,17 +106,17 @@ describe('PayoutWorkflow', () => {
 
   it('treats a closed task token as already handled (SendTaskSuccess on a closed token changes nothing)', async () => {
     sfn.on(SendTaskSuccessCommand).rejects(new TaskTimedOut({ message: 'Task Timed Out', $metadata: {} }));
-    await expect(new PayoutWorkflow().resume('tok', { status: 'COMPLETED' })).resolves.toBeUndefined();
+    await expect(new StepFunctionsPayoutWorkflow().resume('tok', { status: 'COMPLETED' })).resolves.toBeUndefined();
   });
 
   it('starts one execution per payout: the execution is named after it and a second start is not an error', async () => {
     sfn.on(StartExecutionCommand).rejectsOnce(new ExecutionAlreadyExists({ message: 'exists', $metadata: {} }));
-    await expect(new PayoutWorkflow().start('PAY-2026-000001-01')).resolves.toBeUndefined();
+    await expect(new StepFunctionsPayoutWorkflow().start('PAY-2026-000001-01')).resolves.toBeUndefined();
     expect(sfn.commandCalls(StartExecutionCommand)[0]!.args[0].input).toMatchObject({ name: 'PAY-2026-000001-01' });
   });
 
   it('raises other Step Functions errors', async () => {
     sfn.on(SendTaskSuccessCommand).rejects(new Error('throttled'));
-    await expect(new PayoutWorkflow().resume('tok', {})).rejects.toThrow('throttled');
+    await expect(new StepFunctionsPayoutWorkflow().resume('tok', {})).rejects.toThrow('throttled');
   });
 });

@@ -1,0 +1,373 @@
+/**
+ * Typed fakes of the ports (shared/domain/ports.ts) and builders of complete records
+ * (shared/domain/records.ts) for unit tests of the use cases (shared/use-cases/*).
+ *
+ * Every `fake<Port>(over)` returns an object literal that implements every method of the port, so
+ * a use case's deps type-check without casts. Each method a test does not override throws
+ * `Error('unexpected call: <deps key>.<method>')` synchronously when called, so a use case that
+ * reaches a port the test did not expect fails loudly instead of getting `undefined`. A test hands
+ * in only the methods it expects to be called:
+ *
+ *   const payouts = fakePayoutStore({ get: async (id) => (id === p.payment_id ? p : null) });
+ *
+ * The record builders (`aBatch`, `aFarmer`, `aCooperative`, `aPayout`, `aLedgerTx`) return complete,
+ * valid records of one coherent world — cooperative COOP-1, its farmer F-1, that farmer's batch
+ * BATCH-2026-000001 (DELIVERED, mint confirmed), its first payout PAY-2026-000001-01 — with `over`
+ * applied on top. Identifiers derived from a batch id (year, number, token id, payout and ledger
+ * write ids) follow an overridden `batch_id` unless they are overridden too.
+ */
+
+import { formatPayoutId, parseBatchId, tokenIdForBatch } from '../../../shared/domain/ids';
+import type {
+  BatchStore,
+  ChainTrailReader,
+  Clock,
+  CustodyStore,
+  DdsDocuments,
+  DdsRegistry,
+  DdsStore,
+  EvidenceFetcher,
+  ForestCheck,
+  Ledger,
+  NationalFarmerRegistry,
+  Notifier,
+  PayoutProvider,
+  PayoutStore,
+  PayoutWorkflow,
+  PinStore,
+  RegistryStore,
+  WebhookReceiptStore,
+  WorkQueue,
+} from '../../../shared/domain/ports';
+import type { Batch, Cooperative, Farmer, LedgerTx, Payout } from '../../../shared/domain/records';
+
+/** What every fake method does unless the test overrides it. */
+function unexpected(name: string): never {
+  throw new Error(`unexpected call: ${name}`);
+}
+
+// ------------------------------------------------------------------ stores
+
+export function fakeRegistryStore(over: Partial<RegistryStore> = {}): RegistryStore {
+  return {
+    createCooperative: () => unexpected('registry.createCooperative'),
+    getCooperative: () => unexpected('registry.getCooperative'),
+    updateCooperative: () => unexpected('registry.updateCooperative'),
+    getHolding: () => unexpected('registry.getHolding'),
+    flaggedFarmers: () => unexpected('registry.flaggedFarmers'),
+    setForestCheck: () => unexpected('registry.setForestCheck'),
+    createFarmer: () => unexpected('registry.createFarmer'),
+    settleNationalCheck: () => unexpected('registry.settleNationalCheck'),
+    getFarmer: () => unexpected('registry.getFarmer'),
+    ...over,
+  };
+}
+
+export function fakeBatchStore(over: Partial<BatchStore> = {}): BatchStore {
+  return {
+    nextBatchNumber: () => unexpected('batches.nextBatchNumber'),
+    putPending: () => unexpected('batches.putPending'),
+    markMintFailed: () => unexpected('batches.markMintFailed'),
+    confirmMint: () => unexpected('batches.confirmMint'),
+    getAny: () => unexpected('batches.getAny'),
+    get: () => unexpected('batches.get'),
+    setPaymentStatus: () => unexpected('batches.setPaymentStatus'),
+    auditEntries: () => unexpected('batches.auditEntries'),
+    awaitingPayoutBefore: () => unexpected('batches.awaitingPayoutBefore'),
+    putJob: () => unexpected('batches.putJob'),
+    getJob: () => unexpected('batches.getJob'),
+    ...over,
+  };
+}
+
+export function fakePayoutStore(over: Partial<PayoutStore> = {}): PayoutStore {
+  return {
+    createPending: () => unexpected('payouts.createPending'),
+    discardUnsent: () => unexpected('payouts.discardUnsent'),
+    markProcessing: () => unexpected('payouts.markProcessing'),
+    markFirstOrderRejected: () => unexpected('payouts.markFirstOrderRejected'),
+    registerAttempt: () => unexpected('payouts.registerAttempt'),
+    setAttemptOrder: () => unexpected('payouts.setAttemptOrder'),
+    recordSettlement: () => unexpected('payouts.recordSettlement'),
+    recordFailure: () => unexpected('payouts.recordFailure'),
+    scheduleRetry: () => unexpected('payouts.scheduleRetry'),
+    markManualReview: () => unexpected('payouts.markManualReview'),
+    markManagerNotified: () => unexpected('payouts.markManagerNotified'),
+    openBefore: () => unexpected('payouts.openBefore'),
+    get: () => unexpected('payouts.get'),
+    listByBatch: () => unexpected('payouts.listByBatch'),
+    ...over,
+  };
+}
+
+export function fakeCustodyStore(over: Partial<CustodyStore> = {}): CustodyStore {
+  return {
+    commitStage: () => unexpected('custody.commitStage'),
+    getLedgerTx: () => unexpected('custody.getLedgerTx'),
+    keepSigned: () => unexpected('custody.keepSigned'),
+    confirm: () => unexpected('custody.confirm'),
+    attachJob: () => unexpected('custody.attachJob'),
+    markFailed: () => unexpected('custody.markFailed'),
+    openLedgerTxsBefore: () => unexpected('custody.openLedgerTxsBefore'),
+    createPurchaseOrder: () => unexpected('custody.createPurchaseOrder'),
+    getPurchaseOrder: () => unexpected('custody.getPurchaseOrder'),
+    confirmPurchaseOrder: () => unexpected('custody.confirmPurchaseOrder'),
+    ...over,
+  };
+}
+
+export function fakeDdsStore(over: Partial<DdsStore> = {}): DdsStore {
+  return {
+    create: () => unexpected('dds.create'),
+    get: () => unexpected('dds.get'),
+    markSubmitted: () => unexpected('dds.markSubmitted'),
+    markAvailable: () => unexpected('dds.markAvailable'),
+    markRejected: () => unexpected('dds.markRejected'),
+    ...over,
+  };
+}
+
+export function fakeWebhookReceiptStore(over: Partial<WebhookReceiptStore> = {}): WebhookReceiptStore {
+  return {
+    hasWebhook: () => unexpected('receipts.hasWebhook'),
+    claimWebhook: () => unexpected('receipts.claimWebhook'),
+    ...over,
+  };
+}
+
+// ------------------------------------------------------------------ workflow, queues, notifications
+
+export function fakePayoutWorkflow(over: Partial<PayoutWorkflow> = {}): PayoutWorkflow {
+  return {
+    start: () => unexpected('workflow.start'),
+    resume: () => unexpected('workflow.resume'),
+    fail: () => unexpected('workflow.fail'),
+    ...over,
+  };
+}
+
+/** A work queue; `name` is the deps key it is handed in as (e.g. `payoutQueue`), for the error message. */
+export function fakeWorkQueue<T>(name: string, over: Partial<WorkQueue<T>> = {}): WorkQueue<T> {
+  return {
+    send: () => unexpected(`${name}.send`),
+    ...over,
+  };
+}
+
+export function fakeNotifier(over: Partial<Notifier> = {}): Notifier {
+  return {
+    publish: () => unexpected('notifier.publish'),
+    ...over,
+  };
+}
+
+// ------------------------------------------------------------------ outside systems
+
+export function fakePayoutProvider(over: Partial<PayoutProvider> = {}): PayoutProvider {
+  return {
+    quote: () => unexpected('provider.quote'),
+    createOrder: () => unexpected('provider.createOrder'),
+    getOrder: () => unexpected('provider.getOrder'),
+    findOrderByReference: () => unexpected('provider.findOrderByReference'),
+    ...over,
+  };
+}
+
+export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
+  return {
+    mintBatchTokenKept: () => unexpected('ledger.mintBatchTokenKept'),
+    recordStageKept: () => unexpected('ledger.recordStageKept'),
+    rebroadcast: () => unexpected('ledger.rebroadcast'),
+    waitForReceipt: () => unexpected('ledger.waitForReceipt'),
+    ...over,
+  };
+}
+
+export function fakePinStore(over: Partial<PinStore> = {}): PinStore {
+  return {
+    pin: () => unexpected('pins.pin'),
+    cat: () => unexpected('pins.cat'),
+    ls: () => unexpected('pins.ls'),
+    ...over,
+  };
+}
+
+export function fakeForestCheck(over: Partial<ForestCheck> = {}): ForestCheck {
+  return {
+    check: () => unexpected('forestCheck.check'),
+    ...over,
+  };
+}
+
+export function fakeNationalFarmerRegistry(over: Partial<NationalFarmerRegistry> = {}): NationalFarmerRegistry {
+  return {
+    lookup: () => unexpected('national.lookup'),
+    ...over,
+  };
+}
+
+export function fakeDdsRegistry(over: Partial<DdsRegistry> = {}): DdsRegistry {
+  return {
+    submit: () => unexpected('ddsRegistry.submit'),
+    status: () => unexpected('ddsRegistry.status'),
+    ...over,
+  };
+}
+
+export function fakeDdsDocuments(over: Partial<DdsDocuments> = {}): DdsDocuments {
+  return {
+    submitRequestXml: () => unexpected('documents.submitRequestXml'),
+    ...over,
+  };
+}
+
+export function fakeClock(over: Partial<Clock> = {}): Clock {
+  return {
+    now: () => unexpected('clock.now'),
+    ...over,
+  };
+}
+
+/** The chain trail reader port is a function: the given one, else one that fails as unexpected. */
+export function fakeChainTrailReader(impl?: ChainTrailReader): ChainTrailReader {
+  return impl ?? (() => unexpected('chainTrail'));
+}
+
+/** The evidence fetcher port is a function: the given one, else one that fails as unexpected. */
+export function fakeEvidenceFetcher(impl?: EvidenceFetcher): EvidenceFetcher {
+  return impl ?? (() => unexpected('fetchEvidence'));
+}
+
+// ------------------------------------------------------------------ records
+
+const CREATED_AT = '2026-11-01T08:00:00.000Z';
+const DEFAULT_BATCH_ID = 'BATCH-2026-000001';
+
+/** Year, number and token id of a batch id (the defaults' when it does not parse). */
+function batchNumbers(batchId: string): { year: number; n: number; tokenId: string } {
+  const ref = parseBatchId(batchId) ?? { year: 2026, n: 1 };
+  return { ...ref, tokenId: tokenIdForBatch(ref.year, ref.n).toString() };
+}
+
+/** An ACTIVE cooperative with prices for every grade and an export premium of 400 UGX/kg. */
+export function aCooperative(over: Partial<Cooperative> = {}): Cooperative {
+  return {
+    cooperative_id: 'COOP-1',
+    name: 'Bugisu Farmers',
+    district: 'Mbale',
+    licence_status: 'ACTIVE',
+    licence_expires_at: '2099-12-31',
+    manager: { name: 'Grace Nambozo', email: 'grace@example.org', phone: '+256772123456' },
+    prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 },
+    export_premium_ugx_per_kg: 400,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    ...over,
+  };
+}
+
+/** A farmer of COOP-1 with a phone, verified by the national registry, farm forest-checked CLEAR. */
+export function aFarmer(over: Partial<Farmer> = {}): Farmer {
+  return {
+    farmer_id: 'F-1',
+    full_name: 'Joseph Wamala',
+    cooperative_id: 'COOP-1',
+    phone: '+256772000123',
+    district: 'Mbale',
+    farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1.5 },
+    gfw_status: 'CLEAR',
+    national_registry_status: 'VERIFIED',
+    gfw_checked_at: '2026-01-02T00:00:00.000Z',
+    gfw_dataset: { name: 'umd_glad_landsat_alerts', version: 'v20260101' },
+    registered_at: '2026-01-02T00:00:00.000Z',
+    registered_by: 'coop-user-COOP-1',
+    ...over,
+  };
+}
+
+/**
+ * A batch of F-1 at COOP-1 whose mint is confirmed: stage DELIVERED with its history entry, one
+ * audit entry, net coffee payment round(240.75 kg × 9,800) = 2,359,350 UGX, no payout yet.
+ */
+export function aBatch(over: Partial<Batch> = {}): Batch {
+  const batchId = over.batch_id ?? DEFAULT_BATCH_ID;
+  const { year, n, tokenId } = batchNumbers(batchId);
+  const mintTx = `0x${'ab'.repeat(32)}`;
+  return {
+    batch_id: batchId,
+    batch_year: year,
+    batch_number: n,
+    token_id: tokenId,
+    farmer_id: 'F-1',
+    cooperative_id: 'COOP-1',
+    weight_kg: 240.75,
+    grade: 'screen18',
+    moisture_pct: 11.5,
+    collection_point_gps: { lat: 1.08, lng: 34.17 },
+    collector_agent_id: 'agent-1',
+    stage: 'DELIVERED',
+    mint_status: 'CONFIRMED',
+    chain_tx_hash: mintTx,
+    audit_seq: 1,
+    audit_head_hash: 'cd'.repeat(32),
+    stage_history: [
+      { stage: 'DELIVERED', at: CREATED_AT, actor: 'agent-1', chain_tx_hash: mintTx, audit_log_sequence_number: '1', evidence_ipfs_cid: null },
+    ],
+    payment_status: 'INITIATED',
+    payment_amount_ugx: 2_359_350,
+    payout_seq: 0,
+    submitted_by: 'agent-1',
+    created_at: CREATED_AT,
+    updated_at: CREATED_AT,
+    ...over,
+  };
+}
+
+/**
+ * The batch's first payout (NET_COFFEE_PAYMENT), PENDING at attempt 1: 10 USDC at 3,700.25 UGX/USD
+ * = 37,002 UGX estimated.
+ */
+export function aPayout(over: Partial<Payout> = {}): Payout {
+  const batchId = over.batch_id ?? DEFAULT_BATCH_ID;
+  const { year, n } = batchNumbers(batchId);
+  return {
+    payment_id: formatPayoutId(year, n, 1),
+    payment_type: 'FARMER_PAYOUT',
+    batch_id: batchId,
+    farmer_id: 'F-1',
+    cooperative_id: 'COOP-1',
+    reason: 'NET_COFFEE_PAYMENT',
+    status: 'PENDING',
+    amount_usd_micro: 10_000_000,
+    amount_ugx: 37_002,
+    estimated_ugx: 37_002,
+    exchange_rate: '3700.25',
+    quote_id: 'q1',
+    phone: '+256772000123',
+    recipient_name: 'Joseph Wamala',
+    attempt: 1,
+    retry_count: 0,
+    created_at: '2026-11-22T09:00:00.000Z',
+    updated_at: '2026-11-22T09:00:00.000Z',
+    created_by: 'system',
+    ...over,
+  };
+}
+
+/** The batch's BatchToken mint, committed and not yet signed (PENDING), audit entry 1. */
+export function aLedgerTx(over: Partial<LedgerTx> = {}): LedgerTx {
+  const batchId = over.batch_id ?? DEFAULT_BATCH_ID;
+  const seq = over.audit_sequence_number ?? 1;
+  return {
+    ledger_tx_id: `${batchId}-${seq}`,
+    kind: 'MINT',
+    batch_id: batchId,
+    token_id: batchNumbers(batchId).tokenId,
+    stage: 'DELIVERED',
+    audit_hash: 'cd'.repeat(32),
+    audit_sequence_number: seq,
+    status: 'PENDING',
+    created_at: CREATED_AT,
+    ...over,
+  };
+}
