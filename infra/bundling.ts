@@ -3,8 +3,11 @@
  * (plain esbuild) use these options, so both produce the same bundles.
  *
  * ESM output for nodejs22.x; a `require` shim in the banner for CommonJS dependencies bundled into
- * ESM; nothing external: each bundle carries (and pins) exactly the AWS SDK clients its function
- * imports instead of the runtime's copy.
+ * ESM; each bundle carries (and pins) exactly the AWS SDK clients its function imports instead of
+ * the runtime's copy (the one exception, a part no client of ours can reach, is
+ * {@link BUNDLE_EXTERNALS}). Licence comments go to `index.mjs.LEGAL.txt` beside the bundle and
+ * non-ASCII text is written as UTF-8 rather than `\u` escapes, so the JavaScript the function loads
+ * is only code. Size budgets: ./bundle-budget.ts.
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -18,6 +21,22 @@ export const BUNDLE_TARGET = 'node22';
 /** Lets CommonJS dependencies call `require` inside an ESM bundle. */
 export const BUNDLE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * Left out of every bundle: `@smithy/core/event-streams`, which the SDK's protocol layer imports
+ * only lazily (`await import(...)` in HttpProtocol.loadEventStreamCapability) for operations with an
+ * event-stream member, such as S3 SelectObjectContent or Bedrock streaming. None of the clients the
+ * functions use (DynamoDB, SQS, SNS, Step Functions) has such an operation, so that import is never
+ * evaluated; bundling it cost about 19 KB per function. If a function ever adds a client with
+ * event streams, remove this entry (the call would otherwise fail with ERR_MODULE_NOT_FOUND).
+ */
+export const BUNDLE_EXTERNALS: readonly string[] = ['@smithy/core/event-streams'];
+
+/** Licence comments (`/*! ... *\/`, `@license`) go to `<bundle>.LEGAL.txt`, not into the code. */
+export const BUNDLE_LEGAL_COMMENTS = 'external';
+
+/** Non-ASCII text stays UTF-8 (`"→"`, 3 bytes) instead of escapes (`"\u2192"`, 6); Node reads .mjs as UTF-8. */
+export const BUNDLE_CHARSET = 'utf8';
 
 /** Environment every bundled function runs with: stack traces mapped through the source maps. */
 export const BUNDLE_RUNTIME_ENV: Readonly<Record<string, string>> = { NODE_OPTIONS: '--enable-source-maps' };
@@ -69,8 +88,13 @@ export function lambdaBundling(): BundlingOptions {
     sourcesContent: false,
     mainFields: ['module', 'main'],
     banner: BUNDLE_BANNER,
-    externalModules: [],
-    esbuildArgs: { [`--alias:${CREDENTIAL_PROVIDER_MODULE}`]: CREDENTIAL_PROVIDER_STAND_IN },
+    externalModules: [...BUNDLE_EXTERNALS],
+    esbuildArgs: {
+      [`--alias:${CREDENTIAL_PROVIDER_MODULE}`]: CREDENTIAL_PROVIDER_STAND_IN,
+      '--legal-comments': BUNDLE_LEGAL_COMMENTS,
+      // As an argument, not the `charset` prop: aws-cdk-lib 2.276's local bundling ignores that prop.
+      '--charset': BUNDLE_CHARSET,
+    },
     forceDockerBundling: false,
     logLevel: LogLevel.WARNING,
   };
@@ -78,7 +102,7 @@ export function lambdaBundling(): BundlingOptions {
 
 /**
  * The same bundle as {@link lambdaBundling}, as plain esbuild options: `entryPath` (absolute or
- * repo-relative) → `outfile` (ESM, with `outfile + '.map'` beside it).
+ * repo-relative) → `outfile` (ESM, with `outfile + '.map'` and `outfile + '.LEGAL.txt'` beside it).
  */
 export function esbuildOptionsFor(entryPath: string, outfile: string): BuildOptions {
   return {
@@ -92,9 +116,11 @@ export function esbuildOptionsFor(entryPath: string, outfile: string): BuildOpti
     minify: true,
     sourcemap: true,
     sourcesContent: false,
+    charset: BUNDLE_CHARSET,
+    legalComments: BUNDLE_LEGAL_COMMENTS,
     mainFields: ['module', 'main'],
     banner: { js: BUNDLE_BANNER },
-    external: [],
+    external: [...BUNDLE_EXTERNALS],
     alias: { [CREDENTIAL_PROVIDER_MODULE]: resolve(repoRoot(), CREDENTIAL_PROVIDER_STAND_IN) },
     logLevel: 'warning',
   };

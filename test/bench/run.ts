@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { build } from 'esbuild';
 import { Webhook } from 'standardwebhooks';
-import { esbuildOptionsFor, functionEntry } from '../../infra/bundling';
 import { DEV_PAYOUT_WEBHOOK_SECRET, signDevToken } from '../../infra/local/dev-keys';
-import { AUTHORIZER_FN, routes, workers } from '../../shared/http/routes';
 import { startStackProcess } from '../support/stack-process';
+import { bundleBench } from './bundles';
 import { custodyBench } from './custody';
 import { eudrBench } from './eudr';
 import { payoutFaultsBench } from './payout-faults';
@@ -15,10 +10,12 @@ import { payoutFaultsBench } from './payout-faults';
  * `npm run bench`: figures of the first slice on the local stack (not part of `npm test`).
  *  1. p50/p95 of POST /batch/submit (sequential, mint receipt included);
  *  2. p50/p95 of GET /payments/{id};
- *  3. the service's own time from a settlement webhook received to COMPLETED readable;
- *  4. the minified size of every function bundle (target ≤ 300 KB unless it talks to the ledger).
- * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60); BENCH_ONLY=slice|faults|custody|eudr
- * runs one part. Then the payout-faults run (./payout-faults.ts).
+ *  3. the service's own time from a settlement webhook received to COMPLETED readable.
+ * Then the payout-faults run (./payout-faults.ts), custody, EUDR, and last the size of every
+ * function bundle against its budget (./bundles.ts, infra/bundle-budget.ts; no stack needed; a
+ * bundle over budget makes the exit code 1 and the summary line says which).
+ * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60);
+ * BENCH_ONLY=slice|faults|custody|eudr|bundles runs one part.
  */
 
 const N_SUBMIT = Number(process.env.BENCH_SUBMISSIONS ?? 60);
@@ -118,24 +115,6 @@ async function main() {
   } finally {
     await stack.stop();
   }
-
-  // 4. bundle sizes
-  const out = mkdtempSync(join(tmpdir(), 'coffee-bundles-'));
-  const ledgerFns = new Set([...routes, ...workers].filter((r) => r.needs.includes('ledger') || r.needs.includes('ledger:read')).map((r) => r.fn));
-  const fns = [...new Set([...routes.map((r) => r.fn), ...workers.map((w) => w.fn), AUTHORIZER_FN])];
-  say('\nfunction bundle (minified ESM, esbuild options of infra/bundling.ts)     size      target');
-  let over = 0;
-  for (const fn of fns.sort()) {
-    const file = join(out, `${fn}.mjs`);
-    await build(esbuildOptionsFor(functionEntry(fn), file));
-    const kb = statSync(file).size / 1024;
-    const ledger = ledgerFns.has(fn);
-    const ok = ledger || kb <= 300;
-    if (!ok) over++;
-    say(`  ${fn.padEnd(28)} ${kb.toFixed(1).padStart(8)} KB   ${ledger ? 'ledger (no target)' : ok ? '≤ 300 KB ok' : '> 300 KB OVER'}`);
-  }
-  rmSync(out, { recursive: true, force: true });
-  say(over ? `${over} function(s) over the 300 KB target` : 'every function that does not talk to the ledger is within 300 KB');
 }
 
 async function all() {
@@ -144,6 +123,7 @@ async function all() {
   if (!only || only === 'faults') await payoutFaultsBench();
   if (!only || only === 'custody') await custodyBench();
   if (!only || only === 'eudr') await eudrBench();
+  if (!only || only === 'bundles') await bundleBench();
 }
 
 all().catch((err) => {
