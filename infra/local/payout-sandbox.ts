@@ -8,7 +8,8 @@
  * - `POST /v1/quotes` → 200 quote (valid 60 s)
  * - `POST /v1/orders` (`Idempotency-Key: <reference>`) → 201 new order, 200 existing order for that reference
  * - `GET /v1/orders/{order_id}`, `GET /v1/orders?reference=<ref>` → 200 order, 404 when none
- * Errors are `{error: {code, message, details?}}`: 400 validation, 401, 404, 405, 413, 415, 422 business rejection.
+ * Errors are `{error: {code, message, details?}}`: 400 validation (bodies checked with the valibot
+ * schemas below; `details` = `[{path, message}]`), 401, 404, 405, 413, 415, 422 business rejection.
  *
  * Test phones: +256700000001 every order fails; +256700000002 orders alternate: the first fails, the
  * next settles, the third fails again… (so each payout to it, one after another, fails once then settles); +256700000003 settles but no webhook is ever sent; +256700000004 the provider is
@@ -17,6 +18,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import Big from 'big.js';
+import * as v from 'valibot';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulid';
@@ -139,37 +141,87 @@ function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Collects validation problems as `{path, message}`. */
-class Problems {
-  readonly list: Array<{ path: string; message: string }> = [];
-  add(path: string, message: string): void {
-    this.list.push({ path, message });
-  }
-  unknown(obj: Json, allowed: readonly string[], prefix: string): void {
-    for (const k of Object.keys(obj)) if (!allowed.includes(k)) this.add(prefix ? `${prefix}.${k}` : k, 'unknown field');
-  }
-  object(obj: Json, key: string, prefix: string): Json | undefined {
-    const v = obj[key];
-    if (!isObject(v)) {
-      this.add(`${prefix}${key}`, v === undefined ? 'required' : 'must be an object');
-      return undefined;
-    }
-    return v;
-  }
-  literal(obj: Json, key: string, value: string, prefix: string): void {
-    if (obj[key] !== value) this.add(`${prefix}${key}`, obj[key] === undefined ? 'required' : `must be "${value}"`);
-  }
-  throwIfAny(): void {
-    if (this.list.length) throw new HttpError(400, 'VALIDATION_ERROR', 'The request body is invalid.', this.list);
-  }
-}
-
 function validUgandanMobile(phone: unknown): boolean {
   if (typeof phone !== 'string' || !/^\+256\d{9}$/.test(phone)) return false;
   const parsed = parsePhoneNumberFromString(phone);
   if (!parsed || !parsed.isValid() || parsed.country !== 'UG' || parsed.number !== phone) return false;
   const type = parsed.getType();
   return type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE';
+}
+
+// ---------------------------------------------------------------- request bodies (valibot)
+
+const USD_MESSAGE = 'must be a positive decimal string with at most 6 decimals';
+const UGX_MESSAGE = 'must be a positive integer string';
+const REFERENCE_MESSAGE = 'required: 1-128 characters of A-Z a-z 0-9 . _ : -';
+const PHONE_MESSAGE = 'must be a Ugandan mobile number in E.164 (+256XXXXXXXXX)';
+const NAME_MESSAGE = 'required: 1-140 characters';
+
+const UsdAmount = v.pipe(v.string(USD_MESSAGE), v.check((a) => USD_RE.test(a) && new Big(a).gt(0), USD_MESSAGE));
+const UgxAmount = v.pipe(v.string(UGX_MESSAGE), v.regex(UGX_RE, UGX_MESSAGE));
+/** Exactly `value`; anything else is `must be "<value>"`. */
+const literal = <T extends string>(value: T) => v.literal(value, `must be "${value}"`);
+
+/**
+ * A strict JSON object: every key not in `entries` is an issue "unknown field"; a missing entry is
+ * "required", or `missing[key]` when that field has its own message.
+ */
+function strictJsonObject<E extends v.ObjectEntries>(entries: E, missing: { [K in keyof E]?: string } = {}) {
+  return v.objectWithRest(entries, v.never('unknown field'), (issue) => {
+    const key = issue.path?.[issue.path.length - 1]?.key;
+    return typeof key === 'string' ? (missing[key as keyof E] ?? 'required') : 'must be an object';
+  });
+}
+
+/** {@link strictJsonObject} for a nested field: anything but a plain object (e.g. an array) is "must be an object". */
+function nestedJsonObject<E extends v.ObjectEntries>(entries: E, missing: { [K in keyof E]?: string } = {}) {
+  return v.pipe(v.custom<Json>(isObject, 'must be an object'), strictJsonObject(entries, missing));
+}
+
+/** `POST /v1/quotes` body: USD→UGX, with the USD side, the UGX side or neither. */
+const QuoteRequestSchema = v.pipe(
+  strictJsonObject({
+    source_currency: literal('USD'),
+    target_currency: literal('UGX'),
+    source_amount: v.optional(UsdAmount),
+    target_amount: v.optional(UgxAmount),
+  }),
+  v.forward(
+    v.partialCheck([['source_amount'], ['target_amount']], (q) => q.source_amount === undefined || q.target_amount === undefined, 'give source_amount or target_amount, not both'),
+    ['target_amount'],
+  ),
+);
+
+/** `POST /v1/orders` body: USD from the merchant balance to a Ugandan mobile-money wallet in UGX. */
+const OrderRequestSchema = strictJsonObject(
+  {
+    reference: v.pipe(v.string(REFERENCE_MESSAGE), v.regex(REFERENCE_RE, REFERENCE_MESSAGE)),
+    quote_id: v.optional(v.pipe(v.string('must be a non-empty string'), v.minLength(1, 'must be a non-empty string'))),
+    deposit: nestedJsonObject({ channel: literal('MERCHANT_BALANCE'), currency: literal('USD'), amount: UsdAmount }, { amount: USD_MESSAGE }),
+    payout: nestedJsonObject({
+      channel: literal('MOBILE_MONEY'),
+      currency: literal('UGX'),
+      network: v.optional(v.picklist(['MTN', 'AIRTEL'], 'must be "MTN" or "AIRTEL"')),
+    }),
+    recipient: nestedJsonObject(
+      {
+        phone: v.custom<string>(validUgandanMobile, PHONE_MESSAGE),
+        name: v.pipe(v.string(NAME_MESSAGE), v.check((n) => n.trim() !== '' && n.length <= 140, NAME_MESSAGE)),
+      },
+      { phone: PHONE_MESSAGE, name: NAME_MESSAGE },
+    ),
+  },
+  { reference: REFERENCE_MESSAGE },
+);
+
+/** valibot issues → the provider's `details` entries `{path, message}` (dot paths, e.g. `deposit.amount`). */
+function toDetails(issues: readonly v.BaseIssue<unknown>[]): Array<{ path: string; message: string }> {
+  return issues.map((issue) => ({ path: v.getDotPath(issue) ?? '(body)', message: issue.message }));
+}
+
+/** The 400 VALIDATION_ERROR answer for `details`. */
+function invalidBody(details: Array<{ path: string; message: string }>): HttpError {
+  return new HttpError(400, 'VALIDATION_ERROR', 'The request body is invalid.', details);
 }
 
 function networkOf(phone: string): string | null {
@@ -313,18 +365,10 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
   // ---------------------------------------------------------------- endpoints
 
   function postQuote(body: unknown): [number, unknown] {
-    const p = new Problems();
     if (!isObject(body)) throw new HttpError(400, 'VALIDATION_ERROR', 'The body must be a JSON object.');
-    p.unknown(body, ['source_currency', 'target_currency', 'source_amount', 'target_amount'], '');
-    p.literal(body, 'source_currency', 'USD', '');
-    p.literal(body, 'target_currency', 'UGX', '');
-    const { source_amount: src, target_amount: tgt } = body;
-    if (src !== undefined && (typeof src !== 'string' || !USD_RE.test(src) || new Big(src).lte(0))) {
-      p.add('source_amount', 'must be a positive decimal string with at most 6 decimals');
-    }
-    if (tgt !== undefined && (typeof tgt !== 'string' || !UGX_RE.test(tgt))) p.add('target_amount', 'must be a positive integer string');
-    if (src !== undefined && tgt !== undefined) p.add('target_amount', 'give source_amount or target_amount, not both');
-    p.throwIfAny();
+    const parsed = v.safeParse(QuoteRequestSchema, body, { abortEarly: false });
+    if (!parsed.success) throw invalidBody(toDetails(parsed.issues));
+    const { source_amount: src, target_amount: tgt } = parsed.output;
     let source: string | null = null;
     let target: string | null = null;
     if (typeof src === 'string') {
@@ -343,48 +387,19 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
   }
 
   function postOrder(body: unknown, idempotencyKey: string | undefined): [number, unknown] {
-    const p = new Problems();
     if (!isObject(body)) throw new HttpError(400, 'VALIDATION_ERROR', 'The body must be a JSON object.');
-    p.unknown(body, ['reference', 'quote_id', 'deposit', 'payout', 'recipient'], '');
-    const reference = body.reference;
-    if (typeof reference !== 'string' || !REFERENCE_RE.test(reference)) p.add('reference', 'required: 1-128 characters of A-Z a-z 0-9 . _ : -');
-    if (body.quote_id !== undefined && (typeof body.quote_id !== 'string' || body.quote_id === '')) p.add('quote_id', 'must be a non-empty string');
-    const deposit = p.object(body, 'deposit', '');
-    if (deposit) {
-      p.unknown(deposit, ['channel', 'currency', 'amount'], 'deposit');
-      p.literal(deposit, 'channel', 'MERCHANT_BALANCE', 'deposit.');
-      p.literal(deposit, 'currency', 'USD', 'deposit.');
-      const a = deposit.amount;
-      if (typeof a !== 'string' || !USD_RE.test(a) || new Big(a).lte(0)) p.add('deposit.amount', 'must be a positive decimal string with at most 6 decimals');
-    }
-    const payout = p.object(body, 'payout', '');
-    if (payout) {
-      p.unknown(payout, ['channel', 'currency', 'network'], 'payout');
-      p.literal(payout, 'channel', 'MOBILE_MONEY', 'payout.');
-      p.literal(payout, 'currency', 'UGX', 'payout.');
-      if (payout.network !== undefined && payout.network !== 'MTN' && payout.network !== 'AIRTEL') p.add('payout.network', 'must be "MTN" or "AIRTEL"');
-    }
-    const recipient = p.object(body, 'recipient', '');
-    if (recipient) {
-      p.unknown(recipient, ['phone', 'name'], 'recipient');
-      if (!validUgandanMobile(recipient.phone)) p.add('recipient.phone', 'must be a Ugandan mobile number in E.164 (+256XXXXXXXXX)');
-      const n = recipient.name;
-      if (typeof n !== 'string' || n.trim() === '' || n.length > 140) p.add('recipient.name', 'required: 1-140 characters');
-    }
-    if (idempotencyKey !== undefined && idempotencyKey !== reference) p.add('headers.idempotency-key', 'must equal reference');
-    p.throwIfAny();
-    // Validated above; narrow the types.
-    const ref = reference as string;
-    const dep = deposit as { amount: string };
-    const pay = payout as { network?: string };
-    const rcp = recipient as { phone: string; name: string };
+    const parsed = v.safeParse(OrderRequestSchema, body, { abortEarly: false });
+    const details = parsed.success ? [] : toDetails(parsed.issues);
+    if (idempotencyKey !== undefined && idempotencyKey !== body.reference) details.push({ path: 'headers.idempotency-key', message: 'must equal reference' });
+    if (!parsed.success || details.length) throw invalidBody(details);
+    const { reference: ref, deposit: dep, payout: pay, recipient: rcp } = parsed.output;
 
     // From here to the insert there is no await: concurrent identical requests cannot both create.
     const existing = byReference.get(ref);
     if (existing) return [200, existing];
 
     let orderRate = rate;
-    const quoteId = typeof body.quote_id === 'string' ? body.quote_id : null;
+    const quoteId = parsed.output.quote_id ?? null;
     if (quoteId !== null) {
       const q = quotes.get(quoteId);
       if (!q) {

@@ -1,7 +1,7 @@
-/** Small helpers the outside-system HTTP adapters share. */
-
-/** Resolves after `ms` milliseconds (backoff between attempts). */
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * Small helpers the outside-system HTTP adapters share. Their retry policy (attempts, backoff,
+ * per-attempt timeout) is in `./retry.ts`.
+ */
 
 /** A short label for a fetch failure (duck-typed: the error may come from another realm). */
 export function describeNetworkError(err: unknown): string {

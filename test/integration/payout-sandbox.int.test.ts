@@ -241,6 +241,49 @@ describe('payout sandbox + HttpPayoutProvider', () => {
       expect(new Set(tries.map((d) => d.id)).size).toBe(1);
     });
 
+    it('answers an invalid body 400 VALIDATION_ERROR with every problem as {path, message}', async () => {
+      const post = async (path: string, body: unknown, extra: Record<string, string> = {}) => {
+        const text = JSON.stringify(body);
+        const res = await fetch(sandbox.url + path, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${API_KEY}`, 'Content-Type': 'application/json', ...extra, ...signProviderRequest({ secret: API_SECRET, method: 'POST', path, body: text }) },
+          body: text,
+        });
+        return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string; details?: Array<{ path: string; message: string }> } }).error };
+      };
+      const before = sandbox.stats().ordersCreated;
+      const bad = await post('/v1/orders', {
+        reference: 'PAY-BAD-1', extra: 1,
+        deposit: { channel: 'CARD', amount: '1.1234567' },
+        payout: [],
+        recipient: { phone: '+254712345678' },
+      }, { 'Idempotency-Key': 'PAY-OTHER' });
+      expect(bad.status).toBe(400);
+      expect(bad.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'The request body is invalid.' });
+      expect(bad.error.details).toEqual(expect.arrayContaining([
+        { path: 'extra', message: 'unknown field' },
+        { path: 'deposit.channel', message: 'must be "MERCHANT_BALANCE"' },
+        { path: 'deposit.currency', message: 'required' },
+        { path: 'deposit.amount', message: 'must be a positive decimal string with at most 6 decimals' },
+        { path: 'payout', message: 'must be an object' },
+        { path: 'recipient.phone', message: 'must be a Ugandan mobile number in E.164 (+256XXXXXXXXX)' },
+        { path: 'recipient.name', message: 'required: 1-140 characters' },
+        { path: 'headers.idempotency-key', message: 'must equal reference' },
+      ]));
+      expect(bad.error.details).toHaveLength(8);
+      expect(sandbox.stats().ordersCreated).toBe(before);
+
+      const both = await post('/v1/quotes', { source_currency: 'USD', target_currency: 'EUR', source_amount: '1', target_amount: '3700' });
+      expect(both.status).toBe(400);
+      expect(both.error.details).toEqual(expect.arrayContaining([
+        { path: 'target_currency', message: 'must be "UGX"' },
+        { path: 'target_amount', message: 'give source_amount or target_amount, not both' },
+      ]));
+      expect(both.error.details).toHaveLength(2);
+      const notObject = await post('/v1/quotes', [1]);
+      expect([notObject.status, notObject.error.code, notObject.error.message]).toEqual([400, 'VALIDATION_ERROR', 'The body must be a JSON object.']);
+    });
+
     it('unknown order id or reference → null', async () => {
       expect(await provider.getOrder('ord_does_not_exist')).toBeNull();
       expect(await provider.findOrderByReference('PAY-NOPE')).toBeNull();

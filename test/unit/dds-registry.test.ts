@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { passwordDigest as soapPasswordDigest } from 'soap/lib/utils';
+import { WSSecurity } from 'soap/lib/security/WSSecurity';
 import { DdsRegistryRejectedError, DdsRegistryUnavailableError } from '../../shared/adapters/eudr/dds-registry';
 import {
   DDS_OPERATIONS,
@@ -84,6 +86,13 @@ describe('wsPasswordDigest (WS-Security UsernameToken Profile 1.0)', () => {
     expect(wsPasswordDigest(Buffer.from(nonceB64, 'base64'), created, password)).toBe(byHand);
   });
 
+  it("agrees with the soap package's passwordDigest (the digest its WSSecurity sends)", () => {
+    for (const [created, password] of [['2026-09-20T10:15:30.000Z', AUTH_KEY], ['2026-09-20T10:15:30Z', 'clé-ünïcode-鍵'], ['2027-01-01T00:00:00.123Z', '']]) {
+      const nonce = randomBytes(16);
+      expect(wsPasswordDigest(nonce, created!, password!)).toBe(soapPasswordDigest(nonce.toString('base64'), created!, password!));
+    }
+  });
+
   it('puts the digest, nonce, Created, Timestamp and WebServiceClientId in the envelope without line breaks', () => {
     const nonce = Buffer.from('1234567890abcdef');
     const created = new Date('2026-09-20T10:15:30.000Z');
@@ -151,6 +160,25 @@ describe('SoapDdsRegistry against the DDS registry sandbox', () => {
     expect(err.message).toContain('could not be authenticated');
     expect(err.httpStatus).toBe(500);
     expect(s.submissions()).toBe(0);
+  });
+
+  it("accepts the UsernameToken of the soap package's WSSecurity, and refuses it with a wrong key", async () => {
+    const s = await sandbox();
+    const body = submitDdsRequestXml(dds('UG-REF-SOAP-WSSECURITY')).replace(/^<\?xml[^>]*\?>/, '');
+    const envelope = (key: string) => {
+      const security = new WSSecurity(USER, key, { passwordType: 'PasswordDigest', mustUnderstand: true, envelopeKey: 'soapenv' }).toXML();
+      return `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header>${security}` +
+        `<v4:WebServiceClientId xmlns:v4="http://ec.europa.eu/sanco/tracesnt/base/v4">${CLIENT_ID}</v4:WebServiceClientId></soapenv:Header>` +
+        `<soapenv:Body>${body}</soapenv:Body></soapenv:Envelope>`;
+    };
+    const post = (text: string) => fetch(s.url, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${DDS_OPERATIONS.submitDds.soapAction}"` }, body: text }).then(async (r) => [r.status, await r.text()] as const);
+    const [status, text] = await post(envelope(AUTH_KEY));
+    expect(status).toBe(200);
+    expect(text).toMatch(/SubmitDdsResponse/);
+    const [refused, fault] = await post(envelope('not-the-key'));
+    expect(refused).toBe(500);
+    expect(fault).toContain('wsse:FailedAuthentication');
+    expect(s.submissions()).toBe(1);
   });
 
   it('a replayed envelope (same nonce) and a Created older than 5 minutes are refused', async () => {

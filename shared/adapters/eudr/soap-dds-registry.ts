@@ -20,6 +20,21 @@
  *
  * All element names, operations and the status mapping are kept in {@link DDS_OPERATIONS} and
  * {@link toRegistryStatus} below.
+ *
+ * Why the envelope and the UsernameToken are built here and not with the `soap` package (checked
+ * with soap 1.13.0, whose `WSSecurity` computes the same PasswordDigest):
+ * - Bundle: even the deep import `soap/lib/security/WSSecurity` pulls in `soap/lib/utils`, whose lazy
+ *   `import('formidable')` esbuild bundles all the same (formidable, @noble/hashes, cuid2): the
+ *   dds-filer bundle grew from 582.6 KB to 623.9 KB minified with the project's bundling options
+ *   (`infra/bundling.ts`), over its 600 KB budget (plain `esbuild --bundle --minify`: 921.9 → 963.8 KB).
+ *   Importing from `soap` itself (client, axios…) gave 1.2 MB.
+ * - Wire: it fixes `wsu:Expires` at Created + 10 minutes, while the EU documents a 5-minute window
+ *   (V3 Operator API reference) and, in conformance test CF1 v1.4, "not more than 1 minute"; it writes
+ *   Created to the second and gives ids `SecurityToken-<Created>`, whose colons are not valid `xs:ID`.
+ * - Tests: it takes neither the Created time nor the nonce, so known-vector and stale-Created tests
+ *   cannot pin them.
+ * What it would replace is the 3-line {@link wsPasswordDigest}; test/unit/dds-registry.test.ts checks
+ * that function against soap's own `passwordDigest`, and the sandbox against a `WSSecurity` header.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { create } from 'xmlbuilder2';

@@ -8,7 +8,8 @@
  * 200 `{farmer_id, full_name, district, status: "ACTIVE"|"DECEASED"|"SUSPENDED"}`, 404 unknown.
  */
 import { requireEnv, secret } from '../../config';
-import { describeNetworkError, sleep } from '../../runtime/http-client';
+import { describeNetworkError } from '../../runtime/http-client';
+import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** Result of a registry look-up: only an ACTIVE farmer counts as found. */
 export type FarmerRegistryLookup =
@@ -61,9 +62,10 @@ function nonEmpty(v: unknown, field: string): string {
  * HTTP adapter for the national farmer registry.
  *
  * Retries only when the registry is unreachable (connection error, timeout, HTTP 5xx or 429), up
- * to `attempts` in total with doubling backoff, then throws `NationalRegistryUnavailableError`.
- * 404 yields `{found: false}`; any other non-200 answer (e.g. 401 for a bad key) throws a plain
- * `Error` naming the status at once; so does a malformed 200 body.
+ * to `attempts` in total with doubling backoff (the shared policy, `runtime/retry.ts`), each attempt
+ * limited to `timeoutMs`; then throws `NationalRegistryUnavailableError`. 404 yields
+ * `{found: false}`; any other non-200 answer (e.g. 401 for a bad key) throws a plain `Error` naming
+ * the status at once; so does a malformed 200 body.
  */
 export class HttpNationalFarmerRegistry implements NationalFarmerRegistry {
   private readonly base: URL;
@@ -71,9 +73,10 @@ export class HttpNationalFarmerRegistry implements NationalFarmerRegistry {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly retries: UnreachableRetryPolicy;
   private readonly log?: (line: string) => void;
 
-  /** @throws TypeError on an invalid `baseUrl` or non-positive `attempts`/`timeoutMs`. */
+  /** @throws TypeError on an invalid `baseUrl`, non-positive `attempts`/`timeoutMs` or a negative `backoffMs`. */
   constructor(config: HttpNationalFarmerRegistryConfig) {
     this.base = new URL(config.baseUrl);
     this.apiKey = config.apiKey;
@@ -82,6 +85,7 @@ export class HttpNationalFarmerRegistry implements NationalFarmerRegistry {
     this.backoffMs = config.backoffMs ?? 150;
     if (!Number.isInteger(this.attempts) || this.attempts < 1) throw new TypeError('HttpNationalFarmerRegistry: attempts must be an integer ≥ 1');
     if (!(this.timeoutMs > 0)) throw new TypeError('HttpNationalFarmerRegistry: timeoutMs must be positive');
+    this.retries = unreachableRetryPolicy({ attempts: this.attempts, backoffMs: this.backoffMs, timeoutMs: this.timeoutMs });
     this.log = config.log;
   }
 
@@ -94,36 +98,31 @@ export class HttpNationalFarmerRegistry implements NationalFarmerRegistry {
     const key = await this.apiKey();
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const url = new URL(`${prefix}/v1/farmers/${encodeURIComponent(farmerId)}`, this.base.origin);
-    let lastProblem = '';
-    for (let attempt = 1; attempt <= this.attempts; attempt++) {
-      if (attempt > 1) await sleep(this.backoffMs * 2 ** (attempt - 2));
-      let status: number;
-      let text: string;
-      try {
-        const res = await fetch(url, {
-          method: 'GET',
-          headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' },
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-        status = res.status;
-        text = await res.text();
-      } catch (err) {
-        lastProblem = describeNetworkError(err);
-        this.log?.(`national farmer registry GET ${url.pathname}: attempt ${attempt}/${this.attempts} failed (${lastProblem})`);
-        continue;
-      }
-      if (status >= 500 || status === 429) {
-        lastProblem = `HTTP ${status}`;
-        this.log?.(`national farmer registry GET ${url.pathname}: attempt ${attempt}/${this.attempts} failed (${lastProblem})`);
-        continue;
-      }
-      if (status === 404) return { found: false };
-      if (status !== 200) throw new Error(`National farmer registry answered HTTP ${status} for farmer ${farmerId}`);
-      return toLookup(text);
-    }
-    throw new NationalRegistryUnavailableError(
-      `The national farmer registry is unreachable after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'} (${lastProblem}).`,
-    );
+    const answer = await this.retries
+      .execute(
+        async (signal) => {
+          let res: Response;
+          let text: string;
+          try {
+            res = await fetch(url, { method: 'GET', headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' }, signal });
+            text = await res.text();
+          } catch (err) {
+            throw new UnreachableError(describeNetworkError(err), { cause: err });
+          }
+          if (res.status >= 500 || res.status === 429) throw new UnreachableError(`HTTP ${res.status}`, { status: res.status });
+          return { status: res.status, text };
+        },
+        (failure, n, attempts) => this.log?.(`national farmer registry GET ${url.pathname}: attempt ${n}/${attempts} failed (${failure.problem})`),
+      )
+      .catch((err: unknown) => {
+        if (!(err instanceof UnreachableError)) throw err;
+        throw new NationalRegistryUnavailableError(
+          `The national farmer registry is unreachable after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'} (${err.problem}).`,
+        );
+      });
+    if (answer.status === 404) return { found: false };
+    if (answer.status !== 200) throw new Error(`National farmer registry answered HTTP ${answer.status} for farmer ${farmerId}`);
+    return toLookup(answer.text);
   }
 }
 

@@ -25,6 +25,8 @@ import { DomainError } from '../../domain/errors';
 import { pointFarmCircle } from '../../domain/farm-geometry';
 import type { FarmLocation, ForestCheck, ForestCheckResult } from '../../domain/ports';
 import { envOr, secret } from '../../config';
+import { describeNetworkError } from '../../runtime/http-client';
+import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** EUDR cut-off: alerts after this date make a plot ineligible. */
 export const GFW_CUTOFF_DATE = '2020-12-31';
@@ -80,15 +82,6 @@ interface Answer {
   url: string;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function describeFailure(err: unknown): string {
-  if (typeof err !== 'object' || err === null) return String(err);
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timeout';
-  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
-}
-
 /** Area in hectares of one 0.0001° grid cell at latitude `lat` (degrees). */
 export function gridCellAreaHa(lat: number): number {
   const side = EARTH_RADIUS_M * GRID_CELL_DEG * (Math.PI / 180);
@@ -113,7 +106,7 @@ function unavailable(message: string, cause?: unknown): DomainError {
  * `dataset: {name, version}` and `alerts: [{date, confidence, area_ha}]` sorted by date.
  *
  * Errors: every request is tried up to `attempts` times while GFW is unreachable (network error,
- * timeout, HTTP 5xx or 429), with doubling backoff; then `DomainError GFW_API_UNAVAILABLE` (503) with
+ * timeout, HTTP 5xx or 429), with doubling backoff (the shared policy, `runtime/retry.ts`); then `DomainError GFW_API_UNAVAILABLE` (503) with
  * `Retry-After: 300`, as also for a 2xx answer that does not have the documented shape. Another 4xx
  * throws {@link GfwRequestError} at once (a configuration fault: the HTTP layer reports a 500). A
  * failure of `apiKey()` propagates as it is.
@@ -124,6 +117,7 @@ export class GfwForestCheck implements ForestCheck {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly retries: UnreachableRetryPolicy;
   private readonly versionTtlMs: number;
   private readonly pixelAreaHa?: number;
   private readonly fetchImpl: typeof fetch;
@@ -131,7 +125,7 @@ export class GfwForestCheck implements ForestCheck {
   private readonly log?: (line: string) => void;
   private version?: { name: string; resolvedAt: number };
 
-  /** @throws TypeError on an invalid `baseUrl` or a non-positive `attempts`. */
+  /** @throws TypeError on an invalid `baseUrl`, a non-positive `attempts` or `timeoutMs`, or a negative `backoffMs`. */
   constructor(config: GfwForestCheckConfig) {
     const base = new URL(config.baseUrl ?? GFW_DEFAULT_BASE_URL);
     this.base = base.toString().replace(/\/+$/, '');
@@ -140,6 +134,7 @@ export class GfwForestCheck implements ForestCheck {
     this.attempts = config.attempts ?? 3;
     if (!Number.isInteger(this.attempts) || this.attempts < 1) throw new TypeError('GfwForestCheck: attempts must be a positive integer');
     this.backoffMs = config.backoffMs ?? 500;
+    this.retries = unreachableRetryPolicy({ attempts: this.attempts, backoffMs: this.backoffMs, timeoutMs: this.timeoutMs });
     this.versionTtlMs = config.versionTtlMs ?? 3_600_000;
     this.pixelAreaHa = config.pixelAreaHa;
     this.fetchImpl = config.fetchImpl ?? fetch;
@@ -202,44 +197,40 @@ export class GfwForestCheck implements ForestCheck {
     const url = `${this.base}${path}`;
     const headers: Record<string, string> = { 'x-api-key': key, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    let last = '';
     let lastError: unknown;
-    for (let attempt = 1; attempt <= this.attempts; attempt++) {
-      if (attempt > 1) await sleep(this.backoffMs * 2 ** (attempt - 2));
-      try {
-        const res = await this.fetchImpl(url, {
-          method,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-        const text = await res.text();
-        if (res.status >= 500 || res.status === 429) {
-          last = `HTTP ${res.status}`;
-          this.log?.(`GFW ${method} ${path} attempt ${attempt}/${this.attempts}: ${last}`);
-          continue;
-        }
-        let parsed: unknown = null;
-        if (text !== '') {
+    return this.retries
+      .execute(
+        async (signal) => {
+          let res: Response;
+          let text: string;
           try {
-            parsed = JSON.parse(text);
-          } catch (e) {
-            if (res.ok) throw unavailable(`Global Forest Watch answered ${method} ${path} with a body that is not JSON.`, e);
-            parsed = text.slice(0, 200);
+            res = await this.fetchImpl(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+            text = await res.text();
+          } catch (err) {
+            lastError = err;
+            throw new UnreachableError(describeNetworkError(err), { cause: err });
           }
-        }
-        return { status: res.status, body: parsed, url: res.url || url };
-      } catch (err) {
-        if (err instanceof DomainError) throw err;
-        last = describeFailure(err);
-        lastError = err;
-        this.log?.(`GFW ${method} ${path} attempt ${attempt}/${this.attempts}: ${last}`);
-      }
-    }
-    throw unavailable(
-      `Global Forest Watch did not answer ${method} ${path} after ${this.attempts} attempts (last: ${last}); retry after ${GFW_RETRY_AFTER_SECONDS / 60} minutes.`,
-      lastError,
-    );
+          if (res.status >= 500 || res.status === 429) throw new UnreachableError(`HTTP ${res.status}`, { status: res.status });
+          let parsed: unknown = null;
+          if (text !== '') {
+            try {
+              parsed = JSON.parse(text);
+            } catch (e) {
+              if (res.ok) throw unavailable(`Global Forest Watch answered ${method} ${path} with a body that is not JSON.`, e);
+              parsed = text.slice(0, 200);
+            }
+          }
+          return { status: res.status, body: parsed, url: res.url || url };
+        },
+        (failure, n, attempts) => this.log?.(`GFW ${method} ${path} attempt ${n}/${attempts}: ${failure.problem}`),
+      )
+      .catch((err: unknown) => {
+        if (!(err instanceof UnreachableError)) throw err;
+        throw unavailable(
+          `Global Forest Watch did not answer ${method} ${path} after ${this.attempts} attempts (last: ${err.problem}); retry after ${GFW_RETRY_AFTER_SECONDS / 60} minutes.`,
+          lastError,
+        );
+      });
   }
 }
 

@@ -1,4 +1,5 @@
 import type { PinRequest, PinStore, PinStoreEntry } from './pin-store';
+import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** Pin status values of the IPFS Pinning Service API. */
 export type RemotePinStatus = 'queued' | 'pinning' | 'pinned' | 'failed';
@@ -45,7 +46,7 @@ export interface PinningServiceStoreOptions {
   maxAttempts?: number;
   /** First retry delay, ms, doubled each attempt (default 500); a Retry-After header wins (capped at 30 s). */
   backoffMs?: number;
-  /** Injectable for tests. */
+  /** Injectable for tests: waits between status polls and between retries. */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
@@ -59,8 +60,9 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * then polls `GET {endpoint}/pins/{requestid}` every `pollIntervalMs` until the status is
  * `pinned`. `failed` rejects with PinningServiceError (reason FAILED); still queued/pinning after
  * `timeoutMs` rejects with reason TIMEOUT. Network errors, 5xx and 429 are retried with
- * exponential backoff (`maxAttempts`, `backoffMs`, Retry-After honoured); other 4xx (e.g. 401 bad
- * token) reject at once with the service's `error.reason`. A retried POST may leave a duplicate
+ * exponential backoff (`maxAttempts`, `backoffMs`, Retry-After honoured; the shared policy,
+ * `runtime/retry.ts`), then reject with reason UNREACHABLE or the last answer's `error.reason`;
+ * other 4xx (e.g. 401 bad token) reject at once with the service's `error.reason`. A retried POST may leave a duplicate
  * pin request at the service; pinning the same CID twice is harmless.
  *
  * The API pins by CID only: the service fetches the blocks from the IPFS network, so `pkg.blocks`
@@ -78,12 +80,20 @@ export class PinningServiceStore implements PinStore {
   private readonly fetchImpl: typeof fetch;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly retries: UnreachableRetryPolicy;
 
+  /** @throws TypeError on a negative `backoffMs` */
   constructor(private readonly opts: PinningServiceStoreOptions) {
     this.endpoint = opts.endpoint.replace(/\/+$/, '');
     this.fetchImpl = opts.fetchImpl ?? fetch;
     this.sleep = opts.sleep ?? defaultSleep;
     this.now = opts.now ?? Date.now;
+    this.retries = unreachableRetryPolicy({
+      attempts: Math.max(1, Math.ceil(opts.maxAttempts ?? 4)),
+      backoffMs: opts.backoffMs ?? 500,
+      // Only an injected sleep replaces the policy's own timer (the default sleep is the same timer).
+      sleep: opts.sleep,
+    });
   }
 
   /** Requests the pin and waits for `pinned`. Errors: PinningServiceError (see class docblock). */
@@ -121,51 +131,57 @@ export class PinningServiceStore implements PinStore {
     return null;
   }
 
+  /** One API call with retries. @returns the PinStatus body @throws PinningServiceError */
   private async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PinStatusBody> {
-    const maxAttempts = Math.max(1, this.opts.maxAttempts ?? 4);
-    const base = this.opts.backoffMs ?? 500;
-    for (let attempt = 1; ; attempt++) {
-      let res: Response;
-      try {
-        res = await this.fetchImpl(`${this.endpoint}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${this.opts.accessToken}`,
-            accept: 'application/json',
-            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          },
-          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        });
-      } catch (err) {
-        if (attempt >= maxAttempts) {
-          throw new PinningServiceError(`The pinning service at ${this.endpoint} is unreachable after ${attempt} attempts: ${(err as Error).message}`, { reason: 'UNREACHABLE', cause: err });
-        }
-        await this.sleep(base * 2 ** (attempt - 1));
-        continue;
-      }
-      const text = await res.text();
-      if (res.ok) {
-        let parsed: PinStatusBody;
+    const attempts = this.retries.attempts;
+    return this.retries
+      .execute(async () => {
+        let res: Response;
         try {
-          parsed = JSON.parse(text) as PinStatusBody;
-        } catch {
-          throw new PinningServiceError(`${method} ${path}: the pinning service answered ${res.status} with a body that is not JSON.`, { status: res.status, reason: 'BAD_RESPONSE' });
+          res = await this.fetchImpl(`${this.endpoint}${path}`, {
+            method,
+            headers: {
+              authorization: `Bearer ${this.opts.accessToken}`,
+              accept: 'application/json',
+              ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            },
+            ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          });
+        } catch (err) {
+          throw new UnreachableError((err as Error).message, { cause: err });
         }
-        if (typeof parsed?.requestid !== 'string' || typeof parsed.status !== 'string') {
-          throw new PinningServiceError(`${method} ${path}: the pinning service answered without requestid/status.`, { status: res.status, reason: 'BAD_RESPONSE' });
+        const text = await res.text();
+        if (res.ok) {
+          let parsed: PinStatusBody;
+          try {
+            parsed = JSON.parse(text) as PinStatusBody;
+          } catch {
+            throw new PinningServiceError(`${method} ${path}: the pinning service answered ${res.status} with a body that is not JSON.`, { status: res.status, reason: 'BAD_RESPONSE' });
+          }
+          if (typeof parsed?.requestid !== 'string' || typeof parsed.status !== 'string') {
+            throw new PinningServiceError(`${method} ${path}: the pinning service answered without requestid/status.`, { status: res.status, reason: 'BAD_RESPONSE' });
+          }
+          return parsed;
         }
-        return parsed;
-      }
-      const reason = failureReason(text) ?? `HTTP_${res.status}`;
-      const retryable = res.status >= 500 || res.status === 429;
-      if (retryable && attempt < maxAttempts) {
-        await this.sleep(retryAfterMs(res.headers.get('retry-after')) ?? base * 2 ** (attempt - 1));
-        continue;
-      }
-      const hint = res.status === 401 || res.status === 403 ? ' (check the access token)' : '';
-      throw new PinningServiceError(`${method} ${path}: the pinning service answered ${res.status} ${reason}${hint}${retryable ? ` after ${attempt} attempts` : ''}.`, { status: res.status, reason });
-    }
+        const reason = failureReason(text) ?? `HTTP_${res.status}`;
+        if (res.status >= 500 || res.status === 429) {
+          throw new UnreachableError(reason, { status: res.status, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) });
+        }
+        throw new PinningServiceError(`${method} ${path}: the pinning service answered ${res.status} ${reason}${authHint(res.status)}.`, { status: res.status, reason });
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof UnreachableError)) throw err;
+        if (err.status === undefined) {
+          throw new PinningServiceError(`The pinning service at ${this.endpoint} is unreachable after ${attempts} attempts: ${err.problem}`, { reason: 'UNREACHABLE', cause: err.cause });
+        }
+        throw new PinningServiceError(`${method} ${path}: the pinning service answered ${err.status} ${err.problem}${authHint(err.status)} after ${attempts} attempts.`, { status: err.status, reason: err.problem });
+      });
   }
+}
+
+/** A hint for an authentication refusal. */
+function authHint(status: number): string {
+  return status === 401 || status === 403 ? ' (check the access token)' : '';
 }
 
 /** `error.reason` of a Pinning Service API Failure body, if present. */

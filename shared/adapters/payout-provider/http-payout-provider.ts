@@ -17,7 +17,8 @@ import type {
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { signProviderRequest } from './signing';
 import { decimalStringToMicro as decimalUsdToMicro, microToDecimalString as microUsdToDecimal } from '../../domain/money';
-import { describeNetworkError, sleep } from '../../runtime/http-client';
+import { describeNetworkError } from '../../runtime/http-client';
+import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** Configuration of {@link HttpPayoutProvider}. */
 export interface HttpPayoutProviderConfig {
@@ -118,7 +119,8 @@ export function toProviderOrder(raw: unknown): ProviderOrder {
  * HTTP adapter for the payout provider.
  *
  * Retries only when the provider is unreachable (connection refused/reset, timeout, HTTP 5xx or
- * 429), up to `attempts` in total with doubling backoff, then throws `ProviderUnavailableError`.
+ * 429), up to `attempts` in total with doubling backoff (the shared policy, `runtime/retry.ts`),
+ * each attempt limited to `timeoutMs`, then throws `ProviderUnavailableError`.
  * Any other 4xx is the provider's answer and throws `ProviderRejectedError("<CODE>: <message>")` at
  * once, except 404 on a look-up, which yields `null`. `createOrder` sends `Idempotency-Key:
  * <reference>`, so its retries never create a second order. A 2xx with a malformed body throws
@@ -131,9 +133,10 @@ export class HttpPayoutProvider implements PayoutProvider {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly retries: UnreachableRetryPolicy;
   private readonly log?: (line: string) => void;
 
-  /** @throws TypeError on an invalid `baseUrl`, missing credentials or non-positive `attempts`. */
+  /** @throws TypeError on an invalid `baseUrl`, missing credentials, non-positive `attempts`/`timeoutMs` or a negative `backoffMs`. */
   constructor(config: HttpPayoutProviderConfig) {
     this.base = new URL(config.baseUrl);
     if (!config.apiKey || !config.apiSecret) throw new TypeError('HttpPayoutProvider: apiKey and apiSecret are required');
@@ -143,6 +146,7 @@ export class HttpPayoutProvider implements PayoutProvider {
     this.attempts = config.attempts ?? 3;
     this.backoffMs = config.backoffMs ?? 200;
     if (!Number.isInteger(this.attempts) || this.attempts < 1) throw new TypeError('HttpPayoutProvider: attempts must be an integer ≥ 1');
+    this.retries = unreachableRetryPolicy({ attempts: this.attempts, backoffMs: this.backoffMs, timeoutMs: this.timeoutMs });
     this.log = config.log;
   }
 
@@ -228,27 +232,26 @@ export class HttpPayoutProvider implements PayoutProvider {
     const url = new URL(prefix + path, this.base.origin);
     const wirePath = url.pathname + url.search;
     const body = json === undefined ? '' : JSON.stringify(json);
-    let lastProblem = '';
-    for (let attempt = 1; attempt <= this.attempts; attempt++) {
-      if (attempt > 1) await sleep(this.backoffMs * 2 ** (attempt - 2));
-      const headers: Record<string, string> = {
-        Authorization: `Bearer ${this.apiKey}`,
-        Accept: 'application/json',
-        ...extraHeaders,
-        ...signProviderRequest({ secret: this.apiSecret, method, path: wirePath, body }),
-      };
-      if (json !== undefined) headers['Content-Type'] = 'application/json';
-      try {
-        const res = await fetch(url, {
-          method,
-          headers,
-          ...(json !== undefined ? { body } : {}),
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-        const text = await res.text();
-        if (res.status >= 500 || res.status === 429) {
-          lastProblem = `HTTP ${res.status}`;
-        } else {
+    return this.retries
+      .execute(
+        async (signal) => {
+          // Signed per attempt: the signature carries the time of sending.
+          const headers: Record<string, string> = {
+            Authorization: `Bearer ${this.apiKey}`,
+            Accept: 'application/json',
+            ...extraHeaders,
+            ...signProviderRequest({ secret: this.apiSecret, method, path: wirePath, body }),
+          };
+          if (json !== undefined) headers['Content-Type'] = 'application/json';
+          let res: Response;
+          let text: string;
+          try {
+            res = await fetch(url, { method, headers, ...(json !== undefined ? { body } : {}), signal });
+            text = await res.text();
+          } catch (err) {
+            throw new UnreachableError(describeNetworkError(err), { cause: err });
+          }
+          if (res.status >= 500 || res.status === 429) throw new UnreachableError(`HTTP ${res.status}`, { status: res.status });
           let parsed: unknown = null;
           if (text !== '') {
             try {
@@ -258,15 +261,14 @@ export class HttpPayoutProvider implements PayoutProvider {
             }
           }
           return { status: res.status, body: parsed };
-        }
-      } catch (err) {
-        if (err instanceof ProviderProtocolError) throw err;
-        lastProblem = describeNetworkError(err);
-      }
-      this.log?.(`payout provider ${method} ${path}: attempt ${attempt}/${this.attempts} failed (${lastProblem})`);
-    }
-    throw new ProviderUnavailableError(
-      `The payout provider is unreachable after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'} (${method} ${path}: ${lastProblem}); a retry with the same reference is safe.`,
-    );
+        },
+        (failure, n, attempts) => this.log?.(`payout provider ${method} ${path}: attempt ${n}/${attempts} failed (${failure.problem})`),
+      )
+      .catch((err: unknown) => {
+        if (!(err instanceof UnreachableError)) throw err;
+        throw new ProviderUnavailableError(
+          `The payout provider is unreachable after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'} (${method} ${path}: ${err.problem}); a retry with the same reference is safe.`,
+        );
+      });
   }
 }
