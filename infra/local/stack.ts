@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
 import { privateKeyToAccount } from 'viem/accounts';
-import { routes, workers, AUTHORIZER_FN } from '../../shared/http/routes';
+import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, routes, workers, type QueueName } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount } from '../ledger/deploy';
@@ -18,6 +18,7 @@ import { startDdsRegistrySandbox } from './dds-registry-sandbox';
 import { startFarmerRegistrySandbox } from './farmer-registry-sandbox';
 import { IPFS_PATH_PREFIX, ipfsGatewayHandler } from './ipfs-gateway-route';
 import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
+import { usePinStore } from '../../shared/composition/custody';
 import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
 
 /**
@@ -29,7 +30,9 @@ import { startLocalStepFunctions, type LocalStepFunctions } from './step-functio
  *
  * Handlers run in this process and reach every component through the real AWS SDK and viem
  * clients, configured only by environment variables (AWS_ENDPOINT_URL_*, TABLE_NAME, …): the same
- * variables the CDK stack sets in AWS. Every port but PORT is picked free at start.
+ * variables the CDK stack sets in AWS. Queues, their consumers and batch sizes come from the
+ * service manifest (shared/manifest.ts) as in CDK, and the start fails naming any variable a
+ * function's needs declare that is not set here. Every port but PORT is picked free at start.
  */
 
 export interface LocalStackOptions {
@@ -53,6 +56,19 @@ export interface LocalStack {
 }
 
 const TABLE = 'coffee-trace-local';
+
+/**
+ * Local names and visibility timeouts (seconds) of the manifest's queues: shorter than in AWS
+ * (6 × the consumer's timeout), so a failed message is retried within seconds. FIFO-ness and
+ * receives before the DLQ are the manifest's.
+ */
+const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number }> = {
+  'payout-request-queue': { name: 'coffee-trace-payout-requests', visibilitySeconds: 30 },
+  'ledger-write-queue': { name: 'coffee-trace-ledger-writes', visibilitySeconds: 5 },
+  // DDS filing: retried every second until the registry has the reference numbers.
+  'dds-filing-queue': { name: 'coffee-trace-dds-filing', visibilitySeconds: 1 },
+  'national-check-queue': { name: 'coffee-trace-national-checks', visibilitySeconds: 1 },
+};
 const FN_ARN = (fn: string) => `arn:aws:lambda:us-east-1:000000000000:function:coffee-trace-${fn}`;
 
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
@@ -67,6 +83,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   };
 
   try {
+    const problems = manifestProblems();
+    if (problems.length > 0) throw new Error(`the manifest (shared/manifest.ts) is inconsistent: ${problems.join('; ')}`);
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       POWERTOOLS_SERVICE_NAME: 'coffee-trace', POWERTOOLS_DEV: 'false', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',
@@ -97,20 +115,27 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     // 3. table, queues, topic
     await createServiceTable(dynamo.endpoint, TABLE);
-    const dlq = (name: string) => fauxqs.createQueue(`${name}-dlq`);
-    const queue = (name: string, visibility: number) => {
-      const dead = dlq(name);
-      return fauxqs.createQueue(name, { attributes: { VisibilityTimeout: String(visibility), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dead.queueArn, maxReceiveCount: 5 }) } });
+    const queue = (q: QueueName) => {
+      const { fifo, maxReceiveCount } = QUEUES[q];
+      const { name, visibilitySeconds } = LOCAL_QUEUES[q];
+      const suffix = fifo ? '.fifo' : '';
+      const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
+      const dead = fauxqs.createQueue(`${name}-dlq${suffix}`, { attributes: fifoAttributes });
+      return fauxqs.createQueue(`${name}${suffix}`, {
+        attributes: {
+          ...fifoAttributes,
+          ...(fifo ? { ContentBasedDeduplication: 'false' } : {}),
+          VisibilityTimeout: String(visibilitySeconds),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dead.queueArn, maxReceiveCount }),
+        },
+      });
     };
-    const payoutQ = queue('coffee-trace-payout-requests', 30);
-    // FIFO, one message group: the single ledger writer (nonces in order).
-    const ledgerDlq = fauxqs.createQueue('coffee-trace-ledger-writes-dlq.fifo', { attributes: { FifoQueue: 'true' } });
-    // DDS filing: retried every second until the registry has the reference numbers.
-    const ddsQ = queue('coffee-trace-dds-filing', 1);
-    const nationalQ = queue('coffee-trace-national-checks', 1);
-    const ledgerQ = fauxqs.createQueue('coffee-trace-ledger-writes.fifo', {
-      attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', VisibilityTimeout: '5', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: ledgerDlq.queueArn, maxReceiveCount: 50 }) },
-    });
+    const queues: Record<QueueName, ReturnType<typeof queue>> = {
+      'payout-request-queue': queue('payout-request-queue'),
+      'ledger-write-queue': queue('ledger-write-queue'),
+      'dds-filing-queue': queue('dds-filing-queue'),
+      'national-check-queue': queue('national-check-queue'),
+    };
     const topic = fauxqs.createTopic('coffee-trace-manual-review');
     const notifyQ = fauxqs.createQueue('coffee-trace-manual-review-local-inbox');
     fauxqs.subscribe({ topic: 'coffee-trace-manual-review', queue: 'coffee-trace-manual-review-local-inbox' });
@@ -122,10 +147,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       AWS_ENDPOINT_URL_SQS: fauxqs.address,
       AWS_ENDPOINT_URL_SNS: fauxqs.address,
       TABLE_NAME: TABLE,
-      PAYOUT_REQUEST_QUEUE_URL: payoutQ.queueUrl,
-      LEDGER_WRITE_QUEUE_URL: ledgerQ.queueUrl,
-      DDS_FILING_QUEUE_URL: ddsQ.queueUrl,
-      NATIONAL_CHECK_QUEUE_URL: nationalQ.queueUrl,
+      ...Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [QUEUES[q].urlEnv, queues[q].queueUrl])),
       IPFS_PIN_DIR: join(dataDir, 'ipfs'),
       MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
       LEDGER_RPC_URL: chain.rpcUrl,
@@ -140,6 +162,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       JWT_ISSUER: LOCAL_JWT_ISSUER,
       JWT_AUDIENCE: LOCAL_JWT_AUDIENCE,
     });
+
+    // Evidence pins to a store on disk (IPFS_PIN_DIR) instead of a Pinning Service API; served at /ipfs/{cid}.
+    usePinStore(new LocalPinStore(process.env.IPFS_PIN_DIR!));
 
     // 5. the gateway first (its port is in the docs URL and the sandbox's webhook URL)
     const load = async (fn: string) => (await import(`../../functions/${fn}/handler.ts`)) as { handler: unknown };
@@ -167,9 +192,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // 6. Step Functions: the real ASL with the worker functions in process
     const functions: Record<string, (p: unknown) => Promise<unknown>> = {};
     const substitutions: Record<string, string> = {};
-    for (const w of workers.filter((x) => x.kind === 'state-machine-task')) {
+    for (const w of workers) {
+      if (w.kind !== 'state-machine-task') continue;
       const mod = await load(w.fn);
-      substitutions[w.substitution!] = FN_ARN(w.fn);
+      substitutions[w.substitution] = FN_ARN(w.fn);
       functions[FN_ARN(w.fn)] = (payload) => (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, { awsRequestId: `local-${Date.now()}`, functionName: w.fn });
     }
     const sfn = await startLocalStepFunctions({
@@ -213,19 +239,29 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     process.env.IPFS_GATEWAY_URL = gateway.url;
     stops.push(() => gateway.stop());
 
+    // Every variable the functions' needs declare (shared/manifest.ts) must be set by now: the
+    // local stand-in for what CDK sets per function in AWS.
+    const missing = missingLocalEnvironment(process.env);
+    if (missing.length > 0) {
+      throw new Error(`the local stack does not set ${missing.length} variable(s) the manifest's needs declare: ${missing.map((m) => `${m.variable} (need ${m.need}: ${m.functions.join(', ')})`).join('; ')}`);
+    }
+
     // 7. event sources: queue consumers and the notification inbox
-    for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
-      const q = { 'ledger-write-queue': ledgerQ, 'dds-filing-queue': ddsQ, 'payout-request-queue': payoutQ, 'national-check-queue': nationalQ }[w.queue!];
+    // Which queue feeds which consumer, and its batch size: the manifest's, as in CDK.
+    for (const w of workers) {
+      if (w.kind !== 'queue-consumer') continue;
+      const q = queues[w.queue];
       const mod = await load(w.fn);
-      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.queue === 'payout-request-queue' ? 5 : 1, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
+      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
     }
     // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness
     // threshold scaled by LOCAL_TIME_SCALE.
     process.env.RECONCILE_AFTER_SECONDS ??= String(300 * timeScale);
-    for (const w of workers.filter((x) => x.kind === 'scheduled')) {
+    for (const w of workers) {
+      if (w.kind !== 'scheduled') continue;
       const mod = await load(w.fn);
-      const everyMs = Math.max(200, scheduleMs(w.schedule!) * timeScale);
+      const everyMs = Math.max(200, scheduleMs(w.schedule) * timeScale);
       let running = false;
       const timer = setInterval(() => {
         if (running) return;

@@ -3,17 +3,16 @@ import { readChainTrail } from '../adapters/ledger/trail-reader';
 import { envOr, requireEnv } from '../config';
 import type { EvidenceFetcher } from '../domain/ports';
 import type { AuditDeps } from '../use-cases/audit';
-import { pinStore } from './custody';
+import { injectedPinStore } from './custody';
 import { batchRepo } from './repos';
 
 /**
- * Where the audit verification reads pinned evidence: the local pin store when IPFS_PIN_DIR is set,
- * otherwise the IPFS gateway at IPFS_GATEWAY_URL (default https://ipfs.io).
+ * Where the audit verification reads pinned evidence: the pin store the process put in place (the
+ * local stack's store on disk), otherwise the IPFS gateway at IPFS_GATEWAY_URL (default https://ipfs.io).
  */
 export function evidenceFetcher(): EvidenceFetcher {
-  const dir = process.env.IPFS_PIN_DIR;
-  if (!dir) return fetchEvidenceFromGateway(envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'));
-  const store = pinStore();
+  const store = injectedPinStore();
+  if (!store) return fetchEvidenceFromGateway(envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'));
   return async (cid) => {
     const entries = await store.ls(cid);
     if (!entries) return null;

@@ -11,27 +11,10 @@ import { requireEnv, secret } from '../../config';
 import { describeNetworkError } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
-/** Result of a registry look-up: only an ACTIVE farmer counts as found. */
-export type FarmerRegistryLookup =
-  | { found: true; farmer_id: string; full_name: string; district: string }
-  | { found: false };
+import { NationalRegistryUnavailableError } from '../../domain/errors';
+import type { FarmerRegistryLookup, NationalFarmerRegistry } from '../../domain/ports';
 
-/** Port: the national farmer registry. */
-export interface NationalFarmerRegistry {
-  /**
-   * Looks up a national farmer ID.
-   * @throws NationalRegistryUnavailableError when the registry does not answer
-   */
-  lookup(farmerId: string): Promise<FarmerRegistryLookup>;
-}
-
-/** The registry did not answer (network error, timeout, HTTP 5xx or 429) after all attempts. */
-export class NationalRegistryUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'NationalRegistryUnavailableError';
-  }
-}
+export { NationalRegistryUnavailableError, type FarmerRegistryLookup, type NationalFarmerRegistry };
 
 /** Configuration of {@link HttpNationalFarmerRegistry}. */
 export interface HttpNationalFarmerRegistryConfig {
