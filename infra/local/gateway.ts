@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ulid } from 'ulid';
 import { errorResponse, type HttpResult } from '../../shared/http/envelope';
-import type { RouteDef } from '../../shared/http/routes';
+import type { RouteDef } from '../../shared/manifest';
 import { listenOnLoopback } from './loopback';
 
 /**

@@ -1,7 +1,8 @@
 /**
- * The REST API: one method per routes.ts route, the shared JWT REQUEST authorizer on `jwt` routes,
- * and gateway responses that answer API Gateway's own errors (no route, bad token, throttled, too
- * large) in the service's error envelope (interface-spec "Errors", decisions §5).
+ * The REST API: one method per manifest route (shared/manifest.ts), the shared JWT REQUEST
+ * authorizer on `jwt` routes, and gateway responses that answer API Gateway's own errors (no
+ * route, bad token, throttled, too large) in the service's error envelope (interface-spec
+ * "Errors", decisions §5).
  */
 import { Aws, CfnCondition, Duration, Fn, Validations } from 'aws-cdk-lib';
 import {
@@ -20,7 +21,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ERROR_CODES, type ErrorCode } from '../../shared/domain/errors';
-import type { RouteDef } from '../../shared/http/routes';
+import type { RouteDef } from '../../shared/manifest';
 
 /** The API's single stage. */
 export const STAGE_NAME = 'prod';

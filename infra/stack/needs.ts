@@ -1,13 +1,15 @@
 /**
- * Turns routes.ts `Need`s into environment variables and IAM grants: a function gets exactly
- * what its route or worker declares, and nothing more.
+ * Turns manifest `Need`s (shared/manifest.ts) into environment variables and IAM grants: a
+ * function gets exactly what its route or worker declares, and nothing more.
  *
- * Environment variable names are the contract with `shared/config.ts` (`requireEnv`, and
- * `secret(NAME)` which reads `NAME_SECRET_ARN`).
+ * The variable *names* and the secrets each need carries come from the manifest's `NEEDS` (the
+ * contract with `shared/config.ts`: `requireEnv(NAME)`, and `secret(NAME)` which reads
+ * `NAME_SECRET_ARN`); this module supplies their values and the grants.
  */
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StateMachine, type IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import type { Need } from '../../shared/http/routes';
+import { NEEDS, QUEUES, type Need, type NeedEnvName, type SecretName, type SecretSpec } from '../../shared/manifest';
 import type { ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import { GSI1, GSI2, type StatefulResources } from './stateful-resources';
@@ -56,7 +58,7 @@ export interface NeedTargets {
  */
 export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: NeedTargets): void {
   const { fn, role } = target;
-  const { stateful: s, settings } = t;
+  const { stateful: s } = t;
   const tableResources = [s.table.tableArn, `${s.table.tableArn}/index/${GSI1}`, `${s.table.tableArn}/index/${GSI2}`];
   let sm: IStateMachine | undefined;
   const payoutStateMachine = (): IStateMachine =>
@@ -86,102 +88,109 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
     conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION_PATTERN] } },
   }));
 
+  const values = needEnvValues(t);
+  const secrets = needSecrets(s);
   for (const need of needSet) {
+    // Names from the manifest, values from the stack.
+    for (const name of NEEDS[need].env as readonly NeedEnvName[]) fn.addEnvironment(name, values[name]);
+    for (const sec of NEEDS[need].secrets as readonly SecretSpec[]) {
+      const resource = secrets[sec.name as SecretName];
+      fn.addEnvironment(sec.arnVariable, resource.secretArn);
+      resource.grantRead(role);
+    }
+    // Grants beyond environment and secrets.
     switch (need) {
       case 'payout:discard':
         break; // granted above
       case 'table:read':
-        fn.addEnvironment('TABLE_NAME', s.table.tableName);
         role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READ_ACTIONS, resources: tableResources }));
         break;
       case 'table:write':
-        fn.addEnvironment('TABLE_NAME', s.table.tableName);
         role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_WRITE_ACTIONS, resources: tableResources }));
         break;
       case 'payout-state-machine:start':
-        fn.addEnvironment('PAYOUT_STATE_MACHINE_ARN', t.payoutStateMachineArn);
         payoutStateMachine().grantStartExecution(role);
         break;
       case 'payout-state-machine:callback':
-        fn.addEnvironment('PAYOUT_STATE_MACHINE_ARN', t.payoutStateMachineArn);
         payoutStateMachine().grantTaskResponse(role);
         break;
       case 'payout-request-queue:send':
-        fn.addEnvironment('PAYOUT_REQUEST_QUEUE_URL', s.queues['payout-request-queue'].queueUrl);
-        s.queues['payout-request-queue'].grantSendMessages(role);
+      case 'ledger-write-queue:send':
+      case 'national-check-queue:send':
+      case 'dds-filing-queue:send':
+        s.queues[queueOfSendNeed(need)].grantSendMessages(role);
         break;
       case 'manual-review-topic:publish':
-        fn.addEnvironment('MANUAL_REVIEW_TOPIC_ARN', s.manualReviewTopic.topicArn);
         // Not grantPublish: with the AWS managed key (alias/aws/sns) it would add kms:GenerateDataKey*
         // and kms:Decrypt on every key of the account, which that key's own policy makes unnecessary
         // (it lets any principal of the account use the key through SNS).
         role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sns:Publish'], resources: [s.manualReviewTopic.topicArn] }));
         break;
       case 'ledger':
-        fn.addEnvironment('LEDGER_RPC_URL', settings.ledgerRpcUrl);
-        fn.addEnvironment('LEDGER_CHAIN_ID', settings.ledgerChainId);
-        fn.addEnvironment('BATCH_TOKEN_ADDRESS', settings.batchTokenAddress);
-        fn.addEnvironment('TRACE_LOG_ADDRESS', settings.traceLogAddress);
-        fn.addEnvironment('LEDGER_SIGNER_KEY_SECRET_ARN', s.ledgerSignerKey.secretArn);
-        s.ledgerSignerKey.grantRead(role);
-        break;
       case 'ledger:read':
-        fn.addEnvironment('LEDGER_RPC_URL', settings.ledgerRpcUrl);
-        fn.addEnvironment('LEDGER_CHAIN_ID', settings.ledgerChainId);
-        fn.addEnvironment('BATCH_TOKEN_ADDRESS', settings.batchTokenAddress);
-        fn.addEnvironment('TRACE_LOG_ADDRESS', settings.traceLogAddress);
-        break;
-      case 'ledger-write-queue:send':
-        fn.addEnvironment('LEDGER_WRITE_QUEUE_URL', s.queues['ledger-write-queue'].queueUrl);
-        s.queues['ledger-write-queue'].grantSendMessages(role);
-        break;
       case 'chain-webhook-secret':
-        fn.addEnvironment('CHAIN_WEBHOOK_SECRET_ARN', s.chainWebhookSecret.secretArn);
-        s.chainWebhookSecret.grantRead(role);
-        break;
       case 'pin-store':
-        fn.addEnvironment('PINNING_SERVICE_URL', settings.pinningServiceUrl);
-        fn.addEnvironment('PINNING_SERVICE_TOKEN_SECRET_ARN', s.pinningServiceToken.secretArn);
-        s.pinningServiceToken.grantRead(role);
-        break;
       case 'maaif':
-        fn.addEnvironment('MAAIF_API_URL', settings.maaifApiUrl);
-        fn.addEnvironment('MAAIF_API_KEY_SECRET_ARN', s.maaifApiKey.secretArn);
-        s.maaifApiKey.grantRead(role);
-        break;
-      case 'national-check-queue:send':
-        fn.addEnvironment('NATIONAL_CHECK_QUEUE_URL', s.queues['national-check-queue'].queueUrl);
-        s.queues['national-check-queue'].grantSendMessages(role);
-        break;
       case 'gfw':
-        fn.addEnvironment('GFW_API_URL', settings.gfwApiUrl);
-        fn.addEnvironment('GFW_API_KEY_SECRET_ARN', s.gfwApiKey.secretArn);
-        s.gfwApiKey.grantRead(role);
-        break;
-      case 'dds-filing-queue:send':
-        fn.addEnvironment('DDS_FILING_QUEUE_URL', s.queues['dds-filing-queue'].queueUrl);
-        s.queues['dds-filing-queue'].grantSendMessages(role);
-        break;
       case 'eudr-registry':
-        fn.addEnvironment('EUDR_DDS_ENDPOINT', settings.eudrDdsEndpoint);
-        fn.addEnvironment('EUDR_USERNAME', settings.eudrUsername);
-        fn.addEnvironment('EUDR_CLIENT_ID', settings.eudrClientId);
-        fn.addEnvironment('EUDR_AUTH_KEY_SECRET_ARN', s.eudrAuthKey.secretArn);
-        s.eudrAuthKey.grantRead(role);
-        break;
       case 'payout-provider':
-        fn.addEnvironment('PAYOUT_PROVIDER_URL', settings.payoutProviderUrl);
-        fn.addEnvironment('PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN', s.payoutProviderCredentials.secretArn);
-        s.payoutProviderCredentials.grantRead(role);
-        break;
       case 'payout-webhook-secret':
-        fn.addEnvironment('PAYOUT_WEBHOOK_SECRET_ARN', s.payoutWebhookSecret.secretArn);
-        s.payoutWebhookSecret.grantRead(role);
-        break;
+      case 'token-issuer':
+        break; // outside systems: environment and secret reads only
       default: {
         const unknown: never = need;
         throw new Error(`bindNeeds: no wiring for need ${String(unknown)}`);
       }
     }
   }
+}
+
+/** `payout-request-queue:send` → `payout-request-queue`. */
+function queueOfSendNeed(need: `${keyof typeof QUEUES}:send`): keyof typeof QUEUES {
+  return need.slice(0, -':send'.length) as keyof typeof QUEUES;
+}
+
+/**
+ * The value of every variable the manifest's needs name. Typed by the manifest: a name added to
+ * `NEEDS` without a value here (or a value for a name no need declares) does not compile.
+ */
+function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
+  const { stateful: s, settings } = t;
+  return {
+    TABLE_NAME: s.table.tableName,
+    PAYOUT_STATE_MACHINE_ARN: t.payoutStateMachineArn,
+    [QUEUES['payout-request-queue'].urlEnv]: s.queues['payout-request-queue'].queueUrl,
+    [QUEUES['ledger-write-queue'].urlEnv]: s.queues['ledger-write-queue'].queueUrl,
+    [QUEUES['dds-filing-queue'].urlEnv]: s.queues['dds-filing-queue'].queueUrl,
+    [QUEUES['national-check-queue'].urlEnv]: s.queues['national-check-queue'].queueUrl,
+    MANUAL_REVIEW_TOPIC_ARN: s.manualReviewTopic.topicArn,
+    LEDGER_RPC_URL: settings.ledgerRpcUrl,
+    LEDGER_CHAIN_ID: settings.ledgerChainId,
+    BATCH_TOKEN_ADDRESS: settings.batchTokenAddress,
+    TRACE_LOG_ADDRESS: settings.traceLogAddress,
+    PAYOUT_PROVIDER_URL: settings.payoutProviderUrl,
+    PINNING_SERVICE_URL: settings.pinningServiceUrl,
+    GFW_API_URL: settings.gfwApiUrl,
+    MAAIF_API_URL: settings.maaifApiUrl,
+    EUDR_DDS_ENDPOINT: settings.eudrDdsEndpoint,
+    EUDR_USERNAME: settings.eudrUsername,
+    EUDR_CLIENT_ID: settings.eudrClientId,
+    JWT_ISSUER: settings.jwtIssuer,
+    JWT_AUDIENCE: settings.jwtAudience,
+    JWKS_URL: settings.jwksUrl,
+  };
+}
+
+/** The Secrets Manager secret of every secret the manifest's needs carry. */
+export function needSecrets(s: StatefulResources): Record<SecretName, ISecret> {
+  return {
+    LEDGER_SIGNER_KEY: s.ledgerSignerKey,
+    PAYOUT_PROVIDER_CREDENTIALS: s.payoutProviderCredentials,
+    PAYOUT_WEBHOOK_SECRET: s.payoutWebhookSecret,
+    CHAIN_WEBHOOK_SECRET: s.chainWebhookSecret,
+    PINNING_SERVICE_TOKEN: s.pinningServiceToken,
+    GFW_API_KEY: s.gfwApiKey,
+    MAAIF_API_KEY: s.maaifApiKey,
+    EUDR_AUTH_KEY: s.eudrAuthKey,
+  };
 }

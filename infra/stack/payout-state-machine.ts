@@ -1,7 +1,7 @@
 /**
  * The payout lifecycle (decisions §7): the ASL file in `statemachines/`, loaded unchanged (the
  * local interpreter runs the same file), with its `${...}` placeholders substituted by the ARNs of
- * the worker functions routes.ts names.
+ * the worker functions the manifest (shared/manifest.ts) names.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ export function payoutStateMachineArn(stack: Stack): string {
 
 /** Props of {@link PayoutStateMachine}. */
 export interface PayoutStateMachineProps {
-  /** Function per ASL substitution key (routes.ts `WorkerDef.substitution`). */
+  /** Function per ASL substitution key (manifest `WorkerDef.substitution`). */
   tasks: Record<string, IFunction>;
 }
 
@@ -58,7 +58,7 @@ export class PayoutStateMachine extends Construct {
     const placeholders = aslPlaceholders(asl);
     const keys = Object.keys(props.tasks).sort();
     if (placeholders.join() !== keys.join()) {
-      throw new Error(`payout-lifecycle.asl.json uses placeholders [${placeholders.join(', ')}] but routes.ts workers provide [${keys.join(', ')}]`);
+      throw new Error(`payout-lifecycle.asl.json uses placeholders [${placeholders.join(', ')}] but the manifest's workers provide [${keys.join(', ')}]`);
     }
     const stack = Stack.of(this);
 

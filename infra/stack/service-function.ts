@@ -19,7 +19,7 @@ export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
 export interface ServiceFunctionProps {
   /** Function folder: `functions/<fn>/handler.ts`. */
   fn: string;
-  /** What the function does (routes.ts `summary`). */
+  /** What the function does (manifest `summary`). */
   description: string;
   /** Default 10 s. */
   timeout?: Duration;

@@ -11,10 +11,10 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Subscription, SubscriptionFilter, SubscriptionProtocol, Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { QUEUES, type QueueName } from '../../shared/manifest';
 import type { ManagerSubscription } from './settings';
 
-/** The queues of routes.ts `WorkerDef.queue`. */
-export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'national-check-queue';
+export type { QueueName };
 
 /** Name of the single table's one global secondary index. */
 export const GSI1 = 'GSI1';
@@ -71,14 +71,13 @@ export class StatefulResources extends Construct {
       projectionType: ProjectionType.ALL,
     });
 
+    // FIFO-ness and receives before the DLQ come from the manifest (shared/manifest.ts QUEUES).
+    const work = (q: QueueName, id: string) => this.workQueue(id, props.queueVisibility[q], QUEUES[q].fifo, QUEUES[q].maxReceiveCount);
     this.queues = {
-      'payout-request-queue': this.workQueue('PayoutRequestQueue', props.queueVisibility['payout-request-queue']),
-      // FIFO with one message group: a single writer signs trace-log transactions, so nonces never collide.
-      'ledger-write-queue': this.workQueue('LedgerWriteQueue', props.queueVisibility['ledger-write-queue'], true),
-      // DDS filing retries until the registry gives the reference numbers (up to 20 receives).
-      'dds-filing-queue': this.workQueue('DdsFilingQueue', props.queueVisibility['dds-filing-queue'], false, 20),
-      // Registrations waiting for the national farmer registry: retried for a day before the DLQ.
-      'national-check-queue': this.workQueue('NationalCheckQueue', props.queueVisibility['national-check-queue'], false, 200),
+      'payout-request-queue': work('payout-request-queue', 'PayoutRequestQueue'),
+      'ledger-write-queue': work('ledger-write-queue', 'LedgerWriteQueue'),
+      'dds-filing-queue': work('dds-filing-queue', 'DdsFilingQueue'),
+      'national-check-queue': work('national-check-queue', 'NationalCheckQueue'),
     };
 
     // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this
@@ -142,8 +141,8 @@ export class StatefulResources extends Construct {
     }
   }
 
-  /** An encrypted, TLS-only queue with its own DLQ (a message goes there after 5 failed receives). */
-  private workQueue(id: string, visibilityTimeout: Duration, fifo = false, maxReceiveCount = fifo ? 50 : 5): Queue {
+  /** An encrypted, TLS-only queue with its own DLQ (a message goes there after `maxReceiveCount` receives). */
+  private workQueue(id: string, visibilityTimeout: Duration, fifo: boolean, maxReceiveCount: number): Queue {
     const dlq = new Queue(this, `${id}Dlq`, {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -1,7 +1,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ERROR_CODES } from '../domain/errors';
-import { routes, type RouteDef } from './routes';
+import { routes, type RouteDef } from '../manifest';
 import { CreateCooperativeSchema, CreatePurchaseOrderSchema, FarmerPayoutSchema, RegisterFarmerSchema, StageUpdateSchema, SubmitBatchSchema, UpdateCooperativeSchema } from './schemas';
 
 /**

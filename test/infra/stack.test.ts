@@ -9,13 +9,13 @@ import { App, type CfnResource } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { BUNDLE_BANNER, esbuildOptionsFor, functionEntry, lambdaBundling } from '../../infra/bundling';
-import { CoffeeTraceStack, functionSpecs, QUEUE_BATCH_SIZE } from '../../infra/stack/coffee-trace-stack';
+import { BUNDLE_BANNER, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling } from '../../infra/bundling';
+import { CoffeeTraceStack, functionSpecs } from '../../infra/stack/coffee-trace-stack';
 import { GATEWAY_ERRORS } from '../../infra/stack/http-api';
 import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
 import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-machine';
 import { SETTING_DEFAULTS } from '../../infra/stack/settings';
-import { AUTHORIZER_FN, routes, workers, type Need } from '../../shared/http/routes';
+import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 
 jest.setTimeout(240_000);
@@ -131,11 +131,12 @@ describe('Lambda functions', () => {
     }
   });
 
-  test('memory, timeouts and explicit log groups', () => {
-    for (const spec of specs) {
-      const p = resources[fnLogicalId(spec.fn)]!.Properties;
-      expect(p.MemorySize).toBe(spec.needs.has('ledger') ? 1024 : 512);
-      const worker = workers.find((w) => w.fn === spec.fn);
+  test('memory and timeouts are the manifest\'s; explicit log groups', () => {
+    for (const m of functionManifest()) {
+      const p = resources[fnLogicalId(m.fn)]!.Properties;
+      expect({ fn: m.fn, memory: p.MemorySize, timeout: p.Timeout }).toEqual({ fn: m.fn, memory: m.memoryMiB, timeout: m.timeoutSeconds });
+      expect(p.MemorySize).toBe(m.needs.includes('ledger') ? 1024 : 512);
+      const worker = workers.find((w) => w.fn === m.fn);
       if (worker) expect(p.Timeout).toBe(worker.timeoutSeconds);
       else expect(p.Timeout).toBeLessThanOrEqual(29);
       const logGroup = resources[p.LoggingConfig.LogGroup.Ref]!;
@@ -143,43 +144,22 @@ describe('Lambda functions', () => {
     }
   });
 
-  const ENV_BY_NEED: Record<Need, string[]> = {
-    'table:read': ['TABLE_NAME'],
-    'table:write': ['TABLE_NAME'],
-    'payout:discard': [],
-    'payout-state-machine:start': ['PAYOUT_STATE_MACHINE_ARN'],
-    'payout-state-machine:callback': ['PAYOUT_STATE_MACHINE_ARN'],
-    'payout-request-queue:send': ['PAYOUT_REQUEST_QUEUE_URL'],
-    'manual-review-topic:publish': ['MANUAL_REVIEW_TOPIC_ARN'],
-    ledger: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'LEDGER_SIGNER_KEY_SECRET_ARN'],
-    'payout-provider': ['PAYOUT_PROVIDER_URL', 'PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN'],
-    'payout-webhook-secret': ['PAYOUT_WEBHOOK_SECRET_ARN'],
-    'chain-webhook-secret': ['CHAIN_WEBHOOK_SECRET_ARN'],
-    'ledger-write-queue:send': ['LEDGER_WRITE_QUEUE_URL'],
-    'ledger:read': ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'],
-    'pin-store': ['PINNING_SERVICE_URL', 'PINNING_SERVICE_TOKEN_SECRET_ARN'],
-    gfw: ['GFW_API_URL', 'GFW_API_KEY_SECRET_ARN'],
-    maaif: ['MAAIF_API_URL', 'MAAIF_API_KEY_SECRET_ARN'],
-    'national-check-queue:send': ['NATIONAL_CHECK_QUEUE_URL'],
-    'dds-filing-queue:send': ['DDS_FILING_QUEUE_URL'],
-    'eudr-registry': ['EUDR_DDS_ENDPOINT', 'EUDR_USERNAME', 'EUDR_CLIENT_ID', 'EUDR_AUTH_KEY_SECRET_ARN'],
-  };
-  const COMMON = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', 'DOCS_BASE_URL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED', 'NODE_OPTIONS'];
+  const COMMON = [...COMMON_ENV, ...Object.keys(BUNDLE_RUNTIME_ENV)];
 
-  test('environment: common variables plus exactly those of the function\'s needs', () => {
-    for (const spec of specs) {
-      const props = resources[fnLogicalId(spec.fn)]!.Properties;
+  test('environment: common variables plus exactly the names the manifest gives the function\'s needs', () => {
+    for (const m of functionManifest()) {
+      const props = resources[fnLogicalId(m.fn)]!.Properties;
       const all = props.Environment.Variables as Json;
       // The Parameters and Secrets extension's own settings sit beside ours on functions that read secrets.
       const isExtensionSetting = (k: string) => /^(PARAMETERS_SECRETS_EXTENSION_|SECRETS_MANAGER_|SSM_PARAMETER_STORE_)/.test(k);
-      const readsSecrets = ['ledger', 'payout-provider', 'payout-webhook-secret', 'chain-webhook-secret', 'pin-store', 'gfw', 'eudr-registry', 'maaif'].some((n) => spec.needs.has(n as Need));
+      const readsSecrets = m.secrets.length > 0;
       expect(Object.keys(all).some(isExtensionSetting)).toBe(readsSecrets);
       expect((props.Layers ?? []).length).toBe(readsSecrets ? 1 : 0);
       if (readsSecrets) expect(all.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT).toBe('2773');
       const env = Object.fromEntries(Object.entries(all).filter(([k]) => !isExtensionSetting(k))) as Json;
-      const expected = new Set([...COMMON, ...[...spec.needs].flatMap((n) => ENV_BY_NEED[n])]);
-      if (spec.fn === AUTHORIZER_FN) ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'].forEach((k) => expected.add(k));
-      expect(Object.keys(env).sort()).toEqual([...expected].sort());
+      const fromNeeds = m.needs.flatMap((n) => [...NEEDS[n].env, ...NEEDS[n].secrets.map((x) => x.arnVariable)]);
+      expect(m.env).toEqual([...new Set(fromNeeds)].sort());
+      expect({ fn: m.fn, env: Object.keys(env).sort() }).toEqual({ fn: m.fn, env: [...new Set([...COMMON, ...m.env])].sort() });
       expect(env.POWERTOOLS_SERVICE_NAME).toBe('coffee-trace');
       expect(env.LOG_LEVEL).toBe('INFO');
     }
@@ -227,13 +207,16 @@ describe('Lambda functions', () => {
     }
   });
 
-  test('queue consumers: SQS event sources with partial batch failures', () => {
-    for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
-      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: fnLogicalId(w.fn) },
-        BatchSize: QUEUE_BATCH_SIZE[w.queue!],
-        FunctionResponseTypes: ['ReportBatchItemFailures'],
-      });
+  test('queue consumers: one SQS event source each, from the manifest\'s queue with its batch size, partial batch failures', () => {
+    const consumers = workers.filter((x): x is QueueConsumerDef => x.kind === 'queue-consumer');
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(consumers.length);
+    for (const w of consumers) {
+      const queueId = stack.getLogicalId(stack.stateful.queues[w.queue].node.defaultChild as CfnResource);
+      const [, mapping] = mappings.find(([, x]) => x.Properties.FunctionName.Ref === fnLogicalId(w.fn))!;
+      expect({ fn: w.fn, batchSize: mapping.Properties.BatchSize }).toEqual({ fn: w.fn, batchSize: w.batchSize });
+      expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+      expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     }
   });
 });
@@ -310,8 +293,8 @@ describe('stateful resources', () => {
       const queue = stack.stateful.queues[w.queue!];
       const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
       // the single ledger writer retries a write until it lands (re-sending the same signed transaction)
-      expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe({ 'ledger-write-queue': 50, 'dds-filing-queue': 20, 'national-check-queue': 200 }[w.queue as string] ?? 5);
-      expect(q.Properties.FifoQueue ?? false).toBe(w.queue === 'ledger-write-queue');
+      expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(QUEUES[w.queue!].maxReceiveCount);
+      expect(q.Properties.FifoQueue ?? false).toBe(QUEUES[w.queue!].fifo);
       expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
     }
     // enforceSSL on every queue

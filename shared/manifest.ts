@@ -1,0 +1,485 @@
+/**
+ * The service manifest: every function (route, worker or the authorizer) with what it needs, and
+ * every Need with the environment variables and secrets it provides. Data only, importing no
+ * handler and no aws-cdk-lib, so the CDK stack (infra/stack), the local stack and gateway
+ * (infra/local) and the OpenAPI document (shared/http/openapi.ts) all read the same table, and
+ * what runs locally is what is deployed.
+ *
+ * - `routes`: one API Gateway method per entry; `fn` names the function folder
+ *   (`functions/<fn>/handler.ts` exporting `handler`). `auth`: `jwt` routes sit behind the shared
+ *   Lambda REQUEST authorizer (functions/authorizer); `webhook` routes check a Standard Webhooks
+ *   signature themselves; `public` routes need nothing.
+ * - `workers`: state-machine tasks, queue consumers (with their queue and batch size) and
+ *   scheduled functions.
+ * - `authorizer`: the shared REQUEST authorizer.
+ * - `NEEDS`: what each Need puts in a function's environment. In AWS a secret arrives as its ARN
+ *   variable, `<NAME>_SECRET_ARN` (`<NAME>_ARN` for the `..._SECRET` webhook secrets), which
+ *   shared/config.ts `secret(NAME, ARN_VARIABLE)` reads through the Parameters and Secrets
+ *   extension; locally as `<NAME>` holding the value itself.
+ * - `functionManifest()`: the per-function view (merged needs, timeout, memory, queue, batch size,
+ *   schedule, environment names, secrets) both stacks are built from.
+ *
+ * IAM grants are not data: infra/stack/needs.ts grants per Need.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+export type RouteAuth = 'jwt' | 'webhook' | 'public';
+
+/** The work queues; each has exactly one consumer among `workers`. */
+export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'national-check-queue';
+
+/** Outside systems and resources a function may use; each provides `NEEDS[need]` and its grants. */
+export type Need =
+  | 'table:read'
+  | 'table:write'
+  /** Delete a payout that never reached the provider, with its guard (PAYMENT#, PAYOUT_GUARD# only). */
+  | 'payout:discard'
+  | 'payout-state-machine:start'
+  | 'payout-state-machine:callback'
+  | 'payout-request-queue:send'
+  | 'manual-review-topic:publish'
+  | 'ledger'
+  | 'payout-provider'
+  | 'payout-webhook-secret'
+  | 'chain-webhook-secret'
+  | 'ledger-write-queue:send'
+  /** Read the chain (no signing key): audit verification. */
+  | 'ledger:read'
+  /** Pin evidence to IPFS (a Pinning Service API in AWS, the local pin store locally). */
+  | 'pin-store'
+  | 'gfw'
+  | 'maaif'
+  | 'national-check-queue:send'
+  | 'dds-filing-queue:send'
+  | 'eudr-registry'
+  /** Verify bearer tokens of the trusted issuer (the authorizer). */
+  | 'token-issuer';
+
+/** A secret a Need carries. */
+export interface SecretSpec {
+  /** Local variable holding the value itself (shared/config.ts `secret(name)`). */
+  readonly name: string;
+  /**
+   * AWS variable holding the Secrets Manager ARN: `<name>_SECRET_ARN`, except for names that end
+   * in `_SECRET` (the webhook secrets), whose variable is `<name>_ARN`.
+   */
+  readonly arnVariable: string;
+}
+
+/** What one Need puts in a function's environment. */
+export interface NeedSpec {
+  readonly summary: string;
+  /** Required variables, the same names in AWS and locally. */
+  readonly env: readonly string[];
+  /** Secrets: `arnVariable` (the ARN) set in AWS, `name` (the value) locally. */
+  readonly secrets: readonly SecretSpec[];
+  /** Variables the code reads with a default when unset; neither stack needs to set them. */
+  readonly optionalEnv?: readonly string[];
+  /** A route function with this need gets at least this timeout (default `ROUTE_TIMEOUT_SECONDS`). */
+  readonly routeTimeoutSeconds?: number;
+  /** A function with this need gets at least this much memory (default `DEFAULT_MEMORY_MIB`). */
+  readonly memoryMiB?: number;
+  /**
+   * Only when the local stack stands in for the outside system differently: what it sets instead
+   * of `env` and `secrets`, and why.
+   */
+  readonly local?: { readonly env: readonly string[]; readonly secrets: readonly SecretSpec[]; readonly note: string };
+}
+
+/** The ARN variable of a secret: `<name>_ARN` for `..._SECRET` names, else `<name>_SECRET_ARN`. */
+type ArnVariableOf<N extends string> = N extends `${string}_SECRET` ? `${N}_ARN` : `${N}_SECRET_ARN`;
+
+/** `{name, arnVariable}` (see {@link ArnVariableOf}), keeping both names as literal types. */
+function secretOf<N extends string>(name: N): { readonly name: N; readonly arnVariable: ArnVariableOf<N> } {
+  const arnVariable = name.endsWith('_SECRET') ? `${name}_ARN` : `${name}_SECRET_ARN`;
+  return { name, arnVariable: arnVariable as ArnVariableOf<N> };
+}
+
+/** One work queue. */
+export interface QueueSpec {
+  /** Variable holding the queue URL (provided by the `<queue>:send` need). */
+  readonly urlEnv: string;
+  readonly fifo: boolean;
+  /** Receives before a message moves to the queue's DLQ. */
+  readonly maxReceiveCount: number;
+  readonly summary: string;
+}
+
+/** The work queues (their consumers and batch sizes are in `workers`). */
+export const QUEUES = {
+  'payout-request-queue': { urlEnv: 'PAYOUT_REQUEST_QUEUE_URL', fifo: false, maxReceiveCount: 5, summary: 'Batches whose NET_COFFEE_PAYMENT payout is to be started.' },
+  'ledger-write-queue': { urlEnv: 'LEDGER_WRITE_QUEUE_URL', fifo: true, maxReceiveCount: 50, summary: 'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.' },
+  'dds-filing-queue': { urlEnv: 'DDS_FILING_QUEUE_URL', fifo: false, maxReceiveCount: 20, summary: 'DDS filings, retried until the registry gives the reference numbers.' },
+  'national-check-queue': { urlEnv: 'NATIONAL_CHECK_QUEUE_URL', fifo: false, maxReceiveCount: 200, summary: 'Registrations waiting for the national farmer registry (MAAIF), retried for a day.' },
+} as const satisfies Record<QueueName, QueueSpec>;
+
+/** Route functions that call only AWS services. */
+export const ROUTE_TIMEOUT_SECONDS = 10;
+/**
+ * Route functions that call the ledger or the payout provider (up to 3 attempts of 5 s each):
+ * just under API Gateway's 29 s integration limit, so the handler's own error answers.
+ */
+export const ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS = 28;
+/** Memory of every function unless a need asks for more. */
+export const DEFAULT_MEMORY_MIB = 512;
+/** Memory of functions that sign ledger transactions (viem). */
+export const LEDGER_MEMORY_MIB = 1024;
+
+/**
+ * Environment variables and secrets of each Need. Literals only (and pure-annotated calls), so
+ * bundles that import one name from this module drop the rest; `manifestProblems` checks each
+ * `<queue>:send` need against `QUEUES[queue].urlEnv`.
+ */
+export const NEEDS = {
+  'table:read': { summary: 'Point reads and queries of the single table.', env: ['TABLE_NAME'], secrets: [] },
+  'table:write': { summary: 'Reads, conditional puts and updates of the single table.', env: ['TABLE_NAME'], secrets: [] },
+  'payout:discard': { summary: 'Delete a never-sent payout and its guard (a grant only).', env: [], secrets: [] },
+  'payout-state-machine:start': { summary: 'Start payout lifecycle executions.', env: ['PAYOUT_STATE_MACHINE_ARN'], secrets: [] },
+  'payout-state-machine:callback': { summary: 'Resume or fail a waiting payout attempt (task token).', env: ['PAYOUT_STATE_MACHINE_ARN'], secrets: [] },
+  'payout-request-queue:send': { summary: 'Queue a submitted batch\'s payout.', env: ['PAYOUT_REQUEST_QUEUE_URL'], secrets: [] },
+  'manual-review-topic:publish': { summary: 'Notify cooperative managers of payouts in manual review.', env: ['MANUAL_REVIEW_TOPIC_ARN'], secrets: [] },
+  ledger: {
+    summary: 'Sign and send ledger transactions (BatchToken, TraceLog).',
+    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'],
+    secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
+    optionalEnv: ['LEDGER_CUSTODIAN_ADDRESS', 'LEDGER_RPC_RETRY_COUNT'],
+    routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
+    memoryMiB: LEDGER_MEMORY_MIB,
+  },
+  'payout-provider': {
+    summary: 'The payout provider\'s API.',
+    env: ['PAYOUT_PROVIDER_URL'],
+    secrets: [/* @__PURE__ */ secretOf('PAYOUT_PROVIDER_CREDENTIALS')],
+    routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
+  },
+  'payout-webhook-secret': { summary: 'Verify the payout provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('PAYOUT_WEBHOOK_SECRET')] },
+  'chain-webhook-secret': { summary: 'Verify the chain-event provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('CHAIN_WEBHOOK_SECRET')] },
+  'ledger-write-queue:send': { summary: 'Queue a ledger write for the single ledger writer.', env: ['LEDGER_WRITE_QUEUE_URL'], secrets: [] },
+  'ledger:read': { summary: 'Read the chain (no signing key).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'], secrets: [] },
+  'pin-store': {
+    summary: 'Pin evidence to IPFS and read it back.',
+    env: ['PINNING_SERVICE_URL'],
+    secrets: [/* @__PURE__ */ secretOf('PINNING_SERVICE_TOKEN')],
+    optionalEnv: ['PINNING_ORIGINS', 'IPFS_GATEWAY_URL'],
+    local: { env: [], secrets: [], note: 'the local stack puts a pin store on disk in place (composition usePinStore) instead of a Pinning Service API' },
+  },
+  gfw: {
+    summary: 'Global Forest Watch Data API (integrated deforestation alerts).',
+    env: ['GFW_API_URL'],
+    secrets: [/* @__PURE__ */ secretOf('GFW_API_KEY')],
+    local: { env: [], secrets: [], note: 'no GFW key: the bundled alert areas answer the forest check offline' },
+  },
+  maaif: { summary: 'The national farmer registry (MAAIF).', env: ['MAAIF_API_URL'], secrets: [/* @__PURE__ */ secretOf('MAAIF_API_KEY')] },
+  'national-check-queue:send': { summary: 'Queue a registration for the national registry check.', env: ['NATIONAL_CHECK_QUEUE_URL'], secrets: [] },
+  'dds-filing-queue:send': { summary: 'Queue a DDS filing.', env: ['DDS_FILING_QUEUE_URL'], secrets: [] },
+  'eudr-registry': {
+    summary: 'The EU Information System\'s DDS service (SOAP, WS-Security).',
+    env: ['EUDR_DDS_ENDPOINT', 'EUDR_USERNAME', 'EUDR_CLIENT_ID'],
+    secrets: [/* @__PURE__ */ secretOf('EUDR_AUTH_KEY')],
+    optionalEnv: ['EUDR_DDS_TIMEOUT_MS'],
+  },
+  'token-issuer': { summary: 'The token issuer the authorizer trusts (decisions §2).', env: ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'], secrets: [] },
+} as const satisfies Record<Need, NeedSpec>;
+
+/** Every required variable name any Need provides (not the secrets' variables). */
+export type NeedEnvName = (typeof NEEDS)[Need]['env'][number];
+/** Every secret name any Need carries. */
+export type SecretName = (typeof NEEDS)[Need]['secrets'][number]['name'];
+
+/** Set by the CDK stack on every function (values in infra/stack/coffee-trace-stack.ts). */
+export const COMMON_ENV = ['POWERTOOLS_SERVICE_NAME', 'LOG_LEVEL', 'DOCS_BASE_URL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'] as const;
+export type CommonEnvName = (typeof COMMON_ENV)[number];
+
+/**
+ * Variables the code may read that no Need provides: set by the Lambda runtime or an extension,
+ * read with a default (tunables), or used by local tooling only. Anything else the code reads must
+ * come from a Need (a test greps the sources).
+ */
+export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
+  AWS_REGION: 'set by the Lambda runtime (locally by the local stack)',
+  AWS_SESSION_TOKEN: 'set by the Lambda runtime; authenticates calls to the Parameters and Secrets extension',
+  PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 'set by CDK\'s paramsAndSecrets on functions that read secrets (default 2773)',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'defaulted to true by shared/runtime/polyfills.ts',
+  REPO_ROOT: 'local tooling only (shared/runtime/paths.ts)',
+  SUBMIT_RECEIPT_WAIT_MS: 'tunable, default 4000: how long POST /batch/submit waits for the mint receipt',
+  STAGE_LEDGER_WAIT_MS: 'tunable, default 4000: how long PATCH /batch/{id}/stage waits for its trace-log transaction',
+  RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
+};
+
+/** One HTTP route. */
+export interface RouteDef {
+  method: HttpMethod;
+  /** API Gateway path syntax: `/batch/{id}`. */
+  path: string;
+  fn: string;
+  auth: RouteAuth;
+  needs: Need[];
+  /** Largest accepted request body in bytes (decisions §5); default 1 MiB. */
+  maxBodyBytes?: number;
+  summary: string;
+}
+
+interface WorkerBase {
+  fn: string;
+  needs: Need[];
+  timeoutSeconds: number;
+  summary: string;
+}
+
+/** A task of the payout state machine. */
+export interface StateMachineTaskDef extends WorkerBase {
+  kind: 'state-machine-task';
+  /** The ASL definition-substitution key holding its ARN. */
+  substitution: string;
+  queue?: undefined;
+  batchSize?: undefined;
+  schedule?: undefined;
+}
+
+/** The consumer of one work queue. */
+export interface QueueConsumerDef extends WorkerBase {
+  kind: 'queue-consumer';
+  /** Which queue feeds it. */
+  queue: QueueName;
+  /** Records per invocation (the SQS event source's batch size; locally the poller's). */
+  batchSize: number;
+  substitution?: undefined;
+  schedule?: undefined;
+}
+
+/** A function run on a schedule. */
+export interface ScheduledDef extends WorkerBase {
+  kind: 'scheduled';
+  /** An EventBridge schedule expression (locally a timer, scaled by LOCAL_TIME_SCALE). */
+  schedule: string;
+  substitution?: undefined;
+  queue?: undefined;
+  batchSize?: undefined;
+}
+
+/** Functions that are not behind an HTTP route: state-machine tasks, queue consumers, scheduled. */
+export type WorkerDef = StateMachineTaskDef | QueueConsumerDef | ScheduledDef;
+
+/** The shared REQUEST authorizer. */
+export interface AuthorizerDef {
+  fn: string;
+  needs: Need[];
+  summary: string;
+}
+
+/** One mebibyte (1024 × 1024 bytes), as a literal so bundles inline it. */
+export const MIB = 1_048_576;
+
+export const routes: RouteDef[] = [
+  { method: 'POST', path: '/cooperatives', fn: 'create-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Register a cooperative (ADMIN).' },
+  { method: 'PATCH', path: '/cooperatives/{id}', fn: 'update-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Change licence, manager or prices (ADMIN).' },
+  { method: 'GET', path: '/cooperatives/{id}', fn: 'get-cooperative', auth: 'jwt', needs: ['table:read'], summary: 'Read a cooperative.' },
+  { method: 'GET', path: '/cooperatives/{id}/holding-balance', fn: 'get-holding-balance', auth: 'jwt', needs: ['table:read'], summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).' },
+  { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write', 'gfw', 'maaif', 'national-check-queue:send'], summary: 'Register a farmer and forest-check the farm.' },
+  { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
+  { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
+  { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
+  { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
+  { method: 'GET', path: '/batch/{id}/audit', fn: 'get-batch-audit', auth: 'jwt', needs: ['table:read', 'ledger:read', 'pin-store'], summary: 'The batch\'s hash-chained audit log, verified against the trace log and the pinned evidence.' },
+  { method: 'POST', path: '/purchase-orders', fn: 'create-purchase-order', auth: 'jwt', needs: ['table:write'], summary: 'Create a purchase order over batches (DRAFT).' },
+  { method: 'POST', path: '/purchase-orders/{id}/confirm', fn: 'confirm-purchase-order', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.' },
+  { method: 'GET', path: '/batch/{id}', fn: 'get-batch', auth: 'jwt', needs: ['table:read'], summary: 'Read a batch with its stage history.' },
+  { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
+  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], summary: 'Pay a farmer to mobile money.' },
+  { method: 'GET', path: '/payments/farmer-payout/{id}', fn: 'get-farmer-payout', auth: 'jwt', needs: ['table:read'], summary: 'Status of a farmer payout.' },
+  { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
+  { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
+  { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
+  { method: 'POST', path: '/eudr/verify-gfw', fn: 'verify-gfw', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Check a farm against deforestation alerts after 2020-12-31 again.' },
+  { method: 'GET', path: '/cooperatives/{id}/flagged-farms', fn: 'list-flagged-farms', auth: 'jwt', needs: ['table:read'], summary: 'Farms the forest check flagged: the manual-review list of a cooperative.' },
+  { method: 'POST', path: '/eudr/generate-dds', fn: 'generate-dds', auth: 'jwt', needs: ['table:write', 'pin-store', 'dds-filing-queue:send'], summary: 'Generate a batch\'s due diligence statement and file it with the EU Information System.' },
+  { method: 'GET', path: '/eudr/dds/{id}', fn: 'get-dds', auth: 'jwt', needs: ['table:read'], summary: 'A due diligence statement with its filing state.' },
+  { method: 'GET', path: '/eudr/dds/{id}/xml', fn: 'get-dds-xml', auth: 'jwt', needs: ['table:read'], summary: 'The SubmitDdsRequest XML of a due diligence statement.' },
+  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret'], summary: 'Signed chain events (batch.stage_changed); EXPORTED starts the TOP_UP payout.' },
+  { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
+  { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference and error-code reference.' },
+];
+
+export const workers: WorkerDef[] = [
+  { fn: 'payout-attempt', kind: 'state-machine-task', substitution: 'PayoutAttemptFunctionArn', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback'], timeoutSeconds: 30, summary: 'Creates (idempotently) the provider order of one attempt and parks the task token.' },
+  { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
+  { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
+  { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', batchSize: 1, needs: ['table:write', 'ledger', 'payout-request-queue:send'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
+  { fn: 'national-registry-check', kind: 'queue-consumer', queue: 'national-check-queue', batchSize: 5, needs: ['table:write', 'maaif'], timeoutSeconds: 20, summary: 'Completes farmer registrations that waited for the national farmer registry (MAAIF).' },
+  { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
+  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback', 'payout-request-queue:send', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; requeues batches still without their payout and unconfirmed trace-log writes.' },
+  { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
+];
+
+/** The shared REQUEST authorizer's function folder. */
+export const AUTHORIZER_FN = 'authorizer';
+
+/** The shared REQUEST authorizer (timeout `ROUTE_TIMEOUT_SECONDS`). */
+export const authorizer: AuthorizerDef = {
+  fn: AUTHORIZER_FN,
+  needs: ['token-issuer'],
+  summary: 'JWT REQUEST authorizer of the API (decisions §2).',
+};
+
+/** One function as both stacks build it: the merge of its routes or its worker, and its needs. */
+export interface FunctionManifest {
+  fn: string;
+  kind: 'route' | 'authorizer' | WorkerDef['kind'];
+  /** The routes it serves (empty for workers and the authorizer). */
+  routes: Array<Pick<RouteDef, 'method' | 'path' | 'auth'>>;
+  /** Merged, in first-declared order. */
+  needs: Need[];
+  timeoutSeconds: number;
+  memoryMiB: number;
+  /** Queue consumers: the queue that feeds it and the records per invocation. */
+  queue?: QueueName;
+  batchSize?: number;
+  /** Scheduled workers: the EventBridge schedule expression. */
+  schedule?: string;
+  /** State-machine tasks: the ASL substitution key holding its ARN. */
+  substitution?: string;
+  /** Environment variable names its needs provide in AWS (required ones and secret ARNs), sorted. */
+  env: string[];
+  /** Secrets its needs carry. */
+  secrets: SecretSpec[];
+  /** The first route's or the worker's summary. */
+  summary: string;
+}
+
+/** Sorted, unique. */
+function sortedUnique(names: Iterable<string>): string[] {
+  return [...new Set(names)].sort();
+}
+
+/** Secrets carried by `needs`, unique by name. */
+export function secretsOf(needs: Iterable<Need>): SecretSpec[] {
+  const byName = new Map<string, SecretSpec>();
+  for (const n of needs) for (const s of NEEDS[n].secrets as readonly SecretSpec[]) byName.set(s.name, s);
+  return [...byName.values()];
+}
+
+/** Environment variable names `needs` provide in AWS: required variables and secret ARN variables, sorted. */
+export function awsEnvOf(needs: Iterable<Need>): string[] {
+  const list = [...needs];
+  return sortedUnique([...list.flatMap((n) => NEEDS[n].env as readonly string[]), ...secretsOf(list).map((s) => s.arnVariable)]);
+}
+
+/**
+ * Every function of the service (distinct `fn` of routes, workers and the authorizer), merged.
+ * Route timeout: the largest `routeTimeoutSeconds` of its needs (default `ROUTE_TIMEOUT_SECONDS`);
+ * workers: their `timeoutSeconds`; memory: the largest `memoryMiB` of its needs (default
+ * `DEFAULT_MEMORY_MIB`).
+ * @throws Error when a `fn` is both a route and a worker, or two workers, or the authorizer and
+ * anything else.
+ */
+export function functionManifest(r: readonly RouteDef[] = routes, w: readonly WorkerDef[] = workers, a: AuthorizerDef = authorizer): FunctionManifest[] {
+  const out = new Map<string, FunctionManifest>();
+  const claim = (fn: string, kind: FunctionManifest['kind'], summary: string, timeoutSeconds: number): FunctionManifest => {
+    const seen = out.get(fn);
+    if (seen && (seen.kind !== 'route' || kind !== 'route')) throw new Error(`manifest: function ${fn} is declared as ${seen.kind} and as ${kind}`);
+    const entry = seen ?? { fn, kind, routes: [], needs: [], timeoutSeconds, memoryMiB: DEFAULT_MEMORY_MIB, env: [], secrets: [], summary };
+    out.set(fn, entry);
+    return entry;
+  };
+  const addNeeds = (entry: FunctionManifest, needs: readonly Need[]) => {
+    for (const n of needs) if (!entry.needs.includes(n)) entry.needs.push(n);
+  };
+  for (const route of r) {
+    const entry = claim(route.fn, 'route', route.summary, ROUTE_TIMEOUT_SECONDS);
+    entry.routes.push({ method: route.method, path: route.path, auth: route.auth });
+    addNeeds(entry, route.needs);
+    for (const n of route.needs) entry.timeoutSeconds = Math.max(entry.timeoutSeconds, (NEEDS[n] as NeedSpec).routeTimeoutSeconds ?? 0);
+  }
+  for (const worker of w) {
+    const entry = claim(worker.fn, worker.kind, worker.summary, worker.timeoutSeconds);
+    addNeeds(entry, worker.needs);
+    if (worker.queue !== undefined) entry.queue = worker.queue;
+    if (worker.batchSize !== undefined) entry.batchSize = worker.batchSize;
+    if (worker.schedule !== undefined) entry.schedule = worker.schedule;
+    if (worker.substitution !== undefined) entry.substitution = worker.substitution;
+  }
+  addNeeds(claim(a.fn, 'authorizer', a.summary, ROUTE_TIMEOUT_SECONDS), a.needs);
+  for (const entry of out.values()) {
+    for (const n of entry.needs) entry.memoryMiB = Math.max(entry.memoryMiB, (NEEDS[n] as NeedSpec).memoryMiB ?? 0);
+    entry.env = awsEnvOf(entry.needs);
+    entry.secrets = secretsOf(entry.needs);
+  }
+  return [...out.values()];
+}
+
+/** The consumer of each queue. @throws Error when a queue has none. */
+export function queueConsumers(w: readonly WorkerDef[] = workers): Record<QueueName, QueueConsumerDef> {
+  const find = (q: QueueName): QueueConsumerDef => {
+    const c = w.find((x): x is QueueConsumerDef => x.kind === 'queue-consumer' && x.queue === q);
+    if (!c) throw new Error(`manifest: no consumer for ${q}`);
+    return c;
+  };
+  return { 'payout-request-queue': find('payout-request-queue'), 'ledger-write-queue': find('ledger-write-queue'), 'dds-filing-queue': find('dds-filing-queue'), 'national-check-queue': find('national-check-queue') };
+}
+
+/**
+ * What is wrong with the manifest, one sentence each (empty when consistent): every queue has
+ * exactly one consumer with a batch size of 1–10 (SQS event source limit without a batching
+ * window), schedules are `rate(...)`/`cron(...)`, substitution keys are unique, route timeouts stay
+ * under API Gateway's 29 s, every queue's `:send` need provides its `urlEnv`.
+ */
+export function manifestProblems(r: readonly RouteDef[] = routes, w: readonly WorkerDef[] = workers, a: AuthorizerDef = authorizer): string[] {
+  const problems: string[] = [];
+  let fns: FunctionManifest[] = [];
+  try {
+    fns = functionManifest(r, w, a);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  for (const q of Object.keys(QUEUES) as QueueName[]) {
+    const consumers = w.filter((x) => x.kind === 'queue-consumer' && x.queue === q);
+    if (consumers.length !== 1) problems.push(`queue ${q} has ${consumers.length} consumers (want exactly 1)`);
+    const send = NEEDS[`${q}:send` as const].env as readonly string[];
+    if (send.join() !== QUEUES[q].urlEnv) problems.push(`need ${q}:send provides [${send.join(', ')}], want [${QUEUES[q].urlEnv}]`);
+  }
+  for (const x of w) {
+    if (x.kind === 'queue-consumer' && !(Number.isInteger(x.batchSize) && x.batchSize >= 1 && x.batchSize <= 10)) problems.push(`${x.fn}: batch size ${x.batchSize} is not 1–10`);
+    if (x.kind === 'scheduled' && !/^(rate|cron)\(.+\)$/.test(x.schedule)) problems.push(`${x.fn}: schedule ${x.schedule} is not rate(...) or cron(...)`);
+  }
+  const subs = w.flatMap((x) => (x.kind === 'state-machine-task' ? [x.substitution] : []));
+  if (new Set(subs).size !== subs.length) problems.push(`state-machine substitution keys repeat: ${subs.join(', ')}`);
+  for (const f of fns) {
+    if ((f.kind === 'route' || f.kind === 'authorizer') && f.timeoutSeconds >= 29) problems.push(`${f.fn}: timeout ${f.timeoutSeconds} s is not under API Gateway's 29 s`);
+  }
+  return problems;
+}
+
+/** A variable the local stack must set and did not. */
+export interface MissingLocalVariable {
+  /** The variable, or `NAME (or NAME_SECRET_ARN)` for a secret. */
+  variable: string;
+  need: Need;
+  functions: string[];
+}
+
+/**
+ * The variables the needs of `fns` declare that `env` lacks, for the local stack (all functions
+ * share one process environment there): each need's `local` variables where it has them, else its
+ * `env`; a secret counts as set when its value (`name`) or its ARN variable is.
+ */
+export function missingLocalEnvironment(env: Readonly<Record<string, string | undefined>>, fns: readonly FunctionManifest[] = functionManifest()): MissingLocalVariable[] {
+  const missing = new Map<string, MissingLocalVariable>();
+  const set = (name: string) => env[name] !== undefined && env[name] !== '';
+  for (const f of fns) {
+    for (const need of f.needs) {
+      const spec = NEEDS[need] as NeedSpec;
+      const local = spec.local ?? spec;
+      const absent = [
+        ...local.env.filter((name) => !set(name)),
+        ...local.secrets.filter((s) => !set(s.name) && !set(s.arnVariable)).map((s) => `${s.name} (or ${s.arnVariable})`),
+      ];
+      for (const variable of absent) {
+        const key = `${variable}\n${need}`;
+        const entry = missing.get(key) ?? { variable, need, functions: [] };
+        entry.functions.push(f.fn);
+        missing.set(key, entry);
+      }
+    }
+  }
+  return [...missing.values()];
+}
