@@ -19,6 +19,8 @@ import { startFarmerRegistrySandbox } from './farmer-registry-sandbox';
 import { IPFS_PATH_PREFIX, ipfsGatewayHandler } from './ipfs-gateway-route';
 import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
 import { usePinStore } from '../../shared/composition/custody';
+import { useForestCheck } from '../../shared/composition/registry';
+import { BundledAlertAreasForestCheck } from '../../shared/adapters/forest-check/bundled-alert-areas';
 import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
 
 /**
@@ -165,6 +167,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     // Evidence pins to a store on disk (IPFS_PIN_DIR) instead of a Pinning Service API; served at /ipfs/{cid}.
     usePinStore(new LocalPinStore(process.env.IPFS_PIN_DIR!));
+    // Forest checks against the bundled alert areas, unless a Global Forest Watch key is configured.
+    if (!process.env.GFW_API_KEY && !process.env.GFW_API_KEY_SECRET_ARN) useForestCheck(new BundledAlertAreasForestCheck(() => new Date()));
 
     // 5. the gateway first (its port is in the docs URL and the sandbox's webhook URL)
     const load = async (fn: string) => (await import(`../../functions/${fn}/handler.ts`)) as { handler: unknown };

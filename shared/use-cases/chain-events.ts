@@ -5,6 +5,7 @@ import type { WebhookReceiptStore } from '../domain/ports';
 import type { Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from './payouts';
+
 /**
  * Inbound chain events (decisions §6 `POST /api/webhooks/chain-events`; interface-spec Events:
  * "EXPORTED chain event → calls the farmer-payout operation automatically for the batch").
