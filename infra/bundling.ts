@@ -77,6 +77,9 @@ export function nodejsProject(): { projectRoot: string; depsLockFilePath: string
 /** The SDK's default credential chain, replaced in Lambda bundles by the environment provider. */
 export const CREDENTIAL_PROVIDER_MODULE = '@aws-sdk/credential-provider-node';
 export const CREDENTIAL_PROVIDER_STAND_IN = './infra/lambda/credential-provider.ts';
+/** The DynamoDB client's endpoint-discovery cache, never consulted here (see infra/lambda/endpoint-cache.ts). */
+export const ENDPOINT_CACHE_MODULE = '@aws-sdk/endpoint-cache';
+export const ENDPOINT_CACHE_STAND_IN = './infra/lambda/endpoint-cache.ts';
 
 /** The CDK bundling options of every function (local esbuild, never Docker). */
 export function lambdaBundling(): BundlingOptions {
@@ -91,6 +94,7 @@ export function lambdaBundling(): BundlingOptions {
     externalModules: [...BUNDLE_EXTERNALS],
     esbuildArgs: {
       [`--alias:${CREDENTIAL_PROVIDER_MODULE}`]: CREDENTIAL_PROVIDER_STAND_IN,
+      [`--alias:${ENDPOINT_CACHE_MODULE}`]: ENDPOINT_CACHE_STAND_IN,
       '--legal-comments': BUNDLE_LEGAL_COMMENTS,
       // As an argument, not the `charset` prop: aws-cdk-lib 2.276's local bundling ignores that prop.
       '--charset': BUNDLE_CHARSET,
@@ -121,7 +125,7 @@ export function esbuildOptionsFor(entryPath: string, outfile: string): BuildOpti
     mainFields: ['module', 'main'],
     banner: { js: BUNDLE_BANNER },
     external: [...BUNDLE_EXTERNALS],
-    alias: { [CREDENTIAL_PROVIDER_MODULE]: resolve(repoRoot(), CREDENTIAL_PROVIDER_STAND_IN) },
+    alias: { [CREDENTIAL_PROVIDER_MODULE]: resolve(repoRoot(), CREDENTIAL_PROVIDER_STAND_IN), [ENDPOINT_CACHE_MODULE]: resolve(repoRoot(), ENDPOINT_CACHE_STAND_IN) },
     logLevel: 'warning',
   };
 }

@@ -1,6 +1,6 @@
 import { now, registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { CreateCooperativeSchema } from '../../shared/http/schemas';
+import { CreateCooperativeSchema } from '../../shared/http/registry-schemas';
 import { cooperativeView } from '../../shared/http/views';
 import { createCooperative } from '../../shared/use-cases/registry';
 

@@ -1,7 +1,7 @@
 import { payoutDeps } from '../../shared/composition';
 import { usdcToMicro } from '../../shared/domain/money';
 import { httpHandler } from '../../shared/http/handler';
-import { FarmerPayoutSchema } from '../../shared/http/schemas';
+import { FarmerPayoutSchema } from '../../shared/http/payout-schemas';
 import { payoutCreatedView } from '../../shared/http/views';
 import { createFarmerPayout } from '../../shared/use-cases/payouts';
 

@@ -1,6 +1,6 @@
 import { batchRepo, payoutRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { ListPaymentsQuerySchema } from '../../shared/http/schemas';
+import { ListPaymentsQuerySchema } from '../../shared/http/payout-schemas';
 import { validate } from '../../shared/http/validation';
 import { paymentListItemView } from '../../shared/http/views';
 import { listBatchPayments } from '../../shared/use-cases/payouts';

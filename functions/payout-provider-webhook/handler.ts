@@ -1,7 +1,7 @@
 import { now, payoutRepo } from '../../shared/composition/repos';
 import { payoutWorkflow } from '../../shared/composition/workflow';
 import { secret } from '../../shared/config';
-import { PayoutWebhookSchema } from '../../shared/http/schemas';
+import { PayoutWebhookSchema } from '../../shared/http/payout-schemas';
 import { webhookHandler } from '../../shared/http/webhook';
 import { applyPayoutWebhook } from '../../shared/use-cases/payout-webhook';
 

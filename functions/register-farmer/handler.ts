@@ -1,20 +1,19 @@
 import { forestCheck } from '../../shared/composition/registry';
 import { nationalRegistry } from '../../shared/composition/national-registry';
-import { nationalCheckQueue } from '../../shared/composition/queues';
 import { now, registryRepo } from '../../shared/composition/repos';
 import { errorResponse } from '../../shared/http/envelope';
 import { httpHandler } from '../../shared/http/handler';
-import { RegisterFarmerSchema } from '../../shared/http/schemas';
+import { RegisterFarmerSchema } from '../../shared/http/registry-schemas';
 import { farmerView } from '../../shared/http/views';
 import { registerFarmer } from '../../shared/use-cases/registry';
 
 /**
  * POST /farmers/register: 201 with the farmer (phone masked) and its forest-check result; 202
  * MAAIF_API_UNAVAILABLE with `job_id` when the national farmer registry does not answer (the
- * registration completes when it does: GET /jobs/{job_id}).
+ * national-registry-check sweep completes the registration when it does: GET /jobs/{job_id}).
  */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'], body: RegisterFarmerSchema }, async ({ body, caller, requestId }) => {
-  const { farmer, job } = await registerFarmer({ registry: registryRepo(), forestCheck: forestCheck(), national: nationalRegistry(), pendingChecks: nationalCheckQueue() }, caller, body, now());
+  const { farmer, job } = await registerFarmer({ registry: registryRepo(), forestCheck: forestCheck(), national: nationalRegistry() }, caller, body, now());
   if (job) {
     return errorResponse('MAAIF_API_UNAVAILABLE', `The national farmer registry did not answer; farmer ${farmer.farmer_id} is recorded and the registration completes when it does. Poll GET /jobs/${job.job_id}.`, requestId, {
       extra: { job_id: job.job_id, status: job.status, farmer: farmerView(farmer) },

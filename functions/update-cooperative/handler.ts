@@ -1,6 +1,6 @@
 import { now, registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
-import { UpdateCooperativeSchema } from '../../shared/http/schemas';
+import { UpdateCooperativeSchema } from '../../shared/http/registry-schemas';
 import { cooperativeView } from '../../shared/http/views';
 import { updateCooperative } from '../../shared/use-cases/registry';
 

@@ -1,0 +1,33 @@
+import * as v from 'valibot';
+import { PAYOUT_REASONS } from '../domain/records';
+import { BatchIdSchema, Id } from './schema-parts';
+
+/** Payout request, listing and provider-webhook schemas (re-exported by shared/http/schemas.ts). */
+
+export const FarmerPayoutSchema = v.strictObject({
+  farmer_id: Id,
+  batch_id: BatchIdSchema,
+  amount_usdc: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100_000, 'must be at most 100000 USDC per payout')),
+  reason: v.picklist(PAYOUT_REASONS),
+  cooperative_id: Id,
+});
+
+export const ListPaymentsQuerySchema = v.strictObject({
+  batch_id: BatchIdSchema,
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(100)), '50'),
+  next_token: v.optional(v.pipe(v.string(), v.maxLength(2048))),
+});
+
+/** Standard Webhooks body of the payout provider (decisions §6). */
+export const PayoutWebhookSchema = v.object({
+  type: v.picklist(['order.settled', 'order.failed']),
+  data: v.object({
+    order_id: v.pipe(v.string(), v.minLength(1)),
+    reference: v.pipe(v.string(), v.minLength(1)),
+    amount_ugx: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
+    exchange_rate: v.optional(v.nullable(v.union([v.string(), v.number()]))),
+    mobile_money_transaction_id: v.optional(v.nullable(v.string())),
+    settled_at: v.optional(v.nullable(v.string())),
+    failure_reason: v.optional(v.nullable(v.string())),
+  }),
+});
