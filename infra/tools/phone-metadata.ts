@@ -13,10 +13,18 @@ import { repoRoot } from '../../shared/runtime/paths';
  * libphonenumber-js gives, and checks the domain rule against the library's own validation for
  * every number class; regenerate with `node --import tsx infra/tools/phone-metadata.ts`.
  */
+/** The parts of libphonenumber-js's NumberingPlan used here (its typings omit them). */
+interface NumberingPlanRules {
+  callingCode(): string;
+  possibleLengths(): number[];
+  nationalNumberPattern(): string;
+  type(name: 'MOBILE'): { pattern(): string } | undefined;
+}
+
 export function ugandaMobileRules() {
   const metadata = new Metadata(mobile as unknown as MetadataJson);
   metadata.selectNumberingPlan('UG');
-  const plan = metadata.numberingPlan!;
+  const plan = metadata.numberingPlan as unknown as NumberingPlanRules;
   const type = plan.type('MOBILE');
   if (!type) throw new Error('libphonenumber-js has no MOBILE type for UG');
   return {

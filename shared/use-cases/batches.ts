@@ -6,7 +6,7 @@ import { assertFarmerUsable } from '../domain/farmer';
 import { formatBatchId, newJobId, tokenIdForBatch } from '../domain/ids';
 import { ugxForWeight } from '../domain/money';
 import type { BatchStore, CustodyStore, LedgerWriteMessage, RegistryStore, WorkQueue } from '../domain/ports';
-import type { Batch, Grade, Job, LedgerTx, PendingBatch } from '../domain/records';
+import type { Batch, Job, LedgerTx, PendingBatch } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { waitForLedgerTx } from './ledger-wait';
 
@@ -20,19 +20,8 @@ export interface BatchDeps {
   now: () => Date;
 }
 
-/** POST /batch/submit input, validated by the transport (shared/http/schemas.ts SubmitBatchSchema). */
-export interface SubmitBatchInput {
-  farmer_id: string;
-  cooperative_id: string;
-  /** Kilograms, 1–5000. */
-  weight_kg: number;
-  grade: Grade;
-  /** Percent, 0–100. */
-  moisture_pct: number;
-  collection_point_gps: { lat: number; lng: number };
-  weight_slip_photo_url?: string;
-  collector_agent_id: string;
-}
+/** POST /batch/submit input, validated by the transport (shared/http/schemas.ts SubmitBatchSchema): the delivery as the batch records it. */
+export type SubmitBatchInput = Pick<Batch, 'farmer_id' | 'cooperative_id' | 'weight_kg' | 'grade' | 'moisture_pct' | 'collection_point_gps' | 'weight_slip_photo_url' | 'collector_agent_id'>;
 
 export type SubmitResult =
   | { kind: 'created'; batch: Batch; farmerPhone: string | null; auditMessageId: string }

@@ -8,7 +8,7 @@
  * 200 `{farmer_id, full_name, district, status: "ACTIVE"|"DECEASED"|"SUSPENDED"}`, 404 unknown.
  */
 import { requireEnv, secret } from '../../config';
-import { describeNetworkError } from '../../runtime/http-client';
+import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 import { NationalRegistryUnavailableError } from '../../domain/errors';
@@ -84,15 +84,7 @@ export class HttpNationalFarmerRegistry implements NationalFarmerRegistry {
     const answer = await this.retries
       .execute(
         async (signal) => {
-          let res: Response;
-          let text: string;
-          try {
-            res = await fetch(url, { method: 'GET', headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' }, signal });
-            text = await res.text();
-          } catch (err) {
-            throw new UnreachableError(describeNetworkError(err), { cause: err });
-          }
-          if (res.status >= 500 || res.status === 429) throw new UnreachableError(`HTTP ${res.status}`, { status: res.status });
+          const { res, text } = await fetchAttempt(fetch, url, { method: 'GET', headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' }, signal });
           return { status: res.status, text };
         },
         (failure, n, attempts) => this.log?.(`national farmer registry GET ${url.pathname}: attempt ${n}/${attempts} failed (${failure.problem})`),

@@ -25,7 +25,7 @@ import { DomainError } from '../../domain/errors';
 import { pointFarmCircle } from '../../domain/farm-geometry';
 import type { FarmLocation, ForestCheck, ForestCheckResult } from '../../domain/ports';
 import { envOr, secret } from '../../config';
-import { describeNetworkError } from '../../runtime/http-client';
+import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** EUDR cut-off: alerts after this date make a plot ineligible. */
@@ -197,20 +197,10 @@ export class GfwForestCheck implements ForestCheck {
     const url = `${this.base}${path}`;
     const headers: Record<string, string> = { 'x-api-key': key, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    let lastError: unknown;
     return this.retries
       .execute(
         async (signal) => {
-          let res: Response;
-          let text: string;
-          try {
-            res = await this.fetchImpl(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
-            text = await res.text();
-          } catch (err) {
-            lastError = err;
-            throw new UnreachableError(describeNetworkError(err), { cause: err });
-          }
-          if (res.status >= 500 || res.status === 429) throw new UnreachableError(`HTTP ${res.status}`, { status: res.status });
+          const { res, text } = await fetchAttempt(this.fetchImpl, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
           let parsed: unknown = null;
           if (text !== '') {
             try {
@@ -228,7 +218,7 @@ export class GfwForestCheck implements ForestCheck {
         if (!(err instanceof UnreachableError)) throw err;
         throw unavailable(
           `Global Forest Watch did not answer ${method} ${path} after ${this.attempts} attempts (last: ${err.problem}); retry after ${GFW_RETRY_AFTER_SECONDS / 60} minutes.`,
-          lastError,
+          err.cause,
         );
       });
   }

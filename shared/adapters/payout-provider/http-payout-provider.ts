@@ -17,7 +17,7 @@ import type {
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { signProviderRequest } from './signing';
 import { decimalStringToMicro as decimalUsdToMicro, microToDecimalString as microUsdToDecimal } from '../../domain/money';
-import { describeNetworkError } from '../../runtime/http-client';
+import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** Configuration of {@link HttpPayoutProvider}. */
@@ -243,15 +243,7 @@ export class HttpPayoutProvider implements PayoutProvider {
             ...signProviderRequest({ secret: this.apiSecret, method, path: wirePath, body }),
           };
           if (json !== undefined) headers['Content-Type'] = 'application/json';
-          let res: Response;
-          let text: string;
-          try {
-            res = await fetch(url, { method, headers, ...(json !== undefined ? { body } : {}), signal });
-            text = await res.text();
-          } catch (err) {
-            throw new UnreachableError(describeNetworkError(err), { cause: err });
-          }
-          if (res.status >= 500 || res.status === 429) throw new UnreachableError(`HTTP ${res.status}`, { status: res.status });
+          const { res, text } = await fetchAttempt(fetch, url, { method, headers, ...(json !== undefined ? { body } : {}), signal });
           let parsed: unknown = null;
           if (text !== '') {
             try {
