@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
 import { parseOperatorAddress, submitDdsRequestXml } from '../../shared/adapters/eudr/submit-dds-xml';
 import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
 import {
@@ -276,6 +277,31 @@ describe('submitDdsRequestXml', () => {
     expect(xml).toContain('<eudrCommon:netWeight>1234.123457</eudrCommon:netWeight>');
     expect(xml).toContain('Arabica &lt;Bugisu&gt; &amp; "AA"');
     await expect(validateSubmitDdsRequest(xml)).resolves.toEqual({ valid: true, errors: [] });
+  });
+
+  it('escapes every markup character in text, so <&>"\' and a literal "&amp;" read back unchanged', async () => {
+    const description = `Bugisu <AA> & "screen 18" 'washed' &amp; a]]>b`;
+    const name = `O'Neil & <Sons> "Mbale"`;
+    const odd = buildDueDiligenceStatement(input({ description }));
+    for (const prettyPrint of [true, false]) {
+      const xml = submitDdsRequestXml(
+        { ...odd, operator: { ...odd.operator, name } },
+        { prettyPrint, operatorRole: 'REPRESENTATIVE_OPERATOR', comment: '<&>"\'' },
+      );
+      expect(xml).toContain(`>Bugisu &lt;AA&gt; &amp; "screen 18" 'washed' &amp;amp; a]]&gt;b</eudrCommon:descriptionOfGoods>`);
+      expect(xml).toContain(`<dds:comment>&lt;&amp;&gt;"'</dds:comment>`);
+      await expect(validateSubmitDdsRequest(xml)).resolves.toEqual({ valid: true, errors: [] });
+      const back = new XMLParser({ parseTagValue: false, trimValues: false }).parse(xml) as {
+        'dds:SubmitDdsRequest': { 'dds:statement': Record<string, unknown> & {
+          'dds:representedOperator': { 'eudrCommon:operatorName': string };
+          'dds:commodities': { 'dds:descriptors': { 'eudrCommon:descriptionOfGoods': string } };
+        } };
+      };
+      const statement = back['dds:SubmitDdsRequest']['dds:statement'];
+      expect(statement['dds:commodities']['dds:descriptors']['eudrCommon:descriptionOfGoods']).toBe(description);
+      expect(statement['dds:representedOperator']['eudrCommon:operatorName']).toBe(name);
+      expect(statement['dds:comment']).toBe('<&>"\'');
+    }
   });
 
   it('splits a one-line EU address for the structured address type', () => {

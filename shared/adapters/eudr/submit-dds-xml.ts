@@ -5,8 +5,7 @@
  * the shared sample request (prefixes `dds` and `eudrCommon`).
  */
 
-import { create } from 'xmlbuilder2';
-import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
+import { XMLBuilder, type XmlBuilderOptions } from 'fast-xml-parser';
 import type { DueDiligenceStatement } from '../../domain/dds';
 
 /** Namespace of the DDS service V3 messages (`dds:`). */
@@ -53,35 +52,42 @@ export function submitDdsRequestXml(dds: DueDiligenceStatement, opts: SubmitDdsX
   const role = opts.operatorRole ?? 'OPERATOR';
   if (opts.comment !== undefined && opts.comment.length > 2000) throw new RangeError('comment: at most 2000 characters');
 
-  const doc = create({ version: '1.0', encoding: 'UTF-8' });
-  const root = doc.ele(EUDR_DDS_NS, 'dds:SubmitDdsRequest').att('http://www.w3.org/2000/xmlns/', 'xmlns:eudrCommon', EUDR_COMMON_NS);
-  dds_(root, 'operatorRole', role);
+  const commodity: XmlElement = {
+    'dds:position': '1',
+    'dds:descriptors': {
+      'eudrCommon:descriptionOfGoods': dds.description_of_goods,
+      'eudrCommon:goodsMeasure': { 'eudrCommon:netWeight': formatDecimal6(dds.net_weight_kg) },
+    },
+    'dds:hsHeading': dds.hs_heading,
+    'dds:producers': dds.producers.map((p, i) => ({
+      'dds:position': String(i + 1),
+      'dds:country': p.country,
+      'dds:name': p.name,
+      'dds:geometryGeojson': p.geolocation_base64,
+    })),
+  };
+  const statement: XmlElement = {
+    'dds:internalReferenceNumber': dds.internal_reference_number,
+    'dds:activityType': dds.activity_type,
+    ...(role === 'REPRESENTATIVE_OPERATOR' ? { 'dds:representedOperator': representedOperator(dds, opts.operatorAddress) } : {}),
+    'dds:countryOfActivity': dds.country_of_activity,
+    'dds:borderCrossCountry': dds.country_of_entry,
+    ...(opts.comment ? { 'dds:comment': opts.comment } : {}),
+    'dds:commodities': commodity,
+    'dds:geoLocationConfidential': String(opts.geoLocationConfidential ?? false),
+  };
+  const document: XmlElement = {
+    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
+    'dds:SubmitDdsRequest': {
+      '@_xmlns:dds': EUDR_DDS_NS,
+      '@_xmlns:eudrCommon': EUDR_COMMON_NS,
+      'dds:operatorRole': role,
+      'dds:statement': statement,
+    },
+  };
 
-  const statement = dds_(root, 'statement');
-  dds_(statement, 'internalReferenceNumber', dds.internal_reference_number);
-  dds_(statement, 'activityType', dds.activity_type);
-  if (role === 'REPRESENTATIVE_OPERATOR') representedOperator(statement, dds, opts.operatorAddress);
-  dds_(statement, 'countryOfActivity', dds.country_of_activity);
-  dds_(statement, 'borderCrossCountry', dds.country_of_entry);
-  if (opts.comment) dds_(statement, 'comment', opts.comment);
-
-  const commodity = dds_(statement, 'commodities');
-  dds_(commodity, 'position', '1');
-  const descriptors = dds_(commodity, 'descriptors');
-  common(descriptors, 'descriptionOfGoods', dds.description_of_goods);
-  const measure = common(descriptors, 'goodsMeasure');
-  common(measure, 'netWeight', formatDecimal6(dds.net_weight_kg));
-  dds_(commodity, 'hsHeading', dds.hs_heading);
-  dds.producers.forEach((p, i) => {
-    const producer = dds_(commodity, 'producers');
-    dds_(producer, 'position', String(i + 1));
-    dds_(producer, 'country', p.country);
-    dds_(producer, 'name', p.name);
-    dds_(producer, 'geometryGeojson', p.geolocation_base64);
-  });
-  dds_(statement, 'geoLocationConfidential', String(opts.geoLocationConfidential ?? false));
-
-  return doc.end({ prettyPrint: opts.prettyPrint ?? true }) + '\n';
+  const xml = ((opts.prettyPrint ?? true) ? prettyBuilder : compactBuilder).build(document) as string;
+  return xml.replace(/\n$/, '') + '\n';
 }
 
 /**
@@ -94,23 +100,25 @@ export function parseOperatorAddress(address: string, country: string): EudrAddr
   return { country, street: m[1]!, postalCode: m[2]!, city: m[3]!, fullAddress: address.trim().slice(0, 250) };
 }
 
-function representedOperator(statement: XMLBuilder, dds: DueDiligenceStatement, given?: EudrAddress): void {
+function representedOperator(dds: DueDiligenceStatement, given?: EudrAddress): XmlElement {
   const op = dds.operator;
-  const el = dds_(statement, 'representedOperator');
-  const ref = common(el, 'operatorReferenceNumber');
-  common(ref, 'identifierType', 'eori');
-  common(ref, 'identifierValue', op.eori);
   const addr = given ?? parseOperatorAddress(op.address, op.country);
-  if (addr) {
-    const a = common(el, 'operatorAddress');
-    common(a, 'country', addr.country);
-    common(a, 'street', addr.street);
-    common(a, 'postalCode', addr.postalCode);
-    common(a, 'city', addr.city);
-    if (addr.fullAddress) common(a, 'fullAddress', addr.fullAddress);
-  }
-  common(el, 'operatorEmail', op.email);
-  common(el, 'operatorName', op.name);
+  return {
+    'eudrCommon:operatorReferenceNumber': { 'eudrCommon:identifierType': 'eori', 'eudrCommon:identifierValue': op.eori },
+    ...(addr
+      ? {
+          'eudrCommon:operatorAddress': {
+            'eudrCommon:country': addr.country,
+            'eudrCommon:street': addr.street,
+            'eudrCommon:postalCode': addr.postalCode,
+            'eudrCommon:city': addr.city,
+            ...(addr.fullAddress ? { 'eudrCommon:fullAddress': addr.fullAddress } : {}),
+          },
+        }
+      : {}),
+    'eudrCommon:operatorEmail': op.email,
+    'eudrCommon:operatorName': op.name,
+  };
 }
 
 /** A decimal with at most 6 fraction digits, no exponent (`eudrCommon:DecimalSixteenTotalSixPrecType`). */
@@ -119,12 +127,33 @@ function formatDecimal6(n: number): string {
   return n.toFixed(6).replace(/\.?0+$/, '');
 }
 
-function dds_(parent: XMLBuilder, name: string, text?: string): XMLBuilder {
-  const el = parent.ele(EUDR_DDS_NS, `dds:${name}`);
-  return text === undefined ? el : el.txt(text);
+/**
+ * An element's content for fast-xml-parser's XMLBuilder: keys are qualified element names in
+ * document order (`@_`-prefixed keys are attributes, `?xml` the declaration), a string is the
+ * element's text, an array repeats the element.
+ */
+interface XmlElement {
+  [name: string]: string | XmlElement | XmlElement[];
 }
 
-function common(parent: XMLBuilder, name: string, text?: string): XMLBuilder {
-  const el = parent.ele(EUDR_COMMON_NS, `eudrCommon:${name}`);
-  return text === undefined ? el : el.txt(text);
-}
+/**
+ * Builder settings. Text is escaped by the library; its `entities` table is narrowed to `&`, `<`
+ * and `>` (in that order: `&` first) so character data reads as before (`"` and `'` stay literal,
+ * as the XML spec allows outside attribute values). Attributes (only the two xmlns declarations
+ * here) keep the library's quoting. `entities` is not in the option typings, hence the widened type.
+ */
+const builderOptions: XmlBuilderOptions & { entities: { regex: RegExp; val: string }[] } = {
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  suppressBooleanAttributes: false,
+  processEntities: true,
+  entities: [
+    { regex: /&/g, val: '&amp;' },
+    { regex: /</g, val: '&lt;' },
+    { regex: />/g, val: '&gt;' },
+  ],
+  indentBy: '  ',
+};
+// An element with empty text comes out as `<x/>` indented and `<x></x>` on one line, as before.
+const prettyBuilder = new XMLBuilder({ ...builderOptions, format: true, suppressEmptyNode: true });
+const compactBuilder = new XMLBuilder({ ...builderOptions, format: false, suppressEmptyNode: false });
