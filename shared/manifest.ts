@@ -26,7 +26,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 export type RouteAuth = 'jwt' | 'webhook' | 'public';
 
 /** The work queues; each has exactly one consumer among `workers`. */
-export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'national-check-queue';
+export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue';
 
 /** Outside systems and resources a function may use; each provides `NEEDS[need]` and its grants. */
 export type Need =
@@ -49,7 +49,6 @@ export type Need =
   | 'pin-store'
   | 'gfw'
   | 'maaif'
-  | 'national-check-queue:send'
   | 'dds-filing-queue:send'
   | 'eudr-registry'
   /** Verify bearer tokens of the trusted issuer (the authorizer). */
@@ -110,7 +109,6 @@ export const QUEUES = {
   'payout-request-queue': { urlEnv: 'PAYOUT_REQUEST_QUEUE_URL', fifo: false, maxReceiveCount: 5, summary: 'Batches whose NET_COFFEE_PAYMENT payout is to be started.' },
   'ledger-write-queue': { urlEnv: 'LEDGER_WRITE_QUEUE_URL', fifo: true, maxReceiveCount: 50, summary: 'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.' },
   'dds-filing-queue': { urlEnv: 'DDS_FILING_QUEUE_URL', fifo: false, maxReceiveCount: 20, summary: 'DDS filings, retried until the registry gives the reference numbers.' },
-  'national-check-queue': { urlEnv: 'NATIONAL_CHECK_QUEUE_URL', fifo: false, maxReceiveCount: 200, summary: 'Registrations waiting for the national farmer registry (MAAIF), retried for a day.' },
 } as const satisfies Record<QueueName, QueueSpec>;
 
 /** Route functions that call only AWS services. */
@@ -170,7 +168,6 @@ export const NEEDS = {
     local: { env: [], secrets: [], note: 'no GFW key: the bundled alert areas answer the forest check offline' },
   },
   maaif: { summary: 'The national farmer registry (MAAIF).', env: ['MAAIF_API_URL'], secrets: [/* @__PURE__ */ secretOf('MAAIF_API_KEY')] },
-  'national-check-queue:send': { summary: 'Queue a registration for the national registry check.', env: ['NATIONAL_CHECK_QUEUE_URL'], secrets: [] },
   'dds-filing-queue:send': { summary: 'Queue a DDS filing.', env: ['DDS_FILING_QUEUE_URL'], secrets: [] },
   'eudr-registry': {
     summary: 'The EU Information System\'s DDS service (SOAP, WS-Security).',
@@ -275,7 +272,7 @@ export const routes: RouteDef[] = [
   { method: 'PATCH', path: '/cooperatives/{id}', fn: 'update-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Change licence, manager or prices (ADMIN).' },
   { method: 'GET', path: '/cooperatives/{id}', fn: 'get-cooperative', auth: 'jwt', needs: ['table:read'], summary: 'Read a cooperative.' },
   { method: 'GET', path: '/cooperatives/{id}/holding-balance', fn: 'get-holding-balance', auth: 'jwt', needs: ['table:read'], summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).' },
-  { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write', 'gfw', 'maaif', 'national-check-queue:send'], summary: 'Register a farmer and forest-check the farm.' },
+  { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write', 'gfw', 'maaif'], summary: 'Register a farmer and forest-check the farm.' },
   { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
   { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
   { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
@@ -305,9 +302,10 @@ export const workers: WorkerDef[] = [
   { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
   { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
   { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', batchSize: 1, needs: ['table:write', 'ledger', 'payout-request-queue:send'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
-  { fn: 'national-registry-check', kind: 'queue-consumer', queue: 'national-check-queue', batchSize: 5, needs: ['table:write', 'maaif'], timeoutSeconds: 20, summary: 'Completes farmer registrations that waited for the national farmer registry (MAAIF).' },
+  { fn: 'national-registry-check', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'maaif'], timeoutSeconds: 60, summary: 'Completes farmer registrations still waiting for the national farmer registry (MAAIF); those it cannot answer yet wait for the next run.' },
   { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
-  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback', 'payout-request-queue:send', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; requeues batches still without their payout and unconfirmed trace-log writes.' },
+  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it.' },
+  { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:read', 'ledger-write-queue:send'], timeoutSeconds: 60, summary: 'Queues again, for the single ledger writer, ledger writes still unconfirmed after 5 minutes.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];
 
@@ -414,7 +412,7 @@ export function queueConsumers(w: readonly WorkerDef[] = workers): Record<QueueN
     if (!c) throw new Error(`manifest: no consumer for ${q}`);
     return c;
   };
-  return { 'payout-request-queue': find('payout-request-queue'), 'ledger-write-queue': find('ledger-write-queue'), 'dds-filing-queue': find('dds-filing-queue'), 'national-check-queue': find('national-check-queue') };
+  return { 'payout-request-queue': find('payout-request-queue'), 'ledger-write-queue': find('ledger-write-queue'), 'dds-filing-queue': find('dds-filing-queue') };
 }
 
 /**

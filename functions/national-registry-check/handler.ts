@@ -1,10 +1,11 @@
 import { nationalRegistry } from '../../shared/composition/national-registry';
 import { now, registryRepo } from '../../shared/composition/repos';
-import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
-import type { NationalCheckMessage } from '../../shared/domain/ports';
-import { completeNationalCheck } from '../../shared/use-cases/registry';
+import { settlePendingNationalChecks, type NationalCheckReport } from '../../shared/use-cases/registry';
 
-/** Queue consumer: completes registrations that waited for the national farmer registry (retries while it is down). */
-export const handler = sqsConsumer<NationalCheckMessage>(async (msg) => {
-  await completeNationalCheck({ registry: registryRepo(), national: nationalRegistry(), now }, msg);
-});
+/**
+ * Scheduled (EventBridge, every minute): completes the registrations that are still waiting for
+ * the national farmer registry (MAAIF); those it still cannot answer wait for the next run.
+ */
+export async function handler(): Promise<NationalCheckReport> {
+  return settlePendingNationalChecks({ registry: registryRepo(), national: nationalRegistry(), now });
+}

@@ -69,7 +69,6 @@ const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number 
   'ledger-write-queue': { name: 'coffee-trace-ledger-writes', visibilitySeconds: 5 },
   // DDS filing: retried every second until the registry has the reference numbers.
   'dds-filing-queue': { name: 'coffee-trace-dds-filing', visibilitySeconds: 1 },
-  'national-check-queue': { name: 'coffee-trace-national-checks', visibilitySeconds: 1 },
 };
 const FN_ARN = (fn: string) => `arn:aws:lambda:us-east-1:000000000000:function:coffee-trace-${fn}`;
 
@@ -136,7 +135,6 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       'payout-request-queue': queue('payout-request-queue'),
       'ledger-write-queue': queue('ledger-write-queue'),
       'dds-filing-queue': queue('dds-filing-queue'),
-      'national-check-queue': queue('national-check-queue'),
     };
     const topic = fauxqs.createTopic('coffee-trace-manual-review');
     const notifyQ = fauxqs.createQueue('coffee-trace-manual-review-local-inbox');

@@ -79,7 +79,7 @@ export class CoffeeTraceStack extends Stack {
     const consumers = queueConsumers();
     const sixTimes = (q: QueueName) => Duration.seconds(6 * consumers[q].timeoutSeconds);
     this.stateful = new StatefulResources(this, 'Stateful', {
-      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue'), 'national-check-queue': sixTimes('national-check-queue') },
+      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue') },
       managerSubscriptions: settings.managerSubscriptions,
     });
 

@@ -116,7 +116,6 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       case 'payout-request-queue:send':
       case 'ledger-write-queue:send':
-      case 'national-check-queue:send':
       case 'dds-filing-queue:send':
         s.queues[queueOfSendNeed(need)].grantSendMessages(role);
         break;
@@ -162,7 +161,6 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     [QUEUES['payout-request-queue'].urlEnv]: s.queues['payout-request-queue'].queueUrl,
     [QUEUES['ledger-write-queue'].urlEnv]: s.queues['ledger-write-queue'].queueUrl,
     [QUEUES['dds-filing-queue'].urlEnv]: s.queues['dds-filing-queue'].queueUrl,
-    [QUEUES['national-check-queue'].urlEnv]: s.queues['national-check-queue'].queueUrl,
     MANUAL_REVIEW_TOPIC_ARN: s.manualReviewTopic.topicArn,
     LEDGER_RPC_URL: settings.ledgerRpcUrl,
     LEDGER_CHAIN_ID: settings.ledgerChainId,

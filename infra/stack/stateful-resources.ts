@@ -1,6 +1,6 @@
 /**
- * Everything that holds data or state and must outlive a redeploy: the single table, the two work
- * queues with their dead-letter queues, the manual-review topic and the secrets. Nothing here
+ * Everything that holds data or state and must outlive a redeploy: the single table, the work
+ * queues (shared/manifest.ts QUEUES) with their dead-letter queues, the manual-review topic and the secrets. Nothing here
  * knows about functions; `needs.ts` wires functions to these resources.
  */
 import { createHash } from 'node:crypto';
@@ -18,7 +18,7 @@ export type { QueueName };
 
 /** Name of the single table's one global secondary index. */
 export const GSI1 = 'GSI1';
-/** Sparse index of open payouts and batches awaiting their payout (reconciliation). */
+/** Sparse index of open payouts, batches awaiting their payout, unconfirmed ledger writes and registrations awaiting the national registry (reconciliation). */
 export const GSI2 = 'GSI2';
 
 /** Props of {@link StatefulResources}. */
@@ -77,7 +77,6 @@ export class StatefulResources extends Construct {
       'payout-request-queue': work('payout-request-queue', 'PayoutRequestQueue'),
       'ledger-write-queue': work('ledger-write-queue', 'LedgerWriteQueue'),
       'dds-filing-queue': work('dds-filing-queue', 'DdsFilingQueue'),
-      'national-check-queue': work('national-check-queue', 'NationalCheckQueue'),
     };
 
     // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this

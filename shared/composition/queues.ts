@@ -1,5 +1,5 @@
 import { SqsWorkQueue } from '../adapters/aws/queues';
-import type { DdsFilingMessage, LedgerWriteMessage, NationalCheckMessage, PayoutRequestMessage, WorkQueue } from '../domain/ports';
+import type { DdsFilingMessage, LedgerWriteMessage, PayoutRequestMessage, WorkQueue } from '../domain/ports';
 
 /**
  * The work queues (SQS), each addressed by the environment variable its function's manifest
@@ -12,5 +12,3 @@ export const ledgerWriteQueue = (): WorkQueue<LedgerWriteMessage> => new SqsWork
 export const payoutRequestQueue = (): WorkQueue<PayoutRequestMessage> => new SqsWorkQueue<PayoutRequestMessage>('PAYOUT_REQUEST_QUEUE_URL');
 /** Due diligence statements to file with the EU Information System. */
 export const ddsFilingQueue = (): WorkQueue<DdsFilingMessage> => new SqsWorkQueue<DdsFilingMessage>('DDS_FILING_QUEUE_URL');
-/** Farmer registrations waiting for the national farmer registry. */
-export const nationalCheckQueue = (): WorkQueue<NationalCheckMessage> => new SqsWorkQueue<NationalCheckMessage>('NATIONAL_CHECK_QUEUE_URL');

@@ -141,6 +141,13 @@ export interface Clock {
 // Implemented by shared/adapters/dynamodb/*. Every write is one conditional write or transaction:
 // a failed write leaves nothing half-done.
 
+/** A registration stored while the national registry did not answer, and the job that reports it. */
+export interface PendingNationalCheck {
+  farmer_id: string;
+  job_id: string;
+  registered_at: string;
+}
+
 /** Cooperatives, farmers and the cooperative holding balance (decisions §3). */
 export interface RegistryStore {
   /** Errors: COOPERATIVE_ALREADY_EXISTS (409) when the id is taken. */
@@ -153,9 +160,17 @@ export interface RegistryStore {
   /** The cooperative's farms the forest check flagged. */
   flaggedFarmers(cooperativeId: string): Promise<Farmer[]>;
   setForestCheck(farmerId: string, r: { status: Farmer['gfw_status']; checked_at: string; dataset: { name: string; version: string } }): Promise<void>;
-  /** Stores a farmer (and the job of a registration still waiting for the national registry). Errors: FARMER_ALREADY_REGISTERED (409). */
+  /**
+   * Stores a farmer; with `job`, a registration still waiting for the national registry, which is
+   * then listed by `pendingNationalChecks` until settled. Errors: FARMER_ALREADY_REGISTERED (409).
+   */
   createFarmer(f: Farmer, job?: Job): Promise<void>;
-  /** Completes a registration that waited for the national registry: the farmer's status and the job, in one transaction. */
+  /** Registrations waiting for the national registry, oldest first (at most `limit`). */
+  pendingNationalChecks(limit: number): Promise<PendingNationalCheck[]>;
+  /**
+   * Completes a registration that waited for the national registry: the farmer's status and the
+   * job, and its removal from the pending list, in one transaction (idempotent).
+   */
   settleNationalCheck(farmerId: string, jobId: string, outcome: 'VERIFIED' | 'REJECTED', at: string): Promise<void>;
   getFarmer(id: string): Promise<Farmer | null>;
 }
@@ -322,12 +337,6 @@ export interface PayoutRequestMessage {
 /** DDS filing queue: file this statement with the EU Information System. */
 export interface DdsFilingMessage {
   dds_id: string;
-}
-
-/** National-registry check queue: a registration waiting for MAAIF. */
-export interface NationalCheckMessage {
-  farmer_id: string;
-  job_id: string;
 }
 
 // ---------------------------------------------------------------- IPFS

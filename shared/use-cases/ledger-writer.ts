@@ -112,9 +112,9 @@ export async function confirmBatchMint(
 }
 
 /**
- * Reconciliation of the ledger writes: writes still unconfirmed after `staleAfterSeconds` are
- * queued again for the single writer (a lost queue message, or one that went to the DLQ while the
- * ledger was down). Returns how many were queued.
+ * Reconciliation of the ledger writes (the scheduled ledger-write-reconciler): writes still
+ * unconfirmed after `staleAfterSeconds` are queued again for the single writer (a lost queue
+ * message, or one that went to the DLQ while the ledger was down). Returns how many were queued.
  */
 export async function requeueStaleLedgerWrites(
   deps: { custody: Pick<CustodyStore, 'openLedgerTxsBefore'>; ledgerQueue: WorkQueue<LedgerWriteMessage>; now: () => Date },

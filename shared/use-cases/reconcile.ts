@@ -1,9 +1,7 @@
 import { providerReference } from '../domain/ids';
-import type { CustodyStore, LedgerWriteMessage, PayoutRequestMessage, WorkQueue } from '../domain/ports';
 import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
-import { requeueStaleLedgerWrites } from './ledger-writer';
-import type { PayoutDeps } from './payouts';
+import { startBatchPayout, type PayoutDeps } from './payouts';
 
 /** What one reconciliation run did. */
 export interface ReconcileReport {
@@ -12,7 +10,10 @@ export interface ReconcileReport {
   failed: number;
   restarted: number;
   discarded: number;
-  batchesRequeued: number;
+  /** Confirmed batches still without their NET_COFFEE_PAYMENT payout whose payout was started (or found started, or the batch found not payable). */
+  batchesStarted: number;
+  /** Such batches whose start failed (logged; the next run tries again). */
+  batchStartsFailed: number;
 }
 
 /**
@@ -26,13 +27,12 @@ export interface ReconcileReport {
  *    settled → recorded as COMPLETED and the waiting task resumed; failed → recorded as FAILED and
  *    the task failed (the state machine then retries); otherwise the lifecycle execution is
  *    (re)started by name, which is a no-op when it is running.
- * Confirmed batches still waiting for their NET_COFFEE_PAYMENT payout are queued again.
+ * Confirmed batches still waiting for their NET_COFFEE_PAYMENT payout after `staleAfterSeconds`
+ * (a lost payout request) get it started here (startBatchPayout, idempotent through the payout's
+ * (batch, reason) guard); one batch's failure does not stop the others.
  */
-export async function reconcilePayouts(
-  deps: PayoutDeps & { payoutQueue: WorkQueue<PayoutRequestMessage> },
-  opts: { staleAfterSeconds: number; limit?: number },
-): Promise<ReconcileReport> {
-  const report: ReconcileReport = { examined: 0, completed: 0, failed: 0, restarted: 0, discarded: 0, batchesRequeued: 0 };
+export async function reconcilePayouts(deps: PayoutDeps, opts: { staleAfterSeconds: number; limit?: number }): Promise<ReconcileReport> {
+  const report: ReconcileReport = { examined: 0, completed: 0, failed: 0, restarted: 0, discarded: 0, batchesStarted: 0, batchStartsFailed: 0 };
   const cutoff = new Date(deps.now().getTime() - opts.staleAfterSeconds * 1000).toISOString();
   for (const payout of await deps.payouts.openBefore(cutoff, opts.limit ?? 100)) {
     report.examined++;
@@ -43,10 +43,15 @@ export async function reconcilePayouts(
     }
   }
   for (const batchId of await deps.batches.awaitingPayoutBefore(cutoff, opts.limit ?? 100)) {
-    await deps.payoutQueue.send({ batch_id: batchId });
-    report.batchesRequeued++;
+    try {
+      await startBatchPayout(deps, batchId);
+      report.batchesStarted++;
+    } catch (err) {
+      report.batchStartsFailed++;
+      logger.warn('starting a batch payout failed; the next run tries again', { batch_id: batchId, error: err as Error });
+    }
   }
-  if (report.examined || report.batchesRequeued) logger.info('reconciliation run', { ...report });
+  if (report.examined || report.batchesStarted || report.batchStartsFailed) logger.info('reconciliation run', { ...report });
   return report;
 }
 
@@ -83,17 +88,4 @@ async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileR
   }
   await deps.workflow.start(payout.payment_id);
   report.restarted++;
-}
-
-/**
- * The scheduled reconciler: payouts (reconcilePayouts) and ledger writes (requeueStaleLedgerWrites)
- * with no activity for `staleAfterSeconds`.
- */
-export async function reconcile(
-  deps: PayoutDeps & { payoutQueue: WorkQueue<PayoutRequestMessage>; custody: Pick<CustodyStore, 'openLedgerTxsBefore'>; ledgerQueue: WorkQueue<LedgerWriteMessage> },
-  opts: { staleAfterSeconds: number },
-): Promise<ReconcileReport & { ledgerWritesRequeued: number }> {
-  const payouts = await reconcilePayouts(deps, opts);
-  const ledgerWritesRequeued = await requeueStaleLedgerWrites(deps, opts.staleAfterSeconds);
-  return { ...payouts, ledgerWritesRequeued };
 }

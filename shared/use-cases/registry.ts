@@ -4,24 +4,12 @@ import { DomainError, NationalRegistryUnavailableError } from '../domain/errors'
 import { checkFarmGeolocation } from '../domain/farm-geometry';
 import { newJobId } from '../domain/ids';
 import { normaliseUgandanMobile } from '../domain/phone';
-import type { FarmLocation, ForestCheck, NationalCheckMessage, NationalFarmerRegistry, RegistryStore, WorkQueue } from '../domain/ports';
-import type { Cooperative, Farmer, Grade, Job, LicenceStatus } from '../domain/records';
+import type { FarmLocation, ForestCheck, NationalFarmerRegistry, PendingNationalCheck, RegistryStore } from '../domain/ports';
+import type { Cooperative, Farmer, Job } from '../domain/records';
 import { logger } from '../runtime/logger';
 
-/** POST /cooperatives input, validated by the transport (CreateCooperativeSchema). */
-export interface CreateCooperativeInput {
-  cooperative_id: string;
-  name: string;
-  district: string;
-  licence_status: LicenceStatus;
-  /** `YYYY-MM-DD`. */
-  licence_expires_at: string;
-  manager: { name: string; email: string; phone: string };
-  /** Whole shillings per kg, per grade. */
-  prices_ugx_per_kg: Record<Grade, number>;
-  /** Whole shillings per kg. */
-  export_premium_ugx_per_kg: number;
-}
+/** POST /cooperatives input, validated by the transport (CreateCooperativeSchema): the cooperative without its timestamps. */
+export type CreateCooperativeInput = Omit<Cooperative, 'created_at' | 'updated_at'>;
 
 /** PATCH /cooperatives/{id} input: the fields to change (at least one). */
 export type UpdateCooperativeInput = Partial<Omit<CreateCooperativeInput, 'cooperative_id'>>;
@@ -78,11 +66,12 @@ export async function getCooperative(repo: Pick<RegistryStore, 'getCooperative'>
  * geodesic area recorded) 5. forest check of the farm (recorded as gfw_status; a FLAGGED farm is
  * logged for manual review; PENDING when the forest service is unavailable) 6. the national farmer
  * registry (MAAIF) knows the ID; when it does not answer, the farmer is stored PENDING with a job
- * that completes when it does (the caller gets 202 MAAIF_API_UNAVAILABLE) 7. store, id unique.
+ * that completes when it does (the caller gets 202 MAAIF_API_UNAVAILABLE; the store lists the
+ * registration for `settlePendingNationalChecks`) 7. store, id unique.
  * Errors: INSUFFICIENT_PERMISSIONS, VALIDATION_ERROR, COOPERATIVE_NOT_FOUND, FARMER_ALREADY_REGISTERED.
  */
 export async function registerFarmer(
-  deps: { registry: Pick<RegistryStore, 'getCooperative' | 'createFarmer'>; forestCheck: ForestCheck; national: NationalFarmerRegistry; pendingChecks: WorkQueue<NationalCheckMessage> },
+  deps: { registry: Pick<RegistryStore, 'getCooperative' | 'createFarmer'>; forestCheck: ForestCheck; national: NationalFarmerRegistry },
   caller: Caller,
   input: RegisterFarmerInput,
   now: Date,
@@ -134,21 +123,84 @@ export async function registerFarmer(
     ? { job_id: newJobId(), type: 'FARMER_REGISTRATION', status: 'PENDING', cooperative_id: farmer.cooperative_id, farmer_id: farmer.farmer_id, created_at: now.toISOString() }
     : undefined;
   await deps.registry.createFarmer(farmer, job);
-  if (job) await deps.pendingChecks.send({ farmer_id: farmer.farmer_id, job_id: job.job_id });
   if (check?.status === 'FLAGGED') {
     logger.warn('farm flagged by the forest check: manual review required', { farmer_id: farmer.farmer_id, cooperative_id: farmer.cooperative_id, alerts: check!.alerts.length });
   }
   return { farmer, ...(job ? { job } : {}) };
 }
 
+/** What one run of `settlePendingNationalChecks` did. */
+export interface NationalCheckReport {
+  /** Pending registrations looked up. */
+  examined: number;
+  /** Found in the registry: farmer VERIFIED, job COMPLETE. */
+  verified: number;
+  /** Not an active farmer there: farmer REJECTED, job FAILED. */
+  rejected: number;
+  /** The registry did not answer: left pending for the next run. */
+  stillPending: number;
+  /** Not looked up this run because the registry kept not answering. */
+  skipped: number;
+  /** Any other error (logged): left pending for the next run. */
+  failed: number;
+}
+
+/** Registrations looked at per run. */
+const NATIONAL_CHECKS_PER_RUN = 50;
+/** Consecutive unanswered look-ups after which a run stops asking (the registry is down). */
+const UNANSWERED_BEFORE_STOP = 3;
+
 /**
- * Queue consumer: completes a registration the national farmer registry could not confirm at the
- * time. Found → the farmer is VERIFIED and the job COMPLETE; not found → REJECTED and the job
- * FAILED. Registry still unavailable → throws, so the queue retries.
+ * Scheduled sweep: completes registrations the national farmer registry could not confirm at the
+ * time, oldest first (up to `limit`, default 50). Found → the farmer is VERIFIED and the job
+ * COMPLETE; not found → REJECTED and the job FAILED (each in one transaction that also takes the
+ * registration off the pending list). Registry still unavailable → stays pending for the next run;
+ * after 3 unanswered look-ups in a row the run stops asking. Any other failure is logged and the
+ * sweep goes on with the next registration.
  */
-export async function completeNationalCheck(deps: { registry: Pick<RegistryStore, 'settleNationalCheck'>; national: NationalFarmerRegistry; now: () => Date }, msg: NationalCheckMessage): Promise<void> {
-  const found = await deps.national.lookup(msg.farmer_id);
-  await deps.registry.settleNationalCheck(msg.farmer_id, msg.job_id, found.found ? 'VERIFIED' : 'REJECTED', deps.now().toISOString());
+export async function settlePendingNationalChecks(
+  deps: { registry: Pick<RegistryStore, 'pendingNationalChecks' | 'settleNationalCheck'>; national: NationalFarmerRegistry; now: () => Date },
+  opts: { limit?: number } = {},
+): Promise<NationalCheckReport> {
+  const report: NationalCheckReport = { examined: 0, verified: 0, rejected: 0, stillPending: 0, skipped: 0, failed: 0 };
+  const pending = await deps.registry.pendingNationalChecks(opts.limit ?? NATIONAL_CHECKS_PER_RUN);
+  let unanswered = 0;
+  for (const [i, check] of pending.entries()) {
+    if (unanswered >= UNANSWERED_BEFORE_STOP) {
+      report.skipped = pending.length - i;
+      logger.warn('national farmer registry not answering; the remaining registrations wait for the next run', { skipped: report.skipped });
+      break;
+    }
+    report.examined++;
+    try {
+      const outcome = await settleNationalCheck(deps, check);
+      unanswered = 0;
+      if (outcome === 'VERIFIED') report.verified++;
+      else report.rejected++;
+    } catch (err) {
+      if (err instanceof NationalRegistryUnavailableError) {
+        unanswered++;
+        report.stillPending++;
+        logger.warn('national farmer registry still unavailable; the registration stays pending', { farmer_id: check.farmer_id, job_id: check.job_id, registered_at: check.registered_at });
+      } else {
+        report.failed++;
+        logger.error('national registry check failed; the next run tries again', { farmer_id: check.farmer_id, job_id: check.job_id, error: err as Error });
+      }
+    }
+  }
+  if (pending.length) logger.info('national registry checks', { ...report });
+  return report;
+}
+
+/** Looks one pending registration up and records the answer. Errors: NationalRegistryUnavailableError. */
+async function settleNationalCheck(
+  deps: { registry: Pick<RegistryStore, 'settleNationalCheck'>; national: NationalFarmerRegistry; now: () => Date },
+  check: PendingNationalCheck,
+): Promise<'VERIFIED' | 'REJECTED'> {
+  const found = await deps.national.lookup(check.farmer_id);
+  const outcome = found.found ? 'VERIFIED' : 'REJECTED';
+  await deps.registry.settleNationalCheck(check.farmer_id, check.job_id, outcome, deps.now().toISOString());
+  return outcome;
 }
 
 /** GET /farmers/{id}: ADMIN, MFI, or COOPERATIVE/AGENT of the farmer's cooperative. */

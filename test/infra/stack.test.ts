@@ -285,10 +285,11 @@ describe('stateful resources', () => {
 
   test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger-write queue is FIFO', () => {
     const queues = ofType('AWS::SQS::Queue');
-    expect(queues).toHaveLength(8);
+    expect(Object.keys(QUEUES).sort()).toEqual(['dds-filing-queue', 'ledger-write-queue', 'payout-request-queue']);
+    expect(queues).toHaveLength(6);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(4);
+    expect(work).toHaveLength(3);
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
       const queue = stack.stateful.queues[w.queue!];
       const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
@@ -298,7 +299,19 @@ describe('stateful resources', () => {
       expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
     }
     // enforceSSL on every queue
-    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(8);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(6);
+  });
+
+  test('registration and the payout reconciler use no queue; the ledger-write reconciler only sends to the ledger-write queue', () => {
+    const sqsActions = (fn: string) => {
+      const roleId = stack.getLogicalId(stack.functions.get(fn)!.role.node.defaultChild as CfnResource);
+      const [, policy] = ofType('AWS::IAM::Policy').find(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId))!;
+      return (policy.Properties.PolicyDocument.Statement as Json[]).flatMap((s) => [s.Action].flat() as string[]).filter((a) => a.startsWith('sqs:'));
+    };
+    const queueEnv = (fn: string) => Object.keys(resources[fnLogicalId(fn)]!.Properties.Environment.Variables as Json).filter((k) => k.endsWith('_QUEUE_URL'));
+    for (const fn of ['register-farmer', 'payout-reconciler', 'national-registry-check']) expect({ fn, sqs: sqsActions(fn), env: queueEnv(fn) }).toEqual({ fn, sqs: [], env: [] });
+    expect(queueEnv('ledger-write-reconciler')).toEqual(['LEDGER_WRITE_QUEUE_URL']);
+    expect(sqsActions('ledger-write-reconciler').length).toBeGreaterThan(0);
   });
 
   test('manual-review topic: SSE with the AWS managed key, managers filtered by cooperative', () => {

@@ -81,10 +81,19 @@ describe('manifest', () => {
       const entry = fns.find((f) => f.fn === consumers[q].fn)!;
       expect(entry).toMatchObject({ kind: 'queue-consumer', queue: q, batchSize: consumers[q].batchSize });
     }
-    // The batch sizes both stacks use (national-check-queue was 1 locally, 5 in CDK, before the manifest).
+    // The batch sizes both stacks use.
     expect(Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [q, consumers[q].batchSize]))).toEqual({
-      'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1, 'national-check-queue': 5,
+      'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1,
     });
+  });
+
+  test('scheduled workers: the reconcilers every 5 minutes, the national-registry check every minute; none of them consumes a queue', () => {
+    const scheduled = Object.fromEntries(workers.filter((w) => w.kind === 'scheduled').map((w) => [w.fn, w.schedule]));
+    expect(scheduled).toEqual({ 'payout-reconciler': 'rate(5 minutes)', 'ledger-write-reconciler': 'rate(5 minutes)', 'national-registry-check': 'rate(1 minute)' });
+    const byFn = new Map(functionManifest().map((f) => [f.fn, f]));
+    expect(byFn.get('register-farmer')!.needs).toEqual(['table:write', 'gfw', 'maaif']);
+    expect(byFn.get('payout-reconciler')!.needs.filter((n) => n.endsWith(':send'))).toEqual([]);
+    expect(byFn.get('ledger-write-reconciler')!.needs).toEqual(['table:read', 'ledger-write-queue:send']);
   });
 
   test('problems are reported: a queue without consumer, a bad batch size, a function declared twice', () => {

@@ -1,10 +1,12 @@
 import { SFNClient, SendTaskSuccessCommand, StartExecutionCommand, TaskTimedOut, ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StepFunctionsPayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
-import type { PayoutRequestMessage, ProviderOrder } from '../../shared/domain/ports';
+import { DomainError, ProviderUnavailableError } from '../../shared/domain/errors';
+import type { LedgerWriteMessage, ProviderOrder } from '../../shared/domain/ports';
 import type { Payout } from '../../shared/domain/records';
+import { requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';
-import { aPayout, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
+import { aBatch, aFarmer, aLedgerTx, aPayout, fakeBatchStore, fakeCustodyStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
 
 /** Reconciliation asks the provider before it does anything, and never pays again. */
 
@@ -19,7 +21,7 @@ const order = (status: ProviderOrder['status']): ProviderOrder => ({
   recipient: { phone: '+256772000123', name: 'Joseph' }, created_at: '2026-11-22T09:00:00.000Z', ...(status === 'SETTLED' ? { mobile_money_transaction_id: 'MP1', settled_at: '2026-11-22T09:00:03.000Z' } : {}), ...(status === 'FAILED' ? { failure_reason: 'wallet closed' } : {}),
 });
 
-function fakes(open: Payout[], providerOrder: ProviderOrder | null, awaiting: string[] = []) {
+function fakes(open: Payout[], providerOrder: ProviderOrder | null) {
   const calls: string[] = [];
   const stored = new Map(open.map((p) => [p.payment_id, { ...p }]));
   const deps: Parameters<typeof reconcilePayouts>[0] = {
@@ -41,8 +43,7 @@ function fakes(open: Payout[], providerOrder: ProviderOrder | null, awaiting: st
       resume: async (token) => { calls.push(`resume ${token}`); },
       fail: async (token, error) => { calls.push(`failtask ${token} ${error}`); },
     }),
-    batches: fakeBatchStore({ awaitingPayoutBefore: async () => awaiting }),
-    payoutQueue: fakeWorkQueue<PayoutRequestMessage>('payoutQueue', { send: async (m) => { calls.push(`requeue ${m.batch_id}`); } }),
+    batches: fakeBatchStore({ awaitingPayoutBefore: async () => [] }),
     registry: fakeRegistryStore(),
   };
   return { deps, calls };
@@ -89,11 +90,82 @@ describe('reconcilePayouts', () => {
     expect(calls[1]).toBe('ask PAY-2026-000001-01-A3');
   });
 
-  it('queues again the payout request of a batch still without its payout', async () => {
-    const { deps, calls } = fakes([], null, ['BATCH-2026-000007']);
+});
+
+describe('reconcilePayouts: batches still without their NET_COFFEE_PAYMENT payout', () => {
+  const B7 = 'BATCH-2026-000007';
+  const B8 = 'BATCH-2026-000008';
+
+  /** Two batches of F-1 idle past the threshold; `failQuoteFor` makes the provider unreachable for that batch's quote. */
+  function batchFakes(opts: { existing?: string[]; failQuoteFor?: string } = {}) {
+    const calls: string[] = [];
+    let quoting = '';
+    const deps: Parameters<typeof reconcilePayouts>[0] = {
+      now: () => now,
+      payouts: fakePayoutStore({
+        openBefore: async () => [],
+        createPending: async (p) => {
+          if (opts.existing?.includes(p.batch_id)) throw new DomainError('DUPLICATE_PAYOUT', `batch ${p.batch_id} has its payout`);
+          calls.push(`pending ${p.payment_id} ${p.reason}`);
+        },
+        markProcessing: async (p) => { calls.push(`processing ${p.payment_id}`); return { ...p, status: 'PROCESSING' }; },
+      }),
+      provider: fakePayoutProvider({
+        quote: async () => {
+          if (quoting === opts.failQuoteFor) throw new ProviderUnavailableError();
+          return { quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:05:00.000Z' };
+        },
+        createOrder: async (o) => ({ ...order('PENDING'), reference: o.reference }),
+      }),
+      workflow: fakePayoutWorkflow({ start: async (id) => { calls.push(`start ${id}`); } }),
+      batches: fakeBatchStore({
+        awaitingPayoutBefore: async (before) => { calls.push(`awaiting ${before}`); return [B7, B8]; },
+        get: async (id) => { quoting = id; return aBatch({ batch_id: id }); },
+      }),
+      registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null) }),
+    };
+    return { deps, calls };
+  }
+
+  it('starts the payout of each batch idle for longer than the threshold (no queue in between)', async () => {
+    const { deps, calls } = batchFakes();
     const report = await reconcilePayouts(deps, { staleAfterSeconds: 300 });
-    expect(calls).toContain('requeue BATCH-2026-000007');
-    expect(report.batchesRequeued).toBe(1);
+    expect(calls).toEqual([
+      'awaiting 2026-11-22T09:55:00.000Z',
+      'pending PAY-2026-000007-01 NET_COFFEE_PAYMENT', 'processing PAY-2026-000007-01', 'start PAY-2026-000007-01',
+      'pending PAY-2026-000008-01 NET_COFFEE_PAYMENT', 'processing PAY-2026-000008-01', 'start PAY-2026-000008-01',
+    ]);
+    expect(report).toMatchObject({ batchesStarted: 2, batchStartsFailed: 0 });
+  });
+
+  it('counts a batch whose payout exists already (DUPLICATE_PAYOUT) as started, and pays nothing twice', async () => {
+    const { deps, calls } = batchFakes({ existing: [B7] });
+    const report = await reconcilePayouts(deps, { staleAfterSeconds: 300 });
+    expect(calls.filter((c) => c.includes('000007'))).toEqual([]);
+    expect(report).toMatchObject({ batchesStarted: 2, batchStartsFailed: 0 });
+  });
+
+  it('one batch whose start fails (provider unreachable) does not stop the others; the next run tries it again', async () => {
+    const { deps, calls } = batchFakes({ failQuoteFor: B7 });
+    const report = await reconcilePayouts(deps, { staleAfterSeconds: 300 });
+    expect(calls.slice(1)).toEqual(['pending PAY-2026-000008-01 NET_COFFEE_PAYMENT', 'processing PAY-2026-000008-01', 'start PAY-2026-000008-01']);
+    expect(report).toMatchObject({ batchesStarted: 1, batchStartsFailed: 1 });
+  });
+});
+
+describe('requeueStaleLedgerWrites (the ledger-write reconciler)', () => {
+  it('queues again, for the single writer, the writes unconfirmed for longer than the threshold', async () => {
+    const sent: Array<{ id: string; dedup?: string }> = [];
+    const asked: string[] = [];
+    const n = await requeueStaleLedgerWrites({
+      now: () => now,
+      custody: fakeCustodyStore({ openLedgerTxsBefore: async (before) => { asked.push(before); return [aLedgerTx(), aLedgerTx({ audit_sequence_number: 2, kind: 'TRACE_STAGE', stage: 'GRADED' })]; } }),
+      ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', { send: async (m, o) => { sent.push({ id: m.ledger_tx_id, ...(o?.deduplicationId ? { dedup: o.deduplicationId } : {}) }); } }),
+    }, 300);
+    expect(asked).toEqual(['2026-11-22T09:55:00.000Z']);
+    expect(n).toBe(2);
+    expect(sent.map((m) => m.id)).toEqual(['BATCH-2026-000001-1', 'BATCH-2026-000001-2']);
+    for (const m of sent) expect(m.dedup).toMatch(new RegExp(`^${m.id}-\\d+$`));
   });
 });
 

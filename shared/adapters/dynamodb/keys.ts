@@ -13,6 +13,8 @@
  *   GSI2 (sparse): GSI2PK OPEN_PAYOUT, GSI2SK <updated_at>#<payment_id> while a payout is not final;
  *   GSI2PK AWAITING_PAYOUT, GSI2SK <confirmed_at>#<batch_id> on a batch until its payout exists.
  * | Job                 | JOB#<job_id>                | META                |                     |                                |
+ *   GSI2 (sparse): GSI2PK PENDING_NATIONAL_CHECK, GSI2SK <registered_at>#<farmer_id> on the job of a
+ *   registration the national registry (MAAIF) has not answered yet, until the check is settled.
  * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
  * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
@@ -33,7 +35,8 @@
  * 6. webhook replay protection: put WEBHOOK#… with attribute_not_exists in the same transaction
  *    that applies the webhook.
  * 7. farmers / batches of a cooperative: Query GSI1 COOP#<coop> (begins_with FARMER# / BATCH#).
- * 8. reconciliation: Query GSI2 OPEN_PAYOUT / AWAITING_PAYOUT with GSI2SK < now − threshold.
+ * 8. reconciliation: Query GSI2 OPEN_PAYOUT / AWAITING_PAYOUT / OPEN_LEDGER_TX with GSI2SK < now − threshold;
+ *    registrations waiting for the national registry: Query GSI2 PENDING_NATIONAL_CHECK, oldest first.
  * 9. a payout that never reached the provider is deleted with its guard (the only deletes; IAM
  *    allows them in the PAYMENT# and PAYOUT_GUARD# partitions only, see infra/stack/needs.ts).
  */
@@ -42,6 +45,7 @@ export const META = 'META';
 export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
+export const PENDING_NATIONAL_CHECK = 'PENDING_NATIONAL_CHECK';
 
 /** GSI1 sort-key prefix of a cooperative's farmers. */
 export const FARMER_PREFIX = 'FARMER#';
@@ -71,6 +75,8 @@ export const keys = {
   /** Sparse index of confirmed batches whose NET_COFFEE_PAYMENT payout has not been created yet. */
   awaitingPayoutGsi: (confirmedAt: string, batchId: string) => ({ GSI2PK: AWAITING_PAYOUT, GSI2SK: `${confirmedAt}#${batchId}` }),
   job: (id: string) => ({ PK: `JOB#${id}`, SK: META }),
+  /** Sparse index of registrations waiting for the national registry (on their job); removed when settled. */
+  pendingNationalCheckGsi: (registeredAt: string, farmerId: string) => ({ GSI2PK: PENDING_NATIONAL_CHECK, GSI2SK: `${registeredAt}#${farmerId}` }),
   /** A ledger write to make (the trace-log transaction of a stage change), and its signed form. */
   ledgerTx: (id: string) => ({ PK: `LEDGER_TX#${id}`, SK: META }),
   /** Sparse index of ledger writes not yet confirmed (the writer and reconciliation). */

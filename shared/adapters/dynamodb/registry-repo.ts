@@ -1,10 +1,10 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RegistryStore } from '../../domain/ports';
+import type { PendingNationalCheck, RegistryStore } from '../../domain/ports';
 import { DomainError } from '../../domain/errors';
 import type { Cooperative, Farmer, Job } from '../../domain/records';
 import { isConditionalCheckFailed, isTransactionCanceled } from './table';
 import { documentClient, tableName } from './table';
-import { FARMER_PREFIX, keys, fromItem } from './keys';
+import { FARMER_PREFIX, PENDING_NATIONAL_CHECK, keys, fromItem } from './keys';
 
 /**
  * Cooperatives and farmers (decisions §3). Uniqueness of ids is enforced by
@@ -93,13 +93,16 @@ export class RegistryRepository implements RegistryStore {
     }));
   }
 
-  /** Stores a farmer (with the job of a registration still waiting for MAAIF). Errors: FARMER_ALREADY_REGISTERED (409). */
+  /**
+   * Stores a farmer; with the job of a registration still waiting for MAAIF, the job goes into the
+   * pending-national-check index in the same transaction. Errors: FARMER_ALREADY_REGISTERED (409).
+   */
   async createFarmer(f: Farmer, job?: Job): Promise<void> {
     try {
       await documentClient().send(new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: tableName(), Item: { ...keys.farmer(f.farmer_id), ...keys.farmerGsi(f.cooperative_id, f.farmer_id), entity: 'FARMER', ...f }, ConditionExpression: 'attribute_not_exists(PK)' } },
-          ...(job ? [{ Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } }] : []),
+          ...(job ? [{ Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), ...keys.pendingNationalCheckGsi(f.registered_at, f.farmer_id), entity: 'JOB', ...job } } }] : []),
         ],
       }));
     } catch (err) {
@@ -108,7 +111,20 @@ export class RegistryRepository implements RegistryStore {
     }
   }
 
-  /** The national registry answered a PENDING registration: the farmer and its job, in one transaction (idempotent). */
+  /** Registrations waiting for MAAIF, oldest first: Query GSI2 PENDING_NATIONAL_CHECK (on their jobs). */
+  async pendingNationalChecks(limit: number): Promise<PendingNationalCheck[]> {
+    const r = await documentClient().send(new QueryCommand({
+      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': PENDING_NATIONAL_CHECK }, Limit: limit, ProjectionExpression: 'farmer_id, job_id, GSI2SK',
+    }));
+    // GSI2SK is `<registered_at>#<farmer_id>`; an ISO timestamp holds no '#'.
+    return (r.Items ?? []).map((i) => ({ farmer_id: String(i.farmer_id), job_id: String(i.job_id), registered_at: String(i.GSI2SK).split('#')[0]! }));
+  }
+
+  /**
+   * The national registry answered a PENDING registration: the farmer and its job, with the job
+   * leaving the pending-national-check index, in one transaction (idempotent).
+   */
   async settleNationalCheck(farmerId: string, jobId: string, outcome: 'VERIFIED' | 'REJECTED', at: string): Promise<void> {
     try {
       await documentClient().send(new TransactWriteCommand({
@@ -121,7 +137,7 @@ export class RegistryRepository implements RegistryStore {
           },
           {
             Update: {
-              TableName: tableName(), Key: keys.job(jobId), UpdateExpression: 'SET #s = :s, completed_at = :at' + (outcome === 'REJECTED' ? ', #e = :e' : ''),
+              TableName: tableName(), Key: keys.job(jobId), UpdateExpression: 'SET #s = :s, completed_at = :at' + (outcome === 'REJECTED' ? ', #e = :e' : '') + ' REMOVE GSI2PK, GSI2SK',
               ExpressionAttributeNames: { '#s': 'status', ...(outcome === 'REJECTED' ? { '#e': 'error' } : {}) },
               ExpressionAttributeValues: {
                 ':s': outcome === 'VERIFIED' ? 'COMPLETE' : 'FAILED', ':at': at,

@@ -57,6 +57,7 @@ export function fakeRegistryStore(over: Partial<RegistryStore> = {}): RegistrySt
     flaggedFarmers: () => unexpected('registry.flaggedFarmers'),
     setForestCheck: () => unexpected('registry.setForestCheck'),
     createFarmer: () => unexpected('registry.createFarmer'),
+    pendingNationalChecks: () => unexpected('registry.pendingNationalChecks'),
     settleNationalCheck: () => unexpected('registry.settleNationalCheck'),
     getFarmer: () => unexpected('registry.getFarmer'),
     ...over,
