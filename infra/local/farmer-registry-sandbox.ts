@@ -7,7 +7,8 @@
  *
  * Test ids (by prefix): `UG-UNKNOWN…` 404; `UG-DECEASED…` 200 status DECEASED; `UG-OFFLINE…` the
  * socket is destroyed unanswered for that id's first 3 look-ups, then 200 ACTIVE (so a registration
- * completes later); any other id 200 ACTIVE, `Registered farmer <id>`, district Mbale.
+ * completes later), or 404 for `UG-OFFLINE-UNKNOWN…` (so it is rejected later); any other id 200
+ * ACTIVE, `Registered farmer <id>`, district Mbale.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
@@ -82,7 +83,7 @@ export async function startFarmerRegistrySandbox(opts: FarmerRegistrySandboxOpti
       log(`farmer-registry-sandbox GET ${id} → 401`);
       return send(res, 401, { error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key.' } });
     }
-    if (id.startsWith('UG-UNKNOWN')) {
+    if (id.startsWith('UG-UNKNOWN') || id.startsWith('UG-OFFLINE-UNKNOWN')) {
       log(`farmer-registry-sandbox GET ${id} → 404`);
       return send(res, 404, { error: { code: 'FARMER_NOT_FOUND', message: `No farmer ${id}.` } });
     }

@@ -106,4 +106,20 @@ describe('national farmer registry (MAAIF) at registration', () => {
     const later = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(id, ctx.id) });
     expect(later.status).toBe(201);
   });
+
+  it('rejects a pending registration once the registry answers that it does not know the ID', async () => {
+    const ctx = await setUpCooperative();
+    const farm = { gps: { lat: 1.080123, lng: 34.175045 }, area_ha: 1.2 };
+    // The sandbox drops the first lookups of UG-OFFLINE-UNKNOWN ids, then answers 404
+    const id = uid('UG-OFFLINE-UNKNOWN');
+    const pending = await api('POST', '/farmers/register', { token: ctx.coop, body: { farmer_id: id, full_name: 'Nakato Sarah', cooperative_id: ctx.id, phone: '+256772000655', district: 'Mbale', farm } });
+    expect(pending.status).toBe(202);
+    expect(pending.body).toMatchObject({ error: { code: 'MAAIF_API_UNAVAILABLE' }, job_id: expect.stringMatching(/^JOB-/) });
+    const job = await waitFor(() => api('GET', `/jobs/${pending.body.job_id}`, { token: ctx.coop }), (r) => r.body.status !== 'PENDING', 20_000, 200);
+    expect(job.body).toMatchObject({ status: 'FAILED', farmer_id: id, type: 'FARMER_REGISTRATION', error: { code: 'FARMER_NOT_REGISTERED' } });
+    const farmer = await api('GET', `/farmers/${id}`, { token: ctx.coop });
+    expect(farmer.body.national_registry_status).toBe('REJECTED');
+    const refused = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(id, ctx.id) });
+    expect([refused.status, refused.body.error.code]).toEqual([404, 'FARMER_NOT_REGISTERED']);
+  });
 });
