@@ -5,8 +5,8 @@
  * - every function bundle, built with the esbuild options of infra/bundling.ts (about 15 s, no
  *   synth): a module in BUNDLE_EXTERNALS may be reached only through a lazy `import()`, never a
  *   static import (that would fail at cold start);
- * - with BUNDLE_BUDGETS=1, also every bundle within its budget. Off by default while the code-level
- *   culprits are being split (`BENCH_ONLY=bundles npm run bench` prints the same table).
+ * - every bundle within its budget (`BENCH_ONLY=bundles npm run bench` prints the same table with
+ *   each function's headroom).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,7 +107,7 @@ describe('every function bundle', () => {
     expect(staticExternal).toEqual([]);
   });
 
-  (process.env.BUNDLE_BUDGETS === '1' ? test : test.skip)('are within their budgets (BUNDLE_BUDGETS=1)', () => {
+  test('are within their budgets', () => {
     const over = checkBundleBudgets(sizes).filter((r) => r.over);
     expect(over.map((r) => `${r.fn} ${(r.bytes / 1024).toFixed(1)} KB > ${r.budgetKb} KB`)).toEqual([]);
   });
