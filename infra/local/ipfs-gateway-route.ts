@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CID } from 'multiformats/cid';
-import type { PinStore } from '../../shared/adapters/ipfs/pin-store';
+import type { PinStore } from '../../shared/domain/ports';
 
 /** Path prefix this route serves. */
 export const IPFS_PATH_PREFIX = '/ipfs/';

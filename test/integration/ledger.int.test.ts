@@ -5,9 +5,9 @@ import { deployContracts, fundAccount, type DeployedContracts } from '../../infr
 import { freePort, startHardhatNode, type HardhatNode } from '../../infra/local/hardhat-node';
 import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import {
-  EvmLedger, TokenAlreadyMintedError, createEvmLedgerFromEnv, ledgerChain,
+  EvmLedger, createEvmLedgerFromEnv, ledgerChain,
 } from '../../shared/adapters/ledger/evm-ledger';
-import { LedgerUnavailableError } from '../../shared/domain/errors';
+import { LedgerUnavailableError, TokenAlreadyMintedError } from '../../shared/domain/errors';
 
 const CHAIN_ID = 31337;
 const auditHash = (s: string): Hex => keccak256(toHex(s));

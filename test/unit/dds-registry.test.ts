@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { passwordDigest as soapPasswordDigest } from 'soap/lib/utils';
 import { WSSecurity } from 'soap/lib/security/WSSecurity';
-import { DdsRegistryRejectedError, DdsRegistryUnavailableError } from '../../shared/adapters/eudr/dds-registry';
+import { DdsRegistryRejectedError, DdsRegistryUnavailableError } from '../../shared/domain/errors';
 import {
   DDS_OPERATIONS,
   SoapDdsRegistry,

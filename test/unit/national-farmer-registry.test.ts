@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
   HttpNationalFarmerRegistry,
-  NationalRegistryUnavailableError,
   createNationalFarmerRegistryFromEnv,
 } from '../../shared/adapters/farmer-registry/national-farmer-registry';
+import { NationalRegistryUnavailableError } from '../../shared/domain/errors';
 import { startFarmerRegistrySandbox, type FarmerRegistrySandbox } from '../../infra/local/farmer-registry-sandbox';
 
 const KEY = 'maaif-test-key';

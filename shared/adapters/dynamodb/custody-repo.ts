@@ -7,8 +7,6 @@ import { transactWithAudit, transactWithAudits, TransactionConditionError, type 
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 
-export type { LedgerTx, PurchaseOrder };
-export { StageConflictError };
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 

@@ -1,8 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DdsStore } from '../../domain/ports';
 import type { DdsRecord } from '../../domain/dds';
-
-export type { DdsRecord };
 import { keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 

@@ -6,8 +6,6 @@ import { documentClient, isConditionalCheckFailed, tableName } from './table';
 /** How long an idempotency key is remembered (seconds). */
 export const IDEMPOTENCY_TTL_S = 24 * 3600;
 
-export type { IdempotencyClaim };
-
 /**
  * `Idempotency-Key` records: a key is claimed with a conditional put (so two concurrent requests
  * with the same key cannot both run), then completed with the response to replay. A key whose

@@ -7,10 +7,6 @@ import { transactWithAudit, TransactionConditionError, type TransactItem } from 
 import { AWAITING_PAYOUT, OPEN_PAYOUTS, keys, fromItem, webhookReceiptItem } from './keys';
 import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-
-export type { ApplyOutcome, SettlementFacts };
-export { PayoutSequenceConflict, PayoutTransitionRejected };
-
 /**
  * Payouts (payment type FARMER_PAYOUT). Every status change is an update conditioned on the
  * statuses the pure transition function allows and on the attempt it concerns, so replays,
@@ -380,7 +376,6 @@ export class PayoutRepository implements PayoutStore {
     return (await this.get(payout.payment_id))!;
   }
 }
-
 
 /** The status `event` leads to (the domain's table); ATTEMPT_STARTED has none. */
 function targetOf(event: PayoutEvent): PayoutStatus {

@@ -1,9 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookReceiptStore } from '../../domain/ports';
-import { keys, webhookReceiptItem, WEBHOOK_RECEIPT_TTL_S } from './keys';
+import { keys, webhookReceiptItem } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
-export { WEBHOOK_RECEIPT_TTL_S };
 
 /**
  * Receipts of inbound webhooks (`WEBHOOK#<source>#<id>` / META, keys.ts access pattern 6), for

@@ -14,8 +14,6 @@ import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy }
 import { NationalRegistryUnavailableError } from '../../domain/errors';
 import type { FarmerRegistryLookup, NationalFarmerRegistry } from '../../domain/ports';
 
-export { NationalRegistryUnavailableError, type FarmerRegistryLookup, type NationalFarmerRegistry };
-
 /** Configuration of {@link HttpNationalFarmerRegistry}. */
 export interface HttpNationalFarmerRegistryConfig {
   /** Base URL, e.g. `https://registry.maaif.example` or `http://127.0.0.1:4020` (a path prefix is kept). */

@@ -5,7 +5,7 @@ import { FsBlockstore } from 'blockstore-fs';
 import { exporter } from 'ipfs-unixfs-exporter';
 import { CID } from 'multiformats/cid';
 import { DomainError } from '../../domain/errors';
-import type { PinRequest, PinStore, PinStoreEntry } from './pin-store';
+import type { PinRequest, PinStore, PinStoreEntry } from '../../domain/ports';
 
 const RAW_CODE = 0x55;
 const DAG_PB_CODE = 0x70;

@@ -1,4 +1,4 @@
-import type { PinRequest, PinStore, PinStoreEntry } from './pin-store';
+import type { PinRequest, PinStore, PinStoreEntry } from '../../domain/ports';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** Pin status values of the IPFS Pinning Service API. */

@@ -53,7 +53,6 @@ export interface EvmLedgerConfig {
   pollingIntervalMs?: number;
 }
 
-export { TokenAlreadyMintedError };
 
 /** A viem chain for `chainId` served at `rpcUrl` (native currency ETH, 18 decimals). */
 export function ledgerChain(chainId: number, rpcUrl: string): Chain {
