@@ -7,6 +7,8 @@ import { DUTIES, ROLES, type Caller } from './claims';
 export const ALLOWED_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'];
 /** Longest accepted token lifetime (exp − iat), seconds. */
 export const MAX_TOKEN_LIFETIME_S = 3600;
+/** Clock skew tolerated between the issuer and this service, seconds (exp, nbf and iat checks). */
+export const CLOCK_TOLERANCE_S = 5;
 
 const ClaimsSchema = v.pipe(
   v.object({
@@ -42,7 +44,8 @@ function keySet(): JWTVerifyGetKey {
 /**
  * Verifies a Bearer token with jose against `JWKS_URL`, `JWT_ISSUER`, `JWT_AUDIENCE` and returns
  * the caller. Errors: `InvalidTokenError` for a missing, malformed, unsigned, HMAC-signed, expired,
- * not-yet-valid, wrong-issuer, wrong-audience or over-long-lived token, or bad claims.
+ * not-yet-valid, wrong-issuer, wrong-audience or over-long-lived token, one issued in the future
+ * (`iat` later than now + CLOCK_TOLERANCE_S) or more than 1 hour ago, or bad claims.
  */
 export async function verifyBearerToken(authorization: string | undefined, getKey: JWTVerifyGetKey = keySet()): Promise<Caller> {
   const m = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(authorization?.trim() ?? '');
@@ -54,7 +57,9 @@ export async function verifyBearerToken(authorization: string | undefined, getKe
       issuer: requireEnv('JWT_ISSUER'),
       audience: requireEnv('JWT_AUDIENCE'),
       requiredClaims: ['exp', 'iat', 'sub'],
-      clockTolerance: 5,
+      clockTolerance: CLOCK_TOLERANCE_S,
+      // Also checks `iat`: issued in the future beyond the tolerance, or longer ago than a token may live, is refused.
+      maxTokenAge: MAX_TOKEN_LIFETIME_S,
     }));
   } catch (err) {
     throw new InvalidTokenError(`token rejected: ${(err as Error).message}`);

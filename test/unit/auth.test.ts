@@ -2,7 +2,7 @@ import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { callerFromContext, callerToContext, DUTIES, type Caller } from '../../shared/auth/claims';
-import { InvalidTokenError, verifyBearerToken } from '../../shared/auth/verify-token';
+import { CLOCK_TOLERANCE_S, InvalidTokenError, verifyBearerToken } from '../../shared/auth/verify-token';
 import { logger } from '../../shared/runtime/logger';
 
 const ISSUER = 'https://issuer.test/';
@@ -122,6 +122,18 @@ describe('verifyBearerToken: accepted tokens', () => {
 
     // Assess
     expect(caller).toEqual({ sub: 'user-1', role: 'ADMIN', cooperative_id: undefined, mfi_id: undefined, duties: [] });
+  });
+
+  it('accepts a token issued within the clock tolerance in the future (issuer clock slightly ahead)', async () => {
+    // Prepare
+    const iat = nowS() + CLOCK_TOLERANCE_S - 2;
+    const jwt = await token({}, { iat, exp: iat + 900 });
+
+    // Act
+    const caller = await verifyBearerToken(`Bearer ${jwt}`, getKey);
+
+    // Assess
+    expect(caller.sub).toBe('user-1');
   });
 
   it('accepts a lifetime of exactly 1 hour', async () => {
@@ -258,6 +270,30 @@ describe('verifyBearerToken: rejected tokens (401 UNAUTHORIZED)', () => {
     expect(err.message).toMatch(/lifetime exceeds 1 hour/);
   });
 
+  it('rejects a token issued 30 days in the future, even with a 1-hour lifetime', async () => {
+    // Prepare
+    const iat = nowS() + 30 * 24 * 3600;
+    const jwt = await token({}, { iat, exp: iat + 3600 });
+
+    // Act
+    const err = await rejection(`Bearer ${jwt}`);
+
+    // Assess
+    expect(err.message).toMatch(/"iat"/);
+  });
+
+  it('rejects a token issued just beyond the clock tolerance in the future', async () => {
+    // Prepare
+    const iat = nowS() + CLOCK_TOLERANCE_S + 60;
+    const jwt = await token({}, { iat, exp: iat + 900 });
+
+    // Act
+    const err = await rejection(`Bearer ${jwt}`);
+
+    // Assess
+    expect(err.message).toMatch(/"iat"/);
+  });
+
   it.each([
     ['a missing header', undefined],
     ['an empty header', ''],
@@ -362,5 +398,18 @@ describe('authorizer handler', () => {
     expect(result.principalId).toBe('user-1');
     expect(result.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*' }]);
     expect(result.context).toEqual({ sub: 'user-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', mfi_id: '', duties: 'MANAGER' });
+  });
+
+  it('throws "Unauthorized" (401) for a token issued 30 days in the future', async () => {
+    // Prepare (the key set fetched by the previous test is cached; the stub serves it otherwise)
+    jest.spyOn(globalThis, 'fetch').mockImplementation(async () => new Response(JSON.stringify(jwks), { status: 200, headers: { 'content-type': 'application/json' } }));
+    const iat = nowS() + 30 * 24 * 3600;
+    const jwt = await token({}, { iat, exp: iat + 3600 });
+
+    // Act
+    const result = authorizer(event({ authorization: `Bearer ${jwt}` }));
+
+    // Assess
+    await expect(result).rejects.toThrow(/^Unauthorized$/);
   });
 });
