@@ -28,7 +28,9 @@ export type PayoutAmount = { usd_micro: number } | { ugx: number };
  * decisions §4, §7). Steps:
  *  1. cooperative binding; the farmer is registered (FARMER_NOT_REGISTERED) with a phone
  *     (PHONE_NOT_FOUND); the batch exists (BATCH_NOT_FOUND) and is the farmer's;
- *  2. quote the rate (provider unreachable after 3 attempts: PROVIDER_UNAVAILABLE, nothing written);
+ *  2. quote the rate (provider unreachable after 3 attempts: PROVIDER_UNAVAILABLE; quote refused:
+ *     PAYOUT_FAILED (500, the spec's status for a provider error) with `details.payout_created: false`;
+ *     either way nothing is written);
  *  3. one transaction: the payout (PENDING) and its (batch, reason) guard (DUPLICATE_PAYOUT);
  *  4. create the provider order, reference `<payout_id>-A1` (idempotent at the provider):
  *     unreachable → the payout and guard are removed and PROVIDER_UNAVAILABLE is raised;
@@ -55,7 +57,18 @@ export async function createFarmerPayout(
     throw new DomainError('VALIDATION_ERROR', `Batch ${input.batch_id} was delivered by another farmer.`, { details: [{ path: 'farmer_id', message: "does not match the batch's farmer" }] });
   }
 
-  const quote = await deps.provider.quote('ugx' in input.amount ? { amount_ugx: input.amount.ugx } : { amount_usd_micro: input.amount.usd_micro });
+  let quote;
+  try {
+    quote = await deps.provider.quote('ugx' in input.amount ? { amount_ugx: input.amount.ugx } : { amount_usd_micro: input.amount.usd_micro });
+  } catch (err) {
+    // The spec's PAYOUT_FAILED (500) is "the provider returned an error"; at the quote nothing exists yet to retry.
+    if (err instanceof ProviderRejectedError) {
+      throw new DomainError('PAYOUT_FAILED', `The payout provider refused the rate quote (${err.reason}); no payout was created, so nothing is queued: correct the request or retry later.`, {
+        details: { step: 'QUOTE', provider_reason: err.reason, payout_created: false },
+      });
+    }
+    throw err;
+  }
   const usdMicro = 'ugx' in input.amount ? microForUgx(input.amount.ugx, quote.rate) : input.amount.usd_micro;
   const estimatedUgx = ugxForMicro(usdMicro, quote.rate);
 

@@ -9,7 +9,7 @@ import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, f
 const caller: Caller = { sub: 'officer', role: 'COOPERATIVE', cooperative_id: 'C1', duties: [] };
 const input = { farmer_id: 'F1', batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', reason: 'MANUAL' as const, amount: { usd_micro: 12_500_000 } };
 
-function deps(createOrder: () => Promise<never>) {
+function deps(createOrder: () => Promise<never>, quote?: () => Promise<never>) {
   const calls: string[] = [];
   const d: PayoutDeps = {
     now: () => new Date('2026-11-22T10:00:00.000Z'),
@@ -22,7 +22,7 @@ function deps(createOrder: () => Promise<never>) {
       markProcessing: async () => { throw new Error('must not be PROCESSING'); },
     }),
     provider: fakePayoutProvider({
-      quote: async () => ({ quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }),
+      quote: async () => { calls.push('quote'); return quote ? quote() : { quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }; },
       createOrder: async () => { calls.push('order'); return createOrder(); },
     }),
     workflow: fakePayoutWorkflow({ start: async (id) => { calls.push(`start ${id}`); } }),
@@ -36,7 +36,7 @@ describe('createFarmerPayout', () => {
     const err = await domainErrorOf(createFarmerPayout(d, caller, input));
     expect(err.code).toBe('PROVIDER_UNAVAILABLE');
     expect(err.status).toBe(503);
-    expect(calls).toEqual(['pending PAY-2026-000042-01 12500000', 'order', 'discard PAY-2026-000042-01']);
+    expect(calls).toEqual(['quote', 'pending PAY-2026-000042-01 12500000', 'order', 'discard PAY-2026-000042-01']);
   });
 
   it('keeps a rejected payout as FAILED, starts its retries and answers 500 PAYOUT_FAILED naming it', async () => {
@@ -45,6 +45,30 @@ describe('createFarmerPayout', () => {
     expect(err.code).toBe('PAYOUT_FAILED');
     expect(err.status).toBe(500);
     expect(err.details).toEqual({ payout_id: 'PAY-2026-000042-01', status: 'FAILED' });
-    expect(calls).toEqual(['pending PAY-2026-000042-01 12500000', 'order', 'rejected PAY-2026-000042-01 RECIPIENT_BLOCKED: wallet suspended', 'start PAY-2026-000042-01']);
+    expect(calls).toEqual(['quote', 'pending PAY-2026-000042-01 12500000', 'order', 'rejected PAY-2026-000042-01 RECIPIENT_BLOCKED: wallet suspended', 'start PAY-2026-000042-01']);
+  });
+
+  it('answers 500 PAYOUT_FAILED (not INTERNAL_ERROR) when the provider rejects the quote, and creates nothing', async () => {
+    const { d, calls } = deps(
+      async () => { throw new Error('no order may be placed'); },
+      async () => { throw new ProviderRejectedError('AMOUNT_TOO_LARGE: above the corridor limit'); },
+    );
+    const err = await domainErrorOf(createFarmerPayout(d, caller, input));
+    expect(err.code).toBe('PAYOUT_FAILED');
+    expect(err.status).toBe(500);
+    expect(err.message).toMatch(/AMOUNT_TOO_LARGE/);
+    expect(err.message).toMatch(/no payout was created/);
+    expect(err.details).toEqual({ step: 'QUOTE', provider_reason: 'AMOUNT_TOO_LARGE: above the corridor limit', payout_created: false });
+    expect(calls).toEqual(['quote']);
+  });
+
+  it('still answers 503 PROVIDER_UNAVAILABLE when the quote cannot be had at all, and creates nothing', async () => {
+    const { d, calls } = deps(
+      async () => { throw new Error('no order may be placed'); },
+      async () => { throw new ProviderUnavailableError(); },
+    );
+    const err = await domainErrorOf(createFarmerPayout(d, caller, input));
+    expect(err.code).toBe('PROVIDER_UNAVAILABLE');
+    expect(calls).toEqual(['quote']);
   });
 });
