@@ -89,6 +89,23 @@ export class ProviderUnavailableError extends DomainError {
   }
 }
 
+/** Seconds a client is asked to wait (`Retry-After`) when the table behind the audit log is unavailable. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The DynamoDB table (audit log, batches, payouts) is unavailable or throttling after the SDK's
+ * own retries: 503 AUDIT_LOG_UNAVAILABLE with `Retry-After: 5`. Writes are single items or
+ * transactions, so nothing is half-written (a timed-out write may have been applied whole);
+ * `cause` is the SDK error.
+ */
+export class StoreUnavailableError extends DomainError {
+  constructor(message = 'The audit log is temporarily unavailable; retry shortly.', cause?: unknown) {
+    super('AUDIT_LOG_UNAVAILABLE', message, { headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) } });
+    this.name = 'StoreUnavailableError';
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
+  }
+}
+
 /** The payout provider answered that it will not accept the order (a business rejection). */
 export class ProviderRejectedError extends Error {
   readonly reason: string;

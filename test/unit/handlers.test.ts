@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
 import { handler as createCooperative } from '../../functions/create-cooperative/handler';
+import { handler as getBatchHandler } from '../../functions/get-batch/handler';
 import { handler as getPayment } from '../../functions/get-payment/handler';
 import { handler as listPayments } from '../../functions/list-payments/handler';
 import { handler as payoutWebhook } from '../../functions/payout-provider-webhook/handler';
@@ -645,5 +646,70 @@ describe('POST /api/webhooks/payout-provider', () => {
     // Assess
     expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(ddb.calls()).toHaveLength(0);
+  });
+});
+
+// ------------------------------------------------------------------ DynamoDB unavailable (issue 9: 503, not 500)
+
+describe('DynamoDB unavailable or throttled: 503 AUDIT_LOG_UNAVAILABLE with Retry-After', () => {
+  const getBatch = (id = 'BATCH-2025-000042') => call(getBatchHandler, { method: 'GET', path: `/batch/${id}`, pathParameters: { id }, caller: coop('COOP-1') });
+  const sdkMeta = { $metadata: { httpStatusCode: 400, attempts: 3 } };
+
+  it.each([
+    ['a throttled GetItem (ProvisionedThroughputExceededException)', () => new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', ...sdkMeta })],
+    ['ThrottlingException', () => new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', ...sdkMeta })],
+    ['RequestLimitExceeded', () => new RequestLimitExceeded({ message: 'Throughput exceeds the current throughput limit for your account.', ...sdkMeta })],
+    ['InternalServerError', () => new InternalServerError({ message: 'Internal server error', $metadata: { httpStatusCode: 500 } })],
+    ['a client timeout (TimeoutError)', () => Object.assign(new Error('Connection timed out after 3000 ms'), { name: 'TimeoutError' })],
+    ['a refused connection (ECONNREFUSED)', () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' })],
+  ])('GET /batch/{id} answers 503 with Retry-After and the envelope for %s', async (_what, error) => {
+    // Prepare
+    ddb.on(GetCommand).rejects(error());
+
+    // Act
+    const res = await getBatch();
+
+    // Assess
+    expectErrorEnvelope(res, 503, 'AUDIT_LOG_UNAVAILABLE');
+    expect(res.headers['Retry-After'] ?? res.headers['retry-after']).toBe('5');
+    expect(res.raw).not.toMatch(/provisioned|127\.0\.0\.1|Internal server error/i);
+  });
+
+  it('POST /cooperatives answers 503 AUDIT_LOG_UNAVAILABLE when the put is throttled', async () => {
+    // Prepare
+    ddb.on(PutCommand).rejects(new ProvisionedThroughputExceededException({ message: 'throttled', ...sdkMeta }));
+
+    // Act
+    const res = await call(createCooperative, { path: '/cooperatives', caller: ADMIN, body: newCooperativeBody() });
+
+    // Assess
+    expectErrorEnvelope(res, 503, 'AUDIT_LOG_UNAVAILABLE');
+    expect(res.headers['Retry-After'] ?? res.headers['retry-after']).toBe('5');
+  });
+
+  it('leaves business outcomes alone: a failed condition is still 409, an unknown error still 500', async () => {
+    // Prepare
+    ddb.on(PutCommand).rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', ...sdkMeta }))
+      .rejectsOnce(new Error('something unexpected'));
+
+    // Act
+    const duplicate = await call(createCooperative, { path: '/cooperatives', caller: ADMIN, body: newCooperativeBody() });
+    const unknown = await call(createCooperative, { path: '/cooperatives', caller: ADMIN, body: newCooperativeBody() });
+
+    // Assess
+    expectErrorEnvelope(duplicate, 409, 'COOPERATIVE_ALREADY_EXISTS');
+    expectErrorEnvelope(unknown, 500, 'INTERNAL_ERROR');
+    expect(duplicate.headers).not.toHaveProperty('Retry-After');
+  });
+
+  it('still answers 200 for GET /batch/{id} when DynamoDB answers', async () => {
+    // Prepare
+    ddb.on(GetCommand).resolves({ Item: storedBatch() });
+
+    // Act
+    const res = await getBatch();
+
+    // Assess
+    expect(res.status).toBe(200);
   });
 });

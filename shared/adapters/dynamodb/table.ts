@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../../config';
+import { StoreUnavailableError } from '../../domain/errors';
 
 /**
  * The DynamoDB document client and table name, created once per container. The endpoint comes
@@ -9,11 +10,48 @@ import { requireEnv } from '../../config';
  */
 let doc: DynamoDBDocumentClient | undefined;
 
+/**
+ * Every command goes through here: an outage or throttling that outlasts the SDK's own retries
+ * becomes `StoreUnavailableError` (503 AUDIT_LOG_UNAVAILABLE, Retry-After), so no repository
+ * method and no handler has to know the SDK's error names. Other errors pass unchanged.
+ */
+class StoreDocumentClient extends DynamoDBDocumentClient {
+  constructor() {
+    super(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
+  }
+
+  // The base method is overloaded (promise or callback); the arguments pass through unchanged.
+  override send(...args: any[]): any {
+    const sent: unknown = Reflect.apply(super.send, this, args);
+    return sent instanceof Promise ? sent.catch((err: unknown) => { throw asStoreError(err); }) : sent;
+  }
+}
+
 export function documentClient(): DynamoDBDocumentClient {
-  doc ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
+  doc ??= new StoreDocumentClient();
   return doc;
+}
+
+/**
+ * SDK error names meaning "DynamoDB cannot serve this now" (throttled, overloaded, internal
+ * failure, timed out) and Node network error codes (endpoint unreachable, connection dropped).
+ */
+const UNAVAILABLE = /^(ProvisionedThroughputExceededException|ThrottlingException|RequestLimitExceeded|InternalServerError|ServiceUnavailable(Exception)?|TimeoutError|RequestTimeout(Exception)?|NetworkingError|E(CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH))$/;
+
+/**
+ * True when `err` says DynamoDB is unavailable rather than that the request was wrong: one of the
+ * names or network codes above, or any server fault with HTTP 5xx. Condition failures, cancelled
+ * transactions and validation errors are not.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  const e = err as { name?: unknown; code?: unknown; $fault?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return !!e && (UNAVAILABLE.test(String(e.name)) || UNAVAILABLE.test(String(e.code)) || (e.$fault === 'server' && (e.$metadata?.httpStatusCode ?? 0) >= 500));
+}
+
+/** `err` as StoreUnavailableError when DynamoDB is unavailable (see isStoreUnavailable), else unchanged. */
+export function asStoreError(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError || !isStoreUnavailable(err)) return err;
+  return new StoreUnavailableError(undefined, err); // the SDK's words stay in the log (cause), not in the answer
 }
 
 export function tableName(): string {
