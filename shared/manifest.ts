@@ -292,7 +292,7 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/eudr/generate-dds', fn: 'generate-dds', auth: 'jwt', needs: ['table:write', 'pin-store', 'dds-filing-queue:send'], summary: 'Generate a batch\'s due diligence statement and file it with the EU Information System.' },
   { method: 'GET', path: '/eudr/dds/{id}', fn: 'get-dds', auth: 'jwt', needs: ['table:read'], summary: 'A due diligence statement with its filing state.' },
   { method: 'GET', path: '/eudr/dds/{id}/xml', fn: 'get-dds-xml', auth: 'jwt', needs: ['table:read'], summary: 'The SubmitDdsRequest XML of a due diligence statement.' },
-  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret'], summary: 'Signed chain events (batch.stage_changed); EXPORTED starts the TOP_UP payout.' },
+  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret', 'ledger:read'], summary: 'Signed chain events (batch.stage_changed), each checked against the batch and the trace log; EXPORTED starts the TOP_UP payout.' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
   { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference and error-code reference.' },
 ];

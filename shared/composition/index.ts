@@ -1,7 +1,8 @@
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
+import { createTraceLogReaderFromEnv } from '../adapters/ledger/trace-log-reader';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
 import { requireEnv, secret } from '../config';
-import type { Ledger, PayoutProvider } from '../domain/ports';
+import type { Ledger, PayoutProvider, TraceLogReader } from '../domain/ports';
 import type { BatchDeps } from '../use-cases/batches';
 import type { ChainEventDeps } from '../use-cases/chain-events';
 import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
@@ -61,9 +62,19 @@ export function payoutDeps(): PayoutDeps {
   return { registry: registryRepo(), batches: batchRepo(), payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
 }
 
-/** Ports of the chain-event webhook: those of payouts, and the webhook receipts. */
+let traceLogReaderV: TraceLogReader | undefined;
+
+/**
+ * The trace log read back from LEDGER_RPC_URL / LEDGER_CHAIN_ID / TRACE_LOG_ADDRESS (no signing
+ * key), built on first use so a request refused before the ledger check needs no ledger configuration.
+ */
+export function traceLogReader(): TraceLogReader {
+  return { stageRecordedAt: (txHash, logIndex) => (traceLogReaderV ??= createTraceLogReaderFromEnv()).stageRecordedAt(txHash, logIndex) };
+}
+
+/** Ports of the chain-event webhook: those of payouts, the webhook receipts, and the trace log to check events against. */
 export function chainEventDeps(): ChainEventDeps {
-  return { ...payoutDeps(), receipts: webhookReceipts() };
+  return { ...payoutDeps(), receipts: webhookReceipts(), traceLog: traceLogReader() };
 }
 
 /** Ports of batch submission. */

@@ -51,6 +51,29 @@ export interface Ledger {
 /** Custody stages as the trace log numbers them (DELIVERED=0 … SETTLED=6). */
 export type LedgerStage = 'DELIVERED' | 'GRADED' | 'MILLED' | 'WAREHOUSED' | 'COMMITTED' | 'EXPORTED' | 'SETTLED';
 
+/** A TraceLog `StageRecorded(tokenId, stage, evidenceCid, auditHash, recorder)` log in a mined block. */
+export interface RecordedStage {
+  tokenId: bigint;
+  /** Stage code (`STAGE_CODES`: DELIVERED=0 … SETTLED=6). */
+  stage: number;
+  evidenceCid: string;
+  auditHash: Hex;
+  /** The block the transaction was mined in. */
+  blockNumber: bigint;
+}
+
+/**
+ * Reads the trace log back (no signing key): what a chain event claims is checked against it.
+ * `stageRecordedAt(txHash, logIndex)`: the `StageRecorded` log at block-level `logIndex` of the
+ * mined, successful transaction `txHash`, emitted by the configured TraceLog contract; `null` when
+ * there is no such transaction (or it is not mined, or reverted), or that log is missing, comes
+ * from another contract or is not a StageRecorded log.
+ * Errors: `LedgerUnavailableError` when the ledger cannot be read (or is another chain).
+ */
+export interface TraceLogReader {
+  stageRecordedAt(txHash: Hex, logIndex: number): Promise<RecordedStage | null>;
+}
+
 // ---------------------------------------------------------------- payout provider
 
 /** A rate quote: `rate` is a decimal string, UGX per 1 USD. */

@@ -1,8 +1,9 @@
 import { SYSTEM_CALLER } from '../domain/caller';
+import { STAGE_CODES } from '../domain/custody';
 import { DomainError } from '../domain/errors';
 import { ugxForWeight } from '../domain/money';
-import type { WebhookReceiptStore } from '../domain/ports';
-import type { Stage } from '../domain/records';
+import type { Hex, TraceLogReader, WebhookReceiptStore } from '../domain/ports';
+import { STAGES, type Batch, type Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from './payouts';
 
@@ -39,11 +40,15 @@ export interface ChainEvent {
 export type TopUpOutcome = 'STARTED' | 'ALREADY_STARTED' | 'NO_PREMIUM' | 'NOT_PAYABLE';
 
 /** What a chain-event webhook did (the 200 body's `outcome`). */
-export type ChainEventOutcome = TopUpOutcome | 'NOTED' | 'UNKNOWN_BATCH' | 'TOKEN_MISMATCH' | 'DUPLICATE_WEBHOOK';
+export type ChainEventOutcome = TopUpOutcome | 'NOTED' | 'UNKNOWN_BATCH' | 'TOKEN_MISMATCH' | 'MISMATCH' | 'DUPLICATE_WEBHOOK';
 
-/** The ports chain events need: those of payouts, and the webhook receipts. */
+/** Log key of chain events that do not match the batch or the ledger (an alarm filters on it). */
+export const CHAIN_EVENT_ALARM = 'FORGED_OR_MISMATCHED_CHAIN_EVENT';
+
+/** The ports chain events need: those of payouts, the webhook receipts, and the trace log to check events against. */
 export interface ChainEventDeps extends PayoutDeps {
   receipts: WebhookReceiptStore;
+  traceLog: TraceLogReader;
 }
 
 /**
@@ -94,8 +99,25 @@ export async function startTopUpPayout(deps: PayoutDeps, batchId: string): Promi
  * (401 INVALID_SIGNATURE), the `webhook-id` and the body (400 VALIDATION_ERROR). Steps:
  *  3. a `webhook-id` with a receipt → 200 `DUPLICATE_WEBHOOK`, nothing done again;
  *  4. the effect: unknown batch → `UNKNOWN_BATCH` (logged); token id ≠ the batch's →
- *     `TOKEN_MISMATCH` (logged as an error); EXPORTED → `startTopUpPayout`; other stages → `NOTED`;
- *  5. the receipt is claimed, then 200 `{received: true, outcome, payout_id?}`.
+ *     `TOKEN_MISMATCH`; the event does not match the batch or the ledger (below) → `MISMATCH`
+ *     (both logged as errors with `alarm: 'FORGED_OR_MISMATCHED_CHAIN_EVENT'`, nothing changed);
+ *     EXPORTED → `startTopUpPayout`; other stages → `NOTED`;
+ *  5. the receipt is claimed (not for `MISMATCH`: that changes nothing at all), then 200
+ *     `{received: true, outcome, payout_id?}`.
+ *
+ * A signed event is not trusted for what it says (the signature proves only who relayed it).
+ * Before it is acted on — whatever the stage — it must match:
+ *  - the batch: its current stage is the event's stage or later, its `stage_history` has an entry
+ *    for the event's stage (every stage change appends one in the same transaction as the
+ *    stage), and that entry's `chain_tx_hash` is the event's `tx_hash` (hex case ignored) — or
+ *    still null, because the ledger writer sets it once the transaction is mined and the watcher
+ *    may report the log first; the ledger check below then carries the proof. A batch at
+ *    DELIVERED therefore cannot be paid an EXPORTED premium whatever the event says;
+ *  - the ledger: the mined, successful transaction `tx_hash` has, at `log_index`, a
+ *    `StageRecorded` log of the configured TraceLog contract (only its recorder can emit one) for
+ *    the batch's token id and the event's stage code (`STAGE_CODES`). The event's
+ *    `block_number` is informational; the ledger's block is the one logged.
+ * A ledger that cannot be read → 503 LEDGER_UNAVAILABLE (no receipt; the sender retries).
  *
  * Why the receipt comes AFTER the effect: decisions §6 acknowledges a webhook only once what it
  * says is durably recorded. Claiming first would turn a failed effect (e.g. provider unreachable,
@@ -121,6 +143,9 @@ export async function applyChainEvent(
   }
 
   const result = await effect(deps, data, facts);
+  // A mismatched event changes nothing, not even the receipts: no table write for a forged event,
+  // and a re-delivery of a genuine one (a lagging node, say) is checked afresh.
+  if (result.outcome === 'MISMATCH') return { received: true, ...result };
 
   const first = await deps.receipts.claimWebhook(CHAIN_EVENTS_SOURCE, webhookId, deps.now().toISOString());
   if (!first) logger.info('chain event processed concurrently under the same webhook-id', facts);
@@ -139,8 +164,13 @@ async function effect(
     return { outcome: 'UNKNOWN_BATCH' };
   }
   if (!sameTokenId(batch.token_id, data.token_id)) {
-    logger.error('chain event token id does not match the batch', { ...facts, batch_token_id: batch.token_id });
+    logger.error('chain event token id does not match the batch', { ...facts, alarm: CHAIN_EVENT_ALARM, batch_token_id: batch.token_id });
     return { outcome: 'TOKEN_MISMATCH' };
+  }
+  const mismatch = historyMismatch(batch, data) ?? (await ledgerMismatch(deps, batch, data));
+  if (mismatch) {
+    logger.error('chain event does not match the batch or the ledger: ignored', { ...facts, alarm: CHAIN_EVENT_ALARM, reason: mismatch, batch_stage: batch.stage });
+    return { outcome: 'MISMATCH' };
   }
   if (data.stage !== 'EXPORTED') {
     logger.info('chain event noted', facts);
@@ -149,6 +179,32 @@ async function effect(
   const r = await startTopUpPayout(deps, batch.batch_id);
   logger.info('chain event EXPORTED: automatic TOP_UP', { ...facts, outcome: r.outcome, payout_id: r.payout_id });
   return r;
+}
+
+/** Why the event does not match the batch's stage history, or null when it does (see applyChainEvent). */
+function historyMismatch(batch: Batch, data: ChainEvent['data']): string | null {
+  const entries = batch.stage_history.filter((h) => h.stage === data.stage);
+  if (entries.length === 0 || batch.stage === null || STAGES.indexOf(batch.stage) < STAGES.indexOf(data.stage)) return `the batch (at ${batch.stage}) has not reached ${data.stage}`;
+  const ok = entries.some((h) => h.chain_tx_hash === null || h.chain_tx_hash.toLowerCase() === data.tx_hash.toLowerCase());
+  return ok ? null : `the batch's ${data.stage} was recorded by another transaction (${entries.map((h) => h.chain_tx_hash).join(', ')})`;
+}
+
+/**
+ * Why the event does not match the trace log, or null when it does (see applyChainEvent).
+ * Throws LEDGER_UNAVAILABLE (503) when the ledger cannot be read.
+ */
+async function ledgerMismatch(deps: ChainEventDeps, batch: Batch, data: ChainEvent['data']): Promise<string | null> {
+  let log: Awaited<ReturnType<TraceLogReader['stageRecordedAt']>>;
+  try {
+    log = await deps.traceLog.stageRecordedAt(data.tx_hash as Hex, data.log_index);
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to check the chain event: ${(err as Error).message}`);
+  }
+  if (!log) return `no mined StageRecorded log of the trace log at ${data.tx_hash}#${data.log_index}`;
+  if (!sameTokenId(batch.token_id, log.tokenId.toString())) return `the ledger log is for token ${log.tokenId}, not the batch's ${batch.token_id}`;
+  if (log.stage !== STAGE_CODES[data.stage]) return `the ledger log records stage code ${log.stage}, not ${data.stage} (${STAGE_CODES[data.stage]})`;
+  return null;
 }
 
 function sameTokenId(stored: string, received: string | number): boolean {

@@ -36,6 +36,7 @@ import type {
   PayoutWorkflow,
   PinStore,
   RegistryStore,
+  TraceLogReader,
   WebhookReceiptStore,
   WorkQueue,
 } from '../../../shared/domain/ports';
@@ -225,6 +226,13 @@ export function fakeDdsDocuments(over: Partial<DdsDocuments> = {}): DdsDocuments
 export function fakeClock(over: Partial<Clock> = {}): Clock {
   return {
     now: () => unexpected('clock.now'),
+    ...over,
+  };
+}
+
+export function fakeTraceLogReader(over: Partial<TraceLogReader> = {}): TraceLogReader {
+  return {
+    stageRecordedAt: () => unexpected('traceLog.stageRecordedAt'),
     ...over,
   };
 }

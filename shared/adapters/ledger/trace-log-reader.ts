@@ -1,0 +1,126 @@
+import {
+  BaseError,
+  TransactionReceiptNotFoundError,
+  createClient,
+  decodeEventLog,
+  http,
+  isAddress,
+  isAddressEqual,
+  type Chain,
+  type Client,
+  type Transport,
+} from 'viem';
+// Tree-shakable form: a bare client plus only the actions used here (as trail-reader.ts).
+import { getChainId, getTransactionReceipt } from 'viem/actions';
+import { LedgerUnavailableError } from '../../domain/errors';
+import type { Hex, RecordedStage, TraceLogReader } from '../../domain/ports';
+import { traceLogAbi } from './abi';
+import { ledgerChain } from './evm-ledger';
+
+/** Configuration of an `EvmTraceLogReader` (read-only: no signing key). */
+export interface TraceLogReaderConfig {
+  /** JSON-RPC endpoint (http/https). */
+  rpcUrl: string;
+  /** Chain id the endpoint must report (31337 for the local hardhat node). */
+  chainId: number;
+  /** The TraceLog contract whose logs count. */
+  traceLogAddress: Hex;
+  /** Timeout of one RPC request, ms (default 10 000). */
+  requestTimeoutMs?: number;
+  /** Retries of a failed RPC request (default 2). */
+  retryCount?: number;
+}
+
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * The `TraceLogReader` port with viem over JSON-RPC: `eth_getTransactionReceipt(txHash)`, then the
+ * receipt's log whose (block-level) `logIndex` is the one asked for, which must come from
+ * `traceLogAddress` and decode as `StageRecorded` (strict). The endpoint's chain id is checked once
+ * per instance. `null`: malformed hash, no receipt (unknown or not yet mined), reverted, no log at
+ * that index, another contract's log, or not a StageRecorded log.
+ * Errors: `LedgerUnavailableError` when the RPC fails or reports another chain; `RangeError` from
+ * the constructor for a bad address or chain id.
+ */
+export class EvmTraceLogReader implements TraceLogReader {
+  private readonly client: Client<Transport, Chain>;
+  private readonly config: TraceLogReaderConfig;
+  private chainChecked: Promise<void> | undefined;
+
+  constructor(config: TraceLogReaderConfig) {
+    if (!isAddress(config.traceLogAddress, { strict: false })) throw new RangeError('EvmTraceLogReader: traceLogAddress is not an address');
+    if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmTraceLogReader: chainId must be a positive integer');
+    this.config = config;
+    const transport = http(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
+    // The client createPublicClient builds, without the action decorators.
+    this.client = createClient({ chain: ledgerChain(config.chainId, config.rpcUrl), transport, key: 'public', name: 'Public Client', type: 'publicClient' });
+  }
+
+  async stageRecordedAt(txHash: Hex, logIndex: number): Promise<RecordedStage | null> {
+    if (!TX_HASH.test(txHash) || !Number.isSafeInteger(logIndex) || logIndex < 0) return null;
+    await this.checkChain();
+    let receipt;
+    try {
+      receipt = await getTransactionReceipt(this.client, { hash: txHash });
+    } catch (err) {
+      if (err instanceof TransactionReceiptNotFoundError) return null;
+      throw unavailable(err, 'eth_getTransactionReceipt');
+    }
+    if (receipt.status !== 'success' || receipt.blockNumber === null) return null;
+    const log = receipt.logs.find((l) => l.logIndex === logIndex);
+    if (!log || log.removed || !isAddressEqual(log.address, this.config.traceLogAddress)) return null;
+    try {
+      const decoded = decodeEventLog({ abi: traceLogAbi, eventName: 'StageRecorded', data: log.data, topics: log.topics, strict: true });
+      const { tokenId, stage, evidenceCid, auditHash } = decoded.args;
+      return { tokenId, stage, evidenceCid, auditHash, blockNumber: receipt.blockNumber };
+    } catch {
+      return null; // another event of TraceLog (e.g. RoleGranted), or a log that does not decode
+    }
+  }
+
+  /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
+  private checkChain(): Promise<void> {
+    this.chainChecked ??= (async () => {
+      let reported: number;
+      try {
+        reported = await getChainId(this.client);
+      } catch (err) {
+        throw unavailable(err, 'eth_chainId');
+      }
+      if (reported !== this.config.chainId) {
+        throw new LedgerUnavailableError(`The ledger endpoint is chain ${reported}, expected ${this.config.chainId}.`);
+      }
+    })();
+    this.chainChecked.catch(() => (this.chainChecked = undefined));
+    return this.chainChecked;
+  }
+}
+
+/**
+ * An `EvmTraceLogReader` from LEDGER_RPC_URL, LEDGER_CHAIN_ID, TRACE_LOG_ADDRESS (required) and
+ * LEDGER_RPC_RETRY_COUNT (optional). Throws an Error naming the first missing or malformed variable.
+ */
+export function createTraceLogReaderFromEnv(env: Record<string, string | undefined> = process.env): EvmTraceLogReader {
+  const need = (name: string): string => {
+    const value = env[name]?.trim();
+    if (!value) throw new Error(`Missing environment variable ${name}`);
+    return value;
+  };
+  const rpcUrl = need('LEDGER_RPC_URL');
+  const chainIdText = need('LEDGER_CHAIN_ID');
+  if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText)) || Number(chainIdText) <= 0) {
+    throw new Error('Environment variable LEDGER_CHAIN_ID must be a positive integer');
+  }
+  const traceLogAddress = need('TRACE_LOG_ADDRESS');
+  if (!isAddress(traceLogAddress, { strict: false })) throw new Error('Environment variable TRACE_LOG_ADDRESS is malformed');
+  const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
+  if (retryText && !/^\d{1,2}$/.test(retryText)) throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
+  return new EvmTraceLogReader({
+    rpcUrl, chainId: Number(chainIdText), traceLogAddress: traceLogAddress as Hex, ...(retryText ? { retryCount: Number(retryText) } : {}),
+  });
+}
+
+function unavailable(err: unknown, operation: string): LedgerUnavailableError {
+  const message = err instanceof BaseError ? err.shortMessage : (err as Error)?.message ?? String(err);
+  return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${message}`, err);
+}
