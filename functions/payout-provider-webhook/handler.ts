@@ -1,5 +1,4 @@
-import { now, payoutRepo } from '../../shared/composition/repos';
-import { payoutWorkflow } from '../../shared/composition/workflow';
+import { payoutWebhookDeps } from '../../shared/composition';
 import { secret } from '../../shared/config';
 import { PayoutWebhookSchema } from '../../shared/http/payout-schemas';
 import { webhookHandler } from '../../shared/http/webhook';
@@ -7,10 +6,12 @@ import { applyPayoutWebhook } from '../../shared/use-cases/payout-webhook';
 
 /**
  * POST /api/webhooks/payout-provider: Standard Webhooks signature (401 INVALID_SIGNATURE), body
- * (400 VALIDATION_ERROR), then the settlement or failure is recorded durably before the 200
- * acknowledgement (decisions §6).
+ * (400 VALIDATION_ERROR), then the event is confirmed with the provider's order and, if it agrees,
+ * the settlement or failure is recorded durably (with the provider's values) before the 200
+ * acknowledgement; an event the provider does not confirm is acknowledged 200 `MISMATCH` and
+ * changes nothing; provider unreachable: 503 PROVIDER_UNAVAILABLE, nothing recorded (decisions §6).
  */
 export const handler = webhookHandler({ secret: () => secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN'), schema: PayoutWebhookSchema }, async ({ webhookId, event }) => ({
   status: 200,
-  body: await applyPayoutWebhook({ payouts: payoutRepo(), workflow: payoutWorkflow(), now }, { webhookId, event }),
+  body: await applyPayoutWebhook(payoutWebhookDeps(), { webhookId, event }),
 }));

@@ -1,11 +1,13 @@
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
 import { createTraceLogReaderFromEnv } from '../adapters/ledger/trace-log-reader';
+import { HttpPayoutOrderReader } from '../adapters/payout-provider/http-order-reader';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
 import { requireEnv, secret } from '../config';
-import type { Ledger, PayoutProvider, TraceLogReader } from '../domain/ports';
+import type { Ledger, PayoutOrderReader, PayoutProvider, TraceLogReader } from '../domain/ports';
 import type { BatchDeps } from '../use-cases/batches';
 import type { ChainEventDeps } from '../use-cases/chain-events';
 import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
+import type { PayoutWebhookDeps } from '../use-cases/payout-webhook';
 import type { PayoutDeps } from '../use-cases/payouts';
 import { ledgerWriteQueue, payoutRequestQueue } from './queues';
 import { batchRepo, custodyRepo, now, payoutRepo, registryRepo, webhookReceipts } from './repos';
@@ -75,6 +77,28 @@ export function traceLogReader(): TraceLogReader {
 /** Ports of the chain-event webhook: those of payouts, the webhook receipts, and the trace log to check events against. */
 export function chainEventDeps(): ChainEventDeps {
   return { ...payoutDeps(), receipts: webhookReceipts(), traceLog: traceLogReader() };
+}
+
+let orderReaderP: Promise<PayoutOrderReader> | undefined;
+
+/**
+ * The payout provider's orders, read with one attempt and no retry loop (its callers' senders
+ * retry); same URL and credentials as {@link payoutProvider}, without its order creation and
+ * retry policy, which the webhook's bundle then does not carry.
+ */
+export function payoutOrderReader(): Promise<PayoutOrderReader> {
+  orderReaderP ??= secret('PAYOUT_PROVIDER_CREDENTIALS').then((raw) => {
+    const creds = JSON.parse(raw) as { api_key?: string; api_secret?: string };
+    if (!creds.api_key || !creds.api_secret) throw new Error('PAYOUT_PROVIDER_CREDENTIALS must be JSON {"api_key","api_secret"}');
+    return new HttpPayoutOrderReader({ baseUrl: requireEnv('PAYOUT_PROVIDER_URL'), apiKey: creds.api_key, apiSecret: creds.api_secret });
+  });
+  orderReaderP.catch(() => (orderReaderP = undefined));
+  return orderReaderP;
+}
+
+/** Ports of the payout provider's webhook: the payout store, the provider's orders (to confirm each event), receipts, workflow. */
+export function payoutWebhookDeps(): PayoutWebhookDeps {
+  return { payouts: payoutRepo(), provider: lazy(payoutOrderReader), receipts: webhookReceipts(), workflow: payoutWorkflow(), now };
 }
 
 /** Ports of batch submission. */

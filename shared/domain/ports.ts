@@ -123,6 +123,9 @@ export interface PayoutProvider {
   findOrderByReference(reference: string): Promise<ProviderOrder | null>;
 }
 
+/** Reading the provider's orders only (e.g. to confirm a webhook); same errors as PayoutProvider. */
+export type PayoutOrderReader = Pick<PayoutProvider, 'findOrderByReference'>;
+
 // ---------------------------------------------------------------- others
 
 /** Publishes a notification (SNS in AWS) with string message attributes. */
