@@ -2,6 +2,7 @@ import { custodyDeps } from '../../shared/composition/custody';
 import { envOr } from '../../shared/config';
 import { CALLER_STAGES, type CallerStage } from '../../shared/domain/custody';
 import { httpHandler } from '../../shared/http/handler';
+import { IdParams, BatchIdParam } from '../../shared/http/path-params';
 import { MIB } from '../../shared/http/routes';
 import { STAGE_UPDATE_ISSUE_CODES, StageUpdateSchema } from '../../shared/http/schemas';
 import { stageUpdateView } from '../../shared/http/views';
@@ -18,6 +19,7 @@ const LEDGER_WAIT_MS = Number(envOr('STAGE_LEDGER_WAIT_MS', '4000'));
  */
 export const handler = httpHandler({
   roles: ['COOPERATIVE', 'ADMIN'],
+  params: IdParams(BatchIdParam),
   body: StageUpdateSchema,
   issueCodes: STAGE_UPDATE_ISSUE_CODES,
   maxBodyBytes: 6 * MIB,
@@ -26,7 +28,7 @@ export const handler = httpHandler({
     if ((CALLER_STAGES as readonly unknown[]).includes(stage)) assertMaySetStage(caller, stage as CallerStage);
   },
 }, async ({ body, caller, params }) => {
-  const result = await changeStage(custodyDeps(), caller, params.batch_id ?? params.id ?? '', body, { waitMs: LEDGER_WAIT_MS });
+  const result = await changeStage(custodyDeps(), caller, params.id ?? '', body, { waitMs: LEDGER_WAIT_MS });
   const view = stageUpdateView(result.change);
   if (result.kind === 'accepted') {
     return { status: 202, body: { job_id: result.job.job_id, status: result.job.status, ...view }, headers: { location: `/jobs/${result.job.job_id}` } };

@@ -1,11 +1,12 @@
 import { now, registryRepo } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
+import { IdParams, PathId } from '../../shared/http/path-params';
 import { UpdateCooperativeSchema } from '../../shared/http/registry-schemas';
 import { cooperativeView } from '../../shared/http/views';
 import { updateCooperative } from '../../shared/use-cases/registry';
 
 /** PATCH /cooperatives/{id} (ADMIN): licence, manager or prices (decisions §3). */
-export const handler = httpHandler({ roles: ['ADMIN'], body: UpdateCooperativeSchema }, async ({ body, params }) => {
+export const handler = httpHandler({ roles: ['ADMIN'], params: IdParams(PathId), body: UpdateCooperativeSchema }, async ({ body, params }) => {
   const coop = await updateCooperative(registryRepo(), params.id ?? '', body, now());
   return { status: 200, body: cooperativeView(coop) };
 });

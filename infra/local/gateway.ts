@@ -45,6 +45,23 @@ class RateLimiter {
   }
 }
 
+/**
+ * Percent-decodes the captured path segments by name. A malformed escape (`%E0%A4%A`, a lone
+ * `%`, invalid UTF-8) gives `{invalid: name}`: the gateway answers 400 VALIDATION_ERROR in the
+ * service's envelope rather than crashing (decisions §5: no input gets a 5xx).
+ */
+export function decodePathParameters(names: string[], values: string[]): { params: Record<string, string> } | { invalid: string } {
+  const params: Record<string, string> = {};
+  for (const [i, name] of names.entries()) {
+    try {
+      params[name] = decodeURIComponent(values[i] ?? '');
+    } catch {
+      return { invalid: name };
+    }
+  }
+  return { params };
+}
+
 export interface Gateway {
   url: string;
   port: number;
@@ -93,12 +110,12 @@ export async function startGateway(opts: {
     for (const [prefix, h] of Object.entries(opts.extraPrefixes ?? {})) if (url.pathname.startsWith(prefix)) return h(req, res, url);
 
     const method = req.method ?? 'GET';
-    let match: { c: CompiledRoute; params: Record<string, string> } | undefined;
+    let match: { c: CompiledRoute; values: string[] } | undefined;
     for (const c of compiled) {
       if (c.route.method !== method) continue;
       const m = c.pattern.exec(url.pathname);
       if (m) {
-        match = { c, params: Object.fromEntries(c.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+        match = { c, values: m.slice(1) };
         break;
       }
     }
@@ -106,6 +123,14 @@ export async function startGateway(opts: {
       req.resume();
       return write(res, errorResponse('ROUTE_NOT_FOUND', `No route ${method} ${url.pathname}. See /docs for the API reference.`, gatewayRequestId));
     }
+    const decoded = decodePathParameters(match.c.names, match.values);
+    if ('invalid' in decoded) {
+      req.resume();
+      return write(res, errorResponse('VALIDATION_ERROR', `Invalid path parameter: path.${decoded.invalid}: malformed percent-encoding.`, gatewayRequestId, {
+        details: [{ path: `path.${decoded.invalid}`, message: 'malformed percent-encoding (each % must start a valid UTF-8 %XX sequence)' }],
+      }));
+    }
+    const params = decoded.params;
 
     const chunks: Buffer[] = [];
     let size = 0;
@@ -131,7 +156,7 @@ export async function startGateway(opts: {
         const result = await opts.authorizer({
           type: 'REQUEST',
           methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${route.path}`,
-          resource: route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: {}, pathParameters: match.params,
+          resource: route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: {}, pathParameters: params,
           queryStringParameters: query, multiValueQueryStringParameters: {}, stageVariables: {},
           requestContext: {} as never,
         });
@@ -149,7 +174,7 @@ export async function startGateway(opts: {
     const event = {
       resource: route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: {},
       queryStringParameters: Object.keys(query).length ? query : null, multiValueQueryStringParameters: null,
-      pathParameters: Object.keys(match.params).length ? match.params : null, stageVariables: null,
+      pathParameters: Object.keys(params).length ? params : null, stageVariables: null,
       body, isBase64Encoded: false,
       requestContext: {
         accountId: '000000000000', apiId: 'local', stage: 'local', requestId: apiRequestId, httpMethod: method, path: url.pathname, resourcePath: route.path,

@@ -2,13 +2,13 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ulid } from 'ulid';
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { callerFromContext, type Caller, type Role } from '../auth/claims';
-import { DomainError } from '../domain/errors';
+import { DomainError, type ErrorDetail } from '../domain/errors';
 import { logger } from '../runtime/logger';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
 import { MIB } from './routes';
-import { validate, type IssueCodeRule } from './validation';
+import { issuesToDetails, validate, type IssueCodeRule } from './validation';
 
 /** What a route handler receives after the standard middleware ran. */
 export interface HttpRequest<B> {
@@ -32,6 +32,12 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
   roles?: Role[];
   /** valibot schema of the JSON body; omit for routes without a body. */
   body?: S;
+  /**
+   * valibot schema of the path parameters (e.g. `IdParams(BatchIdParam)`), checked after the role
+   * and before the body: 400 VALIDATION_ERROR with details `path.<name>`. Without it every path
+   * parameter must still be a `PathId` (≤ 64 id characters), so none reaches a use case unbounded.
+   */
+  params?: v.GenericSchema<Record<string, string>, Record<string, string>>;
   /** Issue → code overrides (e.g. WEIGHT_OUT_OF_RANGE). */
   issueCodes?: IssueCodeRule[];
   /** Largest body in bytes; default 1 MiB. */
@@ -47,6 +53,9 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
    */
   authorize?: (caller: Caller, body: unknown) => void;
 }
+
+/** The default format of a path parameter: `PathId` in shared/http/path-params.ts. */
+const PATH_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 
 type Event = APIGatewayProxyEvent & { _requestId?: string; _rawBody?: string };
 
@@ -93,13 +102,14 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
       const caller = callerFromContext(event.requestContext?.authorizer as Record<string, unknown> | undefined);
       if (!caller && !opts.public) throw new DomainError('UNAUTHORIZED', 'Missing or invalid Bearer token.');
       if (opts.authorize && caller) opts.authorize(caller, event.body);
+      const params = validatePathParameters(opts.params, event.pathParameters);
       const body = (opts.body ? validate(opts.body, event.body, opts.issueCodes ?? []) : undefined) as S extends v.GenericSchema ? v.InferOutput<S> : undefined;
       const rawBody = event._rawBody ?? '';
       const reply = await fn({
         body,
         rawBody,
         caller: caller ?? ANONYMOUS,
-        params: (event.pathParameters ?? {}) as Record<string, string>,
+        params,
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         headers,
         requestId,
@@ -116,6 +126,27 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
     .after(async () => {
       logger.resetKeys();
     });
+}
+
+/**
+ * Validates the path parameters against the route's schema (default: each an id of 1–64 letters,
+ * digits and `_ . : -`, as `PathId` in shared/http/path-params.ts). Errors: DomainError
+ * VALIDATION_ERROR (400) with details `[{path: "path.<name>", message}]`.
+ */
+export function validatePathParameters(schema: v.GenericSchema<Record<string, string>, Record<string, string>> | undefined, raw: Record<string, string | undefined> | null | undefined): Record<string, string> {
+  const input: Record<string, string> = {};
+  for (const [k, val] of Object.entries(raw ?? {})) if (val !== undefined) input[k] = val;
+  let details: ErrorDetail[] = [];
+  if (schema) {
+    const result = v.safeParse(schema, input, { abortEarly: false });
+    if (result.success) return result.output;
+    details = issuesToDetails(result.issues);
+  } else {
+    details = Object.keys(input).filter((k) => !PATH_ID.test(input[k]!)).map((k) => ({ path: k, message: 'must be an id of 1 to 64 letters, digits, and _ . : -' }));
+    if (!details.length) return input;
+  }
+  details = details.map((d) => ({ path: `path.${d.path}`, message: d.message }));
+  throw new DomainError('VALIDATION_ERROR', `Invalid path parameter ${details[0]!.path}: ${details[0]!.message}`, { details });
 }
 
 /** Maps any thrown value to the error envelope. Never exposes internals of an unknown error. */

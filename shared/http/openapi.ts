@@ -2,6 +2,8 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ERROR_CODES } from '../domain/errors';
 import { routes, type RouteDef } from '../manifest';
+import { BatchIdParam, DdsIdParam, JobIdParam, PathId, PaymentIdParam, PayoutIdParam, PurchaseOrderIdParam } from './path-params';
+import type { MaxDecimalsAction } from './schema-parts';
 import { CreateCooperativeSchema, CreatePurchaseOrderSchema, FarmerPayoutSchema, RegisterFarmerSchema, StageUpdateSchema, SubmitBatchSchema, UpdateCooperativeSchema } from './schemas';
 
 /**
@@ -37,6 +39,37 @@ const notes: Record<string, string> = {
   'generate-dds': 'Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), pins both to IPFS and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `ipfs_url` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.',
 };
 
+/** The format of each route's `{id}` path parameter (the handlers validate the same schemas). */
+const pathIds: Record<string, v.GenericSchema> = {
+  'update-cooperative': PathId,
+  'get-cooperative': PathId,
+  'get-holding-balance': PathId,
+  'list-flagged-farms': PathId,
+  'get-farmer': PathId,
+  'update-batch-stage': BatchIdParam,
+  'get-batch-audit': BatchIdParam,
+  'get-batch': BatchIdParam,
+  'confirm-purchase-order': PurchaseOrderIdParam,
+  'get-job': JobIdParam,
+  'get-farmer-payout': PayoutIdParam,
+  'get-payment': PaymentIdParam,
+  'get-dds': DdsIdParam,
+  'get-dds-xml': DdsIdParam,
+};
+
+/**
+ * valibot → JSON Schema 2020-12. Custom checks are left out (`errorMode: 'ignore'`), except
+ * `maxDecimals(n)`, rendered as `multipleOf: 10^-n`.
+ */
+function jsonSchema(schema: v.GenericSchema) {
+  return toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    errorMode: 'ignore',
+    overrideAction: ({ valibotAction, jsonSchema: js }) =>
+      valibotAction.type === 'max_decimals' ? { ...js, multipleOf: 10 ** -(valibotAction as MaxDecimalsAction).requirement } : undefined,
+  });
+}
+
 /** Success statuses that differ from the POST → 201 / else 200 rule. */
 const SUCCESS_STATUS: Record<string, string> = { 'confirm-purchase-order': '200' };
 const ACCEPTED = new Set(['submit-batch', 'update-batch-stage']);
@@ -66,7 +99,7 @@ function operation(route: RouteDef) {
     summary: route.summary,
     ...(notes[route.fn] ? { description: notes[route.fn] } : {}),
     security: route.auth === 'jwt' ? [{ bearerAuth: [] }] : [],
-    parameters: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+    parameters: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: pathIds[route.fn] ? jsonSchema(pathIds[route.fn]!) : { type: 'string' } })),
     responses: {
       default: { description: 'Error (see the error reference)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       [SUCCESS_STATUS[route.fn] ?? (route.method === 'POST' && route.auth !== 'webhook' ? '201' : '200')]: { description: 'Success' },
@@ -74,7 +107,7 @@ function operation(route: RouteDef) {
     },
   };
   if (schema) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) } } };
+    op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(schema) } } };
   }
   return op;
 }

@@ -1,13 +1,14 @@
 import * as v from 'valibot';
 import { PAYOUT_REASONS } from '../domain/records';
-import { BatchIdSchema, Id } from './schema-parts';
+import { BatchIdSchema, Id, maxDecimals } from './schema-parts';
 
 /** Payout request, listing and provider-webhook schemas (re-exported by shared/http/schemas.ts). */
 
 export const FarmerPayoutSchema = v.strictObject({
   farmer_id: Id,
   batch_id: BatchIdSchema,
-  amount_usdc: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100_000, 'must be at most 100000 USDC per payout')),
+  /** USDC, > 0, at most 100000, at most 6 decimals (micro-USDC). */
+  amount_usdc: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100_000, 'must be at most 100000 USDC per payout'), maxDecimals(6)),
   reason: v.picklist(PAYOUT_REASONS),
   cooperative_id: Id,
 });
@@ -22,12 +23,12 @@ export const ListPaymentsQuerySchema = v.strictObject({
 export const PayoutWebhookSchema = v.object({
   type: v.picklist(['order.settled', 'order.failed']),
   data: v.object({
-    order_id: v.pipe(v.string(), v.minLength(1)),
-    reference: v.pipe(v.string(), v.minLength(1)),
-    amount_ugx: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
-    exchange_rate: v.optional(v.nullable(v.union([v.string(), v.number()]))),
-    mobile_money_transaction_id: v.optional(v.nullable(v.string())),
-    settled_at: v.optional(v.nullable(v.string())),
-    failure_reason: v.optional(v.nullable(v.string())),
+    order_id: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+    reference: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+    amount_ugx: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)))),
+    exchange_rate: v.optional(v.nullable(v.union([v.pipe(v.string(), v.maxLength(64)), v.pipe(v.number(), v.minValue(0), v.maxValue(1e12))]))),
+    mobile_money_transaction_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(256)))),
+    settled_at: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+    failure_reason: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2048)))),
   }),
 });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { LICENCE_STATUSES } from '../domain/records';
-import { DateOnly, Email, GpsSchema, Id, NonEmpty, Phone, PriceUgx } from './schema-parts';
+import { DateOnly, Email, GpsSchema, Id, Lat, Lng, maxDecimals, NonEmpty, Phone, PriceUgx } from './schema-parts';
 
 /** Cooperative and farmer registration schemas (re-exported by shared/http/schemas.ts). */
 
@@ -31,10 +31,16 @@ export const UpdateCooperativeSchema = v.pipe(
   v.check((o) => Object.values(o).some((x) => x !== undefined), 'at least one field to change is required'),
 );
 
-const Position = v.pipe(v.array(v.number()), v.length(2, 'a position is [lng, lat]'));
+/** A GeoJSON position [lng, lat] in WGS84 degrees, at most 7 decimals each. */
+const Position = v.pipe(
+  v.array(Lng),
+  v.length(2, 'a position is [lng, lat]'),
+  v.check((p) => p.length !== 2 || v.is(Lat, p[1]), 'latitude (the second number) must be between -90 and 90 with at most 7 decimals'),
+);
+/** Rings of 4–5000 positions, at most 50 rings (the outer boundary and its holes). */
 export const PolygonSchema = v.strictObject({
   type: v.literal('Polygon'),
-  coordinates: v.pipe(v.array(v.pipe(v.array(Position), v.minLength(4, 'a ring needs at least 4 positions'))), v.minLength(1)),
+  coordinates: v.pipe(v.array(v.pipe(v.array(Position), v.minLength(4, 'a ring needs at least 4 positions'), v.maxLength(5000, 'a ring has at most 5000 positions'))), v.minLength(1), v.maxLength(50)),
 });
 
 export const RegisterFarmerSchema = v.strictObject({
@@ -46,6 +52,7 @@ export const RegisterFarmerSchema = v.strictObject({
   farm: v.strictObject({
     gps: GpsSchema,
     polygon: v.optional(PolygonSchema),
-    area_ha: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(10_000)),
+    /** Hectares, > 0, at most 10000, at most 4 decimals (1 m²). */
+    area_ha: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(10_000), maxDecimals(4)),
   }),
 });

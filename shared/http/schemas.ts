@@ -6,7 +6,7 @@
 
 import * as v from 'valibot';
 import { GRADES, STAGES } from '../domain/records';
-import { BatchIdSchema, GpsSchema, Id, Text } from './schema-parts';
+import { BatchIdSchema, BoundedNumber, GpsSchema, Id, maxDecimals, Text } from './schema-parts';
 
 export { GpsSchema };
 export { FarmerPayoutSchema, ListPaymentsQuerySchema, PayoutWebhookSchema } from './payout-schemas';
@@ -15,9 +15,11 @@ export { CreateCooperativeSchema, ManagerSchema, PolygonSchema, PricesSchema, Re
 export const SubmitBatchSchema = v.strictObject({
   farmer_id: Id,
   cooperative_id: Id,
-  weight_kg: v.pipe(v.number(), v.minValue(1, 'must be at least 1 kg'), v.maxValue(5000, 'must be at most 5000 kg')),
+  /** Kilograms, 1–5000, at most 3 decimals (grams). */
+  weight_kg: v.pipe(v.number(), v.minValue(1, 'must be at least 1 kg'), v.maxValue(5000, 'must be at most 5000 kg'), maxDecimals(3)),
   grade: v.picklist(GRADES, 'must be one of screen18, screen15, FAQ, PB'),
-  moisture_pct: v.pipe(v.number(), v.minValue(0), v.maxValue(100)),
+  /** Percent, 0–100, at most 2 decimals. */
+  moisture_pct: BoundedNumber(0, 100, 2),
   collection_point_gps: GpsSchema,
   weight_slip_photo_url: v.optional(v.pipe(v.string(), v.regex(/^ipfs:\/\/[A-Za-z0-9]+(\/[^\s]*)?$/, 'must be an ipfs:// URL'), v.maxLength(512))),
   collector_agent_id: Id,
@@ -37,16 +39,20 @@ export const CountryCode = v.pipe(
 /** GRADED evidence: grade data is mandatory (grade outside the set → INVALID_GRADE). */
 export const GradedEvidenceSchema = v.strictObject({
   grade: v.picklist(GRADES, 'must be one of screen18, screen15, FAQ, PB'),
-  moisture_pct: v.pipe(v.number(), v.minValue(0), v.maxValue(100)),
-  screen_size: v.optional(v.pipe(v.number(), v.minValue(8), v.maxValue(20))),
-  defect_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  cupping_score: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(100))),
+  moisture_pct: BoundedNumber(0, 100, 2),
+  /** Screen size in 64ths of an inch, 8–20, at most 1 decimal. */
+  screen_size: v.optional(BoundedNumber(8, 20, 1)),
+  /** Defects counted in the sample: a whole number, at most 10000. */
+  defect_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))),
+  /** SCA cupping score, 0–100, at most 2 decimals. */
+  cupping_score: v.optional(BoundedNumber(0, 100, 2)),
   notes: v.optional(Text(2000)),
 });
 /** MILLED evidence (decisions §8): outturn at most the batch weight (checked against the batch). */
 export const MilledEvidenceSchema = v.strictObject({
   mill_id: Text(64),
-  outturn_kg: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0')),
+  /** Kilograms, > 0, at most 5000 (and the batch weight), at most 3 decimals. */
+  outturn_kg: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(5000, 'must be at most 5000 kg'), maxDecimals(3)),
   milled_at: v.optional(IsoDateTime),
 });
 /** WAREHOUSED evidence: a warehouse reference is mandatory. */
@@ -92,7 +98,8 @@ export const STAGE_UPDATE_ISSUE_CODES = [{ path: 'evidence.grade', types: ['pick
 export const CreatePurchaseOrderSchema = v.strictObject({
   batch_ids: v.pipe(v.array(BatchIdSchema), v.minLength(1), v.maxLength(40), v.check((a) => new Set(a).size === a.length, 'must not repeat a batch')),
   buyer: Text(200),
-  price_usd_per_kg: v.pipe(v.number(), v.gtValue(0), v.maxValue(1000)),
+  /** US dollars per kg, > 0, at most 1000, at most 4 decimals. */
+  price_usd_per_kg: v.pipe(v.number(), v.gtValue(0), v.maxValue(1000), maxDecimals(4)),
   buyer_operator: v.optional(v.strictObject({
     name: Text(200),
     eori: v.pipe(v.string(), v.regex(/^[A-Z]{2}[A-Za-z0-9]{1,15}$/, 'must be an EORI number: country code and up to 15 characters')),
@@ -125,7 +132,7 @@ export const ChainEventSchema = v.object({
     ]),
     stage: v.picklist(STAGES),
     tx_hash: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x hex hash')),
-    block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
-    log_index: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    block_number: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
+    log_index: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
   }),
 });
