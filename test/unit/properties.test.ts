@@ -84,18 +84,25 @@ describe('payout transitions', () => {
     }), RUNS);
   });
 
-  it('under any sequence of events (replays, reordering), a payout is completed at most once and stays final', () => {
+  it('under any sequence of events (replays, reordering), a payout is completed at most once, stays final, and its retries never go back', () => {
+    // As the store applies them: every event is also conditioned on the payout's current attempt
+    // (shared/adapters/dynamodb/payout-repo.ts): attempt N starts from attempt N or N-1, and retry N
+    // is scheduled only after attempt N failed. The status table alone does not know the attempt.
     fc.assert(fc.property(fc.array(event, { maxLength: 40 }), (events) => {
       let status: PayoutStatus = 'PENDING';
+      let attempt = 1;
       let completions = 0;
       let retryCount = 0;
       for (const e of events) {
+        if (e.type === 'ATTEMPT_STARTED' && e.attempt !== attempt && e.attempt !== attempt + 1) continue;
+        if (e.type === 'RETRY_SCHEDULED' && e.retry !== attempt) continue;
         const next = transition(status, e);
         if (!next) continue;
         if (FINAL_STATUSES.includes(status)) return false;
         if (next.status === 'COMPLETED') completions++;
+        if (e.type === 'ATTEMPT_STARTED') attempt = e.attempt;
         if (next.retry_count !== undefined) {
-          if (next.retry_count < retryCount) return false; // retries never go back
+          if (next.retry_count < retryCount) return false;
           retryCount = next.retry_count;
         }
         status = next.status;
