@@ -1,6 +1,6 @@
 import { assertActsFor, canSeePayment } from '../domain/access';
 import { SYSTEM_CALLER, type Caller } from '../domain/caller';
-import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected, ProviderRejectedError, ProviderUnavailableError } from '../domain/errors';
+import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected, ProviderRejectedError, ProviderUnavailableError, StoreUnavailableError } from '../domain/errors';
 import { assertFarmerUsable } from '../domain/farmer';
 import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
@@ -20,6 +20,9 @@ export interface PayoutDeps {
   now: () => Date;
 }
 
+/** Attempts at the batch's next payout sequence number before concurrent creations are reported as 503. */
+const MAX_SEQUENCE_TRIES = 10;
+
 /** The amount to pay: USDC given by the caller, or UGX to deliver (the batch's net coffee payment). */
 export type PayoutAmount = { usd_micro: number } | { ugx: number };
 
@@ -32,6 +35,8 @@ export type PayoutAmount = { usd_micro: number } | { ugx: number };
  *     PAYOUT_FAILED (500, the spec's status for a provider error) with `details.payout_created: false`;
  *     either way nothing is written);
  *  3. one transaction: the payout (PENDING) and its (batch, reason) guard (DUPLICATE_PAYOUT);
+ *     a concurrent creation that took the sequence number is retried with jitter, and after 10
+ *     tries answered 503 AUDIT_LOG_UNAVAILABLE (nothing written), never 500;
  *  4. create the provider order, reference `<payout_id>-A1` (idempotent at the provider):
  *     unreachable → the payout and guard are removed and PROVIDER_UNAVAILABLE is raised;
  *     rejected → the payout is FAILED, its retry path starts, and PAYOUT_FAILED (500) is raised
@@ -101,7 +106,9 @@ export async function createFarmerPayout(
       await deps.payouts.createPending(candidate, batch.payout_seq);
       payout = candidate;
     } catch (err) {
-      if (!(err instanceof PayoutSequenceConflict) || tries >= 10) throw err;
+      if (!(err instanceof PayoutSequenceConflict)) throw err;
+      if (tries >= MAX_SEQUENCE_TRIES) throw new StoreUnavailableError('Too many concurrent payout creations on this batch; nothing was created, retry shortly.', err);
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (tries + 1))); // jitter: concurrent losers do not collide again in step
       batch = (await deps.batches.get(input.batch_id))!;
     }
   }

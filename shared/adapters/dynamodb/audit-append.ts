@@ -1,5 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { buildAuditEntry } from '../../domain/audit';
+import { StoreUnavailableError } from '../../domain/errors';
 import type { AuditEntry } from '../../domain/records';
 import { auditPut } from './batch-repo';
 import { keys } from './keys';
@@ -21,7 +22,9 @@ export class TransactionConditionError extends Error {
  * `audit_head_hash` advance on the condition that they are still what was read. A concurrent
  * append makes that condition fail, and the whole thing is retried with the new head (no
  * read-then-write without a condition). `batchSet` adds SET clauses to the batch update.
- * Errors: TransactionConditionError for a failed condition in `items`.
+ * Errors: TransactionConditionError for a failed condition in `items` while the head was intact
+ * (a failure alongside a moved head is retried); StoreUnavailableError (503) when concurrent
+ * transactions keep conflicting after 12 attempts.
  */
 export async function transactWithAudit(input: {
   batchId: string;
@@ -61,13 +64,31 @@ export async function transactWithAudit(input: {
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
       const codes = cancellationCodes(err);
-      const own = codes.slice(0, items.length).findIndex((c) => c === 'ConditionalCheckFailed');
-      if (own >= 0) throw new TransactionConditionError(own, codes);
+      // DynamoDB reports every item's reason. When the head (or the batch's own condition) failed
+      // too, the caller's items were built from a stale head (e.g. an id made of the sequence
+      // number that a concurrent append has taken): re-read and retry, so checkHead can report
+      // what really happened. Only a failure with the head intact is the caller's own.
       const headMoved = codes[items.length] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict');
-      if (!headMoved || tries >= 8) throw err;
-      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (tries + 1)));
+      const own = codes.slice(0, items.length).findIndex((c) => c === 'ConditionalCheckFailed');
+      if (own >= 0 && !headMoved) throw new TransactionConditionError(own, codes);
+      if (!headMoved) throw err;
+      if (tries >= MAX_APPEND_TRIES) throw contentionError(err, codes);
+      await backoff(tries);
     }
   }
+}
+
+/** Attempts of one append before contention on the batch is reported as 503. */
+const MAX_APPEND_TRIES = 12;
+
+/** Jittered wait before retry `tries` (0-based), at most ~250 ms. */
+function backoff(tries: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, 5 + Math.random() * Math.min(250, 20 * (tries + 1))));
+}
+
+/** Persistent transaction conflicts are the table being busy (503, retry), anything else stays as it is. */
+function contentionError(err: unknown, codes: string[]): unknown {
+  return codes.includes('TransactionConflict') ? new StoreUnavailableError('The audit log is busy with concurrent changes to this batch; retry shortly.', err) : err;
 }
 
 /**
@@ -76,7 +97,8 @@ export async function transactWithAudit(input: {
  * purchase orders, whose creation and confirmation belong in the log of every batch they cover.
  * At most 40 batches (DynamoDB's 100 items per transaction).
  * Errors: TransactionConditionError for a failed condition in `items` or in a batch's own
- * condition (index = position in `items`, or items.length + batch index).
+ * condition (index = position in `items`, or items.length + batch index); StoreUnavailableError
+ * (503) when concurrent transactions keep conflicting.
  */
 export async function transactWithAudits(input: {
   items: TransactItem[];
@@ -125,8 +147,8 @@ export async function transactWithAudits(input: {
       } else if (!codes.includes('TransactionConflict')) {
         throw err;
       }
-      if (tries >= 8) throw err;
-      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (tries + 1)));
+      if (tries >= MAX_APPEND_TRIES) throw contentionError(err, codes);
+      await backoff(tries);
     }
   }
 }

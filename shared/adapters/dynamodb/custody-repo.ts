@@ -18,7 +18,9 @@ import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableN
  */
 export class CustodyRepository implements CustodyStore {
   /**
-   * Commits a stage change. Errors: StageConflictError when the batch is no longer at `from`.
+   * Commits a stage change. Errors: StageConflictError when the batch is no longer at `from` —
+   * whichever of the transaction's conditions a concurrent change made fail (the batch's stage,
+   * its audit head, or the ledger write whose id `<batch>-<seq>` the winner took).
    * Returns the audit entry and the ledger write to make.
    */
   async commitStage(input: {
@@ -61,6 +63,11 @@ export class CustodyRepository implements CustodyStore {
           },
         }];
       },
+    }).catch(async (err: unknown) => {
+      if (!(err instanceof TransactionConditionError)) throw err;
+      // Only a concurrent change can make the ledger write's condition fail: report it as one.
+      const now = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(input.batchId), ProjectionExpression: 'stage', ConsistentRead: true }));
+      throw new StageConflictError((now.Item?.stage as string | undefined) ?? null);
     });
     return { entry, ledgerTx: ledgerTx! };
   }

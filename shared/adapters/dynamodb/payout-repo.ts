@@ -16,8 +16,10 @@ export class PayoutRepository implements PayoutStore {
   /**
    * Creates a PENDING payout and its (batch, reason) guard in one transaction; the batch's payout
    * sequence advances on the condition that it is still `expectedSeq`.
-   * Errors: DUPLICATE_PAYOUT (409) when a payout for the batch and reason exists;
-   * `PayoutSequenceConflict` when a payout for another reason took the sequence number (retry).
+   * Errors: DUPLICATE_PAYOUT (409) when a payout for the batch and reason exists (also when a
+   * concurrent transaction cancelled ours and the guard is there by now);
+   * `PayoutSequenceConflict` when a payout for another reason took the sequence number, or a
+   * concurrent transaction cancelled ours before any guard existed (retry).
    */
   async createPending(payout: Payout, expectedSeq: number): Promise<void> {
     try {
@@ -55,10 +57,15 @@ export class PayoutRepository implements PayoutStore {
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
       const codes = cancellationCodes(err);
-      if (codes[0] === 'ConditionalCheckFailed') {
-        throw new DomainError('DUPLICATE_PAYOUT', `A ${payout.reason} payout for batch ${payout.batch_id} already exists.`);
+      const duplicate = () => new DomainError('DUPLICATE_PAYOUT', `A ${payout.reason} payout for batch ${payout.batch_id} already exists.`);
+      if (codes[0] === 'ConditionalCheckFailed') throw duplicate();
+      if (codes[1] === 'ConditionalCheckFailed' || codes[2] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) {
+        // A conflicting transaction cancels ours before the guard's condition is evaluated: when
+        // the guard exists by now, an identical request won (409), not the sequence (retry).
+        const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payoutGuard(payout.batch_id, payout.reason), ProjectionExpression: 'PK', ConsistentRead: true }));
+        if (guard.Item) throw duplicate();
+        throw new PayoutSequenceConflict();
       }
-      if (codes[1] === 'ConditionalCheckFailed' || codes[2] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) throw new PayoutSequenceConflict();
       throw err;
     }
   }

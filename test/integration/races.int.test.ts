@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BatchRepository } from '../../shared/adapters/dynamodb/batch-repo';
+import { CustodyRepository } from '../../shared/adapters/dynamodb/custody-repo';
+import { PayoutRepository } from '../../shared/adapters/dynamodb/payout-repo';
+import { RegistryRepository } from '../../shared/adapters/dynamodb/registry-repo';
+import type { Caller } from '../../shared/domain/caller';
+import { DomainError, StageConflictError } from '../../shared/domain/errors';
+import type { PayoutReason, Stage } from '../../shared/domain/records';
+import { logger } from '../../shared/runtime/logger';
+import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
+import { api, stackDataDir, token, waitFor } from '../support/api';
+import { fakePayoutProvider, fakePayoutWorkflow } from '../unit/support/fakes';
+import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+
+/**
+ * Issue 9, defect 6: concurrent writers on one batch on the real DynamoDB Local of the local
+ * stack. A loser must never answer 500: a stage change that lost is STAGE_OUT_OF_ORDER (422), an
+ * identical payout that lost is DUPLICATE_PAYOUT (409), and there is exactly one winner.
+ *
+ * Two levels: through the API (20 concurrent PATCH /batch/{id}/stage, 12 concurrent
+ * POST /payments/farmer-payout), and — to make the rare interleavings frequent enough to fail
+ * reliably — the same writes made straight through the repositories and the payout use case,
+ * many rounds, against the stack's table (RACE_ROUNDS, default 12).
+ */
+
+const ROUNDS = Number(process.env.RACE_ROUNDS ?? 12);
+const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+let ctx: Awaited<ReturnType<typeof setUpCooperative>>;
+let farmer: string;
+
+/** A submitted batch whose BatchToken is minted (stage DELIVERED). */
+async function mintedBatch(): Promise<string> {
+  const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
+  if (submit.status !== 201 && submit.status !== 202) throw new Error(`submit failed: ${submit.status} ${JSON.stringify(submit.body)}`);
+  const batchId: string = submit.body.data?.batch_id ?? submit.body.batch_id;
+  const batch = await waitFor(() => new BatchRepository().get(batchId), (b) => b?.mint_status === 'CONFIRMED', 15_000);
+  if (batch?.mint_status !== 'CONFIRMED') throw new Error(`batch ${batchId} not minted: ${JSON.stringify(batch)}`);
+  return batchId;
+}
+
+beforeAll(async () => {
+  logger.setLogLevel('SILENT');
+  const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { dynamodb: string } };
+  // The repositories below talk to the stack's own DynamoDB Local and table.
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamodb, TABLE_NAME: 'coffee-trace-local', AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+  ctx = await setUpCooperative();
+  farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000456');
+}, 60_000);
+
+/** What a settled promise came to: 'ok', or the error's class name / domain code. */
+function outcome(r: PromiseSettledResult<unknown>): string {
+  if (r.status === 'fulfilled') return 'ok';
+  const e = r.reason as Error;
+  if (e instanceof DomainError) return e.code;
+  if (e instanceof StageConflictError) return 'StageConflictError';
+  return `${e.name}: ${e.message}`;
+}
+
+function tally(xs: string[]): Record<string, number> {
+  const t: Record<string, number> = {};
+  for (const x of xs) t[x] = (t[x] ?? 0) + 1;
+  return t;
+}
+
+describe('20 concurrent stage changes of one batch', () => {
+  it(`through the custody repository: one commits, every loser is StageConflictError (${ROUNDS} stage steps)`, async () => {
+    const custody = new CustodyRepository();
+    const steps: Array<[Stage, Stage]> = [['DELIVERED', 'GRADED'], ['GRADED', 'MILLED'], ['MILLED', 'WAREHOUSED']];
+    const rounds: Array<Record<string, number>> = [];
+    let batchId = '';
+    for (let round = 0; round < ROUNDS; round++) {
+      const [from, to] = steps[round % steps.length]!;
+      if (round % steps.length === 0) batchId = await mintedBatch();
+      const batch = await new BatchRepository().get(batchId);
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => custody.commitStage({
+        batchId, tokenId: batch!.token_id, from, to, at: new Date().toISOString(), actor: `racer-${i}`,
+        evidenceCid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', payload: { round },
+      })));
+      rounds.push(tally(results.map(outcome)));
+    }
+    expect(rounds).toEqual(Array.from({ length: ROUNDS }, () => ({ ok: 1, StageConflictError: 19 })));
+  }, 180_000);
+
+  it('through PATCH /batch/{id}/stage: one 200/202, the rest 422 STAGE_OUT_OF_ORDER, never 500 (3 rounds)', async () => {
+    const grader = await token({ role: 'COOPERATIVE', cooperative_id: ctx.id, duties: ['QUALITY_OFFICER'] });
+    const rounds: Array<Record<string, number>> = [];
+    for (let round = 0; round < 3; round++) {
+      const batchId = await mintedBatch();
+      const results = await Promise.all(Array.from({ length: 20 }, () => api('PATCH', `/batch/${batchId}/stage`, {
+        token: grader, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 }, evidence_photo_base64: PNG },
+      })));
+      rounds.push(tally(results.map((r) => (r.status < 300 ? 'changed' : `${r.status} ${r.body.error?.code}`))));
+    }
+    expect(rounds).toEqual(Array.from({ length: 3 }, () => ({ changed: 1, '422 STAGE_OUT_OF_ORDER': 19 })));
+  }, 180_000);
+});
+
+describe('12 concurrent identical payout creations', () => {
+  it(`through createFarmerPayout on the real stores: one payout, 11 DUPLICATE_PAYOUT, never anything else (${ROUNDS} rounds)`, async () => {
+    const caller: Caller = { sub: 'racer', role: 'COOPERATIVE', cooperative_id: ctx.id, duties: [] };
+    let orders = 0;
+    const deps: PayoutDeps = {
+      registry: new RegistryRepository(),
+      batches: new BatchRepository(),
+      payouts: new PayoutRepository(),
+      now: () => new Date(),
+      provider: fakePayoutProvider({
+        quote: async () => ({ quote_id: `q-${Math.random()}`, rate: '3700.25', expires_at: new Date(Date.now() + 60_000).toISOString() }),
+        createOrder: async (o) => ({ order_id: `ord-${++orders}`, reference: o.reference, status: 'PENDING', amount_usd_micro: o.amount_usd_micro, amount_ugx: 46_253, exchange_rate: '3700.25', recipient: o.recipient, created_at: new Date().toISOString() }),
+      }),
+      workflow: fakePayoutWorkflow({ start: async () => {} }),
+    };
+    const reasons: PayoutReason[] = ['MANUAL', 'TOP_UP', 'LOAN_DISBURSEMENT'];
+    const rounds: Array<Record<string, number>> = [];
+    let batchId = '';
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % reasons.length === 0) batchId = await mintedBatch();
+      const reason = reasons[round % reasons.length]!;
+      const results = await Promise.allSettled(Array.from({ length: 12 }, () => createFarmerPayout(deps, caller, {
+        farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason, amount: { usd_micro: 12_500_000 },
+      })));
+      rounds.push(tally(results.map(outcome)));
+    }
+    expect(rounds).toEqual(Array.from({ length: ROUNDS }, () => ({ ok: 1, DUPLICATE_PAYOUT: 11 })));
+  }, 180_000);
+
+  it('through POST /payments/farmer-payout: one 201, eleven 409, never 500 (3 rounds)', async () => {
+    const rounds: Array<Record<string, number>> = [];
+    for (let round = 0; round < 3; round++) {
+      const batchId = await mintedBatch();
+      const body = { farmer_id: farmer, batch_id: batchId, amount_usdc: 12.5, reason: 'MANUAL', cooperative_id: ctx.id };
+      const results = await Promise.all(Array.from({ length: 12 }, () => api('POST', '/payments/farmer-payout', { token: ctx.coop, body })));
+      rounds.push(tally(results.map((r) => `${r.status}${r.status >= 400 ? ` ${r.body.error?.code}` : ''}`)));
+    }
+    expect(rounds).toEqual(Array.from({ length: 3 }, () => ({ 201: 1, '409 DUPLICATE_PAYOUT': 11 })));
+  }, 180_000);
+});
