@@ -5,7 +5,13 @@ import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import type { DdsFilingMessage } from '../../shared/domain/ports';
 import { fileDds } from '../../shared/use-cases/eudr';
 
+/**
+ * How long one invocation waits for the reference numbers after filing (ms): well inside the
+ * function's 30 s timeout; a DDS still without them is retried by the queue.
+ */
+const NUMBERS_WAIT_MS = 15_000;
+
 /** DDS filing queue consumer: files with the EU Information System, then waits for the numbers (retries). */
 export const handler = sqsConsumer<DdsFilingMessage>(async (msg) => {
-  await fileDds({ dds: ddsRepo(), registry: await ddsRegistry(), notifier: notifier(), now }, msg.dds_id);
+  await fileDds({ dds: ddsRepo(), registry: await ddsRegistry(), notifier: notifier(), now }, msg.dds_id, { waitMs: NUMBERS_WAIT_MS });
 });

@@ -5,18 +5,22 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
  * The local stand-in for Lambda's SQS event source: long-polls a queue, hands each batch to the
  * consumer handler as an SQSEvent, deletes what succeeded (partial batch responses honoured).
  * Failed messages reappear after the visibility timeout and go to the DLQ after maxReceiveCount,
- * as the queue's redrive policy says.
+ * as the queue's redrive policy says. Like Lambda's SQS event source, which polls a standard queue
+ * with five concurrent pollers (and a FIFO queue's message group one batch at a time), it runs
+ * `concurrency` receive loops, each handing its batches to the handler one after the other.
  */
 export function pollQueue(opts: {
   queueUrl: string;
   queueArn: string;
   batchSize: number;
+  /** Concurrent receive loops: 1 for a FIFO queue (one message group), 5 for a standard queue as Lambda starts. */
+  concurrency?: number;
   handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
   log?: (line: string) => void;
 }): { stop(): Promise<void> } {
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   let running = true;
-  const loop = (async () => {
+  const receiveLoop = async () => {
     while (running) {
       try {
         const r = await sqs.send(new ReceiveMessageCommand({
@@ -49,11 +53,12 @@ export function pollQueue(opts: {
         }
       }
     }
-  })();
+  };
+  const loops = Array.from({ length: Math.max(1, opts.concurrency ?? 1) }, receiveLoop);
   return {
     stop: async () => {
       running = false;
-      await loop;
+      await Promise.all(loops);
       sqs.destroy();
     },
   };

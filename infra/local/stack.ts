@@ -254,7 +254,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.kind !== 'queue-consumer') continue;
       const q = queues[w.queue];
       const mod = await load(w.fn);
-      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
+      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, concurrency: QUEUES[w.queue].fifo ? 1 : 5, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
     }
     // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness

@@ -2,21 +2,21 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from './logger';
 
 /**
- * An SQS consumer that reports partial batch failures: each record is handled on its own; a record
- * that throws is returned in `batchItemFailures`, so only it is retried (and after maxReceiveCount
- * lands in the dead-letter queue).
+ * An SQS consumer that reports partial batch failures: the records of a batch are handled
+ * concurrently, each on its own; a record that throws is returned in `batchItemFailures`, so only
+ * it is retried (and after maxReceiveCount lands in the dead-letter queue). A consumer whose
+ * messages must be handled in order (the FIFO ledger writer) takes batches of one (shared/manifest.ts).
  */
 export function sqsConsumer<T>(handle: (body: T) => Promise<void>) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const outcomes = await Promise.allSettled(event.Records.map(async (record) => handle(JSON.parse(record.body) as T)));
     const failures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      try {
-        await handle(JSON.parse(record.body) as T);
-      } catch (err) {
-        logger.warn('queue message failed; it will be retried', { message_id: record.messageId, error: err as Error });
-        failures.push({ itemIdentifier: record.messageId });
-      }
-    }
+    outcomes.forEach((o, i) => {
+      if (o.status === 'fulfilled') return;
+      const record = event.Records[i]!;
+      logger.warn('queue message failed; it will be retried', { message_id: record.messageId, error: o.reason as Error });
+      failures.push({ itemIdentifier: record.messageId });
+    });
     return { batchItemFailures: failures };
   };
 }

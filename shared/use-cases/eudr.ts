@@ -105,11 +105,17 @@ export async function readDds(dds: Pick<DdsStore, 'get'>, caller: Caller, id: st
 /**
  * The DDS filing worker (queue consumer): files a PENDING_FILING statement with the EU
  * Information System (once: the registry UUID is recorded before anything else happens), then
- * asks for its reference and verification numbers until they are available. Throws while they
- * are not (the queue retries). A rejection is recorded with its reason. When the DDS becomes
- * AVAILABLE the cooperative is told (the outbound `dds.available` event).
+ * asks for its reference and verification numbers every `opts.pollMs` (default 250 ms) for up to
+ * `opts.waitMs` (default 0: ask once) — the registry assigns them seconds after filing, so waiting
+ * here spares a queue redelivery. Throws while they are not there (the queue retries). A rejection
+ * is recorded with its reason. When the DDS becomes AVAILABLE the cooperative is told (the
+ * outbound `dds.available` event).
  */
-export async function fileDds(deps: { dds: DdsStore; registry: DdsRegistry; notifier: Notifier; now: () => Date }, ddsId: string): Promise<void> {
+export async function fileDds(
+  deps: { dds: DdsStore; registry: DdsRegistry; notifier: Notifier; now: () => Date },
+  ddsId: string,
+  opts: { waitMs?: number; pollMs?: number } = {},
+): Promise<void> {
   let d = await deps.dds.get(ddsId);
   if (!d) throw new Error(`DDS ${ddsId} not found`);
   if (d.status === 'AVAILABLE' || d.status === 'REJECTED') return;
@@ -126,7 +132,12 @@ export async function fileDds(deps: { dds: DdsStore; registry: DdsRegistry; noti
     }
     d = (await deps.dds.get(ddsId))!;
   }
-  const info = await deps.registry.status(d.registry_uuid!);
+  const deadline = Date.now() + (opts.waitMs ?? 0);
+  let info = await deps.registry.status(d.registry_uuid!);
+  while (info.status === 'SUBMITTED' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 250));
+    info = await deps.registry.status(d.registry_uuid!);
+  }
   if (info.status === 'REJECTED') {
     await deps.dds.markRejected(ddsId, info.rejection_reason ?? 'rejected by the EU Information System', deps.now().toISOString());
     return;
