@@ -20,7 +20,8 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ERROR_CODES, type ErrorCode } from '../../shared/domain/errors';
+import { ERROR_CODES } from '../../shared/domain/error-catalogue';
+import type { ErrorCode } from '../../shared/domain/errors';
 import type { RouteDef } from '../../shared/manifest';
 
 /** The API's single stage. */

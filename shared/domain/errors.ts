@@ -3,50 +3,54 @@
  * (interface-spec "Errors", decisions §5); the HTTP layer turns them into the error envelope.
  */
 
-/** Every error code the service emits, with its HTTP status (spec table + decisions §5). */
-export const ERROR_CODES = {
-  VALIDATION_ERROR: { status: 400, title: 'The request body or parameters are invalid.' },
-  INVALID_GRADE: { status: 400, title: 'Grade is not one of screen18, screen15, FAQ, PB.' },
-  WEIGHT_OUT_OF_RANGE: { status: 400, title: 'weight_kg is below 1 or above 5000.' },
-  UNAUTHORIZED: { status: 401, title: 'Missing, malformed, expired or untrusted Bearer token.' },
-  INVALID_SIGNATURE: { status: 401, title: 'Webhook signature missing, wrong or stale.' },
-  INSUFFICIENT_PERMISSIONS: { status: 403, title: 'The token lacks access to this operation or resource.' },
-  ROUTE_NOT_FOUND: { status: 404, title: 'No such route.' },
-  FARMER_NOT_REGISTERED: { status: 404, title: 'Farmer ID not in the farmer registry.' },
-  COOPERATIVE_NOT_FOUND: { status: 404, title: 'Cooperative ID not recognised.' },
-  BATCH_NOT_FOUND: { status: 404, title: 'batch_id not recognised.' },
-  PAYMENT_NOT_FOUND: { status: 404, title: 'payment_id not recognised.' },
-  JOB_NOT_FOUND: { status: 404, title: 'job_id not recognised.' },
-  PO_NOT_FOUND: { status: 404, title: 'Purchase order not recognised.' },
-  DDS_NOT_FOUND: { status: 404, title: 'Due diligence statement not recognised.' },
-  LOAN_NOT_FOUND: { status: 404, title: 'No active loan for the batch.' },
-  FARMER_ALREADY_REGISTERED: { status: 409, title: 'Farmer ID already exists.' },
-  COOPERATIVE_ALREADY_EXISTS: { status: 409, title: 'Cooperative ID already exists.' },
-  DUPLICATE_PAYOUT: { status: 409, title: 'A payout for this batch and reason already exists.' },
-  DUPLICATE_REQUEST: { status: 409, title: 'A request with this Idempotency-Key is still being processed.' },
-  BATCH_HAS_ACTIVE_LOAN: { status: 409, title: 'BatchToken already locked as collateral.' },
-  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Content-Type must be application/json.' },
-  GFW_CHECK_FAILED: { status: 422, title: 'Farm failed the deforestation check; manual review required.' },
-  BATCH_NOT_ELIGIBLE: { status: 422, title: 'Batch stage too low for the operation.' },
-  STAGE_OUT_OF_ORDER: { status: 422, title: 'Stage skipped or moved backward.' },
-  PO_NOT_CONFIRMED: { status: 422, title: 'Purchase order exists but is not confirmed.' },
-  INSUFFICIENT_COLLATERAL: { status: 422, title: 'BatchToken value below the minimum loan of 50 USDC.' },
-  PHONE_NOT_FOUND: { status: 422, title: 'No phone number on record for the farmer.' },
-  COOPERATIVE_NOT_ACTIVE: { status: 422, title: 'Cooperative licence expired or suspended.' },
-  RATE_LIMITED: { status: 429, title: 'Rate limit exceeded; retry after the Retry-After header.' },
-  INTERNAL_ERROR: { status: 500, title: 'Unexpected server error; contact support with request_id.' },
-  PAYOUT_FAILED: { status: 500, title: 'Payout provider returned an error; payout queued for retry.' },
-  PROVIDER_UNAVAILABLE: { status: 503, title: 'Payout provider unreachable after 3 attempts; nothing was created, retry.' },
-  LEDGER_UNAVAILABLE: { status: 503, title: 'Ledger network temporarily unavailable.' },
-  AUDIT_LOG_UNAVAILABLE: { status: 503, title: 'Audit log temporarily unavailable.' },
-  GFW_API_UNAVAILABLE: { status: 503, title: 'Forest-monitoring service unavailable after 3 attempts; retry after 5 minutes.' },
-  STALE_PRICE_FEED: { status: 503, title: 'Price feed older than 1 hour; loan origination paused.' },
-  MAAIF_API_UNAVAILABLE: { status: 202, title: 'National farmer registry not responding; registration completes later.' },
-  DDS_TRACES_PENDING: { status: 202, title: 'DDS generated; filing with the EU Information System is queued.' },
+/**
+ * Every error code the service emits, with its HTTP status (spec table + decisions §5). What each
+ * code means for an integrator is in ./error-catalogue.ts (the API reference reads it; handlers
+ * need only the status).
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_GRADE: 400,
+  WEIGHT_OUT_OF_RANGE: 400,
+  UNAUTHORIZED: 401,
+  INVALID_SIGNATURE: 401,
+  INSUFFICIENT_PERMISSIONS: 403,
+  ROUTE_NOT_FOUND: 404,
+  FARMER_NOT_REGISTERED: 404,
+  COOPERATIVE_NOT_FOUND: 404,
+  BATCH_NOT_FOUND: 404,
+  PAYMENT_NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  PO_NOT_FOUND: 404,
+  DDS_NOT_FOUND: 404,
+  LOAN_NOT_FOUND: 404,
+  FARMER_ALREADY_REGISTERED: 409,
+  COOPERATIVE_ALREADY_EXISTS: 409,
+  DUPLICATE_PAYOUT: 409,
+  DUPLICATE_REQUEST: 409,
+  BATCH_HAS_ACTIVE_LOAN: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  GFW_CHECK_FAILED: 422,
+  BATCH_NOT_ELIGIBLE: 422,
+  STAGE_OUT_OF_ORDER: 422,
+  PO_NOT_CONFIRMED: 422,
+  INSUFFICIENT_COLLATERAL: 422,
+  PHONE_NOT_FOUND: 422,
+  COOPERATIVE_NOT_ACTIVE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  PAYOUT_FAILED: 500,
+  PROVIDER_UNAVAILABLE: 503,
+  LEDGER_UNAVAILABLE: 503,
+  AUDIT_LOG_UNAVAILABLE: 503,
+  GFW_API_UNAVAILABLE: 503,
+  STALE_PRICE_FEED: 503,
+  MAAIF_API_UNAVAILABLE: 202,
+  DDS_TRACES_PENDING: 202,
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** A validation problem at a JSON path (decisions §5 `error.details`). */
 export interface ErrorDetail {
@@ -65,7 +69,7 @@ export class DomainError extends Error {
     super(message);
     this.name = 'DomainError';
     this.code = code;
-    this.status = ERROR_CODES[code].status;
+    this.status = ERROR_STATUS[code];
     this.details = opts.details;
     this.headers = opts.headers;
   }

@@ -1,5 +1,5 @@
 import { docsBaseUrl } from '../config';
-import { DomainError, ERROR_CODES, type ErrorCode } from '../domain/errors';
+import { DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors';
 
 /** The specification's error envelope (interface-spec "Errors"; decisions §5). */
 export interface ErrorEnvelope {
@@ -20,7 +20,7 @@ export function docsUrl(code: string): string {
 }
 
 /**
- * Builds the HTTP response for an error code: status from ERROR_CODES, envelope body, the
+ * Builds the HTTP response for an error code: status from ERROR_STATUS, envelope body, the
  * `x-request-id` header. `extra` adds top-level fields beside `error` (e.g. DDS_TRACES_PENDING's
  * `dds_id`).
  */
@@ -35,7 +35,7 @@ export function errorResponse(
     error: { code, message, docs: docsUrl(code), request_id: requestId, ...(opts.details !== undefined ? { details: opts.details } : {}) },
   };
   return {
-    statusCode: ERROR_CODES[code].status,
+    statusCode: ERROR_STATUS[code],
     headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...(opts.headers ?? {}) },
     body: JSON.stringify(body),
   };

@@ -1,6 +1,6 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { ERROR_CODES } from '../domain/errors';
+import { ERROR_CODES } from '../domain/error-catalogue';
 import { routes, type RouteDef } from '../manifest';
 import { BatchIdParam, DdsIdParam, JobIdParam, PathId, PaymentIdParam, PayoutIdParam, PurchaseOrderIdParam } from './path-params';
 import type { MaxDecimalsAction } from './schema-parts';

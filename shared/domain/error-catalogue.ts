@@ -1,0 +1,49 @@
+import { ERROR_STATUS, type ErrorCode } from './errors';
+
+/** What each error code means (spec table + decisions §5), for the API reference and API Gateway's own error responses. */
+export const ERROR_TITLES: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: 'The request body or parameters are invalid.',
+  INVALID_GRADE: 'Grade is not one of screen18, screen15, FAQ, PB.',
+  WEIGHT_OUT_OF_RANGE: 'weight_kg is below 1 or above 5000.',
+  UNAUTHORIZED: 'Missing, malformed, expired or untrusted Bearer token.',
+  INVALID_SIGNATURE: 'Webhook signature missing, wrong or stale.',
+  INSUFFICIENT_PERMISSIONS: 'The token lacks access to this operation or resource.',
+  ROUTE_NOT_FOUND: 'No such route.',
+  FARMER_NOT_REGISTERED: 'Farmer ID not in the farmer registry.',
+  COOPERATIVE_NOT_FOUND: 'Cooperative ID not recognised.',
+  BATCH_NOT_FOUND: 'batch_id not recognised.',
+  PAYMENT_NOT_FOUND: 'payment_id not recognised.',
+  JOB_NOT_FOUND: 'job_id not recognised.',
+  PO_NOT_FOUND: 'Purchase order not recognised.',
+  DDS_NOT_FOUND: 'Due diligence statement not recognised.',
+  LOAN_NOT_FOUND: 'No active loan for the batch.',
+  FARMER_ALREADY_REGISTERED: 'Farmer ID already exists.',
+  COOPERATIVE_ALREADY_EXISTS: 'Cooperative ID already exists.',
+  DUPLICATE_PAYOUT: 'A payout for this batch and reason already exists.',
+  DUPLICATE_REQUEST: 'A request with this Idempotency-Key is still being processed.',
+  BATCH_HAS_ACTIVE_LOAN: 'BatchToken already locked as collateral.',
+  PAYLOAD_TOO_LARGE: 'Request body too large.',
+  UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json.',
+  GFW_CHECK_FAILED: 'Farm failed the deforestation check; manual review required.',
+  BATCH_NOT_ELIGIBLE: 'Batch stage too low for the operation.',
+  STAGE_OUT_OF_ORDER: 'Stage skipped or moved backward.',
+  PO_NOT_CONFIRMED: 'Purchase order exists but is not confirmed.',
+  INSUFFICIENT_COLLATERAL: 'BatchToken value below the minimum loan of 50 USDC.',
+  PHONE_NOT_FOUND: 'No phone number on record for the farmer.',
+  COOPERATIVE_NOT_ACTIVE: 'Cooperative licence expired or suspended.',
+  RATE_LIMITED: 'Rate limit exceeded; retry after the Retry-After header.',
+  INTERNAL_ERROR: 'Unexpected server error; contact support with request_id.',
+  PAYOUT_FAILED: 'Payout provider returned an error; payout queued for retry.',
+  PROVIDER_UNAVAILABLE: 'Payout provider unreachable after 3 attempts; nothing was created, retry.',
+  LEDGER_UNAVAILABLE: 'Ledger network temporarily unavailable.',
+  AUDIT_LOG_UNAVAILABLE: 'Audit log temporarily unavailable.',
+  GFW_API_UNAVAILABLE: 'Forest-monitoring service unavailable after 3 attempts; retry after 5 minutes.',
+  STALE_PRICE_FEED: 'Price feed older than 1 hour; loan origination paused.',
+  MAAIF_API_UNAVAILABLE: 'National farmer registry not responding; registration completes later.',
+  DDS_TRACES_PENDING: 'DDS generated; filing with the EU Information System is queued.',
+};
+
+/** Every error code with its HTTP status and meaning. */
+export const ERROR_CODES = Object.fromEntries(
+  (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => [code, { status: ERROR_STATUS[code], title: ERROR_TITLES[code] }]),
+) as Record<ErrorCode, { status: number; title: string }>;
