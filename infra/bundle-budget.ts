@@ -23,8 +23,8 @@ export const STANDARD_BUNDLE_BUDGET_KB = 300;
  * The outside check's pattern over a function's CDK logical id (e.g.
  * `ServiceGetBatchAuditFunctionB53DAB63`), copied verbatim: ledger, audit, chain events, DDS,
  * custody stages, trace log, evidence/IPFS and the later slices' names. Note that it goes by
- * name, so chain-events-webhook, create-purchase-order and get-dds get 600 KB although they
- * neither sign nor read the chain nor build DDS XML.
+ * name, so create-purchase-order, get-dds and ledger-write-reconciler get 600 KB although they
+ * neither sign nor read the chain nor build DDS XML (chain-events-webhook reads the chain).
  */
 export const HEAVY_FUNCTION_PATTERN =
   /Ledger|Audit|ChainEvent|Dds|Stage|Trace|Anchor|Vault|Loan|Buyer|Deposit|Ramp|PurchaseOrder|Settle|Evidence|Ipfs/i;

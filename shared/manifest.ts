@@ -153,7 +153,7 @@ export const NEEDS = {
   'payout-webhook-secret': { summary: 'Verify the payout provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('PAYOUT_WEBHOOK_SECRET')] },
   'chain-webhook-secret': { summary: 'Verify the chain-event provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('CHAIN_WEBHOOK_SECRET')] },
   'ledger-write-queue:send': { summary: 'Queue a ledger write for the single ledger writer.', env: ['LEDGER_WRITE_QUEUE_URL'], secrets: [] },
-  'ledger:read': { summary: 'Read the chain (no signing key).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'], secrets: [] },
+  'ledger:read': { summary: 'Read the chain, no signing key (audit verification, chain-event checks).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'], secrets: [] },
   'pin-store': {
     summary: 'Pin evidence to IPFS and read it back.',
     env: ['PINNING_SERVICE_URL'],
