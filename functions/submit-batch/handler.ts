@@ -5,7 +5,7 @@ import { httpHandler } from '../../shared/http/handler';
 import { SubmitBatchSchema } from '../../shared/http/schemas';
 import { withIdempotency } from '../../shared/http/idempotency';
 import { submissionView } from '../../shared/http/views';
-import { submitBatch } from '../../shared/use-cases/batches';
+import { assertMaySubmitBatch, submitBatch } from '../../shared/use-cases/batches';
 
 /** How long the submission waits for the mint receipt before answering 202 (decisions §5). */
 const RECEIPT_WAIT_MS = Number(envOr('SUBMIT_RECEIPT_WAIT_MS', '4000'));
@@ -23,16 +23,19 @@ export const handler = httpHandler({
     { path: 'weight_kg', types: ['min_value', 'max_value'], code: 'WEIGHT_OUT_OF_RANGE' },
     { path: 'grade', types: ['picklist'], code: 'INVALID_GRADE' },
   ],
-}, async (req) => withIdempotency(idempotencyStore(), 'submit-batch', req, async () => {
-  const { body, caller, headers } = req;
-  const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
-  const result = await submitBatch(batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
-  if (result.kind === 'accepted') {
-    return {
-      status: 202,
-      body: { job_id: result.job.job_id, status: result.job.status, batch_id: result.job.batch_id },
-      headers: { location: `/jobs/${result.job.job_id}`, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) },
-    };
-  }
-  return { status: 201, body: submissionView(result), headers: { location: `/batch/${result.batch.batch_id}` } };
-}));
+}, async (req) => {
+  assertMaySubmitBatch(req.caller, req.body);
+  return withIdempotency(idempotencyStore(), 'submit-batch', req, async () => {
+    const { body, caller, headers } = req;
+    const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
+    const result = await submitBatch(batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
+    if (result.kind === 'accepted') {
+      return {
+        status: 202,
+        body: { job_id: result.job.job_id, status: result.job.status, batch_id: result.job.batch_id },
+        headers: { location: `/jobs/${result.job.job_id}`, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) },
+      };
+    }
+    return { status: 201, body: submissionView(result), headers: { location: `/batch/${result.batch.batch_id}` } };
+  });
+});

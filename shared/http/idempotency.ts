@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { DomainError } from '../domain/errors';
+import type { Caller } from '../domain/caller';
 import type { IdempotencyStore } from '../domain/ports';
 import type { HttpReply, HttpRequest } from './handler';
 
@@ -11,6 +12,9 @@ import type { HttpReply, HttpRequest } from './handler';
  * second resource; the same key with another body is 400 VALIDATION_ERROR; a key whose first
  * request is still running is 409 DUPLICATE_REQUEST. A request that fails releases its key.
  * Without the header the operation runs as usual. `repo` keeps the keys (composition's idempotencyStore()).
+ * Keys are scoped to the operation and the caller's whole identity (see `idempotencyScope`); the
+ * caller checks access to the resource before calling this, so a replay is never served to a
+ * token that could not make the request.
  */
 export async function withIdempotency<B>(repo: IdempotencyStore, operation: string, req: HttpRequest<B>, run: () => Promise<HttpReply>): Promise<HttpReply> {
   const key = req.headers['idempotency-key'];
@@ -18,7 +22,7 @@ export async function withIdempotency<B>(repo: IdempotencyStore, operation: stri
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
     throw new DomainError('VALIDATION_ERROR', 'The Idempotency-Key header must be 1–255 visible ASCII characters.', { details: [{ path: 'headers.idempotency-key', message: 'invalid' }] });
   }
-  const scope = `${operation}#${req.caller.sub}`;
+  const scope = idempotencyScope(operation, req.caller);
   const hash = createHash('sha256').update(canonicalize(req.body ?? null) ?? '').digest('hex');
   const claim = await repo.claim(scope, key, hash, new Date());
   if (claim.kind === 'replay') return { status: claim.status, body: claim.body, headers: { 'idempotent-replayed': 'true' } };
@@ -35,4 +39,14 @@ export async function withIdempotency<B>(repo: IdempotencyStore, operation: stri
   if (status >= 200 && status < 300 && !('statusCode' in reply)) await repo.complete(scope, key, status, reply.body);
   else await repo.release(scope, key);
   return reply;
+}
+
+/**
+ * The scope of an Idempotency-Key: the operation and a SHA-256 of the caller's whole identity —
+ * role, the cooperative or MFI it acts for, token subject — so two tokens that share a subject but
+ * act for different cooperatives never share replays (and the key stays short and free of ids).
+ */
+export function idempotencyScope(operation: string, caller: Caller): string {
+  const identity = createHash('sha256').update(JSON.stringify([caller.role, caller.cooperative_id ?? null, caller.mfi_id ?? null, caller.sub])).digest('base64url');
+  return `${operation}#${identity}`;
 }

@@ -28,6 +28,15 @@ export type SubmitResult =
   | { kind: 'accepted'; job: Job };
 
 /**
+ * Whether `caller` may submit a batch for `input.cooperative_id` (cooperative binding, decisions §2).
+ * Checked before an Idempotency-Key replay is served, so a replay never reaches a token that could
+ * not make the request. Errors: INSUFFICIENT_PERMISSIONS (403).
+ */
+export function assertMaySubmitBatch(caller: Caller, input: Pick<SubmitBatchInput, 'cooperative_id'>): void {
+  assertActsFor(caller, input.cooperative_id);
+}
+
+/**
  * POST /batch/submit (interface-spec rules 1–5; decisions §3, §4, §5, §8). Steps:
  *  1. cooperative binding (403); the farmer is registered with that cooperative
  *     (FARMER_NOT_REGISTERED 404); the cooperative exists (404) and is active

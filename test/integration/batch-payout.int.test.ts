@@ -159,6 +159,30 @@ describe('Idempotency-Key on batch submission', () => {
   });
 });
 
+describe('Idempotency-Key scope', () => {
+  it("never serves one cooperative's replay to another, even to a token with the same subject, and checks access before any replay", async () => {
+    const a = await setUpCooperative();
+    const b = await setUpCooperative();
+    const farmerA = await registerFarmer(a.id, a.coop, '+256772000331');
+    const farmerB = await registerFarmer(b.id, b.coop, '+256772000332');
+    const shared = 'shared-officer';
+    const tokA = await token({ role: 'COOPERATIVE', cooperative_id: a.id, sub: shared });
+    const tokB = await token({ role: 'COOPERATIVE', cooperative_id: b.id, sub: shared });
+    const key = `scope-${Date.now()}`;
+    const first = await api('POST', '/batch/submit', { token: tokA, body: batchBody(farmerA, a.id), headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    // The same subject acting for cooperative B, same key, A's body: refused by the binding check, not replayed.
+    const foreign = await api('POST', '/batch/submit', { token: tokB, body: batchBody(farmerA, a.id), headers: { 'idempotency-key': key } });
+    expect([foreign.status, foreign.body.error.code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
+    expect(foreign.headers.get('idempotent-replayed')).toBeNull();
+    // Its own submission with the same key is its own, not A's batch.
+    const own = await api('POST', '/batch/submit', { token: tokB, body: batchBody(farmerB, b.id), headers: { 'idempotency-key': key } });
+    expect(own.status).toBe(201);
+    expect(own.headers.get('idempotent-replayed')).toBeNull();
+    expect(own.body.data.batch_id).not.toBe(first.body.data.batch_id);
+  });
+});
+
 describe('business rules of batch submission', () => {
   it('refuses a flagged farm (GFW_CHECK_FAILED), an inactive cooperative, an unknown farmer and a foreign cooperative', async () => {
     const ctx = await setUpCooperative();
