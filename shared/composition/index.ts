@@ -33,15 +33,22 @@ export function ledger(): Promise<Ledger> {
 }
 
 /**
+ * Where and how to reach the payout provider: PAYOUT_PROVIDER_URL and the JSON
+ * `{api_key, api_secret}` in PAYOUT_PROVIDER_CREDENTIALS or its Secrets Manager secret.
+ * Errors: when the secret is missing or not that JSON.
+ */
+async function payoutProviderAccess(): Promise<{ baseUrl: string; apiKey: string; apiSecret: string }> {
+  const creds = JSON.parse(await secret('PAYOUT_PROVIDER_CREDENTIALS')) as { api_key?: string; api_secret?: string };
+  if (!creds.api_key || !creds.api_secret) throw new Error('PAYOUT_PROVIDER_CREDENTIALS must be JSON {"api_key","api_secret"}');
+  return { baseUrl: requireEnv('PAYOUT_PROVIDER_URL'), apiKey: creds.api_key, apiSecret: creds.api_secret };
+}
+
+/**
  * The payout provider's HTTP API at PAYOUT_PROVIDER_URL; credentials are the JSON
  * `{api_key, api_secret}` in PAYOUT_PROVIDER_CREDENTIALS or its Secrets Manager secret.
  */
 export function payoutProvider(): Promise<PayoutProvider> {
-  providerP ??= secret('PAYOUT_PROVIDER_CREDENTIALS').then((raw) => {
-    const creds = JSON.parse(raw) as { api_key?: string; api_secret?: string };
-    if (!creds.api_key || !creds.api_secret) throw new Error('PAYOUT_PROVIDER_CREDENTIALS must be JSON {"api_key","api_secret"}');
-    return new HttpPayoutProvider({ baseUrl: requireEnv('PAYOUT_PROVIDER_URL'), apiKey: creds.api_key, apiSecret: creds.api_secret });
-  });
+  providerP ??= payoutProviderAccess().then((access) => new HttpPayoutProvider(access));
   providerP.catch(() => (providerP = undefined));
   return providerP;
 }
@@ -87,11 +94,7 @@ let orderReaderP: Promise<PayoutOrderReader> | undefined;
  * retry policy, which the webhook's bundle then does not carry.
  */
 export function payoutOrderReader(): Promise<PayoutOrderReader> {
-  orderReaderP ??= secret('PAYOUT_PROVIDER_CREDENTIALS').then((raw) => {
-    const creds = JSON.parse(raw) as { api_key?: string; api_secret?: string };
-    if (!creds.api_key || !creds.api_secret) throw new Error('PAYOUT_PROVIDER_CREDENTIALS must be JSON {"api_key","api_secret"}');
-    return new HttpPayoutOrderReader({ baseUrl: requireEnv('PAYOUT_PROVIDER_URL'), apiKey: creds.api_key, apiSecret: creds.api_secret });
-  });
+  orderReaderP ??= payoutProviderAccess().then((access) => new HttpPayoutOrderReader(access));
   orderReaderP.catch(() => (orderReaderP = undefined));
   return orderReaderP;
 }
