@@ -4,18 +4,20 @@ import { startStackProcess } from '../support/stack-process';
 import { bundleBench } from './bundles';
 import { custodyBench } from './custody';
 import { eudrBench } from './eudr';
+import { loadBench, sandboxOrder, settlementPayload } from './load';
 import { payoutFaultsBench } from './payout-faults';
 
 /**
  * `npm run bench`: figures of the first slice on the local stack (not part of `npm test`).
  *  1. p50/p95 of POST /batch/submit (sequential, mint receipt included);
  *  2. p50/p95 of GET /payments/{id};
- *  3. the service's own time from a settlement webhook received to COMPLETED readable.
+ *  3. the service's own time from a settlement webhook received to COMPLETED readable (the webhook
+ *     carries the sandbox's settled order's values, read from the sandbox API, as the service confirms them).
  * Then the payout-faults run (./payout-faults.ts), custody, EUDR, and last the size of every
  * function bundle against its budget (./bundles.ts, infra/bundle-budget.ts; no stack needed; a
  * bundle over budget makes the exit code 1 and the summary line says which).
  * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60);
- * BENCH_ONLY=slice|faults|custody|eudr|bundles runs one part.
+ * BENCH_ONLY=slice|faults|custody|eudr|load|bundles runs one part (load: ./load.ts, autocannon at 1/10/50 clients).
  */
 
 const N_SUBMIT = Number(process.env.BENCH_SUBMISSIONS ?? 60);
@@ -31,7 +33,7 @@ const say = (l: string) => process.stdout.write(`${l}\n`);
 
 async function main() {
   say('Starting the local stack for the benchmark (rate limit raised, LOCAL_TIME_SCALE=1)…');
-  const stack = await startStackProcess({ LOCAL_TIME_SCALE: '1', PAYOUT_SANDBOX_SETTLE_MS: '2000', LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000' });
+  const stack = await startStackProcess({ LOCAL_TIME_SCALE: '1', PAYOUT_SANDBOX_SETTLE_MS: '500', LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000' });
   try {
     const url = stack.info.url;
     const dataDir = stack.info.dataDir;
@@ -97,7 +99,16 @@ async function main() {
         }
         await new Promise((r) => setTimeout(r, 20));
       }
-      const payload = JSON.stringify({ type: 'order.settled', data: { order_id: p.provider_order_id, reference: `${p.payment_id}-A1`, amount_ugx: p.amount_ugx, exchange_rate: String(p.exchange_rate), mobile_money_transaction_id: `MPBENCH${i}`, settled_at: new Date().toISOString(), failure_reason: null } });
+      // The service confirms a webhook with the provider before applying it (shared/use-cases/payout-webhook.ts):
+      // wait until the sandbox settled the order (it sends no webhook for this phone), then send its real values.
+      let order: any = null;
+      for (let k = 0; k < 500; k++) {
+        order = await sandboxOrder(stack.info.endpoints.payout_sandbox!, `${p.payment_id}-A1`);
+        if (order?.status === 'SETTLED') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (order?.status !== 'SETTLED') throw new Error(`sandbox order of ${p.payment_id} not SETTLED: ${JSON.stringify(order)}`);
+      const payload = settlementPayload(order);
       const id = `msg_bench_${Date.now()}_${i}`;
       const at = new Date();
       const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': hook.sign(id, at, payload) };
@@ -123,6 +134,7 @@ async function all() {
   if (!only || only === 'faults') await payoutFaultsBench();
   if (!only || only === 'custody') await custodyBench();
   if (!only || only === 'eudr') await eudrBench();
+  if (!only || only === 'load') await loadBench();
   if (!only || only === 'bundles') await bundleBench();
 }
 
