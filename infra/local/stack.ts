@@ -22,6 +22,10 @@ import { usePinStore } from '../../shared/composition/custody';
 import { useForestCheck } from '../../shared/composition/registry';
 import { BundledAlertAreasForestCheck } from '../../shared/adapters/forest-check/bundled-alert-areas';
 import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { Meter } from './metering';
 
 /**
  * The whole service on one machine (decisions §1): DynamoDB Local, fauxqs (SQS/SNS), a hardhat
@@ -35,6 +39,10 @@ import { startLocalStepFunctions, type LocalStepFunctions } from './step-functio
  * variables the CDK stack sets in AWS. Queues, their consumers and batch sizes come from the
  * service manifest (shared/manifest.ts) as in CDK, and the start fails naming any variable a
  * function's needs declare that is not set here. Every port but PORT is picked free at start.
+ *
+ * LOCAL_METERING_FILE=<path> (benchmarks only) turns on usage metering (./metering.ts): every
+ * handler, queue consumer, state-machine task and scheduled worker is counted, the counters are
+ * served at GET /__local/metering and written to the file when the stack stops.
  */
 
 export interface LocalStackOptions {
@@ -163,6 +171,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       JWT_AUDIENCE: LOCAL_JWT_AUDIENCE,
     });
 
+    // Opt-in metering: wrap every handler and count the SDK commands (off unless the variable is set).
+    const meteringFile = process.env.LOCAL_METERING_FILE;
+    const meter = meteringFile ? new Meter() : undefined;
+    const metered = <A extends unknown[], R>(fn: string, h: (...args: A) => Promise<R>, api = false) => (meter ? meter.wrap(fn, h, api) : h);
+    meter?.instrument([DynamoDBClient, SQSClient, SNSClient, SFNClient].map((c) => Object.getPrototypeOf(c.prototype) as object));
+
     // Evidence pins to a store on disk (IPFS_PIN_DIR) instead of a Pinning Service API; served at /ipfs/{cid}.
     usePinStore(new LocalPinStore(process.env.IPFS_PIN_DIR!));
     // Forest checks against the bundled alert areas, unless a Global Forest Watch key is configured.
@@ -198,7 +212,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.kind !== 'state-machine-task') continue;
       const mod = await load(w.fn);
       substitutions[w.substitution] = FN_ARN(w.fn);
-      functions[FN_ARN(w.fn)] = (payload) => (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, { awsRequestId: `local-${Date.now()}`, functionName: w.fn });
+      functions[FN_ARN(w.fn)] = metered(w.fn, (payload: unknown) => (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, { awsRequestId: `local-${Date.now()}`, functionName: w.fn }));
     }
     const sfn = await startLocalStepFunctions({
       name: 'coffee-trace-payout-lifecycle',
@@ -212,17 +226,33 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     Object.assign(process.env, { AWS_ENDPOINT_URL_SFN: sfn.url, PAYOUT_STATE_MACHINE_ARN: sfn.stateMachineArn });
 
     const jwks = JSON.stringify(await localJwks(dataDir));
-    const authorizer = (await load(AUTHORIZER_FN)).handler as AuthorizerHandler;
+    const authorizer = metered(AUTHORIZER_FN, (await load(AUTHORIZER_FN)).handler as AuthorizerHandler);
+    const meterSnapshot = () => {
+      let transitions = 0;
+      let running = 0;
+      const all = [...sfn.executions().values()];
+      for (const e of all) {
+        if (e.status === 'RUNNING') running++;
+        for (const h of e.history) if (h.type === 'StateEntered' || h.type === 'StateRetried') transitions++;
+      }
+      return meter!.snapshot({ transitions, started: all.length, running });
+    };
     const gateway = await startGateway({
       port,
       routes,
-      loadHandler: async (fn) => (await load(fn)).handler as ProxyHandler,
+      loadHandler: async (fn) => metered(fn, (await load(fn)).handler as ProxyHandler, true),
       authorizer,
       extraRoutes: {
         '/.well-known/jwks.json': (_req, res) => {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(jwks);
         },
+        ...(meter ? {
+          '/__local/metering': (_req: unknown, res: { writeHead(s: number, h: Record<string, string>): void; end(b: string): void }) => {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(meterSnapshot()));
+          },
+        } : {}),
       },
       // The pinned evidence, so anyone can fetch the bytes and recompute the CID.
       extraPrefixes: { [IPFS_PATH_PREFIX]: ipfsGatewayHandler(new LocalPinStore(join(dataDir, 'ipfs'))) },
@@ -254,7 +284,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.kind !== 'queue-consumer') continue;
       const q = queues[w.queue];
       const mod = await load(w.fn);
-      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, concurrency: QUEUES[w.queue].fifo ? 1 : 5, handler: mod.handler as never, log: (l) => log(`${w.fn}: ${l}`) });
+      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, concurrency: QUEUES[w.queue].fifo ? 1 : 5, handler: metered(w.fn, mod.handler as (e: never) => Promise<never>) as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
     }
     // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness
@@ -263,12 +293,13 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     for (const w of workers) {
       if (w.kind !== 'scheduled') continue;
       const mod = await load(w.fn);
+      const run = metered(w.fn, mod.handler as () => Promise<unknown>);
       const everyMs = Math.max(200, scheduleMs(w.schedule) * timeScale);
       let running = false;
       const timer = setInterval(() => {
         if (running) return;
         running = true;
-        (mod.handler as () => Promise<unknown>)()
+        run()
           .then((r) => log(`${w.fn}: ${JSON.stringify(r)}`), (err) => log(`${w.fn} failed: ${(err as Error).message}`))
           .finally(() => (running = false));
       }, everyMs);
@@ -278,6 +309,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const notifications = join(dataDir, 'notifications.jsonl');
     const inbox = drainNotifications(notifyQ.queueUrl, notifications, topic.topicArn);
     stops.push(() => inbox.stop());
+    if (meter && meteringFile) {
+      meter.ignoreQueue(notifyQ.queueUrl); // the local SNS subscriber is a stand-in, not billed traffic
+      stops.push(async () => writeFileSync(meteringFile, JSON.stringify(meterSnapshot(), null, 2))); // runs first (stops run in reverse)
+    }
 
     const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress };
     // For local tools (npm run verify): where this stack's API and chain are.

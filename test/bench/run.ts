@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { DEV_PAYOUT_WEBHOOK_SECRET, signDevToken } from '../../infra/local/dev-keys';
 import { startStackProcess } from '../support/stack-process';
 import { bundleBench } from './bundles';
+import { costBench } from './cost';
 import { custodyBench } from './custody';
 import { eudrBench } from './eudr';
 import { loadBench, sandboxOrder, settlementPayload } from './load';
@@ -16,6 +17,7 @@ import { payoutFaultsBench } from './payout-faults';
  * Then the payout-faults run (./payout-faults.ts), custody, EUDR, and last the size of every
  * function bundle against its budget (./bundles.ts, infra/bundle-budget.ts; no stack needed; a
  * bundle over budget makes the exit code 1 and the summary line says which).
+ * BENCH_ONLY=cost: AWS cost per payout and per batch lifecycle from metered counts (./cost.ts).
  * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60);
  * BENCH_ONLY=slice|faults|custody|eudr|load|bundles runs one part (load: ./load.ts, autocannon at 1/10/50 clients).
  */
@@ -135,6 +137,7 @@ async function all() {
   if (!only || only === 'custody') await custodyBench();
   if (!only || only === 'eudr') await eudrBench();
   if (!only || only === 'load') await loadBench();
+  if (!only || only === 'cost') await costBench();
   if (!only || only === 'bundles') await bundleBench();
 }
 
