@@ -6,7 +6,7 @@ import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
 import { maskPhone } from '../domain/masking';
 import { allowedFrom, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
-import type { BatchStore, Notifier, PayoutProvider, PayoutStore, PayoutWorkflow, RegistryStore } from '../domain/ports';
+import type { BatchStore, Notifier, PayoutProvider, PayoutStore, PayoutWorkflow, ProviderOrder, RegistryStore } from '../domain/ports';
 import type { Payout, PayoutReason } from '../domain/records';
 import { logger } from '../runtime/logger';
 
@@ -38,7 +38,10 @@ export type PayoutAmount = { usd_micro: number } | { ugx: number };
  *     a concurrent creation that took the sequence number is retried with jitter, and after 10
  *     tries answered 503 AUDIT_LOG_UNAVAILABLE (nothing written), never 500;
  *  4. create the provider order, reference `<payout_id>-A1` (idempotent at the provider):
- *     unreachable → the payout and guard are removed and PROVIDER_UNAVAILABLE is raised;
+ *     unreachable → the provider is asked for that reference (a timed-out attempt may have placed
+ *     it): found → go on with it (step 5); none → the payout and guard are removed and
+ *     PROVIDER_UNAVAILABLE is raised; the look-up fails too → PROVIDER_UNAVAILABLE, the payout kept
+ *     PENDING for reconciliation (which adopts or removes it), so a retry can never place a second order;
  *     rejected → the payout is FAILED, its retry path starts, and PAYOUT_FAILED (500) is raised
  *     with the payout id in `details`;
  *  5. PROCESSING with the order id, and the state machine started (execution named after the payout).
@@ -122,18 +125,25 @@ export async function createFarmerPayout(
       recipient: { phone: farmer.phone, name: farmer.full_name },
     });
   } catch (err) {
+    if (!(err instanceof ProviderUnavailableError) && !(err instanceof ProviderRejectedError)) throw err;
     if (err instanceof ProviderUnavailableError) {
-      await deps.payouts.discardUnsent(payout);
-      throw err;
-    }
-    if (err instanceof ProviderRejectedError) {
+      // Unreachable is not "not received": an attempt that timed out (or whose answer was lost) may
+      // have created the order. It is discarded only when the provider says it has no such order.
+      order = await placedOrder(deps, payout);
+      if (order === null) {
+        await deps.payouts.discardUnsent(payout);
+        throw err;
+      }
+      if (order === undefined) {
+        throw new ProviderUnavailableError(`The payout provider is unreachable; payout ${payout.payment_id} is kept PENDING until reconciliation learns whether its order was placed (then it is completed or removed).`, err);
+      }
+    } else {
       const failed = await deps.payouts.markFirstOrderRejected(payout, err.reason, deps.now().toISOString());
       await deps.workflow.start(payout.payment_id);
       throw new DomainError('PAYOUT_FAILED', `The payout provider rejected the order (${err.reason}); payout ${failed.payment_id} is queued for retry.`, {
         details: { payout_id: failed.payment_id, status: failed.status },
       });
     }
-    throw err;
   }
   const processing = await deps.payouts.markProcessing(payout, order, deps.now().toISOString());
   await deps.workflow.start(payout.payment_id);
@@ -270,6 +280,21 @@ export async function moveToManualReview(deps: Pick<PayoutDeps, 'payouts' | 'reg
 
 function settlementOutput(p: Payout): Record<string, unknown> {
   return { status: p.status, provider_order_id: p.provider_order_id ?? null, completed_at: p.completed_at ?? null };
+}
+
+/**
+ * The attempt-1 order of a PENDING payout whose creation call failed as unreachable: the order
+ * (it was placed after all), `null` (the provider says there is none), or `undefined` when the
+ * provider cannot say either (the payout then stays PENDING for reconciliation, never discarded
+ * blind: a second payout would be a second order, a double payment).
+ */
+async function placedOrder(deps: Pick<PayoutDeps, 'provider'>, payout: Payout): Promise<ProviderOrder | null | undefined> {
+  try {
+    return await deps.provider.findOrderByReference(providerReference(payout.payment_id, 1));
+  } catch (err) {
+    logger.warn('provider order look-up failed after an unreachable order creation; the payout stays PENDING for reconciliation', { payout_id: payout.payment_id, error: err as Error });
+    return undefined;
+  }
 }
 
 /**

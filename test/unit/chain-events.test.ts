@@ -114,6 +114,7 @@ function fakeDeps(opts: {
           recipient: o.recipient, created_at: '2026-11-22T10:00:00.000Z',
         };
       },
+      findOrderByReference: async () => null, // asked after an unreachable creation: no order was placed
     }),
     workflow: fakePayoutWorkflow({ start: async (id) => { started.push(id); } }),
     receipts: new WebhookReceipts(),

@@ -24,6 +24,7 @@ function deps(createOrder: () => Promise<never>, quote?: () => Promise<never>) {
     provider: fakePayoutProvider({
       quote: async () => { calls.push('quote'); return quote ? quote() : { quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }; },
       createOrder: async () => { calls.push('order'); return createOrder(); },
+      findOrderByReference: async () => null, // asked after an unreachable creation: no order was placed
     }),
     workflow: fakePayoutWorkflow({ start: async (id) => { calls.push(`start ${id}`); } }),
   };
