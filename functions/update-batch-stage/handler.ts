@@ -3,7 +3,7 @@ import { envOr } from '../../shared/config';
 import { CALLER_STAGES, type CallerStage } from '../../shared/domain/custody';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, BatchIdParam } from '../../shared/http/path-params';
-import { MIB } from '../../shared/http/routes';
+import { MIB } from '../../shared/manifest';
 import { STAGE_UPDATE_ISSUE_CODES, StageUpdateSchema } from '../../shared/http/schemas';
 import { stageUpdateView } from '../../shared/http/views';
 import { assertMaySetStage, changeStage } from '../../shared/use-cases/custody';

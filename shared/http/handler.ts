@@ -7,7 +7,7 @@ import { callerFromContext, type Caller, type Role } from '../auth/claims';
 import { DomainError, type ErrorDetail } from '../domain/errors';
 import { logger } from '../runtime/logger';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
-import { MIB } from './routes';
+import { MIB } from '../manifest';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
 
 /** What a route handler receives after the standard middleware ran. */

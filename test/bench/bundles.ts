@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { checkBundleBudgets, formatBundleBudgetReport, functionConstructId, type BundleBudgetRow } from '../../infra/bundle-budget';
 import { esbuildOptionsFor, functionEntry } from '../../infra/bundling';
-import { AUTHORIZER_FN, routes, workers } from '../../shared/http/routes';
+import { AUTHORIZER_FN, routes, workers } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 
 /**

@@ -9,6 +9,7 @@ import { createFarmerPayout, startBatchPayout, type PayoutDeps } from '../../sha
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';
 import { coop } from './support/api-event';
 import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { oneShotFaults } from './support/one-shot-faults';
 
 /**
  * Faults on the payout creation path (createPending → provider order → markProcessing →
@@ -31,17 +32,10 @@ function world() {
   const guards = new Map<string, string>();
   const orders = new Map<string, ProviderOrder>();
   const starts: string[] = [];
-  const faults = new Map<Step, { err: Error; after: boolean }>();
+  const faults = oneShotFaults<Step>();
   let orderCalls = 0;
 
-  const before = (step: Step) => {
-    const f = faults.get(step);
-    if (f && !f.after) { faults.delete(step); throw f.err; }
-  };
-  const after = (step: Step) => {
-    const f = faults.get(step);
-    if (f && f.after) { faults.delete(step); throw f.err; }
-  };
+  const { before, after } = faults;
   const guardKey = (p: Pick<Payout, 'batch_id' | 'reason'>) => `${p.batch_id}#${p.reason}`;
 
   const deps: PayoutDeps = {
@@ -123,7 +117,7 @@ function world() {
     orders,
     starts,
     get orderCalls() { return orderCalls; },
-    fail(step: Step, err: Error, opts: { after?: boolean } = {}) { faults.set(step, { err, after: !!opts.after }); },
+    fail: faults.fail,
     /** Moves the clock on by `s` seconds (reconciliation looks at payouts quiet for 60 s). */
     tick(s: number) { clock = new Date(clock.getTime() + s * 1000); },
     reconcile() { this.tick(120); return reconcilePayouts(deps, { staleAfterSeconds: 60 }); },

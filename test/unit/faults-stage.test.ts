@@ -8,6 +8,7 @@ import { changeStage, type CustodyDeps, type StageUpdateInput } from '../../shar
 import { requeueStaleLedgerWrites, writeLedgerTx, type LedgerWriterDeps } from '../../shared/use-cases/ledger-writer';
 import { coop } from './support/api-event';
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeLedger, fakePinStore, fakeWorkQueue } from './support/fakes';
+import { oneShotFaults } from './support/one-shot-faults';
 
 /**
  * Faults on the stage change path (commitStage → ledger queue send → single ledger writer: sign
@@ -26,21 +27,14 @@ function world() {
   const entries: AuditEntry[] = [];
   const txs = new Map<string, LedgerTx>();
   const queue: LedgerWriteMessage[] = [];
-  const faults = new Map<Step, { err: Error; after: boolean }>();
+  const faults = oneShotFaults<Step>();
   const signed: Hex[] = [];
   const pool = new Set<Hex>(); // transactions the node has received
   const mined: Hex[] = [];
   let nodeUp = true;
   let confirms = 0;
 
-  const before = (step: Step) => {
-    const f = faults.get(step);
-    if (f && !f.after) { faults.delete(step); throw f.err; }
-  };
-  const after = (step: Step) => {
-    const f = faults.get(step);
-    if (f && f.after) { faults.delete(step); throw f.err; }
-  };
+  const { before, after } = faults;
   const broadcast = (hash: Hex) => {
     before('broadcast');
     if (!nodeUp) throw new LedgerUnavailableError('Ledger RPC failed during eth_sendRawTransaction: fetch failed');
@@ -137,7 +131,7 @@ function world() {
     get batch() { return batch; },
     get confirms() { return confirms; },
     setNode(up: boolean) { nodeUp = up; },
-    fail(step: Step, err: Error, opts: { after?: boolean } = {}) { faults.set(step, { err, after: !!opts.after }); },
+    fail: faults.fail,
     tick(s: number) { clock = new Date(clock.getTime() + s * 1000); },
     /** The ledger-write reconciler (writes quiet for 60 s are queued again). */
     requeue() { this.tick(120); return requeueStaleLedgerWrites({ custody, ledgerQueue, now: () => clock }, 60); },
