@@ -34,7 +34,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   RATE_LIMITED: 'Rate limit exceeded; retry after the Retry-After header.',
   INTERNAL_ERROR: 'Unexpected server error; contact support with request_id.',
   PAYOUT_FAILED: 'Payout provider returned an error; payout queued for retry.',
-  PROVIDER_UNAVAILABLE: 'Payout provider unreachable after 3 attempts; nothing was created, retry.',
+  PROVIDER_UNAVAILABLE: 'Payout provider unreachable after 3 attempts; retry: nothing is paid twice.',
   LEDGER_UNAVAILABLE: 'Ledger network temporarily unavailable.',
   AUDIT_LOG_UNAVAILABLE: 'Audit log temporarily unavailable.',
   GFW_API_UNAVAILABLE: 'Forest-monitoring service unavailable after 3 attempts; retry after 5 minutes.',

@@ -86,8 +86,8 @@ export class LedgerUnavailableError extends DomainError {
 
 /** The payout provider could not be reached after the configured attempts. */
 export class ProviderUnavailableError extends DomainError {
-  constructor(message = 'The payout provider is unreachable after 3 attempts; nothing was created, so the request can be retried.', cause?: unknown) {
-    super('PROVIDER_UNAVAILABLE', message);
+  constructor(message = 'The payout provider is unreachable after 3 attempts; nothing was created, so the request can be retried.', cause?: unknown, details?: Record<string, unknown>) {
+    super('PROVIDER_UNAVAILABLE', message, details ? { details } : {});
     this.name = 'ProviderUnavailableError';
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
   }

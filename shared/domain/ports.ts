@@ -5,7 +5,7 @@
  */
 
 import type { DdsRecord, DueDiligenceStatement } from './dds';
-import type { AuditEntry, Batch, Cooperative, Farmer, Job, LedgerTx, Payout, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
+import type { AuditEntry, Batch, Cooperative, Farmer, Job, LedgerTx, Payout, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
 
 export type Hex = `0x${string}`;
 
@@ -257,8 +257,18 @@ export interface PayoutStore {
    * sequence from `expectedSeq`. Errors: DUPLICATE_PAYOUT (409); PayoutSequenceConflict (retry).
    */
   createPending(payout: Payout, expectedSeq: number): Promise<void>;
-  /** Removes a payout whose order never reached the provider, with its guard (the caller may retry). */
+  /**
+   * Removes a payout whose order never reached the provider, with its guard (the caller may retry).
+   * Only while it is PENDING and unchanged since `payout.updated_at` (a retry that claimed it meanwhile wins).
+   */
   discardUnsent(payout: Payout): Promise<void>;
+  /** A PENDING payout whose first order is unknown (see `Payout.order_unknown`) is marked so; returns it as stored. */
+  markOrderUnknown(payout: Payout, at: string): Promise<Payout>;
+  /**
+   * The PENDING, order-unknown payout for (batch, reason), claimed for one retry (the mark removed,
+   * `updated_at` = `at`), or null when there is none or another request claimed it first.
+   */
+  claimOrderUnknown(batchId: string, reason: PayoutReason, at: string): Promise<Payout | null>;
   /** PENDING → PROCESSING with the provider order. */
   markProcessing(payout: Payout, order: { order_id: string; amount_ugx: number; exchange_rate: string }, at: string): Promise<Payout>;
   /** The first order was rejected: FAILED, so the retry path starts. */

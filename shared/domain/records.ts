@@ -125,6 +125,12 @@ export interface Payout {
   mobile_money_transaction_id?: string;
   last_failure_reason?: string;
   manager_notified_at?: string;
+  /**
+   * Set on a PENDING payout whose first order may or may not exist at the provider (the order call
+   * and the look-up by reference both failed as unreachable): a retry of the same creation may
+   * claim it and resume with the same reference; reconciliation adopts or removes it otherwise.
+   */
+  order_unknown?: boolean;
   created_at: string;
   updated_at: string;
   /** When the service recorded the settlement (COMPLETED). */

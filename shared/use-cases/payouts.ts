@@ -40,8 +40,11 @@ export type PayoutAmount = { usd_micro: number } | { ugx: number };
  *  4. create the provider order, reference `<payout_id>-A1` (idempotent at the provider):
  *     unreachable → the provider is asked for that reference (a timed-out attempt may have placed
  *     it): found → go on with it (step 5); none → the payout and guard are removed and
- *     PROVIDER_UNAVAILABLE is raised; the look-up fails too → PROVIDER_UNAVAILABLE, the payout kept
- *     PENDING for reconciliation (which adopts or removes it), so a retry can never place a second order;
+ *     PROVIDER_UNAVAILABLE is raised; the look-up fails too → PROVIDER_UNAVAILABLE (`details.payout_id`),
+ *     the payout kept PENDING and marked order-unknown: a retry of the same creation (same batch
+ *     and reason) claims it and resumes at step 4 with the same reference — the provider answers
+ *     the order if the lost call placed it — so the caller may simply retry and is never paid
+ *     twice; reconciliation adopts or removes it if nobody retries;
  *     rejected → the payout is FAILED, its retry path starts, and PAYOUT_FAILED (500) is raised
  *     with the payout id in `details`;
  *  5. PROCESSING with the order id, and the state machine started (execution named after the payout).
@@ -109,6 +112,13 @@ export async function createFarmerPayout(
       await deps.payouts.createPending(candidate, batch.payout_seq);
       payout = candidate;
     } catch (err) {
+      if (err instanceof DomainError && err.code === 'DUPLICATE_PAYOUT') {
+        // A retry after 503 PROVIDER_UNAVAILABLE: the payout it left (order unknown) resumes, as first created.
+        const resumed = await deps.payouts.claimOrderUnknown(input.batch_id, input.reason, deps.now().toISOString());
+        if (!resumed) throw err;
+        logger.info('payout resumed by a retry after its first order was unknown', { payout_id: resumed.payment_id });
+        return placeFirstOrder(deps, resumed);
+      }
       if (!(err instanceof PayoutSequenceConflict)) throw err;
       if (tries >= MAX_SEQUENCE_TRIES) throw new StoreUnavailableError('Too many concurrent payout creations on this batch; nothing was created, retry shortly.', err);
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (tries + 1))); // jitter: concurrent losers do not collide again in step
@@ -116,13 +126,22 @@ export async function createFarmerPayout(
     }
   }
 
+  return placeFirstOrder(deps, payout);
+}
+
+/**
+ * Steps 4–5 of `createFarmerPayout` for a PENDING payout (a new one, or one a retry claimed):
+ * the attempt-1 order under the reference `<payout_id>-A1` (idempotent at the provider, so a
+ * resumed payout can never make a second order), then PROCESSING and the state machine.
+ */
+async function placeFirstOrder(deps: PayoutDeps, payout: Payout): Promise<Payout> {
   let order;
   try {
     order = await deps.provider.createOrder({
       reference: providerReference(payout.payment_id, 1),
-      quote_id: quote.quote_id,
-      amount_usd_micro: usdMicro,
-      recipient: { phone: farmer.phone, name: farmer.full_name },
+      ...(payout.quote_id ? { quote_id: payout.quote_id } : {}),
+      amount_usd_micro: payout.amount_usd_micro,
+      recipient: { phone: payout.phone, name: payout.recipient_name },
     });
   } catch (err) {
     if (!(err instanceof ProviderUnavailableError) && !(err instanceof ProviderRejectedError)) throw err;
@@ -135,7 +154,8 @@ export async function createFarmerPayout(
         throw err;
       }
       if (order === undefined) {
-        throw new ProviderUnavailableError(`The payout provider is unreachable; payout ${payout.payment_id} is kept PENDING until reconciliation learns whether its order was placed (then it is completed or removed).`, err);
+        await deps.payouts.markOrderUnknown(payout, deps.now().toISOString());
+        throw new ProviderUnavailableError(`The payout provider is unreachable; payout ${payout.payment_id} is kept PENDING and resumes (never paid twice) when this request is retried.`, err, { payout_id: payout.payment_id });
       }
     } else {
       const failed = await deps.payouts.markFirstOrderRejected(payout, err.reason, deps.now().toISOString());
@@ -145,9 +165,18 @@ export async function createFarmerPayout(
       });
     }
   }
-  const processing = await deps.payouts.markProcessing(payout, order, deps.now().toISOString());
+  let processing: Payout;
+  try {
+    processing = await deps.payouts.markProcessing(payout, order, deps.now().toISOString());
+  } catch (err) {
+    // Reconciliation adopted the same order meanwhile: the payout is in flight all the same.
+    if (!(err instanceof PayoutTransitionRejected)) throw err;
+    const fresh = await deps.payouts.get(payout.payment_id);
+    if (!fresh || fresh.status === 'PENDING') throw err;
+    processing = fresh;
+  }
   await deps.workflow.start(payout.payment_id);
-  logger.info('payout started', { payout_id: processing.payment_id, batch_id: processing.batch_id, reason: processing.reason, amount_usd_micro: usdMicro, provider_order_id: order.order_id });
+  logger.info('payout started', { payout_id: processing.payment_id, batch_id: processing.batch_id, reason: processing.reason, amount_usd_micro: processing.amount_usd_micro, provider_order_id: order.order_id });
   return processing;
 }
 

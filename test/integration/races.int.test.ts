@@ -5,7 +5,8 @@ import { CustodyRepository } from '../../shared/adapters/dynamodb/custody-repo';
 import { PayoutRepository } from '../../shared/adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../../shared/adapters/dynamodb/registry-repo';
 import type { Caller } from '../../shared/domain/caller';
-import { DomainError, StageConflictError } from '../../shared/domain/errors';
+import { DomainError, ProviderUnavailableError, StageConflictError } from '../../shared/domain/errors';
+import type { ProviderOrder } from '../../shared/domain/ports';
 import type { PayoutReason, Stage } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
@@ -147,4 +148,59 @@ describe('12 concurrent identical payout creations', () => {
     }
     expect(rounds).toEqual(Array.from({ length: HTTP_ROUNDS }, () => ({ 201: 1, '409 DUPLICATE_PAYOUT': 11 })));
   }, 180_000);
+
+  it('12 concurrent retries after 503 PROVIDER_UNAVAILABLE with the order unknown: one resumes the payout, eleven DUPLICATE_PAYOUT, one provider order; a reconciliation discard of what it read before the claim is refused', async () => {
+    const caller: Caller = { sub: 'retrier', role: 'COOPERATIVE', cooperative_id: ctx.id, duties: [] };
+    const orders = new Map<string, ProviderOrder>();
+    let providerDown = true;
+    const deps: PayoutDeps = {
+      registry: new RegistryRepository(),
+      batches: new BatchRepository(),
+      payouts: new PayoutRepository(),
+      now: () => new Date(),
+      provider: fakePayoutProvider({
+        quote: async () => ({ quote_id: 'q-retry', rate: '3700.25', expires_at: new Date(Date.now() + 60_000).toISOString() }),
+        createOrder: async (o) => {
+          if (providerDown) throw new ProviderUnavailableError();
+          const order = orders.get(o.reference) ?? { order_id: `ord-${orders.size + 1}`, reference: o.reference, status: 'PENDING' as const, amount_usd_micro: o.amount_usd_micro, amount_ugx: 46_253, exchange_rate: '3700.25', recipient: o.recipient, created_at: new Date().toISOString() };
+          orders.set(o.reference, order);
+          return order;
+        },
+        findOrderByReference: async (ref) => {
+          if (providerDown) throw new ProviderUnavailableError();
+          return orders.get(ref) ?? null;
+        },
+      }),
+      workflow: fakePayoutWorkflow({ start: async () => {} }),
+    };
+    const batchId = await mintedBatch();
+    const input = { farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason: 'MANUAL' as const, amount: { usd_micro: 12_500_000 } };
+    const first = await createFarmerPayout(deps, caller, input).catch((e: unknown) => e);
+    expect(first).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', details: { payout_id: expect.stringMatching(/^PAY-/) } });
+    const left = await deps.payouts.get((first as DomainError & { details: { payout_id: string } }).details.payout_id);
+    expect(left).toMatchObject({ status: 'PENDING', order_unknown: true });
+
+    providerDown = false;
+    const results = await Promise.allSettled(Array.from({ length: 12 }, () => createFarmerPayout(deps, caller, input)));
+    expect(tally(results.map(outcome))).toEqual({ ok: 1, DUPLICATE_PAYOUT: 11 });
+    expect(orders.size).toBe(1);
+    const resumed = await deps.payouts.get(left!.payment_id);
+    expect(resumed).toMatchObject({ status: 'PROCESSING', provider_order_id: 'ord-1' });
+    expect(resumed).not.toHaveProperty('order_unknown');
+    // Reconciliation that read the payout before the claim (order unknown, PENDING) cannot remove it now.
+    await expect(deps.payouts.discardUnsent(left!)).rejects.toThrow();
+    expect(await deps.payouts.get(left!.payment_id)).toMatchObject({ status: 'PROCESSING' });
+
+    // The narrow window: claimed by a retry (still PENDING, its order being placed) — the stale discard is refused too.
+    providerDown = true;
+    const topUp = await createFarmerPayout(deps, caller, { ...input, reason: 'TOP_UP' }).catch((e: unknown) => e);
+    expect(topUp).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    const [stale] = (await deps.payouts.listByBatch(batchId, 10)).items.filter((p) => p.reason === 'TOP_UP');
+    await new Promise((r) => setTimeout(r, 5)); // the claim's updated_at differs from the stale read's
+    const claimed = await deps.payouts.claimOrderUnknown(batchId, 'TOP_UP', new Date().toISOString());
+    expect(claimed).toMatchObject({ payment_id: stale!.payment_id, status: 'PENDING' });
+    expect(await deps.payouts.claimOrderUnknown(batchId, 'TOP_UP', new Date().toISOString())).toBeNull(); // one claimer
+    await expect(deps.payouts.discardUnsent(stale!)).rejects.toThrow();
+    expect(await deps.payouts.get(stale!.payment_id)).toMatchObject({ status: 'PENDING' });
+  }, 60_000);
 });

@@ -59,9 +59,26 @@ function world() {
         before('discardUnsent');
         const cur = payouts.get(p.payment_id);
         if (cur?.status !== 'PENDING') throw new Error(`discardUnsent: ${p.payment_id} is ${cur?.status}`);
+        if (cur.updated_at !== p.updated_at) throw new Error(`discardUnsent: ${p.payment_id} changed since it was read`);
         payouts.delete(p.payment_id);
         if (guards.get(guardKey(p)) === p.payment_id) guards.delete(guardKey(p));
         after('discardUnsent');
+      },
+      markOrderUnknown: async (p, at) => {
+        const cur = payouts.get(p.payment_id);
+        if (cur?.status !== 'PENDING') throw new Error(`markOrderUnknown: ${p.payment_id} is ${cur?.status}`);
+        const next: Payout = { ...cur, order_unknown: true, updated_at: at };
+        payouts.set(p.payment_id, next);
+        return { ...next };
+      },
+      claimOrderUnknown: async (batchId, reason, at) => {
+        const id = guards.get(guardKey({ batch_id: batchId, reason }));
+        const cur = id ? payouts.get(id) : undefined;
+        if (cur?.status !== 'PENDING' || !cur.order_unknown) return null;
+        const { order_unknown: _claimed, ...rest } = cur;
+        const next: Payout = { ...rest, updated_at: at };
+        payouts.set(cur.payment_id, next);
+        return { ...next };
       },
       markProcessing: async (p, order, at) => {
         before('markProcessing');
@@ -267,12 +284,46 @@ describe('payout creation: the process dies between two writes, then retry and r
     expect(toErrorResponse(err, 'req-1').statusCode).toBe(503);
     expect([...w.payouts.values()]).toMatchObject([{ payment_id: 'PAY-2026-000001-01', status: 'PENDING' }]);
 
-    await startBatchPayout(w.deps, BATCH.batch_id); // the queue redelivers: DUPLICATE_PAYOUT, nothing new
-    expect(w.orders.size).toBe(1);
+    expect([...w.payouts.values()]).toMatchObject([{ order_unknown: true }]);
+
+    // Nobody retries: reconciliation finds the order by its reference and adopts it.
     const report = await w.reconcile();
     expect(report).toMatchObject({ restarted: 1, discarded: 0, batchesStarted: 0 });
     expectOnePayoutInFlight(w);
     expect(w.orderCalls).toBe(1);
+    await expectSettledOnce(w);
+  });
+
+  it('POST /payments/farmer-payout: 503 PROVIDER_UNAVAILABLE with the order unknown, then the caller simply retries: 201 with the same payout and the same one order', async () => {
+    // Failed before: the payout stayed PENDING behind its guard and every retry answered 409
+    // DUPLICATE_PAYOUT until reconciliation (5 minutes), though the 503 said "retry".
+    const w = world();
+    w.fail('createOrder', new ProviderUnavailableError(), { after: true }); // placed, answer lost
+    w.fail('findOrderByReference', new ProviderUnavailableError());
+    const input = { farmer_id: 'F-1', batch_id: BATCH.batch_id, cooperative_id: 'COOP-1', reason: 'NET_COFFEE_PAYMENT' as const, amount: { ugx: BATCH.payment_amount_ugx } };
+    const err = await createFarmerPayout(w.deps, coop('COOP-1'), input).catch((e: unknown) => e);
+    const res = toErrorResponse(err, 'req-1');
+    expect(res.statusCode).toBe(503);
+    expect(JSON.parse(res.body as string)).toMatchObject({ error: { code: 'PROVIDER_UNAVAILABLE', details: { payout_id: 'PAY-2026-000001-01' } } });
+
+    const retried = await createFarmerPayout(w.deps, coop('COOP-1'), input);
+    expect(retried).toMatchObject({ payment_id: 'PAY-2026-000001-01', status: 'PROCESSING' });
+    expectOnePayoutInFlight(w);
+    expect(w.starts).toEqual(['PAY-2026-000001-01']);
+    // A second retry finds a payout in flight: a duplicate, not a second payment.
+    await expect(createFarmerPayout(w.deps, coop('COOP-1'), input)).rejects.toMatchObject({ code: 'DUPLICATE_PAYOUT' });
+    await expectSettledOnce(w);
+  });
+
+  it('the same when the lost call had placed nothing: the retry places the one order itself', async () => {
+    const w = world();
+    w.fail('createOrder', new ProviderUnavailableError()); // nothing placed
+    w.fail('findOrderByReference', new ProviderUnavailableError()); // and the provider cannot say so
+    const input = { farmer_id: 'F-1', batch_id: BATCH.batch_id, cooperative_id: 'COOP-1', reason: 'NET_COFFEE_PAYMENT' as const, amount: { ugx: BATCH.payment_amount_ugx } };
+    await expect(createFarmerPayout(w.deps, coop('COOP-1'), input)).rejects.toBeInstanceOf(ProviderUnavailableError);
+    expect(w.orders.size).toBe(0);
+    expect(await createFarmerPayout(w.deps, coop('COOP-1'), input)).toMatchObject({ payment_id: 'PAY-2026-000001-01', status: 'PROCESSING' });
+    expectOnePayoutInFlight(w);
     await expectSettledOnce(w);
   });
 

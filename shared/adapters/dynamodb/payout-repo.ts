@@ -77,7 +77,12 @@ export class PayoutRepository implements PayoutStore {
   async discardUnsent(payout: Payout): Promise<void> {
     await documentClient().send(new TransactWriteCommand({
       TransactItems: [
-        { Delete: { TableName: tableName(), Key: keys.payment(payout.payment_id), ConditionExpression: '#s = :p', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': 'PENDING' } } },
+        {
+          Delete: {
+            TableName: tableName(), Key: keys.payment(payout.payment_id), ConditionExpression: '#s = :p AND updated_at = :u',
+            ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': 'PENDING', ':u': payout.updated_at },
+          },
+        },
         { Delete: { TableName: tableName(), Key: keys.payoutGuard(payout.batch_id, payout.reason), ConditionExpression: 'payment_id = :id', ExpressionAttributeValues: { ':id': payout.payment_id } } },
         ...(payout.reason === 'NET_COFFEE_PAYMENT'
           ? [{ Update: { // back into the awaiting-payout index, so reconciliation asks again
@@ -87,6 +92,37 @@ export class PayoutRepository implements PayoutStore {
           : []),
       ],
     }));
+  }
+
+  /** Marks a PENDING payout whose first order is unknown (the order call and its look-up both unreachable). */
+  async markOrderUnknown(payout: Payout, at: string): Promise<Payout> {
+    const r = await documentClient().send(new UpdateCommand({
+      TableName: tableName(), Key: keys.payment(payout.payment_id),
+      UpdateExpression: 'SET order_unknown = :t, updated_at = :at', ConditionExpression: '#s = :p',
+      ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':t': true, ':at': at, ':p': 'PENDING' }, ReturnValues: 'ALL_NEW',
+    }));
+    return fromItem<Payout>(r.Attributes!);
+  }
+
+  /**
+   * Claims the PENDING, order-unknown payout of (batch, reason) for one retry: one conditional
+   * update removes the mark, so of concurrent retries exactly one resumes it. Null when none.
+   */
+  async claimOrderUnknown(batchId: string, reason: Payout['reason'], at: string): Promise<Payout | null> {
+    const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payoutGuard(batchId, reason), ConsistentRead: true }));
+    const paymentId = guard.Item?.payment_id as string | undefined;
+    if (!paymentId) return null;
+    try {
+      const r = await documentClient().send(new UpdateCommand({
+        TableName: tableName(), Key: keys.payment(paymentId),
+        UpdateExpression: 'SET updated_at = :at REMOVE order_unknown', ConditionExpression: '#s = :p AND order_unknown = :t',
+        ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':t': true, ':at': at, ':p': 'PENDING' }, ReturnValues: 'ALL_NEW',
+      }));
+      return fromItem<Payout>(r.Attributes!);
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return null;
+      throw err;
+    }
   }
 
   /** PENDING → PROCESSING once the provider accepted the first order (audit: PAYOUT_PROCESSING). */

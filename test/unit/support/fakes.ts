@@ -86,6 +86,8 @@ export function fakePayoutStore(over: Partial<PayoutStore> = {}): PayoutStore {
   return {
     createPending: () => unexpected('payouts.createPending'),
     discardUnsent: () => unexpected('payouts.discardUnsent'),
+    markOrderUnknown: () => unexpected('payouts.markOrderUnknown'),
+    claimOrderUnknown: () => unexpected('payouts.claimOrderUnknown'),
     markProcessing: () => unexpected('payouts.markProcessing'),
     markFirstOrderRejected: () => unexpected('payouts.markFirstOrderRejected'),
     registerAttempt: () => unexpected('payouts.registerAttempt'),
