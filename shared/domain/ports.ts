@@ -5,6 +5,7 @@
  */
 
 import type { DdsRecord, DueDiligenceStatement } from './dds';
+import type { Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot } from './lending';
 import type { AuditEntry, Batch, Cooperative, Farmer, Job, LedgerTx, Payout, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
 
 export type Hex = `0x${string}`;
@@ -498,3 +499,134 @@ export interface ChainTrail {
  */
 export type EvidenceFetcher = (cid: string) => Promise<{ files: Array<{ path: string; bytes: Uint8Array }> } | null>;
 
+
+// ---------------------------------------------------------------- lending (decisions §10, §10.1)
+
+/**
+ * A write to the lending vault (LendingVault.sol), signed and landed by the single ledger writer
+ * like mints and trace-log records (one signer, so one writer keeps the nonces in order). `ref` is
+ * the service's id of what the write is for (LOAN-…, DEP-…, PO-…), at most 32 ASCII bytes,
+ * carried on chain as a right-zero-padded bytes32 so events name it readably.
+ *  - VAULT_DEPOSIT: the treasury (the signer) deposits `assetsUsdMicro` USDC it received from the
+ *    on-ramp, shares to the MFI's shareholder address (`vaultShareholder(mfiId)`);
+ *  - VAULT_REVERSE_DEPOSIT: an on-ramp reversal — the deposit's shares are redeemed back to the treasury;
+ *  - LOCK_COLLATERAL: the BatchToken moves from the custodian into the vault, the loan is recorded
+ *    and its principal leaves the vault to the treasury that funds the payout provider (reverts if
+ *    the token is locked already or the vault lacks the liquidity);
+ *  - CANCEL_LOAN: the disbursement was never sent — principal back, token unlocked;
+ *  - REPAY_LOAN: the loan repaid from the purchase order's buyer payment (principal + interest),
+ *    the token unlocked back to the custodian;
+ *  - RELEASE_REMAINDER: what is left of a buyer payment after its loans, to the cooperative's address.
+ */
+export type VaultCall =
+  | { kind: 'VAULT_DEPOSIT'; ref: string; mfiId: string; assetsUsdMicro: bigint }
+  | { kind: 'VAULT_REVERSE_DEPOSIT'; ref: string; mfiId: string; shares: bigint }
+  | { kind: 'LOCK_COLLATERAL'; ref: string; tokenId: bigint; principalUsdMicro: bigint }
+  | { kind: 'CANCEL_LOAN'; ref: string }
+  | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: bigint }
+  | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: bigint };
+
+/** The vault side of the ledger: writes as kept signed transactions (see `Ledger`). Errors: LedgerUnavailableError. */
+export interface VaultLedger {
+  vaultCallKept(call: VaultCall, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }>;
+}
+
+/** The vault's figures (micro-USDC; shares in the vault's own units, 6 decimals like the asset). */
+export interface VaultState {
+  total_assets_usd_micro: bigint;
+  total_shares: bigint;
+  /** Principal of loans not yet repaid or cancelled (counted in total assets). */
+  loans_outstanding_usd_micro: bigint;
+  /** USDC in the vault available to lend (buyer payments not yet applied excluded). */
+  idle_usd_micro: bigint;
+}
+
+/** A buyer's payment of a purchase order into the vault (`PurchaseOrderPaid` log). */
+export interface PurchaseOrderPayment {
+  purchaseOrderId: string;
+  payer: Hex;
+  amountUsdMicro: bigint;
+  txHash: Hex;
+  logIndex: number;
+  blockNumber: bigint;
+}
+
+/** What one mined vault write did, read from its receipt's logs (null when the transaction has no such log). */
+export interface VaultWriteResult {
+  /** VAULT_DEPOSIT: shares minted; VAULT_REVERSE_DEPOSIT: shares burned. */
+  shares?: bigint;
+  /** USDC moved by the write (deposit, redemption, principal, repayment, release). */
+  assetsUsdMicro?: bigint;
+}
+
+/** Reads the vault (no signing key). Errors: LedgerUnavailableError. */
+export interface VaultReader {
+  state(): Promise<VaultState>;
+  /** Shares held for an MFI and what they are worth now (micro-USDC). */
+  mfiPosition(mfiId: string): Promise<{ shares: bigint; value_usd_micro: bigint }>;
+  /** The effect of a mined vault write (see VaultWriteResult); null when its receipt has no vault log. */
+  writeResult(txHash: Hex): Promise<VaultWriteResult | null>;
+  /** PurchaseOrderPaid logs in blocks [fromBlock, toBlock]. */
+  purchaseOrderPayments(fromBlock: bigint, toBlock: bigint): Promise<PurchaseOrderPayment[]>;
+  /** PurchaseOrderPaid logs of one mined transaction (a chain event is checked against them); [] when none or not mined. */
+  purchaseOrderPaymentsInTx(txHash: Hex): Promise<PurchaseOrderPayment[]>;
+  /** The vault's own record of a loan. */
+  loan(ref: string): Promise<{ status: 'NONE' | 'ACTIVE' | 'REPAID' | 'CANCELLED'; tokenId: bigint; principalUsdMicro: bigint }>;
+}
+
+/** The coffee price feed (decisions §10.1). Errors: Error when the source cannot be read or is malformed. */
+export interface PriceFeed {
+  latest(): Promise<PriceFeedSnapshot>;
+}
+
+/** A fiat on-ramp order (MFI deposits). */
+export interface OnRampOrder {
+  ramp_payment_id: string;
+  /** Our reference: the deposit's payment id (DEP-…). */
+  reference: string;
+  status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'REVERSED';
+  source_currency: string;
+  source_amount: number;
+  /** USDC delivered to the destination address (0 until COMPLETED). */
+  usdc_amount_usd_micro: number;
+  destination_address: Hex;
+  /** The on-ramp's USDC transfer to the destination. */
+  transfer_tx_hash?: string;
+  failure_reason?: string;
+  completed_at?: string;
+  reversed_at?: string;
+}
+
+/** The fiat on-ramp's API. Errors: a 503 domain error when it cannot be reached; ProviderRejectedError when it refuses the order. */
+export interface OnRamp {
+  /** Idempotent by `reference`. */
+  createOrder(input: { reference: string; source_currency: string; source_amount: number; destination_address: Hex }): Promise<OnRampOrder>;
+  getOrder(rampPaymentId: string): Promise<OnRampOrder | null>;
+}
+
+/** Loans (decisions §10.1). */
+export interface LoanStore {
+  /**
+   * Creates a PENDING loan and the batch's one-active-loan guard in one transaction, with the
+   * loan-year counter taken by the caller. Errors: BATCH_HAS_ACTIVE_LOAN (409) when the guard exists.
+   */
+  createPending(loan: Loan): Promise<void>;
+  /** Next `n` of `LOAN-<year>-<n>` (atomic counter). */
+  nextLoanNumber(year: number): Promise<number>;
+  get(loanId: string): Promise<Loan | null>;
+  /** The batch's loan that holds its guard (PENDING or ACTIVE), or null. */
+  activeForBatch(batchId: string): Promise<Loan | null>;
+  /** Moves a loan from one of `from` to `to` with the fields given, conditionally; false when it was not in `from`. */
+  transition(loanId: string, from: LoanStatus[], to: LoanStatus, set: Partial<Loan>, at: string): Promise<boolean>;
+  /** The farmer's loans, newest first (credit score). */
+  listByFarmer(farmerId: string, limit: number): Promise<Loan[]>;
+}
+
+/** MFI deposits (payment type MFI_DEPOSIT). */
+export interface DepositStore {
+  create(deposit: Deposit): Promise<void>;
+  nextDepositNumber(year: number): Promise<number>;
+  get(paymentId: string): Promise<Deposit | null>;
+  /** Moves a deposit from one of `from` to `to` with the fields given, conditionally; false when it was not in `from`. */
+  transition(paymentId: string, from: DepositStatus[], to: DepositStatus, set: Partial<Deposit>, at: string): Promise<boolean>;
+}

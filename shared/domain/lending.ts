@@ -1,0 +1,151 @@
+/**
+ * Lending (decisions §10, §10.1): the records of loans and MFI deposits, the constants of the
+ * specification, and the pure rules — collateral value, loan-to-value, interest per started day.
+ * Money is integer micro-USDC (`*_usd_micro`, 6 decimals, as the vault's asset on chain); prices
+ * are integer micro-USD per kg. Nothing here does I/O.
+ */
+
+import type { Grade } from './records';
+
+/** Largest loan-to-value: 60 % of the collateral value, in basis points. */
+export const MAX_LTV_BPS = 6_000;
+/** Smallest loan: 50 USDC (INSUFFICIENT_COLLATERAL below it). */
+export const MIN_LOAN_USD_MICRO = 50_000_000;
+/** A price feed older than this pauses loan origination (503 STALE_PRICE_FEED). */
+export const PRICE_FEED_MAX_AGE_SECONDS = 3_600;
+/** The vault's annual rate unless `LOAN_APR` says otherwise (simple interest, per started day). */
+export const DEFAULT_LOAN_APR = '0.12';
+/** Days in the interest year (simple interest: principal × apr × days / 365). */
+export const INTEREST_DAYS_PER_YEAR = 365;
+
+/** The coffee price feed: micro-USD per kg by grade, with the time the source published it. */
+export interface PriceFeedSnapshot {
+  updated_at: string;
+  usd_micro_per_kg: Record<Grade, number>;
+  /** Where it came from (an URL or the local file path), for the loan record and the logs. */
+  source: string;
+}
+
+export const LOAN_STATUSES = ['PENDING', 'ACTIVE', 'REPAID', 'CANCELLED'] as const;
+export type LoanStatus = (typeof LOAN_STATUSES)[number];
+
+/** A loan against a BatchToken (decisions §10.1). */
+export interface Loan {
+  /** `LOAN-<yyyy>-<nnnnnn>`. */
+  loan_id: string;
+  batch_id: string;
+  token_id: string;
+  farmer_id: string;
+  cooperative_id: string;
+  principal_usd_micro: number;
+  /** Annual rate as a decimal string, e.g. "0.12". */
+  apr: string;
+  status: LoanStatus;
+  collateral_value_usd_micro: number;
+  /** principal / collateral value, basis points. */
+  ltv_bps: number;
+  price_usd_micro_per_kg: number;
+  price_updated_at: string;
+  /** The LOAN_DISBURSEMENT payment (`DISB-…`). */
+  disbursement_payment_id: string;
+  lock_tx_hash?: string;
+  repaid_usd_micro?: number;
+  repay_tx_hash?: string;
+  /** The purchase order whose buyer payment repaid it. */
+  repaid_by_purchase_order_id?: string;
+  created_at: string;
+  created_by: string;
+  disbursed_at?: string;
+  repaid_at?: string;
+  cancelled_at?: string;
+  updated_at: string;
+}
+
+export const DEPOSIT_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'] as const;
+export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+
+/** An MFI deposit into the lending vault through the fiat on-ramp (payment type MFI_DEPOSIT). */
+export interface Deposit {
+  /** `DEP-<yyyy>-<nnnnnn>`. */
+  payment_id: string;
+  payment_type: 'MFI_DEPOSIT';
+  mfi_id: string;
+  status: DepositStatus;
+  /** ISO 4217. */
+  source_currency: string;
+  /** Integer, in the source currency's minor-unit-free amount as the specification has it. */
+  source_amount: number;
+  /** USDC the on-ramp delivered (0 until known). */
+  amount_usd_micro: number;
+  ramp_payment_id?: string;
+  chain_tx_hash?: string;
+  vault_shares_issued?: string;
+  refund_tx_hash?: string;
+  failure_reason?: string;
+  created_at: string;
+  created_by: string;
+  completed_at?: string;
+  refunded_at?: string;
+  updated_at: string;
+}
+
+/**
+ * Collateral value of a batch: weight × price of its grade, micro-USD (rounded down).
+ * Errors: RangeError for a negative or non-integer price or a negative weight.
+ */
+export function collateralValueUsdMicro(weightKg: number, priceUsdMicroPerKg: number): number {
+  if (!Number.isInteger(priceUsdMicroPerKg) || priceUsdMicroPerKg < 0 || !(weightKg >= 0)) throw new RangeError('weight and price must be non-negative');
+  // weight has at most 2 decimals (request schema): work in hundredths of a kg to stay exact.
+  const centiKg = BigInt(Math.round(weightKg * 100));
+  return Number((centiKg * BigInt(priceUsdMicroPerKg)) / 100n);
+}
+
+/** The largest loan the collateral supports: 60 % of its value (micro-USDC, rounded down). */
+export function maxLoanUsdMicro(collateralUsdMicro: number): number {
+  return Number((BigInt(collateralUsdMicro) * BigInt(MAX_LTV_BPS)) / 10_000n);
+}
+
+/** Loan-to-value of a principal against a collateral value, basis points rounded up (0 collateral: Infinity). */
+export function ltvBps(principalUsdMicro: number, collateralUsdMicro: number): number {
+  if (collateralUsdMicro <= 0) return Number.POSITIVE_INFINITY;
+  const p = BigInt(principalUsdMicro) * 10_000n;
+  const c = BigInt(collateralUsdMicro);
+  return Number((p + c - 1n) / c);
+}
+
+/**
+ * Days of interest between disbursement and repayment: every started day counts (decisions
+ * §10.1), at least 1 (a loan repaid the day it was disbursed pays one day).
+ */
+export function interestDays(disbursedAt: string, repaidAt: string): number {
+  const ms = Date.parse(repaidAt) - Date.parse(disbursedAt);
+  return Math.max(1, Math.ceil(ms / 86_400_000));
+}
+
+/**
+ * Simple interest: principal × apr × days / 365, micro-USDC rounded up (the lender is never
+ * short-changed by rounding). `apr` is a decimal string with at most 6 decimals ("0.12").
+ * Errors: RangeError for a malformed apr.
+ */
+export function interestUsdMicro(principalUsdMicro: number, apr: string, days: number): number {
+  const m = /^(\d{1,2})(?:\.(\d{1,6}))?$/.exec(apr);
+  if (!m) throw new RangeError(`malformed apr ${apr}`);
+  const aprMicro = BigInt(m[1]!) * 1_000_000n + BigInt((m[2] ?? '').padEnd(6, '0') || '0');
+  const num = BigInt(principalUsdMicro) * aprMicro * BigInt(days);
+  const den = 1_000_000n * BigInt(INTEREST_DAYS_PER_YEAR);
+  return Number((num + den - 1n) / den);
+}
+
+/** What repays a loan at `repaidAt`: principal plus interest (micro-USDC). */
+export function repaymentDueUsdMicro(loan: Pick<Loan, 'principal_usd_micro' | 'apr' | 'disbursed_at' | 'created_at'>, repaidAt: string): number {
+  const days = interestDays(loan.disbursed_at ?? loan.created_at, repaidAt);
+  return loan.principal_usd_micro + interestUsdMicro(loan.principal_usd_micro, loan.apr, days);
+}
+
+/** True when the snapshot is older than PRICE_FEED_MAX_AGE_SECONDS at `now` (or from the future by more than a minute). */
+export function isPriceFeedStale(snapshot: Pick<PriceFeedSnapshot, 'updated_at'>, now: Date): boolean {
+  const at = Date.parse(snapshot.updated_at);
+  if (!Number.isFinite(at)) return true;
+  const age = (now.getTime() - at) / 1000;
+  return age > PRICE_FEED_MAX_AGE_SECONDS || age < -60;
+}
