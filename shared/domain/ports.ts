@@ -630,3 +630,13 @@ export interface DepositStore {
   /** Moves a deposit from one of `from` to `to` with the fields given, conditionally; false when it was not in `from`. */
   transition(paymentId: string, from: DepositStatus[], to: DepositStatus, set: Partial<Deposit>, at: string): Promise<boolean>;
 }
+
+/**
+ * Hands a vault write to the single ledger writer: the write is stored (a ledger write of kind
+ * `VAULT`, keyed by `id`) and queued; storing the same `id` again is a no-op, so callers may
+ * retry. When it is mined the writer calls back the use case that asked for it, by `call.kind`
+ * (see shared/use-cases/vault-writes.ts). Errors: StoreUnavailableError.
+ */
+export interface VaultWriteQueue {
+  request(id: string, call: VaultCall, at: string): Promise<void>;
+}
