@@ -6,7 +6,7 @@ import type { Hex } from '../../shared/domain/ports';
 import { repoRoot } from '../../shared/runtime/paths';
 
 /** The contracts this project compiles, by name (file `infra/ledger/contracts/<name>.sol`). */
-export type ContractName = 'BatchToken' | 'TraceLog';
+export type ContractName = 'BatchToken' | 'TraceLog' | 'TestUSDC' | 'LendingVault';
 
 /** A compiled contract: its ABI (solc JSON) and creation bytecode. */
 export interface CompiledContract {
@@ -16,7 +16,7 @@ export interface CompiledContract {
 
 export type CompiledContracts = Record<ContractName, CompiledContract>;
 
-const CONTRACT_NAMES: readonly ContractName[] = ['BatchToken', 'TraceLog'];
+const CONTRACT_NAMES: readonly ContractName[] = ['BatchToken', 'TraceLog', 'TestUSDC', 'LendingVault'];
 
 /** Compiler settings: fixed so builds are reproducible (hardhat node runs hardfork prague). */
 export const SOLC_SETTINGS = {
@@ -33,9 +33,9 @@ interface SolcOutput {
 let cached: Promise<CompiledContracts> | undefined;
 
 /**
- * Compiles BatchToken and TraceLog with solc-js (standard JSON, optimizer on, evmVersion cancun),
+ * Compiles BatchToken, TraceLog, TestUSDC (local chain only) and LendingVault with solc-js (standard JSON, optimizer on, evmVersion cancun),
  * resolving `@openzeppelin/...` imports from node_modules. The result is memoised per process.
- * Returns `{ BatchToken: { abi, bytecode }, TraceLog: { abi, bytecode } }` (bytecode 0x-prefixed).
+ * Returns `{ BatchToken: { abi, bytecode }, TraceLog: …, TestUSDC: …, LendingVault: … }` (bytecode 0x-prefixed).
  * Throws an Error listing solc's messages when compilation fails or a source cannot be found.
  */
 export function compileContracts(): Promise<CompiledContracts> {

@@ -1,5 +1,5 @@
 import { compileContracts } from '../../infra/ledger/compile';
-import { STAGE_CODES, batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
+import { STAGE_CODES, batchTokenAbi, lendingVaultAbi, testUsdcAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 
 interface AbiParam { name: string; type: string; indexed?: boolean; components?: AbiParam[] }
 interface AbiEntry { type: string; name?: string; inputs?: AbiParam[]; outputs?: AbiParam[]; stateMutability?: string; anonymous?: boolean }
@@ -36,6 +36,13 @@ describe('ledger ABIs in shared/adapters/ledger/abi.ts', () => {
     expect(canonical(traceLogAbi)).toEqual(canonical(compiled.TraceLog.abi));
     expect(canonical(traceLogAbi)).toContain(
       'event StageRecorded(uint256 indexed tokenId, uint8 indexed stage, string evidenceCid, bytes32 auditHash, address recorder)');
+  });
+
+  it('TestUSDC and LendingVault constants equal the compiled ABIs', () => {
+    expect(canonical(testUsdcAbi)).toEqual(canonical(compiled.TestUSDC.abi));
+    expect(canonical(lendingVaultAbi)).toEqual(canonical(compiled.LendingVault.abi));
+    expect(canonical(lendingVaultAbi)).toContain('event PurchaseOrderPaid(bytes32 indexed poRef, address indexed payer, uint256 amount)');
+    expect(canonical(lendingVaultAbi)).toContain('function openLoan(bytes32 loanRef, uint256 tokenId, uint256 principal) returns () nonpayable');
   });
 
   it('compiles to non-empty creation bytecode', () => {
