@@ -2,10 +2,12 @@ import { BatchRepository } from '../adapters/dynamodb/batch-repo';
 import { CustodyRepository } from '../adapters/dynamodb/custody-repo';
 import { DdsRepository } from '../adapters/dynamodb/dds-repo';
 import { IdempotencyRepository } from '../adapters/dynamodb/idempotency-repo';
+import { VaultWriteRepository } from '../adapters/dynamodb/ledger-tx';
+import { LoanRepository } from '../adapters/dynamodb/loan-repo';
 import { PayoutRepository } from '../adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import { WebhookReceipts } from '../adapters/dynamodb/webhook-receipts';
-import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, PayoutStore, RegistryStore, WebhookReceiptStore } from '../domain/ports';
+import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, LoanStore, PayoutStore, RegistryStore, VaultWriteStore, WebhookReceiptStore } from '../domain/ports';
 
 /**
  * The DynamoDB stores, one per container, typed as the domain's ports. Split from ./index so that
@@ -18,6 +20,8 @@ let custody: CustodyStore | undefined;
 let dds: DdsStore | undefined;
 let receipts: WebhookReceiptStore | undefined;
 let idempotency: IdempotencyStore | undefined;
+let loans: LoanStore | undefined;
+let vaultWrites: VaultWriteStore | undefined;
 
 export const registryRepo = (): RegistryStore => (registry ??= new RegistryRepository());
 export const batchRepo = (): BatchStore => (batches ??= new BatchRepository());
@@ -28,6 +32,11 @@ export const ddsRepo = (): DdsStore => (dds ??= new DdsRepository());
 export const webhookReceipts = (): WebhookReceiptStore => (receipts ??= new WebhookReceipts());
 /** `Idempotency-Key` records of creating operations. */
 export const idempotencyStore = (): IdempotencyStore => (idempotency ??= new IdempotencyRepository());
+
+/** Loans (lending). */
+export const loanRepo = (): LoanStore => (loans ??= new LoanRepository());
+/** Vault writes stored for the single ledger writer. */
+export const vaultWriteRepo = (): VaultWriteStore => (vaultWrites ??= new VaultWriteRepository());
 
 /** Wall clock. */
 export const now = () => new Date();

@@ -6,7 +6,7 @@
 
 import type { DdsRecord, DueDiligenceStatement } from './dds';
 import type { Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot } from './lending';
-import type { AuditEntry, Batch, Cooperative, Farmer, Job, LedgerTx, Payout, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
+import type { AuditEntry, Batch, BatchLedgerTx, Cooperative, Farmer, Job, LedgerTx, Payout, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
 
 export type Hex = `0x${string}`;
 
@@ -200,6 +200,12 @@ export interface RegistryStore {
    */
   settleNationalCheck(farmerId: string, jobId: string, outcome: 'VERIFIED' | 'REJECTED', at: string): Promise<void>;
   getFarmer(id: string): Promise<Farmer | null>;
+  /**
+   * PATCH /farmers/{id}: sets the farmer's phone (E.164), `phone_updated_at` and `updated_by`, on
+   * the condition that the farmer exists in `cooperativeId`; returns the farmer as stored, or null
+   * when there is no such farmer in that cooperative.
+   */
+  updateFarmerPhone(input: { farmer_id: string; cooperative_id: string; phone: string; actor: string; at: string }): Promise<Farmer | null>;
 }
 
 /** Batches, their audit log and jobs (decisions §8). */
@@ -207,7 +213,7 @@ export interface BatchStore {
   /** The next batch number of `year` (atomic counter, 1-based). */
   nextBatchNumber(year: number): Promise<number>;
   /** Stores a mint-pending batch with the ledger write that mints its BatchToken (and a job), in one transaction. */
-  putPending(batch: Batch, mint: LedgerTx, job?: Job): Promise<void>;
+  putPending(batch: Batch, mint: BatchLedgerTx, job?: Job): Promise<void>;
   /** The mint was refused by the ledger: the batch's mint FAILED (and its job). */
   markMintFailed(batchId: string, reason: string, jobId?: string, at?: string): Promise<void>;
   /**
@@ -224,6 +230,12 @@ export interface BatchStore {
   auditEntries(batchId: string): Promise<AuditEntry[]>;
   /** Confirmed batches whose NET_COFFEE_PAYMENT payout does not exist yet, confirmed before `before` (ISO). */
   awaitingPayoutBefore(before: string, limit: number): Promise<string[]>;
+  /**
+   * The farmer's confirmed batches (mint CONFIRMED), at most `limit`, for the credit score. The
+   * farmer's cooperative is passed because batches are indexed by cooperative (a bounded read of
+   * that cooperative's batches, see the adapter).
+   */
+  listByFarmer(farmerId: string, cooperativeId: string, limit: number): Promise<Batch[]>;
   putJob(job: Job): Promise<void>;
   getJob(jobId: string): Promise<Job | null>;
 }
@@ -291,6 +303,23 @@ export interface PayoutStore {
   get(payoutId: string): Promise<Payout | null>;
   /** The batch's payments oldest first; `nextToken` as returned before. Errors: VALIDATION_ERROR for a foreign token. */
   listByBatch(batchId: string, limit: number, nextToken?: string): Promise<{ items: Payout[]; total: number; next_token?: string }>;
+  /**
+   * Manual review closed as paid in cash at the office (decisions §11), in one transaction on the
+   * condition that the payout is still in MANUAL_REVIEW: COMPLETED, settlement_channel
+   * CASH_AT_OFFICE, the receipt and paid_at; the cooperative's holding balance less the payout's
+   * USDC; the batch's payment PAYMENT_CONFIRMED for a NET_COFFEE_PAYMENT; audit PAYOUT_PAID_IN_CASH.
+   * Returns the payout as stored. Errors: PayoutTransitionRejected when it is no longer in MANUAL_REVIEW.
+   */
+  resolvePaidInCash(payout: Payout, cash: { receipt_number: string; paid_at: string; actor: string }, at: string): Promise<Payout>;
+  /**
+   * Manual review closed by a new round of attempts (decisions §11), in one transaction on the
+   * condition that the payout is still in MANUAL_REVIEW: PROCESSING at the round's first attempt
+   * (`attempt`), retry_count 0, the farmer's current phone and name, resolution_round = `round`,
+   * manager_notified_at removed, back in the open-payouts index; the holding balance less the
+   * payout's USDC; the batch's payment INITIATED for a NET_COFFEE_PAYMENT; audit PAYOUT_RETRY_REQUESTED.
+   * Errors: PayoutTransitionRejected when it is no longer in MANUAL_REVIEW.
+   */
+  resolveRetry(payout: Payout, retry: { round: number; attempt: number; phone: string; recipient_name: string; actor: string }, at: string): Promise<Payout>;
 }
 
 /** Custody trail writes: stage changes with their ledger writes, and purchase orders (decisions §8). */
@@ -299,7 +328,7 @@ export interface CustodyStore {
    * Commits a stage change: stage, history, audit entry and the trace-log write to make, in one
    * transaction conditional on the stage it moves from. Errors: StageConflictError.
    */
-  commitStage(input: { batchId: string; tokenId: string; from: Stage; to: Stage; at: string; actor: string; evidenceCid: string; payload: Record<string, unknown> }): Promise<{ entry: AuditEntry; ledgerTx: LedgerTx }>;
+  commitStage(input: { batchId: string; tokenId: string; from: Stage; to: Stage; at: string; actor: string; evidenceCid: string; payload: Record<string, unknown> }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }>;
   getLedgerTx(id: string): Promise<LedgerTx | null>;
   /** Keeps a signed transaction (raw bytes, hash, nonce) before it is broadcast. */
   keepSigned(id: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void>;
@@ -353,8 +382,11 @@ export interface IdempotencyStore {
 
 /** The payout lifecycle state machine (Step Functions): one execution per payout, named after it. */
 export interface PayoutWorkflow {
-  /** Starts the execution (a no-op when it is running or ran). */
-  start(payoutId: string): Promise<void>;
+  /**
+   * Starts the execution (a no-op when it is running or ran). `round` > 0: the execution of the
+   * round-th resolution retry, named `<payout_id>-R<round>`, running attempts 4·round+1 … (decisions §11).
+   */
+  start(payoutId: string, round?: number): Promise<void>;
   /** SendTaskSuccess for a parked attempt (a stale token is ignored). */
   resume(token: string, output: Record<string, unknown>): Promise<void>;
   /** SendTaskFailure with an ASL error name (e.g. `OrderFailed`). */
@@ -607,10 +639,11 @@ export interface OnRamp {
 /** Loans (decisions §10.1). */
 export interface LoanStore {
   /**
-   * Creates a PENDING loan and the batch's one-active-loan guard in one transaction, with the
-   * loan-year counter taken by the caller. Errors: BATCH_HAS_ACTIVE_LOAN (409) when the guard exists.
+   * Creates a PENDING loan, the batch's one-active-loan guard and the ledger write that locks its
+   * BatchToken in the vault, in one transaction (the loan number taken by the caller).
+   * Errors: BATCH_HAS_ACTIVE_LOAN (409) when the batch's guard exists.
    */
-  createPending(loan: Loan): Promise<void>;
+  createPending(loan: Loan, lockWrite: VaultLedgerTx): Promise<void>;
   /** Next `n` of `LOAN-<year>-<n>` (atomic counter). */
   nextLoanNumber(year: number): Promise<number>;
   get(loanId: string): Promise<Loan | null>;
@@ -639,4 +672,10 @@ export interface DepositStore {
  */
 export interface VaultWriteQueue {
   request(id: string, call: VaultCall, at: string): Promise<void>;
+}
+
+/** Stores vault writes for the single ledger writer. */
+export interface VaultWriteStore {
+  /** Stores the write (PENDING, open for reconciliation) unless one with its id exists; false when it existed. */
+  putVaultWrite(tx: VaultLedgerTx): Promise<boolean>;
 }

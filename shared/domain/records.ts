@@ -49,6 +49,9 @@ export interface Farmer {
   gfw_dataset?: { name: string; version: string };
   registered_at: string;
   registered_by: string;
+  /** When the phone was last changed (PATCH /farmers/{id}), and by whom (token subject). */
+  phone_updated_at?: string;
+  updated_by?: string;
 }
 
 export type MintStatus = 'PENDING' | 'CONFIRMED' | 'FAILED';
@@ -101,8 +104,11 @@ export const PAYOUT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 export interface Payout {
+  /** `PAY-…` for farmer payouts, `DISB-…` for loan disbursements. */
   payment_id: string;
-  payment_type: 'FARMER_PAYOUT';
+  payment_type: 'FARMER_PAYOUT' | 'LOAN_DISBURSEMENT';
+  /** LOAN_DISBURSEMENT: the loan it pays out. */
+  loan_id?: string;
   batch_id: string;
   farmer_id: string;
   cooperative_id: string;
@@ -139,7 +145,21 @@ export interface Payout {
   settled_at?: string;
   elapsed_seconds?: number;
   created_by: string;
+  /** How the farmer was paid: MOBILE_MONEY (absent = MOBILE_MONEY) or CASH_AT_OFFICE (a manual review closed as paid in cash, decisions §11). */
+  settlement_channel?: SettlementChannel;
+  /** The cooperative's cash receipt, for CASH_AT_OFFICE. */
+  cash_receipt_number?: string;
+  /** When the cash was handed over (the cooperative's statement), for CASH_AT_OFFICE. */
+  cash_paid_at?: string;
+  /** Resolution retries requested so far (decisions §11); round r runs attempts 4r+1 … 4r+4. */
+  resolution_round?: number;
+  /** The last manual-review resolution: who and when. */
+  resolved_by?: string;
+  resolved_at?: string;
 }
+
+export const SETTLEMENT_CHANNELS = ['MOBILE_MONEY', 'CASH_AT_OFFICE'] as const;
+export type SettlementChannel = (typeof SETTLEMENT_CHANNELS)[number];
 
 export type JobStatus = 'PENDING' | 'COMPLETE' | 'FAILED';
 
@@ -171,7 +191,42 @@ export interface AuditEntry {
 }
 
 /** A ledger write (BatchToken mint or trace-log record): committed with its cause, signed once, broadcast until it lands. */
-export interface LedgerTx {
+/** A ledger write of the single ledger writer: a batch's mint or trace-log record, or a vault write. */
+export type LedgerTx = BatchLedgerTx | VaultLedgerTx;
+
+/** What every ledger write carries: its signed transaction once signed, its state. */
+export interface LedgerTxState {
+  ledger_tx_id: string;
+  status: 'PENDING' | 'SENT' | 'CONFIRMED' | 'FAILED';
+  raw_tx?: string;
+  tx_hash?: string;
+  nonce?: number;
+  block_number?: number;
+  job_id?: string;
+  failure?: string;
+  created_at: string;
+  confirmed_at?: string;
+}
+
+/**
+ * A write to the lending vault (see `VaultCall` in ports.ts), stored with its amounts as decimal
+ * strings (DynamoDB numbers cannot hold every uint256).
+ */
+export interface VaultLedgerTx extends LedgerTxState {
+  kind: 'VAULT';
+  vault_call: StoredVaultCall;
+}
+
+/** `VaultCall` as stored: bigint fields as decimal strings. */
+export type StoredVaultCall =
+  | { kind: 'VAULT_DEPOSIT'; ref: string; mfiId: string; assetsUsdMicro: string }
+  | { kind: 'VAULT_REVERSE_DEPOSIT'; ref: string; mfiId: string; shares: string }
+  | { kind: 'LOCK_COLLATERAL'; ref: string; tokenId: string; principalUsdMicro: string }
+  | { kind: 'CANCEL_LOAN'; ref: string }
+  | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: string }
+  | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: string };
+
+export interface BatchLedgerTx {
   ledger_tx_id: string;
   /** MINT: the BatchToken of a submitted batch; TRACE_STAGE: the trace-log record of a stage change. */
   kind: 'MINT' | 'TRACE_STAGE';

@@ -1,6 +1,8 @@
 import { TokenAlreadyMintedError } from '../domain/errors';
-import type { BatchStore, CustodyStore, Hex, Ledger, LedgerWriteMessage, PayoutRequestMessage, WorkQueue } from '../domain/ports';
-import type { Batch, LedgerTx } from '../domain/records';
+import { vaultCallOf } from '../domain/lending';
+import type { BatchStore, CustodyStore, Hex, Ledger, LedgerWriteMessage, PayoutRequestMessage, VaultLedger, VaultReader, WorkQueue } from '../domain/ports';
+import type { Batch, BatchLedgerTx, VaultLedgerTx } from '../domain/records';
+import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
 
 /**
@@ -16,6 +18,8 @@ export interface LedgerWriterDeps {
   batches: Pick<BatchStore, 'getAny' | 'get' | 'confirmMint' | 'markMintFailed'>;
   payoutQueue: WorkQueue<PayoutRequestMessage>;
   now: () => Date;
+  /** Vault writes (lending): the vault side of the ledger, its receipts read back, and who to tell. */
+  vault?: { ledger: VaultLedger; reader: Pick<VaultReader, 'writeResult'>; outcomes: VaultWriteOutcomes };
 }
 
 /**
@@ -31,6 +35,7 @@ export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptW
   const tx = await deps.custody.getLedgerTx(id);
   if (!tx) throw new Error(`ledger write ${id} not found`);
   if (tx.status === 'CONFIRMED' || tx.status === 'FAILED') return;
+  if (tx.kind === 'VAULT') return writeVaultTx(deps, tx, receiptWaitMs);
   const keep = (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => deps.custody.keepSigned(id, signed, deps.now().toISOString());
   let txHash = tx.tx_hash as Hex | undefined;
   if (tx.raw_tx && txHash) {
@@ -67,7 +72,36 @@ export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptW
   await deps.custody.confirm(tx, txHash!, Number(receipt.blockNumber), deps.now().toISOString());
 }
 
-async function failMint(deps: Pick<LedgerWriterDeps, 'custody' | 'batches' | 'now'>, tx: LedgerTx, reason: string): Promise<void> {
+/**
+ * A vault write (lending): signed once and kept like the others, re-sent until mined. Mined and
+ * successful → its effect read from the receipt and handed to the use case that asked for it
+ * (`outcomes.mined`), then the write is confirmed; reverted → `outcomes.refused` and the write is
+ * FAILED. Both callbacks are idempotent, so a crash between them and the confirmation is repaired
+ * by the queue's retry.
+ */
+async function writeVaultTx(deps: LedgerWriterDeps, tx: VaultLedgerTx, receiptWaitMs: number): Promise<void> {
+  if (!deps.vault) throw new Error(`ledger write ${tx.ledger_tx_id} is a vault write, and this writer has no vault configured`);
+  const { ledger, reader, outcomes } = deps.vault;
+  let txHash = tx.tx_hash as Hex | undefined;
+  if (tx.raw_tx && txHash) {
+    await deps.ledger.rebroadcast(tx.raw_tx as Hex, txHash);
+  } else {
+    ({ txHash } = await ledger.vaultCallKept(vaultCallOf(tx.vault_call), (signed) => deps.custody.keepSigned(tx.ledger_tx_id, signed, deps.now().toISOString())));
+  }
+  const receipt = await deps.ledger.waitForReceipt(txHash!, receiptWaitMs);
+  if (!receipt) throw new Error(`vault transaction ${txHash} of ${tx.ledger_tx_id} not mined yet`);
+  if (receipt.status !== 'success') {
+    const reason = `vault transaction ${txHash} (${tx.vault_call.kind} ${tx.vault_call.ref}) reverted`;
+    logger.error('vault write refused by the ledger', { ledger_tx_id: tx.ledger_tx_id, kind: tx.vault_call.kind, ref: tx.vault_call.ref, tx_hash: txHash });
+    await outcomes.refused(tx, reason);
+    await deps.custody.markFailed(tx.ledger_tx_id, reason, deps.now().toISOString());
+    return;
+  }
+  await outcomes.mined(tx, txHash!, await reader.writeResult(txHash!));
+  await deps.custody.confirm(tx, txHash!, Number(receipt.blockNumber), deps.now().toISOString());
+}
+
+async function failMint(deps: Pick<LedgerWriterDeps, 'custody' | 'batches' | 'now'>, tx: BatchLedgerTx, reason: string): Promise<void> {
   const fresh = await deps.custody.getLedgerTx(tx.ledger_tx_id);
   logger.error('BatchToken mint refused by the ledger', { batch_id: tx.batch_id, reason });
   await deps.batches.markMintFailed(tx.batch_id, reason, fresh?.job_id);

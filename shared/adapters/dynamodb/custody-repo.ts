@@ -6,6 +6,7 @@ import type { AuditEntry, Job, PurchaseOrder, Stage, StageHistoryEntry } from '.
 import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
+import type { BatchLedgerTx } from '../../domain/records';
 
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
@@ -32,8 +33,8 @@ export class CustodyRepository implements CustodyStore {
     actor: string;
     evidenceCid: string;
     payload: Record<string, unknown>;
-  }): Promise<{ entry: AuditEntry; ledgerTx: LedgerTx }> {
-    let ledgerTx: LedgerTx | undefined;
+  }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }> {
+    let ledgerTx: BatchLedgerTx | undefined;
     const entry = await transactWithAudit({
       batchId: input.batchId,
       entry: { type: 'STAGE_CHANGED', at: input.at, actor: input.actor, payload: { ...input.payload, stage: input.to, previous_stage: input.from, token_id: input.tokenId, evidence_ipfs_cid: input.evidenceCid } },

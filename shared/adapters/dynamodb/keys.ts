@@ -22,6 +22,11 @@
  * | Idempotency key     | IDEMPOTENCY#<op>#<sub>#<key>| META                | (TTL 24 h)          |                                |
  * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
  * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
+ * | Loan                | LOAN#<loan_id>              | META                | FARMER_LOANS#<farmer> | <created_at>#<loan_id>       |
+ * | Loan of a batch     | LOAN_GUARD#<batch_id>       | META                |                     |                                |
+ * | Loan counter        | COUNTER#LOAN#<yyyy>         | META                |                     |                                |
+ * | Payment (deposit)   | PAYMENT#<DEP-…>             | META                |                     |                                |
+ * | Deposit counter     | COUNTER#DEPOSIT#<yyyy>      | META                |                     |                                |
  *
  * Access patterns:
  * 1. get cooperative / farmer / batch / payment / job by id: GetItem on PK + META.
@@ -34,7 +39,8 @@
  *    Update/Delete on AUDIT# keys).
  * 6. webhook replay protection: put WEBHOOK#… with attribute_not_exists in the same transaction
  *    that applies the webhook.
- * 7. farmers / batches of a cooperative: Query GSI1 COOP#<coop> (begins_with FARMER# / BATCH#).
+ * 7. farmers / batches of a cooperative: Query GSI1 COOP#<coop> (begins_with FARMER# / BATCH#); a
+ *    farmer's batches (credit score): the same query filtered on farmer_id, bounded in pages.
  * 8. reconciliation: Query GSI2 OPEN_PAYOUT / AWAITING_PAYOUT / OPEN_LEDGER_TX with GSI2SK < now − threshold;
  *    registrations waiting for the national registry: Query GSI2 PENDING_NATIONAL_CHECK, oldest first.
  * 9. a payout that never reached the provider is deleted with its guard (the only deletes; IAM
@@ -49,6 +55,8 @@ export const PENDING_NATIONAL_CHECK = 'PENDING_NATIONAL_CHECK';
 
 /** GSI1 sort-key prefix of a cooperative's farmers. */
 export const FARMER_PREFIX = 'FARMER#';
+/** GSI1 sort-key prefix of a cooperative's batches. */
+export const BATCH_PREFIX = 'BATCH#';
 
 /** How long inbound webhook receipts are kept for replay detection (seconds; DynamoDB TTL). */
 export const WEBHOOK_RECEIPT_TTL_S = 30 * 24 * 3600;
@@ -61,7 +69,7 @@ export const keys = {
   /** GSI1 partition of a cooperative's farmers and batches. */
   cooperativePartition: (coopId: string) => `COOP#${coopId}`,
   batch: (id: string) => ({ PK: `BATCH#${id}`, SK: META }),
-  batchGsi: (coopId: string, id: string) => ({ GSI1PK: keys.cooperativePartition(coopId), GSI1SK: `BATCH#${id}` }),
+  batchGsi: (coopId: string, id: string) => ({ GSI1PK: keys.cooperativePartition(coopId), GSI1SK: `${BATCH_PREFIX}${id}` }),
   payoutGuard: (batchId: string, reason: string) => ({ PK: `PAYOUT_GUARD#${batchId}#${reason}`, SK: META }),
   audit: (batchId: string, seq: number) => ({ PK: `AUDIT#${batchId}`, SK: `SEQ#${String(seq).padStart(8, '0')}` }),
   auditPartition: (batchId: string) => `AUDIT#${batchId}`,
@@ -89,6 +97,16 @@ export const keys = {
   ddsOfBatch: (batchId: string) => ({ PK: `DDS_GUARD#${batchId}`, SK: META }),
   batchCounter: (year: number) => ({ PK: `COUNTER#BATCH#${year}`, SK: META }),
   webhook: (source: string, id: string) => ({ PK: `WEBHOOK#${source}#${id}`, SK: META }),
+  /** A loan (decisions §10.1). */
+  loan: (id: string) => ({ PK: `LOAN#${id}`, SK: META }),
+  /** GSI1: a farmer's loans, oldest first. */
+  loanGsi: (farmerId: string, createdAt: string, id: string) => ({ GSI1PK: `FARMER_LOANS#${farmerId}`, GSI1SK: `${createdAt}#${id}` }),
+  loansOfFarmer: (farmerId: string) => `FARMER_LOANS#${farmerId}`,
+  /** The one PENDING or ACTIVE loan of a batch (its BatchToken is locked): created with the loan, removed when it is repaid or cancelled. */
+  loanGuard: (batchId: string) => ({ PK: `LOAN_GUARD#${batchId}`, SK: META }),
+  loanCounter: (year: number) => ({ PK: `COUNTER#LOAN#${year}`, SK: META }),
+  /** Next `n` of `DEP-<yyyy>-<n>` (MFI deposits; the deposit itself is keys.payment). */
+  depositCounter: (year: number) => ({ PK: `COUNTER#DEPOSIT#${year}`, SK: META }),
 };
 
 /** Attributes that are keys or bookkeeping, stripped before an item leaves the adapter. */

@@ -1,0 +1,137 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DomainError } from '../../domain/errors';
+import type { Loan, LoanStatus } from '../../domain/lending';
+import type { LoanStore } from '../../domain/ports';
+import type { VaultLedgerTx } from '../../domain/records';
+import { transactWithAudit, TransactionConditionError } from './audit-append';
+import { fromItem, keys } from './keys';
+import { ledgerTxItem } from './ledger-tx';
+import { documentClient, isConditionalCheckFailed, tableName } from './table';
+
+/** Fields a loan transition may not change (keys and identity). */
+const FIXED = new Set(['loan_id', 'batch_id', 'token_id', 'farmer_id', 'cooperative_id', 'status', 'created_at', 'created_by']);
+
+/**
+ * Loans (decisions §10.1). A batch has at most one PENDING or ACTIVE loan: its guard item
+ * (LOAN_GUARD#<batch>) is created in the loan's own transaction with attribute_not_exists and
+ * removed when the loan is repaid or cancelled, so concurrent requests cannot both lock a token.
+ * Every loan change that matters to the trail is an entry of the batch's audit log.
+ */
+export class LoanRepository implements LoanStore {
+  /**
+   * The loan (PENDING), its guard and the ledger write locking the BatchToken, with the batch's
+   * LOAN_REQUESTED audit entry, in one transaction; the batch must not be SETTLED.
+   * Errors: BATCH_HAS_ACTIVE_LOAN (409) when the guard exists; BATCH_NOT_ELIGIBLE (422) when the
+   * batch was settled meanwhile.
+   */
+  async createPending(loan: Loan, lockWrite: VaultLedgerTx): Promise<void> {
+    try {
+      await transactWithAudit({
+        batchId: loan.batch_id,
+        items: [
+          { Put: { TableName: tableName(), Item: { ...keys.loanGuard(loan.batch_id), entity: 'LOAN_GUARD', loan_id: loan.loan_id, created_at: loan.created_at }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: tableName(), Item: { ...keys.loan(loan.loan_id), ...keys.loanGsi(loan.farmer_id, loan.created_at, loan.loan_id), entity: 'LOAN', ...loan }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: tableName(), Item: ledgerTxItem(lockWrite), ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+        entry: {
+          type: 'LOAN_REQUESTED',
+          at: loan.created_at,
+          actor: loan.created_by,
+          payload: {
+            loan_id: loan.loan_id, principal_usd_micro: loan.principal_usd_micro, collateral_value_usd_micro: loan.collateral_value_usd_micro,
+            ltv_bps: loan.ltv_bps, apr: loan.apr, price_usd_micro_per_kg: loan.price_usd_micro_per_kg, price_updated_at: loan.price_updated_at,
+            disbursement_payment_id: loan.disbursement_payment_id,
+          },
+        },
+        batchCondition: { expression: 'attribute_exists(stage) AND stage <> :settled', values: { ':settled': 'SETTLED' } },
+      });
+    } catch (err) {
+      if (err instanceof TransactionConditionError && err.index === 0) {
+        throw new DomainError('BATCH_HAS_ACTIVE_LOAN', `Batch ${loan.batch_id} already has an active loan: its BatchToken is locked as collateral.`);
+      }
+      if (err instanceof TransactionConditionError && err.index === 3) {
+        throw new DomainError('BATCH_NOT_ELIGIBLE', `Batch ${loan.batch_id} is settled; it cannot be lent against.`);
+      }
+      throw err;
+    }
+  }
+
+  async nextLoanNumber(year: number): Promise<number> {
+    const r = await documentClient().send(new UpdateCommand({
+      TableName: tableName(), Key: keys.loanCounter(year), UpdateExpression: 'ADD #v :one',
+      ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',
+    }));
+    return Number(r.Attributes!.value);
+  }
+
+  async get(loanId: string): Promise<Loan | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.loan(loanId), ConsistentRead: true }));
+    return r.Item ? fromItem<Loan>(r.Item) : null;
+  }
+
+  async activeForBatch(batchId: string): Promise<Loan | null> {
+    const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.loanGuard(batchId), ConsistentRead: true }));
+    const loanId = guard.Item?.loan_id;
+    return typeof loanId === 'string' ? this.get(loanId) : null;
+  }
+
+  /**
+   * Conditional status change. Moving to REPAID or CANCELLED also removes the batch's guard (the
+   * token is unlocked), with an audit entry (LOAN_REPAID / LOAN_CANCELLED) — one transaction.
+   * ACTIVE is a plain conditional update (the disbursement settled). Returns false when the loan
+   * was not in one of `from`.
+   */
+  async transition(loanId: string, from: LoanStatus[], to: LoanStatus, set: Partial<Loan>, at: string): Promise<boolean> {
+    const fields = Object.entries(set).filter(([k, val]) => !FIXED.has(k) && val !== undefined);
+    const names: Record<string, string> = { '#s': 'status' };
+    const values: Record<string, unknown> = { ':to': to, ':at': at };
+    const sets = ['#s = :to', 'updated_at = :at'];
+    fields.forEach(([k, val], i) => {
+      names[`#f${i}`] = k;
+      values[`:f${i}`] = val;
+      sets.push(`#f${i} = :f${i}`);
+    });
+    from.forEach((s, i) => (values[`:from${i}`] = s));
+    const condition = `#s IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
+    const update = { TableName: tableName(), Key: keys.loan(loanId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+
+    if (to !== 'REPAID' && to !== 'CANCELLED') {
+      try {
+        await documentClient().send(new UpdateCommand(update));
+        return true;
+      } catch (err) {
+        if (isConditionalCheckFailed(err)) return false;
+        throw err;
+      }
+    }
+    const loan = await this.get(loanId);
+    if (!loan || !from.includes(loan.status)) return false;
+    try {
+      await transactWithAudit({
+        batchId: loan.batch_id,
+        items: [
+          { Update: update },
+          { Delete: { TableName: tableName(), Key: keys.loanGuard(loan.batch_id), ConditionExpression: 'loan_id = :id', ExpressionAttributeValues: { ':id': loanId } } },
+        ],
+        entry: {
+          type: to === 'REPAID' ? 'LOAN_REPAID' : 'LOAN_CANCELLED',
+          at,
+          actor: 'system',
+          payload: { loan_id: loanId, ...Object.fromEntries(fields) },
+        },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof TransactionConditionError && err.index === 0) return false;
+      throw err;
+    }
+  }
+
+  async listByFarmer(farmerId: string, limit: number): Promise<Loan[]> {
+    const r = await documentClient().send(new QueryCommand({
+      TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.loansOfFarmer(farmerId) }, ScanIndexForward: false, Limit: Math.min(Math.max(1, limit), 100),
+    }));
+    return (r.Items ?? []).map((i) => fromItem<Loan>(i));
+  }
+}
