@@ -45,6 +45,10 @@ export type Need =
   | 'ledger-write-queue:send'
   /** Read the chain (no signing key): audit verification. */
   | 'ledger:read'
+  /** Sign and send lending-vault writes (LendingVault, with the ledger signer). */
+  | 'vault'
+  /** Read the lending vault (no signing key): figures, positions, buyer payments. */
+  | 'vault:read'
   /** Pin evidence to IPFS (a Pinning Service API in AWS, the local pin store locally). */
   | 'pin-store'
   | 'gfw'
@@ -52,7 +56,12 @@ export type Need =
   | 'dds-filing-queue:send'
   | 'eudr-registry'
   /** Verify bearer tokens of the trusted issuer (the authorizer). */
-  | 'token-issuer';
+  | 'token-issuer'
+  /** The fiat on-ramp's API (MFI deposits: fiat in, USDC to the service treasury). */
+  | 'onramp'
+  | 'onramp-webhook-secret'
+  /** The coffee price feed (USD per kg by grade) loans are valued with (decisions §10.1). */
+  | 'price-feed';
 
 /** A secret a Need carries. */
 export interface SecretSpec {
@@ -154,6 +163,15 @@ export const NEEDS = {
   'chain-webhook-secret': { summary: 'Verify the chain-event provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('CHAIN_WEBHOOK_SECRET')] },
   'ledger-write-queue:send': { summary: 'Queue a ledger write for the single ledger writer.', env: ['LEDGER_WRITE_QUEUE_URL'], secrets: [] },
   'ledger:read': { summary: 'Read the chain, no signing key (audit verification, chain-event checks).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'], secrets: [] },
+  vault: {
+    summary: 'Sign and send lending-vault transactions (LendingVault: deposits, loans, repayments) with the ledger signer, its OPERATOR_ROLE holder.',
+    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS'],
+    secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
+    optionalEnv: ['LEDGER_CUSTODIAN_ADDRESS', 'LEDGER_RPC_RETRY_COUNT'],
+    routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
+    memoryMiB: LEDGER_MEMORY_MIB,
+  },
+  'vault:read': { summary: 'Read the lending vault, no signing key (figures, MFI positions, buyer payments).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'LENDING_VAULT_ADDRESS'], secrets: [], optionalEnv: ['LEDGER_RPC_RETRY_COUNT'] },
   'pin-store': {
     summary: 'Pin evidence to IPFS and read it back.',
     env: ['PINNING_SERVICE_URL'],
@@ -176,6 +194,19 @@ export const NEEDS = {
     optionalEnv: ['EUDR_DDS_TIMEOUT_MS'],
   },
   'token-issuer': { summary: 'The token issuer the authorizer trusts (decisions §2).', env: ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'], secrets: [] },
+  onramp: {
+    summary: 'The fiat on-ramp\'s API (MFI deposits); LEDGER_TREASURY_ADDRESS is the ledger signer\'s address, where the on-ramp delivers USDC.',
+    env: ['ONRAMP_URL', 'LEDGER_TREASURY_ADDRESS'],
+    secrets: [/* @__PURE__ */ secretOf('ONRAMP_CREDENTIALS')],
+    routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
+  },
+  'onramp-webhook-secret': { summary: 'Verify the fiat on-ramp\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('ONRAMP_WEBHOOK_SECRET')] },
+  'price-feed': {
+    summary: 'The published coffee price feed (USD per kg by grade, with updated_at) that values loan collateral.',
+    env: ['PRICE_FEED_URL'],
+    secrets: [/* @__PURE__ */ secretOf('PRICE_FEED_TOKEN')],
+    local: { env: ['PRICE_FEED_FILE'], secrets: [], note: 'the local stack writes $LOCAL_DATA_DIR/price-feed.json at start and points PRICE_FEED_FILE at it (read at each use, so an operator can edit it)' },
+  },
 } as const satisfies Record<Need, NeedSpec>;
 
 /** Every required variable name any Need provides (not the secrets' variables). */
@@ -274,6 +305,8 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/cooperatives/{id}/holding-balance', fn: 'get-holding-balance', auth: 'jwt', needs: ['table:read'], summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).' },
   { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write', 'gfw', 'maaif'], summary: 'Register a farmer and forest-check the farm.' },
   { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
+  { method: 'PATCH', path: '/farmers/{id}', fn: 'update-farmer', auth: 'jwt', needs: ['table:write'], summary: 'Correct a farmer\'s mobile-money phone (decisions §11).' },
+  { method: 'GET', path: '/farmers/{id}/credit-score', fn: 'get-credit-score', auth: 'jwt', needs: ['table:read'], summary: 'The farmer\'s credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer\'s cooperative).' },
   { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
   { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
   { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
@@ -284,8 +317,11 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
   { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], summary: 'Pay a farmer to mobile money.' },
   { method: 'GET', path: '/payments/farmer-payout/{id}', fn: 'get-farmer-payout', auth: 'jwt', needs: ['table:read'], summary: 'Status of a farmer payout.' },
+  { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone (decisions §11).' },
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
+  { method: 'POST', path: '/mfi/deposits', fn: 'create-mfi-deposit', auth: 'jwt', needs: ['table:write', 'onramp'], summary: 'Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….' },
+  { method: 'POST', path: '/api/webhooks/onramp', fn: 'onramp-webhook', auth: 'webhook', needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'], summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.' },
   { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
   { method: 'POST', path: '/eudr/verify-gfw', fn: 'verify-gfw', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Check a farm against deforestation alerts after 2020-12-31 again.' },
   { method: 'GET', path: '/cooperatives/{id}/flagged-farms', fn: 'list-flagged-farms', auth: 'jwt', needs: ['table:read'], summary: 'Farms the forest check flagged: the manual-review list of a cooperative.' },

@@ -1,15 +1,18 @@
 import { payoutDeps } from '../../shared/composition';
+import { attemptNumber } from '../../shared/domain/payout-lifecycle';
 import { logger } from '../../shared/runtime/logger';
 import { runPayoutAttempt } from '../../shared/use-cases/payouts';
 
 /**
  * State-machine task `AttemptN` (`lambda:invoke.waitForTaskToken`): event is the task's Payload
- * `{payout_id, attempt, task_token}`. Returns once the order exists and the token is parked; the
+ * `{payout_id, attempt, round, task_token}` (`attempt` the step 1–4 of round `round`, decisions §11:
+ * the payout's attempt 4·round + step). Returns once the order exists and the token is parked; the
  * execution then waits for the settlement webhook.
  */
-export async function handler(event: { payout_id: string; attempt: number; task_token: string }): Promise<{ parked: true }> {
-  logger.appendKeys({ payout_id: event.payout_id, attempt: event.attempt });
-  await runPayoutAttempt(payoutDeps(), event);
+export async function handler(event: { payout_id: string; attempt: number; round?: number; task_token: string }): Promise<{ parked: true }> {
+  const attempt = attemptNumber(event.round ?? 0, event.attempt);
+  logger.appendKeys({ payout_id: event.payout_id, attempt });
+  await runPayoutAttempt(payoutDeps(), { payout_id: event.payout_id, attempt, task_token: event.task_token });
   logger.resetKeys();
   return { parked: true };
 }

@@ -9,7 +9,14 @@ import type { PayoutStatus } from './records';
  *   PENDING --ORDER_ACCEPTED--> PROCESSING --SETTLED--> COMPLETED                      (final)
  *   PROCESSING|RETRY_n --ORDER_FAILED--> FAILED --RETRY_SCHEDULED(n)--> RETRY_n (30/60/120 s)
  *   RETRY_n --ATTEMPT_STARTED(n+1)--> RETRY_n (the retry is in progress)
- *   FAILED|RETRY_3|PROCESSING --RETRIES_EXHAUSTED--> MANUAL_REVIEW                     (final)
+ *   FAILED|RETRY_3|PROCESSING --RETRIES_EXHAUSTED--> MANUAL_REVIEW                     (final for the machine)
+ *   MANUAL_REVIEW --CASH_PAID--> COMPLETED            (decisions §11: paid at the cooperative office)
+ *   MANUAL_REVIEW --RETRY_REQUESTED--> PROCESSING     (decisions §11: a new round of attempts)
+ *
+ * Attempts are numbered across rounds: round 0 is the lifecycle started at creation (attempts
+ * 1–4), each resolution retry starts round r with attempts 4r+1 … 4r+4, so every attempt has its
+ * own provider reference `<payout_id>-A<attempt>` and no earlier order can be mistaken for a new one.
+ * Within a round, the step (1–4) decides the status path exactly as in round 0.
  */
 
 /** Seconds we tell callers a payout takes (interface-spec Limits: about 60 s). */
@@ -19,13 +26,33 @@ export const MAX_ATTEMPTS = 4; // the first attempt and 3 automatic retries
 export const RETRY_WAIT_SECONDS = [30, 60, 120] as const;
 export const FINAL_STATUSES: readonly PayoutStatus[] = ['COMPLETED', 'MANUAL_REVIEW'];
 
+/** The step (1–4) of `attempt` within its round. */
+export function attemptStep(attempt: number): number {
+  return ((attempt - 1) % MAX_ATTEMPTS) + 1;
+}
+
+/** The round of `attempt`: 0 for the lifecycle started at creation, r for the r-th resolution retry. */
+export function roundOf(attempt: number): number {
+  return Math.floor((attempt - 1) / MAX_ATTEMPTS);
+}
+
+/** The attempt number of `step` (1–4) in `round` (0 = the first lifecycle). */
+export function attemptNumber(round: number, step: number): number {
+  return round * MAX_ATTEMPTS + step;
+}
+
+/** Attempt numbers fit the provider reference `-A<1–2 digits>`: at most this many resolution retries per payout. */
+export const MAX_RESOLUTION_ROUNDS = Math.floor(99 / MAX_ATTEMPTS) - 1;
+
 export type PayoutEvent =
   | { type: 'ORDER_ACCEPTED' }
   | { type: 'ATTEMPT_STARTED'; attempt: number }
   | { type: 'SETTLED' }
   | { type: 'ORDER_FAILED' }
   | { type: 'RETRY_SCHEDULED'; retry: 1 | 2 | 3 }
-  | { type: 'RETRIES_EXHAUSTED' };
+  | { type: 'RETRIES_EXHAUSTED' }
+  | { type: 'CASH_PAID' }
+  | { type: 'RETRY_REQUESTED' };
 
 const IN_FLIGHT: PayoutStatus[] = ['PROCESSING', 'RETRY_1', 'RETRY_2', 'RETRY_3'];
 
@@ -35,7 +62,7 @@ export function allowedFrom(event: PayoutEvent): PayoutStatus[] {
     case 'ORDER_ACCEPTED':
       return ['PENDING'];
     case 'ATTEMPT_STARTED':
-      return event.attempt === 1 ? ['PENDING', 'PROCESSING'] : [`RETRY_${event.attempt - 1}` as PayoutStatus];
+      return attemptStep(event.attempt) === 1 ? ['PENDING', 'PROCESSING'] : [`RETRY_${attemptStep(event.attempt) - 1}` as PayoutStatus];
     case 'SETTLED':
       return ['PENDING', 'FAILED', ...IN_FLIGHT];
     case 'ORDER_FAILED':
@@ -44,6 +71,9 @@ export function allowedFrom(event: PayoutEvent): PayoutStatus[] {
       return ['FAILED', event.retry === 1 ? 'PROCESSING' : (`RETRY_${event.retry - 1}` as PayoutStatus)];
     case 'RETRIES_EXHAUSTED':
       return ['FAILED', 'PROCESSING', 'RETRY_3'];
+    case 'CASH_PAID':
+    case 'RETRY_REQUESTED':
+      return ['MANUAL_REVIEW'];
   }
 }
 
@@ -66,6 +96,10 @@ export function statusAfter(event: PayoutEvent): PayoutStatus | null {
       return `RETRY_${event.retry}`;
     case 'RETRIES_EXHAUSTED':
       return 'MANUAL_REVIEW';
+    case 'CASH_PAID':
+      return 'COMPLETED';
+    case 'RETRY_REQUESTED':
+      return 'PROCESSING';
   }
 }
 

@@ -113,6 +113,30 @@ export function payoutStatusView(p: Payout) {
     completed_at: p.completed_at ?? null,
     elapsed_seconds: p.elapsed_seconds ?? null,
     retry_count: p.retry_count,
+    ...settlementChannelView(p),
+  };
+}
+
+/**
+ * How a payout was (or is being) paid (decisions §11): `settlement_channel` MOBILE_MONEY unless a
+ * manual review was closed as paid in cash (CASH_AT_OFFICE), and then the cash receipt.
+ */
+export function settlementChannelView(p: Payout) {
+  return {
+    settlement_channel: p.settlement_channel ?? 'MOBILE_MONEY',
+    cash_receipt: p.settlement_channel === 'CASH_AT_OFFICE' ? { receipt_number: p.cash_receipt_number ?? null, paid_at: p.cash_paid_at ?? null } : null,
+  };
+}
+
+/** POST /payments/farmer-payout/{id}/resolve: the payout status response after the resolution. */
+export function payoutResolutionView(p: Payout, resolution: 'PAID_IN_CASH' | 'RETRY') {
+  return {
+    ...payoutStatusView(p),
+    resolution,
+    phone: maskPhone(p.phone),
+    attempt: p.attempt,
+    resolution_round: p.resolution_round ?? 0,
+    resolved_at: p.resolved_at ?? null,
   };
 }
 
@@ -137,6 +161,7 @@ export function paymentRecordView(p: Payout) {
     reason: p.reason,
     elapsed_seconds: p.elapsed_seconds ?? null,
     retry_count: p.retry_count,
+    ...settlementChannelView(p),
   };
 }
 
@@ -152,7 +177,7 @@ export function cooperativeView(c: Cooperative) {
 
 /** The farmer as shown to callers (phone masked, decisions §3). */
 export function farmerView(f: Farmer) {
-  const { registered_by: _by, ...rest } = f;
+  const { registered_by: _by, updated_by: _upd, ...rest } = f;
   return { ...rest, national_registry_status: f.national_registry_status ?? 'VERIFIED', phone: f.phone ? maskPhone(f.phone) : null };
 }
 

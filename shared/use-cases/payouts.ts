@@ -5,7 +5,7 @@ import { assertFarmerUsable } from '../domain/farmer';
 import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
 import { maskPhone } from '../domain/masking';
-import { allowedFrom, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
+import { allowedFrom, attemptStep, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
 import type { BatchStore, Notifier, PayoutProvider, PayoutStore, PayoutWorkflow, ProviderOrder, RegistryStore } from '../domain/ports';
 import type { Payout, PayoutReason } from '../domain/records';
 import { logger } from '../runtime/logger';
@@ -267,8 +267,9 @@ export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'pro
   if (payout.status !== 'FAILED') {
     await deps.payouts.recordFailure(payout, input.attempt, order?.failure_reason ?? 'no order at the provider', deps.now().toISOString());
   }
-  if (input.attempt >= MAX_ATTEMPTS) return { outcome: 'EXHAUSTED' };
-  await deps.payouts.scheduleRetry(payout, input.attempt as 1 | 2 | 3, deps.now().toISOString()).catch((err) => {
+  // The step within the attempt's round (decisions §11: a resolution retry runs attempts 4r+1 … 4r+4).
+  if (attemptStep(input.attempt) >= MAX_ATTEMPTS) return { outcome: 'EXHAUSTED' };
+  await deps.payouts.scheduleRetry(payout, attemptStep(input.attempt) as 1 | 2 | 3, deps.now().toISOString()).catch((err) => {
     if (!(err instanceof PayoutTransitionRejected)) throw err;
   });
   return { outcome: 'RETRY' };

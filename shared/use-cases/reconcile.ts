@@ -1,4 +1,5 @@
 import { providerReference } from '../domain/ids';
+import { roundOf } from '../domain/payout-lifecycle';
 import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { startBatchPayout, type PayoutDeps } from './payouts';
@@ -86,6 +87,7 @@ async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileR
     if (fresh?.task_token && fresh.task_token_attempt === payout.attempt) await deps.workflow.fail(fresh.task_token, 'OrderFailed', order.failure_reason ?? 'order failed');
     return;
   }
-  await deps.workflow.start(payout.payment_id);
+  // The execution of the payout's current round (a resolution retry runs as `<payout_id>-R<round>`, decisions §11).
+  await deps.workflow.start(payout.payment_id, roundOf(payout.attempt));
   report.restarted++;
 }

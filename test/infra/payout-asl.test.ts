@@ -27,13 +27,26 @@ function choiceFor(choice: State, outcome: string): string | undefined {
   return (choice.Choices as State[]).find((c) => c.Variable === '$.check.outcome' && c.StringEquals === outcome)?.Next;
 }
 
+/**
+ * The first attempt, after the entry states that set the round (decisions §11): a Choice on
+ * `$.round` (a resolution retry gives it) whose Default is a Pass putting round 0; both reach it.
+ */
+function firstAttempt(): string {
+  const start = state(asl.StartAt);
+  expect(start.Type).toBe('Choice');
+  const given = (start.Choices as State[]).find((c) => c.Variable === '$.round' && c.IsPresent === true)!.Next as string;
+  const pass = state(start.Default);
+  expect(pass).toMatchObject({ Type: 'Pass', Result: 0, ResultPath: '$.round', Next: given });
+  return given;
+}
+
 /** Walks the retry path from StartAt: the attempts made and the waits between them. */
 function retryPath(): { attempts: number[]; waits: number[]; exhaustedTo: string; completedTo: string[]; defaults: string[] } {
   const attempts: number[] = [];
   const waits: number[] = [];
   const completedTo: string[] = [];
   const defaults: string[] = [];
-  let name = asl.StartAt;
+  let name = firstAttempt();
   for (let guard = 0; guard < 50; guard++) {
     const attempt = state(name);
     expect(attempt).toMatchObject({ Type: 'Task', Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken' });
@@ -77,6 +90,12 @@ describe('payout lifecycle ASL', () => {
     expect(review.Parameters.FunctionName).toBe('${PayoutManualReviewFunctionArn}');
     expect(new Set(path.completedTo)).toEqual(new Set(['PayoutCompleted']));
     expect(state('PayoutCompleted').Type).toBe('Succeed');
+  });
+
+  test('every attempt and check passes the round (attempt numbers 4·round + step, decisions §11)', () => {
+    const tasks = Object.values(asl.States).filter((s) => s.Type === 'Task' && s.Parameters.Payload.attempt !== undefined);
+    expect(tasks).toHaveLength(2 * MAX_ATTEMPTS);
+    for (const t of tasks) expect(t.Parameters.Payload['round.$']).toBe('$.round');
   });
 
   test('the Wait states are exactly those on the retry path', () => {

@@ -270,6 +270,8 @@ describe('GET /payments/{id}', () => {
       reason: 'NET_COFFEE_PAYMENT',
       elapsed_seconds: 40,
       retry_count: 0,
+      settlement_channel: 'MOBILE_MONEY',
+      cash_receipt: null,
     });
     for (const leaked of ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'entity', 'phone', 'task_token', 'recipient_name']) expect(res.body).not.toHaveProperty(leaked);
     expect(res.raw).not.toContain('772000111');

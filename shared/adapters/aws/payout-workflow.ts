@@ -11,15 +11,16 @@ export class StepFunctionsPayoutWorkflow implements PayoutWorkflow {
   private readonly sfn = new SFNClient({});
 
   /**
-   * Starts the lifecycle of a payout. The execution is named after the payout id, so a repeated
-   * start can never run a payout twice (ExecutionAlreadyExists is treated as success).
+   * Starts the lifecycle of a payout. The execution is named after the payout id (round 0) or
+   * `<payout_id>-R<round>` (a resolution retry, decisions §11, input `{payout_id, round}`), so a
+   * repeated start can never run a round twice (ExecutionAlreadyExists is treated as success).
    */
-  async start(payoutId: string): Promise<void> {
+  async start(payoutId: string, round = 0): Promise<void> {
     try {
       await this.sfn.send(new StartExecutionCommand({
         stateMachineArn: requireEnv('PAYOUT_STATE_MACHINE_ARN'),
-        name: payoutId,
-        input: JSON.stringify({ payout_id: payoutId }),
+        name: round > 0 ? `${payoutId}-R${round}` : payoutId,
+        input: JSON.stringify(round > 0 ? { payout_id: payoutId, round } : { payout_id: payoutId }),
       }));
     } catch (err) {
       if ((err as { name?: string }).name !== 'ExecutionAlreadyExists') throw err;

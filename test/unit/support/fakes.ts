@@ -40,7 +40,7 @@ import type {
   WebhookReceiptStore,
   WorkQueue,
 } from '../../../shared/domain/ports';
-import type { Batch, Cooperative, Farmer, LedgerTx, Payout } from '../../../shared/domain/records';
+import type { Batch, BatchLedgerTx, Cooperative, Farmer, Payout } from '../../../shared/domain/records';
 
 /** What every fake method does unless the test overrides it. */
 function unexpected(name: string): never {
@@ -61,6 +61,7 @@ export function fakeRegistryStore(over: Partial<RegistryStore> = {}): RegistrySt
     pendingNationalChecks: () => unexpected('registry.pendingNationalChecks'),
     settleNationalCheck: () => unexpected('registry.settleNationalCheck'),
     getFarmer: () => unexpected('registry.getFarmer'),
+    updateFarmerPhone: () => unexpected('registry.updateFarmerPhone'),
     ...over,
   };
 }
@@ -76,6 +77,7 @@ export function fakeBatchStore(over: Partial<BatchStore> = {}): BatchStore {
     setPaymentStatus: () => unexpected('batches.setPaymentStatus'),
     auditEntries: () => unexpected('batches.auditEntries'),
     awaitingPayoutBefore: () => unexpected('batches.awaitingPayoutBefore'),
+    listByFarmer: () => unexpected('batches.listByFarmer'),
     putJob: () => unexpected('batches.putJob'),
     getJob: () => unexpected('batches.getJob'),
     ...over,
@@ -100,6 +102,8 @@ export function fakePayoutStore(over: Partial<PayoutStore> = {}): PayoutStore {
     openBefore: () => unexpected('payouts.openBefore'),
     get: () => unexpected('payouts.get'),
     listByBatch: () => unexpected('payouts.listByBatch'),
+    resolvePaidInCash: () => unexpected('payouts.resolvePaidInCash'),
+    resolveRetry: () => unexpected('payouts.resolveRetry'),
     ...over,
   };
 }
@@ -366,7 +370,7 @@ export function aPayout(over: Partial<Payout> = {}): Payout {
 }
 
 /** The batch's BatchToken mint, committed and not yet signed (PENDING), audit entry 1. */
-export function aLedgerTx(over: Partial<LedgerTx> = {}): LedgerTx {
+export function aLedgerTx(over: Partial<BatchLedgerTx> = {}): BatchLedgerTx {
   const batchId = over.batch_id ?? DEFAULT_BATCH_ID;
   const seq = over.audit_sequence_number ?? 1;
   return {

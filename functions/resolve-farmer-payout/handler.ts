@@ -1,0 +1,19 @@
+import { manualReviewDeps } from '../../shared/composition/manual-review';
+import { assertDuty } from '../../shared/domain/access';
+import { httpHandler } from '../../shared/http/handler';
+import { ResolvePayoutSchema } from '../../shared/http/manual-review-schemas';
+import { IdParams, PayoutIdParam } from '../../shared/http/path-params';
+import { payoutResolutionView } from '../../shared/http/views';
+import { resolveFarmerPayout } from '../../shared/use-cases/manual-review';
+
+/**
+ * POST /payments/farmer-payout/{id}/resolve (ADMIN; COOPERATIVE with MANAGER of the payout's
+ * cooperative): closes a payout in MANUAL_REVIEW as PAID_IN_CASH or by a RETRY (decisions §11).
+ */
+export const handler = httpHandler(
+  { roles: ['ADMIN', 'COOPERATIVE'], authorize: (caller) => assertDuty(caller, ['MANAGER']), params: IdParams(PayoutIdParam), body: ResolvePayoutSchema },
+  async ({ caller, params, body }) => {
+    const payout = await resolveFarmerPayout(manualReviewDeps(), caller, params.id ?? '', body);
+    return { status: 200, body: payoutResolutionView(payout, body.resolution) };
+  },
+);

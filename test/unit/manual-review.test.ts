@@ -1,0 +1,263 @@
+/**
+ * Closing manual reviews (decisions §11): POST /payments/farmer-payout/{id}/resolve (use case
+ * resolveFarmerPayout), PATCH /farmers/{id} (updateFarmerPhone), the round numbering of attempts
+ * in the payout lifecycle, the request schemas and the views.
+ */
+import * as v from 'valibot';
+import type { Caller } from '../../shared/domain/caller';
+import { PayoutTransitionRejected } from '../../shared/domain/errors';
+import { allowedFrom, attemptNumber, attemptStep, MAX_RESOLUTION_ROUNDS, roundOf, transition } from '../../shared/domain/payout-lifecycle';
+import type { Payout } from '../../shared/domain/records';
+import { ResolvePayoutSchema, UpdateFarmerSchema } from '../../shared/http/manual-review-schemas';
+import { farmerView, paymentRecordView, payoutStatusView } from '../../shared/http/views';
+import { updateFarmerPhone } from '../../shared/use-cases/farmer-updates';
+import { resolveFarmerPayout, type ManualReviewDeps } from '../../shared/use-cases/manual-review';
+import { checkPayoutAttempt } from '../../shared/use-cases/payouts';
+import { domainErrorOf } from './support/errors';
+import { aFarmer, aPayout, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+const manager: Caller = { sub: 'mgr-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['MANAGER'] };
+const admin: Caller = { sub: 'admin-1', role: 'ADMIN', duties: [] };
+const inReview = aPayout({ status: 'MANUAL_REVIEW', attempt: 4, retry_count: 3, phone: '+256700000001', manager_notified_at: '2026-11-22T09:10:00.000Z' });
+const cash = { resolution: 'PAID_IN_CASH' as const, receipt_number: 'RCPT/2026/0042', paid_at: '2026-11-22T11:30:00Z' };
+
+function world(payout: Payout | null = inReview, farmer = aFarmer({ phone: '+256772999888' })) {
+  const calls: string[] = [];
+  const deps: ManualReviewDeps = {
+    now: () => NOW,
+    payouts: fakePayoutStore({
+      get: async (id) => (payout && id === payout.payment_id ? payout : null),
+      resolvePaidInCash: async (p, c, at) => {
+        calls.push(`cash ${p.payment_id} ${c.receipt_number} ${c.paid_at} ${c.actor} ${at}`);
+        return { ...p, status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE', cash_receipt_number: c.receipt_number, cash_paid_at: c.paid_at, completed_at: at };
+      },
+      resolveRetry: async (p, r) => {
+        calls.push(`retry ${p.payment_id} round ${r.round} attempt ${r.attempt} ${r.phone} ${r.recipient_name} ${r.actor}`);
+        return { ...p, status: 'PROCESSING', attempt: r.attempt, retry_count: 0, phone: r.phone, resolution_round: r.round };
+      },
+    }),
+    registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
+    workflow: fakePayoutWorkflow({ start: async (id, round) => { calls.push(`start ${id} ${round}`); } }),
+  };
+  return { deps, calls };
+}
+
+describe('resolveFarmerPayout: PAID_IN_CASH', () => {
+  it('closes the payout as paid at the office: one conditional write with the receipt, paid_at normalised, the caller as actor', async () => {
+    const { deps, calls } = world();
+    const done = await resolveFarmerPayout(deps, manager, inReview.payment_id, cash);
+    expect(done).toMatchObject({ status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE', cash_receipt_number: 'RCPT/2026/0042' });
+    expect(calls).toEqual([`cash ${inReview.payment_id} RCPT/2026/0042 2026-11-22T11:30:00.000Z mgr-1 2026-11-22T12:00:00.000Z`]);
+  });
+
+  it('ADMIN may resolve any cooperative\'s payout', async () => {
+    const { deps, calls } = world();
+    await resolveFarmerPayout(deps, admin, inReview.payment_id, cash);
+    expect(calls).toHaveLength(1);
+  });
+
+  it.each([
+    ['in the future', '2026-11-22T12:00:01Z'],
+    ['before the payout was created', '2026-11-22T08:59:59Z'],
+  ])('refuses paid_at %s: 400 VALIDATION_ERROR on paid_at, nothing written', async (_what, paidAt) => {
+    const { deps, calls } = world();
+    const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, { ...cash, paid_at: paidAt }));
+    expect([err.code, err.status]).toEqual(['VALIDATION_ERROR', 400]);
+    expect(err.details).toEqual([expect.objectContaining({ path: 'paid_at' })]);
+    expect(calls).toEqual([]);
+  });
+
+  it('the loser of concurrent resolutions gets 422 STAGE_OUT_OF_ORDER with the status the winner left', async () => {
+    const { deps } = world();
+    let reads = 0;
+    deps.payouts = fakePayoutStore({
+      get: async () => (reads++ === 0 ? inReview : { ...inReview, status: 'COMPLETED' }),
+      resolvePaidInCash: async (p) => { throw new PayoutTransitionRejected(p.payment_id, 'CASH_PAID'); },
+    });
+    const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, cash));
+    expect([err.code, err.status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
+    expect(err.details).toMatchObject({ status: 'COMPLETED', required_status: 'MANUAL_REVIEW' });
+  });
+});
+
+describe('resolveFarmerPayout: RETRY', () => {
+  it('re-reads the farmer and starts round 1 (attempts 5…8) to the CURRENT phone as execution round 1', async () => {
+    const { deps, calls } = world();
+    const retried = await resolveFarmerPayout(deps, manager, inReview.payment_id, { resolution: 'RETRY' });
+    expect(retried).toMatchObject({ status: 'PROCESSING', attempt: 5, phone: '+256772999888', resolution_round: 1 });
+    expect(calls).toEqual([
+      `retry ${inReview.payment_id} round 1 attempt 5 +256772999888 Joseph Wamala mgr-1`,
+      `start ${inReview.payment_id} 1`,
+    ]);
+  });
+
+  it('a second retry continues the numbering: round 2, attempt 9', async () => {
+    const { deps, calls } = world({ ...inReview, attempt: 8, resolution_round: 1 });
+    await resolveFarmerPayout(deps, manager, inReview.payment_id, { resolution: 'RETRY' });
+    expect(calls[0]).toContain('round 2 attempt 9');
+    expect(calls[1]).toBe(`start ${inReview.payment_id} 2`);
+  });
+
+  it('a farmer without a phone: 422 PHONE_NOT_FOUND, nothing written, nothing started', async () => {
+    const { deps, calls } = world(inReview, aFarmer({ phone: undefined }));
+    const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, { resolution: 'RETRY' }));
+    expect([err.code, err.status]).toEqual(['PHONE_NOT_FOUND', 422]);
+    expect(calls).toEqual([]);
+  });
+
+  it(`after ${MAX_RESOLUTION_ROUNDS} retries (attempt numbers must fit the reference) a RETRY is refused: 422`, async () => {
+    const last = attemptNumber(MAX_RESOLUTION_ROUNDS, 4);
+    expect(last).toBeLessThanOrEqual(99);
+    const { deps, calls } = world({ ...inReview, attempt: last, resolution_round: MAX_RESOLUTION_ROUNDS });
+    const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, { resolution: 'RETRY' }));
+    expect(err.code).toBe('STAGE_OUT_OF_ORDER');
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('resolveFarmerPayout: who and what', () => {
+  it.each<[string, Caller]>([
+    ['an AGENT', { sub: 'a', role: 'AGENT', cooperative_id: 'COOP-1', duties: [] }],
+    ['a COOPERATIVE without MANAGER', { sub: 'q', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['QUALITY_OFFICER', 'EXPORTER'] }],
+    ['a MANAGER of another cooperative', { sub: 'm2', role: 'COOPERATIVE', cooperative_id: 'COOP-2', duties: ['MANAGER'] }],
+    ['an MFI', { sub: 'mfi', role: 'MFI', mfi_id: 'MFI-1', duties: [] }],
+  ])('%s: 403 INSUFFICIENT_PERMISSIONS, nothing written', async (_who, caller) => {
+    const { deps, calls } = world();
+    const err = await domainErrorOf(resolveFarmerPayout(deps, caller, inReview.payment_id, cash));
+    expect([err.code, err.status]).toEqual(['INSUFFICIENT_PERMISSIONS', 403]);
+    expect(calls).toEqual([]);
+  });
+
+  it('an unknown payout: 404 PAYMENT_NOT_FOUND', async () => {
+    const { deps } = world(null);
+    const err = await domainErrorOf(resolveFarmerPayout(deps, manager, 'PAY-2026-000999-01', cash));
+    expect([err.code, err.status]).toEqual(['PAYMENT_NOT_FOUND', 404]);
+  });
+
+  it.each(['PROCESSING', 'RETRY_2', 'COMPLETED', 'FAILED'] as const)('a payout in %s: 422 STAGE_OUT_OF_ORDER naming its status, for either resolution', async (status) => {
+    const { deps, calls } = world({ ...inReview, status });
+    for (const body of [cash, { resolution: 'RETRY' as const }]) {
+      const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, body));
+      expect([err.code, err.status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
+      expect(err.details).toMatchObject({ status });
+    }
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('payout lifecycle rounds (decisions §11)', () => {
+  it('numbers attempts across rounds: round r runs 4r+1 … 4r+4, each a step 1–4', () => {
+    expect([1, 4, 5, 8, 9].map((a) => [roundOf(a), attemptStep(a)])).toEqual([[0, 1], [0, 4], [1, 1], [1, 4], [2, 1]]);
+    expect(attemptNumber(1, 1)).toBe(5);
+  });
+
+  it('a round\'s first attempt starts from PROCESSING (where RETRY_REQUESTED leaves it), its later ones from RETRY_n', () => {
+    expect(allowedFrom({ type: 'ATTEMPT_STARTED', attempt: 5 })).toEqual(['PENDING', 'PROCESSING']);
+    expect(allowedFrom({ type: 'ATTEMPT_STARTED', attempt: 6 })).toEqual(['RETRY_1']);
+    expect(allowedFrom({ type: 'ATTEMPT_STARTED', attempt: 8 })).toEqual(['RETRY_3']);
+  });
+
+  it('only a payout in MANUAL_REVIEW is resolved: CASH_PAID → COMPLETED, RETRY_REQUESTED → PROCESSING', () => {
+    expect(transition('MANUAL_REVIEW', { type: 'CASH_PAID' })).toEqual({ status: 'COMPLETED' });
+    expect(transition('MANUAL_REVIEW', { type: 'RETRY_REQUESTED' })).toEqual({ status: 'PROCESSING' });
+    for (const from of ['PENDING', 'PROCESSING', 'FAILED', 'RETRY_3', 'COMPLETED'] as const) {
+      expect(transition(from, { type: 'CASH_PAID' })).toBeNull();
+      expect(transition(from, { type: 'RETRY_REQUESTED' })).toBeNull();
+    }
+  });
+
+  it('checkPayoutAttempt: a failed attempt 5 schedules RETRY_1 (its step), the failed attempt 8 is EXHAUSTED', async () => {
+    const scheduled: number[] = [];
+    const mk = (attempt: number) => ({
+      now: () => NOW,
+      payouts: fakePayoutStore({
+        get: async () => aPayout({ status: 'FAILED', attempt, resolution_round: 1 }),
+        scheduleRetry: async (p, retry) => { scheduled.push(retry); return p; },
+      }),
+      provider: fakePayoutProvider({ findOrderByReference: async (ref) => ({ order_id: `o-${ref}`, reference: ref, status: 'FAILED' as const, amount_usd_micro: 10_000_000, amount_ugx: 37_002, exchange_rate: '3700.25', failure_reason: 'wallet closed' }) }),
+    });
+    expect(await checkPayoutAttempt(mk(5), { payout_id: 'PAY-2026-000001-01', attempt: 5 })).toEqual({ outcome: 'RETRY' });
+    expect(scheduled).toEqual([1]);
+    expect(await checkPayoutAttempt(mk(8), { payout_id: 'PAY-2026-000001-01', attempt: 8 })).toEqual({ outcome: 'EXHAUSTED' });
+    expect(scheduled).toEqual([1]);
+  });
+});
+
+describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
+  const farmer = aFarmer();
+  function registry() {
+    const writes: unknown[] = [];
+    return {
+      writes,
+      store: fakeRegistryStore({
+        getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null),
+        updateFarmerPhone: async (input) => { writes.push(input); return { ...farmer, phone: input.phone, phone_updated_at: input.at, updated_by: input.actor }; },
+      }),
+    };
+  }
+
+  it.each<[string, Caller]>([
+    ['an AGENT of the cooperative', { sub: 'agent-7', role: 'AGENT', cooperative_id: 'COOP-1', duties: [] }],
+    ['a COOPERATIVE token of the cooperative (any duty)', { sub: 'q', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['QUALITY_OFFICER'] }],
+    ['ADMIN', admin],
+  ])('%s changes the phone in one conditional write; the view masks it and hides updated_by', async (_who, caller) => {
+    const { store, writes } = registry();
+    const updated = await updateFarmerPhone(store, caller, 'F-1', { phone: '+256772999888' }, NOW);
+    expect(writes).toEqual([{ farmer_id: 'F-1', cooperative_id: 'COOP-1', phone: '+256772999888', actor: caller.sub, at: NOW.toISOString() }]);
+    const view = farmerView(updated);
+    expect(view.phone).not.toContain('999888');
+    expect(view.phone).toMatch(/888$/);
+    expect(view).toMatchObject({ phone_updated_at: NOW.toISOString() });
+    expect(view).not.toHaveProperty('updated_by');
+  });
+
+  it('a number that is not a Ugandan mobile (a Kampala landline): 400 VALIDATION_ERROR on phone', async () => {
+    const { store, writes } = registry();
+    const err = await domainErrorOf(updateFarmerPhone(store, admin, 'F-1', { phone: '+256414123456' }, NOW));
+    expect([err.code, err.status]).toEqual(['VALIDATION_ERROR', 400]);
+    expect(writes).toEqual([]);
+  });
+
+  it.each<[string, Caller]>([
+    ['another cooperative', { sub: 'x', role: 'AGENT', cooperative_id: 'COOP-2', duties: [] }],
+    ['an MFI', { sub: 'mfi', role: 'MFI', mfi_id: 'MFI-1', duties: [] }],
+  ])('%s: 403 INSUFFICIENT_PERMISSIONS', async (_who, caller) => {
+    const { store, writes } = registry();
+    const err = await domainErrorOf(updateFarmerPhone(store, caller, 'F-1', { phone: '+256772999888' }, NOW));
+    expect([err.code, err.status]).toEqual(['INSUFFICIENT_PERMISSIONS', 403]);
+    expect(writes).toEqual([]);
+  });
+
+  it('an unknown farmer, or one whose conditional write finds no such farmer of that cooperative: 404 FARMER_NOT_REGISTERED', async () => {
+    const { store } = registry();
+    expect((await domainErrorOf(updateFarmerPhone(store, admin, 'F-404', { phone: '+256772999888' }, NOW))).code).toBe('FARMER_NOT_REGISTERED');
+    const gone = fakeRegistryStore({ getFarmer: async () => farmer, updateFarmerPhone: async () => null });
+    expect((await domainErrorOf(updateFarmerPhone(gone, admin, 'F-1', { phone: '+256772999888' }, NOW))).code).toBe('FARMER_NOT_REGISTERED');
+  });
+});
+
+describe('request schemas and views', () => {
+  it('ResolvePayoutSchema accepts the two resolutions and nothing else', () => {
+    expect(v.safeParse(ResolvePayoutSchema, cash).success).toBe(true);
+    expect(v.safeParse(ResolvePayoutSchema, { resolution: 'RETRY' }).success).toBe(true);
+    for (const bad of [
+      {}, { resolution: 'REFUND' }, { resolution: 'RETRY', phone: '+256772999888' }, { resolution: 'PAID_IN_CASH' },
+      { ...cash, receipt_number: '' }, { ...cash, receipt_number: 'x'.repeat(65) }, { ...cash, receipt_number: 'R 1' },
+      { ...cash, paid_at: '2026-11-22 11:30' }, { ...cash, paid_at: '2026-11-22T11:30:00+03:00' }, { ...cash, paid_at: '2026-02-30T11:30:00Z' },
+    ]) expect([bad, v.safeParse(ResolvePayoutSchema, bad).success]).toEqual([bad, false]);
+  });
+
+  it('UpdateFarmerSchema: exactly {phone} in E.164', () => {
+    expect(v.safeParse(UpdateFarmerSchema, { phone: '+256772999888' }).success).toBe(true);
+    expect(v.safeParse(UpdateFarmerSchema, { phone: '0772999888' }).success).toBe(false);
+    expect(v.safeParse(UpdateFarmerSchema, { phone: '+256772999888', full_name: 'x' }).success).toBe(false);
+  });
+
+  it('payout and payment views show settlement_channel (MOBILE_MONEY by default) and the cash receipt', () => {
+    const mobile = aPayout({ status: 'COMPLETED' });
+    expect(payoutStatusView(mobile)).toMatchObject({ settlement_channel: 'MOBILE_MONEY', cash_receipt: null });
+    const paid = aPayout({ status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE', cash_receipt_number: 'R-1', cash_paid_at: '2026-11-22T11:30:00.000Z' });
+    expect(paymentRecordView(paid)).toMatchObject({ settlement_channel: 'CASH_AT_OFFICE', cash_receipt: { receipt_number: 'R-1', paid_at: '2026-11-22T11:30:00.000Z' } });
+  });
+});
