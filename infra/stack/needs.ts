@@ -127,6 +127,8 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       case 'ledger':
       case 'ledger:read':
+      case 'vault':
+      case 'vault:read':
       case 'chain-webhook-secret':
       case 'pin-store':
       case 'maaif':
@@ -135,6 +137,9 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'payout-provider':
       case 'payout-webhook-secret':
       case 'token-issuer':
+      case 'onramp':
+      case 'onramp-webhook-secret':
+      case 'price-feed':
         break; // outside systems: environment and secret reads only
       default: {
         const unknown: never = need;
@@ -166,6 +171,8 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     LEDGER_CHAIN_ID: settings.ledgerChainId,
     BATCH_TOKEN_ADDRESS: settings.batchTokenAddress,
     TRACE_LOG_ADDRESS: settings.traceLogAddress,
+    LENDING_VAULT_ADDRESS: settings.lendingVaultAddress,
+    VAULT_ASSET_ADDRESS: settings.vaultAssetAddress,
     PAYOUT_PROVIDER_URL: settings.payoutProviderUrl,
     PINNING_SERVICE_URL: settings.pinningServiceUrl,
     GFW_API_URL: settings.gfwApiUrl,
@@ -173,6 +180,9 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     EUDR_DDS_ENDPOINT: settings.eudrDdsEndpoint,
     EUDR_USERNAME: settings.eudrUsername,
     EUDR_CLIENT_ID: settings.eudrClientId,
+    PRICE_FEED_URL: settings.priceFeedUrl,
+    ONRAMP_URL: settings.onrampUrl,
+    LEDGER_TREASURY_ADDRESS: settings.treasuryAddress,
     JWT_ISSUER: settings.jwtIssuer,
     JWT_AUDIENCE: settings.jwtAudience,
     JWKS_URL: settings.jwksUrl,
@@ -189,6 +199,9 @@ export function needSecrets(s: StatefulResources): Record<SecretName, ISecret> {
     PINNING_SERVICE_TOKEN: s.pinningServiceToken,
     GFW_API_KEY: s.gfwApiKey,
     MAAIF_API_KEY: s.maaifApiKey,
+    ONRAMP_CREDENTIALS: s.onrampCredentials,
+    ONRAMP_WEBHOOK_SECRET: s.onrampWebhookSecret,
+    PRICE_FEED_TOKEN: s.priceFeedToken,
     EUDR_AUTH_KEY: s.eudrAuthKey,
   };
 }

@@ -22,8 +22,13 @@ export interface ManagerSubscription {
  * - jwtIssuer / jwtAudience / jwksUrl: the token issuer the authorizer trusts (decisions §2).
  * - ledgerRpcUrl / ledgerChainId: the EVM network of the BatchToken and trace log (default: Base Sepolia testnet).
  * - batchTokenAddress / traceLogAddress: the deployed contracts; the zero address until they are deployed.
+ * - lendingVaultAddress / vaultAssetAddress: the LendingVault and its asset (the network's USDC), as
+ *   `npm run deploy-contracts` prints them; the zero address until deployed.
  * - payoutProviderUrl: base URL of the payout provider's API.
  * - pinningServiceUrl: the IPFS Pinning Service API endpoint (evidence).
+ * - priceFeedUrl: the published coffee price feed (USD per kg by grade) that values loan collateral.
+ * - onrampUrl: base URL of the fiat on-ramp's API (MFI deposits).
+ * - treasuryAddress: the ledger signer's address (the service treasury), where the on-ramp delivers USDC.
  * - managerSubscriptions: `[{cooperativeId, email, sms?}]`, see {@link ManagerSubscription}.
  */
 export const SETTING_DEFAULTS = {
@@ -35,6 +40,8 @@ export const SETTING_DEFAULTS = {
   ledgerChainId: '84532',
   batchTokenAddress: '0x0000000000000000000000000000000000000000',
   traceLogAddress: '0x0000000000000000000000000000000000000000',
+  lendingVaultAddress: '0x0000000000000000000000000000000000000000',
+  vaultAssetAddress: '0x0000000000000000000000000000000000000000',
   payoutProviderUrl: 'https://api.payout-provider.example.com',
   pinningServiceUrl: 'https://api.pinning-service.example.com/psa',
   gfwApiUrl: 'https://data-api.globalforestwatch.org',
@@ -42,6 +49,9 @@ export const SETTING_DEFAULTS = {
   eudrDdsEndpoint: 'https://acceptance.eudr.webcloud.ec.europa.eu/tracesnt/ws/EUDRDueDiligenceStatementServiceV3',
   eudrUsername: 'importer-username',
   eudrClientId: 'eudr-test',
+  priceFeedUrl: 'https://prices.example.com/coffee/usd-per-kg.json',
+  onrampUrl: 'https://api.onramp.example.com',
+  treasuryAddress: '0x0000000000000000000000000000000000000000',
   managerSubscriptions: [] as ManagerSubscription[],
 };
 
@@ -56,6 +66,8 @@ export interface Settings {
   ledgerChainId: string;
   batchTokenAddress: string;
   traceLogAddress: string;
+  lendingVaultAddress: string;
+  vaultAssetAddress: string;
   payoutProviderUrl: string;
   pinningServiceUrl: string;
   gfwApiUrl: string;
@@ -63,6 +75,10 @@ export interface Settings {
   eudrDdsEndpoint: string;
   eudrUsername: string;
   eudrClientId: string;
+  /** The published coffee price feed document (decisions §10.1; README "Price feed"). */
+  priceFeedUrl: string;
+  onrampUrl: string;
+  treasuryAddress: string;
   managerSubscriptions: ManagerSubscription[];
 }
 
@@ -94,6 +110,8 @@ export function loadSettings(scope: Construct): Settings {
     ledgerChainId: param('ledgerChainId', 'LedgerChainId', 'Chain id of the EVM ledger.', '^[0-9]+$'),
     batchTokenAddress: param('batchTokenAddress', 'BatchTokenAddress', 'Address of the BatchToken contract.', ADDRESS),
     traceLogAddress: param('traceLogAddress', 'TraceLogAddress', 'Address of the TraceLog contract.', ADDRESS),
+    lendingVaultAddress: param('lendingVaultAddress', 'LendingVaultAddress', 'Address of the LendingVault contract (ERC-4626).', ADDRESS),
+    vaultAssetAddress: param('vaultAssetAddress', 'VaultAssetAddress', 'Address of the lending vault\'s asset (the network\'s USDC contract).', ADDRESS),
     payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),
     pinningServiceUrl: param('pinningServiceUrl', 'PinningServiceUrl', 'Endpoint of the IPFS Pinning Service API that pins evidence.', HTTPS_URL),
     gfwApiUrl: param('gfwApiUrl', 'GfwApiUrl', 'Global Forest Watch Data API base URL.', HTTPS_URL),
@@ -101,6 +119,9 @@ export function loadSettings(scope: Construct): Settings {
     eudrDdsEndpoint: param('eudrDdsEndpoint', 'EudrDdsEndpoint', 'EU Information System DDS service endpoint (acceptance or production).', HTTPS_URL),
     eudrUsername: param('eudrUsername', 'EudrUsername', 'EU Information System web-service username delegated by the importer.'),
     eudrClientId: param('eudrClientId', 'EudrClientId', 'EU Information System WebServiceClientId (eudr-test in acceptance, eudr-repository in production).'),
+    priceFeedUrl: param('priceFeedUrl', 'PriceFeedUrl', 'URL of the published coffee price feed: JSON {updated_at, usd_per_kg: {screen18, screen15, FAQ, PB}} (README "Price feed").', HTTPS_URL),
+    onrampUrl: param('onrampUrl', 'OnrampUrl', 'Base URL of the fiat on-ramp API (MFI deposits).', HTTPS_URL),
+    treasuryAddress: param('treasuryAddress', 'TreasuryAddress', 'Address of the ledger signer (the service treasury): the on-ramp delivers deposited USDC there.', ADDRESS),
     managerSubscriptions: readManagerSubscriptions(scope),
   };
 }

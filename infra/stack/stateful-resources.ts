@@ -44,6 +44,12 @@ export class StatefulResources extends Construct {
   readonly gfwApiKey: Secret;
   readonly eudrAuthKey: Secret;
   readonly maaifApiKey: Secret;
+  /** `{api_key, api_secret}` of the fiat on-ramp (MFI deposits). */
+  readonly onrampCredentials: Secret;
+  /** The on-ramp's Standard Webhooks secret (`whsec_…`). */
+  readonly onrampWebhookSecret: Secret;
+  /** Bearer token of the coffee price feed; `none` when the source needs none. */
+  readonly priceFeedToken: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
     super(scope, id);
@@ -132,7 +138,22 @@ export class StatefulResources extends Construct {
       generateSecretString: { passwordLength: 40, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const s of [this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken, this.gfwApiKey, this.eudrAuthKey, this.maaifApiKey]) {
+    this.priceFeedToken = new Secret(this, 'PriceFeedToken', {
+      description: 'Bearer token of the coffee price feed (PRICE_FEED_URL). Created with a random placeholder: put the source\'s token here, or none when it needs no token.',
+      generateSecretString: { passwordLength: 40, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.onrampCredentials = new Secret(this, 'OnrampCredentials', {
+      description: 'Fiat on-ramp API credentials as JSON {"api_key", "api_secret"}. Created with placeholders: put the real ones here.',
+      generateSecretString: { secretStringTemplate: JSON.stringify({ api_key: 'REPLACE_ME' }), generateStringKey: 'api_secret', excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.onrampWebhookSecret = new Secret(this, 'OnrampWebhookSecret', {
+      description: 'Standard Webhooks secret (whsec_...) the fiat on-ramp signs webhooks with. Created with a random placeholder: put the on-ramp\'s here.',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const s of [this.onrampCredentials, this.onrampWebhookSecret, this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken, this.gfwApiKey, this.eudrAuthKey, this.maaifApiKey, this.priceFeedToken]) {
       Validations.of(s).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason: 'Third-party credentials (ledger signer key, payout provider API key and webhook secret) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',

@@ -59,6 +59,8 @@ export interface Loan {
   disbursed_at?: string;
   repaid_at?: string;
   cancelled_at?: string;
+  /** Why a loan was CANCELLED (e.g. the vault refused the lock). */
+  cancel_reason?: string;
   updated_at: string;
 }
 

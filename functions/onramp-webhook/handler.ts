@@ -1,0 +1,15 @@
+import { depositDeps } from '../../shared/composition/deposits';
+import { secret } from '../../shared/config';
+import { OnRampWebhookSchema } from '../../shared/http/deposit-schemas';
+import { webhookHandler } from '../../shared/http/webhook';
+import { applyOnRampWebhook } from '../../shared/use-cases/deposits';
+
+/**
+ * POST /api/webhooks/onramp: Standard Webhooks signature (401 INVALID_SIGNATURE), body (400), then
+ * the event is confirmed with the on-ramp's order before it is applied (applyOnRampWebhook); 200
+ * `{received: true, outcome}`; on-ramp unreachable: 503 PROVIDER_UNAVAILABLE, nothing recorded.
+ */
+export const handler = webhookHandler({ secret: () => secret('ONRAMP_WEBHOOK_SECRET', 'ONRAMP_WEBHOOK_SECRET_ARN'), schema: OnRampWebhookSchema }, async ({ webhookId, event }) => ({
+  status: 200,
+  body: await applyOnRampWebhook(depositDeps(), { webhookId, event }),
+}));

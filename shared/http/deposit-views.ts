@@ -1,0 +1,49 @@
+import type { Deposit } from '../domain/lending';
+import { microToUsdc } from '../domain/money';
+import type { VaultSummary } from '../use-cases/deposits';
+
+/**
+ * GET /payments/DEP-… and the 202 of POST /mfi/deposits (interface-spec "Payment record"): the
+ * common fields and the MFI_DEPOSIT fields. `amount_usdc` is what the on-ramp delivered (0 until
+ * it completes); `vault_shares_issued` is an integer in the vault's share units (6 decimals).
+ */
+export function depositView(d: Deposit) {
+  return {
+    payment_id: d.payment_id,
+    payment_type: d.payment_type,
+    status: d.status,
+    amount_usdc: microToUsdc(d.amount_usd_micro),
+    created_at: d.created_at,
+    completed_at: d.completed_at ?? null,
+    updated_at: d.updated_at,
+    mfi_id: d.mfi_id,
+    source_currency: d.source_currency,
+    source_amount: d.source_amount,
+    ramp_payment_id: d.ramp_payment_id ?? null,
+    chain_tx_hash: d.chain_tx_hash ?? null,
+    vault_shares_issued: d.vault_shares_issued === undefined ? null : Number(d.vault_shares_issued),
+    refund_tx_hash: d.refund_tx_hash ?? null,
+    refunded_at: d.refunded_at ?? null,
+    failure_reason: d.failure_reason ?? null,
+  };
+}
+
+const usdc = (micro: bigint) => microToUsdc(Number(micro));
+
+/**
+ * GET /mfi/vault: USDC figures as numbers (6 decimals), shares as integers of the vault's units,
+ * `share_price_usdc` = total assets / total shares (1 for an empty vault), `utilisation` = loans
+ * outstanding / total assets (0 for an empty vault, 4 decimals), `apr` the annual rate.
+ */
+export function vaultView(s: VaultSummary) {
+  const { total_assets_usd_micro: assets, total_shares: shares, loans_outstanding_usd_micro: loans } = s.state;
+  return {
+    total_assets_usdc: usdc(assets),
+    total_shares: Number(shares),
+    share_price_usdc: shares === 0n ? 1 : Number(((assets * 1_000_000n) / shares)) / 1_000_000,
+    loans_outstanding_usdc: usdc(loans),
+    utilisation: assets === 0n ? 0 : Number((loans * 10_000n) / assets) / 10_000,
+    apr: Number(s.apr),
+    ...(s.position ? { shares: Number(s.position.shares), value_usdc: usdc(s.position.value_usd_micro) } : {}),
+  };
+}
