@@ -26,6 +26,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { Meter } from './metering';
+import { preparePriceFeedFile } from './price-feed-file';
 
 /**
  * The whole service on one machine (decisions §1): DynamoDB Local, fauxqs (SQS/SNS), a hardhat
@@ -179,6 +180,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     // Evidence pins to a store on disk (IPFS_PIN_DIR) instead of a Pinning Service API; served at /ipfs/{cid}.
     usePinStore(new LocalPinStore(process.env.IPFS_PIN_DIR!));
+    // The coffee price feed: $LOCAL_DATA_DIR/price-feed.json, written at start and read at each use (./price-feed-file.ts).
+    process.env.PRICE_FEED_FILE = join(dataDir, 'price-feed.json');
+    log(`price feed ${process.env.PRICE_FEED_FILE}: ${preparePriceFeedFile(process.env.PRICE_FEED_FILE, new Date(), log)}`);
     // Forest checks against the bundled alert areas, unless a Global Forest Watch key is configured.
     if (!process.env.GFW_API_KEY && !process.env.GFW_API_KEY_SECRET_ARN) useForestCheck(new BundledAlertAreasForestCheck(() => new Date()));
 

@@ -327,8 +327,9 @@ describe('stateful resources', () => {
     }
   });
 
-  test('eight retained secrets (signer key, provider credentials, two webhook secrets, pinning token, GFW, EUDR and MAAIF keys)', () => {
-    expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(8);
+  test('one retained secret per secret the manifest\'s needs carry (signer key, provider credentials, webhook secrets, API keys and tokens)', () => {
+    const names = new Set(Object.values(NEEDS).flatMap((n) => n.secrets.map((x) => x.name)));
+    expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(names.size);
     for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.DeletionPolicy).toBe('Retain');
   });
 });

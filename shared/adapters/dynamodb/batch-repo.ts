@@ -2,7 +2,10 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import type { BatchStore } from '../../domain/ports';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 import type { AuditEntry, Batch, Job, StageHistoryEntry } from '../../domain/records';
-import { AWAITING_PAYOUT, keys, fromItem } from './keys';
+import { AWAITING_PAYOUT, BATCH_PREFIX, keys, fromItem } from './keys';
+
+/** Most GSI1 pages (1 MB each) one `listByFarmer` reads. */
+export const FARMER_BATCH_SCAN_PAGES = 20;
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 /** Audit entries are kept for good: no TTL, no update, no delete. */
@@ -181,6 +184,32 @@ export class BatchRepository implements BatchStore {
       ExpressionAttributeValues: { ':pk': AWAITING_PAYOUT, ':before': before }, Limit: limit, ProjectionExpression: 'batch_id',
     }));
     return (r.Items ?? []).map((i) => String(i.batch_id));
+  }
+
+  /**
+   * The farmer's confirmed batches, at most `limit`, in batch-id order. Batches are indexed by
+   * cooperative only (GSI1 `COOP#<coop>` / `BATCH#<id>`), so this queries that cooperative's batch
+   * range with a filter on `farmer_id` and `mint_status`: its cost grows with the cooperative's
+   * batches, and it stops after FARMER_BATCH_SCAN_PAGES pages (1 MB each) even if `limit` is not
+   * reached — a bound on one request's reads, documented with the credit score.
+   */
+  async listByFarmer(farmerId: string, cooperativeId: string, limit: number): Promise<Batch[]> {
+    const out: Batch[] = [];
+    let start: Record<string, unknown> | undefined;
+    let pages = 0;
+    do {
+      const r = await documentClient().send(new QueryCommand({
+        TableName: tableName(), IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :b)',
+        FilterExpression: 'farmer_id = :f AND mint_status = :c',
+        ExpressionAttributeValues: { ':pk': keys.cooperativePartition(cooperativeId), ':b': BATCH_PREFIX, ':f': farmerId, ':c': 'CONFIRMED' },
+        ExclusiveStartKey: start,
+      }));
+      for (const item of r.Items ?? []) if (out.length < limit) out.push(fromItem<Batch>(item));
+      start = r.LastEvaluatedKey;
+      pages++;
+    } while (start && out.length < limit && pages < FARMER_BATCH_SCAN_PAGES);
+    return out;
   }
 
   /** Stores a new job. */
