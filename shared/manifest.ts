@@ -231,6 +231,7 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   REPO_ROOT: 'local tooling only (shared/runtime/paths.ts)',
   SUBMIT_RECEIPT_WAIT_MS: 'tunable, default 4000: how long POST /batch/submit waits for the mint receipt',
   STAGE_LEDGER_WAIT_MS: 'tunable, default 4000: how long PATCH /batch/{id}/stage waits for its trace-log transaction',
+  LOAN_APR: 'tunable, default 0.12 (DEFAULT_LOAN_APR, shared/domain/lending.ts): the vault\'s annual simple-interest rate (loans, GET /mfi/vault)',
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
 };
 
@@ -321,6 +322,7 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
   { method: 'POST', path: '/mfi/deposits', fn: 'create-mfi-deposit', auth: 'jwt', needs: ['table:write', 'onramp'], summary: 'Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….' },
+  { method: 'GET', path: '/mfi/vault', fn: 'get-mfi-vault', auth: 'jwt', needs: ['vault:read'], summary: 'The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate; an MFI token also sees its own shares (MFI, ADMIN).' },
   { method: 'POST', path: '/api/webhooks/onramp', fn: 'onramp-webhook', auth: 'webhook', needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'], summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.' },
   { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
   { method: 'POST', path: '/eudr/verify-gfw', fn: 'verify-gfw', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Check a farm against deforestation alerts after 2020-12-31 again.' },

@@ -27,6 +27,10 @@ import { timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulid';
+import { createPublicClient, createWalletClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { testUsdcAbi } from '../../shared/adapters/ledger/abi';
+import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { verifyProviderRequest } from '../../shared/adapters/payout-provider/signing';
 import { listenOnLoopback } from './loopback';
 
@@ -346,5 +350,28 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
     setDeliverUsdc(fn) {
       deliverUsdc = fn;
     },
+  };
+}
+
+/**
+ * The local on-ramp's USDC delivery: `mint(to, amount)` on the local TestUSDC, signed by the dev
+ * on-ramp account (which holds MINTER_ROLE), one at a time (one account, so nonces in order), each
+ * awaited until mined. @returns the delivery's `deliverUsdc`; it throws when the mint reverts or the chain fails
+ */
+export function mintingDelivery(input: { rpcUrl: string; chainId: number; minterKey: `0x${string}`; usdcAddress: `0x${string}` }): (to: `0x${string}`, amountMicro: bigint) => Promise<string> {
+  const chain = ledgerChain(input.chainId, input.rpcUrl);
+  const transport = http(input.rpcUrl, { retryCount: 1 });
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
+  const wallet = createWalletClient({ account: privateKeyToAccount(input.minterKey), chain, transport });
+  let queue: Promise<unknown> = Promise.resolve();
+  return (to, amountMicro) => {
+    const run = queue.then(async () => {
+      const hash = await wallet.writeContract({ address: input.usdcAddress, abi: testUsdcAbi, functionName: 'mint', args: [to, amountMicro] });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
+      if (receipt.status !== 'success') throw new Error(`TestUSDC mint ${hash} reverted`);
+      return hash;
+    });
+    queue = run.catch(() => undefined);
+    return run;
   };
 }

@@ -6,12 +6,14 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, routes, workers, type QueueName } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
-import { deployContracts, fundAccount } from '../ledger/deploy';
+import { deployContracts, fundAccount, setUpLocalVaultAccounts } from '../ledger/deploy';
+import { DEV_BUYER_USDC_MICRO, devBuyerKey, devOnRampKey } from './dev-keys';
 import { DEV_CHAIN_WEBHOOK_SECRET, DEV_EUDR_CREDENTIALS, DEV_MAAIF_API_KEY, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
 import { createServiceTable, startDynamoDbLocal } from './dynamodb-local';
 import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
 import { startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
+import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
 import { pollQueue } from './queue-poller';
 import { startChainWatcher } from './chain-watcher';
 import { startDdsRegistrySandbox } from './dds-registry-sandbox';
@@ -122,6 +124,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const signer = privateKeyToAccount(signerKey);
     await fundAccount(chain.rpcUrl, signer.address, 10n ** 21n);
     const contracts = await deployContracts({ rpcUrl: chain.rpcUrl, chainId: 31337, deployerKey: signerKey, artifacts });
+    // The lending vault's local accounts: the dev buyer (`npm run buyer-pay`) holds TestUSDC, the dev on-ramp may mint it.
+    await setUpLocalVaultAccounts({
+      rpcUrl: chain.rpcUrl, chainId: 31337, adminKey: signerKey, testUsdcAddress: contracts.vaultAssetAddress,
+      buyerAddress: privateKeyToAccount(devBuyerKey(dataDir)).address, buyerUsdcMicro: DEV_BUYER_USDC_MICRO,
+      onRampAddress: privateKeyToAccount(devOnRampKey(dataDir)).address,
+    });
 
     // 3. table, queues, topic
     await createServiceTable(dynamo.endpoint, TABLE);
@@ -165,6 +173,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       LEDGER_RPC_RETRY_COUNT: '0',
       BATCH_TOKEN_ADDRESS: contracts.batchTokenAddress,
       TRACE_LOG_ADDRESS: contracts.traceLogAddress,
+      LENDING_VAULT_ADDRESS: contracts.lendingVaultAddress,
+      VAULT_ASSET_ADDRESS: contracts.vaultAssetAddress,
       PAYOUT_PROVIDER_CREDENTIALS: JSON.stringify(DEV_PROVIDER_CREDENTIALS),
       PAYOUT_WEBHOOK_SECRET: process.env.PAYOUT_WEBHOOK_SECRET || DEV_PAYOUT_WEBHOOK_SECRET,
       CHAIN_WEBHOOK_SECRET: process.env.CHAIN_WEBHOOK_SECRET || DEV_CHAIN_WEBHOOK_SECRET,
@@ -200,6 +210,19 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
     stops.push(() => sandbox.stop());
     process.env.PAYOUT_PROVIDER_URL = sandbox.url;
+    // The fiat on-ramp (MFI deposits) as a local sandbox of the same HTTP API: it delivers USDC to
+    // the treasury (the ledger signer) by minting the local TestUSDC from the dev on-ramp account.
+    const onrampWebhookSecret = process.env.ONRAMP_WEBHOOK_SECRET || DEV_ONRAMP_WEBHOOK_SECRET;
+    const onramp = await startOnRampSandbox({
+      apiKey: DEV_ONRAMP_CREDENTIALS.api_key,
+      apiSecret: DEV_ONRAMP_CREDENTIALS.api_secret,
+      webhookUrl: () => `${gatewayUrl}/api/webhooks/onramp`,
+      webhookSecret: onrampWebhookSecret,
+      deliverUsdc: mintingDelivery({ rpcUrl: chain.rpcUrl, chainId: 31337, minterKey: devOnRampKey(dataDir), usdcAddress: contracts.vaultAssetAddress }),
+      log: (l) => log(`onramp: ${l}`),
+    });
+    stops.push(() => onramp.stop());
+    Object.assign(process.env, { ONRAMP_URL: onramp.url, ONRAMP_CREDENTIALS: JSON.stringify(DEV_ONRAMP_CREDENTIALS), ONRAMP_WEBHOOK_SECRET: onrampWebhookSecret, LEDGER_TREASURY_ADDRESS: signer.address });
     // The national farmer registry (MAAIF), as a local sandbox of the same HTTP API.
     const maaif = await startFarmerRegistrySandbox({ apiKey: DEV_MAAIF_API_KEY, log: (l) => log(`maaif-sandbox: ${l}`) });
     stops.push(() => maaif.stop());
@@ -318,7 +341,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       stops.push(async () => writeFileSync(meteringFile, JSON.stringify(meterSnapshot(), null, 2))); // runs first (stops run in reverse)
     }
 
-    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress };
+    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, onramp_sandbox: onramp.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress, lending_vault: contracts.lendingVaultAddress, vault_asset: contracts.vaultAssetAddress };
     // For local tools (npm run verify): where this stack's API and chain are.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ url: gateway.url, endpoints, chain_id: 31337 }, null, 2));
     return {

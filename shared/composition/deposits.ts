@@ -1,9 +1,11 @@
 import { DepositRepository } from '../adapters/dynamodb/deposit-repo';
+import { createVaultReaderFromEnv } from '../adapters/ledger/vault-reader';
 import { HttpOnRamp } from '../adapters/onramp/http-onramp';
 import { requireEnv, secret } from '../config';
-import type { DepositStore, Hex, OnRamp, VaultWriteQueue } from '../domain/ports';
+import type { DepositStore, Hex, OnRamp, VaultReader, VaultWriteQueue } from '../domain/ports';
 import type { DepositDeps } from '../use-cases/deposits';
 import { vaultWriteQueue } from '../use-cases/vault-writes';
+import { loanApr } from './lending-config';
 import { ledgerWriteQueue } from './queues';
 import { now, vaultWriteRepo, webhookReceipts } from './repos';
 
@@ -48,4 +50,20 @@ export function depositDeps(): DepositDeps {
     getOrder: async (id) => (await onRamp()).getOrder(id),
   };
   return { deposits: depositRepo(), onRamp: ramp, receipts: webhookReceipts(), vaultWrites: vaultWrites(), treasury, now };
+}
+
+let reader: VaultReader | undefined;
+
+/** GET /mfi/vault: the vault read from LEDGER_RPC_URL / LEDGER_CHAIN_ID / LENDING_VAULT_ADDRESS (no signing key), built on first use; the rate LOAN_APR. */
+export function mfiVaultDeps(): { vault: VaultReader; apr: string } {
+  const load = () => (reader ??= createVaultReaderFromEnv());
+  const vault: VaultReader = {
+    state: () => load().state(),
+    mfiPosition: (id) => load().mfiPosition(id),
+    writeResult: (h) => load().writeResult(h),
+    purchaseOrderPayments: (a, b) => load().purchaseOrderPayments(a, b),
+    purchaseOrderPaymentsInTx: (h) => load().purchaseOrderPaymentsInTx(h),
+    loan: (ref) => load().loan(ref),
+  };
+  return { vault, apr: loanApr() };
 }
