@@ -4,16 +4,24 @@ import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import type { Hex } from '../../shared/domain/ports';
 import { compileContracts } from './compile';
-import { deployContracts } from './deploy';
+import { approveVaultAsOperator, deployContracts, grantVaultOperator } from './deploy';
 
 /**
- * `npm run deploy-contracts`: compiles BatchToken and TraceLog from infra/ledger/contracts and
- * deploys them to a real EVM network.
+ * `npm run deploy-contracts`: compiles BatchToken, TraceLog and LendingVault (and TestUSDC) from
+ * infra/ledger/contracts and deploys them to a real EVM network.
  *   LEDGER_RPC_URL, LEDGER_CHAIN_ID   the network (e.g. https://sepolia.base.org, 84532)
  *   DEPLOYER_KEY                      0x… private key that pays the gas and becomes admin
  *   SERVICE_SIGNER_ADDRESS (optional) the address of the key in the LedgerSignerKey secret; it is
- *                                     granted MINTER_ROLE and RECORDER_ROLE (default: the deployer)
- * Prints the two addresses to pass to `cdk deploy` (BatchTokenAddress, TraceLogAddress).
+ *                                     granted MINTER_ROLE, RECORDER_ROLE and the vault's
+ *                                     OPERATOR_ROLE (default: the deployer)
+ *   SERVICE_SIGNER_KEY (optional)       that key itself (instead of the address): the vault
+ *                                     approvals the operator must give (USDC allowance,
+ *                                     BatchToken setApprovalForAll) are then made with it; without
+ *                                     it a signer other than the deployer must make them later
+ *   VAULT_ASSET_ADDRESS (optional)    the USDC contract the vault lends (e.g. Circle's USDC on
+ *                                     the network); omitted: a TestUSDC is deployed (testnets)
+ * Prints the addresses to pass to `cdk deploy` (BatchTokenAddress, TraceLogAddress,
+ * LendingVaultAddress, VaultAssetAddress).
  */
 async function main() {
   const need = (name: string) => {
@@ -24,12 +32,15 @@ async function main() {
   const rpcUrl = need('LEDGER_RPC_URL');
   const chainId = Number(need('LEDGER_CHAIN_ID'));
   const deployerKey = need('DEPLOYER_KEY') as Hex;
-  const signer = process.env.SERVICE_SIGNER_ADDRESS?.trim();
+  const signerKey = process.env.SERVICE_SIGNER_KEY?.trim() as Hex | undefined;
+  const signer = signerKey ? privateKeyToAccount(signerKey).address : process.env.SERVICE_SIGNER_ADDRESS?.trim();
   if (signer && !isAddress(signer)) throw new Error('SERVICE_SIGNER_ADDRESS is not an address');
+  const vaultAssetAddress = process.env.VAULT_ASSET_ADDRESS?.trim() as Hex | undefined;
+  if (vaultAssetAddress && !isAddress(vaultAssetAddress)) throw new Error('VAULT_ASSET_ADDRESS is not an address');
   process.stdout.write(`compiling contracts…\n`);
   const artifacts = await compileContracts();
   process.stdout.write(`deploying to chain ${chainId} at ${rpcUrl}…\n`);
-  const deployed = await deployContracts({ rpcUrl, chainId, deployerKey, artifacts });
+  const deployed = await deployContracts({ rpcUrl, chainId, deployerKey, artifacts, ...(vaultAssetAddress ? { vaultAssetAddress } : {}) });
   const account = privateKeyToAccount(deployerKey);
   if (signer && signer.toLowerCase() !== account.address.toLowerCase()) {
     const chain = ledgerChain(chainId, rpcUrl);
@@ -41,9 +52,16 @@ async function main() {
       await wallet.writeContract({ address: deployed.batchTokenAddress, abi: batchTokenAbi, functionName: 'grantRole', args: [minter, signer as Hex] }),
       await wallet.writeContract({ address: deployed.traceLogAddress, abi: traceLogAbi, functionName: 'grantRole', args: [recorder, signer as Hex] }),
     ]) await reader.waitForTransactionReceipt({ hash });
-    process.stdout.write(`granted MINTER_ROLE and RECORDER_ROLE to ${signer}\n`);
+    await grantVaultOperator({ rpcUrl, chainId, adminKey: deployerKey, lendingVaultAddress: deployed.lendingVaultAddress, operator: signer as Hex });
+    process.stdout.write(`granted MINTER_ROLE, RECORDER_ROLE and the vault's OPERATOR_ROLE to ${signer}\n`);
+    if (signerKey) {
+      await approveVaultAsOperator({ rpcUrl, chainId, operatorKey: signerKey, contracts: deployed });
+      process.stdout.write(`${signer} approved the vault for its USDC and BatchTokens\n`);
+    } else {
+      process.stdout.write(`NOTE: ${signer} must still approve the vault: USDC approve(${deployed.lendingVaultAddress}, max) and BatchToken setApprovalForAll(${deployed.lendingVaultAddress}, true) (or rerun with SERVICE_SIGNER_KEY)\n`);
+    }
   }
-  process.stdout.write(`BatchTokenAddress=${deployed.batchTokenAddress}\nTraceLogAddress=${deployed.traceLogAddress}\n`);
+  process.stdout.write(`BatchTokenAddress=${deployed.batchTokenAddress}\nTraceLogAddress=${deployed.traceLogAddress}\nLendingVaultAddress=${deployed.lendingVaultAddress}\nVaultAssetAddress=${deployed.vaultAssetAddress}\n`);
 }
 
 main().catch((err) => {

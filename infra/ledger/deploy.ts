@@ -1,6 +1,7 @@
-import { createPublicClient, createTestClient, createWalletClient, http, type Abi } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, http, maxUint256, type Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from '../../shared/domain/ports';
+import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import type { CompiledContracts } from './compile';
 
@@ -8,19 +9,29 @@ import type { CompiledContracts } from './compile';
 export interface DeployedContracts {
   batchTokenAddress: Hex;
   traceLogAddress: Hex;
+  /** The LendingVault (ERC-4626). */
+  lendingVaultAddress: Hex;
+  /** The vault's asset: the USDC contract given, or the TestUSDC deployed here. */
+  vaultAssetAddress: Hex;
 }
 
 /**
- * Deploys BatchToken and TraceLog from `artifacts` (see `compileContracts`) with `deployerKey`,
- * which thereby holds DEFAULT_ADMIN_ROLE, MINTER_ROLE and RECORDER_ROLE. Both transactions are
- * sent back to back (consecutive nonces) and their receipts awaited (timeout 60 s each).
- * Throws when a deployment reverts, has no contract address, or the RPC fails (viem errors).
+ * Deploys BatchToken, TraceLog, TestUSDC (only when `vaultAssetAddress` is not given: in AWS the
+ * asset is a real USDC contract) and LendingVault(asset, BatchToken) from `artifacts` (see
+ * `compileContracts`) with `deployerKey`, which thereby holds every admin role, MINTER_ROLE and
+ * RECORDER_ROLE, OPERATOR_ROLE of the vault and MINTER_ROLE of TestUSDC. The deployer is then made
+ * the vault's operator in full (`approveVaultAsOperator`): when the service signer is another key,
+ * grant it OPERATOR_ROLE and run `approveVaultAsOperator` with that key (deploy-cli.ts does).
+ * Transactions are sent back to back (consecutive nonces) and their receipts awaited (60 s each).
+ * Throws when a deployment or call reverts, has no contract address, or the RPC fails (viem errors).
  */
 export async function deployContracts(input: {
   rpcUrl: string;
   chainId: number;
   deployerKey: Hex;
   artifacts: CompiledContracts;
+  /** The vault's asset (a USDC contract); omitted: a TestUSDC is deployed. */
+  vaultAssetAddress?: Hex;
 }): Promise<DeployedContracts> {
   const chain = ledgerChain(input.chainId, input.rpcUrl);
   const transport = http(input.rpcUrl, { retryCount: 1 });
@@ -41,11 +52,98 @@ export async function deployContracts(input: {
     }
     return receipt.contractAddress;
   };
-  const [batchTokenAddress, traceLogAddress] = await Promise.all([
+  const testUsdcTx = input.vaultAssetAddress ? undefined : await send('TestUSDC');
+  const [batchTokenAddress, traceLogAddress, vaultAssetAddress] = await Promise.all([
     addressOf('BatchToken', batchTokenTx),
     addressOf('TraceLog', traceLogTx),
+    testUsdcTx ? addressOf('TestUSDC', testUsdcTx) : Promise.resolve(input.vaultAssetAddress!),
   ]);
-  return { batchTokenAddress, traceLogAddress };
+  const vaultTx = await wallet.deployContract({
+    abi: input.artifacts.LendingVault.abi as Abi, bytecode: input.artifacts.LendingVault.bytecode,
+    args: [vaultAssetAddress, batchTokenAddress], nonce: nonce++,
+  });
+  const lendingVaultAddress = await addressOf('LendingVault', vaultTx);
+  const deployed = { batchTokenAddress, traceLogAddress, lendingVaultAddress, vaultAssetAddress };
+  await approveVaultAsOperator({ rpcUrl: input.rpcUrl, chainId: input.chainId, operatorKey: input.deployerKey, contracts: deployed });
+  return deployed;
+}
+
+/**
+ * What the vault's operator (the service signer, which is the treasury and, unless
+ * LEDGER_CUSTODIAN_ADDRESS names another address, the custodian of minted BatchTokens) must allow
+ * once: the vault may pull its USDC (`approve(vault, max)`: deposits, cancelled loans' principal)
+ * and its BatchTokens (`setApprovalForAll(vault, true)`: `openLoan` takes the token from its
+ * holder). A separate custodian must call `setApprovalForAll(vault, true)` on BatchToken itself.
+ * Throws when a transaction reverts or the RPC fails.
+ */
+export async function approveVaultAsOperator(input: {
+  rpcUrl: string;
+  chainId: number;
+  operatorKey: Hex;
+  contracts: DeployedContracts;
+}): Promise<void> {
+  const chain = ledgerChain(input.chainId, input.rpcUrl);
+  const transport = http(input.rpcUrl, { retryCount: 1 });
+  const account = privateKeyToAccount(input.operatorKey);
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
+  const wallet = createWalletClient({ account, chain, transport });
+  const { lendingVaultAddress: vault } = input.contracts;
+  let nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
+  const hashes = [
+    await wallet.writeContract({ address: input.contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'approve', args: [vault, maxUint256], nonce: nonce++ }),
+    await wallet.writeContract({ address: input.contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'setApprovalForAll', args: [vault, true], nonce: nonce++ }),
+  ];
+  await waitAll(publicClient, hashes, 'vault approvals');
+}
+
+/**
+ * Local chain only: funds the dev buyer and on-ramp accounts with ETH, mints `buyerUsdcMicro`
+ * TestUSDC to the buyer and grants the on-ramp account MINTER_ROLE on TestUSDC (the on-ramp
+ * sandbox delivers USDC by minting). `adminKey` holds TestUSDC's admin and minter roles (the
+ * deployer). Throws when a transaction reverts or the RPC fails.
+ */
+export async function setUpLocalVaultAccounts(input: {
+  rpcUrl: string;
+  chainId: number;
+  adminKey: Hex;
+  testUsdcAddress: Hex;
+  buyerAddress: Hex;
+  buyerUsdcMicro: bigint;
+  onRampAddress: Hex;
+}): Promise<void> {
+  const chain = ledgerChain(input.chainId, input.rpcUrl);
+  const transport = http(input.rpcUrl, { retryCount: 1 });
+  const account = privateKeyToAccount(input.adminKey);
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
+  const wallet = createWalletClient({ account, chain, transport });
+  await fundAccount(input.rpcUrl, input.buyerAddress, 10n ** 20n);
+  await fundAccount(input.rpcUrl, input.onRampAddress, 10n ** 20n);
+  const minterRole = await publicClient.readContract({ address: input.testUsdcAddress, abi: testUsdcAbi, functionName: 'MINTER_ROLE' });
+  let nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
+  const hashes = [
+    await wallet.writeContract({ address: input.testUsdcAddress, abi: testUsdcAbi, functionName: 'mint', args: [input.buyerAddress, input.buyerUsdcMicro], nonce: nonce++ }),
+    await wallet.writeContract({ address: input.testUsdcAddress, abi: testUsdcAbi, functionName: 'grantRole', args: [minterRole, input.onRampAddress], nonce: nonce++ }),
+  ];
+  await waitAll(publicClient, hashes, 'local vault accounts');
+}
+
+/** Grants the vault's OPERATOR_ROLE to `operator` (signed by an admin of the vault). */
+export async function grantVaultOperator(input: { rpcUrl: string; chainId: number; adminKey: Hex; lendingVaultAddress: Hex; operator: Hex }): Promise<void> {
+  const chain = ledgerChain(input.chainId, input.rpcUrl);
+  const transport = http(input.rpcUrl, { retryCount: 1 });
+  const account = privateKeyToAccount(input.adminKey);
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
+  const wallet = createWalletClient({ account, chain, transport });
+  const role = await publicClient.readContract({ address: input.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'OPERATOR_ROLE' });
+  const hash = await wallet.writeContract({ address: input.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'grantRole', args: [role, input.operator] });
+  await waitAll(publicClient, [hash], 'grant OPERATOR_ROLE');
+}
+
+async function waitAll(client: ReturnType<typeof createPublicClient>, hashes: Hex[], what: string): Promise<void> {
+  for (const hash of hashes) {
+    const receipt = await client.waitForTransactionReceipt({ hash, timeout: 60_000 });
+    if (receipt.status !== 'success') throw new Error(`${what}: transaction ${hash} reverted`);
+  }
 }
 
 /**

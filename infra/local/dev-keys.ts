@@ -86,3 +86,29 @@ export function ledgerSignerKey(dataDir = localDataDir()): `0x${string}` {
   if (!existsSync(file)) writeFileSync(file, `0x${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   return readFileSync(file, 'utf8').trim() as `0x${string}`;
 }
+
+/** A dev key kept in `file` of the data dir, created on first use. */
+function devKey(dataDir: string, file: string): `0x${string}` {
+  const path = join(dataDir, file);
+  if (!existsSync(path)) writeFileSync(path, `0x${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  return readFileSync(path, 'utf8').trim() as `0x${string}`;
+}
+
+/**
+ * The local buyer's key (created on first use): the local stack funds it with ETH and TestUSDC,
+ * and `npm run buyer-pay` pays purchase orders into the lending vault from it.
+ */
+export function devBuyerKey(dataDir = localDataDir()): `0x${string}` {
+  return devKey(dataDir, 'dev-buyer.key');
+}
+
+/**
+ * The local on-ramp's key (created on first use): holds MINTER_ROLE on the local TestUSDC, so the
+ * on-ramp sandbox delivers USDC by minting it.
+ */
+export function devOnRampKey(dataDir = localDataDir()): `0x${string}` {
+  return devKey(dataDir, 'dev-onramp.key');
+}
+
+/** TestUSDC minted to the local buyer at start: 10 000 000 USDC (micro-USDC). */
+export const DEV_BUYER_USDC_MICRO = 10_000_000n * 1_000_000n;

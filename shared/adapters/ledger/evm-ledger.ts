@@ -18,6 +18,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 // Tree-shakable form: bare clients plus only the actions used here (createPublicClient and
 // createWalletClient attach every viem action: viem's part of ledger-writer was 364 KB, now 193 KB).
 import {
+  call as ethCall,
   getTransaction,
   getTransactionCount,
   getTransactionReceipt,
@@ -30,8 +31,9 @@ import {
   writeContract,
 } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
-import type { Hex, Ledger, LedgerReceipt } from '../../domain/ports';
-import { STAGE_CODES, batchTokenAbi, traceLogAbi, type LedgerStageName } from './abi';
+import type { Hex, Ledger, LedgerReceipt, VaultCall, VaultLedger } from '../../domain/ports';
+import { STAGE_CODES, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
+import { vaultCallData, vaultRevertReason } from './vault-ledger';
 
 /** Configuration of an `EvmLedger`. */
 export interface EvmLedgerConfig {
@@ -45,6 +47,10 @@ export interface EvmLedgerConfig {
   traceLogAddress: Hex;
   /** Receives minted tokens; defaults to the signer's address. */
   custodianAddress?: Hex;
+  /** The LendingVault (vault writes); the signer holds its OPERATOR_ROLE. Without it `vaultCallKept` throws. */
+  lendingVaultAddress?: Hex;
+  /** The vault's asset (USDC), for `treasuryUsdcMicro`. */
+  vaultAssetAddress?: Hex;
   /** Timeout of one RPC request, ms (default 10 000). */
   requestTimeoutMs?: number;
   /** Retries of a failed RPC request (default 2; viem backs off exponentially from 150 ms). */
@@ -67,6 +73,12 @@ export function ledgerChain(chainId: number, rpcUrl: string): Chain {
 const UINT256_MAX = (1n << 256n) - 1n;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+/**
+ * Gas of a vault write the chain is known to refuse (its simulation reverted): it is still signed,
+ * kept and sent, so the refusal is mined (status reverted) and the ledger writer settles the write
+ * as refused instead of retrying it forever. Enough for any vault call to reach its revert.
+ */
+export const REFUSED_VAULT_CALL_GAS = 400_000n;
 
 /**
  * The `Ledger` port on an EVM chain with viem: BatchToken (ERC-721) and TraceLog.
@@ -77,7 +89,7 @@ const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
  * mint of an existing token id; `RangeError` for malformed input (nothing is sent).
  * Several processes must not share one signer key (their nonces would collide).
  */
-export class EvmLedger implements Ledger {
+export class EvmLedger implements Ledger, VaultLedger {
   /** The signer's address (holds the roles, pays gas). */
   readonly signerAddress: Hex;
   /** The address minted tokens go to. */
@@ -91,7 +103,7 @@ export class EvmLedger implements Ledger {
   constructor(config: EvmLedgerConfig) {
     if (!PRIVATE_KEY.test(config.signerPrivateKey)) throw new RangeError('EvmLedger: signerPrivateKey must be 0x + 64 hex digits');
     for (const [name, value] of [['batchTokenAddress', config.batchTokenAddress], ['traceLogAddress', config.traceLogAddress],
-      ['custodianAddress', config.custodianAddress]] as const) {
+      ['custodianAddress', config.custodianAddress], ['lendingVaultAddress', config.lendingVaultAddress], ['vaultAssetAddress', config.vaultAssetAddress]] as const) {
       if (value !== undefined && !isAddress(value, { strict: false })) throw new RangeError(`EvmLedger: ${name} is not an address`);
     }
     if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmLedger: chainId must be a positive integer');
@@ -242,13 +254,52 @@ export class EvmLedger implements Ledger {
     return this.sendKept(this.config.batchTokenAddress, data, keep, 'mint', input.tokenId);
   }
 
+  /**
+   * A write to the LendingVault (see `VaultCall` and LendingVault.sol) as a kept signed transaction
+   * (see recordStageKept): VAULT_DEPOSIT → `depositFor(ref, assets, vaultShareholder(mfiId))`,
+   * VAULT_REVERSE_DEPOSIT → `reverseDeposit(ref, vaultShareholder(mfiId), shares)`,
+   * LOCK_COLLATERAL → `openLoan(ref, tokenId, principal)`, CANCEL_LOAN → `cancelLoan(ref)`,
+   * REPAY_LOAN → `repayLoan(ref, purchaseOrderRef, amount)`, RELEASE_REMAINDER →
+   * `releaseRemainder(ref, cooperativeSettlementAddress(cooperativeId), amount)`; refs are the ids
+   * as right-padded bytes32. Simulated first: when the vault refuses it (TokenLocked, LoanExists,
+   * InsufficientLiquidity, InsufficientEscrow, RefUsed, …) the transaction is still signed, kept
+   * and sent with `REFUSED_VAULT_CALL_GAS`, so the chain records the refusal (receipt status
+   * `reverted`; `EvmVaultReader.refusalReason(txHash)` names the error). Errors: RangeError for a
+   * bad ref or amount and Error when no vault is configured (nothing sent); LedgerUnavailableError
+   * when the RPC fails; whatever `keep` throws.
+   */
+  async vaultCallKept(call: VaultCall, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }> {
+    const vault = this.config.lendingVaultAddress;
+    if (!vault) throw new Error('EvmLedger: no lendingVaultAddress configured (LENDING_VAULT_ADDRESS)');
+    const { functionName, data } = vaultCallData(call);
+    let gas: bigint | undefined;
+    try {
+      await ethCall(this.publicClient, { account: this.account, to: vault, data });
+    } catch (err) {
+      if (vaultRevertReason(err) === undefined) throw this.mapError(err, functionName);
+      gas = REFUSED_VAULT_CALL_GAS;
+    }
+    return this.sendKept(vault, data, keep, functionName, undefined, gas);
+  }
+
+  /** The signer's (treasury's) USDC balance, micro-USDC. Errors: Error without vaultAssetAddress; LedgerUnavailableError. */
+  async treasuryUsdcMicro(): Promise<bigint> {
+    const asset = this.config.vaultAssetAddress;
+    if (!asset) throw new Error('EvmLedger: no vaultAssetAddress configured (VAULT_ASSET_ADDRESS)');
+    try {
+      return await readContract(this.publicClient, { address: asset, abi: testUsdcAbi, functionName: 'balanceOf', args: [this.signerAddress] });
+    } catch (err) {
+      throw this.mapError(err, 'balanceOf');
+    }
+  }
+
   /** Signs `data` to `to` with the next nonce, hands it to `keep`, then broadcasts it (in send order). */
-  private sendKept(to: Hex, data: Hex, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>, operation: string, tokenId: bigint): Promise<{ txHash: Hex }> {
+  private sendKept(to: Hex, data: Hex, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>, operation: string, tokenId: bigint | undefined, gas?: bigint): Promise<{ txHash: Hex }> {
     return this.serialized(async () => {
       let signed: { rawTx: Hex; txHash: Hex; nonce: number };
       try {
         const nonce = await this.pendingNonce();
-        const request = await prepareTransactionRequest(this.walletClient, { account: this.account, to, data, nonce });
+        const request = await prepareTransactionRequest(this.walletClient, { account: this.account, to, data, nonce, ...(gas !== undefined ? { gas } : {}) });
         const rawTx = await signTransaction(this.walletClient, request);
         signed = { rawTx, txHash: keccak256(rawTx), nonce };
       } catch (err) {
@@ -307,7 +358,8 @@ export class EvmLedger implements Ledger {
 
 /**
  * An `EvmLedger` from environment variables: LEDGER_RPC_URL, LEDGER_CHAIN_ID, LEDGER_SIGNER_KEY,
- * BATCH_TOKEN_ADDRESS, TRACE_LOG_ADDRESS (required); LEDGER_CUSTODIAN_ADDRESS and
+ * BATCH_TOKEN_ADDRESS, TRACE_LOG_ADDRESS (required); LENDING_VAULT_ADDRESS and VAULT_ASSET_ADDRESS
+ * (optional here; need 'vault' provides them — see createVaultLedgerFromEnv); LEDGER_CUSTODIAN_ADDRESS and
  * LEDGER_RPC_RETRY_COUNT (optional; default 2 — the local stack may set 0: hardhat reports reverts
  * as JSON-RPC -32603, which viem retries, delaying a refused mint by ~0.5 s).
  * Throws an Error naming the first missing or malformed variable.
@@ -335,13 +387,31 @@ export function createEvmLedgerFromEnv(env: Record<string, string | undefined> =
   const traceLogAddress = hexVar('TRACE_LOG_ADDRESS', need('TRACE_LOG_ADDRESS'), address);
   const custodianText = env.LEDGER_CUSTODIAN_ADDRESS?.trim();
   const custodianAddress = custodianText ? hexVar('LEDGER_CUSTODIAN_ADDRESS', custodianText, address) : undefined;
+  // The vault (need 'vault'): optional here, so one instance (one nonce order) signs every write.
+  const vaultText = env.LENDING_VAULT_ADDRESS?.trim();
+  const lendingVaultAddress = vaultText ? hexVar('LENDING_VAULT_ADDRESS', vaultText, address) : undefined;
+  const assetText = env.VAULT_ASSET_ADDRESS?.trim();
+  const vaultAssetAddress = assetText ? hexVar('VAULT_ASSET_ADDRESS', assetText, address) : undefined;
   const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
   if (retryText && !/^\d{1,2}$/.test(retryText)) {
     throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
   }
   const retryCount = retryText ? Number(retryText) : undefined;
 
-  return new EvmLedger({ rpcUrl, chainId, signerPrivateKey, batchTokenAddress, traceLogAddress, custodianAddress, retryCount });
+  return new EvmLedger({ rpcUrl, chainId, signerPrivateKey, batchTokenAddress, traceLogAddress, custodianAddress, retryCount, lendingVaultAddress, vaultAssetAddress });
+}
+
+/**
+ * The `VaultLedger` (an `EvmLedger` with the vault configured) from the variables of need 'vault':
+ * those of createEvmLedgerFromEnv plus LENDING_VAULT_ADDRESS and VAULT_ASSET_ADDRESS (required
+ * here). A process that also mints or records stages must use this one instance for both (one
+ * signer, one nonce order). Throws an Error naming the first missing or malformed variable.
+ */
+export function createVaultLedgerFromEnv(env: Record<string, string | undefined> = process.env): EvmLedger {
+  for (const name of ['LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS']) {
+    if (!env[name]?.trim()) throw new Error(`Missing environment variable ${name}`);
+  }
+  return createEvmLedgerFromEnv(env);
 }
 
 function toReceipt(r: { status: 'success' | 'reverted'; blockNumber: bigint; transactionHash: Hex }): LedgerReceipt {

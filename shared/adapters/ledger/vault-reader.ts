@@ -1,0 +1,264 @@
+import {
+  BaseError,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  createClient,
+  http as viemHttp,
+  isAddress,
+  isAddressEqual,
+  parseEventLogs,
+  type Chain,
+  type Client,
+  type Log,
+  type Transport,
+} from 'viem';
+// Tree-shakable form: a bare client plus only the actions used here (as trace-log-reader.ts).
+import { call as ethCall, getBlockNumber, getChainId, getLogs, getTransaction, getTransactionReceipt, readContract } from 'viem/actions';
+import { LedgerUnavailableError } from '../../domain/errors';
+import type { Hex, PurchaseOrderPayment, VaultReader, VaultState, VaultWriteResult } from '../../domain/ports';
+import { lendingVaultAbi } from './abi';
+import { ledgerChain } from './evm-ledger';
+import { VAULT_LOAN_STATUSES, idOfVaultRef, vaultRef, vaultRevertReason, vaultShareholder, type VaultLoanStatus } from './vault-ledger';
+
+/** Configuration of an `EvmVaultReader` (read-only: no signing key). */
+export interface VaultReaderConfig {
+  /** JSON-RPC endpoint (http/https). */
+  rpcUrl: string;
+  /** Chain id the endpoint must report (31337 for the local hardhat node). */
+  chainId: number;
+  /** The LendingVault whose state and logs count. */
+  lendingVaultAddress: Hex;
+  /** Timeout of one RPC request, ms (default 10 000). */
+  requestTimeoutMs?: number;
+  /** Retries of a failed RPC request (default 2). */
+  retryCount?: number;
+}
+
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+const purchaseOrderPaidEvent = lendingVaultAbi.find((e) => e.type === 'event' && e.name === 'PurchaseOrderPaid')!;
+
+/**
+ * The `VaultReader` port with viem over JSON-RPC, on the LendingVault at `lendingVaultAddress`.
+ * Figures that belong together (state, a position) are read at one block. Logs count only when
+ * they come from the vault's address. The endpoint's chain id is checked once per instance.
+ * Errors: `LedgerUnavailableError` when the RPC fails or reports another chain; `RangeError` from
+ * the constructor for a bad address or chain id, and from `mfiPosition`/`loan` for an id that
+ * cannot be a vault reference.
+ */
+export class EvmVaultReader implements VaultReader {
+  private readonly client: Client<Transport, Chain>;
+  private readonly config: VaultReaderConfig;
+  private chainChecked: Promise<void> | undefined;
+
+  constructor(config: VaultReaderConfig) {
+    if (!isAddress(config.lendingVaultAddress, { strict: false })) throw new RangeError('EvmVaultReader: lendingVaultAddress is not an address');
+    if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmVaultReader: chainId must be a positive integer');
+    this.config = config;
+    const transport = http(config);
+    this.client = createClient({ chain: ledgerChain(config.chainId, config.rpcUrl), transport, key: 'public', name: 'Public Client', type: 'publicClient' });
+  }
+
+  /** totalAssets, totalSupply, loansOutstanding and idleAssets at the latest block. */
+  async state(): Promise<VaultState> {
+    const blockNumber = await this.latestBlock();
+    const [total, shares, loans, idle] = await Promise.all([
+      this.read('totalAssets', [], blockNumber),
+      this.read('totalSupply', [], blockNumber),
+      this.read('loansOutstanding', [], blockNumber),
+      this.read('idleAssets', [], blockNumber),
+    ]);
+    return { total_assets_usd_micro: total, total_shares: shares, loans_outstanding_usd_micro: loans, idle_usd_micro: idle };
+  }
+
+  /** `balanceOf(vaultShareholder(mfiId))` and `convertToAssets` of it (rounded down), at one block. */
+  async mfiPosition(mfiId: string): Promise<{ shares: bigint; value_usd_micro: bigint }> {
+    const holder = vaultShareholder(mfiId);
+    const blockNumber = await this.latestBlock();
+    const shares = await this.read('balanceOf', [holder], blockNumber);
+    const value = shares === 0n ? 0n : await this.read('convertToAssets', [shares], blockNumber);
+    return { shares, value_usd_micro: value };
+  }
+
+  /**
+   * The first vault-write log of a mined, successful transaction: DepositRecorded →
+   * {shares, assetsUsdMicro}; DepositReversed → {shares (burned), assetsUsdMicro (redeemed)};
+   * LoanOpened / LoanCancelled → {assetsUsdMicro: principal}; LoanRepaid → {assetsUsdMicro:
+   * principal + interest}; RemainderReleased → {assetsUsdMicro: amount}. null: not mined,
+   * reverted, or no such log from the vault.
+   */
+  async writeResult(txHash: Hex): Promise<VaultWriteResult | null> {
+    const logs = await this.vaultLogsOf(txHash);
+    for (const log of logs ?? []) {
+      switch (log.eventName) {
+        case 'DepositRecorded': return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
+        case 'DepositReversed': return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
+        case 'LoanOpened': return { assetsUsdMicro: log.args.principal };
+        case 'LoanCancelled': return { assetsUsdMicro: log.args.principal };
+        case 'LoanRepaid': return { assetsUsdMicro: log.args.principal + log.args.interest };
+        case 'RemainderReleased': return { assetsUsdMicro: log.args.amount };
+        default: break;
+      }
+    }
+    return null;
+  }
+
+  /** `PurchaseOrderPaid` logs of the vault in blocks [fromBlock, toBlock], in chain order. */
+  async purchaseOrderPayments(fromBlock: bigint, toBlock: bigint): Promise<PurchaseOrderPayment[]> {
+    await this.checkChain();
+    let logs;
+    try {
+      logs = await getLogs(this.client, { address: this.config.lendingVaultAddress, event: purchaseOrderPaidEvent, fromBlock, toBlock, strict: true });
+    } catch (err) {
+      throw unavailable(err, 'eth_getLogs');
+    }
+    return logs.filter((l) => !l.removed).map((l) => toPayment(l.args, l));
+  }
+
+  /** `PurchaseOrderPaid` logs of one mined, successful transaction from the vault; [] otherwise. */
+  async purchaseOrderPaymentsInTx(txHash: Hex): Promise<PurchaseOrderPayment[]> {
+    const logs = await this.vaultLogsOf(txHash);
+    return (logs ?? []).flatMap((l) => (l.eventName === 'PurchaseOrderPaid' ? [toPayment(l.args, l)] : []));
+  }
+
+  /** `loanOf(vaultRef(ref))`: NONE (never opened), ACTIVE, REPAID or CANCELLED, token id, principal. */
+  async loan(ref: string): Promise<{ status: VaultLoanStatus; tokenId: bigint; principalUsdMicro: bigint }> {
+    const [status, tokenId, principal] = await this.read('loanOf', [vaultRef(ref)]);
+    const name = VAULT_LOAN_STATUSES[status];
+    if (!name) throw new LedgerUnavailableError(`The vault answered an unknown loan status ${status}.`);
+    return { status: name, tokenId, principalUsdMicro: principal };
+  }
+
+  /** The purchase order's buyer payments not yet applied (micro-USDC). Not part of the port. */
+  async escrowOf(purchaseOrderId: string): Promise<bigint> {
+    return this.read('escrowOf', [vaultRef(purchaseOrderId)]);
+  }
+
+  /**
+   * Why a mined vault transaction reverted: its call replayed on the state before its block
+   * (`TokenLocked`, `InsufficientEscrow`, …), "reverted" when the replay gives no reason, or null
+   * when the transaction is unknown, not mined or did not revert. Not part of the port: for logs
+   * and a refused write's reason.
+   */
+  async refusalReason(txHash: Hex): Promise<string | null> {
+    if (!TX_HASH.test(txHash)) return null;
+    await this.checkChain();
+    let tx, receipt;
+    try {
+      [tx, receipt] = await Promise.all([getTransaction(this.client, { hash: txHash }), getTransactionReceipt(this.client, { hash: txHash })]);
+    } catch (err) {
+      if (err instanceof TransactionReceiptNotFoundError || err instanceof TransactionNotFoundError) return null;
+      throw unavailable(err, 'eth_getTransactionReceipt');
+    }
+    if (receipt.status !== 'reverted' || !tx.to) return null;
+    try {
+      await ethCall(this.client, { account: tx.from, to: tx.to, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n });
+      return 'reverted';
+    } catch (err) {
+      const reason = vaultRevertReason(err);
+      if (reason === undefined) throw unavailable(err, 'eth_call');
+      return reason;
+    }
+  }
+
+  /** The vault's decoded logs of a mined, successful transaction; null when not mined or reverted. */
+  private async vaultLogsOf(txHash: Hex) {
+    if (!TX_HASH.test(txHash)) return null;
+    await this.checkChain();
+    let receipt;
+    try {
+      receipt = await getTransactionReceipt(this.client, { hash: txHash });
+    } catch (err) {
+      if (err instanceof TransactionReceiptNotFoundError) return null;
+      throw unavailable(err, 'eth_getTransactionReceipt');
+    }
+    if (receipt.status !== 'success') return null;
+    const own = receipt.logs.filter((l) => !l.removed && isAddressEqual(l.address, this.config.lendingVaultAddress));
+    return parseEventLogs({ abi: lendingVaultAbi, logs: own, strict: true });
+  }
+
+  private async latestBlock(): Promise<bigint> {
+    await this.checkChain();
+    try {
+      return await getBlockNumber(this.client, { cacheTime: 0 });
+    } catch (err) {
+      throw unavailable(err, 'eth_blockNumber');
+    }
+  }
+
+  private async read<F extends 'totalAssets' | 'totalSupply' | 'loansOutstanding' | 'idleAssets' | 'balanceOf' | 'convertToAssets' | 'loanOf' | 'escrowOf'>(
+    functionName: F, args: readonly unknown[], blockNumber?: bigint,
+  ) {
+    await this.checkChain();
+    try {
+      return await readContract(this.client, {
+        address: this.config.lendingVaultAddress, abi: lendingVaultAbi, functionName, args, ...(blockNumber !== undefined ? { blockNumber } : {}),
+      } as never) as ReadResult<F>;
+    } catch (err) {
+      throw unavailable(err, functionName);
+    }
+  }
+
+  /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
+  private checkChain(): Promise<void> {
+    this.chainChecked ??= (async () => {
+      let reported: number;
+      try {
+        reported = await getChainId(this.client);
+      } catch (err) {
+        throw unavailable(err, 'eth_chainId');
+      }
+      if (reported !== this.config.chainId) {
+        throw new LedgerUnavailableError(`The ledger endpoint is chain ${reported}, expected ${this.config.chainId}.`);
+      }
+    })();
+    this.chainChecked.catch(() => (this.chainChecked = undefined));
+    return this.chainChecked;
+  }
+}
+
+type ReadResult<F extends string> = F extends 'loanOf' ? readonly [number, bigint, bigint] : bigint;
+
+function http(config: VaultReaderConfig): Transport {
+  return viemHttp(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
+}
+
+function toPayment(args: { poRef: Hex; payer: Hex; amount: bigint }, log: Pick<Log, 'transactionHash' | 'logIndex' | 'blockNumber'>): PurchaseOrderPayment {
+  return {
+    purchaseOrderId: idOfVaultRef(args.poRef),
+    payer: args.payer,
+    amountUsdMicro: args.amount,
+    txHash: log.transactionHash!,
+    logIndex: log.logIndex!,
+    blockNumber: log.blockNumber!,
+  };
+}
+
+/**
+ * An `EvmVaultReader` from LEDGER_RPC_URL, LEDGER_CHAIN_ID, LENDING_VAULT_ADDRESS (required; need
+ * 'vault:read') and LEDGER_RPC_RETRY_COUNT (optional). Throws an Error naming the first missing
+ * or malformed variable.
+ */
+export function createVaultReaderFromEnv(env: Record<string, string | undefined> = process.env): EvmVaultReader {
+  const need = (name: string): string => {
+    const value = env[name]?.trim();
+    if (!value) throw new Error(`Missing environment variable ${name}`);
+    return value;
+  };
+  const rpcUrl = need('LEDGER_RPC_URL');
+  const chainIdText = need('LEDGER_CHAIN_ID');
+  if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText)) || Number(chainIdText) <= 0) {
+    throw new Error('Environment variable LEDGER_CHAIN_ID must be a positive integer');
+  }
+  const lendingVaultAddress = need('LENDING_VAULT_ADDRESS');
+  if (!isAddress(lendingVaultAddress, { strict: false })) throw new Error('Environment variable LENDING_VAULT_ADDRESS is malformed');
+  const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
+  if (retryText && !/^\d{1,2}$/.test(retryText)) throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
+  return new EvmVaultReader({
+    rpcUrl, chainId: Number(chainIdText), lendingVaultAddress: lendingVaultAddress as Hex, ...(retryText ? { retryCount: Number(retryText) } : {}),
+  });
+}
+
+function unavailable(err: unknown, operation: string): LedgerUnavailableError {
+  const message = err instanceof BaseError ? err.shortMessage : (err as Error)?.message ?? String(err);
+  return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${message}`, err);
+}

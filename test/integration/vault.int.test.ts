@@ -1,0 +1,288 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPublicClient, createWalletClient, http, keccak256, maxUint256, toHex, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { compileContracts } from '../../infra/ledger/compile';
+import { deployContracts, fundAccount, setUpLocalVaultAccounts, type DeployedContracts } from '../../infra/ledger/deploy';
+import { runBuyerPay } from '../../infra/local/buyer-pay';
+import { devBuyerKey, devOnRampKey, ledgerSignerKey } from '../../infra/local/dev-keys';
+import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
+import { EvmLedger, createVaultLedgerFromEnv, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import { cooperativeSettlementAddress, idOfVaultRef, vaultRef, vaultShareholder } from '../../shared/adapters/ledger/vault-ledger';
+import { EvmVaultReader, createVaultReaderFromEnv } from '../../shared/adapters/ledger/vault-reader';
+import type { VaultCall } from '../../shared/domain/ports';
+import { stackDataDir } from '../support/api';
+
+/**
+ * The lending vault (LendingVault.sol) through its adapters (EvmLedger.vaultCallKept,
+ * EvmVaultReader) on the local stack's hardhat node. The flows run on a deployment of their own
+ * made with a fresh key (the stack's signer is the stack's ledger writer's: sharing its nonces
+ * would race); the stack's own deployment is checked read-only, and `npm run buyer-pay` pays into it.
+ */
+
+const CHAIN_ID = 31337;
+const USDC = 1_000_000n;
+const run = randomBytes(4).toString('hex').toUpperCase();
+const ref = (kind: string, n: number) => `${kind}-${run}-${n}`;
+
+interface StackJson { endpoints: Record<string, string>; chain_id: number }
+const stackJson = (): StackJson => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as StackJson;
+
+describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local stack chain)', () => {
+  let rpcUrl: string;
+  let operatorKey: Hex;
+  let operator: Hex;
+  let buyerKey: Hex;
+  let contracts: DeployedContracts;
+  let ledger: EvmLedger;
+  let reader: EvmVaultReader;
+  const kept: Array<{ rawTx: Hex; txHash: Hex; nonce: number }> = [];
+  const keep = async (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => { kept.push(signed); };
+
+  const client = () => createPublicClient({ chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
+  const usdcOf = (address: Hex) => client().readContract({ address: contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [address] });
+  const ownerOf = (tokenId: bigint) => client().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [tokenId] });
+  const assetsPerShare = () => client().readContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'convertToAssets', args: [USDC] });
+  const write = async (call: VaultCall) => {
+    const before = kept.length;
+    const { txHash } = await ledger.vaultCallKept(call, keep);
+    expect(kept.slice(before)).toEqual([expect.objectContaining({ txHash, rawTx: expect.stringMatching(/^0x[0-9a-f]+$/) })]);
+    const receipt = await ledger.waitForReceipt(txHash, 10_000);
+    return { txHash, status: receipt?.status };
+  };
+  const mintToken = async () => {
+    const tokenId = BigInt(`0x${randomBytes(8).toString('hex')}`);
+    const { txHash } = await ledger.mintBatchToken({ tokenId, batchId: `BATCH-VAULT-${tokenId}`, auditHash: keccak256(toHex(`audit ${tokenId}`)) });
+    expect((await ledger.waitForReceipt(txHash, 10_000))?.status).toBe('success');
+    return tokenId;
+  };
+
+  beforeAll(async () => {
+    rpcUrl = stackJson().endpoints.ledger!;
+    operatorKey = generatePrivateKey();
+    operator = privateKeyToAccount(operatorKey).address;
+    buyerKey = generatePrivateKey();
+    await fundAccount(rpcUrl, operator, 10n ** 21n);
+    contracts = await deployContracts({ rpcUrl, chainId: CHAIN_ID, deployerKey: operatorKey, artifacts: await compileContracts() });
+    await setUpLocalVaultAccounts({
+      rpcUrl, chainId: CHAIN_ID, adminKey: operatorKey, testUsdcAddress: contracts.vaultAssetAddress,
+      buyerAddress: privateKeyToAccount(buyerKey).address, buyerUsdcMicro: 5_000n * USDC, onRampAddress: privateKeyToAccount(generatePrivateKey()).address,
+    });
+    // The treasury's USDC (locally minted; in AWS the on-ramp delivers it).
+    const wallet = createWalletClient({ account: privateKeyToAccount(operatorKey), chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
+    const minted = await wallet.writeContract({ address: contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'mint', args: [operator, 10_000n * USDC] });
+    await client().waitForTransactionReceipt({ hash: minted });
+    ledger = new EvmLedger({ rpcUrl, chainId: CHAIN_ID, signerPrivateKey: operatorKey, retryCount: 0, ...contracts });
+    reader = new EvmVaultReader({ rpcUrl, chainId: CHAIN_ID, lendingVaultAddress: contracts.lendingVaultAddress, retryCount: 0 });
+  }, 60_000);
+
+  const mfiA = `MFI-A-${run}`;
+  const mfiB = `MFI-B-${run}`;
+  let lockedToken: bigint;
+  let priceBeforeRepay: bigint;
+
+  it('references are the ids right-padded; shareholder and settlement addresses are derived from the ids', () => {
+    expect(vaultRef('LOAN-2026-000001')).toBe(`0x${Buffer.from('LOAN-2026-000001').toString('hex').padEnd(64, '0')}`);
+    expect(idOfVaultRef(vaultRef('PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z'))).toBe('PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z');
+    expect(() => vaultRef('X'.repeat(33))).toThrow(RangeError);
+    expect(vaultShareholder('MFI-1').toLowerCase()).toBe(`0x${keccak256(toHex('coffee-trace:mfi:MFI-1')).slice(-40)}`);
+    expect(cooperativeSettlementAddress('BUGISU-CU-01').toLowerCase()).toBe(`0x${keccak256(toHex('coffee-trace:cooperative:BUGISU-CU-01')).slice(-40)}`);
+    expect(vaultShareholder('MFI-1')).not.toBe(vaultShareholder('MFI-2'));
+  });
+
+  it('deposits: USDC from the treasury, shares to the MFI shareholder; position, state and writeResult', async () => {
+    const treasuryBefore = await usdcOf(operator);
+    const a = await write({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 1), mfiId: mfiA, assetsUsdMicro: 1_000n * USDC });
+    expect(a.status).toBe('success');
+    expect(await reader.writeResult(a.txHash)).toEqual({ shares: 1_000n * USDC, assetsUsdMicro: 1_000n * USDC });
+    const b = await write({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 2), mfiId: mfiB, assetsUsdMicro: 500n * USDC });
+    expect(await reader.writeResult(b.txHash)).toEqual({ shares: 500n * USDC, assetsUsdMicro: 500n * USDC });
+
+    expect(await usdcOf(operator)).toBe(treasuryBefore - 1_500n * USDC);
+    expect(await reader.mfiPosition(mfiA)).toEqual({ shares: 1_000n * USDC, value_usd_micro: 1_000n * USDC });
+    expect(await reader.mfiPosition(`MFI-NONE-${run}`)).toEqual({ shares: 0n, value_usd_micro: 0n });
+    expect(await reader.state()).toEqual({
+      total_assets_usd_micro: 1_500n * USDC, total_shares: 1_500n * USDC, loans_outstanding_usd_micro: 0n, idle_usd_micro: 1_500n * USDC,
+    });
+    expect(await assetsPerShare()).toBe(USDC);
+  });
+
+  it('a deposit reference used twice is refused on chain (RefUsed): mined reverted, nothing minted', async () => {
+    const again = await write({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 1), mfiId: mfiA, assetsUsdMicro: 1n * USDC });
+    expect(again.status).toBe('reverted');
+    expect(await reader.refusalReason(again.txHash)).toBe('RefUsed');
+    expect(await reader.writeResult(again.txHash)).toBeNull();
+    expect((await reader.mfiPosition(mfiA)).shares).toBe(1_000n * USDC);
+  });
+
+  it('openLoan locks the BatchToken in the vault and sends the principal to the treasury', async () => {
+    lockedToken = await mintToken();
+    expect((await ownerOf(lockedToken)).toLowerCase()).toBe(operator.toLowerCase());
+    const treasuryBefore = await usdcOf(operator);
+    const lock = await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 1), tokenId: lockedToken, principalUsdMicro: 300n * USDC });
+    expect(lock.status).toBe('success');
+    expect(await reader.writeResult(lock.txHash)).toEqual({ assetsUsdMicro: 300n * USDC });
+    expect((await ownerOf(lockedToken)).toLowerCase()).toBe(contracts.lendingVaultAddress.toLowerCase());
+    expect(await usdcOf(operator)).toBe(treasuryBefore + 300n * USDC);
+    expect(await reader.loan(ref('LOAN', 1))).toEqual({ status: 'ACTIVE', tokenId: lockedToken, principalUsdMicro: 300n * USDC });
+    expect(await reader.state()).toEqual({
+      total_assets_usd_micro: 1_500n * USDC, total_shares: 1_500n * USDC, loans_outstanding_usd_micro: 300n * USDC, idle_usd_micro: 1_200n * USDC,
+    });
+  });
+
+  it('a second loan on a locked token is refused: kept and mined as reverted, refusalReason TokenLocked, no money moves', async () => {
+    const treasuryBefore = await usdcOf(operator);
+    const second = await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 2), tokenId: lockedToken, principalUsdMicro: 10n * USDC });
+    expect(second.status).toBe('reverted');
+    expect(await reader.refusalReason(second.txHash)).toBe('TokenLocked');
+    expect(await reader.writeResult(second.txHash)).toBeNull();
+    expect(await reader.loan(ref('LOAN', 2))).toEqual({ status: 'NONE', tokenId: 0n, principalUsdMicro: 0n });
+    expect(await usdcOf(operator)).toBe(treasuryBefore);
+    // More than the idle USDC: InsufficientLiquidity.
+    const tooBig = await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 9), tokenId: await mintToken(), principalUsdMicro: 1_201n * USDC });
+    expect(tooBig.status).toBe('reverted');
+    expect(await reader.refusalReason(tooBig.txHash)).toBe('InsufficientLiquidity');
+    // A refusal the adapter cannot get past (bad input) throws before anything is signed.
+    await expect(ledger.vaultCallKept({ kind: 'CANCEL_LOAN', ref: 'X'.repeat(40) }, keep)).rejects.toThrow(RangeError);
+  });
+
+  let poTx: Hex;
+  it('a buyer payment (payPurchaseOrder) is read back by purchaseOrderPaymentsInTx and purchaseOrderPayments; it is not a vault asset', async () => {
+    const buyer = privateKeyToAccount(buyerKey);
+    const wallet = createWalletClient({ account: buyer, chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
+    const approve = await wallet.writeContract({ address: contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'approve', args: [contracts.lendingVaultAddress, maxUint256] });
+    await client().waitForTransactionReceipt({ hash: approve });
+    poTx = await wallet.writeContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(ref('PO', 1)), 400n * USDC] });
+    const receipt = await client().waitForTransactionReceipt({ hash: poTx });
+
+    const payments = await reader.purchaseOrderPaymentsInTx(poTx);
+    expect(payments).toEqual([{
+      purchaseOrderId: ref('PO', 1), payer: buyer.address, amountUsdMicro: 400n * USDC, txHash: poTx, logIndex: expect.any(Number), blockNumber: receipt.blockNumber,
+    }]);
+    expect(await reader.purchaseOrderPayments(receipt.blockNumber, receipt.blockNumber)).toEqual(payments);
+    expect(await reader.purchaseOrderPaymentsInTx(`0x${'ab'.repeat(32)}`)).toEqual([]);
+    expect(await reader.purchaseOrderPaymentsInTx(approve)).toEqual([]);
+    expect(await reader.escrowOf(ref('PO', 1))).toBe(400n * USDC);
+    const state = await reader.state();
+    expect(state.total_assets_usd_micro).toBe(1_500n * USDC);
+    expect(state.idle_usd_micro).toBe(1_200n * USDC);
+  });
+
+  it('repayLoan with interest raises the share price and returns the token; a repayment above the escrow is refused', async () => {
+    priceBeforeRepay = await assetsPerShare();
+    const short = await write({ kind: 'REPAY_LOAN', ref: ref('LOAN', 1), purchaseOrderRef: ref('PO', 1), amountUsdMicro: 401n * USDC });
+    expect(short.status).toBe('reverted');
+    expect(await reader.refusalReason(short.txHash)).toBe('InsufficientEscrow');
+
+    const repay = await write({ kind: 'REPAY_LOAN', ref: ref('LOAN', 1), purchaseOrderRef: ref('PO', 1), amountUsdMicro: 330n * USDC });
+    expect(repay.status).toBe('success');
+    expect(await reader.writeResult(repay.txHash)).toEqual({ assetsUsdMicro: 330n * USDC });
+    expect(await reader.loan(ref('LOAN', 1))).toEqual({ status: 'REPAID', tokenId: lockedToken, principalUsdMicro: 300n * USDC });
+    expect((await ownerOf(lockedToken)).toLowerCase()).toBe(operator.toLowerCase());
+    expect(await reader.escrowOf(ref('PO', 1))).toBe(70n * USDC);
+    expect(await reader.state()).toEqual({
+      total_assets_usd_micro: 1_530n * USDC, total_shares: 1_500n * USDC, loans_outstanding_usd_micro: 0n, idle_usd_micro: 1_530n * USDC,
+    });
+    const priceAfter = await assetsPerShare();
+    expect(priceAfter).toBeGreaterThan(priceBeforeRepay);
+    expect(priceAfter).toBe(1_019_999n); // 1 530 / 1 500 USDC per share, rounded down (virtual share and asset)
+    expect((await reader.mfiPosition(mfiA)).value_usd_micro).toBe(1_019_999_999n);
+  });
+
+  it('releaseRemainder pays what is left of the buyer payment to the cooperative settlement address', async () => {
+    const coop = `COOP-${run}`;
+    const release = await write({ kind: 'RELEASE_REMAINDER', ref: ref('PO', 1), cooperativeId: coop, amountUsdMicro: 70n * USDC });
+    expect(release.status).toBe('success');
+    expect(await reader.writeResult(release.txHash)).toEqual({ assetsUsdMicro: 70n * USDC });
+    expect(await usdcOf(cooperativeSettlementAddress(coop))).toBe(70n * USDC);
+    expect(await reader.escrowOf(ref('PO', 1))).toBe(0n);
+    const again = await write({ kind: 'RELEASE_REMAINDER', ref: ref('PO', 1), cooperativeId: coop, amountUsdMicro: 1n });
+    expect(again.status).toBe('reverted');
+    expect(await reader.refusalReason(again.txHash)).toBe('InsufficientEscrow');
+    expect((await reader.state()).total_assets_usd_micro).toBe(1_530n * USDC);
+  });
+
+  it('cancelLoan takes the principal back from the treasury and unlocks the token', async () => {
+    const tokenId = await mintToken();
+    await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 3), tokenId, principalUsdMicro: 100n * USDC });
+    const treasuryBefore = await usdcOf(operator);
+    const cancel = await write({ kind: 'CANCEL_LOAN', ref: ref('LOAN', 3) });
+    expect(cancel.status).toBe('success');
+    expect(await reader.writeResult(cancel.txHash)).toEqual({ assetsUsdMicro: 100n * USDC });
+    expect(await usdcOf(operator)).toBe(treasuryBefore - 100n * USDC);
+    expect((await ownerOf(tokenId)).toLowerCase()).toBe(operator.toLowerCase());
+    expect(await reader.loan(ref('LOAN', 3))).toEqual({ status: 'CANCELLED', tokenId, principalUsdMicro: 100n * USDC });
+    expect((await reader.state()).loans_outstanding_usd_micro).toBe(0n);
+    const twice = await write({ kind: 'CANCEL_LOAN', ref: ref('LOAN', 3) });
+    expect(await reader.refusalReason(twice.txHash)).toBe('LoanNotActive');
+    // The token is free again: a new loan on it locks it.
+    expect((await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 4), tokenId, principalUsdMicro: 50n * USDC })).status).toBe('success');
+  });
+
+  it('reverseDeposit burns the MFI\'s shares and sends what they are worth back to the treasury', async () => {
+    const { shares, value_usd_micro } = await reader.mfiPosition(mfiB);
+    expect(shares).toBe(500n * USDC);
+    const treasuryBefore = await usdcOf(operator);
+    const reverse = await write({ kind: 'VAULT_REVERSE_DEPOSIT', ref: ref('DEP', 2), mfiId: mfiB, shares });
+    expect(reverse.status).toBe('success');
+    expect(await reader.writeResult(reverse.txHash)).toEqual({ shares, assetsUsdMicro: value_usd_micro });
+    expect(await usdcOf(operator)).toBe(treasuryBefore + value_usd_micro);
+    expect(await reader.mfiPosition(mfiB)).toEqual({ shares: 0n, value_usd_micro: 0n });
+    expect((await reader.state()).total_shares).toBe(1_000n * USDC);
+    const twice = await write({ kind: 'VAULT_REVERSE_DEPOSIT', ref: ref('DEP', 2), mfiId: mfiB, shares: 1n });
+    expect(await reader.refusalReason(twice.txHash)).toBe('RefUsed');
+  });
+
+  it('only the operator moves money: the standard ERC-4626 entry points and the operator functions refuse anyone else', async () => {
+    const stranger = privateKeyToAccount(buyerKey);
+    const sim = (functionName: 'deposit' | 'openLoan', args: readonly unknown[]) =>
+      client().simulateContract({ account: stranger, address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName, args } as never);
+    await expect(sim('deposit', [1n, stranger.address])).rejects.toThrow(/OperatorOnly/);
+    await expect(sim('openLoan', [vaultRef(ref('LOAN', 8)), 1n, 1n])).rejects.toThrow(/AccessControlUnauthorizedAccount/);
+  });
+
+  it('the local stack deployed the vault: env names, operator roles and approvals, the funded buyer and the on-ramp minter', async () => {
+    const { endpoints } = stackJson();
+    const dataDir = stackDataDir();
+    const signer = privateKeyToAccount(ledgerSignerKey(dataDir)).address;
+    const vault = endpoints.lending_vault as Hex;
+    const asset = endpoints.vault_asset as Hex;
+    const c = client();
+    expect((await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'asset' })).toLowerCase()).toBe(asset.toLowerCase());
+    expect((await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'batchToken' })).toLowerCase()).toBe(endpoints.batch_token!.toLowerCase());
+    const operatorRole = await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'OPERATOR_ROLE' });
+    expect(await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'hasRole', args: [operatorRole, signer] })).toBe(true);
+    expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'allowance', args: [signer, vault] })).toBe(maxUint256);
+    expect(await c.readContract({ address: endpoints.batch_token as Hex, abi: batchTokenAbi, functionName: 'isApprovedForAll', args: [signer, vault] })).toBe(true);
+    expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'decimals' })).toBe(6);
+    expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'symbol' })).toBe('USDC');
+    const minter = await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'MINTER_ROLE' });
+    expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'hasRole', args: [minter, privateKeyToAccount(devOnRampKey(dataDir)).address] })).toBe(true);
+    expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'balanceOf', args: [privateKeyToAccount(devBuyerKey(dataDir)).address] })).toBeGreaterThan(0n);
+
+    const env = { LEDGER_RPC_URL: endpoints.ledger, LEDGER_CHAIN_ID: '31337', LENDING_VAULT_ADDRESS: vault, VAULT_ASSET_ADDRESS: asset,
+      LEDGER_SIGNER_KEY: ledgerSignerKey(dataDir), BATCH_TOKEN_ADDRESS: endpoints.batch_token, TRACE_LOG_ADDRESS: endpoints.trace_log };
+    expect(createVaultLedgerFromEnv(env).signerAddress).toBe(signer);
+    expect(() => createVaultLedgerFromEnv({ ...env, LENDING_VAULT_ADDRESS: '' })).toThrow('Missing environment variable LENDING_VAULT_ADDRESS');
+    expect((await createVaultReaderFromEnv(env).state()).total_shares).toBeGreaterThanOrEqual(0n);
+  });
+
+  it('npm run buyer-pay pays a purchase order into the stack\'s vault from the dev buyer and prints the transaction hash', async () => {
+    const { endpoints } = stackJson();
+    const out: string[] = [];
+    const err: string[] = [];
+    const po = `PO-${run}BUYERPAY`;
+    expect(await runBuyerPay([po, '--amount', '12.5'], (l) => out.push(l), (l) => err.push(l), stackDataDir())).toBe(0);
+    expect(out).toEqual([expect.stringMatching(/^0x[0-9a-f]{64}$/)]);
+    const stackReader = new EvmVaultReader({ rpcUrl: endpoints.ledger!, chainId: CHAIN_ID, lendingVaultAddress: endpoints.lending_vault as Hex });
+    const [payment] = await stackReader.purchaseOrderPaymentsInTx(out[0] as Hex);
+    expect(payment).toMatchObject({ purchaseOrderId: po, amountUsdMicro: 12_500_000n, payer: privateKeyToAccount(devBuyerKey(stackDataDir())).address });
+    expect(await stackReader.escrowOf(po)).toBe(12_500_000n);
+
+    // Without --amount the purchase order must exist in the stack's table.
+    expect(await runBuyerPay([`PO-${run}MISSING`], () => undefined, (l) => err.push(l), stackDataDir())).toBe(1);
+    expect(err.join('\n')).toContain(`no purchase order PO-${run}MISSING`);
+    expect(await runBuyerPay(['PO-1', '--amount', '1.2345678'], () => undefined, (l) => err.push(l), stackDataDir())).toBe(2);
+  });
+});
