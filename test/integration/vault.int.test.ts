@@ -12,7 +12,8 @@ import { EvmLedger, createVaultLedgerFromEnv, ledgerChain } from '../../shared/a
 import { cooperativeSettlementAddress, idOfVaultRef, vaultRef, vaultShareholder } from '../../shared/adapters/ledger/vault-ledger';
 import { EvmVaultReader, createVaultReaderFromEnv } from '../../shared/adapters/ledger/vault-reader';
 import type { VaultCall } from '../../shared/domain/ports';
-import { stackDataDir } from '../support/api';
+import { api, stackDataDir } from '../support/api';
+import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
  * The lending vault (LendingVault.sol) through its adapters (EvmLedger.vaultCallKept,
@@ -279,6 +280,23 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     const [payment] = await stackReader.purchaseOrderPaymentsInTx(out[0] as Hex);
     expect(payment).toMatchObject({ purchaseOrderId: po, amountUsdMicro: 12_500_000n, payer: privateKeyToAccount(devBuyerKey(stackDataDir())).address });
     expect(await stackReader.escrowOf(po)).toBe(12_500_000n);
+
+    // Without --amount: the purchase order's value from the stack's table, Σ weight_kg × price_usd_per_kg.
+    const ctx = await setUpCooperative();
+    const farmer = await registerFarmer(ctx.id, ctx.coop);
+    const batchIds: string[] = [];
+    for (const weight_kg of [120.5, 60.25]) {
+      const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg }) });
+      expect(submit.status).toBe(201);
+      batchIds.push(submit.body.data.batch_id as string);
+    }
+    const created = await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: batchIds, buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4 } });
+    expect(created.status).toBe(201);
+    const poId = created.body.purchase_order_id as string;
+    const byValue: string[] = [];
+    expect(await runBuyerPay([poId], (l) => byValue.push(l), (l) => err.push(l), stackDataDir())).toBe(0);
+    const [valued] = await stackReader.purchaseOrderPaymentsInTx(byValue[0] as Hex);
+    expect(valued).toMatchObject({ purchaseOrderId: poId, amountUsdMicro: 1_156_800_000n }); // (120.5 + 60.25) kg × 6.4 USD
 
     // Without --amount the purchase order must exist in the stack's table.
     expect(await runBuyerPay([`PO-${run}MISSING`], () => undefined, (l) => err.push(l), stackDataDir())).toBe(1);
