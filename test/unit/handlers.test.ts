@@ -333,13 +333,41 @@ describe('GET /payments/{id}', () => {
     expectErrorEnvelope(res, 404, 'PAYMENT_NOT_FOUND');
   });
 
-  it('answers 404 PAYMENT_NOT_FOUND for a DEP-… id without reading the table', async () => {
+  it('answers 404 PAYMENT_NOT_FOUND for a DEP-… id that is not a deposit id, without reading the table', async () => {
     // Act
-    const res = await get(ADMIN, 'DEP-2025-000001');
+    const res = await get(ADMIN, 'DEP-abc');
 
     // Assess
     expectErrorEnvelope(res, 404, 'PAYMENT_NOT_FOUND');
     expect(ddb.calls()).toHaveLength(0);
+  });
+
+  describe('a deposit (DEP-…)', () => {
+    const storedDeposit = {
+      PK: 'PAYMENT#DEP-2026-000001', SK: 'META', entity: 'DEPOSIT', payment_id: 'DEP-2026-000001', payment_type: 'MFI_DEPOSIT', mfi_id: 'MFI-1', status: 'COMPLETED',
+      source_currency: 'UGX', source_amount: 3_700_000, amount_usd_micro: 1_000_000_000, ramp_payment_id: 'ramp_1', chain_tx_hash: '0xabc', vault_shares_issued: '1000000000',
+      created_at: '2026-11-22T10:00:00.000Z', created_by: 'mfi-user', completed_at: '2026-11-22T10:00:05.000Z', updated_at: '2026-11-22T10:00:05.000Z',
+    };
+
+    it('answers the MFI_DEPOSIT record to its MFI and to ADMIN', async () => {
+      ddb.on(GetCommand).resolves({ Item: storedDeposit });
+      for (const caller of [mfi('MFI-1'), ADMIN]) {
+        const res = await get(caller, 'DEP-2026-000001');
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({
+          payment_id: 'DEP-2026-000001', payment_type: 'MFI_DEPOSIT', status: 'COMPLETED', amount_usdc: 1000, mfi_id: 'MFI-1', source_currency: 'UGX',
+          source_amount: 3_700_000, ramp_payment_id: 'ramp_1', chain_tx_hash: '0xabc', vault_shares_issued: 1_000_000_000, completed_at: '2026-11-22T10:00:05.000Z',
+        });
+      }
+    });
+
+    it('answers 403 to another MFI and to a COOPERATIVE; 404 when unknown', async () => {
+      ddb.on(GetCommand).resolves({ Item: storedDeposit });
+      expectErrorEnvelope(await get(mfi('MFI-2'), 'DEP-2026-000001'), 403, 'INSUFFICIENT_PERMISSIONS');
+      expectErrorEnvelope(await get(coop('COOP-1'), 'DEP-2026-000001'), 403, 'INSUFFICIENT_PERMISSIONS');
+      ddb.on(GetCommand).resolves({});
+      expectErrorEnvelope(await get(ADMIN, 'DEP-2026-000002'), 404, 'PAYMENT_NOT_FOUND');
+    });
   });
 });
 
