@@ -1,16 +1,20 @@
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
 import { createTraceLogReaderFromEnv } from '../adapters/ledger/trace-log-reader';
+import { createVaultReaderFromEnv } from '../adapters/ledger/vault-reader';
 import { HttpPayoutOrderReader } from '../adapters/payout-provider/http-order-reader';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
-import { requireEnv, secret } from '../config';
-import type { Ledger, PayoutOrderReader, PayoutProvider, TraceLogReader } from '../domain/ports';
+import { envOr, requireEnv, secret } from '../config';
+import type { Ledger, PayoutOrderReader, PayoutProvider, TraceLogReader, VaultLedger, VaultReader } from '../domain/ports';
 import type { BatchDeps } from '../use-cases/batches';
 import type { ChainEventDeps } from '../use-cases/chain-events';
 import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
 import type { PayoutWebhookDeps } from '../use-cases/payout-webhook';
 import type { PayoutDeps } from '../use-cases/payouts';
+import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
+import { vaultWriteOutcomes } from '../use-cases/vault-writes';
+import { depositRepo, vaultWrites } from './deposits';
 import { ledgerWriteQueue, payoutRequestQueue } from './queues';
-import { batchRepo, custodyRepo, now, payoutRepo, registryRepo, webhookReceipts } from './repos';
+import { batchRepo, custodyRepo, loanRepo, now, payoutRepo, registryRepo, webhookReceipts } from './repos';
 import { payoutWorkflow } from './workflow';
 
 /**
@@ -22,11 +26,11 @@ import { payoutWorkflow } from './workflow';
  * clients its handler uses.
  */
 
-let ledgerP: Promise<Ledger> | undefined;
+let ledgerP: Promise<Ledger & VaultLedger> | undefined;
 let providerP: Promise<PayoutProvider> | undefined;
 
 /** The EVM ledger; the signer key comes from LEDGER_SIGNER_KEY or its Secrets Manager secret. */
-export function ledger(): Promise<Ledger> {
+export function ledger(): Promise<Ledger & VaultLedger> {
   ledgerP ??= secret('LEDGER_SIGNER_KEY').then((key) => createEvmLedgerFromEnv({ ...process.env, LEDGER_SIGNER_KEY: key.trim() }));
   ledgerP.catch(() => (ledgerP = undefined));
   return ledgerP;
@@ -109,9 +113,25 @@ export function batchDeps(): BatchDeps {
   return { registry: registryRepo(), batches: batchRepo(), custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now };
 }
 
-/** Ports of the single ledger writer (the ledger's signer key is read on first use). */
+/**
+ * Ports of the single ledger writer (the ledger's signer key is read on first use). With the
+ * vault configured (need 'vault': LENDING_VAULT_ADDRESS), vault writes are landed by the same
+ * signer instance and their outcomes handed to the deposit and loan use cases.
+ */
 export function ledgerWriterDeps(): LedgerWriterDeps {
-  return { custody: custodyRepo(), ledger: lazy(ledger), batches: batchRepo(), payoutQueue: payoutRequestQueue(), now };
+  const base = { custody: custodyRepo(), ledger: lazy(ledger), batches: batchRepo(), payoutQueue: payoutRequestQueue(), now };
+  if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;
+  const handlers = vaultWriteHandlers({ deposits: depositRepo(), vaultWrites: vaultWrites(), loans: loanRepo(), payoutQueue: payoutRequestQueue(), now });
+  return { ...base, vault: { ledger: lazy(ledger), reader: lazy(vaultReader), outcomes: vaultWriteOutcomes(handlers) } };
+}
+
+let vaultReaderP: Promise<VaultReader> | undefined;
+
+/** The vault read back (no signing key): LEDGER_RPC_URL, LEDGER_CHAIN_ID, LENDING_VAULT_ADDRESS, VAULT_ASSET_ADDRESS. */
+export function vaultReader(): Promise<VaultReader> {
+  vaultReaderP ??= Promise.resolve().then(() => createVaultReaderFromEnv());
+  vaultReaderP.catch(() => (vaultReaderP = undefined));
+  return vaultReaderP;
 }
 
 export { batchRepo, now, payoutRepo, registryRepo };

@@ -4,6 +4,7 @@ import { ulid } from 'ulid';
  * Identifier formats (decisions §4).
  *   batch   BATCH-<yyyy>-<nnnnnn>          (atomic counter per year)
  *   payout  PAY-<yyyy>-<nnnnnn>-<ss>       (the batch's number, 2-digit sequence per batch)
+ *   loan    LOAN-<yyyy>-<nnnnnn>           (atomic counter per year; its disbursement DISB-<yyyy>-<nnnnnn>)
  *   job     JOB-<ULID>
  *   audit   AUD-<batch_id>-<sequence>
  * A BatchToken id is derived from the batch id (yyyy × 10^12 + n: room for far more batches a year
@@ -37,8 +38,18 @@ export function providerReference(payoutId: string, attempt: number): string {
 
 /** Parses a provider reference back into payout id and attempt; null when it is not ours. */
 export function parseProviderReference(ref: string): { payoutId: string; attempt: number } | null {
-  const m = /^(PAY-\d{4}-\d{6,}-\d{2,})-A(\d{1,2})$/.exec(ref);
+  const m = /^((?:PAY-\d{4}-\d{6,}-\d{2,})|(?:DISB-\d{4}-\d{6,}))-A(\d{1,2})$/.exec(ref);
   return m ? { payoutId: m[1]!, attempt: Number(m[2]) } : null;
+}
+
+/** `LOAN-<yyyy>-<nnnnnn>` (atomic counter per year). */
+export function formatLoanId(year: number, n: number): string {
+  return `LOAN-${year}-${String(n).padStart(6, '0')}`;
+}
+
+/** The LOAN_DISBURSEMENT payment of a loan: `DISB-<yyyy>-<nnnnnn>`, the loan's own year and number. */
+export function disbursementIdOf(loanId: string): string {
+  return loanId.replace(/^LOAN-/, 'DISB-');
 }
 
 export function newJobId(): string {

@@ -5,8 +5,7 @@
  * are integer micro-USD per kg. Nothing here does I/O.
  */
 
-import type { VaultCall } from './ports';
-import type { Grade, StoredVaultCall } from './records';
+import type { Grade } from './records';
 
 /** Largest loan-to-value: 60 % of the collateral value, in basis points. */
 export const MAX_LTV_BPS = 6_000;
@@ -155,26 +154,3 @@ export function isPriceFeedStale(snapshot: Pick<PriceFeedSnapshot, 'updated_at'>
   return age > PRICE_FEED_MAX_AGE_SECONDS || age < -60;
 }
 
-/** A VaultCall as stored in its ledger write (bigints as decimal strings). */
-export function storedVaultCall(call: VaultCall): StoredVaultCall {
-  switch (call.kind) {
-    case 'VAULT_DEPOSIT': return { kind: call.kind, ref: call.ref, mfiId: call.mfiId, assetsUsdMicro: call.assetsUsdMicro.toString() };
-    case 'VAULT_REVERSE_DEPOSIT': return { kind: call.kind, ref: call.ref, mfiId: call.mfiId, shares: call.shares.toString() };
-    case 'LOCK_COLLATERAL': return { kind: call.kind, ref: call.ref, tokenId: call.tokenId.toString(), principalUsdMicro: call.principalUsdMicro.toString() };
-    case 'CANCEL_LOAN': return { kind: call.kind, ref: call.ref };
-    case 'REPAY_LOAN': return { kind: call.kind, ref: call.ref, purchaseOrderRef: call.purchaseOrderRef, amountUsdMicro: call.amountUsdMicro.toString() };
-    case 'RELEASE_REMAINDER': return { kind: call.kind, ref: call.ref, cooperativeId: call.cooperativeId, amountUsdMicro: call.amountUsdMicro.toString() };
-  }
-}
-
-/** The VaultCall of a stored ledger write. Errors: SyntaxError for a malformed amount. */
-export function vaultCallOf(stored: StoredVaultCall): VaultCall {
-  switch (stored.kind) {
-    case 'VAULT_DEPOSIT': return { kind: stored.kind, ref: stored.ref, mfiId: stored.mfiId, assetsUsdMicro: BigInt(stored.assetsUsdMicro) };
-    case 'VAULT_REVERSE_DEPOSIT': return { kind: stored.kind, ref: stored.ref, mfiId: stored.mfiId, shares: BigInt(stored.shares) };
-    case 'LOCK_COLLATERAL': return { kind: stored.kind, ref: stored.ref, tokenId: BigInt(stored.tokenId), principalUsdMicro: BigInt(stored.principalUsdMicro) };
-    case 'CANCEL_LOAN': return { kind: stored.kind, ref: stored.ref };
-    case 'REPAY_LOAN': return { kind: stored.kind, ref: stored.ref, purchaseOrderRef: stored.purchaseOrderRef, amountUsdMicro: BigInt(stored.amountUsdMicro) };
-    case 'RELEASE_REMAINDER': return { kind: stored.kind, ref: stored.ref, cooperativeId: stored.cooperativeId, amountUsdMicro: BigInt(stored.amountUsdMicro) };
-  }
-}

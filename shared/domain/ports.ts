@@ -398,10 +398,11 @@ export interface LedgerWriteMessage {
   ledger_tx_id: string;
 }
 
-/** Payout-request queue: start the NET_COFFEE_PAYMENT payout of a confirmed batch. */
-export interface PayoutRequestMessage {
-  batch_id: string;
-}
+/**
+ * Payout-request queue: start the NET_COFFEE_PAYMENT payout of a confirmed batch (`batch_id`), or
+ * the LOAN_DISBURSEMENT of a loan whose BatchToken is locked (`loan_id`).
+ */
+export type PayoutRequestMessage = { batch_id: string; loan_id?: undefined } | { loan_id: string; batch_id?: undefined };
 
 /** DDS filing queue: file this statement with the EU Information System. */
 export interface DdsFilingMessage {

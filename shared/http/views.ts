@@ -2,6 +2,7 @@ import { isCooperativeActive } from '../domain/access';
 import type { AuditCheck } from '../domain/audit-verify';
 import { isDdsEligible } from '../domain/custody';
 import type { DdsRecord } from '../domain/dds';
+import type { Loan } from '../domain/lending';
 import { maskPhone } from '../domain/masking';
 import { microToUsdc } from '../domain/money';
 import { ESTIMATED_COMPLETION_SECONDS } from '../domain/payout-lifecycle';
@@ -113,7 +114,39 @@ export function payoutStatusView(p: Payout) {
     completed_at: p.completed_at ?? null,
     elapsed_seconds: p.elapsed_seconds ?? null,
     retry_count: p.retry_count,
+    ...(p.payment_type === 'LOAN_DISBURSEMENT' ? { loan_id: p.loan_id ?? null } : {}),
     ...settlementChannelView(p),
+  };
+}
+
+/**
+ * A loan (decisions §10.1): amounts in USDC, loan-to-value as a fraction (0.6 = 60 %), price in
+ * USD per kg; fields not reached yet are null.
+ */
+export function loanView(l: Loan) {
+  return {
+    loan_id: l.loan_id,
+    batch_id: l.batch_id,
+    token_id: l.token_id,
+    farmer_id: l.farmer_id,
+    cooperative_id: l.cooperative_id,
+    status: l.status,
+    principal_usdc: microToUsdc(l.principal_usd_micro),
+    apr: Number(l.apr),
+    collateral_value_usdc: microToUsdc(l.collateral_value_usd_micro),
+    ltv: l.ltv_bps / 10_000,
+    price_usd_per_kg: microToUsdc(l.price_usd_micro_per_kg),
+    price_updated_at: l.price_updated_at,
+    disbursement_payment_id: l.disbursement_payment_id,
+    lock_tx_hash: l.lock_tx_hash ?? null,
+    repaid_usdc: l.repaid_usd_micro !== undefined ? microToUsdc(l.repaid_usd_micro) : null,
+    repay_tx_hash: l.repay_tx_hash ?? null,
+    repaid_by_purchase_order_id: l.repaid_by_purchase_order_id ?? null,
+    created_at: l.created_at,
+    disbursed_at: l.disbursed_at ?? null,
+    repaid_at: l.repaid_at ?? null,
+    cancelled_at: l.cancelled_at ?? null,
+    cancel_reason: l.cancel_reason ?? null,
   };
 }
 

@@ -1,5 +1,5 @@
 import { TokenAlreadyMintedError } from '../domain/errors';
-import { vaultCallOf } from '../domain/lending';
+import { vaultCallOf } from '../domain/vault-calls';
 import type { BatchStore, CustodyStore, Hex, Ledger, LedgerWriteMessage, PayoutRequestMessage, VaultLedger, VaultReader, WorkQueue } from '../domain/ports';
 import type { Batch, BatchLedgerTx, VaultLedgerTx } from '../domain/records';
 import type { VaultWriteOutcomes } from './vault-writes';

@@ -53,8 +53,15 @@ export async function createFarmerPayout(
   deps: PayoutDeps,
   caller: Caller,
   input: { farmer_id: string; batch_id: string; cooperative_id: string; reason: PayoutReason; amount: PayoutAmount },
+  /** A loan's disbursement (payment type LOAN_DISBURSEMENT, id `DISB-…`): only `startLoanDisbursement` passes it. */
+  disbursement?: { payment_id: string; loan_id: string },
 ): Promise<Payout> {
   assertActsFor(caller, input.cooperative_id);
+  if (input.reason === 'LOAN_DISBURSEMENT' && !disbursement) {
+    throw new DomainError('VALIDATION_ERROR', 'A loan disbursement is made by POST /loans (the BatchToken is locked as collateral first); it cannot be created as a payout.', {
+      details: [{ path: 'reason', message: 'LOAN_DISBURSEMENT payouts are created by POST /loans' }],
+    });
+  }
   const farmer = await deps.registry.getFarmer(input.farmer_id);
   if (!farmer || farmer.cooperative_id !== input.cooperative_id) {
     throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${input.farmer_id} is not registered with cooperative ${input.cooperative_id}.`);
@@ -88,8 +95,9 @@ export async function createFarmerPayout(
     const seq = batch.payout_seq + 1;
     const at = deps.now().toISOString();
     const candidate: Payout = {
-      payment_id: formatPayoutId(batchRef.year, batchRef.n, seq),
-      payment_type: 'FARMER_PAYOUT',
+      payment_id: disbursement?.payment_id ?? formatPayoutId(batchRef.year, batchRef.n, seq),
+      payment_type: disbursement ? 'LOAN_DISBURSEMENT' : 'FARMER_PAYOUT',
+      ...(disbursement ? { loan_id: disbursement.loan_id } : {}),
       batch_id: input.batch_id,
       farmer_id: input.farmer_id,
       cooperative_id: input.cooperative_id,
@@ -181,12 +189,12 @@ async function placeFirstOrder(deps: PayoutDeps, payout: Payout): Promise<Payout
 }
 
 /**
- * Reads a payment with the access rules of GET /payments/{id}: ADMIN all; a cooperative only its
- * own; an MFI only its own deposits (so never a payout). Errors: PAYMENT_NOT_FOUND (404),
+ * Reads a payout or loan disbursement (`PAY-…`, `DISB-…`) with the access rules of
+ * GET /payments/{id}: ADMIN all; a cooperative only its own; an MFI only its own deposits (so never a payout). Errors: PAYMENT_NOT_FOUND (404),
  * INSUFFICIENT_PERMISSIONS (403).
  */
 export async function readPayment(payouts: Pick<PayoutStore, 'get'>, caller: Caller, paymentId: string): Promise<Payout> {
-  const p = /^PAY-/.test(paymentId) ? await payouts.get(paymentId) : null;
+  const p = /^(PAY|DISB)-/.test(paymentId) ? await payouts.get(paymentId) : null;
   if (!p) throw new DomainError('PAYMENT_NOT_FOUND', `Payment ${paymentId} is not recognised.`);
   if (canSeePayment(caller, p)) return p;
   throw new DomainError('INSUFFICIENT_PERMISSIONS', `This token has no access to payment ${paymentId}.`);

@@ -1,4 +1,4 @@
-import { storedVaultCall } from '../domain/lending';
+import { storedVaultCall } from '../domain/vault-calls';
 import type { LedgerWriteMessage, VaultCall, VaultWriteQueue, VaultWriteResult, VaultWriteStore, WorkQueue } from '../domain/ports';
 import type { StoredVaultCall, VaultLedgerTx } from '../domain/records';
 import { logger } from '../runtime/logger';

