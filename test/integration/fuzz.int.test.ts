@@ -53,6 +53,8 @@ function sampleBody(r: RouteDef, ctx: { coopId: string; farmerId: string; batchI
       return { farmer_id: ctx.farmerId };
     case 'generate-dds':
       return { batch_id: ctx.batchId };
+    case 'create-mfi-deposit':
+      return { source_currency: 'UGX', source_amount: 370_000, mfi_id: 'MFI-FUZZ' };
     default:
       return undefined;
   }
