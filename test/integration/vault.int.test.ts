@@ -8,7 +8,7 @@ import { deployContracts, fundAccount, setUpLocalVaultAccounts, type DeployedCon
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { devBuyerKey, devOnRampKey, ledgerSignerKey } from '../../infra/local/dev-keys';
 import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
-import { EvmLedger, createVaultLedgerFromEnv, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import { EvmLedger, REFUSED_VAULT_CALL_GAS, createVaultLedgerFromEnv, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { cooperativeSettlementAddress, idOfVaultRef, vaultRef, vaultShareholder } from '../../shared/adapters/ledger/vault-ledger';
 import { EvmVaultReader, createVaultReaderFromEnv } from '../../shared/adapters/ledger/vault-reader';
 import type { VaultCall } from '../../shared/domain/ports';
@@ -50,6 +50,8 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     const { txHash } = await ledger.vaultCallKept(call, keep);
     expect(kept.slice(before)).toEqual([expect.objectContaining({ txHash, rawTx: expect.stringMatching(/^0x[0-9a-f]+$/) })]);
     const receipt = await ledger.waitForReceipt(txHash, 10_000);
+    // Every vault call fits the gas a refused call is sent with (so a refusal that turns out fine on chain still lands).
+    if (receipt?.status === 'success') expect((await client().getTransactionReceipt({ hash: txHash })).gasUsed).toBeLessThan(REFUSED_VAULT_CALL_GAS);
     return { txHash, status: receipt?.status };
   };
   const mintToken = async () => {
