@@ -1,0 +1,194 @@
+import type { Caller } from '../../shared/domain/caller';
+import { DomainError } from '../../shared/domain/errors';
+import { collateralValueUsdMicro, interestDays, interestUsdMicro, ltvBps, maxLoanUsdMicro, repaymentDueUsdMicro, type Loan } from '../../shared/domain/lending';
+import type { LedgerWriteMessage, LoanStore, PayoutRequestMessage, PriceFeedSnapshot } from '../../shared/domain/ports';
+import type { VaultLedgerTx } from '../../shared/domain/records';
+import { toErrorResponse } from '../../shared/http/handler';
+import { collateralLockHandler, createLoan, loanAsOf, readBatchLoan, readLoan, type LoanDeps } from '../../shared/use-cases/loans';
+import { createFarmerPayout } from '../../shared/use-cases/payouts';
+import { coop } from './support/api-event';
+import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
+
+/**
+ * Loan origination and reads (decisions §10, §10.1) with in-memory stores: every rule of POST
+ * /loans, the loan-to-value and interest arithmetic, and what happens when the collateral lock is
+ * mined or refused. The batch: 240.75 kg of screen18; at 6.20 USD/kg its collateral is worth
+ * 1,492.65 USDC, so the largest loan is 895.59 USDC.
+ */
+
+const NOW = new Date('2026-11-22T10:00:00.000Z');
+const manager: Caller = { ...coop('COOP-1'), duties: ['MANAGER'] };
+const feed = (over: Partial<PriceFeedSnapshot> = {}): PriceFeedSnapshot => ({
+  updated_at: '2026-11-22T09:30:00.000Z', source: 'test', usd_micro_per_kg: { screen18: 6_200_000, screen15: 5_800_000, FAQ: 5_100_000, PB: 6_000_000 }, ...over,
+});
+
+/** An in-memory LoanStore with the one-loan-per-batch guard, and what the loan creation stored and queued. */
+function world(opts: { batch?: Parameters<typeof aBatch>[0]; prices?: PriceFeedSnapshot | Error } = {}) {
+  const loans = new Map<string, Loan>();
+  const guards = new Map<string, string>();
+  const lockWrites: VaultLedgerTx[] = [];
+  const sent: LedgerWriteMessage[] = [];
+  let counter = 0;
+  const store: LoanStore = {
+    async createPending(loan, lock) {
+      if (guards.has(loan.batch_id)) throw new DomainError('BATCH_HAS_ACTIVE_LOAN', 'guard exists');
+      guards.set(loan.batch_id, loan.loan_id);
+      loans.set(loan.loan_id, { ...loan });
+      lockWrites.push(lock);
+    },
+    nextLoanNumber: async () => ++counter,
+    get: async (id) => (loans.has(id) ? { ...loans.get(id)! } : null),
+    activeForBatch: async (batchId) => (guards.has(batchId) ? { ...loans.get(guards.get(batchId)!)! } : null),
+    async transition(id, from, to, set, at) {
+      const cur = loans.get(id);
+      if (!cur || !from.includes(cur.status)) return false;
+      loans.set(id, { ...cur, ...set, status: to, updated_at: at });
+      if (to === 'REPAID' || to === 'CANCELLED') guards.delete(cur.batch_id);
+      return true;
+    },
+    listByFarmer: async () => [...loans.values()],
+  };
+  const deps: LoanDeps = {
+    registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null) }),
+    batches: fakeBatchStore({ get: async (id) => (id === 'BATCH-2026-000001' ? aBatch(opts.batch) : null) }),
+    loans: store,
+    payouts: fakePayoutStore({ get: async () => null }),
+    prices: { latest: async () => { if (opts.prices instanceof Error) throw opts.prices; return opts.prices ?? feed(); } },
+    ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', { send: async (m) => { sent.push(m); } }),
+    apr: '0.12',
+    now: () => NOW,
+  };
+  return { deps, loans, guards, lockWrites, sent };
+}
+
+const ask = (w: ReturnType<typeof world>, amount_usd_micro: number, caller: Caller = manager) => createLoan(w.deps, caller, { batch_id: 'BATCH-2026-000001', amount_usd_micro });
+const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? `${toErrorResponse(e, 'r').statusCode} ${e.code}` : String(e)));
+
+describe('lending arithmetic (decisions §10.1)', () => {
+  it('collateral = weight × price, 60 % loan-to-value, exact in micro-USDC', () => {
+    expect(collateralValueUsdMicro(240.75, 6_200_000)).toBe(1_492_650_000);
+    expect(maxLoanUsdMicro(1_492_650_000)).toBe(895_590_000);
+    expect(ltvBps(895_590_000, 1_492_650_000)).toBe(6_000);
+    expect(ltvBps(895_590_001, 1_492_650_000)).toBe(6_001); // rounded up: never understated
+  });
+
+  it('simple interest per started day at the annual rate, rounded up', () => {
+    expect(interestDays('2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z')).toBe(1);
+    expect(interestDays('2026-01-01T00:00:00Z', '2026-01-31T00:00:00Z')).toBe(30);
+    expect(interestDays('2026-01-01T00:00:00Z', '2026-01-31T00:00:01Z')).toBe(31);
+    // 500 USDC × 0.12 × 30 / 365 = 4.931506… USDC
+    expect(interestUsdMicro(500_000_000, '0.12', 30)).toBe(4_931_507);
+    expect(repaymentDueUsdMicro({ principal_usd_micro: 500_000_000, apr: '0.12', disbursed_at: '2026-01-01T00:00:00Z', created_at: '2025-12-31T00:00:00Z' }, '2026-01-31T00:00:00Z')).toBe(504_931_507);
+    expect(() => interestUsdMicro(1, '12%', 1)).toThrow(RangeError);
+  });
+});
+
+describe('POST /loans rules', () => {
+  it('creates a PENDING loan with its figures and the ledger write that locks the token; no money moves yet', async () => {
+    const w = world();
+    const loan = await ask(w, 500_000_000);
+    expect(loan).toMatchObject({
+      loan_id: 'LOAN-2026-000001', status: 'PENDING', principal_usd_micro: 500_000_000, collateral_value_usd_micro: 1_492_650_000, ltv_bps: 3_350,
+      price_usd_micro_per_kg: 6_200_000, price_updated_at: '2026-11-22T09:30:00.000Z', apr: '0.12', disbursement_payment_id: 'DISB-2026-000001',
+      token_id: aBatch().token_id, farmer_id: 'F-1', cooperative_id: 'COOP-1',
+    });
+    expect(w.lockWrites).toEqual([expect.objectContaining({
+      ledger_tx_id: 'LOAN-2026-000001-lock', kind: 'VAULT', status: 'PENDING',
+      vault_call: { kind: 'LOCK_COLLATERAL', ref: 'LOAN-2026-000001', tokenId: aBatch().token_id, principalUsdMicro: '500000000' },
+    })]);
+    expect(w.sent).toEqual([{ ledger_tx_id: 'LOAN-2026-000001-lock' }]);
+  });
+
+  it('exactly 60 % is allowed; one micro-USDC more is INSUFFICIENT_COLLATERAL with the figures', async () => {
+    expect((await ask(world(), 895_590_000)).ltv_bps).toBe(6_000);
+    const err = await ask(world(), 895_590_001).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'INSUFFICIENT_COLLATERAL', details: { collateral_value_usdc: 1492.65, max_loan_usdc: 895.59, requested_usdc: 895.590001 } });
+    expect(toErrorResponse(err, 'r').statusCode).toBe(422);
+  });
+
+  it('below the 50 USDC minimum, or collateral that cannot support it: 422 INSUFFICIENT_COLLATERAL', async () => {
+    expect(await codeOf(ask(world(), 49_999_999))).toBe('422 INSUFFICIENT_COLLATERAL');
+    expect(await codeOf(ask(world(), 50_000_000))).toBe('ok');
+    // 10 kg × 6.20 = 62 USDC → 37.20 USDC at most: below the minimum whatever is asked
+    expect(await codeOf(ask(world({ batch: { weight_kg: 10 } }), 50_000_000))).toBe('422 INSUFFICIENT_COLLATERAL');
+  });
+
+  it('a price feed older than 1 hour, or unreadable, pauses origination: 503 STALE_PRICE_FEED', async () => {
+    expect(await codeOf(ask(world({ prices: feed({ updated_at: '2026-11-22T08:59:59.000Z' }) }), 100_000_000))).toBe('503 STALE_PRICE_FEED');
+    expect(await codeOf(ask(world({ prices: new Error('connect ECONNREFUSED') }), 100_000_000))).toBe('503 STALE_PRICE_FEED');
+    expect(await codeOf(ask(world({ prices: feed({ updated_at: '2026-11-22T09:00:01.000Z' }) }), 100_000_000))).toBe('ok');
+  });
+
+  it('one active loan per batch: 409 BATCH_HAS_ACTIVE_LOAN; after the loan is cancelled a new one may be made', async () => {
+    const w = world();
+    const first = await ask(w, 100_000_000);
+    expect(await codeOf(ask(w, 100_000_000))).toBe('409 BATCH_HAS_ACTIVE_LOAN');
+    await collateralLockHandler({ loans: w.deps.loans, payoutQueue: fakeWorkQueue('payouts'), now: () => NOW }).refused({ kind: 'LOCK_COLLATERAL', ref: first.loan_id, tokenId: first.token_id, principalUsdMicro: '100000000' }, 'TokenLocked');
+    expect(w.loans.get(first.loan_id)).toMatchObject({ status: 'CANCELLED', cancel_reason: 'TokenLocked' });
+    expect((await ask(w, 100_000_000)).loan_id).toBe('LOAN-2026-000002');
+  });
+
+  it('batch state: SETTLED, not minted, unknown → 422 BATCH_NOT_ELIGIBLE / 404 BATCH_NOT_FOUND', async () => {
+    expect(await codeOf(ask(world({ batch: { stage: 'SETTLED' } }), 100_000_000))).toBe('422 BATCH_NOT_ELIGIBLE');
+    expect(await codeOf(ask(world({ batch: { mint_status: 'PENDING', stage: null } }), 100_000_000))).toBe('422 BATCH_NOT_ELIGIBLE');
+    expect(await codeOf(createLoan(world().deps, manager, { batch_id: 'BATCH-2026-000999', amount_usd_micro: 100_000_000 }))).toBe('404 BATCH_NOT_FOUND');
+  });
+
+  it('who may lend: ADMIN and a COOPERATIVE MANAGER of the batch; others 403', async () => {
+    expect(await codeOf(ask(world(), 100_000_000, { sub: 'admin', role: 'ADMIN', duties: [] }))).toBe('ok');
+    expect(await codeOf(ask(world(), 100_000_000, { ...coop('COOP-1'), duties: ['EXPORTER'] }))).toBe('403 INSUFFICIENT_PERMISSIONS');
+    expect(await codeOf(ask(world(), 100_000_000, { ...coop('COOP-2'), duties: ['MANAGER'] }))).toBe('403 INSUFFICIENT_PERMISSIONS');
+    expect(await codeOf(ask(world(), 100_000_000, { sub: 'a', role: 'AGENT', cooperative_id: 'COOP-1', duties: [] }))).toBe('403 INSUFFICIENT_PERMISSIONS');
+    expect(await codeOf(ask(world(), 100_000_000, { sub: 'm', role: 'MFI', mfi_id: 'MFI-1', duties: [] }))).toBe('403 INSUFFICIENT_PERMISSIONS');
+  });
+
+  it('a farmer without a phone: 422 PHONE_NOT_FOUND (the loan could not be paid out)', async () => {
+    const w = world();
+    w.deps.registry = fakeRegistryStore({ getFarmer: async () => aFarmer({ phone: undefined }) });
+    expect(await codeOf(ask(w, 100_000_000))).toBe('422 PHONE_NOT_FOUND');
+  });
+});
+
+describe('after the lock, reads', () => {
+  it('lock mined → lock_tx_hash recorded and the disbursement requested; a second delivery requests it again harmlessly', async () => {
+    const w = world();
+    const loan = await ask(w, 100_000_000);
+    const requested: PayoutRequestMessage[] = [];
+    const handler = collateralLockHandler({ loans: w.deps.loans, payoutQueue: fakeWorkQueue<PayoutRequestMessage>('payouts', { send: async (m) => { requested.push(m); } }), now: () => NOW });
+    const call = { kind: 'LOCK_COLLATERAL' as const, ref: loan.loan_id, tokenId: loan.token_id, principalUsdMicro: '100000000' };
+    await handler.mined(call, '0xlock');
+    await handler.mined(call, '0xlock');
+    expect(w.loans.get(loan.loan_id)).toMatchObject({ status: 'PENDING', lock_tx_hash: '0xlock' });
+    expect(requested).toEqual([{ loan_id: loan.loan_id }, { loan_id: loan.loan_id }]);
+  });
+
+  it('a loan is ACTIVE once its disbursement settles (or sits in manual review), PENDING before', () => {
+    const loan = { status: 'PENDING' } as Pick<Loan, 'status'> as Loan;
+    expect(loanAsOf(loan, null).status).toBe('PENDING');
+    expect(loanAsOf(loan, aPayout({ status: 'PROCESSING' })).status).toBe('PENDING');
+    expect(loanAsOf(loan, aPayout({ status: 'COMPLETED', completed_at: '2026-11-22T10:05:00.000Z' }))).toMatchObject({ status: 'ACTIVE', disbursed_at: '2026-11-22T10:05:00.000Z' });
+    expect(loanAsOf(loan, aPayout({ status: 'MANUAL_REVIEW', updated_at: '2026-11-22T11:00:00.000Z' }))).toMatchObject({ status: 'ACTIVE', disbursed_at: '2026-11-22T11:00:00.000Z' });
+  });
+
+  it('GET /loans/{id} and GET /batch/{id}/loan: 404 LOAN_NOT_FOUND, and another cooperative 403; MFI may read', async () => {
+    const w = world();
+    expect(await codeOf(readLoan(w.deps, manager, 'LOAN-2026-000042'))).toBe('404 LOAN_NOT_FOUND');
+    expect(await codeOf(readBatchLoan(w.deps, manager, 'BATCH-2026-000001'))).toBe('404 LOAN_NOT_FOUND');
+    const loan = await ask(w, 100_000_000);
+    expect((await readBatchLoan(w.deps, manager, 'BATCH-2026-000001')).loan_id).toBe(loan.loan_id);
+    expect(await codeOf(readLoan(w.deps, { sub: 'm', role: 'MFI', mfi_id: 'MFI-1', duties: [] }, loan.loan_id))).toBe('ok');
+    expect(await codeOf(readLoan(w.deps, coop('COOP-2'), loan.loan_id))).toBe('403 INSUFFICIENT_PERMISSIONS');
+    expect(await codeOf(readBatchLoan(w.deps, coop('COOP-2'), 'BATCH-2026-000001'))).toBe('403 INSUFFICIENT_PERMISSIONS');
+  });
+});
+
+describe('POST /payments/farmer-payout with reason LOAN_DISBURSEMENT', () => {
+  it('is refused (400) with a message pointing to POST /loans; nothing is quoted or created', async () => {
+    const deps = {
+      registry: fakeRegistryStore(), batches: fakeBatchStore(), payouts: fakePayoutStore(), provider: fakePayoutProvider(), workflow: fakePayoutWorkflow(), now: () => NOW,
+    };
+    const err = await createFarmerPayout(deps, coop('COOP-1'), { farmer_id: 'F-1', batch_id: 'BATCH-2026-000001', cooperative_id: 'COOP-1', reason: 'LOAN_DISBURSEMENT', amount: { usd_micro: 1_000_000 } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect((err as Error).message).toContain('POST /loans');
+  });
+});
