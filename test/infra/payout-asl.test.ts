@@ -29,14 +29,16 @@ function choiceFor(choice: State, outcome: string): string | undefined {
 
 /**
  * The first attempt, after the entry states that set the round (decisions §11): a Choice on
- * `$.round` (a resolution retry gives it) whose Default is a Pass putting round 0; both reach it.
+ * `$.round` (a resolution retry gives it) whose Default is a Pass making the input `{payout_id, round: 0}`
+ * (Parameters, not `Result: 0`: the local interpreter treats a falsy Result as absent); both reach it.
  */
 function firstAttempt(): string {
   const start = state(asl.StartAt);
   expect(start.Type).toBe('Choice');
   const given = (start.Choices as State[]).find((c) => c.Variable === '$.round' && c.IsPresent === true)!.Next as string;
   const pass = state(start.Default);
-  expect(pass).toMatchObject({ Type: 'Pass', Result: 0, ResultPath: '$.round', Next: given });
+  expect(pass).toMatchObject({ Type: 'Pass', Parameters: { 'payout_id.$': '$.payout_id', round: 0 }, Next: given });
+  expect(pass).not.toHaveProperty('ResultPath');
   return given;
 }
 

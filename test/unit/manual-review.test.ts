@@ -175,7 +175,7 @@ describe('payout lifecycle rounds (decisions §11)', () => {
         get: async () => aPayout({ status: 'FAILED', attempt, resolution_round: 1 }),
         scheduleRetry: async (p, retry) => { scheduled.push(retry); return p; },
       }),
-      provider: fakePayoutProvider({ findOrderByReference: async (ref) => ({ order_id: `o-${ref}`, reference: ref, status: 'FAILED' as const, amount_usd_micro: 10_000_000, amount_ugx: 37_002, exchange_rate: '3700.25', failure_reason: 'wallet closed' }) }),
+      provider: fakePayoutProvider({ findOrderByReference: async (ref) => ({ order_id: `o-${ref}`, reference: ref, status: 'FAILED' as const, amount_usd_micro: 10_000_000, amount_ugx: 37_002, exchange_rate: '3700.25', recipient: { phone: '+256700000001', name: 'Joseph Wamala' }, failure_reason: 'wallet closed', created_at: NOW.toISOString() }) }),
     });
     expect(await checkPayoutAttempt(mk(5), { payout_id: 'PAY-2026-000001-01', attempt: 5 })).toEqual({ outcome: 'RETRY' });
     expect(scheduled).toEqual([1]);
