@@ -1,4 +1,5 @@
-import { now, registryRepo } from '../../shared/composition/repos';
+import { farmerUpdateDeps } from '../../shared/composition/farmer-updates';
+import { now } from '../../shared/composition/repos';
 import { httpHandler } from '../../shared/http/handler';
 import { UpdateFarmerSchema } from '../../shared/http/manual-review-schemas';
 import { IdParams, PathId } from '../../shared/http/path-params';
@@ -7,5 +8,5 @@ import { updateFarmerPhone } from '../../shared/use-cases/farmer-updates';
 
 /** PATCH /farmers/{id} `{phone}`: ADMIN, or a COOPERATIVE/AGENT token of the farmer's cooperative (decisions §2, §11). */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'], params: IdParams(PathId), body: UpdateFarmerSchema }, async ({ caller, params, body }) => {
-  return { status: 200, body: farmerView(await updateFarmerPhone(registryRepo(), caller, params.id ?? '', body, now())) };
+  return { status: 200, body: farmerView(await updateFarmerPhone(farmerUpdateDeps(), caller, params.id ?? '', body, now())) };
 });

@@ -1,6 +1,12 @@
+import { PayoutResolutionRepository } from '../adapters/dynamodb/payout-resolution-repo';
+import type { PayoutResolutionStore } from '../domain/ports';
 import type { ManualReviewDeps } from '../use-cases/manual-review';
 import { now, payoutRepo, registryRepo } from './repos';
 import { payoutWorkflow } from './workflow';
 
+let resolutions: PayoutResolutionStore | undefined;
+
 /** The ports of a manual-review resolution (decisions §11): the table and the payout state machine. */
-export const manualReviewDeps = (): ManualReviewDeps => ({ payouts: payoutRepo(), registry: registryRepo(), workflow: payoutWorkflow(), now });
+export const manualReviewDeps = (): ManualReviewDeps => ({
+  payouts: payoutRepo(), resolutions: (resolutions ??= new PayoutResolutionRepository()), registry: registryRepo(), workflow: payoutWorkflow(), now,
+});

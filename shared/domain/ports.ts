@@ -200,10 +200,14 @@ export interface RegistryStore {
    */
   settleNationalCheck(farmerId: string, jobId: string, outcome: 'VERIFIED' | 'REJECTED', at: string): Promise<void>;
   getFarmer(id: string): Promise<Farmer | null>;
+}
+
+/** Phone corrections of farmers (PATCH /farmers/{id}, decisions §11), apart from RegistryStore so that only that route bundles them. */
+export interface FarmerPhoneStore {
   /**
-   * PATCH /farmers/{id}: sets the farmer's phone (E.164), `phone_updated_at` and `updated_by`, on
-   * the condition that the farmer exists in `cooperativeId`; returns the farmer as stored, or null
-   * when there is no such farmer in that cooperative.
+   * Sets the farmer's phone (E.164), `phone_updated_at` and `updated_by`, on the condition that
+   * the farmer exists in `cooperative_id`; returns the farmer as stored, or null when there is no
+   * such farmer in that cooperative.
    */
   updateFarmerPhone(input: { farmer_id: string; cooperative_id: string; phone: string; actor: string; at: string }): Promise<Farmer | null>;
 }
@@ -303,6 +307,13 @@ export interface PayoutStore {
   get(payoutId: string): Promise<Payout | null>;
   /** The batch's payments oldest first; `nextToken` as returned before. Errors: VALIDATION_ERROR for a foreign token. */
   listByBatch(batchId: string, limit: number, nextToken?: string): Promise<{ items: Payout[]; total: number; next_token?: string }>;
+}
+
+/**
+ * Manual-review resolutions of payouts (decisions §11), apart from PayoutStore so that only the
+ * resolve route bundles them.
+ */
+export interface PayoutResolutionStore {
   /**
    * Manual review closed as paid in cash at the office (decisions §11), in one transaction on the
    * condition that the payout is still in MANUAL_REVIEW: COMPLETED, settlement_channel

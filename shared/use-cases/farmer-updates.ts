@@ -2,7 +2,7 @@ import { assertActsFor } from '../domain/access';
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import { normaliseUgandanMobile } from '../domain/phone';
-import type { RegistryStore } from '../domain/ports';
+import type { FarmerPhoneStore, RegistryStore } from '../domain/ports';
 import type { Farmer } from '../domain/records';
 
 /**
@@ -18,7 +18,7 @@ import type { Farmer } from '../domain/records';
  * Errors: VALIDATION_ERROR (400), INSUFFICIENT_PERMISSIONS (403), FARMER_NOT_REGISTERED (404).
  */
 export async function updateFarmerPhone(
-  registry: Pick<RegistryStore, 'getFarmer' | 'updateFarmerPhone'>,
+  deps: { registry: Pick<RegistryStore, 'getFarmer'>; phones: FarmerPhoneStore },
   caller: Caller,
   farmerId: string,
   input: { phone: string },
@@ -26,10 +26,10 @@ export async function updateFarmerPhone(
 ): Promise<Farmer> {
   const phone = normaliseUgandanMobile(input.phone);
   if (!phone) throw new DomainError('VALIDATION_ERROR', 'phone is not a valid Ugandan mobile number.', { details: [{ path: 'phone', message: 'not a valid Ugandan mobile number (+2567…)' }] });
-  const farmer = await registry.getFarmer(farmerId);
+  const farmer = await deps.registry.getFarmer(farmerId);
   if (!farmer) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${farmerId} is not in the farmer registry.`);
   assertActsFor(caller, farmer.cooperative_id);
-  const updated = await registry.updateFarmerPhone({ farmer_id: farmerId, cooperative_id: farmer.cooperative_id, phone, actor: caller.sub, at: now.toISOString() });
+  const updated = await deps.phones.updateFarmerPhone({ farmer_id: farmerId, cooperative_id: farmer.cooperative_id, phone, actor: caller.sub, at: now.toISOString() });
   if (!updated) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${farmerId} is not in the farmer registry of cooperative ${farmer.cooperative_id}.`);
   return updated;
 }

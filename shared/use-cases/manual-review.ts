@@ -3,7 +3,7 @@ import type { Caller } from '../domain/caller';
 import { DomainError, PayoutTransitionRejected } from '../domain/errors';
 import { assertFarmerUsable } from '../domain/farmer';
 import { attemptNumber, MAX_RESOLUTION_ROUNDS } from '../domain/payout-lifecycle';
-import type { PayoutStore, PayoutWorkflow, RegistryStore } from '../domain/ports';
+import type { PayoutResolutionStore, PayoutStore, PayoutWorkflow, RegistryStore } from '../domain/ports';
 import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
 
@@ -14,7 +14,8 @@ export type PayoutResolution =
 
 /** The ports resolving a manual review needs. */
 export interface ManualReviewDeps {
-  payouts: Pick<PayoutStore, 'get' | 'resolvePaidInCash' | 'resolveRetry'>;
+  payouts: Pick<PayoutStore, 'get'>;
+  resolutions: PayoutResolutionStore;
   registry: Pick<RegistryStore, 'getFarmer'>;
   workflow: Pick<PayoutWorkflow, 'start'>;
   now: () => Date;
@@ -55,7 +56,7 @@ export async function resolveFarmerPayout(deps: ManualReviewDeps, caller: Caller
     const paidAt = Date.parse(input.paid_at);
     if (paidAt > at.getTime()) throw paidAtError('must not be in the future');
     if (paidAt < Date.parse(payout.created_at)) throw paidAtError(`must not be before the payout was created (${payout.created_at})`);
-    const done = await whileInManualReview(deps, payout, () => deps.payouts.resolvePaidInCash(payout, { receipt_number: input.receipt_number, paid_at: new Date(paidAt).toISOString(), actor: caller.sub }, at.toISOString()));
+    const done = await whileInManualReview(deps, payout, () => deps.resolutions.resolvePaidInCash(payout, { receipt_number: input.receipt_number, paid_at: new Date(paidAt).toISOString(), actor: caller.sub }, at.toISOString()));
     logger.info('manual review resolved: paid in cash', { payout_id: payout.payment_id, cooperative_id: payout.cooperative_id, amount_usd_micro: payout.amount_usd_micro, receipt_number: input.receipt_number });
     return done;
   }
@@ -69,7 +70,7 @@ export async function resolveFarmerPayout(deps: ManualReviewDeps, caller: Caller
   assertFarmerUsable(farmer);
   if (!farmer.phone) throw new DomainError('PHONE_NOT_FOUND', `Farmer ${payout.farmer_id} has no mobile-money phone number on record; correct it with PATCH /farmers/${payout.farmer_id} first.`);
   const phone = farmer.phone;
-  const retried = await whileInManualReview(deps, payout, () => deps.payouts.resolveRetry(payout, {
+  const retried = await whileInManualReview(deps, payout, () => deps.resolutions.resolveRetry(payout, {
     round, attempt: attemptNumber(round, 1), phone, recipient_name: farmer.full_name, actor: caller.sub,
   }, at.toISOString()));
   await deps.workflow.start(payout.payment_id, round);

@@ -46,7 +46,7 @@ async function call(h: Handler, input: EventInput) {
 
 const paramRoutes = routes.filter((r) => /\{\w+\}/.test(r.path));
 /** A JSON body for routes that take one: the path is checked before the body, so any will do. */
-const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage']);
+const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage', 'update-farmer', 'resolve-farmer-payout']);
 
 // ------------------------------------------------------------------ path parameters
 
@@ -54,7 +54,8 @@ describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
       'confirm-purchase-order', 'get-batch', 'get-batch-audit', 'get-cooperative', 'get-dds', 'get-dds-xml', 'get-farmer',
-      'get-farmer-payout', 'get-holding-balance', 'get-job', 'get-payment', 'list-flagged-farms', 'update-batch-stage', 'update-cooperative',
+      'get-farmer-payout', 'get-holding-balance', 'get-job', 'get-payment', 'list-flagged-farms', 'resolve-farmer-payout', 'update-batch-stage', 'update-cooperative',
+      'update-farmer',
     ]);
   });
 

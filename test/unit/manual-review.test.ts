@@ -14,7 +14,7 @@ import { updateFarmerPhone } from '../../shared/use-cases/farmer-updates';
 import { resolveFarmerPayout, type ManualReviewDeps } from '../../shared/use-cases/manual-review';
 import { checkPayoutAttempt } from '../../shared/use-cases/payouts';
 import { domainErrorOf } from './support/errors';
-import { aFarmer, aPayout, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { aFarmer, aPayout, fakeFarmerPhoneStore, fakePayoutProvider, fakePayoutResolutionStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const manager: Caller = { sub: 'mgr-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['MANAGER'] };
@@ -26,8 +26,8 @@ function world(payout: Payout | null = inReview, farmer = aFarmer({ phone: '+256
   const calls: string[] = [];
   const deps: ManualReviewDeps = {
     now: () => NOW,
-    payouts: fakePayoutStore({
-      get: async (id) => (payout && id === payout.payment_id ? payout : null),
+    payouts: fakePayoutStore({ get: async (id) => (payout && id === payout.payment_id ? payout : null) }),
+    resolutions: fakePayoutResolutionStore({
       resolvePaidInCash: async (p, c, at) => {
         calls.push(`cash ${p.payment_id} ${c.receipt_number} ${c.paid_at} ${c.actor} ${at}`);
         return { ...p, status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE', cash_receipt_number: c.receipt_number, cash_paid_at: c.paid_at, completed_at: at };
@@ -71,10 +71,8 @@ describe('resolveFarmerPayout: PAID_IN_CASH', () => {
   it('the loser of concurrent resolutions gets 422 STAGE_OUT_OF_ORDER with the status the winner left', async () => {
     const { deps } = world();
     let reads = 0;
-    deps.payouts = fakePayoutStore({
-      get: async () => (reads++ === 0 ? inReview : { ...inReview, status: 'COMPLETED' }),
-      resolvePaidInCash: async (p) => { throw new PayoutTransitionRejected(p.payment_id, 'CASH_PAID'); },
-    });
+    deps.payouts = fakePayoutStore({ get: async () => (reads++ === 0 ? inReview : { ...inReview, status: 'COMPLETED' }) });
+    deps.resolutions = fakePayoutResolutionStore({ resolvePaidInCash: async (p) => { throw new PayoutTransitionRejected(p.payment_id, 'CASH_PAID'); } });
     const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, cash));
     expect([err.code, err.status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
     expect(err.details).toMatchObject({ status: 'COMPLETED', required_status: 'MANUAL_REVIEW' });
@@ -190,10 +188,10 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
     const writes: unknown[] = [];
     return {
       writes,
-      store: fakeRegistryStore({
-        getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null),
-        updateFarmerPhone: async (input) => { writes.push(input); return { ...farmer, phone: input.phone, phone_updated_at: input.at, updated_by: input.actor }; },
-      }),
+      store: {
+        registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
+        phones: fakeFarmerPhoneStore({ updateFarmerPhone: async (input) => { writes.push(input); return { ...farmer, phone: input.phone, phone_updated_at: input.at, updated_by: input.actor }; } }),
+      },
     };
   }
 
@@ -232,7 +230,7 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
   it('an unknown farmer, or one whose conditional write finds no such farmer of that cooperative: 404 FARMER_NOT_REGISTERED', async () => {
     const { store } = registry();
     expect((await domainErrorOf(updateFarmerPhone(store, admin, 'F-404', { phone: '+256772999888' }, NOW))).code).toBe('FARMER_NOT_REGISTERED');
-    const gone = fakeRegistryStore({ getFarmer: async () => farmer, updateFarmerPhone: async () => null });
+    const gone = { registry: fakeRegistryStore({ getFarmer: async () => farmer }), phones: fakeFarmerPhoneStore({ updateFarmerPhone: async () => null }) };
     expect((await domainErrorOf(updateFarmerPhone(gone, admin, 'F-1', { phone: '+256772999888' }, NOW))).code).toBe('FARMER_NOT_REGISTERED');
   });
 });

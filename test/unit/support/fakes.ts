@@ -27,11 +27,13 @@ import type {
   DdsRegistry,
   DdsStore,
   EvidenceFetcher,
+  FarmerPhoneStore,
   ForestCheck,
   Ledger,
   NationalFarmerRegistry,
   Notifier,
   PayoutProvider,
+  PayoutResolutionStore,
   PayoutStore,
   PayoutWorkflow,
   PinStore,
@@ -61,7 +63,6 @@ export function fakeRegistryStore(over: Partial<RegistryStore> = {}): RegistrySt
     pendingNationalChecks: () => unexpected('registry.pendingNationalChecks'),
     settleNationalCheck: () => unexpected('registry.settleNationalCheck'),
     getFarmer: () => unexpected('registry.getFarmer'),
-    updateFarmerPhone: () => unexpected('registry.updateFarmerPhone'),
     ...over,
   };
 }
@@ -102,8 +103,21 @@ export function fakePayoutStore(over: Partial<PayoutStore> = {}): PayoutStore {
     openBefore: () => unexpected('payouts.openBefore'),
     get: () => unexpected('payouts.get'),
     listByBatch: () => unexpected('payouts.listByBatch'),
-    resolvePaidInCash: () => unexpected('payouts.resolvePaidInCash'),
-    resolveRetry: () => unexpected('payouts.resolveRetry'),
+    ...over,
+  };
+}
+
+export function fakeFarmerPhoneStore(over: Partial<FarmerPhoneStore> = {}): FarmerPhoneStore {
+  return {
+    updateFarmerPhone: () => unexpected('phones.updateFarmerPhone'),
+    ...over,
+  };
+}
+
+export function fakePayoutResolutionStore(over: Partial<PayoutResolutionStore> = {}): PayoutResolutionStore {
+  return {
+    resolvePaidInCash: () => unexpected('resolutions.resolvePaidInCash'),
+    resolveRetry: () => unexpected('resolutions.resolveRetry'),
     ...over,
   };
 }
