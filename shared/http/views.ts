@@ -114,7 +114,6 @@ export function payoutStatusView(p: Payout) {
     completed_at: p.completed_at ?? null,
     elapsed_seconds: p.elapsed_seconds ?? null,
     retry_count: p.retry_count,
-    ...(p.payment_type === 'LOAN_DISBURSEMENT' ? { loan_id: p.loan_id ?? null } : {}),
     ...settlementChannelView(p),
   };
 }
@@ -194,6 +193,7 @@ export function paymentRecordView(p: Payout) {
     reason: p.reason,
     elapsed_seconds: p.elapsed_seconds ?? null,
     retry_count: p.retry_count,
+    ...(p.payment_type === 'LOAN_DISBURSEMENT' ? { loan_id: p.loan_id ?? null } : {}),
     ...settlementChannelView(p),
   };
 }

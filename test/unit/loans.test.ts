@@ -1,7 +1,8 @@
 import type { Caller } from '../../shared/domain/caller';
 import { DomainError } from '../../shared/domain/errors';
 import { collateralValueUsdMicro, interestDays, interestUsdMicro, ltvBps, maxLoanUsdMicro, repaymentDueUsdMicro, type Loan } from '../../shared/domain/lending';
-import type { LedgerWriteMessage, LoanStore, PayoutRequestMessage, PriceFeedSnapshot } from '../../shared/domain/ports';
+import type { PriceFeedSnapshot } from '../../shared/domain/lending';
+import type { LedgerWriteMessage, LoanStore, PayoutRequestMessage } from '../../shared/domain/ports';
 import type { VaultLedgerTx } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { collateralLockHandler, createLoan, loanAsOf, readBatchLoan, readLoan, type LoanDeps } from '../../shared/use-cases/loans';
@@ -156,8 +157,8 @@ describe('after the lock, reads', () => {
     const requested: PayoutRequestMessage[] = [];
     const handler = collateralLockHandler({ loans: w.deps.loans, payoutQueue: fakeWorkQueue<PayoutRequestMessage>('payouts', { send: async (m) => { requested.push(m); } }), now: () => NOW });
     const call = { kind: 'LOCK_COLLATERAL' as const, ref: loan.loan_id, tokenId: loan.token_id, principalUsdMicro: '100000000' };
-    await handler.mined(call, '0xlock');
-    await handler.mined(call, '0xlock');
+    await handler.mined(call, '0xlock', null);
+    await handler.mined(call, '0xlock', null);
     expect(w.loans.get(loan.loan_id)).toMatchObject({ status: 'PENDING', lock_tx_hash: '0xlock' });
     expect(requested).toEqual([{ loan_id: loan.loan_id }, { loan_id: loan.loan_id }]);
   });
