@@ -13,8 +13,12 @@ import { farmerView, paymentRecordView, payoutStatusView } from '../../shared/ht
 import { updateFarmerPhone } from '../../shared/use-cases/farmer-updates';
 import { resolveFarmerPayout, type ManualReviewDeps } from '../../shared/use-cases/manual-review';
 import { checkPayoutAttempt } from '../../shared/use-cases/payouts';
+import { reconcilePayouts } from '../../shared/use-cases/reconcile';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { mockClient } from 'aws-sdk-client-mock';
+import { StepFunctionsPayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
 import { domainErrorOf } from './support/errors';
-import { aFarmer, aPayout, fakeFarmerPhoneStore, fakePayoutProvider, fakePayoutResolutionStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { aFarmer, aPayout, fakeBatchStore, fakeFarmerPhoneStore, fakePayoutProvider, fakePayoutResolutionStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const manager: Caller = { sub: 'mgr-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['MANAGER'] };
@@ -179,6 +183,36 @@ describe('payout lifecycle rounds (decisions §11)', () => {
     expect(scheduled).toEqual([1]);
     expect(await checkPayoutAttempt(mk(8), { payout_id: 'PAY-2026-000001-01', attempt: 8 })).toEqual({ outcome: 'EXHAUSTED' });
     expect(scheduled).toEqual([1]);
+  });
+});
+
+describe('the execution of a resolution retry', () => {
+  it('is named <payout_id>-R<round> with input {payout_id, round}; round 0 keeps the payout id and input', async () => {
+    const sfn = mockClient(SFNClient);
+    sfn.on(StartExecutionCommand).resolves({});
+    process.env.PAYOUT_STATE_MACHINE_ARN = 'arn:aws:states:eu-west-1:1:stateMachine:m';
+    const wf = new StepFunctionsPayoutWorkflow();
+    await wf.start('PAY-2026-000001-01');
+    await wf.start('PAY-2026-000001-01', 2);
+    expect(sfn.commandCalls(StartExecutionCommand).map((c) => [c.args[0].input.name, c.args[0].input.input])).toEqual([
+      ['PAY-2026-000001-01', '{"payout_id":"PAY-2026-000001-01"}'],
+      ['PAY-2026-000001-01-R2', '{"payout_id":"PAY-2026-000001-01","round":2}'],
+    ]);
+    sfn.restore();
+  });
+
+  it('is what reconciliation (re)starts for a stale round-1 payout whose attempt 5 has no order yet; it asks for -A5', async () => {
+    const calls: string[] = [];
+    const stale = aPayout({ status: 'PROCESSING', attempt: 5, resolution_round: 1 });
+    await reconcilePayouts({
+      now: () => NOW,
+      payouts: fakePayoutStore({ openBefore: async () => [stale] }),
+      provider: fakePayoutProvider({ findOrderByReference: async (ref) => { calls.push(`ask ${ref}`); return null; } }),
+      workflow: fakePayoutWorkflow({ start: async (id, round) => { calls.push(`start ${id} ${round}`); } }),
+      batches: fakeBatchStore({ awaitingPayoutBefore: async () => [] }),
+      registry: fakeRegistryStore(),
+    }, { staleAfterSeconds: 300 });
+    expect(calls).toEqual([`ask ${stale.payment_id}-A5`, `start ${stale.payment_id} 1`]);
   });
 });
 
