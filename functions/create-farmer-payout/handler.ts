@@ -1,4 +1,4 @@
-import { payoutDeps } from '../../shared/composition';
+import { payoutCreationDeps } from '../../shared/composition';
 import { usdcToMicro } from '../../shared/domain/money';
 import { httpHandler } from '../../shared/http/handler';
 import { FarmerPayoutSchema } from '../../shared/http/payout-schemas';
@@ -7,7 +7,7 @@ import { createFarmerPayout } from '../../shared/use-cases/payouts';
 
 /** POST /payments/farmer-payout (COOPERATIVE, ADMIN): 201 with status PROCESSING (spec rules 1–5). */
 export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema }, async ({ body, caller }) => {
-  const payout = await createFarmerPayout(payoutDeps(), caller, {
+  const payout = await createFarmerPayout(payoutCreationDeps(), caller, {
     farmer_id: body.farmer_id,
     batch_id: body.batch_id,
     cooperative_id: body.cooperative_id,

@@ -1,3 +1,5 @@
+import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
+import { readFarmer } from '../adapters/dynamodb/registry-repo';
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
 import { createTraceLogReaderFromEnv } from '../adapters/ledger/trace-log-reader';
 import { createVaultReaderFromEnv } from '../adapters/ledger/vault-reader';
@@ -9,7 +11,7 @@ import type { BatchDeps } from '../use-cases/batches';
 import type { ChainEventDeps } from '../use-cases/chain-events';
 import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
 import type { PayoutWebhookDeps } from '../use-cases/payout-webhook';
-import type { PayoutDeps } from '../use-cases/payouts';
+import type { PayoutCreationDeps, PayoutDeps } from '../use-cases/payouts';
 import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';
 import { depositRepo, vaultWrites } from './deposits';
@@ -73,6 +75,11 @@ function lazy<T extends object>(load: () => Promise<T>): T {
 /** Ports of the payout use cases (creation, state-machine tasks, reconciliation). */
 export function payoutDeps(): PayoutDeps {
   return { registry: registryRepo(), batches: batchRepo(), payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
+}
+
+/** Ports of POST /payments/farmer-payout: point reads of farmers and batches (not their whole repositories), the payout store, provider and workflow. */
+export function payoutCreationDeps(): PayoutCreationDeps {
+  return { registry: { getFarmer: readFarmer }, batches: { get: readMintedBatch }, payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
 }
 
 let traceLogReaderV: TraceLogReader | undefined;

@@ -20,6 +20,16 @@ export interface PayoutDeps {
   now: () => Date;
 }
 
+/** What payout creation needs (a narrower view of PayoutDeps, so its function bundles only point reads of farmers and batches). */
+export interface PayoutCreationDeps {
+  registry: Pick<RegistryStore, 'getFarmer'>;
+  batches: Pick<BatchStore, 'get'>;
+  payouts: Pick<PayoutStore, 'createPending' | 'discardUnsent' | 'markOrderUnknown' | 'claimOrderUnknown' | 'markProcessing' | 'markFirstOrderRejected' | 'get'>;
+  provider: Pick<PayoutProvider, 'quote' | 'createOrder' | 'findOrderByReference'>;
+  workflow: Pick<PayoutWorkflow, 'start'>;
+  now: () => Date;
+}
+
 /** Attempts at the batch's next payout sequence number before concurrent creations are reported as 503. */
 const MAX_SEQUENCE_TRIES = 10;
 
@@ -50,7 +60,7 @@ export type PayoutAmount = { usd_micro: number } | { ugx: number };
  *  5. PROCESSING with the order id, and the state machine started (execution named after the payout).
  */
 export async function createFarmerPayout(
-  deps: PayoutDeps,
+  deps: PayoutCreationDeps,
   caller: Caller,
   input: { farmer_id: string; batch_id: string; cooperative_id: string; reason: PayoutReason; amount: PayoutAmount },
   /** A loan's disbursement (payment type LOAN_DISBURSEMENT, id `DISB-…`): only `startLoanDisbursement` passes it. */
@@ -142,7 +152,7 @@ export async function createFarmerPayout(
  * the attempt-1 order under the reference `<payout_id>-A1` (idempotent at the provider, so a
  * resumed payout can never make a second order), then PROCESSING and the state machine.
  */
-async function placeFirstOrder(deps: PayoutDeps, payout: Payout): Promise<Payout> {
+async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promise<Payout> {
   let order;
   try {
     order = await deps.provider.createOrder({
@@ -326,7 +336,7 @@ function settlementOutput(p: Payout): Record<string, unknown> {
  * provider cannot say either (the payout then stays PENDING for reconciliation, never discarded
  * blind: a second payout would be a second order, a double payment).
  */
-async function placedOrder(deps: Pick<PayoutDeps, 'provider'>, payout: Payout): Promise<ProviderOrder | null | undefined> {
+async function placedOrder(deps: Pick<PayoutCreationDeps, 'provider'>, payout: Payout): Promise<ProviderOrder | null | undefined> {
   try {
     return await deps.provider.findOrderByReference(providerReference(payout.payment_id, 1));
   } catch (err) {

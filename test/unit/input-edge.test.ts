@@ -53,8 +53,8 @@ const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage', 'update
 describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
-      'confirm-purchase-order', 'get-batch', 'get-batch-audit', 'get-cooperative', 'get-dds', 'get-dds-xml', 'get-farmer',
-      'get-farmer-payout', 'get-holding-balance', 'get-job', 'get-payment', 'list-flagged-farms', 'resolve-farmer-payout', 'update-batch-stage', 'update-cooperative',
+      'confirm-purchase-order', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-xml', 'get-farmer',
+      'get-farmer-payout', 'get-holding-balance', 'get-job', 'get-loan', 'get-payment', 'list-flagged-farms', 'resolve-farmer-payout', 'update-batch-stage', 'update-cooperative',
       'update-farmer',
     ]);
   });

@@ -134,14 +134,12 @@ export class BatchRepository implements BatchStore {
 
   /** A batch whatever its mint status (internal use). */
   async getAny(batchId: string): Promise<Batch | null> {
-    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(batchId), ConsistentRead: true }));
-    return r.Item ? (fromItem<Batch>(r.Item)) : null;
+    return readAnyBatch(batchId);
   }
 
   /** A batch whose BatchToken is minted; null otherwise (no batch is visible without its token). */
   async get(batchId: string): Promise<Batch | null> {
-    const b = await this.getAny(batchId);
-    return b && b.mint_status === 'CONFIRMED' ? b : null;
+    return readMintedBatch(batchId);
   }
 
   /** Sets the batch's payment label (e.g. NOT_PAYABLE when the farmer has no phone). */
@@ -223,3 +221,15 @@ export class BatchRepository implements BatchStore {
   }
 }
 
+
+/** A batch in any mint state (consistent read), or null. Standalone, so a bundle that only reads batches does not carry the repository. */
+export async function readAnyBatch(batchId: string): Promise<Batch | null> {
+  const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(batchId), ConsistentRead: true }));
+  return r.Item ? fromItem<Batch>(r.Item) : null;
+}
+
+/** A batch whose BatchToken is minted; null otherwise (no batch is visible without its token). */
+export async function readMintedBatch(batchId: string): Promise<Batch | null> {
+  const b = await readAnyBatch(batchId);
+  return b && b.mint_status === 'CONFIRMED' ? b : null;
+}

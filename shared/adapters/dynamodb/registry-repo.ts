@@ -154,8 +154,13 @@ export class RegistryRepository implements RegistryStore {
 
   /** Strongly consistent: a payout retry right after a phone correction must read the new phone. */
   async getFarmer(id: string): Promise<Farmer | null> {
-    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.farmer(id), ConsistentRead: true }));
-    return r.Item ? (fromItem<Farmer>(r.Item)) : null;
+    return readFarmer(id);
   }
+}
+
+/** A farmer by id (consistent read, so a phone just corrected is seen), or null. Standalone, so a bundle that only reads farmers does not carry the repository. */
+export async function readFarmer(id: string): Promise<Farmer | null> {
+  const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.farmer(id), ConsistentRead: true }));
+  return r.Item ? fromItem<Farmer>(r.Item) : null;
 }
 
