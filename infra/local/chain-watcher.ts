@@ -1,27 +1,36 @@
 import { Webhook } from 'standardwebhooks';
 import { createPublicClient, http, type Chain, type PublicClient, type Transport } from 'viem';
-import { STAGE_CODES, batchTokenAbi, traceLogAbi, type LedgerStageName } from '../../shared/adapters/ledger/abi';
+import { STAGE_CODES, batchTokenAbi, lendingVaultAbi, traceLogAbi, type LedgerStageName } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import { idOfVaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import type { Hex } from '../../shared/domain/ports';
 
 /**
- * The local chain-event provider: follows TraceLog's `StageRecorded` logs on the hardhat node and
- * posts each one, signed (Standard Webhooks, decisions §6), to `POST /api/webhooks/chain-events`
- * as `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number,
- * log_index}}`.
+ * The local chain-event provider: follows two kinds of logs on the hardhat node and posts each one,
+ * signed (Standard Webhooks, decisions §6), to `POST /api/webhooks/chain-events`:
+ * - TraceLog's `StageRecorded` as `{type: "batch.stage_changed", data: {batch_id, token_id, stage,
+ *   tx_hash, block_number, log_index}}`;
+ * - with `lendingVaultAddress`, the LendingVault's `PurchaseOrderPaid(poRef, payer, amount)` (a
+ *   buyer paid a purchase order into the vault, decisions §10.1) as `{type: "purchase_order.paid",
+ *   data: {purchase_order_id, payer, amount_usd_micro, tx_hash, block_number, log_index}}`, where
+ *   `purchase_order_id` is the PO-… id of the bytes32 `poRef` and `amount_usd_micro` the uint256
+ *   amount (micro-USDC) as a decimal string. The endpoint starts the purchase order's settlement.
  *
  * - Logs are read with `eth_getLogs` over block ranges, polling from the block after the last one
  *   read (no `eth_newFilter`: hardhat may drop installed filters). Each range is processed whole
  *   or not at all, so an RPC failure retries the range and never skips or duplicates an event.
  * - `webhook-id` is `evt_<txHash>_<logIndex>`: stable, so a re-delivery (a retry, or a restarted
  *   watcher reading from an earlier block) is a replay the endpoint recognises.
- * - Events are delivered in chain order. A failed delivery (non-2xx, timeout or connection error)
+ * - Events of both kinds are delivered in chain order (block number, then log index). A failed delivery (non-2xx, timeout or connection error)
  *   goes to a small retry queue (default 5 tries in all, 200 ms doubling) and later events go on;
  *   after the last try it is dropped and counted as `failed`. Each try is signed afresh (new
  *   `webhook-timestamp`), with the same id and body.
  *
- * In AWS nothing runs this file: a chain-event provider watching the TraceLog contract (e.g. an
- * Alchemy or QuickNode webhook/stream on the `StageRecorded` topic) calls the same endpoint. The
+ * In AWS (issue 12) the same logic runs as a scheduled Lambda: each run reads the block range after
+ * the last one it processed (kept in the table), posts the range's events and records the new
+ * high-water mark, so one poll of this loop is one invocation there. Alternatively a chain-event
+ * provider watching the TraceLog and LendingVault contracts (e.g. an Alchemy or QuickNode
+ * webhook/stream on the `StageRecorded` and `PurchaseOrderPaid` topics) calls the same endpoint. The
  * endpoint needs exactly this body and a Standard Webhooks signature with CHAIN_WEBHOOK_SECRET, so
  * the provider's payload is reshaped and signed to this contract (by the provider's transform
  * feature, or a small relay); alternatively this watcher runs as a long-lived task against the
@@ -35,6 +44,8 @@ export interface ChainWatcherOptions {
   chainId: number;
   traceLogAddress: Hex;
   batchTokenAddress: Hex;
+  /** The LendingVault whose `PurchaseOrderPaid` logs are posted too; omitted: stage events only. */
+  lendingVaultAddress?: Hex;
   /** Where to post, read at each delivery (the gateway's port may be known only later). */
   webhookUrl: () => string;
   /** Standard Webhooks signing secret, `whsec_<base64>`. */
@@ -51,7 +62,7 @@ export interface ChainWatcherOptions {
 }
 
 export interface ChainWatcherStats {
-  /** StageRecorded events read from the chain and queued for delivery. */
+  /** StageRecorded and PurchaseOrderPaid events read from the chain and queued for delivery. */
   events: number;
   /** Events acknowledged with a 2xx. */
   delivered: number;
@@ -69,6 +80,12 @@ export interface ChainWatcher {
 export interface StageChangedWebhook {
   type: 'batch.stage_changed';
   data: { batch_id: string; token_id: string; stage: LedgerStageName; tx_hash: Hex; block_number: number; log_index: number };
+}
+
+/** The body posted for a buyer's payment of a purchase order into the vault. */
+export interface PurchaseOrderPaidWebhook {
+  type: 'purchase_order.paid';
+  data: { purchase_order_id: string; payer: Hex; amount_usd_micro: string; tx_hash: Hex; block_number: number; log_index: number };
 }
 
 interface Pending {
@@ -125,7 +142,12 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
     const logs = await client.getContractEvents({
       address: opts.traceLogAddress, abi: traceLogAbi, eventName: 'StageRecorded', fromBlock: nextBlock, toBlock, strict: true,
     });
-    const batch: Pending[] = [];
+    const payments = opts.lendingVaultAddress
+      ? await client.getContractEvents({
+        address: opts.lendingVaultAddress, abi: lendingVaultAbi, eventName: 'PurchaseOrderPaid', fromBlock: nextBlock, toBlock, strict: true,
+      })
+      : [];
+    const batch: Array<Pending & { block: bigint; logIndex: number }> = [];
     for (const l of logs) {
       if (l.transactionHash === null || l.logIndex === null || l.blockNumber === null) continue; // pending: not in a mined range
       const { tokenId, stage } = l.args;
@@ -139,9 +161,28 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
         type: 'batch.stage_changed',
         data: { batch_id: batchId, token_id: tokenId.toString(), stage: stageName, tx_hash: l.transactionHash, block_number: Number(l.blockNumber), log_index: l.logIndex },
       };
-      batch.push({ id: `evt_${l.transactionHash}_${l.logIndex}`, payload: JSON.stringify(body), attempts: 0, dueAt: 0 });
+      batch.push({ id: `evt_${l.transactionHash}_${l.logIndex}`, payload: JSON.stringify(body), attempts: 0, dueAt: 0, block: l.blockNumber, logIndex: l.logIndex });
     }
-    fresh.push(...batch);
+    for (const l of payments) {
+      if (l.transactionHash === null || l.logIndex === null || l.blockNumber === null) continue;
+      let purchaseOrderId: string;
+      try {
+        purchaseOrderId = idOfVaultRef(l.args.poRef);
+      } catch {
+        log(`chain-watcher skipped PurchaseOrderPaid in ${l.transactionHash}#${l.logIndex}: poRef ${l.args.poRef} is not text`);
+        continue;
+      }
+      const body: PurchaseOrderPaidWebhook = {
+        type: 'purchase_order.paid',
+        data: {
+          purchase_order_id: purchaseOrderId, payer: l.args.payer, amount_usd_micro: l.args.amount.toString(),
+          tx_hash: l.transactionHash, block_number: Number(l.blockNumber), log_index: l.logIndex,
+        },
+      };
+      batch.push({ id: `evt_${l.transactionHash}_${l.logIndex}`, payload: JSON.stringify(body), attempts: 0, dueAt: 0, block: l.blockNumber, logIndex: l.logIndex });
+    }
+    batch.sort((a, b) => (a.block === b.block ? a.logIndex - b.logIndex : a.block < b.block ? -1 : 1));
+    fresh.push(...batch.map(({ id, payload, attempts, dueAt }) => ({ id, payload, attempts, dueAt })));
     counters.events += batch.length;
     nextBlock = toBlock + 1n;
   }

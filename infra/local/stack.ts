@@ -287,9 +287,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       log: (l) => log(`gateway: ${l}`),
     });
     gatewayUrl = gateway.url;
-    // The chain-event provider's stand-in: TraceLog events → signed webhooks to the gateway.
+    // The chain-event provider's stand-in: TraceLog stage events and the vault's buyer payments →
+    // signed webhooks to the gateway.
     const watcher = startChainWatcher({
       rpcUrl: chain.rpcUrl, chainId: 31337, traceLogAddress: contracts.traceLogAddress, batchTokenAddress: contracts.batchTokenAddress,
+      lendingVaultAddress: contracts.lendingVaultAddress,
       webhookUrl: () => `${gatewayUrl}/api/webhooks/chain-events`, secret: process.env.CHAIN_WEBHOOK_SECRET!, log: (l) => log(`chain-watcher: ${l}`),
     });
     stops.push(() => watcher.stop());

@@ -2,19 +2,27 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { keccak256, toHex, type Hex } from 'viem';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPublicClient, createWalletClient, http, keccak256, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
 import { deployContracts, fundAccount, type DeployedContracts } from '../../infra/ledger/deploy';
+import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { startChainWatcher, type ChainWatcher } from '../../infra/local/chain-watcher';
+import { devBuyerKey } from '../../infra/local/dev-keys';
 import { startHardhatNode, type HardhatNode } from '../../infra/local/hardhat-node';
-import { EvmLedger } from '../../shared/adapters/ledger/evm-ledger';
-import type { LedgerStageName } from '../../shared/adapters/ledger/abi';
+import { EvmLedger, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import { lendingVaultAbi, testUsdcAbi, type LedgerStageName } from '../../shared/adapters/ledger/abi';
+import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { tokenIdForBatch } from '../../shared/domain/ids';
+import { stackDataDir } from '../support/api';
 
 /**
  * The local chain watcher against a real hardhat node: TraceLog StageRecorded logs become signed
- * `batch.stage_changed` webhooks, in chain order, with a stable webhook-id that a retry repeats.
+ * `batch.stage_changed` webhooks and the LendingVault's PurchaseOrderPaid logs signed
+ * `purchase_order.paid` webhooks, in chain order, with a stable webhook-id that a retry repeats;
+ * and on the local stack's chain, a payment made with `npm run buyer-pay`'s function.
  */
 
 const CHAIN_ID = 31337;
@@ -47,12 +55,42 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** A loopback chain-events receiver that verifies each delivery's signature with `secret`. */
+async function startReceiver(secret: string, statusFor: () => number = () => 200) {
+  const received: Received[] = [];
+  const verifier = new Webhook(secret);
+  const server = createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      const h = (n: string) => String(req.headers[n] ?? '');
+      let verified = false;
+      try {
+        verifier.verify(raw, { 'webhook-id': h('webhook-id'), 'webhook-timestamp': h('webhook-timestamp'), 'webhook-signature': h('webhook-signature') });
+        verified = true;
+      } catch { /* recorded as unverified */ }
+      const status = verified ? statusFor() : 401;
+      received.push({ id: h('webhook-id'), status, verified, body: JSON.parse(raw) });
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ received: status === 200 }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    received,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/webhooks/chain-events`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe('chain watcher (hardhat node → signed chain-events webhooks)', () => {
   let node: HardhatNode | undefined;
   let server: Server | undefined;
   let watcher: ChainWatcher | undefined;
   let addresses: DeployedContracts;
   let ledger: EvmLedger;
+  let deployerKey: Hex;
   const received: Received[] = [];
   let failNext = 0;
 
@@ -60,6 +98,7 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
     node = await startHardhatNode();
     const artifacts = await compileContracts();
     const key = generatePrivateKey();
+    deployerKey = key;
     await fundAccount(node.rpcUrl, privateKeyToAccount(key).address, 10n ** 21n);
     addresses = await deployContracts({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, deployerKey: key, artifacts });
     ledger = new EvmLedger({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, signerPrivateKey: key, ...addresses });
@@ -84,7 +123,7 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
 
     watcher = startChainWatcher({
       rpcUrl: node.rpcUrl, chainId: CHAIN_ID, traceLogAddress: addresses.traceLogAddress, batchTokenAddress: addresses.batchTokenAddress,
-      webhookUrl: () => url, secret: SECRET, pollMs: 100,
+      lendingVaultAddress: addresses.lendingVaultAddress, webhookUrl: () => url, secret: SECRET, pollMs: 100,
     });
   }, 90_000);
 
@@ -134,5 +173,83 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
     expect(tries[1]!.body).toEqual(tries[0]!.body);
     expect(tries[1]!.body).toEqual(expectedBody('WAREHOUSED', warehoused));
     expect(watcher!.stats()).toEqual({ events: 3, delivered: 3, failed: 0 });
+  });
+
+  it('delivers a PurchaseOrderPaid log as a signed purchase_order.paid webhook, in chain order with stage events', async () => {
+    const before = received.length;
+    const account = privateKeyToAccount(deployerKey);
+    const chain = ledgerChain(CHAIN_ID, node!.rpcUrl);
+    const wallet = createWalletClient({ account, chain, transport: http(node!.rpcUrl) });
+    const reader = createPublicClient({ chain, transport: http(node!.rpcUrl) });
+    const mined = async (hash: Hex) => {
+      const receipt = await reader.waitForTransactionReceipt({ hash });
+      expect(receipt.status).toBe('success');
+      return Number(receipt.blockNumber);
+    };
+    const amount = 1_234_567_890n; // micro-USDC
+    await mined(await wallet.writeContract({ address: addresses.vaultAssetAddress, abi: testUsdcAbi, functionName: 'mint', args: [account.address, amount] }));
+    await mined(await wallet.writeContract({ address: addresses.vaultAssetAddress, abi: testUsdcAbi, functionName: 'approve', args: [addresses.lendingVaultAddress, amount] }));
+
+    const exported = await record('EXPORTED');
+    const payTx = await wallet.writeContract({ address: addresses.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef('PO-2026-000042'), amount] });
+    const payBlock = await mined(payTx);
+    const payLog = (await reader.getTransactionReceipt({ hash: payTx })).logs.find((l) => l.address.toLowerCase() === addresses.lendingVaultAddress.toLowerCase())!;
+    const settled = await record('SETTLED');
+
+    await waitUntil('three deliveries', () => received.slice(before).filter((r) => r.status === 200).length >= 3);
+    const got = received.slice(before);
+    expect(got.every((r) => r.verified && r.status === 200)).toBe(true);
+    expect(got.map((r) => r.id)).toEqual([`evt_${exported.txHash}_0`, `evt_${payTx}_${payLog.logIndex}`, `evt_${settled.txHash}_0`]);
+    expect(got[0]!.body).toEqual(expectedBody('EXPORTED', exported));
+    expect(got[1]!.body).toEqual({
+      type: 'purchase_order.paid',
+      data: {
+        purchase_order_id: 'PO-2026-000042', payer: account.address, amount_usd_micro: '1234567890',
+        tx_hash: payTx, block_number: payBlock, log_index: payLog.logIndex,
+      },
+    });
+    expect(got[2]!.body).toEqual(expectedBody('SETTLED', settled));
+    expect(watcher!.stats()).toEqual({ events: 6, delivered: 6, failed: 0 });
+  });
+});
+
+describe('chain watcher on the local stack chain: a buyer payment made with npm run buyer-pay', () => {
+  it('posts the payment as a signed purchase_order.paid webhook', async () => {
+    const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { chain_id: number; endpoints: Record<string, Hex> };
+    const rpcUrl = stack.endpoints.ledger!;
+    const chain = ledgerChain(stack.chain_id, rpcUrl);
+    const reader = createPublicClient({ chain, transport: http(rpcUrl) });
+    const receiver = await startReceiver(SECRET);
+    const head = await reader.getBlockNumber();
+    const watcher = startChainWatcher({
+      rpcUrl, chainId: stack.chain_id, traceLogAddress: stack.endpoints.trace_log!, batchTokenAddress: stack.endpoints.batch_token!,
+      lendingVaultAddress: stack.endpoints.lending_vault!, webhookUrl: () => receiver.url, secret: SECRET, pollMs: 100, fromBlock: head + 1n,
+    });
+    try {
+      const purchaseOrderId = `PO-WATCH-${randomBytes(4).toString('hex').toUpperCase()}`;
+      const out: string[] = [];
+      const errors: string[] = [];
+      expect(await runBuyerPay([purchaseOrderId, '--amount', '2.5'], (l) => out.push(l), (l) => errors.push(l), stackDataDir())).toBe(0);
+      const payTx = out[0] as Hex;
+      expect(payTx).toMatch(/^0x[0-9a-f]{64}$/);
+      const receipt = await reader.getTransactionReceipt({ hash: payTx });
+      const payLog = receipt.logs.find((l) => l.address.toLowerCase() === stack.endpoints.lending_vault!.toLowerCase())!;
+
+      await waitUntil('the payment delivery', () => receiver.received.some((r) => r.body?.type === 'purchase_order.paid'));
+      const [delivery, ...more] = receiver.received.filter((r) => r.body?.type === 'purchase_order.paid');
+      expect(more).toEqual([]);
+      expect(delivery!.verified).toBe(true);
+      expect(delivery!.id).toBe(`evt_${payTx}_${payLog.logIndex}`);
+      expect(delivery!.body).toEqual({
+        type: 'purchase_order.paid',
+        data: {
+          purchase_order_id: purchaseOrderId, payer: privateKeyToAccount(devBuyerKey(stackDataDir())).address, amount_usd_micro: '2500000',
+          tx_hash: payTx, block_number: Number(receipt.blockNumber), log_index: payLog.logIndex,
+        },
+      });
+    } finally {
+      await watcher.stop();
+      await receiver.close();
+    }
   });
 });
