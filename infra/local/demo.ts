@@ -1,12 +1,26 @@
-import { signDevToken } from './dev-keys';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPublicClient, http, isAddressEqual } from 'viem';
+import { batchTokenAbi } from '../../shared/adapters/ledger/abi';
+import { runVerify } from '../tools/verify-cli';
+import { runBuyerPay } from './buyer-pay';
+import { localDataDir, signDevToken } from './dev-keys';
 
 /**
  * `npm run demo`: drives a full batch lifecycle over HTTP against a running local service
  * (`npm start` in another terminal) and prints what happened, with timings (decisions §1).
  * A Bugisu cooperative on Mt Elgon registers its farmers, delivers batches, each batch becomes a
  * BatchToken on the ledger, and each farmer is paid to mobile money until PAYMENT_CONFIRMED.
+ * Then the lending story (decisions §10, §10.1): an MFI deposits USD 20,000 through the on-ramp
+ * into the vault (shares, share price); a GRADED batch backs a loan of about half its maximum (the
+ * BatchToken locked in the vault, the LOAN_DISBURSEMENT paid to the farmer's mobile money); the
+ * batch is milled, warehoused, committed to a purchase order and exported; the buyer pays the
+ * purchase order into the vault on chain (as `npm run buyer-pay`); the settlement repays the loan
+ * with interest (share price up), marks the batch SETTLED and credits the remainder to the
+ * cooperative; last the batch's custody trail is checked independently as `npm run verify` does.
+ * Every wait is bounded and fails with what it was waiting for (exit code 1).
  * Environment: DEMO_URL (default http://127.0.0.1:$PORT, PORT default 3000), LOCAL_DATA_DIR
- * (the running service's, for its token key).
+ * (the running service's, for its token key, its chain endpoints and the dev buyer's key).
  */
 
 const base = process.env.DEMO_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
@@ -106,7 +120,117 @@ async function main() {
     say(`Not settled within 120 s: ${[...pending].join(', ')}`);
     process.exit(1);
   }
-  say(`Done: ${runs.length} batches minted and their farmers paid. API reference: ${base}/docs`);
+  say(`${runs.length} batches minted and their farmers paid.`);
+
+  if (!runs[0]) throw new Error('no batch was minted: the lending part needs one');
+  await lendingStory(runs[0].batch, admin);
+  say(`Done. API reference: ${base}/docs`);
+}
+
+/** Polls `read` every 250 ms until `done`; throws naming `what` after `timeoutMs`. */
+async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}; last seen: ${JSON.stringify(v).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Throws with the response's error when the status is not one of `ok`. */
+function expectStatus(what: string, res: { status: number; body: any }, ...ok: number[]): any {
+  if (!ok.includes(res.status)) throw new Error(`${what}: HTTP ${res.status} ${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Vault shares are integers of 6-decimal units. */
+const shares = (units: number) => `${(Number(units) / 1e6).toLocaleString('en-US', { maximumFractionDigits: 6 })} shares`;
+const usd = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+
+/**
+ * The lending story on `batchId` (a DELIVERED batch of the demo cooperative): deposit → loan →
+ * custody to EXPORTED under a purchase order → buyer payment → settlement → independent verification.
+ */
+async function lendingStory(batchId: string, admin: string) {
+  say('— Lending: an MFI funds the vault, a batch backs a loan, the buyer\'s payment settles it —');
+  const mfi = await signDevToken({ role: 'MFI', mfi_id: 'MFI-ELGON-01', sub: 'demo-mfi-officer' });
+  const duty = (d: string) => signDevToken({ role: 'COOPERATIVE', cooperative_id: COOP, duties: [d], sub: `demo-${d.toLowerCase()}` });
+  const [loanOfficer, grader, miller, storekeeper, exporter] = await Promise.all([duty('MANAGER'), duty('QUALITY_OFFICER'), duty('MILL_OPERATOR'), duty('WAREHOUSE_MANAGER'), duty('EXPORTER')]);
+
+  // 1. The MFI deposits USD 20,000 through the fiat on-ramp; USDC enters the vault, shares are issued.
+  const vault0 = expectStatus('GET /mfi/vault', await call('GET', '/mfi/vault', mfi), 200);
+  const dep = expectStatus('POST /mfi/deposits', await call('POST', '/mfi/deposits', mfi, { source_currency: 'USD', source_amount: 20_000 }), 202);
+  say(`MFI-ELGON-01 deposits USD 20,000: ${dep.payment_id} ${dep.status} with the on-ramp`);
+  const deposit = await waitFor(`deposit ${dep.payment_id} COMPLETED`, async () => (await call('GET', `/payments/${dep.payment_id}`, mfi)).body,
+    (d) => d.status === 'COMPLETED' || d.status === 'FAILED' || d.status === 'REFUNDED', 30_000);
+  if (deposit.status !== 'COMPLETED') throw new Error(`deposit ${dep.payment_id} ended ${deposit.status}`);
+  const vault1 = expectStatus('GET /mfi/vault', await call('GET', '/mfi/vault', mfi), 200);
+  say(`${dep.payment_id} COMPLETED: ${usd(deposit.amount_usdc)} USDC into the vault (tx ${deposit.chain_tx_hash}), ${shares(deposit.vault_shares_issued)} issued`);
+  say(`Vault: ${usd(vault1.total_assets_usdc)} USDC, share price ${vault1.share_price_usdc} USDC (was ${vault0.share_price_usdc}), MFI-ELGON-01 holds ${shares(vault1.shares)} worth ${usd(vault1.value_usdc)} USDC`);
+
+  // 2. The batch is graded; its BatchToken backs a loan of about half the most it can support.
+  const patch = async (tok: string, stage: string, evidence: Record<string, unknown>) => {
+    const r = expectStatus(`PATCH /batch/${batchId}/stage ${stage}`, await call('PATCH', `/batch/${batchId}/stage`, tok, { cooperative_id: COOP, new_stage: stage, evidence }), 200, 202);
+    say(`${batchId}: ${r.previous_stage} → ${r.new_stage}, evidence ${r.evidence_ipfs_cid}, trace-log tx ${r.chain_tx_hash ?? `pending (job ${r.job_id})`}`);
+  };
+  await patch(grader, 'GRADED', { grade: 'screen18', moisture_pct: 11.2, screen_size: 18, defect_count: 3, cupping_score: 84.5 });
+  const probe = await call('POST', '/loans', loanOfficer, { batch_id: batchId, amount_usdc: 100_000 });
+  const figures = probe.body?.error?.details;
+  if (probe.status !== 422 || typeof figures?.max_loan_usdc !== 'number') expectStatus('POST /loans (asking more than the collateral allows)', probe, 422);
+  say(`Loan limit of ${batchId}: collateral ${usd(figures.collateral_value_usdc)} USDC (${figures.price_usd_per_kg} USD/kg), at most ${usd(figures.max_loan_usdc)} USDC at 60 % loan-to-value`);
+  const principal = Math.floor(figures.max_loan_usdc * 50) / 100;
+  const asked = expectStatus('POST /loans', await call('POST', '/loans', loanOfficer, { batch_id: batchId, amount_usdc: principal }), 202);
+  say(`${asked.loan_id}: ${usd(asked.principal_usdc)} USDC at ${asked.apr * 100} % APR, loan-to-value ${asked.ltv}, ${asked.status}`);
+  const active = await waitFor(`loan ${asked.loan_id} ACTIVE`, async () => (await call('GET', `/loans/${asked.loan_id}`, loanOfficer)).body,
+    (l) => l.status === 'ACTIVE' || l.status === 'CANCELLED', 45_000);
+  if (active.status !== 'ACTIVE') throw new Error(`loan ${asked.loan_id} ended ${active.status}`);
+  const disb = expectStatus(`GET /payments/${asked.disbursement_payment_id}`, await call('GET', `/payments/${asked.disbursement_payment_id}`, loanOfficer), 200);
+  say(`${asked.loan_id} ACTIVE: BatchToken locked in the vault (tx ${active.lock_tx_hash}); ${disb.payment_id} ${disb.status}, ${usd(disb.amount_usdc)} USDC = ${Number(disb.amount_ugx).toLocaleString('en-US')} UGX to the farmer's mobile money`);
+
+  // 3. Milled, warehoused, committed to a purchase order, exported.
+  await patch(miller, 'MILLED', { mill_id: 'MILL-MBALE-2', outturn_kg: 150.2 });
+  await patch(storekeeper, 'WAREHOUSED', { warehouse_id: 'WH-MBALE-1', lot_number: 'LOT-2026-118', position: 'A-3' });
+  const po = expectStatus('POST /purchase-orders', await call('POST', '/purchase-orders', loanOfficer, {
+    batch_ids: [batchId], buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 7.1,
+    buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' },
+  }), 201);
+  expectStatus(`POST /purchase-orders/${po.purchase_order_id}/confirm`, await call('POST', `/purchase-orders/${po.purchase_order_id}/confirm`, loanOfficer), 200);
+  await waitFor(`${batchId} COMMITTED`, async () => (await call('GET', `/batch/${batchId}`, loanOfficer)).body, (b) => b.stage === 'COMMITTED', 15_000);
+  say(`${po.purchase_order_id}: ${batchId} at 7.10 USD/kg for Hamburg Coffee Importers GmbH, confirmed → ${batchId} COMMITTED`);
+  await patch(exporter, 'EXPORTED', { export_permit: 'UCDA-EXP-2026-0091', destination_country: 'DE', vessel_name: 'MSC Kampala', bill_of_lading: 'MSCU1234567' });
+
+  // 4. The buyer pays the purchase order into the vault on chain (what `npm run buyer-pay` does).
+  const vaultBefore = expectStatus('GET /mfi/vault', await call('GET', '/mfi/vault', mfi), 200);
+  const paidAt = Date.now();
+  const lines: string[] = [];
+  const code = await runBuyerPay([po.purchase_order_id], (l) => lines.push(l), (l) => lines.push(l), localDataDir());
+  if (code !== 0) throw new Error(`the buyer's payment failed (exit ${code}): ${lines.join(' | ')}`);
+  say(`Buyer: ${lines.slice(0, -1).join(' ')}; tx ${lines[lines.length - 1]}`);
+
+  // 5. The settlement: loan repaid with interest, token unlocked, batch SETTLED, remainder credited.
+  const settlement = await waitFor(`the settlement of ${po.purchase_order_id} COMPLETED`, async () => (await call('GET', `/purchase-orders/${po.purchase_order_id}/settlement`, loanOfficer)).body,
+    (st) => st?.status === 'COMPLETED', 30_000);
+  const settled = await waitFor(`${batchId} SETTLED`, async () => (await call('GET', `/batch/${batchId}`, loanOfficer)).body, (b) => b.stage === 'SETTLED', 20_000);
+  const repaid = await waitFor(`loan ${asked.loan_id} REPAID`, async () => (await call('GET', `/loans/${asked.loan_id}`, loanOfficer)).body, (l) => l.status === 'REPAID', 20_000);
+  say(`Settlement of ${po.purchase_order_id} COMPLETED ${((Date.now() - paidAt) / 1000).toFixed(1)} s after the payment: ${usd(settlement.amount_usdc)} USDC received (tx ${settlement.payment_tx_hash})`);
+  for (const r of settlement.repayments ?? []) say(`  ${r.loan_id} (${r.batch_id}) ${r.status}: ${usd(r.amount_usdc)} USDC = principal + ${usd(r.interest_usdc)} USDC interest`);
+  const chain = JSON.parse(readFileSync(join(localDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, `0x${string}`> };
+  const holder = await createPublicClient({ transport: http(chain.endpoints.ledger) })
+    .readContract({ address: chain.endpoints.batch_token!, abi: batchTokenAbi, functionName: 'ownerOf', args: [BigInt(settled.token_id)] });
+  if (isAddressEqual(holder, chain.endpoints.lending_vault!)) throw new Error(`BatchToken #${settled.token_id} is still held by the vault after the settlement`);
+  say(`${asked.loan_id} ${repaid.status}: ${usd(repaid.repaid_usdc)} USDC (principal ${usd(repaid.principal_usdc)}), tx ${repaid.repay_tx_hash}; ${batchId} ${settled.stage}, BatchToken #${settled.token_id} back with ${holder}`);
+  say(`Remainder ${usd(settlement.remainder_usdc)} USDC credited to ${COOP} (tx ${settlement.remainder_tx_hash})`);
+  const vault2 = expectStatus('GET /mfi/vault', await call('GET', '/mfi/vault', mfi), 200);
+  say(`Vault: ${usd(vault2.total_assets_usdc)} USDC (was ${usd(vaultBefore.total_assets_usdc)}), share price ${vault2.share_price_usdc} USDC (was ${vaultBefore.share_price_usdc}); MFI-ELGON-01's shares now worth ${usd(vault2.value_usdc)} USDC`);
+  if (!(vault2.total_assets_usdc > vaultBefore.total_assets_usdc)) throw new Error('the vault\'s assets did not grow by the interest');
+
+  // 6. Anyone can check the custody trail without trusting the service (`npm run verify -- <batch>`).
+  const report: string[] = [];
+  const verified = await runVerify([batchId, '--api', base, '--token', admin], (l) => report.push(l), (l) => report.push(l));
+  const last = report.filter((l) => l.trim()).pop() ?? '';
+  if (verified !== 0) throw new Error(`npm run verify -- ${batchId} did not verify (exit ${verified}):\n${report.join('\n')}`);
+  say(`npm run verify -- ${batchId}: ${last.trim()}`);
 }
 
 main().catch((err) => {
