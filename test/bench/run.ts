@@ -7,6 +7,7 @@ import { custodyBench } from './custody';
 import { eudrBench } from './eudr';
 import { loadBench, sandboxOrder, settlementPayload } from './load';
 import { payoutFaultsBench } from './payout-faults';
+import { settlementBench } from './settlement';
 
 /**
  * `npm run bench`: figures of the first slice on the local stack (not part of `npm test`).
@@ -18,6 +19,8 @@ import { payoutFaultsBench } from './payout-faults';
  * function bundle against its budget (./bundles.ts, infra/bundle-budget.ts; no stack needed; a
  * bundle over budget makes the exit code 1 and the summary line says which).
  * BENCH_ONLY=cost: AWS cost per payout and per batch lifecycle from metered counts (./cost.ts).
+ * BENCH_ONLY=settlement: a buyer's payment of a 40-batch purchase order with loans → settlement
+ * COMPLETED and the last batch SETTLED, and the ledger transactions it took (./settlement.ts).
  * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60);
  * BENCH_ONLY=slice|faults|custody|eudr|load|bundles runs one part (load: ./load.ts, autocannon at 1/10/50 clients).
  */
@@ -138,6 +141,7 @@ async function all() {
   if (!only || only === 'eudr') await eudrBench();
   if (!only || only === 'load') await loadBench();
   if (!only || only === 'cost') await costBench();
+  if (!only || only === 'settlement') await settlementBench();
   if (!only || only === 'bundles') await bundleBench();
 }
 

@@ -1,0 +1,203 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPublicClient, createWalletClient, http, isAddressEqual, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { devBuyerKey, ledgerSignerKey, signDevToken } from '../../infra/local/dev-keys';
+import { lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
+import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
+import { startStackProcess } from '../support/stack-process';
+
+/**
+ * Settlement benchmark on the local stack (`BENCH_ONLY=settlement npm run bench`, decisions §10.1):
+ * one purchase order with as many batches as a purchase order allows (40: POST /purchase-orders
+ * takes 1–40 batches, so 50 would be two orders, each settled by its own payment), a loan on
+ * BENCH_SETTLEMENT_LOANS of them (default 10) after one MFI deposit, all carried to EXPORTED; then
+ * the buyer pays the order's value into the vault (approve + payPurchaseOrder, as `npm run
+ * buyer-pay`) and the bench measures, from the moment the payment's transaction is mined
+ * (eth_sendRawTransaction returns once the automining node has mined it): (a) the settlement
+ * COMPLETED readable, (b) the last batch SETTLED readable and (c) its SETTLED recorded on the trace
+ * log (stage_history's chain_tx_hash); and the ledger transactions the settlement took, counted on
+ * chain from the payment's block to the head once the signer's nonce is still: by target (vault,
+ * trace log, other) and the signer's nonce delta, with their gas.
+ */
+const BATCHES = Number(process.env.BENCH_SETTLEMENT_BATCHES ?? 40);
+const LOANS = Number(process.env.BENCH_SETTLEMENT_LOANS ?? 10);
+const COOP = 'SETTLE-BENCH';
+const say = (l: string) => process.stdout.write(`${l}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function settlementBench(): Promise<void> {
+  say(`\nSettlement: one purchase order of ${BATCHES} batches, ${LOANS} of them with a loan`);
+  const stack = await startStackProcess({ LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000' });
+  const started = Date.now();
+  const progress = (l: string) => say(`  [prep ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${l}`);
+  try {
+    const { url, dataDir } = stack.info;
+    const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
+    const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: COOP }, 3600, dataDir);
+    const mfi = await signDevToken({ role: 'MFI', mfi_id: 'MFI-BENCH' }, 3600, dataDir);
+    const call = async (method: string, path: string, tok: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const must = async (what: string, p: Promise<{ status: number; body: any }>, ...ok: number[]) => {
+      const r = await p;
+      if (!ok.includes(r.status)) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body;
+    };
+    const waitFor = async <T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number, everyMs = 100): Promise<T> => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const v = await read();
+        if (done(v)) return v;
+        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+        await sleep(everyMs);
+      }
+    };
+    /** Runs `fn` over `items`, `width` at a time. */
+    const pool = async <T>(items: T[], width: number, fn: (item: T) => Promise<void>) => {
+      let next = 0;
+      await Promise.all(Array.from({ length: width }, async () => {
+        while (next < items.length) await fn(items[next++]!);
+      }));
+    };
+
+    await must('cooperative', call('POST', '/cooperatives', admin, {
+      cooperative_id: COOP, name: 'Settlement Bench Cooperative', district: 'Mbale', licence_status: 'ACTIVE', licence_expires_at: '2030-01-01',
+      manager: { name: 'M', email: 'm@example.org', phone: '+256772000001' }, prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 }, export_premium_ugx_per_kg: 0,
+    }), 201);
+    await must('farmer', call('POST', '/farmers/register', coop, { farmer_id: 'SB-F', full_name: 'Settlement Farmer', cooperative_id: COOP, phone: '+256772000404', district: 'Mbale', farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 } }), 201);
+
+    // Liquidity for the loans: one MFI deposit.
+    const dep = await must('deposit', call('POST', '/mfi/deposits', mfi, { source_currency: 'USD', source_amount: 10_000 }), 202);
+    await waitFor(`deposit ${dep.payment_id} COMPLETED`, async () => (await call('GET', `/payments/${dep.payment_id}`, mfi)).body.status, (s) => s === 'COMPLETED', 60_000, 200);
+    progress(`MFI deposit ${dep.payment_id} COMPLETED (USD 10,000 into the vault)`);
+
+    const batches: string[] = [];
+    await pool(Array.from({ length: BATCHES }, (_, i) => i), 4, async () => {
+      const r = await must('submit', call('POST', '/batch/submit', coop, { farmer_id: 'SB-F', cooperative_id: COOP, weight_kg: 150, grade: 'screen18', moisture_pct: 11, collection_point_gps: { lat: 1.08, lng: 34.17 }, collector_agent_id: 'A' }), 201);
+      batches.push(r.data.batch_id);
+    });
+    batches.sort();
+    progress(`${BATCHES} batches submitted and minted`);
+
+    const loans: string[] = [];
+    await pool(batches.slice(0, LOANS), 4, async (b) => {
+      loans.push((await must(`loan on ${b}`, call('POST', '/loans', coop, { batch_id: b, amount_usdc: 300 }), 202)).loan_id);
+    });
+    await pool(loans, 4, async (l) => {
+      await waitFor(`loan ${l} ACTIVE`, async () => (await call('GET', `/loans/${l}`, coop)).body.status, (s) => s === 'ACTIVE', 60_000, 200);
+    });
+    progress(`${LOANS} loans of 300 USDC ACTIVE (tokens locked, disbursements paid)`);
+
+    const steps: Array<[string, Record<string, unknown>]> = [
+      ['GRADED', { grade: 'screen18', moisture_pct: 11.1 }],
+      ['MILLED', { mill_id: 'MILL-1', outturn_kg: 120 }],
+      ['WAREHOUSED', { warehouse_id: 'WH-1' }],
+    ];
+    for (const [stage, evidence] of steps) {
+      await pool(batches, 4, async (b) => {
+        await must(`${stage} ${b}`, call('PATCH', `/batch/${b}/stage`, coop, { cooperative_id: COOP, new_stage: stage, evidence }), 200);
+      });
+      progress(`${BATCHES} batches ${stage}`);
+    }
+    const po = await must('purchase order', call('POST', '/purchase-orders', coop, {
+      batch_ids: batches, buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 7,
+      buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' },
+    }), 201);
+    await must('confirm', call('POST', `/purchase-orders/${po.purchase_order_id}/confirm`, coop), 200);
+    await pool(batches, 4, async (b) => {
+      await waitFor(`${b} COMMITTED`, async () => (await call('GET', `/batch/${b}`, coop)).body.stage, (s) => s === 'COMMITTED', 30_000);
+    });
+    progress(`${po.purchase_order_id} confirmed: ${BATCHES} batches COMMITTED`);
+    await pool(batches, 4, async (b) => {
+      await must(`EXPORTED ${b}`, call('PATCH', `/batch/${b}/stage`, coop, { cooperative_id: COOP, new_stage: 'EXPORTED', evidence: { export_permit: 'UCDA-EXP-1', destination_country: 'DE' } }), 200);
+    });
+    progress(`${BATCHES} batches EXPORTED`);
+
+    // The chain, the service's signer, and the buyer.
+    const info = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as { endpoints: Record<string, Hex> };
+    const rpcUrl = info.endpoints.ledger!;
+    const chain = ledgerChain(31337, rpcUrl);
+    const reader = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
+    const signer = privateKeyToAccount(ledgerSignerKey(dataDir)).address;
+    const nonceOf = () => reader.getTransactionCount({ address: signer, blockTag: 'pending' });
+    const still = async (what: string) => { // the signer's nonce unchanged for 1.5 s
+      let last = await nonceOf();
+      let since = Date.now();
+      const deadline = Date.now() + 60_000;
+      while (Date.now() - since < 1_500) {
+        if (Date.now() > deadline) throw new Error(`the ledger signer did not go still (${what})`);
+        await sleep(100);
+        const n = await nonceOf();
+        if (n !== last) { last = n; since = Date.now(); }
+      }
+      return last;
+    };
+    const nonceBefore = await still('before the payment');
+    const buyer = privateKeyToAccount(devBuyerKey(dataDir));
+    const wallet = createWalletClient({ account: buyer, chain, transport: http(rpcUrl) });
+    const amount = BigInt(BATCHES) * 150n * 7_000_000n; // weight × price, micro-USDC
+    const approve = await wallet.writeContract({ address: info.endpoints.vault_asset!, abi: testUsdcAbi, functionName: 'approve', args: [info.endpoints.lending_vault!, amount] });
+    await reader.waitForTransactionReceipt({ hash: approve });
+    progress(`prepared; the buyer pays ${Number(amount) / 1e6} USDC for ${po.purchase_order_id}`);
+
+    // Measure.
+    const payTx = await wallet.writeContract({ address: info.endpoints.lending_vault!, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(po.purchase_order_id), amount] });
+    const t0 = performance.now(); // automine: the transaction is mined when eth_sendRawTransaction returns
+    const paid = await reader.waitForTransactionReceipt({ hash: payTx });
+    if (paid.status !== 'success') throw new Error(`payPurchaseOrder ${payTx} reverted`);
+    let completedMs: number | undefined;
+    const settledMs = new Map<string, number>();
+    const recordedMs = new Map<string, number>();
+    const deadline = Date.now() + 120_000;
+    while (completedMs === undefined || recordedMs.size < batches.length) {
+      if (Date.now() > deadline) throw new Error(`settlement not done 120 s after the payment: COMPLETED ${completedMs !== undefined}, ${settledMs.size} SETTLED, ${recordedMs.size} on the trace log`);
+      const [st, ...reads] = await Promise.all([
+        completedMs === undefined ? call('GET', `/purchase-orders/${po.purchase_order_id}/settlement`, coop) : Promise.resolve(undefined),
+        ...batches.filter((b) => !recordedMs.has(b)).map(async (b) => ({ b, r: await call('GET', `/batch/${b}`, coop) })),
+      ]);
+      const now = performance.now() - t0;
+      if (st && (st as { body: any }).body?.status === 'COMPLETED') completedMs = now;
+      for (const x of reads as Array<{ b: string; r: { body: any } }>) {
+        if (x.r.body.stage !== 'SETTLED') continue;
+        if (!settledMs.has(x.b)) settledMs.set(x.b, now);
+        const entry = x.r.body.stage_history?.find((h: { stage: string }) => h.stage === 'SETTLED');
+        if (entry?.chain_tx_hash) recordedMs.set(x.b, now);
+      }
+      await sleep(20);
+    }
+    const nonceAfter = await still('after the settlement');
+    const head = await reader.getBlockNumber();
+
+    // The settlement's transactions on chain: every transaction after the payment's up to the head.
+    const byTarget = { vault: 0, traceLog: 0, other: 0 };
+    let fromSigner = 0;
+    let gas = 0n;
+    for (let n = paid.blockNumber; n <= head; n++) {
+      const block = await reader.getBlock({ blockNumber: n, includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (tx.hash === payTx || (n === paid.blockNumber && tx.transactionIndex <= paid.transactionIndex)) continue;
+        const to = tx.to ?? '0x0000000000000000000000000000000000000000';
+        if (isAddressEqual(to, info.endpoints.lending_vault!)) byTarget.vault++;
+        else if (isAddressEqual(to, info.endpoints.trace_log!)) byTarget.traceLog++;
+        else byTarget.other++;
+        if (isAddressEqual(tx.from, signer)) fromSigner++;
+        gas += (await reader.getTransactionReceipt({ hash: tx.hash })).gasUsed;
+      }
+    }
+    const settlement = (await call('GET', `/purchase-orders/${po.purchase_order_id}/settlement`, coop)).body;
+    const last = (m: Map<string, number>) => Math.max(...m.values());
+    const row = (k: string, v: string) => say(`  ${k.padEnd(60)} ${v}`);
+    say(`Settlement of ${po.purchase_order_id} (${BATCHES} batches, ${LOANS} loans, ${Number(amount) / 1e6} USDC paid), from the payment mined:`);
+    row('(a) settlement COMPLETED readable', `${completedMs!.toFixed(0)} ms`);
+    row('(b) last batch SETTLED readable', `${last(settledMs).toFixed(0)} ms (first ${Math.min(...settledMs.values()).toFixed(0)} ms)`);
+    row('(c) last batch SETTLED on the trace log (chain_tx_hash set)', `${last(recordedMs).toFixed(0)} ms`);
+    row('ledger transactions of the settlement', `${byTarget.vault + byTarget.traceLog + byTarget.other} (vault ${byTarget.vault}, trace log ${byTarget.traceLog}, other ${byTarget.other}); gas ${gas}`);
+    row('ledger signer nonce before → after', `${nonceBefore} → ${nonceAfter} (+${nonceAfter - nonceBefore}; ${fromSigner} transactions from the signer)`);
+    row('repayments / settled batches / remainder', `${settlement.repayments?.length} / ${settlement.settled_batch_ids?.length} / ${settlement.remainder_usdc} USDC`);
+  } finally {
+    await stack.stop();
+  }
+}
