@@ -1,18 +1,23 @@
 import { chainEventDeps } from '../../shared/composition';
+import { settlementDeps } from '../../shared/composition/settlement';
 import { secret } from '../../shared/config';
-import { ChainEventSchema } from '../../shared/http/schemas';
+import { AnyChainEventSchema } from '../../shared/http/schemas';
 import { webhookHandler } from '../../shared/http/webhook';
 import { applyChainEvent } from '../../shared/use-cases/chain-events';
+import { applyBuyerPayment } from '../../shared/use-cases/settlement';
 
 /**
  * POST /api/webhooks/chain-events: Standard Webhooks signature (401 INVALID_SIGNATURE), body
- * `batch.stage_changed` (400 VALIDATION_ERROR), checked against the batch and the TraceLog log on
- * the ledger (200 MISMATCH otherwise, nothing changed); EXPORTED starts the automatic TOP_UP payout
- * once. Answers 200 `{received, outcome}` only after the effect is durably recorded; 503
- * LEDGER_UNAVAILABLE or PROVIDER_UNAVAILABLE (nothing recorded, no receipt) makes the sender retry
- * (decisions §6).
+ * `batch.stage_changed` or `purchase_order.paid` (400 VALIDATION_ERROR), each checked against the
+ * ledger (200 MISMATCH otherwise, nothing changed). A stage event for EXPORTED starts the
+ * automatic TOP_UP payout once; a buyer payment settles its purchase order once (loans repaid,
+ * batches SETTLED, remainder to the cooperative). Answers 200 `{received, outcome}` only after the
+ * effect is durably recorded; 503 LEDGER_UNAVAILABLE or PROVIDER_UNAVAILABLE (no receipt) makes
+ * the sender retry (decisions §6).
  */
-export const handler = webhookHandler({ secret: () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), schema: ChainEventSchema }, async ({ webhookId, event }) => ({
+export const handler = webhookHandler({ secret: () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), schema: AnyChainEventSchema }, async ({ webhookId, event }) => ({
   status: 200,
-  body: await applyChainEvent(chainEventDeps(), { webhookId, event }),
+  body: event.type === 'purchase_order.paid'
+    ? await applyBuyerPayment(settlementDeps(), { webhookId, event })
+    : await applyChainEvent(chainEventDeps(), { webhookId, event }),
 }));

@@ -1,5 +1,5 @@
 import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
-import { readFarmer } from '../adapters/dynamodb/registry-repo';
+import { readCooperative, readFarmer } from '../adapters/dynamodb/registry-repo';
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
 import { createTraceLogReaderFromEnv } from '../adapters/ledger/trace-log-reader';
 import { createVaultReaderFromEnv } from '../adapters/ledger/vault-reader';
@@ -16,7 +16,7 @@ import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';
 import { depositRepo, vaultWrites } from './deposits';
 import { ledgerWriteQueue, payoutRequestQueue } from './queues';
-import { batchRepo, custodyRepo, loanRepo, now, payoutRepo, registryRepo, webhookReceipts } from './repos';
+import { batchRepo, custodyRepo, loanRepo, now, payoutRepo, registryRepo, settlementRepo, webhookReceipts } from './repos';
 import { payoutWorkflow } from './workflow';
 
 /**
@@ -94,7 +94,7 @@ export function traceLogReader(): TraceLogReader {
 
 /** Ports of the chain-event webhook: those of payouts, the webhook receipts, and the trace log to check events against. */
 export function chainEventDeps(): ChainEventDeps {
-  return { ...payoutDeps(), receipts: webhookReceipts(), traceLog: traceLogReader() };
+  return { ...payoutCreationDeps(), registry: { getFarmer: readFarmer, getCooperative: readCooperative }, receipts: webhookReceipts(), traceLog: traceLogReader() };
 }
 
 let orderReaderP: Promise<PayoutOrderReader> | undefined;
@@ -128,7 +128,7 @@ export function batchDeps(): BatchDeps {
 export function ledgerWriterDeps(): LedgerWriterDeps {
   const base = { custody: custodyRepo(), ledger: lazy(ledger), batches: batchRepo(), payoutQueue: payoutRequestQueue(), now };
   if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;
-  const handlers = vaultWriteHandlers({ deposits: depositRepo(), vaultWrites: vaultWrites(), loans: loanRepo(), payoutQueue: payoutRequestQueue(), now });
+  const handlers = vaultWriteHandlers({ deposits: depositRepo(), vaultWrites: vaultWrites(), loans: loanRepo(), settlements: settlementRepo(), payoutQueue: payoutRequestQueue(), now });
   return { ...base, vault: { ledger: lazy(ledger), reader: lazy(vaultReader), outcomes: vaultWriteOutcomes(handlers) } };
 }
 

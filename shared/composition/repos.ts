@@ -4,10 +4,11 @@ import { DdsRepository } from '../adapters/dynamodb/dds-repo';
 import { IdempotencyRepository } from '../adapters/dynamodb/idempotency-repo';
 import { VaultWriteRepository } from '../adapters/dynamodb/ledger-tx';
 import { LoanRepository } from '../adapters/dynamodb/loan-repo';
+import { SettlementRepository } from '../adapters/dynamodb/settlement-repo';
 import { PayoutRepository } from '../adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import { WebhookReceipts } from '../adapters/dynamodb/webhook-receipts';
-import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, LoanStore, PayoutStore, RegistryStore, VaultWriteStore, WebhookReceiptStore } from '../domain/ports';
+import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, LoanStore, PayoutStore, RegistryStore, SettlementStore, VaultWriteStore, WebhookReceiptStore } from '../domain/ports';
 
 /**
  * The DynamoDB stores, one per container, typed as the domain's ports. Split from ./index so that
@@ -22,6 +23,7 @@ let receipts: WebhookReceiptStore | undefined;
 let idempotency: IdempotencyStore | undefined;
 let loans: LoanStore | undefined;
 let vaultWrites: VaultWriteStore | undefined;
+let settlements: SettlementStore | undefined;
 
 export const registryRepo = (): RegistryStore => (registry ??= new RegistryRepository());
 export const batchRepo = (): BatchStore => (batches ??= new BatchRepository());
@@ -37,6 +39,9 @@ export const idempotencyStore = (): IdempotencyStore => (idempotency ??= new Ide
 export const loanRepo = (): LoanStore => (loans ??= new LoanRepository());
 /** Vault writes stored for the single ledger writer. */
 export const vaultWriteRepo = (): VaultWriteStore => (vaultWrites ??= new VaultWriteRepository());
+
+/** Settlements of purchase orders on their buyer payments. */
+export const settlementRepo = (): SettlementStore => (settlements ??= new SettlementRepository());
 
 /** Wall clock. */
 export const now = () => new Date();

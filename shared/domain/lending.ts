@@ -154,3 +154,78 @@ export function isPriceFeedStale(snapshot: Pick<PriceFeedSnapshot, 'updated_at'>
   return age > PRICE_FEED_MAX_AGE_SECONDS || age < -60;
 }
 
+
+/** One loan's part of a settlement. */
+export interface SettlementRepayment {
+  loan_id: string;
+  batch_id: string;
+  principal_usd_micro: number;
+  interest_usd_micro: number;
+  /** principal + interest: what the vault takes from the buyer payment. */
+  amount_usd_micro: number;
+  /** REQUESTED: the vault write is queued; REPAID: mined; REFUSED: the vault refused it (alarm). */
+  status: 'REQUESTED' | 'REPAID' | 'REFUSED';
+  repay_tx_hash?: string;
+}
+
+/**
+ * The settlement of a purchase order on its buyer's payment into the vault (decisions §10,
+ * §10.1): exactly one per purchase order.
+ */
+export interface Settlement {
+  purchase_order_id: string;
+  cooperative_id: string;
+  status: 'STARTED' | 'COMPLETED';
+  payment_tx_hash: string;
+  payment_log_index: number;
+  payer: string;
+  amount_usd_micro: number;
+  /** Keyed by loan id. */
+  repayments: Record<string, SettlementRepayment>;
+  /** Loans the payment could not cover (they stay ACTIVE, their batches unsettled). */
+  unpaid_loan_ids: string[];
+  /** Batches recorded SETTLED by this settlement. */
+  settled_batch_ids: string[];
+  /** What remains for the cooperative after the loans. */
+  remainder_usd_micro: number;
+  remainder_status: 'NONE' | 'REQUESTED' | 'RELEASED' | 'REFUSED';
+  remainder_tx_hash?: string;
+  created_at: string;
+  completed_at?: string;
+  updated_at: string;
+}
+
+/** A loan a settlement may repay, as it stands at the payment (see `loanAsOf`). */
+export interface LoanToSettle {
+  loan: Pick<Loan, 'loan_id' | 'batch_id' | 'principal_usd_micro' | 'apr' | 'disbursed_at' | 'created_at'>;
+}
+
+/**
+ * Plans a settlement (decisions §10.1): the loans are repaid oldest first (by creation), each with
+ * principal + simple interest per started day up to `paidAt`, while the payment covers the whole
+ * amount due; a loan it cannot cover — and every younger one — stays unpaid. Batches whose loan is
+ * repaid, and `exportedWithoutLoan`, are settled; the remainder goes to the cooperative. Pure.
+ */
+export function planSettlement(input: { amountUsdMicro: number; paidAt: string; loans: LoanToSettle[]; exportedWithoutLoan: string[] }): {
+  repayments: SettlementRepayment[]; unpaid_loan_ids: string[]; settled_batch_ids: string[]; remainder_usd_micro: number;
+} {
+  const ordered = [...input.loans].sort((a, b) => a.loan.created_at.localeCompare(b.loan.created_at) || a.loan.loan_id.localeCompare(b.loan.loan_id));
+  let remaining = input.amountUsdMicro;
+  const repayments: SettlementRepayment[] = [];
+  const unpaid: string[] = [];
+  for (const { loan } of ordered) {
+    const due = repaymentDueUsdMicro(loan, input.paidAt);
+    if (unpaid.length === 0 && due <= remaining) {
+      remaining -= due;
+      repayments.push({ loan_id: loan.loan_id, batch_id: loan.batch_id, principal_usd_micro: loan.principal_usd_micro, interest_usd_micro: due - loan.principal_usd_micro, amount_usd_micro: due, status: 'REQUESTED' });
+    } else {
+      unpaid.push(loan.loan_id);
+    }
+  }
+  return {
+    repayments,
+    unpaid_loan_ids: unpaid,
+    settled_batch_ids: [...input.exportedWithoutLoan, ...repayments.map((r) => r.batch_id)],
+    remainder_usd_micro: remaining,
+  };
+}

@@ -5,7 +5,7 @@
  */
 
 import type { DdsRecord, DueDiligenceStatement } from './dds';
-import type { Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot } from './lending';
+import type { Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from './lending';
 import type { AuditEntry, Batch, BatchLedgerTx, Cooperative, Farmer, Job, LedgerTx, Payout, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
 
 export type Hex = `0x${string}`;
@@ -690,4 +690,18 @@ export interface VaultWriteQueue {
 export interface VaultWriteStore {
   /** Stores the write (PENDING, open for reconciliation) unless one with its id exists; false when it existed. */
   putVaultWrite(tx: VaultLedgerTx): Promise<boolean>;
+}
+
+/** Settlements of purchase orders on their buyer payments (exactly one per purchase order). */
+export interface SettlementStore {
+  /** Stores the settlement unless the purchase order has one; false when it had. */
+  start(settlement: Settlement): Promise<boolean>;
+  get(purchaseOrderId: string): Promise<Settlement | null>;
+  /**
+   * Records a loan's repayment as mined (REPAID, its tx) or refused (REFUSED), then marks the
+   * settlement COMPLETED when no repayment is REQUESTED and the remainder is not REQUESTED.
+   */
+  recordRepayment(purchaseOrderId: string, loanId: string, outcome: { status: 'REPAID' | 'REFUSED'; tx_hash?: string }, at: string): Promise<void>;
+  /** Records the remainder as RELEASED (its tx) or REFUSED, then completes the settlement as above. */
+  recordRemainder(purchaseOrderId: string, outcome: { status: 'RELEASED' | 'REFUSED'; tx_hash?: string }, at: string): Promise<void>;
 }

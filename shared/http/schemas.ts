@@ -121,6 +121,20 @@ export const GenerateDdsSchema = v.strictObject({
 // ------------------------------------------------------------------ chain events (decisions §6)
 
 /** The signed body of POST /api/webhooks/chain-events: `{type: "batch.stage_changed", data: {…}}`. */
+/** A `purchase_order.paid` chain event: a buyer's payment into the lending vault (`PurchaseOrderPaid`). */
+export const BuyerPaymentEventSchema = v.object({
+  type: v.literal('purchase_order.paid'),
+  data: v.object({
+    purchase_order_id: v.pipe(v.string(), v.regex(/^PO-[A-Za-z0-9][A-Za-z0-9_.:-]{0,29}$/, 'must be a purchase order id PO-… (at most 32 characters)')),
+    payer: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte 0x address')),
+    /** uint256 micro-USDC as a decimal string. */
+    amount_usd_micro: v.pipe(v.string(), v.regex(/^\d{1,30}$/, 'must be a decimal amount of micro-USDC')),
+    tx_hash: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x hex hash')),
+    block_number: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
+    log_index: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
+  }),
+});
+
 export const ChainEventSchema = v.object({
   type: v.literal('batch.stage_changed'),
   data: v.object({
@@ -136,3 +150,6 @@ export const ChainEventSchema = v.object({
     log_index: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
   }),
 });
+
+/** Every chain event the chain-events webhook takes: custody stages and buyer payments. */
+export const AnyChainEventSchema = v.variant('type', [ChainEventSchema, BuyerPaymentEventSchema]);

@@ -2,7 +2,7 @@ import { isCooperativeActive } from '../domain/access';
 import type { AuditCheck } from '../domain/audit-verify';
 import { isDdsEligible } from '../domain/custody';
 import type { DdsRecord } from '../domain/dds';
-import type { Loan } from '../domain/lending';
+import type { Loan, Settlement } from '../domain/lending';
 import { maskPhone } from '../domain/masking';
 import { microToUsdc } from '../domain/money';
 import { ESTIMATED_COMPLETION_SECONDS } from '../domain/payout-lifecycle';
@@ -169,6 +169,29 @@ export function payoutResolutionView(p: Payout, resolution: 'PAID_IN_CASH' | 'RE
     attempt: p.attempt,
     resolution_round: p.resolution_round ?? 0,
     resolved_at: p.resolved_at ?? null,
+  };
+}
+
+/** A purchase order's settlement: amounts in USDC, repayments oldest first. */
+export function settlementView(st: Settlement) {
+  return {
+    purchase_order_id: st.purchase_order_id,
+    cooperative_id: st.cooperative_id,
+    status: st.status,
+    payment_tx_hash: st.payment_tx_hash,
+    payer: st.payer,
+    amount_usdc: microToUsdc(st.amount_usd_micro),
+    repayments: Object.values(st.repayments).map((r) => ({
+      loan_id: r.loan_id, batch_id: r.batch_id, principal_usdc: microToUsdc(r.principal_usd_micro), interest_usdc: microToUsdc(r.interest_usd_micro),
+      amount_usdc: microToUsdc(r.amount_usd_micro), status: r.status, repay_tx_hash: r.repay_tx_hash ?? null,
+    })).sort((a, b) => a.loan_id.localeCompare(b.loan_id)),
+    unpaid_loan_ids: st.unpaid_loan_ids,
+    settled_batch_ids: st.settled_batch_ids,
+    remainder_usdc: microToUsdc(st.remainder_usd_micro),
+    remainder_status: st.remainder_status,
+    remainder_tx_hash: st.remainder_tx_hash ?? null,
+    created_at: st.created_at,
+    completed_at: st.completed_at ?? null,
   };
 }
 

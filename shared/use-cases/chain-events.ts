@@ -2,10 +2,10 @@ import { SYSTEM_CALLER } from '../domain/caller';
 import { STAGE_CODES } from '../domain/custody';
 import { DomainError } from '../domain/errors';
 import { ugxForWeight } from '../domain/money';
-import type { Hex, TraceLogReader, WebhookReceiptStore } from '../domain/ports';
+import type { Hex, RegistryStore, TraceLogReader, WebhookReceiptStore } from '../domain/ports';
 import { STAGES, type Batch, type Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
-import { createFarmerPayout, type PayoutDeps } from './payouts';
+import { createFarmerPayout, type PayoutCreationDeps } from './payouts';
 
 /**
  * Inbound chain events (decisions §6 `POST /api/webhooks/chain-events`; interface-spec Events:
@@ -45,8 +45,13 @@ export type ChainEventOutcome = TopUpOutcome | 'NOTED' | 'UNKNOWN_BATCH' | 'TOKE
 /** Log key of chain events that do not match the batch or the ledger (an alarm filters on it). */
 export const CHAIN_EVENT_ALARM = 'FORGED_OR_MISMATCHED_CHAIN_EVENT';
 
+/** What the automatic TOP_UP needs: payout creation, and the batch's cooperative (its export premium). */
+export interface TopUpDeps extends PayoutCreationDeps {
+  registry: Pick<RegistryStore, 'getFarmer' | 'getCooperative'>;
+}
+
 /** The ports chain events need: those of payouts, the webhook receipts, and the trace log to check events against. */
-export interface ChainEventDeps extends PayoutDeps {
+export interface ChainEventDeps extends TopUpDeps {
   receipts: WebhookReceiptStore;
   traceLog: TraceLogReader;
 }
@@ -61,7 +66,7 @@ export interface ChainEventDeps extends PayoutDeps {
  * retry path (`STARTED`). Provider unreachable: throws PROVIDER_UNAVAILABLE (nothing left behind),
  * so the caller's sender retries. Throws when the batch or its cooperative does not exist.
  */
-export async function startTopUpPayout(deps: PayoutDeps, batchId: string): Promise<{ outcome: TopUpOutcome; payout_id?: string }> {
+export async function startTopUpPayout(deps: TopUpDeps, batchId: string): Promise<{ outcome: TopUpOutcome; payout_id?: string }> {
   const batch = await deps.batches.get(batchId);
   if (!batch) throw new Error(`batch ${batchId} not found`);
   const coop = await deps.registry.getCooperative(batch.cooperative_id);

@@ -171,3 +171,24 @@ export async function commitToPurchaseOrder(deps: Omit<CustodyDeps, 'custody'> &
   }
 }
 
+
+/**
+ * EXPORTED → SETTLED for one batch of a purchase order its buyer has paid (trace log + audit log,
+ * evidence: the payment). Set by the system only. False when the batch is not at EXPORTED (already
+ * settled, or not exported yet).
+ */
+export async function settleBatch(
+  deps: Omit<CustodyDeps, 'custody' | 'batches'> & { batches: Pick<BatchStore, 'get'>; custody: Pick<CustodyStore, 'commitStage'> },
+  batchId: string,
+  evidence: { purchase_order_id: string; payment_tx_hash: string; amount_usdc: number; loan_id: string | null; loan_repaid_usdc: number | null },
+): Promise<boolean> {
+  const batch = await deps.batches.get(batchId);
+  if (!batch || batch.stage !== 'EXPORTED') return false;
+  try {
+    await commitStageChange(deps, { batch, to: 'SETTLED', actor: 'system:lending-vault', evidence });
+    return true;
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'STAGE_OUT_OF_ORDER') return false; // settled concurrently
+    throw err;
+  }
+}

@@ -101,10 +101,9 @@ export async function createLoan(deps: LoanDeps, caller: Caller, input: { batch_
  * the disbursement's completion (or its move to manual review). Pure.
  */
 export function loanAsOf(loan: Loan, disbursement: Pick<Payout, 'status' | 'completed_at' | 'updated_at'> | null): Loan {
-  if (loan.status !== 'PENDING' || !disbursement) return loan;
-  if (disbursement.status === 'COMPLETED') return { ...loan, status: 'ACTIVE', disbursed_at: disbursement.completed_at ?? disbursement.updated_at };
-  if (disbursement.status === 'MANUAL_REVIEW') return { ...loan, status: 'ACTIVE', disbursed_at: disbursement.updated_at };
-  return loan;
+  if (!disbursement || (disbursement.status !== 'COMPLETED' && disbursement.status !== 'MANUAL_REVIEW')) return loan;
+  const disbursedAt = loan.disbursed_at ?? (disbursement.status === 'COMPLETED' ? disbursement.completed_at ?? disbursement.updated_at : disbursement.updated_at);
+  return { ...loan, disbursed_at: disbursedAt, ...(loan.status === 'PENDING' ? { status: 'ACTIVE' as const } : {}) };
 }
 
 /** Who may read a loan: ADMIN, any MFI (they fund the vault), the COOPERATIVE of the batch. Errors: INSUFFICIENT_PERMISSIONS. */

@@ -1,6 +1,7 @@
-import type { DepositStore, LoanStore, PayoutRequestMessage, VaultWriteQueue, WorkQueue } from '../domain/ports';
+import type { DepositStore, LoanStore, PayoutRequestMessage, SettlementStore, VaultWriteQueue, WorkQueue } from '../domain/ports';
 import { vaultDepositConfirmed, vaultReversalConfirmed } from './deposits';
 import { collateralLockHandler } from './loans';
+import { settlementWriteHandlers } from './settlement';
 import type { VaultWriteHandlers } from './vault-writes';
 
 /** The ports the handlers of settled vault writes need. */
@@ -8,6 +9,7 @@ export interface VaultWriteHandlerDeps {
   deposits: DepositStore;
   vaultWrites: VaultWriteQueue;
   loans: Pick<LoanStore, 'transition'>;
+  settlements: Pick<SettlementStore, 'recordRepayment' | 'recordRemainder'>;
   payoutQueue: WorkQueue<PayoutRequestMessage>;
   now: () => Date;
 }
@@ -17,7 +19,8 @@ export interface VaultWriteHandlerDeps {
  *  - VAULT_DEPOSIT: mined → the deposit COMPLETED with its shares; refused → FAILED (the USDC stays
  *    with the treasury; an operator refunds it);
  *  - VAULT_REVERSE_DEPOSIT: mined → REFUNDED; refused → stays COMPLETED (logged as an alarm);
- *  - LOCK_COLLATERAL: see `collateralLockHandler` (mined → disbursement; refused → loan CANCELLED).
+ *  - LOCK_COLLATERAL: see `collateralLockHandler` (mined → disbursement; refused → loan CANCELLED);
+ *  - REPAY_LOAN, RELEASE_REMAINDER: see `settlementWriteHandlers` (loan REPAID, settlement completed).
  */
 export function vaultWriteHandlers(deps: VaultWriteHandlerDeps): VaultWriteHandlers {
   return {
@@ -33,5 +36,6 @@ export function vaultWriteHandlers(deps: VaultWriteHandlerDeps): VaultWriteHandl
       refused: async () => undefined, // the deposit stays COMPLETED; outcomes.refused logged the alarm
     },
     LOCK_COLLATERAL: collateralLockHandler(deps),
+    ...settlementWriteHandlers(deps),
   };
 }

@@ -25,6 +25,7 @@
  * | Loan                | LOAN#<loan_id>              | META                | FARMER_LOANS#<farmer> | <created_at>#<loan_id>       |
  * | Loan of a batch     | LOAN_GUARD#<batch_id>       | META                |                     |                                |
  * | Loan counter        | COUNTER#LOAN#<yyyy>         | META                |                     |                                |
+ * | Settlement          | SETTLEMENT#<purchase_order> | META                |                     |                                |
  * | Payment (deposit)   | PAYMENT#<DEP-…>             | META                |                     |                                |
  * | Deposit counter     | COUNTER#DEPOSIT#<yyyy>      | META                |                     |                                |
  *
@@ -105,6 +106,8 @@ export const keys = {
   /** The one PENDING or ACTIVE loan of a batch (its BatchToken is locked): created with the loan, removed when it is repaid or cancelled. */
   loanGuard: (batchId: string) => ({ PK: `LOAN_GUARD#${batchId}`, SK: META }),
   loanCounter: (year: number) => ({ PK: `COUNTER#LOAN#${year}`, SK: META }),
+  /** The settlement of a purchase order on its buyer payment (one per purchase order). */
+  settlement: (purchaseOrderId: string) => ({ PK: `SETTLEMENT#${purchaseOrderId}`, SK: META }),
   /** Next `n` of `DEP-<yyyy>-<n>` (MFI deposits; the deposit itself is keys.payment). */
   depositCounter: (year: number) => ({ PK: `COUNTER#DEPOSIT#${year}`, SK: META }),
 };

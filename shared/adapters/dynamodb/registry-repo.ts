@@ -26,8 +26,7 @@ export class RegistryRepository implements RegistryStore {
   }
 
   async getCooperative(id: string): Promise<Cooperative | null> {
-    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.cooperative(id) }));
-    return r.Item ? (fromItem<Cooperative>(r.Item)) : null;
+    return readCooperative(id);
   }
 
   /**
@@ -164,3 +163,8 @@ export async function readFarmer(id: string): Promise<Farmer | null> {
   return r.Item ? fromItem<Farmer>(r.Item) : null;
 }
 
+/** A cooperative by id, or null. Standalone, like readFarmer. */
+export async function readCooperative(id: string): Promise<Cooperative | null> {
+  const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.cooperative(id) }));
+  return r.Item ? fromItem<Cooperative>(r.Item) : null;
+}
