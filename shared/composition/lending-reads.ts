@@ -3,7 +3,7 @@ import { HttpPriceFeed } from '../adapters/price-feed/http-price-feed';
 import { envOr, requireEnv, secret } from '../config';
 import type { PriceFeed } from '../domain/ports';
 import type { CreditScoreDeps } from '../use-cases/credit-score';
-import { batchRepo, loanRepo, now, registryRepo } from './repos';
+import { batchRepo, loanRepo, now, payoutRepo, registryRepo } from './repos';
 
 /**
  * The read side of lending: the coffee price feed (decisions §10.1) and the credit score's stores.
@@ -35,5 +35,5 @@ export function priceFeed(): PriceFeed {
 
 /** Ports of GET /farmers/{id}/credit-score. */
 export function creditScoreDeps(): CreditScoreDeps {
-  return { registry: registryRepo(), batches: batchRepo(), loans: loanRepo(), now };
+  return { registry: registryRepo(), batches: batchRepo(), loans: loanRepo(), payouts: payoutRepo(), now };
 }

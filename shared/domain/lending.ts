@@ -5,7 +5,7 @@
  * are integer micro-USD per kg. Nothing here does I/O.
  */
 
-import type { Grade } from './records';
+import type { Grade, Payout } from './records';
 
 /** Largest loan-to-value: 60 % of the collateral value, in basis points. */
 export const MAX_LTV_BPS = 6_000;
@@ -228,4 +228,15 @@ export function planSettlement(input: { amountUsdMicro: number; paidAt: string; 
     settled_batch_ids: [...input.exportedWithoutLoan, ...repayments.map((r) => r.batch_id)],
     remainder_usd_micro: remaining,
   };
+}
+
+/**
+ * A loan as it stands: a PENDING loan whose disbursement has settled — or ended in MANUAL_REVIEW,
+ * the money then waiting at the cooperative office (decisions §10.1) — is ACTIVE, disbursed at
+ * the disbursement's completion (or its move to manual review). Pure.
+ */
+export function loanAsOf(loan: Loan, disbursement: Pick<Payout, 'status' | 'completed_at' | 'updated_at'> | null): Loan {
+  if (!disbursement || (disbursement.status !== 'COMPLETED' && disbursement.status !== 'MANUAL_REVIEW')) return loan;
+  const disbursedAt = loan.disbursed_at ?? (disbursement.status === 'COMPLETED' ? disbursement.completed_at ?? disbursement.updated_at : disbursement.updated_at);
+  return { ...loan, disbursed_at: disbursedAt, ...(loan.status === 'PENDING' ? { status: 'ACTIVE' as const } : {}) };
 }

@@ -1,6 +1,7 @@
 import type { Caller } from '../domain/caller';
 import { classifyLoans, computeCreditScore, tenureDays, type CreditFactor, type CreditBand } from '../domain/credit-score';
-import type { BatchStore, LoanStore, RegistryStore } from '../domain/ports';
+import type { BatchStore, LoanStore, PayoutStore, RegistryStore } from '../domain/ports';
+import { loanAsOf } from '../domain/lending';
 import { GRADES, type Grade } from '../domain/records';
 import { getFarmer } from './registry';
 
@@ -12,6 +13,8 @@ export interface CreditScoreDeps {
   registry: Pick<RegistryStore, 'getFarmer'>;
   batches: Pick<BatchStore, 'listByFarmer'>;
   loans: Pick<LoanStore, 'listByFarmer'>;
+  /** The loans' disbursements: a stored PENDING loan whose disbursement settled is ACTIVE (loanAsOf). */
+  payouts: Pick<PayoutStore, 'get'>;
   now: () => Date;
 }
 
@@ -46,7 +49,8 @@ export async function getCreditScore(deps: CreditScoreDeps, caller: Caller, farm
     kg_by_grade[b.grade] = (Math.round(kg_by_grade[b.grade] * 100) + Math.round(b.weight_kg * 100)) / 100;
     if (b.payment_status === 'MANUAL_REVIEW') manualReview++;
   }
-  const history = classifyLoans(loans, now);
+  const asOf = await Promise.all(loans.map(async (l) => (l.status === 'PENDING' ? loanAsOf(l, await deps.payouts.get(l.disbursement_payment_id)) : l)));
+  const history = classifyLoans(asOf, now);
   const result = computeCreditScore({
     deliveries: batches.length,
     kg_by_grade,

@@ -3,10 +3,10 @@ import { SYSTEM_CALLER, type Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import { assertFarmerUsable } from '../domain/farmer';
 import { disbursementIdOf, formatLoanId, parseBatchId } from '../domain/ids';
-import { collateralValueUsdMicro, ltvBps, maxLoanUsdMicro, MIN_LOAN_USD_MICRO, type Loan } from '../domain/lending';
+import { collateralValueUsdMicro, loanAsOf, ltvBps, maxLoanUsdMicro, MIN_LOAN_USD_MICRO, type Loan } from '../domain/lending';
 import { microToUsdc } from '../domain/money';
 import type { BatchStore, LedgerWriteMessage, LoanStore, PayoutRequestMessage, PayoutStore, PriceFeed, RegistryStore, WorkQueue } from '../domain/ports';
-import type { Payout, StoredVaultCall } from '../domain/records';
+import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from './payouts';
 import { currentPrice } from './prices';
@@ -93,17 +93,6 @@ export async function createLoan(deps: LoanDeps, caller: Caller, input: { batch_
   }
   logger.info('loan requested', { loan_id: loanId, batch_id: batch.batch_id, principal_usd_micro: loan.principal_usd_micro, ltv_bps: loan.ltv_bps });
   return loan;
-}
-
-/**
- * A loan as it stands: a PENDING loan whose disbursement has settled — or ended in MANUAL_REVIEW,
- * the money then waiting at the cooperative office (decisions §10.1) — is ACTIVE, disbursed at
- * the disbursement's completion (or its move to manual review). Pure.
- */
-export function loanAsOf(loan: Loan, disbursement: Pick<Payout, 'status' | 'completed_at' | 'updated_at'> | null): Loan {
-  if (!disbursement || (disbursement.status !== 'COMPLETED' && disbursement.status !== 'MANUAL_REVIEW')) return loan;
-  const disbursedAt = loan.disbursed_at ?? (disbursement.status === 'COMPLETED' ? disbursement.completed_at ?? disbursement.updated_at : disbursement.updated_at);
-  return { ...loan, disbursed_at: disbursedAt, ...(loan.status === 'PENDING' ? { status: 'ACTIVE' as const } : {}) };
 }
 
 /** Who may read a loan: ADMIN, any MFI (they fund the vault), the COOPERATIVE of the batch. Errors: INSUFFICIENT_PERMISSIONS. */

@@ -1,14 +1,13 @@
 import { assertActsFor } from '../domain/access';
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
-import { planSettlement, type LoanToSettle, type Settlement } from '../domain/lending';
+import { loanAsOf, planSettlement, type LoanToSettle, type Settlement } from '../domain/lending';
 import { microToUsdc } from '../domain/money';
 import type { BatchStore, CustodyStore, Hex, LedgerWriteMessage, LoanStore, PayoutStore, PinStore, SettlementStore, VaultReader, VaultWriteQueue, WebhookReceiptStore, WorkQueue } from '../domain/ports';
 import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { CHAIN_EVENTS_SOURCE } from './chain-events';
 import { settleBatch } from './custody';
-import { loanAsOf } from './loans';
 import type { VaultWriteHandler } from './vault-writes';
 
 /**

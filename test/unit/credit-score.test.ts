@@ -16,7 +16,7 @@ import type { Batch } from '../../shared/domain/records';
 import { openApiDocument } from '../../shared/http/openapi';
 import { getCreditScore, type CreditScoreDeps } from '../../shared/use-cases/credit-score';
 import { ADMIN, agent, coop, mfi } from './support/api-event';
-import { aBatch, aFarmer, fakeBatchStore, fakeRegistryStore } from './support/fakes';
+import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutStore, fakeRegistryStore } from './support/fakes';
 
 /**
  * The credit score (decisions §10): the pure formula (property tests, fast-check 1,000 runs each;
@@ -157,6 +157,7 @@ describe('getCreditScore (use case)', () => {
     registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
     batches: fakeBatchStore({ listByFarmer: async (...args) => (calls.push(['batches', ...args]), batches) }),
     loans: { listByFarmer: async (...args) => (calls.push(['loans', ...args]), loans) },
+    payouts: fakePayoutStore({ get: async () => null }),
     now: () => NOW,
     ...over,
   });
@@ -169,6 +170,15 @@ describe('getCreditScore (use case)', () => {
     // quality: floor((100.25×100 + 99.75×40) / 200) = 70 → floor(70×60/100) − 30 = 12
     expect(factor).toEqual({ deliveries: [2, 8], volume_kg: [200, 2], quality: [70, 12], loans_repaid_on_time: [1, 40], loans_repaid_late: [0, 0], defaults: [1, -120], tenure_days: [95, 3], manual_review_payouts: [1, -10] });
     expect(r).toMatchObject({ farmer_id: 'F-1', score: 500 + 8 + 2 + 12 + 40 - 120 + 3 - 10, band: 'E', computed_at: NOW.toISOString(), formula_version: '1' });
+  });
+
+  it('a stored PENDING loan whose disbursement settled long ago counts as outstanding (a default after 180 days)', async () => {
+    const pending = loan({ status: 'PENDING', disbursed_at: undefined, created_at: daysBefore(400) });
+    const settledDisbursement = aPayout({ payment_id: pending.disbursement_payment_id, status: 'COMPLETED', completed_at: daysBefore(399) });
+    const r = await getCreditScore(deps({ loans: { listByFarmer: async () => [pending] }, payouts: fakePayoutStore({ get: async () => settledDisbursement }) }), ADMIN, 'F-1');
+    expect(r.factors.find((f) => f.name === 'defaults')).toMatchObject({ value: 1 });
+    const unsent = await getCreditScore(deps({ loans: { listByFarmer: async () => [pending] } }), ADMIN, 'F-1');
+    expect(unsent.factors.find((f) => f.name === 'defaults')).toMatchObject({ value: 0 });
   });
 
   it('answers ADMIN and any MFI the same', async () => {
