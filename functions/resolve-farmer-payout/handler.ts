@@ -2,7 +2,7 @@ import { manualReviewDeps } from '../../shared/composition/manual-review';
 import { assertDuty } from '../../shared/domain/access';
 import { httpHandler } from '../../shared/http/handler';
 import { ResolvePayoutSchema } from '../../shared/http/manual-review-schemas';
-import { IdParams, PayoutIdParam } from '../../shared/http/path-params';
+import { FarmerPaymentIdParam, IdParams } from '../../shared/http/path-params';
 import { payoutResolutionView } from '../../shared/http/views';
 import { resolveFarmerPayout } from '../../shared/use-cases/manual-review';
 
@@ -11,7 +11,7 @@ import { resolveFarmerPayout } from '../../shared/use-cases/manual-review';
  * cooperative): closes a payout in MANUAL_REVIEW as PAID_IN_CASH or by a RETRY (decisions §11).
  */
 export const handler = httpHandler(
-  { roles: ['ADMIN', 'COOPERATIVE'], authorize: (caller) => assertDuty(caller, ['MANAGER']), params: IdParams(PayoutIdParam), body: ResolvePayoutSchema },
+  { roles: ['ADMIN', 'COOPERATIVE'], authorize: (caller) => assertDuty(caller, ['MANAGER']), params: IdParams(FarmerPaymentIdParam), body: ResolvePayoutSchema },
   async ({ caller, params, body }) => {
     const payout = await resolveFarmerPayout(manualReviewDeps(), caller, params.id ?? '', body);
     return { status: 200, body: payoutResolutionView(payout, body.resolution) };

@@ -18,6 +18,8 @@ export const BatchIdParam = BatchIdSchema;
 export const PaymentIdParam = v.pipe(v.string(), v.regex(/^(PAY|DEP|DISB)-[A-Za-z0-9][A-Za-z0-9_.:-]{0,58}$/, 'must be a payment id PAY-…, DEP-… or DISB-… of at most 64 id characters'));
 /** A farmer payout `PAY-<yyyy>-<nnnnnn>-<ss>`. */
 export const PayoutIdParam = v.pipe(v.string(), v.regex(/^PAY-\d{4}-\d{6,12}-\d{2,6}$/, 'must be a payout id PAY-<yyyy>-<nnnnnn>-<ss>'));
+/** A payout to a farmer: `PAY-<yyyy>-<nnnnnn>-<ss>`, or a loan disbursement `DISB-<yyyy>-<nnnnnn>`. */
+export const FarmerPaymentIdParam = v.pipe(v.string(), v.regex(/^(PAY-\d{4}-\d{6,12}-\d{2,6}|DISB-\d{4}-\d{6,12})$/, 'must be a payout id PAY-<yyyy>-<nnnnnn>-<ss> or a disbursement id DISB-<yyyy>-<nnnnnn>'));
 /** `JOB-<ULID>`. */
 export const JobIdParam = v.pipe(v.string(), v.regex(/^JOB-[0-9A-HJKMNP-TV-Z]{26}$/i, 'must be a job id JOB-<ULID>'));
 /** A due diligence statement `DDS-<yyyy>-<nnnnnn>` (named after its batch). */

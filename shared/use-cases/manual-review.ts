@@ -46,7 +46,7 @@ export interface ManualReviewDeps {
 export async function resolveFarmerPayout(deps: ManualReviewDeps, caller: Caller, payoutId: string, input: PayoutResolution): Promise<Payout> {
   assertRole(caller, ['ADMIN', 'COOPERATIVE']);
   assertDuty(caller, ['MANAGER']);
-  const payout = /^PAY-/.test(payoutId) ? await deps.payouts.get(payoutId) : null;
+  const payout = /^(PAY|DISB)-/.test(payoutId) ? await deps.payouts.get(payoutId) : null;
   if (!payout) throw new DomainError('PAYMENT_NOT_FOUND', `Payment ${payoutId} is not recognised.`);
   assertActsFor(caller, payout.cooperative_id);
   if (payout.status !== 'MANUAL_REVIEW') throw notInManualReview(payout);

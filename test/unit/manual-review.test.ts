@@ -55,6 +55,13 @@ describe('resolveFarmerPayout: PAID_IN_CASH', () => {
     expect(calls).toEqual([`cash ${inReview.payment_id} RCPT/2026/0042 2026-11-22T11:30:00.000Z mgr-1 2026-11-22T12:00:00.000Z`]);
   });
 
+  it('a loan disbursement (DISB-…) in manual review is closed the same way', async () => {
+    const disb = aPayout({ ...inReview, payment_id: 'DISB-2026-000001', payment_type: 'LOAN_DISBURSEMENT', reason: 'LOAN_DISBURSEMENT', loan_id: 'LOAN-2026-000001' });
+    const { deps, calls } = world(disb);
+    expect(await resolveFarmerPayout(deps, manager, 'DISB-2026-000001', cash)).toMatchObject({ status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE' });
+    expect(calls).toEqual([`cash DISB-2026-000001 RCPT/2026/0042 2026-11-22T11:30:00.000Z mgr-1 2026-11-22T12:00:00.000Z`]);
+  });
+
   it('ADMIN may resolve any cooperative\'s payout', async () => {
     const { deps, calls } = world();
     await resolveFarmerPayout(deps, admin, inReview.payment_id, cash);
