@@ -5,7 +5,8 @@ import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
 import type { Hex } from '../../shared/domain/ports';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { DEV_CHAIN_WEBHOOK_SECRET } from '../../infra/local/dev-keys';
-import { api, stackDataDir, token, uid, waitFor } from '../support/api';
+import { runVerify } from '../../infra/tools/verify-cli';
+import { api, stackDataDir, stackUrl, token, uid, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
@@ -17,7 +18,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * event delivered twice settles once.
  */
 
-const stack = () => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { ledger: string; lending_vault: Hex } };
+const stack = () => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { ledger: string; lending_vault: Hex; batch_token: Hex; trace_log: Hex } };
 const hook = new Webhook(DEV_CHAIN_WEBHOOK_SECRET);
 const BUYER = { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' };
 
@@ -116,6 +117,12 @@ describe('a buyer payment settles its purchase order', () => {
       if (b === withLoan) expect(types).toContain('LOAN_REPAID');
     }
     expect(await sharePrice()).toBeGreaterThan(priceBefore);
+    // `npm run verify` (no trust in the service): the settled batch's whole trail checks out.
+    const report: string[] = [];
+    const e = stack().endpoints;
+    const code = await runVerify([withLoan, '--api', stackUrl(), '--token', admin, '--rpc', e.ledger, '--chain-id', '31337', '--batch-token', e.batch_token, '--trace-log', e.trace_log], (l) => report.push(l), (l) => report.push(l));
+    if (code !== 0) throw new Error(report.join('\n'));
+    expect(report.join('\n')).toMatch(/VERIFIED/);
 
     // Once more, later: nothing new.
     const again = await post(event);
