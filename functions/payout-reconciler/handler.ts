@@ -1,13 +1,22 @@
 import { payoutDeps } from '../../shared/composition';
 import { envOr } from '../../shared/config';
+import { loanRepo } from '../../shared/composition/repos';
+import { reconcileLoans, startLoanDisbursement, type LoanReconcileReport } from '../../shared/use-cases/loans';
 import { reconcilePayouts, type ReconcileReport } from '../../shared/use-cases/reconcile';
 
 /**
  * Scheduled reconciliation (EventBridge, every 5 minutes): payouts with no activity for
  * RECONCILE_AFTER_SECONDS (default 300) are settled, failed or restarted from the provider's
- * answer; batches still without their payout get it started.
+ * answer; batches still without their payout get it started; PENDING loans are stored ACTIVE once
+ * their disbursement settled, or their lost disbursement is started again.
  */
-export async function handler(): Promise<ReconcileReport> {
+export async function handler(): Promise<ReconcileReport & { loans: LoanReconcileReport }> {
   const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
-  return reconcilePayouts(payoutDeps(), { staleAfterSeconds });
+  const deps = payoutDeps();
+  const payouts = await reconcilePayouts(deps, { staleAfterSeconds });
+  const loans = await reconcileLoans({
+    loans: loanRepo(), payouts: deps.payouts, now: deps.now,
+    startDisbursement: (loanId) => startLoanDisbursement({ ...deps, loans: loanRepo() }, loanId),
+  }, { staleAfterSeconds });
+  return { ...payouts, loans };
 }

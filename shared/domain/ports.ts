@@ -665,6 +665,8 @@ export interface LoanStore {
   transition(loanId: string, from: LoanStatus[], to: LoanStatus, set: Partial<Loan>, at: string): Promise<boolean>;
   /** The farmer's loans, newest first (credit score). */
   listByFarmer(farmerId: string, limit: number): Promise<Loan[]>;
+  /** PENDING loans created before `before` (ISO), oldest first (reconciliation). */
+  pendingBefore(before: string, limit: number): Promise<Loan[]>;
 }
 
 /** MFI deposits (payment type MFI_DEPOSIT). */

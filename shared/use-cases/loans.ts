@@ -176,3 +176,45 @@ export async function startLoanDisbursement(deps: PayoutDeps & { loans: Pick<Loa
     throw err;
   }
 }
+
+/** What one loan reconciliation run did. */
+export interface LoanReconcileReport {
+  examined: number;
+  /** PENDING loans whose disbursement settled (or went to manual review): stored ACTIVE now. */
+  activated: number;
+  /** Locked loans whose disbursement did not exist: started again. */
+  disbursementsRequested: number;
+}
+
+/**
+ * Scheduled reconciliation of loans (with the payouts'): a loan still PENDING `staleAfterSeconds`
+ * after its creation is looked at — its disbursement settled or in manual review → stored ACTIVE
+ * with `disbursed_at` (reads show it ACTIVE before, see loanAsOf); its token locked but no
+ * disbursement exists (the request was lost or dead-lettered) → the disbursement is started
+ * again (`startDisbursement`, i.e. startLoanDisbursement: idempotent). A loan whose lock is still unmined is left to the ledger writer's own
+ * reconciliation. Failures of one loan are logged and do not stop the others.
+ */
+export async function reconcileLoans(
+  deps: { loans: Pick<LoanStore, 'pendingBefore' | 'transition'>; payouts: Pick<PayoutStore, 'get'>; startDisbursement: (loanId: string) => Promise<void>; now: () => Date },
+  opts: { staleAfterSeconds: number; limit?: number },
+): Promise<LoanReconcileReport> {
+  const report: LoanReconcileReport = { examined: 0, activated: 0, disbursementsRequested: 0 };
+  const cutoff = new Date(deps.now().getTime() - opts.staleAfterSeconds * 1000).toISOString();
+  for (const loan of await deps.loans.pendingBefore(cutoff, opts.limit ?? 100)) {
+    report.examined++;
+    try {
+      const disbursement = await deps.payouts.get(loan.disbursement_payment_id);
+      const asOf = loanAsOf(loan, disbursement);
+      if (asOf.status === 'ACTIVE') {
+        if (await deps.loans.transition(loan.loan_id, ['PENDING'], 'ACTIVE', { disbursed_at: asOf.disbursed_at }, deps.now().toISOString())) report.activated++;
+      } else if (!disbursement && loan.lock_tx_hash) {
+        await deps.startDisbursement(loan.loan_id);
+        report.disbursementsRequested++;
+      }
+    } catch (err) {
+      logger.warn('reconciliation of a loan failed; the next run tries again', { loan_id: loan.loan_id, error: err as Error });
+    }
+  }
+  if (report.examined) logger.info('loan reconciliation run', { ...report });
+  return report;
+}

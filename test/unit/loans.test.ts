@@ -6,7 +6,7 @@ import type { LedgerWriteMessage, LoanStore, PayoutRequestMessage } from '../../
 import type { VaultLedgerTx } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { loanAsOf } from '../../shared/domain/lending';
-import { collateralLockHandler, createLoan, readBatchLoan, readLoan, type LoanDeps } from '../../shared/use-cases/loans';
+import { collateralLockHandler, createLoan, readBatchLoan, readLoan, reconcileLoans, type LoanDeps } from '../../shared/use-cases/loans';
 import { createFarmerPayout } from '../../shared/use-cases/payouts';
 import { coop } from './support/api-event';
 import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
@@ -49,6 +49,7 @@ function world(opts: { batch?: Parameters<typeof aBatch>[0]; prices?: PriceFeedS
       return true;
     },
     listByFarmer: async () => [...loans.values()],
+    pendingBefore: async (before) => [...loans.values()].filter((l) => l.status === 'PENDING' && l.created_at < before).map((l) => ({ ...l })),
   };
   const deps: LoanDeps = {
     registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null) }),
@@ -192,5 +193,29 @@ describe('POST /payments/farmer-payout with reason LOAN_DISBURSEMENT', () => {
     const err = await createFarmerPayout(deps, coop('COOP-1'), { farmer_id: 'F-1', batch_id: 'BATCH-2026-000001', cooperative_id: 'COOP-1', reason: 'LOAN_DISBURSEMENT', amount: { usd_micro: 1_000_000 } }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'VALIDATION_ERROR' });
     expect((err as Error).message).toContain('POST /loans');
+  });
+});
+
+describe('reconcileLoans (with the payout reconciler)', () => {
+  it('stores a PENDING loan ACTIVE once its disbursement settled, and re-requests a lost disbursement of a locked loan; leaves an unlocked one', async () => {
+    const w = world();
+    const settled = await ask(w, 100_000_000);
+    w.loans.set(settled.loan_id, { ...w.loans.get(settled.loan_id)!, lock_tx_hash: '0xlock1' });
+    const lost = await createLoan({ ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000002' }) }) }, manager, { batch_id: 'BATCH-2026-000002', amount_usd_micro: 100_000_000 });
+    w.loans.set(lost.loan_id, { ...w.loans.get(lost.loan_id)!, lock_tx_hash: '0xlock2' });
+    const unlocked = await createLoan({ ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000003' }) }) }, manager, { batch_id: 'BATCH-2026-000003', amount_usd_micro: 100_000_000 });
+
+    const requested: PayoutRequestMessage[] = [];
+    const later = new Date(NOW.getTime() + 600_000);
+    const report = await reconcileLoans({
+      loans: w.deps.loans,
+      payouts: fakePayoutStore({ get: async (id) => (id === settled.disbursement_payment_id ? aPayout({ payment_id: id, status: 'COMPLETED', completed_at: '2026-11-22T10:01:00.000Z' }) : null) }),
+      startDisbursement: async (loanId) => { requested.push({ loan_id: loanId }); },
+      now: () => later,
+    }, { staleAfterSeconds: 300 });
+    expect(report).toEqual({ examined: 3, activated: 1, disbursementsRequested: 1 });
+    expect(w.loans.get(settled.loan_id)).toMatchObject({ status: 'ACTIVE', disbursed_at: '2026-11-22T10:01:00.000Z' });
+    expect(requested).toEqual([{ loan_id: lost.loan_id }]);
+    expect(w.loans.get(unlocked.loan_id)!.status).toBe('PENDING');
   });
 });

@@ -23,6 +23,7 @@
  * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
  * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
  * | Loan                | LOAN#<loan_id>              | META                | FARMER_LOANS#<farmer> | <created_at>#<loan_id>       |
+ *   GSI2 (sparse): GSI2PK PENDING_LOAN, GSI2SK <created_at>#<loan_id> while the loan is PENDING.
  * | Loan of a batch     | LOAN_GUARD#<batch_id>       | META                |                     |                                |
  * | Loan counter        | COUNTER#LOAN#<yyyy>         | META                |                     |                                |
  * | Settlement          | SETTLEMENT#<purchase_order> | META                |                     |                                |
@@ -52,6 +53,8 @@ export const META = 'META';
 export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
+/** GSI2 partition of loans still PENDING (lock or disbursement not settled yet). */
+export const PENDING_LOANS = 'PENDING_LOAN';
 export const PENDING_NATIONAL_CHECK = 'PENDING_NATIONAL_CHECK';
 
 /** GSI1 sort-key prefix of a cooperative's farmers. */
@@ -103,6 +106,8 @@ export const keys = {
   /** GSI1: a farmer's loans, oldest first. */
   loanGsi: (farmerId: string, createdAt: string, id: string) => ({ GSI1PK: `FARMER_LOANS#${farmerId}`, GSI1SK: `${createdAt}#${id}` }),
   loansOfFarmer: (farmerId: string) => `FARMER_LOANS#${farmerId}`,
+  /** Sparse index of PENDING loans (reconciliation), oldest first; removed when the loan leaves PENDING. */
+  pendingLoanGsi: (createdAt: string, id: string) => ({ GSI2PK: PENDING_LOANS, GSI2SK: `${createdAt}#${id}` }),
   /** The one PENDING or ACTIVE loan of a batch (its BatchToken is locked): created with the loan, removed when it is repaid or cancelled. */
   loanGuard: (batchId: string) => ({ PK: `LOAN_GUARD#${batchId}`, SK: META }),
   loanCounter: (year: number) => ({ PK: `COUNTER#LOAN#${year}`, SK: META }),

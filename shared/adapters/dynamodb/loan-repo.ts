@@ -4,7 +4,7 @@ import type { Loan, LoanStatus } from '../../domain/lending';
 import type { LoanStore } from '../../domain/ports';
 import type { VaultLedgerTx } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError } from './audit-append';
-import { fromItem, keys } from './keys';
+import { fromItem, keys, PENDING_LOANS } from './keys';
 import { ledgerTxItem } from './ledger-tx';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
@@ -30,7 +30,7 @@ export class LoanRepository implements LoanStore {
         batchId: loan.batch_id,
         items: [
           { Put: { TableName: tableName(), Item: { ...keys.loanGuard(loan.batch_id), entity: 'LOAN_GUARD', loan_id: loan.loan_id, created_at: loan.created_at }, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Put: { TableName: tableName(), Item: { ...keys.loan(loan.loan_id), ...keys.loanGsi(loan.farmer_id, loan.created_at, loan.loan_id), entity: 'LOAN', ...loan }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: tableName(), Item: { ...keys.loan(loan.loan_id), ...keys.loanGsi(loan.farmer_id, loan.created_at, loan.loan_id), ...keys.pendingLoanGsi(loan.created_at, loan.loan_id), entity: 'LOAN', ...loan }, ConditionExpression: 'attribute_not_exists(PK)' } },
           { Put: { TableName: tableName(), Item: ledgerTxItem(lockWrite), ConditionExpression: 'attribute_not_exists(PK)' } },
         ],
         entry: {
@@ -93,7 +93,8 @@ export class LoanRepository implements LoanStore {
     });
     from.forEach((s, i) => (values[`:from${i}`] = s));
     const condition = `#s IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
-    const update = { TableName: tableName(), Key: keys.loan(loanId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+    // Leaving PENDING also leaves the pending-loans index.
+    const update = { TableName: tableName(), Key: keys.loan(loanId), UpdateExpression: `SET ${sets.join(', ')}${to === 'PENDING' ? '' : ' REMOVE GSI2PK, GSI2SK'}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 
     if (to !== 'REPAID' && to !== 'CANCELLED') {
       try {
@@ -125,6 +126,14 @@ export class LoanRepository implements LoanStore {
       if (err instanceof TransactionConditionError && err.index === 0) return false;
       throw err;
     }
+  }
+
+  async pendingBefore(before: string, limit: number): Promise<Loan[]> {
+    const r = await documentClient().send(new QueryCommand({
+      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
+      ExpressionAttributeValues: { ':pk': PENDING_LOANS, ':b': before }, Limit: Math.min(Math.max(1, limit), 100),
+    }));
+    return (r.Items ?? []).map((i) => fromItem<Loan>(i));
   }
 
   async listByFarmer(farmerId: string, limit: number): Promise<Loan[]> {
