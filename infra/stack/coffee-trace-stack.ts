@@ -28,6 +28,8 @@ import { bindNeeds } from './needs';
 import { PayoutStateMachine, payoutStateMachineArn } from './payout-state-machine';
 import { ServiceFunction } from './service-function';
 import { loadSettings } from './settings';
+import { applyStage } from './stage';
+import { RateLimitWaf } from './waf';
 import { StatefulResources } from './stateful-resources';
 
 /** One function's requirements, from the manifest (a `fn` may serve several routes). */
@@ -76,6 +78,8 @@ export class CoffeeTraceStack extends Stack {
     }
 
     const settings = loadSettings(this);
+    applyStage(this, settings.stage);
+    this.terminationProtection = settings.stage.terminationProtection;
     const consumers = queueConsumers();
     const sixTimes = (q: QueueName) => Duration.seconds(6 * consumers[q].timeoutSeconds);
     this.stateful = new StatefulResources(this, 'Stateful', {
@@ -131,6 +135,7 @@ export class CoffeeTraceStack extends Stack {
     }
 
     this.api.addRoutes(routes, (fn) => functions.get(fn)?.fn, fnOf(AUTHORIZER_FN));
+    new RateLimitWaf(this, 'RateLimits', { stage: this.api.api.deploymentStage, docsBaseUrl: this.api.docsBaseUrl, metricPrefix: this.stackName });
 
     const tasks: Record<string, ReturnType<typeof fnOf>> = {};
     for (const w of workers) if (w.kind === 'state-machine-task') tasks[w.substitution] = fnOf(w.fn);

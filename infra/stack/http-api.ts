@@ -134,10 +134,7 @@ export class ServiceApi extends Construct {
       { id: 'AwsSolutions-APIG2', reason: 'Requests are validated in each handler with valibot (the same schemas produce the OpenAPI document), which also answers in the service\'s error envelope with error.details; API Gateway validators could not.' },
       { id: 'AwsSolutions-COG4', reason: 'Tokens come from an external OIDC issuer (decisions §2) and are verified by the custom JWT REQUEST authorizer (jose, asymmetric algorithms, pinned issuer and audience), not a Cognito user pool. Webhook and public routes are covered by their own APIG4 acknowledgements.' },
     );
-    Validations.of(this.api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason: 'No WAF web ACL yet: requests are throttled at the stage, every jwt route is behind the authorizer, webhooks check signatures, bodies are size-limited and validated in handlers. A WAFv2 ACL can be associated later without changing this stack\'s API.',
-    });
+    // AwsSolutions-APIG3 needs no acknowledgement: the stack associates a WAFv2 web ACL with the stage (infra/stack/waf.ts).
     const cwRole = this.api.node.tryFindChild('CloudWatchRole');
     if (cwRole) {
       Validations.of(cwRole).acknowledge({

@@ -6,6 +6,7 @@
  */
 import { CfnParameter } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { readStage, type StageConfig } from './stage';
 
 /** A cooperative manager who receives that cooperative's manual-review notifications. */
 export interface ManagerSubscription {
@@ -80,6 +81,10 @@ export interface Settings {
   onrampUrl: string;
   treasuryAddress: string;
   managerSubscriptions: ManagerSubscription[];
+  /** The deploy stage from context `stage` (`-c stage=dev|prod`, default dev): see infra/stack/stage.ts. */
+  stage: StageConfig;
+  /** Create CloudWatch alarms (prod yes, dev no): `stage.alarmsEnabled`. */
+  alarmsEnabled: boolean;
 }
 
 type ScalarKey = Exclude<keyof typeof SETTING_DEFAULTS, 'managerSubscriptions'>;
@@ -123,6 +128,8 @@ export function loadSettings(scope: Construct): Settings {
     onrampUrl: param('onrampUrl', 'OnrampUrl', 'Base URL of the fiat on-ramp API (MFI deposits).', HTTPS_URL),
     treasuryAddress: param('treasuryAddress', 'TreasuryAddress', 'Address of the ledger signer (the service treasury): the on-ramp delivers deposited USDC there.', ADDRESS),
     managerSubscriptions: readManagerSubscriptions(scope),
+    stage: readStage(scope),
+    alarmsEnabled: readStage(scope).alarmsEnabled,
   };
 }
 
