@@ -2,6 +2,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { creditScoreFormulaText } from '../domain/credit-score';
 import { ERROR_CODES } from '../domain/error-catalogue';
+import { errorCodesFor, errorExamples, errorResponses, outboundWebhooks, STANDARD_WEBHOOK_HEADERS, successResponses } from './openapi-responses';
 import { routes, type RouteDef } from '../manifest';
 import { BatchIdParam, DdsIdParam, FarmerPaymentIdParam, JobIdParam, PathId, PaymentIdParam, PayoutIdParam, PurchaseOrderIdParam } from './path-params';
 import type { MaxDecimalsAction } from './schema-parts';
@@ -119,16 +120,17 @@ const ErrorEnvelope = {
 
 function operation(route: RouteDef) {
   const schema = requestBodies[route.fn];
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: pathIds[route.fn] ? jsonSchema(pathIds[route.fn]!) : { type: 'string' } }));
   const op: Record<string, unknown> = {
     operationId: `${route.fn}${route.path.startsWith('/v1/') ? '-v1' : ''}`,
     summary: route.summary,
     ...(notes[route.fn] ? { description: notes[route.fn] } : {}),
-    security: route.auth === 'jwt' ? [{ bearerAuth: [] }] : [],
-    parameters: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: pathIds[route.fn] ? jsonSchema(pathIds[route.fn]!) : { type: 'string' } })),
+    tags: [tagOf(route)],
+    security: route.auth === 'jwt' ? [{ bearerAuth: [] }] : route.auth === 'webhook' ? [{ standardWebhooks: [] }] : [],
+    parameters: [...pathParams, ...(QUERY[route.fn] ?? []), ...(route.auth === 'webhook' ? STANDARD_WEBHOOK_HEADERS : []), ...(IDEMPOTENT.has(route.fn) ? [IDEMPOTENCY_KEY] : [])],
     responses: {
-      default: { description: 'Error (see the error reference)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      [SUCCESS_STATUS[route.fn] ?? (route.method === 'POST' && route.auth !== 'webhook' ? '201' : '200')]: { description: 'Success' },
-      ...(ACCEPTED.has(route.fn) ? { '202': { description: 'Accepted: completes asynchronously; poll GET /jobs/{job_id}' } } : {}),
+      ...successResponses(route.fn),
+      ...errorResponses(errorCodesFor(route, `${notes[route.fn] ?? ''} ${route.summary}`, Boolean(schema))),
     },
   };
   if (schema) {
@@ -136,6 +138,41 @@ function operation(route: RouteDef) {
   }
   return op;
 }
+
+/** Routes that honour an `Idempotency-Key` header. */
+const IDEMPOTENT = new Set(['submit-batch', 'create-mfi-deposit']);
+const IDEMPOTENCY_KEY = { name: 'Idempotency-Key', in: 'header', required: false, description: '1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`).', schema: { type: 'string', minLength: 1, maxLength: 255 } };
+
+/** Query parameters by route. */
+const QUERY: Record<string, unknown[]> = {
+  'list-payments': [
+    { name: 'batch_id', in: 'query', required: true, schema: jsonSchema(BatchIdParam) },
+    { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+    { name: 'next_token', in: 'query', required: false, description: 'Opaque, from the previous page.', schema: { type: 'string' } },
+  ],
+};
+
+/** The reference's sections: by the first path segment. */
+function tagOf(route: RouteDef): string {
+  if (route.auth === 'webhook') return 'Inbound webhooks';
+  if (route.auth === 'public') return 'Reference';
+  const seg = route.path.replace(/^\/v1/, '').split('/')[1] ?? '';
+  return ({ cooperatives: 'Cooperatives', farmers: 'Farmers', batch: 'Batches', 'purchase-orders': 'Purchase orders', jobs: 'Jobs', payments: 'Payments', loans: 'Lending', mfi: 'Lending', eudr: 'EUDR' } as Record<string, string>)[seg] ?? 'Other';
+}
+
+/** The reference's sections, in order. */
+const TAGS = [
+  { name: 'Cooperatives', description: 'Cooperatives, their prices and the USDC held for manual reviews.' },
+  { name: 'Farmers', description: 'Farmer registration (forest check, national registry), phone corrections, credit score.' },
+  { name: 'Batches', description: 'Delivered batches (BatchTokens), custody stages with evidence, the audit log.' },
+  { name: 'Purchase orders', description: 'Purchase orders over batches and their settlement.' },
+  { name: 'Payments', description: 'Farmer payouts to mobile money, payment records, manual-review resolution.' },
+  { name: 'Lending', description: 'Loans against BatchTokens, MFI deposits, the lending vault (decisions §10).' },
+  { name: 'EUDR', description: 'Deforestation checks and due diligence statements.' },
+  { name: 'Jobs', description: 'Asynchronous operations.' },
+  { name: 'Inbound webhooks', description: 'Signed events from the payout provider, the on-ramp and the chain watcher (Standard Webhooks).' },
+  { name: 'Reference', description: 'This document, the rendered reference and the error codes.' },
+];
 
 /** Builds the document; `serverUrl` is the base URL the caller reached. */
 export function openApiDocument(serverUrl: string) {
@@ -146,13 +183,21 @@ export function openApiDocument(serverUrl: string) {
     info: {
       title: 'Coffee batch traceability and farmer payout API',
       version: '1.0.0',
-      description: 'Batches become BatchTokens on the ledger; farmers are paid to mobile money in UGX. Errors use one envelope `{error: {code, message, docs, request_id}}`. Unknown body fields are rejected (VALIDATION_ERROR). Order of checks: token 401, role 403, body 400, cooperative binding 403, existence 404, business rules 409/422. Timestamps are ISO 8601 UTC with Z; USDC amounts are JSON numbers with at most 6 decimals; UGX amounts are integers. Rate limit: 50 requests/s per token subject, bursts of 100 (429 RATE_LIMITED with Retry-After). Bodies up to 1 MiB (413 PAYLOAD_TOO_LARGE).',
+      description: 'Batches become BatchTokens on the ledger; farmers are paid to mobile money in UGX. Errors use one envelope `{error: {code, message, docs, request_id}}`. Unknown body fields are rejected (VALIDATION_ERROR). Order of checks: token 401, role 403, body 400, cooperative binding 403, existence 404, business rules 409/422. Timestamps are ISO 8601 UTC with Z; USDC amounts are JSON numbers with at most 6 decimals; UGX amounts are integers. Rate limit: 50 requests/s per token subject, bursts of 100 (429 RATE_LIMITED with Retry-After). Bodies up to 1 MiB (413 PAYLOAD_TOO_LARGE).\n\nThe error codes with their HTTP status: ' + serverUrl + '/docs/errors. Outbound webhooks (decisions §12) are listed under Webhooks: body `{type, timestamp, data}`, signed per Standard Webhooks.',
+      contact: { name: 'Coffee trace operations', url: `${serverUrl}/docs` },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],
+    tags: TAGS,
     paths,
+    webhooks: outboundWebhooks(),
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (RS256, ES256 or EdDSA; claims sub, role, cooperative_id, mfi_id, duties; at most 1 hour)' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (RS256, ES256 or EdDSA; claims sub, role, cooperative_id, mfi_id, duties; at most 1 hour)', description: 'A JWT from the identity provider: `Authorization: Bearer <token>`. Roles ADMIN, COOPERATIVE (with `cooperative_id` and `duties`), AGENT, MFI (with `mfi_id`).' },
+        standardWebhooks: { type: 'apiKey', in: 'header', name: 'webhook-signature', description: 'Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` under the sender\'s `whsec_` secret); 5 minutes tolerance; 401 INVALID_SIGNATURE otherwise.' },
+      },
       schemas: { Error: ErrorEnvelope },
+      examples: errorExamples(serverUrl),
     },
     'x-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, e]) => [code, { status: e.status, meaning: e.title }])),
   };

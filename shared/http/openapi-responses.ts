@@ -1,0 +1,336 @@
+import { ERROR_CODES } from '../domain/error-catalogue';
+import type { ErrorCode } from '../domain/errors';
+import type { RouteDef } from '../manifest';
+
+/**
+ * The responses of the OpenAPI document: for every route its success response(s) with a JSON
+ * Schema and a realistic example (recorded from the local stack running `npm run demo`, shaped by
+ * the views in shared/http/views.ts and deposit-views.ts), the error responses it can produce by
+ * status with an example per code, the Standard Webhooks headers of the inbound webhook routes,
+ * and the outbound webhook events (decisions §12).
+ */
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Schema = Record<string, unknown>;
+
+/** Fields some states leave null, with the type they have otherwise (the views' `?? null`). */
+const NULLABLE: Record<string, string> = {
+  weight_slip_photo_url: 'string', chain_tx_hash: 'string', evidence_ipfs_cid: 'string', completed_at: 'string', settled_at: 'string',
+  provider_order_id: 'string', mobile_money_transaction_id: 'string', elapsed_seconds: 'integer', cash_receipt: 'object', farmer_phone: 'string',
+  tx_hash: 'string', lock_tx_hash: 'string', repaid_usdc: 'number', repay_tx_hash: 'string', repaid_by_purchase_order_id: 'string',
+  disbursed_at: 'string', repaid_at: 'string', cancelled_at: 'string', cancel_reason: 'string', remainder_tx_hash: 'string', ramp_payment_id: 'string',
+  vault_shares_issued: 'integer', refund_tx_hash: 'string', refunded_at: 'string', failure_reason: 'string', next_token: 'string',
+  reference_number: 'string', verification_number: 'string', rejection_reason: 'string', resolved_at: 'string', phone: 'string',
+  receipt_number: 'string', paid_at: 'string', weight_slip: 'string', gfw_checked_at: 'string',
+};
+
+/** What a field name says about its unit (decisions: money is USDC with 6 decimals or whole UGX). */
+function describe(key: string): Record<string, unknown> {
+  if (key.endsWith('_usdc')) return { description: 'USDC, at most 6 decimals' };
+  if (key.endsWith('_ugx') || key.endsWith('_ugx_per_kg')) return { description: 'UGX, whole shillings' };
+  return {};
+}
+
+/**
+ * A JSON Schema (2020-12) of `value`'s shape: types from the values (integers vs numbers), every
+ * key required, null fields typed from {@link NULLABLE}, and NULLABLE fields present with a value
+ * allowed to be null.
+ */
+export function schemaOf(value: Json, key = ''): Schema {
+  if (value === null) {
+    const t = NULLABLE[key] ?? 'string';
+    return { type: [t, 'null'], ...describe(key) };
+  }
+  if (Array.isArray(value)) return { type: 'array', items: value.length ? value.map((x) => schemaOf(x, key)).reduce(merge) : {} };
+  if (typeof value === 'object') {
+    const properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOf(v, k)]));
+    return { type: 'object', required: Object.keys(value), properties };
+  }
+  const t = typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+  const format = typeof value !== 'string' ? undefined : /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value) ? 'date-time' : /^\d{4}-\d\d-\d\d$/.test(value) ? 'date' : undefined;
+  return { type: key in NULLABLE && key !== '' ? [t, 'null'] : t, ...(format ? { format } : {}), ...describe(key) };
+}
+
+/** Two schemas of array elements as one: properties united (required by both), integer ∪ number = number. */
+function merge(a: Schema, b: Schema): Schema {
+  if (a.type === 'object' && b.type === 'object') {
+    const pa = a.properties as Record<string, Schema>, pb = b.properties as Record<string, Schema>;
+    const properties = Object.fromEntries([...new Set([...Object.keys(pa), ...Object.keys(pb)])].map((k) => [k, pa[k] && pb[k] ? merge(pa[k], pb[k]) : (pa[k] ?? pb[k])!]));
+    return { ...a, properties, required: (a.required as string[]).filter((k) => (b.required as string[]).includes(k)) };
+  }
+  if (a.type === 'integer' && b.type === 'number') return b;
+  return a;
+}
+
+// ------------------------------------------------------------------------------------------ examples
+// Recorded from the local stack (`npm start`, `npm run demo`), trimmed where lists are long.
+
+const TX = '0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f';
+const GPS = { lng: 34.248713, lat: 1.231004 };
+
+const cooperative = {
+  cooperative_id: 'BUGISU-CU-01', name: 'Bugisu Cooperative Union', district: 'Mbale', licence_status: 'ACTIVE', licence_expires_at: '2027-06-30',
+  manager: { name: 'Sarah Wanyama', phone: '+256 7•• ••• 019', email: 'manager@bugisu-cu.example' },
+  prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 }, export_premium_ugx_per_kg: 400,
+  created_at: '2026-11-22T18:54:52.121Z', updated_at: '2026-11-22T18:54:52.121Z', active: true,
+};
+
+const farmer = {
+  farmer_id: 'UG-BUD-004512', full_name: 'Nabulo Mirembe', cooperative_id: 'BUGISU-CU-01', phone: '+256 7•• ••• 305', district: 'Bududa',
+  farm: { area_ha: 1.2, gps: { lng: 34.331245, lat: 1.011812 } }, national_registry_status: 'VERIFIED', gfw_status: 'CLEAR',
+  gfw_checked_at: '2026-11-22T18:54:52.323Z', gfw_dataset: { name: 'bundled-alert-areas', version: '2026-11-01' }, registered_at: '2026-11-22T18:54:52.261Z',
+};
+
+const batch = {
+  batch_id: 'BATCH-2026-000002', token_id: '2026000000000002', farmer_id: 'UG-SIR-001877', cooperative_id: 'BUGISU-CU-01', weight_kg: 96, grade: 'screen15',
+  moisture_pct: 12, collection_point_gps: GPS, weight_slip_photo_url: null, collector_agent_id: 'AGENT-MBL-07', stage: 'DELIVERED', chain_tx_hash: TX,
+  stage_history: [{ stage: 'DELIVERED', at: '2026-11-22T18:54:53.089Z', actor: 'demo-field-agent', chain_tx_hash: TX, audit_log_sequence_number: '1', evidence_ipfs_cid: null }],
+  dds_eligible: false, payment_status: 'PAYMENT_CONFIRMED', payment_amount_ugx: 883200, audit_log_length: 3,
+  created_at: '2026-11-22T18:54:53.089Z', updated_at: '2026-11-22T18:54:55.522Z',
+};
+
+const stageUpdate = {
+  batch_id: 'BATCH-2026-000001', previous_stage: 'DELIVERED', new_stage: 'GRADED', chain_tx_hash: '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df',
+  audit_log_sequence_number: '4', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', dds_eligible: true, timestamp: '2026-11-22T18:54:59.037Z',
+};
+
+const payoutStatus = {
+  payout_id: 'PAY-2026-000002-01', status: 'COMPLETED', amount_usdc: 238.686576, amount_ugx: 883200, provider_order_id: 'ord_01M829RYHRT3KXMBX0GJ87H1VB',
+  mobile_money_transaction_id: 'MP3412205833', completed_at: '2026-11-22T18:54:55.522Z', elapsed_seconds: 2, retry_count: 0,
+  settlement_channel: 'MOBILE_MONEY', cash_receipt: null,
+};
+
+const payment = {
+  payment_id: 'PAY-2026-000002-01', payment_type: 'FARMER_PAYOUT', status: 'COMPLETED', amount_usdc: 238.686576, created_at: '2026-11-22T18:54:53.470Z',
+  completed_at: '2026-11-22T18:54:55.522Z', settled_at: '2026-11-22T18:54:55.496Z', updated_at: '2026-11-22T18:54:55.522Z', farmer_id: 'UG-SIR-001877',
+  batch_id: 'BATCH-2026-000002', cooperative_id: 'BUGISU-CU-01', amount_ugx: 883200, exchange_rate: 3700.25, provider_order_id: 'ord_01M829RYHRT3KXMBX0GJ87H1VB',
+  mobile_money_transaction_id: 'MP3412205833', reason: 'NET_COFFEE_PAYMENT', elapsed_seconds: 2, retry_count: 0, settlement_channel: 'MOBILE_MONEY', cash_receipt: null,
+};
+
+const deposit = {
+  payment_id: 'DEP-2026-000001', payment_type: 'MFI_DEPOSIT', status: 'COMPLETED', amount_usdc: 20000, created_at: '2026-11-22T18:54:56.592Z',
+  completed_at: '2026-11-22T18:54:58.778Z', updated_at: '2026-11-22T18:54:58.778Z', mfi_id: 'MFI-ELGON-01', source_currency: 'USD', source_amount: 20000,
+  ramp_payment_id: 'ramp_01M829S1K44TV0EH2F3T8EZYAK', chain_tx_hash: '0x5a85ca867d9c5e84a44ac6b7ac0c1363fa233a1a3e66c731de937a2454a58ff1',
+  vault_shares_issued: 20000000000, refund_tx_hash: null, refunded_at: null, failure_reason: null,
+};
+
+const loan = {
+  loan_id: 'LOAN-2026-000001', batch_id: 'BATCH-2026-000001', token_id: '2026000000000001', farmer_id: 'UG-BUD-004512', cooperative_id: 'BUGISU-CU-01',
+  status: 'ACTIVE', principal_usdc: 339.26, apr: 0.12, collateral_value_usdc: 1130.88, ltv: 0.3, price_usd_per_kg: 6.2, price_updated_at: '2026-11-22T18:54:28.747Z',
+  disbursement_payment_id: 'DISB-2026-000001', lock_tx_hash: '0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71', repaid_usdc: null,
+  repay_tx_hash: null, repaid_by_purchase_order_id: null, created_at: '2026-11-22T18:54:59.225Z', disbursed_at: '2026-11-22T18:55:01.551Z', repaid_at: null,
+  cancelled_at: null, cancel_reason: null,
+};
+
+const purchaseOrder = {
+  purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H', status: 'DRAFT', cooperative_id: 'BUGISU-CU-01', batch_ids: ['BATCH-2026-000001'],
+  buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 7.1,
+  buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' },
+  created_at: '2026-11-22T18:55:01.901Z',
+};
+
+const dds = {
+  dds_id: 'DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD', batch_id: 'BATCH-2026-000001', status: 'AVAILABLE', internal_reference_number: 'BUGISU-CU-01/BATCH-2026-000001',
+  activity_type: 'IMPORT', country_of_activity: 'DE', country_of_entry: 'DE',
+  operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' },
+  hs_heading: '0901', description_of_goods: 'Green coffee, not roasted, grade screen18, batch BATCH-2026-000001', net_weight_kg: 182.4, country_of_production: 'UG',
+  producers: [{ farmer_id: 'UG-BUD-004512', name: 'Nabulo Mirembe', country: 'UG', geolocation_geojson: 'eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119' }],
+  geolocation: { type: 'FeatureCollection', features: [{ type: 'Feature', properties: { farmer_id: 'UG-BUD-004512', area_ha: 1.2 }, geometry: { type: 'Point', coordinates: [34.331245, 1.011812] } }] },
+  ipfs_cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', ipfs_url: 'http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku',
+  reference_number: '26DEQ7VKZ3HX2M', verification_number: 'K7QW2P9D', rejection_reason: null, created_at: '2026-11-22T18:55:10.412Z',
+};
+
+const settlement = {
+  purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H', cooperative_id: 'BUGISU-CU-01', status: 'COMPLETED',
+  payment_tx_hash: '0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae', payer: '0x427db1700a4209a8A9b5536753b06945892620eC', amount_usdc: 1295.04,
+  repayments: [{ loan_id: 'LOAN-2026-000001', batch_id: 'BATCH-2026-000001', principal_usdc: 339.26, interest_usdc: 0.111538, amount_usdc: 339.371538, status: 'REPAID', repay_tx_hash: '0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf' }],
+  unpaid_loan_ids: ['LOAN-2026-000007'], settled_batch_ids: ['BATCH-2026-000001'], remainder_usdc: 955.668462, remainder_status: 'RELEASED',
+  remainder_tx_hash: '0xb3423902dbb491d9d6a2eafb0c0eac5d2dd33bad2bbedc997ceef8d7ff27705b', created_at: '2026-11-22T18:55:02.741Z', completed_at: '2026-11-22T18:55:02.947Z',
+};
+
+const job = { job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', type: 'STAGE_CHANGE', status: 'COMPLETE', batch_id: 'BATCH-2026-000001', tx_hash: '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df', created_at: '2026-11-22T18:54:59.001Z', completed_at: '2026-11-22T18:54:59.037Z' };
+
+const webhookAck = { received: true, outcome: 'APPLIED' };
+
+/** A success response: status, what it means, its example (the schema is derived from it) and headers. */
+interface Success { status: string; description: string; example: Json; location?: boolean; contentType?: string; schema?: Schema }
+
+const ok = (example: Json, description = 'OK'): Success => ({ status: '200', description, example });
+const created = (example: Json, description = 'Created; `Location` names the new resource.'): Success => ({ status: '201', description, example, location: true });
+const accepted = (example: Json, description: string): Success => ({ status: '202', description, example, location: true });
+const jobAccepted = (extra: Record<string, Json>) => accepted({ job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', status: 'PENDING', ...extra }, 'Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`).');
+
+/** The success responses of each route, by function folder. */
+export const SUCCESS: Record<string, Success[]> = {
+  'create-cooperative': [created(cooperative)],
+  'update-cooperative': [ok(cooperative)],
+  'get-cooperative': [ok(cooperative)],
+  'get-holding-balance': [ok({ cooperative_id: 'BUGISU-CU-01', held_usdc: 126.045538, payouts_held: 1, updated_at: '2026-11-22T19:02:11.804Z' })],
+  'register-farmer': [created(farmer), accepted({ error: { code: 'MAAIF_API_UNAVAILABLE', message: 'National farmer registry not responding; registration completes later.', docs: 'http://127.0.0.1:3000/docs/errors#MAAIF_API_UNAVAILABLE', request_id: '01M829T1PT35DWEJKNCY8T3VQ9' }, job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', status: 'PENDING', farmer: { ...farmer, national_registry_status: 'PENDING' } }, 'The national registry did not answer: the farmer is recorded as pending until the job completes.')],
+  'get-farmer': [ok(farmer)],
+  'update-farmer': [ok(farmer)],
+  'get-credit-score': [ok({ farmer_id: 'UG-BUD-004512', score: 575, band: 'D', computed_at: '2026-11-22T18:55:29.460Z', formula_version: '1', factors: [{ name: 'deliveries', value: 1, effect: 4 }, { name: 'volume_kg', value: 182.4, effect: 1 }, { name: 'quality', value: 100, effect: 30 }, { name: 'loans_repaid_on_time', value: 1, effect: 40 }] })],
+  'submit-batch': [
+    created({ success: true, data: { batch_id: 'BATCH-2026-000002', token_id: '2026000000000002', chain_tx_hash: TX, audit_log_message_id: 'AUD-BATCH-2026-000002-1', payment_status: 'INITIATED', payment_amount_ugx: 883200, farmer_phone: '+256 7•• ••• 760', estimated_payment_time_seconds: 30, stage: 'DELIVERED', created_at: '2026-11-22T18:54:53.089Z' } }, 'Minted: the BatchToken exists; the payout has started.'),
+    jobAccepted({ batch_id: 'BATCH-2026-000002' }),
+  ],
+  'update-batch-stage': [ok(stageUpdate, 'The stage is recorded and its trace-log transaction mined.'), jobAccepted({ ...stageUpdate, chain_tx_hash: null })],
+  'get-batch-audit': [ok({
+    batch_id: 'BATCH-2026-000002', token_id: '2026000000000002',
+    entries: [{ sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', type: 'BATCH_SUBMITTED', at: '2026-11-22T18:54:53.089Z', actor: 'demo-field-agent', batch_id: 'BATCH-2026-000002', payload: { stage: 'DELIVERED', farmer_id: 'UG-SIR-001877', weight_kg: 96, grade: 'screen15', payment_amount_ugx: 883200 }, prev_hash: '0'.repeat(64), hash: '65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2' }],
+    verified: true,
+    checks: [{ sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', check: 'mint_event', ok: true, detail: `BatchMinted(token 2026000000000002, BATCH-2026-000002, 0x65c7cd03f6…) in tx ${TX}` }],
+  })],
+  'create-purchase-order': [created(purchaseOrder)],
+  'confirm-purchase-order': [ok({ ...purchaseOrder, status: 'CONFIRMED', confirmed_at: '2026-11-22T18:55:01.950Z', committed_batch_ids: ['BATCH-2026-000001'] })],
+  'get-batch': [ok(batch)],
+  'get-job': [ok(job)],
+  'create-farmer-payout': [created({ payout_id: 'PAY-2026-000002-02', status: 'PROCESSING', farmer_id: 'UG-SIR-001877', batch_id: 'BATCH-2026-000002', reason: 'QUALITY_BONUS', amount_usdc: 25.5, estimated_ugx: 94356, exchange_rate: 3700.25, phone: '+256 7•• ••• 760', provider_order_id: 'ord_01M829RYHRT3KXMBX0GJ87H1VB', estimated_completion_seconds: 30, created_at: '2026-11-22T18:56:10.470Z' })],
+  'get-farmer-payout': [ok(payoutStatus)],
+  'resolve-farmer-payout': [ok({ ...payoutStatus, payout_id: 'PAY-2026-000004-01', settlement_channel: 'CASH_AT_OFFICE', cash_receipt: { receipt_number: 'RCPT-MBL-0042', paid_at: '2026-11-23T08:10:00.000Z' }, resolution: 'PAID_IN_CASH', phone: '+256 7•• ••• 613', attempt: 4, resolution_round: 0, resolved_at: '2026-11-23T08:12:41.003Z' })],
+  'get-payment': [ok(payment, 'A FARMER_PAYOUT or LOAN_DISBURSEMENT (`PAY-…`, `DISB-…`, the latter with `loan_id`) or an MFI_DEPOSIT (`DEP-…`, see the deposit fields).')],
+  'list-payments': [ok({ payments: [{ payment_id: 'PAY-2026-000002-01', payment_type: 'FARMER_PAYOUT', status: 'COMPLETED', amount_usdc: 238.686576, completed_at: '2026-11-22T18:54:55.522Z' }], total: 1, limit: 50, next_token: null })],
+  'create-loan': [accepted({ ...loan, status: 'PENDING', lock_tx_hash: null, disbursed_at: null }, 'The loan is PENDING: the BatchToken is being locked, then the principal paid out (`Location: /loans/{loan_id}`).')],
+  'get-loan': [ok(loan)],
+  'get-batch-loan': [ok(loan)],
+  'create-mfi-deposit': [accepted({ ...deposit, status: 'PROCESSING', amount_usdc: 0, completed_at: null, chain_tx_hash: null, vault_shares_issued: null }, 'The deposit is PROCESSING with the on-ramp (`Location: /payments/DEP-…`).')],
+  'get-mfi-vault': [ok({ total_assets_usdc: 20000.111538, total_shares: 20000000000, share_price_usdc: 1.000005, loans_outstanding_usdc: 339.26, utilisation: 0.017, apr: 0.12, shares: 20000000000, value_usdc: 20000.111537 })],
+  'onramp-webhook': [ok(webhookAck, 'Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH).')],
+  'payout-provider-webhook': [ok(webhookAck, 'Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH).')],
+  'chain-events-webhook': [ok(webhookAck, 'Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED or MISMATCH).')],
+  'verify-gfw': [ok({ farmer_id: 'UG-BUD-004512', status: 'CLEAR', checked_at: '2026-11-22T18:54:52.323Z', dataset: { name: 'bundled-alert-areas', version: '2026-11-01' }, alerts: [] })],
+  'list-flagged-farms': [ok({ cooperative_id: 'BUGISU-CU-01', farmers: [{ ...farmer, gfw_status: 'FLAGGED' }], total: 1 })],
+  'generate-dds': [
+    ok(dds, 'The statement exists and is AVAILABLE or REJECTED.'),
+    accepted({ error: { code: 'DDS_TRACES_PENDING', message: 'DDS generated; filing with the EU Information System is queued.', docs: 'http://127.0.0.1:3000/docs/errors#DDS_TRACES_PENDING', request_id: '01M82A0Q3V6W1T2X9EJ4B7N5KE' }, dds_id: dds.dds_id, ipfs_url: dds.ipfs_url, status: 'PENDING_FILING' }, 'Generated and pinned; the filing is queued (poll GET /eudr/dds/{dds_id}).'),
+  ],
+  'get-dds': [ok(dds)],
+  'get-dds-xml': [{ status: '200', description: 'The SubmitDdsRequest XML (EU Information System V3), as an attachment.', contentType: 'application/xml', schema: { type: 'string' }, example: '<?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest>' }],
+  'get-settlement': [ok(settlement)],
+  'get-openapi': [{ status: '200', description: 'This document.', schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'Coffee batch traceability and farmer payout API', version: '1.0.0' } } }],
+  'get-docs': [{ status: '200', description: 'The rendered API reference (HTML).', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' }],
+};
+
+/** The deposit fields as returned by GET /payments/DEP-… (a second example of GET /payments/{id}). */
+export const DEPOSIT_EXAMPLE = deposit;
+
+// ------------------------------------------------------------------------------------------- errors
+
+/** The 404 code of each route that reads or acts on one resource. */
+const NOT_FOUND: Record<string, ErrorCode[]> = {
+  'update-cooperative': ['COOPERATIVE_NOT_FOUND'], 'get-cooperative': ['COOPERATIVE_NOT_FOUND'], 'get-holding-balance': ['COOPERATIVE_NOT_FOUND'],
+  'list-flagged-farms': ['COOPERATIVE_NOT_FOUND'], 'get-farmer': ['FARMER_NOT_REGISTERED'], 'update-farmer': ['FARMER_NOT_REGISTERED'],
+  'get-batch': ['BATCH_NOT_FOUND'], 'get-batch-audit': ['BATCH_NOT_FOUND'], 'update-batch-stage': ['BATCH_NOT_FOUND'], 'get-job': ['JOB_NOT_FOUND'],
+  'get-farmer-payout': ['PAYMENT_NOT_FOUND'], 'resolve-farmer-payout': ['PAYMENT_NOT_FOUND'], 'get-payment': ['PAYMENT_NOT_FOUND'], 'list-payments': ['BATCH_NOT_FOUND'],
+  'get-dds': ['DDS_NOT_FOUND'], 'get-dds-xml': ['DDS_NOT_FOUND'], 'get-loan': ['LOAN_NOT_FOUND'], 'get-batch-loan': ['LOAN_NOT_FOUND', 'BATCH_NOT_FOUND'],
+  'get-settlement': ['PO_NOT_FOUND'], 'confirm-purchase-order': ['PO_NOT_FOUND'], 'create-loan': ['BATCH_NOT_FOUND'], 'submit-batch': ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],
+  'create-farmer-payout': ['FARMER_NOT_REGISTERED', 'BATCH_NOT_FOUND'], 'create-purchase-order': ['BATCH_NOT_FOUND'], 'generate-dds': ['BATCH_NOT_FOUND'],
+  'verify-gfw': ['FARMER_NOT_REGISTERED'], 'get-credit-score': ['FARMER_NOT_REGISTERED'],
+};
+
+/** Codes a route answers that neither the transport nor its note names. */
+const EXTRA: Record<string, ErrorCode[]> = {
+  'submit-batch': ['WEIGHT_OUT_OF_RANGE', 'INVALID_GRADE', 'COOPERATIVE_NOT_ACTIVE'],
+  'register-farmer': ['FARMER_ALREADY_REGISTERED'],
+  'create-cooperative': ['COOPERATIVE_ALREADY_EXISTS'],
+};
+
+/**
+ * The error codes a route can answer: the transport's (token, role, body, size, rate limit,
+ * internal error), its 404s, and every code its behaviour note names.
+ */
+export function errorCodesFor(route: RouteDef, note: string, hasBody: boolean): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['RATE_LIMITED', 'INTERNAL_ERROR']);
+  if (route.auth === 'jwt') codes.add('UNAUTHORIZED').add('INSUFFICIENT_PERMISSIONS');
+  if (route.auth === 'webhook') codes.add('INVALID_SIGNATURE').add('VALIDATION_ERROR');
+  if (hasBody || route.path.includes('{') || route.method === 'GET' && route.fn === 'list-payments') codes.add('VALIDATION_ERROR');
+  if (hasBody || route.auth === 'webhook') codes.add('PAYLOAD_TOO_LARGE').add('UNSUPPORTED_MEDIA_TYPE');
+  for (const c of [...(NOT_FOUND[route.fn] ?? []), ...(EXTRA[route.fn] ?? [])]) codes.add(c);
+  for (const c of Object.keys(ERROR_CODES) as ErrorCode[]) if (new RegExp(`\\b${c}\\b`).test(note)) codes.add(c);
+  // Codes answered with a 2xx (the 202 "pending" envelopes) are success responses, not errors.
+  for (const c of NOT_AN_ERROR_RESPONSE) codes.delete(c);
+  if (route.auth === 'public') codes.delete('UNAUTHORIZED');
+  return [...codes];
+}
+
+/** One error response per status, with an example per code. */
+export function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const c of codes) byStatus.set(ERROR_CODES[c].status, [...(byStatus.get(ERROR_CODES[c].status) ?? []), c]);
+  return Object.fromEntries([...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, cs]) => [String(status), {
+    description: cs.map((c) => `${c}: ${ERROR_CODES[c].title}`).join(' '),
+    ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } } } : {}),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: Object.fromEntries(cs.map((c) => [c, { $ref: `#/components/examples/${c}` }])) } },
+  }]));
+}
+
+/**
+ * Codes no operation answers as an error response: the two 202 "pending" envelopes (shown as
+ * success responses), AUDIT_LOG_UNAVAILABLE (reserved by the catalogue) and ROUTE_NOT_FOUND (the
+ * gateway's answer for a path that is no operation). All are in the error reference (/docs/errors).
+ */
+const NOT_AN_ERROR_RESPONSE: ErrorCode[] = ['MAAIF_API_UNAVAILABLE', 'DDS_TRACES_PENDING', 'AUDIT_LOG_UNAVAILABLE', 'ROUTE_NOT_FOUND'];
+
+/** `components.examples`: one error envelope per code, as the service answers it. */
+export function errorExamples(serverUrl: string): Record<string, unknown> {
+  const asErrors = Object.entries(ERROR_CODES).filter(([code]) => !NOT_AN_ERROR_RESPONSE.includes(code as ErrorCode));
+  return Object.fromEntries(asErrors.map(([code, e]) => [code, {
+    summary: `${e.status} ${code}`,
+    value: { error: { code, message: e.title, docs: `${serverUrl}/docs/errors#${code}`, request_id: '01M829T1PT35DWEJKNCY8T3VQ9', ...(code === 'VALIDATION_ERROR' ? { details: [{ path: 'weight_kg', message: 'must be at most 5000' }] } : {}) } },
+  }]));
+}
+
+/** The success responses of a route in OpenAPI form. */
+export function successResponses(fn: string): Record<string, unknown> {
+  const list = SUCCESS[fn] ?? [ok({})];
+  return Object.fromEntries(list.map((s) => [s.status, {
+    description: s.description,
+    ...(s.location ? { headers: { Location: { description: 'Path of the created resource or job.', schema: { type: 'string' } } } } : {}),
+    content: {
+      [s.contentType ?? 'application/json']: {
+        schema: s.schema ?? (fn === 'get-payment' ? { oneOf: [schemaOf(s.example), schemaOf(deposit)] } : schemaOf(s.example)),
+        ...(fn === 'get-payment'
+          ? { examples: { FARMER_PAYOUT: { summary: 'A farmer payout (PAY-…)', value: s.example }, MFI_DEPOSIT: { summary: 'An MFI deposit (DEP-…)', value: deposit } } }
+          : { example: s.example }),
+      },
+    },
+  }]));
+}
+
+/** The Standard Webhooks headers every signed request carries (inbound and outbound). */
+export const STANDARD_WEBHOOK_HEADERS = [
+  { name: 'webhook-id', in: 'header', required: true, description: 'Unique message id; a replay of an id is acknowledged and not applied again.', schema: { type: 'string' }, example: 'msg_2mXk9Qf3T1b7' },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).', schema: { type: 'string' }, example: '1795460093' },
+  { name: 'webhook-signature', in: 'header', required: true, description: 'Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.', schema: { type: 'string' }, example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+];
+
+// ------------------------------------------------------------------------------ outbound webhooks
+
+const EVENTS: Array<{ type: string; summary: string; data: Json }> = [
+  { type: 'batch.stage_changed', summary: 'A batch moved to a new custody stage (mined on the trace log).', data: { batch_id: 'BATCH-2026-000001', stage: 'GRADED', at: '2026-11-22T18:54:59.037Z', chain_tx_hash: '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df' } },
+  { type: 'payout.completed', summary: 'A payout settled to the farmer\'s mobile money (the payment record, phone masked).', data: payment },
+  { type: 'payout.manual_review', summary: 'A payout exhausted its retries and waits for a manual review (the payment record).', data: { ...payment, payment_id: 'PAY-2026-000004-01', batch_id: 'BATCH-2026-000004', status: 'MANUAL_REVIEW', completed_at: null, settled_at: null, mobile_money_transaction_id: null, elapsed_seconds: null, retry_count: 3 } },
+  { type: 'job.completed', summary: 'An asynchronous operation finished (the job).', data: job },
+  { type: 'dds.generated', summary: 'A due diligence statement was generated (and later filed).', data: { dds_id: dds.dds_id, batch_id: dds.batch_id, status: 'PENDING_FILING', ipfs_url: dds.ipfs_url } },
+  { type: 'loan.disbursed', summary: 'A loan\'s principal reached the farmer: the loan is ACTIVE.', data: loan },
+  { type: 'loan.repaid', summary: 'A loan was repaid from a buyer\'s payment (principal + interest).', data: { ...loan, status: 'REPAID', repaid_usdc: 339.371538, repay_tx_hash: '0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf', repaid_by_purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H', repaid_at: '2026-11-22T18:55:02.839Z' } },
+  { type: 'deposit.completed', summary: 'An MFI deposit reached the vault and its shares were issued.', data: deposit },
+];
+
+/** The OpenAPI `webhooks` of decisions §12: what the service POSTs to registered endpoints. */
+export function outboundWebhooks(): Record<string, unknown> {
+  return Object.fromEntries(EVENTS.map((e) => {
+    const example = { type: e.type, timestamp: '2026-11-22T18:55:03.120Z', data: e.data };
+    return [e.type, {
+      post: {
+        operationId: `webhook-${e.type.replace('.', '-')}`,
+        summary: e.type,
+        description: `${e.summary} Delivered at least once to every endpoint subscribed to \`${e.type}\` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on \`webhook-id\`.`,
+        security: [],
+        parameters: STANDARD_WEBHOOK_HEADERS,
+        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(example), example } } },
+        responses: { '200': { description: 'Delivered (any 2xx).' }, '410': { description: 'Gone: the service disables the endpoint.' } },
+      },
+    }];
+  }));
+}
