@@ -18,10 +18,10 @@ module.exports = {
     },
     {
       name: 'use-cases-use-ports',
-      comment: 'Use cases depend on the domain (and its ports), other use cases and the logger; never on adapters, transport, composition, auth or configuration.',
+      comment: 'Use cases depend on the domain (and its ports), other use cases, the logger and the metrics recorder; never on adapters, transport, composition, auth or configuration.',
       severity: 'error',
       from: { path: '^shared/use-cases/' },
-      to: { path: '^(shared|functions|infra|test)/', pathNot: '^shared/(domain|use-cases)/|^shared/runtime/logger\\.ts$' },
+      to: { path: '^(shared|functions|infra|test)/', pathNot: '^shared/(domain|use-cases)/|^shared/runtime/(logger|metrics)\\.ts$' },
     },
     {
       name: 'handlers-not-adapters',

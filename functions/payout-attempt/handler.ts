@@ -2,6 +2,7 @@ import { payoutDeps } from '../../shared/composition';
 import { attemptNumber } from '../../shared/domain/payout-lifecycle';
 import { logger } from '../../shared/runtime/logger';
 import { runPayoutAttempt } from '../../shared/use-cases/payouts';
+import { withMetrics } from '../../shared/runtime/metrics';
 
 /**
  * State-machine task `AttemptN` (`lambda:invoke.waitForTaskToken`): event is the task's Payload
@@ -9,10 +10,13 @@ import { runPayoutAttempt } from '../../shared/use-cases/payouts';
  * the payout's attempt 4·round + step). Returns once the order exists and the token is parked; the
  * execution then waits for the settlement webhook.
  */
-export async function handler(event: { payout_id: string; attempt: number; round?: number; task_token: string }): Promise<{ parked: true }> {
+async function run(event: { payout_id: string; attempt: number; round?: number; task_token: string }): Promise<{ parked: true }> {
   const attempt = attemptNumber(event.round ?? 0, event.attempt);
   logger.appendKeys({ payout_id: event.payout_id, attempt });
   await runPayoutAttempt(payoutDeps(), { payout_id: event.payout_id, attempt, task_token: event.task_token });
   logger.resetKeys();
   return { parked: true };
 }
+
+/** The task, its business metrics flushed (EMF) when it ends. */
+export const handler = withMetrics(run);

@@ -2,13 +2,14 @@ import { payoutDeps } from '../../shared/composition';
 import { attemptNumber } from '../../shared/domain/payout-lifecycle';
 import { logger } from '../../shared/runtime/logger';
 import { checkPayoutAttempt, type CheckOutcome } from '../../shared/use-cases/payouts';
+import { withMetrics } from '../../shared/runtime/metrics';
 
 /**
  * State-machine task `CheckAttemptN`: `{payout_id, attempt, round, last_error}` (`attempt` the step
  * 1–4 of round `round`: the payout's attempt 4·round + step) → `{outcome}` with outcome
  * COMPLETED | PENDING | RETRY | EXHAUSTED (the Choice state routes on it).
  */
-export async function handler(event: { payout_id: string; attempt: number; round?: number; last_error?: unknown }): Promise<{ outcome: CheckOutcome }> {
+async function run(event: { payout_id: string; attempt: number; round?: number; last_error?: unknown }): Promise<{ outcome: CheckOutcome }> {
   const attempt = attemptNumber(event.round ?? 0, event.attempt);
   logger.appendKeys({ payout_id: event.payout_id, attempt });
   const result = await checkPayoutAttempt(payoutDeps(), { payout_id: event.payout_id, attempt });
@@ -16,3 +17,6 @@ export async function handler(event: { payout_id: string; attempt: number; round
   logger.resetKeys();
   return result;
 }
+
+/** The task, its business metrics flushed (EMF) when it ends. */
+export const handler = withMetrics(run);

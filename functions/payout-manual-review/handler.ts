@@ -1,8 +1,12 @@
 import { notifier } from '../../shared/composition/notifier';
 import { now, payoutRepo, registryRepo } from '../../shared/composition/repos';
 import { moveToManualReview } from '../../shared/use-cases/payouts';
+import { withMetrics } from '../../shared/runtime/metrics';
 
 /** State-machine task `ManualReview`: `{payout_id}` → `{status}`; notifies the cooperative manager. */
-export async function handler(event: { payout_id: string }): Promise<{ status: string }> {
+async function run(event: { payout_id: string }): Promise<{ status: string }> {
   return moveToManualReview({ payouts: payoutRepo(), registry: registryRepo(), notifier: notifier(), now }, event);
 }
+
+/** The task, its business metrics flushed (EMF) when it ends. */
+export const handler = withMetrics(run);

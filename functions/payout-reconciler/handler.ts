@@ -3,6 +3,7 @@ import { envOr } from '../../shared/config';
 import { loanRepo } from '../../shared/composition/repos';
 import { reconcileLoans, startLoanDisbursement, type LoanReconcileReport } from '../../shared/use-cases/loans';
 import { reconcilePayouts, type ReconcileReport } from '../../shared/use-cases/reconcile';
+import { withMetrics } from '../../shared/runtime/metrics';
 
 /**
  * Scheduled reconciliation (EventBridge, every 5 minutes): payouts with no activity for
@@ -10,7 +11,7 @@ import { reconcilePayouts, type ReconcileReport } from '../../shared/use-cases/r
  * answer; batches still without their payout get it started; PENDING loans are stored ACTIVE once
  * their disbursement settled, or their lost disbursement is started again.
  */
-export async function handler(): Promise<ReconcileReport & { loans: LoanReconcileReport }> {
+async function run(): Promise<ReconcileReport & { loans: LoanReconcileReport }> {
   const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
   const deps = payoutDeps();
   const payouts = await reconcilePayouts(deps, { staleAfterSeconds });
@@ -20,3 +21,6 @@ export async function handler(): Promise<ReconcileReport & { loans: LoanReconcil
   }, { staleAfterSeconds });
   return { ...payouts, loans };
 }
+
+/** The task, its business metrics flushed (EMF) when it ends. */
+export const handler = withMetrics(run);

@@ -99,6 +99,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     if (problems.length > 0) throw new Error(`the manifest (shared/manifest.ts) is inconsistent: ${problems.join('; ')}`);
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Business metrics (EMF lines, shared/runtime/metrics.ts) for an operator to read: $LOCAL_DATA_DIR/metrics.ndjson.
+      METRICS_FILE: join(dataDir, 'metrics.ndjson'),
       POWERTOOLS_SERVICE_NAME: 'coffee-trace', POWERTOOLS_DEV: 'false', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',
     });
 

@@ -92,6 +92,8 @@ export class CoffeeTraceStack extends Stack {
     const stateMachineArn = payoutStateMachineArn(this);
     const common: Record<CommonEnvName, string> = {
       POWERTOOLS_SERVICE_NAME: 'coffee-trace',
+      // The CloudWatch namespace of the EMF business metrics (shared/runtime/metrics.ts): the stack's name, so stages never mix.
+      POWERTOOLS_METRICS_NAMESPACE: this.stackName,
       LOG_LEVEL: 'INFO',
       DOCS_BASE_URL: this.api.docsBaseUrl,
       // A no-op for SDK v3 (it always reuses connections); kept explicit for older tooling.

@@ -8,6 +8,7 @@ import { SettlementRepository } from '../adapters/dynamodb/settlement-repo';
 import { PayoutRepository } from '../adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import { WebhookReceipts } from '../adapters/dynamodb/webhook-receipts';
+import { meteredPayoutStore } from '../use-cases/metered-stores';
 import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, LoanStore, PayoutStore, RegistryStore, SettlementStore, VaultWriteStore, WebhookReceiptStore } from '../domain/ports';
 
 /**
@@ -27,7 +28,8 @@ let settlements: SettlementStore | undefined;
 
 export const registryRepo = (): RegistryStore => (registry ??= new RegistryRepository());
 export const batchRepo = (): BatchStore => (batches ??= new BatchRepository());
-export const payoutRepo = (): PayoutStore => (payouts ??= new PayoutRepository());
+/** Payouts; counts created, completed, failed and manual-review transitions (shared/use-cases/metered-stores.ts). */
+export const payoutRepo = (): PayoutStore => (payouts ??= meteredPayoutStore(new PayoutRepository()));
 /** Custody trail writes: stage changes, ledger writes, purchase orders. */
 export const custodyRepo = (): CustodyStore => (custody ??= new CustodyRepository());
 export const ddsRepo = (): DdsStore => (dds ??= new DdsRepository());

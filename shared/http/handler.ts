@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { callerFromContext, type Caller, type Role } from '../auth/claims';
 import { DomainError, type ErrorDetail } from '../domain/errors';
 import { logger } from '../runtime/logger';
+import { flushMetrics } from '../runtime/metrics';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
 import { MIB } from '../manifest';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
@@ -20,6 +21,8 @@ export interface HttpRequest<B> {
   query: Record<string, string>;
   headers: Record<string, string>;
   requestId: string;
+  /** The route as API Gateway names it (`POST /api/webhooks/payout-provider`). */
+  route: string;
   /** API Gateway stage prefix (e.g. `/prod`), empty locally. */
   requestContextPath: string;
 }
@@ -67,7 +70,8 @@ const ANONYMOUS: Caller = { sub: 'anonymous', role: 'MFI', mfi_id: '', duties: [
  * `x-request-id` and every log line), role check, body size (413), JSON body parsing (415 for a
  * non-JSON content type, 400 for malformed JSON), valibot validation (400 with details), and one
  * error middleware that turns every failure into the specification's envelope. Unknown errors
- * become 500 INTERNAL_ERROR without leaking internals.
+ * become 500 INTERNAL_ERROR without leaking internals. The request's business metrics are flushed
+ * (EMF, shared/runtime/metrics.ts) when it ends, answered or failed.
  */
 export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   opts: HttpHandlerOptions<S>,
@@ -113,6 +117,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         headers,
         requestId,
+        route: `${event.httpMethod} ${event.resource ?? event.path}`,
         requestContextPath: event.requestContext?.stage && !['$default', 'local'].includes(event.requestContext.stage) ? `/${event.requestContext.stage}` : '',
       });
       if ('statusCode' in reply) return reply;
@@ -122,9 +127,11 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
       const requestId = request.event._requestId ?? ulid();
       request.response = toErrorResponse(request.error, requestId);
       logger.resetKeys();
+      flushMetrics();
     })
     .after(async () => {
       logger.resetKeys();
+      flushMetrics();
     });
 }
 

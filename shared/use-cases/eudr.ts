@@ -6,6 +6,7 @@ import { DdsRegistryRejectedError, DomainError } from '../domain/errors';
 import { buildUnixfsDirectory } from '../domain/evidence-package';
 import type { BatchStore, CustodyStore, DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore, ForestCheck, ForestCheckResult, Notifier, PinStore, RegistryStore, WorkQueue } from '../domain/ports';
 import { logger } from '../runtime/logger';
+import { metrics } from '../runtime/metrics';
 
 /**
  * POST /eudr/verify-gfw (decisions §9): checks the farm again and records the result.
@@ -109,7 +110,7 @@ export async function readDds(dds: Pick<DdsStore, 'get'>, caller: Caller, id: st
  * `opts.waitMs` (default 0: ask once) — the registry assigns them seconds after filing, so waiting
  * here spares a queue redelivery. Throws while they are not there (the queue retries). A rejection
  * is recorded with its reason. When the DDS becomes AVAILABLE the cooperative is told (the
- * outbound `dds.available` event).
+ * outbound `dds.available` event). Metrics: DdsFilings with `outcome` FILED, AVAILABLE or REJECTED.
  */
 export async function fileDds(
   deps: { dds: DdsStore; registry: DdsRegistry; notifier: Notifier; now: () => Date },
@@ -123,9 +124,11 @@ export async function fileDds(
     try {
       const { uuid } = await deps.registry.submit(d.xml, { internalReference: d.internal_reference_number });
       await deps.dds.markSubmitted(ddsId, uuid, deps.now().toISOString());
+      metrics.count('DdsFilings', { outcome: 'FILED' });
     } catch (err) {
       if (err instanceof DdsRegistryRejectedError) {
         await deps.dds.markRejected(ddsId, err.message, deps.now().toISOString());
+        metrics.count('DdsFilings', { outcome: 'REJECTED' });
         return;
       }
       throw err;
@@ -140,10 +143,12 @@ export async function fileDds(
   }
   if (info.status === 'REJECTED') {
     await deps.dds.markRejected(ddsId, info.rejection_reason ?? 'rejected by the EU Information System', deps.now().toISOString());
+    metrics.count('DdsFilings', { outcome: 'REJECTED' });
     return;
   }
   if (info.status !== 'AVAILABLE' || !info.reference_number || !info.verification_number) throw new Error(`DDS ${ddsId} filed as ${d.registry_uuid}; numbers not available yet`);
   if (await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, deps.now().toISOString())) {
+    metrics.count('DdsFilings', { outcome: 'AVAILABLE' });
     await deps.notifier.publish({
       subject: `Due diligence statement ${ddsId} is available`,
       message: `The due diligence statement of batch ${d.batch_id} was accepted by the EU Information System: reference number ${info.reference_number}, verification number ${info.verification_number}. Copy: ${d.ipfs_url}`,
