@@ -67,7 +67,7 @@ export interface MetricsRecorder {
 interface Pending { name: MetricName; value: number; dimensions: Record<string, string> }
 
 let pending: Pending[] = [];
-/** Where flushed lines go; replaceable in tests. Default: METRICS_FILE when set, else stdout. */
+/** Where flushed lines go; replaceable in tests. Default: {@link defaultSink}. */
 let sink: ((line: string) => void) | undefined;
 
 /** The recorder every use case shares; values are buffered until {@link flushMetrics}. */
@@ -120,9 +120,11 @@ export function flushMetrics(now: Date = new Date()): string[] {
   return lines;
 }
 
+/** METRICS_FILE when set (the local stack); else stdout in Lambda; elsewhere (unit tests, CLI tools) nowhere. */
 function defaultSink(): (line: string) => void {
   const file = process.env.METRICS_FILE;
-  return file ? (line) => appendFileSync(file, `${line}\n`) : (line) => void process.stdout.write(`${line}\n`);
+  if (file) return (line) => appendFileSync(file, `${line}\n`);
+  return process.env.AWS_LAMBDA_FUNCTION_NAME ? (line) => void process.stdout.write(`${line}\n`) : () => undefined;
 }
 
 /** Replaces where EMF lines are written (tests); `undefined` restores the default. Also drops unflushed values. */
