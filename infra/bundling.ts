@@ -81,9 +81,29 @@ export const CREDENTIAL_PROVIDER_STAND_IN = './infra/lambda/credential-provider.
 export const ENDPOINT_CACHE_MODULE = '@aws-sdk/endpoint-cache';
 export const ENDPOINT_CACHE_STAND_IN = './infra/lambda/endpoint-cache.ts';
 
-/** The CDK bundling options of every function (local esbuild, never Docker). */
-export function lambdaBundling(): BundlingOptions {
+/**
+ * Files copied beside a function's bundle (`<asset>/<to>`) instead of being bundled, by function:
+ * GET /docs/scalar.js reads Scalar's standalone renderer (about 4 MB, over any bundle budget) from
+ * `$LAMBDA_TASK_ROOT/scalar-standalone.js` (shared/http/docs-page.ts).
+ */
+export const BUNDLE_FILES: Readonly<Record<string, ReadonlyArray<{ from: string; to: string }>>> = {
+  'get-docs': [{ from: 'node_modules/@scalar/api-reference/dist/browser/standalone.js', to: 'scalar-standalone.js' }],
+};
+
+/**
+ * The CDK bundling options of every function (local esbuild, never Docker); with `fn`, an
+ * afterBundling hook copies its {@link BUNDLE_FILES} into the asset.
+ */
+export function lambdaBundling(fn?: string): BundlingOptions {
+  const files = fn ? BUNDLE_FILES[fn] ?? [] : [];
   return {
+    ...(files.length ? {
+      commandHooks: {
+        beforeBundling: () => [],
+        beforeInstall: () => [],
+        afterBundling: (inputDir: string, outputDir: string) => files.map((f) => `cp "${join(inputDir, f.from)}" "${join(outputDir, f.to)}"`),
+      },
+    } : {}),
     format: OutputFormat.ESM,
     target: BUNDLE_TARGET,
     minify: true,

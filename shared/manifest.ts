@@ -229,6 +229,7 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 'set by CDK\'s paramsAndSecrets on functions that read secrets (default 2773)',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'defaulted to true by shared/runtime/polyfills.ts',
   REPO_ROOT: 'local tooling only (shared/runtime/paths.ts)',
+  LAMBDA_TASK_ROOT: 'set by the Lambda runtime: the folder of the function bundle (GET /docs/scalar.js reads the renderer beside it)',
   SUBMIT_RECEIPT_WAIT_MS: 'tunable, default 4000: how long POST /batch/submit waits for the mint receipt',
   STAGE_LEDGER_WAIT_MS: 'tunable, default 4000: how long PATCH /batch/{id}/stage waits for its trace-log transaction',
   LOAN_APR: 'tunable, default 0.12 (DEFAULT_LOAN_APR, shared/domain/lending.ts): the vault\'s annual simple-interest rate (loans, GET /mfi/vault)',
@@ -338,7 +339,9 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send'], summary: 'Signed chain events, each checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).' },
   { method: 'GET', path: '/purchase-orders/{id}/settlement', fn: 'get-settlement', auth: 'jwt', needs: ['table:read'], summary: 'How a purchase order\'s buyer payment was applied: loans repaid with interest, batches SETTLED, remainder released.' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
-  { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference and error-code reference.' },
+  { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference (Scalar, from /openapi.json).' },
+  { method: 'GET', path: '/docs/errors', fn: 'get-docs', auth: 'public', needs: [], summary: 'The error-code reference: every code with its HTTP status (error.docs links to #CODE).' },
+  { method: 'GET', path: '/docs/scalar.js', fn: 'get-docs', auth: 'public', needs: [], summary: 'The API reference renderer (Scalar standalone bundle, served by the service: no CDN).' },
 ];
 
 export const workers: WorkerDef[] = [

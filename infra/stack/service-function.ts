@@ -61,7 +61,7 @@ export class ServiceFunction extends Construct {
       entry: functionEntry(props.fn),
       handler: 'handler',
       ...nodejsProject(),
-      bundling: lambdaBundling(),
+      bundling: lambdaBundling(props.fn),
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,

@@ -211,6 +211,12 @@ export const SUCCESS: Record<string, Success[]> = {
   'get-docs': [{ status: '200', description: 'The rendered API reference (HTML).', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' }],
 };
 
+/** Routes that share a function but answer differently. */
+const PATH_SUCCESS: Record<string, Success[]> = {
+  '/docs/errors': [{ status: '200', description: 'The error-code reference (HTML); each code\'s row is anchored `#CODE`.', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…<tr id="BATCH_NOT_FOUND"><td><code>BATCH_NOT_FOUND</code></td><td>404</td>…</html>' }],
+  '/docs/scalar.js': [{ status: '200', description: 'Scalar\'s standalone API reference bundle (JavaScript).', contentType: 'text/javascript', schema: { type: 'string' }, example: '/* Scalar API reference standalone bundle */' }],
+};
+
 /** The deposit fields as returned by GET /payments/DEP-… (a second example of GET /payments/{id}). */
 export const DEPOSIT_EXAMPLE = deposit;
 
@@ -281,8 +287,8 @@ export function errorExamples(serverUrl: string): Record<string, unknown> {
 }
 
 /** The success responses of a route in OpenAPI form. */
-export function successResponses(fn: string): Record<string, unknown> {
-  const list = SUCCESS[fn] ?? [ok({})];
+export function successResponses(fn: string, path = ''): Record<string, unknown> {
+  const list = PATH_SUCCESS[path] ?? SUCCESS[fn] ?? [ok({})];
   return Object.fromEntries(list.map((s) => [s.status, {
     description: s.description,
     ...(s.location ? { headers: { Location: { description: 'Path of the created resource or job.', schema: { type: 'string' } } } } : {}),

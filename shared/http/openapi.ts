@@ -110,7 +110,7 @@ const ErrorEnvelope = {
       properties: {
         code: { type: 'string', enum: Object.keys(ERROR_CODES) },
         message: { type: 'string' },
-        docs: { type: 'string', format: 'uri', description: 'Link to the code in the error reference (GET /docs#errors).' },
+        docs: { type: 'string', format: 'uri', description: 'Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors).' },
         request_id: { type: 'string', description: 'ULID; also in the x-request-id header and the logs.' },
         details: { description: 'VALIDATION_ERROR: [{path, message}]; PAYOUT_FAILED: {payout_id, status}.' },
       },
@@ -129,7 +129,7 @@ function operation(route: RouteDef) {
     security: route.auth === 'jwt' ? [{ bearerAuth: [] }] : route.auth === 'webhook' ? [{ standardWebhooks: [] }] : [],
     parameters: [...pathParams, ...(QUERY[route.fn] ?? []), ...(route.auth === 'webhook' ? STANDARD_WEBHOOK_HEADERS : []), ...(IDEMPOTENT.has(route.fn) ? [IDEMPOTENCY_KEY] : [])],
     responses: {
-      ...successResponses(route.fn),
+      ...successResponses(route.fn, route.path),
       ...errorResponses(errorCodesFor(route, `${notes[route.fn] ?? ''} ${route.summary}`, Boolean(schema))),
     },
   };
@@ -201,20 +201,4 @@ export function openApiDocument(serverUrl: string) {
     },
     'x-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, e]) => [code, { status: e.status, meaning: e.title }])),
   };
-}
-
-/** The API reference as one HTML page, with the error-code reference that `error.docs` links to. */
-export function docsHtml(serverUrl: string): string {
-  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-  const rows = routes.map((r) => `<tr><td><code>${r.method}</code></td><td><code>${esc(r.path)}</code></td><td>${r.auth === 'jwt' ? 'Bearer JWT' : r.auth === 'webhook' ? 'Standard Webhooks signature' : 'none'}</td><td>${esc(r.summary)}${notes[r.fn] ? `<br><small>${esc(notes[r.fn]!)}</small>` : ''}</td></tr>`).join('\n');
-  const errors = Object.entries(ERROR_CODES).map(([code, e]) => `<tr id="${code}"><td><code>${code}</code></td><td>${e.status}</td><td>${esc(e.title)}</td></tr>`).join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Coffee trace API reference</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4em;text-align:left;vertical-align:top}tr:target{background:#fff3c4}code{background:#f4f4f4;padding:0 .2em}</style></head><body>
-<h1>Coffee batch traceability and farmer payout API</h1>
-<p>Base URL <code>${esc(serverUrl)}</code>. Machine-readable: <a href="${esc(serverUrl)}/openapi.json">openapi.json</a> (OpenAPI 3.1).</p>
-<h2 id="endpoints">Endpoints</h2><table><tr><th>Method</th><th>Path</th><th>Auth</th><th>What it does</th></tr>
-${rows}</table>
-<h2 id="errors">Error codes</h2><p>Every error is <code>{"error": {"code", "message", "docs", "request_id"}}</code>; <code>docs</code> links to the row below.</p>
-<table><tr><th>Code</th><th>HTTP</th><th>Meaning</th></tr>
-${errors}</table></body></html>`;
 }
