@@ -22,11 +22,11 @@
  * IAM grants are not data: infra/stack/needs.ts grants per Need.
  */
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type RouteAuth = 'jwt' | 'webhook' | 'public';
 
 /** The work queues; each has exactly one consumer among `workers`. */
-export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue';
+export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'outbound-webhook-queue';
 
 /** Outside systems and resources a function may use; each provides `NEEDS[need]` and its grants. */
 export type Need =
@@ -61,7 +61,11 @@ export type Need =
   | 'onramp'
   | 'onramp-webhook-secret'
   /** The coffee price feed (USD per kg by grade) loans are valued with (decisions §10.1). */
-  | 'price-feed';
+  | 'price-feed'
+  /** Queue outbound webhook deliveries (decisions §12). */
+  | 'outbound-webhook-queue:send'
+  /** POST signed webhooks to integrators' URLs (decisions §12): https to public addresses only. */
+  | 'outbound-webhooks';
 
 /** A secret a Need carries. */
 export interface SecretSpec {
@@ -118,6 +122,7 @@ export const QUEUES = {
   'payout-request-queue': { urlEnv: 'PAYOUT_REQUEST_QUEUE_URL', fifo: false, maxReceiveCount: 5, summary: 'Batches whose NET_COFFEE_PAYMENT payout is to be started.' },
   'ledger-write-queue': { urlEnv: 'LEDGER_WRITE_QUEUE_URL', fifo: true, maxReceiveCount: 50, summary: 'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.' },
   'dds-filing-queue': { urlEnv: 'DDS_FILING_QUEUE_URL', fifo: false, maxReceiveCount: 20, summary: 'DDS filings, retried until the registry gives the reference numbers.' },
+  'outbound-webhook-queue': { urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL', fifo: false, maxReceiveCount: 10, summary: 'Outbound webhook delivery attempts (decisions §12); the retry schedule is kept by the consumer (re-queued with DelaySeconds, in hops of at most 900 s), so only a crashing consumer dead-letters a message.' },
 } as const satisfies Record<QueueName, QueueSpec>;
 
 /** Route functions that call only AWS services. */
@@ -207,6 +212,13 @@ export const NEEDS = {
     secrets: [/* @__PURE__ */ secretOf('PRICE_FEED_TOKEN')],
     local: { env: ['PRICE_FEED_FILE'], secrets: [], note: 'the local stack writes $LOCAL_DATA_DIR/price-feed.json at start and points PRICE_FEED_FILE at it (read at each use, so an operator can edit it)' },
   },
+  'outbound-webhook-queue:send': { summary: 'Queue an outbound webhook delivery attempt.', env: ['OUTBOUND_WEBHOOK_QUEUE_URL'], secrets: [], optionalEnv: ['OUTBOUND_WEBHOOK_TIME_SCALE'] },
+  'outbound-webhooks': {
+    summary: 'POST signed webhooks to integrators\' URLs: https resolving to public addresses only (checked at registration and at each connection).',
+    env: [],
+    secrets: [],
+    optionalEnv: ['OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK'],
+  },
 } as const satisfies Record<Need, NeedSpec>;
 
 /** Every required variable name any Need provides (not the secrets' variables). */
@@ -289,8 +301,24 @@ export interface ScheduledDef extends WorkerBase {
   batchSize?: undefined;
 }
 
-/** Functions that are not behind an HTTP route: state-machine tasks, queue consumers, scheduled. */
-export type WorkerDef = StateMachineTaskDef | QueueConsumerDef | ScheduledDef;
+/**
+ * A consumer of the single table's DynamoDB stream (NEW_AND_OLD_IMAGES): in AWS a stream event
+ * source (infra/stack/outbound-webhooks.ts), locally a poller of DynamoDB Local's stream
+ * (infra/local/table-stream-poller.ts).
+ */
+export interface TableStreamConsumerDef extends WorkerBase {
+  kind: 'table-stream-consumer';
+  /** Stream records per invocation. */
+  batchSize: number;
+  /** Only items whose `entity` is one of these reach the function (event filtering). */
+  entities: string[];
+  substitution?: undefined;
+  queue?: undefined;
+  schedule?: undefined;
+}
+
+/** Functions that are not behind an HTTP route: state-machine tasks, queue consumers, scheduled, table-stream consumers. */
+export type WorkerDef = StateMachineTaskDef | QueueConsumerDef | ScheduledDef | TableStreamConsumerDef;
 
 /** The shared REQUEST authorizer. */
 export interface AuthorizerDef {
@@ -338,6 +366,12 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/eudr/dds/{id}/xml', fn: 'get-dds-xml', auth: 'jwt', needs: ['table:read'], summary: 'The SubmitDdsRequest XML of a due diligence statement.' },
   { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send'], summary: 'Signed chain events, each checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).' },
   { method: 'GET', path: '/purchase-orders/{id}/settlement', fn: 'get-settlement', auth: 'jwt', needs: ['table:read'], summary: 'How a purchase order\'s buyer payment was applied: loans repaid with interest, batches SETTLED, remainder released.' },
+  { method: 'POST', path: '/webhooks/endpoints', fn: 'create-webhook-endpoint', auth: 'jwt', needs: ['table:write', 'outbound-webhooks'], summary: 'Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.' },
+  { method: 'GET', path: '/webhooks/endpoints', fn: 'list-webhook-endpoints', auth: 'jwt', needs: ['table:read'], summary: 'The caller\'s own outbound webhook endpoints (secrets never shown).' },
+  { method: 'DELETE', path: '/webhooks/endpoints/{id}', fn: 'delete-webhook-endpoint', auth: 'jwt', needs: ['table:write'], summary: 'Delete an outbound webhook endpoint.' },
+  { method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', fn: 'rotate-webhook-secret', auth: 'jwt', needs: ['table:write'], summary: 'A new signing secret (shown only here); the old one keeps signing for 24 h.' },
+  { method: 'GET', path: '/webhooks/endpoints/{id}/deliveries', fn: 'list-webhook-deliveries', auth: 'jwt', needs: ['table:read'], summary: 'The endpoint\'s delivery log, newest first, paginated.' },
+  { method: 'POST', path: '/webhooks/deliveries/{id}/replay', fn: 'replay-webhook-delivery', auth: 'jwt', needs: ['table:write', 'outbound-webhook-queue:send'], summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
   { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference (Scalar, from /openapi.json).' },
   { method: 'GET', path: '/docs/errors', fn: 'get-docs', auth: 'public', needs: [], summary: 'The error-code reference: every code with its HTTP status (error.docs links to #CODE).' },
@@ -353,6 +387,8 @@ export const workers: WorkerDef[] = [
   { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
   { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:read', 'ledger-write-queue:send'], timeoutSeconds: 60, summary: 'Queues again, for the single ledger writer, ledger writes still unconfirmed after 5 minutes.' },
+  { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
+  { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];
 
@@ -459,7 +495,7 @@ export function queueConsumers(w: readonly WorkerDef[] = workers): Record<QueueN
     if (!c) throw new Error(`manifest: no consumer for ${q}`);
     return c;
   };
-  return { 'payout-request-queue': find('payout-request-queue'), 'ledger-write-queue': find('ledger-write-queue'), 'dds-filing-queue': find('dds-filing-queue') };
+  return { 'payout-request-queue': find('payout-request-queue'), 'ledger-write-queue': find('ledger-write-queue'), 'dds-filing-queue': find('dds-filing-queue'), 'outbound-webhook-queue': find('outbound-webhook-queue') };
 }
 
 /**

@@ -15,6 +15,7 @@ import { startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
 import { pollQueue } from './queue-poller';
+import { enableTableStream, pollTableStream } from './table-stream-poller';
 import { startChainWatcher } from './chain-watcher';
 import { startDdsRegistrySandbox } from './dds-registry-sandbox';
 import { startFarmerRegistrySandbox } from './farmer-registry-sandbox';
@@ -80,6 +81,8 @@ const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number 
   'ledger-write-queue': { name: 'coffee-trace-ledger-writes', visibilitySeconds: 5 },
   // DDS filing: retried every second until the registry has the reference numbers.
   'dds-filing-queue': { name: 'coffee-trace-dds-filing', visibilitySeconds: 1 },
+  // Outbound webhooks: the retry schedule is the consumer's own (re-queued with a delay); a crash is retried after 5 s.
+  'outbound-webhook-queue': { name: 'coffee-trace-outbound-webhooks', visibilitySeconds: 5 },
 };
 const FN_ARN = (fn: string) => `arn:aws:lambda:us-east-1:000000000000:function:coffee-trace-${fn}`;
 
@@ -135,6 +138,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     // 3. table, queues, topic
     await createServiceTable(dynamo.endpoint, TABLE);
+    // The table's change stream (outbound webhooks), as the CDK stack enables it.
+    const tableStreamArn = await enableTableStream(dynamo.endpoint, TABLE);
     const queue = (q: QueueName) => {
       const { fifo, maxReceiveCount } = QUEUES[q];
       const { name, visibilitySeconds } = LOCAL_QUEUES[q];
@@ -154,6 +159,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       'payout-request-queue': queue('payout-request-queue'),
       'ledger-write-queue': queue('ledger-write-queue'),
       'dds-filing-queue': queue('dds-filing-queue'),
+      'outbound-webhook-queue': queue('outbound-webhook-queue'),
     };
     const topic = fauxqs.createTopic('coffee-trace-manual-review');
     const notifyQ = fauxqs.createQueue('coffee-trace-manual-review-local-inbox');
@@ -316,6 +322,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const q = queues[w.queue];
       const mod = await load(w.fn);
       const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, concurrency: QUEUES[w.queue].fifo ? 1 : 5, handler: metered(w.fn, mod.handler as (e: never) => Promise<never>) as never, log: (l) => log(`${w.fn}: ${l}`) });
+      stops.push(() => poller.stop());
+    }
+    // Table-stream consumers (DynamoDB Streams event sources in AWS): a poller of DynamoDB Local's stream.
+    // Outbound webhooks may go to loopback http receivers here, and their retry schedule is scaled.
+    Object.assign(process.env, { OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true', OUTBOUND_WEBHOOK_TIME_SCALE: String(timeScale) });
+    for (const w of workers) {
+      if (w.kind !== 'table-stream-consumer') continue;
+      const mod = await load(w.fn);
+      const poller = pollTableStream({ endpoint: dynamo.endpoint, streamArn: tableStreamArn, batchSize: w.batchSize, entities: w.entities, handler: metered(w.fn, mod.handler as (e: never) => Promise<never>) as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
     }
     // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness

@@ -30,6 +30,7 @@ import { ServiceFunction } from './service-function';
 import { loadSettings } from './settings';
 import { applyStage } from './stage';
 import { RateLimitWaf } from './waf';
+import { OutboundWebhookStream } from './outbound-webhooks';
 import { StatefulResources } from './stateful-resources';
 
 /** One function's requirements, from the manifest (a `fn` may serve several routes). */
@@ -83,7 +84,7 @@ export class CoffeeTraceStack extends Stack {
     const consumers = queueConsumers();
     const sixTimes = (q: QueueName) => Duration.seconds(6 * consumers[q].timeoutSeconds);
     this.stateful = new StatefulResources(this, 'Stateful', {
-      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue') },
+      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue'), 'outbound-webhook-queue': sixTimes('outbound-webhook-queue') },
       managerSubscriptions: settings.managerSubscriptions,
     });
 
@@ -137,6 +138,12 @@ export class CoffeeTraceStack extends Stack {
     }
 
     this.api.addRoutes(routes, (fn) => functions.get(fn)?.fn, fnOf(AUTHORIZER_FN));
+    // Outbound webhooks: the table's stream feeds the event publisher (decisions §12).
+    new OutboundWebhookStream(service, 'OutboundWebhookStream', {
+      table: this.stateful.table,
+      consumers: workers.flatMap((w) => (w.kind === 'table-stream-consumer' ? [{ def: w, fn: fnOf(w.fn) }] : [])),
+      failureQueue: this.stateful.queues['outbound-webhook-queue'].deadLetterQueue?.queue,
+    });
     new RateLimitWaf(this, 'RateLimits', { stage: this.api.api.deploymentStage, docsBaseUrl: this.api.docsBaseUrl, metricPrefix: this.stackName });
 
     const tasks: Record<string, ReturnType<typeof fnOf>> = {};

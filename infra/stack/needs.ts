@@ -117,6 +117,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'payout-request-queue:send':
       case 'ledger-write-queue:send':
       case 'dds-filing-queue:send':
+      case 'outbound-webhook-queue:send':
         s.queues[queueOfSendNeed(need)].grantSendMessages(role);
         break;
       case 'manual-review-topic:publish':
@@ -140,6 +141,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'onramp':
       case 'onramp-webhook-secret':
       case 'price-feed':
+      case 'outbound-webhooks':
         break; // outside systems: environment and secret reads only
       default: {
         const unknown: never = need;
@@ -166,6 +168,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     [QUEUES['payout-request-queue'].urlEnv]: s.queues['payout-request-queue'].queueUrl,
     [QUEUES['ledger-write-queue'].urlEnv]: s.queues['ledger-write-queue'].queueUrl,
     [QUEUES['dds-filing-queue'].urlEnv]: s.queues['dds-filing-queue'].queueUrl,
+    [QUEUES['outbound-webhook-queue'].urlEnv]: s.queues['outbound-webhook-queue'].queueUrl,
     MANUAL_REVIEW_TOPIC_ARN: s.manualReviewTopic.topicArn,
     LEDGER_RPC_URL: settings.ledgerRpcUrl,
     LEDGER_CHAIN_ID: settings.ledgerChainId,

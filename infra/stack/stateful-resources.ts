@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Subscription, SubscriptionFilter, SubscriptionProtocol, Topic } from 'aws-cdk-lib/aws-sns';
@@ -63,6 +63,8 @@ export class StatefulResources extends Construct {
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: 'expires_at_epoch',
       removalPolicy: RemovalPolicy.RETAIN,
+      // The change stream outbound webhooks are made from (a transactional outbox: infra/stack/outbound-webhooks.ts).
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
     });
     this.table.addGlobalSecondaryIndex({
       indexName: GSI1,
@@ -83,6 +85,7 @@ export class StatefulResources extends Construct {
       'payout-request-queue': work('payout-request-queue', 'PayoutRequestQueue'),
       'ledger-write-queue': work('ledger-write-queue', 'LedgerWriteQueue'),
       'dds-filing-queue': work('dds-filing-queue', 'DdsFilingQueue'),
+      'outbound-webhook-queue': work('outbound-webhook-queue', 'OutboundWebhookQueue'),
     };
 
     // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this

@@ -1,0 +1,26 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { outboundDeps } from '../../shared/composition/outbound-webhooks';
+import { logger } from '../../shared/runtime/logger';
+import { publishChanges } from '../../shared/use-cases/outbound-webhooks';
+
+const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined);
+
+/**
+ * Consumer of the table's DynamoDB stream (decisions §12): each record's old and new image become
+ * outbound webhook events and deliveries, in stream order. A record that fails is reported (and
+ * the records after it), so the stream retries from there; the fan-out is idempotent.
+ */
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const deps = outboundDeps();
+  for (const record of event.Records) {
+    try {
+      await publishChanges(deps, [{ oldImage: image(record.dynamodb?.OldImage), newImage: image(record.dynamodb?.NewImage) }]);
+    } catch (err) {
+      logger.warn('outbound event fan-out failed; the stream retries from this record', { sequence_number: record.dynamodb?.SequenceNumber, error: err as Error });
+      return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+    }
+  }
+  return { batchItemFailures: [] };
+};

@@ -1,0 +1,197 @@
+/**
+ * Outbound webhooks (decisions §12): endpoint management, the fan-out of the table's changes into
+ * deliveries, and one delivery attempt per queue message with the Standard Webhooks retry schedule.
+ *
+ * Delivery is at least once: the fan-out creates one delivery per (endpoint, event) (idempotent,
+ * so a change seen twice is delivered once) and queues a message; each message carries the
+ * delivery's `pending_token`, and only the message holding the current token makes an attempt.
+ * After a failed attempt the next message is queued first, then the delivery updated (so no
+ * retry is lost); SQS waits at most 900 s, so a longer wait is made of hops: a message that
+ * arrives before `next_attempt_at` queues itself again for the rest.
+ */
+import type { Caller } from '../domain/caller';
+import { DomainError } from '../domain/errors';
+import type { WorkQueue } from '../domain/ports';
+import { countOutboundDeliveryFailure } from '../runtime/metrics';
+import {
+  assertManagesEndpoint, endpointOwnerOf, endpointReceives, outboundEventBody, outboundEventsOfChange, ownerKey, ownersOf, retryDelaySeconds, SECRET_ROTATION_OVERLAP_MS, signingSecrets, subscribableEvents,
+  type EndpointUrlGuard, type ItemImage, type OutboundDelivery, type OutboundDeliveryMessage, type OutboundEndpoint, type OutboundEventType, type OutboundSender, type OutboundWebhookStore, type Page,
+} from '../domain/outbound-webhooks';
+
+/** Longest SQS DelaySeconds. */
+export const MAX_QUEUE_DELAY_S = 900;
+
+export interface OutboundWebhookDeps {
+  store: OutboundWebhookStore;
+  queue: WorkQueue<OutboundDeliveryMessage>;
+  now: () => Date;
+  /** `whe_<ULID>`-style ids and tokens. */
+  newId: (prefix: string) => string;
+  /** A fresh `whsec_…` secret. */
+  newSecret: () => string;
+}
+
+export interface EndpointDeps extends Pick<OutboundWebhookDeps, 'store' | 'now' | 'newId' | 'newSecret'> {
+  guard: EndpointUrlGuard;
+}
+
+function notFound(what: string): DomainError {
+  return new DomainError('ROUTE_NOT_FOUND', `No ${what}.`);
+}
+
+/**
+ * Registers an endpoint for `caller` (ADMIN, a cooperative MANAGER, an MFI). Returns the endpoint
+ * with its secret (shown only in this answer). Errors: 403 for other callers; 400
+ * VALIDATION_ERROR when an event is not one the owner may subscribe to, or the URL is refused
+ * (in AWS: not https, or resolving to a private, loopback, link-local or metadata address).
+ */
+export async function registerEndpoint(deps: EndpointDeps, caller: Caller, input: { url: string; events: OutboundEventType[]; description?: string }): Promise<OutboundEndpoint> {
+  const owner = endpointOwnerOf(caller);
+  const allowed = subscribableEvents(owner);
+  const details = input.events.flatMap((e, i) => (allowed.includes(e) ? [] : [{ path: `events[${i}]`, message: `${e} is not an event ${owner.kind} endpoints receive (allowed: ${allowed.join(', ')})` }]));
+  const refusal = await deps.guard.refusal(input.url);
+  if (refusal) details.push({ path: 'url', message: refusal });
+  if (details.length) throw new DomainError('VALIDATION_ERROR', `Invalid webhook endpoint: ${details[0]!.path} ${details[0]!.message}`, { details });
+  const at = deps.now().toISOString();
+  const endpoint: OutboundEndpoint = {
+    endpoint_id: deps.newId('whe_'), owner, url: input.url, events: [...new Set(input.events)], ...(input.description ? { description: input.description } : {}),
+    status: 'ACTIVE', secret: deps.newSecret(), created_at: at, created_by: caller.sub, updated_at: at,
+  };
+  await deps.store.createEndpoint(endpoint);
+  return endpoint;
+}
+
+/** The caller's own endpoints (ACTIVE and DISABLED). Errors: 403 for callers who own none. */
+export async function listEndpoints(deps: Pick<OutboundWebhookDeps, 'store'>, caller: Caller): Promise<OutboundEndpoint[]> {
+  return deps.store.listEndpoints(ownerKey(endpointOwnerOf(caller)));
+}
+
+/** An endpoint the caller manages. Errors: 404 ROUTE_NOT_FOUND (unknown or deleted), 403 (another owner's). */
+export async function managedEndpoint(deps: Pick<OutboundWebhookDeps, 'store'>, caller: Caller, id: string): Promise<OutboundEndpoint> {
+  endpointOwnerOf(caller);
+  const e = await deps.store.getEndpoint(id);
+  if (!e || e.status === 'DELETED') throw notFound(`webhook endpoint ${id}`);
+  assertManagesEndpoint(caller, e);
+  return e;
+}
+
+/** Deletes an endpoint (kept as DELETED: its pending deliveries end DEAD). Errors: as managedEndpoint. */
+export async function deleteEndpoint(deps: Pick<OutboundWebhookDeps, 'store' | 'now'>, caller: Caller, id: string): Promise<void> {
+  await managedEndpoint(deps, caller, id);
+  if (!(await deps.store.updateEndpoint(id, { status: 'DELETED' }, deps.now().toISOString()))) throw notFound(`webhook endpoint ${id}`);
+}
+
+/**
+ * A new secret for the endpoint; the one it replaces keeps signing for 24 h (both signatures are
+ * sent). Returns the endpoint with the new secret (shown only in this answer). Errors: as managedEndpoint.
+ */
+export async function rotateSecret(deps: Pick<OutboundWebhookDeps, 'store' | 'now' | 'newSecret'>, caller: Caller, id: string): Promise<OutboundEndpoint> {
+  const e = await managedEndpoint(deps, caller, id);
+  const now = deps.now();
+  const set = { secret: deps.newSecret(), previous_secret: e.secret, previous_secret_expires_at: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString() };
+  if (!(await deps.store.updateEndpoint(id, set, now.toISOString()))) throw notFound(`webhook endpoint ${id}`);
+  return { ...e, ...set, updated_at: now.toISOString() };
+}
+
+/** The endpoint's delivery log, newest first. Errors: as managedEndpoint. */
+export async function listDeliveries(deps: Pick<OutboundWebhookDeps, 'store'>, caller: Caller, id: string, q: { limit: number; next_token?: string }): Promise<Page<OutboundDelivery>> {
+  await managedEndpoint(deps, caller, id);
+  return deps.store.listDeliveries(id, q.limit, q.next_token);
+}
+
+/**
+ * Sends a delivery again from the start of the retry schedule (same event id and body), whatever
+ * its state. Errors: 404 ROUTE_NOT_FOUND (unknown delivery, or its endpoint deleted), 403 (another
+ * owner's); 400 VALIDATION_ERROR when its endpoint is disabled.
+ */
+export async function replayDelivery(deps: OutboundWebhookDeps, caller: Caller, deliveryId: string): Promise<OutboundDelivery> {
+  endpointOwnerOf(caller);
+  const d = await deps.store.getDelivery(deliveryId);
+  if (!d) throw notFound(`webhook delivery ${deliveryId}`);
+  const e = await managedEndpoint(deps, caller, d.endpoint_id);
+  if (e.status !== 'ACTIVE') throw new DomainError('VALIDATION_ERROR', `Webhook endpoint ${e.endpoint_id} is ${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ''}; register it again to receive deliveries.`);
+  const at = deps.now().toISOString();
+  const token = deps.newId('tok_');
+  await deps.queue.send({ delivery_id: d.delivery_id, token });
+  const set: Partial<OutboundDelivery> = { state: 'PENDING', round_attempts: 0, pending_token: token, next_attempt_at: at, updated_at: at };
+  if (!(await deps.store.updateDelivery(d.delivery_id, d.pending_token ?? '', set))) {
+    // Another attempt moved it on meanwhile: replay from its new state.
+    return replayDelivery(deps, caller, deliveryId);
+  }
+  return { ...d, ...set };
+}
+
+/**
+ * The fan-out: the events of each item change (old and new images), one delivery per subscribed
+ * endpoint that receives it, each queued. Idempotent (a change seen again re-queues only
+ * deliveries still PENDING at their first attempt, the at-least-once case). Returns the number of
+ * deliveries created. Errors: store or queue failures propagate (the stream batch is retried).
+ */
+export async function publishChanges(deps: OutboundWebhookDeps, changes: Array<{ oldImage?: ItemImage; newImage?: ItemImage }>): Promise<number> {
+  let created = 0;
+  for (const change of changes) {
+    for (const event of outboundEventsOfChange(change.oldImage, change.newImage)) {
+      const { owners, allMfis } = ownersOf(event);
+      const lists = await Promise.all([...owners.map((o) => deps.store.listEndpoints(o)), ...(allMfis ? [deps.store.listMfiEndpoints()] : [])]);
+      const endpoints = new Map(lists.flat().map((e) => [e.endpoint_id, e]));
+      for (const endpoint of endpoints.values()) {
+        if (!endpointReceives(endpoint, event)) continue;
+        const at = deps.now().toISOString();
+        const { delivery, created: isNew } = await deps.store.ensureDelivery(endpoint.endpoint_id, event, deps.newId('tok_'), at);
+        if (isNew) created++;
+        if (delivery.state === 'PENDING' && delivery.round_attempts === 0 && delivery.pending_token) await deps.queue.send({ delivery_id: delivery.delivery_id, token: delivery.pending_token });
+      }
+    }
+  }
+  return created;
+}
+
+/**
+ * One queue message: makes the delivery's next attempt if the message holds its current token and
+ * the attempt is due (else queues a hop for the rest of the wait). 2xx → DELIVERED; 410 → DEAD and
+ * the endpoint DISABLED; other answers and transport errors → FAILED with the next attempt
+ * scheduled (`retryDelaySeconds × timeScale`), or DEAD once the schedule is exhausted. A deleted
+ * or disabled endpoint ends the delivery DEAD. Returns the delivery's new state, or null when the
+ * message was stale.
+ */
+export async function attemptDelivery(deps: OutboundWebhookDeps & { sender: OutboundSender; timeScale: number }, msg: OutboundDeliveryMessage): Promise<OutboundDelivery['state'] | null> {
+  const d = await deps.store.getDelivery(msg.delivery_id);
+  if (!d || d.pending_token !== msg.token || d.state === 'DELIVERED' || d.state === 'DEAD') return null;
+  const now = deps.now();
+  const dueIn = d.next_attempt_at ? Date.parse(d.next_attempt_at) - now.getTime() : 0;
+  if (dueIn > 1000) {
+    await deps.queue.send(msg, { delaySeconds: Math.min(MAX_QUEUE_DELAY_S, Math.ceil(dueIn / 1000)) });
+    return d.state;
+  }
+  const endpoint = await deps.store.getEndpoint(d.endpoint_id);
+  const at = now.toISOString();
+  if (!endpoint || endpoint.status !== 'ACTIVE') {
+    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { state: 'DEAD', last_error: `endpoint ${endpoint?.status ?? 'DELETED'}`, pending_token: undefined, next_attempt_at: undefined, updated_at: at });
+    return ok ? 'DEAD' : null;
+  }
+  const result = await deps.sender.send({ url: endpoint.url, secrets: signingSecrets(endpoint, now), eventId: d.event.event_id, body: outboundEventBody(d.event), at: now });
+  const attempts = d.attempts + 1;
+  const round = d.round_attempts + 1;
+  const common: Partial<OutboundDelivery> = { attempts, round_attempts: round, last_attempt_at: at, last_status_code: result.status_code, last_error: result.error, updated_at: at };
+  const code = result.status_code ?? 0;
+  if (code < 200 || code >= 300) countOutboundDeliveryFailure(code === 410 ? 'GONE' : code ? `HTTP_${code}` : /refused/.test(result.error ?? '') ? 'BLOCKED_ADDRESS' : /TIMEDOUT|timeout/i.test(result.error ?? '') ? 'TIMEOUT' : 'CONNECTION');
+  if (code >= 200 && code < 300) {
+    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state: 'DELIVERED', pending_token: undefined, next_attempt_at: undefined });
+    return ok ? 'DELIVERED' : null;
+  }
+  if (code === 410) {
+    await deps.store.updateEndpoint(endpoint.endpoint_id, { status: 'DISABLED', disabled_reason: `the receiver answered 410 Gone at ${at}` }, at);
+    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state: 'DEAD', pending_token: undefined, next_attempt_at: undefined });
+    return ok ? 'DEAD' : null;
+  }
+  const delay = retryDelaySeconds(round, deps.timeScale);
+  if (delay === null) {
+    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state: 'DEAD', pending_token: undefined, next_attempt_at: undefined });
+    return ok ? 'DEAD' : null;
+  }
+  const token = deps.newId('tok_');
+  const next = new Date(now.getTime() + delay * 1000).toISOString();
+  await deps.queue.send({ delivery_id: d.delivery_id, token }, { delaySeconds: Math.min(MAX_QUEUE_DELAY_S, Math.ceil(delay)) });
+  const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state: 'FAILED', pending_token: token, next_attempt_at: next });
+  return ok ? 'FAILED' : null;
+}
