@@ -15,6 +15,8 @@ import { GATEWAY_ERRORS } from '../../infra/stack/http-api';
 import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
 import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-machine';
 import { SETTING_DEFAULTS } from '../../infra/stack/settings';
+import { STAGES } from '../../infra/stack/stage';
+import { PER_TOKEN_LIMIT, rateLimitedBody, WEBHOOK_PATH_REGEX, WEBHOOK_PER_IP_LIMIT } from '../../infra/stack/waf';
 import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 
@@ -117,6 +119,66 @@ describe('API Gateway', () => {
   });
 });
 
+describe('WAF rate limits (decisions §5)', () => {
+  const acl = () => {
+    const acls = ofType('AWS::WAFv2::WebACL');
+    expect(acls).toHaveLength(1);
+    return acls[0]!;
+  };
+  const rule = (name: string) => (acl()[1].Properties.Rules as Json[]).find((r) => r.Name === name)!;
+  const webhookScope = { RegexMatchStatement: { FieldToMatch: { UriPath: {} }, RegexString: WEBHOOK_PATH_REGEX, TextTransformations: [{ Priority: 0, Type: 'NONE' }] } };
+  const block429 = { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited', ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] } } };
+
+  test('a REGIONAL web ACL, allow by default, associated with the API stage', () => {
+    const [aclId, a] = acl();
+    expect(a.Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    const associations = ofType('AWS::WAFv2::WebACLAssociation');
+    expect(associations).toHaveLength(1);
+    const [, assoc] = associations[0]!;
+    expect(assoc.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    const [stageId] = ofType('AWS::ApiGateway::Stage')[0]!;
+    const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
+    const arn = JSON.stringify(assoc.Properties.ResourceArn);
+    expect(arn).toContain(':apigateway:');
+    expect(arn).toContain(`{"Ref":"${apiId}"},"/stages/",{"Ref":"${stageId}"}`);
+  });
+
+  test('per token: the Authorization header as custom key, 3,000 per 60 s, every route but the webhooks, 429', () => {
+    const r = rule('PerToken');
+    expect(PER_TOKEN_LIMIT).toBe(3000);
+    expect(r.Statement.RateBasedStatement).toEqual({
+      AggregateKeyType: 'CUSTOM_KEYS',
+      CustomKeys: [{ Header: { Name: 'Authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+      EvaluationWindowSec: 60,
+      Limit: 3000,
+      ScopeDownStatement: { NotStatement: { Statement: webhookScope } },
+    });
+    expect(r.Action).toEqual(block429);
+    expect(r.VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true });
+  });
+
+  test('webhook routes: per source IP on /api/webhooks/*, 429', () => {
+    const r = rule('WebhookPerIp');
+    expect(r.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', EvaluationWindowSec: 60, Limit: WEBHOOK_PER_IP_LIMIT, ScopeDownStatement: webhookScope });
+    expect(r.Action).toEqual(block429);
+    const re = new RegExp(WEBHOOK_PATH_REGEX);
+    for (const route of routes) {
+      for (const path of [route.path, `/prod${route.path}`]) expect({ path, webhook: re.test(path) }).toEqual({ path, webhook: route.auth === 'webhook' });
+    }
+  });
+
+  test('the 429 body is the RATE_LIMITED error envelope with its docs link', () => {
+    const body = acl()[1].Properties.CustomResponseBodies.RateLimited;
+    expect(body.ContentType).toBe('APPLICATION_JSON');
+    // Resolve the docs-base token to a URL, then the body must be the envelope.
+    const parts = body.Content['Fn::Join'][1] as unknown[];
+    const text = parts.map((p) => (typeof p === 'string' ? p : 'https://api.example.com/docs')).join('');
+    expect(text).toBe(rateLimitedBody('https://api.example.com/docs'));
+    const parsed = JSON.parse(text) as Json;
+    expect(parsed).toEqual({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('Retry-After'), docs: 'https://api.example.com/docs/errors#RATE_LIMITED' } });
+  });
+});
+
 describe('Lambda functions', () => {
   const specs = functionSpecs();
 
@@ -140,7 +202,7 @@ describe('Lambda functions', () => {
       if (worker) expect(p.Timeout).toBe(worker.timeoutSeconds);
       else expect(p.Timeout).toBeLessThanOrEqual(29);
       const logGroup = resources[p.LoggingConfig.LogGroup.Ref]!;
-      expect(logGroup.Properties.RetentionInDays).toBe(30);
+      expect(logGroup.Properties.RetentionInDays).toBe(STAGES.dev.logRetention); // no -c stage: dev
     }
   });
 
@@ -267,13 +329,13 @@ describe('stateful resources', () => {
     }
   });
 
-  test('table: PK/SK + GSI1 + GSI2, on demand, PITR, deletion protection, TTL, retained', () => {
+  test('table: PK/SK + GSI1 + GSI2, on demand, PITR, TTL; dev stage: no deletion protection, destroyed with the stack (prod: test/infra/stages.test.ts)', () => {
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'Delete',
       Properties: Match.objectLike({
         BillingMode: 'PAY_PER_REQUEST',
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        DeletionProtectionEnabled: true,
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: STAGES.dev.pitrRecoveryDays },
+        DeletionProtectionEnabled: false,
         TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
         SSESpecification: { SSEEnabled: true },
         KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
@@ -327,10 +389,10 @@ describe('stateful resources', () => {
     }
   });
 
-  test('one retained secret per secret the manifest\'s needs carry (signer key, provider credentials, webhook secrets, API keys and tokens)', () => {
+  test('one secret per secret the manifest\'s needs carry (signer key, provider credentials, webhook secrets, API keys and tokens); dev stage: deleted with the stack (prod retains them)', () => {
     const names = new Set(Object.values(NEEDS).flatMap((n) => n.secrets.map((x) => x.name)));
     expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(names.size);
-    for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.DeletionPolicy).toBe('Retain');
+    for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.DeletionPolicy).toBe('Delete');
   });
 });
 
