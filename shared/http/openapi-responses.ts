@@ -21,7 +21,8 @@ const NULLABLE: Record<string, string> = {
   disbursed_at: 'string', repaid_at: 'string', cancelled_at: 'string', cancel_reason: 'string', remainder_tx_hash: 'string', ramp_payment_id: 'string',
   vault_shares_issued: 'integer', refund_tx_hash: 'string', refunded_at: 'string', failure_reason: 'string', next_token: 'string',
   reference_number: 'string', verification_number: 'string', rejection_reason: 'string', resolved_at: 'string', phone: 'string',
-  receipt_number: 'string', paid_at: 'string', weight_slip: 'string', gfw_checked_at: 'string',
+  receipt_number: 'string', paid_at: 'string', description: 'string', disabled_reason: 'string', last_status_code: 'integer', last_error: 'string',
+  last_attempt_at: 'string', next_attempt_at: 'string', previous_secret_expires_at: 'string', weight_slip: 'string', gfw_checked_at: 'string',
 };
 
 /** What a field name says about its unit (decisions: money is USDC with 6 decimals or whole UGX). */
@@ -160,6 +161,18 @@ const created = (example: Json, description = 'Created; `Location` names the new
 const accepted = (example: Json, description: string): Success => ({ status: '202', description, example, location: true });
 const jobAccepted = (extra: Record<string, Json>) => accepted({ job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', status: 'PENDING', ...extra }, 'Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`).');
 
+const endpoint = {
+  endpoint_id: 'WHE-01M82B3K5Q8V2D7R4T6Y9N1XZC', url: 'https://erp.bugisu-cu.example/hooks/coffee-trace', events: ['batch.stage_changed', 'payout.completed', 'payout.manual_review'],
+  description: 'Cooperative ERP', status: 'ACTIVE', disabled_reason: null, owner: { kind: 'COOPERATIVE', id: 'BUGISU-CU-01' },
+  created_at: '2026-11-22T19:10:04.211Z', updated_at: '2026-11-22T19:10:04.211Z',
+};
+const withSecret = { ...endpoint, secret: 'whsec_MfKQ9r8GKYqXnOoIyC1B2Bf8q3r0PmIz', previous_secret_expires_at: null };
+const delivery = {
+  delivery_id: 'WHD-01M82B4F0JX3C5V7B9N2M4K6QW', endpoint_id: endpoint.endpoint_id, event_id: 'msg_01M82B4EZ1S8T2D6F9H3K5M7PQ', event_type: 'payout.completed',
+  state: 'FAILED', attempts: 2, last_status_code: 500, last_error: 'HTTP 500', last_attempt_at: '2026-11-22T19:11:09.530Z', next_attempt_at: '2026-11-22T19:16:09.530Z',
+  created_at: '2026-11-22T19:11:04.102Z', updated_at: '2026-11-22T19:11:09.530Z',
+};
+
 /** The success responses of each route, by function folder. */
 export const SUCCESS: Record<string, Success[]> = {
   'create-cooperative': [created(cooperative)],
@@ -207,6 +220,12 @@ export const SUCCESS: Record<string, Success[]> = {
   'get-dds': [ok(dds)],
   'get-dds-xml': [{ status: '200', description: 'The SubmitDdsRequest XML (EU Information System V3), as an attachment.', contentType: 'application/xml', schema: { type: 'string' }, example: '<?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest>' }],
   'get-settlement': [ok(settlement)],
+  'create-webhook-endpoint': [created(withSecret, 'Created; the `secret` (whsec_…) is shown only in this answer.')],
+  'list-webhook-endpoints': [ok({ endpoints: [endpoint] })],
+  'delete-webhook-endpoint': [ok({ endpoint_id: endpoint.endpoint_id, deleted: true })],
+  'rotate-webhook-secret': [ok({ ...withSecret, secret: 'whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuA', previous_secret_expires_at: '2026-11-23T19:12:00.000Z' }, 'The new secret, shown only here; the previous one keeps signing until `previous_secret_expires_at` (24 h).')],
+  'list-webhook-deliveries': [ok({ deliveries: [delivery], limit: 50, next_token: null })],
+  'replay-webhook-delivery': [{ ...accepted({ ...delivery, state: 'PENDING', attempts: 0, next_attempt_at: '2026-11-22T19:20:00.000Z' }, 'Queued again from the start of the retry schedule (same webhook-id).'), location: false }],
   'get-openapi': [{ status: '200', description: 'This document.', schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'Coffee batch traceability and farmer payout API', version: '1.0.0' } } }],
   'get-docs': [{ status: '200', description: 'The rendered API reference (HTML).', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' }],
 };
@@ -232,6 +251,8 @@ const NOT_FOUND: Record<string, ErrorCode[]> = {
   'get-settlement': ['PO_NOT_FOUND'], 'confirm-purchase-order': ['PO_NOT_FOUND'], 'create-loan': ['BATCH_NOT_FOUND'], 'submit-batch': ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],
   'create-farmer-payout': ['FARMER_NOT_REGISTERED', 'BATCH_NOT_FOUND'], 'create-purchase-order': ['BATCH_NOT_FOUND'], 'generate-dds': ['BATCH_NOT_FOUND'],
   'verify-gfw': ['FARMER_NOT_REGISTERED'], 'get-credit-score': ['FARMER_NOT_REGISTERED'],
+  // Outbound webhook endpoints and deliveries not found (or not the caller's) are 404 ROUTE_NOT_FOUND.
+  'delete-webhook-endpoint': ['ROUTE_NOT_FOUND'], 'rotate-webhook-secret': ['ROUTE_NOT_FOUND'], 'list-webhook-deliveries': ['ROUTE_NOT_FOUND'], 'replay-webhook-delivery': ['ROUTE_NOT_FOUND'],
 };
 
 /** Codes a route answers that neither the transport nor its note names. */
@@ -272,10 +293,10 @@ export function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
 
 /**
  * Codes no operation answers as an error response: the two 202 "pending" envelopes (shown as
- * success responses), AUDIT_LOG_UNAVAILABLE (reserved by the catalogue) and ROUTE_NOT_FOUND (the
- * gateway's answer for a path that is no operation). All are in the error reference (/docs/errors).
+ * success responses) and AUDIT_LOG_UNAVAILABLE (reserved by the catalogue). All are in the error
+ * reference (/docs/errors).
  */
-const NOT_AN_ERROR_RESPONSE: ErrorCode[] = ['MAAIF_API_UNAVAILABLE', 'DDS_TRACES_PENDING', 'AUDIT_LOG_UNAVAILABLE', 'ROUTE_NOT_FOUND'];
+const NOT_AN_ERROR_RESPONSE: ErrorCode[] = ['MAAIF_API_UNAVAILABLE', 'DDS_TRACES_PENDING', 'AUDIT_LOG_UNAVAILABLE'];
 
 /** `components.examples`: one error envelope per code, as the service answers it. */
 export function errorExamples(serverUrl: string): Record<string, unknown> {

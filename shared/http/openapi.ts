@@ -122,7 +122,7 @@ function operation(route: RouteDef) {
   const schema = requestBodies[route.fn];
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: pathIds[route.fn] ? jsonSchema(pathIds[route.fn]!) : { type: 'string' } }));
   const op: Record<string, unknown> = {
-    operationId: `${route.fn}${route.path.startsWith('/v1/') ? '-v1' : ''}`,
+    operationId: operationIdOf(route),
     summary: route.summary,
     ...(notes[route.fn] ? { description: notes[route.fn] } : {}),
     tags: [tagOf(route)],
@@ -137,6 +137,16 @@ function operation(route: RouteDef) {
     op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(schema) } } };
   }
   return op;
+}
+
+/**
+ * The function folder (`-v1` for the /v1 alias); a second route of the same function adds its last
+ * path segment (GET /docs/errors: `get-docs-errors`).
+ */
+function operationIdOf(route: RouteDef): string {
+  const base = `${route.fn}${route.path.startsWith('/v1/') ? '-v1' : ''}`;
+  const first = routes.find((r) => r.fn === route.fn && r.path.startsWith('/v1/') === route.path.startsWith('/v1/'));
+  return first === route ? base : `${base}-${route.path.split('/').pop()!.replace(/[^A-Za-z0-9]+/g, '-')}`;
 }
 
 /** Routes that honour an `Idempotency-Key` header. */
