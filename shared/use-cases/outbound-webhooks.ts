@@ -112,12 +112,14 @@ export async function replayDelivery(deps: OutboundWebhookDeps, caller: Caller, 
   if (e.status !== 'ACTIVE') throw new DomainError('VALIDATION_ERROR', `Webhook endpoint ${e.endpoint_id} is ${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ''}; register it again to receive deliveries.`);
   const at = deps.now().toISOString();
   const token = deps.newId('tok_');
-  await deps.queue.send({ delivery_id: d.delivery_id, token });
   const set: Partial<OutboundDelivery> = { state: 'PENDING', round_attempts: 0, pending_token: token, next_attempt_at: at, updated_at: at };
   if (!(await deps.store.updateDelivery(d.delivery_id, d.pending_token ?? '', set))) {
     // Another attempt moved it on meanwhile: replay from its new state.
     return replayDelivery(deps, caller, deliveryId);
   }
+  // Queued after the update, so the message finds its token; should queuing fail, the request
+  // fails and replaying again re-queues (a replay works from any state).
+  await deps.queue.send({ delivery_id: d.delivery_id, token });
   return { ...d, ...set };
 }
 
