@@ -26,6 +26,7 @@ import { missingFunctionEntries } from '../bundling';
 import { ServiceApi } from './http-api';
 import { bindNeeds } from './needs';
 import { PayoutStateMachine, payoutStateMachineArn } from './payout-state-machine';
+import { Observability, readOpsAlarmEmail } from './observability';
 import { ServiceFunction } from './service-function';
 import { loadSettings } from './settings';
 import { applyStage } from './stage';
@@ -149,6 +150,11 @@ export class CoffeeTraceStack extends Stack {
     const tasks: Record<string, ReturnType<typeof fnOf>> = {};
     for (const w of workers) if (w.kind === 'state-machine-task') tasks[w.substitution] = fnOf(w.fn);
     this.payout = new PayoutStateMachine(service, 'PayoutLifecycle', { tasks });
+    // Dashboard, ops topic and alarms (stage setting alarmsEnabled); after every queue exists: it finds the dead-letter queues.
+    new Observability(this, 'Observability', {
+      alarmsEnabled: settings.alarmsEnabled, namespace: this.stackName, api: this.api.api, stateMachine: this.payout.stateMachine, functions,
+      ledgerWriteQueue: this.stateful.queues['ledger-write-queue'], opsEmail: readOpsAlarmEmail(this),
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API (prod stage)' });
     for (const r of routes.filter((x) => x.auth === 'webhook')) {

@@ -1,0 +1,126 @@
+/**
+ * Observability in the template (issue 11, infra/stack/observability.ts): the dashboard in every
+ * stage; in prod (alarmsEnabled) the ops topic and the alarms, each notifying it; none in dev.
+ * Synthesized with cdk.json's context and bundling skipped (the assets are not asserted here).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CoffeeTraceStack } from '../../infra/stack/coffee-trace-stack';
+import { deadLetterQueues, FORGED_EVENT_ALARM_KEYS, FORGED_EVENT_METRIC, MANUAL_REVIEW_ALARM_THRESHOLD, TIME_TO_COMPLETED_P95_MS } from '../../infra/stack/observability';
+import { readStage, type StageName } from '../../infra/stack/stage';
+import { routes } from '../../shared/manifest';
+import { repoRoot } from '../../shared/runtime/paths';
+
+jest.setTimeout(120_000);
+
+type Json = Record<string, any>;
+const cdkJson = JSON.parse(readFileSync(join(repoRoot(), 'cdk.json'), 'utf8')) as { context: Json };
+
+function synth(stage: StageName, extra: Json = {}) {
+  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], stage, ...extra } });
+  const stack = new CoffeeTraceStack(app, readStage(app).stackName);
+  const template = Template.fromStack(stack);
+  return { app, stack, template, resources: template.toJSON().Resources as Record<string, Json> };
+}
+const ofType = (resources: Record<string, Json>, type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+let prod: ReturnType<typeof synth>;
+let dev: ReturnType<typeof synth>;
+beforeAll(() => {
+  prod = synth('prod', { opsAlarmEmail: 'ops@example.com' });
+  dev = synth('dev');
+});
+
+describe('prod (alarms enabled)', () => {
+  const alarms = () => ofType(prod.resources, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties as Json);
+  const alarmNamed = (suffix: string) => {
+    const a = alarms().find((p) => p.AlarmName === `CoffeeTrace-prod-${suffix}`);
+    if (!a) throw new Error(`no alarm ${suffix}: ${alarms().map((p) => p.AlarmName).join(', ')}`);
+    return a;
+  };
+
+  test('an encrypted, TLS-only ops topic CloudWatch may publish to, with the email from context', () => {
+    const [[topicId, topic]] = ofType(prod.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('ObservabilityOpsTopic')) as [[string, Json]];
+    expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ObservabilityOpsTopicKey/), 'Arn'] });
+    prod.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true, KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]) } });
+    prod.template.hasResourceProperties('AWS::SNS::TopicPolicy', { Topics: [{ Ref: topicId }], PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish' })]) } });
+    prod.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
+    // every alarm notifies the ops topic when it fires and when it clears
+    for (const a of alarms()) {
+      expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(a.OKActions).toEqual([{ Ref: topicId }]);
+    }
+  });
+
+  test('one alarm per dead-letter queue (every DLQ of the stack), at one visible message', () => {
+    const dlqs = deadLetterQueues(prod.stack);
+    expect(dlqs.length).toBeGreaterThanOrEqual(3);
+    const dlqIds = dlqs.map((q) => prod.stack.getLogicalId(q.node.defaultChild as never));
+    const dlqAlarms = alarms().filter((a) => /-Dlq.*NotEmpty$/.test(a.AlarmName));
+    expect(dlqAlarms.map((a) => a.Dimensions[0].Value['Fn::GetAtt'][0]).sort()).toEqual([...dlqIds].sort());
+    for (const a of dlqAlarms) expect(a).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  test('payout time to COMPLETED p95 over 60 s, manual reviews per hour, ledger lag and queue age (business metrics in the stack\'s namespace)', () => {
+    expect(alarmNamed('PayoutTimeToCompletedP95')).toMatchObject({
+      Namespace: 'CoffeeTrace-prod', MetricName: 'PayoutTimeToCompleted', ExtendedStatistic: 'p95', Threshold: TIME_TO_COMPLETED_P95_MS, ComparisonOperator: 'GreaterThanThreshold',
+      Dimensions: [{ Name: 'service', Value: 'coffee-trace' }], TreatMissingData: 'notBreaching',
+    });
+    expect(alarmNamed('ManualReviews')).toMatchObject({ MetricName: 'ManualReviews', Statistic: 'Sum', Period: 3600, Threshold: MANUAL_REVIEW_ALARM_THRESHOLD });
+    expect(alarmNamed('LedgerWriterLag')).toMatchObject({ MetricName: 'LedgerWriteLag', Statistic: 'Maximum', Threshold: 300_000 });
+    expect(alarmNamed('LedgerWriteQueueAge')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Namespace: 'AWS/SQS', Threshold: 600 });
+  });
+
+  test('API 5xx rate, state-machine failures, forged events', () => {
+    expect(alarmNamed('Api5xxRate')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Average', Threshold: 0.01, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    const sfn = alarmNamed('PayoutStateMachineFailures');
+    expect(sfn.Metrics.map((m: Json) => m.MetricStat?.Metric.MetricName).filter(Boolean).sort()).toEqual(['ExecutionsAborted', 'ExecutionsFailed', 'ExecutionsTimedOut']);
+    expect(alarmNamed('ForgedEvents')).toMatchObject({ Namespace: 'CoffeeTrace-prod', MetricName: FORGED_EVENT_METRIC, Statistic: 'Sum', Threshold: 1 });
+  });
+
+  test('forged-event metric filters on the webhook functions and the ledger writer match the use cases\' alarm log keys', () => {
+    const filters = ofType(prod.resources, 'AWS::Logs::MetricFilter').map(([, r]) => r.Properties as Json).filter((p) => p.MetricTransformations[0].MetricName === FORGED_EVENT_METRIC);
+    const fns = [...new Set([...routes.filter((r) => r.auth === 'webhook').map((r) => r.fn), 'ledger-writer'])];
+    expect(filters).toHaveLength(fns.length);
+    const logGroups = fns.map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never)).sort();
+    expect(filters.map((f) => f.LogGroupName.Ref).sort()).toEqual(logGroups);
+    for (const f of filters) {
+      for (const key of FORGED_EVENT_ALARM_KEYS) expect(f.FilterPattern).toContain(`$.alarm = "${key}"`);
+      expect(f.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'CoffeeTrace-prod', MetricValue: '1' });
+    }
+    expect(FORGED_EVENT_ALARM_KEYS).toEqual(['FORGED_OR_MISMATCHED_CHAIN_EVENT', 'FORGED_OR_UNEXPECTED_BUYER_PAYMENT', 'FORGED_OR_MISMATCHED_WEBHOOK', 'FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK']);
+  });
+
+  test('functions write their EMF metrics to the stack\'s namespace', () => {
+    for (const [, fn] of ofType(prod.resources, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('Service'))) {
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('CoffeeTrace-prod');
+    }
+  });
+
+  test('the dashboard shows the business metrics, API, state machine, DLQs and the alarms', () => {
+    const [[, dash]] = ofType(prod.resources, 'AWS::CloudWatch::Dashboard') as [[string, Json]];
+    expect(dash.Properties.DashboardName).toBe('CoffeeTrace-prod-operations');
+    const body = JSON.stringify(dash.Properties.DashboardBody);
+    for (const s of ['PayoutsCreated', 'PayoutsCompleted', 'PayoutsFailed', 'PayoutTimeToCompleted', 'ManualReviews', 'WebhookRejections', 'LedgerWriteLag', 'LedgerWriteRetries', 'DdsFilings', 'OutboundDeliveryFailures', FORGED_EVENT_METRIC, '5XXError', 'ExecutionsFailed', 'ApproximateNumberOfMessagesVisible', 'alarm']) {
+      expect(body).toContain(s);
+    }
+  });
+
+  test('cdk-nag AwsSolutions: no unacknowledged findings on the observability resources', () => {
+    const report = new AwsSolutionsChecks(prod.app, { verbose: true }).validateScope(prod.app);
+    const ours = report.violations.filter((v) => v.violatingResources.some((r) => r.constructPath?.includes('/Observability/')));
+    expect(ours.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+  });
+});
+
+describe('dev (alarms off)', () => {
+  test('the dashboard but no alarm, no ops topic, no key', () => {
+    expect(ofType(dev.resources, 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
+    expect(ofType(dev.resources, 'AWS::CloudWatch::Alarm')).toEqual([]);
+    expect(ofType(dev.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('Observability'))).toEqual([]);
+    expect(ofType(dev.resources, 'AWS::KMS::Key')).toEqual([]);
+  });
+});
