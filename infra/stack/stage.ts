@@ -78,16 +78,24 @@ export const STAGES: Readonly<Record<StageName, StageConfig>> = {
 
 /**
  * The stage named by context `stage` (`-c stage=prod`); {@link DEFAULT_STAGE} when absent.
- * @throws Error naming the valid stages when the context value is another one.
+ * Context `stackName` overrides the stage's stack name (e.g. `-c stage=prod -c stackName=CoffeeTrace`
+ * keeps a stack deployed before stages existed as the prod stage).
+ * @throws Error naming the valid stages when the context value is another one, or when
+ *   `stackName` is not a valid CloudFormation stack name.
  */
 export function readStage(scope: Construct): StageConfig {
   const raw = scope.node.tryGetContext('stage') as unknown;
-  if (raw === undefined || raw === null || raw === '') return STAGES[DEFAULT_STAGE];
-  const name = String(raw).toLowerCase();
+  const name = raw === undefined || raw === null || raw === '' ? DEFAULT_STAGE : String(raw).toLowerCase();
   if (!(STAGE_NAMES as readonly string[]).includes(name)) {
     throw new Error(`context stage must be one of ${STAGE_NAMES.join(', ')} (got ${JSON.stringify(raw)})`);
   }
-  return STAGES[name as StageName];
+  const stage = STAGES[name as StageName];
+  const stackName = scope.node.tryGetContext('stackName') as unknown;
+  if (stackName === undefined || stackName === null || stackName === '' || stackName === stage.stackName) return stage;
+  if (typeof stackName !== 'string' || !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
+    throw new Error(`context stackName must be a CloudFormation stack name (a letter, then letters, digits and -) (got ${JSON.stringify(stackName)})`);
+  }
+  return { ...stage, stackName };
 }
 
 /** Applies the stage's data and log policies to every resource of the stack (see the file comment). */

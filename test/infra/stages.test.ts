@@ -72,7 +72,7 @@ describe.each(['dev', 'prod'] as const)('stage %s', (name) => {
     expect(sm!.Properties.StateMachineName).toBe(`${stage.stackName}-payout-lifecycle`);
     const app = new App({ context: { stage: name } });
     const settings = loadSettings(new Stack(app, 'Settings'));
-    expect(settings.stage).toBe(stage);
+    expect(settings.stage).toEqual(stage);
     expect(settings.alarmsEnabled).toBe(name === 'prod');
   });
 
@@ -91,6 +91,12 @@ describe.each(['dev', 'prod'] as const)('stage %s', (name) => {
 test('no -c stage is dev: the same template as -c stage=dev', () => {
   expect(built.default!.stack.stackName).toBe('CoffeeTrace');
   expect(Template.fromStack(built.default!.stack).toJSON()).toEqual(Template.fromStack(built.dev!.stack).toJSON());
+});
+
+test('-c stackName keeps an older stack under its name in a stage', () => {
+  const app = new App({ context: { stage: 'prod', stackName: 'CoffeeTrace' } });
+  expect(readStage(app)).toEqual({ ...STAGES.prod, stackName: 'CoffeeTrace' });
+  expect(() => readStage(new App({ context: { stackName: 'no spaces allowed' } }))).toThrow(/stackName must be a CloudFormation stack name/);
 });
 
 test('an unknown stage fails the synth naming the valid ones', () => {
