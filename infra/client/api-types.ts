@@ -652,10 +652,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's own outbound webhook endpoints (secrets never shown). */
+        /**
+         * The caller's own outbound webhook endpoints (secrets never shown).
+         * @description The caller's own endpoints (ADMIN: the service's; a cooperative MANAGER: its cooperative's; an MFI: its own), oldest first, ACTIVE or DISABLED (`disabled_reason`: a 410 answer). Secrets are never shown. Other roles: 403 INSUFFICIENT_PERMISSIONS.
+         */
         get: operations["list-webhook-endpoints"];
         put?: never;
-        /** Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer. */
+        /**
+         * Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.
+         * @description Outbound webhooks (decisions §12). Roles: ADMIN (the service's own endpoints: every event); COOPERATIVE with the MANAGER duty (events of its own cooperative's batches: every type but deposit.completed); MFI (its own deposit.completed, and loan.disbursed / loan.repaid of every loan, since MFIs fund the vault every loan is drawn from). Other roles and duties: 403 INSUFFICIENT_PERMISSIONS. Body `{url, events: [1–8 distinct types], description?}`; an event the owner may not receive or a refused URL is 400 VALIDATION_ERROR with `details[].path` `events[i]` or `url`. URLs must be https and resolve only to public addresses (private, loopback, link-local, carrier-grade NAT, metadata 169.254.169.254, multicast and reserved ranges are refused; checked again at every delivery, on the connection's own DNS answer); the local stack also accepts http on loopback. 201 `{endpoint_id (whe_…), url, events, description, status: ACTIVE, owner, created_at, updated_at, secret}` with `Location`: the `whsec_…` secret is shown only in this answer and in rotate-secret's; store it to verify signatures (Standard Webhooks).
+         */
         post: operations["create-webhook-endpoint"];
         delete?: never;
         options?: never;
@@ -673,7 +679,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete an outbound webhook endpoint. */
+        /**
+         * Delete an outbound webhook endpoint.
+         * @description Deletes an endpoint of the caller (ADMIN: any). Its deliveries still waiting end DEAD. Unknown or deleted id: 404 ROUTE_NOT_FOUND (the catalogue has no webhook-specific code); another owner's: 403 INSUFFICIENT_PERMISSIONS.
+         */
         delete: operations["delete-webhook-endpoint"];
         options?: never;
         head?: never;
@@ -689,7 +698,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret (shown only here); the old one keeps signing for 24 h. */
+        /**
+         * A new signing secret (shown only here); the old one keeps signing for 24 h.
+         * @description A new `whsec_…` secret, shown only in this answer (200, the endpoint with `secret` and `previous_secret_expires_at`). For 24 hours both secrets sign: `webhook-signature` carries one `v1,…` signature per secret, space-separated, and a Standard Webhooks verifier accepts either. Errors as DELETE.
+         */
         post: operations["rotate-webhook-secret"];
         delete?: never;
         options?: never;
@@ -704,7 +716,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The endpoint's delivery log, newest first, paginated. */
+        /**
+         * The endpoint's delivery log, newest first, paginated.
+         * @description The endpoint's delivery log, newest first: `{deliveries: [{delivery_id (whd_…), endpoint_id, event_id (the webhook-id), event_type, state, attempts, last_status_code, last_error, last_attempt_at, next_attempt_at, created_at, updated_at}], limit, next_token}`. `state`: PENDING (queued, not attempted yet, or replayed), FAILED (the last attempt failed; the next is due at `next_attempt_at`), DELIVERED (a 2xx answer), DEAD (no more attempts: the schedule of 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h is exhausted after 8 attempts, the receiver answered 410, or the endpoint was deleted or disabled). Query: `limit` 1–100 (default 50), `next_token` opaque. Errors as DELETE.
+         */
         get: operations["list-webhook-deliveries"];
         put?: never;
         post?: never;
@@ -723,7 +738,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a delivery again from the start of the retry schedule (same webhook-id). */
+        /**
+         * Send a delivery again from the start of the retry schedule (same webhook-id).
+         * @description Sends a delivery again, whatever its state, from the start of the retry schedule: the same `webhook-id` and body (receivers deduplicate on webhook-id), signed with the endpoint's current secret(s). 202 with the delivery, `state: PENDING`. Unknown delivery or deleted endpoint: 404 ROUTE_NOT_FOUND; another owner's: 403 INSUFFICIENT_PERMISSIONS; a DISABLED endpoint (it answered 410): 400 VALIDATION_ERROR — register the URL again.
+         */
         post: operations["replay-webhook-delivery"];
         delete?: never;
         options?: never;
@@ -6101,7 +6119,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    url: string;
+                    events: ("batch.stage_changed" | "payout.completed" | "payout.manual_review" | "job.completed" | "dds.generated" | "loan.disbursed" | "loan.repaid" | "deposit.completed")[];
+                    description?: string;
+                };
+            };
+        };
         responses: {
             /** @description Created; the `secret` (whsec_…) is shown only in this answer. */
             201: {
@@ -6153,6 +6180,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
             401: {
                 headers: {
@@ -6164,6 +6200,24 @@ export interface operations {
             };
             /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6400,7 +6454,11 @@ export interface operations {
     };
     "list-webhook-deliveries": {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description Opaque, from the previous page. */
+                next_token?: string;
+            };
             header?: never;
             path: {
                 id: string;

@@ -9,6 +9,7 @@ import type { MaxDecimalsAction } from './schema-parts';
 import { ResolvePayoutSchema, UpdateFarmerSchema } from './manual-review-schemas';
 import { CreateDepositSchema } from './deposit-schemas';
 import { CreateLoanSchema, LoanIdParam } from './loan-schemas';
+import { CreateOutboundEndpointSchema, DeliveryIdParam, EndpointIdParam } from './outbound-webhook-schemas';
 import { CreateCooperativeSchema, CreatePurchaseOrderSchema, FarmerPayoutSchema, RegisterFarmerSchema, StageUpdateSchema, SubmitBatchSchema, UpdateCooperativeSchema } from './schemas';
 
 /**
@@ -29,9 +30,16 @@ const requestBodies: Record<string, v.GenericSchema> = {
   'resolve-farmer-payout': ResolvePayoutSchema,
   'create-mfi-deposit': CreateDepositSchema,
   'create-loan': CreateLoanSchema,
+  'create-webhook-endpoint': CreateOutboundEndpointSchema,
 };
 
 const notes: Record<string, string> = {
+  'create-webhook-endpoint': 'Outbound webhooks (decisions §12). Roles: ADMIN (the service\'s own endpoints: every event); COOPERATIVE with the MANAGER duty (events of its own cooperative\'s batches: every type but deposit.completed); MFI (its own deposit.completed, and loan.disbursed / loan.repaid of every loan, since MFIs fund the vault every loan is drawn from). Other roles and duties: 403 INSUFFICIENT_PERMISSIONS. Body `{url, events: [1–8 distinct types], description?}`; an event the owner may not receive or a refused URL is 400 VALIDATION_ERROR with `details[].path` `events[i]` or `url`. URLs must be https and resolve only to public addresses (private, loopback, link-local, carrier-grade NAT, metadata 169.254.169.254, multicast and reserved ranges are refused; checked again at every delivery, on the connection\'s own DNS answer); the local stack also accepts http on loopback. 201 `{endpoint_id (whe_…), url, events, description, status: ACTIVE, owner, created_at, updated_at, secret}` with `Location`: the `whsec_…` secret is shown only in this answer and in rotate-secret\'s; store it to verify signatures (Standard Webhooks).',
+  'list-webhook-endpoints': 'The caller\'s own endpoints (ADMIN: the service\'s; a cooperative MANAGER: its cooperative\'s; an MFI: its own), oldest first, ACTIVE or DISABLED (`disabled_reason`: a 410 answer). Secrets are never shown. Other roles: 403 INSUFFICIENT_PERMISSIONS.',
+  'delete-webhook-endpoint': 'Deletes an endpoint of the caller (ADMIN: any). Its deliveries still waiting end DEAD. Unknown or deleted id: 404 ROUTE_NOT_FOUND (the catalogue has no webhook-specific code); another owner\'s: 403 INSUFFICIENT_PERMISSIONS.',
+  'rotate-webhook-secret': 'A new `whsec_…` secret, shown only in this answer (200, the endpoint with `secret` and `previous_secret_expires_at`). For 24 hours both secrets sign: `webhook-signature` carries one `v1,…` signature per secret, space-separated, and a Standard Webhooks verifier accepts either. Errors as DELETE.',
+  'list-webhook-deliveries': 'The endpoint\'s delivery log, newest first: `{deliveries: [{delivery_id (whd_…), endpoint_id, event_id (the webhook-id), event_type, state, attempts, last_status_code, last_error, last_attempt_at, next_attempt_at, created_at, updated_at}], limit, next_token}`. `state`: PENDING (queued, not attempted yet, or replayed), FAILED (the last attempt failed; the next is due at `next_attempt_at`), DELIVERED (a 2xx answer), DEAD (no more attempts: the schedule of 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h is exhausted after 8 attempts, the receiver answered 410, or the endpoint was deleted or disabled). Query: `limit` 1–100 (default 50), `next_token` opaque. Errors as DELETE.',
+  'replay-webhook-delivery': 'Sends a delivery again, whatever its state, from the start of the retry schedule: the same `webhook-id` and body (receivers deduplicate on webhook-id), signed with the endpoint\'s current secret(s). 202 with the delivery, `state: PENDING`. Unknown delivery or deleted endpoint: 404 ROUTE_NOT_FOUND; another owner\'s: 403 INSUFFICIENT_PERMISSIONS; a DISABLED endpoint (it answered 410): 400 VALIDATION_ERROR — register the URL again.',
   'submit-batch': 'Required fields: all but `weight_slip_photo_url`. Waits for the BatchToken mint receipt up to a few seconds and answers 201; if the receipt is slow, or the request carries `Prefer: respond-async` (RFC 7240), answers 202 `{job_id, status: "PENDING", batch_id}` with `Location: /jobs/{job_id}`. The batch starts at DELIVERED; its first audit entry is `AUD-<batch_id>-1`. The NET_COFFEE_PAYMENT payout (round(weight_kg × cooperative price for the grade) UGX) starts right after; `payment_status` is INITIATED, then PAYMENT_CONFIRMED on settlement, MANUAL_REVIEW when retries are exhausted, NOT_PAYABLE when the farmer has no phone. A farm whose forest check is PENDING may deliver; FLAGGED may not (GFW_CHECK_FAILED). A batch is not readable until its token is minted. An `Idempotency-Key` header (1–255 visible ASCII characters, kept 24 hours per token subject) makes a retry with the same body return the first answer (`idempotent-replayed: true`) instead of a second batch; the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.',
   'create-farmer-payout': 'Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.',
   'list-payments': 'Query: `batch_id` (required), `limit` (1–100, default 50), `next_token` (opaque, from the previous page). Oldest first. `total` counts all payments of the batch.',
@@ -81,6 +89,10 @@ const pathIds: Record<string, v.GenericSchema> = {
   'get-loan': LoanIdParam,
   'get-settlement': PurchaseOrderIdParam,
   'get-batch-loan': BatchIdParam,
+  'delete-webhook-endpoint': EndpointIdParam,
+  'rotate-webhook-secret': EndpointIdParam,
+  'list-webhook-deliveries': EndpointIdParam,
+  'replay-webhook-delivery': DeliveryIdParam,
 };
 
 /**
@@ -97,7 +109,7 @@ function jsonSchema(schema: v.GenericSchema) {
 }
 
 /** Success statuses that differ from the POST → 201 / else 200 rule. */
-const SUCCESS_STATUS: Record<string, string> = { 'confirm-purchase-order': '200', 'create-mfi-deposit': '202' };
+const SUCCESS_STATUS: Record<string, string> = { 'confirm-purchase-order': '200', 'create-mfi-deposit': '202', 'rotate-webhook-secret': '200', 'replay-webhook-delivery': '202' };
 const ACCEPTED = new Set(['submit-batch', 'update-batch-stage']);
 
 const ErrorEnvelope = {
@@ -160,6 +172,10 @@ const QUERY: Record<string, unknown[]> = {
     { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
     { name: 'next_token', in: 'query', required: false, description: 'Opaque, from the previous page.', schema: { type: 'string' } },
   ],
+  'list-webhook-deliveries': [
+    { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+    { name: 'next_token', in: 'query', required: false, description: 'Opaque, from the previous page.', schema: { type: 'string' } },
+  ],
 };
 
 /** The reference's sections: by the first path segment. */
@@ -167,7 +183,7 @@ function tagOf(route: RouteDef): string {
   if (route.auth === 'webhook') return 'Inbound webhooks';
   if (route.auth === 'public') return 'Reference';
   const seg = route.path.replace(/^\/v1/, '').split('/')[1] ?? '';
-  return ({ cooperatives: 'Cooperatives', farmers: 'Farmers', batch: 'Batches', 'purchase-orders': 'Purchase orders', jobs: 'Jobs', payments: 'Payments', loans: 'Lending', mfi: 'Lending', eudr: 'EUDR' } as Record<string, string>)[seg] ?? 'Other';
+  return ({ cooperatives: 'Cooperatives', farmers: 'Farmers', batch: 'Batches', 'purchase-orders': 'Purchase orders', jobs: 'Jobs', payments: 'Payments', loans: 'Lending', mfi: 'Lending', eudr: 'EUDR', webhooks: 'Outbound webhooks' } as Record<string, string>)[seg] ?? 'Other';
 }
 
 /** The reference's sections, in order. */
@@ -180,6 +196,7 @@ const TAGS = [
   { name: 'Lending', description: 'Loans against BatchTokens, MFI deposits, the lending vault (decisions §10).' },
   { name: 'EUDR', description: 'Deforestation checks and due diligence statements.' },
   { name: 'Jobs', description: 'Asynchronous operations.' },
+  { name: 'Outbound webhooks', description: 'Endpoints that receive the service\'s signed events (decisions §12): registration, rotation, delivery log, replay. The events themselves are under Webhooks.' },
   { name: 'Inbound webhooks', description: 'Signed events from the payout provider, the on-ramp and the chain watcher (Standard Webhooks).' },
   { name: 'Reference', description: 'This document, the rendered reference and the error codes.' },
 ];
