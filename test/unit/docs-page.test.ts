@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { handler } from '../../functions/get-docs/handler';
+import { ERROR_CODES } from '../../shared/domain/error-catalogue';
+import { apiEvent, lambdaContext } from './support/api-event';
+
+/**
+ * The documentation function (issue 11): GET /docs loads the service's own Scalar bundle and points
+ * it at /openapi.json; GET /docs/scalar.js serves that bundle (beside the Lambda bundle in AWS,
+ * from node_modules locally); GET /docs/errors anchors every error code (`error.docs` links).
+ */
+
+const get = (resource: string) => handler(apiEvent({ method: 'GET', path: resource, resource, caller: null, headers: { host: 'api.example.test', 'x-forwarded-proto': 'https' } }), lambdaContext()) as Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
+
+describe('GET /docs, /docs/scalar.js, /docs/errors', () => {
+  it('renders the reference with the bundle served by the service (no CDN), pointed at /openapi.json', async () => {
+    const res = await get('/docs');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('<script src="https://api.example.test/docs/scalar.js"></script>');
+    expect(res.body).toContain('"url":"https://api.example.test/openapi.json"');
+    expect(res.body).toContain('"withDefaultFonts":false');
+    expect(res.body).not.toMatch(/<script[^>]+src="https?:\/\/(?!api\.example\.test)/);
+  });
+
+  it('serves Scalar\'s standalone bundle as JavaScript', async () => {
+    const res = await get('/docs/scalar.js');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('javascript');
+    expect(res.body.length).toBeGreaterThan(1_000_000);
+    expect(res.body).toContain('createApiReference');
+  });
+
+  it('lists every error code with its status under an anchor #CODE', async () => {
+    const res = await get('/docs/errors');
+    expect(res.statusCode).toBe(200);
+    for (const [code, e] of Object.entries(ERROR_CODES)) expect(res.body).toContain(`<tr id="${code}"><td><code>${code}</code></td><td>${e.status}</td>`);
+  });
+});
+
+describe('scalarBundle() in Lambda', () => {
+  it('reads the copy beside the function bundle ($LAMBDA_TASK_ROOT/scalar-standalone.js) first', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'task-root-'));
+    writeFileSync(join(dir, 'scalar-standalone.js'), '/* the copy in the asset */');
+    const before = process.env.LAMBDA_TASK_ROOT;
+    process.env.LAMBDA_TASK_ROOT = dir;
+    try {
+      await jest.isolateModulesAsync(async () => {
+        const { scalarBundle } = await import('../../shared/http/docs-page');
+        expect(scalarBundle()).toBe('/* the copy in the asset */');
+      });
+    } finally {
+      if (before === undefined) delete process.env.LAMBDA_TASK_ROOT; else process.env.LAMBDA_TASK_ROOT = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
