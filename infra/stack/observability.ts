@@ -197,7 +197,7 @@ export class Observability extends Construct {
       `Payouts take more than ${TIME_TO_COMPLETED_P95_MS / 1000} s from creation to COMPLETED (p95 over 15 minutes): the payout provider is slow or its settlement webhooks are not arriving (check WebhookRejections and the provider's status).`,
       { op: ComparisonOperator.GREATER_THAN_THRESHOLD });
     alarm('ManualReviews', metric('ManualReviews', 'Sum', Duration.hours(1)), MANUAL_REVIEW_ALARM_THRESHOLD,
-      `${MANUAL_REVIEW_ALARM_THRESHOLD} or more payouts went to manual review within an hour: look for a provider outage or bad phone data (README "Resolving manual reviews").`);
+      `${MANUAL_REVIEW_ALARM_THRESHOLD} or more payouts went to manual review within an hour: look for a provider outage or bad phone data; managers resolve each one with POST /payments/farmer-payout/{id}/resolve.`);
     alarm('Api5xxRate', api.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }), API_5XX_RATE_THRESHOLD,
       `More than ${API_5XX_RATE_THRESHOLD * 100} % of API requests answered 5xx in two of the last three 5-minute periods: check the functions' errors on the dashboard and their logs by request_id.`,
       { periods: 3, datapoints: 2, op: ComparisonOperator.GREATER_THAN_THRESHOLD });
