@@ -271,7 +271,7 @@ describe('Lambda functions', () => {
 
   test('queue consumers: one SQS event source each, from the manifest\'s queue with its batch size, partial batch failures', () => {
     const consumers = workers.filter((x): x is QueueConsumerDef => x.kind === 'queue-consumer');
-    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, x]) => !x.Properties.EventSourceArn['Fn::GetAtt']?.includes('StreamArn'));
     expect(mappings).toHaveLength(consumers.length);
     for (const w of consumers) {
       const queueId = stack.getLogicalId(stack.stateful.queues[w.queue].node.defaultChild as CfnResource);
@@ -279,6 +279,23 @@ describe('Lambda functions', () => {
       expect({ fn: w.fn, batchSize: mapping.Properties.BatchSize }).toEqual({ fn: w.fn, batchSize: w.batchSize });
       expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    }
+  });
+
+  test('table-stream consumers (outbound webhooks): the table\'s stream, filtered to the manifest\'s entities, bisected and retried, then to the outbound DLQ', () => {
+    const streamConsumers = workers.filter((x) => x.kind === 'table-stream-consumer');
+    expect(streamConsumers.map((w) => w.fn)).toEqual(['outbound-event-publisher']);
+    const tableId = stack.getLogicalId(stack.stateful.table.node.defaultChild as CfnResource);
+    expect(resources[tableId]!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    for (const w of streamConsumers) {
+      const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(([, x]) => x.Properties.FunctionName.Ref === fnLogicalId(w.fn))!;
+      expect(mapping.Properties).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] }, BatchSize: w.batchSize, BisectBatchOnFunctionError: true, MaximumRetryAttempts: 10, StartingPosition: 'TRIM_HORIZON',
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      expect(JSON.parse(mapping.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({ dynamodb: { NewImage: { entity: { S: w.entities } } } });
+      const dlq = stack.stateful.queues['outbound-webhook-queue'].deadLetterQueue!.queue;
+      expect(mapping.Properties.DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [stack.getLogicalId(dlq.node.defaultChild as CfnResource), 'Arn'] });
     }
   });
 });
@@ -347,11 +364,11 @@ describe('stateful resources', () => {
 
   test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger-write queue is FIFO', () => {
     const queues = ofType('AWS::SQS::Queue');
-    expect(Object.keys(QUEUES).sort()).toEqual(['dds-filing-queue', 'ledger-write-queue', 'payout-request-queue']);
-    expect(queues).toHaveLength(6);
+    expect(Object.keys(QUEUES).sort()).toEqual(['dds-filing-queue', 'ledger-write-queue', 'outbound-webhook-queue', 'payout-request-queue']);
+    expect(queues).toHaveLength(8);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(3);
+    expect(work).toHaveLength(4);
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
       const queue = stack.stateful.queues[w.queue!];
       const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
@@ -361,7 +378,7 @@ describe('stateful resources', () => {
       expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
     }
     // enforceSSL on every queue
-    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(6);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(8);
   });
 
   test('registration and the payout reconciler use no queue; the ledger-write reconciler only sends to the ledger-write queue', () => {
