@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { listenOnLoopback } from '../../infra/local/loopback';
-import { api, waitFor } from '../support/api';
+import { api, token, uid, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
@@ -10,7 +10,8 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * batch.stage_changed, its payout's payout.completed), signed per Standard Webhooks and verified
  * here with the `standardwebhooks` library; a 500 is retried (5 s × LOCAL_TIME_SCALE 0.01, in a
  * 1 s queue delay), a replay resends the same webhook-id, a rotated endpoint is signed with both
- * secrets, a 410 disables the endpoint, and another cooperative's endpoint receives nothing.
+ * secrets, a 410 disables the endpoint, and another cooperative's endpoint receives nothing; an MFI
+ * endpoint gets its own deposit.completed and another MFI's endpoint does not.
  */
 
 interface Received { path: string; headers: Record<string, string>; raw: string; answered: number; at: number }
@@ -22,6 +23,8 @@ describe('outbound webhooks', () => {
     '/a': (n) => (n === 0 ? 500 : 200), // coop A: the first request fails, then accepted
     '/b': () => 200, // coop B
     '/gone': () => 410, // coop A: gone
+    '/mfi1': () => 204,
+    '/mfi2': () => 200,
   };
   let base = '';
   let close: () => Promise<void> = async () => undefined;
@@ -92,6 +95,7 @@ describe('outbound webhooks', () => {
     const attempts = stageEvents();
     expect(attempts.map((r) => r.answered).slice(0, 2)).toEqual([500, 200]);
     expect(attempts[1]!.headers['webhook-id']).toBe(attempts[0]!.headers['webhook-id']);
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(40); // the 5 s wait × LOCAL_TIME_SCALE 0.01
     const event = verify(secretA, attempts[1]!);
     const batch = await api('GET', `/batch/${batchId}`, { token: a.coop });
     expect(event).toMatchObject({ type: 'batch.stage_changed', data: { batch_id: batchId, stage: 'DELIVERED', chain_tx_hash: batch.body.stage_history[0].chain_tx_hash } });
@@ -148,5 +152,24 @@ describe('outbound webhooks', () => {
     expect(del.status).toBe(200);
     expect((await api('GET', '/webhooks/endpoints', { token: a.coop })).body.endpoints.map((e: { endpoint_id: string }) => e.endpoint_id)).not.toContain(epA.body.endpoint_id);
     expect((await api('POST', `/webhooks/deliveries/${stageDelivery.delivery_id}/replay`, { token: a.coop })).status).toBe(404);
+  });
+
+  it('an MFI endpoint receives its own deposit.completed, not another MFI\'s', async () => {
+    const [m1, m2] = [uid('MFI'), uid('MFI')];
+    const t1 = await token({ role: 'MFI', mfi_id: m1, sub: `user-${m1}` });
+    const t2 = await token({ role: 'MFI', mfi_id: m2, sub: `user-${m2}` });
+    const ep1 = await register(t1, '/mfi1', ['deposit.completed']);
+    const ep2 = await register(t2, '/mfi2', ['deposit.completed', 'loan.repaid']);
+    expect([ep1.status, ep2.status]).toEqual([201, 201]);
+    const dep = await api('POST', '/mfi/deposits', { token: t1, body: { source_currency: 'UGX', source_amount: 3_700_000 } });
+    expect(dep.status).toBe(202);
+    const got = await waitFor(async () => received.filter((r) => r.path === '/mfi1' && r.raw.includes(dep.body.payment_id)), (l) => l.length > 0, 30_000, 250);
+    const event = verify(ep1.body.secret, got[0]!);
+    expect(event).toMatchObject({ type: 'deposit.completed', data: { payment_id: dep.body.payment_id, mfi_id: m1, status: 'COMPLETED' } });
+    expect(event.data.amount_usd_micro).toBeGreaterThan(0);
+    const log = await api('GET', `/webhooks/endpoints/${ep1.body.endpoint_id}/deliveries`, { token: t1 });
+    expect(log.body.deliveries[0]).toMatchObject({ event_type: 'deposit.completed', state: 'DELIVERED', attempts: 1, last_status_code: 204 });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(received.filter((r) => r.path === '/mfi2')).toEqual([]);
   });
 });
