@@ -660,7 +660,7 @@ export interface paths {
         put?: never;
         /**
          * Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.
-         * @description Outbound webhooks (decisions §12). Roles: ADMIN (the service's own endpoints: every event); COOPERATIVE with the MANAGER duty (events of its own cooperative's batches: every type but deposit.completed); MFI (its own deposit.completed, and loan.disbursed / loan.repaid of every loan, since MFIs fund the vault every loan is drawn from). Other roles and duties: 403 INSUFFICIENT_PERMISSIONS. Body `{url, events: [1–8 distinct types], description?}`; an event the owner may not receive or a refused URL is 400 VALIDATION_ERROR with `details[].path` `events[i]` or `url`. URLs must be https and resolve only to public addresses (private, loopback, link-local, carrier-grade NAT, metadata 169.254.169.254, multicast and reserved ranges are refused; checked again at every delivery, on the connection's own DNS answer); the local stack also accepts http on loopback. 201 `{endpoint_id (whe_…), url, events, description, status: ACTIVE, owner, created_at, updated_at, secret}` with `Location`: the `whsec_…` secret is shown only in this answer and in rotate-secret's; store it to verify signatures (Standard Webhooks).
+         * @description Outbound webhooks (decisions §12). Roles: ADMIN (the service's own endpoints: every event); COOPERATIVE with the MANAGER duty (events of its own cooperative's batches: every type but deposit.completed); MFI (its own deposit.completed, and loan.disbursed / loan.repaid of every loan, since MFIs fund the vault every loan is drawn from). Other roles and duties: 403 INSUFFICIENT_PERMISSIONS. Body `{url, events: [1–8 distinct types], description?}`; an event the owner may not receive or a refused URL is 400 VALIDATION_ERROR with `details[].path` `events[i]` or `url`. URLs must be https and resolve only to public addresses (private, loopback, link-local, carrier-grade NAT, metadata 169.254.169.254, multicast and reserved ranges are refused; checked again at every delivery, on the connection's own DNS answer); the local stack also accepts http on loopback. 201 `{endpoint_id (whe_…), url, events, description, status: ACTIVE, disabled_reason: null, owner {kind, id}, created_at, updated_at, secret, previous_secret_expires_at: null}` with `Location`: the `whsec_…` secret is shown only in this answer and in rotate-secret's; store it to verify signatures (Standard Webhooks).
          */
         post: operations["create-webhook-endpoint"];
         delete?: never;
@@ -740,7 +740,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again from the start of the retry schedule (same webhook-id).
-         * @description Sends a delivery again, whatever its state, from the start of the retry schedule: the same `webhook-id` and body (receivers deduplicate on webhook-id), signed with the endpoint's current secret(s). 202 with the delivery, `state: PENDING`. Unknown delivery or deleted endpoint: 404 ROUTE_NOT_FOUND; another owner's: 403 INSUFFICIENT_PERMISSIONS; a DISABLED endpoint (it answered 410): 400 VALIDATION_ERROR — register the URL again.
+         * @description Sends a delivery again, whatever its state, from the start of the retry schedule: the same `webhook-id` and body (receivers deduplicate on webhook-id), signed with the endpoint's current secret(s). 202 with the delivery, `state: PENDING`, `attempts` keeping its total count, `next_attempt_at` now. Unknown delivery or deleted endpoint: 404 ROUTE_NOT_FOUND; another owner's: 403 INSUFFICIENT_PERMISSIONS; a DISABLED endpoint (it answered 410): 400 VALIDATION_ERROR — register the URL again.
          */
         post: operations["replay-webhook-delivery"];
         delete?: never;
@@ -830,7 +830,7 @@ export interface webhooks {
         put?: never;
         /**
          * batch.stage_changed
-         * @description A batch moved to a new custody stage (mined on the trace log). Delivered at least once to every endpoint subscribed to `batch.stage_changed` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description A batch moved to a new custody stage, once the stage's trace-log transaction is mined (`data`: batch_id, stage, at, chain_tx_hash). Delivered at least once to the endpoints subscribed to `batch.stage_changed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_stage_BATCH-2026-000001_GRADED`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-batch-stage_changed"];
         delete?: never;
@@ -850,7 +850,7 @@ export interface webhooks {
         put?: never;
         /**
          * payout.completed
-         * @description A payout settled to the farmer's mobile money (the payment record, phone masked). Delivered at least once to every endpoint subscribed to `payout.completed` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description A payout (a FARMER_PAYOUT `PAY-…`, or a LOAN_DISBURSEMENT `DISB-…` with `loan_id`) became COMPLETED: to mobile money, or paid in cash at the office after a manual review (`settlement_channel: CASH_AT_OFFICE`, `cash_receipt_number`). `data` is the stored payment record: amounts are integers (`amount_usd_micro` in micro-USDC, `amount_ugx` whole shillings), `exchange_rate` a decimal string, `phone` masked. Delivered at least once to the endpoints subscribed to `payout.completed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_payout_completed_PAY-2026-000002-01`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-payout-completed"];
         delete?: never;
@@ -870,7 +870,7 @@ export interface webhooks {
         put?: never;
         /**
          * payout.manual_review
-         * @description A payout exhausted its retries and waits for a manual review (the payment record). Delivered at least once to every endpoint subscribed to `payout.manual_review` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description A payout exhausted its attempts and waits for a manual review (decisions §11). `data` is the stored payment record as in payout.completed (`last_failure_reason`; phone masked). One event per review round (`webhook-id` ends `_r<round>`). Delivered at least once to the endpoints subscribed to `payout.manual_review` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_payout_manual_review_PAY-2026-000004-01_r0`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-payout-manual_review"];
         delete?: never;
@@ -890,7 +890,7 @@ export interface webhooks {
         put?: never;
         /**
          * job.completed
-         * @description An asynchronous operation finished (the job). Delivered at least once to every endpoint subscribed to `job.completed` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description An asynchronous operation finished (job status COMPLETE): `batch_id` and `tx_hash` for batch jobs, `farmer_id` for registrations. Delivered at least once to the endpoints subscribed to `job.completed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_job_completed_JOB-01M829T1PT35DWEJKNCY8T3VQ9`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-job-completed"];
         delete?: never;
@@ -910,7 +910,7 @@ export interface webhooks {
         put?: never;
         /**
          * dds.generated
-         * @description A due diligence statement was generated (and later filed). Delivered at least once to every endpoint subscribed to `dds.generated` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description A due diligence statement became AVAILABLE: the EU Information System accepted the filing and gave its reference and verification numbers (sent once, at AVAILABLE; not at generation or PENDING_FILING). Delivered at least once to the endpoints subscribed to `dds.generated` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_dds_generated_DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-dds-generated"];
         delete?: never;
@@ -930,7 +930,7 @@ export interface webhooks {
         put?: never;
         /**
          * loan.disbursed
-         * @description A loan's principal reached the farmer: the loan is ACTIVE. Delivered at least once to every endpoint subscribed to `loan.disbursed` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description A loan's principal reached the farmer (its LOAN_DISBURSEMENT `DISB-…` became COMPLETED): amounts are integers (`amount_usd_micro` micro-USDC, `amount_ugx` whole shillings). Delivered at least once to the endpoints subscribed to `loan.disbursed` (ADMIN endpoints, the batch's cooperative's, and every MFI's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_loan_disbursed_LOAN-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-loan-disbursed"];
         delete?: never;
@@ -950,7 +950,7 @@ export interface webhooks {
         put?: never;
         /**
          * loan.repaid
-         * @description A loan was repaid from a buyer's payment (principal + interest). Delivered at least once to every endpoint subscribed to `loan.repaid` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description A loan was repaid from a buyer's payment: `principal_usd_micro` and `repaid_usd_micro` (principal + interest) in micro-USDC integers. Delivered at least once to the endpoints subscribed to `loan.repaid` (ADMIN endpoints, the batch's cooperative's, and every MFI's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_loan_repaid_LOAN-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-loan-repaid"];
         delete?: never;
@@ -970,7 +970,7 @@ export interface webhooks {
         put?: never;
         /**
          * deposit.completed
-         * @description An MFI deposit reached the vault and its shares were issued. Delivered at least once to every endpoint subscribed to `deposit.completed` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description An MFI deposit reached the vault: `amount_usd_micro` micro-USDC (integer), `source_amount` whole units of `source_currency`, `vault_shares_issued` the vault's 6-decimal share units as a decimal string. Delivered at least once to the endpoints subscribed to `deposit.completed` (ADMIN endpoints and the depositing MFI's own), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_deposit_completed_DEP-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-deposit-completed"];
         delete?: never;
@@ -6032,7 +6032,23 @@ export interface operations {
                      * @example {
                      *       "endpoints": [
                      *         {
-                     *           "endpoint_id": "WHE-01M82B3K5Q8V2D7R4T6Y9N1XZC",
+                     *           "endpoint_id": "whe_01JD7PY2B5E8H1K4N7Q0T3V6X9",
+                     *           "url": "https://old-erp.bugisu-cu.example/webhooks",
+                     *           "events": [
+                     *             "job.completed"
+                     *           ],
+                     *           "description": null,
+                     *           "status": "DISABLED",
+                     *           "disabled_reason": "the receiver answered 410 Gone at 2026-11-22T19:05:17.482Z",
+                     *           "owner": {
+                     *             "kind": "COOPERATIVE",
+                     *             "id": "BUGISU-CU-01"
+                     *           },
+                     *           "created_at": "2026-11-20T07:31:55.019Z",
+                     *           "updated_at": "2026-11-22T19:05:17.482Z"
+                     *         },
+                     *         {
+                     *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
                      *           "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
                      *           "events": [
                      *             "batch.stage_changed",
@@ -6140,7 +6156,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "endpoint_id": "WHE-01M82B3K5Q8V2D7R4T6Y9N1XZC",
+                     *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
                      *       "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
                      *       "events": [
                      *         "batch.stage_changed",
@@ -6156,7 +6172,7 @@ export interface operations {
                      *       },
                      *       "created_at": "2026-11-22T19:10:04.211Z",
                      *       "updated_at": "2026-11-22T19:10:04.211Z",
-                     *       "secret": "whsec_MfKQ9r8GKYqXnOoIyC1B2Bf8q3r0PmIz",
+                     *       "secret": "whsec_MfKQ9r8GKYqXnOoIyC1B2Bf8q3r0PmIzVw4xT7uS",
                      *       "previous_secret_expires_at": null
                      *     }
                      */
@@ -6266,7 +6282,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "endpoint_id": "WHE-01M82B3K5Q8V2D7R4T6Y9N1XZC",
+                     *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
                      *       "deleted": true
                      *     }
                      */
@@ -6353,7 +6369,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "endpoint_id": "WHE-01M82B3K5Q8V2D7R4T6Y9N1XZC",
+                     *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
                      *       "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
                      *       "events": [
                      *         "batch.stage_changed",
@@ -6368,8 +6384,8 @@ export interface operations {
                      *         "id": "BUGISU-CU-01"
                      *       },
                      *       "created_at": "2026-11-22T19:10:04.211Z",
-                     *       "updated_at": "2026-11-22T19:10:04.211Z",
-                     *       "secret": "whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuA",
+                     *       "updated_at": "2026-11-22T19:12:00.000Z",
+                     *       "secret": "whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuAe6Rp",
                      *       "previous_secret_expires_at": "2026-11-23T19:12:00.000Z"
                      *     }
                      */
@@ -6477,18 +6493,46 @@ export interface operations {
                      * @example {
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "WHD-01M82B4F0JX3C5V7B9N2M4K6QW",
-                     *           "endpoint_id": "WHE-01M82B3K5Q8V2D7R4T6Y9N1XZC",
-                     *           "event_id": "msg_01M82B4EZ1S8T2D6F9H3K5M7PQ",
+                     *           "delivery_id": "whd_4T9KQ2M7XB3N8V5C1R6W0ZD2HF",
+                     *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *           "event_id": "evt_payout_completed_PAY-2026-000002-01",
                      *           "event_type": "payout.completed",
                      *           "state": "FAILED",
                      *           "attempts": 2,
-                     *           "last_status_code": 500,
-                     *           "last_error": "HTTP 500",
+                     *           "last_status_code": 503,
+                     *           "last_error": null,
                      *           "last_attempt_at": "2026-11-22T19:11:09.530Z",
                      *           "next_attempt_at": "2026-11-22T19:16:09.530Z",
                      *           "created_at": "2026-11-22T19:11:04.102Z",
                      *           "updated_at": "2026-11-22T19:11:09.530Z"
+                     *         },
+                     *         {
+                     *           "delivery_id": "whd_8PZ3J6M1QC5X9R2V7B0K4NT8WD",
+                     *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *           "event_id": "evt_stage_BATCH-2026-000001_GRADED",
+                     *           "event_type": "batch.stage_changed",
+                     *           "state": "DELIVERED",
+                     *           "attempts": 1,
+                     *           "last_status_code": 200,
+                     *           "last_error": null,
+                     *           "last_attempt_at": "2026-11-22T19:10:31.207Z",
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-22T19:10:30.995Z",
+                     *           "updated_at": "2026-11-22T19:10:31.207Z"
+                     *         },
+                     *         {
+                     *           "delivery_id": "whd_2GH7W4Y9D1S6F3A8E5C0V2X7NB",
+                     *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *           "event_id": "evt_payout_manual_review_PAY-2026-000004-01_r0",
+                     *           "event_type": "payout.manual_review",
+                     *           "state": "DEAD",
+                     *           "attempts": 8,
+                     *           "last_status_code": null,
+                     *           "last_error": "ECONNREFUSED",
+                     *           "last_attempt_at": "2026-11-21T06:44:12.300Z",
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-19T10:02:11.804Z",
+                     *           "updated_at": "2026-11-21T06:44:12.300Z"
                      *         }
                      *       ],
                      *       "limit": 50,
@@ -6588,7 +6632,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Queued again from the start of the retry schedule (same webhook-id). */
+            /** @description Queued again from the start of the retry schedule (same webhook-id and body); `attempts` keeps its total, `next_attempt_at` is now. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -6596,18 +6640,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "WHD-01M82B4F0JX3C5V7B9N2M4K6QW",
-                     *       "endpoint_id": "WHE-01M82B3K5Q8V2D7R4T6Y9N1XZC",
-                     *       "event_id": "msg_01M82B4EZ1S8T2D6F9H3K5M7PQ",
+                     *       "delivery_id": "whd_4T9KQ2M7XB3N8V5C1R6W0ZD2HF",
+                     *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *       "event_id": "evt_payout_completed_PAY-2026-000002-01",
                      *       "event_type": "payout.completed",
                      *       "state": "PENDING",
-                     *       "attempts": 0,
-                     *       "last_status_code": 500,
-                     *       "last_error": "HTTP 500",
+                     *       "attempts": 2,
+                     *       "last_status_code": 503,
+                     *       "last_error": null,
                      *       "last_attempt_at": "2026-11-22T19:11:09.530Z",
                      *       "next_attempt_at": "2026-11-22T19:20:00.000Z",
                      *       "created_at": "2026-11-22T19:11:04.102Z",
-                     *       "updated_at": "2026-11-22T19:11:09.530Z"
+                     *       "updated_at": "2026-11-22T19:20:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -6865,8 +6909,8 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
-                 * @example msg_2mXk9Qf3T1b7
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_stage_BATCH-2026-000001_GRADED
                  */
                 "webhook-id": string;
                 /**
@@ -6888,25 +6932,29 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "batch.stage_changed",
-                 *       "timestamp": "2026-11-22T18:55:03.120Z",
+                 *       "timestamp": "2026-11-22T18:54:59.001Z",
                  *       "data": {
                  *         "batch_id": "BATCH-2026-000001",
                  *         "stage": "GRADED",
-                 *         "at": "2026-11-22T18:54:59.037Z",
+                 *         "at": "2026-11-22T18:54:59.001Z",
                  *         "chain_tx_hash": "0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df"
                  *       }
                  *     }
                  */
                 "application/json": {
-                    type: string;
-                    /** Format: date-time */
+                    /** @constant */
+                    type: "batch.stage_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
                     timestamp: string;
                     data: {
                         batch_id: string;
                         stage: string;
                         /** Format: date-time */
                         at: string;
-                        chain_tx_hash: string | null;
+                        chain_tx_hash: string;
                     };
                 };
             };
@@ -6933,8 +6981,8 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
-                 * @example msg_2mXk9Qf3T1b7
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_payout_completed_PAY-2026-000002-01
                  */
                 "webhook-id": string;
                 /**
@@ -6953,65 +7001,44 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "type": "payout.completed",
-                 *       "timestamp": "2026-11-22T18:55:03.120Z",
-                 *       "data": {
-                 *         "payment_id": "PAY-2026-000002-01",
-                 *         "payment_type": "FARMER_PAYOUT",
-                 *         "status": "COMPLETED",
-                 *         "amount_usdc": 238.686576,
-                 *         "created_at": "2026-11-22T18:54:53.470Z",
-                 *         "completed_at": "2026-11-22T18:54:55.522Z",
-                 *         "settled_at": "2026-11-22T18:54:55.496Z",
-                 *         "updated_at": "2026-11-22T18:54:55.522Z",
-                 *         "farmer_id": "UG-SIR-001877",
-                 *         "batch_id": "BATCH-2026-000002",
-                 *         "cooperative_id": "BUGISU-CU-01",
-                 *         "amount_ugx": 883200,
-                 *         "exchange_rate": 3700.25,
-                 *         "provider_order_id": "ord_01M829RYHRT3KXMBX0GJ87H1VB",
-                 *         "mobile_money_transaction_id": "MP3412205833",
-                 *         "reason": "NET_COFFEE_PAYMENT",
-                 *         "elapsed_seconds": 2,
-                 *         "retry_count": 0,
-                 *         "settlement_channel": "MOBILE_MONEY",
-                 *         "cash_receipt": null
-                 *       }
-                 *     }
-                 */
                 "application/json": {
-                    type: string;
-                    /** Format: date-time */
+                    /** @constant */
+                    type: "payout.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
                     timestamp: string;
                     data: {
                         payment_id: string;
                         payment_type: string;
+                        batch_id: string;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        reason: string;
                         status: string;
-                        /** @description USDC, at most 6 decimals */
-                        amount_usdc: number;
+                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
+                        amount_usd_micro: number;
+                        /** @description UGX, whole shillings */
+                        amount_ugx: number;
+                        exchange_rate: string;
+                        recipient_name: string;
+                        attempt: number;
+                        retry_count: number;
+                        mobile_money_transaction_id?: string;
+                        settlement_channel?: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
-                        completed_at: string | null;
-                        /** Format: date-time */
-                        settled_at: string | null;
-                        /** Format: date-time */
                         updated_at: string;
-                        farmer_id: string;
-                        batch_id: string;
-                        cooperative_id: string;
-                        /** @description UGX, whole shillings */
-                        amount_ugx: number;
-                        exchange_rate: number;
-                        provider_order_id: string | null;
-                        mobile_money_transaction_id: string | null;
-                        reason: string;
-                        elapsed_seconds: number | null;
-                        retry_count: number;
-                        settlement_channel: string;
-                        cash_receipt: Record<string, never> | null;
+                        /** Format: date-time */
+                        completed_at: string;
+                        /** Format: date-time */
+                        settled_at?: string;
+                        phone: string;
+                        loan_id?: string;
+                        last_failure_reason?: string;
+                        cash_receipt_number?: string;
                     };
                 };
             };
@@ -7038,8 +7065,8 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
-                 * @example msg_2mXk9Qf3T1b7
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_payout_manual_review_PAY-2026-000004-01_r0
                  */
                 "webhook-id": string;
                 /**
@@ -7058,63 +7085,37 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "type": "payout.manual_review",
-                 *       "timestamp": "2026-11-22T18:55:03.120Z",
-                 *       "data": {
-                 *         "payment_id": "PAY-2026-000004-01",
-                 *         "payment_type": "FARMER_PAYOUT",
-                 *         "status": "MANUAL_REVIEW",
-                 *         "amount_usdc": 238.686576,
-                 *         "created_at": "2026-11-22T18:54:53.470Z",
-                 *         "completed_at": null,
-                 *         "settled_at": null,
-                 *         "updated_at": "2026-11-22T18:54:55.522Z",
-                 *         "farmer_id": "UG-SIR-001877",
-                 *         "batch_id": "BATCH-2026-000004",
-                 *         "cooperative_id": "BUGISU-CU-01",
-                 *         "amount_ugx": 883200,
-                 *         "exchange_rate": 3700.25,
-                 *         "provider_order_id": "ord_01M829RYHRT3KXMBX0GJ87H1VB",
-                 *         "mobile_money_transaction_id": null,
-                 *         "reason": "NET_COFFEE_PAYMENT",
-                 *         "elapsed_seconds": null,
-                 *         "retry_count": 3,
-                 *         "settlement_channel": "MOBILE_MONEY",
-                 *         "cash_receipt": null
-                 *       }
-                 *     }
-                 */
                 "application/json": {
-                    type: string;
-                    /** Format: date-time */
+                    /** @constant */
+                    type: "payout.manual_review";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
                     timestamp: string;
                     data: {
                         payment_id: string;
                         payment_type: string;
-                        status: string;
-                        /** @description USDC, at most 6 decimals */
-                        amount_usdc: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        completed_at: string | null;
-                        settled_at: string | null;
-                        /** Format: date-time */
-                        updated_at: string;
-                        farmer_id: string;
                         batch_id: string;
+                        farmer_id: string;
                         cooperative_id: string;
+                        reason: string;
+                        status: string;
+                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
+                        amount_usd_micro: number;
                         /** @description UGX, whole shillings */
                         amount_ugx: number;
-                        exchange_rate: number;
-                        provider_order_id: string | null;
-                        mobile_money_transaction_id: string | null;
-                        reason: string;
-                        elapsed_seconds: number | null;
+                        exchange_rate: string;
+                        recipient_name: string;
+                        attempt: number;
                         retry_count: number;
-                        settlement_channel: string;
-                        cash_receipt: Record<string, never> | null;
+                        last_failure_reason: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        phone: string;
+                        loan_id?: string;
                     };
                 };
             };
@@ -7141,8 +7142,8 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
-                 * @example msg_2mXk9Qf3T1b7
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_job_completed_JOB-01M829T1PT35DWEJKNCY8T3VQ9
                  */
                 "webhook-id": string;
                 /**
@@ -7161,35 +7162,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "type": "job.completed",
-                 *       "timestamp": "2026-11-22T18:55:03.120Z",
-                 *       "data": {
-                 *         "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
-                 *         "type": "STAGE_CHANGE",
-                 *         "status": "COMPLETE",
-                 *         "batch_id": "BATCH-2026-000001",
-                 *         "tx_hash": "0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df",
-                 *         "created_at": "2026-11-22T18:54:59.001Z",
-                 *         "completed_at": "2026-11-22T18:54:59.037Z"
-                 *       }
-                 *     }
-                 */
                 "application/json": {
-                    type: string;
-                    /** Format: date-time */
+                    /** @constant */
+                    type: "job.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
                     timestamp: string;
                     data: {
                         job_id: string;
                         type: string;
                         status: string;
-                        batch_id: string;
-                        tx_hash: string | null;
+                        batch_id?: string;
+                        tx_hash?: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
-                        completed_at: string | null;
+                        completed_at: string;
+                        farmer_id?: string;
                     };
                 };
             };
@@ -7216,8 +7207,8 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
-                 * @example msg_2mXk9Qf3T1b7
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_dds_generated_DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD
                  */
                 "webhook-id": string;
                 /**
@@ -7239,24 +7230,37 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "dds.generated",
-                 *       "timestamp": "2026-11-22T18:55:03.120Z",
+                 *       "timestamp": "2026-11-22T18:55:10.988Z",
                  *       "data": {
                  *         "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
                  *         "batch_id": "BATCH-2026-000001",
-                 *         "status": "PENDING_FILING",
-                 *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku"
+                 *         "status": "AVAILABLE",
+                 *         "reference_number": "26DEQ7VKZ3HX2M",
+                 *         "verification_number": "K7QW2P9D",
+                 *         "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                 *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                 *         "filed_at": "2026-11-22T18:55:10.988Z"
                  *       }
                  *     }
                  */
                 "application/json": {
-                    type: string;
-                    /** Format: date-time */
+                    /** @constant */
+                    type: "dds.generated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
                     timestamp: string;
                     data: {
                         dds_id: string;
                         batch_id: string;
                         status: string;
+                        reference_number: string;
+                        verification_number: string;
+                        ipfs_cid: string;
                         ipfs_url: string;
+                        /** Format: date-time */
+                        filed_at: string;
                     };
                 };
             };
@@ -7283,8 +7287,8 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
-                 * @example msg_2mXk9Qf3T1b7
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_loan_disbursed_LOAN-2026-000001
                  */
                 "webhook-id": string;
                 /**
@@ -7306,66 +7310,39 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "loan.disbursed",
-                 *       "timestamp": "2026-11-22T18:55:03.120Z",
+                 *       "timestamp": "2026-11-22T18:55:01.551Z",
                  *       "data": {
                  *         "loan_id": "LOAN-2026-000001",
                  *         "batch_id": "BATCH-2026-000001",
-                 *         "token_id": "2026000000000001",
                  *         "farmer_id": "UG-BUD-004512",
                  *         "cooperative_id": "BUGISU-CU-01",
-                 *         "status": "ACTIVE",
-                 *         "principal_usdc": 339.26,
-                 *         "apr": 0.12,
-                 *         "collateral_value_usdc": 1130.88,
-                 *         "ltv": 0.3,
-                 *         "price_usd_per_kg": 6.2,
-                 *         "price_updated_at": "2026-11-22T18:54:28.747Z",
-                 *         "disbursement_payment_id": "DISB-2026-000001",
-                 *         "lock_tx_hash": "0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71",
-                 *         "repaid_usdc": null,
-                 *         "repay_tx_hash": null,
-                 *         "repaid_by_purchase_order_id": null,
-                 *         "created_at": "2026-11-22T18:54:59.225Z",
-                 *         "disbursed_at": "2026-11-22T18:55:01.551Z",
-                 *         "repaid_at": null,
-                 *         "cancelled_at": null,
-                 *         "cancel_reason": null
+                 *         "payment_id": "DISB-2026-000001",
+                 *         "amount_usd_micro": 339260000,
+                 *         "amount_ugx": 1255340,
+                 *         "disbursed_at": "2026-11-22T18:55:01.551Z"
                  *       }
                  *     }
                  */
                 "application/json": {
-                    type: string;
-                    /** Format: date-time */
+                    /** @constant */
+                    type: "loan.disbursed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
                     timestamp: string;
                     data: {
                         loan_id: string;
                         batch_id: string;
-                        token_id: string;
                         farmer_id: string;
                         cooperative_id: string;
-                        status: string;
-                        /** @description USDC, at most 6 decimals */
-                        principal_usdc: number;
-                        apr: number;
-                        /** @description USDC, at most 6 decimals */
-                        collateral_value_usdc: number;
-                        ltv: number;
-                        price_usd_per_kg: number;
+                        payment_id: string;
+                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
+                        amount_usd_micro: number;
+                        /** @description UGX, whole shillings */
+                        amount_ugx: number;
                         /** Format: date-time */
-                        price_updated_at: string;
-                        disbursement_payment_id: string;
-                        lock_tx_hash: string | null;
-                        /** @description USDC, at most 6 decimals */
-                        repaid_usdc: number | null;
-                        repay_tx_hash: string | null;
-                        repaid_by_purchase_order_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        disbursed_at: string | null;
-                        repaid_at: string | null;
-                        cancelled_at: string | null;
-                        cancel_reason: string | null;
+                        disbursed_at: string;
                     };
                 };
             };
@@ -7392,8 +7369,8 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
-                 * @example msg_2mXk9Qf3T1b7
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_loan_repaid_LOAN-2026-000001
                  */
                 "webhook-id": string;
                 /**
@@ -7415,67 +7392,41 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "loan.repaid",
-                 *       "timestamp": "2026-11-22T18:55:03.120Z",
+                 *       "timestamp": "2026-11-22T18:55:02.839Z",
                  *       "data": {
                  *         "loan_id": "LOAN-2026-000001",
                  *         "batch_id": "BATCH-2026-000001",
-                 *         "token_id": "2026000000000001",
                  *         "farmer_id": "UG-BUD-004512",
                  *         "cooperative_id": "BUGISU-CU-01",
-                 *         "status": "REPAID",
-                 *         "principal_usdc": 339.26,
-                 *         "apr": 0.12,
-                 *         "collateral_value_usdc": 1130.88,
-                 *         "ltv": 0.3,
-                 *         "price_usd_per_kg": 6.2,
-                 *         "price_updated_at": "2026-11-22T18:54:28.747Z",
-                 *         "disbursement_payment_id": "DISB-2026-000001",
-                 *         "lock_tx_hash": "0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71",
-                 *         "repaid_usdc": 339.371538,
+                 *         "principal_usd_micro": 339260000,
+                 *         "repaid_usd_micro": 339371538,
                  *         "repay_tx_hash": "0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf",
                  *         "repaid_by_purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
-                 *         "created_at": "2026-11-22T18:54:59.225Z",
-                 *         "disbursed_at": "2026-11-22T18:55:01.551Z",
-                 *         "repaid_at": "2026-11-22T18:55:02.839Z",
-                 *         "cancelled_at": null,
-                 *         "cancel_reason": null
+                 *         "repaid_at": "2026-11-22T18:55:02.839Z"
                  *       }
                  *     }
                  */
                 "application/json": {
-                    type: string;
-                    /** Format: date-time */
+                    /** @constant */
+                    type: "loan.repaid";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
                     timestamp: string;
                     data: {
                         loan_id: string;
                         batch_id: string;
-                        token_id: string;
                         farmer_id: string;
                         cooperative_id: string;
-                        status: string;
-                        /** @description USDC, at most 6 decimals */
-                        principal_usdc: number;
-                        apr: number;
-                        /** @description USDC, at most 6 decimals */
-                        collateral_value_usdc: number;
-                        ltv: number;
-                        price_usd_per_kg: number;
+                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
+                        principal_usd_micro: number;
+                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
+                        repaid_usd_micro: number;
+                        repay_tx_hash: string;
+                        repaid_by_purchase_order_id: string;
                         /** Format: date-time */
-                        price_updated_at: string;
-                        disbursement_payment_id: string;
-                        lock_tx_hash: string | null;
-                        /** @description USDC, at most 6 decimals */
-                        repaid_usdc: number | null;
-                        repay_tx_hash: string | null;
-                        repaid_by_purchase_order_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        disbursed_at: string | null;
-                        /** Format: date-time */
-                        repaid_at: string | null;
-                        cancelled_at: string | null;
-                        cancel_reason: string | null;
+                        repaid_at: string;
                     };
                 };
             };
@@ -7502,8 +7453,8 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
-                 * @example msg_2mXk9Qf3T1b7
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_deposit_completed_DEP-2026-000001
                  */
                 "webhook-id": string;
                 /**
@@ -7525,52 +7476,42 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "deposit.completed",
-                 *       "timestamp": "2026-11-22T18:55:03.120Z",
+                 *       "timestamp": "2026-11-22T18:54:58.778Z",
                  *       "data": {
                  *         "payment_id": "DEP-2026-000001",
                  *         "payment_type": "MFI_DEPOSIT",
-                 *         "status": "COMPLETED",
-                 *         "amount_usdc": 20000,
-                 *         "created_at": "2026-11-22T18:54:56.592Z",
-                 *         "completed_at": "2026-11-22T18:54:58.778Z",
-                 *         "updated_at": "2026-11-22T18:54:58.778Z",
                  *         "mfi_id": "MFI-ELGON-01",
+                 *         "status": "COMPLETED",
                  *         "source_currency": "USD",
                  *         "source_amount": 20000,
-                 *         "ramp_payment_id": "ramp_01M829S1K44TV0EH2F3T8EZYAK",
+                 *         "amount_usd_micro": 20000000000,
+                 *         "vault_shares_issued": "20000000000",
                  *         "chain_tx_hash": "0x5a85ca867d9c5e84a44ac6b7ac0c1363fa233a1a3e66c731de937a2454a58ff1",
-                 *         "vault_shares_issued": 20000000000,
-                 *         "refund_tx_hash": null,
-                 *         "refunded_at": null,
-                 *         "failure_reason": null
+                 *         "created_at": "2026-11-22T18:54:56.592Z"
                  *       }
                  *     }
                  */
                 "application/json": {
-                    type: string;
-                    /** Format: date-time */
+                    /** @constant */
+                    type: "deposit.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
                     timestamp: string;
                     data: {
                         payment_id: string;
                         payment_type: string;
-                        status: string;
-                        /** @description USDC, at most 6 decimals */
-                        amount_usdc: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        completed_at: string | null;
-                        /** Format: date-time */
-                        updated_at: string;
                         mfi_id: string;
+                        status: string;
                         source_currency: string;
                         source_amount: number;
-                        ramp_payment_id: string | null;
-                        chain_tx_hash: string | null;
-                        vault_shares_issued: number | null;
-                        refund_tx_hash: string | null;
-                        refunded_at: string | null;
-                        failure_reason: string | null;
+                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
+                        amount_usd_micro: number;
+                        vault_shares_issued: string;
+                        chain_tx_hash: string;
+                        /** Format: date-time */
+                        created_at: string;
                     };
                 };
             };

@@ -1,13 +1,19 @@
 import { ERROR_CODES } from '../domain/error-catalogue';
 import type { ErrorCode } from '../domain/errors';
+import type { DdsRecord } from '../domain/dds';
+import type { Deposit, Loan } from '../domain/lending';
+import { outboundEventBody, outboundEventsOfChange, type ItemImage, type OutboundDelivery, type OutboundEndpoint, type OutboundEvent, type OutboundEventType } from '../domain/outbound-webhooks';
+import type { Job, Payout } from '../domain/records';
 import type { RouteDef } from '../manifest';
+import { deliveryView, endpointView, endpointWithSecretView } from './outbound-webhook-schemas';
 
 /**
  * The responses of the OpenAPI document: for every route its success response(s) with a JSON
  * Schema and a realistic example (recorded from the local stack running `npm run demo`, shaped by
  * the views in shared/http/views.ts and deposit-views.ts), the error responses it can produce by
  * status with an example per code, the Standard Webhooks headers of the inbound webhook routes,
- * and the outbound webhook events (decisions §12).
+ * and the outbound webhook events (decisions §12). The outbound webhook routes' and events'
+ * examples are made by the real views and event mapper from realistic records (see below).
  */
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -28,6 +34,7 @@ const NULLABLE: Record<string, string> = {
 /** What a field name says about its unit (decisions: money is USDC with 6 decimals or whole UGX). */
 function describe(key: string): Record<string, unknown> {
   if (key.endsWith('_usdc')) return { description: 'USDC, at most 6 decimals' };
+  if (key.endsWith('_usd_micro')) return { description: 'micro-USDC, an integer (1 USDC = 1000000)' };
   if (key.endsWith('_ugx') || key.endsWith('_ugx_per_kg')) return { description: 'UGX, whole shillings' };
   return {};
 }
@@ -35,21 +42,21 @@ function describe(key: string): Record<string, unknown> {
 /**
  * A JSON Schema (2020-12) of `value`'s shape: types from the values (integers vs numbers), every
  * key required, null fields typed from {@link NULLABLE}, and NULLABLE fields present with a value
- * allowed to be null.
+ * allowed to be null (`nullable`: NULLABLE for the views; none for event data, which leaves fields out).
  */
-export function schemaOf(value: Json, key = ''): Schema {
+export function schemaOf(value: Json, key = '', nullable: Record<string, string> = NULLABLE): Schema {
   if (value === null) {
-    const t = NULLABLE[key] ?? 'string';
+    const t = nullable[key] ?? 'string';
     return { type: [t, 'null'], ...describe(key) };
   }
-  if (Array.isArray(value)) return { type: 'array', items: value.length ? value.map((x) => schemaOf(x, key)).reduce(merge) : {} };
+  if (Array.isArray(value)) return { type: 'array', items: value.length ? value.map((x) => schemaOf(x, key, nullable)).reduce(merge) : {} };
   if (typeof value === 'object') {
-    const properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOf(v, k)]));
+    const properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOf(v, k, nullable)]));
     return { type: 'object', required: Object.keys(value), properties };
   }
   const t = typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
   const format = typeof value !== 'string' ? undefined : /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value) ? 'date-time' : /^\d{4}-\d\d-\d\d$/.test(value) ? 'date' : undefined;
-  return { type: key in NULLABLE && key !== '' ? [t, 'null'] : t, ...(format ? { format } : {}), ...describe(key) };
+  return { type: key in nullable && key !== '' ? [t, 'null'] : t, ...(format ? { format } : {}), ...describe(key) };
 }
 
 /** Two schemas of array elements as one: properties united (required by both), integer ∪ number = number. */
@@ -161,17 +168,130 @@ const created = (example: Json, description = 'Created; `Location` names the new
 const accepted = (example: Json, description: string): Success => ({ status: '202', description, example, location: true });
 const jobAccepted = (extra: Record<string, Json>) => accepted({ job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', status: 'PENDING', ...extra }, 'Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`).');
 
-const endpoint = {
-  endpoint_id: 'WHE-01M82B3K5Q8V2D7R4T6Y9N1XZC', url: 'https://erp.bugisu-cu.example/hooks/coffee-trace', events: ['batch.stage_changed', 'payout.completed', 'payout.manual_review'],
-  description: 'Cooperative ERP', status: 'ACTIVE', disabled_reason: null, owner: { kind: 'COOPERATIVE', id: 'BUGISU-CU-01' },
-  created_at: '2026-11-22T19:10:04.211Z', updated_at: '2026-11-22T19:10:04.211Z',
+// ---------------------------------------------- outbound webhooks: records run through the real code
+// The examples of the webhook routes and events are not written by hand: they are the views
+// (outbound-webhook-schemas.ts) and the event mapper (outboundEventsOfChange) applied to realistic
+// stored records, so they cannot drift from what the service sends.
+
+const COOP = 'BUGISU-CU-01';
+const PHONE = '+256772418760';
+
+/** A stored FARMER_PAYOUT settled to mobile money (the record, not the API's USDC view). */
+const payoutRecord: Payout = {
+  payment_id: 'PAY-2026-000002-01', payment_type: 'FARMER_PAYOUT', batch_id: 'BATCH-2026-000002', farmer_id: 'UG-SIR-001877', cooperative_id: COOP,
+  reason: 'NET_COFFEE_PAYMENT', status: 'COMPLETED', amount_usd_micro: 238686576, amount_ugx: 883200, estimated_ugx: 883200, exchange_rate: '3700.25',
+  quote_id: 'qt_01M829RYHQ2W7D4K9B1N5X3C8V', phone: PHONE, recipient_name: 'Wasswa Okello', attempt: 1, retry_count: 0,
+  provider_order_id: 'ord_01M829RYHRT3KXMBX0GJ87H1VB', task_token: 'AQCEAAAAKgAAAA…', mobile_money_transaction_id: 'MP3412205833',
+  created_at: '2026-11-22T18:54:53.470Z', updated_at: '2026-11-22T18:54:55.522Z', completed_at: '2026-11-22T18:54:55.522Z', settled_at: '2026-11-22T18:54:55.496Z',
+  elapsed_seconds: 2, created_by: 'demo-field-agent', settlement_channel: 'MOBILE_MONEY',
 };
-const withSecret = { ...endpoint, secret: 'whsec_MfKQ9r8GKYqXnOoIyC1B2Bf8q3r0PmIz', previous_secret_expires_at: null };
-const delivery = {
-  delivery_id: 'WHD-01M82B4F0JX3C5V7B9N2M4K6QW', endpoint_id: endpoint.endpoint_id, event_id: 'msg_01M82B4EZ1S8T2D6F9H3K5M7PQ', event_type: 'payout.completed',
-  state: 'FAILED', attempts: 2, last_status_code: 500, last_error: 'HTTP 500', last_attempt_at: '2026-11-22T19:11:09.530Z', next_attempt_at: '2026-11-22T19:16:09.530Z',
+/** The same payout while its attempts were running. */
+const processing: Partial<Payout> = { status: 'PROCESSING', completed_at: undefined, settled_at: undefined, mobile_money_transaction_id: undefined, elapsed_seconds: undefined };
+/** A payout whose four attempts failed (MANUAL_REVIEW), and one a manager then closed as paid in cash. */
+const reviewRecord: Payout = {
+  ...payoutRecord, ...processing, payment_id: 'PAY-2026-000004-01', batch_id: 'BATCH-2026-000004', farmer_id: 'UG-BUD-004613', recipient_name: 'Nakato Auma',
+  phone: '+256701556613', status: 'MANUAL_REVIEW', amount_usd_micro: 126045538, amount_ugx: 466400, estimated_ugx: 466400, attempt: 4, retry_count: 3,
+  provider_order_id: 'ord_01M82A2C6Q8J1N4T7W0Y3B5D9F', last_failure_reason: 'RECIPIENT_WALLET_INACTIVE', manager_notified_at: '2026-11-22T19:02:11.804Z',
+  created_at: '2026-11-22T18:58:40.102Z', updated_at: '2026-11-22T19:02:11.804Z', settlement_channel: undefined,
+};
+const cashRecord: Payout = {
+  ...reviewRecord, status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE', cash_receipt_number: 'BCU/2026/0417', cash_paid_at: '2026-11-23T08:05:00.000Z',
+  resolved_by: 'manager-bugisu', resolved_at: '2026-11-23T08:12:41.003Z', completed_at: '2026-11-23T08:12:41.003Z', updated_at: '2026-11-23T08:12:41.003Z',
+};
+/** The LOAN_DISBURSEMENT of LOAN-2026-000001, settled. */
+const disbursementRecord: Payout = {
+  ...payoutRecord, payment_id: 'DISB-2026-000001', payment_type: 'LOAN_DISBURSEMENT', loan_id: 'LOAN-2026-000001', batch_id: 'BATCH-2026-000001', farmer_id: 'UG-BUD-004512',
+  recipient_name: 'Nabulo Mirembe', phone: '+256772903305', reason: 'LOAN_DISBURSEMENT', amount_usd_micro: 339260000, amount_ugx: 1255340, estimated_ugx: 1255340,
+  provider_order_id: 'ord_01M829SCA7V2K5N8Q1T4W7Z0C3', mobile_money_transaction_id: 'MP3412206101', created_at: '2026-11-22T18:54:59.731Z',
+  settled_at: '2026-11-22T18:55:01.530Z', completed_at: '2026-11-22T18:55:01.551Z', updated_at: '2026-11-22T18:55:01.551Z', created_by: 'manager-bugisu',
+  settlement_channel: undefined, // absent = MOBILE_MONEY (records from before manual-review resolution)
+};
+const loanRecord: Loan = {
+  loan_id: 'LOAN-2026-000001', batch_id: 'BATCH-2026-000001', token_id: '2026000000000001', farmer_id: 'UG-BUD-004512', cooperative_id: COOP,
+  principal_usd_micro: 339260000, apr: '0.12', status: 'ACTIVE', collateral_value_usd_micro: 1130880000, ltv_bps: 3000, price_usd_micro_per_kg: 6200000,
+  price_updated_at: '2026-11-22T18:54:28.747Z', disbursement_payment_id: 'DISB-2026-000001', lock_tx_hash: '0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71',
+  created_at: '2026-11-22T18:54:59.225Z', created_by: 'manager-bugisu', disbursed_at: '2026-11-22T18:55:01.551Z', updated_at: '2026-11-22T18:55:01.551Z',
+};
+const repaidLoan: Loan = {
+  ...loanRecord, status: 'REPAID', repaid_usd_micro: 339371538, repay_tx_hash: '0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf',
+  repaid_by_purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H', repaid_at: '2026-11-22T18:55:02.839Z', updated_at: '2026-11-22T18:55:02.839Z',
+};
+const depositRecord: Deposit = {
+  payment_id: 'DEP-2026-000001', payment_type: 'MFI_DEPOSIT', mfi_id: 'MFI-ELGON-01', status: 'COMPLETED', source_currency: 'USD', source_amount: 20000,
+  amount_usd_micro: 20000000000, ramp_payment_id: 'ramp_01M829S1K44TV0EH2F3T8EZYAK', chain_tx_hash: '0x5a85ca867d9c5e84a44ac6b7ac0c1363fa233a1a3e66c731de937a2454a58ff1',
+  vault_shares_issued: '20000000000', created_at: '2026-11-22T18:54:56.592Z', created_by: 'mfi-elgon', completed_at: '2026-11-22T18:54:58.778Z', updated_at: '2026-11-22T18:54:58.778Z',
+};
+const stageJob: Job = { job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', type: 'STAGE_CHANGE', status: 'COMPLETE', cooperative_id: COOP, batch_id: 'BATCH-2026-000001', tx_hash: '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df', created_at: '2026-11-22T18:54:59.001Z', completed_at: '2026-11-22T18:54:59.037Z' };
+const registrationJob: Job = { job_id: 'JOB-01M829Q8D2F5H8K1M4P7R0T3W6', type: 'FARMER_REGISTRATION', status: 'COMPLETE', cooperative_id: COOP, farmer_id: 'UG-BUD-004512', created_at: '2026-11-22T18:54:52.261Z', completed_at: '2026-11-22T18:55:12.044Z' };
+const ddsRecord: Pick<DdsRecord, 'dds_id' | 'batch_id' | 'cooperative_id' | 'status' | 'ipfs_cid' | 'ipfs_url' | 'reference_number' | 'verification_number' | 'filed_at' | 'available_at' | 'created_at'> = {
+  dds_id: dds.dds_id, batch_id: dds.batch_id, cooperative_id: COOP, status: 'AVAILABLE', ipfs_cid: dds.ipfs_cid, ipfs_url: dds.ipfs_url, reference_number: dds.reference_number,
+  verification_number: dds.verification_number, filed_at: '2026-11-22T18:55:10.988Z', available_at: '2026-11-22T18:55:41.305Z', created_at: dds.created_at,
+};
+const STAGE_TX = '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df';
+const stageHistory = (graded: string | null) => [
+  { stage: 'DELIVERED', at: '2026-11-22T18:54:52.870Z', actor: 'demo-field-agent', chain_tx_hash: '0x8e1f3c0d5b7a9e2c4f6a8b0d2e4f6a8c0e2a4c6e8f0b2d4f6a8c0e2a4c6e8f0b', audit_log_sequence_number: '1', evidence_ipfs_cid: null },
+  { stage: 'GRADED', at: '2026-11-22T18:54:59.001Z', actor: 'quality-bugisu', chain_tx_hash: graded, audit_log_sequence_number: '4', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y' },
+];
+
+/** The event `type` the mapper makes of the change `before` → `after` of a stored item of `entity`. */
+function eventOf(type: OutboundEventType, entity: string, before: object | undefined, after: object): OutboundEvent {
+  const image = (o: object): ItemImage => JSON.parse(JSON.stringify({ ...o, entity })) as ItemImage;
+  const event = outboundEventsOfChange(before && image(before), image(after)).find((e) => e.type === type);
+  if (!event) throw new Error(`the event mapper makes no ${type} of this ${entity} change`);
+  return event;
+}
+
+const EVENTS: Array<{ type: OutboundEventType; summary: string; events: OutboundEvent[] }> = [
+  { type: 'batch.stage_changed', summary: 'A batch moved to a new custody stage, once the stage\'s trace-log transaction is mined (`data`: batch_id, stage, at, chain_tx_hash).', events: [eventOf('batch.stage_changed', 'BATCH', { batch_id: 'BATCH-2026-000001', cooperative_id: COOP, stage_history: stageHistory(null) }, { batch_id: 'BATCH-2026-000001', cooperative_id: COOP, stage_history: stageHistory(STAGE_TX) })] },
+  { type: 'payout.completed', summary: 'A payout (a FARMER_PAYOUT `PAY-…`, or a LOAN_DISBURSEMENT `DISB-…` with `loan_id`) became COMPLETED: to mobile money, or paid in cash at the office after a manual review (`settlement_channel: CASH_AT_OFFICE`, `cash_receipt_number`). `data` is the stored payment record: amounts are integers (`amount_usd_micro` in micro-USDC, `amount_ugx` whole shillings), `exchange_rate` a decimal string, `phone` masked.', events: [
+    eventOf('payout.completed', 'PAYMENT', { ...payoutRecord, ...processing }, payoutRecord),
+    eventOf('payout.completed', 'PAYMENT', { ...disbursementRecord, ...processing }, disbursementRecord),
+    eventOf('payout.completed', 'PAYMENT', reviewRecord, cashRecord),
+  ] },
+  { type: 'payout.manual_review', summary: 'A payout exhausted its attempts and waits for a manual review (decisions §11). `data` is the stored payment record as in payout.completed (`last_failure_reason`; phone masked). One event per review round (`webhook-id` ends `_r<round>`).', events: [
+    eventOf('payout.manual_review', 'PAYMENT', { ...reviewRecord, status: 'RETRY_3' }, reviewRecord),
+    eventOf('payout.manual_review', 'PAYMENT', { ...disbursementRecord, ...processing, status: 'RETRY_3' }, { ...disbursementRecord, ...processing, status: 'MANUAL_REVIEW', attempt: 4, retry_count: 3, last_failure_reason: 'PROVIDER_TIMEOUT' }),
+  ] },
+  { type: 'job.completed', summary: 'An asynchronous operation finished (job status COMPLETE): `batch_id` and `tx_hash` for batch jobs, `farmer_id` for registrations.', events: [
+    eventOf('job.completed', 'JOB', { ...stageJob, status: 'PENDING', completed_at: undefined }, stageJob),
+    eventOf('job.completed', 'JOB', { ...registrationJob, status: 'PENDING', completed_at: undefined }, registrationJob),
+  ] },
+  { type: 'dds.generated', summary: 'A due diligence statement became AVAILABLE: the EU Information System accepted the filing and gave its reference and verification numbers (sent once, at AVAILABLE; not at generation or PENDING_FILING).', events: [eventOf('dds.generated', 'DDS', { ...ddsRecord, status: 'SUBMITTED' }, ddsRecord)] },
+  { type: 'loan.disbursed', summary: 'A loan\'s principal reached the farmer (its LOAN_DISBURSEMENT `DISB-…` became COMPLETED): amounts are integers (`amount_usd_micro` micro-USDC, `amount_ugx` whole shillings).', events: [eventOf('loan.disbursed', 'PAYMENT', { ...disbursementRecord, ...processing }, disbursementRecord)] },
+  { type: 'loan.repaid', summary: 'A loan was repaid from a buyer\'s payment: `principal_usd_micro` and `repaid_usd_micro` (principal + interest) in micro-USDC integers.', events: [eventOf('loan.repaid', 'LOAN', loanRecord, repaidLoan)] },
+  { type: 'deposit.completed', summary: 'An MFI deposit reached the vault: `amount_usd_micro` micro-USDC (integer), `source_amount` whole units of `source_currency`, `vault_shares_issued` the vault\'s 6-decimal share units as a decimal string.', events: [eventOf('deposit.completed', 'DEPOSIT', { ...depositRecord, status: 'PROCESSING', chain_tx_hash: undefined, vault_shares_issued: undefined }, depositRecord)] },
+];
+
+/** The example event of each type, as the mapper makes it. */
+export const OUTBOUND_EVENT_EXAMPLES: Record<string, OutboundEvent> = Object.fromEntries(EVENTS.map((e) => [e.type, e.events[0]!]));
+
+const endpointRecord: OutboundEndpoint = {
+  endpoint_id: 'whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE', owner: { kind: 'COOPERATIVE', id: COOP }, url: 'https://erp.bugisu-cu.example/hooks/coffee-trace',
+  events: ['batch.stage_changed', 'payout.completed', 'payout.manual_review'], description: 'Cooperative ERP', status: 'ACTIVE',
+  secret: 'whsec_MfKQ9r8GKYqXnOoIyC1B2Bf8q3r0PmIzVw4xT7uS', created_at: '2026-11-22T19:10:04.211Z', created_by: 'manager-bugisu', updated_at: '2026-11-22T19:10:04.211Z',
+};
+const disabledEndpoint: OutboundEndpoint = {
+  ...endpointRecord, endpoint_id: 'whe_01JD7PY2B5E8H1K4N7Q0T3V6X9', url: 'https://old-erp.bugisu-cu.example/webhooks', events: ['job.completed'], description: undefined,
+  status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone at 2026-11-22T19:05:17.482Z', created_at: '2026-11-20T07:31:55.019Z', updated_at: '2026-11-22T19:05:17.482Z',
+};
+const rotatedEndpoint: OutboundEndpoint = {
+  ...endpointRecord, secret: 'whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuAe6Rp', previous_secret: endpointRecord.secret,
+  previous_secret_expires_at: '2026-11-23T19:12:00.000Z', updated_at: '2026-11-22T19:12:00.000Z',
+};
+const payoutEvent = EVENTS[1]!.events[0]!;
+const failedDelivery: OutboundDelivery = {
+  delivery_id: 'whd_4T9KQ2M7XB3N8V5C1R6W0ZD2HF', endpoint_id: endpointRecord.endpoint_id, event: payoutEvent, state: 'FAILED', attempts: 2, round_attempts: 2,
+  last_status_code: 503, last_attempt_at: '2026-11-22T19:11:09.530Z', next_attempt_at: '2026-11-22T19:16:09.530Z', pending_token: 'tok_01M82B4G2K5N8Q1T4W7Z0C3F6H',
   created_at: '2026-11-22T19:11:04.102Z', updated_at: '2026-11-22T19:11:09.530Z',
 };
+const deliveries: OutboundDelivery[] = [
+  failedDelivery,
+  { ...failedDelivery, delivery_id: 'whd_8PZ3J6M1QC5X9R2V7B0K4NT8WD', event: EVENTS[0]!.events[0]!, state: 'DELIVERED', attempts: 1, round_attempts: 1, last_status_code: 200, pending_token: undefined, next_attempt_at: undefined, last_attempt_at: '2026-11-22T19:10:31.207Z', created_at: '2026-11-22T19:10:30.995Z', updated_at: '2026-11-22T19:10:31.207Z' },
+  { ...failedDelivery, delivery_id: 'whd_2GH7W4Y9D1S6F3A8E5C0V2X7NB', event: EVENTS[2]!.events[0]!, state: 'DEAD', attempts: 8, round_attempts: 8, last_status_code: undefined, last_error: 'ECONNREFUSED', pending_token: undefined, next_attempt_at: undefined, last_attempt_at: '2026-11-21T06:44:12.300Z', created_at: '2026-11-19T10:02:11.804Z', updated_at: '2026-11-21T06:44:12.300Z' },
+];
+const REPLAYED_AT = '2026-11-22T19:20:00.000Z';
+const replayed: OutboundDelivery = { ...failedDelivery, state: 'PENDING', round_attempts: 0, pending_token: 'tok_01M82BCQ0W3Z6C9F2H5K8N1R4T', next_attempt_at: REPLAYED_AT, updated_at: REPLAYED_AT };
+const view = <T>(x: T): Json => JSON.parse(JSON.stringify(x)) as Json;
 
 /** The success responses of each route, by function folder. */
 export const SUCCESS: Record<string, Success[]> = {
@@ -220,12 +340,12 @@ export const SUCCESS: Record<string, Success[]> = {
   'get-dds': [ok(dds)],
   'get-dds-xml': [{ status: '200', description: 'The SubmitDdsRequest XML (EU Information System V3), as an attachment.', contentType: 'application/xml', schema: { type: 'string' }, example: '<?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest>' }],
   'get-settlement': [ok(settlement)],
-  'create-webhook-endpoint': [created(withSecret, 'Created; the `secret` (whsec_…) is shown only in this answer.')],
-  'list-webhook-endpoints': [ok({ endpoints: [endpoint] })],
-  'delete-webhook-endpoint': [ok({ endpoint_id: endpoint.endpoint_id, deleted: true })],
-  'rotate-webhook-secret': [ok({ ...withSecret, secret: 'whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuA', previous_secret_expires_at: '2026-11-23T19:12:00.000Z' }, 'The new secret, shown only here; the previous one keeps signing until `previous_secret_expires_at` (24 h).')],
-  'list-webhook-deliveries': [ok({ deliveries: [delivery], limit: 50, next_token: null })],
-  'replay-webhook-delivery': [{ ...accepted({ ...delivery, state: 'PENDING', attempts: 0, next_attempt_at: '2026-11-22T19:20:00.000Z' }, 'Queued again from the start of the retry schedule (same webhook-id).'), location: false }],
+  'create-webhook-endpoint': [created(view(endpointWithSecretView(endpointRecord)), 'Created; the `secret` (whsec_…) is shown only in this answer.')],
+  'list-webhook-endpoints': [ok({ endpoints: [view(endpointView(disabledEndpoint)), view(endpointView(endpointRecord))] })],
+  'delete-webhook-endpoint': [ok({ endpoint_id: endpointRecord.endpoint_id, deleted: true })],
+  'rotate-webhook-secret': [ok(view(endpointWithSecretView(rotatedEndpoint)), 'The new secret, shown only here; the previous one keeps signing until `previous_secret_expires_at` (24 h).')],
+  'list-webhook-deliveries': [ok({ deliveries: deliveries.map((d) => view(deliveryView(d))), limit: 50, next_token: null })],
+  'replay-webhook-delivery': [{ ...accepted(view(deliveryView(replayed)), 'Queued again from the start of the retry schedule (same webhook-id and body); `attempts` keeps its total, `next_attempt_at` is now.'), location: false }],
   'get-openapi': [{ status: '200', description: 'This document.', schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'Coffee batch traceability and farmer payout API', version: '1.0.0' } } }],
   'get-docs': [{ status: '200', description: 'The rendered API reference (HTML).', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' }],
 };
@@ -333,29 +453,37 @@ export const STANDARD_WEBHOOK_HEADERS = [
 
 // ------------------------------------------------------------------------------ outbound webhooks
 
-const EVENTS: Array<{ type: string; summary: string; data: Json }> = [
-  { type: 'batch.stage_changed', summary: 'A batch moved to a new custody stage (mined on the trace log).', data: { batch_id: 'BATCH-2026-000001', stage: 'GRADED', at: '2026-11-22T18:54:59.037Z', chain_tx_hash: '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df' } },
-  { type: 'payout.completed', summary: 'A payout settled to the farmer\'s mobile money (the payment record, phone masked).', data: payment },
-  { type: 'payout.manual_review', summary: 'A payout exhausted its retries and waits for a manual review (the payment record).', data: { ...payment, payment_id: 'PAY-2026-000004-01', batch_id: 'BATCH-2026-000004', status: 'MANUAL_REVIEW', completed_at: null, settled_at: null, mobile_money_transaction_id: null, elapsed_seconds: null, retry_count: 3 } },
-  { type: 'job.completed', summary: 'An asynchronous operation finished (the job).', data: job },
-  { type: 'dds.generated', summary: 'A due diligence statement was generated (and later filed).', data: { dds_id: dds.dds_id, batch_id: dds.batch_id, status: 'PENDING_FILING', ipfs_url: dds.ipfs_url } },
-  { type: 'loan.disbursed', summary: 'A loan\'s principal reached the farmer: the loan is ACTIVE.', data: loan },
-  { type: 'loan.repaid', summary: 'A loan was repaid from a buyer\'s payment (principal + interest).', data: { ...loan, status: 'REPAID', repaid_usdc: 339.371538, repay_tx_hash: '0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf', repaid_by_purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H', repaid_at: '2026-11-22T18:55:02.839Z' } },
-  { type: 'deposit.completed', summary: 'An MFI deposit reached the vault and its shares were issued.', data: deposit },
-];
+/**
+ * The body schema of an event type: the examples' shapes merged (a field some variants lack is
+ * not required); values are never null in events (absent fields are left out), `type` is fixed.
+ */
+function eventBodySchema(type: OutboundEventType, events: OutboundEvent[]): Schema {
+  const data = events.map((e) => schemaOf(e.data as Json, '', {})).reduce(merge);
+  return {
+    type: 'object', required: ['type', 'timestamp', 'data'],
+    properties: { type: { type: 'string', const: type }, timestamp: { type: 'string', format: 'date-time', description: 'When the change happened (from the record: a replay sends the same body).' }, data },
+  };
+}
 
-/** The OpenAPI `webhooks` of decisions §12: what the service POSTs to registered endpoints. */
+/** Who receives an event type (decisions §12). */
+const RECEIVERS = (type: OutboundEventType) => type === 'deposit.completed'
+  ? 'ADMIN endpoints and the depositing MFI\'s own'
+  : type.startsWith('loan.') ? 'ADMIN endpoints, the batch\'s cooperative\'s, and every MFI\'s' : 'ADMIN endpoints and the batch\'s cooperative\'s';
+
+/** The OpenAPI `webhooks` of decisions §12: what the service POSTs to registered endpoints, examples made by the real event mapper. */
 export function outboundWebhooks(): Record<string, unknown> {
   return Object.fromEntries(EVENTS.map((e) => {
-    const example = { type: e.type, timestamp: '2026-11-22T18:55:03.120Z', data: e.data };
+    const first = e.events[0]!;
+    const example = JSON.parse(outboundEventBody(first)) as Json;
+    const examples = Object.fromEntries(e.events.map((ev, i) => [i === 0 ? 'example' : `variant_${i}`, { summary: `webhook-id ${ev.event_id}`, value: JSON.parse(outboundEventBody(ev)) as Json }]));
     return [e.type, {
       post: {
         operationId: `webhook-${e.type.replace('.', '-')}`,
         summary: e.type,
-        description: `${e.summary} Delivered at least once to every endpoint subscribed to \`${e.type}\` (a cooperative's endpoint only for its own batches), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead-lettered; 410 disables the endpoint. Deduplicate on \`webhook-id\`.`,
+        description: `${e.summary} Delivered at least once to the endpoints subscribed to \`${e.type}\` (${RECEIVERS(e.type)}), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); \`webhook-id\` is the stable event id (\`${first.event_id}\`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on \`webhook-id\`.`,
         security: [],
-        parameters: STANDARD_WEBHOOK_HEADERS,
-        requestBody: { required: true, content: { 'application/json': { schema: schemaOf(example), example } } },
+        parameters: STANDARD_WEBHOOK_HEADERS.map((h) => (h.name === 'webhook-id' ? { ...h, description: 'The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.', example: first.event_id } : h)),
+        requestBody: { required: true, content: { 'application/json': { schema: eventBodySchema(e.type, e.events), ...(e.events.length > 1 ? { examples } : { example }) } } },
         responses: { '200': { description: 'Delivered (any 2xx).' }, '410': { description: 'Gone: the service disables the endpoint.' } },
       },
     }];

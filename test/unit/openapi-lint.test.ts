@@ -6,6 +6,10 @@ import { promisify } from 'node:util';
 import { ERROR_CODES } from '../../shared/domain/error-catalogue';
 import { openApiDocument } from '../../shared/http/openapi';
 import { batchView, cooperativeView, farmerView, paymentRecordView, payoutStatusView } from '../../shared/http/views';
+import { OUTBOUND_EVENT_TYPES, outboundEventsOfChange, type OutboundDelivery, type OutboundEndpoint } from '../../shared/domain/outbound-webhooks';
+import { DeliveryIdParam, deliveryView, EndpointIdParam, endpointView, endpointWithSecretView } from '../../shared/http/outbound-webhook-schemas';
+import { OUTBOUND_EVENT_EXAMPLES } from '../../shared/http/openapi-responses';
+import * as v from 'valibot';
 import { routes } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { aBatch, aCooperative, aFarmer, aPayout } from './support/fakes';
@@ -124,5 +128,60 @@ describe('the OpenAPI document', () => {
     expect(keys(responseSchema('get-farmer-payout').properties)).toEqual(keys(payoutStatusView(aPayout())));
     const payment = responseSchema('get-payment') as unknown as { oneOf: Array<{ properties: object }> };
     expect(keys(payment.oneOf[0]!.properties)).toEqual(keys(paymentRecordView(aPayout())));
+  });
+
+  it('describes the outbound webhook routes with the fields and ids their views produce', () => {
+    // Arrange: records as the store holds them, independent of the document's examples
+    const keys = (o: object) => Object.keys(o).sort();
+    const e: OutboundEndpoint = { endpoint_id: 'whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE', owner: { kind: 'MFI', id: 'MFI-1' }, url: 'https://x.example/h', events: ['deposit.completed'], status: 'ACTIVE', secret: 'whsec_x', created_at: 't', created_by: 's', updated_at: 't' };
+    const event = outboundEventsOfChange(undefined, { entity: 'BATCH', batch_id: 'B', stage_history: [{ stage: 'DELIVERED', at: 't', chain_tx_hash: '0xaa' }] })[0]!;
+    const d: OutboundDelivery = { delivery_id: 'whd_x', endpoint_id: e.endpoint_id, event, state: 'PENDING', attempts: 0, round_attempts: 0, created_at: 't', updated_at: 't' };
+    const example = (fn: string, status: string) => opOf(routes.find((r) => r.fn === fn)!).responses[status]!.content!['application/json']!.example as Record<string, unknown>;
+
+    // Assess: the schemas name the views' fields
+    expect(keys(responseSchema('create-webhook-endpoint', '201').properties)).toEqual(keys(endpointWithSecretView(e)));
+    expect(keys(responseSchema('rotate-webhook-secret').properties)).toEqual(keys(endpointWithSecretView(e)));
+    const items = (fn: string, list: string) => (responseSchema(fn).properties[list] as { items: { properties: object } }).items.properties;
+    expect(keys(items('list-webhook-endpoints', 'endpoints'))).toEqual(keys(endpointView(e)));
+    expect(keys(items('list-webhook-deliveries', 'deliveries'))).toEqual(keys(deliveryView(d)));
+    expect(keys(responseSchema('replay-webhook-delivery', '202').properties)).toEqual(keys(deliveryView(d)));
+    // and the examples carry real ids
+    const created = example('create-webhook-endpoint', '201');
+    expect(v.is(EndpointIdParam, created.endpoint_id)).toBe(true);
+    expect(created.secret).toMatch(/^whsec_/);
+    const logged = (example('list-webhook-deliveries', '200').deliveries as Array<Record<string, string>>);
+    for (const x of [...logged, example('replay-webhook-delivery', '202')]) {
+      expect(v.is(DeliveryIdParam, x.delivery_id)).toBe(true);
+      expect(v.is(EndpointIdParam, x.endpoint_id)).toBe(true);
+      expect(x.event_id).toMatch(/^evt_/);
+    }
+    expect(example('replay-webhook-delivery', '202').state).toBe('PENDING');
+  });
+
+  it('documents each outbound event with the data the event mapper sends', () => {
+    for (const type of OUTBOUND_EVENT_TYPES) {
+      // Arrange
+      const content = doc.webhooks[type]!.post.requestBody.content['application/json']! as unknown as {
+        schema: { properties: { data: { properties: Record<string, { type: unknown }>; required: string[] } } };
+        example?: { type: string; data: Record<string, unknown> }; examples?: Record<string, { value: { type: string; data: Record<string, unknown> } }>;
+      };
+      const bodies = content.example ? [content.example] : Object.values(content.examples!).map((x) => x.value);
+      const data = content.schema.properties.data;
+
+      // Assess: every example's data fits the schema (no undocumented field, every required one present, no nulls)
+      expect(OUTBOUND_EVENT_EXAMPLES[type]!.event_id).toMatch(/^evt_/);
+      for (const body of bodies) {
+        expect(body.type).toBe(type);
+        expect(Object.keys(body.data).filter((k) => !(k in data.properties))).toEqual([]);
+        expect(data.required.filter((k) => !(k in body.data))).toEqual([]);
+        expect(Object.entries(body.data).filter(([, x]) => x === null)).toEqual([]);
+        for (const [k, x] of Object.entries(body.data)) {
+          if (k.endsWith('_usd_micro')) expect({ k, integer: Number.isInteger(x) }).toEqual({ k, integer: true });
+          if (k === 'phone') expect(x).toMatch(/^\+256 \d•• ••• \d{3}$/);
+        }
+      }
+    }
+    const dds = doc.webhooks['dds.generated']!.post.requestBody.content['application/json']! as unknown as { example: { data: { status: string } } };
+    expect(dds.example.data.status).toBe('AVAILABLE');
   });
 });
