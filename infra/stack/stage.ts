@@ -46,7 +46,11 @@ export interface StageConfig {
   pitrRecoveryDays: number;
   /** CloudFormation termination protection of the stack. */
   terminationProtection: boolean;
-  /** Create the CloudWatch alarms (and notify the ops topic); off in dev, where failures are expected. */
+  /**
+   * Create the CloudWatch alarms (and the ops topic they notify): on in every stage by default, so
+   * a dev deployment shows what production will alarm on; context `alarms=off` turns them off for a
+   * deployment where failures are expected (see readStage).
+   */
   alarmsEnabled: boolean;
 }
 
@@ -61,7 +65,7 @@ export const STAGES: Readonly<Record<StageName, StageConfig>> = {
     tableDeletionProtection: false,
     pitrRecoveryDays: 7,
     terminationProtection: false,
-    alarmsEnabled: false,
+    alarmsEnabled: true,
   },
   prod: {
     name: 'prod',
@@ -78,6 +82,7 @@ export const STAGES: Readonly<Record<StageName, StageConfig>> = {
 
 /**
  * The stage named by context `stage` (`-c stage=prod`); {@link DEFAULT_STAGE} when absent.
+ * Context `alarms` (`on`/`off`) overrides the stage's `alarmsEnabled`.
  * Context `stackName` overrides the stage's stack name (e.g. `-c stage=prod -c stackName=CoffeeTrace`
  * keeps a stack deployed before stages existed as the prod stage).
  * @throws Error naming the valid stages when the context value is another one, or when
@@ -89,7 +94,10 @@ export function readStage(scope: Construct): StageConfig {
   if (!(STAGE_NAMES as readonly string[]).includes(name)) {
     throw new Error(`context stage must be one of ${STAGE_NAMES.join(', ')} (got ${JSON.stringify(raw)})`);
   }
-  const stage = STAGES[name as StageName];
+  const alarmsRaw = scope.node.tryGetContext('alarms') as unknown;
+  const alarms = alarmsRaw === undefined || alarmsRaw === null || alarmsRaw === '' ? undefined : String(alarmsRaw).toLowerCase();
+  if (alarms !== undefined && !['on', 'off', 'true', 'false'].includes(alarms)) throw new Error(`context alarms must be on or off (got ${JSON.stringify(alarmsRaw)})`);
+  const stage = { ...STAGES[name as StageName], ...(alarms === undefined ? {} : { alarmsEnabled: alarms === 'on' || alarms === 'true' }) };
   const stackName = scope.node.tryGetContext('stackName') as unknown;
   if (stackName === undefined || stackName === null || stackName === '' || stackName === stage.stackName) return stage;
   if (typeof stackName !== 'string' || !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {

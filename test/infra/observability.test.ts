@@ -1,6 +1,6 @@
 /**
  * Observability in the template (issue 11, infra/stack/observability.ts): the dashboard in every
- * stage; in prod (alarmsEnabled) the ops topic and the alarms, each notifying it; none in dev.
+ * stage; with alarmsEnabled (every stage by default) the ops topic and the alarms, each notifying it; none with `-c alarms=off`.
  * Synthesized with cdk.json's context and bundling skipped (the assets are not asserted here).
  */
 import { readFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ let prod: ReturnType<typeof synth>;
 let dev: ReturnType<typeof synth>;
 beforeAll(() => {
   prod = synth('prod', { opsAlarmEmail: 'ops@example.com' });
-  dev = synth('dev');
+  dev = synth('dev', { alarms: 'off' });
 });
 
 describe('prod (alarms enabled)', () => {
@@ -116,7 +116,7 @@ describe('prod (alarms enabled)', () => {
   });
 });
 
-describe('dev (alarms off)', () => {
+describe('dev with -c alarms=off', () => {
   test('the dashboard but no alarm, no ops topic, no key', () => {
     expect(ofType(dev.resources, 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
     expect(ofType(dev.resources, 'AWS::CloudWatch::Alarm')).toEqual([]);

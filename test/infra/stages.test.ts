@@ -73,7 +73,9 @@ describe.each(['dev', 'prod'] as const)('stage %s', (name) => {
     const app = new App({ context: { stage: name } });
     const settings = loadSettings(new Stack(app, 'Settings'));
     expect(settings.stage).toEqual(stage);
-    expect(settings.alarmsEnabled).toBe(name === 'prod');
+    expect(settings.alarmsEnabled).toBe(true);
+    const quiet = loadSettings(new Stack(new App({ context: { stage: name, alarms: 'off' } }), 'Settings'));
+    expect(quiet.alarmsEnabled).toBe(false);
   });
 
   test('cdk-nag AwsSolutions: no unacknowledged findings', () => {
