@@ -14,6 +14,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { repoRoot } from '../shared/runtime/paths';
+import { SCALAR_LAYER_FILE } from '../shared/http/docs-page';
 
 /** esbuild target matching the Lambda runtime (nodejs22.x). */
 export const BUNDLE_TARGET = 'node22';
@@ -82,28 +83,18 @@ export const ENDPOINT_CACHE_MODULE = '@aws-sdk/endpoint-cache';
 export const ENDPOINT_CACHE_STAND_IN = './infra/lambda/endpoint-cache.ts';
 
 /**
- * Files copied beside a function's bundle (`<asset>/<to>`) instead of being bundled, by function:
- * GET /docs/scalar.js reads Scalar's standalone renderer (about 4 MB, over any bundle budget) from
- * `$LAMBDA_TASK_ROOT/scalar-standalone.js` (shared/http/docs-page.ts).
+ * Static files a function reads at run time, shipped in a Lambda layer of their own (`/opt/<to>`)
+ * rather than in the function's code asset, by function: GET /docs/scalar.js serves Scalar's
+ * standalone renderer (about 4 MB, far over any bundle budget, and no code of the function) from
+ * `/opt/scalar/standalone.js` (shared/http/docs-page.ts SCALAR_LAYER_FILE).
  */
-export const BUNDLE_FILES: Readonly<Record<string, ReadonlyArray<{ from: string; to: string }>>> = {
-  'get-docs': [{ from: 'node_modules/@scalar/api-reference/dist/browser/standalone.js', to: 'scalar-standalone.js' }],
+export const FUNCTION_LAYER_FILES: Readonly<Record<string, ReadonlyArray<{ from: string; to: string }>>> = {
+  'get-docs': [{ from: 'node_modules/@scalar/api-reference/dist/browser/standalone.js', to: SCALAR_LAYER_FILE }],
 };
 
-/**
- * The CDK bundling options of every function (local esbuild, never Docker); with `fn`, an
- * afterBundling hook copies its {@link BUNDLE_FILES} into the asset.
- */
-export function lambdaBundling(fn?: string): BundlingOptions {
-  const files = fn ? BUNDLE_FILES[fn] ?? [] : [];
+/** The CDK bundling options of every function (local esbuild, never Docker). */
+export function lambdaBundling(): BundlingOptions {
   return {
-    ...(files.length ? {
-      commandHooks: {
-        beforeBundling: () => [],
-        beforeInstall: () => [],
-        afterBundling: (inputDir: string, outputDir: string) => files.map((f) => `cp "${join(inputDir, f.from)}" "${join(outputDir, f.to)}"`),
-      },
-    } : {}),
     format: OutputFormat.ESM,
     target: BUNDLE_TARGET,
     minify: true,

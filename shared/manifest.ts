@@ -241,7 +241,6 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 'set by CDK\'s paramsAndSecrets on functions that read secrets (default 2773)',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'defaulted to true by shared/runtime/polyfills.ts',
   REPO_ROOT: 'local tooling only (shared/runtime/paths.ts)',
-  LAMBDA_TASK_ROOT: 'set by the Lambda runtime: the folder of the function bundle (GET /docs/scalar.js reads the renderer beside it)',
   SUBMIT_RECEIPT_WAIT_MS: 'tunable, default 4000: how long POST /batch/submit waits for the mint receipt',
   STAGE_LEDGER_WAIT_MS: 'tunable, default 4000: how long PATCH /batch/{id}/stage waits for its trace-log transaction',
   LOAN_APR: 'tunable, default 0.12 (DEFAULT_LOAN_APR, shared/domain/lending.ts): the vault\'s annual simple-interest rate (loans, GET /mfi/vault)',

@@ -4,13 +4,16 @@
  * group with one month of retention, the shared esbuild bundling, its own role with only explicit
  * policies (no AWS managed policy), and the environment every function needs.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { AssetHashType, DockerImage, Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, LayerVersion, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BUNDLE_RUNTIME_ENV, functionEntry, lambdaBundling, nodejsProject } from '../bundling';
+import { BUNDLE_RUNTIME_ENV, FUNCTION_LAYER_FILES, functionEntry, lambdaBundling, nodejsProject } from '../bundling';
 
 /** The Lambda runtime of every function (esbuild target `node22` matches it). */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
@@ -61,7 +64,8 @@ export class ServiceFunction extends Construct {
       entry: functionEntry(props.fn),
       handler: 'handler',
       ...nodejsProject(),
-      bundling: lambdaBundling(props.fn),
+      bundling: lambdaBundling(),
+      ...(FUNCTION_LAYER_FILES[props.fn] ? { layers: [staticFilesLayer(this, props.fn, FUNCTION_LAYER_FILES[props.fn]!)] } : {}),
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -83,4 +87,33 @@ export class ServiceFunction extends Construct {
       reason: 'Pinned to nodejs22.x deliberately: the bundles are built and tested for node22 (esbuild target), and it is a supported Lambda runtime. Moving to a newer runtime is a reviewed change, not an automatic one.',
     });
   }
+}
+
+/**
+ * A layer holding a function's static files (`/opt/<to>`; infra/bundling.ts FUNCTION_LAYER_FILES),
+ * assembled locally at synth time (no Docker): the function's own code asset stays within its
+ * bundle budget.
+ */
+function staticFilesLayer(scope: Construct, fn: string, files: ReadonlyArray<{ from: string; to: string }>): LayerVersion {
+  const root = nodejsProject().projectRoot;
+  return new LayerVersion(scope, 'StaticFiles', {
+    description: `coffee-trace ${fn}: static files read at run time`,
+    compatibleArchitectures: [Architecture.ARM_64],
+    code: Code.fromAsset(root, {
+      assetHash: createHash('sha256').update(files.map((f) => `${f.to}:${createHash('sha256').update(readFileSync(join(root, f.from))).digest('hex')}`).join('\n')).digest('hex'),
+      assetHashType: AssetHashType.CUSTOM,
+      bundling: {
+        image: DockerImage.fromRegistry('none'), // never pulled: local bundling below always succeeds
+        local: {
+          tryBundle(outputDir: string) {
+            for (const f of files) {
+              mkdirSync(dirname(join(outputDir, f.to)), { recursive: true });
+              copyFileSync(join(root, f.from), join(outputDir, f.to));
+            }
+            return true;
+          },
+        },
+      },
+    }),
+  });
 }

@@ -56,23 +56,28 @@ export function errorsPageHtml(serverUrl: string): string {
 ${rows}</table></body></html>`;
 }
 
-/** The file name of Scalar's standalone bundle beside a deployed function's bundle (see infra/bundling.ts). */
-export const SCALAR_BUNDLE_FILE = 'scalar-standalone.js';
+/**
+ * Where Scalar's standalone bundle sits in a Lambda layer (`/opt/<this>`): the docs function's
+ * layer of static files (infra/bundling.ts FUNCTION_LAYER_FILES), kept out of the function's own
+ * code asset, whose size the bundle budget counts.
+ */
+export const SCALAR_LAYER_FILE = 'scalar/standalone.js';
+/** Where Lambda mounts layers. */
+export const LAYER_ROOT = '/opt';
 const SCALAR_IN_NODE_MODULES = 'node_modules/@scalar/api-reference/dist/browser/standalone.js';
 
 let scalar: string | undefined;
 
 /**
  * Scalar's standalone bundle (about 4 MB, never inlined into a function bundle): in Lambda the
- * copy beside the function's bundle (`$LAMBDA_TASK_ROOT/scalar-standalone.js`, put there at
- * bundling time), locally (the local stack runs handlers in-process from the repository) the
- * package's file in the nearest node_modules at or above the working directory. Read once.
+ * copy in the docs function's layer (`/opt/scalar/standalone.js`), locally (the local stack runs
+ * handlers in-process from the repository) the package's file in the nearest node_modules at or
+ * above the working directory. Read once. `layerRoot` is for tests.
  * @throws Error when neither exists.
  */
-export function scalarBundle(): string {
+export function scalarBundle(layerRoot = LAYER_ROOT): string {
   if (scalar !== undefined) return scalar;
-  const candidates: string[] = [];
-  if (process.env.LAMBDA_TASK_ROOT) candidates.push(join(process.env.LAMBDA_TASK_ROOT, SCALAR_BUNDLE_FILE));
+  const candidates: string[] = [join(layerRoot, SCALAR_LAYER_FILE)];
   for (let dir = resolve(process.cwd()); ; dir = dirname(dir)) {
     candidates.push(join(dir, SCALAR_IN_NODE_MODULES));
     if (dirname(dir) === dir) break;

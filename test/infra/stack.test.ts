@@ -9,7 +9,7 @@ import { App, type CfnResource } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { BUNDLE_BANNER, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling } from '../../infra/bundling';
+import { BUNDLE_BANNER, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling, FUNCTION_LAYER_FILES } from '../../infra/bundling';
 import { CoffeeTraceStack, functionSpecs } from '../../infra/stack/coffee-trace-stack';
 import { GATEWAY_ERRORS } from '../../infra/stack/http-api';
 import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
@@ -216,7 +216,8 @@ describe('Lambda functions', () => {
       const isExtensionSetting = (k: string) => /^(PARAMETERS_SECRETS_EXTENSION_|SECRETS_MANAGER_|SSM_PARAMETER_STORE_)/.test(k);
       const readsSecrets = m.secrets.length > 0;
       expect(Object.keys(all).some(isExtensionSetting)).toBe(readsSecrets);
-      expect((props.Layers ?? []).length).toBe(readsSecrets ? 1 : 0);
+      // Layers: the extension on functions that read secrets, and a function's static files (FUNCTION_LAYER_FILES).
+      expect((props.Layers ?? []).length).toBe((readsSecrets ? 1 : 0) + (FUNCTION_LAYER_FILES[m.fn] ? 1 : 0));
       if (readsSecrets) expect(all.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT).toBe('2773');
       const env = Object.fromEntries(Object.entries(all).filter(([k]) => !isExtensionSetting(k))) as Json;
       const fromNeeds = m.needs.flatMap((n) => [...NEEDS[n].env, ...NEEDS[n].secrets.map((x) => x.arnVariable)]);

@@ -34,9 +34,9 @@ function memoryDeposits(): DepositStore & { items: Map<string, Deposit> } {
     async transition(id, from: DepositStatus[], to, set, at) {
       const d = items.get(id);
       if (!d || !from.includes(d.status)) return false;
-      const next: Record<string, unknown> = { ...d, ...set, status: to, updated_at: at };
-      for (const [k, v] of Object.entries(set)) if (v === undefined) delete next[k];
-      items.set(id, next as unknown as Deposit);
+      const next: Deposit = { ...d, ...set, status: to, updated_at: at };
+      for (const [k, v] of Object.entries(set)) if (v === undefined) Reflect.deleteProperty(next, k);
+      items.set(id, next);
       return true;
     },
   };

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { handler } from '../../functions/get-docs/handler';
@@ -40,18 +40,16 @@ describe('GET /docs, /docs/scalar.js, /docs/errors', () => {
 });
 
 describe('scalarBundle() in Lambda', () => {
-  it('reads the copy beside the function bundle ($LAMBDA_TASK_ROOT/scalar-standalone.js) first', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'task-root-'));
-    writeFileSync(join(dir, 'scalar-standalone.js'), '/* the copy in the asset */');
-    const before = process.env.LAMBDA_TASK_ROOT;
-    process.env.LAMBDA_TASK_ROOT = dir;
+  it('reads the copy in the docs function\'s layer (/opt/scalar/standalone.js) first', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'layer-root-'));
+    mkdirSync(join(dir, 'scalar'));
+    writeFileSync(join(dir, 'scalar', 'standalone.js'), '/* the copy in the layer */');
     try {
       await jest.isolateModulesAsync(async () => {
         const { scalarBundle } = await import('../../shared/http/docs-page');
-        expect(scalarBundle()).toBe('/* the copy in the asset */');
+        expect(scalarBundle(dir)).toBe('/* the copy in the layer */');
       });
     } finally {
-      if (before === undefined) delete process.env.LAMBDA_TASK_ROOT; else process.env.LAMBDA_TASK_ROOT = before;
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -147,7 +147,14 @@ describe('ledger writes', () => {
       now: () => new Date('2026-11-22T10:00:07.250Z'),
     };
   }
-  const sqs = (n: number): SQSEvent => ({ Records: Array.from({ length: n }, (_, i) => ({ messageId: `m${i}`, body: JSON.stringify({ ledger_tx_id: tx.ledger_tx_id }) })) } as unknown as SQSEvent);
+  const sqs = (n: number): SQSEvent => ({
+    Records: Array.from({ length: n }, (_, i) => ({
+      messageId: `m${i}`, receiptHandle: `r${i}`, body: JSON.stringify({ ledger_tx_id: tx.ledger_tx_id }), attributes: {
+        ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0',
+      },
+      messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:eu-west-1:000000000000:ledger-write-queue.fifo', awsRegion: 'eu-west-1',
+    })),
+  });
 
   it('a mined write records its lag from commit to confirmation; an unmined one counts a retry; both flushed by the consumer', async () => {
     let mined = false;

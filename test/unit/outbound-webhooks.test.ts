@@ -144,7 +144,9 @@ class MemoryStore implements OutboundWebhookStore {
   async updateDelivery(id: string, token: string, set: Partial<OutboundDelivery>) {
     const d = this.deliveries.get(id);
     if (!d || (d.pending_token ?? '') !== token) return false;
-    for (const [k, v] of Object.entries(set)) if (v === undefined) delete (d as unknown as Record<string, unknown>)[k]; else (d as unknown as Record<string, unknown>)[k] = v;
+    const next: OutboundDelivery = { ...d, ...set };
+    for (const [k, v] of Object.entries(set)) if (v === undefined) Reflect.deleteProperty(next, k);
+    this.deliveries.set(id, next);
     return true;
   }
 }
