@@ -1,5 +1,4 @@
 import {
-  BaseError,
   TransactionReceiptNotFoundError,
   createClient,
   decodeEventLog,
@@ -16,6 +15,7 @@ import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex, RecordedStage, TraceLogReader } from '../../domain/ports';
 import { traceLogAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
+import { ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 
 /** Configuration of an `EvmTraceLogReader` (read-only: no signing key). */
 export interface TraceLogReaderConfig {
@@ -64,7 +64,7 @@ export class EvmTraceLogReader implements TraceLogReader {
       receipt = await getTransactionReceipt(this.client, { hash: txHash });
     } catch (err) {
       if (err instanceof TransactionReceiptNotFoundError) return null;
-      throw unavailable(err, 'eth_getTransactionReceipt');
+      throw ledgerUnavailable(err, 'eth_getTransactionReceipt');
     }
     if (receipt.status !== 'success' || receipt.blockNumber === null) return null;
     const log = receipt.logs.find((l) => l.logIndex === logIndex);
@@ -85,7 +85,7 @@ export class EvmTraceLogReader implements TraceLogReader {
       try {
         reported = await getChainId(this.client);
       } catch (err) {
-        throw unavailable(err, 'eth_chainId');
+        throw ledgerUnavailable(err, 'eth_chainId');
       }
       if (reported !== this.config.chainId) {
         throw new LedgerUnavailableError(`The ledger endpoint is chain ${reported}, expected ${this.config.chainId}.`);
@@ -101,26 +101,7 @@ export class EvmTraceLogReader implements TraceLogReader {
  * LEDGER_RPC_RETRY_COUNT (optional). Throws an Error naming the first missing or malformed variable.
  */
 export function createTraceLogReaderFromEnv(env: Record<string, string | undefined> = process.env): EvmTraceLogReader {
-  const need = (name: string): string => {
-    const value = env[name]?.trim();
-    if (!value) throw new Error(`Missing environment variable ${name}`);
-    return value;
-  };
-  const rpcUrl = need('LEDGER_RPC_URL');
-  const chainIdText = need('LEDGER_CHAIN_ID');
-  if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText)) || Number(chainIdText) <= 0) {
-    throw new Error('Environment variable LEDGER_CHAIN_ID must be a positive integer');
-  }
-  const traceLogAddress = need('TRACE_LOG_ADDRESS');
-  if (!isAddress(traceLogAddress, { strict: false })) throw new Error('Environment variable TRACE_LOG_ADDRESS is malformed');
-  const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
-  if (retryText && !/^\d{1,2}$/.test(retryText)) throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
-  return new EvmTraceLogReader({
-    rpcUrl, chainId: Number(chainIdText), traceLogAddress: traceLogAddress as Hex, ...(retryText ? { retryCount: Number(retryText) } : {}),
-  });
+  const { address, ...rest } = ledgerReadConfigFromEnv(env, 'TRACE_LOG_ADDRESS');
+  return new EvmTraceLogReader({ ...rest, traceLogAddress: address });
 }
 
-function unavailable(err: unknown, operation: string): LedgerUnavailableError {
-  const message = err instanceof BaseError ? err.shortMessage : (err as Error)?.message ?? String(err);
-  return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${message}`, err);
-}

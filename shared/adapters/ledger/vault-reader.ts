@@ -1,5 +1,4 @@
 import {
-  BaseError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   createClient,
@@ -18,6 +17,7 @@ import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex, PurchaseOrderPayment, VaultReader, VaultState, VaultWriteResult } from '../../domain/ports';
 import { lendingVaultAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
+import { ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 import { VAULT_LOAN_STATUSES, idOfVaultRef, vaultRef, vaultRevertReason, vaultShareholder, type VaultLoanStatus } from './vault-ledger';
 
 /** Configuration of an `EvmVaultReader` (read-only: no signing key). */
@@ -109,7 +109,7 @@ export class EvmVaultReader implements VaultReader {
     try {
       logs = await getLogs(this.client, { address: this.config.lendingVaultAddress, event: purchaseOrderPaidEvent, fromBlock, toBlock, strict: true });
     } catch (err) {
-      throw unavailable(err, 'eth_getLogs');
+      throw ledgerUnavailable(err, 'eth_getLogs');
     }
     return logs.filter((l) => !l.removed).map((l) => toPayment(l.args, l));
   }
@@ -147,7 +147,7 @@ export class EvmVaultReader implements VaultReader {
       [tx, receipt] = await Promise.all([getTransaction(this.client, { hash: txHash }), getTransactionReceipt(this.client, { hash: txHash })]);
     } catch (err) {
       if (err instanceof TransactionReceiptNotFoundError || err instanceof TransactionNotFoundError) return null;
-      throw unavailable(err, 'eth_getTransactionReceipt');
+      throw ledgerUnavailable(err, 'eth_getTransactionReceipt');
     }
     if (receipt.status !== 'reverted' || !tx.to) return null;
     try {
@@ -155,7 +155,7 @@ export class EvmVaultReader implements VaultReader {
       return 'reverted';
     } catch (err) {
       const reason = vaultRevertReason(err);
-      if (reason === undefined) throw unavailable(err, 'eth_call');
+      if (reason === undefined) throw ledgerUnavailable(err, 'eth_call');
       return reason;
     }
   }
@@ -169,7 +169,7 @@ export class EvmVaultReader implements VaultReader {
       receipt = await getTransactionReceipt(this.client, { hash: txHash });
     } catch (err) {
       if (err instanceof TransactionReceiptNotFoundError) return null;
-      throw unavailable(err, 'eth_getTransactionReceipt');
+      throw ledgerUnavailable(err, 'eth_getTransactionReceipt');
     }
     if (receipt.status !== 'success') return null;
     const own = receipt.logs.filter((l) => !l.removed && isAddressEqual(l.address, this.config.lendingVaultAddress));
@@ -181,7 +181,7 @@ export class EvmVaultReader implements VaultReader {
     try {
       return await getBlockNumber(this.client, { cacheTime: 0 });
     } catch (err) {
-      throw unavailable(err, 'eth_blockNumber');
+      throw ledgerUnavailable(err, 'eth_blockNumber');
     }
   }
 
@@ -194,7 +194,7 @@ export class EvmVaultReader implements VaultReader {
         address: this.config.lendingVaultAddress, abi: lendingVaultAbi, functionName, args, ...(blockNumber !== undefined ? { blockNumber } : {}),
       } as never) as ReadResult<F>;
     } catch (err) {
-      throw unavailable(err, functionName);
+      throw ledgerUnavailable(err, functionName);
     }
   }
 
@@ -205,7 +205,7 @@ export class EvmVaultReader implements VaultReader {
       try {
         reported = await getChainId(this.client);
       } catch (err) {
-        throw unavailable(err, 'eth_chainId');
+        throw ledgerUnavailable(err, 'eth_chainId');
       }
       if (reported !== this.config.chainId) {
         throw new LedgerUnavailableError(`The ledger endpoint is chain ${reported}, expected ${this.config.chainId}.`);
@@ -239,26 +239,7 @@ function toPayment(args: { poRef: Hex; payer: Hex; amount: bigint }, log: Pick<L
  * or malformed variable.
  */
 export function createVaultReaderFromEnv(env: Record<string, string | undefined> = process.env): EvmVaultReader {
-  const need = (name: string): string => {
-    const value = env[name]?.trim();
-    if (!value) throw new Error(`Missing environment variable ${name}`);
-    return value;
-  };
-  const rpcUrl = need('LEDGER_RPC_URL');
-  const chainIdText = need('LEDGER_CHAIN_ID');
-  if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText)) || Number(chainIdText) <= 0) {
-    throw new Error('Environment variable LEDGER_CHAIN_ID must be a positive integer');
-  }
-  const lendingVaultAddress = need('LENDING_VAULT_ADDRESS');
-  if (!isAddress(lendingVaultAddress, { strict: false })) throw new Error('Environment variable LENDING_VAULT_ADDRESS is malformed');
-  const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
-  if (retryText && !/^\d{1,2}$/.test(retryText)) throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
-  return new EvmVaultReader({
-    rpcUrl, chainId: Number(chainIdText), lendingVaultAddress: lendingVaultAddress as Hex, ...(retryText ? { retryCount: Number(retryText) } : {}),
-  });
+  const { address, ...rest } = ledgerReadConfigFromEnv(env, 'LENDING_VAULT_ADDRESS');
+  return new EvmVaultReader({ ...rest, lendingVaultAddress: address });
 }
 
-function unavailable(err: unknown, operation: string): LedgerUnavailableError {
-  const message = err instanceof BaseError ? err.shortMessage : (err as Error)?.message ?? String(err);
-  return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${message}`, err);
-}

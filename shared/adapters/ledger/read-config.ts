@@ -1,0 +1,40 @@
+import { BaseError, isAddress } from 'viem';
+import { LedgerUnavailableError } from '../../domain/errors';
+import type { Hex } from '../../domain/ports';
+
+/** What a read-only ledger client needs: the RPC endpoint, the chain, one contract, the RPC retry count. */
+export interface LedgerReadConfig {
+  rpcUrl: string;
+  chainId: number;
+  address: Hex;
+  retryCount?: number;
+}
+
+/**
+ * The read-only ledger configuration from LEDGER_RPC_URL, LEDGER_CHAIN_ID and the contract address
+ * in `addressVariable` (required) and LEDGER_RPC_RETRY_COUNT (optional), shared by the trace-log
+ * and vault readers. Throws an Error naming the first missing or malformed variable.
+ */
+export function ledgerReadConfigFromEnv(env: Record<string, string | undefined>, addressVariable: string): LedgerReadConfig {
+  const need = (name: string): string => {
+    const value = env[name]?.trim();
+    if (!value) throw new Error(`Missing environment variable ${name}`);
+    return value;
+  };
+  const rpcUrl = need('LEDGER_RPC_URL');
+  const chainIdText = need('LEDGER_CHAIN_ID');
+  if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText)) || Number(chainIdText) <= 0) {
+    throw new Error('Environment variable LEDGER_CHAIN_ID must be a positive integer');
+  }
+  const address = need(addressVariable);
+  if (!isAddress(address, { strict: false })) throw new Error(`Environment variable ${addressVariable} is malformed`);
+  const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
+  if (retryText && !/^\d{1,2}$/.test(retryText)) throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
+  return { rpcUrl, chainId: Number(chainIdText), address: address as Hex, ...(retryText ? { retryCount: Number(retryText) } : {}) };
+}
+
+/** A failed RPC call as LEDGER_UNAVAILABLE (503), naming the operation and viem's short message. */
+export function ledgerUnavailable(err: unknown, operation: string): LedgerUnavailableError {
+  const message = err instanceof BaseError ? err.shortMessage : (err as Error)?.message ?? String(err);
+  return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${message}`, err);
+}
