@@ -31,8 +31,7 @@
 import type { Hex, OnRamp, OnRampOrder } from '../../domain/ports';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { decimalStringToMicro } from '../../domain/money';
-import { signProviderRequest } from '../payout-provider/signing';
-import { fetchAttempt } from '../../runtime/http-client';
+import { signedJsonAttempt } from '../payout-provider/signed-request';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** Configuration of {@link HttpOnRamp}. */
@@ -150,30 +149,12 @@ export class HttpOnRamp implements OnRamp {
   private async request(method: 'GET' | 'POST', path: string, json?: unknown, extraHeaders: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const url = new URL(prefix + path, this.base.origin);
-    const wirePath = url.pathname + url.search;
-    const body = json === undefined ? '' : JSON.stringify(json);
     const { attempts } = this.retries;
     return this.retries
       .execute(
-        async (signal) => {
-          const headers: Record<string, string> = {
-            Authorization: `Bearer ${this.config.apiKey}`,
-            Accept: 'application/json',
-            ...extraHeaders,
-            ...signProviderRequest({ secret: this.config.apiSecret, method, path: wirePath, body }),
-          };
-          if (json !== undefined) headers['Content-Type'] = 'application/json';
-          const { res, text } = await fetchAttempt(fetch, url, { method, headers, ...(json !== undefined ? { body } : {}), signal });
-          let parsed: unknown = null;
-          if (text !== '') {
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              if (res.ok) throw new OnRampProtocolError(`${method} ${path}: body is not JSON`);
-            }
-          }
-          return { status: res.status, body: parsed };
-        },
+        (signal) => signedJsonAttempt({
+          url, method, path, json, extraHeaders, apiKey: this.config.apiKey, apiSecret: this.config.apiSecret, signal, protocolError: (m) => new OnRampProtocolError(m),
+        }),
         (failure, n) => this.config.log?.(`on-ramp ${method} ${path}: attempt ${n}/${attempts} failed (${failure.problem})`),
       )
       .catch((err: unknown) => {

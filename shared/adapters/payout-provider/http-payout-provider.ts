@@ -15,9 +15,8 @@ import type {
   RateQuote,
 } from '../../domain/ports';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
-import { signProviderRequest } from './signing';
+import { signedJsonAttempt } from './signed-request';
 import { decimalStringToMicro as decimalUsdToMicro, microToDecimalString as microUsdToDecimal } from '../../domain/money';
-import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** Configuration of {@link HttpPayoutProvider}. */
@@ -230,30 +229,11 @@ export class HttpPayoutProvider implements PayoutProvider {
   private async request(method: 'GET' | 'POST', path: string, json?: unknown, extraHeaders: Record<string, string> = {}): Promise<HttpAnswer> {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const url = new URL(prefix + path, this.base.origin);
-    const wirePath = url.pathname + url.search;
-    const body = json === undefined ? '' : JSON.stringify(json);
     return this.retries
       .execute(
-        async (signal) => {
-          // Signed per attempt: the signature carries the time of sending.
-          const headers: Record<string, string> = {
-            Authorization: `Bearer ${this.apiKey}`,
-            Accept: 'application/json',
-            ...extraHeaders,
-            ...signProviderRequest({ secret: this.apiSecret, method, path: wirePath, body }),
-          };
-          if (json !== undefined) headers['Content-Type'] = 'application/json';
-          const { res, text } = await fetchAttempt(fetch, url, { method, headers, ...(json !== undefined ? { body } : {}), signal });
-          let parsed: unknown = null;
-          if (text !== '') {
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              if (res.ok) throw new ProviderProtocolError(`${method} ${path}: body is not JSON`);
-            }
-          }
-          return { status: res.status, body: parsed };
-        },
+        (signal) => signedJsonAttempt({
+          url, method, path, json, extraHeaders, apiKey: this.apiKey, apiSecret: this.apiSecret, signal, protocolError: (m) => new ProviderProtocolError(m),
+        }),
         (failure, n, attempts) => this.log?.(`payout provider ${method} ${path}: attempt ${n}/${attempts} failed (${failure.problem})`),
       )
       .catch((err: unknown) => {
