@@ -1,4 +1,5 @@
-import { BaseError, isAddress } from 'viem';
+import { BaseError, isAddress, type Chain, type Client, type Transport } from 'viem';
+import { getChainId } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex } from '../../domain/ports';
 
@@ -37,4 +38,19 @@ export function ledgerReadConfigFromEnv(env: Record<string, string | undefined>,
 export function ledgerUnavailable(err: unknown, operation: string): LedgerUnavailableError {
   const message = err instanceof BaseError ? err.shortMessage : (err as Error)?.message ?? String(err);
   return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${message}`, err);
+}
+
+/**
+ * Checks that the endpoint serves `expected` (eth_chainId). Errors: LedgerUnavailableError when it
+ * cannot be asked or names another chain. Callers keep the promise, once per instance, and drop it
+ * on failure so the next call asks again.
+ */
+export async function assertChainId(client: Client<Transport, Chain>, expected: number): Promise<void> {
+  let reported: number;
+  try {
+    reported = await getChainId(client);
+  } catch (err) {
+    throw ledgerUnavailable(err, 'eth_chainId');
+  }
+  if (reported !== expected) throw new LedgerUnavailableError(`The ledger endpoint is chain ${reported}, expected ${expected}.`);
 }

@@ -10,12 +10,11 @@ import {
   type Transport,
 } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trail-reader.ts).
-import { getChainId, getTransactionReceipt } from 'viem/actions';
-import { LedgerUnavailableError } from '../../domain/errors';
+import { getTransactionReceipt } from 'viem/actions';
 import type { Hex, RecordedStage, TraceLogReader } from '../../domain/ports';
 import { traceLogAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
-import { ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { assertChainId, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 
 /** Configuration of an `EvmTraceLogReader` (read-only: no signing key). */
 export interface TraceLogReaderConfig {
@@ -80,17 +79,7 @@ export class EvmTraceLogReader implements TraceLogReader {
 
   /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
   private checkChain(): Promise<void> {
-    this.chainChecked ??= (async () => {
-      let reported: number;
-      try {
-        reported = await getChainId(this.client);
-      } catch (err) {
-        throw ledgerUnavailable(err, 'eth_chainId');
-      }
-      if (reported !== this.config.chainId) {
-        throw new LedgerUnavailableError(`The ledger endpoint is chain ${reported}, expected ${this.config.chainId}.`);
-      }
-    })();
+    this.chainChecked ??= assertChainId(this.client, this.config.chainId);
     this.chainChecked.catch(() => (this.chainChecked = undefined));
     return this.chainChecked;
   }

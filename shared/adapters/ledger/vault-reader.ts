@@ -12,12 +12,12 @@ import {
   type Transport,
 } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trace-log-reader.ts).
-import { call as ethCall, getBlockNumber, getChainId, getLogs, getTransaction, getTransactionReceipt, readContract } from 'viem/actions';
+import { call as ethCall, getBlockNumber, getLogs, getTransaction, getTransactionReceipt, readContract } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex, PurchaseOrderPayment, VaultReader, VaultState, VaultWriteResult } from '../../domain/ports';
 import { lendingVaultAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
-import { ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { assertChainId, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 import { VAULT_LOAN_STATUSES, idOfVaultRef, vaultRef, vaultRevertReason, vaultShareholder, type VaultLoanStatus } from './vault-ledger';
 
 /** Configuration of an `EvmVaultReader` (read-only: no signing key). */
@@ -200,17 +200,7 @@ export class EvmVaultReader implements VaultReader {
 
   /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
   private checkChain(): Promise<void> {
-    this.chainChecked ??= (async () => {
-      let reported: number;
-      try {
-        reported = await getChainId(this.client);
-      } catch (err) {
-        throw ledgerUnavailable(err, 'eth_chainId');
-      }
-      if (reported !== this.config.chainId) {
-        throw new LedgerUnavailableError(`The ledger endpoint is chain ${reported}, expected ${this.config.chainId}.`);
-      }
-    })();
+    this.chainChecked ??= assertChainId(this.client, this.config.chainId);
     this.chainChecked.catch(() => (this.chainChecked = undefined));
     return this.chainChecked;
   }
