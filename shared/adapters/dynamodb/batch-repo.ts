@@ -6,7 +6,7 @@ import { AWAITING_PAYOUT, BATCH_PREFIX, keys, fromItem } from './keys';
 
 /** Most GSI1 pages (1 MB each) one `listByFarmer` reads. */
 export const FARMER_BATCH_SCAN_PAGES = 20;
-import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
+import { documentClient, isConditionalCheckFailed, isTransactionCanceled, nextCounterValue, tableName } from './table';
 
 /** Audit entries are kept for good: no TTL, no update, no delete. */
 export function auditPut(entry: AuditEntry) {
@@ -25,15 +25,7 @@ export function auditPut(entry: AuditEntry) {
 export class BatchRepository implements BatchStore {
   /** The next batch number of `year` from the atomic counter (1, 2, 3, …). */
   async nextBatchNumber(year: number): Promise<number> {
-    const r = await documentClient().send(new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.batchCounter(year),
-      UpdateExpression: 'ADD #v :one',
-      ExpressionAttributeNames: { '#v': 'value' },
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }));
-    return Number(r.Attributes!.value);
+    return nextCounterValue(keys.batchCounter(year));
   }
 
   /**

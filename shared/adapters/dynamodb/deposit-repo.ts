@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deposit, DepositStatus } from '../../domain/lending';
 import type { DepositStore } from '../../domain/ports';
 import { fromItem, keys } from './keys';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { documentClient, isConditionalCheckFailed, nextCounterValue, tableName } from './table';
 
 /**
  * MFI deposits (payment type MFI_DEPOSIT) in the single table: the deposit at `PAYMENT#<DEP-…>` /
@@ -22,15 +22,7 @@ export class DepositRepository implements DepositStore {
 
   /** Next `n` of `DEP-<year>-<n>` (UpdateItem ADD: atomic, never repeats). */
   async nextDepositNumber(year: number): Promise<number> {
-    const r = await documentClient().send(new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.depositCounter(year),
-      UpdateExpression: 'ADD #v :one',
-      ExpressionAttributeNames: { '#v': 'value' },
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }));
-    return Number(r.Attributes!.value);
+    return nextCounterValue(keys.depositCounter(year));
   }
 
   /** The deposit, or null (also for a payment id that is not a deposit). Strongly consistent. */

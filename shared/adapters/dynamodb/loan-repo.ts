@@ -6,7 +6,7 @@ import type { VaultLedgerTx } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError } from './audit-append';
 import { fromItem, keys, PENDING_LOANS } from './keys';
 import { ledgerTxItem } from './ledger-tx';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { documentClient, isConditionalCheckFailed, nextCounterValue, tableName } from './table';
 
 /** Fields a loan transition may not change (keys and identity). */
 const FIXED = new Set(['loan_id', 'batch_id', 'token_id', 'farmer_id', 'cooperative_id', 'status', 'created_at', 'created_by']);
@@ -57,11 +57,7 @@ export class LoanRepository implements LoanStore {
   }
 
   async nextLoanNumber(year: number): Promise<number> {
-    const r = await documentClient().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.loanCounter(year), UpdateExpression: 'ADD #v :one',
-      ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',
-    }));
-    return Number(r.Attributes!.value);
+    return nextCounterValue(keys.loanCounter(year));
   }
 
   async get(loanId: string): Promise<Loan | null> {

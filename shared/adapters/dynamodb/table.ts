@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../../config';
 import { StoreUnavailableError } from '../../domain/errors';
 
@@ -70,4 +70,16 @@ export function isTransactionCanceled(err: unknown): boolean {
 
 export function isConditionalCheckFailed(err: unknown): boolean {
   return (err as { name?: string }).name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * The next value of an atomic counter item (UpdateItem ADD: 1, 2, 3, … never repeated, also under
+ * concurrency). Used for the per-year numbers of batches, loans and deposits.
+ */
+export async function nextCounterValue(key: { PK: string; SK: string }): Promise<number> {
+  const r = await documentClient().send(new UpdateCommand({
+    TableName: tableName(), Key: key, UpdateExpression: 'ADD #v :one',
+    ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',
+  }));
+  return Number(r.Attributes!.value);
 }
