@@ -41,7 +41,7 @@ import {
   type XmlNode,
 } from '../../shared/adapters/eudr/soap-dds-registry';
 import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
-import { listenOnLoopback } from './loopback';
+import { listenOnLoopback, readBoundedBody } from './loopback';
 
 /** Options of {@link startDdsRegistrySandbox}. */
 export interface DdsRegistrySandboxOptions {
@@ -133,19 +133,7 @@ function faultXml(f: Fault): string {
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Fault('S:Client', `request larger than ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+  return readBoundedBody(req, MAX_BODY_BYTES, () => new Fault('S:Client', `request larger than ${MAX_BODY_BYTES} bytes`));
 }
 
 /**

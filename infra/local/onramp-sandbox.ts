@@ -32,7 +32,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { verifyProviderRequest } from '../../shared/adapters/payout-provider/signing';
-import { listenOnLoopback } from './loopback';
+import { listenOnLoopback, readBoundedBody, sendJson } from './loopback';
 
 /** Fixed sandbox conversion rates: units of the source currency per USD (so per USDC). */
 export const SANDBOX_ONRAMP_RATES: Readonly<Record<string, number>> = { UGX: 3700, KES: 129, USD: 1 };
@@ -260,30 +260,7 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
     return [201, order];
   }
 
-  function reply(res: ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  }
-
-  function readBody(req: IncomingMessage): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BODY_BYTES) {
-          reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 64 KiB.'));
-          req.removeAllListeners('data');
-          req.resume();
-          return;
-        }
-        chunks.push(c);
-      });
-      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      req.on('error', reject);
-    });
-  }
+  const readBody = (req: IncomingMessage) => readBoundedBody(req, MAX_BODY_BYTES, () => new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 64 KiB.'));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.requests++;
@@ -291,7 +268,7 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
     const rawPath = req.url ?? '/';
     const url = new URL(rawPath, 'http://sandbox.invalid');
     const raw = await readBody(req);
-    if (method === 'GET' && url.pathname === '/v1/sandbox/stats') return reply(res, 200, stats);
+    if (method === 'GET' && url.pathname === '/v1/sandbox/stats') return sendJson(res, 200, stats);
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
     if (!m || !safeEqual(m[1] ?? '', opts.apiKey)) throw new HttpError(401, 'UNAUTHORIZED', 'Missing or invalid API key.');
     const check = verifyProviderRequest({
@@ -311,13 +288,13 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
       }
       const key = req.headers['idempotency-key'];
       const [status, out] = postOrder(body, Array.isArray(key) ? key[0] : key);
-      return reply(res, status, out);
+      return sendJson(res, status, out);
     }
     if (path.startsWith('/v1/onramp/orders/') && path.split('/').length === 5) {
       if (method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
       const order = orders.get(decodeURIComponent(path.slice('/v1/onramp/orders/'.length)));
       if (!order) throw new HttpError(404, 'ORDER_NOT_FOUND', 'No such order.');
-      return reply(res, 200, order);
+      return sendJson(res, 200, order);
     }
     throw new HttpError(404, 'ROUTE_NOT_FOUND', `No route ${method} ${path}.`);
   }
@@ -325,9 +302,9 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (res.headersSent || req.socket.destroyed) return;
-      if (err instanceof HttpError) reply(res, err.status, { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+      if (err instanceof HttpError) sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
       else {
-        reply(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected sandbox error.' } });
+        sendJson(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected sandbox error.' } });
         log(`onramp-sandbox ${req.method} ${req.url} → 500 ${(err as Error)?.stack ?? String(err)}`);
       }
     });

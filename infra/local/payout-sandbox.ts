@@ -23,7 +23,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulid';
 import { verifyProviderRequest } from '../../shared/adapters/payout-provider/signing';
-import { listenOnLoopback } from './loopback';
+import { listenOnLoopback, readBoundedBody, sendJson } from './loopback';
 
 /** The sandbox's test phone numbers (decisions §7), like a card network's test cards. */
 export const SANDBOX_TEST_PHONES = {
@@ -472,30 +472,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
 
   // ---------------------------------------------------------------- HTTP plumbing
 
-  function send(res: ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  }
-
-  function readBody(req: IncomingMessage): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BODY_BYTES) {
-          reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 1 MiB.'));
-          req.removeAllListeners('data');
-          req.resume();
-          return;
-        }
-        chunks.push(c);
-      });
-      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      req.on('error', reject);
-    });
-  }
+  const readBody = (req: IncomingMessage) => readBoundedBody(req, MAX_BODY_BYTES, () => new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 1 MiB.'));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.requests++;
@@ -522,7 +499,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     if (method === 'GET' && url.pathname === '/v1/sandbox/stats') {
       // Sandbox only (no real provider has it, so it needs no credentials): the counters, for
       // benchmarks that run the sandbox in another process.
-      send(res, 200, { ...stats, settledPerReference: { ...stats.settledPerReference } });
+      sendJson(res, 200, { ...stats, settledPerReference: { ...stats.settledPerReference } });
       return;
     }
     const auth = req.headers.authorization ?? '';
@@ -561,7 +538,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     } else {
       throw new HttpError(404, 'ROUTE_NOT_FOUND', `No route ${method} ${path}.`);
     }
-    send(res, result[0], result[1]);
+    sendJson(res, result[0], result[1]);
     log(`payout-sandbox ${method} ${rawPath} → ${result[0]}`);
   }
 
@@ -569,10 +546,10 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     handle(req, res).catch((err: unknown) => {
       if (res.headersSent || req.socket.destroyed) return;
       if (err instanceof HttpError) {
-        send(res, err.status, { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+        sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
         log(`payout-sandbox ${req.method} ${req.url} → ${err.status} ${err.code}`);
       } else {
-        send(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected sandbox error.' } });
+        sendJson(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected sandbox error.' } });
         log(`payout-sandbox ${req.method} ${req.url} → 500 ${(err as Error)?.stack ?? String(err)}`);
       }
     });
