@@ -65,7 +65,9 @@ export type Need =
   /** Queue outbound webhook deliveries (decisions §12). */
   | 'outbound-webhook-queue:send'
   /** POST signed webhooks to integrators' URLs (decisions §12): https to public addresses only. */
-  | 'outbound-webhooks';
+  | 'outbound-webhooks'
+  /** The scheduled chain watcher's tuning (confirmations, start block, range sizes). */
+  | 'chain-watch';
 
 /** A secret a Need carries. */
 export interface SecretSpec {
@@ -218,6 +220,12 @@ export const NEEDS = {
     env: [],
     secrets: [],
     optionalEnv: ['OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK'],
+  },
+  'chain-watch': {
+    summary: 'Tuning of the scheduled chain watcher: blocks a log must be buried under (CHAIN_WATCH_CONFIRMATIONS), where a new cursor starts (CHAIN_WATCH_START_BLOCK, the contracts\' deployment block), blocks per eth_getLogs range and ranges per run.',
+    env: ['CHAIN_WATCH_CONFIRMATIONS', 'CHAIN_WATCH_START_BLOCK'],
+    secrets: [],
+    optionalEnv: ['CHAIN_WATCH_MAX_BLOCK_RANGE', 'CHAIN_WATCH_MAX_RANGES_PER_RUN'],
   },
 } as const satisfies Record<Need, NeedSpec>;
 
@@ -385,6 +393,7 @@ export const workers: WorkerDef[] = [
   { fn: 'national-registry-check', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'maaif'], timeoutSeconds: 60, summary: 'Completes farmer registrations still waiting for the national farmer registry (MAAIF); those it cannot answer yet wait for the next run.' },
   { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
   { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
+  { fn: 'chain-watcher', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], timeoutSeconds: 60, summary: 'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.' },
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:read', 'ledger-write-queue:send'], timeoutSeconds: 60, summary: 'Queues again, for the single ledger writer, ledger writes still unconfirmed after 5 minutes.' },
   { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
   { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },

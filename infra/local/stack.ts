@@ -188,7 +188,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CHAIN_WEBHOOK_SECRET: process.env.CHAIN_WEBHOOK_SECRET || DEV_CHAIN_WEBHOOK_SECRET,
       JWT_ISSUER: LOCAL_JWT_ISSUER,
       JWT_AUDIENCE: LOCAL_JWT_AUDIENCE,
+      // The scheduled chain watcher's tuning, as in AWS: hardhat automines and never reorganises, and its chain starts at block 0.
+      CHAIN_WATCH_CONFIRMATIONS: process.env.CHAIN_WATCH_CONFIRMATIONS || '0',
+      CHAIN_WATCH_START_BLOCK: process.env.CHAIN_WATCH_START_BLOCK || '0',
     });
+    const chainEvents = localChainEventsMode(process.env.LOCAL_CHAIN_EVENTS);
+    log(`chain events: ${chainEvents === 'webhook' ? 'the local watcher posts signed webhooks to /api/webhooks/chain-events' : 'the scheduled chain-watcher function reads the chain (no webhook)'}`);
 
     // Opt-in metering: wrap every handler and count the SDK commands (off unless the variable is set).
     const meteringFile = process.env.LOCAL_METERING_FILE;
@@ -295,14 +300,17 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       log: (l) => log(`gateway: ${l}`),
     });
     gatewayUrl = gateway.url;
-    // The chain-event provider's stand-in: TraceLog stage events and the vault's buyer payments →
-    // signed webhooks to the gateway.
-    const watcher = startChainWatcher({
-      rpcUrl: chain.rpcUrl, chainId: 31337, traceLogAddress: contracts.traceLogAddress, batchTokenAddress: contracts.batchTokenAddress,
-      lendingVaultAddress: contracts.lendingVaultAddress,
-      webhookUrl: () => `${gatewayUrl}/api/webhooks/chain-events`, secret: process.env.CHAIN_WEBHOOK_SECRET!, log: (l) => log(`chain-watcher: ${l}`),
-    });
-    stops.push(() => watcher.stop());
+    // The chain-event provider's stand-in (LOCAL_CHAIN_EVENTS=webhook, the default): TraceLog stage
+    // events and the vault's buyer payments → signed webhooks to the gateway. With `scheduled` the
+    // chain-watcher function reads the chain on its schedule instead (below), as in AWS.
+    if (chainEvents === 'webhook') {
+      const watcher = startChainWatcher({
+        rpcUrl: chain.rpcUrl, chainId: 31337, traceLogAddress: contracts.traceLogAddress, batchTokenAddress: contracts.batchTokenAddress,
+        lendingVaultAddress: contracts.lendingVaultAddress,
+        webhookUrl: () => `${gatewayUrl}/api/webhooks/chain-events`, secret: process.env.CHAIN_WEBHOOK_SECRET!, log: (l) => log(`chain-watcher: ${l}`),
+      });
+      stops.push(() => watcher.stop());
+    }
     process.env.JWKS_URL = `${gateway.url}/.well-known/jwks.json`;
     process.env.DOCS_BASE_URL = `${gateway.url}/docs`;
     process.env.IPFS_GATEWAY_URL = gateway.url;
@@ -338,6 +346,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     process.env.RECONCILE_AFTER_SECONDS ??= String(300 * timeScale);
     for (const w of workers) {
       if (w.kind !== 'scheduled') continue;
+      if (w.fn === CHAIN_WATCHER_FN && chainEvents !== 'scheduled') continue; // the webhook-posting watcher reports chain events instead
       const mod = await load(w.fn);
       const run = metered(w.fn, mod.handler as () => Promise<unknown>);
       const everyMs = Math.max(200, scheduleMs(w.schedule) * timeScale);
@@ -376,6 +385,21 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll();
     throw err;
   }
+}
+
+/** The scheduled worker that reads chain events itself (functions/chain-watcher). */
+const CHAIN_WATCHER_FN = 'chain-watcher';
+
+/**
+ * LOCAL_CHAIN_EVENTS: who reports chain events locally. `webhook` (default): the local watcher
+ * (./chain-watcher.ts) posts signed webhooks to /api/webhooks/chain-events, as a chain-event
+ * provider would; `scheduled`: the scheduled chain-watcher function, as deployed in AWS. Throws
+ * for any other value.
+ */
+function localChainEventsMode(value: string | undefined): 'webhook' | 'scheduled' {
+  const v = (value ?? '').trim() || 'webhook';
+  if (v !== 'webhook' && v !== 'scheduled') throw new Error(`LOCAL_CHAIN_EVENTS must be webhook or scheduled, not ${JSON.stringify(value)}`);
+  return v;
 }
 
 /** Milliseconds of an EventBridge `rate(N unit)` expression. */

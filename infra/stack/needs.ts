@@ -142,6 +142,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'onramp-webhook-secret':
       case 'price-feed':
       case 'outbound-webhooks':
+      case 'chain-watch':
         break; // outside systems: environment and secret reads only
       default: {
         const unknown: never = need;
@@ -189,6 +190,8 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     JWT_ISSUER: settings.jwtIssuer,
     JWT_AUDIENCE: settings.jwtAudience,
     JWKS_URL: settings.jwksUrl,
+    CHAIN_WATCH_CONFIRMATIONS: settings.chainWatchConfirmations,
+    CHAIN_WATCH_START_BLOCK: settings.chainWatchStartBlock,
   };
 }
 

@@ -30,6 +30,8 @@ export interface ManagerSubscription {
  * - priceFeedUrl: the published coffee price feed (USD per kg by grade) that values loan collateral.
  * - onrampUrl: base URL of the fiat on-ramp's API (MFI deposits).
  * - treasuryAddress: the ledger signer's address (the service treasury), where the on-ramp delivers USDC.
+ * - chainWatchConfirmations: blocks a log must be buried under before the scheduled chain watcher reads it.
+ * - chainWatchStartBlock: where the chain watcher's cursor starts when the table has none (the contracts' deployment block).
  * - managerSubscriptions: `[{cooperativeId, email, sms?}]`, see {@link ManagerSubscription}.
  */
 export const SETTING_DEFAULTS = {
@@ -53,6 +55,8 @@ export const SETTING_DEFAULTS = {
   priceFeedUrl: 'https://prices.example.com/coffee/usd-per-kg.json',
   onrampUrl: 'https://api.onramp.example.com',
   treasuryAddress: '0x0000000000000000000000000000000000000000',
+  chainWatchConfirmations: '5',
+  chainWatchStartBlock: '0',
   managerSubscriptions: [] as ManagerSubscription[],
 };
 
@@ -80,6 +84,8 @@ export interface Settings {
   priceFeedUrl: string;
   onrampUrl: string;
   treasuryAddress: string;
+  chainWatchConfirmations: string;
+  chainWatchStartBlock: string;
   managerSubscriptions: ManagerSubscription[];
   /** The deploy stage from context `stage` (`-c stage=dev|prod`, default dev): see infra/stack/stage.ts. */
   stage: StageConfig;
@@ -127,6 +133,8 @@ export function loadSettings(scope: Construct): Settings {
     priceFeedUrl: param('priceFeedUrl', 'PriceFeedUrl', 'URL of the published coffee price feed: JSON {updated_at, usd_per_kg: {screen18, screen15, FAQ, PB}} (README "Price feed").', HTTPS_URL),
     onrampUrl: param('onrampUrl', 'OnrampUrl', 'Base URL of the fiat on-ramp API (MFI deposits).', HTTPS_URL),
     treasuryAddress: param('treasuryAddress', 'TreasuryAddress', 'Address of the ledger signer (the service treasury): the on-ramp delivers deposited USDC there.', ADDRESS),
+    chainWatchConfirmations: param('chainWatchConfirmations', 'ChainWatchConfirmations', 'Blocks a TraceLog or LendingVault log must be buried under before the scheduled chain watcher applies it.', '^[0-9]{1,4}$'),
+    chainWatchStartBlock: param('chainWatchStartBlock', 'ChainWatchStartBlock', 'Block the chain watcher starts reading at when it has no cursor yet: the contracts\' deployment block.', '^[0-9]{1,15}$'),
     managerSubscriptions: readManagerSubscriptions(scope),
     stage: readStage(scope),
     alarmsEnabled: readStage(scope).alarmsEnabled,

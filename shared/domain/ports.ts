@@ -707,3 +707,45 @@ export interface SettlementStore {
   /** Records the remainder as RELEASED (its tx) or REFUSED, then completes the settlement as above. */
   recordRemainder(purchaseOrderId: string, outcome: { status: 'RELEASED' | 'REFUSED'; tx_hash?: string }, at: string): Promise<void>;
 }
+
+// ---------------------------------------------------------------- chain watch (issue 12)
+
+/**
+ * A log the chain watcher follows, decoded (shared/use-cases/chain-watch.ts):
+ * - TraceLog `StageRecorded(tokenId, stage, …)` with the batch id the BatchToken holds for the
+ *   token (`batchId` null when it holds none);
+ * - LendingVault `PurchaseOrderPaid(poRef, payer, amount)` with the purchase order id of `poRef`
+ *   (`purchaseOrderId` null when the bytes32 is not an id).
+ * `blockNumber`/`logIndex` place it in chain order; only mined, non-removed logs are given.
+ */
+export type WatchedChainLog =
+  | { kind: 'StageRecorded'; blockNumber: bigint; logIndex: number; txHash: Hex; tokenId: bigint; stage: number; batchId: string | null }
+  | { kind: 'PurchaseOrderPaid'; blockNumber: bigint; logIndex: number; txHash: Hex; purchaseOrderId: string | null; payer: Hex; amountUsdMicro: bigint };
+
+/** The chain as the watcher reads it (eth_blockNumber, eth_getLogs). Errors: LedgerUnavailableError. */
+export interface ChainLogSource {
+  /** The latest block number the endpoint knows. */
+  headBlock(): Promise<bigint>;
+  /** The followed logs of blocks [fromBlock, toBlock] (inclusive), in chain order (block, then log index). */
+  logsIn(fromBlock: bigint, toBlock: bigint): Promise<WatchedChainLog[]>;
+}
+
+/**
+ * The chain watcher's block cursor: one item holding the next block to read and a lease, so that
+ * two overlapping runs never process the same blocks. Errors: StoreUnavailableError.
+ */
+export interface ChainCursorStore {
+  /**
+   * Takes the lease for `owner` until `leaseUntil` when nobody holds an unexpired one (a
+   * conditional update); creates the cursor at `startBlock` when there is none. Returns the next
+   * block to read, or null when another run holds the lease.
+   */
+  claim(owner: string, now: Date, leaseUntil: Date, startBlock: bigint): Promise<{ nextBlock: bigint } | null>;
+  /**
+   * Moves the cursor from `fromBlock` to `nextBlock` when `owner` still holds the lease and the
+   * cursor is still at `fromBlock` (a conditional update); false otherwise (nothing changed).
+   */
+  advance(owner: string, fromBlock: bigint, nextBlock: bigint): Promise<boolean>;
+  /** Gives the lease up when `owner` holds it (a no-op otherwise). */
+  release(owner: string): Promise<void>;
+}

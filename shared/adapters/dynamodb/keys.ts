@@ -29,6 +29,7 @@
  * | Settlement          | SETTLEMENT#<purchase_order> | META                |                     |                                |
  * | Payment (deposit)   | PAYMENT#<DEP-…>             | META                |                     |                                |
  * | Deposit counter     | COUNTER#DEPOSIT#<yyyy>      | META                |                     |                                |
+ * | Chain watch cursor  | CHAIN_CURSOR#<chain_id>     | META                |                     |                                |
  *
  * Access patterns:
  * 1. get cooperative / farmer / batch / payment / job by id: GetItem on PK + META.
@@ -115,6 +116,8 @@ export const keys = {
   settlement: (purchaseOrderId: string) => ({ PK: `SETTLEMENT#${purchaseOrderId}`, SK: META }),
   /** Next `n` of `DEP-<yyyy>-<n>` (MFI deposits; the deposit itself is keys.payment). */
   depositCounter: (year: number) => ({ PK: `COUNTER#DEPOSIT#${year}`, SK: META }),
+  /** The chain watcher's block cursor and lease on one chain (shared/adapters/dynamodb/chain-cursor.ts). */
+  chainCursor: (chainId: number) => ({ PK: `CHAIN_CURSOR#${chainId}`, SK: META }),
 };
 
 /** Attributes that are keys or bookkeeping, stripped before an item leaves the adapter. */

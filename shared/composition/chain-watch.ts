@@ -1,0 +1,54 @@
+import { DynamoChainCursorStore } from '../adapters/dynamodb/chain-cursor';
+import { createChainLogSourceFromEnv, type EvmChainLogSource } from '../adapters/ledger/chain-log-source';
+import { envOr, requireEnv } from '../config';
+import type { ChainCursorStore, ChainLogSource } from '../domain/ports';
+import type { ChainWatchConfig, ChainWatchDeps } from '../use-cases/chain-watch';
+import { chainEventDeps } from './index';
+import { now } from './repos';
+import { settlementDeps } from './settlement';
+
+/**
+ * The scheduled chain watcher (functions/chain-watcher): the chain read from LEDGER_RPC_URL /
+ * LEDGER_CHAIN_ID / TRACE_LOG_ADDRESS / BATCH_TOKEN_ADDRESS / LENDING_VAULT_ADDRESS (no signing
+ * key), the cursor in the table, and the chain-events webhook's own deps for the events.
+ */
+
+let source: EvmChainLogSource | undefined;
+let cursor: ChainCursorStore | undefined;
+
+/** The chain's logs, built on first use (one per container: it caches token → batch ids). */
+function chainLogSource(): ChainLogSource {
+  return {
+    headBlock: () => (source ??= createChainLogSourceFromEnv()).headBlock(),
+    logsIn: (from, to) => (source ??= createChainLogSourceFromEnv()).logsIn(from, to),
+  };
+}
+
+/** Ports of a watcher run. */
+export function chainWatchDeps(): ChainWatchDeps {
+  cursor ??= new DynamoChainCursorStore(Number(requireEnv('LEDGER_CHAIN_ID')));
+  return { source: chainLogSource(), cursor, stageEvents: chainEventDeps(), buyerPayments: settlementDeps(), now };
+}
+
+/** A non-negative integer variable; throws naming it when malformed. */
+function count(name: string, text: string, min: number): number {
+  if (!/^\d{1,15}$/.test(text.trim()) || Number(text) < min) throw new Error(`Environment variable ${name} must be an integer ≥ ${min}`);
+  return Number(text);
+}
+
+/**
+ * The watcher's tuning: CHAIN_WATCH_CONFIRMATIONS (blocks a log must be buried under; 5 in AWS by
+ * default, 0 locally), CHAIN_WATCH_START_BLOCK (where a new cursor starts: the contracts'
+ * deployment block), and the optional CHAIN_WATCH_MAX_BLOCK_RANGE (default 1000 blocks per
+ * eth_getLogs) and CHAIN_WATCH_MAX_RANGES_PER_RUN (default 20). `leaseMs`: the caller's (longer
+ * than the function may run). Throws naming a missing or malformed variable.
+ */
+export function chainWatchConfig(leaseMs: number): ChainWatchConfig {
+  return {
+    confirmations: count('CHAIN_WATCH_CONFIRMATIONS', requireEnv('CHAIN_WATCH_CONFIRMATIONS'), 0),
+    startBlock: BigInt(count('CHAIN_WATCH_START_BLOCK', requireEnv('CHAIN_WATCH_START_BLOCK'), 0)),
+    maxBlocksPerRange: count('CHAIN_WATCH_MAX_BLOCK_RANGE', envOr('CHAIN_WATCH_MAX_BLOCK_RANGE', '1000'), 1),
+    maxRangesPerRun: count('CHAIN_WATCH_MAX_RANGES_PER_RUN', envOr('CHAIN_WATCH_MAX_RANGES_PER_RUN', '20'), 1),
+    leaseMs,
+  };
+}
