@@ -9,7 +9,7 @@
  * non-ASCII text is written as UTF-8 rather than `\u` escapes, so the JavaScript the function loads
  * is only code. Size budgets: ./bundle-budget.ts.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
@@ -24,14 +24,47 @@ export const BUNDLE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
- * Left out of every bundle: `@smithy/core/event-streams`, which the SDK's protocol layer imports
+ * The npm scope of Powertools for AWS Lambda (Logger, Metrics, Tracer). In AWS its packages come
+ * from the official Powertools layer (infra/stack/service-function.ts `powertoolsLayer`), the way
+ * the Powertools documentation recommends for esbuild bundles: the bundle leaves them out and the
+ * layer, at exactly the version in package-lock.json, provides them under `/opt/nodejs/node_modules`.
+ * Tracer alone (with aws-xray-sdk-core) would add about 120 KB to every bundle.
+ */
+export const POWERTOOLS_PACKAGE_SCOPE = '@aws-lambda-powertools';
+
+/**
+ * Left out of every bundle: the Powertools packages (see {@link POWERTOOLS_PACKAGE_SCOPE}), and
+ * `@smithy/core/event-streams`, which the SDK's protocol layer imports
  * only lazily (`await import(...)` in HttpProtocol.loadEventStreamCapability) for operations with an
  * event-stream member, such as S3 SelectObjectContent or Bedrock streaming. None of the clients the
  * functions use (DynamoDB, SQS, SNS, Step Functions) has such an operation, so that import is never
  * evaluated; bundling it cost about 19 KB per function. If a function ever adds a client with
  * event streams, remove this entry (the call would otherwise fail with ERR_MODULE_NOT_FOUND).
  */
-export const BUNDLE_EXTERNALS: readonly string[] = ['@smithy/core/event-streams'];
+export const BUNDLE_EXTERNALS: readonly string[] = ['@smithy/core/event-streams', `${POWERTOOLS_PACKAGE_SCOPE}/*`];
+
+/** The Powertools packages the functions import; all must be installed at one version (one shared `commons`). */
+export const POWERTOOLS_PACKAGES = ['logger', 'metrics', 'tracer'] as const;
+
+/**
+ * The installed Powertools version (`2.36.0`), read from node_modules, which `npm ci` fills from the
+ * lockfile: the version of the layer the functions load in AWS.
+ * @throws Error when the packages are not all at the same version.
+ */
+export function powertoolsVersion(): string {
+  const versions = new Set(POWERTOOLS_PACKAGES.map((p) =>
+    (JSON.parse(readFileSync(join(repoRoot(), 'node_modules', POWERTOOLS_PACKAGE_SCOPE, p, 'package.json'), 'utf8')) as { version: string }).version));
+  if (versions.size !== 1) throw new Error(`Powertools packages must share one version; installed: ${[...versions].join(', ')}`);
+  return [...versions][0]!;
+}
+
+/**
+ * The public SSM parameter holding the ARN of the official Powertools layer of `version` in the
+ * deploying region (published by AWS for every release and region; decisions: no layer of ours).
+ */
+export function powertoolsLayerParameter(version: string): string {
+  return `/aws/service/powertools/typescript/generic/all/${version}`;
+}
 
 /** Licence comments (`/*! ... *\/`, `@license`) go to `<bundle>.LEGAL.txt`, not into the code. */
 export const BUNDLE_LEGAL_COMMENTS = 'external';

@@ -253,6 +253,7 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   STAGE_LEDGER_WAIT_MS: 'tunable, default 4000: how long PATCH /batch/{id}/stage waits for its trace-log transaction',
   LOAN_APR: 'tunable, default 0.12 (DEFAULT_LOAN_APR, shared/domain/lending.ts): the vault\'s annual simple-interest rate (loans, GET /mfi/vault)',
   AWS_LAMBDA_FUNCTION_NAME: 'set by the Lambda runtime; shared/runtime/metrics.ts writes EMF lines to stdout only there',
+  _HANDLER: 'set by the Lambda runtime (module.export of the entry); shared/runtime/instrument.ts names the handler subsegment after it',
   METRICS_FILE: 'local stack only: the file EMF metric lines are appended to ($LOCAL_DATA_DIR/metrics.ndjson; unset in Lambda, where they go to stdout)',
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
 };

@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { callerToContext } from '../../shared/auth/claims';
 import { verifyBearerToken } from '../../shared/auth/verify-token';
+import { instrumented } from '../../shared/runtime/instrument';
 import { logger } from '../../shared/runtime/logger';
 
 /**
@@ -9,7 +10,7 @@ import { logger } from '../../shared/runtime/logger';
  * A bad token throws "Unauthorized", which API Gateway (and the local gateway) answer with 401
  * `UNAUTHORIZED` in the error envelope.
  */
-export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+export const handler = instrumented(async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const headers = event.headers ?? {};
   const authorization = headers.Authorization ?? headers.authorization;
   try {
@@ -25,4 +26,4 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     logger.info('token rejected', { reason: (err as Error).message });
     throw new Error('Unauthorized');
   }
-}
+});

@@ -1,3 +1,4 @@
+import { instrumented } from '../../shared/runtime/instrument';
 import { ledgerWriteQueue } from '../../shared/composition/queues';
 import { custodyRepo, now } from '../../shared/composition/repos';
 import { envOr } from '../../shared/config';
@@ -8,7 +9,7 @@ import { requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
  * unconfirmed after RECONCILE_AFTER_SECONDS (default 300) are queued again for the single ledger
  * writer.
  */
-export async function handler(): Promise<{ ledgerWritesRequeued: number }> {
+export const handler = instrumented(async (): Promise<{ ledgerWritesRequeued: number }> => {
   const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
   return { ledgerWritesRequeued: await requeueStaleLedgerWrites({ custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now }, staleAfterSeconds) };
-}
+});

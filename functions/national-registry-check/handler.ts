@@ -1,3 +1,4 @@
+import { instrumented } from '../../shared/runtime/instrument';
 import { nationalRegistry } from '../../shared/composition/national-registry';
 import { now, registryRepo } from '../../shared/composition/repos';
 import { settlePendingNationalChecks, type NationalCheckReport } from '../../shared/use-cases/registry';
@@ -6,6 +7,6 @@ import { settlePendingNationalChecks, type NationalCheckReport } from '../../sha
  * Scheduled (EventBridge, every minute): completes the registrations that are still waiting for
  * the national farmer registry (MAAIF); those it still cannot answer wait for the next run.
  */
-export async function handler(): Promise<NationalCheckReport> {
+export const handler = instrumented(async (): Promise<NationalCheckReport> => {
   return settlePendingNationalChecks({ registry: registryRepo(), national: nationalRegistry(), now });
-}
+});

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { outboundDeps } from '../../shared/composition/outbound-webhooks';
+import { instrumented } from '../../shared/runtime/instrument';
 import { logger } from '../../shared/runtime/logger';
 import { publishChanges } from '../../shared/use-cases/outbound-webhooks';
 
@@ -12,7 +13,7 @@ const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as R
  * outbound webhook events and deliveries, in stream order. A record that fails is reported (and
  * the records after it), so the stream retries from there; the fan-out is idempotent.
  */
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+export const handler = instrumented(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const deps = outboundDeps();
   for (const record of event.Records) {
     try {
@@ -23,4 +24,4 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     }
   }
   return { batchItemFailures: [] };
-};
+});

@@ -2,7 +2,7 @@ import { payoutDeps } from '../../shared/composition';
 import { attemptNumber } from '../../shared/domain/payout-lifecycle';
 import { logger } from '../../shared/runtime/logger';
 import { runPayoutAttempt } from '../../shared/use-cases/payouts';
-import { withMetrics } from '../../shared/runtime/metrics';
+import { instrumented } from '../../shared/runtime/instrument';
 
 /**
  * State-machine task `AttemptN` (`lambda:invoke.waitForTaskToken`): event is the task's Payload
@@ -19,4 +19,4 @@ async function run(event: { payout_id: string; attempt: number; round?: number; 
 }
 
 /** The task, its business metrics flushed (EMF) when it ends. */
-export const handler = withMetrics(run);
+export const handler = instrumented(run);

@@ -1,7 +1,7 @@
 import { notifier } from '../../shared/composition/notifier';
 import { now, payoutRepo, registryRepo } from '../../shared/composition/repos';
 import { moveToManualReview } from '../../shared/use-cases/payouts';
-import { withMetrics } from '../../shared/runtime/metrics';
+import { instrumented } from '../../shared/runtime/instrument';
 
 /** State-machine task `ManualReview`: `{payout_id}` → `{status}`; notifies the cooperative manager. */
 async function run(event: { payout_id: string }): Promise<{ status: string }> {
@@ -9,4 +9,4 @@ async function run(event: { payout_id: string }): Promise<{ status: string }> {
 }
 
 /** The task, its business metrics flushed (EMF) when it ends. */
-export const handler = withMetrics(run);
+export const handler = instrumented(run);

@@ -3,7 +3,7 @@ import { envOr } from '../../shared/config';
 import { loanRepo } from '../../shared/composition/repos';
 import { reconcileLoans, startLoanDisbursement, type LoanReconcileReport } from '../../shared/use-cases/loans';
 import { reconcilePayouts, type ReconcileReport } from '../../shared/use-cases/reconcile';
-import { withMetrics } from '../../shared/runtime/metrics';
+import { instrumented } from '../../shared/runtime/instrument';
 
 /**
  * Scheduled reconciliation (EventBridge, every 5 minutes): payouts with no activity for
@@ -23,4 +23,4 @@ async function run(): Promise<ReconcileReport & { loans: LoanReconcileReport }> 
 }
 
 /** The task, its business metrics flushed (EMF) when it ends. */
-export const handler = withMetrics(run);
+export const handler = instrumented(run);

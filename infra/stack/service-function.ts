@@ -7,13 +7,14 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { AssetHashType, DockerImage, Duration, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, LayerVersion, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, LayerVersion, ParamsAndSecretsLayerVersion, type ILayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { BUNDLE_RUNTIME_ENV, FUNCTION_LAYER_FILES, functionEntry, lambdaBundling, nodejsProject } from '../bundling';
+import { BUNDLE_RUNTIME_ENV, FUNCTION_LAYER_FILES, functionEntry, lambdaBundling, nodejsProject, powertoolsLayerParameter, powertoolsVersion } from '../bundling';
 
 /** The Lambda runtime of every function (esbuild target `node22` matches it). */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
@@ -65,7 +66,7 @@ export class ServiceFunction extends Construct {
       handler: 'handler',
       ...nodejsProject(),
       bundling: lambdaBundling(),
-      ...(FUNCTION_LAYER_FILES[props.fn] ? { layers: [staticFilesLayer(this, props.fn, FUNCTION_LAYER_FILES[props.fn]!)] } : {}),
+      layers: [powertoolsLayer(this), ...(FUNCTION_LAYER_FILES[props.fn] ? [staticFilesLayer(this, props.fn, FUNCTION_LAYER_FILES[props.fn]!)] : [])],
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -87,6 +88,20 @@ export class ServiceFunction extends Construct {
       reason: 'Pinned to nodejs22.x deliberately: the bundles are built and tested for node22 (esbuild target), and it is a supported Lambda runtime. Moving to a newer runtime is a reviewed change, not an automatic one.',
     });
   }
+}
+
+/**
+ * The official Powertools for AWS Lambda (TypeScript) layer at the installed version, one per stack:
+ * its ARN is resolved at deploy time from the public SSM parameter AWS publishes per release and
+ * region, so the functions load exactly the Logger, Metrics and Tracer (with aws-xray-sdk-core)
+ * they were tested with, and the bundles leave them out (infra/bundling.ts BUNDLE_EXTERNALS).
+ */
+export function powertoolsLayer(scope: Construct): ILayerVersion {
+  const stack = Stack.of(scope);
+  const id = 'PowertoolsLayer';
+  const existing = stack.node.tryFindChild(id) as ILayerVersion | undefined;
+  if (existing) return existing;
+  return LayerVersion.fromLayerVersionArn(stack, id, StringParameter.valueForStringParameter(stack, powertoolsLayerParameter(powertoolsVersion())));
 }
 
 /**

@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ulid } from 'ulid';
 import * as v from 'valibot';
 import { callerFromContext, type Caller, type Role } from '../auth/claims';
 import { DomainError, type ErrorDetail } from '../domain/errors';
 import { logger } from '../runtime/logger';
-import { flushMetrics } from '../runtime/metrics';
+import { instrumented } from '../runtime/instrument';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
 import { MIB } from '../manifest';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
@@ -70,8 +70,8 @@ const ANONYMOUS: Caller = { sub: 'anonymous', role: 'MFI', mfi_id: '', duties: [
  * `x-request-id` and every log line), role check, body size (413), JSON body parsing (415 for a
  * non-JSON content type, 400 for malformed JSON), valibot validation (400 with details), and one
  * error middleware that turns every failure into the specification's envelope. Unknown errors
- * become 500 INTERNAL_ERROR without leaking internals. The request's business metrics are flushed
- * (EMF, shared/runtime/metrics.ts) when it ends, answered or failed.
+ * become 500 INTERNAL_ERROR without leaking internals. The request is traced and its business metrics
+ * flushed when it ends, answered or failed (shared/runtime/instrument.ts).
  */
 export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   opts: HttpHandlerOptions<S>,
@@ -99,7 +99,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
     }
   });
   const withBody = opts.body ? base.use(httpJsonBodyParser({ disableContentTypeError: false })) : base;
-  return withBody
+  const handler = withBody
     .handler(async (event) => {
       const requestId = event._requestId ?? ulid();
       const headers = lowerCaseHeaders(event.headers);
@@ -127,12 +127,11 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
       const requestId = request.event._requestId ?? ulid();
       request.response = toErrorResponse(request.error, requestId);
       logger.resetKeys();
-      flushMetrics();
     })
     .after(async () => {
       logger.resetKeys();
-      flushMetrics();
     });
+  return instrumented((event: Event, context: Context) => handler(event, context));
 }
 
 /**

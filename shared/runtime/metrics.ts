@@ -1,22 +1,19 @@
 import { appendFileSync } from 'node:fs';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
 /**
- * Business metrics in CloudWatch Embedded Metric Format (EMF): each flush writes one JSON line per
- * dimension set, which CloudWatch Logs turns into metrics (no API call, no SDK). In Lambda the
- * lines go to stdout, the function's log group; locally (`npm start`) the stack sets
- * `METRICS_FILE` and they are appended to `$LOCAL_DATA_DIR/metrics.ndjson`, one EMF line each,
- * for an operator to read (`tail -f`, `jq`).
- *
- * Why not Powertools Metrics: it adds 10.5 KB to every bundle on top of the logger, more than the
- * headroom of create-farmer-payout, payout-provider-webhook and chain-events-webhook (≈6 KB each
- * under their budgets); this module writes the same EMF documents in about 1 KB.
+ * Business metrics in CloudWatch Embedded Metric Format (EMF), built with Powertools Metrics: each
+ * flush writes one JSON line per dimension set, which CloudWatch Logs turns into metrics (no API
+ * call). In Lambda the lines go to stdout, the function's log group; locally (`npm start`) the
+ * stack sets `METRICS_FILE` and they are appended to `$LOCAL_DATA_DIR/metrics.ndjson`, one EMF
+ * line each, for an operator to read (`tail -f`, `jq`). In AWS Powertools comes from its official
+ * layer, not the bundle (infra/bundling.ts).
  *
  * Use cases count through {@link metrics} (the `MetricsRecorder` port-like interface, with no
- * AWS type in it); every entry point flushes once per invocation: `httpHandler` (shared/http/
- * handler.ts), `sqsConsumer` (./sqs-consumer.ts) and {@link withMetrics} for state-machine tasks
- * and scheduled workers.
+ * AWS type in it); every entry point flushes once per invocation through `instrumented`
+ * (./instrument.ts), which `httpHandler` (shared/http/handler.ts) and `sqsConsumer`
+ * (./sqs-consumer.ts) use too.
  */
-
 /** The metrics of the service, with their units (the README "Operating" section lists them). */
 export const METRICS = {
   /** A payout (or loan disbursement) was created (PENDING, first order to follow). */
@@ -77,41 +74,38 @@ export const metrics: MetricsRecorder = {
 };
 
 /**
- * Writes the buffered metrics as EMF lines (one per distinct dimension set; several values of a
- * metric become an EMF value array) and empties the buffer. Never throws: metrics must not fail a
- * request. Returns the lines written.
+ * Writes the buffered metrics as EMF lines and empties the buffer: one Powertools `Metrics`
+ * document per distinct dimension set (several values of a metric become an EMF value array),
+ * namespace `POWERTOOLS_METRICS_NAMESPACE`, default dimension `service`. A set with `reason` and
+ * another dimension also carries the set `[service, reason]`, so an alarm can sum a reason over
+ * every webhook. Powertools builds and validates each document (`serializeMetrics`); this function
+ * chooses where it goes (stdout in Lambda, METRICS_FILE locally), because Powertools' own publish
+ * writes only to stdout. Never throws: metrics must not fail a request. Returns the lines written.
  */
 export function flushMetrics(now: Date = new Date()): string[] {
   if (pending.length === 0) return [];
   const batch = pending;
   pending = [];
-  const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'coffee-trace';
-  const groups = new Map<string, { dims: Record<string, string>; values: Map<MetricName, number[]> }>();
+  const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'coffee-trace';
+  const namespace = process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE;
+  const groups = new Map<string, { dims: Record<string, string>; values: Pending[] }>();
   for (const p of batch) {
-    const dims = { [SERVICE_DIMENSION]: service, ...p.dimensions };
-    const key = JSON.stringify(Object.entries(dims).sort());
-    const g = groups.get(key) ?? { dims, values: new Map() };
+    const key = JSON.stringify(Object.entries(p.dimensions).sort());
+    const g = groups.get(key) ?? { dims: p.dimensions, values: [] };
     groups.set(key, g);
-    g.values.set(p.name, [...(g.values.get(p.name) ?? []), p.value]);
+    g.values.push(p);
   }
   const lines: string[] = [];
-  for (const { dims, values } of groups.values()) {
-    const doc: Record<string, unknown> = {
-      _aws: {
-        Timestamp: now.getTime(),
-        CloudWatchMetrics: [{
-          Namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE,
-          // The full set, plus `service` with `reason` alone when there is one, so an alarm can sum a reason over every webhook.
-          Dimensions: [Object.keys(dims), ...('reason' in dims && Object.keys(dims).length > 2 ? [[SERVICE_DIMENSION, 'reason']] : [])],
-          Metrics: [...values.keys()].map((name) => ({ Name: name, Unit: METRICS[name] })),
-        }],
-      },
-      ...dims,
-    };
-    for (const [name, vals] of values) doc[name] = vals.length === 1 ? vals[0] : vals;
-    lines.push(JSON.stringify(doc));
-  }
   try {
+    for (const { dims, values } of groups.values()) {
+      const doc = new Metrics({ namespace, serviceName, logger: SILENT });
+      for (const [name, value] of Object.entries(dims)) doc.addDimension(name, value);
+      if ('reason' in dims && Object.keys(dims).length > 1) doc.addDimensions({ reason: dims.reason! });
+      for (const p of values) doc.addMetric(p.name, METRICS[p.name] as MetricUnitValue, p.value);
+      const emf = doc.serializeMetrics() as { _aws: { Timestamp: number } };
+      emf._aws.Timestamp = now.getTime();
+      lines.push(JSON.stringify(emf));
+    }
     const write = sink ?? defaultSink();
     for (const line of lines) write(line);
   } catch {
@@ -119,6 +113,11 @@ export function flushMetrics(now: Date = new Date()): string[] {
   }
   return lines;
 }
+
+/** Powertools' warnings (e.g. about empty flushes) are not wanted: this module never publishes empty documents. */
+const SILENT = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+type MetricUnitValue = (typeof MetricUnit)[keyof typeof MetricUnit];
 
 /** METRICS_FILE when set (the local stack); else stdout in Lambda; elsewhere (unit tests, CLI tools) nowhere. */
 function defaultSink(): (line: string) => void {
@@ -131,17 +130,6 @@ function defaultSink(): (line: string) => void {
 export function setMetricsSink(write: ((line: string) => void) | undefined): void {
   sink = write;
   pending = [];
-}
-
-/** Wraps a Lambda handler (state-machine task, scheduled worker) so its metrics are flushed when it ends, success or error. */
-export function withMetrics<E, R>(handler: (event: E) => Promise<R>): (event: E) => Promise<R> {
-  return async (event) => {
-    try {
-      return await handler(event);
-    } finally {
-      flushMetrics();
-    }
-  };
 }
 
 /**

@@ -1,17 +1,18 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from './logger';
-import { flushMetrics, metrics, type MetricName } from './metrics';
+import { instrumented } from './instrument';
+import { metrics, type MetricName } from './metrics';
 
 /**
  * An SQS consumer that reports partial batch failures: the records of a batch are handled
  * concurrently, each on its own; a record that throws is returned in `batchItemFailures`, so only
  * it is retried (and after maxReceiveCount lands in the dead-letter queue). A consumer whose
  * messages must be handled in order (the FIFO ledger writer) takes batches of one (shared/manifest.ts).
- * `retryMetric` (e.g. LedgerWriteRetries) is counted once per failed record; the metrics of the
- * invocation are flushed when the batch is done (shared/runtime/metrics.ts).
+ * `retryMetric` (e.g. LedgerWriteRetries) is counted once per failed record; the invocation is
+ * traced and its metrics flushed when the batch is done (./instrument.ts).
  */
 export function sqsConsumer<T>(handle: (body: T) => Promise<void>, opts: { retryMetric?: MetricName } = {}) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return instrumented(async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const outcomes = await Promise.allSettled(event.Records.map(async (record) => handle(JSON.parse(record.body) as T)));
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     outcomes.forEach((o, i) => {
@@ -21,7 +22,6 @@ export function sqsConsumer<T>(handle: (body: T) => Promise<void>, opts: { retry
       if (opts.retryMetric) metrics.count(opts.retryMetric);
       failures.push({ itemIdentifier: record.messageId });
     });
-    flushMetrics();
     return { batchItemFailures: failures };
-  };
+  });
 }

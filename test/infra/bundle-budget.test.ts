@@ -85,6 +85,7 @@ describe('bundling options', () => {
 describe('every function bundle', () => {
   const sizes: Array<{ fn: string; bytes: number }> = [];
   const staticExternal: string[] = [];
+  const powertoolsInside: string[] = [];
   let out: string;
 
   beforeAll(async () => {
@@ -94,6 +95,7 @@ describe('every function bundle', () => {
       const { metafile } = await build({ ...esbuildOptionsFor(functionEntry(fn), file), metafile: true, logLevel: 'error' });
       sizes.push({ fn, bytes: statSync(file).size });
       for (const [input, { imports }] of Object.entries((metafile as Metafile).inputs)) {
+        if (/node_modules\/(@aws-lambda-powertools|aws-xray-sdk-core)\//.test(input)) powertoolsInside.push(`${fn}: ${input}`);
         for (const i of imports) {
           if (i.external && BUNDLE_EXTERNALS.includes(i.path) && i.kind !== 'dynamic-import') staticExternal.push(`${fn}: ${input} → ${i.path} (${i.kind})`);
         }
@@ -105,6 +107,10 @@ describe('every function bundle', () => {
   test('reach BUNDLE_EXTERNALS only through import(), never statically', () => {
     expect(sizes).toHaveLength(deployedFunctions().length);
     expect(staticExternal).toEqual([]);
+  });
+
+  test('leave Powertools (and the X-Ray SDK under its Tracer) to the Powertools layer: none of its code is in a bundle', () => {
+    expect(powertoolsInside).toEqual([]);
   });
 
   test('are within their budgets', () => {

@@ -9,7 +9,7 @@ import { App, type CfnResource } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { BUNDLE_BANNER, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling, FUNCTION_LAYER_FILES } from '../../infra/bundling';
+import { BUNDLE_BANNER, BUNDLE_EXTERNALS, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling, FUNCTION_LAYER_FILES, POWERTOOLS_PACKAGES, powertoolsLayerParameter, powertoolsVersion } from '../../infra/bundling';
 import { CoffeeTraceStack, functionSpecs } from '../../infra/stack/coffee-trace-stack';
 import { GATEWAY_ERRORS } from '../../infra/stack/http-api';
 import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
@@ -207,6 +207,17 @@ describe('Lambda functions', () => {
   });
 
   const COMMON = [...COMMON_ENV, ...Object.keys(BUNDLE_RUNTIME_ENV)];
+  /** The template parameter resolving the official Powertools layer's ARN from AWS's public SSM parameter, at the installed version. */
+  const powertoolsParameterId = () => Object.entries(template.toJSON().Parameters as Record<string, Json>)
+    .find(([, p]) => p.Type === 'AWS::SSM::Parameter::Value<String>' && p.Default === powertoolsLayerParameter(powertoolsVersion()))?.[0];
+
+  test('Powertools comes from its official layer at the version in package-lock.json (the bundles leave it out)', () => {
+    const locked = JSON.parse(readFileSync(join(repoRoot(), 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> };
+    for (const p of POWERTOOLS_PACKAGES) expect(locked.packages[`node_modules/@aws-lambda-powertools/${p}`]!.version).toBe(powertoolsVersion());
+    expect(powertoolsParameterId()).toBeDefined();
+    expect(powertoolsLayerParameter(powertoolsVersion())).toBe(`/aws/service/powertools/typescript/generic/all/${powertoolsVersion()}`);
+    expect(BUNDLE_EXTERNALS).toContain('@aws-lambda-powertools/*');
+  });
 
   test('environment: common variables plus exactly the names the manifest gives the function\'s needs', () => {
     for (const m of functionManifest()) {
@@ -216,8 +227,9 @@ describe('Lambda functions', () => {
       const isExtensionSetting = (k: string) => /^(PARAMETERS_SECRETS_EXTENSION_|SECRETS_MANAGER_|SSM_PARAMETER_STORE_)/.test(k);
       const readsSecrets = m.secrets.length > 0;
       expect(Object.keys(all).some(isExtensionSetting)).toBe(readsSecrets);
-      // Layers: the extension on functions that read secrets, and a function's static files (FUNCTION_LAYER_FILES).
-      expect((props.Layers ?? []).length).toBe((readsSecrets ? 1 : 0) + (FUNCTION_LAYER_FILES[m.fn] ? 1 : 0));
+      // Layers: Powertools (first, on every function), the extension on functions that read secrets, and a function's static files (FUNCTION_LAYER_FILES).
+      expect((props.Layers ?? []).length).toBe(1 + (readsSecrets ? 1 : 0) + (FUNCTION_LAYER_FILES[m.fn] ? 1 : 0));
+      expect(props.Layers[0]).toEqual({ Ref: powertoolsParameterId() });
       if (readsSecrets) expect(all.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT).toBe('2773');
       const env = Object.fromEntries(Object.entries(all).filter(([k]) => !isExtensionSetting(k))) as Json;
       const fromNeeds = m.needs.flatMap((n) => [...NEEDS[n].env, ...NEEDS[n].secrets.map((x) => x.arnVariable)]);

@@ -8,7 +8,8 @@ import type { PayoutRequestMessage } from '../../shared/domain/ports';
 import { ChainEventSchema } from '../../shared/http/schemas';
 import { webhookHandler } from '../../shared/http/webhook';
 import { logger } from '../../shared/runtime/logger';
-import { countOutboundDeliveryFailure, flushMetrics, metrics, METRICS, setMetricsSink, withMetrics } from '../../shared/runtime/metrics';
+import { instrumented } from '../../shared/runtime/instrument';
+import { countOutboundDeliveryFailure, flushMetrics, metrics, METRICS, setMetricsSink } from '../../shared/runtime/metrics';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import { writeLedgerTx, type LedgerWriterDeps } from '../../shared/use-cases/ledger-writer';
 import { meteredLedgerConfirm, meteredPayoutStore } from '../../shared/use-cases/metered-stores';
@@ -62,7 +63,7 @@ describe('payouts', () => {
     let outcome: 'APPLIED' | 'IGNORED' = 'APPLIED';
     const payouts = meteredPayoutStore(fakePayoutStore({ get: async () => created, recordSettlement: async () => outcome }));
     const deps = { payouts, provider: fakePayoutProvider({ findOrderByReference: async () => settledOrder }), now: () => new Date('2026-11-22T10:00:42.500Z') };
-    const task = withMetrics((input: { payout_id: string; attempt: number }) => checkPayoutAttempt(deps, input));
+    const task = instrumented((input: { payout_id: string; attempt: number }) => checkPayoutAttempt(deps, input));
     await expect(task({ payout_id: created.payment_id, attempt: 1 })).resolves.toEqual({ outcome: 'COMPLETED' });
     expect(valuesOf('PayoutsCompleted').map((x) => x.v)).toEqual([1]);
     expect(valuesOf('PayoutTimeToCompleted').map((x) => x.v)).toEqual([42_500]);

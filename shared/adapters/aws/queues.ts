@@ -1,6 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from '../../config';
 import type { WorkQueue } from '../../domain/ports';
+import { traced } from '../../runtime/tracer';
 
 let sqs: SQSClient | undefined;
 
@@ -11,7 +12,7 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
 
   async send(body: T, opts: { delaySeconds?: number; deduplicationId?: string } = {}): Promise<void> {
     // The endpoint is the SDK's own (regional in AWS, AWS_ENDPOINT_URL_SQS locally); the queue URL is a parameter.
-    sqs ??= new SQSClient({ useQueueUrlAsEndpoint: false });
+    sqs ??= traced(new SQSClient({ useQueueUrlAsEndpoint: false }));
     const fifo = this.opts.fifoGroup
       ? { MessageGroupId: this.opts.fifoGroup, MessageDeduplicationId: opts.deduplicationId ?? `${Date.now()}-${Math.random().toString(36).slice(2)}` }
       : { DelaySeconds: opts.delaySeconds };

@@ -1,13 +1,14 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { requireEnv } from '../../config';
 import type { Notifier } from '../../domain/ports';
+import { traced } from '../../runtime/tracer';
 
 /**
  * Publishes to the manual-review SNS topic. Message attributes are String attributes, so each
  * manager's subscription can filter on `cooperative_id`.
  */
 export class SnsNotifier implements Notifier {
-  private readonly sns = new SNSClient({});
+  private readonly sns = traced(new SNSClient({}));
 
   async publish(input: { subject: string; message: string; attributes: Record<string, string> }): Promise<{ messageId: string }> {
     const r = await this.sns.send(new PublishCommand({
