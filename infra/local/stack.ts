@@ -193,7 +193,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CHAIN_WATCH_START_BLOCK: process.env.CHAIN_WATCH_START_BLOCK || '0',
     });
     const chainEvents = localChainEventsMode(process.env.LOCAL_CHAIN_EVENTS);
-    log(`chain events: ${chainEvents === 'webhook' ? 'the local watcher posts signed webhooks to /api/webhooks/chain-events' : 'the scheduled chain-watcher function reads the chain (no webhook)'}`);
+    log(`chain events: ${chainEvents === 'webhook' ? 'the local watcher posts signed webhooks to /api/webhooks/chain-events' : 'the scheduled chain-event-watcher function reads the chain (no webhook)'}`);
 
     // Opt-in metering: wrap every handler and count the SDK commands (off unless the variable is set).
     const meteringFile = process.env.LOCAL_METERING_FILE;
@@ -302,7 +302,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     gatewayUrl = gateway.url;
     // The chain-event provider's stand-in (LOCAL_CHAIN_EVENTS=webhook, the default): TraceLog stage
     // events and the vault's buyer payments → signed webhooks to the gateway. With `scheduled` the
-    // chain-watcher function reads the chain on its schedule instead (below), as in AWS.
+    // chain-event-watcher function reads the chain on its schedule instead (below), as in AWS.
     if (chainEvents === 'webhook') {
       const watcher = startChainWatcher({
         rpcUrl: chain.rpcUrl, chainId: 31337, traceLogAddress: contracts.traceLogAddress, batchTokenAddress: contracts.batchTokenAddress,
@@ -387,13 +387,13 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   }
 }
 
-/** The scheduled worker that reads chain events itself (functions/chain-watcher). */
-const CHAIN_WATCHER_FN = 'chain-watcher';
+/** The scheduled worker that reads chain events itself (functions/chain-event-watcher). */
+const CHAIN_WATCHER_FN = 'chain-event-watcher';
 
 /**
  * LOCAL_CHAIN_EVENTS: who reports chain events locally. `webhook` (default): the local watcher
  * (./chain-watcher.ts) posts signed webhooks to /api/webhooks/chain-events, as a chain-event
- * provider would; `scheduled`: the scheduled chain-watcher function, as deployed in AWS. Throws
+ * provider would; `scheduled`: the scheduled chain-event-watcher function, as deployed in AWS. Throws
  * for any other value.
  */
 function localChainEventsMode(value: string | undefined): 'webhook' | 'scheduled' {

@@ -8,7 +8,7 @@ import { now } from './repos';
 import { settlementDeps } from './settlement';
 
 /**
- * The scheduled chain watcher (functions/chain-watcher): the chain read from LEDGER_RPC_URL /
+ * The scheduled chain watcher (functions/chain-event-watcher): the chain read from LEDGER_RPC_URL /
  * LEDGER_CHAIN_ID / TRACE_LOG_ADDRESS / BATCH_TOKEN_ADDRESS / LENDING_VAULT_ADDRESS (no signing
  * key), the cursor in the table, and the chain-events webhook's own deps for the events.
  */

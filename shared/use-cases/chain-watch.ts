@@ -6,7 +6,7 @@ import { applyChainEvent, type ChainEvent, type ChainEventDeps } from './chain-e
 import { applyBuyerPayment, type BuyerPaymentEvent, type SettlementDeps } from './settlement';
 
 /**
- * Our own chain watcher (issue 12): the scheduled function `chain-watcher` (EventBridge, every
+ * Our own chain watcher (issue 12): the scheduled function `chain-event-watcher` (EventBridge, every
  * minute; locally a timer) reads TraceLog `StageRecorded` and LendingVault `PurchaseOrderPaid`
  * logs with `eth_getLogs` from a block cursor kept in the table, and feeds each one to the very
  * use cases the signed chain-events webhook feeds — `applyChainEvent` (EXPORTED starts the TOP_UP

@@ -12,7 +12,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 /**
  * Issue 12 "Done when": an EXPORTED batch gets its top-up through the scheduled watcher with no
  * webhook sent. This file runs its own local stack with LOCAL_CHAIN_EVENTS=scheduled (the
- * chain-watcher function on its schedule, every minute × LOCAL_TIME_SCALE, reading the chain from
+ * chain-event-watcher function on its schedule, every minute × LOCAL_TIME_SCALE, reading the chain from
  * the cursor in the table, as in AWS; the webhook-posting watcher off) and metering on, so the
  * gateway counts every request that reached a route: the chain-events webhook must get none.
  */
@@ -91,7 +91,7 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
   const usage = await metering();
   expect(usage.api_requests_by_fn['chain-events-webhook'] ?? 0).toBe(0);
   expect(usage.functions['chain-events-webhook']).toBeUndefined();
-  expect(usage.functions['chain-watcher']!.invocations).toBeGreaterThan(0);
+  expect(usage.functions['chain-event-watcher']!.invocations).toBeGreaterThan(0);
 }, 150_000);
 
 it('the cursor in DynamoDB: of two runs claiming at once exactly one gets the lease; only its holder moves the cursor, and only from where it is', async () => {

@@ -89,7 +89,7 @@ describe('manifest', () => {
 
   test('scheduled workers: the reconcilers every 5 minutes, the national-registry check and the chain watcher every minute; none of them consumes a queue', () => {
     const scheduled = Object.fromEntries(workers.filter((w) => w.kind === 'scheduled').map((w) => [w.fn, w.schedule]));
-    expect(scheduled).toEqual({ 'payout-reconciler': 'rate(5 minutes)', 'ledger-write-reconciler': 'rate(5 minutes)', 'national-registry-check': 'rate(1 minute)', 'chain-watcher': 'rate(1 minute)' });
+    expect(scheduled).toEqual({ 'payout-reconciler': 'rate(5 minutes)', 'ledger-write-reconciler': 'rate(5 minutes)', 'national-registry-check': 'rate(1 minute)', 'chain-event-watcher': 'rate(1 minute)' });
     const byFn = new Map(functionManifest().map((f) => [f.fn, f]));
     expect(byFn.get('register-farmer')!.needs).toEqual(['table:write', 'gfw', 'maaif']);
     expect(byFn.get('payout-reconciler')!.needs.filter((n) => n.endsWith(':send'))).toEqual([]);
