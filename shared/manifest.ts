@@ -71,6 +71,10 @@ export type Need =
 
 /** A secret a Need carries. */
 export interface SecretSpec {
+  /** Presign PUTs of evidence photo uploads into the uploads bucket (decisions §14). */
+  | 'evidence-uploads:presign'
+  /** Read evidence photo uploads back from the uploads bucket (the stage update). */
+  | 'evidence-uploads:read'
   /** Local variable holding the value itself (shared/config.ts `secret(name)`). */
   readonly name: string;
   /**
@@ -231,6 +235,18 @@ export const NEEDS = {
 
 /** Every required variable name any Need provides (not the secrets' variables). */
 export type NeedEnvName = (typeof NEEDS)[Need]['env'][number];
+  'evidence-uploads:presign': {
+    summary: 'Presigned PUTs (s3:PutObject under evidence-uploads/) into the evidence uploads bucket EVIDENCE_UPLOADS_BUCKET; AWS_ENDPOINT_URL_S3 points at an S3-compatible endpoint instead (path-style; the local fauxqs).',
+    env: ['EVIDENCE_UPLOADS_BUCKET'],
+    secrets: [],
+    optionalEnv: ['AWS_ENDPOINT_URL_S3'],
+  },
+  'evidence-uploads:read': {
+    summary: 'Read evidence photo uploads (s3:GetObject under evidence-uploads/) from EVIDENCE_UPLOADS_BUCKET; AWS_ENDPOINT_URL_S3 as above.',
+    env: ['EVIDENCE_UPLOADS_BUCKET'],
+    secrets: [],
+    optionalEnv: ['AWS_ENDPOINT_URL_S3'],
+  },
 /** Every secret name any Need carries. */
 export type SecretName = (typeof NEEDS)[Need]['secrets'][number]['name'];
 
@@ -349,8 +365,9 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/farmers/{id}/credit-score', fn: 'get-credit-score', auth: 'jwt', needs: ['table:read'], summary: 'The farmer\'s credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer\'s cooperative).' },
   { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
   { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
-  { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
-  { method: 'GET', path: '/batch/{id}/audit', fn: 'get-batch-audit', auth: 'jwt', needs: ['table:read', 'ledger:read', 'pin-store'], summary: 'The batch\'s hash-chained audit log, verified against the trace log and the pinned evidence.' },
+  { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send', 'evidence-uploads:read'], maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
+  { method: 'POST', path: '/batch/{id}/evidence-uploads', fn: 'create-evidence-upload', auth: 'jwt', needs: ['table:write', 'evidence-uploads:presign'], summary: 'An upload URL for a stage\'s evidence photo: a presigned S3 PUT bound to its image type and size (decisions §14).' },
+  { method: 'GET', path: '/batch/{id}/audit', fn: 'get-batch-audit', auth: 'jwt', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The batch\'s hash-chained audit log, verified against the trace log and the pinned evidence.' },
   { method: 'POST', path: '/purchase-orders', fn: 'create-purchase-order', auth: 'jwt', needs: ['table:write'], summary: 'Create a purchase order over batches (DRAFT).' },
   { method: 'POST', path: '/purchase-orders/{id}/confirm', fn: 'confirm-purchase-order', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.' },
   { method: 'GET', path: '/batch/{id}', fn: 'get-batch', auth: 'jwt', needs: ['table:read'], summary: 'Read a batch with its stage history.' },

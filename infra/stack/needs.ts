@@ -6,6 +6,7 @@
  * contract with `shared/config.ts`: `requireEnv(NAME)`, and `secret(NAME)` which reads
  * `NAME_SECRET_ARN`); this module supplies their values and the grants.
  */
+import { Validations } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StateMachine, type IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -14,6 +15,7 @@ import type { ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import { GSI1, GSI2, type StatefulResources } from './stateful-resources';
 
+import { EVIDENCE_UPLOADS_PREFIX, type EvidenceUploads } from './evidence-uploads';
 /** Table reads: point reads and queries (table, GSI1, GSI2); no Scan. */
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 
@@ -51,6 +53,10 @@ export interface NeedTargets {
   /** ARN of the payout state machine, built from its fixed name (so functions it invokes can hold it without a cycle). */
   payoutStateMachineArn: string;
 }
+  /** The evidence uploads bucket (decisions §14; ./evidence-uploads.ts). */
+  evidenceUploads: EvidenceUploads;
+  /** The own copy of evidence (./evidence-store.ts). */
+  evidenceBucket: IBucket;
 
 /**
  * Sets the environment and grants of `needs` on `target`, and denies every function item deletion
@@ -122,12 +128,36 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       case 'manual-review-topic:publish':
         // Not grantPublish: with the AWS managed key (alias/aws/sns) it would add kms:GenerateDataKey*
+      case 'pin-store':
+      case 'evidence-archive:read': {
+        // The own copy of evidence: read CARs (and list car/, so a missing one is a 404); keeping evidence also puts them and queues pin jobs.
+        const actions = need === 'pin-store' ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'];
+        role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [t.evidenceBucket.arnForObjects('car/*')] }));
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [t.evidenceBucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['car/*'] } } }));
+        if (need === 'pin-store') s.queues['evidence-pin-queue'].grantSendMessages(role);
+        Validations.of(role).acknowledge({
+          id: 'AwsSolutions-IAM5',
+          reason: 'Evidence CARs in the evidence bucket are keyed car/<cid>.car, the CID known only at run time: an object ARN with the car/ prefix (and s3:ListBucket limited to it, so a missing CAR is a 404, not a 403) is as narrow as S3 allows.',
+        });
+        break;
+      }
         // and kms:Decrypt on every key of the account, which that key's own policy makes unnecessary
         // (it lets any principal of the account use the key through SNS).
         role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sns:Publish'], resources: [s.manualReviewTopic.topicArn] }));
         break;
       case 'ledger':
       case 'ledger:read':
+      case 'evidence-uploads:presign':
+      case 'evidence-uploads:read': {
+        // Exactly PutObject (presigned URLs act with this role's rights) or GetObject, under the uploads prefix only.
+        const action = need === 'evidence-uploads:presign' ? 's3:PutObject' : 's3:GetObject';
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: [action], resources: [t.evidenceUploads.bucket.arnForObjects(`${EVIDENCE_UPLOADS_PREFIX}*`)] }));
+        Validations.of(role).acknowledge({
+          id: 'AwsSolutions-IAM5',
+          reason: `${action} on the evidence uploads bucket's objects under ${EVIDENCE_UPLOADS_PREFIX} (keys are <batch_id>/<upload_id>, made at request time): an object ARN with a key prefix is as narrow as S3 allows.`,
+        });
+        break;
+      }
       case 'vault':
       case 'vault:read':
       case 'chain-webhook-secret':
@@ -167,6 +197,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     TABLE_NAME: s.table.tableName,
     PAYOUT_STATE_MACHINE_ARN: t.payoutStateMachineArn,
     [QUEUES['payout-request-queue'].urlEnv]: s.queues['payout-request-queue'].queueUrl,
+    EVIDENCE_UPLOADS_BUCKET: t.evidenceUploads.bucket.bucketName,
     [QUEUES['ledger-write-queue'].urlEnv]: s.queues['ledger-write-queue'].queueUrl,
     [QUEUES['dds-filing-queue'].urlEnv]: s.queues['dds-filing-queue'].queueUrl,
     [QUEUES['outbound-webhook-queue'].urlEnv]: s.queues['outbound-webhook-queue'].queueUrl,

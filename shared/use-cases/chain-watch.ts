@@ -158,6 +158,7 @@ export async function runChainWatch(deps: ChainWatchDeps, config: ChainWatchConf
     report.next_block = Number(next);
     await deps.cursor.release(runId);
   }
+  logger.info('chain watch run', { run_id: runId, ...report });
   return report;
 }
 

@@ -3,7 +3,7 @@ import type { Caller } from '../domain/caller';
 import { isDdsEligible, isNextStage, STAGE_DUTY, type CallerStage } from '../domain/custody';
 import { DomainError, LedgerUnavailableError, StageConflictError } from '../domain/errors';
 import { buildEvidencePackage } from '../domain/evidence-package';
-import { parseEvidencePhoto } from '../domain/evidence-photo';
+import { parseEvidencePhoto, type EvidencePhoto } from '../domain/evidence-photo';
 import { newJobId } from '../domain/ids';
 import type { BatchStore, CustodyStore, LedgerWriteMessage, PinStore, WorkQueue } from '../domain/ports';
 import type { Batch, Job, LedgerTx, PurchaseOrder, Stage } from '../domain/records';
@@ -68,7 +68,7 @@ export function assertMaySetStage(caller: Caller, to: CallerStage): void {
  *     completes when the transaction lands).
  * A WAREHOUSED batch whose purchase order is confirmed moves on to COMMITTED at once (system).
  */
-export async function changeStage(deps: CustodyDeps, caller: Caller, batchId: string, input: StageUpdateInput, opts: { waitMs: number }): Promise<StageChangeResult> {
+export async function changeStage(deps: CustodyDeps, caller: Caller, batchId: string, input: StageUpdateInput, opts: { waitMs: number; photo?: () => Promise<EvidencePhoto> }): Promise<StageChangeResult> {
   const to = input.new_stage;
   assertMaySetStage(caller, to);
   assertActsFor(caller, input.cooperative_id);
@@ -79,7 +79,8 @@ export async function changeStage(deps: CustodyDeps, caller: Caller, batchId: st
   if (input.new_stage === 'MILLED' && input.evidence.outturn_kg > batch.weight_kg) {
     throw new DomainError('VALIDATION_ERROR', `evidence.outturn_kg (${input.evidence.outturn_kg}) exceeds the batch weight (${batch.weight_kg} kg).`, { details: [{ path: 'evidence.outturn_kg', message: `must be at most the batch weight ${batch.weight_kg}` }] });
   }
-  const photo = input.evidence_photo_base64 ? await parseEvidencePhoto(input.evidence_photo_base64) : undefined;
+  // The photo: by upload (`opts.photo`, shared/use-cases/evidence-uploads.ts), else inline as base64.
+  const photo = opts.photo ? await opts.photo() : input.evidence_photo_base64 ? await parseEvidencePhoto(input.evidence_photo_base64) : undefined;
 
   const committed = await commitStageChange(deps, { batch, to, actor: caller.sub, evidence: input.evidence, photo });
   if (to === 'WAREHOUSED' && batch.purchase_order_id) {
