@@ -1,4 +1,5 @@
 import { custodyDeps } from '../../shared/composition/custody';
+import { uploadedPhotoDeps } from '../../shared/composition/evidence-uploads';
 import { envOr } from '../../shared/config';
 import { CALLER_STAGES, type CallerStage } from '../../shared/domain/custody';
 import { httpHandler } from '../../shared/http/handler';
@@ -6,7 +7,8 @@ import { IdParams, BatchIdParam } from '../../shared/http/path-params';
 import { MIB } from '../../shared/manifest';
 import { STAGE_UPDATE_ISSUE_CODES, StageUpdateSchema } from '../../shared/http/schemas';
 import { stageUpdateView } from '../../shared/http/views';
-import { assertMaySetStage, changeStage } from '../../shared/use-cases/custody';
+import { assertMaySetStage } from '../../shared/use-cases/custody';
+import { changeStageWithEvidence } from '../../shared/use-cases/evidence-uploads';
 
 /** How long the stage update waits for its trace-log transaction before answering 202. */
 const LEDGER_WAIT_MS = Number(envOr('STAGE_LEDGER_WAIT_MS', '4000'));
@@ -15,7 +17,8 @@ const LEDGER_WAIT_MS = Number(envOr('STAGE_LEDGER_WAIT_MS', '4000'));
  * PATCH /batch/{batch_id}/stage: 200 with the stage-update response once the trace-log
  * transaction is mined; 202 `{job_id, status: PENDING, …}` when the ledger is slow or unreachable
  * (the stage change is committed; the job completes when the transaction lands). The duty of the
- * requested stage is checked before the evidence (403 before 400, decisions §5).
+ * requested stage is checked before the evidence (403 before 400, decisions §5). The photo comes
+ * inline (`evidence_photo_base64`) or by upload (`evidence_upload_id`, decisions §14), not both.
  */
 export const handler = httpHandler({
   roles: ['COOPERATIVE', 'ADMIN'],
@@ -28,7 +31,7 @@ export const handler = httpHandler({
     if ((CALLER_STAGES as readonly unknown[]).includes(stage)) assertMaySetStage(caller, stage as CallerStage);
   },
 }, async ({ body, caller, params }) => {
-  const result = await changeStage(custodyDeps(), caller, params.id ?? '', body, { waitMs: LEDGER_WAIT_MS });
+  const result = await changeStageWithEvidence({ ...custodyDeps(), uploaded: uploadedPhotoDeps() }, caller, params.id ?? '', body, { waitMs: LEDGER_WAIT_MS });
   const view = stageUpdateView(result.change);
   if (result.kind === 'accepted') {
     return { status: 202, body: { job_id: result.job.job_id, status: result.job.status, ...view }, headers: { location: `/jobs/${result.job.job_id}` } };

@@ -69,6 +69,14 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/** The own copy of evidence (EVIDENCE_BUCKET) and the pinning sandbox's storage, both on fauxqs's S3 (decisions §14). */
+const LOCAL_EVIDENCE_BUCKET = 'coffee-trace-evidence-local';
+const LOCAL_PINNING_STORAGE_BUCKET = 'coffee-trace-pinning-sandbox-storage';
+/** The pinning sandbox's own bucket name and dev credentials (what an operator gets from the pinning service). */
+const LOCAL_PINNING_BUCKET = 'coffee-trace-evidence-pins';
+const DEV_PINNING_CREDENTIALS = { access_key_id: 'DEVPINNINGKEY', secret_access_key: 'dev-pinning-secret' };
+/** The local evidence uploads bucket (fauxqs S3). */
+const LOCAL_EVIDENCE_UPLOADS_BUCKET = 'coffee-trace-evidence-uploads-local';
 const TABLE = 'coffee-trace-local';
 
 /**
@@ -193,6 +201,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CHAIN_WATCH_START_BLOCK: process.env.CHAIN_WATCH_START_BLOCK || '0',
     });
     const chainEvents = localChainEventsMode(process.env.LOCAL_CHAIN_EVENTS);
+    // Evidence photos by upload URL (decisions §14): the uploads bucket on fauxqs's S3, reached as in
+    // AWS through the SDK's own endpoint variable (a custom endpoint is addressed path-style).
+    fauxqs.createBucket(LOCAL_EVIDENCE_UPLOADS_BUCKET);
+    Object.assign(process.env, { AWS_ENDPOINT_URL_S3: fauxqs.address, EVIDENCE_UPLOADS_BUCKET: LOCAL_EVIDENCE_UPLOADS_BUCKET });
     log(`chain events: ${chainEvents === 'webhook' ? 'the local watcher posts signed webhooks to /api/webhooks/chain-events' : 'the scheduled chain-event-watcher function reads the chain (no webhook)'}`);
 
     // Opt-in metering: wrap every handler and count the SDK commands (off unless the variable is set).

@@ -25,6 +25,7 @@ import {
 import { missingFunctionEntries } from '../bundling';
 import { ServiceApi } from './http-api';
 import { bindNeeds } from './needs';
+import { EvidenceUploads } from './evidence-uploads';
 import { PayoutStateMachine, payoutStateMachineArn } from './payout-state-machine';
 import { Observability, readOpsAlarmEmail } from './observability';
 import { ServiceFunction } from './service-function';
@@ -105,6 +106,8 @@ export class CoffeeTraceStack extends Stack {
     const functions = new Map<string, ServiceFunction>();
     for (const spec of specs) {
       const f = new ServiceFunction(service, pascal(spec.fn), {
+    // Evidence photos by upload URL (decisions §14).
+    const evidenceUploads = new EvidenceUploads(this, 'EvidenceUploads');
         fn: spec.fn,
         description: spec.summary,
         timeout: spec.timeout,
@@ -112,7 +115,7 @@ export class CoffeeTraceStack extends Stack {
         environment: common,
         readsSecrets: spec.readsSecrets,
       });
-      bindNeeds(f, spec.needs, { stateful: this.stateful, settings, payoutStateMachineArn: stateMachineArn });
+      bindNeeds(f, spec.needs, { stateful: this.stateful, settings, payoutStateMachineArn: stateMachineArn, evidenceBucket: evidence.bucket, evidenceUploads });
       functions.set(spec.fn, f);
     }
     this.functions = functions;

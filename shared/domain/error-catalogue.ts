@@ -31,6 +31,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   INSUFFICIENT_COLLATERAL: 'BatchToken value below the minimum loan of 50 USDC.',
   PHONE_NOT_FOUND: 'No phone number on record for the farmer.',
   COOPERATIVE_NOT_ACTIVE: 'Cooperative licence expired or suspended.',
+  EVIDENCE_UPLOAD_INVALID: 'Evidence upload missing, of another batch, expired, of another size or image type, or already used (`details.reason`).',
   RATE_LIMITED: 'Rate limit exceeded; retry after the Retry-After header.',
   INTERNAL_ERROR: 'Unexpected server error; contact support with request_id.',
   PAYOUT_FAILED: 'Payout provider returned an error; payout queued for retry.',

@@ -38,6 +38,8 @@ export const ERROR_STATUS = {
   INSUFFICIENT_COLLATERAL: 422,
   PHONE_NOT_FOUND: 422,
   COOPERATIVE_NOT_ACTIVE: 422,
+  /** decisions §14: an evidence upload that cannot be attached (details.reason). */
+  EVIDENCE_UPLOAD_INVALID: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   PAYOUT_FAILED: 500,

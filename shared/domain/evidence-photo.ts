@@ -16,6 +16,9 @@ const MIME_TO_EXTENSION = {
 export type EvidencePhotoMime = keyof typeof MIME_TO_EXTENSION;
 export type EvidencePhotoExtension = (typeof MIME_TO_EXTENSION)[EvidencePhotoMime];
 
+/** The accepted photo types: image/jpeg, image/png, image/webp. */
+export const EVIDENCE_PHOTO_MIMES = Object.keys(MIME_TO_EXTENSION) as EvidencePhotoMime[];
+
 /** A decoded, type-checked evidence photo. */
 export interface EvidencePhoto {
   bytes: Uint8Array;
@@ -69,6 +72,18 @@ export async function parseEvidencePhoto(dataUri: string): Promise<EvidencePhoto
   if (buf.length !== decodedLength || buf.toString('base64') !== b64) throw invalid('invalid base64 (non-canonical encoding)');
   const bytes = new Uint8Array(buf); // a copy, not a view into Node's shared buffer pool
 
+  const checked = await checkEvidencePhoto(bytes, declared);
+  if (!checked.ok) throw invalid(checked.problem);
+  return checked.photo;
+}
+
+/**
+ * The type check of an evidence photo's bytes, however they arrived (base64 in the body or by
+ * upload URL): the bytes are sniffed with file-type and must be a JPEG, PNG or WebP and of the
+ * `declared` type. Returns the photo, or the problem in words (`detected` is what the bytes are,
+ * when file-type recognises them).
+ */
+export async function checkEvidencePhoto(bytes: Uint8Array, declared: EvidencePhotoMime): Promise<{ ok: true; photo: EvidencePhoto } | { ok: false; problem: string; detected?: string }> {
   const detected = await fileTypeFromBuffer(bytes);
   if (!detected || !(detected.mime in MIME_TO_EXTENSION)) {
     throw invalid(`the content is not a JPEG, PNG or WebP image${detected ? ` (detected ${detected.mime})` : ''}`);

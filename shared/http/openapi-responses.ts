@@ -102,6 +102,14 @@ const stageUpdate = {
   audit_log_sequence_number: '4', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', dds_eligible: true, timestamp: '2026-11-22T18:54:59.037Z',
 };
 
+/** POST /batch/{id}/evidence-uploads (decisions §14): a presigned PUT as the S3 presigner makes it in AWS (credentials shortened). */
+const evidenceUpload = {
+  upload_id: 'UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F', batch_id: 'BATCH-2026-000001', content_type: 'image/jpeg', size_bytes: 4718592,
+  url: 'https://coffeetrace-dev-evidenceuploadsbucket1f2a3b4c-9x8y7z6w5v4u.s3.eu-west-1.amazonaws.com/evidence-uploads/BATCH-2026-000001/UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T185412Z&X-Amz-Expires=900&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=5f0c7e5d3b1a9e8c7f6d5b4a3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&x-id=PutObject',
+  method: 'PUT', headers: { 'Content-Type': 'image/jpeg', 'Content-Length': '4718592' },
+  expires_at: '2026-11-22T19:09:12.204Z', attach_by: '2026-11-23T18:54:12.204Z',
+};
+
 const payoutStatus = {
   payout_id: 'PAY-2026-000002-01', status: 'COMPLETED', amount_usdc: 238.686576, amount_ugx: 883200, provider_order_id: 'ord_01M829RYHRT3KXMBX0GJ87H1VB',
   mobile_money_transaction_id: 'MP3412205833', completed_at: '2026-11-22T18:54:55.522Z', elapsed_seconds: 2, retry_count: 0,
@@ -308,6 +316,7 @@ export const SUCCESS: Record<string, Success[]> = {
     jobAccepted({ batch_id: 'BATCH-2026-000002' }),
   ],
   'update-batch-stage': [ok(stageUpdate, 'The stage is recorded and its trace-log transaction mined.'), jobAccepted({ ...stageUpdate, chain_tx_hash: null })],
+  'create-evidence-upload': [{ ...created(evidenceUpload, 'The upload: PUT the photo to `url` with `headers` before `expires_at`, then name `upload_id` as `evidence_upload_id` in PATCH /batch/{id}/stage before `attach_by`.'), location: false }],
   'get-batch-audit': [ok({
     batch_id: 'BATCH-2026-000002', token_id: '2026000000000002',
     entries: [{ sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', type: 'BATCH_SUBMITTED', at: '2026-11-22T18:54:53.089Z', actor: 'demo-field-agent', batch_id: 'BATCH-2026-000002', payload: { stage: 'DELIVERED', farmer_id: 'UG-SIR-001877', weight_kg: 96, grade: 'screen15', payment_amount_ugx: 883200 }, prev_hash: '0'.repeat(64), hash: '65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2' }],
@@ -365,7 +374,7 @@ export const DEPOSIT_EXAMPLE = deposit;
 const NOT_FOUND: Record<string, ErrorCode[]> = {
   'update-cooperative': ['COOPERATIVE_NOT_FOUND'], 'get-cooperative': ['COOPERATIVE_NOT_FOUND'], 'get-holding-balance': ['COOPERATIVE_NOT_FOUND'],
   'list-flagged-farms': ['COOPERATIVE_NOT_FOUND'], 'get-farmer': ['FARMER_NOT_REGISTERED'], 'update-farmer': ['FARMER_NOT_REGISTERED'],
-  'get-batch': ['BATCH_NOT_FOUND'], 'get-batch-audit': ['BATCH_NOT_FOUND'], 'update-batch-stage': ['BATCH_NOT_FOUND'], 'get-job': ['JOB_NOT_FOUND'],
+  'get-batch': ['BATCH_NOT_FOUND'], 'get-batch-audit': ['BATCH_NOT_FOUND'], 'update-batch-stage': ['BATCH_NOT_FOUND'], 'create-evidence-upload': ['BATCH_NOT_FOUND'], 'get-job': ['JOB_NOT_FOUND'],
   'get-farmer-payout': ['PAYMENT_NOT_FOUND'], 'resolve-farmer-payout': ['PAYMENT_NOT_FOUND'], 'get-payment': ['PAYMENT_NOT_FOUND'], 'list-payments': ['BATCH_NOT_FOUND'],
   'get-dds': ['DDS_NOT_FOUND'], 'get-dds-xml': ['DDS_NOT_FOUND'], 'get-loan': ['LOAN_NOT_FOUND'], 'get-batch-loan': ['LOAN_NOT_FOUND', 'BATCH_NOT_FOUND'],
   'get-settlement': ['PO_NOT_FOUND'], 'confirm-purchase-order': ['PO_NOT_FOUND'], 'create-loan': ['BATCH_NOT_FOUND'], 'submit-batch': ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],

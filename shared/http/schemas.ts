@@ -7,6 +7,7 @@
 import * as v from 'valibot';
 import { GRADES, STAGES } from '../domain/records';
 import { BatchIdSchema, BoundedNumber, GpsSchema, Id, maxDecimals, Text } from './schema-parts';
+import { EvidenceUploadIdSchema } from './evidence-upload-schemas';
 
 export { GpsSchema };
 export { FarmerPayoutSchema, ListPaymentsQuerySchema, PayoutWebhookSchema } from './payout-schemas';
@@ -78,6 +79,8 @@ export const EVIDENCE_SCHEMAS = {
 /** Fields every stage update carries besides its stage and evidence. */
 const StageUpdateCommon = {
   evidence_photo_base64: v.optional(v.pipe(v.string(), v.maxLength(6 * 1024 * 1024))),
+  /** The photo by upload URL instead (decisions §14): an id from POST /batch/{id}/evidence-uploads; not with evidence_photo_base64. */
+  evidence_upload_id: v.optional(EvidenceUploadIdSchema),
   cooperative_id: Id,
 };
 

@@ -30,6 +30,7 @@
  * | Payment (deposit)   | PAYMENT#<DEP-…>             | META                |                     |                                |
  * | Deposit counter     | COUNTER#DEPOSIT#<yyyy>      | META                |                     |                                |
  * | Chain watch cursor  | CHAIN_CURSOR#<chain_id>     | META                |                     |                                |
+ * | Evidence upload     | EVIDENCE_UPLOAD#<UPL-…>     | META                | (TTL: attach window + 1 day) |                       |
  *
  * Access patterns:
  * 1. get cooperative / farmer / batch / payment / job by id: GetItem on PK + META.
@@ -118,6 +119,8 @@ export const keys = {
   depositCounter: (year: number) => ({ PK: `COUNTER#DEPOSIT#${year}`, SK: META }),
   /** The chain watcher's block cursor and lease on one chain (shared/adapters/dynamodb/chain-cursor.ts). */
   chainCursor: (chainId: number) => ({ PK: `CHAIN_CURSOR#${chainId}`, SK: META }),
+  /** An evidence photo upload (decisions §14; shared/adapters/dynamodb/evidence-upload-repo.ts). */
+  evidenceUpload: (uploadId: string) => ({ PK: `EVIDENCE_UPLOAD#${uploadId}`, SK: META }),
 };
 
 /** Attributes that are keys or bookkeeping, stripped before an item leaves the adapter. */
