@@ -67,14 +67,14 @@ export type Need =
   /** POST signed webhooks to integrators' URLs (decisions §12): https to public addresses only. */
   | 'outbound-webhooks'
   /** The scheduled chain watcher's tuning (confirmations, start block, range sizes). */
-  | 'chain-watch';
-
-/** A secret a Need carries. */
-export interface SecretSpec {
+  | 'chain-watch'
   /** Presign PUTs of evidence photo uploads into the uploads bucket (decisions §14). */
   | 'evidence-uploads:presign'
   /** Read evidence photo uploads back from the uploads bucket (the stage update). */
-  | 'evidence-uploads:read'
+  | 'evidence-uploads:read';
+
+/** A secret a Need carries. */
+export interface SecretSpec {
   /** Local variable holding the value itself (shared/config.ts `secret(name)`). */
   readonly name: string;
   /**
@@ -231,10 +231,6 @@ export const NEEDS = {
     secrets: [],
     optionalEnv: ['CHAIN_WATCH_MAX_BLOCK_RANGE', 'CHAIN_WATCH_MAX_RANGES_PER_RUN'],
   },
-} as const satisfies Record<Need, NeedSpec>;
-
-/** Every required variable name any Need provides (not the secrets' variables). */
-export type NeedEnvName = (typeof NEEDS)[Need]['env'][number];
   'evidence-uploads:presign': {
     summary: 'Presigned PUTs (s3:PutObject under evidence-uploads/) into the evidence uploads bucket EVIDENCE_UPLOADS_BUCKET; AWS_ENDPOINT_URL_S3 points at an S3-compatible endpoint instead (path-style; the local fauxqs).',
     env: ['EVIDENCE_UPLOADS_BUCKET'],
@@ -247,6 +243,10 @@ export type NeedEnvName = (typeof NEEDS)[Need]['env'][number];
     secrets: [],
     optionalEnv: ['AWS_ENDPOINT_URL_S3'],
   },
+} as const satisfies Record<Need, NeedSpec>;
+
+/** Every required variable name any Need provides (not the secrets' variables). */
+export type NeedEnvName = (typeof NEEDS)[Need]['env'][number];
 /** Every secret name any Need carries. */
 export type SecretName = (typeof NEEDS)[Need]['secrets'][number]['name'];
 
