@@ -103,7 +103,8 @@ export class Observability extends Construct {
 
     // Forged or mismatched events: the use cases' alarm log keys, in the functions that log them.
     const forgedPattern = FilterPattern.any(...FORGED_EVENT_ALARM_KEYS.map((k) => FilterPattern.stringValue('$.alarm', '=', k)));
-    const loggers = [...new Set([...routes.filter((r) => r.auth === 'webhook').map((r) => r.fn), 'ledger-writer'])];
+    // The chain-event watcher applies chain events through the same use cases as the chain-events webhook.
+    const loggers = [...new Set([...routes.filter((r) => r.auth === 'webhook').map((r) => r.fn), 'ledger-writer', 'chain-event-watcher'])];
     for (const fn of loggers) {
       const f = props.functions.get(fn);
       if (!f) continue;

@@ -81,9 +81,9 @@ describe('prod (alarms enabled)', () => {
     expect(alarmNamed('ForgedEvents')).toMatchObject({ Namespace: 'CoffeeTrace-prod', MetricName: FORGED_EVENT_METRIC, Statistic: 'Sum', Threshold: 1 });
   });
 
-  test('forged-event metric filters on the webhook functions and the ledger writer match the use cases\' alarm log keys', () => {
+  test('forged-event metric filters on the webhook functions, the ledger writer and the chain-event watcher match the use cases\' alarm log keys', () => {
     const filters = ofType(prod.resources, 'AWS::Logs::MetricFilter').map(([, r]) => r.Properties as Json).filter((p) => p.MetricTransformations[0].MetricName === FORGED_EVENT_METRIC);
-    const fns = [...new Set([...routes.filter((r) => r.auth === 'webhook').map((r) => r.fn), 'ledger-writer'])];
+    const fns = [...new Set([...routes.filter((r) => r.auth === 'webhook').map((r) => r.fn), 'ledger-writer', 'chain-event-watcher'])];
     expect(filters).toHaveLength(fns.length);
     const logGroups = fns.map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never)).sort();
     expect(filters.map((f) => f.LogGroupName.Ref).sort()).toEqual(logGroups);
