@@ -26,7 +26,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type RouteAuth = 'jwt' | 'webhook' | 'public';
 
 /** The work queues; each has exactly one consumer among `workers`. */
-export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'outbound-webhook-queue';
+export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'outbound-webhook-queue' | 'evidence-pin-queue';
 
 /** Outside systems and resources a function may use; each provides `NEEDS[need]` and its grants. */
 export type Need =
@@ -49,8 +49,17 @@ export type Need =
   | 'vault'
   /** Read the lending vault (no signing key): figures, positions, buyer payments. */
   | 'vault:read'
-  /** Pin evidence to IPFS (a Pinning Service API in AWS, the local pin store locally). */
+  /**
+   * Keep evidence (decisions §14): write its CAR to the service's own evidence bucket before the
+   * commit, read it back, and queue its pin job for the background pinner.
+   */
   | 'pin-store'
+  /** Read the service's own copy of evidence (the evidence bucket): GET /ipfs/{cid}, the background pinner. */
+  | 'evidence-archive:read'
+  /** Queue a pin job for the background pinner. */
+  | 'evidence-pin-queue:send'
+  /** The IPFS pinning service that imports evidence CARs (an S3-compatible pinning API, or Kubo / IPFS Cluster dag/import). */
+  | 'evidence-pinning'
   | 'gfw'
   | 'maaif'
   | 'dds-filing-queue:send'
@@ -62,16 +71,16 @@ export type Need =
   | 'onramp-webhook-secret'
   /** The coffee price feed (USD per kg by grade) loans are valued with (decisions §10.1). */
   | 'price-feed'
+  /** Presign PUTs of evidence photo uploads into the uploads bucket (decisions §14). */
+  | 'evidence-uploads:presign'
+  /** Read evidence photo uploads back from the uploads bucket (the stage update). */
+  | 'evidence-uploads:read'
   /** Queue outbound webhook deliveries (decisions §12). */
   | 'outbound-webhook-queue:send'
   /** POST signed webhooks to integrators' URLs (decisions §12): https to public addresses only. */
   | 'outbound-webhooks'
   /** The scheduled chain watcher's tuning (confirmations, start block, range sizes). */
-  | 'chain-watch'
-  /** Presign PUTs of evidence photo uploads into the uploads bucket (decisions §14). */
-  | 'evidence-uploads:presign'
-  /** Read evidence photo uploads back from the uploads bucket (the stage update). */
-  | 'evidence-uploads:read';
+  | 'chain-watch';
 
 /** A secret a Need carries. */
 export interface SecretSpec {
@@ -128,6 +137,7 @@ export const QUEUES = {
   'payout-request-queue': { urlEnv: 'PAYOUT_REQUEST_QUEUE_URL', fifo: false, maxReceiveCount: 5, summary: 'Batches whose NET_COFFEE_PAYMENT payout is to be started.' },
   'ledger-write-queue': { urlEnv: 'LEDGER_WRITE_QUEUE_URL', fifo: true, maxReceiveCount: 50, summary: 'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.' },
   'dds-filing-queue': { urlEnv: 'DDS_FILING_QUEUE_URL', fifo: false, maxReceiveCount: 20, summary: 'DDS filings, retried until the registry gives the reference numbers.' },
+  'evidence-pin-queue': { urlEnv: 'EVIDENCE_PIN_QUEUE_URL', fifo: false, maxReceiveCount: 8, summary: 'Pin jobs of evidence packages and DDS documents (decisions §14): the background pinner uploads each CAR to the pinning service; a failed attempt is retried on redelivery, then dead-lettered.' },
   'outbound-webhook-queue': { urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL', fifo: false, maxReceiveCount: 10, summary: 'Outbound webhook delivery attempts (decisions §12); the retry schedule is kept by the consumer (re-queued with DelaySeconds, in hops of at most 900 s), so only a crashing consumer dead-letters a message.' },
 } as const satisfies Record<QueueName, QueueSpec>;
 
@@ -184,11 +194,17 @@ export const NEEDS = {
   },
   'vault:read': { summary: 'Read the lending vault, no signing key (figures, MFI positions, buyer payments).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'LENDING_VAULT_ADDRESS'], secrets: [], optionalEnv: ['LEDGER_RPC_RETRY_COUNT'] },
   'pin-store': {
-    summary: 'Pin evidence to IPFS and read it back.',
-    env: ['PINNING_SERVICE_URL'],
-    secrets: [/* @__PURE__ */ secretOf('PINNING_SERVICE_TOKEN')],
-    optionalEnv: ['PINNING_ORIGINS', 'IPFS_GATEWAY_URL'],
-    local: { env: [], secrets: [], note: 'the local stack puts a pin store on disk in place (composition usePinStore) instead of a Pinning Service API' },
+    summary: 'Keep evidence (decisions §14): its CAR in the own evidence bucket (car/<cid>.car) before the commit, read back for audits, and a pin job on the evidence pin queue.',
+    env: ['EVIDENCE_BUCKET', 'EVIDENCE_PIN_QUEUE_URL'],
+    secrets: [],
+    optionalEnv: ['AWS_ENDPOINT_URL_S3', 'IPFS_GATEWAY_URL'],
+  },
+  'evidence-archive:read': { summary: 'Read evidence CARs from the own evidence bucket.', env: ['EVIDENCE_BUCKET'], secrets: [], optionalEnv: ['AWS_ENDPOINT_URL_S3'] },
+  'evidence-pin-queue:send': { summary: 'Queue an evidence pin job.', env: ['EVIDENCE_PIN_QUEUE_URL'], secrets: [] },
+  'evidence-pinning': {
+    summary: 'The IPFS pinning service evidence CARs are uploaded to: EVIDENCE_PINNING_API `s3` (an S3-compatible pinning API: PutObject with metadata import=car into EVIDENCE_PINNING_BUCKET at EVIDENCE_PINNING_ENDPOINT, credentials {access_key_id, secret_access_key}) or `kubo` (POST <EVIDENCE_PINNING_ENDPOINT>/api/v0/dag/import, credentials {authorization} or {}).',
+    env: ['EVIDENCE_PINNING_API', 'EVIDENCE_PINNING_ENDPOINT', 'EVIDENCE_PINNING_BUCKET', 'EVIDENCE_PINNING_REGION'],
+    secrets: [/* @__PURE__ */ secretOf('EVIDENCE_PINNING_CREDENTIALS')],
   },
   gfw: {
     summary: 'Global Forest Watch Data API (integrated deforestation alerts).',
@@ -219,18 +235,6 @@ export const NEEDS = {
     local: { env: ['PRICE_FEED_FILE'], secrets: [], note: 'the local stack writes $LOCAL_DATA_DIR/price-feed.json at start and points PRICE_FEED_FILE at it (read at each use, so an operator can edit it)' },
   },
   'outbound-webhook-queue:send': { summary: 'Queue an outbound webhook delivery attempt.', env: ['OUTBOUND_WEBHOOK_QUEUE_URL'], secrets: [], optionalEnv: ['OUTBOUND_WEBHOOK_TIME_SCALE'] },
-  'outbound-webhooks': {
-    summary: 'POST signed webhooks to integrators\' URLs: https resolving to public addresses only (checked at registration and at each connection).',
-    env: [],
-    secrets: [],
-    optionalEnv: ['OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK'],
-  },
-  'chain-watch': {
-    summary: 'Tuning of the scheduled chain watcher: blocks a log must be buried under (CHAIN_WATCH_CONFIRMATIONS), where a new cursor starts (CHAIN_WATCH_START_BLOCK, the contracts\' deployment block), blocks per eth_getLogs range and ranges per run.',
-    env: ['CHAIN_WATCH_CONFIRMATIONS', 'CHAIN_WATCH_START_BLOCK'],
-    secrets: [],
-    optionalEnv: ['CHAIN_WATCH_MAX_BLOCK_RANGE', 'CHAIN_WATCH_MAX_RANGES_PER_RUN'],
-  },
   'evidence-uploads:presign': {
     summary: 'Presigned PUTs (s3:PutObject under evidence-uploads/) into the evidence uploads bucket EVIDENCE_UPLOADS_BUCKET; AWS_ENDPOINT_URL_S3 points at an S3-compatible endpoint instead (path-style; the local fauxqs).',
     env: ['EVIDENCE_UPLOADS_BUCKET'],
@@ -242,6 +246,18 @@ export const NEEDS = {
     env: ['EVIDENCE_UPLOADS_BUCKET'],
     secrets: [],
     optionalEnv: ['AWS_ENDPOINT_URL_S3'],
+  },
+  'outbound-webhooks': {
+    summary: 'POST signed webhooks to integrators\' URLs: https resolving to public addresses only (checked at registration and at each connection).',
+    env: [],
+    secrets: [],
+    optionalEnv: ['OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK'],
+  },
+  'chain-watch': {
+    summary: 'Tuning of the scheduled chain watcher: blocks a log must be buried under (CHAIN_WATCH_CONFIRMATIONS), where a new cursor starts (CHAIN_WATCH_START_BLOCK, the contracts\' deployment block), blocks per eth_getLogs range and ranges per run.',
+    env: ['CHAIN_WATCH_CONFIRMATIONS', 'CHAIN_WATCH_START_BLOCK'],
+    secrets: [],
+    optionalEnv: ['CHAIN_WATCH_MAX_BLOCK_RANGE', 'CHAIN_WATCH_MAX_RANGES_PER_RUN'],
   },
 } as const satisfies Record<Need, NeedSpec>;
 
@@ -397,6 +413,8 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', fn: 'rotate-webhook-secret', auth: 'jwt', needs: ['table:write'], summary: 'A new signing secret (shown only here); the old one keeps signing for 24 h.' },
   { method: 'GET', path: '/webhooks/endpoints/{id}/deliveries', fn: 'list-webhook-deliveries', auth: 'jwt', needs: ['table:read'], summary: 'The endpoint\'s delivery log, newest first, paginated.' },
   { method: 'POST', path: '/webhooks/deliveries/{id}/replay', fn: 'replay-webhook-delivery', auth: 'jwt', needs: ['table:write', 'outbound-webhook-queue:send'], summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).' },
+  { method: 'GET', path: '/ipfs/{cid}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'Evidence (or a DDS) by its IPFS CID from the service\'s own copy: the directory listing as JSON.' },
+  { method: 'GET', path: '/ipfs/{cid}/{name}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'A file of an evidence (or DDS) directory by CID and name: its exact bytes.' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
   { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference (Scalar, from /openapi.json).' },
   { method: 'GET', path: '/docs/errors', fn: 'get-docs', auth: 'public', needs: [], summary: 'The error-code reference: every code with its HTTP status (error.docs links to #CODE).' },
@@ -415,6 +433,7 @@ export const workers: WorkerDef[] = [
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:read', 'ledger-write-queue:send'], timeoutSeconds: 60, summary: 'Queues again, for the single ledger writer, ledger writes still unconfirmed after 5 minutes.' },
   { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
   { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
+  { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (decisions §14): uploads each evidence or DDS CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];
 
@@ -521,7 +540,7 @@ export function queueConsumers(w: readonly WorkerDef[] = workers): Record<QueueN
     if (!c) throw new Error(`manifest: no consumer for ${q}`);
     return c;
   };
-  return { 'payout-request-queue': find('payout-request-queue'), 'ledger-write-queue': find('ledger-write-queue'), 'dds-filing-queue': find('dds-filing-queue'), 'outbound-webhook-queue': find('outbound-webhook-queue') };
+  return { 'payout-request-queue': find('payout-request-queue'), 'ledger-write-queue': find('ledger-write-queue'), 'dds-filing-queue': find('dds-filing-queue'), 'outbound-webhook-queue': find('outbound-webhook-queue'), 'evidence-pin-queue': find('evidence-pin-queue') };
 }
 
 /**

@@ -1,77 +1,61 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CID } from 'multiformats/cid';
-import type { PinStore } from '../../shared/domain/ports';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 /** Path prefix this route serves. */
 export const IPFS_PATH_PREFIX = '/ipfs/';
 
-function sendJson(res: ServerResponse, status: number, body: unknown, head = false): void {
-  const text = JSON.stringify(body);
+/** An API Gateway proxy handler's answer (a binary body comes base64 with `isBase64Encoded`). */
+interface ProxyResult {
+  statusCode: number;
+  headers?: Record<string, string>;
+  body?: string;
+  isBase64Encoded?: boolean;
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string, head: boolean): void {
+  const text = JSON.stringify({ error: { code, message } });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
   res.end(head ? undefined : text);
 }
 
-function sendError(res: ServerResponse, status: number, code: string, message: string, head: boolean): void {
-  sendJson(res, status, { error: { code, message } }, head);
-}
-
 /**
- * A read-only IPFS path gateway over a PinStore, for the local stack (the local gateway routes
- * every GET under `/ipfs/` here):
- * - `GET /ipfs/{cid}/{path}`: the file's raw bytes with the content type from its name
- *   (e.g. `/ipfs/bafy…/evidence.json` → `application/json`);
- * - `GET /ipfs/{cid}` (or `/ipfs/{cid}/`): a directory gives the JSON listing
- *   `{cid, entries: [{name, cid, size}]}` (size in bytes); a file gives its bytes
- *   (`application/octet-stream`, the name being unknown);
- * - unknown CID or path: 404 `{error: {code: 'NOT_FOUND', message}}`; malformed CID or path:
- *   400 `{error: {code: 'VALIDATION_ERROR', message}}`; other methods than GET/HEAD: 405.
- * Content is immutable, so file responses carry `cache-control: public, max-age=29030400,
- * immutable` and `etag: "<cid>[/path]"`. HEAD is answered like GET without a body.
+ * The local gateway's `/ipfs/` prefix: every `GET|HEAD /ipfs/{cid}` and `/ipfs/{cid}/{name}` is
+ * handed to the get-ipfs function (functions/get-ipfs, the same handler as the AWS routes, reading
+ * the own copy of evidence on fauxqs's S3) as an API Gateway proxy event, and its answer is written
+ * back — a base64 body decoded to the exact bytes, as API Gateway does with binary media types.
+ * A deeper path is 404 ROUTE_NOT_FOUND (evidence directories are flat); other methods 405.
+ * `load` gives the function's handler (the gateway's loader, metered like every route).
  */
-export function ipfsGatewayHandler(store: PinStore): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
+export function ipfsGatewayHandler(load: () => Promise<(event: APIGatewayProxyEvent, context: unknown) => Promise<ProxyResult>>): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   return async (req, res, url) => {
+    req.resume();
     const head = req.method === 'HEAD';
     if (req.method !== 'GET' && !head) {
       res.setHeader('allow', 'GET, HEAD');
       return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on ${IPFS_PATH_PREFIX}; use GET.`, false);
     }
-    if (!url.pathname.startsWith(IPFS_PATH_PREFIX)) return sendError(res, 404, 'NOT_FOUND', `No such path ${url.pathname}.`, head);
-
-    let segments: string[];
+    const raw = url.pathname.slice(IPFS_PATH_PREFIX.length).split('/');
+    if (raw.at(-1) === '' && raw.length > 1) raw.pop();
+    if (raw.length < 1 || raw.length > 2 || raw.some((s) => s === '')) return sendError(res, 404, 'ROUTE_NOT_FOUND', `No route GET ${url.pathname}: use /ipfs/{cid} or /ipfs/{cid}/{name}.`, head);
+    let params: Record<string, string>;
     try {
-      segments = url.pathname.slice(IPFS_PATH_PREFIX.length).split('/').map((s) => decodeURIComponent(s));
+      params = { cid: decodeURIComponent(raw[0]!), ...(raw[1] ? { name: decodeURIComponent(raw[1]) } : {}) };
     } catch {
       return sendError(res, 400, 'VALIDATION_ERROR', 'The path is not valid percent-encoding.', head);
     }
-    const [cidText = '', ...rest] = segments;
-    const parts = rest.filter((s) => s.length > 0);
-    if (parts.some((s) => s === '.' || s === '..')) return sendError(res, 400, 'VALIDATION_ERROR', 'Path segments "." and ".." are not allowed.', head);
-    let cid: string;
-    try {
-      cid = CID.parse(cidText).toString();
-    } catch {
-      return sendError(res, 400, 'VALIDATION_ERROR', `Not a valid CID: ${JSON.stringify(cidText)}.`, head);
-    }
-    const path = parts.join('/');
-
-    try {
-      if (!path) {
-        const entries = await store.ls(cid);
-        if (entries) return sendJson(res, 200, { cid, entries }, head);
-      }
-      const file = await store.cat(cid, path || undefined);
-      if (!file) return sendError(res, 404, 'NOT_FOUND', `${path ? `${cid}/${path}` : cid} is not available from this gateway.`, head);
-      res.writeHead(200, {
-        'content-type': file.contentType,
-        'content-length': file.bytes.byteLength,
-        'cache-control': 'public, max-age=29030400, immutable',
-        etag: `"${cid}${path ? `/${path}` : ''}"`,
-        'x-ipfs-path': `/ipfs/${cid}${path ? `/${path}` : ''}`,
-        'x-content-type-options': 'nosniff',
-      });
-      res.end(head ? undefined : file.bytes);
-    } catch (err) {
-      sendError(res, 500, 'INTERNAL_ERROR', `The IPFS store failed: ${(err as Error).message}`, head);
-    }
+    const resource = raw[1] ? '/ipfs/{cid}/{name}' : '/ipfs/{cid}';
+    const requestId = randomUUID();
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const event = {
+      resource, path: url.pathname, httpMethod: 'GET', headers, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null,
+      pathParameters: params, stageVariables: null, body: null, isBase64Encoded: false,
+      requestContext: { accountId: '000000000000', apiId: 'local', stage: 'local', requestId, httpMethod: 'GET', path: url.pathname, resourcePath: resource, authorizer: null, identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } },
+    } as unknown as APIGatewayProxyEvent;
+    const result = await (await load())(event, { awsRequestId: requestId, functionName: 'get-ipfs', getRemainingTimeInMillis: () => 29_000 });
+    const body = result.body === undefined ? Buffer.alloc(0) : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
+    res.writeHead(result.statusCode, { ...(result.headers ?? {}), 'content-length': body.byteLength });
+    res.end(head ? undefined : body);
   };
 }

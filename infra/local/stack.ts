@@ -20,8 +20,7 @@ import { startChainWatcher } from './chain-watcher';
 import { startDdsRegistrySandbox } from './dds-registry-sandbox';
 import { startFarmerRegistrySandbox } from './farmer-registry-sandbox';
 import { IPFS_PATH_PREFIX, ipfsGatewayHandler } from './ipfs-gateway-route';
-import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
-import { usePinStore } from '../../shared/composition/custody';
+import { startIpfsPinningSandbox } from './ipfs-pinning-sandbox';
 import { useForestCheck } from '../../shared/composition/registry';
 import { BundledAlertAreasForestCheck } from '../../shared/adapters/forest-check/bundled-alert-areas';
 import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
@@ -69,6 +68,7 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+const TABLE = 'coffee-trace-local';
 /** The own copy of evidence (EVIDENCE_BUCKET) and the pinning sandbox's storage, both on fauxqs's S3 (decisions §14). */
 const LOCAL_EVIDENCE_BUCKET = 'coffee-trace-evidence-local';
 const LOCAL_PINNING_STORAGE_BUCKET = 'coffee-trace-pinning-sandbox-storage';
@@ -77,7 +77,6 @@ const LOCAL_PINNING_BUCKET = 'coffee-trace-evidence-pins';
 const DEV_PINNING_CREDENTIALS = { access_key_id: 'DEVPINNINGKEY', secret_access_key: 'dev-pinning-secret' };
 /** The local evidence uploads bucket (fauxqs S3). */
 const LOCAL_EVIDENCE_UPLOADS_BUCKET = 'coffee-trace-evidence-uploads-local';
-const TABLE = 'coffee-trace-local';
 
 /**
  * Local names and visibility timeouts (seconds) of the manifest's queues: shorter than in AWS
@@ -91,6 +90,8 @@ const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number 
   'dds-filing-queue': { name: 'coffee-trace-dds-filing', visibilitySeconds: 1 },
   // Outbound webhooks: the retry schedule is the consumer's own (re-queued with a delay); a crash is retried after 5 s.
   'outbound-webhook-queue': { name: 'coffee-trace-outbound-webhooks', visibilitySeconds: 5 },
+  // Evidence pin jobs: a failed pin is retried after 2 s.
+  'evidence-pin-queue': { name: 'coffee-trace-evidence-pins', visibilitySeconds: 2 },
 };
 const FN_ARN = (fn: string) => `arn:aws:lambda:us-east-1:000000000000:function:coffee-trace-${fn}`;
 
@@ -168,6 +169,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       'ledger-write-queue': queue('ledger-write-queue'),
       'dds-filing-queue': queue('dds-filing-queue'),
       'outbound-webhook-queue': queue('outbound-webhook-queue'),
+      'evidence-pin-queue': queue('evidence-pin-queue'),
     };
     const topic = fauxqs.createTopic('coffee-trace-manual-review');
     const notifyQ = fauxqs.createQueue('coffee-trace-manual-review-local-inbox');
@@ -181,7 +183,6 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       AWS_ENDPOINT_URL_SNS: fauxqs.address,
       TABLE_NAME: TABLE,
       ...Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [QUEUES[q].urlEnv, queues[q].queueUrl])),
-      IPFS_PIN_DIR: join(dataDir, 'ipfs'),
       MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
       LEDGER_RPC_URL: chain.rpcUrl,
       LEDGER_CHAIN_ID: '31337',
@@ -200,11 +201,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CHAIN_WATCH_CONFIRMATIONS: process.env.CHAIN_WATCH_CONFIRMATIONS || '0',
       CHAIN_WATCH_START_BLOCK: process.env.CHAIN_WATCH_START_BLOCK || '0',
     });
-    const chainEvents = localChainEventsMode(process.env.LOCAL_CHAIN_EVENTS);
     // Evidence photos by upload URL (decisions §14): the uploads bucket on fauxqs's S3, reached as in
     // AWS through the SDK's own endpoint variable (a custom endpoint is addressed path-style).
     fauxqs.createBucket(LOCAL_EVIDENCE_UPLOADS_BUCKET);
     Object.assign(process.env, { AWS_ENDPOINT_URL_S3: fauxqs.address, EVIDENCE_UPLOADS_BUCKET: LOCAL_EVIDENCE_UPLOADS_BUCKET });
+    const chainEvents = localChainEventsMode(process.env.LOCAL_CHAIN_EVENTS);
     log(`chain events: ${chainEvents === 'webhook' ? 'the local watcher posts signed webhooks to /api/webhooks/chain-events' : 'the scheduled chain-event-watcher function reads the chain (no webhook)'}`);
 
     // Opt-in metering: wrap every handler and count the SDK commands (off unless the variable is set).
@@ -213,8 +214,21 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const metered = <A extends unknown[], R>(fn: string, h: (...args: A) => Promise<R>, api = false) => (meter ? meter.wrap(fn, h, api) : h);
     meter?.instrument([DynamoDBClient, SQSClient, SNSClient, SFNClient].map((c) => Object.getPrototypeOf(c.prototype) as object));
 
-    // Evidence pins to a store on disk (IPFS_PIN_DIR) instead of a Pinning Service API; served at /ipfs/{cid}.
-    usePinStore(new LocalPinStore(process.env.IPFS_PIN_DIR!));
+    // Evidence (decisions §14): the own copy in a bucket on fauxqs's S3, and the pinning service as a
+    // sandbox of an S3-compatible IPFS pinning API (it checks each CAR and answers its root CID),
+    // configured with the same variables as in AWS (EVIDENCE_PINNING_API=s3 …).
+    fauxqs.createBucket(LOCAL_EVIDENCE_BUCKET);
+    fauxqs.createBucket(LOCAL_PINNING_STORAGE_BUCKET);
+    const pinning = await startIpfsPinningSandbox({
+      bucket: LOCAL_PINNING_BUCKET, accessKeyId: DEV_PINNING_CREDENTIALS.access_key_id, secretAccessKey: DEV_PINNING_CREDENTIALS.secret_access_key,
+      storage: { endpoint: fauxqs.address, bucket: LOCAL_PINNING_STORAGE_BUCKET }, log: (l) => log(`ipfs-pinning-sandbox: ${l}`),
+    });
+    stops.push(() => pinning.stop());
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_S3: fauxqs.address, EVIDENCE_BUCKET: LOCAL_EVIDENCE_BUCKET,
+      EVIDENCE_PINNING_API: 's3', EVIDENCE_PINNING_ENDPOINT: pinning.url, EVIDENCE_PINNING_BUCKET: LOCAL_PINNING_BUCKET, EVIDENCE_PINNING_REGION: 'us-east-1',
+      EVIDENCE_PINNING_CREDENTIALS: JSON.stringify(DEV_PINNING_CREDENTIALS),
+    });
     // The coffee price feed: $LOCAL_DATA_DIR/price-feed.json, written at start and read at each use (./price-feed-file.ts).
     process.env.PRICE_FEED_FILE = join(dataDir, 'price-feed.json');
     log(`price feed ${process.env.PRICE_FEED_FILE}: ${preparePriceFeedFile(process.env.PRICE_FEED_FILE, new Date(), log)}`);
@@ -306,8 +320,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
           },
         } : {}),
       },
-      // The pinned evidence, so anyone can fetch the bytes and recompute the CID.
-      extraPrefixes: { [IPFS_PATH_PREFIX]: ipfsGatewayHandler(new LocalPinStore(join(dataDir, 'ipfs'))) },
+      // The evidence (own copy) through the get-ipfs function, so anyone can fetch the bytes and recompute the CID.
+      extraPrefixes: { [IPFS_PATH_PREFIX]: ipfsGatewayHandler(async () => metered('get-ipfs', (await load('get-ipfs')).handler as ProxyHandler, true) as never) },
       rateLimit: { rate: Number(process.env.LOCAL_RATE_LIMIT_RPS ?? 50), burst: Number(process.env.LOCAL_RATE_LIMIT_BURST ?? 100) },
       log: (l) => log(`gateway: ${l}`),
     });
@@ -381,7 +395,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       stops.push(async () => writeFileSync(meteringFile, JSON.stringify(meterSnapshot(), null, 2))); // runs first (stops run in reverse)
     }
 
-    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, onramp_sandbox: onramp.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress, lending_vault: contracts.lendingVaultAddress, vault_asset: contracts.vaultAssetAddress };
+    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, onramp_sandbox: onramp.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, ipfs_pinning_sandbox: pinning.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress, lending_vault: contracts.lendingVaultAddress, vault_asset: contracts.vaultAssetAddress };
     // For local tools (npm run verify): where this stack's API and chain are.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ url: gateway.url, endpoints, chain_id: 31337 }, null, 2));
     return {

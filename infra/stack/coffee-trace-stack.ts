@@ -34,6 +34,7 @@ import { applyStage } from './stage';
 import { RateLimitWaf } from './waf';
 import { OutboundWebhookStream } from './outbound-webhooks';
 import { StatefulResources } from './stateful-resources';
+import { EvidenceStore } from './evidence-store';
 
 /** One function's requirements, from the manifest (a `fn` may serve several routes). */
 export interface FunctionSpec {
@@ -86,13 +87,15 @@ export class CoffeeTraceStack extends Stack {
     const consumers = queueConsumers();
     const sixTimes = (q: QueueName) => Duration.seconds(6 * consumers[q].timeoutSeconds);
     this.stateful = new StatefulResources(this, 'Stateful', {
-      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue'), 'outbound-webhook-queue': sixTimes('outbound-webhook-queue') },
+      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue'), 'outbound-webhook-queue': sixTimes('outbound-webhook-queue'), 'evidence-pin-queue': sixTimes('evidence-pin-queue') },
       managerSubscriptions: settings.managerSubscriptions,
     });
 
     const service = new Construct(this, 'Service');
     this.api = new ServiceApi(service, 'Http', { docsBaseUrlParam: settings.docsBaseUrlParam });
     const stateMachineArn = payoutStateMachineArn(this);
+    // The own copy of evidence (decisions §14): the evidence bucket, Object Lock by context.
+    const evidence = new EvidenceStore(this, 'Evidence', { api: this.api.api });
     const common: Record<CommonEnvName, string> = {
       POWERTOOLS_SERVICE_NAME: 'coffee-trace',
       // The CloudWatch namespace of the EMF business metrics (shared/runtime/metrics.ts): the stack's name, so stages never mix.
@@ -103,11 +106,11 @@ export class CoffeeTraceStack extends Stack {
       AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
     };
 
+    // Evidence photos by upload URL (decisions §14).
+    const evidenceUploads = new EvidenceUploads(this, 'EvidenceUploads');
     const functions = new Map<string, ServiceFunction>();
     for (const spec of specs) {
       const f = new ServiceFunction(service, pascal(spec.fn), {
-    // Evidence photos by upload URL (decisions §14).
-    const evidenceUploads = new EvidenceUploads(this, 'EvidenceUploads');
         fn: spec.fn,
         description: spec.summary,
         timeout: spec.timeout,

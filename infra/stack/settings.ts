@@ -26,7 +26,10 @@ export interface ManagerSubscription {
  * - lendingVaultAddress / vaultAssetAddress: the LendingVault and its asset (the network's USDC), as
  *   `npm run deploy-contracts` prints them; the zero address until deployed.
  * - payoutProviderUrl: base URL of the payout provider's API.
- * - pinningServiceUrl: the IPFS Pinning Service API endpoint (evidence).
+ * - evidencePinningApi: the IPFS pinning service evidence CARs go to (decisions §14): `s3` (an S3-compatible
+ *   pinning API, e.g. Filebase) or `kubo` (a Kubo / IPFS Cluster RPC API, dag/import).
+ * - evidencePinningEndpoint: its endpoint (`https://s3.filebase.com`; for kubo the RPC API base URL).
+ * - evidencePinningBucket / evidencePinningRegion: the pinning API's bucket and signing region (s3 only).
  * - priceFeedUrl: the published coffee price feed (USD per kg by grade) that values loan collateral.
  * - onrampUrl: base URL of the fiat on-ramp's API (MFI deposits).
  * - treasuryAddress: the ledger signer's address (the service treasury), where the on-ramp delivers USDC.
@@ -46,7 +49,10 @@ export const SETTING_DEFAULTS = {
   lendingVaultAddress: '0x0000000000000000000000000000000000000000',
   vaultAssetAddress: '0x0000000000000000000000000000000000000000',
   payoutProviderUrl: 'https://api.payout-provider.example.com',
-  pinningServiceUrl: 'https://api.pinning-service.example.com/psa',
+  evidencePinningApi: 's3',
+  evidencePinningEndpoint: 'https://s3.filebase.com',
+  evidencePinningBucket: 'coffee-trace-evidence',
+  evidencePinningRegion: 'us-east-1',
   gfwApiUrl: 'https://data-api.globalforestwatch.org',
   maaifApiUrl: 'https://farmer-registry.agriculture.go.ug',
   eudrDdsEndpoint: 'https://acceptance.eudr.webcloud.ec.europa.eu/tracesnt/ws/EUDRDueDiligenceStatementServiceV3',
@@ -74,7 +80,10 @@ export interface Settings {
   lendingVaultAddress: string;
   vaultAssetAddress: string;
   payoutProviderUrl: string;
-  pinningServiceUrl: string;
+  evidencePinningApi: string;
+  evidencePinningEndpoint: string;
+  evidencePinningBucket: string;
+  evidencePinningRegion: string;
   gfwApiUrl: string;
   maaifApiUrl: string;
   eudrDdsEndpoint: string;
@@ -124,7 +133,10 @@ export function loadSettings(scope: Construct): Settings {
     lendingVaultAddress: param('lendingVaultAddress', 'LendingVaultAddress', 'Address of the LendingVault contract (ERC-4626).', ADDRESS),
     vaultAssetAddress: param('vaultAssetAddress', 'VaultAssetAddress', 'Address of the lending vault\'s asset (the network\'s USDC contract).', ADDRESS),
     payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),
-    pinningServiceUrl: param('pinningServiceUrl', 'PinningServiceUrl', 'Endpoint of the IPFS Pinning Service API that pins evidence.', HTTPS_URL),
+    evidencePinningApi: param('evidencePinningApi', 'EvidencePinningApi', 'The IPFS pinning service evidence CARs are uploaded to: s3 (an S3-compatible pinning API) or kubo (a Kubo / IPFS Cluster RPC API).', '^(s3|kubo)$'),
+    evidencePinningEndpoint: param('evidencePinningEndpoint', 'EvidencePinningEndpoint', 'Endpoint of the pinning service (s3: the S3 endpoint, e.g. https://s3.filebase.com; kubo: the RPC API base URL).', HTTPS_URL),
+    evidencePinningBucket: param('evidencePinningBucket', 'EvidencePinningBucket', 'Bucket of the S3-compatible pinning API the CARs are put into (s3 only).', '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$'),
+    evidencePinningRegion: param('evidencePinningRegion', 'EvidencePinningRegion', 'Signing region of the S3-compatible pinning API (Filebase: us-east-1).', '^[a-z0-9-]{2,32}$'),
     gfwApiUrl: param('gfwApiUrl', 'GfwApiUrl', 'Global Forest Watch Data API base URL.', HTTPS_URL),
     maaifApiUrl: param('maaifApiUrl', 'MaaifApiUrl', 'Base URL of the national farmer registry (MAAIF) API.', HTTPS_URL),
     eudrDdsEndpoint: param('eudrDdsEndpoint', 'EudrDdsEndpoint', 'EU Information System DDS service endpoint (acceptance or production).', HTTPS_URL),

@@ -86,6 +86,7 @@ export class StatefulResources extends Construct {
       'ledger-write-queue': work('ledger-write-queue', 'LedgerWriteQueue'),
       'dds-filing-queue': work('dds-filing-queue', 'DdsFilingQueue'),
       'outbound-webhook-queue': work('outbound-webhook-queue', 'OutboundWebhookQueue'),
+      'evidence-pin-queue': work('evidence-pin-queue', 'EvidencePinQueue'),
     };
 
     // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this
@@ -122,8 +123,8 @@ export class StatefulResources extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.pinningServiceToken = new Secret(this, 'PinningServiceToken', {
-      description: 'Access token of the IPFS Pinning Service API that pins evidence. Created with a random placeholder: put the real one here.',
-      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      description: 'Credentials of the IPFS pinning service evidence CARs go to (EVIDENCE_PINNING_CREDENTIALS): JSON {"access_key_id", "secret_access_key"} for an S3-compatible pinning API, {"authorization"} (or {}) for Kubo. Created with placeholders: put the real ones here.',
+      generateSecretString: { secretStringTemplate: JSON.stringify({ access_key_id: 'REPLACE_ME' }), generateStringKey: 'secret_access_key', excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.gfwApiKey = new Secret(this, 'GfwApiKey', {

@@ -3,21 +3,22 @@ import { readChainTrail } from '../adapters/ledger/trail-reader';
 import { envOr, requireEnv } from '../config';
 import type { EvidenceFetcher } from '../domain/ports';
 import type { AuditDeps } from '../use-cases/audit';
-import { injectedPinStore } from './custody';
+import { filesOfCar } from '../domain/evidence-car-reader';
+import { evidenceArchive } from './evidence';
 import { batchRepo } from './repos';
 
 /**
- * Where the audit verification reads pinned evidence: the pin store the process put in place (the
- * local stack's store on disk), otherwise the IPFS gateway at IPFS_GATEWAY_URL (default https://ipfs.io).
+ * Where the audit verification reads evidence: the service's own copy (the evidence bucket, a CAR
+ * per CID, every block re-hashed), else — for a CID the copy does not hold — the IPFS gateway at
+ * IPFS_GATEWAY_URL (default https://ipfs.io). Either way the verifier re-imports the files and
+ * compares the CID.
  */
 export function evidenceFetcher(): EvidenceFetcher {
-  const store = injectedPinStore();
-  if (!store) return fetchEvidenceFromGateway(envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'));
+  const gateway = fetchEvidenceFromGateway(envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'));
   return async (cid) => {
-    const entries = await store.ls(cid);
-    if (!entries) return null;
-    const files = await Promise.all(entries.map(async (e) => ({ path: e.name, bytes: (await store.cat(cid, e.name))?.bytes ?? new Uint8Array() })));
-    return { files };
+    const car = await evidenceArchive().getCar(cid);
+    if (!car) return gateway(cid);
+    return { files: (await filesOfCar(car)).files };
   };
 }
 

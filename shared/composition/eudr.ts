@@ -4,7 +4,7 @@ import { envOr } from '../config';
 import type { DdsDocuments, DdsRegistry } from '../domain/ports';
 import type { DdsDeps } from '../use-cases/eudr';
 import { ddsFilingQueue } from './queues';
-import { pinStore } from './custody';
+import { evidenceKeeping } from './evidence';
 import { batchRepo, custodyRepo, ddsRepo, now, registryRepo } from './repos';
 
 /**
@@ -25,7 +25,7 @@ export function ddsRegistry(): Promise<DdsRegistry> {
 
 export function ddsDeps(): DdsDeps {
   return {
-    batches: batchRepo(), registry: registryRepo(), custody: custodyRepo(), dds: ddsRepo(), documents: ddsDocuments, pins: pinStore(), filingQueue: ddsFilingQueue(),
+    batches: batchRepo(), registry: registryRepo(), custody: custodyRepo(), dds: ddsRepo(), documents: ddsDocuments, evidence: evidenceKeeping(), filingQueue: ddsFilingQueue(),
     ipfsGatewayUrl: envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'), now,
   };
 }

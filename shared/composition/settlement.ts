@@ -1,6 +1,6 @@
 import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
 import type { SettlementDeps } from '../use-cases/settlement';
-import { pinStore } from './custody';
+import { evidenceKeeping } from './evidence';
 import { vaultWrites } from './deposits';
 import { vaultReader } from './index';
 import { ledgerWriteQueue } from './queues';
@@ -9,7 +9,7 @@ import { custodyRepo, loanRepo, now, payoutRepo, settlementRepo, webhookReceipts
 /**
  * Settlement of purchase orders on their buyer payments (the chain-events webhook's
  * `purchase_order.paid`): the vault read back to check each payment, the stores, the vault writes
- * and the custody trail (the batches' SETTLED stage with its evidence pinned).
+ * and the custody trail (the batches' SETTLED stage with its evidence kept and queued for pinning).
  */
 export function settlementDeps(): SettlementDeps {
   return {
@@ -21,7 +21,7 @@ export function settlementDeps(): SettlementDeps {
     payouts: payoutRepo(),
     settlements: settlementRepo(),
     vaultWrites: vaultWrites(),
-    pins: pinStore(),
+    evidence: evidenceKeeping(),
     ledgerQueue: ledgerWriteQueue(),
     now,
   };

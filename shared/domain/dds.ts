@@ -11,6 +11,7 @@
 
 import { DomainError } from './errors';
 import { STAGES, type Batch, type Farmer } from './records';
+import type { EvidencePinStatus } from './records';
 
 /** HS heading for coffee (Chapter 9, heading 0901). */
 export const DDS_HS_HEADING = '0901';
@@ -260,6 +261,8 @@ export interface DdsRecord extends DueDiligenceStatement {
   cooperative_id: string;
   ipfs_cid: string;
   ipfs_url: string;
+  /** Whether the pinning service holds the DDS documents yet (decisions §14); absent on statements made before background pinning. */
+  ipfs_pin_status?: EvidencePinStatus;
   xml: string;
   registry_uuid?: string;
   reference_number?: string;

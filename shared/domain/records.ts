@@ -67,7 +67,16 @@ export interface StageHistoryEntry {
   chain_tx_hash: string | null;
   audit_log_sequence_number: string;
   evidence_ipfs_cid: string | null;
+  /** Whether the evidence is pinned on IPFS yet (decisions §14); absent for DELIVERED (no evidence) and stages committed before pinning went to the background. */
+  evidence_pin_status?: EvidencePinStatus;
 }
+
+/**
+ * Pin status of an evidence package or a DDS (decisions §14): PENDING until the background pinner
+ * has the pinning service hold it, PINNED once it does, FAILED when its last attempt failed
+ * (retries continue until the pin queue's dead-letter queue; a root-CID mismatch is not retried).
+ */
+export type EvidencePinStatus = 'PENDING' | 'PINNED' | 'FAILED';
 
 export interface Batch {
   batch_id: string;

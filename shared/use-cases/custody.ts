@@ -5,16 +5,18 @@ import { DomainError, LedgerUnavailableError, StageConflictError } from '../doma
 import { buildEvidencePackage } from '../domain/evidence-package';
 import { parseEvidencePhoto, type EvidencePhoto } from '../domain/evidence-photo';
 import { newJobId } from '../domain/ids';
-import type { BatchStore, CustodyStore, LedgerWriteMessage, PinStore, WorkQueue } from '../domain/ports';
+import type { BatchStore, CustodyStore, LedgerWriteMessage, WorkQueue } from '../domain/ports';
 import type { Batch, Job, LedgerTx, PurchaseOrder, Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
+import { archiveEvidence, queueEvidencePin, type EvidenceKeeping } from './evidence-pinning';
 import { waitForLedgerTx } from './ledger-wait';
 
 /** The ports stage changes need. */
 export interface CustodyDeps {
   batches: Pick<BatchStore, 'get'>;
   custody: Pick<CustodyStore, 'commitStage' | 'getPurchaseOrder' | 'getLedgerTx' | 'attachJob'>;
-  pins: Pick<PinStore, 'pin'>;
+  /** The own copy of the evidence (written before the commit) and the background pinner's queue (decisions §14). */
+  evidence: EvidenceKeeping;
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
   now: () => Date;
 }
@@ -61,8 +63,10 @@ export function assertMaySetStage(caller: Caller, to: CallerStage): void {
  *  2. the batch exists (BATCH_NOT_FOUND) and is the cooperative's (403);
  *  3. the new stage is the next one (STAGE_OUT_OF_ORDER), EXPORTED from WAREHOUSED with an
  *     unconfirmed purchase order is PO_NOT_CONFIRMED; MILLED outturn at most the batch weight;
- *  4. the evidence JSON and photo are pinned as one UnixFS directory (its CID is the evidence CID);
- *  5. one transaction: stage, history, audit entry, and the trace-log write to make;
+ *  4. the evidence JSON and photo form one UnixFS directory (its CID is the evidence CID), kept as
+ *     a CAR in the service's own copy before anything commits;
+ *  5. one transaction: stage, history (evidence_pin_status PENDING), audit entry, and the trace-log
+ *     write to make; then a pin job is queued: pinning runs in the background (decisions §14);
  *  6. the trace-log write goes to the single ledger writer; done once it is mined, or accepted
  *     with a job when the ledger is slow or unreachable (the stage change stands and the job
  *     completes when the transaction lands).
@@ -113,7 +117,7 @@ interface Committed {
   ledgerTx: LedgerTx;
 }
 
-/** Steps 4–5: pin the evidence, commit the stage change with its audit entry and ledger write. */
+/** Steps 4–5: archive the evidence, commit the stage change with its audit entry and ledger write, queue its pin. */
 async function commitStageChange(
   deps: Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'commitStage'> },
   input: { batch: Batch; to: Stage; actor: string; evidence: Record<string, unknown>; photo?: { bytes: Uint8Array; extension: 'jpg' | 'png' | 'webp' } },
@@ -121,7 +125,7 @@ async function commitStageChange(
   const { batch, to } = input;
   const from = batch.stage!;
   const pkg = await buildEvidencePackage({ evidence: input.evidence, photo: input.photo });
-  await deps.pins.pin({ cid: pkg.cid, blocks: pkg.blocks, name: `${batch.batch_id}-${to}`, meta: { batch_id: batch.batch_id, stage: to } });
+  await archiveEvidence(deps.evidence, pkg.cid, pkg.blocks);
   const at = deps.now().toISOString();
   try {
     const { entry, ledgerTx } = await deps.custody.commitStage({
@@ -133,6 +137,7 @@ async function commitStageChange(
     } catch (err) {
       logger.error('ledger write could not be queued; reconciliation will queue it', { ledger_tx_id: ledgerTx.ledger_tx_id, error: err as Error });
     }
+    await queueEvidencePin(deps.evidence, { kind: 'STAGE', cid: pkg.cid, batch_id: batch.batch_id, stage: to, history_index: ledgerTx.history_index ?? batch.stage_history.length });
     return { batch, from, to, at, cid: pkg.cid, seq: entry.sequence_number, ledgerTx };
   } catch (err) {
     if (err instanceof StageConflictError) {

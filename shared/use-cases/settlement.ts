@@ -3,11 +3,12 @@ import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import { loanAsOf, planSettlement, type LoanToSettle, type Settlement } from '../domain/lending';
 import { microToUsdc } from '../domain/money';
-import type { BatchStore, CustodyStore, Hex, LedgerWriteMessage, LoanStore, PayoutStore, PinStore, SettlementStore, VaultReader, VaultWriteQueue, WebhookReceiptStore, WorkQueue } from '../domain/ports';
+import type { BatchStore, CustodyStore, Hex, LedgerWriteMessage, LoanStore, PayoutStore, SettlementStore, VaultReader, VaultWriteQueue, WebhookReceiptStore, WorkQueue } from '../domain/ports';
 import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { CHAIN_EVENTS_SOURCE } from './chain-events';
 import { settleBatch } from './custody';
+import type { EvidenceKeeping } from './evidence-pinning';
 import type { VaultWriteHandler } from './vault-writes';
 
 /**
@@ -42,7 +43,8 @@ export interface SettlementDeps {
   payouts: Pick<PayoutStore, 'get'>;
   settlements: SettlementStore;
   vaultWrites: VaultWriteQueue;
-  pins: Pick<PinStore, 'pin'>;
+  /** The SETTLED stage's evidence: kept before its commit, pinned in the background (decisions §14). */
+  evidence: EvidenceKeeping;
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
   now: () => Date;
 }

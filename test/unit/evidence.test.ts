@@ -20,7 +20,6 @@ import {
 } from '../../shared/domain/evidence-package';
 import { LocalPinStore } from '../../shared/adapters/ipfs/local-pin-store';
 import { PinningServiceError, PinningServiceStore } from '../../shared/adapters/ipfs/pinning-service-store';
-import { ipfsGatewayHandler } from '../../infra/local/ipfs-gateway-route';
 
 // ---------------------------------------------------------------------------------------------
 // Real tiny images, built byte by byte.
@@ -345,55 +344,7 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
 }
 const close = (s: Server) => new Promise<void>((r) => s.close(() => r()));
 
-describe('ipfsGatewayHandler', () => {
-  let dir: string;
-  let server: Server;
-  let base: string;
-  let pkgCid: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'evidence-gw-'));
-    const store = new LocalPinStore(dir);
-    const pkg = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: JPEG, extension: 'jpg' } });
-    await store.pin({ cid: pkg.cid, blocks: pkg.blocks, name: 'gw' });
-    pkgCid = pkg.cid;
-    const route = ipfsGatewayHandler(store);
-    ({ server, url: base } = await listen((req, res) => void route(req, res, new URL(req.url ?? '/', 'http://local'))));
-  });
-  afterAll(async () => {
-    await close(server);
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it('serves files with their content type, and directory listings', async () => {
-    const ev = await fetch(`${base}/ipfs/${pkgCid}/evidence.json`);
-    expect(ev.status).toBe(200);
-    expect(ev.headers.get('content-type')).toBe('application/json');
-    expect(new Uint8Array(await ev.arrayBuffer())).toEqual(canonicalEvidenceBytes(EVIDENCE));
-    const jpg = await fetch(`${base}/ipfs/${pkgCid}/photo.jpg`);
-    expect(jpg.headers.get('content-type')).toBe('image/jpeg');
-    expect(new Uint8Array(await jpg.arrayBuffer())).toEqual(JPEG);
-
-    const list = await fetch(`${base}/ipfs/${pkgCid}`);
-    expect(list.status).toBe(200);
-    const body = (await list.json()) as { cid: string; entries: Array<{ name: string; cid: string; size: number }> };
-    expect(body.cid).toBe(pkgCid);
-    expect(body.entries.map((e) => [e.name, e.size])).toEqual([['evidence.json', canonicalEvidenceBytes(EVIDENCE).length], ['photo.jpg', JPEG.length]]);
-    // Anyone can recompute the CID from what the gateway serves.
-    const files = await Promise.all(body.entries.map(async (e) => ({ path: e.name, bytes: new Uint8Array(await (await fetch(`${base}/ipfs/${pkgCid}/${e.name}`)).arrayBuffer()) })));
-    expect((await buildUnixfsDirectory(files)).cid).toBe(pkgCid);
-  });
-
-  it('404 for unknown CIDs and paths, 400 for malformed CIDs', async () => {
-    const unknown = (await buildEvidencePackage({ evidence: { other: true } })).cid;
-    const r404 = await fetch(`${base}/ipfs/${unknown}`);
-    expect(r404.status).toBe(404);
-    expect(await r404.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
-    expect((await fetch(`${base}/ipfs/${pkgCid}/missing.png`)).status).toBe(404);
-    const r400 = await fetch(`${base}/ipfs/bafy-not-a-cid/evidence.json`);
-    expect(r400.status).toBe(400);
-    expect(await r400.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String) } });
-  });
-});
+// The /ipfs route (functions/get-ipfs through infra/local/ipfs-gateway-route.ts): test/unit/evidence-pinning.test.ts.
 
 // ---------------------------------------------------------------------------------------------
 // PinningServiceStore against a fake IPFS Pinning Service API.

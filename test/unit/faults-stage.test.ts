@@ -7,7 +7,7 @@ import { toErrorResponse } from '../../shared/http/handler';
 import { changeStage, type CustodyDeps, type StageUpdateInput } from '../../shared/use-cases/custody';
 import { requeueStaleLedgerWrites, writeLedgerTx, type LedgerWriterDeps } from '../../shared/use-cases/ledger-writer';
 import { coop } from './support/api-event';
-import { aBatch, fakeBatchStore, fakeCustodyStore, fakeLedger, fakePinStore, fakeWorkQueue } from './support/fakes';
+import { aBatch, fakeBatchStore, fakeCustodyStore, fakeLedger, fakeEvidenceKeeping, fakeWorkQueue } from './support/fakes';
 import { oneShotFaults } from './support/one-shot-faults';
 
 /**
@@ -97,7 +97,7 @@ function world() {
     now: () => clock,
     batches: fakeBatchStore({ get: async (id) => (id === batch.batch_id ? { ...batch } : null) }),
     custody,
-    pins: fakePinStore({ pin: async () => undefined }),
+    evidence: fakeEvidenceKeeping(),
     ledgerQueue,
   };
 

@@ -83,7 +83,7 @@ describe('manifest', () => {
     }
     // The batch sizes both stacks use.
     expect(Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [q, consumers[q].batchSize]))).toEqual({
-      'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1, 'outbound-webhook-queue': 10,
+      'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1, 'outbound-webhook-queue': 10, 'evidence-pin-queue': 5,
     });
   });
 
@@ -120,7 +120,7 @@ describe('manifest', () => {
       PAYOUT_PROVIDER_CREDENTIALS: 'PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN',
       PAYOUT_WEBHOOK_SECRET: 'PAYOUT_WEBHOOK_SECRET_ARN',
       CHAIN_WEBHOOK_SECRET: 'CHAIN_WEBHOOK_SECRET_ARN',
-      PINNING_SERVICE_TOKEN: 'PINNING_SERVICE_TOKEN_SECRET_ARN',
+      EVIDENCE_PINNING_CREDENTIALS: 'EVIDENCE_PINNING_CREDENTIALS_SECRET_ARN',
       GFW_API_KEY: 'GFW_API_KEY_SECRET_ARN',
       MAAIF_API_KEY: 'MAAIF_API_KEY_SECRET_ARN',
       EUDR_AUTH_KEY: 'EUDR_AUTH_KEY_SECRET_ARN',
@@ -195,12 +195,12 @@ describe('local environment check (infra/local/stack.ts runs it at start)', () =
     expect(missingLocalEnvironment(env)).toEqual([{ variable: 'DDS_FILING_QUEUE_URL', need: 'dds-filing-queue:send', functions: ['generate-dds'] }]);
   });
 
-  test('a secret is set by its value or its ARN variable; local stand-ins replace pin-store and gfw', () => {
+  test('a secret is set by its value or its ARN variable; a local stand-in replaces gfw', () => {
     const env = localEnv();
     delete env.LEDGER_SIGNER_KEY;
     expect([...new Set(missingLocalEnvironment(env).map((m) => m.variable))]).toEqual(['LEDGER_SIGNER_KEY (or LEDGER_SIGNER_KEY_SECRET_ARN)']);
     expect(missingLocalEnvironment({ ...env, LEDGER_SIGNER_KEY_SECRET_ARN: 'arn:x' })).toEqual([]);
-    expect([env.PINNING_SERVICE_URL, env.PINNING_SERVICE_TOKEN, env.GFW_API_URL, env.GFW_API_KEY]).toEqual([undefined, undefined, undefined, undefined]);
-    expect(NEEDS['pin-store'].local.note).toContain('usePinStore');
+    expect([env.GFW_API_URL, env.GFW_API_KEY]).toEqual([undefined, undefined]);
+    expect(NEEDS.gfw.local.note).toContain('GFW');
   });
 });

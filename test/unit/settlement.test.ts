@@ -2,7 +2,7 @@ import { planSettlement, type Loan, type Settlement } from '../../shared/domain/
 import type { PurchaseOrderPayment, SettlementStore, VaultCall } from '../../shared/domain/ports';
 import type { PurchaseOrder } from '../../shared/domain/records';
 import { applyBuyerPayment, settlementWriteHandlers, type BuyerPaymentEvent, type SettlementDeps } from '../../shared/use-cases/settlement';
-import { aBatch, fakeBatchStore, fakeCustodyStore, fakePayoutStore, fakeWebhookReceiptStore, fakeWorkQueue } from './support/fakes';
+import { aBatch, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutStore, fakeWebhookReceiptStore, fakeWorkQueue } from './support/fakes';
 
 /**
  * Settlement rules (decisions §10.1) without the stack: the plan (oldest loans first, interest per
@@ -71,7 +71,7 @@ describe('applyBuyerPayment', () => {
       payouts: fakePayoutStore({ get: async () => null }),
       settlements,
       vaultWrites: { request: async (id, call) => { writes.push([id, call]); } },
-      pins: { pin: async () => undefined },
+      evidence: fakeEvidenceKeeping(),
       ledgerQueue: fakeWorkQueue('ledger', { send: async () => undefined }),
       now: () => NOW,
     };

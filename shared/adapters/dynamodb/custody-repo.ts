@@ -45,7 +45,7 @@ export class CustodyRepository implements CustodyStore {
       batchSet: (e, head) => {
         const history: StageHistoryEntry = {
           stage: input.to, at: input.at, actor: input.actor, chain_tx_hash: null,
-          audit_log_sequence_number: String(e.sequence_number), evidence_ipfs_cid: input.evidenceCid,
+          audit_log_sequence_number: String(e.sequence_number), evidence_ipfs_cid: input.evidenceCid, evidence_pin_status: 'PENDING',
         };
         void head;
         return { expression: 'stage = :to, stage_history = list_append(stage_history, :h)', values: { ':to': input.to, ':h': [history] } };

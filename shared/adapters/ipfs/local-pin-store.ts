@@ -5,26 +5,15 @@ import { FsBlockstore } from 'blockstore-fs';
 import { exporter } from 'ipfs-unixfs-exporter';
 import { CID } from 'multiformats/cid';
 import { DomainError } from '../../domain/errors';
+import { contentTypeFor } from '../../domain/evidence-car';
 import type { PinRequest, PinStore, PinStoreEntry } from '../../domain/ports';
 
 const RAW_CODE = 0x55;
 const DAG_PB_CODE = 0x70;
 const SHA2_256_CODE = 0x12;
 
-const CONTENT_TYPES: Record<string, string> = {
-  json: 'application/json',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  webp: 'image/webp',
-  txt: 'text/plain; charset=utf-8',
-};
-
-/** Content type for a file name, from its extension; `application/octet-stream` otherwise. */
-export function contentTypeFor(name: string | undefined): string {
-  const ext = name && /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
-  return (ext && CONTENT_TYPES[ext]) || 'application/octet-stream';
-}
+/** Content type for a file name, from its extension (one rule: shared/domain/evidence-car.ts). */
+export { contentTypeFor };
 
 function parseCid(cid: string): CID {
   try {

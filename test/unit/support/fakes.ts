@@ -26,7 +26,9 @@ import type {
   DdsDocuments,
   DdsRegistry,
   DdsStore,
+  EvidenceArchive,
   EvidenceFetcher,
+  EvidencePinMessage,
   FarmerPhoneStore,
   ForestCheck,
   Ledger,
@@ -212,6 +214,16 @@ export function fakePinStore(over: Partial<PinStore> = {}): PinStore {
     ls: () => unexpected('pins.ls'),
     ...over,
   };
+}
+
+/**
+ * Evidence keeping that accepts every CAR and pin job (decisions §14), remembering them: `cars`
+ * by root CID, `jobs` in order.
+ */
+export function fakeEvidenceKeeping(): { archive: Pick<EvidenceArchive, 'putCar'>; pinQueue: WorkQueue<EvidencePinMessage>; cars: Map<string, Uint8Array>; jobs: EvidencePinMessage[] } {
+  const cars = new Map<string, Uint8Array>();
+  const jobs: EvidencePinMessage[] = [];
+  return { cars, jobs, archive: { putCar: async (root, car) => void cars.set(root, car) }, pinQueue: { send: async (msg) => void jobs.push(msg) } };
 }
 
 export function fakeForestCheck(over: Partial<ForestCheck> = {}): ForestCheck {

@@ -1,0 +1,13 @@
+import { evidencePinnerDeps } from '../../shared/composition/evidence-pinner';
+import type { EvidencePinMessage } from '../../shared/domain/ports';
+import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
+import { pinEvidence } from '../../shared/use-cases/evidence-pinning';
+
+/**
+ * Evidence pin queue consumer (decisions §14): each job's CAR, read from the own copy, goes to the
+ * IPFS pinning service; PINNED or FAILED is recorded on the stage (or DDS). A failed job is
+ * redelivered, then dead-lettered.
+ */
+export const handler = sqsConsumer<EvidencePinMessage>(async (msg) => {
+  await pinEvidence(await evidencePinnerDeps(), msg);
+});

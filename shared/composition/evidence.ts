@@ -1,0 +1,28 @@
+import { S3EvidenceArchive } from '../adapters/aws/s3-evidence-archive';
+import { SqsWorkQueue } from '../adapters/aws/queues';
+import { envOr, requireEnv } from '../config';
+import type { EvidenceArchive, EvidencePinMessage, WorkQueue } from '../domain/ports';
+import type { EvidenceKeeping } from '../use-cases/evidence-pinning';
+
+/**
+ * The service's own copy of evidence (decisions §14): the bucket EVIDENCE_BUCKET (in AWS the
+ * stack's evidence bucket; locally a bucket on fauxqs's S3, reached at AWS_ENDPOINT_URL_S3 as the
+ * SDK would), plain SigV4-signed S3 requests, so write paths carry no S3 client.
+ */
+let archive: EvidenceArchive | undefined;
+export function evidenceArchive(): EvidenceArchive {
+  archive ??= new S3EvidenceArchive({
+    bucket: requireEnv('EVIDENCE_BUCKET'),
+    region: envOr('AWS_REGION', 'us-east-1'),
+    ...(process.env.AWS_ENDPOINT_URL_S3 ? { endpoint: process.env.AWS_ENDPOINT_URL_S3 } : {}),
+  });
+  return archive;
+}
+
+/** The background pinner's queue (EVIDENCE_PIN_QUEUE_URL). */
+export const evidencePinQueue = (): WorkQueue<EvidencePinMessage> => new SqsWorkQueue<EvidencePinMessage>('EVIDENCE_PIN_QUEUE_URL');
+
+/** What write paths need to keep evidence: the own copy and the pin queue. */
+export function evidenceKeeping(): EvidenceKeeping {
+  return { archive: evidenceArchive(), pinQueue: evidencePinQueue() };
+}

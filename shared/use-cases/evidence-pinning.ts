@@ -1,0 +1,76 @@
+import { StoreUnavailableError } from '../domain/errors';
+import { exportCar, PinRootMismatchError } from '../domain/evidence-car';
+import type { IpfsBlock } from '../domain/evidence-package';
+import type { CarPinner, EvidenceArchive, EvidencePinMessage, EvidencePinStatusStore, WorkQueue } from '../domain/ports';
+import { logger } from '../runtime/logger';
+
+/** What a write path needs to keep evidence (decisions §14): the own copy, and the queue of the background pinner. */
+export interface EvidenceKeeping {
+  archive: Pick<EvidenceArchive, 'putCar'>;
+  pinQueue: WorkQueue<EvidencePinMessage>;
+}
+
+/**
+ * Step one of keeping evidence, BEFORE the stage change (or DDS) that names `root` commits: the
+ * DAG exported as a CAR and stored in the service's own copy, so nothing a committed CID names can
+ * be lost. Errors: StoreUnavailableError (503 AUDIT_LOG_UNAVAILABLE, Retry-After) when the copy
+ * cannot be written — nothing is committed then.
+ */
+export async function archiveEvidence(deps: Pick<EvidenceKeeping, 'archive'>, root: string, blocks: readonly IpfsBlock[]): Promise<void> {
+  const car = await exportCar(root, blocks);
+  try {
+    await deps.archive.putCar(root, car);
+  } catch (err) {
+    logger.error('evidence could not be archived', { cid: root, error: err as Error });
+    throw new StoreUnavailableError('The evidence store is temporarily unavailable; nothing was changed, retry shortly.', err);
+  }
+}
+
+/**
+ * Step two, AFTER the commit: one pin job for the background pinner (the pin status starts
+ * PENDING with the commit). A queue failure is logged, not thrown: the change stands and its
+ * evidence is served from the own copy; the status stays PENDING.
+ */
+export async function queueEvidencePin(deps: Pick<EvidenceKeeping, 'pinQueue'>, msg: EvidencePinMessage): Promise<void> {
+  try {
+    await deps.pinQueue.send(msg);
+  } catch (err) {
+    logger.error('evidence pin job could not be queued; the evidence stays PENDING (served from the own copy)', { cid: msg.cid, batch_id: msg.batch_id, error: err as Error });
+  }
+}
+
+/** The ports of the background pinner. */
+export interface EvidencePinnerDeps {
+  archive: Pick<EvidenceArchive, 'getCar'>;
+  pinner: CarPinner;
+  statuses: EvidencePinStatusStore;
+  now: () => Date;
+}
+
+/**
+ * The background pinner (the evidence pin queue's consumer): reads the CAR of `msg.cid` from the
+ * own copy, has the pinning service import it and pin its root, and records PINNED on the stage
+ * (or DDS). A failed attempt records FAILED and throws, so the queue redelivers it (and after its
+ * receive limit dead-letters it); a root-CID mismatch records FAILED and is logged as an error
+ * but not retried (the same CAR gives the same answer). A CAR missing from the own copy is an
+ * error (retried: it is written before the commit, so this only happens on a store outage).
+ */
+export async function pinEvidence(deps: EvidencePinnerDeps, msg: EvidencePinMessage): Promise<void> {
+  const record = (status: 'PINNED' | 'FAILED') => msg.kind === 'STAGE'
+    ? deps.statuses.setStagePinStatus(msg.batch_id, msg.history_index, msg.cid, status, deps.now().toISOString())
+    : deps.statuses.setDdsPinStatus(msg.dds_id, msg.cid, status, deps.now().toISOString());
+  try {
+    const car = await deps.archive.getCar(msg.cid);
+    if (!car) throw new Error(`The own copy has no CAR for ${msg.cid}.`);
+    const name = msg.kind === 'STAGE' ? `${msg.batch_id}-${msg.stage}` : msg.dds_id;
+    await deps.pinner.pinCar({ root: msg.cid, car, name, meta: msg.kind === 'STAGE' ? { batch_id: msg.batch_id, stage: msg.stage } : { batch_id: msg.batch_id, dds_id: msg.dds_id } });
+  } catch (err) {
+    await record('FAILED').catch((e: unknown) => logger.warn('pin status FAILED could not be recorded', { cid: msg.cid, error: e as Error }));
+    if (err instanceof PinRootMismatchError) {
+      logger.error('the pinning service pinned another root than the evidence CID', { cid: msg.cid, reported: err.reported, batch_id: msg.batch_id, error: err });
+      return;
+    }
+    throw err;
+  }
+  await record('PINNED');
+}
