@@ -26,16 +26,13 @@ import type { Hex } from '../../shared/domain/ports';
  *   after the last try it is dropped and counted as `failed`. Each try is signed afresh (new
  *   `webhook-timestamp`), with the same id and body.
  *
- * In AWS (issue 12) the same logic runs as a scheduled Lambda: each run reads the block range after
- * the last one it processed (kept in the table), posts the range's events and records the new
- * high-water mark, so one poll of this loop is one invocation there. Alternatively a chain-event
- * provider watching the TraceLog and LendingVault contracts (e.g. an Alchemy or QuickNode
- * webhook/stream on the `StageRecorded` and `PurchaseOrderPaid` topics) calls the same endpoint. The
- * endpoint needs exactly this body and a Standard Webhooks signature with CHAIN_WEBHOOK_SECRET, so
- * the provider's payload is reshaped and signed to this contract (by the provider's transform
- * feature, or a small relay); alternatively this watcher runs as a long-lived task against the
- * RPC endpoint. Confirmations/reorgs are the provider's concern there; the local hardhat node
- * automines and never reorganises.
+ * This is the stand-in for a chain-event provider (LOCAL_CHAIN_EVENTS=webhook, the default). In
+ * AWS the service reads the same logs itself: the scheduled `chain-event-watcher` function
+ * (shared/use-cases/chain-watch.ts; locally with LOCAL_CHAIN_EVENTS=scheduled) keeps a block
+ * cursor in the table, reads N confirmations deep and applies each event through the same use
+ * cases, under the same ids, with no webhook. An operator may still point a provider at the
+ * endpoint (README "The chain-events webhook"): it needs exactly this body and a Standard Webhooks
+ * signature with CHAIN_WEBHOOK_SECRET. The local hardhat node automines and never reorganises.
  */
 
 export interface ChainWatcherOptions {

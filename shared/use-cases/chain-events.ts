@@ -11,9 +11,10 @@ import { createFarmerPayout, type PayoutCreationDeps } from './payouts';
  * Inbound chain events (decisions §6 `POST /api/webhooks/chain-events`; interface-spec Events:
  * "EXPORTED chain event → calls the farmer-payout operation automatically for the batch").
  *
- * Senders: locally `infra/local/chain-watcher.ts`, which follows TraceLog's `StageRecorded` logs on
- * the hardhat node; in AWS a chain-event provider (or the same watcher run as a long-lived task)
- * that posts the same body, signed with the same Standard Webhooks secret.
+ * Senders: the scheduled chain-event watcher (shared/use-cases/chain-watch.ts), which reads the
+ * logs itself and calls `applyChainEvent` directly with the same event and id; optionally a
+ * chain-event provider posting the same body, signed with the same Standard Webhooks secret
+ * (locally `infra/local/chain-watcher.ts` plays it, LOCAL_CHAIN_EVENTS=webhook).
  */
 
 /** Receipt source of this webhook (`WEBHOOK#chain-events#<webhook-id>`). */
