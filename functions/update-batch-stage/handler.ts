@@ -1,5 +1,5 @@
 import { custodyDeps } from '../../shared/composition/custody';
-import { uploadedPhotoDeps } from '../../shared/composition/evidence-uploads';
+import { uploadedPhotoDeps } from '../../shared/composition/uploaded-photos';
 import { envOr } from '../../shared/config';
 import { CALLER_STAGES, type CallerStage } from '../../shared/domain/custody';
 import { httpHandler } from '../../shared/http/handler';
