@@ -178,9 +178,29 @@ export interface paths {
         head?: never;
         /**
          * Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).
-         * @description Roles: COOPERATIVE with the stage's duty (GRADED: QUALITY_OFFICER, MILLED: MILL_OPERATOR, WAREHOUSED: WAREHOUSE_MANAGER, EXPORTED: EXPORTER; a token without `duties` holds all); AGENT tokens get 403. `evidence` by stage — GRADED: `{grade (required; outside the set: INVALID_GRADE), moisture_pct (required), screen_size, defect_count, cupping_score, notes}`; MILLED: `{mill_id, outturn_kg (> 0, at most the batch weight), milled_at}`; WAREHOUSED: `{warehouse_id (required), lot_number, position}`; EXPORTED: `{export_permit (required), destination_country (ISO 3166-1 alpha-2, required), vessel_name, bill_of_lading}`. Unknown evidence fields are rejected. `evidence_photo_base64`: a `data:image/jpeg|png|webp;base64,` URI whose bytes are that image type, at most 4 MiB decoded (413 above); the body may be up to 6 MiB. The evidence JSON (RFC 8785 canonical) and the photo are pinned together as one UnixFS directory; `evidence_ipfs_cid` is its CIDv1 (as `ipfs add --cid-version 1 -r` gives it), served at `/ipfs/{cid}` locally. The stage, its audit entry and the trace-log write are committed in one transaction; the trace-log transaction is made by a single ledger writer. 200 once it is mined (`chain_tx_hash` set); 202 `{job_id, status: PENDING, …the same fields with chain_tx_hash null}` when the ledger is slow or unreachable: the stage change stands, and the job completes (GET /jobs/{id}: COMPLETE with `tx_hash`) once the transaction lands. EXPORTED from WAREHOUSED with an unconfirmed purchase order: 422 PO_NOT_CONFIRMED. COMMITTED and SETTLED are not accepted (400): COMMITTED follows purchase-order confirmation.
+         * @description Roles: COOPERATIVE with the stage's duty (GRADED: QUALITY_OFFICER, MILLED: MILL_OPERATOR, WAREHOUSED: WAREHOUSE_MANAGER, EXPORTED: EXPORTER; a token without `duties` holds all); AGENT tokens get 403. `evidence` by stage — GRADED: `{grade (required; outside the set: INVALID_GRADE), moisture_pct (required), screen_size, defect_count, cupping_score, notes}`; MILLED: `{mill_id, outturn_kg (> 0, at most the batch weight), milled_at}`; WAREHOUSED: `{warehouse_id (required), lot_number, position}`; EXPORTED: `{export_permit (required), destination_country (ISO 3166-1 alpha-2, required), vessel_name, bill_of_lading}`. Unknown evidence fields are rejected. `evidence_photo_base64`: a `data:image/jpeg|png|webp;base64,` URI whose bytes are that image type, at most 4 MiB decoded (413 above); the body may be up to 6 MiB. Larger photos, or clients that prefer it, go by upload URL: `evidence_upload_id` names an upload from POST /batch/{id}/evidence-uploads whose bytes were PUT to its URL (not together with `evidence_photo_base64`: 400). An upload that cannot be attached is 422 EVIDENCE_UPLOAD_INVALID with `details {upload_id, reason}`, reason MISSING (no such upload, or nothing was PUT), OTHER_BATCH, EXPIRED (older than 24 hours), SIZE_MISMATCH (the object is not the declared size), TYPE_MISMATCH (the bytes are not the declared image type) or ALREADY_USED (the evidence of another stage already; a retry of the same stage update may name it again); its bytes then go into the evidence like a base64 photo. The evidence JSON (RFC 8785 canonical) and the photo form one UnixFS directory; `evidence_ipfs_cid` is its CIDv1 (as `ipfs add --cid-version 1 -r` gives it). Its CAR is stored in the service's own evidence copy before anything commits (an outage there: 503 AUDIT_LOG_UNAVAILABLE, nothing changed) and served at GET /ipfs/{cid}; pinning to IPFS runs in the background (decisions §14): the answer does not wait for it, and GET /batch/{id} shows the stage's `evidence_pin_status` (PENDING, then PINNED, or FAILED while retries last). The stage, its audit entry and the trace-log write are committed in one transaction; the trace-log transaction is made by a single ledger writer. 200 once it is mined (`chain_tx_hash` set); 202 `{job_id, status: PENDING, …the same fields with chain_tx_hash null}` when the ledger is slow or unreachable: the stage change stands, and the job completes (GET /jobs/{id}: COMPLETE with `tx_hash`) once the transaction lands. EXPORTED from WAREHOUSED with an unconfirmed purchase order: 422 PO_NOT_CONFIRMED. COMMITTED and SETTLED are not accepted (400): COMMITTED follows purchase-order confirmation.
          */
         patch: operations["update-batch-stage"];
+        trace?: never;
+    };
+    "/batch/{id}/evidence-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An upload URL for a stage's evidence photo: a presigned S3 PUT bound to its image type and size (decisions §14).
+         * @description Photos by upload URL (decisions §14), for photos too large for the JSON body. Roles: ADMIN; COOPERATIVE with any stage duty (QUALITY_OFFICER, MILL_OPERATOR, WAREHOUSE_MANAGER, EXPORTER), of the batch's cooperative (another cooperative, AGENT, MFI: 403 INSUFFICIENT_PERMISSIONS). Body `{content_type: image/jpeg|image/png|image/webp, size_bytes: the photo's exact size, 1 to 10485760 (10 MiB)}`. 201 `{upload_id (UPL-<ULID>), batch_id, content_type, size_bytes, url, method: "PUT", headers, expires_at, attach_by}`: step 1, PUT the photo's bytes to `url` with exactly `headers` (Content-Type and Content-Length are signed: another type or size is refused by S3) before `expires_at` (15 minutes); step 2, send PATCH /batch/{id}/stage with `evidence_upload_id` instead of `evidence_photo_base64` before `attach_by` (24 hours). Unknown batch: 404 BATCH_NOT_FOUND. `Idempotency-Key` as on POST /batch/submit (a replay answers the same upload; its URL may have expired by then).
+         */
+        post: operations["create-evidence-upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/batch/{id}/audit": {
@@ -192,7 +212,7 @@ export interface paths {
         };
         /**
          * The batch's hash-chained audit log, verified against the trace log and the pinned evidence.
-         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain and with the pinned evidence; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service.
+         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain and with the pinned evidence; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service. Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
          */
         get: operations["get-batch-audit"];
         put?: never;
@@ -562,7 +582,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a batch's due diligence statement and file it with the EU Information System.
-         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), pins both to IPFS and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `ipfs_url` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
+         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), stores both as one UnixFS directory in the service's own evidence copy (GET /ipfs/{cid}), queues their pinning to IPFS in the background (`ipfs_pin_status` PENDING → PINNED on GET /eudr/dds/{id}) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `ipfs_url` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
          */
         post: operations["generate-dds"];
         delete?: never;
@@ -616,7 +636,7 @@ export interface paths {
         put?: never;
         /**
          * Signed chain events, each checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).
-         * @description Standard Webhooks (as the payout webhook), body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}` or `{type: "purchase_order.paid", data: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}}`; a buyer payment must match a mined `PurchaseOrderPaid` log of the lending vault (order, payer, amount) or it is 200 MISMATCH; it settles its confirmed purchase order exactly once (see GET /purchase-orders/{id}/settlement). Every event is checked before it counts: the batch must have reached the stage with that `tx_hash` in its stage history (or not yet recorded), and the ledger must hold a mined `StageRecorded` log of the TraceLog contract in that transaction at `log_index`, for the batch's token and stage; otherwise the answer is 200 with `outcome: MISMATCH` and nothing changes (logged as an alarm). EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 LEDGER_UNAVAILABLE when the ledger cannot be read and 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).
+         * @description For operators who use a chain-event provider: the service's own scheduled chain-event watcher reads the same logs from the chain and applies them through the same use case, under the same ids, so an event both report is applied once. Standard Webhooks (as the payout webhook): `webhook-id` (1–200 characters; use `evt_<tx_hash>_<log_index>`, the watcher's id), `webhook-timestamp` (Unix seconds, 5 minutes of tolerance), `webhook-signature` `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the base64-decoded part of the whsec_ secret after the prefix>`. Body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}` — one TraceLog `StageRecorded(tokenId, stage, …)` log: `token_id` the uint256 as a decimal string, `batch_id` `BatchToken.batchIdOf(tokenId)`, `stage` the name of the stage code (0 DELIVERED … 5 EXPORTED, 6 SETTLED) — or `{type: "purchase_order.paid", data: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}}` — one LendingVault `PurchaseOrderPaid(poRef, payer, amount)` log: `purchase_order_id` the bytes32 `poRef` as ASCII without its trailing zero bytes; `tx_hash`/`log_index` the log's transaction and block-level log index; a buyer payment must match a mined `PurchaseOrderPaid` log of the lending vault (order, payer, amount) or it is 200 MISMATCH; it settles its confirmed purchase order exactly once (see GET /purchase-orders/{id}/settlement). Every event is checked before it counts: the batch must have reached the stage with that `tx_hash` in its stage history (or not yet recorded), and the ledger must hold a mined `StageRecorded` log of the TraceLog contract in that transaction at `log_index`, for the batch's token and stage; otherwise the answer is 200 with `outcome: MISMATCH` and nothing changes (logged as an alarm). EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 LEDGER_UNAVAILABLE when the ledger cannot be read and 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).
          */
         post: operations["chain-events-webhook"];
         delete?: never;
@@ -743,6 +763,46 @@ export interface paths {
          * @description Sends a delivery again, whatever its state, from the start of the retry schedule: the same `webhook-id` and body (receivers deduplicate on webhook-id), signed with the endpoint's current secret(s). 202 with the delivery, `state: PENDING`, `attempts` keeping its total count, `next_attempt_at` now. Unknown delivery or deleted endpoint: 404 ROUTE_NOT_FOUND; another owner's: 403 INSUFFICIENT_PERMISSIONS; a DISABLED endpoint (it answered 410): 400 VALIDATION_ERROR — register the URL again.
          */
         post: operations["replay-webhook-delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ipfs/{cid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Evidence (or a DDS) by its IPFS CID from the service's own copy: the directory listing as JSON.
+         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: the file's exact bytes with the content type of its name. Content is immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
+         */
+        get: operations["get-ipfs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ipfs/{cid}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of an evidence (or DDS) directory by CID and name: its exact bytes.
+         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: the file's exact bytes with the content type of its name. Content is immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
+         */
+        get: operations["get-ipfs--name-"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -985,7 +1045,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "EVIDENCE_UPLOAD_INVALID" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                 message: string;
                 /**
                  * Format: uri
@@ -2610,6 +2670,7 @@ export interface operations {
                         notes?: string;
                     };
                     evidence_photo_base64?: string;
+                    evidence_upload_id?: string;
                     cooperative_id: string;
                 } | {
                     /** @constant */
@@ -2621,6 +2682,7 @@ export interface operations {
                         milled_at?: string;
                     };
                     evidence_photo_base64?: string;
+                    evidence_upload_id?: string;
                     cooperative_id: string;
                 } | {
                     /** @constant */
@@ -2631,6 +2693,7 @@ export interface operations {
                         position?: string;
                     };
                     evidence_photo_base64?: string;
+                    evidence_upload_id?: string;
                     cooperative_id: string;
                 } | {
                     /** @constant */
@@ -2642,6 +2705,7 @@ export interface operations {
                         bill_of_lading?: string;
                     };
                     evidence_photo_base64?: string;
+                    evidence_upload_id?: string;
                     cooperative_id: string;
                 };
             };
@@ -2769,8 +2833,146 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PO_NOT_CONFIRMED: Purchase order exists but is not confirmed. */
+            /** @description PO_NOT_CONFIRMED: Purchase order exists but is not confirmed. EVIDENCE_UPLOAD_INVALID: Evidence upload missing, of another batch, expired, of another size or image type, or already used (`details.reason`). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-evidence-upload": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    content_type: "image/jpeg" | "image/png" | "image/webp";
+                    size_bytes: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The upload: PUT the photo to `url` with `headers` before `expires_at`, then name `upload_id` as `evidence_upload_id` in PATCH /batch/{id}/stage before `attach_by`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "upload_id": "UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "content_type": "image/jpeg",
+                     *       "size_bytes": 4718592,
+                     *       "url": "https://coffeetrace-dev-evidenceuploadsbucket1f2a3b4c-9x8y7z6w5v4u.s3.eu-west-1.amazonaws.com/evidence-uploads/BATCH-2026-000001/UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T185412Z&X-Amz-Expires=900&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=5f0c7e5d3b1a9e8c7f6d5b4a3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&x-id=PutObject",
+                     *       "method": "PUT",
+                     *       "headers": {
+                     *         "Content-Type": "image/jpeg",
+                     *         "Content-Length": "4718592"
+                     *       },
+                     *       "expires_at": "2026-11-22T19:09:12.204Z",
+                     *       "attach_by": "2026-11-23T18:54:12.204Z"
+                     *     }
+                     */
+                    "application/json": {
+                        upload_id: string;
+                        batch_id: string;
+                        content_type: string;
+                        size_bytes: number;
+                        url: string;
+                        method: string;
+                        headers: {
+                            "Content-Type": string;
+                            "Content-Length": string;
+                        };
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** Format: date-time */
+                        attach_by: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2849,6 +3051,14 @@ export interface operations {
                      *           "ok": true,
                      *           "detail": "BatchMinted(token 2026000000000002, BATCH-2026-000002, 0x65c7cd03f6…) in tx 0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f"
                      *         }
+                     *       ],
+                     *       "evidence_pins": [
+                     *         {
+                     *           "sequence_number": 4,
+                     *           "stage": "GRADED",
+                     *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *           "evidence_pin_status": "PINNED"
+                     *         }
                      *       ]
                      *     }
                      */
@@ -2881,6 +3091,12 @@ export interface operations {
                             check: string;
                             ok: boolean;
                             detail: string;
+                        }[];
+                        evidence_pins: {
+                            sequence_number: number;
+                            stage: string;
+                            evidence_ipfs_cid: string | null;
+                            evidence_pin_status: string;
                         }[];
                     };
                 };
@@ -3253,7 +3469,17 @@ export interface operations {
                      *           "actor": "demo-field-agent",
                      *           "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
                      *           "audit_log_sequence_number": "1",
-                     *           "evidence_ipfs_cid": null
+                     *           "evidence_ipfs_cid": null,
+                     *           "evidence_pin_status": null
+                     *         },
+                     *         {
+                     *           "stage": "GRADED",
+                     *           "at": "2026-11-22T18:54:59.001Z",
+                     *           "actor": "quality-bugisu",
+                     *           "chain_tx_hash": null,
+                     *           "audit_log_sequence_number": "4",
+                     *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *           "evidence_pin_status": "PENDING"
                      *         }
                      *       ],
                      *       "dds_eligible": false,
@@ -3288,6 +3514,7 @@ export interface operations {
                             chain_tx_hash: string | null;
                             audit_log_sequence_number: string;
                             evidence_ipfs_cid: string | null;
+                            evidence_pin_status: string | null;
                         }[];
                         dds_eligible: boolean;
                         payment_status: string;
@@ -5356,6 +5583,7 @@ export interface operations {
                      *       },
                      *       "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "ipfs_pin_status": "PINNED",
                      *       "reference_number": "26DEQ7VKZ3HX2M",
                      *       "verification_number": "K7QW2P9D",
                      *       "rejection_reason": null,
@@ -5403,6 +5631,7 @@ export interface operations {
                         };
                         ipfs_cid: string;
                         ipfs_url: string;
+                        ipfs_pin_status: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
@@ -5569,6 +5798,7 @@ export interface operations {
                      *       },
                      *       "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "ipfs_pin_status": "PINNED",
                      *       "reference_number": "26DEQ7VKZ3HX2M",
                      *       "verification_number": "K7QW2P9D",
                      *       "rejection_reason": null,
@@ -5616,6 +5846,7 @@ export interface operations {
                         };
                         ipfs_cid: string;
                         ipfs_url: string;
+                        ipfs_pin_status: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
@@ -6694,6 +6925,175 @@ export interface operations {
             };
             /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-ipfs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: the file's exact bytes with the content type of its name (application/json, image/jpeg, …). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *       "entries": [
+                     *         {
+                     *           "name": "evidence.json",
+                     *           "cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *           "size": 74
+                     *         },
+                     *         {
+                     *           "name": "photo.jpg",
+                     *           "cid": "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy",
+                     *           "size": 182344
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        cid: string;
+                        entries: {
+                            name: string;
+                            cid: string;
+                            size: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-ipfs--name-": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cid: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: the file's exact bytes with the content type of its name (application/json, image/jpeg, …). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *       "entries": [
+                     *         {
+                     *           "name": "evidence.json",
+                     *           "cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *           "size": 74
+                     *         },
+                     *         {
+                     *           "name": "photo.jpg",
+                     *           "cid": "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy",
+                     *           "size": 182344
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        cid: string;
+                        entries: {
+                            name: string;
+                            cid: string;
+                            size: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
