@@ -92,7 +92,10 @@ const farmer = {
 const batch = {
   batch_id: 'BATCH-2026-000002', token_id: '2026000000000002', farmer_id: 'UG-SIR-001877', cooperative_id: 'BUGISU-CU-01', weight_kg: 96, grade: 'screen15',
   moisture_pct: 12, collection_point_gps: GPS, weight_slip_photo_url: null, collector_agent_id: 'AGENT-MBL-07', stage: 'DELIVERED', chain_tx_hash: TX,
-  stage_history: [{ stage: 'DELIVERED', at: '2026-11-22T18:54:53.089Z', actor: 'demo-field-agent', chain_tx_hash: TX, audit_log_sequence_number: '1', evidence_ipfs_cid: null }],
+  stage_history: [
+    { stage: 'DELIVERED', at: '2026-11-22T18:54:53.089Z', actor: 'demo-field-agent', chain_tx_hash: TX, audit_log_sequence_number: '1', evidence_ipfs_cid: null, evidence_pin_status: null },
+    { stage: 'GRADED', at: '2026-11-22T18:54:59.001Z', actor: 'quality-bugisu', chain_tx_hash: null, audit_log_sequence_number: '4', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', evidence_pin_status: 'PENDING' },
+  ],
   dds_eligible: false, payment_status: 'PAYMENT_CONFIRMED', payment_amount_ugx: 883200, audit_log_length: 3,
   created_at: '2026-11-22T18:54:53.089Z', updated_at: '2026-11-22T18:54:55.522Z',
 };
@@ -152,7 +155,7 @@ const dds = {
   hs_heading: '0901', description_of_goods: 'Green coffee, not roasted, grade screen18, batch BATCH-2026-000001', net_weight_kg: 182.4, country_of_production: 'UG',
   producers: [{ farmer_id: 'UG-BUD-004512', name: 'Nabulo Mirembe', country: 'UG', geolocation_geojson: 'eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119' }],
   geolocation: { type: 'FeatureCollection', features: [{ type: 'Feature', properties: { farmer_id: 'UG-BUD-004512', area_ha: 1.2 }, geometry: { type: 'Point', coordinates: [34.331245, 1.011812] } }] },
-  ipfs_cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', ipfs_url: 'http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku',
+  ipfs_cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', ipfs_url: 'http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', ipfs_pin_status: 'PINNED',
   reference_number: '26DEQ7VKZ3HX2M', verification_number: 'K7QW2P9D', rejection_reason: null, created_at: '2026-11-22T18:55:10.412Z',
 };
 
@@ -322,6 +325,7 @@ export const SUCCESS: Record<string, Success[]> = {
     entries: [{ sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', type: 'BATCH_SUBMITTED', at: '2026-11-22T18:54:53.089Z', actor: 'demo-field-agent', batch_id: 'BATCH-2026-000002', payload: { stage: 'DELIVERED', farmer_id: 'UG-SIR-001877', weight_kg: 96, grade: 'screen15', payment_amount_ugx: 883200 }, prev_hash: '0'.repeat(64), hash: '65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2' }],
     verified: true,
     checks: [{ sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', check: 'mint_event', ok: true, detail: `BatchMinted(token 2026000000000002, BATCH-2026-000002, 0x65c7cd03f6…) in tx ${TX}` }],
+    evidence_pins: [{ sequence_number: 4, stage: 'GRADED', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', evidence_pin_status: 'PINNED' }],
   })],
   'create-purchase-order': [created(purchaseOrder)],
   'confirm-purchase-order': [ok({ ...purchaseOrder, status: 'CONFIRMED', confirmed_at: '2026-11-22T18:55:01.950Z', committed_batch_ids: ['BATCH-2026-000001'] })],
@@ -356,6 +360,7 @@ export const SUCCESS: Record<string, Success[]> = {
   'list-webhook-deliveries': [ok({ deliveries: deliveries.map((d) => view(deliveryView(d))), limit: 50, next_token: null })],
   'replay-webhook-delivery': [{ ...accepted(view(deliveryView(replayed)), 'Queued again from the start of the retry schedule (same webhook-id and body); `attempts` keeps its total, `next_attempt_at` is now.'), location: false }],
   'get-openapi': [{ status: '200', description: 'This document.', schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'Coffee batch traceability and farmer payout API', version: '1.0.0' } } }],
+  'get-ipfs': [ok({ cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', entries: [{ name: 'evidence.json', cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', size: 74 }, { name: 'photo.jpg', cid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', size: 182344 }] }, 'GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: the file\'s exact bytes with the content type of its name (application/json, image/jpeg, …).')],
   'get-docs': [{ status: '200', description: 'The rendered API reference (HTML).', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' }],
 };
 
@@ -380,6 +385,8 @@ const NOT_FOUND: Record<string, ErrorCode[]> = {
   'get-settlement': ['PO_NOT_FOUND'], 'confirm-purchase-order': ['PO_NOT_FOUND'], 'create-loan': ['BATCH_NOT_FOUND'], 'submit-batch': ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],
   'create-farmer-payout': ['FARMER_NOT_REGISTERED', 'BATCH_NOT_FOUND'], 'create-purchase-order': ['BATCH_NOT_FOUND'], 'generate-dds': ['BATCH_NOT_FOUND'],
   'verify-gfw': ['FARMER_NOT_REGISTERED'], 'get-credit-score': ['FARMER_NOT_REGISTERED'],
+  // A CID (or a file name) the service's evidence store does not hold.
+  'get-ipfs': ['ROUTE_NOT_FOUND'],
   // Outbound webhook endpoints and deliveries not found (or not the caller's) are 404 ROUTE_NOT_FOUND.
   'delete-webhook-endpoint': ['ROUTE_NOT_FOUND'], 'rotate-webhook-secret': ['ROUTE_NOT_FOUND'], 'list-webhook-deliveries': ['ROUTE_NOT_FOUND'], 'replay-webhook-delivery': ['ROUTE_NOT_FOUND'],
 };

@@ -49,7 +49,7 @@ export function batchView(b: Batch) {
     collector_agent_id: b.collector_agent_id,
     stage: b.stage,
     chain_tx_hash: b.chain_tx_hash ?? null,
-    stage_history: b.stage_history,
+    stage_history: (b.stage_history ?? []).map(stageHistoryView),
     dds_eligible: isDdsEligible(b.stage),
     payment_status: b.payment_status,
     payment_amount_ugx: b.payment_amount_ugx,
@@ -59,6 +59,18 @@ export function batchView(b: Batch) {
   };
 }
 
+
+/**
+ * One stage-history entry as shown: its fields, and `evidence_pin_status` (decisions §14:
+ * PENDING|PINNED|FAILED; null for DELIVERED, which has no evidence, and for stages committed before
+ * background pinning).
+ */
+export function stageHistoryView(h: Batch['stage_history'][number]) {
+  return {
+    stage: h.stage, at: h.at, actor: h.actor, chain_tx_hash: h.chain_tx_hash, audit_log_sequence_number: h.audit_log_sequence_number,
+    evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
+  };
+}
 
 /** GET /jobs/{id} (decisions §5 asynchronous operations). */
 export function jobView(j: Job) {
@@ -75,7 +87,11 @@ export function stageUpdateView(c: StageChange) {
 
 /** GET /batch/{id}/audit (decisions §8). */
 export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: boolean; checks: AuditCheck[] }) {
-  return { batch_id: r.batch.batch_id, token_id: r.batch.token_id, entries: r.entries, verified: r.verified, checks: r.checks };
+  // The pin status of each stage's evidence (decisions §14), beside the entries (which are hashed as stored).
+  const evidencePins = (r.batch.stage_history ?? []).filter((h) => h.evidence_ipfs_cid).map((h) => ({
+    sequence_number: Number(h.audit_log_sequence_number), stage: h.stage, evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
+  }));
+  return { batch_id: r.batch.batch_id, token_id: r.batch.token_id, entries: r.entries, verified: r.verified, checks: r.checks, evidence_pins: evidencePins };
 }
 
 /** The purchase order as shown to callers. */
@@ -244,7 +260,7 @@ export function ddsView(d: DdsRecord) {
     country_of_activity: d.country_of_activity, country_of_entry: d.country_of_entry, operator: d.operator, hs_heading: d.hs_heading,
     description_of_goods: d.description_of_goods, net_weight_kg: d.net_weight_kg, country_of_production: d.country_of_production,
     producers: d.producers.map((p) => ({ farmer_id: p.farmer_id, name: p.name, country: p.country, geolocation_geojson: p.geolocation_geojson })),
-    geolocation: d.geolocation, ipfs_cid: d.ipfs_cid, ipfs_url: d.ipfs_url, reference_number: d.reference_number ?? null,
+    geolocation: d.geolocation, ipfs_cid: d.ipfs_cid, ipfs_url: d.ipfs_url, ipfs_pin_status: d.ipfs_pin_status ?? null, reference_number: d.reference_number ?? null,
     verification_number: d.verification_number ?? null, rejection_reason: d.rejection_reason ?? null, created_at: d.created_at,
   };
 }

@@ -6,19 +6,19 @@ import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
 /**
  * Pin statuses (decisions §14) on the items they belong to: a batch's stage-history entry
- * (`stage_history[i].evidence_pin_status`, `…evidence_pinned_at`) and a DDS (`ipfs_pin_status`).
+ * (`stage_history[i].evidence_pin_status`) and a DDS (`ipfs_pin_status`, `ipfs_pin_updated_at`).
  * Each update is conditional on the item still naming the CID and not being PINNED already, so a
  * late FAILED never overwrites PINNED and a redelivered job changes nothing.
  */
 export class EvidencePinRepository implements EvidencePinStatusStore {
-  async setStagePinStatus(batchId: string, historyIndex: number, cid: string, status: EvidencePinStatus, at: string): Promise<boolean> {
+  async setStagePinStatus(batchId: string, historyIndex: number, cid: string, status: EvidencePinStatus, _at: string): Promise<boolean> {
     if (!Number.isInteger(historyIndex) || historyIndex < 0) throw new Error(`setStagePinStatus: bad history index ${historyIndex}`);
     const entry = `stage_history[${historyIndex}]`;
     return this.update({
       Key: keys.batch(batchId),
-      UpdateExpression: `SET ${entry}.evidence_pin_status = :s, ${entry}.evidence_pin_updated_at = :at`,
+      UpdateExpression: `SET ${entry}.evidence_pin_status = :s`,
       ConditionExpression: `${entry}.evidence_ipfs_cid = :cid AND (attribute_not_exists(${entry}.evidence_pin_status) OR ${entry}.evidence_pin_status <> :pinned)`,
-      ExpressionAttributeValues: { ':s': status, ':at': at, ':cid': cid, ':pinned': 'PINNED' },
+      ExpressionAttributeValues: { ':s': status, ':cid': cid, ':pinned': 'PINNED' },
     });
   }
 
