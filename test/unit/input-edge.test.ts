@@ -46,14 +46,14 @@ async function call(h: Handler, input: EventInput) {
 
 const paramRoutes = routes.filter((r) => /\{\w+\}/.test(r.path));
 /** A JSON body for routes that take one: the path is checked before the body, so any will do. */
-const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage', 'update-farmer', 'resolve-farmer-payout']);
+const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage', 'update-farmer', 'resolve-farmer-payout', 'create-evidence-upload']);
 
 // ------------------------------------------------------------------ path parameters
 
 describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
-      'confirm-purchase-order', 'delete-webhook-endpoint', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-xml', 'get-farmer',
+      'confirm-purchase-order', 'create-evidence-upload', 'delete-webhook-endpoint', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-xml', 'get-farmer',
       'get-farmer-payout', 'get-holding-balance', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'list-flagged-farms', 'list-webhook-deliveries', 'replay-webhook-delivery', 'resolve-farmer-payout',
       'rotate-webhook-secret', 'update-batch-stage', 'update-cooperative', 'update-farmer',
     ]);
