@@ -89,6 +89,20 @@ describe('evidence photos by upload URL', () => {
     expect([again.status, again.body.error?.code, again.body.error?.details?.reason]).toEqual([422, 'EVIDENCE_UPLOAD_INVALID', 'ALREADY_USED']);
   }, 60_000);
 
+  it('replays a creation with the same Idempotency-Key (same upload), per batch', async () => {
+    const headers = { 'idempotency-key': `upload-${Date.now()}` };
+    const body = { content_type: 'image/webp', size_bytes: 2048 };
+    const first = await api('POST', `/batch/${batchId}/evidence-uploads`, { token: grader, body, headers });
+    const again = await api('POST', `/batch/${batchId}/evidence-uploads`, { token: grader, body, headers });
+    expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
+    expect(again.body.upload_id).toBe(first.body.upload_id);
+    const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000633');
+    const otherBatch = (await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) })).body.data.batch_id as string;
+    const elsewhere = await api('POST', `/batch/${otherBatch}/evidence-uploads`, { token: grader, body, headers });
+    expect([elsewhere.status, elsewhere.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    expect(elsewhere.body.upload_id).not.toBe(first.body.upload_id);
+  });
+
   it('refuses bytes that are not the declared image type, and an object of another size than signed (422)', async () => {
     const miller = await token({ role: 'COOPERATIVE', cooperative_id: ctx.id, duties: ['MILL_OPERATOR'] });
     const milled = { new_stage: 'MILLED', evidence: { mill_id: 'MILL-1', outturn_kg: 100 } };
