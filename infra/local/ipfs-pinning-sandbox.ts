@@ -19,10 +19,17 @@ export interface IpfsPinningSandboxOptions {
   log?: (line: string) => void;
 }
 
-/** A running sandbox. `faults.reportRoot` makes it answer another root CID (tests of the mismatch check). */
+/**
+ * Test control of a running sandbox (local only, no signature): `POST /__sandbox/faults` with
+ * `{delay_ms?, report_root?, fail_puts?}` sets {@link IpfsPinningSandbox.faults} for a stack in
+ * another process (the integration tests).
+ */
+export const FAULTS_PATH = '/__sandbox/faults';
+
+/** A running sandbox. `faults`: `reportRoot` answers another root CID (the mismatch check), `failPuts` refuses that many PUTs (503), `delayMs` slows each PUT (a slow pinning service). */
 export interface IpfsPinningSandbox {
   url: string;
-  faults: { reportRoot?: string; failPuts?: number };
+  faults: { reportRoot?: string; failPuts?: number; delayMs?: number };
   /** Imported CARs by root, as the pinning service would pin them. */
   pinned(): string[];
   stop(): Promise<void>;
@@ -70,6 +77,15 @@ export async function startIpfsPinningSandbox(opts: IpfsPinningSandboxOptions): 
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (url.pathname === FAULTS_PATH && req.method === 'POST') {
+      const set = JSON.parse(Buffer.from(await readBody(req, 4096)).toString('utf8') || '{}') as { delay_ms?: number; report_root?: string | null; fail_puts?: number };
+      if (set.delay_ms !== undefined) faults.delayMs = set.delay_ms;
+      if (set.report_root !== undefined) faults.reportRoot = set.report_root ?? undefined;
+      if (set.fail_puts !== undefined) faults.failPuts = set.fail_puts;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(faults));
+      return;
+    }
     const [, bucket = '', ...rest] = url.pathname.split('/');
     const key = decodeURIComponent(rest.join('/'));
     const body = await readBody(req, maxBytes);
@@ -78,6 +94,7 @@ export async function startIpfsPinningSandbox(opts: IpfsPinningSandboxOptions): 
     if (!key) throw new S3Failure(400, 'InvalidRequest', 'This sandbox serves objects only (no bucket listing).');
 
     if (req.method === 'PUT') {
+      if (faults.delayMs) await new Promise((r) => setTimeout(r, faults.delayMs));
       if (faults.failPuts && faults.failPuts > 0) {
         faults.failPuts--;
         throw new S3Failure(503, 'SlowDown', 'Please reduce your request rate (sandbox fault).');
