@@ -13,13 +13,13 @@
  * Grants (s3:PutObject for presigning, s3:GetObject for reading, both under `evidence-uploads/`)
  * are made per Need in ./needs.ts.
  */
-import { Duration } from 'aws-cdk-lib';
-import { Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { EVIDENCE_UPLOAD_KEY_PREFIX } from '../../shared/domain/evidence-upload';
 
-/** The key prefix of uploads (shared/domain/evidence-upload.ts evidenceUploadObjectKey). */
-export const EVIDENCE_UPLOADS_PREFIX = 'evidence-uploads/';
+/** The key prefix of uploads (shared/domain/evidence-upload.ts). */
+export const EVIDENCE_UPLOADS_PREFIX = EVIDENCE_UPLOAD_KEY_PREFIX;
 
 /** Days after which an uploaded object is deleted, attached or not. */
 export const EVIDENCE_UPLOAD_EXPIRY_DAYS = 1;

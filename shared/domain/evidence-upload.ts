@@ -34,9 +34,12 @@ export function newEvidenceUploadId(): string {
   return `UPL-${ulid()}`;
 }
 
+/** The key prefix of every upload in the uploads bucket (the IAM grants are scoped to it). */
+export const EVIDENCE_UPLOAD_KEY_PREFIX = 'evidence-uploads/';
+
 /** The object key of an upload in the uploads bucket: `evidence-uploads/<batch_id>/<upload_id>`. */
 export function evidenceUploadObjectKey(batchId: string, uploadId: string): string {
-  return `evidence-uploads/${batchId}/${uploadId}`;
+  return `${EVIDENCE_UPLOAD_KEY_PREFIX}${batchId}/${uploadId}`;
 }
 
 /** An upload record (kept in the table until attached or expired). */
