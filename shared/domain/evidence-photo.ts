@@ -86,8 +86,8 @@ export async function parseEvidencePhoto(dataUri: string): Promise<EvidencePhoto
 export async function checkEvidencePhoto(bytes: Uint8Array, declared: EvidencePhotoMime): Promise<{ ok: true; photo: EvidencePhoto } | { ok: false; problem: string; detected?: string }> {
   const detected = await fileTypeFromBuffer(bytes);
   if (!detected || !(detected.mime in MIME_TO_EXTENSION)) {
-    throw invalid(`the content is not a JPEG, PNG or WebP image${detected ? ` (detected ${detected.mime})` : ''}`);
+    return { ok: false, problem: `the content is not a JPEG, PNG or WebP image${detected ? ` (detected ${detected.mime})` : ''}`, detected: detected?.mime };
   }
-  if (detected.mime !== declared) throw invalid(`declared ${declared} but the content is ${detected.mime}`);
-  return { bytes, mime: declared, extension: MIME_TO_EXTENSION[declared] };
+  if (detected.mime !== declared) return { ok: false, problem: `declared ${declared} but the content is ${detected.mime}`, detected: detected.mime };
+  return { ok: true, photo: { bytes, mime: declared, extension: MIME_TO_EXTENSION[declared] } };
 }
