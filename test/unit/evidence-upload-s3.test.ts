@@ -3,6 +3,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { startFauxqs } from 'fauxqs';
 import { S3UploadReader, type S3BucketLocation } from '../../shared/adapters/aws/s3-object-reader';
 import { S3UploadPresigner } from '../../shared/adapters/aws/s3-upload-presigner';
+import { StoreUnavailableError } from '../../shared/domain/errors';
 
 /**
  * The S3 side of evidence uploads (decisions §14): the presigned PUT is exactly what the SDK's own
@@ -69,8 +70,15 @@ describe('an upload round trip on fauxqs S3', () => {
     expect(await reader.read('evidence-uploads/BATCH-2026-000001/UPL-NOTHING', 1000)).toBeNull();
   });
 
-  it('fails loudly (not as a missing upload) when the bucket cannot be read', async () => {
-    const reader = new S3UploadReader({ ...loc, endpoint: 'http://127.0.0.1:1' }, { timeoutMs: 2000 });
-    await expect(reader.read('evidence-uploads/x/y', 10)).rejects.toThrow(/S3 GetObject uploads-test\/evidence-uploads\/x\/y failed/);
+  it('answers 503 with Retry-After (not a missing upload) when S3 cannot be reached or fails; a refusal stays an error', async () => {
+    const unreachable = new S3UploadReader({ ...loc, endpoint: 'http://127.0.0.1:1' }, { timeoutMs: 2000 });
+    const down = await unreachable.read('evidence-uploads/x/y', 10).catch((e: unknown) => e);
+    expect(down).toBeInstanceOf(StoreUnavailableError);
+    expect(down).toMatchObject({ status: 503, headers: { 'Retry-After': expect.any(String) }, cause: { message: expect.stringMatching(/S3 GetObject uploads-test\/evidence-uploads\/x\/y failed/) } });
+    const answering = (status: number) => new S3UploadReader(loc, { fetchImpl: async () => new Response('<Error/>', { status }) });
+    await expect(answering(503).read('evidence-uploads/x/y', 10)).rejects.toBeInstanceOf(StoreUnavailableError);
+    const refused = await answering(403).read('evidence-uploads/x/y', 10).catch((e: unknown) => e);
+    expect(refused).not.toBeInstanceOf(StoreUnavailableError);
+    expect(refused).toMatchObject({ message: 'S3 GetObject uploads-test/evidence-uploads/x/y answered 403' });
   });
 });

@@ -1,6 +1,7 @@
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { StoreUnavailableError } from '../../domain/errors';
 import type { EvidenceUploadReader } from '../../domain/ports';
 
 /** Where a bucket is reached. */
@@ -28,7 +29,9 @@ export function s3ObjectUrl(loc: S3BucketLocation, key: string): URL {
  * credentials from the environment, instead of the S3 client: the stage-update function then
  * carries no S3 client (about 160 KB of bundle). The body is read as a stream and abandoned as soon
  * as it exceeds the allowed size, so a large object costs no more than `maxBytes` + one chunk.
- * Errors: Error naming the object and the HTTP status (a 404 is null, not an error).
+ * Errors: StoreUnavailableError (503, Retry-After) when S3 cannot be reached or answers 5xx (the
+ * cause names the object); Error naming the object and the HTTP status for any other refusal (a
+ * 403 is a configuration fault); a 404 is null, not an error.
  */
 export class S3UploadReader implements EvidenceUploadReader {
   private readonly signer: SignatureV4;
@@ -49,7 +52,7 @@ export class S3UploadReader implements EvidenceUploadReader {
     try {
       res = await (this.opts.fetchImpl ?? fetch)(url, { method: 'GET', headers, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 8_000) });
     } catch (err) {
-      throw new Error(`S3 GetObject ${this.loc.bucket}/${key} failed: ${(err as Error).message}`, { cause: err });
+      throw new StoreUnavailableError('The evidence upload store is temporarily unavailable; nothing was changed, retry shortly.', new Error(`S3 GetObject ${this.loc.bucket}/${key} failed: ${(err as Error).message}`, { cause: err }));
     }
     if (res.status === 404) {
       await res.body?.cancel().catch(() => undefined);
@@ -57,7 +60,9 @@ export class S3UploadReader implements EvidenceUploadReader {
     }
     if (!res.ok || !res.body) {
       await res.body?.cancel().catch(() => undefined);
-      throw new Error(`S3 GetObject ${this.loc.bucket}/${key} answered ${res.status}`);
+      const failure = new Error(`S3 GetObject ${this.loc.bucket}/${key} answered ${res.status}`);
+      if (res.status >= 500) throw new StoreUnavailableError('The evidence upload store is temporarily unavailable; nothing was changed, retry shortly.', failure);
+      throw failure;
     }
     const declared = Number(res.headers.get('content-length') ?? NaN);
     if (Number.isFinite(declared) && declared > maxBytes) {
