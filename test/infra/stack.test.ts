@@ -377,11 +377,11 @@ describe('stateful resources', () => {
 
   test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger-write queue is FIFO', () => {
     const queues = ofType('AWS::SQS::Queue');
-    expect(Object.keys(QUEUES).sort()).toEqual(['dds-filing-queue', 'ledger-write-queue', 'outbound-webhook-queue', 'payout-request-queue']);
-    expect(queues).toHaveLength(8);
+    expect(Object.keys(QUEUES).sort()).toEqual(['dds-filing-queue', 'evidence-pin-queue', 'ledger-write-queue', 'outbound-webhook-queue', 'payout-request-queue']);
+    expect(queues).toHaveLength(10);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(4);
+    expect(work).toHaveLength(5);
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
       const queue = stack.stateful.queues[w.queue!];
       const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
@@ -391,7 +391,7 @@ describe('stateful resources', () => {
       expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
     }
     // enforceSSL on every queue
-    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(8);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(10);
   });
 
   test('registration and the payout reconciler use no queue; the ledger-write reconciler only sends to the ledger-write queue', () => {
