@@ -125,7 +125,7 @@ export function canonicalEvidenceBytes(evidence: Record<string, unknown>): Uint8
  * and, when a photo is given, `photo.<extension>` (its bytes unchanged; see
  * `parseEvidencePhoto`). The returned `cid` is the directory's CIDv1 (`bafy…`) exactly as
  * `ipfs add --cid-version 1 -r` gives it for a folder with those files, so anyone holding the
- * files can recompute it; `blocks` is the whole DAG for a PinStore. Same input, same CID: key
+ * files can recompute it; `blocks` is the whole DAG (exported as a CAR, shared/domain/evidence-car.ts). Same input, same CID: key
  * order in `evidence` does not matter.
  * Errors: DomainError VALIDATION_ERROR when the evidence is not serialisable.
  */

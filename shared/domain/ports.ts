@@ -423,37 +423,11 @@ export interface DdsFilingMessage {
 
 // ---------------------------------------------------------------- IPFS
 
-/** A package to pin: the root CID, every block of its DAG, a human name and optional metadata. */
-export interface PinRequest {
-  /** Root CID (CIDv1 base32 string), e.g. an evidence package directory. */
-  cid: string;
-  /** All blocks of the DAG under `cid` (CID string + exact bytes). */
-  blocks: Array<{ cid: string; bytes: Uint8Array }>;
-  /** Pin name (the Pinning Service API allows up to 255 characters). */
-  name: string;
-  /** String-to-string metadata stored with the pin (e.g. batch_id, stage). */
-  meta?: Record<string, string>;
-}
-
 /** One entry of a UnixFS directory: `size` is the file's size in bytes (0 for a subdirectory). */
 export interface PinStoreEntry {
   name: string;
   cid: string;
   size: number;
-}
-
-/**
- * Keeps evidence packages available on IPFS (decisions §8: evidence CIDs are real CIDv1 UnixFS
- * CIDs that anyone can recompute from the pinned bytes). Implementations: `LocalPinStore`,
- * `PinningServiceStore` (shared/adapters/ipfs).
- */
-export interface PinStore {
-  /** Pins the DAG rooted at `pkg.cid`; resolves once the pin is in place. Rejects on a pinning failure. */
-  pin(pkg: PinRequest): Promise<void>;
-  /** The bytes of the file at `cid` or `cid/path`, with a content type; null when unknown or a directory. */
-  cat(cid: string, path?: string): Promise<{ bytes: Uint8Array; contentType: string } | null>;
-  /** The entries of the directory `cid`, sorted by name; null when unknown or not a directory. */
-  ls(cid: string): Promise<PinStoreEntry[] | null>;
 }
 
 // ---------------------------------------------------------------- registries

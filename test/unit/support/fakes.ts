@@ -38,7 +38,6 @@ import type {
   PayoutResolutionStore,
   PayoutStore,
   PayoutWorkflow,
-  PinStore,
   RegistryStore,
   TraceLogReader,
   WebhookReceiptStore,
@@ -203,15 +202,6 @@ export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
     recordStageKept: () => unexpected('ledger.recordStageKept'),
     rebroadcast: () => unexpected('ledger.rebroadcast'),
     waitForReceipt: () => unexpected('ledger.waitForReceipt'),
-    ...over,
-  };
-}
-
-export function fakePinStore(over: Partial<PinStore> = {}): PinStore {
-  return {
-    pin: () => unexpected('pins.pin'),
-    cat: () => unexpected('pins.cat'),
-    ls: () => unexpected('pins.ls'),
     ...over,
   };
 }
