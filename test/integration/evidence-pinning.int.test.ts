@@ -91,6 +91,29 @@ describe('evidence pinning off the request path', () => {
     }
   });
 
+  it('keeps and pins the DDS documents the same way: ipfs_pin_status PENDING → PINNED, dds.xml served from the own copy', async () => {
+    const ctx = await setUpCooperative();
+    const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000913');
+    const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
+    const batchId: string = submit.body.data.batch_id;
+    expect((await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } } })).status).toBe(200);
+    await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: [batchId], buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4, buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' } } });
+    await faults({ delay_ms: 1_500 });
+    const started = performance.now();
+    const gen = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(gen.status).toBe(202);
+    const first = await api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop });
+    expect(first.body.ipfs_pin_status).toBe('PENDING');
+    const pinned = await waitFor(() => api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop }), (r) => r.body.ipfs_pin_status === 'PINNED', 20_000, 200);
+    const cid: string = pinned.body.ipfs_cid;
+    const xml = await fetch(`${stackUrl()}/ipfs/${cid}/dds.xml`);
+    expect([xml.status, xml.headers.get('content-type')]).toEqual([200, 'application/xml']);
+    const files = await Promise.all(['dds.json', 'dds.xml'].map(async (name) => ({ path: name, bytes: new Uint8Array(await (await fetch(`${stackUrl()}/ipfs/${cid}/${name}`)).arrayBuffer()) })));
+    expect((await buildUnixfsDirectory(files)).cid).toBe(cid);
+    await faults({ delay_ms: 0 });
+  });
+
   it('records FAILED when the pinning service answers another root CID (and does not retry it)', async () => {
     const ctx = await setUpCooperative();
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000912');
