@@ -6,14 +6,25 @@ import { readIpfsPath } from '../../shared/use-cases/ipfs-read';
 
 /** Content under a CID never changes: cache it for a year (as IPFS gateways do). */
 const IMMUTABLE = 'public, max-age=29030400, immutable';
+/** Text files up to this size are answered inline; larger or binary files by redirect. */
+const INLINE_TEXT_BYTES = 1_048_576;
+
+/** The file's bytes as UTF-8 text when they are exactly that (so API Gateway passes them unchanged); else undefined. */
+function asText(bytes: Uint8Array, contentType: string): string | undefined {
+  if (bytes.byteLength > INLINE_TEXT_BYTES || !/^(application\/(json|xml)|text\/)/.test(contentType)) return undefined;
+  const text = Buffer.from(bytes).toString('utf8');
+  return Buffer.from(text, 'utf8').equals(Buffer.from(bytes)) ? text : undefined;
+}
 
 /**
  * GET /ipfs/{cid} and GET /ipfs/{cid}/{name} (public, read-only; decisions §14): evidence (or a
  * DDS) from the service's own copy, whatever its pin status. A directory: 200 JSON
- * `{cid, entries: [{name, cid, size}]}`; a file: 200 with its exact bytes (base64 through API
- * Gateway, binary to the client), the content type of its name; unknown CID or name: 404
- * ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Answers carry immutable caching
- * headers and `etag: "<cid>[/name]"`.
+ * `{cid, entries: [{name, cid, size}]}`. A text file (evidence.json, dds.json, dds.xml): 200 with
+ * its exact bytes and the content type of its name. A photo (or any other file): 302 to a
+ * presigned URL of the own copy's object (valid 5 minutes) that answers its exact bytes — no
+ * base64 through API Gateway, and no limit from Lambda's 6 MB answers. Unknown CID or name: 404
+ * ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Listings and text files carry immutable
+ * caching headers and `etag: "<cid>[/name]"`.
  */
 export const handler = httpHandler({ public: true, params: IpfsParams }, async ({ params, requestId }) => {
   const content = await readIpfsPath(evidenceArchive(), params.cid!, params.name ?? '');
@@ -21,11 +32,14 @@ export const handler = httpHandler({ public: true, params: IpfsParams }, async (
   if (!content) return errorResponse('ROUTE_NOT_FOUND', `${where} is not in this service's evidence store.`, requestId, { headers: { 'cache-control': 'no-store' } });
   const common = { 'cache-control': IMMUTABLE, etag: `"${where}"`, 'x-ipfs-path': `/ipfs/${where}` };
   if (content.kind === 'directory') return jsonResponse(200, { cid: content.cid, entries: content.entries }, requestId, common);
-  const file: HttpResult & { isBase64Encoded: boolean } = {
-    statusCode: 200,
-    headers: { 'content-type': content.contentType, 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...common },
-    body: Buffer.from(content.bytes).toString('base64'),
-    isBase64Encoded: true,
+  const text = asText(content.bytes, content.contentType);
+  if (text !== undefined) {
+    return { statusCode: 200, headers: { 'content-type': content.contentType, 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...common }, body: text };
+  }
+  const redirect: HttpResult = {
+    statusCode: 302,
+    headers: { location: await evidenceArchive().fileUrl(content.cid, content.path), 'cache-control': 'no-store', 'x-request-id': requestId, 'x-ipfs-path': `/ipfs/${where}` },
+    body: '',
   };
-  return file;
+  return redirect;
 });

@@ -95,7 +95,7 @@ export class CoffeeTraceStack extends Stack {
     this.api = new ServiceApi(service, 'Http', { docsBaseUrlParam: settings.docsBaseUrlParam });
     const stateMachineArn = payoutStateMachineArn(this);
     // The own copy of evidence (decisions §14): the evidence bucket, Object Lock by context.
-    const evidence = new EvidenceStore(this, 'Evidence', { api: this.api.api });
+    const evidence = new EvidenceStore(this, 'Evidence');
     const common: Record<CommonEnvName, string> = {
       POWERTOOLS_SERVICE_NAME: 'coffee-trace',
       // The CloudWatch namespace of the EMF business metrics (shared/runtime/metrics.ts): the stack's name, so stages never mix.

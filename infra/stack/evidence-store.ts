@@ -10,12 +10,10 @@
  * or overwrite an evidence object version before that many days have passed. Off by default
  * (`0`), because compliance-mode retention cannot be shortened or removed once written.
  *
- * Also makes the REST API pass binary bodies (`binaryMediaTypes: *\/*`), so GET /ipfs/{cid}/{name}
- * answers a photo's exact bytes: JSON routes are unaffected (the handler decodes base64 request
- * bodies, shared/http/handler.ts).
+ * GET /ipfs/{cid}/{name} hands photos out by presigned GET URLs of `files/<cid>/<name>` (no binary
+ * media types on the API, whose request bodies stay text).
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import type { CfnRestApi, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 
@@ -31,19 +29,13 @@ export function readEvidenceObjectLockDays(scope: Construct): number {
   return days;
 }
 
-/** Props of {@link EvidenceStore}. */
-export interface EvidenceStoreProps {
-  /** The REST API whose binary media types are set so /ipfs serves exact bytes. */
-  api: RestApi;
-}
-
 /** The evidence bucket. */
 export class EvidenceStore extends Construct {
   readonly bucket: Bucket;
   /** Object Lock retention in days (COMPLIANCE), 0 when off. */
   readonly objectLockDays: number;
 
-  constructor(scope: Construct, id: string, props: EvidenceStoreProps) {
+  constructor(scope: Construct, id: string) {
     super(scope, id);
     this.objectLockDays = readEvidenceObjectLockDays(this);
     this.bucket = new Bucket(this, 'Bucket', {
@@ -60,6 +52,5 @@ export class EvidenceStore extends Construct {
       id: 'AwsSolutions-S1',
       reason: 'Only the service\'s functions read and write this bucket (IAM grants per function); objects are content-addressed CARs, versioned and optionally under Object Lock, so server access logs (a second bucket) would add nothing the CloudTrail trail of the account does not.',
     });
-    (props.api.node.defaultChild as CfnRestApi).binaryMediaTypes = ['*/*'];
   }
 }

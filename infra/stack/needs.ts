@@ -132,14 +132,19 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'evidence-archive:read': {
         // The own copy of evidence: read CARs (and list car/, so a missing one is a 404); keeping evidence also puts them and queues pin jobs.
         const actions = need === 'pin-store' ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'];
-        role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [t.evidenceBucket.arnForObjects('car/*')] }));
-        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [t.evidenceBucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['car/*'] } } }));
+        // Objects: car/<cid>.car and files/<cid>/<name> (handed out by presigned GET URLs, which act with this role).
+        const prefixes = ['car/', 'files/'];
+        role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: prefixes.map((p) => t.evidenceBucket.arnForObjects(`${p}*`)) }));
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [t.evidenceBucket.bucketArn], conditions: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } } }));
         if (need === 'pin-store') s.queues['evidence-pin-queue'].grantSendMessages(role);
-        Validations.of(role).acknowledge({
-          // cdk-nag names the finding by the bucket's logical id: AwsSolutions-IAM5[Resource::<EvidenceBucket….Arn>/car/*].
-          id: `AwsSolutions-IAM5[Resource::<${Stack.of(role).resolve(Stack.of(role).getLogicalId(t.evidenceBucket.node.defaultChild as CfnBucket))}.Arn>/car/*]`,
-          reason: 'Evidence CARs in the evidence bucket are keyed car/<cid>.car, the CID known only at run time: an object ARN with the car/ prefix (and s3:ListBucket limited to it, so a missing CAR is a 404, not a 403) is as narrow as S3 allows.',
-        });
+        const bucketId = Stack.of(role).resolve(Stack.of(role).getLogicalId(t.evidenceBucket.node.defaultChild as CfnBucket)) as string;
+        for (const p of prefixes) {
+          Validations.of(role).acknowledge({
+            // cdk-nag names the finding by the bucket's logical id: AwsSolutions-IAM5[Resource::<EvidenceBucket….Arn>/car/*].
+            id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${p}*]`,
+            reason: `Evidence objects are keyed by CID (car/<cid>.car, files/<cid>/<name>), known only at run time: an object ARN with the ${p} prefix (and s3:ListBucket limited to the prefixes, so a missing object is a 404, not a 403) is as narrow as S3 allows.`,
+          });
+        }
         break;
       }
       case 'manual-review-topic:publish':

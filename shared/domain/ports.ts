@@ -733,10 +733,16 @@ export interface ChainCursorStore {
  * committed CID names is ever lost; `/ipfs/{cid}` is served from it whatever the pin status.
  */
 export interface EvidenceArchive {
-  /** Stores the CAR of `root` (idempotent: a root CID always names the same bytes). Rejects when the store fails. */
-  putCar(root: string, car: Uint8Array): Promise<void>;
+  /**
+   * Stores the CAR of `root` and, when given, each file of its directory by name (so a large file
+   * can be handed out by URL). Idempotent: a root CID always names the same bytes. Rejects when the
+   * store fails.
+   */
+  putCar(root: string, car: Uint8Array, files?: ReadonlyArray<{ path: string; bytes: Uint8Array }>): Promise<void>;
   /** The CAR of `root`, or null when it is not archived. */
   getCar(root: string): Promise<Uint8Array | null>;
+  /** A short-lived URL (about 5 minutes) that GETs the exact bytes of file `path` of `root` as stored by `putCar`. */
+  fileUrl(root: string, path: string): Promise<string>;
 }
 
 /** A pinning service that imports a CAR and pins its root (an S3-compatible IPFS pinning API, Kubo / IPFS Cluster `dag/import`). */

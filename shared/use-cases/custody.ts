@@ -125,7 +125,7 @@ async function commitStageChange(
   const { batch, to } = input;
   const from = batch.stage!;
   const pkg = await buildEvidencePackage({ evidence: input.evidence, photo: input.photo });
-  await archiveEvidence(deps.evidence, pkg.cid, pkg.blocks);
+  await archiveEvidence(deps.evidence, pkg.cid, pkg.blocks, pkg.files);
   const at = deps.now().toISOString();
   try {
     const { entry, ledgerTx } = await deps.custody.commitStage({

@@ -80,11 +80,12 @@ export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_
   });
   const xml = deps.documents.submitRequestXml(statement);
   const json = canonicalize(statement)!;
-  const { cid, blocks } = await buildUnixfsDirectory([
+  const files = [
     { path: 'dds.json', bytes: new TextEncoder().encode(json) },
     { path: 'dds.xml', bytes: new TextEncoder().encode(xml) },
-  ]);
-  await archiveEvidence(deps.evidence, cid, blocks);
+  ];
+  const { cid, blocks } = await buildUnixfsDirectory(files);
+  await archiveEvidence(deps.evidence, cid, blocks, files);
   const record: DdsRecord = {
     ...statement, status: 'PENDING_FILING', cooperative_id: batch.cooperative_id, ipfs_cid: cid, ipfs_pin_status: 'PENDING', ipfs_url: `${deps.ipfsGatewayUrl.replace(/\/+$/, '')}/ipfs/${cid}`, xml,
   };

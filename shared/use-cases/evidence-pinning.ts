@@ -12,14 +12,14 @@ export interface EvidenceKeeping {
 
 /**
  * Step one of keeping evidence, BEFORE the stage change (or DDS) that names `root` commits: the
- * DAG exported as a CAR and stored in the service's own copy, so nothing a committed CID names can
- * be lost. Errors: StoreUnavailableError (503 AUDIT_LOG_UNAVAILABLE, Retry-After) when the copy
+ * DAG exported as a CAR and stored in the service's own copy (with its files, which GET /ipfs hands
+ * out by URL), so nothing a committed CID names can be lost. Errors: StoreUnavailableError (503 AUDIT_LOG_UNAVAILABLE, Retry-After) when the copy
  * cannot be written — nothing is committed then.
  */
-export async function archiveEvidence(deps: Pick<EvidenceKeeping, 'archive'>, root: string, blocks: readonly IpfsBlock[]): Promise<void> {
+export async function archiveEvidence(deps: Pick<EvidenceKeeping, 'archive'>, root: string, blocks: readonly IpfsBlock[], files: ReadonlyArray<{ path: string; bytes: Uint8Array }> = []): Promise<void> {
   const car = await exportCar(root, blocks);
   try {
-    await deps.archive.putCar(root, car);
+    await deps.archive.putCar(root, car, files);
   } catch (err) {
     logger.error('evidence could not be archived', { cid: root, error: err as Error });
     throw new StoreUnavailableError('The evidence store is temporarily unavailable; nothing was changed, retry shortly.', err);

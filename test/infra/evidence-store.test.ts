@@ -1,20 +1,17 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { EVIDENCE_OBJECT_LOCK_CONTEXT, EvidenceStore } from '../../infra/stack/evidence-store';
 
 /** The evidence bucket (decisions §14) in a stack of its own: fast, no full synth. */
 function synth(context: Record<string, unknown> = {}) {
   const app = new App({ context });
   const stack = new Stack(app, 'T');
-  const api = new RestApi(stack, 'Api');
-  api.root.addMethod('GET', new MockIntegration());
-  new EvidenceStore(stack, 'Evidence', { api });
+  new EvidenceStore(stack, 'Evidence');
   return Template.fromStack(stack);
 }
 
 describe('EvidenceStore', () => {
-  it('versioned, SSE-S3, no public access, retained, TLS only; no Object Lock by default; the API passes binary bodies', () => {
+  it('versioned, SSE-S3, no public access, retained, TLS only; no Object Lock by default', () => {
     const t = synth();
     t.hasResource('AWS::S3::Bucket', {
       DeletionPolicy: 'Retain',
@@ -28,7 +25,6 @@ describe('EvidenceStore', () => {
     expect(bucket.Properties.ObjectLockEnabled).toBeUndefined();
     const policy = JSON.stringify(Object.values(t.findResources('AWS::S3::BucketPolicy'))[0]);
     expect(policy).toContain('aws:SecureTransport');
-    t.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
   });
 
   it(`-c ${EVIDENCE_OBJECT_LOCK_CONTEXT}=<days> turns on Object Lock in COMPLIANCE mode with that default retention; a bad value fails the synth`, () => {

@@ -9,6 +9,9 @@ import { buildEvidencePackage, buildUnixfsDirectory, canonicalEvidenceBytes } fr
 import { exportCar, InvalidCarError, PinRootMismatchError } from '../../shared/domain/evidence-car';
 import { filesOfCar, readVerifiedCar } from '../../shared/domain/evidence-car-reader';
 import { S3EvidenceArchive } from '../../shared/adapters/aws/s3-evidence-archive';
+import { S3SignedFetch } from '../../shared/adapters/aws/s3-signed-fetch';
+import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
+import { createHash, createHmac } from 'node:crypto';
 import { S3CarPinner } from '../../shared/adapters/ipfs/s3-car-pinner';
 import { KuboCarPinner } from '../../shared/adapters/ipfs/kubo-car-pinner';
 import { startIpfsPinningSandbox, type IpfsPinningSandbox } from '../../infra/local/ipfs-pinning-sandbox';
@@ -131,7 +134,7 @@ describe('against fauxqs S3 and the pinning sandbox', () => {
 
   it('GET /ipfs/{cid}[/{name}] (get-ipfs through the local route): listing, exact bytes that recompute the CID, 404, 400', async () => {
     const pkg = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: PHOTO, extension: 'jpg' } });
-    await archiveEvidence({ archive: new S3EvidenceArchive({ bucket: 'evidence-test', region: 'us-east-1', endpoint: fauxqs.address }) }, pkg.cid, pkg.blocks);
+    await archiveEvidence({ archive: new S3EvidenceArchive({ bucket: 'evidence-test', region: 'us-east-1', endpoint: fauxqs.address }) }, pkg.cid, pkg.blocks, pkg.files);
     const route = ipfsGatewayHandler(async () => (await import('../../functions/get-ipfs/handler')).handler as never);
     const server: Server = createServer((req, res) => void route(req, res, new URL(req.url ?? '/', 'http://local')));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -143,8 +146,15 @@ describe('against fauxqs S3 and the pinning sandbox', () => {
       const body = (await list.json()) as { cid: string; entries: Array<{ name: string; size: number }> };
       expect(body.cid).toBe(pkg.cid);
       expect(body.entries.map((e) => [e.name, e.size])).toEqual([['evidence.json', canonicalEvidenceBytes(EVIDENCE).length], ['photo.jpg', PHOTO.length]]);
-      const photo = await fetch(`${base}/ipfs/${pkg.cid}/photo.jpg`);
-      expect(photo.headers.get('content-type')).toBe('image/jpeg');
+      // A photo: 302 to a presigned URL of the own copy's object, which answers the exact bytes.
+      const photo = await fetch(`${base}/ipfs/${pkg.cid}/photo.jpg`, { redirect: 'manual' });
+      expect(photo.status).toBe(302);
+      expect(photo.headers.get('location')).toMatch(new RegExp(`/evidence-test/files/${pkg.cid}/photo\\.jpg\\?.*X-Amz-Signature=[0-9a-f]{64}`));
+      const followed = await fetch(`${base}/ipfs/${pkg.cid}/photo.jpg`);
+      expect([followed.status, followed.headers.get('content-type')]).toEqual([200, 'image/jpeg']);
+      // A text file: inline, immutable.
+      const json = await fetch(`${base}/ipfs/${pkg.cid}/evidence.json`, { redirect: 'manual' });
+      expect([json.status, json.headers.get('content-type'), json.headers.get('etag')]).toEqual([200, 'application/json', `"${pkg.cid}/evidence.json"`]);
       const files = await Promise.all(body.entries.map(async (e) => ({ path: e.name, bytes: new Uint8Array(await (await fetch(`${base}/ipfs/${pkg.cid}/${e.name}`)).arrayBuffer()) })));
       expect(files[1]!.bytes).toEqual(PHOTO);
       expect((await buildUnixfsDirectory(files)).cid).toBe(pkg.cid);
@@ -160,6 +170,26 @@ describe('against fauxqs S3 and the pinning sandbox', () => {
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
+  });
+});
+
+describe('S3SignedFetch presigned GET URLs (how /ipfs hands out photos)', () => {
+  it('are exactly what @aws-sdk/s3-request-presigner signs for the same object, credentials and time', async () => {
+    class Sha256 {
+      private readonly h;
+      constructor(secret?: string | Uint8Array) { this.h = secret === undefined ? createHash('sha256') : createHmac('sha256', typeof secret === 'string' ? secret : Buffer.from(secret)); }
+      update(d: string | Uint8Array) { this.h.update(typeof d === 'string' ? d : Buffer.from(d)); }
+      async digest() { return new Uint8Array(this.h.digest()); }
+      reset() {}
+    }
+    const credentials = { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret', sessionToken: 'session' };
+    const signingDate = new Date('2026-11-22T12:00:00Z');
+    const mine = new URL(await new S3SignedFetch({ bucket: 'evidence-bucket', region: 'eu-west-1', credentials }).presignGet('files/bafyroot/photo.jpg', 300, signingDate));
+    const host = 'evidence-bucket.s3.eu-west-1.amazonaws.com';
+    const sdk = await new S3RequestPresigner({ credentials, region: 'eu-west-1', sha256: Sha256 as never })
+      .presign({ method: 'GET', protocol: 'https:', hostname: host, path: '/files/bafyroot/photo.jpg', query: {}, headers: { host } } as never, { expiresIn: 300, signingDate });
+    expect(`${mine.origin}${mine.pathname}`).toBe(`https://${host}/files/bafyroot/photo.jpg`);
+    expect(Object.fromEntries(mine.searchParams)).toEqual(sdk.query);
   });
 });
 

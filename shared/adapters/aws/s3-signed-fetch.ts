@@ -35,7 +35,7 @@ export interface S3SignedFetchOptions {
 }
 
 /**
- * Plain S3 object requests (PutObject, GetObject, HeadObject) over `fetch`, signed with AWS
+ * Plain S3 object requests (PutObject, GetObject, HeadObject, presigned GET URLs) over `fetch`, signed with AWS
  * Signature V4 by `@smithy/signature-v4` — the signer inside every AWS SDK client — with the
  * payload's SHA-256 in `x-amz-content-sha256`. For the evidence paths, where the S3 client would
  * cost about 160 KB of bundle and statically imports `@smithy/core/event-streams`, which the Lambda
@@ -56,12 +56,33 @@ export class S3SignedFetch {
     return `${this.opts.bucket}/${key}`;
   }
 
-  /** One signed request; `headers` are signed too (e.g. `x-amz-meta-*`, `content-md5`). */
-  async send(method: 'GET' | 'PUT' | 'HEAD', key: string, body?: Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
+  /** The URL of `key`: path-style on a custom endpoint, virtual-hosted on AWS. */
+  private urlOf(key: string): URL {
     const path = key.split('/').map(encodeURIComponent).join('/');
-    const url = this.opts.endpoint
+    return this.opts.endpoint
       ? new URL(`${this.opts.endpoint.replace(/\/+$/, '')}/${this.opts.bucket}/${path}`)
       : new URL(`https://${this.opts.bucket}.s3.${this.opts.region}.amazonaws.com/${path}`);
+  }
+
+  /**
+   * A presigned GET URL of `key` (SigV4 query signature), valid `expiresInSeconds` from
+   * `signingDate` (default now): the URL @aws-sdk/s3-request-presigner makes for the same request.
+   */
+  async presignGet(key: string, expiresInSeconds: number, signingDate?: Date): Promise<string> {
+    const url = this.urlOf(key);
+    const signed = await this.signer.presign(
+      // As @aws-sdk/s3-request-presigner prepares it: the payload UNSIGNED-PAYLOAD (S3 query-string auth), the host signed.
+      { method: 'GET', protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query: {}, headers: { host: url.host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' } },
+      { expiresIn: expiresInSeconds, unsignableHeaders: new Set(['content-type']), ...(signingDate ? { signingDate } : {}) },
+    );
+    const out = new URL(url);
+    for (const [k, v] of Object.entries(signed.query ?? {})) if (typeof v === 'string') out.searchParams.set(k, v);
+    return out.toString();
+  }
+
+  /** One signed request; `headers` are signed too (e.g. `x-amz-meta-*`, `content-md5`). */
+  async send(method: 'GET' | 'PUT' | 'HEAD', key: string, body?: Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
+    const url = this.urlOf(key);
     const payloadHash = createHash('sha256').update(body ?? new Uint8Array()).digest('hex');
     const signed = await this.signer.sign({
       method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query: {},
