@@ -778,7 +778,7 @@ export interface paths {
         };
         /**
          * Evidence (or a DDS) by its IPFS CID from the service's own copy: the directory listing as JSON.
-         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: the file's exact bytes with the content type of its name. Content is immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
+         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json, dds.json, dds.xml) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
          */
         get: operations["get-ipfs"];
         put?: never;
@@ -798,7 +798,7 @@ export interface paths {
         };
         /**
          * A file of an evidence (or DDS) directory by CID and name: its exact bytes.
-         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: the file's exact bytes with the content type of its name. Content is immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
+         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json, dds.json, dds.xml) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
          */
         get: operations["get-ipfs--name-"];
         put?: never;
@@ -6983,7 +6983,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: the file's exact bytes with the content type of its name (application/json, image/jpeg, …). */
+            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7068,7 +7068,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: the file's exact bytes with the content type of its name (application/json, image/jpeg, …). */
+            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes. */
             200: {
                 headers: {
                     [name: string]: unknown;
