@@ -27,8 +27,8 @@ function asText(bytes: Uint8Array, contentType: string): string | undefined {
  * caching headers and `etag: "<cid>[/name]"`.
  */
 export const handler = httpHandler({ public: true, params: IpfsParams }, async ({ params, requestId }) => {
-  const content = await readIpfsPath(evidenceArchive(), params.cid!, params.name ?? '');
-  const where = `${params.cid}${params.name ? `/${params.name}` : ''}`;
+  const content = await readIpfsPath(evidenceArchive(), params.id!, params.name ?? '');
+  const where = `${params.id}${params.name ? `/${params.name}` : ''}`;
   if (!content) return errorResponse('ROUTE_NOT_FOUND', `${where} is not in this service's evidence store.`, requestId, { headers: { 'cache-control': 'no-store' } });
   const common = { 'cache-control': IMMUTABLE, etag: `"${where}"`, 'x-ipfs-path': `/ipfs/${where}` };
   if (content.kind === 'directory') return jsonResponse(200, { cid: content.cid, entries: content.entries }, requestId, common);

@@ -769,7 +769,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/ipfs/{cid}": {
+    "/ipfs/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -789,7 +789,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/ipfs/{cid}/{name}": {
+    "/ipfs/{id}/{name}": {
         parameters: {
             query?: never;
             header?: never;
@@ -6977,7 +6977,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                cid: string;
+                id: string;
             };
             cookie?: never;
         };
@@ -7061,7 +7061,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                cid: string;
+                id: string;
                 name: string;
             };
             cookie?: never;

@@ -40,11 +40,11 @@ export function ipfsGatewayHandler(load: () => Promise<(event: APIGatewayProxyEv
     if (raw.length < 1 || raw.length > 2 || raw.some((s) => s === '')) return sendError(res, 404, 'ROUTE_NOT_FOUND', `No route GET ${url.pathname}: use /ipfs/{cid} or /ipfs/{cid}/{name}.`, head);
     let params: Record<string, string>;
     try {
-      params = { cid: decodeURIComponent(raw[0]!), ...(raw[1] ? { name: decodeURIComponent(raw[1]) } : {}) };
+      params = { id: decodeURIComponent(raw[0]!), ...(raw[1] ? { name: decodeURIComponent(raw[1]) } : {}) };
     } catch {
       return sendError(res, 400, 'VALIDATION_ERROR', 'The path is not valid percent-encoding.', head);
     }
-    const resource = raw[1] ? '/ipfs/{cid}/{name}' : '/ipfs/{cid}';
+    const resource = raw[1] ? '/ipfs/{id}/{name}' : '/ipfs/{id}';
     const requestId = randomUUID();
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;

@@ -10,13 +10,18 @@ import type { EvidenceKeeping } from '../use-cases/evidence-pinning';
  * SDK would), plain SigV4-signed S3 requests, so write paths carry no S3 client.
  */
 let archive: EvidenceArchive | undefined;
+/** The own copy, configured on first use (a handler that never touches evidence needs no EVIDENCE_BUCKET). */
 export function evidenceArchive(): EvidenceArchive {
-  archive ??= new S3EvidenceArchive({
+  const real = () => (archive ??= new S3EvidenceArchive({
     bucket: requireEnv('EVIDENCE_BUCKET'),
     region: envOr('AWS_REGION', 'us-east-1'),
     ...(process.env.AWS_ENDPOINT_URL_S3 ? { endpoint: process.env.AWS_ENDPOINT_URL_S3 } : {}),
-  });
-  return archive;
+  }));
+  return {
+    putCar: (root, car, files) => real().putCar(root, car, files),
+    getCar: (root) => real().getCar(root),
+    fileUrl: (root, path) => real().fileUrl(root, path),
+  };
 }
 
 /** The background pinner's queue (EVIDENCE_PIN_QUEUE_URL). */

@@ -4,7 +4,7 @@ import { creditScoreFormulaText } from '../domain/credit-score';
 import { ERROR_CODES } from '../domain/error-catalogue';
 import { errorCodesFor, errorExamples, errorResponses, outboundWebhooks, STANDARD_WEBHOOK_HEADERS, successResponses } from './openapi-responses';
 import { routes, type RouteDef } from '../manifest';
-import { BatchIdParam, DdsIdParam, FarmerPaymentIdParam, JobIdParam, PathId, PaymentIdParam, PayoutIdParam, PurchaseOrderIdParam } from './path-params';
+import { BatchIdParam, CidParam, DdsIdParam, FarmerPaymentIdParam, JobIdParam, PathId, PaymentIdParam, PayoutIdParam, PurchaseOrderIdParam } from './path-params';
 import type { MaxDecimalsAction } from './schema-parts';
 import { ResolvePayoutSchema, UpdateFarmerSchema } from './manual-review-schemas';
 import { CreateDepositSchema } from './deposit-schemas';
@@ -72,7 +72,9 @@ const notes: Record<string, string> = {
 };
 
 /** The format of each route's `{id}` path parameter (the handlers validate the same schemas). */
-const pathIds: Record<string, v.GenericSchema> = {
+const pathIds: Record<string, v.GenericSchema | Record<string, v.GenericSchema>> = {
+  // Routes with more than one path parameter: a schema per parameter.
+  'get-ipfs': { id: CidParam, name: PathId },
   'update-cooperative': PathId,
   'get-cooperative': PathId,
   'get-holding-balance': PathId,
@@ -137,7 +139,7 @@ const ErrorEnvelope = {
 
 function operation(route: RouteDef) {
   const schema = requestBodies[route.fn];
-  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: pathIds[route.fn] ? jsonSchema(pathIds[route.fn]!) : { type: 'string' } }));
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: pathSchemaOf(route.fn, m[1]!) }));
   const op: Record<string, unknown> = {
     operationId: operationIdOf(route),
     summary: route.summary,
@@ -154,6 +156,13 @@ function operation(route: RouteDef) {
     op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(schema) } } };
   }
   return op;
+}
+
+/** The JSON Schema of path parameter `name` of `fn` (its `pathIds` entry; a plain string without one). */
+function pathSchemaOf(fn: string, name: string): ReturnType<typeof jsonSchema> | { type: 'string' } {
+  const entry = pathIds[fn];
+  const schema = entry && ('kind' in entry && entry.kind === 'schema' ? (entry as v.GenericSchema) : (entry as Record<string, v.GenericSchema>)[name]);
+  return schema ? jsonSchema(schema) : { type: 'string' };
 }
 
 /**

@@ -36,5 +36,5 @@ export function IdParams<S extends v.GenericSchema<string, string>>(id: S) {
 /** An IPFS CID in a path: CIDv0 (`Qm…`, base58btc) or CIDv1 in base32 (`b…`), as GET /ipfs/{cid} takes it. */
 export const CidParam = v.pipe(v.string(), v.regex(/^(Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{50,120})$/, 'must be a CID: CIDv0 Qm… or CIDv1 in base32 b…'));
 
-/** The `{cid}` and, for a file of the directory, `{name}` of the /ipfs routes. */
-export const IpfsParams = v.object({ cid: CidParam, name: v.optional(PathId) });
+/** The `{id}` (a CID) and, for a file of the directory, `{name}` of the /ipfs routes. */
+export const IpfsParams = v.object({ id: CidParam, name: v.optional(PathId) });

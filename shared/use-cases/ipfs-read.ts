@@ -23,10 +23,10 @@ export async function readIpfsPath(archive: Pick<EvidenceArchive, 'getCar'>, cid
   try {
     cid = CID.parse(cidText);
   } catch {
-    throw new DomainError('VALIDATION_ERROR', `Not a valid CID: ${JSON.stringify(cidText)}.`, { details: [{ path: 'path.cid', message: 'not a valid CID' }] });
+    throw new DomainError('VALIDATION_ERROR', `Not a valid CID: ${JSON.stringify(cidText)}.`, { details: [{ path: 'path.id', message: 'not a valid CID' }] });
   }
   const segments = path.split('/').filter((s) => s.length > 0);
-  if (segments.some((s) => s === '.' || s === '..')) throw new DomainError('VALIDATION_ERROR', 'Path segments "." and ".." are not allowed.', { details: [{ path: 'path.path', message: 'no . or .. segments' }] });
+  if (segments.some((s) => s === '.' || s === '..')) throw new DomainError('VALIDATION_ERROR', 'Path segments "." and ".." are not allowed.', { details: [{ path: 'path.name', message: 'no . or .. segments' }] });
   const root = cid.toV1().toString();
   const bytes = await archive.getCar(root);
   if (!bytes) return null;

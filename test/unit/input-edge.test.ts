@@ -54,7 +54,7 @@ describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
       'confirm-purchase-order', 'create-evidence-upload', 'delete-webhook-endpoint', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-xml', 'get-farmer',
-      'get-farmer-payout', 'get-holding-balance', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'list-flagged-farms', 'list-webhook-deliveries', 'replay-webhook-delivery', 'resolve-farmer-payout',
+      'get-farmer-payout', 'get-holding-balance', 'get-ipfs', 'get-ipfs', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'list-flagged-farms', 'list-webhook-deliveries', 'replay-webhook-delivery', 'resolve-farmer-payout',
       'rotate-webhook-secret', 'update-batch-stage', 'update-cooperative', 'update-farmer',
     ]);
   });
