@@ -141,6 +141,7 @@ export class Observability extends Construct {
       graph('Ledger writes', [metric('LedgerWriteLag', 'p95', undefined, service, 'lag p95 (ms)'), metric('LedgerWriteLag', 'Maximum', undefined, service, 'lag max (ms)')],
         [metric('LedgerWriteRetries', 'Sum', undefined, service, 'retries'), props.ledgerWriteQueue.metricApproximateAgeOfOldestMessage({ label: 'oldest queued (s)' })]),
       graph('DDS filings', (['FILED', 'AVAILABLE', 'REJECTED'] as const).map((o) => metric('DdsFilings', 'Sum', undefined, { ...service, outcome: o }, o))),
+      graph('Evidence pins', (['PINNED', 'FAILED', 'ROOT_MISMATCH'] as const).map((o) => metric('EvidencePins', 'Sum', undefined, { ...service, outcome: o }, o))),
       graph('Dead-letter queues (messages)', dlqs.map((q) => q.metricApproximateNumberOfMessagesVisible({ label: queueLabel(q), statistic: 'Maximum' }))),
     );
     this.dashboard.addWidgets(

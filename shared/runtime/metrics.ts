@@ -34,6 +34,8 @@ export const METRICS = {
   LedgerWriteLag: 'Milliseconds',
   /** A DDS filing step; dimension `outcome`: FILED, AVAILABLE, REJECTED. */
   DdsFilings: 'Count',
+  /** An evidence or DDS pin attempt by the background pinner; dimension `outcome`: PINNED, FAILED (retried), ROOT_MISMATCH (not retried). */
+  EvidencePins: 'Count',
   /** An outbound webhook delivery attempt failed; dimension `reason`. */
   OutboundDeliveryFailures: 'Count',
 } as const;

@@ -3,6 +3,7 @@ import { exportCar, PinRootMismatchError } from '../domain/evidence-car';
 import type { IpfsBlock } from '../domain/evidence-package';
 import type { CarPinner, EvidenceArchive, EvidencePinMessage, EvidencePinStatusStore, WorkQueue } from '../domain/ports';
 import { logger } from '../runtime/logger';
+import { metrics } from '../runtime/metrics';
 
 /** What a write path needs to keep evidence (decisions §14): the own copy, and the queue of the background pinner. */
 export interface EvidenceKeeping {
@@ -66,6 +67,7 @@ export async function pinEvidence(deps: EvidencePinnerDeps, msg: EvidencePinMess
     await deps.pinner.pinCar({ root: msg.cid, car, name, meta: msg.kind === 'STAGE' ? { batch_id: msg.batch_id, stage: msg.stage } : { batch_id: msg.batch_id, dds_id: msg.dds_id } });
   } catch (err) {
     await record('FAILED').catch((e: unknown) => logger.warn('pin status FAILED could not be recorded', { cid: msg.cid, error: e as Error }));
+    metrics.count('EvidencePins', { outcome: err instanceof PinRootMismatchError ? 'ROOT_MISMATCH' : 'FAILED' });
     if (err instanceof PinRootMismatchError) {
       logger.error('the pinning service pinned another root than the evidence CID', { cid: msg.cid, reported: err.reported, batch_id: msg.batch_id, error: err });
       return;
@@ -73,4 +75,5 @@ export async function pinEvidence(deps: EvidencePinnerDeps, msg: EvidencePinMess
     throw err;
   }
   await record('PINNED');
+  metrics.count('EvidencePins', { outcome: 'PINNED' });
 }

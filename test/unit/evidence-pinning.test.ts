@@ -16,6 +16,7 @@ import { S3CarPinner } from '../../shared/adapters/ipfs/s3-car-pinner';
 import { KuboCarPinner } from '../../shared/adapters/ipfs/kubo-car-pinner';
 import { startIpfsPinningSandbox, type IpfsPinningSandbox } from '../../infra/local/ipfs-pinning-sandbox';
 import { ipfsGatewayHandler } from '../../infra/local/ipfs-gateway-route';
+import { flushMetrics, setMetricsSink } from '../../shared/runtime/metrics';
 import { archiveEvidence, pinEvidence } from '../../shared/use-cases/evidence-pinning';
 import { readIpfsPath } from '../../shared/use-cases/ipfs-read';
 import { changeStage, type CustodyDeps } from '../../shared/use-cases/custody';
@@ -235,20 +236,29 @@ describe('pinEvidence (the background pinner)', () => {
   }
   const deps = (pinCar: () => Promise<void>, st = statuses()) => ({ deps: { archive: { getCar: async () => new Uint8Array([1]) }, pinner: { pinCar }, statuses: st, now: () => new Date('2026-11-22T00:00:00Z') }, st });
 
+  const pinMetrics: string[] = [];
+  beforeEach(() => { pinMetrics.length = 0; setMetricsSink((l) => pinMetrics.push(l)); });
+  afterAll(() => setMetricsSink(undefined));
+  /** The `outcome` of each EvidencePins count flushed so far. */
+  const outcomes = () => (flushMetrics(), pinMetrics.map((l) => JSON.parse(l) as { EvidencePins?: number; outcome?: string }).filter((d) => d.EvidencePins).map((d) => d.outcome));
+
   it('records PINNED once the service pinned our root', async () => {
     const { deps: d, st } = deps(async () => undefined);
     await pinEvidence(d, msg);
     expect(st.seen).toEqual(['PINNED']);
+    expect(outcomes()).toEqual(['PINNED']);
   });
   it('a failed attempt records FAILED and throws (the queue redelivers it)', async () => {
     const { deps: d, st } = deps(async () => { throw new Error('503 SlowDown'); });
     await expect(pinEvidence(d, msg)).rejects.toThrow('503 SlowDown');
     expect(st.seen).toEqual(['FAILED']);
+    expect(outcomes()).toEqual(['FAILED']);
   });
   it('a root mismatch records FAILED and is not retried', async () => {
     const { deps: d, st } = deps(async () => { throw new PinRootMismatchError('bafy-root', 'bafy-other', 'test'); });
     await expect(pinEvidence(d, msg)).resolves.toBeUndefined();
     expect(st.seen).toEqual(['FAILED']);
+    expect(outcomes()).toEqual(['ROOT_MISMATCH']);
   });
 });
 
