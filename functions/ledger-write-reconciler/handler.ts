@@ -1,15 +1,19 @@
 import { instrumented } from '../../shared/runtime/instrument';
+import { pinReconciliationDeps } from '../../shared/composition/evidence';
 import { ledgerWriteQueue } from '../../shared/composition/queues';
 import { custodyRepo, now } from '../../shared/composition/repos';
 import { envOr } from '../../shared/config';
+import { requeueStalePins } from '../../shared/use-cases/evidence-pinning';
 import { requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
 
 /**
- * Scheduled reconciliation of the ledger writes (EventBridge, every 5 minutes): writes still
- * unconfirmed after RECONCILE_AFTER_SECONDS (default 300) are queued again for the single ledger
- * writer.
+ * Scheduled reconciliation of the trail's background work (EventBridge, every 5 minutes), both
+ * after RECONCILE_AFTER_SECONDS (default 300) of idleness: ledger writes still unconfirmed are
+ * queued again for the single ledger writer, and evidence pin jobs still open are queued again
+ * for the background pinner (at most three times each; decisions §14).
  */
-export const handler = instrumented(async (): Promise<{ ledgerWritesRequeued: number }> => {
+export const handler = instrumented(async (): Promise<{ ledgerWritesRequeued: number; pinsRequeued: number; pinsGivenUp: number }> => {
   const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
-  return { ledgerWritesRequeued: await requeueStaleLedgerWrites({ custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now }, staleAfterSeconds) };
+  const ledgerWritesRequeued = await requeueStaleLedgerWrites({ custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now }, staleAfterSeconds);
+  return { ledgerWritesRequeued, ...(await requeueStalePins(pinReconciliationDeps(), staleAfterSeconds)) };
 });

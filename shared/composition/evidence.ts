@@ -3,6 +3,7 @@ import { SqsWorkQueue } from '../adapters/aws/queues';
 import { envOr, requireEnv } from '../config';
 import type { EvidenceArchive, EvidencePinMessage, WorkQueue } from '../domain/ports';
 import type { EvidenceKeeping } from '../use-cases/evidence-pinning';
+import { EvidencePinRepository } from '../adapters/dynamodb/evidence-pin-repo';
 
 /**
  * The service's own copy of evidence (decisions §14): the bucket EVIDENCE_BUCKET (in AWS the
@@ -26,6 +27,11 @@ export function evidenceArchive(): EvidenceArchive {
 
 /** The background pinner's queue (EVIDENCE_PIN_QUEUE_URL). */
 export const evidencePinQueue = (): WorkQueue<EvidencePinMessage> => new SqsWorkQueue<EvidencePinMessage>('EVIDENCE_PIN_QUEUE_URL');
+
+/** What reconciliation of evidence pins needs (shared/use-cases/evidence-pinning.ts requeueStalePins): the pin jobs and the pin queue. */
+export function pinReconciliationDeps() {
+  return { statuses: new EvidencePinRepository(), pinQueue: evidencePinQueue(), now: () => new Date() };
+}
 
 /** What write paths need to keep evidence: the own copy and the pin queue. */
 export function evidenceKeeping(): EvidenceKeeping {

@@ -769,6 +769,18 @@ export interface EvidencePinStatusStore {
   setStagePinStatus(batchId: string, historyIndex: number, cid: string, status: EvidencePinStatus, at: string): Promise<boolean>;
   /** Sets the DDS's `ipfs_pin_status` when its `ipfs_cid` is `cid` and it is not PINNED already; false when nothing changed. */
   setDdsPinStatus(ddsId: string, cid: string, status: EvidencePinStatus, at: string): Promise<boolean>;
+  /**
+   * Closes the pin job of `msg` (written with the commit that named its CID): it leaves the
+   * reconciliation index. Closing a closed or unknown job is a no-op.
+   */
+  closePinJob(msg: EvidencePinMessage, at: string): Promise<void>;
+  /** Open pin jobs queued (or last re-queued) before `before` (ISO), oldest first, at most `limit`, with their re-queue count. */
+  stalePinJobs(before: string, limit: number): Promise<Array<{ message: EvidencePinMessage; requeues: number }>>;
+  /**
+   * Marks an open job re-queued at `at` (it moves to the end of the index, its count + 1), or
+   * closes it with `giveUp`; false when the job was closed meanwhile (nothing to do).
+   */
+  markPinJobRequeued(msg: EvidencePinMessage, at: string, opts?: { giveUp?: boolean }): Promise<boolean>;
 }
 
 // ---------------------------------------------------------------- evidence photos by upload URL (decisions §14)

@@ -29,8 +29,9 @@ export async function archiveEvidence(deps: Pick<EvidenceKeeping, 'archive'>, ro
 
 /**
  * Step two, AFTER the commit: one pin job for the background pinner (the pin status starts
- * PENDING with the commit). A queue failure is logged, not thrown: the change stands and its
- * evidence is served from the own copy; the status stays PENDING.
+ * PENDING with the commit, which also wrote the job's record). A queue failure is logged, not
+ * thrown: the change stands, its evidence is served from the own copy, and reconciliation
+ * ({@link requeueStalePins}) queues the job again.
  */
 export async function queueEvidencePin(deps: Pick<EvidenceKeeping, 'pinQueue'>, msg: EvidencePinMessage): Promise<void> {
   try {
@@ -69,11 +70,47 @@ export async function pinEvidence(deps: EvidencePinnerDeps, msg: EvidencePinMess
     await record('FAILED').catch((e: unknown) => logger.warn('pin status FAILED could not be recorded', { cid: msg.cid, error: e as Error }));
     metrics.count('EvidencePins', { outcome: err instanceof PinRootMismatchError ? 'ROOT_MISMATCH' : 'FAILED' });
     if (err instanceof PinRootMismatchError) {
+      await deps.statuses.closePinJob(msg, deps.now().toISOString());
       logger.error('the pinning service pinned another root than the evidence CID', { cid: msg.cid, reported: err.reported, batch_id: msg.batch_id, error: err });
       return;
     }
     throw err;
   }
   await record('PINNED');
+  await deps.statuses.closePinJob(msg, deps.now().toISOString());
   metrics.count('EvidencePins', { outcome: 'PINNED' });
+}
+
+/** How often reconciliation queues one pin job again before giving up on it (its status stays FAILED or PENDING, an error is logged). */
+export const MAX_PIN_REQUEUES = 3;
+
+/**
+ * Reconciliation of evidence pins (run with the ledger-write reconciler): every pin job still open
+ * `staleAfterSeconds` after it was queued (a queue send lost after its commit, or a job the queue
+ * dead-lettered) is queued again and marked re-queued, at most {@link MAX_PIN_REQUEUES} times;
+ * then it is given up with an error log line (the DLQ alarm has fired by then). At most 100 jobs
+ * a run. Returns how many were queued and given up. Errors: the store's and the queue's (the next run retries).
+ */
+export async function requeueStalePins(
+  deps: { statuses: Pick<EvidencePinStatusStore, 'stalePinJobs' | 'markPinJobRequeued'>; pinQueue: WorkQueue<EvidencePinMessage>; now: () => Date },
+  staleAfterSeconds: number,
+): Promise<{ pinsRequeued: number; pinsGivenUp: number }> {
+  const now = deps.now();
+  const cutoff = new Date(now.getTime() - staleAfterSeconds * 1000).toISOString();
+  let pinsRequeued = 0;
+  let pinsGivenUp = 0;
+  for (const { message, requeues } of await deps.statuses.stalePinJobs(cutoff, 100)) {
+    if (requeues >= MAX_PIN_REQUEUES) {
+      if (await deps.statuses.markPinJobRequeued(message, now.toISOString(), { giveUp: true })) {
+        pinsGivenUp += 1;
+        logger.error('evidence pin given up after re-queues; the evidence is still served from the own copy', { cid: message.cid, batch_id: message.batch_id, requeues });
+      }
+      continue;
+    }
+    // Marked first: a crash between the two leaves the job for the next run, never a double mark.
+    if (!(await deps.statuses.markPinJobRequeued(message, now.toISOString()))) continue;
+    await deps.pinQueue.send(message);
+    pinsRequeued += 1;
+  }
+  return { pinsRequeued, pinsGivenUp };
 }

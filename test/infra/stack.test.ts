@@ -394,7 +394,7 @@ describe('stateful resources', () => {
     expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(10);
   });
 
-  test('registration and the payout reconciler use no queue; the ledger-write reconciler only sends to the ledger-write queue', () => {
+  test('registration and the payout reconciler use no queue; the ledger-write reconciler only sends to the ledger-write and evidence-pin queues', () => {
     const sqsActions = (fn: string) => {
       const roleId = stack.getLogicalId(stack.functions.get(fn)!.role.node.defaultChild as CfnResource);
       const [, policy] = ofType('AWS::IAM::Policy').find(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId))!;
@@ -402,7 +402,7 @@ describe('stateful resources', () => {
     };
     const queueEnv = (fn: string) => Object.keys(resources[fnLogicalId(fn)]!.Properties.Environment.Variables as Json).filter((k) => k.endsWith('_QUEUE_URL'));
     for (const fn of ['register-farmer', 'payout-reconciler', 'national-registry-check']) expect({ fn, sqs: sqsActions(fn), env: queueEnv(fn) }).toEqual({ fn, sqs: [], env: [] });
-    expect(queueEnv('ledger-write-reconciler')).toEqual(['LEDGER_WRITE_QUEUE_URL']);
+    expect(queueEnv('ledger-write-reconciler').sort()).toEqual(['EVIDENCE_PIN_QUEUE_URL', 'LEDGER_WRITE_QUEUE_URL']);
     expect(sqsActions('ledger-write-reconciler').length).toBeGreaterThan(0);
   });
 

@@ -17,7 +17,7 @@ import { KuboCarPinner } from '../../shared/adapters/ipfs/kubo-car-pinner';
 import { startIpfsPinningSandbox, type IpfsPinningSandbox } from '../../infra/local/ipfs-pinning-sandbox';
 import { ipfsGatewayHandler } from '../../infra/local/ipfs-gateway-route';
 import { flushMetrics, setMetricsSink } from '../../shared/runtime/metrics';
-import { archiveEvidence, pinEvidence } from '../../shared/use-cases/evidence-pinning';
+import { archiveEvidence, MAX_PIN_REQUEUES, pinEvidence, requeueStalePins } from '../../shared/use-cases/evidence-pinning';
 import { readIpfsPath } from '../../shared/use-cases/ipfs-read';
 import { changeStage, type CustodyDeps } from '../../shared/use-cases/custody';
 import type { EvidencePinMessage, EvidencePinStatusStore } from '../../shared/domain/ports';
@@ -230,9 +230,17 @@ describe('KuboCarPinner (POST /api/v0/dag/import) against a Kubo-shaped server',
 
 describe('pinEvidence (the background pinner)', () => {
   const msg: EvidencePinMessage = { kind: 'STAGE', cid: 'bafy-root', batch_id: 'BATCH-2026-000001', stage: 'GRADED', history_index: 1 };
-  function statuses(): EvidencePinStatusStore & { seen: EvidencePinStatus[] } {
+  function statuses(): EvidencePinStatusStore & { seen: EvidencePinStatus[]; closed: EvidencePinMessage[] } {
     const seen: EvidencePinStatus[] = [];
-    return { seen, setStagePinStatus: async (_b, i, cid, s) => { expect([i, cid]).toEqual([1, 'bafy-root']); seen.push(s); return true; }, setDdsPinStatus: async () => { throw new Error('not a DDS'); } };
+    const closed: EvidencePinMessage[] = [];
+    return {
+      seen, closed,
+      setStagePinStatus: async (_b, i, cid, s) => { expect([i, cid]).toEqual([1, 'bafy-root']); seen.push(s); return true; },
+      setDdsPinStatus: async () => { throw new Error('not a DDS'); },
+      closePinJob: async (m) => void closed.push(m),
+      stalePinJobs: async () => [],
+      markPinJobRequeued: async () => true,
+    };
   }
   const deps = (pinCar: () => Promise<void>, st = statuses()) => ({ deps: { archive: { getCar: async () => new Uint8Array([1]) }, pinner: { pinCar }, statuses: st, now: () => new Date('2026-11-22T00:00:00Z') }, st });
 
@@ -246,19 +254,51 @@ describe('pinEvidence (the background pinner)', () => {
     const { deps: d, st } = deps(async () => undefined);
     await pinEvidence(d, msg);
     expect(st.seen).toEqual(['PINNED']);
+    expect(st.closed).toEqual([msg]); // the job leaves the reconciliation index
     expect(outcomes()).toEqual(['PINNED']);
   });
   it('a failed attempt records FAILED and throws (the queue redelivers it)', async () => {
     const { deps: d, st } = deps(async () => { throw new Error('503 SlowDown'); });
     await expect(pinEvidence(d, msg)).rejects.toThrow('503 SlowDown');
     expect(st.seen).toEqual(['FAILED']);
+    expect(st.closed).toEqual([]); // still open: redelivery, then reconciliation
     expect(outcomes()).toEqual(['FAILED']);
   });
   it('a root mismatch records FAILED and is not retried', async () => {
     const { deps: d, st } = deps(async () => { throw new PinRootMismatchError('bafy-root', 'bafy-other', 'test'); });
     await expect(pinEvidence(d, msg)).resolves.toBeUndefined();
     expect(st.seen).toEqual(['FAILED']);
+    expect(st.closed).toEqual([msg]); // never retried
     expect(outcomes()).toEqual(['ROOT_MISMATCH']);
+  });
+});
+
+describe('requeueStalePins (reconciliation of pin jobs lost after their commit)', () => {
+  const job = (cid: string, requeues: number) => ({ message: { kind: 'DDS' as const, cid, batch_id: 'BATCH-2026-000001', dds_id: `DDS-${cid}` }, requeues });
+  function store(jobs: Array<ReturnType<typeof job>>, closedMeanwhile: string[] = []) {
+    const marks: Array<{ cid: string; giveUp: boolean }> = [];
+    let cutoff = '';
+    return {
+      marks, cutoff: () => cutoff,
+      stalePinJobs: async (before: string, limit: number) => { cutoff = before; expect(limit).toBe(100); return jobs; },
+      markPinJobRequeued: async (m: EvidencePinMessage, _at: string, o: { giveUp?: boolean } = {}) => {
+        if (closedMeanwhile.includes(m.cid)) return false;
+        marks.push({ cid: m.cid, giveUp: !!o.giveUp });
+        return true;
+      },
+    };
+  }
+  const now = () => new Date('2026-11-22T12:00:00.000Z');
+
+  it('queues every stale open job again and marks it; a job at the limit is given up, not queued; one closed meanwhile is left alone', async () => {
+    const st = store([job('bafy-a', 0), job('bafy-b', MAX_PIN_REQUEUES - 1), job('bafy-c', MAX_PIN_REQUEUES), job('bafy-d', 0)], ['bafy-d']);
+    const sent: EvidencePinMessage[] = [];
+    const queue = fakeWorkQueue<EvidencePinMessage>('evidence-pin-queue', { send: async (m) => void sent.push(m) });
+    const report = await requeueStalePins({ statuses: st, pinQueue: queue, now }, 300);
+    expect(report).toEqual({ pinsRequeued: 2, pinsGivenUp: 1 });
+    expect(st.cutoff()).toBe('2026-11-22T11:55:00.000Z');
+    expect(sent.map((m) => m.cid)).toEqual(['bafy-a', 'bafy-b']);
+    expect(st.marks).toEqual([{ cid: 'bafy-a', giveUp: false }, { cid: 'bafy-b', giveUp: false }, { cid: 'bafy-c', giveUp: true }]);
   });
 });
 

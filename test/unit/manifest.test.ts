@@ -93,7 +93,7 @@ describe('manifest', () => {
     const byFn = new Map(functionManifest().map((f) => [f.fn, f]));
     expect(byFn.get('register-farmer')!.needs).toEqual(['table:write', 'gfw', 'maaif']);
     expect(byFn.get('payout-reconciler')!.needs.filter((n) => n.endsWith(':send'))).toEqual([]);
-    expect(byFn.get('ledger-write-reconciler')!.needs).toEqual(['table:read', 'ledger-write-queue:send']);
+    expect(byFn.get('ledger-write-reconciler')!.needs).toEqual(['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send']);
   });
 
   test('problems are reported: a queue without consumer, a bad batch size, a function declared twice', () => {

@@ -4,6 +4,7 @@ import { DomainError } from '../../domain/errors';
 import { StageConflictError } from '../../domain/errors';
 import type { AuditEntry, Job, PurchaseOrder, Stage, StageHistoryEntry } from '../../domain/records';
 import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
+import { pinJobPut } from './evidence-pin-repo';
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 import type { BatchLedgerTx } from '../../domain/records';
@@ -62,7 +63,7 @@ export class CustodyRepository implements CustodyStore {
             Item: ledgerTxItem(ledgerTx),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
-        }];
+        }, pinJobPut({ kind: 'STAGE', cid: input.evidenceCid, batch_id: input.batchId, stage: input.to, history_index: ledgerTx.history_index! }, input.at)];
       },
     }).catch(async (err: unknown) => {
       if (!(err instanceof TransactionConditionError)) throw err;

@@ -31,6 +31,8 @@
  * | Deposit counter     | COUNTER#DEPOSIT#<yyyy>      | META                |                     |                                |
  * | Chain watch cursor  | CHAIN_CURSOR#<chain_id>     | META                |                     |                                |
  * | Evidence upload     | EVIDENCE_UPLOAD#<UPL-…>     | META                | (TTL: attach window + 1 day) |                       |
+ * | Evidence pin job    | PIN_JOB#<cid>               | STAGE#<batch>#<i> or DDS#<dds_id> |       |                                |
+ *   GSI2 (sparse): GSI2PK PENDING_PIN, GSI2SK <queued_at>#<cid> until pinned (or given up), for reconciliation.
  *
  * Access patterns:
  * 1. get cooperative / farmer / batch / payment / job by id: GetItem on PK + META.
@@ -55,6 +57,7 @@ export const META = 'META';
 export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
+export const PENDING_PIN = 'PENDING_PIN';
 /** GSI2 partition of loans still PENDING (lock or disbursement not settled yet). */
 export const PENDING_LOANS = 'PENDING_LOAN';
 export const PENDING_NATIONAL_CHECK = 'PENDING_NATIONAL_CHECK';
@@ -115,6 +118,11 @@ export const keys = {
   loanCounter: (year: number) => ({ PK: `COUNTER#LOAN#${year}`, SK: META }),
   /** The settlement of a purchase order on its buyer payment (one per purchase order). */
   settlement: (purchaseOrderId: string) => ({ PK: `SETTLEMENT#${purchaseOrderId}`, SK: META }),
+  /** The pin job of an evidence CID for one stage-history entry or DDS (written with the commit that names the CID). */
+  pinJob: (cid: string, target: { batch_id: string; history_index: number } | { dds_id: string }) =>
+    ({ PK: `PIN_JOB#${cid}`, SK: 'dds_id' in target ? `DDS#${target.dds_id}` : `STAGE#${target.batch_id}#${target.history_index}` }),
+  /** Sparse index of pin jobs not yet pinned (reconciliation re-queues the stale ones). */
+  pendingPinGsi: (queuedAt: string, cid: string) => ({ GSI2PK: PENDING_PIN, GSI2SK: `${queuedAt}#${cid}` }),
   /** Next `n` of `DEP-<yyyy>-<n>` (MFI deposits; the deposit itself is keys.payment). */
   depositCounter: (year: number) => ({ PK: `COUNTER#DEPOSIT#${year}`, SK: META }),
   /** The chain watcher's block cursor and lease on one chain (shared/adapters/dynamodb/chain-cursor.ts). */
