@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ulid } from 'ulid';
+import { errorResponse } from '../../shared/http/envelope';
 
 /** Path prefix this route serves. */
 export const IPFS_PATH_PREFIX = '/ipfs/';
@@ -13,10 +15,11 @@ interface ProxyResult {
   isBase64Encoded?: boolean;
 }
 
-function sendError(res: ServerResponse, status: number, code: string, message: string, head: boolean): void {
-  const text = JSON.stringify({ error: { code, message } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
-  res.end(head ? undefined : text);
+/** An error in the service's envelope (with its request id), as the gateway answers any route it cannot serve. */
+function sendError(res: ServerResponse, code: 'ROUTE_NOT_FOUND' | 'VALIDATION_ERROR', message: string, head: boolean): void {
+  const result = errorResponse(code, message, ulid(), { headers: { 'cache-control': 'no-store' } });
+  res.writeHead(result.statusCode, { ...result.headers, 'content-length': Buffer.byteLength(result.body) });
+  res.end(head ? undefined : result.body);
 }
 
 /**
@@ -24,7 +27,8 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
  * handed to the get-ipfs function (functions/get-ipfs, the same handler as the AWS routes, reading
  * the own copy of evidence on fauxqs's S3) as an API Gateway proxy event, and its answer is written
  * back — a base64 body decoded to the exact bytes, as API Gateway does with binary media types.
- * A deeper path is 404 ROUTE_NOT_FOUND (evidence directories are flat); other methods 405.
+ * A deeper path, an empty segment or another method is 404 ROUTE_NOT_FOUND (evidence directories
+ * are flat); bad percent-encoding 400 VALIDATION_ERROR; both in the service's envelope.
  * `load` gives the function's handler (the gateway's loader, metered like every route).
  */
 export function ipfsGatewayHandler(load: () => Promise<(event: APIGatewayProxyEvent, context: unknown) => Promise<ProxyResult>>): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
@@ -33,16 +37,16 @@ export function ipfsGatewayHandler(load: () => Promise<(event: APIGatewayProxyEv
     const head = req.method === 'HEAD';
     if (req.method !== 'GET' && !head) {
       res.setHeader('allow', 'GET, HEAD');
-      return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on ${IPFS_PATH_PREFIX}; use GET.`, false);
+      return sendError(res, 'ROUTE_NOT_FOUND', `No route ${req.method} ${url.pathname}: ${IPFS_PATH_PREFIX} answers GET only.`, false);
     }
     const raw = url.pathname.slice(IPFS_PATH_PREFIX.length).split('/');
     if (raw.at(-1) === '' && raw.length > 1) raw.pop();
-    if (raw.length < 1 || raw.length > 2 || raw.some((s) => s === '')) return sendError(res, 404, 'ROUTE_NOT_FOUND', `No route GET ${url.pathname}: use /ipfs/{cid} or /ipfs/{cid}/{name}.`, head);
+    if (raw.length < 1 || raw.length > 2 || raw.some((s) => s === '')) return sendError(res, 'ROUTE_NOT_FOUND', `No route GET ${url.pathname}: use /ipfs/{cid} or /ipfs/{cid}/{name}.`, head);
     let params: Record<string, string>;
     try {
       params = { id: decodeURIComponent(raw[0]!), ...(raw[1] ? { name: decodeURIComponent(raw[1]) } : {}) };
     } catch {
-      return sendError(res, 400, 'VALIDATION_ERROR', 'The path is not valid percent-encoding.', head);
+      return sendError(res, 'VALIDATION_ERROR', 'The path is not valid percent-encoding.', head);
     }
     const resource = raw[1] ? '/ipfs/{id}/{name}' : '/ipfs/{id}';
     const requestId = randomUUID();
