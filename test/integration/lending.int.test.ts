@@ -77,7 +77,11 @@ describe('a loan on a BatchToken', () => {
     const loanId: string = results.find((r) => r.status === 202)!.body.loan_id;
     const locked = await waitFor(() => api('GET', `/loans/${loanId}`, { token: ctx.coop }), (r) => !!r.body.lock_tx_hash, 30_000, 250);
     expect(locked.body.lock_tx_hash).toMatch(/^0x/);
-    expect((await api('GET', '/payments?batch_id=' + batch.batch_id, { token: ctx.coop })).body.payments.filter((p: { payment_type: string }) => p.payment_type === 'LOAN_DISBURSEMENT')).toHaveLength(1);
+    // The lock is recorded first; the disbursement is created right after it (shared/use-cases/loans.ts), so wait for it.
+    const disbursements = async () => (await api('GET', '/payments?batch_id=' + batch.batch_id, { token: ctx.coop })).body.payments.filter((p: { payment_type: string }) => p.payment_type === 'LOAN_DISBURSEMENT');
+    expect(await waitFor(disbursements, (d) => d.length > 0, 30_000, 250)).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await disbursements()).toHaveLength(1); // and no second one follows
   }, 60_000);
 
   it('each loan error code through the API: 422 INSUFFICIENT_COLLATERAL, 404 LOAN_NOT_FOUND, 503 STALE_PRICE_FEED, 400 for a LOAN_DISBURSEMENT payout', async () => {
