@@ -6,7 +6,7 @@ import type { ChainEventDeps } from '../../shared/use-cases/chain-events';
 import { chainEventId, runChainWatch, type ChainWatchConfig, type ChainWatchDeps } from '../../shared/use-cases/chain-watch';
 import type { SettlementDeps } from '../../shared/use-cases/settlement';
 import {
-  aBatch, aCooperative, aFarmer, fakeBatchStore, fakeCustodyStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeTraceLogReader,
+  aBatch, aCooperative, aFarmer, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeTraceLogReader, fakeWorkQueue,
 } from './support/fakes';
 
 /**
@@ -142,15 +142,23 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
     }),
   };
   // Buyer payments for purchase orders the service does not know: checked against the vault's log, then UNKNOWN_PURCHASE_ORDER.
-  const buyerPayments = {
+  const notHere = (what: string) => async (): Promise<never> => { throw new Error(`${what} is not reached: the watcher's purchase orders are unknown`); };
+  const buyerPayments: SettlementDeps = {
     receipts: receiptStore,
+    batches: fakeBatchStore({ get: notHere('batches.get') }),
+    loans: { activeForBatch: notHere('loans.activeForBatch') },
+    payouts: fakePayoutStore({ get: notHere('payouts.get') }),
+    settlements: { start: notHere('settlements.start'), get: notHere('settlements.get'), recordRepayment: notHere('settlements.recordRepayment'), recordRemainder: notHere('settlements.recordRemainder') },
+    vaultWrites: { request: notHere('vaultWrites.request') },
+    evidence: fakeEvidenceKeeping(),
+    ledgerQueue: fakeWorkQueue('ledger-write-queue'),
     vault: {
       purchaseOrderPaymentsInTx: async (txHash: Hex): Promise<PurchaseOrderPayment[]> => chain.logs.flatMap((l) => (l.kind === 'PurchaseOrderPaid' && l.txHash === txHash
         ? [{ purchaseOrderId: l.purchaseOrderId!, payer: l.payer, amountUsdMicro: l.amountUsdMicro, txHash: l.txHash, logIndex: l.logIndex, blockNumber: l.blockNumber }] : [])),
     },
     custody: fakeCustodyStore({ getPurchaseOrder: async () => null }),
     now,
-  } as unknown as SettlementDeps;
+  };
   const cursor = new FakeCursor();
   const deps: ChainWatchDeps = { source: chain, cursor, stageEvents, buyerPayments, now };
   return { deps, cursor, batches, receipts, applied, created, tick: (ms: number) => { clock = new Date(clock.getTime() + ms); } };
