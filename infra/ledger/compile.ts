@@ -6,7 +6,7 @@ import type { Hex } from '../../shared/domain/ports';
 import { repoRoot } from '../../shared/runtime/paths';
 
 /** The contracts this project compiles, by name (file `infra/ledger/contracts/<name>.sol`). */
-export type ContractName = 'BatchToken' | 'TraceLog' | 'TestUSDC' | 'LendingVault';
+export type ContractName = 'BatchToken' | 'TraceLog' | 'TestUSDC' | 'LendingVault' | 'AuditAnchor';
 
 /** A compiled contract: its ABI (solc JSON) and creation bytecode. */
 export interface CompiledContract {
@@ -16,7 +16,7 @@ export interface CompiledContract {
 
 export type CompiledContracts = Record<ContractName, CompiledContract>;
 
-const CONTRACT_NAMES: readonly ContractName[] = ['BatchToken', 'TraceLog', 'TestUSDC', 'LendingVault'];
+const CONTRACT_NAMES: readonly ContractName[] = ['BatchToken', 'TraceLog', 'TestUSDC', 'LendingVault', 'AuditAnchor'];
 
 /** Compiler settings: fixed so builds are reproducible (hardhat node runs hardfork prague). */
 export const SOLC_SETTINGS = {

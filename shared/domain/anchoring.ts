@@ -1,0 +1,77 @@
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+
+/**
+ * Anchoring of audit logs (decisions §13): a periodic anchor commits the audit heads of every
+ * batch written since the previous anchor as ONE Merkle root on the ledger (the AuditAnchor
+ * contract, infra/ledger/contracts/AuditAnchor.sol). A head is `(batch_id, sequence_number,
+ * hash)` of a batch's newest entry; the hash chain links every earlier entry to it, so anchoring
+ * the head anchors them all. Trees are OpenZeppelin StandardMerkleTrees over the leaf types below,
+ * which the contract's `headLeaf` and OpenZeppelin's `MerkleProof` verify on chain.
+ */
+
+/** Leaf types of an audit head: batch id, sequence number of the entry, entry hash (SHA-256, as bytes32). */
+export const ANCHOR_LEAF_TYPES = ['string', 'uint256', 'bytes32'] as const;
+
+/** A batch's audit head: its newest entry at the time of the anchor. */
+export interface AuditHead {
+  batch_id: string;
+  sequence_number: number;
+  /** The entry's SHA-256 hash, 64 lowercase hex digits (as AuditEntry.hash). */
+  hash: string;
+}
+
+/** A head's place in an anchor: the anchor's root and the head's proof (sibling hashes, bottom up), all 0x-hex. */
+export interface AnchorProof {
+  root: `0x${string}`;
+  proof: Array<`0x${string}`>;
+}
+
+/** The tree of one anchor: its root, and each head's proof by batch id. */
+export interface AnchorTree {
+  root: `0x${string}`;
+  proofs: Map<string, AnchorProof & { head: AuditHead }>;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+function leafOf(head: AuditHead): [string, string, string] {
+  if (!HASH.test(head.hash)) throw new Error(`anchor: the audit hash of ${head.batch_id} #${head.sequence_number} is not 64 lowercase hex digits`);
+  if (!Number.isSafeInteger(head.sequence_number) || head.sequence_number < 1) throw new Error(`anchor: bad sequence number ${head.sequence_number} of ${head.batch_id}`);
+  return [head.batch_id, String(head.sequence_number), `0x${head.hash}`];
+}
+
+/**
+ * Builds the Merkle tree of an anchor over `heads` (one per batch, at least one). The tree is the
+ * same whatever the order of `heads` (leaves are sorted), so any party can rebuild it from the heads.
+ * Errors: Error on an empty list, a batch given twice, or a malformed head.
+ */
+export function buildAnchorTree(heads: readonly AuditHead[]): AnchorTree {
+  if (heads.length === 0) throw new Error('anchor: no audit heads to anchor');
+  const seen = new Set<string>();
+  for (const h of heads) {
+    if (seen.has(h.batch_id)) throw new Error(`anchor: batch ${h.batch_id} given twice; an anchor holds one head per batch`);
+    seen.add(h.batch_id);
+  }
+  const tree = StandardMerkleTree.of(heads.map(leafOf), [...ANCHOR_LEAF_TYPES]);
+  const root = tree.root as `0x${string}`;
+  const proofs = new Map<string, AnchorProof & { head: AuditHead }>();
+  for (const [i, [batchId]] of tree.entries()) {
+    const head = heads.find((h) => h.batch_id === batchId)!;
+    proofs.set(batchId, { root, proof: tree.getProof(i) as Array<`0x${string}`>, head });
+  }
+  return { root, proofs };
+}
+
+/** True when `proof` shows `head` under `root` (the check the contract's `isAnchoredHead` makes, less the on-chain part). */
+export function verifyAnchorProof(head: AuditHead, anchor: AnchorProof): boolean {
+  try {
+    return StandardMerkleTree.verify(anchor.root, [...ANCHOR_LEAF_TYPES], leafOf(head), anchor.proof);
+  } catch {
+    return false;
+  }
+}
+
+/** The leaf hash of a head (0x-hex), equal to the contract's `headLeaf(batchId, sequence, 0x<hash>)`. */
+export function anchorLeafHash(head: AuditHead): `0x${string}` {
+  return StandardMerkleTree.of([leafOf(head)], [...ANCHOR_LEAF_TYPES]).leafHash(leafOf(head)) as `0x${string}`;
+}
