@@ -1,10 +1,11 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { InvalidCarError } from '../../shared/domain/evidence-car';
 import { readVerifiedCar } from '../../shared/domain/evidence-car-reader';
 import { listenOnLoopback } from './loopback';
+import { NodeSha256 } from '../../shared/adapters/aws/s3-signed-fetch';
 
 /** Options of {@link startIpfsPinningSandbox}. */
 export interface IpfsPinningSandboxOptions {
@@ -41,20 +42,6 @@ class S3Failure extends Error {
   }
 }
 
-/** HMAC/SHA-256 for the signer (the same construction the SDK uses in Node). */
-class Sha256 {
-  private readonly h;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.h = secret === undefined ? createHash('sha256') : createHmac('sha256', typeof secret === 'string' ? secret : Buffer.from(secret as ArrayBuffer));
-  }
-  update(d: string | ArrayBuffer | ArrayBufferView): void {
-    this.h.update(typeof d === 'string' ? d : Buffer.from(ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new Uint8Array(d)));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.h.digest());
-  }
-  reset(): void {}
-}
 
 /**
  * A local stand-in for an S3-compatible IPFS pinning API (Filebase-style), speaking the same
@@ -198,7 +185,7 @@ async function verifySignature(req: IncomingMessage, url: URL, body: Uint8Array,
   for (const name of signedHeaders!.split(';')) headers[name] = String(req.headers[name] ?? '');
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = v;
-  const signer = new SignatureV4({ service: 's3', region: region!, credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }, sha256: Sha256, uriEscapePath: false, applyChecksum: false });
+  const signer = new SignatureV4({ service: 's3', region: region!, credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }, sha256: NodeSha256, uriEscapePath: false, applyChecksum: false });
   const date = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
   if (!date) throw new S3Failure(403, 'AccessDenied', 'x-amz-date is missing or malformed.');
   const signingDate = new Date(Date.UTC(+date[1]!, +date[2]! - 1, +date[3]!, +date[4]!, +date[5]!, +date[6]!));

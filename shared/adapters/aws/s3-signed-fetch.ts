@@ -2,7 +2,7 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /** node:crypto SHA-256 / HMAC-SHA-256 in the shape @smithy/signature-v4 expects (a Checksum). */
-class NodeSha256 {
+export class NodeSha256 {
   private readonly h: Hash | Hmac;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
     this.h = secret === undefined ? createHash('sha256') : createHmac('sha256', typeof secret === 'string' ? secret : Buffer.from(secret as ArrayBuffer));

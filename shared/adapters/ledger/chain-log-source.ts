@@ -4,7 +4,7 @@ import { getBlockNumber, getLogs, readContract } from 'viem/actions';
 import type { ChainLogSource, Hex, WatchedChainLog } from '../../domain/ports';
 import { batchTokenAbi, lendingVaultAbi, traceLogAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
-import { assertChainId, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { chainIdCheck, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 import { idOfVaultRef } from './vault-ledger';
 
 /** Configuration of an `EvmChainLogSource` (read-only: no signing key). */
@@ -38,7 +38,7 @@ export class EvmChainLogSource implements ChainLogSource {
   private readonly client: Client<Transport, Chain>;
   private readonly config: ChainLogSourceConfig;
   private readonly batchIds = new Map<bigint, string>();
-  private chainChecked: Promise<void> | undefined;
+  private chainCheck: (() => Promise<void>) | undefined;
 
   constructor(config: ChainLogSourceConfig) {
     for (const [name, address] of [['traceLogAddress', config.traceLogAddress], ['batchTokenAddress', config.batchTokenAddress], ['lendingVaultAddress', config.lendingVaultAddress ?? zeroAddress]] as const) {
@@ -109,9 +109,8 @@ export class EvmChainLogSource implements ChainLogSource {
 
   /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
   private checkChain(): Promise<void> {
-    this.chainChecked ??= assertChainId(this.client, this.config.chainId);
-    this.chainChecked.catch(() => (this.chainChecked = undefined));
-    return this.chainChecked;
+    this.chainCheck ??= chainIdCheck(this.client, this.config.chainId);
+    return this.chainCheck();
   }
 }
 

@@ -41,6 +41,19 @@ export function ledgerUnavailable(err: unknown, operation: string): LedgerUnavai
 }
 
 /**
+ * The chain-id check of one reader: {@link assertChainId} asked once and remembered, asked again
+ * after a failure. Errors: as assertChainId.
+ */
+export function chainIdCheck(client: Client<Transport, Chain>, expected: number): () => Promise<void> {
+  let checked: Promise<void> | undefined;
+  return () => {
+    checked ??= assertChainId(client, expected);
+    checked.catch(() => (checked = undefined));
+    return checked;
+  };
+}
+
+/**
  * Checks that the endpoint serves `expected` (eth_chainId). Errors: LedgerUnavailableError when it
  * cannot be asked or names another chain. Callers keep the promise, once per instance, and drop it
  * on failure so the next call asks again.

@@ -14,7 +14,7 @@ import { getTransactionReceipt } from 'viem/actions';
 import type { Hex, RecordedStage, TraceLogReader } from '../../domain/ports';
 import { traceLogAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
-import { assertChainId, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { chainIdCheck, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 
 /** Configuration of an `EvmTraceLogReader` (read-only: no signing key). */
 export interface TraceLogReaderConfig {
@@ -44,7 +44,7 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 export class EvmTraceLogReader implements TraceLogReader {
   private readonly client: Client<Transport, Chain>;
   private readonly config: TraceLogReaderConfig;
-  private chainChecked: Promise<void> | undefined;
+  private chainCheck: (() => Promise<void>) | undefined;
 
   constructor(config: TraceLogReaderConfig) {
     if (!isAddress(config.traceLogAddress, { strict: false })) throw new RangeError('EvmTraceLogReader: traceLogAddress is not an address');
@@ -79,9 +79,8 @@ export class EvmTraceLogReader implements TraceLogReader {
 
   /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
   private checkChain(): Promise<void> {
-    this.chainChecked ??= assertChainId(this.client, this.config.chainId);
-    this.chainChecked.catch(() => (this.chainChecked = undefined));
-    return this.chainChecked;
+    this.chainCheck ??= chainIdCheck(this.client, this.config.chainId);
+    return this.chainCheck();
   }
 }
 

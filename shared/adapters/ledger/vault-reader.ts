@@ -17,7 +17,7 @@ import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex, PurchaseOrderPayment, VaultReader, VaultState, VaultWriteResult } from '../../domain/ports';
 import { lendingVaultAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
-import { assertChainId, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { chainIdCheck, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 import { VAULT_LOAN_STATUSES, idOfVaultRef, vaultRef, vaultRevertReason, vaultShareholder, type VaultLoanStatus } from './vault-ledger';
 
 /** Configuration of an `EvmVaultReader` (read-only: no signing key). */
@@ -48,7 +48,7 @@ const purchaseOrderPaidEvent = lendingVaultAbi.find((e) => e.type === 'event' &&
 export class EvmVaultReader implements VaultReader {
   private readonly client: Client<Transport, Chain>;
   private readonly config: VaultReaderConfig;
-  private chainChecked: Promise<void> | undefined;
+  private chainCheck: (() => Promise<void>) | undefined;
 
   constructor(config: VaultReaderConfig) {
     if (!isAddress(config.lendingVaultAddress, { strict: false })) throw new RangeError('EvmVaultReader: lendingVaultAddress is not an address');
@@ -200,9 +200,8 @@ export class EvmVaultReader implements VaultReader {
 
   /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
   private checkChain(): Promise<void> {
-    this.chainChecked ??= assertChainId(this.client, this.config.chainId);
-    this.chainChecked.catch(() => (this.chainChecked = undefined));
-    return this.chainChecked;
+    this.chainCheck ??= chainIdCheck(this.client, this.config.chainId);
+    return this.chainCheck();
   }
 }
 
