@@ -4,8 +4,17 @@
  * - `Stateful`: table, queues (+ DLQs), manual-review topic, secrets.
  * - `Service`: one Lambda function per distinct `fn` (routes, workers, authorizer), the REST API
  *   with one method per route, and the payout state machine.
+ * - `Triggers` (a nested stack): what may invoke the functions without being wired to them
+ *   otherwise: API Gateway's invoke permission of each route, and the EventBridge schedules of the
+ *   scheduled workers with their permissions.
+ * - `Observability`: the dashboard here; the ops topic, its key, the alarms and the log metric
+ *   filters in its nested stack `Observability/Alarms` (infra/stack/observability.ts).
+ *
+ * CloudFormation allows 500 resources per template: the main template must stay at or under
+ * {@link MAIN_TEMPLATE_RESOURCE_CEILING} (test/infra/stack.test.ts); the functions, the API, the
+ * stateful resources and the WAF stay in it, see README "What the stack contains".
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -35,6 +44,14 @@ import { RateLimitWaf } from './waf';
 import { OutboundWebhookStream } from './outbound-webhooks';
 import { StatefulResources } from './stateful-resources';
 import { EvidenceStore } from './evidence-store';
+
+/**
+ * The most resources the main template may hold (test/infra/stack.test.ts, every stage):
+ * CloudFormation refuses a template over 500, and a function with a route costs about 6.
+ * A change that would pass it moves more self-contained resources into a nested stack instead of
+ * raising it (README "What the stack contains").
+ */
+export const MAIN_TEMPLATE_RESOURCE_CEILING = 440;
 
 /** One function's requirements, from the manifest (a `fn` may serve several routes). */
 export interface FunctionSpec {
@@ -69,6 +86,9 @@ export class CoffeeTraceStack extends Stack {
   readonly payout: PayoutStateMachine;
   /** Function per `fn` folder name. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
+  /** Nested stack: the routes' invoke permissions and the scheduled workers' rules. */
+  readonly triggers: NestedStack;
+  readonly observability: Observability;
 
   /** @throws Error listing every `functions/<fn>/handler.ts` that does not exist. */
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -122,6 +142,8 @@ export class CoffeeTraceStack extends Stack {
       functions.set(spec.fn, f);
     }
     this.functions = functions;
+    // Nested stack of invoke permissions and schedules (file comment); it takes the function ARNs and the API id as parameters.
+    this.triggers = new NestedStack(this, 'Triggers', { description: 'Coffee trace: API Gateway invoke permissions of the routes and schedules of the scheduled workers' });
     const fnOf = (fn: string) => {
       const f = functions.get(fn);
       if (!f) throw new Error(`No function ${fn}`);
@@ -130,7 +152,7 @@ export class CoffeeTraceStack extends Stack {
 
     for (const w of workers) {
       if (w.kind === 'scheduled') {
-        new Rule(service, `${pascal(w.fn)}Schedule`, {
+        new Rule(this.triggers, `${pascal(w.fn)}Schedule`, {
           description: w.summary.slice(0, 512),
           schedule: Schedule.expression(w.schedule),
           targets: [new LambdaFunction(fnOf(w.fn), { retryAttempts: 2 })],
@@ -144,7 +166,7 @@ export class CoffeeTraceStack extends Stack {
       }));
     }
 
-    this.api.addRoutes(routes, (fn) => functions.get(fn)?.fn, fnOf(AUTHORIZER_FN));
+    this.api.addRoutes(routes, (fn) => functions.get(fn)?.fn, fnOf(AUTHORIZER_FN), this.triggers);
     // Outbound webhooks: the table's stream feeds the event publisher (decisions §12).
     new OutboundWebhookStream(service, 'OutboundWebhookStream', {
       table: this.stateful.table,
@@ -157,7 +179,7 @@ export class CoffeeTraceStack extends Stack {
     for (const w of workers) if (w.kind === 'state-machine-task') tasks[w.substitution] = fnOf(w.fn);
     this.payout = new PayoutStateMachine(service, 'PayoutLifecycle', { tasks });
     // Dashboard, ops topic and alarms (stage setting alarmsEnabled); after every queue exists: it finds the dead-letter queues.
-    new Observability(this, 'Observability', {
+    this.observability = new Observability(this, 'Observability', {
       alarmsEnabled: settings.alarmsEnabled, namespace: this.stackName, api: this.api.api, stateMachine: this.payout.stateMachine, functions,
       ledgerWriteQueue: this.stateful.queues['ledger-write-queue'], opsEmail: readOpsAlarmEmail(this),
     });

@@ -8,15 +8,18 @@ import { Aws, CfnCondition, Duration, Fn, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
+  AwsIntegration,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  type IntegrationConfig,
+  type Method,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -147,9 +150,11 @@ export class ServiceApi extends Construct {
   /**
    * Adds one method per route, integrated (proxy) with `fnFor(route.fn)`; `jwt` routes use the
    * REQUEST authorizer (Authorization header, no result caching), others AuthorizationType NONE.
+   * Each route's invoke permission is created in `permissionScope` (a nested stack: see
+   * {@link LambdaProxyIntegration}).
    * @throws Error when a route's function is missing.
    */
-  addRoutes(routes: readonly RouteDef[], fnFor: (fn: string) => IFunction | undefined, authorizerFn: IFunction): void {
+  addRoutes(routes: readonly RouteDef[], fnFor: (fn: string) => IFunction | undefined, authorizerFn: IFunction, permissionScope: Construct): void {
     const authorizer = new RequestAuthorizer(this, 'JwtAuthorizer', {
       handler: authorizerFn,
       identitySources: [IdentitySource.header('Authorization')],
@@ -161,7 +166,7 @@ export class ServiceApi extends Construct {
       if (!fn) throw new Error(`No function ${route.fn} for ${route.method} ${route.path}`);
       const method = this.api.root.resourceForPath(route.path).addMethod(
         route.method,
-        new LambdaIntegration(fn, { allowTestInvoke: false }),
+        new LambdaProxyIntegration(fn, permissionScope),
         route.auth === 'jwt'
           ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
           : { authorizationType: AuthorizationType.NONE },
@@ -180,5 +185,32 @@ export class ServiceApi extends Construct {
   /** Public URL of a route on the prod stage. */
   urlOf(path: string): string {
     return `${this.api.url}${path.replace(/^\//, '')}`;
+  }
+}
+
+/**
+ * A Lambda proxy integration, the same integration as CDK's `LambdaIntegration` (AWS_PROXY, POST
+ * to the function's `invocations` path; test invocations not allowed), whose invoke permission
+ * (`AWS::Lambda::Permission`: API Gateway may invoke the function for this method and path on
+ * the `prod` stage) is created in `permissionScope` instead of beside the method. The service
+ * puts those permissions, one per route, in a nested stack (infra/stack/coffee-trace-stack.ts
+ * `Triggers`) to keep the main template far from CloudFormation's 500 resources; the nested
+ * stack receives the function ARNs and the API id as parameters.
+ */
+export class LambdaProxyIntegration extends AwsIntegration {
+  constructor(private readonly handler: IFunction, private readonly permissionScope: Construct) {
+    super({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${handler.functionArn}/invocations` });
+  }
+
+  override bind(method: Method): IntegrationConfig {
+    const config = super.bind(method);
+    const path = method.resource.path;
+    this.handler.addPermission(`ApiPermission.${method.httpMethod}${path.replace(/\//g, '.')}`, {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      scope: this.permissionScope,
+      // Method.methodArn with the literal stage name: no reference to the Stage, whose deployment waits for the methods.
+      sourceArn: method.api.arnForExecuteApi(method.httpMethod, path.replace(/\{[^}]*\}/g, '*'), STAGE_NAME),
+    });
+    return config;
   }
 }

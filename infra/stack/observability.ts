@@ -14,11 +14,17 @@
  *   (FORGED_OR_MISMATCHED_CHAIN_EVENT, FORGED_OR_UNEXPECTED_BUYER_PAYMENT, FORGED_OR_MISMATCHED_WEBHOOK,
  *   FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK) in the log groups of the webhook functions and the ledger writer.
  *
+ * Where: the dashboard is in the main stack; the log metric filters, the ops topic, its KMS key and
+ * the alarms are in the nested stack `Observability/Alarms` ({@link Observability.nested}), which
+ * takes the log groups, queue names and the state machine ARN as parameters. The names an
+ * operator knows stay the same: alarms `<stack name>-<alarm>`, dashboard `<stack name>-operations`
+ * (the main stack's name, not the nested stack's).
+ *
  * Tracing: X-Ray active tracing is on for every function (infra/stack/service-function.ts), the
  * API stage (http-api.ts) and the state machine (payout-state-machine.ts). The Powertools Tracer
  * SDK (aws-xray-sdk-core, +120 KB per bundle) is not bundled: it does not fit the bundle budgets.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -85,13 +91,18 @@ export interface ObservabilityProps {
 /** Dashboard, ops topic and alarms. Create it after every queue of the stack exists (it finds the dead-letter queues by walking the stack). */
 export class Observability extends Construct {
   readonly dashboard: Dashboard;
+  /** The nested stack holding the metric filters, the ops topic, its key and the alarms (the dashboard stays in the main stack). */
+  readonly nested: NestedStack;
   /** The ops topic alarms notify (only with alarms enabled). */
   readonly opsTopic?: Topic;
   readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
+    // The main stack: its name makes the dashboard and alarm names, and its queues are the ones watched.
     const stack = Stack.of(this);
+    const nested = new NestedStack(this, 'Alarms', { description: `${stack.stackName}: log metric filters, ops alarm topic and its key, alarms` });
+    this.nested = nested;
     const ns = props.namespace;
     const service = { [SERVICE_DIMENSION]: 'coffee-trace' };
     const metric = (name: MetricName | typeof FORGED_EVENT_METRIC, statistic: string, period = Duration.minutes(5), dims: Record<string, string> = service, label?: string) =>
@@ -108,7 +119,7 @@ export class Observability extends Construct {
     for (const fn of loggers) {
       const f = props.functions.get(fn);
       if (!f) continue;
-      new MetricFilter(this, `Forged${pascal(fn)}`, {
+      new MetricFilter(nested, `Forged${pascal(fn)}`, {
         logGroup: f.logGroup,
         filterPattern: forgedPattern,
         metricNamespace: ns,
@@ -156,26 +167,26 @@ export class Observability extends Construct {
     }
 
     // The ops topic: encrypted with its own key, which CloudWatch may use (alarms cannot publish to a topic under the AWS managed key).
-    const key = new Key(this, 'OpsTopicKey', { description: `${stack.stackName} ops alarm topic`, enableKeyRotation: true });
+    const key = new Key(nested, 'OpsTopicKey', { description: `${stack.stackName} ops alarm topic`, enableKeyRotation: true });
     key.addToResourcePolicy(new PolicyStatement({
       principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
       actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
       resources: ['*'],
       conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
     }));
-    const topic = new Topic(this, 'OpsTopic', { displayName: `${stack.stackName}: operations alarms`, masterKey: key, enforceSSL: true });
+    const topic = new Topic(nested, 'OpsTopic', { displayName: `${stack.stackName}: operations alarms`, masterKey: key, enforceSSL: true });
     topic.addToResourcePolicy(new PolicyStatement({
       principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
       actions: ['sns:Publish'],
       resources: [topic.topicArn],
       conditions: { ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` } },
     }));
-    if (props.opsEmail) new Subscription(this, 'OpsEmail', { topic, protocol: SubscriptionProtocol.EMAIL, endpoint: props.opsEmail });
+    if (props.opsEmail) new Subscription(nested, 'OpsEmail', { topic, protocol: SubscriptionProtocol.EMAIL, endpoint: props.opsEmail });
     this.opsTopic = topic;
     const action = new SnsAction(topic);
 
     const alarm = (id: string, m: IMetric, threshold: number, description: string, opts: { periods?: number; datapoints?: number; op?: ComparisonOperator } = {}) => {
-      const a = new Alarm(this, id, {
+      const a = new Alarm(nested, id, {
         alarmName: `${stack.stackName}-${id}`,
         alarmDescription: description,
         metric: m,

@@ -1,6 +1,8 @@
 /**
  * Observability in the template (issue 11, infra/stack/observability.ts): the dashboard in every
  * stage; with alarmsEnabled (every stage by default) the ops topic and the alarms, each notifying it; none with `-c alarms=off`.
+ * The dashboard is in the main template; the metric filters, ops topic, key and alarms in the
+ * nested stack `Observability/Alarms`, whose parameters are resolved to the main stack's resources.
  * Synthesized with cdk.json's context and bundling skipped (the assets are not asserted here).
  */
 import { readFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { CoffeeTraceStack } from '../../infra/stack/coffee-trace-stack';
 import { deadLetterQueues, FORGED_EVENT_ALARM_KEYS, FORGED_EVENT_METRIC, MANUAL_REVIEW_ALARM_THRESHOLD, TIME_TO_COMPLETED_P95_MS } from '../../infra/stack/observability';
 import { readStage, type StageName } from '../../infra/stack/stage';
+import { nestedTemplate } from './nested-templates';
 import { routes } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 
@@ -23,7 +26,8 @@ function synth(stage: StageName, extra: Json = {}) {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], stage, ...extra } });
   const stack = new CoffeeTraceStack(app, readStage(app).stackName);
   const template = Template.fromStack(stack);
-  return { app, stack, template, resources: template.toJSON().Resources as Record<string, Json> };
+  const nested = nestedTemplate(stack.observability.nested);
+  return { app, stack, template, resources: template.toJSON().Resources as Record<string, Json>, nested };
 }
 const ofType = (resources: Record<string, Json>, type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
@@ -35,7 +39,7 @@ beforeAll(() => {
 });
 
 describe('prod (alarms enabled)', () => {
-  const alarms = () => ofType(prod.resources, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties as Json);
+  const alarms = () => ofType(prod.nested.resources, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties as Json);
   const alarmNamed = (suffix: string) => {
     const a = alarms().find((p) => p.AlarmName === `CoffeeTrace-prod-${suffix}`);
     if (!a) throw new Error(`no alarm ${suffix}: ${alarms().map((p) => p.AlarmName).join(', ')}`);
@@ -43,11 +47,11 @@ describe('prod (alarms enabled)', () => {
   };
 
   test('an encrypted, TLS-only ops topic CloudWatch may publish to, with the email from context', () => {
-    const [[topicId, topic]] = ofType(prod.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('ObservabilityOpsTopic')) as [[string, Json]];
-    expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ObservabilityOpsTopicKey/), 'Arn'] });
-    prod.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true, KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]) } });
-    prod.template.hasResourceProperties('AWS::SNS::TopicPolicy', { Topics: [{ Ref: topicId }], PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish' })]) } });
-    prod.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
+    const [[topicId, topic]] = ofType(prod.nested.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('OpsTopic')) as [[string, Json]];
+    expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^OpsTopicKey/), 'Arn'] });
+    prod.nested.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true, KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]) } });
+    prod.nested.template.hasResourceProperties('AWS::SNS::TopicPolicy', { Topics: [{ Ref: topicId }], PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish' })]) } });
+    prod.nested.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
     // every alarm notifies the ops topic when it fires and when it clears
     for (const a of alarms()) {
       expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
@@ -60,7 +64,7 @@ describe('prod (alarms enabled)', () => {
     expect(dlqs.length).toBeGreaterThanOrEqual(3);
     const dlqIds = dlqs.map((q) => prod.stack.getLogicalId(q.node.defaultChild as never));
     const dlqAlarms = alarms().filter((a) => /-Dlq.*NotEmpty$/.test(a.AlarmName));
-    expect(dlqAlarms.map((a) => a.Dimensions[0].Value['Fn::GetAtt'][0]).sort()).toEqual([...dlqIds].sort());
+    expect(dlqAlarms.map((a) => (prod.nested.resolve(a.Dimensions[0].Value) as Json)['Fn::GetAtt']).sort()).toEqual(dlqIds.map((id) => [id, 'QueueName']).sort());
     for (const a of dlqAlarms) expect(a).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
@@ -82,11 +86,11 @@ describe('prod (alarms enabled)', () => {
   });
 
   test('forged-event metric filters on the webhook functions, the ledger writer and the chain-event watcher match the use cases\' alarm log keys', () => {
-    const filters = ofType(prod.resources, 'AWS::Logs::MetricFilter').map(([, r]) => r.Properties as Json).filter((p) => p.MetricTransformations[0].MetricName === FORGED_EVENT_METRIC);
+    const filters = ofType(prod.nested.resources, 'AWS::Logs::MetricFilter').map(([, r]) => r.Properties as Json).filter((p) => p.MetricTransformations[0].MetricName === FORGED_EVENT_METRIC);
     const fns = [...new Set([...routes.filter((r) => r.auth === 'webhook').map((r) => r.fn), 'ledger-writer', 'chain-event-watcher'])];
     expect(filters).toHaveLength(fns.length);
     const logGroups = fns.map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never)).sort();
-    expect(filters.map((f) => f.LogGroupName.Ref).sort()).toEqual(logGroups);
+    expect(filters.map((f) => (prod.nested.resolve(f.LogGroupName) as Json).Ref).sort()).toEqual(logGroups);
     for (const f of filters) {
       for (const key of FORGED_EVENT_ALARM_KEYS) expect(f.FilterPattern).toContain(`$.alarm = "${key}"`);
       expect(f.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'CoffeeTrace-prod', MetricValue: '1' });
@@ -109,6 +113,15 @@ describe('prod (alarms enabled)', () => {
     }
   });
 
+  test('the dashboard is in the main template; the metric filters, ops topic, key and alarms only in the nested stack', () => {
+    expect(ofType(prod.resources, 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
+    expect(ofType(prod.nested.resources, 'AWS::CloudWatch::Dashboard')).toEqual([]);
+    for (const type of ['AWS::CloudWatch::Alarm', 'AWS::Logs::MetricFilter', 'AWS::KMS::Key']) expect({ type, main: ofType(prod.resources, type) }).toEqual({ type, main: [] });
+    expect(ofType(prod.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('Observability'))).toEqual([]);
+    expect(ofType(prod.nested.resources, 'AWS::CloudWatch::Alarm')).toHaveLength(prod.stack.observability.alarms.length);
+    expect(prod.stack.observability.alarms.length).toBeGreaterThanOrEqual(12);
+  });
+
   test('cdk-nag AwsSolutions: no unacknowledged findings on the observability resources', () => {
     const report = new AwsSolutionsChecks(prod.app, { verbose: true }).validateScope(prod.app);
     const ours = report.violations.filter((v) => v.violatingResources.some((r) => r.constructPath?.includes('/Observability/')));
@@ -119,8 +132,13 @@ describe('prod (alarms enabled)', () => {
 describe('dev with -c alarms=off', () => {
   test('the dashboard but no alarm, no ops topic, no key', () => {
     expect(ofType(dev.resources, 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
-    expect(ofType(dev.resources, 'AWS::CloudWatch::Alarm')).toEqual([]);
+    for (const resources of [dev.resources, dev.nested.resources]) {
+      expect(ofType(resources, 'AWS::CloudWatch::Alarm')).toEqual([]);
+      expect(ofType(resources, 'AWS::KMS::Key')).toEqual([]);
+    }
     expect(ofType(dev.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('Observability'))).toEqual([]);
-    expect(ofType(dev.resources, 'AWS::KMS::Key')).toEqual([]);
+    expect(ofType(dev.nested.resources, 'AWS::SNS::Topic')).toEqual([]);
+    // the forged-event metric filters do not depend on the alarms
+    expect(ofType(dev.nested.resources, 'AWS::Logs::MetricFilter').length).toBeGreaterThan(0);
   });
 });

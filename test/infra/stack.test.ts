@@ -10,8 +10,8 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BUNDLE_BANNER, BUNDLE_EXTERNALS, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling, FUNCTION_LAYER_FILES, POWERTOOLS_PACKAGES, powertoolsLayerParameter, powertoolsVersion } from '../../infra/bundling';
-import { CoffeeTraceStack, functionSpecs } from '../../infra/stack/coffee-trace-stack';
-import { GATEWAY_ERRORS } from '../../infra/stack/http-api';
+import { CoffeeTraceStack, functionSpecs, MAIN_TEMPLATE_RESOURCE_CEILING } from '../../infra/stack/coffee-trace-stack';
+import { GATEWAY_ERRORS, STAGE_NAME } from '../../infra/stack/http-api';
 import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
 import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-machine';
 import { SETTING_DEFAULTS } from '../../infra/stack/settings';
@@ -19,6 +19,7 @@ import { STAGES } from '../../infra/stack/stage';
 import { PER_TOKEN_LIMIT, rateLimitedBody, WEBHOOK_PATH_REGEX, WEBHOOK_PER_IP_LIMIT } from '../../infra/stack/waf';
 import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
+import { nestedTemplate, type NestedTemplate } from './nested-templates';
 
 jest.setTimeout(240_000);
 
@@ -31,6 +32,8 @@ let app: App;
 let stack: CoffeeTraceStack;
 let template: Template;
 let resources: Record<string, Json>;
+/** The nested stack `Triggers`: the routes' invoke permissions and the schedules. */
+let triggers: NestedTemplate;
 
 /** Logical id of a function folder's Lambda. */
 function fnLogicalId(fn: string): string {
@@ -56,6 +59,7 @@ beforeAll(() => {
   stack = new CoffeeTraceStack(app, 'CoffeeTrace');
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Record<string, Json>;
+  triggers = nestedTemplate(stack.triggers);
   console.log(`CoffeeTraceStack synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 });
 
@@ -83,6 +87,25 @@ describe('API Gateway', () => {
       expect(m.Properties.Integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(m.Properties.Integration.Uri)).toContain(fnLogicalId(route.fn));
     }
+  });
+
+  test('API Gateway may invoke each route\'s function for exactly that method and path on the prod stage (permissions in the nested stack Triggers); only the authorizer\'s in the main template', () => {
+    const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
+    const fromApi = Object.values(triggers.resources).filter((r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com');
+    expect(fromApi).toHaveLength(routes.length);
+    const granted = fromApi.map((r) => {
+      expect(r.Properties.Action).toBe('lambda:InvokeFunction');
+      const [head, tail] = (r.Properties.SourceArn['Fn::Join'][1] as unknown[]).slice(-2) as [Json, string];
+      expect(triggers.resolve(head)).toEqual({ Ref: apiId });
+      const fn = (triggers.resolve(r.Properties.FunctionName) as Json)['Fn::GetAtt'];
+      return `${fn[0]} ${fn[1]} ${tail}`;
+    });
+    // methodArn: stage, method, path with every path parameter as *
+    const expected = routes.map((r) => `${fnLogicalId(r.fn)} Arn /${STAGE_NAME}/${r.method}${r.path.replace(/\{[^}]*\}/g, '*')}`);
+    expect(granted.sort()).toEqual(expected.sort());
+    const inMain = ofType('AWS::Lambda::Permission').filter(([, r]) => r.Properties.Principal === 'apigateway.amazonaws.com');
+    expect(inMain).toHaveLength(1);
+    expect(inMain[0]![1].Properties.FunctionName).toEqual({ 'Fn::GetAtt': [fnLogicalId(AUTHORIZER_FN), 'Arn'] });
   });
 
   test('stage prod: throttled 50/100, access-logged, traced', () => {
@@ -351,11 +374,19 @@ describe('payout state machine', () => {
 
 describe('stateful resources', () => {
   test('scheduled workers run from an EventBridge rule with their schedule', () => {
-    for (const w of workers.filter((x) => x.kind === 'scheduled')) {
-      const fnId = fnLogicalId(w.fn);
-      const rule = ofType('AWS::Events::Rule').find(([, r]) => (r.Properties.Targets as Json[]).some((t) => JSON.stringify(t.Arn).includes(fnId)));
+    // The rules and their invoke permissions are in the nested stack Triggers; the target ARN is its parameter, set by the main stack to the function's ARN.
+    const scheduled = workers.filter((x) => x.kind === 'scheduled');
+    const rules = Object.entries(triggers.resources).filter(([, r]) => r.Type === 'AWS::Events::Rule');
+    expect(rules).toHaveLength(scheduled.length);
+    expect(ofType('AWS::Events::Rule')).toEqual([]);
+    for (const w of scheduled) {
+      const target = { 'Fn::GetAtt': [fnLogicalId(w.fn), 'Arn'] };
+      const rule = rules.find(([, r]) => (r.Properties.Targets as Json[]).some((t) => JSON.stringify(triggers.resolve(t.Arn)) === JSON.stringify(target)));
       expect(rule).toBeDefined();
       expect(rule![1].Properties.ScheduleExpression).toBe(w.schedule);
+      const permission = Object.values(triggers.resources).find((r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'events.amazonaws.com'
+        && JSON.stringify(r.Properties.SourceArn) === JSON.stringify({ 'Fn::GetAtt': [rule![0], 'Arn'] }));
+      expect(permission && triggers.resolve(permission.Properties.FunctionName)).toEqual(target);
     }
   });
 
@@ -407,7 +438,7 @@ describe('stateful resources', () => {
   });
 
   test('manual-review topic: SSE with the AWS managed key, managers filtered by cooperative', () => {
-    // Two topics: this one and, with alarms on (every stage by default), the ops topic of test/infra/observability.test.ts.
+    // The ops topic of test/infra/observability.test.ts is in the nested stack Observability/Alarms; the filter keeps it out should it come back.
     const managerTopics = ofType('AWS::SNS::Topic').filter(([id]) => !id.startsWith('Observability'));
     expect(managerTopics).toHaveLength(1);
     const [, topic] = managerTopics[0]!;
@@ -433,7 +464,16 @@ describe('checks and configuration', () => {
     const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
     const findings = report.violations.map((v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
     expect(findings).toEqual([]);
+    // The main stack's annotations include those of its nested stacks (CDK collects them into the top-level stack's artifact).
     expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+  });
+
+  test(`the main template holds at most ${MAIN_TEMPLATE_RESOURCE_CEILING} resources (CloudFormation's limit is 500); so does each nested stack`, () => {
+    expect(MAIN_TEMPLATE_RESOURCE_CEILING).toBeLessThanOrEqual(440);
+    expect(Object.keys(resources).length).toBeLessThanOrEqual(MAIN_TEMPLATE_RESOURCE_CEILING);
+    const nested = ofType('AWS::CloudFormation::Stack');
+    expect(nested).toHaveLength(2);
+    for (const n of [triggers, nestedTemplate(stack.observability.nested)]) expect(Object.keys(n.resources).length).toBeLessThanOrEqual(MAIN_TEMPLATE_RESOURCE_CEILING);
   });
 
   test('cdk.json context defaults equal the code defaults', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { CoffeeTraceStack } from '../../infra/stack/coffee-trace-stack';
+import { CoffeeTraceStack, MAIN_TEMPLATE_RESOURCE_CEILING } from '../../infra/stack/coffee-trace-stack';
 import { loadSettings } from '../../infra/stack/settings';
 import { readStage, STAGES, type StageName } from '../../infra/stack/stage';
 import { repoRoot } from '../../shared/runtime/paths';
@@ -82,6 +82,11 @@ describe.each(['dev', 'prod'] as const)('stage %s', (name) => {
     const app = built[name]!.stack.node.root;
     const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
     expect(report.violations.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+  });
+
+  test(`the main template holds at most ${MAIN_TEMPLATE_RESOURCE_CEILING} resources (CloudFormation allows 500)`, () => {
+    expect(Object.keys(built[name]!.resources).length).toBeLessThanOrEqual(MAIN_TEMPLATE_RESOURCE_CEILING);
+    expect(ofType(built[name]!.resources, 'AWS::CloudFormation::Stack')).toHaveLength(2);
   });
 
   test('the WAF rate limits are in both stages', () => {
