@@ -1,10 +1,9 @@
-import { createClient, http, isAddress, zeroAddress, type Chain, type Client, type Transport } from 'viem';
+import { isAddress, zeroAddress, type Chain, type Client, type Transport } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trace-log-reader.ts).
 import { getBlockNumber, getLogs, readContract } from 'viem/actions';
 import type { ChainLogSource, Hex, WatchedChainLog } from '../../domain/ports';
 import { batchTokenAbi, lendingVaultAbi, traceLogAbi } from './abi';
-import { ledgerChain } from './evm-ledger';
-import { chainIdCheck, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 import { idOfVaultRef } from './vault-ledger';
 
 /** Configuration of an `EvmChainLogSource` (read-only: no signing key). */
@@ -38,16 +37,15 @@ export class EvmChainLogSource implements ChainLogSource {
   private readonly client: Client<Transport, Chain>;
   private readonly config: ChainLogSourceConfig;
   private readonly batchIds = new Map<bigint, string>();
-  private chainCheck: (() => Promise<void>) | undefined;
+  /** The endpoint is the configured chain (asked once per instance; a failure is asked again next call). */
+  private readonly checkChain: () => Promise<void>;
 
   constructor(config: ChainLogSourceConfig) {
     for (const [name, address] of [['traceLogAddress', config.traceLogAddress], ['batchTokenAddress', config.batchTokenAddress], ['lendingVaultAddress', config.lendingVaultAddress ?? zeroAddress]] as const) {
       if (!isAddress(address, { strict: false })) throw new RangeError(`EvmChainLogSource: ${name} is not an address`);
     }
-    if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmChainLogSource: chainId must be a positive integer');
     this.config = config;
-    const transport = http(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
-    this.client = createClient({ chain: ledgerChain(config.chainId, config.rpcUrl), transport, key: 'public', name: 'Public Client', type: 'publicClient' });
+    ({ client: this.client, checkChain: this.checkChain } = ledgerReadClient(config, 'EvmChainLogSource'));
   }
 
   async headBlock(): Promise<bigint> {
@@ -105,12 +103,6 @@ export class EvmChainLogSource implements ChainLogSource {
     if (id === '') return null;
     this.batchIds.set(tokenId, id);
     return id;
-  }
-
-  /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
-  private checkChain(): Promise<void> {
-    this.chainCheck ??= chainIdCheck(this.client, this.config.chainId);
-    return this.chainCheck();
   }
 }
 

@@ -1,7 +1,8 @@
-import { BaseError, isAddress, type Chain, type Client, type Transport } from 'viem';
+import { BaseError, createClient, http, isAddress, type Chain, type Client, type Transport } from 'viem';
 import { getChainId } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex } from '../../domain/ports';
+import { ledgerChain } from './evm-ledger';
 
 /** What a read-only ledger client needs: the RPC endpoint, the chain, one contract, the RPC retry count. */
 export interface LedgerReadConfig {
@@ -38,6 +39,29 @@ export function ledgerReadConfigFromEnv(env: Record<string, string | undefined>,
 export function ledgerUnavailable(err: unknown, operation: string): LedgerUnavailableError {
   const message = err instanceof BaseError ? err.shortMessage : (err as Error)?.message ?? String(err);
   return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${message}`, err);
+}
+
+/** What every read-only ledger client is built from. */
+export interface LedgerClientConfig {
+  rpcUrl: string;
+  chainId: number;
+  /** Timeout of one RPC request, ms (default 10 000). */
+  requestTimeoutMs?: number;
+  /** Retries of a failed RPC request (default 2). */
+  retryCount?: number;
+}
+
+/**
+ * The read-only client of a ledger reader (`who` names it in errors): viem's public client without
+ * its action decorators, over HTTP with the request timeout and retries of `config`, and its
+ * remembered chain-id check ({@link chainIdCheck}). Errors: RangeError for a chain id that is not a
+ * positive integer.
+ */
+export function ledgerReadClient(config: LedgerClientConfig, who: string): { client: Client<Transport, Chain>; checkChain: () => Promise<void> } {
+  if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError(`${who}: chainId must be a positive integer`);
+  const transport = http(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
+  const client = createClient({ chain: ledgerChain(config.chainId, config.rpcUrl), transport, key: 'public', name: 'Public Client', type: 'publicClient' });
+  return { client, checkChain: chainIdCheck(client, config.chainId) };
 }
 
 /**

@@ -1,8 +1,6 @@
 import {
   TransactionReceiptNotFoundError,
-  createClient,
   decodeEventLog,
-  http,
   isAddress,
   isAddressEqual,
   type Chain,
@@ -13,8 +11,7 @@ import {
 import { getTransactionReceipt } from 'viem/actions';
 import type { Hex, RecordedStage, TraceLogReader } from '../../domain/ports';
 import { traceLogAbi } from './abi';
-import { ledgerChain } from './evm-ledger';
-import { chainIdCheck, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 
 /** Configuration of an `EvmTraceLogReader` (read-only: no signing key). */
 export interface TraceLogReaderConfig {
@@ -44,15 +41,13 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 export class EvmTraceLogReader implements TraceLogReader {
   private readonly client: Client<Transport, Chain>;
   private readonly config: TraceLogReaderConfig;
-  private chainCheck: (() => Promise<void>) | undefined;
+  /** The endpoint is the configured chain (asked once per instance; a failure is asked again next call). */
+  private readonly checkChain: () => Promise<void>;
 
   constructor(config: TraceLogReaderConfig) {
     if (!isAddress(config.traceLogAddress, { strict: false })) throw new RangeError('EvmTraceLogReader: traceLogAddress is not an address');
-    if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmTraceLogReader: chainId must be a positive integer');
     this.config = config;
-    const transport = http(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
-    // The client createPublicClient builds, without the action decorators.
-    this.client = createClient({ chain: ledgerChain(config.chainId, config.rpcUrl), transport, key: 'public', name: 'Public Client', type: 'publicClient' });
+    ({ client: this.client, checkChain: this.checkChain } = ledgerReadClient(config, 'EvmTraceLogReader'));
   }
 
   async stageRecordedAt(txHash: Hex, logIndex: number): Promise<RecordedStage | null> {
@@ -75,12 +70,6 @@ export class EvmTraceLogReader implements TraceLogReader {
     } catch {
       return null; // another event of TraceLog (e.g. RoleGranted), or a log that does not decode
     }
-  }
-
-  /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
-  private checkChain(): Promise<void> {
-    this.chainCheck ??= chainIdCheck(this.client, this.config.chainId);
-    return this.chainCheck();
   }
 }
 

@@ -1,8 +1,6 @@
 import {
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
-  createClient,
-  http as viemHttp,
   isAddress,
   isAddressEqual,
   parseEventLogs,
@@ -16,8 +14,7 @@ import { call as ethCall, getBlockNumber, getLogs, getTransaction, getTransactio
 import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex, PurchaseOrderPayment, VaultReader, VaultState, VaultWriteResult } from '../../domain/ports';
 import { lendingVaultAbi } from './abi';
-import { ledgerChain } from './evm-ledger';
-import { chainIdCheck, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
 import { VAULT_LOAN_STATUSES, idOfVaultRef, vaultRef, vaultRevertReason, vaultShareholder, type VaultLoanStatus } from './vault-ledger';
 
 /** Configuration of an `EvmVaultReader` (read-only: no signing key). */
@@ -48,14 +45,13 @@ const purchaseOrderPaidEvent = lendingVaultAbi.find((e) => e.type === 'event' &&
 export class EvmVaultReader implements VaultReader {
   private readonly client: Client<Transport, Chain>;
   private readonly config: VaultReaderConfig;
-  private chainCheck: (() => Promise<void>) | undefined;
+  /** The endpoint is the configured chain (asked once per instance; a failure is asked again next call). */
+  private readonly checkChain: () => Promise<void>;
 
   constructor(config: VaultReaderConfig) {
     if (!isAddress(config.lendingVaultAddress, { strict: false })) throw new RangeError('EvmVaultReader: lendingVaultAddress is not an address');
-    if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmVaultReader: chainId must be a positive integer');
     this.config = config;
-    const transport = http(config);
-    this.client = createClient({ chain: ledgerChain(config.chainId, config.rpcUrl), transport, key: 'public', name: 'Public Client', type: 'publicClient' });
+    ({ client: this.client, checkChain: this.checkChain } = ledgerReadClient(config, 'EvmVaultReader'));
   }
 
   /** totalAssets, totalSupply, loansOutstanding and idleAssets at the latest block. */
@@ -197,19 +193,9 @@ export class EvmVaultReader implements VaultReader {
       throw ledgerUnavailable(err, functionName);
     }
   }
-
-  /** The endpoint is the configured chain (once per instance; a failure is retried next call). */
-  private checkChain(): Promise<void> {
-    this.chainCheck ??= chainIdCheck(this.client, this.config.chainId);
-    return this.chainCheck();
-  }
 }
 
 type ReadResult<F extends string> = F extends 'loanOf' ? readonly [number, bigint, bigint] : bigint;
-
-function http(config: VaultReaderConfig): Transport {
-  return viemHttp(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
-}
 
 function toPayment(args: { poRef: Hex; payer: Hex; amount: bigint }, log: Pick<Log, 'transactionHash' | 'logIndex' | 'blockNumber'>): PurchaseOrderPayment {
   return {
