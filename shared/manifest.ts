@@ -415,6 +415,8 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/webhooks/deliveries/{id}/replay', fn: 'replay-webhook-delivery', auth: 'jwt', needs: ['table:write', 'outbound-webhook-queue:send'], summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).' },
   { method: 'GET', path: '/ipfs/{id}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'Evidence (or a DDS) by its IPFS CID from the service\'s own copy: the directory listing as JSON.' },
   { method: 'GET', path: '/ipfs/{id}/{name}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'A file of an evidence (or DDS) directory by CID and name: its exact bytes.' },
+  { method: 'GET', path: '/trace/{id}', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).' },
+  { method: 'GET', path: '/trace/{id}/qr.svg', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The QR code (SVG) of the batch\'s public trace page URL.' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
   { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference (Scalar, from /openapi.json).' },
   { method: 'GET', path: '/docs/errors', fn: 'get-docs', auth: 'public', needs: [], summary: 'The error-code reference: every code with its HTTP status (error.docs links to #CODE).' },

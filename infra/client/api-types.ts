@@ -809,6 +809,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trace/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}]}, page_url, qr_url}`. A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         */
+        get: operations["get-trace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trace/{id}/qr.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The QR code (SVG) of the batch's public trace page URL.
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}]}, page_url, qr_url}`. A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         */
+        get: operations["get-trace-qr-svg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -7111,6 +7151,128 @@ export interface operations {
                 };
             };
             /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public trace page (HTML); with `Accept: application/json` the same view as JSON (see the description). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-trace-qr-svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code of the page URL (SVG). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges">…</svg> */
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
             404: {
                 headers: {
                     [name: string]: unknown;

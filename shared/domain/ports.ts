@@ -815,3 +815,9 @@ export interface EvidenceUploadReader {
    */
   read(key: string, maxBytes: number): Promise<{ sizeBytes: number; bytes?: Uint8Array } | null>;
 }
+
+/** The due diligence statement of a batch, if it has one (the public trace page, decisions §13). */
+export interface DdsOfBatchReader {
+  /** The batch's statement (one per batch), else null. */
+  ofBatch(batchId: string): Promise<DdsRecord | null>;
+}

@@ -361,12 +361,14 @@ export const SUCCESS: Record<string, Success[]> = {
   'replay-webhook-delivery': [{ ...accepted(view(deliveryView(replayed)), 'Queued again from the start of the retry schedule (same webhook-id and body); `attempts` keeps its total, `next_attempt_at` is now.'), location: false }],
   'get-openapi': [{ status: '200', description: 'This document.', schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'Coffee batch traceability and farmer payout API', version: '1.0.0' } } }],
   'get-ipfs': [ok({ cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', entries: [{ name: 'evidence.json', cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', size: 74 }, { name: 'photo.jpg', cid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', size: 182344 }] }, 'GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file\'s exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo\'s exact bytes.')],
+  'get-trace': [{ status: '200', description: 'The public trace page (HTML); with `Accept: application/json` the same view as JSON (see the description).', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html>' }],
   'get-docs': [{ status: '200', description: 'The rendered API reference (HTML).', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' }],
 };
 
 /** Routes that share a function but answer differently. */
 const PATH_SUCCESS: Record<string, Success[]> = {
   '/docs/errors': [{ status: '200', description: 'The error-code reference (HTML); each code\'s row is anchored `#CODE`.', contentType: 'text/html', schema: { type: 'string' }, example: '<!doctype html><html lang="en">…<tr id="BATCH_NOT_FOUND"><td><code>BATCH_NOT_FOUND</code></td><td>404</td>…</html>' }],
+  '/trace/{id}/qr.svg': [{ status: '200', description: 'The QR code of the page URL (SVG).', contentType: 'image/svg+xml', schema: { type: 'string' }, example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges">…</svg>' }],
   '/docs/scalar.js': [{ status: '200', description: 'Scalar\'s standalone API reference bundle (JavaScript).', contentType: 'text/javascript', schema: { type: 'string' }, example: '/* Scalar API reference standalone bundle */' }],
 };
 
@@ -387,6 +389,7 @@ const NOT_FOUND: Record<string, ErrorCode[]> = {
   'verify-gfw': ['FARMER_NOT_REGISTERED'], 'get-credit-score': ['FARMER_NOT_REGISTERED'],
   // A CID (or a file name) the service's evidence store does not hold.
   'get-ipfs': ['ROUTE_NOT_FOUND'],
+  'get-trace': ['BATCH_NOT_FOUND'],
   // Outbound webhook endpoints and deliveries not found (or not the caller's) are 404 ROUTE_NOT_FOUND.
   'delete-webhook-endpoint': ['ROUTE_NOT_FOUND'], 'rotate-webhook-secret': ['ROUTE_NOT_FOUND'], 'list-webhook-deliveries': ['ROUTE_NOT_FOUND'], 'replay-webhook-delivery': ['ROUTE_NOT_FOUND'],
 };

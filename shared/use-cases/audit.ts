@@ -30,12 +30,20 @@ export async function readAuditEntries(batches: Pick<BatchStore, 'get' | 'auditE
  */
 export async function readVerifiedAudit(deps: AuditDeps, caller: Caller, batchId: string): Promise<{ batch: Batch; entries: AuditEntry[] } & AuditVerification> {
   const { batch, entries } = await readAuditEntries(deps.batches, caller, batchId);
+  return { batch, entries, ...(await verifyBatchAudit(deps, batch, entries)) };
+}
+
+/**
+ * The verification of `GET /batch/{id}/audit` for a batch already read (and its access already
+ * decided by the caller's use case): the hash chain, the ledger events of its token and the pinned
+ * evidence. Errors: LEDGER_UNAVAILABLE (503) when the chain cannot be read.
+ */
+export async function verifyBatchAudit(deps: Pick<AuditDeps, 'chainTrail' | 'fetchEvidence'>, batch: Batch, entries: AuditEntry[]): Promise<AuditVerification> {
   let chain: ChainTrail;
   try {
     chain = await deps.chainTrail(BigInt(batch.token_id));
   } catch (err) {
     throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to verify the trail: ${(err as Error).message}`);
   }
-  const result = await verifyAuditTrail({ batchId: batch.batch_id, entries, chain, fetchEvidence: deps.fetchEvidence });
-  return { batch, entries, ...result };
+  return verifyAuditTrail({ batchId: batch.batch_id, entries, chain, fetchEvidence: deps.fetchEvidence });
 }

@@ -54,7 +54,7 @@ describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
       'confirm-purchase-order', 'create-evidence-upload', 'delete-webhook-endpoint', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-xml', 'get-farmer',
-      'get-farmer-payout', 'get-holding-balance', 'get-ipfs', 'get-ipfs', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'list-flagged-farms', 'list-webhook-deliveries', 'replay-webhook-delivery', 'resolve-farmer-payout',
+      'get-farmer-payout', 'get-holding-balance', 'get-ipfs', 'get-ipfs', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'get-trace', 'get-trace', 'list-flagged-farms', 'list-webhook-deliveries', 'replay-webhook-delivery', 'resolve-farmer-payout',
       'rotate-webhook-secret', 'update-batch-stage', 'update-cooperative', 'update-farmer',
     ]);
   });
@@ -91,6 +91,7 @@ describe('path parameters', () => {
   it.each([
     ['get-batch', 'BATCH-2025-999999', 'BATCH_NOT_FOUND'],
     ['get-batch-audit', 'BATCH-2025-999999', 'BATCH_NOT_FOUND'],
+    ['get-trace', 'BATCH-2025-999999', 'BATCH_NOT_FOUND'],
     ['get-job', 'JOB-01JZ0000000000000000000000', 'JOB_NOT_FOUND'],
     ['get-payment', 'PAY-2025-000999-01', 'PAYMENT_NOT_FOUND'],
     ['get-payment', 'DEP-2025-000001', 'PAYMENT_NOT_FOUND'],

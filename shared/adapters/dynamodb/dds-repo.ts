@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DdsStore } from '../../domain/ports';
+import type { DdsOfBatchReader, DdsStore } from '../../domain/ports';
 import type { DdsRecord } from '../../domain/dds';
 import { keys, fromItem } from './keys';
 import { pinJobPut } from './evidence-pin-repo';
@@ -7,7 +7,7 @@ import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableN
 
 
 /** Due diligence statements: one per batch (a guard item), filed once. */
-export class DdsRepository implements DdsStore {
+export class DdsRepository implements DdsStore, DdsOfBatchReader {
   /** Stores a new DDS; returns the batch's existing DDS id instead when it already has one. */
   async create(dds: DdsRecord): Promise<string | null> {
     try {
@@ -25,6 +25,12 @@ export class DdsRepository implements DdsStore {
       if (!r.Item) throw err;
       return String(r.Item.dds_id);
     }
+  }
+
+  /** The batch's statement through its guard item, else null. */
+  async ofBatch(batchId: string): Promise<DdsRecord | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ddsOfBatch(batchId) }));
+    return r.Item ? this.get(String(r.Item.dds_id)) : null;
   }
 
   async get(id: string): Promise<DdsRecord | null> {
