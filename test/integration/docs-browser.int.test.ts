@@ -1,12 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ERROR_CODES } from '../../shared/domain/error-catalogue';
 import { routes } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { api, stackUrl } from '../support/api';
+import { describeWithChromium, headlessChromium } from '../support/chromium';
 
 /**
  * GET /docs of the local stack opened in headless Chromium (issue 11): the reference rendered by
@@ -15,39 +13,13 @@ import { api, stackUrl } from '../support/api';
  * tests are skipped with a message saying how to install it.
  */
 
-const run = promisify(execFile);
-
-function findChromium(): string | undefined {
-  for (const name of [process.env.CHROMIUM_BIN, 'chromium', 'chromium-browser', 'google-chrome']) {
-    if (!name) continue;
-    try {
-      return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
-    } catch { /* not on PATH */ }
-  }
-  return undefined;
-}
-
-const chromium = findChromium();
-if (!chromium) process.stdout.write('docs-browser: skipped — no Chromium found. Install it with `apt-get install -y chromium` (Debian) to run the /docs browser test.\n');
-const withChromium = chromium ? describe : describe.skip;
-
-/** Runs headless Chromium on `url` with a fresh profile (removed afterwards). */
-async function headless(args: string[], url: string): Promise<string> {
-  const profile = mkdtempSync(join(tmpdir(), 'docs-chromium-'));
-  try {
-    const { stdout } = await run(chromium!, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`, '--virtual-time-budget=10000', ...args, url], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
-    return stdout;
-  } finally {
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
 
 const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, '\'');
 
-withChromium('GET /docs in headless Chromium', () => {
+describeWithChromium('docs-browser')('GET /docs in headless Chromium', () => {
   it('renders every route (method and path) with the service\'s own Scalar bundle', async () => {
     // Act
-    const dom = await headless(['--dump-dom'], `${stackUrl()}/docs`);
+    const dom = await headlessChromium(['--dump-dom'], `${stackUrl()}/docs`);
 
     // Assess: the endpoint lists Scalar renders, `<span class="… endpoint-method …">get</span><span class="endpoint-path">/x</span>`
     const rendered = new Set([...dom.matchAll(/class="[^"]*endpoint-method[^"]*"[^>]*>([^<]*)<\/span><span[^>]*class="endpoint-path"[^>]*>([^<]*)<\/span>/g)]
@@ -64,7 +36,7 @@ withChromium('GET /docs in headless Chromium', () => {
     const file = join(dir, 'docs.png');
     rmSync(file, { force: true });
 
-    await headless([`--screenshot=${file}`, '--window-size=1400,1800', '--hide-scrollbars'], `${stackUrl()}/docs`);
+    await headlessChromium([`--screenshot=${file}`, '--window-size=1400,1800', '--hide-scrollbars'], `${stackUrl()}/docs`);
 
     expect(statSync(file).size).toBeGreaterThan(50_000); // a rendered page, not a blank one
   });

@@ -1,12 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import QRCode from 'qrcode';
 import { QR_OPTIONS } from '../../shared/http/trace-page';
 import { repoRoot } from '../../shared/runtime/paths';
 import { api, stackUrl, waitFor } from '../support/api';
+import { describeWithChromium, headlessChromium } from '../support/chromium';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
@@ -16,34 +14,9 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * (390 px) and desktop (1280 px) widths, screenshots under test-output/.
  */
 
-const run = promisify(execFile);
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PHONE = '+256772000731';
 
-function findChromium(): string | undefined {
-  for (const name of [process.env.CHROMIUM_BIN, 'chromium', 'chromium-browser', 'google-chrome']) {
-    if (!name) continue;
-    try {
-      return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
-    } catch { /* not on PATH */ }
-  }
-  return undefined;
-}
-
-const chromium = findChromium();
-if (!chromium) process.stdout.write('trace-page: browser part skipped — no Chromium found. Install it with `apt-get install -y chromium` (Debian).\n');
-const withChromium = chromium ? describe : describe.skip;
-
-/** Runs headless Chromium on `url` with a fresh profile (removed afterwards). */
-async function headless(args: string[], url: string): Promise<string> {
-  const profile = mkdtempSync(join(tmpdir(), 'trace-chromium-'));
-  try {
-    const { stdout } = await run(chromium!, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`, '--virtual-time-budget=5000', ...args, url], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
-    return stdout;
-  } finally {
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
 
 let batchId: string;
 let paymentAmount: number;
@@ -121,9 +94,9 @@ describe('GET /trace/{id} on the local stack', () => {
   });
 });
 
-withChromium('GET /trace/{id} in headless Chromium', () => {
+describeWithChromium('trace-page')('GET /trace/{id} in headless Chromium', () => {
   it('renders the page with no private field', async () => {
-    const dom = await headless(['--dump-dom'], `${stackUrl()}/trace/${batchId}`);
+    const dom = await headlessChromium(['--dump-dom'], `${stackUrl()}/trace/${batchId}`, 5_000);
     expect(dom).toContain(`Coffee batch ${batchId}`);
     expect(dom).toContain('Joseph, Mbale');
     expect(dom).toContain('<svg');
@@ -135,7 +108,7 @@ withChromium('GET /trace/{id} in headless Chromium', () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `trace-${name}.png`);
     rmSync(file, { force: true });
-    await headless([`--screenshot=${file}`, `--window-size=${width},${height}`, '--hide-scrollbars'], `${stackUrl()}/trace/${batchId}`);
+    await headlessChromium([`--screenshot=${file}`, `--window-size=${width},${height}`, '--hide-scrollbars'], `${stackUrl()}/trace/${batchId}`, 5_000);
     expect(statSync(file).size).toBeGreaterThan(20_000); // a rendered page, not a blank one
   });
 });
