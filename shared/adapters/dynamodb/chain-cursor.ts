@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChainCursorStore } from '../../domain/ports';
 import { keys } from './keys';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { conditionalUpdate, documentClient, isConditionalCheckFailed, tableName } from './table';
 
 /**
  * The chain watcher's cursor (`CHAIN_CURSOR#<chain_id>` / META, keys.ts): `next_block` (the first
@@ -38,32 +38,21 @@ export class DynamoChainCursorStore implements ChainCursorStore {
   }
 
   async advance(owner: string, fromBlock: bigint, nextBlock: bigint): Promise<boolean> {
-    try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.chainCursor(this.chainId),
-        UpdateExpression: 'SET next_block = :next',
-        ConditionExpression: 'lease_owner = :owner AND next_block = :from',
-        ExpressionAttributeValues: { ':owner': owner, ':from': Number(fromBlock), ':next': Number(nextBlock) },
-      }));
-      return true;
-    } catch (err) {
-      if (isConditionalCheckFailed(err)) return false;
-      throw err;
-    }
+    return conditionalUpdate({
+      Key: keys.chainCursor(this.chainId),
+      UpdateExpression: 'SET next_block = :next',
+      ConditionExpression: 'lease_owner = :owner AND next_block = :from',
+      ExpressionAttributeValues: { ':owner': owner, ':from': Number(fromBlock), ':next': Number(nextBlock) },
+    });
   }
 
   async release(owner: string): Promise<void> {
-    try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.chainCursor(this.chainId),
-        UpdateExpression: 'SET lease_until_ms = :zero REMOVE lease_owner',
-        ConditionExpression: 'lease_owner = :owner',
-        ExpressionAttributeValues: { ':owner': owner, ':zero': 0 },
-      }));
-    } catch (err) {
-      if (!isConditionalCheckFailed(err)) throw err;
-    }
+    // Not holding the lease (any more) is fine: there is nothing to give up.
+    await conditionalUpdate({
+      Key: keys.chainCursor(this.chainId),
+      UpdateExpression: 'SET lease_until_ms = :zero REMOVE lease_owner',
+      ConditionExpression: 'lease_owner = :owner',
+      ExpressionAttributeValues: { ':owner': owner, ':zero': 0 },
+    });
   }
 }

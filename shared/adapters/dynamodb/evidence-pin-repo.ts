@@ -1,8 +1,8 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { EvidencePinMessage, EvidencePinStatusStore } from '../../domain/ports';
 import type { EvidencePinStatus } from '../../domain/records';
 import { keys, PENDING_PIN } from './keys';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { conditionalUpdate, documentClient, tableName } from './table';
 
 /** The key of a pin job from its message. */
 const pinJobKey = (msg: EvidencePinMessage) => keys.pinJob(msg.cid, msg.kind === 'DDS' ? { dds_id: msg.dds_id } : { batch_id: msg.batch_id, history_index: msg.history_index });
@@ -32,7 +32,7 @@ export class EvidencePinRepository implements EvidencePinStatusStore {
   async setStagePinStatus(batchId: string, historyIndex: number, cid: string, status: EvidencePinStatus, _at: string): Promise<boolean> {
     if (!Number.isInteger(historyIndex) || historyIndex < 0) throw new Error(`setStagePinStatus: bad history index ${historyIndex}`);
     const entry = `stage_history[${historyIndex}]`;
-    return this.update({
+    return conditionalUpdate({
       Key: keys.batch(batchId),
       UpdateExpression: `SET ${entry}.evidence_pin_status = :s`,
       ConditionExpression: `${entry}.evidence_ipfs_cid = :cid AND (attribute_not_exists(${entry}.evidence_pin_status) OR ${entry}.evidence_pin_status <> :pinned)`,
@@ -41,7 +41,7 @@ export class EvidencePinRepository implements EvidencePinStatusStore {
   }
 
   async setDdsPinStatus(ddsId: string, cid: string, status: EvidencePinStatus, at: string): Promise<boolean> {
-    return this.update({
+    return conditionalUpdate({
       Key: keys.dds(ddsId),
       UpdateExpression: 'SET ipfs_pin_status = :s, ipfs_pin_updated_at = :at',
       ConditionExpression: 'ipfs_cid = :cid AND (attribute_not_exists(ipfs_pin_status) OR ipfs_pin_status <> :pinned)',
@@ -50,7 +50,7 @@ export class EvidencePinRepository implements EvidencePinStatusStore {
   }
 
   async closePinJob(msg: EvidencePinMessage, at: string): Promise<void> {
-    await this.update({
+    await conditionalUpdate({
       Key: pinJobKey(msg), UpdateExpression: 'SET closed_at = :at REMOVE GSI2PK, GSI2SK',
       ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':at': at },
     });
@@ -66,20 +66,10 @@ export class EvidencePinRepository implements EvidencePinStatusStore {
 
   async markPinJobRequeued(msg: EvidencePinMessage, at: string, opts: { giveUp?: boolean } = {}): Promise<boolean> {
     return opts.giveUp
-      ? this.update({ Key: pinJobKey(msg), UpdateExpression: 'SET given_up_at = :at, closed_at = :at REMOVE GSI2PK, GSI2SK', ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':at': at } })
-      : this.update({
+      ? conditionalUpdate({ Key: pinJobKey(msg), UpdateExpression: 'SET given_up_at = :at, closed_at = :at REMOVE GSI2PK, GSI2SK', ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':at': at } })
+      : conditionalUpdate({
         Key: pinJobKey(msg), UpdateExpression: 'SET GSI2SK = :sk, requeued_at = :at ADD requeues :one',
         ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':sk': keys.pendingPinGsi(at, msg.cid).GSI2SK, ':at': at, ':one': 1 },
       });
-  }
-
-  private async update(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<boolean> {
-    try {
-      await documentClient().send(new UpdateCommand({ TableName: tableName(), ...input }));
-      return true;
-    } catch (err) {
-      if (isConditionalCheckFailed(err)) return false;
-      throw err;
-    }
   }
 }

@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { EvidenceUpload } from '../../domain/evidence-upload';
 import type { EvidenceUploadStore } from '../../domain/ports';
 import type { Stage } from '../../domain/records';
 import { fromItem, keys } from './keys';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { conditionalUpdate, documentClient, tableName } from './table';
 
 /** Upload records are kept one day past their attach window, then DynamoDB's TTL removes them. */
 const KEEP_AFTER_ATTACH_WINDOW_S = 24 * 3600;
@@ -27,18 +27,11 @@ export class EvidenceUploadRepository implements EvidenceUploadStore {
   }
 
   async consume(uploadId: string, stage: Stage, at: string): Promise<boolean> {
-    try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.evidenceUpload(uploadId),
-        UpdateExpression: 'SET consumed_stage = :stage, consumed_at = if_not_exists(consumed_at, :at)',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(consumed_stage) OR consumed_stage = :stage)',
-        ExpressionAttributeValues: { ':stage': stage, ':at': at },
-      }));
-      return true;
-    } catch (err) {
-      if (isConditionalCheckFailed(err)) return false;
-      throw err;
-    }
+    return conditionalUpdate({
+      Key: keys.evidenceUpload(uploadId),
+      UpdateExpression: 'SET consumed_stage = :stage, consumed_at = if_not_exists(consumed_at, :at)',
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(consumed_stage) OR consumed_stage = :stage)',
+      ExpressionAttributeValues: { ':stage': stage, ':at': at },
+    });
   }
 }

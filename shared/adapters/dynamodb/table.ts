@@ -74,6 +74,20 @@ export function isConditionalCheckFailed(err: unknown): boolean {
 }
 
 /**
+ * One conditional UpdateItem on the table: true when it applied, false when its
+ * ConditionExpression failed (the item is not in the state the change needs). Other errors are thrown.
+ */
+export async function conditionalUpdate(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<boolean> {
+  try {
+    await documentClient().send(new UpdateCommand({ TableName: tableName(), ...input }));
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}
+
+/**
  * The next value of an atomic counter item (UpdateItem ADD: 1, 2, 3, … never repeated, also under
  * concurrency). Used for the per-year numbers of batches, loans and deposits.
  */
