@@ -2,14 +2,14 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { WebhookReceipts } from '../../shared/adapters/dynamodb/webhook-receipts';
-import { DomainError, LedgerUnavailableError, ProviderUnavailableError } from '../../shared/domain/errors';
+import { LedgerUnavailableError, ProviderUnavailableError } from '../../shared/domain/errors';
 import type { Hex, PayoutProvider, RecordedStage } from '../../shared/domain/ports';
 import type { Batch, Payout, Stage, StageHistoryEntry } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { logger } from '../../shared/runtime/logger';
 import { applyChainEvent, CHAIN_EVENT_ALARM, type ChainEvent, type ChainEventDeps } from '../../shared/use-cases/chain-events';
 import { domainErrorOf } from './support/errors';
-import { aBatch, aCooperative, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeTraceLogReader } from './support/fakes';
+import { aBatch, aCooperative, aFarmer, fakeBatchStore, fakePayoutProvider, fakeGuardedPayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeTraceLogReader } from './support/fakes';
 
 /**
  * Chain events (decisions §4 TOP_UP, §6 webhooks): what a verified `batch.stage_changed` event does.
@@ -81,7 +81,6 @@ function fakeDeps(opts: {
   /** What the trace log holds at (tx, log index): by default the batch's current stage's log at (TX, 0); 'down' throws. */
   ledger?: Map<string, RecordedStage> | 'down' | Error;
 } = {}) {
-  const guards = new Set<string>();
   const lookups: Array<[Hex, number]> = [];
   const created: Payout[] = [];
   const quotes: Array<Parameters<PayoutProvider['quote']>[0]> = [];
@@ -95,16 +94,7 @@ function fakeDeps(opts: {
       getFarmer: async (id) => aFarmer({ farmer_id: id, cooperative_id: 'COOP-1', full_name: 'Joseph Wamala', phone: opts.phone === null ? undefined : (opts.phone ?? '+256772000123') }),
     }),
     batches: fakeBatchStore({ get: async (id) => (b && id === b.batch_id ? b : null), setPaymentStatus: async () => undefined }),
-    payouts: fakePayoutStore({
-      createPending: async (p) => {
-        const k = `${p.batch_id}#${p.reason}`;
-        if (guards.has(k)) throw new DomainError('DUPLICATE_PAYOUT', `A ${p.reason} payout for batch ${p.batch_id} already exists.`);
-        guards.add(k);
-        created.push(p);
-      },
-      discardUnsent: async (p) => { guards.delete(`${p.batch_id}#${p.reason}`); created.splice(created.indexOf(p), 1); },
-      markProcessing: async (p, order) => ({ ...p, status: 'PROCESSING', provider_order_id: order.order_id }),
-    }),
+    payouts: fakeGuardedPayoutStore(created),
     provider: fakePayoutProvider({
       quote: async (q) => { quotes.push(q); return { quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }; },
       createOrder: async (o) => {

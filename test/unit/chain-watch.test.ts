@@ -1,4 +1,4 @@
-import { DomainError, LedgerUnavailableError, ProviderUnavailableError } from '../../shared/domain/errors';
+import { LedgerUnavailableError, ProviderUnavailableError } from '../../shared/domain/errors';
 import type { ChainCursorStore, ChainLogSource, Hex, PurchaseOrderPayment, WatchedChainLog } from '../../shared/domain/ports';
 import type { Batch, Payout, Stage, StageHistoryEntry } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
@@ -6,7 +6,7 @@ import type { ChainEventDeps } from '../../shared/use-cases/chain-events';
 import { chainEventId, runChainWatch, type ChainWatchConfig, type ChainWatchDeps } from '../../shared/use-cases/chain-watch';
 import type { SettlementDeps } from '../../shared/use-cases/settlement';
 import {
-  aBatch, aCooperative, aFarmer, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeTraceLogReader, fakeWorkQueue,
+  aBatch, aCooperative, aFarmer, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutProvider, fakeGuardedPayoutStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeTraceLogReader, fakeWorkQueue,
 } from './support/fakes';
 
 /**
@@ -91,7 +91,6 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
   const batches = new Map<string, Batch>([[BATCH_A, batchAt(BATCH_A, 'EXPORTED')], [BATCH_B, batchAt(BATCH_B, 'MILLED')]]);
   const receipts = new Set<string>();
   const applied: string[] = [];
-  const guards = new Set<string>();
   const created: Payout[] = [];
   let clock = new Date('2026-11-22T10:00:00.000Z');
   const now = () => clock;
@@ -114,16 +113,7 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
       getFarmer: async (id) => aFarmer({ farmer_id: id, phone: '+256772000123' }),
     }),
     batches: fakeBatchStore({ get: async (id) => batches.get(id) ?? null, setPaymentStatus: async () => undefined }),
-    payouts: fakePayoutStore({
-      createPending: async (p) => {
-        const k = `${p.batch_id}#${p.reason}`;
-        if (guards.has(k)) throw new DomainError('DUPLICATE_PAYOUT', `A ${p.reason} payout for batch ${p.batch_id} already exists.`);
-        guards.add(k);
-        created.push(p);
-      },
-      discardUnsent: async (p) => { guards.delete(`${p.batch_id}#${p.reason}`); created.splice(created.indexOf(p), 1); },
-      markProcessing: async (p, order) => ({ ...p, status: 'PROCESSING', provider_order_id: order.order_id }),
-    }),
+    payouts: fakeGuardedPayoutStore(created),
     provider: fakePayoutProvider({
       quote: async () => ({ quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }),
       createOrder: async (o) => {

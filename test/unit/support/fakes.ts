@@ -17,6 +17,7 @@
  * write ids) follow an overridden `batch_id` unless they are overridden too.
  */
 
+import { DomainError } from '../../../shared/domain/errors';
 import { formatPayoutId, parseBatchId, tokenIdForBatch } from '../../../shared/domain/ids';
 import type {
   BatchStore,
@@ -106,6 +107,26 @@ export function fakePayoutStore(over: Partial<PayoutStore> = {}): PayoutStore {
     listByBatch: () => unexpected('payouts.listByBatch'),
     ...over,
   };
+}
+
+/**
+ * A payout store keeping the one-payout-per-batch-and-reason guard in memory (as the payout
+ * guard item does): a second creation is DUPLICATE_PAYOUT; created payouts land in `created`
+ * (a discarded one leaves it). Other methods as {@link fakePayoutStore}, overridable.
+ */
+export function fakeGuardedPayoutStore(created: Payout[], over: Partial<PayoutStore> = {}): PayoutStore {
+  const guards = new Set<string>();
+  return fakePayoutStore({
+    createPending: async (p) => {
+      const k = `${p.batch_id}#${p.reason}`;
+      if (guards.has(k)) throw new DomainError('DUPLICATE_PAYOUT', `A ${p.reason} payout for batch ${p.batch_id} already exists.`);
+      guards.add(k);
+      created.push(p);
+    },
+    discardUnsent: async (p) => { guards.delete(`${p.batch_id}#${p.reason}`); created.splice(created.indexOf(p), 1); },
+    markProcessing: async (p, order) => ({ ...p, status: 'PROCESSING', provider_order_id: order.order_id }),
+    ...over,
+  });
 }
 
 export function fakeFarmerPhoneStore(over: Partial<FarmerPhoneStore> = {}): FarmerPhoneStore {
