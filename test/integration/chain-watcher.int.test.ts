@@ -148,6 +148,8 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
     data: { batch_id: BATCH_ID, token_id: TOKEN_ID.toString(), stage, tx_hash: tx.txHash, block_number: tx.blockNumber, log_index: 0 },
   });
 
+  // The watcher counts a delivery once it has read the answer, just after the receiver saw the body:
+  // each test waits for the count before checking the stats.
   it('delivers each StageRecorded event as a signed batch.stage_changed webhook, in chain order', async () => {
     const mint = await ledger.mintBatchToken({ tokenId: TOKEN_ID, batchId: BATCH_ID, auditHash: keccak256(toHex('mint')) });
     expect((await ledger.waitForReceipt(mint.txHash, 10_000))?.status).toBe('success');
@@ -158,6 +160,7 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
     expect(received.every((r) => r.verified)).toBe(true);
     expect(received.map((r) => r.id)).toEqual([`evt_${graded.txHash}_0`, `evt_${milled.txHash}_0`]);
     expect(received.map((r) => r.body)).toEqual([expectedBody('GRADED', graded), expectedBody('MILLED', milled)]);
+    await waitUntil('the second delivery counted', () => watcher!.stats().delivered >= 2);
     expect(watcher!.stats()).toEqual({ events: 2, delivered: 2, failed: 0 });
   });
 
@@ -172,6 +175,7 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
     expect(tries.every((r) => r.verified)).toBe(true);
     expect(tries[1]!.body).toEqual(tries[0]!.body);
     expect(tries[1]!.body).toEqual(expectedBody('WAREHOUSED', warehoused));
+    await waitUntil('the third delivery counted', () => watcher!.stats().delivered >= 3);
     expect(watcher!.stats()).toEqual({ events: 3, delivered: 3, failed: 0 });
   });
 
@@ -209,6 +213,7 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
       },
     });
     expect(got[2]!.body).toEqual(expectedBody('SETTLED', settled));
+    await waitUntil('the sixth delivery counted', () => watcher!.stats().delivered >= 6);
     expect(watcher!.stats()).toEqual({ events: 6, delivered: 6, failed: 0 });
   });
 });
