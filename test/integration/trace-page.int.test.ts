@@ -1,5 +1,8 @@
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import jsQR from 'jsqr';
+import { PNG as PngImage } from 'pngjs';
 import QRCode from 'qrcode';
 import { QR_OPTIONS } from '../../shared/http/trace-page';
 import { repoRoot } from '../../shared/runtime/paths';
@@ -11,7 +14,9 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * The public trace page on the local stack (issue 13, decisions §13): a batch driven to GRADED
  * with a photo, read without a token as HTML, as JSON and as a QR code; nothing private in either
  * (the fixture's phone, full name and payment amount); then opened in headless Chromium at phone
- * (390 px) and desktop (1280 px) widths, screenshots under test-output/.
+ * (390 px) and desktop (1280 px) widths, screenshots under test-output/. The QR code the service
+ * serves is rendered by Chromium to a PNG (test-output/trace-qr.png) and decoded with jsQR: it must
+ * read back as the page's URL.
  */
 
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -19,6 +24,7 @@ const PHONE = '+256772000731';
 
 
 let batchId: string;
+let otherBatchId: string;
 let paymentAmount: number;
 let gradedCid: string;
 
@@ -27,6 +33,9 @@ beforeAll(async () => {
   const farmer = await registerFarmer(ctx.id, ctx.coop, PHONE);
   const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 240.75 }) });
   batchId = submit.body.data.batch_id;
+  const other = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 120 }) });
+  expect(other.status).toBe(201);
+  otherBatchId = other.body.data.batch_id;
   const graded = await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2 }, evidence_photo_base64: PNG } });
   expect(graded.status).toBe(200);
   gradedCid = graded.body.evidence_ipfs_cid;
@@ -76,7 +85,7 @@ describe('GET /trace/{id} on the local stack', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/svg+xml');
     const svg = await res.text();
-    // No QR decoder is installed: the SVG must be exactly what qrcode draws for the page URL.
+    // Drawn by qrcode for the page URL (that it decodes to it is proven in headless Chromium below).
     expect(svg).toBe(await QRCode.toString(`${stackUrl()}/trace/${batchId}`, QR_OPTIONS));
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   });
@@ -110,5 +119,33 @@ describeWithChromium('trace-page')('GET /trace/{id} in headless Chromium', () =>
     rmSync(file, { force: true });
     await headlessChromium([`--screenshot=${file}`, `--window-size=${width},${height}`, '--hide-scrollbars'], `${stackUrl()}/trace/${batchId}`, 5_000);
     expect(statSync(file).size).toBeGreaterThan(20_000); // a rendered page, not a blank one
+  });
+
+  /**
+   * Renders the served qr.svg of `id` in Chromium at 400 × 400 px on white with a 40 px quiet
+   * zone, screenshots it to test-output/`name`.png and decodes the PNG with jsQR (null: no code found).
+   */
+  async function decodeServedQr(id: string, name: string): Promise<string | null> {
+    const dir = join(repoRoot(), 'test-output');
+    mkdirSync(dir, { recursive: true });
+    const html = join(dir, `${name}.html`);
+    const file = join(dir, `${name}.png`);
+    rmSync(file, { force: true });
+    writeFileSync(html, `<!doctype html><html><body style="margin:0;background:#fff"><img src="${stackUrl()}/trace/${id}/qr.svg" style="display:block;margin:40px;width:400px;height:400px"></body></html>`);
+    await headlessChromium([`--screenshot=${file}`, '--window-size=480,480', '--force-device-scale-factor=1', '--hide-scrollbars'], pathToFileURL(html).href, 5_000);
+    const png = PngImage.sync.read(readFileSync(file));
+    return jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height)?.data ?? null;
+  }
+
+  it('draws a QR code that decodes to the page URL (and another batch\'s to its own)', async () => {
+    // The page URL, as the JSON view's page_url and the page's own link give it (asserted above).
+    const pageUrl = `${stackUrl()}/trace/${batchId}`;
+
+    const decoded = await decodeServedQr(batchId, 'trace-qr');
+    const other = await decodeServedQr(otherBatchId, 'trace-qr-other');
+
+    expect(decoded).toBe(pageUrl);
+    expect(other).toBe(`${stackUrl()}/trace/${otherBatchId}`);
+    expect(other).not.toBe(decoded);
   });
 });
