@@ -625,6 +625,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/eudr/dds/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch's trail and audit anchors, as canonical JSON with its CID.
+         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). The evidence pack an EU importer hands an authority (decisions §9, §13), one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit (`{tx_hash, block_number, root?, proof?}`, null while not yet anchored). Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
+         */
+        get: operations["get-dds-evidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/chain-events": {
         parameters: {
             query?: never;
@@ -6033,6 +6053,330 @@ export interface operations {
             /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-dds-evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence pack: RFC 8785 canonical JSON; its CID (CIDv1 raw, sha2-256 of the body bytes) in `X-Evidence-Pack-CID` and the `ETag`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pack_version": 1,
+                     *       "dds": {
+                     *         "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                     *         "batch_id": "BATCH-2026-000001",
+                     *         "status": "AVAILABLE",
+                     *         "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
+                     *         "activity_type": "IMPORT",
+                     *         "country_of_activity": "DE",
+                     *         "country_of_entry": "DE",
+                     *         "operator": {
+                     *           "name": "Hamburg Coffee Importers GmbH",
+                     *           "eori": "DE123456789012345",
+                     *           "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *           "email": "dds@hci.example",
+                     *           "country": "DE"
+                     *         },
+                     *         "hs_heading": "0901",
+                     *         "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
+                     *         "net_weight_kg": 182.4,
+                     *         "country_of_production": "UG",
+                     *         "producers": [
+                     *           {
+                     *             "farmer_id": "UG-BUD-004512",
+                     *             "name": "Nabulo Mirembe",
+                     *             "country": "UG",
+                     *             "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
+                     *           }
+                     *         ],
+                     *         "geolocation": {
+                     *           "type": "FeatureCollection",
+                     *           "features": [
+                     *             {
+                     *               "type": "Feature",
+                     *               "properties": {
+                     *                 "farmer_id": "UG-BUD-004512",
+                     *                 "area_ha": 1.2
+                     *               },
+                     *               "geometry": {
+                     *                 "type": "Point",
+                     *                 "coordinates": [
+                     *                   34.331245,
+                     *                   1.011812
+                     *                 ]
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *         "ipfs_pin_status": "PINNED",
+                     *         "reference_number": "26DEQ7VKZ3HX2M",
+                     *         "verification_number": "K7QW2P9D",
+                     *         "rejection_reason": null,
+                     *         "created_at": "2026-11-22T18:55:10.412Z"
+                     *       },
+                     *       "batch": {
+                     *         "batch_id": "BATCH-2026-000001",
+                     *         "token_id": "1",
+                     *         "cooperative_id": "BUGISU-CU-01",
+                     *         "farmer_id": "UG-BUD-004512",
+                     *         "grade": "screen18",
+                     *         "weight_kg": 240.75,
+                     *         "moisture_pct": 11.5,
+                     *         "stage": "COMMITTED",
+                     *         "mint_tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
+                     *         "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H"
+                     *       },
+                     *       "forest_checks": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "status": "CLEAR",
+                     *           "checked_at": "2026-11-22T18:54:52.323Z",
+                     *           "dataset": {
+                     *             "name": "bundled-alert-areas",
+                     *             "version": "2026-11-01"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "trail": [
+                     *         {
+                     *           "stage": "DELIVERED",
+                     *           "at": "2026-11-22T18:54:53.101Z",
+                     *           "evidence_ipfs_cid": null,
+                     *           "chain_tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
+                     *           "audit_log_sequence_number": 1
+                     *         },
+                     *         {
+                     *           "stage": "GRADED",
+                     *           "at": "2026-11-22T18:55:02.877Z",
+                     *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *           "chain_tx_hash": "0x3b5d7f91a2c4e6f80b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e",
+                     *           "audit_log_sequence_number": 3
+                     *         }
+                     *       ],
+                     *       "audit": {
+                     *         "head": {
+                     *           "sequence_number": 5,
+                     *           "hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1"
+                     *         },
+                     *         "entries": [
+                     *           {
+                     *             "sequence_number": 1,
+                     *             "type": "BATCH_SUBMITTED",
+                     *             "at": "2026-11-22T18:54:53.101Z",
+                     *             "prev_hash": "0000000000000000000000000000000000000000000000000000000000000000",
+                     *             "hash": "5e2b8d4f6a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b",
+                     *             "anchor": {
+                     *               "tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
+                     *               "block_number": 41
+                     *             }
+                     *           },
+                     *           {
+                     *             "sequence_number": 5,
+                     *             "type": "PURCHASE_ORDER_CONFIRMED",
+                     *             "at": "2026-11-22T18:55:10.412Z",
+                     *             "prev_hash": "9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f",
+                     *             "hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1",
+                     *             "anchor": {
+                     *               "tx_hash": "0x1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f",
+                     *               "block_number": 58,
+                     *               "root": "0x7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e",
+                     *               "proof": [
+                     *                 "0x2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a"
+                     *               ],
+                     *               "head_sequence_number": 5
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        pack_version: number;
+                        dds: {
+                            dds_id: string;
+                            batch_id: string;
+                            status: string;
+                            internal_reference_number: string;
+                            activity_type: string;
+                            country_of_activity: string;
+                            country_of_entry: string;
+                            operator: {
+                                name: string;
+                                eori: string;
+                                address: string;
+                                email: string;
+                                country: string;
+                            };
+                            hs_heading: string;
+                            description_of_goods: string;
+                            net_weight_kg: number;
+                            country_of_production: string;
+                            producers: {
+                                farmer_id: string;
+                                name: string;
+                                country: string;
+                                geolocation_geojson: string;
+                            }[];
+                            geolocation: {
+                                type: string;
+                                features: {
+                                    type: string;
+                                    properties: {
+                                        farmer_id: string;
+                                        area_ha: number;
+                                    };
+                                    geometry: {
+                                        type: string;
+                                        coordinates: number[];
+                                    };
+                                }[];
+                            };
+                            ipfs_cid: string;
+                            ipfs_url: string;
+                            ipfs_pin_status: string;
+                            reference_number: string | null;
+                            verification_number: string | null;
+                            rejection_reason: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                        batch: {
+                            batch_id: string;
+                            token_id: string;
+                            cooperative_id: string;
+                            farmer_id: string;
+                            grade: string;
+                            weight_kg: number;
+                            moisture_pct: number;
+                            stage: string;
+                            mint_tx_hash: string;
+                            purchase_order_id: string;
+                        };
+                        forest_checks: {
+                            farmer_id: string;
+                            status: string;
+                            /** Format: date-time */
+                            checked_at: string;
+                            dataset: {
+                                name: string;
+                                /** Format: date */
+                                version: string;
+                            };
+                        }[];
+                        trail: {
+                            stage: string;
+                            /** Format: date-time */
+                            at: string;
+                            evidence_ipfs_cid: string | null;
+                            chain_tx_hash: string | null;
+                            audit_log_sequence_number: number;
+                        }[];
+                        audit: {
+                            head: {
+                                sequence_number: number;
+                                hash: string;
+                            };
+                            entries: {
+                                sequence_number: number;
+                                type: string;
+                                /** Format: date-time */
+                                at: string;
+                                prev_hash: string;
+                                hash: string;
+                                anchor: {
+                                    tx_hash: string | null;
+                                    block_number: number;
+                                    root?: string;
+                                    proof?: string[];
+                                    head_sequence_number?: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -351,6 +351,22 @@ export const SUCCESS: Record<string, Success[]> = {
     accepted({ error: { code: 'DDS_TRACES_PENDING', message: 'DDS generated; filing with the EU Information System is queued.', docs: 'http://127.0.0.1:3000/docs/errors#DDS_TRACES_PENDING', request_id: '01M82A0Q3V6W1T2X9EJ4B7N5KE' }, dds_id: dds.dds_id, ipfs_url: dds.ipfs_url, status: 'PENDING_FILING' }, 'Generated and pinned; the filing is queued (poll GET /eudr/dds/{dds_id}).'),
   ],
   'get-dds': [ok(dds)],
+  'get-dds-evidence': [ok({
+    pack_version: 1, dds,
+    batch: { batch_id: 'BATCH-2026-000001', token_id: '1', cooperative_id: 'BUGISU-CU-01', farmer_id: 'UG-BUD-004512', grade: 'screen18', weight_kg: 240.75, moisture_pct: 11.5, stage: 'COMMITTED', mint_tx_hash: '0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4', purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H' },
+    forest_checks: [{ farmer_id: 'UG-BUD-004512', status: 'CLEAR', checked_at: '2026-11-22T18:54:52.323Z', dataset: { name: 'bundled-alert-areas', version: '2026-11-01' } }],
+    trail: [
+      { stage: 'DELIVERED', at: '2026-11-22T18:54:53.101Z', evidence_ipfs_cid: null, chain_tx_hash: '0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4', audit_log_sequence_number: 1 },
+      { stage: 'GRADED', at: '2026-11-22T18:55:02.877Z', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', chain_tx_hash: '0x3b5d7f91a2c4e6f80b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e', audit_log_sequence_number: 3 },
+    ],
+    audit: {
+      head: { sequence_number: 5, hash: 'c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1' },
+      entries: [
+        { sequence_number: 1, type: 'BATCH_SUBMITTED', at: '2026-11-22T18:54:53.101Z', prev_hash: '0'.repeat(64), hash: '5e2b8d4f6a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b', anchor: { tx_hash: '0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4', block_number: 41 } },
+        { sequence_number: 5, type: 'PURCHASE_ORDER_CONFIRMED', at: '2026-11-22T18:55:10.412Z', prev_hash: '9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f', hash: 'c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1', anchor: { tx_hash: '0x1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f', block_number: 58, root: '0x7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e', proof: ['0x2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a'], head_sequence_number: 5 } },
+      ],
+    },
+  }, 'The evidence pack: RFC 8785 canonical JSON; its CID (CIDv1 raw, sha2-256 of the body bytes) in `X-Evidence-Pack-CID` and the `ETag`.')],
   'get-dds-xml': [{ status: '200', description: 'The SubmitDdsRequest XML (EU Information System V3), as an attachment.', contentType: 'application/xml', schema: { type: 'string' }, example: '<?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest>' }],
   'get-settlement': [ok(settlement)],
   'create-webhook-endpoint': [created(view(endpointWithSecretView(endpointRecord)), 'Created; the `secret` (whsec_…) is shown only in this answer.')],
@@ -383,7 +399,7 @@ const NOT_FOUND: Record<string, ErrorCode[]> = {
   'list-flagged-farms': ['COOPERATIVE_NOT_FOUND'], 'get-farmer': ['FARMER_NOT_REGISTERED'], 'update-farmer': ['FARMER_NOT_REGISTERED'],
   'get-batch': ['BATCH_NOT_FOUND'], 'get-batch-audit': ['BATCH_NOT_FOUND'], 'update-batch-stage': ['BATCH_NOT_FOUND'], 'create-evidence-upload': ['BATCH_NOT_FOUND'], 'get-job': ['JOB_NOT_FOUND'],
   'get-farmer-payout': ['PAYMENT_NOT_FOUND'], 'resolve-farmer-payout': ['PAYMENT_NOT_FOUND'], 'get-payment': ['PAYMENT_NOT_FOUND'], 'list-payments': ['BATCH_NOT_FOUND'],
-  'get-dds': ['DDS_NOT_FOUND'], 'get-dds-xml': ['DDS_NOT_FOUND'], 'get-loan': ['LOAN_NOT_FOUND'], 'get-batch-loan': ['LOAN_NOT_FOUND', 'BATCH_NOT_FOUND'],
+  'get-dds': ['DDS_NOT_FOUND'], 'get-dds-xml': ['DDS_NOT_FOUND'], 'get-dds-evidence': ['DDS_NOT_FOUND'], 'get-loan': ['LOAN_NOT_FOUND'], 'get-batch-loan': ['LOAN_NOT_FOUND', 'BATCH_NOT_FOUND'],
   'get-settlement': ['PO_NOT_FOUND'], 'confirm-purchase-order': ['PO_NOT_FOUND'], 'create-loan': ['BATCH_NOT_FOUND'], 'submit-batch': ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],
   'create-farmer-payout': ['FARMER_NOT_REGISTERED', 'BATCH_NOT_FOUND'], 'create-purchase-order': ['BATCH_NOT_FOUND'], 'generate-dds': ['BATCH_NOT_FOUND'],
   'verify-gfw': ['FARMER_NOT_REGISTERED'], 'get-credit-score': ['FARMER_NOT_REGISTERED'],

@@ -31,7 +31,7 @@ jest.setTimeout(120_000);
 describe('budget rule', () => {
   test.each([
     ['ledger-writer', 600], ['get-batch-audit', 600], ['update-batch-stage', 600], ['confirm-purchase-order', 600],
-    ['generate-dds', 600], ['dds-filer', 600], ['get-dds-xml', 600], ['get-dds', 600],
+    ['generate-dds', 600], ['dds-filer', 600], ['get-dds-xml', 600], ['get-dds', 600], ['get-dds-evidence', 600],
     // by name only (the outside check's pattern), although they neither sign nor read the chain
     ['chain-events-webhook', 600], ['create-purchase-order', 600], ['ledger-write-reconciler', 600],
     ['register-farmer', 300], ['submit-batch', 300], ['create-farmer-payout', 300], ['payout-reconciler', 300],

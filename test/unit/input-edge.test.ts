@@ -53,7 +53,7 @@ const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage', 'update
 describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
-      'confirm-purchase-order', 'create-evidence-upload', 'delete-webhook-endpoint', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-xml', 'get-farmer',
+      'confirm-purchase-order', 'create-evidence-upload', 'delete-webhook-endpoint', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-evidence', 'get-dds-xml', 'get-farmer',
       'get-farmer-payout', 'get-holding-balance', 'get-ipfs', 'get-ipfs', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'get-trace', 'get-trace', 'list-flagged-farms', 'list-webhook-deliveries', 'replay-webhook-delivery', 'resolve-farmer-payout',
       'rotate-webhook-secret', 'update-batch-stage', 'update-cooperative', 'update-farmer',
     ]);
@@ -98,6 +98,7 @@ describe('path parameters', () => {
     ['get-farmer-payout', 'PAY-2025-000999-01', 'PAYMENT_NOT_FOUND'],
     ['get-dds', 'DDS-2025-999999', 'DDS_NOT_FOUND'],
     ['get-dds-xml', 'DDS-2025-999999', 'DDS_NOT_FOUND'],
+    ['get-dds-evidence', 'DDS-2025-999999', 'DDS_NOT_FOUND'],
     ['get-farmer', 'UG-KAP-0001', 'FARMER_NOT_REGISTERED'],
     ['get-cooperative', 'COOP-NOPE', 'COOPERATIVE_NOT_FOUND'],
     ['confirm-purchase-order', 'PO-NOPE', 'PO_NOT_FOUND'],
