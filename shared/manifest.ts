@@ -168,7 +168,7 @@ export const NEEDS = {
   'manual-review-topic:publish': { summary: 'Notify cooperative managers of payouts in manual review.', env: ['MANUAL_REVIEW_TOPIC_ARN'], secrets: [] },
   ledger: {
     summary: 'Sign and send ledger transactions (BatchToken, TraceLog).',
-    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'],
+    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS'],
     secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
     optionalEnv: ['LEDGER_CUSTODIAN_ADDRESS', 'LEDGER_RPC_RETRY_COUNT'],
     routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
@@ -183,10 +183,10 @@ export const NEEDS = {
   'payout-webhook-secret': { summary: 'Verify the payout provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('PAYOUT_WEBHOOK_SECRET')] },
   'chain-webhook-secret': { summary: 'Verify the chain-event provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('CHAIN_WEBHOOK_SECRET')] },
   'ledger-write-queue:send': { summary: 'Queue a ledger write for the single ledger writer.', env: ['LEDGER_WRITE_QUEUE_URL'], secrets: [] },
-  'ledger:read': { summary: 'Read the chain, no signing key (audit verification, chain-event checks).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'], secrets: [] },
+  'ledger:read': { summary: 'Read the chain, no signing key (audit verification and its anchors, chain-event checks).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS'], secrets: [] },
   vault: {
     summary: 'Sign and send lending-vault transactions (LendingVault: deposits, loans, repayments) with the ledger signer, its OPERATOR_ROLE holder.',
-    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS'],
+    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS', 'LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS'],
     secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
     optionalEnv: ['LEDGER_CUSTODIAN_ADDRESS', 'LEDGER_RPC_RETRY_COUNT'],
     routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
@@ -287,6 +287,7 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   AWS_LAMBDA_FUNCTION_NAME: 'set by the Lambda runtime; shared/runtime/metrics.ts writes EMF lines to stdout only there',
   _HANDLER: 'set by the Lambda runtime (module.export of the entry); shared/runtime/instrument.ts names the handler subsegment after it',
   METRICS_FILE: 'local stack only: the file EMF metric lines are appended to ($LOCAL_DATA_DIR/metrics.ndjson; unset in Lambda, where they go to stdout)',
+  ANCHOR_INTERVAL_S: 'tunable, default 300: seconds between periodic audit anchors (decisions §13): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule\'s intervalVariable',
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
 };
 
@@ -336,6 +337,12 @@ export interface ScheduledDef extends WorkerBase {
   kind: 'scheduled';
   /** An EventBridge schedule expression (locally a timer, scaled by LOCAL_TIME_SCALE). */
   schedule: string;
+  /**
+   * A setting that overrides the schedule's interval, in seconds (whole minutes in AWS): the CDK
+   * context key of this name at deploy (`-c ANCHOR_INTERVAL_S=600`), the environment variable of
+   * this name for the local stack (then scaled by LOCAL_TIME_SCALE).
+   */
+  intervalVariable?: string;
   substitution?: undefined;
   queue?: undefined;
   batchSize?: undefined;
@@ -433,6 +440,7 @@ export const workers: WorkerDef[] = [
   { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
   { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
   { fn: 'chain-event-watcher', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], timeoutSeconds: 60, summary: 'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.' },
+  { fn: 'audit-anchorer', kind: 'scheduled', schedule: 'rate(5 minutes)', intervalVariable: 'ANCHOR_INTERVAL_S', needs: ['table:write', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'The periodic anchor of audit logs (decisions §13): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.' },
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner).' },
   { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
   { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },

@@ -1,6 +1,6 @@
 import { createPublicClient, createWalletClient, http, isAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
+import { auditAnchorAbi, batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import type { Hex } from '../../shared/domain/ports';
 import { compileContracts } from './compile';
@@ -12,7 +12,7 @@ import { approveVaultAsOperator, deployContracts, grantVaultOperator } from './d
  *   LEDGER_RPC_URL, LEDGER_CHAIN_ID   the network (e.g. https://sepolia.base.org, 84532)
  *   DEPLOYER_KEY                      0x… private key that pays the gas and becomes admin
  *   SERVICE_SIGNER_ADDRESS (optional) the address of the key in the LedgerSignerKey secret; it is
- *                                     granted MINTER_ROLE, RECORDER_ROLE and the vault's
+ *                                     granted MINTER_ROLE, RECORDER_ROLE, ANCHORER_ROLE and the vault's
  *                                     OPERATOR_ROLE (default: the deployer)
  *   SERVICE_SIGNER_KEY (optional)       that key itself (instead of the address): the vault
  *                                     approvals the operator must give (USDC allowance,
@@ -48,12 +48,14 @@ async function main() {
     const reader = createPublicClient({ chain, transport: http(rpcUrl) });
     const minter = await reader.readContract({ address: deployed.batchTokenAddress, abi: batchTokenAbi, functionName: 'MINTER_ROLE' });
     const recorder = await reader.readContract({ address: deployed.traceLogAddress, abi: traceLogAbi, functionName: 'RECORDER_ROLE' });
+    const anchorer = await reader.readContract({ address: deployed.auditAnchorAddress, abi: auditAnchorAbi, functionName: 'ANCHORER_ROLE' });
     for (const hash of [
       await wallet.writeContract({ address: deployed.batchTokenAddress, abi: batchTokenAbi, functionName: 'grantRole', args: [minter, signer as Hex] }),
       await wallet.writeContract({ address: deployed.traceLogAddress, abi: traceLogAbi, functionName: 'grantRole', args: [recorder, signer as Hex] }),
+      await wallet.writeContract({ address: deployed.auditAnchorAddress, abi: auditAnchorAbi, functionName: 'grantRole', args: [anchorer, signer as Hex] }),
     ]) await reader.waitForTransactionReceipt({ hash });
     await grantVaultOperator({ rpcUrl, chainId, adminKey: deployerKey, lendingVaultAddress: deployed.lendingVaultAddress, operator: signer as Hex });
-    process.stdout.write(`granted MINTER_ROLE, RECORDER_ROLE and the vault's OPERATOR_ROLE to ${signer}\n`);
+    process.stdout.write(`granted MINTER_ROLE, RECORDER_ROLE, ANCHORER_ROLE and the vault's OPERATOR_ROLE to ${signer}\n`);
     if (signerKey) {
       await approveVaultAsOperator({ rpcUrl, chainId, operatorKey: signerKey, contracts: deployed });
       process.stdout.write(`${signer} approved the vault for its USDC and BatchTokens\n`);
@@ -61,7 +63,7 @@ async function main() {
       process.stdout.write(`NOTE: ${signer} must still approve the vault: USDC approve(${deployed.lendingVaultAddress}, max) and BatchToken setApprovalForAll(${deployed.lendingVaultAddress}, true) (or rerun with SERVICE_SIGNER_KEY)\n`);
     }
   }
-  process.stdout.write(`BatchTokenAddress=${deployed.batchTokenAddress}\nTraceLogAddress=${deployed.traceLogAddress}\nLendingVaultAddress=${deployed.lendingVaultAddress}\nVaultAssetAddress=${deployed.vaultAssetAddress}\n`);
+  process.stdout.write(`BatchTokenAddress=${deployed.batchTokenAddress}\nTraceLogAddress=${deployed.traceLogAddress}\nAuditAnchorAddress=${deployed.auditAnchorAddress}\nLendingVaultAddress=${deployed.lendingVaultAddress}\nVaultAssetAddress=${deployed.vaultAssetAddress}\n`);
 }
 
 main().catch((err) => {

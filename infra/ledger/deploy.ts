@@ -9,6 +9,8 @@ import type { CompiledContracts } from './compile';
 export interface DeployedContracts {
   batchTokenAddress: Hex;
   traceLogAddress: Hex;
+  /** AuditAnchor: periodic Merkle roots of audit heads (decisions §13). */
+  auditAnchorAddress: Hex;
   /** The LendingVault (ERC-4626). */
   lendingVaultAddress: Hex;
   /** The vault's asset: the USDC contract given, or the TestUSDC deployed here. */
@@ -16,10 +18,10 @@ export interface DeployedContracts {
 }
 
 /**
- * Deploys BatchToken, TraceLog, TestUSDC (only when `vaultAssetAddress` is not given: in AWS the
+ * Deploys BatchToken, TraceLog, AuditAnchor, TestUSDC (only when `vaultAssetAddress` is not given: in AWS the
  * asset is a real USDC contract) and LendingVault(asset, BatchToken) from `artifacts` (see
  * `compileContracts`) with `deployerKey`, which thereby holds every admin role, MINTER_ROLE and
- * RECORDER_ROLE, OPERATOR_ROLE of the vault and MINTER_ROLE of TestUSDC. The deployer is then made
+ * RECORDER_ROLE, ANCHORER_ROLE, OPERATOR_ROLE of the vault and MINTER_ROLE of TestUSDC. The deployer is then made
  * the vault's operator in full (`approveVaultAsOperator`): when the service signer is another key,
  * grant it OPERATOR_ROLE and run `approveVaultAsOperator` with that key (deploy-cli.ts does).
  * Transactions are sent back to back (consecutive nonces) and their receipts awaited (60 s each).
@@ -44,6 +46,7 @@ export async function deployContracts(input: {
     wallet.deployContract({ abi: input.artifacts[name].abi as Abi, bytecode: input.artifacts[name].bytecode, nonce: nonce++ });
   const batchTokenTx = await send('BatchToken');
   const traceLogTx = await send('TraceLog');
+  const auditAnchorTx = await send('AuditAnchor');
 
   const addressOf = async (name: string, hash: Hex): Promise<Hex> => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 60_000 });
@@ -53,9 +56,10 @@ export async function deployContracts(input: {
     return receipt.contractAddress;
   };
   const testUsdcTx = input.vaultAssetAddress ? undefined : await send('TestUSDC');
-  const [batchTokenAddress, traceLogAddress, vaultAssetAddress] = await Promise.all([
+  const [batchTokenAddress, traceLogAddress, auditAnchorAddress, vaultAssetAddress] = await Promise.all([
     addressOf('BatchToken', batchTokenTx),
     addressOf('TraceLog', traceLogTx),
+    addressOf('AuditAnchor', auditAnchorTx),
     testUsdcTx ? addressOf('TestUSDC', testUsdcTx) : Promise.resolve(input.vaultAssetAddress!),
   ]);
   const vaultTx = await wallet.deployContract({
@@ -63,7 +67,7 @@ export async function deployContracts(input: {
     args: [vaultAssetAddress, batchTokenAddress], nonce: nonce++,
   });
   const lendingVaultAddress = await addressOf('LendingVault', vaultTx);
-  const deployed = { batchTokenAddress, traceLogAddress, lendingVaultAddress, vaultAssetAddress };
+  const deployed = { batchTokenAddress, traceLogAddress, auditAnchorAddress, lendingVaultAddress, vaultAssetAddress };
   await approveVaultAsOperator({ rpcUrl: input.rpcUrl, chainId: input.chainId, operatorKey: input.deployerKey, contracts: deployed });
   return deployed;
 }

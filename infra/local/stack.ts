@@ -190,6 +190,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       LEDGER_RPC_RETRY_COUNT: '0',
       BATCH_TOKEN_ADDRESS: contracts.batchTokenAddress,
       TRACE_LOG_ADDRESS: contracts.traceLogAddress,
+      AUDIT_ANCHOR_ADDRESS: contracts.auditAnchorAddress,
       LENDING_VAULT_ADDRESS: contracts.lendingVaultAddress,
       VAULT_ASSET_ADDRESS: contracts.vaultAssetAddress,
       PAYOUT_PROVIDER_CREDENTIALS: JSON.stringify(DEV_PROVIDER_CREDENTIALS),
@@ -375,7 +376,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.fn === CHAIN_WATCHER_FN && chainEvents !== 'scheduled') continue; // the webhook-posting watcher reports chain events instead
       const mod = await load(w.fn);
       const run = metered(w.fn, mod.handler as () => Promise<unknown>);
-      const everyMs = Math.max(200, scheduleMs(w.schedule) * timeScale);
+      // A worker's interval setting (e.g. ANCHOR_INTERVAL_S) overrides its schedule, in seconds, scaled as well.
+      const intervalSetting = w.intervalVariable ? process.env[w.intervalVariable]?.trim() : undefined;
+      if (intervalSetting && !(Number(intervalSetting) > 0)) throw new Error(`${w.intervalVariable} must be a positive number of seconds, got ${intervalSetting}`);
+      const everyMs = Math.max(200, (intervalSetting ? Number(intervalSetting) * 1000 : scheduleMs(w.schedule)) * timeScale);
       let running = false;
       const timer = setInterval(() => {
         if (running) return;
@@ -395,7 +399,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       stops.push(async () => writeFileSync(meteringFile, JSON.stringify(meterSnapshot(), null, 2))); // runs first (stops run in reverse)
     }
 
-    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, onramp_sandbox: onramp.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, ipfs_pinning_sandbox: pinning.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress, lending_vault: contracts.lendingVaultAddress, vault_asset: contracts.vaultAssetAddress };
+    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, onramp_sandbox: onramp.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, ipfs_pinning_sandbox: pinning.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress, audit_anchor: contracts.auditAnchorAddress, lending_vault: contracts.lendingVaultAddress, vault_asset: contracts.vaultAssetAddress };
     // For local tools (npm run verify): where this stack's API and chain are.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ url: gateway.url, endpoints, chain_id: 31337 }, null, 2));
     return {

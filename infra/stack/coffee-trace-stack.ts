@@ -154,7 +154,7 @@ export class CoffeeTraceStack extends Stack {
       if (w.kind === 'scheduled') {
         new Rule(this.triggers, `${pascal(w.fn)}Schedule`, {
           description: w.summary.slice(0, 512),
-          schedule: Schedule.expression(w.schedule),
+          schedule: Schedule.expression(scheduleOf(this, w)),
           targets: [new LambdaFunction(fnOf(w.fn), { retryAttempts: 2 })],
         });
         continue;
@@ -198,4 +198,19 @@ export class CoffeeTraceStack extends Stack {
 /** `payout-provider-webhook` → `PayoutProviderWebhook` (construct ids). */
 function pascal(kebab: string): string {
   return kebab.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+}
+
+/**
+ * The schedule of a scheduled worker: its manifest schedule, or `rate(N minutes)` from the CDK
+ * context key its `intervalVariable` names (seconds, a whole number of minutes), e.g.
+ * `-c ANCHOR_INTERVAL_S=600`. Errors: Error for a value that is not whole minutes.
+ */
+function scheduleOf(scope: Construct, w: { fn: string; schedule: string; intervalVariable?: string }): string {
+  const raw: unknown = w.intervalVariable ? scope.node.tryGetContext(w.intervalVariable) : undefined;
+  if (raw === undefined) return w.schedule;
+  const seconds = Number(raw);
+  if (!Number.isSafeInteger(seconds) || seconds < 60 || seconds % 60 !== 0) {
+    throw new Error(`-c ${w.intervalVariable}=${String(raw)}: ${w.fn} runs every whole number of minutes (60, 120, 300, …)`);
+  }
+  return seconds === 60 ? 'rate(1 minute)' : `rate(${seconds / 60} minutes)`;
 }

@@ -217,6 +217,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     LEDGER_CHAIN_ID: settings.ledgerChainId,
     BATCH_TOKEN_ADDRESS: settings.batchTokenAddress,
     TRACE_LOG_ADDRESS: settings.traceLogAddress,
+    AUDIT_ANCHOR_ADDRESS: settings.auditAnchorAddress,
     LENDING_VAULT_ADDRESS: settings.lendingVaultAddress,
     VAULT_ASSET_ADDRESS: settings.vaultAssetAddress,
     PAYOUT_PROVIDER_URL: settings.payoutProviderUrl,

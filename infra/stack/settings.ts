@@ -46,6 +46,7 @@ export const SETTING_DEFAULTS = {
   ledgerChainId: '84532',
   batchTokenAddress: '0x0000000000000000000000000000000000000000',
   traceLogAddress: '0x0000000000000000000000000000000000000000',
+  auditAnchorAddress: '0x0000000000000000000000000000000000000000',
   lendingVaultAddress: '0x0000000000000000000000000000000000000000',
   vaultAssetAddress: '0x0000000000000000000000000000000000000000',
   payoutProviderUrl: 'https://api.payout-provider.example.com',
@@ -77,6 +78,7 @@ export interface Settings {
   ledgerChainId: string;
   batchTokenAddress: string;
   traceLogAddress: string;
+  auditAnchorAddress: string;
   lendingVaultAddress: string;
   vaultAssetAddress: string;
   payoutProviderUrl: string;
@@ -130,6 +132,7 @@ export function loadSettings(scope: Construct): Settings {
     ledgerChainId: param('ledgerChainId', 'LedgerChainId', 'Chain id of the EVM ledger.', '^[0-9]+$'),
     batchTokenAddress: param('batchTokenAddress', 'BatchTokenAddress', 'Address of the BatchToken contract.', ADDRESS),
     traceLogAddress: param('traceLogAddress', 'TraceLogAddress', 'Address of the TraceLog contract.', ADDRESS),
+    auditAnchorAddress: param('auditAnchorAddress', 'AuditAnchorAddress', 'Address of the AuditAnchor contract (periodic anchors of audit logs).', ADDRESS),
     lendingVaultAddress: param('lendingVaultAddress', 'LendingVaultAddress', 'Address of the LendingVault contract (ERC-4626).', ADDRESS),
     vaultAssetAddress: param('vaultAssetAddress', 'VaultAssetAddress', 'Address of the lending vault\'s asset (the network\'s USDC contract).', ADDRESS),
     payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isAddress } from 'viem';
 import { fetchEvidenceFromGateway } from '../../shared/adapters/ipfs/gateway-fetch';
+import { auditAnchorReader } from '../../shared/adapters/ledger/anchor-reader';
 import { readChainTrail } from '../../shared/adapters/ledger/trail-reader';
 import { verifyAuditTrail, type AuditVerification } from '../../shared/domain/audit-verify';
 import { parseBatchId, tokenIdForBatch } from '../../shared/domain/ids';
@@ -16,7 +17,9 @@ import { signDevToken } from '../local/dev-keys';
  * service (decisions §8). It takes the audit entries from the API (`GET /batch/{id}/audit`, only
  * `entries`; the service's own `verified` is ignored) or from `--file`, reads BatchMinted and
  * StageRecorded of the batch's token from the ledger itself, fetches every evidence package from
- * an IPFS gateway itself, and runs `verifyAuditTrail`. Prints one line per check and a summary.
+ * an IPFS gateway itself, checks every periodic anchor the entries claim (their `anchor` fields:
+ * head, proof, root) against AuditAnchor on the ledger itself, and runs `verifyAuditTrail`. Prints
+ * one line per check (an entry not yet anchored, or whose anchor disagrees, is named) and a summary.
  * Exit code: 0 everything matches, 1 a check failed or a source could not be read, 2 usage error.
  */
 
@@ -26,7 +29,7 @@ const USAGE = `usage: npm run verify -- <BATCH_ID> [options]
   --token JWT           Bearer token (default: an ADMIN token signed with the local dev issuer key
                         in $LOCAL_DATA_DIR, when it exists)
   --file entries.json   read the audit entries from a file (an array, or {entries: [...]}) instead
-  --rpc URL --chain-id N --batch-token ADDR --trace-log ADDR
+  --rpc URL --chain-id N --batch-token ADDR --trace-log ADDR --audit-anchor ADDR
                         the ledger (default: $LOCAL_DATA_DIR/stack.json endpoints; chain id 31337)
   --token-id N          the BatchToken id (default: entry 1's payload.token_id, else derived from
                         the batch id)
@@ -40,7 +43,7 @@ class UsageError extends Error {}
 interface StackFile {
   url?: string;
   chain_id?: number | string;
-  endpoints?: { ledger?: string; batch_token?: string; trace_log?: string; chain_id?: number | string };
+  endpoints?: { ledger?: string; batch_token?: string; trace_log?: string; audit_anchor?: string; chain_id?: number | string };
 }
 
 /** Writes lines somewhere (stdout/stderr in the CLI). */
@@ -79,6 +82,7 @@ async function run(argv: string[], out: Out): Promise<number> {
         'chain-id': { type: 'string' },
         'batch-token': { type: 'string' },
         'trace-log': { type: 'string' },
+        'audit-anchor': { type: 'string' },
         'token-id': { type: 'string' },
         'from-block': { type: 'string' },
         'ipfs-gateway': { type: 'string' },
@@ -106,13 +110,14 @@ async function run(argv: string[], out: Out): Promise<number> {
   const rpcUrl = values.rpc ?? stack?.endpoints?.ledger;
   const batchToken = values['batch-token'] ?? stack?.endpoints?.batch_token;
   const traceLog = values['trace-log'] ?? stack?.endpoints?.trace_log;
+  const auditAnchor = values['audit-anchor'] ?? stack?.endpoints?.audit_anchor;
   const chainIdText = values['chain-id'] ?? stringOf(stack?.chain_id ?? stack?.endpoints?.chain_id) ?? (stack?.endpoints?.ledger ? '31337' : undefined);
   const missing = [
-    !rpcUrl && '--rpc', !chainIdText && '--chain-id', !batchToken && '--batch-token', !traceLog && '--trace-log',
+    !rpcUrl && '--rpc', !chainIdText && '--chain-id', !batchToken && '--batch-token', !traceLog && '--trace-log', !auditAnchor && '--audit-anchor',
   ].filter(Boolean);
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(', ')} (no ${dataDir ? join(dataDir, 'stack.json') : 'stack.json'} to take them from)`);
   if (!/^\d+$/.test(chainIdText!) || Number(chainIdText) <= 0) throw new UsageError('--chain-id must be a positive integer');
-  for (const [flag, v] of [['--batch-token', batchToken], ['--trace-log', traceLog]] as const) {
+  for (const [flag, v] of [['--batch-token', batchToken], ['--trace-log', traceLog], ['--audit-anchor', auditAnchor]] as const) {
     if (!isAddress(v!, { strict: false })) throw new UsageError(`${flag} ${v} is not an address`);
   }
   if (values['token-id'] !== undefined && !/^\d+$/.test(values['token-id'])) throw new UsageError('--token-id must be a decimal integer');
@@ -147,7 +152,10 @@ async function run(argv: string[], out: Out): Promise<number> {
     throw new Error(`cannot read the ledger at ${rpcUrl}: ${shortMessage(e)}`);
   }
 
-  const result = await verifyAuditTrail({ batchId, entries, chain, fetchEvidence: fetchEvidenceFromGateway(gatewayUrl) });
+  // The periodic anchors the entries claim (each entry names the one covering it), checked on chain here.
+  const claimed = entries.map((e) => (e as { anchor?: unknown }).anchor).filter((a) => typeof a === 'object' && a !== null && 'root' in a);
+  const rootBlock = auditAnchorReader({ rpcUrl: rpcUrl!, chainId: Number(chainIdText), address: auditAnchor as Hex });
+  const result = await verifyAuditTrail({ batchId, entries, chain, fetchEvidence: fetchEvidenceFromGateway(gatewayUrl), anchoring: { claimed, rootBlock } });
 
   if (values.json) {
     out(JSON.stringify({ batch_id: batchId, token_id: tokenId.toString(), ...result }, null, 2));
@@ -156,6 +164,8 @@ async function run(argv: string[], out: Out): Promise<number> {
     out(`  audit entries  ${entries.length} from ${entriesSource}`);
     out(`  ledger         ${rpcUrl} (chain ${chainIdText}): ${chain.mints.length} BatchMinted, ${chain.stages.length} StageRecorded`);
     out(`  evidence       ${gatewayUrl}/ipfs/`);
+    const anchoredCount = result.anchors.filter((a) => a !== null).length;
+    out(`  anchors        ${anchoredCount} of ${entries.length} entries anchored (AuditAnchor ${auditAnchor})`);
     printChecks(result, out);
   }
   return result.verified ? 0 : 1;
@@ -168,10 +178,12 @@ function printChecks(result: AuditVerification, out: Out): void {
   }
   const failed = result.checks.filter((c) => !c.ok).length;
   if (result.verified) {
-    out(`VERIFIED: all ${result.checks.length} checks passed`);
+    out(`VERIFIED: all ${result.checks.length} checks passed, every entry anchored`);
   } else {
     const f = result.first_failure;
     out(`NOT VERIFIED: ${failed} of ${result.checks.length} checks failed${f ? `; first: ${f.message_id} ${f.check}: ${f.detail}` : ''}`);
+    const unanchored = result.checks.filter((c) => c.check === 'anchor' && !c.ok);
+    if (unanchored.length > 0) out(`  not anchored or disagreeing: ${unanchored.map((c) => c.message_id).join(', ')}`);
   }
 }
 

@@ -1,4 +1,6 @@
 import { fetchEvidenceFromGateway } from '../adapters/ipfs/gateway-fetch';
+import { AuditAnchorRepository } from '../adapters/dynamodb/anchor-repo';
+import { auditAnchorReaderFromEnv } from '../adapters/ledger/anchor-reader';
 import { readChainTrail } from '../adapters/ledger/trail-reader';
 import { envOr, requireEnv } from '../config';
 import type { EvidenceFetcher } from '../domain/ports';
@@ -32,5 +34,5 @@ export function chainTrailOf(tokenId: bigint): ReturnType<typeof readChainTrail>
 
 /** Ports of audit reading and verification. */
 export function auditDeps(): AuditDeps {
-  return { batches: batchRepo(), chainTrail: chainTrailOf, fetchEvidence: evidenceFetcher() };
+  return { batches: batchRepo(), chainTrail: chainTrailOf, fetchEvidence: evidenceFetcher(), anchors: new AuditAnchorRepository(), anchorRoot: auditAnchorReaderFromEnv() };
 }

@@ -14,6 +14,7 @@ import type { PayoutWebhookDeps } from '../use-cases/payout-webhook';
 import type { PayoutCreationDeps, PayoutDeps } from '../use-cases/payouts';
 import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';
+import { anchorOutcomes } from './anchoring';
 import { depositRepo, vaultWrites } from './deposits';
 import { ledgerWriteQueue, payoutRequestQueue } from './queues';
 import { batchRepo, custodyRepo, loanRepo, now, payoutRepo, registryRepo, settlementRepo, webhookReceipts } from './repos';
@@ -126,7 +127,10 @@ export function batchDeps(): BatchDeps {
  * signer instance and their outcomes handed to the deposit and loan use cases.
  */
 export function ledgerWriterDeps(): LedgerWriterDeps {
-  const base = { custody: custodyRepo(), ledger: lazy(ledger), batches: batchRepo(), payoutQueue: payoutRequestQueue(), now };
+  const base = {
+    custody: custodyRepo(), ledger: lazy(ledger), batches: batchRepo(), payoutQueue: payoutRequestQueue(), now,
+    ...(envOr('AUDIT_ANCHOR_ADDRESS', '') ? { anchors: anchorOutcomes() } : {}),
+  };
   if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;
   const handlers = vaultWriteHandlers({ deposits: depositRepo(), vaultWrites: vaultWrites(), loans: loanRepo(), settlements: settlementRepo(), payoutQueue: payoutRequestQueue(), now });
   return { ...base, vault: { ledger: lazy(ledger), reader: lazy(vaultReader), outcomes: vaultWriteOutcomes(handlers) } };

@@ -1,12 +1,12 @@
 import { DdsRepository } from '../adapters/dynamodb/dds-repo';
 import type { DdsOfBatchReader } from '../domain/ports';
 import type { TracePageDeps } from '../use-cases/trace-page';
-import { chainTrailOf, evidenceFetcher } from './audit';
+import { auditDeps } from './audit';
 import { batchRepo, registryRepo } from './repos';
 
 let dds: DdsOfBatchReader | undefined;
 
 /** Ports of the public trace page: the table, the ledger (read only) and the evidence copy, as the audit endpoint reads them. */
 export function tracePageDeps(): TracePageDeps {
-  return { batches: batchRepo(), registry: registryRepo(), dds: (dds ??= new DdsRepository()), chainTrail: chainTrailOf, fetchEvidence: evidenceFetcher() };
+  return { ...auditDeps(), batches: batchRepo(), registry: registryRepo(), dds: (dds ??= new DdsRepository()) };
 }

@@ -52,12 +52,12 @@ export function buildAnchorTree(heads: readonly AuditHead[]): AnchorTree {
     if (seen.has(h.batch_id)) throw new Error(`anchor: batch ${h.batch_id} given twice; an anchor holds one head per batch`);
     seen.add(h.batch_id);
   }
+  const byBatch = new Map(heads.map((h) => [h.batch_id, h]));
   const tree = StandardMerkleTree.of(heads.map(leafOf), [...ANCHOR_LEAF_TYPES]);
   const root = tree.root as `0x${string}`;
   const proofs = new Map<string, AnchorProof & { head: AuditHead }>();
   for (const [i, [batchId]] of tree.entries()) {
-    const head = heads.find((h) => h.batch_id === batchId)!;
-    proofs.set(batchId, { root, proof: tree.getProof(i) as Array<`0x${string}`>, head });
+    proofs.set(batchId, { root, proof: tree.getProof(i) as Array<`0x${string}`>, head: byBatch.get(batchId)! });
   }
   return { root, proofs };
 }
@@ -74,4 +74,50 @@ export function verifyAnchorProof(head: AuditHead, anchor: AnchorProof): boolean
 /** The leaf hash of a head (0x-hex), equal to the contract's `headLeaf(batchId, sequence, 0x<hash>)`. */
 export function anchorLeafHash(head: AuditHead): `0x${string}` {
   return StandardMerkleTree.of([leafOf(head)], [...ANCHOR_LEAF_TYPES]).leafHash(leafOf(head)) as `0x${string}`;
+}
+
+/** Seconds between periodic anchors unless ANCHOR_INTERVAL_S says otherwise (decisions §13; locally × LOCAL_TIME_SCALE). */
+export const DEFAULT_ANCHOR_INTERVAL_S = 300;
+
+/**
+ * A batch's place in one mined periodic anchor, as stored and shown: the batch's head when the
+ * anchor was built, the anchor's root and the head's proof, and the anchor transaction. It anchors
+ * every entry of the batch up to `head_sequence_number` (the hash chain links them to the head).
+ */
+export interface BatchAnchor {
+  anchor_id: string;
+  head_sequence_number: number;
+  /** The head entry's hash, 64 lowercase hex digits. */
+  head_hash: string;
+  root: `0x${string}`;
+  proof: Array<`0x${string}`>;
+  tx_hash: string;
+  block_number: number;
+}
+
+/**
+ * How one audit entry is anchored on the ledger (the `anchor` of `GET /batch/{id}/audit`): the
+ * mint or trace-log transaction of the entry itself (tx and block only), or the periodic anchor
+ * whose head covers it (with the root, the head's proof, and which head it proves).
+ */
+export interface EntryAnchor {
+  tx_hash: string;
+  block_number: number;
+  root?: string;
+  proof?: string[];
+  head_sequence_number?: number;
+  head_hash?: string;
+}
+
+/** The periodic anchor of a batch as an entry's `anchor`. */
+export function entryAnchorOf(a: BatchAnchor): EntryAnchor {
+  return { tx_hash: a.tx_hash, block_number: a.block_number, root: a.root, proof: a.proof, head_sequence_number: a.head_sequence_number, head_hash: a.head_hash };
+}
+
+/**
+ * The id of the anchor built at `at` over `root`: `ANCHOR-<yyyymmddThhmmss>-<first 8 hex of the root>`
+ * (sortable by time; also the id of its ledger write).
+ */
+export function anchorIdOf(at: Date, root: `0x${string}`): string {
+  return `ANCHOR-${at.toISOString().replace(/[-:]/g, '').slice(0, 15)}-${root.slice(2, 10)}`;
 }

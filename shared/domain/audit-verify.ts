@@ -3,7 +3,8 @@ import { buildUnixfsDirectory, canonicalEvidenceBytes, EVIDENCE_FILE } from './e
 import { STAGE_CODES } from './custody';
 import { auditHash, GENESIS_HASH } from './audit';
 import { auditMessageId } from './ids';
-import type { ChainMint, ChainStage, ChainTrail, EvidenceFetcher, Hex } from './ports';
+import { entryAnchorOf, verifyAnchorProof, type BatchAnchor, type EntryAnchor } from './anchoring';
+import type { AnchorRootReader, ChainMint, ChainStage, ChainTrail, EvidenceFetcher, Hex } from './ports';
 import type { AuditEntry } from './records';
 
 /**
@@ -13,7 +14,7 @@ import type { AuditEntry } from './records';
  */
 
 /** The kinds of check `verifyAuditTrail` reports. */
-export type AuditCheckName = 'hash_chain' | 'mint_event' | 'trace_log_event' | 'evidence_cid' | 'evidence_content';
+export type AuditCheckName = 'hash_chain' | 'mint_event' | 'trace_log_event' | 'evidence_cid' | 'evidence_content' | 'anchor';
 
 /**
  * One check. `sequence_number`/`message_id` name the audit entry it concerns; a ledger event that
@@ -27,15 +28,32 @@ export interface AuditCheck {
   detail: string;
 }
 
-/** The outcome: `verified` is true only when there is at least one check and every check passed. */
+/**
+ * The outcome: `verified` is true only when there is at least one check and every check passed
+ * (so only when every entry is anchored).
+ */
 export interface AuditVerification {
   verified: boolean;
   checks: AuditCheck[];
+  /** Each entry's anchor on the ledger (aligned with the entries), null while not anchored or when its anchor does not check. */
+  anchors: Array<EntryAnchor | null>;
   /** The first failed check in `checks` order (entries in order, then unmatched ledger events). */
   first_failure?: Omit<AuditCheck, 'ok'>;
 }
 
-export type { ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
+export type { AnchorRootReader, ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
+
+/**
+ * The periodic anchors claimed for a batch (from the service's store, or the `anchor` fields of
+ * the entries an API answered — untrusted either way) and where to check their roots on chain.
+ */
+export interface AnchorClaims {
+  claimed: unknown[];
+  rootBlock: AnchorRootReader;
+}
+
+/** How the `anchor` check of an entry no periodic anchor covers yet begins (the only failure time cures). */
+export const NOT_YET_ANCHORED = 'not yet anchored';
 
 const STAGE_CHANGED = 'STAGE_CHANGED';
 const BATCH_SUBMITTED = 'BATCH_SUBMITTED';
@@ -58,15 +76,23 @@ const STAGE_NAMES = new Map<number, string>(Object.entries(STAGE_CODES).map(([na
  *   directory re-imports to `payload.evidence_ipfs_cid`, and its evidence.json equals the RFC 8785
  *   canonical JSON of `payload.evidence`. Without `fetchEvidence` only the CID's form is checked
  *   (the detail says the content was not fetched).
- * Never throws for bad data: malformed entries, events or fetch failures become failed checks.
+ * - `anchor` (every entry, decisions §13): entry 1 is anchored by its BatchMinted and every
+ *   STAGE_CHANGED by its StageRecorded (when those checks passed); every other entry by a periodic
+ *   anchor whose head (`head_sequence_number` >= the entry's) is the log's own entry at that
+ *   number (same hash: a log rewritten after its anchor fails here), whose proof leads from that
+ *   head to `root`, and whose root AuditAnchor committed at `block_number`. No such anchor: "not
+ *   yet anchored". `anchors` gives each entry's anchor.
+ * Never throws for bad data: malformed entries, events, claims or fetch failures become failed checks.
  */
 export async function verifyAuditTrail(input: {
   batchId: string;
   entries: AuditEntry[];
   chain: ChainTrail;
   fetchEvidence?: EvidenceFetcher;
+  anchoring: AnchorClaims;
 }): Promise<AuditVerification> {
   const { batchId, entries, chain, fetchEvidence } = input;
+  const ownAnchors: Array<EntryAnchor | null> = entries.map(() => null);
   const perEntry: AuditCheck[][] = entries.map(() => []);
   const trailing: AuditCheck[] = [];
 
@@ -134,6 +160,7 @@ export async function verifyAuditTrail(input: {
     if (m.tokenId !== payloadToken) problems.push(`token id ${m.tokenId}, entry has ${payloadToken}`);
     if (m.batchId !== batchId) problems.push(`batch id ${JSON.stringify(m.batchId)}, expected ${batchId}`);
     if (m.auditHash.toLowerCase() !== expected) problems.push(`audit hash ${short(m.auditHash)}, entry hash is ${short(expected)}`);
+    if (problems.length === 0 && m.blockNumber !== undefined) ownAnchors[i] = { tx_hash: m.txHash, block_number: Number(m.blockNumber) };
     add(problems.length === 0, problems.length === 0
       ? `BatchMinted(token ${m.tokenId}, ${m.batchId}, ${short(m.auditHash)}) in tx ${m.txHash}`
       : `BatchMinted in tx ${m.txHash} has ${problems.join('; ')}`);
@@ -173,6 +200,7 @@ export async function verifyAuditTrail(input: {
     if (s.tokenId !== entryToken) problems.push(`token id ${s.tokenId}, entry has ${entryToken}`);
     if (s.stage !== code) problems.push(`stage ${stageLabel(s.stage)}, entry has ${stageLabel(code!)}`);
     if (s.evidenceCid !== cid) problems.push(`evidence CID ${s.evidenceCid}, entry has ${String(cid)}`);
+    if (problems.length === 0 && s.blockNumber !== undefined) ownAnchors[i] = { tx_hash: s.txHash, block_number: Number(s.blockNumber) };
     add(problems.length === 0, problems.length === 0
       ? `StageRecorded(token ${s.tokenId}, ${stageLabel(s.stage)}, ${s.evidenceCid}) at ${eventRef(s)}`
       : `StageRecorded at ${eventRef(s)} has ${problems.join('; ')}`);
@@ -199,12 +227,105 @@ export async function verifyAuditTrail(input: {
     perEntry[i]!.push(...(await evidenceChecks(e, i, fetchEvidence)));
   }
 
+  // ---- anchors (decisions §13): after the ledger checks, whose outcome the own anchors carry
+  const anchors = await anchorChecks(batchId, entries, ownAnchors, input.anchoring, perEntry);
+
   const checks = [...perEntry.flat(), ...trailing];
   const failed = checks.find((c) => !c.ok);
   return {
     verified: checks.length > 0 && failed === undefined,
     checks,
+    anchors,
     ...(failed ? { first_failure: { sequence_number: failed.sequence_number, message_id: failed.message_id, check: failed.check, detail: failed.detail } } : {}),
+  };
+}
+
+async function anchorChecks(
+  batchId: string,
+  entries: AuditEntry[],
+  ownAnchors: Array<EntryAnchor | null>,
+  anchoring: AnchorClaims,
+  perEntry: AuditCheck[][],
+): Promise<Array<EntryAnchor | null>> {
+  const anchors: Array<EntryAnchor | null> = entries.map(() => null);
+  // Each distinct claim checked once (many entries share one anchor), in head order.
+  const claims = new Map<string, { claim: BatchAnchor | null; raw: unknown }>();
+  for (const raw of anchoring.claimed) {
+    const claim = batchAnchorOf(raw);
+    claims.set(claim ? `${claim.root}#${claim.head_sequence_number}` : JSON.stringify(raw) ?? 'undefined', { claim, raw });
+  }
+  const rootBlocks = new Map<string, Promise<bigint | null>>();
+  const checked = await Promise.all([...claims.values()].map(async ({ claim, raw }) => {
+    if (!claim) return { claim, head: Number.NaN, problem: `a claimed anchor is malformed: ${JSON.stringify(raw)?.slice(0, 200)}` };
+    return { claim, head: claim.head_sequence_number, problem: await periodicAnchorProblem(batchId, claim, entries, anchoring.rootBlock, rootBlocks) };
+  }));
+  checked.sort((a, b) => a.head - b.head);
+  entries.forEach((e, i) => {
+    if (!isRecord(e) || shapeProblem(e)) return;
+    const add = (ok: boolean, detail: string) => perEntry[i]!.push({ ...entryRef(e, i), check: 'anchor', ok, detail });
+    const own = i === 0 && e.type === BATCH_SUBMITTED ? 'its BatchMinted' : e.type === STAGE_CHANGED ? 'its StageRecorded' : undefined;
+    if (own) {
+      anchors[i] = ownAnchors[i] ?? null;
+      const a = ownAnchors[i];
+      return add(a !== null && a !== undefined, a ? `anchored by ${own} in tx ${a.tx_hash} (block ${a.block_number})` : `not anchored: ${own} does not match (see ${i === 0 ? 'mint_event' : 'trace_log_event'})`);
+    }
+    const covering = checked.filter((c) => c.head >= e.sequence_number);
+    const good = covering.find((c) => c.problem === undefined);
+    if (good?.claim) {
+      anchors[i] = entryAnchorOf(good.claim);
+      const via = good.claim.head_sequence_number === e.sequence_number ? 'as the head' : `through the hash chain to head #${good.claim.head_sequence_number}`;
+      return add(true, `anchored by the periodic anchor ${short(good.claim.root)} in tx ${good.claim.tx_hash} (block ${good.claim.block_number}), ${via}`);
+    }
+    if (covering.length > 0) return add(false, `anchor disagrees: ${covering[0]!.problem}`);
+    const malformed = checked.find((c) => !c.claim);
+    add(false, malformed ? `not anchored: ${malformed.problem}` : `${NOT_YET_ANCHORED}: no periodic anchor covers entry #${e.sequence_number} (written ${e.at}) yet; the next anchor will`);
+  });
+  return anchors;
+}
+
+/** Why a claimed periodic anchor does not anchor the log's head it names, or undefined when it does. */
+async function periodicAnchorProblem(
+  batchId: string,
+  a: BatchAnchor,
+  entries: AuditEntry[],
+  rootBlock: AnchorRootReader,
+  rootBlocks: Map<string, Promise<bigint | null>>,
+): Promise<string | undefined> {
+  const where = `periodic anchor ${short(a.root)} (tx ${a.tx_hash}, block ${a.block_number})`;
+  const head = entries.find((e) => isRecord(e) && e.sequence_number === a.head_sequence_number);
+  if (!head) return `${where} names head #${a.head_sequence_number}, which is not in the log`;
+  if (head.hash !== a.head_hash) {
+    return `${where} committed entry #${a.head_sequence_number} with hash ${short(a.head_hash)}, but the log's entry #${a.head_sequence_number} has hash ${short(String(head.hash))}: the log was rewritten after it was anchored`;
+  }
+  if (!verifyAnchorProof({ batch_id: batchId, sequence_number: a.head_sequence_number, hash: head.hash }, { root: a.root, proof: a.proof })) {
+    return `${where}: the proof of head #${a.head_sequence_number} does not lead to the root`;
+  }
+  let block: bigint | null;
+  try {
+    if (!rootBlocks.has(a.root)) rootBlocks.set(a.root, rootBlock(a.root as Hex));
+    block = await rootBlocks.get(a.root)!;
+  } catch (err) {
+    return `${where}: the AuditAnchor contract could not be read: ${(err as Error).message}`;
+  }
+  if (block === null || block === 0n) return `${where}: the root is not anchored on the ledger (AuditAnchor.anchoredAtBlock is 0)`;
+  if (block !== BigInt(a.block_number)) return `${where}: the ledger anchored the root at block ${block}, not at block ${a.block_number}`;
+  return undefined;
+}
+
+const BYTES32_HEX = /^0x[0-9a-fA-F]{64}$/;
+
+/** A claimed anchor of the expected shape, or null (claims come from outside). */
+function batchAnchorOf(raw: unknown): BatchAnchor | null {
+  if (!isRecord(raw)) return null;
+  const { root, proof, head_sequence_number: seq, head_hash: hash, tx_hash: tx, block_number: block } = raw;
+  if (typeof root !== 'string' || !BYTES32_HEX.test(root)) return null;
+  if (!Array.isArray(proof) || proof.length > 64 || !proof.every((p) => typeof p === 'string' && BYTES32_HEX.test(p))) return null;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return null;
+  if (typeof hash !== 'string' || !HASH_HEX.test(hash)) return null;
+  if (typeof tx !== 'string' || !BYTES32_HEX.test(tx) || typeof block !== 'number' || !Number.isSafeInteger(block) || block < 0) return null;
+  return {
+    anchor_id: typeof raw.anchor_id === 'string' ? raw.anchor_id : '', head_sequence_number: seq, head_hash: hash,
+    root: root.toLowerCase() as Hex, proof: proof.map((p) => (p as string).toLowerCase() as Hex), tx_hash: tx, block_number: block,
   };
 }
 

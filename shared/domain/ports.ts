@@ -7,7 +7,8 @@
 import type { DdsRecord, DueDiligenceStatement } from './dds';
 import type { Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from './lending';
 import type { EvidenceUpload } from './evidence-upload';
-import type { AuditEntry, Batch, BatchLedgerTx, Cooperative, EvidencePinStatus, Farmer, Job, LedgerTx, Payout, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
+import type { AnchorLedgerTx, AuditAnchorRecord, AuditEntry, Batch, BatchLedgerTx, Cooperative, EvidencePinStatus, Farmer, Job, LedgerTx, Payout, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
+import type { AuditHead, BatchAnchor } from './anchoring';
 
 export type Hex = `0x${string}`;
 
@@ -42,6 +43,14 @@ export interface Ledger {
    */
   recordStageKept(
     input: { tokenId: bigint; stage: LedgerStage; evidenceCid: string; auditHash: Hex },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
+  /**
+   * `AuditAnchor.anchor(root, headCount)` (decisions §13) as a kept signed transaction, like
+   * mintBatchTokenKept. The contract refuses a root it has (AlreadyAnchored) and an empty anchor.
+   */
+  anchorAuditRootKept(
+    input: { root: Hex; headCount: number },
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }>;
   /** Broadcasts a kept signed transaction again (same bytes, same hash). */
@@ -493,6 +502,8 @@ export interface ChainMint {
   batchId: string;
   auditHash: Hex;
   txHash: Hex;
+  /** The block it was mined in (the entry's anchor), when the reader gives it. */
+  blockNumber?: bigint;
 }
 
 /** A decoded `TraceLog.StageRecorded(tokenId, stage, evidenceCid, auditHash, recorder)` event. */
@@ -504,7 +515,15 @@ export interface ChainStage {
   auditHash: Hex;
   txHash: Hex;
   logIndex: number;
+  /** The block it was mined in (the entry's anchor), when the reader gives it. */
+  blockNumber?: bigint;
 }
+
+/**
+ * The block at which AuditAnchor committed `root` (`anchoredAtBlock`), null when it never did
+ * (decisions §13). Errors: any read failure.
+ */
+export type AnchorRootReader = (root: Hex) => Promise<bigint | null>;
 
 /** The ledger events of one batch token (see `readChainTrail`). */
 export interface ChainTrail {
@@ -820,4 +839,35 @@ export interface EvidenceUploadReader {
 export interface DdsOfBatchReader {
   /** The batch's statement (one per batch), else null. */
   ofBatch(batchId: string): Promise<DdsRecord | null>;
+}
+
+// ---------------------------------------------------------------- anchoring (decisions §13)
+
+/**
+ * Periodic anchors of audit logs. Every audit append also writes a pending marker (the batches it
+ * appended to) in the same transaction; an anchor takes the markers, commits the batches' heads,
+ * and removes the markers once its transaction is mined. Errors: StoreUnavailableError.
+ */
+export interface AuditAnchorStore {
+  /** Pending markers, oldest first, at most `limit`: their ids and the batches they name. */
+  pendingMarkers(limit: number): Promise<Array<{ marker_id: string; batch_ids: string[] }>>;
+  /** The current audit heads of `batchIds` (sequence number and hash of each batch's newest entry). */
+  heads(batchIds: string[]): Promise<AuditHead[]>;
+  /** The anchor built and not yet settled (at most one at a time), or null. */
+  openAnchor(): Promise<AuditAnchorRecord | null>;
+  /**
+   * Stores `anchor` with its ledger write and makes it the open anchor, in one transaction;
+   * false (nothing stored) when another anchor is open.
+   */
+  open(anchor: AuditAnchorRecord, write: AnchorLedgerTx): Promise<boolean>;
+  /**
+   * The anchor was mined: every batch's anchor (with its proof) stored, the anchor's markers
+   * removed, the anchor ANCHORED and no longer open. Idempotent.
+   */
+  finish(anchor: AuditAnchorRecord, batchAnchors: Array<BatchAnchor & { batch_id: string }>, mined: { tx_hash: string; block_number: number }, at: string): Promise<void>;
+  /** The anchor's transaction was refused: FAILED and no longer open (its markers stay for the next anchor). Idempotent. */
+  abandon(anchorId: string, reason: string, at: string): Promise<void>;
+  get(anchorId: string): Promise<AuditAnchorRecord | null>;
+  /** A batch's periodic anchors, by head sequence number. */
+  ofBatch(batchId: string): Promise<BatchAnchor[]>;
 }

@@ -201,7 +201,34 @@ export interface AuditEntry {
 
 /** A ledger write (BatchToken mint or trace-log record): committed with its cause, signed once, broadcast until it lands. */
 /** A ledger write of the single ledger writer: a batch's mint or trace-log record, or a vault write. */
-export type LedgerTx = BatchLedgerTx | VaultLedgerTx;
+export type LedgerTx = BatchLedgerTx | VaultLedgerTx | AnchorLedgerTx;
+
+/** The transaction of a periodic anchor (decisions §13): `AuditAnchor.anchor(root, head_count)`. */
+export interface AnchorLedgerTx extends LedgerTxState {
+  kind: 'ANCHOR';
+  anchor_id: string;
+  /** The Merkle root of the anchor's heads (0x + 64 hex). */
+  root: string;
+  head_count: number;
+}
+
+/**
+ * A periodic anchor (decisions §13): the audit heads it commits (one per batch written since the
+ * previous anchor), the pending markers it settles, and its state — OPEN until its transaction is
+ * mined (ANCHORED) or refused (FAILED: its markers stay for the next anchor).
+ */
+export interface AuditAnchorRecord {
+  anchor_id: string;
+  root: string;
+  heads: Array<{ batch_id: string; sequence_number: number; hash: string }>;
+  marker_ids: string[];
+  status: 'OPEN' | 'ANCHORED' | 'FAILED';
+  created_at: string;
+  tx_hash?: string;
+  block_number?: number;
+  anchored_at?: string;
+  failure?: string;
+}
 
 /** What every ledger write carries: its signed transaction once signed, its state. */
 export interface LedgerTxState {

@@ -72,9 +72,13 @@ const when = (iso: string) => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${i
 
 function verificationBlock(v: PublicTrace['verification']): string {
   if (v.verified === null) return `<p class="verdict unknown">Verification unavailable: ${esc(v.unavailable_reason ?? '')}</p>`;
-  if (v.verified) return `<p class="verdict ok">✔ Verified: all ${esc(v.checks_total)} checks passed — the audit trail matches the ledger and the evidence.</p>`;
+  const anchored = `<p class="note">${esc(v.entries_anchored)} of ${esc(v.entries_total)} audit entries anchored on the ledger.</p>`;
+  if (v.verified) return `<p class="verdict ok">✔ Verified: all ${esc(v.checks_total)} checks passed — the audit trail matches the ledger and the evidence, and every entry is anchored.</p>${anchored}`;
+  if (v.awaiting_anchor > 0 && v.awaiting_anchor === v.checks_total - v.checks_passed) {
+    return `<p class="verdict pending">⏳ Every check passes; ${esc(v.awaiting_anchor)} recent ${v.awaiting_anchor === 1 ? 'entry awaits' : 'entries await'} the next ledger anchor (every few minutes).</p>${anchored}`;
+  }
   const failures = v.failures.map((f) => `<li>entry ${esc(f.sequence_number)}: ${esc(f.check.replace(/_/g, ' '))}</li>`).join('');
-  return `<p class="verdict bad">✘ Not verified: ${esc(v.checks_total - v.checks_passed)} of ${esc(v.checks_total)} checks failed.</p><ul class="failures">${failures}</ul>`;
+  return `<p class="verdict bad">✘ Not verified: ${esc(v.checks_total - v.checks_passed)} of ${esc(v.checks_total)} checks failed.</p><ul class="failures">${failures}</ul>${anchored}`;
 }
 
 function stageItem(s: PublicTrace['stages'][number], baseUrl: string): string {
@@ -95,7 +99,7 @@ ol.timeline{list-style:none;margin:0;padding:0;border-left:3px solid #c8b89a}ol.
 ol.timeline li:before{content:"";position:absolute;left:-8px;top:6px;width:13px;height:13px;border-radius:50%;background:#6b8e23;border:2px solid #fff}
 .stage{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 1em}.stage time{color:#666;font-size:.9em}
 .kv{font-size:.85em;display:flex;flex-direction:column}.kv span{color:#666}code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;word-break:break-all;overflow-wrap:anywhere}
-a{color:#1f5fa8}.verdict{font-weight:600;padding:.6em .8em;border-radius:6px;margin:0}.ok{background:#e3f3e1;color:#1d5e1a}.bad{background:#fbe4e1;color:#8a1c12}.unknown{background:#f1f1f1;color:#555}
+a{color:#1f5fa8}.verdict{font-weight:600;padding:.6em .8em;border-radius:6px;margin:0}.ok{background:#e3f3e1;color:#1d5e1a}.bad{background:#fbe4e1;color:#8a1c12}.unknown{background:#f1f1f1;color:#555}.pending{background:#fdf3d8;color:#6b4e00}
 .qr{text-align:center}.qr img{width:180px;height:180px;image-rendering:pixelated}footer{color:#777;font-size:.8em;text-align:center;padding:16px}`;
 
 /** GET /trace/{id} as HTML: everything in `view` (already the public view), escaped. */

@@ -1,5 +1,6 @@
 import { isCooperativeActive } from '../domain/access';
 import type { AuditCheck } from '../domain/audit-verify';
+import type { EntryAnchor } from '../domain/anchoring';
 import { isDdsEligible } from '../domain/custody';
 import type { DdsRecord } from '../domain/dds';
 import type { Loan, Settlement } from '../domain/lending';
@@ -86,12 +87,14 @@ export function stageUpdateView(c: StageChange) {
 }
 
 /** GET /batch/{id}/audit (decisions §8). */
-export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: boolean; checks: AuditCheck[] }) {
+export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: boolean; checks: AuditCheck[]; anchors: Array<EntryAnchor | null> }) {
   // The pin status of each stage's evidence (decisions §14), beside the entries (which are hashed as stored).
   const evidencePins = (r.batch.stage_history ?? []).filter((h) => h.evidence_ipfs_cid).map((h) => ({
     sequence_number: Number(h.audit_log_sequence_number), stage: h.stage, evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
   }));
-  return { batch_id: r.batch.batch_id, token_id: r.batch.token_id, entries: r.entries, verified: r.verified, checks: r.checks, evidence_pins: evidencePins };
+  // Each entry with its anchor on the ledger (decisions §13); `anchor` is not hashed (auditHash names its fields).
+  const entries = r.entries.map((e, i) => ({ ...e, anchor: r.anchors[i] ?? null }));
+  return { batch_id: r.batch.batch_id, token_id: r.batch.token_id, entries, verified: r.verified, checks: r.checks, evidence_pins: evidencePins };
 }
 
 /** The purchase order as shown to callers. */

@@ -2,7 +2,7 @@ import { assertActsFor } from '../domain/access';
 import { verifyAuditTrail, type AuditVerification, type EvidenceFetcher } from '../domain/audit-verify';
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
-import type { BatchStore, ChainTrail, ChainTrailReader } from '../domain/ports';
+import type { AnchorRootReader, AuditAnchorStore, BatchStore, ChainTrail, ChainTrailReader } from '../domain/ports';
 import type { AuditEntry, Batch } from '../domain/records';
 
 /** The ports audit reading needs. */
@@ -12,6 +12,9 @@ export interface AuditDeps {
   chainTrail: ChainTrailReader;
   /** Pinned evidence by CID (local pin store or an IPFS gateway). */
   fetchEvidence: EvidenceFetcher;
+  /** The batch's periodic anchors (decisions §13), and where their roots are checked on chain. */
+  anchors: Pick<AuditAnchorStore, 'ofBatch'>;
+  anchorRoot: AnchorRootReader;
 }
 
 /** GET /batch/{id}/audit entries, after the access check. Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS. */
@@ -35,15 +38,18 @@ export async function readVerifiedAudit(deps: AuditDeps, caller: Caller, batchId
 
 /**
  * The verification of `GET /batch/{id}/audit` for a batch already read (and its access already
- * decided by the caller's use case): the hash chain, the ledger events of its token and the pinned
- * evidence. Errors: LEDGER_UNAVAILABLE (503) when the chain cannot be read.
+ * decided by the caller's use case): the hash chain, the ledger events of its token, the pinned
+ * evidence and every entry's anchor (the batch's periodic anchors, their roots read from
+ * AuditAnchor); `anchors` gives each entry's anchor or null. Errors: LEDGER_UNAVAILABLE (503) when
+ * the chain cannot be read.
  */
-export async function verifyBatchAudit(deps: Pick<AuditDeps, 'chainTrail' | 'fetchEvidence'>, batch: Batch, entries: AuditEntry[]): Promise<AuditVerification> {
+export async function verifyBatchAudit(deps: Pick<AuditDeps, 'chainTrail' | 'fetchEvidence' | 'anchors' | 'anchorRoot'>, batch: Batch, entries: AuditEntry[]): Promise<AuditVerification> {
   let chain: ChainTrail;
   try {
     chain = await deps.chainTrail(BigInt(batch.token_id));
   } catch (err) {
     throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to verify the trail: ${(err as Error).message}`);
   }
-  return verifyAuditTrail({ batchId: batch.batch_id, entries, chain, fetchEvidence: deps.fetchEvidence });
+  const claimed = await deps.anchors.ofBatch(batch.batch_id);
+  return verifyAuditTrail({ batchId: batch.batch_id, entries, chain, fetchEvidence: deps.fetchEvidence, anchoring: { claimed, rootBlock: deps.anchorRoot } });
 }

@@ -1,7 +1,8 @@
 import { TokenAlreadyMintedError } from '../domain/errors';
 import { vaultCallOf } from '../domain/vault-calls';
 import type { BatchStore, CustodyStore, Hex, Ledger, LedgerWriteMessage, PayoutRequestMessage, VaultLedger, VaultReader, WorkQueue } from '../domain/ports';
-import type { Batch, BatchLedgerTx, VaultLedgerTx } from '../domain/records';
+import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, VaultLedgerTx } from '../domain/records';
+import type { AnchorWriteOutcomes } from './anchoring';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
 
@@ -20,6 +21,8 @@ export interface LedgerWriterDeps {
   now: () => Date;
   /** Vault writes (lending): the vault side of the ledger, its receipts read back, and who to tell. */
   vault?: { ledger: VaultLedger; reader: Pick<VaultReader, 'writeResult'>; outcomes: VaultWriteOutcomes };
+  /** Periodic anchors of audit logs (decisions §13): who settles a mined or refused anchor. */
+  anchors?: AnchorWriteOutcomes;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptW
   if (!tx) throw new Error(`ledger write ${id} not found`);
   if (tx.status === 'CONFIRMED' || tx.status === 'FAILED') return;
   if (tx.kind === 'VAULT') return writeVaultTx(deps, tx, receiptWaitMs);
+  if (tx.kind === 'ANCHOR') return writeAnchorTx(deps, tx, receiptWaitMs);
   const keep = (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => deps.custody.keepSigned(id, signed, deps.now().toISOString());
   let txHash = tx.tx_hash as Hex | undefined;
   if (tx.raw_tx && txHash) {
@@ -82,14 +86,7 @@ export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptW
 async function writeVaultTx(deps: LedgerWriterDeps, tx: VaultLedgerTx, receiptWaitMs: number): Promise<void> {
   if (!deps.vault) throw new Error(`ledger write ${tx.ledger_tx_id} is a vault write, and this writer has no vault configured`);
   const { ledger, reader, outcomes } = deps.vault;
-  let txHash = tx.tx_hash as Hex | undefined;
-  if (tx.raw_tx && txHash) {
-    await deps.ledger.rebroadcast(tx.raw_tx as Hex, txHash);
-  } else {
-    ({ txHash } = await ledger.vaultCallKept(vaultCallOf(tx.vault_call), (signed) => deps.custody.keepSigned(tx.ledger_tx_id, signed, deps.now().toISOString())));
-  }
-  const receipt = await deps.ledger.waitForReceipt(txHash!, receiptWaitMs);
-  if (!receipt) throw new Error(`vault transaction ${txHash} of ${tx.ledger_tx_id} not mined yet`);
+  const { txHash, receipt } = await landKept(deps, tx, (keep) => ledger.vaultCallKept(vaultCallOf(tx.vault_call), keep), receiptWaitMs, 'vault');
   if (receipt.status !== 'success') {
     const reason = `vault transaction ${txHash} (${tx.vault_call.kind} ${tx.vault_call.ref}) reverted`;
     logger.error('vault write refused by the ledger', { ledger_tx_id: tx.ledger_tx_id, kind: tx.vault_call.kind, ref: tx.vault_call.ref, tx_hash: txHash });
@@ -97,8 +94,49 @@ async function writeVaultTx(deps: LedgerWriterDeps, tx: VaultLedgerTx, receiptWa
     await deps.custody.markFailed(tx.ledger_tx_id, reason, deps.now().toISOString());
     return;
   }
-  await outcomes.mined(tx, txHash!, await reader.writeResult(txHash!));
-  await deps.custody.confirm(tx, txHash!, Number(receipt.blockNumber), deps.now().toISOString());
+  await outcomes.mined(tx, txHash, await reader.writeResult(txHash));
+  await deps.custody.confirm(tx, txHash, Number(receipt.blockNumber), deps.now().toISOString());
+}
+
+/**
+ * A periodic anchor (decisions §13): `AuditAnchor.anchor(root, headCount)` signed once and kept,
+ * re-sent until mined. Mined → the anchor settled (`anchors.mined`: proofs stored, markers
+ * cleared), then the write confirmed; reverted → the anchor abandoned (its markers go into the
+ * next one) and the write FAILED. Both are idempotent, as for vault writes.
+ */
+async function writeAnchorTx(deps: LedgerWriterDeps, tx: AnchorLedgerTx, receiptWaitMs: number): Promise<void> {
+  if (!deps.anchors) throw new Error(`ledger write ${tx.ledger_tx_id} is an audit anchor, and this writer has no anchoring configured`);
+  const { txHash, receipt } = await landKept(deps, tx, (keep) => deps.ledger.anchorAuditRootKept({ root: tx.root as Hex, headCount: tx.head_count }, keep), receiptWaitMs, 'anchor');
+  if (receipt.status !== 'success') {
+    const reason = `anchor transaction ${txHash} (root ${tx.root}) reverted`;
+    await deps.anchors.refused(tx, reason);
+    await deps.custody.markFailed(tx.ledger_tx_id, reason, deps.now().toISOString());
+    return;
+  }
+  await deps.anchors.mined(tx, txHash, Number(receipt.blockNumber));
+  await deps.custody.confirm(tx, txHash, Number(receipt.blockNumber), deps.now().toISOString());
+}
+
+/**
+ * Lands a kept write: re-sends its signed transaction when it has one, else signs it with `sign`
+ * (kept before broadcast); then waits for the receipt. Throws while it is not mined (the queue retries).
+ */
+async function landKept(
+  deps: LedgerWriterDeps,
+  tx: LedgerTx,
+  sign: (keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>) => Promise<{ txHash: Hex }>,
+  receiptWaitMs: number,
+  what: string,
+): Promise<{ txHash: Hex; receipt: NonNullable<Awaited<ReturnType<LedgerWriterDeps['ledger']['waitForReceipt']>>> }> {
+  let txHash = tx.tx_hash as Hex | undefined;
+  if (tx.raw_tx && txHash) {
+    await deps.ledger.rebroadcast(tx.raw_tx as Hex, txHash);
+  } else {
+    ({ txHash } = await sign((signed) => deps.custody.keepSigned(tx.ledger_tx_id, signed, deps.now().toISOString())));
+  }
+  const receipt = await deps.ledger.waitForReceipt(txHash, receiptWaitMs);
+  if (!receipt) throw new Error(`${what} transaction ${txHash} of ${tx.ledger_tx_id} not mined yet`);
+  return { txHash, receipt };
 }
 
 async function failMint(deps: Pick<LedgerWriterDeps, 'custody' | 'batches' | 'now'>, tx: BatchLedgerTx, reason: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { NOT_YET_ANCHORED } from '../domain/audit-verify';
 import { DomainError } from '../domain/errors';
 import { pointFarmCircle, type GeoJsonPolygonGeometry } from '../domain/farm-geometry';
 import type { BatchStore, DdsOfBatchReader, RegistryStore } from '../domain/ports';
@@ -5,7 +6,7 @@ import type { Batch, Farmer, Grade, Stage } from '../domain/records';
 import { verifyBatchAudit, type AuditDeps } from './audit';
 
 /** The ports the public trace page reads. */
-export interface TracePageDeps extends Pick<AuditDeps, 'chainTrail' | 'fetchEvidence'> {
+export interface TracePageDeps extends Pick<AuditDeps, 'chainTrail' | 'fetchEvidence' | 'anchors' | 'anchorRoot'> {
   batches: Pick<BatchStore, 'get' | 'auditEntries'>;
   registry: Pick<RegistryStore, 'getFarmer' | 'getCooperative'>;
   dds: DdsOfBatchReader;
@@ -45,9 +46,14 @@ export interface PublicTrace {
   /**
    * The verification of GET /batch/{id}/audit (hash chain, ledger events, pinned evidence):
    * `verified` null when the ledger could not be read just now. Failures name the audit entry and
-   * the check only (their details may quote private payloads).
+   * the check only (their details may quote private payloads). `entries_anchored` of
+   * `entries_total` audit entries are anchored on the ledger (decisions §13); `awaiting_anchor`
+   * counts those only waiting for the next periodic anchor (every other check of them passing).
    */
-  verification: { verified: boolean | null; checks_passed: number; checks_total: number; failures: Array<{ sequence_number: number; check: string }>; unavailable_reason?: string };
+  verification: {
+    verified: boolean | null; checks_passed: number; checks_total: number; failures: Array<{ sequence_number: number; check: string }>;
+    entries_total: number; entries_anchored: number; awaiting_anchor: number; unavailable_reason?: string;
+  };
 }
 
 /** The first name of a full name (the first word), as the page may show it. */
@@ -102,10 +108,13 @@ async function publicVerification(deps: TracePageDeps, batch: Batch, entries: Aw
       checks_passed: r.checks.filter((c) => c.ok).length,
       checks_total: r.checks.length,
       failures: r.checks.filter((c) => !c.ok).map((c) => ({ sequence_number: c.sequence_number, check: c.check })),
+      entries_total: entries.length,
+      entries_anchored: r.anchors.filter((a) => a !== null).length,
+      awaiting_anchor: r.checks.filter((c) => !c.ok && c.check === 'anchor' && c.detail.startsWith(NOT_YET_ANCHORED)).length,
     };
   } catch (err) {
     if (err instanceof DomainError && err.code === 'LEDGER_UNAVAILABLE') {
-      return { verified: null, checks_passed: 0, checks_total: 0, failures: [], unavailable_reason: 'The ledger could not be read just now; try again shortly.' };
+      return { verified: null, checks_passed: 0, checks_total: 0, failures: [], entries_total: entries.length, entries_anchored: 0, awaiting_anchor: 0, unavailable_reason: 'The ledger could not be read just now; try again shortly.' };
     }
     throw err;
   }

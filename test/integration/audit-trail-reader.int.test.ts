@@ -110,7 +110,8 @@ describe('readChainTrail on a local hardhat node', () => {
 
   it('verifies the trail against what it reads', async () => {
     const chain = await read();
-    const result = await verifyAuditTrail({ batchId: BATCH, entries, chain });
+    // Only mint and stage entries here: their own transactions anchor them (no periodic anchor needed).
+    const result = await verifyAuditTrail({ batchId: BATCH, entries, chain, anchoring: { claimed: [], rootBlock: async () => null } });
     expect(result.checks.filter((c) => !c.ok)).toEqual([]);
     expect(result.verified).toBe(true);
   });

@@ -3,7 +3,8 @@ import { buildEvidencePackage, canonicalEvidenceBytes, EVIDENCE_FILE, type Evide
 import { fetchEvidenceFromGateway } from '../../shared/adapters/ipfs/gateway-fetch';
 import { STAGE_CODES } from '../../shared/adapters/ledger/abi';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';
-import { verifyAuditTrail, type ChainStage, type ChainTrail, type EvidenceFetcher } from '../../shared/domain/audit-verify';
+import { buildAnchorTree, type BatchAnchor } from '../../shared/domain/anchoring';
+import { verifyAuditTrail, type AnchorClaims, type ChainStage, type ChainTrail, type EvidenceFetcher } from '../../shared/domain/audit-verify';
 import { tokenIdForBatch } from '../../shared/domain/ids';
 import type { Hex } from '../../shared/domain/ports';
 import type { AuditEntry } from '../../shared/domain/records';
@@ -21,6 +22,26 @@ interface Trail {
   chain: ChainTrail;
   pkg: EvidencePackage;
   fetchEvidence: EvidenceFetcher;
+  anchoring: AnchorClaims;
+}
+
+const ANCHOR_BLOCK = 42;
+
+/** The periodic anchor of `entries`' head #`head` in a tree with another batch's head, its root "on chain" at ANCHOR_BLOCK. */
+function periodicAnchor(entries: AuditEntry[], head: number): BatchAnchor {
+  const h = entries[head - 1]!;
+  const tree = buildAnchorTree([
+    { batch_id: BATCH, sequence_number: head, hash: h.hash },
+    { batch_id: 'BATCH-2026-000002', sequence_number: 3, hash: 'ab'.repeat(32) },
+  ]);
+  const p = tree.proofs.get(BATCH)!;
+  return { anchor_id: 'ANCHOR-1', head_sequence_number: head, head_hash: h.hash, root: p.root, proof: p.proof, tx_hash: txHash(100), block_number: ANCHOR_BLOCK };
+}
+
+/** Roots "anchored on chain": AuditAnchor.anchoredAtBlock as a map. */
+function rootsOnChain(...anchors: BatchAnchor[]): AnchorClaims['rootBlock'] {
+  const blocks = new Map(anchors.map((a) => [a.root, BigInt(a.block_number)]));
+  return async (root) => blocks.get(root) ?? null;
 }
 
 /** A 4-entry trail (BATCH_SUBMITTED, PAYOUT_PROCESSING, STAGE_CHANGED GRADED, PAYMENT_CONFIRMED) and matching ledger/IPFS. */
@@ -43,15 +64,16 @@ async function buildTrail(): Promise<Trail> {
     prevHash = e.hash;
   });
   const chain: ChainTrail = {
-    mints: [{ tokenId: TOKEN, batchId: BATCH, auditHash: `0x${entries[0]!.hash}`, txHash: txHash(1) }],
-    stages: [{ tokenId: TOKEN, stage: STAGE_CODES.GRADED, evidenceCid: pkg.cid, auditHash: `0x${entries[2]!.hash}`, txHash: txHash(2), logIndex: 0 }],
+    mints: [{ tokenId: TOKEN, batchId: BATCH, auditHash: `0x${entries[0]!.hash}`, txHash: txHash(1), blockNumber: 10n }],
+    stages: [{ tokenId: TOKEN, stage: STAGE_CODES.GRADED, evidenceCid: pkg.cid, auditHash: `0x${entries[2]!.hash}`, txHash: txHash(2), logIndex: 0, blockNumber: 11n }],
   };
   const store = new Map([[pkg.cid, pkg.files]]);
   const fetchEvidence: EvidenceFetcher = async (cid) => {
     const files = store.get(cid);
     return files ? { files: files.map((f) => ({ path: f.path, bytes: f.bytes })) } : null;
   };
-  return { entries, chain, pkg, fetchEvidence };
+  const anchor = periodicAnchor(entries, 4);
+  return { entries, chain, pkg, fetchEvidence, anchoring: { claimed: [anchor], rootBlock: rootsOnChain(anchor) } };
 }
 
 const failures = (r: Awaited<ReturnType<typeof verifyAuditTrail>>) => r.checks.filter((c) => !c.ok);
@@ -62,7 +84,10 @@ describe('verifyAuditTrail', () => {
     t = await buildTrail();
   });
   const verify = (over: Partial<Omit<Trail, 'pkg'>> = {}) =>
-    verifyAuditTrail({ batchId: BATCH, entries: over.entries ?? t.entries, chain: over.chain ?? t.chain, fetchEvidence: 'fetchEvidence' in over ? over.fetchEvidence : t.fetchEvidence });
+    verifyAuditTrail({
+      batchId: BATCH, entries: over.entries ?? t.entries, chain: over.chain ?? t.chain,
+      fetchEvidence: 'fetchEvidence' in over ? over.fetchEvidence : t.fetchEvidence, anchoring: over.anchoring ?? t.anchoring,
+    });
 
   it('verifies an untampered trail: chain, mint, stage event and evidence', async () => {
     const r = await verify();
@@ -70,14 +95,92 @@ describe('verifyAuditTrail', () => {
     expect(r.verified).toBe(true);
     expect(r.first_failure).toBeUndefined();
     expect(r.checks.map((c) => `${c.message_id} ${c.check}`)).toEqual([
-      `${aud(1)} hash_chain`, `${aud(1)} mint_event`,
-      `${aud(2)} hash_chain`,
-      `${aud(3)} hash_chain`, `${aud(3)} trace_log_event`, `${aud(3)} evidence_cid`, `${aud(3)} evidence_content`,
-      `${aud(4)} hash_chain`,
+      `${aud(1)} hash_chain`, `${aud(1)} mint_event`, `${aud(1)} anchor`,
+      `${aud(2)} hash_chain`, `${aud(2)} anchor`,
+      `${aud(3)} hash_chain`, `${aud(3)} trace_log_event`, `${aud(3)} evidence_cid`, `${aud(3)} evidence_content`, `${aud(3)} anchor`,
+      `${aud(4)} hash_chain`, `${aud(4)} anchor`,
+    ]);
+    // Mint and stage entries by their own transactions; the others by the periodic anchor of head #4.
+    expect(r.anchors).toEqual([
+      { tx_hash: txHash(1), block_number: 10 },
+      expect.objectContaining({ tx_hash: txHash(100), block_number: ANCHOR_BLOCK, head_sequence_number: 4, root: t.anchoring.claimed.length ? (t.anchoring.claimed[0] as BatchAnchor).root : '' }),
+      { tx_hash: txHash(2), block_number: 11 },
+      expect.objectContaining({ head_sequence_number: 4, head_hash: t.entries[3]!.hash }),
     ]);
     expect(r.checks.find((c) => c.check === 'mint_event')?.detail).toContain(txHash(1));
     expect(r.checks.find((c) => c.check === 'trace_log_event')?.detail).toContain('GRADED=1');
     expect(JSON.parse(JSON.stringify(r))).toEqual(r); // JSON-friendly
+  });
+
+  describe('anchors (decisions §13)', () => {
+    /** Entries 1..n rebuilt with entry `k`'s payload replaced and every later hash recomputed (a database-level rewrite). */
+    const rewrite = (k: number, payload: Record<string, unknown>): AuditEntry[] => {
+      const out: AuditEntry[] = [];
+      let prev = GENESIS_HASH;
+      t.entries.forEach((e, i) => {
+        const next = buildAuditEntry({ batchId: BATCH, seq: e.sequence_number, at: e.at, actor: e.actor, type: e.type, prevHash: prev, payload: i + 1 === k ? payload : e.payload });
+        out.push(next);
+        prev = next.hash;
+      });
+      return out;
+    };
+
+    it('names an entry written after the last anchor as not yet anchored (and verified is false)', async () => {
+      const early = periodicAnchor(t.entries, 2);
+      const r = await verify({ anchoring: { claimed: [early], rootBlock: rootsOnChain(early) } });
+      expect(r.verified).toBe(false);
+      expect(failures(r).map((c) => `${c.message_id} ${c.check}`)).toEqual([`${aud(4)} anchor`]);
+      expect(failures(r)[0]!.detail).toMatch(/^not yet anchored/);
+      expect(r.anchors.map((a) => a?.head_sequence_number ?? a?.tx_hash ?? null)).toEqual([txHash(1), 2, txHash(2), null]);
+    });
+
+    it('with no anchor at all, every payout entry is named; mint and stage entries stay anchored by their own transactions', async () => {
+      const r = await verify({ anchoring: { claimed: [], rootBlock: async () => null } });
+      expect(failures(r).map((c) => `${c.message_id} ${c.check}`)).toEqual([`${aud(2)} anchor`, `${aud(4)} anchor`]);
+    });
+
+    it('catches a payout entry rewritten after its anchor even when every hash was recomputed', async () => {
+      // PAYMENT_CONFIRMED (entry 4) comes after the last stage: only the anchor commits to it.
+      const forged = rewrite(4, { payment_id: 'PAY-2026-000001-01', provider_reference: 'FORGED-REFERENCE' });
+      const r = await verify({ entries: forged });
+      expect(r.verified).toBe(false);
+      // Entries 2 and 4 are both covered only by head #4, whose committed hash the rewrite changed.
+      expect(failures(r).map((c) => `${c.message_id} ${c.check}`)).toEqual([`${aud(2)} anchor`, `${aud(4)} anchor`]);
+      expect(failures(r)[1]!.detail).toMatch(/anchor disagrees: .*the log was rewritten after it was anchored/);
+      expect(r.anchors[3]).toBeNull();
+    });
+
+    it('catches an earlier payout entry rewritten (the stage event and the anchor both disagree)', async () => {
+      const forged = rewrite(2, { payment_id: 'PAY-2026-000001-01', amount_ugx: 9_999_999 });
+      const r = await verify({ entries: forged });
+      expect(r.verified).toBe(false);
+      expect(failures(r).map((c) => `${c.message_id} ${c.check}`)).toEqual(expect.arrayContaining([`${aud(2)} anchor`, `${aud(3)} trace_log_event`, `${aud(4)} anchor`]));
+    });
+
+    it('refuses a root the ledger never anchored, one anchored at another block, a bad proof and a malformed claim', async () => {
+      const a = periodicAnchor(t.entries, 4);
+      const notOnChain = await verify({ anchoring: { claimed: [a], rootBlock: async () => null } });
+      expect(failures(notOnChain)[0]!.detail).toContain('the root is not anchored on the ledger');
+      const otherBlock = await verify({ anchoring: { claimed: [a], rootBlock: async () => 7n } });
+      expect(failures(otherBlock)[0]!.detail).toContain('anchored the root at block 7, not at block 42');
+      const badProof = { ...a, proof: [`0x${'00'.repeat(32)}` as Hex] };
+      const r = await verify({ anchoring: { claimed: [badProof], rootBlock: rootsOnChain(a) } });
+      expect(failures(r)[0]!.detail).toContain('does not lead to the root');
+      const unreadable = await verify({ anchoring: { claimed: [a], rootBlock: async () => { throw new Error('rpc down'); } } });
+      expect(failures(unreadable)[0]!.detail).toContain('could not be read: rpc down');
+      const malformed = await verify({ anchoring: { claimed: [{ root: 'nope' }], rootBlock: rootsOnChain(a) } });
+      expect(failures(malformed).map((c) => c.check)).toEqual(['anchor', 'anchor']);
+      expect(failures(malformed)[0]!.detail).toContain('malformed');
+    });
+
+    it('uses the earliest anchor that checks when several cover an entry', async () => {
+      const two = periodicAnchor(t.entries, 2);
+      const four = periodicAnchor(t.entries, 4);
+      const r = await verify({ anchoring: { claimed: [four, two], rootBlock: rootsOnChain(two, four) } });
+      expect(r.verified).toBe(true);
+      expect(r.anchors[1]?.head_sequence_number).toBe(2);
+      expect(r.anchors[3]?.head_sequence_number).toBe(4);
+    });
   });
 
   it('ignores StageRecorded events of other tokens', async () => {
@@ -128,7 +231,7 @@ describe('verifyAuditTrail', () => {
     expect(r.verified).toBe(false);
     expect(r.first_failure).toMatchObject({ sequence_number: 3, message_id: aud(3), check: 'trace_log_event' });
     expect(r.first_failure?.detail).toMatch(/no StageRecorded event carries audit hash/);
-    expect(failures(r)).toHaveLength(1);
+    expect(failures(r).map((c) => c.check)).toEqual([expect.any(String), 'anchor']); // the event's failure, and so no anchor
   });
 
   it('catches an extra StageRecorded event of the token that no entry claims', async () => {
@@ -159,7 +262,7 @@ describe('verifyAuditTrail', () => {
     expect(r.verified).toBe(false);
     expect(r.first_failure).toMatchObject({ sequence_number: 3, message_id: aud(3), check: 'trace_log_event' });
     expect(r.first_failure?.detail).toContain(`evidence CID ${otherPkg.cid}`);
-    expect(failures(r)).toHaveLength(1);
+    expect(failures(r).map((c) => c.check)).toEqual([expect.any(String), 'anchor']); // the event's failure, and so no anchor
   });
 
   it('catches a StageRecorded with another stage code', async () => {
@@ -191,7 +294,7 @@ describe('verifyAuditTrail', () => {
     expect(r.verified).toBe(false);
     expect(r.first_failure).toMatchObject({ sequence_number: 1, message_id: aud(1), check: 'mint_event' });
     expect(r.first_failure?.detail).toMatch(/audit hash 0x1212121212…, entry hash is 0x/);
-    expect(failures(r)).toHaveLength(1);
+    expect(failures(r).map((c) => c.check)).toEqual([expect.any(String), 'anchor']); // the event's failure, and so no anchor
   });
 
   it('catches a missing mint, a mint of another batch id and a second mint', async () => {
@@ -254,8 +357,9 @@ describe('fetchEvidenceFromGateway (in-memory fetch, no network)', () => {
     }) as typeof fetch;
     const got = await fetchEvidenceFromGateway(BASE, { fetch: makeFetch(false) })(pkg.cid);
     expect(got?.files.map((f) => f.path).sort()).toEqual([EVIDENCE_FILE, 'photo.jpg']);
+    const trail = await buildTrail();
     const r = await verifyAuditTrail({
-      batchId: BATCH, entries: (await buildTrail()).entries, chain: (await buildTrail()).chain,
+      batchId: BATCH, entries: trail.entries, chain: trail.chain, anchoring: trail.anchoring,
       fetchEvidence: fetchEvidenceFromGateway(BASE, { fetch: makeFetch(false) }),
     });
     expect(r.verified).toBe(true);

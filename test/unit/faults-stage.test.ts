@@ -80,7 +80,7 @@ function world() {
       confirms++;
       const cur = txs.get(tx.ledger_tx_id)!;
       txs.set(tx.ledger_tx_id, { ...cur, status: 'CONFIRMED', tx_hash: txHash, block_number: blockNumber, confirmed_at: at });
-      batch = { ...batch, stage_history: batch.stage_history.map((h, i) => (cur.kind !== 'VAULT' && i === cur.history_index ? { ...h, chain_tx_hash: txHash } : h)) };
+      batch = { ...batch, stage_history: batch.stage_history.map((h, i) => (cur.kind === 'TRACE_STAGE' && i === cur.history_index ? { ...h, chain_tx_hash: txHash } : h)) };
       after('confirm');
     },
     openLedgerTxsBefore: async (cutoff) => [...txs.values()].filter((t) => t.status !== 'CONFIRMED' && t.status !== 'FAILED' && t.created_at < cutoff),

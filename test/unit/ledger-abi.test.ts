@@ -1,5 +1,5 @@
 import { compileContracts } from '../../infra/ledger/compile';
-import { STAGE_CODES, batchTokenAbi, lendingVaultAbi, testUsdcAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
+import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, lendingVaultAbi, testUsdcAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 
 interface AbiParam { name: string; type: string; indexed?: boolean; components?: AbiParam[] }
 interface AbiEntry { type: string; name?: string; inputs?: AbiParam[]; outputs?: AbiParam[]; stateMutability?: string; anonymous?: boolean }
@@ -30,6 +30,11 @@ describe('ledger ABIs in shared/adapters/ledger/abi.ts', () => {
       'function mint(address to, uint256 tokenId, string batchId, bytes32 auditHash) returns () nonpayable');
     expect(canonical(batchTokenAbi)).toContain(
       'event BatchMinted(uint256 indexed tokenId, string batchId, bytes32 auditHash)');
+  });
+
+  it('AuditAnchor constant equals the compiled ABI (functions, events, errors)', () => {
+    expect(canonical(auditAnchorAbi)).toEqual(canonical(compiled.AuditAnchor.abi));
+    expect(canonical(auditAnchorAbi)).toContain('function anchor(bytes32 root, uint32 headCount) returns () nonpayable');
   });
 
   it('TraceLog constant equals the compiled ABI (functions, events, errors)', () => {

@@ -24,6 +24,7 @@ import {
   type WorkerDef,
 } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
+import { DEFAULT_ANCHOR_INTERVAL_S } from '../../shared/domain/anchoring';
 
 const root = repoRoot();
 const needSpecs = Object.entries(NEEDS) as Array<[Need, NeedSpec]>;
@@ -89,7 +90,10 @@ describe('manifest', () => {
 
   test('scheduled workers: the reconcilers every 5 minutes, the national-registry check and the chain watcher every minute; none of them consumes a queue', () => {
     const scheduled = Object.fromEntries(workers.filter((w) => w.kind === 'scheduled').map((w) => [w.fn, w.schedule]));
-    expect(scheduled).toEqual({ 'payout-reconciler': 'rate(5 minutes)', 'ledger-write-reconciler': 'rate(5 minutes)', 'national-registry-check': 'rate(1 minute)', 'chain-event-watcher': 'rate(1 minute)' });
+    expect(scheduled).toEqual({ 'payout-reconciler': 'rate(5 minutes)', 'ledger-write-reconciler': 'rate(5 minutes)', 'national-registry-check': 'rate(1 minute)', 'chain-event-watcher': 'rate(1 minute)', 'audit-anchorer': 'rate(5 minutes)' });
+    // The anchor interval (decisions §13: ANCHOR_INTERVAL_S, default 300) is the anchorer's setting.
+    expect(workers.find((w) => w.fn === 'audit-anchorer')).toMatchObject({ intervalVariable: 'ANCHOR_INTERVAL_S' });
+    expect(scheduled['audit-anchorer']).toBe(`rate(${DEFAULT_ANCHOR_INTERVAL_S / 60} minutes)`);
     const byFn = new Map(functionManifest().map((f) => [f.fn, f]));
     expect(byFn.get('register-farmer')!.needs).toEqual(['table:write', 'gfw', 'maaif']);
     expect(byFn.get('payout-reconciler')!.needs.filter((n) => n.endsWith(':send'))).toEqual([]);

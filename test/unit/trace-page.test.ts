@@ -1,5 +1,6 @@
 import QRCode from 'qrcode';
 import { handler } from '../../functions/get-trace/handler';
+import { buildAnchorTree, type BatchAnchor } from '../../shared/domain/anchoring';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';
 import type { ChainTrail } from '../../shared/domain/audit-verify';
 import type { DdsRecord } from '../../shared/domain/dds';
@@ -24,10 +25,17 @@ const PAYOUT_UGX = 2_359_350;
 function trail(): { entries: AuditEntry[]; chain: ChainTrail } {
   const first = buildAuditEntry({ batchId: batch.batch_id, seq: 1, type: 'BATCH_SUBMITTED', at: '2026-11-01T08:00:00.000Z', actor: 'agent-1', prevHash: GENESIS_HASH, payload: { token_id: batch.token_id, farmer_id: farmer.farmer_id, weight_kg: batch.weight_kg, grade: batch.grade } });
   const payout = buildAuditEntry({ batchId: batch.batch_id, seq: 2, type: 'PAYOUT_PROCESSING', at: '2026-11-01T08:01:00.000Z', actor: 'system', prevHash: first.hash, payload: { payment_id: 'PAY-2026-000001-01', amount_ugx: PAYOUT_UGX, phone: farmer.phone } });
-  return { entries: [first, payout], chain: { mints: [{ tokenId: BigInt(batch.token_id), batchId: batch.batch_id, auditHash: `0x${first.hash}`, txHash: `0x${'ab'.repeat(32)}` }], stages: [] } };
+  return { entries: [first, payout], chain: { mints: [{ tokenId: BigInt(batch.token_id), batchId: batch.batch_id, auditHash: `0x${first.hash}`, txHash: `0x${'ab'.repeat(32)}`, blockNumber: 5n }], stages: [] } };
 }
 
-function deps(over: { chainDown?: boolean; dds?: Partial<DdsRecord> | null; coopName?: string; polygon?: boolean } = {}): TracePageDeps {
+/** The periodic anchor of the trail's head (#2, the payout entry), mined at block 9. */
+function anchorOf(entries: AuditEntry[]): BatchAnchor {
+  const head = entries[entries.length - 1]!;
+  const p = buildAnchorTree([{ batch_id: batch.batch_id, sequence_number: head.sequence_number, hash: head.hash }]).proofs.get(batch.batch_id)!;
+  return { anchor_id: 'ANCHOR-1', head_sequence_number: head.sequence_number, head_hash: head.hash, root: p.root, proof: p.proof, tx_hash: `0x${'ef'.repeat(32)}`, block_number: 9 };
+}
+
+function deps(over: { unanchored?: boolean; chainDown?: boolean; dds?: Partial<DdsRecord> | null; coopName?: string; polygon?: boolean } = {}): TracePageDeps {
   const t = trail();
   const polygon = { type: 'Polygon' as const, coordinates: [[[34.17, 1.08], [34.175, 1.08], [34.175, 1.084], [34.17, 1.084], [34.17, 1.08]]] };
   return {
@@ -36,6 +44,8 @@ function deps(over: { chainDown?: boolean; dds?: Partial<DdsRecord> | null; coop
       getFarmer: async () => (over.polygon ? { ...farmer, farm: { ...farmer.farm, area_ha: 19.3, polygon, computed_area_ha: 24.6 } } : farmer),
       getCooperative: async () => aCooperative({ name: over.coopName ?? 'Bugisu Farmers' }),
     }),
+    anchors: { ofBatch: async () => (over.unanchored ? [] : [anchorOf(t.entries)]) },
+    anchorRoot: async (root) => (root === anchorOf(t.entries).root ? 9n : null),
     dds: { ofBatch: async () => (over.dds === undefined ? null : over.dds === null ? null : ({ status: 'AVAILABLE', reference_number: '26UGABCDEF1234', ...over.dds } as DdsRecord)) },
     chainTrail: async () => {
       if (over.chainDown) throw new Error('connect ECONNREFUSED');
@@ -77,6 +87,17 @@ describe('readPublicTrace', () => {
   it('hides the DDS reference until the statement is AVAILABLE', async () => {
     expect((await readPublicTrace(deps({ dds: { status: 'SUBMITTED' } }), batch.batch_id)).dds_reference_number).toBeNull();
     expect((await readPublicTrace(deps(), batch.batch_id)).dds_reference_number).toBeNull();
+  });
+
+  it('counts the anchored entries, and says an entry awaits the next anchor rather than failing', async () => {
+    const anchored = await readPublicTrace(deps(), batch.batch_id);
+    expect(anchored.verification).toMatchObject({ verified: true, entries_total: 2, entries_anchored: 2, awaiting_anchor: 0 });
+    expect(tracePageHtml(anchored, 'https://x.test')).toContain('2 of 2 audit entries anchored on the ledger');
+    const pending = await readPublicTrace(deps({ unanchored: true }), batch.batch_id);
+    expect(pending.verification).toMatchObject({ verified: false, entries_total: 2, entries_anchored: 1, awaiting_anchor: 1 });
+    const html = tracePageHtml(pending, 'https://x.test');
+    expect(html).toContain('1 recent entry awaits the next ledger anchor');
+    expect(html).not.toContain('Not verified');
   });
 
   it('reports the verification as unavailable (not a 503) while the ledger cannot be read', async () => {

@@ -21,7 +21,9 @@ export class TransactionConditionError extends Error {
  * DynamoDB transaction: the entry is put with attribute_not_exists and the batch's `audit_seq` /
  * `audit_head_hash` advance on the condition that they are still what was read. A concurrent
  * append makes that condition fail, and the whole thing is retried with the new head (no
- * read-then-write without a condition). `batchSet` adds SET clauses to the batch update.
+ * read-then-write without a condition). `batchSet` adds SET clauses to the batch update. The same
+ * transaction writes the append's pending-anchor marker, so the next periodic anchor commits the
+ * batch's new head (decisions §13).
  * Errors: TransactionConditionError for a failed condition in `items` while the head was intact
  * (a failure alongside a moved head is retried); StoreUnavailableError (503) when concurrent
  * transactions keep conflicting after 12 attempts.
@@ -59,7 +61,7 @@ export async function transactWithAudit(input: {
       },
     };
     try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: [...items, batchUpdate, auditPut(entry)] }));
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [...items, batchUpdate, auditPut(entry), anchorMarkerPut(markerIdOf(entry), [input.batchId], entry.at)] }));
       return entry;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
@@ -76,6 +78,11 @@ export async function transactWithAudit(input: {
       await backoff(tries);
     }
   }
+}
+
+/** The marker of an append: named after its (first) entry, `<batch>#<sequence number>`, unique as the entry is. */
+function markerIdOf(entry: AuditEntry): string {
+  return `${entry.batch_id}#${entry.sequence_number}`;
 }
 
 /** Attempts of one append before contention on the batch is reported as 503. */
@@ -95,7 +102,7 @@ function contentionError(err: unknown, codes: string[]): unknown {
  * The same for several batches at once: one transaction holding `items`, and for each batch its
  * audit entry and advanced head (plus `batchSet` / `batchCondition` on its item). Used for
  * purchase orders, whose creation and confirmation belong in the log of every batch they cover.
- * At most 40 batches (DynamoDB's 100 items per transaction).
+ * At most 40 batches (DynamoDB's 100 items per transaction); one pending-anchor marker names them all.
  * Errors: TransactionConditionError for a failed condition in `items` or in a batch's own
  * condition (index = position in `items`, or items.length + batch index); StoreUnavailableError
  * (503) when concurrent transactions keep conflicting.
@@ -132,7 +139,8 @@ export async function transactWithAudits(input: {
       },
     }));
     try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: [...input.items, ...updates, ...entries.map(auditPut)] }));
+      const marker = anchorMarkerPut(markerIdOf(entries[0]!), input.batches.map((b) => b.batchId), entries[0]!.at);
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [...input.items, ...updates, ...entries.map(auditPut), marker] }));
       return entries;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
@@ -151,4 +159,9 @@ export async function transactWithAudits(input: {
       await backoff(tries);
     }
   }
+}
+
+/** The pending-anchor marker an audit append writes in its transaction: the batches it appended to. */
+export function anchorMarkerPut(markerId: string, batchIds: string[], at: string): TransactItem {
+  return { Put: { TableName: tableName(), Item: { ...keys.anchorMarker(markerId), ...keys.anchorMarkerGsi(at, markerId), entity: 'ANCHOR_MARKER', marker_id: markerId, batch_ids: batchIds, created_at: at } } };
 }

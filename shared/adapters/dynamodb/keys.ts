@@ -33,6 +33,12 @@
  * | Evidence upload     | EVIDENCE_UPLOAD#<UPL-…>     | META                | (TTL: attach window + 1 day) |                       |
  * | Evidence pin job    | PIN_JOB#<cid>               | STAGE#<batch>#<i> or DDS#<dds_id> |       |                                |
  *   GSI2 (sparse): GSI2PK PENDING_PIN, GSI2SK <queued_at>#<cid> until pinned (or given up), for reconciliation.
+ * | Unanchored marker   | UNANCHORED#<batch>#<seq>    | META                | (GSI2 UNANCHORED, <at>#<id>, until a mined anchor covers it) |
+ *   Written in every audit append's transaction (one per transaction, naming its batches): the
+ *   periodic anchor's work list (decisions §13). Never deleted: the anchor removes its GSI2 keys.
+ * | Periodic anchor     | ANCHOR#<ANCHOR-…>           | META, PART#<nnnn>   |                     |                                |
+ * | Open anchor pointer | ANCHOR_STATE                | META                |                     |                                |
+ * | Anchor of a batch   | ANCHORS#<batch_id>          | SEQ#<head seq>      |                     |                                |
  *
  * Access patterns:
  * 1. get cooperative / farmer / batch / payment / job by id: GetItem on PK + META.
@@ -58,6 +64,8 @@ export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
 export const PENDING_PIN = 'PENDING_PIN';
+/** GSI2 partition of audit appends not yet covered by a mined periodic anchor (decisions §13). */
+export const UNANCHORED = 'UNANCHORED';
 /** GSI2 partition of loans still PENDING (lock or disbursement not settled yet). */
 export const PENDING_LOANS = 'PENDING_LOAN';
 export const PENDING_NATIONAL_CHECK = 'PENDING_NATIONAL_CHECK';
@@ -116,6 +124,18 @@ export const keys = {
   /** The one PENDING or ACTIVE loan of a batch (its BatchToken is locked): created with the loan, removed when it is repaid or cancelled. */
   loanGuard: (batchId: string) => ({ PK: `LOAN_GUARD#${batchId}`, SK: META }),
   loanCounter: (year: number) => ({ PK: `COUNTER#LOAN#${year}`, SK: META }),
+  /** The pending-anchor marker of one audit append (its first batch's entry), open in GSI2 until anchored. */
+  anchorMarker: (id: string) => ({ PK: `UNANCHORED#${id}`, SK: META }),
+  anchorMarkerGsi: (at: string, id: string) => ({ GSI2PK: UNANCHORED, GSI2SK: `${at}#${id}` }),
+  /** A periodic anchor, and the parts holding its heads and markers. */
+  auditAnchor: (id: string) => ({ PK: `ANCHOR#${id}`, SK: META }),
+  auditAnchorPart: (id: string, n: number) => ({ PK: `ANCHOR#${id}`, SK: `PART#${String(n).padStart(4, '0')}` }),
+  auditAnchorPartition: (id: string) => `ANCHOR#${id}`,
+  /** Which anchor is open (built, not yet mined or refused): at most one. */
+  anchorState: () => ({ PK: 'ANCHOR_STATE', SK: META }),
+  /** A batch's place in a mined periodic anchor, by the head it proves. */
+  batchAnchor: (batchId: string, headSeq: number) => ({ PK: `ANCHORS#${batchId}`, SK: `SEQ#${String(headSeq).padStart(8, '0')}` }),
+  batchAnchorsPartition: (batchId: string) => `ANCHORS#${batchId}`,
   /** The settlement of a purchase order on its buyer payment (one per purchase order). */
   settlement: (purchaseOrderId: string) => ({ PK: `SETTLEMENT#${purchaseOrderId}`, SK: META }),
   /** The pin job of an evidence CID for one stage-history entry or DDS (written with the commit that names the CID). */

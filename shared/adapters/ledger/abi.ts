@@ -757,3 +757,46 @@ export const lendingVaultAbi = [
   { type: 'error', name: 'UnexpectedToken', inputs: [{ name: 'token', type: 'address' }] },
   { type: 'error', name: 'ZeroAmount', inputs: [] },
 ] as const;
+
+/**
+ * AuditAnchor (decisions §13): `anchor(root, headCount)` commits one Merkle root of many batches'
+ * audit heads (ANCHORER_ROLE, once per root); `anchoredAtBlock(root)` is its block (0: never).
+ */
+export const auditAnchorAbi = [
+  ...accessControlAbi,
+  { type: 'constructor', inputs: [], stateMutability: 'nonpayable' },
+  { type: 'function', name: 'ANCHORER_ROLE', inputs: [], outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view' },
+  {
+    type: 'function', name: 'anchor',
+    inputs: [{ name: 'root', type: 'bytes32' }, { name: 'headCount', type: 'uint32' }],
+    outputs: [], stateMutability: 'nonpayable',
+  },
+  { type: 'function', name: 'anchoredAtBlock', inputs: [{ name: '', type: 'bytes32' }], outputs: [{ name: '', type: 'uint256' }], stateMutability: 'view' },
+  {
+    type: 'function', name: 'headLeaf',
+    inputs: [{ name: 'batchId', type: 'string' }, { name: 'sequence', type: 'uint256' }, { name: 'entryHash', type: 'bytes32' }],
+    outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'pure',
+  },
+  {
+    type: 'function', name: 'isAnchoredHead',
+    inputs: [
+      { name: 'root', type: 'bytes32' },
+      { name: 'proof', type: 'bytes32[]' },
+      { name: 'batchId', type: 'string' },
+      { name: 'sequence', type: 'uint256' },
+      { name: 'entryHash', type: 'bytes32' },
+    ],
+    outputs: [{ name: '', type: 'bool' }], stateMutability: 'view',
+  },
+  {
+    type: 'event', name: 'AuditRootAnchored',
+    inputs: [
+      { name: 'root', type: 'bytes32', indexed: true },
+      { name: 'headCount', type: 'uint32', indexed: false },
+      { name: 'anchorer', type: 'address', indexed: false },
+    ],
+    anonymous: false,
+  },
+  { type: 'error', name: 'AlreadyAnchored', inputs: [{ name: 'root', type: 'bytes32' }] },
+  { type: 'error', name: 'EmptyAnchor', inputs: [] },
+] as const;

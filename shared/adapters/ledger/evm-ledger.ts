@@ -32,7 +32,7 @@ import {
 } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex, Ledger, LedgerReceipt, VaultCall, VaultLedger } from '../../domain/ports';
-import { STAGE_CODES, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
+import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
 import { vaultCallData, vaultRevertReason } from './vault-ledger';
 
 /** Configuration of an `EvmLedger`. */
@@ -49,6 +49,8 @@ export interface EvmLedgerConfig {
   custodianAddress?: Hex;
   /** The LendingVault (vault writes); the signer holds its OPERATOR_ROLE. Without it `vaultCallKept` throws. */
   lendingVaultAddress?: Hex;
+  /** The AuditAnchor (periodic anchors of audit logs); the signer holds its ANCHORER_ROLE. Without it `anchorAuditRootKept` throws. */
+  auditAnchorAddress?: Hex;
   /** The vault's asset (USDC), for `treasuryUsdcMicro`. */
   vaultAssetAddress?: Hex;
   /** Timeout of one RPC request, ms (default 10 000). */
@@ -103,7 +105,8 @@ export class EvmLedger implements Ledger, VaultLedger {
   constructor(config: EvmLedgerConfig) {
     if (!PRIVATE_KEY.test(config.signerPrivateKey)) throw new RangeError('EvmLedger: signerPrivateKey must be 0x + 64 hex digits');
     for (const [name, value] of [['batchTokenAddress', config.batchTokenAddress], ['traceLogAddress', config.traceLogAddress],
-      ['custodianAddress', config.custodianAddress], ['lendingVaultAddress', config.lendingVaultAddress], ['vaultAssetAddress', config.vaultAssetAddress]] as const) {
+      ['custodianAddress', config.custodianAddress], ['lendingVaultAddress', config.lendingVaultAddress], ['vaultAssetAddress', config.vaultAssetAddress],
+      ['auditAnchorAddress', config.auditAnchorAddress]] as const) {
       if (value !== undefined && !isAddress(value, { strict: false })) throw new RangeError(`EvmLedger: ${name} is not an address`);
     }
     if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmLedger: chainId must be a positive integer');
@@ -234,6 +237,20 @@ export class EvmLedger implements Ledger, VaultLedger {
   }
 
   /**
+   * `AuditAnchor.anchor(root, headCount)` (decisions §13) as a kept signed transaction (see
+   * recordStageKept). Errors: Error when no AuditAnchor is configured, RangeError for a malformed
+   * root or a head count outside 1..2^32-1 (nothing sent); LedgerUnavailableError; whatever `keep` throws.
+   */
+  async anchorAuditRootKept(input: { root: Hex; headCount: number }, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }> {
+    const anchor = this.config.auditAnchorAddress;
+    if (!anchor) throw new Error('EvmLedger: no auditAnchorAddress configured (AUDIT_ANCHOR_ADDRESS)');
+    checkBytes32('root', input.root);
+    if (!Number.isSafeInteger(input.headCount) || input.headCount < 1 || input.headCount > 0xffffffff) throw new RangeError(`anchor: head count ${input.headCount} is not a uint32 above 0`);
+    const data = encodeFunctionData({ abi: auditAnchorAbi, functionName: 'anchor', args: [input.root, input.headCount] });
+    return this.sendKept(anchor, data, keep, 'anchor', undefined);
+  }
+
+  /**
    * `BatchToken.mint(custodian, tokenId, batchId, auditHash)` as a kept signed transaction (see
    * recordStageKept). Simulated first: an existing token id throws `TokenAlreadyMintedError`.
    */
@@ -359,7 +376,8 @@ export class EvmLedger implements Ledger, VaultLedger {
 /**
  * An `EvmLedger` from environment variables: LEDGER_RPC_URL, LEDGER_CHAIN_ID, LEDGER_SIGNER_KEY,
  * BATCH_TOKEN_ADDRESS, TRACE_LOG_ADDRESS (required); LENDING_VAULT_ADDRESS and VAULT_ASSET_ADDRESS
- * (optional here; need 'vault' provides them — see createVaultLedgerFromEnv); LEDGER_CUSTODIAN_ADDRESS and
+ * (optional here; need 'vault' provides them — see createVaultLedgerFromEnv); AUDIT_ANCHOR_ADDRESS
+ * (optional here; need 'ledger' provides it: the periodic anchors); LEDGER_CUSTODIAN_ADDRESS and
  * LEDGER_RPC_RETRY_COUNT (optional; default 2 — the local stack may set 0: hardhat reports reverts
  * as JSON-RPC -32603, which viem retries, delaying a refused mint by ~0.5 s).
  * Throws an Error naming the first missing or malformed variable.
@@ -392,13 +410,15 @@ export function createEvmLedgerFromEnv(env: Record<string, string | undefined> =
   const lendingVaultAddress = vaultText ? hexVar('LENDING_VAULT_ADDRESS', vaultText, address) : undefined;
   const assetText = env.VAULT_ASSET_ADDRESS?.trim();
   const vaultAssetAddress = assetText ? hexVar('VAULT_ASSET_ADDRESS', assetText, address) : undefined;
+  const anchorText = env.AUDIT_ANCHOR_ADDRESS?.trim();
+  const auditAnchorAddress = anchorText ? hexVar('AUDIT_ANCHOR_ADDRESS', anchorText, address) : undefined;
   const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
   if (retryText && !/^\d{1,2}$/.test(retryText)) {
     throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
   }
   const retryCount = retryText ? Number(retryText) : undefined;
 
-  return new EvmLedger({ rpcUrl, chainId, signerPrivateKey, batchTokenAddress, traceLogAddress, custodianAddress, retryCount, lendingVaultAddress, vaultAssetAddress });
+  return new EvmLedger({ rpcUrl, chainId, signerPrivateKey, batchTokenAddress, traceLogAddress, custodianAddress, retryCount, lendingVaultAddress, vaultAssetAddress, auditAnchorAddress });
 }
 
 /**

@@ -221,6 +221,7 @@ export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
   return {
     mintBatchTokenKept: () => unexpected('ledger.mintBatchTokenKept'),
     recordStageKept: () => unexpected('ledger.recordStageKept'),
+    anchorAuditRootKept: () => unexpected('ledger.anchorAuditRootKept'),
     rebroadcast: () => unexpected('ledger.rebroadcast'),
     waitForReceipt: () => unexpected('ledger.waitForReceipt'),
     ...over,

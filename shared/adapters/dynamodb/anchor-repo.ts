@@ -1,0 +1,177 @@
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditHead, BatchAnchor } from '../../domain/anchoring';
+import type { AuditAnchorStore } from '../../domain/ports';
+import type { AnchorLedgerTx, AuditAnchorRecord } from '../../domain/records';
+import type { TransactItem } from './audit-append';
+import { fromItem, keys, UNANCHORED } from './keys';
+import { ledgerTxItem } from './ledger-tx';
+import { cancellationCodes, conditionalUpdate, documentClient, isTransactionCanceled, tableName } from './table';
+
+/** Heads (and marker ids) per part item of an anchor: ~120 bytes a head keeps a part far under 400 KB. */
+const PART_SIZE = 1000;
+/** DynamoDB's limits: items per transaction, keys per BatchGetItem. */
+const TRANSACTION_ITEMS = 100;
+const BATCH_GET_KEYS = 100;
+
+/**
+ * Periodic anchors in the single table (decisions §13; keys.ts): the pending markers audit appends
+ * write (shared/adapters/dynamodb/audit-append.ts), the anchors with their heads in parts, the
+ * pointer to the open anchor, and each batch's mined anchors with their proofs. Nothing is deleted
+ * (IAM denies it): a settled marker leaves the GSI2 index instead.
+ */
+export class AuditAnchorRepository implements AuditAnchorStore {
+  async pendingMarkers(limit: number): Promise<Array<{ marker_id: string; batch_ids: string[] }>> {
+    const out: Array<{ marker_id: string; batch_ids: string[] }> = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(new QueryCommand({
+        TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :p',
+        ExpressionAttributeValues: { ':p': UNANCHORED }, Limit: Math.min(1000, limit - out.length), ExclusiveStartKey: start,
+      }));
+      for (const item of r.Items ?? []) out.push({ marker_id: String(item.marker_id), batch_ids: (item.batch_ids as string[]) ?? [] });
+      start = r.LastEvaluatedKey;
+    } while (start && out.length < limit);
+    return out;
+  }
+
+  async heads(batchIds: string[]): Promise<AuditHead[]> {
+    const heads: AuditHead[] = [];
+    for (let i = 0; i < batchIds.length; i += BATCH_GET_KEYS) {
+      let keysLeft: Array<Record<string, unknown>> = batchIds.slice(i, i + BATCH_GET_KEYS).map((b) => keys.batch(b));
+      for (let round = 0; keysLeft.length > 0; round++) {
+        if (round > 8) throw new Error(`reading ${keysLeft.length} batch heads: DynamoDB keeps leaving keys unprocessed`);
+        if (round > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
+        const r = await documentClient().send(new BatchGetCommand({
+          RequestItems: { [tableName()]: { Keys: keysLeft, ConsistentRead: true, ProjectionExpression: 'batch_id, audit_seq, audit_head_hash' } },
+        }));
+        for (const item of r.Responses?.[tableName()] ?? []) {
+          const seq = Number(item.audit_seq);
+          if (seq >= 1 && typeof item.audit_head_hash === 'string') heads.push({ batch_id: String(item.batch_id), sequence_number: seq, hash: item.audit_head_hash });
+        }
+        keysLeft = (r.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
+      }
+    }
+    return heads;
+  }
+
+  async openAnchor(): Promise<AuditAnchorRecord | null> {
+    const state = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.anchorState(), ConsistentRead: true }));
+    const id = state.Item?.open_anchor_id;
+    return typeof id === 'string' ? this.get(id) : null;
+  }
+
+  async open(anchor: AuditAnchorRecord, write: AnchorLedgerTx): Promise<boolean> {
+    // The parts first: they are only read through the anchor's META item, which the transaction
+    // below writes, so parts left by a failed transaction are unreachable and overwritten by a retry.
+    const parts = partsOf(anchor);
+    for (const [n, part] of parts.entries()) {
+      await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.auditAnchorPart(anchor.anchor_id, n), entity: 'ANCHOR_PART', ...part } }));
+    }
+    const { heads: _h, marker_ids: _m, ...meta } = anchor;
+    try {
+      await documentClient().send(new TransactWriteCommand({
+        TransactItems: [
+          { Update: {
+            TableName: tableName(), Key: keys.anchorState(), UpdateExpression: 'SET open_anchor_id = :id, updated_at = :at',
+            ConditionExpression: 'attribute_not_exists(open_anchor_id)', ExpressionAttributeValues: { ':id': anchor.anchor_id, ':at': anchor.created_at },
+          } },
+          { Put: {
+            TableName: tableName(), ConditionExpression: 'attribute_not_exists(PK)',
+            Item: { ...keys.auditAnchor(anchor.anchor_id), entity: 'ANCHOR', ...meta, head_count: anchor.heads.length, marker_count: anchor.marker_ids.length, part_count: parts.length },
+          } },
+          { Put: { TableName: tableName(), Item: ledgerTxItem(write), ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+      }));
+      return true;
+    } catch (err) {
+      if (isTransactionCanceled(err) && cancellationCodes(err).includes('ConditionalCheckFailed')) return false;
+      throw err;
+    }
+  }
+
+  async get(anchorId: string): Promise<AuditAnchorRecord | null> {
+    const items: Array<Record<string, unknown>> = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(new QueryCommand({
+        TableName: tableName(), KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.auditAnchorPartition(anchorId) },
+        ConsistentRead: true, ExclusiveStartKey: start,
+      }));
+      items.push(...(r.Items ?? []));
+      start = r.LastEvaluatedKey;
+    } while (start);
+    const meta = items.find((i) => i.SK === 'META');
+    if (!meta) return null;
+    const parts = items.filter((i) => String(i.SK).startsWith('PART#')).sort((a, b) => String(a.SK).localeCompare(String(b.SK)));
+    if (parts.length !== Number(meta.part_count)) throw new Error(`anchor ${anchorId}: ${parts.length} of its ${String(meta.part_count)} parts found`);
+    const { head_count: _c, marker_count: _mc, part_count: _pc, entity: _e, ...rest } = fromItem<Record<string, unknown>>(meta);
+    return {
+      ...(rest as unknown as Omit<AuditAnchorRecord, 'heads' | 'marker_ids'>),
+      heads: parts.flatMap((p) => p.heads as AuditAnchorRecord['heads']),
+      marker_ids: parts.flatMap((p) => p.marker_ids as string[]),
+    };
+  }
+
+  async finish(anchor: AuditAnchorRecord, batchAnchors: Array<BatchAnchor & { batch_id: string }>, mined: { tx_hash: string; block_number: number }, at: string): Promise<void> {
+    const writes: TransactItem[] = [
+      ...batchAnchors.map((a): TransactItem => ({ Put: {
+        TableName: tableName(),
+        Item: { ...keys.batchAnchor(a.batch_id, a.head_sequence_number), entity: 'BATCH_ANCHOR', ...a, anchored_at: at },
+      } })),
+      // The marker leaves the pending index (and stays, as IAM allows no delete).
+      ...anchor.marker_ids.map((id): TransactItem => ({ Update: {
+        TableName: tableName(), Key: keys.anchorMarker(id), UpdateExpression: 'SET anchor_id = :a REMOVE GSI2PK, GSI2SK', ExpressionAttributeValues: { ':a': anchor.anchor_id },
+      } })),
+    ];
+    for (let i = 0; i < writes.length; i += TRANSACTION_ITEMS) {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: writes.slice(i, i + TRANSACTION_ITEMS) }));
+    }
+    await conditionalUpdate({
+      Key: keys.auditAnchor(anchor.anchor_id), UpdateExpression: 'SET #s = :s, tx_hash = :h, block_number = :b, anchored_at = :at',
+      ConditionExpression: '#s = :open', ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':s': 'ANCHORED', ':open': 'OPEN', ':h': mined.tx_hash, ':b': mined.block_number, ':at': at },
+    });
+    await this.close(anchor.anchor_id, at);
+  }
+
+  async abandon(anchorId: string, reason: string, at: string): Promise<void> {
+    await conditionalUpdate({
+      Key: keys.auditAnchor(anchorId), UpdateExpression: 'SET #s = :s, failure = :f, failed_at = :at',
+      ConditionExpression: '#s = :open', ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':s': 'FAILED', ':open': 'OPEN', ':f': reason.slice(0, 1000), ':at': at },
+    });
+    await this.close(anchorId, at);
+  }
+
+  async ofBatch(batchId: string): Promise<BatchAnchor[]> {
+    const out: BatchAnchor[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(new QueryCommand({
+        TableName: tableName(), KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.batchAnchorsPartition(batchId) }, ExclusiveStartKey: start,
+      }));
+      for (const item of r.Items ?? []) {
+        const { entity: _e, batch_id: _b, anchored_at: _at, ...a } = fromItem<BatchAnchor & { entity: string; batch_id: string; anchored_at: string }>(item);
+        out.push(a);
+      }
+      start = r.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+
+  /** The anchor is no longer the open one (no-op when another is, or none). */
+  private async close(anchorId: string, at: string): Promise<void> {
+    await conditionalUpdate({
+      Key: keys.anchorState(), UpdateExpression: 'REMOVE open_anchor_id SET updated_at = :at',
+      ConditionExpression: 'open_anchor_id = :id', ExpressionAttributeValues: { ':id': anchorId, ':at': at },
+    });
+  }
+}
+
+function partsOf(anchor: AuditAnchorRecord): Array<{ heads: AuditAnchorRecord['heads']; marker_ids: string[] }> {
+  const n = Math.max(1, Math.ceil(anchor.heads.length / PART_SIZE), Math.ceil(anchor.marker_ids.length / PART_SIZE));
+  return Array.from({ length: n }, (_, i) => ({
+    heads: anchor.heads.slice(i * PART_SIZE, (i + 1) * PART_SIZE),
+    marker_ids: anchor.marker_ids.slice(i * PART_SIZE, (i + 1) * PART_SIZE),
+  }));
+}

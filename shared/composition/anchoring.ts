@@ -1,0 +1,21 @@
+import { AuditAnchorRepository } from '../adapters/dynamodb/anchor-repo';
+import { anchorWriteOutcomes, type AnchoringDeps, type AnchorWriteOutcomes } from '../use-cases/anchoring';
+import { ledgerWriteQueue } from './queues';
+import { custodyRepo, now } from './repos';
+
+let repo: AuditAnchorRepository | undefined;
+
+/** The periodic anchors in the single table (decisions §13). */
+export function auditAnchorRepo(): AuditAnchorRepository {
+  return (repo ??= new AuditAnchorRepository());
+}
+
+/** Ports of the scheduled audit-anchorer: the anchors, the ledger writes and the single writer's queue. */
+export function anchoringDeps(): AnchoringDeps {
+  return { anchors: auditAnchorRepo(), custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now };
+}
+
+/** What the single ledger writer calls when an anchor transaction is mined or refused. */
+export function anchorOutcomes(): AnchorWriteOutcomes {
+  return anchorWriteOutcomes({ anchors: auditAnchorRepo(), now });
+}
