@@ -110,12 +110,14 @@ describe('custody trail', () => {
     const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { url: string; endpoints: Record<string, string> };
     const admin = await token({ role: 'ADMIN', sub: 'auditor' });
     const args = [batchId, '--api', stack.url, '--token', admin, '--rpc', stack.endpoints.ledger!, '--chain-id', '31337',
-      '--batch-token', stack.endpoints.batch_token!, '--trace-log', stack.endpoints.trace_log!, '--ipfs-gateway', stack.url];
+      '--batch-token', stack.endpoints.batch_token!, '--trace-log', stack.endpoints.trace_log!, '--audit-anchor', stack.endpoints.audit_anchor!, '--ipfs-gateway', stack.url];
     const run = async () => {
       const lines: string[] = [];
       const code = await runVerify(args, (l) => lines.push(l), (l) => lines.push(l));
       return { code, text: lines.join('\n') };
     };
+    // Every entry anchored first (the periodic anchor runs every 3 s here).
+    await waitFor(() => api('GET', `/batch/${batchId}/audit`, { token: ctx.coop }), (r) => r.body.verified === true, 30_000, 250);
     const good = await run();
     expect(good.code).toBe(0);
     const audit = await api('GET', `/batch/${batchId}/audit`, { token: ctx.coop });

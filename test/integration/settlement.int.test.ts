@@ -18,7 +18,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * event delivered twice settles once.
  */
 
-const stack = () => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { ledger: string; lending_vault: Hex; batch_token: Hex; trace_log: Hex } };
+const stack = () => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { ledger: string; lending_vault: Hex; batch_token: Hex; trace_log: Hex; audit_anchor: Hex } };
 const hook = new Webhook(DEV_CHAIN_WEBHOOK_SECRET);
 const BUYER = { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' };
 
@@ -107,7 +107,8 @@ describe('a buyer payment settles its purchase order', () => {
     for (const b of [withLoan, withoutLoan]) {
       const batch = await waitFor(() => api('GET', `/batch/${b}`, { token: ctx.coop }), (r) => r.body.stage_history?.at(-1)?.chain_tx_hash != null && r.body.stage === 'SETTLED', 20_000, 250);
       expect(batch.body.stage).toBe('SETTLED');
-      const audit = await api('GET', `/batch/${b}/audit`, { token: ctx.coop });
+      // Verified once the periodic anchor (every 3 s here) has committed the settlement's entries.
+      const audit = await waitFor(() => api('GET', `/batch/${b}/audit`, { token: ctx.coop }), (r) => r.body.verified === true, 30_000, 250);
       const entries: Array<{ type: string; payload: { stage?: string; evidence?: { purchase_order_id?: string } } }> = audit.body.entries;
       const types = entries.map((e) => e.type);
       const settledEntries = entries.filter((e) => e.type === 'STAGE_CHANGED' && e.payload.stage === 'SETTLED');
@@ -120,7 +121,7 @@ describe('a buyer payment settles its purchase order', () => {
     // `npm run verify` (no trust in the service): the settled batch's whole trail checks out.
     const report: string[] = [];
     const e = stack().endpoints;
-    const code = await runVerify([withLoan, '--api', stackUrl(), '--token', admin, '--rpc', e.ledger, '--chain-id', '31337', '--batch-token', e.batch_token, '--trace-log', e.trace_log], (l) => report.push(l), (l) => report.push(l));
+    const code = await runVerify([withLoan, '--api', stackUrl(), '--token', admin, '--rpc', e.ledger, '--chain-id', '31337', '--batch-token', e.batch_token, '--trace-log', e.trace_log, '--audit-anchor', e.audit_anchor], (l) => report.push(l), (l) => report.push(l));
     if (code !== 0) throw new Error(report.join('\n'));
     expect(report.join('\n')).toMatch(/VERIFIED/);
 

@@ -42,7 +42,11 @@ beforeAll(async () => {
   const batch = await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.stage_history?.every((h: { chain_tx_hash: string | null }) => h.chain_tx_hash), 15_000);
   paymentAmount = batch.body.payment_amount_ugx;
   expect(paymentAmount).toBeGreaterThan(0);
-}, 60_000);
+  // The payout's entries settle and the periodic anchor (every 3 s here) commits them: the page then shows Verified.
+  await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.payment_status === 'PAYMENT_CONFIRMED', 30_000, 250);
+  const page = await waitFor(() => api('GET', `/trace/${batchId}`, { headers: { accept: 'application/json' } }), (r) => r.body.verification?.verified === true, 30_000, 250);
+  expect(page.body.verification).toMatchObject({ verified: true, awaiting_anchor: 0 });
+}, 90_000);
 
 /** The private strings of this batch in the forms they could take. */
 const privateStrings = () => [PHONE, PHONE.slice(1), PHONE.slice(4), 'Joseph Wamala', 'Wamala', String(paymentAmount), paymentAmount.toLocaleString('en-US'), '+256772123456', 'Sarah Wanyama', 'manager@bugisu.example'];
