@@ -245,9 +245,16 @@ async function lendingStory(batchId: string, admin: string) {
   // 6. Anyone can check the custody trail without trusting the service (`npm run verify -- <batch>`).
   const report: string[] = [];
   const verified = await runVerify([batchId, '--api', base, '--token', admin], (l) => report.push(l), (l) => report.push(l));
-  const last = report.filter((l) => l.trim()).pop() ?? '';
-  if (verified !== 0) throw new Error(`npm run verify -- ${batchId} did not verify (exit ${verified}):\n${report.join('\n')}`);
-  say(`npm run verify -- ${batchId}: ${last.trim()}`);
+  const last = report.filter((l) => l.startsWith('VERIFIED') || l.startsWith('NOT VERIFIED')).pop() ?? '';
+  // Entries written in the last ANCHOR_INTERVAL_S (300 s × LOCAL_TIME_SCALE) wait for the next
+  // periodic anchor (decisions §13): every other check must pass, and the demo says what waits.
+  const failed = report.filter((l) => l.startsWith('✗'));
+  const awaitingAnchor = failed.filter((l) => / anchor\s+not yet anchored/.test(l));
+  if (verified !== 0 && (failed.length === 0 || awaitingAnchor.length !== failed.length)) {
+    throw new Error(`npm run verify -- ${batchId} did not verify (exit ${verified}):\n${report.join('\n')}`);
+  }
+  if (verified === 0) say(`npm run verify -- ${batchId}: ${last.trim()}`);
+  else say(`npm run verify -- ${batchId}: every check passes except that ${awaitingAnchor.length} recent entries await the next periodic anchor (every ANCHOR_INTERVAL_S, 300 s by default); run it again after that to see VERIFIED`);
 }
 
 main().catch((err) => {

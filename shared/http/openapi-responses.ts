@@ -322,9 +322,14 @@ export const SUCCESS: Record<string, Success[]> = {
   'create-evidence-upload': [{ ...created(evidenceUpload, 'The upload: PUT the photo to `url` with `headers` before `expires_at`, then name `upload_id` as `evidence_upload_id` in PATCH /batch/{id}/stage before `attach_by`.'), location: false }],
   'get-batch-audit': [ok({
     batch_id: 'BATCH-2026-000002', token_id: '2026000000000002',
-    entries: [{ sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', type: 'BATCH_SUBMITTED', at: '2026-11-22T18:54:53.089Z', actor: 'demo-field-agent', batch_id: 'BATCH-2026-000002', payload: { stage: 'DELIVERED', farmer_id: 'UG-SIR-001877', weight_kg: 96, grade: 'screen15', payment_amount_ugx: 883200 }, prev_hash: '0'.repeat(64), hash: '65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2' }],
+    entries: [{ sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', type: 'BATCH_SUBMITTED', at: '2026-11-22T18:54:53.089Z', actor: 'demo-field-agent', batch_id: 'BATCH-2026-000002', payload: { stage: 'DELIVERED', farmer_id: 'UG-SIR-001877', weight_kg: 96, grade: 'screen15', payment_amount_ugx: 883200 }, prev_hash: '0'.repeat(64), hash: '65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2', anchor: { tx_hash: TX, block_number: 41 } },
+      { sequence_number: 2, message_id: 'AUD-BATCH-2026-000002-2', type: 'PAYOUT_PROCESSING', at: '2026-11-22T18:54:53.412Z', actor: 'system', batch_id: 'BATCH-2026-000002', payload: { payment_id: 'PAY-2026-000002-01', reason: 'NET_COFFEE_PAYMENT' }, prev_hash: '65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2', hash: '0d4f6a28b1c3e5f7092a4c6e8f0b2d4f6a8c0e2a4c6e8f0b2d4f6a8c0e2a4c6e',
+        anchor: { tx_hash: '0x5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c', block_number: 57, root: '0x9c4e2a7b1d3f5a8c0e2b4d6f8a1c3e5b7d9f2a4c6e8b0d2f4a6c8e1b3d5f7a9c', proof: ['0x1f3a5c7e9b2d4f6a8c0e3b5d7f9a2c4e6b8d1f3a5c7e9b2d4f6a8c0e3b5d7f9a'], head_sequence_number: 3, head_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' } }],
     verified: true,
-    checks: [{ sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', check: 'mint_event', ok: true, detail: `BatchMinted(token 2026000000000002, BATCH-2026-000002, 0x65c7cd03f6…) in tx ${TX}` }],
+    checks: [
+      { sequence_number: 1, message_id: 'AUD-BATCH-2026-000002-1', check: 'mint_event', ok: true, detail: `BatchMinted(token 2026000000000002, BATCH-2026-000002, 0x65c7cd03f6…) in tx ${TX}` },
+      { sequence_number: 2, message_id: 'AUD-BATCH-2026-000002-2', check: 'anchor', ok: true, detail: 'anchored by the periodic anchor 0x9c4e2a7b1d… in tx 0x5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c (block 57), through the hash chain to head #3' },
+    ],
     evidence_pins: [{ sequence_number: 4, stage: 'GRADED', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', evidence_pin_status: 'PINNED' }],
   })],
   'create-purchase-order': [created(purchaseOrder)],
@@ -363,7 +368,7 @@ export const SUCCESS: Record<string, Success[]> = {
       head: { sequence_number: 5, hash: 'c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1' },
       entries: [
         { sequence_number: 1, type: 'BATCH_SUBMITTED', at: '2026-11-22T18:54:53.101Z', prev_hash: '0'.repeat(64), hash: '5e2b8d4f6a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b', anchor: { tx_hash: '0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4', block_number: 41 } },
-        { sequence_number: 5, type: 'PURCHASE_ORDER_CONFIRMED', at: '2026-11-22T18:55:10.412Z', prev_hash: '9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f', hash: 'c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1', anchor: { tx_hash: '0x1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f', block_number: 58, root: '0x7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e', proof: ['0x2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a'], head_sequence_number: 5 } },
+        { sequence_number: 5, type: 'PURCHASE_ORDER_CONFIRMED', at: '2026-11-22T18:55:10.412Z', prev_hash: '9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f', hash: 'c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1', anchor: { tx_hash: '0x1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f', block_number: 58, root: '0x7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e', proof: ['0x2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a'], head_sequence_number: 5, head_hash: 'c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1' } },
       ],
     },
   }, 'The evidence pack: RFC 8785 canonical JSON; its CID (CIDv1 raw, sha2-256 of the body bytes) in `X-Evidence-Pack-CID` and the `ETag`.')],

@@ -1,5 +1,5 @@
 import type { PayoutRequestMessage } from '../../shared/domain/ports';
-import type { LedgerTx } from '../../shared/domain/records';
+import type { AnchorLedgerTx, LedgerTx } from '../../shared/domain/records';
 import { writeLedgerTx, type LedgerWriterDeps } from '../../shared/use-cases/ledger-writer';
 import { aLedgerTx, fakeBatchStore, fakeCustodyStore, fakeLedger, fakeWorkQueue } from './support/fakes';
 
@@ -64,6 +64,46 @@ describe('writeLedgerTx', () => {
   it('does nothing for a write that is already confirmed', async () => {
     const { deps, calls } = fakes({ ...base, status: 'CONFIRMED', tx_hash: '0x1111' }, 'success');
     await writeLedgerTx(deps, base.ledger_tx_id, 10);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('writeLedgerTx: periodic anchors (decisions §13)', () => {
+  const anchorTx: AnchorLedgerTx = { ledger_tx_id: 'ANCHOR-20261122T100000-1a2b3c4d', kind: 'ANCHOR', anchor_id: 'ANCHOR-20261122T100000-1a2b3c4d', root: `0x${'1a'.repeat(32)}`, head_count: 1000, status: 'PENDING', created_at: '2026-11-22T10:00:00.000Z' };
+  function anchorFakes(receipt: 'success' | 'reverted') {
+    const { deps, calls } = fakes(anchorTx, receipt);
+    deps.ledger.anchorAuditRootKept = async (input, keep) => {
+      calls.push(`sign anchor ${input.root.slice(0, 6)} ${input.headCount}`);
+      await keep({ rawTx: '0xf86b02', txHash: '0x2222', nonce: 8 });
+      return { txHash: '0x2222' };
+    };
+    deps.custody.markFailed = async (id, reason) => { calls.push(`failed ${id} ${reason}`); };
+    deps.anchors = {
+      mined: async (tx, hash, block) => { calls.push(`anchor mined ${tx.anchor_id} ${hash} ${block}`); },
+      refused: async (tx, reason) => { calls.push(`anchor refused ${tx.anchor_id} ${reason}`); },
+    };
+    return { deps, calls };
+  }
+
+  it('signs AuditAnchor.anchor(root, headCount) once, settles the anchor when mined, then confirms the write', async () => {
+    const { deps, calls } = anchorFakes('success');
+    await writeLedgerTx(deps, anchorTx.ledger_tx_id, 1000);
+    expect(calls).toEqual(['sign anchor 0x1a1a 1000', 'keep 0x2222 n8', `anchor mined ${anchorTx.ledger_tx_id} 0x2222 12`, 'confirm 0x2222']);
+  });
+
+  it('abandons the anchor and fails the write when the chain refuses it', async () => {
+    const { deps, calls } = anchorFakes('reverted');
+    await writeLedgerTx(deps, anchorTx.ledger_tx_id, 1000);
+    expect(calls.slice(2)).toEqual([
+      `anchor refused ${anchorTx.ledger_tx_id} anchor transaction 0x2222 (root ${anchorTx.root}) reverted`,
+      `failed ${anchorTx.ledger_tx_id} anchor transaction 0x2222 (root ${anchorTx.root}) reverted`,
+    ]);
+  });
+
+  it('refuses to send an anchor when the writer has no anchoring configured (nothing signed)', async () => {
+    const { deps, calls } = anchorFakes('success');
+    delete deps.anchors;
+    await expect(writeLedgerTx(deps, anchorTx.ledger_tx_id, 1000)).rejects.toThrow(/no anchoring configured/);
     expect(calls).toEqual([]);
   });
 });

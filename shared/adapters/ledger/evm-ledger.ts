@@ -243,7 +243,7 @@ export class EvmLedger implements Ledger, VaultLedger {
    */
   async anchorAuditRootKept(input: { root: Hex; headCount: number }, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }> {
     const anchor = this.config.auditAnchorAddress;
-    if (!anchor) throw new Error('EvmLedger: no auditAnchorAddress configured (AUDIT_ANCHOR_ADDRESS)');
+    if (!anchor || /^0x0{40}$/i.test(anchor)) throw new Error('EvmLedger: no AuditAnchor configured (AUDIT_ANCHOR_ADDRESS is unset or the zero address: deploy the contracts and set AuditAnchorAddress)');
     checkBytes32('root', input.root);
     if (!Number.isSafeInteger(input.headCount) || input.headCount < 1 || input.headCount > 0xffffffff) throw new RangeError(`anchor: head count ${input.headCount} is not a uint32 above 0`);
     const data = encodeFunctionData({ abi: auditAnchorAbi, functionName: 'anchor', args: [input.root, input.headCount] });
