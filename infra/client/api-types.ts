@@ -212,7 +212,7 @@ export interface paths {
         };
         /**
          * The batch's hash-chained audit log, verified against the trace log and the pinned evidence.
-         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain and with the pinned evidence; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service. Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
+         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash; decisions §13): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
          */
         get: operations["get-batch-audit"];
         put?: never;
@@ -634,7 +634,7 @@ export interface paths {
         };
         /**
          * The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch's trail and audit anchors, as canonical JSON with its CID.
-         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). The evidence pack an EU importer hands an authority (decisions §9, §13), one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit (`{tx_hash, block_number, root?, proof?}`, null while not yet anchored). Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
+         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). The evidence pack an EU importer hands an authority (decisions §9, §13), one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit: `{tx_hash, block_number}` for the mint and stage entries (their own transactions), `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` for the others (the periodic AuditAnchor transaction, the Merkle root and the head's proof), null until the next periodic anchor covers the entry. Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
          */
         get: operations["get-dds-evidence"];
         put?: never;
@@ -838,7 +838,7 @@ export interface paths {
         };
         /**
          * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}]}, page_url, qr_url}`. A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace"];
         put?: never;
@@ -858,7 +858,7 @@ export interface paths {
         };
         /**
          * The QR code (SVG) of the batch's public trace page URL.
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}]}, page_url, qr_url}`. A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace-qr-svg"];
         put?: never;
@@ -3108,7 +3108,35 @@ export interface operations {
                      *             "payment_amount_ugx": 883200
                      *           },
                      *           "prev_hash": "0000000000000000000000000000000000000000000000000000000000000000",
-                     *           "hash": "65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2"
+                     *           "hash": "65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2",
+                     *           "anchor": {
+                     *             "tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
+                     *             "block_number": 41
+                     *           }
+                     *         },
+                     *         {
+                     *           "sequence_number": 2,
+                     *           "message_id": "AUD-BATCH-2026-000002-2",
+                     *           "type": "PAYOUT_PROCESSING",
+                     *           "at": "2026-11-22T18:54:53.412Z",
+                     *           "actor": "system",
+                     *           "batch_id": "BATCH-2026-000002",
+                     *           "payload": {
+                     *             "payment_id": "PAY-2026-000002-01",
+                     *             "reason": "NET_COFFEE_PAYMENT"
+                     *           },
+                     *           "prev_hash": "65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2",
+                     *           "hash": "0d4f6a28b1c3e5f7092a4c6e8f0b2d4f6a8c0e2a4c6e8f0b2d4f6a8c0e2a4c6e",
+                     *           "anchor": {
+                     *             "tx_hash": "0x5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c",
+                     *             "block_number": 57,
+                     *             "root": "0x9c4e2a7b1d3f5a8c0e2b4d6f8a1c3e5b7d9f2a4c6e8b0d2f4a6c8e1b3d5f7a9c",
+                     *             "proof": [
+                     *               "0x1f3a5c7e9b2d4f6a8c0e3b5d7f9a2c4e6b8d1f3a5c7e9b2d4f6a8c0e3b5d7f9a"
+                     *             ],
+                     *             "head_sequence_number": 3,
+                     *             "head_hash": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+                     *           }
                      *         }
                      *       ],
                      *       "verified": true,
@@ -3119,6 +3147,13 @@ export interface operations {
                      *           "check": "mint_event",
                      *           "ok": true,
                      *           "detail": "BatchMinted(token 2026000000000002, BATCH-2026-000002, 0x65c7cd03f6…) in tx 0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f"
+                     *         },
+                     *         {
+                     *           "sequence_number": 2,
+                     *           "message_id": "AUD-BATCH-2026-000002-2",
+                     *           "check": "anchor",
+                     *           "ok": true,
+                     *           "detail": "anchored by the periodic anchor 0x9c4e2a7b1d… in tx 0x5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c (block 57), through the hash chain to head #3"
                      *         }
                      *       ],
                      *       "evidence_pins": [
@@ -3143,15 +3178,25 @@ export interface operations {
                             actor: string;
                             batch_id: string;
                             payload: {
-                                stage: string;
-                                farmer_id: string;
-                                weight_kg: number;
-                                grade: string;
+                                stage?: string;
+                                farmer_id?: string;
+                                weight_kg?: number;
+                                grade?: string;
                                 /** @description UGX, whole shillings */
-                                payment_amount_ugx: number;
+                                payment_amount_ugx?: number;
+                                payment_id?: string;
+                                reason?: string;
                             };
                             prev_hash: string;
                             hash: string;
+                            anchor: {
+                                tx_hash: string | null;
+                                block_number: number;
+                                root?: string;
+                                proof?: string[];
+                                head_sequence_number?: number;
+                                head_hash?: string;
+                            };
                         }[];
                         verified: boolean;
                         checks: {
@@ -6204,7 +6249,8 @@ export interface operations {
                      *               "proof": [
                      *                 "0x2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a"
                      *               ],
-                     *               "head_sequence_number": 5
+                     *               "head_sequence_number": 5,
+                     *               "head_hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1"
                      *             }
                      *           }
                      *         ]
@@ -6310,6 +6356,7 @@ export interface operations {
                                     root?: string;
                                     proof?: string[];
                                     head_sequence_number?: number;
+                                    head_hash?: string;
                                 };
                             }[];
                         };
