@@ -1,8 +1,8 @@
 import type { EvidencePackDeps } from '../use-cases/evidence-pack';
-import { chainTrailOf, evidenceFetcher } from './audit';
+import { auditDeps } from './audit';
 import { batchRepo, ddsRepo, registryRepo } from './repos';
 
-/** Ports of the EU evidence pack: the table, and the ledger (read only) and evidence copy as the audit endpoint reads them for the anchors. */
+/** Ports of the EU evidence pack: the table, and the ledger (read only), the evidence copy and the anchors as the audit endpoint reads them. */
 export function evidencePackDeps(): EvidencePackDeps {
-  return { dds: ddsRepo(), batches: batchRepo(), registry: registryRepo(), chainTrail: chainTrailOf, fetchEvidence: evidenceFetcher() };
+  return { ...auditDeps(), dds: ddsRepo(), batches: batchRepo(), registry: registryRepo() };
 }

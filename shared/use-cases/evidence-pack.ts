@@ -1,25 +1,17 @@
+import type { EntryAnchor } from '../domain/anchoring';
 import type { Caller } from '../domain/caller';
 import type { DdsRecord } from '../domain/dds';
 import { DomainError } from '../domain/errors';
 import type { BatchStore, DdsStore, RegistryStore } from '../domain/ports';
-import type { AuditEntry, Batch, Farmer, Grade, Stage } from '../domain/records';
+import type { Batch, Farmer, Grade, Stage } from '../domain/records';
 import { verifyBatchAudit, type AuditDeps } from './audit';
 import { readDds } from './eudr';
 
 /** The ports the EU evidence pack reads: the DDS, the batch and its audit log, the farmers' forest checks, and (for the anchors) the ledger. */
-export interface EvidencePackDeps extends Pick<AuditDeps, 'chainTrail' | 'fetchEvidence'> {
+export interface EvidencePackDeps extends Pick<AuditDeps, 'chainTrail' | 'fetchEvidence' | 'anchors' | 'anchorRoot'> {
   dds: Pick<DdsStore, 'get'>;
   batches: Pick<BatchStore, 'get' | 'auditEntries'>;
   registry: Pick<RegistryStore, 'getFarmer'>;
-}
-
-/** Where an audit entry is anchored on the ledger (decisions §13); null while not yet anchored. */
-export interface PackAnchor {
-  tx_hash: string;
-  block_number: number;
-  root?: string;
-  proof?: string[];
-  head_sequence_number?: number;
 }
 
 /** The public facts of the batch the DDS covers (no payment state or amount, no phone). */
@@ -65,7 +57,8 @@ export interface PackAuditEntry {
   at: string;
   prev_hash: string;
   hash: string;
-  anchor: PackAnchor | null;
+  /** Where the entry is anchored on the ledger, as GET /batch/{id}/audit shows it (decisions §13); null while not yet anchored. */
+  anchor: EntryAnchor | null;
 }
 
 /** What the evidence pack holds besides the DDS view (the HTTP layer adds that and serialises it). */
@@ -95,7 +88,7 @@ export async function readEvidencePack(deps: EvidencePackDeps, caller: Caller, d
     deps.batches.auditEntries(batch.batch_id),
     Promise.all(dds.producers.map(async (p) => ({ farmer_id: p.farmer_id, farmer: await deps.registry.getFarmer(p.farmer_id) }))),
   ]);
-  const anchors = await entryAnchors(deps, batch, entries);
+  const { anchors } = await verifyBatchAudit(deps, batch, entries);
   const head = entries.at(-1);
   return {
     dds,
@@ -118,10 +111,4 @@ function packBatch(b: Batch): PackBatch {
     batch_id: b.batch_id, token_id: b.token_id, cooperative_id: b.cooperative_id, farmer_id: b.farmer_id, grade: b.grade, weight_kg: b.weight_kg, moisture_pct: b.moisture_pct,
     stage: b.stage, mint_tx_hash: b.chain_tx_hash ?? null, purchase_order_id: b.purchase_order_id ?? null,
   };
-}
-
-/** Each entry's anchor, as GET /batch/{id}/audit shows it (`verifyBatchAudit`). Errors: LEDGER_UNAVAILABLE (503). */
-async function entryAnchors(deps: EvidencePackDeps, batch: Batch, entries: AuditEntry[]): Promise<Array<PackAnchor | null>> {
-  const r = (await verifyBatchAudit(deps, batch, entries)) as { anchors?: Array<PackAnchor | null> };
-  return r.anchors ?? entries.map(() => null);
 }

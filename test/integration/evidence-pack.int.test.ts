@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { CID } from 'multiformats/cid';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { api, stackUrl, waitFor } from '../support/api';
@@ -68,6 +69,7 @@ describe('GET /eudr/dds/{id}/evidence', () => {
     expect(packHashes).toEqual(audit.entries.slice(0, packHashes.length).map((e: { hash: string }) => e.hash));
     expect(body.audit.head).toEqual({ sequence_number: body.audit.entries.at(-1).sequence_number, hash: body.audit.entries.at(-1).hash });
     for (const e of body.audit.entries) expect(e).toHaveProperty('anchor');
+    expect(body.audit.entries[0].anchor).toMatchObject({ tx_hash: stageHistory[0]!.chain_tx_hash, block_number: expect.any(Number) }); // the mint
     expect(body.forest_checks).toEqual([{ farmer_id: farmer, status: 'CLEAR', checked_at: expect.any(String), dataset: { name: expect.any(String), version: expect.any(String) } }]);
 
     // No phone number, no payout amount
@@ -77,6 +79,21 @@ describe('GET /eudr/dds/{id}/evidence', () => {
     expect(text).not.toMatch(/"[a-z_]*(phone|payment|amount|payload)[a-z_]*":/);
     const payments = (await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop })).body.payments as Array<{ payment_id: string }>;
     for (const p of payments) expect(text).not.toContain(p.payment_id);
+
+    // Every entry anchored after the interval (decisions §13): the pack carries the anchors GET /batch/{id}/audit shows
+    const anchoredView = (entries: Array<{ sequence_number: number; hash: string; anchor: unknown }>) => entries.map((e) => [e.sequence_number, e.hash, e.anchor]);
+    const t0 = Date.now();
+    const settled = await waitFor(async () => {
+      const p = await fetchPack(ddsId, ctx.coop);
+      const a = (await api('GET', `/batch/${batchId}/audit`, { token: ctx.coop })).body;
+      return { pack: JSON.parse(new TextDecoder().decode(p.bytes)), audit: a, bytes: p.bytes, headers: p.headers };
+    }, ({ pack: pk, audit: a }) => pk.audit.entries.every((e: { anchor: unknown }) => e.anchor !== null) && isDeepStrictEqual(anchoredView(pk.audit.entries), anchoredView(a.entries)), 30_000, 300);
+    expect(anchoredView(settled.pack.audit.entries)).toEqual(anchoredView(settled.audit.entries));
+    process.stdout.write(`evidence pack: all ${settled.pack.audit.entries.length} entries anchored ${Date.now() - t0} ms later\n`);
+    const periodic = settled.pack.audit.entries.filter((e: { anchor: { root?: string } }) => e.anchor.root);
+    expect(periodic.length).toBeGreaterThan(0); // the purchase-order and payout entries, by the periodic anchor
+    for (const e of settled.pack.audit.entries) expect(new TextDecoder().decode(settled.bytes)).toContain(e.anchor.tx_hash);
+    expect(settled.headers.get('x-evidence-pack-cid')).toBe(await cidOf(settled.bytes));
 
     // The same trail gives the same bytes (two reads in a row; retried should an anchor land between them)
     const again = await waitFor(async () => ({ a: await fetchPack(ddsId, ctx.coop), b: await fetchPack(ddsId, ctx.coop) }), ({ a, b }) => Buffer.from(a.bytes).equals(Buffer.from(b.bytes)), 10_000, 200);

@@ -1,6 +1,7 @@
 import { CID } from 'multiformats/cid';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { handler } from '../../functions/get-dds-evidence/handler';
+import { buildAnchorTree, type BatchAnchor } from '../../shared/domain/anchoring';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';
 import type { ChainTrail } from '../../shared/domain/audit-verify';
 import { buildDueDiligenceStatement, type DdsRecord } from '../../shared/domain/dds';
@@ -32,7 +33,16 @@ function trail(): { batch: Batch; entries: AuditEntry[]; chain: ChainTrail } {
     ...base, audit_seq: 2, audit_head_hash: payout.hash,
     stage_history: [...base.stage_history, { stage: 'GRADED', at: '2026-11-02T10:30:00.000Z', actor: 'coop', chain_tx_hash: GRADED_TX, audit_log_sequence_number: '3', evidence_ipfs_cid: GRADED_CID }],
   };
-  return { batch, entries: [first, payout], chain: { mints: [{ tokenId: BigInt(base.token_id), batchId: base.batch_id, auditHash: `0x${first.hash}`, txHash: MINT_TX as `0x${string}` }], stages: [] } };
+  return { batch, entries: [first, payout], chain: { mints: [{ tokenId: BigInt(base.token_id), batchId: base.batch_id, auditHash: `0x${first.hash}`, txHash: MINT_TX as `0x${string}`, blockNumber: 5n }], stages: [] } };
+}
+
+const ANCHOR_TX = `0x${'ef'.repeat(32)}`;
+
+/** The periodic anchor of the trail's head (#2, the payout entry), mined at block 9. */
+function anchorOf(batchId: string, entries: AuditEntry[]): BatchAnchor {
+  const head = entries[entries.length - 1]!;
+  const p = buildAnchorTree([{ batch_id: batchId, sequence_number: head.sequence_number, hash: head.hash }]).proofs.get(batchId)!;
+  return { anchor_id: 'ANCHOR-1', head_sequence_number: head.sequence_number, head_hash: head.hash, root: p.root, proof: p.proof, tx_hash: ANCHOR_TX, block_number: 9 };
 }
 
 function ddsRecord(batch: Batch): DdsRecord {
@@ -44,10 +54,13 @@ function ddsRecord(batch: Batch): DdsRecord {
   return { ...statement, status: 'AVAILABLE', cooperative_id: 'COOP-1', ipfs_cid: 'bafybeidds', ipfs_url: 'https://ipfs.example/ipfs/bafybeidds', xml: '<x/>', reference_number: '26DEQ7VKZ3HX2M', verification_number: 'K7QW2P9D', registry_uuid: 'uuid-1' };
 }
 
-function deps(over: { chainDown?: boolean } = {}): EvidencePackDeps {
+function deps(over: { chainDown?: boolean; unanchored?: boolean } = {}): EvidencePackDeps {
   const t = trail();
   const dds = ddsRecord(t.batch);
+  const anchor = anchorOf(t.batch.batch_id, t.entries);
   return {
+    anchors: { ofBatch: async () => (over.unanchored ? [] : [anchor]) },
+    anchorRoot: async (root) => (root === anchor.root ? 9n : null),
     dds: fakeDdsStore({ get: async (id) => (id === dds.dds_id ? dds : null) }),
     batches: fakeBatchStore({ get: async (id) => (id === t.batch.batch_id ? t.batch : null), auditEntries: async () => t.entries }),
     registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
@@ -79,7 +92,19 @@ describe('readEvidencePack', () => {
     ]);
     expect(view.audit.head).toEqual({ sequence_number: 2, hash: t.entries[1]!.hash });
     expect(view.audit.entries.map(({ anchor: _a, ...e }) => e)).toEqual(t.entries.map((e) => ({ sequence_number: e.sequence_number, type: e.type, at: e.at, prev_hash: e.prev_hash, hash: e.hash })));
-    for (const e of view.audit.entries) expect(e).toHaveProperty('anchor');
+    // The mint entry anchored by its own transaction, the payout entry by the periodic anchor (with its proof)
+    const anchor = anchorOf(t.batch.batch_id, t.entries);
+    expect(view.audit.entries.map((e) => e.anchor)).toEqual([
+      expect.objectContaining({ tx_hash: MINT_TX, block_number: 5 }),
+      expect.objectContaining({ tx_hash: ANCHOR_TX, block_number: 9, root: anchor.root, proof: anchor.proof, head_sequence_number: 2 }),
+    ]);
+  });
+
+  it('an entry not yet anchored: anchor null (and the pack, so its CID, changes once it is)', async () => {
+    const pending = await readEvidencePack(deps({ unanchored: true }), ADMIN, 'DDS-2026-000001');
+    expect(pending.audit.entries.map((e) => e.anchor === null)).toEqual([false, true]);
+    const anchored = await readEvidencePack(deps(), ADMIN, 'DDS-2026-000001');
+    expect((await evidencePackDocument(pending)).cid).not.toBe((await evidencePackDocument(anchored)).cid);
   });
 
   it('holds no phone number or payout amount (audit payloads and payment fields are left out)', async () => {
