@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { DEV_PAYOUT_WEBHOOK_SECRET, signDevToken } from '../../infra/local/dev-keys';
 import { startStackProcess } from '../support/stack-process';
+import { anchoringBench } from './anchoring';
 import { bundleBench } from './bundles';
 import { costBench } from './cost';
 import { custodyBench } from './custody';
@@ -22,6 +23,8 @@ import { settlementBench } from './settlement';
  * BENCH_ONLY=settlement: a buyer's payment of a 40-batch purchase order with loans → settlement
  * COMPLETED and the last batch SETTLED, and the ledger transactions it took (./settlement.ts).
  * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60);
+ * BENCH_ONLY=anchoring: 1,000 batches × 5 audit entries, one periodic anchor: anchor transactions per
+ * hour and gas per anchored entry (./anchoring.ts).
  * BENCH_ONLY=slice|faults|custody|eudr|load|bundles runs one part (load: ./load.ts, autocannon at 1/10/50 clients).
  */
 
@@ -142,6 +145,7 @@ async function all() {
   if (!only || only === 'load') await loadBench();
   if (!only || only === 'cost') await costBench();
   if (!only || only === 'settlement') await settlementBench();
+  if (!only || only === 'anchoring') await anchoringBench();
   if (!only || only === 'bundles') await bundleBench();
 }
 
