@@ -1,5 +1,6 @@
 import { AuditAnchorRepository } from '../adapters/dynamodb/anchor-repo';
-import { anchorWriteOutcomes, type AnchoringDeps, type AnchorWriteOutcomes } from '../use-cases/anchoring';
+import { anchorWriteOutcomes, type AnchorWriteOutcomes } from '../use-cases/anchor-settlement';
+import type { AnchoringDeps } from '../use-cases/anchoring';
 import { ledgerWriteQueue } from './queues';
 import { custodyRepo, now } from './repos';
 

@@ -1,4 +1,4 @@
-import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+import { concat, encodeAbiParameters, keccak256 } from 'viem';
 
 /**
  * Anchoring of audit logs (decisions §13): a periodic anchor commits the audit heads of every
@@ -26,55 +26,48 @@ export interface AnchorProof {
   proof: Array<`0x${string}`>;
 }
 
-/** The tree of one anchor: its root, and each head's proof by batch id. */
-export interface AnchorTree {
-  root: `0x${string}`;
-  proofs: Map<string, AnchorProof & { head: AuditHead }>;
-}
-
 const HASH = /^[0-9a-f]{64}$/;
 
-function leafOf(head: AuditHead): [string, string, string] {
+/** A head as its leaf values `[batch_id, sequence_number, 0x<hash>]`. Errors: Error for a malformed head. */
+export function leafOf(head: AuditHead): [string, string, string] {
   if (!HASH.test(head.hash)) throw new Error(`anchor: the audit hash of ${head.batch_id} #${head.sequence_number} is not 64 lowercase hex digits`);
   if (!Number.isSafeInteger(head.sequence_number) || head.sequence_number < 1) throw new Error(`anchor: bad sequence number ${head.sequence_number} of ${head.batch_id}`);
   return [head.batch_id, String(head.sequence_number), `0x${head.hash}`];
 }
 
 /**
- * Builds the Merkle tree of an anchor over `heads` (one per batch, at least one). The tree is the
- * same whatever the order of `heads` (leaves are sorted), so any party can rebuild it from the heads.
- * Errors: Error on an empty list, a batch given twice, or a malformed head.
+ * True when `proof` shows `head` under `root`: OpenZeppelin's MerkleProof.processProof (siblings
+ * hashed in sorted pairs, keccak-256) from the head's standard leaf — the check the contract's
+ * `isAnchoredHead` makes, less the on-chain part. Done with viem (in every ledger bundle already)
+ * rather than @openzeppelin/merkle-tree, whose ABI coder and hashes would put the read paths over
+ * their bundle budgets; test/unit/anchoring.test.ts proves it agrees with StandardMerkleTree.verify.
  */
-export function buildAnchorTree(heads: readonly AuditHead[]): AnchorTree {
-  if (heads.length === 0) throw new Error('anchor: no audit heads to anchor');
-  const seen = new Set<string>();
-  for (const h of heads) {
-    if (seen.has(h.batch_id)) throw new Error(`anchor: batch ${h.batch_id} given twice; an anchor holds one head per batch`);
-    seen.add(h.batch_id);
-  }
-  const byBatch = new Map(heads.map((h) => [h.batch_id, h]));
-  const tree = StandardMerkleTree.of(heads.map(leafOf), [...ANCHOR_LEAF_TYPES]);
-  const root = tree.root as `0x${string}`;
-  const proofs = new Map<string, AnchorProof & { head: AuditHead }>();
-  for (const [i, [batchId]] of tree.entries()) {
-    proofs.set(batchId, { root, proof: tree.getProof(i) as Array<`0x${string}`>, head: byBatch.get(batchId)! });
-  }
-  return { root, proofs };
-}
-
-/** True when `proof` shows `head` under `root` (the check the contract's `isAnchoredHead` makes, less the on-chain part). */
 export function verifyAnchorProof(head: AuditHead, anchor: AnchorProof): boolean {
   try {
-    return StandardMerkleTree.verify(anchor.root, [...ANCHOR_LEAF_TYPES], leafOf(head), anchor.proof);
+    let node = anchorLeafHash(head);
+    for (const sibling of anchor.proof) {
+      if (!BYTES32.test(sibling)) return false;
+      const [a, b] = node.toLowerCase() < sibling.toLowerCase() ? [node, sibling] : [sibling, node];
+      node = keccak256(concat([a, b]));
+    }
+    return node.toLowerCase() === anchor.root.toLowerCase();
   } catch {
     return false;
   }
 }
 
-/** The leaf hash of a head (0x-hex), equal to the contract's `headLeaf(batchId, sequence, 0x<hash>)`. */
+/**
+ * The standard leaf hash of a head (0x-hex): keccak256(keccak256(abi.encode(batch_id, sequence_number,
+ * 0x<hash>))), as StandardMerkleTree and the contract's `headLeaf` compute it.
+ * Errors: Error for a malformed head.
+ */
 export function anchorLeafHash(head: AuditHead): `0x${string}` {
-  return StandardMerkleTree.of([leafOf(head)], [...ANCHOR_LEAF_TYPES]).leafHash(leafOf(head)) as `0x${string}`;
+  const [batchId, seq, hash] = leafOf(head);
+  return keccak256(keccak256(encodeAbiParameters(LEAF_PARAMS, [batchId, BigInt(seq), hash as `0x${string}`])));
 }
+
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const LEAF_PARAMS = [{ type: 'string' }, { type: 'uint256' }, { type: 'bytes32' }] as const;
 
 /** Seconds between periodic anchors unless ANCHOR_INTERVAL_S says otherwise (decisions §13; locally × LOCAL_TIME_SCALE). */
 export const DEFAULT_ANCHOR_INTERVAL_S = 300;

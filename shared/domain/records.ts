@@ -220,7 +220,8 @@ export interface AnchorLedgerTx extends LedgerTxState {
 export interface AuditAnchorRecord {
   anchor_id: string;
   root: string;
-  heads: Array<{ batch_id: string; sequence_number: number; hash: string }>;
+  /** Each head with its proof under `root` (0x-hex sibling hashes, bottom up). */
+  heads: Array<{ batch_id: string; sequence_number: number; hash: string; proof: string[] }>;
   marker_ids: string[];
   status: 'OPEN' | 'ANCHORED' | 'FAILED';
   created_at: string;

@@ -2,7 +2,7 @@ import { TokenAlreadyMintedError } from '../domain/errors';
 import { vaultCallOf } from '../domain/vault-calls';
 import type { BatchStore, CustodyStore, Hex, Ledger, LedgerWriteMessage, PayoutRequestMessage, VaultLedger, VaultReader, WorkQueue } from '../domain/ports';
 import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, VaultLedgerTx } from '../domain/records';
-import type { AnchorWriteOutcomes } from './anchoring';
+import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
 

@@ -6,7 +6,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
 import { fundAccount } from '../../infra/ledger/deploy';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
-import { anchorLeafHash, buildAnchorTree, type AuditHead } from '../../shared/domain/anchoring';
+import { buildAnchorTree } from '../../shared/domain/anchor-tree';
+import { anchorLeafHash, type AuditHead } from '../../shared/domain/anchoring';
 import { stackDataDir } from '../support/api';
 
 /**

@@ -1,7 +1,8 @@
 import { verifyAnchorProof, type AuditHead, type BatchAnchor } from '../../shared/domain/anchoring';
 import type { AuditAnchorStore, LedgerWriteMessage } from '../../shared/domain/ports';
 import type { AnchorLedgerTx, AuditAnchorRecord, LedgerTx } from '../../shared/domain/records';
-import { anchorWriteOutcomes, finishAnchor, runAnchor, type AnchoringDeps } from '../../shared/use-cases/anchoring';
+import { anchorWriteOutcomes, finishAnchor } from '../../shared/use-cases/anchor-settlement';
+import { runAnchor, type AnchoringDeps } from '../../shared/use-cases/anchoring';
 import { fakeWorkQueue } from './support/fakes';
 
 /**
@@ -148,7 +149,8 @@ describe('runAnchor (the scheduled audit-anchorer)', () => {
     expect(await store.ofBatch('BATCH-2026-000003')).toHaveLength(1);
     expect(store.openId).toBeNull();
 
-    const altered = { ...store.anchors.get(opened.anchor_id)!, heads: [{ batch_id: 'BATCH-2026-000003', sequence_number: 1, hash: 'cd'.repeat(32) }] };
-    await expect(finishAnchor(deps, altered, { tx_hash: `0x${'bb'.repeat(32)}`, block_number: 55 })).rejects.toThrow(/rebuild to root/);
+    const stored = store.anchors.get(opened.anchor_id)!;
+    const altered = { ...stored, heads: [{ ...stored.heads[0]!, hash: 'cd'.repeat(32) }] };
+    await expect(finishAnchor(deps, altered, { tx_hash: `0x${'bb'.repeat(32)}`, block_number: 55 })).rejects.toThrow(/does not lead to the anchored root/);
   });
 });

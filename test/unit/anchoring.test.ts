@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { anchorLeafHash, buildAnchorTree, verifyAnchorProof, type AuditHead } from '../../shared/domain/anchoring';
+import { buildAnchorTree } from '../../shared/domain/anchor-tree';
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+import { ANCHOR_LEAF_TYPES, anchorLeafHash, verifyAnchorProof, type AuditHead } from '../../shared/domain/anchoring';
 
 /** Anchoring primitives (issue 13, decisions §13): one Merkle root over many batches' audit heads, a proof per head. */
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -47,5 +49,23 @@ describe('buildAnchorTree', () => {
       const b = heads[(pick + 1) % heads.length]!;
       return verifyAnchorProof(a, tree.proofs.get(a.batch_id)!) && (a === b || !verifyAnchorProof(b, tree.proofs.get(a.batch_id)!));
     }), { numRuns: 200 });
+  });
+
+  it('property: the viem verifier and leaf hash agree with OpenZeppelin StandardMerkleTree for any heads and any (also forged) proof', () => {
+    fc.assert(fc.property(
+      fc.uniqueArray(fc.integer({ min: 1, max: 999_999 }), { minLength: 1, maxLength: 40 }), fc.nat(), fc.boolean(),
+      (ids, pick, forge) => {
+        const heads = ids.map((i) => head(i, (i % 17) + 1));
+        const tree = buildAnchorTree(heads);
+        const a = heads[pick % heads.length]!;
+        const p = tree.proofs.get(a.batch_id)!;
+        const proof = forge && p.proof.length > 0 ? [...p.proof.slice(1), p.proof[0]!] : p.proof;
+        const leaf = [a.batch_id, String(a.sequence_number), `0x${a.hash}`];
+        const library = StandardMerkleTree.verify(p.root, [...ANCHOR_LEAF_TYPES], leaf, proof);
+        const ours = verifyAnchorProof(a, { root: p.root, proof });
+        const single = StandardMerkleTree.of([leaf], [...ANCHOR_LEAF_TYPES]);
+        return library === ours && single.leafHash(leaf) === anchorLeafHash(a);
+      },
+    ), { numRuns: 200 });
   });
 });

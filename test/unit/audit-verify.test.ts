@@ -3,7 +3,8 @@ import { buildEvidencePackage, canonicalEvidenceBytes, EVIDENCE_FILE, type Evide
 import { fetchEvidenceFromGateway } from '../../shared/adapters/ipfs/gateway-fetch';
 import { STAGE_CODES } from '../../shared/adapters/ledger/abi';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';
-import { buildAnchorTree, type BatchAnchor } from '../../shared/domain/anchoring';
+import { buildAnchorTree } from '../../shared/domain/anchor-tree';
+import type { BatchAnchor } from '../../shared/domain/anchoring';
 import { verifyAuditTrail, type AnchorClaims, type ChainStage, type ChainTrail, type EvidenceFetcher } from '../../shared/domain/audit-verify';
 import { tokenIdForBatch } from '../../shared/domain/ids';
 import type { Hex } from '../../shared/domain/ports';

@@ -1,7 +1,8 @@
 import { CID } from 'multiformats/cid';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { handler } from '../../functions/get-dds-evidence/handler';
-import { buildAnchorTree, type BatchAnchor } from '../../shared/domain/anchoring';
+import { buildAnchorTree } from '../../shared/domain/anchor-tree';
+import type { BatchAnchor } from '../../shared/domain/anchoring';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';
 import type { ChainTrail } from '../../shared/domain/audit-verify';
 import { buildDueDiligenceStatement, type DdsRecord } from '../../shared/domain/dds';

@@ -1,6 +1,7 @@
 import QRCode from 'qrcode';
 import { handler } from '../../functions/get-trace/handler';
-import { buildAnchorTree, type BatchAnchor } from '../../shared/domain/anchoring';
+import { buildAnchorTree } from '../../shared/domain/anchor-tree';
+import type { BatchAnchor } from '../../shared/domain/anchoring';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';
 import type { ChainTrail } from '../../shared/domain/audit-verify';
 import type { DdsRecord } from '../../shared/domain/dds';
