@@ -4,7 +4,7 @@ import { auditAnchorAbi, batchTokenAbi, traceLogAbi } from '../../shared/adapter
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import type { Hex } from '../../shared/domain/ports';
 import { compileContracts } from './compile';
-import { approveVaultAsOperator, deployContracts, grantVaultOperator } from './deploy';
+import { approveVaultAsOperator, deployAuditAnchor, deployContracts, grantVaultOperator } from './deploy';
 
 /**
  * `npm run deploy-contracts`: compiles BatchToken, TraceLog and LendingVault (and TestUSDC) from
@@ -20,8 +20,10 @@ import { approveVaultAsOperator, deployContracts, grantVaultOperator } from './d
  *                                     it a signer other than the deployer must make them later
  *   VAULT_ASSET_ADDRESS (optional)    the USDC contract the vault lends (e.g. Circle's USDC on
  *                                     the network); omitted: a TestUSDC is deployed (testnets)
+ *   DEPLOY_ONLY=AuditAnchor (optional) deploy only AuditAnchor (a stack deployed before periodic
+ *                                     anchors), granting the signer ANCHORER_ROLE
  * Prints the addresses to pass to `cdk deploy` (BatchTokenAddress, TraceLogAddress,
- * LendingVaultAddress, VaultAssetAddress).
+ * AuditAnchorAddress, LendingVaultAddress, VaultAssetAddress).
  */
 async function main() {
   const need = (name: string) => {
@@ -39,6 +41,13 @@ async function main() {
   if (vaultAssetAddress && !isAddress(vaultAssetAddress)) throw new Error('VAULT_ASSET_ADDRESS is not an address');
   process.stdout.write(`compiling contracts…\n`);
   const artifacts = await compileContracts();
+  const only = process.env.DEPLOY_ONLY?.trim();
+  if (only) {
+    if (only !== 'AuditAnchor') throw new Error(`DEPLOY_ONLY=${only}: only AuditAnchor can be deployed alone`);
+    const address = await deployAuditAnchor({ rpcUrl, chainId, deployerKey, artifacts, ...(signer ? { anchorer: signer as Hex } : {}) });
+    process.stdout.write(`AuditAnchorAddress=${address}${signer ? ` (ANCHORER_ROLE granted to ${signer})` : ''}\n`);
+    return;
+  }
   process.stdout.write(`deploying to chain ${chainId} at ${rpcUrl}…\n`);
   const deployed = await deployContracts({ rpcUrl, chainId, deployerKey, artifacts, ...(vaultAssetAddress ? { vaultAssetAddress } : {}) });
   const account = privateKeyToAccount(deployerKey);

@@ -1,7 +1,7 @@
 import { createPublicClient, createTestClient, createWalletClient, http, maxUint256, type Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from '../../shared/domain/ports';
-import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
+import { auditAnchorAbi, batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import type { CompiledContracts } from './compile';
 
@@ -157,4 +157,29 @@ async function waitAll(client: ReturnType<typeof createPublicClient>, hashes: He
 export async function fundAccount(rpcUrl: string, address: Hex, wei: bigint): Promise<void> {
   const testClient = createTestClient({ mode: 'hardhat', transport: http(rpcUrl, { retryCount: 1 }) });
   await testClient.setBalance({ address, value: wei });
+}
+
+/**
+ * Deploys AuditAnchor alone (a stack deployed before periodic anchors existed, decisions §13) with
+ * `deployerKey`, which becomes its admin and holds ANCHORER_ROLE; `anchorer`, when another address
+ * (the service signer), is granted ANCHORER_ROLE. Returns its address. Throws when a transaction
+ * reverts or the RPC fails.
+ */
+export async function deployAuditAnchor(input: { rpcUrl: string; chainId: number; deployerKey: Hex; artifacts: CompiledContracts; anchorer?: Hex }): Promise<Hex> {
+  const chain = ledgerChain(input.chainId, input.rpcUrl);
+  const transport = http(input.rpcUrl, { retryCount: 1 });
+  const account = privateKeyToAccount(input.deployerKey);
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
+  const wallet = createWalletClient({ account, chain, transport });
+  const hash = await wallet.deployContract({ abi: input.artifacts.AuditAnchor.abi as Abi, bytecode: input.artifacts.AuditAnchor.bytecode });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 60_000 });
+  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`Deployment of AuditAnchor failed (tx ${hash}, status ${receipt.status})`);
+  const address = receipt.contractAddress;
+  if (input.anchorer && input.anchorer.toLowerCase() !== account.address.toLowerCase()) {
+    const role = await publicClient.readContract({ address, abi: auditAnchorAbi, functionName: 'ANCHORER_ROLE' });
+    const grant = await wallet.writeContract({ address, abi: auditAnchorAbi, functionName: 'grantRole', args: [role, input.anchorer] });
+    const granted = await publicClient.waitForTransactionReceipt({ hash: grant, timeout: 60_000 });
+    if (granted.status !== 'success') throw new Error(`grantRole(ANCHORER_ROLE, ${input.anchorer}) reverted (tx ${grant})`);
+  }
+  return address;
 }

@@ -205,7 +205,7 @@ function pascal(kebab: string): string {
  * context key its `intervalVariable` names (seconds, a whole number of minutes), e.g.
  * `-c ANCHOR_INTERVAL_S=600`. Errors: Error for a value that is not whole minutes.
  */
-function scheduleOf(scope: Construct, w: { fn: string; schedule: string; intervalVariable?: string }): string {
+export function scheduleOf(scope: Construct, w: { fn: string; schedule: string; intervalVariable?: string }): string {
   const raw: unknown = w.intervalVariable ? scope.node.tryGetContext(w.intervalVariable) : undefined;
   if (raw === undefined) return w.schedule;
   const seconds = Number(raw);

@@ -10,7 +10,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BUNDLE_BANNER, BUNDLE_EXTERNALS, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling, FUNCTION_LAYER_FILES, POWERTOOLS_PACKAGES, powertoolsLayerParameter, powertoolsVersion } from '../../infra/bundling';
-import { CoffeeTraceStack, functionSpecs, MAIN_TEMPLATE_RESOURCE_CEILING } from '../../infra/stack/coffee-trace-stack';
+import { CoffeeTraceStack, functionSpecs, MAIN_TEMPLATE_RESOURCE_CEILING, scheduleOf } from '../../infra/stack/coffee-trace-stack';
 import { GATEWAY_ERRORS, STAGE_NAME } from '../../infra/stack/http-api';
 import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
 import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-machine';
@@ -388,6 +388,19 @@ describe('stateful resources', () => {
         && JSON.stringify(r.Properties.SourceArn) === JSON.stringify({ 'Fn::GetAtt': [rule![0], 'Arn'] }));
       expect(permission && triggers.resolve(permission.Properties.FunctionName)).toEqual(target);
     }
+  });
+
+  test('the audit-anchorer runs every ANCHOR_INTERVAL_S: rate(5 minutes) by default, the deploy context overrides it in whole minutes', () => {
+    const anchorer = workers.find((w) => w.fn === 'audit-anchorer')!;
+    expect(anchorer.kind).toBe('scheduled');
+    if (anchorer.kind !== 'scheduled') return;
+    expect(scheduleOf(new App({ context: {} }), anchorer)).toBe('rate(5 minutes)');
+    expect(scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: '600' } }), anchorer)).toBe('rate(10 minutes)');
+    expect(scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: 60 } }), anchorer)).toBe('rate(1 minute)');
+    for (const bad of ['90', '30', 'often']) expect(() => scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: bad } }), anchorer)).toThrow(/whole number of minutes/);
+    // Other workers ignore the key.
+    const watcher = workers.find((w) => w.fn === 'chain-event-watcher')!;
+    if (watcher.kind === 'scheduled') expect(scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: '600' } }), watcher)).toBe('rate(1 minute)');
   });
 
   test('table: PK/SK + GSI1 + GSI2, on demand, PITR, TTL; dev stage: no deletion protection, destroyed with the stack (prod: test/infra/stages.test.ts)', () => {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createPublicClient, http } from 'viem';
 import { runVerify } from '../../infra/tools/verify-cli';
+import { AuditAnchorRepository } from '../../shared/adapters/dynamodb/anchor-repo';
 import { auditAnchorAbi } from '../../shared/adapters/ledger/abi';
 import { buildAuditEntry } from '../../shared/domain/audit';
 import type { AuditEntry } from '../../shared/domain/records';
@@ -114,5 +115,34 @@ describe('periodic anchoring of audit logs', () => {
     const otherCode = await runVerify([batches[1]!, '--api', s.url, '--token', admin, '--rpc', s.endpoints.ledger!, '--chain-id', '31337',
       '--batch-token', s.endpoints.batch_token!, '--trace-log', s.endpoints.trace_log!, '--audit-anchor', s.endpoints.audit_anchor!, '--ipfs-gateway', s.url], (l) => other.push(l), (l) => other.push(l));
     expect([otherCode, other.join('\n')]).toEqual([0, expect.stringMatching(/VERIFIED: all \d+ checks passed, every entry anchored/)]);
+  });
+
+  it('an entry written before anchoring existed (no marker) is anchored after `npm run anchor-backfill`', async () => {
+    const b = batches[1]!;
+    const before = await waitFor(() => audit(b), (r) => r.body.verified === true, 45_000, 500);
+    const entries = before.body.entries as AuditEntry[];
+    const last = entries[entries.length - 1]!;
+    // A correctly chained entry put the way the service wrote them before this release: no marker.
+    const legacy = buildAuditEntry({ batchId: b, seq: last.sequence_number + 1, type: 'PAYOUT_NOTE', at: new Date().toISOString(), actor: 'legacy', payload: { note: 'written before anchoring' }, prevHash: last.hash });
+    await doc.send(new PutCommand({ TableName: 'coffee-trace-local', Item: { PK: `AUDIT#${b}`, SK: `SEQ#${String(legacy.sequence_number).padStart(8, '0')}`, entity: 'AUDIT', ...legacy } }));
+    await doc.send(new UpdateCommand({ TableName: 'coffee-trace-local', Key: { PK: `BATCH#${b}`, SK: 'META' }, UpdateExpression: 'SET audit_seq = :s, audit_head_hash = :h', ExpressionAttributeValues: { ':s': legacy.sequence_number, ':h': legacy.hash } }));
+    // Two anchor intervals (3 s each here) pass without it being anchored: nothing marks it.
+    await new Promise((r) => setTimeout(r, 7000));
+    const pending = await audit(b);
+    expect(pending.body.verified).toBe(false);
+    expect(pending.body.checks.filter((c: { ok: boolean }) => !c.ok).map((c: { message_id: string; detail: string }) => [c.message_id, c.detail.slice(0, 16)])).toEqual([[legacy.message_id, 'not yet anchored']]);
+
+    Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: stack().endpoints.dynamodb, TABLE_NAME: 'coffee-trace-local', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+    const repo = new AuditAnchorRepository();
+    const first = await repo.backfillMarkers(new Date().toISOString());
+    expect(first.marked).toBeGreaterThanOrEqual(1);
+    const markerKey = { PK: `UNANCHORED#${b}#${legacy.sequence_number}`, SK: 'META' };
+    const marker = (await doc.send(new GetCommand({ TableName: 'coffee-trace-local', Key: markerKey }))).Item;
+    expect(marker).toMatchObject({ batch_ids: [b], entity: 'ANCHOR_MARKER' });
+    // Idempotent: a second run leaves the head's marker as it is.
+    await repo.backfillMarkers('2030-01-01T00:00:00.000Z');
+    expect((await doc.send(new GetCommand({ TableName: 'coffee-trace-local', Key: markerKey }))).Item?.created_at).toBe(marker!.created_at);
+    const after = await waitFor(() => audit(b), (r) => r.body.verified === true, 45_000, 500);
+    expect(after.body.entries[after.body.entries.length - 1].anchor).toMatchObject({ head_sequence_number: legacy.sequence_number });
   });
 });

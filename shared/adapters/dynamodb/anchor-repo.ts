@@ -1,11 +1,11 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditHead, BatchAnchor } from '../../domain/anchoring';
 import type { AuditAnchorStore } from '../../domain/ports';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../../domain/records';
-import type { TransactItem } from './audit-append';
+import { anchorMarkerPut, type TransactItem } from './audit-append';
 import { fromItem, keys, UNANCHORED } from './keys';
 import { ledgerTxItem } from './ledger-tx';
-import { cancellationCodes, conditionalUpdate, documentClient, isTransactionCanceled, tableName } from './table';
+import { cancellationCodes, conditionalUpdate, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 /**
  * Heads (and marker ids) per part item of an anchor: a head with its proof is ~90 + 67 × depth
@@ -160,6 +160,38 @@ export class AuditAnchorRepository implements AuditAnchorStore {
       start = r.LastEvaluatedKey;
     } while (start);
     return out;
+  }
+
+  /**
+   * Backfill after an upgrade (README "Upgrading a stack deployed before periodic anchors"): scans
+   * the table for batches with audit entries and puts a pending-anchor marker for each batch's head
+   * unless one exists, so the next anchor covers entries written before anchoring existed.
+   * `progress` is called after each scanned page. Returns the batches seen and markers written.
+   */
+  async backfillMarkers(at: string, progress?: (p: { scanned: number; marked: number }) => void): Promise<{ scanned: number; marked: number }> {
+    let scanned = 0;
+    let marked = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(new ScanCommand({
+        TableName: tableName(), FilterExpression: 'SK = :meta AND begins_with(PK, :batch) AND audit_seq > :zero',
+        ExpressionAttributeValues: { ':meta': 'META', ':batch': 'BATCH#', ':zero': 0 }, ProjectionExpression: 'batch_id, audit_seq', ExclusiveStartKey: start,
+      }));
+      for (const item of r.Items ?? []) {
+        scanned++;
+        const id = `${String(item.batch_id)}#${Number(item.audit_seq)}`;
+        const put = anchorMarkerPut(id, [String(item.batch_id)], at).Put!;
+        try {
+          await documentClient().send(new PutCommand({ TableName: put.TableName, Item: put.Item, ConditionExpression: 'attribute_not_exists(PK)' }));
+          marked++;
+        } catch (err) {
+          if (!isConditionalCheckFailed(err)) throw err;
+        }
+      }
+      start = r.LastEvaluatedKey;
+      progress?.({ scanned, marked });
+    } while (start);
+    return { scanned, marked };
   }
 
   /** The anchor is no longer the open one (no-op when another is, or none). */
