@@ -3,7 +3,7 @@ import { AuditAnchorRepository } from '../adapters/dynamodb/anchor-repo';
 import { auditAnchorReaderFromEnv } from '../adapters/ledger/anchor-reader';
 import { readChainTrail } from '../adapters/ledger/trail-reader';
 import { envOr, requireEnv } from '../config';
-import type { EvidenceFetcher } from '../domain/ports';
+import type { AnchorRootReader, EvidenceFetcher } from '../domain/ports';
 import type { AuditDeps } from '../use-cases/audit';
 import { filesOfCar } from '../domain/evidence-car-reader';
 import { evidenceArchive } from './evidence';
@@ -34,5 +34,13 @@ export function chainTrailOf(tokenId: bigint): ReturnType<typeof readChainTrail>
 
 /** Ports of audit reading and verification. */
 export function auditDeps(): AuditDeps {
-  return { batches: batchRepo(), chainTrail: chainTrailOf, fetchEvidence: evidenceFetcher(), anchors: new AuditAnchorRepository(), anchorRoot: auditAnchorReaderFromEnv() };
+  return { batches: batchRepo(), chainTrail: chainTrailOf, fetchEvidence: evidenceFetcher(), anchors: new AuditAnchorRepository(), anchorRoot: anchorRootOf };
+}
+
+let anchorReader: AnchorRootReader | undefined;
+
+/** AuditAnchor's `anchoredAtBlock(root)`, its reader built from the environment on first use (a 404 or 403 needs no ledger settings). */
+function anchorRootOf(root: `0x${string}`): Promise<bigint | null> {
+  anchorReader ??= auditAnchorReaderFromEnv();
+  return anchorReader(root);
 }

@@ -41,7 +41,7 @@ export async function readVerifiedAudit(deps: AuditDeps, caller: Caller, batchId
  * decided by the caller's use case): the hash chain, the ledger events of its token, the pinned
  * evidence and every entry's anchor (the batch's periodic anchors, their roots read from
  * AuditAnchor); `anchors` gives each entry's anchor or null. Errors: LEDGER_UNAVAILABLE (503) when
- * the chain cannot be read.
+ * the chain (the token's events or an anchor's root) cannot be read.
  */
 export async function verifyBatchAudit(deps: Pick<AuditDeps, 'chainTrail' | 'fetchEvidence' | 'anchors' | 'anchorRoot'>, batch: Batch, entries: AuditEntry[]): Promise<AuditVerification> {
   let chain: ChainTrail;
@@ -51,5 +51,13 @@ export async function verifyBatchAudit(deps: Pick<AuditDeps, 'chainTrail' | 'fet
     throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to verify the trail: ${(err as Error).message}`);
   }
   const claimed = await deps.anchors.ofBatch(batch.batch_id);
-  return verifyAuditTrail({ batchId: batch.batch_id, entries, chain, fetchEvidence: deps.fetchEvidence, anchoring: { claimed, rootBlock: deps.anchorRoot } });
+  // The roots are read here, so a ledger that cannot be read is a 503 as for the trail, not a failed check.
+  const roots = new Map<string, bigint | null>();
+  try {
+    for (const root of new Set(claimed.map((a) => a.root))) roots.set(root, await deps.anchorRoot(root));
+  } catch (err) {
+    throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to verify the anchors: ${(err as Error).message}`);
+  }
+  const rootBlock = async (root: `0x${string}`) => (roots.has(root) ? roots.get(root)! : deps.anchorRoot(root));
+  return verifyAuditTrail({ batchId: batch.batch_id, entries, chain, fetchEvidence: deps.fetchEvidence, anchoring: { claimed, rootBlock } });
 }

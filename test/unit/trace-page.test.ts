@@ -104,6 +104,9 @@ describe('readPublicTrace', () => {
   it('reports the verification as unavailable (not a 503) while the ledger cannot be read', async () => {
     const view = await readPublicTrace(deps({ chainDown: true }), batch.batch_id);
     expect(view.verification).toMatchObject({ verified: null, checks_total: 0 });
+    // The same when only AuditAnchor cannot be read (the roots are read before the checks).
+    const anchorDown = { ...deps(), anchorRoot: async () => { throw new Error('rpc timeout'); } };
+    expect((await readPublicTrace(anchorDown, batch.batch_id)).verification).toMatchObject({ verified: null });
     expect(tracePageHtml(view, 'https://x.test')).toContain('Verification unavailable');
   });
 
