@@ -79,7 +79,7 @@ function verificationBlock(v: PublicTrace['verification']): string {
   const anchored = `<p class="note">${esc(v.entries_anchored)} of ${esc(v.entries_total)} audit entries anchored on the ledger.</p>`;
   if (v.verified) return `<p class="verdict ok">✔ Verified: all ${esc(v.checks_total)} checks passed — the audit trail matches the ledger and the evidence, and every entry is anchored.</p>${anchored}`;
   if (v.awaiting_anchor > 0 && v.awaiting_anchor === v.checks_total - v.checks_passed) {
-    return `<p class="verdict pending">⏳ Every check passes; ${esc(v.awaiting_anchor)} recent ${v.awaiting_anchor === 1 ? 'entry awaits' : 'entries await'} the next ledger anchor (every few minutes).</p>${anchored}`;
+    return `<p class="verdict pending">Pending: every check passes; ${esc(v.awaiting_anchor)} recent ${v.awaiting_anchor === 1 ? 'entry awaits' : 'entries await'} the next ledger anchor (every few minutes).</p>${anchored}`;
   }
   const failures = v.failures.map((f) => `<li>entry ${esc(f.sequence_number)}: ${esc(f.check.replace(/_/g, ' '))}</li>`).join('');
   return `<p class="verdict bad">✘ Not verified: ${esc(v.checks_total - v.checks_passed)} of ${esc(v.checks_total)} checks failed.</p><ul class="failures">${failures}</ul>${anchored}`;
@@ -121,7 +121,7 @@ export function tracePageHtml(view: PublicTrace, baseUrl: string): string {
 <dt>Stage</dt><dd>${esc(view.stage ?? 'pending')}</dd><dt>EU DDS reference</dt><dd>${dds}</dd>
 <dt>BatchToken</dt><dd>#${esc(view.token_id)}</dd></dl></section>
 <section><h2>The farm</h2>${plotSvg(view.plot.geometry)}<p class="note">${view.plot.source === 'POLYGON' ? 'Mapped boundary' : 'Registered point, drawn as a circle of the declared area'}; ${esc(view.plot.area_ha)} ha.</p></section>
-<section><h2>Verification</h2>${verificationBlock(view.verification)}<p class="note">The audit trail's hash chain, compared with the BatchToken and trace-log events on the ledger and with the evidence on IPFS.</p></section>
+<section><h2>Verification</h2>${verificationBlock(view.verification)}<p class="note">The audit trail's hash chain, compared with the BatchToken and trace-log events on the ledger, with the evidence on IPFS, and with each entry's anchor on the ledger.</p></section>
 <section><h2>Custody timeline</h2><ol class="timeline">${view.stages.map((s) => stageItem(s, baseUrl)).join('')}</ol></section>
 <section class="qr"><h2>This page</h2><img src="${esc(`${pageUrl}/qr.svg`)}" alt="QR code of this page"><p class="note"><a href="${esc(pageUrl)}">${esc(pageUrl)}</a></p></section>
 </div></main><footer>Public trace of a coffee batch. Personal data (phone numbers, payments, full names) is never shown.</footer></body></html>`;
