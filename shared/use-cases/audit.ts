@@ -52,9 +52,10 @@ export async function verifyBatchAudit(deps: Pick<AuditDeps, 'chainTrail' | 'fet
   }
   const claimed = await deps.anchors.ofBatch(batch.batch_id);
   // The roots are read here, so a ledger that cannot be read is a 503 as for the trail, not a failed check.
-  const roots = new Map<string, bigint | null>();
+  let roots: Map<string, bigint | null>;
   try {
-    for (const root of new Set(claimed.map((a) => a.root))) roots.set(root, await deps.anchorRoot(root));
+    const distinct = [...new Set(claimed.map((a) => a.root))];
+    roots = new Map(await Promise.all(distinct.map(async (root) => [root, await deps.anchorRoot(root)] as const)));
   } catch (err) {
     throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to verify the anchors: ${(err as Error).message}`);
   }
