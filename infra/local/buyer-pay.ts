@@ -11,6 +11,7 @@ import { collateralValueUsdMicro } from '../../shared/domain/lending';
 import { MICRO_PER_USDC, decimalStringToMicro, microToDecimalString } from '../../shared/domain/money';
 import type { Hex } from '../../shared/domain/ports';
 import { devBuyerKey, localDataDir } from './dev-keys';
+import { localTableEnv } from './dynamodb-local';
 
 /**
  * `npm run -s buyer-pay -- PO-… [--amount USDC]` (decisions §10.1): on the local chain, the dev
@@ -27,9 +28,6 @@ const USAGE = `usage: npm run -s buyer-pay -- <PURCHASE_ORDER_ID> [--amount USDC
   --amount USDC   the amount to pay, in USDC (up to 6 decimals); default: the purchase order's
                   value (sum of its batches' weight_kg × price_usd_per_kg)
 The local stack (npm start) must be running; LOCAL_DATA_DIR defaults to .local in the repository.`;
-
-/** The local stack's table (infra/local/stack.ts). */
-const LOCAL_TABLE = 'coffee-trace-local';
 
 class UsageError extends Error {}
 
@@ -112,10 +110,7 @@ async function pay(argv: string[], log: Out, dataDir: string): Promise<Hex> {
 /** The purchase order's value from the local table: Σ collateralValueUsdMicro(weight_kg, price). */
 async function purchaseOrderValue(purchaseOrderId: string, dynamodbEndpoint: string | undefined): Promise<bigint> {
   if (!dynamodbEndpoint) throw new Error('stack.json names no DynamoDB endpoint; give --amount');
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint, TABLE_NAME: LOCAL_TABLE, AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local', AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
-  });
+  Object.assign(process.env, localTableEnv(dynamodbEndpoint));
   const { CustodyRepository } = await import('../../shared/adapters/dynamodb/custody-repo');
   const { BatchRepository } = await import('../../shared/adapters/dynamodb/batch-repo');
   const po = await new CustodyRepository().getPurchaseOrder(purchaseOrderId);

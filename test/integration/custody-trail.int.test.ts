@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runVerify } from '../../infra/tools/verify-cli';
 import { api, stackDataDir, token, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { LOCAL_TABLE_NAME, localTableClient } from '../../infra/local/dynamodb-local';
 
 /**
  * The custody trail on the real local components (issue "custody trail anyone can verify"):
@@ -125,9 +125,9 @@ describe('custody trail', () => {
 
     // Alter the GRADED entry's evidence directly in the table, as an insider could
     const graded = audit.body.entries.find((e: { type: string; payload: { stage: string } }) => e.type === 'STAGE_CHANGED' && e.payload.stage === 'GRADED');
-    const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: stack.endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+    const doc = localTableClient(stack.endpoints.dynamodb!);
     await doc.send(new UpdateCommand({
-      TableName: 'coffee-trace-local',
+      TableName: LOCAL_TABLE_NAME,
       Key: { PK: `AUDIT#${batchId}`, SK: `SEQ#${String(graded.sequence_number).padStart(8, '0')}` },
       UpdateExpression: 'SET payload.evidence.moisture_pct = :m',
       ExpressionAttributeValues: { ':m': 9.9 },

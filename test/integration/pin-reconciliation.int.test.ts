@@ -9,6 +9,7 @@ import { logger } from '../../shared/runtime/logger';
 import { MAX_PIN_REQUEUES, requeueStalePins } from '../../shared/use-cases/evidence-pinning';
 import { api, stackDataDir, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { LOCAL_TABLE_NAME, localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
  * Pin jobs are written with the commit that names their CID and leave the reconciliation index
@@ -22,10 +23,7 @@ const openJobs = async () => (await repo.stalePinJobs(FAR_FUTURE, 1000)).map((j)
 beforeAll(() => {
   logger.setLogLevel('SILENT');
   const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { dynamodb: string } };
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamodb, TABLE_NAME: 'coffee-trace-local', AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  });
+  Object.assign(process.env, localTableEnv(stack.endpoints.dynamodb), { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
 });
 
 describe('reconciliation of evidence pin jobs', () => {
@@ -45,7 +43,7 @@ describe('reconciliation of evidence pin jobs', () => {
     }, (s) => s === 'PINNED', 30_000);
     expect(pinned).toBe('PINNED');
     // The job was written with the commit (history index 1: GRADED after DELIVERED) and is closed now.
-    const job = await documentClient().send(new GetCommand({ TableName: 'coffee-trace-local', Key: keys.pinJob(cid, { batch_id: batchId, history_index: 1 }), ConsistentRead: true }));
+    const job = await documentClient().send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: keys.pinJob(cid, { batch_id: batchId, history_index: 1 }), ConsistentRead: true }));
     expect(job.Item).toMatchObject({ entity: 'PIN_JOB', message: { kind: 'STAGE', cid, batch_id: batchId, stage: 'GRADED', history_index: 1 }, requeues: 0 });
     expect(job.Item!.closed_at).toEqual(expect.any(String));
     expect(job.Item!.GSI2PK).toBeUndefined();

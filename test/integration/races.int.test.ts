@@ -13,6 +13,7 @@ import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payo
 import { api, stackDataDir, token, waitFor } from '../support/api';
 import { fakePayoutProvider, fakePayoutWorkflow } from '../unit/support/fakes';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
  * Issue 9, defect 6: concurrent writers on one batch on the real DynamoDB Local of the local
@@ -53,10 +54,7 @@ beforeAll(async () => {
   logger.setLogLevel('SILENT');
   const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { dynamodb: string } };
   // The repositories below talk to the stack's own DynamoDB Local and table.
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamodb, TABLE_NAME: 'coffee-trace-local', AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  });
+  Object.assign(process.env, localTableEnv(stack.endpoints.dynamodb), { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
   ctx = await setUpCooperative();
   farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000456');
 }, 60_000);
