@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, paginateQuery, paginateScan, PutCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AuditHead, BatchAnchor } from '../../domain/anchoring';
 import type { AuditAnchorStore } from '../../domain/ports';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../../domain/records';
@@ -25,15 +25,13 @@ const BATCH_GET_KEYS = 100;
 export class AuditAnchorRepository implements AuditAnchorStore {
   async pendingMarkers(limit: number): Promise<Array<{ marker_id: string; batch_ids: string[] }>> {
     const out: Array<{ marker_id: string; batch_ids: string[] }> = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :p',
-        ExpressionAttributeValues: { ':p': UNANCHORED }, Limit: Math.min(1000, limit - out.length), ExclusiveStartKey: start,
-      }));
-      for (const item of r.Items ?? []) out.push({ marker_id: String(item.marker_id), batch_ids: (item.batch_ids as string[]) ?? [] });
-      start = r.LastEvaluatedKey;
-    } while (start && out.length < limit);
+    const pages = paginateQuery({ client: documentClient(), pageSize: Math.min(1000, limit) }, {
+      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :p', ExpressionAttributeValues: { ':p': UNANCHORED },
+    });
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) if (out.length < limit) out.push({ marker_id: String(item.marker_id), batch_ids: (item.batch_ids as string[]) ?? [] });
+      if (out.length >= limit) break;
+    }
     return out;
   }
 
@@ -93,16 +91,7 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   }
 
   async get(anchorId: string): Promise<AuditAnchorRecord | null> {
-    const items: Array<Record<string, unknown>> = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(), KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.auditAnchorPartition(anchorId) },
-        ConsistentRead: true, ExclusiveStartKey: start,
-      }));
-      items.push(...(r.Items ?? []));
-      start = r.LastEvaluatedKey;
-    } while (start);
+    const items = await queryAll({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.auditAnchorPartition(anchorId) }, ConsistentRead: true });
     const meta = items.find((i) => i.SK === 'META');
     if (!meta) return null;
     const parts = items.filter((i) => String(i.SK).startsWith('PART#')).sort((a, b) => String(a.SK).localeCompare(String(b.SK)));
@@ -147,19 +136,11 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   }
 
   async ofBatch(batchId: string): Promise<BatchAnchor[]> {
-    const out: BatchAnchor[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(), KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.batchAnchorsPartition(batchId) }, ExclusiveStartKey: start,
-      }));
-      for (const item of r.Items ?? []) {
-        const { entity: _e, batch_id: _b, anchored_at: _at, ...a } = fromItem<BatchAnchor & { entity: string; batch_id: string; anchored_at: string }>(item);
-        out.push(a);
-      }
-      start = r.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await queryAll({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.batchAnchorsPartition(batchId) } });
+    return items.map((item) => {
+      const { entity: _e, batch_id: _b, anchored_at: _at, ...a } = fromItem<BatchAnchor & { entity: string; batch_id: string; anchored_at: string }>(item);
+      return a;
+    });
   }
 
   /**
@@ -171,12 +152,11 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   async backfillMarkers(at: string, progress?: (p: { scanned: number; marked: number }) => void): Promise<{ scanned: number; marked: number }> {
     let scanned = 0;
     let marked = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const r = await documentClient().send(new ScanCommand({
-        TableName: tableName(), FilterExpression: 'SK = :meta AND begins_with(PK, :batch) AND audit_seq > :zero',
-        ExpressionAttributeValues: { ':meta': 'META', ':batch': 'BATCH#', ':zero': 0 }, ProjectionExpression: 'batch_id, audit_seq', ExclusiveStartKey: start,
-      }));
+    const pages = paginateScan({ client: documentClient() }, {
+      TableName: tableName(), FilterExpression: 'SK = :meta AND begins_with(PK, :batch) AND audit_seq > :zero',
+      ExpressionAttributeValues: { ':meta': 'META', ':batch': 'BATCH#', ':zero': 0 }, ProjectionExpression: 'batch_id, audit_seq',
+    });
+    for await (const r of pages) {
       for (const item of r.Items ?? []) {
         scanned++;
         const id = `${String(item.batch_id)}#${Number(item.audit_seq)}`;
@@ -188,9 +168,8 @@ export class AuditAnchorRepository implements AuditAnchorStore {
           if (!isConditionalCheckFailed(err)) throw err;
         }
       }
-      start = r.LastEvaluatedKey;
       progress?.({ scanned, marked });
-    } while (start);
+    }
     return { scanned, marked };
   }
 
@@ -209,4 +188,11 @@ function partsOf(anchor: AuditAnchorRecord): Array<{ heads: AuditAnchorRecord['h
     heads: anchor.heads.slice(i * PART_SIZE, (i + 1) * PART_SIZE),
     marker_ids: anchor.marker_ids.slice(i * PART_SIZE, (i + 1) * PART_SIZE),
   }));
+}
+
+/** Every item of a query on the table, all pages (the SDK's paginator). */
+async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Array<Record<string, unknown>>> {
+  const items: Array<Record<string, unknown>> = [];
+  for await (const page of paginateQuery({ client: documentClient() }, { TableName: tableName(), ...input })) items.push(...(page.Items ?? []));
+  return items;
 }
