@@ -5,6 +5,7 @@
  * are integer micro-USD per kg. Nothing here does I/O.
  */
 
+import { createHash } from 'node:crypto';
 import type { Grade, Payout } from './records';
 
 /** Largest loan-to-value: 60 % of the collateral value, in basis points. */
@@ -176,10 +177,20 @@ export interface Settlement {
   purchase_order_id: string;
   cooperative_id: string;
   status: 'STARTED' | 'COMPLETED';
+  /** The counted payment that completed the amount due (or the last one, for a short settlement). */
   payment_tx_hash: string;
   payment_log_index: number;
   payer: string;
+  /** What the settlement applies: the sum of the payments counted toward the order. */
   amount_usd_micro: number;
+  /** The order's amount due when it was settled (null: not known, a batch not milled). */
+  amount_due_usd_micro?: number | null;
+  /** Every payment the settlement applies. */
+  payments?: Array<{ tx_hash: string; log_index: number; payer: string; amount_usd_micro: number }>;
+  /** Settled on an ADMIN's request below the amount due. */
+  short_payment?: boolean;
+  /** `system:lending-vault` on full payment, or the ADMIN who settled the order. */
+  settled_by?: string;
   /** Keyed by loan id. */
   repayments: Record<string, SettlementRepayment>;
   /** Loans the payment could not cover (they stay ACTIVE, their batches unsettled). */
@@ -239,4 +250,88 @@ export function loanAsOf(loan: Loan, disbursement: Pick<Payout, 'status' | 'comp
   if (!disbursement || (disbursement.status !== 'COMPLETED' && disbursement.status !== 'MANUAL_REVIEW')) return loan;
   const disbursedAt = loan.disbursed_at ?? (disbursement.status === 'COMPLETED' ? disbursement.completed_at ?? disbursement.updated_at : disbursement.updated_at);
   return { ...loan, disbursed_at: disbursedAt, ...(loan.status === 'PENDING' ? { status: 'ACTIVE' as const } : {}) };
+}
+
+// ------------------------------------------------------------------ buyer payments (paid in full)
+
+/**
+ * Why a buyer payment does not count toward its purchase order (it stays in the vault's escrow as
+ * an unapplied payment, which an ADMIN returns to its payer): another payer than the order's
+ * `buyer_address`, an unknown or unconfirmed order, or a payment after the order was settled.
+ */
+export type UnappliedReason = 'OTHER_PAYER' | 'UNKNOWN_PURCHASE_ORDER' | 'AFTER_SETTLEMENT';
+
+/**
+ * A buyer payment into the vault for a purchase order (one `PurchaseOrderPaid` log), kept once per
+ * `tx_hash`/`log_index`. COUNTED: it counts toward the order's amount due (and is applied by its
+ * settlement); UNAPPLIED: it waits in escrow (`unapplied_reason`); REFUND_REQUESTED → REFUNDED
+ * (or REFUND_REFUSED) once an ADMIN returns it to its payer.
+ */
+export interface BuyerPayment {
+  purchase_order_id: string;
+  /** Lower-case 0x hash. */
+  tx_hash: string;
+  log_index: number;
+  block_number: number;
+  /** Checksummed or lower-case address of the payer, as the log names it. */
+  payer: string;
+  amount_usd_micro: number;
+  status: 'COUNTED' | 'UNAPPLIED' | 'REFUND_REQUESTED' | 'REFUNDED' | 'REFUND_REFUSED';
+  unapplied_reason?: UnappliedReason;
+  received_at: string;
+  refund_id?: string;
+  refund_requested_by?: string;
+  refund_requested_at?: string;
+  refund_tx_hash?: string;
+  refunded_at?: string;
+}
+
+/** Is `address` a ledger address (0x + 40 hex digits)? */
+export const LEDGER_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * What a purchase order's buyer owes: Σ over its batches of green-coffee weight (the MILLED
+ * stage's `outturn_kg`, up to 3 decimals) × `price_usd_per_kg` (up to 4 decimals), micro-USDC,
+ * rounded down per batch. Null while a batch has no recorded outturn (not milled yet). Pure.
+ * Errors: RangeError for a negative weight or a price that is not a positive decimal.
+ */
+export function amountDueUsdMicro(batches: Array<{ outturn_kg?: number }>, priceUsdPerKg: number): number | null {
+  if (!(priceUsdPerKg > 0)) throw new RangeError('price_usd_per_kg must be > 0');
+  // Price in micro-USD per kg: at most 4 decimals (request schema), so exact as an integer.
+  const priceMicro = BigInt(Math.round(priceUsdPerKg * 1_000_000));
+  let total = 0n;
+  for (const b of batches) {
+    if (b.outturn_kg === undefined || b.outturn_kg === null) return null;
+    if (!(b.outturn_kg >= 0)) throw new RangeError('outturn_kg must be non-negative');
+    const milliKg = BigInt(Math.round(b.outturn_kg * 1000));
+    total += (milliKg * priceMicro) / 1000n;
+  }
+  return Number(total);
+}
+
+/**
+ * Whether a buyer payment counts toward its purchase order: the order must exist and be
+ * CONFIRMED (else UNKNOWN_PURCHASE_ORDER), not settled yet (else AFTER_SETTLEMENT), and — when
+ * the order names a `buyer_address` — paid from it (else OTHER_PAYER; addresses compared
+ * case-insensitively). Any payer counts when the order names none. Pure.
+ */
+export function classifyBuyerPayment(input: { po: { status: string; buyer_address?: string } | null; settled: boolean; payer: string }): { counts: true } | { counts: false; reason: UnappliedReason } {
+  if (!input.po || input.po.status !== 'CONFIRMED') return { counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' };
+  if (input.settled) return { counts: false, reason: 'AFTER_SETTLEMENT' };
+  if (input.po.buyer_address && input.po.buyer_address.toLowerCase() !== input.payer.toLowerCase()) return { counts: false, reason: 'OTHER_PAYER' };
+  return { counts: true };
+}
+
+/** Settlement starts on its own only once the counted payments reach the amount due (a known amount). Pure. */
+export function isPaidInFull(paidUsdMicro: number, amountDueUsdMicro: number | null | undefined): boolean {
+  return amountDueUsdMicro !== null && amountDueUsdMicro !== undefined && paidUsdMicro >= amountDueUsdMicro;
+}
+
+/**
+ * The refund id of a buyer payment: `RFD-` + the first 28 hex digits of sha256("<tx_hash>#<log_index>")
+ * (tx hash lower-cased), 32 characters, so it fits the vault's bytes32 reference and a payment
+ * has exactly one refund (the vault refuses a second `refundPayment` with it). Pure.
+ */
+export function refundIdOf(txHash: string, logIndex: number): string {
+  return `RFD-${createHash('sha256').update(`${txHash.toLowerCase()}#${logIndex}`).digest('hex').slice(0, 28)}`;
 }

@@ -5,7 +5,7 @@
  */
 
 import type { DdsRecord, DueDiligenceStatement } from './dds';
-import type { Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from './lending';
+import type { BuyerPayment, Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from './lending';
 import type { EvidenceUpload } from './evidence-upload';
 import type { AnchorLedgerTx, AuditAnchorRecord, AuditEntry, Batch, BatchLedgerTx, Cooperative, EvidencePinStatus, Farmer, Job, LedgerTx, Payout, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
 import type { AuditHead, BatchAnchor } from './anchoring';
@@ -347,9 +347,10 @@ export interface PayoutResolutionStore {
 export interface CustodyStore {
   /**
    * Commits a stage change: stage, history, audit entry and the trace-log write to make, in one
-   * transaction conditional on the stage it moves from. Errors: StageConflictError.
+   * transaction conditional on the stage it moves from; `outturnKg` (MILLED) is kept on the batch
+   * as its green-coffee weight. Errors: StageConflictError.
    */
-  commitStage(input: { batchId: string; tokenId: string; from: Stage; to: Stage; at: string; actor: string; evidenceCid: string; payload: Record<string, unknown> }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }>;
+  commitStage(input: { batchId: string; tokenId: string; from: Stage; to: Stage; at: string; actor: string; evidenceCid: string; payload: Record<string, unknown>; outturnKg?: number }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }>;
   getLedgerTx(id: string): Promise<LedgerTx | null>;
   /** Keeps a signed transaction (raw bytes, hash, nonce) before it is broadcast. */
   keepSigned(id: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void>;
@@ -554,7 +555,9 @@ export type EvidenceFetcher = (cid: string) => Promise<{ files: Array<{ path: st
  *  - CANCEL_LOAN: the disbursement was never sent — principal back, token unlocked;
  *  - REPAY_LOAN: the loan repaid from the purchase order's buyer payment (principal + interest),
  *    the token unlocked back to the custodian;
- *  - RELEASE_REMAINDER: what is left of a buyer payment after its loans, to the cooperative's address.
+ *  - RELEASE_REMAINDER: what is left of a buyer payment after its loans, to the cooperative's address;
+ *  - REFUND_PAYMENT: an unapplied buyer payment (`paymentTxHash`/`paymentLogIndex`) back to its
+ *    payer `to` from the purchase order's escrow; `ref` is the refund id (`refundIdOf`), once per payment.
  */
 export type VaultCall =
   | { kind: 'VAULT_DEPOSIT'; ref: string; mfiId: string; assetsUsdMicro: bigint }
@@ -562,7 +565,8 @@ export type VaultCall =
   | { kind: 'LOCK_COLLATERAL'; ref: string; tokenId: bigint; principalUsdMicro: bigint }
   | { kind: 'CANCEL_LOAN'; ref: string }
   | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: bigint }
-  | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: bigint };
+  | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: bigint }
+  | { kind: 'REFUND_PAYMENT'; ref: string; purchaseOrderRef: string; to: string; amountUsdMicro: bigint; paymentTxHash: string; paymentLogIndex: number };
 
 /** The vault side of the ledger: writes as kept signed transactions (see `Ledger`). Errors: LedgerUnavailableError. */
 export interface VaultLedger {
@@ -690,8 +694,38 @@ export interface VaultWriteStore {
 
 /** Settlements of purchase orders on their buyer payments (exactly one per purchase order). */
 export interface SettlementStore {
-  /** Stores the settlement unless the purchase order has one; false when it had. */
-  start(settlement: Settlement): Promise<boolean>;
+  /**
+   * Stores the settlement unless the purchase order has one, in one transaction with the order's
+   * `settled_at` — on condition that its `paid_usd_micro` still equals the settlement's
+   * `amount_usd_micro` and it is not settled — and a SETTLEMENT_STARTED audit entry (`actor`) on
+   * each of `batchIds`. False when the order was settled meanwhile or another payment counted
+   * (read again). Errors: StoreUnavailableError.
+   */
+  start(settlement: Settlement, batchIds: string[], actor: string): Promise<boolean>;
+  /**
+   * Keeps a buyer payment once (by purchase order, tx hash and log index) with a
+   * BUYER_PAYMENT_RECEIVED audit entry on each of `batchIds`. A COUNTED payment adds its amount
+   * to the order's `paid_usd_micro` in the same transaction, on condition that the order is
+   * CONFIRMED and not settled; when that fails it is kept UNAPPLIED (AFTER_SETTLEMENT) instead.
+   * Returns the payment as stored, and whether this call stored it (false: kept before).
+   */
+  recordPayment(payment: BuyerPayment, batchIds: string[]): Promise<{ payment: BuyerPayment; created: boolean }>;
+  /** The purchase order's buyer payments (known order or not), in transaction-hash order. */
+  payments(purchaseOrderId: string): Promise<BuyerPayment[]>;
+  getPayment(purchaseOrderId: string, txHash: string, logIndex: number): Promise<BuyerPayment | null>;
+  /** Records the order's `amount_due_usd_micro` unless it has one. */
+  recordAmountDue(purchaseOrderId: string, amountDueUsdMicro: number): Promise<void>;
+  /**
+   * UNAPPLIED or REFUND_REFUSED → REFUND_REQUESTED (refund id, who, when), with a
+   * PAYMENT_REFUND_REQUESTED audit entry on each of `batchIds`, in one transaction. False when
+   * the payment is in another status (read it again).
+   */
+  requestRefund(payment: BuyerPayment, refund: { refund_id: string; refund_requested_by: string; refund_requested_at: string }, batchIds: string[]): Promise<boolean>;
+  /**
+   * REFUND_REQUESTED → REFUNDED (its tx, PAYMENT_REFUNDED audit entry on the order's batches) or
+   * REFUND_REFUSED; a no-op when the payment is not REFUND_REQUESTED (applied already).
+   */
+  recordRefund(purchaseOrderId: string, txHash: string, logIndex: number, outcome: { status: 'REFUNDED' | 'REFUND_REFUSED'; tx_hash?: string }, at: string): Promise<void>;
   get(purchaseOrderId: string): Promise<Settlement | null>;
   /**
    * Records a loan's repayment as mined (REPAID, its tx) or refused (REFUSED), then marks the

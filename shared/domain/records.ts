@@ -101,6 +101,8 @@ export interface Batch {
   payment_amount_ugx: number;
   payout_seq: number;
   purchase_order_id?: string;
+  /** Green-coffee weight after milling (the MILLED stage's `outturn_kg`), kg. */
+  outturn_kg?: number;
   submitted_by: string;
   created_at: string;
   updated_at: string;
@@ -261,7 +263,8 @@ export type StoredVaultCall =
   | { kind: 'LOCK_COLLATERAL'; ref: string; tokenId: string; principalUsdMicro: string }
   | { kind: 'CANCEL_LOAN'; ref: string }
   | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: string }
-  | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: string };
+  | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: string }
+  | { kind: 'REFUND_PAYMENT'; ref: string; purchaseOrderRef: string; to: string; amountUsdMicro: string; paymentTxHash: string; paymentLogIndex: number };
 
 export interface BatchLedgerTx {
   ledger_tx_id: string;
@@ -296,6 +299,17 @@ export interface PurchaseOrder {
   buyer: string;
   price_usd_per_kg: number;
   buyer_operator?: { name: string; eori: string; address: string; email: string; country: string };
+  /**
+   * What the buyer owes, micro-USDC: Σ over its batches of the MILLED `outturn_kg` × price
+   * (`amountDueUsdMicro`). Recorded at creation, or once every batch is milled.
+   */
+  amount_due_usd_micro?: number;
+  /** The ledger address the buyer pays from; when named, payments from other addresses do not count. */
+  buyer_address?: string;
+  /** Sum of the payments counted toward the order (micro-USDC), kept with them in one transaction. */
+  paid_usd_micro?: number;
+  /** When the order's settlement was created: no payment counts after it. */
+  settled_at?: string;
   created_at: string;
   created_by: string;
   confirmed_at?: string;

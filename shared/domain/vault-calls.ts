@@ -11,6 +11,7 @@ export function storedVaultCall(call: VaultCall): StoredVaultCall {
     case 'CANCEL_LOAN': return { kind: call.kind, ref: call.ref };
     case 'REPAY_LOAN': return { kind: call.kind, ref: call.ref, purchaseOrderRef: call.purchaseOrderRef, amountUsdMicro: call.amountUsdMicro.toString() };
     case 'RELEASE_REMAINDER': return { kind: call.kind, ref: call.ref, cooperativeId: call.cooperativeId, amountUsdMicro: call.amountUsdMicro.toString() };
+    case 'REFUND_PAYMENT': return { kind: call.kind, ref: call.ref, purchaseOrderRef: call.purchaseOrderRef, to: call.to, amountUsdMicro: call.amountUsdMicro.toString(), paymentTxHash: call.paymentTxHash, paymentLogIndex: call.paymentLogIndex };
   }
 }
 
@@ -23,5 +24,6 @@ export function vaultCallOf(stored: StoredVaultCall): VaultCall {
     case 'CANCEL_LOAN': return { kind: stored.kind, ref: stored.ref };
     case 'REPAY_LOAN': return { kind: stored.kind, ref: stored.ref, purchaseOrderRef: stored.purchaseOrderRef, amountUsdMicro: BigInt(stored.amountUsdMicro) };
     case 'RELEASE_REMAINDER': return { kind: stored.kind, ref: stored.ref, cooperativeId: stored.cooperativeId, amountUsdMicro: BigInt(stored.amountUsdMicro) };
+    case 'REFUND_PAYMENT': return { kind: stored.kind, ref: stored.ref, purchaseOrderRef: stored.purchaseOrderRef, to: stored.to, amountUsdMicro: BigInt(stored.amountUsdMicro), paymentTxHash: stored.paymentTxHash, paymentLogIndex: stored.paymentLogIndex };
   }
 }

@@ -131,6 +131,7 @@ async function commitStageChange(
     const { entry, ledgerTx } = await deps.custody.commitStage({
       batchId: batch.batch_id, tokenId: batch.token_id, from, to, at, actor: input.actor, evidenceCid: pkg.cid,
       payload: { evidence: input.evidence, evidence_files: pkg.files.map((f) => f.path) },
+      ...(to === 'MILLED' && typeof input.evidence.outturn_kg === 'number' ? { outturnKg: input.evidence.outturn_kg } : {}),
     });
     try {
       await deps.ledgerQueue.send({ ledger_tx_id: ledgerTx.ledger_tx_id }, { deduplicationId: ledgerTx.ledger_tx_id });

@@ -242,6 +242,30 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
         emit RemainderReleased(poRef, to, amount);
     }
 
+    // ------------------------------------------------------------------ refunds of unapplied buyer payments
+
+    /// @notice Refunds already made, by refund reference (one per buyer payment).
+    mapping(bytes32 refundRef => bool) private _refundRefs;
+
+    /// @notice The refund reference was used already (a buyer payment is refunded once).
+    error RefundRefUsed(bytes32 refundRef);
+
+    /// @notice `amount` of purchase order `poRef`'s unapplied payment went back to its payer `to`.
+    event PaymentRefunded(bytes32 indexed poRef, bytes32 indexed refundRef, address indexed to, uint256 amount);
+
+    /// @notice Returns `amount` of purchase order `poRef`'s unapplied payment (escrow) to `to`, the
+    ///         address that paid it (a payment from another address than the buyer, for an unknown
+    ///         order or after settlement). `refundRef` names the refund, once: a second call with
+    ///         it reverts RefundRefUsed. Reverts InsufficientEscrow, ZeroAmount.
+    function refundPayment(bytes32 poRef, bytes32 refundRef, address to, uint256 amount) external onlyOperator nonReentrant {
+        if (amount == 0) revert ZeroAmount();
+        if (_refundRefs[refundRef]) revert RefundRefUsed(refundRef);
+        _refundRefs[refundRef] = true;
+        _takeEscrow(poRef, amount);
+        IERC20(asset()).safeTransfer(to, amount);
+        emit PaymentRefunded(poRef, refundRef, to, amount);
+    }
+
     function _takeEscrow(bytes32 poRef, uint256 amount) private {
         uint256 available = _escrow[poRef];
         if (available < amount) revert InsufficientEscrow(poRef, available, amount);

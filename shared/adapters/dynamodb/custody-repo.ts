@@ -34,6 +34,7 @@ export class CustodyRepository implements CustodyStore {
     actor: string;
     evidenceCid: string;
     payload: Record<string, unknown>;
+    outturnKg?: number;
   }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }> {
     let ledgerTx: BatchLedgerTx | undefined;
     const entry = await transactWithAudit({
@@ -49,7 +50,8 @@ export class CustodyRepository implements CustodyStore {
           audit_log_sequence_number: String(e.sequence_number), evidence_ipfs_cid: input.evidenceCid, evidence_pin_status: 'PENDING',
         };
         void head;
-        return { expression: 'stage = :to, stage_history = list_append(stage_history, :h)', values: { ':to': input.to, ':h': [history] } };
+        const outturn = input.outturnKg !== undefined ? { expression: ', outturn_kg = :outturn', values: { ':outturn': input.outturnKg } } : { expression: '', values: {} };
+        return { expression: `stage = :to, stage_history = list_append(stage_history, :h)${outturn.expression}`, values: { ':to': input.to, ':h': [history], ...outturn.values } };
       },
       items: (e, head) => {
         ledgerTx = {

@@ -27,6 +27,10 @@
  * | Loan of a batch     | LOAN_GUARD#<batch_id>       | META                |                     |                                |
  * | Loan counter        | COUNTER#LOAN#<yyyy>         | META                |                     |                                |
  * | Settlement          | SETTLEMENT#<purchase_order> | META                |                     |                                |
+ * | Buyer payment       | BUYER_PAYMENT#<purchase_order> | <tx_hash>#<log_index> |                  |                                |
+ *   A purchase order's counted payments sum to the order item's `paid_usd_micro` (both written in
+ *   one transaction); its `settled_at` is set in the settlement's creation transaction, so no
+ *   payment counts after it.
  * | Payment (deposit)   | PAYMENT#<DEP-…>             | META                |                     |                                |
  * | Deposit counter     | COUNTER#DEPOSIT#<yyyy>      | META                |                     |                                |
  * | Chain watch cursor  | CHAIN_CURSOR#<chain_id>     | META                |                     |                                |
@@ -138,6 +142,10 @@ export const keys = {
   batchAnchorsPartition: (batchId: string) => `ANCHORS#${batchId}`,
   /** The settlement of a purchase order on its buyer payment (one per purchase order). */
   settlement: (purchaseOrderId: string) => ({ PK: `SETTLEMENT#${purchaseOrderId}`, SK: META }),
+  /** A buyer payment into the vault for a purchase order (known or not), once per log: `<tx_hash>#<log_index, 6 digits>`. */
+  buyerPayment: (purchaseOrderId: string, txHash: string, logIndex: number) => ({ PK: `BUYER_PAYMENT#${purchaseOrderId}`, SK: `${txHash.toLowerCase()}#${String(logIndex).padStart(6, '0')}` }),
+  /** Partition of a purchase order's buyer payments (Query, in transaction order). */
+  buyerPayments: (purchaseOrderId: string) => `BUYER_PAYMENT#${purchaseOrderId}`,
   /** The pin job of an evidence CID for one stage-history entry or DDS (written with the commit that names the CID). */
   pinJob: (cid: string, target: { batch_id: string; history_index: number } | { dds_id: string }) =>
     ({ PK: `PIN_JOB#${cid}`, SK: 'dds_id' in target ? `DDS#${target.dds_id}` : `STAGE#${target.batch_id}#${target.history_index}` }),

@@ -1,25 +1,180 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Settlement } from '../../domain/lending';
+import { GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import type { BuyerPayment, Settlement } from '../../domain/lending';
+import { microToUsdc } from '../../domain/money';
 import type { SettlementStore } from '../../domain/ports';
+import { TransactionConditionError, transactWithAudits, type TransactItem } from './audit-append';
 import { fromItem, keys } from './keys';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
+
+type AuditedBatch = Parameters<typeof transactWithAudits>[0]['batches'][number];
 
 /**
- * Settlements (SETTLEMENT#<purchase_order_id>): created once with attribute_not_exists, so a
- * purchase order is settled exactly once however often its buyer payment is reported; each
+ * One transaction of `items` with an audit entry on each batch (`transactWithAudits`); without
+ * batches (a payment for an unknown order) the items alone. Errors: TransactionConditionError
+ * (index in `items`) when one of their conditions fails.
+ */
+async function writeAudited(items: TransactItem[], batchIds: string[], entry: AuditedBatch['entry']): Promise<void> {
+  if (batchIds.length > 0) {
+    await transactWithAudits({ items, batches: batchIds.map((batchId) => ({ batchId, entry })) });
+    return;
+  }
+  try {
+    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (err) {
+    if (!isTransactionCanceled(err)) throw err;
+    const codes = cancellationCodes(err);
+    const i = codes.findIndex((c) => c === 'ConditionalCheckFailed');
+    if (i >= 0) throw new TransactionConditionError(i, codes);
+    throw err;
+  }
+}
+
+/** The audit payload of a buyer payment (what it is and whether it counts toward the order). */
+function paymentPayload(p: BuyerPayment): Record<string, unknown> {
+  return {
+    purchase_order_id: p.purchase_order_id, tx_hash: p.tx_hash, log_index: p.log_index, payer: p.payer, amount_usdc: microToUsdc(p.amount_usd_micro),
+    counted: p.status === 'COUNTED', unapplied_reason: p.unapplied_reason ?? null,
+  };
+}
+
+/**
+ * Settlements (SETTLEMENT#<purchase_order_id>) and buyer payments (BUYER_PAYMENT#<purchase_order_id>).
+ * A payment is kept once per log (attribute_not_exists); a counted one adds to the order's
+ * `paid_usd_micro` in the same transaction, on condition that the order is not settled. A
+ * settlement is created once with attribute_not_exists, in one transaction with the order's
+ * `settled_at` on condition that the counted sum is still the settlement's amount, so a purchase
+ * order is settled exactly once however often its buyer payments are reported; each
  * repayment and the remainder change by conditional updates (REQUESTED → REPAID/REFUSED), and the
  * settlement completes when nothing is REQUESTED any more.
  */
 export class SettlementRepository implements SettlementStore {
-  async start(settlement: Settlement): Promise<boolean> {
+  async start(settlement: Settlement, batchIds: string[], actor: string): Promise<boolean> {
+    const items: TransactItem[] = [
+      { Put: { TableName: tableName(), Item: { ...keys.settlement(settlement.purchase_order_id), entity: 'SETTLEMENT', ...settlement }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      {
+        Update: {
+          TableName: tableName(), Key: keys.purchaseOrder(settlement.purchase_order_id), UpdateExpression: 'SET settled_at = :at',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(settled_at) AND paid_usd_micro = :paid',
+          ExpressionAttributeValues: { ':at': settlement.created_at, ':paid': settlement.amount_usd_micro },
+        },
+      },
+    ];
     try {
-      await documentClient().send(new PutCommand({
-        TableName: tableName(), Item: { ...keys.settlement(settlement.purchase_order_id), entity: 'SETTLEMENT', ...settlement }, ConditionExpression: 'attribute_not_exists(PK)',
-      }));
+      await writeAudited(items, batchIds, {
+        type: 'SETTLEMENT_STARTED', at: settlement.created_at, actor,
+        payload: {
+          purchase_order_id: settlement.purchase_order_id, paid_usdc: microToUsdc(settlement.amount_usd_micro),
+          amount_due_usdc: settlement.amount_due_usd_micro == null ? null : microToUsdc(settlement.amount_due_usd_micro),
+          short_payment: settlement.short_payment ?? false, payment_tx_hashes: (settlement.payments ?? []).map((p) => p.tx_hash),
+        },
+      });
       return true;
     } catch (err) {
-      if (isConditionalCheckFailed(err)) return false;
+      if (err instanceof TransactionConditionError) return false;
       throw err;
+    }
+  }
+
+  async recordPayment(payment: BuyerPayment, batchIds: string[]): Promise<{ payment: BuyerPayment; created: boolean }> {
+    const key = keys.buyerPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index);
+    const put = (p: BuyerPayment): TransactItem => ({ Put: { TableName: tableName(), Item: { ...key, entity: 'BUYER_PAYMENT', ...p }, ConditionExpression: 'attribute_not_exists(PK)' } });
+    const entry = (p: BuyerPayment): AuditedBatch['entry'] => ({ type: 'BUYER_PAYMENT_RECEIVED', at: p.received_at, actor: 'system:lending-vault', payload: paymentPayload(p) });
+    const existing = async () => ({ payment: (await this.getPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index))!, created: false });
+    if (payment.status === 'COUNTED') {
+      const count: TransactItem = {
+        Update: {
+          TableName: tableName(), Key: keys.purchaseOrder(payment.purchase_order_id), UpdateExpression: 'ADD paid_usd_micro :a',
+          ConditionExpression: 'attribute_exists(PK) AND #s = :confirmed AND attribute_not_exists(settled_at)',
+          ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':a': payment.amount_usd_micro, ':confirmed': 'CONFIRMED' },
+        },
+      };
+      try {
+        await writeAudited([put(payment), count], batchIds, entry(payment));
+        return { payment, created: true };
+      } catch (err) {
+        if (!(err instanceof TransactionConditionError)) throw err;
+        if (err.index === 0) return existing();
+        // Settled meanwhile: the payment stays in escrow, unapplied.
+        payment = { ...payment, status: 'UNAPPLIED', unapplied_reason: 'AFTER_SETTLEMENT' };
+      }
+    }
+    try {
+      await writeAudited([put(payment)], batchIds, entry(payment));
+      return { payment, created: true };
+    } catch (err) {
+      if (err instanceof TransactionConditionError) return existing();
+      throw err;
+    }
+  }
+
+  async payments(purchaseOrderId: string): Promise<BuyerPayment[]> {
+    const out: BuyerPayment[] = [];
+    const pages = paginateQuery({ client: documentClient() }, {
+      TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.buyerPayments(purchaseOrderId) }, ConsistentRead: true,
+    });
+    for await (const page of pages) for (const item of page.Items ?? []) out.push(fromItem<BuyerPayment>(item));
+    return out;
+  }
+
+  async getPayment(purchaseOrderId: string, txHash: string, logIndex: number): Promise<BuyerPayment | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.buyerPayment(purchaseOrderId, txHash, logIndex), ConsistentRead: true }));
+    return r.Item ? fromItem<BuyerPayment>(r.Item) : null;
+  }
+
+  async recordAmountDue(purchaseOrderId: string, amountDueUsdMicro: number): Promise<void> {
+    try {
+      await documentClient().send(new UpdateCommand({
+        TableName: tableName(), Key: keys.purchaseOrder(purchaseOrderId), UpdateExpression: 'SET amount_due_usd_micro = :d',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(amount_due_usd_micro)', ExpressionAttributeValues: { ':d': amountDueUsdMicro },
+      }));
+    } catch (err) {
+      if (!isConditionalCheckFailed(err)) throw err;
+    }
+  }
+
+  async requestRefund(payment: BuyerPayment, refund: { refund_id: string; refund_requested_by: string; refund_requested_at: string }, batchIds: string[]): Promise<boolean> {
+    const update: TransactItem = {
+      Update: {
+        TableName: tableName(), Key: keys.buyerPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index),
+        UpdateExpression: 'SET #s = :req, refund_id = :id, refund_requested_by = :by, refund_requested_at = :at',
+        ConditionExpression: '#s IN (:unapplied, :refused)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':req': 'REFUND_REQUESTED', ':id': refund.refund_id, ':by': refund.refund_requested_by, ':at': refund.refund_requested_at, ':unapplied': 'UNAPPLIED', ':refused': 'REFUND_REFUSED' },
+      },
+    };
+    try {
+      await writeAudited([update], batchIds, {
+        type: 'PAYMENT_REFUND_REQUESTED', at: refund.refund_requested_at, actor: refund.refund_requested_by,
+        payload: { ...paymentPayload(payment), refund_id: refund.refund_id },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof TransactionConditionError) return false;
+      throw err;
+    }
+  }
+
+  async recordRefund(purchaseOrderId: string, txHash: string, logIndex: number, outcome: { status: 'REFUNDED' | 'REFUND_REFUSED'; tx_hash?: string }, at: string): Promise<void> {
+    const payment = await this.getPayment(purchaseOrderId, txHash, logIndex);
+    if (!payment || payment.status !== 'REFUND_REQUESTED') return;
+    const update: TransactItem = {
+      Update: {
+        TableName: tableName(), Key: keys.buyerPayment(purchaseOrderId, txHash, logIndex),
+        UpdateExpression: `SET #s = :s${outcome.tx_hash ? ', refund_tx_hash = :h, refunded_at = :at' : ''}`,
+        ConditionExpression: '#s = :req',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': outcome.status, ':req': 'REFUND_REQUESTED', ...(outcome.tx_hash ? { ':h': outcome.tx_hash, ':at': at } : {}) },
+      },
+    };
+    const po = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.purchaseOrder(purchaseOrderId), ProjectionExpression: 'batch_ids', ConsistentRead: true }));
+    const batchIds = outcome.status === 'REFUNDED' ? ((po.Item?.batch_ids as string[] | undefined) ?? []) : [];
+    try {
+      await writeAudited([update], batchIds, {
+        type: 'PAYMENT_REFUNDED', at, actor: 'system:lending-vault',
+        payload: { ...paymentPayload(payment), refund_id: payment.refund_id ?? null, refund_tx_hash: outcome.tx_hash ?? null },
+      });
+    } catch (err) {
+      if (!(err instanceof TransactionConditionError)) throw err; // recorded already
     }
   }
 

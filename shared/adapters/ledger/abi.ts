@@ -395,6 +395,31 @@ export const testUsdcAbi = [
   { type: 'function', name: 'MINTER_ROLE', inputs: [], outputs: [{ name: '', type: 'bytes32' }], stateMutability: 'view' },
 ] as const;
 
+/** LendingVault: refunds of unapplied buyer payments (`refundPayment`, its event and error). */
+const lendingVaultRefundAbi = [
+  {
+    type: 'function', name: 'refundPayment',
+    inputs: [
+      { name: 'poRef', type: 'bytes32' },
+      { name: 'refundRef', type: 'bytes32' },
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [], stateMutability: 'nonpayable',
+  },
+  {
+    type: 'event', name: 'PaymentRefunded',
+    inputs: [
+      { name: 'poRef', type: 'bytes32', indexed: true },
+      { name: 'refundRef', type: 'bytes32', indexed: true },
+      { name: 'to', type: 'address', indexed: true },
+      { name: 'amount', type: 'uint256', indexed: false },
+    ],
+    anonymous: false,
+  },
+  { type: 'error', name: 'RefundRefUsed', inputs: [{ name: 'refundRef', type: 'bytes32' }] },
+] as const;
+
 /**
  * LendingVault: ERC-4626 over the USDC-like asset with loans on BatchToken collateral and buyer
  * payments per purchase order (OPERATOR_ROLE). Loan status codes: 0 NONE, 1 ACTIVE, 2 REPAID, 3 CANCELLED.
@@ -402,6 +427,7 @@ export const testUsdcAbi = [
 export const lendingVaultAbi = [
   ...accessControlAbi,
   ...erc20CoreAbi,
+  ...lendingVaultRefundAbi,
   { type: 'constructor', inputs: [{ name: 'asset_', type: 'address' }, { name: 'batchToken_', type: 'address' }], stateMutability: 'nonpayable' },
   { type: 'function', name: 'asset', inputs: [], outputs: [{ name: '', type: 'address' }], stateMutability: 'view' },
   { type: 'function', name: 'batchToken', inputs: [], outputs: [{ name: '', type: 'address' }], stateMutability: 'view' },

@@ -1,4 +1,4 @@
-import { BaseError, ExecutionRevertedError, RawContractError, decodeErrorResult, encodeFunctionData, getAddress, hexToString, keccak256, stringToHex, toHex } from 'viem';
+import { BaseError, ExecutionRevertedError, RawContractError, decodeErrorResult, encodeFunctionData, getAddress, isAddress, hexToString, keccak256, stringToHex, toHex } from 'viem';
 import type { Hex, VaultCall } from '../../domain/ports';
 import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from './abi';
 
@@ -71,6 +71,9 @@ export function vaultCallData(call: VaultCall): { functionName: string; data: He
       return { functionName: 'repayLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'repayLoan', args: [vaultRef(call.ref), vaultRef(call.purchaseOrderRef), amount('amountUsdMicro', call.amountUsdMicro)] }) };
     case 'RELEASE_REMAINDER':
       return { functionName: 'releaseRemainder', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'releaseRemainder', args: [vaultRef(call.ref), cooperativeSettlementAddress(call.cooperativeId), amount('amountUsdMicro', call.amountUsdMicro)] }) };
+    case 'REFUND_PAYMENT':
+      if (!isAddress(call.to, { strict: false })) throw new RangeError('REFUND_PAYMENT: to must be an address');
+      return { functionName: 'refundPayment', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'refundPayment', args: [vaultRef(call.purchaseOrderRef), vaultRef(call.ref), getAddress(call.to), amount('amountUsdMicro', call.amountUsdMicro)] }) };
     default: {
       const unknown: never = call;
       throw new RangeError(`unknown vault call ${(unknown as { kind: string }).kind}`);
