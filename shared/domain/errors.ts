@@ -40,6 +40,13 @@ export const ERROR_STATUS = {
   COOPERATIVE_NOT_ACTIVE: 422,
   /** decisions §14: an evidence upload that cannot be attached (details.reason). */
   EVIDENCE_UPLOAD_INVALID: 422,
+  /** Purchase orders paid in full (README "Settlement"): settling and refunding buyer payments. */
+  BUYER_PAYMENT_NOT_FOUND: 404,
+  PO_ALREADY_SETTLED: 409,
+  NO_PAYMENT_RECEIVED: 409,
+  PAYMENT_COUNTED: 409,
+  PAYMENT_ALREADY_REFUNDED: 409,
+  SHORT_PAYMENT_NOT_ACCEPTED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   PAYOUT_FAILED: 500,

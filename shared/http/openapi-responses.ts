@@ -29,6 +29,7 @@ const NULLABLE: Record<string, string> = {
   reference_number: 'string', verification_number: 'string', rejection_reason: 'string', resolved_at: 'string', phone: 'string',
   receipt_number: 'string', paid_at: 'string', description: 'string', disabled_reason: 'string', last_status_code: 'integer', last_error: 'string',
   last_attempt_at: 'string', next_attempt_at: 'string', previous_secret_expires_at: 'string', weight_slip: 'string', gfw_checked_at: 'string',
+  amount_due_usdc: 'number', buyer_address: 'string', payer: 'string', payment_tx_hash: 'string', settled_by: 'string', unapplied_reason: 'string', refund_id: 'string',
 };
 
 /** What a field name says about its unit (decisions: money is USDC with 6 decimals or whole UGX). */
@@ -145,7 +146,7 @@ const purchaseOrder = {
   purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H', status: 'DRAFT', cooperative_id: 'BUGISU-CU-01', batch_ids: ['BATCH-2026-000001'],
   buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 7.1,
   buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' },
-  created_at: '2026-11-22T18:55:01.901Z',
+  created_at: '2026-11-22T18:55:01.901Z', amount_due_usdc: 1295.04, paid_usdc: 0, buyer_address: '0x427db1700a4209a8a9b5536753b06945892620ec',
 };
 
 const dds = {
@@ -165,6 +166,20 @@ const settlement = {
   repayments: [{ loan_id: 'LOAN-2026-000001', batch_id: 'BATCH-2026-000001', principal_usdc: 339.26, interest_usdc: 0.111538, amount_usdc: 339.371538, status: 'REPAID', repay_tx_hash: '0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf' }],
   unpaid_loan_ids: ['LOAN-2026-000007'], settled_batch_ids: ['BATCH-2026-000001'], remainder_usdc: 955.668462, remainder_status: 'RELEASED',
   remainder_tx_hash: '0xb3423902dbb491d9d6a2eafb0c0eac5d2dd33bad2bbedc997ceef8d7ff27705b', created_at: '2026-11-22T18:55:02.741Z', completed_at: '2026-11-22T18:55:02.947Z',
+  paid_usdc: 1295.04, short_payment: false, settled_by: 'system:lending-vault',
+};
+
+/** A buyer payment as the settlement view and the refund answer show it. */
+const buyerPayment = {
+  tx_hash: '0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae', log_index: 2, block_number: 41, payer: '0x427db1700a4209a8A9b5536753b06945892620eC',
+  amount_usdc: 1295.04, status: 'COUNTED', unapplied_reason: null, received_at: '2026-11-22T18:55:02.701Z', refund_id: null, refund_tx_hash: null, refunded_at: null,
+};
+const unappliedPayment = {
+  ...buyerPayment, tx_hash: '0x5be1d3f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3', log_index: 1, block_number: 44, payer: '0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199',
+  amount_usdc: 10, status: 'REFUNDED', unapplied_reason: 'OTHER_PAYER', refund_id: 'RFD-3f1c2a9e4b7d3f60a5c8e2d1b9f7', refund_tx_hash: '0x9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c', refunded_at: '2026-11-22T18:56:40.120Z',
+};
+const settlementReading = {
+  ...settlement, amount_due_usdc: 1295.04, buyer_address: '0x427db1700a4209a8a9b5536753b06945892620ec', payments: [buyerPayment], unapplied_payments: [unappliedPayment],
 };
 
 const job = { job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', type: 'STAGE_CHANGE', status: 'COMPLETE', batch_id: 'BATCH-2026-000001', tx_hash: '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df', created_at: '2026-11-22T18:54:59.001Z', completed_at: '2026-11-22T18:54:59.037Z' };
@@ -373,7 +388,9 @@ export const SUCCESS: Record<string, Success[]> = {
     },
   }, 'The evidence pack: RFC 8785 canonical JSON; its CID (CIDv1 raw, sha2-256 of the body bytes) in `X-Evidence-Pack-CID` and the `ETag`.')],
   'get-dds-xml': [{ status: '200', description: 'The SubmitDdsRequest XML (EU Information System V3), as an attachment.', contentType: 'application/xml', schema: { type: 'string' }, example: '<?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest>' }],
-  'get-settlement': [ok(settlement)],
+  'get-settlement': [ok(settlementReading)],
+  'settle-purchase-order': [ok({ ...settlement, status: 'STARTED', short_payment: true, settled_by: 'admin-1', remainder_status: 'REQUESTED', remainder_tx_hash: null, completed_at: null })],
+  'refund-buyer-payment': [{ status: '202', description: 'Accepted: the refund is requested from the vault (REFUNDED on GET /purchase-orders/{id}/settlement once mined).', example: { ...unappliedPayment, status: 'REFUND_REQUESTED', refund_tx_hash: null, refunded_at: null } }],
   'create-webhook-endpoint': [created(view(endpointWithSecretView(endpointRecord)), 'Created; the `secret` (whsec_…) is shown only in this answer.')],
   'list-webhook-endpoints': [ok({ endpoints: [view(endpointView(disabledEndpoint)), view(endpointView(endpointRecord))] })],
   'delete-webhook-endpoint': [ok({ endpoint_id: endpointRecord.endpoint_id, deleted: true })],
@@ -405,7 +422,7 @@ const NOT_FOUND: Record<string, ErrorCode[]> = {
   'get-batch': ['BATCH_NOT_FOUND'], 'get-batch-audit': ['BATCH_NOT_FOUND'], 'update-batch-stage': ['BATCH_NOT_FOUND'], 'create-evidence-upload': ['BATCH_NOT_FOUND'], 'get-job': ['JOB_NOT_FOUND'],
   'get-farmer-payout': ['PAYMENT_NOT_FOUND'], 'resolve-farmer-payout': ['PAYMENT_NOT_FOUND'], 'get-payment': ['PAYMENT_NOT_FOUND'], 'list-payments': ['BATCH_NOT_FOUND'],
   'get-dds': ['DDS_NOT_FOUND'], 'get-dds-xml': ['DDS_NOT_FOUND'], 'get-dds-evidence': ['DDS_NOT_FOUND'], 'get-loan': ['LOAN_NOT_FOUND'], 'get-batch-loan': ['LOAN_NOT_FOUND', 'BATCH_NOT_FOUND'],
-  'get-settlement': ['PO_NOT_FOUND'], 'confirm-purchase-order': ['PO_NOT_FOUND'], 'create-loan': ['BATCH_NOT_FOUND'], 'submit-batch': ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],
+  'get-settlement': ['PO_NOT_FOUND'], 'settle-purchase-order': ['PO_NOT_FOUND'], 'refund-buyer-payment': ['BUYER_PAYMENT_NOT_FOUND'], 'confirm-purchase-order': ['PO_NOT_FOUND'], 'create-loan': ['BATCH_NOT_FOUND'], 'submit-batch': ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],
   'create-farmer-payout': ['FARMER_NOT_REGISTERED', 'BATCH_NOT_FOUND'], 'create-purchase-order': ['BATCH_NOT_FOUND'], 'generate-dds': ['BATCH_NOT_FOUND'],
   'verify-gfw': ['FARMER_NOT_REGISTERED'], 'get-credit-score': ['FARMER_NOT_REGISTERED'],
   // A CID (or a file name) the service's evidence store does not hold.

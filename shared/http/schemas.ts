@@ -6,6 +6,7 @@
 
 import * as v from 'valibot';
 import { GRADES, STAGES } from '../domain/records';
+import { LEDGER_ADDRESS } from '../domain/lending';
 import { BatchIdSchema, BoundedNumber, GpsSchema, Id, maxDecimals, Text } from './schema-parts';
 import { EvidenceUploadIdSchema } from './evidence-upload-schemas';
 
@@ -110,6 +111,19 @@ export const CreatePurchaseOrderSchema = v.strictObject({
     email: v.pipe(v.string(), v.trim(), v.email(), v.maxLength(254)),
     country: CountryCode,
   })),
+  /** The ledger address the buyer pays from; when named, payments from other addresses do not count toward the order. */
+  buyer_address: v.optional(v.pipe(v.string(), v.regex(LEDGER_ADDRESS, 'must be a ledger address: 0x and 40 hex digits'))),
+});
+
+/** POST /purchase-orders/{id}/settle: an ADMIN settles the order on what is paid (below the amount due only with accept_short_payment). */
+export const SettlePurchaseOrderSchema = v.strictObject({
+  accept_short_payment: v.optional(v.boolean(), false),
+});
+
+/** POST /purchase-orders/{id}/refunds: the unapplied buyer payment to return to its payer. */
+export const RefundBuyerPaymentSchema = v.strictObject({
+  tx_hash: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a transaction hash: 0x and 64 hex digits')),
+  log_index: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1_000_000)),
 });
 
 // ------------------------------------------------------------------ EUDR (decisions §9)

@@ -3,13 +3,14 @@ import type { AuditCheck } from '../domain/audit-verify';
 import type { EntryAnchor } from '../domain/anchoring';
 import { isDdsEligible } from '../domain/custody';
 import type { DdsRecord } from '../domain/dds';
-import type { Loan, Settlement } from '../domain/lending';
+import type { BuyerPayment, Loan, Settlement } from '../domain/lending';
 import { maskPhone } from '../domain/masking';
 import { microToUsdc } from '../domain/money';
 import { ESTIMATED_COMPLETION_SECONDS } from '../domain/payout-lifecycle';
 import type { AuditEntry, Batch, Cooperative, Farmer, Job, Payout, PurchaseOrder } from '../domain/records';
 import type { SubmitResult } from '../use-cases/batches';
 import type { StageChange } from '../use-cases/custody';
+import type { SettlementReading } from '../use-cases/settlement';
 
 /**
  * Response views: how records look on the wire (interface-spec response shapes; decisions §3
@@ -99,8 +100,8 @@ export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: bo
 
 /** The purchase order as shown to callers. */
 export function purchaseOrderView(po: PurchaseOrder) {
-  const { created_by: _by, ...rest } = po;
-  return rest;
+  const { created_by: _by, amount_due_usd_micro: due, paid_usd_micro: paid, settled_at: _settled, ...rest } = po;
+  return { ...rest, amount_due_usdc: due === undefined ? null : microToUsdc(due), paid_usdc: microToUsdc(paid ?? 0), buyer_address: po.buyer_address ?? null };
 }
 
 /** The create response (interface-spec "Payout" create response). */
@@ -200,6 +201,9 @@ export function settlementView(st: Settlement) {
     payment_tx_hash: st.payment_tx_hash,
     payer: st.payer,
     amount_usdc: microToUsdc(st.amount_usd_micro),
+    paid_usdc: microToUsdc(st.amount_usd_micro),
+    short_payment: st.short_payment ?? false,
+    settled_by: st.settled_by ?? null,
     repayments: Object.values(st.repayments).map((r) => ({
       loan_id: r.loan_id, batch_id: r.batch_id, principal_usdc: microToUsdc(r.principal_usd_micro), interest_usdc: microToUsdc(r.interest_usd_micro),
       amount_usdc: microToUsdc(r.amount_usd_micro), status: r.status, repay_tx_hash: r.repay_tx_hash ?? null,
@@ -211,6 +215,35 @@ export function settlementView(st: Settlement) {
     remainder_tx_hash: st.remainder_tx_hash ?? null,
     created_at: st.created_at,
     completed_at: st.completed_at ?? null,
+  };
+}
+
+/** A buyer payment into the vault for a purchase order (settlement view, refund answer). */
+export function buyerPaymentView(p: BuyerPayment) {
+  return {
+    tx_hash: p.tx_hash, log_index: p.log_index, block_number: p.block_number, payer: p.payer, amount_usdc: microToUsdc(p.amount_usd_micro),
+    status: p.status, unapplied_reason: p.unapplied_reason ?? null, received_at: p.received_at,
+    refund_id: p.refund_id ?? null, refund_tx_hash: p.refund_tx_hash ?? null, refunded_at: p.refunded_at ?? null,
+  };
+}
+
+/**
+ * GET /purchase-orders/{id}/settlement: one shape for every state — a settlement (STARTED,
+ * COMPLETED) or the order AWAITING_PAYMENT (no payment applied yet: `payment_tx_hash` null, no
+ * repayments) — with `amount_due_usdc`, `paid_usdc`, `buyer_address`, the counted `payments` and
+ * the `unapplied_payments` (other payer, after settlement; refundable by an ADMIN).
+ */
+export function settlementReadingView(r: SettlementReading) {
+  const counted = r.payments.filter((p) => p.status === 'COUNTED').map(buyerPaymentView);
+  const unapplied = r.payments.filter((p) => p.status !== 'COUNTED').map(buyerPaymentView);
+  const extra = { amount_due_usdc: r.amountDueUsdMicro === null ? null : microToUsdc(r.amountDueUsdMicro), buyer_address: r.po.buyer_address ?? null, payments: counted, unapplied_payments: unapplied };
+  if (r.kind === 'SETTLED') return { ...settlementView(r.settlement), ...extra };
+  const paid = microToUsdc(r.po.paid_usd_micro ?? 0);
+  return {
+    purchase_order_id: r.po.purchase_order_id, cooperative_id: r.po.cooperative_id, status: 'AWAITING_PAYMENT' as const,
+    payment_tx_hash: null, payer: null, amount_usdc: paid, paid_usdc: paid, short_payment: false, settled_by: null,
+    repayments: [], unpaid_loan_ids: [], settled_batch_ids: [], remainder_usdc: 0, remainder_status: 'NONE' as const, remainder_tx_hash: null,
+    created_at: r.po.created_at, completed_at: null, ...extra,
   };
 }
 

@@ -169,7 +169,8 @@ export async function commitToPurchaseOrder(deps: Omit<CustodyDeps, 'custody'> &
   try {
     await commitStageChange(deps, {
       batch, to: 'COMMITTED', actor: 'system:purchase-order',
-      evidence: { purchase_order_id: po.purchase_order_id, buyer: po.buyer, price_usd_per_kg: po.price_usd_per_kg, confirmed_at: po.confirmed_at ?? null },
+      // Public evidence (served at /ipfs without a token): the order's id, never its price or amounts.
+      evidence: { purchase_order_id: po.purchase_order_id, buyer: po.buyer, confirmed_at: po.confirmed_at ?? null },
     });
     return true;
   } catch (err) {
@@ -181,13 +182,14 @@ export async function commitToPurchaseOrder(deps: Omit<CustodyDeps, 'custody'> &
 
 /**
  * EXPORTED → SETTLED for one batch of a purchase order its buyer has paid (trace log + audit log,
- * evidence: the payment). Set by the system only. False when the batch is not at EXPORTED (already
+ * evidence: the purchase order, the payments' transaction hashes and the loan id — no amounts, as
+ * the evidence is public). Set by the system only. False when the batch is not at EXPORTED (already
  * settled, or not exported yet).
  */
 export async function settleBatch(
   deps: Omit<CustodyDeps, 'custody' | 'batches'> & { batches: Pick<BatchStore, 'get'>; custody: Pick<CustodyStore, 'commitStage'> },
   batchId: string,
-  evidence: { purchase_order_id: string; payment_tx_hash: string; amount_usdc: number; loan_id: string | null; loan_repaid_usdc: number | null },
+  evidence: { purchase_order_id: string; payment_tx_hashes: string[]; loan_id: string | null },
 ): Promise<boolean> {
   const batch = await deps.batches.get(batchId);
   if (!batch || batch.stage !== 'EXPORTED') return false;

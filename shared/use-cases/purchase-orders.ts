@@ -2,6 +2,7 @@ import { assertActsFor, assertDuty } from '../domain/access';
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import { newJobId } from '../domain/ids';
+import { LEDGER_ADDRESS, amountDueUsdMicro } from '../domain/lending';
 import type { BatchStore, CustodyStore } from '../domain/ports';
 import type { PurchaseOrder } from '../domain/records';
 import { commitToPurchaseOrder, type CustodyDeps } from './custody';
@@ -17,10 +18,15 @@ export interface PurchaseOrderInput {
   price_usd_per_kg: number;
   /** The EU importer (the DDS operator). */
   buyer_operator?: PurchaseOrder['buyer_operator'];
+  /** The ledger address the buyer pays from (0x + 40 hex digits, checked by the transport). */
+  buyer_address?: string;
 }
 
 /**
  * POST /purchase-orders (decisions §8): a DRAFT purchase order over batches of one cooperative.
+ * It records `amount_due_usd_micro` (`amountDueUsdMicro`: the batches' MILLED outturn × price)
+ * when every batch is milled — else it is recorded once they are, when a payment arrives or the
+ * settlement is read — and the optional `buyer_address` (lower-cased).
  * Errors: INSUFFICIENT_PERMISSIONS (duty EXPORTER or MANAGER; cooperative binding), BATCH_NOT_FOUND,
  * VALIDATION_ERROR (batches of several cooperatives, a batch already on a purchase order).
  */
@@ -37,9 +43,15 @@ export async function createPurchaseOrder(
   if (coops.size > 1) throw new DomainError('VALIDATION_ERROR', 'A purchase order covers batches of one cooperative.', { details: [{ path: 'batch_ids', message: 'batches of several cooperatives' }] });
   const cooperativeId = batches[0]!.cooperative_id;
   assertActsFor(caller, cooperativeId);
+  if (input.buyer_address !== undefined && !LEDGER_ADDRESS.test(input.buyer_address)) {
+    throw new DomainError('VALIDATION_ERROR', 'buyer_address must be a ledger address (0x and 40 hex digits).', { details: [{ path: 'buyer_address', message: 'must be 0x and 40 hex digits' }] });
+  }
+  const due = amountDueUsdMicro(batches.map((b) => ({ outturn_kg: b!.outturn_kg })), input.price_usd_per_kg);
   const po: PurchaseOrder = {
     purchase_order_id: `PO-${newJobId().slice(4)}`, status: 'DRAFT', cooperative_id: cooperativeId, batch_ids: input.batch_ids, buyer: input.buyer,
     price_usd_per_kg: input.price_usd_per_kg, ...(input.buyer_operator ? { buyer_operator: input.buyer_operator } : {}),
+    ...(due !== null ? { amount_due_usd_micro: due } : {}),
+    ...(input.buyer_address ? { buyer_address: input.buyer_address.toLowerCase() } : {}),
     created_at: deps.now().toISOString(), created_by: caller.sub,
   };
   await deps.custody.createPurchaseOrder(po);

@@ -1,8 +1,9 @@
 import { assertActsFor } from '../domain/access';
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
-import { loanAsOf, planSettlement, type LoanToSettle, type Settlement } from '../domain/lending';
-import { microToUsdc } from '../domain/money';
+import { amountDueUsdMicro, classifyBuyerPayment, isPaidInFull, loanAsOf, planSettlement, refundIdOf, type BuyerPayment, type LoanToSettle, type Settlement, type UnappliedReason } from '../domain/lending';
+import { microToDecimalString } from '../domain/money';
+import type { PurchaseOrder } from '../domain/records';
 import type { BatchStore, CustodyStore, Hex, LedgerWriteMessage, LoanStore, PayoutStore, SettlementStore, VaultReader, VaultWriteQueue, WebhookReceiptStore, WorkQueue } from '../domain/ports';
 import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
@@ -12,13 +13,17 @@ import type { EvidenceKeeping } from './evidence-pinning';
 import type { VaultWriteHandler } from './vault-writes';
 
 /**
- * Settlement (decisions §10, §10.1): the buyer pays a purchase order's amount in USDC into the
- * lending vault (`PurchaseOrderPaid`, reported as the signed chain event `purchase_order.paid`);
- * the service then repays each of its batches' loans with interest from the payment (oldest
- * first), unlocks their tokens, records the batches SETTLED (trace log + audit log) and releases
- * what remains to the cooperative — exactly once per purchase order, however often the event
- * arrives. Vault writes go through the single ledger writer; their outcomes come back to
- * `settlementWriteHandlers`.
+ * Settlement (decisions §10, §10.1, §15): the buyer pays a purchase order's amount in USDC into the
+ * lending vault, in one or more payments (`PurchaseOrderPaid`, reported as the signed chain event
+ * `purchase_order.paid`). Each payment is kept once; it counts toward the order when the order is
+ * CONFIRMED, not settled, and paid from its `buyer_address` (any address when none is named).
+ * Once the counted payments reach the order's `amount_due_usd_micro` (or an ADMIN settles a
+ * short-paid order on purpose), the service repays each of its batches' loans with interest from
+ * the sum (oldest first), unlocks their tokens, records the batches SETTLED (trace log + audit
+ * log) and releases what remains to the cooperative — exactly once per purchase order. A payment
+ * that does not count stays in the vault's escrow as an unapplied payment, which an ADMIN returns
+ * to its payer (`refundBuyerPayment`). Vault writes go through the single ledger writer; their
+ * outcomes come back to `settlementWriteHandlers`.
  */
 
 /** A `purchase_order.paid` chain event, its signature checked and its body validated by the transport. */
@@ -27,11 +32,19 @@ export interface BuyerPaymentEvent {
   data: { purchase_order_id: string; payer: string; amount_usd_micro: string; tx_hash: string; block_number: number; log_index: number };
 }
 
-/** What a buyer-payment event did (the 200 body's `outcome`). */
-export type BuyerPaymentOutcome = 'SETTLEMENT_STARTED' | 'ALREADY_SETTLED' | 'UNKNOWN_PURCHASE_ORDER' | 'MISMATCH' | 'DUPLICATE_WEBHOOK';
+/**
+ * What a buyer-payment event did (the 200 body's `outcome`): SETTLEMENT_STARTED (the order is
+ * paid in full: settled), AWAITING_PAYMENT (counted, the order is not paid in full yet),
+ * OTHER_PAYER / UNKNOWN_PURCHASE_ORDER / ALREADY_SETTLED (kept as an unapplied payment in escrow),
+ * MISMATCH (does not match the ledger: ignored), DUPLICATE_WEBHOOK.
+ */
+export type BuyerPaymentOutcome = 'SETTLEMENT_STARTED' | 'AWAITING_PAYMENT' | 'OTHER_PAYER' | 'ALREADY_SETTLED' | 'UNKNOWN_PURCHASE_ORDER' | 'MISMATCH' | 'DUPLICATE_WEBHOOK';
 
-/** Log key of buyer payments that do not match the ledger, or arrive for a settled order (an alarm filters on it). */
+/** Log key of buyer payments that do not match the ledger, or do not count toward their order (an alarm filters on it). */
 export const BUYER_PAYMENT_ALARM = 'FORGED_OR_UNEXPECTED_BUYER_PAYMENT';
+
+/** The actor of settlements started by full payment. */
+const SYSTEM_ACTOR = 'system:lending-vault';
 
 /** The ports settlement needs. */
 export interface SettlementDeps {
@@ -52,18 +65,18 @@ export interface SettlementDeps {
 /** The vault-write ids of a settlement. */
 export const repayWriteId = (purchaseOrderId: string, loanId: string) => `${purchaseOrderId}-repay-${loanId}`;
 export const releaseWriteId = (purchaseOrderId: string) => `${purchaseOrderId}-release`;
+/** The vault-write id of a buyer payment's refund (its refund id: one per payment). */
+export const refundWriteId = (txHash: string, logIndex: number) => refundIdOf(txHash, logIndex);
 
 /**
  * Applies a buyer payment. Steps: a processed `webhook-id` is DUPLICATE_WEBHOOK; the event must
  * match a mined `PurchaseOrderPaid` log of the vault at its `tx_hash`/`log_index` with the same
  * purchase order, payer and amount (else MISMATCH, alarm, nothing changed; 503 LEDGER_UNAVAILABLE
- * when the ledger cannot be read); the purchase order must exist and be CONFIRMED (else
- * UNKNOWN_PURCHASE_ORDER: the USDC stays in the vault's escrow for an operator, alarm). The first
- * payment of an order plans its settlement (`planSettlement`, at the time the event is processed)
- * and stores it once; a payment for an order settled by another transaction is ALREADY_SETTLED
- * (alarm: that USDC waits in escrow). Then — on every delivery, so a crash half-way is repaired by
- * the retry — the planned vault writes are requested (idempotent ids) and the batches recorded
- * SETTLED (a batch already SETTLED is skipped). The receipt is kept last.
+ * when the ledger cannot be read). The payment is kept once (`classifyBuyerPayment`: counted, or
+ * unapplied — OTHER_PAYER, UNKNOWN_PURCHASE_ORDER, ALREADY_SETTLED — with an alarm: that USDC
+ * waits in escrow for an ADMIN's refund), with an audit entry on the order's batches. Then, on
+ * every delivery (so a crash half-way is repaired by the retry), the order is settled when its
+ * counted payments reach the amount due (`settleWhenPaid`). The receipt is kept last.
  */
 export async function applyBuyerPayment(deps: SettlementDeps, input: { webhookId: string; event: BuyerPaymentEvent }): Promise<{ received: true; outcome: BuyerPaymentOutcome; purchase_order_id?: string }> {
   const { webhookId, event: { data } } = input;
@@ -87,23 +100,76 @@ export async function applyBuyerPayment(deps: SettlementDeps, input: { webhookId
     return { received: true, outcome: 'MISMATCH' };
   }
 
-  const outcome = await settle(deps, { purchaseOrderId: log.purchaseOrderId, txHash: log.txHash, logIndex: log.logIndex, payer: log.payer, amountUsdMicro: Number(log.amountUsdMicro) }, facts);
+  const outcome = await receivePayment(deps, {
+    purchaseOrderId: log.purchaseOrderId, txHash: log.txHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), payer: log.payer, amountUsdMicro: Number(log.amountUsdMicro),
+  }, facts);
   await deps.receipts.claimWebhook(CHAIN_EVENTS_SOURCE, webhookId, deps.now().toISOString());
   return { received: true, outcome, purchase_order_id: data.purchase_order_id };
 }
 
-async function settle(
+const UNAPPLIED_OUTCOME: Record<UnappliedReason, BuyerPaymentOutcome> = { OTHER_PAYER: 'OTHER_PAYER', UNKNOWN_PURCHASE_ORDER: 'UNKNOWN_PURCHASE_ORDER', AFTER_SETTLEMENT: 'ALREADY_SETTLED' };
+
+async function receivePayment(
   deps: SettlementDeps,
-  payment: { purchaseOrderId: string; txHash: string; logIndex: number; payer: string; amountUsdMicro: number },
+  p: { purchaseOrderId: string; txHash: string; logIndex: number; blockNumber: number; payer: string; amountUsdMicro: number },
   facts: Record<string, unknown>,
 ): Promise<BuyerPaymentOutcome> {
-  const po = await deps.custody.getPurchaseOrder(payment.purchaseOrderId);
-  if (!po || po.status !== 'CONFIRMED') {
-    logger.error('buyer payment for an unknown or unconfirmed purchase order: the USDC stays in escrow', { ...facts, alarm: BUYER_PAYMENT_ALARM, po_status: po?.status ?? null });
-    return 'UNKNOWN_PURCHASE_ORDER';
+  const po = await deps.custody.getPurchaseOrder(p.purchaseOrderId);
+  const standing = classifyBuyerPayment({ po, settled: Boolean(po?.settled_at), payer: p.payer });
+  const candidate: BuyerPayment = {
+    purchase_order_id: p.purchaseOrderId, tx_hash: p.txHash.toLowerCase(), log_index: p.logIndex, block_number: p.blockNumber, payer: p.payer,
+    amount_usd_micro: p.amountUsdMicro, status: standing.counts ? 'COUNTED' : 'UNAPPLIED', ...(standing.counts ? {} : { unapplied_reason: standing.reason }),
+    received_at: deps.now().toISOString(),
+  };
+  const { payment } = await deps.settlements.recordPayment(candidate, po?.batch_ids ?? []);
+  if (payment.status !== 'COUNTED') {
+    logger.error('buyer payment does not count toward its purchase order: it stays in escrow as an unapplied payment', { ...facts, alarm: BUYER_PAYMENT_ALARM, reason: payment.unapplied_reason, payer: p.payer, po_status: po?.status ?? null });
+    return UNAPPLIED_OUTCOME[payment.unapplied_reason ?? 'UNKNOWN_PURCHASE_ORDER'];
   }
-  let settlement = await deps.settlements.get(po.purchase_order_id);
-  if (!settlement) {
+  const settled = await settleWhenPaid(deps, p.purchaseOrderId, { acceptShortPayment: false, actor: SYSTEM_ACTOR });
+  if (!settled) {
+    logger.info('buyer payment counted: the purchase order is not paid in full yet', facts);
+    return 'AWAITING_PAYMENT';
+  }
+  logger.info('settlement under way', { ...facts, repayments: Object.keys(settled.repayments).length, settled_batch_ids: settled.settled_batch_ids, remainder_usd_micro: settled.remainder_usd_micro });
+  return 'SETTLEMENT_STARTED';
+}
+
+/**
+ * The order's amount due: recorded on it, or computed from its batches' outturn once every batch
+ * is milled (then recorded, when `settlements` is given). Null while a batch has no outturn.
+ */
+async function amountDueOf(deps: { batches: Pick<BatchStore, 'get'>; settlements?: Pick<SettlementStore, 'recordAmountDue'> }, po: PurchaseOrder): Promise<number | null> {
+  if (po.amount_due_usd_micro !== undefined) return po.amount_due_usd_micro;
+  const batches = await Promise.all(po.batch_ids.map((id) => deps.batches.get(id)));
+  const due = amountDueUsdMicro(batches.map((b) => ({ outturn_kg: b?.outturn_kg })), po.price_usd_per_kg);
+  if (due !== null && deps.settlements) await deps.settlements.recordAmountDue(po.purchase_order_id, due);
+  return due;
+}
+
+/**
+ * Settles the order when its counted payments reach the amount due — or below it when
+ * `acceptShortPayment` (an ADMIN's decision) and something was paid — and carries the
+ * settlement out (idempotent: an existing settlement is carried out again, which repairs a crash
+ * half-way). The settlement applies exactly the counted sum: it is created in one transaction
+ * with the order's `settled_at` on condition that the sum did not change (read again otherwise).
+ * Returns the settlement, or null when the order is not (to be) settled yet.
+ */
+async function settleWhenPaid(deps: SettlementDeps, purchaseOrderId: string, opts: { acceptShortPayment: boolean; actor: string }): Promise<Settlement | null> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const existing = await deps.settlements.get(purchaseOrderId);
+    if (existing) {
+      await carryOut(deps, existing);
+      return existing;
+    }
+    const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
+    if (!po || po.status !== 'CONFIRMED') return null;
+    const due = await amountDueOf(deps, po);
+    const paid = po.paid_usd_micro ?? 0;
+    if (paid <= 0 || (!isPaidInFull(paid, due) && !opts.acceptShortPayment)) return null;
+    const counted = (await deps.settlements.payments(purchaseOrderId)).filter((x) => x.status === 'COUNTED');
+    if (counted.reduce((sum, x) => sum + x.amount_usd_micro, 0) !== paid) continue; // a payment counting right now
+    const last = [...counted].sort((a, b) => a.block_number - b.block_number || a.log_index - b.log_index).at(-1)!;
     const at = deps.now().toISOString();
     const loans: LoanToSettle[] = [];
     const exportedWithoutLoan: string[] = [];
@@ -116,26 +182,88 @@ async function settle(
       const batch = await deps.batches.get(batchId);
       if (batch?.stage === 'EXPORTED') exportedWithoutLoan.push(batchId);
     }
-    const plan = planSettlement({ amountUsdMicro: payment.amountUsdMicro, paidAt: at, loans, exportedWithoutLoan });
+    const plan = planSettlement({ amountUsdMicro: paid, paidAt: at, loans, exportedWithoutLoan });
     const candidate: Settlement = {
       purchase_order_id: po.purchase_order_id, cooperative_id: po.cooperative_id, status: 'STARTED',
-      payment_tx_hash: payment.txHash, payment_log_index: payment.logIndex, payer: payment.payer, amount_usd_micro: payment.amountUsdMicro,
+      payment_tx_hash: last.tx_hash, payment_log_index: last.log_index, payer: last.payer, amount_usd_micro: paid,
+      amount_due_usd_micro: due, short_payment: !isPaidInFull(paid, due), settled_by: opts.actor,
+      payments: counted.map((x) => ({ tx_hash: x.tx_hash, log_index: x.log_index, payer: x.payer, amount_usd_micro: x.amount_usd_micro })),
       repayments: Object.fromEntries(plan.repayments.map((r) => [r.loan_id, r])), unpaid_loan_ids: plan.unpaid_loan_ids, settled_batch_ids: plan.settled_batch_ids,
       remainder_usd_micro: plan.remainder_usd_micro, remainder_status: plan.remainder_usd_micro > 0 ? 'REQUESTED' : 'NONE',
       created_at: at, updated_at: at,
       ...(plan.repayments.length === 0 && plan.remainder_usd_micro === 0 ? { status: 'COMPLETED' as const, completed_at: at } : {}),
     };
-    await deps.settlements.start(candidate);
-    settlement = (await deps.settlements.get(po.purchase_order_id))!;
-    if (plan.unpaid_loan_ids.length) logger.warn('buyer payment short of the loans: the youngest stay ACTIVE', { ...facts, unpaid_loan_ids: plan.unpaid_loan_ids });
+    if (!(await deps.settlements.start(candidate, po.batch_ids, opts.actor))) continue;
+    if (plan.unpaid_loan_ids.length) logger.warn('buyer payment short of the loans: the youngest stay ACTIVE', { purchase_order_id: purchaseOrderId, unpaid_loan_ids: plan.unpaid_loan_ids });
+    const settlement = (await deps.settlements.get(purchaseOrderId))!;
+    await carryOut(deps, settlement);
+    return settlement;
   }
-  if (settlement.payment_tx_hash.toLowerCase() !== payment.txHash.toLowerCase() || settlement.payment_log_index !== payment.logIndex) {
-    logger.error('a second buyer payment for a settled purchase order: it stays in escrow', { ...facts, alarm: BUYER_PAYMENT_ALARM, settled_by: settlement.payment_tx_hash });
-    return 'ALREADY_SETTLED';
+  throw new DomainError('AUDIT_LOG_UNAVAILABLE', `Purchase order ${purchaseOrderId}: payments kept arriving while it was being settled; retry.`);
+}
+
+/**
+ * POST /purchase-orders/{id}/settle (ADMIN): settles the order on the payments counted so far,
+ * below the amount due only with `accept_short_payment: true` (an ADMIN's explicit decision;
+ * recorded as `short_payment` and in the SETTLEMENT_STARTED audit entries). Errors:
+ * INSUFFICIENT_PERMISSIONS (not ADMIN), PO_NOT_FOUND, PO_NOT_CONFIRMED (422), PO_ALREADY_SETTLED
+ * (409), NO_PAYMENT_RECEIVED (409: nothing counted toward the order), SHORT_PAYMENT_NOT_ACCEPTED
+ * (422: paid below the amount due, or the amount due not known yet, without accept_short_payment).
+ */
+export async function settlePurchaseOrder(deps: SettlementDeps, caller: Caller, purchaseOrderId: string, input: { accept_short_payment: boolean }): Promise<Settlement> {
+  if (caller.role !== 'ADMIN') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Only ADMIN settles a purchase order by hand.');
+  const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
+  if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${purchaseOrderId} is not recognised.`);
+  if (po.status !== 'CONFIRMED') throw new DomainError('PO_NOT_CONFIRMED', `Purchase order ${purchaseOrderId} is not confirmed.`);
+  if (po.settled_at || await deps.settlements.get(purchaseOrderId)) throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} is settled already.`);
+  const paid = po.paid_usd_micro ?? 0;
+  if (paid <= 0) throw new DomainError('NO_PAYMENT_RECEIVED', `No payment counts toward purchase order ${purchaseOrderId} yet: there is nothing to settle.`);
+  const due = await amountDueOf(deps, po);
+  if (!isPaidInFull(paid, due) && !input.accept_short_payment) {
+    throw new DomainError('SHORT_PAYMENT_NOT_ACCEPTED', `Purchase order ${purchaseOrderId} is paid ${microToDecimalString(paid)} of ${due === null ? 'an amount not known yet' : microToDecimalString(due)} USDC; settle it short only with accept_short_payment: true.`, {
+      details: [{ path: 'accept_short_payment', message: 'must be true to settle below the amount due' }],
+    });
   }
-  await carryOut(deps, settlement);
-  logger.info('settlement under way', { ...facts, repayments: Object.keys(settlement.repayments).length, settled_batch_ids: settlement.settled_batch_ids, remainder_usd_micro: settlement.remainder_usd_micro });
-  return 'SETTLEMENT_STARTED';
+  const settled = await settleWhenPaid(deps, purchaseOrderId, { acceptShortPayment: input.accept_short_payment, actor: caller.sub });
+  if (!settled) throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} could not be settled: it changed meanwhile.`);
+  if (settled.settled_by !== caller.sub) throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} was settled meanwhile by its buyer's payment.`);
+  return settled;
+}
+
+/**
+ * POST /purchase-orders/{id}/refunds (ADMIN): returns an unapplied buyer payment (another payer,
+ * an unknown order, after settlement) to the address that paid it, through the vault's
+ * `refundPayment` (single ledger writer). Idempotent: a refund already requested is requested
+ * again (same refund id, which the vault accepts once). Errors: INSUFFICIENT_PERMISSIONS,
+ * BUYER_PAYMENT_NOT_FOUND (404), PAYMENT_COUNTED (409: it counts toward the order),
+ * PAYMENT_ALREADY_REFUNDED (409).
+ */
+export async function refundBuyerPayment(
+  deps: Pick<SettlementDeps, 'custody' | 'settlements' | 'vaultWrites' | 'now'>,
+  caller: Caller,
+  purchaseOrderId: string,
+  input: { tx_hash: string; log_index: number },
+): Promise<BuyerPayment> {
+  if (caller.role !== 'ADMIN') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Only ADMIN refunds a buyer payment.');
+  const notFound = () => new DomainError('BUYER_PAYMENT_NOT_FOUND', `No buyer payment ${input.tx_hash}#${input.log_index} for purchase order ${purchaseOrderId}.`);
+  let payment = await deps.settlements.getPayment(purchaseOrderId, input.tx_hash, input.log_index);
+  if (!payment) throw notFound();
+  if (payment.status === 'COUNTED') throw new DomainError('PAYMENT_COUNTED', `Payment ${payment.tx_hash}#${payment.log_index} counts toward purchase order ${purchaseOrderId}; only unapplied payments are refunded.`);
+  if (payment.status === 'REFUNDED') throw new DomainError('PAYMENT_ALREADY_REFUNDED', `Payment ${payment.tx_hash}#${payment.log_index} was refunded already (${payment.refund_tx_hash}).`);
+  const refundId = refundIdOf(payment.tx_hash, payment.log_index);
+  if (payment.status !== 'REFUND_REQUESTED') {
+    const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
+    const at = deps.now().toISOString();
+    await deps.settlements.requestRefund(payment, { refund_id: refundId, refund_requested_by: caller.sub, refund_requested_at: at }, po?.batch_ids ?? []);
+    payment = (await deps.settlements.getPayment(purchaseOrderId, input.tx_hash, input.log_index))!;
+    if (payment.status === 'COUNTED') throw new DomainError('PAYMENT_COUNTED', `Payment ${payment.tx_hash}#${payment.log_index} counts toward purchase order ${purchaseOrderId}.`);
+    if (payment.status === 'REFUNDED') throw new DomainError('PAYMENT_ALREADY_REFUNDED', `Payment ${payment.tx_hash}#${payment.log_index} was refunded already (${payment.refund_tx_hash}).`);
+  }
+  await deps.vaultWrites.request(refundWriteId(payment.tx_hash, payment.log_index), {
+    kind: 'REFUND_PAYMENT', ref: refundId, purchaseOrderRef: purchaseOrderId, to: payment.payer, amountUsdMicro: BigInt(payment.amount_usd_micro),
+    paymentTxHash: payment.tx_hash, paymentLogIndex: payment.log_index,
+  }, deps.now().toISOString());
+  return payment;
 }
 
 /** Requests the settlement's vault writes and records its batches SETTLED; idempotent. */
@@ -151,9 +279,9 @@ async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
   const repaidByBatch = new Map(Object.values(s.repayments).map((r) => [r.batch_id, r]));
   for (const batchId of s.settled_batch_ids) {
     const r = repaidByBatch.get(batchId);
+    // Public evidence (served at /ipfs without a token): ids and transaction hashes, no amounts.
     await settleBatch(deps, batchId, {
-      purchase_order_id: s.purchase_order_id, payment_tx_hash: s.payment_tx_hash, amount_usdc: microToUsdc(s.amount_usd_micro),
-      loan_id: r?.loan_id ?? null, loan_repaid_usdc: r ? microToUsdc(r.amount_usd_micro) : null,
+      purchase_order_id: s.purchase_order_id, payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash), loan_id: r?.loan_id ?? null,
     });
   }
 }
@@ -161,7 +289,7 @@ async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
 /** The ports of the ledger writer's settlement handlers. */
 export interface SettlementWriteDeps {
   loans: Pick<LoanStore, 'transition'>;
-  settlements: Pick<SettlementStore, 'recordRepayment' | 'recordRemainder'>;
+  settlements: Pick<SettlementStore, 'recordRepayment' | 'recordRemainder' | 'recordRefund'>;
   now: () => Date;
 }
 
@@ -170,11 +298,13 @@ export interface SettlementWriteDeps {
  * loan REPAID (repaid amount, tx, the purchase order; its guard released, LOAN_REPAID audit entry)
  * and the settlement's repayment REPAID; refused: the repayment REFUSED (alarm; the loan stays
  * ACTIVE). Remainder mined: RELEASED with its tx; refused: REFUSED. The settlement completes when
- * nothing is outstanding. Idempotent.
+ * nothing is outstanding. Refund of an unapplied payment mined: the payment REFUNDED with its tx
+ * (PAYMENT_REFUNDED audit entry); refused: REFUND_REFUSED (alarm; an ADMIN may ask again). Idempotent.
  */
 export function settlementWriteHandlers(deps: SettlementWriteDeps): {
   REPAY_LOAN: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'REPAY_LOAN' }>>;
   RELEASE_REMAINDER: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'RELEASE_REMAINDER' }>>;
+  REFUND_PAYMENT: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'REFUND_PAYMENT' }>>;
 } {
   return {
     REPAY_LOAN: {
@@ -199,19 +329,39 @@ export function settlementWriteHandlers(deps: SettlementWriteDeps): {
         await deps.settlements.recordRemainder(call.ref, { status: 'REFUSED' }, deps.now().toISOString());
       },
     },
+    REFUND_PAYMENT: {
+      async mined(call, txHash) {
+        await deps.settlements.recordRefund(call.purchaseOrderRef, call.paymentTxHash, call.paymentLogIndex, { status: 'REFUNDED', tx_hash: txHash }, deps.now().toISOString());
+      },
+      async refused(call, reason) {
+        logger.error('refund of an unapplied buyer payment refused by the vault', { alarm: BUYER_PAYMENT_ALARM, purchase_order_id: call.purchaseOrderRef, refund_id: call.ref, reason });
+        await deps.settlements.recordRefund(call.purchaseOrderRef, call.paymentTxHash, call.paymentLogIndex, { status: 'REFUND_REFUSED' }, deps.now().toISOString());
+      },
+    },
   };
 }
 
+/** What GET /purchase-orders/{id}/settlement shows: the settlement, or the order awaiting payment, with every buyer payment. */
+export type SettlementReading =
+  | { kind: 'SETTLED'; po: PurchaseOrder; settlement: Settlement; amountDueUsdMicro: number | null; payments: BuyerPayment[] }
+  | { kind: 'AWAITING_PAYMENT'; po: PurchaseOrder; amountDueUsdMicro: number | null; payments: BuyerPayment[] };
+
 /**
- * GET /purchase-orders/{id}/settlement (ADMIN; COOPERATIVE of the order). Errors: PO_NOT_FOUND
- * (404) for an unknown order or one without a settlement yet; INSUFFICIENT_PERMISSIONS.
+ * GET /purchase-orders/{id}/settlement (ADMIN; COOPERATIVE of the order): the settlement once
+ * the order is settled, else AWAITING_PAYMENT with what is paid and due; both with the order's
+ * buyer payments (counted and unapplied). Errors: PO_NOT_FOUND (404) for an unknown order;
+ * INSUFFICIENT_PERMISSIONS.
  */
-export async function readSettlement(deps: { custody: Pick<CustodyStore, 'getPurchaseOrder'>; settlements: Pick<SettlementStore, 'get'> }, caller: Caller, purchaseOrderId: string): Promise<Settlement> {
+export async function readSettlement(
+  deps: { custody: Pick<CustodyStore, 'getPurchaseOrder'>; settlements: Pick<SettlementStore, 'get' | 'payments'>; batches: Pick<BatchStore, 'get'> },
+  caller: Caller,
+  purchaseOrderId: string,
+): Promise<SettlementReading> {
   const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
   if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${purchaseOrderId} is not recognised.`);
   if (caller.role === 'AGENT' || caller.role === 'MFI') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Settlements are shown to ADMIN and the cooperative of the purchase order.');
   assertActsFor(caller, po.cooperative_id);
-  const s = await deps.settlements.get(purchaseOrderId);
-  if (!s) throw new DomainError('PO_NOT_FOUND', `Purchase order ${purchaseOrderId} has no settlement yet: its buyer has not paid into the vault.`);
-  return s;
+  const [s, payments] = await Promise.all([deps.settlements.get(purchaseOrderId), deps.settlements.payments(purchaseOrderId)]);
+  if (s) return { kind: 'SETTLED', po, settlement: s, amountDueUsdMicro: s.amount_due_usd_micro ?? po.amount_due_usd_micro ?? null, payments };
+  return { kind: 'AWAITING_PAYMENT', po, amountDueUsdMicro: await amountDueOf({ batches: deps.batches }, po), payments };
 }

@@ -9,7 +9,7 @@ export interface VaultWriteHandlerDeps {
   deposits: DepositStore;
   vaultWrites: VaultWriteQueue;
   loans: Pick<LoanStore, 'transition'>;
-  settlements: Pick<SettlementStore, 'recordRepayment' | 'recordRemainder'>;
+  settlements: Pick<SettlementStore, 'recordRepayment' | 'recordRemainder' | 'recordRefund'>;
   payoutQueue: WorkQueue<PayoutRequestMessage>;
   now: () => Date;
 }
@@ -20,7 +20,8 @@ export interface VaultWriteHandlerDeps {
  *    with the treasury; an operator refunds it);
  *  - VAULT_REVERSE_DEPOSIT: mined → REFUNDED; refused → stays COMPLETED (logged as an alarm);
  *  - LOCK_COLLATERAL: see `collateralLockHandler` (mined → disbursement; refused → loan CANCELLED);
- *  - REPAY_LOAN, RELEASE_REMAINDER: see `settlementWriteHandlers` (loan REPAID, settlement completed).
+ *  - REPAY_LOAN, RELEASE_REMAINDER, REFUND_PAYMENT: see `settlementWriteHandlers` (loan REPAID,
+ *    settlement completed, unapplied buyer payment REFUNDED).
  */
 export function vaultWriteHandlers(deps: VaultWriteHandlerDeps): VaultWriteHandlers {
   return {

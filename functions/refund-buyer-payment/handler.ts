@@ -1,0 +1,17 @@
+import { settlementDeps } from '../../shared/composition/settlement';
+import { httpHandler } from '../../shared/http/handler';
+import { IdParams, PurchaseOrderIdParam } from '../../shared/http/path-params';
+import { RefundBuyerPaymentSchema } from '../../shared/http/schemas';
+import { buyerPaymentView } from '../../shared/http/views';
+import { refundBuyerPayment } from '../../shared/use-cases/settlement';
+
+/**
+ * POST /purchase-orders/{id}/refunds (ADMIN): returns an unapplied buyer payment to its payer
+ * through the vault (single ledger writer). 202 with the payment REFUND_REQUESTED (REFUNDED on
+ * GET /purchase-orders/{id}/settlement once mined). 404 BUYER_PAYMENT_NOT_FOUND, 409
+ * PAYMENT_COUNTED / PAYMENT_ALREADY_REFUNDED.
+ */
+export const handler = httpHandler({ roles: ['ADMIN'], params: IdParams(PurchaseOrderIdParam), body: RefundBuyerPaymentSchema }, async ({ caller, params, body }) => {
+  const payment = await refundBuyerPayment(settlementDeps(), caller, params.id ?? '', body);
+  return { status: 202, body: buyerPaymentView(payment) };
+});
