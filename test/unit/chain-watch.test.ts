@@ -138,7 +138,13 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
     batches: fakeBatchStore({ get: notHere('batches.get') }),
     loans: { activeForBatch: notHere('loans.activeForBatch') },
     payouts: fakePayoutStore({ get: notHere('payouts.get') }),
-    settlements: { start: notHere('settlements.start'), get: notHere('settlements.get'), recordRepayment: notHere('settlements.recordRepayment'), recordRemainder: notHere('settlements.recordRemainder') },
+    settlements: {
+      start: notHere('settlements.start'), get: notHere('settlements.get'), recordRepayment: notHere('settlements.recordRepayment'), recordRemainder: notHere('settlements.recordRemainder'),
+      // A payment for an unknown order is kept as an unapplied payment (refundable), nothing else.
+      recordPayment: async (payment) => { expect(payment).toMatchObject({ status: 'UNAPPLIED', unapplied_reason: 'UNKNOWN_PURCHASE_ORDER' }); return { payment, created: true }; },
+      payments: notHere('settlements.payments'), getPayment: notHere('settlements.getPayment'), recordAmountDue: notHere('settlements.recordAmountDue'),
+      requestRefund: notHere('settlements.requestRefund'), recordRefund: notHere('settlements.recordRefund'),
+    },
     vaultWrites: { request: notHere('vaultWrites.request') },
     evidence: fakeEvidenceKeeping(),
     ledgerQueue: fakeWorkQueue('ledger-write-queue'),

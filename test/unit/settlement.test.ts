@@ -1,7 +1,8 @@
-import { planSettlement, type Loan, type Settlement } from '../../shared/domain/lending';
+import { amountDueUsdMicro, classifyBuyerPayment, isPaidInFull, planSettlement, refundIdOf, type BuyerPayment, type Loan, type Settlement } from '../../shared/domain/lending';
 import type { PurchaseOrderPayment, SettlementStore, VaultCall } from '../../shared/domain/ports';
-import type { PurchaseOrder } from '../../shared/domain/records';
-import { applyBuyerPayment, settlementWriteHandlers, type BuyerPaymentEvent, type SettlementDeps } from '../../shared/use-cases/settlement';
+import type { PurchaseOrder, StoredVaultCall } from '../../shared/domain/records';
+import { storedVaultCall } from '../../shared/domain/vault-calls';
+import { applyBuyerPayment, refundBuyerPayment, settlePurchaseOrder, settlementWriteHandlers, type BuyerPaymentEvent, type SettlementDeps } from '../../shared/use-cases/settlement';
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutStore, fakeWebhookReceiptStore, fakeWorkQueue } from './support/fakes';
 
 /**
@@ -42,74 +43,232 @@ describe('planSettlement', () => {
   });
 });
 
+/**
+ * An in-memory SettlementStore with the repository's rules: a payment kept once per log; a COUNTED
+ * one adds to the order's `paid_usd_micro` only while the order is CONFIRMED and not settled
+ * (else kept UNAPPLIED, AFTER_SETTLEMENT); a settlement created once, only while the counted sum
+ * is its amount, setting the order's `settled_at`; refunds UNAPPLIED|REFUND_REFUSED → REQUESTED → REFUNDED.
+ */
+function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
+  let stored: Settlement | null = null;
+  const payments = new Map<string, BuyerPayment>();
+  const audits: Array<[string, string[]]> = [];
+  const key = (po: string, tx: string, i: number) => `${po}|${tx.toLowerCase()}|${i}`;
+  const store: SettlementStore = {
+    start: async (s, batchIds) => {
+      const po = orders.get(s.purchase_order_id);
+      if (stored || !po || po.settled_at || (po.paid_usd_micro ?? 0) !== s.amount_usd_micro) return false;
+      stored = s;
+      orders.set(po.purchase_order_id, { ...po, settled_at: s.created_at });
+      audits.push(['SETTLEMENT_STARTED', batchIds]);
+      return true;
+    },
+    get: async () => stored,
+    recordRepayment: async () => undefined,
+    recordRemainder: async () => undefined,
+    recordPayment: async (p, batchIds) => {
+      const k = key(p.purchase_order_id, p.tx_hash, p.log_index);
+      if (payments.has(k)) return { payment: payments.get(k)!, created: false };
+      const po = orders.get(p.purchase_order_id);
+      if (p.status === 'COUNTED' && (!po || po.status !== 'CONFIRMED' || po.settled_at)) p = { ...p, status: 'UNAPPLIED', unapplied_reason: 'AFTER_SETTLEMENT' };
+      if (p.status === 'COUNTED') orders.set(po!.purchase_order_id, { ...po!, paid_usd_micro: (po!.paid_usd_micro ?? 0) + p.amount_usd_micro });
+      payments.set(k, p);
+      audits.push(['BUYER_PAYMENT_RECEIVED', batchIds]);
+      return { payment: p, created: true };
+    },
+    payments: async (poId) => [...payments.values()].filter((p) => p.purchase_order_id === poId),
+    getPayment: async (poId, tx, i) => payments.get(key(poId, tx, i)) ?? null,
+    recordAmountDue: async (poId, due) => { const po = orders.get(poId); if (po && po.amount_due_usd_micro === undefined) orders.set(poId, { ...po, amount_due_usd_micro: due }); },
+    requestRefund: async (p, refund, batchIds) => {
+      const k = key(p.purchase_order_id, p.tx_hash, p.log_index);
+      const now = payments.get(k);
+      if (!now || (now.status !== 'UNAPPLIED' && now.status !== 'REFUND_REFUSED')) return false;
+      payments.set(k, { ...now, status: 'REFUND_REQUESTED', ...refund });
+      audits.push(['PAYMENT_REFUND_REQUESTED', batchIds]);
+      return true;
+    },
+    recordRefund: async (poId, tx, i, outcome) => {
+      const k = key(poId, tx, i);
+      const now = payments.get(k);
+      if (now?.status === 'REFUND_REQUESTED') payments.set(k, { ...now, status: outcome.status, ...(outcome.tx_hash ? { refund_tx_hash: outcome.tx_hash } : {}) });
+    },
+  };
+  return { store, audits, settlement: () => stored, payments };
+}
+
+describe('buyer payment rules (purchase orders paid in full)', () => {
+  it('amountDueUsdMicro: Σ outturn_kg × price, rounded down per batch, exact in micro-USDC; null until every batch is milled', () => {
+    expect(amountDueUsdMicro([{ outturn_kg: 100 }, { outturn_kg: 100 }], 6.4)).toBe(1_280_000_000);
+    // 0.001 kg × 0.0001 USD/kg = 0.0000001 USD → 0 micro; 120.125 kg × 6.4321 = 772.656 … → 772.656012 (rounded down)
+    expect(amountDueUsdMicro([{ outturn_kg: 0.001 }], 0.0001)).toBe(0);
+    expect(amountDueUsdMicro([{ outturn_kg: 120.125 }], 6.4321)).toBe(772_656_012);
+    expect(amountDueUsdMicro([{ outturn_kg: 100 }, {}], 6.4)).toBeNull();
+  });
+
+  it('classifyBuyerPayment: counts only for a confirmed, unsettled order, from its buyer_address when it names one', () => {
+    const po = { status: 'CONFIRMED', buyer_address: '0x00000000000000000000000000000000000000b1' };
+    expect(classifyBuyerPayment({ po, settled: false, payer: '0x00000000000000000000000000000000000000B1' })).toEqual({ counts: true });
+    expect(classifyBuyerPayment({ po, settled: false, payer: '0x00000000000000000000000000000000000000b2' })).toEqual({ counts: false, reason: 'OTHER_PAYER' });
+    expect(classifyBuyerPayment({ po: { status: 'CONFIRMED' }, settled: false, payer: '0x00000000000000000000000000000000000000b2' })).toEqual({ counts: true });
+    expect(classifyBuyerPayment({ po, settled: true, payer: po.buyer_address })).toEqual({ counts: false, reason: 'AFTER_SETTLEMENT' });
+    expect(classifyBuyerPayment({ po: { status: 'DRAFT' }, settled: false, payer: po.buyer_address })).toEqual({ counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' });
+    expect(classifyBuyerPayment({ po: null, settled: false, payer: po.buyer_address })).toEqual({ counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' });
+  });
+
+  it('isPaidInFull: at or above a known amount due; never while it is unknown', () => {
+    expect(isPaidInFull(1_280_000_000, 1_280_000_000)).toBe(true);
+    expect(isPaidInFull(1_279_999_999, 1_280_000_000)).toBe(false);
+    expect(isPaidInFull(5, null)).toBe(false);
+  });
+
+  it('refundIdOf: one 32-character id per payment (tx hash case does not matter)', () => {
+    const id = refundIdOf(`0x${'AB'.repeat(32)}`, 3);
+    expect(id).toMatch(/^RFD-[0-9a-f]{28}$/);
+    expect(refundIdOf(`0x${'ab'.repeat(32)}`, 3)).toBe(id);
+    expect(refundIdOf(`0x${'ab'.repeat(32)}`, 4)).not.toBe(id);
+  });
+});
+
 describe('applyBuyerPayment', () => {
-  const PO: PurchaseOrder = { purchase_order_id: 'PO-1', status: 'CONFIRMED', cooperative_id: 'COOP-1', batch_ids: ['BATCH-2026-000001'], buyer: 'B', price_usd_per_kg: 6.4, created_at: '2026-11-01T00:00:00Z', created_by: 'x' };
-  const onChain: PurchaseOrderPayment = { purchaseOrderId: 'PO-1', payer: '0x00000000000000000000000000000000000000b1', amountUsdMicro: 770_000_000n, txHash: TX as `0x${string}`, logIndex: 2, blockNumber: 40n };
+  const BUYER = '0x00000000000000000000000000000000000000b1' as const;
+  const PO: PurchaseOrder = {
+    purchase_order_id: 'PO-1', status: 'CONFIRMED', cooperative_id: 'COOP-1', batch_ids: ['BATCH-2026-000001'], buyer: 'B', price_usd_per_kg: 6.4,
+    amount_due_usd_micro: 770_000_000, created_at: '2026-11-01T00:00:00Z', created_by: 'x',
+  };
+  const onChain: PurchaseOrderPayment = { purchaseOrderId: 'PO-1', payer: BUYER, amountUsdMicro: 770_000_000n, txHash: TX as `0x${string}`, logIndex: 2, blockNumber: 40n };
   const event = (over: Partial<BuyerPaymentEvent['data']> = {}): BuyerPaymentEvent => ({
     type: 'purchase_order.paid', data: { purchase_order_id: 'PO-1', payer: onChain.payer, amount_usd_micro: '770000000', tx_hash: TX, block_number: 40, log_index: 2, ...over },
   });
 
   function world(po: PurchaseOrder | null = PO) {
-    let stored: Settlement | null = null;
+    const orders = new Map(po ? [[po.purchase_order_id, po]] : []);
+    const mem = memorySettlementStore(orders);
     const writes: Array<[string, VaultCall]> = [];
-    const stageCommits: string[] = [];
-    const settlements: SettlementStore = {
-      start: async (s) => { if (stored) return false; stored = s; return true; },
-      get: async () => stored,
-      recordRepayment: async () => undefined,
-      recordRemainder: async () => undefined,
-    };
+    const stageCommits: Array<{ batch: string; to: string; payload: Record<string, unknown> }> = [];
+    let ledger: PurchaseOrderPayment[] = [onChain];
     const deps: SettlementDeps = {
       receipts: fakeWebhookReceiptStore({ hasWebhook: async () => false, claimWebhook: async () => true }),
-      vault: { purchaseOrderPaymentsInTx: async () => [onChain] },
+      vault: { purchaseOrderPaymentsInTx: async (tx) => ledger.filter((l) => l.txHash === tx) },
       custody: fakeCustodyStore({
-        getPurchaseOrder: async (id) => (po && id === po.purchase_order_id ? po : null),
-        commitStage: async (input) => { stageCommits.push(`${input.batchId}:${input.from}->${input.to}`); return { entry: { sequence_number: 5 } as never, ledgerTx: { ledger_tx_id: `${input.batchId}-5` } as never }; },
+        getPurchaseOrder: async (id) => orders.get(id) ?? null,
+        commitStage: async (input) => { stageCommits.push({ batch: input.batchId, to: input.to, payload: input.payload }); return { entry: { sequence_number: 5 } as never, ledgerTx: { ledger_tx_id: `${input.batchId}-5` } as never }; },
       }),
-      batches: fakeBatchStore({ get: async (id) => aBatch({ batch_id: id, stage: 'EXPORTED' }) }),
+      batches: fakeBatchStore({ get: async (id) => aBatch({ batch_id: id, stage: stageCommits.some((c) => c.batch === id) ? 'SETTLED' : 'EXPORTED', outturn_kg: 100 }) }),
       loans: { activeForBatch: async () => null },
       payouts: fakePayoutStore({ get: async () => null }),
-      settlements,
+      settlements: mem.store,
       vaultWrites: { request: async (id, call) => { writes.push([id, call]); } },
       evidence: fakeEvidenceKeeping(),
       ledgerQueue: fakeWorkQueue('ledger', { send: async () => undefined }),
       now: () => NOW,
     };
-    return { deps, writes, stageCommits, settlement: () => stored };
+    /** A further payment on the chain (tx `n`), applied as its event. */
+    const pay = async (n: string, amount: number, payer: `0x${string}` = BUYER, id = `evt-${n}`) => {
+      const txHash = `0x${n.repeat(64).slice(0, 64)}` as `0x${string}`;
+      ledger = [...ledger, { ...onChain, txHash, payer, amountUsdMicro: BigInt(amount), blockNumber: 40n + BigInt(ledger.length) }];
+      return applyBuyerPayment(deps, { webhookId: id, event: event({ tx_hash: txHash, payer, amount_usd_micro: String(amount), block_number: 40 + ledger.length - 1 }) });
+    };
+    return { deps, writes, stageCommits, orders, pay, mem, settlement: mem.settlement };
   }
 
-  it('a matching payment settles the order: SETTLED stage committed, the remainder released; again → same plan, nothing new', async () => {
+  it('a payment of the full amount settles the order: SETTLED stage committed (no amounts in its evidence), the remainder released; again → nothing new', async () => {
     const w = world();
     expect(await applyBuyerPayment(w.deps, { webhookId: 'a', event: event() })).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
-    expect(w.stageCommits).toEqual(['BATCH-2026-000001:EXPORTED->SETTLED']);
+    expect(w.stageCommits.map((c) => `${c.batch}:${c.to}`)).toEqual(['BATCH-2026-000001:SETTLED']);
+    const evidence = w.stageCommits[0]!.payload.evidence as Record<string, unknown>;
+    expect(evidence).toEqual({ purchase_order_id: 'PO-1', payment_tx_hashes: [TX], loan_id: null });
+    expect(JSON.stringify(evidence)).not.toMatch(/usdc|amount/i);
     expect(w.writes).toEqual([['PO-1-release', { kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'COOP-1', amountUsdMicro: 770_000_000n }]]);
-    expect(w.settlement()).toMatchObject({ status: 'STARTED', remainder_status: 'REQUESTED', settled_batch_ids: ['BATCH-2026-000001'] });
+    expect(w.settlement()).toMatchObject({ status: 'STARTED', remainder_status: 'REQUESTED', settled_batch_ids: ['BATCH-2026-000001'], amount_usd_micro: 770_000_000, short_payment: false, settled_by: 'system:lending-vault' });
+    expect(w.mem.audits.map(([t]) => t)).toEqual(['BUYER_PAYMENT_RECEIVED', 'SETTLEMENT_STARTED']);
     await applyBuyerPayment(w.deps, { webhookId: 'b', event: event() });
     expect(w.writes.map(([id]) => id)).toEqual(['PO-1-release', 'PO-1-release']); // the same idempotent write id
+    expect(w.mem.payments.size).toBe(1);
+  });
+
+  it('a dust payment is AWAITING_PAYMENT and settles nothing; the balance then settles the sum, with both payments', async () => {
+    const w = world();
+    expect(await w.pay('1', 1)).toMatchObject({ outcome: 'AWAITING_PAYMENT' });
+    expect([w.settlement(), w.stageCommits, w.writes]).toEqual([null, [], []]);
+    expect(w.orders.get('PO-1')!.paid_usd_micro).toBe(1);
+    expect(await w.pay('2', 769_999_999)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
+    expect(w.settlement()).toMatchObject({ amount_usd_micro: 770_000_000, payments: [expect.objectContaining({ amount_usd_micro: 1 }), expect.objectContaining({ amount_usd_micro: 769_999_999 })] });
+    expect(w.writes).toEqual([['PO-1-release', { kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'COOP-1', amountUsdMicro: 770_000_000n }]]);
+  });
+
+  it('a payment from another address than buyer_address does not count: OTHER_PAYER, kept unapplied, refundable once', async () => {
+    const w = world({ ...PO, buyer_address: BUYER });
+    const stranger = '0x00000000000000000000000000000000000000c3' as const;
+    expect(await w.pay('3', 770_000_000, stranger)).toMatchObject({ outcome: 'OTHER_PAYER' });
+    expect(w.settlement()).toBeNull();
+    const [stray] = await w.mem.store.payments('PO-1');
+    expect(stray).toMatchObject({ status: 'UNAPPLIED', unapplied_reason: 'OTHER_PAYER', payer: stranger });
+    const admin = { role: 'ADMIN', sub: 'admin-1' } as never;
+    const refunded = await refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index });
+    expect(refunded).toMatchObject({ status: 'REFUND_REQUESTED', refund_id: refundIdOf(stray!.tx_hash, stray!.log_index) });
+    expect(w.writes).toEqual([[refunded.refund_id, { kind: 'REFUND_PAYMENT', ref: refunded.refund_id, purchaseOrderRef: 'PO-1', to: stranger, amountUsdMicro: 770_000_000n, paymentTxHash: stray!.tx_hash, paymentLogIndex: stray!.log_index }]]);
+    // Asked again while requested: the same idempotent write; once REFUNDED: refused.
+    await refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index });
+    expect(new Set(w.writes.map(([id]) => id)).size).toBe(1);
+    await settlementWriteHandlers({ ...w.deps, loans: { transition: async () => true } }).REFUND_PAYMENT.mined(storedVaultCall(w.writes[0]![1]) as Extract<StoredVaultCall, { kind: 'REFUND_PAYMENT' }>, '0xrefund', null);
+    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index })).rejects.toMatchObject({ code: 'PAYMENT_ALREADY_REFUNDED', status: 409 });
+  });
+
+  it('refunds: only ADMIN, only unapplied payments, only known payments', async () => {
+    const w = world();
+    await applyBuyerPayment(w.deps, { webhookId: 'a', event: event() });
+    const coop = { role: 'COOPERATIVE', sub: 'c', cooperative_id: 'COOP-1' } as never;
+    const admin = { role: 'ADMIN', sub: 'admin-1' } as never;
+    await expect(refundBuyerPayment(w.deps, coop, 'PO-1', { tx_hash: TX, log_index: 2 })).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
+    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 2 })).rejects.toMatchObject({ code: 'PAYMENT_COUNTED', status: 409 });
+    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 9 })).rejects.toMatchObject({ code: 'BUYER_PAYMENT_NOT_FOUND', status: 404 });
+  });
+
+  it('an ADMIN settles a short-paid order only with accept_short_payment; refusals for the other cases', async () => {
+    const w = world();
+    const admin = { role: 'ADMIN', sub: 'admin-1' } as never;
+    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({ code: 'NO_PAYMENT_RECEIVED', status: 409 });
+    await w.pay('4', 700_000_000);
+    await expect(settlePurchaseOrder(w.deps, { role: 'COOPERATIVE', sub: 'c', cooperative_id: 'COOP-1' } as never, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
+    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: false })).rejects.toMatchObject({ code: 'SHORT_PAYMENT_NOT_ACCEPTED', status: 422 });
+    const s = await settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true });
+    expect(s).toMatchObject({ amount_usd_micro: 700_000_000, short_payment: true, settled_by: 'admin-1', amount_due_usd_micro: 770_000_000 });
+    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({ code: 'PO_ALREADY_SETTLED', status: 409 });
+    await expect(settlePurchaseOrder(w.deps, admin, 'PO-9', { accept_short_payment: true })).rejects.toMatchObject({ code: 'PO_NOT_FOUND' });
+    // A payment after the settlement stays in escrow.
+    expect(await w.pay('5', 70_000_000)).toMatchObject({ outcome: 'ALREADY_SETTLED' });
+  });
+
+  it('the amount due is recorded once every batch is milled (unknown at creation): a full payment then settles', async () => {
+    const { amount_due_usd_micro: _due, ...withoutDue } = PO;
+    const w = world({ ...withoutDue });
+    // one batch of 100 kg outturn at 6.40 USD/kg = 640 USDC
+    expect(await w.pay('6', 640_000_000)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
+    expect(w.orders.get('PO-1')!.amount_due_usd_micro).toBe(640_000_000);
   });
 
   it('an event that does not match the ledger log (amount, payer, order, index) is MISMATCH and changes nothing', async () => {
     for (const over of [{ amount_usd_micro: '1' }, { payer: '0x00000000000000000000000000000000000000b2' }, { purchase_order_id: 'PO-2' }, { log_index: 3 }]) {
       const w = world();
       expect(await applyBuyerPayment(w.deps, { webhookId: 'x', event: event(over) })).toMatchObject({ outcome: 'MISMATCH' });
-      expect([w.writes, w.stageCommits, w.settlement()]).toEqual([[], [], null]);
+      expect([w.writes, w.stageCommits, w.settlement(), w.mem.payments.size]).toEqual([[], [], null, 0]);
     }
   });
 
-  it('an unknown or unconfirmed purchase order: UNKNOWN_PURCHASE_ORDER, nothing settled (the USDC stays in escrow)', async () => {
+  it('an unknown or unconfirmed purchase order: UNKNOWN_PURCHASE_ORDER, kept unapplied, nothing settled (the USDC stays in escrow)', async () => {
     const w = world({ ...PO, status: 'DRAFT' });
     expect(await applyBuyerPayment(w.deps, { webhookId: 'x', event: event() })).toMatchObject({ outcome: 'UNKNOWN_PURCHASE_ORDER' });
     expect(w.settlement()).toBeNull();
+    expect([...w.mem.payments.values()]).toEqual([expect.objectContaining({ status: 'UNAPPLIED', unapplied_reason: 'UNKNOWN_PURCHASE_ORDER' })]);
   });
 
-  it('a second payment (another transaction) for a settled order is ALREADY_SETTLED and requests nothing', async () => {
+  it('a second payment (another transaction) for a settled order is ALREADY_SETTLED, kept unapplied, and requests nothing', async () => {
     const w = world();
     await applyBuyerPayment(w.deps, { webhookId: 'a', event: event() });
-    const other = `0x${'bb'.repeat(32)}`;
-    w.deps.vault = { purchaseOrderPaymentsInTx: async () => [{ ...onChain, txHash: other as `0x${string}` }] };
     const before = w.writes.length;
-    expect(await applyBuyerPayment(w.deps, { webhookId: 'c', event: event({ tx_hash: other }) })).toMatchObject({ outcome: 'ALREADY_SETTLED' });
+    expect(await w.pay('b', 770_000_000)).toMatchObject({ outcome: 'ALREADY_SETTLED' });
     expect(w.writes.length).toBe(before);
+    expect((await w.mem.store.payments('PO-1')).map((p) => p.status).sort()).toEqual(['COUNTED', 'UNAPPLIED']);
   });
 
   it('the ledger cannot be read: 503 LEDGER_UNAVAILABLE, no receipt', async () => {
@@ -127,7 +286,7 @@ describe('settlementWriteHandlers', () => {
     const calls: unknown[] = [];
     const h = settlementWriteHandlers({
       loans: { transition: async (...args) => { calls.push(['loan', ...args]); return true; } },
-      settlements: { recordRepayment: async (...args) => { calls.push(['repayment', ...args]); }, recordRemainder: async () => undefined },
+      settlements: { recordRepayment: async (...args) => { calls.push(['repayment', ...args]); }, recordRemainder: async () => undefined, recordRefund: async () => undefined },
       now: () => NOW,
     });
     await h.REPAY_LOAN.mined({ kind: 'REPAY_LOAN', ref: 'LOAN-2026-000001', purchaseOrderRef: 'PO-1', amountUsdMicro: '101972603' }, '0xrepay', null);
