@@ -46,7 +46,7 @@ async function call(h: Handler, input: EventInput) {
 
 const paramRoutes = routes.filter((r) => /\{\w+\}/.test(r.path));
 /** A JSON body for routes that take one: the path is checked before the body, so any will do. */
-const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage', 'update-farmer', 'resolve-farmer-payout', 'create-evidence-upload']);
+const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage', 'update-farmer', 'resolve-farmer-payout', 'create-evidence-upload', 'settle-purchase-order', 'refund-buyer-payment']);
 
 // ------------------------------------------------------------------ path parameters
 
@@ -54,8 +54,8 @@ describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
       'confirm-purchase-order', 'create-evidence-upload', 'delete-webhook-endpoint', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-evidence', 'get-dds-xml', 'get-farmer',
-      'get-farmer-payout', 'get-holding-balance', 'get-ipfs', 'get-ipfs', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'get-trace', 'get-trace', 'list-flagged-farms', 'list-webhook-deliveries', 'replay-webhook-delivery', 'resolve-farmer-payout',
-      'rotate-webhook-secret', 'update-batch-stage', 'update-cooperative', 'update-farmer',
+      'get-farmer-payout', 'get-holding-balance', 'get-ipfs', 'get-ipfs', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'get-trace', 'get-trace', 'list-flagged-farms', 'list-webhook-deliveries', 'refund-buyer-payment', 'replay-webhook-delivery', 'resolve-farmer-payout',
+      'rotate-webhook-secret', 'settle-purchase-order', 'update-batch-stage', 'update-cooperative', 'update-farmer',
     ]);
   });
 
