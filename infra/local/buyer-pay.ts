@@ -1,14 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import Big from 'big.js';
 import { createPublicClient, createWalletClient, http, isAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
-import { collateralValueUsdMicro } from '../../shared/domain/lending';
-import { MICRO_PER_USDC, decimalStringToMicro, microToDecimalString } from '../../shared/domain/money';
+import { amountDueUsdMicro } from '../../shared/domain/lending';
+import { decimalStringToMicro, microToDecimalString } from '../../shared/domain/money';
 import type { Hex } from '../../shared/domain/ports';
 import { devBuyerKey, localDataDir } from './dev-keys';
 import { localTableEnv } from './dynamodb-local';
@@ -18,15 +17,18 @@ import { localTableEnv } from './dynamodb-local';
  * buyer (its key in $LOCAL_DATA_DIR/dev-buyer.key, funded with TestUSDC by `npm start`) pays the
  * purchase order into the lending vault as a buyer would: `approve(vault, amount)` on the USDC,
  * then `payPurchaseOrder(bytes32("PO-…"), amount)`. Without --amount it pays the purchase order's
- * value: Σ over its batches of weight_kg × price_usd_per_kg (micro-USDC, rounded down per batch),
- * read from the running local stack's table. The stack is found through
+ * amount due (`amount_due_usdc`: Σ over its batches of the MILLED outturn_kg × price_usd_per_kg,
+ * micro-USDC rounded down per batch), read from the running local stack's table. With --amount it
+ * pays any amount (a dust payment, a part payment): the order settles only once its buyer's
+ * payments reach the amount due (README "Settlement"). The stack is found through
  * $LOCAL_DATA_DIR/stack.json (written by `npm start`). Prints the payment's transaction hash on
  * stdout (what it did on stderr). Exit code: 0 paid, 1 failed, 2 usage error.
  */
 
 const USAGE = `usage: npm run -s buyer-pay -- <PURCHASE_ORDER_ID> [--amount USDC]
-  --amount USDC   the amount to pay, in USDC (up to 6 decimals); default: the purchase order's
-                  value (sum of its batches' weight_kg × price_usd_per_kg)
+  --amount USDC   the amount to pay, in USDC (up to 6 decimals), e.g. 0.000001 for a dust
+                  payment; default: the purchase order's amount due (sum of its batches'
+                  milled outturn_kg × price_usd_per_kg)
 The local stack (npm start) must be running; LOCAL_DATA_DIR defaults to .local in the repository.`;
 
 class UsageError extends Error {}
@@ -107,7 +109,7 @@ async function pay(argv: string[], log: Out, dataDir: string): Promise<Hex> {
   return payTx;
 }
 
-/** The purchase order's value from the local table: Σ collateralValueUsdMicro(weight_kg, price). */
+/** The purchase order's amount due from the local table: recorded on it, else `amountDueUsdMicro` of its batches' outturn. */
 async function purchaseOrderValue(purchaseOrderId: string, dynamodbEndpoint: string | undefined): Promise<bigint> {
   if (!dynamodbEndpoint) throw new Error('stack.json names no DynamoDB endpoint; give --amount');
   Object.assign(process.env, localTableEnv(dynamodbEndpoint));
@@ -115,16 +117,17 @@ async function purchaseOrderValue(purchaseOrderId: string, dynamodbEndpoint: str
   const { BatchRepository } = await import('../../shared/adapters/dynamodb/batch-repo');
   const po = await new CustodyRepository().getPurchaseOrder(purchaseOrderId);
   if (!po) throw new Error(`no purchase order ${purchaseOrderId} in the local stack`);
-  const priceMicro = Number(new Big(String(po.price_usd_per_kg)).times(MICRO_PER_USDC).round(0, Big.roundDown).toFixed(0));
-  const batches = new BatchRepository();
-  let total = 0n;
-  for (const batchId of po.batch_ids) {
-    const batch = await batches.get(batchId);
-    if (!batch) throw new Error(`purchase order ${purchaseOrderId} names batch ${batchId}, which does not exist`);
-    total += BigInt(collateralValueUsdMicro(batch.weight_kg, priceMicro));
+  let due = po.amount_due_usd_micro ?? null;
+  if (due === null) {
+    const batches = new BatchRepository();
+    const found = await Promise.all(po.batch_ids.map((id) => batches.get(id)));
+    const missing = po.batch_ids.filter((_, i) => !found[i]);
+    if (missing.length) throw new Error(`purchase order ${purchaseOrderId} names batch ${missing.join(', ')}, which does not exist`);
+    due = amountDueUsdMicro(found.map((b) => ({ outturn_kg: b!.outturn_kg })), po.price_usd_per_kg);
   }
-  if (total <= 0n) throw new Error(`purchase order ${purchaseOrderId} has no value to pay; give --amount`);
-  return total;
+  if (due === null) throw new Error(`purchase order ${purchaseOrderId} has no amount due yet (a batch is not milled); give --amount`);
+  if (due <= 0) throw new Error(`purchase order ${purchaseOrderId} has no value to pay; give --amount`);
+  return BigInt(due);
 }
 
 function usdc(micro: bigint): string {

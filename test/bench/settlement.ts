@@ -13,7 +13,7 @@ import { startStackProcess } from '../support/stack-process';
  * one purchase order with as many batches as a purchase order allows (40: POST /purchase-orders
  * takes 1–40 batches, so 50 would be two orders, each settled by its own payment), a loan on
  * BENCH_SETTLEMENT_LOANS of them (default 10) after one MFI deposit, all carried to EXPORTED; then
- * the buyer pays the order's value into the vault (approve + payPurchaseOrder, as `npm run
+ * the buyer pays the order's amount due (milled outturn × price) into the vault (approve + payPurchaseOrder, as `npm run
  * buyer-pay`) and the bench measures, from the moment the payment's transaction is mined
  * (eth_sendRawTransaction returns once the automining node has mined it): (a) the settlement
  * COMPLETED readable, (b) the last batch SETTLED readable and (c) its SETTLED recorded on the trace
@@ -138,7 +138,9 @@ export async function settlementBench(): Promise<void> {
     const nonceBefore = await still('before the payment');
     const buyer = privateKeyToAccount(devBuyerKey(dataDir));
     const wallet = createWalletClient({ account: buyer, chain, transport: http(rpcUrl) });
-    const amount = BigInt(BATCHES) * 150n * 7_000_000n; // weight × price, micro-USDC
+    // The amount due: Σ milled outturn × price (120 kg × 7 USD/kg per batch), paid in full so the order settles.
+    const amount = BigInt(Math.round(Number(po.amount_due_usdc) * 1e6));
+    if (amount !== BigInt(BATCHES) * 120n * 7_000_000n) throw new Error(`amount due ${po.amount_due_usdc} USDC, expected ${BATCHES} × 120 kg × 7 USD/kg`);
     const approve = await wallet.writeContract({ address: info.endpoints.vault_asset!, abi: testUsdcAbi, functionName: 'approve', args: [info.endpoints.lending_vault!, amount] });
     await reader.waitForTransactionReceipt({ hash: approve });
     progress(`prepared; the buyer pays ${Number(amount) / 1e6} USDC for ${po.purchase_order_id}`);
