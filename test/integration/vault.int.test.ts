@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublicClient, createWalletClient, http, keccak256, maxUint256, toHex, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, http, keccak256, maxUint256, parseEventLogs, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
 import { deployContracts, fundAccount, setUpLocalVaultAccounts, type DeployedContracts } from '../../infra/ledger/deploy';
@@ -11,6 +11,7 @@ import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapte
 import { EvmLedger, REFUSED_VAULT_CALL_GAS, createVaultLedgerFromEnv, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { cooperativeSettlementAddress, idOfVaultRef, vaultRef, vaultShareholder } from '../../shared/adapters/ledger/vault-ledger';
 import { EvmVaultReader, createVaultReaderFromEnv } from '../../shared/adapters/ledger/vault-reader';
+import { refundIdOf } from '../../shared/domain/lending';
 import type { VaultCall } from '../../shared/domain/ports';
 import { api, stackDataDir } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
@@ -206,6 +207,43 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect((await reader.state()).total_assets_usd_micro).toBe(1_530n * USDC);
   });
 
+  it('refundPayment returns an unapplied buyer payment to its payer from the order\'s escrow, once per refund reference', async () => {
+    const buyer = privateKeyToAccount(buyerKey);
+    const wallet = createWalletClient({ account: buyer, chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
+    const paid = await wallet.writeContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(ref('PO', 2)), 25n * USDC] });
+    await client().waitForTransactionReceipt({ hash: paid });
+    const stateBefore = await reader.state();
+    const buyerBefore = await usdcOf(buyer.address);
+    const refundRef = refundIdOf(paid, 0);
+    const call: VaultCall = { kind: 'REFUND_PAYMENT', ref: refundRef, purchaseOrderRef: ref('PO', 2), to: buyer.address, amountUsdMicro: 25n * USDC, paymentTxHash: paid, paymentLogIndex: 0 };
+
+    // More than the order's escrow: refused, nothing moves.
+    const tooMuch = await write({ ...call, ref: refundIdOf(paid, 99), amountUsdMicro: 26n * USDC });
+    expect(tooMuch.status).toBe('reverted');
+    expect(await reader.refusalReason(tooMuch.txHash)).toBe('InsufficientEscrow');
+
+    const refund = await write(call);
+    expect(refund.status).toBe('success');
+    expect(await reader.writeResult(refund.txHash)).toEqual({ assetsUsdMicro: 25n * USDC });
+    expect(await usdcOf(buyer.address)).toBe(buyerBefore + 25n * USDC);
+    expect(await reader.escrowOf(ref('PO', 2))).toBe(0n);
+    const logs = parseEventLogs({ abi: lendingVaultAbi, eventName: 'PaymentRefunded', logs: (await client().getTransactionReceipt({ hash: refund.txHash })).logs });
+    expect(logs.map((l) => l.args)).toEqual([{ poRef: vaultRef(ref('PO', 2)), refundRef: vaultRef(refundRef), to: buyer.address, amount: 25n * USDC }]);
+    // Escrow is not a vault asset: the refund leaves the share price alone.
+    expect(await reader.state()).toEqual(stateBefore);
+
+    // The same refund reference again (even with escrow to take): RefundRefUsed.
+    const more = await wallet.writeContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(ref('PO', 2)), 25n * USDC] });
+    await client().waitForTransactionReceipt({ hash: more });
+    const twice = await write(call);
+    expect(twice.status).toBe('reverted');
+    expect(await reader.refusalReason(twice.txHash)).toBe('RefundRefUsed');
+    expect(await reader.escrowOf(ref('PO', 2))).toBe(25n * USDC);
+    // Only the operator refunds.
+    await expect(client().simulateContract({ account: buyer, address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'refundPayment', args: [vaultRef(ref('PO', 2)), vaultRef(refundIdOf(more, 0)), buyer.address, 25n * USDC] }))
+      .rejects.toThrow(/AccessControlUnauthorizedAccount/);
+  });
+
   it('cancelLoan takes the principal back from the treasury and unlocks the token', async () => {
     const tokenId = await mintToken();
     await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 3), tokenId, principalUsdMicro: 100n * USDC });
@@ -283,7 +321,7 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(payment).toMatchObject({ purchaseOrderId: po, amountUsdMicro: 12_500_000n, payer: privateKeyToAccount(devBuyerKey(stackDataDir())).address });
     expect(await stackReader.escrowOf(po)).toBe(12_500_000n);
 
-    // Without --amount: the purchase order's value from the stack's table, Σ weight_kg × price_usd_per_kg.
+    // Without --amount: the purchase order's amount due from the stack's table, Σ milled outturn_kg × price_usd_per_kg.
     const ctx = await setUpCooperative();
     const farmer = await registerFarmer(ctx.id, ctx.coop);
     const batchIds: string[] = [];
@@ -295,10 +333,11 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     const created = await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: batchIds, buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4 } });
     expect(created.status).toBe(201);
     const poId = created.body.purchase_order_id as string;
-    const byValue: string[] = [];
-    expect(await runBuyerPay([poId], (l) => byValue.push(l), (l) => err.push(l), stackDataDir())).toBe(0);
-    const [valued] = await stackReader.purchaseOrderPaymentsInTx(byValue[0] as Hex);
-    expect(valued).toMatchObject({ purchaseOrderId: poId, amountUsdMicro: 1_156_800_000n }); // (120.5 + 60.25) kg × 6.4 USD
+    // Its batches are not milled: no amount due yet (the default amount), so --amount is needed.
+    expect(created.body.amount_due_usdc).toBeNull();
+    expect(await runBuyerPay([poId], () => undefined, (l) => err.push(l), stackDataDir())).toBe(1);
+    expect(err.join('\n')).toContain(`purchase order ${poId} has no amount due yet`);
+    // (The default amount once every batch is milled: test/integration/settlement.int.test.ts.)
 
     // Without --amount the purchase order must exist in the stack's table.
     expect(await runBuyerPay([`PO-${run}MISSING`], () => undefined, (l) => err.push(l), stackDataDir())).toBe(1);

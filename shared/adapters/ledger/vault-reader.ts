@@ -79,7 +79,7 @@ export class EvmVaultReader implements VaultReader {
    * The first vault-write log of a mined, successful transaction: DepositRecorded →
    * {shares, assetsUsdMicro}; DepositReversed → {shares (burned), assetsUsdMicro (redeemed)};
    * LoanOpened / LoanCancelled → {assetsUsdMicro: principal}; LoanRepaid → {assetsUsdMicro:
-   * principal + interest}; RemainderReleased → {assetsUsdMicro: amount}. null: not mined,
+   * principal + interest}; RemainderReleased, PaymentRefunded → {assetsUsdMicro: amount}. null: not mined,
    * reverted, or no such log from the vault.
    */
   async writeResult(txHash: Hex): Promise<VaultWriteResult | null> {
@@ -92,6 +92,7 @@ export class EvmVaultReader implements VaultReader {
         case 'LoanCancelled': return { assetsUsdMicro: log.args.principal };
         case 'LoanRepaid': return { assetsUsdMicro: log.args.principal + log.args.interest };
         case 'RemainderReleased': return { assetsUsdMicro: log.args.amount };
+        case 'PaymentRefunded': return { assetsUsdMicro: log.args.amount };
         default: break;
       }
     }
