@@ -4,6 +4,7 @@
  * Money is integers: `*_usd_micro` is micro-USD(C) (6 decimals), `*_ugx` whole shillings.
  */
 
+import type { PayoutCreationLimits } from './payout-limits';
 import type { DdsRecord, DueDiligenceStatement } from './dds';
 import type { Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from './lending';
 import type { EvidenceUpload } from './evidence-upload';
@@ -281,11 +282,17 @@ export interface WebhookRef {
 export interface PayoutStore {
   /**
    * A PENDING payout and its (batch, reason) guard in one transaction, advancing the batch's payout
-   * sequence from `expectedSeq`. Errors: DUPLICATE_PAYOUT (409); PayoutSequenceConflict (retry).
+   * sequence from `expectedSeq`. With `limits`, the same transaction adds `payout.counted_ugx` to the
+   * batch's running total on the condition that it stays within `batch_value_ugx`, and (when
+   * `payout.manual_day` is set) the payout's micro-USDC to the cooperative's total of that day on the
+   * condition that it stays within `daily_limit_usd_micro`.
+   * Errors: DUPLICATE_PAYOUT (409); DAILY_PAYOUT_LIMIT_REACHED (422); PAYOUT_EXCEEDS_BATCH_VALUE (422)
+   * when the store can tell; PayoutSequenceConflict (retry: the batch, its sequence or its total moved).
    */
-  createPending(payout: Payout, expectedSeq: number): Promise<void>;
+  createPending(payout: Payout, expectedSeq: number, limits?: PayoutCreationLimits): Promise<void>;
   /**
-   * Removes a payout whose order never reached the provider, with its guard (the caller may retry).
+   * Removes a payout whose order never reached the provider, with its guard (the caller may retry),
+   * and takes back what it counted against its batch's value and its cooperative's day, in one transaction.
    * Only while it is PENDING and unchanged since `payout.updated_at` (a retry that claimed it meanwhile wins).
    */
   discardUnsent(payout: Payout): Promise<void>;

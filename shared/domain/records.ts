@@ -100,6 +100,8 @@ export interface Batch {
   payment_status: BatchPaymentStatus;
   payment_amount_ugx: number;
   payout_seq: number;
+  /** Running total of the batch's FARMER_PAYOUTs in UGX at their quoted rates (absent = 0), kept under its value. */
+  farmer_payouts_ugx?: number;
   purchase_order_id?: string;
   submitted_by: string;
   created_at: string;
@@ -146,6 +148,10 @@ export interface Payout {
    * claim it and resume with the same reference; reconciliation adopts or removes it otherwise.
    */
   order_unknown?: boolean;
+  /** FARMER_PAYOUT: the UGX (at its quoted rate) it added to its batch's running total under the batch's value. */
+  counted_ugx?: number;
+  /** Manual payout (POST /payments/farmer-payout): the UTC day (`YYYY-MM-DD`) whose cooperative cap it counts against. */
+  manual_day?: string;
   created_at: string;
   updated_at: string;
   /** When the service recorded the settlement (COMPLETED). */

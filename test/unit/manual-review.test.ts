@@ -18,7 +18,7 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StepFunctionsPayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
 import { domainErrorOf } from './support/errors';
-import { aFarmer, aPayout, fakeBatchStore, fakeFarmerPhoneStore, fakePayoutProvider, fakePayoutResolutionStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { aFarmer, aPayout, fakeBatchStore, fakeFarmerPhoneStore, fakePayoutProvider, fakePayoutResolutionStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative } from './support/fakes';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const manager: Caller = { sub: 'mgr-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['MANAGER'] };
@@ -41,7 +41,7 @@ function world(payout: Payout | null = inReview, farmer = aFarmer({ phone: '+256
         return { ...p, status: 'PROCESSING', attempt: r.attempt, retry_count: 0, phone: r.phone, resolution_round: r.round };
       },
     }),
-    registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
+    registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null), getCooperative: async () => aCooperative({ cooperative_id: farmer.cooperative_id }) }),
     workflow: fakePayoutWorkflow({ start: async (id, round) => { calls.push(`start ${id} ${round}`); } }),
   };
   return { deps, calls };
@@ -230,7 +230,7 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
     return {
       writes,
       store: {
-        registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
+        registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null), getCooperative: async () => aCooperative({ cooperative_id: farmer.cooperative_id }) }),
         phones: fakeFarmerPhoneStore({ updateFarmerPhone: async (input) => { writes.push(input); return { ...farmer, phone: input.phone, phone_updated_at: input.at, updated_by: input.actor }; } }),
       },
     };

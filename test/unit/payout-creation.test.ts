@@ -2,7 +2,7 @@ import type { Caller } from '../../shared/domain/caller';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
 import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
 import { domainErrorOf } from './support/errors';
-import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative } from './support/fakes';
 
 /** POST /payments/farmer-payout when the provider is down or refuses the order (rules 4–5). */
 
@@ -13,7 +13,7 @@ function deps(createOrder: () => Promise<never>, quote?: () => Promise<never>) {
   const calls: string[] = [];
   const d: PayoutDeps = {
     now: () => new Date('2026-11-22T10:00:00.000Z'),
-    registry: fakeRegistryStore({ getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123', full_name: 'Joseph Wamala' }) }),
+    registry: fakeRegistryStore({ getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123', full_name: 'Joseph Wamala' }), getCooperative: async () => aCooperative({ cooperative_id: 'C1' }) }),
     batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', farmer_id: 'F1', payout_seq: 0 }) }),
     payouts: fakePayoutStore({
       createPending: async (p) => { calls.push(`pending ${p.payment_id} ${p.amount_usd_micro}`); },
