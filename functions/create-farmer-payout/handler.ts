@@ -1,9 +1,10 @@
 import { manualPayoutDailyLimitUsdMicro, payoutCreationDeps } from '../../shared/composition';
 import { usdcToMicro } from '../../shared/domain/money';
+import { assertMayMoveMoney } from '../../shared/domain/access';
 import { httpHandler } from '../../shared/http/handler';
 import { FarmerPayoutSchema } from '../../shared/http/payout-schemas';
 import { payoutCreatedView } from '../../shared/http/views';
-import { assertMayMoveMoney, createManualPayout } from '../../shared/use-cases/payouts';
+import { createManualPayout } from '../../shared/use-cases/payouts';
 
 /**
  * POST /payments/farmer-payout (ADMIN; COOPERATIVE with the MANAGER duty): 201 with status

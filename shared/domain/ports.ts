@@ -8,7 +8,7 @@ import type { PayoutCreationLimits } from './payout-limits';
 import type { DdsRecord, DueDiligenceStatement } from './dds';
 import type { Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from './lending';
 import type { EvidenceUpload } from './evidence-upload';
-import type { AnchorLedgerTx, AuditAnchorRecord, AuditEntry, Batch, BatchLedgerTx, Cooperative, EvidencePinStatus, Farmer, Job, LedgerTx, Payout, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
+import type { AnchorLedgerTx, AuditAnchorRecord, AuditEntry, Batch, BatchLedgerTx, Cooperative, EvidencePinStatus, Farmer, Job, LedgerTx, Payout, PhoneChange, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
 import type { AuditHead, BatchAnchor } from './anchoring';
 
 export type Hex = `0x${string}`;
@@ -142,7 +142,10 @@ export type PayoutOrderReader = Pick<PayoutProvider, 'findOrderByReference'>;
 
 /** Publishes a notification (SNS in AWS) with string message attributes. */
 export interface Notifier {
+  /** To the cooperative managers' topic; `attributes.cooperative_id` lets each manager's subscription filter to its own cooperative. */
   publish(input: { subject: string; message: string; attributes: Record<string, string> }): Promise<{ messageId: string }>;
+  /** An SMS to one phone number (E.164). */
+  sendSms(input: { phone: string; message: string; attributes: Record<string, string> }): Promise<{ messageId: string }>;
 }
 
 /** Sends a message to a work queue (SQS). */
@@ -216,11 +219,12 @@ export interface RegistryStore {
 /** Phone corrections of farmers (PATCH /farmers/{id}, decisions §11), apart from RegistryStore so that only that route bundles them. */
 export interface FarmerPhoneStore {
   /**
-   * Sets the farmer's phone (E.164), `phone_updated_at` and `updated_by`, on the condition that
-   * the farmer exists in `cooperative_id`; returns the farmer as stored, or null when there is no
-   * such farmer in that cooperative.
+   * Sets the farmer's phone (E.164), `phone_updated_at` and `updated_by`, and appends `change` to
+   * the farmer's `phone_changes` (its audit of phone changes), in one conditional update: the
+   * farmer exists in `cooperative_id` and its phone is still `previous_phone` (none when null).
+   * Returns the farmer as stored, or null when the condition failed.
    */
-  updateFarmerPhone(input: { farmer_id: string; cooperative_id: string; phone: string; actor: string; at: string }): Promise<Farmer | null>;
+  updateFarmerPhone(input: { farmer_id: string; cooperative_id: string; phone: string; previous_phone: string | null; actor: string; at: string; change: PhoneChange }): Promise<Farmer | null>;
 }
 
 /** Batches, their audit log and jobs (decisions §8). */

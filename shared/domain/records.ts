@@ -28,6 +28,18 @@ export interface Cooperative {
 
 export type GfwStatus = 'CLEAR' | 'FLAGGED' | 'PENDING';
 
+/**
+ * One change of a farmer's payout phone, as audited on the farmer: when, by whom (token subject and
+ * role), the numbers masked (`maskPhone`), and whether the manager and the old number were notified.
+ */
+export interface PhoneChange {
+  at: string;
+  actor: string;
+  actor_role: string;
+  previous_phone: string | null;
+  phone: string;
+}
+
 export interface Farmer {
   farmer_id: string;
   full_name: string;
@@ -49,6 +61,8 @@ export interface Farmer {
   gfw_dataset?: { name: string; version: string };
   registered_at: string;
   registered_by: string;
+  /** Every change of the payout phone (PATCH /farmers/{id}), oldest first: the farmer's audit of phone changes. */
+  phone_changes?: PhoneChange[];
   /** When the phone was last changed (PATCH /farmers/{id}), and by whom (token subject). */
   phone_updated_at?: string;
   updated_by?: string;

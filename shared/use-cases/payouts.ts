@@ -1,4 +1,4 @@
-import { assertActsFor, assertDuty, canSeePayment } from '../domain/access';
+import { assertActsFor, assertMayMoveMoney, canSeePayment } from '../domain/access';
 import { SYSTEM_CALLER, type Caller } from '../domain/caller';
 import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected, ProviderRejectedError, ProviderUnavailableError, StoreUnavailableError } from '../domain/errors';
 import { assertFarmerUsable } from '../domain/farmer';
@@ -191,20 +191,6 @@ export async function createManualPayout(
   return createFarmerPayout(deps, caller, {
     farmer_id: input.farmer_id, batch_id: input.batch_id, cooperative_id: input.cooperative_id, reason: input.reason, amount: { usd_micro: input.amount_usd_micro },
   }, undefined, { daily_limit_usd_micro: limits.dailyLimitUsdMicro });
-}
-
-/**
- * Who may move money by hand (manual payouts, a farmer's payout phone): ADMIN, or a COOPERATIVE
- * token with the MANAGER duty. Errors: INSUFFICIENT_PERMISSIONS (403) with `details.required_duty`.
- */
-export function assertMayMoveMoney(caller: Caller): void {
-  try {
-    assertDuty(caller, ['MANAGER']);
-  } catch {
-    throw new DomainError('INSUFFICIENT_PERMISSIONS', `This operation moves money: it needs an ADMIN token or a COOPERATIVE token with the MANAGER duty; the token has role ${caller.role}${caller.role === 'COOPERATIVE' ? ` with the duties ${caller.duties.join(', ') || 'none'}` : ''}.`, {
-      details: { required_role: 'COOPERATIVE', required_duty: 'MANAGER' },
-    });
-  }
 }
 
 /**
