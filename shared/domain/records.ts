@@ -217,6 +217,8 @@ export interface AuditEntry {
   payload: Record<string, unknown>;
   prev_hash: string;
   hash: string;
+  /** Set on a read for an AGENT token when money, phone or transaction-id fields were left out of `payload` (not hashed; shared/domain/audit-redaction.ts). */
+  payload_redacted?: true;
 }
 
 /** A ledger write (BatchToken mint or trace-log record): committed with its cause, signed once, broadcast until it lands. */
