@@ -98,7 +98,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a farmer's mobile-money phone (decisions §11).
-         * @description Roles as POST /farmers/register: ADMIN; COOPERATIVE or AGENT of the farmer's cooperative (another cooperative: 403 INSUFFICIENT_PERMISSIONS; MFI: 403). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. One conditional update records `phone`, `phone_updated_at` and the token subject; the answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the farmer's cooperative — the payout phone decides where money goes, so it takes the same two keys as a manual payout (an AGENT, another duty, another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS, checked before the body). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. The same number again changes nothing. One update, conditioned on the phone being still the one read (a concurrent change: 409 DUPLICATE_REQUEST, nothing written), records `phone`, `phone_updated_at`, the token subject and an audit entry in the farmer's `phone_changes` (`{at, actor, actor_role, previous_phone, phone}`, numbers masked); then the cooperative manager is notified (the managers' SNS topic, attribute `cooperative_id`, event `farmer.phone_changed`, both numbers masked) and the old number gets an SMS naming the new number masked (a notice that cannot be sent is logged for an operator; the change stands). The answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
          */
         patch: operations["update-farmer"];
         trace?: never;
@@ -212,7 +212,7 @@ export interface paths {
         };
         /**
          * The batch's hash-chained audit log, verified against the trace log and the pinned evidence.
-         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash; decisions §13): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
+         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash; decisions §13): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). For an AGENT token the entries of payouts, loans and settlements (and any other entry) come without amounts, phone numbers and transaction ids: those payload fields are left out and the entry carries `payload_redacted: true`; its hash can then not be recomputed from what is shown, and `verified` and `checks` are the service's verification of the full entries, unchanged (an AGENT who must check hashes asks a MANAGER or ADMIN, who read the entries as stored). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
          */
         get: operations["get-batch-audit"];
         put?: never;
@@ -308,7 +308,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a farmer to mobile money.
-         * @description Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch's value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
          */
         post: operations["create-farmer-payout"];
         delete?: never;
@@ -1105,7 +1105,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "EVIDENCE_UPLOAD_INVALID" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                 message: string;
                 /**
                  * Format: uri
@@ -2085,7 +2085,7 @@ export interface operations {
                      *       "farmer_id": "UG-BUD-004512",
                      *       "full_name": "Nabulo Mirembe",
                      *       "cooperative_id": "BUGISU-CU-01",
-                     *       "phone": "+256 7•• ••• 305",
+                     *       "phone": "+256 7•• ••• 888",
                      *       "district": "Bududa",
                      *       "farm": {
                      *         "area_ha": 1.2,
@@ -2101,7 +2101,17 @@ export interface operations {
                      *         "name": "bundled-alert-areas",
                      *         "version": "2026-11-01"
                      *       },
-                     *       "registered_at": "2026-11-22T18:54:52.261Z"
+                     *       "registered_at": "2026-11-22T18:54:52.261Z",
+                     *       "phone_updated_at": "2026-11-23T08:00:00.000Z",
+                     *       "phone_changes": [
+                     *         {
+                     *           "at": "2026-11-23T08:00:00.000Z",
+                     *           "actor": "manager-bugisu",
+                     *           "actor_role": "COOPERATIVE",
+                     *           "previous_phone": "+256 7•• ••• 305",
+                     *           "phone": "+256 7•• ••• 888"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -2128,6 +2138,16 @@ export interface operations {
                         };
                         /** Format: date-time */
                         registered_at: string;
+                        /** Format: date-time */
+                        phone_updated_at: string;
+                        phone_changes: {
+                            /** Format: date-time */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string;
+                            phone: string | null;
+                        }[];
                     };
                 };
             };
@@ -2160,6 +2180,15 @@ export interface operations {
             };
             /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3909,6 +3938,15 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYOUT_EXCEEDS_BATCH_VALUE: The farmer payouts of the batch would exceed its value, weight_kg × (grade price + export premium) in UGX at the quoted rate (`details.batch_value_ugx`). DAILY_PAYOUT_LIMIT_REACHED: The cooperative's manual payouts of this UTC day would exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (`details.daily_limit_usdc`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
