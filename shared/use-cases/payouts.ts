@@ -144,11 +144,6 @@ export async function createFarmerPayout(
       ...(valueUgx !== undefined ? { counted_ugx: estimatedUgx } : {}),
       ...(manualDay ? { manual_day: manualDay } : {}),
     };
-    if (valueUgx !== undefined && (batch.farmer_payouts_ugx ?? 0) + estimatedUgx > valueUgx) {
-      throw new DomainError('PAYOUT_EXCEEDS_BATCH_VALUE', `This payout (${estimatedUgx} UGX at the quoted rate) would take the farmer payouts of batch ${input.batch_id} (${batch.farmer_payouts_ugx ?? 0} UGX so far) above the batch's value of ${valueUgx} UGX; nothing was created.`, {
-        details: { batch_id: input.batch_id, batch_value_ugx: valueUgx, paid_ugx: batch.farmer_payouts_ugx ?? 0, payout_ugx: estimatedUgx, exchange_rate: quote.rate },
-      });
-    }
     try {
       await deps.payouts.createPending(candidate, batch.payout_seq, {
         ...(valueUgx !== undefined ? { batch_value_ugx: valueUgx } : {}),

@@ -95,16 +95,19 @@ export class PayoutRepository implements PayoutStore {
       const duplicate = () => new DomainError('DUPLICATE_PAYOUT', `A ${payout.reason} payout for batch ${payout.batch_id} already exists.`);
       if (codes[0] === 'ConditionalCheckFailed') throw duplicate();
       if (codes[3] === 'ConditionalCheckFailed') throw dailyLimitReached(payout, limits.daily_limit_usd_micro!);
-      if (codes[1] === 'ConditionalCheckFailed' && room !== undefined) {
-        // The sequence still matched: the condition that failed is the batch's value.
-        const old = cancellationItems(err)[1];
-        if (old && Number(old.payout_seq) === expectedSeq) throw exceedsBatchValue(payout, limits.batch_value_ugx!);
-      }
       if (codes[1] === 'ConditionalCheckFailed' || codes[2] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) {
         // A conflicting transaction cancels ours before the guard's condition is evaluated: when
         // the guard exists by now, an identical request won (409), not the sequence (retry).
         const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payoutGuard(payout.batch_id, payout.reason), ProjectionExpression: 'PK', ConsistentRead: true }));
         if (guard.Item) throw duplicate();
+        if (codes[1] === 'ConditionalCheckFailed' && room !== undefined) {
+          // The batch's condition failed with its sequence still `expectedSeq`: the value is what stopped it
+          // (the running total only grows with the sequence, and shrinks only when a payout is discarded).
+          const old = cancellationItems(err)[1] ?? (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(payout.batch_id), ProjectionExpression: 'payout_seq, farmer_payouts_ugx', ConsistentRead: true }))).Item;
+          if (old && Number(old.payout_seq) === expectedSeq && Number(old.farmer_payouts_ugx ?? 0) > room) {
+            throw exceedsBatchValue(payout, limits.batch_value_ugx!, Number(old.farmer_payouts_ugx ?? 0));
+          }
+        }
         throw new PayoutSequenceConflict();
       }
       throw err;
@@ -516,9 +519,9 @@ function decodeToken(token: string, pk: string): Record<string, unknown> {
 /** How long a cooperative's daily manual-payout total is kept after its day began (TTL): 8 days. */
 const MANUAL_PAYOUT_DAY_TTL_S = 8 * 86_400;
 
-function exceedsBatchValue(payout: Payout, valueUgx: number): DomainError {
-  return new DomainError('PAYOUT_EXCEEDS_BATCH_VALUE', `This payout (${payout.counted_ugx ?? 0} UGX at the quoted rate) would take the farmer payouts of batch ${payout.batch_id} above the batch's value of ${valueUgx} UGX; nothing was created.`, {
-    details: { batch_id: payout.batch_id, batch_value_ugx: valueUgx, payout_ugx: payout.counted_ugx ?? 0, exchange_rate: payout.exchange_rate },
+function exceedsBatchValue(payout: Payout, valueUgx: number, paidUgx = 0): DomainError {
+  return new DomainError('PAYOUT_EXCEEDS_BATCH_VALUE', `This payout (${payout.counted_ugx ?? 0} UGX at the quoted rate) would take the farmer payouts of batch ${payout.batch_id} (${paidUgx} UGX so far) above the batch's value of ${valueUgx} UGX; nothing was created.`, {
+    details: { batch_id: payout.batch_id, batch_value_ugx: valueUgx, paid_ugx: paidUgx, payout_ugx: payout.counted_ugx ?? 0, exchange_rate: payout.exchange_rate },
   });
 }
 
