@@ -7,7 +7,7 @@ import type { PayoutCreationLimits } from '../../domain/payout-limits';
 import { microToUsdc } from '../../domain/money';
 import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
 import { AWAITING_PAYOUT, OPEN_PAYOUTS, keys, fromItem, webhookReceiptItem } from './keys';
-import { cancellationCodes, cancellationItems, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
+import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 /**
  * Payouts (payment type FARMER_PAYOUT). Every status change is an update conditioned on the
@@ -61,7 +61,6 @@ export class PayoutRepository implements PayoutStore {
               UpdateExpression: batchUpdate,
               ConditionExpression: batchCondition,
               ExpressionAttributeValues: batchValues,
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
           {
@@ -103,7 +102,7 @@ export class PayoutRepository implements PayoutStore {
         if (codes[1] === 'ConditionalCheckFailed' && room !== undefined) {
           // The batch's condition failed with its sequence still `expectedSeq`: the value is what stopped it
           // (the running total only grows with the sequence, and shrinks only when a payout is discarded).
-          const old = cancellationItems(err)[1] ?? (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(payout.batch_id), ProjectionExpression: 'payout_seq, farmer_payouts_ugx', ConsistentRead: true }))).Item;
+          const old = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(payout.batch_id), ProjectionExpression: 'payout_seq, farmer_payouts_ugx', ConsistentRead: true }))).Item;
           if (old && Number(old.payout_seq) === expectedSeq && Number(old.farmer_payouts_ugx ?? 0) > room) {
             throw exceedsBatchValue(payout, limits.batch_value_ugx!, Number(old.farmer_payouts_ugx ?? 0));
           }

@@ -65,12 +65,6 @@ export function cancellationCodes(err: unknown): string[] {
   return Array.isArray(reasons) ? reasons.map((r) => r.Code ?? 'None') : [];
 }
 
-/** The items a cancelled transaction returned for its failed conditions (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), by position; undefined where none. */
-export function cancellationItems(err: unknown): Array<Record<string, unknown> | undefined> {
-  const reasons = (err as { CancellationReasons?: Array<{ Item?: Record<string, unknown> }> }).CancellationReasons;
-  return Array.isArray(reasons) ? reasons.map((r) => r.Item) : [];
-}
-
 export function isTransactionCanceled(err: unknown): boolean {
   return (err as { name?: string }).name === 'TransactionCanceledException';
 }
