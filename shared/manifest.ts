@@ -38,6 +38,10 @@ export type Need =
   | 'payout-state-machine:callback'
   | 'payout-request-queue:send'
   | 'manual-review-topic:publish'
+  /** Send an SMS to a phone number (SNS direct publish; locally the SMS stand-in topic SMS_TOPIC_ARN). */
+  | 'sms:send'
+  /** The cap on a cooperative's manual payouts per UTC day (MANUAL_PAYOUT_DAILY_LIMIT_USDC). */
+  | 'manual-payout-limit'
   | 'ledger'
   | 'payout-provider'
   | 'payout-webhook-secret'
@@ -165,7 +169,9 @@ export const NEEDS = {
   'payout-state-machine:start': { summary: 'Start payout lifecycle executions.', env: ['PAYOUT_STATE_MACHINE_ARN'], secrets: [] },
   'payout-state-machine:callback': { summary: 'Resume or fail a waiting payout attempt (task token).', env: ['PAYOUT_STATE_MACHINE_ARN'], secrets: [] },
   'payout-request-queue:send': { summary: 'Queue a submitted batch\'s payout.', env: ['PAYOUT_REQUEST_QUEUE_URL'], secrets: [] },
-  'manual-review-topic:publish': { summary: 'Notify cooperative managers of payouts in manual review.', env: ['MANUAL_REVIEW_TOPIC_ARN'], secrets: [] },
+  'manual-review-topic:publish': { summary: 'Notify cooperative managers (payouts in manual review, a farmer\'s payout phone changed).', env: ['MANUAL_REVIEW_TOPIC_ARN'], secrets: [] },
+  'sms:send': { summary: 'Send an SMS to a farmer\'s phone through SNS (direct publish to a phone number; SMS_TOPIC_ARN, set only on the local stack, sends it to a stand-in topic instead).', env: [], secrets: [], optionalEnv: ['SMS_TOPIC_ARN'] },
+  'manual-payout-limit': { summary: 'The cap on one cooperative\'s manual payouts per UTC day, USDC (setting manualPayoutDailyLimitUsdc, default 10000).', env: ['MANUAL_PAYOUT_DAILY_LIMIT_USDC'], secrets: [] },
   ledger: {
     summary: 'Sign and send ledger transactions (BatchToken, TraceLog).',
     env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS'],
@@ -384,7 +390,7 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/cooperatives/{id}/holding-balance', fn: 'get-holding-balance', auth: 'jwt', needs: ['table:read'], summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).' },
   { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write', 'gfw', 'maaif'], summary: 'Register a farmer and forest-check the farm.' },
   { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
-  { method: 'PATCH', path: '/farmers/{id}', fn: 'update-farmer', auth: 'jwt', needs: ['table:write'], summary: 'Correct a farmer\'s mobile-money phone (decisions §11).' },
+  { method: 'PATCH', path: '/farmers/{id}', fn: 'update-farmer', auth: 'jwt', needs: ['table:write', 'manual-review-topic:publish', 'sms:send'], summary: 'Correct a farmer\'s mobile-money phone (decisions §11).' },
   { method: 'GET', path: '/farmers/{id}/credit-score', fn: 'get-credit-score', auth: 'jwt', needs: ['table:read'], summary: 'The farmer\'s credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer\'s cooperative).' },
   { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
   { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
@@ -395,7 +401,7 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/purchase-orders/{id}/confirm', fn: 'confirm-purchase-order', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.' },
   { method: 'GET', path: '/batch/{id}', fn: 'get-batch', auth: 'jwt', needs: ['table:read'], summary: 'Read a batch with its stage history.' },
   { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
-  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], summary: 'Pay a farmer to mobile money.' },
+  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'manual-payout-limit'], summary: 'Pay a farmer to mobile money.' },
   { method: 'GET', path: '/payments/farmer-payout/{id}', fn: 'get-farmer-payout', auth: 'jwt', needs: ['table:read'], summary: 'Status of a farmer payout.' },
   { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone (decisions §11).' },
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },

@@ -1,18 +1,23 @@
-import { payoutCreationDeps } from '../../shared/composition';
+import { manualPayoutDailyLimitUsdMicro, payoutCreationDeps } from '../../shared/composition';
 import { usdcToMicro } from '../../shared/domain/money';
+import { assertMayMoveMoney } from '../../shared/domain/access';
 import { httpHandler } from '../../shared/http/handler';
 import { FarmerPayoutSchema } from '../../shared/http/payout-schemas';
 import { payoutCreatedView } from '../../shared/http/views';
-import { createFarmerPayout } from '../../shared/use-cases/payouts';
+import { createManualPayout } from '../../shared/use-cases/payouts';
 
-/** POST /payments/farmer-payout (COOPERATIVE, ADMIN): 201 with status PROCESSING (spec rules 1–5). */
-export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema }, async ({ body, caller }) => {
-  const payout = await createFarmerPayout(payoutCreationDeps(), caller, {
+/**
+ * POST /payments/farmer-payout (ADMIN; COOPERATIVE with the MANAGER duty): 201 with status
+ * PROCESSING (spec rules 1–5), within the batch's value and the cooperative's daily cap
+ * (MANUAL_PAYOUT_DAILY_LIMIT_USDC). The duty is checked before the body (token, permission, body).
+ */
+export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema, authorize: (caller) => assertMayMoveMoney(caller) }, async ({ body, caller }) => {
+  const payout = await createManualPayout(payoutCreationDeps(), caller, {
     farmer_id: body.farmer_id,
     batch_id: body.batch_id,
     cooperative_id: body.cooperative_id,
     reason: body.reason,
-    amount: { usd_micro: usdcToMicro(body.amount_usdc) },
-  });
+    amount_usd_micro: usdcToMicro(body.amount_usdc),
+  }, { dailyLimitUsdMicro: manualPayoutDailyLimitUsdMicro() });
   return { status: 201, body: payoutCreatedView(payout), headers: { location: `/payments/farmer-payout/${payout.payment_id}` } };
 });

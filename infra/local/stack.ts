@@ -1,3 +1,4 @@
+import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../../shared/domain/payout-limits';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -173,6 +174,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const topic = fauxqs.createTopic('coffee-trace-manual-review');
     const notifyQ = fauxqs.createQueue('coffee-trace-manual-review-local-inbox');
     fauxqs.subscribe({ topic: 'coffee-trace-manual-review', queue: 'coffee-trace-manual-review-local-inbox' });
+    // SNS here has no SMS: SMS go to a stand-in topic (SMS_TOPIC_ARN) drained into the same file, the number in `phone_number`.
+    const smsTopic = fauxqs.createTopic('coffee-trace-sms-local');
+    fauxqs.subscribe({ topic: 'coffee-trace-sms-local', queue: 'coffee-trace-manual-review-local-inbox' });
 
     // 4. the environment every handler reads (as the CDK stack sets it in AWS)
     const port = opts.port;
@@ -183,6 +187,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       TABLE_NAME: LOCAL_TABLE_NAME,
       ...Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [QUEUES[q].urlEnv, queues[q].queueUrl])),
       MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
+      SMS_TOPIC_ARN: smsTopic.topicArn,
+      MANUAL_PAYOUT_DAILY_LIMIT_USDC: process.env.MANUAL_PAYOUT_DAILY_LIMIT_USDC || String(DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC),
       LEDGER_RPC_URL: chain.rpcUrl,
       LEDGER_CHAIN_ID: '31337',
       LEDGER_SIGNER_KEY: signerKey,
@@ -439,7 +445,10 @@ function scheduleMs(expression: string): number {
   return Number(m[1]) * unit;
 }
 
-/** The local SNS subscriber: every message on the topic becomes one JSON line in `file`. */
+/**
+ * The local SNS subscriber: every message on the topics (the managers' topic, the SMS stand-in)
+ * becomes one JSON line in `file`, with the topic it was published to (`channel` `sms` for an SMS).
+ */
 function drainNotifications(queueUrl: string, file: string, topicArn: string): { stop(): Promise<void> } {
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   let running = true;
@@ -449,9 +458,10 @@ function drainNotifications(queueUrl: string, file: string, topicArn: string): {
         const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
         const messages = r.Messages ?? [];
         for (const m of messages) {
-          const env = JSON.parse(m.Body ?? '{}') as { Subject?: string; Message?: string; MessageAttributes?: Record<string, { Value?: string }>; Timestamp?: string };
+          const env = JSON.parse(m.Body ?? '{}') as { TopicArn?: string; Subject?: string; Message?: string; MessageAttributes?: Record<string, { Value?: string }>; Timestamp?: string };
           const attributes = Object.fromEntries(Object.entries(env.MessageAttributes ?? {}).map(([k, v]) => [k, v.Value ?? '']));
-          appendFileSync(file, `${JSON.stringify({ topic: topicArn, subject: env.Subject ?? null, message: env.Message ?? '', attributes, published_at: env.Timestamp ?? new Date().toISOString() })}\n`);
+          const topic = env.TopicArn ?? topicArn;
+          appendFileSync(file, `${JSON.stringify({ topic, channel: topic === topicArn ? 'topic' : 'sms', subject: env.Subject ?? null, message: env.Message ?? '', attributes, published_at: env.Timestamp ?? new Date().toISOString() })}\n`);
         }
         if (messages.length) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
       } catch {

@@ -153,6 +153,12 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         // (it lets any principal of the account use the key through SNS).
         role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sns:Publish'], resources: [s.manualReviewTopic.topicArn] }));
         break;
+      case 'sms:send':
+        // Direct SMS has no topic ARN: publishing to a phone number only (any resource that is not an SNS topic or application).
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sns:Publish'], notResources: ['arn:aws:sns:*:*:*'] }));
+        break;
+      case 'manual-payout-limit':
+        break; // a setting only
       case 'evidence-uploads:presign':
       case 'evidence-uploads:read': {
         // Exactly PutObject (presigned URLs act with this role's rights) or GetObject, under the uploads prefix only.
@@ -238,6 +244,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     JWKS_URL: settings.jwksUrl,
     CHAIN_WATCH_CONFIRMATIONS: settings.chainWatchConfirmations,
     CHAIN_WATCH_START_BLOCK: settings.chainWatchStartBlock,
+    MANUAL_PAYOUT_DAILY_LIMIT_USDC: settings.manualPayoutDailyLimitUsdc,
   };
 }
 

@@ -35,6 +35,7 @@ export interface ManagerSubscription {
  * - treasuryAddress: the ledger signer's address (the service treasury), where the on-ramp delivers USDC.
  * - chainWatchConfirmations: blocks a log must be buried under before the scheduled chain watcher reads it.
  * - chainWatchStartBlock: where the chain watcher's cursor starts when the table has none (the contracts' deployment block).
+ * - manualPayoutDailyLimitUsdc: the cap on one cooperative's manual payouts (POST /payments/farmer-payout) per UTC day, USDC.
  * - managerSubscriptions: `[{cooperativeId, email, sms?}]`, see {@link ManagerSubscription}.
  */
 export const SETTING_DEFAULTS = {
@@ -64,6 +65,7 @@ export const SETTING_DEFAULTS = {
   treasuryAddress: '0x0000000000000000000000000000000000000000',
   chainWatchConfirmations: '5',
   chainWatchStartBlock: '0',
+  manualPayoutDailyLimitUsdc: '10000',
   managerSubscriptions: [] as ManagerSubscription[],
 };
 
@@ -97,6 +99,8 @@ export interface Settings {
   treasuryAddress: string;
   chainWatchConfirmations: string;
   chainWatchStartBlock: string;
+  /** USDC per cooperative and UTC day (MANUAL_PAYOUT_DAILY_LIMIT_USDC). */
+  manualPayoutDailyLimitUsdc: string;
   managerSubscriptions: ManagerSubscription[];
   /** The deploy stage from context `stage` (`-c stage=dev|prod`, default dev): see infra/stack/stage.ts. */
   stage: StageConfig;
@@ -150,6 +154,7 @@ export function loadSettings(scope: Construct): Settings {
     treasuryAddress: param('treasuryAddress', 'TreasuryAddress', 'Address of the ledger signer (the service treasury): the on-ramp delivers deposited USDC there.', ADDRESS),
     chainWatchConfirmations: param('chainWatchConfirmations', 'ChainWatchConfirmations', 'Blocks a TraceLog or LendingVault log must be buried under before the scheduled chain watcher applies it.', '^[0-9]{1,4}$'),
     chainWatchStartBlock: param('chainWatchStartBlock', 'ChainWatchStartBlock', 'Block the chain watcher starts reading at when it has no cursor yet: the contracts\' deployment block.', '^[0-9]{1,15}$'),
+    manualPayoutDailyLimitUsdc: param('manualPayoutDailyLimitUsdc', 'ManualPayoutDailyLimitUsdc', 'Cap on one cooperative\'s manual payouts (POST /payments/farmer-payout) per UTC day, in USDC (at most 6 decimals).', '^[0-9]{1,12}(\\.[0-9]{1,6})?$'),
     managerSubscriptions: readManagerSubscriptions(scope),
     stage: readStage(scope),
     alarmsEnabled: readStage(scope).alarmsEnabled,

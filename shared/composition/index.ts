@@ -1,4 +1,6 @@
 import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
+import { decimalStringToMicro } from '../domain/money';
+import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../domain/payout-limits';
 import { readCooperative, readFarmer } from '../adapters/dynamodb/registry-repo';
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
 import { createTraceLogReaderFromEnv } from '../adapters/ledger/trace-log-reader';
@@ -80,7 +82,24 @@ export function payoutDeps(): PayoutDeps {
 
 /** Ports of POST /payments/farmer-payout: point reads of farmers and batches (not their whole repositories), the payout store, provider and workflow. */
 export function payoutCreationDeps(): PayoutCreationDeps {
-  return { registry: { getFarmer: readFarmer }, batches: { get: readMintedBatch }, payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
+  return { registry: { getFarmer: readFarmer, getCooperative: readCooperative }, batches: { get: readMintedBatch }, payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
+}
+
+/**
+ * The cap on one cooperative's manual payouts per UTC day, in micro-USDC: `MANUAL_PAYOUT_DAILY_LIMIT_USDC`
+ * (USDC, at most 6 decimals, > 0), default DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC (10,000).
+ * Throws naming the variable when it is not a positive amount.
+ */
+export function manualPayoutDailyLimitUsdMicro(): number {
+  const raw = envOr('MANUAL_PAYOUT_DAILY_LIMIT_USDC', String(DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC));
+  let micro: number;
+  try {
+    micro = decimalStringToMicro(raw.trim());
+  } catch {
+    micro = 0;
+  }
+  if (!(micro > 0)) throw new Error(`MANUAL_PAYOUT_DAILY_LIMIT_USDC must be a positive USDC amount (at most 6 decimals), got ${JSON.stringify(raw)}`);
+  return micro;
 }
 
 let traceLogReaderV: TraceLogReader | undefined;

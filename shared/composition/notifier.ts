@@ -1,4 +1,4 @@
 import { SnsNotifier } from '../adapters/aws/sns-notifier';
 
-/** The manual-review notifier (SNS). */
+/** Notifications (SNS): the cooperative managers' topic and SMS. */
 export const notifier = () => new SnsNotifier();

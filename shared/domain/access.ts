@@ -27,6 +27,20 @@ export function assertDuty(caller: Caller, duties: Duty[]): void {
 }
 
 /**
+ * Who may move money by hand (manual payouts, a farmer's payout phone): ADMIN, or a COOPERATIVE
+ * token with the MANAGER duty. Errors: INSUFFICIENT_PERMISSIONS (403) with `details.required_duty`.
+ */
+export function assertMayMoveMoney(caller: Caller): void {
+  try {
+    assertDuty(caller, ['MANAGER']);
+  } catch {
+    throw new DomainError('INSUFFICIENT_PERMISSIONS', `This operation moves money: it needs an ADMIN token or a COOPERATIVE token with the MANAGER duty; the token has role ${caller.role}${caller.role === 'COOPERATIVE' ? ` with the duties ${caller.duties.join(', ') || 'none'}` : ''}.`, {
+      details: { required_role: 'COOPERATIVE', required_duty: 'MANAGER' },
+    });
+  }
+}
+
+/**
  * Payment visibility (GET /payments/{id}, decisions §2): ADMIN sees every payment; a cooperative
  * sees its own cooperative's payments; an MFI only its own deposits (so never a farmer payout).
  */

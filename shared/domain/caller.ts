@@ -20,5 +20,19 @@ export interface Caller {
   duties: Duty[];
 }
 
+/**
+ * The caller of a public route (no token: /trace, /ipfs, /docs, /openapi.json, inbound webhooks).
+ * A type of its own with no role and no duties, so it cannot be handed to a use case that expects
+ * a `Caller`, and no role or duty check can accept it.
+ */
+export interface AnonymousCaller {
+  sub: 'anonymous';
+  role: null;
+  duties: readonly [];
+}
+
+/** The one anonymous caller. */
+export const ANONYMOUS_CALLER: AnonymousCaller = Object.freeze({ sub: 'anonymous', role: null, duties: [] as const }) as AnonymousCaller;
+
 /** The system itself, as the caller of automatic payouts (batch payment, export premium). */
 export const SYSTEM_CALLER: Caller = { sub: 'system', role: 'ADMIN', duties: [] };

@@ -31,6 +31,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   INSUFFICIENT_COLLATERAL: 'BatchToken value below the minimum loan of 50 USDC.',
   PHONE_NOT_FOUND: 'No phone number on record for the farmer.',
   COOPERATIVE_NOT_ACTIVE: 'Cooperative licence expired or suspended.',
+  PAYOUT_EXCEEDS_BATCH_VALUE: 'The farmer payouts of the batch would exceed its value, weight_kg × (grade price + export premium) in UGX at the quoted rate (`details.batch_value_ugx`).',
+  DAILY_PAYOUT_LIMIT_REACHED: 'The cooperative\'s manual payouts of this UTC day would exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (`details.daily_limit_usdc`).',
   EVIDENCE_UPLOAD_INVALID: 'Evidence upload missing, of another batch, expired, of another size or image type, or already used (`details.reason`).',
   BUYER_PAYMENT_NOT_FOUND: 'No buyer payment into the vault with this tx_hash and log_index for the purchase order.',
   PO_ALREADY_SETTLED: 'The purchase order is settled already.',

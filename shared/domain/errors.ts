@@ -38,6 +38,10 @@ export const ERROR_STATUS = {
   INSUFFICIENT_COLLATERAL: 422,
   PHONE_NOT_FOUND: 422,
   COOPERATIVE_NOT_ACTIVE: 422,
+  /** A farmer payout that would take its batch's FARMER_PAYOUTs above the batch's value (README "Money controls"). */
+  PAYOUT_EXCEEDS_BATCH_VALUE: 422,
+  /** A manual payout above its cooperative's cap for the UTC day (MANUAL_PAYOUT_DAILY_LIMIT_USDC). */
+  DAILY_PAYOUT_LIMIT_REACHED: 422,
   /** decisions §14: an evidence upload that cannot be attached (details.reason). */
   EVIDENCE_UPLOAD_INVALID: 422,
   /** Purchase orders paid in full (README "Settlement"): settling and refunding buyer payments. */

@@ -4,10 +4,11 @@
  * Money is integers: `*_usd_micro` is micro-USD(C) (6 decimals), `*_ugx` whole shillings.
  */
 
+import type { PayoutCreationLimits } from './payout-limits';
 import type { DdsRecord, DueDiligenceStatement } from './dds';
 import type { BuyerPayment, Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from './lending';
 import type { EvidenceUpload } from './evidence-upload';
-import type { AnchorLedgerTx, AuditAnchorRecord, AuditEntry, Batch, BatchLedgerTx, Cooperative, EvidencePinStatus, Farmer, Job, LedgerTx, Payout, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
+import type { AnchorLedgerTx, AuditAnchorRecord, AuditEntry, Batch, BatchLedgerTx, Cooperative, EvidencePinStatus, Farmer, Job, LedgerTx, Payout, PhoneChange, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
 import type { AuditHead, BatchAnchor } from './anchoring';
 
 export type Hex = `0x${string}`;
@@ -141,7 +142,10 @@ export type PayoutOrderReader = Pick<PayoutProvider, 'findOrderByReference'>;
 
 /** Publishes a notification (SNS in AWS) with string message attributes. */
 export interface Notifier {
+  /** To the cooperative managers' topic; `attributes.cooperative_id` lets each manager's subscription filter to its own cooperative. */
   publish(input: { subject: string; message: string; attributes: Record<string, string> }): Promise<{ messageId: string }>;
+  /** An SMS to one phone number (E.164). */
+  sendSms(input: { phone: string; message: string; attributes: Record<string, string> }): Promise<{ messageId: string }>;
 }
 
 /** Sends a message to a work queue (SQS). */
@@ -215,11 +219,12 @@ export interface RegistryStore {
 /** Phone corrections of farmers (PATCH /farmers/{id}, decisions §11), apart from RegistryStore so that only that route bundles them. */
 export interface FarmerPhoneStore {
   /**
-   * Sets the farmer's phone (E.164), `phone_updated_at` and `updated_by`, on the condition that
-   * the farmer exists in `cooperative_id`; returns the farmer as stored, or null when there is no
-   * such farmer in that cooperative.
+   * Sets the farmer's phone (E.164), `phone_updated_at` and `updated_by`, and appends `change` to
+   * the farmer's `phone_changes` (its audit of phone changes), in one conditional update: the
+   * farmer exists in `cooperative_id` and its phone is still `previous_phone` (none when null).
+   * Returns the farmer as stored, or null when the condition failed.
    */
-  updateFarmerPhone(input: { farmer_id: string; cooperative_id: string; phone: string; actor: string; at: string }): Promise<Farmer | null>;
+  updateFarmerPhone(input: { farmer_id: string; cooperative_id: string; phone: string; previous_phone: string | null; actor: string; at: string; change: PhoneChange }): Promise<Farmer | null>;
 }
 
 /** Batches, their audit log and jobs (decisions §8). */
@@ -281,11 +286,17 @@ export interface WebhookRef {
 export interface PayoutStore {
   /**
    * A PENDING payout and its (batch, reason) guard in one transaction, advancing the batch's payout
-   * sequence from `expectedSeq`. Errors: DUPLICATE_PAYOUT (409); PayoutSequenceConflict (retry).
+   * sequence from `expectedSeq`. With `limits`, the same transaction adds `payout.counted_ugx` to the
+   * batch's running total on the condition that it stays within `batch_value_ugx`, and (when
+   * `payout.manual_day` is set) the payout's micro-USDC to the cooperative's total of that day on the
+   * condition that it stays within `daily_limit_usd_micro`.
+   * Errors: DUPLICATE_PAYOUT (409); DAILY_PAYOUT_LIMIT_REACHED (422); PAYOUT_EXCEEDS_BATCH_VALUE (422)
+   * when the store can tell; PayoutSequenceConflict (retry: the batch, its sequence or its total moved).
    */
-  createPending(payout: Payout, expectedSeq: number): Promise<void>;
+  createPending(payout: Payout, expectedSeq: number, limits?: PayoutCreationLimits): Promise<void>;
   /**
-   * Removes a payout whose order never reached the provider, with its guard (the caller may retry).
+   * Removes a payout whose order never reached the provider, with its guard (the caller may retry),
+   * and takes back what it counted against its batch's value and its cooperative's day, in one transaction.
    * Only while it is PENDING and unchanged since `payout.updated_at` (a retry that claimed it meanwhile wins).
    */
   discardUnsent(payout: Payout): Promise<void>;

@@ -28,6 +28,18 @@ export interface Cooperative {
 
 export type GfwStatus = 'CLEAR' | 'FLAGGED' | 'PENDING';
 
+/**
+ * One change of a farmer's payout phone, as audited on the farmer: when, by whom (token subject and
+ * role), the numbers masked (`maskPhone`), and whether the manager and the old number were notified.
+ */
+export interface PhoneChange {
+  at: string;
+  actor: string;
+  actor_role: string;
+  previous_phone: string | null;
+  phone: string;
+}
+
 export interface Farmer {
   farmer_id: string;
   full_name: string;
@@ -49,6 +61,8 @@ export interface Farmer {
   gfw_dataset?: { name: string; version: string };
   registered_at: string;
   registered_by: string;
+  /** Every change of the payout phone (PATCH /farmers/{id}), oldest first: the farmer's audit of phone changes. */
+  phone_changes?: PhoneChange[];
   /** When the phone was last changed (PATCH /farmers/{id}), and by whom (token subject). */
   phone_updated_at?: string;
   updated_by?: string;
@@ -100,6 +114,8 @@ export interface Batch {
   payment_status: BatchPaymentStatus;
   payment_amount_ugx: number;
   payout_seq: number;
+  /** Running total of the batch's FARMER_PAYOUTs in UGX at their quoted rates (absent = 0), kept under its value. */
+  farmer_payouts_ugx?: number;
   purchase_order_id?: string;
   /** Green-coffee weight after milling (the MILLED stage's `outturn_kg`), kg. */
   outturn_kg?: number;
@@ -148,6 +164,10 @@ export interface Payout {
    * claim it and resume with the same reference; reconciliation adopts or removes it otherwise.
    */
   order_unknown?: boolean;
+  /** FARMER_PAYOUT: the UGX (at its quoted rate) it added to its batch's running total under the batch's value. */
+  counted_ugx?: number;
+  /** Manual payout (POST /payments/farmer-payout): the UTC day (`YYYY-MM-DD`) whose cooperative cap it counts against. */
+  manual_day?: string;
   created_at: string;
   updated_at: string;
   /** When the service recorded the settlement (COMPLETED). */
@@ -199,6 +219,8 @@ export interface AuditEntry {
   payload: Record<string, unknown>;
   prev_hash: string;
   hash: string;
+  /** Set on a read for an AGENT token when money, phone or transaction-id fields were left out of `payload` (not hashed; shared/domain/audit-redaction.ts). */
+  payload_redacted?: true;
 }
 
 /** A ledger write (BatchToken mint or trace-log record): committed with its cause, signed once, broadcast until it lands. */

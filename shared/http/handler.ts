@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ulid } from 'ulid';
 import * as v from 'valibot';
 import { callerFromContext, type Caller, type Role } from '../auth/claims';
+import { ANONYMOUS_CALLER, type AnonymousCaller } from '../domain/caller';
 import { DomainError, type ErrorDetail } from '../domain/errors';
 import { logger } from '../runtime/logger';
 import { instrumented } from '../runtime/instrument';
@@ -12,11 +13,12 @@ import { MIB } from '../manifest';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
 
 /** What a route handler receives after the standard middleware ran. */
-export interface HttpRequest<B> {
+export interface HttpRequest<B, C extends Caller | AnonymousCaller = Caller> {
   body: B;
   /** The body exactly as received (webhooks verify signatures over it). */
   rawBody: string;
-  caller: Caller;
+  /** The verified caller; on a public route always the anonymous caller (no role). */
+  caller: C;
   params: Record<string, string>;
   query: Record<string, string>;
   headers: Record<string, string>;
@@ -62,8 +64,8 @@ const PATH_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 
 type Event = APIGatewayProxyEvent & { _requestId?: string; _rawBody?: string };
 
-/** The caller of a public route (no token). It holds no role that any rule accepts. */
-const ANONYMOUS: Caller = { sub: 'anonymous', role: 'MFI', mfi_id: '', duties: [] };
+/** The Lambda handler `httpHandler` builds. */
+export type HttpLambda = (event: Event, context: Context) => Promise<HttpResult>;
 
 /**
  * Wraps a route's use-case call in the standard middy stack: request id (ULID, also in
@@ -74,9 +76,17 @@ const ANONYMOUS: Caller = { sub: 'anonymous', role: 'MFI', mfi_id: '', duties: [
  * flushed when it ends, answered or failed (shared/runtime/instrument.ts).
  */
 export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
+  opts: HttpHandlerOptions<S> & { public: true },
+  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, AnonymousCaller>) => Promise<HttpReply>,
+): HttpLambda;
+export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
+  opts: HttpHandlerOptions<S> & { public?: false },
+  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, Caller>) => Promise<HttpReply>,
+): HttpLambda;
+export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   opts: HttpHandlerOptions<S>,
-  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined>) => Promise<HttpReply>,
-) {
+  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, never>) => Promise<HttpReply>,
+): HttpLambda {
   const maxBody = opts.maxBodyBytes ?? MIB;
   const base = middy<Event, HttpResult>().before(async (request) => {
     const requestId = ulid();
@@ -103,7 +113,8 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
     .handler(async (event) => {
       const requestId = event._requestId ?? ulid();
       const headers = lowerCaseHeaders(event.headers);
-      const caller = callerFromContext(event.requestContext?.authorizer as Record<string, unknown> | undefined);
+      // A public route has no authorizer: its caller is anonymous whatever the request carries.
+      const caller = opts.public ? null : callerFromContext(event.requestContext?.authorizer as Record<string, unknown> | undefined);
       if (!caller && !opts.public) throw new DomainError('UNAUTHORIZED', 'Missing or invalid Bearer token.');
       if (opts.authorize && caller) opts.authorize(caller, event.body);
       const params = validatePathParameters(opts.params, event.pathParameters);
@@ -112,7 +123,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
       const reply = await fn({
         body,
         rawBody,
-        caller: caller ?? ANONYMOUS,
+        caller: (caller ?? ANONYMOUS_CALLER) as never,
         params,
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         headers,

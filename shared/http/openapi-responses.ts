@@ -327,7 +327,10 @@ export const SUCCESS: Record<string, Success[]> = {
   'get-holding-balance': [ok({ cooperative_id: 'BUGISU-CU-01', held_usdc: 126.045538, payouts_held: 1, updated_at: '2026-11-22T19:02:11.804Z' })],
   'register-farmer': [created(farmer), accepted({ error: { code: 'MAAIF_API_UNAVAILABLE', message: 'National farmer registry not responding; registration completes later.', docs: 'http://127.0.0.1:3000/docs/errors#MAAIF_API_UNAVAILABLE', request_id: '01M829T1PT35DWEJKNCY8T3VQ9' }, job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', status: 'PENDING', farmer: { ...farmer, national_registry_status: 'PENDING' } }, 'The national registry did not answer: the farmer is recorded as pending until the job completes.')],
   'get-farmer': [ok(farmer)],
-  'update-farmer': [ok(farmer)],
+  'update-farmer': [ok({
+    ...farmer, phone: '+256 7•• ••• 888', phone_updated_at: '2026-11-23T08:00:00.000Z',
+    phone_changes: [{ at: '2026-11-23T08:00:00.000Z', actor: 'manager-bugisu', actor_role: 'COOPERATIVE', previous_phone: '+256 7•• ••• 305', phone: '+256 7•• ••• 888' }],
+  })],
   'get-credit-score': [ok({ farmer_id: 'UG-BUD-004512', score: 575, band: 'D', computed_at: '2026-11-22T18:55:29.460Z', formula_version: '1', factors: [{ name: 'deliveries', value: 1, effect: 4 }, { name: 'volume_kg', value: 182.4, effect: 1 }, { name: 'quality', value: 100, effect: 30 }, { name: 'loans_repaid_on_time', value: 1, effect: 40 }] })],
   'submit-batch': [
     created({ success: true, data: { batch_id: 'BATCH-2026-000002', token_id: '2026000000000002', chain_tx_hash: TX, audit_log_message_id: 'AUD-BATCH-2026-000002-1', payment_status: 'INITIATED', payment_amount_ugx: 883200, farmer_phone: '+256 7•• ••• 760', estimated_payment_time_seconds: 30, stage: 'DELIVERED', created_at: '2026-11-22T18:54:53.089Z' } }, 'Minted: the BatchToken exists; the payout has started.'),

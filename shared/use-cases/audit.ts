@@ -1,5 +1,6 @@
 import { assertActsFor } from '../domain/access';
 import { verifyAuditTrail, type AuditVerification, type EvidenceFetcher } from '../domain/audit-verify';
+import { auditEntriesFor } from '../domain/audit-redaction';
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import type { AnchorRootReader, AuditAnchorStore, BatchStore, ChainTrail, ChainTrailReader } from '../domain/ports';
@@ -28,12 +29,15 @@ export async function readAuditEntries(batches: Pick<BatchStore, 'get' | 'auditE
 /**
  * GET /batch/{id}/audit (decisions §8): the batch's audit entries, verified — the hash chain
  * recomputed and compared with the BatchToken and TraceLog events on chain and with the pinned
- * evidence; `checks` says what matched and what did not.
+ * evidence; `checks` says what matched and what did not. The verification runs on the full
+ * entries; an AGENT then reads them without amounts, phone numbers and transaction ids
+ * (`auditEntriesFor`, `payload_redacted: true`), with the same `verified` and `checks`.
  * Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS, LEDGER_UNAVAILABLE (503) when the chain cannot be read.
  */
 export async function readVerifiedAudit(deps: AuditDeps, caller: Caller, batchId: string): Promise<{ batch: Batch; entries: AuditEntry[] } & AuditVerification> {
   const { batch, entries } = await readAuditEntries(deps.batches, caller, batchId);
-  return { batch, entries, ...(await verifyBatchAudit(deps, batch, entries)) };
+  const verification = await verifyBatchAudit(deps, batch, entries);
+  return { batch, entries: auditEntriesFor(caller, entries), ...verification };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { SYSTEM_CALLER } from '../domain/caller';
 import { STAGE_CODES } from '../domain/custody';
 import { DomainError } from '../domain/errors';
-import { ugxForWeight } from '../domain/money';
+import { exportPremiumUgx } from '../domain/payout-limits';
 import type { Hex, RegistryStore, TraceLogReader, WebhookReceiptStore } from '../domain/ports';
 import { STAGES, type Batch, type Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
@@ -72,8 +72,7 @@ export async function startTopUpPayout(deps: TopUpDeps, batchId: string): Promis
   if (!batch) throw new Error(`batch ${batchId} not found`);
   const coop = await deps.registry.getCooperative(batch.cooperative_id);
   if (!coop) throw new Error(`cooperative ${batch.cooperative_id} of batch ${batchId} not found`);
-  const premium = coop.export_premium_ugx_per_kg ?? 0;
-  const ugx = premium > 0 ? ugxForWeight(batch.weight_kg, premium) : 0;
+  const ugx = exportPremiumUgx(batch.weight_kg, coop.export_premium_ugx_per_kg);
   if (ugx <= 0) {
     logger.info('no export premium: no TOP_UP payout', { batch_id: batchId, cooperative_id: coop.cooperative_id });
     return { outcome: 'NO_PREMIUM' };
@@ -90,6 +89,11 @@ export async function startTopUpPayout(deps: TopUpDeps, batchId: string): Promis
         // Created, rejected at the first order, and on its retry path: durably started.
         const id = (err.details as { payout_id?: string } | undefined)?.payout_id;
         return { outcome: 'STARTED', ...(id ? { payout_id: id } : {}) };
+      }
+      if (err.code === 'PAYOUT_EXCEEDS_BATCH_VALUE') {
+        // Manual payouts took the batch's value already: the premium would pay the coffee twice.
+        logger.error('TOP_UP not payable: the batch\'s farmer payouts already reach its value', { batch_id: batchId, farmer_id: batch.farmer_id, alarm: 'PAYOUT_EXCEEDS_BATCH_VALUE', details: err.details });
+        return { outcome: 'NOT_PAYABLE' };
       }
       if (err.code === 'PHONE_NOT_FOUND') {
         logger.warn('TOP_UP not payable: the farmer has no phone on record', { batch_id: batchId, farmer_id: batch.farmer_id });

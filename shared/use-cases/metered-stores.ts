@@ -17,8 +17,8 @@ const elapsedMs = (from: string, to: string) => Date.parse(to) - Date.parse(from
  */
 export function meteredPayoutStore<S extends Partial<PayoutStore>>(store: S, m: MetricsRecorder = metrics): S {
   const counting: Partial<PayoutStore> = {
-    createPending: async (payout, expectedSeq) => {
-      await store.createPending!(payout, expectedSeq);
+    createPending: async (payout, expectedSeq, limits) => {
+      await store.createPending!(payout, expectedSeq, limits);
       m.count('PayoutsCreated');
     },
     recordSettlement: async (payout, s, at, webhook) => {

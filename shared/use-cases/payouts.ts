@@ -1,10 +1,11 @@
-import { assertActsFor, canSeePayment } from '../domain/access';
+import { assertActsFor, assertMayMoveMoney, canSeePayment } from '../domain/access';
 import { SYSTEM_CALLER, type Caller } from '../domain/caller';
 import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected, ProviderRejectedError, ProviderUnavailableError, StoreUnavailableError } from '../domain/errors';
 import { assertFarmerUsable } from '../domain/farmer';
 import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
 import { maskPhone } from '../domain/masking';
+import { batchValueUgx, utcDay } from '../domain/payout-limits';
 import { allowedFrom, attemptStep, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
 import type { BatchStore, Notifier, PayoutProvider, PayoutStore, PayoutWorkflow, ProviderOrder, RegistryStore } from '../domain/ports';
 import type { Payout, PayoutReason } from '../domain/records';
@@ -22,7 +23,8 @@ export interface PayoutDeps {
 
 /** What payout creation needs (a narrower view of PayoutDeps, so its function bundles only point reads of farmers and batches). */
 export interface PayoutCreationDeps {
-  registry: Pick<RegistryStore, 'getFarmer'>;
+  /** `getCooperative`: the export premium in a batch's value (the cap on its farmer payouts). */
+  registry: Pick<RegistryStore, 'getFarmer' | 'getCooperative'>;
   batches: Pick<BatchStore, 'get'>;
   payouts: Pick<PayoutStore, 'createPending' | 'discardUnsent' | 'markOrderUnknown' | 'claimOrderUnknown' | 'markProcessing' | 'markFirstOrderRejected' | 'get'>;
   provider: Pick<PayoutProvider, 'quote' | 'createOrder' | 'findOrderByReference'>;
@@ -45,7 +47,11 @@ export type PayoutAmount = { usd_micro: number } | { ugx: number };
  *     PAYOUT_FAILED (500, the spec's status for a provider error) with `details.payout_created: false`;
  *     either way nothing is written);
  *  3. one transaction: the payout (PENDING) and its (batch, reason) guard (DUPLICATE_PAYOUT);
- *     a concurrent creation that took the sequence number is retried with jitter, and after 10
+ *     for a FARMER_PAYOUT its UGX at the quoted rate added to the batch's running total on the
+ *     condition that it stays within the batch's value (`batchValueUgx`: 422
+ *     PAYOUT_EXCEEDS_BATCH_VALUE); for a manual payout (`manual`) its USDC added to the
+ *     cooperative's total of the UTC day within `manual.daily_limit_usd_micro` (422
+ *     DAILY_PAYOUT_LIMIT_REACHED); a concurrent creation that took the sequence number is retried with jitter, and after 10
  *     tries answered 503 AUDIT_LOG_UNAVAILABLE (nothing written), never 500;
  *  4. create the provider order, reference `<payout_id>-A1` (idempotent at the provider):
  *     unreachable → the provider is asked for that reference (a timed-out attempt may have placed
@@ -65,6 +71,8 @@ export async function createFarmerPayout(
   input: { farmer_id: string; batch_id: string; cooperative_id: string; reason: PayoutReason; amount: PayoutAmount },
   /** A loan's disbursement (payment type LOAN_DISBURSEMENT, id `DISB-…`): only `startLoanDisbursement` passes it. */
   disbursement?: { payment_id: string; loan_id: string },
+  /** A manual payout (POST /payments/farmer-payout): counted against its cooperative's cap for the UTC day. */
+  manual?: { daily_limit_usd_micro: number },
 ): Promise<Payout> {
   assertActsFor(caller, input.cooperative_id);
   if (input.reason === 'LOAN_DISBURSEMENT' && !disbursement) {
@@ -99,6 +107,14 @@ export async function createFarmerPayout(
   }
   const usdMicro = 'ugx' in input.amount ? microForUgx(input.amount.ugx, quote.rate) : input.amount.usd_micro;
   const estimatedUgx = ugxForMicro(usdMicro, quote.rate);
+  // The batch's value caps its FARMER_PAYOUTs together (a loan disbursement is an advance, not a payout of the coffee).
+  let valueUgx: number | undefined;
+  if (!disbursement) {
+    const coop = await deps.registry.getCooperative(input.cooperative_id);
+    if (!coop) throw new DomainError('COOPERATIVE_NOT_FOUND', `Cooperative ${input.cooperative_id} is not registered.`);
+    valueUgx = batchValueUgx(batch, coop.export_premium_ugx_per_kg);
+  }
+  const manualDay = manual ? utcDay(deps.now()) : undefined;
 
   let payout: Payout | undefined;
   for (let tries = 0; !payout; tries++) {
@@ -125,9 +141,14 @@ export async function createFarmerPayout(
       created_at: at,
       updated_at: at,
       created_by: caller.sub,
+      ...(valueUgx !== undefined ? { counted_ugx: estimatedUgx } : {}),
+      ...(manualDay ? { manual_day: manualDay } : {}),
     };
     try {
-      await deps.payouts.createPending(candidate, batch.payout_seq);
+      await deps.payouts.createPending(candidate, batch.payout_seq, {
+        ...(valueUgx !== undefined ? { batch_value_ugx: valueUgx } : {}),
+        ...(manual ? { daily_limit_usd_micro: manual.daily_limit_usd_micro } : {}),
+      });
       payout = candidate;
     } catch (err) {
       if (err instanceof DomainError && err.code === 'DUPLICATE_PAYOUT') {
@@ -145,6 +166,26 @@ export async function createFarmerPayout(
   }
 
   return placeFirstOrder(deps, payout);
+}
+
+/**
+ * POST /payments/farmer-payout: a payout a person asks for. Money needs two keys: ADMIN, or a
+ * COOPERATIVE token with the MANAGER duty of the batch's cooperative (any other duty, an AGENT, an
+ * MFI: 403 INSUFFICIENT_PERMISSIONS). Then `createFarmerPayout` with the batch-value cap (422
+ * PAYOUT_EXCEEDS_BATCH_VALUE) and the cooperative's cap for the UTC day, `dailyLimitUsdMicro`
+ * (MANUAL_PAYOUT_DAILY_LIMIT_USDC; 422 DAILY_PAYOUT_LIMIT_REACHED), both decided in the payout's
+ * creating transaction. Other errors as `createFarmerPayout`.
+ */
+export async function createManualPayout(
+  deps: PayoutCreationDeps,
+  caller: Caller,
+  input: { farmer_id: string; batch_id: string; cooperative_id: string; reason: PayoutReason; amount_usd_micro: number },
+  limits: { dailyLimitUsdMicro: number },
+): Promise<Payout> {
+  assertMayMoveMoney(caller);
+  return createFarmerPayout(deps, caller, {
+    farmer_id: input.farmer_id, batch_id: input.batch_id, cooperative_id: input.cooperative_id, reason: input.reason, amount: { usd_micro: input.amount_usd_micro },
+  }, undefined, { daily_limit_usd_micro: limits.dailyLimitUsdMicro });
 }
 
 /**
@@ -361,6 +402,12 @@ export async function startBatchPayout(deps: PayoutDeps, batchId: string): Promi
   } catch (err) {
     if (err instanceof DomainError) {
       if (err.code === 'DUPLICATE_PAYOUT' || err.code === 'PAYOUT_FAILED') return;
+      if (err.code === 'PAYOUT_EXCEEDS_BATCH_VALUE') {
+        // Manual payouts took the batch's value already: paying the net payment too would pay the coffee twice.
+        await deps.batches.setPaymentStatus(batchId, 'NOT_PAYABLE');
+        logger.error('batch payment not payable: the batch\'s farmer payouts already reach its value', { batch_id: batchId, alarm: 'PAYOUT_EXCEEDS_BATCH_VALUE', details: err.details });
+        return;
+      }
       if (err.code === 'PHONE_NOT_FOUND') {
         await deps.batches.setPaymentStatus(batchId, 'NOT_PAYABLE');
         logger.warn('batch payment not payable: the farmer has no phone on record', { batch_id: batchId });

@@ -112,13 +112,14 @@ describe('batch submission to farmer payout', () => {
   it('creates exactly one payout for a batch and reason under 50 concurrent identical requests (DUPLICATE_PAYOUT)', async () => {
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000456');
     const { batchId } = await submitAndFindPayout(ctx.coop, farmer, ctx.id);
-    const body = { farmer_id: farmer, batch_id: batchId, amount_usdc: 25.123456, reason: 'TOP_UP', cooperative_id: ctx.id };
+    // 12.345678 USDC = 45,681 UGX at the sandbox rate: within what the net payment leaves of the batch's value (120.5 kg × 400 UGX premium = 48,200 UGX)
+    const body = { farmer_id: farmer, batch_id: batchId, amount_usdc: 12.345678, reason: 'TOP_UP', cooperative_id: ctx.id };
     const results = await Promise.all(Array.from({ length: 50 }, () => api('POST', '/payments/farmer-payout', { token: ctx.coop, body })));
     const created = results.filter((r) => r.status === 201);
     expect(created).toHaveLength(1);
     expect(results.filter((r) => r.status === 409).every((r) => r.body.error.code === 'DUPLICATE_PAYOUT')).toBe(true);
     expect(results.filter((r) => r.status === 409)).toHaveLength(49);
-    expect(created[0]!.body).toMatchObject({ status: 'PROCESSING', amount_usdc: 25.123456, phone: '+256 7•• ••• 456', estimated_completion_seconds: 60, provider_order_id: expect.any(String) });
+    expect(created[0]!.body).toMatchObject({ status: 'PROCESSING', amount_usdc: 12.345678, phone: '+256 7•• ••• 456', estimated_completion_seconds: 60, provider_order_id: expect.any(String) });
     const list = await api('GET', `/payments?batch_id=${batchId}&limit=1`, { token: ctx.coop });
     expect(list.body.total).toBe(2);
     expect(list.body.payments).toHaveLength(1);

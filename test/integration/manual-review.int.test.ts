@@ -95,15 +95,16 @@ describe('closing manual reviews (decisions §11)', () => {
   it('RETRY after PATCH /farmers/{id}: a new attempt (-A5) to the corrected phone settles once; holding balance back down; audit entry', async () => {
     const { ctx, manager, farmer, batchId, payoutId } = await payoutInManualReview();
 
-    // PATCH /farmers/{id}: an AGENT of the cooperative may; another cooperative, a bad number, an unknown farmer may not
+    // PATCH /farmers/{id}: the cooperative's MANAGER may; another cooperative, a bad number, an unknown farmer may not
     const other = await setUpCooperative();
-    const cross = await api('PATCH', `/farmers/${farmer}`, { token: other.agent, body: { phone: '+256772000321' } });
+    const otherManager = await token({ role: 'COOPERATIVE', cooperative_id: other.id, duties: ['MANAGER'], sub: `manager-${other.id}` });
+    const cross = await api('PATCH', `/farmers/${farmer}`, { token: otherManager, body: { phone: '+256772000321' } });
     expect([cross.status, cross.body.error?.code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
-    const landline = await api('PATCH', `/farmers/${farmer}`, { token: ctx.agent, body: { phone: '+256414123456' } });
+    const landline = await api('PATCH', `/farmers/${farmer}`, { token: manager, body: { phone: '+256414123456' } });
     expect([landline.status, landline.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
     const unknown = await api('PATCH', '/farmers/UG-MBL-NOBODY', { token: ctx.admin, body: { phone: '+256772000321' } });
     expect([unknown.status, unknown.body.error?.code]).toEqual([404, 'FARMER_NOT_REGISTERED']);
-    const patched = await api('PATCH', `/farmers/${farmer}`, { token: ctx.agent, body: { phone: '+256772000321' } });
+    const patched = await api('PATCH', `/farmers/${farmer}`, { token: manager, body: { phone: '+256772000321' } });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ farmer_id: farmer, phone: '+256 7•• ••• 321', phone_updated_at: expect.stringMatching(/Z$/) });
     expect(patched.body).not.toHaveProperty('updated_by');

@@ -8,7 +8,7 @@ import { toErrorResponse } from '../../shared/http/handler';
 import { createFarmerPayout, startBatchPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';
 import { coop } from './support/api-event';
-import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative } from './support/fakes';
 import { oneShotFaults } from './support/one-shot-faults';
 
 /**
@@ -40,7 +40,7 @@ function world() {
 
   const deps: PayoutDeps = {
     now: () => clock,
-    registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null) }),
+    registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null), getCooperative: async () => aCooperative() }),
     batches: fakeBatchStore({
       get: async (id) => (id === BATCH.batch_id ? { ...BATCH, payout_seq: payoutSeq } : null),
       awaitingPayoutBefore: async () => (guards.has(guardKey({ batch_id: BATCH.batch_id, reason: 'NET_COFFEE_PAYMENT' })) ? [] : [BATCH.batch_id]),

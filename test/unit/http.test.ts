@@ -94,6 +94,15 @@ describe('httpHandler: success', () => {
     expect(res.status).toBe(200);
     expect(res.body.sub).toBe('anonymous');
   });
+
+  it('gives a public route an anonymous caller with no role, even when a token context is present', async () => {
+    // Act
+    const res = await call(publicRoute, { method: 'GET', caller: ADMIN });
+
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ role: null, sub: 'anonymous' });
+  });
 });
 
 describe('httpHandler: authentication and roles', () => {

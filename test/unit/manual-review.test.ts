@@ -4,6 +4,7 @@
  * in the payout lifecycle, the request schemas and the views.
  */
 import * as v from 'valibot';
+import { maskPhone } from '../../shared/domain/masking';
 import type { Caller } from '../../shared/domain/caller';
 import { PayoutTransitionRejected } from '../../shared/domain/errors';
 import { allowedFrom, attemptNumber, attemptStep, MAX_RESOLUTION_ROUNDS, roundOf, transition } from '../../shared/domain/payout-lifecycle';
@@ -18,7 +19,7 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StepFunctionsPayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
 import { domainErrorOf } from './support/errors';
-import { aFarmer, aPayout, fakeBatchStore, fakeFarmerPhoneStore, fakePayoutProvider, fakePayoutResolutionStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { aFarmer, aPayout, fakeBatchStore, fakeFarmerPhoneStore, fakePayoutProvider, fakePayoutResolutionStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative, fakeNotifier } from './support/fakes';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const manager: Caller = { sub: 'mgr-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['MANAGER'] };
@@ -41,7 +42,7 @@ function world(payout: Payout | null = inReview, farmer = aFarmer({ phone: '+256
         return { ...p, status: 'PROCESSING', attempt: r.attempt, retry_count: 0, phone: r.phone, resolution_round: r.round };
       },
     }),
-    registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
+    registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null), getCooperative: async () => aCooperative({ cooperative_id: farmer.cooperative_id }) }),
     workflow: fakePayoutWorkflow({ start: async (id, round) => { calls.push(`start ${id} ${round}`); } }),
   };
   return { deps, calls };
@@ -225,30 +226,66 @@ describe('the execution of a resolution retry', () => {
 
 describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
   const farmer = aFarmer();
-  function registry() {
+  function registry(over: { publish?: () => Promise<{ messageId: string }>; getFarmer?: () => Promise<typeof farmer | null> } = {}) {
     const writes: unknown[] = [];
+    const published: Array<{ subject: string; message: string; attributes: Record<string, string> }> = [];
+    const sms: Array<{ phone: string; message: string }> = [];
     return {
-      writes,
+      writes, published, sms,
       store: {
-        registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
-        phones: fakeFarmerPhoneStore({ updateFarmerPhone: async (input) => { writes.push(input); return { ...farmer, phone: input.phone, phone_updated_at: input.at, updated_by: input.actor }; } }),
+        registry: fakeRegistryStore({ getFarmer: over.getFarmer ?? (async (id) => (id === farmer.farmer_id ? farmer : null)), getCooperative: async () => aCooperative({ cooperative_id: farmer.cooperative_id }) }),
+        phones: fakeFarmerPhoneStore({ updateFarmerPhone: async (input) => { writes.push(input); return { ...farmer, phone: input.phone, phone_updated_at: input.at, updated_by: input.actor, phone_changes: [input.change] }; } }),
+        notifier: fakeNotifier({
+          publish: over.publish ?? (async (m) => { published.push(m); return { messageId: 'm-1' }; }),
+          sendSms: async (m) => { sms.push(m); return { messageId: 's-1' }; },
+        }),
       },
     };
   }
+  const manager: Caller = { sub: 'mgr-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['MANAGER'] };
 
   it.each<[string, Caller]>([
-    ['an AGENT of the cooperative', { sub: 'agent-7', role: 'AGENT', cooperative_id: 'COOP-1', duties: [] }],
-    ['a COOPERATIVE token of the cooperative (any duty)', { sub: 'q', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['QUALITY_OFFICER'] }],
+    ['a COOPERATIVE token with the MANAGER duty', manager],
     ['ADMIN', admin],
-  ])('%s changes the phone in one conditional write; the view masks it and hides updated_by', async (_who, caller) => {
+  ])('%s changes the phone in one conditional write with its audit entry; the view masks it and hides updated_by', async (_who, caller) => {
     const { store, writes } = registry();
     const updated = await updateFarmerPhone(store, caller, 'F-1', { phone: '+256772999888' }, NOW);
-    expect(writes).toEqual([{ farmer_id: 'F-1', cooperative_id: 'COOP-1', phone: '+256772999888', actor: caller.sub, at: NOW.toISOString() }]);
+    const change = { at: NOW.toISOString(), actor: caller.sub, actor_role: caller.role, previous_phone: maskPhone(farmer.phone!), phone: maskPhone('+256772999888') };
+    expect(writes).toEqual([{ farmer_id: 'F-1', cooperative_id: 'COOP-1', phone: '+256772999888', previous_phone: farmer.phone, actor: caller.sub, at: NOW.toISOString(), change }]);
     const view = farmerView(updated);
     expect(view.phone).not.toContain('999888');
     expect(view.phone).toMatch(/888$/);
-    expect(view).toMatchObject({ phone_updated_at: NOW.toISOString() });
+    expect(view).toMatchObject({ phone_updated_at: NOW.toISOString(), phone_changes: [change] });
+    expect(JSON.stringify(view)).not.toContain('772999888');
     expect(view).not.toHaveProperty('updated_by');
+  });
+
+  it('notifies the cooperative manager (numbers masked) and the old number by SMS', async () => {
+    const { store, published, sms } = registry();
+    await updateFarmerPhone(store, manager, 'F-1', { phone: '+256772999888' }, NOW);
+    expect(published).toHaveLength(1);
+    expect(published[0]!.attributes).toMatchObject({ cooperative_id: 'COOP-1', event: 'farmer.phone_changed', farmer_id: 'F-1' });
+    expect(published[0]!.message).toContain(maskPhone(farmer.phone!));
+    expect(published[0]!.message).toContain(maskPhone('+256772999888'));
+    expect(published[0]!.message).not.toContain(farmer.phone!);
+    expect(published[0]!.message).not.toContain('+256772999888');
+    expect(sms).toEqual([expect.objectContaining({ phone: farmer.phone })]);
+    expect(sms[0]!.message).toContain(maskPhone('+256772999888'));
+    expect(sms[0]!.message).not.toContain('+256772999888');
+  });
+
+  it('a notice that cannot be sent does not undo the change (it is logged for an operator)', async () => {
+    const { store, writes, sms } = registry({ publish: async () => { throw new Error('SNS down'); } });
+    const updated = await updateFarmerPhone(store, manager, 'F-1', { phone: '+256772999888' }, NOW);
+    expect(updated.phone).toBe('+256772999888');
+    expect(writes).toHaveLength(1);
+    expect(sms).toHaveLength(1);
+  });
+
+  it('the same number again: nothing written, nobody notified', async () => {
+    const { store, writes, published, sms } = registry();
+    await updateFarmerPhone(store, manager, 'F-1', { phone: farmer.phone! }, NOW);
+    expect([writes, published, sms]).toEqual([[], [], []]);
   });
 
   it('a number that is not a Ugandan mobile (a Kampala landline): 400 VALIDATION_ERROR on phone', async () => {
@@ -259,20 +296,30 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
   });
 
   it.each<[string, Caller]>([
-    ['another cooperative', { sub: 'x', role: 'AGENT', cooperative_id: 'COOP-2', duties: [] }],
+    ['an AGENT of the cooperative', { sub: 'agent-7', role: 'AGENT', cooperative_id: 'COOP-1', duties: [] }],
+    ['a COOPERATIVE token of the cooperative without the MANAGER duty', { sub: 'q', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['QUALITY_OFFICER', 'WAREHOUSE_MANAGER'] }],
+    ['a MANAGER of another cooperative', { sub: 'x', role: 'COOPERATIVE', cooperative_id: 'COOP-2', duties: ['MANAGER'] }],
     ['an MFI', { sub: 'mfi', role: 'MFI', mfi_id: 'MFI-1', duties: [] }],
-  ])('%s: 403 INSUFFICIENT_PERMISSIONS', async (_who, caller) => {
-    const { store, writes } = registry();
+  ])('%s: 403 INSUFFICIENT_PERMISSIONS, nothing written, nobody notified', async (_who, caller) => {
+    const { store, writes, published, sms } = registry();
     const err = await domainErrorOf(updateFarmerPhone(store, caller, 'F-1', { phone: '+256772999888' }, NOW));
     expect([err.code, err.status]).toEqual(['INSUFFICIENT_PERMISSIONS', 403]);
-    expect(writes).toEqual([]);
+    expect([writes, published, sms]).toEqual([[], [], []]);
   });
 
   it('an unknown farmer, or one whose conditional write finds no such farmer of that cooperative: 404 FARMER_NOT_REGISTERED', async () => {
     const { store } = registry();
     expect((await domainErrorOf(updateFarmerPhone(store, admin, 'F-404', { phone: '+256772999888' }, NOW))).code).toBe('FARMER_NOT_REGISTERED');
-    const gone = { registry: fakeRegistryStore({ getFarmer: async () => farmer }), phones: fakeFarmerPhoneStore({ updateFarmerPhone: async () => null }) };
+    let reads = 0;
+    const gone = { ...registry().store, registry: fakeRegistryStore({ getFarmer: async () => (reads++ === 0 ? farmer : null), getCooperative: async () => null }), phones: fakeFarmerPhoneStore({ updateFarmerPhone: async () => null }) };
     expect((await domainErrorOf(updateFarmerPhone(gone, admin, 'F-1', { phone: '+256772999888' }, NOW))).code).toBe('FARMER_NOT_REGISTERED');
+  });
+
+  it('a concurrent change of the same phone in between: 409 DUPLICATE_REQUEST, nobody notified', async () => {
+    const { store, published, sms } = registry();
+    const raced = { ...store, phones: fakeFarmerPhoneStore({ updateFarmerPhone: async () => null }) };
+    expect((await domainErrorOf(updateFarmerPhone(raced, admin, 'F-1', { phone: '+256772999888' }, NOW))).code).toBe('DUPLICATE_REQUEST');
+    expect([published, sms]).toEqual([[], []]);
   });
 });
 

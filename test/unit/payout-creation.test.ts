@@ -1,8 +1,8 @@
 import type { Caller } from '../../shared/domain/caller';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
-import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
+import { createFarmerPayout, createManualPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
 import { domainErrorOf } from './support/errors';
-import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative } from './support/fakes';
 
 /** POST /payments/farmer-payout when the provider is down or refuses the order (rules 4–5). */
 
@@ -13,7 +13,7 @@ function deps(createOrder: () => Promise<never>, quote?: () => Promise<never>) {
   const calls: string[] = [];
   const d: PayoutDeps = {
     now: () => new Date('2026-11-22T10:00:00.000Z'),
-    registry: fakeRegistryStore({ getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123', full_name: 'Joseph Wamala' }) }),
+    registry: fakeRegistryStore({ getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123', full_name: 'Joseph Wamala' }), getCooperative: async () => aCooperative({ cooperative_id: 'C1' }) }),
     batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', farmer_id: 'F1', payout_seq: 0 }) }),
     payouts: fakePayoutStore({
       createPending: async (p) => { calls.push(`pending ${p.payment_id} ${p.amount_usd_micro}`); },
@@ -71,5 +71,34 @@ describe('createFarmerPayout', () => {
     const err = await domainErrorOf(createFarmerPayout(d, caller, input));
     expect(err.code).toBe('PROVIDER_UNAVAILABLE');
     expect(calls).toEqual(['quote']);
+  });
+});
+
+describe('createManualPayout: two keys and the limits handed to the creating transaction', () => {
+  const manual = { farmer_id: 'F1', batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', reason: 'MANUAL' as const, amount_usd_micro: 12_500_000 };
+
+  it.each<[string, Caller]>([
+    ['a COOPERATIVE token with only QUALITY_OFFICER', { sub: 'q', role: 'COOPERATIVE', cooperative_id: 'C1', duties: ['QUALITY_OFFICER'] }],
+    ['an AGENT', { sub: 'a', role: 'AGENT', cooperative_id: 'C1', duties: [] }],
+    ['an MFI', { sub: 'm', role: 'MFI', mfi_id: 'M1', duties: [] }],
+  ])('%s: 403 INSUFFICIENT_PERMISSIONS before anything is read or quoted', async (_who, who) => {
+    const { d, calls } = deps(async () => { throw new Error('no order'); });
+    const err = await domainErrorOf(createManualPayout(d, who, manual, { dailyLimitUsdMicro: 10_000_000_000 }));
+    expect([err.code, err.status, err.details]).toEqual(['INSUFFICIENT_PERMISSIONS', 403, { required_role: 'COOPERATIVE', required_duty: 'MANAGER' }]);
+    expect(calls).toEqual([]);
+  });
+
+  it('a MANAGER: the payout counts its UGX against the batch value (net payment + premium) and its USDC against the UTC day', async () => {
+    const { d } = deps(async () => ({ order_id: 'o1', status: 'PENDING', amount_ugx: 46_253, exchange_rate: '3700.25' }) as never);
+    const seen: unknown[] = [];
+    d.payouts = { ...d.payouts, createPending: async (p, _seq, limits) => { seen.push({ counted: p.counted_ugx, day: p.manual_day, limits }); }, markProcessing: async (p) => ({ ...p, status: 'PROCESSING' }) };
+    const batch = aBatch({ batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', farmer_id: 'F1', payout_seq: 0 });
+    d.batches = fakeBatchStore({ get: async () => batch });
+    await createManualPayout(d, { sub: 'mgr', role: 'COOPERATIVE', cooperative_id: 'C1', duties: ['MANAGER'] }, manual, { dailyLimitUsdMicro: 10_000_000_000 });
+    const premium = aCooperative({ cooperative_id: 'C1' }).export_premium_ugx_per_kg;
+    expect(seen).toEqual([{
+      counted: 46_253, day: '2026-11-22',
+      limits: { batch_value_ugx: batch.payment_amount_ugx + Math.round(batch.weight_kg * premium), daily_limit_usd_micro: 10_000_000_000 },
+    }]);
   });
 });

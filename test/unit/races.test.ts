@@ -9,7 +9,7 @@ import type { Payout } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
 import { domainErrorOf } from './support/errors';
-import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore } from './support/fakes';
+import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative } from './support/fakes';
 
 /**
  * Issue 9 defect 6: what a concurrent loser sees from DynamoDB, answered without a 500.
@@ -129,7 +129,7 @@ describe('createFarmerPayout: the sequence keeps being taken', () => {
     const caller: Caller = { sub: 'officer', role: 'COOPERATIVE', cooperative_id: 'C1', duties: [] };
     const deps: PayoutDeps = {
       now: () => new Date('2026-11-22T10:00:00.000Z'),
-      registry: fakeRegistryStore({ getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123' }) }),
+      registry: fakeRegistryStore({ getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123' }), getCooperative: async () => aCooperative({ cooperative_id: 'C1' }) }),
       batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', farmer_id: 'F1', payout_seq: attempts }) }),
       payouts: fakePayoutStore({ createPending: async () => { attempts += 1; throw new PayoutSequenceConflict(); } }),
       provider: fakePayoutProvider({ quote: async () => ({ quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }) }),

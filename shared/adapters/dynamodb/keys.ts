@@ -85,6 +85,8 @@ export const WEBHOOK_RECEIPT_TTL_S = 30 * 24 * 3600;
 export const keys = {
   cooperative: (id: string) => ({ PK: `COOP#${id}`, SK: META }),
   holding: (coopId: string) => ({ PK: `COOP#${coopId}`, SK: 'HOLDING' }),
+  /** A cooperative's running total of manual payouts on one UTC day (`YYYY-MM-DD`), kept under the daily cap. */
+  manualPayoutDay: (coopId: string, day: string) => ({ PK: `COOP#${coopId}`, SK: `MANUAL_PAYOUTS#${day}` }),
   farmer: (id: string) => ({ PK: `FARMER#${id}`, SK: META }),
   farmerGsi: (coopId: string, id: string) => ({ GSI1PK: keys.cooperativePartition(coopId), GSI1SK: `${FARMER_PREFIX}${id}` }),
   /** GSI1 partition of a cooperative's farmers and batches. */

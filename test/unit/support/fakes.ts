@@ -201,6 +201,7 @@ export function fakeWorkQueue<T>(name: string, over: Partial<WorkQueue<T>> = {})
 export function fakeNotifier(over: Partial<Notifier> = {}): Notifier {
   return {
     publish: () => unexpected('notifier.publish'),
+    sendSms: () => unexpected('notifier.sendSms'),
     ...over,
   };
 }
