@@ -266,8 +266,13 @@ export type NeedEnvName = (typeof NEEDS)[Need]['env'][number];
 /** Every secret name any Need carries. */
 export type SecretName = (typeof NEEDS)[Need]['secrets'][number]['name'];
 
-/** Set by the CDK stack on every function (values in infra/stack/coffee-trace-stack.ts). */
-export const COMMON_ENV = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'DOCS_BASE_URL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'] as const;
+/**
+ * Set by the CDK stack on every function (values in infra/stack/coffee-trace-stack.ts); the local
+ * stack sets PUBLIC_BASE_URL, SERVICE_RUNTIME (`local`) and DOCS_BASE_URL itself.
+ * PUBLIC_BASE_URL: the base of every absolute link (trace page, QR code, docs, OpenAPI server).
+ * SERVICE_RUNTIME: `aws` in the stack (HSTS; PUBLIC_BASE_URL must be https), `local` locally.
+ */
+export const COMMON_ENV = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'DOCS_BASE_URL', 'PUBLIC_BASE_URL', 'SERVICE_RUNTIME', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'] as const;
 export type CommonEnvName = (typeof COMMON_ENV)[number];
 
 /**
