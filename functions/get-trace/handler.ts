@@ -24,10 +24,10 @@ const namesHtml = (accept = '') => /text\/html/i.test(accept);
  * `X-Forwarded-*`); the HTML carries a CSP without inline script (shared/http/security-headers.ts).
  */
 const page = httpHandler({ public: true, params: IdParams(BatchIdParam) }, async ({ params, headers, requestId }) => {
-  const base = publicBaseUrl();
   const json = wantsJson(headers.accept);
   try {
     const view = await readPublicTrace(tracePageDeps(), params.id!);
+    const base = publicBaseUrl();
     const pageUrl = tracePageUrl(base, view.batch_id);
     if (json) return jsonResponse(200, { ...view, page_url: pageUrl, qr_url: `${pageUrl}/qr.svg` }, requestId, { 'cache-control': CACHE, vary: 'Accept' });
     return { statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'x-request-id': requestId, 'cache-control': CACHE, vary: 'Accept' }, body: tracePageHtml(view, base) };

@@ -70,7 +70,7 @@ export interface LocalStack {
 }
 
 /** The own copy of evidence (EVIDENCE_BUCKET) and the pinning sandbox's storage, both on fauxqs's S3 (decisions §14). */
-const LOCAL_EVIDENCE_BUCKET = 'coffee-trace-evidence-local';
+export const LOCAL_EVIDENCE_BUCKET = 'coffee-trace-evidence-local';
 const LOCAL_PINNING_STORAGE_BUCKET = 'coffee-trace-pinning-sandbox-storage';
 /** The pinning sandbox's own bucket name and dev credentials (what an operator gets from the pinning service). */
 const LOCAL_PINNING_BUCKET = 'coffee-trace-evidence-pins';
