@@ -60,3 +60,55 @@ async function readThroughExtension(arn: string): Promise<string> {
 export function docsBaseUrl(): string {
   return envOr('DOCS_BASE_URL', 'http://127.0.0.1:3000/docs');
 }
+
+/** Where a function runs: `aws` (set by the CDK stack on every function) or `local` (the local stack; also the default when unset, as in unit tests). */
+export type ServiceRuntime = 'aws' | 'local';
+
+/**
+ * SERVICE_RUNTIME: `aws` in the deployed stack, `local` on the local stack (default when unset).
+ * It decides what only holds behind API Gateway's TLS: HSTS on every answer, and an https
+ * PUBLIC_BASE_URL. Errors: throws on any other value.
+ */
+export function serviceRuntime(): ServiceRuntime {
+  const v = envOr('SERVICE_RUNTIME', 'local');
+  if (v !== 'aws' && v !== 'local') throw new Error(`SERVICE_RUNTIME must be aws or local, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+/**
+ * Checks a public base URL and returns it without a trailing slash: an absolute `https://` URL
+ * (`http://` only when `runtime` is `local`), with a host, no user info, query or fragment; a path
+ * (an API Gateway stage such as `/prod`) is kept. Every link the service prints (trace page, its QR
+ * code, the docs page, the OpenAPI document's server) starts with it; no link is ever built from
+ * the request's `Host` or `X-Forwarded-*` headers.
+ * @throws Error naming the problem.
+ */
+export function checkPublicBaseUrl(raw: string, runtime: ServiceRuntime): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_BASE_URL is not an absolute URL: ${JSON.stringify(raw)}`);
+  }
+  const allowed = runtime === 'aws' ? ['https:'] : ['https:', 'http:'];
+  if (!allowed.includes(url.protocol)) throw new Error(`PUBLIC_BASE_URL must be ${runtime === 'aws' ? 'an https' : 'an http or https'} URL, not ${JSON.stringify(raw)}`);
+  if (!url.hostname || url.username || url.password || url.search || url.hash || raw.includes('#') || raw.includes('?')) {
+    throw new Error(`PUBLIC_BASE_URL must be a plain base URL (scheme, host, optional port and path; no user info, query or fragment): ${JSON.stringify(raw)}`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+let publicBase: { raw: string; runtime: ServiceRuntime; url: string } | undefined;
+
+/**
+ * PUBLIC_BASE_URL, checked ({@link checkPublicBaseUrl}) and cached while the variable is unchanged:
+ * the base of every absolute link the service prints. In AWS the stack sets it (the PublicBaseUrl
+ * parameter, default the API's own stage URL); locally the printed URL of the local stack.
+ * @throws Error when it is missing or invalid.
+ */
+export function publicBaseUrl(): string {
+  const raw = requireEnv('PUBLIC_BASE_URL');
+  const runtime = serviceRuntime();
+  if (publicBase?.raw !== raw || publicBase.runtime !== runtime) publicBase = { raw, runtime, url: checkPublicBaseUrl(raw, runtime) };
+  return publicBase.url;
+}

@@ -141,7 +141,7 @@ export const QUEUES = {
   'payout-request-queue': { urlEnv: 'PAYOUT_REQUEST_QUEUE_URL', fifo: false, maxReceiveCount: 5, summary: 'Batches whose NET_COFFEE_PAYMENT payout is to be started.' },
   'ledger-write-queue': { urlEnv: 'LEDGER_WRITE_QUEUE_URL', fifo: true, maxReceiveCount: 50, summary: 'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.' },
   'dds-filing-queue': { urlEnv: 'DDS_FILING_QUEUE_URL', fifo: false, maxReceiveCount: 20, summary: 'DDS filings, retried until the registry gives the reference numbers.' },
-  'evidence-pin-queue': { urlEnv: 'EVIDENCE_PIN_QUEUE_URL', fifo: false, maxReceiveCount: 8, summary: 'Pin jobs of evidence packages and DDS documents (decisions §14): the background pinner uploads each CAR to the pinning service; a failed attempt is retried on redelivery, then dead-lettered.' },
+  'evidence-pin-queue': { urlEnv: 'EVIDENCE_PIN_QUEUE_URL', fifo: false, maxReceiveCount: 8, summary: 'Pin jobs of stage evidence packages (decisions §14; a due diligence statement is private and never pinned): the background pinner uploads each CAR to the pinning service; a failed attempt is retried on redelivery, then dead-lettered.' },
   'outbound-webhook-queue': { urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL', fifo: false, maxReceiveCount: 10, summary: 'Outbound webhook delivery attempts (decisions §12); the retry schedule is kept by the consumer (re-queued with DelaySeconds, in hops of at most 900 s), so only a crashing consumer dead-letters a message.' },
 } as const satisfies Record<QueueName, QueueSpec>;
 
@@ -272,8 +272,13 @@ export type NeedEnvName = (typeof NEEDS)[Need]['env'][number];
 /** Every secret name any Need carries. */
 export type SecretName = (typeof NEEDS)[Need]['secrets'][number]['name'];
 
-/** Set by the CDK stack on every function (values in infra/stack/coffee-trace-stack.ts). */
-export const COMMON_ENV = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'DOCS_BASE_URL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'] as const;
+/**
+ * Set by the CDK stack on every function (values in infra/stack/coffee-trace-stack.ts); the local
+ * stack sets PUBLIC_BASE_URL, SERVICE_RUNTIME (`local`) and DOCS_BASE_URL itself.
+ * PUBLIC_BASE_URL: the base of every absolute link (trace page, QR code, docs, OpenAPI server).
+ * SERVICE_RUNTIME: `aws` in the stack (HSTS; PUBLIC_BASE_URL must be https), `local` locally.
+ */
+export const COMMON_ENV = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'DOCS_BASE_URL', 'PUBLIC_BASE_URL', 'SERVICE_RUNTIME', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'] as const;
 export type CommonEnvName = (typeof COMMON_ENV)[number];
 
 /**
@@ -415,7 +420,7 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
   { method: 'POST', path: '/eudr/verify-gfw', fn: 'verify-gfw', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Check a farm against deforestation alerts after 2020-12-31 again.' },
   { method: 'GET', path: '/cooperatives/{id}/flagged-farms', fn: 'list-flagged-farms', auth: 'jwt', needs: ['table:read'], summary: 'Farms the forest check flagged: the manual-review list of a cooperative.' },
-  { method: 'POST', path: '/eudr/generate-dds', fn: 'generate-dds', auth: 'jwt', needs: ['table:write', 'pin-store', 'dds-filing-queue:send'], summary: 'Generate a batch\'s due diligence statement and file it with the EU Information System.' },
+  { method: 'POST', path: '/eudr/generate-dds', fn: 'generate-dds', auth: 'jwt', needs: ['table:write', 'dds-filing-queue:send'], summary: 'Generate a batch\'s due diligence statement and file it with the EU Information System.' },
   { method: 'GET', path: '/eudr/dds/{id}', fn: 'get-dds', auth: 'jwt', needs: ['table:read'], summary: 'A due diligence statement with its filing state.' },
   { method: 'GET', path: '/eudr/dds/{id}/xml', fn: 'get-dds-xml', auth: 'jwt', needs: ['table:read'], summary: 'The SubmitDdsRequest XML of a due diligence statement.' },
   { method: 'GET', path: '/eudr/dds/{id}/evidence', fn: 'get-dds-evidence', auth: 'jwt', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch\'s trail and audit anchors, as canonical JSON with its CID.' },
@@ -429,8 +434,8 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', fn: 'rotate-webhook-secret', auth: 'jwt', needs: ['table:write'], summary: 'A new signing secret (shown only here); the old one keeps signing for 24 h.' },
   { method: 'GET', path: '/webhooks/endpoints/{id}/deliveries', fn: 'list-webhook-deliveries', auth: 'jwt', needs: ['table:read'], summary: 'The endpoint\'s delivery log, newest first, paginated.' },
   { method: 'POST', path: '/webhooks/deliveries/{id}/replay', fn: 'replay-webhook-delivery', auth: 'jwt', needs: ['table:write', 'outbound-webhook-queue:send'], summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).' },
-  { method: 'GET', path: '/ipfs/{id}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'Evidence (or a DDS) by its IPFS CID from the service\'s own copy: the directory listing as JSON.' },
-  { method: 'GET', path: '/ipfs/{id}/{name}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'A file of an evidence (or DDS) directory by CID and name: its exact bytes.' },
+  { method: 'GET', path: '/ipfs/{id}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'A public evidence package by its IPFS CID from the service\'s own copy: the directory listing as JSON (a DDS is private: 404).' },
+  { method: 'GET', path: '/ipfs/{id}/{name}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'A file of a public evidence package by CID and name: its exact bytes.' },
   { method: 'GET', path: '/trace/{id}', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).' },
   { method: 'GET', path: '/trace/{id}/qr.svg', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The QR code (SVG) of the batch\'s public trace page URL.' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
@@ -452,7 +457,7 @@ export const workers: WorkerDef[] = [
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner).' },
   { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
   { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
-  { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (decisions §14): uploads each evidence or DDS CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },
+  { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (decisions §14): uploads each stage evidence CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];
 

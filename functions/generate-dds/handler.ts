@@ -7,15 +7,15 @@ import { generateDds } from '../../shared/use-cases/eudr';
 
 /**
  * POST /eudr/generate-dds `{batch_id}` (decisions §9): builds the statement (JSON and
- * SubmitDdsRequest XML), pins both to IPFS and queues the filing. The usual answer is 202 with the
- * envelope code DDS_TRACES_PENDING plus `dds_id` and `ipfs_url` beside `error`; once the
- * statement is AVAILABLE a repeated request answers 200 with it.
+ * SubmitDdsRequest XML), keeps it privately (never on the public /ipfs route nor pinned) and queues
+ * the filing. The usual answer is 202 with the envelope code DDS_TRACES_PENDING plus `dds_id` and
+ * `status` beside `error`; once the statement is AVAILABLE a repeated request answers 200 with it.
  */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], body: GenerateDdsSchema }, async ({ body, caller, requestId }) => {
   const { dds } = await generateDds(ddsDeps(), caller, body);
   if (dds.status === 'AVAILABLE' || dds.status === 'REJECTED') return { status: 200, body: ddsView(dds) };
-  return errorResponse('DDS_TRACES_PENDING', `Due diligence statement ${dds.dds_id} generated; filing with the EU Information System is queued. It is available at ${dds.ipfs_url}; poll GET /eudr/dds/${dds.dds_id} for the reference and verification numbers.`, requestId, {
-    extra: { dds_id: dds.dds_id, ipfs_url: dds.ipfs_url, status: dds.status },
+  return errorResponse('DDS_TRACES_PENDING', `Due diligence statement ${dds.dds_id} generated; filing with the EU Information System is queued; poll GET /eudr/dds/${dds.dds_id} for the reference and verification numbers.`, requestId, {
+    extra: { dds_id: dds.dds_id, status: dds.status },
     headers: { location: `/eudr/dds/${dds.dds_id}` },
   });
 });

@@ -17,9 +17,10 @@ function asText(bytes: Uint8Array, contentType: string): string | undefined {
 }
 
 /**
- * GET /ipfs/{cid} and GET /ipfs/{cid}/{name} (public, read-only; decisions §14): evidence (or a
- * DDS) from the service's own copy, whatever its pin status. A directory: 200 JSON
- * `{cid, entries: [{name, cid, size}]}`. A text file (evidence.json, dds.json, dds.xml): 200 with
+ * GET /ipfs/{cid} and GET /ipfs/{cid}/{name} (public, read-only; decisions §14): a stage's public
+ * evidence package from the service's own copy, whatever its pin status; a CID of anything else
+ * (a due diligence statement is private) is 404 exactly like an unknown one. A directory: 200 JSON
+ * `{cid, entries: [{name, cid, size}]}`. A text file (evidence.json): 200 with
  * its exact bytes and the content type of its name. A photo (or any other file): 302 to a
  * presigned URL of the own copy's object (valid 5 minutes) that answers its exact bytes — no
  * base64 through API Gateway, and no limit from Lambda's 6 MB answers. Unknown CID or name: 404

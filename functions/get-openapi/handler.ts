@@ -1,12 +1,12 @@
 import { httpHandler } from '../../shared/http/handler';
 import { openApiDocument } from '../../shared/http/openapi';
-import { serverBaseUrl } from '../../shared/http/request-url';
+import { publicBaseUrl } from '../../shared/config';
 
 let cached: { url: string; doc: unknown } | undefined;
 
-/** GET /openapi.json: the OpenAPI 3.1 document (public). */
-export const handler = httpHandler({ public: true }, async ({ headers, requestContextPath }) => {
-  const url = serverBaseUrl(headers, requestContextPath);
+/** GET /openapi.json: the OpenAPI 3.1 document (public); its server is PUBLIC_BASE_URL. */
+export const handler = httpHandler({ public: true }, async () => {
+  const url = publicBaseUrl();
   if (cached?.url !== url) cached = { url, doc: openApiDocument(url) };
   return { status: 200, body: cached.doc, headers: { 'cache-control': 'public, max-age=300' } };
 });

@@ -582,7 +582,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a batch's due diligence statement and file it with the EU Information System.
-         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), stores both as one UnixFS directory in the service's own evidence copy (GET /ipfs/{cid}), queues their pinning to IPFS in the background (`ipfs_pin_status` PENDING → PINNED on GET /eudr/dds/{id}) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `ipfs_url` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
+         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), keeps them privately (the statement holds full names and exact plots: it is read with a token through GET /eudr/dds/{id} and GET /eudr/dds/{id}/xml, never served by GET /ipfs nor pinned to IPFS; `ipfs_cid` is the CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`, its content address) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `status` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
          */
         post: operations["generate-dds"];
         delete?: never;
@@ -797,8 +797,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Evidence (or a DDS) by its IPFS CID from the service's own copy: the directory listing as JSON.
-         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json, dds.json, dds.xml) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
+         * A public evidence package by its IPFS CID from the service's own copy: the directory listing as JSON (a DDS is private: 404).
+         * @description Public, read-only (decisions §14): the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
          */
         get: operations["get-ipfs"];
         put?: never;
@@ -817,8 +817,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A file of an evidence (or DDS) directory by CID and name: its exact bytes.
-         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json, dds.json, dds.xml) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
+         * A file of a public evidence package by CID and name: its exact bytes.
+         * @description Public, read-only (decisions §14): the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
          */
         get: operations["get-ipfs--name-"];
         put?: never;
@@ -838,7 +838,7 @@ export interface paths {
         };
         /**
          * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace"];
         put?: never;
@@ -858,7 +858,7 @@ export interface paths {
         };
         /**
          * The QR code (SVG) of the batch's public trace page URL.
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace-qr-svg"];
         put?: never;
@@ -5733,9 +5733,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *       "ipfs_pin_status": "PINNED",
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "reference_number": "26DEQ7VKZ3HX2M",
                      *       "verification_number": "K7QW2P9D",
                      *       "rejection_reason": null,
@@ -5782,8 +5780,6 @@ export interface operations {
                             }[];
                         };
                         ipfs_cid: string;
-                        ipfs_url: string;
-                        ipfs_pin_status: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
@@ -5792,7 +5788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Generated and pinned; the filing is queued (poll GET /eudr/dds/{dds_id}). */
+            /** @description Generated and kept privately; the filing is queued (poll GET /eudr/dds/{dds_id}). */
             202: {
                 headers: {
                     /** @description Path of the created resource or job. */
@@ -5809,7 +5805,6 @@ export interface operations {
                      *         "request_id": "01M82A0Q3V6W1T2X9EJ4B7N5KE"
                      *       },
                      *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
-                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "status": "PENDING_FILING"
                      *     }
                      */
@@ -5821,7 +5816,6 @@ export interface operations {
                             request_id: string;
                         };
                         dds_id: string;
-                        ipfs_url: string;
                         status: string;
                     };
                 };
@@ -5948,9 +5942,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *       "ipfs_pin_status": "PINNED",
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "reference_number": "26DEQ7VKZ3HX2M",
                      *       "verification_number": "K7QW2P9D",
                      *       "rejection_reason": null,
@@ -5997,8 +5989,6 @@ export interface operations {
                             }[];
                         };
                         ipfs_cid: string;
-                        ipfs_url: string;
-                        ipfs_pin_status: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
@@ -6210,9 +6200,7 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
-                     *         "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *         "ipfs_pin_status": "PINNED",
+                     *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *         "reference_number": "26DEQ7VKZ3HX2M",
                      *         "verification_number": "K7QW2P9D",
                      *         "rejection_reason": null,
@@ -6337,8 +6325,6 @@ export interface operations {
                                 }[];
                             };
                             ipfs_cid: string;
-                            ipfs_url: string;
-                            ipfs_pin_status: string;
                             reference_number: string | null;
                             verification_number: string | null;
                             rejection_reason: string | null;
@@ -8237,8 +8223,7 @@ export interface operations {
                  *         "status": "AVAILABLE",
                  *         "reference_number": "26DEQ7VKZ3HX2M",
                  *         "verification_number": "K7QW2P9D",
-                 *         "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                 *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                 *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                  *         "filed_at": "2026-11-22T18:55:10.988Z"
                  *       }
                  *     }
@@ -8258,7 +8243,6 @@ export interface operations {
                         reference_number: string;
                         verification_number: string;
                         ipfs_cid: string;
-                        ipfs_url: string;
                         /** Format: date-time */
                         filed_at: string;
                     };

@@ -30,6 +30,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { Meter } from './metering';
 import { preparePriceFeedFile } from './price-feed-file';
+import { checkPublicBaseUrl } from '../../shared/config';
 
 /**
  * The whole service on one machine (decisions §1): DynamoDB Local, fauxqs (SQS/SNS), a hardhat
@@ -70,7 +71,7 @@ export interface LocalStack {
 }
 
 /** The own copy of evidence (EVIDENCE_BUCKET) and the pinning sandbox's storage, both on fauxqs's S3 (decisions §14). */
-const LOCAL_EVIDENCE_BUCKET = 'coffee-trace-evidence-local';
+export const LOCAL_EVIDENCE_BUCKET = 'coffee-trace-evidence-local';
 const LOCAL_PINNING_STORAGE_BUCKET = 'coffee-trace-pinning-sandbox-storage';
 /** The pinning sandbox's own bucket name and dev credentials (what an operator gets from the pinning service). */
 const LOCAL_PINNING_BUCKET = 'coffee-trace-evidence-pins';
@@ -344,7 +345,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       stops.push(() => watcher.stop());
     }
     process.env.JWKS_URL = `${gateway.url}/.well-known/jwks.json`;
-    process.env.DOCS_BASE_URL = `${gateway.url}/docs`;
+    // Every link the service prints starts with PUBLIC_BASE_URL: the printed URL of this stack,
+    // unless set (e.g. a tunnel's https URL); checked now so a bad value stops the start.
+    process.env.SERVICE_RUNTIME = 'local';
+    process.env.PUBLIC_BASE_URL = checkPublicBaseUrl(process.env.PUBLIC_BASE_URL || gateway.url, 'local');
+    process.env.DOCS_BASE_URL = `${process.env.PUBLIC_BASE_URL}/docs`;
     process.env.IPFS_GATEWAY_URL = gateway.url;
     stops.push(() => gateway.stop());
 

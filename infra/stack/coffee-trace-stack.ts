@@ -112,7 +112,7 @@ export class CoffeeTraceStack extends Stack {
     });
 
     const service = new Construct(this, 'Service');
-    this.api = new ServiceApi(service, 'Http', { docsBaseUrlParam: settings.docsBaseUrlParam });
+    this.api = new ServiceApi(service, 'Http', { docsBaseUrlParam: settings.docsBaseUrlParam, publicBaseUrlParam: settings.publicBaseUrlParam });
     const stateMachineArn = payoutStateMachineArn(this);
     // The own copy of evidence (decisions §14): the evidence bucket, Object Lock by context.
     const evidence = new EvidenceStore(this, 'Evidence');
@@ -122,6 +122,10 @@ export class CoffeeTraceStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: this.stackName,
       LOG_LEVEL: 'INFO',
       DOCS_BASE_URL: this.api.docsBaseUrl,
+      // The base of every absolute link (trace page, QR code, docs, OpenAPI server): the PublicBaseUrl parameter, else the API's own stage URL.
+      PUBLIC_BASE_URL: this.api.publicBaseUrl,
+      // Tells the handlers they run behind API Gateway's TLS: HSTS on every answer, an https PUBLIC_BASE_URL.
+      SERVICE_RUNTIME: 'aws',
       // A no-op for SDK v3 (it always reuses connections); kept explicit for older tooling.
       AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
     };

@@ -67,15 +67,22 @@ export function envelopeTemplate(code: ErrorCode, docsBaseUrl: string): string {
 
 /** Props of {@link ServiceApi}. */
 export interface ServiceApiProps {
-  /** Parameter value of DocsBaseUrl; empty = this API's own `/docs` URL. */
+  /** Parameter value of DocsBaseUrl; empty = `<public base URL>/docs`. */
   docsBaseUrlParam: string;
+  /** Parameter value of PublicBaseUrl; empty = this API's own stage URL. */
+  publicBaseUrlParam: string;
 }
 
 /** RestApi with its stage, access log, gateway responses; routes are added by {@link addRoutes}. */
 export class ServiceApi extends Construct {
   readonly api: RestApi;
-  /** Base of `error.docs` links: the DocsBaseUrl parameter, or this API's execute-api `/docs`. */
+  /** Base of `error.docs` links: the DocsBaseUrl parameter, or `{@link publicBaseUrl}/docs`. */
   readonly docsBaseUrl: string;
+  /**
+   * Base of every absolute link the service prints (PUBLIC_BASE_URL): the PublicBaseUrl parameter
+   * (a custom domain, https), or this API's execute-api stage URL.
+   */
+  readonly publicBaseUrl: string;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
@@ -120,9 +127,11 @@ export class ServiceApi extends Construct {
 
     // Computed from the API's id and the literal stage name, not from the Stage: functions that
     // are the API's integrations can hold it without a dependency cycle.
-    const ownDocs = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}/docs`;
+    const ownBase = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAME}`;
+    const useOwnBase = new CfnCondition(this, 'UseOwnPublicBaseUrl', { expression: Fn.conditionEquals(props.publicBaseUrlParam, '') });
+    this.publicBaseUrl = Fn.conditionIf(useOwnBase.logicalId, ownBase, props.publicBaseUrlParam).toString();
     const useOwn = new CfnCondition(this, 'UseOwnDocsUrl', { expression: Fn.conditionEquals(props.docsBaseUrlParam, '') });
-    this.docsBaseUrl = Fn.conditionIf(useOwn.logicalId, ownDocs, props.docsBaseUrlParam).toString();
+    this.docsBaseUrl = Fn.conditionIf(useOwn.logicalId, Fn.join('', [this.publicBaseUrl, '/docs']), props.docsBaseUrlParam).toString();
 
     for (const r of GATEWAY_ERRORS) {
       this.api.addGatewayResponse(`${r.type.responseType}Response`, {

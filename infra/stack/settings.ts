@@ -18,8 +18,11 @@ export interface ManagerSubscription {
 
 /**
  * Context keys and their defaults (mirrored in cdk.json; a test keeps the two equal).
- * - docsBaseUrl: base of `error.docs` links; empty = the API's own `https://<api>.execute-api.<region>.amazonaws.com/prod/docs`.
- *   Set it to the custom domain (e.g. `https://api.example.com/docs`) once there is one.
+ * - docsBaseUrl: base of `error.docs` links; empty = `<publicBaseUrl>/docs`.
+ * - publicBaseUrl: PUBLIC_BASE_URL, the base of every absolute link (trace page, its QR code, docs,
+ *   OpenAPI server), https, no trailing slash; empty = the API's own
+ *   `https://<api>.execute-api.<region>.amazonaws.com/prod`. Set it to the custom domain
+ *   (e.g. `https://trace.example.com`) once there is one. Links never come from request headers.
  * - jwtIssuer / jwtAudience / jwksUrl: the token issuer the authorizer trusts (decisions §2).
  * - ledgerRpcUrl / ledgerChainId: the EVM network of the BatchToken and trace log (default: Base Sepolia testnet).
  * - batchTokenAddress / traceLogAddress: the deployed contracts; the zero address until they are deployed.
@@ -40,6 +43,7 @@ export interface ManagerSubscription {
  */
 export const SETTING_DEFAULTS = {
   docsBaseUrl: '',
+  publicBaseUrl: '',
   jwtIssuer: 'https://auth.example.com/',
   jwtAudience: 'coffee-trace-api',
   jwksUrl: 'https://auth.example.com/.well-known/jwks.json',
@@ -73,6 +77,8 @@ export const SETTING_DEFAULTS = {
 export interface Settings {
   /** Raw parameter value; empty means "the API's own URL" (see the stack). */
   docsBaseUrlParam: string;
+  /** Raw parameter value of PublicBaseUrl; empty means "the API's own stage URL" (see the stack). */
+  publicBaseUrlParam: string;
   jwtIssuer: string;
   jwtAudience: string;
   jwksUrl: string;
@@ -111,6 +117,8 @@ export interface Settings {
 type ScalarKey = Exclude<keyof typeof SETTING_DEFAULTS, 'managerSubscriptions'>;
 
 const HTTPS_URL = '^https://\\S+$';
+/** An https base URL: a host (and port), an optional path, no user info, query, fragment or trailing slash (shared/config.ts checkPublicBaseUrl checks it again at run time). */
+const PUBLIC_BASE_URL = '^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%!$&\'()*+,;=:@-]+)*$';
 const ADDRESS = '^0x[0-9a-fA-F]{40}$';
 
 /** Declares the stack's parameters (defaults from context) and reads manager subscriptions. */
@@ -129,6 +137,9 @@ export function loadSettings(scope: Construct): Settings {
     docsBaseUrlParam: param('docsBaseUrl', 'DocsBaseUrl',
       'Base URL of the API reference used in error.docs links (no trailing slash); empty = the API\'s own execute-api URL + /docs.',
       `^$|${HTTPS_URL}`),
+    publicBaseUrlParam: param('publicBaseUrl', 'PublicBaseUrl',
+      'Base URL of every absolute link the service prints (trace page, QR code, docs, OpenAPI server), https, no trailing slash, no query; empty = the API\'s own execute-api stage URL.',
+      `^$|${PUBLIC_BASE_URL}`),
     jwtIssuer: param('jwtIssuer', 'JwtIssuer', 'Expected `iss` of bearer tokens.'),
     jwtAudience: param('jwtAudience', 'JwtAudience', 'Expected `aud` of bearer tokens.'),
     jwksUrl: param('jwksUrl', 'JwksUrl', 'JWKS URL of the token issuer.', HTTPS_URL),

@@ -1,10 +1,8 @@
 import { createSoapDdsRegistryFromEnv } from '../adapters/eudr/soap-dds-registry';
 import { submitDdsRequestXml } from '../adapters/eudr/submit-dds-xml';
-import { envOr } from '../config';
 import type { DdsDocuments, DdsRegistry } from '../domain/ports';
 import type { DdsDeps } from '../use-cases/eudr';
 import { ddsFilingQueue } from './queues';
-import { evidenceKeeping } from './evidence';
 import { batchRepo, custodyRepo, ddsRepo, now, registryRepo } from './repos';
 
 /**
@@ -25,8 +23,7 @@ export function ddsRegistry(): Promise<DdsRegistry> {
 
 export function ddsDeps(): DdsDeps {
   return {
-    batches: batchRepo(), registry: registryRepo(), custody: custodyRepo(), dds: ddsRepo(), documents: ddsDocuments, evidence: evidenceKeeping(), filingQueue: ddsFilingQueue(),
-    ipfsGatewayUrl: envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'), now,
+    batches: batchRepo(), registry: registryRepo(), custody: custodyRepo(), dds: ddsRepo(), documents: ddsDocuments, filingQueue: ddsFilingQueue(), now,
   };
 }
 

@@ -259,9 +259,14 @@ function invalid(path: string, message: string): never {
 export interface DdsRecord extends DueDiligenceStatement {
   status: 'PENDING_FILING' | 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
   cooperative_id: string;
+  /**
+   * CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`: the statement's content address. The
+   * documents themselves are private (this record); GET /ipfs does not serve them.
+   */
   ipfs_cid: string;
-  ipfs_url: string;
-  /** Whether the pinning service holds the DDS documents yet (decisions §14); absent on statements made before background pinning. */
+  /** Statements made before the DDS became private carry the public link they had then (no longer served). Never shown. */
+  ipfs_url?: string;
+  /** Statements made before the DDS became private carry the pin status they had then. Never shown. */
   ipfs_pin_status?: EvidencePinStatus;
   xml: string;
   registry_uuid?: string;

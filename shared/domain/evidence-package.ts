@@ -141,3 +141,15 @@ export async function buildEvidencePackage(input: {
   const { cid, blocks } = await buildUnixfsDirectory(files);
   return { cid, files, blocks };
 }
+
+const PHOTO_FILE = /^photo\.[a-z0-9]{1,8}$/;
+
+/**
+ * Whether a directory with these file names is a public evidence package of a custody stage
+ * (what {@link buildEvidencePackage} makes: `evidence.json` and at most one `photo.<ext>`). Only
+ * such packages are public (GET /ipfs); anything else the service keeps — a due diligence
+ * statement (`dds.json`, `dds.xml`: full names and exact plots) above all — is not.
+ */
+export function isPublicEvidencePackage(names: readonly string[]): boolean {
+  return names.includes(EVIDENCE_FILE) && names.every((n) => n === EVIDENCE_FILE || PHOTO_FILE.test(n)) && names.filter((n) => PHOTO_FILE.test(n)).length <= 1;
+}

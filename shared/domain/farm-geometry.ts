@@ -190,3 +190,28 @@ export function pointFarmCircle(gps: { lat: number; lng: number }, area_ha: numb
   const feature = circle([gps.lng, gps.lat], radiusM, { steps: POINT_FARM_CIRCLE_STEPS, units: 'meters' });
   return { type: 'Polygon', coordinates: feature.geometry.coordinates };
 }
+
+/** Decimals of a public coordinate: 3 (0.001° ≈ 111 m of latitude), so no public view pins a farm to better than about 110 m. */
+export const PUBLIC_COORDINATE_DECIMALS = 3;
+
+/** A coordinate (degrees) rounded to {@link PUBLIC_COORDINATE_DECIMALS} decimals, as every public view shows it. */
+export function publicCoordinate(deg: number): number {
+  const f = 10 ** PUBLIC_COORDINATE_DECIMALS;
+  // Rounding the scaled value then dividing gives the shortest decimal (0.123, not 0.12300000000000001); `+ 0` turns -0 into 0.
+  return Math.round(deg * f) / f + 0;
+}
+
+/**
+ * The farm's plot as anyone without a token may see it (the public trace page and its JSON): a
+ * GeoJSON Polygon ([lng, lat]) whose every coordinate is rounded to 3 decimals (about 110 m). A
+ * registered polygon has its positions rounded; a farm registered as a point gets the circle of its
+ * declared area drawn round the ROUNDED point (then rounded too), so the circle's centre cannot be
+ * recovered from its outline. The exact plot stays private (the DDS and the cooperative's views).
+ * Errors: as {@link pointFarmCircle} for an invalid point or area.
+ */
+export function publicPlotGeometry(farm: { gps: { lat: number; lng: number }; area_ha: number; polygon?: GeoJsonPolygonGeometry | null }): GeoJsonPolygonGeometry {
+  const rounded = farm.polygon
+    ? farm.polygon.coordinates
+    : pointFarmCircle({ lat: publicCoordinate(farm.gps.lat), lng: publicCoordinate(farm.gps.lng) }, farm.area_ha).coordinates;
+  return { type: 'Polygon', coordinates: rounded.map((ring) => ring.map((p) => p.map(publicCoordinate))) };
+}

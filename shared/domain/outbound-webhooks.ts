@@ -121,7 +121,7 @@ export function outboundEventsOfChange(oldImage: ItemImage | undefined, newImage
     out.push({ event_id: `evt_job_completed_${String(newImage.job_id)}`, type: 'job.completed', timestamp: at(newImage.completed_at, newImage.created_at), data, cooperative_id: coop });
   } else if (entity === 'DDS' && became(oldImage, newImage, 'AVAILABLE')) {
     const data: Record<string, unknown> = {};
-    for (const k of ['dds_id', 'batch_id', 'status', 'reference_number', 'verification_number', 'ipfs_cid', 'ipfs_url', 'filed_at']) if (newImage[k] !== undefined) data[k] = newImage[k];
+    for (const k of ['dds_id', 'batch_id', 'status', 'reference_number', 'verification_number', 'ipfs_cid', 'filed_at']) if (newImage[k] !== undefined) data[k] = newImage[k];
     out.push({ event_id: `evt_dds_generated_${String(newImage.dds_id)}`, type: 'dds.generated', timestamp: at(newImage.updated_at, newImage.filed_at, newImage.created_at), data, cooperative_id: coop });
   } else if (entity === 'LOAN' && became(oldImage, newImage, 'REPAID')) {
     const data: Record<string, unknown> = {};

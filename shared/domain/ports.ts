@@ -819,7 +819,10 @@ export interface CarPinner {
   pinCar(input: { root: string; car: Uint8Array; name: string; meta?: Record<string, string> }): Promise<void>;
 }
 
-/** One pin job of the evidence pin queue: what to pin and where its status is recorded. */
+/**
+ * One pin job of the evidence pin queue: what to pin and where its status is recorded. `DDS` jobs
+ * are only those queued before statements became private: the pinner closes them unpinned.
+ */
 export type EvidencePinMessage =
   | { kind: 'STAGE'; cid: string; batch_id: string; stage: Stage; history_index: number }
   | { kind: 'DDS'; cid: string; batch_id: string; dds_id: string };
@@ -831,8 +834,6 @@ export interface EvidencePinStatusStore {
    * `cid` and is not PINNED already; false when nothing changed.
    */
   setStagePinStatus(batchId: string, historyIndex: number, cid: string, status: EvidencePinStatus, at: string): Promise<boolean>;
-  /** Sets the DDS's `ipfs_pin_status` when its `ipfs_cid` is `cid` and it is not PINNED already; false when nothing changed. */
-  setDdsPinStatus(ddsId: string, cid: string, status: EvidencePinStatus, at: string): Promise<boolean>;
   /**
    * Closes the pin job of `msg` (written with the commit that named its CID): it leaves the
    * reconciliation index. Closing a closed or unknown job is a no-op.

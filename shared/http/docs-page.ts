@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ERROR_CODES } from '../domain/error-catalogue';
 import { routes } from '../manifest';
+import { contentSecurityPolicy } from './security-headers';
 
 /**
  * The API reference pages (issue 11): GET /docs renders /openapi.json with Scalar's standalone
@@ -31,16 +32,26 @@ function scalarConfig(serverUrl: string) {
   };
 }
 
-/** GET /docs: the page that loads the bundle and points it at the document. */
+/**
+ * The docs page's Content-Security-Policy: no inline script (none is on the page), scripts from
+ * the service only; inline styles allowed because Scalar's bundle injects its stylesheets at run
+ * time (`<style>` elements it creates), which no hash can name in advance.
+ */
+export const DOCS_PAGE_CSP = contentSecurityPolicy({ inlineStyles: 'unsafe-inline' });
+
+/**
+ * GET /docs: the page that loads the bundle and points it at the document. No inline script:
+ * Scalar's standalone bundle reads its configuration from the `data-configuration` attribute of
+ * the `#api-reference` element (a JSON data block, never executed) when it loads.
+ */
 export function docsPageHtml(serverUrl: string): string {
-  const config = JSON.stringify(scalarConfig(serverUrl)).replace(/</g, '\\u003c');
+  const config = JSON.stringify(scalarConfig(serverUrl));
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Coffee trace API reference</title>
 <style>body{margin:0;font-family:system-ui,sans-serif}.top{padding:.5em 1em;font-size:14px;border-bottom:1px solid #ddd;background:#fafafa}</style></head><body>
 <div class="top">Coffee batch traceability and farmer payout API · <a href="${esc(serverUrl)}/openapi.json">openapi.json</a> (OpenAPI 3.1) · <a href="${esc(serverUrl)}/docs/errors">Error codes</a></div>
-<div id="app"></div>
+<script id="api-reference" type="application/json" data-url="${esc(serverUrl)}/openapi.json" data-configuration="${esc(config)}"></script>
 <script src="${esc(serverUrl)}/docs/scalar.js"></script>
-<script>Scalar.createApiReference('#app', ${config});</script>
 <noscript>The reference needs JavaScript; the document itself is at <a href="${esc(serverUrl)}/openapi.json">${esc(serverUrl)}/openapi.json</a>.</noscript>
 </body></html>`;
 }

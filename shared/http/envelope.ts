@@ -1,5 +1,6 @@
 import { docsBaseUrl } from '../config';
 import { DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors';
+import { withSecurityHeaders } from './security-headers';
 
 /** The specification's error envelope (interface-spec "Errors"; decisions §5). */
 export interface ErrorEnvelope {
@@ -21,7 +22,7 @@ export function docsUrl(code: string): string {
 
 /**
  * Builds the HTTP response for an error code: status from ERROR_STATUS, envelope body, the
- * `x-request-id` header. `extra` adds top-level fields beside `error` (e.g. DDS_TRACES_PENDING's
+ * `x-request-id` header and the security headers (./security-headers.ts). `extra` adds top-level fields beside `error` (e.g. DDS_TRACES_PENDING's
  * `dds_id`).
  */
 export function errorResponse(
@@ -36,7 +37,7 @@ export function errorResponse(
   };
   return {
     statusCode: ERROR_STATUS[code],
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...(opts.headers ?? {}) },
+    headers: withSecurityHeaders({ 'content-type': 'application/json', 'x-request-id': requestId, ...(opts.headers ?? {}) }),
     body: JSON.stringify(body),
   };
 }
@@ -46,11 +47,11 @@ export function domainErrorResponse(err: DomainError, requestId: string): HttpRe
   return errorResponse(err.code, err.message, requestId, { details: err.details, headers: err.headers });
 }
 
-/** A JSON success response with the request id header. */
+/** A JSON success response with the request id header and the security headers. */
 export function jsonResponse(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): HttpResult {
   return {
     statusCode,
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...headers },
+    headers: withSecurityHeaders({ 'content-type': 'application/json', 'x-request-id': requestId, ...headers }),
     body: JSON.stringify(body),
   };
 }

@@ -11,6 +11,7 @@ import { instrumented } from '../runtime/instrument';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
 import { MIB } from '../manifest';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
+import { withSecurityHeaders } from './security-headers';
 
 /** What a route handler receives after the standard middleware ran. */
 export interface HttpRequest<B, C extends Caller | AnonymousCaller = Caller> {
@@ -25,8 +26,6 @@ export interface HttpRequest<B, C extends Caller | AnonymousCaller = Caller> {
   requestId: string;
   /** The route as API Gateway names it (`POST /api/webhooks/payout-provider`). */
   route: string;
-  /** API Gateway stage prefix (e.g. `/prod`), empty locally. */
-  requestContextPath: string;
 }
 
 /** What a route handler returns: a status and a JSON body (or a ready HttpResult). */
@@ -71,7 +70,8 @@ export type HttpLambda = (event: Event, context: Context) => Promise<HttpResult>
  * Wraps a route's use-case call in the standard middy stack: request id (ULID, also in
  * `x-request-id` and every log line), role check, body size (413), JSON body parsing (415 for a
  * non-JSON content type, 400 for malformed JSON), valibot validation (400 with details), and one
- * error middleware that turns every failure into the specification's envelope. Unknown errors
+ * error middleware that turns every failure into the specification's envelope. Every answer
+ * carries the security headers (nosniff, no-referrer, HSTS in AWS, a CSP on HTML: ./security-headers.ts). Unknown errors
  * become 500 INTERNAL_ERROR without leaking internals. The request is traced and its business metrics
  * flushed when it ends, answered or failed (shared/runtime/instrument.ts).
  */
@@ -129,9 +129,8 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
         headers,
         requestId,
         route: `${event.httpMethod} ${event.resource ?? event.path}`,
-        requestContextPath: event.requestContext?.stage && !['$default', 'local'].includes(event.requestContext.stage) ? `/${event.requestContext.stage}` : '',
       });
-      if ('statusCode' in reply) return reply;
+      if ('statusCode' in reply) return { ...reply, headers: withSecurityHeaders(reply.headers, reply.body) };
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     })
     .onError(async (request) => {

@@ -156,7 +156,7 @@ const dds = {
   hs_heading: '0901', description_of_goods: 'Green coffee, not roasted, grade screen18, batch BATCH-2026-000001', net_weight_kg: 182.4, country_of_production: 'UG',
   producers: [{ farmer_id: 'UG-BUD-004512', name: 'Nabulo Mirembe', country: 'UG', geolocation_geojson: 'eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119' }],
   geolocation: { type: 'FeatureCollection', features: [{ type: 'Feature', properties: { farmer_id: 'UG-BUD-004512', area_ha: 1.2 }, geometry: { type: 'Point', coordinates: [34.331245, 1.011812] } }] },
-  ipfs_cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', ipfs_url: 'http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', ipfs_pin_status: 'PINNED',
+  ipfs_cid: 'bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku',
   reference_number: '26DEQ7VKZ3HX2M', verification_number: 'K7QW2P9D', rejection_reason: null, created_at: '2026-11-22T18:55:10.412Z',
 };
 
@@ -249,8 +249,8 @@ const depositRecord: Deposit = {
 };
 const stageJob: Job = { job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', type: 'STAGE_CHANGE', status: 'COMPLETE', cooperative_id: COOP, batch_id: 'BATCH-2026-000001', tx_hash: '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df', created_at: '2026-11-22T18:54:59.001Z', completed_at: '2026-11-22T18:54:59.037Z' };
 const registrationJob: Job = { job_id: 'JOB-01M829Q8D2F5H8K1M4P7R0T3W6', type: 'FARMER_REGISTRATION', status: 'COMPLETE', cooperative_id: COOP, farmer_id: 'UG-BUD-004512', created_at: '2026-11-22T18:54:52.261Z', completed_at: '2026-11-22T18:55:12.044Z' };
-const ddsRecord: Pick<DdsRecord, 'dds_id' | 'batch_id' | 'cooperative_id' | 'status' | 'ipfs_cid' | 'ipfs_url' | 'reference_number' | 'verification_number' | 'filed_at' | 'available_at' | 'created_at'> = {
-  dds_id: dds.dds_id, batch_id: dds.batch_id, cooperative_id: COOP, status: 'AVAILABLE', ipfs_cid: dds.ipfs_cid, ipfs_url: dds.ipfs_url, reference_number: dds.reference_number,
+const ddsRecord: Pick<DdsRecord, 'dds_id' | 'batch_id' | 'cooperative_id' | 'status' | 'ipfs_cid' | 'reference_number' | 'verification_number' | 'filed_at' | 'available_at' | 'created_at'> = {
+  dds_id: dds.dds_id, batch_id: dds.batch_id, cooperative_id: COOP, status: 'AVAILABLE', ipfs_cid: dds.ipfs_cid, reference_number: dds.reference_number,
   verification_number: dds.verification_number, filed_at: '2026-11-22T18:55:10.988Z', available_at: '2026-11-22T18:55:41.305Z', created_at: dds.created_at,
 };
 const STAGE_TX = '0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df';
@@ -371,7 +371,7 @@ export const SUCCESS: Record<string, Success[]> = {
   'list-flagged-farms': [ok({ cooperative_id: 'BUGISU-CU-01', farmers: [{ ...farmer, gfw_status: 'FLAGGED' }], total: 1 })],
   'generate-dds': [
     ok(dds, 'The statement exists and is AVAILABLE or REJECTED.'),
-    accepted({ error: { code: 'DDS_TRACES_PENDING', message: 'DDS generated; filing with the EU Information System is queued.', docs: 'http://127.0.0.1:3000/docs/errors#DDS_TRACES_PENDING', request_id: '01M82A0Q3V6W1T2X9EJ4B7N5KE' }, dds_id: dds.dds_id, ipfs_url: dds.ipfs_url, status: 'PENDING_FILING' }, 'Generated and pinned; the filing is queued (poll GET /eudr/dds/{dds_id}).'),
+    accepted({ error: { code: 'DDS_TRACES_PENDING', message: 'DDS generated; filing with the EU Information System is queued.', docs: 'http://127.0.0.1:3000/docs/errors#DDS_TRACES_PENDING', request_id: '01M82A0Q3V6W1T2X9EJ4B7N5KE' }, dds_id: dds.dds_id, status: 'PENDING_FILING' }, 'Generated and kept privately; the filing is queued (poll GET /eudr/dds/{dds_id}).'),
   ],
   'get-dds': [ok(dds)],
   'get-dds-evidence': [ok({

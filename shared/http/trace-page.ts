@@ -5,7 +5,8 @@ import type { PublicTrace } from '../use-cases/trace-page';
 /**
  * The public trace page (decisions §13) as HTML, its plot as inline SVG and its QR code. Every
  * value that reaches the HTML goes through `esc` (text and attribute values alike); numbers are
- * formatted here. No template engine, no outside assets: the CSS is in the page, the plot and the
+ * formatted here. No template engine, no outside assets, no script: the CSS is in the page (allowed
+ * by its hash in the page's CSP), the plot (from coordinates already rounded to 3 decimals) and the
  * QR code are SVG drawn by the service.
  */
 
@@ -14,7 +15,7 @@ export function esc(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\'': '&#39;' })[c]!);
 }
 
-/** The page's absolute URL: the caller's base URL (Host / X-Forwarded-*, plus the API Gateway stage) and `/trace/{batch_id}`. */
+/** The page's absolute URL: the configured base (PUBLIC_BASE_URL, never a request header) and `/trace/{batch_id}`. */
 export function tracePageUrl(baseUrl: string, batchId: string): string {
   return `${baseUrl}/trace/${encodeURIComponent(batchId)}`;
 }
@@ -120,7 +121,7 @@ export function tracePageHtml(view: PublicTrace, baseUrl: string): string {
 <dt>Farmer</dt><dd>${esc(view.farmer.first_name)}, ${esc(view.farmer.district)}</dd>
 <dt>Stage</dt><dd>${esc(view.stage ?? 'pending')}</dd><dt>EU DDS reference</dt><dd>${dds}</dd>
 <dt>BatchToken</dt><dd>#${esc(view.token_id)}</dd></dl></section>
-<section><h2>The farm</h2>${plotSvg(view.plot.geometry)}<p class="note">${view.plot.source === 'POLYGON' ? 'Mapped boundary' : 'Registered point, drawn as a circle of the declared area'}; ${esc(view.plot.area_ha)} ha.</p></section>
+<section><h2>The farm</h2>${plotSvg(view.plot.geometry)}<p class="note">${view.plot.source === 'POLYGON' ? 'Mapped boundary' : 'Registered point, drawn as a circle of the declared area'}; ${esc(view.plot.area_ha)} ha. Coordinates rounded to about 110 m to protect the farm\'s exact location.</p></section>
 <section><h2>Verification</h2>${verificationBlock(view.verification)}<p class="note">The audit trail's hash chain, compared with the BatchToken and trace-log events on the ledger, with the evidence on IPFS, and with each entry's anchor on the ledger.</p></section>
 <section><h2>Custody timeline</h2><ol class="timeline">${view.stages.map((s) => stageItem(s, baseUrl)).join('')}</ol></section>
 <section class="qr"><h2>This page</h2><img src="${esc(`${pageUrl}/qr.svg`)}" alt="QR code of this page"><p class="note"><a href="${esc(pageUrl)}">${esc(pageUrl)}</a></p></section>

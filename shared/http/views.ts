@@ -296,7 +296,7 @@ export function ddsView(d: DdsRecord) {
     country_of_activity: d.country_of_activity, country_of_entry: d.country_of_entry, operator: d.operator, hs_heading: d.hs_heading,
     description_of_goods: d.description_of_goods, net_weight_kg: d.net_weight_kg, country_of_production: d.country_of_production,
     producers: d.producers.map((p) => ({ farmer_id: p.farmer_id, name: p.name, country: p.country, geolocation_geojson: p.geolocation_geojson })),
-    geolocation: d.geolocation, ipfs_cid: d.ipfs_cid, ipfs_url: d.ipfs_url, ipfs_pin_status: d.ipfs_pin_status ?? null, reference_number: d.reference_number ?? null,
+    geolocation: d.geolocation, ipfs_cid: d.ipfs_cid, reference_number: d.reference_number ?? null,
     verification_number: d.verification_number ?? null, rejection_reason: d.rejection_reason ?? null, created_at: d.created_at,
   };
 }

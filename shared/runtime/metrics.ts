@@ -34,7 +34,7 @@ export const METRICS = {
   LedgerWriteLag: 'Milliseconds',
   /** A DDS filing step; dimension `outcome`: FILED, AVAILABLE, REJECTED. */
   DdsFilings: 'Count',
-  /** An evidence or DDS pin attempt by the background pinner; dimension `outcome`: PINNED, FAILED (retried), ROOT_MISMATCH (not retried). */
+  /** An evidence pin attempt by the background pinner; dimension `outcome`: PINNED, FAILED (retried), ROOT_MISMATCH (not retried), PRIVATE_SKIPPED (a DDS job from before statements became private, closed unpinned). */
   EvidencePins: 'Count',
   /** An outbound webhook delivery attempt failed; dimension `reason`. */
   OutboundDeliveryFailures: 'Count',

@@ -7,7 +7,6 @@ import { buildUnixfsDirectory } from '../domain/evidence-package';
 import type { BatchStore, CustodyStore, DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore, ForestCheck, ForestCheckResult, Notifier, RegistryStore, WorkQueue } from '../domain/ports';
 import { logger } from '../runtime/logger';
 import { metrics } from '../runtime/metrics';
-import { archiveEvidence, queueEvidencePin, type EvidenceKeeping } from './evidence-pinning';
 
 /**
  * POST /eudr/verify-gfw (decisions §9): checks the farm again and records the result.
@@ -36,10 +35,7 @@ export interface DdsDeps {
   custody: Pick<CustodyStore, 'getPurchaseOrder'>;
   dds: Pick<DdsStore, 'create' | 'get'>;
   documents: DdsDocuments;
-  /** The DDS documents' own copy (before the DDS is stored) and the background pinner's queue (decisions §14). */
-  evidence: EvidenceKeeping;
   filingQueue: WorkQueue<DdsFilingMessage>;
-  ipfsGatewayUrl: string;
   now: () => Date;
 }
 
@@ -47,10 +43,12 @@ export interface DdsDeps {
  * POST /eudr/generate-dds (decisions §9). Steps: 1. the batch exists and is the caller's
  * 2. GRADED or later (BATCH_NOT_ELIGIBLE) 3. its farm is CLEAR (GFW_CHECK_FAILED) 4. the EU
  * importer named on the batch's purchase order (`buyer_operator`) is the operator; the EU country
- * it goes to is the operator's 5. the JSON record and the SubmitDdsRequest XML are built as one
- * UnixFS directory, kept as a CAR in the service's own copy 6. the DDS is stored (one per batch: a
- * second request returns the first; `ipfs_pin_status` PENDING) and queued for filing with the EU
- * Information System, and its pin job for the background pinner (decisions §14: no waiting for IPFS).
+ * it goes to is the operator's 5. the JSON record and the SubmitDdsRequest XML are built, and the
+ * CID of the UnixFS directory holding both (`ipfs_cid`) is computed 6. the DDS is stored (one per
+ * batch: a second request returns the first) and queued for filing with the EU Information System.
+ * The statement carries full names and exact plots, so it is kept privately only: in the table
+ * (read with a token through GET /eudr/dds/{id} and /xml), never put in the public evidence copy
+ * served by GET /ipfs nor pinned to IPFS; its CID stays on the record as its content address.
  * Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS, BATCH_NOT_ELIGIBLE, GFW_CHECK_FAILED, VALIDATION_ERROR.
  */
 export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_id: string; description?: string }): Promise<{ dds: DdsRecord; created: boolean }> {
@@ -84,11 +82,8 @@ export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_
     { path: 'dds.json', bytes: new TextEncoder().encode(json) },
     { path: 'dds.xml', bytes: new TextEncoder().encode(xml) },
   ];
-  const { cid, blocks } = await buildUnixfsDirectory(files);
-  await archiveEvidence(deps.evidence, cid, blocks, files);
-  const record: DdsRecord = {
-    ...statement, status: 'PENDING_FILING', cooperative_id: batch.cooperative_id, ipfs_cid: cid, ipfs_pin_status: 'PENDING', ipfs_url: `${deps.ipfsGatewayUrl.replace(/\/+$/, '')}/ipfs/${cid}`, xml,
-  };
+  const { cid } = await buildUnixfsDirectory(files);
+  const record: DdsRecord = { ...statement, status: 'PENDING_FILING', cooperative_id: batch.cooperative_id, ipfs_cid: cid, xml };
   const existing = await deps.dds.create(record);
   if (existing) return { dds: (await deps.dds.get(existing))!, created: false };
   try {
@@ -96,7 +91,6 @@ export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_
   } catch (err) {
     logger.error('DDS filing could not be queued', { dds_id: ddsId, error: err as Error });
   }
-  await queueEvidencePin(deps.evidence, { kind: 'DDS', cid, batch_id: batch.batch_id, dds_id: ddsId });
   return { dds: record, created: true };
 }
 
@@ -156,7 +150,7 @@ export async function fileDds(
     metrics.count('DdsFilings', { outcome: 'AVAILABLE' });
     await deps.notifier.publish({
       subject: `Due diligence statement ${ddsId} is available`,
-      message: `The due diligence statement of batch ${d.batch_id} was accepted by the EU Information System: reference number ${info.reference_number}, verification number ${info.verification_number}. Copy: ${d.ipfs_url}`,
+      message: `The due diligence statement of batch ${d.batch_id} was accepted by the EU Information System: reference number ${info.reference_number}, verification number ${info.verification_number}. The statement: GET /eudr/dds/${ddsId} (with a token).`,
       attributes: { cooperative_id: d.cooperative_id, event: 'dds.available', dds_id: ddsId },
     });
   }

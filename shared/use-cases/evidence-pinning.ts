@@ -56,16 +56,21 @@ export interface EvidencePinnerDeps {
  * receive limit dead-letters it); a root-CID mismatch records FAILED and is logged as an error
  * but not retried (the same CAR gives the same answer). A CAR missing from the own copy is an
  * error (retried: it is written before the commit, so this only happens on a store outage).
+ * A DDS job (queued before statements became private) is closed without pinning: a due diligence
+ * statement holds full names and exact plots and never goes to the public IPFS network.
  */
 export async function pinEvidence(deps: EvidencePinnerDeps, msg: EvidencePinMessage): Promise<void> {
-  const record = (status: 'PINNED' | 'FAILED') => msg.kind === 'STAGE'
-    ? deps.statuses.setStagePinStatus(msg.batch_id, msg.history_index, msg.cid, status, deps.now().toISOString())
-    : deps.statuses.setDdsPinStatus(msg.dds_id, msg.cid, status, deps.now().toISOString());
+  if (msg.kind === 'DDS') {
+    await deps.statuses.closePinJob(msg, deps.now().toISOString());
+    logger.warn('a DDS pin job was dropped: due diligence statements are private and never pinned', { cid: msg.cid, dds_id: msg.dds_id });
+    metrics.count('EvidencePins', { outcome: 'PRIVATE_SKIPPED' });
+    return;
+  }
+  const record = (status: 'PINNED' | 'FAILED') => deps.statuses.setStagePinStatus(msg.batch_id, msg.history_index, msg.cid, status, deps.now().toISOString());
   try {
     const car = await deps.archive.getCar(msg.cid);
     if (!car) throw new Error(`The own copy has no CAR for ${msg.cid}.`);
-    const name = msg.kind === 'STAGE' ? `${msg.batch_id}-${msg.stage}` : msg.dds_id;
-    await deps.pinner.pinCar({ root: msg.cid, car, name, meta: msg.kind === 'STAGE' ? { batch_id: msg.batch_id, stage: msg.stage } : { batch_id: msg.batch_id, dds_id: msg.dds_id } });
+    await deps.pinner.pinCar({ root: msg.cid, car, name: `${msg.batch_id}-${msg.stage}`, meta: { batch_id: msg.batch_id, stage: msg.stage } });
   } catch (err) {
     await record('FAILED').catch((e: unknown) => logger.warn('pin status FAILED could not be recorded', { cid: msg.cid, error: e as Error }));
     metrics.count('EvidencePins', { outcome: err instanceof PinRootMismatchError ? 'ROOT_MISMATCH' : 'FAILED' });

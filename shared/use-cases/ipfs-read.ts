@@ -3,6 +3,7 @@ import { CID } from 'multiformats/cid';
 import { DomainError } from '../domain/errors';
 import { contentTypeFor, InvalidCarError } from '../domain/evidence-car';
 import { readVerifiedCar } from '../domain/evidence-car-reader';
+import { isPublicEvidencePackage } from '../domain/evidence-package';
 import type { EvidenceArchive, PinStoreEntry } from '../domain/ports';
 
 /** What `/ipfs/{cid}[/path]` answers: a directory listing or a file's bytes. */
@@ -11,9 +12,12 @@ export type IpfsPathContent =
   | { kind: 'file'; cid: string; path: string; bytes: Uint8Array; contentType: string };
 
 /**
- * GET /ipfs/{cid}[/{path}] (decisions §14): the evidence (or DDS) from the service's own copy,
- * whatever its pin status. The CAR of `cid` is read and verified (every block hashes to its CID),
- * then walked: no path and a directory → its listing `{name, cid, size}` sorted by name (size:
+ * GET /ipfs/{cid}[/{path}] (decisions §14): a public evidence package from the service's own
+ * copy, whatever its pin status. The CAR of `cid` is read and verified (every block hashes to its
+ * CID); its root must be a stage's evidence package (`isPublicEvidencePackage`: `evidence.json`
+ * and at most a photo) — anything else the copy holds, such as a due diligence statement archived
+ * before statements became private, is null exactly like an unknown CID, so the answer tells
+ * nothing about it. Then walked: no path → the listing `{name, cid, size}` sorted by name (size:
  * file bytes); a file → its bytes with the content type of its name. Null when the own copy has no
  * such CID or path. Only root CIDs of archived packages are known (not their inner blocks).
  * Errors: DomainError VALIDATION_ERROR for a malformed CID or a `.`/`..` segment.
@@ -37,6 +41,11 @@ export async function readIpfsPath(archive: Pick<EvidenceArchive, 'getCar'>, cid
     if (err instanceof InvalidCarError) throw new Error(`The own copy of ${root} is not a valid CAR: ${err.message}`);
     throw err;
   }
+  const rootEntry = await exporter(CID.parse(root), car.blockstore, { offline: true }).catch(() => null);
+  if (rootEntry?.type !== 'directory') return null;
+  const names: string[] = [];
+  for await (const link of rootEntry.entries()) names.push(link.name);
+  if (!isPublicEvidencePackage(names)) return null;
   let entry;
   try {
     entry = await exporter(segments.length ? `${root}/${segments.join('/')}` : CID.parse(root), car.blockstore, { offline: true });

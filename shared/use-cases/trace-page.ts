@@ -1,6 +1,6 @@
 import { NOT_YET_ANCHORED } from '../domain/audit-verify';
 import { DomainError } from '../domain/errors';
-import { pointFarmCircle, type GeoJsonPolygonGeometry } from '../domain/farm-geometry';
+import { publicPlotGeometry, type GeoJsonPolygonGeometry } from '../domain/farm-geometry';
 import type { BatchStore, DdsOfBatchReader, RegistryStore } from '../domain/ports';
 import type { Batch, Farmer, Grade, Stage } from '../domain/records';
 import { verifyBatchAudit, type AuditDeps } from './audit';
@@ -37,7 +37,8 @@ export interface PublicTrace {
   farmer: { first_name: string; district: string };
   /**
    * The farm's plot as a GeoJSON Polygon ([lng, lat]): the registered polygon, or for a farm
-   * registered as a point (≤ 4 ha) the circle of its declared area round that point.
+   * registered as a point (≤ 4 ha) the circle of its declared area round that point; every
+   * coordinate rounded to 3 decimals, about 110 m (`publicPlotGeometry`).
    */
   plot: { source: 'POLYGON' | 'POINT_AND_AREA'; area_ha: number; geometry: GeoJsonPolygonGeometry };
   stages: PublicStage[];
@@ -61,10 +62,15 @@ export function firstName(fullName: string): string {
   return fullName.trim().split(/\s+/)[0] ?? '';
 }
 
-/** The plot drawn on the page: the farmer's polygon, else the circle of the declared area round the GPS point. */
+/**
+ * The plot drawn on the page and given in its JSON: the farmer's polygon, else the circle of the
+ * declared area round the GPS point — with coordinates rounded to 3 decimals (about 110 m) by the
+ * domain's one public-plot rule (`publicPlotGeometry`), never the exact plot.
+ */
 export function farmPlot(farm: Farmer['farm']): PublicTrace['plot'] {
-  if (farm.polygon) return { source: 'POLYGON', area_ha: farm.computed_area_ha ?? farm.area_ha, geometry: { type: 'Polygon', coordinates: farm.polygon.coordinates } };
-  return { source: 'POINT_AND_AREA', area_ha: farm.area_ha, geometry: pointFarmCircle(farm.gps, farm.area_ha) };
+  const geometry = publicPlotGeometry(farm);
+  if (farm.polygon) return { source: 'POLYGON', area_ha: farm.computed_area_ha ?? farm.area_ha, geometry };
+  return { source: 'POINT_AND_AREA', area_ha: farm.area_ha, geometry };
 }
 
 /**

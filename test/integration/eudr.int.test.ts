@@ -6,8 +6,8 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * EUDR on the local stack (issue "EUDR compliance"): farm geolocation rules at registration, the
  * forest check (the flagged test point of decisions §3), and a batch taken to GRADED whose due
  * diligence statement validates against the Information System's schema, is answered 202
- * DDS_TRACES_PENDING, becomes AVAILABLE with its reference and verification numbers, and is
- * fetched back from IPFS by its CID.
+ * DDS_TRACES_PENDING, becomes AVAILABLE with its reference and verification numbers, and stays
+ * private: its CID is not served by /ipfs.
  */
 
 describe('EUDR', () => {
@@ -44,7 +44,7 @@ describe('EUDR', () => {
     expect((await api('POST', '/eudr/verify-gfw', { token: ctx.coop, body: { farmer_id: 'UG-NOBODY' } })).body.error.code).toBe('FARMER_NOT_REGISTERED');
   });
 
-  it('generates, validates, files and publishes the DDS of a GRADED batch', async () => {
+  it('generates, validates and files the DDS of a GRADED batch, and keeps it private', async () => {
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000888');
     const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
     const batchId = submit.body.data.batch_id;
@@ -57,7 +57,7 @@ describe('EUDR', () => {
     const t0 = Date.now();
     const gen = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
     expect(gen.status).toBe(202);
-    expect(gen.body).toMatchObject({ error: { code: 'DDS_TRACES_PENDING' }, dds_id: expect.stringMatching(/^DDS-/), ipfs_url: expect.stringMatching(/\/ipfs\/bafy/) });
+    expect(gen.body).toMatchObject({ error: { code: 'DDS_TRACES_PENDING' }, dds_id: expect.stringMatching(/^DDS-/), status: 'PENDING_FILING' });
     const again = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
     expect(again.body.dds_id).toBe(gen.body.dds_id);
 
@@ -74,11 +74,11 @@ describe('EUDR', () => {
     });
     process.stdout.write(`DDS ${gen.body.dds_id} AVAILABLE ${Date.now() - t0} ms after generation\n`);
 
-    // The pinned copy, fetched by CID, is the same XML
-    const listing = await api('GET', `/ipfs/${available.body.ipfs_cid}`);
-    expect(listing.body.entries.map((e: { name: string }) => e.name).sort()).toEqual(['dds.json', 'dds.xml']);
-    const pinnedXml = await api('GET', `/ipfs/${available.body.ipfs_cid}/dds.xml`);
-    expect(pinnedXml.body).toBe(xml.body);
+    // Full names and exact plots: not on the public /ipfs route (404 as for an unknown CID).
+    for (const path of ['', '/dds.xml', '/dds.json']) {
+      const res = await api('GET', `/ipfs/${available.body.ipfs_cid}${path}`);
+      expect([res.status, res.body.error.code]).toEqual([404, 'ROUTE_NOT_FOUND']);
+    }
 
     const other = await setUpCooperative();
     expect((await api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: other.coop })).status).toBe(403);

@@ -11,7 +11,14 @@ import { apiEvent, lambdaContext } from './support/api-event';
  * from node_modules locally); GET /docs/errors anchors every error code (`error.docs` links).
  */
 
-const get = (resource: string) => handler(apiEvent({ method: 'GET', path: resource, resource, caller: null, headers: { host: 'api.example.test', 'x-forwarded-proto': 'https' } }), lambdaContext()) as Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
+beforeAll(() => {
+  process.env.PUBLIC_BASE_URL = 'https://api.example.test';
+});
+afterAll(() => {
+  delete process.env.PUBLIC_BASE_URL;
+});
+
+const get = (resource: string) => handler(apiEvent({ method: 'GET', path: resource, resource, caller: null, headers: { host: 'evil.example', 'x-forwarded-proto': 'javascript:alert(1)//' } }), lambdaContext()) as Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
 
 describe('GET /docs, /docs/scalar.js, /docs/errors', () => {
   it('renders the reference with the bundle served by the service (no CDN), pointed at /openapi.json', async () => {
@@ -19,8 +26,13 @@ describe('GET /docs, /docs/scalar.js, /docs/errors', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.body).toContain('<script src="https://api.example.test/docs/scalar.js"></script>');
-    expect(res.body).toContain('"url":"https://api.example.test/openapi.json"');
-    expect(res.body).toContain('"withDefaultFonts":false');
+    expect(res.body).toContain('data-url="https://api.example.test/openapi.json"');
+    expect(res.body).toContain('&quot;url&quot;:&quot;https://api.example.test/openapi.json&quot;');
+    expect(res.body).not.toMatch(/evil\.example|javascript:/);
+    // No inline script: Scalar reads its configuration from the #api-reference data block.
+    for (const tag of res.body.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/\ssrc="|type="application\/json"/);
+    expect(res.headers['content-security-policy']).toContain("script-src 'self';");
+    expect(res.body).toContain('&quot;withDefaultFonts&quot;:false');
     expect(res.body).not.toMatch(/<script[^>]+src="https?:\/\/(?!api\.example\.test)/);
   });
 

@@ -236,7 +236,6 @@ describe('pinEvidence (the background pinner)', () => {
     return {
       seen, closed,
       setStagePinStatus: async (_b, i, cid, s) => { expect([i, cid]).toEqual([1, 'bafy-root']); seen.push(s); return true; },
-      setDdsPinStatus: async () => { throw new Error('not a DDS'); },
       closePinJob: async (m) => void closed.push(m),
       stalePinJobs: async () => [],
       markPinJobRequeued: async () => true,
@@ -263,6 +262,18 @@ describe('pinEvidence (the background pinner)', () => {
     expect(st.seen).toEqual(['FAILED']);
     expect(st.closed).toEqual([]); // still open: redelivery, then reconciliation
     expect(outcomes()).toEqual(['FAILED']);
+  });
+  it('a DDS job (queued before statements became private) is closed without reading or pinning anything', async () => {
+    const dds: EvidencePinMessage = { kind: 'DDS', cid: 'bafy-dds', batch_id: 'BATCH-2026-000001', dds_id: 'DDS-2026-000001' };
+    const pinCar = jest.fn(async () => undefined);
+    const getCar = jest.fn(async () => new Uint8Array([1]));
+    const st = statuses();
+    await pinEvidence({ archive: { getCar }, pinner: { pinCar }, statuses: st, now: () => new Date('2026-11-22T00:00:00Z') }, dds);
+    expect(pinCar).not.toHaveBeenCalled();
+    expect(getCar).not.toHaveBeenCalled();
+    expect(st.seen).toEqual([]);
+    expect(st.closed).toEqual([dds]);
+    expect(outcomes()).toEqual(['PRIVATE_SKIPPED']);
   });
   it('a root mismatch records FAILED and is not retried', async () => {
     const { deps: d, st } = deps(async () => { throw new PinRootMismatchError('bafy-root', 'bafy-other', 'test'); });

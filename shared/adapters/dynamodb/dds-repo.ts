@@ -2,7 +2,6 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { DdsOfBatchReader, DdsStore } from '../../domain/ports';
 import type { DdsRecord } from '../../domain/dds';
 import { keys, fromItem } from './keys';
-import { pinJobPut } from './evidence-pin-repo';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 
@@ -15,7 +14,6 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
         TransactItems: [
           { Put: { TableName: tableName(), Item: { ...keys.ddsOfBatch(dds.batch_id), entity: 'DDS_GUARD', dds_id: dds.dds_id }, ConditionExpression: 'attribute_not_exists(PK)' } },
           { Put: { TableName: tableName(), Item: { ...keys.dds(dds.dds_id), entity: 'DDS', ...dds }, ConditionExpression: 'attribute_not_exists(PK)' } },
-          pinJobPut({ kind: 'DDS', cid: dds.ipfs_cid, batch_id: dds.batch_id, dds_id: dds.dds_id }, dds.created_at),
         ],
       }));
       return null;

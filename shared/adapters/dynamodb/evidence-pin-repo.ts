@@ -24,7 +24,7 @@ export function pinJobPut(msg: EvidencePinMessage, at: string) {
 
 /**
  * Pin statuses (decisions §14) on the items they belong to: a batch's stage-history entry
- * (`stage_history[i].evidence_pin_status`) and a DDS (`ipfs_pin_status`, `ipfs_pin_updated_at`).
+ * (`stage_history[i].evidence_pin_status`).
  * Each update is conditional on the item still naming the CID and not being PINNED already, so a
  * late FAILED never overwrites PINNED and a redelivered job changes nothing.
  */
@@ -37,15 +37,6 @@ export class EvidencePinRepository implements EvidencePinStatusStore {
       UpdateExpression: `SET ${entry}.evidence_pin_status = :s`,
       ConditionExpression: `${entry}.evidence_ipfs_cid = :cid AND (attribute_not_exists(${entry}.evidence_pin_status) OR ${entry}.evidence_pin_status <> :pinned)`,
       ExpressionAttributeValues: { ':s': status, ':cid': cid, ':pinned': 'PINNED' },
-    });
-  }
-
-  async setDdsPinStatus(ddsId: string, cid: string, status: EvidencePinStatus, at: string): Promise<boolean> {
-    return conditionalUpdate({
-      Key: keys.dds(ddsId),
-      UpdateExpression: 'SET ipfs_pin_status = :s, ipfs_pin_updated_at = :at',
-      ConditionExpression: 'ipfs_cid = :cid AND (attribute_not_exists(ipfs_pin_status) OR ipfs_pin_status <> :pinned)',
-      ExpressionAttributeValues: { ':s': status, ':at': at, ':cid': cid, ':pinned': 'PINNED' },
     });
   }
 
