@@ -6,10 +6,13 @@ import { applyBuyerPayment, refundBuyerPayment, settlePurchaseOrder, settlementW
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutStore, fakeWebhookReceiptStore, fakeWorkQueue } from './support/fakes';
 
 /**
- * Settlement rules (decisions §10.1) without the stack: the plan (oldest loans first, interest per
- * started day, a short payment leaves the younger loans ACTIVE), and what a buyer-payment event
- * may change: nothing when it does not match the ledger or names an unknown order, once per
- * purchase order however often it arrives, never for a second payment.
+ * Settlement rules (decisions §10.1, §15) without the stack: the plan (oldest loans first, interest
+ * per started day, a short payment leaves the younger loans ACTIVE); the buyer-payment rules (amount
+ * due from the milled outturn, which payments count, paid in full, one refund id per payment); and
+ * what a buyer-payment event may change: nothing when it does not match the ledger; a dust payment
+ * only counts; payments accumulate and settle once at the amount due; a payment from another payer,
+ * for an unknown order or after the settlement stays unapplied and an ADMIN refunds it once; an
+ * ADMIN settles a short-paid order only with accept_short_payment.
  */
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
