@@ -289,6 +289,7 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   METRICS_FILE: 'local stack only: the file EMF metric lines are appended to ($LOCAL_DATA_DIR/metrics.ndjson; unset in Lambda, where they go to stdout)',
   ANCHOR_INTERVAL_S: 'tunable, default 300: seconds between periodic audit anchors (decisions §13): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule\'s intervalVariable',
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
+  SECRET_CACHE_TTL_S: 'tunable, default 300: seconds a secret read from Secrets Manager is kept before it is read again (shared/config.ts), so a rotated inbound webhook secret is picked up without a redeploy',
 };
 
 /** One HTTP route. */
