@@ -35,7 +35,7 @@ describe('EnvelopeSealer over the local key file', () => {
     const sealed = await sealer.seal(SECRET, 'whe_A');
     await expect(sealer.open(sealed, 'whe_B')).rejects.toThrow();
     const ct = Buffer.from(sealed.ciphertext, 'base64');
-    ct[0] ^= 1;
+    ct[0] = ct[0]! ^ 1;
     await expect(sealer.open({ ...sealed, ciphertext: ct.toString('base64') }, 'whe_A')).rejects.toThrow();
     const other = new EnvelopeSealer(new FileDataKeys(ensureLocalKeyFile(join(dir(), 'b.key'))));
     await expect(other.open(sealed, 'whe_A')).rejects.toThrow();
