@@ -12,7 +12,7 @@ import { approveVaultAsOperator, deployAuditAnchor, deployContracts, grantVaultO
  * infra/ledger/contracts and deploys them to a real EVM network.
  *   LEDGER_RPC_URL, LEDGER_CHAIN_ID   the network (e.g. https://sepolia.base.org, 84532)
  *   DEPLOYER_KEY                      0x… private key that pays the gas and becomes admin
- *   SERVICE_SIGNER_ADDRESS (optional) the address of the key in the LedgerSignerKey secret; it is
+ *   SERVICE_SIGNER_ADDRESS (optional) the ledger signer's address (in AWS the KMS key's: npm run ledger-signer-address); it is
  *                                     granted MINTER_ROLE, RECORDER_ROLE, ANCHORER_ROLE and the vault's
  *                                     OPERATOR_ROLE (default: the deployer)
  *   SERVICE_SIGNER_KEY (optional)       that key itself (instead of the address): the vault
