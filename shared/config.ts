@@ -4,7 +4,8 @@
  *
  * Secrets: `secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN')` returns
  * `$PAYOUT_WEBHOOK_SECRET` when set (local dev values), otherwise reads the Secrets Manager secret
- * whose ARN is in `$PAYOUT_WEBHOOK_SECRET_ARN` (AWS), cached for the life of the container.
+ * whose ARN is in `$PAYOUT_WEBHOOK_SECRET_ARN` (AWS), cached for SECRET_CACHE_TTL_S seconds
+ * (default 300), so a rotated secret is picked up without a redeploy.
  */
 
 /** A required environment variable; throws naming it when missing. */
@@ -20,27 +21,40 @@ export function envOr(name: string, fallback: string): string {
   return v === undefined || v === '' ? fallback : v;
 }
 
-const secretCache = new Map<string, Promise<string>>();
+/** Default seconds a secret read from Secrets Manager is kept before it is read again. */
+export const DEFAULT_SECRET_CACHE_TTL_S = 300;
+
+/** SECRET_CACHE_TTL_S in milliseconds (a positive number of seconds, else the default 300 s). */
+export function secretCacheTtlMs(): number {
+  const s = Number(envOr('SECRET_CACHE_TTL_S', String(DEFAULT_SECRET_CACHE_TTL_S)));
+  return (Number.isFinite(s) && s > 0 ? s : DEFAULT_SECRET_CACHE_TTL_S) * 1000;
+}
+
+const secretCache = new Map<string, { value: Promise<string>; expiresAt: number }>();
 
 /**
  * A secret's value: the env var `name` if set (local development values), else the Secrets
  * Manager secret whose ARN is in `arnVariable` (default `<name>_SECRET_ARN`), read through the
  * AWS Parameters and Secrets Lambda Extension on localhost (the CDK stack attaches it to every
- * function that reads a secret), which caches it; cached here too for the life of the container.
- * Errors: throws when neither is configured or the secret cannot be read.
+ * function that reads a secret). The value is cached for SECRET_CACHE_TTL_S seconds (default 300),
+ * not for the life of the container, so a rotated secret (e.g. an inbound webhook secret holding
+ * the old and the new value) is seen within the TTL. `now` (ms) is for tests.
+ * Errors: throws when neither is configured or the secret cannot be read (a failed read is not cached).
  */
-export function secret(name: string, arnVariable = `${name}_SECRET_ARN`): Promise<string> {
+export function secret(name: string, arnVariable = `${name}_SECRET_ARN`, now: number = Date.now()): Promise<string> {
   const direct = process.env[name];
   if (direct) return Promise.resolve(direct);
   const arn = process.env[arnVariable];
   if (!arn) return Promise.reject(new Error(`Missing configuration: set ${name} or ${arnVariable}`));
-  let cached = secretCache.get(arn);
-  if (!cached) {
-    cached = readThroughExtension(arn);
-    cached.catch(() => secretCache.delete(arn));
-    secretCache.set(arn, cached);
-  }
-  return cached;
+  const hit = secretCache.get(arn);
+  if (hit && hit.expiresAt > now) return hit.value;
+  const value = readThroughExtension(arn);
+  const entry = { value, expiresAt: now + secretCacheTtlMs() };
+  value.catch(() => {
+    if (secretCache.get(arn) === entry) secretCache.delete(arn);
+  });
+  secretCache.set(arn, entry);
+  return value;
 }
 
 /** GET /secretsmanager/get on the Parameters and Secrets extension (port 2773 by default). */

@@ -84,7 +84,11 @@ export type Need =
   /** POST signed webhooks to integrators' URLs (decisions §12): https to public addresses only. */
   | 'outbound-webhooks'
   /** The scheduled chain watcher's tuning (confirmations, start block, range sizes). */
-  | 'chain-watch';
+  | 'chain-watch'
+  /** Seal outbound webhook signing secrets (envelope encryption: KMS GenerateDataKey only; locally the key file). */
+  | 'outbound-secrets:seal'
+  /** Open sealed outbound webhook signing secrets to sign deliveries (KMS Decrypt; locally the key file). */
+  | 'outbound-secrets:open';
 
 /** A secret a Need carries. */
 export interface SecretSpec {
@@ -173,10 +177,15 @@ export const NEEDS = {
   'sms:send': { summary: 'Send an SMS to a farmer\'s phone through SNS (direct publish to a phone number; SMS_TOPIC_ARN, set only on the local stack, sends it to a stand-in topic instead).', env: [], secrets: [], optionalEnv: ['SMS_TOPIC_ARN'] },
   'manual-payout-limit': { summary: 'The cap on one cooperative\'s manual payouts per UTC day, USDC (setting manualPayoutDailyLimitUsdc, default 10000).', env: ['MANUAL_PAYOUT_DAILY_LIMIT_USDC'], secrets: [] },
   ledger: {
-    summary: 'Sign and send ledger transactions (BatchToken, TraceLog).',
-    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS'],
-    secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
+    summary: 'Sign and send ledger transactions (BatchToken, TraceLog) with the ledger signer: in AWS the KMS key LEDGER_SIGNER_KMS_KEY_ID (ECC_SECG_P256K1; kms:Sign and kms:GetPublicKey on it), so no private key is in the function.',
+    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS', 'LEDGER_SIGNER_KMS_KEY_ID'],
+    secrets: [],
     optionalEnv: ['LEDGER_CUSTODIAN_ADDRESS', 'LEDGER_RPC_RETRY_COUNT'],
+    local: {
+      env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS'],
+      secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
+      note: 'no KMS locally: the signer is the key file dev-ledger-signer.key of LOCAL_DATA_DIR, passed as LEDGER_SIGNER_KEY',
+    },
     routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
     memoryMiB: LEDGER_MEMORY_MIB,
   },
@@ -192,9 +201,14 @@ export const NEEDS = {
   'ledger:read': { summary: 'Read the chain, no signing key (audit verification and its anchors, chain-event checks).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS'], secrets: [] },
   vault: {
     summary: 'Sign and send lending-vault transactions (LendingVault: deposits, loans, repayments) with the ledger signer, its OPERATOR_ROLE holder.',
-    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS', 'LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS'],
-    secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
+    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS', 'LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS', 'LEDGER_SIGNER_KMS_KEY_ID'],
+    secrets: [],
     optionalEnv: ['LEDGER_CUSTODIAN_ADDRESS', 'LEDGER_RPC_RETRY_COUNT'],
+    local: {
+      env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS', 'LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS'],
+      secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
+      note: 'no KMS locally: the signer is the key file dev-ledger-signer.key of LOCAL_DATA_DIR, passed as LEDGER_SIGNER_KEY',
+    },
     routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
     memoryMiB: LEDGER_MEMORY_MIB,
   },
@@ -265,6 +279,18 @@ export const NEEDS = {
     secrets: [],
     optionalEnv: ['CHAIN_WATCH_MAX_BLOCK_RANGE', 'CHAIN_WATCH_MAX_RANGES_PER_RUN'],
   },
+  'outbound-secrets:seal': {
+    summary: 'Seal outbound webhook signing secrets before they are stored: a data key from KMS GenerateDataKey under OUTBOUND_SECRET_KMS_KEY_ID (encryption context endpoint_id), AES-256-GCM in the function.',
+    env: ['OUTBOUND_SECRET_KMS_KEY_ID'],
+    secrets: [],
+    local: { env: ['OUTBOUND_SECRET_KEY_FILE'], secrets: [], note: 'no KMS locally: the same envelope code wraps data keys with the key file outbound-secrets.key of LOCAL_DATA_DIR (created at start, mode 0600)' },
+  },
+  'outbound-secrets:open': {
+    summary: 'Open sealed outbound webhook signing secrets to sign a delivery: KMS Decrypt of the data key under OUTBOUND_SECRET_KMS_KEY_ID with the same encryption context.',
+    env: ['OUTBOUND_SECRET_KMS_KEY_ID'],
+    secrets: [],
+    local: { env: ['OUTBOUND_SECRET_KEY_FILE'], secrets: [], note: 'no KMS locally: the key file outbound-secrets.key of LOCAL_DATA_DIR' },
+  },
 } as const satisfies Record<Need, NeedSpec>;
 
 /** Every required variable name any Need provides (not the secrets' variables). */
@@ -300,6 +326,7 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   METRICS_FILE: 'local stack only: the file EMF metric lines are appended to ($LOCAL_DATA_DIR/metrics.ndjson; unset in Lambda, where they go to stdout)',
   ANCHOR_INTERVAL_S: 'tunable, default 300: seconds between periodic audit anchors (decisions §13): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule\'s intervalVariable',
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
+  SECRET_CACHE_TTL_S: 'tunable, default 300: seconds a secret read from Secrets Manager is kept before it is read again (shared/config.ts), so a rotated inbound webhook secret is picked up without a redeploy',
 };
 
 /** One HTTP route. */
@@ -424,14 +451,14 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/eudr/dds/{id}', fn: 'get-dds', auth: 'jwt', needs: ['table:read'], summary: 'A due diligence statement with its filing state.' },
   { method: 'GET', path: '/eudr/dds/{id}/xml', fn: 'get-dds-xml', auth: 'jwt', needs: ['table:read'], summary: 'The SubmitDdsRequest XML of a due diligence statement.' },
   { method: 'GET', path: '/eudr/dds/{id}/evidence', fn: 'get-dds-evidence', auth: 'jwt', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch\'s trail and audit anchors, as canonical JSON with its CID.' },
-  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send'], summary: 'Signed chain events, each checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).' },
+  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], summary: 'Signed chain events, each applied only at the watcher\'s confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).' },
   { method: 'GET', path: '/purchase-orders/{id}/settlement', fn: 'get-settlement', auth: 'jwt', needs: ['table:read'], summary: 'A purchase order\'s buyer payments and settlement: AWAITING_PAYMENT with paid and due, or how the payments were applied (loans repaid with interest, batches SETTLED, remainder released); unapplied payments listed.' },
   { method: 'POST', path: '/purchase-orders/{id}/settle', fn: 'settle-purchase-order', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], summary: 'Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).' },
   { method: 'POST', path: '/purchase-orders/{id}/refunds', fn: 'refund-buyer-payment', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Return an unapplied buyer payment (another payer, an unknown order, after settlement) to its payer from the vault (ADMIN).' },
-  { method: 'POST', path: '/webhooks/endpoints', fn: 'create-webhook-endpoint', auth: 'jwt', needs: ['table:write', 'outbound-webhooks'], summary: 'Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.' },
+  { method: 'POST', path: '/webhooks/endpoints', fn: 'create-webhook-endpoint', auth: 'jwt', needs: ['table:write', 'outbound-webhooks', 'outbound-secrets:seal'], summary: 'Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.' },
   { method: 'GET', path: '/webhooks/endpoints', fn: 'list-webhook-endpoints', auth: 'jwt', needs: ['table:read'], summary: 'The caller\'s own outbound webhook endpoints (secrets never shown).' },
   { method: 'DELETE', path: '/webhooks/endpoints/{id}', fn: 'delete-webhook-endpoint', auth: 'jwt', needs: ['table:write'], summary: 'Delete an outbound webhook endpoint.' },
-  { method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', fn: 'rotate-webhook-secret', auth: 'jwt', needs: ['table:write'], summary: 'A new signing secret (shown only here); the old one keeps signing for 24 h.' },
+  { method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', fn: 'rotate-webhook-secret', auth: 'jwt', needs: ['table:write', 'outbound-secrets:seal'], summary: 'A new signing secret (shown only here); the old one keeps signing for 24 h.' },
   { method: 'GET', path: '/webhooks/endpoints/{id}/deliveries', fn: 'list-webhook-deliveries', auth: 'jwt', needs: ['table:read'], summary: 'The endpoint\'s delivery log, newest first, paginated.' },
   { method: 'POST', path: '/webhooks/deliveries/{id}/replay', fn: 'replay-webhook-delivery', auth: 'jwt', needs: ['table:write', 'outbound-webhook-queue:send'], summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).' },
   { method: 'GET', path: '/ipfs/{id}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'A public evidence package by its IPFS CID from the service\'s own copy: the directory listing as JSON (a DDS is private: 404).' },
@@ -456,7 +483,7 @@ export const workers: WorkerDef[] = [
   { fn: 'audit-anchorer', kind: 'scheduled', schedule: 'rate(5 minutes)', intervalVariable: 'ANCHOR_INTERVAL_S', needs: ['table:write', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'The periodic anchor of audit logs (decisions §13): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.' },
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner).' },
   { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
-  { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
+  { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks', 'outbound-secrets:open', 'outbound-secrets:seal'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message (opening the endpoint\'s sealed secrets; a plaintext secret of an endpoint registered before sealing is sealed then) and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
   { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (decisions §14): uploads each stage evidence CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];

@@ -1,8 +1,10 @@
 import { chainEventDeps } from '../../shared/composition';
+import { chainConfirmationDeps } from '../../shared/composition/chain-watch';
 import { settlementDeps } from '../../shared/composition/settlement';
 import { secret } from '../../shared/config';
 import { AnyChainEventSchema } from '../../shared/http/schemas';
 import { webhookHandler } from '../../shared/http/webhook';
+import { requireConfirmations } from '../../shared/use-cases/chain-confirmations';
 import { applyChainEvent } from '../../shared/use-cases/chain-events';
 import { applyBuyerPayment } from '../../shared/use-cases/settlement';
 
@@ -13,11 +15,16 @@ import { applyBuyerPayment } from '../../shared/use-cases/settlement';
  * automatic TOP_UP payout once; a buyer payment settles its purchase order once (loans repaid,
  * batches SETTLED, remainder to the cooperative). Answers 200 `{received, outcome}` only after the
  * effect is durably recorded; 503 LEDGER_UNAVAILABLE or PROVIDER_UNAVAILABLE (no receipt) makes
- * the sender retry (decisions §6).
+ * the sender retry (decisions §6). An event whose transaction is not yet CHAIN_WATCH_CONFIRMATIONS
+ * blocks deep (the scheduled watcher's depth) is refused before anything is read or written:
+ * 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After, so the sender sends it again later.
  */
-export const handler = webhookHandler({ secret: () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), schema: AnyChainEventSchema }, async ({ webhookId, event }) => ({
-  status: 200,
-  body: event.type === 'purchase_order.paid'
-    ? await applyBuyerPayment(settlementDeps(), { webhookId, event })
-    : await applyChainEvent(chainEventDeps(), { webhookId, event }),
-}));
+export const handler = webhookHandler({ secret: () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), schema: AnyChainEventSchema }, async ({ webhookId, event }) => {
+  await requireConfirmations(chainConfirmationDeps(), event.data.tx_hash);
+  return {
+    status: 200,
+    body: event.type === 'purchase_order.paid'
+      ? await applyBuyerPayment(settlementDeps(), { webhookId, event })
+      : await applyChainEvent(chainEventDeps(), { webhookId, event }),
+  };
+});

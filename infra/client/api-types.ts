@@ -98,7 +98,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a farmer's mobile-money phone (decisions §11).
-         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the farmer's cooperative — the payout phone decides where money goes, so it takes the same two keys as a manual payout (an AGENT, another duty, another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS, checked before the body). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. The same number again changes nothing. One update, conditioned on the phone being still the one read (a concurrent change: 409 DUPLICATE_REQUEST, nothing written), records `phone`, `phone_updated_at`, the token subject and an audit entry in the farmer's `phone_changes` (`{at, actor, actor_role, previous_phone, phone}`, numbers masked); then the cooperative manager is notified (the managers' SNS topic, attribute `cooperative_id`, event `farmer.phone_changed`, both numbers masked) and the old number gets an SMS naming the new number masked (a notice that cannot be sent is logged for an operator; the change stands). The answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
+         * @description Roles as POST /farmers/register: ADMIN; COOPERATIVE or AGENT of the farmer's cooperative (another cooperative: 403 INSUFFICIENT_PERMISSIONS; MFI: 403). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. One conditional update records `phone`, `phone_updated_at` and the token subject; the answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
          */
         patch: operations["update-farmer"];
         trace?: never;
@@ -212,7 +212,7 @@ export interface paths {
         };
         /**
          * The batch's hash-chained audit log, verified against the trace log and the pinned evidence.
-         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash; decisions §13): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). For an AGENT token the entries of payouts, loans and settlements (and any other entry) come without amounts, phone numbers and transaction ids: those payload fields are left out and the entry carries `payload_redacted: true`; its hash can then not be recomputed from what is shown, and `verified` and `checks` are the service's verification of the full entries, unchanged (an AGENT who must check hashes asks a MANAGER or ADMIN, who read the entries as stored). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
+         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash; decisions §13): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
          */
         get: operations["get-batch-audit"];
         put?: never;
@@ -308,7 +308,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a farmer to mobile money.
-         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch's value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
+         * @description Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
          */
         post: operations["create-farmer-payout"];
         delete?: never;
@@ -582,7 +582,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a batch's due diligence statement and file it with the EU Information System.
-         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), keeps them privately (the statement holds full names and exact plots: it is read with a token through GET /eudr/dds/{id} and GET /eudr/dds/{id}/xml, never served by GET /ipfs nor pinned to IPFS; `ipfs_cid` is the CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`, its content address) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `status` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
+         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), stores both as one UnixFS directory in the service's own evidence copy (GET /ipfs/{cid}), queues their pinning to IPFS in the background (`ipfs_pin_status` PENDING → PINNED on GET /eudr/dds/{id}) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `ipfs_url` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
          */
         post: operations["generate-dds"];
         delete?: never;
@@ -655,8 +655,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Signed chain events, each checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).
-         * @description For operators who use a chain-event provider: the service's own scheduled chain-event watcher reads the same logs from the chain and applies them through the same use case, under the same ids, so an event both report is applied once. Standard Webhooks (as the payout webhook): `webhook-id` (1–200 characters; use `evt_<tx_hash>_<log_index>`, the watcher's id), `webhook-timestamp` (Unix seconds, 5 minutes of tolerance), `webhook-signature` `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the base64-decoded part of the whsec_ secret after the prefix>`. Body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}` — one TraceLog `StageRecorded(tokenId, stage, …)` log: `token_id` the uint256 as a decimal string, `batch_id` `BatchToken.batchIdOf(tokenId)`, `stage` the name of the stage code (0 DELIVERED … 5 EXPORTED, 6 SETTLED) — or `{type: "purchase_order.paid", data: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}}` — one LendingVault `PurchaseOrderPaid(poRef, payer, amount)` log: `purchase_order_id` the bytes32 `poRef` as ASCII without its trailing zero bytes; `tx_hash`/`log_index` the log's transaction and block-level log index; a buyer payment must match a mined `PurchaseOrderPaid` log of the lending vault (order, payer, amount) or it is 200 MISMATCH; it settles its confirmed purchase order exactly once (see GET /purchase-orders/{id}/settlement). Every event is checked before it counts: the batch must have reached the stage with that `tx_hash` in its stage history (or not yet recorded), and the ledger must hold a mined `StageRecorded` log of the TraceLog contract in that transaction at `log_index`, for the batch's token and stage; otherwise the answer is 200 with `outcome: MISMATCH` and nothing changes (logged as an alarm). EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 LEDGER_UNAVAILABLE when the ledger cannot be read and 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).
+         * Signed chain events, each applied only at the watcher's confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).
+         * @description For operators who use a chain-event provider: the service's own scheduled chain-event watcher reads the same logs from the chain and applies them through the same use case, under the same ids, so an event both report is applied once. An event is applied only once its transaction is as deep as the watcher reads (CHAIN_WATCH_CONFIRMATIONS blocks on top of its block, the block read from the ledger, not from `block_number`): before that the answer is 409 CHAIN_EVENT_NOT_CONFIRMED with `Retry-After` (seconds) and `details` `[{tx_hash, block_number, head_block, confirmations, missing}]`, nothing is read from or written to the service's table, and the sender must send the same event (same `webhook-id`) again later. Standard Webhooks (as the payout webhook): `webhook-id` (1–200 characters; use `evt_<tx_hash>_<log_index>`, the watcher's id), `webhook-timestamp` (Unix seconds, 5 minutes of tolerance), `webhook-signature` `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the base64-decoded part of the whsec_ secret after the prefix>`. Body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}` — one TraceLog `StageRecorded(tokenId, stage, …)` log: `token_id` the uint256 as a decimal string, `batch_id` `BatchToken.batchIdOf(tokenId)`, `stage` the name of the stage code (0 DELIVERED … 5 EXPORTED, 6 SETTLED) — or `{type: "purchase_order.paid", data: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}}` — one LendingVault `PurchaseOrderPaid(poRef, payer, amount)` log: `purchase_order_id` the bytes32 `poRef` as ASCII without its trailing zero bytes; `tx_hash`/`log_index` the log's transaction and block-level log index; a buyer payment must match a mined `PurchaseOrderPaid` log of the lending vault (order, payer, amount) or it is 200 MISMATCH; it settles its confirmed purchase order exactly once (see GET /purchase-orders/{id}/settlement). Every event is checked before it counts: the batch must have reached the stage with that `tx_hash` in its stage history (or not yet recorded), and the ledger must hold a mined `StageRecorded` log of the TraceLog contract in that transaction at `log_index`, for the batch's token and stage; otherwise the answer is 200 with `outcome: MISMATCH` and nothing changes (logged as an alarm). EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 LEDGER_UNAVAILABLE when the ledger cannot be read and 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).
          */
         post: operations["chain-events-webhook"];
         delete?: never;
@@ -797,8 +797,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A public evidence package by its IPFS CID from the service's own copy: the directory listing as JSON (a DDS is private: 404).
-         * @description Public, read-only (decisions §14): the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
+         * Evidence (or a DDS) by its IPFS CID from the service's own copy: the directory listing as JSON.
+         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json, dds.json, dds.xml) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
          */
         get: operations["get-ipfs"];
         put?: never;
@@ -817,8 +817,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A file of a public evidence package by CID and name: its exact bytes.
-         * @description Public, read-only (decisions §14): the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
+         * A file of an evidence (or DDS) directory by CID and name: its exact bytes.
+         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json, dds.json, dds.xml) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
          */
         get: operations["get-ipfs--name-"];
         put?: never;
@@ -838,7 +838,7 @@ export interface paths {
         };
         /**
          * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace"];
         put?: never;
@@ -858,7 +858,7 @@ export interface paths {
         };
         /**
          * The QR code (SVG) of the batch's public trace page URL.
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace-qr-svg"];
         put?: never;
@@ -1105,7 +1105,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "EVIDENCE_UPLOAD_INVALID" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                 message: string;
                 /**
                  * Format: uri
@@ -2085,7 +2085,7 @@ export interface operations {
                      *       "farmer_id": "UG-BUD-004512",
                      *       "full_name": "Nabulo Mirembe",
                      *       "cooperative_id": "BUGISU-CU-01",
-                     *       "phone": "+256 7•• ••• 888",
+                     *       "phone": "+256 7•• ••• 305",
                      *       "district": "Bududa",
                      *       "farm": {
                      *         "area_ha": 1.2,
@@ -2101,17 +2101,7 @@ export interface operations {
                      *         "name": "bundled-alert-areas",
                      *         "version": "2026-11-01"
                      *       },
-                     *       "registered_at": "2026-11-22T18:54:52.261Z",
-                     *       "phone_updated_at": "2026-11-23T08:00:00.000Z",
-                     *       "phone_changes": [
-                     *         {
-                     *           "at": "2026-11-23T08:00:00.000Z",
-                     *           "actor": "manager-bugisu",
-                     *           "actor_role": "COOPERATIVE",
-                     *           "previous_phone": "+256 7•• ••• 305",
-                     *           "phone": "+256 7•• ••• 888"
-                     *         }
-                     *       ]
+                     *       "registered_at": "2026-11-22T18:54:52.261Z"
                      *     }
                      */
                     "application/json": {
@@ -2138,16 +2128,6 @@ export interface operations {
                         };
                         /** Format: date-time */
                         registered_at: string;
-                        /** Format: date-time */
-                        phone_updated_at: string;
-                        phone_changes: {
-                            /** Format: date-time */
-                            at: string;
-                            actor: string;
-                            actor_role: string;
-                            previous_phone: string;
-                            phone: string | null;
-                        }[];
                     };
                 };
             };
@@ -2180,15 +2160,6 @@ export interface operations {
             };
             /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3938,15 +3909,6 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description PAYOUT_EXCEEDS_BATCH_VALUE: The farmer payouts of the batch would exceed its value, weight_kg × (grade price + export premium) in UGX at the quoted rate (`details.batch_value_ugx`). DAILY_PAYOUT_LIMIT_REACHED: The cooperative's manual payouts of this UTC day would exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (`details.daily_limit_usdc`). */
-            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5733,7 +5695,9 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "ipfs_pin_status": "PINNED",
                      *       "reference_number": "26DEQ7VKZ3HX2M",
                      *       "verification_number": "K7QW2P9D",
                      *       "rejection_reason": null,
@@ -5780,6 +5744,8 @@ export interface operations {
                             }[];
                         };
                         ipfs_cid: string;
+                        ipfs_url: string;
+                        ipfs_pin_status: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
@@ -5788,7 +5754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Generated and kept privately; the filing is queued (poll GET /eudr/dds/{dds_id}). */
+            /** @description Generated and pinned; the filing is queued (poll GET /eudr/dds/{dds_id}). */
             202: {
                 headers: {
                     /** @description Path of the created resource or job. */
@@ -5805,6 +5771,7 @@ export interface operations {
                      *         "request_id": "01M82A0Q3V6W1T2X9EJ4B7N5KE"
                      *       },
                      *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "status": "PENDING_FILING"
                      *     }
                      */
@@ -5816,6 +5783,7 @@ export interface operations {
                             request_id: string;
                         };
                         dds_id: string;
+                        ipfs_url: string;
                         status: string;
                     };
                 };
@@ -5942,7 +5910,9 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "ipfs_pin_status": "PINNED",
                      *       "reference_number": "26DEQ7VKZ3HX2M",
                      *       "verification_number": "K7QW2P9D",
                      *       "rejection_reason": null,
@@ -5989,6 +5959,8 @@ export interface operations {
                             }[];
                         };
                         ipfs_cid: string;
+                        ipfs_url: string;
+                        ipfs_pin_status: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
@@ -6200,7 +6172,9 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
-                     *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *         "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *         "ipfs_pin_status": "PINNED",
                      *         "reference_number": "26DEQ7VKZ3HX2M",
                      *         "verification_number": "K7QW2P9D",
                      *         "rejection_reason": null,
@@ -6325,6 +6299,8 @@ export interface operations {
                                 }[];
                             };
                             ipfs_cid: string;
+                            ipfs_url: string;
+                            ipfs_pin_status: string;
                             reference_number: string | null;
                             verification_number: string | null;
                             rejection_reason: string | null;
@@ -6510,6 +6486,15 @@ export interface operations {
             };
             /** @description INVALID_SIGNATURE: Webhook signature missing, wrong or stale. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CHAIN_EVENT_NOT_CONFIRMED: The chain event's transaction is not yet at the required confirmation depth; nothing was applied: send it again after the Retry-After header. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8223,7 +8208,8 @@ export interface operations {
                  *         "status": "AVAILABLE",
                  *         "reference_number": "26DEQ7VKZ3HX2M",
                  *         "verification_number": "K7QW2P9D",
-                 *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                 *         "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                 *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                  *         "filed_at": "2026-11-22T18:55:10.988Z"
                  *       }
                  *     }
@@ -8243,6 +8229,7 @@ export interface operations {
                         reference_number: string;
                         verification_number: string;
                         ipfs_cid: string;
+                        ipfs_url: string;
                         /** Format: date-time */
                         filed_at: string;
                     };

@@ -2,6 +2,7 @@ import { createPublicClient, createWalletClient, http, isAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { auditAnchorAbi, batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import { kmsLedgerAccount } from '../../shared/adapters/ledger/kms-signer';
 import type { Hex } from '../../shared/domain/ports';
 import { compileContracts } from './compile';
 import { approveVaultAsOperator, deployAuditAnchor, deployContracts, grantVaultOperator } from './deploy';
@@ -11,13 +12,16 @@ import { approveVaultAsOperator, deployAuditAnchor, deployContracts, grantVaultO
  * infra/ledger/contracts and deploys them to a real EVM network.
  *   LEDGER_RPC_URL, LEDGER_CHAIN_ID   the network (e.g. https://sepolia.base.org, 84532)
  *   DEPLOYER_KEY                      0x… private key that pays the gas and becomes admin
- *   SERVICE_SIGNER_ADDRESS (optional) the address of the key in the LedgerSignerKey secret; it is
+ *   SERVICE_SIGNER_ADDRESS (optional) the ledger signer's address (in AWS the KMS key's: npm run ledger-signer-address); it is
  *                                     granted MINTER_ROLE, RECORDER_ROLE, ANCHORER_ROLE and the vault's
  *                                     OPERATOR_ROLE (default: the deployer)
  *   SERVICE_SIGNER_KEY (optional)       that key itself (instead of the address): the vault
  *                                     approvals the operator must give (USDC allowance,
  *                                     BatchToken setApprovalForAll) are then made with it; without
  *                                     it a signer other than the deployer must make them later
+ *   SERVICE_SIGNER_KMS_KEY_ID (optional) the stack's ledger signer KMS key (output
+ *                                     LedgerSignerKmsKeyId; needs kms:GetPublicKey and kms:Sign on
+ *                                     it): its address gets the roles and it signs the approvals
  *   VAULT_ASSET_ADDRESS (optional)    the USDC contract the vault lends (e.g. Circle's USDC on
  *                                     the network); omitted: a TestUSDC is deployed (testnets)
  *   DEPLOY_ONLY=AuditAnchor (optional) deploy only AuditAnchor (a stack deployed before periodic
@@ -35,7 +39,9 @@ async function main() {
   const chainId = Number(need('LEDGER_CHAIN_ID'));
   const deployerKey = need('DEPLOYER_KEY') as Hex;
   const signerKey = process.env.SERVICE_SIGNER_KEY?.trim() as Hex | undefined;
-  const signer = signerKey ? privateKeyToAccount(signerKey).address : process.env.SERVICE_SIGNER_ADDRESS?.trim();
+  const kmsKeyId = process.env.SERVICE_SIGNER_KMS_KEY_ID?.trim();
+  const kmsAccount = kmsKeyId ? await kmsLedgerAccount(kmsKeyId) : undefined;
+  const signer = kmsAccount ? kmsAccount.address : signerKey ? privateKeyToAccount(signerKey).address : process.env.SERVICE_SIGNER_ADDRESS?.trim();
   if (signer && !isAddress(signer)) throw new Error('SERVICE_SIGNER_ADDRESS is not an address');
   const vaultAssetAddress = process.env.VAULT_ASSET_ADDRESS?.trim() as Hex | undefined;
   if (vaultAssetAddress && !isAddress(vaultAssetAddress)) throw new Error('VAULT_ASSET_ADDRESS is not an address');
@@ -65,11 +71,11 @@ async function main() {
     ]) await reader.waitForTransactionReceipt({ hash });
     await grantVaultOperator({ rpcUrl, chainId, adminKey: deployerKey, lendingVaultAddress: deployed.lendingVaultAddress, operator: signer as Hex });
     process.stdout.write(`granted MINTER_ROLE, RECORDER_ROLE, ANCHORER_ROLE and the vault's OPERATOR_ROLE to ${signer}\n`);
-    if (signerKey) {
-      await approveVaultAsOperator({ rpcUrl, chainId, operatorKey: signerKey, contracts: deployed });
+    if (signerKey || kmsAccount) {
+      await approveVaultAsOperator({ rpcUrl, chainId, ...(kmsAccount ? { operatorAccount: kmsAccount } : { operatorKey: signerKey }), contracts: deployed });
       process.stdout.write(`${signer} approved the vault for its USDC and BatchTokens\n`);
     } else {
-      process.stdout.write(`NOTE: ${signer} must still approve the vault: USDC approve(${deployed.lendingVaultAddress}, max) and BatchToken setApprovalForAll(${deployed.lendingVaultAddress}, true) (or rerun with SERVICE_SIGNER_KEY)\n`);
+      process.stdout.write(`NOTE: ${signer} must still approve the vault: USDC approve(${deployed.lendingVaultAddress}, max) and BatchToken setApprovalForAll(${deployed.lendingVaultAddress}, true) (or rerun with SERVICE_SIGNER_KEY or SERVICE_SIGNER_KMS_KEY_ID)\n`);
     }
   }
   process.stdout.write(`BatchTokenAddress=${deployed.batchTokenAddress}\nTraceLogAddress=${deployed.traceLogAddress}\nAuditAnchorAddress=${deployed.auditAnchorAddress}\nLendingVaultAddress=${deployed.lendingVaultAddress}\nVaultAssetAddress=${deployed.vaultAssetAddress}\n`);

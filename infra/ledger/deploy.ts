@@ -1,5 +1,5 @@
 import { createPublicClient, createTestClient, createWalletClient, http, maxUint256, type Abi } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import type { Hex } from '../../shared/domain/ports';
 import { auditAnchorAbi, batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
@@ -83,12 +83,15 @@ export async function deployContracts(input: {
 export async function approveVaultAsOperator(input: {
   rpcUrl: string;
   chainId: number;
-  operatorKey: Hex;
+  /** The operator's private key, or (in AWS) its KMS-signing account (shared/adapters/ledger/kms-signer.ts). */
+  operatorKey?: Hex;
+  operatorAccount?: LocalAccount;
   contracts: DeployedContracts;
 }): Promise<void> {
   const chain = ledgerChain(input.chainId, input.rpcUrl);
   const transport = http(input.rpcUrl, { retryCount: 1 });
-  const account = privateKeyToAccount(input.operatorKey);
+  if (!input.operatorAccount && !input.operatorKey) throw new Error('approveVaultAsOperator: give operatorKey or operatorAccount');
+  const account = input.operatorAccount ?? privateKeyToAccount(input.operatorKey!);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
   const wallet = createWalletClient({ account, chain, transport });
   const { lendingVaultAddress: vault } = input.contracts;

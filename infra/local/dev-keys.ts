@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { ensureLocalKeyFile } from '../../shared/adapters/secrets/envelope-sealer';
 import { repoRoot } from '../../shared/runtime/paths';
 
 /**
  * Local development identities, kept in LOCAL_DATA_DIR across restarts (decisions §1):
  * the token issuer's ES256 key pair (its public half is served as the local JWKS) and the ledger
- * signer key. These are development values only; in AWS the issuer is configured by JWKS URL and
- * the signer key lives in Secrets Manager.
+ * signer key, and the master key of outbound webhook secrets. These are development values only;
+ * in AWS the issuer is configured by JWKS URL, the ledger signer is a KMS key that signs in KMS,
+ * and outbound webhook secrets are sealed under a KMS key.
  */
 
 /** Issuer and audience of local tokens (the local authorizer is configured with them). */
@@ -85,6 +87,14 @@ export function ledgerSignerKey(dataDir = localDataDir()): `0x${string}` {
   const file = join(dataDir, 'dev-ledger-signer.key');
   if (!existsSync(file)) writeFileSync(file, `0x${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   return readFileSync(file, 'utf8').trim() as `0x${string}`;
+}
+
+/**
+ * The local master key of outbound webhook secrets (`outbound-secrets.key` in the data dir, 32
+ * random bytes, mode 0600), created on first start; returns its path (OUTBOUND_SECRET_KEY_FILE).
+ */
+export function outboundSecretKeyFile(dataDir = localDataDir()): string {
+  return ensureLocalKeyFile(join(dataDir, 'outbound-secrets.key'));
 }
 
 /** A dev key kept in `file` of the data dir, created on first use. */

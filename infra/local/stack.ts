@@ -8,7 +8,7 @@ import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, route
 import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount, setUpLocalVaultAccounts } from '../ledger/deploy';
-import { DEV_BUYER_USDC_MICRO, devBuyerKey, devOnRampKey } from './dev-keys';
+import { DEV_BUYER_USDC_MICRO, devBuyerKey, devOnRampKey, outboundSecretKeyFile } from './dev-keys';
 import { DEV_CHAIN_WEBHOOK_SECRET, DEV_EUDR_CREDENTIALS, DEV_MAAIF_API_KEY, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
 import { createServiceTable, LOCAL_TABLE_NAME, startDynamoDbLocal } from './dynamodb-local';
 import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
@@ -193,6 +193,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       LEDGER_RPC_URL: chain.rpcUrl,
       LEDGER_CHAIN_ID: '31337',
       LEDGER_SIGNER_KEY: signerKey,
+      // Outbound webhook secrets are sealed with the same envelope code as in AWS, the data keys wrapped by this key file (0600).
+      OUTBOUND_SECRET_KEY_FILE: outboundSecretKeyFile(dataDir),
       LEDGER_RPC_RETRY_COUNT: '0',
       BATCH_TOKEN_ADDRESS: contracts.batchTokenAddress,
       TRACE_LOG_ADDRESS: contracts.traceLogAddress,

@@ -193,7 +193,7 @@ export class CoffeeTraceStack extends Stack {
       new CfnOutput(this, `WebhookUrl${pascal(r.fn)}`, { value: this.api.urlOf(r.path), description: `Register with the sender: ${r.summary}` });
     }
     new CfnOutput(this, 'PayoutStateMachineArn', { value: this.payout.stateMachine.stateMachineArn });
-    new CfnOutput(this, 'LedgerSignerKeySecretArn', { value: this.stateful.ledgerSignerKey.secretArn, description: 'Put the ledger signer private key here' });
+    new CfnOutput(this, 'LedgerSignerKmsKeyId', { value: this.stateful.ledgerSignerKmsKey.keyArn, description: 'The ledger signer KMS key (secp256k1): `npm run ledger-signer-address -- <this ARN>` prints its address, to grant the contracts\' roles and fund' });
     new CfnOutput(this, 'PayoutProviderCredentialsSecretArn', { value: this.stateful.payoutProviderCredentials.secretArn, description: 'Put {"api_key","api_secret"} here' });
     new CfnOutput(this, 'PayoutWebhookSecretArn', { value: this.stateful.payoutWebhookSecret.secretArn, description: 'Put the provider\'s whsec_ secret here' });
   }

@@ -172,8 +172,26 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       }
       case 'ledger':
-      case 'ledger:read':
       case 'vault':
+        // The ledger signer signs in KMS: only functions that send ledger transactions (the single ledger writer) may use it.
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [s.ledgerSignerKmsKey.keyArn] }));
+        break;
+      case 'outbound-secrets:seal':
+        // Data keys for new secrets only, and only bound to an endpoint id (the encryption context the sealer uses).
+        role.addToPrincipalPolicy(new PolicyStatement({
+          actions: ['kms:GenerateDataKey'],
+          resources: [s.outboundSecretsKey.keyArn],
+          conditions: { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] }, Null: { 'kms:EncryptionContext:endpoint_id': 'false' } },
+        }));
+        break;
+      case 'outbound-secrets:open':
+        role.addToPrincipalPolicy(new PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [s.outboundSecretsKey.keyArn],
+          conditions: { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] }, Null: { 'kms:EncryptionContext:endpoint_id': 'false' } },
+        }));
+        break;
+      case 'ledger:read':
       case 'vault:read':
       case 'chain-webhook-secret':
       case 'evidence-pinning':
@@ -245,13 +263,14 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     CHAIN_WATCH_CONFIRMATIONS: settings.chainWatchConfirmations,
     CHAIN_WATCH_START_BLOCK: settings.chainWatchStartBlock,
     MANUAL_PAYOUT_DAILY_LIMIT_USDC: settings.manualPayoutDailyLimitUsdc,
+    LEDGER_SIGNER_KMS_KEY_ID: s.ledgerSignerKmsKey.keyArn,
+    OUTBOUND_SECRET_KMS_KEY_ID: s.outboundSecretsKey.keyArn,
   };
 }
 
 /** The Secrets Manager secret of every secret the manifest's needs carry. */
 export function needSecrets(s: StatefulResources): Record<SecretName, ISecret> {
   return {
-    LEDGER_SIGNER_KEY: s.ledgerSignerKey,
     PAYOUT_PROVIDER_CREDENTIALS: s.payoutProviderCredentials,
     PAYOUT_WEBHOOK_SECRET: s.payoutWebhookSecret,
     CHAIN_WEBHOOK_SECRET: s.chainWebhookSecret,

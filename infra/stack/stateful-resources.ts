@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { Alias } from 'aws-cdk-lib/aws-kms';
+import { Alias, Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Subscription, SubscriptionFilter, SubscriptionProtocol, Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -33,8 +33,16 @@ export class StatefulResources extends Construct {
   readonly table: Table;
   readonly queues: Record<QueueName, Queue>;
   readonly manualReviewTopic: Topic;
-  /** The ledger signer's private key (hex string); the stack creates a placeholder, the operator sets the real key. */
-  readonly ledgerSignerKey: Secret;
+  /**
+   * The ledger signer: an asymmetric KMS key (ECC_SECG_P256K1, SIGN_VERIFY) whose private key never
+   * leaves KMS; only the ledger writer may use it (kms:Sign, kms:GetPublicKey; infra/stack/needs.ts).
+   */
+  readonly ledgerSignerKmsKey: Key;
+  /**
+   * The master key of outbound webhook signing secrets (envelope encryption, symmetric, rotated
+   * yearly): creation and rotation may only generate data keys, the sender may decrypt them.
+   */
+  readonly outboundSecretsKey: Key;
   /** `{api_key, api_secret}` of the payout provider. */
   readonly payoutProviderCredentials: Secret;
   /** The provider's Standard Webhooks secret (`whsec_…`). */
@@ -98,9 +106,16 @@ export class StatefulResources extends Construct {
     });
     for (const sub of props.managerSubscriptions) this.subscribeManager(sub);
 
-    this.ledgerSignerKey = new Secret(this, 'LedgerSignerKey', {
-      description: 'Private key (0x-prefixed hex) of the ledger signer. Created with a random placeholder: put the real key here.',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    this.ledgerSignerKmsKey = new Key(this, 'LedgerSignerKmsKey', {
+      description: 'The ledger signer (secp256k1): signs ledger transactions in KMS; its address holds the contracts\' roles and is the service treasury.',
+      keySpec: KeySpec.ECC_SECG_P256K1,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      // The key's address holds the roles and the treasury's funds: never deleted with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.outboundSecretsKey = new Key(this, 'OutboundSecretsKey', {
+      description: 'Wraps the data keys of outbound webhook signing secrets (envelope encryption, encryption context endpoint_id).',
+      enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.payoutProviderCredentials = new Secret(this, 'PayoutProviderCredentials', {
@@ -157,10 +172,10 @@ export class StatefulResources extends Construct {
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const s of [this.onrampCredentials, this.onrampWebhookSecret, this.ledgerSignerKey, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken, this.gfwApiKey, this.eudrAuthKey, this.maaifApiKey, this.priceFeedToken]) {
+    for (const s of [this.onrampCredentials, this.onrampWebhookSecret, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken, this.gfwApiKey, this.eudrAuthKey, this.maaifApiKey, this.priceFeedToken]) {
       Validations.of(s).acknowledge({
         id: 'AwsSolutions-SMG4',
-        reason: 'Third-party credentials (ledger signer key, payout provider API key and webhook secret) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',
+        reason: 'Third-party credentials (payout provider API key and webhook secret, on-ramp, pinning, registry keys) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',
       });
     }
   }

@@ -1,7 +1,9 @@
 import { DynamoChainCursorStore } from '../adapters/dynamodb/chain-cursor';
 import { createChainLogSourceFromEnv, type EvmChainLogSource } from '../adapters/ledger/chain-log-source';
+import { createTraceLogReaderFromEnv, type EvmTraceLogReader } from '../adapters/ledger/trace-log-reader';
 import { envOr, requireEnv } from '../config';
 import type { ChainCursorStore, ChainLogSource } from '../domain/ports';
+import type { ChainConfirmationDeps } from '../use-cases/chain-confirmations';
 import type { ChainWatchConfig, ChainWatchDeps } from '../use-cases/chain-watch';
 import { chainEventDeps } from './index';
 import { now } from './repos';
@@ -30,6 +32,28 @@ export function chainWatchDeps(): ChainWatchDeps {
   return { source: chainLogSource(), cursor, stageEvents: chainEventDeps(), buyerPayments: settlementDeps(), now };
 }
 
+/**
+ * Blocks a chain log must be buried under before anything acts on it: CHAIN_WATCH_CONFIRMATIONS,
+ * the one setting the scheduled watcher and the chain-events webhook both use (5 in AWS by default,
+ * 0 locally). Throws naming it when missing or malformed.
+ */
+export function chainConfirmations(): number {
+  return count('CHAIN_WATCH_CONFIRMATIONS', requireEnv('CHAIN_WATCH_CONFIRMATIONS'), 0);
+}
+
+let depthReader: EvmTraceLogReader | undefined;
+
+/** Ports of the chain-events webhook's confirmation check: the ledger (read only) and the watcher's depth. */
+export function chainConfirmationDeps(): ChainConfirmationDeps {
+  return {
+    chain: {
+      transactionBlock: (txHash) => (depthReader ??= createTraceLogReaderFromEnv()).transactionBlock(txHash),
+      headBlock: () => (depthReader ??= createTraceLogReaderFromEnv()).headBlock(),
+    },
+    confirmations: chainConfirmations(),
+  };
+}
+
 /** A non-negative integer variable; throws naming it when malformed. */
 function count(name: string, text: string, min: number): number {
   if (!/^\d{1,15}$/.test(text.trim()) || Number(text) < min) throw new Error(`Environment variable ${name} must be an integer ≥ ${min}`);
@@ -45,7 +69,7 @@ function count(name: string, text: string, min: number): number {
  */
 export function chainWatchConfig(leaseMs: number): ChainWatchConfig {
   return {
-    confirmations: count('CHAIN_WATCH_CONFIRMATIONS', requireEnv('CHAIN_WATCH_CONFIRMATIONS'), 0),
+    confirmations: chainConfirmations(),
     startBlock: BigInt(count('CHAIN_WATCH_START_BLOCK', requireEnv('CHAIN_WATCH_START_BLOCK'), 0)),
     maxBlocksPerRange: count('CHAIN_WATCH_MAX_BLOCK_RANGE', envOr('CHAIN_WATCH_MAX_BLOCK_RANGE', '1000'), 1),
     maxRangesPerRun: count('CHAIN_WATCH_MAX_RANGES_PER_RUN', envOr('CHAIN_WATCH_MAX_RANGES_PER_RUN', '20'), 1),

@@ -3,6 +3,7 @@ import { decimalStringToMicro } from '../domain/money';
 import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../domain/payout-limits';
 import { readCooperative, readFarmer } from '../adapters/dynamodb/registry-repo';
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
+import { kmsLedgerAccount } from '../adapters/ledger/kms-signer';
 import { createTraceLogReaderFromEnv } from '../adapters/ledger/trace-log-reader';
 import { createVaultReaderFromEnv } from '../adapters/ledger/vault-reader';
 import { HttpPayoutOrderReader } from '../adapters/payout-provider/http-order-reader';
@@ -34,9 +35,16 @@ import { payoutWorkflow } from './workflow';
 let ledgerP: Promise<Ledger & VaultLedger> | undefined;
 let providerP: Promise<PayoutProvider> | undefined;
 
-/** The EVM ledger; the signer key comes from LEDGER_SIGNER_KEY or its Secrets Manager secret. */
+/**
+ * The EVM ledger. The signer is chosen by the settings: with LEDGER_SIGNER_KMS_KEY_ID (AWS) the
+ * KMS key signs (no private key in the function), else the private key LEDGER_SIGNER_KEY (locally
+ * the key file of LOCAL_DATA_DIR) or its Secrets Manager secret.
+ */
 export function ledger(): Promise<Ledger & VaultLedger> {
-  ledgerP ??= secret('LEDGER_SIGNER_KEY').then((key) => createEvmLedgerFromEnv({ ...process.env, LEDGER_SIGNER_KEY: key.trim() }));
+  const kmsKey = process.env.LEDGER_SIGNER_KMS_KEY_ID?.trim();
+  ledgerP ??= kmsKey
+    ? kmsLedgerAccount(kmsKey).then((account) => createEvmLedgerFromEnv(process.env, account))
+    : secret('LEDGER_SIGNER_KEY').then((key) => createEvmLedgerFromEnv({ ...process.env, LEDGER_SIGNER_KEY: key.trim() }));
   ledgerP.catch(() => (ledgerP = undefined));
   return ledgerP;
 }

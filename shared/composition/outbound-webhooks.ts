@@ -3,8 +3,10 @@ import { ulid } from 'ulid';
 import { SqsWorkQueue } from '../adapters/aws/queues';
 import { DynamoOutboundWebhookStore } from '../adapters/outbound-webhooks/dynamo-store';
 import { HttpOutboundSender, UrlGuard } from '../adapters/outbound-webhooks/http-sender';
+import { EnvelopeSealer, FileDataKeys, KmsDataKeys } from '../adapters/secrets/envelope-sealer';
 import { envOr } from '../config';
 import type { OutboundDeliveryMessage, OutboundSender } from '../domain/outbound-webhooks';
+import type { SealedSecret, SecretSealer } from '../domain/secret-sealing';
 import type { EndpointDeps, OutboundWebhookDeps } from '../use-cases/outbound-webhooks';
 
 /**
@@ -13,9 +15,32 @@ import type { EndpointDeps, OutboundWebhookDeps } from '../use-cases/outbound-we
  * sets OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK=true (http and loopback receivers); in AWS it is unset, so
  * only https URLs resolving to public addresses are accepted. OUTBOUND_WEBHOOK_TIME_SCALE (default
  * 1; LOCAL_TIME_SCALE locally) multiplies the retry schedule.
+ *
+ * Signing secrets are sealed (envelope encryption, the endpoint id as context): with the KMS key
+ * OUTBOUND_SECRET_KMS_KEY_ID in AWS (creation and rotation may only generate data keys, the
+ * sender may decrypt them), with the key file OUTBOUND_SECRET_KEY_FILE locally (the local stack
+ * creates it in LOCAL_DATA_DIR, mode 0600). The sealer is built on first use: routes that never
+ * seal or open a secret need neither setting.
  */
 let store: DynamoOutboundWebhookStore | undefined;
 let sender: OutboundSender | undefined;
+let sealer: SecretSealer | undefined;
+
+/**
+ * The sealer the settings choose: KMS when OUTBOUND_SECRET_KMS_KEY_ID is set, else the key file
+ * OUTBOUND_SECRET_KEY_FILE. Errors: throws naming both when neither is set.
+ */
+export function secretSealerFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): SecretSealer {
+  if (env.OUTBOUND_SECRET_KMS_KEY_ID) return new EnvelopeSealer(new KmsDataKeys(env.OUTBOUND_SECRET_KMS_KEY_ID));
+  if (env.OUTBOUND_SECRET_KEY_FILE) return new EnvelopeSealer(new FileDataKeys(env.OUTBOUND_SECRET_KEY_FILE));
+  throw new Error('Missing configuration: set OUTBOUND_SECRET_KMS_KEY_ID (AWS) or OUTBOUND_SECRET_KEY_FILE (local) to seal webhook secrets');
+}
+
+/** The sealer, built from the settings at its first use. */
+const lazySealer: SecretSealer = {
+  seal: (plaintext: string, context: string) => (sealer ??= secretSealerFromEnv()).seal(plaintext, context),
+  open: (sealed: SealedSecret, context: string) => (sealer ??= secretSealerFromEnv()).open(sealed, context),
+};
 
 const allowLoopback = () => envOr('OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK', 'false') === 'true';
 /** `whsec_` + 24 random bytes in base64 (the Standard Webhooks secret format). */
@@ -26,7 +51,7 @@ const now = () => new Date();
 /** Ports of the endpoint routes (register, list, delete, rotate, deliveries). */
 export function endpointDeps(): EndpointDeps {
   store ??= new DynamoOutboundWebhookStore();
-  return { store, now, newId, newSecret, guard: new UrlGuard(allowLoopback()) };
+  return { store, now, newId, newSecret, sealer: lazySealer, guard: new UrlGuard(allowLoopback()) };
 }
 
 /** Ports of the fan-out, replay and delivery attempts. */
@@ -34,5 +59,5 @@ export function outboundDeps(): OutboundWebhookDeps & { sender: OutboundSender; 
   store ??= new DynamoOutboundWebhookStore();
   sender ??= new HttpOutboundSender(allowLoopback());
   const timeScale = Number(envOr('OUTBOUND_WEBHOOK_TIME_SCALE', '1'));
-  return { store, queue: new SqsWorkQueue<OutboundDeliveryMessage>('OUTBOUND_WEBHOOK_QUEUE_URL'), now, newId, newSecret, sender, timeScale: timeScale > 0 ? timeScale : 1 };
+  return { store, queue: new SqsWorkQueue<OutboundDeliveryMessage>('OUTBOUND_WEBHOOK_QUEUE_URL'), now, newId, newSecret, sealer: lazySealer, sender, timeScale: timeScale > 0 ? timeScale : 1 };
 }

@@ -22,6 +22,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   DUPLICATE_PAYOUT: 'A payout for this batch and reason already exists.',
   DUPLICATE_REQUEST: 'A request with this Idempotency-Key is still being processed.',
   BATCH_HAS_ACTIVE_LOAN: 'BatchToken already locked as collateral.',
+  CHAIN_EVENT_NOT_CONFIRMED: 'The chain event\'s transaction is not yet at the required confirmation depth; nothing was applied: send it again after the Retry-After header.',
   PAYLOAD_TOO_LARGE: 'Request body too large.',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json.',
   GFW_CHECK_FAILED: 'Farm failed the deforestation check; manual review required.',

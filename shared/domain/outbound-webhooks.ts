@@ -12,6 +12,7 @@
 import type { Caller } from './caller';
 import { DomainError } from './errors';
 import { maskPhone } from './masking';
+import type { SealedSecret } from './secret-sealing';
 
 export const OUTBOUND_EVENT_TYPES = [
   'batch.stage_changed',
@@ -157,11 +158,20 @@ export interface OutboundEndpoint {
   status: EndpointStatus;
   /** Why it was disabled (the receiver answered 410 Gone). */
   disabled_reason?: string;
-  /** `whsec_<base64>`: never logged, never returned after creation or rotation. */
-  secret: string;
-  /** The secret before the last rotation: it still signs until `previous_secret_expires_at`. */
-  previous_secret?: string;
+  /**
+   * The signing secret (`whsec_<base64>`), sealed with the endpoint id as context (only the sender
+   * opens it): never stored in plaintext, never logged, returned only by creation or rotation.
+   */
+  sealed_secret?: SealedSecret;
+  /** The secret before the last rotation, sealed: it still signs until `previous_secret_expires_at`. */
+  previous_sealed_secret?: SealedSecret;
   previous_secret_expires_at?: string;
+  /**
+   * Plaintext secrets of endpoints registered before secrets were sealed: the sender seals them at
+   * the endpoint's next delivery attempt (and a rotation replaces them), then they are removed.
+   */
+  secret?: string;
+  previous_secret?: string;
   created_at: string;
   created_by: string;
   updated_at: string;
@@ -170,11 +180,24 @@ export interface OutboundEndpoint {
 /** How long the secret before a rotation keeps signing (24 h). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
-/** The secrets that sign at `now`: the current one, and the previous one during its overlap. */
-export function signingSecrets(e: Pick<OutboundEndpoint, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, now: Date): string[] {
+/** An endpoint with its plaintext secret, as creation and rotation answer it (the only time it is shown). */
+export type RevealedEndpoint = Omit<OutboundEndpoint, 'secret' | 'previous_secret'> & { secret: string };
+
+/** True while the secret before the last rotation still signs (`previous_secret_expires_at` after `now`). */
+export function previousSecretSigns(e: Pick<OutboundEndpoint, 'previous_secret_expires_at'>, now: Date): boolean {
+  return !!e.previous_secret_expires_at && Date.parse(e.previous_secret_expires_at) > now.getTime();
+}
+
+/** The secrets that sign at `now` (plaintext, once opened): the current one, and the previous one during its overlap. */
+export function signingSecrets(e: { secret: string; previous_secret?: string; previous_secret_expires_at?: string }, now: Date): string[] {
   const out = [e.secret];
-  if (e.previous_secret && e.previous_secret_expires_at && Date.parse(e.previous_secret_expires_at) > now.getTime()) out.push(e.previous_secret);
+  if (e.previous_secret && previousSecretSigns(e, now)) out.push(e.previous_secret);
   return out;
+}
+
+/** True when the endpoint still holds a plaintext secret (registered before secrets were sealed). */
+export function hasPlaintextSecret(e: Pick<OutboundEndpoint, 'secret' | 'previous_secret'>): boolean {
+  return typeof e.secret === 'string' || typeof e.previous_secret === 'string';
 }
 
 /**
@@ -288,8 +311,17 @@ export interface OutboundWebhookStore {
   listEndpoints(ownerKey: string): Promise<OutboundEndpoint[]>;
   /** ACTIVE endpoints of every MFI. */
   listMfiEndpoints(): Promise<OutboundEndpoint[]>;
-  /** Sets fields on an endpoint that is not DELETED; false when it is gone. */
-  updateEndpoint(id: string, set: Partial<Pick<OutboundEndpoint, 'status' | 'disabled_reason' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>>, at: string): Promise<boolean>;
+  /**
+   * Sets fields on an endpoint that is not DELETED (a field given as undefined is removed); false
+   * when it is gone. With `whilePlaintext`, only while its plaintext `secret` is still that value
+   * (the migration of a plaintext secret, which must not overwrite a concurrent rotation).
+   */
+  updateEndpoint(
+    id: string,
+    set: Partial<Pick<OutboundEndpoint, 'status' | 'disabled_reason' | 'sealed_secret' | 'previous_sealed_secret' | 'previous_secret_expires_at' | 'secret' | 'previous_secret'>>,
+    at: string,
+    whilePlaintext?: string,
+  ): Promise<boolean>;
   /** The delivery of `event` to `endpointId`, created PENDING with `token` unless it exists; `created` says which. */
   ensureDelivery(endpointId: string, event: OutboundEvent, token: string, at: string): Promise<{ delivery: OutboundDelivery; created: boolean }>;
   getDelivery(id: string): Promise<OutboundDelivery | null>;

@@ -2,7 +2,7 @@ import { ERROR_CODES } from '../domain/error-catalogue';
 import type { ErrorCode } from '../domain/errors';
 import type { DdsRecord } from '../domain/dds';
 import type { Deposit, Loan } from '../domain/lending';
-import { outboundEventBody, outboundEventsOfChange, type ItemImage, type OutboundDelivery, type OutboundEndpoint, type OutboundEvent, type OutboundEventType } from '../domain/outbound-webhooks';
+import { outboundEventBody, outboundEventsOfChange, type ItemImage, type OutboundDelivery, type OutboundEndpoint, type RevealedEndpoint, type OutboundEvent, type OutboundEventType } from '../domain/outbound-webhooks';
 import type { Job, Payout } from '../domain/records';
 import type { RouteDef } from '../manifest';
 import { deliveryView, endpointView, endpointWithSecretView } from './outbound-webhook-schemas';
@@ -291,17 +291,17 @@ const EVENTS: Array<{ type: OutboundEventType; summary: string; events: Outbound
 /** The example event of each type, as the mapper makes it. */
 export const OUTBOUND_EVENT_EXAMPLES: Record<string, OutboundEvent> = Object.fromEntries(EVENTS.map((e) => [e.type, e.events[0]!]));
 
-const endpointRecord: OutboundEndpoint = {
+const endpointRecord: RevealedEndpoint = {
   endpoint_id: 'whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE', owner: { kind: 'COOPERATIVE', id: COOP }, url: 'https://erp.bugisu-cu.example/hooks/coffee-trace',
   events: ['batch.stage_changed', 'payout.completed', 'payout.manual_review'], description: 'Cooperative ERP', status: 'ACTIVE',
   secret: 'whsec_MfKQ9r8GKYqXnOoIyC1B2Bf8q3r0PmIzVw4xT7uS', created_at: '2026-11-22T19:10:04.211Z', created_by: 'manager-bugisu', updated_at: '2026-11-22T19:10:04.211Z',
 };
-const disabledEndpoint: OutboundEndpoint = {
+const disabledEndpoint: RevealedEndpoint = {
   ...endpointRecord, endpoint_id: 'whe_01JD7PY2B5E8H1K4N7Q0T3V6X9', url: 'https://old-erp.bugisu-cu.example/webhooks', events: ['job.completed'], description: undefined,
   status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone at 2026-11-22T19:05:17.482Z', created_at: '2026-11-20T07:31:55.019Z', updated_at: '2026-11-22T19:05:17.482Z',
 };
-const rotatedEndpoint: OutboundEndpoint = {
-  ...endpointRecord, secret: 'whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuAe6Rp', previous_secret: endpointRecord.secret,
+const rotatedEndpoint: RevealedEndpoint = {
+  ...endpointRecord, secret: 'whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuAe6Rp',
   previous_secret_expires_at: '2026-11-23T19:12:00.000Z', updated_at: '2026-11-22T19:12:00.000Z',
 };
 const payoutEvent = EVENTS[1]!.events[0]!;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { OutboundDelivery, OutboundEndpoint } from '../domain/outbound-webhooks';
+import type { OutboundDelivery, OutboundEndpoint, RevealedEndpoint } from '../domain/outbound-webhooks';
 import { OUTBOUND_EVENT_TYPES } from '../domain/outbound-webhooks';
 
 /**
@@ -46,7 +46,7 @@ export function endpointView(e: OutboundEndpoint) {
 }
 
 /** The 201 of creation and the 200 of rotation: the endpoint with its (new) secret, shown only here. */
-export function endpointWithSecretView(e: OutboundEndpoint) {
+export function endpointWithSecretView(e: RevealedEndpoint) {
   return { ...endpointView(e), secret: e.secret, previous_secret_expires_at: e.previous_secret_expires_at ?? null };
 }
 

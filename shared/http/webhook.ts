@@ -9,23 +9,42 @@ import { validate } from './validation';
 export const MAX_WEBHOOK_ID_LENGTH = 200;
 
 /**
+ * The secrets an inbound webhook secret value holds: one, or two separated by whitespace while the
+ * sender rotates it (the old and the new one, each `whsec_…`), so a rotation needs no downtime.
+ */
+export function webhookSecretValues(secretValue: string): string[] {
+  return secretValue.split(/\s+/).filter((s) => s !== '');
+}
+
+/**
  * Verifies a Standard Webhooks signature over the raw body (`webhook-id`, `webhook-timestamp`,
- * `webhook-signature`; 5 minutes of tolerance, the library's default; decisions §6).
+ * `webhook-signature`; 5 minutes of tolerance, the library's default; decisions §6). `secretValue`
+ * may hold two secrets separated by a space during a rotation: a signature by either verifies.
  * Errors: INVALID_SIGNATURE (401). A correctly signed body is accepted whatever it contains: its
  * JSON is checked afterwards (400), so a sender can tell a bad signature from a bad body.
  */
 export function verifyStandardWebhook(secretValue: string, rawBody: string, headers: Record<string, string>): void {
-  try {
-    new Webhook(secretValue).verify(rawBody, {
-      'webhook-id': headers['webhook-id'] ?? '',
-      'webhook-timestamp': headers['webhook-timestamp'] ?? '',
-      'webhook-signature': headers['webhook-signature'] ?? '',
-    });
-  } catch (err) {
-    if (err instanceof WebhookVerificationError) throw new DomainError('INVALID_SIGNATURE', `Webhook signature rejected: ${err.message}.`);
-    if (err instanceof SyntaxError) return; // signature verified; the library's own JSON.parse failed (checked by the caller)
-    throw err;
+  const secrets = webhookSecretValues(secretValue);
+  if (!secrets.length) throw new Error('The webhook secret is empty');
+  let rejection: WebhookVerificationError | undefined;
+  for (const s of secrets) {
+    try {
+      new Webhook(s).verify(rawBody, {
+        'webhook-id': headers['webhook-id'] ?? '',
+        'webhook-timestamp': headers['webhook-timestamp'] ?? '',
+        'webhook-signature': headers['webhook-signature'] ?? '',
+      });
+      return;
+    } catch (err) {
+      if (err instanceof WebhookVerificationError) {
+        rejection ??= err;
+        continue;
+      }
+      if (err instanceof SyntaxError) return; // signature verified; the library's own JSON.parse failed (checked by the caller)
+      throw err;
+    }
   }
+  throw new DomainError('INVALID_SIGNATURE', `Webhook signature rejected: ${rejection!.message}.`);
 }
 
 /** What a webhook route's use-case call receives: the verified, parsed and validated event. */

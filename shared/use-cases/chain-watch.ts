@@ -1,3 +1,4 @@
+import { safeHead } from '../domain/chain-confirmations';
 import { STAGE_CODES } from '../domain/custody';
 import type { ChainCursorStore, ChainLogSource, WatchedChainLog } from '../domain/ports';
 import type { Stage } from '../domain/records';
@@ -133,13 +134,13 @@ export async function runChainWatch(deps: ChainWatchDeps, config: ChainWatchConf
   try {
     const head = await deps.source.headBlock();
     report.head_block = Number(head);
-    const safeHead = head - BigInt(config.confirmations);
-    while (next <= safeHead) {
+    const deepEnough = safeHead(head, config.confirmations);
+    while (next <= deepEnough) {
       if (report.ranges >= config.maxRangesPerRun || deps.now().getTime() >= lastRangeStart) {
         report.outcome = 'MORE_TO_READ';
         break;
       }
-      const last = next + BigInt(config.maxBlocksPerRange) - 1n < safeHead ? next + BigInt(config.maxBlocksPerRange) - 1n : safeHead;
+      const last = next + BigInt(config.maxBlocksPerRange) - 1n < deepEnough ? next + BigInt(config.maxBlocksPerRange) - 1n : deepEnough;
       const logs = [...(await deps.source.logsIn(next, last))].sort(inChainOrder);
       for (const log of logs) await applyLog(deps, log, report);
       if (!(await deps.cursor.advance(runId, next, last + 1n))) {

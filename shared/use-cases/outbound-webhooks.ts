@@ -14,9 +14,12 @@ import { DomainError } from '../domain/errors';
 import type { WorkQueue } from '../domain/ports';
 import { countOutboundDeliveryFailure } from '../runtime/metrics';
 import {
-  assertManagesEndpoint, endpointOwnerOf, endpointReceives, outboundEventBody, outboundEventsOfChange, ownerKey, ownersOf, retryDelaySeconds, SECRET_ROTATION_OVERLAP_MS, signingSecrets, subscribableEvents,
+  assertManagesEndpoint, endpointOwnerOf, endpointReceives, hasPlaintextSecret, outboundEventBody, outboundEventsOfChange, ownerKey, ownersOf, previousSecretSigns, retryDelaySeconds, SECRET_ROTATION_OVERLAP_MS,
+  signingSecrets, subscribableEvents,
   type EndpointUrlGuard, type ItemImage, type OutboundDelivery, type OutboundDeliveryMessage, type OutboundEndpoint, type OutboundEventType, type OutboundSender, type OutboundWebhookStore, type Page,
+  type RevealedEndpoint,
 } from '../domain/outbound-webhooks';
+import type { SealedSecret, SecretSealer } from '../domain/secret-sealing';
 
 /** Longest SQS DelaySeconds. */
 export const MAX_QUEUE_DELAY_S = 900;
@@ -29,9 +32,14 @@ export interface OutboundWebhookDeps {
   newId: (prefix: string) => string;
   /** A fresh `whsec_…` secret. */
   newSecret: () => string;
+  /**
+   * Seals signing secrets before they are stored and opens them to sign (context: the endpoint
+   * id). Built on first use, so routes that never seal or open need no key.
+   */
+  sealer: SecretSealer;
 }
 
-export interface EndpointDeps extends Pick<OutboundWebhookDeps, 'store' | 'now' | 'newId' | 'newSecret'> {
+export interface EndpointDeps extends Pick<OutboundWebhookDeps, 'store' | 'now' | 'newId' | 'newSecret' | 'sealer'> {
   guard: EndpointUrlGuard;
 }
 
@@ -45,7 +53,7 @@ function notFound(what: string): DomainError {
  * VALIDATION_ERROR when an event is not one the owner may subscribe to, or the URL is refused
  * (in AWS: not https, or resolving to a private, loopback, link-local or metadata address).
  */
-export async function registerEndpoint(deps: EndpointDeps, caller: Caller, input: { url: string; events: OutboundEventType[]; description?: string }): Promise<OutboundEndpoint> {
+export async function registerEndpoint(deps: EndpointDeps, caller: Caller, input: { url: string; events: OutboundEventType[]; description?: string }): Promise<RevealedEndpoint> {
   const owner = endpointOwnerOf(caller);
   const allowed = subscribableEvents(owner);
   const details = input.events.flatMap((e, i) => (allowed.includes(e) ? [] : [{ path: `events[${i}]`, message: `${e} is not an event ${owner.kind} endpoints receive (allowed: ${allowed.join(', ')})` }]));
@@ -53,12 +61,14 @@ export async function registerEndpoint(deps: EndpointDeps, caller: Caller, input
   if (refusal) details.push({ path: 'url', message: refusal });
   if (details.length) throw new DomainError('VALIDATION_ERROR', `Invalid webhook endpoint: ${details[0]!.path} ${details[0]!.message}`, { details });
   const at = deps.now().toISOString();
+  const endpointId = deps.newId('whe_');
+  const secret = deps.newSecret();
   const endpoint: OutboundEndpoint = {
-    endpoint_id: deps.newId('whe_'), owner, url: input.url, events: [...new Set(input.events)], ...(input.description ? { description: input.description } : {}),
-    status: 'ACTIVE', secret: deps.newSecret(), created_at: at, created_by: caller.sub, updated_at: at,
+    endpoint_id: endpointId, owner, url: input.url, events: [...new Set(input.events)], ...(input.description ? { description: input.description } : {}),
+    status: 'ACTIVE', sealed_secret: await deps.sealer.seal(secret, endpointId), created_at: at, created_by: caller.sub, updated_at: at,
   };
   await deps.store.createEndpoint(endpoint);
-  return endpoint;
+  return { ...endpoint, secret };
 }
 
 /** The caller's own endpoints (ACTIVE and DISABLED). Errors: 403 for callers who own none. */
@@ -83,14 +93,45 @@ export async function deleteEndpoint(deps: Pick<OutboundWebhookDeps, 'store' | '
 
 /**
  * A new secret for the endpoint; the one it replaces keeps signing for 24 h (both signatures are
- * sent). Returns the endpoint with the new secret (shown only in this answer). Errors: as managedEndpoint.
+ * sent). Both are stored sealed: the current sealed secret becomes the previous one as it is (a
+ * plaintext secret of an endpoint registered before sealing is sealed now and removed), so a
+ * rotation only seals, never opens. Returns the endpoint with the new secret (shown only in this
+ * answer). Errors: as managedEndpoint.
  */
-export async function rotateSecret(deps: Pick<OutboundWebhookDeps, 'store' | 'now' | 'newSecret'>, caller: Caller, id: string): Promise<OutboundEndpoint> {
+export async function rotateSecret(deps: Pick<OutboundWebhookDeps, 'store' | 'now' | 'newSecret' | 'sealer'>, caller: Caller, id: string): Promise<RevealedEndpoint> {
   const e = await managedEndpoint(deps, caller, id);
   const now = deps.now();
-  const set = { secret: deps.newSecret(), previous_secret: e.secret, previous_secret_expires_at: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString() };
+  const secret = deps.newSecret();
+  const previous: SealedSecret | undefined = e.sealed_secret ?? (e.secret !== undefined ? await deps.sealer.seal(e.secret, id) : undefined);
+  const set = {
+    sealed_secret: await deps.sealer.seal(secret, id), previous_sealed_secret: previous, previous_secret_expires_at: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString(),
+    secret: undefined, previous_secret: undefined,
+  };
   if (!(await deps.store.updateEndpoint(id, set, now.toISOString()))) throw notFound(`webhook endpoint ${id}`);
-  return { ...e, ...set, updated_at: now.toISOString() };
+  const { secret: _plain, previous_secret: _prev, ...rest } = e;
+  return { ...rest, sealed_secret: set.sealed_secret, previous_sealed_secret: previous, previous_secret_expires_at: set.previous_secret_expires_at, secret, updated_at: now.toISOString() };
+}
+
+/**
+ * The plaintext secrets that sign for `e` at `now`, opened with the sealer (the previous one only
+ * during its overlap). An endpoint registered before secrets were sealed still holds plaintext:
+ * those are sealed and stored now, the plaintext removed (only while the stored plaintext is
+ * unchanged, so a concurrent rotation wins). Errors: the sealer's (key unavailable, wrong context).
+ */
+export async function openSigningSecrets(deps: Pick<OutboundWebhookDeps, 'store' | 'sealer'>, e: OutboundEndpoint, now: Date): Promise<string[]> {
+  const id = e.endpoint_id;
+  if (hasPlaintextSecret(e) && e.secret !== undefined) {
+    const set = {
+      sealed_secret: e.sealed_secret ?? await deps.sealer.seal(e.secret, id),
+      ...(e.previous_secret !== undefined && !e.previous_sealed_secret ? { previous_sealed_secret: await deps.sealer.seal(e.previous_secret, id) } : {}),
+      secret: undefined, previous_secret: undefined,
+    };
+    await deps.store.updateEndpoint(id, set, now.toISOString(), e.secret);
+  }
+  const current = e.secret ?? (e.sealed_secret ? await deps.sealer.open(e.sealed_secret, id) : undefined);
+  if (current === undefined) throw new Error(`Webhook endpoint ${id} has no signing secret`);
+  const previous = previousSecretSigns(e, now) ? e.previous_secret ?? (e.previous_sealed_secret ? await deps.sealer.open(e.previous_sealed_secret, id) : undefined) : undefined;
+  return signingSecrets({ secret: current, previous_secret: previous, previous_secret_expires_at: e.previous_secret_expires_at }, now);
 }
 
 /** The endpoint's delivery log, newest first. Errors: as managedEndpoint. */
@@ -171,7 +212,8 @@ export async function attemptDelivery(deps: OutboundWebhookDeps & { sender: Outb
     const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { state: 'DEAD', last_error: `endpoint ${endpoint?.status ?? 'DELETED'}`, pending_token: undefined, next_attempt_at: undefined, updated_at: at });
     return ok ? 'DEAD' : null;
   }
-  const result = await deps.sender.send({ url: endpoint.url, secrets: signingSecrets(endpoint, now), eventId: d.event.event_id, body: outboundEventBody(d.event), at: now });
+  const secrets = await openSigningSecrets(deps, endpoint, now);
+  const result = await deps.sender.send({ url: endpoint.url, secrets, eventId: d.event.event_id, body: outboundEventBody(d.event), at: now });
   const attempts = d.attempts + 1;
   const round = d.round_attempts + 1;
   const common: Partial<OutboundDelivery> = { attempts, round_attempts: round, last_attempt_at: at, last_status_code: result.status_code, last_error: result.error, updated_at: at };

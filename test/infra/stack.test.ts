@@ -472,6 +472,56 @@ describe('stateful resources', () => {
   });
 });
 
+describe('KMS keys: the ledger signer and the outbound webhook secrets', () => {
+  /** Every Allow statement of a function's policy, with the function's name. */
+  const allowsOf = () => functionManifest().map((m) => {
+    const roleId = stack.getLogicalId(stack.functions.get(m.fn)!.role.node.defaultChild as CfnResource);
+    const policy = ofType('AWS::IAM::Policy').find(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId));
+    const statements = ((policy?.[1].Properties.PolicyDocument.Statement ?? []) as Json[]).filter((x) => x.Effect === 'Allow');
+    return { fn: m.fn, statements };
+  });
+  const keyId = (key: { node: { defaultChild?: unknown } }) => stack.getLogicalId(key.node.defaultChild as CfnResource);
+  const grants = (statements: Json[], action: string, key: string) => statements.filter((x) => ([x.Action].flat() as string[]).includes(action) && JSON.stringify(x.Resource).includes(key));
+  const anyKms = (statements: Json[], action: string) => statements.some((x) => ([x.Action].flat() as string[]).some((a) => a === action || a === 'kms:*'));
+
+  test('the ledger signer is a secp256k1 SIGN_VERIFY key; only the ledger writer may kms:Sign (and GetPublicKey) with it', () => {
+    const signer = keyId(stack.stateful.ledgerSignerKmsKey);
+    expect(resources[signer]).toMatchObject({ Type: 'AWS::KMS::Key', Properties: { KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' } });
+    const signers = allowsOf().filter((f) => anyKms(f.statements, 'kms:Sign')).map((f) => f.fn);
+    expect(signers).toEqual(['ledger-writer']);
+    const writer = allowsOf().find((f) => f.fn === 'ledger-writer')!;
+    expect(grants(writer.statements, 'kms:Sign', signer)).toHaveLength(1);
+    expect(grants(writer.statements, 'kms:GetPublicKey', signer)).toHaveLength(1);
+    // No function has kms:Sign through the key policy either: it trusts the account root only (IAM decides).
+    const keyPolicy = JSON.stringify(resources[signer]!.Properties.KeyPolicy);
+    expect(keyPolicy).not.toContain('kms:Sign');
+    // The ledger writer gets the key id, and no Secrets Manager private key exists any more.
+    const env = resources[fnLogicalId('ledger-writer')]!.Properties.Environment.Variables as Json;
+    expect(env.LEDGER_SIGNER_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [signer, 'Arn'] });
+    expect(env.LEDGER_SIGNER_KEY_SECRET_ARN).toBeUndefined();
+  });
+
+  test('outbound secrets: a rotated symmetric key; create and rotate may only generate data keys, only the sender may decrypt, both bound to the endpoint_id context', () => {
+    const key = keyId(stack.stateful.outboundSecretsKey);
+    expect(resources[key]).toMatchObject({ Type: 'AWS::KMS::Key', Properties: { EnableKeyRotation: true } });
+    const all = allowsOf();
+    const decrypters = all.filter((f) => grants(f.statements, 'kms:Decrypt', key).length).map((f) => f.fn);
+    expect(decrypters).toEqual(['outbound-webhook-sender']);
+    const sealers = all.filter((f) => grants(f.statements, 'kms:GenerateDataKey', key).length).map((f) => f.fn).sort();
+    expect(sealers).toEqual(['create-webhook-endpoint', 'outbound-webhook-sender', 'rotate-webhook-secret']);
+    for (const f of all) {
+      for (const st of [...grants(f.statements, 'kms:Decrypt', key), ...grants(f.statements, 'kms:GenerateDataKey', key)]) {
+        expect(st.Condition).toEqual({ 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] }, Null: { 'kms:EncryptionContext:endpoint_id': 'false' } });
+      }
+      if (!decrypters.includes(f.fn)) expect(anyKms(f.statements, 'kms:Decrypt') && grants(f.statements, 'kms:Decrypt', key).length > 0).toBe(false);
+    }
+    for (const fn of ['create-webhook-endpoint', 'rotate-webhook-secret', 'outbound-webhook-sender']) {
+      expect(resources[fnLogicalId(fn)]!.Properties.Environment.Variables.OUTBOUND_SECRET_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
+    }
+    expect(resources[fnLogicalId('list-webhook-endpoints')]!.Properties.Environment.Variables.OUTBOUND_SECRET_KMS_KEY_ID).toBeUndefined();
+  });
+});
+
 describe('checks and configuration', () => {
   test('cdk-nag AwsSolutions: no unacknowledged findings; no error annotations', () => {
     const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);

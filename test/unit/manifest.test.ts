@@ -119,8 +119,14 @@ describe('manifest', () => {
 
   test('secrets: NAME locally, NAME_SECRET_ARN in AWS (NAME_ARN for the ..._SECRET webhook secrets)', () => {
     const arns = Object.fromEntries(needSpecs.flatMap(([, spec]) => spec.secrets.map((s) => [s.name, s.arnVariable])));
+    // The ledger signer's private key is a local secret only: in AWS the ledger signer is a KMS key (LEDGER_SIGNER_KMS_KEY_ID).
+    const localOnly = Object.fromEntries(needSpecs.flatMap(([, spec]) => (spec.local?.secrets ?? []).filter((s) => !(s.name in arns)).map((s) => [s.name, s.arnVariable])));
+    expect(localOnly).toEqual({ LEDGER_SIGNER_KEY: 'LEDGER_SIGNER_KEY_SECRET_ARN' });
+    for (const need of ['ledger', 'vault'] as const) {
+      expect(NEEDS[need].secrets).toEqual([]);
+      expect(NEEDS[need].env).toContain('LEDGER_SIGNER_KMS_KEY_ID');
+    }
     expect(arns).toEqual({
-      LEDGER_SIGNER_KEY: 'LEDGER_SIGNER_KEY_SECRET_ARN',
       PAYOUT_PROVIDER_CREDENTIALS: 'PAYOUT_PROVIDER_CREDENTIALS_SECRET_ARN',
       PAYOUT_WEBHOOK_SECRET: 'PAYOUT_WEBHOOK_SECRET_ARN',
       CHAIN_WEBHOOK_SECRET: 'CHAIN_WEBHOOK_SECRET_ARN',
@@ -156,7 +162,7 @@ describe('the code reads only declared variables', () => {
   });
 
   test('secret(NAME, ARN_VARIABLE) names the ARN variable the manifest gives NAME', () => {
-    const arnOf = new Map(needSpecs.flatMap(([, spec]) => spec.secrets.map((s) => [s.name, s.arnVariable] as const)));
+    const arnOf = new Map(needSpecs.flatMap(([, spec]) => [...spec.secrets, ...(spec.local?.secrets ?? [])].map((s) => [s.name, s.arnVariable] as const)));
     for (const { file, text } of files) {
       for (const m of text.matchAll(/\bsecret\(\s*'([A-Z0-9_]+)'\s*(?:,\s*'([A-Z0-9_]+)'\s*)?\)/g)) {
         const [, name, arnVariable] = m;

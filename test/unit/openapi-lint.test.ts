@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { ERROR_CODES } from '../../shared/domain/error-catalogue';
 import { openApiDocument } from '../../shared/http/openapi';
 import { batchView, cooperativeView, farmerView, paymentRecordView, payoutStatusView } from '../../shared/http/views';
-import { OUTBOUND_EVENT_TYPES, outboundEventsOfChange, type OutboundDelivery, type OutboundEndpoint } from '../../shared/domain/outbound-webhooks';
+import { OUTBOUND_EVENT_TYPES, outboundEventsOfChange, type OutboundDelivery, type RevealedEndpoint } from '../../shared/domain/outbound-webhooks';
 import { DeliveryIdParam, deliveryView, EndpointIdParam, endpointView, endpointWithSecretView } from '../../shared/http/outbound-webhook-schemas';
 import { OUTBOUND_EVENT_EXAMPLES } from '../../shared/http/openapi-responses';
 import * as v from 'valibot';
@@ -133,7 +133,7 @@ describe('the OpenAPI document', () => {
   it('describes the outbound webhook routes with the fields and ids their views produce', () => {
     // Arrange: records as the store holds them, independent of the document's examples
     const keys = (o: object) => Object.keys(o).sort();
-    const e: OutboundEndpoint = { endpoint_id: 'whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE', owner: { kind: 'MFI', id: 'MFI-1' }, url: 'https://x.example/h', events: ['deposit.completed'], status: 'ACTIVE', secret: 'whsec_x', created_at: 't', created_by: 's', updated_at: 't' };
+    const e: RevealedEndpoint = { endpoint_id: 'whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE', owner: { kind: 'MFI', id: 'MFI-1' }, url: 'https://x.example/h', events: ['deposit.completed'], status: 'ACTIVE', secret: 'whsec_x', created_at: 't', created_by: 's', updated_at: 't' };
     const event = outboundEventsOfChange(undefined, { entity: 'BATCH', batch_id: 'B', stage_history: [{ stage: 'DELIVERED', at: 't', chain_tx_hash: '0xaa' }] })[0]!;
     const d: OutboundDelivery = { delivery_id: 'whd_x', endpoint_id: e.endpoint_id, event, state: 'PENDING', attempts: 0, round_attempts: 0, created_at: 't', updated_at: 't' };
     const example = (fn: string, status: string) => opOf(routes.find((r) => r.fn === fn)!).responses[status]!.content!['application/json']!.example as Record<string, unknown>;

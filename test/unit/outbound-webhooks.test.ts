@@ -4,7 +4,14 @@ import {
   type AttemptResult, type OutboundDelivery, type OutboundDeliveryMessage, type OutboundEndpoint, type OutboundEvent, type OutboundWebhookStore,
 } from '../../shared/domain/outbound-webhooks';
 import { isPublicAddress, webhookUrlRefusal } from '../../shared/adapters/outbound-webhooks/http-sender';
-import { attemptDelivery, publishChanges, registerEndpoint, replayDelivery, rotateSecret } from '../../shared/use-cases/outbound-webhooks';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EnvelopeSealer, ensureLocalKeyFile, FileDataKeys } from '../../shared/adapters/secrets/envelope-sealer';
+import { attemptDelivery, openSigningSecrets, publishChanges, registerEndpoint, replayDelivery, rotateSecret } from '../../shared/use-cases/outbound-webhooks';
+
+/** The local sealer (the same envelope code as in AWS) over a fresh key file. */
+const testSealer = new EnvelopeSealer(new FileDataKeys(ensureLocalKeyFile(join(mkdtempSync(join(tmpdir(), 'owh-')), 'outbound-secrets.key'))));
 
 const coopA: Caller = { sub: 'm', role: 'COOPERATIVE', cooperative_id: 'COOP-A', duties: ['MANAGER'] };
 const coopAOfficer: Caller = { sub: 'q', role: 'COOPERATIVE', cooperative_id: 'COOP-A', duties: ['QUALITY_OFFICER'] };
@@ -125,10 +132,12 @@ class MemoryStore implements OutboundWebhookStore {
   async getEndpoint(id: string) { return structuredClone(this.endpoints.get(id) ?? null); }
   async listEndpoints(owner: string) { return [...this.endpoints.values()].filter((e) => e.status !== 'DELETED' && (e.owner.kind === 'ADMIN' ? 'ADMIN' : `${e.owner.kind}#${e.owner.id}`) === owner); }
   async listMfiEndpoints() { return [...this.endpoints.values()].filter((e) => e.status === 'ACTIVE' && e.owner.kind === 'MFI'); }
-  async updateEndpoint(id: string, set: Partial<OutboundEndpoint>) {
+  async updateEndpoint(id: string, set: Partial<OutboundEndpoint>, _at: string, whilePlaintext?: string) {
     const e = this.endpoints.get(id);
     if (!e || e.status === 'DELETED') return false;
+    if (whilePlaintext !== undefined && e.secret !== whilePlaintext) return false;
     Object.assign(e, set);
+    for (const [k, v] of Object.entries(set)) if (v === undefined) Reflect.deleteProperty(e, k);
     return true;
   }
   async ensureDelivery(endpointId: string, event: OutboundEvent, token: string, at: string) {
@@ -165,6 +174,7 @@ function harness(answers: AttemptResult[]) {
     newSecret: () => `whsec_${Buffer.from(`secret-${++n}`).toString('base64')}`,
     sender: { send: async (i: { url: string; secrets: string[]; eventId: string; body: string }) => { calls.push(i); return answers.shift() ?? { status_code: 200 }; } },
     timeScale: 1,
+    sealer: testSealer,
     guard: { refusal: async (url: string) => (url.startsWith('https://') ? null : 'must be an https URL') },
   };
   return { store, sent, calls, deps, advance: (s: number) => (clock = new Date(clock.getTime() + s * 1000)) };
@@ -230,7 +240,50 @@ describe('delivery attempts', () => {
     await expect(rotateSecret(h.deps, coopB, ep.endpoint_id)).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
     const rotated = await rotateSecret(h.deps, coopA, ep.endpoint_id);
     expect(rotated.secret).not.toBe(ep.secret);
-    expect(signingSecrets(rotated, h.deps.now())).toEqual([rotated.secret, ep.secret]);
+    const stored = h.store.endpoints.get(ep.endpoint_id)!;
+    expect(await openSigningSecrets(h.deps, stored, h.deps.now())).toEqual([rotated.secret, ep.secret]);
     expect(rotated.previous_secret_expires_at).toBe('2026-11-23T10:00:00.000Z');
+    h.advance(24 * 3600 + 1);
+    expect(await openSigningSecrets(h.deps, stored, h.deps.now())).toEqual([rotated.secret]);
+  });
+
+  it('stores signing secrets sealed (bound to the endpoint id), never in plaintext', async () => {
+    const h = harness([]);
+    const ep = await registerEndpoint(h.deps, coopA, { url: 'https://example.org', events: ['batch.stage_changed'] });
+    const stored = h.store.endpoints.get(ep.endpoint_id)!;
+    expect(ep.secret).toMatch(/^whsec_/);
+    expect(stored.secret).toBeUndefined();
+    expect(JSON.stringify(stored)).not.toContain(ep.secret);
+    expect(JSON.stringify(stored)).not.toContain(ep.secret.slice('whsec_'.length));
+    expect(await testSealer.open(stored.sealed_secret!, ep.endpoint_id)).toBe(ep.secret);
+    // Copied onto another endpoint, the sealed secret does not open.
+    await expect(testSealer.open(stored.sealed_secret!, 'whe_OTHER')).rejects.toThrow();
+  });
+
+  it('migrates a plaintext secret (an endpoint registered before sealing) at its next delivery, and signs with it', async () => {
+    const h = harness([{ status_code: 200 }]);
+    const legacy: OutboundEndpoint = {
+      endpoint_id: 'whe_LEGACY', owner: { kind: 'COOPERATIVE', id: 'COOP-A' }, url: 'https://example.org/legacy', events: ['batch.stage_changed'], status: 'ACTIVE',
+      secret: 'whsec_bGVnYWN5LXNlY3JldA==', previous_secret: 'whsec_b2xkLXNlY3JldA==', previous_secret_expires_at: '2026-11-22T12:00:00.000Z',
+      created_at: 'c', created_by: 'm', updated_at: 'u',
+    };
+    await h.store.createEndpoint(legacy);
+    await publishChanges(h.deps, [stageChange]);
+    expect(await attemptDelivery(h.deps, h.sent[0]!.msg)).toBe('DELIVERED');
+    expect(h.calls[0]!.secrets).toEqual(['whsec_bGVnYWN5LXNlY3JldA==', 'whsec_b2xkLXNlY3JldA==']);
+    const stored = h.store.endpoints.get('whe_LEGACY')!;
+    expect([stored.secret, stored.previous_secret]).toEqual([undefined, undefined]);
+    expect(JSON.stringify(stored)).not.toContain('whsec_');
+    expect(await openSigningSecrets(h.deps, stored, h.deps.now())).toEqual(['whsec_bGVnYWN5LXNlY3JldA==', 'whsec_b2xkLXNlY3JldA==']);
+  });
+
+  it('a rotation of a plaintext endpoint seals the old secret as the previous one and removes the plaintext', async () => {
+    const h = harness([]);
+    await h.store.createEndpoint({ endpoint_id: 'whe_LEGACY2', owner: { kind: 'COOPERATIVE', id: 'COOP-A' }, url: 'https://example.org/l', events: ['batch.stage_changed'], status: 'ACTIVE', secret: 'whsec_cGxhaW4=', created_at: 'c', created_by: 'm', updated_at: 'u' });
+    const rotated = await rotateSecret(h.deps, coopA, 'whe_LEGACY2');
+    const stored = h.store.endpoints.get('whe_LEGACY2')!;
+    expect(stored.secret).toBeUndefined();
+    expect(JSON.stringify(stored)).not.toContain('whsec_');
+    expect(await openSigningSecrets(h.deps, stored, h.deps.now())).toEqual([rotated.secret, 'whsec_cGxhaW4=']);
   });
 });

@@ -6,6 +6,7 @@ import type { Payout, PayoutStatus } from '../../domain/records';
 import type { PayoutCreationLimits } from '../../domain/payout-limits';
 import { microToUsdc } from '../../domain/money';
 import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
+import { decodePageToken, encodePageToken } from './page-token';
 import { AWAITING_PAYOUT, OPEN_PAYOUTS, keys, fromItem, webhookReceiptItem } from './keys';
 import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
@@ -377,7 +378,7 @@ export class PayoutRepository implements PayoutStore {
    */
   async listByBatch(batchId: string, limit: number, nextToken?: string): Promise<{ items: Payout[]; total: number; next_token?: string }> {
     const pk = keys.paymentsOfBatch(batchId);
-    const start = nextToken ? decodeToken(nextToken, pk) : undefined;
+    const start = nextToken ? decodePageToken(nextToken, pk) : undefined;
     const [page, count] = await Promise.all([
       documentClient().send(new QueryCommand({
         TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Limit: limit, ExclusiveStartKey: start,
@@ -385,7 +386,7 @@ export class PayoutRepository implements PayoutStore {
       this.countByBatch(pk),
     ]);
     const items = (page.Items ?? []).map((i) => fromItem<Payout>(i));
-    return { items, total: count, ...(page.LastEvaluatedKey ? { next_token: encodeToken(page.LastEvaluatedKey) } : {}) };
+    return { items, total: count, ...(page.LastEvaluatedKey ? { next_token: encodePageToken(page.LastEvaluatedKey)! } : {}) };
   }
 
   private async countByBatch(pk: string): Promise<number> {
@@ -500,19 +501,6 @@ function webhookReceipt(webhook: { source: string; id: string }, at: string): Tr
   return { Put: { TableName: tableName(), Item: webhookReceiptItem(webhook.source, webhook.id, at), ConditionExpression: 'attribute_not_exists(PK)' } };
 }
 
-function encodeToken(key: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
-}
-
-function decodeToken(token: string, pk: string): Record<string, unknown> {
-  try {
-    const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (key.GSI1PK !== pk || typeof key.GSI1SK !== 'string' || typeof key.PK !== 'string' || typeof key.SK !== 'string' || Object.keys(key).length !== 4) throw new Error('foreign key');
-    return key;
-  } catch {
-    throw new DomainError('VALIDATION_ERROR', 'next_token is not a token this listing issued.', { details: [{ path: 'next_token', message: 'invalid pagination token' }] });
-  }
-}
 
 
 /** How long a cooperative's daily manual-payout total is kept after its day began (TTL): 8 days. */

@@ -14,7 +14,7 @@ import {
   type Client,
   type Transport,
 } from 'viem';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 // Tree-shakable form: bare clients plus only the actions used here (createPublicClient and
 // createWalletClient attach every viem action: viem's part of ledger-writer was 364 KB, now 193 KB).
 import {
@@ -41,8 +41,13 @@ export interface EvmLedgerConfig {
   rpcUrl: string;
   /** Chain id the endpoint must report (31337 for the local hardhat node). */
   chainId: number;
-  /** Signer key: holds MINTER_ROLE on BatchToken and RECORDER_ROLE on TraceLog, pays gas. */
-  signerPrivateKey: Hex;
+  /**
+   * The signer (holds MINTER_ROLE on BatchToken and RECORDER_ROLE on TraceLog, pays gas): its
+   * private key (locally, the key file), or an account that signs elsewhere (in AWS the KMS
+   * account of ./kms-signer.ts). Exactly one of the two.
+   */
+  signerPrivateKey?: Hex;
+  signerAccount?: LocalAccount;
   batchTokenAddress: Hex;
   traceLogAddress: Hex;
   /** Receives minted tokens; defaults to the signer's address. */
@@ -96,14 +101,15 @@ export class EvmLedger implements Ledger, VaultLedger {
   readonly signerAddress: Hex;
   /** The address minted tokens go to. */
   readonly custodian: Hex;
-  private readonly account: PrivateKeyAccount;
+  private readonly account: LocalAccount;
   private readonly config: EvmLedgerConfig;
   private readonly publicClient: Client<Transport, Chain>;
-  private readonly walletClient: Client<Transport, Chain, PrivateKeyAccount>;
+  private readonly walletClient: Client<Transport, Chain, LocalAccount>;
   private sendQueue: Promise<void> = Promise.resolve();
 
   constructor(config: EvmLedgerConfig) {
-    if (!PRIVATE_KEY.test(config.signerPrivateKey)) throw new RangeError('EvmLedger: signerPrivateKey must be 0x + 64 hex digits');
+    if ((config.signerPrivateKey === undefined) === (config.signerAccount === undefined)) throw new RangeError('EvmLedger: give exactly one of signerPrivateKey and signerAccount');
+    if (config.signerPrivateKey !== undefined && !PRIVATE_KEY.test(config.signerPrivateKey)) throw new RangeError('EvmLedger: signerPrivateKey must be 0x + 64 hex digits');
     for (const [name, value] of [['batchTokenAddress', config.batchTokenAddress], ['traceLogAddress', config.traceLogAddress],
       ['custodianAddress', config.custodianAddress], ['lendingVaultAddress', config.lendingVaultAddress], ['vaultAssetAddress', config.vaultAssetAddress],
       ['auditAnchorAddress', config.auditAnchorAddress]] as const) {
@@ -115,7 +121,7 @@ export class EvmLedger implements Ledger, VaultLedger {
     const chain = ledgerChain(config.chainId, config.rpcUrl);
     const transport = http(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
     const pollingInterval = config.pollingIntervalMs ?? 250;
-    this.account = privateKeyToAccount(config.signerPrivateKey);
+    this.account = config.signerAccount ?? privateKeyToAccount(config.signerPrivateKey!);
     this.signerAddress = this.account.address;
     this.custodian = config.custodianAddress ?? this.account.address;
     // The same clients createPublicClient / createWalletClient build, without the action decorators.
@@ -374,7 +380,9 @@ export class EvmLedger implements Ledger, VaultLedger {
 }
 
 /**
- * An `EvmLedger` from environment variables: LEDGER_RPC_URL, LEDGER_CHAIN_ID, LEDGER_SIGNER_KEY,
+ * An `EvmLedger` from environment variables: LEDGER_RPC_URL, LEDGER_CHAIN_ID, the signer (an
+ * account that signs elsewhere, `signerAccount` — in AWS the KMS key LEDGER_SIGNER_KMS_KEY_ID —
+ * or else the private key LEDGER_SIGNER_KEY),
  * BATCH_TOKEN_ADDRESS, TRACE_LOG_ADDRESS (required); LENDING_VAULT_ADDRESS and VAULT_ASSET_ADDRESS
  * (optional here; need 'vault' provides them — see createVaultLedgerFromEnv); AUDIT_ANCHOR_ADDRESS
  * (optional here; need 'ledger' provides it: the periodic anchors); LEDGER_CUSTODIAN_ADDRESS and
@@ -382,7 +390,7 @@ export class EvmLedger implements Ledger, VaultLedger {
  * as JSON-RPC -32603, which viem retries, delaying a refused mint by ~0.5 s).
  * Throws an Error naming the first missing or malformed variable.
  */
-export function createEvmLedgerFromEnv(env: Record<string, string | undefined> = process.env): EvmLedger {
+export function createEvmLedgerFromEnv(env: Record<string, string | undefined> = process.env, signerAccount?: LocalAccount): EvmLedger {
   const need = (name: string): string => {
     const value = env[name]?.trim();
     if (!value) throw new Error(`Missing environment variable ${name}`);
@@ -400,7 +408,7 @@ export function createEvmLedgerFromEnv(env: Record<string, string | undefined> =
   if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(chainId) || chainId <= 0) {
     throw new Error('Environment variable LEDGER_CHAIN_ID must be a positive integer');
   }
-  const signerPrivateKey = hexVar('LEDGER_SIGNER_KEY', need('LEDGER_SIGNER_KEY'), (v) => PRIVATE_KEY.test(v));
+  const signer = signerAccount ? { signerAccount } : { signerPrivateKey: hexVar('LEDGER_SIGNER_KEY', need('LEDGER_SIGNER_KEY'), (v) => PRIVATE_KEY.test(v)) };
   const batchTokenAddress = hexVar('BATCH_TOKEN_ADDRESS', need('BATCH_TOKEN_ADDRESS'), address);
   const traceLogAddress = hexVar('TRACE_LOG_ADDRESS', need('TRACE_LOG_ADDRESS'), address);
   const custodianText = env.LEDGER_CUSTODIAN_ADDRESS?.trim();
@@ -418,7 +426,7 @@ export function createEvmLedgerFromEnv(env: Record<string, string | undefined> =
   }
   const retryCount = retryText ? Number(retryText) : undefined;
 
-  return new EvmLedger({ rpcUrl, chainId, signerPrivateKey, batchTokenAddress, traceLogAddress, custodianAddress, retryCount, lendingVaultAddress, vaultAssetAddress, auditAnchorAddress });
+  return new EvmLedger({ rpcUrl, chainId, ...signer, batchTokenAddress, traceLogAddress, custodianAddress, retryCount, lendingVaultAddress, vaultAssetAddress, auditAnchorAddress });
 }
 
 /**
@@ -427,11 +435,11 @@ export function createEvmLedgerFromEnv(env: Record<string, string | undefined> =
  * here). A process that also mints or records stages must use this one instance for both (one
  * signer, one nonce order). Throws an Error naming the first missing or malformed variable.
  */
-export function createVaultLedgerFromEnv(env: Record<string, string | undefined> = process.env): EvmLedger {
+export function createVaultLedgerFromEnv(env: Record<string, string | undefined> = process.env, signerAccount?: LocalAccount): EvmLedger {
   for (const name of ['LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS']) {
     if (!env[name]?.trim()) throw new Error(`Missing environment variable ${name}`);
   }
-  return createEvmLedgerFromEnv(env);
+  return createEvmLedgerFromEnv(env, signerAccount);
 }
 
 function toReceipt(r: { status: 'success' | 'reverted'; blockNumber: bigint; transactionHash: Hex }): LedgerReceipt {

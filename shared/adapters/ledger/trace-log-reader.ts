@@ -8,7 +8,8 @@ import {
   type Transport,
 } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trail-reader.ts).
-import { getTransactionReceipt } from 'viem/actions';
+import { getBlockNumber, getTransactionReceipt } from 'viem/actions';
+import type { ChainDepthReader } from '../../domain/chain-confirmations';
 import type { Hex, RecordedStage, TraceLogReader } from '../../domain/ports';
 import { traceLogAbi } from './abi';
 import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
@@ -38,7 +39,7 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
  * Errors: `LedgerUnavailableError` when the RPC fails or reports another chain; `RangeError` from
  * the constructor for a bad address or chain id.
  */
-export class EvmTraceLogReader implements TraceLogReader {
+export class EvmTraceLogReader implements TraceLogReader, ChainDepthReader {
   private readonly client: Client<Transport, Chain>;
   private readonly config: TraceLogReaderConfig;
   /** The endpoint is the configured chain (asked once per instance; a failure is asked again next call). */
@@ -69,6 +70,29 @@ export class EvmTraceLogReader implements TraceLogReader {
       return { tokenId, stage, evidenceCid, auditHash, blockNumber: receipt.blockNumber };
     } catch {
       return null; // another event of TraceLog (e.g. RoleGranted), or a log that does not decode
+    }
+  }
+
+  /** The block of the mined transaction `txHash` (any status), or null when not mined or malformed. Errors: LedgerUnavailableError. */
+  async transactionBlock(txHash: string): Promise<bigint | null> {
+    if (!TX_HASH.test(txHash)) return null;
+    await this.checkChain();
+    try {
+      const receipt = await getTransactionReceipt(this.client, { hash: txHash as Hex });
+      return receipt.blockNumber ?? null;
+    } catch (err) {
+      if (err instanceof TransactionReceiptNotFoundError) return null;
+      throw ledgerUnavailable(err, 'eth_getTransactionReceipt');
+    }
+  }
+
+  /** The chain's current block. Errors: LedgerUnavailableError. */
+  async headBlock(): Promise<bigint> {
+    await this.checkChain();
+    try {
+      return await getBlockNumber(this.client, { cacheTime: 0 });
+    } catch (err) {
+      throw ledgerUnavailable(err, 'eth_blockNumber');
     }
   }
 }

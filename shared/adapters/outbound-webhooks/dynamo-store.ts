@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import type { OutboundDelivery, OutboundEndpoint, OutboundEvent, OutboundWebhookStore, Page } from '../../domain/outbound-webhooks';
 import { ownerKey } from '../../domain/outbound-webhooks';
 import { fromItem, META } from '../dynamodb/keys';
+import { decodePageToken, encodePageToken, type GsiPageKey } from '../dynamodb/page-token';
 import { documentClient, isConditionalCheckFailed, tableName } from '../dynamodb/table';
 
 /**
@@ -16,8 +17,9 @@ import { documentClient, isConditionalCheckFailed, tableName } from '../dynamodb
  * A deleted endpoint stays as DELETED with its index keys removed (the table's IAM allows deletes
  * only of never-sent payouts). The delivery id is derived from (endpoint, event), and the
  * delivery put with attribute_not_exists, so a change seen twice makes one delivery. Every
- * delivery update is conditional on its `pending_token`. Secrets are stored as they must sign;
- * nothing here logs an item.
+ * delivery update is conditional on its `pending_token`. Signing secrets are stored sealed
+ * (`sealed_secret`, `previous_sealed_secret`: envelope-encrypted by the use cases through the
+ * SecretSealer port), never in plaintext; nothing here logs an item.
  */
 const endpointKey = (id: string) => ({ PK: `OWH_ENDPOINT#${id}`, SK: META });
 const deliveryKey = (id: string) => ({ PK: `OWH_DELIVERY#${id}`, SK: META });
@@ -34,16 +36,16 @@ export function deliveryIdOf(endpointId: string, eventId: string): string {
   return `whd_${out}`;
 }
 
-const encodeToken = (key: Record<string, unknown> | undefined) => (key ? Buffer.from(JSON.stringify(key)).toString('base64url') : undefined);
-
-function decodeToken(token: string | undefined): Record<string, unknown> | undefined {
-  if (!token) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
-    return typeof key === 'object' && key && typeof key.PK === 'string' && String(key.PK).startsWith('OWH_DELIVERY#') ? key : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * The start key in a delivery-log token, only when it is one this endpoint's listing issued: the
+ * endpoint's own GSI1PK, a delivery's table key (`OWH_DELIVERY#whd_…`, META) and a GSI1SK ending
+ * in that delivery id. Errors: 400 VALIDATION_ERROR for a garbled, forged or another endpoint's token.
+ */
+export function decodeDeliveriesToken(token: string, endpointId: string): GsiPageKey {
+  return decodePageToken(token, `OWH_DELIVERIES#${endpointId}`, (k) => {
+    const m = /^OWH_DELIVERY#(whd_[0-9A-Z]{26})$/.exec(k.PK);
+    return !!m && k.SK === META && k.GSI1SK.endsWith(`#${m[1]}`);
+  });
 }
 
 export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
@@ -84,21 +86,32 @@ export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
     return (await this.queryAll('GSI2', MFI_ENDPOINTS)).filter((e) => e.status === 'ACTIVE');
   }
 
-  async updateEndpoint(id: string, set: Partial<OutboundEndpoint>, at: string): Promise<boolean> {
+  async updateEndpoint(id: string, set: Partial<OutboundEndpoint>, at: string, whilePlaintext?: string): Promise<boolean> {
     const names: Record<string, string> = { '#status': 'status', '#updated_at': 'updated_at' };
     const values: Record<string, unknown> = { ':deleted': 'DELETED', ':at': at };
     const sets = ['#updated_at = :at'];
+    const removes: string[] = [];
     Object.entries(set).forEach(([field, value], i) => {
       names[`#f${i}`] = field;
-      values[`:f${i}`] = value;
-      sets.push(`#f${i} = :f${i}`);
+      if (value === undefined) removes.push(`#f${i}`);
+      else {
+        values[`:f${i}`] = value;
+        sets.push(`#f${i} = :f${i}`);
+      }
     });
+    let condition = 'attribute_exists(PK) AND #status <> :deleted';
+    if (whilePlaintext !== undefined) {
+      names['#secret'] = 'secret';
+      values[':plain'] = whilePlaintext;
+      condition += ' AND #secret = :plain';
+    }
     // A deleted endpoint leaves the indexes (no listing, no fan-out).
-    const remove = set.status === 'DELETED' ? ' REMOVE GSI1PK, GSI1SK, GSI2PK, GSI2SK' : '';
+    if (set.status === 'DELETED') removes.push('GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK');
+    const remove = removes.length ? ` REMOVE ${removes.join(', ')}` : '';
     try {
       await documentClient().send(new UpdateCommand({
         TableName: tableName(), Key: endpointKey(id), UpdateExpression: `SET ${sets.join(', ')}${remove}`,
-        ConditionExpression: 'attribute_exists(PK) AND #status <> :deleted', ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+        ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
       }));
       return true;
     } catch (err) {
@@ -135,10 +148,10 @@ export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
   async listDeliveries(endpointId: string, limit: number, nextToken?: string): Promise<Page<OutboundDelivery>> {
     const r = await documentClient().send(new QueryCommand({
       TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `OWH_DELIVERIES#${endpointId}` },
-      ScanIndexForward: false, Limit: limit, ExclusiveStartKey: decodeToken(nextToken),
+      ScanIndexForward: false, Limit: limit, ExclusiveStartKey: nextToken ? decodeDeliveriesToken(nextToken, endpointId) : undefined,
     }));
     const items = (r.Items ?? []).filter((i) => i.entity === 'OWH_DELIVERY').map((i) => fromItem<OutboundDelivery>(i));
-    const next = encodeToken(r.LastEvaluatedKey);
+    const next = encodePageToken(r.LastEvaluatedKey);
     return { items, ...(next ? { next_token: next } : {}) };
   }
 
