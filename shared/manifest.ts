@@ -80,7 +80,9 @@ export type Need =
   /** POST signed webhooks to integrators' URLs (decisions §12): https to public addresses only. */
   | 'outbound-webhooks'
   /** The scheduled chain watcher's tuning (confirmations, start block, range sizes). */
-  | 'chain-watch';
+  | 'chain-watch'
+  /** Loan terms: days from a loan's creation to its due date. */
+  | 'loan-terms';
 
 /** A secret a Need carries. */
 export interface SecretSpec {
@@ -259,6 +261,11 @@ export const NEEDS = {
     secrets: [],
     optionalEnv: ['CHAIN_WATCH_MAX_BLOCK_RANGE', 'CHAIN_WATCH_MAX_RANGES_PER_RUN'],
   },
+  'loan-terms': {
+    summary: 'Loan terms: a loan is due LOAN_TERM_DAYS whole days after its creation (default 180); 90 days past due it is DEFAULTED and written off.',
+    env: ['LOAN_TERM_DAYS'],
+    secrets: [],
+  },
 } as const satisfies Record<Need, NeedSpec>;
 
 /** Every required variable name any Need provides (not the secrets' variables). */
@@ -400,11 +407,11 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone (decisions §11).' },
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
-  { method: 'POST', path: '/loans', fn: 'create-loan', auth: 'jwt', needs: ['table:write', 'price-feed', 'ledger-write-queue:send'], summary: 'Lend to a batch\'s farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).' },
+  { method: 'POST', path: '/loans', fn: 'create-loan', auth: 'jwt', needs: ['table:write', 'price-feed', 'ledger-write-queue:send', 'loan-terms'], summary: 'Lend to a batch\'s farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).' },
   { method: 'GET', path: '/loans/{id}', fn: 'get-loan', auth: 'jwt', needs: ['table:read'], summary: 'A loan with its collateral, loan-to-value, disbursement and repayment.' },
   { method: 'GET', path: '/batch/{id}/loan', fn: 'get-batch-loan', auth: 'jwt', needs: ['table:read'], summary: 'The batch\'s active loan (404 LOAN_NOT_FOUND when none).' },
   { method: 'POST', path: '/mfi/deposits', fn: 'create-mfi-deposit', auth: 'jwt', needs: ['table:write', 'onramp'], summary: 'Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….' },
-  { method: 'GET', path: '/mfi/vault', fn: 'get-mfi-vault', auth: 'jwt', needs: ['vault:read'], summary: 'The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate; an MFI token also sees its own shares (MFI, ADMIN).' },
+  { method: 'GET', path: '/mfi/vault', fn: 'get-mfi-vault', auth: 'jwt', needs: ['vault:read', 'table:read'], summary: 'The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate, loans 30+ days past due (PAR30) and written-off principal; an MFI token also sees its own shares (MFI, ADMIN).' },
   { method: 'POST', path: '/api/webhooks/onramp', fn: 'onramp-webhook', auth: 'webhook', needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'], summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.' },
   { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
   { method: 'POST', path: '/eudr/verify-gfw', fn: 'verify-gfw', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Check a farm against deforestation alerts after 2020-12-31 again.' },
@@ -438,7 +445,7 @@ export const workers: WorkerDef[] = [
   { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', batchSize: 1, needs: ['table:write', 'ledger', 'vault', 'vault:read', 'payout-request-queue:send', 'ledger-write-queue:send'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
   { fn: 'national-registry-check', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'maaif'], timeoutSeconds: 60, summary: 'Completes farmer registrations still waiting for the national farmer registry (MAAIF); those it cannot answer yet wait for the next run.' },
   { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
-  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
+  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again; writes off loans 90 days past due (WRITE_OFF_LOAN through the single ledger writer).' },
   { fn: 'chain-event-watcher', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], timeoutSeconds: 60, summary: 'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.' },
   { fn: 'audit-anchorer', kind: 'scheduled', schedule: 'rate(5 minutes)', intervalVariable: 'ANCHOR_INTERVAL_S', needs: ['table:write', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'The periodic anchor of audit logs (decisions §13): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.' },
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner).' },

@@ -182,6 +182,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'price-feed':
       case 'outbound-webhooks':
       case 'chain-watch':
+      case 'loan-terms':
         break; // outside systems: environment and secret reads only
       default: {
         const unknown: never = need;
@@ -238,6 +239,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     JWKS_URL: settings.jwksUrl,
     CHAIN_WATCH_CONFIRMATIONS: settings.chainWatchConfirmations,
     CHAIN_WATCH_START_BLOCK: settings.chainWatchStartBlock,
+    LOAN_TERM_DAYS: settings.loanTermDays,
   };
 }
 

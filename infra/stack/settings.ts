@@ -35,6 +35,7 @@ export interface ManagerSubscription {
  * - treasuryAddress: the ledger signer's address (the service treasury), where the on-ramp delivers USDC.
  * - chainWatchConfirmations: blocks a log must be buried under before the scheduled chain watcher reads it.
  * - chainWatchStartBlock: where the chain watcher's cursor starts when the table has none (the contracts' deployment block).
+ * - loanTermDays: days from a loan's creation to its due date (LOAN_TERM_DAYS); 90 days past due it is written off.
  * - managerSubscriptions: `[{cooperativeId, email, sms?}]`, see {@link ManagerSubscription}.
  */
 export const SETTING_DEFAULTS = {
@@ -64,6 +65,7 @@ export const SETTING_DEFAULTS = {
   treasuryAddress: '0x0000000000000000000000000000000000000000',
   chainWatchConfirmations: '5',
   chainWatchStartBlock: '0',
+  loanTermDays: '180',
   managerSubscriptions: [] as ManagerSubscription[],
 };
 
@@ -97,6 +99,7 @@ export interface Settings {
   treasuryAddress: string;
   chainWatchConfirmations: string;
   chainWatchStartBlock: string;
+  loanTermDays: string;
   managerSubscriptions: ManagerSubscription[];
   /** The deploy stage from context `stage` (`-c stage=dev|prod`, default dev): see infra/stack/stage.ts. */
   stage: StageConfig;
@@ -150,6 +153,7 @@ export function loadSettings(scope: Construct): Settings {
     treasuryAddress: param('treasuryAddress', 'TreasuryAddress', 'Address of the ledger signer (the service treasury): the on-ramp delivers deposited USDC there.', ADDRESS),
     chainWatchConfirmations: param('chainWatchConfirmations', 'ChainWatchConfirmations', 'Blocks a TraceLog or LendingVault log must be buried under before the scheduled chain watcher applies it.', '^[0-9]{1,4}$'),
     chainWatchStartBlock: param('chainWatchStartBlock', 'ChainWatchStartBlock', 'Block the chain watcher starts reading at when it has no cursor yet: the contracts\' deployment block.', '^[0-9]{1,15}$'),
+    loanTermDays: param('loanTermDays', 'LoanTermDays', 'Days from a loan\'s creation to its due date (LOAN_TERM_DAYS, 1-3650); a loan unpaid 90 days after it is written off.', '^[1-9][0-9]{0,3}$'),
     managerSubscriptions: readManagerSubscriptions(scope),
     stage: readStage(scope),
     alarmsEnabled: readStage(scope).alarmsEnabled,
