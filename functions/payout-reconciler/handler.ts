@@ -1,8 +1,7 @@
 import { payoutDeps } from '../../shared/composition';
 import { envOr } from '../../shared/config';
 import { loanRepo } from '../../shared/composition/repos';
-import { loanWriteOffDeps } from '../../shared/composition/loan-write-offs';
-import { reconcileLoans, startLoanDisbursement, writeOffDefaultedLoans, type LoanReconcileReport, type LoanWriteOffReport } from '../../shared/use-cases/loans';
+import { reconcileLoans, startLoanDisbursement, type LoanReconcileReport } from '../../shared/use-cases/loans';
 import { reconcilePayouts, type ReconcileReport } from '../../shared/use-cases/reconcile';
 import { instrumented } from '../../shared/runtime/instrument';
 
@@ -10,11 +9,9 @@ import { instrumented } from '../../shared/runtime/instrument';
  * Scheduled reconciliation (EventBridge, every 5 minutes): payouts with no activity for
  * RECONCILE_AFTER_SECONDS (default 300) are settled, failed or restarted from the provider's
  * answer; batches still without their payout get it started; PENDING loans are stored ACTIVE once
- * their disbursement settled, or their lost disbursement is started again; ACTIVE loans 90 days
- * past their due date are written off in the vault (WRITE_OFF_LOAN through the single ledger
- * writer; DEFAULTED once mined).
+ * their disbursement settled, or their lost disbursement is started again.
  */
-async function run(): Promise<ReconcileReport & { loans: LoanReconcileReport; write_offs: LoanWriteOffReport }> {
+async function run(): Promise<ReconcileReport & { loans: LoanReconcileReport }> {
   const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
   const deps = payoutDeps();
   const payouts = await reconcilePayouts(deps, { staleAfterSeconds });
@@ -22,8 +19,7 @@ async function run(): Promise<ReconcileReport & { loans: LoanReconcileReport; wr
     loans: loanRepo(), payouts: deps.payouts, now: deps.now,
     startDisbursement: (loanId) => startLoanDisbursement({ ...deps, loans: loanRepo() }, loanId),
   }, { staleAfterSeconds });
-  const writeOffs = await writeOffDefaultedLoans(loanWriteOffDeps());
-  return { ...payouts, loans, write_offs: writeOffs };
+  return { ...payouts, loans };
 }
 
 /** The task, its business metrics flushed (EMF) when it ends. */
