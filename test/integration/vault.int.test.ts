@@ -257,10 +257,9 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
       loans_outstanding_usd_micro: before.loans_outstanding_usd_micro - 50n * USDC,
       loans_written_off_usd_micro: before.loans_written_off_usd_micro + 50n * USDC,
     });
-    // convertToAssets of one share: (1 480 + 50) / 1 000 → 1 480 / 1 000 USDC per share.
     const priceAfter = await assetsPerShare();
     expect(priceAfter).toBeLessThan(priceBefore);
-    expect(priceBefore - priceAfter).toBe(50_000n - 1n); // 50 USDC over 1 000 shares = 0.05 USDC a share (virtual-share rounding)
+    expect(priceBefore - priceAfter).toBe(50_000n); // 50 USDC over 1 000 shares: 0.05 USDC a share
     expect((await reader.mfiPosition(mfiA)).value_usd_micro).toBeLessThan(mfiValueBefore);
     expect((await ownerOf(tokenId)).toLowerCase()).toBe(contracts.lendingVaultAddress.toLowerCase());
 
