@@ -88,7 +88,9 @@ export type Need =
   /** Seal outbound webhook signing secrets (envelope encryption: KMS GenerateDataKey only; locally the key file). */
   | 'outbound-secrets:seal'
   /** Open sealed outbound webhook signing secrets to sign deliveries (KMS Decrypt; locally the key file). */
-  | 'outbound-secrets:open';
+  | 'outbound-secrets:open'
+  /** Loan terms: days from a loan's creation to its due date. */
+  | 'loan-terms';
 
 /** A secret a Need carries. */
 export interface SecretSpec {
@@ -291,6 +293,11 @@ export const NEEDS = {
     secrets: [],
     local: { env: ['OUTBOUND_SECRET_KEY_FILE'], secrets: [], note: 'no KMS locally: the key file outbound-secrets.key of LOCAL_DATA_DIR' },
   },
+  'loan-terms': {
+    summary: 'Loan terms: a loan is due LOAN_TERM_DAYS whole days after its creation (default 180); 90 days past due it is DEFAULTED and written off.',
+    env: ['LOAN_TERM_DAYS'],
+    secrets: [],
+  },
 } as const satisfies Record<Need, NeedSpec>;
 
 /** Every required variable name any Need provides (not the secrets' variables). */
@@ -438,11 +445,11 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone (decisions §11).' },
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
-  { method: 'POST', path: '/loans', fn: 'create-loan', auth: 'jwt', needs: ['table:write', 'price-feed', 'ledger-write-queue:send'], summary: 'Lend to a batch\'s farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).' },
+  { method: 'POST', path: '/loans', fn: 'create-loan', auth: 'jwt', needs: ['table:write', 'price-feed', 'ledger-write-queue:send', 'loan-terms'], summary: 'Lend to a batch\'s farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).' },
   { method: 'GET', path: '/loans/{id}', fn: 'get-loan', auth: 'jwt', needs: ['table:read'], summary: 'A loan with its collateral, loan-to-value, disbursement and repayment.' },
   { method: 'GET', path: '/batch/{id}/loan', fn: 'get-batch-loan', auth: 'jwt', needs: ['table:read'], summary: 'The batch\'s active loan (404 LOAN_NOT_FOUND when none).' },
   { method: 'POST', path: '/mfi/deposits', fn: 'create-mfi-deposit', auth: 'jwt', needs: ['table:write', 'onramp'], summary: 'Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….' },
-  { method: 'GET', path: '/mfi/vault', fn: 'get-mfi-vault', auth: 'jwt', needs: ['vault:read'], summary: 'The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate; an MFI token also sees its own shares (MFI, ADMIN).' },
+  { method: 'GET', path: '/mfi/vault', fn: 'get-mfi-vault', auth: 'jwt', needs: ['vault:read', 'table:read'], summary: 'The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate, loans 30+ days past due (PAR30) and written-off principal; an MFI token also sees its own shares (MFI, ADMIN).' },
   { method: 'POST', path: '/api/webhooks/onramp', fn: 'onramp-webhook', auth: 'webhook', needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'], summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.' },
   { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
   { method: 'POST', path: '/eudr/verify-gfw', fn: 'verify-gfw', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Check a farm against deforestation alerts after 2020-12-31 again.' },
@@ -481,7 +488,7 @@ export const workers: WorkerDef[] = [
   { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
   { fn: 'chain-event-watcher', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], timeoutSeconds: 60, summary: 'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.' },
   { fn: 'audit-anchorer', kind: 'scheduled', schedule: 'rate(5 minutes)', intervalVariable: 'ANCHOR_INTERVAL_S', needs: ['table:write', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'The periodic anchor of audit logs (decisions §13): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.' },
-  { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner).' },
+  { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner); requests the vault write-off (WRITE_OFF_LOAN, for the single ledger writer) of loans still ACTIVE 90 days past due.' },
   { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
   { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks', 'outbound-secrets:open', 'outbound-secrets:seal'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message (opening the endpoint\'s sealed secrets; a plaintext secret of an endpoint registered before sealing is sealed then) and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
   { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (decisions §14): uploads each stage evidence CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },

@@ -405,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Lend to a batch's farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).
-         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative. An advance to the batch's farmer against its BatchToken (decisions §10). The batch must be minted, at DELIVERED or later and not SETTLED (422 BATCH_NOT_ELIGIBLE); its farmer needs a mobile-money phone (422 PHONE_NOT_FOUND). Collateral value = weight_kg × the price feed's USD/kg for the batch's grade; the price feed must be at most 1 hour old (503 STALE_PRICE_FEED, loan origination paused). The loan may be at most 60 % of the collateral value (loan-to-value) and at least 50 USDC; otherwise 422 INSUFFICIENT_COLLATERAL with `error.details` {collateral_value_usdc, max_loan_usdc, minimum_loan_usdc, requested_usdc, price_usd_per_kg, price_updated_at}. One PENDING or ACTIVE loan per batch: 409 BATCH_HAS_ACTIVE_LOAN, also between concurrent requests (exactly one is created). Answer 202 with the loan (status PENDING) and `Location: /loans/{loan_id}`: the BatchToken is first locked in the lending vault on the ledger (`lock_tx_hash`), and only then is the principal paid to the farmer as a LOAN_DISBURSEMENT payment (`disbursement_payment_id`, DISB-<yyyy>-<nnnnnn>, GET /payments/{id}) through the same lifecycle and retries as farmer payouts. The loan is ACTIVE once the disbursement settles (or ends in MANUAL_REVIEW: the money then waits at the cooperative office); CANCELLED when the vault refuses the lock (no money moved). Simple interest at `apr` per started day from disbursement to repayment. Loan numbers refused under concurrency are skipped.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative. An advance to the batch's farmer against its BatchToken (decisions §10). The batch must be minted, at DELIVERED or later and not SETTLED (422 BATCH_NOT_ELIGIBLE); its farmer needs a mobile-money phone (422 PHONE_NOT_FOUND). Collateral value = weight_kg × the price feed's USD/kg for the batch's grade; the price feed must be at most 1 hour old (503 STALE_PRICE_FEED, loan origination paused). The loan may be at most 60 % of the collateral value (loan-to-value) and at least 50 USDC; otherwise 422 INSUFFICIENT_COLLATERAL with `error.details` {collateral_value_usdc, max_loan_usdc, minimum_loan_usdc, requested_usdc, price_usd_per_kg, price_updated_at}. One PENDING or ACTIVE loan per batch: 409 BATCH_HAS_ACTIVE_LOAN, also between concurrent requests (exactly one is created). Answer 202 with the loan (status PENDING) and `Location: /loans/{loan_id}`: the BatchToken is first locked in the lending vault on the ledger (`lock_tx_hash`), and only then is the principal paid to the farmer as a LOAN_DISBURSEMENT payment (`disbursement_payment_id`, DISB-<yyyy>-<nnnnnn>, GET /payments/{id}) through the same lifecycle and retries as farmer payouts. The loan is ACTIVE once the disbursement settles (or ends in MANUAL_REVIEW: the money then waits at the cooperative office); CANCELLED when the vault refuses the lock (no money moved). Simple interest at `apr` per started day from disbursement to repayment. The loan is due `due_at` = creation + LOAN_TERM_DAYS (default 180); 90 days past due an unpaid loan is DEFAULTED and written off (see GET /loans/{id}); a batch whose loan is DEFAULTED keeps its token in the vault and takes no new loan (409 BATCH_HAS_ACTIVE_LOAN). Loan numbers refused under concurrency are skipped.
          */
         post: operations["create-loan"];
         delete?: never;
@@ -423,7 +423,7 @@ export interface paths {
         };
         /**
          * A loan with its collateral, loan-to-value, disbursement and repayment.
-         * @description Roles: ADMIN; MFI; COOPERATIVE of the batch. Unknown id: 404 LOAN_NOT_FOUND. `ltv` is a fraction (0.6 = 60 %).
+         * @description Roles: ADMIN; MFI; COOPERATIVE of the batch. Unknown id: 404 LOAN_NOT_FOUND. `ltv` is a fraction (0.6 = 60 %). `due_at` = creation + LOAN_TERM_DAYS (default 180). A loan still ACTIVE 90 days after `due_at` is written off in the vault on chain and becomes DEFAULTED with `defaulted_at`, `loss_usdc` (its principal) and `write_off_tx_hash`; a repayment that reaches the vault first wins.
          */
         get: operations["get-loan"];
         put?: never;
@@ -443,7 +443,7 @@ export interface paths {
         };
         /**
          * The batch's active loan (404 LOAN_NOT_FOUND when none).
-         * @description Roles: ADMIN; MFI; COOPERATIVE of the batch. The batch's PENDING or ACTIVE loan; 404 LOAN_NOT_FOUND when it has none (a repaid or cancelled loan is read at GET /loans/{id}).
+         * @description Roles: ADMIN; MFI; COOPERATIVE of the batch. The batch's PENDING or ACTIVE loan, or its DEFAULTED one (written off: the BatchToken stays with the vault); 404 LOAN_NOT_FOUND when it has none (a repaid or cancelled loan is read at GET /loans/{id}).
          */
         get: operations["get-batch-loan"];
         put?: never;
@@ -482,8 +482,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate; an MFI token also sees its own shares (MFI, ADMIN).
-         * @description Roles: MFI; ADMIN. `{total_assets_usdc, total_shares, share_price_usdc, loans_outstanding_usdc, utilisation, apr}` read from the vault on the ledger: USDC as numbers (6 decimals), shares as integers of the vault's 6-decimal units, `share_price_usdc` = total assets / total shares (1 for an empty vault), `utilisation` = loans outstanding / total assets (0 for an empty vault), `apr` the vault's annual simple-interest rate (LOAN_APR, default 0.12). For an MFI token also its own `{shares, value_usdc}`. 503 LEDGER_UNAVAILABLE when the ledger cannot be read.
+         * The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate, loans 30+ days past due (PAR30) and written-off principal; an MFI token also sees its own shares (MFI, ADMIN).
+         * @description Roles: MFI; ADMIN. `{total_assets_usdc, total_shares, share_price_usdc, loans_outstanding_usdc, utilisation, apr, par30_usdc, defaults_usdc}` read from the vault on the ledger: USDC as numbers (6 decimals), shares as integers of micro-shares (10^-6 share; on chain a share has 12 decimals, the asset's 6 plus a decimals offset of 6 against the first-depositor inflation attack), `share_price_usdc` = USDC per whole share (total assets / total shares; 1 for an empty vault), `utilisation` = loans outstanding / total assets (0 for an empty vault), `apr` the vault's annual simple-interest rate (LOAN_APR, default 0.12), `par30_usdc` the principal of ACTIVE loans 30 or more days past their `due_at`, `defaults_usdc` the principal written off (loans DEFAULTED 90 days past due: no longer in total assets, so the share price reflects the loss). For an MFI token also its own `{shares, value_usdc}`. 503 LEDGER_UNAVAILABLE when the ledger cannot be read.
          */
         get: operations["get-mfi-vault"];
         put?: never;
@@ -4514,7 +4514,11 @@ export interface operations {
                      *       "disbursed_at": null,
                      *       "repaid_at": null,
                      *       "cancelled_at": null,
-                     *       "cancel_reason": null
+                     *       "cancel_reason": null,
+                     *       "due_at": "2027-05-21T18:54:59.225Z",
+                     *       "defaulted_at": null,
+                     *       "loss_usdc": null,
+                     *       "write_off_tx_hash": null
                      *     }
                      */
                     "application/json": {
@@ -4545,6 +4549,12 @@ export interface operations {
                         repaid_at: string | null;
                         cancelled_at: string | null;
                         cancel_reason: string | null;
+                        /** Format: date-time */
+                        due_at: string | null;
+                        defaulted_at: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        loss_usdc: number | null;
+                        write_off_tx_hash: string | null;
                     };
                 };
             };
@@ -4693,7 +4703,11 @@ export interface operations {
                      *       "disbursed_at": "2026-11-22T18:55:01.551Z",
                      *       "repaid_at": null,
                      *       "cancelled_at": null,
-                     *       "cancel_reason": null
+                     *       "cancel_reason": null,
+                     *       "due_at": "2027-05-21T18:54:59.225Z",
+                     *       "defaulted_at": null,
+                     *       "loss_usdc": null,
+                     *       "write_off_tx_hash": null
                      *     }
                      */
                     "application/json": {
@@ -4725,6 +4739,12 @@ export interface operations {
                         repaid_at: string | null;
                         cancelled_at: string | null;
                         cancel_reason: string | null;
+                        /** Format: date-time */
+                        due_at: string | null;
+                        defaulted_at: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        loss_usdc: number | null;
+                        write_off_tx_hash: string | null;
                     };
                 };
             };
@@ -4826,7 +4846,11 @@ export interface operations {
                      *       "disbursed_at": "2026-11-22T18:55:01.551Z",
                      *       "repaid_at": null,
                      *       "cancelled_at": null,
-                     *       "cancel_reason": null
+                     *       "cancel_reason": null,
+                     *       "due_at": "2027-05-21T18:54:59.225Z",
+                     *       "defaulted_at": null,
+                     *       "loss_usdc": null,
+                     *       "write_off_tx_hash": null
                      *     }
                      */
                     "application/json": {
@@ -4858,6 +4882,12 @@ export interface operations {
                         repaid_at: string | null;
                         cancelled_at: string | null;
                         cancel_reason: string | null;
+                        /** Format: date-time */
+                        due_at: string | null;
+                        defaulted_at: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        loss_usdc: number | null;
+                        write_off_tx_hash: string | null;
                     };
                 };
             };
@@ -5092,6 +5122,8 @@ export interface operations {
                      *       "loans_outstanding_usdc": 339.26,
                      *       "utilisation": 0.017,
                      *       "apr": 0.12,
+                     *       "par30_usdc": 0,
+                     *       "defaults_usdc": 0,
                      *       "shares": 20000000000,
                      *       "value_usdc": 20000.111537
                      *     }
@@ -5106,6 +5138,10 @@ export interface operations {
                         loans_outstanding_usdc: number;
                         utilisation: number;
                         apr: number;
+                        /** @description USDC, at most 6 decimals */
+                        par30_usdc: number;
+                        /** @description USDC, at most 6 decimals */
+                        defaults_usdc: number;
                         shares: number;
                         /** @description USDC, at most 6 decimals */
                         value_usdc: number;

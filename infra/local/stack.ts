@@ -31,6 +31,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { Meter } from './metering';
 import { preparePriceFeedFile } from './price-feed-file';
 import { checkPublicBaseUrl } from '../../shared/config';
+import { DEFAULT_LOAN_TERM_DAYS } from '../../shared/domain/loan-terms';
 
 /**
  * The whole service on one machine (decisions §1): DynamoDB Local, fauxqs (SQS/SNS), a hardhat
@@ -209,6 +210,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       // The scheduled chain watcher's tuning, as in AWS: hardhat automines and never reorganises, and its chain starts at block 0.
       CHAIN_WATCH_CONFIRMATIONS: process.env.CHAIN_WATCH_CONFIRMATIONS || '0',
       CHAIN_WATCH_START_BLOCK: process.env.CHAIN_WATCH_START_BLOCK || '0',
+      // Loan terms as in AWS (setting loanTermDays).
+      LOAN_TERM_DAYS: process.env.LOAN_TERM_DAYS || String(DEFAULT_LOAN_TERM_DAYS),
     });
     // Evidence photos by upload URL (decisions §14): the uploads bucket on fauxqs's S3, reached as in
     // AWS through the SDK's own endpoint variable (a custom endpoint is addressed path-style).

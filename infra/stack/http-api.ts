@@ -26,12 +26,13 @@ import { Construct } from 'constructs';
 import { ERROR_CODES } from '../../shared/domain/error-catalogue';
 import type { ErrorCode } from '../../shared/domain/errors';
 import type { RouteDef } from '../../shared/manifest';
+import { THROTTLE } from './rate-limits';
 
 /** The API's single stage. */
 export const STAGE_NAME = 'prod';
 
-/** Stage throttling (decisions §5: 50 requests/s sustained, bursts of 100). */
-export const THROTTLE = { rateLimit: 50, burstLimit: 100 };
+/** Stage throttling: 4× the per-token rate (infra/stack/rate-limits.ts, the one source of the numbers). */
+export { THROTTLE } from './rate-limits';
 
 /** A gateway response in the error envelope. */
 interface EnvelopeResponse {

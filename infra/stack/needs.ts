@@ -206,6 +206,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'price-feed':
       case 'outbound-webhooks':
       case 'chain-watch':
+      case 'loan-terms':
         break; // outside systems: environment and secret reads only
       default: {
         const unknown: never = need;
@@ -265,6 +266,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     MANUAL_PAYOUT_DAILY_LIMIT_USDC: settings.manualPayoutDailyLimitUsdc,
     LEDGER_SIGNER_KMS_KEY_ID: s.ledgerSignerKmsKey.keyArn,
     OUTBOUND_SECRET_KMS_KEY_ID: s.outboundSecretsKey.keyArn,
+    LOAN_TERM_DAYS: settings.loanTermDays,
   };
 }
 

@@ -39,6 +39,7 @@ export interface ManagerSubscription {
  * - chainWatchConfirmations: blocks a log must be buried under before the scheduled chain watcher reads it.
  * - chainWatchStartBlock: where the chain watcher's cursor starts when the table has none (the contracts' deployment block).
  * - manualPayoutDailyLimitUsdc: the cap on one cooperative's manual payouts (POST /payments/farmer-payout) per UTC day, USDC.
+ * - loanTermDays: days from a loan's creation to its due date (LOAN_TERM_DAYS); 90 days past due it is written off.
  * - managerSubscriptions: `[{cooperativeId, email, sms?}]`, see {@link ManagerSubscription}.
  */
 export const SETTING_DEFAULTS = {
@@ -70,6 +71,7 @@ export const SETTING_DEFAULTS = {
   chainWatchConfirmations: '5',
   chainWatchStartBlock: '0',
   manualPayoutDailyLimitUsdc: '10000',
+  loanTermDays: '180',
   managerSubscriptions: [] as ManagerSubscription[],
 };
 
@@ -107,6 +109,7 @@ export interface Settings {
   chainWatchStartBlock: string;
   /** USDC per cooperative and UTC day (MANUAL_PAYOUT_DAILY_LIMIT_USDC). */
   manualPayoutDailyLimitUsdc: string;
+  loanTermDays: string;
   managerSubscriptions: ManagerSubscription[];
   /** The deploy stage from context `stage` (`-c stage=dev|prod`, default dev): see infra/stack/stage.ts. */
   stage: StageConfig;
@@ -166,6 +169,7 @@ export function loadSettings(scope: Construct): Settings {
     chainWatchConfirmations: param('chainWatchConfirmations', 'ChainWatchConfirmations', 'Blocks a TraceLog or LendingVault log must be buried under before the scheduled chain watcher applies it.', '^[0-9]{1,4}$'),
     chainWatchStartBlock: param('chainWatchStartBlock', 'ChainWatchStartBlock', 'Block the chain watcher starts reading at when it has no cursor yet: the contracts\' deployment block.', '^[0-9]{1,15}$'),
     manualPayoutDailyLimitUsdc: param('manualPayoutDailyLimitUsdc', 'ManualPayoutDailyLimitUsdc', 'Cap on one cooperative\'s manual payouts (POST /payments/farmer-payout) per UTC day, in USDC (at most 6 decimals).', '^[0-9]{1,12}(\\.[0-9]{1,6})?$'),
+    loanTermDays: param('loanTermDays', 'LoanTermDays', 'Days from a loan\'s creation to its due date (LOAN_TERM_DAYS, 1-3650); a loan unpaid 90 days after it is written off.', '^[1-9][0-9]{0,3}$'),
     managerSubscriptions: readManagerSubscriptions(scope),
     stage: readStage(scope),
     alarmsEnabled: readStage(scope).alarmsEnabled,

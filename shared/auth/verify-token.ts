@@ -43,12 +43,14 @@ function keySet(): JWTVerifyGetKey {
 
 /**
  * Verifies a Bearer token with jose against `JWKS_URL`, `JWT_ISSUER`, `JWT_AUDIENCE` and returns
- * the caller. Errors: `InvalidTokenError` for a missing, malformed, unsigned, HMAC-signed, expired,
+ * the caller. The header must be exactly `Bearer <token>` (no padding). Errors: `InvalidTokenError` for a missing, malformed, unsigned, HMAC-signed, expired,
  * not-yet-valid, wrong-issuer, wrong-audience or over-long-lived token, one issued in the future
  * (`iat` later than now + CLOCK_TOLERANCE_S) or more than 1 hour ago, or bad claims.
  */
 export async function verifyBearerToken(authorization: string | undefined, getKey: JWTVerifyGetKey = keySet()): Promise<Caller> {
-  const m = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(authorization?.trim() ?? '');
+  // Exactly `Bearer <token>`, nothing around it: the WAF's per-token key is the header with its
+  // whitespace compressed (infra/stack/waf.ts), so a padded header must not authenticate.
+  const m = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(authorization ?? '');
   if (!m?.[1]) throw new InvalidTokenError('missing or malformed Authorization header; expected "Bearer <token>"');
   let payload: unknown;
   try {

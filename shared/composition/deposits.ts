@@ -2,12 +2,12 @@ import { DepositRepository } from '../adapters/dynamodb/deposit-repo';
 import { createVaultReaderFromEnv } from '../adapters/ledger/vault-reader';
 import { HttpOnRamp } from '../adapters/onramp/http-onramp';
 import { requireEnv, secret } from '../config';
-import type { DepositStore, Hex, OnRamp, VaultReader, VaultWriteQueue } from '../domain/ports';
+import type { DepositStore, Hex, LoanStore, OnRamp, VaultReader, VaultWriteQueue } from '../domain/ports';
 import type { DepositDeps } from '../use-cases/deposits';
 import { vaultWriteQueue } from '../use-cases/vault-writes';
 import { loanApr } from './lending-config';
 import { ledgerWriteQueue } from './queues';
-import { now, vaultWriteRepo, webhookReceipts } from './repos';
+import { loanRepo, now, vaultWriteRepo, webhookReceipts } from './repos';
 
 /**
  * MFI deposits: the deposit store, the fiat on-ramp's HTTP API and the vault-write queue, one per
@@ -54,8 +54,11 @@ export function depositDeps(): DepositDeps {
 
 let reader: VaultReader | undefined;
 
-/** GET /mfi/vault: the vault read from LEDGER_RPC_URL / LEDGER_CHAIN_ID / LENDING_VAULT_ADDRESS (no signing key), built on first use; the rate LOAN_APR. */
-export function mfiVaultDeps(): { vault: VaultReader; apr: string } {
+/**
+ * GET /mfi/vault: the vault read from LEDGER_RPC_URL / LEDGER_CHAIN_ID / LENDING_VAULT_ADDRESS (no
+ * signing key), built on first use; the rate LOAN_APR; the loans by due date (table) for PAR30.
+ */
+export function mfiVaultDeps(): { vault: VaultReader; apr: string; loans: Pick<LoanStore, 'activeDueBy'>; now: () => Date } {
   const load = () => (reader ??= createVaultReaderFromEnv());
   const vault: VaultReader = {
     state: () => load().state(),
@@ -65,5 +68,5 @@ export function mfiVaultDeps(): { vault: VaultReader; apr: string } {
     purchaseOrderPaymentsInTx: (h) => load().purchaseOrderPaymentsInTx(h),
     loan: (ref) => load().loan(ref),
   };
-  return { vault, apr: loanApr() };
+  return { vault, apr: loanApr(), loans: loanRepo(), now };
 }

@@ -1,7 +1,7 @@
 import type { LoanDeps } from '../use-cases/loans';
 import type { PayoutDeps } from '../use-cases/payouts';
 import { payoutDeps } from './index';
-import { loanApr } from './lending-config';
+import { loanApr, loanTermDays } from './lending-config';
 import { priceFeed } from './lending-reads';
 import { ledgerWriteQueue } from './queues';
 import { batchRepo, loanRepo, now, payoutRepo, registryRepo } from './repos';
@@ -14,7 +14,7 @@ import { batchRepo, loanRepo, now, payoutRepo, registryRepo } from './repos';
 
 /** Ports of loan origination and loan reads. */
 export function loanDeps(): LoanDeps {
-  return { registry: registryRepo(), batches: batchRepo(), loans: loanRepo(), payouts: payoutRepo(), prices: priceFeed(), ledgerQueue: ledgerWriteQueue(), apr: loanApr(), now };
+  return { registry: registryRepo(), batches: batchRepo(), loans: loanRepo(), payouts: payoutRepo(), prices: priceFeed(), ledgerQueue: ledgerWriteQueue(), apr: loanApr(), termDays: loanTermDays(), now };
 }
 
 /** Ports of the loan disbursement (payout-request consumer). */

@@ -140,7 +140,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * Classifies loans at `now`: REPAID within LOAN_ON_TIME_DAYS of disbursement (`disbursed_at`, else
- * `created_at`) → on time, later → late; ACTIVE for more than LOAN_ON_TIME_DAYS → default; ACTIVE
+ * `created_at`) → on time, later → late; DEFAULTED (written off), or ACTIVE for more than LOAN_ON_TIME_DAYS → default; ACTIVE
  * younger than that, PENDING and CANCELLED do not count.
  */
 export function classifyLoans(loans: ReadonlyArray<Pick<Loan, 'status' | 'created_at' | 'disbursed_at' | 'repaid_at'>>, now: Date): LoanHistory {
@@ -152,7 +152,7 @@ export function classifyLoans(loans: ReadonlyArray<Pick<Loan, 'status' | 'create
       const to = Date.parse(l.repaid_at ?? '');
       if (Number.isFinite(from) && Number.isFinite(to) && to - from <= limit) out.repaid_on_time++;
       else out.repaid_late++;
-    } else if (l.status === 'ACTIVE' && Number.isFinite(from) && now.getTime() - from > limit) {
+    } else if (l.status === 'DEFAULTED' || (l.status === 'ACTIVE' && Number.isFinite(from) && now.getTime() - from > limit)) {
       out.defaults++;
     }
   }

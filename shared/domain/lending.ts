@@ -27,7 +27,7 @@ export interface PriceFeedSnapshot {
   source: string;
 }
 
-export const LOAN_STATUSES = ['PENDING', 'ACTIVE', 'REPAID', 'CANCELLED'] as const;
+export const LOAN_STATUSES = ['PENDING', 'ACTIVE', 'REPAID', 'CANCELLED', 'DEFAULTED'] as const;
 export type LoanStatus = (typeof LOAN_STATUSES)[number];
 
 /** A loan against a BatchToken (decisions §10.1). */
@@ -61,6 +61,12 @@ export interface Loan {
   cancelled_at?: string;
   /** Why a loan was CANCELLED (e.g. the vault refused the lock). */
   cancel_reason?: string;
+  /** When the loan is due: creation + LOAN_TERM_DAYS (see shared/domain/loan-terms.ts). Absent on loans made before terms existed. */
+  due_at?: string;
+  /** DEFAULTED: when the write-off was mined, its transaction, and the principal lost (micro-USDC). */
+  defaulted_at?: string;
+  write_off_tx_hash?: string;
+  loss_usd_micro?: number;
   updated_at: string;
 }
 

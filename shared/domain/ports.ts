@@ -564,6 +564,8 @@ export type EvidenceFetcher = (cid: string) => Promise<{ files: Array<{ path: st
  *    and its principal leaves the vault to the treasury that funds the payout provider (reverts if
  *    the token is locked already or the vault lacks the liquidity);
  *  - CANCEL_LOAN: the disbursement was never sent — principal back, token unlocked;
+ *  - WRITE_OFF_LOAN: a loan unpaid long past its due date is written off — DEFAULTED in the vault,
+ *    its principal no longer counted in total assets (the token stays with the vault);
  *  - REPAY_LOAN: the loan repaid from the purchase order's buyer payment (principal + interest),
  *    the token unlocked back to the custodian;
  *  - RELEASE_REMAINDER: what is left of a buyer payment after its loans, to the cooperative's address;
@@ -575,6 +577,7 @@ export type VaultCall =
   | { kind: 'VAULT_REVERSE_DEPOSIT'; ref: string; mfiId: string; shares: bigint }
   | { kind: 'LOCK_COLLATERAL'; ref: string; tokenId: bigint; principalUsdMicro: bigint }
   | { kind: 'CANCEL_LOAN'; ref: string }
+  | { kind: 'WRITE_OFF_LOAN'; ref: string }
   | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: bigint }
   | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: bigint }
   | { kind: 'REFUND_PAYMENT'; ref: string; purchaseOrderRef: string; to: string; amountUsdMicro: bigint; paymentTxHash: string; paymentLogIndex: number };
@@ -584,12 +587,14 @@ export interface VaultLedger {
   vaultCallKept(call: VaultCall, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }>;
 }
 
-/** The vault's figures (micro-USDC; shares in the vault's own units, 6 decimals like the asset). */
+/** The vault's figures (micro-USDC; shares in the vault's own units, 12 decimals: VAULT_SHARE_DECIMALS). */
 export interface VaultState {
   total_assets_usd_micro: bigint;
   total_shares: bigint;
-  /** Principal of loans not yet repaid or cancelled (counted in total assets). */
+  /** Principal of loans not yet repaid, cancelled or written off (counted in total assets). */
   loans_outstanding_usd_micro: bigint;
+  /** Principal of loans written off (DEFAULTED; no longer in total assets). */
+  loans_written_off_usd_micro: bigint;
   /** USDC in the vault available to lend (buyer payments not yet applied excluded). */
   idle_usd_micro: bigint;
 }
@@ -624,7 +629,7 @@ export interface VaultReader {
   /** PurchaseOrderPaid logs of one mined transaction (a chain event is checked against them); [] when none or not mined. */
   purchaseOrderPaymentsInTx(txHash: Hex): Promise<PurchaseOrderPayment[]>;
   /** The vault's own record of a loan. */
-  loan(ref: string): Promise<{ status: 'NONE' | 'ACTIVE' | 'REPAID' | 'CANCELLED'; tokenId: bigint; principalUsdMicro: bigint }>;
+  loan(ref: string): Promise<{ status: 'NONE' | 'ACTIVE' | 'REPAID' | 'CANCELLED' | 'DEFAULTED'; tokenId: bigint; principalUsdMicro: bigint }>;
 }
 
 /** The coffee price feed (decisions §10.1). Errors: Error when the source cannot be read or is malformed. */
@@ -676,6 +681,11 @@ export interface LoanStore {
   listByFarmer(farmerId: string, limit: number): Promise<Loan[]>;
   /** PENDING loans created before `before` (ISO), oldest first (reconciliation). */
   pendingBefore(before: string, limit: number): Promise<Loan[]>;
+  /**
+   * Loans stored ACTIVE whose `due_at` is at or before `dueBy` (ISO), earliest due first, all of
+   * them (paged internally; write-offs and the portfolio at risk).
+   */
+  activeDueBy(dueBy: string): Promise<Loan[]>;
 }
 
 /** MFI deposits (payment type MFI_DEPOSIT). */

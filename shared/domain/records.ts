@@ -284,6 +284,7 @@ export type StoredVaultCall =
   | { kind: 'VAULT_REVERSE_DEPOSIT'; ref: string; mfiId: string; shares: string }
   | { kind: 'LOCK_COLLATERAL'; ref: string; tokenId: string; principalUsdMicro: string }
   | { kind: 'CANCEL_LOAN'; ref: string }
+  | { kind: 'WRITE_OFF_LOAN'; ref: string }
   | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: string }
   | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: string }
   | { kind: 'REFUND_PAYMENT'; ref: string; purchaseOrderRef: string; to: string; amountUsdMicro: string; paymentTxHash: string; paymentLogIndex: number };

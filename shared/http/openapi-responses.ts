@@ -30,6 +30,7 @@ const NULLABLE: Record<string, string> = {
   receipt_number: 'string', paid_at: 'string', description: 'string', disabled_reason: 'string', last_status_code: 'integer', last_error: 'string',
   last_attempt_at: 'string', next_attempt_at: 'string', previous_secret_expires_at: 'string', weight_slip: 'string', gfw_checked_at: 'string',
   amount_due_usdc: 'number', buyer_address: 'string', payer: 'string', payment_tx_hash: 'string', settled_by: 'string', unapplied_reason: 'string', refund_id: 'string',
+  due_at: 'string', defaulted_at: 'string', loss_usdc: 'number', write_off_tx_hash: 'string',
 };
 
 /** What a field name says about its unit (decisions: money is USDC with 6 decimals or whole UGX). */
@@ -139,7 +140,7 @@ const loan = {
   status: 'ACTIVE', principal_usdc: 339.26, apr: 0.12, collateral_value_usdc: 1130.88, ltv: 0.3, price_usd_per_kg: 6.2, price_updated_at: '2026-11-22T18:54:28.747Z',
   disbursement_payment_id: 'DISB-2026-000001', lock_tx_hash: '0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71', repaid_usdc: null,
   repay_tx_hash: null, repaid_by_purchase_order_id: null, created_at: '2026-11-22T18:54:59.225Z', disbursed_at: '2026-11-22T18:55:01.551Z', repaid_at: null,
-  cancelled_at: null, cancel_reason: null,
+  cancelled_at: null, cancel_reason: null, due_at: '2027-05-21T18:54:59.225Z', defaulted_at: null, loss_usdc: null, write_off_tx_hash: null,
 };
 
 const purchaseOrder = {
@@ -363,7 +364,7 @@ export const SUCCESS: Record<string, Success[]> = {
   'get-loan': [ok(loan)],
   'get-batch-loan': [ok(loan)],
   'create-mfi-deposit': [accepted({ ...deposit, status: 'PROCESSING', amount_usdc: 0, completed_at: null, chain_tx_hash: null, vault_shares_issued: null }, 'The deposit is PROCESSING with the on-ramp (`Location: /payments/DEP-…`).')],
-  'get-mfi-vault': [ok({ total_assets_usdc: 20000.111538, total_shares: 20000000000, share_price_usdc: 1.000005, loans_outstanding_usdc: 339.26, utilisation: 0.017, apr: 0.12, shares: 20000000000, value_usdc: 20000.111537 })],
+  'get-mfi-vault': [ok({ total_assets_usdc: 20000.111538, total_shares: 20000000000, share_price_usdc: 1.000005, loans_outstanding_usdc: 339.26, utilisation: 0.017, apr: 0.12, par30_usdc: 0, defaults_usdc: 0, shares: 20000000000, value_usdc: 20000.111537 })],
   'onramp-webhook': [ok(webhookAck, 'Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH).')],
   'payout-provider-webhook': [ok(webhookAck, 'Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH).')],
   'chain-events-webhook': [ok(webhookAck, 'Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED or MISMATCH).')],

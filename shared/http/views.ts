@@ -140,7 +140,9 @@ export function payoutStatusView(p: Payout) {
 
 /**
  * A loan (decisions §10.1): amounts in USDC, loan-to-value as a fraction (0.6 = 60 %), price in
- * USD per kg; fields not reached yet are null.
+ * USD per kg; fields not reached yet are null. `due_at` is when it is due (null on loans made
+ * before terms existed); a DEFAULTED loan has `defaulted_at`, `loss_usdc` (the principal written
+ * off in the vault) and `write_off_tx_hash`.
  */
 export function loanView(l: Loan) {
   return {
@@ -166,6 +168,10 @@ export function loanView(l: Loan) {
     repaid_at: l.repaid_at ?? null,
     cancelled_at: l.cancelled_at ?? null,
     cancel_reason: l.cancel_reason ?? null,
+    due_at: l.due_at ?? null,
+    defaulted_at: l.defaulted_at ?? null,
+    loss_usdc: l.loss_usd_micro !== undefined ? microToUsdc(l.loss_usd_micro) : null,
+    write_off_tx_hash: l.write_off_tx_hash ?? null,
   };
 }
 

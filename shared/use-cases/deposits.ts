@@ -3,7 +3,8 @@ import type { Caller } from '../domain/caller';
 import { depositId, depositWriteId, isDepositId, reversalWriteId } from '../domain/deposits';
 import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../domain/errors';
 import type { Deposit } from '../domain/lending';
-import type { DepositStore, Hex, OnRamp, OnRampOrder, VaultReader, VaultState, VaultWriteQueue, WebhookReceiptStore } from '../domain/ports';
+import { dueByForDaysPastDue, PAR_DAYS_PAST_DUE, par30UsdMicro } from '../domain/loan-terms';
+import type { DepositStore, Hex, LoanStore, OnRamp, OnRampOrder, VaultReader, VaultState, VaultWriteQueue, WebhookReceiptStore } from '../domain/ports';
 import { logger } from '../runtime/logger';
 
 /** Receipt source of the on-ramp's webhooks (`WEBHOOK#onramp#<webhook-id>`). */
@@ -285,19 +286,30 @@ export async function vaultReversalConfirmed(deps: Pick<DepositDeps, 'deposits' 
 
 // ------------------------------------------------------------------ the vault
 
-/** The vault's figures for GET /mfi/vault (micro-USDC and raw share units), with the MFI's own position for an MFI token. */
+/**
+ * The vault's figures for GET /mfi/vault (micro-USDC and raw on-chain share units), the portfolio
+ * at risk, with the MFI's own position for an MFI token.
+ */
 export interface VaultSummary {
   state: VaultState;
   apr: string;
+  /** Principal of ACTIVE loans 30 or more days past due (PAR30), micro-USDC. */
+  par30_usd_micro: number;
   position?: { shares: bigint; value_usd_micro: bigint };
 }
 
-/** GET /mfi/vault (MFI, ADMIN): the vault's state and, for an MFI token, its own shares and their value. Errors: LEDGER_UNAVAILABLE (503). */
-export async function readVault(deps: { vault: VaultReader; apr: string }, caller: Caller): Promise<VaultSummary> {
+/**
+ * GET /mfi/vault (MFI, ADMIN): the vault's state (written-off principal included), PAR30 from the
+ * loans by due date, and, for an MFI token, its own shares and their value.
+ * Errors: INSUFFICIENT_PERMISSIONS (403), LEDGER_UNAVAILABLE (503).
+ */
+export async function readVault(deps: { vault: VaultReader; apr: string; loans: Pick<LoanStore, 'activeDueBy'>; now: () => Date }, caller: Caller): Promise<VaultSummary> {
   if (caller.role !== 'MFI' && caller.role !== 'ADMIN') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'The vault is shown to MFI and ADMIN tokens.');
-  const [state, position] = await Promise.all([
+  const now = deps.now();
+  const [state, position, atRisk] = await Promise.all([
     deps.vault.state(),
     caller.role === 'MFI' && caller.mfi_id ? deps.vault.mfiPosition(caller.mfi_id) : Promise.resolve(undefined),
+    deps.loans.activeDueBy(dueByForDaysPastDue(PAR_DAYS_PAST_DUE, now)),
   ]);
-  return { state, apr: deps.apr, ...(position ? { position } : {}) };
+  return { state, apr: deps.apr, par30_usd_micro: par30UsdMicro(atRisk, now), ...(position ? { position } : {}) };
 }

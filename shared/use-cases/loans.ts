@@ -4,8 +4,9 @@ import { DomainError } from '../domain/errors';
 import { assertFarmerUsable } from '../domain/farmer';
 import { disbursementIdOf, formatLoanId, parseBatchId } from '../domain/ids';
 import { collateralValueUsdMicro, loanAsOf, ltvBps, maxLoanUsdMicro, MIN_LOAN_USD_MICRO, type Loan } from '../domain/lending';
+import { DEFAULT_AFTER_DAYS_PAST_DUE, dueByForDaysPastDue, isWriteOffDue, loanDueAt } from '../domain/loan-terms';
 import { microToUsdc } from '../domain/money';
-import type { BatchStore, LedgerWriteMessage, LoanStore, PayoutRequestMessage, PayoutStore, PriceFeed, RegistryStore, WorkQueue } from '../domain/ports';
+import type { BatchStore, LedgerWriteMessage, LoanStore, PayoutRequestMessage, PayoutStore, PriceFeed, RegistryStore, VaultWriteQueue, WorkQueue } from '../domain/ports';
 import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from './payouts';
@@ -23,6 +24,8 @@ export interface LoanDeps {
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
   /** The vault's annual rate (decimal string, e.g. "0.12"; LOAN_APR). */
   apr: string;
+  /** Days from creation to the due date (LOAN_TERM_DAYS). */
+  termDays: number;
   now: () => Date;
 }
 
@@ -38,6 +41,7 @@ export const lockWriteId = (loanId: string) => `${loanId}-lock`;
  * most 60 % of it (loan-to-value) and at least 50 USDC, else 422 INSUFFICIENT_COLLATERAL with the
  * figures; one PENDING or ACTIVE loan per batch (409 BATCH_HAS_ACTIVE_LOAN, decided by the loan's
  * guard in its creation transaction, so concurrent requests create exactly one loan).
+ * The loan is due `termDays` after its creation (`due_at`).
  * The loan is stored PENDING with the ledger write that locks the token in the vault; no money
  * moves before that lock is mined (`collateralLocked` then starts the LOAN_DISBURSEMENT).
  * Loan numbers taken by refused concurrent requests are skipped.
@@ -83,6 +87,7 @@ export async function createLoan(deps: LoanDeps, caller: Caller, input: { batch_
     principal_usd_micro: input.amount_usd_micro, apr: deps.apr, status: 'PENDING', collateral_value_usd_micro: collateral,
     ltv_bps: ltvBps(input.amount_usd_micro, collateral), price_usd_micro_per_kg: price.usd_micro_per_kg, price_updated_at: price.updated_at,
     disbursement_payment_id: disbursementIdOf(loanId), created_at: at, created_by: caller.sub, updated_at: at,
+    due_at: loanDueAt(at, deps.termDays),
   };
   const lock = vaultLedgerTx(lockWriteId(loanId), { kind: 'LOCK_COLLATERAL', ref: loanId, tokenId: BigInt(batch.token_id), principalUsdMicro: BigInt(loan.principal_usd_micro) }, at);
   await deps.loans.createPending(loan, lock);
@@ -217,4 +222,65 @@ export async function reconcileLoans(
   }
   if (report.examined) logger.info('loan reconciliation run', { ...report });
   return report;
+}
+
+/** The id of the ledger write that writes a loan off in the vault (one per loan). */
+export const writeOffWriteId = (loanId: string) => `${loanId}-write-off`;
+
+/** What one write-off run did. */
+export interface LoanWriteOffReport {
+  /** ACTIVE loans DEFAULT_AFTER_DAYS_PAST_DUE (90) or more days past due. */
+  due: number;
+  /** Write-offs requested (or requested again: the write id is the loan's, so it lands once). */
+  requested: number;
+}
+
+/**
+ * Scheduled write-off of defaulted loans: every loan stored ACTIVE and 90 or more days past its
+ * `due_at` gets its WRITE_OFF_LOAN vault write requested through the single ledger writer, under
+ * one id per loan (`writeOffWriteId`), so runs that see it again change nothing. The loan becomes
+ * DEFAULTED only when the write-off is mined (`loanWriteOffHandler`): a repayment that reaches the
+ * vault first wins (the write-off is then refused by the vault, LoanNotActive) and one that comes
+ * after loses (the vault refuses it; the settlement records it REFUSED). Failures of one loan are
+ * logged and do not stop the others.
+ */
+export async function writeOffDefaultedLoans(
+  deps: { loans: Pick<LoanStore, 'activeDueBy'>; vaultWrites: VaultWriteQueue; now: () => Date },
+): Promise<LoanWriteOffReport> {
+  const now = deps.now();
+  const report: LoanWriteOffReport = { due: 0, requested: 0 };
+  for (const loan of await deps.loans.activeDueBy(dueByForDaysPastDue(DEFAULT_AFTER_DAYS_PAST_DUE, now))) {
+    if (!isWriteOffDue(loan, now)) continue;
+    report.due++;
+    try {
+      await deps.vaultWrites.request(writeOffWriteId(loan.loan_id), { kind: 'WRITE_OFF_LOAN', ref: loan.loan_id }, now.toISOString());
+      report.requested++;
+    } catch (err) {
+      logger.warn('write-off of a defaulted loan could not be requested; the next run tries again', { loan_id: loan.loan_id, error: err as Error });
+    }
+  }
+  if (report.due) logger.info('loan write-off run', { ...report });
+  return report;
+}
+
+/**
+ * The ledger writer's handler of WRITE_OFF_LOAN writes. Mined: the loan DEFAULTED (from ACTIVE or
+ * PENDING) with `loss_usd_micro` = the principal the vault wrote off, `defaulted_at` and
+ * `write_off_tx_hash`, and a LOAN_DEFAULTED audit entry (its batch keeps the guard: the token stays
+ * with the vault). Refused: the vault's loan was no longer ACTIVE (repaid or cancelled first);
+ * nothing changes here, that write's own handler records it. Idempotent.
+ */
+export function loanWriteOffHandler(deps: { loans: Pick<LoanStore, 'transition' | 'get'>; now: () => Date }): VaultWriteHandler<Extract<StoredVaultCall, { kind: 'WRITE_OFF_LOAN' }>> {
+  return {
+    async mined(call, txHash, result) {
+      const at = deps.now().toISOString();
+      const loan = await deps.loans.get(call.ref);
+      const loss = result?.assetsUsdMicro !== undefined ? Number(result.assetsUsdMicro) : loan?.principal_usd_micro;
+      const moved = await deps.loans.transition(call.ref, ['PENDING', 'ACTIVE'], 'DEFAULTED', { loss_usd_micro: loss, defaulted_at: at, write_off_tx_hash: txHash }, at);
+      if (moved) logger.warn('loan written off', { loan_id: call.ref, loss_usd_micro: loss, tx_hash: txHash });
+    },
+    async refused(call, reason) {
+      logger.warn('loan write-off refused by the vault: it was repaid or cancelled first', { loan_id: call.ref, reason });
+    },
+  };
 }

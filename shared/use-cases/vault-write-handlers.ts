@@ -1,6 +1,6 @@
 import type { DepositStore, LoanStore, PayoutRequestMessage, SettlementStore, VaultWriteQueue, WorkQueue } from '../domain/ports';
 import { vaultDepositConfirmed, vaultReversalConfirmed } from './deposits';
-import { collateralLockHandler } from './loans';
+import { collateralLockHandler, loanWriteOffHandler } from './loans';
 import { settlementWriteHandlers } from './settlement';
 import type { VaultWriteHandlers } from './vault-writes';
 
@@ -8,7 +8,7 @@ import type { VaultWriteHandlers } from './vault-writes';
 export interface VaultWriteHandlerDeps {
   deposits: DepositStore;
   vaultWrites: VaultWriteQueue;
-  loans: Pick<LoanStore, 'transition'>;
+  loans: Pick<LoanStore, 'transition' | 'get'>;
   settlements: Pick<SettlementStore, 'recordRepayment' | 'recordRemainder' | 'recordRefund'>;
   payoutQueue: WorkQueue<PayoutRequestMessage>;
   now: () => Date;
@@ -20,6 +20,7 @@ export interface VaultWriteHandlerDeps {
  *    with the treasury; an operator refunds it);
  *  - VAULT_REVERSE_DEPOSIT: mined → REFUNDED; refused → stays COMPLETED (logged as an alarm);
  *  - LOCK_COLLATERAL: see `collateralLockHandler` (mined → disbursement; refused → loan CANCELLED);
+ *  - WRITE_OFF_LOAN: see `loanWriteOffHandler` (mined → loan DEFAULTED with its loss; refused → repaid first, nothing);
  *  - REPAY_LOAN, RELEASE_REMAINDER, REFUND_PAYMENT: see `settlementWriteHandlers` (loan REPAID,
  *    settlement completed, unapplied buyer payment REFUNDED).
  */
@@ -37,6 +38,7 @@ export function vaultWriteHandlers(deps: VaultWriteHandlerDeps): VaultWriteHandl
       refused: async () => undefined, // the deposit stays COMPLETED; outcomes.refused logged the alarm
     },
     LOCK_COLLATERAL: collateralLockHandler(deps),
+    WRITE_OFF_LOAN: loanWriteOffHandler(deps),
     ...settlementWriteHandlers(deps),
   };
 }

@@ -16,7 +16,8 @@ import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
 import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-machine';
 import { SETTING_DEFAULTS } from '../../infra/stack/settings';
 import { STAGES } from '../../infra/stack/stage';
-import { PER_TOKEN_LIMIT, rateLimitedBody, WEBHOOK_PATH_REGEX, WEBHOOK_PER_IP_LIMIT } from '../../infra/stack/waf';
+import { PER_TOKEN_RPS, PUBLIC_PER_IP_RPS, STAGE_TO_TOKEN_RATIO, THROTTLE, WEBHOOK_PER_IP_RPS } from '../../infra/stack/rate-limits';
+import { PER_TOKEN_LIMIT, PUBLIC_PER_IP_LIMIT, publicPathRegex, rateLimitedBody, WEBHOOK_PATH_REGEX, WEBHOOK_PER_IP_LIMIT } from '../../infra/stack/waf';
 import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { nestedTemplate, type NestedTemplate } from './nested-templates';
@@ -108,12 +109,13 @@ describe('API Gateway', () => {
     expect(inMain[0]![1].Properties.FunctionName).toEqual({ 'Fn::GetAtt': [fnLogicalId(AUTHORIZER_FN), 'Arn'] });
   });
 
-  test('stage prod: throttled 50/100, access-logged, traced', () => {
+  test('stage prod: throttled 200/400 (4× the per-token rate), access-logged, traced', () => {
+    expect(THROTTLE).toEqual({ rateLimit: 200, burstLimit: 400 });
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'prod',
       TracingEnabled: true,
       AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100, DataTraceEnabled: false })],
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400, DataTraceEnabled: false })],
     });
   });
 
@@ -166,18 +168,58 @@ describe('WAF rate limits (decisions §5)', () => {
     expect(arn).toContain(`{"Ref":"${apiId}"},"/stages/",{"Ref":"${stageId}"}`);
   });
 
-  test('per token: the Authorization header as custom key, 3,000 per 60 s, every route but the webhooks, 429', () => {
+  test('per token: the whitespace-normalised Authorization header as custom key, 3,000 per 60 s, every route but the webhooks, 429', () => {
     const r = rule('PerToken');
     expect(PER_TOKEN_LIMIT).toBe(3000);
     expect(r.Statement.RateBasedStatement).toEqual({
       AggregateKeyType: 'CUSTOM_KEYS',
-      CustomKeys: [{ Header: { Name: 'Authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+      CustomKeys: [{ Header: { Name: 'Authorization', TextTransformations: [{ Priority: 0, Type: 'COMPRESS_WHITE_SPACE' }] } }],
       EvaluationWindowSec: 60,
       Limit: 3000,
       ScopeDownStatement: { NotStatement: { Statement: webhookScope } },
     });
     expect(r.Action).toEqual(block429);
     expect(r.VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true });
+  });
+
+  test('the stage throttle is at least 4× the per-token rate, both read from the synthesized template', () => {
+    const [, stage] = ofType('AWS::ApiGateway::Stage')[0]!;
+    const stageRps = (stage.Properties.MethodSettings as Json[])[0]!.ThrottlingRateLimit as number;
+    const perToken = rule('PerToken').Statement.RateBasedStatement;
+    const perTokenRps = perToken.Limit / perToken.EvaluationWindowSec;
+    expect(perTokenRps).toBe(PER_TOKEN_RPS);
+    expect(stageRps).toBe(STAGE_TO_TOKEN_RATIO * PER_TOKEN_RPS);
+    expect(STAGE_TO_TOKEN_RATIO).toBeGreaterThanOrEqual(4);
+    expect(stageRps).toBeGreaterThanOrEqual(4 * perTokenRps);
+    // Each per-IP rule also leaves room for others: below the stage's sustained rate.
+    for (const name of ['PublicPerIp', 'WebhookPerIp']) {
+      const { Limit, EvaluationWindowSec } = rule(name).Statement.RateBasedStatement;
+      expect(Limit / EvaluationWindowSec).toBeLessThan(stageRps);
+    }
+    expect(PUBLIC_PER_IP_LIMIT / 60).toBe(PUBLIC_PER_IP_RPS);
+    expect(WEBHOOK_PER_IP_LIMIT / 60).toBe(WEBHOOK_PER_IP_RPS);
+  });
+
+  test('public routes: per source IP on exactly the unauthenticated non-webhook routes (/trace, /ipfs, /docs, /openapi.json), 429', () => {
+    const r = rule('PublicPerIp');
+    expect(r.Statement.RateBasedStatement).toEqual({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 60,
+      Limit: PUBLIC_PER_IP_LIMIT,
+      ScopeDownStatement: { RegexMatchStatement: { FieldToMatch: { UriPath: {} }, RegexString: publicPathRegex(), TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+    });
+    expect(r.Action).toEqual(block429);
+    const regex = r.Statement.RateBasedStatement.ScopeDownStatement.RegexMatchStatement.RegexString as string;
+    expect(regex.length).toBeLessThanOrEqual(512); // WAF's limit on a regex string
+    const re = new RegExp(regex);
+    const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'bafy123');
+    for (const route of routes) {
+      for (const path of [concrete(route.path), `/prod${concrete(route.path)}`]) {
+        expect({ path, perIp: re.test(path) }).toEqual({ path, perIp: route.auth === 'public' });
+      }
+    }
+    for (const path of ['/prod/trace/B-1', '/prod/trace/B-1/qr.svg', '/ipfs/bafy/evidence.json', '/docs', '/prod/openapi.json']) expect(re.test(path)).toBe(true);
+    for (const path of ['/prod/openapiXjson', '/prod/trace', '/prod/loans/L-1', '/prod/api/webhooks/onramp']) expect(re.test(path)).toBe(false);
   });
 
   test('webhook routes: per source IP on /api/webhooks/*, 429', () => {

@@ -1,6 +1,8 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPublicClient, http, parseAbi } from 'viem';
+import { LOCAL_TABLE_NAME, localTableClient } from '../../infra/local/dynamodb-local';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { api, stackDataDir, token, uid, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
@@ -108,4 +110,66 @@ describe('a loan on a BatchToken', () => {
       writeFileSync(file, original);
     }
   }, 60_000);
+});
+
+describe('a loan unpaid 90 days after its due date (scheduled write-off through the single ledger writer)', () => {
+  const DAY = 86_400_000;
+  const convertAbi = parseAbi(['function convertToAssets(uint256 shares) view returns (uint256)']);
+
+  it('is due LOAN_TERM_DAYS (180) after creation; 30+ days past due it counts in par30_usdc; 90 days past due it is DEFAULTED with loss_usdc, defaults_usdc rises by its principal and the share price drops (API and chain)', async () => {
+    const admin = ctx.admin;
+    const batch = await mintedBatch();
+    const res = await api('POST', '/loans', { token: ctx.coop, body: { batch_id: batch.batch_id, amount_usdc: 300 } });
+    if (res.status !== 202) throw new Error(`POST /loans: ${res.status} ${JSON.stringify(res.body)}`);
+    const loanId: string = res.body.loan_id;
+    expect(Date.parse(res.body.due_at) - Date.parse(res.body.created_at)).toBe(180 * DAY);
+    expect(res.body).toMatchObject({ defaulted_at: null, loss_usdc: null, write_off_tx_hash: null });
+
+    // Stored ACTIVE by the payout reconciler once the disbursement settled: then it is in the due-date index.
+    const s = stack() as ReturnType<typeof stack> & { endpoints: { dynamodb: string } };
+    const doc = localTableClient(s.endpoints.dynamodb);
+    const key = { PK: `LOAN#${loanId}`, SK: 'META' };
+    const stored = await waitFor(() => doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: key, ConsistentRead: true })), (r) => r.Item?.status === 'ACTIVE' && r.Item?.GSI2PK === 'ACTIVE_LOAN_DUE', 60_000, 250);
+    expect(stored.Item!.GSI2SK).toBe(`${res.body.due_at}#${loanId}`);
+
+    // Time travel: the loan's due date moved into the past (as the clock would after 180 + n days).
+    const pastDue = async (days: number) => {
+      const dueAt = new Date(Date.now() - days * DAY).toISOString();
+      await doc.send(new UpdateCommand({
+        TableName: LOCAL_TABLE_NAME, Key: key, UpdateExpression: 'SET due_at = :d, GSI2SK = :sk',
+        ConditionExpression: '#s = :active', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':d': dueAt, ':sk': `${dueAt}#${loanId}`, ':active': 'ACTIVE' },
+      }));
+    };
+    const chain = createPublicClient({ transport: http(s.endpoints.ledger) });
+    const pricePerShare = () => chain.readContract({ address: s.endpoints.lending_vault, abi: convertAbi, functionName: 'convertToAssets', args: [10n ** 12n] });
+
+    await pastDue(45);
+    const atRisk = await api('GET', '/mfi/vault', { token: admin });
+    expect(atRisk.status).toBe(200);
+    expect(atRisk.body.par30_usdc).toBe(300);
+    expect((await api('GET', `/loans/${loanId}`, { token: ctx.coop })).body.status).toBe('ACTIVE');
+    const chainPriceBefore = await pricePerShare();
+
+    await pastDue(91);
+    const defaulted = await waitFor(() => api('GET', `/loans/${loanId}`, { token: ctx.coop }), (r) => r.body.status === 'DEFAULTED', 60_000, 250);
+    expect(defaulted.body).toMatchObject({ status: 'DEFAULTED', loss_usdc: 300, write_off_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), defaulted_at: expect.any(String) });
+
+    const after = await api('GET', '/mfi/vault', { token: admin });
+    expect(after.body.defaults_usdc).toBeCloseTo(atRisk.body.defaults_usdc + 300, 6);
+    expect(after.body.par30_usdc).toBe(0);
+    expect(after.body.share_price_usdc).toBeLessThan(atRisk.body.share_price_usdc);
+    expect(after.body.loans_outstanding_usdc).toBeLessThanOrEqual(atRisk.body.loans_outstanding_usdc - 300 + 1e-6);
+
+    // On chain: DEFAULTED (4), the token still in the vault, one share worth less.
+    const [status, , principal] = await chain.readContract({ address: s.endpoints.lending_vault, abi: vaultAbi, functionName: 'loanOf', args: [vaultRef(loanId)] });
+    expect([status, principal]).toEqual([4, 300_000_000n]);
+    expect((await chain.readContract({ address: s.endpoints.batch_token, abi: erc721Abi, functionName: 'ownerOf', args: [BigInt(batch.token_id)] })).toLowerCase()).toBe(s.endpoints.lending_vault.toLowerCase());
+    expect(await pricePerShare()).toBeLessThan(chainPriceBefore);
+
+    // The trail has it; the batch keeps its (written-off) loan and takes no new one.
+    const audit = await api('GET', `/batch/${batch.batch_id}/audit`, { token: ctx.coop });
+    expect(audit.body.entries.map((e: { type: string }) => e.type)).toContain('LOAN_DEFAULTED');
+    expect((await api('GET', `/batch/${batch.batch_id}/loan`, { token: ctx.coop })).body).toMatchObject({ loan_id: loanId, status: 'DEFAULTED' });
+    expect((await api('POST', '/loans', { token: ctx.coop, body: { batch_id: batch.batch_id, amount_usdc: 50 } })).body.error?.code).toBe('BATCH_HAS_ACTIVE_LOAN');
+  }, 120_000);
 });

@@ -25,6 +25,8 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 const CHAIN_ID = 31337;
 const USDC = 1_000_000n;
+/** One whole vault share on chain: 12 decimals (the asset's 6 + the vault's decimals offset 6). */
+const SHARE = 10n ** 12n;
 const run = randomBytes(4).toString('hex').toUpperCase();
 const ref = (kind: string, n: number) => `${kind}-${run}-${n}`;
 
@@ -45,7 +47,7 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
   const client = () => createPublicClient({ chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
   const usdcOf = (address: Hex) => client().readContract({ address: contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [address] });
   const ownerOf = (tokenId: bigint) => client().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [tokenId] });
-  const assetsPerShare = () => client().readContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'convertToAssets', args: [USDC] });
+  const assetsPerShare = () => client().readContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'convertToAssets', args: [SHARE] });
   const write = async (call: VaultCall) => {
     const before = kept.length;
     const { txHash } = await ledger.vaultCallKept(call, keep);
@@ -99,15 +101,15 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     const treasuryBefore = await usdcOf(operator);
     const a = await write({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 1), mfiId: mfiA, assetsUsdMicro: 1_000n * USDC });
     expect(a.status).toBe('success');
-    expect(await reader.writeResult(a.txHash)).toEqual({ shares: 1_000n * USDC, assetsUsdMicro: 1_000n * USDC });
+    expect(await reader.writeResult(a.txHash)).toEqual({ shares: 1_000n * SHARE, assetsUsdMicro: 1_000n * USDC });
     const b = await write({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 2), mfiId: mfiB, assetsUsdMicro: 500n * USDC });
-    expect(await reader.writeResult(b.txHash)).toEqual({ shares: 500n * USDC, assetsUsdMicro: 500n * USDC });
+    expect(await reader.writeResult(b.txHash)).toEqual({ shares: 500n * SHARE, assetsUsdMicro: 500n * USDC });
 
     expect(await usdcOf(operator)).toBe(treasuryBefore - 1_500n * USDC);
-    expect(await reader.mfiPosition(mfiA)).toEqual({ shares: 1_000n * USDC, value_usd_micro: 1_000n * USDC });
+    expect(await reader.mfiPosition(mfiA)).toEqual({ shares: 1_000n * SHARE, value_usd_micro: 1_000n * USDC });
     expect(await reader.mfiPosition(`MFI-NONE-${run}`)).toEqual({ shares: 0n, value_usd_micro: 0n });
     expect(await reader.state()).toEqual({
-      total_assets_usd_micro: 1_500n * USDC, total_shares: 1_500n * USDC, loans_outstanding_usd_micro: 0n, idle_usd_micro: 1_500n * USDC,
+      total_assets_usd_micro: 1_500n * USDC, total_shares: 1_500n * SHARE, loans_outstanding_usd_micro: 0n, loans_written_off_usd_micro: 0n, idle_usd_micro: 1_500n * USDC,
     });
     expect(await assetsPerShare()).toBe(USDC);
   });
@@ -117,7 +119,7 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(again.status).toBe('reverted');
     expect(await reader.refusalReason(again.txHash)).toBe('RefUsed');
     expect(await reader.writeResult(again.txHash)).toBeNull();
-    expect((await reader.mfiPosition(mfiA)).shares).toBe(1_000n * USDC);
+    expect((await reader.mfiPosition(mfiA)).shares).toBe(1_000n * SHARE);
   });
 
   it('openLoan locks the BatchToken in the vault and sends the principal to the treasury', async () => {
@@ -131,7 +133,7 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(await usdcOf(operator)).toBe(treasuryBefore + 300n * USDC);
     expect(await reader.loan(ref('LOAN', 1))).toEqual({ status: 'ACTIVE', tokenId: lockedToken, principalUsdMicro: 300n * USDC });
     expect(await reader.state()).toEqual({
-      total_assets_usd_micro: 1_500n * USDC, total_shares: 1_500n * USDC, loans_outstanding_usd_micro: 300n * USDC, idle_usd_micro: 1_200n * USDC,
+      total_assets_usd_micro: 1_500n * USDC, total_shares: 1_500n * SHARE, loans_outstanding_usd_micro: 300n * USDC, loans_written_off_usd_micro: 0n, idle_usd_micro: 1_200n * USDC,
     });
   });
 
@@ -186,7 +188,7 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect((await ownerOf(lockedToken)).toLowerCase()).toBe(operator.toLowerCase());
     expect(await reader.escrowOf(ref('PO', 1))).toBe(70n * USDC);
     expect(await reader.state()).toEqual({
-      total_assets_usd_micro: 1_530n * USDC, total_shares: 1_500n * USDC, loans_outstanding_usd_micro: 0n, idle_usd_micro: 1_530n * USDC,
+      total_assets_usd_micro: 1_530n * USDC, total_shares: 1_500n * SHARE, loans_outstanding_usd_micro: 0n, loans_written_off_usd_micro: 0n, idle_usd_micro: 1_530n * USDC,
     });
     const priceAfter = await assetsPerShare();
     expect(priceAfter).toBeGreaterThan(priceBeforeRepay);
@@ -263,16 +265,126 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
 
   it('reverseDeposit burns the MFI\'s shares and sends what they are worth back to the treasury', async () => {
     const { shares, value_usd_micro } = await reader.mfiPosition(mfiB);
-    expect(shares).toBe(500n * USDC);
+    expect(shares).toBe(500n * SHARE);
     const treasuryBefore = await usdcOf(operator);
     const reverse = await write({ kind: 'VAULT_REVERSE_DEPOSIT', ref: ref('DEP', 2), mfiId: mfiB, shares });
     expect(reverse.status).toBe('success');
     expect(await reader.writeResult(reverse.txHash)).toEqual({ shares, assetsUsdMicro: value_usd_micro });
     expect(await usdcOf(operator)).toBe(treasuryBefore + value_usd_micro);
     expect(await reader.mfiPosition(mfiB)).toEqual({ shares: 0n, value_usd_micro: 0n });
-    expect((await reader.state()).total_shares).toBe(1_000n * USDC);
+    expect((await reader.state()).total_shares).toBe(1_000n * SHARE);
     const twice = await write({ kind: 'VAULT_REVERSE_DEPOSIT', ref: ref('DEP', 2), mfiId: mfiB, shares: 1n });
     expect(await reader.refusalReason(twice.txHash)).toBe('RefUsed');
+  });
+
+  it('writeOffLoan: the loan DEFAULTED, its principal leaves loansOutstanding and totalAssets, the share price drops; the token stays in the vault; no second write-off, no repayment after it', async () => {
+    const loanRef = ref('LOAN', 4); // ACTIVE, 50 USDC, from the cancelLoan test
+    const before = await reader.state();
+    const priceBefore = await assetsPerShare();
+    const mfiValueBefore = (await reader.mfiPosition(mfiA)).value_usd_micro;
+    const { tokenId } = await reader.loan(loanRef);
+
+    const off = await write({ kind: 'WRITE_OFF_LOAN', ref: loanRef });
+    expect(off.status).toBe('success');
+    expect(await reader.writeResult(off.txHash)).toEqual({ assetsUsdMicro: 50n * USDC });
+    expect(await reader.loan(loanRef)).toEqual({ status: 'DEFAULTED', tokenId, principalUsdMicro: 50n * USDC });
+    const after = await reader.state();
+    expect(after).toEqual({
+      ...before,
+      total_assets_usd_micro: before.total_assets_usd_micro - 50n * USDC,
+      loans_outstanding_usd_micro: before.loans_outstanding_usd_micro - 50n * USDC,
+      loans_written_off_usd_micro: before.loans_written_off_usd_micro + 50n * USDC,
+    });
+    const priceAfter = await assetsPerShare();
+    expect(priceAfter).toBeLessThan(priceBefore);
+    expect(priceBefore - priceAfter).toBe(50_000n); // 50 USDC over 1 000 shares: 0.05 USDC a share
+    expect((await reader.mfiPosition(mfiA)).value_usd_micro).toBeLessThan(mfiValueBefore);
+    expect((await ownerOf(tokenId)).toLowerCase()).toBe(contracts.lendingVaultAddress.toLowerCase());
+
+    const twice = await write({ kind: 'WRITE_OFF_LOAN', ref: loanRef });
+    expect(twice.status).toBe('reverted');
+    expect(await reader.refusalReason(twice.txHash)).toBe('LoanNotActive');
+    const cancel = await write({ kind: 'CANCEL_LOAN', ref: loanRef });
+    expect(await reader.refusalReason(cancel.txHash)).toBe('LoanNotActive');
+    // The token stays collateral of the written-off loan: no new loan on it.
+    const relock = await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 5), tokenId, principalUsdMicro: 50n * USDC });
+    expect(await reader.refusalReason(relock.txHash)).toBe('TokenLocked');
+    expect(await reader.state()).toEqual(after);
+  });
+
+  describe('on a fresh vault (first deposits)', () => {
+    let fresh: DeployedContracts;
+    let freshLedger: EvmLedger;
+    let freshReader: EvmVaultReader;
+    let attackerKey: Hex;
+    const writeFresh = async (call: VaultCall) => {
+      const { txHash } = await freshLedger.vaultCallKept(call, keep);
+      return { txHash, status: (await freshLedger.waitForReceipt(txHash, 10_000))?.status };
+    };
+    const donate = async (amount: bigint) => {
+      const attacker = createWalletClient({ account: privateKeyToAccount(attackerKey), chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
+      const tx = await attacker.writeContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'transfer', args: [fresh.lendingVaultAddress, amount] });
+      expect((await client().waitForTransactionReceipt({ hash: tx })).status).toBe('success');
+    };
+
+    beforeEach(async () => {
+      // A vault of its own per test: the attack needs an empty vault.
+      fresh = await deployContracts({ rpcUrl, chainId: CHAIN_ID, deployerKey: operatorKey, artifacts: await compileContracts() });
+      attackerKey = generatePrivateKey();
+      await fundAccount(rpcUrl, privateKeyToAccount(attackerKey).address, 10n ** 20n);
+      await setUpLocalVaultAccounts({
+        rpcUrl, chainId: CHAIN_ID, adminKey: operatorKey, testUsdcAddress: fresh.vaultAssetAddress,
+        buyerAddress: privateKeyToAccount(attackerKey).address, buyerUsdcMicro: 10_000n * USDC, onRampAddress: privateKeyToAccount(generatePrivateKey()).address,
+      });
+      const wallet = createWalletClient({ account: privateKeyToAccount(operatorKey), chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
+      const minted = await wallet.writeContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'mint', args: [operator, 10_000n * USDC] });
+      await client().waitForTransactionReceipt({ hash: minted });
+      freshLedger = new EvmLedger({ rpcUrl, chainId: CHAIN_ID, signerPrivateKey: operatorKey, retryCount: 0, ...fresh });
+      freshReader = new EvmVaultReader({ rpcUrl, chainId: CHAIN_ID, lendingVaultAddress: fresh.lendingVaultAddress, retryCount: 0 });
+    }, 60_000);
+
+    it('shares have 12 decimals (a decimals offset of 6 over the asset); the first deposit is priced 1 USDC a share', async () => {
+      expect(await client().readContract({ address: fresh.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'decimals' })).toBe(12);
+      expect(await client().readContract({ address: fresh.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'DECIMALS_OFFSET' })).toBe(6);
+      const dep = await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 30), mfiId: mfiA, assetsUsdMicro: 10n * USDC });
+      expect(await freshReader.writeResult(dep.txHash)).toEqual({ shares: 10n * SHARE, assetsUsdMicro: 10n * USDC });
+    });
+
+    it('a deposit that would mint 0 shares is refused (ZeroShares): mined reverted, nothing taken, the reference still free', async () => {
+      // 1 USDC given to the empty vault: 1 micro-USDC would now buy 1 × 10^6 / (10^6 + 1) = 0 share units.
+      await donate(1n * USDC);
+      const treasuryBefore = await client().readContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [operator] });
+      const dust = await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 31), mfiId: mfiA, assetsUsdMicro: 1n });
+      expect(dust.status).toBe('reverted');
+      expect(await freshReader.refusalReason(dust.txHash)).toBe('ZeroShares');
+      expect(await freshReader.writeResult(dust.txHash)).toBeNull();
+      expect(await client().readContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [operator] })).toBe(treasuryBefore);
+      expect((await freshReader.state()).total_shares).toBe(0n);
+      // The standard entry point refuses it too (simulated).
+      await expect(client().simulateContract({ account: privateKeyToAccount(operatorKey), address: fresh.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'deposit', args: [1n, operator] })).rejects.toThrow(/ZeroShares/);
+      // A real amount under the same reference goes through (the refused one changed nothing).
+      expect((await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 31), mfiId: mfiA, assetsUsdMicro: 5n * USDC })).status).toBe('success');
+    });
+
+    it('inflation attack: 1 micro-USDC deposited for the attacker, then 1,000 USDC donated to the vault; the victim\'s 1,000 USDC deposit still gets fair shares and the attacker loses money', async () => {
+      const attackerMfi = `MFI-ATTACKER-${run}`;
+      const victimMfi = `MFI-VICTIM-${run}`;
+      expect((await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 40), mfiId: attackerMfi, assetsUsdMicro: 1n })).status).toBe('success');
+      await donate(1_000n * USDC);
+      const victim = await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 41), mfiId: victimMfi, assetsUsdMicro: 1_000n * USDC });
+      expect(victim.status).toBe('success');
+      const minted = (await freshReader.writeResult(victim.txHash))!.shares!;
+      expect(minted).toBeGreaterThan(0n);
+      const v = await freshReader.mfiPosition(victimMfi);
+      const a = await freshReader.mfiPosition(attackerMfi);
+      // The victim keeps all but a rounding dust of its deposit (0.00025 USDC here); without the
+      // offset it would be left 666.67 USDC, the attacker taking the rest.
+      expect(v.value_usd_micro).toBeGreaterThanOrEqual(999_990_000n);
+      expect(v.value_usd_micro).toBeLessThanOrEqual(1_000n * USDC);
+      // The attacker cannot take the victim's USDC: it gets back less than the 1,000.000001 USDC it put in.
+      expect(a.value_usd_micro).toBeLessThan(1_000n * USDC + 1n);
+      expect(v.shares).toBeGreaterThan(a.shares);
+    });
   });
 
   it('only the operator moves money: the standard ERC-4626 entry points and the operator functions refuse anyone else', async () => {

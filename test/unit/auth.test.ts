@@ -308,6 +308,18 @@ describe('verifyBearerToken: rejected tokens (401 UNAUTHORIZED)', () => {
     expect(err.message).toMatch(/missing or malformed Authorization header/);
   });
 
+  it('rejects a valid token in a padded header (the WAF keys on the whitespace-compressed header, so padding must not open a second bucket)', async () => {
+    // Prepare
+    const jwt = await token();
+
+    // Act
+    const errors = await Promise.all([` Bearer ${jwt}`, `Bearer ${jwt} `, `Bearer  ${jwt}`, `Bearer\t${jwt}`, `\u00a0Bearer ${jwt}`, `Bearer ${jwt}\u000b`].map((h) => rejection(h)));
+
+    // Assess
+    for (const err of errors) expect(err.message).toMatch(/missing or malformed Authorization header/);
+    await expect(verifyBearerToken(`Bearer ${jwt}`, getKey)).resolves.toMatchObject({ sub: 'user-1' });
+  });
+
   it('rejects a garbage token that looks like a JWT', async () => {
     // Act
     const err = await rejection('Bearer abc.def.ghi');

@@ -142,6 +142,10 @@ describe('loan classification', () => {
       loan({ status: 'CANCELLED', created_at: daysBefore(999) }),
     ], NOW)).toEqual({ repaid_on_time: 1, repaid_late: 1, defaults: 2 });
   });
+
+  it('a DEFAULTED (written-off) loan is a default, however recent', () => {
+    expect(classifyLoans([loan({ status: 'DEFAULTED', disbursed_at: daysBefore(1) })], NOW)).toEqual({ repaid_on_time: 0, repaid_late: 0, defaults: 1 });
+  });
 });
 
 describe('getCreditScore (use case)', () => {

@@ -1,3 +1,4 @@
+import type { Loan } from '../../shared/domain/lending';
 import type { Caller } from '../../shared/domain/caller';
 import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
 import type { Deposit, DepositStatus } from '../../shared/domain/lending';
@@ -157,10 +158,11 @@ describe('applyOnRampWebhook', () => {
     await applyOnRampWebhook(w.deps, { webhookId: 'msg_2', event: w.event('onramp.order.completed', o) });
     expect(w.vaultWrites.calls.size).toBe(1);
 
-    await vaultDepositConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xdep', shares: 99_000_000n });
+    // 99 whole shares: 99 × 10^12 on-chain units (12 decimals), shown as 99,000,000 micro-shares.
+    await vaultDepositConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xdep', shares: 99_000_000_000_000n });
     await vaultDepositConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xother', shares: 1n });
     const done = w.deposits.items.get(d.payment_id)!;
-    expect(done).toMatchObject({ status: 'COMPLETED', chain_tx_hash: '0xdep', vault_shares_issued: '99000000', completed_at: '2026-11-22T10:00:00.000Z' });
+    expect(done).toMatchObject({ status: 'COMPLETED', chain_tx_hash: '0xdep', vault_shares_issued: '99000000000000', completed_at: '2026-11-22T10:00:00.000Z' });
     expect(depositView(done)).toMatchObject({ status: 'COMPLETED', amount_usdc: 100, vault_shares_issued: 99_000_000, chain_tx_hash: '0xdep' });
     // a late completed event for a COMPLETED deposit changes nothing
     await expect(applyOnRampWebhook(w.deps, { webhookId: 'msg_3', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({ outcome: 'IGNORED' });
@@ -266,15 +268,33 @@ describe('readDeposit', () => {
 });
 
 describe('readVault', () => {
-  it('figures of the vault, and for an MFI its own position', async () => {
+  it('figures of the vault (shares in micro-shares; on chain 12 decimals), PAR30 and defaults, and for an MFI its own position', async () => {
     const vault = {
-      state: async () => ({ total_assets_usd_micro: 250_000_000n, total_shares: 200_000_000n, loans_outstanding_usd_micro: 100_000_000n, idle_usd_micro: 150_000_000n }),
-      mfiPosition: async (id: string) => (id === 'MFI-A' ? { shares: 80_000_000n, value_usd_micro: 100_000_000n } : { shares: 0n, value_usd_micro: 0n }),
+      state: async () => ({ total_assets_usd_micro: 250_000_000n, total_shares: 200_000_000_000_000n, loans_outstanding_usd_micro: 100_000_000n, loans_written_off_usd_micro: 40_000_000n, idle_usd_micro: 150_000_000n }),
+      mfiPosition: async (id: string) => (id === 'MFI-A' ? { shares: 80_000_000_000_000n, value_usd_micro: 100_000_000n } : { shares: 0n, value_usd_micro: 0n }),
     } as never;
-    const mfi = vaultView(await readVault({ vault, apr: '0.12' }, MFI_A));
-    expect(mfi).toEqual({ total_assets_usdc: 250, total_shares: 200_000_000, share_price_usdc: 1.25, loans_outstanding_usdc: 100, utilisation: 0.4, apr: 0.12, shares: 80_000_000, value_usdc: 100 });
-    const admin = vaultView(await readVault({ vault, apr: '0.12' }, ADMIN));
+    const now = new Date('2027-06-30T00:00:00.000Z');
+    const asked: string[] = [];
+    const loans = {
+      activeDueBy: async (by: string) => {
+        asked.push(by);
+        // due 2027-05-31 (30 days past due at `now`) and due 2027-05-01
+        return [
+          { ...({} as Loan), status: 'ACTIVE' as const, due_at: '2027-05-31T00:00:00.000Z', principal_usd_micro: 60_000_000 },
+          { ...({} as Loan), status: 'ACTIVE' as const, due_at: '2027-05-01T00:00:00.000Z', principal_usd_micro: 15_500_000 },
+        ].filter((l) => l.due_at <= by);
+      },
+    };
+    const deps = { vault, apr: '0.12', loans, now: () => now };
+    const mfi = vaultView(await readVault(deps, MFI_A));
+    expect(mfi).toEqual({
+      total_assets_usdc: 250, total_shares: 200_000_000, share_price_usdc: 1.25, loans_outstanding_usdc: 100, utilisation: 0.4, apr: 0.12,
+      par30_usdc: 75.5, defaults_usdc: 40, shares: 80_000_000, value_usdc: 100,
+    });
+    expect(asked).toEqual(['2027-05-31T00:00:00.000Z']);
+    const admin = vaultView(await readVault(deps, ADMIN));
     expect(admin).not.toHaveProperty('shares');
-    await expect(readVault({ vault, apr: '0.12' }, COOP)).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
+    expect(vaultView(await readVault({ ...deps, now: () => new Date('2027-06-29T23:59:59.999Z') }, ADMIN)).par30_usdc).toBe(15.5);
+    await expect(readVault(deps, COOP)).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
   });
 });

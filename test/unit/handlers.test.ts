@@ -345,7 +345,7 @@ describe('GET /payments/{id}', () => {
   describe('a deposit (DEP-…)', () => {
     const storedDeposit = {
       PK: 'PAYMENT#DEP-2026-000001', SK: 'META', entity: 'DEPOSIT', payment_id: 'DEP-2026-000001', payment_type: 'MFI_DEPOSIT', mfi_id: 'MFI-1', status: 'COMPLETED',
-      source_currency: 'UGX', source_amount: 3_700_000, amount_usd_micro: 1_000_000_000, ramp_payment_id: 'ramp_1', chain_tx_hash: '0xabc', vault_shares_issued: '1000000000',
+      source_currency: 'UGX', source_amount: 3_700_000, amount_usd_micro: 1_000_000_000, ramp_payment_id: 'ramp_1', chain_tx_hash: '0xabc', vault_shares_issued: '1000000000000000', // 1,000 shares of 12 decimals on chain
       created_at: '2026-11-22T10:00:00.000Z', created_by: 'mfi-user', completed_at: '2026-11-22T10:00:05.000Z', updated_at: '2026-11-22T10:00:05.000Z',
     };
 

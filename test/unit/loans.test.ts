@@ -6,7 +6,9 @@ import type { LedgerWriteMessage, LoanStore, PayoutRequestMessage } from '../../
 import type { VaultLedgerTx } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { loanAsOf } from '../../shared/domain/lending';
-import { collateralLockHandler, createLoan, readBatchLoan, readLoan, reconcileLoans, type LoanDeps } from '../../shared/use-cases/loans';
+import { collateralLockHandler, createLoan, loanWriteOffHandler, readBatchLoan, readLoan, reconcileLoans, writeOffDefaultedLoans, writeOffWriteId, type LoanDeps } from '../../shared/use-cases/loans';
+import { daysPastDue, DEFAULT_LOAN_TERM_DAYS, isWriteOffDue, loanDueAt, loanTermDays, microShares, par30UsdMicro, sharePriceUsdc } from '../../shared/domain/loan-terms';
+import type { VaultCall } from '../../shared/domain/ports';
 import { createFarmerPayout } from '../../shared/use-cases/payouts';
 import { coop } from './support/api-event';
 import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
@@ -50,6 +52,7 @@ function world(opts: { batch?: Parameters<typeof aBatch>[0]; prices?: PriceFeedS
     },
     listByFarmer: async () => [...loans.values()],
     pendingBefore: async (before) => [...loans.values()].filter((l) => l.status === 'PENDING' && l.created_at < before).map((l) => ({ ...l })),
+    activeDueBy: async (by) => [...loans.values()].filter((l) => l.status === 'ACTIVE' && l.due_at !== undefined && l.due_at <= by).map((l) => ({ ...l })),
   };
   const deps: LoanDeps = {
     registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null) }),
@@ -59,6 +62,7 @@ function world(opts: { batch?: Parameters<typeof aBatch>[0]; prices?: PriceFeedS
     prices: { latest: async () => { if (opts.prices instanceof Error) throw opts.prices; return opts.prices ?? feed(); } },
     ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', { send: async (m) => { sent.push(m); } }),
     apr: '0.12',
+    termDays: 180,
     now: () => NOW,
   };
   return { deps, loans, guards, lockWrites, sent };
@@ -94,6 +98,7 @@ describe('POST /loans rules', () => {
       loan_id: 'LOAN-2026-000001', status: 'PENDING', principal_usd_micro: 500_000_000, collateral_value_usd_micro: 1_492_650_000, ltv_bps: 3_350,
       price_usd_micro_per_kg: 6_200_000, price_updated_at: '2026-11-22T09:30:00.000Z', apr: '0.12', disbursement_payment_id: 'DISB-2026-000001',
       token_id: aBatch().token_id, farmer_id: 'F-1', cooperative_id: 'COOP-1',
+      due_at: '2027-05-21T10:00:00.000Z', // created 2026-11-22T10:00Z + LOAN_TERM_DAYS 180
     });
     expect(w.lockWrites).toEqual([expect.objectContaining({
       ledger_tx_id: 'LOAN-2026-000001-lock', kind: 'VAULT', status: 'PENDING',
@@ -217,5 +222,101 @@ describe('reconcileLoans (with the payout reconciler)', () => {
     expect(w.loans.get(settled.loan_id)).toMatchObject({ status: 'ACTIVE', disbursed_at: '2026-11-22T10:01:00.000Z' });
     expect(requested).toEqual([{ loan_id: lost.loan_id }]);
     expect(w.loans.get(unlocked.loan_id)!.status).toBe('PENDING');
+  });
+});
+
+describe('loan terms: due date, PAR30 and default (README "Lending")', () => {
+  const DAY = 86_400_000;
+  const due = '2027-05-21T10:00:00.000Z';
+  const at = (days: number, extraMs = 0) => new Date(Date.parse(due) + days * DAY + extraMs);
+
+  it('a loan is due LOAN_TERM_DAYS after its creation (default 180); the setting must be whole days 1–3650', () => {
+    expect(loanDueAt('2026-11-22T10:00:00.000Z', 180)).toBe(due);
+    expect(loanTermDays(undefined)).toBe(DEFAULT_LOAN_TERM_DAYS);
+    expect(loanTermDays('')).toBe(180);
+    expect(loanTermDays(' 30 ')).toBe(30);
+    for (const bad of ['0', '-1', '1.5', 'ninety', '3651']) expect(() => loanTermDays(bad)).toThrow(RangeError);
+  });
+
+  it('days past due count whole days after the due instant', () => {
+    expect(daysPastDue(due, at(-3))).toBe(0);
+    expect(daysPastDue(due, at(0))).toBe(0);
+    expect(daysPastDue(due, at(1, -1))).toBe(0);
+    expect(daysPastDue(due, at(1))).toBe(1);
+    expect(daysPastDue(due, at(90))).toBe(90);
+  });
+
+  it('an ACTIVE loan defaults 90 days after due_at, not a millisecond before; other statuses and loans without a due date never', () => {
+    expect(isWriteOffDue({ status: 'ACTIVE', due_at: due }, at(90, -1))).toBe(false);
+    expect(isWriteOffDue({ status: 'ACTIVE', due_at: due }, at(90))).toBe(true);
+    for (const status of ['PENDING', 'REPAID', 'CANCELLED', 'DEFAULTED'] as const) expect(isWriteOffDue({ status, due_at: due }, at(200))).toBe(false);
+    expect(isWriteOffDue({ status: 'ACTIVE' }, at(200))).toBe(false);
+  });
+
+  it('PAR30 is the principal of ACTIVE loans 30 or more days past due', () => {
+    const loans = [
+      { status: 'ACTIVE' as const, due_at: due, principal_usd_micro: 100_000_000 },
+      { status: 'ACTIVE' as const, due_at: new Date(Date.parse(due) + DAY).toISOString(), principal_usd_micro: 20_000_000 },
+      { status: 'REPAID' as const, due_at: due, principal_usd_micro: 7_000_000 },
+      { status: 'DEFAULTED' as const, due_at: due, principal_usd_micro: 5_000_000 },
+      { status: 'ACTIVE' as const, principal_usd_micro: 3_000_000 },
+    ];
+    expect(par30UsdMicro(loans, at(29))).toBe(0);
+    expect(par30UsdMicro(loans, at(30))).toBe(100_000_000);
+    expect(par30UsdMicro(loans, at(31))).toBe(120_000_000);
+  });
+
+  it('vault shares have 12 decimals on chain; the API shows micro-shares and the price per whole share', () => {
+    // 250 USDC over 200 whole shares (200 × 10^12 units): 1.25 USDC a share, 200,000,000 micro-shares.
+    expect(sharePriceUsdc(250_000_000n, 200n * 10n ** 12n)).toBe(1.25);
+    expect(microShares(200n * 10n ** 12n)).toBe(200_000_000);
+    expect(microShares(999_999n)).toBe(0);
+    expect(sharePriceUsdc(0n, 0n)).toBe(1);
+    // A first deposit at the virtual price: 1 USDC buys 10^12 units, one whole share, price 1.
+    expect(sharePriceUsdc(1_000_000n, 10n ** 12n)).toBe(1);
+  });
+});
+
+describe('write-off of defaulted loans (scheduled, through the single ledger writer)', () => {
+  const DAY = 86_400_000;
+
+  async function activeLoan(w: ReturnType<typeof world>, batchId: string) {
+    const loan = await createLoan({ ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: batchId }) }) }, manager, { batch_id: batchId, amount_usd_micro: 100_000_000 });
+    w.loans.set(loan.loan_id, { ...w.loans.get(loan.loan_id)!, status: 'ACTIVE', lock_tx_hash: '0xlock', disbursed_at: loan.created_at });
+    return w.loans.get(loan.loan_id)!;
+  }
+
+  it('requests WRITE_OFF_LOAN for ACTIVE loans 90+ days past due, once per loan id, and nothing for the others', async () => {
+    const w = world();
+    const old = await activeLoan(w, 'BATCH-2026-000001');
+    const young = await activeLoan(w, 'BATCH-2026-000002');
+    w.loans.set(young.loan_id, { ...young, due_at: new Date(Date.parse(old.due_at!) + 2 * DAY).toISOString() });
+    const requests: Array<{ id: string; call: VaultCall }> = [];
+    const deps = { loans: w.deps.loans, vaultWrites: { request: async (id: string, call: VaultCall) => { requests.push({ id, call }); } } };
+
+    const before = await writeOffDefaultedLoans({ ...deps, now: () => new Date(Date.parse(old.due_at!) + 90 * DAY - 1) });
+    expect(before).toEqual({ due: 0, requested: 0 });
+    const report = await writeOffDefaultedLoans({ ...deps, now: () => new Date(Date.parse(old.due_at!) + 90 * DAY) });
+    expect(report).toEqual({ due: 1, requested: 1 });
+    expect(requests).toEqual([{ id: writeOffWriteId(old.loan_id), call: { kind: 'WRITE_OFF_LOAN', ref: old.loan_id } }]);
+  });
+
+  it('mined: the loan DEFAULTED with loss_usd_micro and the tx; a second delivery and a repaid loan change nothing; refused changes nothing', async () => {
+    const w = world();
+    const loan = await activeLoan(w, 'BATCH-2026-000001');
+    const handler = loanWriteOffHandler({ loans: w.deps.loans, now: () => new Date('2027-09-01T00:00:00.000Z') });
+    await handler.mined({ kind: 'WRITE_OFF_LOAN', ref: loan.loan_id }, '0xwriteoff', { assetsUsdMicro: 100_000_000n });
+    expect(w.loans.get(loan.loan_id)).toMatchObject({ status: 'DEFAULTED', loss_usd_micro: 100_000_000, write_off_tx_hash: '0xwriteoff', defaulted_at: '2027-09-01T00:00:00.000Z' });
+    // The token stays with the vault: the batch keeps its guard (no new loan on it).
+    expect(w.guards.get(loan.batch_id)).toBe(loan.loan_id);
+    await handler.mined({ kind: 'WRITE_OFF_LOAN', ref: loan.loan_id }, '0xother', { assetsUsdMicro: 1n });
+    expect(w.loans.get(loan.loan_id)).toMatchObject({ status: 'DEFAULTED', loss_usd_micro: 100_000_000, write_off_tx_hash: '0xwriteoff' });
+
+    const repaid = await activeLoan(w, 'BATCH-2026-000002');
+    w.loans.set(repaid.loan_id, { ...w.loans.get(repaid.loan_id)!, status: 'REPAID' });
+    await handler.refused({ kind: 'WRITE_OFF_LOAN', ref: repaid.loan_id }, 'LoanNotActive');
+    expect(w.loans.get(repaid.loan_id)!.status).toBe('REPAID');
+    await handler.mined({ kind: 'WRITE_OFF_LOAN', ref: repaid.loan_id }, '0xlate', { assetsUsdMicro: 100_000_000n });
+    expect(w.loans.get(repaid.loan_id)!.status).toBe('REPAID');
   });
 });

@@ -16,6 +16,8 @@ describe('vault calls → LendingVault calldata (shared/adapters/ledger/vault-le
     expect(decode({ kind: 'VAULT_REVERSE_DEPOSIT', ref: 'DEP-2026-000001', mfiId: 'MFI-1', shares: 7n })).toMatchObject({ functionName: 'reverseDeposit', args: [vaultRef('DEP-2026-000001'), vaultShareholder('MFI-1'), 7n] });
     expect(decode({ kind: 'LOCK_COLLATERAL', ref: 'LOAN-2026-000001', tokenId: 0n, principalUsdMicro: 50_000_000n })).toMatchObject({ functionName: 'openLoan', args: [vaultRef('LOAN-2026-000001'), 0n, 50_000_000n] });
     expect(decode({ kind: 'CANCEL_LOAN', ref: 'LOAN-2026-000001' })).toMatchObject({ functionName: 'cancelLoan', args: [vaultRef('LOAN-2026-000001')] });
+    expect(decode({ kind: 'WRITE_OFF_LOAN', ref: 'LOAN-2026-000001' })).toMatchObject({ functionName: 'writeOffLoan', args: [vaultRef('LOAN-2026-000001')] });
+    expect(vaultCallData({ kind: 'WRITE_OFF_LOAN', ref: 'LOAN-2026-000001' }).functionName).toBe('writeOffLoan');
     expect(decode({ kind: 'REPAY_LOAN', ref: 'LOAN-2026-000001', purchaseOrderRef: 'PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z', amountUsdMicro: 9n })).toMatchObject({ functionName: 'repayLoan', args: [vaultRef('LOAN-2026-000001'), vaultRef('PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z'), 9n] });
     expect(decode({ kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'BUGISU-CU-01', amountUsdMicro: 3n })).toMatchObject({ functionName: 'releaseRemainder', args: [vaultRef('PO-1'), cooperativeSettlementAddress('BUGISU-CU-01'), 3n] });
   });

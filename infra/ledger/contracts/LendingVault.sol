@@ -23,15 +23,21 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 ///
 ///      totalAssets = USDC held − buyer payments not yet applied (escrow) + principal out on loan.
 ///
-///      Inflation attack: OpenZeppelin 5's virtual shares and assets with `_decimalsOffset() == 0`
-///      (shares have the asset's 6 decimals). With only the operator able to mint shares, a
-///      donation before the first deposit can only gift the donor's USDC to later depositors.
+///      Inflation attack: OpenZeppelin 5's virtual shares and assets with a decimals offset of
+///      {DECIMALS_OFFSET} (shares have 6 + 6 = 12 decimals), so a donation to the vault before (or
+///      between) deposits would have to be about 10^6 times the victim's deposit to round it down
+///      at all; a deposit that would still mint 0 shares is refused (ZeroShares) instead of taking
+///      the depositor's USDC for nothing.
+///
+///      A loan unpaid long after it is due is written off (`writeOffLoan`): its principal leaves
+///      loansOutstanding, so totalAssets and the share price drop by the loss; the token stays
+///      with the vault as collateral.
 contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuard {
     using SafeERC20 for IERC20;
 
     bytes32 public constant OPERATOR_ROLE = keccak256("OPERATOR_ROLE");
 
-    enum LoanStatus { NONE, ACTIVE, REPAID, CANCELLED }
+    enum LoanStatus { NONE, ACTIVE, REPAID, CANCELLED, DEFAULTED }
 
     struct Loan {
         LoanStatus status;
@@ -46,6 +52,11 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
 
     /// @notice Principal of ACTIVE loans (counted in totalAssets).
     uint256 public loansOutstanding;
+    /// @notice Principal of DEFAULTED loans, written off (no longer in totalAssets).
+    uint256 public loansWrittenOff;
+
+    /// @notice Share decimals above the asset's: virtual shares against the inflation attack.
+    uint8 public constant DECIMALS_OFFSET = 6;
     /// @notice Buyer payments not yet applied, over all purchase orders (not in totalAssets).
     uint256 public totalEscrow;
 
@@ -71,6 +82,8 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
     error RepaymentBelowPrincipal(bytes32 loanRef, uint256 principal, uint256 amount);
     /// @notice A zero amount (or zero shares).
     error ZeroAmount();
+    /// @notice A deposit of `assets` would mint 0 shares at the current share price.
+    error ZeroShares(uint256 assets);
     /// @notice The standard ERC-4626 entry points are the operator's only.
     error OperatorOnly();
     /// @notice Only BatchTokens are accepted, and only through `openLoan`.
@@ -81,6 +94,7 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
     event LoanOpened(bytes32 indexed loanRef, uint256 indexed tokenId, uint256 principal);
     event LoanCancelled(bytes32 indexed loanRef, uint256 indexed tokenId, uint256 principal);
     event LoanRepaid(bytes32 indexed loanRef, bytes32 indexed poRef, uint256 principal, uint256 interest);
+    event LoanWrittenOff(bytes32 indexed loanRef, uint256 indexed tokenId, uint256 principal);
     event PurchaseOrderPaid(bytes32 indexed poRef, address indexed payer, uint256 amount);
     event RemainderReleased(bytes32 indexed poRef, address indexed to, uint256 amount);
 
@@ -110,7 +124,7 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
         return IERC20(asset()).balanceOf(address(this)) - totalEscrow;
     }
 
-    /// @notice A loan's status (0 NONE, 1 ACTIVE, 2 REPAID, 3 CANCELLED), token id and principal.
+    /// @notice A loan's status (0 NONE, 1 ACTIVE, 2 REPAID, 3 CANCELLED, 4 DEFAULTED), token id and principal.
     function loanOf(bytes32 loanRef) external view returns (LoanStatus status, uint256 tokenId, uint256 principal) {
         Loan storage loan = _loans[loanRef];
         return (loan.status, loan.tokenId, loan.principal);
@@ -124,12 +138,14 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
     // ------------------------------------------------------------------ deposits
 
     /// @notice Pulls `assets` USDC from the operator and mints shares to `receiver` (ERC-4626
-    ///         rounding). Reverts RefUsed for a reference used before, ZeroAmount for 0.
+    ///         rounding). Reverts RefUsed for a reference used before, ZeroAmount for 0, ZeroShares
+    ///         when the amount would mint no share.
     function depositFor(bytes32 ref, uint256 assets, address receiver) external onlyOperator nonReentrant returns (uint256 shares) {
         if (assets == 0) revert ZeroAmount();
         if (_depositRefs[ref]) revert RefUsed(ref);
         _depositRefs[ref] = true;
         shares = previewDeposit(assets);
+        if (shares == 0) revert ZeroShares(assets);
         _deposit(_msgSender(), receiver, assets, shares);
         emit DepositRecorded(ref, receiver, assets, shares);
     }
@@ -150,9 +166,16 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
         emit DepositReversed(ref, owner_, shares, assets);
     }
 
-    /// @dev The standard entry points: operator only (shareholders have no keys).
+    /// @dev The standard entry points: operator only (shareholders have no keys). A deposit that
+    ///      would mint 0 shares reverts ZeroShares.
     function deposit(uint256 assets, address receiver) public override onlyOperatorEntry returns (uint256) {
+        if (previewDeposit(assets) == 0) revert ZeroShares(assets);
         return super.deposit(assets, receiver);
+    }
+
+    /// @dev Shares have DECIMALS_OFFSET more decimals than the asset (OpenZeppelin's virtual shares).
+    function _decimalsOffset() internal pure override returns (uint8) {
+        return DECIMALS_OFFSET;
     }
 
     function mint(uint256 shares, address receiver) public override onlyOperatorEntry returns (uint256) {
@@ -219,6 +242,19 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
         delete _lockedBy[loan.tokenId];
         batchToken.safeTransferFrom(address(this), loan.holder, loan.tokenId);
         emit LoanRepaid(loanRef, poRef, loan.principal, amount - loan.principal);
+    }
+
+    /// @notice Writes off loan `loanRef`, unpaid long past its due date: DEFAULTED, its principal
+    ///         leaves loansOutstanding (so totalAssets and the share price drop by the loss) and
+    ///         is added to loansWrittenOff; the token stays with the vault as collateral (still
+    ///         locked). Reverts LoanNotActive (unknown, repaid, cancelled or written off already).
+    function writeOffLoan(bytes32 loanRef) external onlyOperator nonReentrant {
+        Loan storage loan = _loans[loanRef];
+        if (loan.status != LoanStatus.ACTIVE) revert LoanNotActive(loanRef);
+        loan.status = LoanStatus.DEFAULTED;
+        loansOutstanding -= loan.principal;
+        loansWrittenOff += loan.principal;
+        emit LoanWrittenOff(loanRef, loan.tokenId, loan.principal);
     }
 
     // ------------------------------------------------------------------ buyer payments

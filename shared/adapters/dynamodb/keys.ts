@@ -23,7 +23,8 @@
  * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
  * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
  * | Loan                | LOAN#<loan_id>              | META                | FARMER_LOANS#<farmer> | <created_at>#<loan_id>       |
- *   GSI2 (sparse): GSI2PK PENDING_LOAN, GSI2SK <created_at>#<loan_id> while the loan is PENDING.
+ *   GSI2 (sparse): GSI2PK PENDING_LOAN, GSI2SK <created_at>#<loan_id> while the loan is PENDING;
+ *   GSI2PK ACTIVE_LOAN_DUE, GSI2SK <due_at>#<loan_id> while it is ACTIVE (and has a due date).
  * | Loan of a batch     | LOAN_GUARD#<batch_id>       | META                |                     |                                |
  * | Loan counter        | COUNTER#LOAN#<yyyy>         | META                |                     |                                |
  * | Settlement          | SETTLEMENT#<purchase_order> | META                |                     |                                |
@@ -72,6 +73,8 @@ export const PENDING_PIN = 'PENDING_PIN';
 export const UNANCHORED = 'UNANCHORED';
 /** GSI2 partition of loans still PENDING (lock or disbursement not settled yet). */
 export const PENDING_LOANS = 'PENDING_LOAN';
+/** GSI2 partition of ACTIVE loans with a due date, by due date (write-offs, portfolio at risk). */
+export const ACTIVE_LOANS_BY_DUE = 'ACTIVE_LOAN_DUE';
 export const PENDING_NATIONAL_CHECK = 'PENDING_NATIONAL_CHECK';
 
 /** GSI1 sort-key prefix of a cooperative's farmers. */
@@ -127,6 +130,8 @@ export const keys = {
   loansOfFarmer: (farmerId: string) => `FARMER_LOANS#${farmerId}`,
   /** Sparse index of PENDING loans (reconciliation), oldest first; removed when the loan leaves PENDING. */
   pendingLoanGsi: (createdAt: string, id: string) => ({ GSI2PK: PENDING_LOANS, GSI2SK: `${createdAt}#${id}` }),
+  /** Sparse index of ACTIVE loans by due date (write-offs, PAR30), earliest due first; removed when the loan leaves ACTIVE. */
+  activeLoanDueGsi: (dueAt: string, id: string) => ({ GSI2PK: ACTIVE_LOANS_BY_DUE, GSI2SK: `${dueAt}#${id}` }),
   /** The one PENDING or ACTIVE loan of a batch (its BatchToken is locked): created with the loan, removed when it is repaid or cancelled. */
   loanGuard: (batchId: string) => ({ PK: `LOAN_GUARD#${batchId}`, SK: META }),
   loanCounter: (year: number) => ({ PK: `COUNTER#LOAN#${year}`, SK: META }),

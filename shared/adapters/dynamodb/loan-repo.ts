@@ -1,10 +1,10 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
 import type { Loan, LoanStatus } from '../../domain/lending';
 import type { LoanStore } from '../../domain/ports';
 import type { VaultLedgerTx } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError } from './audit-append';
-import { fromItem, keys, PENDING_LOANS } from './keys';
+import { ACTIVE_LOANS_BY_DUE, fromItem, keys, PENDING_LOANS } from './keys';
 import { ledgerTxItem } from './ledger-tx';
 import { documentClient, isConditionalCheckFailed, nextCounterValue, tableName } from './table';
 
@@ -74,8 +74,10 @@ export class LoanRepository implements LoanStore {
   /**
    * Conditional status change. Moving to REPAID or CANCELLED also removes the batch's guard (the
    * token is unlocked), with an audit entry (LOAN_REPAID / LOAN_CANCELLED) — one transaction.
-   * ACTIVE is a plain conditional update (the disbursement settled). Returns false when the loan
-   * was not in one of `from`.
+   * DEFAULTED (written off) keeps the guard (the token stays locked in the vault), with a
+   * LOAN_DEFAULTED audit entry — one transaction. ACTIVE is a plain conditional update (the
+   * disbursement settled) that enters the loan in the due-date index (when it has `due_at`);
+   * leaving PENDING or ACTIVE leaves their index. Returns false when the loan was not in one of `from`.
    */
   async transition(loanId: string, from: LoanStatus[], to: LoanStatus, set: Partial<Loan>, at: string): Promise<boolean> {
     const fields = Object.entries(set).filter(([k, val]) => !FIXED.has(k) && val !== undefined);
@@ -89,10 +91,23 @@ export class LoanRepository implements LoanStore {
     });
     from.forEach((s, i) => (values[`:from${i}`] = s));
     const condition = `#s IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
-    // Leaving PENDING also leaves the pending-loans index.
-    const update = { TableName: tableName(), Key: keys.loan(loanId), UpdateExpression: `SET ${sets.join(', ')}${to === 'PENDING' ? '' : ' REMOVE GSI2PK, GSI2SK'}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+    // Leaving PENDING leaves the pending-loans index; ACTIVE enters the due-date index; the rest leave both.
+    let indexUpdate = to === 'PENDING' ? '' : ' REMOVE GSI2PK, GSI2SK';
+    if (to === 'ACTIVE') {
+      // The due date is fixed at creation, so reading it first is safe; the update stays conditional on the status.
+      const current = await this.get(loanId);
+      if (!current || !from.includes(current.status)) return false;
+      if (current.due_at) {
+        const idx = keys.activeLoanDueGsi(current.due_at, loanId);
+        values[':gsi2pk'] = idx.GSI2PK;
+        values[':gsi2sk'] = idx.GSI2SK;
+        sets.push('GSI2PK = :gsi2pk', 'GSI2SK = :gsi2sk');
+        indexUpdate = '';
+      }
+    }
+    const update = { TableName: tableName(), Key: keys.loan(loanId), UpdateExpression: `SET ${sets.join(', ')}${indexUpdate}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 
-    if (to !== 'REPAID' && to !== 'CANCELLED') {
+    if (to !== 'REPAID' && to !== 'CANCELLED' && to !== 'DEFAULTED') {
       try {
         await documentClient().send(new UpdateCommand(update));
         return true;
@@ -108,10 +123,11 @@ export class LoanRepository implements LoanStore {
         batchId: loan.batch_id,
         items: [
           { Update: update },
-          { Delete: { TableName: tableName(), Key: keys.loanGuard(loan.batch_id), ConditionExpression: 'loan_id = :id', ExpressionAttributeValues: { ':id': loanId } } },
+          // A written-off loan's token stays locked in the vault: its batch keeps the guard.
+          ...(to === 'DEFAULTED' ? [] : [{ Delete: { TableName: tableName(), Key: keys.loanGuard(loan.batch_id), ConditionExpression: 'loan_id = :id', ExpressionAttributeValues: { ':id': loanId } } }]),
         ],
         entry: {
-          type: to === 'REPAID' ? 'LOAN_REPAID' : 'LOAN_CANCELLED',
+          type: to === 'REPAID' ? 'LOAN_REPAID' : to === 'DEFAULTED' ? 'LOAN_DEFAULTED' : 'LOAN_CANCELLED',
           at,
           actor: 'system',
           payload: { loan_id: loanId, ...Object.fromEntries(fields) },
@@ -130,6 +146,18 @@ export class LoanRepository implements LoanStore {
       ExpressionAttributeValues: { ':pk': PENDING_LOANS, ':b': before }, Limit: Math.min(Math.max(1, limit), 100),
     }));
     return (r.Items ?? []).map((i) => fromItem<Loan>(i));
+  }
+
+  /** ACTIVE loans due at or before `dueBy` (GSI2 ACTIVE_LOAN_DUE), earliest first, every page. */
+  async activeDueBy(dueBy: string): Promise<Loan[]> {
+    const out: Loan[] = [];
+    const pages = paginateQuery({ client: documentClient(), pageSize: 100 }, {
+      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
+      // Sort keys are `<due_at>#<loan_id>`; '$' sorts right after '#', so `<dueBy>$` bounds every key due at dueBy.
+      ExpressionAttributeValues: { ':pk': ACTIVE_LOANS_BY_DUE, ':b': `${dueBy}$` },
+    });
+    for await (const page of pages) out.push(...(page.Items ?? []).map((i) => fromItem<Loan>(i)));
+    return out;
   }
 
   async listByFarmer(farmerId: string, limit: number): Promise<Loan[]> {

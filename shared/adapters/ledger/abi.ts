@@ -421,8 +421,35 @@ const lendingVaultRefundAbi = [
 ] as const;
 
 /**
+ * LendingVault's loss accounting: the decimals offset of its shares, the refusal of a deposit
+ * that would mint no share, and the write-off of a defaulted loan (with the running total).
+ */
+const lendingVaultLossAbi = [
+  { type: 'function', name: 'DECIMALS_OFFSET', inputs: [], outputs: [{ name: '', type: 'uint8' }], stateMutability: 'view' },
+  { type: 'function', name: 'loansWrittenOff', inputs: [], outputs: [{ name: '', type: 'uint256' }], stateMutability: 'view' },
+  {
+    type: 'function', name: 'writeOffLoan',
+    inputs: [
+      { name: 'loanRef', type: 'bytes32' },
+    ],
+    outputs: [], stateMutability: 'nonpayable',
+  },
+  {
+    type: 'event', name: 'LoanWrittenOff',
+    inputs: [
+      { name: 'loanRef', type: 'bytes32', indexed: true },
+      { name: 'tokenId', type: 'uint256', indexed: true },
+      { name: 'principal', type: 'uint256', indexed: false },
+    ],
+    anonymous: false,
+  },
+  { type: 'error', name: 'ZeroShares', inputs: [{ name: 'assets', type: 'uint256' }] },
+] as const;
+
+/**
  * LendingVault: ERC-4626 over the USDC-like asset with loans on BatchToken collateral and buyer
- * payments per purchase order (OPERATOR_ROLE). Loan status codes: 0 NONE, 1 ACTIVE, 2 REPAID, 3 CANCELLED.
+ * payments per purchase order (OPERATOR_ROLE). Loan status codes: 0 NONE, 1 ACTIVE, 2 REPAID,
+ * 3 CANCELLED, 4 DEFAULTED. Shares have 12 decimals (the asset's 6 + DECIMALS_OFFSET 6).
  */
 export const lendingVaultAbi = [
   ...accessControlAbi,
@@ -782,6 +809,7 @@ export const lendingVaultAbi = [
   },
   { type: 'error', name: 'UnexpectedToken', inputs: [{ name: 'token', type: 'address' }] },
   { type: 'error', name: 'ZeroAmount', inputs: [] },
+  ...lendingVaultLossAbi,
 ] as const;
 
 /**

@@ -9,7 +9,7 @@ import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from './abi';
  */
 
 /** The vault's loan status codes, by `LendingVault.LoanStatus` value. */
-export const VAULT_LOAN_STATUSES = ['NONE', 'ACTIVE', 'REPAID', 'CANCELLED'] as const;
+export const VAULT_LOAN_STATUSES = ['NONE', 'ACTIVE', 'REPAID', 'CANCELLED', 'DEFAULTED'] as const;
 export type VaultLoanStatus = (typeof VAULT_LOAN_STATUSES)[number];
 
 /**
@@ -67,6 +67,8 @@ export function vaultCallData(call: VaultCall): { functionName: string; data: He
       return { functionName: 'openLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'openLoan', args: [vaultRef(call.ref), call.tokenId, amount('principalUsdMicro', call.principalUsdMicro)] }) };
     case 'CANCEL_LOAN':
       return { functionName: 'cancelLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'cancelLoan', args: [vaultRef(call.ref)] }) };
+    case 'WRITE_OFF_LOAN':
+      return { functionName: 'writeOffLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'writeOffLoan', args: [vaultRef(call.ref)] }) };
     case 'REPAY_LOAN':
       return { functionName: 'repayLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'repayLoan', args: [vaultRef(call.ref), vaultRef(call.purchaseOrderRef), amount('amountUsdMicro', call.amountUsdMicro)] }) };
     case 'RELEASE_REMAINDER':

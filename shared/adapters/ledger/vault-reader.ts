@@ -54,16 +54,17 @@ export class EvmVaultReader implements VaultReader {
     ({ client: this.client, checkChain: this.checkChain } = ledgerReadClient(config, 'EvmVaultReader'));
   }
 
-  /** totalAssets, totalSupply, loansOutstanding and idleAssets at the latest block. */
+  /** totalAssets, totalSupply, loansOutstanding, loansWrittenOff and idleAssets at the latest block. */
   async state(): Promise<VaultState> {
     const blockNumber = await this.latestBlock();
-    const [total, shares, loans, idle] = await Promise.all([
+    const [total, shares, loans, writtenOff, idle] = await Promise.all([
       this.read('totalAssets', [], blockNumber),
       this.read('totalSupply', [], blockNumber),
       this.read('loansOutstanding', [], blockNumber),
+      this.read('loansWrittenOff', [], blockNumber),
       this.read('idleAssets', [], blockNumber),
     ]);
-    return { total_assets_usd_micro: total, total_shares: shares, loans_outstanding_usd_micro: loans, idle_usd_micro: idle };
+    return { total_assets_usd_micro: total, total_shares: shares, loans_outstanding_usd_micro: loans, loans_written_off_usd_micro: writtenOff, idle_usd_micro: idle };
   }
 
   /** `balanceOf(vaultShareholder(mfiId))` and `convertToAssets` of it (rounded down), at one block. */
@@ -79,7 +80,8 @@ export class EvmVaultReader implements VaultReader {
    * The first vault-write log of a mined, successful transaction: DepositRecorded →
    * {shares, assetsUsdMicro}; DepositReversed → {shares (burned), assetsUsdMicro (redeemed)};
    * LoanOpened / LoanCancelled → {assetsUsdMicro: principal}; LoanRepaid → {assetsUsdMicro:
-   * principal + interest}; RemainderReleased, PaymentRefunded → {assetsUsdMicro: amount}. null: not mined,
+   * principal + interest}; LoanWrittenOff → {assetsUsdMicro: principal written off};
+   * RemainderReleased, PaymentRefunded → {assetsUsdMicro: amount}. null: not mined,
    * reverted, or no such log from the vault.
    */
   async writeResult(txHash: Hex): Promise<VaultWriteResult | null> {
@@ -91,6 +93,7 @@ export class EvmVaultReader implements VaultReader {
         case 'LoanOpened': return { assetsUsdMicro: log.args.principal };
         case 'LoanCancelled': return { assetsUsdMicro: log.args.principal };
         case 'LoanRepaid': return { assetsUsdMicro: log.args.principal + log.args.interest };
+        case 'LoanWrittenOff': return { assetsUsdMicro: log.args.principal };
         case 'RemainderReleased': return { assetsUsdMicro: log.args.amount };
         case 'PaymentRefunded': return { assetsUsdMicro: log.args.amount };
         default: break;
@@ -117,7 +120,7 @@ export class EvmVaultReader implements VaultReader {
     return (logs ?? []).flatMap((l) => (l.eventName === 'PurchaseOrderPaid' ? [toPayment(l.args, l)] : []));
   }
 
-  /** `loanOf(vaultRef(ref))`: NONE (never opened), ACTIVE, REPAID or CANCELLED, token id, principal. */
+  /** `loanOf(vaultRef(ref))`: NONE (never opened), ACTIVE, REPAID, CANCELLED or DEFAULTED, token id, principal. */
   async loan(ref: string): Promise<{ status: VaultLoanStatus; tokenId: bigint; principalUsdMicro: bigint }> {
     const [status, tokenId, principal] = await this.read('loanOf', [vaultRef(ref)]);
     const name = VAULT_LOAN_STATUSES[status];
@@ -182,7 +185,7 @@ export class EvmVaultReader implements VaultReader {
     }
   }
 
-  private async read<F extends 'totalAssets' | 'totalSupply' | 'loansOutstanding' | 'idleAssets' | 'balanceOf' | 'convertToAssets' | 'loanOf' | 'escrowOf'>(
+  private async read<F extends 'totalAssets' | 'totalSupply' | 'loansOutstanding' | 'loansWrittenOff' | 'idleAssets' | 'balanceOf' | 'convertToAssets' | 'loanOf' | 'escrowOf'>(
     functionName: F, args: readonly unknown[], blockNumber?: bigint,
   ) {
     await this.checkChain();
