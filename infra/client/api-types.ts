@@ -98,7 +98,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a farmer's mobile-money phone (decisions §11).
-         * @description Roles as POST /farmers/register: ADMIN; COOPERATIVE or AGENT of the farmer's cooperative (another cooperative: 403 INSUFFICIENT_PERMISSIONS; MFI: 403). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. One conditional update records `phone`, `phone_updated_at` and the token subject; the answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the farmer's cooperative — the payout phone decides where money goes, so it takes the same two keys as a manual payout (an AGENT, another duty, another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS, checked before the body). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. The same number again changes nothing. One update, conditioned on the phone being still the one read (a concurrent change: 409 DUPLICATE_REQUEST, nothing written), records `phone`, `phone_updated_at`, the token subject and an audit entry in the farmer's `phone_changes` (`{at, actor, actor_role, previous_phone, phone}`, numbers masked); then the cooperative manager is notified (the managers' SNS topic, attribute `cooperative_id`, event `farmer.phone_changed`, both numbers masked) and the old number gets an SMS naming the new number masked (a notice that cannot be sent is logged for an operator; the change stands). The answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
          */
         patch: operations["update-farmer"];
         trace?: never;
@@ -212,7 +212,7 @@ export interface paths {
         };
         /**
          * The batch's hash-chained audit log, verified against the trace log and the pinned evidence.
-         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash; decisions §13): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
+         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash; decisions §13): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). For an AGENT token the entries of payouts, loans and settlements (and any other entry) come without amounts, phone numbers and transaction ids: those payload fields are left out and the entry carries `payload_redacted: true`; its hash can then not be recomputed from what is shown, and `verified` and `checks` are the service's verification of the full entries, unchanged (an AGENT who must check hashes asks a MANAGER or ADMIN, who read the entries as stored). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
          */
         get: operations["get-batch-audit"];
         put?: never;
@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Create a purchase order over batches (DRAFT).
-         * @description Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–40 batches of one cooperative, none already on a purchase order. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. 201 `{purchase_order_id, status: "DRAFT", …}`; each batch's audit log records the order.
+         * @description Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–40 batches of one cooperative, none already on a purchase order. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage's `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch's audit log records the order.
          */
         post: operations["create-purchase-order"];
         delete?: never;
@@ -308,7 +308,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a farmer to mobile money.
-         * @description Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch's value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
          */
         post: operations["create-farmer-payout"];
         delete?: never;
@@ -582,7 +582,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a batch's due diligence statement and file it with the EU Information System.
-         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), stores both as one UnixFS directory in the service's own evidence copy (GET /ipfs/{cid}), queues their pinning to IPFS in the background (`ipfs_pin_status` PENDING → PINNED on GET /eudr/dds/{id}) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `ipfs_url` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
+         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), keeps them privately (the statement holds full names and exact plots: it is read with a token through GET /eudr/dds/{id} and GET /eudr/dds/{id}/xml, never served by GET /ipfs nor pinned to IPFS; `ipfs_cid` is the CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`, its content address) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `status` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
          */
         post: operations["generate-dds"];
         delete?: never;
@@ -656,7 +656,7 @@ export interface paths {
         put?: never;
         /**
          * Signed chain events, each applied only at the watcher's confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).
-         * @description For operators who use a chain-event provider: the service's own scheduled chain-event watcher reads the same logs from the chain and applies them through the same use case, under the same ids, so an event both report is applied once. An event is applied only once its transaction is as deep as the watcher reads (CHAIN_WATCH_CONFIRMATIONS blocks on top of its block, the block read from the ledger, not from `block_number`): before that the answer is 409 CHAIN_EVENT_NOT_CONFIRMED with `Retry-After` (seconds) and `details` `[{tx_hash, block_number, head_block, confirmations, missing}]`, nothing is read from or written to the service's table, and the sender must send the same event (same `webhook-id`) again later. Standard Webhooks (as the payout webhook): `webhook-id` (1–200 characters; use `evt_<tx_hash>_<log_index>`, the watcher's id), `webhook-timestamp` (Unix seconds, 5 minutes of tolerance), `webhook-signature` `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the base64-decoded part of the whsec_ secret after the prefix>`. Body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}` — one TraceLog `StageRecorded(tokenId, stage, …)` log: `token_id` the uint256 as a decimal string, `batch_id` `BatchToken.batchIdOf(tokenId)`, `stage` the name of the stage code (0 DELIVERED … 5 EXPORTED, 6 SETTLED) — or `{type: "purchase_order.paid", data: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}}` — one LendingVault `PurchaseOrderPaid(poRef, payer, amount)` log: `purchase_order_id` the bytes32 `poRef` as ASCII without its trailing zero bytes; `tx_hash`/`log_index` the log's transaction and block-level log index; a buyer payment must match a mined `PurchaseOrderPaid` log of the lending vault (order, payer, amount) or it is 200 MISMATCH; it settles its confirmed purchase order exactly once (see GET /purchase-orders/{id}/settlement). Every event is checked before it counts: the batch must have reached the stage with that `tx_hash` in its stage history (or not yet recorded), and the ledger must hold a mined `StageRecorded` log of the TraceLog contract in that transaction at `log_index`, for the batch's token and stage; otherwise the answer is 200 with `outcome: MISMATCH` and nothing changes (logged as an alarm). EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 LEDGER_UNAVAILABLE when the ledger cannot be read and 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).
+         * @description For operators who use a chain-event provider: the service's own scheduled chain-event watcher reads the same logs from the chain and applies them through the same use case, under the same ids, so an event both report is applied once. An event is applied only once its transaction is as deep as the watcher reads (CHAIN_WATCH_CONFIRMATIONS blocks on top of its block, the block read from the ledger, not from `block_number`): before that the answer is 409 CHAIN_EVENT_NOT_CONFIRMED with `Retry-After` (seconds) and `details` `[{tx_hash, block_number, head_block, confirmations, missing}]`, nothing is read from or written to the service's table, and the sender must send the same event (same `webhook-id`) again later. Standard Webhooks (as the payout webhook): `webhook-id` (1–200 characters; use `evt_<tx_hash>_<log_index>`, the watcher's id), `webhook-timestamp` (Unix seconds, 5 minutes of tolerance), `webhook-signature` `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the base64-decoded part of the whsec_ secret after the prefix>`. Body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}` — one TraceLog `StageRecorded(tokenId, stage, …)` log: `token_id` the uint256 as a decimal string, `batch_id` `BatchToken.batchIdOf(tokenId)`, `stage` the name of the stage code (0 DELIVERED … 5 EXPORTED, 6 SETTLED) — or `{type: "purchase_order.paid", data: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}}` — one LendingVault `PurchaseOrderPaid(poRef, payer, amount)` log: `purchase_order_id` the bytes32 `poRef` as ASCII without its trailing zero bytes; `tx_hash`/`log_index` the log's transaction and block-level log index; a buyer payment must match a mined `PurchaseOrderPaid` log of the lending vault (order, payer, amount) or it is 200 MISMATCH; it is kept once and counts toward its confirmed purchase order (from its `buyer_address`, when the order names one), which settles exactly once, when the counted payments reach its amount due (see GET /purchase-orders/{id}/settlement): outcome SETTLEMENT_STARTED, AWAITING_PAYMENT (counted, not paid in full yet), or — the payment staying in escrow as an unapplied payment an ADMIN may refund — OTHER_PAYER, UNKNOWN_PURCHASE_ORDER, ALREADY_SETTLED. Every event is checked before it counts: the batch must have reached the stage with that `tx_hash` in its stage history (or not yet recorded), and the ledger must hold a mined `StageRecorded` log of the TraceLog contract in that transaction at `log_index`, for the batch's token and stage; otherwise the answer is 200 with `outcome: MISMATCH` and nothing changes (logged as an alarm). EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 LEDGER_UNAVAILABLE when the ledger cannot be read and 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).
          */
         post: operations["chain-events-webhook"];
         delete?: never;
@@ -673,12 +673,52 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * How a purchase order's buyer payment was applied: loans repaid with interest, batches SETTLED, remainder released.
-         * @description Roles: ADMIN; COOPERATIVE of the purchase order. How the buyer's payment into the lending vault (chain event `purchase_order.paid`) was applied: each of the order's batches' loans repaid oldest first with principal + simple interest at `apr` per started day from disbursement to the payment (`repayments`, each REQUESTED → REPAID once its vault transaction is mined, its BatchToken unlocked), loans the payment could not cover (`unpaid_loan_ids`, they stay ACTIVE and their batches unsettled), the batches recorded SETTLED (trace log and audit log), and the remainder released to the cooperative's settlement address. `status` COMPLETED when every vault write is mined. Exactly one settlement per purchase order: a second payment stays in the vault's escrow (alarm). 404 PO_NOT_FOUND for an unknown order or one not paid yet.
+         * A purchase order's buyer payments and settlement: AWAITING_PAYMENT with paid and due, or how the payments were applied (loans repaid with interest, batches SETTLED, remainder released); unapplied payments listed.
+         * @description Roles: ADMIN; COOPERATIVE of the purchase order (AGENT, MFI, another cooperative: 403 INSUFFICIENT_PERMISSIONS). A purchase order is paid in full before it settles (README "Settlement"). Its buyer pays into the lending vault, in one or more payments (chain event `purchase_order.paid`); each payment is kept once and counts toward the order when the order is CONFIRMED, not settled yet, and paid from its `buyer_address` (any address when the order names none). Until the counted payments reach `amount_due_usdc` (Σ over the batches of the MILLED `outturn_kg` × `price_usd_per_kg`; null while a batch is not milled) the answer is `status: "AWAITING_PAYMENT"` with `paid_usdc` (no repayments, `payment_tx_hash` null, `created_at` the order's). Then the settlement applies the counted sum (`amount_usdc` = `paid_usdc`): each of the order's batches' loans repaid oldest first with principal + simple interest at `apr` per started day from disbursement to the settlement (`repayments`, each REQUESTED → REPAID once its vault transaction is mined, its BatchToken unlocked), loans the sum could not cover (`unpaid_loan_ids`, they stay ACTIVE and their batches unsettled), the batches recorded SETTLED (trace log and audit log), and the remainder released to the cooperative's settlement address; `status` STARTED, then COMPLETED when every vault write is mined; `short_payment` true when an ADMIN settled it below the amount due (POST /purchase-orders/{id}/settle), `settled_by` who started it. `payments`: the counted payments `{tx_hash, log_index, block_number, payer, amount_usdc, status: COUNTED, received_at, …}`; `unapplied_payments`: payments that stay in the vault's escrow — `unapplied_reason` OTHER_PAYER (not from `buyer_address`), AFTER_SETTLEMENT (arrived after the settlement), UNKNOWN_PURCHASE_ORDER (the order was not confirmed yet) — with `status` UNAPPLIED, REFUND_REQUESTED, REFUNDED (`refund_tx_hash`) or REFUND_REFUSED; an ADMIN returns them with POST /purchase-orders/{id}/refunds. Exactly one settlement per purchase order. 404 PO_NOT_FOUND for an unknown order (a payment to an id that names no order is kept all the same and refunded the same way, by its `tx_hash` and `log_index`).
          */
         get: operations["get-settlement"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/purchase-orders/{id}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).
+         * @description Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Settles a CONFIRMED purchase order on the payments counted toward it so far, as a full payment would (see GET /purchase-orders/{id}/settlement). Body `{accept_short_payment: boolean (default false)}`. When the counted payments reach the amount due no flag is needed (a settlement the payments did not start, e.g. the amount due became known only after the last payment); below it — or while the amount due is not known — only with `accept_short_payment: true`, recorded as `short_payment: true` with the ADMIN as `settled_by` and in the SETTLEMENT_STARTED audit entry of every batch; loans the sum cannot cover stay ACTIVE (`unpaid_loan_ids`). 200 with the settlement (STARTED). Errors: 404 PO_NOT_FOUND; 422 PO_NOT_CONFIRMED; 409 PO_ALREADY_SETTLED (settled already, or by a payment meanwhile); 409 NO_PAYMENT_RECEIVED (no payment counts toward the order: nothing to settle); 422 SHORT_PAYMENT_NOT_ACCEPTED (paid below the amount due without `accept_short_payment: true`, `details[0].path` `accept_short_payment`).
+         */
+        post: operations["settle-purchase-order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/purchase-orders/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return an unapplied buyer payment (another payer, an unknown order, after settlement) to its payer from the vault (ADMIN).
+         * @description Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Returns an unapplied buyer payment — from another address than the order's `buyer_address`, for an unknown or unconfirmed order, or after the settlement — to the address that paid it, from the order's escrow in the lending vault (`refundPayment(poRef, refundRef, payer, amount)`, through the single ledger writer). Body `{tx_hash, log_index}` of the payment (`PurchaseOrderPaid` log), as listed in `unapplied_payments`. 202 with the payment, `status: REFUND_REQUESTED` and its `refund_id` (`RFD-…`, one per payment: the vault accepts it once); REFUNDED with `refund_tx_hash` once mined (audit entries PAYMENT_REFUND_REQUESTED and PAYMENT_REFUNDED on the order's batches). Asking again while REFUND_REQUESTED is a no-op answered 202; a refund the vault refused (REFUND_REFUSED) may be asked again. Errors: 404 BUYER_PAYMENT_NOT_FOUND (no such payment for this order id); 409 PAYMENT_COUNTED (it counts toward the order: not refundable); 409 PAYMENT_ALREADY_REFUNDED.
+         */
+        post: operations["refund-buyer-payment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -797,8 +837,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Evidence (or a DDS) by its IPFS CID from the service's own copy: the directory listing as JSON.
-         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json, dds.json, dds.xml) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
+         * A public evidence package by its IPFS CID from the service's own copy: the directory listing as JSON (a DDS is private: 404).
+         * @description Public, read-only (decisions §14): the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
          */
         get: operations["get-ipfs"];
         put?: never;
@@ -817,8 +857,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A file of an evidence (or DDS) directory by CID and name: its exact bytes.
-         * @description Public, read-only (decisions §14): evidence packages and DDS documents by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json, dds.json, dds.xml) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages and DDS documents are served (not their inner blocks).
+         * A file of a public evidence package by CID and name: its exact bytes.
+         * @description Public, read-only (decisions §14): the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
          */
         get: operations["get-ipfs--name-"];
         put?: never;
@@ -838,7 +878,7 @@ export interface paths {
         };
         /**
          * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace"];
         put?: never;
@@ -858,7 +898,7 @@ export interface paths {
         };
         /**
          * The QR code (SVG) of the batch's public trace page URL.
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<proto>://<host><stage>/trace/{id}`, built from X-Forwarded-Proto/X-Forwarded-Host (else Host) and the API Gateway stage. An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace-qr-svg"];
         put?: never;
@@ -1105,7 +1145,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "EVIDENCE_UPLOAD_INVALID" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                 message: string;
                 /**
                  * Format: uri
@@ -2085,7 +2125,7 @@ export interface operations {
                      *       "farmer_id": "UG-BUD-004512",
                      *       "full_name": "Nabulo Mirembe",
                      *       "cooperative_id": "BUGISU-CU-01",
-                     *       "phone": "+256 7•• ••• 305",
+                     *       "phone": "+256 7•• ••• 888",
                      *       "district": "Bududa",
                      *       "farm": {
                      *         "area_ha": 1.2,
@@ -2101,7 +2141,17 @@ export interface operations {
                      *         "name": "bundled-alert-areas",
                      *         "version": "2026-11-01"
                      *       },
-                     *       "registered_at": "2026-11-22T18:54:52.261Z"
+                     *       "registered_at": "2026-11-22T18:54:52.261Z",
+                     *       "phone_updated_at": "2026-11-23T08:00:00.000Z",
+                     *       "phone_changes": [
+                     *         {
+                     *           "at": "2026-11-23T08:00:00.000Z",
+                     *           "actor": "manager-bugisu",
+                     *           "actor_role": "COOPERATIVE",
+                     *           "previous_phone": "+256 7•• ••• 305",
+                     *           "phone": "+256 7•• ••• 888"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -2128,6 +2178,16 @@ export interface operations {
                         };
                         /** Format: date-time */
                         registered_at: string;
+                        /** Format: date-time */
+                        phone_updated_at: string;
+                        phone_changes: {
+                            /** Format: date-time */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string;
+                            phone: string | null;
+                        }[];
                     };
                 };
             };
@@ -2160,6 +2220,15 @@ export interface operations {
             };
             /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3294,6 +3363,7 @@ export interface operations {
                         email: string;
                         country: string;
                     };
+                    buyer_address?: string;
                 };
             };
         };
@@ -3323,7 +3393,10 @@ export interface operations {
                      *         "email": "dds@hci.example",
                      *         "country": "DE"
                      *       },
-                     *       "created_at": "2026-11-22T18:55:01.901Z"
+                     *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 0,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec"
                      *     }
                      */
                     "application/json": {
@@ -3342,6 +3415,11 @@ export interface operations {
                         };
                         /** Format: date-time */
                         created_at: string;
+                        /** @description USDC, at most 6 decimals */
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
                     };
                 };
             };
@@ -3456,6 +3534,9 @@ export interface operations {
                      *         "country": "DE"
                      *       },
                      *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 0,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "confirmed_at": "2026-11-22T18:55:01.950Z",
                      *       "committed_batch_ids": [
                      *         "BATCH-2026-000001"
@@ -3478,6 +3559,11 @@ export interface operations {
                         };
                         /** Format: date-time */
                         created_at: string;
+                        /** @description USDC, at most 6 decimals */
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
                         /** Format: date-time */
                         confirmed_at: string;
                         committed_batch_ids: string[];
@@ -3909,6 +3995,15 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYOUT_EXCEEDS_BATCH_VALUE: The farmer payouts of the batch would exceed its value, weight_kg × (grade price + export premium) in UGX at the quoted rate (`details.batch_value_ugx`). DAILY_PAYOUT_LIMIT_REACHED: The cooperative's manual payouts of this UTC day would exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (`details.daily_limit_usdc`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5731,9 +5826,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *       "ipfs_pin_status": "PINNED",
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "reference_number": "26DEQ7VKZ3HX2M",
                      *       "verification_number": "K7QW2P9D",
                      *       "rejection_reason": null,
@@ -5780,8 +5873,6 @@ export interface operations {
                             }[];
                         };
                         ipfs_cid: string;
-                        ipfs_url: string;
-                        ipfs_pin_status: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
@@ -5790,7 +5881,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Generated and pinned; the filing is queued (poll GET /eudr/dds/{dds_id}). */
+            /** @description Generated and kept privately; the filing is queued (poll GET /eudr/dds/{dds_id}). */
             202: {
                 headers: {
                     /** @description Path of the created resource or job. */
@@ -5807,7 +5898,6 @@ export interface operations {
                      *         "request_id": "01M82A0Q3V6W1T2X9EJ4B7N5KE"
                      *       },
                      *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
-                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "status": "PENDING_FILING"
                      *     }
                      */
@@ -5819,7 +5909,6 @@ export interface operations {
                             request_id: string;
                         };
                         dds_id: string;
-                        ipfs_url: string;
                         status: string;
                     };
                 };
@@ -5946,9 +6035,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *       "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *       "ipfs_pin_status": "PINNED",
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *       "reference_number": "26DEQ7VKZ3HX2M",
                      *       "verification_number": "K7QW2P9D",
                      *       "rejection_reason": null,
@@ -5995,8 +6082,6 @@ export interface operations {
                             }[];
                         };
                         ipfs_cid: string;
-                        ipfs_url: string;
-                        ipfs_pin_status: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
@@ -6208,9 +6293,7 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
-                     *         "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *         "ipfs_pin_status": "PINNED",
+                     *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                      *         "reference_number": "26DEQ7VKZ3HX2M",
                      *         "verification_number": "K7QW2P9D",
                      *         "rejection_reason": null,
@@ -6335,8 +6418,6 @@ export interface operations {
                                 }[];
                             };
                             ipfs_cid: string;
-                            ipfs_url: string;
-                            ipfs_pin_status: string;
                             reference_number: string | null;
                             verification_number: string | null;
                             rejection_reason: string | null;
@@ -6635,15 +6716,50 @@ export interface operations {
                      *       "remainder_status": "RELEASED",
                      *       "remainder_tx_hash": "0xb3423902dbb491d9d6a2eafb0c0eac5d2dd33bad2bbedc997ceef8d7ff27705b",
                      *       "created_at": "2026-11-22T18:55:02.741Z",
-                     *       "completed_at": "2026-11-22T18:55:02.947Z"
+                     *       "completed_at": "2026-11-22T18:55:02.947Z",
+                     *       "paid_usdc": 1295.04,
+                     *       "short_payment": false,
+                     *       "settled_by": "system:lending-vault",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "payments": [
+                     *         {
+                     *           "tx_hash": "0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae",
+                     *           "log_index": 2,
+                     *           "block_number": 41,
+                     *           "payer": "0x427db1700a4209a8A9b5536753b06945892620eC",
+                     *           "amount_usdc": 1295.04,
+                     *           "status": "COUNTED",
+                     *           "unapplied_reason": null,
+                     *           "received_at": "2026-11-22T18:55:02.701Z",
+                     *           "refund_id": null,
+                     *           "refund_tx_hash": null,
+                     *           "refunded_at": null
+                     *         }
+                     *       ],
+                     *       "unapplied_payments": [
+                     *         {
+                     *           "tx_hash": "0x5be1d3f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3",
+                     *           "log_index": 1,
+                     *           "block_number": 44,
+                     *           "payer": "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199",
+                     *           "amount_usdc": 10,
+                     *           "status": "REFUNDED",
+                     *           "unapplied_reason": "OTHER_PAYER",
+                     *           "received_at": "2026-11-22T18:55:02.701Z",
+                     *           "refund_id": "RFD-3f1c2a9e4b7d3f60a5c8e2d1b9f7",
+                     *           "refund_tx_hash": "0x9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c",
+                     *           "refunded_at": "2026-11-22T18:56:40.120Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
                         purchase_order_id: string;
                         cooperative_id: string;
                         status: string;
-                        payment_tx_hash: string;
-                        payer: string;
+                        payment_tx_hash: string | null;
+                        payer: string | null;
                         /** @description USDC, at most 6 decimals */
                         amount_usdc: number;
                         repayments: {
@@ -6668,6 +6784,44 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         completed_at: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        short_payment: boolean;
+                        settled_by: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        amount_due_usdc: number | null;
+                        buyer_address: string | null;
+                        payments: {
+                            tx_hash: string | null;
+                            log_index: number;
+                            block_number: number;
+                            payer: string | null;
+                            /** @description USDC, at most 6 decimals */
+                            amount_usdc: number;
+                            status: string;
+                            unapplied_reason: string | null;
+                            /** Format: date-time */
+                            received_at: string;
+                            refund_id: string | null;
+                            refund_tx_hash: string | null;
+                            refunded_at: string | null;
+                        }[];
+                        unapplied_payments: {
+                            tx_hash: string | null;
+                            log_index: number;
+                            block_number: number;
+                            payer: string | null;
+                            /** @description USDC, at most 6 decimals */
+                            amount_usdc: number;
+                            status: string;
+                            unapplied_reason: string | null;
+                            /** Format: date-time */
+                            received_at: string;
+                            refund_id: string | null;
+                            refund_tx_hash: string | null;
+                            /** Format: date-time */
+                            refunded_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -6700,6 +6854,336 @@ export interface operations {
             };
             /** @description PO_NOT_FOUND: Purchase order not recognised. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settle-purchase-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default false */
+                    accept_short_payment?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "status": "STARTED",
+                     *       "payment_tx_hash": "0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae",
+                     *       "payer": "0x427db1700a4209a8A9b5536753b06945892620eC",
+                     *       "amount_usdc": 1295.04,
+                     *       "repayments": [
+                     *         {
+                     *           "loan_id": "LOAN-2026-000001",
+                     *           "batch_id": "BATCH-2026-000001",
+                     *           "principal_usdc": 339.26,
+                     *           "interest_usdc": 0.111538,
+                     *           "amount_usdc": 339.371538,
+                     *           "status": "REPAID",
+                     *           "repay_tx_hash": "0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf"
+                     *         }
+                     *       ],
+                     *       "unpaid_loan_ids": [
+                     *         "LOAN-2026-000007"
+                     *       ],
+                     *       "settled_batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "remainder_usdc": 955.668462,
+                     *       "remainder_status": "REQUESTED",
+                     *       "remainder_tx_hash": null,
+                     *       "created_at": "2026-11-22T18:55:02.741Z",
+                     *       "completed_at": null,
+                     *       "paid_usdc": 1295.04,
+                     *       "short_payment": true,
+                     *       "settled_by": "admin-1"
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        cooperative_id: string;
+                        status: string;
+                        payment_tx_hash: string | null;
+                        payer: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        repayments: {
+                            loan_id: string;
+                            batch_id: string;
+                            /** @description USDC, at most 6 decimals */
+                            principal_usdc: number;
+                            /** @description USDC, at most 6 decimals */
+                            interest_usdc: number;
+                            /** @description USDC, at most 6 decimals */
+                            amount_usdc: number;
+                            status: string;
+                            repay_tx_hash: string | null;
+                        }[];
+                        unpaid_loan_ids: string[];
+                        settled_batch_ids: string[];
+                        /** @description USDC, at most 6 decimals */
+                        remainder_usdc: number;
+                        remainder_status: string;
+                        remainder_tx_hash: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        completed_at: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        short_payment: boolean;
+                        settled_by: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_FOUND: Purchase order not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_ALREADY_SETTLED: The purchase order is settled already. NO_PAYMENT_RECEIVED: No buyer payment counts toward the purchase order yet: nothing to settle. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_CONFIRMED: Purchase order exists but is not confirmed. SHORT_PAYMENT_NOT_ACCEPTED: Paid below the amount due (or the amount due is not known yet): settle only with accept_short_payment true. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "refund-buyer-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tx_hash: string;
+                    log_index: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the refund is requested from the vault (REFUNDED on GET /purchase-orders/{id}/settlement once mined). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tx_hash": "0x5be1d3f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3",
+                     *       "log_index": 1,
+                     *       "block_number": 44,
+                     *       "payer": "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199",
+                     *       "amount_usdc": 10,
+                     *       "status": "REFUND_REQUESTED",
+                     *       "unapplied_reason": "OTHER_PAYER",
+                     *       "received_at": "2026-11-22T18:55:02.701Z",
+                     *       "refund_id": "RFD-3f1c2a9e4b7d3f60a5c8e2d1b9f7",
+                     *       "refund_tx_hash": null,
+                     *       "refunded_at": null
+                     *     }
+                     */
+                    "application/json": {
+                        tx_hash: string | null;
+                        log_index: number;
+                        block_number: number;
+                        payer: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        status: string;
+                        unapplied_reason: string | null;
+                        /** Format: date-time */
+                        received_at: string;
+                        refund_id: string | null;
+                        refund_tx_hash: string | null;
+                        refunded_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BUYER_PAYMENT_NOT_FOUND: No buyer payment into the vault with this tx_hash and log_index for the purchase order. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYMENT_COUNTED: The buyer payment counts toward its purchase order; only unapplied payments are refunded. PAYMENT_ALREADY_REFUNDED: The buyer payment was refunded to its payer already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8244,8 +8728,7 @@ export interface operations {
                  *         "status": "AVAILABLE",
                  *         "reference_number": "26DEQ7VKZ3HX2M",
                  *         "verification_number": "K7QW2P9D",
-                 *         "ipfs_cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                 *         "ipfs_url": "http://127.0.0.1:3000/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                 *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
                  *         "filed_at": "2026-11-22T18:55:10.988Z"
                  *       }
                  *     }
@@ -8265,7 +8748,6 @@ export interface operations {
                         reference_number: string;
                         verification_number: string;
                         ipfs_cid: string;
-                        ipfs_url: string;
                         /** Format: date-time */
                         filed_at: string;
                     };
