@@ -245,7 +245,7 @@ describe('Lambda functions', () => {
   test('links and security headers: every function runs with SERVICE_RUNTIME=aws (HSTS) and PUBLIC_BASE_URL from the PublicBaseUrl parameter (https or empty = the API\'s own URL)', () => {
     const params = template.toJSON().Parameters as Record<string, Json>;
     expect(params.PublicBaseUrl).toMatchObject({ Type: 'String', Default: '' });
-    const pattern = new RegExp(params.PublicBaseUrl.AllowedPattern as string);
+    const pattern = new RegExp(params.PublicBaseUrl!.AllowedPattern as string);
     for (const ok of ['', 'https://trace.example.com', 'https://abc.execute-api.eu-west-1.amazonaws.com/prod']) expect(pattern.test(ok)).toBe(true);
     for (const bad of ['http://trace.example.com', 'javascript:alert(1)//', 'https://trace.example.com/', 'https://trace.example.com/?a=1', 'https://u:p@trace.example.com']) expect(pattern.test(bad)).toBe(false);
     for (const m of functionManifest()) {
