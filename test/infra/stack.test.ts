@@ -284,6 +284,19 @@ describe('Lambda functions', () => {
     expect(BUNDLE_EXTERNALS).toContain('@aws-lambda-powertools/*');
   });
 
+  test('links and security headers: every function runs with SERVICE_RUNTIME=aws (HSTS) and PUBLIC_BASE_URL from the PublicBaseUrl parameter (https or empty = the API\'s own URL)', () => {
+    const params = template.toJSON().Parameters as Record<string, Json>;
+    expect(params.PublicBaseUrl).toMatchObject({ Type: 'String', Default: '' });
+    const pattern = new RegExp(params.PublicBaseUrl!.AllowedPattern as string);
+    for (const ok of ['', 'https://trace.example.com', 'https://abc.execute-api.eu-west-1.amazonaws.com/prod']) expect(pattern.test(ok)).toBe(true);
+    for (const bad of ['http://trace.example.com', 'javascript:alert(1)//', 'https://trace.example.com/', 'https://trace.example.com/?a=1', 'https://u:p@trace.example.com']) expect(pattern.test(bad)).toBe(false);
+    for (const m of functionManifest()) {
+      const vars = resources[fnLogicalId(m.fn)]!.Properties.Environment.Variables as Json;
+      expect([m.fn, vars.SERVICE_RUNTIME]).toEqual([m.fn, 'aws']);
+      expect(JSON.stringify(vars.PUBLIC_BASE_URL)).toContain('PublicBaseUrl');
+    }
+  });
+
   test('environment: common variables plus exactly the names the manifest gives the function\'s needs', () => {
     for (const m of functionManifest()) {
       const props = resources[fnLogicalId(m.fn)]!.Properties;
