@@ -1,19 +1,24 @@
 import { instrumented } from '../../shared/runtime/instrument';
 import { pinReconciliationDeps } from '../../shared/composition/evidence';
 import { ledgerWriteQueue } from '../../shared/composition/queues';
-import { custodyRepo, now } from '../../shared/composition/repos';
+import { custodyRepo, ledgerParkingRepo, now } from '../../shared/composition/repos';
 import { envOr } from '../../shared/config';
+import { metrics } from '../../shared/runtime/metrics';
 import { requeueStalePins } from '../../shared/use-cases/evidence-pinning';
-import { requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
+import { oldestPendingLedgerWriteAgeSeconds, requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
 
 /**
  * Scheduled reconciliation of the trail's background work (EventBridge, every 5 minutes), both
- * after RECONCILE_AFTER_SECONDS (default 300) of idleness: ledger writes still unconfirmed are
- * queued again for the single ledger writer, and evidence pin jobs still open are queued again
- * for the background pinner (at most three times each; decisions §14).
+ * after RECONCILE_AFTER_SECONDS (default 300) of idleness: ledger writes still open are queued
+ * again for the single ledger writer (parked ones are not: an operator retries or discards them,
+ * `npm run ledger-parked`), and evidence pin jobs still open are queued again for the background
+ * pinner (at most three times each; decisions §14). Reports the age of the oldest open ledger
+ * write (metric LedgerOldestPendingAge, seconds; alarm LedgerOldestPendingWrite).
  */
-export const handler = instrumented(async (): Promise<{ ledgerWritesRequeued: number; pinsRequeued: number; pinsGivenUp: number }> => {
+export const handler = instrumented(async (): Promise<{ ledgerWritesRequeued: number; oldestPendingLedgerWriteAgeSeconds: number; pinsRequeued: number; pinsGivenUp: number }> => {
   const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
   const ledgerWritesRequeued = await requeueStaleLedgerWrites({ custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now }, staleAfterSeconds);
-  return { ledgerWritesRequeued, ...(await requeueStalePins(pinReconciliationDeps(), staleAfterSeconds)) };
+  const oldestAge = await oldestPendingLedgerWriteAgeSeconds({ parking: ledgerParkingRepo(), now });
+  metrics.count('LedgerOldestPendingAge', {}, oldestAge);
+  return { ledgerWritesRequeued, oldestPendingLedgerWriteAgeSeconds: oldestAge, ...(await requeueStalePins(pinReconciliationDeps(), staleAfterSeconds)) };
 });

@@ -16,6 +16,8 @@
  *   GSI2 (sparse): GSI2PK PENDING_NATIONAL_CHECK, GSI2SK <registered_at>#<farmer_id> on the job of a
  *   registration the national registry (MAAIF) has not answered yet, until the check is settled.
  * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
+ *   GSI2 (sparse): GSI2PK PARKED_LEDGER_TX, GSI2SK <parked_at>#<id> instead while the write is parked
+ *   (it failed every allowed attempt) until an operator retries or discards it.
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
  * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
  * | DDS of a batch      | DDS_GUARD#<batch_id>        | META                |                     |                                |
@@ -63,6 +65,8 @@ export const META = 'META';
 export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
+/** GSI2 partition of parked ledger writes (failed every allowed attempt; an operator retries or discards them). */
+export const PARKED_LEDGER_TX = 'PARKED_LEDGER_TX';
 export const PENDING_PIN = 'PENDING_PIN';
 /** GSI2 partition of audit appends not yet covered by a mined periodic anchor (decisions §13). */
 export const UNANCHORED = 'UNANCHORED';
@@ -106,6 +110,8 @@ export const keys = {
   ledgerTx: (id: string) => ({ PK: `LEDGER_TX#${id}`, SK: META }),
   /** Sparse index of ledger writes not yet confirmed (the writer and reconciliation). */
   openLedgerTxGsi: (createdAt: string, id: string) => ({ GSI2PK: OPEN_LEDGER_TX, GSI2SK: `${createdAt}#${id}` }),
+  /** Sparse index of parked ledger writes, oldest parked first (operators: `npm run ledger-parked`). */
+  parkedLedgerTxGsi: (parkedAt: string, id: string) => ({ GSI2PK: PARKED_LEDGER_TX, GSI2SK: `${parkedAt}#${id}` }),
   purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
   dds: (id: string) => ({ PK: `DDS#${id}`, SK: META }),
   /** An Idempotency-Key of a caller (token subject) on one operation; expires after 24 h (TTL). */
