@@ -768,6 +768,22 @@ export interface ChainCursorStore {
   release(owner: string): Promise<void>;
 }
 
+/**
+ * Chain events the watcher could not apply (its poison-event policy): failed runs counted per event;
+ * after the allowed runs the event is parked — kept with its reason for operators — and the cursor
+ * moves past it, so one event that always fails no longer holds every later one.
+ */
+export interface ChainEventParking {
+  /** Counts one failed application of event `eventId` (the reason kept); the failures so far. */
+  eventFailed(eventId: string, reason: string, at: string): Promise<number>;
+  /** Parks the event: kept with `event` (its body as the webhook would carry it) and `reason`, listed for operators. Idempotent. */
+  park(eventId: string, event: Record<string, unknown>, reason: string, at: string): Promise<void>;
+  /** Parked events, oldest first. */
+  parked(limit: number): Promise<Array<{ event_id: string; event: Record<string, unknown>; reason: string; attempts: number; parked_at: string }>>;
+  /** An operator settled a parked event by hand: it leaves the parked list. False when it was not parked. */
+  discard(eventId: string, reason: string, at: string): Promise<boolean>;
+}
+
 // ---------------------------------------------------------------- evidence archive and pinning (decisions §14)
 
 /**

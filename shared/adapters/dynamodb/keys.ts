@@ -67,6 +67,8 @@ export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
 /** GSI2 partition of parked ledger writes (failed every allowed attempt; an operator retries or discards them). */
 export const PARKED_LEDGER_TX = 'PARKED_LEDGER_TX';
+/** GSI2 partition of chain events the watcher parked (failed in every allowed run). */
+export const PARKED_CHAIN_EVENT = 'PARKED_CHAIN_EVENT';
 export const PENDING_PIN = 'PENDING_PIN';
 /** GSI2 partition of audit appends not yet covered by a mined periodic anchor (decisions §13). */
 export const UNANCHORED = 'UNANCHORED';
@@ -153,6 +155,8 @@ export const keys = {
   depositCounter: (year: number) => ({ PK: `COUNTER#DEPOSIT#${year}`, SK: META }),
   /** The chain watcher's block cursor and lease on one chain (shared/adapters/dynamodb/chain-cursor.ts). */
   chainCursor: (chainId: number) => ({ PK: `CHAIN_CURSOR#${chainId}`, SK: META }),
+  /** A chain event the watcher failed to apply: its failed runs, and while parked GSI2 PARKED_CHAIN_EVENT <parked_at>#<event_id>. */
+  chainEventFailure: (chainId: number, eventId: string) => ({ PK: `CHAIN_EVENT#${chainId}#${eventId}`, SK: META }),
   /** An evidence photo upload (decisions §14; shared/adapters/dynamodb/evidence-upload-repo.ts). */
   evidenceUpload: (uploadId: string) => ({ PK: `EVIDENCE_UPLOAD#${uploadId}`, SK: META }),
 };
