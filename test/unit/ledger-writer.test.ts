@@ -129,11 +129,13 @@ describe('writeLedgerTx: an anchor of a root the chain already holds', () => {
     deps.custody.confirm = async (_t, hash, block) => { calls.push(`confirm ${hash} ${block}`); };
     deps.custody.markFailed = async (id, reason) => { calls.push(`failed ${id} ${reason}`); };
     const record = { anchor_id: anchorTx.anchor_id, root: anchorTx.root, heads: [{ batch_id: proof.head.batch_id, sequence_number: proof.head.sequence_number, hash: proof.head.hash, proof: proof.proof }], marker_ids: ['BATCH-2026-000021#1'], status: 'OPEN' as const, created_at: anchorTx.created_at };
-    const anchors = {
+    const unexpected = async (): Promise<never> => { throw new Error('not expected here'); };
+    const anchors: AuditAnchorStore = {
+      pendingMarkers: unexpected, heads: unexpected, anchoredHeads: unexpected, clearStaleMarkers: unexpected, openAnchor: unexpected, open: unexpected, ofBatch: unexpected,
       get: async () => record,
-      finish: async (_a: unknown, _b: unknown, mined: { tx_hash: string; block_number: number }) => { calls.push(`anchor finished ${mined.tx_hash.slice(0, 6)} ${mined.block_number}`); },
-      abandon: async (_id: string, reason: string) => { calls.push(`anchor abandoned ${reason}`); },
-    } as unknown as AuditAnchorStore;
+      finish: async (_a, _b, mined) => { calls.push(`anchor finished ${mined.tx_hash.slice(0, 6)} ${mined.block_number}`); },
+      abandon: async (_id, reason) => { calls.push(`anchor abandoned ${reason}`); },
+    };
     deps.anchors = anchorWriteOutcomes({
       anchors, now: deps.now,
       anchoredRoot: async (root) => { calls.push(`anchoredAtBlock ${root.slice(0, 6)}`); return heldFrom === 'start' || signed ? onChain : null; },
