@@ -218,10 +218,16 @@ export async function confirmBatchMint(
   return batch;
 }
 
+/** The FIFO queue's deduplication window (SQS: 5 minutes): a write is queued again by the reconciler at most once per window. */
+const REQUEUE_DEDUP_WINDOW_MS = 300_000;
+
 /**
- * Reconciliation of the ledger writes (the scheduled ledger-write-reconciler): writes still
- * unconfirmed after `staleAfterSeconds` are queued again for the single writer (a lost queue
- * message, or one that went to the DLQ while the ledger was down). Returns how many were queued.
+ * Reconciliation of the ledger writes (the scheduled ledger-write-reconciler): writes still open
+ * after `staleAfterSeconds` are queued again for the single writer (a lost queue message, or one
+ * that went to the DLQ while the ledger was down); parked ones are not (they left the open index).
+ * The message's deduplication id names the write and the 5-minute window, so a backlog behind a
+ * slow write is not multiplied by every run while it waits (the FIFO queue drops the repeats).
+ * Returns how many were queued.
  */
 export async function requeueStaleLedgerWrites(
   deps: { custody: Pick<CustodyStore, 'openLedgerTxsBefore'>; ledgerQueue: WorkQueue<LedgerWriteMessage>; now: () => Date },
@@ -229,7 +235,8 @@ export async function requeueStaleLedgerWrites(
 ): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - staleAfterSeconds * 1000).toISOString();
   const stale = await deps.custody.openLedgerTxsBefore(cutoff, 100);
-  for (const tx of stale) await deps.ledgerQueue.send({ ledger_tx_id: tx.ledger_tx_id }, { deduplicationId: `${tx.ledger_tx_id}-${Date.now()}` });
+  const window = Math.floor(deps.now().getTime() / REQUEUE_DEDUP_WINDOW_MS);
+  for (const tx of stale) await deps.ledgerQueue.send({ ledger_tx_id: tx.ledger_tx_id }, { deduplicationId: `${tx.ledger_tx_id}-${window}` });
   return stale.length;
 }
 
