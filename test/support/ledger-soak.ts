@@ -112,8 +112,9 @@ export async function runLedgerSoak(stack: StackProcess, opts: { durationMs: num
         }
       }
       if (i % 3 === 2 && older) {
-        const p = await call('POST', '/payments/farmer-payout', { farmer_id: 'SOAK-F', batch_id: older, amount_usdc: 1.5, reason: 'TOP_UP', cooperative_id: coopId });
-        if (p.status < 500 || p.status === 500) figures.payoutRequests++;
+        // One TOP_UP per batch (a repeat answers 409); the sandbox rejects some orders, so payouts retry.
+        await call('POST', '/payments/farmer-payout', { farmer_id: 'SOAK-F', batch_id: older, amount_usdc: 1.5, reason: 'TOP_UP', cooperative_id: coopId });
+        figures.payoutRequests++;
       }
     }
   };
