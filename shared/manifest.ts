@@ -334,6 +334,8 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   ANCHOR_INTERVAL_S: 'tunable, default 300: seconds between periodic audit anchors (decisions §13): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule\'s intervalVariable',
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
   SECRET_CACHE_TTL_S: 'tunable, default 300: seconds a secret read from Secrets Manager is kept before it is read again (shared/config.ts), so a rotated inbound webhook secret is picked up without a redeploy',
+  LEDGER_WRITE_MAX_ATTEMPTS: 'tunable, default 8 (DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS, shared/use-cases/ledger-writer.ts): failed attempts of one ledger write (transport failures of the ledger endpoint not counted) before the single writer parks it; below the ledger-write queue\'s maxReceiveCount',
+  CHAIN_WATCH_MAX_EVENT_ATTEMPTS: 'tunable, default 5 (DEFAULT_MAX_EVENT_ATTEMPTS, shared/use-cases/chain-watch.ts): runs in which one chain event may fail before the watcher parks it and moves its cursor on',
 };
 
 /** One HTTP route. */

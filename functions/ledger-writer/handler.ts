@@ -1,7 +1,10 @@
 import { ledgerWriterDeps } from '../../shared/composition';
+import { ledgerParkingRepo } from '../../shared/composition/repos';
+import { envOr } from '../../shared/config';
 import type { LedgerWriteMessage } from '../../shared/domain/ports';
+import { metrics } from '../../shared/runtime/metrics';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
-import { writeLedgerTx } from '../../shared/use-cases/ledger-writer';
+import { DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS, landOrPark } from '../../shared/use-cases/ledger-writer';
 import { meteredLedgerConfirm } from '../../shared/use-cases/metered-stores';
 
 /** How long the writer waits for one receipt before the queue retries the write (ms). */
@@ -9,12 +12,20 @@ const RECEIPT_WAIT_MS = 30_000;
 
 /**
  * The single ledger writer: consumer of the FIFO ledger-write queue (one message group, so one
- * write at a time and nonces in order) — BatchToken mints and trace-log records alike. Waits up to
- * 30 s for each receipt; unmined writes are retried by the queue and re-sent as the same signed
- * transaction. Metrics: LedgerWriteLag (commit → mined) on each confirmation, LedgerWriteRetries
- * for each delivery that did not land.
+ * write at a time and nonces in order) — BatchToken mints, trace-log records, vault writes and
+ * audit anchors alike. Waits up to 30 s for each receipt; unmined writes are retried by the queue
+ * and re-sent as the same signed transaction. A write the chain refuses (a revert when simulated,
+ * estimated or mined) is settled as refused at once; one that fails LEDGER_WRITE_MAX_ATTEMPTS
+ * times (default 8, transport failures not counted) is parked so the writes behind it proceed.
+ * Metrics: LedgerWriteLag (commit → mined) on each confirmation, LedgerWriteRetries for each
+ * delivery that did not land, LedgerWritesParked.
  */
 export const handler = sqsConsumer<LedgerWriteMessage>(async (msg) => {
   const deps = ledgerWriterDeps();
-  await writeLedgerTx({ ...deps, custody: meteredLedgerConfirm(deps.custody) }, msg.ledger_tx_id, RECEIPT_WAIT_MS);
+  const maxAttempts = Number(envOr('LEDGER_WRITE_MAX_ATTEMPTS', String(DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS)));
+  await landOrPark(
+    { ...deps, custody: meteredLedgerConfirm(deps.custody), parking: ledgerParkingRepo(), parkedMetric: () => metrics.count('LedgerWritesParked') },
+    msg.ledger_tx_id,
+    { receiptWaitMs: RECEIPT_WAIT_MS, maxAttempts: Number.isSafeInteger(maxAttempts) && maxAttempts >= 1 ? maxAttempts : DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS },
+  );
 }, { retryMetric: 'LedgerWriteRetries' });

@@ -85,7 +85,7 @@ const LOCAL_EVIDENCE_UPLOADS_BUCKET = 'coffee-trace-evidence-uploads-local';
  * (6 × the consumer's timeout), so a failed message is retried within seconds. FIFO-ness and
  * receives before the DLQ are the manifest's.
  */
-const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number }> = {
+export const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number }> = {
   'payout-request-queue': { name: 'coffee-trace-payout-requests', visibilitySeconds: 30 },
   'ledger-write-queue': { name: 'coffee-trace-ledger-writes', visibilitySeconds: 5 },
   // DDS filing: retried every second until the registry has the reference numbers.

@@ -10,6 +10,10 @@
  * - payout state machine executions failed, timed out or aborted;
  * - ledger writer lag (commit → mined) over 5 minutes, and the ledger-write queue's oldest
  *   message older than 10 minutes (a stuck writer confirms nothing, so it has no lag to report);
+ * - the oldest open ledger write older than {@link LEDGER_OLDEST_PENDING_ALARM_SECONDS} (LedgerOldestPendingAge,
+ *   reported by the ledger-write reconciler each run), and any ledger write or chain event parked
+ *   (a log metric filter on the `alarm` log keys LEDGER_WRITE_PARKED and CHAIN_EVENT_PARKED in the
+ *   ledger writer's and chain watcher's log groups; `npm run ledger-parked -- list`);
  * - forged or mismatched events: a log metric filter on the use cases' `alarm` log keys
  *   (FORGED_OR_MISMATCHED_CHAIN_EVENT, FORGED_OR_UNEXPECTED_BUYER_PAYMENT, FORGED_OR_MISMATCHED_WEBHOOK,
  *   FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK) in the log groups of the webhook functions and the ledger writer.
@@ -49,6 +53,8 @@ import { Construct } from 'constructs';
 import { routes } from '../../shared/manifest';
 import { SERVICE_DIMENSION, type MetricName } from '../../shared/runtime/metrics';
 import { CHAIN_EVENT_ALARM } from '../../shared/use-cases/chain-events';
+import { CHAIN_EVENT_PARKED_ALARM } from '../../shared/use-cases/chain-watch';
+import { LEDGER_WRITE_PARKED_ALARM } from '../../shared/use-cases/ledger-writer';
 import { ONRAMP_MISMATCH_ALARM } from '../../shared/use-cases/deposits';
 import { MISMATCH_ALARM } from '../../shared/use-cases/payout-webhook';
 import { BUYER_PAYMENT_ALARM } from '../../shared/use-cases/settlement';
@@ -72,6 +78,12 @@ export const API_5XX_RATE_THRESHOLD = 0.01;
 export const LEDGER_LAG_ALARM_MS = 300_000;
 /** Age of the oldest ledger write waiting in its queue that raises the alarm, in seconds. */
 export const LEDGER_QUEUE_AGE_ALARM_SECONDS = 600;
+/** Age of the oldest open ledger write (commit → now, LedgerOldestPendingAge) that raises the alarm, in seconds. */
+export const LEDGER_OLDEST_PENDING_ALARM_SECONDS = 900;
+/** The `alarm` values logged when a ledger write or a chain event is parked (one source: the use cases). */
+export const PARKED_ALARM_KEYS = [LEDGER_WRITE_PARKED_ALARM, CHAIN_EVENT_PARKED_ALARM] as const;
+/** Metric of the parked log metric filter (same namespace as the business metrics). */
+export const PARKED_METRIC = 'ParkedAlarms';
 
 /** Props of {@link Observability}. */
 export interface ObservabilityProps {
@@ -105,7 +117,7 @@ export class Observability extends Construct {
     this.nested = nested;
     const ns = props.namespace;
     const service = { [SERVICE_DIMENSION]: 'coffee-trace' };
-    const metric = (name: MetricName | typeof FORGED_EVENT_METRIC, statistic: string, period = Duration.minutes(5), dims: Record<string, string> = service, label?: string) =>
+    const metric = (name: MetricName | typeof FORGED_EVENT_METRIC | typeof PARKED_METRIC, statistic: string, period = Duration.minutes(5), dims: Record<string, string> = service, label?: string) =>
       new Metric({ namespace: ns, metricName: name, dimensionsMap: dims, statistic, period, ...(label ? { label } : {}) });
     const search = (name: MetricName, dims: string[], label: string) => new MathExpression({
       expression: `SEARCH('{${ns},${[SERVICE_DIMENSION, ...dims].join(',')}} MetricName="${name}"', 'Sum', 300)`,
@@ -129,6 +141,16 @@ export class Observability extends Construct {
     }
     const forged = new Metric({ namespace: ns, metricName: FORGED_EVENT_METRIC, statistic: 'Sum', period: Duration.minutes(5) });
 
+    // Parked ledger writes and chain events: their alarm log keys, in the functions that park them.
+    const parkedPattern = FilterPattern.any(...PARKED_ALARM_KEYS.map((k) => FilterPattern.stringValue('$.alarm', '=', k)));
+    for (const fn of ['ledger-writer', 'chain-event-watcher']) {
+      const f = props.functions.get(fn);
+      if (!f) continue;
+      new MetricFilter(nested, `Parked${pascal(fn)}`, { logGroup: f.logGroup, filterPattern: parkedPattern, metricNamespace: ns, metricName: PARKED_METRIC, metricValue: '1' });
+    }
+    const parked = new Metric({ namespace: ns, metricName: PARKED_METRIC, statistic: 'Sum', period: Duration.minutes(5) });
+    const oldestPending = metric('LedgerOldestPendingAge', 'Maximum', Duration.minutes(5), service, 'oldest open write (s)');
+
     const dlqs = deadLetterQueues(stack);
     const sm = props.stateMachine;
     const api = props.api;
@@ -151,6 +173,8 @@ export class Observability extends Construct {
     this.dashboard.addWidgets(
       graph('Ledger writes', [metric('LedgerWriteLag', 'p95', undefined, service, 'lag p95 (ms)'), metric('LedgerWriteLag', 'Maximum', undefined, service, 'lag max (ms)')],
         [metric('LedgerWriteRetries', 'Sum', undefined, service, 'retries'), props.ledgerWriteQueue.metricApproximateAgeOfOldestMessage({ label: 'oldest queued (s)' })]),
+      graph('Oldest open ledger write (s) and parked', [oldestPending],
+        [metric('LedgerWritesParked', 'Sum', undefined, service, 'ledger writes parked'), metric('ChainEventsParked', 'Sum', undefined, service, 'chain events parked')]),
       graph('DDS filings', (['FILED', 'AVAILABLE', 'REJECTED'] as const).map((o) => metric('DdsFilings', 'Sum', undefined, { ...service, outcome: o }, o))),
       graph('Evidence pins', (['PINNED', 'FAILED', 'ROOT_MISMATCH'] as const).map((o) => metric('EvidencePins', 'Sum', undefined, { ...service, outcome: o }, o))),
       graph('Dead-letter queues (messages)', dlqs.map((q) => q.metricApproximateNumberOfMessagesVisible({ label: queueLabel(q), statistic: 'Maximum' }))),
@@ -226,6 +250,11 @@ export class Observability extends Construct {
     alarm('LedgerWriteQueueAge', props.ledgerWriteQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(5) }), LEDGER_QUEUE_AGE_ALARM_SECONDS,
       `The oldest ledger write has waited more than ${LEDGER_QUEUE_AGE_ALARM_SECONDS / 60} minutes: the single ledger writer is stuck (ledger down, signer out of gas, a write retried forever); see its logs.`,
       { op: ComparisonOperator.GREATER_THAN_THRESHOLD });
+    alarm('LedgerOldestPendingWrite', metric('LedgerOldestPendingAge', 'Maximum', Duration.minutes(5)), LEDGER_OLDEST_PENDING_ALARM_SECONDS,
+      `The oldest open ledger write was committed more than ${LEDGER_OLDEST_PENDING_ALARM_SECONDS / 60} minutes ago (LedgerOldestPendingAge, from the ledger-write reconciler): the single ledger writer is not landing writes (ledger down, signer out of gas, a write retried until it is parked); see its logs and npm run ledger-parked -- list.`,
+      { op: ComparisonOperator.GREATER_THAN_THRESHOLD });
+    alarm('ParkedLedgerWork', parked, 1,
+      `A ledger write or a chain event failed every allowed attempt and was parked (log key alarm = ${PARKED_ALARM_KEYS.join(' | ')}); the work behind it goes on. List it with npm run ledger-parked -- list, fix the cause, then retry or discard it (README "Parked ledger writes").`);
     alarm('ForgedEvents', forged, 1,
       `A webhook event was forged or does not match the ledger or the provider (log key alarm = ${FORGED_EVENT_ALARM_KEYS.join(' | ')}): nothing was applied. Find the log lines with that key; check who holds the webhook secret.`);
 

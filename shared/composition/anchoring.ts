@@ -1,4 +1,6 @@
 import { AuditAnchorRepository } from '../adapters/dynamodb/anchor-repo';
+import { auditAnchorLookupFromEnv } from '../adapters/ledger/anchor-reader';
+import type { AnchoredRootLookup } from '../domain/ports';
 import { anchorWriteOutcomes, type AnchorWriteOutcomes } from '../use-cases/anchor-settlement';
 import type { AnchoringDeps } from '../use-cases/anchoring';
 import { ledgerWriteQueue } from './queues';
@@ -16,7 +18,15 @@ export function anchoringDeps(): AnchoringDeps {
   return { anchors: auditAnchorRepo(), custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now };
 }
 
-/** What the single ledger writer calls when an anchor transaction is mined or refused. */
+let lookup: AnchoredRootLookup | undefined;
+
+/** AuditAnchor read back (`anchoredAtBlock` and the event that set it), built on first use from the environment. */
+function anchoredRoot(root: `0x${string}`): ReturnType<AnchoredRootLookup> {
+  lookup ??= auditAnchorLookupFromEnv();
+  return lookup(root);
+}
+
+/** What the single ledger writer calls when an anchor transaction is mined, its root found on chain already, or refused. */
 export function anchorOutcomes(): AnchorWriteOutcomes {
-  return anchorWriteOutcomes({ anchors: auditAnchorRepo(), now });
+  return anchorWriteOutcomes({ anchors: auditAnchorRepo(), now, anchoredRoot });
 }

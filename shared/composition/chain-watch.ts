@@ -1,10 +1,12 @@
 import { DynamoChainCursorStore } from '../adapters/dynamodb/chain-cursor';
+import { DynamoChainEventParking } from '../adapters/dynamodb/chain-event-parking';
+import { metrics } from '../runtime/metrics';
 import { createChainLogSourceFromEnv, type EvmChainLogSource } from '../adapters/ledger/chain-log-source';
 import { createTraceLogReaderFromEnv, type EvmTraceLogReader } from '../adapters/ledger/trace-log-reader';
 import { envOr, requireEnv } from '../config';
-import type { ChainCursorStore, ChainLogSource } from '../domain/ports';
+import type { ChainCursorStore, ChainEventParking, ChainLogSource } from '../domain/ports';
 import type { ChainConfirmationDeps } from '../use-cases/chain-confirmations';
-import type { ChainWatchConfig, ChainWatchDeps } from '../use-cases/chain-watch';
+import { DEFAULT_MAX_EVENT_ATTEMPTS, type ChainWatchConfig, type ChainWatchDeps } from '../use-cases/chain-watch';
 import { chainEventDeps } from './index';
 import { now } from './repos';
 import { settlementDeps } from './settlement';
@@ -17,6 +19,7 @@ import { settlementDeps } from './settlement';
 
 let source: EvmChainLogSource | undefined;
 let cursor: ChainCursorStore | undefined;
+let parking: ChainEventParking | undefined;
 
 /** The chain's logs, built on first use (one per container: it caches token → batch ids). */
 function chainLogSource(): ChainLogSource {
@@ -29,7 +32,8 @@ function chainLogSource(): ChainLogSource {
 /** Ports of a watcher run. */
 export function chainWatchDeps(): ChainWatchDeps {
   cursor ??= new DynamoChainCursorStore(Number(requireEnv('LEDGER_CHAIN_ID')));
-  return { source: chainLogSource(), cursor, stageEvents: chainEventDeps(), buyerPayments: settlementDeps(), now };
+  parking ??= new DynamoChainEventParking(Number(requireEnv('LEDGER_CHAIN_ID')));
+  return { source: chainLogSource(), cursor, parking, parkedMetric: () => metrics.count('ChainEventsParked'), stageEvents: chainEventDeps(), buyerPayments: settlementDeps(), now };
 }
 
 /**
@@ -64,7 +68,8 @@ function count(name: string, text: string, min: number): number {
  * The watcher's tuning: CHAIN_WATCH_CONFIRMATIONS (blocks a log must be buried under; 5 in AWS by
  * default, 0 locally), CHAIN_WATCH_START_BLOCK (where a new cursor starts: the contracts'
  * deployment block), and the optional CHAIN_WATCH_MAX_BLOCK_RANGE (default 1000 blocks per
- * eth_getLogs) and CHAIN_WATCH_MAX_RANGES_PER_RUN (default 20). `leaseMs`: the caller's (longer
+ * eth_getLogs), CHAIN_WATCH_MAX_RANGES_PER_RUN (default 20) and CHAIN_WATCH_MAX_EVENT_ATTEMPTS
+ * (default 5: runs in which one event may fail before it is parked). `leaseMs`: the caller's (longer
  * than the function may run). Throws naming a missing or malformed variable.
  */
 export function chainWatchConfig(leaseMs: number): ChainWatchConfig {
@@ -74,5 +79,6 @@ export function chainWatchConfig(leaseMs: number): ChainWatchConfig {
     maxBlocksPerRange: count('CHAIN_WATCH_MAX_BLOCK_RANGE', envOr('CHAIN_WATCH_MAX_BLOCK_RANGE', '1000'), 1),
     maxRangesPerRun: count('CHAIN_WATCH_MAX_RANGES_PER_RUN', envOr('CHAIN_WATCH_MAX_RANGES_PER_RUN', '20'), 1),
     leaseMs,
+    maxEventAttempts: count('CHAIN_WATCH_MAX_EVENT_ATTEMPTS', envOr('CHAIN_WATCH_MAX_EVENT_ATTEMPTS', String(DEFAULT_MAX_EVENT_ATTEMPTS)), 1),
   };
 }

@@ -3,13 +3,14 @@ import { CustodyRepository } from '../adapters/dynamodb/custody-repo';
 import { DdsRepository } from '../adapters/dynamodb/dds-repo';
 import { IdempotencyRepository } from '../adapters/dynamodb/idempotency-repo';
 import { VaultWriteRepository } from '../adapters/dynamodb/ledger-tx';
+import { LedgerWriteParkingRepository } from '../adapters/dynamodb/ledger-parking';
 import { LoanRepository } from '../adapters/dynamodb/loan-repo';
 import { SettlementRepository } from '../adapters/dynamodb/settlement-repo';
 import { PayoutRepository } from '../adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import { WebhookReceipts } from '../adapters/dynamodb/webhook-receipts';
 import { meteredPayoutStore } from '../use-cases/metered-stores';
-import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, LoanStore, PayoutStore, RegistryStore, SettlementStore, VaultWriteStore, WebhookReceiptStore } from '../domain/ports';
+import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, LedgerWriteParking, LoanStore, PayoutStore, RegistryStore, SettlementStore, VaultWriteStore, WebhookReceiptStore } from '../domain/ports';
 
 /**
  * The DynamoDB stores, one per container, typed as the domain's ports. Split from ./index so that
@@ -32,6 +33,9 @@ export const batchRepo = (): BatchStore => (batches ??= new BatchRepository());
 export const payoutRepo = (): PayoutStore => (payouts ??= meteredPayoutStore(new PayoutRepository()));
 /** Custody trail writes: stage changes, ledger writes, purchase orders. */
 export const custodyRepo = (): CustodyStore => (custody ??= new CustodyRepository());
+let parking: LedgerWriteParking | undefined;
+/** Parked ledger writes and the attempts of open ones (the single writer's poison-message policy). */
+export const ledgerParkingRepo = (): LedgerWriteParking => (parking ??= new LedgerWriteParkingRepository());
 export const ddsRepo = (): DdsStore => (dds ??= new DdsRepository());
 export const webhookReceipts = (): WebhookReceiptStore => (receipts ??= new WebhookReceipts());
 /** `Idempotency-Key` records of creating operations. */

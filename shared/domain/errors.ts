@@ -98,6 +98,38 @@ export class LedgerUnavailableError extends DomainError {
   }
 }
 
+/**
+ * The chain refused a ledger write deterministically: its simulation or gas estimation reverted
+ * (a custom error decoded with the contracts' ABI, a `require` reason, or a bare revert). Sending
+ * it again would revert again, so the single ledger writer settles the write as refused with
+ * `reason` exactly like a mined revert instead of retrying it. Outside the writer it answers like
+ * LedgerUnavailableError (503 LEDGER_UNAVAILABLE), as a refused read or send always did.
+ */
+export class LedgerRefusedError extends LedgerUnavailableError {
+  /** The decoded error name (`AlreadyAnchored`, `AccessControlUnauthorizedAccount`, …), a reason string, or "reverted". */
+  readonly reason: string;
+  /** The contract function refused (`mint`, `recordStage`, `anchor`, `depositFor`, …). */
+  readonly operation: string;
+  constructor(operation: string, reason: string, cause?: unknown) {
+    super(`The ledger refused ${operation}: ${reason}`, cause);
+    this.name = 'LedgerRefusedError';
+    this.reason = reason;
+    this.operation = operation;
+  }
+}
+
+/**
+ * The ledger's RPC endpoint could not be reached: network error, timeout, HTTP 5xx or 429. Nothing
+ * is wrong with the write itself, so the writer retries it without counting the attempt towards
+ * parking (an outage would otherwise park every write in turn).
+ */
+export class LedgerTransportError extends LedgerUnavailableError {
+  constructor(message: string, cause?: unknown) {
+    super(message, cause);
+    this.name = 'LedgerTransportError';
+  }
+}
+
 /** The payout provider could not be reached after the configured attempts. */
 export class ProviderUnavailableError extends DomainError {
   constructor(message = 'The payout provider is unreachable after 3 attempts; nothing was created, so the request can be retried.', cause?: unknown, details?: Record<string, unknown>) {

@@ -426,6 +426,30 @@ export interface PayoutWorkflow {
   fail(token: string, error: string, cause: string): Promise<void>;
 }
 
+/**
+ * Ledger writes that kept failing (the single ledger writer's poison-message policy): each failed
+ * attempt is counted on the write; after the allowed attempts the write is parked — FAILED with
+ * its reason, out of the open index (so neither the queue nor the reconciler sends it again) and
+ * in the parked index, listed for operators who retry or discard it (`npm run ledger-parked`).
+ */
+export interface LedgerWriteParking {
+  /** Counts one failed attempt of an open write (its reason kept as `last_error`); the attempts so far, 0 when the write is no longer open. */
+  recordFailedAttempt(id: string, reason: string, at: string): Promise<number>;
+  /** Parks an open write: FAILED with `reason`, `parked_at`, in the parked index. False when it was confirmed or failed meanwhile. */
+  park(id: string, reason: string, at: string): Promise<boolean>;
+  /** Parked writes, oldest parked first. */
+  parked(limit: number): Promise<LedgerTx[]>;
+  /** A parked write open again (SENT when it was signed, else PENDING; attempts reset, back in the open index). Null when it is not parked. */
+  unpark(id: string, at: string): Promise<LedgerTx | null>;
+  /** A parked write leaves the parked index (it was discarded: its cause settled as refused). False when it was not parked. */
+  discard(id: string, reason: string, at: string): Promise<boolean>;
+  /** The oldest write not yet confirmed, failed nor parked (its `created_at` is the commit time), or null. */
+  oldestOpen(): Promise<LedgerTx | null>;
+}
+
+/** Where an audit root stands on AuditAnchor: the block and transaction that anchored it, or null when never. */
+export type AnchoredRootLookup = (root: Hex) => Promise<{ block_number: number; tx_hash: string } | null>;
+
 /** Ledger-write queue (FIFO, one writer): make this ledger write land. */
 export interface LedgerWriteMessage {
   ledger_tx_id: string;
@@ -799,6 +823,22 @@ export interface ChainCursorStore {
   release(owner: string): Promise<void>;
 }
 
+/**
+ * Chain events the watcher could not apply (its poison-event policy): failed runs counted per event;
+ * after the allowed runs the event is parked — kept with its reason for operators — and the cursor
+ * moves past it, so one event that always fails no longer holds every later one.
+ */
+export interface ChainEventParking {
+  /** Counts one failed application of event `eventId` (the reason kept); the failures so far. */
+  eventFailed(eventId: string, reason: string, at: string): Promise<number>;
+  /** Parks the event: kept with `event` (its body as the webhook would carry it) and `reason`, listed for operators. Idempotent. */
+  park(eventId: string, event: Record<string, unknown>, reason: string, at: string): Promise<void>;
+  /** Parked events, oldest first. */
+  parked(limit: number): Promise<Array<{ event_id: string; event: Record<string, unknown>; reason: string; attempts: number; parked_at: string }>>;
+  /** An operator settled a parked event by hand: it leaves the parked list. False when it was not parked. */
+  discard(eventId: string, reason: string, at: string): Promise<boolean>;
+}
+
 // ---------------------------------------------------------------- evidence archive and pinning (decisions §14)
 
 /**
@@ -909,6 +949,16 @@ export interface AuditAnchorStore {
   pendingMarkers(limit: number): Promise<Array<{ marker_id: string; batch_ids: string[] }>>;
   /** The current audit heads of `batchIds` (sequence number and hash of each batch's newest entry). */
   heads(batchIds: string[]): Promise<AuditHead[]>;
+  /**
+   * Which of `heads` a mined anchor already covers (a batch anchor stored at exactly that head),
+   * as `<batch_id>#<sequence_number>` keys.
+   */
+  anchoredHeads(heads: AuditHead[]): Promise<Set<string>>;
+  /**
+   * Stale markers leave the pending index without an anchor of their own: every batch they name
+   * has its current head anchored already, so their entries are covered. Idempotent.
+   */
+  clearStaleMarkers(markerIds: string[], at: string): Promise<void>;
   /** The anchor built and not yet settled (at most one at a time), or null. */
   openAnchor(): Promise<AuditAnchorRecord | null>;
   /**

@@ -267,6 +267,12 @@ export interface LedgerTxState {
   failure?: string;
   created_at: string;
   confirmed_at?: string;
+  /** Failed attempts so far (transport failures of the ledger's endpoint are not counted) and the last one's error. */
+  attempts?: number;
+  last_error?: string;
+  /** Set while the write is parked (it failed every allowed attempt; an operator retries or discards it). */
+  parked_at?: string;
+  discarded_at?: string;
 }
 
 /**
@@ -308,8 +314,13 @@ export interface BatchLedgerTx {
   nonce?: number;
   block_number?: number;
   job_id?: string;
+  failure?: string;
   created_at: string;
   confirmed_at?: string;
+  attempts?: number;
+  last_error?: string;
+  parked_at?: string;
+  discarded_at?: string;
 }
 
 

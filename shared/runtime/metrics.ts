@@ -32,6 +32,12 @@ export const METRICS = {
   LedgerWriteRetries: 'Count',
   /** From a ledger write's commit (stored with its cause) to its mined confirmation, in ms. */
   LedgerWriteLag: 'Milliseconds',
+  /** A ledger write parked after failing every allowed attempt (log key alarm = LEDGER_WRITE_PARKED; `npm run ledger-parked`). */
+  LedgerWritesParked: 'Count',
+  /** Age of the oldest ledger write still open (not confirmed, failed nor parked), in seconds; one value per ledger-write reconciler run (0 when none). */
+  LedgerOldestPendingAge: 'Seconds',
+  /** A chain event the scheduled chain watcher parked after it failed in every allowed run (its cursor moved on; log key alarm = CHAIN_EVENT_PARKED). */
+  ChainEventsParked: 'Count',
   /** A DDS filing step; dimension `outcome`: FILED, AVAILABLE, REJECTED. */
   DdsFilings: 'Count',
   /** An evidence pin attempt by the background pinner; dimension `outcome`: PINNED, FAILED (retried), ROOT_MISMATCH (not retried), PRIVATE_SKIPPED (a DDS job from before statements became private, closed unpinned). */

@@ -1,5 +1,5 @@
 import { verifyAnchorProof, type BatchAnchor } from '../domain/anchoring';
-import type { AuditAnchorStore } from '../domain/ports';
+import type { AnchoredRootLookup, AuditAnchorStore } from '../domain/ports';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../domain/records';
 import { logger } from '../runtime/logger';
 
@@ -13,6 +13,8 @@ import { logger } from '../runtime/logger';
 export interface AnchorSettlementDeps {
   anchors: AuditAnchorStore;
   now: () => Date;
+  /** AuditAnchor read back: where a root stands on chain (an anchor of a root the chain holds settles with it). */
+  anchoredRoot?: AnchoredRootLookup;
 }
 
 /**
@@ -36,22 +38,39 @@ export async function finishAnchor(deps: AnchorSettlementDeps, anchor: AuditAnch
 }
 
 /**
- * What the single ledger writer calls for an ANCHOR write: mined → `finishAnchor`; refused →
- * the anchor abandoned (its markers go into the next one).
+ * What the single ledger writer calls for an ANCHOR write: mined → `finishAnchor`; root already on
+ * chain → `finishAnchor` with the block that holds it; refused → the anchor abandoned (its markers
+ * go into the next one).
  */
 export function anchorWriteOutcomes(deps: AnchorSettlementDeps) {
-  return {
+  const outcomes = {
     async mined(tx: AnchorLedgerTx, txHash: string, blockNumber: number): Promise<void> {
       const anchor = await deps.anchors.get(tx.anchor_id);
       if (!anchor) throw new Error(`anchor ${tx.anchor_id} of ledger write ${tx.ledger_tx_id} not found`);
       if (anchor.status === 'ANCHORED') return;
       await finishAnchor(deps, anchor, { tx_hash: txHash, block_number: blockNumber });
     },
+    /**
+     * A root the chain already holds is anchored, not an error (a duplicate or overlapping run, or
+     * a transaction mined whose confirmation was lost): reads `anchoredAtBlock(root)` and, when
+     * set, settles the anchor with that block and the transaction that anchored it. Returns that
+     * block and transaction (the caller confirms the write with them), or null when the chain does
+     * not hold the root (or cannot be asked: no reader configured).
+     */
+    async settleIfAnchored(tx: AnchorLedgerTx): Promise<{ block_number: number; tx_hash: string } | null> {
+      if (!deps.anchoredRoot) return null;
+      const onChain = await deps.anchoredRoot(tx.root as `0x${string}`);
+      if (!onChain) return null;
+      logger.warn('audit anchor root already on chain: settled with the block that holds it', { anchor_id: tx.anchor_id, root: tx.root, ...onChain });
+      await outcomes.mined(tx, onChain.tx_hash, onChain.block_number);
+      return onChain;
+    },
     async refused(tx: AnchorLedgerTx, reason: string): Promise<void> {
       logger.error('audit anchor refused by the ledger', { anchor_id: tx.anchor_id, reason });
       await deps.anchors.abandon(tx.anchor_id, reason, deps.now().toISOString());
     },
   };
+  return outcomes;
 }
 
 /** What the ledger writer needs to settle ANCHOR writes. */

@@ -28,17 +28,19 @@ export interface AnchoringDeps {
 
 /** What one run of the anchorer did. */
 export type AnchorRunResult =
-  | { outcome: 'NOTHING_PENDING' }
+  | { outcome: 'NOTHING_PENDING'; stale_markers_cleared?: number }
   | { outcome: 'WAITING'; anchor_id: string }
-  | { outcome: 'OPENED'; anchor_id: string; root: string; heads: number; markers: number }
+  | { outcome: 'OPENED'; anchor_id: string; root: string; heads: number; markers: number; stale_markers_cleared?: number }
   | { outcome: 'BUSY' };
 
 /**
  * One run of the scheduled audit-anchorer. An open anchor is settled first when its ledger write
  * has landed (mined → finished, refused → abandoned, its markers left for this run) and waited for
  * otherwise. Then, when markers are pending, a new anchor over the current heads of their batches
- * is stored with its ledger write (one transaction, refused while another anchor is open) and
- * queued for the single ledger writer. Errors: store or queue failures (the next run retries; a
+ * that no mined anchor covers yet is stored with its ledger write (one transaction, refused while
+ * another anchor is open or one of the same id exists: a duplicate or overlapping run answers BUSY)
+ * and queued for the single ledger writer; markers whose batches all have their current head
+ * anchored already are cleared instead (a head is never anchored twice). Errors: store or queue failures (the next run retries; a
  * lost queue message is re-queued by the ledger-write reconciler).
  */
 export async function runAnchor(deps: AnchoringDeps): Promise<AnchorRunResult> {
@@ -56,8 +58,21 @@ export async function runAnchor(deps: AnchoringDeps): Promise<AnchorRunResult> {
   const markers = await deps.anchors.pendingMarkers(MAX_MARKERS_PER_ANCHOR);
   if (markers.length === 0) return { outcome: 'NOTHING_PENDING' };
   // The heads are read after the markers: a head is never older than the entries its markers name.
-  const heads = await deps.anchors.heads([...new Set(markers.flatMap((m) => m.batch_ids))]);
-  if (heads.length === 0) return { outcome: 'NOTHING_PENDING' };
+  const current = await deps.anchors.heads([...new Set(markers.flatMap((m) => m.batch_ids))]);
+  // A head already anchored is never anchored again. An entry appended between reading the markers
+  // and reading the heads of a previous run is inside the head that run anchored, while its marker
+  // was not among that anchor's markers: such a marker is stale — every batch it names has its
+  // current head anchored — and is cleared against that head instead of anchoring it once more.
+  const anchored = await deps.anchors.anchoredHeads(current);
+  const heads = current.filter((h) => !anchored.has(`${h.batch_id}#${h.sequence_number}`));
+  const fresh = new Set(heads.map((h) => h.batch_id));
+  const stale = markers.filter((m) => !m.batch_ids.some((b) => fresh.has(b)));
+  const covered = markers.filter((m) => m.batch_ids.some((b) => fresh.has(b)));
+  if (stale.length > 0) {
+    await deps.anchors.clearStaleMarkers(stale.map((m) => m.marker_id), deps.now().toISOString());
+    logger.info('stale anchor markers cleared: their heads are anchored already', { markers: stale.length });
+  }
+  if (heads.length === 0) return { outcome: 'NOTHING_PENDING', ...(stale.length ? { stale_markers_cleared: stale.length } : {}) };
   const tree = buildAnchorTree(heads);
   const now = deps.now();
   const at = now.toISOString();
@@ -65,11 +80,11 @@ export async function runAnchor(deps: AnchoringDeps): Promise<AnchorRunResult> {
   const anchor: AuditAnchorRecord = {
     // Each head with its proof, so settling the mined anchor needs no tree (and the writer no tree library).
     anchor_id: anchorId, root: tree.root, heads: [...tree.proofs.values()].map((p) => ({ batch_id: p.head.batch_id, sequence_number: p.head.sequence_number, hash: p.head.hash, proof: p.proof })),
-    marker_ids: markers.map((m) => m.marker_id), status: 'OPEN', created_at: at,
+    marker_ids: covered.map((m) => m.marker_id), status: 'OPEN', created_at: at,
   };
   const write: AnchorLedgerTx = { ledger_tx_id: anchorId, kind: 'ANCHOR', anchor_id: anchorId, root: tree.root, head_count: heads.length, status: 'PENDING', created_at: at };
   if (!(await deps.anchors.open(anchor, write))) return { outcome: 'BUSY' };
   await deps.ledgerQueue.send({ ledger_tx_id: anchorId }, { deduplicationId: anchorId });
-  logger.info('audit anchor opened', { anchor_id: anchorId, root: tree.root, heads: heads.length, markers: markers.length });
-  return { outcome: 'OPENED', anchor_id: anchorId, root: tree.root, heads: heads.length, markers: markers.length };
+  logger.info('audit anchor opened', { anchor_id: anchorId, root: tree.root, heads: heads.length, markers: covered.length, stale_markers_cleared: stale.length });
+  return { outcome: 'OPENED', anchor_id: anchorId, root: tree.root, heads: heads.length, markers: covered.length, ...(stale.length ? { stale_markers_cleared: stale.length } : {}) };
 }

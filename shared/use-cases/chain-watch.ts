@@ -1,6 +1,7 @@
 import { safeHead } from '../domain/chain-confirmations';
 import { STAGE_CODES } from '../domain/custody';
-import type { ChainCursorStore, ChainLogSource, WatchedChainLog } from '../domain/ports';
+import { DomainError, LedgerRefusedError } from '../domain/errors';
+import type { ChainCursorStore, ChainEventParking, ChainLogSource, WatchedChainLog } from '../domain/ports';
 import type { Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { applyChainEvent, type ChainEvent, type ChainEventDeps } from './chain-events';
@@ -32,6 +33,12 @@ import { applyBuyerPayment, type BuyerPaymentEvent, type SettlementDeps } from '
  * Events the use cases answer MISMATCH, UNKNOWN_BATCH and the like are applied (logged, alarmed
  * by them) and passed; a log that cannot be an event (unknown stage code, token without a batch
  * id, a `poRef` that is not an id) is logged and passed.
+ *
+ * No poison event: an event whose use case throws (other than for an outage: a 503-class error,
+ * which is retried without counting) is counted (`parking.eventFailed`); once it has
+ * failed in `maxEventAttempts` runs it is parked — kept with its reason for operators
+ * (`npm run ledger-parked -- list`), an error logged with `alarm: CHAIN_EVENT_PARKED`, the
+ * ChainEventsParked metric counted — and the run goes on past it, so it no longer holds the cursor.
  */
 
 /** Tuning of the watcher (environment `CHAIN_WATCH_*`, see shared/composition/chain-watch.ts). */
@@ -46,7 +53,15 @@ export interface ChainWatchConfig {
   maxRangesPerRun: number;
   /** How long the lease holds, ms: longer than the function may run. No range starts in its second half. */
   leaseMs: number;
+  /** Runs in which one event may fail before it is parked and the cursor moves past it (default DEFAULT_MAX_EVENT_ATTEMPTS). */
+  maxEventAttempts?: number;
 }
+
+/** Runs in which one chain event may fail before the watcher parks it, unless CHAIN_WATCH_MAX_EVENT_ATTEMPTS says otherwise. */
+export const DEFAULT_MAX_EVENT_ATTEMPTS = 5;
+
+/** The log key (`alarm`) of a parked chain event: a metric filter and an alarm watch it (infra/stack/observability.ts). */
+export const CHAIN_EVENT_PARKED_ALARM = 'CHAIN_EVENT_PARKED';
 
 /** The ports of a run. */
 export interface ChainWatchDeps {
@@ -57,6 +72,10 @@ export interface ChainWatchDeps {
   /** What `purchase_order.paid` events need (the webhook's deps). */
   buyerPayments: SettlementDeps;
   now: () => Date;
+  /** Failed events counted and parked (without it a failing event holds the cursor, as before). */
+  parking?: ChainEventParking;
+  /** Counted once per parked event (the ChainEventsParked metric). */
+  parkedMetric?: () => void;
 }
 
 /** What a run did (JSON: block numbers as numbers). */
@@ -78,6 +97,8 @@ export interface ChainWatchReport {
   outcomes: Record<string, number>;
   /** Logs that could not be events. */
   skipped: number;
+  /** Events parked by this run (they failed in every allowed run; the cursor moved past them). */
+  parked?: number;
   error?: string;
 }
 
@@ -142,7 +163,7 @@ export async function runChainWatch(deps: ChainWatchDeps, config: ChainWatchConf
       }
       const last = next + BigInt(config.maxBlocksPerRange) - 1n < deepEnough ? next + BigInt(config.maxBlocksPerRange) - 1n : deepEnough;
       const logs = [...(await deps.source.logsIn(next, last))].sort(inChainOrder);
-      for (const log of logs) await applyLog(deps, log, report);
+      for (const log of logs) await applyOrPark(deps, config, log, report);
       if (!(await deps.cursor.advance(runId, next, last + 1n))) {
         logger.error('chain watch: the cursor moved under this run; stopped', { run_id: runId, from_block: Number(next) });
         report.outcome = 'LEASE_LOST';
@@ -177,4 +198,32 @@ async function applyLog(deps: ChainWatchDeps, log: WatchedChainLog, report: Chai
     ? await applyChainEvent(deps.stageEvents, { webhookId: id, event })
     : await applyBuyerPayment(deps.buyerPayments, { webhookId: id, event });
   report.outcomes[result.outcome] = (report.outcomes[result.outcome] ?? 0) + 1;
+}
+
+/**
+ * `applyLog`, with the poison-event policy: a failure is counted; below the allowed runs it is
+ * thrown (the range fails, the cursor stays before it), at the limit the event is parked and passed.
+ */
+async function applyOrPark(deps: ChainWatchDeps, config: ChainWatchConfig, log: WatchedChainLog, report: ChainWatchReport): Promise<void> {
+  try {
+    await applyLog(deps, log, report);
+  } catch (err) {
+    // An outage (the provider, the ledger or the table unavailable: a 503-class error) is nobody's poison: retried, not counted.
+    if (!deps.parking || isTransient(err)) throw err;
+    const id = chainEventId(log.txHash, log.logIndex);
+    const reason = (err as Error)?.message ?? String(err);
+    const at = deps.now().toISOString();
+    const attempts = await deps.parking.eventFailed(id, reason, at);
+    if (attempts < (config.maxEventAttempts ?? DEFAULT_MAX_EVENT_ATTEMPTS)) throw err;
+    const mapped = eventOfLog(log);
+    await deps.parking.park(id, 'event' in mapped ? (mapped.event as unknown as Record<string, unknown>) : { kind: log.kind }, `parked after ${attempts} failed runs: ${reason}`, at);
+    report.parked = (report.parked ?? 0) + 1;
+    deps.parkedMetric?.();
+    logger.error('chain watch: an event failed in every allowed run; parked, the cursor moves past it', { alarm: CHAIN_EVENT_PARKED_ALARM, event_id: id, attempts, reason });
+  }
+}
+
+/** A 503-class failure (PROVIDER_UNAVAILABLE, LEDGER_UNAVAILABLE, …) other than a deterministic refusal of the ledger. */
+function isTransient(err: unknown): boolean {
+  return err instanceof DomainError && err.status === 503 && !(err instanceof LedgerRefusedError);
 }

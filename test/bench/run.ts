@@ -5,6 +5,7 @@ import { anchoringBench } from './anchoring';
 import { bundleBench } from './bundles';
 import { costBench } from './cost';
 import { custodyBench } from './custody';
+import { ledgerSoakBench } from './ledger-soak';
 import { eudrBench } from './eudr';
 import { loadBench, sandboxOrder, settlementPayload } from './load';
 import { payoutFaultsBench } from './payout-faults';
@@ -25,6 +26,8 @@ import { settlementBench } from './settlement';
  * Knobs: BENCH_SUBMISSIONS (default 60), BENCH_READS (500), BENCH_WEBHOOKS (60);
  * BENCH_ONLY=anchoring: 1,000 batches × 5 audit entries, one periodic anchor: anchor transactions per
  * hour and gas per anchored entry (./anchoring.ts).
+ * BENCH_ONLY=ledger-soak: mixed traffic with a poison write at LOCAL_TIME_SCALE=0.01, then every job
+ * COMPLETE and a new batch minted at once; writes landed, refused, parked, oldest open age (./ledger-soak.ts).
  * BENCH_ONLY=slice|faults|custody|eudr|load|bundles runs one part (load: ./load.ts, autocannon at 1/10/50 clients).
  */
 
@@ -146,6 +149,7 @@ async function all() {
   if (!only || only === 'cost') await costBench();
   if (!only || only === 'settlement') await settlementBench();
   if (!only || only === 'anchoring') await anchoringBench();
+  if (!only || only === 'ledger-soak') await ledgerSoakBench();
   if (!only || only === 'bundles') await bundleBench();
 }
 

@@ -11,7 +11,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CoffeeTraceStack } from '../../infra/stack/coffee-trace-stack';
-import { deadLetterQueues, FORGED_EVENT_ALARM_KEYS, FORGED_EVENT_METRIC, MANUAL_REVIEW_ALARM_THRESHOLD, TIME_TO_COMPLETED_P95_MS } from '../../infra/stack/observability';
+import { deadLetterQueues, FORGED_EVENT_ALARM_KEYS, FORGED_EVENT_METRIC, LEDGER_OLDEST_PENDING_ALARM_SECONDS, MANUAL_REVIEW_ALARM_THRESHOLD, PARKED_ALARM_KEYS, PARKED_METRIC, TIME_TO_COMPLETED_P95_MS } from '../../infra/stack/observability';
 import { readStage, type StageName } from '../../infra/stack/stage';
 import { nestedTemplate } from './nested-templates';
 import { routes } from '../../shared/manifest';
@@ -98,6 +98,19 @@ describe('prod (alarms enabled)', () => {
     expect(FORGED_EVENT_ALARM_KEYS).toEqual(['FORGED_OR_MISMATCHED_CHAIN_EVENT', 'FORGED_OR_UNEXPECTED_BUYER_PAYMENT', 'FORGED_OR_MISMATCHED_WEBHOOK', 'FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK']);
   });
 
+  test('the oldest open ledger write: alarm on LedgerOldestPendingAge; parked ledger writes and chain events: alarm on their log keys in the writer and the watcher', () => {
+    expect(alarmNamed('LedgerOldestPendingWrite')).toMatchObject({
+      Namespace: 'CoffeeTrace-prod', MetricName: 'LedgerOldestPendingAge', Statistic: 'Maximum', Period: 300, Threshold: LEDGER_OLDEST_PENDING_ALARM_SECONDS,
+      ComparisonOperator: 'GreaterThanThreshold', Dimensions: [{ Name: 'service', Value: 'coffee-trace' }],
+    });
+    expect(alarmNamed('ParkedLedgerWork')).toMatchObject({ Namespace: 'CoffeeTrace-prod', MetricName: PARKED_METRIC, Statistic: 'Sum', Threshold: 1 });
+    const filters = ofType(prod.nested.resources, 'AWS::Logs::MetricFilter').map(([, r]) => r.Properties as Json).filter((p) => p.MetricTransformations[0].MetricName === PARKED_METRIC);
+    const logGroups = ['ledger-writer', 'chain-event-watcher'].map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never)).sort();
+    expect(filters.map((f) => (prod.nested.resolve(f.LogGroupName) as Json).Ref).sort()).toEqual(logGroups);
+    for (const f of filters) for (const key of PARKED_ALARM_KEYS) expect(f.FilterPattern).toContain(`$.alarm = "${key}"`);
+    expect(PARKED_ALARM_KEYS).toEqual(['LEDGER_WRITE_PARKED', 'CHAIN_EVENT_PARKED']);
+  });
+
   test('functions write their EMF metrics to the stack\'s namespace', () => {
     for (const [, fn] of ofType(prod.resources, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('Service'))) {
       expect(fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('CoffeeTrace-prod');
@@ -108,7 +121,7 @@ describe('prod (alarms enabled)', () => {
     const [[, dash]] = ofType(prod.resources, 'AWS::CloudWatch::Dashboard') as [[string, Json]];
     expect(dash.Properties.DashboardName).toBe('CoffeeTrace-prod-operations');
     const body = JSON.stringify(dash.Properties.DashboardBody);
-    for (const s of ['PayoutsCreated', 'PayoutsCompleted', 'PayoutsFailed', 'PayoutTimeToCompleted', 'ManualReviews', 'WebhookRejections', 'LedgerWriteLag', 'LedgerWriteRetries', 'DdsFilings', 'OutboundDeliveryFailures', FORGED_EVENT_METRIC, '5XXError', 'ExecutionsFailed', 'ApproximateNumberOfMessagesVisible', 'alarm']) {
+    for (const s of ['PayoutsCreated', 'PayoutsCompleted', 'PayoutsFailed', 'PayoutTimeToCompleted', 'ManualReviews', 'WebhookRejections', 'LedgerWriteLag', 'LedgerWriteRetries', 'DdsFilings', 'OutboundDeliveryFailures', FORGED_EVENT_METRIC, 'LedgerOldestPendingAge', 'LedgerWritesParked', 'ChainEventsParked', '5XXError', 'ExecutionsFailed', 'ApproximateNumberOfMessagesVisible', 'alarm']) {
       expect(body).toContain(s);
     }
   });

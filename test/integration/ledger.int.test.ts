@@ -1,4 +1,4 @@
-import { createPublicClient, http, keccak256, parseEventLogs, toHex, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, http, keccak256, parseEventLogs, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
 import { deployContracts, fundAccount, type DeployedContracts } from '../../infra/ledger/deploy';
@@ -7,7 +7,8 @@ import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import {
   EvmLedger, createEvmLedgerFromEnv, ledgerChain,
 } from '../../shared/adapters/ledger/evm-ledger';
-import { LedgerUnavailableError, TokenAlreadyMintedError } from '../../shared/domain/errors';
+import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError, TokenAlreadyMintedError } from '../../shared/domain/errors';
+import { auditAnchorLookup } from '../../shared/adapters/ledger/anchor-reader';
 
 const CHAIN_ID = 31337;
 const auditHash = (s: string): Hex => keccak256(toHex(s));
@@ -157,5 +158,47 @@ describe('EvmLedger on a local hardhat node', () => {
     await expect(noRetry.mintBatchToken({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') }))
       .rejects.toBeInstanceOf(TokenAlreadyMintedError);
     expect(performance.now() - started).toBeLessThan(400);
+  });
+
+  it('a revert found in gas estimation is a refusal with the custom error decoded (AlreadyAnchored), not an RPC failure; the chain tells where the root is', async () => {
+    const root = auditHash(`root-${Date.now()}`);
+    const kept: string[] = [];
+    const keep = async (signed: { txHash: Hex }) => void kept.push(signed.txHash);
+    const { txHash } = await ledger.anchorAuditRootKept({ root, headCount: 2 }, keep);
+    const receipt = await ledger.waitForReceipt(txHash, 10_000);
+    expect(receipt?.status).toBe('success');
+    const again = ledger.anchorAuditRootKept({ root, headCount: 2 }, keep);
+    await expect(again).rejects.toBeInstanceOf(LedgerRefusedError);
+    await expect(again).rejects.toMatchObject({ reason: 'AlreadyAnchored', operation: 'anchor', code: 'LEDGER_UNAVAILABLE' });
+    expect(kept).toEqual([txHash]); // nothing signed or kept for the refused one
+    const lookup = auditAnchorLookup({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, address: addresses.auditAnchorAddress, retryCount: 0 });
+    expect(await lookup(root)).toEqual({ block_number: Number(receipt!.blockNumber), tx_hash: txHash });
+    expect(await lookup(auditHash('never anchored'))).toBeNull();
+  });
+
+  it('a trace-log record refused in estimation (signer without RECORDER_ROLE) is a LedgerRefusedError, uses no nonce, and the next mint lands', async () => {
+    const account = privateKeyToAccount(signerKey);
+    const wallet = createWalletClient({ account, chain: ledgerChain(CHAIN_ID, node.rpcUrl), transport: http(node.rpcUrl) });
+    const role = keccak256(toHex('RECORDER_ROLE'));
+    const revoke = await wallet.writeContract({ address: addresses.traceLogAddress, abi: traceLogAbi, functionName: 'revokeRole', args: [role, account.address] });
+    await client().waitForTransactionReceipt({ hash: revoke });
+    try {
+      const keep = async () => { throw new Error('a refused write must not be kept'); };
+      const refused = ledger.recordStageKept({ tokenId: 1n, stage: 'GRADED', evidenceCid: 'bafy', auditHash: auditHash('refused') }, keep);
+      await expect(refused).rejects.toBeInstanceOf(LedgerRefusedError);
+      await expect(refused).rejects.toMatchObject({ reason: 'AccessControlUnauthorizedAccount' });
+      const { txHash } = await ledger.mintBatchTokenKept({ tokenId: 7_000_001n, batchId: 'BATCH-7000001', auditHash: auditHash('after') }, async () => undefined);
+      expect((await ledger.waitForReceipt(txHash, 10_000))?.status).toBe('success');
+    } finally {
+      const grant = await wallet.writeContract({ address: addresses.traceLogAddress, abi: traceLogAbi, functionName: 'grantRole', args: [role, account.address] });
+      await client().waitForTransactionReceipt({ hash: grant });
+    }
+  });
+
+  it('an unreachable RPC endpoint is a transport failure (LedgerTransportError), which the writer retries without counting', async () => {
+    const offline = new EvmLedger({ rpcUrl: `http://127.0.0.1:${await freePort()}`, chainId: CHAIN_ID, signerPrivateKey: signerKey, ...addresses, retryCount: 0 });
+    await expect(offline.recordStageKept({ tokenId: 5n, stage: 'GRADED', evidenceCid: 'x', auditHash: auditHash('5') }, async () => undefined))
+      .rejects.toBeInstanceOf(LedgerTransportError);
+    await expect(offline.anchorAuditRootKept({ root: auditHash('r'), headCount: 1 }, async () => undefined)).rejects.toBeInstanceOf(LedgerTransportError);
   });
 });

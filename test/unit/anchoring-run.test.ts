@@ -33,6 +33,12 @@ class MemoryAnchorStore implements AuditAnchorStore {
   async heads(batchIds: string[]): Promise<AuditHead[]> {
     return batchIds.filter((b) => this.heads_.has(b)).map((b) => ({ batch_id: b, sequence_number: this.heads_.get(b)!, hash: hash(b, this.heads_.get(b)!) }));
   }
+  async anchoredHeads(heads: AuditHead[]) {
+    return new Set(heads.filter((h) => this.batchAnchors.some((a) => a.batch_id === h.batch_id && a.head_sequence_number === h.sequence_number)).map((h) => `${h.batch_id}#${h.sequence_number}`));
+  }
+  async clearStaleMarkers(markerIds: string[]) {
+    for (const id of markerIds) this.markers.get(id)!.pending = false;
+  }
   async openAnchor() {
     return this.openId ? this.anchors.get(this.openId)! : null;
   }
@@ -152,5 +158,60 @@ describe('runAnchor (the scheduled audit-anchorer)', () => {
     const stored = store.anchors.get(opened.anchor_id)!;
     const altered = { ...stored, heads: [{ ...stored.heads[0]!, hash: 'cd'.repeat(32) }] };
     await expect(finishAnchor(deps, altered, { tx_hash: `0x${'bb'.repeat(32)}`, block_number: 55 })).rejects.toThrow(/does not lead to the anchored root/);
+  });
+
+  it('marker/head race: an entry appended between reading the markers and reading the heads is anchored once, and its marker is cleared against that head', async () => {
+    const { store, deps } = setUp();
+    store.append('BATCH-2026-000011');
+    const readHeads = store.heads.bind(store);
+    let raced = false;
+    store.heads = async (ids) => {
+      if (!raced) {
+        raced = true;
+        store.append('BATCH-2026-000011'); // committed after the markers were read, before the heads are
+      }
+      return readHeads(ids);
+    };
+    const first = await runAnchor(deps);
+    expect(first).toMatchObject({ outcome: 'OPENED', heads: 1, markers: 1 });
+    const write = store.writes[0]!;
+    expect(store.anchors.get(write.anchor_id)!.heads.map((h) => h.sequence_number)).toEqual([2]);
+    await anchorWriteOutcomes(deps).mined(write, `0x${'cc'.repeat(32)}`, 40);
+    // The raced entry's marker was not among the anchor's markers: it is still pending, although head 2 is anchored.
+    expect((await store.pendingMarkers(10)).map((m) => m.marker_id)).toEqual(['BATCH-2026-000011#2']);
+
+    const second = await runAnchor(deps);
+    expect(second).toEqual({ outcome: 'NOTHING_PENDING', stale_markers_cleared: 1 });
+    expect(store.writes).toHaveLength(1); // the same head (and root) is never anchored again
+    expect(await store.pendingMarkers(10)).toEqual([]);
+    expect(await runAnchor(deps)).toEqual({ outcome: 'NOTHING_PENDING' });
+  });
+
+  it('a duplicate scheduled run overlapping the first opens no second anchor of the heads the first anchored', async () => {
+    const { store, deps } = setUp();
+    store.append('BATCH-2026-000012');
+    store.append('BATCH-2026-000013');
+    const readHeads = store.heads.bind(store);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    store.heads = async (ids) => {
+      if (++calls === 1) await gate; // the duplicate delivery read the markers, then stalls
+      return readHeads(ids);
+    };
+    const duplicate = runAnchor(deps);
+    await new Promise((r) => setImmediate(r));
+    const first = await runAnchor(deps);
+    expect(first).toMatchObject({ outcome: 'OPENED', heads: 2, markers: 2 });
+    await anchorWriteOutcomes(deps).mined(store.writes[0]!, `0x${'dd'.repeat(32)}`, 41);
+    release();
+    expect(await duplicate).toMatchObject({ outcome: 'NOTHING_PENDING' }); // its markers (already cleared by the mined anchor) are cleared again, idempotently
+    expect(store.writes).toHaveLength(1);
+    // Two runs at once while nothing is open: one opens, the other is refused by the store's condition.
+    store.append('BATCH-2026-000012');
+    calls = 1;
+    const both = await Promise.all([runAnchor(deps), runAnchor(deps)]);
+    expect(both.map((r) => r.outcome).sort()).toEqual(['BUSY', 'OPENED']);
+    expect(store.writes).toHaveLength(2);
   });
 });

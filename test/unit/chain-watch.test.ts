@@ -315,4 +315,45 @@ describe('runChainWatch', () => {
     const slow = { ...w.deps, source: { headBlock: () => chain.headBlock(), logsIn: async (f: bigint, t: bigint) => { w.tick(CONFIG.leaseMs / 2); return chain.logsIn(f, t); } } };
     expect(await runChainWatch(slow, { ...CONFIG, confirmations: 0 }, 'slow')).toMatchObject({ outcome: 'MORE_TO_READ', ranges: 1, next_block: 14 });
   });
+
+  it('no poison event: an event that fails in every allowed run is parked (kept for operators) and no longer holds the cursor; outages are not counted', async () => {
+    const chain = new FakeChain();
+    chain.head = 10n;
+    const BROKEN = 'BATCH-2026-000099';
+    chain.logs = [stageLog(BROKEN, 'GRADED', 2, 0), stageLog(BATCH_B, 'GRADED', 5, 0)];
+    const w = world(chain);
+    const readBatch = w.deps.stageEvents.batches.get;
+    let outage = false;
+    w.deps.stageEvents.batches.get = async (id) => {
+      if (outage) throw new ProviderUnavailableError();
+      if (id === BROKEN) throw new Error('the batch item of BATCH-2026-000099 is corrupt');
+      return readBatch(id);
+    };
+    const failures = new Map<string, number>();
+    const parked: Array<{ id: string; reason: string }> = [];
+    let metric = 0;
+    w.deps.parking = {
+      eventFailed: async (id) => { failures.set(id, (failures.get(id) ?? 0) + 1); return failures.get(id)!; },
+      park: async (id, _event, reason) => void parked.push({ id, reason }),
+      parked: async () => [],
+      discard: async () => false,
+    };
+    w.deps.parkedMetric = () => void metric++;
+    const cfg = { ...CONFIG, confirmations: 0, maxEventAttempts: 3 };
+
+    // A transient outage (503-class) is retried without counting: the cursor waits, nothing is parked.
+    outage = true;
+    for (const run of ['o1', 'o2', 'o3', 'o4']) expect(await runChainWatch(w.deps, cfg, run)).toMatchObject({ outcome: 'FAILED', next_block: 0 });
+    expect(failures.size).toBe(0);
+    outage = false;
+
+    for (const run of ['r1', 'r2']) {
+      expect(await runChainWatch(w.deps, cfg, run)).toMatchObject({ outcome: 'FAILED', next_block: 0, error: expect.stringMatching(/corrupt/) });
+    }
+    const third = await runChainWatch(w.deps, cfg, 'r3');
+    expect(third).toMatchObject({ outcome: 'CAUGHT_UP', next_block: 11, parked: 1, outcomes: { NOTED: 1 } });
+    expect(parked).toEqual([{ id: chainEventId(tx(200), 0), reason: expect.stringMatching(/^parked after 3 failed runs: .*corrupt/) }]);
+    expect(metric).toBe(1);
+    expect(w.cursor.item).toEqual({ next_block: 11, lease_until_ms: 0 });
+  });
 });

@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, paginateQuery, paginateScan, PutCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, paginateQuery, paginateScan, PutCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AuditHead, BatchAnchor } from '../../domain/anchoring';
 import type { AuditAnchorStore } from '../../domain/ports';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../../domain/records';
@@ -53,6 +53,39 @@ export class AuditAnchorRepository implements AuditAnchorStore {
       }
     }
     return heads;
+  }
+
+  async anchoredHeads(heads: AuditHead[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < heads.length; i += BATCH_GET_KEYS) {
+      let keysLeft: Array<Record<string, unknown>> = heads.slice(i, i + BATCH_GET_KEYS).map((h) => keys.batchAnchor(h.batch_id, h.sequence_number));
+      for (let round = 0; keysLeft.length > 0; round++) {
+        if (round > 8) throw new Error(`reading ${keysLeft.length} batch anchors: DynamoDB keeps leaving keys unprocessed`);
+        if (round > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
+        const r = await documentClient().send(new BatchGetCommand({
+          RequestItems: { [tableName()]: { Keys: keysLeft, ConsistentRead: true, ProjectionExpression: 'batch_id, head_sequence_number' } },
+        }));
+        for (const item of r.Responses?.[tableName()] ?? []) found.add(`${String(item.batch_id)}#${Number(item.head_sequence_number)}`);
+        keysLeft = (r.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
+      }
+    }
+    return found;
+  }
+
+  async clearStaleMarkers(markerIds: string[], at: string): Promise<void> {
+    // The marker leaves the pending index (and stays, as IAM allows no delete); conditioned on still being pending, so a replay changes nothing.
+    for (let i = 0; i < markerIds.length; i += 25) {
+      await Promise.all(markerIds.slice(i, i + 25).map(async (id) => {
+        try {
+          await documentClient().send(new UpdateCommand({
+            TableName: tableName(), Key: keys.anchorMarker(id), UpdateExpression: 'SET cleared_at = :at, cleared_as = :why REMOVE GSI2PK, GSI2SK',
+            ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':at': at, ':why': 'covered by an anchored head' },
+          }));
+        } catch (err) {
+          if (!isConditionalCheckFailed(err)) throw err;
+        }
+      }));
+    }
   }
 
   async openAnchor(): Promise<AuditAnchorRecord | null> {

@@ -163,10 +163,28 @@ export class CustodyRepository implements CustodyStore {
   }
 
   /** A write the chain refused (reverted): FAILED, out of the open index. */
+  /**
+   * The write was refused (or discarded): its job (if any, and still PENDING) FAILED with the
+   * reason first, then the write FAILED and out of the open index — in this order, so a crash
+   * between them is repaired by the retry, which finds the write still open. Idempotent.
+   */
   async markFailed(id: string, reason: string, at: string): Promise<void> {
+    const fresh = await this.getLedgerTx(id);
+    if (fresh?.job_id) {
+      try {
+        await documentClient().send(new UpdateCommand({
+          TableName: tableName(), Key: keys.job(fresh.job_id),
+          UpdateExpression: 'SET #s = :f, #e = :e, completed_at = :at', ConditionExpression: '#s = :p',
+          ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+          ExpressionAttributeValues: { ':f': 'FAILED', ':p': 'PENDING', ':e': { code: 'LEDGER_UNAVAILABLE', message: reason.slice(0, 1000) }, ':at': at },
+        }));
+      } catch (err) {
+        if (!isConditionalCheckFailed(err)) throw err;
+      }
+    }
     await documentClient().send(new UpdateCommand({
       TableName: tableName(), Key: keys.ledgerTx(id), UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at REMOVE GSI2PK, GSI2SK',
-      ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':f': 'FAILED', ':r': reason, ':at': at },
+      ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':f': 'FAILED', ':r': reason.slice(0, 1000), ':at': at },
     }));
   }
 

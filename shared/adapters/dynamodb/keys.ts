@@ -16,6 +16,8 @@
  *   GSI2 (sparse): GSI2PK PENDING_NATIONAL_CHECK, GSI2SK <registered_at>#<farmer_id> on the job of a
  *   registration the national registry (MAAIF) has not answered yet, until the check is settled.
  * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
+ *   GSI2 (sparse): GSI2PK PARKED_LEDGER_TX, GSI2SK <parked_at>#<id> instead while the write is parked
+ *   (it failed every allowed attempt) until an operator retries or discards it.
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
  * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
  * | DDS of a batch      | DDS_GUARD#<batch_id>        | META                |                     |                                |
@@ -68,6 +70,10 @@ export const META = 'META';
 export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
+/** GSI2 partition of parked ledger writes (failed every allowed attempt; an operator retries or discards them). */
+export const PARKED_LEDGER_TX = 'PARKED_LEDGER_TX';
+/** GSI2 partition of chain events the watcher parked (failed in every allowed run). */
+export const PARKED_CHAIN_EVENT = 'PARKED_CHAIN_EVENT';
 export const PENDING_PIN = 'PENDING_PIN';
 /** GSI2 partition of audit appends not yet covered by a mined periodic anchor (decisions §13). */
 export const UNANCHORED = 'UNANCHORED';
@@ -115,6 +121,8 @@ export const keys = {
   ledgerTx: (id: string) => ({ PK: `LEDGER_TX#${id}`, SK: META }),
   /** Sparse index of ledger writes not yet confirmed (the writer and reconciliation). */
   openLedgerTxGsi: (createdAt: string, id: string) => ({ GSI2PK: OPEN_LEDGER_TX, GSI2SK: `${createdAt}#${id}` }),
+  /** Sparse index of parked ledger writes, oldest parked first (operators: `npm run ledger-parked`). */
+  parkedLedgerTxGsi: (parkedAt: string, id: string) => ({ GSI2PK: PARKED_LEDGER_TX, GSI2SK: `${parkedAt}#${id}` }),
   purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
   dds: (id: string) => ({ PK: `DDS#${id}`, SK: META }),
   /** An Idempotency-Key of a caller (token subject) on one operation; expires after 24 h (TTL). */
@@ -162,6 +170,8 @@ export const keys = {
   depositCounter: (year: number) => ({ PK: `COUNTER#DEPOSIT#${year}`, SK: META }),
   /** The chain watcher's block cursor and lease on one chain (shared/adapters/dynamodb/chain-cursor.ts). */
   chainCursor: (chainId: number) => ({ PK: `CHAIN_CURSOR#${chainId}`, SK: META }),
+  /** A chain event the watcher failed to apply: its failed runs, and while parked GSI2 PARKED_CHAIN_EVENT <parked_at>#<event_id>. */
+  chainEventFailure: (chainId: number, eventId: string) => ({ PK: `CHAIN_EVENT#${chainId}#${eventId}`, SK: META }),
   /** An evidence photo upload (decisions §14; shared/adapters/dynamodb/evidence-upload-repo.ts). */
   evidenceUpload: (uploadId: string) => ({ PK: `EVIDENCE_UPLOAD#${uploadId}`, SK: META }),
 };

@@ -1,7 +1,6 @@
 import { TokenAlreadyMintedError } from '../../domain/errors';
 import {
   BaseError,
-  ContractFunctionRevertedError,
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
   createClient,
@@ -30,7 +29,8 @@ import {
   waitForTransactionReceipt,
   writeContract,
 } from 'viem/actions';
-import { LedgerUnavailableError } from '../../domain/errors';
+import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError } from '../../domain/errors';
+import { isTransportFailure, revertReasonOf } from './revert';
 import type { Hex, Ledger, LedgerReceipt, VaultCall, VaultLedger } from '../../domain/ports';
 import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
 import { vaultCallData, vaultRevertReason } from './vault-ledger';
@@ -364,17 +364,23 @@ export class EvmLedger implements Ledger, VaultLedger {
     return run;
   }
 
-  /** viem errors → domain errors; anything else is returned unchanged. */
+  /**
+   * viem errors → domain errors (see ./revert.ts); anything else is returned unchanged. A revert
+   * (decoded with the contracts' ABI, wherever it shows: simulation, gas estimation, a call) →
+   * `LedgerRefusedError` with its reason (a mint of an existing id → `TokenAlreadyMintedError`); an
+   * RPC endpoint that cannot be reached → `LedgerTransportError`; any other RPC failure →
+   * `LedgerUnavailableError`.
+   */
   private mapError(err: unknown, operation: string, tokenId?: bigint): unknown {
     if (!(err instanceof BaseError)) return err;
-    const revert = revertOf(err);
-    if (revert) {
-      const reason = revert.data?.errorName ?? revert.reason ?? 'reverted';
+    const reason = revertReasonOf(err);
+    if (reason !== undefined) {
       if (operation === 'mint' && reason === 'ERC721InvalidSender' && tokenId !== undefined) {
         return new TokenAlreadyMintedError(tokenId, err);
       }
-      return new LedgerUnavailableError(`The ledger refused ${operation}: ${reason}`, err);
+      return new LedgerRefusedError(operation, reason, err);
     }
+    if (isTransportFailure(err)) return new LedgerTransportError(`Ledger RPC unreachable during ${operation}: ${err.shortMessage}`, err);
     return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${err.shortMessage}`, err);
   }
 }
@@ -444,12 +450,6 @@ export function createVaultLedgerFromEnv(env: Record<string, string | undefined>
 
 function toReceipt(r: { status: 'success' | 'reverted'; blockNumber: bigint; transactionHash: Hex }): LedgerReceipt {
   return { status: r.status, blockNumber: r.blockNumber, txHash: r.transactionHash };
-}
-
-function revertOf(err: unknown): ContractFunctionRevertedError | undefined {
-  if (!(err instanceof BaseError)) return undefined;
-  const found = err.walk((e) => e instanceof ContractFunctionRevertedError);
-  return found instanceof ContractFunctionRevertedError ? found : undefined;
 }
 
 function checkTokenId(tokenId: bigint): void {

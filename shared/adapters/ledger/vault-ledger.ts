@@ -1,6 +1,7 @@
-import { BaseError, ExecutionRevertedError, RawContractError, decodeErrorResult, encodeFunctionData, getAddress, isAddress, hexToString, keccak256, stringToHex, toHex } from 'viem';
+import { encodeFunctionData, getAddress, hexToString, isAddress, keccak256, stringToHex, toHex } from 'viem';
 import type { Hex, VaultCall } from '../../domain/ports';
-import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from './abi';
+import { lendingVaultAbi } from './abi';
+import { revertReasonOf } from './revert';
 
 /**
  * The vault side of the EVM ledger (LendingVault.sol): how the service's ids become on-chain
@@ -83,33 +84,12 @@ export function vaultCallData(call: VaultCall): { functionName: string; data: He
   }
 }
 
-/** Every error the vault's calls can revert with (its own, OpenZeppelin's, BatchToken's, the asset's). */
-const vaultErrorsAbi = [...lendingVaultAbi, ...batchTokenAbi, ...testUsdcAbi].filter((e) => e.type === 'error');
-
 /**
- * The revert of a failed call, when `err` is one (viem error carrying the revert data): the custom
- * error's name (`TokenLocked`, `InsufficientLiquidity`, `AccessControlUnauthorizedAccount`, …),
+ * The revert of a failed vault call, when `err` is one (see `revertReasonOf` in ./revert.ts): the
+ * custom error's name (`TokenLocked`, `InsufficientLiquidity`, `AccessControlUnauthorizedAccount`, …),
  * the reason string of a `require`, or "reverted" without data. `undefined` when `err` is not a
  * revert (the RPC failed).
  */
 export function vaultRevertReason(err: unknown): string | undefined {
-  if (!(err instanceof BaseError)) return undefined;
-  // The revert data sits on the JSON-RPC error (`data`, or `data.data` on some nodes) somewhere in the chain.
-  const dataOf = (e: unknown): Hex | undefined => {
-    const d = (e as { data?: unknown }).data;
-    const hex = typeof d === 'string' ? d : typeof (d as { data?: unknown })?.data === 'string' ? (d as { data: string }).data : undefined;
-    return hex && /^0x[0-9a-fA-F]*$/.test(hex) ? hex as Hex : undefined;
-  };
-  const withData = err.walk((e) => dataOf(e) !== undefined);
-  const raw = err.walk((e) => e instanceof RawContractError);
-  const data = withData ? dataOf(withData) : undefined;
-  if (data && data.length >= 10) {
-    try {
-      return decodeErrorResult({ abi: vaultErrorsAbi, data }).errorName;
-    } catch {
-      return `reverted with unknown error ${data.slice(0, 10)}`;
-    }
-  }
-  if (raw instanceof RawContractError || err.walk((e) => e instanceof ExecutionRevertedError)) return 'reverted';
-  return undefined;
+  return revertReasonOf(err);
 }
