@@ -1,5 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
-import { checkEvidencePhoto, parseEvidencePhoto, stripPhotoMetadata } from '../../shared/domain/evidence-photo';
+import { checkEvidencePhoto, parseEvidencePhoto } from '../../shared/domain/evidence-photo';
+import { stripPhotoMetadata } from '../../shared/domain/photo-metadata';
 import { buildEvidencePackage } from '../../shared/domain/evidence-package';
 import { holdsMetadata, JPEG, JPEG_WITH_METADATA, PNG, PNG_WITH_METADATA, WEBP, WEBP_STRIPPED, WEBP_WITH_METADATA } from './support/images';
 
