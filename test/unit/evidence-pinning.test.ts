@@ -138,6 +138,10 @@ describe('against fauxqs S3 and the pinning sandbox', () => {
     await archiveEvidence({ archive: new S3EvidenceArchive({ bucket: 'evidence-test', region: 'us-east-1', endpoint: fauxqs.address }) }, pkg.cid, pkg.blocks, pkg.files);
     const route = ipfsGatewayHandler(async () => (await import('../../functions/get-ipfs/handler')).handler as never);
     const server: Server = createServer((req, res) => void route(req, res, new URL(req.url ?? '/', 'http://local')));
+    // A loaded machine can leave a pooled connection idle past Node's 5 s keep-alive; the server
+    // would then close it just as fetch reuses it (ECONNRESET), which says nothing of the route.
+    server.keepAliveTimeout = 120_000;
+    const unknown = (await buildEvidencePackage({ evidence: { unknown: true } })).cid;
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
@@ -160,7 +164,6 @@ describe('against fauxqs S3 and the pinning sandbox', () => {
       expect(files[1]!.bytes).toEqual(PHOTO);
       expect((await buildUnixfsDirectory(files)).cid).toBe(pkg.cid);
 
-      const unknown = (await buildEvidencePackage({ evidence: { unknown: true } })).cid;
       const r404 = await fetch(`${base}/ipfs/${unknown}`);
       expect(r404.status).toBe(404);
       expect(((await r404.json()) as { error: { code: string } }).error.code).toBe('ROUTE_NOT_FOUND');
