@@ -118,7 +118,7 @@ describe('12 concurrent identical payout creations', () => {
       now: () => new Date(),
       provider: fakePayoutProvider({
         quote: async () => ({ quote_id: `q-${Math.random()}`, rate: '3700.25', expires_at: new Date(Date.now() + 60_000).toISOString() }),
-        createOrder: async (o) => ({ order_id: `ord-${++orders}`, reference: o.reference, status: 'PENDING', amount_usd_micro: o.amount_usd_micro, amount_ugx: 46_253, exchange_rate: '3700.25', recipient: o.recipient, created_at: new Date().toISOString() }),
+        createOrder: async (o) => ({ order_id: `ord-${++orders}`, reference: o.reference, status: 'PENDING', amount_usd_micro: o.amount_usd_micro, amount_ugx: 22_202, exchange_rate: '3700.25', recipient: o.recipient, created_at: new Date().toISOString() }),
       }),
       workflow: fakePayoutWorkflow({ start: async () => {} }),
     };
@@ -130,7 +130,7 @@ describe('12 concurrent identical payout creations', () => {
       if (round % reasons.length === 0) batchId = await mintedBatch();
       const reason = reasons[round % reasons.length]!;
       const results = await Promise.allSettled(Array.from({ length: 12 }, () => createFarmerPayout(deps, caller, {
-        farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason, amount: { usd_micro: 12_500_000 },
+        farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason, amount: { usd_micro: 6_000_000 }, // MANUAL + TOP_UP of one batch stay within its value (README "Money controls")
       })));
       rounds.push(tally(results.map(outcome)));
     }
@@ -161,7 +161,7 @@ describe('12 concurrent identical payout creations', () => {
         quote: async () => ({ quote_id: 'q-retry', rate: '3700.25', expires_at: new Date(Date.now() + 60_000).toISOString() }),
         createOrder: async (o) => {
           if (providerDown) throw new ProviderUnavailableError();
-          const order = orders.get(o.reference) ?? { order_id: `ord-${orders.size + 1}`, reference: o.reference, status: 'PENDING' as const, amount_usd_micro: o.amount_usd_micro, amount_ugx: 46_253, exchange_rate: '3700.25', recipient: o.recipient, created_at: new Date().toISOString() };
+          const order = orders.get(o.reference) ?? { order_id: `ord-${orders.size + 1}`, reference: o.reference, status: 'PENDING' as const, amount_usd_micro: o.amount_usd_micro, amount_ugx: 22_202, exchange_rate: '3700.25', recipient: o.recipient, created_at: new Date().toISOString() };
           orders.set(o.reference, order);
           return order;
         },
@@ -173,7 +173,7 @@ describe('12 concurrent identical payout creations', () => {
       workflow: fakePayoutWorkflow({ start: async () => {} }),
     };
     const batchId = await mintedBatch();
-    const input = { farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason: 'MANUAL' as const, amount: { usd_micro: 12_500_000 } };
+    const input = { farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason: 'MANUAL' as const, amount: { usd_micro: 6_000_000 } }; // with the TOP_UP below, within the batch's value
     const first = await createFarmerPayout(deps, caller, input).catch((e: unknown) => e);
     expect(first).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', details: { payout_id: expect.stringMatching(/^PAY-/) } });
     const left = await deps.payouts.get((first as DomainError & { details: { payout_id: string } }).details.payout_id);

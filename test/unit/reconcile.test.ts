@@ -6,7 +6,7 @@ import type { LedgerWriteMessage, ProviderOrder } from '../../shared/domain/port
 import type { Payout } from '../../shared/domain/records';
 import { requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';
-import { aBatch, aFarmer, aLedgerTx, aPayout, fakeBatchStore, fakeCustodyStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
+import { aBatch, aCooperative, aFarmer, aLedgerTx, aPayout, fakeBatchStore, fakeCustodyStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
 
 /** Reconciliation asks the provider before it does anything, and never pays again. */
 
@@ -122,7 +122,8 @@ describe('reconcilePayouts: batches still without their NET_COFFEE_PAYMENT payou
         awaitingPayoutBefore: async (before) => { calls.push(`awaiting ${before}`); return [B7, B8]; },
         get: async (id) => { quoting = id; return aBatch({ batch_id: id }); },
       }),
-      registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null) }),
+      // The cooperative's export premium is part of the batch's value (the cap on its payouts).
+      registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null), getCooperative: async () => aCooperative() }),
     };
     return { deps, calls };
   }
