@@ -1,9 +1,9 @@
 import { isAddress, zeroAddress, type Chain, type Client, type Transport } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trace-log-reader.ts).
-import { getBlockNumber, getLogs, readContract } from 'viem/actions';
+import { getLogs, readContract } from 'viem/actions';
 import type { ChainLogSource, Hex, WatchedChainLog } from '../../domain/ports';
 import { batchTokenAbi, lendingVaultAbi, traceLogAbi } from './abi';
-import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { ledgerReadClient, ledgerReadConfigFromEnv, headBlockOf, ledgerUnavailable } from './read-config';
 import { idOfVaultRef } from './vault-ledger';
 
 /** Configuration of an `EvmChainLogSource` (read-only: no signing key). */
@@ -49,12 +49,7 @@ export class EvmChainLogSource implements ChainLogSource {
   }
 
   async headBlock(): Promise<bigint> {
-    await this.checkChain();
-    try {
-      return await getBlockNumber(this.client, { cacheTime: 0 });
-    } catch (err) {
-      throw ledgerUnavailable(err, 'eth_blockNumber');
-    }
+    return headBlockOf({ client: this.client, checkChain: this.checkChain });
   }
 
   async logsIn(fromBlock: bigint, toBlock: bigint): Promise<WatchedChainLog[]> {

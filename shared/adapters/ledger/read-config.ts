@@ -1,5 +1,5 @@
 import { BaseError, createClient, http, isAddress, type Chain, type Client, type Transport } from 'viem';
-import { getChainId } from 'viem/actions';
+import { getBlockNumber, getChainId } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex } from '../../domain/ports';
 import { ledgerChain } from './evm-ledger';
@@ -90,4 +90,17 @@ export async function assertChainId(client: Client<Transport, Chain>, expected: 
     throw ledgerUnavailable(err, 'eth_chainId');
   }
   if (reported !== expected) throw new LedgerUnavailableError(`The ledger endpoint is chain ${reported}, expected ${expected}.`);
+}
+
+/**
+ * The chain's current block (never cached), after the reader's chain-id check. Errors:
+ * LedgerUnavailableError (`eth_blockNumber` failed, or the endpoint is another chain).
+ */
+export async function headBlockOf(reader: { client: Client<Transport, Chain>; checkChain: () => Promise<void> }): Promise<bigint> {
+  await reader.checkChain();
+  try {
+    return await getBlockNumber(reader.client, { cacheTime: 0 });
+  } catch (err) {
+    throw ledgerUnavailable(err, 'eth_blockNumber');
+  }
 }

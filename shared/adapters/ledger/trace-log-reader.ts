@@ -8,11 +8,11 @@ import {
   type Transport,
 } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trail-reader.ts).
-import { getBlockNumber, getTransactionReceipt } from 'viem/actions';
+import { getTransactionReceipt } from 'viem/actions';
 import type { ChainDepthReader } from '../../domain/chain-confirmations';
 import type { Hex, RecordedStage, TraceLogReader } from '../../domain/ports';
 import { traceLogAbi } from './abi';
-import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { ledgerReadClient, ledgerReadConfigFromEnv, headBlockOf, ledgerUnavailable } from './read-config';
 
 /** Configuration of an `EvmTraceLogReader` (read-only: no signing key). */
 export interface TraceLogReaderConfig {
@@ -88,12 +88,7 @@ export class EvmTraceLogReader implements TraceLogReader, ChainDepthReader {
 
   /** The chain's current block. Errors: LedgerUnavailableError. */
   async headBlock(): Promise<bigint> {
-    await this.checkChain();
-    try {
-      return await getBlockNumber(this.client, { cacheTime: 0 });
-    } catch (err) {
-      throw ledgerUnavailable(err, 'eth_blockNumber');
-    }
+    return headBlockOf({ client: this.client, checkChain: this.checkChain });
   }
 }
 

@@ -10,11 +10,11 @@ import {
   type Transport,
 } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trace-log-reader.ts).
-import { call as ethCall, getBlockNumber, getLogs, getTransaction, getTransactionReceipt, readContract } from 'viem/actions';
+import { call as ethCall, getLogs, getTransaction, getTransactionReceipt, readContract } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
 import type { Hex, PurchaseOrderPayment, VaultReader, VaultState, VaultWriteResult } from '../../domain/ports';
 import { lendingVaultAbi } from './abi';
-import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable } from './read-config';
+import { ledgerReadClient, ledgerReadConfigFromEnv, headBlockOf, ledgerUnavailable } from './read-config';
 import { VAULT_LOAN_STATUSES, idOfVaultRef, vaultRef, vaultRevertReason, vaultShareholder, type VaultLoanStatus } from './vault-ledger';
 
 /** Configuration of an `EvmVaultReader` (read-only: no signing key). */
@@ -177,12 +177,7 @@ export class EvmVaultReader implements VaultReader {
   }
 
   private async latestBlock(): Promise<bigint> {
-    await this.checkChain();
-    try {
-      return await getBlockNumber(this.client, { cacheTime: 0 });
-    } catch (err) {
-      throw ledgerUnavailable(err, 'eth_blockNumber');
-    }
+    return headBlockOf({ client: this.client, checkChain: this.checkChain });
   }
 
   private async read<F extends 'totalAssets' | 'totalSupply' | 'loansOutstanding' | 'loansWrittenOff' | 'idleAssets' | 'balanceOf' | 'convertToAssets' | 'loanOf' | 'escrowOf'>(
