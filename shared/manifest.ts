@@ -32,8 +32,12 @@ export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-fil
 export type Need =
   | 'table:read'
   | 'table:write'
-  /** Delete a payout that never reached the provider, with its guard (PAYMENT#, PAYOUT_GUARD# only). */
+  /** Delete a payout that never reached the provider, with its guard (PAYMENT#PAY-…, PAYMENT#DISB-…, PAYOUT_GUARD# only; never a deposit PAYMENT#DEP-…). */
   | 'payout:discard'
+  /** Delete a loan's batch guard (LOAN_GUARD# only) when the loan is repaid or cancelled. */
+  | 'loan-guard:release'
+  /** Append entries to a batch's hash-chained audit log (put AUDIT# items; without it every write there is denied). */
+  | 'audit:append'
   | 'payout-state-machine:start'
   | 'payout-state-machine:callback'
   | 'payout-request-queue:send'
@@ -54,12 +58,14 @@ export type Need =
   /** Read the lending vault (no signing key): figures, positions, buyer payments. */
   | 'vault:read'
   /**
-   * Keep evidence (decisions §14): write its CAR to the service's own evidence bucket before the
-   * commit, read it back, and queue its pin job for the background pinner.
+   * Keep evidence (decisions §14): write its CAR and files to the service's own evidence bucket
+   * before the commit (write only), and queue its pin job for the background pinner.
    */
   | 'pin-store'
-  /** Read the service's own copy of evidence (the evidence bucket): GET /ipfs/{cid}, the background pinner. */
+  /** Read evidence CARs (car/) of the service's own copy (the evidence bucket): audits, GET /ipfs/{cid}, the background pinner. */
   | 'evidence-archive:read'
+  /** Hand out presigned GETs of evidence files (files/) of the own copy: GET /ipfs/{cid}/{name}. */
+  | 'evidence-files:read'
   /** Queue a pin job for the background pinner. */
   | 'evidence-pin-queue:send'
   /** The IPFS pinning service that imports evidence CARs (an S3-compatible pinning API, or Kubo / IPFS Cluster dag/import). */
@@ -171,7 +177,9 @@ export const LEDGER_MEMORY_MIB = 1024;
 export const NEEDS = {
   'table:read': { summary: 'Point reads and queries of the single table.', env: ['TABLE_NAME'], secrets: [] },
   'table:write': { summary: 'Reads, conditional puts and updates of the single table.', env: ['TABLE_NAME'], secrets: [] },
-  'payout:discard': { summary: 'Delete a never-sent payout and its guard (a grant only).', env: [], secrets: [] },
+  'payout:discard': { summary: 'Delete a never-sent payout (PAYMENT#PAY-…, PAYMENT#DISB-…) and its guard (PAYOUT_GUARD#) (a grant only).', env: [], secrets: [] },
+  'loan-guard:release': { summary: 'Delete a loan\'s batch guard (LOAN_GUARD#) when the loan is repaid or cancelled (a grant only).', env: [], secrets: [] },
+  'audit:append': { summary: 'Put new entries (AUDIT#) of a batch\'s append-only audit log (a grant only: roles without it may not write AUDIT# items at all).', env: [], secrets: [] },
   'payout-state-machine:start': { summary: 'Start payout lifecycle executions.', env: ['PAYOUT_STATE_MACHINE_ARN'], secrets: [] },
   'payout-state-machine:callback': { summary: 'Resume or fail a waiting payout attempt (task token).', env: ['PAYOUT_STATE_MACHINE_ARN'], secrets: [] },
   'payout-request-queue:send': { summary: 'Queue a submitted batch\'s payout.', env: ['PAYOUT_REQUEST_QUEUE_URL'], secrets: [] },
@@ -216,12 +224,13 @@ export const NEEDS = {
   },
   'vault:read': { summary: 'Read the lending vault, no signing key (figures, MFI positions, buyer payments).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'LENDING_VAULT_ADDRESS'], secrets: [], optionalEnv: ['LEDGER_RPC_RETRY_COUNT'] },
   'pin-store': {
-    summary: 'Keep evidence (decisions §14): its CAR in the own evidence bucket (car/<cid>.car) before the commit, read back for audits, and a pin job on the evidence pin queue.',
+    summary: 'Keep evidence (decisions §14): its CAR (car/<cid>.car) and files (files/<cid>/<name>) put in the own evidence bucket before the commit (no read), and a pin job on the evidence pin queue.',
     env: ['EVIDENCE_BUCKET', 'EVIDENCE_PIN_QUEUE_URL'],
     secrets: [],
     optionalEnv: ['AWS_ENDPOINT_URL_S3', 'IPFS_GATEWAY_URL'],
   },
-  'evidence-archive:read': { summary: 'Read evidence CARs from the own evidence bucket.', env: ['EVIDENCE_BUCKET'], secrets: [], optionalEnv: ['AWS_ENDPOINT_URL_S3'] },
+  'evidence-archive:read': { summary: 'Read evidence CARs (car/) from the own evidence bucket.', env: ['EVIDENCE_BUCKET'], secrets: [], optionalEnv: ['AWS_ENDPOINT_URL_S3'] },
+  'evidence-files:read': { summary: 'Presigned GETs of evidence files (files/<cid>/<name>) of the own evidence bucket.', env: ['EVIDENCE_BUCKET'], secrets: [], optionalEnv: ['AWS_ENDPOINT_URL_S3'] },
   'evidence-pin-queue:send': { summary: 'Queue an evidence pin job.', env: ['EVIDENCE_PIN_QUEUE_URL'], secrets: [] },
   'evidence-pinning': {
     summary: 'The IPFS pinning service evidence CARs are uploaded to: EVIDENCE_PINNING_API `s3` (an S3-compatible pinning API: PutObject with metadata import=car into EVIDENCE_PINNING_BUCKET at EVIDENCE_PINNING_ENDPOINT, credentials {access_key_id, secret_access_key}) or `kubo` (POST <EVIDENCE_PINNING_ENDPOINT>/api/v0/dag/import, credentials {authorization} or {}).',
@@ -435,43 +444,43 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/farmers/{id}/credit-score', fn: 'get-credit-score', auth: 'jwt', needs: ['table:read'], summary: 'The farmer\'s credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer\'s cooperative).' },
   { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
   { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
-  { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send', 'evidence-uploads:read'], maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
+  { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'evidence-uploads:read'], maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
   { method: 'POST', path: '/batch/{id}/evidence-uploads', fn: 'create-evidence-upload', auth: 'jwt', needs: ['table:write', 'evidence-uploads:presign'], summary: 'An upload URL for a stage\'s evidence photo: a presigned S3 PUT bound to its image type and size (decisions §14).' },
   { method: 'GET', path: '/batch/{id}/audit', fn: 'get-batch-audit', auth: 'jwt', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The batch\'s hash-chained audit log, verified against the trace log and the pinned evidence.' },
-  { method: 'POST', path: '/purchase-orders', fn: 'create-purchase-order', auth: 'jwt', needs: ['table:write'], summary: 'Create a purchase order over batches (DRAFT).' },
-  { method: 'POST', path: '/purchase-orders/{id}/confirm', fn: 'confirm-purchase-order', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.' },
+  { method: 'POST', path: '/purchase-orders', fn: 'create-purchase-order', auth: 'jwt', needs: ['table:write', 'audit:append'], summary: 'Create a purchase order over batches (DRAFT).' },
+  { method: 'POST', path: '/purchase-orders/{id}/confirm', fn: 'confirm-purchase-order', auth: 'jwt', needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'], summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.' },
   { method: 'GET', path: '/batch/{id}', fn: 'get-batch', auth: 'jwt', needs: ['table:read'], summary: 'Read a batch with its stage history.' },
   { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
-  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'manual-payout-limit'], summary: 'Pay a farmer to mobile money.' },
+  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'manual-payout-limit'], summary: 'Pay a farmer to mobile money.' },
   { method: 'GET', path: '/payments/farmer-payout/{id}', fn: 'get-farmer-payout', auth: 'jwt', needs: ['table:read'], summary: 'Status of a farmer payout.' },
-  { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone (decisions §11).' },
+  { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'audit:append', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone (decisions §11).' },
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
-  { method: 'POST', path: '/loans', fn: 'create-loan', auth: 'jwt', needs: ['table:write', 'price-feed', 'ledger-write-queue:send', 'loan-terms'], summary: 'Lend to a batch\'s farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).' },
+  { method: 'POST', path: '/loans', fn: 'create-loan', auth: 'jwt', needs: ['table:write', 'audit:append', 'price-feed', 'ledger-write-queue:send', 'loan-terms'], summary: 'Lend to a batch\'s farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).' },
   { method: 'GET', path: '/loans/{id}', fn: 'get-loan', auth: 'jwt', needs: ['table:read'], summary: 'A loan with its collateral, loan-to-value, disbursement and repayment.' },
   { method: 'GET', path: '/batch/{id}/loan', fn: 'get-batch-loan', auth: 'jwt', needs: ['table:read'], summary: 'The batch\'s active loan (404 LOAN_NOT_FOUND when none).' },
   { method: 'POST', path: '/mfi/deposits', fn: 'create-mfi-deposit', auth: 'jwt', needs: ['table:write', 'onramp'], summary: 'Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….' },
   { method: 'GET', path: '/mfi/vault', fn: 'get-mfi-vault', auth: 'jwt', needs: ['vault:read', 'table:read'], summary: 'The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate, loans 30+ days past due (PAR30) and written-off principal; an MFI token also sees its own shares (MFI, ADMIN).' },
   { method: 'POST', path: '/api/webhooks/onramp', fn: 'onramp-webhook', auth: 'webhook', needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'], summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.' },
-  { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
+  { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
   { method: 'POST', path: '/eudr/verify-gfw', fn: 'verify-gfw', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Check a farm against deforestation alerts after 2020-12-31 again.' },
   { method: 'GET', path: '/cooperatives/{id}/flagged-farms', fn: 'list-flagged-farms', auth: 'jwt', needs: ['table:read'], summary: 'Farms the forest check flagged: the manual-review list of a cooperative.' },
   { method: 'POST', path: '/eudr/generate-dds', fn: 'generate-dds', auth: 'jwt', needs: ['table:write', 'dds-filing-queue:send'], summary: 'Generate a batch\'s due diligence statement and file it with the EU Information System.' },
   { method: 'GET', path: '/eudr/dds/{id}', fn: 'get-dds', auth: 'jwt', needs: ['table:read'], summary: 'A due diligence statement with its filing state.' },
   { method: 'GET', path: '/eudr/dds/{id}/xml', fn: 'get-dds-xml', auth: 'jwt', needs: ['table:read'], summary: 'The SubmitDdsRequest XML of a due diligence statement.' },
   { method: 'GET', path: '/eudr/dds/{id}/evidence', fn: 'get-dds-evidence', auth: 'jwt', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch\'s trail and audit anchors, as canonical JSON with its CID.' },
-  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], summary: 'Signed chain events, each applied only at the watcher\'s confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).' },
+  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], summary: 'Signed chain events, each applied only at the watcher\'s confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).' },
   { method: 'GET', path: '/purchase-orders/{id}/settlement', fn: 'get-settlement', auth: 'jwt', needs: ['table:read'], summary: 'A purchase order\'s buyer payments and settlement: AWAITING_PAYMENT with paid and due, or how the payments were applied (loans repaid with interest, batches SETTLED, remainder released); unapplied payments listed.' },
-  { method: 'POST', path: '/purchase-orders/{id}/settle', fn: 'settle-purchase-order', auth: 'jwt', needs: ['table:write', 'pin-store', 'ledger-write-queue:send'], summary: 'Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).' },
-  { method: 'POST', path: '/purchase-orders/{id}/refunds', fn: 'refund-buyer-payment', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Return an unapplied buyer payment (another payer, an unknown order, after settlement) to its payer from the vault (ADMIN).' },
+  { method: 'POST', path: '/purchase-orders/{id}/settle', fn: 'settle-purchase-order', auth: 'jwt', needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'], summary: 'Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).' },
+  { method: 'POST', path: '/purchase-orders/{id}/refunds', fn: 'refund-buyer-payment', auth: 'jwt', needs: ['table:write', 'audit:append', 'ledger-write-queue:send'], summary: 'Return an unapplied buyer payment (another payer, an unknown order, after settlement) to its payer from the vault (ADMIN).' },
   { method: 'POST', path: '/webhooks/endpoints', fn: 'create-webhook-endpoint', auth: 'jwt', needs: ['table:write', 'outbound-webhooks', 'outbound-secrets:seal'], summary: 'Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.' },
   { method: 'GET', path: '/webhooks/endpoints', fn: 'list-webhook-endpoints', auth: 'jwt', needs: ['table:read'], summary: 'The caller\'s own outbound webhook endpoints (secrets never shown).' },
   { method: 'DELETE', path: '/webhooks/endpoints/{id}', fn: 'delete-webhook-endpoint', auth: 'jwt', needs: ['table:write'], summary: 'Delete an outbound webhook endpoint.' },
   { method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', fn: 'rotate-webhook-secret', auth: 'jwt', needs: ['table:write', 'outbound-secrets:seal'], summary: 'A new signing secret (shown only here); the old one keeps signing for 24 h.' },
   { method: 'GET', path: '/webhooks/endpoints/{id}/deliveries', fn: 'list-webhook-deliveries', auth: 'jwt', needs: ['table:read'], summary: 'The endpoint\'s delivery log, newest first, paginated.' },
   { method: 'POST', path: '/webhooks/deliveries/{id}/replay', fn: 'replay-webhook-delivery', auth: 'jwt', needs: ['table:write', 'outbound-webhook-queue:send'], summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).' },
-  { method: 'GET', path: '/ipfs/{id}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'A public evidence package by its IPFS CID from the service\'s own copy: the directory listing as JSON (a DDS is private: 404).' },
-  { method: 'GET', path: '/ipfs/{id}/{name}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read'], summary: 'A file of a public evidence package by CID and name: its exact bytes.' },
+  { method: 'GET', path: '/ipfs/{id}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read', 'evidence-files:read'], summary: 'A public evidence package by its IPFS CID from the service\'s own copy: the directory listing as JSON (a DDS is private: 404).' },
+  { method: 'GET', path: '/ipfs/{id}/{name}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read', 'evidence-files:read'], summary: 'A file of a public evidence package by CID and name: its exact bytes.' },
   { method: 'GET', path: '/trace/{id}', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).' },
   { method: 'GET', path: '/trace/{id}/qr.svg', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The QR code (SVG) of the batch\'s public trace page URL.' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
@@ -481,20 +490,20 @@ export const routes: RouteDef[] = [
 ];
 
 export const workers: WorkerDef[] = [
-  { fn: 'payout-attempt', kind: 'state-machine-task', substitution: 'PayoutAttemptFunctionArn', needs: ['table:write', 'payout-provider', 'payout-state-machine:callback'], timeoutSeconds: 30, summary: 'Creates (idempotently) the provider order of one attempt and parks the task token.' },
-  { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
-  { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
-  { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', batchSize: 1, needs: ['table:write', 'ledger', 'vault', 'vault:read', 'payout-request-queue:send', 'ledger-write-queue:send'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
+  { fn: 'payout-attempt', kind: 'state-machine-task', substitution: 'PayoutAttemptFunctionArn', needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback'], timeoutSeconds: 30, summary: 'Creates (idempotently) the provider order of one attempt and parks the task token.' },
+  { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'audit:append', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
+  { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'audit:append', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
+  { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', batchSize: 1, needs: ['table:write', 'audit:append', 'loan-guard:release', 'ledger', 'vault', 'vault:read', 'payout-request-queue:send', 'ledger-write-queue:send'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
   { fn: 'national-registry-check', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'maaif'], timeoutSeconds: 60, summary: 'Completes farmer registrations still waiting for the national farmer registry (MAAIF); those it cannot answer yet wait for the next run.' },
   { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
-  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
-  { fn: 'chain-event-watcher', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], timeoutSeconds: 60, summary: 'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.' },
+  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
+  { fn: 'chain-event-watcher', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], timeoutSeconds: 60, summary: 'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.' },
   { fn: 'audit-anchorer', kind: 'scheduled', schedule: 'rate(5 minutes)', intervalVariable: 'ANCHOR_INTERVAL_S', needs: ['table:write', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'The periodic anchor of audit logs (decisions §13): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.' },
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner); requests the vault write-off (WRITE_OFF_LOAN, for the single ledger writer) of loans still ACTIVE 90 days past due.' },
   { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
   { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks', 'outbound-secrets:open', 'outbound-secrets:seal'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message (opening the endpoint\'s sealed secrets; a plaintext secret of an endpoint registered before sealing is sealed then) and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
   { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (decisions §14): uploads each stage evidence CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },
-  { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
+  { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];
 
 /** The shared REQUEST authorizer's function folder. */

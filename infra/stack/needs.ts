@@ -16,6 +16,7 @@ import type { ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import { GSI1, GSI2, type StatefulResources } from './stateful-resources';
 import { EVIDENCE_UPLOADS_PREFIX, type EvidenceUploads } from './evidence-uploads';
+import { keys } from '../../shared/adapters/dynamodb/keys';
 
 /** Table reads: point reads and queries (table, GSI1, GSI2); no Scan. */
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
@@ -34,18 +35,47 @@ export const TABLE_DENIED_ACTIONS = ['dynamodb:DeleteItem', 'dynamodb:BatchWrite
 
 /**
  * Audit entries (`PK = AUDIT#<batch_id>`, shared/adapters/dynamodb/keys.ts) are append-only
- * (decisions §8 hash chain): they are put once with attribute_not_exists, and no function may
- * update them.
+ * (hash-chained): they are put once with attribute_not_exists, and no function may update or
+ * delete them. Only functions with the `audit:append` need may put them at all.
  */
-export const AUDIT_PARTITION_PATTERN = 'AUDIT#*';
+export const AUDIT_PARTITION_PATTERN = `${keys.auditPartition('')}*`;
+
+/** Every action that can write an item: denied on `AUDIT#*` to roles without `audit:append`. */
+export const ITEM_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'];
+
+/** Denied on `AUDIT#*` even to appenders: an entry, once put, never changes. */
+export const AUDIT_APPENDER_DENIED_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'];
 
 /**
- * The only items any function may delete: a payout whose provider order could not be placed, and
- * its (batch, reason) guard, removed together so the caller can simply retry (decisions §7,
- * `PROVIDER_UNAVAILABLE` leaves no payout behind). Functions with the `payout:discard` need may
- * delete in these partitions and nowhere else.
+ * The only items any function may delete, by the need that allows it (DeleteItem with every
+ * `dynamodb:LeadingKeys` matching these patterns; denied anywhere else):
+ *
+ * - `payout:discard`: a payout whose provider order could not be placed, and its (batch, reason)
+ *   guard, removed together so the caller can simply retry (`PROVIDER_UNAVAILABLE` leaves no
+ *   payout behind). Payouts and MFI deposits share the `PAYMENT#` partition prefix, so the
+ *   pattern names the payout id formats (shared/domain/ids.ts): farmer payouts `PAY-…` and loan
+ *   disbursements `DISB-…`; a deposit `PAYMENT#DEP-…` can never be deleted. A `LeadingKeys`
+ *   condition sees the partition key only, and the id is part of it, so this is expressible
+ *   exactly. (That the payout is still PENDING is the adapter's condition expression, not IAM's.)
+ * - `loan-guard:release`: a loan's batch guard (`LOAN_GUARD#<batch>`), removed in the same
+ *   transaction that moves the loan to REPAID or CANCELLED (`LoanRepository.transition`), so the
+ *   batch can be lent against again. Only the single ledger writer settles loans.
+ *
+ * The guard is kept as a delete (not a status update) because its absence is what the loan's
+ * creation checks with attribute_not_exists; releasing it by update would change that contract
+ * for every reader.
  */
-export const DISCARDABLE_PARTITION_PATTERNS = ['PAYMENT#*', 'PAYOUT_GUARD#*'];
+export const DELETABLE_PARTITIONS = {
+  'payout:discard': [`${keys.payment('PAY-').PK}*`, `${keys.payment('DISB-').PK}*`, `${keys.payoutGuard('', '').PK.replace(/#+$/, '#')}*`],
+  'loan-guard:release': [`${keys.loanGuard('').PK}*`],
+} as const satisfies Partial<Record<Need, readonly string[]>>;
+
+/** The deletable partition patterns of `needs` (empty: the role may delete nothing). */
+export function deletablePartitions(needs: Iterable<Need>): string[] {
+  const out = new Set<string>();
+  for (const n of needs) for (const p of (DELETABLE_PARTITIONS as Partial<Record<Need, readonly string[]>>)[n] ?? []) out.add(p);
+  return [...out];
+}
 
 /** What `bindNeeds` wires functions to. */
 export interface NeedTargets {
@@ -60,8 +90,9 @@ export interface NeedTargets {
 }
 
 /**
- * Sets the environment and grants of `needs` on `target`, and denies every function item deletion
- * and updates of audit entries.
+ * Sets the environment and grants of `needs` on `target`; denies every function item deletion
+ * outside its needs' `DELETABLE_PARTITIONS`, every write of audit entries without `audit:append`,
+ * and updates of audit entries to all.
  */
 export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: NeedTargets): void {
   const { fn, role } = target;
@@ -72,25 +103,28 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
     (sm ??= StateMachine.fromStateMachineArn(target, 'PayoutStateMachineRef', t.payoutStateMachineArn));
 
   const needSet = new Set(needs);
-  if (needSet.has('payout:discard')) {
+  const deletable = deletablePartitions(needSet);
+  if (deletable.length > 0) {
+    // Deletes only where the role's needs allow: allowed when every leading key matches, denied when any does not.
     role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS.filter((a) => a !== 'dynamodb:DeleteItem'), resources: tableResources }));
     role.addToPrincipalPolicy(new PolicyStatement({
       effect: Effect.DENY,
       actions: ['dynamodb:DeleteItem'],
       resources: tableResources,
-      conditions: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': DISCARDABLE_PARTITION_PATTERNS } },
+      conditions: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': deletable } },
     }));
     role.addToPrincipalPolicy(new PolicyStatement({
       actions: ['dynamodb:DeleteItem'],
       resources: [s.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': DISCARDABLE_PARTITION_PATTERNS } },
+      // ForAllValues is true for a request without the key: require it (every DeleteItem carries it).
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': deletable }, Null: { 'dynamodb:LeadingKeys': 'false' } },
     }));
   } else {
     role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS, resources: tableResources }));
   }
   role.addToPrincipalPolicy(new PolicyStatement({
     effect: Effect.DENY,
-    actions: ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'],
+    actions: needSet.has('audit:append') ? AUDIT_APPENDER_DENIED_ACTIONS : ITEM_WRITE_ACTIONS,
     resources: tableResources,
     conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION_PATTERN] } },
   }));
@@ -108,7 +142,9 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
     // Grants beyond environment and secrets.
     switch (need) {
       case 'payout:discard':
-        break; // granted above
+      case 'loan-guard:release':
+      case 'audit:append':
+        break; // granted above (deletes and audit entries)
       case 'table:read':
         role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READ_ACTIONS, resources: tableResources }));
         break;
@@ -129,20 +165,26 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         s.queues[queueOfSendNeed(need)].grantSendMessages(role);
         break;
       case 'pin-store':
-      case 'evidence-archive:read': {
-        // The own copy of evidence: read CARs (and list car/, so a missing one is a 404); keeping evidence also puts them and queues pin jobs.
-        const actions = need === 'pin-store' ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'];
-        // Objects: car/<cid>.car and files/<cid>/<name> (handed out by presigned GET URLs, which act with this role).
-        const prefixes = ['car/', 'files/'];
-        role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: prefixes.map((p) => t.evidenceBucket.arnForObjects(`${p}*`)) }));
-        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [t.evidenceBucket.bucketArn], conditions: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } } }));
+      case 'evidence-archive:read':
+      case 'evidence-files:read': {
+        // The own copy of evidence: car/<cid>.car and files/<cid>/<name>. Keeping evidence only puts both
+        // (and queues pin jobs); reading CARs gets car/ (audits, the pinner, GET /ipfs); files/ are read
+        // only through presigned GETs (GET /ipfs/{cid}/{name}), which act with the presigner's rights.
+        // Readers may list their prefix, so a missing object is a 404, not a 403.
+        const grant = {
+          'pin-store': { actions: ['s3:PutObject'], prefixes: ['car/', 'files/'], list: false },
+          'evidence-archive:read': { actions: ['s3:GetObject'], prefixes: ['car/'], list: true },
+          'evidence-files:read': { actions: ['s3:GetObject'], prefixes: ['files/'], list: true },
+        }[need];
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: grant.actions, resources: grant.prefixes.map((p) => t.evidenceBucket.arnForObjects(`${p}*`)) }));
+        if (grant.list) role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [t.evidenceBucket.bucketArn], conditions: { StringLike: { 's3:prefix': grant.prefixes.map((p) => `${p}*`) } } }));
         if (need === 'pin-store') s.queues['evidence-pin-queue'].grantSendMessages(role);
         const bucketId = Stack.of(role).resolve(Stack.of(role).getLogicalId(t.evidenceBucket.node.defaultChild as CfnBucket)) as string;
-        for (const p of prefixes) {
+        for (const p of grant.prefixes) {
           Validations.of(role).acknowledge({
             // cdk-nag names the finding by the bucket's logical id: AwsSolutions-IAM5[Resource::<EvidenceBucket….Arn>/car/*].
             id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${p}*]`,
-            reason: `Evidence objects are keyed by CID (car/<cid>.car, files/<cid>/<name>), known only at run time: an object ARN with the ${p} prefix (and s3:ListBucket limited to the prefixes, so a missing object is a 404, not a 403) is as narrow as S3 allows.`,
+            reason: `Evidence objects are keyed by CID (car/<cid>.car, files/<cid>/<name>), known only at run time: an object ARN with the ${p} prefix (and s3:ListBucket limited to the prefix for readers, so a missing object is a 404, not a 403) is as narrow as S3 allows.`,
           });
         }
         break;
@@ -164,6 +206,11 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         // Exactly PutObject (presigned URLs act with this role's rights) or GetObject, under the uploads prefix only.
         const action = need === 'evidence-uploads:presign' ? 's3:PutObject' : 's3:GetObject';
         role.addToPrincipalPolicy(new PolicyStatement({ actions: [action], resources: [t.evidenceUploads.bucket.arnForObjects(`${EVIDENCE_UPLOADS_PREFIX}*`)] }));
+        if (need === 'evidence-uploads:read') {
+          // Without ListBucket S3 answers 403, not 404, for an upload that never arrived: the reader must see
+          // "missing" (EVIDENCE_UPLOAD_INVALID), not an error. Listing is limited to the uploads prefix.
+          role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [t.evidenceUploads.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${EVIDENCE_UPLOADS_PREFIX}*`] } } }));
+        }
         Validations.of(role).acknowledge({
           // cdk-nag names the finding by the bucket's logical id: AwsSolutions-IAM5[Resource::<EvidenceUploadsBucket….Arn>/evidence-uploads/*].
           id: `AwsSolutions-IAM5[Resource::<${Stack.of(role).resolve(Stack.of(role).getLogicalId(t.evidenceUploads.bucket.node.defaultChild as CfnBucket))}.Arn>/${EVIDENCE_UPLOADS_PREFIX}*]`,

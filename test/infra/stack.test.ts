@@ -12,7 +12,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { BUNDLE_BANNER, BUNDLE_EXTERNALS, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling, FUNCTION_LAYER_FILES, POWERTOOLS_PACKAGES, powertoolsLayerParameter, powertoolsVersion } from '../../infra/bundling';
 import { CoffeeTraceStack, functionSpecs, MAIN_TEMPLATE_RESOURCE_CEILING, scheduleOf } from '../../infra/stack/coffee-trace-stack';
 import { GATEWAY_ERRORS, STAGE_NAME } from '../../infra/stack/http-api';
-import { TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
+import { deletablePartitions, TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
 import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-machine';
 import { SETTING_DEFAULTS } from '../../infra/stack/settings';
 import { STAGES } from '../../infra/stack/stage';
@@ -326,16 +326,17 @@ describe('Lambda functions', () => {
       const statements = policy![1].Properties.PolicyDocument.Statement as Json[];
       const actions = (s: Json) => [s.Action].flat() as string[];
       const allowed = statements.filter((s) => s.Effect === 'Allow').flatMap(actions);
-      if (spec.needs.has('payout:discard')) {
-        // Deletes only in the PAYMENT# and PAYOUT_GUARD# partitions: allowed there, denied elsewhere.
-        const denyAll = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:BatchWriteItem'));
+      const deletable = deletablePartitions(spec.needs);
+      if (deletable.length > 0) {
+        // Deletes only in the partitions the needs name (payout discards, loan guards): allowed there, denied elsewhere.
+        const denyAll = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:BatchWriteItem') && !s.Condition);
         expect(denyAll && actions(denyAll).sort()).toEqual(TABLE_DENIED_ACTIONS.filter((a) => a !== 'dynamodb:DeleteItem').sort());
-        const denyElsewhere = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem'));
-        expect(denyElsewhere!.Condition).toEqual({ 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': ['PAYMENT#*', 'PAYOUT_GUARD#*'] } });
+        const denyElsewhere = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem') && s.Condition?.['ForAnyValue:StringNotLike']);
+        expect(denyElsewhere!.Condition).toEqual({ 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': deletable } });
         const allowDelete = statements.find((s) => s.Effect === 'Allow' && actions(s).includes('dynamodb:DeleteItem'));
-        expect(allowDelete!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PAYMENT#*', 'PAYOUT_GUARD#*'] } });
+        expect(allowDelete!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': deletable }, Null: { 'dynamodb:LeadingKeys': 'false' } });
       } else {
-        const deny = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem'));
+        const deny = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem') && !s.Condition);
         expect(deny && actions(deny).sort()).toEqual([...TABLE_DENIED_ACTIONS].sort());
         expect(allowed).not.toContain('dynamodb:DeleteItem');
       }

@@ -55,15 +55,17 @@
  * 4. payments of a batch, oldest first, paginated: Query GSI1 PAYMENTS#<batch_id>.
  * 5. a batch's audit log in order: Query AUDIT#<batch_id> (append-only: entries are put with
  *    attribute_not_exists and the batch's audit_seq advanced in the same transaction; IAM denies
- *    Update/Delete on AUDIT# keys).
+ *    Update/Delete on AUDIT# keys, and every write there to functions without `audit:append`).
  * 6. webhook replay protection: put WEBHOOK#… with attribute_not_exists in the same transaction
  *    that applies the webhook.
  * 7. farmers / batches of a cooperative: Query GSI1 COOP#<coop> (begins_with FARMER# / BATCH#); a
  *    farmer's batches (credit score): the same query filtered on farmer_id, bounded in pages.
  * 8. reconciliation: Query GSI2 OPEN_PAYOUT / AWAITING_PAYOUT / OPEN_LEDGER_TX with GSI2SK < now − threshold;
  *    registrations waiting for the national registry: Query GSI2 PENDING_NATIONAL_CHECK, oldest first.
- * 9. a payout that never reached the provider is deleted with its guard (the only deletes; IAM
- *    allows them in the PAYMENT# and PAYOUT_GUARD# partitions only, see infra/stack/needs.ts).
+ * 9. the only deletes: a payout that never reached the provider, with its guard (IAM allows them
+ *    in PAYMENT#PAY-…, PAYMENT#DISB-… and PAYOUT_GUARD# only, never a deposit PAYMENT#DEP-…), and
+ *    a loan's batch guard when the loan is repaid or cancelled (LOAN_GUARD# only); see
+ *    infra/stack/needs.ts DELETABLE_PARTITIONS.
  */
 
 export const META = 'META';
