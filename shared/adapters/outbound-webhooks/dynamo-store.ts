@@ -23,6 +23,8 @@ import { documentClient, isConditionalCheckFailed, tableName } from '../dynamodb
  */
 const endpointKey = (id: string) => ({ PK: `OWH_ENDPOINT#${id}`, SK: META });
 const deliveryKey = (id: string) => ({ PK: `OWH_DELIVERY#${id}`, SK: META });
+/** The keys of outbound webhook endpoints and deliveries (the IAM template tests check writers may write them). */
+export const outboundWebhookKeys = { endpoint: endpointKey, delivery: deliveryKey };
 const MFI_ENDPOINTS = 'OWH_MFI_ENDPOINTS';
 
 /** `whd_` + 26 base32 characters of sha256(endpoint id, event id). */
