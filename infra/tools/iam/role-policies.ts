@@ -48,7 +48,7 @@ export function resolveTemplate(template: Json, overrides: Record<string, Partia
   const a = TEST_ACCOUNT;
   for (const [id, res] of Object.entries((template.Resources ?? {}) as Record<string, Json>)) {
     const name = id;
-    let ref = name;
+    let ref = name; // most resources: Ref is the physical name
     let arn = `arn:aws:cloudformation:${r}:${a}:resource/${name}`;
     const attributes: Record<string, string> = {};
     switch (res.Type) {
@@ -76,7 +76,7 @@ export function resolveTemplate(template: Json, overrides: Record<string, Partia
         attributes.TopicArn = arn;
         break;
       case 'AWS::KMS::Key':
-        ref = `0000${name.length}-key-${name}`;
+        ref = `key-${name}`; // a key id (AWS: a UUID)
         arn = `arn:aws:kms:${r}:${a}:key/${ref}`;
         attributes.KeyId = ref;
         break;
@@ -106,8 +106,8 @@ export function resolveTemplate(template: Json, overrides: Record<string, Partia
         break;
     }
     attributes.Arn = arn;
-    out[id] = { ref, attributes: { ...attributes, ...(overrides[id]?.attributes ?? {}) }, ...(overrides[id]?.ref !== undefined ? { ref: overrides[id]!.ref! } : {}) };
-    if (overrides[id]?.ref === undefined) out[id]!.ref = ref;
+    const o = overrides[id];
+    out[id] = { ref: o?.ref ?? ref, attributes: { ...attributes, ...(o?.attributes ?? {}) } };
   }
   return out;
 }
