@@ -198,26 +198,26 @@ export class IamEnforcer {
    * AccessDeniedException (HTTP 403) when any request is refused.
    */
   instrument(clientPrototypes: object[], exceptions: Record<string, ServiceExceptionClass>): void {
-    const enforcer = this;
     for (const proto of new Set(clientPrototypes)) {
-      const p = proto as { send: Send; __iamEnforced?: boolean };
-      if (p.__iamEnforced) continue;
+      const p = proto as { send: Send; __iam?: { enforcer: IamEnforcer; exceptions: Record<string, ServiceExceptionClass> } };
+      // Patched once per prototype; a later enforcer (a restarted stack, a test) takes the patch over.
+      const patched = p.__iam !== undefined;
+      p.__iam = { enforcer: this, exceptions };
+      if (patched) continue;
       const original = p.send;
       p.send = function enforced(this: { config?: { serviceId?: string } }, command: Command, ...rest: unknown[]) {
+        const { enforcer, exceptions: ex } = p.__iam!;
         const fn = enforcer.current();
         if (!fn) return original.call(this, command, ...rest);
         const service = this.config?.serviceId ?? '';
-        const requests = enforcer.requestsOf(service, command);
-        const go = enforcer.check(fn, requests).then((refusal) => {
+        // The SDK's callback form (send(command, options?, cb)) is not used by the service.
+        return enforcer.check(fn, enforcer.requestsOf(service, command)).then((refusal) => {
           if (refusal === undefined) return original.call(this, command, ...rest);
-          const E = exceptions[service];
+          const E = ex[service];
           if (!E) throw Object.assign(new Error(refusal), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } });
           throw new E({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 403, requestId: `local-iam-${Date.now()}`, attempts: 1, totalRetryDelay: 0 }, message: refusal });
         });
-        // The SDK's callback form (send(command, options?, cb)) is not used by the service.
-        return go;
       };
-      p.__iamEnforced = true;
     }
   }
 
@@ -276,16 +276,18 @@ export class IamEnforcer {
    * with `s3:prefix` = the key), as S3 answers. Other requests pass untouched.
    */
   instrumentFetch(): void {
-    const origin = this.opts.s3Origin;
-    if (!origin) return;
-    const g = globalThis as { fetch: typeof fetch & { __iamEnforced?: boolean } };
-    if (g.fetch.__iamEnforced) return;
+    if (!this.opts.s3Origin) return;
+    const g = globalThis as { fetch: typeof fetch & { __iam?: IamEnforcer } };
+    if (g.fetch.__iam) {
+      g.fetch.__iam = this; // a later enforcer takes the patch over
+      return;
+    }
     const original = g.fetch;
-    const enforcer = this;
-    const wrapped = async function enforcedFetch(input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]): Promise<Response> {
+    const wrapped = Object.assign(async function enforcedFetch(input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]): Promise<Response> {
+      const enforcer = wrapped.__iam;
       const fn = enforcer.current();
       const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-      if (!fn || url.origin !== new URL(origin).origin) return original(input, init);
+      if (!fn || !enforcer.opts.s3Origin || url.origin !== new URL(enforcer.opts.s3Origin).origin) return original(input, init);
       const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       const requests = s3Requests(method, url, headers);
@@ -303,8 +305,8 @@ export class IamEnforcer {
         }
       }
       return res;
-    };
-    g.fetch = Object.assign(wrapped as typeof fetch, { __iamEnforced: true });
+    }, { __iam: this as IamEnforcer });
+    g.fetch = wrapped as typeof fetch & { __iam: IamEnforcer };
   }
 }
 
