@@ -48,6 +48,10 @@ import { DEFAULT_LOAN_TERM_DAYS } from '../../shared/domain/loan-terms';
  * service manifest (shared/manifest.ts) as in CDK, and the start fails naming any variable a
  * function's needs declare that is not set here. Every port but PORT is picked free at start.
  *
+ * IAM (docs/local-iam.md, ./iam/): every AWS call a handler makes is evaluated against its
+ * function's role in the synthesized CDK template and refused as AWS would refuse it, unless
+ * LOCAL_IAM_ENFORCE=false; LOCAL_IAM_DECISIONS_FILE=<path> records every decision as JSON lines.
+ *
  * LOCAL_METERING_FILE=<path> (benchmarks only) turns on usage metering (./metering.ts): every
  * handler, queue consumer, state-machine task and scheduled worker is counted, the counters are
  * served at GET /__local/metering and written to the file when the stack stops.
