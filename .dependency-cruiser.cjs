@@ -31,13 +31,6 @@ module.exports = {
       to: { path: '^shared/adapters/|^infra/' },
     },
     {
-      name: 'iam-simulator-dev-only',
-      comment: 'The IAM policy simulator (@cloud-copilot, AGPL) is a dev dependency of the local stack\'s IAM enforcement only: nothing else, and so no Lambda bundle, may import it.',
-      severity: 'error',
-      from: { pathNot: '^infra/local/iam/' },
-      to: { path: '(^|/)node_modules/@cloud-copilot/' },
-    },
-    {
       name: 'service-not-local-iam',
       comment: 'The local IAM enforcement is dev-only: functions and shared code never import it.',
       severity: 'error',

@@ -4,7 +4,7 @@
  * policies shaped as the CDK stack writes them (infra/stack/needs.ts). The clients' transport is a
  * counter that answers 200, so a refused call is one that never reached it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { SQSClient, SQSServiceException, SendMessageCommand } from '@aws-sdk/cli
 import { IamEnforcer, type KnownRefusal } from '../../infra/local/iam/enforcer';
 import { resolvePolicies, type TemplateRolePolicies } from '../../infra/local/iam/role-policies';
 import { S3UploadReader } from '../../shared/adapters/aws/s3-object-reader';
+import { repoRoot } from '../../shared/runtime/paths';
 
 const TABLE = 'coffee-trace-local';
 const TABLE_ARN = `arn:aws:dynamodb:us-east-1:000000000000:table/${TABLE}`;
@@ -215,5 +216,24 @@ describe('decisions file', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the simulator stays a dev dependency', () => {
+  test('only infra/local/iam imports @cloud-copilot (AGPL): no function, shared module or other infrastructure does', () => {
+    const root = repoRoot();
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(join(root, dir))) {
+        const rel = `${dir}/${e}`;
+        if (statSync(join(root, rel)).isDirectory()) walk(rel);
+        else if (/\.[cm]?[tj]s$/.test(e) && !rel.startsWith('infra/local/iam/') && /from ['"]@cloud-copilot\/|import\(['"]@cloud-copilot\/|require\(['"]@cloud-copilot\//.test(readFileSync(join(root, rel), 'utf8'))) offenders.push(rel);
+      }
+    };
+    for (const d of ['functions', 'shared', 'infra']) walk(d);
+    expect(offenders).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    expect(pkg.dependencies?.['@cloud-copilot/iam-simulate']).toBeUndefined();
+    expect(pkg.devDependencies?.['@cloud-copilot/iam-simulate']).toBeDefined();
   });
 });
