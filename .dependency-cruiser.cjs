@@ -31,6 +31,13 @@ module.exports = {
       to: { path: '^shared/adapters/|^infra/' },
     },
     {
+      name: 'service-not-local-iam',
+      comment: 'The local IAM enforcement is dev-only: functions and shared code never import it.',
+      severity: 'error',
+      from: { path: '^(functions|shared)/' },
+      to: { path: '^infra/local/' },
+    },
+    {
       name: 'adapters-implement-ports',
       comment: 'Adapters implement domain ports; they never reach up into use cases, composition, transport or handlers.',
       severity: 'error',

@@ -29,6 +29,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { Meter } from './metering';
+import { localIamEnforced, startLocalIam } from './iam/local-iam';
+import type { IamEnforcer } from './iam/enforcer';
 import { preparePriceFeedFile } from './price-feed-file';
 import { checkPublicBaseUrl } from '../../shared/config';
 import { DEFAULT_LOAN_TERM_DAYS } from '../../shared/domain/loan-terms';
@@ -45,6 +47,10 @@ import { DEFAULT_LOAN_TERM_DAYS } from '../../shared/domain/loan-terms';
  * variables the CDK stack sets in AWS. Queues, their consumers and batch sizes come from the
  * service manifest (shared/manifest.ts) as in CDK, and the start fails naming any variable a
  * function's needs declare that is not set here. Every port but PORT is picked free at start.
+ *
+ * IAM (docs/local-iam.md, ./iam/): every AWS call a handler makes is evaluated against its
+ * function's role in the synthesized CDK template and refused as AWS would refuse it, unless
+ * LOCAL_IAM_ENFORCE=false; LOCAL_IAM_DECISIONS_FILE=<path> records every decision as JSON lines.
  *
  * LOCAL_METERING_FILE=<path> (benchmarks only) turns on usage metering (./metering.ts): every
  * handler, queue consumer, state-machine task and scheduled worker is counted, the counters are
@@ -95,6 +101,8 @@ export const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: 
   // Evidence pin jobs: a failed pin is retried after 2 s.
   'evidence-pin-queue': { name: 'coffee-trace-evidence-pins', visibilitySeconds: 2 },
 };
+const LOCAL_STATE_MACHINE_NAME = 'coffee-trace-payout-lifecycle';
+const LOCAL_STATE_MACHINE_ARN = `arn:aws:states:us-east-1:000000000000:stateMachine:${LOCAL_STATE_MACHINE_NAME}`;
 const FN_ARN = (fn: string) => `arn:aws:lambda:us-east-1:000000000000:function:coffee-trace-${fn}`;
 
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
@@ -151,12 +159,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await createServiceTable(dynamo.endpoint, LOCAL_TABLE_NAME);
     // The table's change stream (outbound webhooks), as the CDK stack enables it.
     const tableStreamArn = await enableTableStream(dynamo.endpoint, LOCAL_TABLE_NAME);
+    const dlqArns = {} as Record<QueueName, string>;
     const queue = (q: QueueName) => {
       const { fifo, maxReceiveCount } = QUEUES[q];
       const { name, visibilitySeconds } = LOCAL_QUEUES[q];
       const suffix = fifo ? '.fifo' : '';
       const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
       const dead = fauxqs.createQueue(`${name}-dlq${suffix}`, { attributes: fifoAttributes });
+      dlqArns[q] = dead.queueArn;
       return fauxqs.createQueue(`${name}${suffix}`, {
         attributes: {
           ...fifoAttributes,
@@ -223,8 +233,24 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Opt-in metering: wrap every handler and count the SDK commands (off unless the variable is set).
     const meteringFile = process.env.LOCAL_METERING_FILE;
     const meter = meteringFile ? new Meter() : undefined;
-    const metered = <A extends unknown[], R>(fn: string, h: (...args: A) => Promise<R>, api = false) => (meter ? meter.wrap(fn, h, api) : h);
     meter?.instrument([DynamoDBClient, SQSClient, SNSClient, SFNClient].map((c) => Object.getPrototypeOf(c.prototype) as object));
+    // IAM enforcement (docs/local-iam.md; LOCAL_IAM_ENFORCE=false turns it off): every AWS call a
+    // handler makes is evaluated against its function's role in the synthesized CDK template.
+    let iam: IamEnforcer | undefined;
+    if (localIamEnforced()) {
+      iam = await startLocalIam({
+        region: 'us-east-1', account: '000000000000', tableName: LOCAL_TABLE_NAME, tableStreamArn, dynamoEndpoint: dynamo.endpoint,
+        queues: Object.fromEntries((Object.keys(queues) as QueueName[]).map((q) => [q, { arn: queues[q].queueArn, dlqArn: dlqArns[q] }])),
+        queueUrls: Object.fromEntries((Object.keys(queues) as QueueName[]).map((q) => [queues[q].queueUrl, q])),
+        topicArn: topic.topicArn, smsStandInTopicArn: smsTopic.topicArn,
+        buckets: { evidence: LOCAL_EVIDENCE_BUCKET, 'evidence-uploads': LOCAL_EVIDENCE_UPLOADS_BUCKET },
+        stateMachineArn: LOCAL_STATE_MACHINE_ARN, functionArn: FN_ARN, s3Endpoint: fauxqs.address, log,
+      });
+    } else log('IAM: not enforced (LOCAL_IAM_ENFORCE=false)');
+    const metered = <A extends unknown[], R>(fn: string, h: (...args: A) => Promise<R>, api = false) => {
+      const counted = meter ? meter.wrap(fn, h, api) : h;
+      return iam ? iam.wrap(fn, counted) : counted;
+    };
 
     // Evidence (decisions §14): the own copy in a bucket on fauxqs's S3, and the pinning service as a
     // sandbox of an S3-compatible IPFS pinning API (it checks each CAR and answers its root CID),
@@ -293,7 +319,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       functions[FN_ARN(w.fn)] = metered(w.fn, (payload: unknown) => (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, { awsRequestId: `local-${Date.now()}`, functionName: w.fn }));
     }
     const sfn = await startLocalStepFunctions({
-      name: 'coffee-trace-payout-lifecycle',
+      name: LOCAL_STATE_MACHINE_NAME,
       definition: readFileSync(join(repoRoot(), 'statemachines', 'payout-lifecycle.asl.json'), 'utf8'),
       substitutions,
       functions,
@@ -301,6 +327,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       log: (l) => log(`states: ${l}`),
     });
     stops.push(() => sfn.stop());
+    if (sfn.stateMachineArn !== LOCAL_STATE_MACHINE_ARN) throw new Error(`the local state machine is ${sfn.stateMachineArn}, IAM enforcement expected ${LOCAL_STATE_MACHINE_ARN}`);
     Object.assign(process.env, { AWS_ENDPOINT_URL_SFN: sfn.url, PAYOUT_STATE_MACHINE_ARN: sfn.stateMachineArn });
 
     const jwks = JSON.stringify(await localJwks(dataDir));

@@ -5,7 +5,8 @@ import { startLocalStack } from './stack';
  * `npm start`: the whole service on embedded components (decisions §1). Prints its URL once it
  * serves; SIGINT/SIGTERM stop every child process it started. Environment: PORT (3000),
  * LOCAL_DATA_DIR (.local/), LOCAL_TIME_SCALE (1), PAYOUT_SANDBOX_SETTLE_MS (2000),
- * CHAIN_WEBHOOK_SECRET, PAYOUT_WEBHOOK_SECRET; LOCAL_STACK_INFO_FILE (tests) receives a JSON
+ * CHAIN_WEBHOOK_SECRET, PAYOUT_WEBHOOK_SECRET, LOCAL_IAM_ENFORCE (true; docs/local-iam.md),
+ * LOCAL_IAM_DECISIONS_FILE; LOCAL_STACK_INFO_FILE (tests) receives a JSON
  * description of the running stack.
  */
 async function main() {

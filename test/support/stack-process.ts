@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,11 +27,17 @@ export interface StackProcess {
  * for the exit, and makes sure the children it reported (DynamoDB Local, hardhat) are gone.
  */
 export async function startStackProcess(env: Record<string, string> = {}, timeoutMs = 90_000): Promise<StackProcess> {
+  const iamOn = !/^(false|0|off|no)$/i.test((env.LOCAL_IAM_ENFORCE ?? process.env.LOCAL_IAM_ENFORCE ?? '').trim());
+  // IAM enforcement's role policies come from a CDK synth (tens of seconds when the sources changed): cached first, outside the start timeout.
+  if (iamOn) await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/local/iam/prepare.ts'], { cwd: repoRoot(), timeout: 600_000 });
   const dataDir = mkdtempSync(join(tmpdir(), 'coffee-trace-test-'));
   const infoFile = join(dataDir, 'stack-info.json');
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
     cwd: repoRoot(),
-    env: { ...process.env, PORT: '0', LOCAL_DATA_DIR: dataDir, LOCAL_STACK_INFO_FILE: infoFile, LOCAL_TIME_SCALE: '0.01', PAYOUT_SANDBOX_SETTLE_MS: '200', ...env },
+    env: { ...process.env, PORT: '0', LOCAL_DATA_DIR: dataDir, LOCAL_STACK_INFO_FILE: infoFile, LOCAL_TIME_SCALE: '0.01', PAYOUT_SANDBOX_SETTLE_MS: '200',
+      // TEMPORARY (issue 24): the two refusals IAM enforcement finds in today's roles, let through and logged until infra/stack/needs.ts grants them; delete this one line then.
+      LOCAL_IAM_KNOWN_REFUSALS: JSON.stringify([{ fn: 'ledger-writer', action: 'dynamodb:DeleteItem', leadingKey: 'LOAN_GUARD#*', why: 'ledger-writer may not delete LOAN_GUARD# (releasing a repaid loan)' }, { fn: 'update-batch-stage', action: 's3:ListBucket', resource: 'arn:aws:s3:::coffee-trace-evidence-uploads-local', why: 'update-batch-stage lacks s3:ListBucket on the uploads (missing upload: 403, not 404)' }]),
+      ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
