@@ -35,8 +35,6 @@ export async function startStackProcess(env: Record<string, string> = {}, timeou
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
     cwd: repoRoot(),
     env: { ...process.env, PORT: '0', LOCAL_DATA_DIR: dataDir, LOCAL_STACK_INFO_FILE: infoFile, LOCAL_TIME_SCALE: '0.01', PAYOUT_SANDBOX_SETTLE_MS: '200',
-      // TEMPORARY (issue 24): the two refusals IAM enforcement finds in today's roles, let through and logged until infra/stack/needs.ts grants them; delete this one line then.
-      LOCAL_IAM_KNOWN_REFUSALS: JSON.stringify([{ fn: 'ledger-writer', action: 'dynamodb:DeleteItem', leadingKey: 'LOAN_GUARD#*', why: 'ledger-writer may not delete LOAN_GUARD# (releasing a repaid loan)' }, { fn: 'update-batch-stage', action: 's3:ListBucket', resource: 'arn:aws:s3:::coffee-trace-evidence-uploads-local', why: 'update-batch-stage lacks s3:ListBucket on the uploads (missing upload: 403, not 404)' }]),
       ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
