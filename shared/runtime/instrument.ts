@@ -35,9 +35,12 @@ export function observability(): MiddlewareObj[] {
  * get the same middlewares inside their own middy stack (shared/http/handler.ts). `context` is the
  * Lambda context (in AWS the runtime's; locally infra/local/lambda-context.ts); without one (unit
  * tests) middy passes `{}` and the log lines simply lack the Lambda fields. An error the handler
- * throws is rethrown after the middlewares ran.
+ * throws is rethrown after the middlewares ran. No early timeout: the handler runs until the
+ * Lambda timeout ends it.
  */
 export function instrumented<E = undefined, R = unknown>(handler: (event: E, context: Context) => Promise<R>): (event?: E, context?: Context) => Promise<R> {
-  const wrapped = middy<E, R, Error, Context>(handler).use(observability());
+  // No early timeout (middy's default answers 5 ms before the deadline): a worker runs until its
+  // Lambda timeout ends it, as it did before these middlewares.
+  const wrapped = middy<E, R, Error, Context>(handler, { timeoutEarlyInMillis: 0 }).use(observability());
   return (event, context) => wrapped(event as E, context as Context);
 }
