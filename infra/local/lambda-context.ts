@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { functionManifest } from '../../shared/manifest';
+import { DEFAULT_MEMORY_MIB, functionManifest, ROUTE_TIMEOUT_SECONDS } from '../../shared/manifest';
 
 /** Each function's timeout and memory, as the stack gives them in AWS (shared/manifest.ts). */
 const MANIFEST = new Map(functionManifest().map((f) => [f.fn, f]));
@@ -14,11 +14,11 @@ export const GATEWAY_TIMEOUT_MS = 29_000;
  * manifest, a fresh request id (or `awsRequestId`), and `getRemainingTimeInMillis` counting down
  * from now to the function's timeout (or `timeoutMs`). The Powertools middlewares read it
  * (shared/runtime/instrument.ts): Logger puts the request id, function name, ARN and memory on
- * every line. @throws Error when `fn` is not in the manifest.
+ * every line. A function the manifest does not know (a test's stand-in) gets a route's defaults
+ * (ROUTE_TIMEOUT_SECONDS, DEFAULT_MEMORY_MIB).
  */
 export function localLambdaContext(fn: string, opts: { awsRequestId?: string; timeoutMs?: number } = {}): Context {
-  const entry = MANIFEST.get(fn);
-  if (!entry) throw new Error(`no function ${fn} in the manifest`);
+  const entry = MANIFEST.get(fn) ?? { timeoutSeconds: ROUTE_TIMEOUT_SECONDS, memoryMiB: DEFAULT_MEMORY_MIB };
   const deadline = Date.now() + (opts.timeoutMs ?? entry.timeoutSeconds * 1000);
   return {
     callbackWaitsForEmptyEventLoop: false,

@@ -8,6 +8,8 @@ import { logger } from '../../shared/runtime/logger';
 import { instrumented } from '../../shared/runtime/instrument';
 import { setMetricsSink } from '../../shared/runtime/metrics';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
+import { localLambdaContext } from '../../infra/local/lambda-context';
+import { functionManifest } from '../../shared/manifest';
 import { lambdaContext } from './support/api-event';
 
 /**
@@ -123,5 +125,20 @@ describe('SQS partial failures with Powertools Batch', () => {
     // only the first record was handled (and failed): one warning, no DynamoDB call for LTX-2
     expect(lines.filter((l) => l.message === 'queue message failed; it will be retried').map((l) => l.message_id)).toEqual(['m0']);
     expect(ddb.calls()).toHaveLength(0);
+  });
+});
+
+describe('the local stack\'s Lambda context', () => {
+  it('is complete: the function\'s name, ARN, memory and timeout from the manifest, a request id, and the time left counting down', async () => {
+    const ledger = functionManifest().find((f) => f.fn === 'ledger-writer')!;
+    const context = localLambdaContext('ledger-writer');
+    expect(context).toMatchObject({ functionName: 'ledger-writer', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:ledger-writer', memoryLimitInMB: String(ledger.memoryMiB), awsRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(ledger.timeoutSeconds * 1000);
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(ledger.timeoutSeconds * 1000 - 5_000);
+    expect(localLambdaContext('get-batch', { awsRequestId: 'r-1', timeoutMs: 29_000 })).toMatchObject({ awsRequestId: 'r-1' });
+
+    const task = instrumented(async () => void logger.info('local line'));
+    await task(undefined, context);
+    expect(lines.find((l) => l.message === 'local line')).toMatchObject({ function_name: 'ledger-writer', function_arn: context.invokedFunctionArn, function_memory_size: String(ledger.memoryMiB), function_request_id: context.awsRequestId });
   });
 });
