@@ -24,7 +24,7 @@ export const BUNDLE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
- * The npm scope of Powertools for AWS Lambda (Logger, Metrics, Tracer). In AWS its packages come
+ * The npm scope of Powertools for AWS Lambda (Logger, Metrics, Tracer, Batch). In AWS its packages come
  * from the official Powertools layer (infra/stack/service-function.ts `powertoolsLayer`), the way
  * the Powertools documentation recommends for esbuild bundles: the bundle leaves them out and the
  * layer, at exactly the version in package-lock.json, provides them under `/opt/nodejs/node_modules`.
@@ -43,11 +43,15 @@ export const POWERTOOLS_PACKAGE_SCOPE = '@aws-lambda-powertools';
  */
 export const BUNDLE_EXTERNALS: readonly string[] = ['@smithy/core/event-streams', `${POWERTOOLS_PACKAGE_SCOPE}/*`];
 
-/** The Powertools packages the functions import; all must be installed at one version (one shared `commons`). */
-export const POWERTOOLS_PACKAGES = ['logger', 'metrics', 'tracer'] as const;
+/**
+ * The Powertools packages the functions import; all must be installed at one version (one shared
+ * `commons`). Every one is in the official layer (its `generic/all` build holds commons, logger,
+ * metrics, tracer, batch, idempotency, parameters, jmespath and parser), so all stay out of the bundles.
+ */
+export const POWERTOOLS_PACKAGES = ['logger', 'metrics', 'tracer', 'batch'] as const;
 
 /**
- * The installed Powertools version (`2.36.0`), read from node_modules, which `npm ci` fills from the
+ * The installed Powertools version (`2.35.0`), read from node_modules, which `npm ci` fills from the
  * lockfile: the version of the layer the functions load in AWS.
  * @throws Error when the packages are not all at the same version.
  */

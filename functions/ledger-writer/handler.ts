@@ -18,7 +18,8 @@ const RECEIPT_WAIT_MS = 30_000;
  * estimated or mined) is settled as refused at once; one that fails LEDGER_WRITE_MAX_ATTEMPTS
  * times (default 8, transport failures not counted) is parked so the writes behind it proceed.
  * Metrics: LedgerWriteLag (commit → mined) on each confirmation, LedgerWriteRetries for each
- * delivery that did not land, LedgerWritesParked.
+ * delivery that did not land, LedgerWritesParked. Handled as a FIFO batch (`fifo: true`): a write
+ * that fails stops the batch, and it and the writes behind it are reported as failures unhandled.
  */
 export const handler = sqsConsumer<LedgerWriteMessage>(async (msg) => {
   const deps = ledgerWriterDeps();
@@ -28,4 +29,4 @@ export const handler = sqsConsumer<LedgerWriteMessage>(async (msg) => {
     msg.ledger_tx_id,
     { receiptWaitMs: RECEIPT_WAIT_MS, maxAttempts: Number.isSafeInteger(maxAttempts) && maxAttempts >= 1 ? maxAttempts : DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS },
   );
-}, { retryMetric: 'LedgerWriteRetries' });
+}, { retryMetric: 'LedgerWriteRetries', fifo: true });

@@ -12,6 +12,10 @@ const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as R
  * Consumer of the table's DynamoDB stream (decisions §12): each record's old and new image become
  * outbound webhook events and deliveries, in stream order. A record that fails is reported (and
  * the records after it), so the stream retries from there; the fan-out is idempotent.
+ * Not Powertools Batch: its stream processor goes on with the records after a failed one
+ * (concurrently by default, or in order with `processInParallel: false`) and reports each failure,
+ * so a later change of an entity could be published before an earlier one that failed; this loop
+ * stops at the first failure, which keeps the events in the stream's order.
  */
 export const handler = instrumented(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const deps = outboundDeps();

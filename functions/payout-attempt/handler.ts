@@ -14,9 +14,11 @@ async function run(event: { payout_id: string; attempt: number; round?: number; 
   const attempt = attemptNumber(event.round ?? 0, event.attempt);
   logger.appendKeys({ payout_id: event.payout_id, attempt });
   await runPayoutAttempt(payoutDeps(), { payout_id: event.payout_id, attempt, task_token: event.task_token });
-  logger.resetKeys();
   return { parked: true };
 }
 
-/** The task, its business metrics flushed (EMF) when it ends. */
+/**
+ * The task with the Powertools middlewares (shared/runtime/instrument.ts): its metrics flushed
+ * (EMF) when it ends, and the keys appended above removed then, success or throw.
+ */
 export const handler = instrumented(run);

@@ -14,9 +14,11 @@ async function run(event: { payout_id: string; attempt: number; round?: number; 
   logger.appendKeys({ payout_id: event.payout_id, attempt });
   const result = await checkPayoutAttempt(payoutDeps(), { payout_id: event.payout_id, attempt });
   logger.info('attempt checked', { outcome: result.outcome, last_error: event.last_error });
-  logger.resetKeys();
   return result;
 }
 
-/** The task, its business metrics flushed (EMF) when it ends. */
+/**
+ * The task with the Powertools middlewares (shared/runtime/instrument.ts): its metrics flushed
+ * (EMF) when it ends, and the keys appended above removed then, success or throw.
+ */
 export const handler = instrumented(run);

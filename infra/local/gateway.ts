@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ulid } from 'ulid';
 import { errorResponse, type HttpResult } from '../../shared/http/envelope';
-import type { RouteDef } from '../../shared/manifest';
+import { AUTHORIZER_FN, type RouteDef } from '../../shared/manifest';
+import { GATEWAY_TIMEOUT_MS, localLambdaContext } from './lambda-context';
 import { listenOnLoopback } from './loopback';
 
 /**
@@ -16,7 +17,7 @@ import { listenOnLoopback } from './loopback';
  */
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: unknown) => Promise<HttpResult>;
-export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: unknown) => Promise<APIGatewayAuthorizerResult>;
 
 /** API Gateway's own payload limit. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -159,7 +160,7 @@ export async function startGateway(opts: {
           resource: route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: {}, pathParameters: params,
           queryStringParameters: query, multiValueQueryStringParameters: {}, stageVariables: {},
           requestContext: {} as never,
-        });
+        }, localLambdaContext(AUTHORIZER_FN));
         const allowed = result.policyDocument.Statement.some((s) => (s as { Effect: string }).Effect === 'Allow');
         if (!allowed) throw new Error('Unauthorized');
         authorizer = { ...(result.context ?? {}), principalId: result.principalId };
@@ -182,7 +183,7 @@ export async function startGateway(opts: {
         authorizer,
       },
     } as unknown as APIGatewayProxyEvent;
-    const context = { awsRequestId: apiRequestId, functionName: route.fn, getRemainingTimeInMillis: () => 29_000, callbackWaitsForEmptyEventLoop: false };
+    const context = localLambdaContext(route.fn, { awsRequestId: apiRequestId, timeoutMs: GATEWAY_TIMEOUT_MS });
     let result: HttpResult;
     try {
       result = await (await handlerFor(route.fn))(event, context);

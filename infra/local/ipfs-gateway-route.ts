@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ulid } from 'ulid';
 import { errorResponse } from '../../shared/http/envelope';
+import { GATEWAY_TIMEOUT_MS, localLambdaContext } from './lambda-context';
 
 /** Path prefix this route serves. */
 export const IPFS_PATH_PREFIX = '/ipfs/';
@@ -57,7 +58,7 @@ export function ipfsGatewayHandler(load: () => Promise<(event: APIGatewayProxyEv
       pathParameters: params, stageVariables: null, body: null, isBase64Encoded: false,
       requestContext: { accountId: '000000000000', apiId: 'local', stage: 'local', requestId, httpMethod: 'GET', path: url.pathname, resourcePath: resource, authorizer: null, identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } },
     } as unknown as APIGatewayProxyEvent;
-    const result = await (await load())(event, { awsRequestId: requestId, functionName: 'get-ipfs', getRemainingTimeInMillis: () => 29_000 });
+    const result = await (await load())(event, localLambdaContext('get-ipfs', { awsRequestId: requestId, timeoutMs: GATEWAY_TIMEOUT_MS }));
     const body = result.body === undefined ? Buffer.alloc(0) : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
     res.writeHead(result.statusCode, { ...(result.headers ?? {}), 'content-length': body.byteLength });
     res.end(head ? undefined : body);

@@ -32,6 +32,7 @@ import { Meter } from './metering';
 import { localIamEnforced, startLocalIam } from './iam/local-iam';
 import type { IamEnforcer } from './iam/enforcer';
 import { preparePriceFeedFile } from './price-feed-file';
+import { localLambdaContext } from './lambda-context';
 import { checkPublicBaseUrl } from '../../shared/config';
 import { DEFAULT_LOAN_TERM_DAYS } from '../../shared/domain/loan-terms';
 
@@ -316,7 +317,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.kind !== 'state-machine-task') continue;
       const mod = await load(w.fn);
       substitutions[w.substitution] = FN_ARN(w.fn);
-      functions[FN_ARN(w.fn)] = metered(w.fn, (payload: unknown) => (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, { awsRequestId: `local-${Date.now()}`, functionName: w.fn }));
+      functions[FN_ARN(w.fn)] = metered(w.fn, (payload: unknown) => (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, localLambdaContext(w.fn)));
     }
     const sfn = await startLocalStepFunctions({
       name: LOCAL_STATE_MACHINE_NAME,
@@ -398,7 +399,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.kind !== 'queue-consumer') continue;
       const q = queues[w.queue];
       const mod = await load(w.fn);
-      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, concurrency: QUEUES[w.queue].fifo ? 1 : 5, handler: metered(w.fn, mod.handler as (e: never) => Promise<never>) as never, log: (l) => log(`${w.fn}: ${l}`) });
+      const consume = mod.handler as (e: unknown, c: unknown) => Promise<never>;
+      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, concurrency: QUEUES[w.queue].fifo ? 1 : 5, handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
     }
     // Table-stream consumers (DynamoDB Streams event sources in AWS): a poller of DynamoDB Local's stream.
@@ -407,7 +409,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     for (const w of workers) {
       if (w.kind !== 'table-stream-consumer') continue;
       const mod = await load(w.fn);
-      const poller = pollTableStream({ endpoint: dynamo.endpoint, streamArn: tableStreamArn, batchSize: w.batchSize, entities: w.entities, handler: metered(w.fn, mod.handler as (e: never) => Promise<never>) as never, log: (l) => log(`${w.fn}: ${l}`) });
+      const consume = mod.handler as (e: unknown, c: unknown) => Promise<never>;
+      const poller = pollTableStream({ endpoint: dynamo.endpoint, streamArn: tableStreamArn, batchSize: w.batchSize, entities: w.entities, handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never, log: (l) => log(`${w.fn}: ${l}`) });
       stops.push(() => poller.stop());
     }
     // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness
@@ -417,7 +420,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.kind !== 'scheduled') continue;
       if (w.fn === CHAIN_WATCHER_FN && chainEvents !== 'scheduled') continue; // the webhook-posting watcher reports chain events instead
       const mod = await load(w.fn);
-      const run = metered(w.fn, mod.handler as () => Promise<unknown>);
+      const scheduled = mod.handler as (e: unknown, c: unknown) => Promise<unknown>;
+      const run = metered(w.fn, () => scheduled({}, localLambdaContext(w.fn)));
       // A worker's interval setting (e.g. ANCHOR_INTERVAL_S) overrides its schedule, in seconds, scaled as well.
       const intervalSetting = w.intervalVariable ? process.env[w.intervalVariable]?.trim() : undefined;
       if (intervalSetting && !(Number(intervalSetting) > 0)) throw new Error(`${w.intervalVariable} must be a positive number of seconds, got ${intervalSetting}`);

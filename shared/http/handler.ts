@@ -7,7 +7,7 @@ import { callerFromContext, type Caller, type Role } from '../auth/claims';
 import { ANONYMOUS_CALLER, type AnonymousCaller } from '../domain/caller';
 import { DomainError, type ErrorDetail } from '../domain/errors';
 import { logger } from '../runtime/logger';
-import { instrumented } from '../runtime/instrument';
+import { observability } from '../runtime/instrument';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
 import { MIB } from '../manifest';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
@@ -72,8 +72,10 @@ export type HttpLambda = (event: Event, context: Context) => Promise<HttpResult>
  * non-JSON content type, 400 for malformed JSON), valibot validation (400 with details), and one
  * error middleware that turns every failure into the specification's envelope. Every answer
  * carries the security headers (nosniff, no-referrer, HSTS in AWS, a CSP on HTML: ./security-headers.ts). Unknown errors
- * become 500 INTERNAL_ERROR without leaking internals. The request is traced and its business metrics
- * flushed when it ends, answered or failed (shared/runtime/instrument.ts).
+ * become 500 INTERNAL_ERROR without leaking internals. The Powertools middlewares run outermost
+ * (shared/runtime/instrument.ts `observability`): the request is traced, every log line carries the
+ * Lambda request id and cold-start flag, its business metrics are flushed when it ends, answered
+ * or failed, and the keys added here (`request_id`, `route`) are removed then.
  */
 export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   opts: HttpHandlerOptions<S> & { public: true },
@@ -88,7 +90,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, never>) => Promise<HttpReply>,
 ): HttpLambda {
   const maxBody = opts.maxBodyBytes ?? MIB;
-  const base = middy<Event, HttpResult>().before(async (request) => {
+  const base = middy<Event, HttpResult>().use(observability()).before(async (request) => {
     const requestId = ulid();
     request.event._requestId = requestId;
     const raw = request.event.body ?? '';
@@ -136,12 +138,8 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
     .onError(async (request) => {
       const requestId = request.event._requestId ?? ulid();
       request.response = toErrorResponse(request.error, requestId);
-      logger.resetKeys();
-    })
-    .after(async () => {
-      logger.resetKeys();
     });
-  return instrumented((event: Event, context: Context) => handler(event, context));
+  return (event: Event, context: Context) => handler(event, context);
 }
 
 /**

@@ -16,15 +16,16 @@ import type { HttpReply, HttpRequest } from './handler';
  * caller checks access to the resource before calling this, so a replay is never served to a
  * token that could not make the request.
  *
- * Why not Powertools Idempotency (issue 9 asked to use it unless it cannot express a rule here):
- * it can express the scope (`makeIdempotent` over an inner `{scope, key, body}` with
- * `eventKeyJmesPath`), the body check (`payloadValidationJmesPath`) and the in-progress lock, but
- * two rules of this service it cannot keep: (1) the bundle budget of issue 8 — 2.35.0 (the newest
- * that installs here) with its DynamoDB persistence and JMESPath adds 49 KB minified over the
- * DynamoDB client alone (esbuild, measured 2026-11-22), taking submit-batch from 288 KB to about
- * 337 KB against its 300 KB budget; (2) the single-table key design — with `sortKeyAttr` every
- * record of a function shares one partition key (`idempotency#<function name>`), one hot
- * partition for all callers, where these records are keyed per scope and key (keys.idempotency).
+ * Why not Powertools Idempotency (docs/powertools.md): it can express the scope (`makeIdempotent`
+ * over an inner `{scope, key, body}` with `eventKeyJmesPath`), the body check
+ * (`payloadValidationJmesPath`) and the in-progress lock, but not the single-table key design:
+ * its DynamoDB persistence with `sortKeyAttr` (needed to share our table, whose key is pk + sk)
+ * writes every record of a function under one static partition key (`idempotency#<function
+ * name>`, DynamoDBPersistenceLayer.getKey), one hot partition for all callers of a creating
+ * route, where these records are keyed per scope and key (keys.idempotency). (An earlier second
+ * reason, the bundle bytes — 49 KB minified with its DynamoDB persistence and JMESPath, measured
+ * 2026-11-22 — no longer holds: Powertools packages now come from the official layer, which holds
+ * idempotency too, and are left out of every bundle, infra/bundling.ts.)
  */
 export async function withIdempotency<B>(repo: IdempotencyStore, operation: string, req: HttpRequest<B>, run: () => Promise<HttpReply>): Promise<HttpReply> {
   const key = req.headers['idempotency-key'];

@@ -10,9 +10,9 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * layer, not the bundle (infra/bundling.ts).
  *
  * Use cases count through {@link metrics} (the `MetricsRecorder` port-like interface, with no
- * AWS type in it); every entry point flushes once per invocation through `instrumented`
- * (./instrument.ts), which `httpHandler` (shared/http/handler.ts) and `sqsConsumer`
- * (./sqs-consumer.ts) use too.
+ * AWS type in it); every entry point flushes once per invocation through Powertools' `logMetrics`
+ * middleware (./instrument.ts `observability`, which `httpHandler` in shared/http/handler.ts and
+ * `sqsConsumer` in ./sqs-consumer.ts use too), given {@link metricsPublisher}.
  */
 /** The metrics of the service, with their units (the README "Operating" section lists them). */
 export const METRICS = {
@@ -139,6 +139,33 @@ export function setMetricsSink(write: ((line: string) => void) | undefined): voi
   sink = write;
   pending = [];
 }
+
+/**
+ * What Powertools' `logMetrics` middleware flushes at the end of every invocation: a Powertools
+ * `Metrics` whose `publishStoredMetrics` is {@link flushMetrics}. Why our own flush and not one
+ * `Metrics` instance that use cases write to directly: (1) one invocation records values with
+ * different dimension values (e.g. `DdsFilings` FILED and REJECTED, `WebhookRejections` by
+ * `reason`), and one Powertools `Metrics` document carries a single set of dimension values, so
+ * each distinct set needs its own document (measured with 2.35.0: `outcome` FILED then REJECTED
+ * on one instance gives one document with `outcome: REJECTED` and `DdsFilings: [1, 1]`, the FILED
+ * filing counted as rejected); (2) the local stack appends the lines to METRICS_FILE, while
+ * Powertools publishes to stdout only; (3) use cases count through {@link MetricsRecorder}, with no
+ * Powertools type in them.
+ */
+class FlushingMetrics extends Metrics {
+  /** Writes the invocation's buffered values ({@link flushMetrics}); never throws. */
+  public override publishStoredMetrics(): this {
+    flushMetrics();
+    return this;
+  }
+}
+
+/** The `Metrics` the `logMetrics` middleware flushes (shared/runtime/instrument.ts). */
+export const metricsPublisher: Metrics = new FlushingMetrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE,
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'coffee-trace',
+  logger: SILENT,
+});
 
 /**
  * Counts a failed outbound webhook delivery attempt (`reason`: e.g. `HTTP_500`, `TIMEOUT`,
