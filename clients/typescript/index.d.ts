@@ -1,7 +1,7 @@
 import type { Client, ClientOptions } from 'openapi-fetch';
-import type { paths } from './api-types';
+import type { paths } from './api-types.js';
 
-export type { components, operations, paths } from './api-types';
+export type { components, operations, paths } from './api-types.js';
 
 /** Options of {@link createCoffeeTraceClient}: openapi-fetch's, with the API's base URL required and a bearer token. */
 export interface CoffeeTraceClientOptions extends ClientOptions {
