@@ -8,8 +8,8 @@
  *    several fresh processes. User-facing functions (API routes and the authorizer, on a caller's
  *    request path) get {@link USER_FACING_COLD_LOAD_BUDGET_MS}; workers (queues, state-machine
  *    tasks, schedules) {@link WORKER_COLD_LOAD_BUDGET_MS}. Budgets are for the 2-core machines CI
- *    runs on, shared and noisy, so they hold about 1.5× the medians measured there; Lambda's own
- *    init is faster.
+ *    runs on, shared and noisy (medians of 240–800 ms there, up to twice that under load), so they
+ *    hold about twice the heaviest medians; Lambda's own init is faster.
  * 2. Bytes only as a baseline that grows with a reason: infra/bundle-baseline.json holds each
  *    bundle's minified size with the reason of its last change; a bundle more than
  *    {@link BUNDLE_GROWTH_TOLERANCE} over it fails, asking to update the baseline with a reason
@@ -21,9 +21,9 @@ import { AUTHORIZER_FN, routes } from '../shared/manifest';
 import { repoRoot } from '../shared/runtime/paths';
 
 /** Cold-load budget (median ms) of a user-facing function: an API route's or the authorizer. */
-export const USER_FACING_COLD_LOAD_BUDGET_MS = 1000;
+export const USER_FACING_COLD_LOAD_BUDGET_MS = 1500;
 /** Cold-load budget (median ms) of a worker: queue consumer, state-machine task, schedule. */
-export const WORKER_COLD_LOAD_BUDGET_MS = 1500;
+export const WORKER_COLD_LOAD_BUDGET_MS = 2500;
 /** A bundle may grow this much (fraction) over its baseline before the reason must be written down. */
 export const BUNDLE_GROWTH_TOLERANCE = 0.05;
 /** The byte baseline, relative to the repository root. */
