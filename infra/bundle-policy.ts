@@ -8,8 +8,8 @@
  *    several fresh processes. User-facing functions (API routes and the authorizer, on a caller's
  *    request path) get {@link USER_FACING_COLD_LOAD_BUDGET_MS}; workers (queues, state-machine
  *    tasks, schedules) {@link WORKER_COLD_LOAD_BUDGET_MS}. Budgets are for the 2-core machines CI
- *    runs on, shared and noisy (medians of 240–800 ms there, up to twice that under load), so they
- *    hold about twice the heaviest medians; Lambda's own init is faster.
+ *    runs on, shared and noisy (quiet medians 216–433 ms there, up to 1,540 ms under heavy load:
+ *    docs/bundles.md); Lambda's own init is faster.
  * 2. Bytes only as a baseline that grows with a reason: infra/bundle-baseline.json holds each
  *    bundle's minified size with the reason of its last change; a bundle more than
  *    {@link BUNDLE_GROWTH_TOLERANCE} over it fails, asking to update the baseline with a reason
