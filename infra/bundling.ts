@@ -7,7 +7,7 @@
  * the runtime's copy (the one exception, a part no client of ours can reach, is
  * {@link BUNDLE_EXTERNALS}). Licence comments go to `index.mjs.LEGAL.txt` beside the bundle and
  * non-ASCII text is written as UTF-8 rather than `\u` escapes, so the JavaScript the function loads
- * is only code. Size budgets: ./bundle-budget.ts.
+ * is only code. The bundle policy (cold-load budgets, byte baseline): ./bundle-policy.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import createClient from 'openapi-fetch';
 import { createPublicClient, http, isAddressEqual } from 'viem';
 import { batchTokenAbi } from '../../shared/adapters/ledger/abi';
-import type { paths } from '../client/api-types';
+import type { paths } from '../../clients/typescript/api-types';
 import { runVerify } from '../tools/verify-cli';
 import { runBuyerPay } from './buyer-pay';
 import { localDataDir, signDevToken } from './dev-keys';
@@ -22,7 +22,7 @@ import { localDataDir, signDevToken } from './dev-keys';
  * cooperative; last the batch's custody trail is checked independently as `npm run verify` does.
  * Every wait is bounded and fails with what it was waiting for (exit code 1). Every call goes
  * through the typed client: openapi-fetch over the types generated from the service's OpenAPI
- * document (infra/client/api-types.ts, `npm run gen:client`), so paths, parameters and bodies are
+ * document (clients/typescript/api-types.d.ts, `npm run gen:client`), so paths, parameters and bodies are
  * checked against the document at compile time.
  * Environment: DEMO_URL (default http://127.0.0.1:$PORT, PORT default 3000), LOCAL_DATA_DIR
  * (the running service's, for its token key, its chain endpoints and the dev buyer's key).

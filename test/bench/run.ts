@@ -17,9 +17,10 @@ import { settlementBench } from './settlement';
  *  2. p50/p95 of GET /payments/{id};
  *  3. the service's own time from a settlement webhook received to COMPLETED readable (the webhook
  *     carries the sandbox's settled order's values, read from the sandbox API, as the service confirms them).
- * Then the payout-faults run (./payout-faults.ts), custody, EUDR, and last the size of every
- * function bundle against its budget (./bundles.ts, infra/bundle-budget.ts; no stack needed; a
- * bundle over budget makes the exit code 1 and the summary line says which).
+ * Then the payout-faults run (./payout-faults.ts), custody, EUDR, and last every function bundle's
+ * cold-load time against its budget and bytes against the baseline (./bundles.ts,
+ * infra/bundle-policy.ts; no stack needed; a function over budget or a bundle grown over its
+ * baseline makes the exit code 1 and the summary lines say which).
  * BENCH_ONLY=cost: AWS cost per payout and per batch lifecycle from metered counts (./cost.ts).
  * BENCH_ONLY=settlement: a buyer's payment of a 40-batch purchase order with loans → settlement
  * COMPLETED and the last batch SETTLED, and the ledger transactions it took (./settlement.ts).
