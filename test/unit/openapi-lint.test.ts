@@ -185,3 +185,23 @@ describe('the OpenAPI document', () => {
     expect(dds.example.data.status).toBe('AVAILABLE');
   });
 });
+
+describe('the served document speaks of the API', () => {
+  it('cites no internal document and uses no multipleOf for decimal places', async () => {
+    const { openApiDocument } = await import('../../shared/http/openapi');
+    const text = JSON.stringify(openApiDocument('http://127.0.0.1:3000'));
+    expect(text).not.toMatch(/decisions §|decisions\.md|interface-spec/);
+    expect(text).not.toMatch(/"multipleOf"/);
+    expect(text).toMatch(/"x-max-decimals":7/);
+  });
+  it('types every payment kind apart by payment_type (discriminator) and declares 202 of POST /batch/submit', async () => {
+    const { openApiDocument } = await import('../../shared/http/openapi');
+    const doc = openApiDocument('http://127.0.0.1:3000') as any;
+    const payment = doc.paths['/payments/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(payment.discriminator).toEqual({ propertyName: 'payment_type' });
+    expect(payment.oneOf.map((s: any) => s.properties.payment_type.const)).toEqual(['FARMER_PAYOUT', 'LOAN_DISBURSEMENT', 'MFI_DEPOSIT']);
+    expect(payment.oneOf[2].properties.amount_usdc.type).toBe('number');
+    expect(doc.paths['/batch/submit'].post.responses['202']).toBeDefined();
+    expect(doc.paths['/batch/{id}'].get.responses['200'].content['application/json'].schema.properties.weight_kg.type).toBe('number');
+  });
+});
