@@ -97,7 +97,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Correct a farmer's mobile-money phone (decisions §11).
+         * Correct a farmer's mobile-money phone.
          * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the farmer's cooperative — the payout phone decides where money goes, so it takes the same two keys as a manual payout (an AGENT, another duty, another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS, checked before the body). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. The same number again changes nothing. One update, conditioned on the phone being still the one read (a concurrent change: 409 DUPLICATE_REQUEST, nothing written), records `phone`, `phone_updated_at`, the token subject and an audit entry in the farmer's `phone_changes` (`{at, actor, actor_role, previous_phone, phone}`, numbers masked); then the cooperative manager is notified (the managers' SNS topic, attribute `cooperative_id`, event `farmer.phone_changed`, both numbers masked) and the old number gets an SMS naming the new number masked (a notice that cannot be sent is logged for an operator; the change stands). The answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
          */
         patch: operations["update-farmer"];
@@ -178,7 +178,7 @@ export interface paths {
         head?: never;
         /**
          * Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).
-         * @description Roles: COOPERATIVE with the stage's duty (GRADED: QUALITY_OFFICER, MILLED: MILL_OPERATOR, WAREHOUSED: WAREHOUSE_MANAGER, EXPORTED: EXPORTER; a token without `duties` holds all); AGENT tokens get 403. `evidence` by stage — GRADED: `{grade (required; outside the set: INVALID_GRADE), moisture_pct (required), screen_size, defect_count, cupping_score, notes}`; MILLED: `{mill_id, outturn_kg (> 0, at most the batch weight), milled_at}`; WAREHOUSED: `{warehouse_id (required), lot_number, position}`; EXPORTED: `{export_permit (required), destination_country (ISO 3166-1 alpha-2, required), vessel_name, bill_of_lading}`. Unknown evidence fields are rejected. `evidence_photo_base64`: a `data:image/jpeg|png|webp;base64,` URI whose bytes are that image type, at most 4 MiB decoded (413 above); the body may be up to 6 MiB. Larger photos, or clients that prefer it, go by upload URL: `evidence_upload_id` names an upload from POST /batch/{id}/evidence-uploads whose bytes were PUT to its URL (not together with `evidence_photo_base64`: 400). An upload that cannot be attached is 422 EVIDENCE_UPLOAD_INVALID with `details {upload_id, reason}`, reason MISSING (no such upload, or nothing was PUT), OTHER_BATCH, EXPIRED (older than 24 hours), SIZE_MISMATCH (the object is not the declared size), TYPE_MISMATCH (the bytes are not the declared image type) or ALREADY_USED (the evidence of another stage already; a retry of the same stage update may name it again); its bytes then go into the evidence like a base64 photo. The evidence JSON (RFC 8785 canonical) and the photo form one UnixFS directory; `evidence_ipfs_cid` is its CIDv1 (as `ipfs add --cid-version 1 -r` gives it). Its CAR is stored in the service's own evidence copy before anything commits (an outage there: 503 AUDIT_LOG_UNAVAILABLE, nothing changed) and served at GET /ipfs/{cid}; pinning to IPFS runs in the background (decisions §14): the answer does not wait for it, and GET /batch/{id} shows the stage's `evidence_pin_status` (PENDING, then PINNED, or FAILED while retries last). The stage, its audit entry and the trace-log write are committed in one transaction; the trace-log transaction is made by a single ledger writer. 200 once it is mined (`chain_tx_hash` set); 202 `{job_id, status: PENDING, …the same fields with chain_tx_hash null}` when the ledger is slow or unreachable: the stage change stands, and the job completes (GET /jobs/{id}: COMPLETE with `tx_hash`) once the transaction lands. EXPORTED from WAREHOUSED with an unconfirmed purchase order: 422 PO_NOT_CONFIRMED. COMMITTED and SETTLED are not accepted (400): COMMITTED follows purchase-order confirmation.
+         * @description Roles: COOPERATIVE with the stage's duty (GRADED: QUALITY_OFFICER, MILLED: MILL_OPERATOR, WAREHOUSED: WAREHOUSE_MANAGER, EXPORTED: EXPORTER; a token without `duties` holds all); AGENT tokens get 403. `evidence` by stage — GRADED: `{grade (required; outside the set: INVALID_GRADE), moisture_pct (required), screen_size, defect_count, cupping_score, notes}`; MILLED: `{mill_id, outturn_kg (> 0, at most the batch weight), milled_at}`; WAREHOUSED: `{warehouse_id (required), lot_number, position}`; EXPORTED: `{export_permit (required), destination_country (ISO 3166-1 alpha-2, required), vessel_name, bill_of_lading}`. Unknown evidence fields are rejected. `evidence_photo_base64`: a `data:image/jpeg|png|webp;base64,` URI whose bytes are that image type, at most 4 MiB decoded (413 above); the body may be up to 6 MiB. Larger photos, or clients that prefer it, go by upload URL: `evidence_upload_id` names an upload from POST /batch/{id}/evidence-uploads whose bytes were PUT to its URL (not together with `evidence_photo_base64`: 400). An upload that cannot be attached is 422 EVIDENCE_UPLOAD_INVALID with `details {upload_id, reason}`, reason MISSING (no such upload, or nothing was PUT), OTHER_BATCH, EXPIRED (older than 24 hours), SIZE_MISMATCH (the object is not the declared size), TYPE_MISMATCH (the bytes are not the declared image type) or ALREADY_USED (the evidence of another stage already; a retry of the same stage update may name it again); its bytes then go into the evidence like a base64 photo. The evidence JSON (RFC 8785 canonical) and the photo form one UnixFS directory; `evidence_ipfs_cid` is its CIDv1 (as `ipfs add --cid-version 1 -r` gives it). Its CAR is stored in the service's own evidence copy before anything commits (an outage there: 503 AUDIT_LOG_UNAVAILABLE, nothing changed) and served at GET /ipfs/{cid}; pinning to IPFS runs in the background: the answer does not wait for it, and GET /batch/{id} shows the stage's `evidence_pin_status` (PENDING, then PINNED, or FAILED while retries last). The stage, its audit entry and the trace-log write are committed in one transaction; the trace-log transaction is made by a single ledger writer. 200 once it is mined (`chain_tx_hash` set); 202 `{job_id, status: PENDING, …the same fields with chain_tx_hash null}` when the ledger is slow or unreachable: the stage change stands, and the job completes (GET /jobs/{id}: COMPLETE with `tx_hash`) once the transaction lands. EXPORTED from WAREHOUSED with an unconfirmed purchase order: 422 PO_NOT_CONFIRMED. COMMITTED and SETTLED are not accepted (400): COMMITTED follows purchase-order confirmation.
          */
         patch: operations["update-batch-stage"];
         trace?: never;
@@ -193,8 +193,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * An upload URL for a stage's evidence photo: a presigned S3 PUT bound to its image type and size (decisions §14).
-         * @description Photos by upload URL (decisions §14), for photos too large for the JSON body. Roles: ADMIN; COOPERATIVE with any stage duty (QUALITY_OFFICER, MILL_OPERATOR, WAREHOUSE_MANAGER, EXPORTER), of the batch's cooperative (another cooperative, AGENT, MFI: 403 INSUFFICIENT_PERMISSIONS). Body `{content_type: image/jpeg|image/png|image/webp, size_bytes: the photo's exact size, 1 to 10485760 (10 MiB)}`. 201 `{upload_id (UPL-<ULID>), batch_id, content_type, size_bytes, url, method: "PUT", headers, expires_at, attach_by}`: step 1, PUT the photo's bytes to `url` with exactly `headers` (Content-Type and Content-Length are signed: another type or size is refused by S3) before `expires_at` (15 minutes); step 2, send PATCH /batch/{id}/stage with `evidence_upload_id` instead of `evidence_photo_base64` before `attach_by` (24 hours). Unknown batch: 404 BATCH_NOT_FOUND. `Idempotency-Key` as on POST /batch/submit, per batch: a retry with the same key and body answers the same upload (`idempotent-replayed: true`; its URL may have expired by then), the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.
+         * An upload URL for a stage's evidence photo: a presigned S3 PUT bound to its image type and size.
+         * @description Photos by upload URL, for photos too large for the JSON body. Roles: ADMIN; COOPERATIVE with any stage duty (QUALITY_OFFICER, MILL_OPERATOR, WAREHOUSE_MANAGER, EXPORTER), of the batch's cooperative (another cooperative, AGENT, MFI: 403 INSUFFICIENT_PERMISSIONS). Body `{content_type: image/jpeg|image/png|image/webp, size_bytes: the photo's exact size, 1 to 10485760 (10 MiB)}`. 201 `{upload_id (UPL-<ULID>), batch_id, content_type, size_bytes, url, method: "PUT", headers, expires_at, attach_by}`: step 1, PUT the photo's bytes to `url` with exactly `headers` (Content-Type and Content-Length are signed: another type or size is refused by S3) before `expires_at` (15 minutes); step 2, send PATCH /batch/{id}/stage with `evidence_upload_id` instead of `evidence_photo_base64` before `attach_by` (24 hours). Unknown batch: 404 BATCH_NOT_FOUND. `Idempotency-Key` as on POST /batch/submit, per batch: a retry with the same key and body answers the same upload (`idempotent-replayed: true`; its URL may have expired by then), the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.
          */
         post: operations["create-evidence-upload"];
         delete?: never;
@@ -212,7 +212,7 @@ export interface paths {
         };
         /**
          * The batch's hash-chained audit log, verified against the trace log and the pinned evidence.
-         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash; decisions §13): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). For an AGENT token the entries of payouts, loans and settlements (and any other entry) come without amounts, phone numbers and transaction ids: those payload fields are left out and the entry carries `payload_redacted: true`; its hash can then not be recomputed from what is shown, and `verified` and `checks` are the service's verification of the full entries, unchanged (an AGENT who must check hashes asks a MANAGER or ADMIN, who read the entries as stored). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (decisions §14: PENDING, PINNED, FAILED).
+         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). For an AGENT token the entries of payouts, loans and settlements (and any other entry) come without amounts, phone numbers and transaction ids: those payload fields are left out and the entry carries `payload_redacted: true`; its hash can then not be recomputed from what is shown, and `verified` and `checks` are the service's verification of the full entries, unchanged (an AGENT who must check hashes asks a MANAGER or ADMIN, who read the entries as stored). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (PENDING, PINNED, FAILED).
          */
         get: operations["get-batch-audit"];
         put?: never;
@@ -344,8 +344,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Close a payout in manual review: paid in cash at the office, or a retry to the farmer's current phone (decisions §11).
-         * @description Closes a payout in MANUAL_REVIEW (decisions §11) — a farmer payout `PAY-…` or a loan disbursement `DISB-…` (its loan stays ACTIVE throughout). Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the payout's cooperative (AGENT, MFI, another duty or another cooperative: 403 INSUFFICIENT_PERMISSIONS). Unknown payout: 404 PAYMENT_NOT_FOUND. Body, one of: `{resolution: "PAID_IN_CASH", receipt_number (1–64 letters, digits, / _ . -), paid_at (ISO 8601 UTC, not in the future, not before the payout was created)}` → COMPLETED with `settlement_channel: "CASH_AT_OFFICE"` and `cash_receipt {receipt_number, paid_at}`, the cooperative's holding balance reduced by the payout's USDC, the batch's payment PAYMENT_CONFIRMED (net coffee payment), audit entry PAYOUT_PAID_IN_CASH; or `{resolution: "RETRY"}` → a new round of attempts through the payout state machine to the farmer's CURRENT phone (correct it first with PATCH /farmers/{id}; none on record: 422 PHONE_NOT_FOUND): status PROCESSING, `retry_count` 0, the USDC taken out of the holding balance again, audit entry PAYOUT_RETRY_REQUESTED. Round r makes attempts 4r+1 … 4r+4 with new provider references `<payout_id>-A<n>` (every earlier order has FAILED, so nothing is paid twice), with the same 30/60/120 s retries; if it ends in MANUAL_REVIEW again, the USDC is held again and the manager notified again. Anything else is 400 VALIDATION_ERROR. A payout that is not in MANUAL_REVIEW (never there, already resolved, or resolved by a concurrent request: exactly one of concurrent resolutions wins) is 422 STAGE_OUT_OF_ORDER with `details.status` — the nearest code of the catalogue: the payout's lifecycle is not at the step a resolution belongs to (DUPLICATE_REQUEST is about idempotency keys, DUPLICATE_PAYOUT about creating a second payout). Answer: the payout status response with `resolution`, `phone` (masked), `attempt`, `resolution_round`, `resolved_at`. Payout and payment reads show `settlement_channel` (MOBILE_MONEY unless paid in cash) and `cash_receipt` (null unless paid in cash).
+         * Close a payout in manual review: paid in cash at the office, or a retry to the farmer's current phone.
+         * @description Closes a payout in MANUAL_REVIEW — a farmer payout `PAY-…` or a loan disbursement `DISB-…` (its loan stays ACTIVE throughout). Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the payout's cooperative (AGENT, MFI, another duty or another cooperative: 403 INSUFFICIENT_PERMISSIONS). Unknown payout: 404 PAYMENT_NOT_FOUND. Body, one of: `{resolution: "PAID_IN_CASH", receipt_number (1–64 letters, digits, / _ . -), paid_at (ISO 8601 UTC, not in the future, not before the payout was created)}` → COMPLETED with `settlement_channel: "CASH_AT_OFFICE"` and `cash_receipt {receipt_number, paid_at}`, the cooperative's holding balance reduced by the payout's USDC, the batch's payment PAYMENT_CONFIRMED (net coffee payment), audit entry PAYOUT_PAID_IN_CASH; or `{resolution: "RETRY"}` → a new round of attempts through the payout state machine to the farmer's CURRENT phone (correct it first with PATCH /farmers/{id}; none on record: 422 PHONE_NOT_FOUND): status PROCESSING, `retry_count` 0, the USDC taken out of the holding balance again, audit entry PAYOUT_RETRY_REQUESTED. Round r makes attempts 4r+1 … 4r+4 with new provider references `<payout_id>-A<n>` (every earlier order has FAILED, so nothing is paid twice), with the same 30/60/120 s retries; if it ends in MANUAL_REVIEW again, the USDC is held again and the manager notified again. Anything else is 400 VALIDATION_ERROR. A payout that is not in MANUAL_REVIEW (never there, already resolved, or resolved by a concurrent request: exactly one of concurrent resolutions wins) is 422 STAGE_OUT_OF_ORDER with `details.status` — the nearest code of the catalogue: the payout's lifecycle is not at the step a resolution belongs to (DUPLICATE_REQUEST is about idempotency keys, DUPLICATE_PAYOUT about creating a second payout). Answer: the payout status response with `resolution`, `phone` (masked), `attempt`, `resolution_round`, `resolved_at`. Payout and payment reads show `settlement_channel` (MOBILE_MONEY unless paid in cash) and `cash_receipt` (null unless paid in cash).
          */
         post: operations["resolve-farmer-payout"];
         delete?: never;
@@ -363,7 +363,7 @@ export interface paths {
         };
         /**
          * A payment record of any type.
-         * @description The payment record by type (interface-spec "Payment record"). `PAY-…`: FARMER_PAYOUT (ADMIN; the payout's cooperative). `DEP-…`: MFI_DEPOSIT with `mfi_id, source_currency, source_amount, ramp_payment_id, chain_tx_hash, vault_shares_issued` (integer share units) and `refund_tx_hash, refunded_at, failure_reason`; status PROCESSING, COMPLETED, FAILED or REFUNDED; ADMIN, or the MFI whose deposit it is (another MFI and every COOPERATIVE: 403 INSUFFICIENT_PERMISSIONS). Unknown id: 404 PAYMENT_NOT_FOUND.
+         * @description The payment record by type. `PAY-…`: FARMER_PAYOUT (ADMIN; the payout's cooperative). `DEP-…`: MFI_DEPOSIT with `mfi_id, source_currency, source_amount, ramp_payment_id, chain_tx_hash, vault_shares_issued` (integer share units) and `refund_tx_hash, refunded_at, failure_reason`; status PROCESSING, COMPLETED, FAILED or REFUNDED; ADMIN, or the MFI whose deposit it is (another MFI and every COOPERATIVE: 403 INSUFFICIENT_PERMISSIONS). Unknown id: 404 PAYMENT_NOT_FOUND.
          */
         get: operations["get-payment"];
         put?: never;
@@ -405,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Lend to a batch's farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).
-         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative. An advance to the batch's farmer against its BatchToken (decisions §10). The batch must be minted, at DELIVERED or later and not SETTLED (422 BATCH_NOT_ELIGIBLE); its farmer needs a mobile-money phone (422 PHONE_NOT_FOUND). Collateral value = weight_kg × the price feed's USD/kg for the batch's grade; the price feed must be at most 1 hour old (503 STALE_PRICE_FEED, loan origination paused). The loan may be at most 60 % of the collateral value (loan-to-value) and at least 50 USDC; otherwise 422 INSUFFICIENT_COLLATERAL with `error.details` {collateral_value_usdc, max_loan_usdc, minimum_loan_usdc, requested_usdc, price_usd_per_kg, price_updated_at}. One PENDING or ACTIVE loan per batch: 409 BATCH_HAS_ACTIVE_LOAN, also between concurrent requests (exactly one is created). Answer 202 with the loan (status PENDING) and `Location: /loans/{loan_id}`: the BatchToken is first locked in the lending vault on the ledger (`lock_tx_hash`), and only then is the principal paid to the farmer as a LOAN_DISBURSEMENT payment (`disbursement_payment_id`, DISB-<yyyy>-<nnnnnn>, GET /payments/{id}) through the same lifecycle and retries as farmer payouts. The loan is ACTIVE once the disbursement settles (or ends in MANUAL_REVIEW: the money then waits at the cooperative office); CANCELLED when the vault refuses the lock (no money moved). Simple interest at `apr` per started day from disbursement to repayment. The loan is due `due_at` = creation + LOAN_TERM_DAYS (default 180); 90 days past due an unpaid loan is DEFAULTED and written off (see GET /loans/{id}); a batch whose loan is DEFAULTED keeps its token in the vault and takes no new loan (409 BATCH_HAS_ACTIVE_LOAN). Loan numbers refused under concurrency are skipped.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative. An advance to the batch's farmer against its BatchToken. The batch must be minted, at DELIVERED or later and not SETTLED (422 BATCH_NOT_ELIGIBLE); its farmer needs a mobile-money phone (422 PHONE_NOT_FOUND). Collateral value = weight_kg × the price feed's USD/kg for the batch's grade; the price feed must be at most 1 hour old (503 STALE_PRICE_FEED, loan origination paused). The loan may be at most 60 % of the collateral value (loan-to-value) and at least 50 USDC; otherwise 422 INSUFFICIENT_COLLATERAL with `error.details` {collateral_value_usdc, max_loan_usdc, minimum_loan_usdc, requested_usdc, price_usd_per_kg, price_updated_at}. One PENDING or ACTIVE loan per batch: 409 BATCH_HAS_ACTIVE_LOAN, also between concurrent requests (exactly one is created). Answer 202 with the loan (status PENDING) and `Location: /loans/{loan_id}`: the BatchToken is first locked in the lending vault on the ledger (`lock_tx_hash`), and only then is the principal paid to the farmer as a LOAN_DISBURSEMENT payment (`disbursement_payment_id`, DISB-<yyyy>-<nnnnnn>, GET /payments/{id}) through the same lifecycle and retries as farmer payouts. The loan is ACTIVE once the disbursement settles (or ends in MANUAL_REVIEW: the money then waits at the cooperative office); CANCELLED when the vault refuses the lock (no money moved). Simple interest at `apr` per started day from disbursement to repayment. The loan is due `due_at` = creation + LOAN_TERM_DAYS (default 180); 90 days past due an unpaid loan is DEFAULTED and written off (see GET /loans/{id}); a batch whose loan is DEFAULTED keeps its token in the vault and takes no new loan (409 BATCH_HAS_ACTIVE_LOAN). Loan numbers refused under concurrency are skipped.
          */
         post: operations["create-loan"];
         delete?: never;
@@ -634,7 +634,7 @@ export interface paths {
         };
         /**
          * The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch's trail and audit anchors, as canonical JSON with its CID.
-         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). The evidence pack an EU importer hands an authority (decisions §9, §13), one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit: `{tx_hash, block_number}` for the mint and stage entries (their own transactions), `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` for the others (the periodic AuditAnchor transaction, the Merkle root and the head's proof), null until the next periodic anchor covers the entry. Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
+         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). The evidence pack an EU importer hands an authority, one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit: `{tx_hash, block_number}` for the mint and stage entries (their own transactions), `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` for the others (the periodic AuditAnchor transaction, the Merkle root and the head's proof), null until the next periodic anchor covers the entry. Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
          */
         get: operations["get-dds-evidence"];
         put?: never;
@@ -740,7 +740,7 @@ export interface paths {
         put?: never;
         /**
          * Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.
-         * @description Outbound webhooks (decisions §12). Roles: ADMIN (the service's own endpoints: every event); COOPERATIVE with the MANAGER duty (events of its own cooperative's batches: every type but deposit.completed); MFI (its own deposit.completed, and loan.disbursed / loan.repaid of every loan, since MFIs fund the vault every loan is drawn from). Other roles and duties: 403 INSUFFICIENT_PERMISSIONS. Body `{url, events: [1–8 distinct types], description?}`; an event the owner may not receive or a refused URL is 400 VALIDATION_ERROR with `details[].path` `events[i]` or `url`. URLs must be https and resolve only to public addresses (private, loopback, link-local, carrier-grade NAT, metadata 169.254.169.254, multicast and reserved ranges are refused; checked again at every delivery, on the connection's own DNS answer); the local stack also accepts http on loopback. 201 `{endpoint_id (whe_…), url, events, description, status: ACTIVE, disabled_reason: null, owner {kind, id}, created_at, updated_at, secret, previous_secret_expires_at: null}` with `Location`: the `whsec_…` secret is shown only in this answer and in rotate-secret's; store it to verify signatures (Standard Webhooks).
+         * @description Outbound webhooks. Roles: ADMIN (the service's own endpoints: every event); COOPERATIVE with the MANAGER duty (events of its own cooperative's batches: every type but deposit.completed); MFI (its own deposit.completed, and loan.disbursed / loan.repaid of every loan, since MFIs fund the vault every loan is drawn from). Other roles and duties: 403 INSUFFICIENT_PERMISSIONS. Body `{url, events: [1–8 distinct types], description?}`; an event the owner may not receive or a refused URL is 400 VALIDATION_ERROR with `details[].path` `events[i]` or `url`. URLs must be https and resolve only to public addresses (private, loopback, link-local, carrier-grade NAT, metadata 169.254.169.254, multicast and reserved ranges are refused; checked again at every delivery, on the connection's own DNS answer); the local stack also accepts http on loopback. 201 `{endpoint_id (whe_…), url, events, description, status: ACTIVE, disabled_reason: null, owner {kind, id}, created_at, updated_at, secret, previous_secret_expires_at: null}` with `Location`: the `whsec_…` secret is shown only in this answer and in rotate-secret's; store it to verify signatures (Standard Webhooks).
          */
         post: operations["create-webhook-endpoint"];
         delete?: never;
@@ -838,7 +838,7 @@ export interface paths {
         };
         /**
          * A public evidence package by its IPFS CID from the service's own copy: the directory listing as JSON (a DDS is private: 404).
-         * @description Public, read-only (decisions §14): the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
+         * @description Public, read-only: the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
          */
         get: operations["get-ipfs"];
         put?: never;
@@ -858,7 +858,7 @@ export interface paths {
         };
         /**
          * A file of a public evidence package by CID and name: its exact bytes.
-         * @description Public, read-only (decisions §14): the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
+         * @description Public, read-only: the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
          */
         get: operations["get-ipfs--name-"];
         put?: never;
@@ -877,8 +877,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json.
+         * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace"];
         put?: never;
@@ -898,7 +898,7 @@ export interface paths {
         };
         /**
          * The QR code (SVG) of the batch's public trace page URL.
-         * @description Public, no token (decisions §13): the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace-qr-svg"];
         put?: never;
@@ -1030,7 +1030,7 @@ export interface webhooks {
         put?: never;
         /**
          * payout.manual_review
-         * @description A payout exhausted its attempts and waits for a manual review (decisions §11). `data` is the stored payment record as in payout.completed (`last_failure_reason`; phone masked). One event per review round (`webhook-id` ends `_r<round>`). Delivered at least once to the endpoints subscribed to `payout.manual_review` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_payout_manual_review_PAY-2026-000004-01_r0`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         * @description A payout exhausted its attempts and waits for a manual review. `data` is the stored payment record as in payout.completed (`last_failure_reason`; phone masked). One event per review round (`webhook-id` ends `_r<round>`). Delivered at least once to the endpoints subscribed to `payout.manual_review` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_payout_manual_review_PAY-2026-000004-01_r0`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
          */
         post: operations["webhook-payout-manual_review"];
         delete?: never;
@@ -1238,24 +1238,21 @@ export interface operations {
                         name: string;
                         district: string;
                         licence_status: string;
-                        /** Format: date */
                         licence_expires_at: string;
                         manager: {
                             name: string;
-                            phone: string | null;
                             email: string;
+                            /** @description masked */
+                            phone: string;
                         };
                         prices_ugx_per_kg: {
-                            screen18: number;
-                            screen15: number;
-                            FAQ: number;
-                            PB: number;
+                            [key: string]: number;
                         };
                         /** @description UGX, whole shillings */
                         export_premium_ugx_per_kg: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                         active: boolean;
                     };
@@ -1383,24 +1380,21 @@ export interface operations {
                         name: string;
                         district: string;
                         licence_status: string;
-                        /** Format: date */
                         licence_expires_at: string;
                         manager: {
                             name: string;
-                            phone: string | null;
                             email: string;
+                            /** @description masked */
+                            phone: string;
                         };
                         prices_ugx_per_kg: {
-                            screen18: number;
-                            screen15: number;
-                            FAQ: number;
-                            PB: number;
+                            [key: string]: number;
                         };
                         /** @description UGX, whole shillings */
                         export_premium_ugx_per_kg: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                         active: boolean;
                     };
@@ -1534,24 +1528,21 @@ export interface operations {
                         name: string;
                         district: string;
                         licence_status: string;
-                        /** Format: date */
                         licence_expires_at: string;
                         manager: {
                             name: string;
-                            phone: string | null;
                             email: string;
+                            /** @description masked */
+                            phone: string;
                         };
                         prices_ugx_per_kg: {
-                            screen18: number;
-                            screen15: number;
-                            FAQ: number;
-                            PB: number;
+                            [key: string]: number;
                         };
                         /** @description UGX, whole shillings */
                         export_premium_ugx_per_kg: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                         active: boolean;
                     };
@@ -1663,8 +1654,7 @@ export interface operations {
                         /** @description USDC, at most 6 decimals */
                         held_usdc: number;
                         payouts_held: number;
-                        /** Format: date-time */
-                        updated_at: string;
+                        updated_at: string | null;
                     };
                 };
             };
@@ -1743,7 +1733,9 @@ export interface operations {
                     district: string;
                     farm: {
                         gps: {
+                            /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                             lat: number;
+                            /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                             lng: number;
                         };
                         polygon?: {
@@ -1751,6 +1743,7 @@ export interface operations {
                             type: "Polygon";
                             coordinates: number[][][];
                         };
+                        /** @description At most 4 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         area_ha: number;
                     };
                 };
@@ -1793,26 +1786,44 @@ export interface operations {
                         farmer_id: string;
                         full_name: string;
                         cooperative_id: string;
+                        /** @description masked; null when the farmer has no phone */
                         phone: string | null;
                         district: string;
                         farm: {
-                            area_ha: number;
                             gps: {
-                                lng: number;
                                 lat: number;
+                                lng: number;
                             };
+                            polygon?: {
+                                /** @constant */
+                                type: "Polygon";
+                                coordinates: number[][][];
+                            };
+                            area_ha: number;
+                            computed_area_ha?: number | null;
                         };
-                        national_registry_status: string;
-                        gfw_status: string;
-                        /** Format: date-time */
-                        gfw_checked_at: string | null;
-                        gfw_dataset: {
+                        /** @enum {string} */
+                        gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @enum {string} */
+                        national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                        /** @description ISO 8601 UTC timestamp */
+                        gfw_checked_at?: string;
+                        gfw_dataset?: {
                             name: string;
-                            /** Format: date */
                             version: string;
                         };
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         registered_at: string;
+                        phone_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string | null;
+                            phone: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        phone_updated_at?: string;
                     };
                 };
             };
@@ -1860,10 +1871,15 @@ export interface operations {
                      */
                     "application/json": {
                         error: {
-                            code: string;
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
+                            /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
+                            /** @description ULID; also in the x-request-id header and the logs. */
                             request_id: string;
+                            /** @description VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal. */
+                            details?: unknown;
                         };
                         job_id: string;
                         status: string;
@@ -1871,26 +1887,44 @@ export interface operations {
                             farmer_id: string;
                             full_name: string;
                             cooperative_id: string;
+                            /** @description masked; null when the farmer has no phone */
                             phone: string | null;
                             district: string;
                             farm: {
-                                area_ha: number;
                                 gps: {
-                                    lng: number;
                                     lat: number;
+                                    lng: number;
                                 };
+                                polygon?: {
+                                    /** @constant */
+                                    type: "Polygon";
+                                    coordinates: number[][][];
+                                };
+                                area_ha: number;
+                                computed_area_ha?: number | null;
                             };
-                            national_registry_status: string;
-                            gfw_status: string;
-                            /** Format: date-time */
-                            gfw_checked_at: string | null;
-                            gfw_dataset: {
+                            /** @enum {string} */
+                            gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                            /** @enum {string} */
+                            national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                            /** @description ISO 8601 UTC timestamp */
+                            gfw_checked_at?: string;
+                            gfw_dataset?: {
                                 name: string;
-                                /** Format: date */
                                 version: string;
                             };
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             registered_at: string;
+                            phone_changes?: {
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                actor: string;
+                                actor_role: string;
+                                previous_phone: string | null;
+                                phone: string;
+                            }[];
+                            /** @description ISO 8601 UTC timestamp */
+                            phone_updated_at?: string;
                         };
                     };
                 };
@@ -2016,26 +2050,44 @@ export interface operations {
                         farmer_id: string;
                         full_name: string;
                         cooperative_id: string;
+                        /** @description masked; null when the farmer has no phone */
                         phone: string | null;
                         district: string;
                         farm: {
-                            area_ha: number;
                             gps: {
-                                lng: number;
                                 lat: number;
+                                lng: number;
                             };
+                            polygon?: {
+                                /** @constant */
+                                type: "Polygon";
+                                coordinates: number[][][];
+                            };
+                            area_ha: number;
+                            computed_area_ha?: number | null;
                         };
-                        national_registry_status: string;
-                        gfw_status: string;
-                        /** Format: date-time */
-                        gfw_checked_at: string | null;
-                        gfw_dataset: {
+                        /** @enum {string} */
+                        gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @enum {string} */
+                        national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                        /** @description ISO 8601 UTC timestamp */
+                        gfw_checked_at?: string;
+                        gfw_dataset?: {
                             name: string;
-                            /** Format: date */
                             version: string;
                         };
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         registered_at: string;
+                        phone_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string | null;
+                            phone: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        phone_updated_at?: string;
                     };
                 };
             };
@@ -2158,36 +2210,44 @@ export interface operations {
                         farmer_id: string;
                         full_name: string;
                         cooperative_id: string;
+                        /** @description masked; null when the farmer has no phone */
                         phone: string | null;
                         district: string;
                         farm: {
-                            area_ha: number;
                             gps: {
-                                lng: number;
                                 lat: number;
+                                lng: number;
                             };
+                            polygon?: {
+                                /** @constant */
+                                type: "Polygon";
+                                coordinates: number[][][];
+                            };
+                            area_ha: number;
+                            computed_area_ha?: number | null;
                         };
-                        national_registry_status: string;
-                        gfw_status: string;
-                        /** Format: date-time */
-                        gfw_checked_at: string | null;
-                        gfw_dataset: {
+                        /** @enum {string} */
+                        gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @enum {string} */
+                        national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                        /** @description ISO 8601 UTC timestamp */
+                        gfw_checked_at?: string;
+                        gfw_dataset?: {
                             name: string;
-                            /** Format: date */
                             version: string;
                         };
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         registered_at: string;
-                        /** Format: date-time */
-                        phone_updated_at: string;
-                        phone_changes: {
-                            /** Format: date-time */
+                        phone_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
                             at: string;
                             actor: string;
                             actor_role: string;
-                            previous_phone: string;
-                            phone: string | null;
+                            previous_phone: string | null;
+                            phone: string;
                         }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        phone_updated_at?: string;
                     };
                 };
             };
@@ -2328,7 +2388,7 @@ export interface operations {
                         farmer_id: string;
                         score: number;
                         band: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         computed_at: string;
                         formula_version: string;
                         factors: {
@@ -2412,12 +2472,16 @@ export interface operations {
                 "application/json": {
                     farmer_id: string;
                     cooperative_id: string;
+                    /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                     weight_kg: number;
                     /** @enum {string} */
                     grade: "screen18" | "screen15" | "FAQ" | "PB";
+                    /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                     moisture_pct: number;
                     collection_point_gps: {
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         lat: number;
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         lng: number;
                     };
                     weight_slip_photo_url?: string;
@@ -2452,10 +2516,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        success: boolean;
+                        /** @constant */
+                        success: true;
                         data: {
                             batch_id: string;
-                            token_id: string;
+                            token_id: string | null;
                             chain_tx_hash: string | null;
                             audit_log_message_id: string;
                             payment_status: string;
@@ -2463,8 +2528,8 @@ export interface operations {
                             payment_amount_ugx: number;
                             farmer_phone: string | null;
                             estimated_payment_time_seconds: number;
-                            stage: string;
-                            /** Format: date-time */
+                            stage: string | null;
+                            /** @description ISO 8601 UTC timestamp */
                             created_at: string;
                         };
                     };
@@ -2488,7 +2553,7 @@ export interface operations {
                     "application/json": {
                         job_id: string;
                         status: string;
-                        batch_id: string;
+                        batch_id: string | null;
                     };
                 };
             };
@@ -2601,12 +2666,16 @@ export interface operations {
                 "application/json": {
                     farmer_id: string;
                     cooperative_id: string;
+                    /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                     weight_kg: number;
                     /** @enum {string} */
                     grade: "screen18" | "screen15" | "FAQ" | "PB";
+                    /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                     moisture_pct: number;
                     collection_point_gps: {
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         lat: number;
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         lng: number;
                     };
                     weight_slip_photo_url?: string;
@@ -2641,10 +2710,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        success: boolean;
+                        /** @constant */
+                        success: true;
                         data: {
                             batch_id: string;
-                            token_id: string;
+                            token_id: string | null;
                             chain_tx_hash: string | null;
                             audit_log_message_id: string;
                             payment_status: string;
@@ -2652,8 +2722,8 @@ export interface operations {
                             payment_amount_ugx: number;
                             farmer_phone: string | null;
                             estimated_payment_time_seconds: number;
-                            stage: string;
-                            /** Format: date-time */
+                            stage: string | null;
+                            /** @description ISO 8601 UTC timestamp */
                             created_at: string;
                         };
                     };
@@ -2677,7 +2747,7 @@ export interface operations {
                     "application/json": {
                         job_id: string;
                         status: string;
-                        batch_id: string;
+                        batch_id: string | null;
                     };
                 };
             };
@@ -2792,9 +2862,12 @@ export interface operations {
                     evidence: {
                         /** @enum {string} */
                         grade: "screen18" | "screen15" | "FAQ" | "PB";
+                        /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         moisture_pct: number;
+                        /** @description At most 1 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         screen_size?: number;
                         defect_count?: number;
+                        /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         cupping_score?: number;
                         notes?: string;
                     };
@@ -2806,6 +2879,7 @@ export interface operations {
                     new_stage: "MILLED";
                     evidence: {
                         mill_id: string;
+                        /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                         outturn_kg: number;
                         /** Format: date-time */
                         milled_at?: string;
@@ -2866,7 +2940,7 @@ export interface operations {
                         audit_log_sequence_number: string;
                         evidence_ipfs_cid: string | null;
                         dds_eligible: boolean;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         timestamp: string;
                     };
                 };
@@ -2903,7 +2977,7 @@ export interface operations {
                         audit_log_sequence_number: string;
                         evidence_ipfs_cid: string | null;
                         dds_eligible: boolean;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         timestamp: string;
                     };
                 };
@@ -3043,14 +3117,14 @@ export interface operations {
                         content_type: string;
                         size_bytes: number;
                         url: string;
-                        method: string;
+                        /** @constant */
+                        method: "PUT";
                         headers: {
-                            "Content-Type": string;
-                            "Content-Length": string;
+                            [key: string]: string;
                         };
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         expires_at: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         attach_by: string;
                     };
                 };
@@ -3239,33 +3313,28 @@ export interface operations {
                         batch_id: string;
                         token_id: string;
                         entries: {
+                            batch_id: string;
                             sequence_number: number;
                             message_id: string;
                             type: string;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             at: string;
                             actor: string;
-                            batch_id: string;
                             payload: {
-                                stage?: string;
-                                farmer_id?: string;
-                                weight_kg?: number;
-                                grade?: string;
-                                /** @description UGX, whole shillings */
-                                payment_amount_ugx?: number;
-                                payment_id?: string;
-                                reason?: string;
+                                [key: string]: unknown;
                             };
                             prev_hash: string;
                             hash: string;
+                            /** @constant */
+                            payload_redacted?: true;
                             anchor: {
-                                tx_hash: string | null;
+                                tx_hash: string;
                                 block_number: number;
                                 root?: string;
                                 proof?: string[];
                                 head_sequence_number?: number;
                                 head_hash?: string;
-                            };
+                            } | null;
                         }[];
                         verified: boolean;
                         checks: {
@@ -3279,7 +3348,7 @@ export interface operations {
                             sequence_number: number;
                             stage: string;
                             evidence_ipfs_cid: string | null;
-                            evidence_pin_status: string;
+                            evidence_pin_status: string | null;
                         }[];
                     };
                 };
@@ -3354,6 +3423,7 @@ export interface operations {
                 "application/json": {
                     batch_ids: string[];
                     buyer: string;
+                    /** @description At most 4 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                     price_usd_per_kg: number;
                     buyer_operator?: {
                         name: string;
@@ -3406,20 +3476,21 @@ export interface operations {
                         batch_ids: string[];
                         buyer: string;
                         price_usd_per_kg: number;
-                        buyer_operator: {
+                        buyer_operator?: {
                             name: string;
                             eori: string;
                             address: string;
                             email: string;
                             country: string;
                         };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description USDC, at most 6 decimals */
                         amount_due_usdc: number | null;
                         /** @description USDC, at most 6 decimals */
                         paid_usdc: number;
                         buyer_address: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
                     };
                 };
             };
@@ -3550,22 +3621,21 @@ export interface operations {
                         batch_ids: string[];
                         buyer: string;
                         price_usd_per_kg: number;
-                        buyer_operator: {
+                        buyer_operator?: {
                             name: string;
                             eori: string;
                             address: string;
                             email: string;
                             country: string;
                         };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description USDC, at most 6 decimals */
                         amount_due_usdc: number | null;
                         /** @description USDC, at most 6 decimals */
                         paid_usdc: number;
                         buyer_address: string | null;
-                        /** Format: date-time */
-                        confirmed_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
                         committed_batch_ids: string[];
                     };
                 };
@@ -3692,38 +3762,39 @@ export interface operations {
                      */
                     "application/json": {
                         batch_id: string;
-                        token_id: string;
+                        token_id: string | null;
                         farmer_id: string;
                         cooperative_id: string;
+                        /** @description kg, at most 2 decimals */
                         weight_kg: number;
                         grade: string;
                         moisture_pct: number;
                         collection_point_gps: {
-                            lng: number;
                             lat: number;
+                            lng: number;
                         };
                         weight_slip_photo_url: string | null;
                         collector_agent_id: string;
-                        stage: string;
+                        stage: string | null;
                         chain_tx_hash: string | null;
                         stage_history: {
                             stage: string;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             at: string;
                             actor: string;
                             chain_tx_hash: string | null;
                             audit_log_sequence_number: string;
                             evidence_ipfs_cid: string | null;
-                            evidence_pin_status: string | null;
+                            evidence_pin_status: ("PENDING" | "PINNED" | "FAILED") | null;
                         }[];
                         dds_eligible: boolean;
                         payment_status: string;
                         /** @description UGX, whole shillings */
                         payment_amount_ugx: number;
                         audit_log_length: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                     };
                 };
@@ -3818,11 +3889,15 @@ export interface operations {
                         job_id: string;
                         type: string;
                         status: string;
-                        batch_id: string;
+                        batch_id?: string | null;
+                        farmer_id?: string;
                         tx_hash: string | null;
-                        /** Format: date-time */
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
                         completed_at: string | null;
                     };
                 };
@@ -3897,6 +3972,7 @@ export interface operations {
                 "application/json": {
                     farmer_id: string;
                     batch_id: string;
+                    /** @description At most 6 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                     amount_usdc: number;
                     /** @enum {string} */
                     reason: "NET_COFFEE_PAYMENT" | "LOAN_DISBURSEMENT" | "TOP_UP" | "MANUAL";
@@ -3940,10 +4016,10 @@ export interface operations {
                         /** @description UGX, whole shillings */
                         estimated_ugx: number;
                         exchange_rate: number;
-                        phone: string | null;
+                        phone: string;
                         provider_order_id: string | null;
                         estimated_completion_seconds: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                     };
                 };
@@ -4081,16 +4157,18 @@ export interface operations {
                         status: string;
                         /** @description USDC, at most 6 decimals */
                         amount_usdc: number;
-                        /** @description UGX, whole shillings */
-                        amount_ugx: number;
+                        amount_ugx: number | null;
                         provider_order_id: string | null;
                         mobile_money_transaction_id: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
                         elapsed_seconds: number | null;
                         retry_count: number;
-                        settlement_channel: string;
-                        cash_receipt: Record<string, never> | null;
+                        /** @enum {string} */
+                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+                        cash_receipt: {
+                            receipt_number: string | null;
+                            paid_at: string | null;
+                        } | null;
                     };
                 };
             };
@@ -4209,25 +4287,23 @@ export interface operations {
                         status: string;
                         /** @description USDC, at most 6 decimals */
                         amount_usdc: number;
-                        /** @description UGX, whole shillings */
-                        amount_ugx: number;
+                        amount_ugx: number | null;
                         provider_order_id: string | null;
                         mobile_money_transaction_id: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
                         elapsed_seconds: number | null;
                         retry_count: number;
-                        settlement_channel: string;
+                        /** @enum {string} */
+                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
                         cash_receipt: {
                             receipt_number: string | null;
-                            /** Format: date-time */
                             paid_at: string | null;
-                        };
-                        resolution: string;
-                        phone: string | null;
+                        } | null;
+                        /** @enum {string} */
+                        resolution: "PAID_IN_CASH" | "RETRY";
+                        phone: string;
                         attempt: number;
                         resolution_round: number;
-                        /** Format: date-time */
                         resolved_at: string | null;
                     };
                 };
@@ -4344,49 +4420,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @constant */
+                        payment_type: "FARMER_PAYOUT";
                         payment_id: string;
-                        payment_type: string;
                         status: string;
                         /** @description USDC, at most 6 decimals */
                         amount_usdc: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: date-time */
                         settled_at: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                         farmer_id: string;
                         batch_id: string;
                         cooperative_id: string;
-                        /** @description UGX, whole shillings */
-                        amount_ugx: number;
+                        amount_ugx: number | null;
                         exchange_rate: number;
                         provider_order_id: string | null;
                         mobile_money_transaction_id: string | null;
                         reason: string;
                         elapsed_seconds: number | null;
                         retry_count: number;
-                        settlement_channel: string;
-                        cash_receipt: Record<string, never> | null;
+                        /** @enum {string} */
+                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+                        cash_receipt: {
+                            receipt_number: string | null;
+                            paid_at: string | null;
+                        } | null;
                     } | {
+                        /** @constant */
+                        payment_type: "LOAN_DISBURSEMENT";
                         payment_id: string;
-                        payment_type: string;
                         status: string;
                         /** @description USDC, at most 6 decimals */
                         amount_usdc: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: date-time */
+                        settled_at: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        farmer_id: string;
+                        batch_id: string;
+                        cooperative_id: string;
+                        amount_ugx: number | null;
+                        exchange_rate: number;
+                        provider_order_id: string | null;
+                        mobile_money_transaction_id: string | null;
+                        reason: string;
+                        elapsed_seconds: number | null;
+                        retry_count: number;
+                        /** @enum {string} */
+                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+                        cash_receipt: {
+                            receipt_number: string | null;
+                            paid_at: string | null;
+                        } | null;
+                        loan_id: string | null;
+                    } | {
+                        /** @constant */
+                        payment_type: "MFI_DEPOSIT";
+                        payment_id: string;
+                        status: string;
+                        /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
+                        amount_usdc: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        completed_at: string | null;
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                         mfi_id: string;
                         source_currency: string;
                         source_amount: number;
                         ramp_payment_id: string | null;
                         chain_tx_hash: string | null;
+                        /** @description micro-shares (10^-6 share) */
                         vault_shares_issued: number | null;
                         refund_tx_hash: string | null;
                         refunded_at: string | null;
@@ -4495,7 +4604,6 @@ export interface operations {
                             status: string;
                             /** @description USDC, at most 6 decimals */
                             amount_usdc: number;
-                            /** Format: date-time */
                             completed_at: string | null;
                         }[];
                         total: number;
@@ -4573,6 +4681,7 @@ export interface operations {
             content: {
                 "application/json": {
                     batch_id: string;
+                    /** @description At most 6 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
                     amount_usdc: number;
                 };
             };
@@ -4630,24 +4739,21 @@ export interface operations {
                         collateral_value_usdc: number;
                         ltv: number;
                         price_usd_per_kg: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         price_updated_at: string;
                         disbursement_payment_id: string;
                         lock_tx_hash: string | null;
-                        /** @description USDC, at most 6 decimals */
                         repaid_usdc: number | null;
                         repay_tx_hash: string | null;
                         repaid_by_purchase_order_id: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         disbursed_at: string | null;
                         repaid_at: string | null;
                         cancelled_at: string | null;
                         cancel_reason: string | null;
-                        /** Format: date-time */
                         due_at: string | null;
                         defaulted_at: string | null;
-                        /** @description USDC, at most 6 decimals */
                         loss_usdc: number | null;
                         write_off_tx_hash: string | null;
                     };
@@ -4819,25 +4925,21 @@ export interface operations {
                         collateral_value_usdc: number;
                         ltv: number;
                         price_usd_per_kg: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         price_updated_at: string;
                         disbursement_payment_id: string;
                         lock_tx_hash: string | null;
-                        /** @description USDC, at most 6 decimals */
                         repaid_usdc: number | null;
                         repay_tx_hash: string | null;
                         repaid_by_purchase_order_id: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
                         disbursed_at: string | null;
                         repaid_at: string | null;
                         cancelled_at: string | null;
                         cancel_reason: string | null;
-                        /** Format: date-time */
                         due_at: string | null;
                         defaulted_at: string | null;
-                        /** @description USDC, at most 6 decimals */
                         loss_usdc: number | null;
                         write_off_tx_hash: string | null;
                     };
@@ -4962,25 +5064,21 @@ export interface operations {
                         collateral_value_usdc: number;
                         ltv: number;
                         price_usd_per_kg: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         price_updated_at: string;
                         disbursement_payment_id: string;
                         lock_tx_hash: string | null;
-                        /** @description USDC, at most 6 decimals */
                         repaid_usdc: number | null;
                         repay_tx_hash: string | null;
                         repaid_by_purchase_order_id: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
                         disbursed_at: string | null;
                         repaid_at: string | null;
                         cancelled_at: string | null;
                         cancel_reason: string | null;
-                        /** Format: date-time */
                         due_at: string | null;
                         defaulted_at: string | null;
-                        /** @description USDC, at most 6 decimals */
                         loss_usdc: number | null;
                         write_off_tx_hash: string | null;
                     };
@@ -5094,21 +5192,23 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @constant */
+                        payment_type: "MFI_DEPOSIT";
                         payment_id: string;
-                        payment_type: string;
                         status: string;
-                        /** @description USDC, at most 6 decimals */
+                        /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
                         amount_usdc: number;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         completed_at: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                         mfi_id: string;
                         source_currency: string;
                         source_amount: number;
                         ramp_payment_id: string | null;
                         chain_tx_hash: string | null;
+                        /** @description micro-shares (10^-6 share) */
                         vault_shares_issued: number | null;
                         refund_tx_hash: string | null;
                         refunded_at: string | null;
@@ -5226,8 +5326,8 @@ export interface operations {
                     "application/json": {
                         /** @description USDC, at most 6 decimals */
                         total_assets_usdc: number;
+                        /** @description micro-shares */
                         total_shares: number;
-                        /** @description USDC, at most 6 decimals */
                         share_price_usdc: number;
                         /** @description USDC, at most 6 decimals */
                         loans_outstanding_usdc: number;
@@ -5237,9 +5337,9 @@ export interface operations {
                         par30_usdc: number;
                         /** @description USDC, at most 6 decimals */
                         defaults_usdc: number;
-                        shares: number;
+                        shares?: number;
                         /** @description USDC, at most 6 decimals */
-                        value_usdc: number;
+                        value_usdc?: number;
                     };
                 };
             };
@@ -5332,7 +5432,8 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        received: boolean;
+                        /** @constant */
+                        received: true;
                         outcome: string;
                     };
                 };
@@ -5444,7 +5545,8 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        received: boolean;
+                        /** @constant */
+                        received: true;
                         outcome: string;
                     };
                 };
@@ -5547,15 +5649,20 @@ export interface operations {
                      */
                     "application/json": {
                         farmer_id: string;
-                        status: string;
-                        /** Format: date-time */
-                        checked_at: string;
-                        dataset: {
+                        /** @enum {string} */
+                        status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @description ISO 8601 UTC timestamp */
+                        checked_at?: string;
+                        cutoff_date?: string;
+                        dataset?: {
                             name: string;
-                            /** Format: date */
                             version: string;
                         };
-                        alerts: unknown[];
+                        alerts?: {
+                            date: string;
+                            confidence: string;
+                            area_ha: number;
+                        }[];
                     };
                 };
             };
@@ -5681,26 +5788,44 @@ export interface operations {
                             farmer_id: string;
                             full_name: string;
                             cooperative_id: string;
+                            /** @description masked; null when the farmer has no phone */
                             phone: string | null;
                             district: string;
                             farm: {
-                                area_ha: number;
                                 gps: {
-                                    lng: number;
                                     lat: number;
+                                    lng: number;
                                 };
+                                polygon?: {
+                                    /** @constant */
+                                    type: "Polygon";
+                                    coordinates: number[][][];
+                                };
+                                area_ha: number;
+                                computed_area_ha?: number | null;
                             };
-                            national_registry_status: string;
-                            gfw_status: string;
-                            /** Format: date-time */
-                            gfw_checked_at: string | null;
-                            gfw_dataset: {
+                            /** @enum {string} */
+                            gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                            /** @enum {string} */
+                            national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                            /** @description ISO 8601 UTC timestamp */
+                            gfw_checked_at?: string;
+                            gfw_dataset?: {
                                 name: string;
-                                /** Format: date */
                                 version: string;
                             };
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             registered_at: string;
+                            phone_changes?: {
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                actor: string;
+                                actor_role: string;
+                                previous_phone: string | null;
+                                phone: string;
+                            }[];
+                            /** @description ISO 8601 UTC timestamp */
+                            phone_updated_at?: string;
                         }[];
                         total: number;
                     };
@@ -5856,27 +5981,23 @@ export interface operations {
                             farmer_id: string;
                             name: string;
                             country: string;
-                            geolocation_geojson: string;
+                            /** @description the producer's plots (GeoJSON) */
+                            geolocation_geojson: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
                         }[];
                         geolocation: {
-                            type: string;
-                            features: {
-                                type: string;
-                                properties: {
-                                    farmer_id: string;
-                                    area_ha: number;
-                                };
-                                geometry: {
-                                    type: string;
-                                    coordinates: number[];
-                                };
-                            }[];
+                            /** @constant */
+                            type: "FeatureCollection";
+                            features: unknown[];
                         };
                         ipfs_cid: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                     };
                 };
@@ -5903,10 +6024,15 @@ export interface operations {
                      */
                     "application/json": {
                         error: {
-                            code: string;
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
+                            /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
+                            /** @description ULID; also in the x-request-id header and the logs. */
                             request_id: string;
+                            /** @description VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal. */
+                            details?: unknown;
                         };
                         dds_id: string;
                         status: string;
@@ -6065,27 +6191,23 @@ export interface operations {
                             farmer_id: string;
                             name: string;
                             country: string;
-                            geolocation_geojson: string;
+                            /** @description the producer's plots (GeoJSON) */
+                            geolocation_geojson: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
                         }[];
                         geolocation: {
-                            type: string;
-                            features: {
-                                type: string;
-                                properties: {
-                                    farmer_id: string;
-                                    area_ha: number;
-                                };
-                                geometry: {
-                                    type: string;
-                                    coordinates: number[];
-                                };
-                            }[];
+                            /** @constant */
+                            type: "FeatureCollection";
+                            features: unknown[];
                         };
                         ipfs_cid: string;
                         reference_number: string | null;
                         verification_number: string | null;
                         rejection_reason: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                     };
                 };
@@ -6377,7 +6499,8 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        pack_version: number;
+                        /** @constant */
+                        pack_version: 1;
                         dds: {
                             dds_id: string;
                             batch_id: string;
@@ -6401,27 +6524,23 @@ export interface operations {
                                 farmer_id: string;
                                 name: string;
                                 country: string;
-                                geolocation_geojson: string;
+                                /** @description the producer's plots (GeoJSON) */
+                                geolocation_geojson: {
+                                    /** @constant */
+                                    type: "FeatureCollection";
+                                    features: unknown[];
+                                };
                             }[];
                             geolocation: {
-                                type: string;
-                                features: {
-                                    type: string;
-                                    properties: {
-                                        farmer_id: string;
-                                        area_ha: number;
-                                    };
-                                    geometry: {
-                                        type: string;
-                                        coordinates: number[];
-                                    };
-                                }[];
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
                             };
                             ipfs_cid: string;
                             reference_number: string | null;
                             verification_number: string | null;
                             rejection_reason: string | null;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             created_at: string;
                         };
                         batch: {
@@ -6433,23 +6552,21 @@ export interface operations {
                             weight_kg: number;
                             moisture_pct: number;
                             stage: string;
-                            mint_tx_hash: string;
-                            purchase_order_id: string;
+                            mint_tx_hash: string | null;
+                            purchase_order_id: string | null;
                         };
                         forest_checks: {
                             farmer_id: string;
                             status: string;
-                            /** Format: date-time */
-                            checked_at: string;
+                            checked_at: string | null;
                             dataset: {
                                 name: string;
-                                /** Format: date */
                                 version: string;
-                            };
+                            } | null;
                         }[];
                         trail: {
                             stage: string;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             at: string;
                             evidence_ipfs_cid: string | null;
                             chain_tx_hash: string | null;
@@ -6463,18 +6580,18 @@ export interface operations {
                             entries: {
                                 sequence_number: number;
                                 type: string;
-                                /** Format: date-time */
+                                /** @description ISO 8601 UTC timestamp */
                                 at: string;
                                 prev_hash: string;
                                 hash: string;
                                 anchor: {
-                                    tx_hash: string | null;
+                                    tx_hash: string;
                                     block_number: number;
                                     root?: string;
                                     proof?: string[];
                                     head_sequence_number?: number;
                                     head_hash?: string;
-                                };
+                                } | null;
                             }[];
                         };
                     };
@@ -6587,7 +6704,8 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        received: boolean;
+                        /** @constant */
+                        received: true;
                         outcome: string;
                     };
                 };
@@ -6762,6 +6880,10 @@ export interface operations {
                         payer: string | null;
                         /** @description USDC, at most 6 decimals */
                         amount_usdc: number;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        short_payment: boolean;
+                        settled_by: string | null;
                         repayments: {
                             loan_id: string;
                             batch_id: string;
@@ -6780,46 +6902,39 @@ export interface operations {
                         remainder_usdc: number;
                         remainder_status: string;
                         remainder_tx_hash: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** @description USDC, at most 6 decimals */
-                        paid_usdc: number;
-                        short_payment: boolean;
-                        settled_by: string | null;
-                        /** @description USDC, at most 6 decimals */
                         amount_due_usdc: number | null;
                         buyer_address: string | null;
                         payments: {
-                            tx_hash: string | null;
+                            tx_hash: string;
                             log_index: number;
                             block_number: number;
-                            payer: string | null;
+                            payer: string;
                             /** @description USDC, at most 6 decimals */
                             amount_usdc: number;
                             status: string;
                             unapplied_reason: string | null;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             received_at: string;
                             refund_id: string | null;
                             refund_tx_hash: string | null;
                             refunded_at: string | null;
                         }[];
                         unapplied_payments: {
-                            tx_hash: string | null;
+                            tx_hash: string;
                             log_index: number;
                             block_number: number;
-                            payer: string | null;
+                            payer: string;
                             /** @description USDC, at most 6 decimals */
                             amount_usdc: number;
                             status: string;
                             unapplied_reason: string | null;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             received_at: string;
                             refund_id: string | null;
                             refund_tx_hash: string | null;
-                            /** Format: date-time */
                             refunded_at: string | null;
                         }[];
                     };
@@ -6950,6 +7065,10 @@ export interface operations {
                         payer: string | null;
                         /** @description USDC, at most 6 decimals */
                         amount_usdc: number;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        short_payment: boolean;
+                        settled_by: string | null;
                         repayments: {
                             loan_id: string;
                             batch_id: string;
@@ -6968,13 +7087,9 @@ export interface operations {
                         remainder_usdc: number;
                         remainder_status: string;
                         remainder_tx_hash: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         completed_at: string | null;
-                        /** @description USDC, at most 6 decimals */
-                        paid_usdc: number;
-                        short_payment: boolean;
-                        settled_by: string | null;
                     };
                 };
             };
@@ -7112,15 +7227,15 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        tx_hash: string | null;
+                        tx_hash: string;
                         log_index: number;
                         block_number: number;
-                        payer: string | null;
+                        payer: string;
                         /** @description USDC, at most 6 decimals */
                         amount_usdc: number;
                         status: string;
                         unapplied_reason: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         received_at: string;
                         refund_id: string | null;
                         refund_tx_hash: string | null;
@@ -7274,15 +7389,16 @@ export interface operations {
                             url: string;
                             events: string[];
                             description: string | null;
+                            /** @description ACTIVE or DISABLED */
                             status: string;
                             disabled_reason: string | null;
                             owner: {
                                 kind: string;
-                                id: string;
+                                id?: string;
                             };
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             created_at: string;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
                         }[];
                     };
@@ -7381,15 +7497,16 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /** @description ACTIVE or DISABLED */
                         status: string;
                         disabled_reason: string | null;
                         owner: {
                             kind: string;
-                            id: string;
+                            id?: string;
                         };
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                         secret: string;
                         previous_secret_expires_at: string | null;
@@ -7488,7 +7605,8 @@ export interface operations {
                      */
                     "application/json": {
                         endpoint_id: string;
-                        deleted: boolean;
+                        /** @constant */
+                        deleted: true;
                     };
                 };
             };
@@ -7594,18 +7712,18 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /** @description ACTIVE or DISABLED */
                         status: string;
                         disabled_reason: string | null;
                         owner: {
                             kind: string;
-                            id: string;
+                            id?: string;
                         };
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                         secret: string;
-                        /** Format: date-time */
                         previous_secret_expires_at: string | null;
                     };
                 };
@@ -7745,17 +7863,16 @@ export interface operations {
                             endpoint_id: string;
                             event_id: string;
                             event_type: string;
-                            state: string;
+                            /** @enum {string} */
+                            state: "PENDING" | "FAILED" | "DELIVERED" | "DEAD";
                             attempts: number;
                             last_status_code: number | null;
                             last_error: string | null;
-                            /** Format: date-time */
                             last_attempt_at: string | null;
-                            /** Format: date-time */
                             next_attempt_at: string | null;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             created_at: string;
-                            /** Format: date-time */
+                            /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
                         }[];
                         limit: number;
@@ -7859,17 +7976,16 @@ export interface operations {
                         endpoint_id: string;
                         event_id: string;
                         event_type: string;
-                        state: string;
+                        /** @enum {string} */
+                        state: "PENDING" | "FAILED" | "DELIVERED" | "DEAD";
                         attempts: number;
                         last_status_code: number | null;
                         last_error: string | null;
-                        /** Format: date-time */
                         last_attempt_at: string | null;
-                        /** Format: date-time */
                         next_attempt_at: string | null;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         created_at: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
                     };
                 };
@@ -8443,7 +8559,6 @@ export interface operations {
                     data: {
                         batch_id: string;
                         stage: string;
-                        /** Format: date-time */
                         at: string;
                         chain_tx_hash: string;
                     };
@@ -8508,9 +8623,7 @@ export interface operations {
                         cooperative_id: string;
                         reason: string;
                         status: string;
-                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
                         amount_usd_micro: number;
-                        /** @description UGX, whole shillings */
                         amount_ugx: number;
                         exchange_rate: string;
                         recipient_name: string;
@@ -8518,13 +8631,9 @@ export interface operations {
                         retry_count: number;
                         mobile_money_transaction_id?: string;
                         settlement_channel?: string;
-                        /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         updated_at: string;
-                        /** Format: date-time */
                         completed_at: string;
-                        /** Format: date-time */
                         settled_at?: string;
                         phone: string;
                         loan_id?: string;
@@ -8592,18 +8701,14 @@ export interface operations {
                         cooperative_id: string;
                         reason: string;
                         status: string;
-                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
                         amount_usd_micro: number;
-                        /** @description UGX, whole shillings */
                         amount_ugx: number;
                         exchange_rate: string;
                         recipient_name: string;
                         attempt: number;
                         retry_count: number;
                         last_failure_reason: string;
-                        /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         updated_at: string;
                         phone: string;
                         loan_id?: string;
@@ -8667,9 +8772,7 @@ export interface operations {
                         status: string;
                         batch_id?: string;
                         tx_hash?: string;
-                        /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         completed_at: string;
                         farmer_id?: string;
                     };
@@ -8748,7 +8851,6 @@ export interface operations {
                         reference_number: string;
                         verification_number: string;
                         ipfs_cid: string;
-                        /** Format: date-time */
                         filed_at: string;
                     };
                 };
@@ -8826,11 +8928,8 @@ export interface operations {
                         farmer_id: string;
                         cooperative_id: string;
                         payment_id: string;
-                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
                         amount_usd_micro: number;
-                        /** @description UGX, whole shillings */
                         amount_ugx: number;
-                        /** Format: date-time */
                         disbursed_at: string;
                     };
                 };
@@ -8908,13 +9007,10 @@ export interface operations {
                         batch_id: string;
                         farmer_id: string;
                         cooperative_id: string;
-                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
                         principal_usd_micro: number;
-                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
                         repaid_usd_micro: number;
                         repay_tx_hash: string;
                         repaid_by_purchase_order_id: string;
-                        /** Format: date-time */
                         repaid_at: string;
                     };
                 };
@@ -8995,11 +9091,9 @@ export interface operations {
                         status: string;
                         source_currency: string;
                         source_amount: number;
-                        /** @description micro-USDC, an integer (1 USDC = 1000000) */
                         amount_usd_micro: number;
                         vault_shares_issued: string;
                         chain_tx_hash: string;
-                        /** Format: date-time */
                         created_at: string;
                     };
                 };

@@ -100,7 +100,7 @@ async function main() {
       continue;
     }
     const data = r.data.data;
-    runs.push({ batch: data.batch_id, started, minted: Date.now(), token: data.token_id, tx: data.chain_tx_hash ?? '', farmer: f.full_name, ugx: data.payment_amount_ugx });
+    runs.push({ batch: data.batch_id, started, minted: Date.now(), token: data.token_id ?? '', tx: data.chain_tx_hash ?? '', farmer: f.full_name, ugx: data.payment_amount_ugx });
     say(`${data.batch_id}: ${d.weight_kg} kg ${d.grade} from ${f.full_name} → BatchToken #${data.token_id}, tx ${data.chain_tx_hash} (${Date.now() - started} ms); payment ${data.payment_status} ${data.payment_amount_ugx.toLocaleString('en-US')} UGX to ${data.farmer_phone}`);
   }
 
@@ -121,7 +121,7 @@ async function main() {
         const b = (await done(api.GET('/batch/{id}', { ...as(agent), params: { path: { id: run.batch } } }))).data;
         if (b?.payment_status !== 'PAYMENT_CONFIRMED') continue;
         pending.delete(run.batch);
-        say(`${run.batch}: payout ${run.payout} COMPLETED — ${p.amount_ugx.toLocaleString('en-US')} UGX (${p.amount_usdc} USDC at ${p.exchange_rate} UGX/USDC), M-money ${p.mobile_money_transaction_id}; batch ${b.payment_status} ${((Date.now() - run.started) / 1000).toFixed(1)} s after submission (service: ${p.elapsed_seconds} s)`);
+        say(`${run.batch}: payout ${run.payout} COMPLETED — ${(p.amount_ugx ?? 0).toLocaleString('en-US')} UGX (${p.amount_usdc} USDC at ${p.exchange_rate} UGX/USDC), M-money ${p.mobile_money_transaction_id}; batch ${b.payment_status} ${((Date.now() - run.started) / 1000).toFixed(1)} s after submission (service: ${p.elapsed_seconds} s)`);
       } else if (p.status === 'MANUAL_REVIEW') {
         pending.delete(run.batch);
         say(`${run.batch}: payout ${run.payout} MANUAL_REVIEW after ${p.retry_count} retries`);
@@ -181,7 +181,7 @@ async function lendingStory(batchId: string, admin: string) {
   if (!deposit || !('vault_shares_issued' in deposit) || deposit.status !== 'COMPLETED') throw new Error(`deposit ${dep.payment_id} ended ${deposit?.status}`);
   const vault1 = await vault();
   say(`${dep.payment_id} COMPLETED: ${usd(deposit.amount_usdc)} USDC into the vault (tx ${deposit.chain_tx_hash}), ${shares(deposit.vault_shares_issued ?? 0)} issued`);
-  say(`Vault: ${usd(vault1.total_assets_usdc)} USDC, share price ${vault1.share_price_usdc} USDC (was ${vault0.share_price_usdc}), MFI-ELGON-01 holds ${shares(vault1.shares)} worth ${usd(vault1.value_usdc)} USDC`);
+  say(`Vault: ${usd(vault1.total_assets_usdc)} USDC, share price ${vault1.share_price_usdc} USDC (was ${vault0.share_price_usdc}), MFI-ELGON-01 holds ${shares(vault1.shares ?? 0)} worth ${usd(vault1.value_usdc ?? 0)} USDC`);
 
   // 2. The batch is graded; its BatchToken backs a loan of about half the most it can support.
   type StageBody = NonNullable<paths['/batch/{id}/stage']['patch']['requestBody']>['content']['application/json'];
@@ -234,12 +234,12 @@ async function lendingStory(batchId: string, admin: string) {
   for (const r of settlement.repayments ?? []) say(`  ${r.loan_id} (${r.batch_id}) ${r.status}: ${usd(r.amount_usdc)} USDC = principal + ${usd(r.interest_usdc)} USDC interest`);
   const chain = JSON.parse(readFileSync(join(localDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, `0x${string}`> };
   const holder = await createPublicClient({ transport: http(chain.endpoints.ledger) })
-    .readContract({ address: chain.endpoints.batch_token!, abi: batchTokenAbi, functionName: 'ownerOf', args: [BigInt(settled.token_id)] });
+    .readContract({ address: chain.endpoints.batch_token!, abi: batchTokenAbi, functionName: 'ownerOf', args: [BigInt(settled.token_id!)] });
   if (isAddressEqual(holder, chain.endpoints.lending_vault!)) throw new Error(`BatchToken #${settled.token_id} is still held by the vault after the settlement`);
   say(`${asked.loan_id} ${repaid.status}: ${usd(repaid.repaid_usdc ?? 0)} USDC (principal ${usd(repaid.principal_usdc)}), tx ${repaid.repay_tx_hash}; ${batchId} ${settled.stage}, BatchToken #${settled.token_id} back with ${holder}`);
   say(`Remainder ${usd(settlement.remainder_usdc)} USDC credited to ${COOP} (tx ${settlement.remainder_tx_hash})`);
   const vault2 = await vault();
-  say(`Vault: ${usd(vault2.total_assets_usdc)} USDC (was ${usd(vaultBefore.total_assets_usdc)}), share price ${vault2.share_price_usdc} USDC (was ${vaultBefore.share_price_usdc}); MFI-ELGON-01's shares now worth ${usd(vault2.value_usdc)} USDC`);
+  say(`Vault: ${usd(vault2.total_assets_usdc)} USDC (was ${usd(vaultBefore.total_assets_usdc)}), share price ${vault2.share_price_usdc} USDC (was ${vaultBefore.share_price_usdc}); MFI-ELGON-01's shares now worth ${usd(vault2.value_usdc ?? 0)} USDC`);
   if (!(vault2.total_assets_usdc > vaultBefore.total_assets_usdc)) throw new Error('the vault\'s assets did not grow by the interest');
 
   // 6. Anyone can check the custody trail without trusting the service (`npm run verify -- <batch>`).

@@ -2,6 +2,7 @@ import type { Deposit } from '../domain/lending';
 import { microShares, sharePriceUsdc } from '../domain/loan-terms';
 import { microToUsdc } from '../domain/money';
 import type { VaultSummary } from '../use-cases/deposits';
+import type { DepositViewSchema, VaultViewSchema, View } from './view-schemas';
 
 /**
  * GET /payments/DEP-… and the 202 of POST /mfi/deposits (interface-spec "Payment record"): the
@@ -9,7 +10,7 @@ import type { VaultSummary } from '../use-cases/deposits';
  * it completes); `vault_shares_issued` is an integer of micro-shares (10^-6 share; on chain a
  * share has 12 decimals, so the chain's figure is this × 10^6, see `microShares`).
  */
-export function depositView(d: Deposit) {
+export function depositView(d: Deposit): View<typeof DepositViewSchema> {
   return {
     payment_id: d.payment_id,
     payment_type: d.payment_type,
@@ -39,7 +40,7 @@ const usdc = (micro: bigint) => microToUsdc(Number(micro));
  * decimals), `apr` the annual rate, `par30_usdc` the principal of loans 30+ days past due,
  * `defaults_usdc` the principal written off (DEFAULTED loans).
  */
-export function vaultView(s: VaultSummary) {
+export function vaultView(s: VaultSummary): View<typeof VaultViewSchema> {
   const { total_assets_usd_micro: assets, total_shares: shares, loans_outstanding_usd_micro: loans } = s.state;
   return {
     total_assets_usdc: usdc(assets),

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { EVIDENCE_UPLOAD_CONTENT_TYPES, EVIDENCE_UPLOAD_ID_PATTERN, MAX_EVIDENCE_UPLOAD_BYTES } from '../domain/evidence-upload';
 import type { EvidenceUploadTicket } from '../use-cases/evidence-uploads';
+import type { EvidenceUploadViewSchema, View } from './view-schemas';
 
 /**
  * Evidence photos by upload URL (decisions §14): the request of POST /batch/{id}/evidence-uploads,
@@ -18,7 +19,7 @@ export const CreateEvidenceUploadSchema = v.strictObject({
 });
 
 /** 201 of POST /batch/{id}/evidence-uploads. */
-export function evidenceUploadView(t: EvidenceUploadTicket) {
+export function evidenceUploadView(t: EvidenceUploadTicket): View<typeof EvidenceUploadViewSchema> {
   return {
     upload_id: t.upload.upload_id, batch_id: t.upload.batch_id, content_type: t.upload.content_type, size_bytes: t.upload.size_bytes,
     url: t.url, method: t.method, headers: t.headers, expires_at: t.upload.url_expires_at, attach_by: t.upload.attach_by,

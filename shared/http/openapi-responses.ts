@@ -6,59 +6,70 @@ import { outboundEventBody, outboundEventsOfChange, type ItemImage, type Outboun
 import type { Job, Payout } from '../domain/records';
 import type { RouteDef } from '../manifest';
 import { deliveryView, endpointView, endpointWithSecretView } from './outbound-webhook-schemas';
+import * as v from 'valibot';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import * as V from './view-schemas';
 
 /**
  * The responses of the OpenAPI document: for every route its success response(s) with a JSON
  * Schema and a realistic example (recorded from the local stack running `npm run demo`, shaped by
  * the views in shared/http/views.ts and deposit-views.ts), the error responses it can produce by
  * status with an example per code, the Standard Webhooks headers of the inbound webhook routes,
- * and the outbound webhook events (decisions §12). The outbound webhook routes' and events'
+ * and the outbound webhook events. The outbound webhook routes' and events'
  * examples are made by the real views and event mapper from realistic records (see below).
  */
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Schema = Record<string, unknown>;
 
-/** Fields some states leave null, with the type they have otherwise (the views' `?? null`). */
-const NULLABLE: Record<string, string> = {
-  weight_slip_photo_url: 'string', chain_tx_hash: 'string', evidence_ipfs_cid: 'string', completed_at: 'string', settled_at: 'string',
-  provider_order_id: 'string', mobile_money_transaction_id: 'string', elapsed_seconds: 'integer', cash_receipt: 'object', farmer_phone: 'string',
-  tx_hash: 'string', lock_tx_hash: 'string', repaid_usdc: 'number', repay_tx_hash: 'string', repaid_by_purchase_order_id: 'string',
-  disbursed_at: 'string', repaid_at: 'string', cancelled_at: 'string', cancel_reason: 'string', remainder_tx_hash: 'string', ramp_payment_id: 'string',
-  vault_shares_issued: 'integer', refund_tx_hash: 'string', refunded_at: 'string', failure_reason: 'string', next_token: 'string',
-  reference_number: 'string', verification_number: 'string', rejection_reason: 'string', resolved_at: 'string', phone: 'string',
-  receipt_number: 'string', paid_at: 'string', description: 'string', disabled_reason: 'string', last_status_code: 'integer', last_error: 'string',
-  last_attempt_at: 'string', next_attempt_at: 'string', previous_secret_expires_at: 'string', weight_slip: 'string', gfw_checked_at: 'string',
-  amount_due_usdc: 'number', buyer_address: 'string', payer: 'string', payment_tx_hash: 'string', settled_by: 'string', unapplied_reason: 'string', refund_id: 'string',
-  due_at: 'string', defaulted_at: 'string', loss_usdc: 'number', write_off_tx_hash: 'string',
-};
-
-/** What a field name says about its unit (decisions: money is USDC with 6 decimals or whole UGX). */
-function describe(key: string): Record<string, unknown> {
-  if (key.endsWith('_usdc')) return { description: 'USDC, at most 6 decimals' };
-  if (key.endsWith('_usd_micro')) return { description: 'micro-USDC, an integer (1 USDC = 1000000)' };
-  if (key.endsWith('_ugx') || key.endsWith('_ugx_per_kg')) return { description: 'UGX, whole shillings' };
-  return {};
+/**
+ * A declared schema as JSON Schema 2020-12 for the document (custom checks left out). The
+ * discriminated unions (`v.variant`) carry an OpenAPI `discriminator`, so each kind's required
+ * fields apply only to it.
+ */
+export function declaredSchema(schema: v.GenericSchema): Schema {
+  const { $schema: _s, ...js } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as Schema;
+  const key = (schema as { type?: string; key?: string }).type === 'variant' ? (schema as unknown as { key: string }).key : undefined;
+  return key ? { ...js, discriminator: { propertyName: key } } : js;
 }
 
+/** The declared body of each route's success responses, by function folder and status. */
+const DECLARED: Record<string, Record<string, v.GenericSchema>> = {
+  'create-cooperative': { '201': V.CooperativeViewSchema }, 'update-cooperative': { '200': V.CooperativeViewSchema }, 'get-cooperative': { '200': V.CooperativeViewSchema },
+  'get-holding-balance': { '200': V.HoldingBalanceViewSchema },
+  'register-farmer': { '201': V.FarmerViewSchema, '202': V.FarmerPendingViewSchema }, 'get-farmer': { '200': V.FarmerViewSchema }, 'update-farmer': { '200': V.FarmerViewSchema },
+  'get-credit-score': { '200': V.CreditScoreViewSchema },
+  'submit-batch': { '201': V.SubmissionViewSchema, '202': V.SubmissionAcceptedViewSchema },
+  'update-batch-stage': { '200': V.StageUpdateViewSchema, '202': V.StageUpdateAcceptedViewSchema },
+  'create-evidence-upload': { '201': V.EvidenceUploadViewSchema }, 'get-batch-audit': { '200': V.AuditViewSchema },
+  'create-purchase-order': { '201': V.PurchaseOrderViewSchema }, 'confirm-purchase-order': { '200': V.ConfirmedPurchaseOrderViewSchema },
+  'get-batch': { '200': V.BatchViewSchema }, 'get-job': { '200': V.JobViewSchema },
+  'create-farmer-payout': { '201': V.PayoutCreatedViewSchema }, 'get-farmer-payout': { '200': V.PayoutStatusViewSchema }, 'resolve-farmer-payout': { '200': V.PayoutResolutionViewSchema },
+  'get-payment': { '200': V.PaymentViewSchema }, 'list-payments': { '200': V.PaymentListViewSchema },
+  'create-loan': { '202': V.LoanViewSchema }, 'get-loan': { '200': V.LoanViewSchema }, 'get-batch-loan': { '200': V.LoanViewSchema },
+  'create-mfi-deposit': { '202': V.DepositViewSchema }, 'get-mfi-vault': { '200': V.VaultViewSchema },
+  'onramp-webhook': { '200': V.WebhookAckViewSchema }, 'payout-provider-webhook': { '200': V.WebhookAckViewSchema }, 'chain-events-webhook': { '200': V.WebhookAckViewSchema },
+  'verify-gfw': { '200': V.ForestCheckViewSchema }, 'list-flagged-farms': { '200': V.FlaggedFarmsViewSchema },
+  'generate-dds': { '200': V.DdsViewSchema, '202': V.DdsPendingViewSchema }, 'get-dds': { '200': V.DdsViewSchema }, 'get-dds-evidence': { '200': V.EvidencePackViewSchema },
+  'get-settlement': { '200': V.SettlementReadingViewSchema }, 'settle-purchase-order': { '200': V.SettlementViewSchema }, 'refund-buyer-payment': { '202': V.BuyerPaymentViewSchema },
+  'create-webhook-endpoint': { '201': V.EndpointWithSecretViewSchema }, 'list-webhook-endpoints': { '200': V.EndpointListViewSchema },
+  'delete-webhook-endpoint': { '200': V.EndpointDeletedViewSchema }, 'rotate-webhook-secret': { '200': V.EndpointWithSecretViewSchema },
+  'list-webhook-deliveries': { '200': V.DeliveryListViewSchema }, 'replay-webhook-delivery': { '202': V.DeliveryViewSchema },
+  'get-ipfs': { '200': V.IpfsDirectoryViewSchema },
+};
+
 /**
- * A JSON Schema (2020-12) of `value`'s shape: types from the values (integers vs numbers), every
- * key required, null fields typed from {@link NULLABLE}, and NULLABLE fields present with a value
- * allowed to be null (`nullable`: NULLABLE for the views; none for event data, which leaves fields out).
+ * The shape of an outbound event's `data` as the real event mapper makes it (the events are
+ * request bodies the service sends, not responses): types from the values, every key present.
  */
-export function schemaOf(value: Json, key = '', nullable: Record<string, string> = NULLABLE): Schema {
-  if (value === null) {
-    const t = nullable[key] ?? 'string';
-    return { type: [t, 'null'], ...describe(key) };
-  }
-  if (Array.isArray(value)) return { type: 'array', items: value.length ? value.map((x) => schemaOf(x, key, nullable)).reduce(merge) : {} };
+function schemaOf(value: Json): Schema {
+  if (value === null) return {};
+  if (Array.isArray(value)) return { type: 'array', items: value.length ? value.map((x) => schemaOf(x)).reduce(merge) : {} };
   if (typeof value === 'object') {
-    const properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOf(v, k, nullable)]));
+    const properties = Object.fromEntries(Object.entries(value).map(([k, x]) => [k, schemaOf(x)]));
     return { type: 'object', required: Object.keys(value), properties };
   }
-  const t = typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
-  const format = typeof value !== 'string' ? undefined : /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value) ? 'date-time' : /^\d{4}-\d\d-\d\d$/.test(value) ? 'date' : undefined;
-  return { type: key in nullable && key !== '' ? [t, 'null'] : t, ...(format ? { format } : {}), ...describe(key) };
+  return { type: typeof value === 'number' ? 'number' : typeof value };
 }
 
 /** Two schemas of array elements as one: properties united (required by both), integer ∪ number = number. */
@@ -68,8 +79,7 @@ function merge(a: Schema, b: Schema): Schema {
     const properties = Object.fromEntries([...new Set([...Object.keys(pa), ...Object.keys(pb)])].map((k) => [k, pa[k] && pb[k] ? merge(pa[k], pb[k]) : (pa[k] ?? pb[k])!]));
     return { ...a, properties, required: (a.required as string[]).filter((k) => (b.required as string[]).includes(k)) };
   }
-  if (a.type === 'integer' && b.type === 'number') return b;
-  return a;
+    return a;
 }
 
 // ------------------------------------------------------------------------------------------ examples
@@ -107,7 +117,7 @@ const stageUpdate = {
   audit_log_sequence_number: '4', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', dds_eligible: true, timestamp: '2026-11-22T18:54:59.037Z',
 };
 
-/** POST /batch/{id}/evidence-uploads (decisions §14): a presigned PUT as the S3 presigner makes it in AWS (credentials shortened). */
+/** POST /batch/{id}/evidence-uploads: a presigned PUT as the S3 presigner makes it in AWS (credentials shortened). */
 const evidenceUpload = {
   upload_id: 'UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F', batch_id: 'BATCH-2026-000001', content_type: 'image/jpeg', size_bytes: 4718592,
   url: 'https://coffeetrace-dev-evidenceuploadsbucket1f2a3b4c-9x8y7z6w5v4u.s3.eu-west-1.amazonaws.com/evidence-uploads/BATCH-2026-000001/UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T185412Z&X-Amz-Expires=900&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=5f0c7e5d3b1a9e8c7f6d5b4a3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&x-id=PutObject',
@@ -275,7 +285,7 @@ const EVENTS: Array<{ type: OutboundEventType; summary: string; events: Outbound
     eventOf('payout.completed', 'PAYMENT', { ...disbursementRecord, ...processing }, disbursementRecord),
     eventOf('payout.completed', 'PAYMENT', reviewRecord, cashRecord),
   ] },
-  { type: 'payout.manual_review', summary: 'A payout exhausted its attempts and waits for a manual review (decisions §11). `data` is the stored payment record as in payout.completed (`last_failure_reason`; phone masked). One event per review round (`webhook-id` ends `_r<round>`).', events: [
+  { type: 'payout.manual_review', summary: 'A payout exhausted its attempts and waits for a manual review. `data` is the stored payment record as in payout.completed (`last_failure_reason`; phone masked). One event per review round (`webhook-id` ends `_r<round>`).', events: [
     eventOf('payout.manual_review', 'PAYMENT', { ...reviewRecord, status: 'RETRY_3' }, reviewRecord),
     eventOf('payout.manual_review', 'PAYMENT', { ...disbursementRecord, ...processing, status: 'RETRY_3' }, { ...disbursementRecord, ...processing, status: 'MANUAL_REVIEW', attempt: 4, retry_count: 3, last_failure_reason: 'PROVIDER_TIMEOUT' }),
   ] },
@@ -496,13 +506,20 @@ export function successResponses(fn: string, path = ''): Record<string, unknown>
     ...(s.location ? { headers: { Location: { description: 'Path of the created resource or job.', schema: { type: 'string' } } } } : {}),
     content: {
       [s.contentType ?? 'application/json']: {
-        schema: s.schema ?? (fn === 'get-payment' ? { oneOf: [schemaOf(s.example), schemaOf(deposit)] } : schemaOf(s.example)),
+        schema: s.schema ?? declaredOf(fn, s.status),
         ...(fn === 'get-payment'
           ? { examples: { FARMER_PAYOUT: { summary: 'A farmer payout (PAY-…)', value: s.example }, MFI_DEPOSIT: { summary: 'An MFI deposit (DEP-…)', value: deposit } } }
           : { example: s.example }),
       },
     },
   }]));
+}
+
+/** The declared schema of `fn`'s `status` answer; a route without one is a programming error (the document test fails). */
+function declaredOf(fn: string, status: string): Schema {
+  const schema = DECLARED[fn]?.[status];
+  if (!schema) throw new Error(`no declared response schema for ${fn} ${status}`);
+  return declaredSchema(schema);
 }
 
 /** The Standard Webhooks headers every signed request carries (inbound and outbound). */
@@ -519,19 +536,19 @@ export const STANDARD_WEBHOOK_HEADERS = [
  * not required); values are never null in events (absent fields are left out), `type` is fixed.
  */
 function eventBodySchema(type: OutboundEventType, events: OutboundEvent[]): Schema {
-  const data = events.map((e) => schemaOf(e.data as Json, '', {})).reduce(merge);
+  const data = events.map((e) => schemaOf(e.data as Json)).reduce(merge);
   return {
     type: 'object', required: ['type', 'timestamp', 'data'],
     properties: { type: { type: 'string', const: type }, timestamp: { type: 'string', format: 'date-time', description: 'When the change happened (from the record: a replay sends the same body).' }, data },
   };
 }
 
-/** Who receives an event type (decisions §12). */
+/** Who receives an event type. */
 const RECEIVERS = (type: OutboundEventType) => type === 'deposit.completed'
   ? 'ADMIN endpoints and the depositing MFI\'s own'
   : type.startsWith('loan.') ? 'ADMIN endpoints, the batch\'s cooperative\'s, and every MFI\'s' : 'ADMIN endpoints and the batch\'s cooperative\'s';
 
-/** The OpenAPI `webhooks` of decisions §12: what the service POSTs to registered endpoints, examples made by the real event mapper. */
+/** The OpenAPI `webhooks`: what the service POSTs to registered endpoints, examples made by the real event mapper. */
 export function outboundWebhooks(): Record<string, unknown> {
   return Object.fromEntries(EVENTS.map((e) => {
     const first = e.events[0]!;

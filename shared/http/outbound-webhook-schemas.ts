@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { OutboundDelivery, OutboundEndpoint, RevealedEndpoint } from '../domain/outbound-webhooks';
 import { OUTBOUND_EVENT_TYPES } from '../domain/outbound-webhooks';
+import type { DeliveryViewSchema, EndpointViewSchema, EndpointWithSecretViewSchema, View } from './view-schemas';
 
 /**
  * Outbound webhooks on the wire (decisions §12): the request bodies, path and query parameters,
@@ -31,7 +32,7 @@ export const ListDeliveriesQuerySchema = v.object({
 });
 
 /** An endpoint without its secret. */
-export function endpointView(e: OutboundEndpoint) {
+export function endpointView(e: OutboundEndpoint): View<typeof EndpointViewSchema> {
   return {
     endpoint_id: e.endpoint_id,
     url: e.url,
@@ -46,12 +47,12 @@ export function endpointView(e: OutboundEndpoint) {
 }
 
 /** The 201 of creation and the 200 of rotation: the endpoint with its (new) secret, shown only here. */
-export function endpointWithSecretView(e: RevealedEndpoint) {
+export function endpointWithSecretView(e: RevealedEndpoint): View<typeof EndpointWithSecretViewSchema> {
   return { ...endpointView(e), secret: e.secret, previous_secret_expires_at: e.previous_secret_expires_at ?? null };
 }
 
 /** One entry of the delivery log. */
-export function deliveryView(d: OutboundDelivery) {
+export function deliveryView(d: OutboundDelivery): View<typeof DeliveryViewSchema> {
   return {
     delivery_id: d.delivery_id,
     endpoint_id: d.endpoint_id,

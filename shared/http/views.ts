@@ -11,6 +11,7 @@ import type { AuditEntry, Batch, Cooperative, Farmer, Job, Payout, PurchaseOrder
 import type { SubmitResult } from '../use-cases/batches';
 import type { StageChange } from '../use-cases/custody';
 import type { SettlementReading } from '../use-cases/settlement';
+import type { AuditViewSchema, BatchViewSchema, BuyerPaymentViewSchema, CooperativeViewSchema, DdsViewSchema, FarmerViewSchema, JobViewSchema, LoanViewSchema, PaymentListItemViewSchema, PayoutCreatedViewSchema, PayoutRecordViewSchema, PayoutResolutionViewSchema, PayoutStatusViewSchema, PurchaseOrderViewSchema, SettlementReadingViewSchema, SettlementViewSchema, StageHistoryViewSchema, StageUpdateViewSchema, SubmissionViewSchema, View } from './view-schemas';
 
 /**
  * Response views: how records look on the wire (interface-spec response shapes; decisions §3
@@ -18,13 +19,13 @@ import type { SettlementReading } from '../use-cases/settlement';
  */
 
 /** The 201 body of POST /batch/submit (interface-spec "Batch submission" response). */
-export function submissionView(r: Extract<SubmitResult, { kind: 'created' }>) {
+export function submissionView(r: Extract<SubmitResult, { kind: 'created' }>): View<typeof SubmissionViewSchema> {
   return {
     success: true,
     data: {
       batch_id: r.batch.batch_id,
       token_id: r.batch.token_id,
-      chain_tx_hash: r.batch.chain_tx_hash,
+      chain_tx_hash: r.batch.chain_tx_hash ?? null,
       audit_log_message_id: r.auditMessageId,
       payment_status: r.batch.payment_status,
       payment_amount_ugx: r.batch.payment_amount_ugx,
@@ -37,7 +38,7 @@ export function submissionView(r: Extract<SubmitResult, { kind: 'created' }>) {
 }
 
 /** GET /batch/{id} (decisions §8). */
-export function batchView(b: Batch) {
+export function batchView(b: Batch): View<typeof BatchViewSchema> {
   return {
     batch_id: b.batch_id,
     token_id: b.token_id,
@@ -67,7 +68,7 @@ export function batchView(b: Batch) {
  * PENDING|PINNED|FAILED; null for DELIVERED, which has no evidence, and for stages committed before
  * background pinning).
  */
-export function stageHistoryView(h: Batch['stage_history'][number]) {
+export function stageHistoryView(h: Batch['stage_history'][number]): View<typeof StageHistoryViewSchema> {
   return {
     stage: h.stage, at: h.at, actor: h.actor, chain_tx_hash: h.chain_tx_hash, audit_log_sequence_number: h.audit_log_sequence_number,
     evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
@@ -75,12 +76,12 @@ export function stageHistoryView(h: Batch['stage_history'][number]) {
 }
 
 /** GET /jobs/{id} (decisions §5 asynchronous operations). */
-export function jobView(j: Job) {
+export function jobView(j: Job): View<typeof JobViewSchema> {
   return { job_id: j.job_id, type: j.type, status: j.status, ...(j.farmer_id ? { farmer_id: j.farmer_id } : { batch_id: j.batch_id ?? null }), tx_hash: j.tx_hash ?? null, ...(j.error ? { error: j.error } : {}), created_at: j.created_at, completed_at: j.completed_at ?? null };
 }
 
 /** The stage-update response (interface-spec "Stage update" response fields). */
-export function stageUpdateView(c: StageChange) {
+export function stageUpdateView(c: StageChange): View<typeof StageUpdateViewSchema> {
   return {
     batch_id: c.batch_id, previous_stage: c.previous_stage, new_stage: c.new_stage, chain_tx_hash: c.chain_tx_hash,
     audit_log_sequence_number: String(c.audit_log_sequence_number), evidence_ipfs_cid: c.evidence_ipfs_cid, dds_eligible: c.dds_eligible, timestamp: c.at,
@@ -88,7 +89,7 @@ export function stageUpdateView(c: StageChange) {
 }
 
 /** GET /batch/{id}/audit (decisions §8). */
-export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: boolean; checks: AuditCheck[]; anchors: Array<EntryAnchor | null> }) {
+export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: boolean; checks: AuditCheck[]; anchors: Array<EntryAnchor | null> }): View<typeof AuditViewSchema> {
   // The pin status of each stage's evidence (decisions §14), beside the entries (which are hashed as stored).
   const evidencePins = (r.batch.stage_history ?? []).filter((h) => h.evidence_ipfs_cid).map((h) => ({
     sequence_number: Number(h.audit_log_sequence_number), stage: h.stage, evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
@@ -99,13 +100,13 @@ export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: bo
 }
 
 /** The purchase order as shown to callers. */
-export function purchaseOrderView(po: PurchaseOrder) {
+export function purchaseOrderView(po: PurchaseOrder): View<typeof PurchaseOrderViewSchema> {
   const { created_by: _by, amount_due_usd_micro: due, paid_usd_micro: paid, settled_at: _settled, ...rest } = po;
   return { ...rest, amount_due_usdc: due === undefined ? null : microToUsdc(due), paid_usdc: microToUsdc(paid ?? 0), buyer_address: po.buyer_address ?? null };
 }
 
 /** The create response (interface-spec "Payout" create response). */
-export function payoutCreatedView(p: Payout) {
+export function payoutCreatedView(p: Payout): View<typeof PayoutCreatedViewSchema> {
   return {
     payout_id: p.payment_id,
     status: p.status,
@@ -123,7 +124,7 @@ export function payoutCreatedView(p: Payout) {
 }
 
 /** GET /payments/farmer-payout/{id} (interface-spec "Payout status response"). */
-export function payoutStatusView(p: Payout) {
+export function payoutStatusView(p: Payout): View<typeof PayoutStatusViewSchema> {
   return {
     payout_id: p.payment_id,
     status: p.status,
@@ -144,7 +145,7 @@ export function payoutStatusView(p: Payout) {
  * before terms existed); a DEFAULTED loan has `defaulted_at`, `loss_usdc` (the principal written
  * off in the vault) and `write_off_tx_hash`.
  */
-export function loanView(l: Loan) {
+export function loanView(l: Loan): View<typeof LoanViewSchema> {
   return {
     loan_id: l.loan_id,
     batch_id: l.batch_id,
@@ -187,7 +188,7 @@ export function settlementChannelView(p: Payout) {
 }
 
 /** POST /payments/farmer-payout/{id}/resolve: the payout status response after the resolution. */
-export function payoutResolutionView(p: Payout, resolution: 'PAID_IN_CASH' | 'RETRY') {
+export function payoutResolutionView(p: Payout, resolution: 'PAID_IN_CASH' | 'RETRY'): View<typeof PayoutResolutionViewSchema> {
   return {
     ...payoutStatusView(p),
     resolution,
@@ -199,7 +200,7 @@ export function payoutResolutionView(p: Payout, resolution: 'PAID_IN_CASH' | 'RE
 }
 
 /** A purchase order's settlement: amounts in USDC, repayments oldest first. */
-export function settlementView(st: Settlement) {
+export function settlementView(st: Settlement): View<typeof SettlementViewSchema> {
   return {
     purchase_order_id: st.purchase_order_id,
     cooperative_id: st.cooperative_id,
@@ -225,7 +226,7 @@ export function settlementView(st: Settlement) {
 }
 
 /** A buyer payment into the vault for a purchase order (settlement view, refund answer). */
-export function buyerPaymentView(p: BuyerPayment) {
+export function buyerPaymentView(p: BuyerPayment): View<typeof BuyerPaymentViewSchema> {
   return {
     tx_hash: p.tx_hash, log_index: p.log_index, block_number: p.block_number, payer: p.payer, amount_usdc: microToUsdc(p.amount_usd_micro),
     status: p.status, unapplied_reason: p.unapplied_reason ?? null, received_at: p.received_at,
@@ -239,7 +240,7 @@ export function buyerPaymentView(p: BuyerPayment) {
  * repayments) — with `amount_due_usdc`, `paid_usdc`, `buyer_address`, the counted `payments` and
  * the `unapplied_payments` (other payer, after settlement; refundable by an ADMIN).
  */
-export function settlementReadingView(r: SettlementReading) {
+export function settlementReadingView(r: SettlementReading): View<typeof SettlementReadingViewSchema> {
   const counted = r.payments.filter((p) => p.status === 'COUNTED').map(buyerPaymentView);
   const unapplied = r.payments.filter((p) => p.status !== 'COUNTED').map(buyerPaymentView);
   const extra = { amount_due_usdc: r.amountDueUsdMicro === null ? null : microToUsdc(r.amountDueUsdMicro), buyer_address: r.po.buyer_address ?? null, payments: counted, unapplied_payments: unapplied };
@@ -254,10 +255,9 @@ export function settlementReadingView(r: SettlementReading) {
 }
 
 /** GET /payments/{id} for a FARMER_PAYOUT (interface-spec "Payment record"). */
-export function paymentRecordView(p: Payout) {
-  return {
+export function paymentRecordView(p: Payout): View<typeof PayoutRecordViewSchema> {
+  const common = {
     payment_id: p.payment_id,
-    payment_type: p.payment_type,
     status: p.status,
     amount_usdc: microToUsdc(p.amount_usd_micro),
     created_at: p.created_at,
@@ -274,29 +274,29 @@ export function paymentRecordView(p: Payout) {
     reason: p.reason,
     elapsed_seconds: p.elapsed_seconds ?? null,
     retry_count: p.retry_count,
-    ...(p.payment_type === 'LOAN_DISBURSEMENT' ? { loan_id: p.loan_id ?? null } : {}),
     ...settlementChannelView(p),
   };
+  return p.payment_type === 'LOAN_DISBURSEMENT' ? { ...common, payment_type: 'LOAN_DISBURSEMENT', loan_id: p.loan_id ?? null } : { ...common, payment_type: 'FARMER_PAYOUT' };
 }
 
 /** One entry of GET /payments (the list view of a payment). */
-export function paymentListItemView(p: Payout) {
+export function paymentListItemView(p: Payout): View<typeof PaymentListItemViewSchema> {
   return { payment_id: p.payment_id, payment_type: p.payment_type, status: p.status, amount_usdc: microToUsdc(p.amount_usd_micro), completed_at: p.completed_at ?? null };
 }
 
 /** The cooperative as shown to callers (manager phone masked). */
-export function cooperativeView(c: Cooperative) {
+export function cooperativeView(c: Cooperative): View<typeof CooperativeViewSchema> {
   return { ...c, manager: { ...c.manager, phone: maskPhone(c.manager.phone) }, active: isCooperativeActive(c) };
 }
 
 /** The farmer as shown to callers (phone masked, decisions §3). */
-export function farmerView(f: Farmer) {
+export function farmerView(f: Farmer): View<typeof FarmerViewSchema> {
   const { registered_by: _by, updated_by: _upd, ...rest } = f;
   return { ...rest, national_registry_status: f.national_registry_status ?? 'VERIFIED', phone: f.phone ? maskPhone(f.phone) : null };
 }
 
 /** The DDS as returned by GET /eudr/dds/{id} (decisions §9), without the XML. */
-export function ddsView(d: DdsRecord) {
+export function ddsView(d: DdsRecord): View<typeof DdsViewSchema> {
   return {
     dds_id: d.dds_id, batch_id: d.batch_id, status: d.status, internal_reference_number: d.internal_reference_number, activity_type: d.activity_type,
     country_of_activity: d.country_of_activity, country_of_entry: d.country_of_entry, operator: d.operator, hs_heading: d.hs_heading,

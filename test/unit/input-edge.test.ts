@@ -278,13 +278,14 @@ describe('body numbers', () => {
     expect(v.safeParse(two, 1.255).issues?.[0]).toMatchObject({ type: 'max_decimals', message: 'must have at most 2 decimal places' });
   });
 
-  it('renders maxDecimals as multipleOf in the OpenAPI request bodies', () => {
+  it('renders maxDecimals as the x-max-decimals extension (not multipleOf) in the OpenAPI request bodies', () => {
     // Act
     const doc = openApiDocument('http://x') as unknown as { paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } } }>> };
 
     // Assess
     const submitSchema = doc.paths['/batch/submit']!.post!.requestBody!.content['application/json'].schema;
-    expect(submitSchema.properties.weight_kg).toMatchObject({ type: 'number', minimum: 1, maximum: 5000, multipleOf: 0.001 });
-    expect(submitSchema.properties.moisture_pct).toMatchObject({ multipleOf: 0.01 });
+    expect(submitSchema.properties.weight_kg).toMatchObject({ type: 'number', minimum: 1, maximum: 5000, 'x-max-decimals': 3 });
+    expect(submitSchema.properties.weight_kg).not.toHaveProperty('multipleOf');
+    expect(submitSchema.properties.moisture_pct).toMatchObject({ 'x-max-decimals': 2 });
   });
 });

@@ -123,7 +123,9 @@ describe('the OpenAPI document', () => {
     // The documented response schemas name the same fields as the views applied to records.
     const keys = (o: object) => Object.keys(o).sort();
     expect(keys(responseSchema('get-batch').properties)).toEqual(keys(batchView(aBatch())));
-    expect(keys(responseSchema('get-farmer').properties)).toEqual(keys(farmerView(aFarmer({ gfw_checked_at: '2026-01-01T00:00:00.000Z', gfw_dataset: { name: 'x', version: '1' } } as never))));
+    { const farmerSchema = responseSchema('get-farmer') as unknown as { properties: object; required: string[] }; const view = farmerView(aFarmer({ gfw_checked_at: '2026-01-01T00:00:00.000Z', gfw_dataset: { name: 'x', version: '1' } } as never));
+      // Every field the view shows is declared; every required field is shown (the others are optional: phone changes, forest-check facts).
+      expect(keys(farmerSchema.properties)).toEqual(expect.arrayContaining(keys(view))); expect(keys(view)).toEqual(expect.arrayContaining(farmerSchema.required)); }
     expect(keys(responseSchema('get-cooperative').properties)).toEqual(keys(cooperativeView(aCooperative())));
     expect(keys(responseSchema('get-farmer-payout').properties)).toEqual(keys(payoutStatusView(aPayout())));
     const payment = responseSchema('get-payment') as unknown as { oneOf: Array<{ properties: object }> };
@@ -183,5 +185,25 @@ describe('the OpenAPI document', () => {
     }
     const dds = doc.webhooks['dds.generated']!.post.requestBody.content['application/json']! as unknown as { example: { data: { status: string } } };
     expect(dds.example.data.status).toBe('AVAILABLE');
+  });
+});
+
+describe('the served document speaks of the API', () => {
+  it('cites no internal document and uses no multipleOf for decimal places', async () => {
+    const { openApiDocument } = await import('../../shared/http/openapi');
+    const text = JSON.stringify(openApiDocument('http://127.0.0.1:3000'));
+    expect(text).not.toMatch(/decisions §|decisions\.md|interface-spec/);
+    expect(text).not.toMatch(/"multipleOf"/);
+    expect(text).toMatch(/"x-max-decimals":7/);
+  });
+  it('types every payment kind apart by payment_type (discriminator) and declares 202 of POST /batch/submit', async () => {
+    const { openApiDocument } = await import('../../shared/http/openapi');
+    const doc = openApiDocument('http://127.0.0.1:3000') as any;
+    const payment = doc.paths['/payments/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(payment.discriminator).toEqual({ propertyName: 'payment_type' });
+    expect(payment.oneOf.map((s: any) => s.properties.payment_type.const)).toEqual(['FARMER_PAYOUT', 'LOAN_DISBURSEMENT', 'MFI_DEPOSIT']);
+    expect(payment.oneOf[2].properties.amount_usdc.type).toBe('number');
+    expect(doc.paths['/batch/submit'].post.responses['202']).toBeDefined();
+    expect(doc.paths['/batch/{id}'].get.responses['200'].content['application/json'].schema.properties.weight_kg.type).toBe('number');
   });
 });
