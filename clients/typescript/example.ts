@@ -22,6 +22,7 @@ export async function submitAndReadBatch(): Promise<void> {
   if (submitted.error) throw new Error(`submit failed: ${submitted.response.status} ${JSON.stringify(submitted.error)}`);
   // 201: minted, `{ success, data: { batch_id, … } }`; 202: still minting, `{ job_id, status, batch_id }`.
   const batchId = 'data' in submitted.data ? submitted.data.data.batch_id : submitted.data.batch_id;
+  if (!batchId) return console.log(`still minting: job ${'job_id' in submitted.data ? submitted.data.job_id : ''}`);
 
   // GET /batch/{id}: path parameters are typed too.
   const batch = await api.GET('/batch/{id}', { params: { path: { id: batchId } } });
