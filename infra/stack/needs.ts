@@ -34,14 +34,14 @@ export const TABLE_DENIED_ACTIONS = ['dynamodb:DeleteItem', 'dynamodb:BatchWrite
 
 /**
  * Audit entries (`PK = AUDIT#<batch_id>`, shared/adapters/dynamodb/keys.ts) are append-only
- * (decisions §8 hash chain): they are put once with attribute_not_exists, and no function may
+ * (docs/api/batches-and-custody.md#custody-trail hash chain): they are put once with attribute_not_exists, and no function may
  * update them.
  */
 export const AUDIT_PARTITION_PATTERN = 'AUDIT#*';
 
 /**
  * The only items any function may delete: a payout whose provider order could not be placed, and
- * its (batch, reason) guard, removed together so the caller can simply retry (decisions §7,
+ * its (batch, reason) guard, removed together so the caller can simply retry (docs/api/payouts.md#creating-a-payout,
  * `PROVIDER_UNAVAILABLE` leaves no payout behind). Functions with the `payout:discard` need may
  * delete in these partitions and nowhere else.
  */
@@ -53,7 +53,7 @@ export interface NeedTargets {
   settings: Settings;
   /** ARN of the payout state machine, built from its fixed name (so functions it invokes can hold it without a cycle). */
   payoutStateMachineArn: string;
-  /** The evidence uploads bucket (decisions §14; ./evidence-uploads.ts). */
+  /** The evidence uploads bucket (docs/api/evidence.md#evidence-photos-by-upload-url; ./evidence-uploads.ts). */
   evidenceUploads: EvidenceUploads;
   /** The own copy of evidence (./evidence-store.ts). */
   evidenceBucket: IBucket;

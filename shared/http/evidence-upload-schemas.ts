@@ -3,7 +3,7 @@ import { EVIDENCE_UPLOAD_CONTENT_TYPES, EVIDENCE_UPLOAD_ID_PATTERN, MAX_EVIDENCE
 import type { EvidenceUploadTicket } from '../use-cases/evidence-uploads';
 
 /**
- * Evidence photos by upload URL (decisions §14): the request of POST /batch/{id}/evidence-uploads,
+ * Evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url): the request of POST /batch/{id}/evidence-uploads,
  * the upload id format the stage update accepts, and the answer's shape.
  */
 

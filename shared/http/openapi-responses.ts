@@ -12,7 +12,7 @@ import { deliveryView, endpointView, endpointWithSecretView } from './outbound-w
  * Schema and a realistic example (recorded from the local stack running `npm run demo`, shaped by
  * the views in shared/http/views.ts and deposit-views.ts), the error responses it can produce by
  * status with an example per code, the Standard Webhooks headers of the inbound webhook routes,
- * and the outbound webhook events (decisions §12). The outbound webhook routes' and events'
+ * and the outbound webhook events (docs/api/outbound-webhooks.md#outbound-webhooks). The outbound webhook routes' and events'
  * examples are made by the real views and event mapper from realistic records (see below).
  */
 
@@ -33,7 +33,7 @@ const NULLABLE: Record<string, string> = {
   due_at: 'string', defaulted_at: 'string', loss_usdc: 'number', write_off_tx_hash: 'string',
 };
 
-/** What a field name says about its unit (decisions: money is USDC with 6 decimals or whole UGX). */
+/** What a field name says about its unit (docs/api/conventions.md#identifiers-money-and-time: money is USDC with 6 decimals or whole UGX). */
 function describe(key: string): Record<string, unknown> {
   if (key.endsWith('_usdc')) return { description: 'USDC, at most 6 decimals' };
   if (key.endsWith('_usd_micro')) return { description: 'micro-USDC, an integer (1 USDC = 1000000)' };
@@ -107,7 +107,7 @@ const stageUpdate = {
   audit_log_sequence_number: '4', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y', dds_eligible: true, timestamp: '2026-11-22T18:54:59.037Z',
 };
 
-/** POST /batch/{id}/evidence-uploads (decisions §14): a presigned PUT as the S3 presigner makes it in AWS (credentials shortened). */
+/** POST /batch/{id}/evidence-uploads (docs/api/evidence.md#evidence-photos-by-upload-url): a presigned PUT as the S3 presigner makes it in AWS (credentials shortened). */
 const evidenceUpload = {
   upload_id: 'UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F', batch_id: 'BATCH-2026-000001', content_type: 'image/jpeg', size_bytes: 4718592,
   url: 'https://coffeetrace-dev-evidenceuploadsbucket1f2a3b4c-9x8y7z6w5v4u.s3.eu-west-1.amazonaws.com/evidence-uploads/BATCH-2026-000001/UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T185412Z&X-Amz-Expires=900&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=5f0c7e5d3b1a9e8c7f6d5b4a3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&x-id=PutObject',
@@ -526,12 +526,12 @@ function eventBodySchema(type: OutboundEventType, events: OutboundEvent[]): Sche
   };
 }
 
-/** Who receives an event type (decisions §12). */
+/** Who receives an event type (docs/api/outbound-webhooks.md#outbound-webhooks). */
 const RECEIVERS = (type: OutboundEventType) => type === 'deposit.completed'
   ? 'ADMIN endpoints and the depositing MFI\'s own'
   : type.startsWith('loan.') ? 'ADMIN endpoints, the batch\'s cooperative\'s, and every MFI\'s' : 'ADMIN endpoints and the batch\'s cooperative\'s';
 
-/** The OpenAPI `webhooks` of decisions §12: what the service POSTs to registered endpoints, examples made by the real event mapper. */
+/** The OpenAPI `webhooks` of docs/api/outbound-webhooks.md#outbound-webhooks: what the service POSTs to registered endpoints, examples made by the real event mapper. */
 export function outboundWebhooks(): Record<string, unknown> {
   return Object.fromEntries(EVENTS.map((e) => {
     const first = e.events[0]!;

@@ -16,7 +16,7 @@ import { CreateCooperativeSchema, CreatePurchaseOrderSchema, FarmerPayoutSchema,
 /**
  * The OpenAPI 3.1 document, generated from the route table and the same valibot schemas that
  * validate requests. Behaviour the specification leaves open is written into `description`s here
- * (decisions.md: "write it into the service's OpenAPI document").
+ * (behaviour is documented where integrators read it: docs/api/README.md).
  */
 
 const requestBodies: Record<string, v.GenericSchema> = {

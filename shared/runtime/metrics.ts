@@ -14,7 +14,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * (./instrument.ts), which `httpHandler` (shared/http/handler.ts) and `sqsConsumer`
  * (./sqs-consumer.ts) use too.
  */
-/** The metrics of the service, with their units (the README "Operating" section lists them). */
+/** The metrics of the service, with their units (docs/operations.md#metrics lists them). */
 export const METRICS = {
   /** A payout (or loan disbursement) was created (PENDING, first order to follow). */
   PayoutsCreated: 'Count',

@@ -813,7 +813,7 @@ export const lendingVaultAbi = [
 ] as const;
 
 /**
- * AuditAnchor (decisions §13): `anchor(root, headCount)` commits one Merkle root of many batches'
+ * AuditAnchor (docs/api/anchoring.md#anchoring-of-the-audit-log): `anchor(root, headCount)` commits one Merkle root of many batches'
  * audit heads (ANCHORER_ROLE, once per root); `anchoredAtBlock(root)` is its block (0: never).
  */
 export const auditAnchorAbi = [
