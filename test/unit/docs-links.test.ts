@@ -1,0 +1,146 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/**
+ * The documentation holds together: every relative link inside README.md and docs/ opens an
+ * existing file and, when it names one, an existing heading (GitHub's anchor rules); every
+ * `docs/….md#anchor` or `README.md#anchor` a source file cites exists; and no source file cites
+ * a document that is not in the repository.
+ */
+
+const root = join(__dirname, '..', '..');
+const SKIP_DIRS = new Set(['node_modules', 'cdk.out', '.git', '.local', 'test-output', 'coverage']);
+const SOURCE_EXT = /\.(ts|js|cjs|mjs|json|sol|sh)$/;
+
+function walk(dir: string, keep: (file: string) => boolean, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (SKIP_DIRS.has(name)) continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, keep, out);
+    else if (keep(full)) out.push(full);
+  }
+  return out;
+}
+
+/** GitHub's heading anchor: lower case, punctuation dropped (not `-` or `_`), spaces to `-`. */
+export function githubSlug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]*>/g, '')
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** Every anchor of a markdown file: its headings (outside code fences), duplicates numbered as GitHub numbers them. */
+export function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let fence = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (fence) continue;
+    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!m) continue;
+    const slug = githubSlug(m[1]!);
+    const n = seen.get(slug) ?? 0;
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+    seen.set(slug, n + 1);
+  }
+  return anchors;
+}
+
+const anchorCache = new Map<string, Set<string>>();
+function anchorsOfFile(file: string): Set<string> {
+  if (!anchorCache.has(file)) anchorCache.set(file, anchorsOf(readFileSync(file, 'utf8')));
+  return anchorCache.get(file)!;
+}
+
+/** Why `target` (a path with an optional #anchor, relative to `base`) does not resolve, or null. */
+function problemOf(base: string, target: string): string | null {
+  const [path, anchor] = target.split('#') as [string, string | undefined];
+  const file = path === '' ? base : resolve(dirname(base), path);
+  if (!existsSync(file)) return `no file ${relative(root, file)}`;
+  if (anchor === undefined || anchor === '' || !file.endsWith('.md')) return null;
+  return anchorsOfFile(file).has(decodeURIComponent(anchor)) ? null : `no heading #${anchor} in ${relative(root, file)}`;
+}
+
+const markdownFiles = [join(root, 'README.md'), ...walk(join(root, 'docs'), (f) => f.endsWith('.md'))];
+const sourceFiles = ['shared', 'functions', 'infra', 'test', 'statemachines', '.ci']
+  .filter((d) => existsSync(join(root, d)))
+  .flatMap((d) => walk(join(root, d), (f) => SOURCE_EXT.test(f) || f.endsWith('/run')));
+
+/** Relative links of a markdown file, outside code fences and inline code. */
+function linksOf(markdown: string): string[] {
+  const links: string[] = [];
+  let fence = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (fence) continue;
+    const text = line.replace(/`[^`]*`/g, '');
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1]!;
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(target)) links.push(target);
+    }
+  }
+  return links;
+}
+
+describe('documentation links', () => {
+  it('finds the README and the docs pages', () => {
+    expect(markdownFiles.length).toBeGreaterThan(10);
+    expect(sourceFiles.length).toBeGreaterThan(200);
+  });
+
+  it('slugs headings as GitHub does', () => {
+    expect(githubSlug('2. Ledger signer and contracts')).toBe('2-ledger-signer-and-contracts');
+    expect(githubSlug('Chain events in AWS: the scheduled watcher')).toBe('chain-events-in-aws-the-scheduled-watcher');
+    expect(githubSlug('Environment of the Lambda functions (set by the CDK stack)')).toBe('environment-of-the-lambda-functions-set-by-the-cdk-stack');
+    expect(githubSlug('The `npm start` stack')).toBe('the-npm-start-stack');
+    expect([...anchorsOf('# A\n## B\n```\n# not a heading\n```\n## B\n')]).toEqual(['a', 'b', 'b-1']);
+  });
+
+  it('resolves every relative link of README.md and docs/ to a file and heading', () => {
+    const problems = markdownFiles.flatMap((file) => linksOf(readFileSync(file, 'utf8'))
+      .map((target) => ({ target, problem: problemOf(file, target) }))
+      .filter((l) => l.problem !== null)
+      .map((l) => `${relative(root, file)}: (${l.target}) ${l.problem}`));
+    expect(problems).toEqual([]);
+  });
+
+  it('resolves every docs/….md#anchor and README.md#anchor a source file cites', () => {
+    const cites = sourceFiles.filter((f) => !f.endsWith('docs-links.test.ts')).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/(?<![\w./-])((?:docs\/[\w./-]+\.md|README\.md)(?:#[\w-]+)?)/g)]
+      .map((m) => ({ file, target: m[1]! })));
+    expect(cites.length).toBeGreaterThan(100);
+    const problems = cites
+      .map((c) => ({ ...c, problem: problemOf(join(root, 'README.md'), c.target) }))
+      .filter((c) => c.problem !== null)
+      .map((c) => `${relative(root, c.file)}: ${c.target}: ${c.problem}`);
+    expect(problems).toEqual([]);
+  });
+
+  it('cites no document outside the repository (the OpenAPI texts of shared/http aside, rewritten with the OpenAPI document)', () => {
+    // Descriptions that end up in the OpenAPI document (and so in the generated client) change
+    // with the document itself; every other file cites docs/ or the OpenAPI document.
+    // infra/client/api-types.ts is generated from that document (npm run gen:client).
+    const openApiText = new Set(['shared/http/openapi.ts', 'shared/http/openapi-responses.ts', 'shared/manifest.ts']);
+    const generated = new Set(['infra/client/api-types.ts']);
+    const outside = /decisions §|decisions \\u00a7|decisions\.md|interface-spec/;
+    const offenders = sourceFiles
+      .map((f) => relative(root, f))
+      .filter((f) => f !== 'test/unit/docs-links.test.ts' && !generated.has(f))
+      .filter((f) => outside.test(readFileSync(join(root, f), 'utf8')))
+      .filter((f) => !openApiText.has(f) || !onlyInStrings(f));
+    expect(offenders).toEqual([]);
+  });
+});
+
+/** True when every outside citation of `file` is inside a string literal (the OpenAPI texts). */
+function onlyInStrings(file: string): boolean {
+  const text = readFileSync(join(root, file), 'utf8');
+  return text.split('\n').every((line) => {
+    if (!/decisions §|decisions\.md|interface-spec/.test(line)) return true;
+    const trimmed = line.trim();
+    return !(trimmed.startsWith('//') || trimmed.startsWith('*') || trimmed.startsWith('/*'));
+  });
+}
