@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { functionManifest, NEEDS, UNDECLARED_ENV } from '../../shared/manifest';
 
 /**
  * The documentation holds together: every relative link inside README.md and docs/ opens an
@@ -132,6 +133,32 @@ describe('documentation links', () => {
       .filter((f) => outside.test(readFileSync(join(root, f), 'utf8')))
       .filter((f) => !openApiText.has(f) || !onlyInStrings(f));
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('the configuration tables', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const configuration = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
+  const named = (text: string, variable: string) => new RegExp(`\`(?:[^\`]*[ ,/])?${variable}(?:[ ,/][^\`]*)?\``).test(text);
+
+  it('docs/configuration.md names every variable the stack gives a function in AWS (the manifest\'s needs); README or it every tunable', () => {
+    const aws = new Set(functionManifest().flatMap((f) => f.env));
+    // Set by the runtime or Powertools conventions, not settings of the service.
+    for (const v of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED']) aws.delete(v);
+    expect(aws.size).toBeGreaterThan(40);
+    expect([...aws].filter((v) => !named(configuration, v)).sort()).toEqual([]);
+    // The tunables the stack does not set (code defaults) are in one table or the other.
+    const tunables = Object.entries(UNDECLARED_ENV).filter(([, why]) => why.startsWith('tunable')).map(([v]) => v);
+    expect(tunables.length).toBeGreaterThan(5);
+    expect(tunables.filter((v) => !named(configuration, v) && !named(readme, v)).sort()).toEqual([]);
+  });
+
+  it('README.md names the variables of npm start the local needs add (the local stack\'s own settings)', () => {
+    const local = ['PORT', 'LOCAL_DATA_DIR', 'LOCAL_TIME_SCALE', 'PAYOUT_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET', 'ONRAMP_WEBHOOK_SECRET', 'PUBLIC_BASE_URL', 'MANUAL_PAYOUT_DAILY_LIMIT_USDC', 'ANCHOR_INTERVAL_S'];
+    expect(local.filter((v) => !named(readme, v))).toEqual([]);
+    // Every need's secret has its variable in one table or the other.
+    const secrets = Object.values(NEEDS).flatMap((n) => (n.secrets as readonly { name: string; arnVariable: string }[]).map((s) => s.arnVariable));
+    expect(secrets.filter((v) => !named(configuration, v) && !named(readme, v)).sort()).toEqual([]);
   });
 });
 
