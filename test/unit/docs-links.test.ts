@@ -142,7 +142,8 @@ describe('the configuration tables', () => {
   const named = (text: string, variable: string) => new RegExp(`\`(?:[^\`]*[ ,/])?${variable}(?:[ ,/][^\`]*)?\``).test(text);
 
   it('docs/configuration.md names every variable the stack gives a function in AWS (the manifest\'s needs); README or it every tunable', () => {
-    const aws = new Set(functionManifest().flatMap((f) => f.env));
+    const optional = Object.values(NEEDS).flatMap((n) => ('optionalEnv' in n ? (n.optionalEnv as readonly string[]) : []));
+    const aws = new Set([...functionManifest().flatMap((f) => f.env), ...optional]);
     // Set by the runtime or Powertools conventions, not settings of the service.
     for (const v of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED']) aws.delete(v);
     expect(aws.size).toBeGreaterThan(40);
