@@ -1,5 +1,5 @@
 /**
- * The dependency rule of the service (README "Architecture"), checked by `npm test`
+ * The dependency rule of the service (docs/architecture.md#layers-and-the-dependency-rule), checked by `npm test`
  * (test/unit/architecture.test.ts) and by hand with
  * `npx depcruise --config .dependency-cruiser.cjs shared functions infra`.
  *

@@ -64,7 +64,7 @@ export function powertoolsVersion(): string {
 
 /**
  * The public SSM parameter holding the ARN of the official Powertools layer of `version` in the
- * deploying region (published by AWS for every release and region; decisions: no layer of ours).
+ * deploying region (published by AWS for every release and region; by design: no layer of ours).
  */
 export function powertoolsLayerParameter(version: string): string {
   return `/aws/service/powertools/typescript/generic/all/${version}`;

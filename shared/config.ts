@@ -70,7 +70,7 @@ async function readThroughExtension(arn: string): Promise<string> {
   return body.SecretString;
 }
 
-/** Base URL of the API reference; `error.docs` is `<DOCS_BASE_URL>/errors#<CODE>` (decisions §5). */
+/** Base URL of the API reference; `error.docs` is `<DOCS_BASE_URL>/errors#<CODE>` (docs/api/conventions.md#http-and-errors). */
 export function docsBaseUrl(): string {
   return envOr('DOCS_BASE_URL', 'http://127.0.0.1:3000/docs');
 }

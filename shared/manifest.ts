@@ -58,7 +58,7 @@ export type Need =
   /** Read the lending vault (no signing key): figures, positions, buyer payments. */
   | 'vault:read'
   /**
-   * Keep evidence (decisions §14): write its CAR and files to the service's own evidence bucket
+   * Keep evidence (docs/api/evidence.md#evidence-on-ipfs): write its CAR and files to the service's own evidence bucket
    * before the commit (write only), and queue its pin job for the background pinner.
    */
   | 'pin-store'
@@ -79,15 +79,15 @@ export type Need =
   /** The fiat on-ramp's API (MFI deposits: fiat in, USDC to the service treasury). */
   | 'onramp'
   | 'onramp-webhook-secret'
-  /** The coffee price feed (USD per kg by grade) loans are valued with (decisions §10.1). */
+  /** The coffee price feed (USD per kg by grade) loans are valued with (docs/api/lending.md#price-feed). */
   | 'price-feed'
-  /** Presign PUTs of evidence photo uploads into the uploads bucket (decisions §14). */
+  /** Presign PUTs of evidence photo uploads into the uploads bucket (docs/api/evidence.md#evidence-photos-by-upload-url). */
   | 'evidence-uploads:presign'
   /** Read evidence photo uploads back from the uploads bucket (the stage update). */
   | 'evidence-uploads:read'
-  /** Queue outbound webhook deliveries (decisions §12). */
+  /** Queue outbound webhook deliveries (docs/api/outbound-webhooks.md#outbound-webhooks). */
   | 'outbound-webhook-queue:send'
-  /** POST signed webhooks to integrators' URLs (decisions §12): https to public addresses only. */
+  /** POST signed webhooks to integrators' URLs (docs/api/outbound-webhooks.md#outbound-webhooks): https to public addresses only. */
   | 'outbound-webhooks'
   /** The scheduled chain watcher's tuning (confirmations, start block, range sizes). */
   | 'chain-watch'
@@ -153,8 +153,8 @@ export const QUEUES = {
   'payout-request-queue': { urlEnv: 'PAYOUT_REQUEST_QUEUE_URL', fifo: false, maxReceiveCount: 5, summary: 'Batches whose NET_COFFEE_PAYMENT payout is to be started.' },
   'ledger-write-queue': { urlEnv: 'LEDGER_WRITE_QUEUE_URL', fifo: true, maxReceiveCount: 50, summary: 'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.' },
   'dds-filing-queue': { urlEnv: 'DDS_FILING_QUEUE_URL', fifo: false, maxReceiveCount: 20, summary: 'DDS filings, retried until the registry gives the reference numbers.' },
-  'evidence-pin-queue': { urlEnv: 'EVIDENCE_PIN_QUEUE_URL', fifo: false, maxReceiveCount: 8, summary: 'Pin jobs of stage evidence packages (decisions §14; a due diligence statement is private and never pinned): the background pinner uploads each CAR to the pinning service; a failed attempt is retried on redelivery, then dead-lettered.' },
-  'outbound-webhook-queue': { urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL', fifo: false, maxReceiveCount: 10, summary: 'Outbound webhook delivery attempts (decisions §12); the retry schedule is kept by the consumer (re-queued with DelaySeconds, in hops of at most 900 s), so only a crashing consumer dead-letters a message.' },
+  'evidence-pin-queue': { urlEnv: 'EVIDENCE_PIN_QUEUE_URL', fifo: false, maxReceiveCount: 8, summary: 'Pin jobs of stage evidence packages (docs/api/evidence.md#evidence-on-ipfs; a due diligence statement is private and never pinned): the background pinner uploads each CAR to the pinning service; a failed attempt is retried on redelivery, then dead-lettered.' },
+  'outbound-webhook-queue': { urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL', fifo: false, maxReceiveCount: 10, summary: 'Outbound webhook delivery attempts (docs/api/outbound-webhooks.md#outbound-webhooks); the retry schedule is kept by the consumer (re-queued with DelaySeconds, in hops of at most 900 s), so only a crashing consumer dead-letters a message.' },
 } as const satisfies Record<QueueName, QueueSpec>;
 
 /** Route functions that call only AWS services. */
@@ -224,7 +224,7 @@ export const NEEDS = {
   },
   'vault:read': { summary: 'Read the lending vault, no signing key (figures, MFI positions, buyer payments).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'LENDING_VAULT_ADDRESS'], secrets: [], optionalEnv: ['LEDGER_RPC_RETRY_COUNT'] },
   'pin-store': {
-    summary: 'Keep evidence (decisions §14): its CAR (car/<cid>.car) and files (files/<cid>/<name>) put in the own evidence bucket before the commit (no read), and a pin job on the evidence pin queue.',
+    summary: 'Keep evidence (docs/api/evidence.md#evidence-on-ipfs): its CAR (car/<cid>.car) and files (files/<cid>/<name>) put in the own evidence bucket before the commit (no read), and a pin job on the evidence pin queue.',
     env: ['EVIDENCE_BUCKET', 'EVIDENCE_PIN_QUEUE_URL'],
     secrets: [],
     optionalEnv: ['AWS_ENDPOINT_URL_S3', 'IPFS_GATEWAY_URL'],
@@ -251,7 +251,7 @@ export const NEEDS = {
     secrets: [/* @__PURE__ */ secretOf('EUDR_AUTH_KEY')],
     optionalEnv: ['EUDR_DDS_TIMEOUT_MS'],
   },
-  'token-issuer': { summary: 'The token issuer the authorizer trusts (decisions §2).', env: ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'], secrets: [] },
+  'token-issuer': { summary: 'The token issuer the authorizer trusts (docs/security.md#tokens-and-roles).', env: ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'], secrets: [] },
   onramp: {
     summary: 'The fiat on-ramp\'s API (MFI deposits); LEDGER_TREASURY_ADDRESS is the ledger signer\'s address, where the on-ramp delivers USDC.',
     env: ['ONRAMP_URL', 'LEDGER_TREASURY_ADDRESS'],
@@ -340,7 +340,7 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   AWS_LAMBDA_FUNCTION_NAME: 'set by the Lambda runtime; shared/runtime/metrics.ts writes EMF lines to stdout only there',
   _HANDLER: 'set by the Lambda runtime (module.export of the entry); shared/runtime/instrument.ts names the handler subsegment after it',
   METRICS_FILE: 'local stack only: the file EMF metric lines are appended to ($LOCAL_DATA_DIR/metrics.ndjson; unset in Lambda, where they go to stdout)',
-  ANCHOR_INTERVAL_S: 'tunable, default 300: seconds between periodic audit anchors (decisions §13): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule\'s intervalVariable',
+  ANCHOR_INTERVAL_S: 'tunable, default 300: seconds between periodic audit anchors (docs/api/anchoring.md#anchoring-of-the-audit-log): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule\'s intervalVariable',
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
   SECRET_CACHE_TTL_S: 'tunable, default 300: seconds a secret read from Secrets Manager is kept before it is read again (shared/config.ts), so a rotated inbound webhook secret is picked up without a redeploy',
   LEDGER_WRITE_MAX_ATTEMPTS: 'tunable, default 8 (DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS, shared/use-cases/ledger-writer.ts): failed attempts of one ledger write (transport failures of the ledger endpoint not counted) before the single writer parks it; below the ledger-write queue\'s maxReceiveCount',
@@ -355,7 +355,7 @@ export interface RouteDef {
   fn: string;
   auth: RouteAuth;
   needs: Need[];
-  /** Largest accepted request body in bytes (decisions §5); default 1 MiB. */
+  /** Largest accepted request body in bytes (docs/api/conventions.md#http-and-errors); default 1 MiB. */
   maxBodyBytes?: number;
   summary: string;
 }
@@ -440,12 +440,12 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/cooperatives/{id}/holding-balance', fn: 'get-holding-balance', auth: 'jwt', needs: ['table:read'], summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).' },
   { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write', 'gfw', 'maaif'], summary: 'Register a farmer and forest-check the farm.' },
   { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
-  { method: 'PATCH', path: '/farmers/{id}', fn: 'update-farmer', auth: 'jwt', needs: ['table:write', 'manual-review-topic:publish', 'sms:send'], summary: 'Correct a farmer\'s mobile-money phone (decisions §11).' },
+  { method: 'PATCH', path: '/farmers/{id}', fn: 'update-farmer', auth: 'jwt', needs: ['table:write', 'manual-review-topic:publish', 'sms:send'], summary: 'Correct a farmer\'s mobile-money phone.' },
   { method: 'GET', path: '/farmers/{id}/credit-score', fn: 'get-credit-score', auth: 'jwt', needs: ['table:read'], summary: 'The farmer\'s credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer\'s cooperative).' },
   { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
   { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
   { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'evidence-uploads:read'], maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
-  { method: 'POST', path: '/batch/{id}/evidence-uploads', fn: 'create-evidence-upload', auth: 'jwt', needs: ['table:write', 'evidence-uploads:presign'], summary: 'An upload URL for a stage\'s evidence photo: a presigned S3 PUT bound to its image type and size (decisions §14).' },
+  { method: 'POST', path: '/batch/{id}/evidence-uploads', fn: 'create-evidence-upload', auth: 'jwt', needs: ['table:write', 'evidence-uploads:presign'], summary: 'An upload URL for a stage\'s evidence photo: a presigned S3 PUT bound to its image type and size.' },
   { method: 'GET', path: '/batch/{id}/audit', fn: 'get-batch-audit', auth: 'jwt', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The batch\'s hash-chained audit log, verified against the trace log and the pinned evidence.' },
   { method: 'POST', path: '/purchase-orders', fn: 'create-purchase-order', auth: 'jwt', needs: ['table:write', 'audit:append'], summary: 'Create a purchase order over batches (DRAFT).' },
   { method: 'POST', path: '/purchase-orders/{id}/confirm', fn: 'confirm-purchase-order', auth: 'jwt', needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'], summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.' },
@@ -453,7 +453,7 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
   { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'manual-payout-limit'], summary: 'Pay a farmer to mobile money.' },
   { method: 'GET', path: '/payments/farmer-payout/{id}', fn: 'get-farmer-payout', auth: 'jwt', needs: ['table:read'], summary: 'Status of a farmer payout.' },
-  { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'audit:append', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone (decisions §11).' },
+  { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'audit:append', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone.' },
   { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
   { method: 'POST', path: '/loans', fn: 'create-loan', auth: 'jwt', needs: ['table:write', 'audit:append', 'price-feed', 'ledger-write-queue:send', 'loan-terms'], summary: 'Lend to a batch\'s farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).' },
@@ -481,7 +481,7 @@ export const routes: RouteDef[] = [
   { method: 'POST', path: '/webhooks/deliveries/{id}/replay', fn: 'replay-webhook-delivery', auth: 'jwt', needs: ['table:write', 'outbound-webhook-queue:send'], summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).' },
   { method: 'GET', path: '/ipfs/{id}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read', 'evidence-files:read'], summary: 'A public evidence package by its IPFS CID from the service\'s own copy: the directory listing as JSON (a DDS is private: 404).' },
   { method: 'GET', path: '/ipfs/{id}/{name}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read', 'evidence-files:read'], summary: 'A file of a public evidence package by CID and name: its exact bytes.' },
-  { method: 'GET', path: '/trace/{id}', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The public trace page of a batch (no token): HTML, or JSON with Accept: application/json (decisions §13).' },
+  { method: 'GET', path: '/trace/{id}', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The public trace page of a batch (no token): HTML, or JSON with Accept: application/json.' },
   { method: 'GET', path: '/trace/{id}/qr.svg', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The QR code (SVG) of the batch\'s public trace page URL.' },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
   { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference (Scalar, from /openapi.json).' },
@@ -498,11 +498,11 @@ export const workers: WorkerDef[] = [
   { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
   { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
   { fn: 'chain-event-watcher', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], timeoutSeconds: 60, summary: 'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.' },
-  { fn: 'audit-anchorer', kind: 'scheduled', schedule: 'rate(5 minutes)', intervalVariable: 'ANCHOR_INTERVAL_S', needs: ['table:write', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'The periodic anchor of audit logs (decisions §13): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.' },
+  { fn: 'audit-anchorer', kind: 'scheduled', schedule: 'rate(5 minutes)', intervalVariable: 'ANCHOR_INTERVAL_S', needs: ['table:write', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'The periodic anchor of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.' },
   { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner); requests the vault write-off (WRITE_OFF_LOAN, for the single ledger writer) of loans still ACTIVE 90 days past due.' },
-  { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (decisions §12).' },
+  { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (docs/api/outbound-webhooks.md#outbound-webhooks).' },
   { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks', 'outbound-secrets:open', 'outbound-secrets:seal'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message (opening the endpoint\'s sealed secrets; a plaintext secret of an endpoint registered before sealing is sealed then) and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
-  { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (decisions §14): uploads each stage evidence CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },
+  { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (docs/api/evidence.md#evidence-on-ipfs): uploads each stage evidence CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },
   { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
 ];
 
@@ -513,7 +513,7 @@ export const AUTHORIZER_FN = 'authorizer';
 export const authorizer: AuthorizerDef = {
   fn: AUTHORIZER_FN,
   needs: ['token-issuer'],
-  summary: 'JWT REQUEST authorizer of the API (decisions §2).',
+  summary: 'JWT REQUEST authorizer of the API (docs/security.md#tokens-and-roles).',
 };
 
 /** One function as both stacks build it: the merge of its routes or its worker, and its needs. */

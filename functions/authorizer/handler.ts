@@ -5,7 +5,7 @@ import { instrumented } from '../../shared/runtime/instrument';
 import { logger } from '../../shared/runtime/logger';
 
 /**
- * The shared Lambda REQUEST authorizer (decisions §2). Verifies the Bearer JWT with jose and hands
+ * The shared Lambda REQUEST authorizer (docs/security.md#tokens-and-roles). Verifies the Bearer JWT with jose and hands
  * `role`, `cooperative_id`, `duties`, `mfi_id`, `sub` to the handler as authorizer context.
  * A bad token throws "Unauthorized", which API Gateway (and the local gateway) answer with 401
  * `UNAUTHORIZED` in the error envelope.

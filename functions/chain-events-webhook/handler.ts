@@ -15,7 +15,7 @@ import { applyBuyerPayment } from '../../shared/use-cases/settlement';
  * automatic TOP_UP payout once; a buyer payment settles its purchase order once (loans repaid,
  * batches SETTLED, remainder to the cooperative). Answers 200 `{received, outcome}` only after the
  * effect is durably recorded; 503 LEDGER_UNAVAILABLE or PROVIDER_UNAVAILABLE (no receipt) makes
- * the sender retry (decisions §6). An event whose transaction is not yet CHAIN_WATCH_CONFIRMATIONS
+ * the sender retry (docs/api/inbound-webhooks.md#chain-events). An event whose transaction is not yet CHAIN_WATCH_CONFIRMATIONS
  * blocks deep (the scheduled watcher's depth) is refused before anything is read or written:
  * 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After, so the sender sends it again later.
  */

@@ -4,7 +4,7 @@ import { CreateCooperativeSchema } from '../../shared/http/registry-schemas';
 import { cooperativeView } from '../../shared/http/views';
 import { createCooperative } from '../../shared/use-cases/registry';
 
-/** POST /cooperatives (ADMIN): 201 with the cooperative (decisions §3). */
+/** POST /cooperatives (ADMIN): 201 with the cooperative (docs/api/registries.md#cooperatives-farmers-and-the-forest-check). */
 export const handler = httpHandler({ roles: ['ADMIN'], body: CreateCooperativeSchema }, async ({ body }) => {
   const coop = await createCooperative(registryRepo(), body, now());
   return { status: 201, body: cooperativeView(coop), headers: { location: `/cooperatives/${coop.cooperative_id}` } };

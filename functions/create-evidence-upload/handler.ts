@@ -7,7 +7,7 @@ import { BatchIdParam, IdParams } from '../../shared/http/path-params';
 import { assertMayUploadEvidence, createEvidenceUpload } from '../../shared/use-cases/evidence-uploads';
 
 /**
- * POST /batch/{batch_id}/evidence-uploads `{content_type, size_bytes}` (decisions §14): 201
+ * POST /batch/{batch_id}/evidence-uploads `{content_type, size_bytes}` (docs/api/evidence.md#evidence-photos-by-upload-url): 201
  * `{upload_id, batch_id, content_type, size_bytes, url, method: "PUT", headers, expires_at,
  * attach_by}` — a presigned S3 PUT bound to the type and exact size, valid 15 minutes; the client
  * PUTs the photo there and names `upload_id` as `evidence_upload_id` in PATCH /batch/{id}/stage.

@@ -8,7 +8,7 @@ import { createManualPayout } from '../../shared/use-cases/payouts';
 
 /**
  * POST /payments/farmer-payout (ADMIN; COOPERATIVE with the MANAGER duty): 201 with status
- * PROCESSING (spec rules 1–5), within the batch's value and the cooperative's daily cap
+ * PROCESSING (docs/api/payouts.md#creating-a-payout), within the batch's value and the cooperative's daily cap
  * (MANUAL_PAYOUT_DAILY_LIMIT_USDC). The duty is checked before the body (token, permission, body).
  */
 export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema, authorize: (caller) => assertMayMoveMoney(caller) }, async ({ body, caller }) => {

@@ -6,7 +6,7 @@ import { ddsView } from '../../shared/http/views';
 import { generateDds } from '../../shared/use-cases/eudr';
 
 /**
- * POST /eudr/generate-dds `{batch_id}` (decisions §9): builds the statement (JSON and
+ * POST /eudr/generate-dds `{batch_id}` (docs/api/eudr.md#due-diligence-statements): builds the statement (JSON and
  * SubmitDdsRequest XML), keeps it privately (never on the public /ipfs route nor pinned) and queues
  * the filing. The usual answer is 202 with the envelope code DDS_TRACES_PENDING plus `dds_id` and
  * `status` beside `error`; once the statement is AVAILABLE a repeated request answers 200 with it.

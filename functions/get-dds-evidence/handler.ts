@@ -5,7 +5,7 @@ import { DdsIdParam, IdParams } from '../../shared/http/path-params';
 import { readEvidencePack } from '../../shared/use-cases/evidence-pack';
 
 /**
- * GET /eudr/dds/{id}/evidence (decisions §9, §13): the evidence pack an EU importer hands an
+ * GET /eudr/dds/{id}/evidence (docs/api/eudr.md#due-diligence-statements, docs/api/anchoring.md#anchoring-of-the-audit-log): the evidence pack an EU importer hands an
  * authority — the RFC 8785 canonical JSON of the DDS, its forest checks, the batch's trail and
  * audit anchors; its CIDv1 (raw, sha2-256 of exactly the body bytes) in `X-Evidence-Pack-CID` and
  * as a strong ETag. Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement.

@@ -17,7 +17,7 @@ function asText(bytes: Uint8Array, contentType: string): string | undefined {
 }
 
 /**
- * GET /ipfs/{cid} and GET /ipfs/{cid}/{name} (public, read-only; decisions §14): a stage's public
+ * GET /ipfs/{cid} and GET /ipfs/{cid}/{name} (public, read-only; docs/api/evidence.md#evidence-on-ipfs): a stage's public
  * evidence package from the service's own copy, whatever its pin status; a CID of anything else
  * (a due diligence statement is private) is 404 exactly like an unknown one. A directory: 200 JSON
  * `{cid, entries: [{name, cid, size}]}`. A text file (evidence.json): 200 with

@@ -17,7 +17,7 @@ const wantsJson = (accept = '') => /application\/json/i.test(accept) && !/text\/
 const namesHtml = (accept = '') => /text\/html/i.test(accept);
 
 /**
- * GET /trace/{id} (public, decisions §13): the batch's public trace — an HTML page, or with
+ * GET /trace/{id} (public, docs/api/trace-page.md#public-trace-page): the batch's public trace — an HTML page, or with
  * `Accept: application/json` the same view as JSON with `page_url` and `qr_url`. Unknown batch:
  * 404 BATCH_NOT_FOUND (an HTML page when Accept names text/html, else the envelope); a malformed id: 400
  * VALIDATION_ERROR. Links are absolute, built from PUBLIC_BASE_URL only (never from `Host` or

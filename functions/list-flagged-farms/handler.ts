@@ -7,7 +7,7 @@ import { listFlaggedFarms } from '../../shared/use-cases/registry';
 /**
  * GET /cooperatives/{id}/flagged-farms (ADMIN; COOPERATIVE of that cooperative): the farmers whose
  * farm the forest check FLAGGED — refused at batch submission until a review clears them
- * (decisions §3, §9): `{cooperative_id, farmers: [farmer…], total}`.
+ * (docs/api/registries.md#forest-check, docs/api/eudr.md#farm-geolocation): `{cooperative_id, farmers: [farmer…], total}`.
  */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(PathId) }, async ({ caller, params }) => {
   const { cooperative_id, farmers } = await listFlaggedFarms(registryRepo(), caller, params.id ?? '');

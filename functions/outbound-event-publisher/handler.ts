@@ -9,7 +9,7 @@ import { publishChanges } from '../../shared/use-cases/outbound-webhooks';
 const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined);
 
 /**
- * Consumer of the table's DynamoDB stream (decisions §12): each record's old and new image become
+ * Consumer of the table's DynamoDB stream (docs/api/outbound-webhooks.md#outbound-webhooks): each record's old and new image become
  * outbound webhook events and deliveries, in stream order. A record that fails is reported (and
  * the records after it), so the stream retries from there; the fan-out is idempotent.
  * Not Powertools Batch: its stream processor goes on with the records after a failed one

@@ -6,7 +6,7 @@ import { instrumented } from '../../shared/runtime/instrument';
 
 /**
  * State-machine task `AttemptN` (`lambda:invoke.waitForTaskToken`): event is the task's Payload
- * `{payout_id, attempt, round, task_token}` (`attempt` the step 1–4 of round `round`, decisions §11:
+ * `{payout_id, attempt, round, task_token}` (`attempt` the step 1–4 of round `round`, docs/api/payouts.md#manual-review:
  * the payout's attempt 4·round + step). Returns once the order exists and the token is parked; the
  * execution then waits for the settlement webhook.
  */

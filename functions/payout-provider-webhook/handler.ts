@@ -9,7 +9,7 @@ import { applyPayoutWebhook } from '../../shared/use-cases/payout-webhook';
  * (400 VALIDATION_ERROR), then the event is confirmed with the provider's order and, if it agrees,
  * the settlement or failure is recorded durably (with the provider's values) before the 200
  * acknowledgement; an event the provider does not confirm is acknowledged 200 `MISMATCH` and
- * changes nothing; provider unreachable: 503 PROVIDER_UNAVAILABLE, nothing recorded (decisions §6).
+ * changes nothing; provider unreachable: 503 PROVIDER_UNAVAILABLE, nothing recorded (docs/api/inbound-webhooks.md#payout-provider-webhook).
  */
 export const handler = webhookHandler({ secret: () => secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN'), schema: PayoutWebhookSchema }, async ({ webhookId, event }) => ({
   status: 200,

@@ -8,7 +8,7 @@ import { resolveFarmerPayout } from '../../shared/use-cases/manual-review';
 
 /**
  * POST /payments/farmer-payout/{id}/resolve (ADMIN; COOPERATIVE with MANAGER of the payout's
- * cooperative): closes a payout in MANUAL_REVIEW as PAID_IN_CASH or by a RETRY (decisions §11).
+ * cooperative): closes a payout in MANUAL_REVIEW as PAID_IN_CASH or by a RETRY (docs/api/payouts.md#manual-review).
  */
 export const handler = httpHandler(
   { roles: ['ADMIN', 'COOPERATIVE'], authorize: (caller) => assertDuty(caller, ['MANAGER']), params: IdParams(FarmerPaymentIdParam), body: ResolvePayoutSchema },

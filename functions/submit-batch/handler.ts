@@ -7,7 +7,7 @@ import { withIdempotency } from '../../shared/http/idempotency';
 import { submissionView } from '../../shared/http/views';
 import { assertMaySubmitBatch, submitBatch } from '../../shared/use-cases/batches';
 
-/** How long the submission waits for the mint receipt before answering 202 (decisions §5). */
+/** How long the submission waits for the mint receipt before answering 202 (docs/api/conventions.md#http-and-errors). */
 const RECEIPT_WAIT_MS = Number(envOr('SUBMIT_RECEIPT_WAIT_MS', '4000'));
 
 /**

@@ -17,8 +17,8 @@ const LEDGER_WAIT_MS = Number(envOr('STAGE_LEDGER_WAIT_MS', '4000'));
  * PATCH /batch/{batch_id}/stage: 200 with the stage-update response once the trace-log
  * transaction is mined; 202 `{job_id, status: PENDING, …}` when the ledger is slow or unreachable
  * (the stage change is committed; the job completes when the transaction lands). The duty of the
- * requested stage is checked before the evidence (403 before 400, decisions §5). The photo comes
- * inline (`evidence_photo_base64`) or by upload (`evidence_upload_id`, decisions §14), not both.
+ * requested stage is checked before the evidence (403 before 400, docs/api/conventions.md#http-and-errors). The photo comes
+ * inline (`evidence_photo_base64`) or by upload (`evidence_upload_id`, docs/api/evidence.md#evidence-photos-by-upload-url), not both.
  */
 export const handler = httpHandler({
   roles: ['COOPERATIVE', 'ADMIN'],

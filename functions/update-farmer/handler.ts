@@ -9,7 +9,7 @@ import { updateFarmerPhone } from '../../shared/use-cases/farmer-updates';
 
 /**
  * PATCH /farmers/{id} `{phone}`: ADMIN, or a COOPERATIVE token with the MANAGER duty of the farmer's
- * cooperative (decisions §2, §11); the change is audited on the farmer and notified to the
+ * cooperative (docs/security.md#tokens-and-roles, docs/api/payouts.md#manual-review); the change is audited on the farmer and notified to the
  * cooperative manager and the old number. The duty is checked before the body.
  */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(PathId), body: UpdateFarmerSchema, authorize: (caller) => assertMayMoveMoney(caller) }, async ({ caller, params, body }) => {

@@ -9,7 +9,7 @@ import type { CompiledContracts } from './compile';
 export interface DeployedContracts {
   batchTokenAddress: Hex;
   traceLogAddress: Hex;
-  /** AuditAnchor: periodic Merkle roots of audit heads (decisions §13). */
+  /** AuditAnchor: periodic Merkle roots of audit heads (docs/api/anchoring.md#anchoring-of-the-audit-log). */
   auditAnchorAddress: Hex;
   /** The LendingVault (ERC-4626). */
   lendingVaultAddress: Hex;
@@ -163,7 +163,7 @@ export async function fundAccount(rpcUrl: string, address: Hex, wei: bigint): Pr
 }
 
 /**
- * Deploys AuditAnchor alone (a stack deployed before periodic anchors existed, decisions §13) with
+ * Deploys AuditAnchor alone (a stack deployed before periodic anchors existed, docs/api/anchoring.md#anchoring-of-the-audit-log) with
  * `deployerKey`, which becomes its admin and holds ANCHORER_ROLE; `anchorer`, when another address
  * (the service signer), is granted ANCHORER_ROLE. Returns its address. Throws when a transaction
  * reverts or the RPC fails.

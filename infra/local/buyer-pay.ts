@@ -13,14 +13,14 @@ import { devBuyerKey, localDataDir } from './dev-keys';
 import { localTableEnv } from './dynamodb-local';
 
 /**
- * `npm run -s buyer-pay -- PO-… [--amount USDC]` (decisions §10.1): on the local chain, the dev
+ * `npm run -s buyer-pay -- PO-… [--amount USDC]` (docs/api/settlement.md#settlement): on the local chain, the dev
  * buyer (its key in $LOCAL_DATA_DIR/dev-buyer.key, funded with TestUSDC by `npm start`) pays the
  * purchase order into the lending vault as a buyer would: `approve(vault, amount)` on the USDC,
  * then `payPurchaseOrder(bytes32("PO-…"), amount)`. Without --amount it pays the purchase order's
  * amount due (`amount_due_usdc`: Σ over its batches of the MILLED outturn_kg × price_usd_per_kg,
  * micro-USDC rounded down per batch), read from the running local stack's table. With --amount it
  * pays any amount (a dust payment, a part payment): the order settles only once its buyer's
- * payments reach the amount due (README "Settlement"). The stack is found through
+ * payments reach the amount due (docs/api/settlement.md#settlement). The stack is found through
  * $LOCAL_DATA_DIR/stack.json (written by `npm start`). Prints the payment's transaction hash on
  * stdout (what it did on stderr). Exit code: 0 paid, 1 failed, 2 usage error.
  */

@@ -7,11 +7,11 @@ import type { Hex } from '../../shared/domain/ports';
 
 /**
  * The local chain-event provider: follows two kinds of logs on the hardhat node and posts each one,
- * signed (Standard Webhooks, decisions §6), to `POST /api/webhooks/chain-events`:
+ * signed (Standard Webhooks, docs/api/inbound-webhooks.md#chain-events), to `POST /api/webhooks/chain-events`:
  * - TraceLog's `StageRecorded` as `{type: "batch.stage_changed", data: {batch_id, token_id, stage,
  *   tx_hash, block_number, log_index}}`;
  * - with `lendingVaultAddress`, the LendingVault's `PurchaseOrderPaid(poRef, payer, amount)` (a
- *   buyer paid a purchase order into the vault, decisions §10.1) as `{type: "purchase_order.paid",
+ *   buyer paid a purchase order into the vault, docs/api/settlement.md#settlement) as `{type: "purchase_order.paid",
  *   data: {purchase_order_id, payer, amount_usd_micro, tx_hash, block_number, log_index}}`, where
  *   `purchase_order_id` is the PO-… id of the bytes32 `poRef` and `amount_usd_micro` the uint256
  *   amount (micro-USDC) as a decimal string. The endpoint starts the purchase order's settlement.
@@ -31,7 +31,7 @@ import type { Hex } from '../../shared/domain/ports';
  * (shared/use-cases/chain-watch.ts; locally with LOCAL_CHAIN_EVENTS=scheduled) keeps a block
  * cursor in the table, reads N confirmations deep and applies each event through the same use
  * cases, under the same ids, with no webhook. An operator may still point a provider at the
- * endpoint (README "The chain-events webhook"): it needs exactly this body and a Standard Webhooks
+ * endpoint (docs/api/inbound-webhooks.md#chain-events): it needs exactly this body and a Standard Webhooks
  * signature with CHAIN_WEBHOOK_SECRET. The local hardhat node automines and never reorganises.
  */
 

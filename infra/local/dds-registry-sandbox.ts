@@ -1,5 +1,5 @@
 /**
- * Local sandbox of the EU Information System's DDS service V3 (decisions §9): SOAP 1.1 on a
+ * Local sandbox of the EU Information System's DDS service V3 (docs/api/eudr.md#due-diligence-statements): SOAP 1.1 on a
  * loopback port, in memory, speaking the protocol `SoapDdsRegistry` speaks to the real service
  * (envelope, SOAPAction, WS-Security UsernameToken PasswordDigest, WebServiceClientId, faults).
  *

@@ -10,10 +10,10 @@ import { localDataDir, signDevToken } from './dev-keys';
 
 /**
  * `npm run demo`: drives a full batch lifecycle over HTTP against a running local service
- * (`npm start` in another terminal) and prints what happened, with timings (decisions §1).
+ * (`npm start` in another terminal) and prints what happened, with timings (docs/architecture.md#the-local-stack).
  * A Bugisu cooperative on Mt Elgon registers its farmers, delivers batches, each batch becomes a
  * BatchToken on the ledger, and each farmer is paid to mobile money until PAYMENT_CONFIRMED.
- * Then the lending story (decisions §10, §10.1): an MFI deposits USD 20,000 through the on-ramp
+ * Then the lending story (docs/api/lending.md#mfi-deposits): an MFI deposits USD 20,000 through the on-ramp
  * into the vault (shares, share price); a GRADED batch backs a loan of about half its maximum (the
  * BatchToken locked in the vault, the LOAN_DISBURSEMENT paid to the farmer's mobile money); the
  * batch is milled, warehoused, committed to a purchase order and exported; the buyer pays the
@@ -247,7 +247,7 @@ async function lendingStory(batchId: string, admin: string) {
   const verified = await runVerify([batchId, '--api', base, '--token', admin], (l) => report.push(l), (l) => report.push(l));
   const last = report.filter((l) => l.startsWith('VERIFIED') || l.startsWith('NOT VERIFIED')).pop() ?? '';
   // Entries written in the last ANCHOR_INTERVAL_S (300 s × LOCAL_TIME_SCALE) wait for the next
-  // periodic anchor (decisions §13): every other check must pass, and the demo says what waits.
+  // periodic anchor (docs/api/anchoring.md#anchoring-of-the-audit-log): every other check must pass, and the demo says what waits.
   const failed = report.filter((l) => l.startsWith('✗'));
   const awaitingAnchor = failed.filter((l) => / anchor\s+not yet anchored/.test(l));
   if (verified !== 0 && (failed.length === 0 || awaitingAnchor.length !== failed.length)) {

@@ -6,7 +6,7 @@ import { ensureLocalKeyFile } from '../../shared/adapters/secrets/envelope-seale
 import { repoRoot } from '../../shared/runtime/paths';
 
 /**
- * Local development identities, kept in LOCAL_DATA_DIR across restarts (decisions §1):
+ * Local development identities, kept in LOCAL_DATA_DIR across restarts (docs/architecture.md#the-local-stack):
  * the token issuer's ES256 key pair (its public half is served as the local JWKS) and the ledger
  * signer key, and the master key of outbound webhook secrets. These are development values only;
  * in AWS the issuer is configured by JWKS URL, the ledger signer is a KMS key that signs in KMS,
@@ -17,7 +17,7 @@ import { repoRoot } from '../../shared/runtime/paths';
 export const LOCAL_JWT_ISSUER = 'https://coffee-trace.local/issuer';
 export const LOCAL_JWT_AUDIENCE = 'coffee-trace-api';
 
-/** Documented development webhook secrets (README "Configuration"); override with env vars. */
+/** Documented development webhook secrets (README.md#configuration); override with env vars. */
 export const DEV_PAYOUT_WEBHOOK_SECRET = 'whsec_Y29mZmVlLXRyYWNlLWxvY2FsLXBheW91dC13ZWJob29rLXNlY3JldA==';
 export const DEV_CHAIN_WEBHOOK_SECRET = 'whsec_Y29mZmVlLXRyYWNlLWxvY2FsLWNoYWluLXdlYmhvb2stc2VjcmV0';
 /** Development API key of the local national farmer registry (MAAIF) sandbox. */

@@ -1,5 +1,5 @@
 /**
- * Local national farmer registry (MAAIF) sandbox (decisions §3): the registry's HTTP API on a
+ * Local national farmer registry (MAAIF) sandbox (docs/api/registries.md#cooperatives-farmers-and-the-forest-check): the registry's HTTP API on a
  * loopback port. `HttpNationalFarmerRegistry` talks to it exactly as to the real registry.
  *
  * API: `GET /v1/farmers/{id}` with `Authorization: Bearer <api_key>` (401 otherwise) →

@@ -28,7 +28,7 @@ interface CompiledRoute {
   names: string[];
 }
 
-/** Token bucket per subject: `rate` tokens per second, up to `burst` (decisions §5). */
+/** Token bucket per subject: `rate` tokens per second, up to `burst` (docs/api/conventions.md#http-and-errors). */
 class RateLimiter {
   private buckets = new Map<string, { tokens: number; at: number }>();
   constructor(private readonly rate: number, private readonly burst: number) {}
@@ -49,7 +49,7 @@ class RateLimiter {
 /**
  * Percent-decodes the captured path segments by name. A malformed escape (`%E0%A4%A`, a lone
  * `%`, invalid UTF-8) gives `{invalid: name}`: the gateway answers 400 VALIDATION_ERROR in the
- * service's envelope rather than crashing (decisions §5: no input gets a 5xx).
+ * service's envelope rather than crashing (docs/api/conventions.md#http-and-errors: no input gets a 5xx).
  */
 export function decodePathParameters(names: string[], values: string[]): { params: Record<string, string> } | { invalid: string } {
   const params: Record<string, string> = {};

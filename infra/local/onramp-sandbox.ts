@@ -1,5 +1,5 @@
 /**
- * Local fiat on-ramp sandbox (MFI deposits, decisions §10.1): the on-ramp's HTTP API on a loopback
+ * Local fiat on-ramp sandbox (MFI deposits, docs/api/lending.md#mfi-deposits): the on-ramp's HTTP API on a loopback
  * port, in memory, delivering USDC on the local chain and sending Standard Webhooks-signed events.
  * `HttpOnRamp` (shared/adapters/onramp/http-onramp.ts, where the protocol is documented) talks to
  * it exactly as to the real on-ramp.
@@ -37,7 +37,7 @@ import { listenOnLoopback, readBoundedBody, sendJson } from './loopback';
 /** Fixed sandbox conversion rates: units of the source currency per USD (so per USDC). */
 export const SANDBOX_ONRAMP_RATES: Readonly<Record<string, number>> = { UGX: 3700, KES: 129, USD: 1 };
 
-/** Development credentials of the local on-ramp sandbox (README "Configuration"). */
+/** Development credentials of the local on-ramp sandbox (README.md#configuration). */
 export const DEV_ONRAMP_CREDENTIALS = { api_key: 'onramp_sandbox_key_local', api_secret: 'onramp_sandbox_secret_local_only' };
 /** Development Standard Webhooks secret of the local on-ramp (override with ONRAMP_WEBHOOK_SECRET). */
 export const DEV_ONRAMP_WEBHOOK_SECRET = 'whsec_Y29mZmVlLXRyYWNlLWxvY2FsLW9ucmFtcC13ZWJob29rLXNlY3JldA==';

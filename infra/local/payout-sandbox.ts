@@ -1,5 +1,5 @@
 /**
- * Local payout-provider sandbox (decisions §7): the provider's HTTP API on a loopback port, in
+ * Local payout-provider sandbox (docs/api/payouts.md#payout-sandbox): the provider's HTTP API on a loopback port, in
  * memory, sending Standard Webhooks-signed settlement events. `HttpPayoutProvider` talks to it
  * exactly as to the real provider.
  *
@@ -25,7 +25,7 @@ import { ulid } from 'ulid';
 import { verifyProviderRequest } from '../../shared/adapters/payout-provider/signing';
 import { listenOnLoopback, readBoundedBody, sendJson } from './loopback';
 
-/** The sandbox's test phone numbers (decisions §7), like a card network's test cards. */
+/** The sandbox's test phone numbers (docs/api/payouts.md#payout-sandbox), like a card network's test cards. */
 export const SANDBOX_TEST_PHONES = {
   ALWAYS_FAILS: '+256700000001',
   FAILS_FIRST: '+256700000002',

@@ -8,7 +8,7 @@ import type { Grade } from '../../shared/domain/records';
 export const LOCAL_DEFAULT_USD_PER_KG: Record<Grade, number> = { screen18: 6.2, screen15: 5.8, FAQ: 5.1, PB: 6.0 };
 
 /**
- * The local price feed at start (decisions §10.1: "written at start and read at each use"):
+ * The local price feed at start (docs/api/lending.md#price-feed: "written at start and read at each use"):
  * - no file, or a file that is not a valid price-feed document → the default prices with
  *   `updated_at` = now (a malformed file is replaced, and the log says so);
  * - a valid file whose `updated_at` is older than 1 hour → its prices kept, `updated_at` = now (a

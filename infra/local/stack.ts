@@ -37,7 +37,7 @@ import { checkPublicBaseUrl } from '../../shared/config';
 import { DEFAULT_LOAN_TERM_DAYS } from '../../shared/domain/loan-terms';
 
 /**
- * The whole service on one machine (decisions §1): DynamoDB Local, fauxqs (SQS/SNS), a hardhat
+ * The whole service on one machine (docs/architecture.md#the-local-stack): DynamoDB Local, fauxqs (SQS/SNS), a hardhat
  * node with the BatchToken and TraceLog contracts compiled from source and deployed, the payout
  * state machine's ASL run by aws-local-stepfunctions behind a local Step Functions endpoint, the
  * payout-provider sandbox, queue pollers standing in for Lambda event sources, SNS notifications
@@ -78,7 +78,7 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-/** The own copy of evidence (EVIDENCE_BUCKET) and the pinning sandbox's storage, both on fauxqs's S3 (decisions §14). */
+/** The own copy of evidence (EVIDENCE_BUCKET) and the pinning sandbox's storage, both on fauxqs's S3 (docs/api/evidence.md#evidence-on-ipfs). */
 export const LOCAL_EVIDENCE_BUCKET = 'coffee-trace-evidence-local';
 const LOCAL_PINNING_STORAGE_BUCKET = 'coffee-trace-pinning-sandbox-storage';
 /** The pinning sandbox's own bucket name and dev credentials (what an operator gets from the pinning service). */
@@ -224,7 +224,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       // Loan terms as in AWS (setting loanTermDays).
       LOAN_TERM_DAYS: process.env.LOAN_TERM_DAYS || String(DEFAULT_LOAN_TERM_DAYS),
     });
-    // Evidence photos by upload URL (decisions §14): the uploads bucket on fauxqs's S3, reached as in
+    // Evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url): the uploads bucket on fauxqs's S3, reached as in
     // AWS through the SDK's own endpoint variable (a custom endpoint is addressed path-style).
     fauxqs.createBucket(LOCAL_EVIDENCE_UPLOADS_BUCKET);
     Object.assign(process.env, { AWS_ENDPOINT_URL_S3: fauxqs.address, EVIDENCE_UPLOADS_BUCKET: LOCAL_EVIDENCE_UPLOADS_BUCKET });
@@ -253,7 +253,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       return iam ? iam.wrap(fn, counted) : counted;
     };
 
-    // Evidence (decisions §14): the own copy in a bucket on fauxqs's S3, and the pinning service as a
+    // Evidence (docs/api/evidence.md#evidence-on-ipfs): the own copy in a bucket on fauxqs's S3, and the pinning service as a
     // sandbox of an S3-compatible IPFS pinning API (it checks each CAR and answers its root CID),
     // configured with the same variables as in AWS (EVIDENCE_PINNING_API=s3 …).
     fauxqs.createBucket(LOCAL_EVIDENCE_BUCKET);

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { startLocalStack } from './stack';
 
 /**
- * `npm start`: the whole service on embedded components (decisions §1). Prints its URL once it
+ * `npm start`: the whole service on embedded components (docs/architecture.md#the-local-stack). Prints its URL once it
  * serves; SIGINT/SIGTERM stop every child process it started. Environment: PORT (3000),
  * LOCAL_DATA_DIR (.local/), LOCAL_TIME_SCALE (1), PAYOUT_SANDBOX_SETTLE_MS (2000),
  * CHAIN_WEBHOOK_SECRET, PAYOUT_WEBHOOK_SECRET, LOCAL_IAM_ENFORCE (true; docs/local-iam.md),

@@ -3,7 +3,7 @@ import { signDevToken, type DevTokenClaims } from './dev-keys';
 
 /**
  * `npm run token -- --role ROLE [--cooperative ID] [--duties A,B] [--mfi ID] [--sub S] [--ttl SECONDS]`
- * prints one signed JWT on stdout (nothing else) that the local service accepts (decisions §1).
+ * prints one signed JWT on stdout (nothing else) that the local service accepts (docs/architecture.md#the-local-stack).
  */
 async function main() {
   const { values } = parseArgs({

@@ -12,7 +12,7 @@
  *
  * CloudFormation allows 500 resources per template: the main template must stay at or under
  * {@link MAIN_TEMPLATE_RESOURCE_CEILING} (test/infra/stack.test.ts); the functions, the API, the
- * stateful resources and the WAF stay in it, see README "What the stack contains".
+ * stateful resources and the WAF stay in it, see docs/deploy.md#what-the-stack-contains.
  */
 import { CfnOutput, Duration, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -52,7 +52,7 @@ import { EvidenceStore } from './evidence-store';
  * the main stack and self-contained attaches to an existing resource (gateway responses, queue
  * policies), and moving such a resource to a nested stack resets it in AWS when CloudFormation
  * deletes the old copy after creating the new one. The next change that would pass it splits the
- * functions by area into nested stacks instead (README "What the stack contains").
+ * functions by area into nested stacks instead (docs/deploy.md#what-the-stack-contains).
  */
 export const MAIN_TEMPLATE_RESOURCE_CEILING = 450;
 
@@ -117,7 +117,7 @@ export class CoffeeTraceStack extends Stack {
     const service = new Construct(this, 'Service');
     this.api = new ServiceApi(service, 'Http', { docsBaseUrlParam: settings.docsBaseUrlParam, publicBaseUrlParam: settings.publicBaseUrlParam });
     const stateMachineArn = payoutStateMachineArn(this);
-    // The own copy of evidence (decisions §14): the evidence bucket, Object Lock by context.
+    // The own copy of evidence (docs/api/evidence.md#evidence-on-ipfs): the evidence bucket, Object Lock by context.
     const evidence = new EvidenceStore(this, 'Evidence');
     const common: Record<CommonEnvName, string> = {
       POWERTOOLS_SERVICE_NAME: 'coffee-trace',
@@ -133,7 +133,7 @@ export class CoffeeTraceStack extends Stack {
       AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
     };
 
-    // Evidence photos by upload URL (decisions §14).
+    // Evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url).
     const evidenceUploads = new EvidenceUploads(this, 'EvidenceUploads');
     const functions = new Map<string, ServiceFunction>();
     for (const spec of specs) {
@@ -174,7 +174,7 @@ export class CoffeeTraceStack extends Stack {
     }
 
     this.api.addRoutes(routes, (fn) => functions.get(fn)?.fn, fnOf(AUTHORIZER_FN), this.triggers);
-    // Outbound webhooks: the table's stream feeds the event publisher (decisions §12).
+    // Outbound webhooks: the table's stream feeds the event publisher (docs/api/outbound-webhooks.md#outbound-webhooks).
     new OutboundWebhookStream(service, 'OutboundWebhookStream', {
       table: this.stateful.table,
       consumers: workers.flatMap((w) => (w.kind === 'table-stream-consumer' ? [{ def: w, fn: fnOf(w.fn) }] : [])),

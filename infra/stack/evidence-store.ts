@@ -1,5 +1,5 @@
 /**
- * The service's own copy of evidence (decisions §14): one S3 bucket holding the CAR of every
+ * The service's own copy of evidence (docs/api/evidence.md#evidence-on-ipfs): one S3 bucket holding the CAR of every
  * evidence package and DDS at `car/<cid>.car`, written before the stage change commits and served
  * at GET /ipfs/{cid}. Versioned, encrypted (SSE-S3), TLS only, no public access, retained when the
  * stack is deleted.

@@ -1,5 +1,5 @@
 /**
- * The evidence uploads bucket (decisions §14): clients PUT stage photos here through presigned
+ * The evidence uploads bucket (docs/api/evidence.md#evidence-photos-by-upload-url): clients PUT stage photos here through presigned
  * URLs (POST /batch/{id}/evidence-uploads), and the stage update reads them back
  * (`evidence-uploads/<batch_id>/<upload_id>`). It only ever holds transient uploads: once a
  * photo is attached, its bytes live on in the evidence package (the evidence bucket and IPFS).

@@ -1,8 +1,7 @@
 /**
  * The REST API: one method per manifest route (shared/manifest.ts), the shared JWT REQUEST
  * authorizer on `jwt` routes, and gateway responses that answer API Gateway's own errors (no
- * route, bad token, throttled, too large) in the service's error envelope (interface-spec
- * "Errors", decisions §5).
+ * route, bad token, throttled, too large) in the service's error envelope (docs/api/conventions.md#http-and-errors).
  */
 import { Aws, CfnCondition, Duration, Fn, Validations } from 'aws-cdk-lib';
 import {
@@ -145,7 +144,7 @@ export class ServiceApi extends Construct {
 
     Validations.of(this.api).acknowledge(
       { id: 'AwsSolutions-APIG2', reason: 'Requests are validated in each handler with valibot (the same schemas produce the OpenAPI document), which also answers in the service\'s error envelope with error.details; API Gateway validators could not.' },
-      { id: 'AwsSolutions-COG4', reason: 'Tokens come from an external OIDC issuer (decisions §2) and are verified by the custom JWT REQUEST authorizer (jose, asymmetric algorithms, pinned issuer and audience), not a Cognito user pool. Webhook and public routes are covered by their own APIG4 acknowledgements.' },
+      { id: 'AwsSolutions-COG4', reason: 'Tokens come from an external OIDC issuer (docs/security.md#tokens-and-roles) and are verified by the custom JWT REQUEST authorizer (jose, asymmetric algorithms, pinned issuer and audience), not a Cognito user pool. Webhook and public routes are covered by their own APIG4 acknowledgements.' },
     );
     // AwsSolutions-APIG3 needs no acknowledgement: the stack associates a WAFv2 web ACL with the stage (infra/stack/waf.ts).
     const cwRole = this.api.node.tryFindChild('CloudWatchRole');
@@ -185,8 +184,8 @@ export class ServiceApi extends Construct {
         Validations.of(method).acknowledge({
           id: 'AwsSolutions-APIG4',
           reason: route.auth === 'webhook'
-            ? `${route.method} ${route.path} is called by the provider, which holds no JWT: the handler verifies the Standard Webhooks signature (decisions §6) and answers 401 INVALID_SIGNATURE.`
-            : `${route.method} ${route.path} is public documentation (decisions §5: error.docs links must open without a token).`,
+            ? `${route.method} ${route.path} is called by the provider, which holds no JWT: the handler verifies the Standard Webhooks signature (docs/api/inbound-webhooks.md#payout-provider-webhook) and answers 401 INVALID_SIGNATURE.`
+            : `${route.method} ${route.path} is public documentation (docs/api/conventions.md#http-and-errors: error.docs links must open without a token).`,
         });
       }
     }

@@ -83,7 +83,7 @@ export interface NeedTargets {
   settings: Settings;
   /** ARN of the payout state machine, built from its fixed name (so functions it invokes can hold it without a cycle). */
   payoutStateMachineArn: string;
-  /** The evidence uploads bucket (decisions §14; ./evidence-uploads.ts). */
+  /** The evidence uploads bucket (docs/api/evidence.md#evidence-photos-by-upload-url; ./evidence-uploads.ts). */
   evidenceUploads: EvidenceUploads;
   /** The own copy of evidence (./evidence-store.ts). */
   evidenceBucket: IBucket;

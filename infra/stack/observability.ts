@@ -1,5 +1,5 @@
 /**
- * What an operator sees (issue 11, README "Operating"): a CloudWatch dashboard of the business
+ * What an operator sees (issue 11, docs/operations.md#operating): a CloudWatch dashboard of the business
  * metrics (EMF, shared/runtime/metrics.ts, namespace = the stack's name) beside the API, state
  * machine and queues; and, in stages with `alarmsEnabled` (infra/stack/stage.ts: prod), alarms to
  * an ops SNS topic (context `opsAlarmEmail` subscribes an address):
@@ -158,7 +158,7 @@ export class Observability extends Construct {
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${stack.stackName}-operations`, defaultInterval: Duration.hours(6) });
     this.dashboard.addWidgets(new TextWidget({
       width: 24, height: 2,
-      markdown: `# ${stack.stackName}: operations\nBusiness metrics (namespace \`${ns}\`, EMF from the functions), API, payout state machine, queues. README "Operating" explains each metric and alarm.`,
+      markdown: `# ${stack.stackName}: operations\nBusiness metrics (namespace \`${ns}\`, EMF from the functions), API, payout state machine, queues. docs/operations.md#operating explains each metric and alarm.`,
     }));
     this.dashboard.addWidgets(
       graph('Payouts', [metric('PayoutsCreated', 'Sum', undefined, service, 'created'), metric('PayoutsCompleted', 'Sum', undefined, service, 'completed'), metric('PayoutsFailed', 'Sum', undefined, service, 'attempts failed')]),
@@ -254,7 +254,7 @@ export class Observability extends Construct {
       `The oldest open ledger write was committed more than ${LEDGER_OLDEST_PENDING_ALARM_SECONDS / 60} minutes ago (LedgerOldestPendingAge, from the ledger-write reconciler): the single ledger writer is not landing writes (ledger down, signer out of gas, a write retried until it is parked); see its logs and npm run ledger-parked -- list.`,
       { op: ComparisonOperator.GREATER_THAN_THRESHOLD });
     alarm('ParkedLedgerWork', parked, 1,
-      `A ledger write or a chain event failed every allowed attempt and was parked (log key alarm = ${PARKED_ALARM_KEYS.join(' | ')}); the work behind it goes on. List it with npm run ledger-parked -- list, fix the cause, then retry or discard it (README "Parked ledger writes").`);
+      `A ledger write or a chain event failed every allowed attempt and was parked (log key alarm = ${PARKED_ALARM_KEYS.join(' | ')}); the work behind it goes on. List it with npm run ledger-parked -- list, fix the cause, then retry or discard it (docs/operations.md#parked-ledger-writes).`);
     alarm('ForgedEvents', forged, 1,
       `A webhook event was forged or does not match the ledger or the provider (log key alarm = ${FORGED_EVENT_ALARM_KEYS.join(' | ')}): nothing was applied. Find the log lines with that key; check who holds the webhook secret.`);
 

@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { TableStreamConsumerDef } from '../../shared/manifest';
 
 /**
- * Outbound webhooks (decisions §12): the table's DynamoDB stream (NEW_AND_OLD_IMAGES, enabled in
+ * Outbound webhooks (docs/api/outbound-webhooks.md#outbound-webhooks): the table's DynamoDB stream (NEW_AND_OLD_IMAGES, enabled in
  * ./stateful-resources.ts) feeds each table-stream consumer of the manifest (the
  * outbound-event-publisher), filtered to the entities that make events, so delivery rows and
  * other items never invoke it. A batch that keeps failing is split in halves to isolate the bad

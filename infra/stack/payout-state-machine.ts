@@ -1,5 +1,5 @@
 /**
- * The payout lifecycle (decisions §7): the ASL file in `statemachines/`, loaded unchanged (the
+ * The payout lifecycle (docs/api/payouts.md#payout-lifecycle): the ASL file in `statemachines/`, loaded unchanged (the
  * local interpreter runs the same file), with its `${...}` placeholders substituted by the ARNs of
  * the worker functions the manifest (shared/manifest.ts) names.
  */

@@ -1,5 +1,5 @@
 /**
- * The API's rate limits in AWS, in one place (README "Rate limits in AWS"). Rates are chosen per
+ * The API's rate limits in AWS, in one place (docs/deploy.md#rate-limits-in-aws). Rates are chosen per
  * second; WAF counts requests per evaluation window, so its limits are derived here as
  * `rate × WINDOW_SECONDS` and never written twice.
  *

@@ -23,13 +23,13 @@ export interface ManagerSubscription {
  *   OpenAPI server), https, no trailing slash; empty = the API's own
  *   `https://<api>.execute-api.<region>.amazonaws.com/prod`. Set it to the custom domain
  *   (e.g. `https://trace.example.com`) once there is one. Links never come from request headers.
- * - jwtIssuer / jwtAudience / jwksUrl: the token issuer the authorizer trusts (decisions §2).
+ * - jwtIssuer / jwtAudience / jwksUrl: the token issuer the authorizer trusts (docs/security.md#tokens-and-roles).
  * - ledgerRpcUrl / ledgerChainId: the EVM network of the BatchToken and trace log (default: Base Sepolia testnet).
  * - batchTokenAddress / traceLogAddress: the deployed contracts; the zero address until they are deployed.
  * - lendingVaultAddress / vaultAssetAddress: the LendingVault and its asset (the network's USDC), as
  *   `npm run deploy-contracts` prints them; the zero address until deployed.
  * - payoutProviderUrl: base URL of the payout provider's API.
- * - evidencePinningApi: the IPFS pinning service evidence CARs go to (decisions §14): `s3` (an S3-compatible
+ * - evidencePinningApi: the IPFS pinning service evidence CARs go to (docs/api/evidence.md#evidence-on-ipfs): `s3` (an S3-compatible
  *   pinning API, e.g. Filebase) or `kubo` (a Kubo / IPFS Cluster RPC API, dag/import).
  * - evidencePinningEndpoint: its endpoint (`https://s3.filebase.com`; for kubo the RPC API base URL).
  * - evidencePinningBucket / evidencePinningRegion: the pinning API's bucket and signing region (s3 only).
@@ -101,7 +101,7 @@ export interface Settings {
   eudrDdsEndpoint: string;
   eudrUsername: string;
   eudrClientId: string;
-  /** The published coffee price feed document (decisions §10.1; README "Price feed"). */
+  /** The published coffee price feed document (docs/api/lending.md#price-feed). */
   priceFeedUrl: string;
   onrampUrl: string;
   treasuryAddress: string;
@@ -163,7 +163,7 @@ export function loadSettings(scope: Construct): Settings {
     eudrDdsEndpoint: param('eudrDdsEndpoint', 'EudrDdsEndpoint', 'EU Information System DDS service endpoint (acceptance or production).', HTTPS_URL),
     eudrUsername: param('eudrUsername', 'EudrUsername', 'EU Information System web-service username delegated by the importer.'),
     eudrClientId: param('eudrClientId', 'EudrClientId', 'EU Information System WebServiceClientId (eudr-test in acceptance, eudr-repository in production).'),
-    priceFeedUrl: param('priceFeedUrl', 'PriceFeedUrl', 'URL of the published coffee price feed: JSON {updated_at, usd_per_kg: {screen18, screen15, FAQ, PB}} (README "Price feed").', HTTPS_URL),
+    priceFeedUrl: param('priceFeedUrl', 'PriceFeedUrl', 'URL of the published coffee price feed: JSON {updated_at, usd_per_kg: {screen18, screen15, FAQ, PB}} (docs/api/lending.md#price-feed).', HTTPS_URL),
     onrampUrl: param('onrampUrl', 'OnrampUrl', 'Base URL of the fiat on-ramp API (MFI deposits).', HTTPS_URL),
     treasuryAddress: param('treasuryAddress', 'TreasuryAddress', 'Address of the ledger signer (the service treasury): the on-ramp delivers deposited USDC there.', ADDRESS),
     chainWatchConfirmations: param('chainWatchConfirmations', 'ChainWatchConfirmations', 'Blocks a TraceLog or LendingVault log must be buried under before the scheduled chain watcher applies it.', '^[0-9]{1,4}$'),

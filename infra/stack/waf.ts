@@ -1,5 +1,5 @@
 /**
- * Per-caller rate limits in AWS (README "Rate limits in AWS"): a REGIONAL WAFv2 web ACL on the API
+ * Per-caller rate limits in AWS (docs/deploy.md#rate-limits-in-aws): a REGIONAL WAFv2 web ACL on the API
  * stage. The numbers come from infra/stack/rate-limits.ts. The stage throttle (4× the per-token
  * rate) is only the outer wall shared by everyone; these rules make one noisy caller wait without
  * slowing the others:
@@ -73,7 +73,7 @@ export interface RateLimitWafProps {
   metricPrefix?: string;
 }
 
-/** The 429 body: the error envelope of RATE_LIMITED (interface-spec "Errors"). */
+/** The 429 body: the error envelope of RATE_LIMITED (docs/api/conventions.md#http-and-errors). */
 export function rateLimitedBody(docsBaseUrl: string): string {
   return `{"error":{"code":"RATE_LIMITED","message":${JSON.stringify(ERROR_CODES.RATE_LIMITED.title)},"docs":"${docsBaseUrl}/errors#RATE_LIMITED"}}`;
 }

@@ -2,7 +2,7 @@ import { AuditAnchorRepository } from '../../shared/adapters/dynamodb/anchor-rep
 
 /**
  * `npm run anchor-backfill`: once, after upgrading a stack deployed before periodic anchors
- * (decisions §13), marks the audit head of every batch as pending so the next run of the
+ * (docs/api/anchoring.md#anchoring-of-the-audit-log), marks the audit head of every batch as pending so the next run of the
  * audit-anchorer commits it — entries written before anchoring existed then get their anchor.
  * Idempotent (a batch already marked at its head is skipped). Reads TABLE_NAME and the AWS
  * credentials and region of the environment (AWS_ENDPOINT_URL_DYNAMODB for the local stack).

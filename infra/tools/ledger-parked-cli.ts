@@ -26,8 +26,7 @@ run), LEDGER_CHAIN_ID (chain events), and for discard the ledger writer's PAYOUT
 AUDIT_ANCHOR_ADDRESS and LENDING_VAULT_ADDRESS (copy them from the ledger-writer function).`;
 
 /**
- * `npm run ledger-parked`: the operator's view of the single ledger writer's parked writes (README
- * "Parked ledger writes"): lists them, retries one (open again, queued), or discards one (its
+ * `npm run ledger-parked`: the operator's view of the single ledger writer's parked writes (docs/operations.md#parked-ledger-writes): lists them, retries one (open again, queued), or discards one (its
  * cause settled as refused). Exit code 0 when done, 1 on an error, 2 usage error.
  */
 async function main(): Promise<number> {

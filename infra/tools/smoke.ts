@@ -5,7 +5,7 @@
  * does not exist: 404 in the error envelope) and a validation error (an empty batch submission:
  * 400 VALIDATION_ERROR with details, rejected before anything is written, so no batch is minted
  * and no farmer is paid). Every answer must carry a request id. The token must be an ADMIN token
- * (decisions §2: the only role that may do both the read and the submission for any cooperative).
+ * (docs/security.md#tokens-and-roles: the only role that may do both the read and the submission for any cooperative).
  */
 import { randomBytes } from 'node:crypto';
 
@@ -125,7 +125,7 @@ export async function runSmoke(opts: SmokeOptions): Promise<SmokeCheck[]> {
 
   await check(`authenticated read: GET /cooperatives/{id} of a missing cooperative is 404`, async () => {
     const a = await call('GET', `/cooperatives/${missingId}`, { auth: true });
-    if (a.status === 401) throw new Error('401: the token is not accepted (issuer, audience, expiry? see README "Deploying to AWS")');
+    if (a.status === 401) throw new Error('401: the token is not accepted (issuer, audience, expiry? see docs/deploy.md#deploying-to-aws)');
     if (a.status === 403) throw new Error('403: the token is not an ADMIN token');
     const env = expectEnvelope(a, 404, 'COOPERATIVE_NOT_FOUND');
     return `404 COOPERATIVE_NOT_FOUND, request id ${sameRequestId(requestIdOf(a, false), env)}`;
@@ -198,7 +198,7 @@ function expectStatus(a: Answer, status: number): void {
   if (a.status !== status) throw new Error(`status ${a.status}, expected ${status}: ${snippet(a.text)}`);
 }
 
-/** Asserts the interface-spec error envelope with `code`; returns `error`. */
+/** Asserts the service's error envelope (docs/api/conventions.md#http-and-errors) with `code`; returns `error`. */
 function expectEnvelope(a: Answer, status: number, code: string): Json {
   expectStatus(a, status);
   const error = (a.json as Json | undefined)?.error as Json | undefined;

@@ -14,7 +14,7 @@ import { signDevToken } from '../local/dev-keys';
 
 /**
  * `npm run verify -- <BATCH_ID> [options]`: checks a batch's custody trail independently of the
- * service (decisions §8). It takes the audit entries from the API (`GET /batch/{id}/audit`, only
+ * service (docs/api/batches-and-custody.md#custody-trail). It takes the audit entries from the API (`GET /batch/{id}/audit`, only
  * `entries`; the service's own `verified` is ignored) or from `--file`, reads BatchMinted and
  * StageRecorded of the batch's token from the ledger itself, fetches every evidence package from
  * an IPFS gateway itself, checks every periodic anchor the entries claim (their `anchor` fields:

@@ -1,5 +1,5 @@
 /**
- * Token roles, duties and the caller context handed to every handler (decisions §2).
+ * Token roles, duties and the caller context handed to every handler (docs/security.md#tokens-and-roles).
  */
 
 import { DUTIES, ROLES, type Caller, type Duty, type Role } from '../domain/caller';

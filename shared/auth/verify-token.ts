@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { requireEnv } from '../config';
 import { DUTIES, ROLES, type Caller } from './claims';
 
-/** Only asymmetric algorithms are accepted (decisions §2): no `none`, no HMAC. */
+/** Only asymmetric algorithms are accepted (docs/security.md#tokens-and-roles): no `none`, no HMAC. */
 export const ALLOWED_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'];
 /** Longest accepted token lifetime (exp − iat), seconds. */
 export const MAX_TOKEN_LIFETIME_S = 3600;

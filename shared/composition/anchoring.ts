@@ -8,7 +8,7 @@ import { custodyRepo, now } from './repos';
 
 let repo: AuditAnchorRepository | undefined;
 
-/** The periodic anchors in the single table (decisions §13). */
+/** The periodic anchors in the single table (docs/api/anchoring.md#anchoring-of-the-audit-log). */
 export function auditAnchorRepo(): AuditAnchorRepository {
   return (repo ??= new AuditAnchorRepository());
 }

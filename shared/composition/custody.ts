@@ -5,7 +5,7 @@ import { ledgerWriteQueue } from './queues';
 import { batchRepo, custodyRepo, now } from './repos';
 
 /**
- * The custody trail's adapters. Evidence is kept as decisions §14 says: its CAR in the service's
+ * The custody trail's adapters. Evidence is kept as docs/api/evidence.md#evidence-on-ipfs says: its CAR in the service's
  * own evidence bucket before the commit, then a pin job for the background pinner
  * (functions/evidence-pinner), so no stage change waits for IPFS.
  */

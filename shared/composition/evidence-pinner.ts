@@ -17,7 +17,7 @@ interface PinningCredentials {
 let pinnerP: Promise<CarPinner> | undefined;
 
 /**
- * The pinning service chosen by EVIDENCE_PINNING_API (decisions §14): `s3` — an S3-compatible IPFS
+ * The pinning service chosen by EVIDENCE_PINNING_API (docs/api/evidence.md#evidence-on-ipfs): `s3` — an S3-compatible IPFS
  * pinning API at EVIDENCE_PINNING_ENDPOINT, bucket EVIDENCE_PINNING_BUCKET, signing region
  * EVIDENCE_PINNING_REGION; `kubo` — a Kubo / IPFS Cluster RPC API at EVIDENCE_PINNING_ENDPOINT.
  * Credentials: the JSON secret EVIDENCE_PINNING_CREDENTIALS. The same code in AWS and locally (the

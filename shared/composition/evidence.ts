@@ -6,7 +6,7 @@ import type { EvidenceKeeping } from '../use-cases/evidence-pinning';
 import { EvidencePinRepository } from '../adapters/dynamodb/evidence-pin-repo';
 
 /**
- * The service's own copy of evidence (decisions §14): the bucket EVIDENCE_BUCKET (in AWS the
+ * The service's own copy of evidence (docs/api/evidence.md#evidence-on-ipfs): the bucket EVIDENCE_BUCKET (in AWS the
  * stack's evidence bucket; locally a bucket on fauxqs's S3, reached at AWS_ENDPOINT_URL_S3 as the
  * SDK would), plain SigV4-signed S3 requests, so write paths carry no S3 client.
  */

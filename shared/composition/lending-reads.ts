@@ -6,7 +6,7 @@ import type { CreditScoreDeps } from '../use-cases/credit-score';
 import { batchRepo, loanRepo, now, payoutRepo, registryRepo } from './repos';
 
 /**
- * The read side of lending: the coffee price feed (decisions §10.1) and the credit score's stores.
+ * The read side of lending: the coffee price feed (docs/api/lending.md#price-feed) and the credit score's stores.
  *
  * Price feed: the local file `PRICE_FEED_FILE` when that variable is set (the local stack sets it
  * to `$LOCAL_DATA_DIR/price-feed.json`; read at each use), else the published source at

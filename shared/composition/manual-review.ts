@@ -6,7 +6,7 @@ import { payoutWorkflow } from './workflow';
 
 let resolutions: PayoutResolutionStore | undefined;
 
-/** The ports of a manual-review resolution (decisions §11): the table and the payout state machine. */
+/** The ports of a manual-review resolution (docs/api/payouts.md#manual-review): the table and the payout state machine. */
 export const manualReviewDeps = (): ManualReviewDeps => ({
   payouts: payoutRepo(), resolutions: (resolutions ??= new PayoutResolutionRepository()), registry: registryRepo(), workflow: payoutWorkflow(), now,
 });

@@ -2,7 +2,7 @@ import { createGfwForestCheckFromEnv } from '../adapters/forest-check/gfw-forest
 import type { ForestCheck } from '../domain/ports';
 
 /**
- * The forest check (decisions §3, §9): Global Forest Watch (GFW_API_URL, GFW_API_KEY or
+ * The forest check (docs/api/registries.md#forest-check, docs/api/eudr.md#forest-check): Global Forest Watch (GFW_API_URL, GFW_API_KEY or
  * GFW_API_KEY_SECRET_ARN), created once per container so its dataset version lookup is cached —
  * unless the process put another check in place with `useForestCheck` (the local stack: the
  * bundled alert areas, wired by infra/local so no Lambda bundle carries them).

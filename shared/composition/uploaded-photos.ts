@@ -6,7 +6,7 @@ import type { UploadedPhotoDeps } from '../use-cases/evidence-uploads';
 import { now } from './repos';
 
 /**
- * Evidence photos by upload URL (decisions §14): the uploads bucket EVIDENCE_UPLOADS_BUCKET in
+ * Evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url): the uploads bucket EVIDENCE_UPLOADS_BUCKET in
  * AWS_REGION, reached through AWS_ENDPOINT_URL_S3 when set (the local stack's fauxqs, path-style;
  * the SDK's own variable, so every S3 path of the service agrees), else the regional S3 endpoint.
  * This file wires the stage update's side (the upload records and the signed GET that reads an

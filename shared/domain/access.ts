@@ -2,7 +2,7 @@ import type { Caller, Duty, Role } from './caller';
 import { DomainError } from './errors';
 
 /**
- * Cooperative binding (interface-spec Authentication 6; decisions §2): a COOPERATIVE or AGENT
+ * Cooperative binding (docs/security.md#tokens-and-roles): a COOPERATIVE or AGENT
  * token acts for one cooperative, and naming another one — in a body or through the resource it
  * asks for — is 403 INSUFFICIENT_PERMISSIONS. ADMIN acts for all.
  */
@@ -41,7 +41,7 @@ export function assertMayMoveMoney(caller: Caller): void {
 }
 
 /**
- * Payment visibility (GET /payments/{id}, decisions §2): ADMIN sees every payment; a cooperative
+ * Payment visibility (GET /payments/{id}, docs/security.md#tokens-and-roles): ADMIN sees every payment; a cooperative
  * sees its own cooperative's payments; an MFI only its own deposits (so never a farmer payout).
  */
 export function canSeePayment(caller: Caller, payment: { cooperative_id?: string; mfi_id?: string }): boolean {

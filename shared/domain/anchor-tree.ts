@@ -2,7 +2,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { ANCHOR_LEAF_TYPES, leafOf, type AnchorProof, type AuditHead } from './anchoring';
 
 /**
- * Building the Merkle tree of a periodic anchor (decisions §13) with OpenZeppelin's
+ * Building the Merkle tree of a periodic anchor (docs/api/anchoring.md#anchoring-of-the-audit-log) with OpenZeppelin's
  * StandardMerkleTree — only the audit-anchorer builds trees, so only its bundle carries the
  * library; proofs are checked by `verifyAnchorProof` (./anchoring.ts).
  */

@@ -1,7 +1,7 @@
 import { concat, encodeAbiParameters, keccak256 } from 'viem';
 
 /**
- * Anchoring of audit logs (decisions §13): a periodic anchor commits the audit heads of every
+ * Anchoring of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log): a periodic anchor commits the audit heads of every
  * batch written since the previous anchor as ONE Merkle root on the ledger (the AuditAnchor
  * contract, infra/ledger/contracts/AuditAnchor.sol). A head is `(batch_id, sequence_number,
  * hash)` of a batch's newest entry; the hash chain links every earlier entry to it, so anchoring
@@ -69,7 +69,7 @@ export function anchorLeafHash(head: AuditHead): `0x${string}` {
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const LEAF_PARAMS = [{ type: 'string' }, { type: 'uint256' }, { type: 'bytes32' }] as const;
 
-/** Seconds between periodic anchors unless ANCHOR_INTERVAL_S says otherwise (decisions §13; locally × LOCAL_TIME_SCALE). */
+/** Seconds between periodic anchors unless ANCHOR_INTERVAL_S says otherwise (docs/api/anchoring.md#anchoring-of-the-audit-log; locally × LOCAL_TIME_SCALE). */
 export const DEFAULT_ANCHOR_INTERVAL_S = 300;
 
 /**

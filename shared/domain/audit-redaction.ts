@@ -2,7 +2,7 @@ import type { Caller } from './caller';
 import type { AuditEntry } from './records';
 
 /**
- * What an AGENT token may read of a batch's audit log (README "Money controls"): field agents
+ * What an AGENT token may read of a batch's audit log (docs/api/settlement.md#money-controls): field agents
  * collect coffee, they do not see money. Every entry keeps its place in the chain (sequence
  * number, type, time, actor, `prev_hash`, `hash`, anchor), but its payload loses, at any depth,
  * amounts (`*amount*`, `*_ugx`, `*_usdc`, `*usd_micro*`, exchange rates, prices, principal,

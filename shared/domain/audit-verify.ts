@@ -8,7 +8,7 @@ import type { AnchorRootReader, ChainMint, ChainStage, ChainTrail, EvidenceFetch
 import type { AuditEntry } from './records';
 
 /**
- * Independent verification of a batch's custody trail (decisions §8): the audit log's hash chain,
+ * Independent verification of a batch's custody trail (docs/api/batches-and-custody.md#custody-trail): the audit log's hash chain,
  * the ledger events that commit to its entries, and the evidence packages on IPFS, each checked
  * against the others. Pure except for the optional `fetchEvidence`.
  */
@@ -76,7 +76,7 @@ const STAGE_NAMES = new Map<number, string>(Object.entries(STAGE_CODES).map(([na
  *   directory re-imports to `payload.evidence_ipfs_cid`, and its evidence.json equals the RFC 8785
  *   canonical JSON of `payload.evidence`. Without `fetchEvidence` only the CID's form is checked
  *   (the detail says the content was not fetched).
- * - `anchor` (every entry, decisions §13): entry 1 is anchored by its BatchMinted and every
+ * - `anchor` (every entry, docs/api/anchoring.md#anchoring-of-the-audit-log): entry 1 is anchored by its BatchMinted and every
  *   STAGE_CHANGED by its StageRecorded (when those checks passed); every other entry by a periodic
  *   anchor whose head (`head_sequence_number` >= the entry's) is the log's own entry at that
  *   number (same hash: a log rewritten after its anchor fails here), whose proof leads from that
@@ -227,7 +227,7 @@ export async function verifyAuditTrail(input: {
     perEntry[i]!.push(...(await evidenceChecks(e, i, fetchEvidence)));
   }
 
-  // ---- anchors (decisions §13): after the ledger checks, whose outcome the own anchors carry
+  // ---- anchors (docs/api/anchoring.md#anchoring-of-the-audit-log): after the ledger checks, whose outcome the own anchors carry
   const anchors = await anchorChecks(batchId, entries, ownAnchors, input.anchoring, perEntry);
 
   const checks = [...perEntry.flat(), ...trailing];

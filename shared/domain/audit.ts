@@ -7,7 +7,7 @@ import type { AuditEntry } from './records';
 export const GENESIS_HASH = '0'.repeat(64);
 
 /**
- * Builds the next audit-log entry of a batch (decisions §8): sequence numbers from 1, each entry
+ * Builds the next audit-log entry of a batch (docs/api/batches-and-custody.md#custody-trail): sequence numbers from 1, each entry
  * carrying the SHA-256 (hex) of the previous one. The hash covers the RFC 8785 canonical JSON of
  * `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`, so anyone can recompute it.
  */

@@ -1,5 +1,5 @@
 /**
- * Who is calling (decisions §2): token roles, cooperative duties and the verified caller that the
+ * Who is calling (docs/security.md#tokens-and-roles): token roles, cooperative duties and the verified caller that the
  * authorizer hands every handler. Transport (shared/auth) turns tokens into a Caller; the rules
  * below and in ./access.ts decide what a Caller may do.
  */

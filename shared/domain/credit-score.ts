@@ -1,5 +1,5 @@
 /**
- * The farmer credit score (decisions §10, §10.1): a deterministic function of this service's own
+ * The farmer credit score (docs/api/lending.md#credit-score): a deterministic function of this service's own
  * records — deliveries, volumes, quality, loans repaid on time, defaults, tenure, payouts left in
  * manual review. Every factor is shown with the points it adds or subtracts; the score is
  * CREDIT_SCORE_BASE plus the sum of the factors' effects, clamped to 300–850. Nothing here does I/O;

@@ -2,7 +2,7 @@ import type { Duty } from './caller';
 import { STAGES, type Stage } from './records';
 
 /**
- * Custody stages (interface-spec "Batch custody stages"; decisions §2, §8): strictly in sequence,
+ * Custody stages (docs/api/batches-and-custody.md#custody-trail; docs/security.md#tokens-and-roles, docs/api/batches-and-custody.md#custody-trail): strictly in sequence,
  * DELIVERED → GRADED → MILLED → WAREHOUSED → COMMITTED → EXPORTED → SETTLED.
  */
 
@@ -10,7 +10,7 @@ import { STAGES, type Stage } from './records';
 export const CALLER_STAGES = ['GRADED', 'MILLED', 'WAREHOUSED', 'EXPORTED'] as const;
 export type CallerStage = (typeof CALLER_STAGES)[number];
 
-/** The cooperative duty each caller-set stage needs (decisions §2). */
+/** The cooperative duty each caller-set stage needs (docs/security.md#tokens-and-roles). */
 export const STAGE_DUTY: Record<CallerStage, Duty> = {
   GRADED: 'QUALITY_OFFICER',
   MILLED: 'MILL_OPERATOR',
@@ -35,7 +35,7 @@ export function isNextStage(from: Stage, to: Stage): boolean {
   return nextStage(from) === to;
 }
 
-/** Stages at or after GRADED make a batch DDS-eligible (interface-spec "What the service does" 7). */
+/** Stages at or after GRADED make a batch DDS-eligible (docs/api/batches-and-custody.md#custody-trail 7). */
 export function isDdsEligible(stage: Stage | null): boolean {
   return stage !== null && STAGES.indexOf(stage) >= STAGES.indexOf('GRADED');
 }

@@ -1,5 +1,5 @@
 /**
- * EUDR due diligence statements (decisions §9). The statement is the EU importer's: activity IMPORT,
+ * EUDR due diligence statements (docs/api/eudr.md#due-diligence-statements). The statement is the EU importer's: activity IMPORT,
  * country of activity and of entry the member state the coffee goes to, HS heading 0901, country of
  * production UG, and each producer with the GeoJSON of its plot. This module builds the JSON record;
  * `shared/adapters/eudr/submit-dds-xml.ts` turns it into the Information System's `SubmitDdsRequest`.
@@ -57,7 +57,7 @@ export interface PlotFeatureCollection {
   features: PlotFeature[];
 }
 
-/** The EU operator (importer) the statement belongs to: the purchase order's `buyer_operator` (decisions §8). */
+/** The EU operator (importer) the statement belongs to: the purchase order's `buyer_operator` (docs/api/batches-and-custody.md#custody-trail). */
 export interface DdsOperator {
   name: string;
   /** EORI number, e.g. `DE123456789012345`. */
@@ -79,7 +79,7 @@ export interface DdsProducer {
   geolocation_base64: string;
 }
 
-/** The DDS JSON record (decisions §9). Filing state (status, reference numbers, IPFS) is added by the use case. */
+/** The DDS JSON record (docs/api/eudr.md#due-diligence-statements). Filing state (status, reference numbers, IPFS) is added by the use case. */
 export interface DueDiligenceStatement {
   dds_id: string;
   batch_id: string;
@@ -255,7 +255,7 @@ function invalid(path: string, message: string): never {
   throw new DomainError('VALIDATION_ERROR', `${path} ${message}`, { details: [{ path, message }] });
 }
 
-/** A due diligence statement with its filing state (decisions §9). */
+/** A due diligence statement with its filing state (docs/api/eudr.md#due-diligence-statements). */
 export interface DdsRecord extends DueDiligenceStatement {
   status: 'PENDING_FILING' | 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
   cooperative_id: string;

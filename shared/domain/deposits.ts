@@ -1,5 +1,5 @@
 /**
- * MFI deposits (decisions §10, §10.1): the rules of `POST /mfi/deposits` that are not transport —
+ * MFI deposits (docs/api/lending.md#mfi-deposits): the rules of `POST /mfi/deposits` that are not transport —
  * which fiat currencies the on-ramp takes, how large one deposit may be, and the deposit id
  * format. The record itself is `Deposit` in ./lending.ts. Nothing here does I/O.
  */

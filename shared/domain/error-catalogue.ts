@@ -1,6 +1,6 @@
 import { ERROR_STATUS, type ErrorCode } from './errors';
 
-/** What each error code means (spec table + decisions §5), for the API reference and API Gateway's own error responses. */
+/** What each error code means (docs/api/conventions.md#http-and-errors), for the API reference and API Gateway's own error responses. */
 export const ERROR_TITLES: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'The request body or parameters are invalid.',
   INVALID_GRADE: 'Grade is not one of screen18, screen15, FAQ, PB.',

@@ -1,10 +1,10 @@
 /**
  * Domain errors. Each carries the specification's machine-readable `code` and HTTP `status`
- * (interface-spec "Errors", decisions §5); the HTTP layer turns them into the error envelope.
+ * (docs/api/conventions.md#http-and-errors); the HTTP layer turns them into the error envelope.
  */
 
 /**
- * Every error code the service emits, with its HTTP status (spec table + decisions §5). What each
+ * Every error code the service emits, with its HTTP status (docs/api/conventions.md#http-and-errors). What each
  * code means for an integrator is in ./error-catalogue.ts (the API reference reads it; handlers
  * need only the status).
  */
@@ -39,13 +39,13 @@ export const ERROR_STATUS = {
   INSUFFICIENT_COLLATERAL: 422,
   PHONE_NOT_FOUND: 422,
   COOPERATIVE_NOT_ACTIVE: 422,
-  /** A farmer payout that would take its batch's FARMER_PAYOUTs above the batch's value (README "Money controls"). */
+  /** A farmer payout that would take its batch's FARMER_PAYOUTs above the batch's value (docs/api/settlement.md#money-controls). */
   PAYOUT_EXCEEDS_BATCH_VALUE: 422,
   /** A manual payout above its cooperative's cap for the UTC day (MANUAL_PAYOUT_DAILY_LIMIT_USDC). */
   DAILY_PAYOUT_LIMIT_REACHED: 422,
-  /** decisions §14: an evidence upload that cannot be attached (details.reason). */
+  /** docs/api/evidence.md#evidence-photos-by-upload-url: an evidence upload that cannot be attached (details.reason). */
   EVIDENCE_UPLOAD_INVALID: 422,
-  /** Purchase orders paid in full (README "Settlement"): settling and refunding buyer payments. */
+  /** Purchase orders paid in full (docs/api/settlement.md#settlement): settling and refunding buyer payments. */
   BUYER_PAYMENT_NOT_FOUND: 404,
   PO_ALREADY_SETTLED: 409,
   NO_PAYMENT_RECEIVED: 409,
@@ -66,7 +66,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** A validation problem at a JSON path (decisions §5 `error.details`). */
+/** A validation problem at a JSON path (docs/api/conventions.md#http-and-errors `error.details`). */
 export interface ErrorDetail {
   path: string;
   message: string;

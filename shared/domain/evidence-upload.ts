@@ -4,7 +4,7 @@ import { EVIDENCE_PHOTO_MIMES, type EvidencePhotoMime } from './evidence-photo';
 import type { Stage } from './records';
 
 /**
- * Evidence photos by upload URL (decisions §14): a client asks for an upload, PUTs the photo's
+ * Evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url): a client asks for an upload, PUTs the photo's
  * bytes straight to object storage with the presigned request it gets, then names the upload in
  * the stage update (`evidence_upload_id`) instead of sending the photo inside the JSON body, which
  * a Lambda's 6 MB payload cannot carry for a large photo.

@@ -1,5 +1,5 @@
 /**
- * Farm geolocation rules (decisions §9, EUDR Art. 2(28)): WGS84 GeoJSON in `[lng, lat]` order; a
+ * Farm geolocation rules (docs/api/eudr.md#farm-geolocation, EUDR Art. 2(28)): WGS84 GeoJSON in `[lng, lat]` order; a
  * farm of more than 4 ha must be mapped as a polygon (closed ring, at least 4 positions, not
  * self-intersecting); a farm of 4 ha or less may give only its GPS point. When a polygon is given,
  * its geodesic area is computed (@turf/area, spherical, Earth radius 6,371,008.8 m) and recorded
@@ -16,7 +16,7 @@ import { kinks } from '@turf/kinks';
 import { DomainError, type ErrorDetail } from './errors';
 import type { FarmLocation } from './ports';
 
-/** A farm larger than this (hectares) must have a polygon (decisions §9; same value as the DDS rule). */
+/** A farm larger than this (hectares) must have a polygon (docs/api/eudr.md#due-diligence-statements; same value as the DDS rule). */
 export const POINT_FARM_MAX_AREA_HA = 4;
 /**
  * Most positions accepted in one polygon. Self-intersection and validity checks are quadratic in the
@@ -42,7 +42,7 @@ function invalid(details: ErrorDetail[]): DomainError {
 }
 
 /**
- * Checks a farm's geolocation against decisions §9 and computes the polygon's area.
+ * Checks a farm's geolocation against docs/api/eudr.md#farm-geolocation and computes the polygon's area.
  *
  * Input: `{gps: {lat, lng} (degrees), polygon?: GeoJSON Polygon ([lng, lat] positions), area_ha}`.
  * Returns `{computed_area_ha}`: the polygon's geodesic area in hectares rounded to 4 decimals, or
@@ -174,7 +174,7 @@ function checkPolygonTopology(rings: number[][][], details: ErrorDetail[]): void
 }
 
 /**
- * The polygon standing for a point farm when querying forest alerts (decisions §9: a point farm is
+ * The polygon standing for a point farm when querying forest alerts (docs/api/eudr.md#forest-check: a point farm is
  * buffered to a circle of its declared area): a circle centred on `gps` ({lat, lng}, degrees) of
  * radius √(area_ha × 10,000 / π) metres, drawn by @turf/circle with 64 vertices (the inscribed
  * 64-gon's area is 0.16 % below the circle's). Returns a GeoJSON Polygon ([lng, lat] positions).

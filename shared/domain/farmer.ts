@@ -3,7 +3,7 @@ import type { Farmer } from './records';
 
 /**
  * A farmer's registration is usable only once the national farmer registry (MAAIF) confirmed it
- * (decisions §3). Errors: FARMER_NOT_REGISTERED (404) while it is PENDING or after it was REJECTED.
+ * (docs/api/registries.md#cooperatives-farmers-and-the-forest-check). Errors: FARMER_NOT_REGISTERED (404) while it is PENDING or after it was REJECTED.
  */
 export function assertFarmerUsable(f: Farmer): void {
   if (f.national_registry_status === 'PENDING') {

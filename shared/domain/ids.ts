@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 
 /**
- * Identifier formats (decisions §4).
+ * Identifier formats (docs/api/conventions.md#identifiers-money-and-time).
  *   batch   BATCH-<yyyy>-<nnnnnn>          (atomic counter per year)
  *   payout  PAY-<yyyy>-<nnnnnn>-<ss>       (the batch's number, 2-digit sequence per batch)
  *   loan    LOAN-<yyyy>-<nnnnnn>           (atomic counter per year; its disbursement DISB-<yyyy>-<nnnnnn>)
@@ -31,7 +31,7 @@ export function formatPayoutId(batchYear: number, batchN: number, seq: number): 
   return `PAY-${batchYear}-${String(batchN).padStart(6, '0')}-${String(seq).padStart(2, '0')}`;
 }
 
-/** The provider order reference of one attempt: `<payout_id>-A<attempt>` (decisions §7). */
+/** The provider order reference of one attempt: `<payout_id>-A<attempt>` (docs/api/payouts.md#payout-lifecycle). */
 export function providerReference(payoutId: string, attempt: number): string {
   return `${payoutId}-A${attempt}`;
 }

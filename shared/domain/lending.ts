@@ -1,5 +1,5 @@
 /**
- * Lending (decisions §10, §10.1): the records of loans and MFI deposits, the constants of the
+ * Lending (docs/api/lending.md#mfi-deposits): the records of loans and MFI deposits, the constants of the
  * specification, and the pure rules — collateral value, loan-to-value, interest per started day.
  * Money is integer micro-USDC (`*_usd_micro`, 6 decimals, as the vault's asset on chain); prices
  * are integer micro-USD per kg. Nothing here does I/O.
@@ -30,7 +30,7 @@ export interface PriceFeedSnapshot {
 export const LOAN_STATUSES = ['PENDING', 'ACTIVE', 'REPAID', 'CANCELLED', 'DEFAULTED'] as const;
 export type LoanStatus = (typeof LOAN_STATUSES)[number];
 
-/** A loan against a BatchToken (decisions §10.1). */
+/** A loan against a BatchToken (docs/api/lending.md#loans). */
 export interface Loan {
   /** `LOAN-<yyyy>-<nnnnnn>`. */
   loan_id: string;
@@ -125,8 +125,7 @@ export function ltvBps(principalUsdMicro: number, collateralUsdMicro: number): n
 }
 
 /**
- * Days of interest between disbursement and repayment: every started day counts (decisions
- * §10.1), at least 1 (a loan repaid the day it was disbursed pays one day).
+ * Days of interest between disbursement and repayment: every started day counts (docs/api/lending.md#loans), at least 1 (a loan repaid the day it was disbursed pays one day).
  */
 export function interestDays(disbursedAt: string, repaidAt: string): number {
   const ms = Date.parse(repaidAt) - Date.parse(disbursedAt);
@@ -176,8 +175,7 @@ export interface SettlementRepayment {
 }
 
 /**
- * The settlement of a purchase order on its buyer's payment into the vault (decisions §10,
- * §10.1): exactly one per purchase order.
+ * The settlement of a purchase order on its buyer's payment into the vault (docs/api/settlement.md#settlement): exactly one per purchase order.
  */
 export interface Settlement {
   purchase_order_id: string;
@@ -218,7 +216,7 @@ export interface LoanToSettle {
 }
 
 /**
- * Plans a settlement (decisions §10.1): the loans are repaid oldest first (by creation), each with
+ * Plans a settlement (docs/api/settlement.md#settlement): the loans are repaid oldest first (by creation), each with
  * principal + simple interest per started day up to `paidAt`, while the payment covers the whole
  * amount due; a loan it cannot cover — and every younger one — stays unpaid. Batches whose loan is
  * repaid, and `exportedWithoutLoan`, are settled; the remainder goes to the cooperative. Pure.
@@ -249,7 +247,7 @@ export function planSettlement(input: { amountUsdMicro: number; paidAt: string; 
 
 /**
  * A loan as it stands: a PENDING loan whose disbursement has settled — or ended in MANUAL_REVIEW,
- * the money then waiting at the cooperative office (decisions §10.1) — is ACTIVE, disbursed at
+ * the money then waiting at the cooperative office (docs/api/lending.md#loans) — is ACTIVE, disbursed at
  * the disbursement's completion (or its move to manual review). Pure.
  */
 export function loanAsOf(loan: Loan, disbursement: Pick<Payout, 'status' | 'completed_at' | 'updated_at'> | null): Loan {

@@ -1,5 +1,5 @@
 /**
- * Loan terms and vault accounting rules (README "Lending"): when a loan is due, when it is at risk
+ * Loan terms and vault accounting rules (docs/api/lending.md#loans): when a loan is due, when it is at risk
  * (PAR30) and when it defaults and is written off; and the vault's share units. Pure: no I/O.
  * Times are ISO 8601 strings; money is integer micro-USDC.
  */

@@ -1,5 +1,5 @@
 /**
- * Personal data as shown in responses and notifications (decisions §3): a farmer's phone is
+ * Personal data as shown in responses and notifications (docs/security.md#personal-data): a farmer's phone is
  * never returned in full. `+256712345123` → `+256 7•• ••• 123`.
  */
 export function maskPhone(e164: string): string {

@@ -2,13 +2,13 @@ import Big from 'big.js';
 import { DomainError } from './errors';
 
 /**
- * Money (decisions §4): USDC amounts are integer micro-USDC (6 decimals) inside the service and
+ * Money (docs/api/conventions.md#identifiers-money-and-time): USDC amounts are integer micro-USDC (6 decimals) inside the service and
  * JSON numbers outside; UGX amounts are integer shillings. No binary float ever takes part in
  * arithmetic: numbers are converted through their decimal string with big.js.
  */
 
 export const MICRO_PER_USDC = 1_000_000;
-/** Largest single payout, USDC (decisions §4). */
+/** Largest single payout, USDC (docs/api/conventions.md#identifiers-money-and-time). */
 export const MAX_PAYOUT_USDC = 100_000;
 
 /**
@@ -46,13 +46,13 @@ export function decimalStringToMicro(amount: string): number {
   return micro;
 }
 
-/** `amount_ugx = floor(amount_usdc × exchange_rate)` (decisions §4); rate is UGX per USDC. */
+/** `amount_ugx = floor(amount_usdc × exchange_rate)` (docs/api/conventions.md#identifiers-money-and-time); rate is UGX per USDC. */
 export function ugxForMicro(micro: number, rate: string): number {
   return Number(new Big(micro).times(rate).div(MICRO_PER_USDC).round(0, Big.roundDown).toFixed(0));
 }
 
 /**
- * The least micro-USDC that buys at least `ugx` shillings at `rate` (decisions §4: "the USDC sent
+ * The least micro-USDC that buys at least `ugx` shillings at `rate` (docs/api/conventions.md#identifiers-money-and-time: "the USDC sent
  * is what buys that many shillings at the quoted rate").
  */
 export function microForUgx(ugx: number, rate: string): number {
@@ -61,7 +61,7 @@ export function microForUgx(ugx: number, rate: string): number {
   return micro;
 }
 
-/** `round(weight_kg × price_ugx_per_kg)` in whole shillings (decisions §4). */
+/** `round(weight_kg × price_ugx_per_kg)` in whole shillings (docs/api/conventions.md#identifiers-money-and-time). */
 export function ugxForWeight(weightKg: number, priceUgxPerKg: number): number {
   return Number(new Big(String(weightKg)).times(priceUgxPerKg).round(0, Big.roundHalfUp).toFixed(0));
 }

@@ -1,5 +1,5 @@
 /**
- * Outbound webhooks to integrators (decisions §12): the events, the pure mapper that turns a
+ * Outbound webhooks to integrators (docs/api/outbound-webhooks.md#outbound-webhooks): the events, the pure mapper that turns a
  * change of a stored item (a DynamoDB Streams record's old and new image) into events, who may
  * register endpoints and which endpoint receives which event, the Standard Webhooks retry
  * schedule, and the ports the use cases (shared/use-cases/outbound-webhooks.ts) work through.
@@ -201,7 +201,7 @@ export function hasPlaintextSecret(e: Pick<OutboundEndpoint, 'secret' | 'previou
 }
 
 /**
- * The owner of endpoints `caller` registers or manages (decisions §12): ADMIN for the service, a
+ * The owner of endpoints `caller` registers or manages (docs/api/outbound-webhooks.md#outbound-webhooks): ADMIN for the service, a
  * COOPERATIVE token with the MANAGER duty for its own cooperative, an MFI for itself.
  * Errors: 403 INSUFFICIENT_PERMISSIONS for any other caller.
  */

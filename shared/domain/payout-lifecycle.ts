@@ -10,8 +10,8 @@ import type { PayoutStatus } from './records';
  *   PROCESSING|RETRY_n --ORDER_FAILED--> FAILED --RETRY_SCHEDULED(n)--> RETRY_n (30/60/120 s)
  *   RETRY_n --ATTEMPT_STARTED(n+1)--> RETRY_n (the retry is in progress)
  *   FAILED|RETRY_3|PROCESSING --RETRIES_EXHAUSTED--> MANUAL_REVIEW                     (final for the machine)
- *   MANUAL_REVIEW --CASH_PAID--> COMPLETED            (decisions §11: paid at the cooperative office)
- *   MANUAL_REVIEW --RETRY_REQUESTED--> PROCESSING     (decisions §11: a new round of attempts)
+ *   MANUAL_REVIEW --CASH_PAID--> COMPLETED            (docs/api/payouts.md#manual-review: paid at the cooperative office)
+ *   MANUAL_REVIEW --RETRY_REQUESTED--> PROCESSING     (docs/api/payouts.md#manual-review: a new round of attempts)
  *
  * Attempts are numbered across rounds: round 0 is the lifecycle started at creation (attempts
  * 1–4), each resolution retry starts round r with attempts 4r+1 … 4r+4, so every attempt has its
@@ -19,7 +19,7 @@ import type { PayoutStatus } from './records';
  * Within a round, the step (1–4) decides the status path exactly as in round 0.
  */
 
-/** Seconds we tell callers a payout takes (interface-spec Limits: about 60 s). */
+/** Seconds we tell callers a payout takes (docs/api/conventions.md#limits: about 60 s). */
 export const ESTIMATED_COMPLETION_SECONDS = 60;
 
 export const MAX_ATTEMPTS = 4; // the first attempt and 3 automatic retries

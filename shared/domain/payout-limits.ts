@@ -1,7 +1,7 @@
 import { ugxForWeight } from './money';
 
 /**
- * Limits on money leaving for one batch and one cooperative (README "Money controls"):
+ * Limits on money leaving for one batch and one cooperative (docs/api/settlement.md#money-controls):
  *  - the FARMER_PAYOUTs of a batch together never exceed the batch's value in UGX;
  *  - the manual payouts (POST /payments/farmer-payout) of one cooperative are capped per UTC day.
  * Both are enforced by conditions in the transaction that creates the payout, so concurrent

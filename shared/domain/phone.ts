@@ -1,7 +1,7 @@
 import rules from './phone-rules-ug.json';
 
 /**
- * Ugandan mobile-money numbers (decisions §3): E.164 `+256` and a national number that
+ * Ugandan mobile-money numbers (docs/security.md#personal-data): E.164 `+256` and a national number that
  * libphonenumber's numbering rules for Uganda call a mobile number (possible length, national
  * number pattern and mobile pattern, generated from libphonenumber-js's metadata by
  * infra/tools/phone-metadata.ts and checked against the library's own validation in

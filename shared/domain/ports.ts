@@ -47,7 +47,7 @@ export interface Ledger {
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }>;
   /**
-   * `AuditAnchor.anchor(root, headCount)` (decisions §13) as a kept signed transaction, like
+   * `AuditAnchor.anchor(root, headCount)` (docs/api/anchoring.md#anchoring-of-the-audit-log) as a kept signed transaction, like
    * mintBatchTokenKept. The contract refuses a root it has (AlreadyAnchored) and an empty anchor.
    */
   anchorAuditRootKept(
@@ -153,7 +153,7 @@ export interface WorkQueue<T> {
   send(body: T, opts?: { delaySeconds?: number; deduplicationId?: string }): Promise<void>;
 }
 
-/** Result of a forest check of a farm location (decisions §3, §9). */
+/** Result of a forest check of a farm location (docs/api/registries.md#forest-check, docs/api/eudr.md#forest-check). */
 export interface ForestCheckResult {
   status: 'CLEAR' | 'FLAGGED';
   checked_at: string;
@@ -189,7 +189,7 @@ export interface PendingNationalCheck {
   registered_at: string;
 }
 
-/** Cooperatives, farmers and the cooperative holding balance (decisions §3). */
+/** Cooperatives, farmers and the cooperative holding balance (docs/api/registries.md#cooperatives-farmers-and-the-forest-check). */
 export interface RegistryStore {
   /** Errors: COOPERATIVE_ALREADY_EXISTS (409) when the id is taken. */
   createCooperative(c: Cooperative): Promise<void>;
@@ -216,7 +216,7 @@ export interface RegistryStore {
   getFarmer(id: string): Promise<Farmer | null>;
 }
 
-/** Phone corrections of farmers (PATCH /farmers/{id}, decisions §11), apart from RegistryStore so that only that route bundles them. */
+/** Phone corrections of farmers (PATCH /farmers/{id}, docs/api/payouts.md#manual-review), apart from RegistryStore so that only that route bundles them. */
 export interface FarmerPhoneStore {
   /**
    * Sets the farmer's phone (E.164), `phone_updated_at` and `updated_by`, and appends `change` to
@@ -227,7 +227,7 @@ export interface FarmerPhoneStore {
   updateFarmerPhone(input: { farmer_id: string; cooperative_id: string; phone: string; previous_phone: string | null; actor: string; at: string; change: PhoneChange }): Promise<Farmer | null>;
 }
 
-/** Batches, their audit log and jobs (decisions §8). */
+/** Batches, their audit log and jobs (docs/api/batches-and-custody.md#custody-trail). */
 export interface BatchStore {
   /** The next batch number of `year` (atomic counter, 1-based). */
   nextBatchNumber(year: number): Promise<number>;
@@ -331,12 +331,12 @@ export interface PayoutStore {
 }
 
 /**
- * Manual-review resolutions of payouts (decisions §11), apart from PayoutStore so that only the
+ * Manual-review resolutions of payouts (docs/api/payouts.md#manual-review), apart from PayoutStore so that only the
  * resolve route bundles them.
  */
 export interface PayoutResolutionStore {
   /**
-   * Manual review closed as paid in cash at the office (decisions §11), in one transaction on the
+   * Manual review closed as paid in cash at the office (docs/api/payouts.md#manual-review), in one transaction on the
    * condition that the payout is still in MANUAL_REVIEW: COMPLETED, settlement_channel
    * CASH_AT_OFFICE, the receipt and paid_at; the cooperative's holding balance less the payout's
    * USDC; the batch's payment PAYMENT_CONFIRMED for a NET_COFFEE_PAYMENT; audit PAYOUT_PAID_IN_CASH.
@@ -344,7 +344,7 @@ export interface PayoutResolutionStore {
    */
   resolvePaidInCash(payout: Payout, cash: { receipt_number: string; paid_at: string; actor: string }, at: string): Promise<Payout>;
   /**
-   * Manual review closed by a new round of attempts (decisions §11), in one transaction on the
+   * Manual review closed by a new round of attempts (docs/api/payouts.md#manual-review), in one transaction on the
    * condition that the payout is still in MANUAL_REVIEW: PROCESSING at the round's first attempt
    * (`attempt`), retry_count 0, the farmer's current phone and name, resolution_round = `round`,
    * manager_notified_at removed, back in the open-payouts index; the holding balance less the
@@ -354,7 +354,7 @@ export interface PayoutResolutionStore {
   resolveRetry(payout: Payout, retry: { round: number; attempt: number; phone: string; recipient_name: string; actor: string }, at: string): Promise<Payout>;
 }
 
-/** Custody trail writes: stage changes with their ledger writes, and purchase orders (decisions §8). */
+/** Custody trail writes: stage changes with their ledger writes, and purchase orders (docs/api/batches-and-custody.md#custody-trail). */
 export interface CustodyStore {
   /**
    * Commits a stage change: stage, history, audit entry and the trace-log write to make, in one
@@ -379,7 +379,7 @@ export interface CustodyStore {
   confirmPurchaseOrder(po: PurchaseOrder, actor: string, at: string): Promise<boolean>;
 }
 
-/** Due diligence statements: one per batch, filed once (decisions §9). */
+/** Due diligence statements: one per batch, filed once (docs/api/eudr.md#due-diligence-statements). */
 export interface DdsStore {
   /** Stores a new DDS; returns the batch's existing DDS id instead when it has one (else null). */
   create(dds: DdsRecord): Promise<string | null>;
@@ -417,7 +417,7 @@ export interface IdempotencyStore {
 export interface PayoutWorkflow {
   /**
    * Starts the execution (a no-op when it is running or ran). `round` > 0: the execution of the
-   * round-th resolution retry, named `<payout_id>-R<round>`, running attempts 4·round+1 … (decisions §11).
+   * round-th resolution retry, named `<payout_id>-R<round>`, running attempts 4·round+1 … (docs/api/payouts.md#manual-review).
    */
   start(payoutId: string, round?: number): Promise<void>;
   /** SendTaskSuccess for a parked attempt (a stale token is ignored). */
@@ -506,7 +506,7 @@ export interface DdsRegistryStatusInfo {
 }
 
 /**
- * Filing due diligence statements with the EU Information System (decisions §9). Filing returns
+ * Filing due diligence statements with the EU Information System (docs/api/eudr.md#due-diligence-statements). Filing returns
  * only the DDS identifier (a UUID); reference and verification numbers come later via `status`.
  * Implementation: `SoapDdsRegistry` (shared/adapters/eudr), which also talks to the local sandbox.
  */
@@ -557,7 +557,7 @@ export interface ChainStage {
 
 /**
  * The block at which AuditAnchor committed `root` (`anchoredAtBlock`), null when it never did
- * (decisions §13). Errors: any read failure.
+ * (docs/api/anchoring.md#anchoring-of-the-audit-log). Errors: any read failure.
  */
 export type AnchorRootReader = (root: Hex) => Promise<bigint | null>;
 
@@ -574,7 +574,7 @@ export interface ChainTrail {
 export type EvidenceFetcher = (cid: string) => Promise<{ files: Array<{ path: string; bytes: Uint8Array }> } | null>;
 
 
-// ---------------------------------------------------------------- lending (decisions §10, §10.1)
+// ---------------------------------------------------------------- lending (docs/api/lending.md#lending-mfi-deposits-and-credit-score)
 
 /**
  * A write to the lending vault (LendingVault.sol), signed and landed by the single ledger writer
@@ -656,7 +656,7 @@ export interface VaultReader {
   loan(ref: string): Promise<{ status: 'NONE' | 'ACTIVE' | 'REPAID' | 'CANCELLED' | 'DEFAULTED'; tokenId: bigint; principalUsdMicro: bigint }>;
 }
 
-/** The coffee price feed (decisions §10.1). Errors: Error when the source cannot be read or is malformed. */
+/** The coffee price feed (docs/api/lending.md#price-feed). Errors: Error when the source cannot be read or is malformed. */
 export interface PriceFeed {
   latest(): Promise<PriceFeedSnapshot>;
 }
@@ -686,7 +686,7 @@ export interface OnRamp {
   getOrder(rampPaymentId: string): Promise<OnRampOrder | null>;
 }
 
-/** Loans (decisions §10.1). */
+/** Loans (docs/api/lending.md#loans). */
 export interface LoanStore {
   /**
    * Creates a PENDING loan, the batch's one-active-loan guard and the ledger write that locks its
@@ -839,7 +839,7 @@ export interface ChainEventParking {
   discard(eventId: string, reason: string, at: string): Promise<boolean>;
 }
 
-// ---------------------------------------------------------------- evidence archive and pinning (decisions §14)
+// ---------------------------------------------------------------- evidence archive and pinning (docs/api/evidence.md#evidence-on-ipfs)
 
 /**
  * The service's own copy of evidence packages and DDS documents: one CARv1 file per root CID
@@ -898,7 +898,7 @@ export interface EvidencePinStatusStore {
   markPinJobRequeued(msg: EvidencePinMessage, at: string, opts?: { giveUp?: boolean }): Promise<boolean>;
 }
 
-// ---------------------------------------------------------------- evidence photos by upload URL (decisions §14)
+// ---------------------------------------------------------------- evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url)
 
 /** Upload records of evidence photos (the single table). Errors: StoreUnavailableError. */
 export interface EvidenceUploadStore {
@@ -931,13 +931,13 @@ export interface EvidenceUploadReader {
   read(key: string, maxBytes: number): Promise<{ sizeBytes: number; bytes?: Uint8Array } | null>;
 }
 
-/** The due diligence statement of a batch, if it has one (the public trace page, decisions §13). */
+/** The due diligence statement of a batch, if it has one (the public trace page, docs/api/trace-page.md#public-trace-page). */
 export interface DdsOfBatchReader {
   /** The batch's statement (one per batch), else null. */
   ofBatch(batchId: string): Promise<DdsRecord | null>;
 }
 
-// ---------------------------------------------------------------- anchoring (decisions §13)
+// ---------------------------------------------------------------- anchoring (docs/api/anchoring.md#anchoring-of-the-audit-log)
 
 /**
  * Periodic anchors of audit logs. Every audit append also writes a pending marker (the batches it

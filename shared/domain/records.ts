@@ -1,5 +1,5 @@
 /**
- * The records the service keeps (decisions §3, §4, §8). Times are ISO 8601 UTC strings with `Z`.
+ * The records the service keeps (docs/api/registries.md#cooperatives-farmers-and-the-forest-check, docs/api/conventions.md#identifiers-money-and-time, docs/api/batches-and-custody.md#custody-trail). Times are ISO 8601 UTC strings with `Z`.
  * Money: `*_usd_micro` integer micro-USDC, `*_ugx` integer shillings.
  */
 
@@ -55,7 +55,7 @@ export interface Farmer {
     computed_area_ha?: number | null;
   };
   gfw_status: GfwStatus;
-  /** The national farmer registry's answer: PENDING while it has not answered (decisions §3). */
+  /** The national farmer registry's answer: PENDING while it has not answered (docs/api/registries.md#cooperatives-farmers-and-the-forest-check). */
   national_registry_status?: 'VERIFIED' | 'PENDING' | 'REJECTED';
   gfw_checked_at?: string;
   gfw_dataset?: { name: string; version: string };
@@ -70,7 +70,7 @@ export interface Farmer {
 
 export type MintStatus = 'PENDING' | 'CONFIRMED' | 'FAILED';
 
-/** Batch payment label (interface-spec: INITIATED on submission, PAYMENT_CONFIRMED on settlement). */
+/** Batch payment label (docs/api/batches-and-custody.md#batch-submission: INITIATED on submission, PAYMENT_CONFIRMED on settlement). */
 export type BatchPaymentStatus = 'INITIATED' | 'PAYMENT_CONFIRMED' | 'MANUAL_REVIEW' | 'NOT_PAYABLE';
 
 export interface StageHistoryEntry {
@@ -81,12 +81,12 @@ export interface StageHistoryEntry {
   chain_tx_hash: string | null;
   audit_log_sequence_number: string;
   evidence_ipfs_cid: string | null;
-  /** Whether the evidence is pinned on IPFS yet (decisions §14); absent for DELIVERED (no evidence) and stages committed before pinning went to the background. */
+  /** Whether the evidence is pinned on IPFS yet (docs/api/evidence.md#evidence-on-ipfs); absent for DELIVERED (no evidence) and stages committed before pinning went to the background. */
   evidence_pin_status?: EvidencePinStatus;
 }
 
 /**
- * Pin status of an evidence package or a DDS (decisions §14): PENDING until the background pinner
+ * Pin status of an evidence package or a DDS (docs/api/evidence.md#evidence-on-ipfs): PENDING until the background pinner
  * has the pinning service hold it, PINNED once it does, FAILED when its last attempt failed
  * (retries continue until the pin queue's dead-letter queue; a root-CID mismatch is not retried).
  */
@@ -176,13 +176,13 @@ export interface Payout {
   settled_at?: string;
   elapsed_seconds?: number;
   created_by: string;
-  /** How the farmer was paid: MOBILE_MONEY (absent = MOBILE_MONEY) or CASH_AT_OFFICE (a manual review closed as paid in cash, decisions §11). */
+  /** How the farmer was paid: MOBILE_MONEY (absent = MOBILE_MONEY) or CASH_AT_OFFICE (a manual review closed as paid in cash, docs/api/payouts.md#manual-review). */
   settlement_channel?: SettlementChannel;
   /** The cooperative's cash receipt, for CASH_AT_OFFICE. */
   cash_receipt_number?: string;
   /** When the cash was handed over (the cooperative's statement), for CASH_AT_OFFICE. */
   cash_paid_at?: string;
-  /** Resolution retries requested so far (decisions §11); round r runs attempts 4r+1 … 4r+4. */
+  /** Resolution retries requested so far (docs/api/payouts.md#manual-review); round r runs attempts 4r+1 … 4r+4. */
   resolution_round?: number;
   /** The last manual-review resolution: who and when. */
   resolved_by?: string;
@@ -227,7 +227,7 @@ export interface AuditEntry {
 /** A ledger write of the single ledger writer: a batch's mint or trace-log record, or a vault write. */
 export type LedgerTx = BatchLedgerTx | VaultLedgerTx | AnchorLedgerTx;
 
-/** The transaction of a periodic anchor (decisions §13): `AuditAnchor.anchor(root, head_count)`. */
+/** The transaction of a periodic anchor (docs/api/anchoring.md#anchoring-of-the-audit-log): `AuditAnchor.anchor(root, head_count)`. */
 export interface AnchorLedgerTx extends LedgerTxState {
   kind: 'ANCHOR';
   anchor_id: string;
@@ -237,7 +237,7 @@ export interface AnchorLedgerTx extends LedgerTxState {
 }
 
 /**
- * A periodic anchor (decisions §13): the audit heads it commits (one per batch written since the
+ * A periodic anchor (docs/api/anchoring.md#anchoring-of-the-audit-log): the audit heads it commits (one per batch written since the
  * previous anchor), the pending markers it settles, and its state — OPEN until its transaction is
  * mined (ANCHORED) or refused (FAILED: its markers stay for the next anchor).
  */
@@ -324,7 +324,7 @@ export interface BatchLedgerTx {
 }
 
 
-/** A purchase order over batches of one cooperative (decisions §8). */
+/** A purchase order over batches of one cooperative (docs/api/batches-and-custody.md#custody-trail). */
 export interface PurchaseOrder {
   purchase_order_id: string;
   status: 'DRAFT' | 'CONFIRMED';

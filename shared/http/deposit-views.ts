@@ -5,7 +5,7 @@ import type { VaultSummary } from '../use-cases/deposits';
 import type { DepositViewSchema, VaultViewSchema, View } from './view-schemas';
 
 /**
- * GET /payments/DEP-… and the 202 of POST /mfi/deposits (interface-spec "Payment record"): the
+ * GET /payments/DEP-… and the 202 of POST /mfi/deposits (docs/api/payouts.md#payment-records): the
  * common fields and the MFI_DEPOSIT fields. `amount_usdc` is what the on-ramp delivered (0 until
  * it completes); `vault_shares_issued` is an integer of micro-shares (10^-6 share; on chain a
  * share has 12 decimals, so the chain's figure is this × 10^6, see `microShares`).

@@ -2,7 +2,7 @@ import { docsBaseUrl } from '../config';
 import { DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors';
 import { withSecurityHeaders } from './security-headers';
 
-/** The specification's error envelope (interface-spec "Errors"; decisions §5). */
+/** The service's error envelope (docs/api/conventions.md#http-and-errors). */
 export interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; docs: string; request_id: string; details?: unknown };
   [extra: string]: unknown;

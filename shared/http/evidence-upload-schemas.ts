@@ -4,7 +4,7 @@ import type { EvidenceUploadTicket } from '../use-cases/evidence-uploads';
 import type { EvidenceUploadViewSchema, View } from './view-schemas';
 
 /**
- * Evidence photos by upload URL (decisions §14): the request of POST /batch/{id}/evidence-uploads,
+ * Evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url): the request of POST /batch/{id}/evidence-uploads,
  * the upload id format the stage update accepts, and the answer's shape.
  */
 

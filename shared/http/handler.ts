@@ -32,7 +32,7 @@ export interface HttpRequest<B, C extends Caller | AnonymousCaller = Caller> {
 export type HttpReply = { status: number; body: unknown; headers?: Record<string, string> } | HttpResult;
 
 export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
-  /** Roles allowed to call the route at all (checked before the body: decisions §5 order). */
+  /** Roles allowed to call the route at all (checked before the body: docs/api/conventions.md#http-and-errors order). */
   roles?: Role[];
   /** valibot schema of the JSON body; omit for routes without a body. */
   body?: S;
@@ -53,7 +53,7 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
   /**
    * The operation's permission when it depends on what the body asks for (e.g. the duty of the
    * requested custody stage): run on the parsed JSON before it is validated, so the order of
-   * checks stays token, permission (403), body (400) (decisions §5). Throws a DomainError.
+   * checks stays token, permission (403), body (400) (docs/api/conventions.md#http-and-errors). Throws a DomainError.
    */
   authorize?: (caller: Caller, body: unknown) => void;
 }

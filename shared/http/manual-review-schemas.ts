@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { Phone } from './schema-parts';
 
-/** Bodies of PATCH /farmers/{id} and POST /payments/farmer-payout/{id}/resolve (decisions §11). */
+/** Bodies of PATCH /farmers/{id} and POST /payments/farmer-payout/{id}/resolve (docs/api/payouts.md#manual-review). */
 
 /** PATCH /farmers/{id}: the phone, E.164 `+256…` (the use case applies the mobile-number rule of registration). */
 export const UpdateFarmerSchema = v.strictObject({ phone: Phone });

@@ -4,7 +4,7 @@ import { OUTBOUND_EVENT_TYPES } from '../domain/outbound-webhooks';
 import type { DeliveryViewSchema, EndpointViewSchema, EndpointWithSecretViewSchema, View } from './view-schemas';
 
 /**
- * Outbound webhooks on the wire (decisions §12): the request bodies, path and query parameters,
+ * Outbound webhooks on the wire (docs/api/outbound-webhooks.md#outbound-webhooks): the request bodies, path and query parameters,
  * and the views of endpoints and deliveries. A secret appears only in the views of creation and
  * rotation (`endpointWithSecretView`).
  */

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { BatchIdSchema } from './schema-parts';
 
 /**
- * Path-parameter formats (decisions §5: parameters are checked, 400, before any existence check),
+ * Path-parameter formats (docs/api/conventions.md#http-and-errors: parameters are checked, 400, before any existence check),
  * passed to `httpHandler({params: IdParams(…)})` by each route with a `{id}` and shown in the
  * OpenAPI document. Each accepts every id the service mints (shared/domain/ids.ts, the use cases)
  * and is bounded, so a well-formed id that does not exist is still a 404 of its resource, while an
@@ -14,7 +14,7 @@ import { BatchIdSchema } from './schema-parts';
 export const PathId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'must be an id of 1 to 64 letters, digits, and _ . : - (starting with a letter or digit)'));
 /** `BATCH-<yyyy>-<nnnnnn>`. */
 export const BatchIdParam = BatchIdSchema;
-/** A payment: payouts `PAY-…`, deposits `DEP-…`, disbursements `DISB-…` (interface-spec), ≤ 64. */
+/** A payment: payouts `PAY-…`, deposits `DEP-…`, disbursements `DISB-…` (docs/api/conventions.md#identifiers-money-and-time), ≤ 64. */
 export const PaymentIdParam = v.pipe(v.string(), v.regex(/^(PAY|DEP|DISB)-[A-Za-z0-9][A-Za-z0-9_.:-]{0,58}$/, 'must be a payment id PAY-…, DEP-… or DISB-… of at most 64 id characters'));
 /** A farmer payout `PAY-<yyyy>-<nnnnnn>-<ss>`. */
 export const PayoutIdParam = v.pipe(v.string(), v.regex(/^PAY-\d{4}-\d{6,12}-\d{2,6}$/, 'must be a payout id PAY-<yyyy>-<nnnnnn>-<ss>'));

@@ -19,7 +19,7 @@ export const ListPaymentsQuerySchema = v.strictObject({
   next_token: v.optional(v.pipe(v.string(), v.maxLength(2048))),
 });
 
-/** Standard Webhooks body of the payout provider (decisions §6). */
+/** Standard Webhooks body of the payout provider (docs/api/inbound-webhooks.md#payout-provider-webhook). */
 export const PayoutWebhookSchema = v.object({
   type: v.picklist(['order.settled', 'order.failed']),
   data: v.object({

@@ -60,7 +60,7 @@ export function maxDecimals(n: number, message = `must have at most ${n} decimal
 }
 
 /**
- * A JSON number in [min, max] (so finite) with at most `decimals` decimal places (decisions §5:
+ * A JSON number in [min, max] (so finite) with at most `decimals` decimal places (docs/api/conventions.md#http-and-errors:
  * no input gets a 5xx; every number the service stores fits DynamoDB and the field's unit).
  */
 /* @__NO_SIDE_EFFECTS__ */

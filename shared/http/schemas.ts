@@ -1,7 +1,7 @@
 /**
  * Request schemas (valibot). The same objects validate requests in the handlers and generate the
  * OpenAPI document (shared/http/openapi.ts), so the two cannot drift apart. Objects are strict:
- * an unknown field is a VALIDATION_ERROR naming it (decisions §5).
+ * an unknown field is a VALIDATION_ERROR naming it (docs/api/conventions.md#http-and-errors).
  */
 
 import * as v from 'valibot';
@@ -27,7 +27,7 @@ export const SubmitBatchSchema = v.strictObject({
   collector_agent_id: Id,
 });
 
-// ------------------------------------------------------------------ custody trail (decisions §8)
+// ------------------------------------------------------------------ custody trail (docs/api/batches-and-custody.md#custody-trail)
 
 const IsoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'));
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -50,7 +50,7 @@ export const GradedEvidenceSchema = v.strictObject({
   cupping_score: v.optional(BoundedNumber(0, 100, 2)),
   notes: v.optional(Text(2000)),
 });
-/** MILLED evidence (decisions §8): outturn at most the batch weight (checked against the batch). */
+/** MILLED evidence (docs/api/batches-and-custody.md#custody-trail): outturn at most the batch weight (checked against the batch). */
 export const MilledEvidenceSchema = v.strictObject({
   mill_id: Text(64),
   /** Kilograms, > 0, at most 5000 (and the batch weight), at most 3 decimals. */
@@ -80,7 +80,7 @@ export const EVIDENCE_SCHEMAS = {
 /** Fields every stage update carries besides its stage and evidence. */
 const StageUpdateCommon = {
   evidence_photo_base64: v.optional(v.pipe(v.string(), v.maxLength(6 * 1024 * 1024))),
-  /** The photo by upload URL instead (decisions §14): an id from POST /batch/{id}/evidence-uploads; not with evidence_photo_base64. */
+  /** The photo by upload URL instead (docs/api/evidence.md#evidence-photos-by-upload-url): an id from POST /batch/{id}/evidence-uploads; not with evidence_photo_base64. */
   evidence_upload_id: v.optional(EvidenceUploadIdSchema),
   cooperative_id: Id,
 };
@@ -126,7 +126,7 @@ export const RefundBuyerPaymentSchema = v.strictObject({
   log_index: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1_000_000)),
 });
 
-// ------------------------------------------------------------------ EUDR (decisions §9)
+// ------------------------------------------------------------------ EUDR (docs/api/eudr.md#eudr)
 
 export const VerifyGfwSchema = v.strictObject({ farmer_id: Id });
 
@@ -135,7 +135,7 @@ export const GenerateDdsSchema = v.strictObject({
   description: v.optional(Text(150)),
 });
 
-// ------------------------------------------------------------------ chain events (decisions §6)
+// ------------------------------------------------------------------ chain events (docs/api/inbound-webhooks.md#chain-events)
 
 /** The signed body of POST /api/webhooks/chain-events: `{type: "batch.stage_changed", data: {…}}`. */
 /** A `purchase_order.paid` chain event: a buyer's payment into the lending vault (`PurchaseOrderPaid`). */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { serviceRuntime } from '../config';
 
 /**
- * Security headers of every answer the service gives (README "Security headers"):
+ * Security headers of every answer the service gives (docs/api/trace-page.md#public-trace-page):
  * - `x-content-type-options: nosniff` and `referrer-policy: no-referrer` on every response;
  * - in AWS (SERVICE_RUNTIME=aws) `strict-transport-security` too (API Gateway serves https only);
  * - on HTML pages a Content-Security-Policy that allows no inline script at all: scripts only

@@ -3,7 +3,7 @@ import { render as renderQrSvg } from 'qrcode/lib/renderer/svg-tag';
 import type { PublicTrace } from '../use-cases/trace-page';
 
 /**
- * The public trace page (decisions §13) as HTML, its plot as inline SVG and its QR code. Every
+ * The public trace page (docs/api/trace-page.md#public-trace-page) as HTML, its plot as inline SVG and its QR code. Every
  * value that reaches the HTML goes through `esc` (text and attribute values alike); numbers are
  * formatted here. No template engine, no outside assets, no script: the CSS is in the page (allowed
  * by its hash in the page's CSP), the plot (from coordinates already rounded to 3 decimals) and the

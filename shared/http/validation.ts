@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { DomainError, type ErrorCode, type ErrorDetail } from '../domain/errors';
 
-/** Turns valibot issues into `error.details` entries `{path, message}` (decisions §5). */
+/** Turns valibot issues into `error.details` entries `{path, message}` (docs/api/conventions.md#http-and-errors). */
 export function issuesToDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
   return issues.map((issue) => ({
     path: v.getDotPath(issue) ?? '(body)',

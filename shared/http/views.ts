@@ -14,11 +14,11 @@ import type { SettlementReading } from '../use-cases/settlement';
 import type { AuditViewSchema, BatchViewSchema, BuyerPaymentViewSchema, CooperativeViewSchema, DdsViewSchema, FarmerViewSchema, JobViewSchema, LoanViewSchema, PaymentListItemViewSchema, PayoutCreatedViewSchema, PayoutRecordViewSchema, PayoutResolutionViewSchema, PayoutStatusViewSchema, PurchaseOrderViewSchema, SettlementReadingViewSchema, SettlementViewSchema, StageHistoryViewSchema, StageUpdateViewSchema, SubmissionViewSchema, View } from './view-schemas';
 
 /**
- * Response views: how records look on the wire (interface-spec response shapes; decisions §3
+ * Response views: how records look on the wire (the OpenAPI document's response shapes; docs/security.md#personal-data
  * masking). Handlers shape use-case results with these; use cases never build responses.
  */
 
-/** The 201 body of POST /batch/submit (interface-spec "Batch submission" response). */
+/** The 201 body of POST /batch/submit (docs/api/batches-and-custody.md#batch-submission response). */
 export function submissionView(r: Extract<SubmitResult, { kind: 'created' }>): View<typeof SubmissionViewSchema> {
   return {
     success: true,
@@ -37,7 +37,7 @@ export function submissionView(r: Extract<SubmitResult, { kind: 'created' }>): V
   };
 }
 
-/** GET /batch/{id} (decisions §8). */
+/** GET /batch/{id} (docs/api/batches-and-custody.md#custody-trail). */
 export function batchView(b: Batch): View<typeof BatchViewSchema> {
   return {
     batch_id: b.batch_id,
@@ -64,7 +64,7 @@ export function batchView(b: Batch): View<typeof BatchViewSchema> {
 
 
 /**
- * One stage-history entry as shown: its fields, and `evidence_pin_status` (decisions §14:
+ * One stage-history entry as shown: its fields, and `evidence_pin_status` (docs/api/evidence.md#evidence-on-ipfs:
  * PENDING|PINNED|FAILED; null for DELIVERED, which has no evidence, and for stages committed before
  * background pinning).
  */
@@ -75,12 +75,12 @@ export function stageHistoryView(h: Batch['stage_history'][number]): View<typeof
   };
 }
 
-/** GET /jobs/{id} (decisions §5 asynchronous operations). */
+/** GET /jobs/{id} (docs/api/conventions.md#http-and-errors asynchronous operations). */
 export function jobView(j: Job): View<typeof JobViewSchema> {
   return { job_id: j.job_id, type: j.type, status: j.status, ...(j.farmer_id ? { farmer_id: j.farmer_id } : { batch_id: j.batch_id ?? null }), tx_hash: j.tx_hash ?? null, ...(j.error ? { error: j.error } : {}), created_at: j.created_at, completed_at: j.completed_at ?? null };
 }
 
-/** The stage-update response (interface-spec "Stage update" response fields). */
+/** The stage-update response (docs/api/batches-and-custody.md#custody-trail response fields). */
 export function stageUpdateView(c: StageChange): View<typeof StageUpdateViewSchema> {
   return {
     batch_id: c.batch_id, previous_stage: c.previous_stage, new_stage: c.new_stage, chain_tx_hash: c.chain_tx_hash,
@@ -88,13 +88,13 @@ export function stageUpdateView(c: StageChange): View<typeof StageUpdateViewSche
   };
 }
 
-/** GET /batch/{id}/audit (decisions §8). */
+/** GET /batch/{id}/audit (docs/api/batches-and-custody.md#custody-trail). */
 export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: boolean; checks: AuditCheck[]; anchors: Array<EntryAnchor | null> }): View<typeof AuditViewSchema> {
-  // The pin status of each stage's evidence (decisions §14), beside the entries (which are hashed as stored).
+  // The pin status of each stage's evidence (docs/api/evidence.md#evidence-on-ipfs), beside the entries (which are hashed as stored).
   const evidencePins = (r.batch.stage_history ?? []).filter((h) => h.evidence_ipfs_cid).map((h) => ({
     sequence_number: Number(h.audit_log_sequence_number), stage: h.stage, evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
   }));
-  // Each entry with its anchor on the ledger (decisions §13); `anchor` is not hashed (auditHash names its fields).
+  // Each entry with its anchor on the ledger (docs/api/anchoring.md#anchoring-of-the-audit-log); `anchor` is not hashed (auditHash names its fields).
   const entries = r.entries.map((e, i) => ({ ...e, anchor: r.anchors[i] ?? null }));
   return { batch_id: r.batch.batch_id, token_id: r.batch.token_id, entries, verified: r.verified, checks: r.checks, evidence_pins: evidencePins };
 }
@@ -105,7 +105,7 @@ export function purchaseOrderView(po: PurchaseOrder): View<typeof PurchaseOrderV
   return { ...rest, amount_due_usdc: due === undefined ? null : microToUsdc(due), paid_usdc: microToUsdc(paid ?? 0), buyer_address: po.buyer_address ?? null };
 }
 
-/** The create response (interface-spec "Payout" create response). */
+/** The create response (docs/api/payouts.md#creating-a-payout create response). */
 export function payoutCreatedView(p: Payout): View<typeof PayoutCreatedViewSchema> {
   return {
     payout_id: p.payment_id,
@@ -123,7 +123,7 @@ export function payoutCreatedView(p: Payout): View<typeof PayoutCreatedViewSchem
   };
 }
 
-/** GET /payments/farmer-payout/{id} (interface-spec "Payout status response"). */
+/** GET /payments/farmer-payout/{id} (docs/api/payouts.md#payment-records). */
 export function payoutStatusView(p: Payout): View<typeof PayoutStatusViewSchema> {
   return {
     payout_id: p.payment_id,
@@ -140,7 +140,7 @@ export function payoutStatusView(p: Payout): View<typeof PayoutStatusViewSchema>
 }
 
 /**
- * A loan (decisions §10.1): amounts in USDC, loan-to-value as a fraction (0.6 = 60 %), price in
+ * A loan (docs/api/lending.md#loans): amounts in USDC, loan-to-value as a fraction (0.6 = 60 %), price in
  * USD per kg; fields not reached yet are null. `due_at` is when it is due (null on loans made
  * before terms existed); a DEFAULTED loan has `defaulted_at`, `loss_usdc` (the principal written
  * off in the vault) and `write_off_tx_hash`.
@@ -177,7 +177,7 @@ export function loanView(l: Loan): View<typeof LoanViewSchema> {
 }
 
 /**
- * How a payout was (or is being) paid (decisions §11): `settlement_channel` MOBILE_MONEY unless a
+ * How a payout was (or is being) paid (docs/api/payouts.md#manual-review): `settlement_channel` MOBILE_MONEY unless a
  * manual review was closed as paid in cash (CASH_AT_OFFICE), and then the cash receipt.
  */
 export function settlementChannelView(p: Payout) {
@@ -254,7 +254,7 @@ export function settlementReadingView(r: SettlementReading): View<typeof Settlem
   };
 }
 
-/** GET /payments/{id} for a FARMER_PAYOUT (interface-spec "Payment record"). */
+/** GET /payments/{id} for a FARMER_PAYOUT (docs/api/payouts.md#payment-records). */
 export function paymentRecordView(p: Payout): View<typeof PayoutRecordViewSchema> {
   const common = {
     payment_id: p.payment_id,
@@ -289,13 +289,13 @@ export function cooperativeView(c: Cooperative): View<typeof CooperativeViewSche
   return { ...c, manager: { ...c.manager, phone: maskPhone(c.manager.phone) }, active: isCooperativeActive(c) };
 }
 
-/** The farmer as shown to callers (phone masked, decisions §3). */
+/** The farmer as shown to callers (phone masked, docs/security.md#personal-data). */
 export function farmerView(f: Farmer): View<typeof FarmerViewSchema> {
   const { registered_by: _by, updated_by: _upd, ...rest } = f;
   return { ...rest, national_registry_status: f.national_registry_status ?? 'VERIFIED', phone: f.phone ? maskPhone(f.phone) : null };
 }
 
-/** The DDS as returned by GET /eudr/dds/{id} (decisions §9), without the XML. */
+/** The DDS as returned by GET /eudr/dds/{id} (docs/api/eudr.md#due-diligence-statements), without the XML. */
 export function ddsView(d: DdsRecord): View<typeof DdsViewSchema> {
   return {
     dds_id: d.dds_id, batch_id: d.batch_id, status: d.status, internal_reference_number: d.internal_reference_number, activity_type: d.activity_type,

@@ -18,7 +18,7 @@ export function webhookSecretValues(secretValue: string): string[] {
 
 /**
  * Verifies a Standard Webhooks signature over the raw body (`webhook-id`, `webhook-timestamp`,
- * `webhook-signature`; 5 minutes of tolerance, the library's default; decisions §6). `secretValue`
+ * `webhook-signature`; 5 minutes of tolerance, the library's default; docs/api/inbound-webhooks.md#signatures-and-replays). `secretValue`
  * may hold two secrets separated by a space during a rotation: a signature by either verifies.
  * Errors: INVALID_SIGNATURE (401). A correctly signed body is accepted whatever it contains: its
  * JSON is checked afterwards (400), so a sender can tell a bad signature from a bad body.
@@ -56,7 +56,7 @@ export interface WebhookRequest<E> {
 }
 
 /**
- * A signed inbound webhook route (decisions §6): the standard handler (request id, size limit,
+ * A signed inbound webhook route (docs/api/inbound-webhooks.md#signatures-and-replays): the standard handler (request id, size limit,
  * error envelope) plus 1. the Standard Webhooks signature with the secret `secret()` gives (401
  * INVALID_SIGNATURE), 2. the `webhook-id` (400 when longer than 200 characters), 3. the body as
  * JSON (400) and against `schema` (400 VALIDATION_ERROR with details). The use case gets a typed

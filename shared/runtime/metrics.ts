@@ -14,7 +14,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * middleware (./instrument.ts `observability`, which `httpHandler` in shared/http/handler.ts and
  * `sqsConsumer` in ./sqs-consumer.ts use too), given {@link metricsPublisher}.
  */
-/** The metrics of the service, with their units (the README "Operating" section lists them). */
+/** The metrics of the service, with their units (docs/operations.md#metrics lists them). */
 export const METRICS = {
   /** A payout (or loan disbursement) was created (PENDING, first order to follow). */
   PayoutsCreated: 'Count',

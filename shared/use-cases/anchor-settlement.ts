@@ -4,7 +4,7 @@ import type { AnchorLedgerTx, AuditAnchorRecord } from '../domain/records';
 import { logger } from '../runtime/logger';
 
 /**
- * Settling a periodic anchor once its AuditAnchor transaction is mined or refused (decisions §13):
+ * Settling a periodic anchor once its AuditAnchor transaction is mined or refused (docs/api/anchoring.md#anchoring-of-the-audit-log):
  * what the single ledger writer calls back, and the anchorer as a repair. No tree is built here:
  * the anchor keeps each head's proof from when it was built (./anchoring.ts).
  */

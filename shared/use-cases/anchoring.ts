@@ -6,7 +6,7 @@ import { logger } from '../runtime/logger';
 import { finishAnchor } from './anchor-settlement';
 
 /**
- * Periodic anchoring of audit logs (decisions §13). Every ANCHOR_INTERVAL_S the audit-anchorer
+ * Periodic anchoring of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log). Every ANCHOR_INTERVAL_S the audit-anchorer
  * takes the pending markers (one per audit append, written in its transaction), reads the current
  * head of every batch they name, and commits all those heads as ONE Merkle root with
  * `AuditAnchor.anchor(root, headCount)`, sent by the single ledger writer like every ledger write.

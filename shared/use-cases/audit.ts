@@ -13,7 +13,7 @@ export interface AuditDeps {
   chainTrail: ChainTrailReader;
   /** Pinned evidence by CID (local pin store or an IPFS gateway). */
   fetchEvidence: EvidenceFetcher;
-  /** The batch's periodic anchors (decisions §13), and where their roots are checked on chain. */
+  /** The batch's periodic anchors (docs/api/anchoring.md#anchoring-of-the-audit-log), and where their roots are checked on chain. */
   anchors: Pick<AuditAnchorStore, 'ofBatch'>;
   anchorRoot: AnchorRootReader;
 }
@@ -27,7 +27,7 @@ export async function readAuditEntries(batches: Pick<BatchStore, 'get' | 'auditE
 }
 
 /**
- * GET /batch/{id}/audit (decisions §8): the batch's audit entries, verified — the hash chain
+ * GET /batch/{id}/audit (docs/api/batches-and-custody.md#custody-trail): the batch's audit entries, verified — the hash chain
  * recomputed and compared with the BatchToken and TraceLog events on chain and with the pinned
  * evidence; `checks` says what matched and what did not. The verification runs on the full
  * entries; an AGENT then reads them without amounts, phone numbers and transaction ids

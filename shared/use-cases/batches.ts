@@ -28,7 +28,7 @@ export type SubmitResult =
   | { kind: 'accepted'; job: Job };
 
 /**
- * Whether `caller` may submit a batch for `input.cooperative_id` (cooperative binding, decisions §2).
+ * Whether `caller` may submit a batch for `input.cooperative_id` (cooperative binding, docs/security.md#tokens-and-roles).
  * Checked before an Idempotency-Key replay is served, so a replay never reaches a token that could
  * not make the request. Errors: INSUFFICIENT_PERMISSIONS (403).
  */
@@ -37,7 +37,7 @@ export function assertMaySubmitBatch(caller: Caller, input: Pick<SubmitBatchInpu
 }
 
 /**
- * POST /batch/submit (interface-spec rules 1–5; decisions §3, §4, §5, §8). Steps:
+ * POST /batch/submit (docs/api/batches-and-custody.md#batch-submission; docs/api/registries.md#cooperatives-farmers-and-the-forest-check, docs/api/conventions.md#identifiers-money-and-time, docs/api/conventions.md#http-and-errors, docs/api/batches-and-custody.md#custody-trail). Steps:
  *  1. cooperative binding (403); the farmer is registered with that cooperative
  *     (FARMER_NOT_REGISTERED 404); the cooperative exists (404) and is active
  *     (COOPERATIVE_NOT_ACTIVE 422); the farm is not flagged by the forest check (GFW_CHECK_FAILED 422);

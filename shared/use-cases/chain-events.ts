@@ -8,7 +8,7 @@ import { logger } from '../runtime/logger';
 import { createFarmerPayout, type PayoutCreationDeps } from './payouts';
 
 /**
- * Inbound chain events (decisions §6 `POST /api/webhooks/chain-events`; interface-spec Events:
+ * Inbound chain events (docs/api/inbound-webhooks.md#chain-events `POST /api/webhooks/chain-events`; docs/api/inbound-webhooks.md#chain-events:
  * "EXPORTED chain event → calls the farmer-payout operation automatically for the batch").
  *
  * Senders: the scheduled chain-event watcher (shared/use-cases/chain-watch.ts), which reads the
@@ -58,7 +58,7 @@ export interface ChainEventDeps extends TopUpDeps {
 }
 
 /**
- * Starts the automatic export-premium payout of a batch that reached EXPORTED (decisions §4):
+ * Starts the automatic export-premium payout of a batch that reached EXPORTED (docs/api/conventions.md#identifiers-money-and-time):
  * reason TOP_UP, `round(weight_kg × export_premium_ugx_per_kg)` UGX from the batch and its
  * cooperative, paid as the USDC that buys that many shillings at the quoted rate.
  * Exactly once however often it is called: the payout's (batch, TOP_UP) guard makes a second
@@ -129,7 +129,7 @@ export async function startTopUpPayout(deps: TopUpDeps, batchId: string): Promis
  *    `block_number` is informational; the ledger's block is the one logged.
  * A ledger that cannot be read → 503 LEDGER_UNAVAILABLE (no receipt; the sender retries).
  *
- * Why the receipt comes AFTER the effect: decisions §6 acknowledges a webhook only once what it
+ * Why the receipt comes AFTER the effect: docs/api/inbound-webhooks.md#chain-events acknowledges a webhook only once what it
  * says is durably recorded. Claiming first would turn a failed effect (e.g. provider unreachable,
  * 503) into a receipt, and the sender's retry with the same id would be answered "duplicate" while
  * the payout never started; and receipts cannot be released (no function may delete them). With

@@ -29,7 +29,7 @@ export interface CreditScore {
 }
 
 /**
- * The farmer's credit score (decisions §10; the formula: shared/domain/credit-score.ts) from this
+ * The farmer's credit score (docs/api/lending.md#credit-score; the formula: shared/domain/credit-score.ts) from this
  * service's records: the farmer's confirmed batches (count, kg by grade, payouts in MANUAL_REVIEW),
  * their loans (repaid on time, late, defaults at `now`) and the registration date.
  * Roles (the handler checks them): ADMIN, MFI, COOPERATIVE of the farmer.

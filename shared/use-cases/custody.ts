@@ -15,7 +15,7 @@ import { waitForLedgerTx } from './ledger-wait';
 export interface CustodyDeps {
   batches: Pick<BatchStore, 'get'>;
   custody: Pick<CustodyStore, 'commitStage' | 'getPurchaseOrder' | 'getLedgerTx' | 'attachJob'>;
-  /** The own copy of the evidence (written before the commit) and the background pinner's queue (decisions §14). */
+  /** The own copy of the evidence (written before the commit) and the background pinner's queue (docs/api/evidence.md#evidence-on-ipfs). */
   evidence: EvidenceKeeping;
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
   now: () => Date;
@@ -49,8 +49,8 @@ export interface StageChange {
 export type StageChangeResult = { kind: 'done'; change: StageChange } | { kind: 'accepted'; change: StageChange; job: Job };
 
 /**
- * The duty a caller needs to set `to` (decisions §2), checked before the body's evidence (the
- * order of checks of decisions §5: the operation's permission, then the body).
+ * The duty a caller needs to set `to` (docs/security.md#tokens-and-roles), checked before the body's evidence (the
+ * order of checks of docs/api/conventions.md#http-and-errors: the operation's permission, then the body).
  * Errors: INSUFFICIENT_PERMISSIONS (403).
  */
 export function assertMaySetStage(caller: Caller, to: CallerStage): void {
@@ -58,7 +58,7 @@ export function assertMaySetStage(caller: Caller, to: CallerStage): void {
 }
 
 /**
- * PATCH /batch/{batch_id}/stage (interface-spec rules 1–6; decisions §2, §8). Steps:
+ * PATCH /batch/{batch_id}/stage (docs/api/batches-and-custody.md#custody-trail; docs/security.md#tokens-and-roles, docs/api/batches-and-custody.md#custody-trail). Steps:
  *  1. the duty of the new stage (INSUFFICIENT_PERMISSIONS); cooperative binding (403);
  *  2. the batch exists (BATCH_NOT_FOUND) and is the cooperative's (403);
  *  3. the new stage is the next one (STAGE_OUT_OF_ORDER), EXPORTED from WAREHOUSED with an
@@ -66,7 +66,7 @@ export function assertMaySetStage(caller: Caller, to: CallerStage): void {
  *  4. the evidence JSON and photo form one UnixFS directory (its CID is the evidence CID), kept as
  *     a CAR in the service's own copy before anything commits;
  *  5. one transaction: stage, history (evidence_pin_status PENDING), audit entry, and the trace-log
- *     write to make; then a pin job is queued: pinning runs in the background (decisions §14);
+ *     write to make; then a pin job is queued: pinning runs in the background (docs/api/evidence.md#evidence-on-ipfs);
  *  6. the trace-log write goes to the single ledger writer; done once it is mined, or accepted
  *     with a job when the ledger is slow or unreachable (the stage change stands and the job
  *     completes when the transaction lands).

@@ -34,7 +34,7 @@ export interface CreateDepositInput {
 }
 
 /**
- * POST /mfi/deposits (decisions §10, §10.1): an MFI deposit into the lending vault through the fiat
+ * POST /mfi/deposits (docs/api/lending.md#mfi-deposits): an MFI deposit into the lending vault through the fiat
  * on-ramp. The MFI whose deposit it is: an MFI token's own `mfi_id` (another `mfi_id` in the body:
  * 403 INSUFFICIENT_PERMISSIONS); ADMIN must name it (`mfi_id`, else 400 VALIDATION_ERROR).
  * 1. the deposit `DEP-<yyyy>-<nnnnnn>` is stored PROCESSING (amount 0 until the on-ramp delivers);

@@ -9,7 +9,7 @@ import { logger } from '../runtime/logger';
 import { metrics } from '../runtime/metrics';
 
 /**
- * POST /eudr/verify-gfw (decisions §9): checks the farm again and records the result.
+ * POST /eudr/verify-gfw (docs/api/eudr.md#forest-check): checks the farm again and records the result.
  * Errors: FARMER_NOT_REGISTERED, INSUFFICIENT_PERMISSIONS, GFW_API_UNAVAILABLE (503, Retry-After 300).
  */
 export async function verifyFarmForest(
@@ -40,7 +40,7 @@ export interface DdsDeps {
 }
 
 /**
- * POST /eudr/generate-dds (decisions §9). Steps: 1. the batch exists and is the caller's
+ * POST /eudr/generate-dds (docs/api/eudr.md#due-diligence-statements). Steps: 1. the batch exists and is the caller's
  * 2. GRADED or later (BATCH_NOT_ELIGIBLE) 3. its farm is CLEAR (GFW_CHECK_FAILED) 4. the EU
  * importer named on the batch's purchase order (`buyer_operator`) is the operator; the EU country
  * it goes to is the operator's 5. the JSON record and the SubmitDdsRequest XML are built, and the

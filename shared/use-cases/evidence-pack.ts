@@ -29,7 +29,7 @@ export interface PackBatch {
   purchase_order_id: string | null;
 }
 
-/** A producer's forest check as the service recorded it (decisions §9): the status and the concrete dataset version it used. */
+/** A producer's forest check as the service recorded it (docs/api/eudr.md#forest-check): the status and the concrete dataset version it used. */
 export interface PackForestCheck {
   farmer_id: string;
   /** CLEAR, FLAGGED, or PENDING while the forest service has not answered; null for a producer no longer in the registry. */
@@ -57,7 +57,7 @@ export interface PackAuditEntry {
   at: string;
   prev_hash: string;
   hash: string;
-  /** Where the entry is anchored on the ledger, as GET /batch/{id}/audit shows it (decisions §13); null while not yet anchored. */
+  /** Where the entry is anchored on the ledger, as GET /batch/{id}/audit shows it (docs/api/anchoring.md#anchoring-of-the-audit-log); null while not yet anchored. */
   anchor: EntryAnchor | null;
 }
 
@@ -71,7 +71,7 @@ export interface EvidencePackContent {
 }
 
 /**
- * GET /eudr/dds/{id}/evidence (decisions §9, §13): the file an EU importer hands an authority —
+ * GET /eudr/dds/{id}/evidence (docs/api/eudr.md#due-diligence-statements, docs/api/anchoring.md#anchoring-of-the-audit-log): the file an EU importer hands an authority —
  * the DDS, its producers' forest checks with the dataset versions, the batch's custody trail
  * (evidence CIDs, ledger transactions) and its audit entries with their ledger anchors. Access as
  * GET /eudr/dds/{id} (`readDds`). Built only from stored records and the ledger, so the same trail

@@ -5,7 +5,7 @@ import type { CarPinner, EvidenceArchive, EvidencePinMessage, EvidencePinStatusS
 import { logger } from '../runtime/logger';
 import { metrics } from '../runtime/metrics';
 
-/** What a write path needs to keep evidence (decisions §14): the own copy, and the queue of the background pinner. */
+/** What a write path needs to keep evidence (docs/api/evidence.md#evidence-on-ipfs): the own copy, and the queue of the background pinner. */
 export interface EvidenceKeeping {
   archive: Pick<EvidenceArchive, 'putCar'>;
   pinQueue: WorkQueue<EvidencePinMessage>;

@@ -35,7 +35,7 @@ export interface EvidenceUploadTicket {
 }
 
 /**
- * Who may ask for an upload URL (decisions §2): as PATCH /batch/{id}/stage, with any of the stage
+ * Who may ask for an upload URL (docs/security.md#tokens-and-roles): as PATCH /batch/{id}/stage, with any of the stage
  * duties (QUALITY_OFFICER, MILL_OPERATOR, WAREHOUSE_MANAGER, EXPORTER); ADMIN always.
  * Errors: INSUFFICIENT_PERMISSIONS (403).
  */
@@ -44,7 +44,7 @@ export function assertMayUploadEvidence(caller: Caller): void {
 }
 
 /**
- * POST /batch/{batch_id}/evidence-uploads `{content_type, size_bytes}` (decisions §14): the batch
+ * POST /batch/{batch_id}/evidence-uploads `{content_type, size_bytes}` (docs/api/evidence.md#evidence-photos-by-upload-url): the batch
  * must exist (BATCH_NOT_FOUND 404) and be the caller's cooperative's (INSUFFICIENT_PERMISSIONS
  * 403); the upload record `UPL-<ULID>` is stored (conditional put) and a presigned PUT of
  * `evidence-uploads/<batch_id>/<upload_id>` is made, bound to `content_type` and exactly
@@ -119,7 +119,7 @@ export async function resolveUploadedPhoto(deps: UploadedPhotoDeps, batchId: str
   return checked.photo;
 }
 
-/** PATCH /batch/{id}/stage input with the photo by upload (decisions §14). */
+/** PATCH /batch/{id}/stage input with the photo by upload (docs/api/evidence.md#evidence-photos-by-upload-url). */
 export type StageUpdateWithUploadInput = StageUpdateInput & { evidence_upload_id?: string };
 
 /**

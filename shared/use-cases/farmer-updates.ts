@@ -16,7 +16,7 @@ export interface FarmerUpdateDeps {
 }
 
 /**
- * PATCH /farmers/{id} `{phone}` (decisions §11: correcting the phone a payout failed on). The
+ * PATCH /farmers/{id} `{phone}` (docs/api/payouts.md#manual-review: correcting the phone a payout failed on). The
  * payout phone decides where money goes, so it takes the same two keys as a manual payout.
  * Steps:
  *  1. ADMIN, or a COOPERATIVE token with the MANAGER duty (AGENT, other duties: 403

@@ -12,7 +12,7 @@ export type IpfsPathContent =
   | { kind: 'file'; cid: string; path: string; bytes: Uint8Array; contentType: string };
 
 /**
- * GET /ipfs/{cid}[/{path}] (decisions §14): a public evidence package from the service's own
+ * GET /ipfs/{cid}[/{path}] (docs/api/evidence.md#evidence-on-ipfs): a public evidence package from the service's own
  * copy, whatever its pin status. The CAR of `cid` is read and verified (every block hashes to its
  * CID); its root must be a stage's evidence package (`isPublicEvidencePackage`: `evidence.json`
  * and at most a photo) — anything else the copy holds, such as a due diligence statement archived

@@ -7,7 +7,7 @@ import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
 
 /**
- * The single ledger writer (decisions §8): every ledger write — a BatchToken mint or a trace-log
+ * The single ledger writer (docs/api/batches-and-custody.md#custody-trail): every ledger write — a BatchToken mint or a trace-log
  * record — is committed with its cause, then landed here, one at a time (a FIFO queue with one
  * message group), so the signer's nonces never collide.
  */
@@ -21,7 +21,7 @@ export interface LedgerWriterDeps {
   now: () => Date;
   /** Vault writes (lending): the vault side of the ledger, its receipts read back, and who to tell. */
   vault?: { ledger: VaultLedger; reader: Pick<VaultReader, 'writeResult'>; outcomes: VaultWriteOutcomes };
-  /** Periodic anchors of audit logs (decisions §13): who settles a mined, already anchored or refused anchor. */
+  /** Periodic anchors of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log): who settles a mined, already anchored or refused anchor. */
   anchors?: AnchorWriteOutcomes;
 }
 
@@ -97,7 +97,7 @@ async function writeVaultTx(deps: LedgerWriterDeps, tx: VaultLedgerTx, receiptWa
 }
 
 /**
- * A periodic anchor (decisions §13): `AuditAnchor.anchor(root, headCount)` signed once and kept,
+ * A periodic anchor (docs/api/anchoring.md#anchoring-of-the-audit-log): `AuditAnchor.anchor(root, headCount)` signed once and kept,
  * re-sent until mined. Before it is signed, a root the chain already holds settles the anchor with
  * the block that holds it (nothing is sent). Mined → the anchor settled (`anchors.mined`: proofs
  * stored, markers cleared), then the write confirmed; reverted → the chain asked again (another

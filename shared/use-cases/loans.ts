@@ -33,7 +33,7 @@ export interface LoanDeps {
 export const lockWriteId = (loanId: string) => `${loanId}-lock`;
 
 /**
- * POST /loans (decisions §10, §10.1): an advance to the batch's farmer against its BatchToken.
+ * POST /loans (docs/api/lending.md#loans): an advance to the batch's farmer against its BatchToken.
  * Rules, in order: ADMIN or a COOPERATIVE token with the MANAGER duty of the batch's cooperative
  * (403); the batch exists (BATCH_NOT_FOUND) at DELIVERED or later, minted, not SETTLED
  * (BATCH_NOT_ELIGIBLE); its farmer is usable and has a phone (PHONE_NOT_FOUND); the price feed is

@@ -7,7 +7,7 @@ import type { PayoutResolutionStore, PayoutStore, PayoutWorkflow, RegistryStore 
 import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
 
-/** How a payout in MANUAL_REVIEW is closed (decisions §11), as validated by the transport. */
+/** How a payout in MANUAL_REVIEW is closed (docs/api/payouts.md#manual-review), as validated by the transport. */
 export type PayoutResolution =
   | { resolution: 'PAID_IN_CASH'; receipt_number: string; paid_at: string }
   | { resolution: 'RETRY' };
@@ -22,7 +22,7 @@ export interface ManualReviewDeps {
 }
 
 /**
- * POST /payments/farmer-payout/{id}/resolve (decisions §2, §11): closes a payout in MANUAL_REVIEW.
+ * POST /payments/farmer-payout/{id}/resolve (docs/security.md#tokens-and-roles, docs/api/payouts.md#manual-review): closes a payout in MANUAL_REVIEW.
  * Access: ADMIN, or a COOPERATIVE token with the MANAGER duty acting for the payout's
  * cooperative (INSUFFICIENT_PERMISSIONS, 403); an unknown payout is PAYMENT_NOT_FOUND (404).
  *  - PAID_IN_CASH: the farmer was paid at the cooperative office. `paid_at` (ISO 8601 UTC) is

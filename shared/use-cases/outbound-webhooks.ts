@@ -1,5 +1,5 @@
 /**
- * Outbound webhooks (decisions §12): endpoint management, the fan-out of the table's changes into
+ * Outbound webhooks (docs/api/outbound-webhooks.md#outbound-webhooks): endpoint management, the fan-out of the table's changes into
  * deliveries, and one delivery attempt per queue message with the Standard Webhooks retry schedule.
  *
  * Delivery is at least once: the fan-out creates one delivery per (endpoint, event) (idempotent,

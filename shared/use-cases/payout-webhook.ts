@@ -49,7 +49,7 @@ export interface PayoutWebhookDeps {
 export type PayoutWebhookOutcome = 'APPLIED' | 'DUPLICATE_WEBHOOK' | 'IGNORED' | 'UNKNOWN_REFERENCE' | 'MISMATCH';
 
 /**
- * POST /api/webhooks/payout-provider (decisions §6, §7), after the transport verified the
+ * POST /api/webhooks/payout-provider (docs/api/inbound-webhooks.md#payout-provider-webhook, docs/api/payouts.md#payout-lifecycle), after the transport verified the
  * signature and parsed the event. A signature proves only who could sign, so the event is
  * confirmed with the provider before anything is applied (issue 9):
  *  1. the reference `<payout_id>-A<attempt>` must name one of our payouts (else UNKNOWN_REFERENCE,

@@ -39,8 +39,8 @@ const MAX_SEQUENCE_TRIES = 10;
 export type PayoutAmount = { usd_micro: number } | { ugx: number };
 
 /**
- * Creates a farmer payout and starts its lifecycle (POST /payments/farmer-payout rules 1–5;
- * decisions §4, §7). Steps:
+ * Creates a farmer payout and starts its lifecycle (POST /payments/farmer-payout, docs/api/payouts.md#creating-a-payout;
+ * docs/api/conventions.md#identifiers-money-and-time, docs/api/payouts.md#payout-lifecycle). Steps:
  *  1. cooperative binding; the farmer is registered (FARMER_NOT_REGISTERED) with a phone
  *     (PHONE_NOT_FOUND); the batch exists (BATCH_NOT_FOUND) and is the farmer's;
  *  2. quote the rate (provider unreachable after 3 attempts: PROVIDER_UNAVAILABLE; quote refused:
@@ -296,7 +296,7 @@ export type CheckOutcome = 'COMPLETED' | 'PENDING' | 'RETRY' | 'EXHAUSTED';
 
 /**
  * Task `CheckAttemptN`: after attempt N failed or its wait timed out, read the attempt's final
- * status from the provider (never pay again on a guess, decisions §7):
+ * status from the provider (never pay again on a guess, docs/api/payouts.md#payout-lifecycle):
  * settled → recorded as COMPLETED; still pending → wait again; failed or never created →
  * RETRY_N (N ≤ 3) or EXHAUSTED (N = 4, manual review follows).
  */
@@ -326,7 +326,7 @@ export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'pro
   if (payout.status !== 'FAILED') {
     await deps.payouts.recordFailure(payout, input.attempt, order?.failure_reason ?? 'no order at the provider', deps.now().toISOString());
   }
-  // The step within the attempt's round (decisions §11: a resolution retry runs attempts 4r+1 … 4r+4).
+  // The step within the attempt's round (docs/api/payouts.md#manual-review: a resolution retry runs attempts 4r+1 … 4r+4).
   if (attemptStep(input.attempt) >= MAX_ATTEMPTS) return { outcome: 'EXHAUSTED' };
   await deps.payouts.scheduleRetry(payout, attemptStep(input.attempt) as 1 | 2 | 3, deps.now().toISOString()).catch((err) => {
     if (!(err instanceof PayoutTransitionRejected)) throw err;
@@ -387,7 +387,7 @@ async function placedOrder(deps: Pick<PayoutCreationDeps, 'provider'>, payout: P
 }
 
 /**
- * Starts the NET_COFFEE_PAYMENT of a submitted batch (decisions §4: the USDC that buys
+ * Starts the NET_COFFEE_PAYMENT of a submitted batch (docs/api/conventions.md#identifiers-money-and-time: the USDC that buys
  * `payment_amount_ugx` at the quoted rate). Idempotent: an existing payout (DUPLICATE_PAYOUT)
  * means it was started already. A farmer without a phone makes the batch NOT_PAYABLE; a provider
  * rejection leaves the payout on its retry path. Provider unreachable: throws, so the queue retries.

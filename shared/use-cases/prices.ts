@@ -3,7 +3,7 @@ import { isPriceFeedStale, PRICE_FEED_MAX_AGE_SECONDS } from '../domain/lending'
 import type { PriceFeed } from '../domain/ports';
 import type { Grade } from '../domain/records';
 
-/** A grade's price as loan origination uses it (decisions §10, §10.1). */
+/** A grade's price as loan origination uses it (docs/api/lending.md#loans). */
 export interface CurrentPrice {
   /** Micro-USD per kg. */
   usd_micro_per_kg: number;

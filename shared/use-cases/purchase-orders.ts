@@ -23,7 +23,7 @@ export interface PurchaseOrderInput {
 }
 
 /**
- * POST /purchase-orders (decisions §8): a DRAFT purchase order over batches of one cooperative.
+ * POST /purchase-orders (docs/api/batches-and-custody.md#custody-trail): a DRAFT purchase order over batches of one cooperative.
  * It records `amount_due_usd_micro` (`amountDueUsdMicro`: the batches' MILLED outturn × price)
  * when every batch is milled — else it is recorded once they are, when a payment arrives or the
  * settlement is read — and the optional `buyer_address` (lower-cased).

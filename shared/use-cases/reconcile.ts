@@ -18,7 +18,7 @@ export interface ReconcileReport {
 }
 
 /**
- * Scheduled reconciliation (issue "never lost"; decisions §7: a payout whose webhook does not come
+ * Scheduled reconciliation (issue "never lost"; docs/api/payouts.md#payout-lifecycle: a payout whose webhook does not come
  * is found by asking the provider, never by paying again). Payouts that are not final and have
  * had no activity for `staleAfterSeconds`:
  *  - PENDING (creation stopped before the order was placed): the provider is asked for the
@@ -87,7 +87,7 @@ async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileR
     if (fresh?.task_token && fresh.task_token_attempt === payout.attempt) await deps.workflow.fail(fresh.task_token, 'OrderFailed', order.failure_reason ?? 'order failed');
     return;
   }
-  // The execution of the payout's current round (a resolution retry runs as `<payout_id>-R<round>`, decisions §11).
+  // The execution of the payout's current round (a resolution retry runs as `<payout_id>-R<round>`, docs/api/payouts.md#manual-review).
   await deps.workflow.start(payout.payment_id, roundOf(payout.attempt));
   report.restarted++;
 }

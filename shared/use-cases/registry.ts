@@ -26,7 +26,7 @@ export interface RegisterFarmerInput {
 }
 
 /**
- * Cooperatives and farmers (decisions §3).
+ * Cooperatives and farmers (docs/api/registries.md#cooperatives-farmers-and-the-forest-check).
  */
 
 /**
@@ -62,7 +62,7 @@ export async function getCooperative(repo: Pick<RegistryStore, 'getCooperative'>
 
 /**
  * POST /farmers/register. Steps: 1. cooperative binding 2. the cooperative exists 3. phone is a
- * Ugandan mobile 4. farm geolocation rules (decisions §9: a polygon above 4 ha, valid, its
+ * Ugandan mobile 4. farm geolocation rules (docs/api/eudr.md#farm-geolocation: a polygon above 4 ha, valid, its
  * geodesic area recorded) 5. forest check of the farm (recorded as gfw_status; a FLAGGED farm is
  * logged for manual review; PENDING when the forest service is unavailable) 6. the national farmer
  * registry (MAAIF) knows the ID; when it does not answer, the farmer is stored PENDING with a job

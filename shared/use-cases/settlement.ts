@@ -13,7 +13,7 @@ import type { EvidenceKeeping } from './evidence-pinning';
 import type { VaultWriteHandler } from './vault-writes';
 
 /**
- * Settlement (decisions §10, §10.1, §15): the buyer pays a purchase order's amount in USDC into the
+ * Settlement (docs/api/settlement.md#settlement): the buyer pays a purchase order's amount in USDC into the
  * lending vault, in one or more payments (`PurchaseOrderPaid`, reported as the signed chain event
  * `purchase_order.paid`). Each payment is kept once; it counts toward the order when the order is
  * CONFIRMED, not settled, and paid from its `buyer_address` (any address when none is named).
@@ -56,7 +56,7 @@ export interface SettlementDeps {
   payouts: Pick<PayoutStore, 'get'>;
   settlements: SettlementStore;
   vaultWrites: VaultWriteQueue;
-  /** The SETTLED stage's evidence: kept before its commit, pinned in the background (decisions §14). */
+  /** The SETTLED stage's evidence: kept before its commit, pinned in the background (docs/api/evidence.md#evidence-on-ipfs). */
   evidence: EvidenceKeeping;
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
   now: () => Date;

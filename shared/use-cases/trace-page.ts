@@ -24,7 +24,7 @@ export interface PublicStage {
 }
 
 /**
- * What anyone may see of a batch (decisions §13): no phone number, no payout amount or payment
+ * What anyone may see of a batch (docs/api/trace-page.md#public-trace-page): no phone number, no payout amount or payment
  * state, no farmer id and no full name — the farmer's first name and district only.
  */
 export interface PublicTrace {
@@ -48,7 +48,7 @@ export interface PublicTrace {
    * The verification of GET /batch/{id}/audit (hash chain, ledger events, pinned evidence):
    * `verified` null when the ledger could not be read just now. Failures name the audit entry and
    * the check only (their details may quote private payloads). `entries_anchored` of
-   * `entries_total` audit entries are anchored on the ledger (decisions §13); `awaiting_anchor`
+   * `entries_total` audit entries are anchored on the ledger (docs/api/anchoring.md#anchoring-of-the-audit-log); `awaiting_anchor`
    * counts those only waiting for the next periodic anchor (every other check of them passing).
    */
   verification: {
@@ -74,9 +74,9 @@ export function farmPlot(farm: Farmer['farm']): PublicTrace['plot'] {
 }
 
 /**
- * The public trace of a batch (GET /trace/{id}, decisions §13). Public by decision: anyone holding
+ * The public trace of a batch (GET /trace/{id}, docs/api/trace-page.md#public-trace-page). Public by decision: anyone holding
  * the batch id (printed on the bag's QR code) may read this view — which is why it is built here,
- * field by field, from what §13 lists, and never from the cooperative's views; no caller is
+ * field by field, from what docs/api/trace-page.md#public-trace-page lists, and never from the cooperative's views; no caller is
  * authorised or impersonated. The verification is the audit endpoint's (`verifyBatchAudit`).
  * Errors: BATCH_NOT_FOUND (404; also for a batch whose mint is not confirmed yet).
  */

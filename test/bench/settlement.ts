@@ -9,7 +9,7 @@ import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { startStackProcess } from '../support/stack-process';
 
 /**
- * Settlement benchmark on the local stack (`BENCH_ONLY=settlement npm run bench`, decisions §10.1):
+ * Settlement benchmark on the local stack (`BENCH_ONLY=settlement npm run bench`, docs/api/settlement.md#settlement):
  * one purchase order with as many batches as a purchase order allows (40: POST /purchase-orders
  * takes 1–40 batches, so 50 would be two orders, each settled by its own payment), a loan on
  * BENCH_SETTLEMENT_LOANS of them (default 10) after one MFI deposit, all carried to EXPORTED; then

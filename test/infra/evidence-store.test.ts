@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { EVIDENCE_OBJECT_LOCK_CONTEXT, EvidenceStore } from '../../infra/stack/evidence-store';
 
-/** The evidence bucket (decisions §14) in a stack of its own: fast, no full synth. */
+/** The evidence bucket (docs/api/evidence.md#evidence-on-ipfs) in a stack of its own: fast, no full synth. */
 function synth(context: Record<string, unknown> = {}) {
   const app = new App({ context });
   const stack = new Stack(app, 'T');

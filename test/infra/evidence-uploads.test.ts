@@ -1,5 +1,5 @@
 /**
- * The evidence uploads bucket construct (decisions §14; infra/stack/evidence-uploads.ts), alone in
+ * The evidence uploads bucket construct (docs/api/evidence.md#evidence-photos-by-upload-url; infra/stack/evidence-uploads.ts), alone in
  * a stack: encrypted, TLS only, no public access, uploads expire after a day, browsers may PUT, and
  * cdk-nag's AwsSolutions checks find nothing unacknowledged.
  */

@@ -28,7 +28,7 @@ function choiceFor(choice: State, outcome: string): string | undefined {
 }
 
 /**
- * The first attempt, after the entry states that set the round (decisions §11): a Choice on
+ * The first attempt, after the entry states that set the round (docs/api/payouts.md#manual-review): a Choice on
  * `$.round` (a resolution retry gives it) whose Default is a Pass making the input `{payout_id, round: 0}`
  * (Parameters, not `Result: 0`: the local interpreter treats a falsy Result as absent); both reach it.
  */
@@ -94,7 +94,7 @@ describe('payout lifecycle ASL', () => {
     expect(state('PayoutCompleted').Type).toBe('Succeed');
   });
 
-  test('every attempt and check passes the round (attempt numbers 4·round + step, decisions §11)', () => {
+  test('every attempt and check passes the round (attempt numbers 4·round + step, docs/api/payouts.md#manual-review)', () => {
     const tasks = Object.values(asl.States).filter((s) => s.Type === 'Task' && s.Parameters.Payload.attempt !== undefined);
     expect(tasks).toHaveLength(2 * MAX_ATTEMPTS);
     for (const t of tasks) expect(t.Parameters.Payload['round.$']).toBe('$.round');

@@ -144,7 +144,7 @@ describe('API Gateway', () => {
   });
 });
 
-describe('WAF rate limits (decisions §5)', () => {
+describe('WAF rate limits (docs/api/conventions.md#http-and-errors)', () => {
   const acl = () => {
     const acls = ofType('AWS::WAFv2::WebACL');
     expect(acls).toHaveLength(1);

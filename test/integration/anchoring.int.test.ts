@@ -12,7 +12,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
- * Periodic anchoring on the local stack (decisions §13; issue 13 "Done when": every entry anchored
+ * Periodic anchoring on the local stack (docs/api/anchoring.md#anchoring-of-the-audit-log; issue 13 "Done when": every entry anchored
  * after the interval, a rewritten entry caught by `verify` and by `/audit`). The test stack runs
  * with LOCAL_TIME_SCALE=0.01, so the audit-anchorer runs every 3 s.
  */

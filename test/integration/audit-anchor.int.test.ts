@@ -11,7 +11,7 @@ import { anchorLeafHash, type AuditHead } from '../../shared/domain/anchoring';
 import { stackDataDir } from '../support/api';
 
 /**
- * The AuditAnchor contract (decisions §13) on the local stack's hardhat node, with a deployment of
+ * The AuditAnchor contract (docs/api/anchoring.md#anchoring-of-the-audit-log) on the local stack's hardhat node, with a deployment of
  * its own made by a fresh key: the trees built by shared/domain/anchoring.ts verify on chain with
  * OpenZeppelin's MerkleProof, a rewritten head does not, and a root is anchored once, by the
  * anchorer role only.

@@ -4,7 +4,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
  * EUDR on the local stack (issue "EUDR compliance"): farm geolocation rules at registration, the
- * forest check (the flagged test point of decisions §3), and a batch taken to GRADED whose due
+ * forest check (the flagged test point of docs/api/registries.md#forest-check), and a batch taken to GRADED whose due
  * diligence statement validates against the Information System's schema, is answered 202
  * DDS_TRACES_PENDING, becomes AVAILABLE with its reference and verification numbers, and stays
  * private: its CID is not served by /ipfs.

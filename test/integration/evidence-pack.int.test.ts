@@ -80,7 +80,7 @@ describe('GET /eudr/dds/{id}/evidence', () => {
     const payments = (await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop })).body.payments as Array<{ payment_id: string }>;
     for (const p of payments) expect(text).not.toContain(p.payment_id);
 
-    // Every entry anchored after the interval (decisions §13): the pack carries the anchors GET /batch/{id}/audit shows
+    // Every entry anchored after the interval (docs/api/anchoring.md#anchoring-of-the-audit-log): the pack carries the anchors GET /batch/{id}/audit shows
     const anchoredView = (entries: Array<{ sequence_number: number; hash: string; anchor: unknown }>) => entries.map((e) => [e.sequence_number, e.hash, e.anchor]);
     const t0 = Date.now();
     const settled = await waitFor(async () => {

@@ -3,7 +3,7 @@ import { api, stackUrl, token } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
- * Photos by upload URL on the local stack (decisions §14; issue 12 deliverable 3): the same flow as
+ * Photos by upload URL on the local stack (docs/api/evidence.md#evidence-photos-by-upload-url; issue 12 deliverable 3): the same flow as
  * in AWS against the S3 that fauxqs emulates. POST /batch/{id}/evidence-uploads answers a
  * presigned PUT made by the SDK's presigner; the photo is PUT there with plain fetch and exactly the
  * headers given; the stage update names the upload and the photo ends up in the stage's evidence

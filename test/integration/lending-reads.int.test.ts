@@ -6,7 +6,7 @@ import { api, stackDataDir, token, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
- * On the local stack: the price-feed file written at start (decisions §10.1) and
+ * On the local stack: the price-feed file written at start (docs/api/lending.md#price-feed) and
  * GET /farmers/{id}/credit-score from the service's own records.
  */
 

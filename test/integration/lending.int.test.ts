@@ -8,7 +8,7 @@ import { api, stackDataDir, token, uid, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
- * Loans on the local stack (decisions §10, §10.1): an MFI deposit gives the vault liquidity; a
+ * Loans on the local stack (docs/api/lending.md#mfi-deposits): an MFI deposit gives the vault liquidity; a
  * loan on a minted batch locks its BatchToken in the vault on chain, and only then is the
  * LOAN_DISBURSEMENT paid through the payout sandbox; the loan becomes ACTIVE when it settles.
  * 20 concurrent loan requests on one batch create exactly one loan and lock the token once.

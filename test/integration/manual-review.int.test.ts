@@ -4,7 +4,7 @@ import { api, notifications, stackDataDir, token, waitFor } from '../support/api
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
- * Closing manual reviews on the local stack (decisions §11): payouts driven to MANUAL_REVIEW by
+ * Closing manual reviews on the local stack (docs/api/payouts.md#manual-review): payouts driven to MANUAL_REVIEW by
  * the sandbox's always-failing test phone (+256700000001; LOCAL_TIME_SCALE 0.01 shortens the
  * 30/60/120 s waits), then closed as paid in cash, or retried through the state machine after the
  * farmer's phone was corrected with PATCH /farmers/{id}.
@@ -39,7 +39,7 @@ async function payoutInManualReview() {
 const resolve = (tok: string, payoutId: string, body: unknown) => api('POST', `/payments/farmer-payout/${payoutId}/resolve`, { token: tok, body });
 const auditTypes = async (tok: string, batchId: string) => ((await api('GET', `/batch/${batchId}/audit`, { token: tok })).body.entries as Array<{ type: string; payload: Record<string, unknown> }>);
 
-describe('closing manual reviews (decisions §11)', () => {
+describe('closing manual reviews (docs/api/payouts.md#manual-review)', () => {
   it('PAID_IN_CASH: COMPLETED at the office with the receipt, holding balance back to 0, audit entry, batch PAYMENT_CONFIRMED; a second resolution is refused', async () => {
     const { ctx, manager, batchId, payoutId, createdAt } = await payoutInManualReview();
     const paidAt = new Date(Date.now() - 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -5,7 +5,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
  * Business metrics on the local stack (issue 11): the functions' EMF lines land in
- * `$LOCAL_DATA_DIR/metrics.ndjson`, where an operator reads them (README "Operating"). A batch
+ * `$LOCAL_DATA_DIR/metrics.ndjson`, where an operator reads them (docs/operations.md#operating). A batch
  * submitted and paid shows its ledger write's lag, the payout's creation, completion and time to
  * COMPLETED; an unsigned webhook shows as a rejection with its reason.
  */

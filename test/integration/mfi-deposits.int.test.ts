@@ -4,7 +4,7 @@ import { api, token, uid, waitFor } from '../support/api';
 import { setUpCooperative } from './fixtures';
 
 /**
- * MFI deposits on the local stack (decisions §10, §10.1): POST /mfi/deposits → the on-ramp
+ * MFI deposits on the local stack (docs/api/lending.md#mfi-deposits): POST /mfi/deposits → the on-ramp
  * sandbox delivers USDC to the treasury and sends its signed completion → the webhook is confirmed
  * with the on-ramp → the single ledger writer deposits into the vault → COMPLETED with shares; an
  * amount ending in 13 is reversed by the sandbox → REFUNDED.

@@ -2,7 +2,7 @@ import { api, notifications, token, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
- * Money controls through the API on the local stack (README "Money controls"): manual payouts
+ * Money controls through the API on the local stack (docs/api/settlement.md#money-controls): manual payouts
  * need ADMIN or a COOPERATIVE MANAGER and stay within the batch's value and the cooperative's
  * daily cap (also when requests race); a farmer's payout phone is changed only by ADMIN or a
  * MANAGER, audited and notified to the manager and the old number; AGENT tokens read the audit

@@ -5,7 +5,7 @@ import { api, token, uid, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
- * Outbound webhooks on the local stack (decisions §12): endpoints registered on a loopback
+ * Outbound webhooks on the local stack (docs/api/outbound-webhooks.md#outbound-webhooks): endpoints registered on a loopback
  * receiver get real events made from the table's change stream (a submitted batch's
  * batch.stage_changed, its payout's payout.completed), signed per Standard Webhooks and verified
  * here with the `standardwebhooks` library; a 500 is retried (5 s × LOCAL_TIME_SCALE 0.01, in a

@@ -5,7 +5,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
  * Settlement webhooks that arrive twice, late, out of order, unsigned or forged change nothing and
- * raise no error to the provider (decisions §6, §7): never pay twice, never move a payout back.
+ * raise no error to the provider (docs/api/inbound-webhooks.md#payout-provider-webhook, docs/api/payouts.md#payout-lifecycle): never pay twice, never move a payout back.
  */
 
 const hook = new Webhook(DEV_PAYOUT_WEBHOOK_SECRET);

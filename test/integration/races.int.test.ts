@@ -130,7 +130,7 @@ describe('12 concurrent identical payout creations', () => {
       if (round % reasons.length === 0) batchId = await mintedBatch();
       const reason = reasons[round % reasons.length]!;
       const results = await Promise.allSettled(Array.from({ length: 12 }, () => createFarmerPayout(deps, caller, {
-        farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason, amount: { usd_micro: 6_000_000 }, // MANUAL + TOP_UP of one batch stay within its value (README "Money controls")
+        farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason, amount: { usd_micro: 6_000_000 }, // MANUAL + TOP_UP of one batch stay within its value (docs/api/settlement.md#money-controls)
       })));
       rounds.push(tally(results.map(outcome)));
     }

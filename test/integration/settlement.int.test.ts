@@ -13,7 +13,7 @@ import { api, stackDataDir, stackUrl, token, uid, waitFor } from '../support/api
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
- * Settlement on the local stack (decisions §10, §10.1, §15): a purchase order of two exported
+ * Settlement on the local stack (docs/api/settlement.md#settlement): a purchase order of two exported
  * batches, one with a loan, names the dev buyer's address; a dust payment (`buyer-pay --amount
  * 0.000001`) leaves it AWAITING_PAYMENT with no batch SETTLED; the buyer's payment of the amount
  * due (`npm run buyer-pay`) then settles it exactly once on the signed `purchase_order.paid` events: the loan repaid with interest (its

@@ -11,7 +11,7 @@ import { describeWithChromium, headlessChromium } from '../support/chromium';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
- * The public trace page on the local stack (issue 13, decisions §13): a batch driven to GRADED
+ * The public trace page on the local stack (issue 13, docs/api/trace-page.md#public-trace-page): a batch driven to GRADED
  * with a photo, read without a token as HTML, as JSON and as a QR code; nothing private in either
  * (the fixture's phone, full name and payment amount); then opened in headless Chromium at phone
  * (390 px) and desktop (1280 px) widths, screenshots under test-output/. The QR code the service

@@ -6,7 +6,7 @@ import { runAnchor, type AnchoringDeps } from '../../shared/use-cases/anchoring'
 import { fakeWorkQueue } from './support/fakes';
 
 /**
- * The audit-anchorer (decisions §13) against an in-memory store that keeps the port's promises:
+ * The audit-anchorer (docs/api/anchoring.md#anchoring-of-the-audit-log) against an in-memory store that keeps the port's promises:
  * one open anchor at a time, markers leave the pending set only when a mined anchor settles them.
  */
 

@@ -4,7 +4,7 @@ import { buildAnchorTree } from '../../shared/domain/anchor-tree';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { ANCHOR_LEAF_TYPES, anchorLeafHash, verifyAnchorProof, type AuditHead } from '../../shared/domain/anchoring';
 
-/** Anchoring primitives (issue 13, decisions §13): one Merkle root over many batches' audit heads, a proof per head. */
+/** Anchoring primitives (issue 13, docs/api/anchoring.md#anchoring-of-the-audit-log): one Merkle root over many batches' audit heads, a proof per head. */
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const head = (i: number, seq = 3): AuditHead => ({ batch_id: `BATCH-2026-${String(i).padStart(6, '0')}`, sequence_number: seq, hash: sha(`entry ${i} ${seq}`) });
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The dependency rule (README "Architecture"; .dependency-cruiser.cjs): domain pure, use cases on
+ * The dependency rule (docs/architecture.md#layers-and-the-dependency-rule; .dependency-cruiser.cjs): domain pure, use cases on
  * ports only, handlers without adapters, transport without adapters, no cycles. dependency-cruiser
  * reads every import (type-only ones too) of shared/, functions/ and infra/.
  */

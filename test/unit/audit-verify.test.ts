@@ -113,7 +113,7 @@ describe('verifyAuditTrail', () => {
     expect(JSON.parse(JSON.stringify(r))).toEqual(r); // JSON-friendly
   });
 
-  describe('anchors (decisions §13)', () => {
+  describe('anchors (docs/api/anchoring.md#anchoring-of-the-audit-log)', () => {
     /** Entries 1..n rebuilt with entry `k`'s payload replaced and every later hash recomputed (a database-level rewrite). */
     const rewrite = (k: number, payload: Record<string, unknown>): AuditEntry[] => {
       const out: AuditEntry[] = [];

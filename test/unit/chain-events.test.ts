@@ -12,7 +12,7 @@ import { domainErrorOf } from './support/errors';
 import { aBatch, aCooperative, aFarmer, fakeBatchStore, fakePayoutProvider, fakeGuardedPayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeTraceLogReader } from './support/fakes';
 
 /**
- * Chain events (decisions §4 TOP_UP, §6 webhooks): what a verified `batch.stage_changed` event does.
+ * Chain events (docs/api/batches-and-custody.md#batch-submission TOP_UP, docs/api/inbound-webhooks.md#chain-events): what a verified `batch.stage_changed` event does.
  * The transport (signature, webhook-id, JSON, body schema) is tested in webhook.test.ts.
  */
 

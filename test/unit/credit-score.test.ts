@@ -19,7 +19,7 @@ import { ADMIN, agent, coop, mfi } from './support/api-event';
 import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutStore, fakeRegistryStore } from './support/fakes';
 
 /**
- * The credit score (decisions §10): the pure formula (property tests, fast-check 1,000 runs each;
+ * The credit score (docs/api/lending.md#credit-score): the pure formula (property tests, fast-check 1,000 runs each;
  * on a failure fast-check prints the seed and the shrunk counterexample — replay with
  * `fc.assert(…, { seed, path })`), the loan classification, and the use case with fakes (access,
  * what it reads).

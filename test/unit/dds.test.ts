@@ -143,7 +143,7 @@ describe('validateSubmitDdsRequest (EUDR DDS V3 schema, xmllint-wasm)', () => {
 describe('buildDueDiligenceStatement', () => {
   const dds = buildDueDiligenceStatement(input());
 
-  it('fills the decisions §9 record for an importer in Germany', () => {
+  it('fills the docs/api/eudr.md#due-diligence-statements record for an importer in Germany', () => {
     expect(dds).toMatchObject({
       dds_id: 'DDS-01JD8Z3Q4W6Y8A0C2E4G6J8K9M',
       batch_id: 'B-2026-000123',

@@ -6,7 +6,7 @@ import { S3UploadPresigner } from '../../shared/adapters/aws/s3-upload-presigner
 import { StoreUnavailableError } from '../../shared/domain/errors';
 
 /**
- * The S3 side of evidence uploads (decisions §14): the presigned PUT is exactly what the SDK's own
+ * The S3 side of evidence uploads (docs/api/evidence.md#evidence-photos-by-upload-url): the presigned PUT is exactly what the SDK's own
  * `getSignedUrl(S3Client, PutObjectCommand)` makes (same signed headers, same signature), in AWS
  * (virtual-hosted) and on a custom endpoint (path-style); and against fauxqs's S3 (in process),
  * a PUT to that URL with the headers given stores the bytes the reader's signed GET reads back,

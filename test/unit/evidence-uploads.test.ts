@@ -16,7 +16,7 @@ import { domainErrorOf } from './support/errors';
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeWorkQueue } from './support/fakes';
 
 /**
- * Evidence photos by upload URL (decisions §14): creating an upload (roles, batch, the record and
+ * Evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url): creating an upload (roles, batch, the record and
  * the presigned PUT), and resolving an upload in the stage update — each reason it cannot be
  * attached (MISSING, OTHER_BATCH, EXPIRED, SIZE_MISMATCH, TYPE_MISMATCH, ALREADY_USED), one upload
  * for one stage only, both photo fields at once (400), and the uploaded bytes reaching the

@@ -35,7 +35,7 @@ function planarAreaM2(ring: number[][]): number {
   return Math.abs(twice) / 2;
 }
 
-describe('checkFarmGeolocation (decisions §9)', () => {
+describe('checkFarmGeolocation (docs/api/eudr.md#farm-geolocation)', () => {
   it('refuses a farm of more than 4 ha without a polygon (400, details at farm.polygon)', () => {
     const err = failure(() => checkFarmGeolocation({ gps, area_ha: 4.5 }));
     expect(err.code).toBe('VALIDATION_ERROR');

@@ -130,7 +130,7 @@ describe('httpHandler: authentication and roles', () => {
   it.each([
     ['AGENT', agent('COOP-1')],
     ['MFI', mfi('MFI-1')],
-  ])('answers 403 INSUFFICIENT_PERMISSIONS to %s before looking at a malformed body (decisions §5 order)', async (_role, caller) => {
+  ])('answers 403 INSUFFICIENT_PERMISSIONS to %s before looking at a malformed body (docs/api/conventions.md#http-and-errors order)', async (_role, caller) => {
     // Act
     const res = await call(echo, { caller, body: '{"name": ' });
 

@@ -16,7 +16,7 @@ import { ADMIN, apiEvent, expectErrorEnvelope, lambdaContext, parse, type EventI
 /**
  * Input at the edge (issue 9): path parameters, body numbers and percent-encoding are checked in
  * the transport, so no input, however malformed, reaches DynamoDB unbounded or gets a 5xx
- * (decisions §5).
+ * (docs/api/conventions.md#http-and-errors).
  */
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -87,7 +87,7 @@ describe('path parameters', () => {
     });
   });
 
-  // A well-formed id that does not exist is still the resource's 404 (decisions §5 order).
+  // A well-formed id that does not exist is still the resource's 404 (docs/api/conventions.md#http-and-errors order).
   it.each([
     ['get-batch', 'BATCH-2025-999999', 'BATCH_NOT_FOUND'],
     ['get-batch-audit', 'BATCH-2025-999999', 'BATCH_NOT_FOUND'],

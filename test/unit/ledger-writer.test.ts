@@ -72,7 +72,7 @@ describe('writeLedgerTx', () => {
   });
 });
 
-describe('writeLedgerTx: periodic anchors (decisions §13)', () => {
+describe('writeLedgerTx: periodic anchors (docs/api/anchoring.md#anchoring-of-the-audit-log)', () => {
   const anchorTx: AnchorLedgerTx = { ledger_tx_id: 'ANCHOR-20261122T100000-1a2b3c4d', kind: 'ANCHOR', anchor_id: 'ANCHOR-20261122T100000-1a2b3c4d', root: `0x${'1a'.repeat(32)}`, head_count: 1000, status: 'PENDING', created_at: '2026-11-22T10:00:00.000Z' };
   function anchorFakes(receipt: 'success' | 'reverted') {
     const { deps, calls } = fakes(anchorTx, receipt);

@@ -14,7 +14,7 @@ import { coop } from './support/api-event';
 import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
 
 /**
- * Loan origination and reads (decisions §10, §10.1) with in-memory stores: every rule of POST
+ * Loan origination and reads (docs/api/lending.md#loans) with in-memory stores: every rule of POST
  * /loans, the loan-to-value and interest arithmetic, and what happens when the collateral lock is
  * mined or refused. The batch: 240.75 kg of screen18; at 6.20 USD/kg its collateral is worth
  * 1,492.65 USDC, so the largest loan is 895.59 USDC.
@@ -71,7 +71,7 @@ function world(opts: { batch?: Parameters<typeof aBatch>[0]; prices?: PriceFeedS
 const ask = (w: ReturnType<typeof world>, amount_usd_micro: number, caller: Caller = manager) => createLoan(w.deps, caller, { batch_id: 'BATCH-2026-000001', amount_usd_micro });
 const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? `${toErrorResponse(e, 'r').statusCode} ${e.code}` : String(e)));
 
-describe('lending arithmetic (decisions §10.1)', () => {
+describe('lending arithmetic (docs/api/lending.md#loans)', () => {
   it('collateral = weight × price, 60 % loan-to-value, exact in micro-USDC', () => {
     expect(collateralValueUsdMicro(240.75, 6_200_000)).toBe(1_492_650_000);
     expect(maxLoanUsdMicro(1_492_650_000)).toBe(895_590_000);
@@ -225,7 +225,7 @@ describe('reconcileLoans (with the payout reconciler)', () => {
   });
 });
 
-describe('loan terms: due date, PAR30 and default (README "Lending")', () => {
+describe('loan terms: due date, PAR30 and default (docs/api/lending.md#loans)', () => {
   const DAY = 86_400_000;
   const due = '2027-05-21T10:00:00.000Z';
   const at = (days: number, extraMs = 0) => new Date(Date.parse(due) + days * DAY + extraMs);

@@ -91,7 +91,7 @@ describe('manifest', () => {
   test('scheduled workers: the reconcilers every 5 minutes, the national-registry check and the chain watcher every minute; none of them consumes a queue', () => {
     const scheduled = Object.fromEntries(workers.filter((w) => w.kind === 'scheduled').map((w) => [w.fn, w.schedule]));
     expect(scheduled).toEqual({ 'payout-reconciler': 'rate(5 minutes)', 'ledger-write-reconciler': 'rate(5 minutes)', 'national-registry-check': 'rate(1 minute)', 'chain-event-watcher': 'rate(1 minute)', 'audit-anchorer': 'rate(5 minutes)' });
-    // The anchor interval (decisions §13: ANCHOR_INTERVAL_S, default 300) is the anchorer's setting.
+    // The anchor interval (docs/api/anchoring.md#anchoring-of-the-audit-log: ANCHOR_INTERVAL_S, default 300) is the anchorer's setting.
     expect(workers.find((w) => w.fn === 'audit-anchorer')).toMatchObject({ intervalVariable: 'ANCHOR_INTERVAL_S' });
     expect(scheduled['audit-anchorer']).toBe(`rate(${DEFAULT_ANCHOR_INTERVAL_S / 60} minutes)`);
     const byFn = new Map(functionManifest().map((f) => [f.fn, f]));

@@ -1,5 +1,5 @@
 /**
- * Closing manual reviews (decisions §11): POST /payments/farmer-payout/{id}/resolve (use case
+ * Closing manual reviews (docs/api/payouts.md#manual-review): POST /payments/farmer-payout/{id}/resolve (use case
  * resolveFarmerPayout), PATCH /farmers/{id} (updateFarmerPhone), the round numbering of attempts
  * in the payout lifecycle, the request schemas and the views.
  */
@@ -156,7 +156,7 @@ describe('resolveFarmerPayout: who and what', () => {
   });
 });
 
-describe('payout lifecycle rounds (decisions §11)', () => {
+describe('payout lifecycle rounds (docs/api/payouts.md#manual-review)', () => {
   it('numbers attempts across rounds: round r runs 4r+1 … 4r+4, each a step 1–4', () => {
     expect([1, 4, 5, 8, 9].map((a) => [roundOf(a), attemptStep(a)])).toEqual([[0, 1], [0, 4], [1, 1], [1, 4], [2, 1]]);
     expect(attemptNumber(1, 1)).toBe(5);

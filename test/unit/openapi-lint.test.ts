@@ -18,7 +18,7 @@ import { aBatch, aCooperative, aFarmer, aPayout } from './support/fakes';
  * The OpenAPI document (issue 11): linted by `@redocly/cli lint` with its recommended rules (zero
  * errors; warnings are printed), and complete: every route with success responses carrying a
  * schema and an example, its error responses by status, a security scheme, and the outbound
- * webhooks of decisions §12.
+ * webhooks of docs/api/outbound-webhooks.md#outbound-webhooks.
  */
 
 const run = promisify(execFile);
@@ -109,7 +109,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('documents the outbound webhooks of decisions §12 with body {type, timestamp, data}', () => {
+  it('documents the outbound webhooks of docs/api/outbound-webhooks.md#outbound-webhooks with body {type, timestamp, data}', () => {
     const events = ['batch.stage_changed', 'payout.completed', 'payout.manual_review', 'job.completed', 'dds.generated', 'loan.disbursed', 'loan.repaid', 'deposit.completed'];
     expect(Object.keys(doc.webhooks)).toEqual(expect.arrayContaining(events));
     for (const e of events) {

@@ -4,7 +4,7 @@ import { createFarmerPayout, createManualPayout, type PayoutDeps } from '../../s
 import { domainErrorOf } from './support/errors';
 import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative } from './support/fakes';
 
-/** POST /payments/farmer-payout when the provider is down or refuses the order (rules 4–5). */
+/** POST /payments/farmer-payout when the provider is down or refuses the order (docs/api/payouts.md#creating-a-payout). */
 
 const caller: Caller = { sub: 'officer', role: 'COOPERATIVE', cooperative_id: 'C1', duties: [] };
 const input = { farmer_id: 'F1', batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', reason: 'MANUAL' as const, amount: { usd_micro: 12_500_000 } };

@@ -12,7 +12,7 @@ import { listenOnLoopback } from '../../infra/local/loopback';
 import { LOCAL_DEFAULT_USD_PER_KG, preparePriceFeedFile } from '../../infra/local/price-feed-file';
 
 /**
- * The coffee price feed (decisions §10, §10.1): the local file adapter, the HTTP adapter against a
+ * The coffee price feed (docs/api/lending.md#price-feed): the local file adapter, the HTTP adapter against a
  * loopback server speaking the same document, the staleness rule of `currentPrice`, and the local
  * stack's file at start.
  */
@@ -153,7 +153,7 @@ describe('HttpPriceFeed (loopback source)', () => {
   });
 });
 
-describe('currentPrice (staleness, decisions §10: 1 hour)', () => {
+describe('currentPrice (staleness, docs/api/lending.md#price-feed: 1 hour)', () => {
   const snap = (updatedAt: string): PriceFeedSnapshot => ({ updated_at: updatedAt, usd_micro_per_kg: { screen18: 6_200_000, screen15: 5_800_000, FAQ: 5_100_000, PB: 6_000_000 }, source: 'test' });
   const feed = (s: PriceFeedSnapshot): PriceFeed => ({ latest: async () => s });
   const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000).toISOString();

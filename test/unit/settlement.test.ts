@@ -6,7 +6,7 @@ import { applyBuyerPayment, refundBuyerPayment, settlePurchaseOrder, settlementW
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutStore, fakeWebhookReceiptStore, fakeWorkQueue } from './support/fakes';
 
 /**
- * Settlement rules (decisions §10.1, §15) without the stack: the plan (oldest loans first, interest
+ * Settlement rules (docs/api/settlement.md#settlement) without the stack: the plan (oldest loans first, interest
  * per started day, a short payment leaves the younger loans ACTIVE); the buyer-payment rules (amount
  * due from the milled outturn, which payments count, paid in full, one refund id per payment); and
  * what a buyer-payment event may change: nothing when it does not match the ledger; a dust payment

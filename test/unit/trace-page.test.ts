@@ -12,7 +12,7 @@ import { apiEvent, lambdaContext } from './support/api-event';
 import { aBatch, aCooperative, aFarmer, fakeBatchStore, fakeRegistryStore } from './support/fakes';
 
 /**
- * The public trace page (decisions §13): the view model shows what §13 lists and nothing private
+ * The public trace page (docs/api/trace-page.md#public-trace-page): the view model shows what docs/api/trace-page.md#public-trace-page lists and nothing private
  * (no phone, no payout amount, no full name, no farmer id), the HTML escapes what it interpolates,
  * the plot is drawn from the farm's coordinates, and the verification is the audit endpoint's.
  */

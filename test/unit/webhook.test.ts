@@ -11,7 +11,7 @@ import type { ChainEvent } from '../../shared/use-cases/chain-events';
 import { apiEvent, expectErrorEnvelope, lambdaContext, parse } from './support/api-event';
 
 /**
- * The signed-webhook transport (decisions §6): Standard Webhooks signature (401 INVALID_SIGNATURE),
+ * The signed-webhook transport (docs/api/inbound-webhooks.md#signatures-and-replays): Standard Webhooks signature (401 INVALID_SIGNATURE),
  * `webhook-id` length, JSON and body schema (400 VALIDATION_ERROR) before the use case is called.
  * Driven with the chain-events schema; the use case here only records what it was handed.
  */

@@ -5,7 +5,7 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {MerkleProof} from "@openzeppelin/contracts/utils/cryptography/MerkleProof.sol";
 
 /// @title AuditAnchor
-/// @notice Anchors the audit logs of many batches at once (decisions §13): each anchor is the Merkle
+/// @notice Anchors the audit logs of many batches at once (docs/api/anchoring.md#anchoring-of-the-audit-log): each anchor is the Merkle
 ///         root of the audit heads `(batchId, sequence, entryHash)` written since the previous one.
 ///         Anyone holding an entry's head and proof can check it here without trusting the service.
 /// @dev Leaves are OpenZeppelin StandardMerkleTree leaves of the types (string, uint256, bytes32):

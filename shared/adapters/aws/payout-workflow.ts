@@ -13,7 +13,7 @@ export class StepFunctionsPayoutWorkflow implements PayoutWorkflow {
 
   /**
    * Starts the lifecycle of a payout. The execution is named after the payout id (round 0) or
-   * `<payout_id>-R<round>` (a resolution retry, decisions §11, input `{payout_id, round}`), so a
+   * `<payout_id>-R<round>` (a resolution retry, docs/api/payouts.md#manual-review, input `{payout_id, round}`), so a
    * repeated start can never run a round twice (ExecutionAlreadyExists is treated as success).
    */
   async start(payoutId: string, round = 0): Promise<void> {

@@ -29,7 +29,7 @@ export interface S3EvidenceArchiveOptions {
 }
 
 /**
- * The service's own copy of evidence (decisions §14) in an S3 bucket: the CAR of each root at
+ * The service's own copy of evidence (docs/api/evidence.md#evidence-on-ipfs) in an S3 bucket: the CAR of each root at
  * `car/<cid>.car` (content type application/vnd.ipld.car) and each file of its directory at
  * `files/<cid>/<name>` (content type from the name), handed out by presigned GET URLs valid
  * {@link FILE_URL_SECONDS} s (a photo may be larger than a Lambda answer can carry); PutObject /

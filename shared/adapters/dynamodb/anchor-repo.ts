@@ -17,7 +17,7 @@ const TRANSACTION_ITEMS = 100;
 const BATCH_GET_KEYS = 100;
 
 /**
- * Periodic anchors in the single table (decisions §13; keys.ts): the pending markers audit appends
+ * Periodic anchors in the single table (docs/api/anchoring.md#anchoring-of-the-audit-log; keys.ts): the pending markers audit appends
  * write (shared/adapters/dynamodb/audit-append.ts), the anchors with their heads in parts, the
  * pointer to the open anchor, and each batch's mined anchors with their proofs. Nothing is deleted
  * (IAM denies it): a settled marker leaves the GSI2 index instead.
@@ -177,7 +177,7 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   }
 
   /**
-   * Backfill after an upgrade (README "Upgrading a stack deployed before periodic anchors"): scans
+   * Backfill after an upgrade (docs/upgrading.md#upgrading-a-stack-deployed-before-periodic-anchors): scans
    * the table for batches with audit entries and puts a pending-anchor marker for each batch's head
    * unless one exists, so the next anchor covers entries written before anchoring existed.
    * `progress` is called after each scanned page. Returns the batches seen and markers written.

@@ -23,7 +23,7 @@ export class TransactionConditionError extends Error {
  * append makes that condition fail, and the whole thing is retried with the new head (no
  * read-then-write without a condition). `batchSet` adds SET clauses to the batch update. The same
  * transaction writes the append's pending-anchor marker, so the next periodic anchor commits the
- * batch's new head (decisions §13).
+ * batch's new head (docs/api/anchoring.md#anchoring-of-the-audit-log).
  * Errors: TransactionConditionError for a failed condition in `items` while the head was intact
  * (a failure alongside a moved head is retried); StoreUnavailableError (503) when concurrent
  * transactions keep conflicting after 12 attempts.

@@ -20,7 +20,7 @@ export function auditPut(entry: AuditEntry) {
 }
 
 /**
- * Batches, their audit streams and submission jobs (decisions §4, §8).
+ * Batches, their audit streams and submission jobs (docs/api/conventions.md#identifiers-money-and-time, docs/api/batches-and-custody.md#custody-trail).
  */
 export class BatchRepository implements BatchStore {
   /** The next batch number of `year` from the atomic counter (1, 2, 3, …). */

@@ -14,7 +14,7 @@ import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableN
 
 
 /**
- * The custody trail's writes (decisions §8): a stage change is one DynamoDB transaction — the
+ * The custody trail's writes (docs/api/batches-and-custody.md#custody-trail): a stage change is one DynamoDB transaction — the
  * batch's stage and history, its audit entry (hash chain) and the intent to write the trace log —
  * conditional on the stage it moves from; the ledger write follows and is retried until it lands.
  */

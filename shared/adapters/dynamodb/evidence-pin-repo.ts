@@ -23,7 +23,7 @@ export function pinJobPut(msg: EvidencePinMessage, at: string) {
 }
 
 /**
- * Pin statuses (decisions §14) on the items they belong to: a batch's stage-history entry
+ * Pin statuses (docs/api/evidence.md#evidence-on-ipfs) on the items they belong to: a batch's stage-history entry
  * (`stage_history[i].evidence_pin_status`).
  * Each update is conditional on the item still naming the CID and not being PINNED already, so a
  * late FAILED never overwrites PINNED and a redelivered job changes nothing.

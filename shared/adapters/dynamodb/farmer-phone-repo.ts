@@ -4,7 +4,7 @@ import type { Farmer, PhoneChange } from '../../domain/records';
 import { fromItem, keys } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
-/** Phone corrections on the farmer items of RegistryRepository (PATCH /farmers/{id}, decisions §11). */
+/** Phone corrections on the farmer items of RegistryRepository (PATCH /farmers/{id}, docs/api/payouts.md#manual-review). */
 export class FarmerPhoneRepository implements FarmerPhoneStore {
   /**
    * PATCH /farmers/{id}: phone, phone_updated_at, updated_by and the change appended to

@@ -42,7 +42,7 @@
  *   GSI2 (sparse): GSI2PK PENDING_PIN, GSI2SK <queued_at>#<cid> until pinned (or given up), for reconciliation.
  * | Unanchored marker   | UNANCHORED#<batch>#<seq>    | META                | (GSI2 UNANCHORED, <at>#<id>, until a mined anchor covers it) |
  *   Written in every audit append's transaction (one per transaction, naming its batches): the
- *   periodic anchor's work list (decisions §13). Never deleted: the anchor removes its GSI2 keys.
+ *   periodic anchor's work list (docs/api/anchoring.md#anchoring-of-the-audit-log). Never deleted: the anchor removes its GSI2 keys.
  * | Periodic anchor     | ANCHOR#<ANCHOR-…>           | META, PART#<nnnn>   |                     |                                |
  * | Open anchor pointer | ANCHOR_STATE                | META                |                     |                                |
  * | Anchor of a batch   | ANCHORS#<batch_id>          | SEQ#<head seq>      |                     |                                |
@@ -77,7 +77,7 @@ export const PARKED_LEDGER_TX = 'PARKED_LEDGER_TX';
 /** GSI2 partition of chain events the watcher parked (failed in every allowed run). */
 export const PARKED_CHAIN_EVENT = 'PARKED_CHAIN_EVENT';
 export const PENDING_PIN = 'PENDING_PIN';
-/** GSI2 partition of audit appends not yet covered by a mined periodic anchor (decisions §13). */
+/** GSI2 partition of audit appends not yet covered by a mined periodic anchor (docs/api/anchoring.md#anchoring-of-the-audit-log). */
 export const UNANCHORED = 'UNANCHORED';
 /** GSI2 partition of loans still PENDING (lock or disbursement not settled yet). */
 export const PENDING_LOANS = 'PENDING_LOAN';
@@ -133,7 +133,7 @@ export const keys = {
   ddsOfBatch: (batchId: string) => ({ PK: `DDS_GUARD#${batchId}`, SK: META }),
   batchCounter: (year: number) => ({ PK: `COUNTER#BATCH#${year}`, SK: META }),
   webhook: (source: string, id: string) => ({ PK: `WEBHOOK#${source}#${id}`, SK: META }),
-  /** A loan (decisions §10.1). */
+  /** A loan (docs/api/lending.md#loans). */
   loan: (id: string) => ({ PK: `LOAN#${id}`, SK: META }),
   /** GSI1: a farmer's loans, oldest first. */
   loanGsi: (farmerId: string, createdAt: string, id: string) => ({ GSI1PK: `FARMER_LOANS#${farmerId}`, GSI1SK: `${createdAt}#${id}` }),
@@ -174,7 +174,7 @@ export const keys = {
   chainCursor: (chainId: number) => ({ PK: `CHAIN_CURSOR#${chainId}`, SK: META }),
   /** A chain event the watcher failed to apply: its failed runs, and while parked GSI2 PARKED_CHAIN_EVENT <parked_at>#<event_id>. */
   chainEventFailure: (chainId: number, eventId: string) => ({ PK: `CHAIN_EVENT#${chainId}#${eventId}`, SK: META }),
-  /** An evidence photo upload (decisions §14; shared/adapters/dynamodb/evidence-upload-repo.ts). */
+  /** An evidence photo upload (docs/api/evidence.md#evidence-photos-by-upload-url; shared/adapters/dynamodb/evidence-upload-repo.ts). */
   evidenceUpload: (uploadId: string) => ({ PK: `EVIDENCE_UPLOAD#${uploadId}`, SK: META }),
 };
 

@@ -12,7 +12,7 @@ import { documentClient, isConditionalCheckFailed, nextCounterValue, tableName }
 const FIXED = new Set(['loan_id', 'batch_id', 'token_id', 'farmer_id', 'cooperative_id', 'status', 'created_at', 'created_by']);
 
 /**
- * Loans (decisions §10.1). A batch has at most one PENDING or ACTIVE loan: its guard item
+ * Loans (docs/api/lending.md#loans). A batch has at most one PENDING or ACTIVE loan: its guard item
  * (LOAN_GUARD#<batch>) is created in the loan's own transaction with attribute_not_exists and
  * removed when the loan is repaid or cancelled, so concurrent requests cannot both lock a token.
  * Every loan change that matters to the trail is an entry of the batch's audit log.

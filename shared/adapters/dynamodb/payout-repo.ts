@@ -116,7 +116,7 @@ export class PayoutRepository implements PayoutStore {
 
   /**
    * Removes a payout whose provider order could not be placed (provider unreachable), with its
-   * guard, so the caller may simply retry (decisions §7), and takes back what it counted against
+   * guard, so the caller may simply retry (docs/api/payouts.md#creating-a-payout), and takes back what it counted against
    * its batch's value and its cooperative's day, in the same transaction. Only a PENDING payout can be removed.
    */
   async discardUnsent(payout: Payout): Promise<void> {
@@ -244,7 +244,7 @@ export class PayoutRepository implements PayoutStore {
   }
 
   /**
-   * Records a settlement durably (decisions §6): the payout becomes COMPLETED with completed_at,
+   * Records a settlement durably (docs/api/inbound-webhooks.md#payout-provider-webhook): the payout becomes COMPLETED with completed_at,
    * elapsed_seconds, amount_ugx, exchange_rate and the mobile-money transaction id; for a
    * NET_COFFEE_PAYMENT the batch's payment becomes PAYMENT_CONFIRMED; a PAYMENT_CONFIRMED audit
    * entry is appended; the webhook id (if any) is remembered — all in one transaction.

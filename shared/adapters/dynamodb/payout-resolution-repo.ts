@@ -8,7 +8,7 @@ import { PayoutRepository, statusIn, targetOf } from './payout-repo';
 import { tableName } from './table';
 
 /**
- * Manual-review resolutions (decisions §11) on the payout items of PayoutRepository, kept apart
+ * Manual-review resolutions (docs/api/payouts.md#manual-review) on the payout items of PayoutRepository, kept apart
  * so that only the resolve route bundles them. Each is one transaction with its audit entry,
  * conditioned on the payout still being in MANUAL_REVIEW at the attempt read, so of concurrent
  * resolutions exactly one is applied.
@@ -17,7 +17,7 @@ export class PayoutResolutionRepository implements PayoutResolutionStore {
   constructor(private readonly payouts: Pick<PayoutRepository, 'get'> = new PayoutRepository()) {}
 
   /**
-   * MANUAL_REVIEW → COMPLETED, paid in cash at the cooperative office (decisions §11): the payout
+   * MANUAL_REVIEW → COMPLETED, paid in cash at the cooperative office (docs/api/payouts.md#manual-review): the payout
    * (CASH_AT_OFFICE, receipt, paid_at, completed_at, elapsed_seconds), the holding balance less
    * the USDC (on the condition that it holds that much) and, for a NET_COFFEE_PAYMENT, the batch's
    * payment PAYMENT_CONFIRMED, with the PAYOUT_PAID_IN_CASH audit entry — one transaction.
@@ -50,7 +50,7 @@ export class PayoutResolutionRepository implements PayoutResolutionStore {
   }
 
   /**
-   * MANUAL_REVIEW → PROCESSING for a new round of attempts (decisions §11): the payout at the
+   * MANUAL_REVIEW → PROCESSING for a new round of attempts (docs/api/payouts.md#manual-review): the payout at the
    * round's first attempt with the farmer's current phone, the holding balance less the USDC (it
    * leaves the office again), for a NET_COFFEE_PAYMENT the batch's payment INITIATED again, with
    * the PAYOUT_RETRY_REQUESTED audit entry — one transaction. manager_notified_at is removed, so

@@ -7,7 +7,7 @@ import { documentClient, tableName } from './table';
 import { FARMER_PREFIX, PENDING_NATIONAL_CHECK, keys, fromItem } from './keys';
 
 /**
- * Cooperatives and farmers (decisions §3). Uniqueness of ids is enforced by
+ * Cooperatives and farmers (docs/api/registries.md#cooperatives-farmers-and-the-forest-check). Uniqueness of ids is enforced by
  * `attribute_not_exists(PK)` on the put, never by a prior read.
  */
 export class RegistryRepository implements RegistryStore {

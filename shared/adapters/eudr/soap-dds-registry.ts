@@ -1,7 +1,7 @@
 /**
  * `DdsRegistry` over the EU Information System's DDS service V3 (`EUDRDueDiligenceStatementServiceV3`):
  * SOAP 1.1, document/literal, over HTTPS, authenticated with a WS-Security UsernameToken
- * (PasswordDigest) plus the `base:WebServiceClientId` header (decisions §9). The same client talks
+ * (PasswordDigest) plus the `base:WebServiceClientId` header (docs/api/eudr.md#due-diligence-statements). The same client talks
  * to the local sandbox (`infra/local/dds-registry-sandbox.ts`).
  *
  * Wire contract (the service's WSDL, release 8.2.1, and the V3 schemas in ./xsd):

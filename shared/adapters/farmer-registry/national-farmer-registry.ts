@@ -1,5 +1,5 @@
 /**
- * National farmer registry (MAAIF) client (decisions §3): a registration checks the farmer ID here;
+ * National farmer registry (MAAIF) client (docs/api/registries.md#cooperatives-farmers-and-the-forest-check): a registration checks the farmer ID here;
  * when the registry does not answer, the caller answers 202 MAAIF_API_UNAVAILABLE and completes the
  * registration later. The same client talks to the real registry and to the local sandbox
  * (`infra/local/farmer-registry-sandbox.ts`).

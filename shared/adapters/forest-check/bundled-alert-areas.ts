@@ -12,7 +12,7 @@ interface AlertFeature {
 }
 
 /**
- * Forest check over the bundled GeoJSON of deforestation alert areas (decisions §3): a farm whose
+ * Forest check over the bundled GeoJSON of deforestation alert areas (docs/api/registries.md#forest-check): a farm whose
  * point or polygon touches an area with an alert after 2020-12-31 is FLAGGED, otherwise CLEAR.
  * Geometry tests use @turf/boolean-intersects. The dataset name and version are recorded with the
  * result. (The Global Forest Watch adapter implements the same port against the GFW Data API.)

@@ -1,5 +1,5 @@
 /**
- * `ForestCheck` over the Global Forest Watch Data API (decisions §9): integrated deforestation
+ * `ForestCheck` over the Global Forest Watch Data API (docs/api/eudr.md#forest-check): integrated deforestation
  * alerts (dataset `gfw_integrated_alerts`) after the EUDR cut-off inside the farm's polygon, or
  * inside a circle of the declared area round a point farm.
  *
@@ -32,7 +32,7 @@ import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy }
 export const GFW_CUTOFF_DATE = '2020-12-31';
 export const GFW_DATASET = 'gfw_integrated_alerts';
 export const GFW_DEFAULT_BASE_URL = 'https://data-api.globalforestwatch.org';
-/** Seconds a caller is told to wait after GFW_API_UNAVAILABLE (decisions §9). */
+/** Seconds a caller is told to wait after GFW_API_UNAVAILABLE (docs/api/eudr.md#forest-check). */
 export const GFW_RETRY_AFTER_SECONDS = 300;
 
 /** Side of a cell of the 10/100000 grid, in degrees. */

@@ -5,7 +5,7 @@ import { auditAnchorAbi } from './abi';
 import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable, type LedgerReadConfig } from './read-config';
 
 /**
- * Reads AuditAnchor (decisions §13), no signing key: `anchoredAtBlock(root)` — the block a Merkle
+ * Reads AuditAnchor (docs/api/anchoring.md#anchoring-of-the-audit-log), no signing key: `anchoredAtBlock(root)` — the block a Merkle
  * root of audit heads was anchored at, null when never. The chain id is checked once.
  * Errors: LedgerUnavailableError when the RPC fails or reports another chain.
  */

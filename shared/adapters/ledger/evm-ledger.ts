@@ -243,7 +243,7 @@ export class EvmLedger implements Ledger, VaultLedger {
   }
 
   /**
-   * `AuditAnchor.anchor(root, headCount)` (decisions §13) as a kept signed transaction (see
+   * `AuditAnchor.anchor(root, headCount)` (docs/api/anchoring.md#anchoring-of-the-audit-log) as a kept signed transaction (see
    * recordStageKept). Errors: Error when no AuditAnchor is configured, RangeError for a malformed
    * root or a head count outside 1..2^32-1 (nothing sent); LedgerUnavailableError; whatever `keep` throws.
    */

@@ -1,5 +1,5 @@
 /**
- * `OnRamp` over a fiat on-ramp's HTTP API (MFI deposits, decisions §10, §10.1): the MFI pays fiat
+ * `OnRamp` over a fiat on-ramp's HTTP API (MFI deposits, docs/api/lending.md#mfi-deposits): the MFI pays fiat
  * (UGX, KES, USD) to the on-ramp, which delivers USDC to a destination address on the ledger. The
  * same client talks to the real on-ramp and to the local sandbox (`infra/local/onramp-sandbox.ts`).
  *

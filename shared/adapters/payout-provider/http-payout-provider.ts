@@ -1,5 +1,5 @@
 /**
- * `PayoutProvider` over the provider's HTTP API (decisions §7): rate quotes, idempotent order
+ * `PayoutProvider` over the provider's HTTP API (docs/api/payouts.md#payout-lifecycle): rate quotes, idempotent order
  * creation, order look-up. The same client talks to the real provider and to the local sandbox
  * (`infra/local/payout-sandbox.ts`).
  *

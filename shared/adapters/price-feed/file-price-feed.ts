@@ -1,5 +1,5 @@
 /**
- * The local price feed (decisions §10.1): the file `$LOCAL_DATA_DIR/price-feed.json`, read at each
+ * The local price feed (docs/api/lending.md#price-feed): the file `$LOCAL_DATA_DIR/price-feed.json`, read at each
  * use so an operator can edit it while the service runs. The document is described in
  * ./price-feed-document.ts.
  */

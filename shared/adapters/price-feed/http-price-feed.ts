@@ -1,5 +1,5 @@
 /**
- * The coffee price feed from a published HTTP source (decisions §10, §10.1): `GET <PRICE_FEED_URL>`
+ * The coffee price feed from a published HTTP source (docs/api/lending.md#price-feed): `GET <PRICE_FEED_URL>`
  * with `Accept: application/json` (and `Authorization: Bearer <PRICE_FEED_TOKEN>` when a token is
  * configured) answering 200 with the document of ./price-feed-document.ts:
  * `{updated_at, usd_per_kg: {screen18, screen15, FAQ, PB}}`.

@@ -1,5 +1,5 @@
 /**
- * The price-feed document both price-feed adapters read (decisions §10.1), the same shape from the
+ * The price-feed document both price-feed adapters read (docs/api/lending.md#price-feed), the same shape from the
  * local file and from the configured HTTP source:
  *
  *   { "updated_at": "2026-11-22T08:00:00Z",

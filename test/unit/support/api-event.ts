@@ -94,7 +94,7 @@ export function parse(result: { statusCode: number; headers?: Record<string, unk
 }
 
 /**
- * Asserts the specification's error envelope (decisions §5): code, message, docs URL under
+ * Asserts the service's error envelope (docs/api/conventions.md#http-and-errors): code, message, docs URL under
  * DOCS_BASE_URL and a ULID request_id equal to the x-request-id header.
  */
 export function expectErrorEnvelope(res: ParsedResponse, status: number, code: string): void {

@@ -230,7 +230,7 @@ export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
 }
 
 /**
- * Evidence keeping that accepts every CAR and pin job (decisions §14), remembering them: `cars`
+ * Evidence keeping that accepts every CAR and pin job (docs/api/evidence.md#evidence-on-ipfs), remembering them: `cars`
  * by root CID, `jobs` in order.
  */
 export function fakeEvidenceKeeping(): { archive: Pick<EvidenceArchive, 'putCar'>; pinQueue: WorkQueue<EvidencePinMessage>; cars: Map<string, Uint8Array>; jobs: EvidencePinMessage[] } {
