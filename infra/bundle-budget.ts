@@ -26,7 +26,7 @@ export const STANDARD_BUNDLE_BUDGET_KB = 300;
  * name, so create-purchase-order, get-dds and ledger-write-reconciler get 600 KB although they
  * neither sign nor read the chain nor build DDS XML (chain-events-webhook reads the chain).
  */
-export const HEAVY_FUNCTION_PATTERN =
+const HEAVY_FUNCTION_PATTERN =
   /Ledger|Audit|ChainEvent|Dds|Stage|Trace|Anchor|Vault|Loan|Buyer|Deposit|Ramp|PurchaseOrder|Settle|Evidence|Ipfs/i;
 
 /**
@@ -50,7 +50,7 @@ export function bundleBudgetKb(fn: string): number {
 }
 
 /** The pattern word that gives `fn` the larger budget (`'ChainEvent'`), or undefined. */
-export function heavyBudgetReason(fn: string): string | undefined {
+function heavyBudgetReason(fn: string): string | undefined {
   return HEAVY_FUNCTION_PATTERN.exec(functionConstructId(fn))?.[0];
 }
 

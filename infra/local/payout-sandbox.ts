@@ -59,7 +59,7 @@ export interface PayoutSandboxOptions {
 }
 
 /** Counters since start. */
-export interface PayoutSandboxStats {
+interface PayoutSandboxStats {
   ordersCreated: number;
   ordersSettled: number;
   ordersFailed: number;

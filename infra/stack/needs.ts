@@ -18,13 +18,13 @@ import { GSI1, GSI2, type StatefulResources } from './stateful-resources';
 import { EVIDENCE_UPLOADS_PREFIX, type EvidenceUploads } from './evidence-uploads';
 
 /** Table reads: point reads and queries (table, GSI1, GSI2); no Scan. */
-export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 
 /**
  * Table writes: reads plus conditional puts and updates. Transactions (TransactWriteItems) are
  * authorised per contained operation, so Put/Update/ConditionCheck cover them.
  */
-export const TABLE_WRITE_ACTIONS = [...TABLE_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'];
+const TABLE_WRITE_ACTIONS = [...TABLE_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'];
 
 /**
  * Denied to every function: nothing in the service deletes an item (expiry is DynamoDB TTL, which
@@ -37,7 +37,7 @@ export const TABLE_DENIED_ACTIONS = ['dynamodb:DeleteItem', 'dynamodb:BatchWrite
  * (decisions §8 hash chain): they are put once with attribute_not_exists, and no function may
  * update them.
  */
-export const AUDIT_PARTITION_PATTERN = 'AUDIT#*';
+const AUDIT_PARTITION_PATTERN = 'AUDIT#*';
 
 /**
  * The only items any function may delete: a payout whose provider order could not be placed, and
@@ -45,7 +45,7 @@ export const AUDIT_PARTITION_PATTERN = 'AUDIT#*';
  * `PROVIDER_UNAVAILABLE` leaves no payout behind). Functions with the `payout:discard` need may
  * delete in these partitions and nowhere else.
  */
-export const DISCARDABLE_PARTITION_PATTERNS = ['PAYMENT#*', 'PAYOUT_GUARD#*'];
+const DISCARDABLE_PARTITION_PATTERNS = ['PAYMENT#*', 'PAYOUT_GUARD#*'];
 
 /** What `bindNeeds` wires functions to. */
 export interface NeedTargets {
@@ -271,7 +271,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
 }
 
 /** The Secrets Manager secret of every secret the manifest's needs carry. */
-export function needSecrets(s: StatefulResources): Record<SecretName, ISecret> {
+function needSecrets(s: StatefulResources): Record<SecretName, ISecret> {
   return {
     PAYOUT_PROVIDER_CREDENTIALS: s.payoutProviderCredentials,
     PAYOUT_WEBHOOK_SECRET: s.payoutWebhookSecret,

@@ -24,7 +24,7 @@ export function aslPlaceholders(asl: string): string[] {
 }
 
 /** Name of the payout state machine in a stack (fixed, so its ARN is known before it exists). */
-export function payoutStateMachineName(stack: Stack): string {
+function payoutStateMachineName(stack: Stack): string {
   return `${stack.stackName}-payout-lifecycle`;
 }
 

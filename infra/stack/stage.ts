@@ -16,11 +16,11 @@ import { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct, IConstruct } from 'constructs';
 
 /** The deploy stages. */
-export const STAGE_NAMES = ['dev', 'prod'] as const;
+const STAGE_NAMES = ['dev', 'prod'] as const;
 export type StageName = (typeof STAGE_NAMES)[number];
 
 /** Stage used when no `-c stage=` is given. */
-export const DEFAULT_STAGE: StageName = 'dev';
+const DEFAULT_STAGE: StageName = 'dev';
 
 /** What a stage decides. */
 export interface StageConfig {

@@ -9,7 +9,7 @@ import { custodyRepo, now } from './repos';
 let repo: AuditAnchorRepository | undefined;
 
 /** The periodic anchors in the single table (decisions §13). */
-export function auditAnchorRepo(): AuditAnchorRepository {
+function auditAnchorRepo(): AuditAnchorRepository {
   return (repo ??= new AuditAnchorRepository());
 }
 

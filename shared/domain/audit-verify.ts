@@ -14,7 +14,7 @@ import type { AuditEntry } from './records';
  */
 
 /** The kinds of check `verifyAuditTrail` reports. */
-export type AuditCheckName = 'hash_chain' | 'mint_event' | 'trace_log_event' | 'evidence_cid' | 'evidence_content' | 'anchor';
+type AuditCheckName = 'hash_chain' | 'mint_event' | 'trace_log_event' | 'evidence_cid' | 'evidence_content' | 'anchor';
 
 /**
  * One check. `sequence_number`/`message_id` name the audit entry it concerns; a ledger event that
@@ -41,7 +41,7 @@ export interface AuditVerification {
   first_failure?: Omit<AuditCheck, 'ok'>;
 }
 
-export type { AnchorRootReader, ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
+export type {  ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
 
 /**
  * The periodic anchors claimed for a batch (from the service's store, or the `anchor` fields of

@@ -14,19 +14,19 @@ import { STAGES, type Batch, type Farmer } from './records';
 import type { EvidencePinStatus } from './records';
 
 /** HS heading for coffee (Chapter 9, heading 0901). */
-export const DDS_HS_HEADING = '0901';
+const DDS_HS_HEADING = '0901';
 /** Country of production of every batch this service handles. */
-export const DDS_COUNTRY_OF_PRODUCTION = 'UG';
+const DDS_COUNTRY_OF_PRODUCTION = 'UG';
 /** Plots larger than this (hectares) must be declared as polygons (EUDR Art. 2(28), V3 schema docs). */
-export const DDS_POINT_MAX_AREA_HA = 4;
+const DDS_POINT_MAX_AREA_HA = 4;
 /** Minimum decimals of every emitted coordinate. */
-export const DDS_MIN_COORDINATE_DECIMALS = 6;
+const DDS_MIN_COORDINATE_DECIMALS = 6;
 /** Values the V3 schema's `EuropeanCountryType` allows for country of activity / entry (EU-27 + XI). */
-export const EUDR_EU_COUNTRIES = [
+const EUDR_EU_COUNTRIES = [
   'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT',
   'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'XI',
 ] as const;
-export type EudrEuCountry = (typeof EUDR_EU_COUNTRIES)[number];
+type EudrEuCountry = (typeof EUDR_EU_COUNTRIES)[number];
 
 /** Schema limits (eudr common/v3). */
 const MAX_INTERNAL_REFERENCE = 50;
@@ -34,19 +34,19 @@ const MAX_DESCRIPTION = 150;
 const MAX_PRODUCER_NAME = 500;
 const MAX_OPERATOR_NAME = 200;
 
-export type GeoJsonPosition = number[];
-export interface GeoJsonPoint { type: 'Point'; coordinates: GeoJsonPosition }
-export interface GeoJsonPolygon { type: 'Polygon'; coordinates: GeoJsonPosition[][] }
+type GeoJsonPosition = number[];
+interface GeoJsonPoint { type: 'Point'; coordinates: GeoJsonPosition }
+interface GeoJsonPolygon { type: 'Polygon'; coordinates: GeoJsonPosition[][] }
 
 /** Feature properties per the EUDR GeoJSON file description. `Area` (ha) only on points. */
-export interface PlotProperties {
+interface PlotProperties {
   ProducerName: string;
   ProducerCountry: string;
   ProductionPlace: string;
   Area?: number;
 }
 
-export interface PlotFeature {
+interface PlotFeature {
   type: 'Feature';
   properties: PlotProperties;
   geometry: GeoJsonPoint | GeoJsonPolygon;
@@ -58,7 +58,7 @@ export interface PlotFeatureCollection {
 }
 
 /** The EU operator (importer) the statement belongs to: the purchase order's `buyer_operator` (decisions §8). */
-export interface DdsOperator {
+interface DdsOperator {
   name: string;
   /** EORI number, e.g. `DE123456789012345`. */
   eori: string;
@@ -69,7 +69,7 @@ export interface DdsOperator {
   country: string;
 }
 
-export interface DdsProducer {
+interface DdsProducer {
   farmer_id: string;
   name: string;
   country: 'UG';

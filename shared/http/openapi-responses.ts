@@ -2,7 +2,7 @@ import { ERROR_CODES } from '../domain/error-catalogue';
 import type { ErrorCode } from '../domain/errors';
 import type { DdsRecord } from '../domain/dds';
 import type { Deposit, Loan } from '../domain/lending';
-import { outboundEventBody, outboundEventsOfChange, type ItemImage, type OutboundDelivery, type OutboundEndpoint, type RevealedEndpoint, type OutboundEvent, type OutboundEventType } from '../domain/outbound-webhooks';
+import { outboundEventBody, outboundEventsOfChange, type ItemImage, type OutboundDelivery, type RevealedEndpoint, type OutboundEvent, type OutboundEventType } from '../domain/outbound-webhooks';
 import type { Job, Payout } from '../domain/records';
 import type { RouteDef } from '../manifest';
 import { deliveryView, endpointView, endpointWithSecretView } from './outbound-webhook-schemas';
@@ -46,7 +46,7 @@ function describe(key: string): Record<string, unknown> {
  * key required, null fields typed from {@link NULLABLE}, and NULLABLE fields present with a value
  * allowed to be null (`nullable`: NULLABLE for the views; none for event data, which leaves fields out).
  */
-export function schemaOf(value: Json, key = '', nullable: Record<string, string> = NULLABLE): Schema {
+function schemaOf(value: Json, key = '', nullable: Record<string, string> = NULLABLE): Schema {
   if (value === null) {
     const t = nullable[key] ?? 'string';
     return { type: [t, 'null'], ...describe(key) };
@@ -321,7 +321,7 @@ const replayed: OutboundDelivery = { ...failedDelivery, state: 'PENDING', round_
 const view = <T>(x: T): Json => JSON.parse(JSON.stringify(x)) as Json;
 
 /** The success responses of each route, by function folder. */
-export const SUCCESS: Record<string, Success[]> = {
+const SUCCESS: Record<string, Success[]> = {
   'create-cooperative': [created(cooperative)],
   'update-cooperative': [ok(cooperative)],
   'get-cooperative': [ok(cooperative)],
@@ -413,9 +413,6 @@ const PATH_SUCCESS: Record<string, Success[]> = {
   '/trace/{id}/qr.svg': [{ status: '200', description: 'The QR code of the page URL (SVG).', contentType: 'image/svg+xml', schema: { type: 'string' }, example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges">…</svg>' }],
   '/docs/scalar.js': [{ status: '200', description: 'Scalar\'s standalone API reference bundle (JavaScript).', contentType: 'text/javascript', schema: { type: 'string' }, example: '/* Scalar API reference standalone bundle */' }],
 };
-
-/** The deposit fields as returned by GET /payments/DEP-… (a second example of GET /payments/{id}). */
-export const DEPOSIT_EXAMPLE = deposit;
 
 // ------------------------------------------------------------------------------------------- errors
 

@@ -125,10 +125,6 @@ function jsonSchema(schema: v.GenericSchema) {
   });
 }
 
-/** Success statuses that differ from the POST → 201 / else 200 rule. */
-const SUCCESS_STATUS: Record<string, string> = { 'confirm-purchase-order': '200', 'settle-purchase-order': '200', 'refund-buyer-payment': '202', 'create-mfi-deposit': '202', 'rotate-webhook-secret': '200', 'replay-webhook-delivery': '202' };
-const ACCEPTED = new Set(['submit-batch', 'update-batch-stage']);
-
 const ErrorEnvelope = {
   type: 'object',
   required: ['error'],

@@ -30,7 +30,7 @@ export interface LoanDeps {
 }
 
 /** The id of the ledger write that locks a loan's BatchToken. */
-export const lockWriteId = (loanId: string) => `${loanId}-lock`;
+const lockWriteId = (loanId: string) => `${loanId}-lock`;
 
 /**
  * POST /loans (decisions §10, §10.1): an advance to the batch's farmer against its BatchToken.

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startFauxqs } from 'fauxqs';
 import { CarReader } from '@ipld/car/reader';
 import { CarWriter } from '@ipld/car/writer';

@@ -13,7 +13,7 @@ export const EUDR_DDS_NS = 'http://ec.europa.eu/tracesnt/certificate/eudr/due-di
 /** Namespace of the EUDR common V3 types (`eudrCommon:`): the children of `descriptors`, operator identification. */
 export const EUDR_COMMON_NS = 'http://ec.europa.eu/tracesnt/certificate/eudr/common/v3';
 
-export type EudrOperatorRole = 'OPERATOR' | 'REPRESENTATIVE_OPERATOR';
+type EudrOperatorRole = 'OPERATOR' | 'REPRESENTATIVE_OPERATOR';
 
 /** A structured address (`eudrCommon:AddressType`). */
 export interface EudrAddress {

@@ -44,7 +44,7 @@ export interface ProviderRateQuote extends RateQuote {
 }
 
 /** A response from the provider that does not match its documented shape. */
-export class ProviderProtocolError extends Error {
+class ProviderProtocolError extends Error {
   constructor(message: string) {
     super(`Unexpected payout provider response: ${message}`);
     this.name = 'ProviderProtocolError';

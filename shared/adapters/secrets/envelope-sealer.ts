@@ -71,7 +71,7 @@ export class EnvelopeSealer implements SecretSealer {
 }
 
 /** The KMS encryption context of a sealed webhook secret. */
-export const encryptionContextOf = (context: string): Record<string, string> => ({ endpoint_id: context });
+const encryptionContextOf = (context: string): Record<string, string> => ({ endpoint_id: context });
 
 /** Data keys from AWS KMS (GenerateDataKey AES_256 / Decrypt), bound to the encryption context. */
 export class KmsDataKeys implements DataKeyService {
