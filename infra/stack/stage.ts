@@ -8,7 +8,7 @@
  * added by any construct (table, secrets, buckets, log groups) follow the stage without each
  * construct knowing about stages.
  */
-import { Aspects, RemovalPolicy, Stack, type IAspect } from 'aws-cdk-lib';
+import { Aspects, RemovalPolicy, type Stack, type IAspect } from 'aws-cdk-lib';
 import { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import { CfnLogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnBucket } from 'aws-cdk-lib/aws-s3';

@@ -129,7 +129,8 @@ export function buildDueDiligenceStatement(input: BuildDdsInput): DueDiligenceSt
   maxLength(input.internalReferenceNumber, MAX_INTERNAL_REFERENCE, 'internalReferenceNumber', 1);
   maxLength(operator.name, MAX_OPERATOR_NAME, 'operator.name', 1);
   if (!/^[A-Z]{2}[A-Za-z0-9]{1,15}$/.test(operator.eori)) invalid('operator.eori', 'must be an EORI number (country code + up to 15 characters)');
-  if (!Number.isFinite(batch.weight_kg) || batch.weight_kg <= 0 || batch.weight_kg > 9999999999.999999) {
+  // 9999999999.999999 (the schema's largest value) is no double: the largest double below 1e10 is the largest accepted.
+  if (!Number.isFinite(batch.weight_kg) || batch.weight_kg <= 0 || batch.weight_kg >= 1e10) {
     invalid('batch.weight_kg', 'must be a positive number of kg within the schema range');
   }
   if (input.producers.length === 0) invalid('producers', 'at least one producer is required');
@@ -219,7 +220,9 @@ function plotFeature(farmer: Farmer, path: string): PlotFeature {
     if (rings.length === 0) invalid(`${path}.polygon`, 'has no ring');
     rings.forEach((ring, r) => {
       if (ring.length < 4) invalid(`${path}.polygon.coordinates[${r}]`, 'a ring needs at least 4 positions');
-      ring.forEach((p, j) => position(p, `${path}.polygon.coordinates[${r}][${j}]`));
+      ring.forEach((p, j) => {
+        position(p, `${path}.polygon.coordinates[${r}][${j}]`);
+      });
       const [first, last] = [ring[0]!, ring[ring.length - 1]!];
       if (first[0] !== last[0] || first[1] !== last[1]) invalid(`${path}.polygon.coordinates[${r}]`, 'ring is not closed');
     });

@@ -322,7 +322,7 @@ export function amountDueUsdMicro(batches: Array<{ outturn_kg?: number }>, price
  * case-insensitively). Any payer counts when the order names none. Pure.
  */
 export function classifyBuyerPayment(input: { po: { status: string; buyer_address?: string } | null; settled: boolean; payer: string }): { counts: true } | { counts: false; reason: UnappliedReason } {
-  if (!input.po || input.po.status !== 'CONFIRMED') return { counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' };
+  if (input.po?.status !== 'CONFIRMED') return { counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' };
   if (input.settled) return { counts: false, reason: 'AFTER_SETTLEMENT' };
   if (input.po.buyer_address && input.po.buyer_address.toLowerCase() !== input.payer.toLowerCase()) return { counts: false, reason: 'OTHER_PAYER' };
   return { counts: true };

@@ -1,5 +1,5 @@
 import { docsBaseUrl } from '../config';
-import { DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors';
+import { type DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors';
 import { withSecurityHeaders } from './security-headers';
 
 /** The specification's error envelope (interface-spec "Errors"; decisions §5). */

@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
 
 /**
  * Business metrics in CloudWatch Embedded Metric Format (EMF), built with Powertools Metrics: each

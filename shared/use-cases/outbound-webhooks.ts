@@ -208,7 +208,7 @@ export async function attemptDelivery(deps: OutboundWebhookDeps & { sender: Outb
   }
   const endpoint = await deps.store.getEndpoint(d.endpoint_id);
   const at = now.toISOString();
-  if (!endpoint || endpoint.status !== 'ACTIVE') {
+  if (endpoint?.status !== 'ACTIVE') {
     const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { state: 'DEAD', last_error: `endpoint ${endpoint?.status ?? 'DELETED'}`, pending_token: undefined, next_attempt_at: undefined, updated_at: at });
     return ok ? 'DEAD' : null;
   }

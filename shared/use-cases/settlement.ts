@@ -163,7 +163,7 @@ async function settleWhenPaid(deps: SettlementDeps, purchaseOrderId: string, opt
       return existing;
     }
     const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
-    if (!po || po.status !== 'CONFIRMED') return null;
+    if (po?.status !== 'CONFIRMED') return null;
     const due = await amountDueOf(deps, po);
     const paid = po.paid_usd_micro ?? 0;
     if (paid <= 0 || (!isPaidInFull(paid, due) && !opts.acceptShortPayment)) return null;

@@ -250,7 +250,10 @@ describe('pinEvidence (the background pinner)', () => {
   beforeEach(() => { pinMetrics.length = 0; setMetricsSink((l) => pinMetrics.push(l)); });
   afterAll(() => setMetricsSink(undefined));
   /** The `outcome` of each EvidencePins count flushed so far. */
-  const outcomes = () => (flushMetrics(), pinMetrics.map((l) => JSON.parse(l) as { EvidencePins?: number; outcome?: string }).filter((d) => d.EvidencePins).map((d) => d.outcome));
+  const outcomes = () => {
+    flushMetrics();
+    return pinMetrics.map((l) => JSON.parse(l) as { EvidencePins?: number; outcome?: string }).filter((d) => d.EvidencePins).map((d) => d.outcome);
+  };
 
   it('records PINNED once the service pinned our root', async () => {
     const { deps: d, st } = deps(async () => undefined);

@@ -140,7 +140,7 @@ export interface XmlNode {
 /** The document element of a parsed document (`create(xml).node`), or null. */
 function rootElement(docNode: unknown): XmlNode | null {
   const de = (docNode as { documentElement?: XmlNode | null }).documentElement;
-  return de && de.localName ? de : null;
+  return de?.localName ? de : null;
 }
 
 /** Child elements of `el`, optionally only those with local name `local` and namespace `ns` (`undefined`: any namespace). */
@@ -175,7 +175,7 @@ export function readSoapEnvelope(text: string): { envelope: XmlNode; header: Xml
   } catch {
     return null;
   }
-  if (!root || root.localName !== 'Envelope' || root.namespaceURI !== SOAP_ENV_NS) return null;
+  if (root?.localName !== 'Envelope' || root.namespaceURI !== SOAP_ENV_NS) return null;
   const body = childElement(root, 'Body', SOAP_ENV_NS);
   if (!body) return null;
   const first = childElements(body)[0] ?? null;

@@ -71,6 +71,7 @@ function optStr(v: unknown, field: string): string | undefined {
 /** Maps the on-ramp's order JSON to the port's `OnRampOrder`. @throws OnRampProtocolError on a malformed order. */
 function toOnRampOrder(raw: unknown): OnRampOrder {
   if (typeof raw !== 'object' || raw === null) throw new OnRampProtocolError('order is not an object');
+  // biome-ignore lint/suspicious/noExplicitAny: an outside system's JSON, every field read here is checked before use
   const o = raw as Record<string, any>;
   const status = o.status as OnRampOrder['status'];
   if (!STATUSES.includes(status)) throw new OnRampProtocolError(`unknown order status ${JSON.stringify(o.status)}`);
