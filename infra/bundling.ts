@@ -17,7 +17,7 @@ import { repoRoot } from '../shared/runtime/paths';
 import { SCALAR_LAYER_FILE } from '../shared/http/docs-page';
 
 /** esbuild target matching the Lambda runtime (nodejs22.x). */
-const BUNDLE_TARGET = 'node22';
+export const BUNDLE_TARGET = 'node22';
 
 /** Lets CommonJS dependencies call `require` inside an ESM bundle. */
 export const BUNDLE_BANNER =

@@ -16,8 +16,8 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { BUNDLE_RUNTIME_ENV, FUNCTION_LAYER_FILES, functionEntry, lambdaBundling, nodejsProject, powertoolsLayerParameter, powertoolsVersion } from '../bundling';
 
-/** The Lambda runtime of every function (esbuild target `node22` matches it). */
-const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
+/** The Lambda runtime of every function (esbuild target `node22` matches it; package.json `engines` admits it). */
+export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
 
 /** Props of {@link ServiceFunction}. */
 export interface ServiceFunctionProps {
