@@ -30,7 +30,7 @@ export const BUNDLE_BANNER =
  * layer, at exactly the version in package-lock.json, provides them under `/opt/nodejs/node_modules`.
  * Tracer alone (with aws-xray-sdk-core) would add about 120 KB to every bundle.
  */
-export const POWERTOOLS_PACKAGE_SCOPE = '@aws-lambda-powertools';
+const POWERTOOLS_PACKAGE_SCOPE = '@aws-lambda-powertools';
 
 /**
  * Left out of every bundle: the Powertools packages (see {@link POWERTOOLS_PACKAGE_SCOPE}), and
@@ -84,7 +84,7 @@ export const BUNDLE_RUNTIME_ENV: Readonly<Record<string, string>> = { NODE_OPTIO
  * scratch handlers). It must lie inside the repository, because NodejsFunction bundles from the
  * project root. @throws Error when FUNCTIONS_ROOT points outside the repository.
  */
-export function functionsRoot(): string {
+function functionsRoot(): string {
   const root = repoRoot();
   const override = process.env.FUNCTIONS_ROOT;
   if (!override) return join(root, 'functions');
@@ -113,11 +113,11 @@ export function nodejsProject(): { projectRoot: string; depsLockFilePath: string
 }
 
 /** The SDK's default credential chain, replaced in Lambda bundles by the environment provider. */
-export const CREDENTIAL_PROVIDER_MODULE = '@aws-sdk/credential-provider-node';
-export const CREDENTIAL_PROVIDER_STAND_IN = './infra/lambda/credential-provider.ts';
+const CREDENTIAL_PROVIDER_MODULE = '@aws-sdk/credential-provider-node';
+const CREDENTIAL_PROVIDER_STAND_IN = './infra/lambda/credential-provider.ts';
 /** The DynamoDB client's endpoint-discovery cache, never consulted here (see infra/lambda/endpoint-cache.ts). */
-export const ENDPOINT_CACHE_MODULE = '@aws-sdk/endpoint-cache';
-export const ENDPOINT_CACHE_STAND_IN = './infra/lambda/endpoint-cache.ts';
+const ENDPOINT_CACHE_MODULE = '@aws-sdk/endpoint-cache';
+const ENDPOINT_CACHE_STAND_IN = './infra/lambda/endpoint-cache.ts';
 
 /**
  * Static files a function reads at run time, shipped in a Lambda layer of their own (`/opt/<to>`)

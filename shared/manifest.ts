@@ -22,8 +22,8 @@
  * IAM grants are not data: infra/stack/needs.ts grants per Need.
  */
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type RouteAuth = 'jwt' | 'webhook' | 'public';
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type RouteAuth = 'jwt' | 'webhook' | 'public';
 
 /** The work queues; each has exactly one consumer among `workers`. */
 export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'outbound-webhook-queue' | 'evidence-pin-queue';
@@ -163,11 +163,11 @@ export const ROUTE_TIMEOUT_SECONDS = 10;
  * Route functions that call the ledger or the payout provider (up to 3 attempts of 5 s each):
  * just under API Gateway's 29 s integration limit, so the handler's own error answers.
  */
-export const ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS = 28;
+const ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS = 28;
 /** Memory of every function unless a need asks for more. */
 export const DEFAULT_MEMORY_MIB = 512;
 /** Memory of functions that sign ledger transactions (viem). */
-export const LEDGER_MEMORY_MIB = 1024;
+const LEDGER_MEMORY_MIB = 1024;
 
 /**
  * Environment variables and secrets of each Need. Literals only (and pure-annotated calls), so
@@ -368,7 +368,7 @@ interface WorkerBase {
 }
 
 /** A task of the payout state machine. */
-export interface StateMachineTaskDef extends WorkerBase {
+interface StateMachineTaskDef extends WorkerBase {
   kind: 'state-machine-task';
   /** The ASL definition-substitution key holding its ARN. */
   substitution: string;
@@ -389,7 +389,7 @@ export interface QueueConsumerDef extends WorkerBase {
 }
 
 /** A function run on a schedule. */
-export interface ScheduledDef extends WorkerBase {
+interface ScheduledDef extends WorkerBase {
   kind: 'scheduled';
   /** An EventBridge schedule expression (locally a timer, scaled by LOCAL_TIME_SCALE). */
   schedule: string;
@@ -510,7 +510,7 @@ export const workers: WorkerDef[] = [
 export const AUTHORIZER_FN = 'authorizer';
 
 /** The shared REQUEST authorizer (timeout `ROUTE_TIMEOUT_SECONDS`). */
-export const authorizer: AuthorizerDef = {
+const authorizer: AuthorizerDef = {
   fn: AUTHORIZER_FN,
   needs: ['token-issuer'],
   summary: 'JWT REQUEST authorizer of the API (docs/security.md#tokens-and-roles).',
@@ -547,14 +547,14 @@ function sortedUnique(names: Iterable<string>): string[] {
 }
 
 /** Secrets carried by `needs`, unique by name. */
-export function secretsOf(needs: Iterable<Need>): SecretSpec[] {
+function secretsOf(needs: Iterable<Need>): SecretSpec[] {
   const byName = new Map<string, SecretSpec>();
   for (const n of needs) for (const s of NEEDS[n].secrets as readonly SecretSpec[]) byName.set(s.name, s);
   return [...byName.values()];
 }
 
 /** Environment variable names `needs` provide in AWS: required variables and secret ARN variables, sorted. */
-export function awsEnvOf(needs: Iterable<Need>): string[] {
+function awsEnvOf(needs: Iterable<Need>): string[] {
   const list = [...needs];
   return sortedUnique([...list.flatMap((n) => NEEDS[n].env as readonly string[]), ...secretsOf(list).map((s) => s.arnVariable)]);
 }

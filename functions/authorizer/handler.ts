@@ -16,7 +16,7 @@ export const handler = instrumented(async (event: APIGatewayRequestAuthorizerEve
   try {
     const caller = await verifyBearerToken(authorization);
     // Allow the whole API for this token: the authorizer decides who you are, handlers decide what you may do.
-    const arn = event.methodArn.split('/').slice(0, 2).join('/') + '/*';
+    const arn = `${event.methodArn.split('/').slice(0, 2).join('/')}/*`;
     return {
       principalId: caller.sub,
       policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: arn }] },

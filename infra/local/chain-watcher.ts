@@ -58,7 +58,7 @@ export interface ChainWatcherOptions {
   log?: (line: string) => void;
 }
 
-export interface ChainWatcherStats {
+interface ChainWatcherStats {
   /** StageRecorded and PurchaseOrderPaid events read from the chain and queued for delivery. */
   events: number;
   /** Events acknowledged with a 2xx. */
@@ -74,13 +74,13 @@ export interface ChainWatcher {
 }
 
 /** The body posted for one event. */
-export interface StageChangedWebhook {
+interface StageChangedWebhook {
   type: 'batch.stage_changed';
   data: { batch_id: string; token_id: string; stage: LedgerStageName; tx_hash: Hex; block_number: number; log_index: number };
 }
 
 /** The body posted for a buyer's payment of a purchase order into the vault. */
-export interface PurchaseOrderPaidWebhook {
+interface PurchaseOrderPaidWebhook {
   type: 'purchase_order.paid';
   data: { purchase_order_id: string; payer: Hex; amount_usd_micro: string; tx_hash: Hex; block_number: number; log_index: number };
 }

@@ -253,7 +253,7 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
   async function handle(req: IncomingMessage): Promise<[number, string]> {
     const text = await readBody(req);
     const soap = readSoapEnvelope(text);
-    if (!soap || !soap.payload) throw new Fault('S:Client', 'The request is not a SOAP 1.1 envelope with a body element');
+    if (!soap?.payload) throw new Fault('S:Client', 'The request is not a SOAP 1.1 envelope with a body element');
     authenticate(soap.header);
     const clientId = soap.header ? childText(soap.header, 'WebServiceClientId', TRACES_BASE_V4_NS) : undefined;
     if (!clientId) throw new Fault('S:Client', 'Missing WebServiceClientId header');

@@ -38,7 +38,14 @@ const api = createClient<paths>({ baseUrl: base });
 const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 /** The service's error envelope (`details` differ by code). */
-interface ErrorBody { error?: { code?: string; message?: string; details?: any } }
+interface ErrorBody {
+  error?: {
+    code?: string;
+    message?: string;
+    // biome-ignore lint/suspicious/noExplicitAny: `details` differ by error code; the demo reads the loan-limit figures from them
+    details?: any;
+  };
+}
 /** A call's outcome: the status, the typed success body or the error envelope. */
 interface Outcome<D> { status: number; data?: D; error?: ErrorBody }
 

@@ -41,7 +41,7 @@ interface StoredIssuerKey {
 }
 
 /** The local issuer key, created on first use. */
-export async function issuerKey(dataDir = localDataDir()): Promise<StoredIssuerKey> {
+async function issuerKey(dataDir = localDataDir()): Promise<StoredIssuerKey> {
   const file = join(dataDir, 'dev-issuer-key.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as StoredIssuerKey;
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });

@@ -59,14 +59,21 @@ export async function startFarmerRegistrySandbox(opts: FarmerRegistrySandboxOpti
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const m = /^\/v1\/farmers\/([^/]+)\/?$/.exec(url.pathname);
-    if (!m) return send(res, 404, { error: { code: 'ROUTE_NOT_FOUND', message: `No route ${req.method} ${url.pathname}.` } });
-    if (req.method !== 'GET') return send(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: `${req.method} not allowed.` } });
+    if (!m) {
+      send(res, 404, { error: { code: 'ROUTE_NOT_FOUND', message: `No route ${req.method} ${url.pathname}.` } });
+      return;
+    }
+    if (req.method !== 'GET') {
+      send(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: `${req.method} not allowed.` } });
+      return;
+    }
     lookups++;
     let id: string;
     try {
       id = decodeURIComponent(m[1] ?? '');
     } catch {
-      return send(res, 400, { error: { code: 'VALIDATION_ERROR', message: 'Malformed farmer id.' } });
+      send(res, 400, { error: { code: 'VALIDATION_ERROR', message: 'Malformed farmer id.' } });
+      return;
     }
     // Unreachable test ids: the connection dies before any answer (network level, so before auth).
     if (id.startsWith('UG-OFFLINE')) {
@@ -81,11 +88,13 @@ export async function startFarmerRegistrySandbox(opts: FarmerRegistrySandboxOpti
     const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
     if (!auth || !safeEqual(auth[1] ?? '', opts.apiKey)) {
       log(`farmer-registry-sandbox GET ${id} → 401`);
-      return send(res, 401, { error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key.' } });
+      send(res, 401, { error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key.' } });
+      return;
     }
     if (id.startsWith('UG-UNKNOWN') || id.startsWith('UG-OFFLINE-UNKNOWN')) {
       log(`farmer-registry-sandbox GET ${id} → 404`);
-      return send(res, 404, { error: { code: 'FARMER_NOT_FOUND', message: `No farmer ${id}.` } });
+      send(res, 404, { error: { code: 'FARMER_NOT_FOUND', message: `No farmer ${id}.` } });
+      return;
     }
     const status = id.startsWith('UG-DECEASED') ? 'DECEASED' : 'ACTIVE';
     log(`farmer-registry-sandbox GET ${id} → 200 ${status}`);

@@ -93,7 +93,10 @@ export async function startGateway(opts: {
   const handlers = new Map<string, Promise<ProxyHandler>>();
   const handlerFor = (fn: string) => {
     let h = handlers.get(fn);
-    if (!h) handlers.set(fn, (h = opts.loadHandler(fn)));
+    if (!h) {
+      h = opts.loadHandler(fn);
+      handlers.set(fn, h);
+    }
     return h;
   };
 

@@ -35,7 +35,7 @@ import { verifyProviderRequest } from '../../shared/adapters/payout-provider/sig
 import { listenOnLoopback, readBoundedBody, sendJson } from './loopback';
 
 /** Fixed sandbox conversion rates: units of the source currency per USD (so per USDC). */
-export const SANDBOX_ONRAMP_RATES: Readonly<Record<string, number>> = { UGX: 3700, KES: 129, USD: 1 };
+const SANDBOX_ONRAMP_RATES: Readonly<Record<string, number>> = { UGX: 3700, KES: 129, USD: 1 };
 
 /** Development credentials of the local on-ramp sandbox (README.md#configuration). */
 export const DEV_ONRAMP_CREDENTIALS = { api_key: 'onramp_sandbox_key_local', api_secret: 'onramp_sandbox_secret_local_only' };
@@ -66,7 +66,7 @@ export interface OnRampSandboxOptions {
   log?: (line: string) => void;
 }
 
-export interface OnRampSandboxStats {
+interface OnRampSandboxStats {
   ordersCreated: number;
   ordersCompleted: number;
   ordersReversed: number;

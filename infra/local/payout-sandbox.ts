@@ -59,7 +59,7 @@ export interface PayoutSandboxOptions {
 }
 
 /** Counters since start. */
-export interface PayoutSandboxStats {
+interface PayoutSandboxStats {
   ordersCreated: number;
   ordersSettled: number;
   ordersFailed: number;
@@ -144,7 +144,7 @@ function isObject(v: unknown): v is Json {
 function validUgandanMobile(phone: unknown): boolean {
   if (typeof phone !== 'string' || !/^\+256\d{9}$/.test(phone)) return false;
   const parsed = parsePhoneNumberFromString(phone);
-  if (!parsed || !parsed.isValid() || parsed.country !== 'UG' || parsed.number !== phone) return false;
+  if (!parsed?.isValid() || parsed.country !== 'UG' || parsed.number !== phone) return false;
   const type = parsed.getType();
   return type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE';
 }

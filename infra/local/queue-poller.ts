@@ -15,6 +15,7 @@ export function pollQueue(opts: {
   batchSize: number;
   /** Concurrent receive loops: 1 for a FIFO queue (one message group), 5 for a standard queue as Lambda starts. */
   concurrency?: number;
+  // biome-ignore lint/suspicious/noConfusingVoidType: the Lambda handler types of @types/aws-lambda return `void` when there is no batch response
   handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
   log?: (line: string) => void;
 }): { stop(): Promise<void> } {

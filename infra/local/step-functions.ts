@@ -70,7 +70,7 @@ export async function startLocalStepFunctions(opts: {
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const stateMachineArn = `arn:aws:states:${region}:000000000000:stateMachine:${opts.name}`;
   let text = opts.definition;
-  for (const [k, v] of Object.entries(opts.substitutions)) text = text.split('${' + k + '}').join(v);
+  for (const [k, v] of Object.entries(opts.substitutions)) text = text.split(`\${${k}}`).join(v);
   const leftover = /\$\{(\w+)\}/.exec(text);
   if (leftover) throw new Error(`definition placeholder \${${leftover[1]}} has no substitution`);
   const definition = JSON.parse(text) as StateMachineDefinition;

@@ -32,6 +32,7 @@ export function pollTableStream(opts: {
   streamArn: string;
   batchSize: number;
   entities: readonly string[];
+  // biome-ignore lint/suspicious/noConfusingVoidType: the Lambda handler types of @types/aws-lambda return `void` when there is no batch response
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
   log?: (line: string) => void;
   intervalMs?: number;

@@ -21,7 +21,7 @@ import { Construct } from 'constructs';
 export const EVIDENCE_OBJECT_LOCK_CONTEXT = 'evidenceObjectLockDays';
 
 /** The Object Lock retention in days from context; 0 when off. @throws Error on a value that is not a whole number of days (0–36500). */
-export function readEvidenceObjectLockDays(scope: Construct): number {
+function readEvidenceObjectLockDays(scope: Construct): number {
   const raw = scope.node.tryGetContext(EVIDENCE_OBJECT_LOCK_CONTEXT) as unknown;
   if (raw === undefined || raw === null || raw === '' || raw === 'off') return 0;
   const days = Number(raw);

@@ -30,9 +30,6 @@ import { THROTTLE } from './rate-limits';
 /** The API's single stage. */
 export const STAGE_NAME = 'prod';
 
-/** Stage throttling: 4× the per-token rate (infra/stack/rate-limits.ts, the one source of the numbers). */
-export { THROTTLE } from './rate-limits';
-
 /** A gateway response in the error envelope. */
 interface EnvelopeResponse {
   type: ResponseType;
@@ -61,7 +58,7 @@ export const GATEWAY_ERRORS: readonly EnvelopeResponse[] = [
 ];
 
 /** The envelope body of a gateway response; `$context.requestId` is filled in by API Gateway. */
-export function envelopeTemplate(code: ErrorCode, docsBaseUrl: string): string {
+function envelopeTemplate(code: ErrorCode, docsBaseUrl: string): string {
   return `{"error":{"code":"${code}","message":${JSON.stringify(ERROR_CODES[code].title)},"docs":"${docsBaseUrl}/errors#${code}","request_id":"$context.requestId"}}`;
 }
 
@@ -206,7 +203,7 @@ export class ServiceApi extends Construct {
  * `Triggers`) to keep the main template far from CloudFormation's 500 resources; the nested
  * stack receives the function ARNs and the API id as parameters.
  */
-export class LambdaProxyIntegration extends AwsIntegration {
+class LambdaProxyIntegration extends AwsIntegration {
   constructor(private readonly handler: IFunction, private readonly permissionScope: Construct) {
     super({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${handler.functionArn}/invocations` });
   }

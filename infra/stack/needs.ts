@@ -19,13 +19,13 @@ import { EVIDENCE_UPLOADS_PREFIX, type EvidenceUploads } from './evidence-upload
 import { keys } from '../../shared/adapters/dynamodb/keys';
 
 /** Table reads: point reads and queries (table, GSI1, GSI2); no Scan. */
-export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 
 /**
  * Table writes: reads plus conditional puts and updates. Transactions (TransactWriteItems) are
  * authorised per contained operation, so Put/Update/ConditionCheck cover them.
  */
-export const TABLE_WRITE_ACTIONS = [...TABLE_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'];
+const TABLE_WRITE_ACTIONS = [...TABLE_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'];
 
 /**
  * Denied to every function: nothing in the service deletes an item (expiry is DynamoDB TTL, which
@@ -38,13 +38,13 @@ export const TABLE_DENIED_ACTIONS = ['dynamodb:DeleteItem', 'dynamodb:BatchWrite
  * (hash-chained): they are put once with attribute_not_exists, and no function may update or
  * delete them. Only functions with the `audit:append` need may put them at all.
  */
-export const AUDIT_PARTITION_PATTERN = `${keys.auditPartition('')}*`;
+const AUDIT_PARTITION_PATTERN = `${keys.auditPartition('')}*`;
 
 /** Every action that can write an item: denied on `AUDIT#*` to roles without `audit:append`. */
-export const ITEM_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'];
+const ITEM_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'];
 
 /** Denied on `AUDIT#*` even to appenders: an entry, once put, never changes. */
-export const AUDIT_APPENDER_DENIED_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'];
+const AUDIT_APPENDER_DENIED_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'];
 
 /**
  * The only items any function may delete, by the need that allows it (DeleteItem with every
@@ -65,7 +65,7 @@ export const AUDIT_APPENDER_DENIED_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:P
  * creation checks with attribute_not_exists; releasing it by update would change that contract
  * for every reader.
  */
-export const DELETABLE_PARTITIONS = {
+const DELETABLE_PARTITIONS = {
   'payout:discard': [`${keys.payment('PAY-').PK}*`, `${keys.payment('DISB-').PK}*`, `${keys.payoutGuard('', '').PK.replace(/#+$/, '#')}*`],
   'loan-guard:release': [`${keys.loanGuard('').PK}*`],
 } as const satisfies Partial<Record<Need, readonly string[]>>;
@@ -318,7 +318,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
 }
 
 /** The Secrets Manager secret of every secret the manifest's needs carry. */
-export function needSecrets(s: StatefulResources): Record<SecretName, ISecret> {
+function needSecrets(s: StatefulResources): Record<SecretName, ISecret> {
   return {
     PAYOUT_PROVIDER_CREDENTIALS: s.payoutProviderCredentials,
     PAYOUT_WEBHOOK_SECRET: s.payoutWebhookSecret,

@@ -73,11 +73,11 @@ export const TIME_TO_COMPLETED_P95_MS = 60_000;
  */
 export const MANUAL_REVIEW_ALARM_THRESHOLD = 3;
 /** API 5xx share of requests that raises the alarm (1 %). */
-export const API_5XX_RATE_THRESHOLD = 0.01;
+const API_5XX_RATE_THRESHOLD = 0.01;
 /** Ledger writer lag (commit → mined) that raises the alarm: 5 minutes, in ms. */
-export const LEDGER_LAG_ALARM_MS = 300_000;
+const LEDGER_LAG_ALARM_MS = 300_000;
 /** Age of the oldest ledger write waiting in its queue that raises the alarm, in seconds. */
-export const LEDGER_QUEUE_AGE_ALARM_SECONDS = 600;
+const LEDGER_QUEUE_AGE_ALARM_SECONDS = 600;
 /** Age of the oldest open ledger write (commit → now, LedgerOldestPendingAge) that raises the alarm, in seconds. */
 export const LEDGER_OLDEST_PENDING_ALARM_SECONDS = 900;
 /** The `alarm` values logged when a ledger write or a chain event is parked (one source: the use cases). */

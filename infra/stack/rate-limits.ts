@@ -24,7 +24,7 @@ export const PUBLIC_PER_IP_RPS = 20;
 export const WEBHOOK_PER_IP_RPS = 25;
 
 /** WAF limit of a sustained per-second rate: requests per {@link WINDOW_SECONDS} window. */
-export function perWindow(rps: number): number {
+function perWindow(rps: number): number {
   return rps * WINDOW_SECONDS;
 }
 
@@ -43,6 +43,3 @@ export const THROTTLE = {
   rateLimit: PER_TOKEN_RPS * STAGE_TO_TOKEN_RATIO,
   burstLimit: 2 * PER_TOKEN_RPS * STAGE_TO_TOKEN_RATIO,
 } as const;
-
-/** `Retry-After` of WAF's 429: the length of the window, after which the rate is re-evaluated. */
-export const RETRY_AFTER_SECONDS = WINDOW_SECONDS;

@@ -16,7 +16,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { BUNDLE_RUNTIME_ENV, FUNCTION_LAYER_FILES, functionEntry, lambdaBundling, nodejsProject, powertoolsLayerParameter, powertoolsVersion } from '../bundling';
 
-/** The Lambda runtime of every function (esbuild target `node22` matches it). */
+/** The Lambda runtime of every function (esbuild target `node22` matches it; package.json `engines` admits it). */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
 
 /** Props of {@link ServiceFunction}. */
@@ -96,7 +96,7 @@ export class ServiceFunction extends Construct {
  * region, so the functions load exactly the Logger, Metrics and Tracer (with aws-xray-sdk-core)
  * they were tested with, and the bundles leave them out (infra/bundling.ts BUNDLE_EXTERNALS).
  */
-export function powertoolsLayer(scope: Construct): ILayerVersion {
+function powertoolsLayer(scope: Construct): ILayerVersion {
   const stack = Stack.of(scope);
   const id = 'PowertoolsLayer';
   const existing = stack.node.tryFindChild(id) as ILayerVersion | undefined;

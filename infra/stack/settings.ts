@@ -180,7 +180,7 @@ export function loadSettings(scope: Construct): Settings {
  * Context `managerSubscriptions` (an array, or its JSON text when given with `-c`).
  * @throws Error naming the bad entry when an entry lacks cooperativeId or a plausible email/E.164 phone.
  */
-export function readManagerSubscriptions(scope: Construct): ManagerSubscription[] {
+function readManagerSubscriptions(scope: Construct): ManagerSubscription[] {
   let raw = scope.node.tryGetContext('managerSubscriptions') as unknown;
   if (raw === undefined || raw === null || raw === '') return [];
   if (typeof raw === 'string') raw = JSON.parse(raw) as unknown;

@@ -8,7 +8,7 @@
  * added by any construct (table, secrets, buckets, log groups) follow the stage without each
  * construct knowing about stages.
  */
-import { Aspects, RemovalPolicy, Stack, type IAspect } from 'aws-cdk-lib';
+import { Aspects, RemovalPolicy, type Stack, type IAspect } from 'aws-cdk-lib';
 import { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import { CfnLogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnBucket } from 'aws-cdk-lib/aws-s3';
@@ -16,11 +16,11 @@ import { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct, IConstruct } from 'constructs';
 
 /** The deploy stages. */
-export const STAGE_NAMES = ['dev', 'prod'] as const;
+const STAGE_NAMES = ['dev', 'prod'] as const;
 export type StageName = (typeof STAGE_NAMES)[number];
 
 /** Stage used when no `-c stage=` is given. */
-export const DEFAULT_STAGE: StageName = 'dev';
+const DEFAULT_STAGE: StageName = 'dev';
 
 /** What a stage decides. */
 export interface StageConfig {

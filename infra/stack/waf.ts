@@ -24,9 +24,12 @@ import { Construct } from 'constructs';
 import { ERROR_CODES } from '../../shared/domain/error-catalogue';
 import { routes as manifestRoutes, type RouteDef } from '../../shared/manifest';
 import { STAGE_NAME } from './http-api';
-import { PER_TOKEN_LIMIT, PUBLIC_PER_IP_LIMIT, RETRY_AFTER_SECONDS, WEBHOOK_PER_IP_LIMIT, WINDOW_SECONDS } from './rate-limits';
+import { PER_TOKEN_LIMIT, PUBLIC_PER_IP_LIMIT, WEBHOOK_PER_IP_LIMIT, WINDOW_SECONDS } from './rate-limits';
 
-export { PER_TOKEN_LIMIT, PUBLIC_PER_IP_LIMIT, RETRY_AFTER_SECONDS, WEBHOOK_PER_IP_LIMIT, WINDOW_SECONDS };
+export { PER_TOKEN_LIMIT, PUBLIC_PER_IP_LIMIT, WEBHOOK_PER_IP_LIMIT };
+
+/** `Retry-After` of WAF's 429: the length of the window, after which the rate is re-evaluated. */
+const RETRY_AFTER_SECONDS = WINDOW_SECONDS;
 
 /**
  * URI paths of the inbound webhook routes as WAF sees them: `/prod/api/webhooks/…` on the
@@ -39,7 +42,7 @@ export const WEBHOOK_PATH_REGEX = '^(/[^/]+)?/api/webhooks/';
  * the given routes, with or without a leading stage or base-path segment: each `{param}` matches
  * one path segment. Input: manifest routes; output: `^(/[^/]+)?(/a/[^/]+|/b)$`.
  */
-export function routePathRegex(paths: readonly string[]): string {
+function routePathRegex(paths: readonly string[]): string {
   const alternatives = [...new Set(paths)].map((p) =>
     p.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join(''));
   return `^(/[^/]+)?(${alternatives.join('|')})$`;
@@ -56,7 +59,7 @@ export function publicPathRegex(routes: readonly Pick<RouteDef, 'path' | 'auth'>
  * `Bearer <token>` with nothing around it (shared/auth/verify-token.ts), so every header that
  * authenticates a token normalises to one key.
  */
-export const TOKEN_KEY_TRANSFORMATIONS: CfnWebACL.TextTransformationProperty[] = [
+const TOKEN_KEY_TRANSFORMATIONS: CfnWebACL.TextTransformationProperty[] = [
   { priority: 0, type: 'COMPRESS_WHITE_SPACE' },
 ];
 

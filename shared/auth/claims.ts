@@ -4,7 +4,7 @@
 
 import { DUTIES, ROLES, type Caller, type Duty, type Role } from '../domain/caller';
 
-export { DUTIES, ROLES, type Caller, type Duty, type Role };
+export { DUTIES, ROLES, type Caller, type Role };
 
 /** API Gateway authorizer context: string values only. */
 export interface AuthorizerContext {

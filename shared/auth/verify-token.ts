@@ -4,9 +4,9 @@ import { requireEnv } from '../config';
 import { DUTIES, ROLES, type Caller } from './claims';
 
 /** Only asymmetric algorithms are accepted (docs/security.md#tokens-and-roles): no `none`, no HMAC. */
-export const ALLOWED_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'];
+const ALLOWED_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'];
 /** Longest accepted token lifetime (exp − iat), seconds. */
-export const MAX_TOKEN_LIFETIME_S = 3600;
+const MAX_TOKEN_LIFETIME_S = 3600;
 /** Clock skew tolerated between the issuer and this service, seconds (exp, nbf and iat checks). */
 export const CLOCK_TOLERANCE_S = 5;
 

@@ -9,7 +9,7 @@ import { custodyRepo, now } from './repos';
 let repo: AuditAnchorRepository | undefined;
 
 /** The periodic anchors in the single table (docs/api/anchoring.md#anchoring-of-the-audit-log). */
-export function auditAnchorRepo(): AuditAnchorRepository {
+function auditAnchorRepo(): AuditAnchorRepository {
   return (repo ??= new AuditAnchorRepository());
 }
 

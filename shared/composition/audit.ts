@@ -15,7 +15,7 @@ import { batchRepo } from './repos';
  * IPFS_GATEWAY_URL (default https://ipfs.io). Either way the verifier re-imports the files and
  * compares the CID.
  */
-export function evidenceFetcher(): EvidenceFetcher {
+function evidenceFetcher(): EvidenceFetcher {
   const gateway = fetchEvidenceFromGateway(envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'));
   return async (cid) => {
     const car = await evidenceArchive().getCar(cid);
@@ -25,7 +25,7 @@ export function evidenceFetcher(): EvidenceFetcher {
 }
 
 /** The chain trail of a token, read from LEDGER_RPC_URL (no signing key needed). */
-export function chainTrailOf(tokenId: bigint): ReturnType<typeof readChainTrail> {
+function chainTrailOf(tokenId: bigint): ReturnType<typeof readChainTrail> {
   return readChainTrail({
     rpcUrl: requireEnv('LEDGER_RPC_URL'), chainId: Number(requireEnv('LEDGER_CHAIN_ID')),
     batchTokenAddress: requireEnv('BATCH_TOKEN_ADDRESS') as `0x${string}`, traceLogAddress: requireEnv('TRACE_LOG_ADDRESS') as `0x${string}`, tokenId,

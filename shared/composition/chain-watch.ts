@@ -41,7 +41,7 @@ export function chainWatchDeps(): ChainWatchDeps {
  * the one setting the scheduled watcher and the chain-events webhook both use (5 in AWS by default,
  * 0 locally). Throws naming it when missing or malformed.
  */
-export function chainConfirmations(): number {
+function chainConfirmations(): number {
   return count('CHAIN_WATCH_CONFIRMATIONS', requireEnv('CHAIN_WATCH_CONFIRMATIONS'), 0);
 }
 

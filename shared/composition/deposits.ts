@@ -23,7 +23,7 @@ let writes: VaultWriteQueue | undefined;
 export const depositRepo = (): DepositStore => (deposits ??= new DepositRepository());
 
 /** The on-ramp client (see the module comment). Errors: when ONRAMP_CREDENTIALS is not that JSON. */
-export function onRamp(): Promise<OnRamp> {
+function onRamp(): Promise<OnRamp> {
   onRampP ??= secret('ONRAMP_CREDENTIALS').then((raw) => {
     const creds = JSON.parse(raw) as { api_key?: string; api_secret?: string };
     if (!creds.api_key || !creds.api_secret) throw new Error('ONRAMP_CREDENTIALS must be JSON {"api_key","api_secret"}');

@@ -13,7 +13,7 @@ export { forestCheck } from './registry';
 let registryP: Promise<DdsRegistry> | undefined;
 
 /** The EU Information System's SubmitDdsRequest XML (V3). */
-export const ddsDocuments: DdsDocuments = { submitRequestXml: submitDdsRequestXml };
+const ddsDocuments: DdsDocuments = { submitRequestXml: submitDdsRequestXml };
 
 export function ddsRegistry(): Promise<DdsRegistry> {
   registryP ??= createSoapDdsRegistryFromEnv();

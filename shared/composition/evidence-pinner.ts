@@ -24,7 +24,7 @@ let pinnerP: Promise<CarPinner> | undefined;
  * local stack points these variables at its sandbox).
  * Errors: the promise rejects on an unknown API, missing variables or credentials.
  */
-export function carPinner(): Promise<CarPinner> {
+function carPinner(): Promise<CarPinner> {
   pinnerP ??= (async () => {
     const api = requireEnv('EVIDENCE_PINNING_API');
     const endpoint = requireEnv('EVIDENCE_PINNING_ENDPOINT');

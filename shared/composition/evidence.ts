@@ -26,7 +26,7 @@ export function evidenceArchive(): EvidenceArchive {
 }
 
 /** The background pinner's queue (EVIDENCE_PIN_QUEUE_URL). */
-export const evidencePinQueue = (): WorkQueue<EvidencePinMessage> => new SqsWorkQueue<EvidencePinMessage>('EVIDENCE_PIN_QUEUE_URL');
+const evidencePinQueue = (): WorkQueue<EvidencePinMessage> => new SqsWorkQueue<EvidencePinMessage>('EVIDENCE_PIN_QUEUE_URL');
 
 /** What reconciliation of evidence pins needs (shared/use-cases/evidence-pinning.ts requeueStalePins): the pin jobs and the pin queue. */
 export function pinReconciliationDeps() {

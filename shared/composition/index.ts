@@ -40,7 +40,7 @@ let providerP: Promise<PayoutProvider> | undefined;
  * KMS key signs (no private key in the function), else the private key LEDGER_SIGNER_KEY (locally
  * the key file of LOCAL_DATA_DIR) or its Secrets Manager secret.
  */
-export function ledger(): Promise<Ledger & VaultLedger> {
+function ledger(): Promise<Ledger & VaultLedger> {
   const kmsKey = process.env.LEDGER_SIGNER_KMS_KEY_ID?.trim();
   ledgerP ??= kmsKey
     ? kmsLedgerAccount(kmsKey).then((account) => createEvmLedgerFromEnv(process.env, account))
@@ -64,7 +64,7 @@ async function payoutProviderAccess(): Promise<{ baseUrl: string; apiKey: string
  * The payout provider's HTTP API at PAYOUT_PROVIDER_URL; credentials are the JSON
  * `{api_key, api_secret}` in PAYOUT_PROVIDER_CREDENTIALS or its Secrets Manager secret.
  */
-export function payoutProvider(): Promise<PayoutProvider> {
+function payoutProvider(): Promise<PayoutProvider> {
   providerP ??= payoutProviderAccess().then((access) => new HttpPayoutProvider(access));
   providerP.catch(() => (providerP = undefined));
   return providerP;
@@ -116,7 +116,7 @@ let traceLogReaderV: TraceLogReader | undefined;
  * The trace log read back from LEDGER_RPC_URL / LEDGER_CHAIN_ID / TRACE_LOG_ADDRESS (no signing
  * key), built on first use so a request refused before the ledger check needs no ledger configuration.
  */
-export function traceLogReader(): TraceLogReader {
+function traceLogReader(): TraceLogReader {
   return { stageRecordedAt: (txHash, logIndex) => (traceLogReaderV ??= createTraceLogReaderFromEnv()).stageRecordedAt(txHash, logIndex) };
 }
 
@@ -132,7 +132,7 @@ let orderReaderP: Promise<PayoutOrderReader> | undefined;
  * retry); same URL and credentials as {@link payoutProvider}, without its order creation and
  * retry policy, which the webhook's bundle then does not carry.
  */
-export function payoutOrderReader(): Promise<PayoutOrderReader> {
+function payoutOrderReader(): Promise<PayoutOrderReader> {
   orderReaderP ??= payoutProviderAccess().then((access) => new HttpPayoutOrderReader(access));
   orderReaderP.catch(() => (orderReaderP = undefined));
   return orderReaderP;
@@ -171,5 +171,3 @@ export function vaultReader(): Promise<VaultReader> {
   vaultReaderP.catch(() => (vaultReaderP = undefined));
   return vaultReaderP;
 }
-
-export { batchRepo, now, payoutRepo, registryRepo };

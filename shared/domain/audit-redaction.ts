@@ -17,7 +17,7 @@ const PHONE_KEY = /phone/i;
 const TRANSACTION_KEY = /transaction|tx_hash|order_id|quote_id|receipt_number/i;
 
 /** Whether a payload key is redacted for an AGENT. */
-export function isRedactedForAgent(key: string): boolean {
+function isRedactedForAgent(key: string): boolean {
   return MONEY_KEY.test(key) || PHONE_KEY.test(key) || TRANSACTION_KEY.test(key);
 }
 

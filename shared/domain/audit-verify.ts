@@ -14,7 +14,7 @@ import type { AuditEntry } from './records';
  */
 
 /** The kinds of check `verifyAuditTrail` reports. */
-export type AuditCheckName = 'hash_chain' | 'mint_event' | 'trace_log_event' | 'evidence_cid' | 'evidence_content' | 'anchor';
+type AuditCheckName = 'hash_chain' | 'mint_event' | 'trace_log_event' | 'evidence_cid' | 'evidence_content' | 'anchor';
 
 /**
  * One check. `sequence_number`/`message_id` name the audit entry it concerns; a ledger event that
@@ -41,7 +41,7 @@ export interface AuditVerification {
   first_failure?: Omit<AuditCheck, 'ok'>;
 }
 
-export type { AnchorRootReader, ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
+export type {  ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
 
 /**
  * The periodic anchors claimed for a batch (from the service's store, or the `anchor` fields of
@@ -130,7 +130,7 @@ export async function verifyAuditTrail(input: {
     if (recomputed !== undefined && recomputed !== e.hash) {
       problems.push(`recomputed hash ${short(recomputed)} does not equal the stored hash ${short(e.hash)} (content altered)`);
     }
-    add(problems.length === 0, problems.length === 0 ? `hash ${short(e.hash)} recomputes and links to ${i === 0 ? 'genesis' : 'entry ' + i}` : problems.join('; '));
+    add(problems.length === 0, problems.length === 0 ? `hash ${short(e.hash)} recomputes and links to ${i === 0 ? 'genesis' : `entry ${i}`}` : problems.join('; '));
     prev = e.hash;
   });
 
@@ -146,14 +146,27 @@ export async function verifyAuditTrail(input: {
     const isFirst = i === 0;
     if (!isFirst && e.type !== BATCH_SUBMITTED) return;
     const add = (ok: boolean, detail: string) => perEntry[i]!.push({ ...entryRef(e, i), check: 'mint_event', ok, detail });
-    if (!isFirst) return add(false, 'BATCH_SUBMITTED must be the first entry of the trail');
-    if (e.type !== BATCH_SUBMITTED) return add(false, `entry 1 has type ${e.type}, expected ${BATCH_SUBMITTED}`);
-    if (payloadToken === undefined) return add(false, 'payload.token_id is missing or not a decimal string');
+    if (!isFirst) {
+      add(false, 'BATCH_SUBMITTED must be the first entry of the trail');
+      return;
+    }
+    if (e.type !== BATCH_SUBMITTED) {
+      add(false, `entry 1 has type ${e.type}, expected ${BATCH_SUBMITTED}`);
+      return;
+    }
+    if (payloadToken === undefined) {
+      add(false, 'payload.token_id is missing or not a decimal string');
+      return;
+    }
     const expected = `0x${e.hash}`.toLowerCase();
     const relevant = chain.mints.filter((m) => m.tokenId === payloadToken || m.batchId === batchId);
-    if (relevant.length === 0) return add(false, `no BatchMinted event for token ${payloadToken} or batch ${batchId}`);
+    if (relevant.length === 0) {
+      add(false, `no BatchMinted event for token ${payloadToken} or batch ${batchId}`);
+      return;
+    }
     if (relevant.length > 1) {
-      return add(false, `${relevant.length} BatchMinted events for token ${payloadToken} / batch ${batchId} (txs ${relevant.map((m) => m.txHash).join(', ')}), expected exactly one`);
+      add(false, `${relevant.length} BatchMinted events for token ${payloadToken} / batch ${batchId} (txs ${relevant.map((m) => m.txHash).join(', ')}), expected exactly one`);
+      return;
     }
     const m = relevant[0]!;
     const problems: string[] = [];
@@ -184,17 +197,22 @@ export async function verifyAuditTrail(input: {
     if (typeof cid !== 'string' || cid.length === 0) problems.push('payload.evidence_ipfs_cid is missing');
     if (entryToken === undefined) problems.push('the token id is unknown (no payload.token_id)');
     else if (tokenId !== undefined && entryToken !== tokenId) problems.push(`payload.token_id ${entryToken} is not the batch's token ${tokenId}`);
-    if (problems.length > 0) return add(false, problems.join('; '));
+    if (problems.length > 0) {
+      add(false, problems.join('; '));
+      return;
+    }
 
     if (carrying.length === 0) {
       const sameStage = chain.stages.filter((s) => s.tokenId === entryToken && s.stage === code);
       const hint = sameStage.length > 0
         ? ` (${sameStage.length} StageRecorded for ${String(stage)} carry other hashes: ${sameStage.map((s) => `${short(s.auditHash)} in tx ${s.txHash}`).join(', ')})`
         : '';
-      return add(false, `no StageRecorded event carries audit hash ${short(expected)}${hint}`);
+      add(false, `no StageRecorded event carries audit hash ${short(expected)}${hint}`);
+      return;
     }
     if (carrying.length > 1) {
-      return add(false, `${carrying.length} StageRecorded events carry audit hash ${short(expected)} (${carrying.map(eventRef).join(', ')}), expected exactly one`);
+      add(false, `${carrying.length} StageRecorded events carry audit hash ${short(expected)} (${carrying.map(eventRef).join(', ')}), expected exactly one`);
+      return;
     }
     const s = carrying[0]!;
     if (s.tokenId !== entryToken) problems.push(`token id ${s.tokenId}, entry has ${entryToken}`);
@@ -267,16 +285,21 @@ async function anchorChecks(
     if (own) {
       anchors[i] = ownAnchors[i] ?? null;
       const a = ownAnchors[i];
-      return add(a !== null && a !== undefined, a ? `anchored by ${own} in tx ${a.tx_hash} (block ${a.block_number})` : `not anchored: ${own} does not match (see ${i === 0 ? 'mint_event' : 'trace_log_event'})`);
+      add(a !== null && a !== undefined, a ? `anchored by ${own} in tx ${a.tx_hash} (block ${a.block_number})` : `not anchored: ${own} does not match (see ${i === 0 ? 'mint_event' : 'trace_log_event'})`);
+      return;
     }
     const covering = checked.filter((c) => c.head >= e.sequence_number);
     const good = covering.find((c) => c.problem === undefined);
     if (good?.claim) {
       anchors[i] = entryAnchorOf(good.claim);
       const via = good.claim.head_sequence_number === e.sequence_number ? 'as the head' : `through the hash chain to head #${good.claim.head_sequence_number}`;
-      return add(true, `anchored by the periodic anchor ${short(good.claim.root)} in tx ${good.claim.tx_hash} (block ${good.claim.block_number}), ${via}`);
+      add(true, `anchored by the periodic anchor ${short(good.claim.root)} in tx ${good.claim.tx_hash} (block ${good.claim.block_number}), ${via}`);
+      return;
     }
-    if (covering.length > 0) return add(false, `anchor disagrees: ${covering[0]!.problem}`);
+    if (covering.length > 0) {
+      add(false, `anchor disagrees: ${covering[0]!.problem}`);
+      return;
+    }
     const malformed = checked.find((c) => !c.claim);
     add(false, malformed ? `not anchored: ${malformed.problem}` : `${NOT_YET_ANCHORED}: no periodic anchor covers entry #${e.sequence_number} (written ${e.at}) yet; the next anchor will`);
   });

@@ -9,7 +9,7 @@ import type { Loan } from './lending';
 import type { Grade } from './records';
 
 /** Bumped whenever a point value, cap, band or classification rule below changes. */
-export const CREDIT_SCORE_FORMULA_VERSION = '1';
+const CREDIT_SCORE_FORMULA_VERSION = '1';
 export const CREDIT_SCORE_MIN = 300;
 export const CREDIT_SCORE_MAX = 850;
 /** Points every farmer starts from. */
@@ -18,10 +18,10 @@ export const CREDIT_SCORE_BASE = 500;
 export const LOAN_ON_TIME_DAYS = 180;
 
 /** Quality points of a kg of each grade (kg-weighted average → quality index 0–100). */
-export const GRADE_QUALITY: Record<Grade, number> = { screen18: 100, PB: 85, screen15: 75, FAQ: 40 };
+const GRADE_QUALITY: Record<Grade, number> = { screen18: 100, PB: 85, screen15: 75, FAQ: 40 };
 
 /** Points of each factor: per unit, capped (a cap is on the factor's total effect, in its direction). */
-export const CREDIT_SCORE_POINTS = {
+const CREDIT_SCORE_POINTS = {
   /** Per confirmed batch delivered, at most +80 (20 batches). */
   deliveries: { per: 4, cap: 80 },
   /** Per full 100 kg delivered, at most +60 (6,000 kg). */
@@ -41,7 +41,7 @@ export const CREDIT_SCORE_POINTS = {
 } as const;
 
 /** Band thresholds, best first; below the last: E. */
-export const CREDIT_SCORE_BANDS = [
+const CREDIT_SCORE_BANDS = [
   { band: 'A', min: 750 },
   { band: 'B', min: 680 },
   { band: 'C', min: 620 },
@@ -63,7 +63,7 @@ export interface CreditScoreInputs {
   manual_review_payouts: number;
 }
 
-export type CreditFactorName = keyof typeof CREDIT_SCORE_POINTS;
+type CreditFactorName = keyof typeof CREDIT_SCORE_POINTS;
 
 /** One factor: its measured value and the integer points it added (negative: subtracted). */
 export interface CreditFactor {
@@ -88,7 +88,7 @@ export function creditBand(score: number): CreditBand {
 }
 
 /** kg-weighted quality index 0–100 of a grade mix (integer, floor); 0 without kg. */
-export function qualityIndex(kgByGrade: Record<Grade, number>): number {
+function qualityIndex(kgByGrade: Record<Grade, number>): number {
   let kg = 0;
   let points = 0;
   for (const [g, q] of Object.entries(GRADE_QUALITY) as Array<[Grade, number]>) {

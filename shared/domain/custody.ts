@@ -19,15 +19,9 @@ export const STAGE_DUTY: Record<CallerStage, Duty> = {
 };
 
 /** The stage right after `stage`, or null after SETTLED. */
-export function nextStage(stage: Stage): Stage | null {
+function nextStage(stage: Stage): Stage | null {
   const i = STAGES.indexOf(stage);
   return i >= 0 && i < STAGES.length - 1 ? STAGES[i + 1]! : null;
-}
-
-/** The stage right before `stage` (the one a batch must be at to move to it). */
-export function previousStage(stage: Stage): Stage | null {
-  const i = STAGES.indexOf(stage);
-  return i > 0 ? STAGES[i - 1]! : null;
 }
 
 /** Whether `to` is exactly the next stage after `from` (no skip, no move backward). */

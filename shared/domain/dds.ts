@@ -14,19 +14,19 @@ import { STAGES, type Batch, type Farmer } from './records';
 import type { EvidencePinStatus } from './records';
 
 /** HS heading for coffee (Chapter 9, heading 0901). */
-export const DDS_HS_HEADING = '0901';
+const DDS_HS_HEADING = '0901';
 /** Country of production of every batch this service handles. */
-export const DDS_COUNTRY_OF_PRODUCTION = 'UG';
+const DDS_COUNTRY_OF_PRODUCTION = 'UG';
 /** Plots larger than this (hectares) must be declared as polygons (EUDR Art. 2(28), V3 schema docs). */
-export const DDS_POINT_MAX_AREA_HA = 4;
+const DDS_POINT_MAX_AREA_HA = 4;
 /** Minimum decimals of every emitted coordinate. */
-export const DDS_MIN_COORDINATE_DECIMALS = 6;
+const DDS_MIN_COORDINATE_DECIMALS = 6;
 /** Values the V3 schema's `EuropeanCountryType` allows for country of activity / entry (EU-27 + XI). */
-export const EUDR_EU_COUNTRIES = [
+const EUDR_EU_COUNTRIES = [
   'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT',
   'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'XI',
 ] as const;
-export type EudrEuCountry = (typeof EUDR_EU_COUNTRIES)[number];
+type EudrEuCountry = (typeof EUDR_EU_COUNTRIES)[number];
 
 /** Schema limits (eudr common/v3). */
 const MAX_INTERNAL_REFERENCE = 50;
@@ -34,19 +34,19 @@ const MAX_DESCRIPTION = 150;
 const MAX_PRODUCER_NAME = 500;
 const MAX_OPERATOR_NAME = 200;
 
-export type GeoJsonPosition = number[];
-export interface GeoJsonPoint { type: 'Point'; coordinates: GeoJsonPosition }
-export interface GeoJsonPolygon { type: 'Polygon'; coordinates: GeoJsonPosition[][] }
+type GeoJsonPosition = number[];
+interface GeoJsonPoint { type: 'Point'; coordinates: GeoJsonPosition }
+interface GeoJsonPolygon { type: 'Polygon'; coordinates: GeoJsonPosition[][] }
 
 /** Feature properties per the EUDR GeoJSON file description. `Area` (ha) only on points. */
-export interface PlotProperties {
+interface PlotProperties {
   ProducerName: string;
   ProducerCountry: string;
   ProductionPlace: string;
   Area?: number;
 }
 
-export interface PlotFeature {
+interface PlotFeature {
   type: 'Feature';
   properties: PlotProperties;
   geometry: GeoJsonPoint | GeoJsonPolygon;
@@ -58,7 +58,7 @@ export interface PlotFeatureCollection {
 }
 
 /** The EU operator (importer) the statement belongs to: the purchase order's `buyer_operator` (docs/api/batches-and-custody.md#custody-trail). */
-export interface DdsOperator {
+interface DdsOperator {
   name: string;
   /** EORI number, e.g. `DE123456789012345`. */
   eori: string;
@@ -69,7 +69,7 @@ export interface DdsOperator {
   country: string;
 }
 
-export interface DdsProducer {
+interface DdsProducer {
   farmer_id: string;
   name: string;
   country: 'UG';
@@ -129,7 +129,7 @@ export function buildDueDiligenceStatement(input: BuildDdsInput): DueDiligenceSt
   maxLength(input.internalReferenceNumber, MAX_INTERNAL_REFERENCE, 'internalReferenceNumber', 1);
   maxLength(operator.name, MAX_OPERATOR_NAME, 'operator.name', 1);
   if (!/^[A-Z]{2}[A-Za-z0-9]{1,15}$/.test(operator.eori)) invalid('operator.eori', 'must be an EORI number (country code + up to 15 characters)');
-  if (!Number.isFinite(batch.weight_kg) || batch.weight_kg <= 0 || batch.weight_kg > 9999999999.999999) {
+  if (!Number.isFinite(batch.weight_kg) || batch.weight_kg <= 0 || batch.weight_kg >= 1e10) {
     invalid('batch.weight_kg', 'must be a positive number of kg within the schema range');
   }
   if (input.producers.length === 0) invalid('producers', 'at least one producer is required');
@@ -219,7 +219,9 @@ function plotFeature(farmer: Farmer, path: string): PlotFeature {
     if (rings.length === 0) invalid(`${path}.polygon`, 'has no ring');
     rings.forEach((ring, r) => {
       if (ring.length < 4) invalid(`${path}.polygon.coordinates[${r}]`, 'a ring needs at least 4 positions');
-      ring.forEach((p, j) => position(p, `${path}.polygon.coordinates[${r}][${j}]`));
+      ring.forEach((p, j) => {
+        position(p, `${path}.polygon.coordinates[${r}][${j}]`);
+      });
       const [first, last] = [ring[0]!, ring[ring.length - 1]!];
       if (first[0] !== last[0] || first[1] !== last[1]) invalid(`${path}.polygon.coordinates[${r}]`, 'ring is not closed');
     });

@@ -6,7 +6,6 @@
 
 /** ISO 4217 currencies an MFI may deposit from (the on-ramp's supported set). */
 export const DEPOSIT_SOURCE_CURRENCIES = ['UGX', 'KES', 'USD'] as const;
-export type DepositSourceCurrency = (typeof DEPOSIT_SOURCE_CURRENCIES)[number];
 
 /** Largest `source_amount` of one deposit, in whole units of the source currency (any currency). */
 export const MAX_DEPOSIT_SOURCE_AMOUNT = 100_000_000_000;

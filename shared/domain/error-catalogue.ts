@@ -1,7 +1,7 @@
 import { ERROR_STATUS, type ErrorCode } from './errors';
 
 /** What each error code means (docs/api/conventions.md#http-and-errors), for the API reference and API Gateway's own error responses. */
-export const ERROR_TITLES: Record<ErrorCode, string> = {
+const ERROR_TITLES: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'The request body or parameters are invalid.',
   INVALID_GRADE: 'Grade is not one of screen18, screen15, FAQ, PB.',
   WEIGHT_OUT_OF_RANGE: 'weight_kg is below 1 or above 5000.',

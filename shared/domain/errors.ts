@@ -140,7 +140,7 @@ export class ProviderUnavailableError extends DomainError {
 }
 
 /** Seconds a client is asked to wait (`Retry-After`) when the table behind the audit log is unavailable. */
-export const STORE_RETRY_AFTER_SECONDS = 5;
+const STORE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The DynamoDB table (audit log, batches, payouts) is unavailable or throttling after the SDK's

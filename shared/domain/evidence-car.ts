@@ -1,9 +1,6 @@
 import { CID } from 'multiformats/cid';
 import type { IpfsBlock } from './evidence-package';
 
-/** Media type of a CARv1 file (IPIP-412). */
-export const CAR_CONTENT_TYPE = 'application/vnd.ipld.car';
-
 /**
  * A pinning service answered another root CID than ours for the CAR it imported: the pin is not
  * what the trail names, so it fails loudly (never retried: the same CAR gives the same answer).

@@ -15,7 +15,7 @@ const MIME_TO_EXTENSION = {
 } as const;
 
 export type EvidencePhotoMime = keyof typeof MIME_TO_EXTENSION;
-export type EvidencePhotoExtension = (typeof MIME_TO_EXTENSION)[EvidencePhotoMime];
+type EvidencePhotoExtension = (typeof MIME_TO_EXTENSION)[EvidencePhotoMime];
 
 /** The accepted photo types: image/jpeg, image/png, image/webp. */
 export const EVIDENCE_PHOTO_MIMES = Object.keys(MIME_TO_EXTENSION) as EvidencePhotoMime[];

@@ -17,15 +17,15 @@ import { DomainError, type ErrorDetail } from './errors';
 import type { FarmLocation } from './ports';
 
 /** A farm larger than this (hectares) must have a polygon (docs/api/eudr.md#due-diligence-statements; same value as the DDS rule). */
-export const POINT_FARM_MAX_AREA_HA = 4;
+const POINT_FARM_MAX_AREA_HA = 4;
 /**
  * Most positions accepted in one polygon. Self-intersection and validity checks are quadratic in the
  * number of positions (5,000 take about a third of a second); a GPS walk round a smallholding has a
  * few hundred.
  */
-export const MAX_POLYGON_POSITIONS = 5_000;
+const MAX_POLYGON_POSITIONS = 5_000;
 /** Vertices of the polygon that stands for a point farm's circle. */
-export const POINT_FARM_CIRCLE_STEPS = 64;
+const POINT_FARM_CIRCLE_STEPS = 64;
 
 export interface GeoJsonPolygonGeometry {
   type: 'Polygon';
@@ -192,7 +192,7 @@ export function pointFarmCircle(gps: { lat: number; lng: number }, area_ha: numb
 }
 
 /** Decimals of a public coordinate: 3 (0.001° ≈ 111 m of latitude), so no public view pins a farm to better than about 110 m. */
-export const PUBLIC_COORDINATE_DECIMALS = 3;
+const PUBLIC_COORDINATE_DECIMALS = 3;
 
 /** A coordinate (degrees) rounded to {@link PUBLIC_COORDINATE_DECIMALS} decimals, as every public view shows it. */
 export function publicCoordinate(deg: number): number {

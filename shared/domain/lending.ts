@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Grade, Payout } from './records';
 
 /** Largest loan-to-value: 60 % of the collateral value, in basis points. */
-export const MAX_LTV_BPS = 6_000;
+const MAX_LTV_BPS = 6_000;
 /** Smallest loan: 50 USDC (INSUFFICIENT_COLLATERAL below it). */
 export const MIN_LOAN_USD_MICRO = 50_000_000;
 /** A price feed older than this pauses loan origination (503 STALE_PRICE_FEED). */
@@ -17,7 +17,7 @@ export const PRICE_FEED_MAX_AGE_SECONDS = 3_600;
 /** The vault's annual rate unless `LOAN_APR` says otherwise (simple interest, per started day). */
 export const DEFAULT_LOAN_APR = '0.12';
 /** Days in the interest year (simple interest: principal × apr × days / 365). */
-export const INTEREST_DAYS_PER_YEAR = 365;
+const INTEREST_DAYS_PER_YEAR = 365;
 
 /** The coffee price feed: micro-USD per kg by grade, with the time the source published it. */
 export interface PriceFeedSnapshot {
@@ -27,7 +27,7 @@ export interface PriceFeedSnapshot {
   source: string;
 }
 
-export const LOAN_STATUSES = ['PENDING', 'ACTIVE', 'REPAID', 'CANCELLED', 'DEFAULTED'] as const;
+const LOAN_STATUSES = ['PENDING', 'ACTIVE', 'REPAID', 'CANCELLED', 'DEFAULTED'] as const;
 export type LoanStatus = (typeof LOAN_STATUSES)[number];
 
 /** A loan against a BatchToken (docs/api/lending.md#loans). */
@@ -70,7 +70,7 @@ export interface Loan {
   updated_at: string;
 }
 
-export const DEPOSIT_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'] as const;
+const DEPOSIT_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'] as const;
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 
 /** An MFI deposit into the lending vault through the fiat on-ramp (payment type MFI_DEPOSIT). */
@@ -320,7 +320,7 @@ export function amountDueUsdMicro(batches: Array<{ outturn_kg?: number }>, price
  * case-insensitively). Any payer counts when the order names none. Pure.
  */
 export function classifyBuyerPayment(input: { po: { status: string; buyer_address?: string } | null; settled: boolean; payer: string }): { counts: true } | { counts: false; reason: UnappliedReason } {
-  if (!input.po || input.po.status !== 'CONFIRMED') return { counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' };
+  if (input.po?.status !== 'CONFIRMED') return { counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' };
   if (input.settled) return { counts: false, reason: 'AFTER_SETTLEMENT' };
   if (input.po.buyer_address && input.po.buyer_address.toLowerCase() !== input.payer.toLowerCase()) return { counts: false, reason: 'OTHER_PAYER' };
   return { counts: true };

@@ -61,11 +61,11 @@ export function par30UsdMicro(loans: readonly Pick<Loan, 'status' | 'due_at' | '
 // ---------------------------------------------------------------- vault share units
 
 /** Decimals of the vault's asset (USDC). */
-export const VAULT_ASSET_DECIMALS = 6;
+const VAULT_ASSET_DECIMALS = 6;
 /** The vault's decimals offset (LendingVault.DECIMALS_OFFSET): virtual shares against the inflation attack. */
-export const VAULT_DECIMALS_OFFSET = 6;
+const VAULT_DECIMALS_OFFSET = 6;
 /** Decimals of a vault share on chain: the asset's plus the offset (12). */
-export const VAULT_SHARE_DECIMALS = VAULT_ASSET_DECIMALS + VAULT_DECIMALS_OFFSET;
+const VAULT_SHARE_DECIMALS = VAULT_ASSET_DECIMALS + VAULT_DECIMALS_OFFSET;
 
 /**
  * On-chain share units (12 decimals) as the API shows them: integers of 10^-6 share (micro-shares,

@@ -9,7 +9,7 @@ import { DomainError } from './errors';
 
 export const MICRO_PER_USDC = 1_000_000;
 /** Largest single payout, USDC (docs/api/conventions.md#identifiers-money-and-time). */
-export const MAX_PAYOUT_USDC = 100_000;
+const MAX_PAYOUT_USDC = 100_000;
 
 /**
  * A JSON `amount_usdc` → integer micro-USDC. Errors: VALIDATION_ERROR when not > 0, more than

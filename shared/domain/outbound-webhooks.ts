@@ -27,9 +27,9 @@ export const OUTBOUND_EVENT_TYPES = [
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
 /** Events an MFI endpoint may subscribe to: its own deposits, and every loan (MFIs fund the vault that lends). */
-export const MFI_EVENT_TYPES: readonly OutboundEventType[] = ['deposit.completed', 'loan.disbursed', 'loan.repaid'];
+const MFI_EVENT_TYPES: readonly OutboundEventType[] = ['deposit.completed', 'loan.disbursed', 'loan.repaid'];
 /** Events a cooperative endpoint may subscribe to: everything about its own batches (not deposits). */
-export const COOPERATIVE_EVENT_TYPES: readonly OutboundEventType[] = OUTBOUND_EVENT_TYPES.filter((t) => t !== 'deposit.completed');
+const COOPERATIVE_EVENT_TYPES: readonly OutboundEventType[] = OUTBOUND_EVENT_TYPES.filter((t) => t !== 'deposit.completed');
 
 /** One event as the mapper makes it; `cooperative_id` / `mfi_id` route it, the body is `{type, timestamp, data}`. */
 export interface OutboundEvent {
@@ -146,7 +146,7 @@ export function ownerKey(owner: EndpointOwner): string {
   return owner.kind === 'ADMIN' ? 'ADMIN' : `${owner.kind}#${owner.id}`;
 }
 
-export type EndpointStatus = 'ACTIVE' | 'DISABLED' | 'DELETED';
+type EndpointStatus = 'ACTIVE' | 'DISABLED' | 'DELETED';
 
 export interface OutboundEndpoint {
   /** `whe_<ULID>`. */
@@ -269,7 +269,7 @@ export function retryDelaySeconds(attemptsMade: number, timeScale = 1): number |
  * scheduled at `next_attempt_at`; DELIVERED: a 2xx answer; DEAD: the schedule is exhausted, the
  * receiver answered 410 Gone, or the endpoint was deleted or disabled (replayable).
  */
-export type DeliveryState = 'PENDING' | 'FAILED' | 'DELIVERED' | 'DEAD';
+type DeliveryState = 'PENDING' | 'FAILED' | 'DELIVERED' | 'DEAD';
 
 export interface OutboundDelivery {
   /** `whd_…`, derived from (endpoint, event): one delivery per pair. */

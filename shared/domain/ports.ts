@@ -61,7 +61,7 @@ export interface Ledger {
 }
 
 /** Custody stages as the trace log numbers them (DELIVERED=0 … SETTLED=6). */
-export type LedgerStage = 'DELIVERED' | 'GRADED' | 'MILLED' | 'WAREHOUSED' | 'COMMITTED' | 'EXPORTED' | 'SETTLED';
+type LedgerStage = 'DELIVERED' | 'GRADED' | 'MILLED' | 'WAREHOUSED' | 'COMMITTED' | 'EXPORTED' | 'SETTLED';
 
 /** A TraceLog `StageRecorded(tokenId, stage, evidenceCid, auditHash, recorder)` log in a mined block. */
 export interface RecordedStage {
@@ -173,11 +173,6 @@ export interface ForestCheck {
   check(farm: FarmLocation): Promise<ForestCheckResult>;
 }
 
-/** Wall clock, injectable for tests. */
-export interface Clock {
-  now(): Date;
-}
-
 // ---------------------------------------------------------------- stores (DynamoDB in AWS and locally)
 // Implemented by shared/adapters/dynamodb/*. Every write is one conditional write or transaction:
 // a failed write leaves nothing half-done.
@@ -273,7 +268,7 @@ export interface SettlementFacts {
 }
 
 /** An inbound webhook's identity, remembered for replay detection. */
-export interface WebhookRef {
+interface WebhookRef {
   source: string;
   id: string;
 }
@@ -489,7 +484,7 @@ export interface NationalFarmerRegistry {
 }
 
 /** Lifecycle status of a filed DDS, as this service tracks it. */
-export type DdsRegistryStatus = 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
+type DdsRegistryStatus = 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
 
 /** What the EU Information System reports about one filed DDS. */
 export interface DdsRegistryStatusInfo {

@@ -10,7 +10,7 @@ export const STAGES = ['DELIVERED', 'GRADED', 'MILLED', 'WAREHOUSED', 'COMMITTED
 export type Stage = (typeof STAGES)[number];
 
 export const LICENCE_STATUSES = ['ACTIVE', 'EXPIRED', 'SUSPENDED'] as const;
-export type LicenceStatus = (typeof LICENCE_STATUSES)[number];
+type LicenceStatus = (typeof LICENCE_STATUSES)[number];
 
 export interface Cooperative {
   cooperative_id: string;
@@ -26,7 +26,7 @@ export interface Cooperative {
   updated_at: string;
 }
 
-export type GfwStatus = 'CLEAR' | 'FLAGGED' | 'PENDING';
+type GfwStatus = 'CLEAR' | 'FLAGGED' | 'PENDING';
 
 /**
  * One change of a farmer's payout phone, as audited on the farmer: when, by whom (token subject and
@@ -68,10 +68,10 @@ export interface Farmer {
   updated_by?: string;
 }
 
-export type MintStatus = 'PENDING' | 'CONFIRMED' | 'FAILED';
+type MintStatus = 'PENDING' | 'CONFIRMED' | 'FAILED';
 
 /** Batch payment label (docs/api/batches-and-custody.md#batch-submission: INITIATED on submission, PAYMENT_CONFIRMED on settlement). */
-export type BatchPaymentStatus = 'INITIATED' | 'PAYMENT_CONFIRMED' | 'MANUAL_REVIEW' | 'NOT_PAYABLE';
+type BatchPaymentStatus = 'INITIATED' | 'PAYMENT_CONFIRMED' | 'MANUAL_REVIEW' | 'NOT_PAYABLE';
 
 export interface StageHistoryEntry {
   stage: Stage;
@@ -189,10 +189,10 @@ export interface Payout {
   resolved_at?: string;
 }
 
-export const SETTLEMENT_CHANNELS = ['MOBILE_MONEY', 'CASH_AT_OFFICE'] as const;
-export type SettlementChannel = (typeof SETTLEMENT_CHANNELS)[number];
+const SETTLEMENT_CHANNELS = ['MOBILE_MONEY', 'CASH_AT_OFFICE'] as const;
+type SettlementChannel = (typeof SETTLEMENT_CHANNELS)[number];
 
-export type JobStatus = 'PENDING' | 'COMPLETE' | 'FAILED';
+type JobStatus = 'PENDING' | 'COMPLETE' | 'FAILED';
 
 export interface Job {
   job_id: string;
@@ -256,7 +256,7 @@ export interface AuditAnchorRecord {
 }
 
 /** What every ledger write carries: its signed transaction once signed, its state. */
-export interface LedgerTxState {
+interface LedgerTxState {
   ledger_tx_id: string;
   status: 'PENDING' | 'SENT' | 'CONFIRMED' | 'FAILED';
   raw_tx?: string;

@@ -74,7 +74,7 @@ ${rows}</table></body></html>`;
  */
 export const SCALAR_LAYER_FILE = 'scalar/standalone.js';
 /** Where Lambda mounts layers. */
-export const LAYER_ROOT = '/opt';
+const LAYER_ROOT = '/opt';
 const SCALAR_IN_NODE_MODULES = 'node_modules/@scalar/api-reference/dist/browser/standalone.js';
 
 let scalar: string | undefined;

@@ -1,9 +1,9 @@
 import { docsBaseUrl } from '../config';
-import { DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors';
+import { type DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors';
 import { withSecurityHeaders } from './security-headers';
 
 /** The service's error envelope (docs/api/conventions.md#http-and-errors). */
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; docs: string; request_id: string; details?: unknown };
   [extra: string]: unknown;
 }
@@ -16,7 +16,7 @@ export interface HttpResult {
 }
 
 /** `error.docs`: the error's entry in the reference served at GET /docs. */
-export function docsUrl(code: string): string {
+function docsUrl(code: string): string {
   return `${docsBaseUrl()}/errors#${code}`;
 }
 

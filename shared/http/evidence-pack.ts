@@ -6,7 +6,7 @@ import type { EvidencePackContent } from '../use-cases/evidence-pack';
 import { ddsView } from './views';
 
 /** The pack's format version (`pack_version`); a change of its fields is a new version. */
-export const EVIDENCE_PACK_VERSION = 1;
+const EVIDENCE_PACK_VERSION = 1;
 
 /** The response header carrying the pack's CID (also sent as a strong ETag). */
 export const EVIDENCE_PACK_CID_HEADER = 'x-evidence-pack-cid';

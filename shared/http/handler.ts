@@ -147,7 +147,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
  * digits and `_ . : -`, as `PathId` in shared/http/path-params.ts). Errors: DomainError
  * VALIDATION_ERROR (400) with details `[{path: "path.<name>", message}]`.
  */
-export function validatePathParameters(schema: v.GenericSchema<Record<string, string>, Record<string, string>> | undefined, raw: Record<string, string | undefined> | null | undefined): Record<string, string> {
+function validatePathParameters(schema: v.GenericSchema<Record<string, string>, Record<string, string>> | undefined, raw: Record<string, string | undefined> | null | undefined): Record<string, string> {
   const input: Record<string, string> = {};
   for (const [k, val] of Object.entries(raw ?? {})) if (val !== undefined) input[k] = val;
   let details: ErrorDetail[] = [];
@@ -182,7 +182,7 @@ export function toErrorResponse(err: unknown, requestId: string): HttpResult {
 }
 
 /** Header names in lower case (API Gateway passes them as sent). */
-export function lowerCaseHeaders(h: Record<string, string | undefined> | null | undefined): Record<string, string> {
+function lowerCaseHeaders(h: Record<string, string | undefined> | null | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(h ?? {})) if (val !== undefined) out[k.toLowerCase()] = val;
   return out;

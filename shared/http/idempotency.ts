@@ -57,7 +57,7 @@ export async function withIdempotency<B>(repo: IdempotencyStore, operation: stri
  * role, the cooperative or MFI it acts for, token subject — so two tokens that share a subject but
  * act for different cooperatives never share replays (and the key stays short and free of ids).
  */
-export function idempotencyScope(operation: string, caller: Caller): string {
+function idempotencyScope(operation: string, caller: Caller): string {
   const identity = createHash('sha256').update(JSON.stringify([caller.role, caller.cooperative_id ?? null, caller.mfi_id ?? null, caller.sub])).digest('base64url');
   return `${operation}#${identity}`;
 }

@@ -7,7 +7,7 @@ import { Phone } from './schema-parts';
 export const UpdateFarmerSchema = v.strictObject({ phone: Phone });
 
 /** A cash receipt number as the cooperative's receipt book prints it: 1–64 letters, digits and `/ _ . -`. */
-export const ReceiptNumber = v.pipe(
+const ReceiptNumber = v.pipe(
   v.string(),
   v.trim(),
   v.regex(/^[A-Za-z0-9][A-Za-z0-9/_.-]{0,63}$/, 'must be 1 to 64 letters, digits and / _ . - (starting with a letter or digit)'),

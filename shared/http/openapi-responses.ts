@@ -2,11 +2,11 @@ import { ERROR_CODES } from '../domain/error-catalogue';
 import type { ErrorCode } from '../domain/errors';
 import type { DdsRecord } from '../domain/dds';
 import type { Deposit, Loan } from '../domain/lending';
-import { outboundEventBody, outboundEventsOfChange, type ItemImage, type OutboundDelivery, type OutboundEndpoint, type RevealedEndpoint, type OutboundEvent, type OutboundEventType } from '../domain/outbound-webhooks';
+import { outboundEventBody, outboundEventsOfChange, type ItemImage, type OutboundDelivery, type RevealedEndpoint, type OutboundEvent, type OutboundEventType } from '../domain/outbound-webhooks';
 import type { Job, Payout } from '../domain/records';
 import type { RouteDef } from '../manifest';
 import { deliveryView, endpointView, endpointWithSecretView } from './outbound-webhook-schemas';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as V from './view-schemas';
 
@@ -27,7 +27,7 @@ type Schema = Record<string, unknown>;
  * discriminated unions (`v.variant`) carry an OpenAPI `discriminator`, so each kind's required
  * fields apply only to it.
  */
-export function declaredSchema(schema: v.GenericSchema): Schema {
+function declaredSchema(schema: v.GenericSchema): Schema {
   const { $schema: _s, ...js } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as Schema;
   const key = (schema as { type?: string; key?: string }).type === 'variant' ? (schema as unknown as { key: string }).key : undefined;
   return key ? { ...js, discriminator: { propertyName: key } } : js;
@@ -331,7 +331,7 @@ const replayed: OutboundDelivery = { ...failedDelivery, state: 'PENDING', round_
 const view = <T>(x: T): Json => JSON.parse(JSON.stringify(x)) as Json;
 
 /** The success responses of each route, by function folder. */
-export const SUCCESS: Record<string, Success[]> = {
+const SUCCESS: Record<string, Success[]> = {
   'create-cooperative': [created(cooperative)],
   'update-cooperative': [ok(cooperative)],
   'get-cooperative': [ok(cooperative)],
@@ -423,9 +423,6 @@ const PATH_SUCCESS: Record<string, Success[]> = {
   '/trace/{id}/qr.svg': [{ status: '200', description: 'The QR code of the page URL (SVG).', contentType: 'image/svg+xml', schema: { type: 'string' }, example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges">…</svg>' }],
   '/docs/scalar.js': [{ status: '200', description: 'Scalar\'s standalone API reference bundle (JavaScript).', contentType: 'text/javascript', schema: { type: 'string' }, example: '/* Scalar API reference standalone bundle */' }],
 };
-
-/** The deposit fields as returned by GET /payments/DEP-… (a second example of GET /payments/{id}). */
-export const DEPOSIT_EXAMPLE = deposit;
 
 // ------------------------------------------------------------------------------------------- errors
 

@@ -126,9 +126,6 @@ function jsonSchema(schema: v.GenericSchema) {
   });
 }
 
-/** Success statuses that differ from the POST → 201 / else 200 rule. */
-const SUCCESS_STATUS: Record<string, string> = { 'confirm-purchase-order': '200', 'settle-purchase-order': '200', 'refund-buyer-payment': '202', 'create-mfi-deposit': '202', 'rotate-webhook-secret': '200', 'replay-webhook-delivery': '202' };
-const ACCEPTED = new Set(['submit-batch', 'update-batch-stage']);
 
 const ErrorEnvelope = {
   type: 'object',
@@ -229,13 +226,16 @@ const TAGS = [
 /** Builds the document; `serverUrl` is the base URL the caller reached. */
 export function openApiDocument(serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of routes) (paths[r.path] ??= {})[r.method.toLowerCase()] = operation(r);
+  for (const r of routes) {
+    paths[r.path] ??= {};
+    paths[r.path]![r.method.toLowerCase()] = operation(r);
+  }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Coffee batch traceability and farmer payout API',
       version: '1.0.0',
-      description: 'Batches become BatchTokens on the ledger; farmers are paid to mobile money in UGX. Errors use one envelope `{error: {code, message, docs, request_id}}`. Unknown body fields are rejected (VALIDATION_ERROR). Order of checks: token 401, role 403, body 400, cooperative binding 403, existence 404, business rules 409/422. Timestamps are ISO 8601 UTC with Z; USDC amounts are JSON numbers with at most 6 decimals; UGX amounts are integers. Rate limit: 50 requests/s per token subject, bursts of 100 (429 RATE_LIMITED with Retry-After). Bodies up to 1 MiB (413 PAYLOAD_TOO_LARGE).\n\nThe error codes with their HTTP status: ' + serverUrl + '/docs/errors. Outbound webhooks are listed under Webhooks: body `{type, timestamp, data}`, signed per Standard Webhooks.',
+      description: `Batches become BatchTokens on the ledger; farmers are paid to mobile money in UGX. Errors use one envelope \`{error: {code, message, docs, request_id}}\`. Unknown body fields are rejected (VALIDATION_ERROR). Order of checks: token 401, role 403, body 400, cooperative binding 403, existence 404, business rules 409/422. Timestamps are ISO 8601 UTC with Z; USDC amounts are JSON numbers with at most 6 decimals; UGX amounts are integers. Rate limit: 50 requests/s per token subject, bursts of 100 (429 RATE_LIMITED with Retry-After). Bodies up to 1 MiB (413 PAYLOAD_TOO_LARGE).\n\nThe error codes with their HTTP status: ${serverUrl}/docs/errors. Outbound webhooks are listed under Webhooks: body \`{type, timestamp, data}\`, signed per Standard Webhooks.`,
       contact: { name: 'Coffee trace operations', url: `${serverUrl}/docs` },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },

@@ -4,8 +4,8 @@ import { DateOnly, Email, GpsSchema, Id, Lat, Lng, maxDecimals, NonEmpty, Phone,
 
 /** Cooperative and farmer registration schemas (re-exported by shared/http/schemas.ts). */
 
-export const ManagerSchema = v.strictObject({ name: NonEmpty(120), email: Email, phone: Phone });
-export const PricesSchema = v.strictObject({ screen18: PriceUgx, screen15: PriceUgx, FAQ: PriceUgx, PB: PriceUgx });
+const ManagerSchema = v.strictObject({ name: NonEmpty(120), email: Email, phone: Phone });
+const PricesSchema = v.strictObject({ screen18: PriceUgx, screen15: PriceUgx, FAQ: PriceUgx, PB: PriceUgx });
 
 export const CreateCooperativeSchema = v.strictObject({
   cooperative_id: Id,
@@ -38,7 +38,7 @@ const Position = v.pipe(
   v.check((p) => p.length !== 2 || v.is(Lat, p[1]), 'latitude (the second number) must be between -90 and 90 with at most 7 decimals'),
 );
 /** Rings of 4–5000 positions, at most 50 rings (the outer boundary and its holes). */
-export const PolygonSchema = v.strictObject({
+const PolygonSchema = v.strictObject({
   type: v.literal('Polygon'),
   coordinates: v.pipe(v.array(v.pipe(v.array(Position), v.minLength(4, 'a ring needs at least 4 positions'), v.maxLength(5000, 'a ring has at most 5000 positions'))), v.minLength(1), v.maxLength(50)),
 });

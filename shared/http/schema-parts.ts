@@ -18,7 +18,7 @@ export function decimalPlaces(x: number): number {
 }
 
 /** The issue of {@link maxDecimals}. */
-export interface MaxDecimalsIssue extends v.BaseIssue<number> {
+interface MaxDecimalsIssue extends v.BaseIssue<number> {
   readonly kind: 'validation';
   readonly type: 'max_decimals';
   readonly expected: string;

@@ -10,9 +10,8 @@ import { LEDGER_ADDRESS } from '../domain/lending';
 import { BatchIdSchema, BoundedNumber, GpsSchema, Id, maxDecimals, Text } from './schema-parts';
 import { EvidenceUploadIdSchema } from './evidence-upload-schemas';
 
-export { GpsSchema };
-export { FarmerPayoutSchema, ListPaymentsQuerySchema, PayoutWebhookSchema } from './payout-schemas';
-export { CreateCooperativeSchema, ManagerSchema, PolygonSchema, PricesSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from './registry-schemas';
+export { FarmerPayoutSchema } from './payout-schemas';
+export { CreateCooperativeSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from './registry-schemas';
 
 export const SubmitBatchSchema = v.strictObject({
   farmer_id: Id,
@@ -32,14 +31,14 @@ export const SubmitBatchSchema = v.strictObject({
 const IsoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'));
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 /** ISO 3166-1 alpha-2, checked against the ICU region list Node ships. */
-export const CountryCode = v.pipe(
+const CountryCode = v.pipe(
   v.string(),
   v.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code (two capital letters)'),
   v.check((c) => { try { return regionNames.of(c) !== c; } catch { return false; } }, 'is not an ISO 3166-1 alpha-2 country code'),
 );
 
 /** GRADED evidence: grade data is mandatory (grade outside the set → INVALID_GRADE). */
-export const GradedEvidenceSchema = v.strictObject({
+const GradedEvidenceSchema = v.strictObject({
   grade: v.picklist(GRADES, 'must be one of screen18, screen15, FAQ, PB'),
   moisture_pct: BoundedNumber(0, 100, 2),
   /** Screen size in 64ths of an inch, 8–20, at most 1 decimal. */
@@ -58,24 +57,18 @@ export const MilledEvidenceSchema = v.strictObject({
   milled_at: v.optional(IsoDateTime),
 });
 /** WAREHOUSED evidence: a warehouse reference is mandatory. */
-export const WarehousedEvidenceSchema = v.strictObject({
+const WarehousedEvidenceSchema = v.strictObject({
   warehouse_id: Text(64),
   lot_number: v.optional(Text(64)),
   position: v.optional(Text(64)),
 });
 /** EXPORTED evidence: the export permit reference is mandatory; destination ISO 3166 alpha-2. */
-export const ExportedEvidenceSchema = v.strictObject({
+const ExportedEvidenceSchema = v.strictObject({
   export_permit: Text(64),
   destination_country: CountryCode,
   vessel_name: v.optional(Text(120)),
   bill_of_lading: v.optional(Text(64)),
 });
-export const EVIDENCE_SCHEMAS = {
-  GRADED: GradedEvidenceSchema,
-  MILLED: MilledEvidenceSchema,
-  WAREHOUSED: WarehousedEvidenceSchema,
-  EXPORTED: ExportedEvidenceSchema,
-} as const;
 
 /** Fields every stage update carries besides its stage and evidence. */
 const StageUpdateCommon = {
@@ -139,7 +132,7 @@ export const GenerateDdsSchema = v.strictObject({
 
 /** The signed body of POST /api/webhooks/chain-events: `{type: "batch.stage_changed", data: {…}}`. */
 /** A `purchase_order.paid` chain event: a buyer's payment into the lending vault (`PurchaseOrderPaid`). */
-export const BuyerPaymentEventSchema = v.object({
+const BuyerPaymentEventSchema = v.object({
   type: v.literal('purchase_order.paid'),
   data: v.object({
     purchase_order_id: v.pipe(v.string(), v.regex(/^PO-[A-Za-z0-9][A-Za-z0-9_.:-]{0,29}$/, 'must be a purchase order id PO-… (at most 32 characters)')),

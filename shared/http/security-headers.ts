@@ -44,7 +44,7 @@ export function contentSecurityPolicy(opts: { styleHashes?: string[]; inlineStyl
 }
 
 /** The policy of `html`: its inline `<style>` blocks allowed by hash, nothing else inline. */
-export function pageContentSecurityPolicy(html: string): string {
+function pageContentSecurityPolicy(html: string): string {
   const hashes = [...html.matchAll(STYLE_BLOCK)].map((m) => cspHash(m[1]!));
   return contentSecurityPolicy({ styleHashes: [...new Set(hashes)] });
 }

@@ -121,7 +121,7 @@ export function tracePageHtml(view: PublicTrace, baseUrl: string): string {
 <dt>Farmer</dt><dd>${esc(view.farmer.first_name)}, ${esc(view.farmer.district)}</dd>
 <dt>Stage</dt><dd>${esc(view.stage ?? 'pending')}</dd><dt>EU DDS reference</dt><dd>${dds}</dd>
 <dt>BatchToken</dt><dd>#${esc(view.token_id)}</dd></dl></section>
-<section><h2>The farm</h2>${plotSvg(view.plot.geometry)}<p class="note">${view.plot.source === 'POLYGON' ? 'Mapped boundary' : 'Registered point, drawn as a circle of the declared area'}; ${esc(view.plot.area_ha)} ha. Coordinates rounded to about 110 m to protect the farm\'s exact location.</p></section>
+<section><h2>The farm</h2>${plotSvg(view.plot.geometry)}<p class="note">${view.plot.source === 'POLYGON' ? 'Mapped boundary' : 'Registered point, drawn as a circle of the declared area'}; ${esc(view.plot.area_ha)} ha. Coordinates rounded to about 110 m to protect the farm's exact location.</p></section>
 <section><h2>Verification</h2>${verificationBlock(view.verification)}<p class="note">The audit trail's hash chain, compared with the BatchToken and trace-log events on the ledger, with the evidence on IPFS, and with each entry's anchor on the ledger.</p></section>
 <section><h2>Custody timeline</h2><ol class="timeline">${view.stages.map((s) => stageItem(s, baseUrl)).join('')}</ol></section>
 <section class="qr"><h2>This page</h2><img src="${esc(`${pageUrl}/qr.svg`)}" alt="QR code of this page"><p class="note"><a href="${esc(pageUrl)}">${esc(pageUrl)}</a></p></section>

@@ -29,14 +29,13 @@ const Gps = v.object({ lat: Num, lng: Num });
 // ---------------------------------------------------------------------------- error envelope
 
 /** `{error: {code, message, docs, request_id, details?}}`: every error the service answers. */
-export const ErrorBodySchema = v.object({
+const ErrorBodySchema = v.object({
   code: v.picklist(Object.keys(ERROR_CODES) as [string, ...string[]]),
   message: Str,
   docs: v.pipe(v.string(), v.description('Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors).')),
   request_id: v.pipe(v.string(), v.description('ULID; also in the x-request-id header and the logs.')),
   details: v.optional(v.pipe(v.unknown(), v.description('VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal.'))),
 });
-export const ErrorEnvelopeSchema = v.object({ error: ErrorBodySchema });
 
 // ---------------------------------------------------------------------------- registry
 
@@ -199,9 +198,9 @@ const PaymentRecordEntries = {
   mobile_money_transaction_id: NStr, reason: Str, elapsed_seconds: NInt, retry_count: Int, ...SettlementChannelEntries,
 };
 /** GET /payments/PAY-…: a farmer payout. */
-export const FarmerPayoutRecordSchema = v.object({ payment_type: v.literal('FARMER_PAYOUT'), ...PaymentRecordEntries });
+const FarmerPayoutRecordSchema = v.object({ payment_type: v.literal('FARMER_PAYOUT'), ...PaymentRecordEntries });
 /** GET /payments/DISB-…: a loan's disbursement, with its `loan_id`. */
-export const LoanDisbursementRecordSchema = v.object({ payment_type: v.literal('LOAN_DISBURSEMENT'), ...PaymentRecordEntries, loan_id: NStr });
+const LoanDisbursementRecordSchema = v.object({ payment_type: v.literal('LOAN_DISBURSEMENT'), ...PaymentRecordEntries, loan_id: NStr });
 /** A payout record of either kind (what `paymentRecordView` returns). */
 export const PayoutRecordViewSchema = v.variant('payment_type', [FarmerPayoutRecordSchema, LoanDisbursementRecordSchema]);
 

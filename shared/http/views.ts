@@ -68,7 +68,7 @@ export function batchView(b: Batch): View<typeof BatchViewSchema> {
  * PENDING|PINNED|FAILED; null for DELIVERED, which has no evidence, and for stages committed before
  * background pinning).
  */
-export function stageHistoryView(h: Batch['stage_history'][number]): View<typeof StageHistoryViewSchema> {
+function stageHistoryView(h: Batch['stage_history'][number]): View<typeof StageHistoryViewSchema> {
   return {
     stage: h.stage, at: h.at, actor: h.actor, chain_tx_hash: h.chain_tx_hash, audit_log_sequence_number: h.audit_log_sequence_number,
     evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
@@ -180,7 +180,7 @@ export function loanView(l: Loan): View<typeof LoanViewSchema> {
  * How a payout was (or is being) paid (docs/api/payouts.md#manual-review): `settlement_channel` MOBILE_MONEY unless a
  * manual review was closed as paid in cash (CASH_AT_OFFICE), and then the cash receipt.
  */
-export function settlementChannelView(p: Payout) {
+function settlementChannelView(p: Payout) {
   return {
     settlement_channel: p.settlement_channel ?? 'MOBILE_MONEY',
     cash_receipt: p.settlement_channel === 'CASH_AT_OFFICE' ? { receipt_number: p.cash_receipt_number ?? null, paid_at: p.cash_paid_at ?? null } : null,

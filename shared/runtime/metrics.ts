@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
 
 /**
  * Business metrics in CloudWatch Embedded Metric Format (EMF), built with Powertools Metrics: each
@@ -47,7 +47,6 @@ export const METRICS = {
 } as const;
 
 export type MetricName = keyof typeof METRICS;
-export type MetricUnit = (typeof METRICS)[MetricName];
 
 /** Why an inbound webhook was rejected or not applied (dimension `reason` of WebhookRejections). */
 export type WebhookRejectionReason = 'INVALID_SIGNATURE' | 'INVALID_BODY' | 'MISMATCH' | 'TOKEN_MISMATCH' | 'UNKNOWN_REFERENCE' | 'UNKNOWN_BATCH' | 'UNKNOWN_PURCHASE_ORDER';
@@ -56,7 +55,7 @@ export type WebhookRejectionReason = 'INVALID_SIGNATURE' | 'INVALID_BODY' | 'MIS
 export const WEBHOOK_REJECTION_OUTCOMES: readonly WebhookRejectionReason[] = ['MISMATCH', 'TOKEN_MISMATCH', 'UNKNOWN_REFERENCE', 'UNKNOWN_BATCH', 'UNKNOWN_PURCHASE_ORDER'];
 
 /** Default namespace (the dev stack's name); the stack sets POWERTOOLS_METRICS_NAMESPACE to its own name. */
-export const DEFAULT_METRICS_NAMESPACE = 'CoffeeTrace';
+const DEFAULT_METRICS_NAMESPACE = 'CoffeeTrace';
 
 /** The one dimension every metric carries (`service`), so dashboards and alarms address them without knowing the function. */
 export const SERVICE_DIMENSION = 'service';

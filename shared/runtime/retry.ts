@@ -106,7 +106,12 @@ export function unreachableRetryPolicy(opts: UnreachableRetryOptions): Unreachab
       let pending = 0;
       const policy = retry(handleWhen((e) => e instanceof UnreachableError), {
         maxAttempts: attempts - 1,
-        backoff: honouringRetryAfter(exponential, sleep ? (ms) => ((pending = ms), 0) : (ms) => ms),
+        backoff: honouringRetryAfter(exponential, sleep
+          ? (ms) => {
+              pending = ms;
+              return 0;
+            }
+          : (ms) => ms),
       });
       return policy.execute(async ({ attempt: retries, signal }) => {
         if (retries > 0 && sleep) await sleep(pending);

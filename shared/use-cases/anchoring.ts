@@ -16,7 +16,7 @@ import { finishAnchor } from './anchor-settlement';
  */
 
 /** At most this many pending markers go into one anchor (the rest wait for the next interval). */
-export const MAX_MARKERS_PER_ANCHOR = 20_000;
+const MAX_MARKERS_PER_ANCHOR = 20_000;
 
 /** The ports anchoring needs. */
 export interface AnchoringDeps {

@@ -19,7 +19,7 @@ export interface AuditDeps {
 }
 
 /** GET /batch/{id}/audit entries, after the access check. Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS. */
-export async function readAuditEntries(batches: Pick<BatchStore, 'get' | 'auditEntries'>, caller: Caller, batchId: string): Promise<{ batch: Batch; entries: AuditEntry[] }> {
+async function readAuditEntries(batches: Pick<BatchStore, 'get' | 'auditEntries'>, caller: Caller, batchId: string): Promise<{ batch: Batch; entries: AuditEntry[] }> {
   const b = await batches.get(batchId);
   if (!b) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} is not recognised.`);
   assertActsFor(caller, b.cooperative_id);

@@ -38,7 +38,7 @@ export interface ChainEvent {
 }
 
 /** What starting the automatic TOP_UP did. */
-export type TopUpOutcome = 'STARTED' | 'ALREADY_STARTED' | 'NO_PREMIUM' | 'NOT_PAYABLE';
+type TopUpOutcome = 'STARTED' | 'ALREADY_STARTED' | 'NO_PREMIUM' | 'NOT_PAYABLE';
 
 /** What a chain-event webhook did (the 200 body's `outcome`). */
 export type ChainEventOutcome = TopUpOutcome | 'NOTED' | 'UNKNOWN_BATCH' | 'TOKEN_MISMATCH' | 'MISMATCH' | 'DUPLICATE_WEBHOOK';
@@ -47,7 +47,7 @@ export type ChainEventOutcome = TopUpOutcome | 'NOTED' | 'UNKNOWN_BATCH' | 'TOKE
 export const CHAIN_EVENT_ALARM = 'FORGED_OR_MISMATCHED_CHAIN_EVENT';
 
 /** What the automatic TOP_UP needs: payout creation, and the batch's cooperative (its export premium). */
-export interface TopUpDeps extends PayoutCreationDeps {
+interface TopUpDeps extends PayoutCreationDeps {
   registry: Pick<RegistryStore, 'getFarmer' | 'getCooperative'>;
 }
 
@@ -67,7 +67,7 @@ export interface ChainEventDeps extends TopUpDeps {
  * retry path (`STARTED`). Provider unreachable: throws PROVIDER_UNAVAILABLE (nothing left behind),
  * so the caller's sender retries. Throws when the batch or its cooperative does not exist.
  */
-export async function startTopUpPayout(deps: TopUpDeps, batchId: string): Promise<{ outcome: TopUpOutcome; payout_id?: string }> {
+async function startTopUpPayout(deps: TopUpDeps, batchId: string): Promise<{ outcome: TopUpOutcome; payout_id?: string }> {
   const batch = await deps.batches.get(batchId);
   if (!batch) throw new Error(`batch ${batchId} not found`);
   const coop = await deps.registry.getCooperative(batch.cooperative_id);

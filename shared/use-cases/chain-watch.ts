@@ -114,7 +114,7 @@ const STAGE_OF_CODE = new Map<number, Stage>((Object.entries(STAGE_CODES) as Arr
  * `batch.stage_changed`: {batch_id, token_id (decimal string), stage, tx_hash, block_number, log_index};
  * `purchase_order.paid`: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}.
  */
-export function eventOfLog(log: WatchedChainLog): { event: ChainEvent | BuyerPaymentEvent } | { skip: string } {
+function eventOfLog(log: WatchedChainLog): { event: ChainEvent | BuyerPaymentEvent } | { skip: string } {
   const where = { tx_hash: log.txHash, block_number: Number(log.blockNumber), log_index: log.logIndex };
   if (log.kind === 'StageRecorded') {
     const stage = STAGE_OF_CODE.get(log.stage);

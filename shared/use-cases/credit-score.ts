@@ -6,8 +6,8 @@ import { GRADES, type Grade } from '../domain/records';
 import { getFarmer } from './registry';
 
 /** Most batches and loans one score reads (the stores' reads are bounded by these). */
-export const CREDIT_SCORE_MAX_BATCHES = 1_000;
-export const CREDIT_SCORE_MAX_LOANS = 200;
+const CREDIT_SCORE_MAX_BATCHES = 1_000;
+const CREDIT_SCORE_MAX_LOANS = 200;
 
 export interface CreditScoreDeps {
   registry: Pick<RegistryStore, 'getFarmer'>;

@@ -165,7 +165,7 @@ async function awaitLedger(deps: CustodyDeps, c: Committed, waitMs: number): Pro
 /** WAREHOUSED → COMMITTED for one batch of a confirmed purchase order; false when not at WAREHOUSED. */
 export async function commitToPurchaseOrder(deps: Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'commitStage'> }, po: PurchaseOrder, batchId: string): Promise<boolean> {
   const batch = await deps.batches.get(batchId);
-  if (!batch || batch.stage !== 'WAREHOUSED') return false;
+  if (batch?.stage !== 'WAREHOUSED') return false;
   try {
     await commitStageChange(deps, {
       batch, to: 'COMMITTED', actor: 'system:purchase-order',
@@ -192,7 +192,7 @@ export async function settleBatch(
   evidence: { purchase_order_id: string; payment_tx_hashes: string[]; loan_id: string | null },
 ): Promise<boolean> {
   const batch = await deps.batches.get(batchId);
-  if (!batch || batch.stage !== 'EXPORTED') return false;
+  if (batch?.stage !== 'EXPORTED') return false;
   try {
     await commitStageChange(deps, { batch, to: 'SETTLED', actor: 'system:lending-vault', evidence });
     return true;

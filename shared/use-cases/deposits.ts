@@ -8,7 +8,7 @@ import type { DepositStore, Hex, LoanStore, OnRamp, OnRampOrder, VaultReader, Va
 import { logger } from '../runtime/logger';
 
 /** Receipt source of the on-ramp's webhooks (`WEBHOOK#onramp#<webhook-id>`). */
-export const ONRAMP_WEBHOOK_SOURCE = 'onramp';
+const ONRAMP_WEBHOOK_SOURCE = 'onramp';
 /** Key of the error log line an on-ramp event the on-ramp does not confirm raises (metric filter / alarm). */
 export const ONRAMP_MISMATCH_ALARM = 'FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK';
 

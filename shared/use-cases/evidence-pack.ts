@@ -15,7 +15,7 @@ export interface EvidencePackDeps extends Pick<AuditDeps, 'chainTrail' | 'fetchE
 }
 
 /** The public facts of the batch the DDS covers (no payment state or amount, no phone). */
-export interface PackBatch {
+interface PackBatch {
   batch_id: string;
   token_id: string;
   cooperative_id: string;
@@ -30,7 +30,7 @@ export interface PackBatch {
 }
 
 /** A producer's forest check as the service recorded it (docs/api/eudr.md#forest-check): the status and the concrete dataset version it used. */
-export interface PackForestCheck {
+interface PackForestCheck {
   farmer_id: string;
   /** CLEAR, FLAGGED, or PENDING while the forest service has not answered; null for a producer no longer in the registry. */
   status: Farmer['gfw_status'] | null;
@@ -40,7 +40,7 @@ export interface PackForestCheck {
 }
 
 /** One custody stage of the batch's trail. */
-export interface PackStage {
+interface PackStage {
   stage: Stage;
   at: string;
   /** The evidence package (UnixFS directory CIDv1), served at GET /ipfs/{cid}; null for DELIVERED. */
@@ -51,7 +51,7 @@ export interface PackStage {
 }
 
 /** One audit entry without its payload (payloads may carry payout amounts and phones): its place in the hash chain and its anchor. */
-export interface PackAuditEntry {
+interface PackAuditEntry {
   sequence_number: number;
   type: string;
   at: string;

@@ -9,7 +9,7 @@ export type LedgerWait =
   | { kind: 'accepted'; job: Job; tx: LedgerTx | null };
 
 /** How often the write's status is read while waiting (ms). */
-export const LEDGER_WAIT_POLL_MS = 25;
+const LEDGER_WAIT_POLL_MS = 25;
 
 /**
  * Waits up to `waitMs` for the single ledger writer to land `write` (batch submission's mint, a

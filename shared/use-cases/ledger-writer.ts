@@ -132,7 +132,7 @@ async function settleAnchoredRoot(deps: LedgerWriterDeps, tx: AnchorLedgerTx): P
  * (`outcomes.refused`); an anchor → abandoned (its markers go into the next one). Then the write is
  * FAILED with `reason` (its job too). Idempotent.
  */
-export async function settleRefused(deps: Pick<LedgerWriterDeps, 'custody' | 'batches' | 'now' | 'vault' | 'anchors'>, tx: LedgerTx, reason: string): Promise<void> {
+async function settleRefused(deps: Pick<LedgerWriterDeps, 'custody' | 'batches' | 'now' | 'vault' | 'anchors'>, tx: LedgerTx, reason: string): Promise<void> {
   const at = deps.now().toISOString();
   switch (tx.kind) {
     case 'MINT': {
@@ -187,7 +187,7 @@ async function landKept(
  * queue (a lost request is found by reconciliation: the batch stays in the awaiting-payout index).
  * Errors: Error when the batch does not exist or is not confirmed afterwards.
  */
-export async function confirmBatchMint(
+async function confirmBatchMint(
   deps: Pick<LedgerWriterDeps, 'batches' | 'payoutQueue' | 'now'>,
   msg: { batch_id: string; tx_hash: string; job_id?: string },
 ): Promise<Batch> {

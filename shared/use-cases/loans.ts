@@ -30,7 +30,7 @@ export interface LoanDeps {
 }
 
 /** The id of the ledger write that locks a loan's BatchToken. */
-export const lockWriteId = (loanId: string) => `${loanId}-lock`;
+const lockWriteId = (loanId: string) => `${loanId}-lock`;
 
 /**
  * POST /loans (docs/api/lending.md#loans): an advance to the batch's farmer against its BatchToken.

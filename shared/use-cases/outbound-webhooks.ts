@@ -22,7 +22,7 @@ import {
 import type { SealedSecret, SecretSealer } from '../domain/secret-sealing';
 
 /** Longest SQS DelaySeconds. */
-export const MAX_QUEUE_DELAY_S = 900;
+const MAX_QUEUE_DELAY_S = 900;
 
 export interface OutboundWebhookDeps {
   store: OutboundWebhookStore;
@@ -77,7 +77,7 @@ export async function listEndpoints(deps: Pick<OutboundWebhookDeps, 'store'>, ca
 }
 
 /** An endpoint the caller manages. Errors: 404 ROUTE_NOT_FOUND (unknown or deleted), 403 (another owner's). */
-export async function managedEndpoint(deps: Pick<OutboundWebhookDeps, 'store'>, caller: Caller, id: string): Promise<OutboundEndpoint> {
+async function managedEndpoint(deps: Pick<OutboundWebhookDeps, 'store'>, caller: Caller, id: string): Promise<OutboundEndpoint> {
   endpointOwnerOf(caller);
   const e = await deps.store.getEndpoint(id);
   if (!e || e.status === 'DELETED') throw notFound(`webhook endpoint ${id}`);
@@ -208,7 +208,7 @@ export async function attemptDelivery(deps: OutboundWebhookDeps & { sender: Outb
   }
   const endpoint = await deps.store.getEndpoint(d.endpoint_id);
   const at = now.toISOString();
-  if (!endpoint || endpoint.status !== 'ACTIVE') {
+  if (endpoint?.status !== 'ACTIVE') {
     const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { state: 'DEAD', last_error: `endpoint ${endpoint?.status ?? 'DELETED'}`, pending_token: undefined, next_attempt_at: undefined, updated_at: at });
     return ok ? 'DEAD' : null;
   }

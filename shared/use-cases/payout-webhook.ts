@@ -5,7 +5,7 @@ import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
 
 /** Receipt source of the payout provider's webhooks (`WEBHOOK#payout-provider#<webhook-id>`). */
-export const WEBHOOK_SOURCE = 'payout-provider';
+const WEBHOOK_SOURCE = 'payout-provider';
 
 /** Key of the error log line an event the provider does not confirm raises (a metric filter / alarm matches on it). */
 export const MISMATCH_ALARM = 'FORGED_OR_MISMATCHED_WEBHOOK';

@@ -63,10 +63,10 @@ export interface SettlementDeps {
 }
 
 /** The vault-write ids of a settlement. */
-export const repayWriteId = (purchaseOrderId: string, loanId: string) => `${purchaseOrderId}-repay-${loanId}`;
-export const releaseWriteId = (purchaseOrderId: string) => `${purchaseOrderId}-release`;
+const repayWriteId = (purchaseOrderId: string, loanId: string) => `${purchaseOrderId}-repay-${loanId}`;
+const releaseWriteId = (purchaseOrderId: string) => `${purchaseOrderId}-release`;
 /** The vault-write id of a buyer payment's refund (its refund id: one per payment). */
-export const refundWriteId = (txHash: string, logIndex: number) => refundIdOf(txHash, logIndex);
+const refundWriteId = (txHash: string, logIndex: number) => refundIdOf(txHash, logIndex);
 
 /**
  * Applies a buyer payment. Steps: a processed `webhook-id` is DUPLICATE_WEBHOOK; the event must
@@ -163,7 +163,7 @@ async function settleWhenPaid(deps: SettlementDeps, purchaseOrderId: string, opt
       return existing;
     }
     const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
-    if (!po || po.status !== 'CONFIRMED') return null;
+    if (po?.status !== 'CONFIRMED') return null;
     const due = await amountDueOf(deps, po);
     const paid = po.paid_usd_micro ?? 0;
     if (paid <= 0 || (!isPaidInFull(paid, due) && !opts.acceptShortPayment)) return null;

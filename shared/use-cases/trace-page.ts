@@ -13,7 +13,7 @@ export interface TracePageDeps extends Pick<AuditDeps, 'chainTrail' | 'fetchEvid
 }
 
 /** One custody stage as the public sees it. */
-export interface PublicStage {
+interface PublicStage {
   stage: Stage;
   /** ISO 8601 UTC. */
   at: string;
@@ -67,7 +67,7 @@ export function firstName(fullName: string): string {
  * declared area round the GPS point — with coordinates rounded to 3 decimals (about 110 m) by the
  * domain's one public-plot rule (`publicPlotGeometry`), never the exact plot.
  */
-export function farmPlot(farm: Farmer['farm']): PublicTrace['plot'] {
+function farmPlot(farm: Farmer['farm']): PublicTrace['plot'] {
   const geometry = publicPlotGeometry(farm);
   if (farm.polygon) return { source: 'POLYGON', area_ha: farm.computed_area_ha ?? farm.area_ha, geometry };
   return { source: 'POINT_AND_AREA', area_ha: farm.area_ha, geometry };

@@ -203,7 +203,7 @@ export async function loadBench(): Promise<void> {
     };
     const blockNumber = await bare(100, () => rpc('eth_blockNumber', []));
     const latest = (await rpc('eth_getBlockByNumber', ['latest', false])) as { transactions: string[] };
-    const someTx = latest.transactions[0] ?? '0x' + '0'.repeat(64);
+    const someTx = latest.transactions[0] ?? `0x${'0'.repeat(64)}`;
     const receipt = await bare(100, () => rpc('eth_getTransactionReceipt', [someTx]));
     const providerRead = await bare(50, () => sandboxOrder(endpoints.payout_sandbox!, `${paymentId}-A1`));
 

@@ -89,6 +89,7 @@ describe('payout lifecycle ASL', () => {
     expect(new Set(path.defaults)).toEqual(new Set([path.exhaustedTo]));
     const review = state(path.exhaustedTo);
     expect(review.Type).toBe('Task');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an ASL definition substitution, filled in by CDK, not a template literal
     expect(review.Parameters.FunctionName).toBe('${PayoutManualReviewFunctionArn}');
     expect(new Set(path.completedTo)).toEqual(new Set(['PayoutCompleted']));
     expect(state('PayoutCompleted').Type).toBe('Succeed');

@@ -14,7 +14,7 @@ import { describeWithChromium, headlessChromium } from '../support/chromium';
  */
 
 
-const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, '\'');
+const unescapeHtml = (s: string) => s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, '\'');
 
 describeWithChromium('docs-browser')('GET /docs in headless Chromium', () => {
   it('renders every route (method and path) with the service\'s own Scalar bundle', async () => {
@@ -23,7 +23,7 @@ describeWithChromium('docs-browser')('GET /docs in headless Chromium', () => {
 
     // Assess: the endpoint lists Scalar renders, `<span class="… endpoint-method …">get</span><span class="endpoint-path">/x</span>`
     const rendered = new Set([...dom.matchAll(/class="[^"]*endpoint-method[^"]*"[^>]*>([^<]*)<\/span><span[^>]*class="endpoint-path"[^>]*>([^<]*)<\/span>/g)]
-      .map((m) => `${m[1]!.trim().toUpperCase()} ${unescape(m[2]!)}`));
+      .map((m) => `${m[1]!.trim().toUpperCase()} ${unescapeHtml(m[2]!)}`));
     const missing = routes.map((r) => `${r.method} ${r.path}`).filter((r) => !rendered.has(r));
     expect(missing).toEqual([]);
     expect(dom).toContain('Coffee batch traceability and farmer payout API');

@@ -1,7 +1,7 @@
 import { api, token, uid } from '../support/api';
 
 /** A Bugisu cooperative with realistic prices (UGX per kg). */
-export function cooperativeBody(id: string, overrides: Record<string, unknown> = {}) {
+function cooperativeBody(id: string, overrides: Record<string, unknown> = {}) {
   return {
     cooperative_id: id,
     name: 'Bugisu Cooperative Union',
@@ -16,7 +16,7 @@ export function cooperativeBody(id: string, overrides: Record<string, unknown> =
 }
 
 /** A farm on the slopes of Mt Elgon (outside every alert area). */
-export function farmerBody(id: string, cooperativeId: string, phone?: string) {
+function farmerBody(id: string, cooperativeId: string, phone?: string) {
   return {
     farmer_id: id,
     full_name: 'Joseph Wamala',

@@ -24,7 +24,7 @@ const pathId = fc.oneof(
 /** A JSON value in any place a field goes, numbers at the edges included. */
 const edgeValue = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom(1.5e-300, -0, 1e308, -1e308, 5e-324, 0.1234567891234, 9_007_199_254_740_993, '', ' ', '\u0000', 'x'.repeat(5_000)),
+  fc.constantFrom(1.5e-300, -0, 1e308, -1e308, 5e-324, 0.1234567891234, 2 ** 53 + 1 /* no double holds it: the value is 2 ** 53 */, '', ' ', '\u0000', 'x'.repeat(5_000)),
   fc.double(),
 );
 

@@ -80,7 +80,7 @@ describe('a loan on a BatchToken', () => {
     const locked = await waitFor(() => api('GET', `/loans/${loanId}`, { token: ctx.coop }), (r) => !!r.body.lock_tx_hash, 30_000, 250);
     expect(locked.body.lock_tx_hash).toMatch(/^0x/);
     // The lock is recorded first; the disbursement is created right after it (shared/use-cases/loans.ts), so wait for it.
-    const disbursements = async () => (await api('GET', '/payments?batch_id=' + batch.batch_id, { token: ctx.coop })).body.payments.filter((p: { payment_type: string }) => p.payment_type === 'LOAN_DISBURSEMENT');
+    const disbursements = async () => (await api('GET', `/payments?batch_id=${batch.batch_id}`, { token: ctx.coop })).body.payments.filter((p: { payment_type: string }) => p.payment_type === 'LOAN_DISBURSEMENT');
     expect(await waitFor(disbursements, (d) => d.length > 0, 30_000, 250)).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await disbursements()).toHaveLength(1); // and no second one follows

@@ -41,7 +41,7 @@ describe('payout-provider webhooks', () => {
     const forged = signed(body);
     const tampered = await post({ raw: forged.raw.replace('ord_x', 'ord_y'), headers: forged.headers });
     expect([tampered.status, tampered.body.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
-    const other = new Webhook('whsec_' + Buffer.from('another secret entirely').toString('base64'));
+    const other = new Webhook(`whsec_${Buffer.from('another secret entirely').toString('base64')}`);
     const raw = JSON.stringify(body);
     const wrongKey = await post({ raw, headers: { 'content-type': 'application/json', 'webhook-id': 'm1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': other.sign('m1', new Date(), raw) } });
     expect(wrongKey.status).toBe(401);

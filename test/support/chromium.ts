@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** The Chromium binary on PATH (or CHROMIUM_BIN), or undefined. */
-export function findChromium(): string | undefined {
+function findChromium(): string | undefined {
   for (const name of [process.env.CHROMIUM_BIN, 'chromium', 'chromium-browser', 'google-chrome']) {
     if (!name) continue;
     try {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../../shared/runtime/paths';
 
 /** What a running local stack reports about itself (infra/local/start.ts LOCAL_STACK_INFO_FILE). */
-export interface StackInfo {
+interface StackInfo {
   url: string;
   dataDir: string;
   endpoints: Record<string, string>;

@@ -78,7 +78,10 @@ function setUp() {
     anchors: store,
     custody: { getLedgerTx: async (id) => ledgerTxs.get(id) ?? (store.writes.find((w) => w.ledger_tx_id === id) ?? null) },
     ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', { send: async (m) => void queued.push(m) }),
-    now: () => new Date((clock += 300_000)),
+    now: () => {
+      clock += 300_000;
+      return new Date(clock);
+    },
   };
   /** The single ledger writer landed (or refused) the anchor's transaction. */
   const land = (id: string, status: 'CONFIRMED' | 'FAILED', block = 100) => {

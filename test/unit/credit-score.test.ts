@@ -159,8 +159,14 @@ describe('getCreditScore (use case)', () => {
   const calls: unknown[][] = [];
   const deps = (over: Partial<CreditScoreDeps> = {}): CreditScoreDeps => ({
     registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
-    batches: fakeBatchStore({ listByFarmer: async (...args) => (calls.push(['batches', ...args]), batches) }),
-    loans: { listByFarmer: async (...args) => (calls.push(['loans', ...args]), loans) },
+    batches: fakeBatchStore({ listByFarmer: async (...args) => {
+      calls.push(['batches', ...args]);
+      return batches;
+    } }),
+    loans: { listByFarmer: async (...args) => {
+      calls.push(['loans', ...args]);
+      return loans;
+    } },
     payouts: fakePayoutStore({ get: async () => null }),
     now: () => NOW,
     ...over,

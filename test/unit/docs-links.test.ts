@@ -24,7 +24,7 @@ function walk(dir: string, keep: (file: string) => boolean, out: string[] = []):
 }
 
 /** GitHub's heading anchor: lower case, punctuation dropped (not `-` or `_`), spaces to `-`. */
-export function githubSlug(heading: string): string {
+function githubSlug(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
@@ -34,7 +34,7 @@ export function githubSlug(heading: string): string {
 }
 
 /** Every anchor of a markdown file: its headings (outside code fences), duplicates numbered as GitHub numbers them. */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   let fence = false;

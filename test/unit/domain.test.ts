@@ -15,8 +15,6 @@ import { allowedFrom, isFinal, transition, type PayoutEvent } from '../../shared
 import { maskPhone, normaliseUgandanMobile } from '../../shared/domain/phone';
 import { PAYOUT_STATUSES, type AuditEntry, type PayoutStatus } from '../../shared/domain/records';
 
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-
 /** Deterministic PRNG (mulberry32) so property loops are reproducible. */
 function prng(seed: number): () => number {
   let a = seed >>> 0;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startFauxqs } from 'fauxqs';
 import { CarReader } from '@ipld/car/reader';
 import { CarWriter } from '@ipld/car/writer';
@@ -250,7 +250,10 @@ describe('pinEvidence (the background pinner)', () => {
   beforeEach(() => { pinMetrics.length = 0; setMetricsSink((l) => pinMetrics.push(l)); });
   afterAll(() => setMetricsSink(undefined));
   /** The `outcome` of each EvidencePins count flushed so far. */
-  const outcomes = () => (flushMetrics(), pinMetrics.map((l) => JSON.parse(l) as { EvidencePins?: number; outcome?: string }).filter((d) => d.EvidencePins).map((d) => d.outcome));
+  const outcomes = () => {
+    flushMetrics();
+    return pinMetrics.map((l) => JSON.parse(l) as { EvidencePins?: number; outcome?: string }).filter((d) => d.EvidencePins).map((d) => d.outcome);
+  };
 
   it('records PINNED once the service pinned our root', async () => {
     const { deps: d, st } = deps(async () => undefined);

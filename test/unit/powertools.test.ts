@@ -44,7 +44,9 @@ beforeEach(() => {
   };
   spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
 });
-afterEach(() => spies.forEach((s) => s.mockRestore()));
+afterEach(() => {
+  for (const s of spies) s.mockRestore();
+});
 
 /** The line a plain `logger.info` writes between invocations: what the next invocation would inherit. */
 function nextLine(): Record<string, unknown> {

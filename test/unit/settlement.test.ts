@@ -73,7 +73,7 @@ function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
       const k = key(p.purchase_order_id, p.tx_hash, p.log_index);
       if (payments.has(k)) return { payment: payments.get(k)!, created: false };
       const po = orders.get(p.purchase_order_id);
-      if (p.status === 'COUNTED' && (!po || po.status !== 'CONFIRMED' || po.settled_at)) p = { ...p, status: 'UNAPPLIED', unapplied_reason: 'AFTER_SETTLEMENT' };
+      if (p.status === 'COUNTED' && (po?.status !== 'CONFIRMED' || po.settled_at)) p = { ...p, status: 'UNAPPLIED', unapplied_reason: 'AFTER_SETTLEMENT' };
       if (p.status === 'COUNTED') orders.set(po!.purchase_order_id, { ...po!, paid_usd_micro: (po!.paid_usd_micro ?? 0) + p.amount_usd_micro });
       payments.set(k, p);
       audits.push(['BUYER_PAYMENT_RECEIVED', batchIds]);

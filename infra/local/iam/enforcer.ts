@@ -318,7 +318,7 @@ function s3AccessDenied(message: string): Response {
 }
 
 /** IAM requests of a path-style S3 request. */
-export function s3Requests(method: string, url: URL, headers: Headers): IamRequest[] {
+function s3Requests(method: string, url: URL, headers: Headers): IamRequest[] {
   const [bucket = '', ...rest] = url.pathname.replace(/^\//, '').split('/');
   const key = rest.map((p) => decodeURIComponent(p)).join('/');
   const bucketArn = `arn:aws:s3:::${decodeURIComponent(bucket)}`;
@@ -370,7 +370,7 @@ function queryPartitionKey(input: Record<string, unknown>, attribute: string): s
 }
 
 /** IAM requests of a DynamoDB command (low-level name), each item of a batch or transaction apart. */
-export function dynamoRequests(name: string, input: Record<string, unknown>, keys: IamEnforcerOptions['dynamoKeys'], tableArn: (table: string) => string): IamRequest[] {
+function dynamoRequests(name: string, input: Record<string, unknown>, keys: IamEnforcerOptions['dynamoKeys'], tableArn: (table: string) => string): IamRequest[] {
   const item = (action: string, table: string, key: Record<string, unknown> | undefined, index?: string): IamRequest => {
     const schema = keys[table];
     const pk = schema && key ? keyValue(key[schema.partitionKey]) : undefined;
@@ -427,7 +427,7 @@ function partiqlRequests(input: Record<string, unknown>, tableArn: (t: string) =
 }
 
 /** Glob (`*`, `?`) match, whole string. */
-export function globMatch(pattern: string, value: string): boolean {
+function globMatch(pattern: string, value: string): boolean {
   let re = GLOBS.get(pattern);
   if (!re) {
     re = new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('')}$`, 's');
@@ -438,7 +438,7 @@ export function globMatch(pattern: string, value: string): boolean {
 const GLOBS = new Map<string, RegExp>();
 
 /** IAM's resource match: `*`, or an ARN matched segment by segment (the resource part may hold colons). */
-export function arnMatch(pattern: string, arn: string): boolean {
+function arnMatch(pattern: string, arn: string): boolean {
   if (pattern === '*') return true;
   const p = splitArn(pattern);
   const a = splitArn(arn);

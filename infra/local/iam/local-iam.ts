@@ -26,7 +26,7 @@ export function localIamEnforced(value = process.env.LOCAL_IAM_ENFORCE): boolean
 }
 
 /** `LOCAL_IAM_KNOWN_REFUSALS` parsed. @throws Error when it is not a JSON array of {fn, action, why}. */
-export function knownRefusalsFrom(value = process.env.LOCAL_IAM_KNOWN_REFUSALS): KnownRefusal[] {
+function knownRefusalsFrom(value = process.env.LOCAL_IAM_KNOWN_REFUSALS): KnownRefusal[] {
   if (!value?.trim()) return [];
   const list = JSON.parse(value) as KnownRefusal[];
   if (!Array.isArray(list) || list.some((k) => !k || typeof k.fn !== 'string' || typeof k.action !== 'string' || typeof k.why !== 'string')) {

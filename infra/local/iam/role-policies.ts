@@ -27,7 +27,7 @@ export interface PolicyDocument {
 }
 
 /** What a logical id of the template stands for locally. */
-export type LocalCounterpart =
+type LocalCounterpart =
   | { kind: 'table' }
   | { kind: 'queue'; queue: string; dlq: boolean }
   | { kind: 'topic' }
@@ -111,7 +111,7 @@ export async function loadRolePolicies(onSynth?: (ms: number) => void): Promise<
  * @throws Error when a role has managed policies (their documents are not in the template) or a
  *   policy is attached to no known function role.
  */
-export async function synthesizeRolePolicies(): Promise<TemplateRolePolicies> {
+async function synthesizeRolePolicies(): Promise<TemplateRolePolicies> {
   // Imported here: aws-cdk-lib is heavy, and a cache hit never needs it.
   const { App, Stack, CfnResource } = await import('aws-cdk-lib');
   const { CfnBucket } = await import('aws-cdk-lib/aws-s3');

@@ -9,13 +9,13 @@
  */
 
 /** A JSON IAM policy document. */
-export interface PolicyDocument {
+interface PolicyDocument {
   Version?: string;
   Statement: PolicyStatementJson[];
 }
 
 /** One statement, as IAM JSON (the simulator reads it as it is). */
-export type PolicyStatementJson = Record<string, unknown> & { Effect: 'Allow' | 'Deny' };
+type PolicyStatementJson = Record<string, unknown> & { Effect: 'Allow' | 'Deny' };
 
 /** A named identity policy of a role. */
 export interface NamedPolicy {
@@ -24,9 +24,10 @@ export interface NamedPolicy {
 }
 
 export const TEST_ACCOUNT = '111122223333';
-export const TEST_REGION = 'eu-west-1';
-export const TEST_PARTITION = 'aws';
+const TEST_REGION = 'eu-west-1';
+const TEST_PARTITION = 'aws';
 
+// biome-ignore lint/suspicious/noExplicitAny: a synthesized CloudFormation template is read loosely; every field used is checked where it is read
 type Json = Record<string, any>;
 
 /** What `Ref` and `Fn::GetAtt` of a logical id resolve to. */
@@ -117,7 +118,7 @@ export function resolveTemplate(template: Json, overrides: Record<string, Partia
  * by their defaults unless given). @throws Error on an intrinsic it cannot resolve (so a test
  * never evaluates a policy with a hole in it).
  */
-export function resolveIntrinsics(value: unknown, resources: Record<string, ResolvedResource>, parameters: Record<string, string> = {}): unknown {
+function resolveIntrinsics(value: unknown, resources: Record<string, ResolvedResource>, parameters: Record<string, string> = {}): unknown {
   const pseudo: Record<string, string> = {
     'AWS::Region': TEST_REGION, 'AWS::AccountId': TEST_ACCOUNT, 'AWS::Partition': TEST_PARTITION, 'AWS::URLSuffix': 'amazonaws.com',
     'AWS::StackName': 'CoffeeTrace', 'AWS::StackId': `arn:aws:cloudformation:${TEST_REGION}:${TEST_ACCOUNT}:stack/CoffeeTrace/0`,
@@ -185,8 +186,8 @@ export function rolePolicies(template: Json, roles: Record<string, string>, opts
   const all = Object.entries((template.Resources ?? {}) as Record<string, Json>);
   const out: Record<string, NamedPolicy[]> = {};
   for (const [name, roleId] of Object.entries(roles)) {
-    const role = (template.Resources ?? {})[roleId] as Json | undefined;
-    if (!role || role.Type !== 'AWS::IAM::Role') throw new Error(`rolePolicies: ${roleId} (${name}) is not a role of the template`);
+    const role = template.Resources?.[roleId] as Json | undefined;
+    if (role?.Type !== 'AWS::IAM::Role') throw new Error(`rolePolicies: ${roleId} (${name}) is not a role of the template`);
     const policies: NamedPolicy[] = [];
     for (const p of (role.Properties?.Policies ?? []) as Json[]) {
       policies.push({ name: `${roleId}/${p.PolicyName}`, policy: resolveIntrinsics(p.PolicyDocument, resources, parameters) as PolicyDocument });

@@ -15,7 +15,7 @@ export interface IamRequest {
 }
 
 /** The statement that decided: its policy, position and Sid (if any), and the statement itself. */
-export interface DecidingStatement {
+interface DecidingStatement {
   policy: string;
   index: number;
   sid?: string;

@@ -24,7 +24,7 @@ export interface ExercisedCall {
 }
 
 /** One granted action no exercised call used. */
-export interface UnusedGrant {
+interface UnusedGrant {
   /** The policy's name (`<logical id>` of its AWS::IAM::Policy) and the statement's position in it. */
   policy: string;
   statement: number;

@@ -5,17 +5,17 @@ import type { EvidenceArchive } from '../../domain/ports';
 import { S3SignedFetch } from './s3-signed-fetch';
 
 /** Key of the CAR of `root` in the evidence bucket. */
-export function carKey(root: string): string {
+function carKey(root: string): string {
   return `car/${root}.car`;
 }
 
 /** Key of file `path` of the directory `root` in the evidence bucket. */
-export function fileKey(root: string, path: string): string {
+function fileKey(root: string, path: string): string {
   return `files/${root}/${path}`;
 }
 
 /** How long a file URL from {@link S3EvidenceArchive.fileUrl} is valid, seconds. */
-export const FILE_URL_SECONDS = 300;
+const FILE_URL_SECONDS = 300;
 
 /** Options of {@link S3EvidenceArchive}. */
 export interface S3EvidenceArchiveOptions {

@@ -19,7 +19,7 @@ export class NodeSha256 {
 }
 
 /** AWS credentials, or a provider of them (e.g. `fromEnv()`). */
-export type S3Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>);
+type S3Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>);
 
 /** Options of {@link S3SignedFetch}. */
 export interface S3SignedFetchOptions {

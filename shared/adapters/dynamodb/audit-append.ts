@@ -71,7 +71,7 @@ export async function transactWithAudit(input: {
       // number that a concurrent append has taken): re-read and retry, so checkHead can report
       // what really happened. Only a failure with the head intact is the caller's own.
       const headMoved = codes[items.length] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict');
-      const own = codes.slice(0, items.length).findIndex((c) => c === 'ConditionalCheckFailed');
+      const own = codes.slice(0, items.length).indexOf('ConditionalCheckFailed');
       if (own >= 0 && !headMoved) throw new TransactionConditionError(own, codes);
       if (!headMoved) throw err;
       if (tries >= MAX_APPEND_TRIES) throw contentionError(err, codes);
@@ -145,9 +145,9 @@ export async function transactWithAudits(input: {
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
       const codes = cancellationCodes(err);
-      const own = codes.slice(0, input.items.length).findIndex((c) => c === 'ConditionalCheckFailed');
+      const own = codes.slice(0, input.items.length).indexOf('ConditionalCheckFailed');
       if (own >= 0) throw new TransactionConditionError(own, codes);
-      const failedBatch = codes.slice(input.items.length, input.items.length + updates.length).findIndex((c) => c === 'ConditionalCheckFailed');
+      const failedBatch = codes.slice(input.items.length, input.items.length + updates.length).indexOf('ConditionalCheckFailed');
       if (failedBatch >= 0) {
         // Either another append moved the head (retry) or the batch's own condition failed (report).
         const head = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(input.batches[failedBatch]!.batchId), ProjectionExpression: 'audit_seq', ConsistentRead: true }));

@@ -215,7 +215,7 @@ export class BatchRepository implements BatchStore {
 
 
 /** A batch in any mint state (consistent read), or null. Standalone, so a bundle that only reads batches does not carry the repository. */
-export async function readAnyBatch(batchId: string): Promise<Batch | null> {
+async function readAnyBatch(batchId: string): Promise<Batch | null> {
   const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(batchId), ConsistentRead: true }));
   return r.Item ? fromItem<Batch>(r.Item) : null;
 }

@@ -50,7 +50,9 @@ export class DepositRepository implements DepositStore {
         sets.push(`#f${i} = :f${i}`);
       }
     });
-    from.forEach((s, i) => (values[`:from${i}`] = s));
+    from.forEach((s, i) => {
+      values[`:from${i}`] = s;
+    });
     try {
       await documentClient().send(new UpdateCommand({
         TableName: tableName(),

@@ -4,7 +4,7 @@ import { keys } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
 /** How long an idempotency key is remembered (seconds). */
-export const IDEMPOTENCY_TTL_S = 24 * 3600;
+const IDEMPOTENCY_TTL_S = 24 * 3600;
 
 /**
  * `Idempotency-Key` records: a key is claimed with a conditional put (so two concurrent requests

@@ -91,7 +91,7 @@ export const FARMER_PREFIX = 'FARMER#';
 export const BATCH_PREFIX = 'BATCH#';
 
 /** How long inbound webhook receipts are kept for replay detection (seconds; DynamoDB TTL). */
-export const WEBHOOK_RECEIPT_TTL_S = 30 * 24 * 3600;
+const WEBHOOK_RECEIPT_TTL_S = 30 * 24 * 3600;
 
 export const keys = {
   cooperative: (id: string) => ({ PK: `COOP#${id}`, SK: META }),
@@ -179,7 +179,7 @@ export const keys = {
 };
 
 /** Attributes that are keys or bookkeeping, stripped before an item leaves the adapter. */
-export const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'expires_at_epoch', 'entity'] as const;
+const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'expires_at_epoch', 'entity'] as const;
 
 /** A stored item as the record it holds: its key and bookkeeping attributes removed. */
 export function fromItem<T>(item: Record<string, unknown>): T {

@@ -89,7 +89,9 @@ export class LoanRepository implements LoanStore {
       values[`:f${i}`] = val;
       sets.push(`#f${i} = :f${i}`);
     });
-    from.forEach((s, i) => (values[`:from${i}`] = s));
+    from.forEach((s, i) => {
+      values[`:from${i}`] = s;
+    });
     const condition = `#s IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
     // Leaving PENDING leaves the pending-loans index; ACTIVE enters the due-date index; the rest leave both.
     let indexUpdate = to === 'PENDING' ? '' : ' REMOVE GSI2PK, GSI2SK';

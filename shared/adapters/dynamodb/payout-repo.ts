@@ -429,17 +429,6 @@ export class PayoutRepository implements PayoutStore {
     }
   }
 
-  private async explainCancel(err: unknown, webhook: { source: string; id: string } | undefined, at: string): Promise<ApplyOutcome> {
-    if (!isTransactionCanceled(err)) throw err;
-    const codes = cancellationCodes(err);
-    if (webhook && codes[0] === 'ConditionalCheckFailed') return 'DUPLICATE_WEBHOOK';
-    if (codes.includes('ConditionalCheckFailed')) {
-      if (webhook) await this.rememberWebhook(webhook, at);
-      return 'IGNORED';
-    }
-    throw err;
-  }
-
   /**
    * Applies one event with its audit entry in one transaction, on the condition that the payout
    * is in a status the event allows and at `attempt`. Errors: PayoutTransitionRejected otherwise.

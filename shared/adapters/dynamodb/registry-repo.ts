@@ -136,7 +136,7 @@ export class RegistryRepository implements RegistryStore {
           },
           {
             Update: {
-              TableName: tableName(), Key: keys.job(jobId), UpdateExpression: 'SET #s = :s, completed_at = :at' + (outcome === 'REJECTED' ? ', #e = :e' : '') + ' REMOVE GSI2PK, GSI2SK',
+              TableName: tableName(), Key: keys.job(jobId), UpdateExpression: `SET #s = :s, completed_at = :at${outcome === 'REJECTED' ? ', #e = :e' : ''} REMOVE GSI2PK, GSI2SK`,
               ExpressionAttributeNames: { '#s': 'status', ...(outcome === 'REJECTED' ? { '#e': 'error' } : {}) },
               ExpressionAttributeValues: {
                 ':s': outcome === 'VERIFIED' ? 'COMPLETE' : 'FAILED', ':at': at,

@@ -23,7 +23,7 @@ async function writeAudited(items: TransactItem[], batchIds: string[], entry: Au
   } catch (err) {
     if (!isTransactionCanceled(err)) throw err;
     const codes = cancellationCodes(err);
-    const i = codes.findIndex((c) => c === 'ConditionalCheckFailed');
+    const i = codes.indexOf('ConditionalCheckFailed');
     if (i >= 0) throw new TransactionConditionError(i, codes);
     throw err;
   }
@@ -156,7 +156,7 @@ export class SettlementRepository implements SettlementStore {
 
   async recordRefund(purchaseOrderId: string, txHash: string, logIndex: number, outcome: { status: 'REFUNDED' | 'REFUND_REFUSED'; tx_hash?: string }, at: string): Promise<void> {
     const payment = await this.getPayment(purchaseOrderId, txHash, logIndex);
-    if (!payment || payment.status !== 'REFUND_REQUESTED') return;
+    if (payment?.status !== 'REFUND_REQUESTED') return;
     const update: TransactItem = {
       Update: {
         TableName: tableName(), Key: keys.buyerPayment(purchaseOrderId, txHash, logIndex),
@@ -205,7 +205,7 @@ export class SettlementRepository implements SettlementStore {
   /** STARTED → COMPLETED once no repayment and not the remainder is still REQUESTED. */
   private async completeIfDone(purchaseOrderId: string, at: string): Promise<void> {
     const s = await this.get(purchaseOrderId);
-    if (!s || s.status !== 'STARTED') return;
+    if (s?.status !== 'STARTED') return;
     if (Object.values(s.repayments).some((r) => r.status === 'REQUESTED') || s.remainder_status === 'REQUESTED') return;
     await this.conditional(purchaseOrderId, {
       UpdateExpression: 'SET #st = :c, completed_at = :at, updated_at = :at', ConditionExpression: '#st = :started',

@@ -22,6 +22,7 @@ class StoreDocumentClient extends DynamoDBDocumentClient {
   }
 
   // The base method is overloaded (promise or callback); the arguments pass through unchanged.
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's send is overloaded (promise or callback); an override must accept and return both
   override send(...args: any[]): any {
     const sent: unknown = Reflect.apply(super.send, this, args);
     return sent instanceof Promise ? sent.catch((err: unknown) => { throw asStoreError(err); }) : sent;

@@ -53,7 +53,7 @@ export const WSU_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-w
 /** `Password/@Type` for a digest password (UsernameToken Profile 1.0). */
 export const PASSWORD_DIGEST_TYPE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordDigest';
 /** `Nonce/@EncodingType` for base64. */
-export const BASE64_ENCODING_TYPE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary';
+const BASE64_ENCODING_TYPE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary';
 /** TRACES base v4 (`xsd1-base-v4.xsd`): declares the `WebServiceClientId` header element. */
 export const TRACES_BASE_V4_NS = 'http://ec.europa.eu/sanco/tracesnt/base/v4';
 /** TRACES error v01 (`xsd5-error-v01.xsd`): the `Error{ID, Message, Field}` entries of a fault's detail. */
@@ -138,9 +138,9 @@ export interface XmlNode {
 }
 
 /** The document element of a parsed document (`create(xml).node`), or null. */
-export function rootElement(docNode: unknown): XmlNode | null {
+function rootElement(docNode: unknown): XmlNode | null {
   const de = (docNode as { documentElement?: XmlNode | null }).documentElement;
-  return de && de.localName ? de : null;
+  return de?.localName ? de : null;
 }
 
 /** Child elements of `el`, optionally only those with local name `local` and namespace `ns` (`undefined`: any namespace). */
@@ -175,7 +175,7 @@ export function readSoapEnvelope(text: string): { envelope: XmlNode; header: Xml
   } catch {
     return null;
   }
-  if (!root || root.localName !== 'Envelope' || root.namespaceURI !== SOAP_ENV_NS) return null;
+  if (root?.localName !== 'Envelope' || root.namespaceURI !== SOAP_ENV_NS) return null;
   const body = childElement(root, 'Body', SOAP_ENV_NS);
   if (!body) return null;
   const first = childElements(body)[0] ?? null;
@@ -184,7 +184,7 @@ export function readSoapEnvelope(text: string): { envelope: XmlNode; header: Xml
 }
 
 /** A SOAP 1.1 fault, read. */
-export interface SoapFault {
+interface SoapFault {
   faultCode: string;
   faultString: string;
   /** Local name of the detail's first element (the service exception), e.g. `BusinessRulesValidationException`. */
@@ -193,7 +193,7 @@ export interface SoapFault {
 }
 
 /** Reads a `Fault` element (`faultcode`, `faultstring`, `detail/<exception>/Error*`). */
-export function readSoapFault(fault: XmlNode): SoapFault {
+function readSoapFault(fault: XmlNode): SoapFault {
   const out: SoapFault = {
     faultCode: childText(fault, 'faultcode') ?? '',
     faultString: childText(fault, 'faultstring') ?? '',
@@ -228,7 +228,7 @@ const REFUSAL_EXCEPTIONS = new Set(['BusinessRulesValidationException', 'Permiss
  * service's declared exceptions in the detail (JAX-WS sends those with `S:Server`), or a schema /
  * authentication message. Any other `Server` fault is treated as the registry being unwell.
  */
-export function isRefusal(fault: SoapFault): boolean {
+function isRefusal(fault: SoapFault): boolean {
   const local = fault.faultCode.slice(fault.faultCode.indexOf(':') + 1);
   if (REFUSAL_CODES.has(local)) return true;
   if (fault.exception && REFUSAL_EXCEPTIONS.has(fault.exception)) return true;

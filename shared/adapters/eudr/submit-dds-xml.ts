@@ -13,7 +13,7 @@ export const EUDR_DDS_NS = 'http://ec.europa.eu/tracesnt/certificate/eudr/due-di
 /** Namespace of the EUDR common V3 types (`eudrCommon:`): the children of `descriptors`, operator identification. */
 export const EUDR_COMMON_NS = 'http://ec.europa.eu/tracesnt/certificate/eudr/common/v3';
 
-export type EudrOperatorRole = 'OPERATOR' | 'REPRESENTATIVE_OPERATOR';
+type EudrOperatorRole = 'OPERATOR' | 'REPRESENTATIVE_OPERATOR';
 
 /** A structured address (`eudrCommon:AddressType`). */
 export interface EudrAddress {
@@ -87,7 +87,7 @@ export function submitDdsRequestXml(dds: DueDiligenceStatement, opts: SubmitDdsX
   };
 
   const xml = ((opts.prettyPrint ?? true) ? prettyBuilder : compactBuilder).build(document) as string;
-  return xml.replace(/\n$/, '') + '\n';
+  return `${xml.replace(/\n$/, '')}\n`;
 }
 
 /**
@@ -123,7 +123,8 @@ function representedOperator(dds: DueDiligenceStatement, given?: EudrAddress): X
 
 /** A decimal with at most 6 fraction digits, no exponent (`eudrCommon:DecimalSixteenTotalSixPrecType`). */
 function formatDecimal6(n: number): string {
-  if (!Number.isFinite(n) || n < 0 || n > 9999999999.999999) throw new RangeError(`net weight ${n} outside 0–9999999999.999999`);
+  // 9999999999.999999 (the schema's largest value) is no double: the largest double below 1e10 is the largest accepted.
+  if (!Number.isFinite(n) || n < 0 || n >= 1e10) throw new RangeError(`net weight ${n} outside 0–9999999999.999999`);
   return n.toFixed(6).replace(/\.?0+$/, '');
 }
 

@@ -4,7 +4,7 @@ import type { FarmLocation, ForestCheck, ForestCheckResult } from '../../domain/
 import alertAreas from './alert-areas.json';
 
 /** EUDR cut-off: deforestation after this date makes a plot ineligible. */
-export const EUDR_CUTOFF_DATE = '2020-12-31';
+const EUDR_CUTOFF_DATE = '2020-12-31';
 
 interface AlertFeature {
   properties: { name: string; alert_date: string; confidence: string; area_ha: number };

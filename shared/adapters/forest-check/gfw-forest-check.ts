@@ -29,11 +29,11 @@ import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 /** EUDR cut-off: alerts after this date make a plot ineligible. */
-export const GFW_CUTOFF_DATE = '2020-12-31';
-export const GFW_DATASET = 'gfw_integrated_alerts';
-export const GFW_DEFAULT_BASE_URL = 'https://data-api.globalforestwatch.org';
+const GFW_CUTOFF_DATE = '2020-12-31';
+const GFW_DATASET = 'gfw_integrated_alerts';
+const GFW_DEFAULT_BASE_URL = 'https://data-api.globalforestwatch.org';
 /** Seconds a caller is told to wait after GFW_API_UNAVAILABLE (docs/api/eudr.md#forest-check). */
-export const GFW_RETRY_AFTER_SECONDS = 300;
+const GFW_RETRY_AFTER_SECONDS = 300;
 
 /** Side of a cell of the 10/100000 grid, in degrees. */
 const GRID_CELL_DEG = 0.0001;

@@ -100,7 +100,7 @@ export async function digestSignerAccount(signer: DigestSigner): Promise<LocalAc
 }
 
 /** A KMS asymmetric key (`ECC_SECG_P256K1`, SIGN_VERIFY) as a DigestSigner: GetPublicKey and Sign (DIGEST, ECDSA_SHA_256). */
-export class KmsDigestSigner implements DigestSigner {
+class KmsDigestSigner implements DigestSigner {
   constructor(private readonly keyId: string, private readonly kms: KMSClient = new KMSClient({})) {}
 
   async publicKey(): Promise<Uint8Array> {

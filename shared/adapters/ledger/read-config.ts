@@ -68,7 +68,7 @@ export function ledgerReadClient(config: LedgerClientConfig, who: string): { cli
  * The chain-id check of one reader: {@link assertChainId} asked once and remembered, asked again
  * after a failure. Errors: as assertChainId.
  */
-export function chainIdCheck(client: Client<Transport, Chain>, expected: number): () => Promise<void> {
+function chainIdCheck(client: Client<Transport, Chain>, expected: number): () => Promise<void> {
   let checked: Promise<void> | undefined;
   return () => {
     checked ??= assertChainId(client, expected);
@@ -82,7 +82,7 @@ export function chainIdCheck(client: Client<Transport, Chain>, expected: number)
  * cannot be asked or names another chain. Callers keep the promise, once per instance, and drop it
  * on failure so the next call asks again.
  */
-export async function assertChainId(client: Client<Transport, Chain>, expected: number): Promise<void> {
+async function assertChainId(client: Client<Transport, Chain>, expected: number): Promise<void> {
   let reported: number;
   try {
     reported = await getChainId(client);

@@ -8,13 +8,13 @@ import { batchTokenAbi, traceLogAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
 
 /** A BatchMinted event with where it is on the chain. */
-export interface ChainMintEvent extends ChainMint {
+interface ChainMintEvent extends ChainMint {
   blockNumber: bigint;
   logIndex: number;
 }
 
 /** A StageRecorded event with where it is on the chain and who recorded it. */
-export interface ChainStageEvent extends ChainStage {
+interface ChainStageEvent extends ChainStage {
   blockNumber: bigint;
   recorder: Hex;
 }

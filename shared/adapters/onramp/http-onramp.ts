@@ -50,7 +50,7 @@ export interface HttpOnRampConfig {
 }
 
 /** A response from the on-ramp that does not match its documented shape. */
-export class OnRampProtocolError extends Error {
+class OnRampProtocolError extends Error {
   constructor(message: string) {
     super(`Unexpected on-ramp response: ${message}`);
     this.name = 'OnRampProtocolError';
@@ -69,8 +69,9 @@ function optStr(v: unknown, field: string): string | undefined {
 }
 
 /** Maps the on-ramp's order JSON to the port's `OnRampOrder`. @throws OnRampProtocolError on a malformed order. */
-export function toOnRampOrder(raw: unknown): OnRampOrder {
+function toOnRampOrder(raw: unknown): OnRampOrder {
   if (typeof raw !== 'object' || raw === null) throw new OnRampProtocolError('order is not an object');
+  // biome-ignore lint/suspicious/noExplicitAny: an outside system's JSON, every field read here is checked before use
   const o = raw as Record<string, any>;
   const status = o.status as OnRampOrder['status'];
   if (!STATUSES.includes(status)) throw new OnRampProtocolError(`unknown order status ${JSON.stringify(o.status)}`);

@@ -28,7 +28,7 @@ export const outboundWebhookKeys = { endpoint: endpointKey, delivery: deliveryKe
 const MFI_ENDPOINTS = 'OWH_MFI_ENDPOINTS';
 
 /** `whd_` + 26 base32 characters of sha256(endpoint id, event id). */
-export function deliveryIdOf(endpointId: string, eventId: string): string {
+function deliveryIdOf(endpointId: string, eventId: string): string {
   const digest = createHash('sha256').update(`${endpointId}\n${eventId}`).digest();
   const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
   let bits = 0n;
@@ -43,7 +43,7 @@ export function deliveryIdOf(endpointId: string, eventId: string): string {
  * endpoint's own GSI1PK, a delivery's table key (`OWH_DELIVERY#whd_…`, META) and a GSI1SK ending
  * in that delivery id. Errors: 400 VALIDATION_ERROR for a garbled, forged or another endpoint's token.
  */
-export function decodeDeliveriesToken(token: string, endpointId: string): GsiPageKey {
+function decodeDeliveriesToken(token: string, endpointId: string): GsiPageKey {
   return decodePageToken(token, `OWH_DELIVERIES#${endpointId}`, (k) => {
     const m = /^OWH_DELIVERY#(whd_[0-9A-Z]{26})$/.exec(k.PK);
     return !!m && k.SK === META && k.GSI1SK.endsWith(`#${m[1]}`);

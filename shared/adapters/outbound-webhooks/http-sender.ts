@@ -53,7 +53,7 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /** True when `address` is a loopback address (127/8, ::1, or their mapped forms). */
-export function isLoopbackAddress(address: string): boolean {
+function isLoopbackAddress(address: string): boolean {
   if (!isIP(address)) return false;
   const a = unmapped(address);
   return LOOPBACK.check(a.address, a.family);
@@ -112,7 +112,7 @@ export class UrlGuard implements EndpointUrlGuard {
 }
 
 /** Per-attempt timeout (Standard Webhooks recommends a short one; a slow receiver is retried). */
-export const ATTEMPT_TIMEOUT_MS = 15_000;
+const ATTEMPT_TIMEOUT_MS = 15_000;
 
 /**
  * POSTs one Standard Webhooks message: `webhook-id` (the event id), `webhook-timestamp` (now,

@@ -44,7 +44,7 @@ export interface ProviderRateQuote extends RateQuote {
 }
 
 /** A response from the provider that does not match its documented shape. */
-export class ProviderProtocolError extends Error {
+class ProviderProtocolError extends Error {
   constructor(message: string) {
     super(`Unexpected payout provider response: ${message}`);
     this.name = 'ProviderProtocolError';
@@ -86,6 +86,7 @@ function intUgx(v: unknown, field: string): number {
 /** Maps the provider's order JSON to our `ProviderOrder`. @throws ProviderProtocolError on a malformed order. */
 export function toProviderOrder(raw: unknown): ProviderOrder {
   if (typeof raw !== 'object' || raw === null) throw new ProviderProtocolError('order is not an object');
+  // biome-ignore lint/suspicious/noExplicitAny: an outside system's JSON, every field read here is checked before use
   const o = raw as Record<string, any>;
   const status = o.status as ProviderOrderStatus;
   if (!STATUSES.includes(status)) throw new ProviderProtocolError(`unknown order status ${JSON.stringify(o.status)}`);

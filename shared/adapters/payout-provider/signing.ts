@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Allowed clock skew between signer and verifier, in seconds. */
-export const PROVIDER_SIGNATURE_TOLERANCE_SECONDS = 300;
+const PROVIDER_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** The headers a signed provider request carries. */
 export interface ProviderSignatureHeaders {

@@ -16,7 +16,7 @@ import type { PriceFeed } from '../../domain/ports';
 import { snapshotFromText } from './price-feed-document';
 
 /** Longest time a fetched snapshot is reused (seconds). */
-export const PRICE_FEED_CACHE_SECONDS = 60;
+const PRICE_FEED_CACHE_SECONDS = 60;
 
 /** Configuration of {@link HttpPriceFeed}. */
 export interface HttpPriceFeedConfig {

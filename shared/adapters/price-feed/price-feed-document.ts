@@ -29,7 +29,7 @@ const IsoTime = v.pipe(
 );
 
 /** The document's schema (valibot). */
-export const PriceFeedDocumentSchema = v.object({
+const PriceFeedDocumentSchema = v.object({
   updated_at: IsoTime,
   usd_per_kg: v.object(Object.fromEntries(GRADES.map((g) => [g, UsdDecimal])) as Record<Grade, typeof UsdDecimal>),
 });
@@ -38,7 +38,7 @@ export const PriceFeedDocumentSchema = v.object({
  * Validates a parsed document and converts it to a snapshot from `source`.
  * @throws Error naming `source` and each problem (path: message) when the document is malformed
  */
-export function snapshotFromDocument(body: unknown, source: string): PriceFeedSnapshot {
+function snapshotFromDocument(body: unknown, source: string): PriceFeedSnapshot {
   const r = v.safeParse(PriceFeedDocumentSchema, body);
   if (!r.success) {
     const problems = r.issues.map((i) => `${v.getDotPath(i) ?? '(document)'}: ${i.message}`).join('; ');

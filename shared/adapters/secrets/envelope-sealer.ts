@@ -71,7 +71,7 @@ export class EnvelopeSealer implements SecretSealer {
 }
 
 /** The KMS encryption context of a sealed webhook secret. */
-export const encryptionContextOf = (context: string): Record<string, string> => ({ endpoint_id: context });
+const encryptionContextOf = (context: string): Record<string, string> => ({ endpoint_id: context });
 
 /** Data keys from AWS KMS (GenerateDataKey AES_256 / Decrypt), bound to the encryption context. */
 export class KmsDataKeys implements DataKeyService {
@@ -119,7 +119,8 @@ export class FileDataKeys implements DataKeyService {
     if (mode !== 0) throw new Error(`The secret key file ${this.path} is readable by others (chmod 600 it)`);
     const key = Buffer.from(readFileSync(this.path, 'utf8').trim(), 'base64');
     if (key.length !== 32) throw new Error(`The secret key file ${this.path} does not hold a 32-byte base64 key`);
-    return (this.master = key);
+    this.master = key;
+    return key;
   }
 
   async generate(context: string): Promise<{ plaintext: Uint8Array; wrapped: Uint8Array }> {

@@ -21,14 +21,10 @@ import { DomainError } from '../../../shared/domain/errors';
 import { formatPayoutId, parseBatchId, tokenIdForBatch } from '../../../shared/domain/ids';
 import type {
   BatchStore,
-  ChainTrailReader,
-  Clock,
   CustodyStore,
-  DdsDocuments,
   DdsRegistry,
   DdsStore,
   EvidenceArchive,
-  EvidenceFetcher,
   EvidencePinMessage,
   FarmerPhoneStore,
   ForestCheck,
@@ -261,35 +257,11 @@ export function fakeDdsRegistry(over: Partial<DdsRegistry> = {}): DdsRegistry {
   };
 }
 
-export function fakeDdsDocuments(over: Partial<DdsDocuments> = {}): DdsDocuments {
-  return {
-    submitRequestXml: () => unexpected('documents.submitRequestXml'),
-    ...over,
-  };
-}
-
-export function fakeClock(over: Partial<Clock> = {}): Clock {
-  return {
-    now: () => unexpected('clock.now'),
-    ...over,
-  };
-}
-
 export function fakeTraceLogReader(over: Partial<TraceLogReader> = {}): TraceLogReader {
   return {
     stageRecordedAt: () => unexpected('traceLog.stageRecordedAt'),
     ...over,
   };
-}
-
-/** The chain trail reader port is a function: the given one, else one that fails as unexpected. */
-export function fakeChainTrailReader(impl?: ChainTrailReader): ChainTrailReader {
-  return impl ?? (() => unexpected('chainTrail'));
-}
-
-/** The evidence fetcher port is a function: the given one, else one that fails as unexpected. */
-export function fakeEvidenceFetcher(impl?: EvidenceFetcher): EvidenceFetcher {
-  return impl ?? (() => unexpected('fetchEvidence'));
 }
 
 // ------------------------------------------------------------------ records

@@ -5,7 +5,7 @@ import { deflateSync } from 'node:zlib';
  * the metadata a phone camera writes: EXIF with a GPS position, XMP, IPTC, text chunks.
  */
 
-export const u8 = (...parts: Array<ArrayLike<number>>) => {
+const u8 = (...parts: Array<ArrayLike<number>>) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {
@@ -14,7 +14,7 @@ export const u8 = (...parts: Array<ArrayLike<number>>) => {
   }
   return out;
 };
-export const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
+const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 const be32 = (n: number) => [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
 const le32 = (n: number) => [n & 255, (n >>> 8) & 255, (n >>> 16) & 255, (n >>> 24) & 255];
 const le16 = (n: number) => [n & 255, (n >>> 8) & 255];
@@ -30,7 +30,7 @@ function crc32(bytes: ArrayLike<number>): number {
   for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 255]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
-export function pngChunk(type: string, data: ArrayLike<number>): Uint8Array {
+function pngChunk(type: string, data: ArrayLike<number>): Uint8Array {
   const td = u8(ascii(type), data);
   return u8(be32(data.length), td, be32(crc32(td)));
 }
@@ -64,14 +64,14 @@ const riff = (...chunks: Uint8Array[]) => {
 export const WEBP = riff(riffChunk('VP8L', VP8L));
 
 /** The GPS position written into the photos' EXIF: 0°19'N 32°34'E (Kampala), as a phone would. */
-export const GPS_MARK = 'GPS-SECRET-0.3130N-32.5811E';
+const GPS_MARK = 'GPS-SECRET-0.3130N-32.5811E';
 
 /**
  * A little-endian TIFF (the EXIF payload): IFD0 with a GPSInfo pointer (tag 0x8825) to a GPS IFD
  * holding GPSLatitudeRef 'N' (0x0001) and GPSLatitude (0x0002, three RATIONALs), followed by a
  * marker text so a test can search for it.
  */
-export function exifTiffWithGps(): Uint8Array {
+function exifTiffWithGps(): Uint8Array {
   const ifd0At = 8;
   const gpsAt = ifd0At + 2 + 12 + 4; // 26
   const ratAt = gpsAt + 2 + 2 * 12 + 4; // 56
