@@ -18,7 +18,8 @@ module.exports = {
     },
     {
       name: 'use-cases-use-ports',
-      comment: 'Use cases depend on the domain (and its ports), other use cases, the logger and the metrics recorder; never on adapters, transport, composition, auth or configuration.',
+      comment:
+        'Use cases depend on the domain (and its ports), other use cases, the logger and the metrics recorder; never on adapters, transport, composition, auth or configuration.',
       severity: 'error',
       from: { path: '^shared/use-cases/' },
       to: { path: '^(shared|functions|infra|test)/', pathNot: '^shared/(domain|use-cases)/|^shared/runtime/(logger|metrics)\\.ts$' },
@@ -71,6 +72,10 @@ module.exports = {
     exclude: { path: '^(node_modules|cdk\\.out|\\.local)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
   },
 };

@@ -107,9 +107,10 @@ export function checkBundleGrowth(sizes: Iterable<{ fn: string; bytes: number }>
 /** The message of a bundle over its baseline: what grew, and how to record why. */
 export function bundleGrowthMessage(r: BundleGrowthRow): string {
   const kb = (b: number) => (b / 1024).toFixed(1);
-  const what = r.baselineBytes === undefined
-    ? `${r.fn}: ${kb(r.bytes)} KB, not in ${BUNDLE_BASELINE_PATH}`
-    : `${r.fn}: ${kb(r.bytes)} KB, ${(r.growth! * 100).toFixed(1)} % over its baseline of ${kb(r.baselineBytes)} KB (tolerance ${(BUNDLE_GROWTH_TOLERANCE * 100).toFixed(0)} %)`;
+  const what =
+    r.baselineBytes === undefined
+      ? `${r.fn}: ${kb(r.bytes)} KB, not in ${BUNDLE_BASELINE_PATH}`
+      : `${r.fn}: ${kb(r.bytes)} KB, ${(r.growth! * 100).toFixed(1)} % over its baseline of ${kb(r.baselineBytes)} KB (tolerance ${(BUNDLE_GROWTH_TOLERANCE * 100).toFixed(0)} %)`;
   return `${what}: if the growth has a reason, record it: npm run bundles:baseline -- --reason "<why>"`;
 }
 
@@ -120,13 +121,27 @@ export function formatBundleReport(loads: readonly ColdLoadRow[], growth: readon
   const lines = [`${'function'.padEnd(w)}  kind         cold load ms (median / budget)  bytes KB (baseline)  verdict`];
   for (const r of loads) {
     const g = bytesOf.get(r.fn);
-    const bytes = g ? `${(g.bytes / 1024).toFixed(1)} (${g.baselineBytes === undefined ? 'none' : (g.baselineBytes / 1024).toFixed(1)})` : '';
-    const verdicts = [r.over ? `SLOW by ${(r.medianMs - r.budgetMs).toFixed(0)} ms` : '', g?.over ? 'GREW over baseline' : ''].filter(Boolean);
-    lines.push(`${r.fn.padEnd(w)}  ${(r.userFacing ? 'user-facing' : 'worker').padEnd(11)}  ${`${r.medianMs.toFixed(0)} / ${r.budgetMs}`.padStart(30)}  ${bytes.padStart(19)}  ${verdicts.length ? `${verdicts.join(', ')}  <<<<<<<<<<` : 'ok'}`);
+    const bytes = g
+      ? `${(g.bytes / 1024).toFixed(1)} (${g.baselineBytes === undefined ? 'none' : (g.baselineBytes / 1024).toFixed(1)})`
+      : '';
+    const verdicts = [r.over ? `SLOW by ${(r.medianMs - r.budgetMs).toFixed(0)} ms` : '', g?.over ? 'GREW over baseline' : ''].filter(
+      Boolean,
+    );
+    lines.push(
+      `${r.fn.padEnd(w)}  ${(r.userFacing ? 'user-facing' : 'worker').padEnd(11)}  ${`${r.medianMs.toFixed(0)} / ${r.budgetMs}`.padStart(30)}  ${bytes.padStart(19)}  ${verdicts.length ? `${verdicts.join(', ')}  <<<<<<<<<<` : 'ok'}`,
+    );
   }
   const slow = loads.filter((r) => r.over).map((r) => r.fn);
   const grew = growth.filter((g) => g.over).map((g) => g.fn);
-  lines.push(slow.length ? `${slow.length} of ${loads.length} functions over their cold-load budget: ${slow.join(', ')}` : `all ${loads.length} functions within their cold-load budget`);
-  lines.push(grew.length ? `${grew.length} bundles grew over their baseline: ${grew.join(', ')}` : `no bundle grew over its baseline (tolerance ${(BUNDLE_GROWTH_TOLERANCE * 100).toFixed(0)} %)`);
+  lines.push(
+    slow.length
+      ? `${slow.length} of ${loads.length} functions over their cold-load budget: ${slow.join(', ')}`
+      : `all ${loads.length} functions within their cold-load budget`,
+  );
+  lines.push(
+    grew.length
+      ? `${grew.length} bundles grew over their baseline: ${grew.join(', ')}`
+      : `no bundle grew over its baseline (tolerance ${(BUNDLE_GROWTH_TOLERANCE * 100).toFixed(0)} %)`,
+  );
   return lines;
 }

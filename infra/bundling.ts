@@ -20,8 +20,7 @@ import { SCALAR_LAYER_FILE } from '../shared/http/docs-page';
 export const BUNDLE_TARGET = 'node22';
 
 /** Lets CommonJS dependencies call `require` inside an ESM bundle. */
-export const BUNDLE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export const BUNDLE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
  * The npm scope of Powertools for AWS Lambda (Logger, Metrics, Tracer, Batch). In AWS its packages come
@@ -56,8 +55,16 @@ export const POWERTOOLS_PACKAGES = ['logger', 'metrics', 'tracer', 'batch'] as c
  * @throws Error when the packages are not all at the same version.
  */
 export function powertoolsVersion(): string {
-  const versions = new Set(POWERTOOLS_PACKAGES.map((p) =>
-    (JSON.parse(readFileSync(join(repoRoot(), 'node_modules', POWERTOOLS_PACKAGE_SCOPE, p, 'package.json'), 'utf8')) as { version: string }).version));
+  const versions = new Set(
+    POWERTOOLS_PACKAGES.map(
+      (p) =>
+        (
+          JSON.parse(readFileSync(join(repoRoot(), 'node_modules', POWERTOOLS_PACKAGE_SCOPE, p, 'package.json'), 'utf8')) as {
+            version: string;
+          }
+        ).version,
+    ),
+  );
   if (versions.size !== 1) throw new Error(`Powertools packages must share one version; installed: ${[...versions].join(', ')}`);
   return [...versions][0]!;
 }
@@ -173,7 +180,10 @@ export function esbuildOptionsFor(entryPath: string, outfile: string): BuildOpti
     mainFields: ['module', 'main'],
     banner: { js: BUNDLE_BANNER },
     external: [...BUNDLE_EXTERNALS],
-    alias: { [CREDENTIAL_PROVIDER_MODULE]: resolve(repoRoot(), CREDENTIAL_PROVIDER_STAND_IN), [ENDPOINT_CACHE_MODULE]: resolve(repoRoot(), ENDPOINT_CACHE_STAND_IN) },
+    alias: {
+      [CREDENTIAL_PROVIDER_MODULE]: resolve(repoRoot(), CREDENTIAL_PROVIDER_STAND_IN),
+      [ENDPOINT_CACHE_MODULE]: resolve(repoRoot(), ENDPOINT_CACHE_STAND_IN),
+    },
     logLevel: 'warning',
   };
 }

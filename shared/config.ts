@@ -105,9 +105,12 @@ export function checkPublicBaseUrl(raw: string, runtime: ServiceRuntime): string
     throw new Error(`PUBLIC_BASE_URL is not an absolute URL: ${JSON.stringify(raw)}`);
   }
   const allowed = runtime === 'aws' ? ['https:'] : ['https:', 'http:'];
-  if (!allowed.includes(url.protocol)) throw new Error(`PUBLIC_BASE_URL must be ${runtime === 'aws' ? 'an https' : 'an http or https'} URL, not ${JSON.stringify(raw)}`);
+  if (!allowed.includes(url.protocol))
+    throw new Error(`PUBLIC_BASE_URL must be ${runtime === 'aws' ? 'an https' : 'an http or https'} URL, not ${JSON.stringify(raw)}`);
   if (!url.hostname || url.username || url.password || url.search || url.hash || raw.includes('#') || raw.includes('?')) {
-    throw new Error(`PUBLIC_BASE_URL must be a plain base URL (scheme, host, optional port and path; no user info, query or fragment): ${JSON.stringify(raw)}`);
+    throw new Error(
+      `PUBLIC_BASE_URL must be a plain base URL (scheme, host, optional port and path; no user info, query or fragment): ${JSON.stringify(raw)}`,
+    );
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -26,7 +26,12 @@ type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type RouteAuth = 'jwt' | 'webhook' | 'public';
 
 /** The work queues; each has exactly one consumer among `workers`. */
-export type QueueName = 'payout-request-queue' | 'ledger-write-queue' | 'dds-filing-queue' | 'outbound-webhook-queue' | 'evidence-pin-queue';
+export type QueueName =
+  | 'payout-request-queue'
+  | 'ledger-write-queue'
+  | 'dds-filing-queue'
+  | 'outbound-webhook-queue'
+  | 'evidence-pin-queue';
 
 /** Outside systems and resources a function may use; each provides `NEEDS[need]` and its grants. */
 export type Need =
@@ -150,11 +155,39 @@ export interface QueueSpec {
 
 /** The work queues (their consumers and batch sizes are in `workers`). */
 export const QUEUES = {
-  'payout-request-queue': { urlEnv: 'PAYOUT_REQUEST_QUEUE_URL', fifo: false, maxReceiveCount: 5, summary: 'Batches whose NET_COFFEE_PAYMENT payout is to be started.' },
-  'ledger-write-queue': { urlEnv: 'LEDGER_WRITE_QUEUE_URL', fifo: true, maxReceiveCount: 50, summary: 'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.' },
-  'dds-filing-queue': { urlEnv: 'DDS_FILING_QUEUE_URL', fifo: false, maxReceiveCount: 20, summary: 'DDS filings, retried until the registry gives the reference numbers.' },
-  'evidence-pin-queue': { urlEnv: 'EVIDENCE_PIN_QUEUE_URL', fifo: false, maxReceiveCount: 8, summary: 'Pin jobs of stage evidence packages (docs/api/evidence.md#evidence-on-ipfs; a due diligence statement is private and never pinned): the background pinner uploads each CAR to the pinning service; a failed attempt is retried on redelivery, then dead-lettered.' },
-  'outbound-webhook-queue': { urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL', fifo: false, maxReceiveCount: 10, summary: 'Outbound webhook delivery attempts (docs/api/outbound-webhooks.md#outbound-webhooks); the retry schedule is kept by the consumer (re-queued with DelaySeconds, in hops of at most 900 s), so only a crashing consumer dead-letters a message.' },
+  'payout-request-queue': {
+    urlEnv: 'PAYOUT_REQUEST_QUEUE_URL',
+    fifo: false,
+    maxReceiveCount: 5,
+    summary: 'Batches whose NET_COFFEE_PAYMENT payout is to be started.',
+  },
+  'ledger-write-queue': {
+    urlEnv: 'LEDGER_WRITE_QUEUE_URL',
+    fifo: true,
+    maxReceiveCount: 50,
+    summary:
+      'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.',
+  },
+  'dds-filing-queue': {
+    urlEnv: 'DDS_FILING_QUEUE_URL',
+    fifo: false,
+    maxReceiveCount: 20,
+    summary: 'DDS filings, retried until the registry gives the reference numbers.',
+  },
+  'evidence-pin-queue': {
+    urlEnv: 'EVIDENCE_PIN_QUEUE_URL',
+    fifo: false,
+    maxReceiveCount: 8,
+    summary:
+      'Pin jobs of stage evidence packages (docs/api/evidence.md#evidence-on-ipfs; a due diligence statement is private and never pinned): the background pinner uploads each CAR to the pinning service; a failed attempt is retried on redelivery, then dead-lettered.',
+  },
+  'outbound-webhook-queue': {
+    urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL',
+    fifo: false,
+    maxReceiveCount: 10,
+    summary:
+      'Outbound webhook delivery attempts (docs/api/outbound-webhooks.md#outbound-webhooks); the retry schedule is kept by the consumer (re-queued with DelaySeconds, in hops of at most 900 s), so only a crashing consumer dead-letters a message.',
+  },
 } as const satisfies Record<QueueName, QueueSpec>;
 
 /** Route functions that call only AWS services. */
@@ -177,18 +210,57 @@ const LEDGER_MEMORY_MIB = 1024;
 export const NEEDS = {
   'table:read': { summary: 'Point reads and queries of the single table.', env: ['TABLE_NAME'], secrets: [] },
   'table:write': { summary: 'Reads, conditional puts and updates of the single table.', env: ['TABLE_NAME'], secrets: [] },
-  'payout:discard': { summary: 'Delete a never-sent payout (PAYMENT#PAY-…, PAYMENT#DISB-…) and its guard (PAYOUT_GUARD#) (a grant only).', env: [], secrets: [] },
-  'loan-guard:release': { summary: 'Delete a loan\'s batch guard (LOAN_GUARD#) when the loan is repaid or cancelled (a grant only).', env: [], secrets: [] },
-  'audit:append': { summary: 'Put new entries (AUDIT#) of a batch\'s append-only audit log (a grant only: roles without it may not write AUDIT# items at all).', env: [], secrets: [] },
+  'payout:discard': {
+    summary: 'Delete a never-sent payout (PAYMENT#PAY-…, PAYMENT#DISB-…) and its guard (PAYOUT_GUARD#) (a grant only).',
+    env: [],
+    secrets: [],
+  },
+  'loan-guard:release': {
+    summary: "Delete a loan's batch guard (LOAN_GUARD#) when the loan is repaid or cancelled (a grant only).",
+    env: [],
+    secrets: [],
+  },
+  'audit:append': {
+    summary:
+      "Put new entries (AUDIT#) of a batch's append-only audit log (a grant only: roles without it may not write AUDIT# items at all).",
+    env: [],
+    secrets: [],
+  },
   'payout-state-machine:start': { summary: 'Start payout lifecycle executions.', env: ['PAYOUT_STATE_MACHINE_ARN'], secrets: [] },
-  'payout-state-machine:callback': { summary: 'Resume or fail a waiting payout attempt (task token).', env: ['PAYOUT_STATE_MACHINE_ARN'], secrets: [] },
-  'payout-request-queue:send': { summary: 'Queue a submitted batch\'s payout.', env: ['PAYOUT_REQUEST_QUEUE_URL'], secrets: [] },
-  'manual-review-topic:publish': { summary: 'Notify cooperative managers (payouts in manual review, a farmer\'s payout phone changed).', env: ['MANUAL_REVIEW_TOPIC_ARN'], secrets: [] },
-  'sms:send': { summary: 'Send an SMS to a farmer\'s phone through SNS (direct publish to a phone number; SMS_TOPIC_ARN, set only on the local stack, sends it to a stand-in topic instead).', env: [], secrets: [], optionalEnv: ['SMS_TOPIC_ARN'] },
-  'manual-payout-limit': { summary: 'The cap on one cooperative\'s manual payouts per UTC day, USDC (setting manualPayoutDailyLimitUsdc, default 10000).', env: ['MANUAL_PAYOUT_DAILY_LIMIT_USDC'], secrets: [] },
+  'payout-state-machine:callback': {
+    summary: 'Resume or fail a waiting payout attempt (task token).',
+    env: ['PAYOUT_STATE_MACHINE_ARN'],
+    secrets: [],
+  },
+  'payout-request-queue:send': { summary: "Queue a submitted batch's payout.", env: ['PAYOUT_REQUEST_QUEUE_URL'], secrets: [] },
+  'manual-review-topic:publish': {
+    summary: "Notify cooperative managers (payouts in manual review, a farmer's payout phone changed).",
+    env: ['MANUAL_REVIEW_TOPIC_ARN'],
+    secrets: [],
+  },
+  'sms:send': {
+    summary:
+      "Send an SMS to a farmer's phone through SNS (direct publish to a phone number; SMS_TOPIC_ARN, set only on the local stack, sends it to a stand-in topic instead).",
+    env: [],
+    secrets: [],
+    optionalEnv: ['SMS_TOPIC_ARN'],
+  },
+  'manual-payout-limit': {
+    summary: "The cap on one cooperative's manual payouts per UTC day, USDC (setting manualPayoutDailyLimitUsdc, default 10000).",
+    env: ['MANUAL_PAYOUT_DAILY_LIMIT_USDC'],
+    secrets: [],
+  },
   ledger: {
-    summary: 'Sign and send ledger transactions (BatchToken, TraceLog) with the ledger signer: in AWS the KMS key LEDGER_SIGNER_KMS_KEY_ID (ECC_SECG_P256K1; kms:Sign and kms:GetPublicKey on it), so no private key is in the function.',
-    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS', 'LEDGER_SIGNER_KMS_KEY_ID'],
+    summary:
+      'Sign and send ledger transactions (BatchToken, TraceLog) with the ledger signer: in AWS the KMS key LEDGER_SIGNER_KMS_KEY_ID (ECC_SECG_P256K1; kms:Sign and kms:GetPublicKey on it), so no private key is in the function.',
+    env: [
+      'LEDGER_RPC_URL',
+      'LEDGER_CHAIN_ID',
+      'BATCH_TOKEN_ADDRESS',
+      'TRACE_LOG_ADDRESS',
+      'AUDIT_ANCHOR_ADDRESS',
+      'LEDGER_SIGNER_KMS_KEY_ID',
+    ],
     secrets: [],
     optionalEnv: ['LEDGER_CUSTODIAN_ADDRESS', 'LEDGER_RPC_RETRY_COUNT'],
     local: {
@@ -200,40 +272,91 @@ export const NEEDS = {
     memoryMiB: LEDGER_MEMORY_MIB,
   },
   'payout-provider': {
-    summary: 'The payout provider\'s API.',
+    summary: "The payout provider's API.",
     env: ['PAYOUT_PROVIDER_URL'],
     secrets: [/* @__PURE__ */ secretOf('PAYOUT_PROVIDER_CREDENTIALS')],
     routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
   },
-  'payout-webhook-secret': { summary: 'Verify the payout provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('PAYOUT_WEBHOOK_SECRET')] },
-  'chain-webhook-secret': { summary: 'Verify the chain-event provider\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('CHAIN_WEBHOOK_SECRET')] },
-  'ledger-write-queue:send': { summary: 'Queue a ledger write for the single ledger writer.', env: ['LEDGER_WRITE_QUEUE_URL'], secrets: [] },
-  'ledger:read': { summary: 'Read the chain, no signing key (audit verification and its anchors, chain-event checks).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS'], secrets: [] },
+  'payout-webhook-secret': {
+    summary: "Verify the payout provider's signed webhooks.",
+    env: [],
+    secrets: [/* @__PURE__ */ secretOf('PAYOUT_WEBHOOK_SECRET')],
+  },
+  'chain-webhook-secret': {
+    summary: "Verify the chain-event provider's signed webhooks.",
+    env: [],
+    secrets: [/* @__PURE__ */ secretOf('CHAIN_WEBHOOK_SECRET')],
+  },
+  'ledger-write-queue:send': {
+    summary: 'Queue a ledger write for the single ledger writer.',
+    env: ['LEDGER_WRITE_QUEUE_URL'],
+    secrets: [],
+  },
+  'ledger:read': {
+    summary: 'Read the chain, no signing key (audit verification and its anchors, chain-event checks).',
+    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS'],
+    secrets: [],
+  },
   vault: {
-    summary: 'Sign and send lending-vault transactions (LendingVault: deposits, loans, repayments) with the ledger signer, its OPERATOR_ROLE holder.',
-    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS', 'LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS', 'LEDGER_SIGNER_KMS_KEY_ID'],
+    summary:
+      'Sign and send lending-vault transactions (LendingVault: deposits, loans, repayments) with the ledger signer, its OPERATOR_ROLE holder.',
+    env: [
+      'LEDGER_RPC_URL',
+      'LEDGER_CHAIN_ID',
+      'BATCH_TOKEN_ADDRESS',
+      'TRACE_LOG_ADDRESS',
+      'AUDIT_ANCHOR_ADDRESS',
+      'LENDING_VAULT_ADDRESS',
+      'VAULT_ASSET_ADDRESS',
+      'LEDGER_SIGNER_KMS_KEY_ID',
+    ],
     secrets: [],
     optionalEnv: ['LEDGER_CUSTODIAN_ADDRESS', 'LEDGER_RPC_RETRY_COUNT'],
     local: {
-      env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS', 'AUDIT_ANCHOR_ADDRESS', 'LENDING_VAULT_ADDRESS', 'VAULT_ASSET_ADDRESS'],
+      env: [
+        'LEDGER_RPC_URL',
+        'LEDGER_CHAIN_ID',
+        'BATCH_TOKEN_ADDRESS',
+        'TRACE_LOG_ADDRESS',
+        'AUDIT_ANCHOR_ADDRESS',
+        'LENDING_VAULT_ADDRESS',
+        'VAULT_ASSET_ADDRESS',
+      ],
       secrets: [/* @__PURE__ */ secretOf('LEDGER_SIGNER_KEY')],
       note: 'no KMS locally: the signer is the key file dev-ledger-signer.key of LOCAL_DATA_DIR, passed as LEDGER_SIGNER_KEY',
     },
     routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
     memoryMiB: LEDGER_MEMORY_MIB,
   },
-  'vault:read': { summary: 'Read the lending vault, no signing key (figures, MFI positions, buyer payments).', env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'LENDING_VAULT_ADDRESS'], secrets: [], optionalEnv: ['LEDGER_RPC_RETRY_COUNT'] },
+  'vault:read': {
+    summary: 'Read the lending vault, no signing key (figures, MFI positions, buyer payments).',
+    env: ['LEDGER_RPC_URL', 'LEDGER_CHAIN_ID', 'LENDING_VAULT_ADDRESS'],
+    secrets: [],
+    optionalEnv: ['LEDGER_RPC_RETRY_COUNT'],
+  },
   'pin-store': {
-    summary: 'Keep evidence (docs/api/evidence.md#evidence-on-ipfs): its CAR (car/<cid>.car) and files (files/<cid>/<name>) put in the own evidence bucket before the commit (no read), and a pin job on the evidence pin queue.',
+    summary:
+      'Keep evidence (docs/api/evidence.md#evidence-on-ipfs): its CAR (car/<cid>.car) and files (files/<cid>/<name>) put in the own evidence bucket before the commit (no read), and a pin job on the evidence pin queue.',
     env: ['EVIDENCE_BUCKET', 'EVIDENCE_PIN_QUEUE_URL'],
     secrets: [],
     optionalEnv: ['AWS_ENDPOINT_URL_S3', 'IPFS_GATEWAY_URL'],
   },
-  'evidence-archive:read': { summary: 'Read evidence CARs (car/) from the own evidence bucket.', env: ['EVIDENCE_BUCKET'], secrets: [], optionalEnv: ['AWS_ENDPOINT_URL_S3'] },
-  'evidence-files:read': { summary: 'Presigned GETs of evidence files (files/<cid>/<name>) of the own evidence bucket.', env: ['EVIDENCE_BUCKET'], secrets: [], optionalEnv: ['AWS_ENDPOINT_URL_S3'] },
+  'evidence-archive:read': {
+    summary: 'Read evidence CARs (car/) from the own evidence bucket.',
+    env: ['EVIDENCE_BUCKET'],
+    secrets: [],
+    optionalEnv: ['AWS_ENDPOINT_URL_S3'],
+  },
+  'evidence-files:read': {
+    summary: 'Presigned GETs of evidence files (files/<cid>/<name>) of the own evidence bucket.',
+    env: ['EVIDENCE_BUCKET'],
+    secrets: [],
+    optionalEnv: ['AWS_ENDPOINT_URL_S3'],
+  },
   'evidence-pin-queue:send': { summary: 'Queue an evidence pin job.', env: ['EVIDENCE_PIN_QUEUE_URL'], secrets: [] },
   'evidence-pinning': {
-    summary: 'The IPFS pinning service evidence CARs are uploaded to: EVIDENCE_PINNING_API `s3` (an S3-compatible pinning API: PutObject with metadata import=car into EVIDENCE_PINNING_BUCKET at EVIDENCE_PINNING_ENDPOINT, credentials {access_key_id, secret_access_key}) or `kubo` (POST <EVIDENCE_PINNING_ENDPOINT>/api/v0/dag/import, credentials {authorization} or {}).',
+    summary:
+      'The IPFS pinning service evidence CARs are uploaded to: EVIDENCE_PINNING_API `s3` (an S3-compatible pinning API: PutObject with metadata import=car into EVIDENCE_PINNING_BUCKET at EVIDENCE_PINNING_ENDPOINT, credentials {access_key_id, secret_access_key}) or `kubo` (POST <EVIDENCE_PINNING_ENDPOINT>/api/v0/dag/import, credentials {authorization} or {}).',
     env: ['EVIDENCE_PINNING_API', 'EVIDENCE_PINNING_ENDPOINT', 'EVIDENCE_PINNING_BUCKET', 'EVIDENCE_PINNING_REGION'],
     secrets: [/* @__PURE__ */ secretOf('EVIDENCE_PINNING_CREDENTIALS')],
   },
@@ -246,64 +369,93 @@ export const NEEDS = {
   maaif: { summary: 'The national farmer registry (MAAIF).', env: ['MAAIF_API_URL'], secrets: [/* @__PURE__ */ secretOf('MAAIF_API_KEY')] },
   'dds-filing-queue:send': { summary: 'Queue a DDS filing.', env: ['DDS_FILING_QUEUE_URL'], secrets: [] },
   'eudr-registry': {
-    summary: 'The EU Information System\'s DDS service (SOAP, WS-Security).',
+    summary: "The EU Information System's DDS service (SOAP, WS-Security).",
     env: ['EUDR_DDS_ENDPOINT', 'EUDR_USERNAME', 'EUDR_CLIENT_ID'],
     secrets: [/* @__PURE__ */ secretOf('EUDR_AUTH_KEY')],
     optionalEnv: ['EUDR_DDS_TIMEOUT_MS'],
   },
-  'token-issuer': { summary: 'The token issuer the authorizer trusts (docs/security.md#tokens-and-roles).', env: ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'], secrets: [] },
+  'token-issuer': {
+    summary: 'The token issuer the authorizer trusts (docs/security.md#tokens-and-roles).',
+    env: ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'],
+    secrets: [],
+  },
   onramp: {
-    summary: 'The fiat on-ramp\'s API (MFI deposits); LEDGER_TREASURY_ADDRESS is the ledger signer\'s address, where the on-ramp delivers USDC.',
+    summary:
+      "The fiat on-ramp's API (MFI deposits); LEDGER_TREASURY_ADDRESS is the ledger signer's address, where the on-ramp delivers USDC.",
     env: ['ONRAMP_URL', 'LEDGER_TREASURY_ADDRESS'],
     secrets: [/* @__PURE__ */ secretOf('ONRAMP_CREDENTIALS')],
     routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
   },
-  'onramp-webhook-secret': { summary: 'Verify the fiat on-ramp\'s signed webhooks.', env: [], secrets: [/* @__PURE__ */ secretOf('ONRAMP_WEBHOOK_SECRET')] },
+  'onramp-webhook-secret': {
+    summary: "Verify the fiat on-ramp's signed webhooks.",
+    env: [],
+    secrets: [/* @__PURE__ */ secretOf('ONRAMP_WEBHOOK_SECRET')],
+  },
   'price-feed': {
     summary: 'The published coffee price feed (USD per kg by grade, with updated_at) that values loan collateral.',
     env: ['PRICE_FEED_URL'],
     secrets: [/* @__PURE__ */ secretOf('PRICE_FEED_TOKEN')],
-    local: { env: ['PRICE_FEED_FILE'], secrets: [], note: 'the local stack writes $LOCAL_DATA_DIR/price-feed.json at start and points PRICE_FEED_FILE at it (read at each use, so an operator can edit it)' },
+    local: {
+      env: ['PRICE_FEED_FILE'],
+      secrets: [],
+      note: 'the local stack writes $LOCAL_DATA_DIR/price-feed.json at start and points PRICE_FEED_FILE at it (read at each use, so an operator can edit it)',
+    },
   },
-  'outbound-webhook-queue:send': { summary: 'Queue an outbound webhook delivery attempt.', env: ['OUTBOUND_WEBHOOK_QUEUE_URL'], secrets: [], optionalEnv: ['OUTBOUND_WEBHOOK_TIME_SCALE'] },
+  'outbound-webhook-queue:send': {
+    summary: 'Queue an outbound webhook delivery attempt.',
+    env: ['OUTBOUND_WEBHOOK_QUEUE_URL'],
+    secrets: [],
+    optionalEnv: ['OUTBOUND_WEBHOOK_TIME_SCALE'],
+  },
   'evidence-uploads:presign': {
-    summary: 'Presigned PUTs (s3:PutObject under evidence-uploads/) into the evidence uploads bucket EVIDENCE_UPLOADS_BUCKET; AWS_ENDPOINT_URL_S3 points at an S3-compatible endpoint instead (path-style; the local fauxqs).',
+    summary:
+      'Presigned PUTs (s3:PutObject under evidence-uploads/) into the evidence uploads bucket EVIDENCE_UPLOADS_BUCKET; AWS_ENDPOINT_URL_S3 points at an S3-compatible endpoint instead (path-style; the local fauxqs).',
     env: ['EVIDENCE_UPLOADS_BUCKET'],
     secrets: [],
     optionalEnv: ['AWS_ENDPOINT_URL_S3'],
   },
   'evidence-uploads:read': {
-    summary: 'Read evidence photo uploads (s3:GetObject under evidence-uploads/) from EVIDENCE_UPLOADS_BUCKET; AWS_ENDPOINT_URL_S3 as above.',
+    summary:
+      'Read evidence photo uploads (s3:GetObject under evidence-uploads/) from EVIDENCE_UPLOADS_BUCKET; AWS_ENDPOINT_URL_S3 as above.',
     env: ['EVIDENCE_UPLOADS_BUCKET'],
     secrets: [],
     optionalEnv: ['AWS_ENDPOINT_URL_S3'],
   },
   'outbound-webhooks': {
-    summary: 'POST signed webhooks to integrators\' URLs: https resolving to public addresses only (checked at registration and at each connection).',
+    summary:
+      "POST signed webhooks to integrators' URLs: https resolving to public addresses only (checked at registration and at each connection).",
     env: [],
     secrets: [],
     optionalEnv: ['OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK'],
   },
   'chain-watch': {
-    summary: 'Tuning of the scheduled chain watcher: blocks a log must be buried under (CHAIN_WATCH_CONFIRMATIONS), where a new cursor starts (CHAIN_WATCH_START_BLOCK, the contracts\' deployment block), blocks per eth_getLogs range and ranges per run.',
+    summary:
+      "Tuning of the scheduled chain watcher: blocks a log must be buried under (CHAIN_WATCH_CONFIRMATIONS), where a new cursor starts (CHAIN_WATCH_START_BLOCK, the contracts' deployment block), blocks per eth_getLogs range and ranges per run.",
     env: ['CHAIN_WATCH_CONFIRMATIONS', 'CHAIN_WATCH_START_BLOCK'],
     secrets: [],
     optionalEnv: ['CHAIN_WATCH_MAX_BLOCK_RANGE', 'CHAIN_WATCH_MAX_RANGES_PER_RUN'],
   },
   'outbound-secrets:seal': {
-    summary: 'Seal outbound webhook signing secrets before they are stored: a data key from KMS GenerateDataKey under OUTBOUND_SECRET_KMS_KEY_ID (encryption context endpoint_id), AES-256-GCM in the function.',
+    summary:
+      'Seal outbound webhook signing secrets before they are stored: a data key from KMS GenerateDataKey under OUTBOUND_SECRET_KMS_KEY_ID (encryption context endpoint_id), AES-256-GCM in the function.',
     env: ['OUTBOUND_SECRET_KMS_KEY_ID'],
     secrets: [],
-    local: { env: ['OUTBOUND_SECRET_KEY_FILE'], secrets: [], note: 'no KMS locally: the same envelope code wraps data keys with the key file outbound-secrets.key of LOCAL_DATA_DIR (created at start, mode 0600)' },
+    local: {
+      env: ['OUTBOUND_SECRET_KEY_FILE'],
+      secrets: [],
+      note: 'no KMS locally: the same envelope code wraps data keys with the key file outbound-secrets.key of LOCAL_DATA_DIR (created at start, mode 0600)',
+    },
   },
   'outbound-secrets:open': {
-    summary: 'Open sealed outbound webhook signing secrets to sign a delivery: KMS Decrypt of the data key under OUTBOUND_SECRET_KMS_KEY_ID with the same encryption context.',
+    summary:
+      'Open sealed outbound webhook signing secrets to sign a delivery: KMS Decrypt of the data key under OUTBOUND_SECRET_KMS_KEY_ID with the same encryption context.',
     env: ['OUTBOUND_SECRET_KMS_KEY_ID'],
     secrets: [],
     local: { env: ['OUTBOUND_SECRET_KEY_FILE'], secrets: [], note: 'no KMS locally: the key file outbound-secrets.key of LOCAL_DATA_DIR' },
   },
   'loan-terms': {
-    summary: 'Loan terms: a loan is due LOAN_TERM_DAYS whole days after its creation (default 180); 90 days past due it is DEFAULTED and written off.',
+    summary:
+      'Loan terms: a loan is due LOAN_TERM_DAYS whole days after its creation (default 180); 90 days past due it is DEFAULTED and written off.',
     env: ['LOAN_TERM_DAYS'],
     secrets: [],
   },
@@ -320,7 +472,15 @@ export type SecretName = (typeof NEEDS)[Need]['secrets'][number]['name'];
  * PUBLIC_BASE_URL: the base of every absolute link (trace page, QR code, docs, OpenAPI server).
  * SERVICE_RUNTIME: `aws` in the stack (HSTS; PUBLIC_BASE_URL must be https), `local` locally.
  */
-export const COMMON_ENV = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'DOCS_BASE_URL', 'PUBLIC_BASE_URL', 'SERVICE_RUNTIME', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'] as const;
+export const COMMON_ENV = [
+  'POWERTOOLS_SERVICE_NAME',
+  'POWERTOOLS_METRICS_NAMESPACE',
+  'LOG_LEVEL',
+  'DOCS_BASE_URL',
+  'PUBLIC_BASE_URL',
+  'SERVICE_RUNTIME',
+  'AWS_NODEJS_CONNECTION_REUSE_ENABLED',
+] as const;
 export type CommonEnvName = (typeof COMMON_ENV)[number];
 
 /**
@@ -331,20 +491,26 @@ export type CommonEnvName = (typeof COMMON_ENV)[number];
 export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   AWS_REGION: 'set by the Lambda runtime (locally by the local stack)',
   AWS_SESSION_TOKEN: 'set by the Lambda runtime; authenticates calls to the Parameters and Secrets extension',
-  PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 'set by CDK\'s paramsAndSecrets on functions that read secrets (default 2773)',
+  PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: "set by CDK's paramsAndSecrets on functions that read secrets (default 2773)",
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'defaulted to true by shared/runtime/polyfills.ts',
   REPO_ROOT: 'local tooling only (shared/runtime/paths.ts)',
   SUBMIT_RECEIPT_WAIT_MS: 'tunable, default 4000: how long POST /batch/submit waits for the mint receipt',
   STAGE_LEDGER_WAIT_MS: 'tunable, default 4000: how long PATCH /batch/{id}/stage waits for its trace-log transaction',
-  LOAN_APR: 'tunable, default 0.12 (DEFAULT_LOAN_APR, shared/domain/lending.ts): the vault\'s annual simple-interest rate (loans, GET /mfi/vault)',
+  LOAN_APR:
+    "tunable, default 0.12 (DEFAULT_LOAN_APR, shared/domain/lending.ts): the vault's annual simple-interest rate (loans, GET /mfi/vault)",
   AWS_LAMBDA_FUNCTION_NAME: 'set by the Lambda runtime; shared/runtime/metrics.ts writes EMF lines to stdout only there',
   _HANDLER: 'set by the Lambda runtime (module.export of the entry); shared/runtime/instrument.ts names the handler subsegment after it',
-  METRICS_FILE: 'local stack only: the file EMF metric lines are appended to ($LOCAL_DATA_DIR/metrics.ndjson; unset in Lambda, where they go to stdout)',
-  ANCHOR_INTERVAL_S: 'tunable, default 300: seconds between periodic audit anchors (docs/api/anchoring.md#anchoring-of-the-audit-log): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule\'s intervalVariable',
+  METRICS_FILE:
+    'local stack only: the file EMF metric lines are appended to ($LOCAL_DATA_DIR/metrics.ndjson; unset in Lambda, where they go to stdout)',
+  ANCHOR_INTERVAL_S:
+    "tunable, default 300: seconds between periodic audit anchors (docs/api/anchoring.md#anchoring-of-the-audit-log): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule's intervalVariable",
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
-  SECRET_CACHE_TTL_S: 'tunable, default 300: seconds a secret read from Secrets Manager is kept before it is read again (shared/config.ts), so a rotated inbound webhook secret is picked up without a redeploy',
-  LEDGER_WRITE_MAX_ATTEMPTS: 'tunable, default 8 (DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS, shared/use-cases/ledger-writer.ts): failed attempts of one ledger write (transport failures of the ledger endpoint not counted) before the single writer parks it; below the ledger-write queue\'s maxReceiveCount',
-  CHAIN_WATCH_MAX_EVENT_ATTEMPTS: 'tunable, default 5 (DEFAULT_MAX_EVENT_ATTEMPTS, shared/use-cases/chain-watch.ts): runs in which one chain event may fail before the watcher parks it and moves its cursor on',
+  SECRET_CACHE_TTL_S:
+    'tunable, default 300: seconds a secret read from Secrets Manager is kept before it is read again (shared/config.ts), so a rotated inbound webhook secret is picked up without a redeploy',
+  LEDGER_WRITE_MAX_ATTEMPTS:
+    "tunable, default 8 (DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS, shared/use-cases/ledger-writer.ts): failed attempts of one ledger write (transport failures of the ledger endpoint not counted) before the single writer parks it; below the ledger-write queue's maxReceiveCount",
+  CHAIN_WATCH_MAX_EVENT_ATTEMPTS:
+    'tunable, default 5 (DEFAULT_MAX_EVENT_ATTEMPTS, shared/use-cases/chain-watch.ts): runs in which one chain event may fail before the watcher parks it and moves its cursor on',
 };
 
 /** One HTTP route. */
@@ -434,76 +600,571 @@ export interface AuthorizerDef {
 export const MIB = 1_048_576;
 
 export const routes: RouteDef[] = [
-  { method: 'POST', path: '/cooperatives', fn: 'create-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Register a cooperative (ADMIN).' },
-  { method: 'PATCH', path: '/cooperatives/{id}', fn: 'update-cooperative', auth: 'jwt', needs: ['table:write'], summary: 'Change licence, manager or prices (ADMIN).' },
+  {
+    method: 'POST',
+    path: '/cooperatives',
+    fn: 'create-cooperative',
+    auth: 'jwt',
+    needs: ['table:write'],
+    summary: 'Register a cooperative (ADMIN).',
+  },
+  {
+    method: 'PATCH',
+    path: '/cooperatives/{id}',
+    fn: 'update-cooperative',
+    auth: 'jwt',
+    needs: ['table:write'],
+    summary: 'Change licence, manager or prices (ADMIN).',
+  },
   { method: 'GET', path: '/cooperatives/{id}', fn: 'get-cooperative', auth: 'jwt', needs: ['table:read'], summary: 'Read a cooperative.' },
-  { method: 'GET', path: '/cooperatives/{id}/holding-balance', fn: 'get-holding-balance', auth: 'jwt', needs: ['table:read'], summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).' },
-  { method: 'POST', path: '/farmers/register', fn: 'register-farmer', auth: 'jwt', needs: ['table:write', 'gfw', 'maaif'], summary: 'Register a farmer and forest-check the farm.' },
+  {
+    method: 'GET',
+    path: '/cooperatives/{id}/holding-balance',
+    fn: 'get-holding-balance',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: 'USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).',
+  },
+  {
+    method: 'POST',
+    path: '/farmers/register',
+    fn: 'register-farmer',
+    auth: 'jwt',
+    needs: ['table:write', 'gfw', 'maaif'],
+    summary: 'Register a farmer and forest-check the farm.',
+  },
   { method: 'GET', path: '/farmers/{id}', fn: 'get-farmer', auth: 'jwt', needs: ['table:read'], summary: 'Read a farmer (phone masked).' },
-  { method: 'PATCH', path: '/farmers/{id}', fn: 'update-farmer', auth: 'jwt', needs: ['table:write', 'manual-review-topic:publish', 'sms:send'], summary: 'Correct a farmer\'s mobile-money phone.' },
-  { method: 'GET', path: '/farmers/{id}/credit-score', fn: 'get-credit-score', auth: 'jwt', needs: ['table:read'], summary: 'The farmer\'s credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer\'s cooperative).' },
-  { method: 'POST', path: '/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.' },
-  { method: 'POST', path: '/v1/batch/submit', fn: 'submit-batch', auth: 'jwt', needs: ['table:write', 'ledger-write-queue:send'], summary: 'Same as POST /batch/submit.' },
-  { method: 'PATCH', path: '/batch/{id}/stage', fn: 'update-batch-stage', auth: 'jwt', needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'evidence-uploads:read'], maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */, summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).' },
-  { method: 'POST', path: '/batch/{id}/evidence-uploads', fn: 'create-evidence-upload', auth: 'jwt', needs: ['table:write', 'evidence-uploads:presign'], summary: 'An upload URL for a stage\'s evidence photo: a presigned S3 PUT bound to its image type and size.' },
-  { method: 'GET', path: '/batch/{id}/audit', fn: 'get-batch-audit', auth: 'jwt', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The batch\'s hash-chained audit log, verified against the trace log and the pinned evidence.' },
-  { method: 'POST', path: '/purchase-orders', fn: 'create-purchase-order', auth: 'jwt', needs: ['table:write', 'audit:append'], summary: 'Create a purchase order over batches (DRAFT).' },
-  { method: 'POST', path: '/purchase-orders/{id}/confirm', fn: 'confirm-purchase-order', auth: 'jwt', needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'], summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.' },
-  { method: 'GET', path: '/batch/{id}', fn: 'get-batch', auth: 'jwt', needs: ['table:read'], summary: 'Read a batch with its stage history.' },
+  {
+    method: 'PATCH',
+    path: '/farmers/{id}',
+    fn: 'update-farmer',
+    auth: 'jwt',
+    needs: ['table:write', 'manual-review-topic:publish', 'sms:send'],
+    summary: "Correct a farmer's mobile-money phone.",
+  },
+  {
+    method: 'GET',
+    path: '/farmers/{id}/credit-score',
+    fn: 'get-credit-score',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: "The farmer's credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer's cooperative).",
+  },
+  {
+    method: 'POST',
+    path: '/batch/submit',
+    fn: 'submit-batch',
+    auth: 'jwt',
+    needs: ['table:write', 'ledger-write-queue:send'],
+    summary: 'Record a delivered batch: mint its BatchToken and start the farmer payout.',
+  },
+  {
+    method: 'POST',
+    path: '/v1/batch/submit',
+    fn: 'submit-batch',
+    auth: 'jwt',
+    needs: ['table:write', 'ledger-write-queue:send'],
+    summary: 'Same as POST /batch/submit.',
+  },
+  {
+    method: 'PATCH',
+    path: '/batch/{id}/stage',
+    fn: 'update-batch-stage',
+    auth: 'jwt',
+    needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'evidence-uploads:read'],
+    maxBodyBytes: 6_291_456 /* 6 MiB: a literal, so bundlers can drop this table */,
+    summary: 'Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).',
+  },
+  {
+    method: 'POST',
+    path: '/batch/{id}/evidence-uploads',
+    fn: 'create-evidence-upload',
+    auth: 'jwt',
+    needs: ['table:write', 'evidence-uploads:presign'],
+    summary: "An upload URL for a stage's evidence photo: a presigned S3 PUT bound to its image type and size.",
+  },
+  {
+    method: 'GET',
+    path: '/batch/{id}/audit',
+    fn: 'get-batch-audit',
+    auth: 'jwt',
+    needs: ['table:read', 'ledger:read', 'evidence-archive:read'],
+    summary: "The batch's hash-chained audit log, verified against the trace log and the pinned evidence.",
+  },
+  {
+    method: 'POST',
+    path: '/purchase-orders',
+    fn: 'create-purchase-order',
+    auth: 'jwt',
+    needs: ['table:write', 'audit:append'],
+    summary: 'Create a purchase order over batches (DRAFT).',
+  },
+  {
+    method: 'POST',
+    path: '/purchase-orders/{id}/confirm',
+    fn: 'confirm-purchase-order',
+    auth: 'jwt',
+    needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'],
+    summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.',
+  },
+  {
+    method: 'GET',
+    path: '/batch/{id}',
+    fn: 'get-batch',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: 'Read a batch with its stage history.',
+  },
   { method: 'GET', path: '/jobs/{id}', fn: 'get-job', auth: 'jwt', needs: ['table:read'], summary: 'Poll an asynchronous operation.' },
-  { method: 'POST', path: '/payments/farmer-payout', fn: 'create-farmer-payout', auth: 'jwt', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'manual-payout-limit'], summary: 'Pay a farmer to mobile money.' },
-  { method: 'GET', path: '/payments/farmer-payout/{id}', fn: 'get-farmer-payout', auth: 'jwt', needs: ['table:read'], summary: 'Status of a farmer payout.' },
-  { method: 'POST', path: '/payments/farmer-payout/{id}/resolve', fn: 'resolve-farmer-payout', auth: 'jwt', needs: ['table:write', 'audit:append', 'payout-state-machine:start'], summary: 'Close a payout in manual review: paid in cash at the office, or a retry to the farmer\'s current phone.' },
-  { method: 'GET', path: '/payments/{id}', fn: 'get-payment', auth: 'jwt', needs: ['table:read'], summary: 'A payment record of any type.' },
+  {
+    method: 'POST',
+    path: '/payments/farmer-payout',
+    fn: 'create-farmer-payout',
+    auth: 'jwt',
+    needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'manual-payout-limit'],
+    summary: 'Pay a farmer to mobile money.',
+  },
+  {
+    method: 'GET',
+    path: '/payments/farmer-payout/{id}',
+    fn: 'get-farmer-payout',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: 'Status of a farmer payout.',
+  },
+  {
+    method: 'POST',
+    path: '/payments/farmer-payout/{id}/resolve',
+    fn: 'resolve-farmer-payout',
+    auth: 'jwt',
+    needs: ['table:write', 'audit:append', 'payout-state-machine:start'],
+    summary: "Close a payout in manual review: paid in cash at the office, or a retry to the farmer's current phone.",
+  },
+  {
+    method: 'GET',
+    path: '/payments/{id}',
+    fn: 'get-payment',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: 'A payment record of any type.',
+  },
   { method: 'GET', path: '/payments', fn: 'list-payments', auth: 'jwt', needs: ['table:read'], summary: 'Payments of a batch, paginated.' },
-  { method: 'POST', path: '/loans', fn: 'create-loan', auth: 'jwt', needs: ['table:write', 'audit:append', 'price-feed', 'ledger-write-queue:send', 'loan-terms'], summary: 'Lend to a batch\'s farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).' },
-  { method: 'GET', path: '/loans/{id}', fn: 'get-loan', auth: 'jwt', needs: ['table:read'], summary: 'A loan with its collateral, loan-to-value, disbursement and repayment.' },
-  { method: 'GET', path: '/batch/{id}/loan', fn: 'get-batch-loan', auth: 'jwt', needs: ['table:read'], summary: 'The batch\'s active loan (404 LOAN_NOT_FOUND when none).' },
-  { method: 'POST', path: '/mfi/deposits', fn: 'create-mfi-deposit', auth: 'jwt', needs: ['table:write', 'onramp'], summary: 'Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….' },
-  { method: 'GET', path: '/mfi/vault', fn: 'get-mfi-vault', auth: 'jwt', needs: ['vault:read', 'table:read'], summary: 'The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate, loans 30+ days past due (PAR30) and written-off principal; an MFI token also sees its own shares (MFI, ADMIN).' },
-  { method: 'POST', path: '/api/webhooks/onramp', fn: 'onramp-webhook', auth: 'webhook', needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'], summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.' },
-  { method: 'POST', path: '/api/webhooks/payout-provider', fn: 'payout-provider-webhook', auth: 'webhook', needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'], summary: 'Signed settlement webhooks from the payout provider.' },
-  { method: 'POST', path: '/eudr/verify-gfw', fn: 'verify-gfw', auth: 'jwt', needs: ['table:write', 'gfw'], summary: 'Check a farm against deforestation alerts after 2020-12-31 again.' },
-  { method: 'GET', path: '/cooperatives/{id}/flagged-farms', fn: 'list-flagged-farms', auth: 'jwt', needs: ['table:read'], summary: 'Farms the forest check flagged: the manual-review list of a cooperative.' },
-  { method: 'POST', path: '/eudr/generate-dds', fn: 'generate-dds', auth: 'jwt', needs: ['table:write', 'dds-filing-queue:send'], summary: 'Generate a batch\'s due diligence statement and file it with the EU Information System.' },
-  { method: 'GET', path: '/eudr/dds/{id}', fn: 'get-dds', auth: 'jwt', needs: ['table:read'], summary: 'A due diligence statement with its filing state.' },
-  { method: 'GET', path: '/eudr/dds/{id}/xml', fn: 'get-dds-xml', auth: 'jwt', needs: ['table:read'], summary: 'The SubmitDdsRequest XML of a due diligence statement.' },
-  { method: 'GET', path: '/eudr/dds/{id}/evidence', fn: 'get-dds-evidence', auth: 'jwt', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch\'s trail and audit anchors, as canonical JSON with its CID.' },
-  { method: 'POST', path: '/api/webhooks/chain-events', fn: 'chain-events-webhook', auth: 'webhook', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'chain-webhook-secret', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], summary: 'Signed chain events, each applied only at the watcher\'s confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).' },
-  { method: 'GET', path: '/purchase-orders/{id}/settlement', fn: 'get-settlement', auth: 'jwt', needs: ['table:read'], summary: 'A purchase order\'s buyer payments and settlement: AWAITING_PAYMENT with paid and due, or how the payments were applied (loans repaid with interest, batches SETTLED, remainder released); unapplied payments listed.' },
-  { method: 'POST', path: '/purchase-orders/{id}/settle', fn: 'settle-purchase-order', auth: 'jwt', needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'], summary: 'Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).' },
-  { method: 'POST', path: '/purchase-orders/{id}/refunds', fn: 'refund-buyer-payment', auth: 'jwt', needs: ['table:write', 'audit:append', 'ledger-write-queue:send'], summary: 'Return an unapplied buyer payment (another payer, an unknown order, after settlement) to its payer from the vault (ADMIN).' },
-  { method: 'POST', path: '/webhooks/endpoints', fn: 'create-webhook-endpoint', auth: 'jwt', needs: ['table:write', 'outbound-webhooks', 'outbound-secrets:seal'], summary: 'Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.' },
-  { method: 'GET', path: '/webhooks/endpoints', fn: 'list-webhook-endpoints', auth: 'jwt', needs: ['table:read'], summary: 'The caller\'s own outbound webhook endpoints (secrets never shown).' },
-  { method: 'DELETE', path: '/webhooks/endpoints/{id}', fn: 'delete-webhook-endpoint', auth: 'jwt', needs: ['table:write'], summary: 'Delete an outbound webhook endpoint.' },
-  { method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', fn: 'rotate-webhook-secret', auth: 'jwt', needs: ['table:write', 'outbound-secrets:seal'], summary: 'A new signing secret (shown only here); the old one keeps signing for 24 h.' },
-  { method: 'GET', path: '/webhooks/endpoints/{id}/deliveries', fn: 'list-webhook-deliveries', auth: 'jwt', needs: ['table:read'], summary: 'The endpoint\'s delivery log, newest first, paginated.' },
-  { method: 'POST', path: '/webhooks/deliveries/{id}/replay', fn: 'replay-webhook-delivery', auth: 'jwt', needs: ['table:write', 'outbound-webhook-queue:send'], summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).' },
-  { method: 'GET', path: '/ipfs/{id}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read', 'evidence-files:read'], summary: 'A public evidence package by its IPFS CID from the service\'s own copy: the directory listing as JSON (a DDS is private: 404).' },
-  { method: 'GET', path: '/ipfs/{id}/{name}', fn: 'get-ipfs', auth: 'public', needs: ['evidence-archive:read', 'evidence-files:read'], summary: 'A file of a public evidence package by CID and name: its exact bytes.' },
-  { method: 'GET', path: '/trace/{id}', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The public trace page of a batch (no token): HTML, or JSON with Accept: application/json.' },
-  { method: 'GET', path: '/trace/{id}/qr.svg', fn: 'get-trace', auth: 'public', needs: ['table:read', 'ledger:read', 'evidence-archive:read'], summary: 'The QR code (SVG) of the batch\'s public trace page URL.' },
+  {
+    method: 'POST',
+    path: '/loans',
+    fn: 'create-loan',
+    auth: 'jwt',
+    needs: ['table:write', 'audit:append', 'price-feed', 'ledger-write-queue:send', 'loan-terms'],
+    summary: "Lend to a batch's farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).",
+  },
+  {
+    method: 'GET',
+    path: '/loans/{id}',
+    fn: 'get-loan',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: 'A loan with its collateral, loan-to-value, disbursement and repayment.',
+  },
+  {
+    method: 'GET',
+    path: '/batch/{id}/loan',
+    fn: 'get-batch-loan',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: "The batch's active loan (404 LOAN_NOT_FOUND when none).",
+  },
+  {
+    method: 'POST',
+    path: '/mfi/deposits',
+    fn: 'create-mfi-deposit',
+    auth: 'jwt',
+    needs: ['table:write', 'onramp'],
+    summary: 'Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….',
+  },
+  {
+    method: 'GET',
+    path: '/mfi/vault',
+    fn: 'get-mfi-vault',
+    auth: 'jwt',
+    needs: ['vault:read', 'table:read'],
+    summary:
+      'The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate, loans 30+ days past due (PAR30) and written-off principal; an MFI token also sees its own shares (MFI, ADMIN).',
+  },
+  {
+    method: 'POST',
+    path: '/api/webhooks/onramp',
+    fn: 'onramp-webhook',
+    auth: 'webhook',
+    needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'],
+    summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.',
+  },
+  {
+    method: 'POST',
+    path: '/api/webhooks/payout-provider',
+    fn: 'payout-provider-webhook',
+    auth: 'webhook',
+    needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'],
+    summary: 'Signed settlement webhooks from the payout provider.',
+  },
+  {
+    method: 'POST',
+    path: '/eudr/verify-gfw',
+    fn: 'verify-gfw',
+    auth: 'jwt',
+    needs: ['table:write', 'gfw'],
+    summary: 'Check a farm against deforestation alerts after 2020-12-31 again.',
+  },
+  {
+    method: 'GET',
+    path: '/cooperatives/{id}/flagged-farms',
+    fn: 'list-flagged-farms',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: 'Farms the forest check flagged: the manual-review list of a cooperative.',
+  },
+  {
+    method: 'POST',
+    path: '/eudr/generate-dds',
+    fn: 'generate-dds',
+    auth: 'jwt',
+    needs: ['table:write', 'dds-filing-queue:send'],
+    summary: "Generate a batch's due diligence statement and file it with the EU Information System.",
+  },
+  {
+    method: 'GET',
+    path: '/eudr/dds/{id}',
+    fn: 'get-dds',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: 'A due diligence statement with its filing state.',
+  },
+  {
+    method: 'GET',
+    path: '/eudr/dds/{id}/xml',
+    fn: 'get-dds-xml',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: 'The SubmitDdsRequest XML of a due diligence statement.',
+  },
+  {
+    method: 'GET',
+    path: '/eudr/dds/{id}/evidence',
+    fn: 'get-dds-evidence',
+    auth: 'jwt',
+    needs: ['table:read', 'ledger:read', 'evidence-archive:read'],
+    summary:
+      "The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch's trail and audit anchors, as canonical JSON with its CID.",
+  },
+  {
+    method: 'POST',
+    path: '/api/webhooks/chain-events',
+    fn: 'chain-events-webhook',
+    auth: 'webhook',
+    needs: [
+      'table:write',
+      'audit:append',
+      'payout:discard',
+      'payout-provider',
+      'payout-state-machine:start',
+      'chain-webhook-secret',
+      'ledger:read',
+      'vault:read',
+      'pin-store',
+      'ledger-write-queue:send',
+      'chain-watch',
+    ],
+    summary:
+      "Signed chain events, each applied only at the watcher's confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).",
+  },
+  {
+    method: 'GET',
+    path: '/purchase-orders/{id}/settlement',
+    fn: 'get-settlement',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary:
+      "A purchase order's buyer payments and settlement: AWAITING_PAYMENT with paid and due, or how the payments were applied (loans repaid with interest, batches SETTLED, remainder released); unapplied payments listed.",
+  },
+  {
+    method: 'POST',
+    path: '/purchase-orders/{id}/settle',
+    fn: 'settle-purchase-order',
+    auth: 'jwt',
+    needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'],
+    summary: 'Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).',
+  },
+  {
+    method: 'POST',
+    path: '/purchase-orders/{id}/refunds',
+    fn: 'refund-buyer-payment',
+    auth: 'jwt',
+    needs: ['table:write', 'audit:append', 'ledger-write-queue:send'],
+    summary: 'Return an unapplied buyer payment (another payer, an unknown order, after settlement) to its payer from the vault (ADMIN).',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/endpoints',
+    fn: 'create-webhook-endpoint',
+    auth: 'jwt',
+    needs: ['table:write', 'outbound-webhooks', 'outbound-secrets:seal'],
+    summary: 'Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.',
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/endpoints',
+    fn: 'list-webhook-endpoints',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: "The caller's own outbound webhook endpoints (secrets never shown).",
+  },
+  {
+    method: 'DELETE',
+    path: '/webhooks/endpoints/{id}',
+    fn: 'delete-webhook-endpoint',
+    auth: 'jwt',
+    needs: ['table:write'],
+    summary: 'Delete an outbound webhook endpoint.',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/endpoints/{id}/rotate-secret',
+    fn: 'rotate-webhook-secret',
+    auth: 'jwt',
+    needs: ['table:write', 'outbound-secrets:seal'],
+    summary: 'A new signing secret (shown only here); the old one keeps signing for 24 h.',
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/endpoints/{id}/deliveries',
+    fn: 'list-webhook-deliveries',
+    auth: 'jwt',
+    needs: ['table:read'],
+    summary: "The endpoint's delivery log, newest first, paginated.",
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/deliveries/{id}/replay',
+    fn: 'replay-webhook-delivery',
+    auth: 'jwt',
+    needs: ['table:write', 'outbound-webhook-queue:send'],
+    summary: 'Send a delivery again from the start of the retry schedule (same webhook-id).',
+  },
+  {
+    method: 'GET',
+    path: '/ipfs/{id}',
+    fn: 'get-ipfs',
+    auth: 'public',
+    needs: ['evidence-archive:read', 'evidence-files:read'],
+    summary:
+      "A public evidence package by its IPFS CID from the service's own copy: the directory listing as JSON (a DDS is private: 404).",
+  },
+  {
+    method: 'GET',
+    path: '/ipfs/{id}/{name}',
+    fn: 'get-ipfs',
+    auth: 'public',
+    needs: ['evidence-archive:read', 'evidence-files:read'],
+    summary: 'A file of a public evidence package by CID and name: its exact bytes.',
+  },
+  {
+    method: 'GET',
+    path: '/trace/{id}',
+    fn: 'get-trace',
+    auth: 'public',
+    needs: ['table:read', 'ledger:read', 'evidence-archive:read'],
+    summary: 'The public trace page of a batch (no token): HTML, or JSON with Accept: application/json.',
+  },
+  {
+    method: 'GET',
+    path: '/trace/{id}/qr.svg',
+    fn: 'get-trace',
+    auth: 'public',
+    needs: ['table:read', 'ledger:read', 'evidence-archive:read'],
+    summary: "The QR code (SVG) of the batch's public trace page URL.",
+  },
   { method: 'GET', path: '/openapi.json', fn: 'get-openapi', auth: 'public', needs: [], summary: 'The OpenAPI 3.1 document.' },
-  { method: 'GET', path: '/docs', fn: 'get-docs', auth: 'public', needs: [], summary: 'The rendered API reference (Scalar, from /openapi.json).' },
-  { method: 'GET', path: '/docs/errors', fn: 'get-docs', auth: 'public', needs: [], summary: 'The error-code reference: every code with its HTTP status (error.docs links to #CODE).' },
-  { method: 'GET', path: '/docs/scalar.js', fn: 'get-docs', auth: 'public', needs: [], summary: 'The API reference renderer (Scalar standalone bundle, served by the service: no CDN).' },
+  {
+    method: 'GET',
+    path: '/docs',
+    fn: 'get-docs',
+    auth: 'public',
+    needs: [],
+    summary: 'The rendered API reference (Scalar, from /openapi.json).',
+  },
+  {
+    method: 'GET',
+    path: '/docs/errors',
+    fn: 'get-docs',
+    auth: 'public',
+    needs: [],
+    summary: 'The error-code reference: every code with its HTTP status (error.docs links to #CODE).',
+  },
+  {
+    method: 'GET',
+    path: '/docs/scalar.js',
+    fn: 'get-docs',
+    auth: 'public',
+    needs: [],
+    summary: 'The API reference renderer (Scalar standalone bundle, served by the service: no CDN).',
+  },
 ];
 
 export const workers: WorkerDef[] = [
-  { fn: 'payout-attempt', kind: 'state-machine-task', substitution: 'PayoutAttemptFunctionArn', needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback'], timeoutSeconds: 30, summary: 'Creates (idempotently) the provider order of one attempt and parks the task token.' },
-  { fn: 'payout-check-attempt', kind: 'state-machine-task', substitution: 'PayoutCheckAttemptFunctionArn', needs: ['table:write', 'audit:append', 'payout-provider'], timeoutSeconds: 30, summary: 'After a failure or timeout, reads the attempt\'s final status from the provider and decides: completed, still pending, retry, or exhausted.' },
-  { fn: 'payout-manual-review', kind: 'state-machine-task', substitution: 'PayoutManualReviewFunctionArn', needs: ['table:write', 'audit:append', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.' },
-  { fn: 'ledger-writer', kind: 'queue-consumer', queue: 'ledger-write-queue', batchSize: 1, needs: ['table:write', 'audit:append', 'loan-guard:release', 'ledger', 'vault', 'vault:read', 'payout-request-queue:send', 'ledger-write-queue:send'], timeoutSeconds: 60, summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.' },
-  { fn: 'national-registry-check', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'maaif'], timeoutSeconds: 60, summary: 'Completes farmer registrations still waiting for the national farmer registry (MAAIF); those it cannot answer yet wait for the next run.' },
-  { fn: 'dds-filer', kind: 'queue-consumer', queue: 'dds-filing-queue', batchSize: 1, needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'], timeoutSeconds: 30, summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.' },
-  { fn: 'payout-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'payout-state-machine:callback'], timeoutSeconds: 120, summary: 'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.' },
-  { fn: 'chain-event-watcher', kind: 'scheduled', schedule: 'rate(1 minute)', needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start', 'ledger:read', 'vault:read', 'pin-store', 'ledger-write-queue:send', 'chain-watch'], timeoutSeconds: 60, summary: 'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.' },
-  { fn: 'audit-anchorer', kind: 'scheduled', schedule: 'rate(5 minutes)', intervalVariable: 'ANCHOR_INTERVAL_S', needs: ['table:write', 'ledger-write-queue:send'], timeoutSeconds: 120, summary: 'The periodic anchor of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.' },
-  { fn: 'ledger-write-reconciler', kind: 'scheduled', schedule: 'rate(5 minutes)', needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'], timeoutSeconds: 60, summary: 'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner); requests the vault write-off (WRITE_OFF_LOAN, for the single ledger writer) of loans still ACTIVE 90 days past due.' },
-  { fn: 'outbound-event-publisher', kind: 'table-stream-consumer', batchSize: 100, entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'], needs: ['table:write', 'outbound-webhook-queue:send'], timeoutSeconds: 60, summary: 'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (docs/api/outbound-webhooks.md#outbound-webhooks).' },
-  { fn: 'outbound-webhook-sender', kind: 'queue-consumer', queue: 'outbound-webhook-queue', batchSize: 10, needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks', 'outbound-secrets:open', 'outbound-secrets:seal'], timeoutSeconds: 60, summary: 'Makes one signed delivery attempt per message (opening the endpoint\'s sealed secrets; a plaintext secret of an endpoint registered before sealing is sealed then) and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.' },
-  { fn: 'evidence-pinner', kind: 'queue-consumer', queue: 'evidence-pin-queue', batchSize: 5, needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'], timeoutSeconds: 60, summary: 'The background pinner (docs/api/evidence.md#evidence-on-ipfs): uploads each stage evidence CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.' },
-  { fn: 'batch-payout-starter', kind: 'queue-consumer', queue: 'payout-request-queue', batchSize: 5, needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start'], timeoutSeconds: 60, summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.' },
+  {
+    fn: 'payout-attempt',
+    kind: 'state-machine-task',
+    substitution: 'PayoutAttemptFunctionArn',
+    needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback'],
+    timeoutSeconds: 30,
+    summary: 'Creates (idempotently) the provider order of one attempt and parks the task token.',
+  },
+  {
+    fn: 'payout-check-attempt',
+    kind: 'state-machine-task',
+    substitution: 'PayoutCheckAttemptFunctionArn',
+    needs: ['table:write', 'audit:append', 'payout-provider'],
+    timeoutSeconds: 30,
+    summary:
+      "After a failure or timeout, reads the attempt's final status from the provider and decides: completed, still pending, retry, or exhausted.",
+  },
+  {
+    fn: 'payout-manual-review',
+    kind: 'state-machine-task',
+    substitution: 'PayoutManualReviewFunctionArn',
+    needs: ['table:write', 'audit:append', 'manual-review-topic:publish'],
+    timeoutSeconds: 30,
+    summary: 'Moves the payout to MANUAL_REVIEW and notifies the cooperative manager.',
+  },
+  {
+    fn: 'ledger-writer',
+    kind: 'queue-consumer',
+    queue: 'ledger-write-queue',
+    batchSize: 1,
+    needs: [
+      'table:write',
+      'audit:append',
+      'loan-guard:release',
+      'ledger',
+      'vault',
+      'vault:read',
+      'payout-request-queue:send',
+      'ledger-write-queue:send',
+    ],
+    timeoutSeconds: 60,
+    summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.',
+  },
+  {
+    fn: 'national-registry-check',
+    kind: 'scheduled',
+    schedule: 'rate(1 minute)',
+    needs: ['table:write', 'maaif'],
+    timeoutSeconds: 60,
+    summary:
+      'Completes farmer registrations still waiting for the national farmer registry (MAAIF); those it cannot answer yet wait for the next run.',
+  },
+  {
+    fn: 'dds-filer',
+    kind: 'queue-consumer',
+    queue: 'dds-filing-queue',
+    batchSize: 1,
+    needs: ['table:write', 'eudr-registry', 'manual-review-topic:publish'],
+    timeoutSeconds: 30,
+    summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.',
+  },
+  {
+    fn: 'payout-reconciler',
+    kind: 'scheduled',
+    schedule: 'rate(5 minutes)',
+    needs: [
+      'table:write',
+      'audit:append',
+      'payout:discard',
+      'payout-provider',
+      'payout-state-machine:start',
+      'payout-state-machine:callback',
+    ],
+    timeoutSeconds: 120,
+    summary:
+      'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.',
+  },
+  {
+    fn: 'chain-event-watcher',
+    kind: 'scheduled',
+    schedule: 'rate(1 minute)',
+    needs: [
+      'table:write',
+      'audit:append',
+      'payout:discard',
+      'payout-provider',
+      'payout-state-machine:start',
+      'ledger:read',
+      'vault:read',
+      'pin-store',
+      'ledger-write-queue:send',
+      'chain-watch',
+    ],
+    timeoutSeconds: 60,
+    summary:
+      'Our own chain watcher: reads TraceLog StageRecorded and LendingVault PurchaseOrderPaid logs (eth_getLogs) from the block cursor kept in the table, CHAIN_WATCH_CONFIRMATIONS deep, and applies each as the chain-events webhook does (EXPORTED starts the TOP_UP payout; a buyer payment settles its purchase order), with no webhook sent.',
+  },
+  {
+    fn: 'audit-anchorer',
+    kind: 'scheduled',
+    schedule: 'rate(5 minutes)',
+    intervalVariable: 'ANCHOR_INTERVAL_S',
+    needs: ['table:write', 'ledger-write-queue:send'],
+    timeoutSeconds: 120,
+    summary:
+      'The periodic anchor of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.',
+  },
+  {
+    fn: 'ledger-write-reconciler',
+    kind: 'scheduled',
+    schedule: 'rate(5 minutes)',
+    needs: ['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send'],
+    timeoutSeconds: 60,
+    summary:
+      'Queues again ledger writes still unconfirmed after 5 minutes (for the single ledger writer) and evidence pin jobs still open (for the background pinner); requests the vault write-off (WRITE_OFF_LOAN, for the single ledger writer) of loans still ACTIVE 90 days past due.',
+  },
+  {
+    fn: 'outbound-event-publisher',
+    kind: 'table-stream-consumer',
+    batchSize: 100,
+    entities: ['BATCH', 'PAYMENT', 'JOB', 'DDS', 'LOAN', 'DEPOSIT'],
+    needs: ['table:write', 'outbound-webhook-queue:send'],
+    timeoutSeconds: 60,
+    summary:
+      'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (docs/api/outbound-webhooks.md#outbound-webhooks).',
+  },
+  {
+    fn: 'outbound-webhook-sender',
+    kind: 'queue-consumer',
+    queue: 'outbound-webhook-queue',
+    batchSize: 10,
+    needs: ['table:write', 'outbound-webhook-queue:send', 'outbound-webhooks', 'outbound-secrets:open', 'outbound-secrets:seal'],
+    timeoutSeconds: 60,
+    summary:
+      "Makes one signed delivery attempt per message (opening the endpoint's sealed secrets; a plaintext secret of an endpoint registered before sealing is sealed then) and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.",
+  },
+  {
+    fn: 'evidence-pinner',
+    kind: 'queue-consumer',
+    queue: 'evidence-pin-queue',
+    batchSize: 5,
+    needs: ['table:write', 'evidence-archive:read', 'evidence-pinning'],
+    timeoutSeconds: 60,
+    summary:
+      'The background pinner (docs/api/evidence.md#evidence-on-ipfs): uploads each stage evidence CAR from the own copy to the IPFS pinning service, checks the root CID it answers, and records PINNED or FAILED.',
+  },
+  {
+    fn: 'batch-payout-starter',
+    kind: 'queue-consumer',
+    queue: 'payout-request-queue',
+    batchSize: 5,
+    needs: ['table:write', 'audit:append', 'payout:discard', 'payout-provider', 'payout-state-machine:start'],
+    timeoutSeconds: 60,
+    summary: 'Starts the NET_COFFEE_PAYMENT payout of a submitted batch.',
+  },
 ];
 
 /** The shared REQUEST authorizer's function folder. */
@@ -567,11 +1228,16 @@ function awsEnvOf(needs: Iterable<Need>): string[] {
  * @throws Error when a `fn` is both a route and a worker, or two workers, or the authorizer and
  * anything else.
  */
-export function functionManifest(r: readonly RouteDef[] = routes, w: readonly WorkerDef[] = workers, a: AuthorizerDef = authorizer): FunctionManifest[] {
+export function functionManifest(
+  r: readonly RouteDef[] = routes,
+  w: readonly WorkerDef[] = workers,
+  a: AuthorizerDef = authorizer,
+): FunctionManifest[] {
   const out = new Map<string, FunctionManifest>();
   const claim = (fn: string, kind: FunctionManifest['kind'], summary: string, timeoutSeconds: number): FunctionManifest => {
     const seen = out.get(fn);
-    if (seen && (seen.kind !== 'route' || kind !== 'route')) throw new Error(`manifest: function ${fn} is declared as ${seen.kind} and as ${kind}`);
+    if (seen && (seen.kind !== 'route' || kind !== 'route'))
+      throw new Error(`manifest: function ${fn} is declared as ${seen.kind} and as ${kind}`);
     const entry = seen ?? { fn, kind, routes: [], needs: [], timeoutSeconds, memoryMiB: DEFAULT_MEMORY_MIB, env: [], secrets: [], summary };
     out.set(fn, entry);
     return entry;
@@ -609,7 +1275,13 @@ export function queueConsumers(w: readonly WorkerDef[] = workers): Record<QueueN
     if (!c) throw new Error(`manifest: no consumer for ${q}`);
     return c;
   };
-  return { 'payout-request-queue': find('payout-request-queue'), 'ledger-write-queue': find('ledger-write-queue'), 'dds-filing-queue': find('dds-filing-queue'), 'outbound-webhook-queue': find('outbound-webhook-queue'), 'evidence-pin-queue': find('evidence-pin-queue') };
+  return {
+    'payout-request-queue': find('payout-request-queue'),
+    'ledger-write-queue': find('ledger-write-queue'),
+    'dds-filing-queue': find('dds-filing-queue'),
+    'outbound-webhook-queue': find('outbound-webhook-queue'),
+    'evidence-pin-queue': find('evidence-pin-queue'),
+  };
 }
 
 /**
@@ -618,7 +1290,11 @@ export function queueConsumers(w: readonly WorkerDef[] = workers): Record<QueueN
  * window), schedules are `rate(...)`/`cron(...)`, substitution keys are unique, route timeouts stay
  * under API Gateway's 29 s, every queue's `:send` need provides its `urlEnv`.
  */
-export function manifestProblems(r: readonly RouteDef[] = routes, w: readonly WorkerDef[] = workers, a: AuthorizerDef = authorizer): string[] {
+export function manifestProblems(
+  r: readonly RouteDef[] = routes,
+  w: readonly WorkerDef[] = workers,
+  a: AuthorizerDef = authorizer,
+): string[] {
   const problems: string[] = [];
   let fns: FunctionManifest[] = [];
   try {
@@ -633,13 +1309,16 @@ export function manifestProblems(r: readonly RouteDef[] = routes, w: readonly Wo
     if (send.join() !== QUEUES[q].urlEnv) problems.push(`need ${q}:send provides [${send.join(', ')}], want [${QUEUES[q].urlEnv}]`);
   }
   for (const x of w) {
-    if (x.kind === 'queue-consumer' && !(Number.isInteger(x.batchSize) && x.batchSize >= 1 && x.batchSize <= 10)) problems.push(`${x.fn}: batch size ${x.batchSize} is not 1–10`);
-    if (x.kind === 'scheduled' && !/^(rate|cron)\(.+\)$/.test(x.schedule)) problems.push(`${x.fn}: schedule ${x.schedule} is not rate(...) or cron(...)`);
+    if (x.kind === 'queue-consumer' && !(Number.isInteger(x.batchSize) && x.batchSize >= 1 && x.batchSize <= 10))
+      problems.push(`${x.fn}: batch size ${x.batchSize} is not 1–10`);
+    if (x.kind === 'scheduled' && !/^(rate|cron)\(.+\)$/.test(x.schedule))
+      problems.push(`${x.fn}: schedule ${x.schedule} is not rate(...) or cron(...)`);
   }
   const subs = w.flatMap((x) => (x.kind === 'state-machine-task' ? [x.substitution] : []));
   if (new Set(subs).size !== subs.length) problems.push(`state-machine substitution keys repeat: ${subs.join(', ')}`);
   for (const f of fns) {
-    if ((f.kind === 'route' || f.kind === 'authorizer') && f.timeoutSeconds >= 29) problems.push(`${f.fn}: timeout ${f.timeoutSeconds} s is not under API Gateway's 29 s`);
+    if ((f.kind === 'route' || f.kind === 'authorizer') && f.timeoutSeconds >= 29)
+      problems.push(`${f.fn}: timeout ${f.timeoutSeconds} s is not under API Gateway's 29 s`);
   }
   return problems;
 }
@@ -657,7 +1336,10 @@ export interface MissingLocalVariable {
  * share one process environment there): each need's `local` variables where it has them, else its
  * `env`; a secret counts as set when its value (`name`) or its ARN variable is.
  */
-export function missingLocalEnvironment(env: Readonly<Record<string, string | undefined>>, fns: readonly FunctionManifest[] = functionManifest()): MissingLocalVariable[] {
+export function missingLocalEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  fns: readonly FunctionManifest[] = functionManifest(),
+): MissingLocalVariable[] {
   const missing = new Map<string, MissingLocalVariable>();
   const set = (name: string) => env[name] !== undefined && env[name] !== '';
   for (const f of fns) {

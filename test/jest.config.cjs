@@ -2,20 +2,57 @@
 // ESM-only packages listed below to CommonJS; it does not type-check (`npm run typecheck` does).
 const path = require('node:path');
 
-const esm = ['jose', 'multiformats', 'ipfs-unixfs-importer', 'ipfs-unixfs', 'blockstore-core',
-  'interface-blockstore', 'interface-store', '@ipld', '@multiformats', '@libp2p', '@chainsafe', 'it-[^/]+',
-  'uint8arrays', 'uint8arraylist', 'uint8-varint', 'hamt-sharding', 'progress-events', 'protons-runtime',
-  'p-queue', 'p-timeout', 'p-defer', 'race-signal', 'main-event', 'abort-error', 'weald', '@middy', 'fauxqs',
-  'ulid', 'ipfs-unixfs-exporter', 'blockstore-fs', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer',
-  '@borewit', 'steno', 'cborg'];
+const esm = [
+  'jose',
+  'multiformats',
+  'ipfs-unixfs-importer',
+  'ipfs-unixfs',
+  'blockstore-core',
+  'interface-blockstore',
+  'interface-store',
+  '@ipld',
+  '@multiformats',
+  '@libp2p',
+  '@chainsafe',
+  'it-[^/]+',
+  'uint8arrays',
+  'uint8arraylist',
+  'uint8-varint',
+  'hamt-sharding',
+  'progress-events',
+  'protons-runtime',
+  'p-queue',
+  'p-timeout',
+  'p-defer',
+  'race-signal',
+  'main-event',
+  'abort-error',
+  'weald',
+  '@middy',
+  'fauxqs',
+  'ulid',
+  'ipfs-unixfs-exporter',
+  'blockstore-fs',
+  'file-type',
+  'strtok3',
+  'token-types',
+  'uint8array-extras',
+  '@tokenizer',
+  '@borewit',
+  'steno',
+  'cborg',
+];
 const rootDir = path.resolve(__dirname, '..');
 const base = {
   rootDir,
   testEnvironment: 'node',
   transform: {
-    '^.+\\.[tj]s$': ['ts-jest', {
-      tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true, target: 'es2022', isolatedModules: true },
-    }],
+    '^.+\\.[tj]s$': [
+      'ts-jest',
+      {
+        tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true, target: 'es2022', isolatedModules: true },
+      },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(?:${esm.join('|')})/)`],
   resolver: '<rootDir>/test/setup/resolver.cjs',
@@ -26,10 +63,18 @@ module.exports = {
   rootDir,
   testTimeout: 60_000,
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.int\\.test\\.ts$'] },
-    { ...base, displayName: 'int', testMatch: ['<rootDir>/test/**/*.int.test.ts'],
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.int\\.test\\.ts$'],
+    },
+    {
+      ...base,
+      displayName: 'int',
+      testMatch: ['<rootDir>/test/**/*.int.test.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
-      globalTeardown: '<rootDir>/test/setup/global-teardown.ts' },
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
   ],
 };

@@ -15,10 +15,12 @@ const DEFAULT_LEASE_MS = 120_000;
  * left, so it outlives the run. Answers the run's report; throws when a range failed (the cursor
  * stays before it and the next run reads it again), so the failure counts as a function error.
  */
-export const handler = instrumented(async (_event?: unknown, context?: { getRemainingTimeInMillis?: () => number }): Promise<ChainWatchReport> => {
-  const remaining = context?.getRemainingTimeInMillis?.();
-  const leaseMs = remaining && remaining > 0 ? 2 * remaining : DEFAULT_LEASE_MS;
-  const report = await runChainWatch(chainWatchDeps(), chainWatchConfig(leaseMs), randomUUID());
-  if (report.outcome === 'FAILED') throw new Error(`chain watch failed at block ${report.next_block}: ${report.error}`);
-  return report;
-});
+export const handler = instrumented(
+  async (_event?: unknown, context?: { getRemainingTimeInMillis?: () => number }): Promise<ChainWatchReport> => {
+    const remaining = context?.getRemainingTimeInMillis?.();
+    const leaseMs = remaining && remaining > 0 ? 2 * remaining : DEFAULT_LEASE_MS;
+    const report = await runChainWatch(chainWatchDeps(), chainWatchConfig(leaseMs), randomUUID());
+    if (report.outcome === 'FAILED') throw new Error(`chain watch failed at block ${report.next_block}: ${report.error}`);
+    return report;
+  },
+);

@@ -19,12 +19,16 @@ import { applyBuyerPayment } from '../../shared/use-cases/settlement';
  * blocks deep (the scheduled watcher's depth) is refused before anything is read or written:
  * 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After, so the sender sends it again later.
  */
-export const handler = webhookHandler({ secret: () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), schema: AnyChainEventSchema }, async ({ webhookId, event }) => {
-  await requireConfirmations(chainConfirmationDeps(), event.data.tx_hash);
-  return {
-    status: 200,
-    body: event.type === 'purchase_order.paid'
-      ? await applyBuyerPayment(settlementDeps(), { webhookId, event })
-      : await applyChainEvent(chainEventDeps(), { webhookId, event }),
-  };
-});
+export const handler = webhookHandler(
+  { secret: () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), schema: AnyChainEventSchema },
+  async ({ webhookId, event }) => {
+    await requireConfirmations(chainConfirmationDeps(), event.data.tx_hash);
+    return {
+      status: 200,
+      body:
+        event.type === 'purchase_order.paid'
+          ? await applyBuyerPayment(settlementDeps(), { webhookId, event })
+          : await applyChainEvent(chainEventDeps(), { webhookId, event }),
+    };
+  },
+);

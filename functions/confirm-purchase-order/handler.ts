@@ -8,7 +8,10 @@ import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
  * POST /purchase-orders/{id}/confirm: 200 with the CONFIRMED purchase order; each of its
  * WAREHOUSED batches moves to COMMITTED (listed in `committed_batch_ids`).
  */
-export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(PurchaseOrderIdParam) }, async ({ caller, params }) => {
-  const { po, committed } = await confirmPurchaseOrder(purchaseOrderDeps(), caller, params.id ?? '');
-  return { status: 200, body: { ...purchaseOrderView(po), committed_batch_ids: committed } };
-});
+export const handler = httpHandler(
+  { roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(PurchaseOrderIdParam) },
+  async ({ caller, params }) => {
+    const { po, committed } = await confirmPurchaseOrder(purchaseOrderDeps(), caller, params.id ?? '');
+    return { status: 200, body: { ...purchaseOrderView(po), committed_batch_ids: committed } };
+  },
+);

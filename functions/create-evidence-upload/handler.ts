@@ -14,16 +14,19 @@ import { assertMayUploadEvidence, createEvidenceUpload } from '../../shared/use-
  * Roles as the stage update, any stage duty. `Idempotency-Key` supported (a replay answers the
  * same upload; its URL may have expired by then).
  */
-export const handler = httpHandler({
-  roles: ['COOPERATIVE', 'ADMIN'],
-  params: IdParams(BatchIdParam),
-  body: CreateEvidenceUploadSchema,
-  authorize: (caller) => assertMayUploadEvidence(caller),
-}, async (req) => {
-  const batchId = req.params.id ?? '';
-  // Keys are scoped to the batch too: the same key and body for another batch is another upload.
-  return withIdempotency(idempotencyStore(), `create-evidence-upload#${batchId}`, req, async () => {
-    const ticket = await createEvidenceUpload(evidenceUploadDeps(), req.caller, batchId, req.body);
-    return { status: 201, body: evidenceUploadView(ticket) };
-  });
-});
+export const handler = httpHandler(
+  {
+    roles: ['COOPERATIVE', 'ADMIN'],
+    params: IdParams(BatchIdParam),
+    body: CreateEvidenceUploadSchema,
+    authorize: (caller) => assertMayUploadEvidence(caller),
+  },
+  async (req) => {
+    const batchId = req.params.id ?? '';
+    // Keys are scoped to the batch too: the same key and body for another batch is another upload.
+    return withIdempotency(idempotencyStore(), `create-evidence-upload#${batchId}`, req, async () => {
+      const ticket = await createEvidenceUpload(evidenceUploadDeps(), req.caller, batchId, req.body);
+      return { status: 201, body: evidenceUploadView(ticket) };
+    });
+  },
+);

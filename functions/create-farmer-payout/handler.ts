@@ -11,13 +11,21 @@ import { createManualPayout } from '../../shared/use-cases/payouts';
  * PROCESSING (docs/api/payouts.md#creating-a-payout), within the batch's value and the cooperative's daily cap
  * (MANUAL_PAYOUT_DAILY_LIMIT_USDC). The duty is checked before the body (token, permission, body).
  */
-export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema, authorize: (caller) => assertMayMoveMoney(caller) }, async ({ body, caller }) => {
-  const payout = await createManualPayout(payoutCreationDeps(), caller, {
-    farmer_id: body.farmer_id,
-    batch_id: body.batch_id,
-    cooperative_id: body.cooperative_id,
-    reason: body.reason,
-    amount_usd_micro: usdcToMicro(body.amount_usdc),
-  }, { dailyLimitUsdMicro: manualPayoutDailyLimitUsdMicro() });
-  return { status: 201, body: payoutCreatedView(payout), headers: { location: `/payments/farmer-payout/${payout.payment_id}` } };
-});
+export const handler = httpHandler(
+  { roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema, authorize: (caller) => assertMayMoveMoney(caller) },
+  async ({ body, caller }) => {
+    const payout = await createManualPayout(
+      payoutCreationDeps(),
+      caller,
+      {
+        farmer_id: body.farmer_id,
+        batch_id: body.batch_id,
+        cooperative_id: body.cooperative_id,
+        reason: body.reason,
+        amount_usd_micro: usdcToMicro(body.amount_usdc),
+      },
+      { dailyLimitUsdMicro: manualPayoutDailyLimitUsdMicro() },
+    );
+    return { status: 201, body: payoutCreatedView(payout), headers: { location: `/payments/farmer-payout/${payout.payment_id}` } };
+  },
+);

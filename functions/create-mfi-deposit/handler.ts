@@ -16,4 +16,5 @@ export const handler = httpHandler({ roles: ['MFI', 'ADMIN'], body: CreateDeposi
   withIdempotency(idempotencyStore(), 'create-mfi-deposit', req, async () => {
     const deposit = await createMfiDeposit(depositDeps(), req.caller, req.body);
     return { status: 202, body: depositView(deposit), headers: { location: `/payments/${deposit.payment_id}` } };
-  }));
+  }),
+);

@@ -14,8 +14,13 @@ import { generateDds } from '../../shared/use-cases/eudr';
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], body: GenerateDdsSchema }, async ({ body, caller, requestId }) => {
   const { dds } = await generateDds(ddsDeps(), caller, body);
   if (dds.status === 'AVAILABLE' || dds.status === 'REJECTED') return { status: 200, body: ddsView(dds) };
-  return errorResponse('DDS_TRACES_PENDING', `Due diligence statement ${dds.dds_id} generated; filing with the EU Information System is queued; poll GET /eudr/dds/${dds.dds_id} for the reference and verification numbers.`, requestId, {
-    extra: { dds_id: dds.dds_id, status: dds.status },
-    headers: { location: `/eudr/dds/${dds.dds_id}` },
-  });
+  return errorResponse(
+    'DDS_TRACES_PENDING',
+    `Due diligence statement ${dds.dds_id} generated; filing with the EU Information System is queued; poll GET /eudr/dds/${dds.dds_id} for the reference and verification numbers.`,
+    requestId,
+    {
+      extra: { dds_id: dds.dds_id, status: dds.status },
+      headers: { location: `/eudr/dds/${dds.dds_id}` },
+    },
+  );
 });

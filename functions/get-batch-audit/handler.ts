@@ -10,7 +10,10 @@ import { readVerifiedAudit } from '../../shared/use-cases/audit';
  * chain and with the pinned evidence; `checks` says what matched and what did not. A reader that
  * trusts neither this service nor its flag runs `npm run verify` instead.
  */
-export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'AGENT'], params: IdParams(BatchIdParam) }, async ({ caller, params }) => ({
-  status: 200,
-  body: auditView(await readVerifiedAudit(auditDeps(), caller, params.id ?? '')),
-}));
+export const handler = httpHandler(
+  { roles: ['ADMIN', 'COOPERATIVE', 'AGENT'], params: IdParams(BatchIdParam) },
+  async ({ caller, params }) => ({
+    status: 200,
+    body: auditView(await readVerifiedAudit(auditDeps(), caller, params.id ?? '')),
+  }),
+);

@@ -5,6 +5,12 @@ import { loanView } from '../../shared/http/views';
 import { readBatchLoan } from '../../shared/use-cases/loans';
 
 /** GET /batch/{id}/loan (ADMIN; MFI; COOPERATIVE of the batch): its PENDING or ACTIVE loan, else 404 LOAN_NOT_FOUND. */
-export const handler = httpHandler({ roles: ['ADMIN', 'MFI', 'COOPERATIVE'], params: IdParams(BatchIdParam) }, async ({ caller, params }) => {
-  return { status: 200, body: loanView(await readBatchLoan({ loans: loanRepo(), payouts: payoutRepo(), batches: batchRepo() }, caller, params.id ?? '')) };
-});
+export const handler = httpHandler(
+  { roles: ['ADMIN', 'MFI', 'COOPERATIVE'], params: IdParams(BatchIdParam) },
+  async ({ caller, params }) => {
+    return {
+      status: 200,
+      body: loanView(await readBatchLoan({ loans: loanRepo(), payouts: payoutRepo(), batches: batchRepo() }, caller, params.id ?? '')),
+    };
+  },
+);

@@ -4,7 +4,18 @@ import { IdParams, DdsIdParam } from '../../shared/http/path-params';
 import { readDds } from '../../shared/use-cases/eudr';
 
 /** GET /eudr/dds/{id}/xml: the SubmitDdsRequest XML, for an importer who files it themself. */
-export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(DdsIdParam) }, async ({ caller, params, requestId }) => {
-  const dds = await readDds(ddsRepo(), caller, params.id ?? '');
-  return { statusCode: 200, headers: { 'content-type': 'application/xml; charset=utf-8', 'x-request-id': requestId, 'content-disposition': `attachment; filename="${dds.dds_id}.xml"` }, body: dds.xml };
-});
+export const handler = httpHandler(
+  { roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(DdsIdParam) },
+  async ({ caller, params, requestId }) => {
+    const dds = await readDds(ddsRepo(), caller, params.id ?? '');
+    return {
+      statusCode: 200,
+      headers: {
+        'content-type': 'application/xml; charset=utf-8',
+        'x-request-id': requestId,
+        'content-disposition': `attachment; filename="${dds.dds_id}.xml"`,
+      },
+      body: dds.xml,
+    };
+  },
+);

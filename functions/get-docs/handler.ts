@@ -14,7 +14,9 @@ const html = (requestId: string, body: string, extra: Record<string, string> = {
  * Its CSP allows no inline script (Scalar is configured by a data attribute) but inline styles,
  * which Scalar injects at run time (`DOCS_PAGE_CSP`).
  */
-const page = httpHandler({ public: true }, async ({ requestId }) => html(requestId, docsPageHtml(publicBaseUrl()), { 'content-security-policy': DOCS_PAGE_CSP }));
+const page = httpHandler({ public: true }, async ({ requestId }) =>
+  html(requestId, docsPageHtml(publicBaseUrl()), { 'content-security-policy': DOCS_PAGE_CSP }),
+);
 
 /** GET /docs/errors: the error-code reference (`error.docs` links to `#CODE`); links from PUBLIC_BASE_URL, its style allowed by hash. */
 const errors = httpHandler({ public: true }, async ({ requestId }) => html(requestId, errorsPageHtml(publicBaseUrl())));

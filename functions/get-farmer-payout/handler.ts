@@ -5,6 +5,9 @@ import { payoutStatusView } from '../../shared/http/views';
 import { readPayment } from '../../shared/use-cases/payouts';
 
 /** GET /payments/farmer-payout/{id}: the payout status response (same access rules as payments). */
-export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN', 'MFI'], params: IdParams(PayoutIdParam) }, async ({ caller, params }) => {
-  return { status: 200, body: payoutStatusView(await readPayment(payoutRepo(), caller, params.id ?? '')) };
-});
+export const handler = httpHandler(
+  { roles: ['COOPERATIVE', 'ADMIN', 'MFI'], params: IdParams(PayoutIdParam) },
+  async ({ caller, params }) => {
+    return { status: 200, body: payoutStatusView(await readPayment(payoutRepo(), caller, params.id ?? '')) };
+  },
+);

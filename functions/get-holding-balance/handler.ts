@@ -11,5 +11,13 @@ import { readHoldingBalance } from '../../shared/use-cases/registry';
  */
 export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(PathId) }, async ({ caller, params }) => {
   const h = await readHoldingBalance(registryRepo(), caller, params.id ?? '');
-  return { status: 200, body: { cooperative_id: h.cooperative_id, held_usdc: microToUsdc(h.held_usd_micro), payouts_held: h.payouts_held, updated_at: h.updated_at } };
+  return {
+    status: 200,
+    body: {
+      cooperative_id: h.cooperative_id,
+      held_usdc: microToUsdc(h.held_usd_micro),
+      payouts_held: h.payouts_held,
+      updated_at: h.updated_at,
+    },
+  };
 });

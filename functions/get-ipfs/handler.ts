@@ -30,16 +30,28 @@ function asText(bytes: Uint8Array, contentType: string): string | undefined {
 export const handler = httpHandler({ public: true, params: IpfsParams }, async ({ params, requestId }) => {
   const content = await readIpfsPath(evidenceArchive(), params.id!, params.name ?? '');
   const where = `${params.id}${params.name ? `/${params.name}` : ''}`;
-  if (!content) return errorResponse('ROUTE_NOT_FOUND', `${where} is not in this service's evidence store.`, requestId, { headers: { 'cache-control': 'no-store' } });
+  if (!content)
+    return errorResponse('ROUTE_NOT_FOUND', `${where} is not in this service's evidence store.`, requestId, {
+      headers: { 'cache-control': 'no-store' },
+    });
   const common = { 'cache-control': IMMUTABLE, etag: `"${where}"`, 'x-ipfs-path': `/ipfs/${where}` };
   if (content.kind === 'directory') return jsonResponse(200, { cid: content.cid, entries: content.entries }, requestId, common);
   const text = asText(content.bytes, content.contentType);
   if (text !== undefined) {
-    return { statusCode: 200, headers: { 'content-type': content.contentType, 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...common }, body: text };
+    return {
+      statusCode: 200,
+      headers: { 'content-type': content.contentType, 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...common },
+      body: text,
+    };
   }
   const redirect: HttpResult = {
     statusCode: 302,
-    headers: { location: await evidenceArchive().fileUrl(content.cid, content.path), 'cache-control': 'no-store', 'x-request-id': requestId, 'x-ipfs-path': `/ipfs/${where}` },
+    headers: {
+      location: await evidenceArchive().fileUrl(content.cid, content.path),
+      'cache-control': 'no-store',
+      'x-request-id': requestId,
+      'x-ipfs-path': `/ipfs/${where}`,
+    },
     body: '',
   };
   return redirect;

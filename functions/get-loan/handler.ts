@@ -6,6 +6,9 @@ import { loanView } from '../../shared/http/views';
 import { readLoan } from '../../shared/use-cases/loans';
 
 /** GET /loans/{id} (ADMIN; MFI; COOPERATIVE of the batch). */
-export const handler = httpHandler({ roles: ['ADMIN', 'MFI', 'COOPERATIVE'], params: IdParams(LoanIdParam) }, async ({ caller, params }) => {
-  return { status: 200, body: loanView(await readLoan({ loans: loanRepo(), payouts: payoutRepo() }, caller, params.id ?? '')) };
-});
+export const handler = httpHandler(
+  { roles: ['ADMIN', 'MFI', 'COOPERATIVE'], params: IdParams(LoanIdParam) },
+  async ({ caller, params }) => {
+    return { status: 200, body: loanView(await readLoan({ loans: loanRepo(), payouts: payoutRepo() }, caller, params.id ?? '')) };
+  },
+);

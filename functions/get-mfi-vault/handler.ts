@@ -8,4 +8,7 @@ import { readVault } from '../../shared/use-cases/deposits';
  * loans_outstanding_usdc, utilisation, apr}` from the lending vault on the ledger, plus the MFI's
  * own `{shares, value_usdc}` for an MFI token. 503 LEDGER_UNAVAILABLE when the ledger cannot be read.
  */
-export const handler = httpHandler({ roles: ['MFI', 'ADMIN'] }, async ({ caller }) => ({ status: 200, body: vaultView(await readVault(mfiVaultDeps(), caller)) }));
+export const handler = httpHandler({ roles: ['MFI', 'ADMIN'] }, async ({ caller }) => ({
+  status: 200,
+  body: vaultView(await readVault(mfiVaultDeps(), caller)),
+}));

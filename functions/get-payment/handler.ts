@@ -8,8 +8,11 @@ import { readDeposit } from '../../shared/use-cases/deposits';
 import { readPayment } from '../../shared/use-cases/payouts';
 
 /** GET /payments/{id} (COOPERATIVE own, MFI own deposits, ADMIN): the payment record by type. */
-export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN', 'MFI'], params: IdParams(PaymentIdParam) }, async ({ caller, params }) => {
-  const id = params.id ?? '';
-  if (id.startsWith('DEP-')) return { status: 200, body: depositView(await readDeposit(depositRepo(), caller, id)) };
-  return { status: 200, body: paymentRecordView(await readPayment(payoutRepo(), caller, id)) };
-});
+export const handler = httpHandler(
+  { roles: ['COOPERATIVE', 'ADMIN', 'MFI'], params: IdParams(PaymentIdParam) },
+  async ({ caller, params }) => {
+    const id = params.id ?? '';
+    if (id.startsWith('DEP-')) return { status: 200, body: depositView(await readDeposit(depositRepo(), caller, id)) };
+    return { status: 200, body: paymentRecordView(await readPayment(payoutRepo(), caller, id)) };
+  },
+);

@@ -29,11 +29,23 @@ const page = httpHandler({ public: true, params: IdParams(BatchIdParam) }, async
     const view = await readPublicTrace(tracePageDeps(), params.id!);
     const base = publicBaseUrl();
     const pageUrl = tracePageUrl(base, view.batch_id);
-    if (json) return jsonResponse(200, { ...view, page_url: pageUrl, qr_url: `${pageUrl}/qr.svg` }, requestId, { 'cache-control': CACHE, vary: 'Accept' });
-    return { statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'x-request-id': requestId, 'cache-control': CACHE, vary: 'Accept' }, body: tracePageHtml(view, base) };
+    if (json)
+      return jsonResponse(200, { ...view, page_url: pageUrl, qr_url: `${pageUrl}/qr.svg` }, requestId, {
+        'cache-control': CACHE,
+        vary: 'Accept',
+      });
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'x-request-id': requestId, 'cache-control': CACHE, vary: 'Accept' },
+      body: tracePageHtml(view, base),
+    };
   } catch (err) {
     if (!namesHtml(headers.accept) || !(err instanceof DomainError) || err.code !== 'BATCH_NOT_FOUND') throw err;
-    return { statusCode: 404, headers: { 'content-type': 'text/html; charset=utf-8', 'x-request-id': requestId, 'cache-control': 'no-store', vary: 'Accept' }, body: traceErrorHtml(404, err.message) };
+    return {
+      statusCode: 404,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'x-request-id': requestId, 'cache-control': 'no-store', vary: 'Accept' },
+      body: traceErrorHtml(404, err.message),
+    };
   }
 });
 
@@ -48,4 +60,5 @@ const qr = httpHandler({ public: true, params: IdParams(BatchIdParam) }, async (
 });
 
 /** The trace routes (public), told apart by the API Gateway resource. */
-export const handler = (event: APIGatewayProxyEvent, context: Context) => (event.resource === '/trace/{id}/qr.svg' ? qr : page)(event, context);
+export const handler = (event: APIGatewayProxyEvent, context: Context) =>
+  (event.resource === '/trace/{id}/qr.svg' ? qr : page)(event, context);

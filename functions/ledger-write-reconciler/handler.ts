@@ -19,12 +19,23 @@ import { writeOffDefaultedLoans, type LoanWriteOffReport } from '../../shared/us
  * after their due date get their vault write-off requested (WRITE_OFF_LOAN, through the single
  * ledger writer; the loan is DEFAULTED once it is mined).
  */
-export const handler = instrumented(async (): Promise<{ ledgerWritesRequeued: number; oldestPendingLedgerWriteAgeSeconds: number; pinsRequeued: number; pinsGivenUp: number; writeOffs: LoanWriteOffReport }> => {
-  const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
-  const ledgerWritesRequeued = await requeueStaleLedgerWrites({ custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now }, staleAfterSeconds);
-  const oldestAge = await oldestPendingLedgerWriteAgeSeconds({ parking: ledgerParkingRepo(), now });
-  metrics.count('LedgerOldestPendingAge', {}, oldestAge);
-  const pins = await requeueStalePins(pinReconciliationDeps(), staleAfterSeconds);
-  const writeOffs = await writeOffDefaultedLoans(loanWriteOffDeps());
-  return { ledgerWritesRequeued, oldestPendingLedgerWriteAgeSeconds: oldestAge, ...pins, writeOffs };
-});
+export const handler = instrumented(
+  async (): Promise<{
+    ledgerWritesRequeued: number;
+    oldestPendingLedgerWriteAgeSeconds: number;
+    pinsRequeued: number;
+    pinsGivenUp: number;
+    writeOffs: LoanWriteOffReport;
+  }> => {
+    const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
+    const ledgerWritesRequeued = await requeueStaleLedgerWrites(
+      { custody: custodyRepo(), ledgerQueue: ledgerWriteQueue(), now },
+      staleAfterSeconds,
+    );
+    const oldestAge = await oldestPendingLedgerWriteAgeSeconds({ parking: ledgerParkingRepo(), now });
+    metrics.count('LedgerOldestPendingAge', {}, oldestAge);
+    const pins = await requeueStalePins(pinReconciliationDeps(), staleAfterSeconds);
+    const writeOffs = await writeOffDefaultedLoans(loanWriteOffDeps());
+    return { ledgerWritesRequeued, oldestPendingLedgerWriteAgeSeconds: oldestAge, ...pins, writeOffs };
+  },
+);

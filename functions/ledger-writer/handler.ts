@@ -21,12 +21,23 @@ const RECEIPT_WAIT_MS = 30_000;
  * delivery that did not land, LedgerWritesParked. Handled as a FIFO batch (`fifo: true`): a write
  * that fails stops the batch, and it and the writes behind it are reported as failures unhandled.
  */
-export const handler = sqsConsumer<LedgerWriteMessage>(async (msg) => {
-  const deps = ledgerWriterDeps();
-  const maxAttempts = Number(envOr('LEDGER_WRITE_MAX_ATTEMPTS', String(DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS)));
-  await landOrPark(
-    { ...deps, custody: meteredLedgerConfirm(deps.custody), parking: ledgerParkingRepo(), parkedMetric: () => metrics.count('LedgerWritesParked') },
-    msg.ledger_tx_id,
-    { receiptWaitMs: RECEIPT_WAIT_MS, maxAttempts: Number.isSafeInteger(maxAttempts) && maxAttempts >= 1 ? maxAttempts : DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS },
-  );
-}, { retryMetric: 'LedgerWriteRetries', fifo: true });
+export const handler = sqsConsumer<LedgerWriteMessage>(
+  async (msg) => {
+    const deps = ledgerWriterDeps();
+    const maxAttempts = Number(envOr('LEDGER_WRITE_MAX_ATTEMPTS', String(DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS)));
+    await landOrPark(
+      {
+        ...deps,
+        custody: meteredLedgerConfirm(deps.custody),
+        parking: ledgerParkingRepo(),
+        parkedMetric: () => metrics.count('LedgerWritesParked'),
+      },
+      msg.ledger_tx_id,
+      {
+        receiptWaitMs: RECEIPT_WAIT_MS,
+        maxAttempts: Number.isSafeInteger(maxAttempts) && maxAttempts >= 1 ? maxAttempts : DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS,
+      },
+    );
+  },
+  { retryMetric: 'LedgerWriteRetries', fifo: true },
+);

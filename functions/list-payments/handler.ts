@@ -12,5 +12,8 @@ import { listBatchPayments } from '../../shared/use-cases/payouts';
 export const handler = httpHandler({ roles: ['COOPERATIVE', 'ADMIN'] }, async ({ caller, query }) => {
   const q = validate(ListPaymentsQuerySchema, query, [], 'query parameters');
   const page = await listBatchPayments({ batches: batchRepo(), payouts: payoutRepo() }, caller, q);
-  return { status: 200, body: { payments: page.items.map(paymentListItemView), total: page.total, limit: q.limit, next_token: page.next_token ?? null } };
+  return {
+    status: 200,
+    body: { payments: page.items.map(paymentListItemView), total: page.total, limit: q.limit, next_token: page.next_token ?? null },
+  };
 });

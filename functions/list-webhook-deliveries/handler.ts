@@ -6,8 +6,11 @@ import { validate } from '../../shared/http/validation';
 import { listDeliveries } from '../../shared/use-cases/outbound-webhooks';
 
 /** GET /webhooks/endpoints/{id}/deliveries?limit=&next_token= : `{deliveries, limit, next_token}`, newest first. */
-export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE', 'MFI'], params: IdParams(EndpointIdParam) }, async ({ caller, params, query }) => {
-  const q = validate(ListDeliveriesQuerySchema, query, [], 'query parameters');
-  const page = await listDeliveries(endpointDeps(), caller, params.id!, q);
-  return { status: 200, body: { deliveries: page.items.map(deliveryView), limit: q.limit, next_token: page.next_token ?? null } };
-});
+export const handler = httpHandler(
+  { roles: ['ADMIN', 'COOPERATIVE', 'MFI'], params: IdParams(EndpointIdParam) },
+  async ({ caller, params, query }) => {
+    const q = validate(ListDeliveriesQuerySchema, query, [], 'query parameters');
+    const page = await listDeliveries(endpointDeps(), caller, params.id!, q);
+    return { status: 200, body: { deliveries: page.items.map(deliveryView), limit: q.limit, next_token: page.next_token ?? null } };
+  },
+);

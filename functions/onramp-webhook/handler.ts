@@ -9,7 +9,10 @@ import { applyOnRampWebhook } from '../../shared/use-cases/deposits';
  * the event is confirmed with the on-ramp's order before it is applied (applyOnRampWebhook); 200
  * `{received: true, outcome}`; on-ramp unreachable: 503 PROVIDER_UNAVAILABLE, nothing recorded.
  */
-export const handler = webhookHandler({ secret: () => secret('ONRAMP_WEBHOOK_SECRET', 'ONRAMP_WEBHOOK_SECRET_ARN'), schema: OnRampWebhookSchema }, async ({ webhookId, event }) => ({
-  status: 200,
-  body: await applyOnRampWebhook(depositDeps(), { webhookId, event }),
-}));
+export const handler = webhookHandler(
+  { secret: () => secret('ONRAMP_WEBHOOK_SECRET', 'ONRAMP_WEBHOOK_SECRET_ARN'), schema: OnRampWebhookSchema },
+  async ({ webhookId, event }) => ({
+    status: 200,
+    body: await applyOnRampWebhook(depositDeps(), { webhookId, event }),
+  }),
+);

@@ -23,7 +23,10 @@ export const handler = instrumented(async (event: DynamoDBStreamEvent): Promise<
     try {
       await publishChanges(deps, [{ oldImage: image(record.dynamodb?.OldImage), newImage: image(record.dynamodb?.NewImage) }]);
     } catch (err) {
-      logger.warn('outbound event fan-out failed; the stream retries from this record', { sequence_number: record.dynamodb?.SequenceNumber, error: err as Error });
+      logger.warn('outbound event fan-out failed; the stream retries from this record', {
+        sequence_number: record.dynamodb?.SequenceNumber,
+        error: err as Error,
+      });
       return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
     }
   }

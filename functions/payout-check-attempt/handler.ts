@@ -9,7 +9,12 @@ import { instrumented } from '../../shared/runtime/instrument';
  * 1–4 of round `round`: the payout's attempt 4·round + step) → `{outcome}` with outcome
  * COMPLETED | PENDING | RETRY | EXHAUSTED (the Choice state routes on it).
  */
-async function run(event: { payout_id: string; attempt: number; round?: number; last_error?: unknown }): Promise<{ outcome: CheckOutcome }> {
+async function run(event: {
+  payout_id: string;
+  attempt: number;
+  round?: number;
+  last_error?: unknown;
+}): Promise<{ outcome: CheckOutcome }> {
   const attempt = attemptNumber(event.round ?? 0, event.attempt);
   logger.appendKeys({ payout_id: event.payout_id, attempt });
   const result = await checkPayoutAttempt(payoutDeps(), { payout_id: event.payout_id, attempt });

@@ -11,7 +11,10 @@ import { applyPayoutWebhook } from '../../shared/use-cases/payout-webhook';
  * acknowledgement; an event the provider does not confirm is acknowledged 200 `MISMATCH` and
  * changes nothing; provider unreachable: 503 PROVIDER_UNAVAILABLE, nothing recorded (docs/api/inbound-webhooks.md#payout-provider-webhook).
  */
-export const handler = webhookHandler({ secret: () => secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN'), schema: PayoutWebhookSchema }, async ({ webhookId, event }) => ({
-  status: 200,
-  body: await applyPayoutWebhook(payoutWebhookDeps(), { webhookId, event }),
-}));
+export const handler = webhookHandler(
+  { secret: () => secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN'), schema: PayoutWebhookSchema },
+  async ({ webhookId, event }) => ({
+    status: 200,
+    body: await applyPayoutWebhook(payoutWebhookDeps(), { webhookId, event }),
+  }),
+);

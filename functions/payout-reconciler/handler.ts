@@ -15,10 +15,15 @@ async function run(): Promise<ReconcileReport & { loans: LoanReconcileReport }> 
   const staleAfterSeconds = Number(envOr('RECONCILE_AFTER_SECONDS', '300'));
   const deps = payoutDeps();
   const payouts = await reconcilePayouts(deps, { staleAfterSeconds });
-  const loans = await reconcileLoans({
-    loans: loanRepo(), payouts: deps.payouts, now: deps.now,
-    startDisbursement: (loanId) => startLoanDisbursement({ ...deps, loans: loanRepo() }, loanId),
-  }, { staleAfterSeconds });
+  const loans = await reconcileLoans(
+    {
+      loans: loanRepo(),
+      payouts: deps.payouts,
+      now: deps.now,
+      startDisbursement: (loanId) => startLoanDisbursement({ ...deps, loans: loanRepo() }, loanId),
+    },
+    { staleAfterSeconds },
+  );
   return { ...payouts, loans };
 }
 

@@ -11,7 +11,10 @@ import { refundBuyerPayment } from '../../shared/use-cases/settlement';
  * GET /purchase-orders/{id}/settlement once mined). 404 BUYER_PAYMENT_NOT_FOUND, 409
  * PAYMENT_COUNTED / PAYMENT_ALREADY_REFUNDED.
  */
-export const handler = httpHandler({ roles: ['ADMIN'], params: IdParams(PurchaseOrderIdParam), body: RefundBuyerPaymentSchema }, async ({ caller, params, body }) => {
-  const payment = await refundBuyerPayment(settlementDeps(), caller, params.id ?? '', body);
-  return { status: 202, body: buyerPaymentView(payment) };
-});
+export const handler = httpHandler(
+  { roles: ['ADMIN'], params: IdParams(PurchaseOrderIdParam), body: RefundBuyerPaymentSchema },
+  async ({ caller, params, body }) => {
+    const payment = await refundBuyerPayment(settlementDeps(), caller, params.id ?? '', body);
+    return { status: 202, body: buyerPaymentView(payment) };
+  },
+);

@@ -11,7 +11,12 @@ import { resolveFarmerPayout } from '../../shared/use-cases/manual-review';
  * cooperative): closes a payout in MANUAL_REVIEW as PAID_IN_CASH or by a RETRY (docs/api/payouts.md#manual-review).
  */
 export const handler = httpHandler(
-  { roles: ['ADMIN', 'COOPERATIVE'], authorize: (caller) => assertDuty(caller, ['MANAGER']), params: IdParams(FarmerPaymentIdParam), body: ResolvePayoutSchema },
+  {
+    roles: ['ADMIN', 'COOPERATIVE'],
+    authorize: (caller) => assertDuty(caller, ['MANAGER']),
+    params: IdParams(FarmerPaymentIdParam),
+    body: ResolvePayoutSchema,
+  },
   async ({ caller, params, body }) => {
     const payout = await resolveFarmerPayout(manualReviewDeps(), caller, params.id ?? '', body);
     return { status: 200, body: payoutResolutionView(payout, body.resolution) };

@@ -10,7 +10,12 @@ import { settlePurchaseOrder } from '../../shared/use-cases/settlement';
  * far; below the amount due only with `accept_short_payment: true`. 200 with the settlement.
  * 409 PO_ALREADY_SETTLED / NO_PAYMENT_RECEIVED, 422 SHORT_PAYMENT_NOT_ACCEPTED / PO_NOT_CONFIRMED.
  */
-export const handler = httpHandler({ roles: ['ADMIN'], params: IdParams(PurchaseOrderIdParam), body: SettlePurchaseOrderSchema }, async ({ caller, params, body }) => {
-  const settlement = await settlePurchaseOrder(settlementDeps(), caller, params.id ?? '', { accept_short_payment: body.accept_short_payment });
-  return { status: 200, body: settlementView(settlement) };
-});
+export const handler = httpHandler(
+  { roles: ['ADMIN'], params: IdParams(PurchaseOrderIdParam), body: SettlePurchaseOrderSchema },
+  async ({ caller, params, body }) => {
+    const settlement = await settlePurchaseOrder(settlementDeps(), caller, params.id ?? '', {
+      accept_short_payment: body.accept_short_payment,
+    });
+    return { status: 200, body: settlementView(settlement) };
+  },
+);

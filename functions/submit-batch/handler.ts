@@ -16,26 +16,29 @@ const RECEIPT_WAIT_MS = Number(envOr('SUBMIT_RECEIPT_WAIT_MS', '4000'));
  * receipt is slow or the request carries `Prefer: respond-async` (RFC 7240). An `Idempotency-Key`
  * header makes a retried submission return the first one's answer instead of a second batch.
  */
-export const handler = httpHandler({
-  roles: ['ADMIN', 'COOPERATIVE', 'AGENT'],
-  body: SubmitBatchSchema,
-  issueCodes: [
-    { path: 'weight_kg', types: ['min_value', 'max_value'], code: 'WEIGHT_OUT_OF_RANGE' },
-    { path: 'grade', types: ['picklist'], code: 'INVALID_GRADE' },
-  ],
-}, async (req) => {
-  assertMaySubmitBatch(req.caller, req.body);
-  return withIdempotency(idempotencyStore(), 'submit-batch', req, async () => {
-    const { body, caller, headers } = req;
-    const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
-    const result = await submitBatch(batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
-    if (result.kind === 'accepted') {
-      return {
-        status: 202,
-        body: { job_id: result.job.job_id, status: result.job.status, batch_id: result.job.batch_id },
-        headers: { location: `/jobs/${result.job.job_id}`, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) },
-      };
-    }
-    return { status: 201, body: submissionView(result), headers: { location: `/batch/${result.batch.batch_id}` } };
-  });
-});
+export const handler = httpHandler(
+  {
+    roles: ['ADMIN', 'COOPERATIVE', 'AGENT'],
+    body: SubmitBatchSchema,
+    issueCodes: [
+      { path: 'weight_kg', types: ['min_value', 'max_value'], code: 'WEIGHT_OUT_OF_RANGE' },
+      { path: 'grade', types: ['picklist'], code: 'INVALID_GRADE' },
+    ],
+  },
+  async (req) => {
+    assertMaySubmitBatch(req.caller, req.body);
+    return withIdempotency(idempotencyStore(), 'submit-batch', req, async () => {
+      const { body, caller, headers } = req;
+      const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
+      const result = await submitBatch(batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
+      if (result.kind === 'accepted') {
+        return {
+          status: 202,
+          body: { job_id: result.job.job_id, status: result.job.status, batch_id: result.job.batch_id },
+          headers: { location: `/jobs/${result.job.job_id}`, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) },
+        };
+      }
+      return { status: 201, body: submissionView(result), headers: { location: `/batch/${result.batch.batch_id}` } };
+    });
+  },
+);

@@ -20,21 +20,30 @@ const LEDGER_WAIT_MS = Number(envOr('STAGE_LEDGER_WAIT_MS', '4000'));
  * requested stage is checked before the evidence (403 before 400, docs/api/conventions.md#http-and-errors). The photo comes
  * inline (`evidence_photo_base64`) or by upload (`evidence_upload_id`, docs/api/evidence.md#evidence-photos-by-upload-url), not both.
  */
-export const handler = httpHandler({
-  roles: ['COOPERATIVE', 'ADMIN'],
-  params: IdParams(BatchIdParam),
-  body: StageUpdateSchema,
-  issueCodes: STAGE_UPDATE_ISSUE_CODES,
-  maxBodyBytes: 6 * MIB,
-  authorize: (caller, json) => {
-    const stage = (json as { new_stage?: unknown } | null)?.new_stage;
-    if ((CALLER_STAGES as readonly unknown[]).includes(stage)) assertMaySetStage(caller, stage as CallerStage);
+export const handler = httpHandler(
+  {
+    roles: ['COOPERATIVE', 'ADMIN'],
+    params: IdParams(BatchIdParam),
+    body: StageUpdateSchema,
+    issueCodes: STAGE_UPDATE_ISSUE_CODES,
+    maxBodyBytes: 6 * MIB,
+    authorize: (caller, json) => {
+      const stage = (json as { new_stage?: unknown } | null)?.new_stage;
+      if ((CALLER_STAGES as readonly unknown[]).includes(stage)) assertMaySetStage(caller, stage as CallerStage);
+    },
   },
-}, async ({ body, caller, params }) => {
-  const result = await changeStageWithEvidence({ ...custodyDeps(), uploaded: uploadedPhotoDeps() }, caller, params.id ?? '', body, { waitMs: LEDGER_WAIT_MS });
-  const view = stageUpdateView(result.change);
-  if (result.kind === 'accepted') {
-    return { status: 202, body: { job_id: result.job.job_id, status: result.job.status, ...view }, headers: { location: `/jobs/${result.job.job_id}` } };
-  }
-  return { status: 200, body: view };
-});
+  async ({ body, caller, params }) => {
+    const result = await changeStageWithEvidence({ ...custodyDeps(), uploaded: uploadedPhotoDeps() }, caller, params.id ?? '', body, {
+      waitMs: LEDGER_WAIT_MS,
+    });
+    const view = stageUpdateView(result.change);
+    if (result.kind === 'accepted') {
+      return {
+        status: 202,
+        body: { job_id: result.job.job_id, status: result.job.status, ...view },
+        headers: { location: `/jobs/${result.job.job_id}` },
+      };
+    }
+    return { status: 200, body: view };
+  },
+);

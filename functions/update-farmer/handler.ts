@@ -12,6 +12,14 @@ import { updateFarmerPhone } from '../../shared/use-cases/farmer-updates';
  * cooperative (docs/security.md#tokens-and-roles, docs/api/payouts.md#manual-review); the change is audited on the farmer and notified to the
  * cooperative manager and the old number. The duty is checked before the body.
  */
-export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(PathId), body: UpdateFarmerSchema, authorize: (caller) => assertMayMoveMoney(caller) }, async ({ caller, params, body }) => {
-  return { status: 200, body: farmerView(await updateFarmerPhone(farmerUpdateDeps(), caller, params.id ?? '', body, now())) };
-});
+export const handler = httpHandler(
+  {
+    roles: ['ADMIN', 'COOPERATIVE'],
+    params: IdParams(PathId),
+    body: UpdateFarmerSchema,
+    authorize: (caller) => assertMayMoveMoney(caller),
+  },
+  async ({ caller, params, body }) => {
+    return { status: 200, body: farmerView(await updateFarmerPhone(farmerUpdateDeps(), caller, params.id ?? '', body, now())) };
+  },
+);

@@ -49,7 +49,10 @@ export class EndpointCache {
   /** Caches `endpoints` for `key`, each expiring after its CachePeriodInMinutes. */
   set(key: string, endpoints: Endpoint[]): void {
     const now = Date.now();
-    this.touch(key, endpoints.map(({ Address, CachePeriodInMinutes }) => ({ Address, Expires: now + CachePeriodInMinutes * 60 * 1000 })));
+    this.touch(
+      key,
+      endpoints.map(({ Address, CachePeriodInMinutes }) => ({ Address, Expires: now + CachePeriodInMinutes * 60 * 1000 })),
+    );
   }
 
   /** Empties `key` (as the real cache does: the key stays, with no endpoints). */

@@ -41,7 +41,9 @@ let cached: Promise<CompiledContracts> | undefined;
 export function compileContracts(): Promise<CompiledContracts> {
   if (!cached) {
     cached = Promise.resolve().then(compileNow);
-    cached.catch(() => { cached = undefined; });
+    cached.catch(() => {
+      cached = undefined;
+    });
   }
   return cached;
 }
@@ -93,7 +95,9 @@ if (process.argv[1]?.endsWith('compile.ts')) {
       for (const [name, c] of Object.entries(contracts)) {
         const entries = c.abi as Array<{ type: string }>;
         const count = (t: string) => entries.filter((e) => e.type === t).length;
-        console.log(`  ${name}: ${(c.bytecode.length - 2) / 2} bytes, ${count('function')} functions, ${count('event')} events, ${count('error')} errors`);
+        console.log(
+          `  ${name}: ${(c.bytecode.length - 2) / 2} bytes, ${count('function')} functions, ${count('event')} events, ${count('error')} errors`,
+        );
       }
     },
     (err: unknown) => {

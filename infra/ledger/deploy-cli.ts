@@ -41,7 +41,11 @@ async function main() {
   const signerKey = process.env.SERVICE_SIGNER_KEY?.trim() as Hex | undefined;
   const kmsKeyId = process.env.SERVICE_SIGNER_KMS_KEY_ID?.trim();
   const kmsAccount = kmsKeyId ? await kmsLedgerAccount(kmsKeyId) : undefined;
-  const signer = kmsAccount ? kmsAccount.address : signerKey ? privateKeyToAccount(signerKey).address : process.env.SERVICE_SIGNER_ADDRESS?.trim();
+  const signer = kmsAccount
+    ? kmsAccount.address
+    : signerKey
+      ? privateKeyToAccount(signerKey).address
+      : process.env.SERVICE_SIGNER_ADDRESS?.trim();
   if (signer && !isAddress(signer)) throw new Error('SERVICE_SIGNER_ADDRESS is not an address');
   const vaultAssetAddress = process.env.VAULT_ASSET_ADDRESS?.trim() as Hex | undefined;
   if (vaultAssetAddress && !isAddress(vaultAssetAddress)) throw new Error('VAULT_ASSET_ADDRESS is not an address');
@@ -63,22 +67,57 @@ async function main() {
     const reader = createPublicClient({ chain, transport: http(rpcUrl) });
     const minter = await reader.readContract({ address: deployed.batchTokenAddress, abi: batchTokenAbi, functionName: 'MINTER_ROLE' });
     const recorder = await reader.readContract({ address: deployed.traceLogAddress, abi: traceLogAbi, functionName: 'RECORDER_ROLE' });
-    const anchorer = await reader.readContract({ address: deployed.auditAnchorAddress, abi: auditAnchorAbi, functionName: 'ANCHORER_ROLE' });
+    const anchorer = await reader.readContract({
+      address: deployed.auditAnchorAddress,
+      abi: auditAnchorAbi,
+      functionName: 'ANCHORER_ROLE',
+    });
     for (const hash of [
-      await wallet.writeContract({ address: deployed.batchTokenAddress, abi: batchTokenAbi, functionName: 'grantRole', args: [minter, signer as Hex] }),
-      await wallet.writeContract({ address: deployed.traceLogAddress, abi: traceLogAbi, functionName: 'grantRole', args: [recorder, signer as Hex] }),
-      await wallet.writeContract({ address: deployed.auditAnchorAddress, abi: auditAnchorAbi, functionName: 'grantRole', args: [anchorer, signer as Hex] }),
-    ]) await reader.waitForTransactionReceipt({ hash });
-    await grantVaultOperator({ rpcUrl, chainId, adminKey: deployerKey, lendingVaultAddress: deployed.lendingVaultAddress, operator: signer as Hex });
+      await wallet.writeContract({
+        address: deployed.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'grantRole',
+        args: [minter, signer as Hex],
+      }),
+      await wallet.writeContract({
+        address: deployed.traceLogAddress,
+        abi: traceLogAbi,
+        functionName: 'grantRole',
+        args: [recorder, signer as Hex],
+      }),
+      await wallet.writeContract({
+        address: deployed.auditAnchorAddress,
+        abi: auditAnchorAbi,
+        functionName: 'grantRole',
+        args: [anchorer, signer as Hex],
+      }),
+    ])
+      await reader.waitForTransactionReceipt({ hash });
+    await grantVaultOperator({
+      rpcUrl,
+      chainId,
+      adminKey: deployerKey,
+      lendingVaultAddress: deployed.lendingVaultAddress,
+      operator: signer as Hex,
+    });
     process.stdout.write(`granted MINTER_ROLE, RECORDER_ROLE, ANCHORER_ROLE and the vault's OPERATOR_ROLE to ${signer}\n`);
     if (signerKey || kmsAccount) {
-      await approveVaultAsOperator({ rpcUrl, chainId, ...(kmsAccount ? { operatorAccount: kmsAccount } : { operatorKey: signerKey }), contracts: deployed });
+      await approveVaultAsOperator({
+        rpcUrl,
+        chainId,
+        ...(kmsAccount ? { operatorAccount: kmsAccount } : { operatorKey: signerKey }),
+        contracts: deployed,
+      });
       process.stdout.write(`${signer} approved the vault for its USDC and BatchTokens\n`);
     } else {
-      process.stdout.write(`NOTE: ${signer} must still approve the vault: USDC approve(${deployed.lendingVaultAddress}, max) and BatchToken setApprovalForAll(${deployed.lendingVaultAddress}, true) (or rerun with SERVICE_SIGNER_KEY or SERVICE_SIGNER_KMS_KEY_ID)\n`);
+      process.stdout.write(
+        `NOTE: ${signer} must still approve the vault: USDC approve(${deployed.lendingVaultAddress}, max) and BatchToken setApprovalForAll(${deployed.lendingVaultAddress}, true) (or rerun with SERVICE_SIGNER_KEY or SERVICE_SIGNER_KMS_KEY_ID)\n`,
+      );
     }
   }
-  process.stdout.write(`BatchTokenAddress=${deployed.batchTokenAddress}\nTraceLogAddress=${deployed.traceLogAddress}\nAuditAnchorAddress=${deployed.auditAnchorAddress}\nLendingVaultAddress=${deployed.lendingVaultAddress}\nVaultAssetAddress=${deployed.vaultAssetAddress}\n`);
+  process.stdout.write(
+    `BatchTokenAddress=${deployed.batchTokenAddress}\nTraceLogAddress=${deployed.traceLogAddress}\nAuditAnchorAddress=${deployed.auditAnchorAddress}\nLendingVaultAddress=${deployed.lendingVaultAddress}\nVaultAssetAddress=${deployed.vaultAssetAddress}\n`,
+  );
 }
 
 main().catch((err) => {

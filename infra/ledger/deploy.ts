@@ -63,8 +63,10 @@ export async function deployContracts(input: {
     testUsdcTx ? addressOf('TestUSDC', testUsdcTx) : Promise.resolve(input.vaultAssetAddress!),
   ]);
   const vaultTx = await wallet.deployContract({
-    abi: input.artifacts.LendingVault.abi as Abi, bytecode: input.artifacts.LendingVault.bytecode,
-    args: [vaultAssetAddress, batchTokenAddress], nonce: nonce++,
+    abi: input.artifacts.LendingVault.abi as Abi,
+    bytecode: input.artifacts.LendingVault.bytecode,
+    args: [vaultAssetAddress, batchTokenAddress],
+    nonce: nonce++,
   });
   const lendingVaultAddress = await addressOf('LendingVault', vaultTx);
   const deployed = { batchTokenAddress, traceLogAddress, auditAnchorAddress, lendingVaultAddress, vaultAssetAddress };
@@ -97,8 +99,20 @@ export async function approveVaultAsOperator(input: {
   const { lendingVaultAddress: vault } = input.contracts;
   let nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const hashes = [
-    await wallet.writeContract({ address: input.contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'approve', args: [vault, maxUint256], nonce: nonce++ }),
-    await wallet.writeContract({ address: input.contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'setApprovalForAll', args: [vault, true], nonce: nonce++ }),
+    await wallet.writeContract({
+      address: input.contracts.vaultAssetAddress,
+      abi: testUsdcAbi,
+      functionName: 'approve',
+      args: [vault, maxUint256],
+      nonce: nonce++,
+    }),
+    await wallet.writeContract({
+      address: input.contracts.batchTokenAddress,
+      abi: batchTokenAbi,
+      functionName: 'setApprovalForAll',
+      args: [vault, true],
+      nonce: nonce++,
+    }),
   ];
   await waitAll(publicClient, hashes, 'vault approvals');
 }
@@ -128,21 +142,44 @@ export async function setUpLocalVaultAccounts(input: {
   const minterRole = await publicClient.readContract({ address: input.testUsdcAddress, abi: testUsdcAbi, functionName: 'MINTER_ROLE' });
   let nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const hashes = [
-    await wallet.writeContract({ address: input.testUsdcAddress, abi: testUsdcAbi, functionName: 'mint', args: [input.buyerAddress, input.buyerUsdcMicro], nonce: nonce++ }),
-    await wallet.writeContract({ address: input.testUsdcAddress, abi: testUsdcAbi, functionName: 'grantRole', args: [minterRole, input.onRampAddress], nonce: nonce++ }),
+    await wallet.writeContract({
+      address: input.testUsdcAddress,
+      abi: testUsdcAbi,
+      functionName: 'mint',
+      args: [input.buyerAddress, input.buyerUsdcMicro],
+      nonce: nonce++,
+    }),
+    await wallet.writeContract({
+      address: input.testUsdcAddress,
+      abi: testUsdcAbi,
+      functionName: 'grantRole',
+      args: [minterRole, input.onRampAddress],
+      nonce: nonce++,
+    }),
   ];
   await waitAll(publicClient, hashes, 'local vault accounts');
 }
 
 /** Grants the vault's OPERATOR_ROLE to `operator` (signed by an admin of the vault). */
-export async function grantVaultOperator(input: { rpcUrl: string; chainId: number; adminKey: Hex; lendingVaultAddress: Hex; operator: Hex }): Promise<void> {
+export async function grantVaultOperator(input: {
+  rpcUrl: string;
+  chainId: number;
+  adminKey: Hex;
+  lendingVaultAddress: Hex;
+  operator: Hex;
+}): Promise<void> {
   const chain = ledgerChain(input.chainId, input.rpcUrl);
   const transport = http(input.rpcUrl, { retryCount: 1 });
   const account = privateKeyToAccount(input.adminKey);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
   const wallet = createWalletClient({ account, chain, transport });
   const role = await publicClient.readContract({ address: input.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'OPERATOR_ROLE' });
-  const hash = await wallet.writeContract({ address: input.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'grantRole', args: [role, input.operator] });
+  const hash = await wallet.writeContract({
+    address: input.lendingVaultAddress,
+    abi: lendingVaultAbi,
+    functionName: 'grantRole',
+    args: [role, input.operator],
+  });
   await waitAll(publicClient, [hash], 'grant OPERATOR_ROLE');
 }
 
@@ -168,7 +205,13 @@ export async function fundAccount(rpcUrl: string, address: Hex, wei: bigint): Pr
  * (the service signer), is granted ANCHORER_ROLE. Returns its address. Throws when a transaction
  * reverts or the RPC fails.
  */
-export async function deployAuditAnchor(input: { rpcUrl: string; chainId: number; deployerKey: Hex; artifacts: CompiledContracts; anchorer?: Hex }): Promise<Hex> {
+export async function deployAuditAnchor(input: {
+  rpcUrl: string;
+  chainId: number;
+  deployerKey: Hex;
+  artifacts: CompiledContracts;
+  anchorer?: Hex;
+}): Promise<Hex> {
   const chain = ledgerChain(input.chainId, input.rpcUrl);
   const transport = http(input.rpcUrl, { retryCount: 1 });
   const account = privateKeyToAccount(input.deployerKey);
@@ -176,7 +219,8 @@ export async function deployAuditAnchor(input: { rpcUrl: string; chainId: number
   const wallet = createWalletClient({ account, chain, transport });
   const hash = await wallet.deployContract({ abi: input.artifacts.AuditAnchor.abi as Abi, bytecode: input.artifacts.AuditAnchor.bytecode });
   const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 60_000 });
-  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`Deployment of AuditAnchor failed (tx ${hash}, status ${receipt.status})`);
+  if (receipt.status !== 'success' || !receipt.contractAddress)
+    throw new Error(`Deployment of AuditAnchor failed (tx ${hash}, status ${receipt.status})`);
   const address = receipt.contractAddress;
   if (input.anchorer && input.anchorer.toLowerCase() !== account.address.toLowerCase()) {
     const role = await publicClient.readContract({ address, abi: auditAnchorAbi, functionName: 'ANCHORER_ROLE' });

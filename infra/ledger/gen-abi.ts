@@ -102,7 +102,7 @@ const key = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : `'${k}'`);
 
 /** `[AuditAnchor, TraceLog]` → `sharedByAuditAnchorAndTraceLog` (names sorted, so stable); every contract → `sharedByAll`. */
 const partName = (contracts: readonly string[], all: number) =>
-  (contracts.length === all ? 'sharedByAll' : `sharedBy${contracts.join('And')}`);
+  contracts.length === all ? 'sharedByAll' : `sharedBy${contracts.join('And')}`;
 
 /**
  * The text of shared/adapters/ledger/abi.generated.ts for `compiled` (deterministic: the same
@@ -163,7 +163,11 @@ async function main() {
   const file = abiModuleFile();
   if (process.argv.includes('--check')) {
     let current = '';
-    try { current = readFileSync(file, 'utf8'); } catch { /* missing: differs */ }
+    try {
+      current = readFileSync(file, 'utf8');
+    } catch {
+      /* missing: differs */
+    }
     if (current !== text) {
       process.stderr.write(`${ABI_MODULE_PATH} differs from what the contracts compile to: run \`npm run gen:abi\` and commit it.\n`);
       process.exit(1);

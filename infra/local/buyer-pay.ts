@@ -102,7 +102,12 @@ async function pay(argv: string[], log: Out, dataDir: string): Promise<Hex> {
   const approveTx = await wallet.writeContract({ address: asset, abi: testUsdcAbi, functionName: 'approve', args: [vault, amount] });
   const approved = await reader.waitForTransactionReceipt({ hash: approveTx, timeout: 60_000 });
   if (approved.status !== 'success') throw new Error(`approve ${approveTx} reverted`);
-  const payTx = await wallet.writeContract({ address: vault, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(purchaseOrderId), amount] });
+  const payTx = await wallet.writeContract({
+    address: vault,
+    abi: lendingVaultAbi,
+    functionName: 'payPurchaseOrder',
+    args: [vaultRef(purchaseOrderId), amount],
+  });
   const paid = await reader.waitForTransactionReceipt({ hash: payTx, timeout: 60_000 });
   if (paid.status !== 'success') throw new Error(`payPurchaseOrder ${payTx} reverted`);
   log(`buyer ${account.address} paid ${usdc(amount)} USDC for ${purchaseOrderId} into the vault ${vault} (block ${paid.blockNumber})`);
@@ -123,7 +128,10 @@ async function purchaseOrderValue(purchaseOrderId: string, dynamodbEndpoint: str
     const found = await Promise.all(po.batch_ids.map((id) => batches.get(id)));
     const missing = po.batch_ids.filter((_, i) => !found[i]);
     if (missing.length) throw new Error(`purchase order ${purchaseOrderId} names batch ${missing.join(', ')}, which does not exist`);
-    due = amountDueUsdMicro(found.map((b) => ({ outturn_kg: b!.outturn_kg })), po.price_usd_per_kg);
+    due = amountDueUsdMicro(
+      found.map((b) => ({ outturn_kg: b!.outturn_kg })),
+      po.price_usd_per_kg,
+    );
   }
   if (due === null) throw new Error(`purchase order ${purchaseOrderId} has no amount due yet (a batch is not milled); give --amount`);
   if (due <= 0) throw new Error(`purchase order ${purchaseOrderId} has no value to pay; give --amount`);
@@ -136,6 +144,11 @@ function usdc(micro: bigint): string {
 
 // Run as a script: `npm run -s buyer-pay -- PO-… [--amount USDC]`.
 if (process.argv[1]?.endsWith('buyer-pay.ts')) {
-  runBuyerPay(process.argv.slice(2), (l) => process.stdout.write(`${l}\n`), (l) => process.stderr.write(`${l}\n`))
-    .then((code) => { process.exitCode = code; });
+  runBuyerPay(
+    process.argv.slice(2),
+    (l) => process.stdout.write(`${l}\n`),
+    (l) => process.stderr.write(`${l}\n`),
+  ).then((code) => {
+    process.exitCode = code;
+  });
 }

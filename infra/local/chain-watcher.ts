@@ -109,7 +109,8 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   const pollMs = opts.pollMs ?? 250;
   const maxAttempts = opts.maxAttempts ?? 5;
   const retryBaseMs = opts.retryBaseMs ?? 200;
-  if (!(pollMs > 0) || !(maxAttempts >= 1) || !(retryBaseMs >= 0)) throw new TypeError('chain watcher: pollMs, maxAttempts and retryBaseMs must be positive');
+  if (!(pollMs > 0) || !(maxAttempts >= 1) || !(retryBaseMs >= 0))
+    throw new TypeError('chain watcher: pollMs, maxAttempts and retryBaseMs must be positive');
   const log = opts.log ?? (() => {});
   const client: PublicClient<Transport, Chain> = createPublicClient({
     chain: ledgerChain(opts.chainId, opts.rpcUrl),
@@ -126,10 +127,18 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   let wake: (() => void) | undefined;
   let lastPollError = '';
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const t = setTimeout(() => { wake = undefined; resolve(); }, ms);
-    wake = () => { clearTimeout(t); wake = undefined; resolve(); };
-  });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, ms);
+      wake = () => {
+        clearTimeout(t);
+        wake = undefined;
+        resolve();
+      };
+    });
 
   /** Reads the next block range; queues its events only when all of them could be mapped. */
   async function poll(): Promise<void> {
@@ -137,12 +146,22 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
     if (head < nextBlock) return;
     const toBlock = head - nextBlock >= MAX_BLOCK_RANGE ? nextBlock + MAX_BLOCK_RANGE - 1n : head;
     const logs = await client.getContractEvents({
-      address: opts.traceLogAddress, abi: traceLogAbi, eventName: 'StageRecorded', fromBlock: nextBlock, toBlock, strict: true,
+      address: opts.traceLogAddress,
+      abi: traceLogAbi,
+      eventName: 'StageRecorded',
+      fromBlock: nextBlock,
+      toBlock,
+      strict: true,
     });
     const payments = opts.lendingVaultAddress
       ? await client.getContractEvents({
-        address: opts.lendingVaultAddress, abi: lendingVaultAbi, eventName: 'PurchaseOrderPaid', fromBlock: nextBlock, toBlock, strict: true,
-      })
+          address: opts.lendingVaultAddress,
+          abi: lendingVaultAbi,
+          eventName: 'PurchaseOrderPaid',
+          fromBlock: nextBlock,
+          toBlock,
+          strict: true,
+        })
       : [];
     const batch: Array<Pending & { block: bigint; logIndex: number }> = [];
     for (const l of logs) {
@@ -151,14 +170,30 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       const stageName = STAGE_NAMES.get(stage);
       const batchId = await batchIdOf(tokenId);
       if (!stageName || !batchId) {
-        log(`chain-watcher skipped StageRecorded in ${l.transactionHash}#${l.logIndex}: ${!stageName ? `unknown stage code ${stage}` : `token ${tokenId} has no batch id`}`);
+        log(
+          `chain-watcher skipped StageRecorded in ${l.transactionHash}#${l.logIndex}: ${!stageName ? `unknown stage code ${stage}` : `token ${tokenId} has no batch id`}`,
+        );
         continue;
       }
       const body: StageChangedWebhook = {
         type: 'batch.stage_changed',
-        data: { batch_id: batchId, token_id: tokenId.toString(), stage: stageName, tx_hash: l.transactionHash, block_number: Number(l.blockNumber), log_index: l.logIndex },
+        data: {
+          batch_id: batchId,
+          token_id: tokenId.toString(),
+          stage: stageName,
+          tx_hash: l.transactionHash,
+          block_number: Number(l.blockNumber),
+          log_index: l.logIndex,
+        },
       };
-      batch.push({ id: `evt_${l.transactionHash}_${l.logIndex}`, payload: JSON.stringify(body), attempts: 0, dueAt: 0, block: l.blockNumber, logIndex: l.logIndex });
+      batch.push({
+        id: `evt_${l.transactionHash}_${l.logIndex}`,
+        payload: JSON.stringify(body),
+        attempts: 0,
+        dueAt: 0,
+        block: l.blockNumber,
+        logIndex: l.logIndex,
+      });
     }
     for (const l of payments) {
       if (l.transactionHash === null || l.logIndex === null || l.blockNumber === null) continue;
@@ -172,11 +207,22 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       const body: PurchaseOrderPaidWebhook = {
         type: 'purchase_order.paid',
         data: {
-          purchase_order_id: purchaseOrderId, payer: l.args.payer, amount_usd_micro: l.args.amount.toString(),
-          tx_hash: l.transactionHash, block_number: Number(l.blockNumber), log_index: l.logIndex,
+          purchase_order_id: purchaseOrderId,
+          payer: l.args.payer,
+          amount_usd_micro: l.args.amount.toString(),
+          tx_hash: l.transactionHash,
+          block_number: Number(l.blockNumber),
+          log_index: l.logIndex,
         },
       };
-      batch.push({ id: `evt_${l.transactionHash}_${l.logIndex}`, payload: JSON.stringify(body), attempts: 0, dueAt: 0, block: l.blockNumber, logIndex: l.logIndex });
+      batch.push({
+        id: `evt_${l.transactionHash}_${l.logIndex}`,
+        payload: JSON.stringify(body),
+        attempts: 0,
+        dueAt: 0,
+        block: l.blockNumber,
+        logIndex: l.logIndex,
+      });
     }
     batch.sort((a, b) => (a.block === b.block ? a.logIndex - b.logIndex : a.block < b.block ? -1 : 1));
     fresh.push(...batch.map(({ id, payload, attempts, dueAt }) => ({ id, payload, attempts, dueAt })));
@@ -187,7 +233,12 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   async function batchIdOf(tokenId: bigint): Promise<string | null> {
     const known = batchIds.get(tokenId);
     if (known) return known;
-    const id = await client.readContract({ address: opts.batchTokenAddress, abi: batchTokenAbi, functionName: 'batchIdOf', args: [tokenId] });
+    const id = await client.readContract({
+      address: opts.batchTokenAddress,
+      abi: batchTokenAbi,
+      functionName: 'batchIdOf',
+      args: [tokenId],
+    });
     if (id === '') return null;
     batchIds.set(tokenId, id); // a token's batch id never changes
     return id;
@@ -221,7 +272,7 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
     } catch (err) {
       if (!running) return false;
       const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-      problem = e?.name === 'TimeoutError' ? 'timeout' : e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+      problem = e?.name === 'TimeoutError' ? 'timeout' : (e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err));
     }
     if (p.attempts >= maxAttempts) {
       counters.failed++;

@@ -154,7 +154,8 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
   function authenticate(header: XmlNode | null): void {
     const security = header && childElement(header, 'Security', WSSE_NS);
     const token = security && childElement(security, 'UsernameToken', WSSE_NS);
-    if (!security || !token) throw new Fault('wsse:InvalidSecurity', 'An error was discovered processing the <wsse:Security> header: no UsernameToken');
+    if (!security || !token)
+      throw new Fault('wsse:InvalidSecurity', 'An error was discovered processing the <wsse:Security> header: no UsernameToken');
     const username = childText(token, 'Username', WSSE_NS);
     const passwordEl = childElement(token, 'Password', WSSE_NS);
     const nonce = childText(token, 'Nonce', WSSE_NS);
@@ -181,7 +182,8 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
     if (expires && Date.parse(expires) < now) throw new Fault('wsse:MessageExpired', `The message has expired: wsu:Expires ${expires}`);
 
     for (const [n, until] of nonces) if (until < now) nonces.delete(n);
-    if (nonces.has(nonce)) throw new Fault('wsse:FailedAuthentication', 'The security token could not be authenticated or authorized: nonce already used');
+    if (nonces.has(nonce))
+      throw new Fault('wsse:FailedAuthentication', 'The security token could not be authenticated or authorized: nonce already used');
     nonces.set(nonce, createdMs + 2 * FRESHNESS_MS);
   }
 
@@ -199,7 +201,11 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
       log(`dds-registry-sandbox submitDds ${internalReference} → ${existing.uuid} (same internal reference, same UUID)`);
       return submitResponse(existing.uuid);
     }
-    const country = (childText(statement, 'countryOfActivity', EUDR_DDS_NS) || childText(statement, 'borderCrossCountry', EUDR_DDS_NS) || 'EU').toUpperCase();
+    const country = (
+      childText(statement, 'countryOfActivity', EUDR_DDS_NS) ||
+      childText(statement, 'borderCrossCountry', EUDR_DDS_NS) ||
+      'EU'
+    ).toUpperCase();
     const uuid = randomUUID();
     const dds: StoredDds = {
       uuid,
@@ -227,12 +233,18 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
     if (missing.length) {
       throw new Fault('S:Server', 'No DDS corresponding to the provided UUID.', {
         exception: 'NotFoundException',
-        errors: missing.map((u) => ({ id: 'EUDR_API_NO_DDS', message: `No DDS corresponding to the provided UUID ${u}.`, field: 'uuidList' })),
+        errors: missing.map((u) => ({
+          id: 'EUDR_API_NO_DDS',
+          message: `No DDS corresponding to the provided UUID ${u}.`,
+          field: 'uuidList',
+        })),
       });
     }
     const now = Date.now();
     return envelope((body) => {
-      const res = body.ele(EUDR_DDS_NS, `ns2:${DDS_OPERATIONS.getDds.response}`).att('http://www.w3.org/2000/xmlns/', 'xmlns:ns3', EUDR_COMMON_NS);
+      const res = body
+        .ele(EUDR_DDS_NS, `ns2:${DDS_OPERATIONS.getDds.response}`)
+        .att('http://www.w3.org/2000/xmlns/', 'xmlns:ns3', EUDR_COMMON_NS);
       for (const dds of found as StoredDds[]) {
         const o = res.ele(EUDR_DDS_NS, 'ns2:ddsOverviewList');
         const c = (name: string, text: string) => o.ele(EUDR_COMMON_NS, `ns3:${name}`).txt(text);
@@ -264,7 +276,8 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
     if (!entry) throw new Fault('S:Client', `Cannot find dispatch method for {${payload.namespaceURI ?? ''}}${payload.localName}`);
     const [name, op] = entry;
     const action = String(req.headers.soapaction ?? '').replace(/^"|"$/g, '');
-    if (action && action !== op.soapAction) throw new Fault('S:Client', `SOAPAction ${action} does not match the body element ${op.request}`);
+    if (action && action !== op.soapAction)
+      throw new Fault('S:Client', `SOAPAction ${action} does not match the body element ${op.request}`);
     return [200, name === 'submitDds' ? await submitDds(payload) : getDds(payload)];
   }
 

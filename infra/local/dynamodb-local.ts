@@ -21,7 +21,11 @@ export function localTableEnv(endpoint: string): Record<string, string> {
 
 /** A client of DynamoDB Local at `endpoint`. */
 function localDynamoClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: LOCAL_AWS.AWS_REGION, credentials: { accessKeyId: LOCAL_AWS.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS.AWS_SECRET_ACCESS_KEY } });
+  return new DynamoDBClient({
+    endpoint,
+    region: LOCAL_AWS.AWS_REGION,
+    credentials: { accessKeyId: LOCAL_AWS.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS.AWS_SECRET_ACCESS_KEY },
+  });
 }
 
 /** A document client on DynamoDB Local at `endpoint`, for tools and tests that read or alter the table directly. */
@@ -37,7 +41,9 @@ export async function startDynamoDbLocal(): Promise<{ endpoint: string; pid: num
   try {
     execFileSync('java', ['-version'], { stdio: 'ignore' });
   } catch {
-    throw new Error('DynamoDB Local needs Java 17 or later, and `java` was not found on the PATH. Install it (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`; macOS: `brew install openjdk@17`) and run `npm start` again.');
+    throw new Error(
+      'DynamoDB Local needs Java 17 or later, and `java` was not found on the PATH. Install it (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`; macOS: `brew install openjdk@17`) and run `npm start` again.',
+    );
   }
   const port = await freePort();
   const child: ChildProcess = spawn({ port, stdio: 'pipe' });
@@ -77,25 +83,44 @@ export async function startDynamoDbLocal(): Promise<{ endpoint: string; pid: num
  */
 export async function createServiceTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1' });
-  await client.send(new CreateTableCommand({
-    TableName: tableName,
-    BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [
-      { AttributeName: 'PK', AttributeType: 'S' }, { AttributeName: 'SK', AttributeType: 'S' },
-      { AttributeName: 'GSI1PK', AttributeType: 'S' }, { AttributeName: 'GSI1SK', AttributeType: 'S' },
-      { AttributeName: 'GSI2PK', AttributeType: 'S' }, { AttributeName: 'GSI2SK', AttributeType: 'S' },
-    ],
-    KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
-    GlobalSecondaryIndexes: [{
-      IndexName: 'GSI1',
-      KeySchema: [{ AttributeName: 'GSI1PK', KeyType: 'HASH' }, { AttributeName: 'GSI1SK', KeyType: 'RANGE' }],
-      Projection: { ProjectionType: 'ALL' },
-    }, {
-      IndexName: 'GSI2',
-      KeySchema: [{ AttributeName: 'GSI2PK', KeyType: 'HASH' }, { AttributeName: 'GSI2SK', KeyType: 'RANGE' }],
-      Projection: { ProjectionType: 'ALL' },
-    }],
-  }));
-  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true } }));
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'PK', AttributeType: 'S' },
+        { AttributeName: 'SK', AttributeType: 'S' },
+        { AttributeName: 'GSI1PK', AttributeType: 'S' },
+        { AttributeName: 'GSI1SK', AttributeType: 'S' },
+        { AttributeName: 'GSI2PK', AttributeType: 'S' },
+        { AttributeName: 'GSI2SK', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'PK', KeyType: 'HASH' },
+        { AttributeName: 'SK', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'GSI1',
+          KeySchema: [
+            { AttributeName: 'GSI1PK', KeyType: 'HASH' },
+            { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'GSI2',
+          KeySchema: [
+            { AttributeName: 'GSI2PK', KeyType: 'HASH' },
+            { AttributeName: 'GSI2SK', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true } }),
+  );
   client.destroy();
 }

@@ -105,7 +105,8 @@ export async function startFarmerRegistrySandbox(opts: FarmerRegistrySandboxOpti
     try {
       handle(req, res);
     } catch (err) {
-      if (!res.headersSent && !req.socket.destroyed) send(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected sandbox error.' } });
+      if (!res.headersSent && !req.socket.destroyed)
+        send(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected sandbox error.' } });
       log(`farmer-registry-sandbox ${req.method} ${req.url} → 500 ${(err as Error)?.stack ?? String(err)}`);
     }
   });

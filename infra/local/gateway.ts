@@ -31,7 +31,10 @@ interface CompiledRoute {
 /** Token bucket per subject: `rate` tokens per second, up to `burst` (docs/api/conventions.md#http-and-errors). */
 class RateLimiter {
   private buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly rate: number, private readonly burst: number) {}
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+  ) {}
   take(key: string): number {
     const now = Date.now();
     const b = this.buckets.get(key) ?? { tokens: this.burst, at: now };
@@ -125,14 +128,27 @@ export async function startGateway(opts: {
     }
     if (!match) {
       req.resume();
-      return write(res, errorResponse('ROUTE_NOT_FOUND', `No route ${method} ${url.pathname}. See /docs for the API reference.`, gatewayRequestId));
+      return write(
+        res,
+        errorResponse('ROUTE_NOT_FOUND', `No route ${method} ${url.pathname}. See /docs for the API reference.`, gatewayRequestId),
+      );
     }
     const decoded = decodePathParameters(match.c.names, match.values);
     if ('invalid' in decoded) {
       req.resume();
-      return write(res, errorResponse('VALIDATION_ERROR', `Invalid path parameter: path.${decoded.invalid}: malformed percent-encoding.`, gatewayRequestId, {
-        details: [{ path: `path.${decoded.invalid}`, message: 'malformed percent-encoding (each % must start a valid UTF-8 %XX sequence)' }],
-      }));
+      return write(
+        res,
+        errorResponse(
+          'VALIDATION_ERROR',
+          `Invalid path parameter: path.${decoded.invalid}: malformed percent-encoding.`,
+          gatewayRequestId,
+          {
+            details: [
+              { path: `path.${decoded.invalid}`, message: 'malformed percent-encoding (each % must start a valid UTF-8 %XX sequence)' },
+            ],
+          },
+        ),
+      );
     }
     const params = decoded.params;
 
@@ -157,13 +173,23 @@ export async function startGateway(opts: {
     let authorizer: Record<string, unknown> | null = null;
     if (route.auth === 'jwt') {
       try {
-        const result = await opts.authorizer({
-          type: 'REQUEST',
-          methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${route.path}`,
-          resource: route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: {}, pathParameters: params,
-          queryStringParameters: query, multiValueQueryStringParameters: {}, stageVariables: {},
-          requestContext: {} as never,
-        }, localLambdaContext(AUTHORIZER_FN));
+        const result = await opts.authorizer(
+          {
+            type: 'REQUEST',
+            methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${route.path}`,
+            resource: route.path,
+            path: url.pathname,
+            httpMethod: method,
+            headers,
+            multiValueHeaders: {},
+            pathParameters: params,
+            queryStringParameters: query,
+            multiValueQueryStringParameters: {},
+            stageVariables: {},
+            requestContext: {} as never,
+          },
+          localLambdaContext(AUTHORIZER_FN),
+        );
         const allowed = result.policyDocument.Statement.some((s) => (s as { Effect: string }).Effect === 'Allow');
         if (!allowed) throw new Error('Unauthorized');
         authorizer = { ...(result.context ?? {}), principalId: result.principalId };
@@ -173,16 +199,38 @@ export async function startGateway(opts: {
     }
     const subject = String(authorizer?.principalId ?? req.socket.remoteAddress ?? 'anonymous');
     const wait = limiter.take(subject);
-    if (wait > 0) return write(res, errorResponse('RATE_LIMITED', 'Rate limit exceeded: 50 requests/s per token, bursts of 100.', gatewayRequestId, { headers: { 'retry-after': String(wait) } }));
+    if (wait > 0)
+      return write(
+        res,
+        errorResponse('RATE_LIMITED', 'Rate limit exceeded: 50 requests/s per token, bursts of 100.', gatewayRequestId, {
+          headers: { 'retry-after': String(wait) },
+        }),
+      );
 
     const event = {
-      resource: route.path, path: url.pathname, httpMethod: method, headers, multiValueHeaders: {},
-      queryStringParameters: Object.keys(query).length ? query : null, multiValueQueryStringParameters: null,
-      pathParameters: Object.keys(params).length ? params : null, stageVariables: null,
-      body, isBase64Encoded: false,
+      resource: route.path,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders: {},
+      queryStringParameters: Object.keys(query).length ? query : null,
+      multiValueQueryStringParameters: null,
+      pathParameters: Object.keys(params).length ? params : null,
+      stageVariables: null,
+      body,
+      isBase64Encoded: false,
       requestContext: {
-        accountId: '000000000000', apiId: 'local', stage: 'local', requestId: apiRequestId, httpMethod: method, path: url.pathname, resourcePath: route.path,
-        resourceId: route.fn, protocol: 'HTTP/1.1', requestTimeEpoch: started, identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as never,
+        accountId: '000000000000',
+        apiId: 'local',
+        stage: 'local',
+        requestId: apiRequestId,
+        httpMethod: method,
+        path: url.pathname,
+        resourcePath: route.path,
+        resourceId: route.fn,
+        protocol: 'HTTP/1.1',
+        requestTimeEpoch: started,
+        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as never,
         authorizer,
       },
     } as unknown as APIGatewayProxyEvent;

@@ -68,8 +68,16 @@ export async function startHardhatNode(opts: { port?: number; logFile?: string }
 
   const child = spawn(
     process.execPath,
-    [hardhatCli(root), 'node', '--hostname', '127.0.0.1', '--port', String(port),
-      '--config', join(root, 'infra', 'ledger', 'hardhat.config.cjs')],
+    [
+      hardhatCli(root),
+      'node',
+      '--hostname',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--config',
+      join(root, 'infra', 'ledger', 'hardhat.config.cjs'),
+    ],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -89,7 +97,13 @@ export async function startHardhatNode(opts: { port?: number; logFile?: string }
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
-  const killOnExit = () => { try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } };
+  const killOnExit = () => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
   process.once('exit', killOnExit);
 
   let stopping: Promise<void> | undefined;
@@ -97,7 +111,9 @@ export async function startHardhatNode(opts: { port?: number; logFile?: string }
     stopping ??= (async () => {
       if (isRunning(child)) {
         child.kill('SIGTERM');
-        const timer = setTimeout(() => { if (isRunning(child)) child.kill('SIGKILL'); }, KILL_AFTER_MS);
+        const timer = setTimeout(() => {
+          if (isRunning(child)) child.kill('SIGKILL');
+        }, KILL_AFTER_MS);
         await exited;
         clearTimeout(timer);
       }

@@ -32,7 +32,9 @@ function sendError(res: ServerResponse, code: 'ROUTE_NOT_FOUND' | 'VALIDATION_ER
  * are flat); bad percent-encoding 400 VALIDATION_ERROR; both in the service's envelope.
  * `load` gives the function's handler (the gateway's loader, metered like every route).
  */
-export function ipfsGatewayHandler(load: () => Promise<(event: APIGatewayProxyEvent, context: unknown) => Promise<ProxyResult>>): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
+export function ipfsGatewayHandler(
+  load: () => Promise<(event: APIGatewayProxyEvent, context: unknown) => Promise<ProxyResult>>,
+): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   return async (req, res, url) => {
     req.resume();
     const head = req.method === 'HEAD';
@@ -42,7 +44,8 @@ export function ipfsGatewayHandler(load: () => Promise<(event: APIGatewayProxyEv
     }
     const raw = url.pathname.slice(IPFS_PATH_PREFIX.length).split('/');
     if (raw.at(-1) === '' && raw.length > 1) raw.pop();
-    if (raw.length < 1 || raw.length > 2 || raw.some((s) => s === '')) return sendError(res, 'ROUTE_NOT_FOUND', `No route GET ${url.pathname}: use /ipfs/{cid} or /ipfs/{cid}/{name}.`, head);
+    if (raw.length < 1 || raw.length > 2 || raw.some((s) => s === ''))
+      return sendError(res, 'ROUTE_NOT_FOUND', `No route GET ${url.pathname}: use /ipfs/{cid} or /ipfs/{cid}/{name}.`, head);
     let params: Record<string, string>;
     try {
       params = { id: decodeURIComponent(raw[0]!), ...(raw[1] ? { name: decodeURIComponent(raw[1]) } : {}) };
@@ -54,12 +57,36 @@ export function ipfsGatewayHandler(load: () => Promise<(event: APIGatewayProxyEv
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const event = {
-      resource, path: url.pathname, httpMethod: 'GET', headers, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null,
-      pathParameters: params, stageVariables: null, body: null, isBase64Encoded: false,
-      requestContext: { accountId: '000000000000', apiId: 'local', stage: 'local', requestId, httpMethod: 'GET', path: url.pathname, resourcePath: resource, authorizer: null, identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } },
+      resource,
+      path: url.pathname,
+      httpMethod: 'GET',
+      headers,
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: params,
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: '000000000000',
+        apiId: 'local',
+        stage: 'local',
+        requestId,
+        httpMethod: 'GET',
+        path: url.pathname,
+        resourcePath: resource,
+        authorizer: null,
+        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+      },
     } as unknown as APIGatewayProxyEvent;
     const result = await (await load())(event, localLambdaContext('get-ipfs', { awsRequestId: requestId, timeoutMs: GATEWAY_TIMEOUT_MS }));
-    const body = result.body === undefined ? Buffer.alloc(0) : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
+    const body =
+      result.body === undefined
+        ? Buffer.alloc(0)
+        : result.isBase64Encoded
+          ? Buffer.from(result.body, 'base64')
+          : Buffer.from(result.body, 'utf8');
     res.writeHead(result.statusCode, { ...(result.headers ?? {}), 'content-length': body.byteLength });
     res.end(head ? undefined : body);
   };

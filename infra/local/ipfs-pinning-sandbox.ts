@@ -37,11 +37,14 @@ export interface IpfsPinningSandbox {
 }
 
 class S3Failure extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
-
 
 /**
  * A local stand-in for an S3-compatible IPFS pinning API (Filebase-style), speaking the same
@@ -58,14 +61,23 @@ class S3Failure extends Error {
 export async function startIpfsPinningSandbox(opts: IpfsPinningSandboxOptions): Promise<IpfsPinningSandbox> {
   const log = opts.log ?? (() => undefined);
   const maxBytes = opts.maxBytes ?? 16 * 1_048_576;
-  const storage = new S3Client({ endpoint: opts.storage.endpoint, region: opts.storage.region ?? 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const storage = new S3Client({
+    endpoint: opts.storage.endpoint,
+    region: opts.storage.region ?? 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const pinned = new Set<string>();
   const faults: IpfsPinningSandbox['faults'] = {};
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (url.pathname === FAULTS_PATH && req.method === 'POST') {
-      const set = JSON.parse(Buffer.from(await readBody(req, 4096)).toString('utf8') || '{}') as { delay_ms?: number; report_root?: string | null; fail_puts?: number };
+      const set = JSON.parse(Buffer.from(await readBody(req, 4096)).toString('utf8') || '{}') as {
+        delay_ms?: number;
+        report_root?: string | null;
+        fail_puts?: number;
+      };
       if (set.delay_ms !== undefined) faults.delayMs = set.delay_ms;
       if (set.report_root !== undefined) faults.reportRoot = set.report_root ?? undefined;
       if (set.fail_puts !== undefined) faults.failPuts = set.fail_puts;
@@ -87,7 +99,8 @@ export async function startIpfsPinningSandbox(opts: IpfsPinningSandboxOptions): 
         throw new S3Failure(503, 'SlowDown', 'Please reduce your request rate (sandbox fault).');
       }
       const metadata: Record<string, string> = {};
-      for (const [h, v] of Object.entries(req.headers)) if (h.startsWith('x-amz-meta-') && typeof v === 'string') metadata[h.slice('x-amz-meta-'.length)] = v;
+      for (const [h, v] of Object.entries(req.headers))
+        if (h.startsWith('x-amz-meta-') && typeof v === 'string') metadata[h.slice('x-amz-meta-'.length)] = v;
       if (metadata.import === 'car') {
         let root: string;
         try {
@@ -100,26 +113,50 @@ export async function startIpfsPinningSandbox(opts: IpfsPinningSandboxOptions): 
         pinned.add(root);
         log(`imported CAR ${opts.bucket}/${key}: root ${root} (${body.byteLength} bytes)`);
       }
-      await storage.send(new PutObjectCommand({ Bucket: opts.storage.bucket, Key: key, Body: body, ContentType: req.headers['content-type'] ?? 'application/octet-stream', Metadata: metadata }));
+      await storage.send(
+        new PutObjectCommand({
+          Bucket: opts.storage.bucket,
+          Key: key,
+          Body: body,
+          ContentType: req.headers['content-type'] ?? 'application/octet-stream',
+          Metadata: metadata,
+        }),
+      );
       const reported = metadata.cid ? (faults.reportRoot ?? metadata.cid) : undefined;
-      res.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"`, ...(reported ? { 'x-amz-meta-cid': reported } : {}), 'content-length': 0 });
+      res.writeHead(200, {
+        etag: `"${createHash('md5').update(body).digest('hex')}"`,
+        ...(reported ? { 'x-amz-meta-cid': reported } : {}),
+        'content-length': 0,
+      });
       res.end();
       return;
     }
     if (req.method === 'HEAD' || req.method === 'GET') {
       try {
-        const command = req.method === 'HEAD' ? new HeadObjectCommand({ Bucket: opts.storage.bucket, Key: key }) : new GetObjectCommand({ Bucket: opts.storage.bucket, Key: key });
+        const command =
+          req.method === 'HEAD'
+            ? new HeadObjectCommand({ Bucket: opts.storage.bucket, Key: key })
+            : new GetObjectCommand({ Bucket: opts.storage.bucket, Key: key });
         const out = await storage.send(command);
         const meta = { ...(out.Metadata ?? {}) };
         if (meta.cid && faults.reportRoot) meta.cid = faults.reportRoot;
-        const headers: Record<string, string | number> = { 'content-type': out.ContentType ?? 'application/octet-stream', 'content-length': out.ContentLength ?? 0, ...(out.ETag ? { etag: out.ETag } : {}) };
+        const headers: Record<string, string | number> = {
+          'content-type': out.ContentType ?? 'application/octet-stream',
+          'content-length': out.ContentLength ?? 0,
+          ...(out.ETag ? { etag: out.ETag } : {}),
+        };
         for (const [k, v] of Object.entries(meta)) headers[`x-amz-meta-${k}`] = v;
         res.writeHead(200, headers);
         if (req.method === 'HEAD') return void res.end();
         res.end(Buffer.from(await (out as { Body?: { transformToByteArray(): Promise<Uint8Array> } }).Body!.transformToByteArray()));
         return;
       } catch (err) {
-        if (err instanceof NotFound || err instanceof NoSuchKey || (err as { name?: string }).name === 'NotFound' || (err as { name?: string }).name === 'NoSuchKey') {
+        if (
+          err instanceof NotFound ||
+          err instanceof NoSuchKey ||
+          (err as { name?: string }).name === 'NotFound' ||
+          (err as { name?: string }).name === 'NoSuchKey'
+        ) {
           throw new S3Failure(404, 'NoSuchKey', `The key ${key} does not exist.`);
         }
         throw err;
@@ -133,7 +170,11 @@ export async function startIpfsPinningSandbox(opts: IpfsPinningSandboxOptions): 
       const f = err instanceof S3Failure ? err : new S3Failure(500, 'InternalError', (err as Error).message);
       if (!(err instanceof S3Failure)) log(`error: ${(err as Error).stack ?? String(err)}`);
       const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${f.code}</Code><Message>${escapeXml(f.message)}</Message></Error>`;
-      if (!res.headersSent) res.writeHead(f.status, { 'content-type': 'application/xml', 'content-length': req.method === 'HEAD' ? 0 : Buffer.byteLength(xml) });
+      if (!res.headersSent)
+        res.writeHead(f.status, {
+          'content-type': 'application/xml',
+          'content-length': req.method === 'HEAD' ? 0 : Buffer.byteLength(xml),
+        });
       res.end(req.method === 'HEAD' ? undefined : xml);
     });
   });
@@ -172,10 +213,14 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Ar
  */
 async function verifySignature(req: IncomingMessage, url: URL, body: Uint8Array, opts: IpfsPinningSandboxOptions): Promise<void> {
   const auth = req.headers.authorization ?? '';
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
   if (!m) throw new S3Failure(403, 'AccessDenied', 'Requests must be signed with AWS Signature Version 4.');
   const [, accessKeyId, , region, signedHeaders, signature] = m;
-  if (accessKeyId !== opts.accessKeyId) throw new S3Failure(403, 'InvalidAccessKeyId', 'The access key you provided does not exist in our records.');
+  if (accessKeyId !== opts.accessKeyId)
+    throw new S3Failure(403, 'InvalidAccessKeyId', 'The access key you provided does not exist in our records.');
   const amzDate = String(req.headers['x-amz-date'] ?? '');
   const payloadHash = String(req.headers['x-amz-content-sha256'] ?? '');
   if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== createHash('sha256').update(body).digest('hex')) {
@@ -185,7 +230,14 @@ async function verifySignature(req: IncomingMessage, url: URL, body: Uint8Array,
   for (const name of signedHeaders!.split(';')) headers[name] = String(req.headers[name] ?? '');
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = v;
-  const signer = new SignatureV4({ service: 's3', region: region!, credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }, sha256: NodeSha256, uriEscapePath: false, applyChecksum: false });
+  const signer = new SignatureV4({
+    service: 's3',
+    region: region!,
+    credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey },
+    sha256: NodeSha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
   const date = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
   if (!date) throw new S3Failure(403, 'AccessDenied', 'x-amz-date is missing or malformed.');
   const signingDate = new Date(Date.UTC(+date[1]!, +date[2]! - 1, +date[3]!, +date[4]!, +date[5]!, +date[6]!));
@@ -194,5 +246,6 @@ async function verifySignature(req: IncomingMessage, url: URL, body: Uint8Array,
     { signingDate, unsignableHeaders: new Set(), signableHeaders: new Set(Object.keys(headers)) },
   );
   const expected = /Signature=([0-9a-f]{64})/.exec(String(resigned.headers.authorization ?? resigned.headers.Authorization ?? ''))?.[1];
-  if (expected !== signature) throw new S3Failure(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
+  if (expected !== signature)
+    throw new S3Failure(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
 }

@@ -35,4 +35,3 @@ export function localLambdaContext(fn: string, opts: { awsRequestId?: string; ti
     succeed: () => undefined,
   };
 }
-

@@ -22,11 +22,12 @@ export async function listenOnLoopback(server: Server, port = 0, host = '127.0.0
   let closed: Promise<void> | undefined;
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => (closed ??= new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-      for (const s of sockets) s.destroy();
-    })),
+    close: () =>
+      (closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      })),
   };
 }
 

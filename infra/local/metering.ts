@@ -46,10 +46,35 @@ export interface MeterSnapshot {
 }
 
 const OUTSIDE = '(event-source)';
-const READS = new Set(['Get', 'GetItem', 'Query', 'Scan', 'BatchGet', 'BatchGetItem', 'TransactGet', 'TransactGetItems', 'ExecuteStatement']);
-const WRITES = new Set(['Put', 'PutItem', 'Update', 'UpdateItem', 'Delete', 'DeleteItem', 'BatchWrite', 'BatchWriteItem', 'TransactWrite', 'TransactWriteItems']);
+const READS = new Set([
+  'Get',
+  'GetItem',
+  'Query',
+  'Scan',
+  'BatchGet',
+  'BatchGetItem',
+  'TransactGet',
+  'TransactGetItems',
+  'ExecuteStatement',
+]);
+const WRITES = new Set([
+  'Put',
+  'PutItem',
+  'Update',
+  'UpdateItem',
+  'Delete',
+  'DeleteItem',
+  'BatchWrite',
+  'BatchWriteItem',
+  'TransactWrite',
+  'TransactWriteItems',
+]);
 
-type Send = (this: { config?: { serviceId?: string } }, command: { constructor: { name: string }; input?: Record<string, unknown> }, ...rest: unknown[]) => unknown;
+type Send = (
+  this: { config?: { serviceId?: string } },
+  command: { constructor: { name: string }; input?: Record<string, unknown> },
+  ...rest: unknown[]
+) => unknown;
 
 export class Meter {
   private readonly als = new AsyncLocalStorage<string>();
@@ -65,7 +90,20 @@ export class Meter {
   private of(fn: string): FunctionUsage {
     let u = this.usage.get(fn);
     if (!u) {
-      u = { invocations: 0, duration_ms: 0, billed_ms: 0, rru: 0, wru: 0, ddb_requests: 0, ddb_refused_writes: 0, sqs_standard: 0, sqs_fifo: 0, sqs_empty_receives: 0, sns_publishes: 0, sfn_api_calls: 0 };
+      u = {
+        invocations: 0,
+        duration_ms: 0,
+        billed_ms: 0,
+        rru: 0,
+        wru: 0,
+        ddb_requests: 0,
+        ddb_refused_writes: 0,
+        sqs_standard: 0,
+        sqs_fifo: 0,
+        sqs_empty_receives: 0,
+        sns_publishes: 0,
+        sfn_api_calls: 0,
+      };
       this.usage.set(fn, u);
     }
     return u;
@@ -112,20 +150,25 @@ export class Meter {
       input.ReturnConsumedCapacity = 'TOTAL';
       u.ddb_requests++;
       const out = call() as Promise<{ ConsumedCapacity?: unknown }>;
-      return out.then((r) => {
-        const cc = ([] as Array<{ CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }>).concat((r?.ConsumedCapacity ?? []) as never);
-        for (const c of cc) {
-          if (c.ReadCapacityUnits || c.WriteCapacityUnits) {
-            u.rru += c.ReadCapacityUnits ?? 0;
-            u.wru += c.WriteCapacityUnits ?? 0;
-          } else if (READS.has(name)) u.rru += c.CapacityUnits ?? 0;
-          else u.wru += c.CapacityUnits ?? 0;
-        }
-        return r;
-      }, (err: { name?: string }) => {
-        if (err?.name === 'ConditionalCheckFailedException' || err?.name === 'TransactionCanceledException') u.ddb_refused_writes++;
-        throw err;
-      });
+      return out.then(
+        (r) => {
+          const cc = ([] as Array<{ CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }>).concat(
+            (r?.ConsumedCapacity ?? []) as never,
+          );
+          for (const c of cc) {
+            if (c.ReadCapacityUnits || c.WriteCapacityUnits) {
+              u.rru += c.ReadCapacityUnits ?? 0;
+              u.wru += c.WriteCapacityUnits ?? 0;
+            } else if (READS.has(name)) u.rru += c.CapacityUnits ?? 0;
+            else u.wru += c.CapacityUnits ?? 0;
+          }
+          return r;
+        },
+        (err: { name?: string }) => {
+          if (err?.name === 'ConditionalCheckFailedException' || err?.name === 'TransactionCanceledException') u.ddb_refused_writes++;
+          throw err;
+        },
+      );
     }
     if (service === 'SQS') {
       const url = String(input.QueueUrl ?? '');

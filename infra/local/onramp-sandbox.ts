@@ -102,7 +102,12 @@ interface SandboxOrder {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: Array<{ path: string; message: string }>) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Array<{ path: string; message: string }>,
+  ) {
     super(message);
   }
 }
@@ -115,9 +120,17 @@ const OrderRequestSchema = v.strictObject({
   reference: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,128}$/, 'required: 1-128 characters of A-Z a-z 0-9 . _ : -')),
   source: v.strictObject({
     currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code')),
-    amount: v.pipe(v.number(), v.safeInteger('must be an integer'), v.minValue(1, 'must be positive'), v.maxValue(1e12, 'must be at most 10^12')),
+    amount: v.pipe(
+      v.number(),
+      v.safeInteger('must be an integer'),
+      v.minValue(1, 'must be positive'),
+      v.maxValue(1e12, 'must be at most 10^12'),
+    ),
   }),
-  destination: v.strictObject({ network: v.literal('evm', 'must be "evm"'), address: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')) }),
+  destination: v.strictObject({
+    network: v.literal('evm', 'must be "evm"'),
+    address: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')),
+  }),
   asset: v.literal('USDC', 'must be "USDC"'),
 });
 
@@ -145,7 +158,15 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
   const timers = new Set<NodeJS.Timeout>();
   const stopController = new AbortController();
   let stopped = false;
-  const stats: OnRampSandboxStats = { ordersCreated: 0, ordersCompleted: 0, ordersReversed: 0, ordersFailed: 0, webhooksSent: 0, webhooksFailed: 0, requests: 0 };
+  const stats: OnRampSandboxStats = {
+    ordersCreated: 0,
+    ordersCompleted: 0,
+    ordersReversed: 0,
+    ordersFailed: 0,
+    webhooksSent: 0,
+    webhooksFailed: 0,
+    requests: 0,
+  };
 
   const later = (ms: number, fn: () => void | Promise<void>): void => {
     const t = setTimeout(() => {
@@ -156,13 +177,23 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
   };
   const pause = (ms: number) => new Promise<void>((resolve) => later(ms, resolve));
 
-  async function send(type: 'onramp.order.completed' | 'onramp.order.reversed' | 'onramp.order.failed', order: SandboxOrder): Promise<void> {
+  async function send(
+    type: 'onramp.order.completed' | 'onramp.order.reversed' | 'onramp.order.failed',
+    order: SandboxOrder,
+  ): Promise<void> {
     const id = `msg_${ulid()}`;
     const payload = JSON.stringify({
       type,
       data: {
-        ramp_payment_id: order.ramp_payment_id, reference: order.reference, source_currency: order.source.currency, source_amount: order.source.amount,
-        usdc_amount: order.usdc_amount, transfer_tx_hash: order.transfer_tx_hash, completed_at: order.completed_at, reversed_at: order.reversed_at, failure_reason: order.failure_reason,
+        ramp_payment_id: order.ramp_payment_id,
+        reference: order.reference,
+        source_currency: order.source.currency,
+        source_amount: order.source.amount,
+        usdc_amount: order.usdc_amount,
+        transfer_tx_hash: order.transfer_tx_hash,
+        completed_at: order.completed_at,
+        reversed_at: order.reversed_at,
+        failure_reason: order.failure_reason,
       },
     });
     for (let attempt = 1; attempt <= WEBHOOK_ATTEMPTS && !stopped; attempt++) {
@@ -174,8 +205,11 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
         const res = await fetch(typeof opts.webhookUrl === 'function' ? opts.webhookUrl() : opts.webhookUrl, {
           method: 'POST',
           headers: {
-            'content-type': 'application/json', 'user-agent': 'onramp-sandbox/1', 'webhook-id': id,
-            'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': webhook.sign(id, now, payload),
+            'content-type': 'application/json',
+            'user-agent': 'onramp-sandbox/1',
+            'webhook-id': id,
+            'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+            'webhook-signature': webhook.sign(id, now, payload),
           },
           body: payload,
           signal: AbortSignal.any([stopController.signal, AbortSignal.timeout(5000)]),
@@ -213,7 +247,9 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
     order.usdc_amount = microToDecimal(micro);
     order.completed_at = new Date().toISOString();
     stats.ordersCompleted++;
-    log(`onramp-sandbox order ${order.ramp_payment_id} (${order.reference}) COMPLETED: ${order.usdc_amount} USDC → ${order.destination.address} (${order.transfer_tx_hash})`);
+    log(
+      `onramp-sandbox order ${order.ramp_payment_id} (${order.reference}) COMPLETED: ${order.usdc_amount} USDC → ${order.destination.address} (${order.transfer_tx_hash})`,
+    );
     await send('onramp.order.completed', order);
     if (String(order.source.amount).endsWith('13')) {
       later(reverseMs, async () => {
@@ -229,14 +265,21 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
   function postOrder(body: unknown, idempotencyKey: string | undefined): [number, unknown] {
     const parsed = v.safeParse(OrderRequestSchema, body, { abortEarly: false });
     const details = parsed.success ? [] : parsed.issues.map((i) => ({ path: v.getDotPath(i) ?? '(body)', message: i.message }));
-    if (idempotencyKey !== undefined && parsed.success && idempotencyKey !== parsed.output.reference) details.push({ path: 'headers.idempotency-key', message: 'must equal reference' });
+    if (idempotencyKey !== undefined && parsed.success && idempotencyKey !== parsed.output.reference)
+      details.push({ path: 'headers.idempotency-key', message: 'must equal reference' });
     if (!parsed.success || details.length) throw new HttpError(400, 'VALIDATION_ERROR', 'The request body is invalid.', details);
     const { reference, source, destination } = parsed.output;
     const existing = byReference.get(reference);
     if (existing) return [200, existing];
     const rate = SANDBOX_ONRAMP_RATES[source.currency];
-    if (rate === undefined) throw new HttpError(422, 'UNSUPPORTED_CURRENCY', `The on-ramp does not take ${source.currency}; supported: ${Object.keys(SANDBOX_ONRAMP_RATES).join(', ')}.`);
-    if (sandboxUsdcMicro(source.currency, source.amount) < 1n) throw new HttpError(422, 'AMOUNT_TOO_SMALL', 'The amount converts to less than 0.000001 USDC.');
+    if (rate === undefined)
+      throw new HttpError(
+        422,
+        'UNSUPPORTED_CURRENCY',
+        `The on-ramp does not take ${source.currency}; supported: ${Object.keys(SANDBOX_ONRAMP_RATES).join(', ')}.`,
+      );
+    if (sandboxUsdcMicro(source.currency, source.amount) < 1n)
+      throw new HttpError(422, 'AMOUNT_TOO_SMALL', 'The amount converts to less than 0.000001 USDC.');
     const order: SandboxOrder = {
       ramp_payment_id: `ramp_${ulid()}`,
       reference,
@@ -256,11 +299,14 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
     byReference.set(reference, order);
     stats.ordersCreated++;
     later(settleMs, () => settle(order));
-    log(`onramp-sandbox order ${order.ramp_payment_id} (${reference}) created: ${source.amount} ${source.currency} → USDC to ${destination.address}`);
+    log(
+      `onramp-sandbox order ${order.ramp_payment_id} (${reference}) created: ${source.amount} ${source.currency} → USDC to ${destination.address}`,
+    );
     return [201, order];
   }
 
-  const readBody = (req: IncomingMessage) => readBoundedBody(req, MAX_BODY_BYTES, () => new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 64 KiB.'));
+  const readBody = (req: IncomingMessage) =>
+    readBoundedBody(req, MAX_BODY_BYTES, () => new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 64 KiB.'));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.requests++;
@@ -272,14 +318,19 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
     if (!m || !safeEqual(m[1] ?? '', opts.apiKey)) throw new HttpError(401, 'UNAUTHORIZED', 'Missing or invalid API key.');
     const check = verifyProviderRequest({
-      secret: opts.apiSecret, method, path: rawPath, body: raw,
-      timestamp: req.headers['x-timestamp'] as string | undefined, signature: req.headers['x-signature'] as string | undefined,
+      secret: opts.apiSecret,
+      method,
+      path: rawPath,
+      body: raw,
+      timestamp: req.headers['x-timestamp'] as string | undefined,
+      signature: req.headers['x-signature'] as string | undefined,
     });
     if (!check.ok) throw new HttpError(401, 'INVALID_SIGNATURE', `Request signature invalid (${check.reason}).`);
     const path = url.pathname.replace(/\/+$/, '');
     if (path === '/v1/onramp/orders') {
       if (method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
-      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
+      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+        throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
       let body: unknown;
       try {
         body = JSON.parse(raw);
@@ -302,7 +353,8 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (res.headersSent || req.socket.destroyed) return;
-      if (err instanceof HttpError) sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+      if (err instanceof HttpError)
+        sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
       else {
         sendJson(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected sandbox error.' } });
         log(`onramp-sandbox ${req.method} ${req.url} → 500 ${(err as Error)?.stack ?? String(err)}`);
@@ -335,7 +387,12 @@ export async function startOnRampSandbox(opts: OnRampSandboxOptions): Promise<On
  * on-ramp account (which holds MINTER_ROLE), one at a time (one account, so nonces in order), each
  * awaited until mined. @returns the delivery's `deliverUsdc`; it throws when the mint reverts or the chain fails
  */
-export function mintingDelivery(input: { rpcUrl: string; chainId: number; minterKey: `0x${string}`; usdcAddress: `0x${string}` }): (to: `0x${string}`, amountMicro: bigint) => Promise<string> {
+export function mintingDelivery(input: {
+  rpcUrl: string;
+  chainId: number;
+  minterKey: `0x${string}`;
+  usdcAddress: `0x${string}`;
+}): (to: `0x${string}`, amountMicro: bigint) => Promise<string> {
   const chain = ledgerChain(input.chainId, input.rpcUrl);
   const transport = http(input.rpcUrl, { retryCount: 1 });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
@@ -343,7 +400,12 @@ export function mintingDelivery(input: { rpcUrl: string; chainId: number; minter
   let queue: Promise<unknown> = Promise.resolve();
   return (to, amountMicro) => {
     const run = queue.then(async () => {
-      const hash = await wallet.writeContract({ address: input.usdcAddress, abi: testUsdcAbi, functionName: 'mint', args: [to, amountMicro] });
+      const hash = await wallet.writeContract({
+        address: input.usdcAddress,
+        abi: testUsdcAbi,
+        functionName: 'mint',
+        args: [to, amountMicro],
+      });
       const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
       if (receipt.status !== 'success') throw new Error(`TestUSDC mint ${hash} reverted`);
       return hash;

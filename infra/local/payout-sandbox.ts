@@ -120,7 +120,12 @@ interface Quote {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: Array<{ path: string; message: string }>) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Array<{ path: string; message: string }>,
+  ) {
     super(message);
   }
 }
@@ -157,7 +162,10 @@ const REFERENCE_MESSAGE = 'required: 1-128 characters of A-Z a-z 0-9 . _ : -';
 const PHONE_MESSAGE = 'must be a Ugandan mobile number in E.164 (+256XXXXXXXXX)';
 const NAME_MESSAGE = 'required: 1-140 characters';
 
-const UsdAmount = v.pipe(v.string(USD_MESSAGE), v.check((a) => USD_RE.test(a) && new Big(a).gt(0), USD_MESSAGE));
+const UsdAmount = v.pipe(
+  v.string(USD_MESSAGE),
+  v.check((a) => USD_RE.test(a) && new Big(a).gt(0), USD_MESSAGE),
+);
 const UgxAmount = v.pipe(v.string(UGX_MESSAGE), v.regex(UGX_RE, UGX_MESSAGE));
 /** Exactly `value`; anything else is `must be "<value>"`. */
 const literal = <T extends string>(value: T) => v.literal(value, `must be "${value}"`);
@@ -187,7 +195,11 @@ const QuoteRequestSchema = v.pipe(
     target_amount: v.optional(UgxAmount),
   }),
   v.forward(
-    v.partialCheck([['source_amount'], ['target_amount']], (q) => q.source_amount === undefined || q.target_amount === undefined, 'give source_amount or target_amount, not both'),
+    v.partialCheck(
+      [['source_amount'], ['target_amount']],
+      (q) => q.source_amount === undefined || q.target_amount === undefined,
+      'give source_amount or target_amount, not both',
+    ),
     ['target_amount'],
   ),
 );
@@ -197,7 +209,10 @@ const OrderRequestSchema = strictJsonObject(
   {
     reference: v.pipe(v.string(REFERENCE_MESSAGE), v.regex(REFERENCE_RE, REFERENCE_MESSAGE)),
     quote_id: v.optional(v.pipe(v.string('must be a non-empty string'), v.minLength(1, 'must be a non-empty string'))),
-    deposit: nestedJsonObject({ channel: literal('MERCHANT_BALANCE'), currency: literal('USD'), amount: UsdAmount }, { amount: USD_MESSAGE }),
+    deposit: nestedJsonObject(
+      { channel: literal('MERCHANT_BALANCE'), currency: literal('USD'), amount: UsdAmount },
+      { amount: USD_MESSAGE },
+    ),
     payout: nestedJsonObject({
       channel: literal('MOBILE_MONEY'),
       currency: literal('UGX'),
@@ -206,7 +221,10 @@ const OrderRequestSchema = strictJsonObject(
     recipient: nestedJsonObject(
       {
         phone: v.custom<string>(validUgandanMobile, PHONE_MESSAGE),
-        name: v.pipe(v.string(NAME_MESSAGE), v.check((n) => n.trim() !== '' && n.length <= 140, NAME_MESSAGE)),
+        name: v.pipe(
+          v.string(NAME_MESSAGE),
+          v.check((n) => n.trim() !== '' && n.length <= 140, NAME_MESSAGE),
+        ),
       },
       { phone: PHONE_MESSAGE, name: NAME_MESSAGE },
     ),
@@ -253,7 +271,10 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
   const settleMs = opts.settleMs ?? (process.env.PAYOUT_SANDBOX_SETTLE_MS && Number.isFinite(envSettle) ? envSettle : 2000);
   const rejectRate = opts.faults?.rejectRate ?? 0;
   const dropWebhookRate = opts.faults?.dropWebhookRate ?? 0;
-  for (const [name, v] of [['rejectRate', rejectRate], ['dropWebhookRate', dropWebhookRate]] as const) {
+  for (const [name, v] of [
+    ['rejectRate', rejectRate],
+    ['dropWebhookRate', dropWebhookRate],
+  ] as const) {
     if (!(v >= 0 && v <= 1)) throw new TypeError(`payout sandbox: faults.${name} must be within [0, 1]`);
   }
   const random = opts.faults?.random ?? Math.random;
@@ -269,9 +290,18 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
   const stopController = new AbortController();
   let stopped = false;
   const stats: PayoutSandboxStats = {
-    ordersCreated: 0, ordersSettled: 0, ordersFailed: 0, ordersRejected: 0,
-    webhooksSent: 0, webhooksDropped: 0, webhooksFailed: 0, webhookAttempts: 0,
-    requests: 0, connections: 0, unreachableDrops: 0, settledPerReference: {},
+    ordersCreated: 0,
+    ordersSettled: 0,
+    ordersFailed: 0,
+    ordersRejected: 0,
+    webhooksSent: 0,
+    webhooksDropped: 0,
+    webhooksFailed: 0,
+    webhookAttempts: 0,
+    requests: 0,
+    connections: 0,
+    unreachableDrops: 0,
+    settledPerReference: {},
   };
 
   const later = (ms: number, fn: () => void): void => {
@@ -329,7 +359,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
       } catch (err) {
         if (stopped) return;
         const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-        problem = e?.name === 'TimeoutError' ? 'timeout' : e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+        problem = e?.name === 'TimeoutError' ? 'timeout' : (e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err));
       }
       log(`payout-sandbox webhook ${type} ${order.reference} ${id} attempt ${attempt}/${WEBHOOK_ATTEMPTS} failed: ${problem}`);
     }
@@ -378,19 +408,34 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
       source = new Big(tgt).div(rate).round(6, 3).toFixed(); // round up: buys at least the target
       target = String(floorUgx(source, rate));
     }
-    const quote: Quote = { quote_id: `qt_${ulid()}`, rate, source_amount: source, target_amount: target, expiresAtMs: Date.now() + QUOTE_TTL_MS };
+    const quote: Quote = {
+      quote_id: `qt_${ulid()}`,
+      rate,
+      source_amount: source,
+      target_amount: target,
+      expiresAtMs: Date.now() + QUOTE_TTL_MS,
+    };
     quotes.set(quote.quote_id, quote);
-    return [200, {
-      quote_id: quote.quote_id, source_currency: 'USD', target_currency: 'UGX', rate,
-      source_amount: source, target_amount: target, expires_at: new Date(quote.expiresAtMs).toISOString(),
-    }];
+    return [
+      200,
+      {
+        quote_id: quote.quote_id,
+        source_currency: 'USD',
+        target_currency: 'UGX',
+        rate,
+        source_amount: source,
+        target_amount: target,
+        expires_at: new Date(quote.expiresAtMs).toISOString(),
+      },
+    ];
   }
 
   function postOrder(body: unknown, idempotencyKey: string | undefined): [number, unknown] {
     if (!isObject(body)) throw new HttpError(400, 'VALIDATION_ERROR', 'The body must be a JSON object.');
     const parsed = v.safeParse(OrderRequestSchema, body, { abortEarly: false });
     const details = parsed.success ? [] : toDetails(parsed.issues);
-    if (idempotencyKey !== undefined && idempotencyKey !== body.reference) details.push({ path: 'headers.idempotency-key', message: 'must equal reference' });
+    if (idempotencyKey !== undefined && idempotencyKey !== body.reference)
+      details.push({ path: 'headers.idempotency-key', message: 'must equal reference' });
     if (!parsed.success || details.length) throw invalidBody(details);
     const { reference: ref, deposit: dep, payout: pay, recipient: rcp } = parsed.output;
 
@@ -464,7 +509,8 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
 
   function getOrderByReference(params: URLSearchParams): [number, unknown] {
     const ref = params.get('reference');
-    if (!ref) throw new HttpError(400, 'VALIDATION_ERROR', 'Query parameter reference is required.', [{ path: 'reference', message: 'required' }]);
+    if (!ref)
+      throw new HttpError(400, 'VALIDATION_ERROR', 'Query parameter reference is required.', [{ path: 'reference', message: 'required' }]);
     const order = byReference.get(ref);
     if (!order) throw new HttpError(404, 'ORDER_NOT_FOUND', `No order with reference ${ref}.`);
     return [200, order];
@@ -472,7 +518,8 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
 
   // ---------------------------------------------------------------- HTTP plumbing
 
-  const readBody = (req: IncomingMessage) => readBoundedBody(req, MAX_BODY_BYTES, () => new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 1 MiB.'));
+  const readBody = (req: IncomingMessage) =>
+    readBoundedBody(req, MAX_BODY_BYTES, () => new HttpError(413, 'PAYLOAD_TOO_LARGE', 'The body exceeds 1 MiB.'));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.requests++;
@@ -489,7 +536,12 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
         invalidJson = true;
       }
       // The unreachable test phone: the connection dies before any answer (network-level, so before auth).
-      if (url.pathname === '/v1/orders' && isObject(body) && isObject(body.recipient) && body.recipient.phone === SANDBOX_TEST_PHONES.UNREACHABLE) {
+      if (
+        url.pathname === '/v1/orders' &&
+        isObject(body) &&
+        isObject(body.recipient) &&
+        body.recipient.phone === SANDBOX_TEST_PHONES.UNREACHABLE
+      ) {
         stats.unreachableDrops++;
         log(`payout-sandbox POST /v1/orders for ${SANDBOX_TEST_PHONES.UNREACHABLE}: socket destroyed (unreachable test phone)`);
         req.socket.destroy();

@@ -18,7 +18,11 @@ export const LOCAL_DEFAULT_USD_PER_KG: Record<Grade, number> = { screen18: 6.2, 
  * `updated_at` to see 503 STALE_PRICE_FEED) takes effect at once.
  * @returns what it did: 'written' | 'refreshed' | 'kept'
  */
-export function preparePriceFeedFile(path: string, now: Date, log: (line: string) => void = () => undefined): 'written' | 'refreshed' | 'kept' {
+export function preparePriceFeedFile(
+  path: string,
+  now: Date,
+  log: (line: string) => void = () => undefined,
+): 'written' | 'refreshed' | 'kept' {
   let text: string | undefined;
   try {
     text = readFileSync(path, 'utf8');

@@ -24,15 +24,27 @@ export function pollQueue(opts: {
   const receiveLoop = async () => {
     while (running) {
       try {
-        const r = await sqs.send(new ReceiveMessageCommand({
-          QueueUrl: opts.queueUrl, MaxNumberOfMessages: opts.batchSize, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['ApproximateReceiveCount'],
-        }));
+        const r = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: opts.queueUrl,
+            MaxNumberOfMessages: opts.batchSize,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+        );
         const messages = r.Messages ?? [];
         if (!messages.length || !running) continue;
         const event: SQSEvent = {
           Records: messages.map((m) => ({
-            messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body ?? '', attributes: (m.Attributes ?? {}) as never,
-            messageAttributes: {}, md5OfBody: m.MD5OfBody ?? '', eventSource: 'aws:sqs', eventSourceARN: opts.queueArn, awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+            messageId: m.MessageId!,
+            receiptHandle: m.ReceiptHandle!,
+            body: m.Body ?? '',
+            attributes: (m.Attributes ?? {}) as never,
+            messageAttributes: {},
+            md5OfBody: m.MD5OfBody ?? '',
+            eventSource: 'aws:sqs',
+            eventSourceARN: opts.queueArn,
+            awsRegion: process.env.AWS_REGION ?? 'us-east-1',
           })),
         };
         let failed = new Set<string>();
@@ -45,7 +57,12 @@ export function pollQueue(opts: {
         }
         const done = messages.filter((m) => !failed.has(m.MessageId!));
         if (done.length) {
-          await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: opts.queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+          await sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: opts.queueUrl,
+              Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+            }),
+          );
         }
       } catch (err) {
         if (running) {

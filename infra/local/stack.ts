@@ -9,7 +9,18 @@ import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount, setUpLocalVaultAccounts } from '../ledger/deploy';
 import { DEV_BUYER_USDC_MICRO, devBuyerKey, devOnRampKey, outboundSecretKeyFile } from './dev-keys';
-import { DEV_CHAIN_WEBHOOK_SECRET, DEV_EUDR_CREDENTIALS, DEV_MAAIF_API_KEY, DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, LOCAL_JWT_AUDIENCE, LOCAL_JWT_ISSUER, ledgerSignerKey, localDataDir, localJwks } from './dev-keys';
+import {
+  DEV_CHAIN_WEBHOOK_SECRET,
+  DEV_EUDR_CREDENTIALS,
+  DEV_MAAIF_API_KEY,
+  DEV_PAYOUT_WEBHOOK_SECRET,
+  DEV_PROVIDER_CREDENTIALS,
+  LOCAL_JWT_AUDIENCE,
+  LOCAL_JWT_ISSUER,
+  ledgerSignerKey,
+  localDataDir,
+  localJwks,
+} from './dev-keys';
 import { createServiceTable, LOCAL_TABLE_NAME, startDynamoDbLocal } from './dynamodb-local';
 import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
 import { startHardhatNode } from './hardhat-node';
@@ -121,10 +132,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const problems = manifestProblems();
     if (problems.length > 0) throw new Error(`the manifest (shared/manifest.ts) is inconsistent: ${problems.join('; ')}`);
     Object.assign(process.env, {
-      AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Business metrics (EMF lines, shared/runtime/metrics.ts) for an operator to read: $LOCAL_DATA_DIR/metrics.ndjson.
       METRICS_FILE: join(dataDir, 'metrics.ndjson'),
-      POWERTOOLS_SERVICE_NAME: 'coffee-trace', POWERTOOLS_DEV: 'false', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',
+      POWERTOOLS_SERVICE_NAME: 'coffee-trace',
+      POWERTOOLS_DEV: 'false',
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',
     });
 
     // 1. processes and in-process servers that do not depend on each other, in parallel
@@ -151,8 +167,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const contracts = await deployContracts({ rpcUrl: chain.rpcUrl, chainId: 31337, deployerKey: signerKey, artifacts });
     // The lending vault's local accounts: the dev buyer (`npm run buyer-pay`) holds TestUSDC, the dev on-ramp may mint it.
     await setUpLocalVaultAccounts({
-      rpcUrl: chain.rpcUrl, chainId: 31337, adminKey: signerKey, testUsdcAddress: contracts.vaultAssetAddress,
-      buyerAddress: privateKeyToAccount(devBuyerKey(dataDir)).address, buyerUsdcMicro: DEV_BUYER_USDC_MICRO,
+      rpcUrl: chain.rpcUrl,
+      chainId: 31337,
+      adminKey: signerKey,
+      testUsdcAddress: contracts.vaultAssetAddress,
+      buyerAddress: privateKeyToAccount(devBuyerKey(dataDir)).address,
+      buyerUsdcMicro: DEV_BUYER_USDC_MICRO,
       onRampAddress: privateKeyToAccount(devOnRampKey(dataDir)).address,
     });
 
@@ -229,7 +249,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     fauxqs.createBucket(LOCAL_EVIDENCE_UPLOADS_BUCKET);
     Object.assign(process.env, { AWS_ENDPOINT_URL_S3: fauxqs.address, EVIDENCE_UPLOADS_BUCKET: LOCAL_EVIDENCE_UPLOADS_BUCKET });
     const chainEvents = localChainEventsMode(process.env.LOCAL_CHAIN_EVENTS);
-    log(`chain events: ${chainEvents === 'webhook' ? 'the local watcher posts signed webhooks to /api/webhooks/chain-events' : 'the scheduled chain-event-watcher function reads the chain (no webhook)'}`);
+    log(
+      `chain events: ${chainEvents === 'webhook' ? 'the local watcher posts signed webhooks to /api/webhooks/chain-events' : 'the scheduled chain-event-watcher function reads the chain (no webhook)'}`,
+    );
 
     // Opt-in metering: wrap every handler and count the SDK commands (off unless the variable is set).
     const meteringFile = process.env.LOCAL_METERING_FILE;
@@ -240,12 +262,20 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     let iam: IamEnforcer | undefined;
     if (localIamEnforced()) {
       iam = await startLocalIam({
-        region: 'us-east-1', account: '000000000000', tableName: LOCAL_TABLE_NAME, tableStreamArn, dynamoEndpoint: dynamo.endpoint,
+        region: 'us-east-1',
+        account: '000000000000',
+        tableName: LOCAL_TABLE_NAME,
+        tableStreamArn,
+        dynamoEndpoint: dynamo.endpoint,
         queues: Object.fromEntries((Object.keys(queues) as QueueName[]).map((q) => [q, { arn: queues[q].queueArn, dlqArn: dlqArns[q] }])),
         queueUrls: Object.fromEntries((Object.keys(queues) as QueueName[]).map((q) => [queues[q].queueUrl, q])),
-        topicArn: topic.topicArn, smsStandInTopicArn: smsTopic.topicArn,
+        topicArn: topic.topicArn,
+        smsStandInTopicArn: smsTopic.topicArn,
         buckets: { evidence: LOCAL_EVIDENCE_BUCKET, 'evidence-uploads': LOCAL_EVIDENCE_UPLOADS_BUCKET },
-        stateMachineArn: LOCAL_STATE_MACHINE_ARN, functionArn: FN_ARN, s3Endpoint: fauxqs.address, log,
+        stateMachineArn: LOCAL_STATE_MACHINE_ARN,
+        functionArn: FN_ARN,
+        s3Endpoint: fauxqs.address,
+        log,
       });
     } else log('IAM: not enforced (LOCAL_IAM_ENFORCE=false)');
     const metered = <A extends unknown[], R>(fn: string, h: (...args: A) => Promise<R>, api = false) => {
@@ -259,13 +289,20 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     fauxqs.createBucket(LOCAL_EVIDENCE_BUCKET);
     fauxqs.createBucket(LOCAL_PINNING_STORAGE_BUCKET);
     const pinning = await startIpfsPinningSandbox({
-      bucket: LOCAL_PINNING_BUCKET, accessKeyId: DEV_PINNING_CREDENTIALS.access_key_id, secretAccessKey: DEV_PINNING_CREDENTIALS.secret_access_key,
-      storage: { endpoint: fauxqs.address, bucket: LOCAL_PINNING_STORAGE_BUCKET }, log: (l) => log(`ipfs-pinning-sandbox: ${l}`),
+      bucket: LOCAL_PINNING_BUCKET,
+      accessKeyId: DEV_PINNING_CREDENTIALS.access_key_id,
+      secretAccessKey: DEV_PINNING_CREDENTIALS.secret_access_key,
+      storage: { endpoint: fauxqs.address, bucket: LOCAL_PINNING_STORAGE_BUCKET },
+      log: (l) => log(`ipfs-pinning-sandbox: ${l}`),
     });
     stops.push(() => pinning.stop());
     Object.assign(process.env, {
-      AWS_ENDPOINT_URL_S3: fauxqs.address, EVIDENCE_BUCKET: LOCAL_EVIDENCE_BUCKET,
-      EVIDENCE_PINNING_API: 's3', EVIDENCE_PINNING_ENDPOINT: pinning.url, EVIDENCE_PINNING_BUCKET: LOCAL_PINNING_BUCKET, EVIDENCE_PINNING_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL_S3: fauxqs.address,
+      EVIDENCE_BUCKET: LOCAL_EVIDENCE_BUCKET,
+      EVIDENCE_PINNING_API: 's3',
+      EVIDENCE_PINNING_ENDPOINT: pinning.url,
+      EVIDENCE_PINNING_BUCKET: LOCAL_PINNING_BUCKET,
+      EVIDENCE_PINNING_REGION: 'us-east-1',
       EVIDENCE_PINNING_CREDENTIALS: JSON.stringify(DEV_PINNING_CREDENTIALS),
     });
     // The coffee price feed: $LOCAL_DATA_DIR/price-feed.json, written at start and read at each use (./price-feed-file.ts).
@@ -296,19 +333,39 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       apiSecret: DEV_ONRAMP_CREDENTIALS.api_secret,
       webhookUrl: () => `${gatewayUrl}/api/webhooks/onramp`,
       webhookSecret: onrampWebhookSecret,
-      deliverUsdc: mintingDelivery({ rpcUrl: chain.rpcUrl, chainId: 31337, minterKey: devOnRampKey(dataDir), usdcAddress: contracts.vaultAssetAddress }),
+      deliverUsdc: mintingDelivery({
+        rpcUrl: chain.rpcUrl,
+        chainId: 31337,
+        minterKey: devOnRampKey(dataDir),
+        usdcAddress: contracts.vaultAssetAddress,
+      }),
       log: (l) => log(`onramp: ${l}`),
     });
     stops.push(() => onramp.stop());
-    Object.assign(process.env, { ONRAMP_URL: onramp.url, ONRAMP_CREDENTIALS: JSON.stringify(DEV_ONRAMP_CREDENTIALS), ONRAMP_WEBHOOK_SECRET: onrampWebhookSecret, LEDGER_TREASURY_ADDRESS: signer.address });
+    Object.assign(process.env, {
+      ONRAMP_URL: onramp.url,
+      ONRAMP_CREDENTIALS: JSON.stringify(DEV_ONRAMP_CREDENTIALS),
+      ONRAMP_WEBHOOK_SECRET: onrampWebhookSecret,
+      LEDGER_TREASURY_ADDRESS: signer.address,
+    });
     // The national farmer registry (MAAIF), as a local sandbox of the same HTTP API.
     const maaif = await startFarmerRegistrySandbox({ apiKey: DEV_MAAIF_API_KEY, log: (l) => log(`maaif-sandbox: ${l}`) });
     stops.push(() => maaif.stop());
     Object.assign(process.env, { MAAIF_API_URL: maaif.url, MAAIF_API_KEY: DEV_MAAIF_API_KEY });
     // The EU Information System's DDS service, as a local sandbox speaking the same SOAP protocol.
-    const dds = await startDdsRegistrySandbox({ username: DEV_EUDR_CREDENTIALS.username, authKey: DEV_EUDR_CREDENTIALS.authKey, clientId: DEV_EUDR_CREDENTIALS.clientId, log: (l) => log(`eudr-sandbox: ${l}`) });
+    const dds = await startDdsRegistrySandbox({
+      username: DEV_EUDR_CREDENTIALS.username,
+      authKey: DEV_EUDR_CREDENTIALS.authKey,
+      clientId: DEV_EUDR_CREDENTIALS.clientId,
+      log: (l) => log(`eudr-sandbox: ${l}`),
+    });
     stops.push(() => dds.stop());
-    Object.assign(process.env, { EUDR_DDS_ENDPOINT: dds.url, EUDR_USERNAME: DEV_EUDR_CREDENTIALS.username, EUDR_AUTH_KEY: DEV_EUDR_CREDENTIALS.authKey, EUDR_CLIENT_ID: DEV_EUDR_CREDENTIALS.clientId });
+    Object.assign(process.env, {
+      EUDR_DDS_ENDPOINT: dds.url,
+      EUDR_USERNAME: DEV_EUDR_CREDENTIALS.username,
+      EUDR_AUTH_KEY: DEV_EUDR_CREDENTIALS.authKey,
+      EUDR_CLIENT_ID: DEV_EUDR_CREDENTIALS.clientId,
+    });
 
     // 6. Step Functions: the real ASL with the worker functions in process
     const functions: Record<string, (p: unknown) => Promise<unknown>> = {};
@@ -317,7 +374,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.kind !== 'state-machine-task') continue;
       const mod = await load(w.fn);
       substitutions[w.substitution] = FN_ARN(w.fn);
-      functions[FN_ARN(w.fn)] = metered(w.fn, (payload: unknown) => (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, localLambdaContext(w.fn)));
+      functions[FN_ARN(w.fn)] = metered(w.fn, (payload: unknown) =>
+        (mod.handler as (e: unknown, c: unknown) => Promise<unknown>)(payload, localLambdaContext(w.fn)),
+      );
     }
     const sfn = await startLocalStepFunctions({
       name: LOCAL_STATE_MACHINE_NAME,
@@ -328,7 +387,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       log: (l) => log(`states: ${l}`),
     });
     stops.push(() => sfn.stop());
-    if (sfn.stateMachineArn !== LOCAL_STATE_MACHINE_ARN) throw new Error(`the local state machine is ${sfn.stateMachineArn}, IAM enforcement expected ${LOCAL_STATE_MACHINE_ARN}`);
+    if (sfn.stateMachineArn !== LOCAL_STATE_MACHINE_ARN)
+      throw new Error(`the local state machine is ${sfn.stateMachineArn}, IAM enforcement expected ${LOCAL_STATE_MACHINE_ARN}`);
     Object.assign(process.env, { AWS_ENDPOINT_URL_SFN: sfn.url, PAYOUT_STATE_MACHINE_ARN: sfn.stateMachineArn });
 
     const jwks = JSON.stringify(await localJwks(dataDir));
@@ -353,15 +413,24 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(jwks);
         },
-        ...(meter ? {
-          '/__local/metering': (_req: unknown, res: { writeHead(s: number, h: Record<string, string>): void; end(b: string): void }) => {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(meterSnapshot()));
-          },
-        } : {}),
+        ...(meter
+          ? {
+              '/__local/metering': (
+                _req: unknown,
+                res: { writeHead(s: number, h: Record<string, string>): void; end(b: string): void },
+              ) => {
+                res.writeHead(200, { 'content-type': 'application/json' });
+                res.end(JSON.stringify(meterSnapshot()));
+              },
+            }
+          : {}),
       },
       // The evidence (own copy) through the get-ipfs function, so anyone can fetch the bytes and recompute the CID.
-      extraPrefixes: { [IPFS_PATH_PREFIX]: ipfsGatewayHandler(async () => metered('get-ipfs', (await load('get-ipfs')).handler as ProxyHandler, true) as never) },
+      extraPrefixes: {
+        [IPFS_PATH_PREFIX]: ipfsGatewayHandler(
+          async () => metered('get-ipfs', (await load('get-ipfs')).handler as ProxyHandler, true) as never,
+        ),
+      },
       rateLimit: { rate: Number(process.env.LOCAL_RATE_LIMIT_RPS ?? 50), burst: Number(process.env.LOCAL_RATE_LIMIT_BURST ?? 100) },
       log: (l) => log(`gateway: ${l}`),
     });
@@ -371,9 +440,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // chain-event-watcher function reads the chain on its schedule instead (below), as in AWS.
     if (chainEvents === 'webhook') {
       const watcher = startChainWatcher({
-        rpcUrl: chain.rpcUrl, chainId: 31337, traceLogAddress: contracts.traceLogAddress, batchTokenAddress: contracts.batchTokenAddress,
+        rpcUrl: chain.rpcUrl,
+        chainId: 31337,
+        traceLogAddress: contracts.traceLogAddress,
+        batchTokenAddress: contracts.batchTokenAddress,
         lendingVaultAddress: contracts.lendingVaultAddress,
-        webhookUrl: () => `${gatewayUrl}/api/webhooks/chain-events`, secret: process.env.CHAIN_WEBHOOK_SECRET!, log: (l) => log(`chain-watcher: ${l}`),
+        webhookUrl: () => `${gatewayUrl}/api/webhooks/chain-events`,
+        secret: process.env.CHAIN_WEBHOOK_SECRET!,
+        log: (l) => log(`chain-watcher: ${l}`),
       });
       stops.push(() => watcher.stop());
     }
@@ -390,7 +464,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // local stand-in for what CDK sets per function in AWS.
     const missing = missingLocalEnvironment(process.env);
     if (missing.length > 0) {
-      throw new Error(`the local stack does not set ${missing.length} variable(s) the manifest's needs declare: ${missing.map((m) => `${m.variable} (need ${m.need}: ${m.functions.join(', ')})`).join('; ')}`);
+      throw new Error(
+        `the local stack does not set ${missing.length} variable(s) the manifest's needs declare: ${missing.map((m) => `${m.variable} (need ${m.need}: ${m.functions.join(', ')})`).join('; ')}`,
+      );
     }
 
     // 7. event sources: queue consumers and the notification inbox
@@ -400,7 +476,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const q = queues[w.queue];
       const mod = await load(w.fn);
       const consume = mod.handler as (e: unknown, c: unknown) => Promise<never>;
-      const poller = pollQueue({ queueUrl: q.queueUrl, queueArn: q.queueArn, batchSize: w.batchSize, concurrency: QUEUES[w.queue].fifo ? 1 : 5, handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never, log: (l) => log(`${w.fn}: ${l}`) });
+      const poller = pollQueue({
+        queueUrl: q.queueUrl,
+        queueArn: q.queueArn,
+        batchSize: w.batchSize,
+        concurrency: QUEUES[w.queue].fifo ? 1 : 5,
+        handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never,
+        log: (l) => log(`${w.fn}: ${l}`),
+      });
       stops.push(() => poller.stop());
     }
     // Table-stream consumers (DynamoDB Streams event sources in AWS): a poller of DynamoDB Local's stream.
@@ -410,7 +493,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       if (w.kind !== 'table-stream-consumer') continue;
       const mod = await load(w.fn);
       const consume = mod.handler as (e: unknown, c: unknown) => Promise<never>;
-      const poller = pollTableStream({ endpoint: dynamo.endpoint, streamArn: tableStreamArn, batchSize: w.batchSize, entities: w.entities, handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never, log: (l) => log(`${w.fn}: ${l}`) });
+      const poller = pollTableStream({
+        endpoint: dynamo.endpoint,
+        streamArn: tableStreamArn,
+        batchSize: w.batchSize,
+        entities: w.entities,
+        handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never,
+        log: (l) => log(`${w.fn}: ${l}`),
+      });
       stops.push(() => poller.stop());
     }
     // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness
@@ -424,14 +514,18 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const run = metered(w.fn, () => scheduled({}, localLambdaContext(w.fn)));
       // A worker's interval setting (e.g. ANCHOR_INTERVAL_S) overrides its schedule, in seconds, scaled as well.
       const intervalSetting = w.intervalVariable ? process.env[w.intervalVariable]?.trim() : undefined;
-      if (intervalSetting && !(Number(intervalSetting) > 0)) throw new Error(`${w.intervalVariable} must be a positive number of seconds, got ${intervalSetting}`);
+      if (intervalSetting && !(Number(intervalSetting) > 0))
+        throw new Error(`${w.intervalVariable} must be a positive number of seconds, got ${intervalSetting}`);
       const everyMs = Math.max(200, (intervalSetting ? Number(intervalSetting) * 1000 : scheduleMs(w.schedule)) * timeScale);
       let running = false;
       const timer = setInterval(() => {
         if (running) return;
         running = true;
         run()
-          .then((r) => log(`${w.fn}: ${JSON.stringify(r)}`), (err) => log(`${w.fn} failed: ${(err as Error).message}`))
+          .then(
+            (r) => log(`${w.fn}: ${JSON.stringify(r)}`),
+            (err) => log(`${w.fn} failed: ${(err as Error).message}`),
+          )
           .finally(() => (running = false));
       }, everyMs);
       stops.push(async () => clearInterval(timer));
@@ -445,7 +539,22 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       stops.push(async () => writeFileSync(meteringFile, JSON.stringify(meterSnapshot(), null, 2))); // runs first (stops run in reverse)
     }
 
-    const endpoints = { dynamodb: dynamo.endpoint, ledger: chain.rpcUrl, sqs_sns: fauxqs.address, stepfunctions: sfn.url, payout_sandbox: sandbox.url, onramp_sandbox: onramp.url, eudr_sandbox: dds.url, maaif_sandbox: maaif.url, ipfs_pinning_sandbox: pinning.url, batch_token: contracts.batchTokenAddress, trace_log: contracts.traceLogAddress, audit_anchor: contracts.auditAnchorAddress, lending_vault: contracts.lendingVaultAddress, vault_asset: contracts.vaultAssetAddress };
+    const endpoints = {
+      dynamodb: dynamo.endpoint,
+      ledger: chain.rpcUrl,
+      sqs_sns: fauxqs.address,
+      stepfunctions: sfn.url,
+      payout_sandbox: sandbox.url,
+      onramp_sandbox: onramp.url,
+      eudr_sandbox: dds.url,
+      maaif_sandbox: maaif.url,
+      ipfs_pinning_sandbox: pinning.url,
+      batch_token: contracts.batchTokenAddress,
+      trace_log: contracts.traceLogAddress,
+      audit_anchor: contracts.auditAnchorAddress,
+      lending_vault: contracts.lendingVaultAddress,
+      vault_asset: contracts.vaultAssetAddress,
+    };
     // For local tools (npm run verify): where this stack's API and chain are.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ url: gateway.url, endpoints, chain_id: 31337 }, null, 2));
     return {
@@ -474,7 +583,8 @@ const CHAIN_WATCHER_FN = 'chain-event-watcher';
  */
 function localChainEventsMode(value: string | undefined): 'webhook' | 'scheduled' {
   const v = (value ?? '').trim() || 'webhook';
-  if (v !== 'webhook' && v !== 'scheduled') throw new Error(`LOCAL_CHAIN_EVENTS must be webhook or scheduled, not ${JSON.stringify(value)}`);
+  if (v !== 'webhook' && v !== 'scheduled')
+    throw new Error(`LOCAL_CHAIN_EVENTS must be webhook or scheduled, not ${JSON.stringify(value)}`);
   return v;
 }
 
@@ -499,16 +609,37 @@ function drainNotifications(queueUrl: string, file: string, topicArn: string): {
         const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
         const messages = r.Messages ?? [];
         for (const m of messages) {
-          const env = JSON.parse(m.Body ?? '{}') as { TopicArn?: string; Subject?: string; Message?: string; MessageAttributes?: Record<string, { Value?: string }>; Timestamp?: string };
+          const env = JSON.parse(m.Body ?? '{}') as {
+            TopicArn?: string;
+            Subject?: string;
+            Message?: string;
+            MessageAttributes?: Record<string, { Value?: string }>;
+            Timestamp?: string;
+          };
           const attributes = Object.fromEntries(Object.entries(env.MessageAttributes ?? {}).map(([k, v]) => [k, v.Value ?? '']));
           const topic = env.TopicArn ?? topicArn;
-          appendFileSync(file, `${JSON.stringify({ topic, channel: topic === topicArn ? 'topic' : 'sms', subject: env.Subject ?? null, message: env.Message ?? '', attributes, published_at: env.Timestamp ?? new Date().toISOString() })}\n`);
+          appendFileSync(
+            file,
+            `${JSON.stringify({ topic, channel: topic === topicArn ? 'topic' : 'sms', subject: env.Subject ?? null, message: env.Message ?? '', attributes, published_at: env.Timestamp ?? new Date().toISOString() })}\n`,
+          );
         }
-        if (messages.length) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        if (messages.length)
+          await sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+            }),
+          );
       } catch {
         if (running) await new Promise((res) => setTimeout(res, 500));
       }
     }
   })();
-  return { stop: async () => { running = false; await loop; sqs.destroy(); } };
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      sqs.destroy();
+    },
+  };
 }

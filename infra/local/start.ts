@@ -40,11 +40,16 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   if (process.env.LOCAL_STACK_INFO_FILE) {
-    writeFileSync(process.env.LOCAL_STACK_INFO_FILE, JSON.stringify({ url: stack.url, dataDir: stack.dataDir, endpoints: stack.endpoints, pids: { ...stack.pids, stack: process.pid } }));
+    writeFileSync(
+      process.env.LOCAL_STACK_INFO_FILE,
+      JSON.stringify({ url: stack.url, dataDir: stack.dataDir, endpoints: stack.endpoints, pids: { ...stack.pids, stack: process.pid } }),
+    );
   }
   for (const [k, v] of Object.entries(stack.endpoints)) say(`  ${k.padEnd(14)} ${v}`);
   say(`  data dir       ${stack.dataDir} (notifications.jsonl, logs/)`);
-  say(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${stack.url}  (API reference ${stack.url}/docs; tokens: npm run token -- --role ADMIN)`);
+  say(
+    `Ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${stack.url}  (API reference ${stack.url}/docs; tokens: npm run token -- --role ADMIN)`,
+  );
 }
 
 main().catch((err) => {

@@ -52,7 +52,11 @@ export interface LocalStepFunctions {
 }
 
 class ApiError extends Error {
-  constructor(readonly type: string, message: string, readonly status = 400) {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status = 400,
+  ) {
     super(message);
   }
 }
@@ -87,7 +91,9 @@ export async function startLocalStepFunctions(opts: {
     const state = raw as unknown as Record<string, unknown>;
     if (state.Type === 'Wait' && typeof state.Seconds === 'number') waitTimeOverrides[stateName] = state.Seconds * 1000 * opts.timeScale;
     if (Array.isArray(state.Retry)) {
-      retryIntervalOverrides[stateName] = (state.Retry as Array<{ IntervalSeconds?: number }>).map((r) => (r.IntervalSeconds ?? 1) * 1000 * opts.timeScale);
+      retryIntervalOverrides[stateName] = (state.Retry as Array<{ IntervalSeconds?: number }>).map(
+        (r) => (r.IntervalSeconds ?? 1) * 1000 * opts.timeScale,
+      );
     }
     if (state.Type !== 'Task') continue;
     const resource = String(state.Resource);
@@ -112,7 +118,10 @@ export async function startLocalStepFunctions(opts: {
         // is handled below, once the function is done, not reported as unhandled in between.
         waiting.catch(() => undefined);
         const limit = timeoutMs[stateName];
-        const timer = limit !== undefined ? setTimeout(() => close(token, undefined, Object.assign(new Error('task timed out'), { name: 'States.Timeout' })), limit) : undefined;
+        const timer =
+          limit !== undefined
+            ? setTimeout(() => close(token, undefined, Object.assign(new Error('task timed out'), { name: 'States.Timeout' })), limit)
+            : undefined;
         try {
           await fn(payload);
         } catch (err) {
@@ -181,7 +190,12 @@ export async function startLocalStepFunctions(opts: {
       for await (const ev of run.eventLogs) {
         const e = ev as { type: string; timestamp: number; state?: { name: string }; Error?: string };
         if (e.state) current = e.state.name;
-        exec.history.push({ timestamp: e.timestamp, type: e.type, ...(e.state ? { state: e.state.name } : {}), ...(e.Error ? { error: e.Error } : {}) });
+        exec.history.push({
+          timestamp: e.timestamp,
+          type: e.type,
+          ...(e.state ? { state: e.state.name } : {}),
+          ...(e.Error ? { error: e.Error } : {}),
+        });
       }
     })().catch(() => undefined);
     run.result.then(
@@ -199,7 +213,8 @@ export async function startLocalStepFunctions(opts: {
 
   const actions: Record<string, (b: Record<string, unknown>) => unknown> = {
     StartExecution: (b) => {
-      if (b.stateMachineArn !== stateMachineArn) throw new ApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${String(b.stateMachineArn)}'`);
+      if (b.stateMachineArn !== stateMachineArn)
+        throw new ApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${String(b.stateMachineArn)}'`);
       const e = start(String(b.name ?? randomUUID()), String(b.input ?? '{}'));
       return { executionArn: e.executionArn, startDate: e.startDate / 1000 };
     },
@@ -207,8 +222,15 @@ export async function startLocalStepFunctions(opts: {
       const e = byArn.get(String(b.executionArn));
       if (!e) throw new ApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${String(b.executionArn)}'`);
       return {
-        executionArn: e.executionArn, stateMachineArn, name: e.name, status: e.status, startDate: e.startDate / 1000, input: e.input,
-        ...(e.stopDate ? { stopDate: e.stopDate / 1000 } : {}), ...(e.output ? { output: e.output } : {}), ...(e.error ? { error: e.error, cause: e.cause } : {}),
+        executionArn: e.executionArn,
+        stateMachineArn,
+        name: e.name,
+        status: e.status,
+        startDate: e.startDate / 1000,
+        input: e.input,
+        ...(e.stopDate ? { stopDate: e.stopDate / 1000 } : {}),
+        ...(e.output ? { output: e.output } : {}),
+        ...(e.error ? { error: e.error, cause: e.cause } : {}),
       };
     },
     GetExecutionHistory: (b) => {
@@ -216,8 +238,11 @@ export async function startLocalStepFunctions(opts: {
       if (!e) throw new ApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${String(b.executionArn)}'`);
       return {
         events: e.history.map((h, i) => ({
-          id: i + 1, timestamp: h.timestamp / 1000, type: h.type,
-          ...(h.state ? { stateEnteredEventDetails: { name: h.state } } : {}), ...(h.error ? { executionFailedEventDetails: { error: h.error } } : {}),
+          id: i + 1,
+          timestamp: h.timestamp / 1000,
+          type: h.type,
+          ...(h.state ? { stateEnteredEventDetails: { name: h.state } } : {}),
+          ...(h.error ? { executionFailedEventDetails: { error: h.error } } : {}),
         })),
       };
     },

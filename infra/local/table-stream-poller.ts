@@ -16,7 +16,9 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 export async function enableTableStream(endpoint: string, tableName: string): Promise<string> {
   const client = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1' });
   try {
-    await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } }));
+    await client.send(
+      new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } }),
+    );
     const arn = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.LatestStreamArn;
     if (!arn) throw new Error(`DynamoDB Local gave table ${tableName} no stream`);
     return arn;
@@ -25,7 +27,10 @@ export async function enableTableStream(endpoint: string, tableName: string): Pr
   }
 }
 
-interface StreamShard { ShardId: string; ParentShardId?: string }
+interface StreamShard {
+  ShardId: string;
+  ParentShardId?: string;
+}
 
 export function pollTableStream(opts: {
   endpoint: string;
@@ -65,7 +70,11 @@ export function pollTableStream(opts: {
     const d = await call<{ StreamDescription: { Shards: StreamShard[] } }>('DescribeStream', { StreamArn: opts.streamArn });
     for (const s of d.StreamDescription.Shards) {
       if (iterators.has(s.ShardId)) continue;
-      const it = await call<{ ShardIterator?: string }>('GetShardIterator', { StreamArn: opts.streamArn, ShardId: s.ShardId, ShardIteratorType: 'TRIM_HORIZON' });
+      const it = await call<{ ShardIterator?: string }>('GetShardIterator', {
+        StreamArn: opts.streamArn,
+        ShardId: s.ShardId,
+        ShardIteratorType: 'TRIM_HORIZON',
+      });
       iterators.set(s.ShardId, it.ShardIterator ?? null);
     }
   };
@@ -78,7 +87,11 @@ export function pollTableStream(opts: {
       try {
         const res = await opts.handler({ Records: batch });
         const first = res?.batchItemFailures?.[0]?.itemIdentifier;
-        if (first !== undefined) failedAt = Math.max(0, batch.findIndex((r) => r.dynamodb?.SequenceNumber === first));
+        if (first !== undefined)
+          failedAt = Math.max(
+            0,
+            batch.findIndex((r) => r.dynamodb?.SequenceNumber === first),
+          );
       } catch (err) {
         opts.log?.(`stream consumer failed: ${(err as Error).message}`);
         failedAt = 0;
@@ -96,9 +109,14 @@ export function pollTableStream(opts: {
         for (const [shard, iterator] of iterators) {
           if (!running) break;
           if (iterator) {
-            const r = await call<{ Records?: DynamoDBRecord[]; NextShardIterator?: string }>('GetRecords', { ShardIterator: iterator, Limit: 1000 });
+            const r = await call<{ Records?: DynamoDBRecord[]; NextShardIterator?: string }>('GetRecords', {
+              ShardIterator: iterator,
+              Limit: 1000,
+            });
             iterators.set(shard, r.NextShardIterator ?? null);
-            const kept = (r.Records ?? []).filter((rec) => entities.has(String((rec.dynamodb?.NewImage as Record<string, { S?: string }> | undefined)?.entity?.S ?? '')));
+            const kept = (r.Records ?? []).filter((rec) =>
+              entities.has(String((rec.dynamodb?.NewImage as Record<string, { S?: string }> | undefined)?.entity?.S ?? '')),
+            );
             if (kept.length) pending.set(shard, [...(pending.get(shard) ?? []), ...kept]);
           }
           await handle(shard);

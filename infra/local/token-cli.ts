@@ -29,7 +29,14 @@ async function main() {
     ...(values.sub ? { sub: values.sub } : {}),
     ...(values.cooperative ? { cooperative_id: values.cooperative } : {}),
     ...(values.mfi ? { mfi_id: values.mfi } : {}),
-    ...(values.duties ? { duties: values.duties.split(',').map((d) => d.trim().toUpperCase()).filter(Boolean) } : {}),
+    ...(values.duties
+      ? {
+          duties: values.duties
+            .split(',')
+            .map((d) => d.trim().toUpperCase())
+            .filter(Boolean),
+        }
+      : {}),
   };
   process.stdout.write(`${await signDevToken(claims, ttl)}\n`);
 }

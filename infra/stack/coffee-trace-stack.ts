@@ -97,7 +97,8 @@ export class CoffeeTraceStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
     const problems = manifestProblems();
-    if (problems.length > 0) throw new Error(`Cannot synthesize ${id}: the manifest (shared/manifest.ts) is inconsistent: ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new Error(`Cannot synthesize ${id}: the manifest (shared/manifest.ts) is inconsistent: ${problems.join('; ')}`);
     const specs = functionSpecs();
     const missing = missingFunctionEntries(specs.map((s) => s.fn));
     if (missing.length > 0) {
@@ -110,12 +111,21 @@ export class CoffeeTraceStack extends Stack {
     const consumers = queueConsumers();
     const sixTimes = (q: QueueName) => Duration.seconds(6 * consumers[q].timeoutSeconds);
     this.stateful = new StatefulResources(this, 'Stateful', {
-      queueVisibility: { 'payout-request-queue': sixTimes('payout-request-queue'), 'ledger-write-queue': sixTimes('ledger-write-queue'), 'dds-filing-queue': sixTimes('dds-filing-queue'), 'outbound-webhook-queue': sixTimes('outbound-webhook-queue'), 'evidence-pin-queue': sixTimes('evidence-pin-queue') },
+      queueVisibility: {
+        'payout-request-queue': sixTimes('payout-request-queue'),
+        'ledger-write-queue': sixTimes('ledger-write-queue'),
+        'dds-filing-queue': sixTimes('dds-filing-queue'),
+        'outbound-webhook-queue': sixTimes('outbound-webhook-queue'),
+        'evidence-pin-queue': sixTimes('evidence-pin-queue'),
+      },
       managerSubscriptions: settings.managerSubscriptions,
     });
 
     const service = new Construct(this, 'Service');
-    this.api = new ServiceApi(service, 'Http', { docsBaseUrlParam: settings.docsBaseUrlParam, publicBaseUrlParam: settings.publicBaseUrlParam });
+    this.api = new ServiceApi(service, 'Http', {
+      docsBaseUrlParam: settings.docsBaseUrlParam,
+      publicBaseUrlParam: settings.publicBaseUrlParam,
+    });
     const stateMachineArn = payoutStateMachineArn(this);
     // The own copy of evidence (docs/api/evidence.md#evidence-on-ipfs): the evidence bucket, Object Lock by context.
     const evidence = new EvidenceStore(this, 'Evidence');
@@ -145,12 +155,20 @@ export class CoffeeTraceStack extends Stack {
         environment: common,
         readsSecrets: spec.readsSecrets,
       });
-      bindNeeds(f, spec.needs, { stateful: this.stateful, settings, payoutStateMachineArn: stateMachineArn, evidenceBucket: evidence.bucket, evidenceUploads });
+      bindNeeds(f, spec.needs, {
+        stateful: this.stateful,
+        settings,
+        payoutStateMachineArn: stateMachineArn,
+        evidenceBucket: evidence.bucket,
+        evidenceUploads,
+      });
       functions.set(spec.fn, f);
     }
     this.functions = functions;
     // Nested stack of invoke permissions and schedules (file comment); it takes the function ARNs and the API id as parameters.
-    this.triggers = new NestedStack(this, 'Triggers', { description: 'Coffee trace: API Gateway invoke permissions of the routes and schedules of the scheduled workers' });
+    this.triggers = new NestedStack(this, 'Triggers', {
+      description: 'Coffee trace: API Gateway invoke permissions of the routes and schedules of the scheduled workers',
+    });
     const fnOf = (fn: string) => {
       const f = functions.get(fn);
       if (!f) throw new Error(`No function ${fn}`);
@@ -167,10 +185,12 @@ export class CoffeeTraceStack extends Stack {
         continue;
       }
       if (w.kind !== 'queue-consumer') continue;
-      fnOf(w.fn).addEventSource(new SqsEventSource(this.stateful.queues[w.queue], {
-        batchSize: w.batchSize,
-        reportBatchItemFailures: true,
-      }));
+      fnOf(w.fn).addEventSource(
+        new SqsEventSource(this.stateful.queues[w.queue], {
+          batchSize: w.batchSize,
+          reportBatchItemFailures: true,
+        }),
+      );
     }
 
     this.api.addRoutes(routes, (fn) => functions.get(fn)?.fn, fnOf(AUTHORIZER_FN), this.triggers);
@@ -180,31 +200,56 @@ export class CoffeeTraceStack extends Stack {
       consumers: workers.flatMap((w) => (w.kind === 'table-stream-consumer' ? [{ def: w, fn: fnOf(w.fn) }] : [])),
       failureQueue: this.stateful.queues['outbound-webhook-queue'].deadLetterQueue?.queue,
     });
-    new RateLimitWaf(this, 'RateLimits', { stage: this.api.api.deploymentStage, docsBaseUrl: this.api.docsBaseUrl, metricPrefix: this.stackName });
+    new RateLimitWaf(this, 'RateLimits', {
+      stage: this.api.api.deploymentStage,
+      docsBaseUrl: this.api.docsBaseUrl,
+      metricPrefix: this.stackName,
+    });
 
     const tasks: Record<string, ReturnType<typeof fnOf>> = {};
     for (const w of workers) if (w.kind === 'state-machine-task') tasks[w.substitution] = fnOf(w.fn);
     this.payout = new PayoutStateMachine(service, 'PayoutLifecycle', { tasks });
     // Dashboard, ops topic and alarms (stage setting alarmsEnabled); after every queue exists: it finds the dead-letter queues.
     this.observability = new Observability(this, 'Observability', {
-      alarmsEnabled: settings.alarmsEnabled, namespace: this.stackName, api: this.api.api, stateMachine: this.payout.stateMachine, functions,
-      ledgerWriteQueue: this.stateful.queues['ledger-write-queue'], opsEmail: readOpsAlarmEmail(this),
+      alarmsEnabled: settings.alarmsEnabled,
+      namespace: this.stackName,
+      api: this.api.api,
+      stateMachine: this.payout.stateMachine,
+      functions,
+      ledgerWriteQueue: this.stateful.queues['ledger-write-queue'],
+      opsEmail: readOpsAlarmEmail(this),
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API (prod stage)' });
     for (const r of routes.filter((x) => x.auth === 'webhook')) {
-      new CfnOutput(this, `WebhookUrl${pascal(r.fn)}`, { value: this.api.urlOf(r.path), description: `Register with the sender: ${r.summary}` });
+      new CfnOutput(this, `WebhookUrl${pascal(r.fn)}`, {
+        value: this.api.urlOf(r.path),
+        description: `Register with the sender: ${r.summary}`,
+      });
     }
     new CfnOutput(this, 'PayoutStateMachineArn', { value: this.payout.stateMachine.stateMachineArn });
-    new CfnOutput(this, 'LedgerSignerKmsKeyId', { value: this.stateful.ledgerSignerKmsKey.keyArn, description: 'The ledger signer KMS key (secp256k1): `npm run ledger-signer-address -- <this ARN>` prints its address, to grant the contracts\' roles and fund' });
-    new CfnOutput(this, 'PayoutProviderCredentialsSecretArn', { value: this.stateful.payoutProviderCredentials.secretArn, description: 'Put {"api_key","api_secret"} here' });
-    new CfnOutput(this, 'PayoutWebhookSecretArn', { value: this.stateful.payoutWebhookSecret.secretArn, description: 'Put the provider\'s whsec_ secret here' });
+    new CfnOutput(this, 'LedgerSignerKmsKeyId', {
+      value: this.stateful.ledgerSignerKmsKey.keyArn,
+      description:
+        "The ledger signer KMS key (secp256k1): `npm run ledger-signer-address -- <this ARN>` prints its address, to grant the contracts' roles and fund",
+    });
+    new CfnOutput(this, 'PayoutProviderCredentialsSecretArn', {
+      value: this.stateful.payoutProviderCredentials.secretArn,
+      description: 'Put {"api_key","api_secret"} here',
+    });
+    new CfnOutput(this, 'PayoutWebhookSecretArn', {
+      value: this.stateful.payoutWebhookSecret.secretArn,
+      description: "Put the provider's whsec_ secret here",
+    });
   }
 }
 
 /** `payout-provider-webhook` → `PayoutProviderWebhook` (construct ids). */
 function pascal(kebab: string): string {
-  return kebab.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+  return kebab
+    .split('-')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
 }
 
 /**

@@ -25,7 +25,10 @@ function readEvidenceObjectLockDays(scope: Construct): number {
   const raw = scope.node.tryGetContext(EVIDENCE_OBJECT_LOCK_CONTEXT) as unknown;
   if (raw === undefined || raw === null || raw === '' || raw === 'off') return 0;
   const days = Number(raw);
-  if (!Number.isInteger(days) || days < 0 || days > 36_500) throw new Error(`context ${EVIDENCE_OBJECT_LOCK_CONTEXT} must be a whole number of days (0 = off, at most 36500), not ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(days) || days < 0 || days > 36_500)
+    throw new Error(
+      `context ${EVIDENCE_OBJECT_LOCK_CONTEXT} must be a whole number of days (0 = off, at most 36500), not ${JSON.stringify(raw)}`,
+    );
   return days;
 }
 
@@ -50,7 +53,8 @@ export class EvidenceStore extends Construct {
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Only the service\'s functions read and write this bucket (IAM grants per function); objects are content-addressed CARs, versioned and optionally under Object Lock, so server access logs (a second bucket) would add nothing the CloudTrail trail of the account does not.',
+      reason:
+        "Only the service's functions read and write this bucket (IAM grants per function); objects are content-addressed CARs, versioned and optionally under Object Lock, so server access logs (a second bucket) would add nothing the CloudTrail trail of the account does not.",
     });
   }
 }

@@ -40,22 +40,27 @@ export class EvidenceUploads extends Construct {
       enforceSSL: true,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{
-        id: 'ExpireUploads',
-        expiration: Duration.days(EVIDENCE_UPLOAD_EXPIRY_DAYS),
-        abortIncompleteMultipartUploadAfter: Duration.days(EVIDENCE_UPLOAD_EXPIRY_DAYS),
-      }],
-      cors: [{
-        allowedMethods: [HttpMethods.PUT],
-        allowedOrigins: props.corsAllowedOrigins ?? ['*'],
-        allowedHeaders: ['content-type', 'content-length'],
-        exposedHeaders: ['etag'],
-        maxAge: 3600,
-      }],
+      lifecycleRules: [
+        {
+          id: 'ExpireUploads',
+          expiration: Duration.days(EVIDENCE_UPLOAD_EXPIRY_DAYS),
+          abortIncompleteMultipartUploadAfter: Duration.days(EVIDENCE_UPLOAD_EXPIRY_DAYS),
+        },
+      ],
+      cors: [
+        {
+          allowedMethods: [HttpMethods.PUT],
+          allowedOrigins: props.corsAllowedOrigins ?? ['*'],
+          allowedHeaders: ['content-type', 'content-length'],
+          exposedHeaders: ['etag'],
+          maxAge: 3600,
+        },
+      ],
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Transient uploads only: each object is written once through a presigned URL the service issued (and recorded in the table with its batch, caller and time), read once by the stage update, and deleted by the lifecycle after 1 day. Server access logs would need a log bucket of their own (stack resource budget); CloudTrail S3 data events can be enabled by the operator.',
+      reason:
+        'Transient uploads only: each object is written once through a presigned URL the service issued (and recorded in the table with its batch, caller and time), read once by the stage update, and deleted by the lifecycle after 1 day. Server access logs would need a log bucket of their own (stack resource budget); CloudTrail S3 data events can be enabled by the operator.',
     });
   }
 }

@@ -98,24 +98,26 @@ export class ServiceApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false, // bodies carry phone numbers: never log them
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.custom(JSON.stringify({
-          requestId: '$context.requestId',
-          extendedRequestId: '$context.extendedRequestId',
-          requestTime: '$context.requestTime',
-          ip: '$context.identity.sourceIp',
-          httpMethod: '$context.httpMethod',
-          resourcePath: '$context.resourcePath',
-          path: '$context.path',
-          status: '$context.status',
-          responseLength: '$context.responseLength',
-          responseLatency: '$context.responseLatency',
-          integrationLatency: '$context.integrationLatency',
-          integrationStatus: '$context.integrationStatus',
-          principalId: '$context.authorizer.principalId',
-          authorizerError: '$context.authorizer.error',
-          errorType: '$context.error.responseType',
-          xrayTraceId: '$context.xrayTraceId',
-        })),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            extendedRequestId: '$context.extendedRequestId',
+            requestTime: '$context.requestTime',
+            ip: '$context.identity.sourceIp',
+            httpMethod: '$context.httpMethod',
+            resourcePath: '$context.resourcePath',
+            path: '$context.path',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            responseLatency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            integrationStatus: '$context.integrationStatus',
+            principalId: '$context.authorizer.principalId',
+            authorizerError: '$context.authorizer.error',
+            errorType: '$context.error.responseType',
+            xrayTraceId: '$context.xrayTraceId',
+          }),
+        ),
       },
     });
 
@@ -140,15 +142,24 @@ export class ServiceApi extends Construct {
     }
 
     Validations.of(this.api).acknowledge(
-      { id: 'AwsSolutions-APIG2', reason: 'Requests are validated in each handler with valibot (the same schemas produce the OpenAPI document), which also answers in the service\'s error envelope with error.details; API Gateway validators could not.' },
-      { id: 'AwsSolutions-COG4', reason: 'Tokens come from an external OIDC issuer (docs/security.md#tokens-and-roles) and are verified by the custom JWT REQUEST authorizer (jose, asymmetric algorithms, pinned issuer and audience), not a Cognito user pool. Webhook and public routes are covered by their own APIG4 acknowledgements.' },
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          "Requests are validated in each handler with valibot (the same schemas produce the OpenAPI document), which also answers in the service's error envelope with error.details; API Gateway validators could not.",
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Tokens come from an external OIDC issuer (docs/security.md#tokens-and-roles) and are verified by the custom JWT REQUEST authorizer (jose, asymmetric algorithms, pinned issuer and audience), not a Cognito user pool. Webhook and public routes are covered by their own APIG4 acknowledgements.',
+      },
     );
     // AwsSolutions-APIG3 needs no acknowledgement: the stack associates a WAFv2 web ACL with the stage (infra/stack/waf.ts).
     const cwRole = this.api.node.tryFindChild('CloudWatchRole');
     if (cwRole) {
       Validations.of(cwRole).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: 'API Gateway\'s account-level CloudWatch role, required for stage access and execution logs; AWS\'s own service-role policy is the documented one for it.',
+        reason:
+          "API Gateway's account-level CloudWatch role, required for stage access and execution logs; AWS's own service-role policy is the documented one for it.",
       });
     }
   }
@@ -160,7 +171,12 @@ export class ServiceApi extends Construct {
    * {@link LambdaProxyIntegration}).
    * @throws Error when a route's function is missing.
    */
-  addRoutes(routes: readonly RouteDef[], fnFor: (fn: string) => IFunction | undefined, authorizerFn: IFunction, permissionScope: Construct): void {
+  addRoutes(
+    routes: readonly RouteDef[],
+    fnFor: (fn: string) => IFunction | undefined,
+    authorizerFn: IFunction,
+    permissionScope: Construct,
+  ): void {
     const authorizer = new RequestAuthorizer(this, 'JwtAuthorizer', {
       handler: authorizerFn,
       identitySources: [IdentitySource.header('Authorization')],
@@ -170,19 +186,22 @@ export class ServiceApi extends Construct {
     for (const route of routes) {
       const fn = fnFor(route.fn);
       if (!fn) throw new Error(`No function ${route.fn} for ${route.method} ${route.path}`);
-      const method = this.api.root.resourceForPath(route.path).addMethod(
-        route.method,
-        new LambdaProxyIntegration(fn, permissionScope),
-        route.auth === 'jwt'
-          ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
-          : { authorizationType: AuthorizationType.NONE },
-      );
+      const method = this.api.root
+        .resourceForPath(route.path)
+        .addMethod(
+          route.method,
+          new LambdaProxyIntegration(fn, permissionScope),
+          route.auth === 'jwt'
+            ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
+            : { authorizationType: AuthorizationType.NONE },
+        );
       if (route.auth !== 'jwt') {
         Validations.of(method).acknowledge({
           id: 'AwsSolutions-APIG4',
-          reason: route.auth === 'webhook'
-            ? `${route.method} ${route.path} is called by the provider, which holds no JWT: the handler verifies the Standard Webhooks signature (docs/api/inbound-webhooks.md#payout-provider-webhook) and answers 401 INVALID_SIGNATURE.`
-            : `${route.method} ${route.path} is public documentation (docs/api/conventions.md#http-and-errors: error.docs links must open without a token).`,
+          reason:
+            route.auth === 'webhook'
+              ? `${route.method} ${route.path} is called by the provider, which holds no JWT: the handler verifies the Standard Webhooks signature (docs/api/inbound-webhooks.md#payout-provider-webhook) and answers 401 INVALID_SIGNATURE.`
+              : `${route.method} ${route.path} is public documentation (docs/api/conventions.md#http-and-errors: error.docs links must open without a token).`,
         });
       }
     }
@@ -204,7 +223,10 @@ export class ServiceApi extends Construct {
  * stack receives the function ARNs and the API id as parameters.
  */
 class LambdaProxyIntegration extends AwsIntegration {
-  constructor(private readonly handler: IFunction, private readonly permissionScope: Construct) {
+  constructor(
+    private readonly handler: IFunction,
+    private readonly permissionScope: Construct,
+  ) {
     super({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${handler.functionArn}/invocations` });
   }
 

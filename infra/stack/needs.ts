@@ -41,7 +41,15 @@ export const TABLE_DENIED_ACTIONS = ['dynamodb:DeleteItem', 'dynamodb:BatchWrite
 const AUDIT_PARTITION_PATTERN = `${keys.auditPartition('')}*`;
 
 /** Every action that can write an item: denied on `AUDIT#*` to roles without `audit:append`. */
-const ITEM_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'];
+const ITEM_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:PartiQLInsert',
+  'dynamodb:PartiQLUpdate',
+  'dynamodb:PartiQLDelete',
+];
 
 /** Denied on `AUDIT#*` even to appenders: an entry, once put, never changes. */
 const AUDIT_APPENDER_DENIED_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'];
@@ -106,28 +114,40 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
   const deletable = deletablePartitions(needSet);
   if (deletable.length > 0) {
     // Deletes only where the role's needs allow: allowed when every leading key matches, denied when any does not.
-    role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS.filter((a) => a !== 'dynamodb:DeleteItem'), resources: tableResources }));
-    role.addToPrincipalPolicy(new PolicyStatement({
-      effect: Effect.DENY,
-      actions: ['dynamodb:DeleteItem'],
-      resources: tableResources,
-      conditions: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': deletable } },
-    }));
-    role.addToPrincipalPolicy(new PolicyStatement({
-      actions: ['dynamodb:DeleteItem'],
-      resources: [s.table.tableArn],
-      // ForAllValues is true for a request without the key: require it (every DeleteItem carries it).
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': deletable }, Null: { 'dynamodb:LeadingKeys': 'false' } },
-    }));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.DENY,
+        actions: TABLE_DENIED_ACTIONS.filter((a) => a !== 'dynamodb:DeleteItem'),
+        resources: tableResources,
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.DENY,
+        actions: ['dynamodb:DeleteItem'],
+        resources: tableResources,
+        conditions: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': deletable } },
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:DeleteItem'],
+        resources: [s.table.tableArn],
+        // ForAllValues is true for a request without the key: require it (every DeleteItem carries it).
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': deletable }, Null: { 'dynamodb:LeadingKeys': 'false' } },
+      }),
+    );
   } else {
     role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.DENY, actions: TABLE_DENIED_ACTIONS, resources: tableResources }));
   }
-  role.addToPrincipalPolicy(new PolicyStatement({
-    effect: Effect.DENY,
-    actions: needSet.has('audit:append') ? AUDIT_APPENDER_DENIED_ACTIONS : ITEM_WRITE_ACTIONS,
-    resources: tableResources,
-    conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION_PATTERN] } },
-  }));
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: needSet.has('audit:append') ? AUDIT_APPENDER_DENIED_ACTIONS : ITEM_WRITE_ACTIONS,
+      resources: tableResources,
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION_PATTERN] } },
+    }),
+  );
 
   const values = needEnvValues(t);
   const secrets = needSecrets(s);
@@ -176,8 +196,17 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
           'evidence-archive:read': { actions: ['s3:GetObject'], prefixes: ['car/'], list: true },
           'evidence-files:read': { actions: ['s3:GetObject'], prefixes: ['files/'], list: true },
         }[need];
-        role.addToPrincipalPolicy(new PolicyStatement({ actions: grant.actions, resources: grant.prefixes.map((p) => t.evidenceBucket.arnForObjects(`${p}*`)) }));
-        if (grant.list) role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [t.evidenceBucket.bucketArn], conditions: { StringLike: { 's3:prefix': grant.prefixes.map((p) => `${p}*`) } } }));
+        role.addToPrincipalPolicy(
+          new PolicyStatement({ actions: grant.actions, resources: grant.prefixes.map((p) => t.evidenceBucket.arnForObjects(`${p}*`)) }),
+        );
+        if (grant.list)
+          role.addToPrincipalPolicy(
+            new PolicyStatement({
+              actions: ['s3:ListBucket'],
+              resources: [t.evidenceBucket.bucketArn],
+              conditions: { StringLike: { 's3:prefix': grant.prefixes.map((p) => `${p}*`) } },
+            }),
+          );
         if (need === 'pin-store') s.queues['evidence-pin-queue'].grantSendMessages(role);
         const bucketId = Stack.of(role).resolve(Stack.of(role).getLogicalId(t.evidenceBucket.node.defaultChild as CfnBucket)) as string;
         for (const p of grant.prefixes) {
@@ -205,11 +234,19 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'evidence-uploads:read': {
         // Exactly PutObject (presigned URLs act with this role's rights) or GetObject, under the uploads prefix only.
         const action = need === 'evidence-uploads:presign' ? 's3:PutObject' : 's3:GetObject';
-        role.addToPrincipalPolicy(new PolicyStatement({ actions: [action], resources: [t.evidenceUploads.bucket.arnForObjects(`${EVIDENCE_UPLOADS_PREFIX}*`)] }));
+        role.addToPrincipalPolicy(
+          new PolicyStatement({ actions: [action], resources: [t.evidenceUploads.bucket.arnForObjects(`${EVIDENCE_UPLOADS_PREFIX}*`)] }),
+        );
         if (need === 'evidence-uploads:read') {
           // Without ListBucket S3 answers 403, not 404, for an upload that never arrived: the reader must see
           // "missing" (EVIDENCE_UPLOAD_INVALID), not an error. Listing is limited to the uploads prefix.
-          role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [t.evidenceUploads.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${EVIDENCE_UPLOADS_PREFIX}*`] } } }));
+          role.addToPrincipalPolicy(
+            new PolicyStatement({
+              actions: ['s3:ListBucket'],
+              resources: [t.evidenceUploads.bucket.bucketArn],
+              conditions: { StringLike: { 's3:prefix': [`${EVIDENCE_UPLOADS_PREFIX}*`] } },
+            }),
+          );
         }
         Validations.of(role).acknowledge({
           // cdk-nag names the finding by the bucket's logical id: AwsSolutions-IAM5[Resource::<EvidenceUploadsBucket….Arn>/evidence-uploads/*].
@@ -221,22 +258,34 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'ledger':
       case 'vault':
         // The ledger signer signs in KMS: only functions that send ledger transactions (the single ledger writer) may use it.
-        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [s.ledgerSignerKmsKey.keyArn] }));
+        role.addToPrincipalPolicy(
+          new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [s.ledgerSignerKmsKey.keyArn] }),
+        );
         break;
       case 'outbound-secrets:seal':
         // Data keys for new secrets only, and only bound to an endpoint id (the encryption context the sealer uses).
-        role.addToPrincipalPolicy(new PolicyStatement({
-          actions: ['kms:GenerateDataKey'],
-          resources: [s.outboundSecretsKey.keyArn],
-          conditions: { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] }, Null: { 'kms:EncryptionContext:endpoint_id': 'false' } },
-        }));
+        role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: ['kms:GenerateDataKey'],
+            resources: [s.outboundSecretsKey.keyArn],
+            conditions: {
+              'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] },
+              Null: { 'kms:EncryptionContext:endpoint_id': 'false' },
+            },
+          }),
+        );
         break;
       case 'outbound-secrets:open':
-        role.addToPrincipalPolicy(new PolicyStatement({
-          actions: ['kms:Decrypt'],
-          resources: [s.outboundSecretsKey.keyArn],
-          conditions: { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] }, Null: { 'kms:EncryptionContext:endpoint_id': 'false' } },
-        }));
+        role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: ['kms:Decrypt'],
+            resources: [s.outboundSecretsKey.keyArn],
+            conditions: {
+              'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] },
+              Null: { 'kms:EncryptionContext:endpoint_id': 'false' },
+            },
+          }),
+        );
         break;
       case 'ledger:read':
       case 'vault:read':

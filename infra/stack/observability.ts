@@ -113,16 +113,25 @@ export class Observability extends Construct {
     super(scope, id);
     // The main stack: its name makes the dashboard and alarm names, and its queues are the ones watched.
     const stack = Stack.of(this);
-    const nested = new NestedStack(this, 'Alarms', { description: `${stack.stackName}: log metric filters, ops alarm topic and its key, alarms` });
+    const nested = new NestedStack(this, 'Alarms', {
+      description: `${stack.stackName}: log metric filters, ops alarm topic and its key, alarms`,
+    });
     this.nested = nested;
     const ns = props.namespace;
     const service = { [SERVICE_DIMENSION]: 'coffee-trace' };
-    const metric = (name: MetricName | typeof FORGED_EVENT_METRIC | typeof PARKED_METRIC, statistic: string, period = Duration.minutes(5), dims: Record<string, string> = service, label?: string) =>
-      new Metric({ namespace: ns, metricName: name, dimensionsMap: dims, statistic, period, ...(label ? { label } : {}) });
-    const search = (name: MetricName, dims: string[], label: string) => new MathExpression({
-      expression: `SEARCH('{${ns},${[SERVICE_DIMENSION, ...dims].join(',')}} MetricName="${name}"', 'Sum', 300)`,
-      label, period: Duration.minutes(5),
-    });
+    const metric = (
+      name: MetricName | typeof FORGED_EVENT_METRIC | typeof PARKED_METRIC,
+      statistic: string,
+      period = Duration.minutes(5),
+      dims: Record<string, string> = service,
+      label?: string,
+    ) => new Metric({ namespace: ns, metricName: name, dimensionsMap: dims, statistic, period, ...(label ? { label } : {}) });
+    const search = (name: MetricName, dims: string[], label: string) =>
+      new MathExpression({
+        expression: `SEARCH('{${ns},${[SERVICE_DIMENSION, ...dims].join(',')}} MetricName="${name}"', 'Sum', 300)`,
+        label,
+        period: Duration.minutes(5),
+      });
 
     // Forged or mismatched events: the use cases' alarm log keys, in the functions that log them.
     const forgedPattern = FilterPattern.any(...FORGED_EVENT_ALARM_KEYS.map((k) => FilterPattern.stringValue('$.alarm', '=', k)));
@@ -146,7 +155,13 @@ export class Observability extends Construct {
     for (const fn of ['ledger-writer', 'chain-event-watcher']) {
       const f = props.functions.get(fn);
       if (!f) continue;
-      new MetricFilter(nested, `Parked${pascal(fn)}`, { logGroup: f.logGroup, filterPattern: parkedPattern, metricNamespace: ns, metricName: PARKED_METRIC, metricValue: '1' });
+      new MetricFilter(nested, `Parked${pascal(fn)}`, {
+        logGroup: f.logGroup,
+        filterPattern: parkedPattern,
+        metricNamespace: ns,
+        metricName: PARKED_METRIC,
+        metricValue: '1',
+      });
     }
     const parked = new Metric({ namespace: ns, metricName: PARKED_METRIC, statistic: 'Sum', period: Duration.minutes(5) });
     const oldestPending = metric('LedgerOldestPendingAge', 'Maximum', Duration.minutes(5), service, 'oldest open write (s)');
@@ -155,14 +170,27 @@ export class Observability extends Construct {
     const sm = props.stateMachine;
     const api = props.api;
 
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${stack.stackName}-operations`, defaultInterval: Duration.hours(6) });
-    this.dashboard.addWidgets(new TextWidget({
-      width: 24, height: 2,
-      markdown: `# ${stack.stackName}: operations\nBusiness metrics (namespace \`${ns}\`, EMF from the functions), API, payout state machine, queues. docs/operations.md#operating explains each metric and alarm.`,
-    }));
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `${stack.stackName}-operations`,
+      defaultInterval: Duration.hours(6),
+    });
     this.dashboard.addWidgets(
-      graph('Payouts', [metric('PayoutsCreated', 'Sum', undefined, service, 'created'), metric('PayoutsCompleted', 'Sum', undefined, service, 'completed'), metric('PayoutsFailed', 'Sum', undefined, service, 'attempts failed')]),
-      graph('Payout time to COMPLETED (ms)', [metric('PayoutTimeToCompleted', 'p50', undefined, service, 'p50'), metric('PayoutTimeToCompleted', 'p95', undefined, service, 'p95')]),
+      new TextWidget({
+        width: 24,
+        height: 2,
+        markdown: `# ${stack.stackName}: operations\nBusiness metrics (namespace \`${ns}\`, EMF from the functions), API, payout state machine, queues. docs/operations.md#operating explains each metric and alarm.`,
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph('Payouts', [
+        metric('PayoutsCreated', 'Sum', undefined, service, 'created'),
+        metric('PayoutsCompleted', 'Sum', undefined, service, 'completed'),
+        metric('PayoutsFailed', 'Sum', undefined, service, 'attempts failed'),
+      ]),
+      graph('Payout time to COMPLETED (ms)', [
+        metric('PayoutTimeToCompleted', 'p50', undefined, service, 'p50'),
+        metric('PayoutTimeToCompleted', 'p95', undefined, service, 'p95'),
+      ]),
       graph('Manual reviews', [metric('ManualReviews', 'Sum', Duration.hours(1), service, 'per hour')]),
     );
     this.dashboard.addWidgets(
@@ -171,45 +199,95 @@ export class Observability extends Construct {
       graph('Outbound webhook delivery failures', [search('OutboundDeliveryFailures', ['reason'], '')]),
     );
     this.dashboard.addWidgets(
-      graph('Ledger writes', [metric('LedgerWriteLag', 'p95', undefined, service, 'lag p95 (ms)'), metric('LedgerWriteLag', 'Maximum', undefined, service, 'lag max (ms)')],
-        [metric('LedgerWriteRetries', 'Sum', undefined, service, 'retries'), props.ledgerWriteQueue.metricApproximateAgeOfOldestMessage({ label: 'oldest queued (s)' })]),
-      graph('Oldest open ledger write (s) and parked', [oldestPending],
-        [metric('LedgerWritesParked', 'Sum', undefined, service, 'ledger writes parked'), metric('ChainEventsParked', 'Sum', undefined, service, 'chain events parked')]),
-      graph('DDS filings', (['FILED', 'AVAILABLE', 'REJECTED'] as const).map((o) => metric('DdsFilings', 'Sum', undefined, { ...service, outcome: o }, o))),
-      graph('Evidence pins', (['PINNED', 'FAILED', 'ROOT_MISMATCH'] as const).map((o) => metric('EvidencePins', 'Sum', undefined, { ...service, outcome: o }, o))),
-      graph('Dead-letter queues (messages)', dlqs.map((q) => q.metricApproximateNumberOfMessagesVisible({ label: queueLabel(q), statistic: 'Maximum' }))),
+      graph(
+        'Ledger writes',
+        [
+          metric('LedgerWriteLag', 'p95', undefined, service, 'lag p95 (ms)'),
+          metric('LedgerWriteLag', 'Maximum', undefined, service, 'lag max (ms)'),
+        ],
+        [
+          metric('LedgerWriteRetries', 'Sum', undefined, service, 'retries'),
+          props.ledgerWriteQueue.metricApproximateAgeOfOldestMessage({ label: 'oldest queued (s)' }),
+        ],
+      ),
+      graph(
+        'Oldest open ledger write (s) and parked',
+        [oldestPending],
+        [
+          metric('LedgerWritesParked', 'Sum', undefined, service, 'ledger writes parked'),
+          metric('ChainEventsParked', 'Sum', undefined, service, 'chain events parked'),
+        ],
+      ),
+      graph(
+        'DDS filings',
+        (['FILED', 'AVAILABLE', 'REJECTED'] as const).map((o) => metric('DdsFilings', 'Sum', undefined, { ...service, outcome: o }, o)),
+      ),
+      graph(
+        'Evidence pins',
+        (['PINNED', 'FAILED', 'ROOT_MISMATCH'] as const).map((o) =>
+          metric('EvidencePins', 'Sum', undefined, { ...service, outcome: o }, o),
+        ),
+      ),
+      graph(
+        'Dead-letter queues (messages)',
+        dlqs.map((q) => q.metricApproximateNumberOfMessagesVisible({ label: queueLabel(q), statistic: 'Maximum' })),
+      ),
     );
     this.dashboard.addWidgets(
-      graph('API requests', [api.metricCount({ label: 'requests' }), api.metricClientError({ label: '4xx' }), api.metricServerError({ label: '5xx' })]),
-      graph('API latency (ms)', [api.metricLatency({ statistic: 'p50', label: 'p50' }), api.metricLatency({ statistic: 'p95', label: 'p95' })]),
-      graph('Payout state machine', [sm.metricStarted({ label: 'started' }), sm.metricSucceeded({ label: 'succeeded' }), sm.metricFailed({ label: 'failed' }), sm.metricTimedOut({ label: 'timed out' })]),
+      graph('API requests', [
+        api.metricCount({ label: 'requests' }),
+        api.metricClientError({ label: '4xx' }),
+        api.metricServerError({ label: '5xx' }),
+      ]),
+      graph('API latency (ms)', [
+        api.metricLatency({ statistic: 'p50', label: 'p50' }),
+        api.metricLatency({ statistic: 'p95', label: 'p95' }),
+      ]),
+      graph('Payout state machine', [
+        sm.metricStarted({ label: 'started' }),
+        sm.metricSucceeded({ label: 'succeeded' }),
+        sm.metricFailed({ label: 'failed' }),
+        sm.metricTimedOut({ label: 'timed out' }),
+      ]),
     );
 
     if (!props.alarmsEnabled) {
-      this.dashboard.addWidgets(new TextWidget({ width: 24, height: 1, markdown: 'Alarms are off in this stage (stage setting `alarmsEnabled`).' }));
+      this.dashboard.addWidgets(
+        new TextWidget({ width: 24, height: 1, markdown: 'Alarms are off in this stage (stage setting `alarmsEnabled`).' }),
+      );
       return;
     }
 
     // The ops topic: encrypted with its own key, which CloudWatch may use (alarms cannot publish to a topic under the AWS managed key).
     const key = new Key(nested, 'OpsTopicKey', { description: `${stack.stackName} ops alarm topic`, enableKeyRotation: true });
-    key.addToResourcePolicy(new PolicyStatement({
-      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-      resources: ['*'],
-      conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
-    }));
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+    );
     const topic = new Topic(nested, 'OpsTopic', { displayName: `${stack.stackName}: operations alarms`, masterKey: key, enforceSSL: true });
-    topic.addToResourcePolicy(new PolicyStatement({
-      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['sns:Publish'],
-      resources: [topic.topicArn],
-      conditions: { ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` } },
-    }));
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: { ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` } },
+      }),
+    );
     if (props.opsEmail) new Subscription(nested, 'OpsEmail', { topic, protocol: SubscriptionProtocol.EMAIL, endpoint: props.opsEmail });
     this.opsTopic = topic;
     const action = new SnsAction(topic);
 
-    const alarm = (id: string, m: IMetric, threshold: number, description: string, opts: { periods?: number; datapoints?: number; op?: ComparisonOperator } = {}) => {
+    const alarm = (
+      id: string,
+      m: IMetric,
+      threshold: number,
+      description: string,
+      opts: { periods?: number; datapoints?: number; op?: ComparisonOperator } = {},
+    ) => {
       const a = new Alarm(nested, id, {
         alarmName: `${stack.stackName}-${id}`,
         alarmDescription: description,
@@ -227,36 +305,81 @@ export class Observability extends Construct {
     };
 
     for (const q of dlqs) {
-      alarm(`Dlq${pascal(queueLabel(q))}NotEmpty`, q.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) }), 1,
-        `Dead-letter queue ${queueLabel(q)} holds messages: their work failed every retry. Read them in the SQS console, fix the cause, then redrive them to the source queue.`);
+      alarm(
+        `Dlq${pascal(queueLabel(q))}NotEmpty`,
+        q.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) }),
+        1,
+        `Dead-letter queue ${queueLabel(q)} holds messages: their work failed every retry. Read them in the SQS console, fix the cause, then redrive them to the source queue.`,
+      );
     }
-    alarm('PayoutTimeToCompletedP95', metric('PayoutTimeToCompleted', 'p95', Duration.minutes(15)), TIME_TO_COMPLETED_P95_MS,
+    alarm(
+      'PayoutTimeToCompletedP95',
+      metric('PayoutTimeToCompleted', 'p95', Duration.minutes(15)),
+      TIME_TO_COMPLETED_P95_MS,
       `Payouts take more than ${TIME_TO_COMPLETED_P95_MS / 1000} s from creation to COMPLETED (p95 over 15 minutes): the payout provider is slow or its settlement webhooks are not arriving (check WebhookRejections and the provider's status).`,
-      { op: ComparisonOperator.GREATER_THAN_THRESHOLD });
-    alarm('ManualReviews', metric('ManualReviews', 'Sum', Duration.hours(1)), MANUAL_REVIEW_ALARM_THRESHOLD,
-      `${MANUAL_REVIEW_ALARM_THRESHOLD} or more payouts went to manual review within an hour: look for a provider outage or bad phone data; managers resolve each one with POST /payments/farmer-payout/{id}/resolve.`);
-    alarm('Api5xxRate', api.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }), API_5XX_RATE_THRESHOLD,
+      { op: ComparisonOperator.GREATER_THAN_THRESHOLD },
+    );
+    alarm(
+      'ManualReviews',
+      metric('ManualReviews', 'Sum', Duration.hours(1)),
+      MANUAL_REVIEW_ALARM_THRESHOLD,
+      `${MANUAL_REVIEW_ALARM_THRESHOLD} or more payouts went to manual review within an hour: look for a provider outage or bad phone data; managers resolve each one with POST /payments/farmer-payout/{id}/resolve.`,
+    );
+    alarm(
+      'Api5xxRate',
+      api.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }),
+      API_5XX_RATE_THRESHOLD,
       `More than ${API_5XX_RATE_THRESHOLD * 100} % of API requests answered 5xx in two of the last three 5-minute periods: check the functions' errors on the dashboard and their logs by request_id.`,
-      { periods: 3, datapoints: 2, op: ComparisonOperator.GREATER_THAN_THRESHOLD });
-    alarm('PayoutStateMachineFailures', new MathExpression({
-      expression: 'failed + timedOut + aborted',
-      usingMetrics: { failed: sm.metricFailed({ period: Duration.minutes(5) }), timedOut: sm.metricTimedOut({ period: Duration.minutes(5) }), aborted: sm.metricAborted({ period: Duration.minutes(5) }) },
-      period: Duration.minutes(5),
-      label: 'executions failed, timed out or aborted',
-    }), 1, 'A payout lifecycle execution failed, timed out or was aborted: open it in the Step Functions console; reconciliation picks the payout up, but the cause needs a look.');
-    alarm('LedgerWriterLag', metric('LedgerWriteLag', 'Maximum', Duration.minutes(5)), LEDGER_LAG_ALARM_MS,
+      { periods: 3, datapoints: 2, op: ComparisonOperator.GREATER_THAN_THRESHOLD },
+    );
+    alarm(
+      'PayoutStateMachineFailures',
+      new MathExpression({
+        expression: 'failed + timedOut + aborted',
+        usingMetrics: {
+          failed: sm.metricFailed({ period: Duration.minutes(5) }),
+          timedOut: sm.metricTimedOut({ period: Duration.minutes(5) }),
+          aborted: sm.metricAborted({ period: Duration.minutes(5) }),
+        },
+        period: Duration.minutes(5),
+        label: 'executions failed, timed out or aborted',
+      }),
+      1,
+      'A payout lifecycle execution failed, timed out or was aborted: open it in the Step Functions console; reconciliation picks the payout up, but the cause needs a look.',
+    );
+    alarm(
+      'LedgerWriterLag',
+      metric('LedgerWriteLag', 'Maximum', Duration.minutes(5)),
+      LEDGER_LAG_ALARM_MS,
       `A ledger write took more than ${LEDGER_LAG_ALARM_MS / 60_000} minutes from commit to mined: the RPC endpoint or the chain is slow, or the signer lacks gas.`,
-      { op: ComparisonOperator.GREATER_THAN_THRESHOLD });
-    alarm('LedgerWriteQueueAge', props.ledgerWriteQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(5) }), LEDGER_QUEUE_AGE_ALARM_SECONDS,
+      { op: ComparisonOperator.GREATER_THAN_THRESHOLD },
+    );
+    alarm(
+      'LedgerWriteQueueAge',
+      props.ledgerWriteQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(5) }),
+      LEDGER_QUEUE_AGE_ALARM_SECONDS,
       `The oldest ledger write has waited more than ${LEDGER_QUEUE_AGE_ALARM_SECONDS / 60} minutes: the single ledger writer is stuck (ledger down, signer out of gas, a write retried forever); see its logs.`,
-      { op: ComparisonOperator.GREATER_THAN_THRESHOLD });
-    alarm('LedgerOldestPendingWrite', metric('LedgerOldestPendingAge', 'Maximum', Duration.minutes(5)), LEDGER_OLDEST_PENDING_ALARM_SECONDS,
+      { op: ComparisonOperator.GREATER_THAN_THRESHOLD },
+    );
+    alarm(
+      'LedgerOldestPendingWrite',
+      metric('LedgerOldestPendingAge', 'Maximum', Duration.minutes(5)),
+      LEDGER_OLDEST_PENDING_ALARM_SECONDS,
       `The oldest open ledger write was committed more than ${LEDGER_OLDEST_PENDING_ALARM_SECONDS / 60} minutes ago (LedgerOldestPendingAge, from the ledger-write reconciler): the single ledger writer is not landing writes (ledger down, signer out of gas, a write retried until it is parked); see its logs and npm run ledger-parked -- list.`,
-      { op: ComparisonOperator.GREATER_THAN_THRESHOLD });
-    alarm('ParkedLedgerWork', parked, 1,
-      `A ledger write or a chain event failed every allowed attempt and was parked (log key alarm = ${PARKED_ALARM_KEYS.join(' | ')}); the work behind it goes on. List it with npm run ledger-parked -- list, fix the cause, then retry or discard it (docs/operations.md#parked-ledger-writes).`);
-    alarm('ForgedEvents', forged, 1,
-      `A webhook event was forged or does not match the ledger or the provider (log key alarm = ${FORGED_EVENT_ALARM_KEYS.join(' | ')}): nothing was applied. Find the log lines with that key; check who holds the webhook secret.`);
+      { op: ComparisonOperator.GREATER_THAN_THRESHOLD },
+    );
+    alarm(
+      'ParkedLedgerWork',
+      parked,
+      1,
+      `A ledger write or a chain event failed every allowed attempt and was parked (log key alarm = ${PARKED_ALARM_KEYS.join(' | ')}); the work behind it goes on. List it with npm run ledger-parked -- list, fix the cause, then retry or discard it (docs/operations.md#parked-ledger-writes).`,
+    );
+    alarm(
+      'ForgedEvents',
+      forged,
+      1,
+      `A webhook event was forged or does not match the ledger or the provider (log key alarm = ${FORGED_EVENT_ALARM_KEYS.join(' | ')}): nothing was applied. Find the log lines with that key; check who holds the webhook secret.`,
+    );
 
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, height: 4, alarms: this.alarms }));
   }
@@ -266,7 +389,8 @@ export class Observability extends Construct {
 export function deadLetterQueues(stack: Stack): Queue[] {
   const out: Queue[] = [];
   for (const c of stack.node.findAll()) {
-    if (c instanceof Queue && c.deadLetterQueue && c.deadLetterQueue.queue instanceof Queue && !out.includes(c.deadLetterQueue.queue)) out.push(c.deadLetterQueue.queue);
+    if (c instanceof Queue && c.deadLetterQueue && c.deadLetterQueue.queue instanceof Queue && !out.includes(c.deadLetterQueue.queue))
+      out.push(c.deadLetterQueue.queue);
   }
   return out;
 }
@@ -281,7 +405,11 @@ function graph(title: string, left: IMetric[], right: IMetric[] = []): GraphWidg
 }
 
 function pascal(s: string): string {
-  return s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+  return s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
 }
 
 /**

@@ -16,19 +16,25 @@ import type { TableStreamConsumerDef } from '../../shared/manifest';
  * alarm watches. The delivery queue and its consumer are wired like every work queue (QUEUES).
  */
 export class OutboundWebhookStream extends Construct {
-  constructor(scope: Construct, id: string, props: { table: ITable; consumers: Array<{ def: TableStreamConsumerDef; fn: IFunction }>; failureQueue?: IQueue }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { table: ITable; consumers: Array<{ def: TableStreamConsumerDef; fn: IFunction }>; failureQueue?: IQueue },
+  ) {
     super(scope, id);
     for (const { def, fn } of props.consumers) {
-      fn.addEventSource(new DynamoEventSource(props.table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: def.batchSize,
-        bisectBatchOnError: true,
-        retryAttempts: 10,
-        maxRecordAge: Duration.days(1),
-        reportBatchItemFailures: true,
-        filters: [FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: FilterRule.or(...def.entities) } } } })],
-        ...(props.failureQueue ? { onFailure: new SqsDlq(props.failureQueue) } : {}),
-      }));
+      fn.addEventSource(
+        new DynamoEventSource(props.table, {
+          startingPosition: StartingPosition.TRIM_HORIZON,
+          batchSize: def.batchSize,
+          bisectBatchOnError: true,
+          retryAttempts: 10,
+          maxRecordAge: Duration.days(1),
+          reportBatchItemFailures: true,
+          filters: [FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: FilterRule.or(...def.entities) } } } })],
+          ...(props.failureQueue ? { onFailure: new SqsDlq(props.failureQueue) } : {}),
+        }),
+      );
     }
   }
 }

@@ -58,7 +58,9 @@ export class PayoutStateMachine extends Construct {
     const placeholders = aslPlaceholders(asl);
     const keys = Object.keys(props.tasks).sort();
     if (placeholders.join() !== keys.join()) {
-      throw new Error(`payout-lifecycle.asl.json uses placeholders [${placeholders.join(', ')}] but the manifest's workers provide [${keys.join(', ')}]`);
+      throw new Error(
+        `payout-lifecycle.asl.json uses placeholders [${placeholders.join(', ')}] but the manifest's workers provide [${keys.join(', ')}]`,
+      );
     }
     const stack = Stack.of(this);
 
@@ -74,14 +76,17 @@ export class PayoutStateMachine extends Construct {
       tracingEnabled: true,
     });
     // Invoke exactly the unqualified ARNs the ASL names (grantInvoke would add `<arn>:*`).
-    this.stateMachine.addToRolePolicy(new PolicyStatement({
-      actions: ['lambda:InvokeFunction'],
-      resources: Object.values(props.tasks).map((f) => f.functionArn),
-    }));
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: Object.values(props.tasks).map((f) => f.functionArn),
+      }),
+    );
 
     Validations.of(this.stateMachine.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'Statements added by the StateMachine construct for X-Ray tracing (xray:PutTraceSegments etc.) and CloudWatch Logs delivery (logs:CreateLogDelivery etc.): neither API supports resource-level permissions. Lambda invoke is limited to the three task functions.',
+      reason:
+        'Statements added by the StateMachine construct for X-Ray tracing (xray:PutTraceSegments etc.) and CloudWatch Logs delivery (logs:CreateLogDelivery etc.): neither API supports resource-level permissions. Lambda invoke is limited to the three task functions.',
     });
   }
 }

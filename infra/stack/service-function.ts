@@ -9,12 +9,29 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AssetHashType, DockerImage, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, LayerVersion, ParamsAndSecretsLayerVersion, type ILayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  Code,
+  LayerVersion,
+  ParamsAndSecretsLayerVersion,
+  type ILayerVersion,
+  ParamsAndSecretsVersions,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { BUNDLE_RUNTIME_ENV, FUNCTION_LAYER_FILES, functionEntry, lambdaBundling, nodejsProject, powertoolsLayerParameter, powertoolsVersion } from '../bundling';
+import {
+  BUNDLE_RUNTIME_ENV,
+  FUNCTION_LAYER_FILES,
+  functionEntry,
+  lambdaBundling,
+  nodejsProject,
+  powertoolsLayerParameter,
+  powertoolsVersion,
+} from '../bundling';
 
 /** The Lambda runtime of every function (esbuild target `node22` matches it; package.json `engines` admits it). */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
@@ -56,17 +73,22 @@ export class ServiceFunction extends Construct {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `coffee-trace ${props.fn}`,
     });
-    this.role.addToPrincipalPolicy(new PolicyStatement({
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [this.logGroup.logGroupArn],
-    }));
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
 
     this.fn = new NodejsFunction(this, 'Function', {
       entry: functionEntry(props.fn),
       handler: 'handler',
       ...nodejsProject(),
       bundling: lambdaBundling(),
-      layers: [powertoolsLayer(this), ...(FUNCTION_LAYER_FILES[props.fn] ? [staticFilesLayer(this, props.fn, FUNCTION_LAYER_FILES[props.fn]!)] : [])],
+      layers: [
+        powertoolsLayer(this),
+        ...(FUNCTION_LAYER_FILES[props.fn] ? [staticFilesLayer(this, props.fn, FUNCTION_LAYER_FILES[props.fn]!)] : []),
+      ],
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -76,16 +98,25 @@ export class ServiceFunction extends Construct {
       role: this.role,
       description: props.description.slice(0, 256),
       environment: { ...BUNDLE_RUNTIME_ENV, ...props.environment },
-      ...(props.readsSecrets ? { paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheSize: 20, httpPort: 2773 }) } : {}),
+      ...(props.readsSecrets
+        ? {
+            paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+              cacheSize: 20,
+              httpPort: 2773,
+            }),
+          }
+        : {}),
     });
 
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'Only the X-Ray statement added by active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) uses Resource "*": X-Ray has no resource-level permissions. All other statements name their resources.',
+      reason:
+        'Only the X-Ray statement added by active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) uses Resource "*": X-Ray has no resource-level permissions. All other statements name their resources.',
     });
     Validations.of(this.fn).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Pinned to nodejs22.x deliberately: the bundles are built and tested for node22 (esbuild target), and it is a supported Lambda runtime. Moving to a newer runtime is a reviewed change, not an automatic one.',
+      reason:
+        'Pinned to nodejs22.x deliberately: the bundles are built and tested for node22 (esbuild target), and it is a supported Lambda runtime. Moving to a newer runtime is a reviewed change, not an automatic one.',
     });
   }
 }
@@ -101,7 +132,11 @@ function powertoolsLayer(scope: Construct): ILayerVersion {
   const id = 'PowertoolsLayer';
   const existing = stack.node.tryFindChild(id) as ILayerVersion | undefined;
   if (existing) return existing;
-  return LayerVersion.fromLayerVersionArn(stack, id, StringParameter.valueForStringParameter(stack, powertoolsLayerParameter(powertoolsVersion())));
+  return LayerVersion.fromLayerVersionArn(
+    stack,
+    id,
+    StringParameter.valueForStringParameter(stack, powertoolsLayerParameter(powertoolsVersion())),
+  );
 }
 
 /**
@@ -115,7 +150,18 @@ function staticFilesLayer(scope: Construct, fn: string, files: ReadonlyArray<{ f
     description: `coffee-trace ${fn}: static files read at run time`,
     compatibleArchitectures: [Architecture.ARM_64],
     code: Code.fromAsset(root, {
-      assetHash: createHash('sha256').update(files.map((f) => `${f.to}:${createHash('sha256').update(readFileSync(join(root, f.from))).digest('hex')}`).join('\n')).digest('hex'),
+      assetHash: createHash('sha256')
+        .update(
+          files
+            .map(
+              (f) =>
+                `${f.to}:${createHash('sha256')
+                  .update(readFileSync(join(root, f.from)))
+                  .digest('hex')}`,
+            )
+            .join('\n'),
+        )
+        .digest('hex'),
       assetHashType: AssetHashType.CUSTOM,
       bundling: {
         image: DockerImage.fromRegistry('none'), // never pulled: local bundling below always succeeds

@@ -121,7 +121,7 @@ type ScalarKey = Exclude<keyof typeof SETTING_DEFAULTS, 'managerSubscriptions'>;
 
 const HTTPS_URL = '^https://\\S+$';
 /** An https base URL: a host (and port), an optional path, no user info, query, fragment or trailing slash (shared/config.ts checkPublicBaseUrl checks it again at run time). */
-const PUBLIC_BASE_URL = '^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%!$&\'()*+,;=:@-]+)*$';
+const PUBLIC_BASE_URL = "^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%!$&'()*+,;=:@-]+)*$";
 const ADDRESS = '^0x[0-9a-fA-F]{40}$';
 
 /** Declares the stack's parameters (defaults from context) and reads manager subscriptions. */
@@ -137,12 +137,18 @@ export function loadSettings(scope: Construct): Settings {
     }).valueAsString;
   };
   return {
-    docsBaseUrlParam: param('docsBaseUrl', 'DocsBaseUrl',
-      'Base URL of the API reference used in error.docs links (no trailing slash); empty = the API\'s own execute-api URL + /docs.',
-      `^$|${HTTPS_URL}`),
-    publicBaseUrlParam: param('publicBaseUrl', 'PublicBaseUrl',
-      'Base URL of every absolute link the service prints (trace page, QR code, docs, OpenAPI server), https, no trailing slash, no query; empty = the API\'s own execute-api stage URL.',
-      `^$|${PUBLIC_BASE_URL}`),
+    docsBaseUrlParam: param(
+      'docsBaseUrl',
+      'DocsBaseUrl',
+      "Base URL of the API reference used in error.docs links (no trailing slash); empty = the API's own execute-api URL + /docs.",
+      `^$|${HTTPS_URL}`,
+    ),
+    publicBaseUrlParam: param(
+      'publicBaseUrl',
+      'PublicBaseUrl',
+      "Base URL of every absolute link the service prints (trace page, QR code, docs, OpenAPI server), https, no trailing slash, no query; empty = the API's own execute-api stage URL.",
+      `^$|${PUBLIC_BASE_URL}`,
+    ),
     jwtIssuer: param('jwtIssuer', 'JwtIssuer', 'Expected `iss` of bearer tokens.'),
     jwtAudience: param('jwtAudience', 'JwtAudience', 'Expected `aud` of bearer tokens.'),
     jwksUrl: param('jwksUrl', 'JwksUrl', 'JWKS URL of the token issuer.', HTTPS_URL),
@@ -150,26 +156,95 @@ export function loadSettings(scope: Construct): Settings {
     ledgerChainId: param('ledgerChainId', 'LedgerChainId', 'Chain id of the EVM ledger.', '^[0-9]+$'),
     batchTokenAddress: param('batchTokenAddress', 'BatchTokenAddress', 'Address of the BatchToken contract.', ADDRESS),
     traceLogAddress: param('traceLogAddress', 'TraceLogAddress', 'Address of the TraceLog contract.', ADDRESS),
-    auditAnchorAddress: param('auditAnchorAddress', 'AuditAnchorAddress', 'Address of the AuditAnchor contract (periodic anchors of audit logs).', ADDRESS),
+    auditAnchorAddress: param(
+      'auditAnchorAddress',
+      'AuditAnchorAddress',
+      'Address of the AuditAnchor contract (periodic anchors of audit logs).',
+      ADDRESS,
+    ),
     lendingVaultAddress: param('lendingVaultAddress', 'LendingVaultAddress', 'Address of the LendingVault contract (ERC-4626).', ADDRESS),
-    vaultAssetAddress: param('vaultAssetAddress', 'VaultAssetAddress', 'Address of the lending vault\'s asset (the network\'s USDC contract).', ADDRESS),
+    vaultAssetAddress: param(
+      'vaultAssetAddress',
+      'VaultAssetAddress',
+      "Address of the lending vault's asset (the network's USDC contract).",
+      ADDRESS,
+    ),
     payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),
-    evidencePinningApi: param('evidencePinningApi', 'EvidencePinningApi', 'The IPFS pinning service evidence CARs are uploaded to: s3 (an S3-compatible pinning API) or kubo (a Kubo / IPFS Cluster RPC API).', '^(s3|kubo)$'),
-    evidencePinningEndpoint: param('evidencePinningEndpoint', 'EvidencePinningEndpoint', 'Endpoint of the pinning service (s3: the S3 endpoint, e.g. https://s3.filebase.com; kubo: the RPC API base URL).', HTTPS_URL),
-    evidencePinningBucket: param('evidencePinningBucket', 'EvidencePinningBucket', 'Bucket of the S3-compatible pinning API the CARs are put into (s3 only).', '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$'),
-    evidencePinningRegion: param('evidencePinningRegion', 'EvidencePinningRegion', 'Signing region of the S3-compatible pinning API (Filebase: us-east-1).', '^[a-z0-9-]{2,32}$'),
+    evidencePinningApi: param(
+      'evidencePinningApi',
+      'EvidencePinningApi',
+      'The IPFS pinning service evidence CARs are uploaded to: s3 (an S3-compatible pinning API) or kubo (a Kubo / IPFS Cluster RPC API).',
+      '^(s3|kubo)$',
+    ),
+    evidencePinningEndpoint: param(
+      'evidencePinningEndpoint',
+      'EvidencePinningEndpoint',
+      'Endpoint of the pinning service (s3: the S3 endpoint, e.g. https://s3.filebase.com; kubo: the RPC API base URL).',
+      HTTPS_URL,
+    ),
+    evidencePinningBucket: param(
+      'evidencePinningBucket',
+      'EvidencePinningBucket',
+      'Bucket of the S3-compatible pinning API the CARs are put into (s3 only).',
+      '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$',
+    ),
+    evidencePinningRegion: param(
+      'evidencePinningRegion',
+      'EvidencePinningRegion',
+      'Signing region of the S3-compatible pinning API (Filebase: us-east-1).',
+      '^[a-z0-9-]{2,32}$',
+    ),
     gfwApiUrl: param('gfwApiUrl', 'GfwApiUrl', 'Global Forest Watch Data API base URL.', HTTPS_URL),
     maaifApiUrl: param('maaifApiUrl', 'MaaifApiUrl', 'Base URL of the national farmer registry (MAAIF) API.', HTTPS_URL),
-    eudrDdsEndpoint: param('eudrDdsEndpoint', 'EudrDdsEndpoint', 'EU Information System DDS service endpoint (acceptance or production).', HTTPS_URL),
+    eudrDdsEndpoint: param(
+      'eudrDdsEndpoint',
+      'EudrDdsEndpoint',
+      'EU Information System DDS service endpoint (acceptance or production).',
+      HTTPS_URL,
+    ),
     eudrUsername: param('eudrUsername', 'EudrUsername', 'EU Information System web-service username delegated by the importer.'),
-    eudrClientId: param('eudrClientId', 'EudrClientId', 'EU Information System WebServiceClientId (eudr-test in acceptance, eudr-repository in production).'),
-    priceFeedUrl: param('priceFeedUrl', 'PriceFeedUrl', 'URL of the published coffee price feed: JSON {updated_at, usd_per_kg: {screen18, screen15, FAQ, PB}} (docs/api/lending.md#price-feed).', HTTPS_URL),
+    eudrClientId: param(
+      'eudrClientId',
+      'EudrClientId',
+      'EU Information System WebServiceClientId (eudr-test in acceptance, eudr-repository in production).',
+    ),
+    priceFeedUrl: param(
+      'priceFeedUrl',
+      'PriceFeedUrl',
+      'URL of the published coffee price feed: JSON {updated_at, usd_per_kg: {screen18, screen15, FAQ, PB}} (docs/api/lending.md#price-feed).',
+      HTTPS_URL,
+    ),
     onrampUrl: param('onrampUrl', 'OnrampUrl', 'Base URL of the fiat on-ramp API (MFI deposits).', HTTPS_URL),
-    treasuryAddress: param('treasuryAddress', 'TreasuryAddress', 'Address of the ledger signer (the service treasury): the on-ramp delivers deposited USDC there.', ADDRESS),
-    chainWatchConfirmations: param('chainWatchConfirmations', 'ChainWatchConfirmations', 'Blocks a TraceLog or LendingVault log must be buried under before the scheduled chain watcher applies it.', '^[0-9]{1,4}$'),
-    chainWatchStartBlock: param('chainWatchStartBlock', 'ChainWatchStartBlock', 'Block the chain watcher starts reading at when it has no cursor yet: the contracts\' deployment block.', '^[0-9]{1,15}$'),
-    manualPayoutDailyLimitUsdc: param('manualPayoutDailyLimitUsdc', 'ManualPayoutDailyLimitUsdc', 'Cap on one cooperative\'s manual payouts (POST /payments/farmer-payout) per UTC day, in USDC (at most 6 decimals).', '^[0-9]{1,12}(\\.[0-9]{1,6})?$'),
-    loanTermDays: param('loanTermDays', 'LoanTermDays', 'Days from a loan\'s creation to its due date (LOAN_TERM_DAYS, 1-3650); a loan unpaid 90 days after it is written off.', '^[1-9][0-9]{0,3}$'),
+    treasuryAddress: param(
+      'treasuryAddress',
+      'TreasuryAddress',
+      'Address of the ledger signer (the service treasury): the on-ramp delivers deposited USDC there.',
+      ADDRESS,
+    ),
+    chainWatchConfirmations: param(
+      'chainWatchConfirmations',
+      'ChainWatchConfirmations',
+      'Blocks a TraceLog or LendingVault log must be buried under before the scheduled chain watcher applies it.',
+      '^[0-9]{1,4}$',
+    ),
+    chainWatchStartBlock: param(
+      'chainWatchStartBlock',
+      'ChainWatchStartBlock',
+      "Block the chain watcher starts reading at when it has no cursor yet: the contracts' deployment block.",
+      '^[0-9]{1,15}$',
+    ),
+    manualPayoutDailyLimitUsdc: param(
+      'manualPayoutDailyLimitUsdc',
+      'ManualPayoutDailyLimitUsdc',
+      "Cap on one cooperative's manual payouts (POST /payments/farmer-payout) per UTC day, in USDC (at most 6 decimals).",
+      '^[0-9]{1,12}(\\.[0-9]{1,6})?$',
+    ),
+    loanTermDays: param(
+      'loanTermDays',
+      'LoanTermDays',
+      "Days from a loan's creation to its due date (LOAN_TERM_DAYS, 1-3650); a loan unpaid 90 days after it is written off.",
+      '^[1-9][0-9]{0,3}$',
+    ),
     managerSubscriptions: readManagerSubscriptions(scope),
     stage: readStage(scope),
     alarmsEnabled: readStage(scope).alarmsEnabled,
@@ -189,7 +264,8 @@ function readManagerSubscriptions(scope: Construct): ManagerSubscription[] {
     const e = entry as Partial<Record<keyof ManagerSubscription, unknown>>;
     const where = `context managerSubscriptions[${i}]`;
     if (typeof e.cooperativeId !== 'string' || e.cooperativeId.trim() === '') throw new Error(`${where}: cooperativeId is required`);
-    if (typeof e.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e.email)) throw new Error(`${where}: email is not an email address`);
+    if (typeof e.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e.email))
+      throw new Error(`${where}: email is not an email address`);
     if (e.sms !== undefined && (typeof e.sms !== 'string' || !/^\+[1-9][0-9]{6,14}$/.test(e.sms))) {
       throw new Error(`${where}: sms must be an E.164 number like +256700123456`);
     }

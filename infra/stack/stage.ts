@@ -96,12 +96,15 @@ export function readStage(scope: Construct): StageConfig {
   }
   const alarmsRaw = scope.node.tryGetContext('alarms') as unknown;
   const alarms = alarmsRaw === undefined || alarmsRaw === null || alarmsRaw === '' ? undefined : String(alarmsRaw).toLowerCase();
-  if (alarms !== undefined && !['on', 'off', 'true', 'false'].includes(alarms)) throw new Error(`context alarms must be on or off (got ${JSON.stringify(alarmsRaw)})`);
+  if (alarms !== undefined && !['on', 'off', 'true', 'false'].includes(alarms))
+    throw new Error(`context alarms must be on or off (got ${JSON.stringify(alarmsRaw)})`);
   const stage = { ...STAGES[name as StageName], ...(alarms === undefined ? {} : { alarmsEnabled: alarms === 'on' || alarms === 'true' }) };
   const stackName = scope.node.tryGetContext('stackName') as unknown;
   if (stackName === undefined || stackName === null || stackName === '' || stackName === stage.stackName) return stage;
   if (typeof stackName !== 'string' || !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
-    throw new Error(`context stackName must be a CloudFormation stack name (a letter, then letters, digits and -) (got ${JSON.stringify(stackName)})`);
+    throw new Error(
+      `context stackName must be a CloudFormation stack name (a letter, then letters, digits and -) (got ${JSON.stringify(stackName)})`,
+    );
   }
   return { ...stage, stackName };
 }

@@ -107,7 +107,8 @@ export class StatefulResources extends Construct {
     for (const sub of props.managerSubscriptions) this.subscribeManager(sub);
 
     this.ledgerSignerKmsKey = new Key(this, 'LedgerSignerKmsKey', {
-      description: 'The ledger signer (secp256k1): signs ledger transactions in KMS; its address holds the contracts\' roles and is the service treasury.',
+      description:
+        "The ledger signer (secp256k1): signs ledger transactions in KMS; its address holds the contracts' roles and is the service treasury.",
       keySpec: KeySpec.ECC_SECG_P256K1,
       keyUsage: KeyUsage.SIGN_VERIFY,
       // The key's address holds the roles and the treasury's funds: never deleted with the stack.
@@ -128,18 +129,25 @@ export class StatefulResources extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.payoutWebhookSecret = new Secret(this, 'PayoutWebhookSecret', {
-      description: 'Standard Webhooks secret (whsec_...) the payout provider signs webhooks with. Created with a random placeholder: put the provider\'s here.',
+      description:
+        "Standard Webhooks secret (whsec_...) the payout provider signs webhooks with. Created with a random placeholder: put the provider's here.",
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.chainWebhookSecret = new Secret(this, 'ChainWebhookSecret', {
-      description: 'Standard Webhooks secret (whsec_...) the chain-event provider signs webhooks with. Created with a random placeholder: put the provider\'s here.',
+      description:
+        "Standard Webhooks secret (whsec_...) the chain-event provider signs webhooks with. Created with a random placeholder: put the provider's here.",
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.pinningServiceToken = new Secret(this, 'PinningServiceToken', {
-      description: 'Credentials of the IPFS pinning service evidence CARs go to (EVIDENCE_PINNING_CREDENTIALS): JSON {"access_key_id", "secret_access_key"} for an S3-compatible pinning API, {"authorization"} (or {}) for Kubo. Created with placeholders: put the real ones here.',
-      generateSecretString: { secretStringTemplate: JSON.stringify({ access_key_id: 'REPLACE_ME' }), generateStringKey: 'secret_access_key', excludePunctuation: true },
+      description:
+        'Credentials of the IPFS pinning service evidence CARs go to (EVIDENCE_PINNING_CREDENTIALS): JSON {"access_key_id", "secret_access_key"} for an S3-compatible pinning API, {"authorization"} (or {}) for Kubo. Created with placeholders: put the real ones here.',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ access_key_id: 'REPLACE_ME' }),
+        generateStringKey: 'secret_access_key',
+        excludePunctuation: true,
+      },
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.gfwApiKey = new Secret(this, 'GfwApiKey', {
@@ -148,7 +156,8 @@ export class StatefulResources extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.eudrAuthKey = new Secret(this, 'EudrAuthKey', {
-      description: 'EU Information System web-service authentication key delegated by the importer (WS-Security UsernameToken password). Created with a random placeholder: put the real one here.',
+      description:
+        'EU Information System web-service authentication key delegated by the importer (WS-Security UsernameToken password). Created with a random placeholder: put the real one here.',
       generateSecretString: { passwordLength: 40, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -158,24 +167,42 @@ export class StatefulResources extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.priceFeedToken = new Secret(this, 'PriceFeedToken', {
-      description: 'Bearer token of the coffee price feed (PRICE_FEED_URL). Created with a random placeholder: put the source\'s token here, or none when it needs no token.',
+      description:
+        "Bearer token of the coffee price feed (PRICE_FEED_URL). Created with a random placeholder: put the source's token here, or none when it needs no token.",
       generateSecretString: { passwordLength: 40, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.onrampCredentials = new Secret(this, 'OnrampCredentials', {
       description: 'Fiat on-ramp API credentials as JSON {"api_key", "api_secret"}. Created with placeholders: put the real ones here.',
-      generateSecretString: { secretStringTemplate: JSON.stringify({ api_key: 'REPLACE_ME' }), generateStringKey: 'api_secret', excludePunctuation: true },
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ api_key: 'REPLACE_ME' }),
+        generateStringKey: 'api_secret',
+        excludePunctuation: true,
+      },
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.onrampWebhookSecret = new Secret(this, 'OnrampWebhookSecret', {
-      description: 'Standard Webhooks secret (whsec_...) the fiat on-ramp signs webhooks with. Created with a random placeholder: put the on-ramp\'s here.',
+      description:
+        "Standard Webhooks secret (whsec_...) the fiat on-ramp signs webhooks with. Created with a random placeholder: put the on-ramp's here.",
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const s of [this.onrampCredentials, this.onrampWebhookSecret, this.payoutProviderCredentials, this.payoutWebhookSecret, this.chainWebhookSecret, this.pinningServiceToken, this.gfwApiKey, this.eudrAuthKey, this.maaifApiKey, this.priceFeedToken]) {
+    for (const s of [
+      this.onrampCredentials,
+      this.onrampWebhookSecret,
+      this.payoutProviderCredentials,
+      this.payoutWebhookSecret,
+      this.chainWebhookSecret,
+      this.pinningServiceToken,
+      this.gfwApiKey,
+      this.eudrAuthKey,
+      this.maaifApiKey,
+      this.priceFeedToken,
+    ]) {
       Validations.of(s).acknowledge({
         id: 'AwsSolutions-SMG4',
-        reason: 'Third-party credentials (payout provider API key and webhook secret, on-ramp, pinning, registry keys) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',
+        reason:
+          'Third-party credentials (payout provider API key and webhook secret, on-ramp, pinning, registry keys) are issued outside AWS; Secrets Manager cannot rotate them. They are rotated with the issuer and written here by the operator.',
       });
     }
   }

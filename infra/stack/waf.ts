@@ -44,7 +44,11 @@ export const WEBHOOK_PATH_REGEX = '^(/[^/]+)?/api/webhooks/';
  */
 function routePathRegex(paths: readonly string[]): string {
   const alternatives = [...new Set(paths)].map((p) =>
-    p.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join(''));
+    p
+      .split(/(\{[^}]+\})/)
+      .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+      .join(''),
+  );
   return `^(/[^/]+)?(${alternatives.join('|')})$`;
 }
 
@@ -59,9 +63,7 @@ export function publicPathRegex(routes: readonly Pick<RouteDef, 'path' | 'auth'>
  * `Bearer <token>` with nothing around it (shared/auth/verify-token.ts), so every header that
  * authenticates a token normalises to one key.
  */
-const TOKEN_KEY_TRANSFORMATIONS: CfnWebACL.TextTransformationProperty[] = [
-  { priority: 0, type: 'COMPRESS_WHITE_SPACE' },
-];
+const TOKEN_KEY_TRANSFORMATIONS: CfnWebACL.TextTransformationProperty[] = [{ priority: 0, type: 'COMPRESS_WHITE_SPACE' }];
 
 /** Key of the 429 body in the web ACL's CustomResponseBodies. */
 const RATE_LIMITED_BODY = 'RateLimited';

@@ -35,7 +35,11 @@ async function main() {
   const text = await generateApiTypes();
   if (process.argv.includes('--check')) {
     let current = '';
-    try { current = readFileSync(API_TYPES_FILE, 'utf8'); } catch { /* missing: differs */ }
+    try {
+      current = readFileSync(API_TYPES_FILE, 'utf8');
+    } catch {
+      /* missing: differs */
+    }
     if (current !== text) {
       process.stderr.write(`${API_TYPES_FILE} is out of date with the OpenAPI document: run \`npm run gen:client\` and commit it.\n`);
       process.exit(1);

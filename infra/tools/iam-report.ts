@@ -23,7 +23,9 @@ function synthesizedRolePolicies(): Record<string, NamedPolicy[]> {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
   const stack = new CoffeeTraceStack(app, 'CoffeeTrace');
   const template = Template.fromStack(stack).toJSON();
-  const roles = Object.fromEntries([...stack.functions].map(([fn, f]) => [fn, stack.getLogicalId(f.role.node.defaultChild as CfnResource)]));
+  const roles = Object.fromEntries(
+    [...stack.functions].map(([fn, f]) => [fn, stack.getLogicalId(f.role.node.defaultChild as CfnResource)]),
+  );
   return rolePolicies(template, roles);
 }
 

@@ -42,13 +42,23 @@ async function main(): Promise<number> {
     const age = await oldestPendingLedgerWriteAgeSeconds({ parking: ledgerParkingRepo(), now });
     process.stdout.write(`oldest open ledger write: ${age} s\nparked ledger writes: ${parked.length}\n`);
     for (const tx of parked) {
-      const what = tx.kind === 'VAULT' ? `${tx.kind} ${tx.vault_call.kind} ${tx.vault_call.ref}` : tx.kind === 'ANCHOR' ? `ANCHOR root ${tx.root}` : `${tx.kind} ${tx.batch_id}`;
-      process.stdout.write(`  ${tx.ledger_tx_id}  ${what}  parked ${tx.parked_at}  attempts ${tx.attempts ?? 0}${tx.tx_hash ? `  tx ${tx.tx_hash}` : ''}\n    ${tx.failure ?? ''}\n`);
+      const what =
+        tx.kind === 'VAULT'
+          ? `${tx.kind} ${tx.vault_call.kind} ${tx.vault_call.ref}`
+          : tx.kind === 'ANCHOR'
+            ? `ANCHOR root ${tx.root}`
+            : `${tx.kind} ${tx.batch_id}`;
+      process.stdout.write(
+        `  ${tx.ledger_tx_id}  ${what}  parked ${tx.parked_at}  attempts ${tx.attempts ?? 0}${tx.tx_hash ? `  tx ${tx.tx_hash}` : ''}\n    ${tx.failure ?? ''}\n`,
+      );
     }
     if (process.env.LEDGER_CHAIN_ID) {
       const events = await new DynamoChainEventParking(Number(process.env.LEDGER_CHAIN_ID)).parked(500);
       process.stdout.write(`parked chain events: ${events.length}\n`);
-      for (const e of events) process.stdout.write(`  ${e.event_id}  parked ${e.parked_at}  attempts ${e.attempts}\n    ${e.reason}\n    ${JSON.stringify(e.event)}\n`);
+      for (const e of events)
+        process.stdout.write(
+          `  ${e.event_id}  parked ${e.parked_at}  attempts ${e.attempts}\n    ${e.reason}\n    ${JSON.stringify(e.event)}\n`,
+        );
     }
     return 0;
   }
@@ -56,7 +66,9 @@ async function main(): Promise<number> {
     const queued = Boolean(process.env.LEDGER_WRITE_QUEUE_URL);
     const queue = queued ? ledgerWriteQueue() : { send: async () => undefined };
     const open = await retryParkedWrite({ custody: custodyRepo(), parking: ledgerParkingRepo(), ledgerQueue: queue, now }, id!);
-    process.stdout.write(`${id}: open again (${open.status})${queued ? ', queued for the ledger writer' : '; the next ledger-write reconciler run queues it'}\n`);
+    process.stdout.write(
+      `${id}: open again (${open.status})${queued ? ', queued for the ledger writer' : '; the next ledger-write reconciler run queues it'}\n`,
+    );
     return 0;
   }
   if (command === 'discard') {
@@ -65,7 +77,11 @@ async function main(): Promise<number> {
     return 0;
   }
   if (!process.env.LEDGER_CHAIN_ID) throw new Error('set LEDGER_CHAIN_ID');
-  const done = await new DynamoChainEventParking(Number(process.env.LEDGER_CHAIN_ID)).discard(id!, why.join(' ') || 'no reason given', new Date().toISOString());
+  const done = await new DynamoChainEventParking(Number(process.env.LEDGER_CHAIN_ID)).discard(
+    id!,
+    why.join(' ') || 'no reason given',
+    new Date().toISOString(),
+  );
   process.stdout.write(done ? `${id}: taken off the parked events\n` : `${id}: not a parked event\n`);
   return done ? 0 : 1;
 }
@@ -77,17 +93,26 @@ async function configure(): Promise<void> {
   if (!existsSync(file)) throw new Error(`set TABLE_NAME (a deployed stack), or start the local stack (${file} not found)`);
   const stack = JSON.parse(readFileSync(file, 'utf8')) as { endpoints: Record<string, string>; chain_id: number };
   Object.assign(process.env, localTableEnv(stack.endpoints.dynamodb!), {
-    AWS_ENDPOINT_URL_SQS: stack.endpoints.sqs_sns, LEDGER_CHAIN_ID: String(stack.chain_id),
-    AUDIT_ANCHOR_ADDRESS: stack.endpoints.audit_anchor, LENDING_VAULT_ADDRESS: stack.endpoints.lending_vault,
+    AWS_ENDPOINT_URL_SQS: stack.endpoints.sqs_sns,
+    LEDGER_CHAIN_ID: String(stack.chain_id),
+    AUDIT_ANCHOR_ADDRESS: stack.endpoints.audit_anchor,
+    LENDING_VAULT_ADDRESS: stack.endpoints.lending_vault,
   });
-  const sqs = new SQSClient({ endpoint: stack.endpoints.sqs_sns, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const sqs = new SQSClient({
+    endpoint: stack.endpoints.sqs_sns,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   for (const q of ['ledger-write-queue', 'payout-request-queue'] as const) {
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: `${LOCAL_QUEUES[q].name}${QUEUES[q].fifo ? '.fifo' : ''}` }));
     process.env[QUEUES[q].urlEnv] = QueueUrl!;
   }
 }
 
-main().then((code) => process.exit(code), (err) => {
-  process.stderr.write(`ledger-parked failed: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`ledger-parked failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);

@@ -45,7 +45,8 @@ async function main(): Promise<number> {
   const checks = await runSmoke({ url, token, timeoutMs, onCheck: print });
   const failed = checks.filter((c) => !c.ok);
   if (values.json) process.stdout.write(`${JSON.stringify({ url, ok: failed.length === 0, checks }, null, 2)}\n`);
-  else process.stdout.write(`${failed.length === 0 ? 'OK' : 'FAILED'}: ${checks.length - failed.length} of ${checks.length} checks passed\n`);
+  else
+    process.stdout.write(`${failed.length === 0 ? 'OK' : 'FAILED'}: ${checks.length - failed.length} of ${checks.length} checks passed\n`);
   return failed.length === 0 ? 0 : 1;
 }
 

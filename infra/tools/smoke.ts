@@ -83,7 +83,11 @@ export async function runSmoke(opts: SmokeOptions): Promise<SmokeCheck[]> {
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };
       const cause = e.cause?.code ?? e.cause?.message;
-      result = { name, ok: false, detail: `${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.message}${cause ? ` (${cause})` : ''}` };
+      result = {
+        name,
+        ok: false,
+        detail: `${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.message}${cause ? ` (${cause})` : ''}`,
+      };
     }
     checks.push(result);
     opts.onCheck?.(result);
@@ -104,7 +108,10 @@ export async function runSmoke(opts: SmokeOptions): Promise<SmokeCheck[]> {
     if (!doc || typeof doc !== 'object') throw new Error(`not JSON: ${snippet(a.text)}`);
     const problems = openApiProblems(doc);
     if (problems.length > 0) throw new Error(problems.slice(0, 5).join('; '));
-    const operations = Object.values(doc.paths as Json).reduce((n: number, item) => n + HTTP_METHODS.filter((m) => (item as Json)[m]).length, 0);
+    const operations = Object.values(doc.paths as Json).reduce(
+      (n: number, item) => n + HTTP_METHODS.filter((m) => (item as Json)[m]).length,
+      0,
+    );
     return `openapi ${doc.openapi}, "${doc.info.title}" ${doc.info.version}, ${Object.keys(doc.paths).length} paths, ${operations} operations`;
   });
 
@@ -141,7 +148,10 @@ export async function runSmoke(opts: SmokeOptions): Promise<SmokeCheck[]> {
     const bad = details.find((d: Json) => typeof d?.path !== 'string' || typeof d?.message !== 'string');
     if (bad !== undefined) throw new Error(`a detail is not {path, message}: ${JSON.stringify(bad)}`);
     const id = sameRequestId(requestIdOf(a, false), env);
-    return `400 VALIDATION_ERROR, ${details.length} details (${details.slice(0, 3).map((d: Json) => d.path).join(', ')}${details.length > 3 ? ', …' : ''}), request id ${id}`;
+    return `400 VALIDATION_ERROR, ${details.length} details (${details
+      .slice(0, 3)
+      .map((d: Json) => d.path)
+      .join(', ')}${details.length > 3 ? ', …' : ''}), request id ${id}`;
   });
 
   await check('every answer carries a distinct request id', async () => {
@@ -160,8 +170,10 @@ export async function runSmoke(opts: SmokeOptions): Promise<SmokeCheck[]> {
  */
 export function openApiProblems(doc: Json): string[] {
   const problems: string[] = [];
-  if (typeof doc.openapi !== 'string' || !/^3\.1\.\d+$/.test(doc.openapi)) problems.push(`openapi is ${JSON.stringify(doc.openapi)}, expected 3.1.x`);
-  if (typeof doc.info?.title !== 'string' || typeof doc.info?.version !== 'string') problems.push('info.title and info.version are required strings');
+  if (typeof doc.openapi !== 'string' || !/^3\.1\.\d+$/.test(doc.openapi))
+    problems.push(`openapi is ${JSON.stringify(doc.openapi)}, expected 3.1.x`);
+  if (typeof doc.info?.title !== 'string' || typeof doc.info?.version !== 'string')
+    problems.push('info.title and info.version are required strings');
   const paths = doc.paths as Json | undefined;
   if (!paths || typeof paths !== 'object' || Object.keys(paths).length === 0) {
     problems.push('paths is empty');
@@ -171,7 +183,8 @@ export function openApiProblems(doc: Json): string[] {
     if (!path.startsWith('/')) problems.push(`path ${path} does not start with /`);
     for (const m of HTTP_METHODS) {
       const op = (item as Json)?.[m] as Json | undefined;
-      if (op && (typeof op.responses !== 'object' || Object.keys(op.responses).length === 0)) problems.push(`${m.toUpperCase()} ${path} has no responses`);
+      if (op && (typeof op.responses !== 'object' || Object.keys(op.responses).length === 0))
+        problems.push(`${m.toUpperCase()} ${path} has no responses`);
     }
   }
   if (!paths[READ_PATH]?.get) problems.push(`GET ${READ_PATH} is not described`);
@@ -189,7 +202,10 @@ export function openApiProblems(doc: Json): string[] {
   walk(doc);
   for (const ref of refs) {
     if (!ref.startsWith('#/')) continue;
-    const target = ref.slice(2).split('/').reduce<unknown>((n, part) => (n as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((n, part) => (n as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
     if (target === undefined) problems.push(`$ref ${ref} does not resolve`);
   }
   return problems;
@@ -206,13 +222,15 @@ function expectEnvelope(a: Answer, status: number, code: string): Json {
   if (!error || typeof error !== 'object') throw new Error(`no error envelope: ${snippet(a.text)}`);
   if (error.code !== code) throw new Error(`error.code ${JSON.stringify(error.code)}, expected ${code}`);
   if (typeof error.message !== 'string' || error.message === '') throw new Error('error.message missing');
-  if (typeof error.docs !== 'string' || !error.docs.endsWith(`/errors#${code}`)) throw new Error(`error.docs ${JSON.stringify(error.docs)} does not link /errors#${code}`);
+  if (typeof error.docs !== 'string' || !error.docs.endsWith(`/errors#${code}`))
+    throw new Error(`error.docs ${JSON.stringify(error.docs)} does not link /errors#${code}`);
   return error;
 }
 
 /** The header's request id, which must equal the envelope's `request_id`. */
 function sameRequestId(header: string, error: Json): string {
-  if (error.request_id !== header) throw new Error(`error.request_id ${JSON.stringify(error.request_id)} differs from the x-request-id header ${header}`);
+  if (error.request_id !== header)
+    throw new Error(`error.request_id ${JSON.stringify(error.request_id)} differs from the x-request-id header ${header}`);
   return header;
 }
 

@@ -98,7 +98,8 @@ async function run(argv: string[], out: Out): Promise<number> {
     out(USAGE);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one batch id' : `give one batch id, got ${positionals.join(' ')}`);
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length === 0 ? 'give one batch id' : `give one batch id, got ${positionals.join(' ')}`);
   const batchId = positionals[0]!;
   const batchNo = parseBatchId(batchId);
   if (!batchNo) throw new UsageError(`${JSON.stringify(batchId)} is not a batch id (BATCH-yyyy-nnnnnn)`);
@@ -111,18 +112,31 @@ async function run(argv: string[], out: Out): Promise<number> {
   const batchToken = values['batch-token'] ?? stack?.endpoints?.batch_token;
   const traceLog = values['trace-log'] ?? stack?.endpoints?.trace_log;
   const auditAnchor = values['audit-anchor'] ?? stack?.endpoints?.audit_anchor;
-  const chainIdText = values['chain-id'] ?? stringOf(stack?.chain_id ?? stack?.endpoints?.chain_id) ?? (stack?.endpoints?.ledger ? '31337' : undefined);
+  const chainIdText =
+    values['chain-id'] ?? stringOf(stack?.chain_id ?? stack?.endpoints?.chain_id) ?? (stack?.endpoints?.ledger ? '31337' : undefined);
   const missing = [
-    !rpcUrl && '--rpc', !chainIdText && '--chain-id', !batchToken && '--batch-token', !traceLog && '--trace-log', !auditAnchor && '--audit-anchor',
+    !rpcUrl && '--rpc',
+    !chainIdText && '--chain-id',
+    !batchToken && '--batch-token',
+    !traceLog && '--trace-log',
+    !auditAnchor && '--audit-anchor',
   ].filter(Boolean);
-  if (missing.length > 0) throw new UsageError(`missing ${missing.join(', ')} (no ${dataDir ? join(dataDir, 'stack.json') : 'stack.json'} to take them from)`);
+  if (missing.length > 0)
+    throw new UsageError(`missing ${missing.join(', ')} (no ${dataDir ? join(dataDir, 'stack.json') : 'stack.json'} to take them from)`);
   if (!/^\d+$/.test(chainIdText!) || Number(chainIdText) <= 0) throw new UsageError('--chain-id must be a positive integer');
-  for (const [flag, v] of [['--batch-token', batchToken], ['--trace-log', traceLog], ['--audit-anchor', auditAnchor]] as const) {
+  for (const [flag, v] of [
+    ['--batch-token', batchToken],
+    ['--trace-log', traceLog],
+    ['--audit-anchor', auditAnchor],
+  ] as const) {
     if (!isAddress(v!, { strict: false })) throw new UsageError(`${flag} ${v} is not an address`);
   }
   if (values['token-id'] !== undefined && !/^\d+$/.test(values['token-id'])) throw new UsageError('--token-id must be a decimal integer');
-  if (values['from-block'] !== undefined && !/^\d+$/.test(values['from-block'])) throw new UsageError('--from-block must be a block number');
-  const apiUrl = (values.api ?? (process.env.PORT ? `http://127.0.0.1:${process.env.PORT}` : stack?.url ?? 'http://127.0.0.1:3000')).replace(/\/+$/, '');
+  if (values['from-block'] !== undefined && !/^\d+$/.test(values['from-block']))
+    throw new UsageError('--from-block must be a block number');
+  const apiUrl = (
+    values.api ?? (process.env.PORT ? `http://127.0.0.1:${process.env.PORT}` : (stack?.url ?? 'http://127.0.0.1:3000'))
+  ).replace(/\/+$/, '');
   const gatewayUrl = values['ipfs-gateway'] ?? apiUrl;
 
   // ---- audit entries
@@ -139,14 +153,21 @@ async function run(argv: string[], out: Out): Promise<number> {
 
   // ---- ledger events
   const payloadToken = (entries[0] as Partial<AuditEntry> | undefined)?.payload?.token_id;
-  const tokenId = values['token-id'] !== undefined ? BigInt(values['token-id'])
-    : typeof payloadToken === 'string' && /^\d+$/.test(payloadToken) ? BigInt(payloadToken)
-      : tokenIdForBatch(batchNo.year, batchNo.n);
+  const tokenId =
+    values['token-id'] !== undefined
+      ? BigInt(values['token-id'])
+      : typeof payloadToken === 'string' && /^\d+$/.test(payloadToken)
+        ? BigInt(payloadToken)
+        : tokenIdForBatch(batchNo.year, batchNo.n);
   let chain;
   try {
     chain = await readChainTrail({
-      rpcUrl: rpcUrl!, chainId: Number(chainIdText), batchTokenAddress: batchToken as Hex, traceLogAddress: traceLog as Hex,
-      tokenId, fromBlock: values['from-block'] !== undefined ? BigInt(values['from-block']) : undefined,
+      rpcUrl: rpcUrl!,
+      chainId: Number(chainIdText),
+      batchTokenAddress: batchToken as Hex,
+      traceLogAddress: traceLog as Hex,
+      tokenId,
+      fromBlock: values['from-block'] !== undefined ? BigInt(values['from-block']) : undefined,
     });
   } catch (e) {
     throw new Error(`cannot read the ledger at ${rpcUrl}: ${shortMessage(e)}`);
@@ -155,7 +176,13 @@ async function run(argv: string[], out: Out): Promise<number> {
   // The periodic anchors the entries claim (each entry names the one covering it), checked on chain here.
   const claimed = entries.map((e) => (e as { anchor?: unknown }).anchor).filter((a) => typeof a === 'object' && a !== null && 'root' in a);
   const rootBlock = auditAnchorReader({ rpcUrl: rpcUrl!, chainId: Number(chainIdText), address: auditAnchor as Hex });
-  const result = await verifyAuditTrail({ batchId, entries, chain, fetchEvidence: fetchEvidenceFromGateway(gatewayUrl), anchoring: { claimed, rootBlock } });
+  const result = await verifyAuditTrail({
+    batchId,
+    entries,
+    chain,
+    fetchEvidence: fetchEvidenceFromGateway(gatewayUrl),
+    anchoring: { claimed, rootBlock },
+  });
 
   if (values.json) {
     out(JSON.stringify({ batch_id: batchId, token_id: tokenId.toString(), ...result }, null, 2));
@@ -232,7 +259,10 @@ async function fetchEntries(apiUrl: string, batchId: string, token: string | und
   const url = `${apiUrl}/batch/${encodeURIComponent(batchId)}/audit`;
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, signal: AbortSignal.timeout(30_000) });
+    res = await fetch(url, {
+      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      signal: AbortSignal.timeout(30_000),
+    });
   } catch (e) {
     throw new Error(`cannot reach ${url}: ${shortMessage(e)} (is the service running? npm start)`);
   }
@@ -260,6 +290,11 @@ function shortMessage(e: unknown): string {
 }
 
 if (process.argv[1]?.endsWith('verify-cli.ts')) {
-  runVerify(process.argv.slice(2), (l) => process.stdout.write(`${l}\n`), (l) => process.stderr.write(`${l}\n`))
-    .then((code) => { process.exitCode = code; });
+  runVerify(
+    process.argv.slice(2),
+    (l) => process.stdout.write(`${l}\n`),
+    (l) => process.stderr.write(`${l}\n`),
+  ).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -26,5 +26,11 @@ export function callerFromContext(ctx: Record<string, unknown> | null | undefine
   if (!ctx || typeof ctx.role !== 'string' || !(ROLES as readonly string[]).includes(ctx.role)) return null;
   const str = (k: string) => (typeof ctx[k] === 'string' && ctx[k] !== '' ? (ctx[k] as string) : undefined);
   const duties = (str('duties') ?? '').split(',').filter((d): d is Duty => (DUTIES as readonly string[]).includes(d));
-  return { sub: str('sub') ?? str('principalId') ?? 'unknown', role: ctx.role as Role, cooperative_id: str('cooperative_id'), mfi_id: str('mfi_id'), duties };
+  return {
+    sub: str('sub') ?? str('principalId') ?? 'unknown',
+    role: ctx.role as Role,
+    cooperative_id: str('cooperative_id'),
+    mfi_id: str('mfi_id'),
+    duties,
+  };
 }

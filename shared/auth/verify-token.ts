@@ -21,7 +21,10 @@ const ClaimsSchema = v.pipe(
     exp: v.number(),
   }),
   v.check((c) => c.exp - c.iat <= MAX_TOKEN_LIFETIME_S, 'token lifetime exceeds 1 hour'),
-  v.check((c) => (c.role === 'COOPERATIVE' || c.role === 'AGENT' ? !!c.cooperative_id : true), 'cooperative_id claim required for this role'),
+  v.check(
+    (c) => (c.role === 'COOPERATIVE' || c.role === 'AGENT' ? !!c.cooperative_id : true),
+    'cooperative_id claim required for this role',
+  ),
   v.check((c) => (c.role === 'MFI' ? !!c.mfi_id : true), 'mfi_id claim required for MFI tokens'),
 );
 

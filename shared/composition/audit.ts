@@ -27,14 +27,23 @@ function evidenceFetcher(): EvidenceFetcher {
 /** The chain trail of a token, read from LEDGER_RPC_URL (no signing key needed). */
 function chainTrailOf(tokenId: bigint): ReturnType<typeof readChainTrail> {
   return readChainTrail({
-    rpcUrl: requireEnv('LEDGER_RPC_URL'), chainId: Number(requireEnv('LEDGER_CHAIN_ID')),
-    batchTokenAddress: requireEnv('BATCH_TOKEN_ADDRESS') as `0x${string}`, traceLogAddress: requireEnv('TRACE_LOG_ADDRESS') as `0x${string}`, tokenId,
+    rpcUrl: requireEnv('LEDGER_RPC_URL'),
+    chainId: Number(requireEnv('LEDGER_CHAIN_ID')),
+    batchTokenAddress: requireEnv('BATCH_TOKEN_ADDRESS') as `0x${string}`,
+    traceLogAddress: requireEnv('TRACE_LOG_ADDRESS') as `0x${string}`,
+    tokenId,
   });
 }
 
 /** Ports of audit reading and verification. */
 export function auditDeps(): AuditDeps {
-  return { batches: batchRepo(), chainTrail: chainTrailOf, fetchEvidence: evidenceFetcher(), anchors: new AuditAnchorRepository(), anchorRoot: anchorRootOf };
+  return {
+    batches: batchRepo(),
+    chainTrail: chainTrailOf,
+    fetchEvidence: evidenceFetcher(),
+    anchors: new AuditAnchorRepository(),
+    anchorRoot: anchorRootOf,
+  };
 }
 
 let anchorReader: AnchorRootReader | undefined;

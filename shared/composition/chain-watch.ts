@@ -33,7 +33,15 @@ function chainLogSource(): ChainLogSource {
 export function chainWatchDeps(): ChainWatchDeps {
   cursor ??= new DynamoChainCursorStore(Number(requireEnv('LEDGER_CHAIN_ID')));
   parking ??= new DynamoChainEventParking(Number(requireEnv('LEDGER_CHAIN_ID')));
-  return { source: chainLogSource(), cursor, parking, parkedMetric: () => metrics.count('ChainEventsParked'), stageEvents: chainEventDeps(), buyerPayments: settlementDeps(), now };
+  return {
+    source: chainLogSource(),
+    cursor,
+    parking,
+    parkedMetric: () => metrics.count('ChainEventsParked'),
+    stageEvents: chainEventDeps(),
+    buyerPayments: settlementDeps(),
+    now,
+  };
 }
 
 /**
@@ -79,6 +87,10 @@ export function chainWatchConfig(leaseMs: number): ChainWatchConfig {
     maxBlocksPerRange: count('CHAIN_WATCH_MAX_BLOCK_RANGE', envOr('CHAIN_WATCH_MAX_BLOCK_RANGE', '1000'), 1),
     maxRangesPerRun: count('CHAIN_WATCH_MAX_RANGES_PER_RUN', envOr('CHAIN_WATCH_MAX_RANGES_PER_RUN', '20'), 1),
     leaseMs,
-    maxEventAttempts: count('CHAIN_WATCH_MAX_EVENT_ATTEMPTS', envOr('CHAIN_WATCH_MAX_EVENT_ATTEMPTS', String(DEFAULT_MAX_EVENT_ATTEMPTS)), 1),
+    maxEventAttempts: count(
+      'CHAIN_WATCH_MAX_EVENT_ATTEMPTS',
+      envOr('CHAIN_WATCH_MAX_EVENT_ATTEMPTS', String(DEFAULT_MAX_EVENT_ATTEMPTS)),
+      1,
+    ),
   };
 }

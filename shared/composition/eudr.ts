@@ -23,7 +23,13 @@ export function ddsRegistry(): Promise<DdsRegistry> {
 
 export function ddsDeps(): DdsDeps {
   return {
-    batches: batchRepo(), registry: registryRepo(), custody: custodyRepo(), dds: ddsRepo(), documents: ddsDocuments, filingQueue: ddsFilingQueue(), now,
+    batches: batchRepo(),
+    registry: registryRepo(),
+    custody: custodyRepo(),
+    dds: ddsRepo(),
+    documents: ddsDocuments,
+    filingQueue: ddsFilingQueue(),
+    now,
   };
 }
 

@@ -12,7 +12,9 @@ export function evidencePackDeps(): EvidencePackDeps {
   let audit: AuditDeps | undefined;
   const ledger = () => (audit ??= auditDeps());
   return {
-    dds: ddsRepo(), batches: batchRepo(), registry: registryRepo(),
+    dds: ddsRepo(),
+    batches: batchRepo(),
+    registry: registryRepo(),
     chainTrail: (tokenId) => ledger().chainTrail(tokenId),
     fetchEvidence: (cid) => ledger().fetchEvidence(cid),
     anchors: { ofBatch: (batchId) => ledger().anchors.ofBatch(batchId) },

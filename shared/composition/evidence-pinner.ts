@@ -30,13 +30,18 @@ function carPinner(): Promise<CarPinner> {
     const endpoint = requireEnv('EVIDENCE_PINNING_ENDPOINT');
     const creds = JSON.parse(await secret('EVIDENCE_PINNING_CREDENTIALS', 'EVIDENCE_PINNING_CREDENTIALS_SECRET_ARN')) as PinningCredentials;
     if (api === 's3') {
-      if (!creds.access_key_id || !creds.secret_access_key) throw new Error('EVIDENCE_PINNING_CREDENTIALS must hold {"access_key_id", "secret_access_key"} for EVIDENCE_PINNING_API=s3');
+      if (!creds.access_key_id || !creds.secret_access_key)
+        throw new Error('EVIDENCE_PINNING_CREDENTIALS must hold {"access_key_id", "secret_access_key"} for EVIDENCE_PINNING_API=s3');
       return new S3CarPinner({
-        endpoint, bucket: requireEnv('EVIDENCE_PINNING_BUCKET'), region: requireEnv('EVIDENCE_PINNING_REGION'),
-        accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key,
+        endpoint,
+        bucket: requireEnv('EVIDENCE_PINNING_BUCKET'),
+        region: requireEnv('EVIDENCE_PINNING_REGION'),
+        accessKeyId: creds.access_key_id,
+        secretAccessKey: creds.secret_access_key,
       });
     }
-    if (api === 'kubo') return new KuboCarPinner({ apiUrl: endpoint, ...(creds.authorization ? { authorization: creds.authorization } : {}) });
+    if (api === 'kubo')
+      return new KuboCarPinner({ apiUrl: endpoint, ...(creds.authorization ? { authorization: creds.authorization } : {}) });
     throw new Error(`EVIDENCE_PINNING_API must be s3 or kubo, not ${JSON.stringify(api)}`);
   })();
   pinnerP.catch(() => (pinnerP = undefined));

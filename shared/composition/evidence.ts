@@ -13,11 +13,12 @@ import { EvidencePinRepository } from '../adapters/dynamodb/evidence-pin-repo';
 let archive: EvidenceArchive | undefined;
 /** The own copy, configured on first use (a handler that never touches evidence needs no EVIDENCE_BUCKET). */
 export function evidenceArchive(): EvidenceArchive {
-  const real = () => (archive ??= new S3EvidenceArchive({
-    bucket: requireEnv('EVIDENCE_BUCKET'),
-    region: envOr('AWS_REGION', 'us-east-1'),
-    ...(process.env.AWS_ENDPOINT_URL_S3 ? { endpoint: process.env.AWS_ENDPOINT_URL_S3 } : {}),
-  }));
+  const real = () =>
+    (archive ??= new S3EvidenceArchive({
+      bucket: requireEnv('EVIDENCE_BUCKET'),
+      region: envOr('AWS_REGION', 'us-east-1'),
+      ...(process.env.AWS_ENDPOINT_URL_S3 ? { endpoint: process.env.AWS_ENDPOINT_URL_S3 } : {}),
+    }));
   return {
     putCar: (root, car, files) => real().putCar(root, car, files),
     getCar: (root) => real().getCar(root),

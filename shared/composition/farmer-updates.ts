@@ -7,4 +7,8 @@ import { registryRepo } from './repos';
 let phones: FarmerPhoneStore | undefined;
 
 /** The ports of PATCH /farmers/{id}: the registry (the farmer, its cooperative), its phone corrections and the notifier. */
-export const farmerUpdateDeps = (): FarmerUpdateDeps => ({ registry: registryRepo(), phones: (phones ??= new FarmerPhoneRepository()), notifier: notifier() });
+export const farmerUpdateDeps = (): FarmerUpdateDeps => ({
+  registry: registryRepo(),
+  phones: (phones ??= new FarmerPhoneRepository()),
+  notifier: notifier(),
+});

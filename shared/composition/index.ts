@@ -76,21 +76,38 @@ function payoutProvider(): Promise<PayoutProvider> {
  */
 function lazy<T extends object>(load: () => Promise<T>): T {
   return new Proxy({} as T, {
-    get: (_target, prop) => (prop === 'then' ? undefined : async (...args: unknown[]) => {
-      const real = (await load()) as Record<PropertyKey, (...a: unknown[]) => unknown>;
-      return real[prop]!(...args);
-    }),
+    get: (_target, prop) =>
+      prop === 'then'
+        ? undefined
+        : async (...args: unknown[]) => {
+            const real = (await load()) as Record<PropertyKey, (...a: unknown[]) => unknown>;
+            return real[prop]!(...args);
+          },
   });
 }
 
 /** Ports of the payout use cases (creation, state-machine tasks, reconciliation). */
 export function payoutDeps(): PayoutDeps {
-  return { registry: registryRepo(), batches: batchRepo(), payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
+  return {
+    registry: registryRepo(),
+    batches: batchRepo(),
+    payouts: payoutRepo(),
+    provider: lazy(payoutProvider),
+    workflow: payoutWorkflow(),
+    now,
+  };
 }
 
 /** Ports of POST /payments/farmer-payout: point reads of farmers and batches (not their whole repositories), the payout store, provider and workflow. */
 export function payoutCreationDeps(): PayoutCreationDeps {
-  return { registry: { getFarmer: readFarmer, getCooperative: readCooperative }, batches: { get: readMintedBatch }, payouts: payoutRepo(), provider: lazy(payoutProvider), workflow: payoutWorkflow(), now };
+  return {
+    registry: { getFarmer: readFarmer, getCooperative: readCooperative },
+    batches: { get: readMintedBatch },
+    payouts: payoutRepo(),
+    provider: lazy(payoutProvider),
+    workflow: payoutWorkflow(),
+    now,
+  };
 }
 
 /**
@@ -106,7 +123,8 @@ export function manualPayoutDailyLimitUsdMicro(): number {
   } catch {
     micro = 0;
   }
-  if (!(micro > 0)) throw new Error(`MANUAL_PAYOUT_DAILY_LIMIT_USDC must be a positive USDC amount (at most 6 decimals), got ${JSON.stringify(raw)}`);
+  if (!(micro > 0))
+    throw new Error(`MANUAL_PAYOUT_DAILY_LIMIT_USDC must be a positive USDC amount (at most 6 decimals), got ${JSON.stringify(raw)}`);
   return micro;
 }
 
@@ -122,7 +140,12 @@ function traceLogReader(): TraceLogReader {
 
 /** Ports of the chain-event webhook: those of payouts, the webhook receipts, and the trace log to check events against. */
 export function chainEventDeps(): ChainEventDeps {
-  return { ...payoutCreationDeps(), registry: { getFarmer: readFarmer, getCooperative: readCooperative }, receipts: webhookReceipts(), traceLog: traceLogReader() };
+  return {
+    ...payoutCreationDeps(),
+    registry: { getFarmer: readFarmer, getCooperative: readCooperative },
+    receipts: webhookReceipts(),
+    traceLog: traceLogReader(),
+  };
 }
 
 let orderReaderP: Promise<PayoutOrderReader> | undefined;
@@ -155,11 +178,22 @@ export function batchDeps(): BatchDeps {
  */
 export function ledgerWriterDeps(): LedgerWriterDeps {
   const base = {
-    custody: custodyRepo(), ledger: lazy(ledger), batches: batchRepo(), payoutQueue: payoutRequestQueue(), now,
+    custody: custodyRepo(),
+    ledger: lazy(ledger),
+    batches: batchRepo(),
+    payoutQueue: payoutRequestQueue(),
+    now,
     ...(envOr('AUDIT_ANCHOR_ADDRESS', '') ? { anchors: anchorOutcomes() } : {}),
   };
   if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;
-  const handlers = vaultWriteHandlers({ deposits: depositRepo(), vaultWrites: vaultWrites(), loans: loanRepo(), settlements: settlementRepo(), payoutQueue: payoutRequestQueue(), now });
+  const handlers = vaultWriteHandlers({
+    deposits: depositRepo(),
+    vaultWrites: vaultWrites(),
+    loans: loanRepo(),
+    settlements: settlementRepo(),
+    payoutQueue: payoutRequestQueue(),
+    now,
+  });
   return { ...base, vault: { ledger: lazy(ledger), reader: lazy(vaultReader), outcomes: vaultWriteOutcomes(handlers) } };
 }
 

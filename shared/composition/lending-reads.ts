@@ -22,14 +22,15 @@ export function priceFeed(): PriceFeed {
   if (file) return (feed = new FilePriceFeed(file));
   let http: HttpPriceFeed | undefined;
   // Configuration is read on first use, so a request refused earlier never needs it.
-  const load = () => (http ??= new HttpPriceFeed({
-    url: requireEnv('PRICE_FEED_URL'),
-    token: async () => {
-      if (!envOr('PRICE_FEED_TOKEN', '') && !envOr('PRICE_FEED_TOKEN_SECRET_ARN', '')) return undefined; // a source without a token
-      const t = (await secret('PRICE_FEED_TOKEN', 'PRICE_FEED_TOKEN_SECRET_ARN')).trim();
-      return t === '' || t.toLowerCase() === 'none' ? undefined : t;
-    },
-  }));
+  const load = () =>
+    (http ??= new HttpPriceFeed({
+      url: requireEnv('PRICE_FEED_URL'),
+      token: async () => {
+        if (!envOr('PRICE_FEED_TOKEN', '') && !envOr('PRICE_FEED_TOKEN_SECRET_ARN', '')) return undefined; // a source without a token
+        const t = (await secret('PRICE_FEED_TOKEN', 'PRICE_FEED_TOKEN_SECRET_ARN')).trim();
+        return t === '' || t.toLowerCase() === 'none' ? undefined : t;
+      },
+    }));
   return (feed = { latest: () => load().latest() });
 }
 

@@ -11,10 +11,19 @@ import { batchRepo, loanRepo, now, payoutRepo, registryRepo } from './repos';
  * disbursement started once the collateral is locked.
  */
 
-
 /** Ports of loan origination and loan reads. */
 export function loanDeps(): LoanDeps {
-  return { registry: registryRepo(), batches: batchRepo(), loans: loanRepo(), payouts: payoutRepo(), prices: priceFeed(), ledgerQueue: ledgerWriteQueue(), apr: loanApr(), termDays: loanTermDays(), now };
+  return {
+    registry: registryRepo(),
+    batches: batchRepo(),
+    loans: loanRepo(),
+    payouts: payoutRepo(),
+    prices: priceFeed(),
+    ledgerQueue: ledgerWriteQueue(),
+    apr: loanApr(),
+    termDays: loanTermDays(),
+    now,
+  };
 }
 
 /** Ports of the loan disbursement (payout-request consumer). */

@@ -8,5 +8,9 @@ let resolutions: PayoutResolutionStore | undefined;
 
 /** The ports of a manual-review resolution (docs/api/payouts.md#manual-review): the table and the payout state machine. */
 export const manualReviewDeps = (): ManualReviewDeps => ({
-  payouts: payoutRepo(), resolutions: (resolutions ??= new PayoutResolutionRepository()), registry: registryRepo(), workflow: payoutWorkflow(), now,
+  payouts: payoutRepo(),
+  resolutions: (resolutions ??= new PayoutResolutionRepository()),
+  registry: registryRepo(),
+  workflow: payoutWorkflow(),
+  now,
 });

@@ -33,7 +33,9 @@ let sealer: SecretSealer | undefined;
 export function secretSealerFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): SecretSealer {
   if (env.OUTBOUND_SECRET_KMS_KEY_ID) return new EnvelopeSealer(new KmsDataKeys(env.OUTBOUND_SECRET_KMS_KEY_ID));
   if (env.OUTBOUND_SECRET_KEY_FILE) return new EnvelopeSealer(new FileDataKeys(env.OUTBOUND_SECRET_KEY_FILE));
-  throw new Error('Missing configuration: set OUTBOUND_SECRET_KMS_KEY_ID (AWS) or OUTBOUND_SECRET_KEY_FILE (local) to seal webhook secrets');
+  throw new Error(
+    'Missing configuration: set OUTBOUND_SECRET_KMS_KEY_ID (AWS) or OUTBOUND_SECRET_KEY_FILE (local) to seal webhook secrets',
+  );
 }
 
 /** The sealer, built from the settings at its first use. */
@@ -59,5 +61,14 @@ export function outboundDeps(): OutboundWebhookDeps & { sender: OutboundSender; 
   store ??= new DynamoOutboundWebhookStore();
   sender ??= new HttpOutboundSender(allowLoopback());
   const timeScale = Number(envOr('OUTBOUND_WEBHOOK_TIME_SCALE', '1'));
-  return { store, queue: new SqsWorkQueue<OutboundDeliveryMessage>('OUTBOUND_WEBHOOK_QUEUE_URL'), now, newId, newSecret, sealer: lazySealer, sender, timeScale: timeScale > 0 ? timeScale : 1 };
+  return {
+    store,
+    queue: new SqsWorkQueue<OutboundDeliveryMessage>('OUTBOUND_WEBHOOK_QUEUE_URL'),
+    now,
+    newId,
+    newSecret,
+    sealer: lazySealer,
+    sender,
+    timeScale: timeScale > 0 ? timeScale : 1,
+  };
 }

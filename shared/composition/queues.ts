@@ -7,7 +7,8 @@ import type { DdsFilingMessage, LedgerWriteMessage, PayoutRequestMessage, WorkQu
  */
 
 /** The single ledger writer's FIFO queue: one message group, so writes land one at a time in order. */
-export const ledgerWriteQueue = (): WorkQueue<LedgerWriteMessage> => new SqsWorkQueue<LedgerWriteMessage>('LEDGER_WRITE_QUEUE_URL', { fifoGroup: 'trace-log-writer' });
+export const ledgerWriteQueue = (): WorkQueue<LedgerWriteMessage> =>
+  new SqsWorkQueue<LedgerWriteMessage>('LEDGER_WRITE_QUEUE_URL', { fifoGroup: 'trace-log-writer' });
 /** Requests to start a confirmed batch's NET_COFFEE_PAYMENT payout. */
 export const payoutRequestQueue = (): WorkQueue<PayoutRequestMessage> => new SqsWorkQueue<PayoutRequestMessage>('PAYOUT_REQUEST_QUEUE_URL');
 /** Due diligence statements to file with the EU Information System. */

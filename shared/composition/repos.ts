@@ -10,7 +10,19 @@ import { PayoutRepository } from '../adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import { WebhookReceipts } from '../adapters/dynamodb/webhook-receipts';
 import { meteredPayoutStore } from '../use-cases/metered-stores';
-import type { BatchStore, CustodyStore, DdsStore, IdempotencyStore, LedgerWriteParking, LoanStore, PayoutStore, RegistryStore, SettlementStore, VaultWriteStore, WebhookReceiptStore } from '../domain/ports';
+import type {
+  BatchStore,
+  CustodyStore,
+  DdsStore,
+  IdempotencyStore,
+  LedgerWriteParking,
+  LoanStore,
+  PayoutStore,
+  RegistryStore,
+  SettlementStore,
+  VaultWriteStore,
+  WebhookReceiptStore,
+} from '../domain/ports';
 
 /**
  * The DynamoDB stores, one per container, typed as the domain's ports. Split from ./index so that

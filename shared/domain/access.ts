@@ -15,7 +15,10 @@ export function assertActsFor(caller: Caller, cooperativeId: string): void {
 /** Role check for one operation. Errors: INSUFFICIENT_PERMISSIONS (403). */
 export function assertRole(caller: Caller, roles: Role[]): void {
   if (!roles.includes(caller.role)) {
-    throw new DomainError('INSUFFICIENT_PERMISSIONS', `This operation needs one of the roles ${roles.join(', ')}; the token has role ${caller.role}.`);
+    throw new DomainError(
+      'INSUFFICIENT_PERMISSIONS',
+      `This operation needs one of the roles ${roles.join(', ')}; the token has role ${caller.role}.`,
+    );
   }
 }
 
@@ -34,9 +37,13 @@ export function assertMayMoveMoney(caller: Caller): void {
   try {
     assertDuty(caller, ['MANAGER']);
   } catch {
-    throw new DomainError('INSUFFICIENT_PERMISSIONS', `This operation moves money: it needs an ADMIN token or a COOPERATIVE token with the MANAGER duty; the token has role ${caller.role}${caller.role === 'COOPERATIVE' ? ` with the duties ${caller.duties.join(', ') || 'none'}` : ''}.`, {
-      details: { required_role: 'COOPERATIVE', required_duty: 'MANAGER' },
-    });
+    throw new DomainError(
+      'INSUFFICIENT_PERMISSIONS',
+      `This operation moves money: it needs an ADMIN token or a COOPERATIVE token with the MANAGER duty; the token has role ${caller.role}${caller.role === 'COOPERATIVE' ? ` with the duties ${caller.duties.join(', ') || 'none'}` : ''}.`,
+      {
+        details: { required_role: 'COOPERATIVE', required_duty: 'MANAGER' },
+      },
+    );
   }
 }
 

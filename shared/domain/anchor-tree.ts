@@ -34,4 +34,3 @@ export function buildAnchorTree(heads: readonly AuditHead[]): AnchorTree {
   }
   return { root, proofs };
 }
-

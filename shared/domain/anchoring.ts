@@ -30,8 +30,10 @@ const HASH = /^[0-9a-f]{64}$/;
 
 /** A head as its leaf values `[batch_id, sequence_number, 0x<hash>]`. Errors: Error for a malformed head. */
 export function leafOf(head: AuditHead): [string, string, string] {
-  if (!HASH.test(head.hash)) throw new Error(`anchor: the audit hash of ${head.batch_id} #${head.sequence_number} is not 64 lowercase hex digits`);
-  if (!Number.isSafeInteger(head.sequence_number) || head.sequence_number < 1) throw new Error(`anchor: bad sequence number ${head.sequence_number} of ${head.batch_id}`);
+  if (!HASH.test(head.hash))
+    throw new Error(`anchor: the audit hash of ${head.batch_id} #${head.sequence_number} is not 64 lowercase hex digits`);
+  if (!Number.isSafeInteger(head.sequence_number) || head.sequence_number < 1)
+    throw new Error(`anchor: bad sequence number ${head.sequence_number} of ${head.batch_id}`);
   return [head.batch_id, String(head.sequence_number), `0x${head.hash}`];
 }
 
@@ -104,7 +106,14 @@ export interface EntryAnchor {
 
 /** The periodic anchor of a batch as an entry's `anchor`. */
 export function entryAnchorOf(a: BatchAnchor): EntryAnchor {
-  return { tx_hash: a.tx_hash, block_number: a.block_number, root: a.root, proof: a.proof, head_sequence_number: a.head_sequence_number, head_hash: a.head_hash };
+  return {
+    tx_hash: a.tx_hash,
+    block_number: a.block_number,
+    root: a.root,
+    proof: a.proof,
+    head_sequence_number: a.head_sequence_number,
+    head_hash: a.head_hash,
+  };
 }
 
 /**

@@ -41,7 +41,7 @@ export interface AuditVerification {
   first_failure?: Omit<AuditCheck, 'ok'>;
 }
 
-export type {  ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
+export type { ChainMint, ChainStage, ChainTrail, EvidenceFetcher };
 
 /**
  * The periodic anchors claimed for a batch (from the service's store, or the `anchor` fields of
@@ -117,9 +117,11 @@ export async function verifyAuditTrail(input: {
       problems.push(`message_id ${JSON.stringify(e.message_id)} is not ${auditMessageId(batchId, e.sequence_number)}`);
     }
     if (e.prev_hash !== prev) {
-      problems.push(i === 0
-        ? `prev_hash ${short(e.prev_hash)} is not the genesis hash (64 zeros)`
-        : `prev_hash ${short(e.prev_hash)} does not link to the previous entry's hash ${short(prev)}`);
+      problems.push(
+        i === 0
+          ? `prev_hash ${short(e.prev_hash)} is not the genesis hash (64 zeros)`
+          : `prev_hash ${short(e.prev_hash)} does not link to the previous entry's hash ${short(prev)}`,
+      );
     }
     let recomputed: string | undefined;
     try {
@@ -130,7 +132,10 @@ export async function verifyAuditTrail(input: {
     if (recomputed !== undefined && recomputed !== e.hash) {
       problems.push(`recomputed hash ${short(recomputed)} does not equal the stored hash ${short(e.hash)} (content altered)`);
     }
-    add(problems.length === 0, problems.length === 0 ? `hash ${short(e.hash)} recomputes and links to ${i === 0 ? 'genesis' : `entry ${i}`}` : problems.join('; '));
+    add(
+      problems.length === 0,
+      problems.length === 0 ? `hash ${short(e.hash)} recomputes and links to ${i === 0 ? 'genesis' : `entry ${i}`}` : problems.join('; '),
+    );
     prev = e.hash;
   });
 
@@ -165,7 +170,10 @@ export async function verifyAuditTrail(input: {
       return;
     }
     if (relevant.length > 1) {
-      add(false, `${relevant.length} BatchMinted events for token ${payloadToken} / batch ${batchId} (txs ${relevant.map((m) => m.txHash).join(', ')}), expected exactly one`);
+      add(
+        false,
+        `${relevant.length} BatchMinted events for token ${payloadToken} / batch ${batchId} (txs ${relevant.map((m) => m.txHash).join(', ')}), expected exactly one`,
+      );
       return;
     }
     const m = relevant[0]!;
@@ -174,9 +182,12 @@ export async function verifyAuditTrail(input: {
     if (m.batchId !== batchId) problems.push(`batch id ${JSON.stringify(m.batchId)}, expected ${batchId}`);
     if (m.auditHash.toLowerCase() !== expected) problems.push(`audit hash ${short(m.auditHash)}, entry hash is ${short(expected)}`);
     if (problems.length === 0 && m.blockNumber !== undefined) ownAnchors[i] = { tx_hash: m.txHash, block_number: Number(m.blockNumber) };
-    add(problems.length === 0, problems.length === 0
-      ? `BatchMinted(token ${m.tokenId}, ${m.batchId}, ${short(m.auditHash)}) in tx ${m.txHash}`
-      : `BatchMinted in tx ${m.txHash} has ${problems.join('; ')}`);
+    add(
+      problems.length === 0,
+      problems.length === 0
+        ? `BatchMinted(token ${m.tokenId}, ${m.batchId}, ${short(m.auditHash)}) in tx ${m.txHash}`
+        : `BatchMinted in tx ${m.txHash} has ${problems.join('; ')}`,
+    );
   });
 
   // ---- trace-log events (every STAGE_CHANGED)
@@ -189,14 +200,16 @@ export async function verifyAuditTrail(input: {
     for (const s of carrying) claimed.add(s);
 
     const stage = e.payload.stage;
-    const code = typeof stage === 'string' && Object.hasOwn(STAGE_CODES, stage) ? STAGE_CODES[stage as keyof typeof STAGE_CODES] : undefined;
+    const code =
+      typeof stage === 'string' && Object.hasOwn(STAGE_CODES, stage) ? STAGE_CODES[stage as keyof typeof STAGE_CODES] : undefined;
     const cid = e.payload.evidence_ipfs_cid;
     const entryToken = parseTokenId(e.payload.token_id) ?? tokenId;
     const problems: string[] = [];
     if (code === undefined) problems.push(`payload.stage ${JSON.stringify(stage)} is not a ledger stage`);
     if (typeof cid !== 'string' || cid.length === 0) problems.push('payload.evidence_ipfs_cid is missing');
     if (entryToken === undefined) problems.push('the token id is unknown (no payload.token_id)');
-    else if (tokenId !== undefined && entryToken !== tokenId) problems.push(`payload.token_id ${entryToken} is not the batch's token ${tokenId}`);
+    else if (tokenId !== undefined && entryToken !== tokenId)
+      problems.push(`payload.token_id ${entryToken} is not the batch's token ${tokenId}`);
     if (problems.length > 0) {
       add(false, problems.join('; '));
       return;
@@ -204,14 +217,18 @@ export async function verifyAuditTrail(input: {
 
     if (carrying.length === 0) {
       const sameStage = chain.stages.filter((s) => s.tokenId === entryToken && s.stage === code);
-      const hint = sameStage.length > 0
-        ? ` (${sameStage.length} StageRecorded for ${String(stage)} carry other hashes: ${sameStage.map((s) => `${short(s.auditHash)} in tx ${s.txHash}`).join(', ')})`
-        : '';
+      const hint =
+        sameStage.length > 0
+          ? ` (${sameStage.length} StageRecorded for ${String(stage)} carry other hashes: ${sameStage.map((s) => `${short(s.auditHash)} in tx ${s.txHash}`).join(', ')})`
+          : '';
       add(false, `no StageRecorded event carries audit hash ${short(expected)}${hint}`);
       return;
     }
     if (carrying.length > 1) {
-      add(false, `${carrying.length} StageRecorded events carry audit hash ${short(expected)} (${carrying.map(eventRef).join(', ')}), expected exactly one`);
+      add(
+        false,
+        `${carrying.length} StageRecorded events carry audit hash ${short(expected)} (${carrying.map(eventRef).join(', ')}), expected exactly one`,
+      );
       return;
     }
     const s = carrying[0]!;
@@ -219,23 +236,39 @@ export async function verifyAuditTrail(input: {
     if (s.stage !== code) problems.push(`stage ${stageLabel(s.stage)}, entry has ${stageLabel(code!)}`);
     if (s.evidenceCid !== cid) problems.push(`evidence CID ${s.evidenceCid}, entry has ${String(cid)}`);
     if (problems.length === 0 && s.blockNumber !== undefined) ownAnchors[i] = { tx_hash: s.txHash, block_number: Number(s.blockNumber) };
-    add(problems.length === 0, problems.length === 0
-      ? `StageRecorded(token ${s.tokenId}, ${stageLabel(s.stage)}, ${s.evidenceCid}) at ${eventRef(s)}`
-      : `StageRecorded at ${eventRef(s)} has ${problems.join('; ')}`);
+    add(
+      problems.length === 0,
+      problems.length === 0
+        ? `StageRecorded(token ${s.tokenId}, ${stageLabel(s.stage)}, ${s.evidenceCid}) at ${eventRef(s)}`
+        : `StageRecorded at ${eventRef(s)} has ${problems.join('; ')}`,
+    );
   });
 
   // ---- StageRecorded events of the token that no STAGE_CHANGED entry claims
   const byHash = new Map<string, number>();
-  entries.forEach((e, i) => { if (isRecord(e) && typeof e.hash === 'string') byHash.set(`0x${e.hash}`.toLowerCase(), i); });
+  entries.forEach((e, i) => {
+    if (isRecord(e) && typeof e.hash === 'string') byHash.set(`0x${e.hash}`.toLowerCase(), i);
+  });
   for (const s of chain.stages) {
     if (claimed.has(s) || (tokenId !== undefined && s.tokenId !== tokenId)) continue;
     const desc = `StageRecorded(token ${s.tokenId}, ${stageLabel(s.stage)}, ${s.evidenceCid}, ${short(s.auditHash)}) at ${eventRef(s)}`;
     const i = byHash.get(s.auditHash.toLowerCase());
     if (i !== undefined) {
       const e = entries[i]!;
-      perEntry[i]!.push({ ...entryRef(e, i), check: 'trace_log_event', ok: false, detail: `${desc} carries the hash of this ${String(e.type)} entry, which is not a stage change` });
+      perEntry[i]!.push({
+        ...entryRef(e, i),
+        check: 'trace_log_event',
+        ok: false,
+        detail: `${desc} carries the hash of this ${String(e.type)} entry, which is not a stage change`,
+      });
     } else {
-      trailing.push({ sequence_number: 0, message_id: '-', check: 'trace_log_event', ok: false, detail: `${desc} matches no audit entry (extra on-chain stage)` });
+      trailing.push({
+        sequence_number: 0,
+        message_id: '-',
+        check: 'trace_log_event',
+        ok: false,
+        detail: `${desc} matches no audit entry (extra on-chain stage)`,
+      });
     }
   }
 
@@ -254,7 +287,16 @@ export async function verifyAuditTrail(input: {
     verified: checks.length > 0 && failed === undefined,
     checks,
     anchors,
-    ...(failed ? { first_failure: { sequence_number: failed.sequence_number, message_id: failed.message_id, check: failed.check, detail: failed.detail } } : {}),
+    ...(failed
+      ? {
+          first_failure: {
+            sequence_number: failed.sequence_number,
+            message_id: failed.message_id,
+            check: failed.check,
+            detail: failed.detail,
+          },
+        }
+      : {}),
   };
 }
 
@@ -270,13 +312,19 @@ async function anchorChecks(
   const claims = new Map<string, { claim: BatchAnchor | null; raw: unknown }>();
   for (const raw of anchoring.claimed) {
     const claim = batchAnchorOf(raw);
-    claims.set(claim ? `${claim.root}#${claim.head_sequence_number}` : JSON.stringify(raw) ?? 'undefined', { claim, raw });
+    claims.set(claim ? `${claim.root}#${claim.head_sequence_number}` : (JSON.stringify(raw) ?? 'undefined'), { claim, raw });
   }
   const rootBlocks = new Map<string, Promise<bigint | null>>();
-  const checked = await Promise.all([...claims.values()].map(async ({ claim, raw }) => {
-    if (!claim) return { claim, head: Number.NaN, problem: `a claimed anchor is malformed: ${JSON.stringify(raw)?.slice(0, 200)}` };
-    return { claim, head: claim.head_sequence_number, problem: await periodicAnchorProblem(batchId, claim, entries, anchoring.rootBlock, rootBlocks) };
-  }));
+  const checked = await Promise.all(
+    [...claims.values()].map(async ({ claim, raw }) => {
+      if (!claim) return { claim, head: Number.NaN, problem: `a claimed anchor is malformed: ${JSON.stringify(raw)?.slice(0, 200)}` };
+      return {
+        claim,
+        head: claim.head_sequence_number,
+        problem: await periodicAnchorProblem(batchId, claim, entries, anchoring.rootBlock, rootBlocks),
+      };
+    }),
+  );
   checked.sort((a, b) => a.head - b.head);
   entries.forEach((e, i) => {
     if (!isRecord(e) || shapeProblem(e)) return;
@@ -285,15 +333,26 @@ async function anchorChecks(
     if (own) {
       anchors[i] = ownAnchors[i] ?? null;
       const a = ownAnchors[i];
-      add(a !== null && a !== undefined, a ? `anchored by ${own} in tx ${a.tx_hash} (block ${a.block_number})` : `not anchored: ${own} does not match (see ${i === 0 ? 'mint_event' : 'trace_log_event'})`);
+      add(
+        a !== null && a !== undefined,
+        a
+          ? `anchored by ${own} in tx ${a.tx_hash} (block ${a.block_number})`
+          : `not anchored: ${own} does not match (see ${i === 0 ? 'mint_event' : 'trace_log_event'})`,
+      );
       return;
     }
     const covering = checked.filter((c) => c.head >= e.sequence_number);
     const good = covering.find((c) => c.problem === undefined);
     if (good?.claim) {
       anchors[i] = entryAnchorOf(good.claim);
-      const via = good.claim.head_sequence_number === e.sequence_number ? 'as the head' : `through the hash chain to head #${good.claim.head_sequence_number}`;
-      add(true, `anchored by the periodic anchor ${short(good.claim.root)} in tx ${good.claim.tx_hash} (block ${good.claim.block_number}), ${via}`);
+      const via =
+        good.claim.head_sequence_number === e.sequence_number
+          ? 'as the head'
+          : `through the hash chain to head #${good.claim.head_sequence_number}`;
+      add(
+        true,
+        `anchored by the periodic anchor ${short(good.claim.root)} in tx ${good.claim.tx_hash} (block ${good.claim.block_number}), ${via}`,
+      );
       return;
     }
     if (covering.length > 0) {
@@ -301,7 +360,12 @@ async function anchorChecks(
       return;
     }
     const malformed = checked.find((c) => !c.claim);
-    add(false, malformed ? `not anchored: ${malformed.problem}` : `${NOT_YET_ANCHORED}: no periodic anchor covers entry #${e.sequence_number} (written ${e.at}) yet; the next anchor will`);
+    add(
+      false,
+      malformed
+        ? `not anchored: ${malformed.problem}`
+        : `${NOT_YET_ANCHORED}: no periodic anchor covers entry #${e.sequence_number} (written ${e.at}) yet; the next anchor will`,
+    );
   });
   return anchors;
 }
@@ -320,7 +384,9 @@ async function periodicAnchorProblem(
   if (head.hash !== a.head_hash) {
     return `${where} committed entry #${a.head_sequence_number} with hash ${short(a.head_hash)}, but the log's entry #${a.head_sequence_number} has hash ${short(String(head.hash))}: the log was rewritten after it was anchored`;
   }
-  if (!verifyAnchorProof({ batch_id: batchId, sequence_number: a.head_sequence_number, hash: head.hash }, { root: a.root, proof: a.proof })) {
+  if (
+    !verifyAnchorProof({ batch_id: batchId, sequence_number: a.head_sequence_number, hash: head.hash }, { root: a.root, proof: a.proof })
+  ) {
     return `${where}: the proof of head #${a.head_sequence_number} does not lead to the root`;
   }
   let block: bigint | null;
@@ -345,10 +411,16 @@ function batchAnchorOf(raw: unknown): BatchAnchor | null {
   if (!Array.isArray(proof) || proof.length > 64 || !proof.every((p) => typeof p === 'string' && BYTES32_HEX.test(p))) return null;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return null;
   if (typeof hash !== 'string' || !HASH_HEX.test(hash)) return null;
-  if (typeof tx !== 'string' || !BYTES32_HEX.test(tx) || typeof block !== 'number' || !Number.isSafeInteger(block) || block < 0) return null;
+  if (typeof tx !== 'string' || !BYTES32_HEX.test(tx) || typeof block !== 'number' || !Number.isSafeInteger(block) || block < 0)
+    return null;
   return {
-    anchor_id: typeof raw.anchor_id === 'string' ? raw.anchor_id : '', head_sequence_number: seq, head_hash: hash,
-    root: root.toLowerCase() as Hex, proof: proof.map((p) => (p as string).toLowerCase() as Hex), tx_hash: tx, block_number: block,
+    anchor_id: typeof raw.anchor_id === 'string' ? raw.anchor_id : '',
+    head_sequence_number: seq,
+    head_hash: hash,
+    root: root.toLowerCase() as Hex,
+    proof: proof.map((p) => (p as string).toLowerCase() as Hex),
+    tx_hash: tx,
+    block_number: block,
   };
 }
 
@@ -365,7 +437,8 @@ async function evidenceChecks(e: AuditEntry, i: number, fetchEvidence: EvidenceF
   } catch {
     return [cidCheck(false, `payload.evidence_ipfs_cid ${JSON.stringify(cidText)} is not a CID`)];
   }
-  if (!fetchEvidence) return [cidCheck(cid.version === 1, `${cidText} is ${cid.version === 1 ? 'a well-formed CIDv1' : 'not a CIDv1'}; content not fetched`)];
+  if (!fetchEvidence)
+    return [cidCheck(cid.version === 1, `${cidText} is ${cid.version === 1 ? 'a well-formed CIDv1' : 'not a CIDv1'}; content not fetched`)];
 
   let fetched: Awaited<ReturnType<EvidenceFetcher>>;
   try {
@@ -378,10 +451,15 @@ async function evidenceChecks(e: AuditEntry, i: number, fetchEvidence: EvidenceF
   const out: AuditCheck[] = [];
   try {
     const rebuilt = CID.parse((await buildUnixfsDirectory(fetched.files)).cid);
-    const names = fetched.files.map((f) => f.path).sort().join(', ');
-    out.push(rebuilt.equals(cid)
-      ? cidCheck(true, `${cidText} re-imports from its files (${names})`)
-      : cidCheck(false, `the files fetched for ${cidText} (${names}) re-import to ${rebuilt.toString()}`));
+    const names = fetched.files
+      .map((f) => f.path)
+      .sort()
+      .join(', ');
+    out.push(
+      rebuilt.equals(cid)
+        ? cidCheck(true, `${cidText} re-imports from its files (${names})`)
+        : cidCheck(false, `the files fetched for ${cidText} (${names}) re-import to ${rebuilt.toString()}`),
+    );
   } catch (err) {
     out.push(cidCheck(false, `the files fetched for ${cidText} cannot be re-imported: ${(err as Error).message}`));
   }
@@ -395,9 +473,14 @@ async function evidenceChecks(e: AuditEntry, i: number, fetchEvidence: EvidenceF
   } else {
     try {
       const expected = canonicalEvidenceBytes(evidence);
-      out.push(bytesEqual(expected, file.bytes)
-        ? contentCheck(true, `${EVIDENCE_FILE} (${file.bytes.byteLength} bytes) equals the canonical JSON of payload.evidence`)
-        : contentCheck(false, `${EVIDENCE_FILE} (${file.bytes.byteLength} bytes) differs from the canonical JSON of payload.evidence (${expected.byteLength} bytes)`));
+      out.push(
+        bytesEqual(expected, file.bytes)
+          ? contentCheck(true, `${EVIDENCE_FILE} (${file.bytes.byteLength} bytes) equals the canonical JSON of payload.evidence`)
+          : contentCheck(
+              false,
+              `${EVIDENCE_FILE} (${file.bytes.byteLength} bytes) differs from the canonical JSON of payload.evidence (${expected.byteLength} bytes)`,
+            ),
+      );
     } catch (err) {
       out.push(contentCheck(false, `payload.evidence cannot be canonicalised: ${(err as Error).message}`));
     }

@@ -105,7 +105,14 @@ function qualityIndex(kgByGrade: Record<Grade, number>): number {
  * @throws RangeError when a count is negative or not an integer
  */
 export function computeCreditScore(inputs: CreditScoreInputs): CreditScoreResult {
-  for (const k of ['deliveries', 'loans_repaid_on_time', 'loans_repaid_late', 'defaults', 'tenure_days', 'manual_review_payouts'] as const) {
+  for (const k of [
+    'deliveries',
+    'loans_repaid_on_time',
+    'loans_repaid_late',
+    'defaults',
+    'tenure_days',
+    'manual_review_payouts',
+  ] as const) {
     if (!Number.isSafeInteger(inputs[k]) || inputs[k] < 0) throw new RangeError(`credit score: ${k} must be a non-negative integer`);
   }
   const P = CREDIT_SCORE_POINTS;
@@ -116,11 +123,27 @@ export function computeCreditScore(inputs: CreditScoreInputs): CreditScoreResult
     { name: 'deliveries', value: inputs.deliveries, effect: capUp(inputs.deliveries * P.deliveries.per, P.deliveries.cap) },
     { name: 'volume_kg', value: volume, effect: capUp(Math.floor(volume / 100) * P.volume_kg.perHundredKg, P.volume_kg.cap) },
     { name: 'quality', value: quality, effect: totalKg > 0 ? Math.floor((quality * P.quality.scale) / 100) + P.quality.offset : 0 },
-    { name: 'loans_repaid_on_time', value: inputs.loans_repaid_on_time, effect: capUp(inputs.loans_repaid_on_time * P.loans_repaid_on_time.per, P.loans_repaid_on_time.cap) },
-    { name: 'loans_repaid_late', value: inputs.loans_repaid_late, effect: capUp(inputs.loans_repaid_late * P.loans_repaid_late.per, P.loans_repaid_late.cap) },
+    {
+      name: 'loans_repaid_on_time',
+      value: inputs.loans_repaid_on_time,
+      effect: capUp(inputs.loans_repaid_on_time * P.loans_repaid_on_time.per, P.loans_repaid_on_time.cap),
+    },
+    {
+      name: 'loans_repaid_late',
+      value: inputs.loans_repaid_late,
+      effect: capUp(inputs.loans_repaid_late * P.loans_repaid_late.per, P.loans_repaid_late.cap),
+    },
     { name: 'defaults', value: inputs.defaults, effect: inputs.defaults * P.defaults.per },
-    { name: 'tenure_days', value: inputs.tenure_days, effect: capUp(Math.floor(inputs.tenure_days / 30) * P.tenure_days.perThirtyDays, P.tenure_days.cap) },
-    { name: 'manual_review_payouts', value: inputs.manual_review_payouts, effect: Math.max(inputs.manual_review_payouts * P.manual_review_payouts.per, P.manual_review_payouts.cap) },
+    {
+      name: 'tenure_days',
+      value: inputs.tenure_days,
+      effect: capUp(Math.floor(inputs.tenure_days / 30) * P.tenure_days.perThirtyDays, P.tenure_days.cap),
+    },
+    {
+      name: 'manual_review_payouts',
+      value: inputs.manual_review_payouts,
+      effect: Math.max(inputs.manual_review_payouts * P.manual_review_payouts.per, P.manual_review_payouts.cap),
+    },
   ];
   // `+ 0` turns a -0 (0 × negative points) into 0.
   for (const f of factors) f.effect += 0;
@@ -143,7 +166,10 @@ const DAY_MS = 86_400_000;
  * `created_at`) → on time, later → late; DEFAULTED (written off), or ACTIVE for more than LOAN_ON_TIME_DAYS → default; ACTIVE
  * younger than that, PENDING and CANCELLED do not count.
  */
-export function classifyLoans(loans: ReadonlyArray<Pick<Loan, 'status' | 'created_at' | 'disbursed_at' | 'repaid_at'>>, now: Date): LoanHistory {
+export function classifyLoans(
+  loans: ReadonlyArray<Pick<Loan, 'status' | 'created_at' | 'disbursed_at' | 'repaid_at'>>,
+  now: Date,
+): LoanHistory {
   const out: LoanHistory = { repaid_on_time: 0, repaid_late: 0, defaults: 0 };
   const limit = LOAN_ON_TIME_DAYS * DAY_MS;
   for (const l of loans) {
@@ -168,7 +194,9 @@ export function tenureDays(registeredAt: string, now: Date): number {
 /** The formula in words, for the API reference (built from the constants above). */
 export function creditScoreFormulaText(): string {
   const P = CREDIT_SCORE_POINTS;
-  const q = Object.entries(GRADE_QUALITY).map(([g, v]) => `${g} ${v}`).join(', ');
+  const q = Object.entries(GRADE_QUALITY)
+    .map(([g, v]) => `${g} ${v}`)
+    .join(', ');
   const bands = CREDIT_SCORE_BANDS.map((b) => `${b.band} ≥ ${b.min}`).join(', ');
   return [
     `score = ${CREDIT_SCORE_BASE} + the sum of the factors' effects, clamped to ${CREDIT_SCORE_MIN}–${CREDIT_SCORE_MAX} (formula_version ${CREDIT_SCORE_FORMULA_VERSION}); bands ${bands}, E below.`,

@@ -23,8 +23,34 @@ const DDS_POINT_MAX_AREA_HA = 4;
 const DDS_MIN_COORDINATE_DECIMALS = 6;
 /** Values the V3 schema's `EuropeanCountryType` allows for country of activity / entry (EU-27 + XI). */
 const EUDR_EU_COUNTRIES = [
-  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT',
-  'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'XI',
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+  'XI',
 ] as const;
 type EudrEuCountry = (typeof EUDR_EU_COUNTRIES)[number];
 
@@ -35,8 +61,14 @@ const MAX_PRODUCER_NAME = 500;
 const MAX_OPERATOR_NAME = 200;
 
 type GeoJsonPosition = number[];
-interface GeoJsonPoint { type: 'Point'; coordinates: GeoJsonPosition }
-interface GeoJsonPolygon { type: 'Polygon'; coordinates: GeoJsonPosition[][] }
+interface GeoJsonPoint {
+  type: 'Point';
+  coordinates: GeoJsonPosition;
+}
+interface GeoJsonPolygon {
+  type: 'Polygon';
+  coordinates: GeoJsonPosition[][];
+}
 
 /** Feature properties per the EUDR GeoJSON file description. `Area` (ha) only on points. */
 interface PlotProperties {
@@ -128,14 +160,16 @@ export function buildDueDiligenceStatement(input: BuildDdsInput): DueDiligenceSt
   euCountry(operator.country, 'operator.country');
   maxLength(input.internalReferenceNumber, MAX_INTERNAL_REFERENCE, 'internalReferenceNumber', 1);
   maxLength(operator.name, MAX_OPERATOR_NAME, 'operator.name', 1);
-  if (!/^[A-Z]{2}[A-Za-z0-9]{1,15}$/.test(operator.eori)) invalid('operator.eori', 'must be an EORI number (country code + up to 15 characters)');
+  if (!/^[A-Z]{2}[A-Za-z0-9]{1,15}$/.test(operator.eori))
+    invalid('operator.eori', 'must be an EORI number (country code + up to 15 characters)');
   if (!Number.isFinite(batch.weight_kg) || batch.weight_kg <= 0 || batch.weight_kg >= 1e10) {
     invalid('batch.weight_kg', 'must be a positive number of kg within the schema range');
   }
   if (input.producers.length === 0) invalid('producers', 'at least one producer is required');
   if (input.producers.length > 1000) invalid('producers', 'at most 1000 producers per commodity');
 
-  const description = input.description ?? `Green coffee beans, not roasted, not decaffeinated, grade ${batch.grade}, Uganda, batch ${batch.batch_id}`;
+  const description =
+    input.description ?? `Green coffee beans, not roasted, not decaffeinated, grade ${batch.grade}, Uganda, batch ${batch.batch_id}`;
   maxLength(description, MAX_DESCRIPTION, 'description', 1);
 
   const producers = input.producers.map(({ farmer }, i): DdsProducer => {
@@ -238,8 +272,17 @@ function plotFeature(farmer: Farmer, path: string): PlotFeature {
 
 function position(p: GeoJsonPosition, path: string): void {
   const [lng, lat] = p;
-  if (p.length < 2 || lng === undefined || lat === undefined || !Number.isFinite(lng) || !Number.isFinite(lat)
-    || lng < -180 || lng > 180 || lat < -90 || lat > 90) {
+  if (
+    p.length < 2 ||
+    lng === undefined ||
+    lat === undefined ||
+    !Number.isFinite(lng) ||
+    !Number.isFinite(lat) ||
+    lng < -180 ||
+    lng > 180 ||
+    lat < -90 ||
+    lat > 90
+  ) {
     invalid(path, 'must be [lng, lat] in WGS84 degrees');
   }
 }

@@ -22,7 +22,8 @@ const ERROR_TITLES: Record<ErrorCode, string> = {
   DUPLICATE_PAYOUT: 'A payout for this batch and reason already exists.',
   DUPLICATE_REQUEST: 'A request with this Idempotency-Key is still being processed.',
   BATCH_HAS_ACTIVE_LOAN: 'BatchToken already locked as collateral.',
-  CHAIN_EVENT_NOT_CONFIRMED: 'The chain event\'s transaction is not yet at the required confirmation depth; nothing was applied: send it again after the Retry-After header.',
+  CHAIN_EVENT_NOT_CONFIRMED:
+    "The chain event's transaction is not yet at the required confirmation depth; nothing was applied: send it again after the Retry-After header.",
   PAYLOAD_TOO_LARGE: 'Request body too large.',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json.',
   GFW_CHECK_FAILED: 'Farm failed the deforestation check; manual review required.',
@@ -32,9 +33,12 @@ const ERROR_TITLES: Record<ErrorCode, string> = {
   INSUFFICIENT_COLLATERAL: 'BatchToken value below the minimum loan of 50 USDC.',
   PHONE_NOT_FOUND: 'No phone number on record for the farmer.',
   COOPERATIVE_NOT_ACTIVE: 'Cooperative licence expired or suspended.',
-  PAYOUT_EXCEEDS_BATCH_VALUE: 'The farmer payouts of the batch would exceed its value, weight_kg × (grade price + export premium) in UGX at the quoted rate (`details.batch_value_ugx`).',
-  DAILY_PAYOUT_LIMIT_REACHED: 'The cooperative\'s manual payouts of this UTC day would exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (`details.daily_limit_usdc`).',
-  EVIDENCE_UPLOAD_INVALID: 'Evidence upload missing, of another batch, expired, of another size or image type, or already used (`details.reason`).',
+  PAYOUT_EXCEEDS_BATCH_VALUE:
+    'The farmer payouts of the batch would exceed its value, weight_kg × (grade price + export premium) in UGX at the quoted rate (`details.batch_value_ugx`).',
+  DAILY_PAYOUT_LIMIT_REACHED:
+    "The cooperative's manual payouts of this UTC day would exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (`details.daily_limit_usdc`).",
+  EVIDENCE_UPLOAD_INVALID:
+    'Evidence upload missing, of another batch, expired, of another size or image type, or already used (`details.reason`).',
   BUYER_PAYMENT_NOT_FOUND: 'No buyer payment into the vault with this tx_hash and log_index for the purchase order.',
   PO_ALREADY_SETTLED: 'The purchase order is settled already.',
   NO_PAYMENT_RECEIVED: 'No buyer payment counts toward the purchase order yet: nothing to settle.',

@@ -132,7 +132,11 @@ export class LedgerTransportError extends LedgerUnavailableError {
 
 /** The payout provider could not be reached after the configured attempts. */
 export class ProviderUnavailableError extends DomainError {
-  constructor(message = 'The payout provider is unreachable after 3 attempts; nothing was created, so the request can be retried.', cause?: unknown, details?: Record<string, unknown>) {
+  constructor(
+    message = 'The payout provider is unreachable after 3 attempts; nothing was created, so the request can be retried.',
+    cause?: unknown,
+    details?: Record<string, unknown>,
+  ) {
     super('PROVIDER_UNAVAILABLE', message, details ? { details } : {});
     this.name = 'ProviderUnavailableError';
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
@@ -244,10 +248,20 @@ export class DdsRegistryRejectedError extends Error {
   readonly exception?: string;
   readonly errors: DdsRegistryFaultError[];
   readonly httpStatus?: number;
-  constructor(fault: { faultCode: string; faultString: string; exception?: string; errors?: DdsRegistryFaultError[]; httpStatus?: number }) {
+  constructor(fault: {
+    faultCode: string;
+    faultString: string;
+    exception?: string;
+    errors?: DdsRegistryFaultError[];
+    httpStatus?: number;
+  }) {
     const errors = fault.errors ?? [];
     const details = errors.map((e) => `${e.id}: ${e.message}${e.field ? ` (${e.field})` : ''}`);
-    super(['EU Information System rejected the request', [fault.exception, fault.faultString].filter(Boolean).join(': '), ...details].join(' — '));
+    super(
+      ['EU Information System rejected the request', [fault.exception, fault.faultString].filter(Boolean).join(': '), ...details].join(
+        ' — ',
+      ),
+    );
     this.name = 'DdsRegistryRejectedError';
     this.faultCode = fault.faultCode;
     this.faultString = fault.faultString;

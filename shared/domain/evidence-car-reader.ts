@@ -40,9 +40,15 @@ export async function readVerifiedCar(bytes: Uint8Array): Promise<VerifiedCar> {
   for await (const block of reader.blocks()) {
     const cid = block.cid.toV1();
     const { code, digest } = cid.multihash;
-    const actual = code === sha256.code ? (await sha256.digest(block.bytes)).digest : code === identity.code ? identity.digest(block.bytes).digest : undefined;
+    const actual =
+      code === sha256.code
+        ? (await sha256.digest(block.bytes)).digest
+        : code === identity.code
+          ? identity.digest(block.bytes).digest
+          : undefined;
     if (!actual) throw new InvalidCarError(`Block ${cid.toString()} uses an unsupported hash (multihash code 0x${code.toString(16)}).`);
-    if (Buffer.compare(Buffer.from(actual), Buffer.from(digest)) !== 0) throw new InvalidCarError(`Block ${cid.toString()}: its bytes do not hash to its CID.`);
+    if (Buffer.compare(Buffer.from(actual), Buffer.from(digest)) !== 0)
+      throw new InvalidCarError(`Block ${cid.toString()}: its bytes do not hash to its CID.`);
     blocks.set(cid.toString(), block.bytes);
   }
   if (!blocks.has(root)) throw new InvalidCarError(`The root block ${root} is not in the CAR.`);
@@ -83,7 +89,8 @@ export async function filesOfCar(bytes: Uint8Array): Promise<{ root: string; fil
   const files: Array<{ path: string; bytes: Uint8Array }> = [];
   for await (const link of dir.entries()) {
     const entry = await exporter(link.cid, car.blockstore, { offline: true });
-    if (entry.type !== 'file' && entry.type !== 'raw' && entry.type !== 'identity') throw new InvalidCarError(`${car.root}/${link.name} is a ${entry.type}; evidence directories hold files only.`);
+    if (entry.type !== 'file' && entry.type !== 'raw' && entry.type !== 'identity')
+      throw new InvalidCarError(`${car.root}/${link.name} is a ${entry.type}; evidence directories hold files only.`);
     const chunks: Uint8Array[] = [];
     for await (const c of entry.content()) chunks.push(c);
     files.push({ path: link.name, bytes: new Uint8Array(Buffer.concat(chunks)) });

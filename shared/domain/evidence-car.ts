@@ -6,7 +6,11 @@ import type { IpfsBlock } from './evidence-package';
  * what the trail names, so it fails loudly (never retried: the same CAR gives the same answer).
  */
 export class PinRootMismatchError extends Error {
-  constructor(readonly expected: string, readonly reported: string, service: string) {
+  constructor(
+    readonly expected: string,
+    readonly reported: string,
+    service: string,
+  ) {
     super(`${service} answered root CID ${reported} for the CAR of ${expected}: the pinned DAG is not the evidence the trail names.`);
     this.name = 'PinRootMismatchError';
   }
@@ -65,7 +69,8 @@ function cborText(text: string): number[] {
  * package's `cid` always is). Errors: InvalidCarError when it is not.
  */
 export async function exportCar(root: string, blocks: readonly IpfsBlock[]): Promise<Uint8Array> {
-  if (!blocks.some((b) => b.cid === root)) throw new InvalidCarError(`exportCar: the root ${root} is not among the ${blocks.length} blocks.`);
+  if (!blocks.some((b) => b.cid === root))
+    throw new InvalidCarError(`exportCar: the root ${root} is not among the ${blocks.length} blocks.`);
   const cidBytes = CID.parse(root).bytes;
   const tagged = cidBytes.length + 1; // the 0x00 multibase-identity prefix DAG-CBOR puts before CID bytes
   const byteString = tagged < 24 ? [0x40 | tagged] : tagged < 256 ? [0x58, tagged] : [0x59, tagged >> 8, tagged & 0xff];

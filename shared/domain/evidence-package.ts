@@ -88,7 +88,11 @@ export async function buildUnixfsDirectory(files: PackageFile[]): Promise<{ cid:
   };
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   let root: string | undefined;
-  for await (const entry of importer(sorted.map((f) => ({ path: f.path, content: f.bytes })), store, kuboCidV1ImportOptions())) {
+  for await (const entry of importer(
+    sorted.map((f) => ({ path: f.path, content: f.bytes })),
+    store,
+    kuboCidV1ImportOptions(),
+  )) {
     root = entry.cid.toString();
   }
   if (!root) throw new Error('buildUnixfsDirectory: the importer produced no root');
@@ -113,9 +117,14 @@ export function canonicalEvidenceBytes(evidence: Record<string, unknown>): Uint8
   try {
     text = canonicalize(evidence);
   } catch (err) {
-    throw new DomainError('VALIDATION_ERROR', `The evidence cannot be serialised as canonical JSON: ${(err as Error).message}`, { details: [{ path: 'evidence', message: (err as Error).message }] });
+    throw new DomainError('VALIDATION_ERROR', `The evidence cannot be serialised as canonical JSON: ${(err as Error).message}`, {
+      details: [{ path: 'evidence', message: (err as Error).message }],
+    });
   }
-  if (text === undefined) throw new DomainError('VALIDATION_ERROR', 'The evidence cannot be serialised as canonical JSON.', { details: [{ path: 'evidence', message: 'not serialisable' }] });
+  if (text === undefined)
+    throw new DomainError('VALIDATION_ERROR', 'The evidence cannot be serialised as canonical JSON.', {
+      details: [{ path: 'evidence', message: 'not serialisable' }],
+    });
   return new TextEncoder().encode(text);
 }
 
@@ -135,7 +144,8 @@ export async function buildEvidencePackage(input: {
 }): Promise<EvidencePackage> {
   const files: PackageFile[] = [{ path: EVIDENCE_FILE, bytes: canonicalEvidenceBytes(input.evidence) }];
   if (input.photo) {
-    if (!/^[a-z0-9]{1,8}$/.test(input.photo.extension)) throw new DomainError('VALIDATION_ERROR', `Invalid photo extension ${JSON.stringify(input.photo.extension)}.`);
+    if (!/^[a-z0-9]{1,8}$/.test(input.photo.extension))
+      throw new DomainError('VALIDATION_ERROR', `Invalid photo extension ${JSON.stringify(input.photo.extension)}.`);
     files.push({ path: `photo.${input.photo.extension}`, bytes: input.photo.bytes });
   }
   const { cid, blocks } = await buildUnixfsDirectory(files);
@@ -151,5 +161,9 @@ const PHOTO_FILE = /^photo\.[a-z0-9]{1,8}$/;
  * statement (`dds.json`, `dds.xml`: full names and exact plots) above all — is not.
  */
 export function isPublicEvidencePackage(names: readonly string[]): boolean {
-  return names.includes(EVIDENCE_FILE) && names.every((n) => n === EVIDENCE_FILE || PHOTO_FILE.test(n)) && names.filter((n) => PHOTO_FILE.test(n)).length <= 1;
+  return (
+    names.includes(EVIDENCE_FILE) &&
+    names.every((n) => n === EVIDENCE_FILE || PHOTO_FILE.test(n)) &&
+    names.filter((n) => PHOTO_FILE.test(n)).length <= 1
+  );
 }

@@ -63,9 +63,13 @@ export async function parseEvidencePhoto(dataUri: string): Promise<EvidencePhoto
   const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
   const decodedLength = (b64.length / 4) * 3 - padding;
   if (decodedLength > MAX_EVIDENCE_PHOTO_BYTES) {
-    throw new DomainError('PAYLOAD_TOO_LARGE', `evidence_photo_base64: the photo is ${decodedLength} bytes; the limit is ${MAX_EVIDENCE_PHOTO_BYTES} bytes (4 MiB).`, {
-      details: [{ path: FIELD, message: `decoded size ${decodedLength} bytes exceeds ${MAX_EVIDENCE_PHOTO_BYTES}` }],
-    });
+    throw new DomainError(
+      'PAYLOAD_TOO_LARGE',
+      `evidence_photo_base64: the photo is ${decodedLength} bytes; the limit is ${MAX_EVIDENCE_PHOTO_BYTES} bytes (4 MiB).`,
+      {
+        details: [{ path: FIELD, message: `decoded size ${decodedLength} bytes exceeds ${MAX_EVIDENCE_PHOTO_BYTES}` }],
+      },
+    );
   }
 
   const buf = Buffer.from(b64, 'base64');
@@ -86,13 +90,22 @@ export async function parseEvidencePhoto(dataUri: string): Promise<EvidencePhoto
  * CID and pinned, never the original ones. Returns the photo, or the problem in words (`detected`
  * is what the bytes are, when file-type recognises them).
  */
-export async function checkEvidencePhoto(bytes: Uint8Array, declared: EvidencePhotoMime): Promise<{ ok: true; photo: EvidencePhoto } | { ok: false; problem: string; detected?: string }> {
+export async function checkEvidencePhoto(
+  bytes: Uint8Array,
+  declared: EvidencePhotoMime,
+): Promise<{ ok: true; photo: EvidencePhoto } | { ok: false; problem: string; detected?: string }> {
   const detected = await fileTypeFromBuffer(bytes);
   if (!detected || !(detected.mime in MIME_TO_EXTENSION)) {
-    return { ok: false, problem: `the content is not a JPEG, PNG or WebP image${detected ? ` (detected ${detected.mime})` : ''}`, detected: detected?.mime };
+    return {
+      ok: false,
+      problem: `the content is not a JPEG, PNG or WebP image${detected ? ` (detected ${detected.mime})` : ''}`,
+      detected: detected?.mime,
+    };
   }
-  if (detected.mime !== declared) return { ok: false, problem: `declared ${declared} but the content is ${detected.mime}`, detected: detected.mime };
+  if (detected.mime !== declared)
+    return { ok: false, problem: `declared ${declared} but the content is ${detected.mime}`, detected: detected.mime };
   const stripped = await stripPhotoMetadata(bytes, declared);
-  if ((await fileTypeFromBuffer(stripped))?.mime !== declared) return { ok: false, problem: `the ${declared} image is malformed: its metadata could not be removed`, detected: detected.mime };
+  if ((await fileTypeFromBuffer(stripped))?.mime !== declared)
+    return { ok: false, problem: `the ${declared} image is malformed: its metadata could not be removed`, detected: detected.mime };
   return { ok: true, photo: { bytes: stripped, mime: declared, extension: MIME_TO_EXTENSION[declared] } };
 }

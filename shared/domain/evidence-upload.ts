@@ -75,6 +75,13 @@ export interface EvidenceUpload {
 export type EvidenceUploadProblem = 'MISSING' | 'OTHER_BATCH' | 'EXPIRED' | 'SIZE_MISMATCH' | 'TYPE_MISMATCH' | 'ALREADY_USED';
 
 /** 422 EVIDENCE_UPLOAD_INVALID naming the reason; details `{upload_id, reason, ...extra}`. */
-export function evidenceUploadInvalid(uploadId: string, reason: EvidenceUploadProblem, message: string, extra: Record<string, unknown> = {}): DomainError {
-  return new DomainError('EVIDENCE_UPLOAD_INVALID', `evidence_upload_id ${uploadId}: ${message}`, { details: { upload_id: uploadId, reason, ...extra } });
+export function evidenceUploadInvalid(
+  uploadId: string,
+  reason: EvidenceUploadProblem,
+  message: string,
+  extra: Record<string, unknown> = {},
+): DomainError {
+  return new DomainError('EVIDENCE_UPLOAD_INVALID', `evidence_upload_id ${uploadId}: ${message}`, {
+    details: { upload_id: uploadId, reason, ...extra },
+  });
 }

@@ -132,13 +132,19 @@ function checkPolygonStructure(polygon: unknown, details: ErrorDetail[]): number
       }
     });
     if (ring.length < 4) {
-      details.push({ path, message: `ring has ${ring.length} positions; a closed ring needs at least 4 (3 corners and the first repeated last)` });
+      details.push({
+        path,
+        message: `ring has ${ring.length} positions; a closed ring needs at least 4 (3 corners and the first repeated last)`,
+      });
     } else if (positionsOk && !samePosition(ring[0] as number[], ring[ring.length - 1] as number[])) {
       details.push({ path, message: 'ring is not closed: the first and last positions differ' });
     }
   });
   if (total > MAX_POLYGON_POSITIONS) {
-    details.push({ path: 'farm.polygon.coordinates', message: `polygon has ${total} positions; at most ${MAX_POLYGON_POSITIONS} are accepted` });
+    details.push({
+      path: 'farm.polygon.coordinates',
+      message: `polygon has ${total} positions; at most ${MAX_POLYGON_POSITIONS} are accepted`,
+    });
   }
   return details.length === 0 ? (p.coordinates as number[][][]) : null;
 }
@@ -182,9 +188,12 @@ function checkPolygonTopology(rings: number[][][], details: ErrorDetail[]): void
  */
 export function pointFarmCircle(gps: { lat: number; lng: number }, area_ha: number): GeoJsonPolygonGeometry {
   const details: ErrorDetail[] = [];
-  if (!isFiniteNumber(gps.lat) || gps.lat < -90 || gps.lat > 90) details.push({ path: 'farm.gps.lat', message: 'latitude must be a number between -90 and 90' });
-  if (!isFiniteNumber(gps.lng) || gps.lng < -180 || gps.lng > 180) details.push({ path: 'farm.gps.lng', message: 'longitude must be a number between -180 and 180' });
-  if (!isFiniteNumber(area_ha) || area_ha <= 0) details.push({ path: 'farm.area_ha', message: 'declared area must be a positive number of hectares' });
+  if (!isFiniteNumber(gps.lat) || gps.lat < -90 || gps.lat > 90)
+    details.push({ path: 'farm.gps.lat', message: 'latitude must be a number between -90 and 90' });
+  if (!isFiniteNumber(gps.lng) || gps.lng < -180 || gps.lng > 180)
+    details.push({ path: 'farm.gps.lng', message: 'longitude must be a number between -180 and 180' });
+  if (!isFiniteNumber(area_ha) || area_ha <= 0)
+    details.push({ path: 'farm.area_ha', message: 'declared area must be a positive number of hectares' });
   if (details.length > 0) throw invalid(details);
   const radiusM = Math.sqrt((area_ha * 10_000) / Math.PI);
   const feature = circle([gps.lng, gps.lat], radiusM, { steps: POINT_FARM_CIRCLE_STEPS, units: 'meters' });
@@ -209,7 +218,11 @@ export function publicCoordinate(deg: number): number {
  * recovered from its outline. The exact plot stays private (the DDS and the cooperative's views).
  * Errors: as {@link pointFarmCircle} for an invalid point or area.
  */
-export function publicPlotGeometry(farm: { gps: { lat: number; lng: number }; area_ha: number; polygon?: GeoJsonPolygonGeometry | null }): GeoJsonPolygonGeometry {
+export function publicPlotGeometry(farm: {
+  gps: { lat: number; lng: number };
+  area_ha: number;
+  polygon?: GeoJsonPolygonGeometry | null;
+}): GeoJsonPolygonGeometry {
   const rounded = farm.polygon
     ? farm.polygon.coordinates
     : pointFarmCircle({ lat: publicCoordinate(farm.gps.lat), lng: publicCoordinate(farm.gps.lng) }, farm.area_ha).coordinates;

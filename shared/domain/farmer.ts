@@ -7,9 +7,15 @@ import type { Farmer } from './records';
  */
 export function assertFarmerUsable(f: Farmer): void {
   if (f.national_registry_status === 'PENDING') {
-    throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${f.farmer_id}'s registration is waiting for the national farmer registry (MAAIF); it completes when the registry answers.`);
+    throw new DomainError(
+      'FARMER_NOT_REGISTERED',
+      `Farmer ${f.farmer_id}'s registration is waiting for the national farmer registry (MAAIF); it completes when the registry answers.`,
+    );
   }
   if (f.national_registry_status === 'REJECTED') {
-    throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${f.farmer_id} is not an active farmer in the national farmer registry (MAAIF).`);
+    throw new DomainError(
+      'FARMER_NOT_REGISTERED',
+      `Farmer ${f.farmer_id} is not an active farmer in the national farmer registry (MAAIF).`,
+    );
   }
 }

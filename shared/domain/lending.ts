@@ -105,7 +105,8 @@ export interface Deposit {
  * Errors: RangeError for a negative or non-integer price or a negative weight.
  */
 export function collateralValueUsdMicro(weightKg: number, priceUsdMicroPerKg: number): number {
-  if (!Number.isInteger(priceUsdMicroPerKg) || priceUsdMicroPerKg < 0 || !(weightKg >= 0)) throw new RangeError('weight and price must be non-negative');
+  if (!Number.isInteger(priceUsdMicroPerKg) || priceUsdMicroPerKg < 0 || !(weightKg >= 0))
+    throw new RangeError('weight and price must be non-negative');
   // weight has at most 2 decimals (request schema): work in hundredths of a kg to stay exact.
   const centiKg = BigInt(Math.round(weightKg * 100));
   return Number((centiKg * BigInt(priceUsdMicroPerKg)) / 100n);
@@ -147,7 +148,10 @@ export function interestUsdMicro(principalUsdMicro: number, apr: string, days: n
 }
 
 /** What repays a loan at `repaidAt`: principal plus interest (micro-USDC). */
-export function repaymentDueUsdMicro(loan: Pick<Loan, 'principal_usd_micro' | 'apr' | 'disbursed_at' | 'created_at'>, repaidAt: string): number {
+export function repaymentDueUsdMicro(
+  loan: Pick<Loan, 'principal_usd_micro' | 'apr' | 'disbursed_at' | 'created_at'>,
+  repaidAt: string,
+): number {
   const days = interestDays(loan.disbursed_at ?? loan.created_at, repaidAt);
   return loan.principal_usd_micro + interestUsdMicro(loan.principal_usd_micro, loan.apr, days);
 }
@@ -159,7 +163,6 @@ export function isPriceFeedStale(snapshot: Pick<PriceFeedSnapshot, 'updated_at'>
   const age = (now.getTime() - at) / 1000;
   return age > PRICE_FEED_MAX_AGE_SECONDS || age < -60;
 }
-
 
 /** One loan's part of a settlement. */
 export interface SettlementRepayment {
@@ -222,9 +225,14 @@ export interface LoanToSettle {
  * repaid, and `exportedWithoutLoan`, are settled; the remainder goes to the cooperative. Pure.
  */
 export function planSettlement(input: { amountUsdMicro: number; paidAt: string; loans: LoanToSettle[]; exportedWithoutLoan: string[] }): {
-  repayments: SettlementRepayment[]; unpaid_loan_ids: string[]; settled_batch_ids: string[]; remainder_usd_micro: number;
+  repayments: SettlementRepayment[];
+  unpaid_loan_ids: string[];
+  settled_batch_ids: string[];
+  remainder_usd_micro: number;
 } {
-  const ordered = [...input.loans].sort((a, b) => a.loan.created_at.localeCompare(b.loan.created_at) || a.loan.loan_id.localeCompare(b.loan.loan_id));
+  const ordered = [...input.loans].sort(
+    (a, b) => a.loan.created_at.localeCompare(b.loan.created_at) || a.loan.loan_id.localeCompare(b.loan.loan_id),
+  );
   let remaining = input.amountUsdMicro;
   const repayments: SettlementRepayment[] = [];
   const unpaid: string[] = [];
@@ -232,7 +240,14 @@ export function planSettlement(input: { amountUsdMicro: number; paidAt: string; 
     const due = repaymentDueUsdMicro(loan, input.paidAt);
     if (unpaid.length === 0 && due <= remaining) {
       remaining -= due;
-      repayments.push({ loan_id: loan.loan_id, batch_id: loan.batch_id, principal_usd_micro: loan.principal_usd_micro, interest_usd_micro: due - loan.principal_usd_micro, amount_usd_micro: due, status: 'REQUESTED' });
+      repayments.push({
+        loan_id: loan.loan_id,
+        batch_id: loan.batch_id,
+        principal_usd_micro: loan.principal_usd_micro,
+        interest_usd_micro: due - loan.principal_usd_micro,
+        amount_usd_micro: due,
+        status: 'REQUESTED',
+      });
     } else {
       unpaid.push(loan.loan_id);
     }
@@ -252,7 +267,9 @@ export function planSettlement(input: { amountUsdMicro: number; paidAt: string; 
  */
 export function loanAsOf(loan: Loan, disbursement: Pick<Payout, 'status' | 'completed_at' | 'updated_at'> | null): Loan {
   if (!disbursement || (disbursement.status !== 'COMPLETED' && disbursement.status !== 'MANUAL_REVIEW')) return loan;
-  const disbursedAt = loan.disbursed_at ?? (disbursement.status === 'COMPLETED' ? disbursement.completed_at ?? disbursement.updated_at : disbursement.updated_at);
+  const disbursedAt =
+    loan.disbursed_at ??
+    (disbursement.status === 'COMPLETED' ? (disbursement.completed_at ?? disbursement.updated_at) : disbursement.updated_at);
   return { ...loan, disbursed_at: disbursedAt, ...(loan.status === 'PENDING' ? { status: 'ACTIVE' as const } : {}) };
 }
 
@@ -319,10 +336,15 @@ export function amountDueUsdMicro(batches: Array<{ outturn_kg?: number }>, price
  * the order names a `buyer_address` — paid from it (else OTHER_PAYER; addresses compared
  * case-insensitively). Any payer counts when the order names none. Pure.
  */
-export function classifyBuyerPayment(input: { po: { status: string; buyer_address?: string } | null; settled: boolean; payer: string }): { counts: true } | { counts: false; reason: UnappliedReason } {
+export function classifyBuyerPayment(input: {
+  po: { status: string; buyer_address?: string } | null;
+  settled: boolean;
+  payer: string;
+}): { counts: true } | { counts: false; reason: UnappliedReason } {
   if (input.po?.status !== 'CONFIRMED') return { counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' };
   if (input.settled) return { counts: false, reason: 'AFTER_SETTLEMENT' };
-  if (input.po.buyer_address && input.po.buyer_address.toLowerCase() !== input.payer.toLowerCase()) return { counts: false, reason: 'OTHER_PAYER' };
+  if (input.po.buyer_address && input.po.buyer_address.toLowerCase() !== input.payer.toLowerCase())
+    return { counts: false, reason: 'OTHER_PAYER' };
   return { counts: true };
 }
 

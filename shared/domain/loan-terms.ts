@@ -21,7 +21,8 @@ const DAY_MS = 86_400_000;
 export function loanTermDays(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return DEFAULT_LOAN_TERM_DAYS;
   const n = Number(value.trim());
-  if (!Number.isInteger(n) || n < 1 || n > 3650) throw new RangeError(`LOAN_TERM_DAYS must be a whole number of days from 1 to 3650, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1 || n > 3650)
+    throw new RangeError(`LOAN_TERM_DAYS must be a whole number of days from 1 to 3650, not ${JSON.stringify(value)}`);
   return n;
 }
 

@@ -58,15 +58,41 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : und
 
 /** Fields of a payment record fit for an integrator: no task token, provider internals or full phone. */
 function paymentData(p: ItemImage): Record<string, unknown> {
-  const pick = ['payment_id', 'payment_type', 'loan_id', 'batch_id', 'farmer_id', 'cooperative_id', 'reason', 'status', 'amount_usd_micro', 'amount_ugx', 'exchange_rate',
-    'recipient_name', 'attempt', 'retry_count', 'mobile_money_transaction_id', 'last_failure_reason', 'settlement_channel', 'cash_receipt_number', 'created_at', 'updated_at', 'completed_at', 'settled_at'];
+  const pick = [
+    'payment_id',
+    'payment_type',
+    'loan_id',
+    'batch_id',
+    'farmer_id',
+    'cooperative_id',
+    'reason',
+    'status',
+    'amount_usd_micro',
+    'amount_ugx',
+    'exchange_rate',
+    'recipient_name',
+    'attempt',
+    'retry_count',
+    'mobile_money_transaction_id',
+    'last_failure_reason',
+    'settlement_channel',
+    'cash_receipt_number',
+    'created_at',
+    'updated_at',
+    'completed_at',
+    'settled_at',
+  ];
   const out: Record<string, unknown> = {};
   for (const k of pick) if (p[k] !== undefined) out[k] = p[k];
   if (typeof p.phone === 'string') out.phone = maskPhone(p.phone);
   return out;
 }
 
-interface StageEntry { stage?: unknown; at?: unknown; chain_tx_hash?: unknown }
+interface StageEntry {
+  stage?: unknown;
+  at?: unknown;
+  chain_tx_hash?: unknown;
+}
 
 /** `status` went from something else to `to` in this change. */
 const became = (oldImage: ItemImage | undefined, newImage: ItemImage, to: string) => newImage.status === to && oldImage?.status !== to;
@@ -103,35 +129,105 @@ export function outboundEventsOfChange(oldImage: ItemImage | undefined, newImage
     const id = newImage.payment_id;
     if (became(oldImage, newImage, 'COMPLETED')) {
       const when = at(newImage.completed_at, newImage.updated_at);
-      out.push({ event_id: `evt_payout_completed_${id}`, type: 'payout.completed', timestamp: when, data: paymentData(newImage), cooperative_id: coop });
+      out.push({
+        event_id: `evt_payout_completed_${id}`,
+        type: 'payout.completed',
+        timestamp: when,
+        data: paymentData(newImage),
+        cooperative_id: coop,
+      });
       if (newImage.payment_type === 'LOAN_DISBURSEMENT' && str(newImage.loan_id)) {
         out.push({
           event_id: `evt_loan_disbursed_${String(newImage.loan_id)}`,
           type: 'loan.disbursed',
           timestamp: when,
-          data: { loan_id: newImage.loan_id, batch_id: newImage.batch_id, farmer_id: newImage.farmer_id, cooperative_id: coop, payment_id: id, amount_usd_micro: num(newImage.amount_usd_micro), amount_ugx: num(newImage.amount_ugx), disbursed_at: when },
+          data: {
+            loan_id: newImage.loan_id,
+            batch_id: newImage.batch_id,
+            farmer_id: newImage.farmer_id,
+            cooperative_id: coop,
+            payment_id: id,
+            amount_usd_micro: num(newImage.amount_usd_micro),
+            amount_ugx: num(newImage.amount_ugx),
+            disbursed_at: when,
+          },
           cooperative_id: coop,
         });
       }
     } else if (became(oldImage, newImage, 'MANUAL_REVIEW')) {
-      out.push({ event_id: `evt_payout_manual_review_${id}_r${num(newImage.resolution_round) ?? 0}`, type: 'payout.manual_review', timestamp: at(newImage.updated_at), data: paymentData(newImage), cooperative_id: coop });
+      out.push({
+        event_id: `evt_payout_manual_review_${id}_r${num(newImage.resolution_round) ?? 0}`,
+        type: 'payout.manual_review',
+        timestamp: at(newImage.updated_at),
+        data: paymentData(newImage),
+        cooperative_id: coop,
+      });
     }
   } else if (entity === 'JOB' && became(oldImage, newImage, 'COMPLETE')) {
     const data: Record<string, unknown> = {};
-    for (const k of ['job_id', 'type', 'status', 'batch_id', 'farmer_id', 'tx_hash', 'created_at', 'completed_at']) if (newImage[k] !== undefined) data[k] = newImage[k];
-    out.push({ event_id: `evt_job_completed_${String(newImage.job_id)}`, type: 'job.completed', timestamp: at(newImage.completed_at, newImage.created_at), data, cooperative_id: coop });
+    for (const k of ['job_id', 'type', 'status', 'batch_id', 'farmer_id', 'tx_hash', 'created_at', 'completed_at'])
+      if (newImage[k] !== undefined) data[k] = newImage[k];
+    out.push({
+      event_id: `evt_job_completed_${String(newImage.job_id)}`,
+      type: 'job.completed',
+      timestamp: at(newImage.completed_at, newImage.created_at),
+      data,
+      cooperative_id: coop,
+    });
   } else if (entity === 'DDS' && became(oldImage, newImage, 'AVAILABLE')) {
     const data: Record<string, unknown> = {};
-    for (const k of ['dds_id', 'batch_id', 'status', 'reference_number', 'verification_number', 'ipfs_cid', 'filed_at']) if (newImage[k] !== undefined) data[k] = newImage[k];
-    out.push({ event_id: `evt_dds_generated_${String(newImage.dds_id)}`, type: 'dds.generated', timestamp: at(newImage.updated_at, newImage.filed_at, newImage.created_at), data, cooperative_id: coop });
+    for (const k of ['dds_id', 'batch_id', 'status', 'reference_number', 'verification_number', 'ipfs_cid', 'filed_at'])
+      if (newImage[k] !== undefined) data[k] = newImage[k];
+    out.push({
+      event_id: `evt_dds_generated_${String(newImage.dds_id)}`,
+      type: 'dds.generated',
+      timestamp: at(newImage.updated_at, newImage.filed_at, newImage.created_at),
+      data,
+      cooperative_id: coop,
+    });
   } else if (entity === 'LOAN' && became(oldImage, newImage, 'REPAID')) {
     const data: Record<string, unknown> = {};
-    for (const k of ['loan_id', 'batch_id', 'farmer_id', 'cooperative_id', 'principal_usd_micro', 'repaid_usd_micro', 'repay_tx_hash', 'repaid_by_purchase_order_id', 'repaid_at']) if (newImage[k] !== undefined) data[k] = newImage[k];
-    out.push({ event_id: `evt_loan_repaid_${String(newImage.loan_id)}`, type: 'loan.repaid', timestamp: at(newImage.repaid_at, newImage.updated_at), data, cooperative_id: coop });
+    for (const k of [
+      'loan_id',
+      'batch_id',
+      'farmer_id',
+      'cooperative_id',
+      'principal_usd_micro',
+      'repaid_usd_micro',
+      'repay_tx_hash',
+      'repaid_by_purchase_order_id',
+      'repaid_at',
+    ])
+      if (newImage[k] !== undefined) data[k] = newImage[k];
+    out.push({
+      event_id: `evt_loan_repaid_${String(newImage.loan_id)}`,
+      type: 'loan.repaid',
+      timestamp: at(newImage.repaid_at, newImage.updated_at),
+      data,
+      cooperative_id: coop,
+    });
   } else if (entity === 'DEPOSIT' && became(oldImage, newImage, 'COMPLETED')) {
     const data: Record<string, unknown> = {};
-    for (const k of ['payment_id', 'payment_type', 'mfi_id', 'status', 'source_currency', 'source_amount', 'amount_usd_micro', 'vault_shares_issued', 'chain_tx_hash', 'created_at']) if (newImage[k] !== undefined) data[k] = newImage[k];
-    out.push({ event_id: `evt_deposit_completed_${String(newImage.payment_id)}`, type: 'deposit.completed', timestamp: at(newImage.updated_at, newImage.created_at), data, mfi_id: str(newImage.mfi_id) });
+    for (const k of [
+      'payment_id',
+      'payment_type',
+      'mfi_id',
+      'status',
+      'source_currency',
+      'source_amount',
+      'amount_usd_micro',
+      'vault_shares_issued',
+      'chain_tx_hash',
+      'created_at',
+    ])
+      if (newImage[k] !== undefined) data[k] = newImage[k];
+    out.push({
+      event_id: `evt_deposit_completed_${String(newImage.payment_id)}`,
+      type: 'deposit.completed',
+      timestamp: at(newImage.updated_at, newImage.created_at),
+      data,
+      mfi_id: str(newImage.mfi_id),
+    });
   }
   return out;
 }
@@ -207,9 +303,13 @@ export function hasPlaintextSecret(e: Pick<OutboundEndpoint, 'secret' | 'previou
  */
 export function endpointOwnerOf(caller: Caller): EndpointOwner {
   if (caller.role === 'ADMIN') return { kind: 'ADMIN' };
-  if (caller.role === 'COOPERATIVE' && caller.cooperative_id && caller.duties.includes('MANAGER')) return { kind: 'COOPERATIVE', id: caller.cooperative_id };
+  if (caller.role === 'COOPERATIVE' && caller.cooperative_id && caller.duties.includes('MANAGER'))
+    return { kind: 'COOPERATIVE', id: caller.cooperative_id };
   if (caller.role === 'MFI' && caller.mfi_id) return { kind: 'MFI', id: caller.mfi_id };
-  throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Webhook endpoints are managed by ADMIN, a cooperative MANAGER for its cooperative, or an MFI for itself.');
+  throw new DomainError(
+    'INSUFFICIENT_PERMISSIONS',
+    'Webhook endpoints are managed by ADMIN, a cooperative MANAGER for its cooperative, or an MFI for itself.',
+  );
 }
 
 /** 403 unless `caller` owns the endpoint (ADMIN may manage any). */
@@ -229,7 +329,10 @@ export function subscribableEvents(owner: EndpointOwner): readonly OutboundEvent
  * owner's — ADMIN every event; a cooperative only events of its own batches; an MFI only its own
  * deposits and every loan event (MFIs fund the vault every loan is drawn from).
  */
-export function endpointReceives(endpoint: Pick<OutboundEndpoint, 'status' | 'events' | 'owner'>, event: Pick<OutboundEvent, 'type' | 'cooperative_id' | 'mfi_id'>): boolean {
+export function endpointReceives(
+  endpoint: Pick<OutboundEndpoint, 'status' | 'events' | 'owner'>,
+  event: Pick<OutboundEvent, 'type' | 'cooperative_id' | 'mfi_id'>,
+): boolean {
   if (endpoint.status !== 'ACTIVE' || !endpoint.events.includes(event.type)) return false;
   const o = endpoint.owner;
   if (o.kind === 'ADMIN') return true;
@@ -318,12 +421,28 @@ export interface OutboundWebhookStore {
    */
   updateEndpoint(
     id: string,
-    set: Partial<Pick<OutboundEndpoint, 'status' | 'disabled_reason' | 'sealed_secret' | 'previous_sealed_secret' | 'previous_secret_expires_at' | 'secret' | 'previous_secret'>>,
+    set: Partial<
+      Pick<
+        OutboundEndpoint,
+        | 'status'
+        | 'disabled_reason'
+        | 'sealed_secret'
+        | 'previous_sealed_secret'
+        | 'previous_secret_expires_at'
+        | 'secret'
+        | 'previous_secret'
+      >
+    >,
     at: string,
     whilePlaintext?: string,
   ): Promise<boolean>;
   /** The delivery of `event` to `endpointId`, created PENDING with `token` unless it exists; `created` says which. */
-  ensureDelivery(endpointId: string, event: OutboundEvent, token: string, at: string): Promise<{ delivery: OutboundDelivery; created: boolean }>;
+  ensureDelivery(
+    endpointId: string,
+    event: OutboundEvent,
+    token: string,
+    at: string,
+  ): Promise<{ delivery: OutboundDelivery; created: boolean }>;
   getDelivery(id: string): Promise<OutboundDelivery | null>;
   /** Newest first; `limit` 1–100. */
   listDeliveries(endpointId: string, limit: number, nextToken?: string): Promise<Page<OutboundDelivery>>;

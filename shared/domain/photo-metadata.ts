@@ -80,7 +80,7 @@ function stripWebpMetadata(webp: Uint8Array): Uint8Array {
   const buf = Buffer.from(webp);
   if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'RIFF' || buf.toString('latin1', 8, 12) !== 'WEBP') return webp;
   const keep: Buffer[] = [];
-  for (let i = 12; i < buf.length;) {
+  for (let i = 12; i < buf.length; ) {
     if (i + 8 > buf.length) return webp;
     const type = buf.toString('latin1', i, i + 4);
     const end = i + 8 + buf.readUInt32LE(i + 4) + (buf.readUInt32LE(i + 4) % 2);

@@ -8,7 +8,26 @@ import type { PayoutCreationLimits } from './payout-limits';
 import type { DdsRecord, DueDiligenceStatement } from './dds';
 import type { BuyerPayment, Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from './lending';
 import type { EvidenceUpload } from './evidence-upload';
-import type { AnchorLedgerTx, AuditAnchorRecord, AuditEntry, Batch, BatchLedgerTx, Cooperative, EvidencePinStatus, Farmer, Job, LedgerTx, Payout, PhoneChange, VaultLedgerTx, PayoutReason, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from './records';
+import type {
+  AnchorLedgerTx,
+  AuditAnchorRecord,
+  AuditEntry,
+  Batch,
+  BatchLedgerTx,
+  Cooperative,
+  EvidencePinStatus,
+  Farmer,
+  Job,
+  LedgerTx,
+  Payout,
+  PhoneChange,
+  VaultLedgerTx,
+  PayoutReason,
+  PendingBatch,
+  PurchaseOrder,
+  Stage,
+  StageHistoryEntry,
+} from './records';
 import type { AuditHead, BatchAnchor } from './anchoring';
 
 export type Hex = `0x${string}`;
@@ -195,7 +214,10 @@ export interface RegistryStore {
   getHolding(cooperativeId: string): Promise<{ held_usd_micro: number; payouts_held: number; updated_at: string | null }>;
   /** The cooperative's farms the forest check flagged. */
   flaggedFarmers(cooperativeId: string): Promise<Farmer[]>;
-  setForestCheck(farmerId: string, r: { status: Farmer['gfw_status']; checked_at: string; dataset: { name: string; version: string } }): Promise<void>;
+  setForestCheck(
+    farmerId: string,
+    r: { status: Farmer['gfw_status']; checked_at: string; dataset: { name: string; version: string } },
+  ): Promise<void>;
   /**
    * Stores a farmer; with `job`, a registration still waiting for the national registry, which is
    * then listed by `pendingNationalChecks` until settled. Errors: FARMER_ALREADY_REGISTERED (409).
@@ -219,7 +241,15 @@ export interface FarmerPhoneStore {
    * farmer exists in `cooperative_id` and its phone is still `previous_phone` (none when null).
    * Returns the farmer as stored, or null when the condition failed.
    */
-  updateFarmerPhone(input: { farmer_id: string; cooperative_id: string; phone: string; previous_phone: string | null; actor: string; at: string; change: PhoneChange }): Promise<Farmer | null>;
+  updateFarmerPhone(input: {
+    farmer_id: string;
+    cooperative_id: string;
+    phone: string;
+    previous_phone: string | null;
+    actor: string;
+    at: string;
+    change: PhoneChange;
+  }): Promise<Farmer | null>;
 }
 
 /** Batches, their audit log and jobs (docs/api/batches-and-custody.md#custody-trail). */
@@ -234,7 +264,14 @@ export interface BatchStore {
    * The mint is mined: batch DELIVERED with its history entry, the first audit entry, the job
    * COMPLETE, in one transaction. Returns false when it was confirmed already (idempotent).
    */
-  confirmMint(input: { batchId: string; txHash: string; entry: AuditEntry; history: StageHistoryEntry; jobId?: string; at: string }): Promise<boolean>;
+  confirmMint(input: {
+    batchId: string;
+    txHash: string;
+    entry: AuditEntry;
+    history: StageHistoryEntry;
+    jobId?: string;
+    at: string;
+  }): Promise<boolean>;
   /** A batch whatever its mint status (pending ones included). */
   getAny(batchId: string): Promise<PendingBatch | null>;
   /** A confirmed batch (mint CONFIRMED), else null. */
@@ -346,7 +383,11 @@ export interface PayoutResolutionStore {
    * payout's USDC; the batch's payment INITIATED for a NET_COFFEE_PAYMENT; audit PAYOUT_RETRY_REQUESTED.
    * Errors: PayoutTransitionRejected when it is no longer in MANUAL_REVIEW.
    */
-  resolveRetry(payout: Payout, retry: { round: number; attempt: number; phone: string; recipient_name: string; actor: string }, at: string): Promise<Payout>;
+  resolveRetry(
+    payout: Payout,
+    retry: { round: number; attempt: number; phone: string; recipient_name: string; actor: string },
+    at: string,
+  ): Promise<Payout>;
 }
 
 /** Custody trail writes: stage changes with their ledger writes, and purchase orders (docs/api/batches-and-custody.md#custody-trail). */
@@ -356,7 +397,17 @@ export interface CustodyStore {
    * transaction conditional on the stage it moves from; `outturnKg` (MILLED) is kept on the batch
    * as its green-coffee weight. Errors: StageConflictError.
    */
-  commitStage(input: { batchId: string; tokenId: string; from: Stage; to: Stage; at: string; actor: string; evidenceCid: string; payload: Record<string, unknown>; outturnKg?: number }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }>;
+  commitStage(input: {
+    batchId: string;
+    tokenId: string;
+    from: Stage;
+    to: Stage;
+    at: string;
+    actor: string;
+    evidenceCid: string;
+    payload: Record<string, unknown>;
+    outturnKg?: number;
+  }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }>;
   getLedgerTx(id: string): Promise<LedgerTx | null>;
   /** Keeps a signed transaction (raw bytes, hash, nonce) before it is broadcast. */
   keepSigned(id: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void>;
@@ -473,9 +524,7 @@ export interface PinStoreEntry {
 // ---------------------------------------------------------------- registries
 
 /** Result of a national farmer registry look-up: only an ACTIVE farmer counts as found. */
-export type FarmerRegistryLookup =
-  | { found: true; farmer_id: string; full_name: string; district: string }
-  | { found: false };
+export type FarmerRegistryLookup = { found: true; farmer_id: string; full_name: string; district: string } | { found: false };
 
 /** The national farmer registry (MAAIF). */
 export interface NationalFarmerRegistry {
@@ -568,7 +617,6 @@ export interface ChainTrail {
  */
 export type EvidenceFetcher = (cid: string) => Promise<{ files: Array<{ path: string; bytes: Uint8Array }> } | null>;
 
-
 // ---------------------------------------------------------------- lending (docs/api/lending.md#lending-mfi-deposits-and-credit-score)
 
 /**
@@ -599,7 +647,15 @@ export type VaultCall =
   | { kind: 'WRITE_OFF_LOAN'; ref: string }
   | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: bigint }
   | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: bigint }
-  | { kind: 'REFUND_PAYMENT'; ref: string; purchaseOrderRef: string; to: string; amountUsdMicro: bigint; paymentTxHash: string; paymentLogIndex: number };
+  | {
+      kind: 'REFUND_PAYMENT';
+      ref: string;
+      purchaseOrderRef: string;
+      to: string;
+      amountUsdMicro: bigint;
+      paymentTxHash: string;
+      paymentLogIndex: number;
+    };
 
 /** The vault side of the ledger: writes as kept signed transactions (see `Ledger`). Errors: LedgerUnavailableError. */
 export interface VaultLedger {
@@ -648,7 +704,9 @@ export interface VaultReader {
   /** PurchaseOrderPaid logs of one mined transaction (a chain event is checked against them); [] when none or not mined. */
   purchaseOrderPaymentsInTx(txHash: Hex): Promise<PurchaseOrderPayment[]>;
   /** The vault's own record of a loan. */
-  loan(ref: string): Promise<{ status: 'NONE' | 'ACTIVE' | 'REPAID' | 'CANCELLED' | 'DEFAULTED'; tokenId: bigint; principalUsdMicro: bigint }>;
+  loan(
+    ref: string,
+  ): Promise<{ status: 'NONE' | 'ACTIVE' | 'REPAID' | 'CANCELLED' | 'DEFAULTED'; tokenId: bigint; principalUsdMicro: bigint }>;
 }
 
 /** The coffee price feed (docs/api/lending.md#price-feed). Errors: Error when the source cannot be read or is malformed. */
@@ -760,18 +818,33 @@ export interface SettlementStore {
    * PAYMENT_REFUND_REQUESTED audit entry on each of `batchIds`, in one transaction. False when
    * the payment is in another status (read it again).
    */
-  requestRefund(payment: BuyerPayment, refund: { refund_id: string; refund_requested_by: string; refund_requested_at: string }, batchIds: string[]): Promise<boolean>;
+  requestRefund(
+    payment: BuyerPayment,
+    refund: { refund_id: string; refund_requested_by: string; refund_requested_at: string },
+    batchIds: string[],
+  ): Promise<boolean>;
   /**
    * REFUND_REQUESTED → REFUNDED (its tx, PAYMENT_REFUNDED audit entry on the order's batches) or
    * REFUND_REFUSED; a no-op when the payment is not REFUND_REQUESTED (applied already).
    */
-  recordRefund(purchaseOrderId: string, txHash: string, logIndex: number, outcome: { status: 'REFUNDED' | 'REFUND_REFUSED'; tx_hash?: string }, at: string): Promise<void>;
+  recordRefund(
+    purchaseOrderId: string,
+    txHash: string,
+    logIndex: number,
+    outcome: { status: 'REFUNDED' | 'REFUND_REFUSED'; tx_hash?: string },
+    at: string,
+  ): Promise<void>;
   get(purchaseOrderId: string): Promise<Settlement | null>;
   /**
    * Records a loan's repayment as mined (REPAID, its tx) or refused (REFUSED), then marks the
    * settlement COMPLETED when no repayment is REQUESTED and the remainder is not REQUESTED.
    */
-  recordRepayment(purchaseOrderId: string, loanId: string, outcome: { status: 'REPAID' | 'REFUSED'; tx_hash?: string }, at: string): Promise<void>;
+  recordRepayment(
+    purchaseOrderId: string,
+    loanId: string,
+    outcome: { status: 'REPAID' | 'REFUSED'; tx_hash?: string },
+    at: string,
+  ): Promise<void>;
   /** Records the remainder as RELEASED (its tx) or REFUSED, then completes the settlement as above. */
   recordRemainder(purchaseOrderId: string, outcome: { status: 'RELEASED' | 'REFUSED'; tx_hash?: string }, at: string): Promise<void>;
 }
@@ -788,7 +861,15 @@ export interface SettlementStore {
  */
 export type WatchedChainLog =
   | { kind: 'StageRecorded'; blockNumber: bigint; logIndex: number; txHash: Hex; tokenId: bigint; stage: number; batchId: string | null }
-  | { kind: 'PurchaseOrderPaid'; blockNumber: bigint; logIndex: number; txHash: Hex; purchaseOrderId: string | null; payer: Hex; amountUsdMicro: bigint };
+  | {
+      kind: 'PurchaseOrderPaid';
+      blockNumber: bigint;
+      logIndex: number;
+      txHash: Hex;
+      purchaseOrderId: string | null;
+      payer: Hex;
+      amountUsdMicro: bigint;
+    };
 
 /** The chain as the watcher reads it (eth_blockNumber, eth_getLogs). Errors: LedgerUnavailableError. */
 export interface ChainLogSource {
@@ -829,7 +910,9 @@ export interface ChainEventParking {
   /** Parks the event: kept with `event` (its body as the webhook would carry it) and `reason`, listed for operators. Idempotent. */
   park(eventId: string, event: Record<string, unknown>, reason: string, at: string): Promise<void>;
   /** Parked events, oldest first. */
-  parked(limit: number): Promise<Array<{ event_id: string; event: Record<string, unknown>; reason: string; attempts: number; parked_at: string }>>;
+  parked(
+    limit: number,
+  ): Promise<Array<{ event_id: string; event: Record<string, unknown>; reason: string; attempts: number; parked_at: string }>>;
   /** An operator settled a parked event by hand: it leaves the parked list. False when it was not parked. */
   discard(eventId: string, reason: string, at: string): Promise<boolean>;
 }
@@ -914,7 +997,12 @@ export interface EvidenceUploadObjects {
    * A presigned PUT of `key` valid `expiresInSeconds`, bound to exactly `contentType` and
    * `sizeBytes` (both signed). Returns the URL and the headers the client must send with it.
    */
-  presignPut(input: { key: string; contentType: string; sizeBytes: number; expiresInSeconds: number }): Promise<{ url: string; headers: Record<string, string> }>;
+  presignPut(input: {
+    key: string;
+    contentType: string;
+    sizeBytes: number;
+    expiresInSeconds: number;
+  }): Promise<{ url: string; headers: Record<string, string> }>;
 }
 
 /** Reads uploaded objects back. */
@@ -965,7 +1053,12 @@ export interface AuditAnchorStore {
    * The anchor was mined: every batch's anchor (with its proof) stored, the anchor's markers
    * removed, the anchor ANCHORED and no longer open. Idempotent.
    */
-  finish(anchor: AuditAnchorRecord, batchAnchors: Array<BatchAnchor & { batch_id: string }>, mined: { tx_hash: string; block_number: number }, at: string): Promise<void>;
+  finish(
+    anchor: AuditAnchorRecord,
+    batchAnchors: Array<BatchAnchor & { batch_id: string }>,
+    mined: { tx_hash: string; block_number: number },
+    at: string,
+  ): Promise<void>;
   /** The anchor's transaction was refused: FAILED and no longer open (its markers stay for the next anchor). Idempotent. */
   abandon(anchorId: string, reason: string, at: string): Promise<void>;
   get(anchorId: string): Promise<AuditAnchorRecord | null>;

@@ -293,7 +293,15 @@ export type StoredVaultCall =
   | { kind: 'WRITE_OFF_LOAN'; ref: string }
   | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: string }
   | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: string }
-  | { kind: 'REFUND_PAYMENT'; ref: string; purchaseOrderRef: string; to: string; amountUsdMicro: string; paymentTxHash: string; paymentLogIndex: number };
+  | {
+      kind: 'REFUND_PAYMENT';
+      ref: string;
+      purchaseOrderRef: string;
+      to: string;
+      amountUsdMicro: string;
+      paymentTxHash: string;
+      paymentLogIndex: number;
+    };
 
 export interface BatchLedgerTx {
   ledger_tx_id: string;
@@ -322,7 +330,6 @@ export interface BatchLedgerTx {
   parked_at?: string;
   discarded_at?: string;
 }
-
 
 /** A purchase order over batches of one cooperative (docs/api/batches-and-custody.md#custody-trail). */
 export interface PurchaseOrder {

@@ -36,5 +36,7 @@ export interface SecretSealer {
 export function isSealedSecret(x: unknown): x is SealedSecret {
   if (typeof x !== 'object' || x === null) return false;
   const s = x as Record<string, unknown>;
-  return s.alg === 'AES-256-GCM' && ['key_ref', 'encrypted_key', 'iv', 'ciphertext', 'tag'].every((k) => typeof s[k] === 'string' && s[k] !== '');
+  return (
+    s.alg === 'AES-256-GCM' && ['key_ref', 'encrypted_key', 'iv', 'ciphertext', 'tag'].every((k) => typeof s[k] === 'string' && s[k] !== '')
+  );
 }

@@ -58,7 +58,9 @@ export function docsPageHtml(serverUrl: string): string {
 
 /** GET /docs/errors: every error code with its HTTP status and meaning; `#CODE` anchors the row. */
 export function errorsPageHtml(serverUrl: string): string {
-  const rows = Object.entries(ERROR_CODES).map(([code, e]) => `<tr id="${code}"><td><code>${code}</code></td><td>${e.status}</td><td>${esc(e.title)}</td></tr>`).join('\n');
+  const rows = Object.entries(ERROR_CODES)
+    .map(([code, e]) => `<tr id="${code}"><td><code>${code}</code></td><td>${e.status}</td><td>${esc(e.title)}</td></tr>`)
+    .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Coffee trace API error codes</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4em;text-align:left;vertical-align:top}tr:target{background:#fff3c4}code{background:#f4f4f4;padding:0 .2em}</style></head><body>
 <h1 id="errors">Error codes</h1>

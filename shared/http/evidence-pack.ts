@@ -13,7 +13,14 @@ export const EVIDENCE_PACK_CID_HEADER = 'x-evidence-pack-cid';
 
 /** The evidence pack as it is served: the DDS as GET /eudr/dds/{id} shows it, then the batch, forest checks, trail and audit. */
 export function evidencePackView(c: EvidencePackContent) {
-  return { pack_version: EVIDENCE_PACK_VERSION, dds: ddsView(c.dds), batch: c.batch, forest_checks: c.forest_checks, trail: c.trail, audit: c.audit };
+  return {
+    pack_version: EVIDENCE_PACK_VERSION,
+    dds: ddsView(c.dds),
+    batch: c.batch,
+    forest_checks: c.forest_checks,
+    trail: c.trail,
+    audit: c.audit,
+  };
 }
 
 /**

@@ -90,26 +90,32 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, never>) => Promise<HttpReply>,
 ): HttpLambda {
   const maxBody = opts.maxBodyBytes ?? MIB;
-  const base = middy<Event, HttpResult>().use(observability()).before(async (request) => {
-    const requestId = ulid();
-    request.event._requestId = requestId;
-    const raw = request.event.body ?? '';
-    request.event._rawBody = request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-    logger.appendKeys({ request_id: requestId, route: `${request.event.httpMethod} ${request.event.resource ?? request.event.path}` });
-    if (!opts.public) {
-      const caller = callerFromContext(request.event.requestContext?.authorizer as Record<string, unknown> | undefined);
-      if (!caller) throw new DomainError('UNAUTHORIZED', 'Missing or invalid Bearer token.');
-      if (opts.roles && !opts.roles.includes(caller.role)) {
-        throw new DomainError('INSUFFICIENT_PERMISSIONS', `This operation needs one of the roles ${opts.roles.join(', ')}; the token has role ${caller.role}.`);
-      }
-    }
-    if (opts.body || opts.rawBody) {
+  const base = middy<Event, HttpResult>()
+    .use(observability())
+    .before(async (request) => {
+      const requestId = ulid();
+      request.event._requestId = requestId;
       const raw = request.event.body ?? '';
-      const size = request.event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
-      if (size > maxBody) throw new DomainError('PAYLOAD_TOO_LARGE', `The request body is ${size} bytes; the limit for this route is ${maxBody} bytes.`);
-      if (raw.trim() === '') throw new DomainError('VALIDATION_ERROR', 'A JSON request body is required.');
-    }
-  });
+      request.event._rawBody = request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+      logger.appendKeys({ request_id: requestId, route: `${request.event.httpMethod} ${request.event.resource ?? request.event.path}` });
+      if (!opts.public) {
+        const caller = callerFromContext(request.event.requestContext?.authorizer as Record<string, unknown> | undefined);
+        if (!caller) throw new DomainError('UNAUTHORIZED', 'Missing or invalid Bearer token.');
+        if (opts.roles && !opts.roles.includes(caller.role)) {
+          throw new DomainError(
+            'INSUFFICIENT_PERMISSIONS',
+            `This operation needs one of the roles ${opts.roles.join(', ')}; the token has role ${caller.role}.`,
+          );
+        }
+      }
+      if (opts.body || opts.rawBody) {
+        const raw = request.event.body ?? '';
+        const size = request.event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
+        if (size > maxBody)
+          throw new DomainError('PAYLOAD_TOO_LARGE', `The request body is ${size} bytes; the limit for this route is ${maxBody} bytes.`);
+        if (raw.trim() === '') throw new DomainError('VALIDATION_ERROR', 'A JSON request body is required.');
+      }
+    });
   const withBody = opts.body ? base.use(httpJsonBodyParser({ disableContentTypeError: false })) : base;
   const handler = withBody
     .handler(async (event) => {
@@ -120,7 +126,9 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
       if (!caller && !opts.public) throw new DomainError('UNAUTHORIZED', 'Missing or invalid Bearer token.');
       if (opts.authorize && caller) opts.authorize(caller, event.body);
       const params = validatePathParameters(opts.params, event.pathParameters);
-      const body = (opts.body ? validate(opts.body, event.body, opts.issueCodes ?? []) : undefined) as S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+      const body = (opts.body ? validate(opts.body, event.body, opts.issueCodes ?? []) : undefined) as S extends v.GenericSchema
+        ? v.InferOutput<S>
+        : undefined;
       const rawBody = event._rawBody ?? '';
       const reply = await fn({
         body,
@@ -147,7 +155,10 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
  * digits and `_ . : -`, as `PathId` in shared/http/path-params.ts). Errors: DomainError
  * VALIDATION_ERROR (400) with details `[{path: "path.<name>", message}]`.
  */
-function validatePathParameters(schema: v.GenericSchema<Record<string, string>, Record<string, string>> | undefined, raw: Record<string, string | undefined> | null | undefined): Record<string, string> {
+function validatePathParameters(
+  schema: v.GenericSchema<Record<string, string>, Record<string, string>> | undefined,
+  raw: Record<string, string | undefined> | null | undefined,
+): Record<string, string> {
   const input: Record<string, string> = {};
   for (const [k, val] of Object.entries(raw ?? {})) if (val !== undefined) input[k] = val;
   let details: ErrorDetail[] = [];
@@ -156,7 +167,9 @@ function validatePathParameters(schema: v.GenericSchema<Record<string, string>, 
     if (result.success) return result.output;
     details = issuesToDetails(result.issues);
   } else {
-    details = Object.keys(input).filter((k) => !PATH_ID.test(input[k]!)).map((k) => ({ path: k, message: 'must be an id of 1 to 64 letters, digits, and _ . : -' }));
+    details = Object.keys(input)
+      .filter((k) => !PATH_ID.test(input[k]!))
+      .map((k) => ({ path: k, message: 'must be an id of 1 to 64 letters, digits, and _ . : -' }));
     if (!details.length) return input;
   }
   details = details.map((d) => ({ path: `path.${d.path}`, message: d.message }));

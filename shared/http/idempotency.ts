@@ -27,18 +27,31 @@ import type { HttpReply, HttpRequest } from './handler';
  * 2026-11-22 — no longer holds: Powertools packages now come from the official layer, which holds
  * idempotency too, and are left out of every bundle, infra/bundling.ts.)
  */
-export async function withIdempotency<B>(repo: IdempotencyStore, operation: string, req: HttpRequest<B>, run: () => Promise<HttpReply>): Promise<HttpReply> {
+export async function withIdempotency<B>(
+  repo: IdempotencyStore,
+  operation: string,
+  req: HttpRequest<B>,
+  run: () => Promise<HttpReply>,
+): Promise<HttpReply> {
   const key = req.headers['idempotency-key'];
   if (key === undefined) return run();
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new DomainError('VALIDATION_ERROR', 'The Idempotency-Key header must be 1–255 visible ASCII characters.', { details: [{ path: 'headers.idempotency-key', message: 'invalid' }] });
+    throw new DomainError('VALIDATION_ERROR', 'The Idempotency-Key header must be 1–255 visible ASCII characters.', {
+      details: [{ path: 'headers.idempotency-key', message: 'invalid' }],
+    });
   }
   const scope = idempotencyScope(operation, req.caller);
-  const hash = createHash('sha256').update(canonicalize(req.body ?? null) ?? '').digest('hex');
+  const hash = createHash('sha256')
+    .update(canonicalize(req.body ?? null) ?? '')
+    .digest('hex');
   const claim = await repo.claim(scope, key, hash, new Date());
   if (claim.kind === 'replay') return { status: claim.status, body: claim.body, headers: { 'idempotent-replayed': 'true' } };
-  if (claim.kind === 'mismatch') throw new DomainError('VALIDATION_ERROR', 'This Idempotency-Key was used with a different request body.', { details: [{ path: 'headers.idempotency-key', message: 'reused with a different body' }] });
-  if (claim.kind === 'in-progress') throw new DomainError('DUPLICATE_REQUEST', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  if (claim.kind === 'mismatch')
+    throw new DomainError('VALIDATION_ERROR', 'This Idempotency-Key was used with a different request body.', {
+      details: [{ path: 'headers.idempotency-key', message: 'reused with a different body' }],
+    });
+  if (claim.kind === 'in-progress')
+    throw new DomainError('DUPLICATE_REQUEST', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   let reply: HttpReply;
   try {
     reply = await run();
@@ -58,6 +71,8 @@ export async function withIdempotency<B>(repo: IdempotencyStore, operation: stri
  * act for different cooperatives never share replays (and the key stays short and free of ids).
  */
 function idempotencyScope(operation: string, caller: Caller): string {
-  const identity = createHash('sha256').update(JSON.stringify([caller.role, caller.cooperative_id ?? null, caller.mfi_id ?? null, caller.sub])).digest('base64url');
+  const identity = createHash('sha256')
+    .update(JSON.stringify([caller.role, caller.cooperative_id ?? null, caller.mfi_id ?? null, caller.sub]))
+    .digest('base64url');
   return `${operation}#${identity}`;
 }

@@ -5,7 +5,12 @@ import { BatchIdSchema } from './schema-parts';
 /** POST /loans body: the batch lent against and the principal in USDC (> 0, ≤ 1,000,000, ≤ 6 decimals). */
 export const CreateLoanSchema = v.strictObject({
   batch_id: BatchIdSchema,
-  amount_usdc: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(1_000_000, 'must be at most 1000000 USDC'), maxDecimals(6)),
+  amount_usdc: v.pipe(
+    v.number(),
+    v.gtValue(0, 'must be greater than 0'),
+    v.maxValue(1_000_000, 'must be at most 1000000 USDC'),
+    maxDecimals(6),
+  ),
 });
 
 /** A loan `LOAN-<yyyy>-<nnnnnn>`. */

@@ -17,7 +17,10 @@ const ReceiptNumber = v.pipe(
 const UtcTimestamp = v.pipe(
   v.string(),
   v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/, 'must be an ISO 8601 UTC timestamp, e.g. 2026-05-01T09:30:00Z'),
-  v.check((s) => { const t = Date.parse(s); return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === s.slice(0, 19); }, 'must be a real date and time'),
+  v.check((s) => {
+    const t = Date.parse(s);
+    return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === s.slice(0, 19);
+  }, 'must be a real date and time'),
 );
 
 /** POST /payments/farmer-payout/{id}/resolve: paid in cash at the office, or a retry to the farmer's current phone. */

@@ -27,7 +27,16 @@ export const DeliveryIdParam = v.pipe(v.string(), v.regex(/^whd_[0-9A-HJKMNP-TV-
 
 /** `GET /webhooks/endpoints/{id}/deliveries?limit=&next_token=`: limit 1–100 (default 50). */
 export const ListDeliveriesQuerySchema = v.object({
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be a whole number 1–100'), v.transform(Number), v.minValue(1, 'must be at least 1'), v.maxValue(100, 'must be at most 100')), '50'),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/, 'must be a whole number 1–100'),
+      v.transform(Number),
+      v.minValue(1, 'must be at least 1'),
+      v.maxValue(100, 'must be at most 100'),
+    ),
+    '50',
+  ),
   next_token: v.optional(v.pipe(v.string(), v.maxLength(2048))),
 });
 
@@ -63,7 +72,7 @@ export function deliveryView(d: OutboundDelivery): View<typeof DeliveryViewSchem
     last_status_code: d.last_status_code ?? null,
     last_error: d.last_error ?? null,
     last_attempt_at: d.last_attempt_at ?? null,
-    next_attempt_at: d.state === 'PENDING' || d.state === 'FAILED' ? d.next_attempt_at ?? null : null,
+    next_attempt_at: d.state === 'PENDING' || d.state === 'FAILED' ? (d.next_attempt_at ?? null) : null,
     created_at: d.created_at,
     updated_at: d.updated_at,
   };

@@ -8,14 +8,22 @@ export const FarmerPayoutSchema = v.strictObject({
   farmer_id: Id,
   batch_id: BatchIdSchema,
   /** USDC, > 0, at most 100000, at most 6 decimals (micro-USDC). */
-  amount_usdc: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100_000, 'must be at most 100000 USDC per payout'), maxDecimals(6)),
+  amount_usdc: v.pipe(
+    v.number(),
+    v.gtValue(0, 'must be greater than 0'),
+    v.maxValue(100_000, 'must be at most 100000 USDC per payout'),
+    maxDecimals(6),
+  ),
   reason: v.picklist(PAYOUT_REASONS),
   cooperative_id: Id,
 });
 
 export const ListPaymentsQuerySchema = v.strictObject({
   batch_id: BatchIdSchema,
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(100)), '50'),
+  limit: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(100)),
+    '50',
+  ),
   next_token: v.optional(v.pipe(v.string(), v.maxLength(2048))),
 });
 
@@ -26,7 +34,9 @@ export const PayoutWebhookSchema = v.object({
     order_id: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
     reference: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
     amount_ugx: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)))),
-    exchange_rate: v.optional(v.nullable(v.union([v.pipe(v.string(), v.maxLength(64)), v.pipe(v.number(), v.minValue(0), v.maxValue(1e12))]))),
+    exchange_rate: v.optional(
+      v.nullable(v.union([v.pipe(v.string(), v.maxLength(64)), v.pipe(v.number(), v.minValue(0), v.maxValue(1e12))])),
+    ),
     mobile_money_transaction_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(256)))),
     settled_at: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
     failure_reason: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2048)))),

@@ -40,7 +40,17 @@ const Position = v.pipe(
 /** Rings of 4–5000 positions, at most 50 rings (the outer boundary and its holes). */
 const PolygonSchema = v.strictObject({
   type: v.literal('Polygon'),
-  coordinates: v.pipe(v.array(v.pipe(v.array(Position), v.minLength(4, 'a ring needs at least 4 positions'), v.maxLength(5000, 'a ring has at most 5000 positions'))), v.minLength(1), v.maxLength(50)),
+  coordinates: v.pipe(
+    v.array(
+      v.pipe(
+        v.array(Position),
+        v.minLength(4, 'a ring needs at least 4 positions'),
+        v.maxLength(5000, 'a ring has at most 5000 positions'),
+      ),
+    ),
+    v.minLength(1),
+    v.maxLength(50),
+  ),
 });
 
 export const RegisterFarmerSchema = v.strictObject({

@@ -45,12 +45,26 @@ export interface MaxDecimalsAction extends v.BaseValidation<number, number, MaxD
 export function maxDecimals(n: number, message = `must have at most ${n} decimal places`): MaxDecimalsAction {
   const expects = `<=${n} decimals`;
   return {
-    kind: 'validation', type: 'max_decimals', reference: maxDecimals, async: false, expects, requirement: n, message,
+    kind: 'validation',
+    type: 'max_decimals',
+    reference: maxDecimals,
+    async: false,
+    expects,
+    requirement: n,
+    message,
     '~run'(dataset, config) {
       if (dataset.typed && Number.isFinite(dataset.value) && decimalPlaces(dataset.value) > n) {
         const issue: MaxDecimalsIssue = {
-          kind: 'validation', type: 'max_decimals', input: dataset.value, expected: expects, received: String(dataset.value),
-          message, requirement: n, lang: config.lang, abortEarly: config.abortEarly, abortPipeEarly: config.abortPipeEarly,
+          kind: 'validation',
+          type: 'max_decimals',
+          input: dataset.value,
+          expected: expects,
+          received: String(dataset.value),
+          message,
+          requirement: n,
+          lang: config.lang,
+          abortEarly: config.abortEarly,
+          abortPipeEarly: config.abortPipeEarly,
         };
         (dataset as { issues?: v.BaseIssue<unknown>[] }).issues = [...(dataset.issues ?? []), issue];
       }
@@ -70,7 +84,13 @@ export function BoundedNumber(min: number, max: number, decimals: number) {
 
 // ------------------------------------------------------------------ fields
 
-export const Id = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'must contain only letters, digits, and _ . : -'));
+export const Id = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1),
+  v.maxLength(64),
+  v.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'must contain only letters, digits, and _ . : -'),
+);
 export const NonEmpty = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 /** WGS84 latitude in degrees, at most 7 decimals (about 1 cm). */
 export const Lat = BoundedNumber(-90, 90, 7);

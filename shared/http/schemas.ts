@@ -22,7 +22,9 @@ export const SubmitBatchSchema = v.strictObject({
   /** Percent, 0–100, at most 2 decimals. */
   moisture_pct: BoundedNumber(0, 100, 2),
   collection_point_gps: GpsSchema,
-  weight_slip_photo_url: v.optional(v.pipe(v.string(), v.regex(/^ipfs:\/\/[A-Za-z0-9]+(\/[^\s]*)?$/, 'must be an ipfs:// URL'), v.maxLength(512))),
+  weight_slip_photo_url: v.optional(
+    v.pipe(v.string(), v.regex(/^ipfs:\/\/[A-Za-z0-9]+(\/[^\s]*)?$/, 'must be an ipfs:// URL'), v.maxLength(512)),
+  ),
   collector_agent_id: Id,
 });
 
@@ -34,7 +36,13 @@ const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 const CountryCode = v.pipe(
   v.string(),
   v.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code (two capital letters)'),
-  v.check((c) => { try { return regionNames.of(c) !== c; } catch { return false; } }, 'is not an ISO 3166-1 alpha-2 country code'),
+  v.check((c) => {
+    try {
+      return regionNames.of(c) !== c;
+    } catch {
+      return false;
+    }
+  }, 'is not an ISO 3166-1 alpha-2 country code'),
 );
 
 /** GRADED evidence: grade data is mandatory (grade outside the set → INVALID_GRADE). */
@@ -82,28 +90,39 @@ const StageUpdateCommon = {
  * PATCH /batch/{id}/stage: one body schema per `new_stage`, each with its evidence schema.
  * COMMITTED and SETTLED are not among them (set by the system only).
  */
-export const StageUpdateSchema = v.variant('new_stage', [
-  v.strictObject({ new_stage: v.literal('GRADED'), evidence: GradedEvidenceSchema, ...StageUpdateCommon }),
-  v.strictObject({ new_stage: v.literal('MILLED'), evidence: MilledEvidenceSchema, ...StageUpdateCommon }),
-  v.strictObject({ new_stage: v.literal('WAREHOUSED'), evidence: WarehousedEvidenceSchema, ...StageUpdateCommon }),
-  v.strictObject({ new_stage: v.literal('EXPORTED'), evidence: ExportedEvidenceSchema, ...StageUpdateCommon }),
-], 'must be one of GRADED, MILLED, WAREHOUSED, EXPORTED (COMMITTED and SETTLED are set by the system)');
+export const StageUpdateSchema = v.variant(
+  'new_stage',
+  [
+    v.strictObject({ new_stage: v.literal('GRADED'), evidence: GradedEvidenceSchema, ...StageUpdateCommon }),
+    v.strictObject({ new_stage: v.literal('MILLED'), evidence: MilledEvidenceSchema, ...StageUpdateCommon }),
+    v.strictObject({ new_stage: v.literal('WAREHOUSED'), evidence: WarehousedEvidenceSchema, ...StageUpdateCommon }),
+    v.strictObject({ new_stage: v.literal('EXPORTED'), evidence: ExportedEvidenceSchema, ...StageUpdateCommon }),
+  ],
+  'must be one of GRADED, MILLED, WAREHOUSED, EXPORTED (COMMITTED and SETTLED are set by the system)',
+);
 
 /** A grade outside the set in GRADED evidence is INVALID_GRADE, not VALIDATION_ERROR. */
 export const STAGE_UPDATE_ISSUE_CODES = [{ path: 'evidence.grade', types: ['picklist'], code: 'INVALID_GRADE' as const }];
 
 export const CreatePurchaseOrderSchema = v.strictObject({
-  batch_ids: v.pipe(v.array(BatchIdSchema), v.minLength(1), v.maxLength(40), v.check((a) => new Set(a).size === a.length, 'must not repeat a batch')),
+  batch_ids: v.pipe(
+    v.array(BatchIdSchema),
+    v.minLength(1),
+    v.maxLength(40),
+    v.check((a) => new Set(a).size === a.length, 'must not repeat a batch'),
+  ),
   buyer: Text(200),
   /** US dollars per kg, > 0, at most 1000, at most 4 decimals. */
   price_usd_per_kg: v.pipe(v.number(), v.gtValue(0), v.maxValue(1000), maxDecimals(4)),
-  buyer_operator: v.optional(v.strictObject({
-    name: Text(200),
-    eori: v.pipe(v.string(), v.regex(/^[A-Z]{2}[A-Za-z0-9]{1,15}$/, 'must be an EORI number: country code and up to 15 characters')),
-    address: Text(300),
-    email: v.pipe(v.string(), v.trim(), v.email(), v.maxLength(254)),
-    country: CountryCode,
-  })),
+  buyer_operator: v.optional(
+    v.strictObject({
+      name: Text(200),
+      eori: v.pipe(v.string(), v.regex(/^[A-Z]{2}[A-Za-z0-9]{1,15}$/, 'must be an EORI number: country code and up to 15 characters')),
+      address: Text(300),
+      email: v.pipe(v.string(), v.trim(), v.email(), v.maxLength(254)),
+      country: CountryCode,
+    }),
+  ),
   /** The ledger address the buyer pays from; when named, payments from other addresses do not count toward the order. */
   buyer_address: v.optional(v.pipe(v.string(), v.regex(LEDGER_ADDRESS, 'must be a ledger address: 0x and 40 hex digits'))),
 });
@@ -135,7 +154,10 @@ export const GenerateDdsSchema = v.strictObject({
 const BuyerPaymentEventSchema = v.object({
   type: v.literal('purchase_order.paid'),
   data: v.object({
-    purchase_order_id: v.pipe(v.string(), v.regex(/^PO-[A-Za-z0-9][A-Za-z0-9_.:-]{0,29}$/, 'must be a purchase order id PO-… (at most 32 characters)')),
+    purchase_order_id: v.pipe(
+      v.string(),
+      v.regex(/^PO-[A-Za-z0-9][A-Za-z0-9_.:-]{0,29}$/, 'must be a purchase order id PO-… (at most 32 characters)'),
+    ),
     payer: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte 0x address')),
     /** uint256 micro-USDC as a decimal string. */
     amount_usd_micro: v.pipe(v.string(), v.regex(/^\d{1,30}$/, 'must be a decimal amount of micro-USDC')),

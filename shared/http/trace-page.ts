@@ -12,7 +12,7 @@ import type { PublicTrace } from '../use-cases/trace-page';
 
 /** HTML-escapes text for element content and double- or single-quoted attribute values. */
 export function esc(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\'': '&#39;' })[c]!);
+  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** The page's absolute URL: the configured base (PUBLIC_BASE_URL, never a request header) and `/trace/{batch_id}`. */
@@ -56,20 +56,32 @@ export function plotSvg(geometry: PublicTrace['plot']['geometry']): string {
   const path = geometry.coordinates.map((ring) => `M${ring.map(xy).join('L')}Z`).join('');
   // A scale bar of a round length near a quarter of the box.
   const pxPerMetre = scale / METRES_PER_DEGREE;
-  const target = (PLOT_W / 4) / pxPerMetre;
-  const step = [1, 2, 5].map((m) => m * 10 ** Math.floor(Math.log10(target))).reverse().find((m) => m <= target) ?? target;
+  const target = PLOT_W / 4 / pxPerMetre;
+  const step =
+    [1, 2, 5]
+      .map((m) => m * 10 ** Math.floor(Math.log10(target)))
+      .reverse()
+      .find((m) => m <= target) ?? target;
   const barPx = step * pxPerMetre;
   const label = step >= 1000 ? `${step / 1000} km` : `${step} m`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${PLOT_W} ${PLOT_H}" role="img" aria-label="Farm plot outline" class="plot">`
-    + `<rect width="${PLOT_W}" height="${PLOT_H}" fill="#eef3e8"/>`
-    + `<path d="${path}" fill="#6b8e23" fill-opacity="0.45" stroke="#3b5314" stroke-width="2" fill-rule="evenodd" stroke-linejoin="round"/>`
-    + `<g font-family="system-ui,sans-serif" font-size="12" fill="#333"><line x1="12" y1="${PLOT_H - 12}" x2="${(12 + barPx).toFixed(1)}" y2="${PLOT_H - 12}" stroke="#333" stroke-width="3"/>`
-    + `<text x="12" y="${PLOT_H - 18}">${esc(label)}</text>`
-    + `<text x="${PLOT_W - 18}" y="22" text-anchor="middle" font-weight="bold">N</text><path d="M${PLOT_W - 18} 26l-5 12h10z" fill="#333"/></g></svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${PLOT_W} ${PLOT_H}" role="img" aria-label="Farm plot outline" class="plot">` +
+    `<rect width="${PLOT_W}" height="${PLOT_H}" fill="#eef3e8"/>` +
+    `<path d="${path}" fill="#6b8e23" fill-opacity="0.45" stroke="#3b5314" stroke-width="2" fill-rule="evenodd" stroke-linejoin="round"/>` +
+    `<g font-family="system-ui,sans-serif" font-size="12" fill="#333"><line x1="12" y1="${PLOT_H - 12}" x2="${(12 + barPx).toFixed(1)}" y2="${PLOT_H - 12}" stroke="#333" stroke-width="3"/>` +
+    `<text x="12" y="${PLOT_H - 18}">${esc(label)}</text>` +
+    `<text x="${PLOT_W - 18}" y="22" text-anchor="middle" font-weight="bold">N</text><path d="M${PLOT_W - 18} 26l-5 12h10z" fill="#333"/></g></svg>`
+  );
 }
 
 const STAGE_LABELS: Record<string, string> = {
-  DELIVERED: 'Delivered to the cooperative', GRADED: 'Graded', MILLED: 'Milled', WAREHOUSED: 'Warehoused', COMMITTED: 'Committed to a buyer', EXPORTED: 'Exported', SETTLED: 'Settled',
+  DELIVERED: 'Delivered to the cooperative',
+  GRADED: 'Graded',
+  MILLED: 'Milled',
+  WAREHOUSED: 'Warehoused',
+  COMMITTED: 'Committed to a buyer',
+  EXPORTED: 'Exported',
+  SETTLED: 'Settled',
 };
 
 /** `2026-11-22T18:54:52.323Z` → `2026-11-22 18:54 UTC`. */
@@ -78,7 +90,8 @@ const when = (iso: string) => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${i
 function verificationBlock(v: PublicTrace['verification']): string {
   if (v.verified === null) return `<p class="verdict unknown">Verification unavailable: ${esc(v.unavailable_reason ?? '')}</p>`;
   const anchored = `<p class="note">${esc(v.entries_anchored)} of ${esc(v.entries_total)} audit entries anchored on the ledger.</p>`;
-  if (v.verified) return `<p class="verdict ok">✔ Verified: all ${esc(v.checks_total)} checks passed — the audit trail matches the ledger and the evidence, and every entry is anchored.</p>${anchored}`;
+  if (v.verified)
+    return `<p class="verdict ok">✔ Verified: all ${esc(v.checks_total)} checks passed — the audit trail matches the ledger and the evidence, and every entry is anchored.</p>${anchored}`;
   if (v.awaiting_anchor > 0 && v.awaiting_anchor === v.checks_total - v.checks_passed) {
     return `<p class="verdict pending">Pending: every check passes; ${esc(v.awaiting_anchor)} recent ${v.awaiting_anchor === 1 ? 'entry awaits' : 'entries await'} the next ledger anchor (every few minutes).</p>${anchored}`;
   }
@@ -87,7 +100,9 @@ function verificationBlock(v: PublicTrace['verification']): string {
 }
 
 function stageItem(s: PublicTrace['stages'][number], baseUrl: string): string {
-  const tx = s.chain_tx_hash ? `<div class="kv"><span>Ledger transaction</span><code>${esc(s.chain_tx_hash)}</code></div>` : '<div class="kv"><span>Ledger transaction</span><em>pending</em></div>';
+  const tx = s.chain_tx_hash
+    ? `<div class="kv"><span>Ledger transaction</span><code>${esc(s.chain_tx_hash)}</code></div>`
+    : '<div class="kv"><span>Ledger transaction</span><em>pending</em></div>';
   const evidence = s.evidence_ipfs_cid
     ? `<div class="kv"><span>Evidence</span><a href="${esc(`${baseUrl}/ipfs/${encodeURIComponent(s.evidence_ipfs_cid)}`)}"><code>${esc(s.evidence_ipfs_cid)}</code></a></div>`
     : '';

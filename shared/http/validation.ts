@@ -23,7 +23,12 @@ export interface IssueCodeRule {
  * Validates `input` against `schema`. Errors: DomainError VALIDATION_ERROR (400) with every issue
  * in `details`, or the code of the first matching `rules` entry.
  */
-export function validate<S extends v.GenericSchema>(schema: S, input: unknown, rules: IssueCodeRule[] = [], what = 'request body'): v.InferOutput<S> {
+export function validate<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  rules: IssueCodeRule[] = [],
+  what = 'request body',
+): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return result.output;
   const details = issuesToDetails(result.issues);
@@ -31,6 +36,9 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown, r
     const hit = result.issues.find((i) => v.getDotPath(i) === rule.path && rule.types.includes(i.type));
     if (hit) throw new DomainError(rule.code, `${rule.path}: ${hit.message}`, { details });
   }
-  const summary = details.slice(0, 3).map((d) => `${d.path}: ${d.message}`).join('; ');
+  const summary = details
+    .slice(0, 3)
+    .map((d) => `${d.path}: ${d.message}`)
+    .join('; ');
   throw new DomainError('VALIDATION_ERROR', `Invalid ${what}: ${summary}${details.length > 3 ? '; …' : ''}`, { details });
 }

@@ -34,16 +34,25 @@ const ErrorBodySchema = v.object({
   message: Str,
   docs: v.pipe(v.string(), v.description('Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors).')),
   request_id: v.pipe(v.string(), v.description('ULID; also in the x-request-id header and the logs.')),
-  details: v.optional(v.pipe(v.unknown(), v.description('VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal.'))),
+  details: v.optional(
+    v.pipe(v.unknown(), v.description('VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal.')),
+  ),
 });
 
 // ---------------------------------------------------------------------------- registry
 
 export const CooperativeViewSchema = v.object({
-  cooperative_id: Str, name: Str, district: Str, licence_status: Str, licence_expires_at: Str,
+  cooperative_id: Str,
+  name: Str,
+  district: Str,
+  licence_status: Str,
+  licence_expires_at: Str,
   manager: v.object({ name: Str, email: Str, phone: v.pipe(v.string(), v.description('masked')) }),
-  prices_ugx_per_kg: v.record(v.string(), Ugx), export_premium_ugx_per_kg: Ugx,
-  created_at: Time, updated_at: Time, active: v.boolean(),
+  prices_ugx_per_kg: v.record(v.string(), Ugx),
+  export_premium_ugx_per_kg: Ugx,
+  created_at: Time,
+  updated_at: Time,
+  active: v.boolean(),
 });
 
 export const HoldingBalanceViewSchema = v.object({ cooperative_id: Str, held_usdc: Usdc, payouts_held: Int, updated_at: NTime });
@@ -51,7 +60,9 @@ export const HoldingBalanceViewSchema = v.object({ cooperative_id: Str, held_usd
 const PhoneChangeSchema = v.object({ at: Time, actor: Str, actor_role: Str, previous_phone: NStr, phone: Str });
 
 export const FarmerViewSchema = v.object({
-  farmer_id: Str, full_name: Str, cooperative_id: Str,
+  farmer_id: Str,
+  full_name: Str,
+  cooperative_id: Str,
   phone: v.pipe(v.nullable(v.string()), v.description('masked; null when the farmer has no phone')),
   district: Str,
   farm: v.object({
@@ -75,12 +86,19 @@ export const FlaggedFarmsViewSchema = v.object({ cooperative_id: Str, farmers: v
 export const FarmerPendingViewSchema = v.object({ error: ErrorBodySchema, job_id: Str, status: Str, farmer: FarmerViewSchema });
 
 export const CreditScoreViewSchema = v.object({
-  farmer_id: Str, score: Int, band: Str, computed_at: Time, formula_version: Str,
+  farmer_id: Str,
+  score: Int,
+  band: Str,
+  computed_at: Time,
+  formula_version: Str,
   factors: v.array(v.object({ name: Str, value: Num, effect: Num })),
 });
 
 export const ForestCheckViewSchema = v.object({
-  farmer_id: Str, status: v.picklist(['CLEAR', 'FLAGGED', 'PENDING']), checked_at: v.optional(Time), cutoff_date: v.optional(Str),
+  farmer_id: Str,
+  status: v.picklist(['CLEAR', 'FLAGGED', 'PENDING']),
+  checked_at: v.optional(Time),
+  cutoff_date: v.optional(Str),
   dataset: v.optional(v.object({ name: Str, version: Str })),
   alerts: v.optional(v.array(v.object({ date: Str, confidence: Str, area_ha: Num }))),
 });
@@ -90,8 +108,16 @@ export const ForestCheckViewSchema = v.object({
 export const SubmissionViewSchema = v.object({
   success: v.literal(true),
   data: v.object({
-    batch_id: Str, token_id: NStr, chain_tx_hash: NStr, audit_log_message_id: Str, payment_status: Str, payment_amount_ugx: Ugx,
-    farmer_phone: NStr, estimated_payment_time_seconds: Int, stage: NStr, created_at: Time,
+    batch_id: Str,
+    token_id: NStr,
+    chain_tx_hash: NStr,
+    audit_log_message_id: Str,
+    payment_status: Str,
+    payment_amount_ugx: Ugx,
+    farmer_phone: NStr,
+    estimated_payment_time_seconds: Int,
+    stage: NStr,
+    created_at: Time,
   }),
 });
 
@@ -99,48 +125,104 @@ export const SubmissionViewSchema = v.object({
 export const SubmissionAcceptedViewSchema = v.object({ job_id: Str, status: Str, batch_id: NStr });
 
 export const StageHistoryViewSchema = v.object({
-  stage: Str, at: Time, actor: Str, chain_tx_hash: NStr, audit_log_sequence_number: Str, evidence_ipfs_cid: NStr,
+  stage: Str,
+  at: Time,
+  actor: Str,
+  chain_tx_hash: NStr,
+  audit_log_sequence_number: Str,
+  evidence_ipfs_cid: NStr,
   evidence_pin_status: v.nullable(v.picklist(['PENDING', 'PINNED', 'FAILED'])),
 });
 
 export const BatchViewSchema = v.object({
-  batch_id: Str, token_id: NStr, farmer_id: Str, cooperative_id: Str,
+  batch_id: Str,
+  token_id: NStr,
+  farmer_id: Str,
+  cooperative_id: Str,
   weight_kg: v.pipe(v.number(), v.description('kg, at most 2 decimals')),
-  grade: Str, moisture_pct: Num, collection_point_gps: Gps, weight_slip_photo_url: NStr, collector_agent_id: Str, stage: NStr, chain_tx_hash: NStr,
-  stage_history: v.array(StageHistoryViewSchema), dds_eligible: v.boolean(), payment_status: Str, payment_amount_ugx: Ugx, audit_log_length: Int,
-  created_at: Time, updated_at: Time,
+  grade: Str,
+  moisture_pct: Num,
+  collection_point_gps: Gps,
+  weight_slip_photo_url: NStr,
+  collector_agent_id: Str,
+  stage: NStr,
+  chain_tx_hash: NStr,
+  stage_history: v.array(StageHistoryViewSchema),
+  dds_eligible: v.boolean(),
+  payment_status: Str,
+  payment_amount_ugx: Ugx,
+  audit_log_length: Int,
+  created_at: Time,
+  updated_at: Time,
 });
 
 export const StageUpdateViewSchema = v.object({
-  batch_id: Str, previous_stage: Str, new_stage: Str, chain_tx_hash: NStr, audit_log_sequence_number: Str, evidence_ipfs_cid: NStr,
-  dds_eligible: v.boolean(), timestamp: Time,
+  batch_id: Str,
+  previous_stage: Str,
+  new_stage: Str,
+  chain_tx_hash: NStr,
+  audit_log_sequence_number: Str,
+  evidence_ipfs_cid: NStr,
+  dds_eligible: v.boolean(),
+  timestamp: Time,
 });
 /** 202 of PATCH /batch/{id}/stage: the stage is recorded, its ledger write pending. */
 export const StageUpdateAcceptedViewSchema = v.object({ job_id: Str, status: Str, ...StageUpdateViewSchema.entries });
 
 export const JobViewSchema = v.object({
-  job_id: Str, type: Str, status: Str, batch_id: v.optional(NStr), farmer_id: v.optional(Str), tx_hash: NStr,
-  error: v.optional(v.object({ code: Str, message: Str })), created_at: Time, completed_at: NTime,
+  job_id: Str,
+  type: Str,
+  status: Str,
+  batch_id: v.optional(NStr),
+  farmer_id: v.optional(Str),
+  tx_hash: NStr,
+  error: v.optional(v.object({ code: Str, message: Str })),
+  created_at: Time,
+  completed_at: NTime,
 });
 
 const EntryAnchorSchema = v.object({
-  tx_hash: Str, block_number: Int, root: v.optional(Str), proof: v.optional(v.array(Str)), head_sequence_number: v.optional(Int), head_hash: v.optional(Str),
+  tx_hash: Str,
+  block_number: Int,
+  root: v.optional(Str),
+  proof: v.optional(v.array(Str)),
+  head_sequence_number: v.optional(Int),
+  head_hash: v.optional(Str),
 });
 
 export const AuditViewSchema = v.object({
-  batch_id: Str, token_id: Str,
-  entries: v.array(v.object({
-    batch_id: Str, sequence_number: Int, message_id: Str, type: Str, at: Time, actor: Str, payload: v.record(v.string(), v.unknown()),
-    prev_hash: Str, hash: Str, payload_redacted: v.optional(v.literal(true)), anchor: v.nullable(EntryAnchorSchema),
-  })),
+  batch_id: Str,
+  token_id: Str,
+  entries: v.array(
+    v.object({
+      batch_id: Str,
+      sequence_number: Int,
+      message_id: Str,
+      type: Str,
+      at: Time,
+      actor: Str,
+      payload: v.record(v.string(), v.unknown()),
+      prev_hash: Str,
+      hash: Str,
+      payload_redacted: v.optional(v.literal(true)),
+      anchor: v.nullable(EntryAnchorSchema),
+    }),
+  ),
   verified: v.boolean(),
   checks: v.array(v.object({ sequence_number: Int, message_id: Str, check: Str, ok: v.boolean(), detail: Str })),
   evidence_pins: v.array(v.object({ sequence_number: Int, stage: Str, evidence_ipfs_cid: NStr, evidence_pin_status: v.nullable(Str) })),
 });
 
 export const EvidenceUploadViewSchema = v.object({
-  upload_id: Str, batch_id: Str, content_type: Str, size_bytes: Int, url: Str, method: v.literal('PUT'), headers: v.record(v.string(), v.string()),
-  expires_at: Time, attach_by: Time,
+  upload_id: Str,
+  batch_id: Str,
+  content_type: Str,
+  size_bytes: Int,
+  url: Str,
+  method: v.literal('PUT'),
+  headers: v.record(v.string(), v.string()),
+  expires_at: Time,
+  attach_by: Time,
 });
 
 // ---------------------------------------------------------------------------- purchase orders, settlement
@@ -148,27 +230,71 @@ export const EvidenceUploadViewSchema = v.object({
 const OperatorSchema = v.object({ name: Str, eori: Str, address: Str, email: Str, country: Str });
 
 export const PurchaseOrderViewSchema = v.object({
-  purchase_order_id: Str, status: Str, cooperative_id: Str, batch_ids: v.array(Str), buyer: Str, price_usd_per_kg: Num,
-  buyer_operator: v.optional(OperatorSchema), amount_due_usdc: NUsdc, paid_usdc: Usdc, buyer_address: NStr, created_at: Time, confirmed_at: v.optional(Time),
+  purchase_order_id: Str,
+  status: Str,
+  cooperative_id: Str,
+  batch_ids: v.array(Str),
+  buyer: Str,
+  price_usd_per_kg: Num,
+  buyer_operator: v.optional(OperatorSchema),
+  amount_due_usdc: NUsdc,
+  paid_usdc: Usdc,
+  buyer_address: NStr,
+  created_at: Time,
+  confirmed_at: v.optional(Time),
 });
 export const ConfirmedPurchaseOrderViewSchema = v.object({ ...PurchaseOrderViewSchema.entries, committed_batch_ids: v.array(Str) });
 
 export const SettlementViewSchema = v.object({
-  purchase_order_id: Str, cooperative_id: Str, status: Str, payment_tx_hash: NStr, payer: NStr, amount_usdc: Usdc, paid_usdc: Usdc,
-  short_payment: v.boolean(), settled_by: NStr,
-  repayments: v.array(v.object({ loan_id: Str, batch_id: Str, principal_usdc: Usdc, interest_usdc: Usdc, amount_usdc: Usdc, status: Str, repay_tx_hash: NStr })),
-  unpaid_loan_ids: v.array(Str), settled_batch_ids: v.array(Str), remainder_usdc: Usdc, remainder_status: Str, remainder_tx_hash: NStr,
-  created_at: Time, completed_at: NTime,
+  purchase_order_id: Str,
+  cooperative_id: Str,
+  status: Str,
+  payment_tx_hash: NStr,
+  payer: NStr,
+  amount_usdc: Usdc,
+  paid_usdc: Usdc,
+  short_payment: v.boolean(),
+  settled_by: NStr,
+  repayments: v.array(
+    v.object({
+      loan_id: Str,
+      batch_id: Str,
+      principal_usdc: Usdc,
+      interest_usdc: Usdc,
+      amount_usdc: Usdc,
+      status: Str,
+      repay_tx_hash: NStr,
+    }),
+  ),
+  unpaid_loan_ids: v.array(Str),
+  settled_batch_ids: v.array(Str),
+  remainder_usdc: Usdc,
+  remainder_status: Str,
+  remainder_tx_hash: NStr,
+  created_at: Time,
+  completed_at: NTime,
 });
 
 export const BuyerPaymentViewSchema = v.object({
-  tx_hash: Str, log_index: Int, block_number: Int, payer: Str, amount_usdc: Usdc, status: Str, unapplied_reason: NStr, received_at: Time,
-  refund_id: NStr, refund_tx_hash: NStr, refunded_at: NTime,
+  tx_hash: Str,
+  log_index: Int,
+  block_number: Int,
+  payer: Str,
+  amount_usdc: Usdc,
+  status: Str,
+  unapplied_reason: NStr,
+  received_at: Time,
+  refund_id: NStr,
+  refund_tx_hash: NStr,
+  refunded_at: NTime,
 });
 
 export const SettlementReadingViewSchema = v.object({
   ...SettlementViewSchema.entries,
-  amount_due_usdc: NUsdc, buyer_address: NStr, payments: v.array(BuyerPaymentViewSchema), unapplied_payments: v.array(BuyerPaymentViewSchema),
+  amount_due_usdc: NUsdc,
+  buyer_address: NStr,
+  payments: v.array(BuyerPaymentViewSchema),
+  unapplied_payments: v.array(BuyerPaymentViewSchema),
 });
 
 // ---------------------------------------------------------------------------- payments
@@ -179,23 +305,61 @@ const SettlementChannelEntries = {
 };
 
 export const PayoutCreatedViewSchema = v.object({
-  payout_id: Str, status: Str, farmer_id: Str, batch_id: Str, reason: Str, amount_usdc: Usdc, estimated_ugx: Ugx, exchange_rate: Num,
-  phone: Str, provider_order_id: NStr, estimated_completion_seconds: Int, created_at: Time,
+  payout_id: Str,
+  status: Str,
+  farmer_id: Str,
+  batch_id: Str,
+  reason: Str,
+  amount_usdc: Usdc,
+  estimated_ugx: Ugx,
+  exchange_rate: Num,
+  phone: Str,
+  provider_order_id: NStr,
+  estimated_completion_seconds: Int,
+  created_at: Time,
 });
 
 export const PayoutStatusViewSchema = v.object({
-  payout_id: Str, status: Str, amount_usdc: Usdc, amount_ugx: v.nullable(Ugx), provider_order_id: NStr, mobile_money_transaction_id: NStr,
-  completed_at: NTime, elapsed_seconds: NInt, retry_count: Int, ...SettlementChannelEntries,
+  payout_id: Str,
+  status: Str,
+  amount_usdc: Usdc,
+  amount_ugx: v.nullable(Ugx),
+  provider_order_id: NStr,
+  mobile_money_transaction_id: NStr,
+  completed_at: NTime,
+  elapsed_seconds: NInt,
+  retry_count: Int,
+  ...SettlementChannelEntries,
 });
 
 export const PayoutResolutionViewSchema = v.object({
-  ...PayoutStatusViewSchema.entries, resolution: v.picklist(['PAID_IN_CASH', 'RETRY']), phone: Str, attempt: Int, resolution_round: Int, resolved_at: NTime,
+  ...PayoutStatusViewSchema.entries,
+  resolution: v.picklist(['PAID_IN_CASH', 'RETRY']),
+  phone: Str,
+  attempt: Int,
+  resolution_round: Int,
+  resolved_at: NTime,
 });
 
 const PaymentRecordEntries = {
-  payment_id: Str, status: Str, amount_usdc: Usdc, created_at: Time, completed_at: NTime, settled_at: NTime, updated_at: Time,
-  farmer_id: Str, batch_id: Str, cooperative_id: Str, amount_ugx: v.nullable(Ugx), exchange_rate: Num, provider_order_id: NStr,
-  mobile_money_transaction_id: NStr, reason: Str, elapsed_seconds: NInt, retry_count: Int, ...SettlementChannelEntries,
+  payment_id: Str,
+  status: Str,
+  amount_usdc: Usdc,
+  created_at: Time,
+  completed_at: NTime,
+  settled_at: NTime,
+  updated_at: Time,
+  farmer_id: Str,
+  batch_id: Str,
+  cooperative_id: Str,
+  amount_ugx: v.nullable(Ugx),
+  exchange_rate: Num,
+  provider_order_id: NStr,
+  mobile_money_transaction_id: NStr,
+  reason: Str,
+  elapsed_seconds: NInt,
+  retry_count: Int,
+  ...SettlementChannelEntries,
 };
 /** GET /payments/PAY-…: a farmer payout. */
 const FarmerPayoutRecordSchema = v.object({ payment_type: v.literal('FARMER_PAYOUT'), ...PaymentRecordEntries });
@@ -207,16 +371,33 @@ export const PayoutRecordViewSchema = v.variant('payment_type', [FarmerPayoutRec
 /** GET /payments/DEP-… and the 202 of POST /mfi/deposits. */
 export const DepositViewSchema = v.object({
   payment_type: v.literal('MFI_DEPOSIT'),
-  payment_id: Str, status: Str,
+  payment_id: Str,
+  status: Str,
   amount_usdc: v.pipe(v.number(), v.description('USDC the on-ramp delivered, at most 6 decimals (0 until it completes)')),
-  created_at: Time, completed_at: NTime, updated_at: Time, mfi_id: Str, source_currency: Str, source_amount: Num, ramp_payment_id: NStr,
-  chain_tx_hash: NStr, vault_shares_issued: v.pipe(NInt, v.description('micro-shares (10^-6 share)')), refund_tx_hash: NStr, refunded_at: NTime, failure_reason: NStr,
+  created_at: Time,
+  completed_at: NTime,
+  updated_at: Time,
+  mfi_id: Str,
+  source_currency: Str,
+  source_amount: Num,
+  ramp_payment_id: NStr,
+  chain_tx_hash: NStr,
+  vault_shares_issued: v.pipe(NInt, v.description('micro-shares (10^-6 share)')),
+  refund_tx_hash: NStr,
+  refunded_at: NTime,
+  failure_reason: NStr,
 });
 
 /** GET /payments/{id}: one of three kinds, told apart by `payment_type`. */
 export const PaymentViewSchema = v.variant('payment_type', [FarmerPayoutRecordSchema, LoanDisbursementRecordSchema, DepositViewSchema]);
 
-export const PaymentListItemViewSchema = v.object({ payment_id: Str, payment_type: Str, status: Str, amount_usdc: Usdc, completed_at: NTime });
+export const PaymentListItemViewSchema = v.object({
+  payment_id: Str,
+  payment_type: Str,
+  status: Str,
+  amount_usdc: Usdc,
+  completed_at: NTime,
+});
 export const PaymentListViewSchema = v.object({ payments: v.array(PaymentListItemViewSchema), total: Int, limit: Int, next_token: NStr });
 
 /** Inbound webhooks' acknowledgement. */
@@ -225,25 +406,79 @@ export const WebhookAckViewSchema = v.object({ received: v.literal(true), outcom
 // ---------------------------------------------------------------------------- lending
 
 export const LoanViewSchema = v.object({
-  loan_id: Str, batch_id: Str, token_id: Str, farmer_id: Str, cooperative_id: Str, status: Str, principal_usdc: Usdc, apr: Num,
-  collateral_value_usdc: Usdc, ltv: Num, price_usd_per_kg: Num, price_updated_at: Time, disbursement_payment_id: Str, lock_tx_hash: NStr,
-  repaid_usdc: NUsdc, repay_tx_hash: NStr, repaid_by_purchase_order_id: NStr, created_at: Time, disbursed_at: NTime, repaid_at: NTime,
-  cancelled_at: NTime, cancel_reason: NStr, due_at: NTime, defaulted_at: NTime, loss_usdc: NUsdc, write_off_tx_hash: NStr,
+  loan_id: Str,
+  batch_id: Str,
+  token_id: Str,
+  farmer_id: Str,
+  cooperative_id: Str,
+  status: Str,
+  principal_usdc: Usdc,
+  apr: Num,
+  collateral_value_usdc: Usdc,
+  ltv: Num,
+  price_usd_per_kg: Num,
+  price_updated_at: Time,
+  disbursement_payment_id: Str,
+  lock_tx_hash: NStr,
+  repaid_usdc: NUsdc,
+  repay_tx_hash: NStr,
+  repaid_by_purchase_order_id: NStr,
+  created_at: Time,
+  disbursed_at: NTime,
+  repaid_at: NTime,
+  cancelled_at: NTime,
+  cancel_reason: NStr,
+  due_at: NTime,
+  defaulted_at: NTime,
+  loss_usdc: NUsdc,
+  write_off_tx_hash: NStr,
 });
 
 export const VaultViewSchema = v.object({
-  total_assets_usdc: Usdc, total_shares: v.pipe(Int, v.description('micro-shares')), share_price_usdc: Num, loans_outstanding_usdc: Usdc,
-  utilisation: Num, apr: Num, par30_usdc: Usdc, defaults_usdc: Usdc, shares: v.optional(Int), value_usdc: v.optional(Usdc),
+  total_assets_usdc: Usdc,
+  total_shares: v.pipe(Int, v.description('micro-shares')),
+  share_price_usdc: Num,
+  loans_outstanding_usdc: Usdc,
+  utilisation: Num,
+  apr: Num,
+  par30_usdc: Usdc,
+  defaults_usdc: Usdc,
+  shares: v.optional(Int),
+  value_usdc: v.optional(Usdc),
 });
 
 // ---------------------------------------------------------------------------- EUDR
 
 export const DdsViewSchema = v.object({
-  dds_id: Str, batch_id: Str, status: Str, internal_reference_number: Str, activity_type: Str, country_of_activity: Str, country_of_entry: Str,
-  operator: OperatorSchema, hs_heading: Str, description_of_goods: Str, net_weight_kg: Num, country_of_production: Str,
-  producers: v.array(v.object({ farmer_id: Str, name: Str, country: Str, geolocation_geojson: v.pipe(v.object({ type: v.literal('FeatureCollection'), features: v.array(v.unknown()) }), v.description('the producer\'s plots (GeoJSON)')) })),
+  dds_id: Str,
+  batch_id: Str,
+  status: Str,
+  internal_reference_number: Str,
+  activity_type: Str,
+  country_of_activity: Str,
+  country_of_entry: Str,
+  operator: OperatorSchema,
+  hs_heading: Str,
+  description_of_goods: Str,
+  net_weight_kg: Num,
+  country_of_production: Str,
+  producers: v.array(
+    v.object({
+      farmer_id: Str,
+      name: Str,
+      country: Str,
+      geolocation_geojson: v.pipe(
+        v.object({ type: v.literal('FeatureCollection'), features: v.array(v.unknown()) }),
+        v.description("the producer's plots (GeoJSON)"),
+      ),
+    }),
+  ),
   geolocation: v.object({ type: v.literal('FeatureCollection'), features: v.array(v.unknown()) }),
-  ipfs_cid: Str, reference_number: NStr, verification_number: NStr, rejection_reason: NStr, created_at: Time,
+  ipfs_cid: Str,
+  reference_number: NStr,
+  verification_number: NStr,
+  rejection_reason: NStr,
+  created_at: Time,
 });
 
 /** 202 of POST /eudr/generate-dds: the pending envelope with the statement's id and status. */
@@ -253,29 +488,59 @@ export const EvidencePackViewSchema = v.object({
   pack_version: v.literal(1),
   dds: DdsViewSchema,
   batch: v.object({
-    batch_id: Str, token_id: Str, cooperative_id: Str, farmer_id: Str, grade: Str, weight_kg: Num, moisture_pct: Num, stage: Str, mint_tx_hash: NStr, purchase_order_id: NStr,
+    batch_id: Str,
+    token_id: Str,
+    cooperative_id: Str,
+    farmer_id: Str,
+    grade: Str,
+    weight_kg: Num,
+    moisture_pct: Num,
+    stage: Str,
+    mint_tx_hash: NStr,
+    purchase_order_id: NStr,
   }),
-  forest_checks: v.array(v.object({ farmer_id: Str, status: Str, checked_at: NTime, dataset: v.nullable(v.object({ name: Str, version: Str })) })),
+  forest_checks: v.array(
+    v.object({ farmer_id: Str, status: Str, checked_at: NTime, dataset: v.nullable(v.object({ name: Str, version: Str })) }),
+  ),
   trail: v.array(v.object({ stage: Str, at: Time, evidence_ipfs_cid: NStr, chain_tx_hash: NStr, audit_log_sequence_number: Int })),
   audit: v.object({
     head: v.object({ sequence_number: Int, hash: Str }),
-    entries: v.array(v.object({ sequence_number: Int, type: Str, at: Time, prev_hash: Str, hash: Str, anchor: v.nullable(EntryAnchorSchema) })),
+    entries: v.array(
+      v.object({ sequence_number: Int, type: Str, at: Time, prev_hash: Str, hash: Str, anchor: v.nullable(EntryAnchorSchema) }),
+    ),
   }),
 });
 
 // ---------------------------------------------------------------------------- outbound webhooks
 
 export const EndpointViewSchema = v.object({
-  endpoint_id: Str, url: Str, events: v.array(Str), description: NStr, status: v.pipe(v.string(), v.description('ACTIVE or DISABLED')), disabled_reason: NStr,
-  owner: v.object({ kind: Str, id: v.optional(Str) }), created_at: Time, updated_at: Time,
+  endpoint_id: Str,
+  url: Str,
+  events: v.array(Str),
+  description: NStr,
+  status: v.pipe(v.string(), v.description('ACTIVE or DISABLED')),
+  disabled_reason: NStr,
+  owner: v.object({ kind: Str, id: v.optional(Str) }),
+  created_at: Time,
+  updated_at: Time,
 });
 export const EndpointWithSecretViewSchema = v.object({ ...EndpointViewSchema.entries, secret: Str, previous_secret_expires_at: NTime });
 export const EndpointListViewSchema = v.object({ endpoints: v.array(EndpointViewSchema) });
 export const EndpointDeletedViewSchema = v.object({ endpoint_id: Str, deleted: v.literal(true) });
 
 export const DeliveryViewSchema = v.object({
-  delivery_id: Str, endpoint_id: Str, event_id: Str, event_type: Str, state: v.picklist(['PENDING', 'FAILED', 'DELIVERED', 'DEAD']), attempts: Int,
-  last_status_code: NInt, last_error: NStr, last_attempt_at: NTime, next_attempt_at: NTime, created_at: Time, updated_at: Time,
+  delivery_id: Str,
+  endpoint_id: Str,
+  event_id: Str,
+  event_type: Str,
+  state: v.picklist(['PENDING', 'FAILED', 'DELIVERED', 'DEAD']),
+  attempts: Int,
+  last_status_code: NInt,
+  last_error: NStr,
+  last_attempt_at: NTime,
+  next_attempt_at: NTime,
+  created_at: Time,
+  updated_at: Time,
 });
 export const DeliveryListViewSchema = v.object({ deliveries: v.array(DeliveryViewSchema), limit: Int, next_token: NStr });
 

@@ -11,7 +11,28 @@ import type { AuditEntry, Batch, Cooperative, Farmer, Job, Payout, PurchaseOrder
 import type { SubmitResult } from '../use-cases/batches';
 import type { StageChange } from '../use-cases/custody';
 import type { SettlementReading } from '../use-cases/settlement';
-import type { AuditViewSchema, BatchViewSchema, BuyerPaymentViewSchema, CooperativeViewSchema, DdsViewSchema, FarmerViewSchema, JobViewSchema, LoanViewSchema, PaymentListItemViewSchema, PayoutCreatedViewSchema, PayoutRecordViewSchema, PayoutResolutionViewSchema, PayoutStatusViewSchema, PurchaseOrderViewSchema, SettlementReadingViewSchema, SettlementViewSchema, StageHistoryViewSchema, StageUpdateViewSchema, SubmissionViewSchema, View } from './view-schemas';
+import type {
+  AuditViewSchema,
+  BatchViewSchema,
+  BuyerPaymentViewSchema,
+  CooperativeViewSchema,
+  DdsViewSchema,
+  FarmerViewSchema,
+  JobViewSchema,
+  LoanViewSchema,
+  PaymentListItemViewSchema,
+  PayoutCreatedViewSchema,
+  PayoutRecordViewSchema,
+  PayoutResolutionViewSchema,
+  PayoutStatusViewSchema,
+  PurchaseOrderViewSchema,
+  SettlementReadingViewSchema,
+  SettlementViewSchema,
+  StageHistoryViewSchema,
+  StageUpdateViewSchema,
+  SubmissionViewSchema,
+  View,
+} from './view-schemas';
 
 /**
  * Response views: how records look on the wire (the OpenAPI document's response shapes; docs/security.md#personal-data
@@ -62,7 +83,6 @@ export function batchView(b: Batch): View<typeof BatchViewSchema> {
   };
 }
 
-
 /**
  * One stage-history entry as shown: its fields, and `evidence_pin_status` (docs/api/evidence.md#evidence-on-ipfs:
  * PENDING|PINNED|FAILED; null for DELIVERED, which has no evidence, and for stages committed before
@@ -70,39 +90,82 @@ export function batchView(b: Batch): View<typeof BatchViewSchema> {
  */
 function stageHistoryView(h: Batch['stage_history'][number]): View<typeof StageHistoryViewSchema> {
   return {
-    stage: h.stage, at: h.at, actor: h.actor, chain_tx_hash: h.chain_tx_hash, audit_log_sequence_number: h.audit_log_sequence_number,
-    evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
+    stage: h.stage,
+    at: h.at,
+    actor: h.actor,
+    chain_tx_hash: h.chain_tx_hash,
+    audit_log_sequence_number: h.audit_log_sequence_number,
+    evidence_ipfs_cid: h.evidence_ipfs_cid,
+    evidence_pin_status: h.evidence_pin_status ?? null,
   };
 }
 
 /** GET /jobs/{id} (docs/api/conventions.md#http-and-errors asynchronous operations). */
 export function jobView(j: Job): View<typeof JobViewSchema> {
-  return { job_id: j.job_id, type: j.type, status: j.status, ...(j.farmer_id ? { farmer_id: j.farmer_id } : { batch_id: j.batch_id ?? null }), tx_hash: j.tx_hash ?? null, ...(j.error ? { error: j.error } : {}), created_at: j.created_at, completed_at: j.completed_at ?? null };
+  return {
+    job_id: j.job_id,
+    type: j.type,
+    status: j.status,
+    ...(j.farmer_id ? { farmer_id: j.farmer_id } : { batch_id: j.batch_id ?? null }),
+    tx_hash: j.tx_hash ?? null,
+    ...(j.error ? { error: j.error } : {}),
+    created_at: j.created_at,
+    completed_at: j.completed_at ?? null,
+  };
 }
 
 /** The stage-update response (docs/api/batches-and-custody.md#custody-trail response fields). */
 export function stageUpdateView(c: StageChange): View<typeof StageUpdateViewSchema> {
   return {
-    batch_id: c.batch_id, previous_stage: c.previous_stage, new_stage: c.new_stage, chain_tx_hash: c.chain_tx_hash,
-    audit_log_sequence_number: String(c.audit_log_sequence_number), evidence_ipfs_cid: c.evidence_ipfs_cid, dds_eligible: c.dds_eligible, timestamp: c.at,
+    batch_id: c.batch_id,
+    previous_stage: c.previous_stage,
+    new_stage: c.new_stage,
+    chain_tx_hash: c.chain_tx_hash,
+    audit_log_sequence_number: String(c.audit_log_sequence_number),
+    evidence_ipfs_cid: c.evidence_ipfs_cid,
+    dds_eligible: c.dds_eligible,
+    timestamp: c.at,
   };
 }
 
 /** GET /batch/{id}/audit (docs/api/batches-and-custody.md#custody-trail). */
-export function auditView(r: { batch: Batch; entries: AuditEntry[]; verified: boolean; checks: AuditCheck[]; anchors: Array<EntryAnchor | null> }): View<typeof AuditViewSchema> {
+export function auditView(r: {
+  batch: Batch;
+  entries: AuditEntry[];
+  verified: boolean;
+  checks: AuditCheck[];
+  anchors: Array<EntryAnchor | null>;
+}): View<typeof AuditViewSchema> {
   // The pin status of each stage's evidence (docs/api/evidence.md#evidence-on-ipfs), beside the entries (which are hashed as stored).
-  const evidencePins = (r.batch.stage_history ?? []).filter((h) => h.evidence_ipfs_cid).map((h) => ({
-    sequence_number: Number(h.audit_log_sequence_number), stage: h.stage, evidence_ipfs_cid: h.evidence_ipfs_cid, evidence_pin_status: h.evidence_pin_status ?? null,
-  }));
+  const evidencePins = (r.batch.stage_history ?? [])
+    .filter((h) => h.evidence_ipfs_cid)
+    .map((h) => ({
+      sequence_number: Number(h.audit_log_sequence_number),
+      stage: h.stage,
+      evidence_ipfs_cid: h.evidence_ipfs_cid,
+      evidence_pin_status: h.evidence_pin_status ?? null,
+    }));
   // Each entry with its anchor on the ledger (docs/api/anchoring.md#anchoring-of-the-audit-log); `anchor` is not hashed (auditHash names its fields).
   const entries = r.entries.map((e, i) => ({ ...e, anchor: r.anchors[i] ?? null }));
-  return { batch_id: r.batch.batch_id, token_id: r.batch.token_id, entries, verified: r.verified, checks: r.checks, evidence_pins: evidencePins };
+  return {
+    batch_id: r.batch.batch_id,
+    token_id: r.batch.token_id,
+    entries,
+    verified: r.verified,
+    checks: r.checks,
+    evidence_pins: evidencePins,
+  };
 }
 
 /** The purchase order as shown to callers. */
 export function purchaseOrderView(po: PurchaseOrder): View<typeof PurchaseOrderViewSchema> {
   const { created_by: _by, amount_due_usd_micro: due, paid_usd_micro: paid, settled_at: _settled, ...rest } = po;
-  return { ...rest, amount_due_usdc: due === undefined ? null : microToUsdc(due), paid_usdc: microToUsdc(paid ?? 0), buyer_address: po.buyer_address ?? null };
+  return {
+    ...rest,
+    amount_due_usdc: due === undefined ? null : microToUsdc(due),
+    paid_usdc: microToUsdc(paid ?? 0),
+    buyer_address: po.buyer_address ?? null,
+  };
 }
 
 /** The create response (docs/api/payouts.md#creating-a-payout create response). */
@@ -183,7 +246,8 @@ export function loanView(l: Loan): View<typeof LoanViewSchema> {
 function settlementChannelView(p: Payout) {
   return {
     settlement_channel: p.settlement_channel ?? 'MOBILE_MONEY',
-    cash_receipt: p.settlement_channel === 'CASH_AT_OFFICE' ? { receipt_number: p.cash_receipt_number ?? null, paid_at: p.cash_paid_at ?? null } : null,
+    cash_receipt:
+      p.settlement_channel === 'CASH_AT_OFFICE' ? { receipt_number: p.cash_receipt_number ?? null, paid_at: p.cash_paid_at ?? null } : null,
   };
 }
 
@@ -211,10 +275,17 @@ export function settlementView(st: Settlement): View<typeof SettlementViewSchema
     paid_usdc: microToUsdc(st.amount_usd_micro),
     short_payment: st.short_payment ?? false,
     settled_by: st.settled_by ?? null,
-    repayments: Object.values(st.repayments).map((r) => ({
-      loan_id: r.loan_id, batch_id: r.batch_id, principal_usdc: microToUsdc(r.principal_usd_micro), interest_usdc: microToUsdc(r.interest_usd_micro),
-      amount_usdc: microToUsdc(r.amount_usd_micro), status: r.status, repay_tx_hash: r.repay_tx_hash ?? null,
-    })).sort((a, b) => a.loan_id.localeCompare(b.loan_id)),
+    repayments: Object.values(st.repayments)
+      .map((r) => ({
+        loan_id: r.loan_id,
+        batch_id: r.batch_id,
+        principal_usdc: microToUsdc(r.principal_usd_micro),
+        interest_usdc: microToUsdc(r.interest_usd_micro),
+        amount_usdc: microToUsdc(r.amount_usd_micro),
+        status: r.status,
+        repay_tx_hash: r.repay_tx_hash ?? null,
+      }))
+      .sort((a, b) => a.loan_id.localeCompare(b.loan_id)),
     unpaid_loan_ids: st.unpaid_loan_ids,
     settled_batch_ids: st.settled_batch_ids,
     remainder_usdc: microToUsdc(st.remainder_usd_micro),
@@ -228,9 +299,17 @@ export function settlementView(st: Settlement): View<typeof SettlementViewSchema
 /** A buyer payment into the vault for a purchase order (settlement view, refund answer). */
 export function buyerPaymentView(p: BuyerPayment): View<typeof BuyerPaymentViewSchema> {
   return {
-    tx_hash: p.tx_hash, log_index: p.log_index, block_number: p.block_number, payer: p.payer, amount_usdc: microToUsdc(p.amount_usd_micro),
-    status: p.status, unapplied_reason: p.unapplied_reason ?? null, received_at: p.received_at,
-    refund_id: p.refund_id ?? null, refund_tx_hash: p.refund_tx_hash ?? null, refunded_at: p.refunded_at ?? null,
+    tx_hash: p.tx_hash,
+    log_index: p.log_index,
+    block_number: p.block_number,
+    payer: p.payer,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    status: p.status,
+    unapplied_reason: p.unapplied_reason ?? null,
+    received_at: p.received_at,
+    refund_id: p.refund_id ?? null,
+    refund_tx_hash: p.refund_tx_hash ?? null,
+    refunded_at: p.refunded_at ?? null,
   };
 }
 
@@ -243,14 +322,33 @@ export function buyerPaymentView(p: BuyerPayment): View<typeof BuyerPaymentViewS
 export function settlementReadingView(r: SettlementReading): View<typeof SettlementReadingViewSchema> {
   const counted = r.payments.filter((p) => p.status === 'COUNTED').map(buyerPaymentView);
   const unapplied = r.payments.filter((p) => p.status !== 'COUNTED').map(buyerPaymentView);
-  const extra = { amount_due_usdc: r.amountDueUsdMicro === null ? null : microToUsdc(r.amountDueUsdMicro), buyer_address: r.po.buyer_address ?? null, payments: counted, unapplied_payments: unapplied };
+  const extra = {
+    amount_due_usdc: r.amountDueUsdMicro === null ? null : microToUsdc(r.amountDueUsdMicro),
+    buyer_address: r.po.buyer_address ?? null,
+    payments: counted,
+    unapplied_payments: unapplied,
+  };
   if (r.kind === 'SETTLED') return { ...settlementView(r.settlement), ...extra };
   const paid = microToUsdc(r.po.paid_usd_micro ?? 0);
   return {
-    purchase_order_id: r.po.purchase_order_id, cooperative_id: r.po.cooperative_id, status: 'AWAITING_PAYMENT' as const,
-    payment_tx_hash: null, payer: null, amount_usdc: paid, paid_usdc: paid, short_payment: false, settled_by: null,
-    repayments: [], unpaid_loan_ids: [], settled_batch_ids: [], remainder_usdc: 0, remainder_status: 'NONE' as const, remainder_tx_hash: null,
-    created_at: r.po.created_at, completed_at: null, ...extra,
+    purchase_order_id: r.po.purchase_order_id,
+    cooperative_id: r.po.cooperative_id,
+    status: 'AWAITING_PAYMENT' as const,
+    payment_tx_hash: null,
+    payer: null,
+    amount_usdc: paid,
+    paid_usdc: paid,
+    short_payment: false,
+    settled_by: null,
+    repayments: [],
+    unpaid_loan_ids: [],
+    settled_batch_ids: [],
+    remainder_usdc: 0,
+    remainder_status: 'NONE' as const,
+    remainder_tx_hash: null,
+    created_at: r.po.created_at,
+    completed_at: null,
+    ...extra,
   };
 }
 
@@ -276,12 +374,20 @@ export function paymentRecordView(p: Payout): View<typeof PayoutRecordViewSchema
     retry_count: p.retry_count,
     ...settlementChannelView(p),
   };
-  return p.payment_type === 'LOAN_DISBURSEMENT' ? { ...common, payment_type: 'LOAN_DISBURSEMENT', loan_id: p.loan_id ?? null } : { ...common, payment_type: 'FARMER_PAYOUT' };
+  return p.payment_type === 'LOAN_DISBURSEMENT'
+    ? { ...common, payment_type: 'LOAN_DISBURSEMENT', loan_id: p.loan_id ?? null }
+    : { ...common, payment_type: 'FARMER_PAYOUT' };
 }
 
 /** One entry of GET /payments (the list view of a payment). */
 export function paymentListItemView(p: Payout): View<typeof PaymentListItemViewSchema> {
-  return { payment_id: p.payment_id, payment_type: p.payment_type, status: p.status, amount_usdc: microToUsdc(p.amount_usd_micro), completed_at: p.completed_at ?? null };
+  return {
+    payment_id: p.payment_id,
+    payment_type: p.payment_type,
+    status: p.status,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    completed_at: p.completed_at ?? null,
+  };
 }
 
 /** The cooperative as shown to callers (manager phone masked). */
@@ -298,12 +404,29 @@ export function farmerView(f: Farmer): View<typeof FarmerViewSchema> {
 /** The DDS as returned by GET /eudr/dds/{id} (docs/api/eudr.md#due-diligence-statements), without the XML. */
 export function ddsView(d: DdsRecord): View<typeof DdsViewSchema> {
   return {
-    dds_id: d.dds_id, batch_id: d.batch_id, status: d.status, internal_reference_number: d.internal_reference_number, activity_type: d.activity_type,
-    country_of_activity: d.country_of_activity, country_of_entry: d.country_of_entry, operator: d.operator, hs_heading: d.hs_heading,
-    description_of_goods: d.description_of_goods, net_weight_kg: d.net_weight_kg, country_of_production: d.country_of_production,
-    producers: d.producers.map((p) => ({ farmer_id: p.farmer_id, name: p.name, country: p.country, geolocation_geojson: p.geolocation_geojson })),
-    geolocation: d.geolocation, ipfs_cid: d.ipfs_cid, reference_number: d.reference_number ?? null,
-    verification_number: d.verification_number ?? null, rejection_reason: d.rejection_reason ?? null, created_at: d.created_at,
+    dds_id: d.dds_id,
+    batch_id: d.batch_id,
+    status: d.status,
+    internal_reference_number: d.internal_reference_number,
+    activity_type: d.activity_type,
+    country_of_activity: d.country_of_activity,
+    country_of_entry: d.country_of_entry,
+    operator: d.operator,
+    hs_heading: d.hs_heading,
+    description_of_goods: d.description_of_goods,
+    net_weight_kg: d.net_weight_kg,
+    country_of_production: d.country_of_production,
+    producers: d.producers.map((p) => ({
+      farmer_id: p.farmer_id,
+      name: p.name,
+      country: p.country,
+      geolocation_geojson: p.geolocation_geojson,
+    })),
+    geolocation: d.geolocation,
+    ipfs_cid: d.ipfs_cid,
+    reference_number: d.reference_number ?? null,
+    verification_number: d.verification_number ?? null,
+    rejection_reason: d.rejection_reason ?? null,
+    created_at: d.created_at,
   };
 }
-

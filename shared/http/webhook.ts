@@ -80,7 +80,9 @@ export function webhookHandler<S extends v.GenericSchema>(
     }
     const webhookId = headers['webhook-id'] ?? '';
     if (webhookId.length > MAX_WEBHOOK_ID_LENGTH) {
-      throw new DomainError('VALIDATION_ERROR', `webhook-id is longer than ${MAX_WEBHOOK_ID_LENGTH} characters.`, { details: [{ path: 'webhook-id', message: 'too long' }] });
+      throw new DomainError('VALIDATION_ERROR', `webhook-id is longer than ${MAX_WEBHOOK_ID_LENGTH} characters.`, {
+        details: [{ path: 'webhook-id', message: 'too long' }],
+      });
     }
     let event: v.InferOutput<S>;
     try {

@@ -19,7 +19,11 @@ export function describeNetworkError(err: unknown): string {
  * text. A network failure or timeout, an HTTP 5xx or a 429 throws `UnreachableError` (the policy
  * retries it); any other status is returned for the adapter to interpret.
  */
-export async function fetchAttempt(fetchImpl: typeof fetch, url: string | URL, init: RequestInit): Promise<{ res: Response; text: string }> {
+export async function fetchAttempt(
+  fetchImpl: typeof fetch,
+  url: string | URL,
+  init: RequestInit,
+): Promise<{ res: Response; text: string }> {
   let res: Response;
   let text: string;
   try {

@@ -38,7 +38,9 @@ export function observability(): MiddlewareObj[] {
  * throws is rethrown after the middlewares ran. No early timeout: the handler runs until the
  * Lambda timeout ends it.
  */
-export function instrumented<E = undefined, R = unknown>(handler: (event: E, context: Context) => Promise<R>): (event?: E, context?: Context) => Promise<R> {
+export function instrumented<E = undefined, R = unknown>(
+  handler: (event: E, context: Context) => Promise<R>,
+): (event?: E, context?: Context) => Promise<R> {
   // No early timeout (middy's default answers 5 ms before the deadline): a worker runs until its
   // Lambda timeout ends it, as it did before these middlewares.
   const wrapped = middy<E, R, Error, Context>(handler, { timeoutEarlyInMillis: 0 }).use(observability());

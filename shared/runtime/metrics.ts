@@ -49,10 +49,23 @@ export const METRICS = {
 export type MetricName = keyof typeof METRICS;
 
 /** Why an inbound webhook was rejected or not applied (dimension `reason` of WebhookRejections). */
-export type WebhookRejectionReason = 'INVALID_SIGNATURE' | 'INVALID_BODY' | 'MISMATCH' | 'TOKEN_MISMATCH' | 'UNKNOWN_REFERENCE' | 'UNKNOWN_BATCH' | 'UNKNOWN_PURCHASE_ORDER';
+export type WebhookRejectionReason =
+  | 'INVALID_SIGNATURE'
+  | 'INVALID_BODY'
+  | 'MISMATCH'
+  | 'TOKEN_MISMATCH'
+  | 'UNKNOWN_REFERENCE'
+  | 'UNKNOWN_BATCH'
+  | 'UNKNOWN_PURCHASE_ORDER';
 
 /** The outcomes of an inbound webhook's use case that count as rejections (the others applied, or were duplicates). */
-export const WEBHOOK_REJECTION_OUTCOMES: readonly WebhookRejectionReason[] = ['MISMATCH', 'TOKEN_MISMATCH', 'UNKNOWN_REFERENCE', 'UNKNOWN_BATCH', 'UNKNOWN_PURCHASE_ORDER'];
+export const WEBHOOK_REJECTION_OUTCOMES: readonly WebhookRejectionReason[] = [
+  'MISMATCH',
+  'TOKEN_MISMATCH',
+  'UNKNOWN_REFERENCE',
+  'UNKNOWN_BATCH',
+  'UNKNOWN_PURCHASE_ORDER',
+];
 
 /** Default namespace (the dev stack's name); the stack sets POWERTOOLS_METRICS_NAMESPACE to its own name. */
 const DEFAULT_METRICS_NAMESPACE = 'CoffeeTrace';
@@ -68,7 +81,11 @@ export interface MetricsRecorder {
   timing(name: MetricName, ms: number, dimensions?: Record<string, string>): void;
 }
 
-interface Pending { name: MetricName; value: number; dimensions: Record<string, string> }
+interface Pending {
+  name: MetricName;
+  value: number;
+  dimensions: Record<string, string>;
+}
 
 let pending: Pending[] = [];
 /** Where flushed lines go; replaceable in tests. Default: {@link defaultSink}. */

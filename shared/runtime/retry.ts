@@ -30,7 +30,10 @@ export class UnreachableError extends Error {
   readonly status?: number;
   /** Wait before the next attempt the system asked for (e.g. from Retry-After), ms. */
   readonly retryAfterMs?: number;
-  constructor(readonly problem: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
+  constructor(
+    readonly problem: string,
+    opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
     super(problem, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'UnreachableError';
     if (opts.status !== undefined) this.status = opts.status;
@@ -104,15 +107,21 @@ export function unreachableRetryPolicy(opts: UnreachableRetryOptions): Unreachab
       // With an injected `sleep`, cockatiel's own wait is 0 and the computed delay is slept here,
       // before the next attempt (so per call: the policy below is cheap to build).
       let pending = 0;
-      const policy = retry(handleWhen((e) => e instanceof UnreachableError), {
-        maxAttempts: attempts - 1,
-        backoff: honouringRetryAfter(exponential, sleep
-          ? (ms) => {
-              pending = ms;
-              return 0;
-            }
-          : (ms) => ms),
-      });
+      const policy = retry(
+        handleWhen((e) => e instanceof UnreachableError),
+        {
+          maxAttempts: attempts - 1,
+          backoff: honouringRetryAfter(
+            exponential,
+            sleep
+              ? (ms) => {
+                  pending = ms;
+                  return 0;
+                }
+              : (ms) => ms,
+          ),
+        },
+      );
       return policy.execute(async ({ attempt: retries, signal }) => {
         if (retries > 0 && sleep) await sleep(pending);
         const n = retries + 1;

@@ -29,7 +29,10 @@ export interface SqsConsumerOptions {
  * several invocations of a consumer at once). The invocation runs with the Powertools middlewares
  * (./instrument.ts).
  */
-export function sqsConsumer<T>(handle: (body: T) => Promise<void>, opts: SqsConsumerOptions = {}): (event?: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
+export function sqsConsumer<T>(
+  handle: (body: T) => Promise<void>,
+  opts: SqsConsumerOptions = {},
+): (event?: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
   const handleRecord = async (record: SQSRecord): Promise<void> => {
     try {
       await handle(JSON.parse(record.body) as T);

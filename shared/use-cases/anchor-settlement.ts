@@ -23,18 +23,36 @@ export interface AnchorSettlementDeps {
  * batch's anchor is stored with its proof, the markers leave the pending index, and the anchor is
  * closed. Idempotent. Errors: Error when a proof does not lead to the root (the record was altered).
  */
-export async function finishAnchor(deps: AnchorSettlementDeps, anchor: AuditAnchorRecord, mined: { tx_hash: string; block_number: number }): Promise<void> {
+export async function finishAnchor(
+  deps: AnchorSettlementDeps,
+  anchor: AuditAnchorRecord,
+  mined: { tx_hash: string; block_number: number },
+): Promise<void> {
   const root = anchor.root as `0x${string}`;
   const batchAnchors: Array<BatchAnchor & { batch_id: string }> = anchor.heads.map((h) => {
     const proof = h.proof as Array<`0x${string}`>;
-    if (!verifyAnchorProof(h, { root, proof })) throw new Error(`anchor ${anchor.anchor_id}: the stored proof of ${h.batch_id} #${h.sequence_number} does not lead to the anchored root ${anchor.root}`);
+    if (!verifyAnchorProof(h, { root, proof }))
+      throw new Error(
+        `anchor ${anchor.anchor_id}: the stored proof of ${h.batch_id} #${h.sequence_number} does not lead to the anchored root ${anchor.root}`,
+      );
     return {
-      batch_id: h.batch_id, anchor_id: anchor.anchor_id, head_sequence_number: h.sequence_number, head_hash: h.hash,
-      root, proof, tx_hash: mined.tx_hash, block_number: mined.block_number,
+      batch_id: h.batch_id,
+      anchor_id: anchor.anchor_id,
+      head_sequence_number: h.sequence_number,
+      head_hash: h.hash,
+      root,
+      proof,
+      tx_hash: mined.tx_hash,
+      block_number: mined.block_number,
     };
   });
   await deps.anchors.finish(anchor, batchAnchors, mined, deps.now().toISOString());
-  logger.info('audit anchor mined', { anchor_id: anchor.anchor_id, tx_hash: mined.tx_hash, block_number: mined.block_number, heads: anchor.heads.length });
+  logger.info('audit anchor mined', {
+    anchor_id: anchor.anchor_id,
+    tx_hash: mined.tx_hash,
+    block_number: mined.block_number,
+    heads: anchor.heads.length,
+  });
 }
 
 /**
@@ -61,7 +79,11 @@ export function anchorWriteOutcomes(deps: AnchorSettlementDeps) {
       if (!deps.anchoredRoot) return null;
       const onChain = await deps.anchoredRoot(tx.root as `0x${string}`);
       if (!onChain) return null;
-      logger.warn('audit anchor root already on chain: settled with the block that holds it', { anchor_id: tx.anchor_id, root: tx.root, ...onChain });
+      logger.warn('audit anchor root already on chain: settled with the block that holds it', {
+        anchor_id: tx.anchor_id,
+        root: tx.root,
+        ...onChain,
+      });
       await outcomes.mined(tx, onChain.tx_hash, onChain.block_number);
       return onChain;
     },

@@ -50,7 +50,11 @@ export async function runAnchor(deps: AnchoringDeps): Promise<AnchorRunResult> {
     if (write?.status === 'CONFIRMED' && write.tx_hash && write.block_number !== undefined) {
       await finishAnchor(deps, open, { tx_hash: write.tx_hash, block_number: write.block_number });
     } else if (write?.status === 'FAILED' || !write) {
-      await deps.anchors.abandon(open.anchor_id, write?.kind === 'ANCHOR' ? write.failure ?? 'its transaction was refused' : 'its ledger write is missing', deps.now().toISOString());
+      await deps.anchors.abandon(
+        open.anchor_id,
+        write?.kind === 'ANCHOR' ? (write.failure ?? 'its transaction was refused') : 'its ledger write is missing',
+        deps.now().toISOString(),
+      );
     } else {
       return { outcome: 'WAITING', anchor_id: open.anchor_id };
     }
@@ -69,7 +73,10 @@ export async function runAnchor(deps: AnchoringDeps): Promise<AnchorRunResult> {
   const stale = markers.filter((m) => !m.batch_ids.some((b) => fresh.has(b)));
   const covered = markers.filter((m) => m.batch_ids.some((b) => fresh.has(b)));
   if (stale.length > 0) {
-    await deps.anchors.clearStaleMarkers(stale.map((m) => m.marker_id), deps.now().toISOString());
+    await deps.anchors.clearStaleMarkers(
+      stale.map((m) => m.marker_id),
+      deps.now().toISOString(),
+    );
     logger.info('stale anchor markers cleared: their heads are anchored already', { markers: stale.length });
   }
   if (heads.length === 0) return { outcome: 'NOTHING_PENDING', ...(stale.length ? { stale_markers_cleared: stale.length } : {}) };
@@ -79,12 +86,42 @@ export async function runAnchor(deps: AnchoringDeps): Promise<AnchorRunResult> {
   const anchorId = anchorIdOf(now, tree.root);
   const anchor: AuditAnchorRecord = {
     // Each head with its proof, so settling the mined anchor needs no tree (and the writer no tree library).
-    anchor_id: anchorId, root: tree.root, heads: [...tree.proofs.values()].map((p) => ({ batch_id: p.head.batch_id, sequence_number: p.head.sequence_number, hash: p.head.hash, proof: p.proof })),
-    marker_ids: covered.map((m) => m.marker_id), status: 'OPEN', created_at: at,
+    anchor_id: anchorId,
+    root: tree.root,
+    heads: [...tree.proofs.values()].map((p) => ({
+      batch_id: p.head.batch_id,
+      sequence_number: p.head.sequence_number,
+      hash: p.head.hash,
+      proof: p.proof,
+    })),
+    marker_ids: covered.map((m) => m.marker_id),
+    status: 'OPEN',
+    created_at: at,
   };
-  const write: AnchorLedgerTx = { ledger_tx_id: anchorId, kind: 'ANCHOR', anchor_id: anchorId, root: tree.root, head_count: heads.length, status: 'PENDING', created_at: at };
+  const write: AnchorLedgerTx = {
+    ledger_tx_id: anchorId,
+    kind: 'ANCHOR',
+    anchor_id: anchorId,
+    root: tree.root,
+    head_count: heads.length,
+    status: 'PENDING',
+    created_at: at,
+  };
   if (!(await deps.anchors.open(anchor, write))) return { outcome: 'BUSY' };
   await deps.ledgerQueue.send({ ledger_tx_id: anchorId }, { deduplicationId: anchorId });
-  logger.info('audit anchor opened', { anchor_id: anchorId, root: tree.root, heads: heads.length, markers: covered.length, stale_markers_cleared: stale.length });
-  return { outcome: 'OPENED', anchor_id: anchorId, root: tree.root, heads: heads.length, markers: covered.length, ...(stale.length ? { stale_markers_cleared: stale.length } : {}) };
+  logger.info('audit anchor opened', {
+    anchor_id: anchorId,
+    root: tree.root,
+    heads: heads.length,
+    markers: covered.length,
+    stale_markers_cleared: stale.length,
+  });
+  return {
+    outcome: 'OPENED',
+    anchor_id: anchorId,
+    root: tree.root,
+    heads: heads.length,
+    markers: covered.length,
+    ...(stale.length ? { stale_markers_cleared: stale.length } : {}),
+  };
 }

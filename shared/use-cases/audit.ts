@@ -19,7 +19,11 @@ export interface AuditDeps {
 }
 
 /** GET /batch/{id}/audit entries, after the access check. Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS. */
-async function readAuditEntries(batches: Pick<BatchStore, 'get' | 'auditEntries'>, caller: Caller, batchId: string): Promise<{ batch: Batch; entries: AuditEntry[] }> {
+async function readAuditEntries(
+  batches: Pick<BatchStore, 'get' | 'auditEntries'>,
+  caller: Caller,
+  batchId: string,
+): Promise<{ batch: Batch; entries: AuditEntry[] }> {
   const b = await batches.get(batchId);
   if (!b) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} is not recognised.`);
   assertActsFor(caller, b.cooperative_id);
@@ -34,7 +38,11 @@ async function readAuditEntries(batches: Pick<BatchStore, 'get' | 'auditEntries'
  * (`auditEntriesFor`, `payload_redacted: true`), with the same `verified` and `checks`.
  * Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS, LEDGER_UNAVAILABLE (503) when the chain cannot be read.
  */
-export async function readVerifiedAudit(deps: AuditDeps, caller: Caller, batchId: string): Promise<{ batch: Batch; entries: AuditEntry[] } & AuditVerification> {
+export async function readVerifiedAudit(
+  deps: AuditDeps,
+  caller: Caller,
+  batchId: string,
+): Promise<{ batch: Batch; entries: AuditEntry[] } & AuditVerification> {
   const { batch, entries } = await readAuditEntries(deps.batches, caller, batchId);
   const verification = await verifyBatchAudit(deps, batch, entries);
   return { batch, entries: auditEntriesFor(caller, entries), ...verification };
@@ -47,7 +55,11 @@ export async function readVerifiedAudit(deps: AuditDeps, caller: Caller, batchId
  * AuditAnchor); `anchors` gives each entry's anchor or null. Errors: LEDGER_UNAVAILABLE (503) when
  * the chain (the token's events or an anchor's root) cannot be read.
  */
-export async function verifyBatchAudit(deps: Pick<AuditDeps, 'chainTrail' | 'fetchEvidence' | 'anchors' | 'anchorRoot'>, batch: Batch, entries: AuditEntry[]): Promise<AuditVerification> {
+export async function verifyBatchAudit(
+  deps: Pick<AuditDeps, 'chainTrail' | 'fetchEvidence' | 'anchors' | 'anchorRoot'>,
+  batch: Batch,
+  entries: AuditEntry[],
+): Promise<AuditVerification> {
   let chain: ChainTrail;
   try {
     chain = await deps.chainTrail(BigInt(batch.token_id));
@@ -64,5 +76,11 @@ export async function verifyBatchAudit(deps: Pick<AuditDeps, 'chainTrail' | 'fet
     throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to verify the anchors: ${(err as Error).message}`);
   }
   const rootBlock = async (root: `0x${string}`) => (roots.has(root) ? roots.get(root)! : deps.anchorRoot(root));
-  return verifyAuditTrail({ batchId: batch.batch_id, entries, chain, fetchEvidence: deps.fetchEvidence, anchoring: { claimed, rootBlock } });
+  return verifyAuditTrail({
+    batchId: batch.batch_id,
+    entries,
+    chain,
+    fetchEvidence: deps.fetchEvidence,
+    anchoring: { claimed, rootBlock },
+  });
 }

@@ -21,7 +21,17 @@ export interface BatchDeps {
 }
 
 /** POST /batch/submit input, validated by the transport (shared/http/schemas.ts SubmitBatchSchema): the delivery as the batch records it. */
-export type SubmitBatchInput = Pick<Batch, 'farmer_id' | 'cooperative_id' | 'weight_kg' | 'grade' | 'moisture_pct' | 'collection_point_gps' | 'weight_slip_photo_url' | 'collector_agent_id'>;
+export type SubmitBatchInput = Pick<
+  Batch,
+  | 'farmer_id'
+  | 'cooperative_id'
+  | 'weight_kg'
+  | 'grade'
+  | 'moisture_pct'
+  | 'collection_point_gps'
+  | 'weight_slip_photo_url'
+  | 'collector_agent_id'
+>;
 
 export type SubmitResult =
   | { kind: 'created'; batch: Batch; farmerPhone: string | null; auditMessageId: string }
@@ -65,11 +75,20 @@ export async function submitBatch(
   assertFarmerUsable(farmer);
   const now = deps.now();
   if (!isCooperativeActive(coop, now)) {
-    throw new DomainError('COOPERATIVE_NOT_ACTIVE', `Cooperative ${coop.cooperative_id}'s licence is ${coop.licence_status === 'ACTIVE' ? `expired since ${coop.licence_expires_at}` : coop.licence_status.toLowerCase()}.`);
+    throw new DomainError(
+      'COOPERATIVE_NOT_ACTIVE',
+      `Cooperative ${coop.cooperative_id}'s licence is ${coop.licence_status === 'ACTIVE' ? `expired since ${coop.licence_expires_at}` : coop.licence_status.toLowerCase()}.`,
+    );
   }
   if (farmer.gfw_status === 'FLAGGED') {
-    logger.warn('batch refused: farm flagged by the forest check, manual review required', { farmer_id: farmer.farmer_id, cooperative_id: coop.cooperative_id });
-    throw new DomainError('GFW_CHECK_FAILED', `Farmer ${farmer.farmer_id}'s farm is flagged for deforestation after 2020-12-31; the farm is ineligible until a manual review clears it.`);
+    logger.warn('batch refused: farm flagged by the forest check, manual review required', {
+      farmer_id: farmer.farmer_id,
+      cooperative_id: coop.cooperative_id,
+    });
+    throw new DomainError(
+      'GFW_CHECK_FAILED',
+      `Farmer ${farmer.farmer_id}'s farm is flagged for deforestation after 2020-12-31; the farm is ineligible until a manual review clears it.`,
+    );
   }
 
   const year = now.getUTCFullYear();
@@ -86,25 +105,66 @@ export async function submitBatch(
     actor: caller.sub,
     prevHash: GENESIS_HASH,
     payload: {
-      stage: 'DELIVERED', token_id: tokenId.toString(), farmer_id: input.farmer_id, cooperative_id: input.cooperative_id, weight_kg: input.weight_kg, grade: input.grade,
-      moisture_pct: input.moisture_pct, collection_point_gps: input.collection_point_gps, weight_slip_photo_url: input.weight_slip_photo_url ?? null,
-      collector_agent_id: input.collector_agent_id, payment_amount_ugx: paymentUgx,
+      stage: 'DELIVERED',
+      token_id: tokenId.toString(),
+      farmer_id: input.farmer_id,
+      cooperative_id: input.cooperative_id,
+      weight_kg: input.weight_kg,
+      grade: input.grade,
+      moisture_pct: input.moisture_pct,
+      collection_point_gps: input.collection_point_gps,
+      weight_slip_photo_url: input.weight_slip_photo_url ?? null,
+      collector_agent_id: input.collector_agent_id,
+      payment_amount_ugx: paymentUgx,
     },
   });
   const batch: PendingBatch = {
-    batch_id: batchId, batch_year: year, batch_number: n, token_id: tokenId.toString(), farmer_id: input.farmer_id, cooperative_id: input.cooperative_id,
-    weight_kg: input.weight_kg, grade: input.grade, moisture_pct: input.moisture_pct, collection_point_gps: input.collection_point_gps,
+    batch_id: batchId,
+    batch_year: year,
+    batch_number: n,
+    token_id: tokenId.toString(),
+    farmer_id: input.farmer_id,
+    cooperative_id: input.cooperative_id,
+    weight_kg: input.weight_kg,
+    grade: input.grade,
+    moisture_pct: input.moisture_pct,
+    collection_point_gps: input.collection_point_gps,
     ...(input.weight_slip_photo_url ? { weight_slip_photo_url: input.weight_slip_photo_url } : {}),
-    collector_agent_id: input.collector_agent_id, stage: null, mint_status: 'PENDING', audit_seq: 0, audit_head_hash: GENESIS_HASH, stage_history: [],
-    payment_status: 'INITIATED', payment_amount_ugx: paymentUgx, payout_seq: 0, submitted_by: caller.sub, created_at: at, updated_at: at,
+    collector_agent_id: input.collector_agent_id,
+    stage: null,
+    mint_status: 'PENDING',
+    audit_seq: 0,
+    audit_head_hash: GENESIS_HASH,
+    stage_history: [],
+    payment_status: 'INITIATED',
+    payment_amount_ugx: paymentUgx,
+    payout_seq: 0,
+    submitted_by: caller.sub,
+    created_at: at,
+    updated_at: at,
     pending_audit_entry: entry,
   };
   const job: Job | undefined = opts.respondAsync
-    ? { job_id: newJobId(), type: 'BATCH_SUBMISSION', status: 'PENDING', cooperative_id: input.cooperative_id, batch_id: batchId, created_at: at }
+    ? {
+        job_id: newJobId(),
+        type: 'BATCH_SUBMISSION',
+        status: 'PENDING',
+        cooperative_id: input.cooperative_id,
+        batch_id: batchId,
+        created_at: at,
+      }
     : undefined;
   const mint: LedgerTx = {
-    ledger_tx_id: `${batchId}-1`, kind: 'MINT', batch_id: batchId, token_id: tokenId.toString(), stage: 'DELIVERED', audit_hash: entry.hash,
-    audit_sequence_number: 1, status: 'PENDING', created_at: at, ...(job ? { job_id: job.job_id } : {}),
+    ledger_tx_id: `${batchId}-1`,
+    kind: 'MINT',
+    batch_id: batchId,
+    token_id: tokenId.toString(),
+    stage: 'DELIVERED',
+    audit_hash: entry.hash,
+    audit_sequence_number: 1,
+    status: 'PENDING',
+    created_at: at,
+    ...(job ? { job_id: job.job_id } : {}),
   };
   await deps.batches.putPending(batch, mint, job);
   try {
@@ -116,9 +176,15 @@ export async function submitBatch(
 
   // Wait for the single ledger writer to land the mint (it then records the batch as DELIVERED).
   const landed = await waitForLedgerTx(deps, mint, opts.receiptWaitMs, () => ({
-    job_id: newJobId(), type: 'BATCH_SUBMISSION', status: 'PENDING', cooperative_id: input.cooperative_id, batch_id: batchId, created_at: at,
+    job_id: newJobId(),
+    type: 'BATCH_SUBMISSION',
+    status: 'PENDING',
+    cooperative_id: input.cooperative_id,
+    batch_id: batchId,
+    created_at: at,
   }));
-  if (landed.kind === 'failed') throw new LedgerUnavailableError(`The BatchToken mint of ${batchId} was refused by the ledger; nothing was recorded.`);
+  if (landed.kind === 'failed')
+    throw new LedgerUnavailableError(`The BatchToken mint of ${batchId} was refused by the ledger; nothing was recorded.`);
   if (landed.kind === 'accepted') return { kind: 'accepted', job: landed.job };
   const confirmed = await deps.batches.get(batchId);
   if (!confirmed) throw new Error(`batch ${batchId}: mint confirmed but the batch is not`);

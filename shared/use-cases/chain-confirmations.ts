@@ -26,14 +26,27 @@ export async function requireConfirmations(deps: ChainConfirmationDeps, txHash: 
     [block, head] = await Promise.all([deps.chain.transactionBlock(txHash), deps.chain.headBlock()]);
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to check the chain event's confirmations: ${(err as Error).message}`);
+    throw new DomainError(
+      'LEDGER_UNAVAILABLE',
+      `The ledger could not be read to check the chain event's confirmations: ${(err as Error).message}`,
+    );
   }
   if (block === null) return;
   const missing = confirmationsMissing(block, head, deps.confirmations);
   if (missing === 0) return;
-  logger.info('chain event not yet confirmed: refused for a retry', { tx_hash: txHash, block_number: Number(block), head_block: Number(head), confirmations: deps.confirmations, missing });
-  throw new DomainError('CHAIN_EVENT_NOT_CONFIRMED', `The transaction ${txHash} in block ${block} has ${Number(head - block)} of the ${deps.confirmations} confirmations required; send the event again later.`, {
-    details: [{ tx_hash: txHash, block_number: Number(block), head_block: Number(head), confirmations: deps.confirmations, missing }],
-    headers: { 'Retry-After': String(CHAIN_EVENT_RETRY_AFTER_SECONDS) },
+  logger.info('chain event not yet confirmed: refused for a retry', {
+    tx_hash: txHash,
+    block_number: Number(block),
+    head_block: Number(head),
+    confirmations: deps.confirmations,
+    missing,
   });
+  throw new DomainError(
+    'CHAIN_EVENT_NOT_CONFIRMED',
+    `The transaction ${txHash} in block ${block} has ${Number(head - block)} of the ${deps.confirmations} confirmations required; send the event again later.`,
+    {
+      details: [{ tx_hash: txHash, block_number: Number(block), head_block: Number(head), confirmations: deps.confirmations, missing }],
+      headers: { 'Retry-After': String(CHAIN_EVENT_RETRY_AFTER_SECONDS) },
+    },
+  );
 }

@@ -79,7 +79,11 @@ async function startTopUpPayout(deps: TopUpDeps, batchId: string): Promise<{ out
   }
   try {
     const payout = await createFarmerPayout(deps, SYSTEM_CALLER, {
-      farmer_id: batch.farmer_id, batch_id: batch.batch_id, cooperative_id: batch.cooperative_id, reason: 'TOP_UP', amount: { ugx },
+      farmer_id: batch.farmer_id,
+      batch_id: batch.batch_id,
+      cooperative_id: batch.cooperative_id,
+      reason: 'TOP_UP',
+      amount: { ugx },
     });
     return { outcome: 'STARTED', payout_id: payout.payment_id };
   } catch (err) {
@@ -92,7 +96,12 @@ async function startTopUpPayout(deps: TopUpDeps, batchId: string): Promise<{ out
       }
       if (err.code === 'PAYOUT_EXCEEDS_BATCH_VALUE') {
         // Manual payouts took the batch's value already: the premium would pay the coffee twice.
-        logger.error('TOP_UP not payable: the batch\'s farmer payouts already reach its value', { batch_id: batchId, farmer_id: batch.farmer_id, alarm: 'PAYOUT_EXCEEDS_BATCH_VALUE', details: err.details });
+        logger.error("TOP_UP not payable: the batch's farmer payouts already reach its value", {
+          batch_id: batchId,
+          farmer_id: batch.farmer_id,
+          alarm: 'PAYOUT_EXCEEDS_BATCH_VALUE',
+          details: err.details,
+        });
         return { outcome: 'NOT_PAYABLE' };
       }
       if (err.code === 'PHONE_NOT_FOUND') {
@@ -145,7 +154,14 @@ export async function applyChainEvent(
 ): Promise<{ received: true; outcome: ChainEventOutcome; payout_id?: string }> {
   const { webhookId, event } = input;
   const { data } = event;
-  const facts = { webhook_id: webhookId, batch_id: data.batch_id, token_id: String(data.token_id), stage: data.stage, tx_hash: data.tx_hash, log_index: data.log_index };
+  const facts = {
+    webhook_id: webhookId,
+    batch_id: data.batch_id,
+    token_id: String(data.token_id),
+    stage: data.stage,
+    tx_hash: data.tx_hash,
+    log_index: data.log_index,
+  };
 
   if (await deps.receipts.hasWebhook(CHAIN_EVENTS_SOURCE, webhookId)) {
     logger.info('chain event replayed: already processed', facts);
@@ -179,7 +195,12 @@ async function effect(
   }
   const mismatch = historyMismatch(batch, data) ?? (await ledgerMismatch(deps, batch, data));
   if (mismatch) {
-    logger.error('chain event does not match the batch or the ledger: ignored', { ...facts, alarm: CHAIN_EVENT_ALARM, reason: mismatch, batch_stage: batch.stage });
+    logger.error('chain event does not match the batch or the ledger: ignored', {
+      ...facts,
+      alarm: CHAIN_EVENT_ALARM,
+      reason: mismatch,
+      batch_stage: batch.stage,
+    });
     return { outcome: 'MISMATCH' };
   }
   if (data.stage !== 'EXPORTED') {
@@ -194,7 +215,8 @@ async function effect(
 /** Why the event does not match the batch's stage history, or null when it does (see applyChainEvent). */
 function historyMismatch(batch: Batch, data: ChainEvent['data']): string | null {
   const entries = batch.stage_history.filter((h) => h.stage === data.stage);
-  if (entries.length === 0 || batch.stage === null || STAGES.indexOf(batch.stage) < STAGES.indexOf(data.stage)) return `the batch (at ${batch.stage}) has not reached ${data.stage}`;
+  if (entries.length === 0 || batch.stage === null || STAGES.indexOf(batch.stage) < STAGES.indexOf(data.stage))
+    return `the batch (at ${batch.stage}) has not reached ${data.stage}`;
   const ok = entries.some((h) => h.chain_tx_hash === null || h.chain_tx_hash.toLowerCase() === data.tx_hash.toLowerCase());
   return ok ? null : `the batch's ${data.stage} was recorded by another transaction (${entries.map((h) => h.chain_tx_hash).join(', ')})`;
 }
@@ -212,8 +234,10 @@ async function ledgerMismatch(deps: ChainEventDeps, batch: Batch, data: ChainEve
     throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to check the chain event: ${(err as Error).message}`);
   }
   if (!log) return `no mined StageRecorded log of the trace log at ${data.tx_hash}#${data.log_index}`;
-  if (!sameTokenId(batch.token_id, log.tokenId.toString())) return `the ledger log is for token ${log.tokenId}, not the batch's ${batch.token_id}`;
-  if (log.stage !== STAGE_CODES[data.stage]) return `the ledger log records stage code ${log.stage}, not ${data.stage} (${STAGE_CODES[data.stage]})`;
+  if (!sameTokenId(batch.token_id, log.tokenId.toString()))
+    return `the ledger log is for token ${log.tokenId}, not the batch's ${batch.token_id}`;
+  if (log.stage !== STAGE_CODES[data.stage])
+    return `the ledger log records stage code ${log.stage}, not ${data.stage} (${STAGE_CODES[data.stage]})`;
   return null;
 }
 

@@ -123,10 +123,16 @@ function eventOfLog(log: WatchedChainLog): { event: ChainEvent | BuyerPaymentEve
     return { event: { type: 'batch.stage_changed', data: { batch_id: log.batchId, token_id: log.tokenId.toString(), stage, ...where } } };
   }
   if (!log.purchaseOrderId) return { skip: 'poRef is not a purchase order id' };
-  return { event: { type: 'purchase_order.paid', data: { purchase_order_id: log.purchaseOrderId, payer: log.payer, amount_usd_micro: log.amountUsdMicro.toString(), ...where } } };
+  return {
+    event: {
+      type: 'purchase_order.paid',
+      data: { purchase_order_id: log.purchaseOrderId, payer: log.payer, amount_usd_micro: log.amountUsdMicro.toString(), ...where },
+    },
+  };
 }
 
-const inChainOrder = (a: WatchedChainLog, b: WatchedChainLog) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1);
+const inChainOrder = (a: WatchedChainLog, b: WatchedChainLog) =>
+  a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1;
 
 /**
  * One run of the watcher (see the module comment) under the lease owner `runId` (unique per run).
@@ -135,10 +141,14 @@ const inChainOrder = (a: WatchedChainLog, b: WatchedChainLog) => (a.blockNumber 
  * (the table is unavailable), leaving the cursor as it was.
  */
 export async function runChainWatch(deps: ChainWatchDeps, config: ChainWatchConfig, runId: string): Promise<ChainWatchReport> {
-  if (!(Number.isSafeInteger(config.confirmations) && config.confirmations >= 0)) throw new RangeError('chain watch: confirmations must be a non-negative integer');
-  if (!(Number.isSafeInteger(config.maxBlocksPerRange) && config.maxBlocksPerRange >= 1)) throw new RangeError('chain watch: maxBlocksPerRange must be a positive integer');
-  if (!(Number.isSafeInteger(config.maxRangesPerRun) && config.maxRangesPerRun >= 1)) throw new RangeError('chain watch: maxRangesPerRun must be a positive integer');
-  if (!(config.leaseMs > 0) || config.startBlock < 0n) throw new RangeError('chain watch: leaseMs must be positive and startBlock non-negative');
+  if (!(Number.isSafeInteger(config.confirmations) && config.confirmations >= 0))
+    throw new RangeError('chain watch: confirmations must be a non-negative integer');
+  if (!(Number.isSafeInteger(config.maxBlocksPerRange) && config.maxBlocksPerRange >= 1))
+    throw new RangeError('chain watch: maxBlocksPerRange must be a positive integer');
+  if (!(Number.isSafeInteger(config.maxRangesPerRun) && config.maxRangesPerRun >= 1))
+    throw new RangeError('chain watch: maxRangesPerRun must be a positive integer');
+  if (!(config.leaseMs > 0) || config.startBlock < 0n)
+    throw new RangeError('chain watch: leaseMs must be positive and startBlock non-negative');
 
   const startedAt = deps.now();
   const leaseUntil = new Date(startedAt.getTime() + config.leaseMs);
@@ -175,7 +185,11 @@ export async function runChainWatch(deps: ChainWatchDeps, config: ChainWatchConf
   } catch (err) {
     report.outcome = 'FAILED';
     report.error = (err as Error)?.message ?? String(err);
-    logger.error('chain watch: a block range failed; the next run reads it again', { run_id: runId, next_block: Number(next), error: report.error });
+    logger.error('chain watch: a block range failed; the next run reads it again', {
+      run_id: runId,
+      next_block: Number(next),
+      error: report.error,
+    });
   } finally {
     report.next_block = Number(next);
     await deps.cursor.release(runId);
@@ -194,9 +208,10 @@ async function applyLog(deps: ChainWatchDeps, log: WatchedChainLog, report: Chai
     return;
   }
   const { event } = mapped;
-  const result = event.type === 'batch.stage_changed'
-    ? await applyChainEvent(deps.stageEvents, { webhookId: id, event })
-    : await applyBuyerPayment(deps.buyerPayments, { webhookId: id, event });
+  const result =
+    event.type === 'batch.stage_changed'
+      ? await applyChainEvent(deps.stageEvents, { webhookId: id, event })
+      : await applyBuyerPayment(deps.buyerPayments, { webhookId: id, event });
   report.outcomes[result.outcome] = (report.outcomes[result.outcome] ?? 0) + 1;
 }
 
@@ -216,10 +231,20 @@ async function applyOrPark(deps: ChainWatchDeps, config: ChainWatchConfig, log: 
     const attempts = await deps.parking.eventFailed(id, reason, at);
     if (attempts < (config.maxEventAttempts ?? DEFAULT_MAX_EVENT_ATTEMPTS)) throw err;
     const mapped = eventOfLog(log);
-    await deps.parking.park(id, 'event' in mapped ? (mapped.event as unknown as Record<string, unknown>) : { kind: log.kind }, `parked after ${attempts} failed runs: ${reason}`, at);
+    await deps.parking.park(
+      id,
+      'event' in mapped ? (mapped.event as unknown as Record<string, unknown>) : { kind: log.kind },
+      `parked after ${attempts} failed runs: ${reason}`,
+      at,
+    );
     report.parked = (report.parked ?? 0) + 1;
     deps.parkedMetric?.();
-    logger.error('chain watch: an event failed in every allowed run; parked, the cursor moves past it', { alarm: CHAIN_EVENT_PARKED_ALARM, event_id: id, attempts, reason });
+    logger.error('chain watch: an event failed in every allowed run; parked, the cursor moves past it', {
+      alarm: CHAIN_EVENT_PARKED_ALARM,
+      event_id: id,
+      attempts,
+      reason,
+    });
   }
 }
 

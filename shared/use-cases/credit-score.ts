@@ -49,7 +49,9 @@ export async function getCreditScore(deps: CreditScoreDeps, caller: Caller, farm
     kg_by_grade[b.grade] = (Math.round(kg_by_grade[b.grade] * 100) + Math.round(b.weight_kg * 100)) / 100;
     if (b.payment_status === 'MANUAL_REVIEW') manualReview++;
   }
-  const asOf = await Promise.all(loans.map(async (l) => (l.status === 'PENDING' ? loanAsOf(l, await deps.payouts.get(l.disbursement_payment_id)) : l)));
+  const asOf = await Promise.all(
+    loans.map(async (l) => (l.status === 'PENDING' ? loanAsOf(l, await deps.payouts.get(l.disbursement_payment_id)) : l)),
+  );
   const history = classifyLoans(asOf, now);
   const result = computeCreditScore({
     deliveries: batches.length,
@@ -60,5 +62,12 @@ export async function getCreditScore(deps: CreditScoreDeps, caller: Caller, farm
     tenure_days: tenureDays(farmer.registered_at, now),
     manual_review_payouts: manualReview,
   });
-  return { farmer_id: farmer.farmer_id, score: result.score, band: result.band, computed_at: now.toISOString(), formula_version: result.formula_version, factors: result.factors };
+  return {
+    farmer_id: farmer.farmer_id,
+    score: result.score,
+    band: result.band,
+    computed_at: now.toISOString(),
+    formula_version: result.formula_version,
+    factors: result.factors,
+  };
 }

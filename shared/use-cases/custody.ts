@@ -72,19 +72,34 @@ export function assertMaySetStage(caller: Caller, to: CallerStage): void {
  *     completes when the transaction lands).
  * A WAREHOUSED batch whose purchase order is confirmed moves on to COMMITTED at once (system).
  */
-export async function changeStage(deps: CustodyDeps, caller: Caller, batchId: string, input: StageUpdateInput, opts: { waitMs: number; photo?: () => Promise<EvidencePhoto> }): Promise<StageChangeResult> {
+export async function changeStage(
+  deps: CustodyDeps,
+  caller: Caller,
+  batchId: string,
+  input: StageUpdateInput,
+  opts: { waitMs: number; photo?: () => Promise<EvidencePhoto> },
+): Promise<StageChangeResult> {
   const to = input.new_stage;
   assertMaySetStage(caller, to);
   assertActsFor(caller, input.cooperative_id);
   const batch = await deps.batches.get(batchId);
   if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} is not recognised.`);
-  if (batch.cooperative_id !== input.cooperative_id) throw new DomainError('INSUFFICIENT_PERMISSIONS', `Batch ${batchId} belongs to another cooperative.`);
+  if (batch.cooperative_id !== input.cooperative_id)
+    throw new DomainError('INSUFFICIENT_PERMISSIONS', `Batch ${batchId} belongs to another cooperative.`);
   await assertSequence(deps, batch, to);
   if (input.new_stage === 'MILLED' && input.evidence.outturn_kg > batch.weight_kg) {
-    throw new DomainError('VALIDATION_ERROR', `evidence.outturn_kg (${input.evidence.outturn_kg}) exceeds the batch weight (${batch.weight_kg} kg).`, { details: [{ path: 'evidence.outturn_kg', message: `must be at most the batch weight ${batch.weight_kg}` }] });
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `evidence.outturn_kg (${input.evidence.outturn_kg}) exceeds the batch weight (${batch.weight_kg} kg).`,
+      { details: [{ path: 'evidence.outturn_kg', message: `must be at most the batch weight ${batch.weight_kg}` }] },
+    );
   }
   // The photo: by upload (`opts.photo`, shared/use-cases/evidence-uploads.ts), else inline as base64.
-  const photo = opts.photo ? await opts.photo() : input.evidence_photo_base64 ? await parseEvidencePhoto(input.evidence_photo_base64) : undefined;
+  const photo = opts.photo
+    ? await opts.photo()
+    : input.evidence_photo_base64
+      ? await parseEvidencePhoto(input.evidence_photo_base64)
+      : undefined;
 
   const committed = await commitStageChange(deps, { batch, to, actor: caller.sub, evidence: input.evidence, photo });
   if (to === 'WAREHOUSED' && batch.purchase_order_id) {
@@ -100,10 +115,16 @@ async function assertSequence(deps: Pick<CustodyDeps, 'custody'>, batch: Batch, 
   if (to === 'EXPORTED' && from === 'WAREHOUSED' && batch.purchase_order_id) {
     const po = await deps.custody.getPurchaseOrder(batch.purchase_order_id);
     if (po && po.status !== 'CONFIRMED') {
-      throw new DomainError('PO_NOT_CONFIRMED', `Purchase order ${po.purchase_order_id} of batch ${batch.batch_id} is not confirmed; confirming it moves the batch to COMMITTED, then EXPORTED can follow.`);
+      throw new DomainError(
+        'PO_NOT_CONFIRMED',
+        `Purchase order ${po.purchase_order_id} of batch ${batch.batch_id} is not confirmed; confirming it moves the batch to COMMITTED, then EXPORTED can follow.`,
+      );
     }
   }
-  throw new DomainError('STAGE_OUT_OF_ORDER', `Batch ${batch.batch_id} is at ${from}; stages advance one at a time (${from} → ${to} is not the next step).`);
+  throw new DomainError(
+    'STAGE_OUT_OF_ORDER',
+    `Batch ${batch.batch_id} is at ${from}; stages advance one at a time (${from} → ${to} is not the next step).`,
+  );
 }
 
 /** A stage change committed with its ledger write. */
@@ -120,7 +141,13 @@ interface Committed {
 /** Steps 4–5: archive the evidence, commit the stage change with its audit entry and ledger write, queue its pin. */
 async function commitStageChange(
   deps: Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'commitStage'> },
-  input: { batch: Batch; to: Stage; actor: string; evidence: Record<string, unknown>; photo?: { bytes: Uint8Array; extension: 'jpg' | 'png' | 'webp' } },
+  input: {
+    batch: Batch;
+    to: Stage;
+    actor: string;
+    evidence: Record<string, unknown>;
+    photo?: { bytes: Uint8Array; extension: 'jpg' | 'png' | 'webp' };
+  },
 ): Promise<Committed> {
   const { batch, to } = input;
   const from = batch.stage!;
@@ -129,20 +156,38 @@ async function commitStageChange(
   const at = deps.now().toISOString();
   try {
     const { entry, ledgerTx } = await deps.custody.commitStage({
-      batchId: batch.batch_id, tokenId: batch.token_id, from, to, at, actor: input.actor, evidenceCid: pkg.cid,
+      batchId: batch.batch_id,
+      tokenId: batch.token_id,
+      from,
+      to,
+      at,
+      actor: input.actor,
+      evidenceCid: pkg.cid,
       payload: { evidence: input.evidence, evidence_files: pkg.files.map((f) => f.path) },
       ...(to === 'MILLED' && typeof input.evidence.outturn_kg === 'number' ? { outturnKg: input.evidence.outturn_kg } : {}),
     });
     try {
       await deps.ledgerQueue.send({ ledger_tx_id: ledgerTx.ledger_tx_id }, { deduplicationId: ledgerTx.ledger_tx_id });
     } catch (err) {
-      logger.error('ledger write could not be queued; reconciliation will queue it', { ledger_tx_id: ledgerTx.ledger_tx_id, error: err as Error });
+      logger.error('ledger write could not be queued; reconciliation will queue it', {
+        ledger_tx_id: ledgerTx.ledger_tx_id,
+        error: err as Error,
+      });
     }
-    await queueEvidencePin(deps.evidence, { kind: 'STAGE', cid: pkg.cid, batch_id: batch.batch_id, stage: to, history_index: ledgerTx.history_index ?? batch.stage_history.length });
+    await queueEvidencePin(deps.evidence, {
+      kind: 'STAGE',
+      cid: pkg.cid,
+      batch_id: batch.batch_id,
+      stage: to,
+      history_index: ledgerTx.history_index ?? batch.stage_history.length,
+    });
     return { batch, from, to, at, cid: pkg.cid, seq: entry.sequence_number, ledgerTx };
   } catch (err) {
     if (err instanceof StageConflictError) {
-      throw new DomainError('STAGE_OUT_OF_ORDER', `Batch ${batch.batch_id} moved to ${err.current} meanwhile; ${from} → ${to} no longer applies.`);
+      throw new DomainError(
+        'STAGE_OUT_OF_ORDER',
+        `Batch ${batch.batch_id} moved to ${err.current} meanwhile; ${from} → ${to} no longer applies.`,
+      );
     }
     throw err;
   }
@@ -151,24 +196,42 @@ async function commitStageChange(
 /** Step 6: wait for the single writer to land the trace-log transaction, or answer with a job. */
 async function awaitLedger(deps: CustodyDeps, c: Committed, waitMs: number): Promise<StageChangeResult> {
   const change = (tx: LedgerTx | null): StageChange => ({
-    batch_id: c.batch.batch_id, previous_stage: c.from, new_stage: c.to, chain_tx_hash: tx?.tx_hash ?? null,
-    audit_log_sequence_number: c.seq, evidence_ipfs_cid: c.cid, dds_eligible: isDdsEligible(c.to), at: c.at,
+    batch_id: c.batch.batch_id,
+    previous_stage: c.from,
+    new_stage: c.to,
+    chain_tx_hash: tx?.tx_hash ?? null,
+    audit_log_sequence_number: c.seq,
+    evidence_ipfs_cid: c.cid,
+    dds_eligible: isDdsEligible(c.to),
+    at: c.at,
   });
   const landed = await waitForLedgerTx(deps, c.ledgerTx, waitMs, () => ({
-    job_id: newJobId(), type: 'STAGE_CHANGE', status: 'PENDING', cooperative_id: c.batch.cooperative_id, batch_id: c.batch.batch_id, created_at: deps.now().toISOString(),
+    job_id: newJobId(),
+    type: 'STAGE_CHANGE',
+    status: 'PENDING',
+    cooperative_id: c.batch.cooperative_id,
+    batch_id: c.batch.batch_id,
+    created_at: deps.now().toISOString(),
   }));
-  if (landed.kind === 'failed') throw new LedgerUnavailableError(`The trace-log write of ${c.batch.batch_id} (${c.to}) was refused by the ledger.`);
+  if (landed.kind === 'failed')
+    throw new LedgerUnavailableError(`The trace-log write of ${c.batch.batch_id} (${c.to}) was refused by the ledger.`);
   if (landed.kind === 'accepted') return { kind: 'accepted', change: change(landed.tx), job: landed.job };
   return { kind: 'done', change: change(landed.tx) };
 }
 
 /** WAREHOUSED → COMMITTED for one batch of a confirmed purchase order; false when not at WAREHOUSED. */
-export async function commitToPurchaseOrder(deps: Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'commitStage'> }, po: PurchaseOrder, batchId: string): Promise<boolean> {
+export async function commitToPurchaseOrder(
+  deps: Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'commitStage'> },
+  po: PurchaseOrder,
+  batchId: string,
+): Promise<boolean> {
   const batch = await deps.batches.get(batchId);
   if (batch?.stage !== 'WAREHOUSED') return false;
   try {
     await commitStageChange(deps, {
-      batch, to: 'COMMITTED', actor: 'system:purchase-order',
+      batch,
+      to: 'COMMITTED',
+      actor: 'system:purchase-order',
       // Public evidence (served at /ipfs without a token): the order's id, never its price or amounts.
       evidence: { purchase_order_id: po.purchase_order_id, buyer: po.buyer, confirmed_at: po.confirmed_at ?? null },
     });
@@ -178,7 +241,6 @@ export async function commitToPurchaseOrder(deps: Omit<CustodyDeps, 'custody'> &
     throw err;
   }
 }
-
 
 /**
  * EXPORTED → SETTLED for one batch of a purchase order its buyer has paid (trace log + audit log,

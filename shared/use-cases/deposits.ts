@@ -4,7 +4,17 @@ import { depositId, depositWriteId, isDepositId, reversalWriteId } from '../doma
 import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../domain/errors';
 import type { Deposit } from '../domain/lending';
 import { dueByForDaysPastDue, PAR_DAYS_PAST_DUE, par30UsdMicro } from '../domain/loan-terms';
-import type { DepositStore, Hex, LoanStore, OnRamp, OnRampOrder, VaultReader, VaultState, VaultWriteQueue, WebhookReceiptStore } from '../domain/ports';
+import type {
+  DepositStore,
+  Hex,
+  LoanStore,
+  OnRamp,
+  OnRampOrder,
+  VaultReader,
+  VaultState,
+  VaultWriteQueue,
+  WebhookReceiptStore,
+} from '../domain/ports';
 import { logger } from '../runtime/logger';
 
 /** Receipt source of the on-ramp's webhooks (`WEBHOOK#onramp#<webhook-id>`). */
@@ -68,18 +78,41 @@ export async function createMfiDeposit(deps: DepositDeps, caller: Caller, input:
   await deps.deposits.create(deposit);
   let order: OnRampOrder;
   try {
-    order = await deps.onRamp.createOrder({ reference: paymentId, source_currency: input.source_currency, source_amount: input.source_amount, destination_address: treasury });
+    order = await deps.onRamp.createOrder({
+      reference: paymentId,
+      source_currency: input.source_currency,
+      source_amount: input.source_amount,
+      destination_address: treasury,
+    });
   } catch (err) {
     const rejected = err instanceof ProviderRejectedError;
     const reason = rejected ? `ONRAMP_REJECTED: ${err.reason}` : `ONRAMP_UNAVAILABLE: ${(err as Error).message}`;
-    await deps.deposits.transition(paymentId, ['PROCESSING'], 'FAILED', { failure_reason: reason.slice(0, 1000) }, deps.now().toISOString());
+    await deps.deposits.transition(
+      paymentId,
+      ['PROCESSING'],
+      'FAILED',
+      { failure_reason: reason.slice(0, 1000) },
+      deps.now().toISOString(),
+    );
     logger.warn('mfi deposit: on-ramp order not placed; deposit FAILED', { payment_id: paymentId, reason });
     if (rejected) {
-      throw new DomainError('VALIDATION_ERROR', `The on-ramp refused the deposit ${paymentId}: ${err.reason}`, { details: [{ path: 'source_amount', message: err.reason }] });
+      throw new DomainError('VALIDATION_ERROR', `The on-ramp refused the deposit ${paymentId}: ${err.reason}`, {
+        details: [{ path: 'source_amount', message: err.reason }],
+      });
     }
-    throw new ProviderUnavailableError(`The fiat on-ramp is unreachable; deposit ${paymentId} was marked FAILED and nothing was ordered. Retry the deposit.`, err, { payment_id: paymentId });
+    throw new ProviderUnavailableError(
+      `The fiat on-ramp is unreachable; deposit ${paymentId} was marked FAILED and nothing was ordered. Retry the deposit.`,
+      err,
+      { payment_id: paymentId },
+    );
   }
-  await deps.deposits.transition(paymentId, ['PROCESSING'], 'PROCESSING', { ramp_payment_id: order.ramp_payment_id }, deps.now().toISOString());
+  await deps.deposits.transition(
+    paymentId,
+    ['PROCESSING'],
+    'PROCESSING',
+    { ramp_payment_id: order.ramp_payment_id },
+    deps.now().toISOString(),
+  );
   return (await deps.deposits.get(paymentId)) ?? { ...deposit, ramp_payment_id: order.ramp_payment_id };
 }
 
@@ -87,11 +120,15 @@ export async function createMfiDeposit(deps: DepositDeps, caller: Caller, input:
 function depositorOf(caller: Caller, bodyMfiId: string | undefined): string {
   if (caller.role === 'MFI') {
     if (!caller.mfi_id) throw new DomainError('INSUFFICIENT_PERMISSIONS', 'This MFI token carries no mfi_id.');
-    if (bodyMfiId !== undefined && bodyMfiId !== caller.mfi_id) throw new DomainError('INSUFFICIENT_PERMISSIONS', `An MFI token may deposit only for its own MFI (${caller.mfi_id}).`);
+    if (bodyMfiId !== undefined && bodyMfiId !== caller.mfi_id)
+      throw new DomainError('INSUFFICIENT_PERMISSIONS', `An MFI token may deposit only for its own MFI (${caller.mfi_id}).`);
     return caller.mfi_id;
   }
   if (caller.role === 'ADMIN') {
-    if (!bodyMfiId) throw new DomainError('VALIDATION_ERROR', 'ADMIN deposits must name the MFI (mfi_id).', { details: [{ path: 'mfi_id', message: 'required for ADMIN' }] });
+    if (!bodyMfiId)
+      throw new DomainError('VALIDATION_ERROR', 'ADMIN deposits must name the MFI (mfi_id).', {
+        details: [{ path: 'mfi_id', message: 'required for ADMIN' }],
+      });
     return bodyMfiId;
   }
   throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Deposits are made by MFI or ADMIN tokens.');
@@ -157,11 +194,17 @@ export type OnRampWebhookOutcome = 'APPLIED' | 'DUPLICATE_WEBHOOK' | 'IGNORED' |
  * Every effect is conditional and every request keyed, so an event delivered twice (even with
  * another webhook id) changes nothing more. Answers 200 `{received: true, outcome}` except the 503.
  */
-export async function applyOnRampWebhook(deps: DepositDeps, input: { webhookId: string; event: OnRampEvent }): Promise<{ received: true; outcome: OnRampWebhookOutcome }> {
+export async function applyOnRampWebhook(
+  deps: DepositDeps,
+  input: { webhookId: string; event: OnRampEvent },
+): Promise<{ received: true; outcome: OnRampWebhookOutcome }> {
   const { event } = input;
   const deposit = isDepositId(event.data.reference) ? await deps.deposits.get(event.data.reference) : null;
   if (!deposit) {
-    logger.error('on-ramp webhook for an unknown reference', { reference: event.data.reference, ramp_payment_id: event.data.ramp_payment_id });
+    logger.error('on-ramp webhook for an unknown reference', {
+      reference: event.data.reference,
+      ramp_payment_id: event.data.ramp_payment_id,
+    });
     return { received: true, outcome: 'UNKNOWN_REFERENCE' };
   }
   if (await deps.receipts.hasWebhook(ONRAMP_WEBHOOK_SOURCE, input.webhookId)) return { received: true, outcome: 'DUPLICATE_WEBHOOK' };
@@ -170,8 +213,15 @@ export async function applyOnRampWebhook(deps: DepositDeps, input: { webhookId: 
   const at = deps.now().toISOString();
   if (!order || problems.length) {
     logger.error('on-ramp webhook not confirmed by the on-ramp; not applied', {
-      alarm: ONRAMP_MISMATCH_ALARM, problems, webhook_id: input.webhookId, type: event.type, payment_id: deposit.payment_id, deposit_status: deposit.status,
-      webhook_ramp_payment_id: event.data.ramp_payment_id, onramp_status: order?.status ?? null, onramp_reference: order?.reference ?? null,
+      alarm: ONRAMP_MISMATCH_ALARM,
+      problems,
+      webhook_id: input.webhookId,
+      type: event.type,
+      payment_id: deposit.payment_id,
+      deposit_status: deposit.status,
+      webhook_ramp_payment_id: event.data.ramp_payment_id,
+      onramp_status: order?.status ?? null,
+      onramp_reference: order?.reference ?? null,
     });
     const first = await deps.receipts.claimWebhook(ONRAMP_WEBHOOK_SOURCE, input.webhookId, at);
     return { received: true, outcome: first ? 'MISMATCH' : 'DUPLICATE_WEBHOOK' };
@@ -179,7 +229,15 @@ export async function applyOnRampWebhook(deps: DepositDeps, input: { webhookId: 
 
   let outcome: OnRampWebhookOutcome;
   if (event.type === 'onramp.order.failed') {
-    const moved = deposit.amount_usd_micro === 0 && await deps.deposits.transition(deposit.payment_id, ['PROCESSING'], 'FAILED', { failure_reason: `ONRAMP_FAILED: ${order.failure_reason ?? 'order failed'}`.slice(0, 1000) }, at);
+    const moved =
+      deposit.amount_usd_micro === 0 &&
+      (await deps.deposits.transition(
+        deposit.payment_id,
+        ['PROCESSING'],
+        'FAILED',
+        { failure_reason: `ONRAMP_FAILED: ${order.failure_reason ?? 'order failed'}`.slice(0, 1000) },
+        at,
+      ));
     outcome = moved ? 'APPLIED' : 'IGNORED';
   } else {
     const recorded = await recordCompletion(deps, deposit, order, at);
@@ -187,7 +245,8 @@ export async function applyOnRampWebhook(deps: DepositDeps, input: { webhookId: 
     else outcome = (await recordReversal(deps, deposit.payment_id, order.reversed_at ?? at, at)) ? 'APPLIED' : 'IGNORED';
   }
   await deps.receipts.claimWebhook(ONRAMP_WEBHOOK_SOURCE, input.webhookId, at);
-  if (outcome === 'IGNORED') logger.info('on-ramp webhook changed nothing', { payment_id: deposit.payment_id, type: event.type, status: deposit.status });
+  if (outcome === 'IGNORED')
+    logger.info('on-ramp webhook changed nothing', { payment_id: deposit.payment_id, type: event.type, status: deposit.status });
   return { received: true, outcome };
 }
 
@@ -196,11 +255,23 @@ export async function applyOnRampWebhook(deps: DepositDeps, input: { webhookId: 
  * deposit. @returns false when the deposit is already past that (COMPLETED, REFUNDED)
  */
 async function recordCompletion(deps: DepositDeps, deposit: Deposit, order: OnRampOrder, at: string): Promise<boolean> {
-  const moved = await deps.deposits.transition(deposit.payment_id, ['PROCESSING', 'FAILED'], 'PROCESSING', {
-    ramp_payment_id: order.ramp_payment_id, amount_usd_micro: order.usdc_amount_usd_micro, failure_reason: undefined,
-  }, at);
+  const moved = await deps.deposits.transition(
+    deposit.payment_id,
+    ['PROCESSING', 'FAILED'],
+    'PROCESSING',
+    {
+      ramp_payment_id: order.ramp_payment_id,
+      amount_usd_micro: order.usdc_amount_usd_micro,
+      failure_reason: undefined,
+    },
+    at,
+  );
   if (!moved) return false;
-  await deps.vaultWrites.request(depositWriteId(deposit.payment_id), { kind: 'VAULT_DEPOSIT', ref: deposit.payment_id, mfiId: deposit.mfi_id, assetsUsdMicro: BigInt(order.usdc_amount_usd_micro) }, at);
+  await deps.vaultWrites.request(
+    depositWriteId(deposit.payment_id),
+    { kind: 'VAULT_DEPOSIT', ref: deposit.payment_id, mfiId: deposit.mfi_id, assetsUsdMicro: BigInt(order.usdc_amount_usd_micro) },
+    at,
+  );
   return true;
 }
 
@@ -209,18 +280,27 @@ async function recordCompletion(deps: DepositDeps, deposit: Deposit, order: OnRa
  * is COMPLETED, requests the vault reversal. @returns false when there was nothing to do (REFUNDED)
  */
 async function recordReversal(deps: DepositDeps, paymentId: string, reversedAt: string, at: string): Promise<boolean> {
-  const marked = await deps.deposits.transition(paymentId, ['PROCESSING'], 'PROCESSING', { reversed_at: reversedAt }, at)
-    || await deps.deposits.transition(paymentId, ['COMPLETED'], 'COMPLETED', { reversed_at: reversedAt }, at);
+  const marked =
+    (await deps.deposits.transition(paymentId, ['PROCESSING'], 'PROCESSING', { reversed_at: reversedAt }, at)) ||
+    (await deps.deposits.transition(paymentId, ['COMPLETED'], 'COMPLETED', { reversed_at: reversedAt }, at));
   if (!marked) return false;
   await requestReversalIfCompleted(deps, paymentId, at);
   return true;
 }
 
 /** The vault reversal of a COMPLETED deposit whose on-ramp order was reversed (keyed: asking twice is a no-op). */
-async function requestReversalIfCompleted(deps: Pick<DepositDeps, 'deposits' | 'vaultWrites'>, paymentId: string, at: string): Promise<void> {
+async function requestReversalIfCompleted(
+  deps: Pick<DepositDeps, 'deposits' | 'vaultWrites'>,
+  paymentId: string,
+  at: string,
+): Promise<void> {
   const d = await deps.deposits.get(paymentId);
   if (d?.status !== 'COMPLETED' || !d.reversed_at || d.vault_shares_issued === undefined) return;
-  await deps.vaultWrites.request(reversalWriteId(paymentId), { kind: 'VAULT_REVERSE_DEPOSIT', ref: paymentId, mfiId: d.mfi_id, shares: BigInt(d.vault_shares_issued) }, at);
+  await deps.vaultWrites.request(
+    reversalWriteId(paymentId),
+    { kind: 'VAULT_REVERSE_DEPOSIT', ref: paymentId, mfiId: d.mfi_id, shares: BigInt(d.vault_shares_issued) },
+    at,
+  );
 }
 
 /** The on-ramp's order; any failure to get a readable answer is ProviderUnavailableError (503, the sender retries). */
@@ -245,15 +325,20 @@ function disagreements(event: OnRampEvent, order: OnRampOrder | null, deposit: D
     'onramp.order.failed': ['FAILED'],
   };
   if (!want[event.type].includes(order.status)) out.push(`on-ramp order is ${order.status}, event is ${event.type}`);
-  if (event.type !== 'onramp.order.failed' && !(order.completed_at && order.usdc_amount_usd_micro > 0)) out.push('on-ramp order has no completed delivery');
+  if (event.type !== 'onramp.order.failed' && !(order.completed_at && order.usdc_amount_usd_micro > 0))
+    out.push('on-ramp order has no completed delivery');
   if (order.reference !== deposit.payment_id) out.push('on-ramp order reference differs from the deposit');
-  if (deposit.ramp_payment_id && deposit.ramp_payment_id !== order.ramp_payment_id) out.push('on-ramp order differs from the order recorded on the deposit');
-  if (order.source_currency !== deposit.source_currency || order.source_amount !== deposit.source_amount) out.push('on-ramp order source differs from the deposit');
+  if (deposit.ramp_payment_id && deposit.ramp_payment_id !== order.ramp_payment_id)
+    out.push('on-ramp order differs from the order recorded on the deposit');
+  if (order.source_currency !== deposit.source_currency || order.source_amount !== deposit.source_amount)
+    out.push('on-ramp order source differs from the deposit');
   if (order.destination_address.toLowerCase() !== treasury.toLowerCase()) out.push('on-ramp order destination is not the treasury');
-  if (d.source_currency != null && d.source_currency !== order.source_currency) out.push('source_currency differs from the on-ramp\'s');
-  if (d.source_amount != null && d.source_amount !== order.source_amount) out.push('source_amount differs from the on-ramp\'s');
-  if (d.usdc_amount != null && event.type !== 'onramp.order.failed' && !sameMicro(d.usdc_amount, order.usdc_amount_usd_micro)) out.push('usdc_amount differs from the on-ramp\'s');
-  if (d.transfer_tx_hash != null && d.transfer_tx_hash !== (order.transfer_tx_hash ?? null)) out.push('transfer_tx_hash differs from the on-ramp\'s');
+  if (d.source_currency != null && d.source_currency !== order.source_currency) out.push("source_currency differs from the on-ramp's");
+  if (d.source_amount != null && d.source_amount !== order.source_amount) out.push("source_amount differs from the on-ramp's");
+  if (d.usdc_amount != null && event.type !== 'onramp.order.failed' && !sameMicro(d.usdc_amount, order.usdc_amount_usd_micro))
+    out.push("usdc_amount differs from the on-ramp's");
+  if (d.transfer_tx_hash != null && d.transfer_tx_hash !== (order.transfer_tx_hash ?? null))
+    out.push("transfer_tx_hash differs from the on-ramp's");
   return out;
 }
 
@@ -271,17 +356,39 @@ function sameMicro(decimal: string, micro: number): boolean {
  * and `completed_at` (conditional: a second call changes nothing). When the on-ramp reversed the
  * order meanwhile (`reversed_at`), the vault reversal is requested now.
  */
-export async function vaultDepositConfirmed(deps: Pick<DepositDeps, 'deposits' | 'vaultWrites' | 'now'>, input: { payment_id: string; tx_hash: string; shares: bigint }): Promise<void> {
+export async function vaultDepositConfirmed(
+  deps: Pick<DepositDeps, 'deposits' | 'vaultWrites' | 'now'>,
+  input: { payment_id: string; tx_hash: string; shares: bigint },
+): Promise<void> {
   const at = deps.now().toISOString();
-  await deps.deposits.transition(input.payment_id, ['PROCESSING'], 'COMPLETED', { chain_tx_hash: input.tx_hash, vault_shares_issued: input.shares.toString(), completed_at: at }, at);
+  await deps.deposits.transition(
+    input.payment_id,
+    ['PROCESSING'],
+    'COMPLETED',
+    { chain_tx_hash: input.tx_hash, vault_shares_issued: input.shares.toString(), completed_at: at },
+    at,
+  );
   await requestReversalIfCompleted(deps, input.payment_id, at);
 }
 
 /** Called by the ledger writer when the `VAULT_REVERSE_DEPOSIT` write is mined: COMPLETED → REFUNDED with `refund_tx_hash`, `refunded_at` (conditional). */
-export async function vaultReversalConfirmed(deps: Pick<DepositDeps, 'deposits' | 'now'>, input: { payment_id: string; tx_hash: string; shares: bigint }): Promise<void> {
+export async function vaultReversalConfirmed(
+  deps: Pick<DepositDeps, 'deposits' | 'now'>,
+  input: { payment_id: string; tx_hash: string; shares: bigint },
+): Promise<void> {
   const at = deps.now().toISOString();
-  const moved = await deps.deposits.transition(input.payment_id, ['COMPLETED'], 'REFUNDED', { refund_tx_hash: input.tx_hash, refunded_at: at }, at);
-  if (!moved) logger.info('vault reversal confirmed for a deposit not COMPLETED; nothing changed', { payment_id: input.payment_id, shares: input.shares.toString() });
+  const moved = await deps.deposits.transition(
+    input.payment_id,
+    ['COMPLETED'],
+    'REFUNDED',
+    { refund_tx_hash: input.tx_hash, refunded_at: at },
+    at,
+  );
+  if (!moved)
+    logger.info('vault reversal confirmed for a deposit not COMPLETED; nothing changed', {
+      payment_id: input.payment_id,
+      shares: input.shares.toString(),
+    });
 }
 
 // ------------------------------------------------------------------ the vault
@@ -303,8 +410,12 @@ export interface VaultSummary {
  * loans by due date, and, for an MFI token, its own shares and their value.
  * Errors: INSUFFICIENT_PERMISSIONS (403), LEDGER_UNAVAILABLE (503).
  */
-export async function readVault(deps: { vault: VaultReader; apr: string; loans: Pick<LoanStore, 'activeDueBy'>; now: () => Date }, caller: Caller): Promise<VaultSummary> {
-  if (caller.role !== 'MFI' && caller.role !== 'ADMIN') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'The vault is shown to MFI and ADMIN tokens.');
+export async function readVault(
+  deps: { vault: VaultReader; apr: string; loans: Pick<LoanStore, 'activeDueBy'>; now: () => Date },
+  caller: Caller,
+): Promise<VaultSummary> {
+  if (caller.role !== 'MFI' && caller.role !== 'ADMIN')
+    throw new DomainError('INSUFFICIENT_PERMISSIONS', 'The vault is shown to MFI and ADMIN tokens.');
   const now = deps.now();
   const [state, position, atRisk] = await Promise.all([
     deps.vault.state(),

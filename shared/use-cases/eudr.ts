@@ -4,7 +4,19 @@ import type { Caller } from '../domain/caller';
 import { buildDueDiligenceStatement, type DdsRecord } from '../domain/dds';
 import { DdsRegistryRejectedError, DomainError } from '../domain/errors';
 import { buildUnixfsDirectory } from '../domain/evidence-package';
-import type { BatchStore, CustodyStore, DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore, ForestCheck, ForestCheckResult, Notifier, RegistryStore, WorkQueue } from '../domain/ports';
+import type {
+  BatchStore,
+  CustodyStore,
+  DdsDocuments,
+  DdsFilingMessage,
+  DdsRegistry,
+  DdsStore,
+  ForestCheck,
+  ForestCheckResult,
+  Notifier,
+  RegistryStore,
+  WorkQueue,
+} from '../domain/ports';
 import { logger } from '../runtime/logger';
 import { metrics } from '../runtime/metrics';
 
@@ -23,7 +35,11 @@ export async function verifyFarmForest(
   const result = await deps.forestCheck.check(farmer.farm);
   await deps.registry.setForestCheck(farmerId, result);
   if (result.status === 'FLAGGED') {
-    logger.warn('farm flagged by the forest check: manual review required', { farmer_id: farmerId, cooperative_id: farmer.cooperative_id, alerts: result.alerts.length });
+    logger.warn('farm flagged by the forest check: manual review required', {
+      farmer_id: farmerId,
+      cooperative_id: farmer.cooperative_id,
+      alerts: result.alerts.length,
+    });
   }
   return { farmer_id: farmerId, ...result };
 }
@@ -51,7 +67,11 @@ export interface DdsDeps {
  * served by GET /ipfs nor pinned to IPFS; its CID stays on the record as its content address.
  * Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS, BATCH_NOT_ELIGIBLE, GFW_CHECK_FAILED, VALIDATION_ERROR.
  */
-export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_id: string; description?: string }): Promise<{ dds: DdsRecord; created: boolean }> {
+export async function generateDds(
+  deps: DdsDeps,
+  caller: Caller,
+  input: { batch_id: string; description?: string },
+): Promise<{ dds: DdsRecord; created: boolean }> {
   const batch = await deps.batches.get(input.batch_id);
   if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised.`);
   assertActsFor(caller, batch.cooperative_id);
@@ -61,10 +81,16 @@ export async function generateDds(deps: DdsDeps, caller: Caller, input: { batch_
   const ddsId = `DDS-${batch.batch_id.slice(6)}`;
   const createdAt = deps.now().toISOString();
   if (batch.stage === null || ['DELIVERED'].includes(batch.stage)) {
-    throw new DomainError('BATCH_NOT_ELIGIBLE', `Batch ${batch.batch_id} is at ${batch.stage ?? 'no stage'}; a due diligence statement needs GRADED or later.`);
+    throw new DomainError(
+      'BATCH_NOT_ELIGIBLE',
+      `Batch ${batch.batch_id} is at ${batch.stage ?? 'no stage'}; a due diligence statement needs GRADED or later.`,
+    );
   }
   if (!po?.buyer_operator) {
-    throw new DomainError('BATCH_NOT_ELIGIBLE', `Batch ${batch.batch_id} has no purchase order naming the EU importer (buyer_operator); the statement is the importer's.`);
+    throw new DomainError(
+      'BATCH_NOT_ELIGIBLE',
+      `Batch ${batch.batch_id} has no purchase order naming the EU importer (buyer_operator); the statement is the importer's.`,
+    );
   }
   const statement = buildDueDiligenceStatement({
     ddsId,
@@ -145,7 +171,8 @@ export async function fileDds(
     metrics.count('DdsFilings', { outcome: 'REJECTED' });
     return;
   }
-  if (info.status !== 'AVAILABLE' || !info.reference_number || !info.verification_number) throw new Error(`DDS ${ddsId} filed as ${d.registry_uuid}; numbers not available yet`);
+  if (info.status !== 'AVAILABLE' || !info.reference_number || !info.verification_number)
+    throw new Error(`DDS ${ddsId} filed as ${d.registry_uuid}; numbers not available yet`);
   if (await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, deps.now().toISOString())) {
     metrics.count('DdsFilings', { outcome: 'AVAILABLE' });
     await deps.notifier.publish({

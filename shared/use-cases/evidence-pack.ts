@@ -94,21 +94,43 @@ export async function readEvidencePack(deps: EvidencePackDeps, caller: Caller, d
     dds,
     batch: packBatch(batch),
     forest_checks: farmers.map(({ farmer_id, farmer }) => ({
-      farmer_id, status: farmer?.gfw_status ?? null, checked_at: farmer?.gfw_checked_at ?? null, dataset: farmer?.gfw_dataset ? { name: farmer.gfw_dataset.name, version: farmer.gfw_dataset.version } : null,
+      farmer_id,
+      status: farmer?.gfw_status ?? null,
+      checked_at: farmer?.gfw_checked_at ?? null,
+      dataset: farmer?.gfw_dataset ? { name: farmer.gfw_dataset.name, version: farmer.gfw_dataset.version } : null,
     })),
     trail: (batch.stage_history ?? []).map((h) => ({
-      stage: h.stage, at: h.at, evidence_ipfs_cid: h.evidence_ipfs_cid ?? null, chain_tx_hash: h.chain_tx_hash ?? null, audit_log_sequence_number: Number(h.audit_log_sequence_number),
+      stage: h.stage,
+      at: h.at,
+      evidence_ipfs_cid: h.evidence_ipfs_cid ?? null,
+      chain_tx_hash: h.chain_tx_hash ?? null,
+      audit_log_sequence_number: Number(h.audit_log_sequence_number),
     })),
     audit: {
       head: head ? { sequence_number: head.sequence_number, hash: head.hash } : null,
-      entries: entries.map((e, i) => ({ sequence_number: e.sequence_number, type: e.type, at: e.at, prev_hash: e.prev_hash, hash: e.hash, anchor: anchors[i] ?? null })),
+      entries: entries.map((e, i) => ({
+        sequence_number: e.sequence_number,
+        type: e.type,
+        at: e.at,
+        prev_hash: e.prev_hash,
+        hash: e.hash,
+        anchor: anchors[i] ?? null,
+      })),
     },
   };
 }
 
 function packBatch(b: Batch): PackBatch {
   return {
-    batch_id: b.batch_id, token_id: b.token_id, cooperative_id: b.cooperative_id, farmer_id: b.farmer_id, grade: b.grade, weight_kg: b.weight_kg, moisture_pct: b.moisture_pct,
-    stage: b.stage, mint_tx_hash: b.chain_tx_hash ?? null, purchase_order_id: b.purchase_order_id ?? null,
+    batch_id: b.batch_id,
+    token_id: b.token_id,
+    cooperative_id: b.cooperative_id,
+    farmer_id: b.farmer_id,
+    grade: b.grade,
+    weight_kg: b.weight_kg,
+    moisture_pct: b.moisture_pct,
+    stage: b.stage,
+    mint_tx_hash: b.chain_tx_hash ?? null,
+    purchase_order_id: b.purchase_order_id ?? null,
   };
 }

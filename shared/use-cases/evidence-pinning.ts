@@ -17,7 +17,12 @@ export interface EvidenceKeeping {
  * out by URL), so nothing a committed CID names can be lost. Errors: StoreUnavailableError (503 AUDIT_LOG_UNAVAILABLE, Retry-After) when the copy
  * cannot be written — nothing is committed then.
  */
-export async function archiveEvidence(deps: Pick<EvidenceKeeping, 'archive'>, root: string, blocks: readonly IpfsBlock[], files: ReadonlyArray<{ path: string; bytes: Uint8Array }> = []): Promise<void> {
+export async function archiveEvidence(
+  deps: Pick<EvidenceKeeping, 'archive'>,
+  root: string,
+  blocks: readonly IpfsBlock[],
+  files: ReadonlyArray<{ path: string; bytes: Uint8Array }> = [],
+): Promise<void> {
   const car = await exportCar(root, blocks);
   try {
     await deps.archive.putCar(root, car, files);
@@ -37,7 +42,11 @@ export async function queueEvidencePin(deps: Pick<EvidenceKeeping, 'pinQueue'>, 
   try {
     await deps.pinQueue.send(msg);
   } catch (err) {
-    logger.error('evidence pin job could not be queued; the evidence stays PENDING (served from the own copy)', { cid: msg.cid, batch_id: msg.batch_id, error: err as Error });
+    logger.error('evidence pin job could not be queued; the evidence stays PENDING (served from the own copy)', {
+      cid: msg.cid,
+      batch_id: msg.batch_id,
+      error: err as Error,
+    });
   }
 }
 
@@ -66,17 +75,30 @@ export async function pinEvidence(deps: EvidencePinnerDeps, msg: EvidencePinMess
     metrics.count('EvidencePins', { outcome: 'PRIVATE_SKIPPED' });
     return;
   }
-  const record = (status: 'PINNED' | 'FAILED') => deps.statuses.setStagePinStatus(msg.batch_id, msg.history_index, msg.cid, status, deps.now().toISOString());
+  const record = (status: 'PINNED' | 'FAILED') =>
+    deps.statuses.setStagePinStatus(msg.batch_id, msg.history_index, msg.cid, status, deps.now().toISOString());
   try {
     const car = await deps.archive.getCar(msg.cid);
     if (!car) throw new Error(`The own copy has no CAR for ${msg.cid}.`);
-    await deps.pinner.pinCar({ root: msg.cid, car, name: `${msg.batch_id}-${msg.stage}`, meta: { batch_id: msg.batch_id, stage: msg.stage } });
+    await deps.pinner.pinCar({
+      root: msg.cid,
+      car,
+      name: `${msg.batch_id}-${msg.stage}`,
+      meta: { batch_id: msg.batch_id, stage: msg.stage },
+    });
   } catch (err) {
-    await record('FAILED').catch((e: unknown) => logger.warn('pin status FAILED could not be recorded', { cid: msg.cid, error: e as Error }));
+    await record('FAILED').catch((e: unknown) =>
+      logger.warn('pin status FAILED could not be recorded', { cid: msg.cid, error: e as Error }),
+    );
     metrics.count('EvidencePins', { outcome: err instanceof PinRootMismatchError ? 'ROOT_MISMATCH' : 'FAILED' });
     if (err instanceof PinRootMismatchError) {
       await deps.statuses.closePinJob(msg, deps.now().toISOString());
-      logger.error('the pinning service pinned another root than the evidence CID', { cid: msg.cid, reported: err.reported, batch_id: msg.batch_id, error: err });
+      logger.error('the pinning service pinned another root than the evidence CID', {
+        cid: msg.cid,
+        reported: err.reported,
+        batch_id: msg.batch_id,
+        error: err,
+      });
       return;
     }
     throw err;
@@ -97,7 +119,11 @@ export const MAX_PIN_REQUEUES = 3;
  * a run. Returns how many were queued and given up. Errors: the store's and the queue's (the next run retries).
  */
 export async function requeueStalePins(
-  deps: { statuses: Pick<EvidencePinStatusStore, 'stalePinJobs' | 'markPinJobRequeued'>; pinQueue: WorkQueue<EvidencePinMessage>; now: () => Date },
+  deps: {
+    statuses: Pick<EvidencePinStatusStore, 'stalePinJobs' | 'markPinJobRequeued'>;
+    pinQueue: WorkQueue<EvidencePinMessage>;
+    now: () => Date;
+  },
   staleAfterSeconds: number,
 ): Promise<{ pinsRequeued: number; pinsGivenUp: number }> {
   const now = deps.now();
@@ -108,7 +134,11 @@ export async function requeueStalePins(
     if (requeues >= MAX_PIN_REQUEUES) {
       if (await deps.statuses.markPinJobRequeued(message, now.toISOString(), { giveUp: true })) {
         pinsGivenUp += 1;
-        logger.error('evidence pin given up after re-queues; the evidence is still served from the own copy', { cid: message.cid, batch_id: message.batch_id, requeues });
+        logger.error('evidence pin given up after re-queues; the evidence is still served from the own copy', {
+          cid: message.cid,
+          batch_id: message.batch_id,
+          requeues,
+        });
       }
       continue;
     }

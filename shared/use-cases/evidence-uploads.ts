@@ -75,7 +75,12 @@ export async function createEvidenceUpload(
     url_expires_at: new Date(now.getTime() + EVIDENCE_UPLOAD_URL_TTL_SECONDS * 1000).toISOString(),
     attach_by: new Date(now.getTime() + EVIDENCE_UPLOAD_ATTACH_SECONDS * 1000).toISOString(),
   };
-  const signed = await deps.objects.presignPut({ key: upload.object_key, contentType: upload.content_type, sizeBytes: upload.size_bytes, expiresInSeconds: EVIDENCE_UPLOAD_URL_TTL_SECONDS });
+  const signed = await deps.objects.presignPut({
+    key: upload.object_key,
+    contentType: upload.content_type,
+    sizeBytes: upload.size_bytes,
+    expiresInSeconds: EVIDENCE_UPLOAD_URL_TTL_SECONDS,
+  });
   await deps.uploads.create(upload);
   return { upload, url: signed.url, method: 'PUT', headers: signed.headers };
 }
@@ -97,22 +102,48 @@ export interface UploadedPhotoDeps {
  * conditional update (ALREADY_USED when another stage change took it meanwhile), so one upload
  * never serves two stages; a retry of the same stage update may name it again.
  */
-export async function resolveUploadedPhoto(deps: UploadedPhotoDeps, batchId: string, uploadId: string, stage: Stage): Promise<EvidencePhoto> {
+export async function resolveUploadedPhoto(
+  deps: UploadedPhotoDeps,
+  batchId: string,
+  uploadId: string,
+  stage: Stage,
+): Promise<EvidencePhoto> {
   const upload = await deps.uploads.get(uploadId);
   if (!upload) throw evidenceUploadInvalid(uploadId, 'MISSING', 'no such upload (create one with POST /batch/{id}/evidence-uploads).');
-  if (upload.batch_id !== batchId) throw evidenceUploadInvalid(uploadId, 'OTHER_BATCH', `the upload was made for another batch, not ${batchId}.`);
+  if (upload.batch_id !== batchId)
+    throw evidenceUploadInvalid(uploadId, 'OTHER_BATCH', `the upload was made for another batch, not ${batchId}.`);
   if (upload.consumed_stage && upload.consumed_stage !== stage) {
     throw evidenceUploadInvalid(uploadId, 'ALREADY_USED', `the upload is the evidence of stage ${upload.consumed_stage} already.`);
   }
   const now = deps.now();
-  if (now.toISOString() > upload.attach_by) throw evidenceUploadInvalid(uploadId, 'EXPIRED', `the upload expired at ${upload.attach_by} (uploads may be attached within 24 hours).`, { expired_at: upload.attach_by });
+  if (now.toISOString() > upload.attach_by)
+    throw evidenceUploadInvalid(
+      uploadId,
+      'EXPIRED',
+      `the upload expired at ${upload.attach_by} (uploads may be attached within 24 hours).`,
+      { expired_at: upload.attach_by },
+    );
   const object = await deps.reader.read(upload.object_key, upload.size_bytes);
-  if (!object) throw evidenceUploadInvalid(uploadId, 'MISSING', `nothing was uploaded: PUT the photo to the upload URL (valid until ${upload.url_expires_at}) first.`);
+  if (!object)
+    throw evidenceUploadInvalid(
+      uploadId,
+      'MISSING',
+      `nothing was uploaded: PUT the photo to the upload URL (valid until ${upload.url_expires_at}) first.`,
+    );
   if (object.sizeBytes !== upload.size_bytes || !object.bytes || object.bytes.byteLength !== upload.size_bytes) {
-    throw evidenceUploadInvalid(uploadId, 'SIZE_MISMATCH', `the uploaded object is ${object.sizeBytes} bytes; ${upload.size_bytes} were declared.`, { size_bytes: upload.size_bytes, uploaded_bytes: object.sizeBytes });
+    throw evidenceUploadInvalid(
+      uploadId,
+      'SIZE_MISMATCH',
+      `the uploaded object is ${object.sizeBytes} bytes; ${upload.size_bytes} were declared.`,
+      { size_bytes: upload.size_bytes, uploaded_bytes: object.sizeBytes },
+    );
   }
   const checked = await checkEvidencePhoto(object.bytes, upload.content_type);
-  if (!checked.ok) throw evidenceUploadInvalid(uploadId, 'TYPE_MISMATCH', checked.problem, { content_type: upload.content_type, detected: checked.detected ?? null });
+  if (!checked.ok)
+    throw evidenceUploadInvalid(uploadId, 'TYPE_MISMATCH', checked.problem, {
+      content_type: upload.content_type,
+      detected: checked.detected ?? null,
+    });
   if (!(await deps.uploads.consume(uploadId, stage, now.toISOString()))) {
     throw evidenceUploadInvalid(uploadId, 'ALREADY_USED', 'the upload was attached to another stage change meanwhile.');
   }
@@ -143,5 +174,8 @@ export async function changeStageWithEvidence(
       details: [{ path: 'evidence_upload_id', message: 'not allowed together with evidence_photo_base64' }],
     });
   }
-  return changeStage(deps, caller, batchId, stageInput, { ...opts, photo: () => resolveUploadedPhoto(deps.uploaded, batchId, uploadId, stageInput.new_stage) });
+  return changeStage(deps, caller, batchId, stageInput, {
+    ...opts,
+    photo: () => resolveUploadedPhoto(deps.uploaded, batchId, uploadId, stageInput.new_stage),
+  });
 }

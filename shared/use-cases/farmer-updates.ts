@@ -43,26 +43,56 @@ export async function updateFarmerPhone(
 ): Promise<Farmer> {
   assertMayMoveMoney(caller);
   const phone = normaliseUgandanMobile(input.phone);
-  if (!phone) throw new DomainError('VALIDATION_ERROR', 'phone is not a valid Ugandan mobile number.', { details: [{ path: 'phone', message: 'not a valid Ugandan mobile number (+2567…)' }] });
+  if (!phone)
+    throw new DomainError('VALIDATION_ERROR', 'phone is not a valid Ugandan mobile number.', {
+      details: [{ path: 'phone', message: 'not a valid Ugandan mobile number (+2567…)' }],
+    });
   const farmer = await deps.registry.getFarmer(farmerId);
   if (!farmer) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${farmerId} is not in the farmer registry.`);
   assertActsFor(caller, farmer.cooperative_id);
   if (farmer.phone === phone) return farmer;
   const previous = farmer.phone ?? null;
   const at = now.toISOString();
-  const change: PhoneChange = { at, actor: caller.sub, actor_role: caller.role, previous_phone: previous ? maskPhone(previous) : null, phone: maskPhone(phone) };
-  const updated = await deps.phones.updateFarmerPhone({ farmer_id: farmerId, cooperative_id: farmer.cooperative_id, phone, previous_phone: previous, actor: caller.sub, at, change });
+  const change: PhoneChange = {
+    at,
+    actor: caller.sub,
+    actor_role: caller.role,
+    previous_phone: previous ? maskPhone(previous) : null,
+    phone: maskPhone(phone),
+  };
+  const updated = await deps.phones.updateFarmerPhone({
+    farmer_id: farmerId,
+    cooperative_id: farmer.cooperative_id,
+    phone,
+    previous_phone: previous,
+    actor: caller.sub,
+    at,
+    change,
+  });
   if (!updated) {
     const fresh = await deps.registry.getFarmer(farmerId);
-    if (!fresh || fresh.cooperative_id !== farmer.cooperative_id) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${farmerId} is not in the farmer registry of cooperative ${farmer.cooperative_id}.`);
-    throw new DomainError('DUPLICATE_REQUEST', `The phone of farmer ${farmerId} was changed by another request meanwhile; nothing was changed: read the farmer and try again.`);
+    if (!fresh || fresh.cooperative_id !== farmer.cooperative_id)
+      throw new DomainError(
+        'FARMER_NOT_REGISTERED',
+        `Farmer ${farmerId} is not in the farmer registry of cooperative ${farmer.cooperative_id}.`,
+      );
+    throw new DomainError(
+      'DUPLICATE_REQUEST',
+      `The phone of farmer ${farmerId} was changed by another request meanwhile; nothing was changed: read the farmer and try again.`,
+    );
   }
   await notifyPhoneChange(deps, updated, previous, phone, change);
   return updated;
 }
 
 /** Step 6 of `updateFarmerPhone`: both notices, each tried once; a failure is logged, never thrown. */
-async function notifyPhoneChange(deps: Pick<FarmerUpdateDeps, 'registry' | 'notifier'>, farmer: Farmer, previous: string | null, phone: string, change: PhoneChange): Promise<void> {
+async function notifyPhoneChange(
+  deps: Pick<FarmerUpdateDeps, 'registry' | 'notifier'>,
+  farmer: Farmer,
+  previous: string | null,
+  phone: string,
+  change: PhoneChange,
+): Promise<void> {
   const coop = await deps.registry.getCooperative(farmer.cooperative_id).catch(() => null);
   const coopName = coop?.name ?? farmer.cooperative_id;
   const attributes = { cooperative_id: farmer.cooperative_id, event: 'farmer.phone_changed', farmer_id: farmer.farmer_id };
@@ -78,16 +108,23 @@ async function notifyPhoneChange(deps: Pick<FarmerUpdateDeps, 'registry' | 'noti
     }),
   ];
   if (previous) {
-    sends.push(deps.notifier.sendSms({
-      phone: previous,
-      message: `${coopName}: the mobile-money number for your coffee payments (farmer ${farmer.farmer_id}) was changed to ${maskPhone(phone)} on ${change.at.slice(0, 10)}. If you did not ask for this, contact your cooperative office.`,
-      attributes,
-    }));
+    sends.push(
+      deps.notifier.sendSms({
+        phone: previous,
+        message: `${coopName}: the mobile-money number for your coffee payments (farmer ${farmer.farmer_id}) was changed to ${maskPhone(phone)} on ${change.at.slice(0, 10)}. If you did not ask for this, contact your cooperative office.`,
+        attributes,
+      }),
+    );
   }
   const results = await Promise.allSettled(sends);
   results.forEach((r, i) => {
     if (r.status === 'rejected') {
-      logger.error('phone change notice not sent', { farmer_id: farmer.farmer_id, notice: i === 0 ? 'manager' : 'old_number', alarm: 'PHONE_CHANGE_NOT_NOTIFIED', error: r.reason as Error });
+      logger.error('phone change notice not sent', {
+        farmer_id: farmer.farmer_id,
+        notice: i === 0 ? 'manager' : 'old_number',
+        alarm: 'PHONE_CHANGE_NOT_NOTIFIED',
+        error: r.reason as Error,
+      });
     }
   });
 }

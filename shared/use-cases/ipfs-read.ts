@@ -27,10 +27,15 @@ export async function readIpfsPath(archive: Pick<EvidenceArchive, 'getCar'>, cid
   try {
     cid = CID.parse(cidText);
   } catch {
-    throw new DomainError('VALIDATION_ERROR', `Not a valid CID: ${JSON.stringify(cidText)}.`, { details: [{ path: 'path.id', message: 'not a valid CID' }] });
+    throw new DomainError('VALIDATION_ERROR', `Not a valid CID: ${JSON.stringify(cidText)}.`, {
+      details: [{ path: 'path.id', message: 'not a valid CID' }],
+    });
   }
   const segments = path.split('/').filter((s) => s.length > 0);
-  if (segments.some((s) => s === '.' || s === '..')) throw new DomainError('VALIDATION_ERROR', 'Path segments "." and ".." are not allowed.', { details: [{ path: 'path.name', message: 'no . or .. segments' }] });
+  if (segments.some((s) => s === '.' || s === '..'))
+    throw new DomainError('VALIDATION_ERROR', 'Path segments "." and ".." are not allowed.', {
+      details: [{ path: 'path.name', message: 'no . or .. segments' }],
+    });
   const root = cid.toV1().toString();
   const bytes = await archive.getCar(root);
   if (!bytes) return null;
@@ -59,7 +64,11 @@ export async function readIpfsPath(archive: Pick<EvidenceArchive, 'getCar'>, cid
     const entries: PinStoreEntry[] = [];
     for await (const link of entry.entries()) {
       const child = await exporter(link.cid, car.blockstore, { offline: true });
-      entries.push({ name: link.name, cid: link.cid.toString(), size: child.type === 'directory' || child.type === 'object' ? 0 : Number(child.size) });
+      entries.push({
+        name: link.name,
+        cid: link.cid.toString(),
+        size: child.type === 'directory' || child.type === 'object' ? 0 : Number(child.size),
+      });
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return { kind: 'directory', cid: root, entries };
@@ -67,5 +76,11 @@ export async function readIpfsPath(archive: Pick<EvidenceArchive, 'getCar'>, cid
   if (entry.type !== 'file' && entry.type !== 'raw' && entry.type !== 'identity') return null;
   const chunks: Uint8Array[] = [];
   for await (const c of entry.content()) chunks.push(c);
-  return { kind: 'file', cid: root, path: segments.join('/'), bytes: new Uint8Array(Buffer.concat(chunks)), contentType: contentTypeFor(segments.at(-1)) };
+  return {
+    kind: 'file',
+    cid: root,
+    path: segments.join('/'),
+    bytes: new Uint8Array(Buffer.concat(chunks)),
+    contentType: contentTypeFor(segments.at(-1)),
+  };
 }

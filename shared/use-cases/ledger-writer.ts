@@ -1,6 +1,17 @@
 import { LedgerRefusedError, LedgerTransportError, TokenAlreadyMintedError } from '../domain/errors';
 import { vaultCallOf } from '../domain/vault-calls';
-import type { BatchStore, CustodyStore, Hex, Ledger, LedgerWriteMessage, LedgerWriteParking, PayoutRequestMessage, VaultLedger, VaultReader, WorkQueue } from '../domain/ports';
+import type {
+  BatchStore,
+  CustodyStore,
+  Hex,
+  Ledger,
+  LedgerWriteMessage,
+  LedgerWriteParking,
+  PayoutRequestMessage,
+  VaultLedger,
+  VaultReader,
+  WorkQueue,
+} from '../domain/ports';
 import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, VaultLedgerTx } from '../domain/records';
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
@@ -62,9 +73,15 @@ export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptW
 
 /** A mint or trace-log record: signed (simulated first), kept, sent, waited for; a mined revert is refused. */
 async function writeBatchTx(deps: LedgerWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
-  const sign = tx.kind === 'MINT'
-    ? (keep: Keep) => deps.ledger.mintBatchTokenKept({ tokenId: BigInt(tx.token_id), batchId: tx.batch_id, auditHash: `0x${tx.audit_hash}` }, keep)
-    : (keep: Keep) => deps.ledger.recordStageKept({ tokenId: BigInt(tx.token_id), stage: tx.stage, evidenceCid: tx.evidence_cid!, auditHash: `0x${tx.audit_hash}` }, keep);
+  const sign =
+    tx.kind === 'MINT'
+      ? (keep: Keep) =>
+          deps.ledger.mintBatchTokenKept({ tokenId: BigInt(tx.token_id), batchId: tx.batch_id, auditHash: `0x${tx.audit_hash}` }, keep)
+      : (keep: Keep) =>
+          deps.ledger.recordStageKept(
+            { tokenId: BigInt(tx.token_id), stage: tx.stage, evidenceCid: tx.evidence_cid!, auditHash: `0x${tx.audit_hash}` },
+            keep,
+          );
   const { txHash, receipt } = await landKept(deps, tx, sign, receiptWaitMs, tx.kind === 'MINT' ? 'mint' : 'trace-log');
   if (receipt.status !== 'success') {
     await settleRefused(deps, tx, `${tx.kind === 'MINT' ? 'mint' : 'trace-log'} transaction ${txHash} reverted`);
@@ -87,7 +104,13 @@ async function writeBatchTx(deps: LedgerWriterDeps, tx: BatchLedgerTx, receiptWa
 async function writeVaultTx(deps: LedgerWriterDeps, tx: VaultLedgerTx, receiptWaitMs: number): Promise<void> {
   if (!deps.vault) throw new Error(`ledger write ${tx.ledger_tx_id} is a vault write, and this writer has no vault configured`);
   const { ledger, reader, outcomes } = deps.vault;
-  const { txHash, receipt } = await landKept(deps, tx, (keep) => ledger.vaultCallKept(vaultCallOf(tx.vault_call), keep), receiptWaitMs, 'vault');
+  const { txHash, receipt } = await landKept(
+    deps,
+    tx,
+    (keep) => ledger.vaultCallKept(vaultCallOf(tx.vault_call), keep),
+    receiptWaitMs,
+    'vault',
+  );
   if (receipt.status !== 'success') {
     await settleRefused(deps, tx, `vault transaction ${txHash} (${tx.vault_call.kind} ${tx.vault_call.ref}) reverted`);
     return;
@@ -107,7 +130,13 @@ async function writeVaultTx(deps: LedgerWriterDeps, tx: VaultLedgerTx, receiptWa
 async function writeAnchorTx(deps: LedgerWriterDeps, tx: AnchorLedgerTx, receiptWaitMs: number): Promise<void> {
   if (!deps.anchors) throw new Error(`ledger write ${tx.ledger_tx_id} is an audit anchor, and this writer has no anchoring configured`);
   if (!(tx.raw_tx && tx.tx_hash) && (await settleAnchoredRoot(deps, tx))) return;
-  const { txHash, receipt } = await landKept(deps, tx, (keep) => deps.ledger.anchorAuditRootKept({ root: tx.root as Hex, headCount: tx.head_count }, keep), receiptWaitMs, 'anchor');
+  const { txHash, receipt } = await landKept(
+    deps,
+    tx,
+    (keep) => deps.ledger.anchorAuditRootKept({ root: tx.root as Hex, headCount: tx.head_count }, keep),
+    receiptWaitMs,
+    'anchor',
+  );
   if (receipt.status !== 'success') {
     if (await settleAnchoredRoot(deps, tx)) return;
     await settleRefused(deps, tx, `anchor transaction ${txHash} (root ${tx.root}) reverted`);
@@ -132,7 +161,11 @@ async function settleAnchoredRoot(deps: LedgerWriterDeps, tx: AnchorLedgerTx): P
  * (`outcomes.refused`); an anchor → abandoned (its markers go into the next one). Then the write is
  * FAILED with `reason` (its job too). Idempotent.
  */
-async function settleRefused(deps: Pick<LedgerWriterDeps, 'custody' | 'batches' | 'now' | 'vault' | 'anchors'>, tx: LedgerTx, reason: string): Promise<void> {
+async function settleRefused(
+  deps: Pick<LedgerWriterDeps, 'custody' | 'batches' | 'now' | 'vault' | 'anchors'>,
+  tx: LedgerTx,
+  reason: string,
+): Promise<void> {
   const at = deps.now().toISOString();
   switch (tx.kind) {
     case 'MINT': {
@@ -142,11 +175,21 @@ async function settleRefused(deps: Pick<LedgerWriterDeps, 'custody' | 'batches' 
       break;
     }
     case 'TRACE_STAGE':
-      logger.error('trace-log record refused by the ledger', { ledger_tx_id: tx.ledger_tx_id, batch_id: tx.batch_id, stage: tx.stage, reason });
+      logger.error('trace-log record refused by the ledger', {
+        ledger_tx_id: tx.ledger_tx_id,
+        batch_id: tx.batch_id,
+        stage: tx.stage,
+        reason,
+      });
       break;
     case 'VAULT':
       if (!deps.vault) throw new Error(`ledger write ${tx.ledger_tx_id} is a vault write, and this writer has no vault configured`);
-      logger.error('vault write refused by the ledger', { ledger_tx_id: tx.ledger_tx_id, kind: tx.vault_call.kind, ref: tx.vault_call.ref, reason });
+      logger.error('vault write refused by the ledger', {
+        ledger_tx_id: tx.ledger_tx_id,
+        kind: tx.vault_call.kind,
+        ref: tx.vault_call.ref,
+        reason,
+      });
       await deps.vault.outcomes.refused(tx, reason);
       break;
     case 'ANCHOR':
@@ -201,7 +244,14 @@ async function confirmBatchMint(
       batchId: msg.batch_id,
       txHash: msg.tx_hash,
       entry,
-      history: { stage: 'DELIVERED', at: entry.at, actor: entry.actor, chain_tx_hash: msg.tx_hash, audit_log_sequence_number: String(entry.sequence_number), evidence_ipfs_cid: null },
+      history: {
+        stage: 'DELIVERED',
+        at: entry.at,
+        actor: entry.actor,
+        chain_tx_hash: msg.tx_hash,
+        audit_log_sequence_number: String(entry.sequence_number),
+        evidence_ipfs_cid: null,
+      },
       ...(msg.job_id ? { jobId: msg.job_id } : {}),
       at,
     });
@@ -209,7 +259,10 @@ async function confirmBatchMint(
       try {
         await deps.payoutQueue.send({ batch_id: msg.batch_id });
       } catch (err) {
-        logger.error('payout request could not be queued; the batch stays INITIATED for reconciliation', { batch_id: msg.batch_id, error: err as Error });
+        logger.error('payout request could not be queued; the batch stays INITIATED for reconciliation', {
+          batch_id: msg.batch_id,
+          error: err as Error,
+        });
       }
     }
   }
@@ -236,7 +289,8 @@ export async function requeueStaleLedgerWrites(
   const cutoff = new Date(deps.now().getTime() - staleAfterSeconds * 1000).toISOString();
   const stale = await deps.custody.openLedgerTxsBefore(cutoff, 100);
   const window = Math.floor(deps.now().getTime() / REQUEUE_DEDUP_WINDOW_MS);
-  for (const tx of stale) await deps.ledgerQueue.send({ ledger_tx_id: tx.ledger_tx_id }, { deduplicationId: `${tx.ledger_tx_id}-${window}` });
+  for (const tx of stale)
+    await deps.ledgerQueue.send({ ledger_tx_id: tx.ledger_tx_id }, { deduplicationId: `${tx.ledger_tx_id}-${window}` });
   return stale.length;
 }
 
@@ -280,7 +334,10 @@ export async function landOrPark(
     if (!(await deps.parking.park(id, `parked after ${attempts} failed attempts: ${reason}`, at))) return 'LANDED';
     deps.parkedMetric?.();
     logger.error('ledger write parked: it failed every allowed attempt; the writes behind it proceed (npm run ledger-parked -- list)', {
-      alarm: LEDGER_WRITE_PARKED_ALARM, ledger_tx_id: id, attempts, reason,
+      alarm: LEDGER_WRITE_PARKED_ALARM,
+      ledger_tx_id: id,
+      attempts,
+      reason,
     });
     return 'PARKED';
   }
@@ -293,12 +350,20 @@ export async function landOrPark(
  * (anchors are not retried: the next anchorer run covers their entries; discard it instead).
  */
 export async function retryParkedWrite(
-  deps: { custody: Pick<CustodyStore, 'getLedgerTx'>; parking: Pick<LedgerWriteParking, 'unpark'>; ledgerQueue: WorkQueue<LedgerWriteMessage>; now: () => Date },
+  deps: {
+    custody: Pick<CustodyStore, 'getLedgerTx'>;
+    parking: Pick<LedgerWriteParking, 'unpark'>;
+    ledgerQueue: WorkQueue<LedgerWriteMessage>;
+    now: () => Date;
+  },
   id: string,
 ): Promise<LedgerTx> {
   const tx = await deps.custody.getLedgerTx(id);
   if (!tx?.parked_at) throw new Error(`ledger write ${id} is not parked`);
-  if (tx.kind === 'ANCHOR') throw new Error(`ledger write ${id} is an audit anchor: anchors are not retried (the next anchorer run covers its entries); discard it`);
+  if (tx.kind === 'ANCHOR')
+    throw new Error(
+      `ledger write ${id} is an audit anchor: anchors are not retried (the next anchorer run covers its entries); discard it`,
+    );
   const open = await deps.parking.unpark(id, deps.now().toISOString());
   if (!open) throw new Error(`ledger write ${id} is not parked`);
   await deps.ledgerQueue.send({ ledger_tx_id: id }, { deduplicationId: `${id}-retry-${deps.now().getTime()}` });
@@ -329,7 +394,10 @@ export async function discardParkedWrite(
  * Age of the oldest ledger write still open (not confirmed, failed nor parked), in seconds, 0 when
  * none: the stuck-writer signal that the reconciler reports as LedgerOldestPendingAge.
  */
-export async function oldestPendingLedgerWriteAgeSeconds(deps: { parking: Pick<LedgerWriteParking, 'oldestOpen'>; now: () => Date }): Promise<number> {
+export async function oldestPendingLedgerWriteAgeSeconds(deps: {
+  parking: Pick<LedgerWriteParking, 'oldestOpen'>;
+  now: () => Date;
+}): Promise<number> {
   const oldest = await deps.parking.oldestOpen();
   if (!oldest) return 0;
   return Math.max(0, Math.round((deps.now().getTime() - Date.parse(oldest.created_at)) / 1000));

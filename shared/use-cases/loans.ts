@@ -6,7 +6,17 @@ import { disbursementIdOf, formatLoanId, parseBatchId } from '../domain/ids';
 import { collateralValueUsdMicro, loanAsOf, ltvBps, maxLoanUsdMicro, MIN_LOAN_USD_MICRO, type Loan } from '../domain/lending';
 import { DEFAULT_AFTER_DAYS_PAST_DUE, dueByForDaysPastDue, isWriteOffDue, loanDueAt } from '../domain/loan-terms';
 import { microToUsdc } from '../domain/money';
-import type { BatchStore, LedgerWriteMessage, LoanStore, PayoutRequestMessage, PayoutStore, PriceFeed, RegistryStore, VaultWriteQueue, WorkQueue } from '../domain/ports';
+import type {
+  BatchStore,
+  LedgerWriteMessage,
+  LoanStore,
+  PayoutRequestMessage,
+  PayoutStore,
+  PriceFeed,
+  RegistryStore,
+  VaultWriteQueue,
+  WorkQueue,
+} from '../domain/ports';
 import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from './payouts';
@@ -52,51 +62,97 @@ export async function createLoan(deps: LoanDeps, caller: Caller, input: { batch_
   if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised.`);
   assertActsFor(caller, batch.cooperative_id);
   if (batch.mint_status !== 'CONFIRMED' || batch.stage === null || batch.stage === 'SETTLED') {
-    throw new DomainError('BATCH_NOT_ELIGIBLE', `Batch ${batch.batch_id} is ${batch.stage ?? 'not minted yet'}; a loan needs a minted batch at DELIVERED or later that is not SETTLED.`);
+    throw new DomainError(
+      'BATCH_NOT_ELIGIBLE',
+      `Batch ${batch.batch_id} is ${batch.stage ?? 'not minted yet'}; a loan needs a minted batch at DELIVERED or later that is not SETTLED.`,
+    );
   }
   const farmer = await deps.registry.getFarmer(batch.farmer_id);
   if (!farmer) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${batch.farmer_id} of batch ${batch.batch_id} is not registered.`);
   assertFarmerUsable(farmer);
-  if (!farmer.phone) throw new DomainError('PHONE_NOT_FOUND', `Farmer ${farmer.farmer_id} has no mobile-money phone number on record; the loan could not be paid out.`);
+  if (!farmer.phone)
+    throw new DomainError(
+      'PHONE_NOT_FOUND',
+      `Farmer ${farmer.farmer_id} has no mobile-money phone number on record; the loan could not be paid out.`,
+    );
 
   const now = deps.now();
   const price = await currentPrice(deps.prices, batch.grade, now);
   const collateral = collateralValueUsdMicro(batch.weight_kg, price.usd_micro_per_kg);
   const maxLoan = maxLoanUsdMicro(collateral);
   const figures = {
-    collateral_value_usdc: microToUsdc(collateral), max_loan_usdc: microToUsdc(maxLoan), minimum_loan_usdc: microToUsdc(MIN_LOAN_USD_MICRO),
-    requested_usdc: microToUsdc(input.amount_usd_micro), price_usd_per_kg: microToUsdc(price.usd_micro_per_kg), price_updated_at: price.updated_at,
+    collateral_value_usdc: microToUsdc(collateral),
+    max_loan_usdc: microToUsdc(maxLoan),
+    minimum_loan_usdc: microToUsdc(MIN_LOAN_USD_MICRO),
+    requested_usdc: microToUsdc(input.amount_usd_micro),
+    price_usd_per_kg: microToUsdc(price.usd_micro_per_kg),
+    price_updated_at: price.updated_at,
   };
   if (maxLoan < MIN_LOAN_USD_MICRO) {
-    throw new DomainError('INSUFFICIENT_COLLATERAL', `Batch ${batch.batch_id} is worth ${figures.collateral_value_usdc} USDC; at 60 % loan-to-value it cannot support the minimum loan of 50 USDC.`, { details: figures });
+    throw new DomainError(
+      'INSUFFICIENT_COLLATERAL',
+      `Batch ${batch.batch_id} is worth ${figures.collateral_value_usdc} USDC; at 60 % loan-to-value it cannot support the minimum loan of 50 USDC.`,
+      { details: figures },
+    );
   }
   if (input.amount_usd_micro < MIN_LOAN_USD_MICRO) {
-    throw new DomainError('INSUFFICIENT_COLLATERAL', `The minimum loan is 50 USDC; ${figures.requested_usdc} USDC was asked.`, { details: figures });
+    throw new DomainError('INSUFFICIENT_COLLATERAL', `The minimum loan is 50 USDC; ${figures.requested_usdc} USDC was asked.`, {
+      details: figures,
+    });
   }
   if (input.amount_usd_micro > maxLoan) {
-    throw new DomainError('INSUFFICIENT_COLLATERAL', `Batch ${batch.batch_id} (${figures.collateral_value_usdc} USDC at ${figures.price_usd_per_kg} USD/kg) supports at most ${figures.max_loan_usdc} USDC at 60 % loan-to-value; ${figures.requested_usdc} USDC was asked.`, { details: figures });
+    throw new DomainError(
+      'INSUFFICIENT_COLLATERAL',
+      `Batch ${batch.batch_id} (${figures.collateral_value_usdc} USDC at ${figures.price_usd_per_kg} USD/kg) supports at most ${figures.max_loan_usdc} USDC at 60 % loan-to-value; ${figures.requested_usdc} USDC was asked.`,
+      { details: figures },
+    );
   }
   // A fast answer for the common case; the guard in createPending decides under concurrency.
-  if (await deps.loans.activeForBatch(batch.batch_id)) throw new DomainError('BATCH_HAS_ACTIVE_LOAN', `Batch ${batch.batch_id} already has an active loan: its BatchToken is locked as collateral.`);
+  if (await deps.loans.activeForBatch(batch.batch_id))
+    throw new DomainError(
+      'BATCH_HAS_ACTIVE_LOAN',
+      `Batch ${batch.batch_id} already has an active loan: its BatchToken is locked as collateral.`,
+    );
 
   const year = now.getUTCFullYear();
   const loanId = formatLoanId(year, await deps.loans.nextLoanNumber(year));
   const at = now.toISOString();
   const loan: Loan = {
-    loan_id: loanId, batch_id: batch.batch_id, token_id: batch.token_id, farmer_id: batch.farmer_id, cooperative_id: batch.cooperative_id,
-    principal_usd_micro: input.amount_usd_micro, apr: deps.apr, status: 'PENDING', collateral_value_usd_micro: collateral,
-    ltv_bps: ltvBps(input.amount_usd_micro, collateral), price_usd_micro_per_kg: price.usd_micro_per_kg, price_updated_at: price.updated_at,
-    disbursement_payment_id: disbursementIdOf(loanId), created_at: at, created_by: caller.sub, updated_at: at,
+    loan_id: loanId,
+    batch_id: batch.batch_id,
+    token_id: batch.token_id,
+    farmer_id: batch.farmer_id,
+    cooperative_id: batch.cooperative_id,
+    principal_usd_micro: input.amount_usd_micro,
+    apr: deps.apr,
+    status: 'PENDING',
+    collateral_value_usd_micro: collateral,
+    ltv_bps: ltvBps(input.amount_usd_micro, collateral),
+    price_usd_micro_per_kg: price.usd_micro_per_kg,
+    price_updated_at: price.updated_at,
+    disbursement_payment_id: disbursementIdOf(loanId),
+    created_at: at,
+    created_by: caller.sub,
+    updated_at: at,
     due_at: loanDueAt(at, deps.termDays),
   };
-  const lock = vaultLedgerTx(lockWriteId(loanId), { kind: 'LOCK_COLLATERAL', ref: loanId, tokenId: BigInt(batch.token_id), principalUsdMicro: BigInt(loan.principal_usd_micro) }, at);
+  const lock = vaultLedgerTx(
+    lockWriteId(loanId),
+    { kind: 'LOCK_COLLATERAL', ref: loanId, tokenId: BigInt(batch.token_id), principalUsdMicro: BigInt(loan.principal_usd_micro) },
+    at,
+  );
   await deps.loans.createPending(loan, lock);
   try {
     await deps.ledgerQueue.send({ ledger_tx_id: lock.ledger_tx_id });
   } catch (err) {
     logger.error('collateral lock could not be queued; reconciliation will queue it', { loan_id: loanId, error: err as Error });
   }
-  logger.info('loan requested', { loan_id: loanId, batch_id: batch.batch_id, principal_usd_micro: loan.principal_usd_micro, ltv_bps: loan.ltv_bps });
+  logger.info('loan requested', {
+    loan_id: loanId,
+    batch_id: batch.batch_id,
+    principal_usd_micro: loan.principal_usd_micro,
+    ltv_bps: loan.ltv_bps,
+  });
   return loan;
 }
 
@@ -173,9 +229,18 @@ export async function startLoanDisbursement(deps: PayoutDeps & { loans: Pick<Loa
     return;
   }
   try {
-    await createFarmerPayout(deps, SYSTEM_CALLER, {
-      farmer_id: loan.farmer_id, batch_id: loan.batch_id, cooperative_id: loan.cooperative_id, reason: 'LOAN_DISBURSEMENT', amount: { usd_micro: loan.principal_usd_micro },
-    }, { payment_id: loan.disbursement_payment_id, loan_id: loan.loan_id });
+    await createFarmerPayout(
+      deps,
+      SYSTEM_CALLER,
+      {
+        farmer_id: loan.farmer_id,
+        batch_id: loan.batch_id,
+        cooperative_id: loan.cooperative_id,
+        reason: 'LOAN_DISBURSEMENT',
+        amount: { usd_micro: loan.principal_usd_micro },
+      },
+      { payment_id: loan.disbursement_payment_id, loan_id: loan.loan_id },
+    );
   } catch (err) {
     if (err instanceof DomainError && (err.code === 'DUPLICATE_PAYOUT' || err.code === 'PAYOUT_FAILED')) return;
     throw err;
@@ -200,7 +265,12 @@ export interface LoanReconcileReport {
  * reconciliation. Failures of one loan are logged and do not stop the others.
  */
 export async function reconcileLoans(
-  deps: { loans: Pick<LoanStore, 'pendingBefore' | 'transition'>; payouts: Pick<PayoutStore, 'get'>; startDisbursement: (loanId: string) => Promise<void>; now: () => Date },
+  deps: {
+    loans: Pick<LoanStore, 'pendingBefore' | 'transition'>;
+    payouts: Pick<PayoutStore, 'get'>;
+    startDisbursement: (loanId: string) => Promise<void>;
+    now: () => Date;
+  },
   opts: { staleAfterSeconds: number; limit?: number },
 ): Promise<LoanReconcileReport> {
   const report: LoanReconcileReport = { examined: 0, activated: 0, disbursementsRequested: 0 };
@@ -211,7 +281,8 @@ export async function reconcileLoans(
       const disbursement = await deps.payouts.get(loan.disbursement_payment_id);
       const asOf = loanAsOf(loan, disbursement);
       if (asOf.status === 'ACTIVE') {
-        if (await deps.loans.transition(loan.loan_id, ['PENDING'], 'ACTIVE', { disbursed_at: asOf.disbursed_at }, deps.now().toISOString())) report.activated++;
+        if (await deps.loans.transition(loan.loan_id, ['PENDING'], 'ACTIVE', { disbursed_at: asOf.disbursed_at }, deps.now().toISOString()))
+          report.activated++;
       } else if (!disbursement && loan.lock_tx_hash) {
         await deps.startDisbursement(loan.loan_id);
         report.disbursementsRequested++;
@@ -244,9 +315,11 @@ export interface LoanWriteOffReport {
  * after loses (the vault refuses it; the settlement records it REFUSED). Failures of one loan are
  * logged and do not stop the others.
  */
-export async function writeOffDefaultedLoans(
-  deps: { loans: Pick<LoanStore, 'activeDueBy'>; vaultWrites: VaultWriteQueue; now: () => Date },
-): Promise<LoanWriteOffReport> {
+export async function writeOffDefaultedLoans(deps: {
+  loans: Pick<LoanStore, 'activeDueBy'>;
+  vaultWrites: VaultWriteQueue;
+  now: () => Date;
+}): Promise<LoanWriteOffReport> {
   const now = deps.now();
   const report: LoanWriteOffReport = { due: 0, requested: 0 };
   for (const loan of await deps.loans.activeDueBy(dueByForDaysPastDue(DEFAULT_AFTER_DAYS_PAST_DUE, now))) {
@@ -256,7 +329,10 @@ export async function writeOffDefaultedLoans(
       await deps.vaultWrites.request(writeOffWriteId(loan.loan_id), { kind: 'WRITE_OFF_LOAN', ref: loan.loan_id }, now.toISOString());
       report.requested++;
     } catch (err) {
-      logger.warn('write-off of a defaulted loan could not be requested; the next run tries again', { loan_id: loan.loan_id, error: err as Error });
+      logger.warn('write-off of a defaulted loan could not be requested; the next run tries again', {
+        loan_id: loan.loan_id,
+        error: err as Error,
+      });
     }
   }
   if (report.due) logger.info('loan write-off run', { ...report });
@@ -270,13 +346,22 @@ export async function writeOffDefaultedLoans(
  * with the vault). Refused: the vault's loan was no longer ACTIVE (repaid or cancelled first);
  * nothing changes here, that write's own handler records it. Idempotent.
  */
-export function loanWriteOffHandler(deps: { loans: Pick<LoanStore, 'transition' | 'get'>; now: () => Date }): VaultWriteHandler<Extract<StoredVaultCall, { kind: 'WRITE_OFF_LOAN' }>> {
+export function loanWriteOffHandler(deps: {
+  loans: Pick<LoanStore, 'transition' | 'get'>;
+  now: () => Date;
+}): VaultWriteHandler<Extract<StoredVaultCall, { kind: 'WRITE_OFF_LOAN' }>> {
   return {
     async mined(call, txHash, result) {
       const at = deps.now().toISOString();
       const loan = await deps.loans.get(call.ref);
       const loss = result?.assetsUsdMicro !== undefined ? Number(result.assetsUsdMicro) : loan?.principal_usd_micro;
-      const moved = await deps.loans.transition(call.ref, ['PENDING', 'ACTIVE'], 'DEFAULTED', { loss_usd_micro: loss, defaulted_at: at, write_off_tx_hash: txHash }, at);
+      const moved = await deps.loans.transition(
+        call.ref,
+        ['PENDING', 'ACTIVE'],
+        'DEFAULTED',
+        { loss_usd_micro: loss, defaulted_at: at, write_off_tx_hash: txHash },
+        at,
+      );
       if (moved) logger.warn('loan written off', { loan_id: call.ref, loss_usd_micro: loss, tx_hash: txHash });
     },
     async refused(call, reason) {

@@ -8,9 +8,7 @@ import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
 
 /** How a payout in MANUAL_REVIEW is closed (docs/api/payouts.md#manual-review), as validated by the transport. */
-export type PayoutResolution =
-  | { resolution: 'PAID_IN_CASH'; receipt_number: string; paid_at: string }
-  | { resolution: 'RETRY' };
+export type PayoutResolution = { resolution: 'PAID_IN_CASH'; receipt_number: string; paid_at: string } | { resolution: 'RETRY' };
 
 /** The ports resolving a manual review needs. */
 export interface ManualReviewDeps {
@@ -43,7 +41,12 @@ export interface ManualReviewDeps {
  * STAGE_OUT_OF_ORDER (its lifecycle is not at the step this request belongs to), `details.status`
  * its current status. After MAX_RESOLUTION_ROUNDS retries a RETRY is refused the same way (pay in cash).
  */
-export async function resolveFarmerPayout(deps: ManualReviewDeps, caller: Caller, payoutId: string, input: PayoutResolution): Promise<Payout> {
+export async function resolveFarmerPayout(
+  deps: ManualReviewDeps,
+  caller: Caller,
+  payoutId: string,
+  input: PayoutResolution,
+): Promise<Payout> {
   assertRole(caller, ['ADMIN', 'COOPERATIVE']);
   assertDuty(caller, ['MANAGER']);
   const payout = /^(PAY|DISB)-/.test(payoutId) ? await deps.payouts.get(payoutId) : null;
@@ -56,25 +59,59 @@ export async function resolveFarmerPayout(deps: ManualReviewDeps, caller: Caller
     const paidAt = Date.parse(input.paid_at);
     if (paidAt > at.getTime()) throw paidAtError('must not be in the future');
     if (paidAt < Date.parse(payout.created_at)) throw paidAtError(`must not be before the payout was created (${payout.created_at})`);
-    const done = await whileInManualReview(deps, payout, () => deps.resolutions.resolvePaidInCash(payout, { receipt_number: input.receipt_number, paid_at: new Date(paidAt).toISOString(), actor: caller.sub }, at.toISOString()));
-    logger.info('manual review resolved: paid in cash', { payout_id: payout.payment_id, cooperative_id: payout.cooperative_id, amount_usd_micro: payout.amount_usd_micro, receipt_number: input.receipt_number });
+    const done = await whileInManualReview(deps, payout, () =>
+      deps.resolutions.resolvePaidInCash(
+        payout,
+        { receipt_number: input.receipt_number, paid_at: new Date(paidAt).toISOString(), actor: caller.sub },
+        at.toISOString(),
+      ),
+    );
+    logger.info('manual review resolved: paid in cash', {
+      payout_id: payout.payment_id,
+      cooperative_id: payout.cooperative_id,
+      amount_usd_micro: payout.amount_usd_micro,
+      receipt_number: input.receipt_number,
+    });
     return done;
   }
 
   const round = (payout.resolution_round ?? 0) + 1;
   if (round > MAX_RESOLUTION_ROUNDS) {
-    throw new DomainError('STAGE_OUT_OF_ORDER', `Payout ${payout.payment_id} was retried ${round - 1} times already; close it as PAID_IN_CASH.`, { details: { payout_id: payout.payment_id, status: payout.status, resolution_round: round - 1 } });
+    throw new DomainError(
+      'STAGE_OUT_OF_ORDER',
+      `Payout ${payout.payment_id} was retried ${round - 1} times already; close it as PAID_IN_CASH.`,
+      { details: { payout_id: payout.payment_id, status: payout.status, resolution_round: round - 1 } },
+    );
   }
   const farmer = await deps.registry.getFarmer(payout.farmer_id);
   if (!farmer) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${payout.farmer_id} is not in the farmer registry.`);
   assertFarmerUsable(farmer);
-  if (!farmer.phone) throw new DomainError('PHONE_NOT_FOUND', `Farmer ${payout.farmer_id} has no mobile-money phone number on record; correct it with PATCH /farmers/${payout.farmer_id} first.`);
+  if (!farmer.phone)
+    throw new DomainError(
+      'PHONE_NOT_FOUND',
+      `Farmer ${payout.farmer_id} has no mobile-money phone number on record; correct it with PATCH /farmers/${payout.farmer_id} first.`,
+    );
   const phone = farmer.phone;
-  const retried = await whileInManualReview(deps, payout, () => deps.resolutions.resolveRetry(payout, {
-    round, attempt: attemptNumber(round, 1), phone, recipient_name: farmer.full_name, actor: caller.sub,
-  }, at.toISOString()));
+  const retried = await whileInManualReview(deps, payout, () =>
+    deps.resolutions.resolveRetry(
+      payout,
+      {
+        round,
+        attempt: attemptNumber(round, 1),
+        phone,
+        recipient_name: farmer.full_name,
+        actor: caller.sub,
+      },
+      at.toISOString(),
+    ),
+  );
   await deps.workflow.start(payout.payment_id, round);
-  logger.info('manual review resolved: retry started', { payout_id: payout.payment_id, round, first_attempt: retried.attempt, phone_changed: phone !== payout.phone });
+  logger.info('manual review resolved: retry started', {
+    payout_id: payout.payment_id,
+    round,
+    first_attempt: retried.attempt,
+    phone_changed: phone !== payout.phone,
+  });
   return retried;
 }
 
@@ -89,9 +126,13 @@ async function whileInManualReview(deps: ManualReviewDeps, payout: Payout, write
 }
 
 function notInManualReview(p: Payout): DomainError {
-  return new DomainError('STAGE_OUT_OF_ORDER', `Payout ${p.payment_id} is ${p.status}, not in MANUAL_REVIEW: only a payout in manual review can be resolved.`, {
-    details: { payout_id: p.payment_id, status: p.status, required_status: 'MANUAL_REVIEW' },
-  });
+  return new DomainError(
+    'STAGE_OUT_OF_ORDER',
+    `Payout ${p.payment_id} is ${p.status}, not in MANUAL_REVIEW: only a payout in manual review can be resolved.`,
+    {
+      details: { payout_id: p.payment_id, status: p.status, required_status: 'MANUAL_REVIEW' },
+    },
+  );
 }
 
 function paidAtError(message: string): DomainError {

@@ -47,7 +47,8 @@ export function meteredPayoutStore<S extends Partial<PayoutStore>>(store: S, m: 
   };
   return new Proxy(store, {
     get: (target, prop, receiver) => {
-      if (typeof prop === 'string' && prop in counting && typeof (target as Record<string, unknown>)[prop] === 'function') return counting[prop as keyof PayoutStore];
+      if (typeof prop === 'string' && prop in counting && typeof (target as Record<string, unknown>)[prop] === 'function')
+        return counting[prop as keyof PayoutStore];
       const value = Reflect.get(target, prop, receiver) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },

@@ -14,9 +14,28 @@ import { DomainError } from '../domain/errors';
 import type { WorkQueue } from '../domain/ports';
 import { countOutboundDeliveryFailure } from '../runtime/metrics';
 import {
-  assertManagesEndpoint, endpointOwnerOf, endpointReceives, hasPlaintextSecret, outboundEventBody, outboundEventsOfChange, ownerKey, ownersOf, previousSecretSigns, retryDelaySeconds, SECRET_ROTATION_OVERLAP_MS,
-  signingSecrets, subscribableEvents,
-  type EndpointUrlGuard, type ItemImage, type OutboundDelivery, type OutboundDeliveryMessage, type OutboundEndpoint, type OutboundEventType, type OutboundSender, type OutboundWebhookStore, type Page,
+  assertManagesEndpoint,
+  endpointOwnerOf,
+  endpointReceives,
+  hasPlaintextSecret,
+  outboundEventBody,
+  outboundEventsOfChange,
+  ownerKey,
+  ownersOf,
+  previousSecretSigns,
+  retryDelaySeconds,
+  SECRET_ROTATION_OVERLAP_MS,
+  signingSecrets,
+  subscribableEvents,
+  type EndpointUrlGuard,
+  type ItemImage,
+  type OutboundDelivery,
+  type OutboundDeliveryMessage,
+  type OutboundEndpoint,
+  type OutboundEventType,
+  type OutboundSender,
+  type OutboundWebhookStore,
+  type Page,
   type RevealedEndpoint,
 } from '../domain/outbound-webhooks';
 import type { SealedSecret, SecretSealer } from '../domain/secret-sealing';
@@ -53,19 +72,36 @@ function notFound(what: string): DomainError {
  * VALIDATION_ERROR when an event is not one the owner may subscribe to, or the URL is refused
  * (in AWS: not https, or resolving to a private, loopback, link-local or metadata address).
  */
-export async function registerEndpoint(deps: EndpointDeps, caller: Caller, input: { url: string; events: OutboundEventType[]; description?: string }): Promise<RevealedEndpoint> {
+export async function registerEndpoint(
+  deps: EndpointDeps,
+  caller: Caller,
+  input: { url: string; events: OutboundEventType[]; description?: string },
+): Promise<RevealedEndpoint> {
   const owner = endpointOwnerOf(caller);
   const allowed = subscribableEvents(owner);
-  const details = input.events.flatMap((e, i) => (allowed.includes(e) ? [] : [{ path: `events[${i}]`, message: `${e} is not an event ${owner.kind} endpoints receive (allowed: ${allowed.join(', ')})` }]));
+  const details = input.events.flatMap((e, i) =>
+    allowed.includes(e)
+      ? []
+      : [{ path: `events[${i}]`, message: `${e} is not an event ${owner.kind} endpoints receive (allowed: ${allowed.join(', ')})` }],
+  );
   const refusal = await deps.guard.refusal(input.url);
   if (refusal) details.push({ path: 'url', message: refusal });
-  if (details.length) throw new DomainError('VALIDATION_ERROR', `Invalid webhook endpoint: ${details[0]!.path} ${details[0]!.message}`, { details });
+  if (details.length)
+    throw new DomainError('VALIDATION_ERROR', `Invalid webhook endpoint: ${details[0]!.path} ${details[0]!.message}`, { details });
   const at = deps.now().toISOString();
   const endpointId = deps.newId('whe_');
   const secret = deps.newSecret();
   const endpoint: OutboundEndpoint = {
-    endpoint_id: endpointId, owner, url: input.url, events: [...new Set(input.events)], ...(input.description ? { description: input.description } : {}),
-    status: 'ACTIVE', sealed_secret: await deps.sealer.seal(secret, endpointId), created_at: at, created_by: caller.sub, updated_at: at,
+    endpoint_id: endpointId,
+    owner,
+    url: input.url,
+    events: [...new Set(input.events)],
+    ...(input.description ? { description: input.description } : {}),
+    status: 'ACTIVE',
+    sealed_secret: await deps.sealer.seal(secret, endpointId),
+    created_at: at,
+    created_by: caller.sub,
+    updated_at: at,
   };
   await deps.store.createEndpoint(endpoint);
   return { ...endpoint, secret };
@@ -98,18 +134,32 @@ export async function deleteEndpoint(deps: Pick<OutboundWebhookDeps, 'store' | '
  * rotation only seals, never opens. Returns the endpoint with the new secret (shown only in this
  * answer). Errors: as managedEndpoint.
  */
-export async function rotateSecret(deps: Pick<OutboundWebhookDeps, 'store' | 'now' | 'newSecret' | 'sealer'>, caller: Caller, id: string): Promise<RevealedEndpoint> {
+export async function rotateSecret(
+  deps: Pick<OutboundWebhookDeps, 'store' | 'now' | 'newSecret' | 'sealer'>,
+  caller: Caller,
+  id: string,
+): Promise<RevealedEndpoint> {
   const e = await managedEndpoint(deps, caller, id);
   const now = deps.now();
   const secret = deps.newSecret();
   const previous: SealedSecret | undefined = e.sealed_secret ?? (e.secret !== undefined ? await deps.sealer.seal(e.secret, id) : undefined);
   const set = {
-    sealed_secret: await deps.sealer.seal(secret, id), previous_sealed_secret: previous, previous_secret_expires_at: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString(),
-    secret: undefined, previous_secret: undefined,
+    sealed_secret: await deps.sealer.seal(secret, id),
+    previous_sealed_secret: previous,
+    previous_secret_expires_at: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString(),
+    secret: undefined,
+    previous_secret: undefined,
   };
   if (!(await deps.store.updateEndpoint(id, set, now.toISOString()))) throw notFound(`webhook endpoint ${id}`);
   const { secret: _plain, previous_secret: _prev, ...rest } = e;
-  return { ...rest, sealed_secret: set.sealed_secret, previous_sealed_secret: previous, previous_secret_expires_at: set.previous_secret_expires_at, secret, updated_at: now.toISOString() };
+  return {
+    ...rest,
+    sealed_secret: set.sealed_secret,
+    previous_sealed_secret: previous,
+    previous_secret_expires_at: set.previous_secret_expires_at,
+    secret,
+    updated_at: now.toISOString(),
+  };
 }
 
 /**
@@ -118,24 +168,38 @@ export async function rotateSecret(deps: Pick<OutboundWebhookDeps, 'store' | 'no
  * those are sealed and stored now, the plaintext removed (only while the stored plaintext is
  * unchanged, so a concurrent rotation wins). Errors: the sealer's (key unavailable, wrong context).
  */
-export async function openSigningSecrets(deps: Pick<OutboundWebhookDeps, 'store' | 'sealer'>, e: OutboundEndpoint, now: Date): Promise<string[]> {
+export async function openSigningSecrets(
+  deps: Pick<OutboundWebhookDeps, 'store' | 'sealer'>,
+  e: OutboundEndpoint,
+  now: Date,
+): Promise<string[]> {
   const id = e.endpoint_id;
   if (hasPlaintextSecret(e) && e.secret !== undefined) {
     const set = {
-      sealed_secret: e.sealed_secret ?? await deps.sealer.seal(e.secret, id),
-      ...(e.previous_secret !== undefined && !e.previous_sealed_secret ? { previous_sealed_secret: await deps.sealer.seal(e.previous_secret, id) } : {}),
-      secret: undefined, previous_secret: undefined,
+      sealed_secret: e.sealed_secret ?? (await deps.sealer.seal(e.secret, id)),
+      ...(e.previous_secret !== undefined && !e.previous_sealed_secret
+        ? { previous_sealed_secret: await deps.sealer.seal(e.previous_secret, id) }
+        : {}),
+      secret: undefined,
+      previous_secret: undefined,
     };
     await deps.store.updateEndpoint(id, set, now.toISOString(), e.secret);
   }
   const current = e.secret ?? (e.sealed_secret ? await deps.sealer.open(e.sealed_secret, id) : undefined);
   if (current === undefined) throw new Error(`Webhook endpoint ${id} has no signing secret`);
-  const previous = previousSecretSigns(e, now) ? e.previous_secret ?? (e.previous_sealed_secret ? await deps.sealer.open(e.previous_sealed_secret, id) : undefined) : undefined;
+  const previous = previousSecretSigns(e, now)
+    ? (e.previous_secret ?? (e.previous_sealed_secret ? await deps.sealer.open(e.previous_sealed_secret, id) : undefined))
+    : undefined;
   return signingSecrets({ secret: current, previous_secret: previous, previous_secret_expires_at: e.previous_secret_expires_at }, now);
 }
 
 /** The endpoint's delivery log, newest first. Errors: as managedEndpoint. */
-export async function listDeliveries(deps: Pick<OutboundWebhookDeps, 'store'>, caller: Caller, id: string, q: { limit: number; next_token?: string }): Promise<Page<OutboundDelivery>> {
+export async function listDeliveries(
+  deps: Pick<OutboundWebhookDeps, 'store'>,
+  caller: Caller,
+  id: string,
+  q: { limit: number; next_token?: string },
+): Promise<Page<OutboundDelivery>> {
   await managedEndpoint(deps, caller, id);
   return deps.store.listDeliveries(id, q.limit, q.next_token);
 }
@@ -150,7 +214,11 @@ export async function replayDelivery(deps: OutboundWebhookDeps, caller: Caller, 
   const d = await deps.store.getDelivery(deliveryId);
   if (!d) throw notFound(`webhook delivery ${deliveryId}`);
   const e = await managedEndpoint(deps, caller, d.endpoint_id);
-  if (e.status !== 'ACTIVE') throw new DomainError('VALIDATION_ERROR', `Webhook endpoint ${e.endpoint_id} is ${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ''}; register it again to receive deliveries.`);
+  if (e.status !== 'ACTIVE')
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `Webhook endpoint ${e.endpoint_id} is ${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ''}; register it again to receive deliveries.`,
+    );
   const at = deps.now().toISOString();
   const token = deps.newId('tok_');
   const set: Partial<OutboundDelivery> = { state: 'PENDING', round_attempts: 0, pending_token: token, next_attempt_at: at, updated_at: at };
@@ -170,19 +238,26 @@ export async function replayDelivery(deps: OutboundWebhookDeps, caller: Caller, 
  * deliveries still PENDING at their first attempt, the at-least-once case). Returns the number of
  * deliveries created. Errors: store or queue failures propagate (the stream batch is retried).
  */
-export async function publishChanges(deps: OutboundWebhookDeps, changes: Array<{ oldImage?: ItemImage; newImage?: ItemImage }>): Promise<number> {
+export async function publishChanges(
+  deps: OutboundWebhookDeps,
+  changes: Array<{ oldImage?: ItemImage; newImage?: ItemImage }>,
+): Promise<number> {
   let created = 0;
   for (const change of changes) {
     for (const event of outboundEventsOfChange(change.oldImage, change.newImage)) {
       const { owners, allMfis } = ownersOf(event);
-      const lists = await Promise.all([...owners.map((o) => deps.store.listEndpoints(o)), ...(allMfis ? [deps.store.listMfiEndpoints()] : [])]);
+      const lists = await Promise.all([
+        ...owners.map((o) => deps.store.listEndpoints(o)),
+        ...(allMfis ? [deps.store.listMfiEndpoints()] : []),
+      ]);
       const endpoints = new Map(lists.flat().map((e) => [e.endpoint_id, e]));
       for (const endpoint of endpoints.values()) {
         if (!endpointReceives(endpoint, event)) continue;
         const at = deps.now().toISOString();
         const { delivery, created: isNew } = await deps.store.ensureDelivery(endpoint.endpoint_id, event, deps.newId('tok_'), at);
         if (isNew) created++;
-        if (delivery.state === 'PENDING' && delivery.round_attempts === 0 && delivery.pending_token) await deps.queue.send({ delivery_id: delivery.delivery_id, token: delivery.pending_token });
+        if (delivery.state === 'PENDING' && delivery.round_attempts === 0 && delivery.pending_token)
+          await deps.queue.send({ delivery_id: delivery.delivery_id, token: delivery.pending_token });
       }
     }
   }
@@ -197,7 +272,10 @@ export async function publishChanges(deps: OutboundWebhookDeps, changes: Array<{
  * or disabled endpoint ends the delivery DEAD. Returns the delivery's new state, or null when the
  * message was stale.
  */
-export async function attemptDelivery(deps: OutboundWebhookDeps & { sender: OutboundSender; timeScale: number }, msg: OutboundDeliveryMessage): Promise<OutboundDelivery['state'] | null> {
+export async function attemptDelivery(
+  deps: OutboundWebhookDeps & { sender: OutboundSender; timeScale: number },
+  msg: OutboundDeliveryMessage,
+): Promise<OutboundDelivery['state'] | null> {
   const d = await deps.store.getDelivery(msg.delivery_id);
   if (!d || d.pending_token !== msg.token || d.state === 'DELIVERED' || d.state === 'DEAD') return null;
   const now = deps.now();
@@ -209,33 +287,87 @@ export async function attemptDelivery(deps: OutboundWebhookDeps & { sender: Outb
   const endpoint = await deps.store.getEndpoint(d.endpoint_id);
   const at = now.toISOString();
   if (endpoint?.status !== 'ACTIVE') {
-    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { state: 'DEAD', last_error: `endpoint ${endpoint?.status ?? 'DELETED'}`, pending_token: undefined, next_attempt_at: undefined, updated_at: at });
+    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, {
+      state: 'DEAD',
+      last_error: `endpoint ${endpoint?.status ?? 'DELETED'}`,
+      pending_token: undefined,
+      next_attempt_at: undefined,
+      updated_at: at,
+    });
     return ok ? 'DEAD' : null;
   }
   const secrets = await openSigningSecrets(deps, endpoint, now);
-  const result = await deps.sender.send({ url: endpoint.url, secrets, eventId: d.event.event_id, body: outboundEventBody(d.event), at: now });
+  const result = await deps.sender.send({
+    url: endpoint.url,
+    secrets,
+    eventId: d.event.event_id,
+    body: outboundEventBody(d.event),
+    at: now,
+  });
   const attempts = d.attempts + 1;
   const round = d.round_attempts + 1;
-  const common: Partial<OutboundDelivery> = { attempts, round_attempts: round, last_attempt_at: at, last_status_code: result.status_code, last_error: result.error, updated_at: at };
+  const common: Partial<OutboundDelivery> = {
+    attempts,
+    round_attempts: round,
+    last_attempt_at: at,
+    last_status_code: result.status_code,
+    last_error: result.error,
+    updated_at: at,
+  };
   const code = result.status_code ?? 0;
-  if (code < 200 || code >= 300) countOutboundDeliveryFailure(code === 410 ? 'GONE' : code ? `HTTP_${code}` : /refused/.test(result.error ?? '') ? 'BLOCKED_ADDRESS' : /TIMEDOUT|timeout/i.test(result.error ?? '') ? 'TIMEOUT' : 'CONNECTION');
+  if (code < 200 || code >= 300)
+    countOutboundDeliveryFailure(
+      code === 410
+        ? 'GONE'
+        : code
+          ? `HTTP_${code}`
+          : /refused/.test(result.error ?? '')
+            ? 'BLOCKED_ADDRESS'
+            : /TIMEDOUT|timeout/i.test(result.error ?? '')
+              ? 'TIMEOUT'
+              : 'CONNECTION',
+    );
   if (code >= 200 && code < 300) {
-    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state: 'DELIVERED', pending_token: undefined, next_attempt_at: undefined });
+    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, {
+      ...common,
+      state: 'DELIVERED',
+      pending_token: undefined,
+      next_attempt_at: undefined,
+    });
     return ok ? 'DELIVERED' : null;
   }
   if (code === 410) {
-    await deps.store.updateEndpoint(endpoint.endpoint_id, { status: 'DISABLED', disabled_reason: `the receiver answered 410 Gone at ${at}` }, at);
-    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state: 'DEAD', pending_token: undefined, next_attempt_at: undefined });
+    await deps.store.updateEndpoint(
+      endpoint.endpoint_id,
+      { status: 'DISABLED', disabled_reason: `the receiver answered 410 Gone at ${at}` },
+      at,
+    );
+    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, {
+      ...common,
+      state: 'DEAD',
+      pending_token: undefined,
+      next_attempt_at: undefined,
+    });
     return ok ? 'DEAD' : null;
   }
   const delay = retryDelaySeconds(round, deps.timeScale);
   if (delay === null) {
-    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state: 'DEAD', pending_token: undefined, next_attempt_at: undefined });
+    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, {
+      ...common,
+      state: 'DEAD',
+      pending_token: undefined,
+      next_attempt_at: undefined,
+    });
     return ok ? 'DEAD' : null;
   }
   const token = deps.newId('tok_');
   const next = new Date(now.getTime() + delay * 1000).toISOString();
   await deps.queue.send({ delivery_id: d.delivery_id, token }, { delaySeconds: Math.min(MAX_QUEUE_DELAY_S, Math.ceil(delay)) });
-  const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state: 'FAILED', pending_token: token, next_attempt_at: next });
+  const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, {
+    ...common,
+    state: 'FAILED',
+    pending_token: token,
+    next_attempt_at: next,
+  });
   return ok ? 'FAILED' : null;
 }

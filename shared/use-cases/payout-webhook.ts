@@ -76,7 +76,10 @@ export type PayoutWebhookOutcome = 'APPLIED' | 'DUPLICATE_WEBHOOK' | 'IGNORED' |
  * Every outcome but the 503 is acknowledged with 200 `{received: true, outcome}`: a mismatch is
  * not a request error the sender could fix, and a forger learns nothing and gets no retry signal.
  */
-export async function applyPayoutWebhook(deps: PayoutWebhookDeps, input: { webhookId: string; event: PayoutProviderEvent }): Promise<{ received: true; outcome: PayoutWebhookOutcome }> {
+export async function applyPayoutWebhook(
+  deps: PayoutWebhookDeps,
+  input: { webhookId: string; event: PayoutProviderEvent },
+): Promise<{ received: true; outcome: PayoutWebhookOutcome }> {
   const { event } = input;
   const webhook = { source: WEBHOOK_SOURCE, id: input.webhookId };
   const ref = parseProviderReference(event.data.reference);
@@ -92,34 +95,68 @@ export async function applyPayoutWebhook(deps: PayoutWebhookDeps, input: { webho
   const at = deps.now().toISOString();
   if (!order || problems.length) {
     logger.error('payout webhook not confirmed by the provider; not applied, left for reconciliation', {
-      alarm: MISMATCH_ALARM, problems, webhook_id: webhook.id, type: event.type, payout_id: payout.payment_id, attempt: ref.attempt, payout_status: payout.status,
-      webhook_order_id: event.data.order_id, provider_order_id: order?.order_id ?? null, provider_status: order?.status ?? null,
-      webhook_values: { amount_ugx: event.data.amount_ugx ?? null, exchange_rate: event.data.exchange_rate ?? null, mobile_money_transaction_id: event.data.mobile_money_transaction_id ?? null, settled_at: event.data.settled_at ?? null },
-      provider_values: order ? { amount_usd_micro: order.amount_usd_micro, amount_ugx: order.amount_ugx, exchange_rate: order.exchange_rate, mobile_money_transaction_id: order.mobile_money_transaction_id ?? null, settled_at: order.settled_at ?? null } : null,
+      alarm: MISMATCH_ALARM,
+      problems,
+      webhook_id: webhook.id,
+      type: event.type,
+      payout_id: payout.payment_id,
+      attempt: ref.attempt,
+      payout_status: payout.status,
+      webhook_order_id: event.data.order_id,
+      provider_order_id: order?.order_id ?? null,
+      provider_status: order?.status ?? null,
+      webhook_values: {
+        amount_ugx: event.data.amount_ugx ?? null,
+        exchange_rate: event.data.exchange_rate ?? null,
+        mobile_money_transaction_id: event.data.mobile_money_transaction_id ?? null,
+        settled_at: event.data.settled_at ?? null,
+      },
+      provider_values: order
+        ? {
+            amount_usd_micro: order.amount_usd_micro,
+            amount_ugx: order.amount_ugx,
+            exchange_rate: order.exchange_rate,
+            mobile_money_transaction_id: order.mobile_money_transaction_id ?? null,
+            settled_at: order.settled_at ?? null,
+          }
+        : null,
     });
     const first = await deps.receipts.claimWebhook(webhook.source, webhook.id, at);
     return { received: true, outcome: first ? 'MISMATCH' : 'DUPLICATE_WEBHOOK' };
   }
 
   const reason = order.failure_reason ?? event.data.failure_reason ?? 'order failed';
-  const outcome = order.status === 'SETTLED'
-    ? await deps.payouts.recordSettlement(payout, {
-      attempt: ref.attempt,
-      order_id: order.order_id,
-      amount_ugx: order.amount_ugx,
-      exchange_rate: order.exchange_rate,
-      mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',
-      settled_at: order.settled_at ?? at,
-    }, at, webhook)
-    : await deps.payouts.recordFailure(payout, ref.attempt, reason, at, webhook);
+  const outcome =
+    order.status === 'SETTLED'
+      ? await deps.payouts.recordSettlement(
+          payout,
+          {
+            attempt: ref.attempt,
+            order_id: order.order_id,
+            amount_ugx: order.amount_ugx,
+            exchange_rate: order.exchange_rate,
+            mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',
+            settled_at: order.settled_at ?? at,
+          },
+          at,
+          webhook,
+        )
+      : await deps.payouts.recordFailure(payout, ref.attempt, reason, at, webhook);
   if (outcome === 'APPLIED') {
     const fresh = await deps.payouts.get(ref.payoutId);
     if (fresh?.task_token && fresh.task_token_attempt === ref.attempt) {
-      if (order.status === 'SETTLED') await deps.workflow.resume(fresh.task_token, { status: fresh.status, provider_order_id: order.order_id });
+      if (order.status === 'SETTLED')
+        await deps.workflow.resume(fresh.task_token, { status: fresh.status, provider_order_id: order.order_id });
       else await deps.workflow.fail(fresh.task_token, 'OrderFailed', reason);
     }
   } else {
-    logger.info('payout webhook changed nothing', { outcome, payout_id: ref.payoutId, attempt: ref.attempt, type: event.type, status: payout.status });
+    logger.info('payout webhook changed nothing', {
+      outcome,
+      payout_id: ref.payoutId,
+      attempt: ref.attempt,
+      type: event.type,
+      status: payout.status,
+    });
   }
   return { received: true, outcome };
 }
@@ -130,7 +167,7 @@ async function providerOrder(provider: PayoutOrderReader, reference: string): Pr
     return await provider.findOrderByReference(reference);
   } catch (err) {
     if (err instanceof ProviderUnavailableError) throw err;
-    logger.error('payout webhook: the provider\'s order could not be read', { reference, error: err as Error });
+    logger.error("payout webhook: the provider's order could not be read", { reference, error: err as Error });
     throw new ProviderUnavailableError('The payout provider could not confirm the event; nothing was recorded, retry.', err);
   }
 }
@@ -142,14 +179,21 @@ function disagreements(event: PayoutProviderEvent, order: ProviderOrder | null, 
   const out: string[] = [];
   const status = event.type === 'order.settled' ? 'SETTLED' : 'FAILED';
   if (order.status !== status) out.push(`provider order is ${order.status}, event is ${event.type}`);
-  if (order.order_id !== d.order_id) out.push('order_id differs from the provider\'s');
-  if (attempt === 1 && payout.attempt === 1 && payout.provider_order_id && payout.provider_order_id !== order.order_id) out.push('provider order differs from the order recorded for the attempt');
-  if (order.amount_usd_micro !== payout.amount_usd_micro) out.push('provider order amount_usd_micro differs from the payout\'s');
+  if (order.order_id !== d.order_id) out.push("order_id differs from the provider's");
+  if (attempt === 1 && payout.attempt === 1 && payout.provider_order_id && payout.provider_order_id !== order.order_id)
+    out.push('provider order differs from the order recorded for the attempt');
+  if (order.amount_usd_micro !== payout.amount_usd_micro) out.push("provider order amount_usd_micro differs from the payout's");
   if (event.type === 'order.settled') {
-    if (d.amount_ugx != null && d.amount_ugx !== order.amount_ugx) out.push('amount_ugx differs from the provider\'s');
-    if (d.exchange_rate != null && !(Number(d.exchange_rate) === Number(order.exchange_rate) && Number.isFinite(Number(order.exchange_rate)))) out.push('exchange_rate differs from the provider\'s');
-    if (d.mobile_money_transaction_id != null && d.mobile_money_transaction_id !== (order.mobile_money_transaction_id ?? null)) out.push('mobile_money_transaction_id differs from the provider\'s');
-    if (d.settled_at != null && !(order.settled_at && Date.parse(d.settled_at) === Date.parse(order.settled_at))) out.push('settled_at differs from the provider\'s');
+    if (d.amount_ugx != null && d.amount_ugx !== order.amount_ugx) out.push("amount_ugx differs from the provider's");
+    if (
+      d.exchange_rate != null &&
+      !(Number(d.exchange_rate) === Number(order.exchange_rate) && Number.isFinite(Number(order.exchange_rate)))
+    )
+      out.push("exchange_rate differs from the provider's");
+    if (d.mobile_money_transaction_id != null && d.mobile_money_transaction_id !== (order.mobile_money_transaction_id ?? null))
+      out.push("mobile_money_transaction_id differs from the provider's");
+    if (d.settled_at != null && !(order.settled_at && Date.parse(d.settled_at) === Date.parse(order.settled_at)))
+      out.push("settled_at differs from the provider's");
   }
   return out;
 }

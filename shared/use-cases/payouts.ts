@@ -1,6 +1,13 @@
 import { assertActsFor, assertMayMoveMoney, canSeePayment } from '../domain/access';
 import { SYSTEM_CALLER, type Caller } from '../domain/caller';
-import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected, ProviderRejectedError, ProviderUnavailableError, StoreUnavailableError } from '../domain/errors';
+import {
+  DomainError,
+  PayoutSequenceConflict,
+  PayoutTransitionRejected,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  StoreUnavailableError,
+} from '../domain/errors';
 import { assertFarmerUsable } from '../domain/farmer';
 import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
@@ -26,7 +33,10 @@ export interface PayoutCreationDeps {
   /** `getCooperative`: the export premium in a batch's value (the cap on its farmer payouts). */
   registry: Pick<RegistryStore, 'getFarmer' | 'getCooperative'>;
   batches: Pick<BatchStore, 'get'>;
-  payouts: Pick<PayoutStore, 'createPending' | 'discardUnsent' | 'markOrderUnknown' | 'claimOrderUnknown' | 'markProcessing' | 'markFirstOrderRejected' | 'get'>;
+  payouts: Pick<
+    PayoutStore,
+    'createPending' | 'discardUnsent' | 'markOrderUnknown' | 'claimOrderUnknown' | 'markProcessing' | 'markFirstOrderRejected' | 'get'
+  >;
   provider: Pick<PayoutProvider, 'quote' | 'createOrder' | 'findOrderByReference'>;
   workflow: Pick<PayoutWorkflow, 'start'>;
   now: () => Date;
@@ -76,9 +86,13 @@ export async function createFarmerPayout(
 ): Promise<Payout> {
   assertActsFor(caller, input.cooperative_id);
   if (input.reason === 'LOAN_DISBURSEMENT' && !disbursement) {
-    throw new DomainError('VALIDATION_ERROR', 'A loan disbursement is made by POST /loans (the BatchToken is locked as collateral first); it cannot be created as a payout.', {
-      details: [{ path: 'reason', message: 'LOAN_DISBURSEMENT payouts are created by POST /loans' }],
-    });
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      'A loan disbursement is made by POST /loans (the BatchToken is locked as collateral first); it cannot be created as a payout.',
+      {
+        details: [{ path: 'reason', message: 'LOAN_DISBURSEMENT payouts are created by POST /loans' }],
+      },
+    );
   }
   const farmer = await deps.registry.getFarmer(input.farmer_id);
   if (!farmer || farmer.cooperative_id !== input.cooperative_id) {
@@ -88,20 +102,29 @@ export async function createFarmerPayout(
   if (!farmer.phone) throw new DomainError('PHONE_NOT_FOUND', `Farmer ${input.farmer_id} has no mobile-money phone number on record.`);
   const batchRef = parseBatchId(input.batch_id);
   let batch = batchRef ? await deps.batches.get(input.batch_id) : null;
-  if (!batch || !batchRef || batch.cooperative_id !== input.cooperative_id) throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised for cooperative ${input.cooperative_id}.`);
+  if (!batch || !batchRef || batch.cooperative_id !== input.cooperative_id)
+    throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised for cooperative ${input.cooperative_id}.`);
   if (batch.farmer_id !== input.farmer_id) {
-    throw new DomainError('VALIDATION_ERROR', `Batch ${input.batch_id} was delivered by another farmer.`, { details: [{ path: 'farmer_id', message: "does not match the batch's farmer" }] });
+    throw new DomainError('VALIDATION_ERROR', `Batch ${input.batch_id} was delivered by another farmer.`, {
+      details: [{ path: 'farmer_id', message: "does not match the batch's farmer" }],
+    });
   }
 
   let quote;
   try {
-    quote = await deps.provider.quote('ugx' in input.amount ? { amount_ugx: input.amount.ugx } : { amount_usd_micro: input.amount.usd_micro });
+    quote = await deps.provider.quote(
+      'ugx' in input.amount ? { amount_ugx: input.amount.ugx } : { amount_usd_micro: input.amount.usd_micro },
+    );
   } catch (err) {
     // The spec's PAYOUT_FAILED (500) is "the provider returned an error"; at the quote nothing exists yet to retry.
     if (err instanceof ProviderRejectedError) {
-      throw new DomainError('PAYOUT_FAILED', `The payout provider refused the rate quote (${err.reason}); no payout was created, so nothing is queued: correct the request or retry later.`, {
-        details: { step: 'QUOTE', provider_reason: err.reason, payout_created: false },
-      });
+      throw new DomainError(
+        'PAYOUT_FAILED',
+        `The payout provider refused the rate quote (${err.reason}); no payout was created, so nothing is queued: correct the request or retry later.`,
+        {
+          details: { step: 'QUOTE', provider_reason: err.reason, payout_created: false },
+        },
+      );
     }
     throw err;
   }
@@ -159,7 +182,8 @@ export async function createFarmerPayout(
         return placeFirstOrder(deps, resumed);
       }
       if (!(err instanceof PayoutSequenceConflict)) throw err;
-      if (tries >= MAX_SEQUENCE_TRIES) throw new StoreUnavailableError('Too many concurrent payout creations on this batch; nothing was created, retry shortly.', err);
+      if (tries >= MAX_SEQUENCE_TRIES)
+        throw new StoreUnavailableError('Too many concurrent payout creations on this batch; nothing was created, retry shortly.', err);
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (tries + 1))); // jitter: concurrent losers do not collide again in step
       batch = (await deps.batches.get(input.batch_id))!;
     }
@@ -183,9 +207,19 @@ export async function createManualPayout(
   limits: { dailyLimitUsdMicro: number },
 ): Promise<Payout> {
   assertMayMoveMoney(caller);
-  return createFarmerPayout(deps, caller, {
-    farmer_id: input.farmer_id, batch_id: input.batch_id, cooperative_id: input.cooperative_id, reason: input.reason, amount: { usd_micro: input.amount_usd_micro },
-  }, undefined, { daily_limit_usd_micro: limits.dailyLimitUsdMicro });
+  return createFarmerPayout(
+    deps,
+    caller,
+    {
+      farmer_id: input.farmer_id,
+      batch_id: input.batch_id,
+      cooperative_id: input.cooperative_id,
+      reason: input.reason,
+      amount: { usd_micro: input.amount_usd_micro },
+    },
+    undefined,
+    { daily_limit_usd_micro: limits.dailyLimitUsdMicro },
+  );
 }
 
 /**
@@ -214,14 +248,22 @@ async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promis
       }
       if (order === undefined) {
         await deps.payouts.markOrderUnknown(payout, deps.now().toISOString());
-        throw new ProviderUnavailableError(`The payout provider is unreachable; payout ${payout.payment_id} is kept PENDING and resumes (never paid twice) when this request is retried.`, err, { payout_id: payout.payment_id });
+        throw new ProviderUnavailableError(
+          `The payout provider is unreachable; payout ${payout.payment_id} is kept PENDING and resumes (never paid twice) when this request is retried.`,
+          err,
+          { payout_id: payout.payment_id },
+        );
       }
     } else {
       const failed = await deps.payouts.markFirstOrderRejected(payout, err.reason, deps.now().toISOString());
       await deps.workflow.start(payout.payment_id);
-      throw new DomainError('PAYOUT_FAILED', `The payout provider rejected the order (${err.reason}); payout ${failed.payment_id} is queued for retry.`, {
-        details: { payout_id: failed.payment_id, status: failed.status },
-      });
+      throw new DomainError(
+        'PAYOUT_FAILED',
+        `The payout provider rejected the order (${err.reason}); payout ${failed.payment_id} is queued for retry.`,
+        {
+          details: { payout_id: failed.payment_id, status: failed.status },
+        },
+      );
     }
   }
   let processing: Payout;
@@ -235,7 +277,13 @@ async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promis
     processing = fresh;
   }
   await deps.workflow.start(payout.payment_id);
-  logger.info('payout started', { payout_id: processing.payment_id, batch_id: processing.batch_id, reason: processing.reason, amount_usd_micro: processing.amount_usd_micro, provider_order_id: order.order_id });
+  logger.info('payout started', {
+    payout_id: processing.payment_id,
+    batch_id: processing.batch_id,
+    reason: processing.reason,
+    amount_usd_micro: processing.amount_usd_micro,
+    provider_order_id: order.order_id,
+  });
   return processing;
 }
 
@@ -259,19 +307,24 @@ export async function readPayment(payouts: Pick<PayoutStore, 'get'>, caller: Cal
  * webhook to resume. When the payout was settled or failed before the token could be parked,
  * resumes or fails the task at once. A provider rejection fails the task (`OrderFailed`).
  */
-export async function runPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'provider' | 'workflow' | 'now'>, input: { payout_id: string; attempt: number; task_token: string }): Promise<void> {
+export async function runPayoutAttempt(
+  deps: Pick<PayoutDeps, 'payouts' | 'provider' | 'workflow' | 'now'>,
+  input: { payout_id: string; attempt: number; task_token: string },
+): Promise<void> {
   const { payout_id: payoutId, attempt, task_token: token } = input;
   const payout = await deps.payouts.get(payoutId);
   if (!payout) throw new Error(`payout ${payoutId} not found`);
   if (payout.status === 'COMPLETED') return deps.workflow.resume(token, settlementOutput(payout));
   if (payout.status === 'MANUAL_REVIEW') return deps.workflow.fail(token, 'PayoutFinal', 'payout is in manual review');
-  if (payout.status === 'FAILED' && payout.attempt === attempt) return deps.workflow.fail(token, 'OrderFailed', payout.last_failure_reason ?? 'order failed');
+  if (payout.status === 'FAILED' && payout.attempt === attempt)
+    return deps.workflow.fail(token, 'OrderFailed', payout.last_failure_reason ?? 'order failed');
 
   // 1. the attempt and its token first, 2. then the order: a settlement or failure can only come after.
   const blocked = await deps.payouts.registerAttempt(payoutId, attempt, token, deps.now().toISOString());
   if (blocked) {
     if (blocked.status === 'COMPLETED') return deps.workflow.resume(token, settlementOutput(blocked));
-    if (blocked.status === 'FAILED' && blocked.attempt === attempt) return deps.workflow.fail(token, 'OrderFailed', blocked.last_failure_reason ?? 'order failed');
+    if (blocked.status === 'FAILED' && blocked.attempt === attempt)
+      return deps.workflow.fail(token, 'OrderFailed', blocked.last_failure_reason ?? 'order failed');
     throw new Error(`payout ${payoutId} cannot start attempt ${attempt} from status ${blocked.status} (attempt ${blocked.attempt})`);
   }
   try {
@@ -300,7 +353,10 @@ export type CheckOutcome = 'COMPLETED' | 'PENDING' | 'RETRY' | 'EXHAUSTED';
  * settled → recorded as COMPLETED; still pending → wait again; failed or never created →
  * RETRY_N (N ≤ 3) or EXHAUSTED (N = 4, manual review follows).
  */
-export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'provider' | 'now'>, input: { payout_id: string; attempt: number }): Promise<{ outcome: CheckOutcome }> {
+export async function checkPayoutAttempt(
+  deps: Pick<PayoutDeps, 'payouts' | 'provider' | 'now'>,
+  input: { payout_id: string; attempt: number },
+): Promise<{ outcome: CheckOutcome }> {
   const payout = await deps.payouts.get(input.payout_id);
   if (!payout) throw new Error(`payout ${input.payout_id} not found`);
   if (payout.status === 'COMPLETED') return { outcome: 'COMPLETED' };
@@ -312,14 +368,18 @@ export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'pro
   }
   const order = await deps.provider.findOrderByReference(providerReference(input.payout_id, input.attempt));
   if (order?.status === 'SETTLED') {
-    await deps.payouts.recordSettlement(payout, {
-      attempt: input.attempt,
-      order_id: order.order_id,
-      amount_ugx: order.amount_ugx,
-      exchange_rate: order.exchange_rate,
-      mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',
-      settled_at: order.settled_at ?? deps.now().toISOString(),
-    }, deps.now().toISOString());
+    await deps.payouts.recordSettlement(
+      payout,
+      {
+        attempt: input.attempt,
+        order_id: order.order_id,
+        amount_ugx: order.amount_ugx,
+        exchange_rate: order.exchange_rate,
+        mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',
+        settled_at: order.settled_at ?? deps.now().toISOString(),
+      },
+      deps.now().toISOString(),
+    );
     return { outcome: 'COMPLETED' };
   }
   if (order?.status === 'PENDING') return { outcome: 'PENDING' };
@@ -340,7 +400,10 @@ export async function checkPayoutAttempt(deps: Pick<PayoutDeps, 'payouts' | 'pro
  * through SNS with `cooperative_id` as a message attribute (so each manager's subscription filters
  * to its own cooperative). The message names the farmer, the batch receipt and the amount.
  */
-export async function moveToManualReview(deps: Pick<PayoutDeps, 'payouts' | 'registry' | 'now'> & { notifier: Notifier }, input: { payout_id: string }): Promise<{ status: string }> {
+export async function moveToManualReview(
+  deps: Pick<PayoutDeps, 'payouts' | 'registry' | 'now'> & { notifier: Notifier },
+  input: { payout_id: string },
+): Promise<{ status: string }> {
   const payout = await deps.payouts.get(input.payout_id);
   if (!payout) throw new Error(`payout ${input.payout_id} not found`);
   if (payout.status === 'COMPLETED') return { status: 'COMPLETED' };
@@ -381,7 +444,10 @@ async function placedOrder(deps: Pick<PayoutCreationDeps, 'provider'>, payout: P
   try {
     return await deps.provider.findOrderByReference(providerReference(payout.payment_id, 1));
   } catch (err) {
-    logger.warn('provider order look-up failed after an unreachable order creation; the payout stays PENDING for reconciliation', { payout_id: payout.payment_id, error: err as Error });
+    logger.warn('provider order look-up failed after an unreachable order creation; the payout stays PENDING for reconciliation', {
+      payout_id: payout.payment_id,
+      error: err as Error,
+    });
     return undefined;
   }
 }
@@ -397,7 +463,11 @@ export async function startBatchPayout(deps: PayoutDeps, batchId: string): Promi
   if (!batch) throw new Error(`batch ${batchId} not found`);
   try {
     await createFarmerPayout(deps, SYSTEM_CALLER, {
-      farmer_id: batch.farmer_id, batch_id: batch.batch_id, cooperative_id: batch.cooperative_id, reason: 'NET_COFFEE_PAYMENT', amount: { ugx: batch.payment_amount_ugx },
+      farmer_id: batch.farmer_id,
+      batch_id: batch.batch_id,
+      cooperative_id: batch.cooperative_id,
+      reason: 'NET_COFFEE_PAYMENT',
+      amount: { ugx: batch.payment_amount_ugx },
     });
   } catch (err) {
     if (err instanceof DomainError) {
@@ -405,7 +475,11 @@ export async function startBatchPayout(deps: PayoutDeps, batchId: string): Promi
       if (err.code === 'PAYOUT_EXCEEDS_BATCH_VALUE') {
         // Manual payouts took the batch's value already: paying the net payment too would pay the coffee twice.
         await deps.batches.setPaymentStatus(batchId, 'NOT_PAYABLE');
-        logger.error('batch payment not payable: the batch\'s farmer payouts already reach its value', { batch_id: batchId, alarm: 'PAYOUT_EXCEEDS_BATCH_VALUE', details: err.details });
+        logger.error("batch payment not payable: the batch's farmer payouts already reach its value", {
+          batch_id: batchId,
+          alarm: 'PAYOUT_EXCEEDS_BATCH_VALUE',
+          details: err.details,
+        });
         return;
       }
       if (err.code === 'PHONE_NOT_FOUND') {

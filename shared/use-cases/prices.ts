@@ -26,7 +26,10 @@ export async function currentPrice(feed: PriceFeed, grade: Grade, now: Date): Pr
   try {
     snapshot = await feed.latest();
   } catch (err) {
-    throw new DomainError('STALE_PRICE_FEED', `The coffee price feed cannot be read (${(err as Error).message}); loan origination is paused until it answers with prices at most ${PRICE_FEED_MAX_AGE_SECONDS / 60} minutes old.`);
+    throw new DomainError(
+      'STALE_PRICE_FEED',
+      `The coffee price feed cannot be read (${(err as Error).message}); loan origination is paused until it answers with prices at most ${PRICE_FEED_MAX_AGE_SECONDS / 60} minutes old.`,
+    );
   }
   if (isPriceFeedStale(snapshot, now)) {
     throw new DomainError(
@@ -37,7 +40,11 @@ export async function currentPrice(feed: PriceFeed, grade: Grade, now: Date): Pr
   }
   const price = snapshot.usd_micro_per_kg[grade];
   if (!Number.isSafeInteger(price) || price < 0) {
-    throw new DomainError('STALE_PRICE_FEED', `The coffee price feed has no price for grade ${grade}; loan origination is paused until it does.`, { details: { source: snapshot.source } });
+    throw new DomainError(
+      'STALE_PRICE_FEED',
+      `The coffee price feed has no price for grade ${grade}; loan origination is paused until it does.`,
+      { details: { source: snapshot.source } },
+    );
   }
   return { usd_micro_per_kg: price, updated_at: snapshot.updated_at, source: snapshot.source };
 }

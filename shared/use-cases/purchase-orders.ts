@@ -8,7 +8,9 @@ import type { PurchaseOrder } from '../domain/records';
 import { commitToPurchaseOrder, type CustodyDeps } from './custody';
 
 /** The ports confirming a purchase order needs (it commits stage changes). */
-export type PurchaseOrderDeps = Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'getPurchaseOrder' | 'confirmPurchaseOrder' | 'commitStage'> };
+export type PurchaseOrderDeps = Omit<CustodyDeps, 'custody'> & {
+  custody: Pick<CustodyStore, 'getPurchaseOrder' | 'confirmPurchaseOrder' | 'commitStage'>;
+};
 
 /** POST /purchase-orders input, validated by the transport (CreatePurchaseOrderSchema). */
 export interface PurchaseOrderInput {
@@ -40,19 +42,33 @@ export async function createPurchaseOrder(
   const missing = input.batch_ids.filter((_, i) => !batches[i]);
   if (missing.length) throw new DomainError('BATCH_NOT_FOUND', `Batch ${missing.join(', ')} is not recognised.`);
   const coops = new Set(batches.map((b) => b!.cooperative_id));
-  if (coops.size > 1) throw new DomainError('VALIDATION_ERROR', 'A purchase order covers batches of one cooperative.', { details: [{ path: 'batch_ids', message: 'batches of several cooperatives' }] });
+  if (coops.size > 1)
+    throw new DomainError('VALIDATION_ERROR', 'A purchase order covers batches of one cooperative.', {
+      details: [{ path: 'batch_ids', message: 'batches of several cooperatives' }],
+    });
   const cooperativeId = batches[0]!.cooperative_id;
   assertActsFor(caller, cooperativeId);
   if (input.buyer_address !== undefined && !LEDGER_ADDRESS.test(input.buyer_address)) {
-    throw new DomainError('VALIDATION_ERROR', 'buyer_address must be a ledger address (0x and 40 hex digits).', { details: [{ path: 'buyer_address', message: 'must be 0x and 40 hex digits' }] });
+    throw new DomainError('VALIDATION_ERROR', 'buyer_address must be a ledger address (0x and 40 hex digits).', {
+      details: [{ path: 'buyer_address', message: 'must be 0x and 40 hex digits' }],
+    });
   }
-  const due = amountDueUsdMicro(batches.map((b) => ({ outturn_kg: b!.outturn_kg })), input.price_usd_per_kg);
+  const due = amountDueUsdMicro(
+    batches.map((b) => ({ outturn_kg: b!.outturn_kg })),
+    input.price_usd_per_kg,
+  );
   const po: PurchaseOrder = {
-    purchase_order_id: `PO-${newJobId().slice(4)}`, status: 'DRAFT', cooperative_id: cooperativeId, batch_ids: input.batch_ids, buyer: input.buyer,
-    price_usd_per_kg: input.price_usd_per_kg, ...(input.buyer_operator ? { buyer_operator: input.buyer_operator } : {}),
+    purchase_order_id: `PO-${newJobId().slice(4)}`,
+    status: 'DRAFT',
+    cooperative_id: cooperativeId,
+    batch_ids: input.batch_ids,
+    buyer: input.buyer,
+    price_usd_per_kg: input.price_usd_per_kg,
+    ...(input.buyer_operator ? { buyer_operator: input.buyer_operator } : {}),
     ...(due !== null ? { amount_due_usd_micro: due } : {}),
     ...(input.buyer_address ? { buyer_address: input.buyer_address.toLowerCase() } : {}),
-    created_at: deps.now().toISOString(), created_by: caller.sub,
+    created_at: deps.now().toISOString(),
+    created_by: caller.sub,
   };
   await deps.custody.createPurchaseOrder(po);
   return po;
@@ -81,4 +97,3 @@ export async function confirmPurchaseOrder(
   }
   return { po: confirmed, committed };
 }
-

@@ -33,7 +33,15 @@ export interface ReconcileReport {
  * (batch, reason) guard); one batch's failure does not stop the others.
  */
 export async function reconcilePayouts(deps: PayoutDeps, opts: { staleAfterSeconds: number; limit?: number }): Promise<ReconcileReport> {
-  const report: ReconcileReport = { examined: 0, completed: 0, failed: 0, restarted: 0, discarded: 0, batchesStarted: 0, batchStartsFailed: 0 };
+  const report: ReconcileReport = {
+    examined: 0,
+    completed: 0,
+    failed: 0,
+    restarted: 0,
+    discarded: 0,
+    batchesStarted: 0,
+    batchStartsFailed: 0,
+  };
   const cutoff = new Date(deps.now().getTime() - opts.staleAfterSeconds * 1000).toISOString();
   for (const payout of await deps.payouts.openBefore(cutoff, opts.limit ?? 100)) {
     report.examined++;
@@ -71,20 +79,30 @@ async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileR
     return;
   }
   if (order?.status === 'SETTLED') {
-    const outcome = await deps.payouts.recordSettlement(payout, {
-      attempt: payout.attempt, order_id: order.order_id, amount_ugx: order.amount_ugx, exchange_rate: order.exchange_rate,
-      mobile_money_transaction_id: order.mobile_money_transaction_id ?? '', settled_at: order.settled_at ?? at,
-    }, at);
+    const outcome = await deps.payouts.recordSettlement(
+      payout,
+      {
+        attempt: payout.attempt,
+        order_id: order.order_id,
+        amount_ugx: order.amount_ugx,
+        exchange_rate: order.exchange_rate,
+        mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',
+        settled_at: order.settled_at ?? at,
+      },
+      at,
+    );
     if (outcome === 'APPLIED') report.completed++;
     const fresh = await deps.payouts.get(payout.payment_id);
-    if (fresh?.task_token && fresh.task_token_attempt === payout.attempt) await deps.workflow.resume(fresh.task_token, { status: fresh.status, provider_order_id: order.order_id });
+    if (fresh?.task_token && fresh.task_token_attempt === payout.attempt)
+      await deps.workflow.resume(fresh.task_token, { status: fresh.status, provider_order_id: order.order_id });
     return;
   }
   if (order?.status === 'FAILED' && payout.status !== 'FAILED') {
     const outcome = await deps.payouts.recordFailure(payout, payout.attempt, order.failure_reason ?? 'order failed', at);
     if (outcome === 'APPLIED') report.failed++;
     const fresh = await deps.payouts.get(payout.payment_id);
-    if (fresh?.task_token && fresh.task_token_attempt === payout.attempt) await deps.workflow.fail(fresh.task_token, 'OrderFailed', order.failure_reason ?? 'order failed');
+    if (fresh?.task_token && fresh.task_token_attempt === payout.attempt)
+      await deps.workflow.fail(fresh.task_token, 'OrderFailed', order.failure_reason ?? 'order failed');
     return;
   }
   // The execution of the payout's current round (a resolution retry runs as `<payout_id>-R<round>`, docs/api/payouts.md#manual-review).

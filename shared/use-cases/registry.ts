@@ -33,9 +33,16 @@ export interface RegisterFarmerInput {
  * POST /cooperatives (ADMIN). 1. normalise the manager phone 2. store with the id unique.
  * Errors: VALIDATION_ERROR, COOPERATIVE_ALREADY_EXISTS (409).
  */
-export async function createCooperative(repo: Pick<RegistryStore, 'createCooperative'>, input: CreateCooperativeInput, now: Date): Promise<Cooperative> {
+export async function createCooperative(
+  repo: Pick<RegistryStore, 'createCooperative'>,
+  input: CreateCooperativeInput,
+  now: Date,
+): Promise<Cooperative> {
   const phone = normaliseUgandanMobile(input.manager.phone);
-  if (!phone) throw new DomainError('VALIDATION_ERROR', 'manager.phone is not a valid Ugandan mobile number.', { details: [{ path: 'manager.phone', message: 'not a valid Ugandan mobile number' }] });
+  if (!phone)
+    throw new DomainError('VALIDATION_ERROR', 'manager.phone is not a valid Ugandan mobile number.', {
+      details: [{ path: 'manager.phone', message: 'not a valid Ugandan mobile number' }],
+    });
   const at = now.toISOString();
   const coop: Cooperative = { ...input, manager: { ...input.manager, phone }, created_at: at, updated_at: at };
   await repo.createCooperative(coop);
@@ -43,10 +50,18 @@ export async function createCooperative(repo: Pick<RegistryStore, 'createCoopera
 }
 
 /** PATCH /cooperatives/{id} (ADMIN). Errors: VALIDATION_ERROR, COOPERATIVE_NOT_FOUND (404). */
-export async function updateCooperative(repo: Pick<RegistryStore, 'updateCooperative'>, id: string, patch: UpdateCooperativeInput, now: Date): Promise<Cooperative> {
+export async function updateCooperative(
+  repo: Pick<RegistryStore, 'updateCooperative'>,
+  id: string,
+  patch: UpdateCooperativeInput,
+  now: Date,
+): Promise<Cooperative> {
   if (patch.manager) {
     const phone = normaliseUgandanMobile(patch.manager.phone);
-    if (!phone) throw new DomainError('VALIDATION_ERROR', 'manager.phone is not a valid Ugandan mobile number.', { details: [{ path: 'manager.phone', message: 'not a valid Ugandan mobile number' }] });
+    if (!phone)
+      throw new DomainError('VALIDATION_ERROR', 'manager.phone is not a valid Ugandan mobile number.', {
+        details: [{ path: 'manager.phone', message: 'not a valid Ugandan mobile number' }],
+      });
     patch = { ...patch, manager: { ...patch.manager, phone } };
   }
   return repo.updateCooperative(id, { ...patch, updated_at: now.toISOString() });
@@ -83,14 +98,21 @@ export async function registerFarmer(
   let phone: string | undefined;
   if (input.phone !== undefined) {
     phone = normaliseUgandanMobile(input.phone) ?? undefined;
-    if (!phone) throw new DomainError('VALIDATION_ERROR', 'phone is not a valid Ugandan mobile number.', { details: [{ path: 'phone', message: 'not a valid Ugandan mobile number (+2567…)' }] });
+    if (!phone)
+      throw new DomainError('VALIDATION_ERROR', 'phone is not a valid Ugandan mobile number.', {
+        details: [{ path: 'phone', message: 'not a valid Ugandan mobile number (+2567…)' }],
+      });
   }
   // The national farmer registry (MAAIF) knows the ID, or the registration completes when it answers.
   let national: Farmer['national_registry_status'] = 'VERIFIED';
   try {
     const found = await deps.national.lookup(input.farmer_id);
     if (!found.found) {
-      throw new DomainError('VALIDATION_ERROR', `Farmer ID ${input.farmer_id} is not an active farmer in the national farmer registry (MAAIF).`, { details: [{ path: 'farmer_id', message: 'not in the national farmer registry' }] });
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        `Farmer ID ${input.farmer_id} is not an active farmer in the national farmer registry (MAAIF).`,
+        { details: [{ path: 'farmer_id', message: 'not in the national farmer registry' }] },
+      );
     }
   } catch (err) {
     if (!(err instanceof NationalRegistryUnavailableError)) throw err;
@@ -119,12 +141,24 @@ export async function registerFarmer(
     registered_at: now.toISOString(),
     registered_by: caller.sub,
   };
-  const job: Job | undefined = national === 'PENDING'
-    ? { job_id: newJobId(), type: 'FARMER_REGISTRATION', status: 'PENDING', cooperative_id: farmer.cooperative_id, farmer_id: farmer.farmer_id, created_at: now.toISOString() }
-    : undefined;
+  const job: Job | undefined =
+    national === 'PENDING'
+      ? {
+          job_id: newJobId(),
+          type: 'FARMER_REGISTRATION',
+          status: 'PENDING',
+          cooperative_id: farmer.cooperative_id,
+          farmer_id: farmer.farmer_id,
+          created_at: now.toISOString(),
+        }
+      : undefined;
   await deps.registry.createFarmer(farmer, job);
   if (check?.status === 'FLAGGED') {
-    logger.warn('farm flagged by the forest check: manual review required', { farmer_id: farmer.farmer_id, cooperative_id: farmer.cooperative_id, alerts: check!.alerts.length });
+    logger.warn('farm flagged by the forest check: manual review required', {
+      farmer_id: farmer.farmer_id,
+      cooperative_id: farmer.cooperative_id,
+      alerts: check!.alerts.length,
+    });
   }
   return { farmer, ...(job ? { job } : {}) };
 }
@@ -159,7 +193,11 @@ const UNANSWERED_BEFORE_STOP = 3;
  * sweep goes on with the next registration.
  */
 export async function settlePendingNationalChecks(
-  deps: { registry: Pick<RegistryStore, 'pendingNationalChecks' | 'settleNationalCheck'>; national: NationalFarmerRegistry; now: () => Date },
+  deps: {
+    registry: Pick<RegistryStore, 'pendingNationalChecks' | 'settleNationalCheck'>;
+    national: NationalFarmerRegistry;
+    now: () => Date;
+  },
   opts: { limit?: number } = {},
 ): Promise<NationalCheckReport> {
   const report: NationalCheckReport = { examined: 0, verified: 0, rejected: 0, stillPending: 0, skipped: 0, failed: 0 };
@@ -181,10 +219,18 @@ export async function settlePendingNationalChecks(
       if (err instanceof NationalRegistryUnavailableError) {
         unanswered++;
         report.stillPending++;
-        logger.warn('national farmer registry still unavailable; the registration stays pending', { farmer_id: check.farmer_id, job_id: check.job_id, registered_at: check.registered_at });
+        logger.warn('national farmer registry still unavailable; the registration stays pending', {
+          farmer_id: check.farmer_id,
+          job_id: check.job_id,
+          registered_at: check.registered_at,
+        });
       } else {
         report.failed++;
-        logger.error('national registry check failed; the next run tries again', { farmer_id: check.farmer_id, job_id: check.job_id, error: err as Error });
+        logger.error('national registry check failed; the next run tries again', {
+          farmer_id: check.farmer_id,
+          job_id: check.job_id,
+          error: err as Error,
+        });
       }
     }
   }
@@ -226,7 +272,11 @@ export async function readHoldingBalance(repo: Pick<RegistryStore, 'getCooperati
  * GET /cooperatives/{id}/flagged-farms: the cooperative's farms the forest check flagged (its
  * manual-review list). Errors: INSUFFICIENT_PERMISSIONS (403), COOPERATIVE_NOT_FOUND (404).
  */
-export async function listFlaggedFarms(repo: Pick<RegistryStore, 'getCooperative' | 'flaggedFarmers'>, caller: Caller, id: string): Promise<{ cooperative_id: string; farmers: Farmer[] }> {
+export async function listFlaggedFarms(
+  repo: Pick<RegistryStore, 'getCooperative' | 'flaggedFarmers'>,
+  caller: Caller,
+  id: string,
+): Promise<{ cooperative_id: string; farmers: Farmer[] }> {
   const coop = await getCooperative(repo, caller, id);
   return { cooperative_id: coop.cooperative_id, farmers: await repo.flaggedFarmers(coop.cooperative_id) };
 }

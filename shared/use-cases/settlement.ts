@@ -1,10 +1,33 @@
 import { assertActsFor } from '../domain/access';
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
-import { amountDueUsdMicro, classifyBuyerPayment, isPaidInFull, loanAsOf, planSettlement, refundIdOf, type BuyerPayment, type LoanToSettle, type Settlement, type UnappliedReason } from '../domain/lending';
+import {
+  amountDueUsdMicro,
+  classifyBuyerPayment,
+  isPaidInFull,
+  loanAsOf,
+  planSettlement,
+  refundIdOf,
+  type BuyerPayment,
+  type LoanToSettle,
+  type Settlement,
+  type UnappliedReason,
+} from '../domain/lending';
 import { microToDecimalString } from '../domain/money';
 import type { PurchaseOrder } from '../domain/records';
-import type { BatchStore, CustodyStore, Hex, LedgerWriteMessage, LoanStore, PayoutStore, SettlementStore, VaultReader, VaultWriteQueue, WebhookReceiptStore, WorkQueue } from '../domain/ports';
+import type {
+  BatchStore,
+  CustodyStore,
+  Hex,
+  LedgerWriteMessage,
+  LoanStore,
+  PayoutStore,
+  SettlementStore,
+  VaultReader,
+  VaultWriteQueue,
+  WebhookReceiptStore,
+  WorkQueue,
+} from '../domain/ports';
 import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { CHAIN_EVENTS_SOURCE } from './chain-events';
@@ -38,7 +61,14 @@ export interface BuyerPaymentEvent {
  * OTHER_PAYER / UNKNOWN_PURCHASE_ORDER / ALREADY_SETTLED (kept as an unapplied payment in escrow),
  * MISMATCH (does not match the ledger: ignored), DUPLICATE_WEBHOOK.
  */
-export type BuyerPaymentOutcome = 'SETTLEMENT_STARTED' | 'AWAITING_PAYMENT' | 'OTHER_PAYER' | 'ALREADY_SETTLED' | 'UNKNOWN_PURCHASE_ORDER' | 'MISMATCH' | 'DUPLICATE_WEBHOOK';
+export type BuyerPaymentOutcome =
+  | 'SETTLEMENT_STARTED'
+  | 'AWAITING_PAYMENT'
+  | 'OTHER_PAYER'
+  | 'ALREADY_SETTLED'
+  | 'UNKNOWN_PURCHASE_ORDER'
+  | 'MISMATCH'
+  | 'DUPLICATE_WEBHOOK';
 
 /** Log key of buyer payments that do not match the ledger, or do not count toward their order (an alarm filters on it). */
 export const BUYER_PAYMENT_ALARM = 'FORGED_OR_UNEXPECTED_BUYER_PAYMENT';
@@ -78,9 +108,21 @@ const refundWriteId = (txHash: string, logIndex: number) => refundIdOf(txHash, l
  * every delivery (so a crash half-way is repaired by the retry), the order is settled when its
  * counted payments reach the amount due (`settleWhenPaid`). The receipt is kept last.
  */
-export async function applyBuyerPayment(deps: SettlementDeps, input: { webhookId: string; event: BuyerPaymentEvent }): Promise<{ received: true; outcome: BuyerPaymentOutcome; purchase_order_id?: string }> {
-  const { webhookId, event: { data } } = input;
-  const facts = { webhook_id: webhookId, purchase_order_id: data.purchase_order_id, tx_hash: data.tx_hash, log_index: data.log_index, amount_usd_micro: data.amount_usd_micro };
+export async function applyBuyerPayment(
+  deps: SettlementDeps,
+  input: { webhookId: string; event: BuyerPaymentEvent },
+): Promise<{ received: true; outcome: BuyerPaymentOutcome; purchase_order_id?: string }> {
+  const {
+    webhookId,
+    event: { data },
+  } = input;
+  const facts = {
+    webhook_id: webhookId,
+    purchase_order_id: data.purchase_order_id,
+    tx_hash: data.tx_hash,
+    log_index: data.log_index,
+    amount_usd_micro: data.amount_usd_micro,
+  };
   if (await deps.receipts.hasWebhook(CHAIN_EVENTS_SOURCE, webhookId)) return { received: true, outcome: 'DUPLICATE_WEBHOOK' };
 
   let logs;
@@ -91,23 +133,41 @@ export async function applyBuyerPayment(deps: SettlementDeps, input: { webhookId
     throw new DomainError('LEDGER_UNAVAILABLE', `The ledger could not be read to check the buyer payment: ${(err as Error).message}`);
   }
   const log = logs.find((l) => l.logIndex === data.log_index);
-  const mismatch = !log ? `no mined PurchaseOrderPaid log of the vault at ${data.tx_hash}#${data.log_index}`
-    : log.purchaseOrderId !== data.purchase_order_id ? `the ledger log pays ${log.purchaseOrderId}`
-      : log.amountUsdMicro.toString() !== data.amount_usd_micro ? `the ledger log pays ${log.amountUsdMicro} micro-USDC`
-        : log.payer.toLowerCase() !== data.payer.toLowerCase() ? `the ledger log was paid by ${log.payer}` : null;
+  const mismatch = !log
+    ? `no mined PurchaseOrderPaid log of the vault at ${data.tx_hash}#${data.log_index}`
+    : log.purchaseOrderId !== data.purchase_order_id
+      ? `the ledger log pays ${log.purchaseOrderId}`
+      : log.amountUsdMicro.toString() !== data.amount_usd_micro
+        ? `the ledger log pays ${log.amountUsdMicro} micro-USDC`
+        : log.payer.toLowerCase() !== data.payer.toLowerCase()
+          ? `the ledger log was paid by ${log.payer}`
+          : null;
   if (mismatch || !log) {
     logger.error('buyer payment event does not match the ledger: ignored', { ...facts, alarm: BUYER_PAYMENT_ALARM, reason: mismatch });
     return { received: true, outcome: 'MISMATCH' };
   }
 
-  const outcome = await receivePayment(deps, {
-    purchaseOrderId: log.purchaseOrderId, txHash: log.txHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), payer: log.payer, amountUsdMicro: Number(log.amountUsdMicro),
-  }, facts);
+  const outcome = await receivePayment(
+    deps,
+    {
+      purchaseOrderId: log.purchaseOrderId,
+      txHash: log.txHash,
+      logIndex: log.logIndex,
+      blockNumber: Number(log.blockNumber),
+      payer: log.payer,
+      amountUsdMicro: Number(log.amountUsdMicro),
+    },
+    facts,
+  );
   await deps.receipts.claimWebhook(CHAIN_EVENTS_SOURCE, webhookId, deps.now().toISOString());
   return { received: true, outcome, purchase_order_id: data.purchase_order_id };
 }
 
-const UNAPPLIED_OUTCOME: Record<UnappliedReason, BuyerPaymentOutcome> = { OTHER_PAYER: 'OTHER_PAYER', UNKNOWN_PURCHASE_ORDER: 'UNKNOWN_PURCHASE_ORDER', AFTER_SETTLEMENT: 'ALREADY_SETTLED' };
+const UNAPPLIED_OUTCOME: Record<UnappliedReason, BuyerPaymentOutcome> = {
+  OTHER_PAYER: 'OTHER_PAYER',
+  UNKNOWN_PURCHASE_ORDER: 'UNKNOWN_PURCHASE_ORDER',
+  AFTER_SETTLEMENT: 'ALREADY_SETTLED',
+};
 
 async function receivePayment(
   deps: SettlementDeps,
@@ -117,13 +177,25 @@ async function receivePayment(
   const po = await deps.custody.getPurchaseOrder(p.purchaseOrderId);
   const standing = classifyBuyerPayment({ po, settled: Boolean(po?.settled_at), payer: p.payer });
   const candidate: BuyerPayment = {
-    purchase_order_id: p.purchaseOrderId, tx_hash: p.txHash.toLowerCase(), log_index: p.logIndex, block_number: p.blockNumber, payer: p.payer,
-    amount_usd_micro: p.amountUsdMicro, status: standing.counts ? 'COUNTED' : 'UNAPPLIED', ...(standing.counts ? {} : { unapplied_reason: standing.reason }),
+    purchase_order_id: p.purchaseOrderId,
+    tx_hash: p.txHash.toLowerCase(),
+    log_index: p.logIndex,
+    block_number: p.blockNumber,
+    payer: p.payer,
+    amount_usd_micro: p.amountUsdMicro,
+    status: standing.counts ? 'COUNTED' : 'UNAPPLIED',
+    ...(standing.counts ? {} : { unapplied_reason: standing.reason }),
     received_at: deps.now().toISOString(),
   };
   const { payment } = await deps.settlements.recordPayment(candidate, po?.batch_ids ?? []);
   if (payment.status !== 'COUNTED') {
-    logger.error('buyer payment does not count toward its purchase order: it stays in escrow as an unapplied payment', { ...facts, alarm: BUYER_PAYMENT_ALARM, reason: payment.unapplied_reason, payer: p.payer, po_status: po?.status ?? null });
+    logger.error('buyer payment does not count toward its purchase order: it stays in escrow as an unapplied payment', {
+      ...facts,
+      alarm: BUYER_PAYMENT_ALARM,
+      reason: payment.unapplied_reason,
+      payer: p.payer,
+      po_status: po?.status ?? null,
+    });
     return UNAPPLIED_OUTCOME[payment.unapplied_reason ?? 'UNKNOWN_PURCHASE_ORDER'];
   }
   const settled = await settleWhenPaid(deps, p.purchaseOrderId, { acceptShortPayment: false, actor: SYSTEM_ACTOR });
@@ -131,7 +203,12 @@ async function receivePayment(
     logger.info('buyer payment counted: the purchase order is not paid in full yet', facts);
     return 'AWAITING_PAYMENT';
   }
-  logger.info('settlement under way', { ...facts, repayments: Object.keys(settled.repayments).length, settled_batch_ids: settled.settled_batch_ids, remainder_usd_micro: settled.remainder_usd_micro });
+  logger.info('settlement under way', {
+    ...facts,
+    repayments: Object.keys(settled.repayments).length,
+    settled_batch_ids: settled.settled_batch_ids,
+    remainder_usd_micro: settled.remainder_usd_micro,
+  });
   return 'SETTLEMENT_STARTED';
 }
 
@@ -139,10 +216,16 @@ async function receivePayment(
  * The order's amount due: recorded on it, or computed from its batches' outturn once every batch
  * is milled (then recorded, when `settlements` is given). Null while a batch has no outturn.
  */
-async function amountDueOf(deps: { batches: Pick<BatchStore, 'get'>; settlements?: Pick<SettlementStore, 'recordAmountDue'> }, po: PurchaseOrder): Promise<number | null> {
+async function amountDueOf(
+  deps: { batches: Pick<BatchStore, 'get'>; settlements?: Pick<SettlementStore, 'recordAmountDue'> },
+  po: PurchaseOrder,
+): Promise<number | null> {
   if (po.amount_due_usd_micro !== undefined) return po.amount_due_usd_micro;
   const batches = await Promise.all(po.batch_ids.map((id) => deps.batches.get(id)));
-  const due = amountDueUsdMicro(batches.map((b) => ({ outturn_kg: b?.outturn_kg })), po.price_usd_per_kg);
+  const due = amountDueUsdMicro(
+    batches.map((b) => ({ outturn_kg: b?.outturn_kg })),
+    po.price_usd_per_kg,
+  );
   if (due !== null && deps.settlements) await deps.settlements.recordAmountDue(po.purchase_order_id, due);
   return due;
 }
@@ -155,7 +238,11 @@ async function amountDueOf(deps: { batches: Pick<BatchStore, 'get'>; settlements
  * with the order's `settled_at` on condition that the sum did not change (read again otherwise).
  * Returns the settlement, or null when the order is not (to be) settled yet.
  */
-async function settleWhenPaid(deps: SettlementDeps, purchaseOrderId: string, opts: { acceptShortPayment: boolean; actor: string }): Promise<Settlement | null> {
+async function settleWhenPaid(
+  deps: SettlementDeps,
+  purchaseOrderId: string,
+  opts: { acceptShortPayment: boolean; actor: string },
+): Promise<Settlement | null> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const existing = await deps.settlements.get(purchaseOrderId);
     if (existing) {
@@ -184,22 +271,40 @@ async function settleWhenPaid(deps: SettlementDeps, purchaseOrderId: string, opt
     }
     const plan = planSettlement({ amountUsdMicro: paid, paidAt: at, loans, exportedWithoutLoan });
     const candidate: Settlement = {
-      purchase_order_id: po.purchase_order_id, cooperative_id: po.cooperative_id, status: 'STARTED',
-      payment_tx_hash: last.tx_hash, payment_log_index: last.log_index, payer: last.payer, amount_usd_micro: paid,
-      amount_due_usd_micro: due, short_payment: !isPaidInFull(paid, due), settled_by: opts.actor,
+      purchase_order_id: po.purchase_order_id,
+      cooperative_id: po.cooperative_id,
+      status: 'STARTED',
+      payment_tx_hash: last.tx_hash,
+      payment_log_index: last.log_index,
+      payer: last.payer,
+      amount_usd_micro: paid,
+      amount_due_usd_micro: due,
+      short_payment: !isPaidInFull(paid, due),
+      settled_by: opts.actor,
       payments: counted.map((x) => ({ tx_hash: x.tx_hash, log_index: x.log_index, payer: x.payer, amount_usd_micro: x.amount_usd_micro })),
-      repayments: Object.fromEntries(plan.repayments.map((r) => [r.loan_id, r])), unpaid_loan_ids: plan.unpaid_loan_ids, settled_batch_ids: plan.settled_batch_ids,
-      remainder_usd_micro: plan.remainder_usd_micro, remainder_status: plan.remainder_usd_micro > 0 ? 'REQUESTED' : 'NONE',
-      created_at: at, updated_at: at,
+      repayments: Object.fromEntries(plan.repayments.map((r) => [r.loan_id, r])),
+      unpaid_loan_ids: plan.unpaid_loan_ids,
+      settled_batch_ids: plan.settled_batch_ids,
+      remainder_usd_micro: plan.remainder_usd_micro,
+      remainder_status: plan.remainder_usd_micro > 0 ? 'REQUESTED' : 'NONE',
+      created_at: at,
+      updated_at: at,
       ...(plan.repayments.length === 0 && plan.remainder_usd_micro === 0 ? { status: 'COMPLETED' as const, completed_at: at } : {}),
     };
     if (!(await deps.settlements.start(candidate, po.batch_ids, opts.actor))) continue;
-    if (plan.unpaid_loan_ids.length) logger.warn('buyer payment short of the loans: the youngest stay ACTIVE', { purchase_order_id: purchaseOrderId, unpaid_loan_ids: plan.unpaid_loan_ids });
+    if (plan.unpaid_loan_ids.length)
+      logger.warn('buyer payment short of the loans: the youngest stay ACTIVE', {
+        purchase_order_id: purchaseOrderId,
+        unpaid_loan_ids: plan.unpaid_loan_ids,
+      });
     const settlement = (await deps.settlements.get(purchaseOrderId))!;
     await carryOut(deps, settlement);
     return settlement;
   }
-  throw new DomainError('AUDIT_LOG_UNAVAILABLE', `Purchase order ${purchaseOrderId}: payments kept arriving while it was being settled; retry.`);
+  throw new DomainError(
+    'AUDIT_LOG_UNAVAILABLE',
+    `Purchase order ${purchaseOrderId}: payments kept arriving while it was being settled; retry.`,
+  );
 }
 
 /**
@@ -210,23 +315,39 @@ async function settleWhenPaid(deps: SettlementDeps, purchaseOrderId: string, opt
  * (409), NO_PAYMENT_RECEIVED (409: nothing counted toward the order), SHORT_PAYMENT_NOT_ACCEPTED
  * (422: paid below the amount due, or the amount due not known yet, without accept_short_payment).
  */
-export async function settlePurchaseOrder(deps: SettlementDeps, caller: Caller, purchaseOrderId: string, input: { accept_short_payment: boolean }): Promise<Settlement> {
+export async function settlePurchaseOrder(
+  deps: SettlementDeps,
+  caller: Caller,
+  purchaseOrderId: string,
+  input: { accept_short_payment: boolean },
+): Promise<Settlement> {
   if (caller.role !== 'ADMIN') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Only ADMIN settles a purchase order by hand.');
   const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
   if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${purchaseOrderId} is not recognised.`);
   if (po.status !== 'CONFIRMED') throw new DomainError('PO_NOT_CONFIRMED', `Purchase order ${purchaseOrderId} is not confirmed.`);
-  if (po.settled_at || await deps.settlements.get(purchaseOrderId)) throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} is settled already.`);
+  if (po.settled_at || (await deps.settlements.get(purchaseOrderId)))
+    throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} is settled already.`);
   const paid = po.paid_usd_micro ?? 0;
-  if (paid <= 0) throw new DomainError('NO_PAYMENT_RECEIVED', `No payment counts toward purchase order ${purchaseOrderId} yet: there is nothing to settle.`);
+  if (paid <= 0)
+    throw new DomainError(
+      'NO_PAYMENT_RECEIVED',
+      `No payment counts toward purchase order ${purchaseOrderId} yet: there is nothing to settle.`,
+    );
   const due = await amountDueOf(deps, po);
   if (!isPaidInFull(paid, due) && !input.accept_short_payment) {
-    throw new DomainError('SHORT_PAYMENT_NOT_ACCEPTED', `Purchase order ${purchaseOrderId} is paid ${microToDecimalString(paid)} of ${due === null ? 'an amount not known yet' : microToDecimalString(due)} USDC; settle it short only with accept_short_payment: true.`, {
-      details: [{ path: 'accept_short_payment', message: 'must be true to settle below the amount due' }],
-    });
+    throw new DomainError(
+      'SHORT_PAYMENT_NOT_ACCEPTED',
+      `Purchase order ${purchaseOrderId} is paid ${microToDecimalString(paid)} of ${due === null ? 'an amount not known yet' : microToDecimalString(due)} USDC; settle it short only with accept_short_payment: true.`,
+      {
+        details: [{ path: 'accept_short_payment', message: 'must be true to settle below the amount due' }],
+      },
+    );
   }
   const settled = await settleWhenPaid(deps, purchaseOrderId, { acceptShortPayment: input.accept_short_payment, actor: caller.sub });
-  if (!settled) throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} could not be settled: it changed meanwhile.`);
-  if (settled.settled_by !== caller.sub) throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} was settled meanwhile by its buyer's payment.`);
+  if (!settled)
+    throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} could not be settled: it changed meanwhile.`);
+  if (settled.settled_by !== caller.sub)
+    throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} was settled meanwhile by its buyer's payment.`);
   return settled;
 }
 
@@ -245,24 +366,57 @@ export async function refundBuyerPayment(
   input: { tx_hash: string; log_index: number },
 ): Promise<BuyerPayment> {
   if (caller.role !== 'ADMIN') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Only ADMIN refunds a buyer payment.');
-  const notFound = () => new DomainError('BUYER_PAYMENT_NOT_FOUND', `No buyer payment ${input.tx_hash}#${input.log_index} for purchase order ${purchaseOrderId}.`);
+  const notFound = () =>
+    new DomainError(
+      'BUYER_PAYMENT_NOT_FOUND',
+      `No buyer payment ${input.tx_hash}#${input.log_index} for purchase order ${purchaseOrderId}.`,
+    );
   let payment = await deps.settlements.getPayment(purchaseOrderId, input.tx_hash, input.log_index);
   if (!payment) throw notFound();
-  if (payment.status === 'COUNTED') throw new DomainError('PAYMENT_COUNTED', `Payment ${payment.tx_hash}#${payment.log_index} counts toward purchase order ${purchaseOrderId}; only unapplied payments are refunded.`);
-  if (payment.status === 'REFUNDED') throw new DomainError('PAYMENT_ALREADY_REFUNDED', `Payment ${payment.tx_hash}#${payment.log_index} was refunded already (${payment.refund_tx_hash}).`);
+  if (payment.status === 'COUNTED')
+    throw new DomainError(
+      'PAYMENT_COUNTED',
+      `Payment ${payment.tx_hash}#${payment.log_index} counts toward purchase order ${purchaseOrderId}; only unapplied payments are refunded.`,
+    );
+  if (payment.status === 'REFUNDED')
+    throw new DomainError(
+      'PAYMENT_ALREADY_REFUNDED',
+      `Payment ${payment.tx_hash}#${payment.log_index} was refunded already (${payment.refund_tx_hash}).`,
+    );
   const refundId = refundIdOf(payment.tx_hash, payment.log_index);
   if (payment.status !== 'REFUND_REQUESTED') {
     const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
     const at = deps.now().toISOString();
-    await deps.settlements.requestRefund(payment, { refund_id: refundId, refund_requested_by: caller.sub, refund_requested_at: at }, po?.batch_ids ?? []);
+    await deps.settlements.requestRefund(
+      payment,
+      { refund_id: refundId, refund_requested_by: caller.sub, refund_requested_at: at },
+      po?.batch_ids ?? [],
+    );
     payment = (await deps.settlements.getPayment(purchaseOrderId, input.tx_hash, input.log_index))!;
-    if (payment.status === 'COUNTED') throw new DomainError('PAYMENT_COUNTED', `Payment ${payment.tx_hash}#${payment.log_index} counts toward purchase order ${purchaseOrderId}.`);
-    if (payment.status === 'REFUNDED') throw new DomainError('PAYMENT_ALREADY_REFUNDED', `Payment ${payment.tx_hash}#${payment.log_index} was refunded already (${payment.refund_tx_hash}).`);
+    if (payment.status === 'COUNTED')
+      throw new DomainError(
+        'PAYMENT_COUNTED',
+        `Payment ${payment.tx_hash}#${payment.log_index} counts toward purchase order ${purchaseOrderId}.`,
+      );
+    if (payment.status === 'REFUNDED')
+      throw new DomainError(
+        'PAYMENT_ALREADY_REFUNDED',
+        `Payment ${payment.tx_hash}#${payment.log_index} was refunded already (${payment.refund_tx_hash}).`,
+      );
   }
-  await deps.vaultWrites.request(refundWriteId(payment.tx_hash, payment.log_index), {
-    kind: 'REFUND_PAYMENT', ref: refundId, purchaseOrderRef: purchaseOrderId, to: payment.payer, amountUsdMicro: BigInt(payment.amount_usd_micro),
-    paymentTxHash: payment.tx_hash, paymentLogIndex: payment.log_index,
-  }, deps.now().toISOString());
+  await deps.vaultWrites.request(
+    refundWriteId(payment.tx_hash, payment.log_index),
+    {
+      kind: 'REFUND_PAYMENT',
+      ref: refundId,
+      purchaseOrderRef: purchaseOrderId,
+      to: payment.payer,
+      amountUsdMicro: BigInt(payment.amount_usd_micro),
+      paymentTxHash: payment.tx_hash,
+      paymentLogIndex: payment.log_index,
+    },
+    deps.now().toISOString(),
+  );
   return payment;
 }
 
@@ -271,17 +425,32 @@ async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
   const at = deps.now().toISOString();
   for (const r of Object.values(s.repayments)) {
     if (r.status !== 'REQUESTED') continue;
-    await deps.vaultWrites.request(repayWriteId(s.purchase_order_id, r.loan_id), { kind: 'REPAY_LOAN', ref: r.loan_id, purchaseOrderRef: s.purchase_order_id, amountUsdMicro: BigInt(r.amount_usd_micro) }, at);
+    await deps.vaultWrites.request(
+      repayWriteId(s.purchase_order_id, r.loan_id),
+      { kind: 'REPAY_LOAN', ref: r.loan_id, purchaseOrderRef: s.purchase_order_id, amountUsdMicro: BigInt(r.amount_usd_micro) },
+      at,
+    );
   }
   if (s.remainder_status === 'REQUESTED') {
-    await deps.vaultWrites.request(releaseWriteId(s.purchase_order_id), { kind: 'RELEASE_REMAINDER', ref: s.purchase_order_id, cooperativeId: s.cooperative_id, amountUsdMicro: BigInt(s.remainder_usd_micro) }, at);
+    await deps.vaultWrites.request(
+      releaseWriteId(s.purchase_order_id),
+      {
+        kind: 'RELEASE_REMAINDER',
+        ref: s.purchase_order_id,
+        cooperativeId: s.cooperative_id,
+        amountUsdMicro: BigInt(s.remainder_usd_micro),
+      },
+      at,
+    );
   }
   const repaidByBatch = new Map(Object.values(s.repayments).map((r) => [r.batch_id, r]));
   for (const batchId of s.settled_batch_ids) {
     const r = repaidByBatch.get(batchId);
     // Public evidence (served at /ipfs without a token): ids and transaction hashes, no amounts.
     await settleBatch(deps, batchId, {
-      purchase_order_id: s.purchase_order_id, payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash), loan_id: r?.loan_id ?? null,
+      purchase_order_id: s.purchase_order_id,
+      payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
+      loan_id: r?.loan_id ?? null,
     });
   }
 }
@@ -310,13 +479,27 @@ export function settlementWriteHandlers(deps: SettlementWriteDeps): {
     REPAY_LOAN: {
       async mined(call, txHash) {
         const at = deps.now().toISOString();
-        await deps.loans.transition(call.ref, ['PENDING', 'ACTIVE'], 'REPAID', {
-          repaid_usd_micro: Number(call.amountUsdMicro), repay_tx_hash: txHash, repaid_at: at, repaid_by_purchase_order_id: call.purchaseOrderRef,
-        }, at);
+        await deps.loans.transition(
+          call.ref,
+          ['PENDING', 'ACTIVE'],
+          'REPAID',
+          {
+            repaid_usd_micro: Number(call.amountUsdMicro),
+            repay_tx_hash: txHash,
+            repaid_at: at,
+            repaid_by_purchase_order_id: call.purchaseOrderRef,
+          },
+          at,
+        );
         await deps.settlements.recordRepayment(call.purchaseOrderRef, call.ref, { status: 'REPAID', tx_hash: txHash }, at);
       },
       async refused(call, reason) {
-        logger.error('loan repayment refused by the vault: the loan stays ACTIVE', { alarm: BUYER_PAYMENT_ALARM, loan_id: call.ref, purchase_order_id: call.purchaseOrderRef, reason });
+        logger.error('loan repayment refused by the vault: the loan stays ACTIVE', {
+          alarm: BUYER_PAYMENT_ALARM,
+          loan_id: call.ref,
+          purchase_order_id: call.purchaseOrderRef,
+          reason,
+        });
         await deps.settlements.recordRepayment(call.purchaseOrderRef, call.ref, { status: 'REFUSED' }, deps.now().toISOString());
       },
     },
@@ -325,17 +508,38 @@ export function settlementWriteHandlers(deps: SettlementWriteDeps): {
         await deps.settlements.recordRemainder(call.ref, { status: 'RELEASED', tx_hash: txHash }, deps.now().toISOString());
       },
       async refused(call, reason) {
-        logger.error('release of a buyer payment remainder refused by the vault', { alarm: BUYER_PAYMENT_ALARM, purchase_order_id: call.ref, reason });
+        logger.error('release of a buyer payment remainder refused by the vault', {
+          alarm: BUYER_PAYMENT_ALARM,
+          purchase_order_id: call.ref,
+          reason,
+        });
         await deps.settlements.recordRemainder(call.ref, { status: 'REFUSED' }, deps.now().toISOString());
       },
     },
     REFUND_PAYMENT: {
       async mined(call, txHash) {
-        await deps.settlements.recordRefund(call.purchaseOrderRef, call.paymentTxHash, call.paymentLogIndex, { status: 'REFUNDED', tx_hash: txHash }, deps.now().toISOString());
+        await deps.settlements.recordRefund(
+          call.purchaseOrderRef,
+          call.paymentTxHash,
+          call.paymentLogIndex,
+          { status: 'REFUNDED', tx_hash: txHash },
+          deps.now().toISOString(),
+        );
       },
       async refused(call, reason) {
-        logger.error('refund of an unapplied buyer payment refused by the vault', { alarm: BUYER_PAYMENT_ALARM, purchase_order_id: call.purchaseOrderRef, refund_id: call.ref, reason });
-        await deps.settlements.recordRefund(call.purchaseOrderRef, call.paymentTxHash, call.paymentLogIndex, { status: 'REFUND_REFUSED' }, deps.now().toISOString());
+        logger.error('refund of an unapplied buyer payment refused by the vault', {
+          alarm: BUYER_PAYMENT_ALARM,
+          purchase_order_id: call.purchaseOrderRef,
+          refund_id: call.ref,
+          reason,
+        });
+        await deps.settlements.recordRefund(
+          call.purchaseOrderRef,
+          call.paymentTxHash,
+          call.paymentLogIndex,
+          { status: 'REFUND_REFUSED' },
+          deps.now().toISOString(),
+        );
       },
     },
   };
@@ -353,15 +557,21 @@ export type SettlementReading =
  * INSUFFICIENT_PERMISSIONS.
  */
 export async function readSettlement(
-  deps: { custody: Pick<CustodyStore, 'getPurchaseOrder'>; settlements: Pick<SettlementStore, 'get' | 'payments'>; batches: Pick<BatchStore, 'get'> },
+  deps: {
+    custody: Pick<CustodyStore, 'getPurchaseOrder'>;
+    settlements: Pick<SettlementStore, 'get' | 'payments'>;
+    batches: Pick<BatchStore, 'get'>;
+  },
   caller: Caller,
   purchaseOrderId: string,
 ): Promise<SettlementReading> {
   const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
   if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${purchaseOrderId} is not recognised.`);
-  if (caller.role === 'AGENT' || caller.role === 'MFI') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Settlements are shown to ADMIN and the cooperative of the purchase order.');
+  if (caller.role === 'AGENT' || caller.role === 'MFI')
+    throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Settlements are shown to ADMIN and the cooperative of the purchase order.');
   assertActsFor(caller, po.cooperative_id);
   const [s, payments] = await Promise.all([deps.settlements.get(purchaseOrderId), deps.settlements.payments(purchaseOrderId)]);
-  if (s) return { kind: 'SETTLED', po, settlement: s, amountDueUsdMicro: s.amount_due_usd_micro ?? po.amount_due_usd_micro ?? null, payments };
+  if (s)
+    return { kind: 'SETTLED', po, settlement: s, amountDueUsdMicro: s.amount_due_usd_micro ?? po.amount_due_usd_micro ?? null, payments };
   return { kind: 'AWAITING_PAYMENT', po, amountDueUsdMicro: await amountDueOf({ batches: deps.batches }, po), payments };
 }

@@ -52,8 +52,14 @@ export interface PublicTrace {
    * counts those only waiting for the next periodic anchor (every other check of them passing).
    */
   verification: {
-    verified: boolean | null; checks_passed: number; checks_total: number; failures: Array<{ sequence_number: number; check: string }>;
-    entries_total: number; entries_anchored: number; awaiting_anchor: number; unavailable_reason?: string;
+    verified: boolean | null;
+    checks_passed: number;
+    checks_total: number;
+    failures: Array<{ sequence_number: number; check: string }>;
+    entries_total: number;
+    entries_anchored: number;
+    awaiting_anchor: number;
+    unavailable_reason?: string;
   };
 }
 
@@ -84,7 +90,10 @@ export async function readPublicTrace(deps: TracePageDeps, batchId: string): Pro
   const batch = await deps.batches.get(batchId);
   if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} is not recognised.`);
   const [farmer, cooperative, entries, dds] = await Promise.all([
-    deps.registry.getFarmer(batch.farmer_id), deps.registry.getCooperative(batch.cooperative_id), deps.batches.auditEntries(batchId), deps.dds.ofBatch(batchId),
+    deps.registry.getFarmer(batch.farmer_id),
+    deps.registry.getCooperative(batch.cooperative_id),
+    deps.batches.auditEntries(batchId),
+    deps.dds.ofBatch(batchId),
   ]);
   if (!farmer || !cooperative) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} is not recognised.`);
   return {
@@ -97,16 +106,25 @@ export async function readPublicTrace(deps: TracePageDeps, batchId: string): Pro
     farmer: { first_name: firstName(farmer.full_name), district: farmer.district },
     plot: farmPlot(farmer.farm),
     stages: publicStages(batch),
-    dds_reference_number: dds?.status === 'AVAILABLE' ? dds.reference_number ?? null : null,
+    dds_reference_number: dds?.status === 'AVAILABLE' ? (dds.reference_number ?? null) : null,
     verification: await publicVerification(deps, batch, entries),
   };
 }
 
 function publicStages(batch: Batch): PublicStage[] {
-  return (batch.stage_history ?? []).map((h) => ({ stage: h.stage, at: h.at, chain_tx_hash: h.chain_tx_hash ?? null, evidence_ipfs_cid: h.evidence_ipfs_cid ?? null }));
+  return (batch.stage_history ?? []).map((h) => ({
+    stage: h.stage,
+    at: h.at,
+    chain_tx_hash: h.chain_tx_hash ?? null,
+    evidence_ipfs_cid: h.evidence_ipfs_cid ?? null,
+  }));
 }
 
-async function publicVerification(deps: TracePageDeps, batch: Batch, entries: Awaited<ReturnType<TracePageDeps['batches']['auditEntries']>>): Promise<PublicTrace['verification']> {
+async function publicVerification(
+  deps: TracePageDeps,
+  batch: Batch,
+  entries: Awaited<ReturnType<TracePageDeps['batches']['auditEntries']>>,
+): Promise<PublicTrace['verification']> {
   try {
     const r = await verifyBatchAudit(deps, batch, entries);
     return {
@@ -120,7 +138,16 @@ async function publicVerification(deps: TracePageDeps, batch: Batch, entries: Aw
     };
   } catch (err) {
     if (err instanceof DomainError && err.code === 'LEDGER_UNAVAILABLE') {
-      return { verified: null, checks_passed: 0, checks_total: 0, failures: [], entries_total: entries.length, entries_anchored: 0, awaiting_anchor: 0, unavailable_reason: 'The ledger could not be read just now; try again shortly.' };
+      return {
+        verified: null,
+        checks_passed: 0,
+        checks_total: 0,
+        failures: [],
+        entries_total: entries.length,
+        entries_anchored: 0,
+        awaiting_anchor: 0,
+        unavailable_reason: 'The ledger could not be read just now; try again shortly.',
+      };
     }
     throw err;
   }

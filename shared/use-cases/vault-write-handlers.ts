@@ -34,7 +34,8 @@ export function vaultWriteHandlers(deps: VaultWriteHandlerDeps): VaultWriteHandl
       },
     },
     VAULT_REVERSE_DEPOSIT: {
-      mined: (call, txHash, result) => vaultReversalConfirmed(deps, { payment_id: call.ref, tx_hash: txHash, shares: result?.shares ?? BigInt(call.shares) }),
+      mined: (call, txHash, result) =>
+        vaultReversalConfirmed(deps, { payment_id: call.ref, tx_hash: txHash, shares: result?.shares ?? BigInt(call.shares) }),
       refused: async () => undefined, // the deposit stays COMPLETED; outcomes.refused logged the alarm
     },
     LOCK_COLLATERAL: collateralLockHandler(deps),

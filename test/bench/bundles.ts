@@ -5,8 +5,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import {
-  BUNDLE_BASELINE_PATH, BUNDLE_GROWTH_TOLERANCE, bundleGrowthMessage, checkBundleGrowth, checkColdLoads, formatBundleReport,
-  readBundleBaseline, type BundleBaseline, type BundleGrowthRow, type ColdLoadRow,
+  BUNDLE_BASELINE_PATH,
+  BUNDLE_GROWTH_TOLERANCE,
+  bundleGrowthMessage,
+  checkBundleGrowth,
+  checkColdLoads,
+  formatBundleReport,
+  readBundleBaseline,
+  type BundleBaseline,
+  type BundleGrowthRow,
+  type ColdLoadRow,
 } from '../../infra/bundle-policy';
 import { BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry } from '../../infra/bundling';
 import { AUTHORIZER_FN, routes, workers } from '../../shared/manifest';
@@ -64,11 +72,13 @@ export async function buildBundles(fns: readonly string[]): Promise<BuiltBundles
   try {
     symlinkSync(join(repoRoot(), 'node_modules'), join(dir, 'node_modules'), 'dir');
     const metafiles = new Map<string, Metafile>();
-    const sizes = await Promise.all(fns.map(async (fn) => {
-      const { metafile } = await build({ ...esbuildOptionsFor(functionEntry(fn), file(fn)), metafile: true });
-      metafiles.set(fn, metafile!);
-      return { fn, bytes: codeBytes(join(dir, fn)) };
-    }));
+    const sizes = await Promise.all(
+      fns.map(async (fn) => {
+        const { metafile } = await build({ ...esbuildOptionsFor(functionEntry(fn), file(fn)), metafile: true });
+        metafiles.set(fn, metafile!);
+        return { fn, bytes: codeBytes(join(dir, fn)) };
+      }),
+    );
     return { dir, file, sizes, metafiles, remove: () => rmSync(dir, { recursive: true, force: true }) };
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
@@ -93,7 +103,13 @@ const LOADER = [
  * @throws Error when a load fails (the bundle cannot start) or exports no `handler`.
  */
 export async function coldLoadsMs(fn: string, file: string, runs: number): Promise<number[]> {
-  const env = { PATH: process.env.PATH ?? '', ...BUNDLE_RUNTIME_ENV, AWS_REGION: 'eu-west-1', AWS_LAMBDA_FUNCTION_NAME: fn, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    ...BUNDLE_RUNTIME_ENV,
+    AWS_REGION: 'eu-west-1',
+    AWS_LAMBDA_FUNCTION_NAME: fn,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
   const loads: number[] = [];
   for (let i = 0; i < runs; i++) {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', LOADER, file], { env });
@@ -106,14 +122,16 @@ export async function coldLoadsMs(fn: string, file: string, runs: number): Promi
 export async function bundleBench(): Promise<{ loads: ColdLoadRow[]; growth: BundleGrowthRow[] }> {
   const fns = deployedFunctions();
   const runs = Number(process.env.BENCH_COLD_LOADS ?? 7);
-  say(`\nfunction bundles (esbuild options of infra/bundling.ts; policy of infra/bundle-policy.ts): cold load = median of ${runs} fresh processes`);
+  say(
+    `\nfunction bundles (esbuild options of infra/bundling.ts; policy of infra/bundle-policy.ts): cold load = median of ${runs} fresh processes`,
+  );
   const built = await buildBundles(fns);
   try {
     // Round-robin, one load of each function per round: a burst of load on the shared machine
     // then slows one load of many functions instead of every load of one.
     const measured = new Map(fns.map((fn) => [fn, [] as number[]]));
     for (let round = 0; round < runs; round++) {
-      for (const fn of fns) measured.get(fn)!.push(...await coldLoadsMs(fn, built.file(fn), 1));
+      for (const fn of fns) measured.get(fn)!.push(...(await coldLoadsMs(fn, built.file(fn), 1)));
     }
     const loads = checkColdLoads([...measured].map(([fn, loadsMs]) => ({ fn, loadsMs })));
     const growth = checkBundleGrowth(built.sizes, readBundleBaseline());
@@ -133,17 +151,26 @@ export async function bundleBench(): Promise<{ loads: ColdLoadRow[]; growth: Bun
  */
 async function writeBaseline(reason: string | undefined): Promise<void> {
   let previous: BundleBaseline = { functions: {} };
-  try { previous = readBundleBaseline(); } catch { /* first baseline */ }
+  try {
+    previous = readBundleBaseline();
+  } catch {
+    /* first baseline */
+  }
   const built = await buildBundles(deployedFunctions());
   try {
     const grew = checkBundleGrowth(built.sizes, previous).filter((r) => r.over);
     if (grew.length && !reason) {
-      throw new Error(`a reason is required: ${grew.map((g) => g.fn).join(', ')} grew more than ${BUNDLE_GROWTH_TOLERANCE * 100} % or are new (--reason "<why>")`);
+      throw new Error(
+        `a reason is required: ${grew.map((g) => g.fn).join(', ')} grew more than ${BUNDLE_GROWTH_TOLERANCE * 100} % or are new (--reason "<why>")`,
+      );
     }
     const functions: BundleBaseline['functions'] = {};
     for (const { fn, bytes } of [...built.sizes].sort((a, b) => a.fn.localeCompare(b.fn))) {
       const before = previous.functions[fn];
-      functions[fn] = { bytes, reason: before && before.bytes === bytes ? before.reason : (reason ?? `resized within ${BUNDLE_GROWTH_TOLERANCE * 100} %`) };
+      functions[fn] = {
+        bytes,
+        reason: before && before.bytes === bytes ? before.reason : (reason ?? `resized within ${BUNDLE_GROWTH_TOLERANCE * 100} %`),
+      };
     }
     writeFileSync(join(repoRoot(), BUNDLE_BASELINE_PATH), `${JSON.stringify({ functions }, null, 2)}\n`);
     say(`wrote ${BUNDLE_BASELINE_PATH} (${built.sizes.length} functions)`);

@@ -22,17 +22,42 @@ export async function custodyBench(): Promise<void> {
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: 'TRAIL' }, 3600, dataDir);
     const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     await call('POST', '/cooperatives', admin, {
-      cooperative_id: 'TRAIL', name: 'Trail Cooperative', district: 'Mbale', licence_status: 'ACTIVE', licence_expires_at: '2030-01-01',
-      manager: { name: 'M', email: 'm@example.org', phone: '+256772000001' }, prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 }, export_premium_ugx_per_kg: 0,
+      cooperative_id: 'TRAIL',
+      name: 'Trail Cooperative',
+      district: 'Mbale',
+      licence_status: 'ACTIVE',
+      licence_expires_at: '2030-01-01',
+      manager: { name: 'M', email: 'm@example.org', phone: '+256772000001' },
+      prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 },
+      export_premium_ugx_per_kg: 0,
     });
-    await call('POST', '/farmers/register', coop, { farmer_id: 'TR-F', full_name: 'Trail Farmer', cooperative_id: 'TRAIL', phone: '+256772000303', district: 'Mbale', farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 } });
+    await call('POST', '/farmers/register', coop, {
+      farmer_id: 'TR-F',
+      full_name: 'Trail Farmer',
+      cooperative_id: 'TRAIL',
+      phone: '+256772000303',
+      district: 'Mbale',
+      farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 },
+    });
     const batches: Array<{ id: string; token: string }> = [];
     for (let i = 0; i < BATCHES; i++) {
-      const r = await call('POST', '/batch/submit', coop, { farmer_id: 'TR-F', cooperative_id: 'TRAIL', weight_kg: 150, grade: 'screen18', moisture_pct: 11, collection_point_gps: { lat: 1.08, lng: 34.17 }, collector_agent_id: 'A' });
+      const r = await call('POST', '/batch/submit', coop, {
+        farmer_id: 'TR-F',
+        cooperative_id: 'TRAIL',
+        weight_kg: 150,
+        grade: 'screen18',
+        moisture_pct: 11,
+        collection_point_gps: { lat: 1.08, lng: 34.17 },
+        collector_agent_id: 'A',
+      });
       batches.push({ id: r.body.data.batch_id, token: r.body.data.token_id });
     }
     const steps: Array<[string, Record<string, unknown>]> = [
@@ -51,12 +76,20 @@ export async function custodyBench(): Promise<void> {
         changes++;
       }
     }
-    say(`PATCH /batch/{id}/stage (pinned, committed, trace log mined): p50 ${pct(times, 50).toFixed(1)} ms  p95 ${pct(times, 95).toFixed(1)} ms  (n=${times.length})`);
+    say(
+      `PATCH /batch/{id}/stage (pinned, committed, trace log mined): p50 ${pct(times, 50).toFixed(1)} ms  p95 ${pct(times, 95).toFixed(1)} ms  (n=${times.length})`,
+    );
     const info = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as { endpoints: Record<string, string> };
     const client = createPublicClient({ transport: http(info.endpoints.ledger) });
     let recorded = 0;
     for (const b of batches) {
-      const trail = await readChainTrail({ publicClient: client as never, chainId: 31337, batchTokenAddress: info.endpoints.batch_token as `0x${string}`, traceLogAddress: info.endpoints.trace_log as `0x${string}`, tokenId: BigInt(b.token) });
+      const trail = await readChainTrail({
+        publicClient: client as never,
+        chainId: 31337,
+        batchTokenAddress: info.endpoints.batch_token as `0x${string}`,
+        traceLogAddress: info.endpoints.trace_log as `0x${string}`,
+        tokenId: BigInt(b.token),
+      });
       recorded += trail.stages.length;
     }
     const txHashes = new Set<string>();
@@ -64,7 +97,9 @@ export async function custodyBench(): Promise<void> {
       const batch = await call('GET', `/batch/${b.id}`, coop);
       for (const h of batch.body.stage_history.slice(1)) txHashes.add(h.chain_tx_hash);
     }
-    say(`ledger transactions per stage change: ${(txHashes.size / changes).toFixed(2)} (${txHashes.size} trace-log transactions, ${recorded} StageRecorded events for ${changes} stage changes; target exactly 1)`);
+    say(
+      `ledger transactions per stage change: ${(txHashes.size / changes).toFixed(2)} (${txHashes.size} trace-log transactions, ${recorded} StageRecorded events for ${changes} stage changes; target exactly 1)`,
+    );
   } finally {
     await stack.stop();
   }

@@ -13,16 +13,26 @@ const say = (l: string) => process.stdout.write(`${l}\n`);
  * or the final batch does not mint within 5 s.
  */
 export async function ledgerSoakBench(): Promise<void> {
-  say(`\nLedger soak: ${SOAK_MS / 1000} s of mixed traffic (submissions, stage updates, TOP_UP payouts with retries) and one poison write, LOCAL_TIME_SCALE=0.01`);
+  say(
+    `\nLedger soak: ${SOAK_MS / 1000} s of mixed traffic (submissions, stage updates, TOP_UP payouts with retries) and one poison write, LOCAL_TIME_SCALE=0.01`,
+  );
   const stack = await startStackProcess({
-    LOCAL_TIME_SCALE: '0.01', PAYOUT_SANDBOX_SETTLE_MS: '300', PAYOUT_SANDBOX_REJECT_RATE: '0.2', LEDGER_WRITE_MAX_ATTEMPTS: '3',
-    LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000',
+    LOCAL_TIME_SCALE: '0.01',
+    PAYOUT_SANDBOX_SETTLE_MS: '300',
+    PAYOUT_SANDBOX_REJECT_RATE: '0.2',
+    LEDGER_WRITE_MAX_ATTEMPTS: '3',
+    LOCAL_RATE_LIMIT_RPS: '100000',
+    LOCAL_RATE_LIMIT_BURST: '100000',
   });
   try {
     const f = await runLedgerSoak(stack, { durationMs: SOAK_MS, drainTimeoutMs: 60_000, say });
-    say(`  ledger writes: ${f.writesLanded} landed (${f.anchorsLanded} of them anchors), ${f.writesRefused} refused, ${f.writesParked} parked, ${f.writesOpen} still open`);
+    say(
+      `  ledger writes: ${f.writesLanded} landed (${f.anchorsLanded} of them anchors), ${f.writesRefused} refused, ${f.writesParked} parked, ${f.writesOpen} still open`,
+    );
     say(`  oldest open ledger write during the soak: max ${f.maxOldestPendingAgeSeconds} s`);
-    say(`  jobs: ${f.jobs - f.jobsNotComplete.length}/${f.jobs} COMPLETE, ${f.drainSeconds.toFixed(1)} s after the traffic stopped${f.jobsNotComplete.length ? `; not complete: ${JSON.stringify(f.jobsNotComplete.slice(0, 5))}` : ''}`);
+    say(
+      `  jobs: ${f.jobs - f.jobsNotComplete.length}/${f.jobs} COMPLETE, ${f.drainSeconds.toFixed(1)} s after the traffic stopped${f.jobsNotComplete.length ? `; not complete: ${JSON.stringify(f.jobsNotComplete.slice(0, 5))}` : ''}`,
+    );
     say(`  a new batch afterwards: ${f.finalMint.status}, minted in ${f.finalMint.ms} ms`);
     if (f.jobsNotComplete.length || f.finalMint.status !== 201 || f.finalMint.ms > 5000) process.exitCode = 1;
   } catch (err) {

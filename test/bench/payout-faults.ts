@@ -14,26 +14,35 @@ import { startStackProcess } from '../support/stack-process';
 
 const PAYOUTS = Number(process.env.BENCH_FAULT_PAYOUTS ?? 200);
 const SETTLE_MS = 500;
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]! : NaN);
+const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]! : NaN;
 const say = (l: string) => process.stdout.write(`${l}\n`);
 
 async function pool<T, R>(items: T[], width: number, fn: (t: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!, i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
   return out;
 }
 
 export async function payoutFaultsBench(): Promise<void> {
-  say(`\nPayout faults: ${PAYOUTS} payouts, sandbox rejecting 20 % of orders and dropping 10 % of webhooks, settle ${SETTLE_MS} ms, LOCAL_TIME_SCALE=0.01`);
+  say(
+    `\nPayout faults: ${PAYOUTS} payouts, sandbox rejecting 20 % of orders and dropping 10 % of webhooks, settle ${SETTLE_MS} ms, LOCAL_TIME_SCALE=0.01`,
+  );
   const stack = await startStackProcess({
-    LOCAL_TIME_SCALE: '0.01', PAYOUT_SANDBOX_SETTLE_MS: String(SETTLE_MS), PAYOUT_SANDBOX_REJECT_RATE: '0.2', PAYOUT_SANDBOX_DROP_WEBHOOK_RATE: '0.1',
-    LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000',
+    LOCAL_TIME_SCALE: '0.01',
+    PAYOUT_SANDBOX_SETTLE_MS: String(SETTLE_MS),
+    PAYOUT_SANDBOX_REJECT_RATE: '0.2',
+    PAYOUT_SANDBOX_DROP_WEBHOOK_RATE: '0.1',
+    LOCAL_RATE_LIMIT_RPS: '100000',
+    LOCAL_RATE_LIMIT_BURST: '100000',
   });
   try {
     const url = stack.info.url;
@@ -41,34 +50,81 @@ export async function payoutFaultsBench(): Promise<void> {
     const coopId = 'FAULTS-COOP';
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: coopId, sub: 'bench-coop' }, 3600, stack.info.dataDir);
     const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     await call('POST', '/cooperatives', admin, {
-      cooperative_id: coopId, name: 'Faults Cooperative', district: 'Mbale', licence_status: 'ACTIVE', licence_expires_at: '2030-01-01',
-      manager: { name: 'Bench Manager', email: 'bench@example.org', phone: '+256772000001' }, prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 }, export_premium_ugx_per_kg: 400,
+      cooperative_id: coopId,
+      name: 'Faults Cooperative',
+      district: 'Mbale',
+      licence_status: 'ACTIVE',
+      licence_expires_at: '2030-01-01',
+      manager: { name: 'Bench Manager', email: 'bench@example.org', phone: '+256772000001' },
+      prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 },
+      export_premium_ugx_per_kg: 400,
     });
-    const farmer = (id: string, phone: string) => call('POST', '/farmers/register', coop, { farmer_id: id, full_name: `Farmer ${id}`, cooperative_id: coopId, phone, district: 'Mbale', farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 } });
+    const farmer = (id: string, phone: string) =>
+      call('POST', '/farmers/register', coop, {
+        farmer_id: id,
+        full_name: `Farmer ${id}`,
+        cooperative_id: coopId,
+        phone,
+        district: 'Mbale',
+        farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 },
+      });
     await farmer('FAULT-F', '+256772000202');
     for (let i = 0; i < 5; i++) await farmer(`FAIL-F${i}`, '+256700000001');
-    const batchBody = (f: string) => ({ farmer_id: f, cooperative_id: coopId, weight_kg: 50 + (Math.random() * 100) | 0, grade: 'screen15', moisture_pct: 12, collection_point_gps: { lat: 1.08, lng: 34.17 }, collector_agent_id: 'AGENT-1' });
+    const batchBody = (f: string) => ({
+      farmer_id: f,
+      cooperative_id: coopId,
+      weight_kg: (50 + Math.random() * 100) | 0,
+      grade: 'screen15',
+      moisture_pct: 12,
+      collection_point_gps: { lat: 1.08, lng: 34.17 },
+      collector_agent_id: 'AGENT-1',
+    });
 
     const t0 = Date.now();
-    const batches = await pool(Array.from({ length: PAYOUTS }, (_, i) => i), 6, async () => {
-      const r = await call('POST', '/batch/submit', coop, batchBody('FAULT-F'));
-      if (r.status !== 201) throw new Error(`submission failed ${r.status} ${JSON.stringify(r.body)}`);
-      return r.body.data.batch_id as string;
-    });
-    const failing = await pool(Array.from({ length: 5 }, (_, i) => i), 5, async (i) => (await call('POST', '/batch/submit', coop, batchBody(`FAIL-F${i}`))).body.data.batch_id as string);
+    const batches = await pool(
+      Array.from({ length: PAYOUTS }, (_, i) => i),
+      6,
+      async () => {
+        const r = await call('POST', '/batch/submit', coop, batchBody('FAULT-F'));
+        if (r.status !== 201) throw new Error(`submission failed ${r.status} ${JSON.stringify(r.body)}`);
+        return r.body.data.batch_id as string;
+      },
+    );
+    const failing = await pool(
+      Array.from({ length: 5 }, (_, i) => i),
+      5,
+      async (i) => (await call('POST', '/batch/submit', coop, batchBody(`FAIL-F${i}`))).body.data.batch_id as string,
+    );
     say(`  submitted ${batches.length + failing.length} batches in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
     // 50-way concurrent duplicates
     const dupBatches = batches.slice(0, 4);
-    const dupResults = await Promise.all(dupBatches.flatMap((b) => Array.from({ length: 50 }, () =>
-      call('POST', '/payments/farmer-payout', coop, { farmer_id: 'FAULT-F', batch_id: b, amount_usdc: 3.25, reason: 'TOP_UP', cooperative_id: coopId }))));
+    const dupResults = await Promise.all(
+      dupBatches.flatMap((b) =>
+        Array.from({ length: 50 }, () =>
+          call('POST', '/payments/farmer-payout', coop, {
+            farmer_id: 'FAULT-F',
+            batch_id: b,
+            amount_usdc: 3.25,
+            reason: 'TOP_UP',
+            cooperative_id: coopId,
+          }),
+        ),
+      ),
+    );
     const dupStatus: Record<number, number> = {};
     for (const r of dupResults) dupStatus[r.status] = (dupStatus[r.status] ?? 0) + 1;
-    say(`  50-way duplicate TOP_UP requests on ${dupBatches.length} batches: ${JSON.stringify(dupStatus)} (201 created, 500 PAYOUT_FAILED = created and rejected by the provider, 409 DUPLICATE_PAYOUT)`);
+    say(
+      `  50-way duplicate TOP_UP requests on ${dupBatches.length} batches: ${JSON.stringify(dupStatus)} (201 created, 500 PAYOUT_FAILED = created and rejected by the provider, 409 DUPLICATE_PAYOUT)`,
+    );
 
     // wait for every payout to be final
     const all = [...batches, ...failing];
@@ -81,7 +137,9 @@ export async function payoutFaultsBench(): Promise<void> {
       const open = payouts.filter((p) => p.status !== 'COMPLETED' && p.status !== 'MANUAL_REVIEW');
       const expected = all.length + dupBatches.length;
       if ((payouts.length >= expected && open.length === 0) || Date.now() > deadline) {
-        say(`  payouts reaching a final state: ${payouts.length - open.length}/${payouts.length} (expected ${expected} payouts: ${all.length} NET_COFFEE_PAYMENT + ${dupBatches.length} TOP_UP) after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        say(
+          `  payouts reaching a final state: ${payouts.length - open.length}/${payouts.length} (expected ${expected} payouts: ${all.length} NET_COFFEE_PAYMENT + ${dupBatches.length} TOP_UP) after ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+        );
         for (const p of open) say(`    not final: ${p.payment_id} ${p.status} retry_count ${p.retry_count} updated ${p.updated_at}`);
         break;
       }
@@ -93,7 +151,13 @@ export async function payoutFaultsBench(): Promise<void> {
     const duplicates = Object.values(perKey).reduce((n, c) => n + (c - 1), 0);
     say(`  duplicates created (payouts beyond one per batch and reason): ${duplicates}`);
 
-    const stats = (await (await fetch(`${stack.info.endpoints.payout_sandbox}/v1/sandbox/stats`)).json()) as { settledPerReference: Record<string, number>; ordersCreated: number; ordersRejected: number; webhooksDropped: number; ordersSettled: number };
+    const stats = (await (await fetch(`${stack.info.endpoints.payout_sandbox}/v1/sandbox/stats`)).json()) as {
+      settledPerReference: Record<string, number>;
+      ordersCreated: number;
+      ordersRejected: number;
+      webhooksDropped: number;
+      ordersSettled: number;
+    };
     const settledPerPayout: Record<string, number> = {};
     for (const [ref, n] of Object.entries(stats.settledPerReference)) {
       const id = ref.replace(/-A\d+$/, '');
@@ -102,19 +166,27 @@ export async function payoutFaultsBench(): Promise<void> {
     const maxSettled = Math.max(0, ...Object.values(settledPerPayout));
     const completed = payouts.filter((p) => p.status === 'COMPLETED');
     const unpaidButCompleted = completed.filter((p) => !settledPerPayout[p.payment_id]).length;
-    say(`  sandbox: ${stats.ordersCreated} orders created, ${stats.ordersRejected} rejected, ${stats.ordersSettled} settled, ${stats.webhooksDropped} webhooks dropped`);
+    say(
+      `  sandbox: ${stats.ordersCreated} orders created, ${stats.ordersRejected} rejected, ${stats.ordersSettled} settled, ${stats.webhooksDropped} webhooks dropped`,
+    );
     say(`  orders settled per payout: max ${maxSettled} (target ≤ 1); COMPLETED payouts without a settled order: ${unpaidButCompleted}`);
 
     const first = completed.filter((p) => p.retry_count === 0);
     const toCompleted = first.map((p) => Date.parse(p.completed_at) - Date.parse(p.created_at));
-    say(`  time to COMPLETED, first-attempt settlements (sandbox settles in ${SETTLE_MS} ms; target ≤ ${SETTLE_MS + 1000} ms): p50 ${pct(toCompleted, 50)} ms  p95 ${pct(toCompleted, 95)} ms  (n=${first.length}; a dropped webhook is found by reconciliation after 3 s)`);
+    say(
+      `  time to COMPLETED, first-attempt settlements (sandbox settles in ${SETTLE_MS} ms; target ≤ ${SETTLE_MS + 1000} ms): p50 ${pct(toCompleted, 50)} ms  p95 ${pct(toCompleted, 95)} ms  (n=${first.length}; a dropped webhook is found by reconciliation after 3 s)`,
+    );
     // Recorded within a second of the provider's settlement = the webhook came; later = found by reconciliation.
     const byWebhook = first.filter((p) => Date.parse(p.completed_at) - Date.parse(p.settled_at) < 1000);
     const tw = byWebhook.map((p) => Date.parse(p.completed_at) - Date.parse(p.created_at));
-    say(`    settled through the webhook (n=${byWebhook.length}): p50 ${pct(tw, 50)} ms  p95 ${pct(tw, 95)} ms; found by reconciliation (webhook dropped): n=${first.length - byWebhook.length}`);
+    say(
+      `    settled through the webhook (n=${byWebhook.length}): p50 ${pct(tw, 50)} ms  p95 ${pct(tw, 95)} ms; found by reconciliation (webhook dropped): n=${first.length - byWebhook.length}`,
+    );
     const manual = payouts.filter((p) => p.status === 'MANUAL_REVIEW');
     const toManual = manual.map((p) => (Date.parse(p.updated_at) - Date.parse(p.created_at)) / 1000);
-    say(`  MANUAL_REVIEW: ${manual.length} payouts (${manual.filter((p) => failing.includes(p.batch_id)).length} from the always-failing phone); time to MANUAL_REVIEW p50 ${pct(toManual, 50)?.toFixed(1)} s, max ${Math.max(...toManual).toFixed(1)} s (scaled waits 0.3 + 0.6 + 1.2 s = 2.1 s; unscaled 210 s)`);
+    say(
+      `  MANUAL_REVIEW: ${manual.length} payouts (${manual.filter((p) => failing.includes(p.batch_id)).length} from the always-failing phone); time to MANUAL_REVIEW p50 ${pct(toManual, 50)?.toFixed(1)} s, max ${Math.max(...toManual).toFixed(1)} s (scaled waits 0.3 + 0.6 + 1.2 s = 2.1 s; unscaled 210 s)`,
+    );
   } catch (err) {
     process.stderr.write(`local stack output:\n${stack.output()}\n`);
     throw err;

@@ -40,12 +40,18 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
-const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms  p95 ${pct(xs, 95).toFixed(1)} ms  (n=${xs.length}, min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
+const fmt = (xs: number[]) =>
+  `p50 ${pct(xs, 50).toFixed(1)} ms  p95 ${pct(xs, 95).toFixed(1)} ms  (n=${xs.length}, min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
 const say = (l: string) => process.stdout.write(`${l}\n`);
 
 async function main() {
   say('Starting the local stack for the benchmark (rate limit raised, LOCAL_TIME_SCALE=1)…');
-  const stack = await startStackProcess({ LOCAL_TIME_SCALE: '1', PAYOUT_SANDBOX_SETTLE_MS: '500', LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000' });
+  const stack = await startStackProcess({
+    LOCAL_TIME_SCALE: '1',
+    PAYOUT_SANDBOX_SETTLE_MS: '500',
+    LOCAL_RATE_LIMIT_RPS: '100000',
+    LOCAL_RATE_LIMIT_BURST: '100000',
+  });
   try {
     const url = stack.info.url;
     const dataDir = stack.info.dataDir;
@@ -53,17 +59,43 @@ async function main() {
     const coopId = 'BENCH-COOP';
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: coopId, sub: 'bench-coop' }, 3600, dataDir);
     const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     await call('POST', '/cooperatives', admin, {
-      cooperative_id: coopId, name: 'Bench Cooperative', district: 'Mbale', licence_status: 'ACTIVE', licence_expires_at: '2030-01-01',
-      manager: { name: 'Bench Manager', email: 'bench@example.org', phone: '+256772000001' }, prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 }, export_premium_ugx_per_kg: 400,
+      cooperative_id: coopId,
+      name: 'Bench Cooperative',
+      district: 'Mbale',
+      licence_status: 'ACTIVE',
+      licence_expires_at: '2030-01-01',
+      manager: { name: 'Bench Manager', email: 'bench@example.org', phone: '+256772000001' },
+      prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 },
+      export_premium_ugx_per_kg: 400,
     });
-    const farmer = async (id: string, phone: string) => call('POST', '/farmers/register', coop, { farmer_id: id, full_name: 'Bench Farmer', cooperative_id: coopId, phone, district: 'Mbale', farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 } });
+    const farmer = async (id: string, phone: string) =>
+      call('POST', '/farmers/register', coop, {
+        farmer_id: id,
+        full_name: 'Bench Farmer',
+        cooperative_id: coopId,
+        phone,
+        district: 'Mbale',
+        farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 },
+      });
     await farmer('BENCH-F1', '+256772000101');
     await farmer('BENCH-F3', '+256700000003'); // the sandbox never sends webhooks for this phone
-    const batch = (f: string) => ({ farmer_id: f, cooperative_id: coopId, weight_kg: 100, grade: 'screen18', moisture_pct: 11.5, collection_point_gps: { lat: 1.08, lng: 34.17 }, collector_agent_id: 'AGENT-1' });
+    const batch = (f: string) => ({
+      farmer_id: f,
+      cooperative_id: coopId,
+      weight_kg: 100,
+      grade: 'screen18',
+      moisture_pct: 11.5,
+      collection_point_gps: { lat: 1.08, lng: 34.17 },
+      collector_agent_id: 'AGENT-1',
+    });
 
     // 1. batch submission
     for (let i = 0; i < 3; i++) await call('POST', '/batch/submit', coop, batch('BENCH-F1')); // warm-up
@@ -123,7 +155,12 @@ async function main() {
       const payload = settlementPayload(order);
       const id = `msg_bench_${Date.now()}_${i}`;
       const at = new Date();
-      const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': hook.sign(id, at, payload) };
+      const headers = {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': hook.sign(id, at, payload),
+      };
       const t = performance.now();
       const res = await fetch(`${url}/api/webhooks/payout-provider`, { method: 'POST', headers, body: payload });
       await res.text();

@@ -38,7 +38,11 @@ export async function settlementBench(): Promise<void> {
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: COOP }, 3600, dataDir);
     const mfi = await signDevToken({ role: 'MFI', mfi_id: 'MFI-BENCH' }, 3600, dataDir);
     const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     const must = async (what: string, p: Promise<{ status: number; body: any }>, ...ok: number[]) => {
@@ -46,7 +50,13 @@ export async function settlementBench(): Promise<void> {
       if (!ok.includes(r.status)) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
       return r.body;
     };
-    const waitFor = async <T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number, everyMs = 100): Promise<T> => {
+    const waitFor = async <T>(
+      what: string,
+      read: () => Promise<T>,
+      done: (v: T) => boolean,
+      timeoutMs: number,
+      everyMs = 100,
+    ): Promise<T> => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const v = await read();
@@ -58,27 +68,72 @@ export async function settlementBench(): Promise<void> {
     /** Runs `fn` over `items`, `width` at a time. */
     const pool = async <T>(items: T[], width: number, fn: (item: T) => Promise<void>) => {
       let next = 0;
-      await Promise.all(Array.from({ length: width }, async () => {
-        while (next < items.length) await fn(items[next++]!);
-      }));
+      await Promise.all(
+        Array.from({ length: width }, async () => {
+          while (next < items.length) await fn(items[next++]!);
+        }),
+      );
     };
 
-    await must('cooperative', call('POST', '/cooperatives', admin, {
-      cooperative_id: COOP, name: 'Settlement Bench Cooperative', district: 'Mbale', licence_status: 'ACTIVE', licence_expires_at: '2030-01-01',
-      manager: { name: 'M', email: 'm@example.org', phone: '+256772000001' }, prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 }, export_premium_ugx_per_kg: 0,
-    }), 201);
-    await must('farmer', call('POST', '/farmers/register', coop, { farmer_id: 'SB-F', full_name: 'Settlement Farmer', cooperative_id: COOP, phone: '+256772000404', district: 'Mbale', farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 } }), 201);
+    await must(
+      'cooperative',
+      call('POST', '/cooperatives', admin, {
+        cooperative_id: COOP,
+        name: 'Settlement Bench Cooperative',
+        district: 'Mbale',
+        licence_status: 'ACTIVE',
+        licence_expires_at: '2030-01-01',
+        manager: { name: 'M', email: 'm@example.org', phone: '+256772000001' },
+        prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 },
+        export_premium_ugx_per_kg: 0,
+      }),
+      201,
+    );
+    await must(
+      'farmer',
+      call('POST', '/farmers/register', coop, {
+        farmer_id: 'SB-F',
+        full_name: 'Settlement Farmer',
+        cooperative_id: COOP,
+        phone: '+256772000404',
+        district: 'Mbale',
+        farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 },
+      }),
+      201,
+    );
 
     // Liquidity for the loans: one MFI deposit.
     const dep = await must('deposit', call('POST', '/mfi/deposits', mfi, { source_currency: 'USD', source_amount: 10_000 }), 202);
-    await waitFor(`deposit ${dep.payment_id} COMPLETED`, async () => (await call('GET', `/payments/${dep.payment_id}`, mfi)).body.status, (s) => s === 'COMPLETED', 60_000, 200);
+    await waitFor(
+      `deposit ${dep.payment_id} COMPLETED`,
+      async () => (await call('GET', `/payments/${dep.payment_id}`, mfi)).body.status,
+      (s) => s === 'COMPLETED',
+      60_000,
+      200,
+    );
     progress(`MFI deposit ${dep.payment_id} COMPLETED (USD 10,000 into the vault)`);
 
     const batches: string[] = [];
-    await pool(Array.from({ length: BATCHES }, (_, i) => i), 4, async () => {
-      const r = await must('submit', call('POST', '/batch/submit', coop, { farmer_id: 'SB-F', cooperative_id: COOP, weight_kg: 150, grade: 'screen18', moisture_pct: 11, collection_point_gps: { lat: 1.08, lng: 34.17 }, collector_agent_id: 'A' }), 201);
-      batches.push(r.data.batch_id);
-    });
+    await pool(
+      Array.from({ length: BATCHES }, (_, i) => i),
+      4,
+      async () => {
+        const r = await must(
+          'submit',
+          call('POST', '/batch/submit', coop, {
+            farmer_id: 'SB-F',
+            cooperative_id: COOP,
+            weight_kg: 150,
+            grade: 'screen18',
+            moisture_pct: 11,
+            collection_point_gps: { lat: 1.08, lng: 34.17 },
+            collector_agent_id: 'A',
+          }),
+          201,
+        );
+        batches.push(r.data.batch_id);
+      },
+    );
     batches.sort();
     progress(`${BATCHES} batches submitted and minted`);
 
@@ -87,7 +142,13 @@ export async function settlementBench(): Promise<void> {
       loans.push((await must(`loan on ${b}`, call('POST', '/loans', coop, { batch_id: b, amount_usdc: 300 }), 202)).loan_id);
     });
     await pool(loans, 4, async (l) => {
-      await waitFor(`loan ${l} ACTIVE`, async () => (await call('GET', `/loans/${l}`, coop)).body.status, (s) => s === 'ACTIVE', 60_000, 200);
+      await waitFor(
+        `loan ${l} ACTIVE`,
+        async () => (await call('GET', `/loans/${l}`, coop)).body.status,
+        (s) => s === 'ACTIVE',
+        60_000,
+        200,
+      );
     });
     progress(`${LOANS} loans of 300 USDC ACTIVE (tokens locked, disbursements paid)`);
 
@@ -102,17 +163,42 @@ export async function settlementBench(): Promise<void> {
       });
       progress(`${BATCHES} batches ${stage}`);
     }
-    const po = await must('purchase order', call('POST', '/purchase-orders', coop, {
-      batch_ids: batches, buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 7,
-      buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' },
-    }), 201);
+    const po = await must(
+      'purchase order',
+      call('POST', '/purchase-orders', coop, {
+        batch_ids: batches,
+        buyer: 'Hamburg Coffee Importers GmbH',
+        price_usd_per_kg: 7,
+        buyer_operator: {
+          name: 'Hamburg Coffee Importers GmbH',
+          eori: 'DE123456789012345',
+          address: 'Am Sandtorkai 1, 20457 Hamburg',
+          email: 'dds@hci.example',
+          country: 'DE',
+        },
+      }),
+      201,
+    );
     await must('confirm', call('POST', `/purchase-orders/${po.purchase_order_id}/confirm`, coop), 200);
     await pool(batches, 4, async (b) => {
-      await waitFor(`${b} COMMITTED`, async () => (await call('GET', `/batch/${b}`, coop)).body.stage, (s) => s === 'COMMITTED', 30_000);
+      await waitFor(
+        `${b} COMMITTED`,
+        async () => (await call('GET', `/batch/${b}`, coop)).body.stage,
+        (s) => s === 'COMMITTED',
+        30_000,
+      );
     });
     progress(`${po.purchase_order_id} confirmed: ${BATCHES} batches COMMITTED`);
     await pool(batches, 4, async (b) => {
-      await must(`EXPORTED ${b}`, call('PATCH', `/batch/${b}/stage`, coop, { cooperative_id: COOP, new_stage: 'EXPORTED', evidence: { export_permit: 'UCDA-EXP-1', destination_country: 'DE' } }), 200);
+      await must(
+        `EXPORTED ${b}`,
+        call('PATCH', `/batch/${b}/stage`, coop, {
+          cooperative_id: COOP,
+          new_stage: 'EXPORTED',
+          evidence: { export_permit: 'UCDA-EXP-1', destination_country: 'DE' },
+        }),
+        200,
+      );
     });
     progress(`${BATCHES} batches EXPORTED`);
 
@@ -123,7 +209,8 @@ export async function settlementBench(): Promise<void> {
     const reader = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
     const signer = privateKeyToAccount(ledgerSignerKey(dataDir)).address;
     const nonceOf = () => reader.getTransactionCount({ address: signer, blockTag: 'pending' });
-    const still = async (what: string) => { // the signer's nonce unchanged for 1.5 s
+    const still = async (what: string) => {
+      // the signer's nonce unchanged for 1.5 s
       let last = await nonceOf();
       let since = Date.now();
       const deadline = Date.now() + 60_000;
@@ -131,7 +218,10 @@ export async function settlementBench(): Promise<void> {
         if (Date.now() > deadline) throw new Error(`the ledger signer did not go still (${what})`);
         await sleep(100);
         const n = await nonceOf();
-        if (n !== last) { last = n; since = Date.now(); }
+        if (n !== last) {
+          last = n;
+          since = Date.now();
+        }
       }
       return last;
     };
@@ -140,13 +230,24 @@ export async function settlementBench(): Promise<void> {
     const wallet = createWalletClient({ account: buyer, chain, transport: http(rpcUrl) });
     // The amount due: Σ milled outturn × price (120 kg × 7 USD/kg per batch), paid in full so the order settles.
     const amount = BigInt(Math.round(Number(po.amount_due_usdc) * 1e6));
-    if (amount !== BigInt(BATCHES) * 120n * 7_000_000n) throw new Error(`amount due ${po.amount_due_usdc} USDC, expected ${BATCHES} × 120 kg × 7 USD/kg`);
-    const approve = await wallet.writeContract({ address: info.endpoints.vault_asset!, abi: testUsdcAbi, functionName: 'approve', args: [info.endpoints.lending_vault!, amount] });
+    if (amount !== BigInt(BATCHES) * 120n * 7_000_000n)
+      throw new Error(`amount due ${po.amount_due_usdc} USDC, expected ${BATCHES} × 120 kg × 7 USD/kg`);
+    const approve = await wallet.writeContract({
+      address: info.endpoints.vault_asset!,
+      abi: testUsdcAbi,
+      functionName: 'approve',
+      args: [info.endpoints.lending_vault!, amount],
+    });
     await reader.waitForTransactionReceipt({ hash: approve });
     progress(`prepared; the buyer pays ${Number(amount) / 1e6} USDC for ${po.purchase_order_id}`);
 
     // Measure.
-    const payTx = await wallet.writeContract({ address: info.endpoints.lending_vault!, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(po.purchase_order_id), amount] });
+    const payTx = await wallet.writeContract({
+      address: info.endpoints.lending_vault!,
+      abi: lendingVaultAbi,
+      functionName: 'payPurchaseOrder',
+      args: [vaultRef(po.purchase_order_id), amount],
+    });
     const t0 = performance.now(); // automine: the transaction is mined when eth_sendRawTransaction returns
     const paid = await reader.waitForTransactionReceipt({ hash: payTx });
     if (paid.status !== 'success') throw new Error(`payPurchaseOrder ${payTx} reverted`);
@@ -155,7 +256,10 @@ export async function settlementBench(): Promise<void> {
     const recordedMs = new Map<string, number>();
     const deadline = Date.now() + 120_000;
     while (completedMs === undefined || recordedMs.size < batches.length) {
-      if (Date.now() > deadline) throw new Error(`settlement not done 120 s after the payment: COMPLETED ${completedMs !== undefined}, ${settledMs.size} SETTLED, ${recordedMs.size} on the trace log`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `settlement not done 120 s after the payment: COMPLETED ${completedMs !== undefined}, ${settledMs.size} SETTLED, ${recordedMs.size} on the trace log`,
+        );
       const [st, ...reads] = await Promise.all([
         completedMs === undefined ? call('GET', `/purchase-orders/${po.purchase_order_id}/settlement`, coop) : Promise.resolve(undefined),
         ...batches.filter((b) => !recordedMs.has(b)).map(async (b) => ({ b, r: await call('GET', `/batch/${b}`, coop) })),
@@ -192,13 +296,24 @@ export async function settlementBench(): Promise<void> {
     const settlement = (await call('GET', `/purchase-orders/${po.purchase_order_id}/settlement`, coop)).body;
     const last = (m: Map<string, number>) => Math.max(...m.values());
     const row = (k: string, v: string) => say(`  ${k.padEnd(60)} ${v}`);
-    say(`Settlement of ${po.purchase_order_id} (${BATCHES} batches, ${LOANS} loans, ${Number(amount) / 1e6} USDC paid), from the payment mined:`);
+    say(
+      `Settlement of ${po.purchase_order_id} (${BATCHES} batches, ${LOANS} loans, ${Number(amount) / 1e6} USDC paid), from the payment mined:`,
+    );
     row('(a) settlement COMPLETED readable', `${completedMs!.toFixed(0)} ms`);
     row('(b) last batch SETTLED readable', `${last(settledMs).toFixed(0)} ms (first ${Math.min(...settledMs.values()).toFixed(0)} ms)`);
     row('(c) last batch SETTLED on the trace log (chain_tx_hash set)', `${last(recordedMs).toFixed(0)} ms`);
-    row('ledger transactions of the settlement', `${byTarget.vault + byTarget.traceLog + byTarget.other} (vault ${byTarget.vault}, trace log ${byTarget.traceLog}, other ${byTarget.other}); gas ${gas}`);
-    row('ledger signer nonce before → after', `${nonceBefore} → ${nonceAfter} (+${nonceAfter - nonceBefore}; ${fromSigner} transactions from the signer)`);
-    row('repayments / settled batches / remainder', `${settlement.repayments?.length} / ${settlement.settled_batch_ids?.length} / ${settlement.remainder_usdc} USDC`);
+    row(
+      'ledger transactions of the settlement',
+      `${byTarget.vault + byTarget.traceLog + byTarget.other} (vault ${byTarget.vault}, trace log ${byTarget.traceLog}, other ${byTarget.other}); gas ${gas}`,
+    );
+    row(
+      'ledger signer nonce before → after',
+      `${nonceBefore} → ${nonceAfter} (+${nonceAfter - nonceBefore}; ${fromSigner} transactions from the signer)`,
+    );
+    row(
+      'repayments / settled batches / remainder',
+      `${settlement.repayments?.length} / ${settlement.settled_batch_ids?.length} / ${settlement.remainder_usdc} USDC`,
+    );
   } finally {
     await stack.stop();
   }

@@ -10,10 +10,26 @@
  *   largest worker bundle; `BENCH_ONLY=bundles npm run bench` measures all) within its budget.
  */
 import {
-  BUNDLE_GROWTH_TOLERANCE, USER_FACING_COLD_LOAD_BUDGET_MS, WORKER_COLD_LOAD_BUDGET_MS, bundleGrowthMessage, checkBundleGrowth,
-  checkColdLoads, coldLoadBudgetMs, formatBundleReport, isUserFacing, median, readBundleBaseline,
+  BUNDLE_GROWTH_TOLERANCE,
+  USER_FACING_COLD_LOAD_BUDGET_MS,
+  WORKER_COLD_LOAD_BUDGET_MS,
+  bundleGrowthMessage,
+  checkBundleGrowth,
+  checkColdLoads,
+  coldLoadBudgetMs,
+  formatBundleReport,
+  isUserFacing,
+  median,
+  readBundleBaseline,
 } from '../../infra/bundle-policy';
-import { BUNDLE_CHARSET, BUNDLE_EXTERNALS, BUNDLE_LEGAL_COMMENTS, esbuildOptionsFor, functionEntry, lambdaBundling } from '../../infra/bundling';
+import {
+  BUNDLE_CHARSET,
+  BUNDLE_EXTERNALS,
+  BUNDLE_LEGAL_COMMENTS,
+  esbuildOptionsFor,
+  functionEntry,
+  lambdaBundling,
+} from '../../infra/bundling';
 import { AUTHORIZER_FN, routes, workers } from '../../shared/manifest';
 import { buildBundles, coldLoadsMs, deployedFunctions, type BuiltBundles } from '../bench/bundles';
 
@@ -39,26 +55,49 @@ describe('policy rules', () => {
       { fn: AUTHORIZER_FN, loadsMs: [USER_FACING_COLD_LOAD_BUDGET_MS + 1, USER_FACING_COLD_LOAD_BUDGET_MS + 2, 10] },
       { fn: worker, loadsMs: [USER_FACING_COLD_LOAD_BUDGET_MS + 1] },
     ]);
-    expect(rows.map((r) => [r.fn, r.medianMs, r.over])).toEqual([
-      [AUTHORIZER_FN, USER_FACING_COLD_LOAD_BUDGET_MS + 1, true], ['get-batch', 120, false], [worker, USER_FACING_COLD_LOAD_BUDGET_MS + 1, false],
-    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+    expect(rows.map((r) => [r.fn, r.medianMs, r.over])).toEqual(
+      [
+        [AUTHORIZER_FN, USER_FACING_COLD_LOAD_BUDGET_MS + 1, true],
+        ['get-batch', 120, false],
+        [worker, USER_FACING_COLD_LOAD_BUDGET_MS + 1, false],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
   });
 
   test('bytes: growth over the tolerance or a function missing from the baseline fails; shrinking never does', () => {
-    const baseline = { functions: { a: { bytes: 100_000, reason: 'r' }, b: { bytes: 100_000, reason: 'r' }, c: { bytes: 100_000, reason: 'r' } } };
+    const baseline = {
+      functions: { a: { bytes: 100_000, reason: 'r' }, b: { bytes: 100_000, reason: 'r' }, c: { bytes: 100_000, reason: 'r' } },
+    };
     const limit = Math.floor(100_000 * (1 + BUNDLE_GROWTH_TOLERANCE));
-    const rows = checkBundleGrowth([{ fn: 'a', bytes: limit }, { fn: 'b', bytes: limit + 1 }, { fn: 'c', bytes: 10 }, { fn: 'd', bytes: 5 }], baseline);
-    expect(rows.map((r) => [r.fn, r.over])).toEqual([['a', false], ['b', true], ['c', false], ['d', true]]);
+    const rows = checkBundleGrowth(
+      [
+        { fn: 'a', bytes: limit },
+        { fn: 'b', bytes: limit + 1 },
+        { fn: 'c', bytes: 10 },
+        { fn: 'd', bytes: 5 },
+      ],
+      baseline,
+    );
+    expect(rows.map((r) => [r.fn, r.over])).toEqual([
+      ['a', false],
+      ['b', true],
+      ['c', false],
+      ['d', true],
+    ]);
     expect(bundleGrowthMessage(rows[1]!)).toMatch(/^b: .* over its baseline of 97\.7 KB .*npm run bundles:baseline -- --reason/);
     expect(bundleGrowthMessage(rows[3]!)).toMatch(/^d: .*not in infra\/bundle-baseline\.json.*--reason/);
-    const report = formatBundleReport(checkColdLoads([{ fn: 'get-batch', loadsMs: [1] }]), checkBundleGrowth([{ fn: 'get-batch', bytes: 1 }], { functions: {} }));
+    const report = formatBundleReport(
+      checkColdLoads([{ fn: 'get-batch', loadsMs: [1] }]),
+      checkBundleGrowth([{ fn: 'get-batch', bytes: 1 }], { functions: {} }),
+    );
     expect(report.at(-1)).toBe('1 bundles grew over their baseline: get-batch');
   });
 
   test('the baseline names exactly the deployed functions, each with a reason', () => {
     const { functions } = readBundleBaseline();
     expect(Object.keys(functions).sort()).toEqual(deployedFunctions());
-    for (const [fn, e] of Object.entries(functions)) expect({ fn, ok: e.bytes > 0 && e.reason.trim().length > 0 }).toEqual({ fn, ok: true });
+    for (const [fn, e] of Object.entries(functions))
+      expect({ fn, ok: e.bytes > 0 && e.reason.trim().length > 0 }).toEqual({ fn, ok: true });
   });
 });
 
@@ -87,7 +126,8 @@ describe('every function bundle', () => {
     for (const [fn, metafile] of built.metafiles) {
       for (const [input, { imports }] of Object.entries(metafile.inputs)) {
         for (const i of imports) {
-          if (i.external && BUNDLE_EXTERNALS.includes(i.path) && i.kind !== 'dynamic-import') staticExternal.push(`${fn}: ${input} → ${i.path} (${i.kind})`);
+          if (i.external && BUNDLE_EXTERNALS.includes(i.path) && i.kind !== 'dynamic-import')
+            staticExternal.push(`${fn}: ${input} → ${i.path} (${i.kind})`);
         }
       }
     }
@@ -96,8 +136,11 @@ describe('every function bundle', () => {
   });
 
   test('leave Powertools (and the X-Ray SDK under its Tracer) to the Powertools layer: none of its code is in a bundle', () => {
-    const inside = [...built.metafiles].flatMap(([fn, m]) => Object.keys(m.inputs)
-      .filter((input) => /node_modules\/(@aws-lambda-powertools|aws-xray-sdk-core)\//.test(input)).map((input) => `${fn}: ${input}`));
+    const inside = [...built.metafiles].flatMap(([fn, m]) =>
+      Object.keys(m.inputs)
+        .filter((input) => /node_modules\/(@aws-lambda-powertools|aws-xray-sdk-core)\//.test(input))
+        .map((input) => `${fn}: ${input}`),
+    );
     expect(inside).toEqual([]);
   });
 
@@ -117,7 +160,11 @@ describe('every function bundle', () => {
     let rows = await measure(5);
     // The machine is shared: a slow median is measured once more, with more processes, before it fails.
     if (rows.some((r) => r.over)) rows = await measure(9);
-    expect(rows.filter((r) => r.over).map((r) => `${r.fn}: median ${r.medianMs.toFixed(0)} ms > ${r.budgetMs} ms (${r.loadsMs.map((m) => m.toFixed(0)).join(', ')})`)).toEqual([]);
+    expect(
+      rows
+        .filter((r) => r.over)
+        .map((r) => `${r.fn}: median ${r.medianMs.toFixed(0)} ms > ${r.budgetMs} ms (${r.loadsMs.map((m) => m.toFixed(0)).join(', ')})`),
+    ).toEqual([]);
     expect(rows.every((r) => r.loadsMs.every((m) => m > 0))).toBe(true);
   });
 });

@@ -18,7 +18,12 @@ describe('EvidenceStore', () => {
       Properties: {
         VersioningConfiguration: { Status: 'Enabled' },
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
       },
     });
     const bucket = Object.values(t.findResources('AWS::S3::Bucket'))[0]!;
@@ -33,6 +38,8 @@ describe('EvidenceStore', () => {
       ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 3650 } } },
     });
     expect(() => synth({ [EVIDENCE_OBJECT_LOCK_CONTEXT]: 'forever' })).toThrow(/whole number of days/);
-    expect(Object.values(synth({ [EVIDENCE_OBJECT_LOCK_CONTEXT]: '0' }).findResources('AWS::S3::Bucket'))[0]!.Properties.ObjectLockEnabled).toBeUndefined();
+    expect(
+      Object.values(synth({ [EVIDENCE_OBJECT_LOCK_CONTEXT]: '0' }).findResources('AWS::S3::Bucket'))[0]!.Properties.ObjectLockEnabled,
+    ).toBeUndefined();
   });
 });

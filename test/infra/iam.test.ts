@@ -29,7 +29,11 @@ type Json = Record<string, any>;
 const cdkJson = JSON.parse(readFileSync(join(repoRoot(), 'cdk.json'), 'utf8')) as { context: Json };
 const fns = functionManifest();
 const needsOf = (fn: string): Set<Need> => new Set(fns.find((f) => f.fn === fn)!.needs);
-const withNeed = (need: Need): string[] => fns.filter((f) => f.needs.includes(need)).map((f) => f.fn).sort();
+const withNeed = (need: Need): string[] =>
+  fns
+    .filter((f) => f.needs.includes(need))
+    .map((f) => f.fn)
+    .sort();
 const writers = withNeed('table:write');
 
 let policies: Record<string, NamedPolicy[]>;
@@ -53,7 +57,9 @@ beforeAll(() => {
   const stack = new CoffeeTraceStack(app, 'CoffeeTrace');
   const template = Template.fromStack(stack).toJSON() as Json;
   resolved = resolveTemplate(template);
-  const roles = Object.fromEntries([...stack.functions].map(([fn, f]) => [fn, stack.getLogicalId(f.role.node.defaultChild as CfnResource)]));
+  const roles = Object.fromEntries(
+    [...stack.functions].map(([fn, f]) => [fn, stack.getLogicalId(f.role.node.defaultChild as CfnResource)]),
+  );
   policies = rolePolicies(template, roles, { resources: resolved });
   tableArn = resolved[refOfEnv(template, stack, 'update-batch-stage', 'TABLE_NAME')]!.attributes.Arn!;
   uploadsBucketArn = resolved[refOfEnv(template, stack, 'update-batch-stage', 'EVIDENCE_UPLOADS_BUCKET')]!.attributes.Arn!;
@@ -73,7 +79,7 @@ const onItem = (fn: string, action: string, pk: string) => may(fn, action, table
 
 const BATCH = 'BATCH-2026-000001';
 
-describe('the issue\'s refusals and over-grants', () => {
+describe("the issue's refusals and over-grants", () => {
   test('ledger-writer may delete a loan guard (a repaid or cancelled loan releases it in its transaction)', async () => {
     expect(await onItem('ledger-writer', 'dynamodb:DeleteItem', keys.loanGuard(BATCH).PK)).toBe(true);
     // …and nothing else.
@@ -158,7 +164,8 @@ describe('derived from the code', () => {
    */
   const NEVER_DELETES: Record<string, Record<string, string>> = {
     'LoanRepository.transition': {
-      'payout-reconciler': 'moves PENDING loans to ACTIVE only (reconcileLoans): the guard is deleted on REPAID or CANCELLED, which only the ledger writer records',
+      'payout-reconciler':
+        'moves PENDING loans to ACTIVE only (reconcileLoans): the guard is deleted on REPAID or CANCELLED, which only the ledger writer records',
     },
   };
 
@@ -173,8 +180,17 @@ describe('derived from the code', () => {
       const exceptions = NEVER_DELETES[site.method] ?? {};
       const reachers = reaching([{ file: site.file, name: site.method }]).filter((fn) => !(fn in exceptions));
       for (const fn of reachers) {
-        expect({ fn, site: site.method, need: rule!.need, has: needsOf(fn).has(rule!.need) }).toEqual({ fn, site: site.method, need: rule!.need, has: true });
-        expect({ fn, delete: rule!.sample, allowed: await onItem(fn, 'dynamodb:DeleteItem', rule!.sample) }).toEqual({ fn, delete: rule!.sample, allowed: true });
+        expect({ fn, site: site.method, need: rule!.need, has: needsOf(fn).has(rule!.need) }).toEqual({
+          fn,
+          site: site.method,
+          need: rule!.need,
+          has: true,
+        });
+        expect({ fn, delete: rule!.sample, allowed: await onItem(fn, 'dynamodb:DeleteItem', rule!.sample) }).toEqual({
+          fn,
+          delete: rule!.sample,
+          allowed: true,
+        });
         holders.set(rule!.need, new Set([...(holders.get(rule!.need) ?? []), fn]));
       }
     }
@@ -189,7 +205,9 @@ describe('derived from the code', () => {
     expect(withNeed('pin-store')).toEqual(reaching([{ file: archive, name: 'S3EvidenceArchive.putCar' }]));
     expect(withNeed('evidence-archive:read')).toEqual(reaching([{ file: archive, name: 'S3EvidenceArchive.getCar' }]));
     expect(withNeed('evidence-files:read')).toEqual(reaching([{ file: archive, name: 'S3EvidenceArchive.fileUrl' }]));
-    expect(withNeed('evidence-uploads:read')).toEqual(reaching([{ file: 'shared/adapters/aws/s3-object-reader.ts', name: 'S3UploadReader.read' }]));
+    expect(withNeed('evidence-uploads:read')).toEqual(
+      reaching([{ file: 'shared/adapters/aws/s3-object-reader.ts', name: 'S3UploadReader.read' }]),
+    );
   });
 });
 
@@ -199,12 +217,20 @@ describe('evidence buckets, evaluated', () => {
     const file = `${evidenceBucketArn}/files/bafyroot/photo-1.jpg`;
     for (const f of fns) {
       const n = needsOf(f.fn);
-      expect({ fn: f.fn, putCar: await may(f.fn, 's3:PutObject', car), putFile: await may(f.fn, 's3:PutObject', file) })
-        .toEqual({ fn: f.fn, putCar: n.has('pin-store'), putFile: n.has('pin-store') });
-      expect({ fn: f.fn, getCar: await may(f.fn, 's3:GetObject', car), getFile: await may(f.fn, 's3:GetObject', file) })
-        .toEqual({ fn: f.fn, getCar: n.has('evidence-archive:read'), getFile: n.has('evidence-files:read') });
-      expect({ fn: f.fn, listCar: await may(f.fn, 's3:ListBucket', evidenceBucketArn, { 's3:prefix': 'car/bafyroot.car' }) })
-        .toEqual({ fn: f.fn, listCar: n.has('evidence-archive:read') });
+      expect({ fn: f.fn, putCar: await may(f.fn, 's3:PutObject', car), putFile: await may(f.fn, 's3:PutObject', file) }).toEqual({
+        fn: f.fn,
+        putCar: n.has('pin-store'),
+        putFile: n.has('pin-store'),
+      });
+      expect({ fn: f.fn, getCar: await may(f.fn, 's3:GetObject', car), getFile: await may(f.fn, 's3:GetObject', file) }).toEqual({
+        fn: f.fn,
+        getCar: n.has('evidence-archive:read'),
+        getFile: n.has('evidence-files:read'),
+      });
+      expect({ fn: f.fn, listCar: await may(f.fn, 's3:ListBucket', evidenceBucketArn, { 's3:prefix': 'car/bafyroot.car' }) }).toEqual({
+        fn: f.fn,
+        listCar: n.has('evidence-archive:read'),
+      });
     }
   });
 });
@@ -213,7 +239,10 @@ describe('every write path, evaluated', () => {
   /** One sample partition key of every key builder (shared/adapters/dynamodb/keys.ts) that makes one. */
   function samplePartitions(): Array<{ builder: string; pk: string }> {
     const out: Array<{ builder: string; pk: string }> = [];
-    const builders: Record<string, unknown> = { ...keys, ...Object.fromEntries(Object.entries(outboundWebhookKeys).map(([k, v]) => [`outboundWebhook.${k}`, v])) };
+    const builders: Record<string, unknown> = {
+      ...keys,
+      ...Object.fromEntries(Object.entries(outboundWebhookKeys).map(([k, v]) => [`outboundWebhook.${k}`, v])),
+    };
     for (const [builder, make] of Object.entries(builders)) {
       const f = make as (...args: unknown[]) => unknown;
       let made: unknown;
@@ -251,8 +280,12 @@ describe('every write path, evaluated', () => {
       expect({ fn: f.fn, get: await onItem(f.fn, 'dynamodb:GetItem', keys.batch(BATCH).PK) }).toEqual({ fn: f.fn, get: reads });
       expect({ fn: f.fn, query: await may(f.fn, 'dynamodb:Query', `${tableArn}/index/${GSI1}`) }).toEqual({ fn: f.fn, query: reads });
       expect({ fn: f.fn, scan: await may(f.fn, 'dynamodb:Scan', tableArn) }).toEqual({ fn: f.fn, scan: false });
-      if (!n.has('table:write')) expect({ fn: f.fn, put: await onItem(f.fn, 'dynamodb:PutItem', keys.batch(BATCH).PK) }).toEqual({ fn: f.fn, put: false });
-      expect({ fn: f.fn, batchWrite: await onItem(f.fn, 'dynamodb:BatchWriteItem', keys.batch(BATCH).PK) }).toEqual({ fn: f.fn, batchWrite: false });
+      if (!n.has('table:write'))
+        expect({ fn: f.fn, put: await onItem(f.fn, 'dynamodb:PutItem', keys.batch(BATCH).PK) }).toEqual({ fn: f.fn, put: false });
+      expect({ fn: f.fn, batchWrite: await onItem(f.fn, 'dynamodb:BatchWriteItem', keys.batch(BATCH).PK) }).toEqual({
+        fn: f.fn,
+        batchWrite: false,
+      });
     }
   });
 });

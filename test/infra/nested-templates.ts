@@ -25,7 +25,8 @@ export function nestedTemplate(nested: NestedStack): NestedTemplate {
   if (!resource) throw new Error(`${nested.node.path} has no nested stack resource`);
   const parentResources = Template.fromStack(parent).toJSON().Resources as Record<string, Json>;
   const own = parentResources[parent.getLogicalId(resource)];
-  if (own?.Type !== 'AWS::CloudFormation::Stack') throw new Error(`no AWS::CloudFormation::Stack for ${nested.node.path} in ${parent.stackName}`);
+  if (own?.Type !== 'AWS::CloudFormation::Stack')
+    throw new Error(`no AWS::CloudFormation::Stack for ${nested.node.path} in ${parent.stackName}`);
   const parameters = (own.Properties.Parameters ?? {}) as Json;
   const template = Template.fromStack(nested);
   const declared = (template.toJSON().Parameters ?? {}) as Json;

@@ -11,7 +11,16 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CoffeeTraceStack } from '../../infra/stack/coffee-trace-stack';
-import { deadLetterQueues, FORGED_EVENT_ALARM_KEYS, FORGED_EVENT_METRIC, LEDGER_OLDEST_PENDING_ALARM_SECONDS, MANUAL_REVIEW_ALARM_THRESHOLD, PARKED_ALARM_KEYS, PARKED_METRIC, TIME_TO_COMPLETED_P95_MS } from '../../infra/stack/observability';
+import {
+  deadLetterQueues,
+  FORGED_EVENT_ALARM_KEYS,
+  FORGED_EVENT_METRIC,
+  LEDGER_OLDEST_PENDING_ALARM_SECONDS,
+  MANUAL_REVIEW_ALARM_THRESHOLD,
+  PARKED_ALARM_KEYS,
+  PARKED_METRIC,
+  TIME_TO_COMPLETED_P95_MS,
+} from '../../infra/stack/observability';
 import { readStage, type StageName } from '../../infra/stack/stage';
 import { nestedTemplate } from './nested-templates';
 import { routes } from '../../shared/manifest';
@@ -42,16 +51,39 @@ describe('prod (alarms enabled)', () => {
   const alarms = () => ofType(prod.nested.resources, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties as Json);
   const alarmNamed = (suffix: string) => {
     const a = alarms().find((p) => p.AlarmName === `CoffeeTrace-prod-${suffix}`);
-    if (!a) throw new Error(`no alarm ${suffix}: ${alarms().map((p) => p.AlarmName).join(', ')}`);
+    if (!a)
+      throw new Error(
+        `no alarm ${suffix}: ${alarms()
+          .map((p) => p.AlarmName)
+          .join(', ')}`,
+      );
     return a;
   };
 
   test('an encrypted, TLS-only ops topic CloudWatch may publish to, with the email from context', () => {
-    const [[topicId, topic]] = ofType(prod.nested.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('OpsTopic')) as [[string, Json]];
+    const [[topicId, topic]] = ofType(prod.nested.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('OpsTopic')) as [
+      [string, Json],
+    ];
     expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^OpsTopicKey/), 'Arn'] });
-    prod.nested.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true, KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]) } });
-    prod.nested.template.hasResourceProperties('AWS::SNS::TopicPolicy', { Topics: [{ Ref: topicId }], PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish' })]) } });
-    prod.nested.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
+    prod.nested.template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] }),
+        ]),
+      },
+    });
+    prod.nested.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish' })]),
+      },
+    });
+    prod.nested.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: { Ref: topicId },
+    });
     // every alarm notifies the ops topic when it fires and when it clears
     for (const a of alarms()) {
       expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
@@ -64,29 +96,69 @@ describe('prod (alarms enabled)', () => {
     expect(dlqs.length).toBeGreaterThanOrEqual(3);
     const dlqIds = dlqs.map((q) => prod.stack.getLogicalId(q.node.defaultChild as never));
     const dlqAlarms = alarms().filter((a) => /-Dlq.*NotEmpty$/.test(a.AlarmName));
-    expect(dlqAlarms.map((a) => (prod.nested.resolve(a.Dimensions[0].Value) as Json)['Fn::GetAtt']).sort()).toEqual(dlqIds.map((id) => [id, 'QueueName']).sort());
-    for (const a of dlqAlarms) expect(a).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(dlqAlarms.map((a) => (prod.nested.resolve(a.Dimensions[0].Value) as Json)['Fn::GetAtt']).sort()).toEqual(
+      dlqIds.map((id) => [id, 'QueueName']).sort(),
+    );
+    for (const a of dlqAlarms)
+      expect(a).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Namespace: 'AWS/SQS',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
   });
 
-  test('payout time to COMPLETED p95 over 60 s, manual reviews per hour, ledger lag and queue age (business metrics in the stack\'s namespace)', () => {
+  test("payout time to COMPLETED p95 over 60 s, manual reviews per hour, ledger lag and queue age (business metrics in the stack's namespace)", () => {
     expect(alarmNamed('PayoutTimeToCompletedP95')).toMatchObject({
-      Namespace: 'CoffeeTrace-prod', MetricName: 'PayoutTimeToCompleted', ExtendedStatistic: 'p95', Threshold: TIME_TO_COMPLETED_P95_MS, ComparisonOperator: 'GreaterThanThreshold',
-      Dimensions: [{ Name: 'service', Value: 'coffee-trace' }], TreatMissingData: 'notBreaching',
+      Namespace: 'CoffeeTrace-prod',
+      MetricName: 'PayoutTimeToCompleted',
+      ExtendedStatistic: 'p95',
+      Threshold: TIME_TO_COMPLETED_P95_MS,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Dimensions: [{ Name: 'service', Value: 'coffee-trace' }],
+      TreatMissingData: 'notBreaching',
     });
-    expect(alarmNamed('ManualReviews')).toMatchObject({ MetricName: 'ManualReviews', Statistic: 'Sum', Period: 3600, Threshold: MANUAL_REVIEW_ALARM_THRESHOLD });
+    expect(alarmNamed('ManualReviews')).toMatchObject({
+      MetricName: 'ManualReviews',
+      Statistic: 'Sum',
+      Period: 3600,
+      Threshold: MANUAL_REVIEW_ALARM_THRESHOLD,
+    });
     expect(alarmNamed('LedgerWriterLag')).toMatchObject({ MetricName: 'LedgerWriteLag', Statistic: 'Maximum', Threshold: 300_000 });
-    expect(alarmNamed('LedgerWriteQueueAge')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Namespace: 'AWS/SQS', Threshold: 600 });
+    expect(alarmNamed('LedgerWriteQueueAge')).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Namespace: 'AWS/SQS',
+      Threshold: 600,
+    });
   });
 
   test('API 5xx rate, state-machine failures, forged events', () => {
-    expect(alarmNamed('Api5xxRate')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Average', Threshold: 0.01, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    expect(alarmNamed('Api5xxRate')).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Statistic: 'Average',
+      Threshold: 0.01,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+    });
     const sfn = alarmNamed('PayoutStateMachineFailures');
-    expect(sfn.Metrics.map((m: Json) => m.MetricStat?.Metric.MetricName).filter(Boolean).sort()).toEqual(['ExecutionsAborted', 'ExecutionsFailed', 'ExecutionsTimedOut']);
-    expect(alarmNamed('ForgedEvents')).toMatchObject({ Namespace: 'CoffeeTrace-prod', MetricName: FORGED_EVENT_METRIC, Statistic: 'Sum', Threshold: 1 });
+    expect(
+      sfn.Metrics.map((m: Json) => m.MetricStat?.Metric.MetricName)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['ExecutionsAborted', 'ExecutionsFailed', 'ExecutionsTimedOut']);
+    expect(alarmNamed('ForgedEvents')).toMatchObject({
+      Namespace: 'CoffeeTrace-prod',
+      MetricName: FORGED_EVENT_METRIC,
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
   });
 
-  test('forged-event metric filters on the webhook functions, the ledger writer and the chain-event watcher match the use cases\' alarm log keys', () => {
-    const filters = ofType(prod.nested.resources, 'AWS::Logs::MetricFilter').map(([, r]) => r.Properties as Json).filter((p) => p.MetricTransformations[0].MetricName === FORGED_EVENT_METRIC);
+  test("forged-event metric filters on the webhook functions, the ledger writer and the chain-event watcher match the use cases' alarm log keys", () => {
+    const filters = ofType(prod.nested.resources, 'AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties as Json)
+      .filter((p) => p.MetricTransformations[0].MetricName === FORGED_EVENT_METRIC);
     const fns = [...new Set([...routes.filter((r) => r.auth === 'webhook').map((r) => r.fn), 'ledger-writer', 'chain-event-watcher'])];
     expect(filters).toHaveLength(fns.length);
     const logGroups = fns.map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never)).sort();
@@ -95,23 +167,42 @@ describe('prod (alarms enabled)', () => {
       for (const key of FORGED_EVENT_ALARM_KEYS) expect(f.FilterPattern).toContain(`$.alarm = "${key}"`);
       expect(f.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'CoffeeTrace-prod', MetricValue: '1' });
     }
-    expect(FORGED_EVENT_ALARM_KEYS).toEqual(['FORGED_OR_MISMATCHED_CHAIN_EVENT', 'FORGED_OR_UNEXPECTED_BUYER_PAYMENT', 'FORGED_OR_MISMATCHED_WEBHOOK', 'FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK']);
+    expect(FORGED_EVENT_ALARM_KEYS).toEqual([
+      'FORGED_OR_MISMATCHED_CHAIN_EVENT',
+      'FORGED_OR_UNEXPECTED_BUYER_PAYMENT',
+      'FORGED_OR_MISMATCHED_WEBHOOK',
+      'FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK',
+    ]);
   });
 
   test('the oldest open ledger write: alarm on LedgerOldestPendingAge; parked ledger writes and chain events: alarm on their log keys in the writer and the watcher', () => {
     expect(alarmNamed('LedgerOldestPendingWrite')).toMatchObject({
-      Namespace: 'CoffeeTrace-prod', MetricName: 'LedgerOldestPendingAge', Statistic: 'Maximum', Period: 300, Threshold: LEDGER_OLDEST_PENDING_ALARM_SECONDS,
-      ComparisonOperator: 'GreaterThanThreshold', Dimensions: [{ Name: 'service', Value: 'coffee-trace' }],
+      Namespace: 'CoffeeTrace-prod',
+      MetricName: 'LedgerOldestPendingAge',
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: LEDGER_OLDEST_PENDING_ALARM_SECONDS,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Dimensions: [{ Name: 'service', Value: 'coffee-trace' }],
     });
-    expect(alarmNamed('ParkedLedgerWork')).toMatchObject({ Namespace: 'CoffeeTrace-prod', MetricName: PARKED_METRIC, Statistic: 'Sum', Threshold: 1 });
-    const filters = ofType(prod.nested.resources, 'AWS::Logs::MetricFilter').map(([, r]) => r.Properties as Json).filter((p) => p.MetricTransformations[0].MetricName === PARKED_METRIC);
-    const logGroups = ['ledger-writer', 'chain-event-watcher'].map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never)).sort();
+    expect(alarmNamed('ParkedLedgerWork')).toMatchObject({
+      Namespace: 'CoffeeTrace-prod',
+      MetricName: PARKED_METRIC,
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+    const filters = ofType(prod.nested.resources, 'AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties as Json)
+      .filter((p) => p.MetricTransformations[0].MetricName === PARKED_METRIC);
+    const logGroups = ['ledger-writer', 'chain-event-watcher']
+      .map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never))
+      .sort();
     expect(filters.map((f) => (prod.nested.resolve(f.LogGroupName) as Json).Ref).sort()).toEqual(logGroups);
     for (const f of filters) for (const key of PARKED_ALARM_KEYS) expect(f.FilterPattern).toContain(`$.alarm = "${key}"`);
     expect(PARKED_ALARM_KEYS).toEqual(['LEDGER_WRITE_PARKED', 'CHAIN_EVENT_PARKED']);
   });
 
-  test('functions write their EMF metrics to the stack\'s namespace', () => {
+  test("functions write their EMF metrics to the stack's namespace", () => {
     for (const [, fn] of ofType(prod.resources, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('Service'))) {
       expect(fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('CoffeeTrace-prod');
     }
@@ -121,7 +212,26 @@ describe('prod (alarms enabled)', () => {
     const [[, dash]] = ofType(prod.resources, 'AWS::CloudWatch::Dashboard') as [[string, Json]];
     expect(dash.Properties.DashboardName).toBe('CoffeeTrace-prod-operations');
     const body = JSON.stringify(dash.Properties.DashboardBody);
-    for (const s of ['PayoutsCreated', 'PayoutsCompleted', 'PayoutsFailed', 'PayoutTimeToCompleted', 'ManualReviews', 'WebhookRejections', 'LedgerWriteLag', 'LedgerWriteRetries', 'DdsFilings', 'OutboundDeliveryFailures', FORGED_EVENT_METRIC, 'LedgerOldestPendingAge', 'LedgerWritesParked', 'ChainEventsParked', '5XXError', 'ExecutionsFailed', 'ApproximateNumberOfMessagesVisible', 'alarm']) {
+    for (const s of [
+      'PayoutsCreated',
+      'PayoutsCompleted',
+      'PayoutsFailed',
+      'PayoutTimeToCompleted',
+      'ManualReviews',
+      'WebhookRejections',
+      'LedgerWriteLag',
+      'LedgerWriteRetries',
+      'DdsFilings',
+      'OutboundDeliveryFailures',
+      FORGED_EVENT_METRIC,
+      'LedgerOldestPendingAge',
+      'LedgerWritesParked',
+      'ChainEventsParked',
+      '5XXError',
+      'ExecutionsFailed',
+      'ApproximateNumberOfMessagesVisible',
+      'alarm',
+    ]) {
       expect(body).toContain(s);
     }
   });
@@ -129,7 +239,8 @@ describe('prod (alarms enabled)', () => {
   test('the dashboard is in the main template; the metric filters, ops topic, key and alarms only in the nested stack', () => {
     expect(ofType(prod.resources, 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
     expect(ofType(prod.nested.resources, 'AWS::CloudWatch::Dashboard')).toEqual([]);
-    for (const type of ['AWS::CloudWatch::Alarm', 'AWS::Logs::MetricFilter']) expect({ type, main: ofType(prod.resources, type) }).toEqual({ type, main: [] });
+    for (const type of ['AWS::CloudWatch::Alarm', 'AWS::Logs::MetricFilter'])
+      expect({ type, main: ofType(prod.resources, type) }).toEqual({ type, main: [] });
     // The main stack's only KMS keys are the stateful ones (ledger signer, outbound webhook secrets); the ops topic's key is nested.
     expect(ofType(prod.resources, 'AWS::KMS::Key').filter(([id]) => !id.startsWith('Stateful'))).toEqual([]);
     expect(ofType(prod.resources, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('Observability'))).toEqual([]);

@@ -102,7 +102,9 @@ describe('payout lifecycle ASL', () => {
   });
 
   test('the Wait states are exactly those on the retry path', () => {
-    const waits = Object.values(asl.States).filter((s) => s.Type === 'Wait').map((s) => s.Seconds as number);
+    const waits = Object.values(asl.States)
+      .filter((s) => s.Type === 'Wait')
+      .map((s) => s.Seconds as number);
     expect(waits.sort((a, b) => a - b)).toEqual([...RETRY_WAIT_SECONDS].sort((a, b) => a - b));
   });
 });

@@ -9,7 +9,18 @@ import { App, type CfnResource } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { BUNDLE_BANNER, BUNDLE_EXTERNALS, BUNDLE_RUNTIME_ENV, esbuildOptionsFor, functionEntry, lambdaBundling, FUNCTION_LAYER_FILES, POWERTOOLS_PACKAGES, powertoolsLayerParameter, powertoolsVersion } from '../../infra/bundling';
+import {
+  BUNDLE_BANNER,
+  BUNDLE_EXTERNALS,
+  BUNDLE_RUNTIME_ENV,
+  esbuildOptionsFor,
+  functionEntry,
+  lambdaBundling,
+  FUNCTION_LAYER_FILES,
+  POWERTOOLS_PACKAGES,
+  powertoolsLayerParameter,
+  powertoolsVersion,
+} from '../../infra/bundling';
 import { CoffeeTraceStack, functionSpecs, MAIN_TEMPLATE_RESOURCE_CEILING, scheduleOf } from '../../infra/stack/coffee-trace-stack';
 import { GATEWAY_ERRORS, STAGE_NAME } from '../../infra/stack/http-api';
 import { deletablePartitions, TABLE_DENIED_ACTIONS } from '../../infra/stack/needs';
@@ -17,7 +28,14 @@ import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-m
 import { SETTING_DEFAULTS } from '../../infra/stack/settings';
 import { STAGES } from '../../infra/stack/stage';
 import { PER_TOKEN_RPS, PUBLIC_PER_IP_RPS, STAGE_TO_TOKEN_RATIO, THROTTLE, WEBHOOK_PER_IP_RPS } from '../../infra/stack/rate-limits';
-import { PER_TOKEN_LIMIT, PUBLIC_PER_IP_LIMIT, publicPathRegex, rateLimitedBody, WEBHOOK_PATH_REGEX, WEBHOOK_PER_IP_LIMIT } from '../../infra/stack/waf';
+import {
+  PER_TOKEN_LIMIT,
+  PUBLIC_PER_IP_LIMIT,
+  publicPathRegex,
+  rateLimitedBody,
+  WEBHOOK_PATH_REGEX,
+  WEBHOOK_PER_IP_LIMIT,
+} from '../../infra/stack/waf';
 import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { nestedTemplate, type NestedTemplate } from './nested-templates';
@@ -73,7 +91,11 @@ describe('API Gateway', () => {
   test('jwt routes use the REQUEST authorizer; webhook and public routes none', () => {
     const [authorizerId, authorizer] = ofType('AWS::ApiGateway::Authorizer')[0]!;
     expect(ofType('AWS::ApiGateway::Authorizer')).toHaveLength(1);
-    expect(authorizer.Properties).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.Authorization', AuthorizerResultTtlInSeconds: 0 });
+    expect(authorizer.Properties).toMatchObject({
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 0,
+    });
     expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(fnLogicalId(AUTHORIZER_FN));
 
     for (const [, m] of ofType('AWS::ApiGateway::Method')) {
@@ -90,9 +112,11 @@ describe('API Gateway', () => {
     }
   });
 
-  test('API Gateway may invoke each route\'s function for exactly that method and path on the prod stage (permissions in the nested stack Triggers); only the authorizer\'s in the main template', () => {
+  test("API Gateway may invoke each route's function for exactly that method and path on the prod stage (permissions in the nested stack Triggers); only the authorizer's in the main template", () => {
     const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
-    const fromApi = Object.values(triggers.resources).filter((r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com');
+    const fromApi = Object.values(triggers.resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com',
+    );
     expect(fromApi).toHaveLength(routes.length);
     const granted = fromApi.map((r) => {
       expect(r.Properties.Action).toBe('lambda:InvokeFunction');
@@ -151,8 +175,18 @@ describe('WAF rate limits (docs/api/conventions.md#http-and-errors)', () => {
     return acls[0]!;
   };
   const rule = (name: string) => (acl()[1].Properties.Rules as Json[]).find((r) => r.Name === name)!;
-  const webhookScope = { RegexMatchStatement: { FieldToMatch: { UriPath: {} }, RegexString: WEBHOOK_PATH_REGEX, TextTransformations: [{ Priority: 0, Type: 'NONE' }] } };
-  const block429 = { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited', ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] } } };
+  const webhookScope = {
+    RegexMatchStatement: {
+      FieldToMatch: { UriPath: {} },
+      RegexString: WEBHOOK_PATH_REGEX,
+      TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+    },
+  };
+  const block429 = {
+    Block: {
+      CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited', ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] },
+    },
+  };
 
   test('a REGIONAL web ACL, allow by default, associated with the API stage', () => {
     const [aclId, a] = acl();
@@ -206,7 +240,13 @@ describe('WAF rate limits (docs/api/conventions.md#http-and-errors)', () => {
       AggregateKeyType: 'IP',
       EvaluationWindowSec: 60,
       Limit: PUBLIC_PER_IP_LIMIT,
-      ScopeDownStatement: { RegexMatchStatement: { FieldToMatch: { UriPath: {} }, RegexString: publicPathRegex(), TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+      ScopeDownStatement: {
+        RegexMatchStatement: {
+          FieldToMatch: { UriPath: {} },
+          RegexString: publicPathRegex(),
+          TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+        },
+      },
     });
     expect(r.Action).toEqual(block429);
     const regex = r.Statement.RateBasedStatement.ScopeDownStatement.RegexMatchStatement.RegexString as string;
@@ -218,17 +258,25 @@ describe('WAF rate limits (docs/api/conventions.md#http-and-errors)', () => {
         expect({ path, perIp: re.test(path) }).toEqual({ path, perIp: route.auth === 'public' });
       }
     }
-    for (const path of ['/prod/trace/B-1', '/prod/trace/B-1/qr.svg', '/ipfs/bafy/evidence.json', '/docs', '/prod/openapi.json']) expect(re.test(path)).toBe(true);
-    for (const path of ['/prod/openapiXjson', '/prod/trace', '/prod/loans/L-1', '/prod/api/webhooks/onramp']) expect(re.test(path)).toBe(false);
+    for (const path of ['/prod/trace/B-1', '/prod/trace/B-1/qr.svg', '/ipfs/bafy/evidence.json', '/docs', '/prod/openapi.json'])
+      expect(re.test(path)).toBe(true);
+    for (const path of ['/prod/openapiXjson', '/prod/trace', '/prod/loans/L-1', '/prod/api/webhooks/onramp'])
+      expect(re.test(path)).toBe(false);
   });
 
   test('webhook routes: per source IP on /api/webhooks/*, 429', () => {
     const r = rule('WebhookPerIp');
-    expect(r.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', EvaluationWindowSec: 60, Limit: WEBHOOK_PER_IP_LIMIT, ScopeDownStatement: webhookScope });
+    expect(r.Statement.RateBasedStatement).toEqual({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 60,
+      Limit: WEBHOOK_PER_IP_LIMIT,
+      ScopeDownStatement: webhookScope,
+    });
     expect(r.Action).toEqual(block429);
     const re = new RegExp(WEBHOOK_PATH_REGEX);
     for (const route of routes) {
-      for (const path of [route.path, `/prod${route.path}`]) expect({ path, webhook: re.test(path) }).toEqual({ path, webhook: route.auth === 'webhook' });
+      for (const path of [route.path, `/prod${route.path}`])
+        expect({ path, webhook: re.test(path) }).toEqual({ path, webhook: route.auth === 'webhook' });
     }
   });
 
@@ -240,7 +288,13 @@ describe('WAF rate limits (docs/api/conventions.md#http-and-errors)', () => {
     const text = parts.map((p) => (typeof p === 'string' ? p : 'https://api.example.com/docs')).join('');
     expect(text).toBe(rateLimitedBody('https://api.example.com/docs'));
     const parsed = JSON.parse(text) as Json;
-    expect(parsed).toEqual({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('Retry-After'), docs: 'https://api.example.com/docs/errors#RATE_LIMITED' } });
+    expect(parsed).toEqual({
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.stringContaining('Retry-After'),
+        docs: 'https://api.example.com/docs/errors#RATE_LIMITED',
+      },
+    });
   });
 });
 
@@ -253,12 +307,17 @@ describe('Lambda functions', () => {
     const lambdas = ofType('AWS::Lambda::Function');
     expect(lambdas).toHaveLength(fns.size);
     for (const [, l] of lambdas) {
-      expect(l.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' }, Handler: 'index.handler' });
+      expect(l.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Handler: 'index.handler',
+      });
       expect(l.Properties.LoggingConfig.LogGroup).toBeDefined();
     }
   });
 
-  test('memory and timeouts are the manifest\'s; explicit log groups', () => {
+  test("memory and timeouts are the manifest's; explicit log groups", () => {
     for (const m of functionManifest()) {
       const p = resources[fnLogicalId(m.fn)]!.Properties;
       expect({ fn: m.fn, memory: p.MemorySize, timeout: p.Timeout }).toEqual({ fn: m.fn, memory: m.memoryMiB, timeout: m.timeoutSeconds });
@@ -273,23 +332,36 @@ describe('Lambda functions', () => {
 
   const COMMON = [...COMMON_ENV, ...Object.keys(BUNDLE_RUNTIME_ENV)];
   /** The template parameter resolving the official Powertools layer's ARN from AWS's public SSM parameter, at the installed version. */
-  const powertoolsParameterId = () => Object.entries(template.toJSON().Parameters as Record<string, Json>)
-    .find(([, p]) => p.Type === 'AWS::SSM::Parameter::Value<String>' && p.Default === powertoolsLayerParameter(powertoolsVersion()))?.[0];
+  const powertoolsParameterId = () =>
+    Object.entries(template.toJSON().Parameters as Record<string, Json>).find(
+      ([, p]) => p.Type === 'AWS::SSM::Parameter::Value<String>' && p.Default === powertoolsLayerParameter(powertoolsVersion()),
+    )?.[0];
 
   test('Powertools comes from its official layer at the version in package-lock.json (the bundles leave it out)', () => {
-    const locked = JSON.parse(readFileSync(join(repoRoot(), 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> };
-    for (const p of POWERTOOLS_PACKAGES) expect(locked.packages[`node_modules/@aws-lambda-powertools/${p}`]!.version).toBe(powertoolsVersion());
+    const locked = JSON.parse(readFileSync(join(repoRoot(), 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version: string }>;
+    };
+    for (const p of POWERTOOLS_PACKAGES)
+      expect(locked.packages[`node_modules/@aws-lambda-powertools/${p}`]!.version).toBe(powertoolsVersion());
     expect(powertoolsParameterId()).toBeDefined();
     expect(powertoolsLayerParameter(powertoolsVersion())).toBe(`/aws/service/powertools/typescript/generic/all/${powertoolsVersion()}`);
     expect(BUNDLE_EXTERNALS).toContain('@aws-lambda-powertools/*');
   });
 
-  test('links and security headers: every function runs with SERVICE_RUNTIME=aws (HSTS) and PUBLIC_BASE_URL from the PublicBaseUrl parameter (https or empty = the API\'s own URL)', () => {
+  test("links and security headers: every function runs with SERVICE_RUNTIME=aws (HSTS) and PUBLIC_BASE_URL from the PublicBaseUrl parameter (https or empty = the API's own URL)", () => {
     const params = template.toJSON().Parameters as Record<string, Json>;
     expect(params.PublicBaseUrl).toMatchObject({ Type: 'String', Default: '' });
     const pattern = new RegExp(params.PublicBaseUrl!.AllowedPattern as string);
-    for (const ok of ['', 'https://trace.example.com', 'https://abc.execute-api.eu-west-1.amazonaws.com/prod']) expect(pattern.test(ok)).toBe(true);
-    for (const bad of ['http://trace.example.com', 'javascript:alert(1)//', 'https://trace.example.com/', 'https://trace.example.com/?a=1', 'https://u:p@trace.example.com']) expect(pattern.test(bad)).toBe(false);
+    for (const ok of ['', 'https://trace.example.com', 'https://abc.execute-api.eu-west-1.amazonaws.com/prod'])
+      expect(pattern.test(ok)).toBe(true);
+    for (const bad of [
+      'http://trace.example.com',
+      'javascript:alert(1)//',
+      'https://trace.example.com/',
+      'https://trace.example.com/?a=1',
+      'https://u:p@trace.example.com',
+    ])
+      expect(pattern.test(bad)).toBe(false);
     for (const m of functionManifest()) {
       const vars = resources[fnLogicalId(m.fn)]!.Properties.Environment.Variables as Json;
       expect([m.fn, vars.SERVICE_RUNTIME]).toEqual([m.fn, 'aws']);
@@ -297,7 +369,7 @@ describe('Lambda functions', () => {
     }
   });
 
-  test('environment: common variables plus exactly the names the manifest gives the function\'s needs', () => {
+  test("environment: common variables plus exactly the names the manifest gives the function's needs", () => {
     for (const m of functionManifest()) {
       const props = resources[fnLogicalId(m.fn)]!.Properties;
       const all = props.Environment.Variables as Json;
@@ -331,10 +403,15 @@ describe('Lambda functions', () => {
         // Deletes only in the partitions the needs name (payout discards, loan guards): allowed there, denied elsewhere.
         const denyAll = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:BatchWriteItem') && !s.Condition);
         expect(denyAll && actions(denyAll).sort()).toEqual(TABLE_DENIED_ACTIONS.filter((a) => a !== 'dynamodb:DeleteItem').sort());
-        const denyElsewhere = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem') && s.Condition?.['ForAnyValue:StringNotLike']);
+        const denyElsewhere = statements.find(
+          (s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem') && s.Condition?.['ForAnyValue:StringNotLike'],
+        );
         expect(denyElsewhere!.Condition).toEqual({ 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': deletable } });
         const allowDelete = statements.find((s) => s.Effect === 'Allow' && actions(s).includes('dynamodb:DeleteItem'));
-        expect(allowDelete!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': deletable }, Null: { 'dynamodb:LeadingKeys': 'false' } });
+        expect(allowDelete!.Condition).toEqual({
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': deletable },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        });
       } else {
         const deny = statements.find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:DeleteItem') && !s.Condition);
         expect(deny && actions(deny).sort()).toEqual([...TABLE_DENIED_ACTIONS].sort());
@@ -347,10 +424,14 @@ describe('Lambda functions', () => {
     }
     // Audit entries cannot be updated.
     template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
-        Effect: 'Deny',
-        Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
-      })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+          }),
+        ]),
+      },
     });
   });
 
@@ -361,9 +442,11 @@ describe('Lambda functions', () => {
     }
   });
 
-  test('queue consumers: one SQS event source each, from the manifest\'s queue with its batch size, partial batch failures', () => {
+  test("queue consumers: one SQS event source each, from the manifest's queue with its batch size, partial batch failures", () => {
     const consumers = workers.filter((x): x is QueueConsumerDef => x.kind === 'queue-consumer');
-    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, x]) => !x.Properties.EventSourceArn['Fn::GetAtt']?.includes('StreamArn'));
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, x]) => !x.Properties.EventSourceArn['Fn::GetAtt']?.includes('StreamArn'),
+    );
     expect(mappings).toHaveLength(consumers.length);
     for (const w of consumers) {
       const queueId = stack.getLogicalId(stack.stateful.queues[w.queue].node.defaultChild as CfnResource);
@@ -374,7 +457,7 @@ describe('Lambda functions', () => {
     }
   });
 
-  test('table-stream consumers (outbound webhooks): the table\'s stream, filtered to the manifest\'s entities, bisected and retried, then to the outbound DLQ', () => {
+  test("table-stream consumers (outbound webhooks): the table's stream, filtered to the manifest's entities, bisected and retried, then to the outbound DLQ", () => {
     const streamConsumers = workers.filter((x) => x.kind === 'table-stream-consumer');
     expect(streamConsumers.map((w) => w.fn)).toEqual(['outbound-event-publisher']);
     const tableId = stack.getLogicalId(stack.stateful.table.node.defaultChild as CfnResource);
@@ -382,12 +465,20 @@ describe('Lambda functions', () => {
     for (const w of streamConsumers) {
       const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(([, x]) => x.Properties.FunctionName.Ref === fnLogicalId(w.fn))!;
       expect(mapping.Properties).toMatchObject({
-        EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] }, BatchSize: w.batchSize, BisectBatchOnFunctionError: true, MaximumRetryAttempts: 10, StartingPosition: 'TRIM_HORIZON',
+        EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+        BatchSize: w.batchSize,
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 10,
+        StartingPosition: 'TRIM_HORIZON',
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
-      expect(JSON.parse(mapping.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({ dynamodb: { NewImage: { entity: { S: w.entities } } } });
+      expect(JSON.parse(mapping.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({
+        dynamodb: { NewImage: { entity: { S: w.entities } } },
+      });
       const dlq = stack.stateful.queues['outbound-webhook-queue'].deadLetterQueue!.queue;
-      expect(mapping.Properties.DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [stack.getLogicalId(dlq.node.defaultChild as CfnResource), 'Arn'] });
+      expect(mapping.Properties.DestinationConfig.OnFailure.Destination).toEqual({
+        'Fn::GetAtt': [stack.getLogicalId(dlq.node.defaultChild as CfnResource), 'Arn'],
+      });
     }
   });
 });
@@ -437,11 +528,17 @@ describe('stateful resources', () => {
     expect(ofType('AWS::Events::Rule')).toEqual([]);
     for (const w of scheduled) {
       const target = { 'Fn::GetAtt': [fnLogicalId(w.fn), 'Arn'] };
-      const rule = rules.find(([, r]) => (r.Properties.Targets as Json[]).some((t) => JSON.stringify(triggers.resolve(t.Arn)) === JSON.stringify(target)));
+      const rule = rules.find(([, r]) =>
+        (r.Properties.Targets as Json[]).some((t) => JSON.stringify(triggers.resolve(t.Arn)) === JSON.stringify(target)),
+      );
       expect(rule).toBeDefined();
       expect(rule![1].Properties.ScheduleExpression).toBe(w.schedule);
-      const permission = Object.values(triggers.resources).find((r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'events.amazonaws.com'
-        && JSON.stringify(r.Properties.SourceArn) === JSON.stringify({ 'Fn::GetAtt': [rule![0], 'Arn'] }));
+      const permission = Object.values(triggers.resources).find(
+        (r) =>
+          r.Type === 'AWS::Lambda::Permission' &&
+          r.Properties.Principal === 'events.amazonaws.com' &&
+          JSON.stringify(r.Properties.SourceArn) === JSON.stringify({ 'Fn::GetAtt': [rule![0], 'Arn'] }),
+      );
       expect(permission && triggers.resolve(permission.Properties.FunctionName)).toEqual(target);
     }
   });
@@ -453,10 +550,12 @@ describe('stateful resources', () => {
     expect(scheduleOf(new App({ context: {} }), anchorer)).toBe('rate(5 minutes)');
     expect(scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: '600' } }), anchorer)).toBe('rate(10 minutes)');
     expect(scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: 60 } }), anchorer)).toBe('rate(1 minute)');
-    for (const bad of ['90', '30', 'often']) expect(() => scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: bad } }), anchorer)).toThrow(/whole number of minutes/);
+    for (const bad of ['90', '30', 'often'])
+      expect(() => scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: bad } }), anchorer)).toThrow(/whole number of minutes/);
     // Other workers ignore the key.
     const watcher = workers.find((w) => w.fn === 'chain-event-watcher')!;
-    if (watcher.kind === 'scheduled') expect(scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: '600' } }), watcher)).toBe('rate(1 minute)');
+    if (watcher.kind === 'scheduled')
+      expect(scheduleOf(new App({ context: { ANCHOR_INTERVAL_S: '600' } }), watcher)).toBe('rate(1 minute)');
   });
 
   test('table: PK/SK + GSI1 + GSI2, on demand, PITR, TTL; dev stage: no deletion protection, destroyed with the stack (prod: test/infra/stages.test.ts)', () => {
@@ -468,8 +567,14 @@ describe('stateful resources', () => {
         DeletionProtectionEnabled: false,
         TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
         SSESpecification: { SSEEnabled: true },
-        KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
-        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'GSI1', Projection: { ProjectionType: 'ALL' } }), Match.objectLike({ IndexName: 'GSI2', Projection: { ProjectionType: 'ALL' } })],
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          Match.objectLike({ IndexName: 'GSI1', Projection: { ProjectionType: 'ALL' } }),
+          Match.objectLike({ IndexName: 'GSI2', Projection: { ProjectionType: 'ALL' } }),
+        ],
       }),
     });
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
@@ -477,7 +582,13 @@ describe('stateful resources', () => {
 
   test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger-write queue is FIFO', () => {
     const queues = ofType('AWS::SQS::Queue');
-    expect(Object.keys(QUEUES).sort()).toEqual(['dds-filing-queue', 'evidence-pin-queue', 'ledger-write-queue', 'outbound-webhook-queue', 'payout-request-queue']);
+    expect(Object.keys(QUEUES).sort()).toEqual([
+      'dds-filing-queue',
+      'evidence-pin-queue',
+      'ledger-write-queue',
+      'outbound-webhook-queue',
+      'payout-request-queue',
+    ]);
     expect(queues).toHaveLength(10);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
@@ -498,10 +609,14 @@ describe('stateful resources', () => {
     const sqsActions = (fn: string) => {
       const roleId = stack.getLogicalId(stack.functions.get(fn)!.role.node.defaultChild as CfnResource);
       const [, policy] = ofType('AWS::IAM::Policy').find(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId))!;
-      return (policy.Properties.PolicyDocument.Statement as Json[]).flatMap((s) => [s.Action].flat() as string[]).filter((a) => a.startsWith('sqs:'));
+      return (policy.Properties.PolicyDocument.Statement as Json[])
+        .flatMap((s) => [s.Action].flat() as string[])
+        .filter((a) => a.startsWith('sqs:'));
     };
-    const queueEnv = (fn: string) => Object.keys(resources[fnLogicalId(fn)]!.Properties.Environment.Variables as Json).filter((k) => k.endsWith('_QUEUE_URL'));
-    for (const fn of ['register-farmer', 'payout-reconciler', 'national-registry-check']) expect({ fn, sqs: sqsActions(fn), env: queueEnv(fn) }).toEqual({ fn, sqs: [], env: [] });
+    const queueEnv = (fn: string) =>
+      Object.keys(resources[fnLogicalId(fn)]!.Properties.Environment.Variables as Json).filter((k) => k.endsWith('_QUEUE_URL'));
+    for (const fn of ['register-farmer', 'payout-reconciler', 'national-registry-check'])
+      expect({ fn, sqs: sqsActions(fn), env: queueEnv(fn) }).toEqual({ fn, sqs: [], env: [] });
     expect(queueEnv('ledger-write-reconciler').sort()).toEqual(['EVIDENCE_PIN_QUEUE_URL', 'LEDGER_WRITE_QUEUE_URL']);
     expect(sqsActions('ledger-write-reconciler').length).toBeGreaterThan(0);
   });
@@ -521,7 +636,7 @@ describe('stateful resources', () => {
     }
   });
 
-  test('one secret per secret the manifest\'s needs carry (signer key, provider credentials, webhook secrets, API keys and tokens); dev stage: deleted with the stack (prod retains them)', () => {
+  test("one secret per secret the manifest's needs carry (signer key, provider credentials, webhook secrets, API keys and tokens); dev stage: deleted with the stack (prod retains them)", () => {
     const names = new Set(Object.values(NEEDS).flatMap((n) => n.secrets.map((x) => x.name)));
     expect(ofType('AWS::SecretsManager::Secret')).toHaveLength(names.size);
     for (const [, s] of ofType('AWS::SecretsManager::Secret')) expect(s.DeletionPolicy).toBe('Delete');
@@ -530,20 +645,25 @@ describe('stateful resources', () => {
 
 describe('KMS keys: the ledger signer and the outbound webhook secrets', () => {
   /** Every Allow statement of a function's policy, with the function's name. */
-  const allowsOf = () => functionManifest().map((m) => {
-    const roleId = stack.getLogicalId(stack.functions.get(m.fn)!.role.node.defaultChild as CfnResource);
-    const policy = ofType('AWS::IAM::Policy').find(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId));
-    const statements = ((policy?.[1].Properties.PolicyDocument.Statement ?? []) as Json[]).filter((x) => x.Effect === 'Allow');
-    return { fn: m.fn, statements };
-  });
+  const allowsOf = () =>
+    functionManifest().map((m) => {
+      const roleId = stack.getLogicalId(stack.functions.get(m.fn)!.role.node.defaultChild as CfnResource);
+      const policy = ofType('AWS::IAM::Policy').find(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId));
+      const statements = ((policy?.[1].Properties.PolicyDocument.Statement ?? []) as Json[]).filter((x) => x.Effect === 'Allow');
+      return { fn: m.fn, statements };
+    });
   const keyId = (key: { node: { defaultChild?: unknown } }) => stack.getLogicalId(key.node.defaultChild as CfnResource);
-  const grants = (statements: Json[], action: string, key: string) => statements.filter((x) => ([x.Action].flat() as string[]).includes(action) && JSON.stringify(x.Resource).includes(key));
-  const anyKms = (statements: Json[], action: string) => statements.some((x) => ([x.Action].flat() as string[]).some((a) => a === action || a === 'kms:*'));
+  const grants = (statements: Json[], action: string, key: string) =>
+    statements.filter((x) => ([x.Action].flat() as string[]).includes(action) && JSON.stringify(x.Resource).includes(key));
+  const anyKms = (statements: Json[], action: string) =>
+    statements.some((x) => ([x.Action].flat() as string[]).some((a) => a === action || a === 'kms:*'));
 
   test('the ledger signer is a secp256k1 SIGN_VERIFY key; only the ledger writer may kms:Sign (and GetPublicKey) with it', () => {
     const signer = keyId(stack.stateful.ledgerSignerKmsKey);
     expect(resources[signer]).toMatchObject({ Type: 'AWS::KMS::Key', Properties: { KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' } });
-    const signers = allowsOf().filter((f) => anyKms(f.statements, 'kms:Sign')).map((f) => f.fn);
+    const signers = allowsOf()
+      .filter((f) => anyKms(f.statements, 'kms:Sign'))
+      .map((f) => f.fn);
     expect(signers).toEqual(['ledger-writer']);
     const writer = allowsOf().find((f) => f.fn === 'ledger-writer')!;
     expect(grants(writer.statements, 'kms:Sign', signer)).toHaveLength(1);
@@ -563,16 +683,25 @@ describe('KMS keys: the ledger signer and the outbound webhook secrets', () => {
     const all = allowsOf();
     const decrypters = all.filter((f) => grants(f.statements, 'kms:Decrypt', key).length).map((f) => f.fn);
     expect(decrypters).toEqual(['outbound-webhook-sender']);
-    const sealers = all.filter((f) => grants(f.statements, 'kms:GenerateDataKey', key).length).map((f) => f.fn).sort();
+    const sealers = all
+      .filter((f) => grants(f.statements, 'kms:GenerateDataKey', key).length)
+      .map((f) => f.fn)
+      .sort();
     expect(sealers).toEqual(['create-webhook-endpoint', 'outbound-webhook-sender', 'rotate-webhook-secret']);
     for (const f of all) {
       for (const st of [...grants(f.statements, 'kms:Decrypt', key), ...grants(f.statements, 'kms:GenerateDataKey', key)]) {
-        expect(st.Condition).toEqual({ 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] }, Null: { 'kms:EncryptionContext:endpoint_id': 'false' } });
+        expect(st.Condition).toEqual({
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['endpoint_id'] },
+          Null: { 'kms:EncryptionContext:endpoint_id': 'false' },
+        });
       }
-      if (!decrypters.includes(f.fn)) expect(anyKms(f.statements, 'kms:Decrypt') && grants(f.statements, 'kms:Decrypt', key).length > 0).toBe(false);
+      if (!decrypters.includes(f.fn))
+        expect(anyKms(f.statements, 'kms:Decrypt') && grants(f.statements, 'kms:Decrypt', key).length > 0).toBe(false);
     }
     for (const fn of ['create-webhook-endpoint', 'rotate-webhook-secret', 'outbound-webhook-sender']) {
-      expect(resources[fnLogicalId(fn)]!.Properties.Environment.Variables.OUTBOUND_SECRET_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
+      expect(resources[fnLogicalId(fn)]!.Properties.Environment.Variables.OUTBOUND_SECRET_KMS_KEY_ID).toEqual({
+        'Fn::GetAtt': [key, 'Arn'],
+      });
     }
     expect(resources[fnLogicalId('list-webhook-endpoints')]!.Properties.Environment.Variables.OUTBOUND_SECRET_KMS_KEY_ID).toBeUndefined();
   });
@@ -581,7 +710,9 @@ describe('KMS keys: the ledger signer and the outbound webhook secrets', () => {
 describe('checks and configuration', () => {
   test('cdk-nag AwsSolutions: no unacknowledged findings; no error annotations', () => {
     const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
-    const findings = report.violations.map((v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    const findings = report.violations.map(
+      (v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
     expect(findings).toEqual([]);
     // The main stack's annotations include those of its nested stacks (CDK collects them into the top-level stack's artifact).
     expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
@@ -592,7 +723,8 @@ describe('checks and configuration', () => {
     expect(Object.keys(resources).length).toBeLessThanOrEqual(MAIN_TEMPLATE_RESOURCE_CEILING);
     const nested = ofType('AWS::CloudFormation::Stack');
     expect(nested).toHaveLength(2);
-    for (const n of [triggers, nestedTemplate(stack.observability.nested)]) expect(Object.keys(n.resources).length).toBeLessThanOrEqual(MAIN_TEMPLATE_RESOURCE_CEILING);
+    for (const n of [triggers, nestedTemplate(stack.observability.nested)])
+      expect(Object.keys(n.resources).length).toBeLessThanOrEqual(MAIN_TEMPLATE_RESOURCE_CEILING);
   });
 
   test('cdk.json context defaults equal the code defaults', () => {
@@ -605,8 +737,15 @@ describe('checks and configuration', () => {
     const plain = esbuildOptionsFor(functionEntry(AUTHORIZER_FN), '/tmp/out/index.mjs');
     expect(cdk.format).toBe(OutputFormat.ESM);
     expect(plain).toMatchObject({
-      format: 'esm', target: cdk.target, platform: 'node', bundle: true, minify: cdk.minify, sourcemap: cdk.sourceMap,
-      sourcesContent: cdk.sourcesContent, mainFields: cdk.mainFields, external: cdk.externalModules,
+      format: 'esm',
+      target: cdk.target,
+      platform: 'node',
+      bundle: true,
+      minify: cdk.minify,
+      sourcemap: cdk.sourceMap,
+      sourcesContent: cdk.sourcesContent,
+      mainFields: cdk.mainFields,
+      external: cdk.externalModules,
       banner: { js: BUNDLE_BANNER },
     });
     expect(cdk.forceDockerBundling).toBe(false);
@@ -617,8 +756,9 @@ describe('checks and configuration', () => {
     const saved = process.env.FUNCTIONS_ROOT;
     process.env.FUNCTIONS_ROOT = 'test/infra'; // inside the repo, holds no handlers
     try {
-      expect(() => new CoffeeTraceStack(new App(), 'NoHandlers'))
-        .toThrow(/missing Lambda handlers .*functions\/authorizer\/handler\.ts.*functions\/submit-batch\/handler\.ts/);
+      expect(() => new CoffeeTraceStack(new App(), 'NoHandlers')).toThrow(
+        /missing Lambda handlers .*functions\/authorizer\/handler\.ts.*functions\/submit-batch\/handler\.ts/,
+      );
     } finally {
       if (saved === undefined) delete process.env.FUNCTIONS_ROOT;
       else process.env.FUNCTIONS_ROOT = saved;

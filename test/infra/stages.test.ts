@@ -49,7 +49,10 @@ describe.each(['dev', 'prod'] as const)('stage %s', (name) => {
     expect(table!.DeletionPolicy).toBe(name === 'prod' ? 'Retain' : 'Delete');
     expect(table!.UpdateReplacePolicy).toBe(name === 'prod' ? 'Retain' : 'Delete');
     expect(table!.Properties.DeletionProtectionEnabled).toBe(name === 'prod');
-    expect(table!.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: name === 'prod' ? 35 : 7 });
+    expect(table!.Properties.PointInTimeRecoverySpecification).toEqual({
+      PointInTimeRecoveryEnabled: true,
+      RecoveryPeriodInDays: name === 'prod' ? 35 : 7,
+    });
   });
 
   test('secrets: retained in prod, deleted with the stack in dev', () => {
@@ -58,7 +61,7 @@ describe.each(['dev', 'prod'] as const)('stage %s', (name) => {
     for (const s of secrets) expect(s.DeletionPolicy).toBe(name === 'prod' ? 'Retain' : 'Delete');
   });
 
-  test('every log group: the stage\'s retention and removal policy', () => {
+  test("every log group: the stage's retention and removal policy", () => {
     const groups = ofType(built[name]!.resources, 'AWS::Logs::LogGroup');
     expect(groups.length).toBeGreaterThan(20);
     for (const g of groups) {
@@ -103,7 +106,9 @@ test('no -c stage is dev: the same template as -c stage=dev', () => {
 test('-c stackName keeps an older stack under its name in a stage', () => {
   const app = new App({ context: { stage: 'prod', stackName: 'CoffeeTrace' } });
   expect(readStage(app)).toEqual({ ...STAGES.prod, stackName: 'CoffeeTrace' });
-  expect(() => readStage(new App({ context: { stackName: 'no spaces allowed' } }))).toThrow(/stackName must be a CloudFormation stack name/);
+  expect(() => readStage(new App({ context: { stackName: 'no spaces allowed' } }))).toThrow(
+    /stackName must be a CloudFormation stack name/,
+  );
 });
 
 test('an unknown stage fails the synth naming the valid ones', () => {

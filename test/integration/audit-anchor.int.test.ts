@@ -25,9 +25,15 @@ describe('AuditAnchor on the local chain', () => {
   let abi: Abi;
   let anchorerKey: Hex;
   const client = () => createPublicClient({ chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl), pollingInterval: 100 });
-  const wallet = (key: Hex) => createWalletClient({ account: privateKeyToAccount(key), chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
+  const wallet = (key: Hex) =>
+    createWalletClient({ account: privateKeyToAccount(key), chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
   const isAnchoredHead = (root: Hex, proof: Hex[], h: AuditHead) =>
-    client().readContract({ address, abi, functionName: 'isAnchoredHead', args: [root, proof, h.batch_id, BigInt(h.sequence_number), `0x${h.hash}`] });
+    client().readContract({
+      address,
+      abi,
+      functionName: 'isAnchoredHead',
+      args: [root, proof, h.batch_id, BigInt(h.sequence_number), `0x${h.hash}`],
+    });
   /** The custom error name a call reverts with. */
   const revertOf = async (key: Hex, root: Hex, count: number): Promise<string | undefined> => {
     try {
@@ -40,7 +46,8 @@ describe('AuditAnchor on the local chain', () => {
   };
 
   beforeAll(async () => {
-    rpcUrl = (JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> }).endpoints.ledger!;
+    rpcUrl = (JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> }).endpoints
+      .ledger!;
     anchorerKey = generatePrivateKey();
     await fundAccount(rpcUrl, privateKeyToAccount(anchorerKey).address, 10n ** 20n);
     const artifact = (await compileContracts()).AuditAnchor;
@@ -51,7 +58,11 @@ describe('AuditAnchor on the local chain', () => {
   });
 
   it('anchors one root for 50 batches; every head verifies on chain with its proof, a rewritten one does not', async () => {
-    const heads: AuditHead[] = Array.from({ length: 50 }, (_, i) => ({ batch_id: `BATCH-2026-${String(i + 1).padStart(6, '0')}`, sequence_number: (i % 6) + 2, hash: sha(`head ${i}`) }));
+    const heads: AuditHead[] = Array.from({ length: 50 }, (_, i) => ({
+      batch_id: `BATCH-2026-${String(i + 1).padStart(6, '0')}`,
+      sequence_number: (i % 6) + 2,
+      hash: sha(`head ${i}`),
+    }));
     const tree = buildAnchorTree(heads);
     const first = heads[0]!;
     expect(await isAnchoredHead(tree.root, tree.proofs.get(first.batch_id)!.proof, first)).toBe(false); // not anchored yet
@@ -66,15 +77,26 @@ describe('AuditAnchor on the local chain', () => {
     const p = tree.proofs.get(heads[7]!.batch_id)!.proof;
     expect(await isAnchoredHead(tree.root, p, { ...heads[7]!, hash: sha('a rewritten payout entry') })).toBe(false);
     expect(await isAnchoredHead(tree.root, p, { ...heads[7]!, sequence_number: heads[7]!.sequence_number + 1 })).toBe(false);
-    expect(await client().readContract({ address, abi, functionName: 'headLeaf', args: [first.batch_id, BigInt(first.sequence_number), `0x${first.hash}`] })).toBe(anchorLeafHash(first));
+    expect(
+      await client().readContract({
+        address,
+        abi,
+        functionName: 'headLeaf',
+        args: [first.batch_id, BigInt(first.sequence_number), `0x${first.hash}`],
+      }),
+    ).toBe(anchorLeafHash(first));
   });
 
   it('a root is anchored once, never empty, and only by the anchorer role', async () => {
     const tree = buildAnchorTree([{ batch_id: 'BATCH-2026-999001', sequence_number: 2, hash: sha('once') }]);
-    await client().waitForTransactionReceipt({ hash: await wallet(anchorerKey).writeContract({ address, abi, functionName: 'anchor', args: [tree.root, 1] }) });
+    await client().waitForTransactionReceipt({
+      hash: await wallet(anchorerKey).writeContract({ address, abi, functionName: 'anchor', args: [tree.root, 1] }),
+    });
     expect(await revertOf(anchorerKey, tree.root, 1)).toBe('AlreadyAnchored');
     expect(await revertOf(anchorerKey, `0x${'00'.repeat(32)}`, 1)).toBe('EmptyAnchor');
     const stranger = generatePrivateKey();
-    expect(await revertOf(stranger, buildAnchorTree([{ batch_id: 'BATCH-2026-999002', sequence_number: 2, hash: sha('x') }]).root, 1)).toBe('AccessControlUnauthorizedAccount');
+    expect(await revertOf(stranger, buildAnchorTree([{ batch_id: 'BATCH-2026-999002', sequence_number: 2, hash: sha('x') }]).root, 1)).toBe(
+      'AccessControlUnauthorizedAccount',
+    );
   });
 });

@@ -17,7 +17,11 @@ async function submitAndFindPayout(tok: string, farmer: string, coopId: string, 
   const res = await api('POST', '/batch/submit', { token: tok, body: batchBody(farmer, coopId) });
   expect(res.status).toBe(201);
   const batchId = res.body.data.batch_id as string;
-  const payoutId = await waitFor(() => payoutOf(reader, batchId), (p) => !!p, 15_000);
+  const payoutId = await waitFor(
+    () => payoutOf(reader, batchId),
+    (p) => !!p,
+    15_000,
+  );
   expect(payoutId).toBeDefined();
   return { batchId, payoutId: payoutId!, submit: res };
 }
@@ -47,33 +51,69 @@ describe('batch submission to farmer payout', () => {
       estimated_payment_time_seconds: 60,
     });
     expect(payoutId).toMatch(new RegExp(`^PAY-${batchId.slice(6, 10)}-${batchId.slice(11)}-01$`));
-    const done = await waitFor(() => api('GET', `/payments/farmer-payout/${payoutId}`, { token: ctx.coop }), (r) => r.body.status === 'COMPLETED', 15_000);
-    expect(done.body).toMatchObject({ payout_id: payoutId, status: 'COMPLETED', amount_ugx: expect.any(Number), mobile_money_transaction_id: expect.stringMatching(/^MP/), elapsed_seconds: expect.any(Number), retry_count: 0 });
+    const done = await waitFor(
+      () => api('GET', `/payments/farmer-payout/${payoutId}`, { token: ctx.coop }),
+      (r) => r.body.status === 'COMPLETED',
+      15_000,
+    );
+    expect(done.body).toMatchObject({
+      payout_id: payoutId,
+      status: 'COMPLETED',
+      amount_ugx: expect.any(Number),
+      mobile_money_transaction_id: expect.stringMatching(/^MP/),
+      elapsed_seconds: expect.any(Number),
+      retry_count: 0,
+    });
     expect(Number.isInteger(done.body.amount_ugx)).toBe(true);
     expect(done.body.amount_ugx).toBeGreaterThanOrEqual(1180900);
     expect(done.body.completed_at).toMatch(/Z$/);
     const record = await api('GET', `/payments/${payoutId}`, { token: ctx.coop });
-    expect(record.body).toMatchObject({ payment_type: 'FARMER_PAYOUT', reason: 'NET_COFFEE_PAYMENT', batch_id: batchId, cooperative_id: ctx.id, exchange_rate: expect.any(Number) });
+    expect(record.body).toMatchObject({
+      payment_type: 'FARMER_PAYOUT',
+      reason: 'NET_COFFEE_PAYMENT',
+      batch_id: batchId,
+      cooperative_id: ctx.id,
+      exchange_rate: expect.any(Number),
+    });
     expect(record.body.amount_ugx).toBe(Math.floor(record.body.amount_usdc * record.body.exchange_rate + 1e-9));
-    const batch = await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.agent }), (r) => r.body.payment_status === 'PAYMENT_CONFIRMED', 5000);
+    const batch = await waitFor(
+      () => api('GET', `/batch/${batchId}`, { token: ctx.agent }),
+      (r) => r.body.payment_status === 'PAYMENT_CONFIRMED',
+      5000,
+    );
     // audit log: BATCH_SUBMITTED, PAYOUT_PROCESSING, PAYMENT_CONFIRMED
     expect(batch.body).toMatchObject({ stage: 'DELIVERED', payment_status: 'PAYMENT_CONFIRMED', dds_eligible: false, audit_log_length: 3 });
-    expect(batch.body.stage_history).toEqual([expect.objectContaining({ stage: 'DELIVERED', audit_log_sequence_number: '1', chain_tx_hash: submit.body.data.chain_tx_hash })]);
+    expect(batch.body.stage_history).toEqual([
+      expect.objectContaining({ stage: 'DELIVERED', audit_log_sequence_number: '1', chain_tx_hash: submit.body.data.chain_tx_hash }),
+    ]);
   });
 
   it('retries a failed order after the wait and completes on the next attempt (+256700000002)', async () => {
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256700000002');
     const { payoutId } = await submitAndFindPayout(ctx.coop, farmer, ctx.id);
-    const done = await waitFor(() => api('GET', `/payments/${payoutId}`, { token: ctx.coop }), (r) => r.body.status === 'COMPLETED', 20_000);
+    const done = await waitFor(
+      () => api('GET', `/payments/${payoutId}`, { token: ctx.coop }),
+      (r) => r.body.status === 'COMPLETED',
+      20_000,
+    );
     expect(done.body).toMatchObject({ status: 'COMPLETED', retry_count: 1 });
   });
 
   it('moves a payout whose every order fails to MANUAL_REVIEW after 3 retries and notifies the manager (+256700000001)', async () => {
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256700000001');
     const { payoutId, batchId } = await submitAndFindPayout(ctx.coop, farmer, ctx.id);
-    const done = await waitFor(() => api('GET', `/payments/${payoutId}`, { token: ctx.coop }), (r) => r.body.status === 'MANUAL_REVIEW', 30_000, 200);
+    const done = await waitFor(
+      () => api('GET', `/payments/${payoutId}`, { token: ctx.coop }),
+      (r) => r.body.status === 'MANUAL_REVIEW',
+      30_000,
+      200,
+    );
     expect(done.body).toMatchObject({ status: 'MANUAL_REVIEW', retry_count: 3 });
-    const note = await waitFor(async () => notifications().find((n) => n.attributes.payout_id === payoutId), (n) => !!n, 5000);
+    const note = await waitFor(
+      async () => notifications().find((n) => n.attributes.payout_id === payoutId),
+      (n) => !!n,
+      5000,
+    );
     expect(note).toBeDefined();
     expect(note!.attributes.cooperative_id).toBe(ctx.id);
     expect(note!.message).toContain(batchId);
@@ -93,7 +133,12 @@ describe('batch submission to farmer payout', () => {
   it('finds a settlement whose webhook never comes by asking the provider (+256700000003)', async () => {
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256700000003');
     const { payoutId } = await submitAndFindPayout(ctx.coop, farmer, ctx.id);
-    const done = await waitFor(() => api('GET', `/payments/${payoutId}`, { token: ctx.coop }), (r) => r.body.status === 'COMPLETED', 30_000, 200);
+    const done = await waitFor(
+      () => api('GET', `/payments/${payoutId}`, { token: ctx.coop }),
+      (r) => r.body.status === 'COMPLETED',
+      30_000,
+      200,
+    );
     expect(done.body).toMatchObject({ status: 'COMPLETED', retry_count: 0 });
   });
 
@@ -102,7 +147,10 @@ describe('batch submission to farmer payout', () => {
     const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
     expect(submit.status).toBe(201);
     const batchId = submit.body.data.batch_id;
-    const res = await api('POST', '/payments/farmer-payout', { token: ctx.coop, body: { farmer_id: farmer, batch_id: batchId, amount_usdc: 12.5, reason: 'MANUAL', cooperative_id: ctx.id } });
+    const res = await api('POST', '/payments/farmer-payout', {
+      token: ctx.coop,
+      body: { farmer_id: farmer, batch_id: batchId, amount_usdc: 12.5, reason: 'MANUAL', cooperative_id: ctx.id },
+    });
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('PROVIDER_UNAVAILABLE');
     const list = await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop });
@@ -119,21 +167,37 @@ describe('batch submission to farmer payout', () => {
     expect(created).toHaveLength(1);
     expect(results.filter((r) => r.status === 409).every((r) => r.body.error.code === 'DUPLICATE_PAYOUT')).toBe(true);
     expect(results.filter((r) => r.status === 409)).toHaveLength(49);
-    expect(created[0]!.body).toMatchObject({ status: 'PROCESSING', amount_usdc: 12.345678, phone: '+256 7•• ••• 456', estimated_completion_seconds: 60, provider_order_id: expect.any(String) });
+    expect(created[0]!.body).toMatchObject({
+      status: 'PROCESSING',
+      amount_usdc: 12.345678,
+      phone: '+256 7•• ••• 456',
+      estimated_completion_seconds: 60,
+      provider_order_id: expect.any(String),
+    });
     const list = await api('GET', `/payments?batch_id=${batchId}&limit=1`, { token: ctx.coop });
     expect(list.body.total).toBe(2);
     expect(list.body.payments).toHaveLength(1);
-    const next = await api('GET', `/payments?batch_id=${batchId}&limit=1&next_token=${encodeURIComponent(list.body.next_token)}`, { token: ctx.coop });
+    const next = await api('GET', `/payments?batch_id=${batchId}&limit=1&next_token=${encodeURIComponent(list.body.next_token)}`, {
+      token: ctx.coop,
+    });
     expect(next.body.payments).toHaveLength(1);
     expect(next.body.payments[0].payment_id).not.toBe(list.body.payments[0].payment_id);
   });
 
   it('answers 202 with a job under Prefer: respond-async, and the job completes with the transaction', async () => {
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000789');
-    const res = await api('POST', '/v1/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id), headers: { prefer: 'respond-async' } });
+    const res = await api('POST', '/v1/batch/submit', {
+      token: ctx.coop,
+      body: batchBody(farmer, ctx.id),
+      headers: { prefer: 'respond-async' },
+    });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ job_id: expect.stringMatching(/^JOB-/), status: 'PENDING' });
-    const job = await waitFor(() => api('GET', `/jobs/${res.body.job_id}`, { token: ctx.coop }), (r) => r.body.status === 'COMPLETE', 15_000);
+    const job = await waitFor(
+      () => api('GET', `/jobs/${res.body.job_id}`, { token: ctx.coop }),
+      (r) => r.body.status === 'COMPLETE',
+      15_000,
+    );
     expect(job.body).toMatchObject({ status: 'COMPLETE', batch_id: res.body.batch_id, tx_hash: expect.stringMatching(/^0x/) });
     const batch = await api('GET', `/batch/${res.body.batch_id}`, { token: ctx.coop });
     expect(batch.body.stage).toBe('DELIVERED');
@@ -147,13 +211,25 @@ describe('Idempotency-Key on batch submission', () => {
     const ctx = await setUpCooperative();
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000321');
     const key = `retry-${Date.now()}`;
-    const first = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id), headers: { 'idempotency-key': key } });
-    const again = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id), headers: { 'idempotency-key': key } });
+    const first = await api('POST', '/batch/submit', {
+      token: ctx.coop,
+      body: batchBody(farmer, ctx.id),
+      headers: { 'idempotency-key': key },
+    });
+    const again = await api('POST', '/batch/submit', {
+      token: ctx.coop,
+      body: batchBody(farmer, ctx.id),
+      headers: { 'idempotency-key': key },
+    });
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body.data.batch_id).toBe(first.body.data.batch_id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const other = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 99 }), headers: { 'idempotency-key': key } });
+    const other = await api('POST', '/batch/submit', {
+      token: ctx.coop,
+      body: batchBody(farmer, ctx.id, { weight_kg: 99 }),
+      headers: { 'idempotency-key': key },
+    });
     expect([other.status, other.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
     const fresh = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
     expect(fresh.body.data.batch_id).not.toBe(first.body.data.batch_id);
@@ -173,7 +249,11 @@ describe('Idempotency-Key scope', () => {
     const first = await api('POST', '/batch/submit', { token: tokA, body: batchBody(farmerA, a.id), headers: { 'idempotency-key': key } });
     expect(first.status).toBe(201);
     // The same subject acting for cooperative B, same key, A's body: refused by the binding check, not replayed.
-    const foreign = await api('POST', '/batch/submit', { token: tokB, body: batchBody(farmerA, a.id), headers: { 'idempotency-key': key } });
+    const foreign = await api('POST', '/batch/submit', {
+      token: tokB,
+      body: batchBody(farmerA, a.id),
+      headers: { 'idempotency-key': key },
+    });
     expect([foreign.status, foreign.body.error.code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
     expect(foreign.headers.get('idempotent-replayed')).toBeNull();
     // Its own submission with the same key is its own, not A's batch.
@@ -188,7 +268,16 @@ describe('business rules of batch submission', () => {
   it('refuses a flagged farm (GFW_CHECK_FAILED), an inactive cooperative, an unknown farmer and a foreign cooperative', async () => {
     const ctx = await setUpCooperative();
     const flagged = uid('UG-MUK');
-    const reg = await api('POST', '/farmers/register', { token: ctx.coop, body: { farmer_id: flagged, full_name: 'Mabira Farmer', cooperative_id: ctx.id, district: 'Mukono', farm: { gps: { lat: 0.43, lng: 32.95 }, area_ha: 2 } } });
+    const reg = await api('POST', '/farmers/register', {
+      token: ctx.coop,
+      body: {
+        farmer_id: flagged,
+        full_name: 'Mabira Farmer',
+        cooperative_id: ctx.id,
+        district: 'Mukono',
+        farm: { gps: { lat: 0.43, lng: 32.95 }, area_ha: 2 },
+      },
+    });
     expect(reg.status).toBe(201);
     expect(reg.body.gfw_status).toBe('FLAGGED');
     const r1 = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(flagged, ctx.id) });

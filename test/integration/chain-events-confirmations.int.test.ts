@@ -24,7 +24,11 @@ const SECRET = process.env.CHAIN_WEBHOOK_SECRET || DEV_CHAIN_WEBHOOK_SECRET;
 const stack = () => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> };
 
 async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(stack().endpoints.ledger!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(stack().endpoints.ledger!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await r.json()) as { result: T; error?: { message: string } };
   if (body.error) throw new Error(body.error.message);
   return body.result;
@@ -34,7 +38,11 @@ async function rpc<T>(method: string, params: unknown[]): Promise<T> {
 async function post(body: unknown, id: string) {
   const raw = JSON.stringify(body);
   const at = new Date();
-  const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(SECRET).sign(id, at, raw) };
+  const headers = {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(SECRET).sign(id, at, raw),
+  };
   return parse(await handler(apiEvent({ path: '/api/webhooks/chain-events', body: raw, headers }), lambdaContext()));
 }
 
@@ -50,7 +58,10 @@ describe('chain-events webhook: confirmation depth', () => {
     const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 120 }) });
     const batchId = submit.body.data.batch_id as string;
     await new Promise((r) => setTimeout(r, 1500));
-    const graded = await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2 } } });
+    const graded = await api('PATCH', `/batch/${batchId}/stage`, {
+      token: ctx.coop,
+      body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2 } },
+    });
     expect(graded.status).toBe(200);
     const tx = graded.body.chain_tx_hash as string;
     const receipt = await rpc<{ blockNumber: string; logs: Array<{ logIndex: string }> }>('eth_getTransactionReceipt', [tx]);
@@ -61,10 +72,27 @@ describe('chain-events webhook: confirmation depth', () => {
     const e = stack().endpoints;
     const depth = Number(BigInt(await rpc<string>('eth_blockNumber', [])) - block) + 3;
     Object.assign(process.env, localTableEnv(e.dynamodb!), {
-      LEDGER_RPC_URL: e.ledger, LEDGER_CHAIN_ID: '31337', TRACE_LOG_ADDRESS: e.trace_log, BATCH_TOKEN_ADDRESS: e.batch_token, LEDGER_RPC_RETRY_COUNT: '0',
-      CHAIN_WEBHOOK_SECRET: SECRET, CHAIN_WATCH_CONFIRMATIONS: String(depth), CHAIN_WATCH_START_BLOCK: '0', DOCS_BASE_URL: 'http://127.0.0.1/docs',
+      LEDGER_RPC_URL: e.ledger,
+      LEDGER_CHAIN_ID: '31337',
+      TRACE_LOG_ADDRESS: e.trace_log,
+      BATCH_TOKEN_ADDRESS: e.batch_token,
+      LEDGER_RPC_RETRY_COUNT: '0',
+      CHAIN_WEBHOOK_SECRET: SECRET,
+      CHAIN_WATCH_CONFIRMATIONS: String(depth),
+      CHAIN_WATCH_START_BLOCK: '0',
+      DOCS_BASE_URL: 'http://127.0.0.1/docs',
     });
-    const event = { type: 'batch.stage_changed', data: { batch_id: batchId, token_id: String(batch.body.token_id), stage: 'GRADED', tx_hash: tx, block_number: Number(block), log_index: Number(receipt.logs[0]!.logIndex) } };
+    const event = {
+      type: 'batch.stage_changed',
+      data: {
+        batch_id: batchId,
+        token_id: String(batch.body.token_id),
+        stage: 'GRADED',
+        tx_hash: tx,
+        block_number: Number(block),
+        log_index: Number(receipt.logs[0]!.logIndex),
+      },
+    };
     const id = `evt_${tx}_${receipt.logs[0]!.logIndex}_${randomBytes(4).toString('hex')}`;
 
     const early = await post(event, id);
@@ -75,7 +103,9 @@ describe('chain-events webhook: confirmation depth', () => {
     expect(early.body.error.details[0].missing).toBeGreaterThan(0);
     // Nothing recorded: no receipt of the webhook-id, so the retry is processed afresh.
     const doc = localTableClient(e.dynamodb!);
-    const receiptItem = await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: `WEBHOOK#chain-events#${id}`, SK: 'META' } }));
+    const receiptItem = await doc.send(
+      new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: `WEBHOOK#chain-events#${id}`, SK: 'META' } }),
+    );
     expect(receiptItem.Item).toBeUndefined();
 
     // The chain grows deep enough (hardhat mines empty blocks on request); the same event is applied.

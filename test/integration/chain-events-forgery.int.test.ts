@@ -25,8 +25,10 @@ async function sendChainEvent(body: unknown, id = `evt_forged_${randomBytes(8).t
   const res = await fetch(`${stackUrl()}/api/webhooks/chain-events`, {
     method: 'POST',
     headers: {
-      'content-type': 'application/json', 'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': hook.sign(id, at, raw),
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': hook.sign(id, at, raw),
     },
     body: raw,
   });
@@ -42,11 +44,21 @@ describe('forged chain events (issue 9)', () => {
 
   const stageChanged = (over: Record<string, unknown>) => ({
     type: 'batch.stage_changed',
-    data: { batch_id: batchId, token_id: tokenId, stage: 'EXPORTED', tx_hash: `0x${randomBytes(32).toString('hex')}`, block_number: 7, log_index: 0, ...over },
+    data: {
+      batch_id: batchId,
+      token_id: tokenId,
+      stage: 'EXPORTED',
+      tx_hash: `0x${randomBytes(32).toString('hex')}`,
+      block_number: 7,
+      log_index: 0,
+      ...over,
+    },
   });
   const topUps = async () => {
     const list = await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop });
-    const all = await Promise.all(list.body.payments.map((p: { payment_id: string }) => api('GET', `/payments/${p.payment_id}`, { token: ctx.coop })));
+    const all = await Promise.all(
+      list.body.payments.map((p: { payment_id: string }) => api('GET', `/payments/${p.payment_id}`, { token: ctx.coop })),
+    );
     return all.map((r) => r.body).filter((p) => p.reason === 'TOP_UP');
   };
 
@@ -55,7 +67,11 @@ describe('forged chain events (issue 9)', () => {
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000777');
     const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 240.75 }) });
     batchId = submit.body.data.batch_id;
-    const delivered = await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.stage === 'DELIVERED' && !!r.body.stage_history?.[0]?.chain_tx_hash, 15_000);
+    const delivered = await waitFor(
+      () => api('GET', `/batch/${batchId}`, { token: ctx.coop }),
+      (r) => r.body.stage === 'DELIVERED' && !!r.body.stage_history?.[0]?.chain_tx_hash,
+      15_000,
+    );
     expect(delivered.body.stage).toBe('DELIVERED');
     tokenId = String(delivered.body.token_id);
     mintTx = delivered.body.stage_history[0].chain_tx_hash;
@@ -75,25 +91,39 @@ describe('forged chain events (issue 9)', () => {
   });
 
   it('a genuine StageRecorded log relabelled: GRADED transaction sent as EXPORTED → MISMATCH; sent as it is → NOTED', async () => {
-    const graded = await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2 } } });
+    const graded = await api('PATCH', `/batch/${batchId}/stage`, {
+      token: ctx.coop,
+      body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2 } },
+    });
     expect(graded.status).toBe(200);
     const tx = graded.body.chain_tx_hash as string;
     expect(tx).toMatch(/^0x[0-9a-f]{64}$/);
 
     expect((await sendChainEvent(stageChanged({ tx_hash: tx }))).body.outcome).toBe('MISMATCH');
     expect((await sendChainEvent(stageChanged({ tx_hash: tx, stage: 'GRADED', log_index: 1 }))).body.outcome).toBe('MISMATCH');
-    expect((await sendChainEvent(stageChanged({ tx_hash: tx, stage: 'GRADED', token_id: '2026000000000001' }))).body.outcome).toBe('TOKEN_MISMATCH');
+    expect((await sendChainEvent(stageChanged({ tx_hash: tx, stage: 'GRADED', token_id: '2026000000000001' }))).body.outcome).toBe(
+      'TOKEN_MISMATCH',
+    );
     // The log index of the genuine log, as the ledger numbers it in its block.
-    const reader = new EvmTraceLogReader({ rpcUrl: stack().endpoints.ledger!, chainId: 31337, traceLogAddress: stack().endpoints.trace_log! as Hex });
+    const reader = new EvmTraceLogReader({
+      rpcUrl: stack().endpoints.ledger!,
+      chainId: 31337,
+      traceLogAddress: stack().endpoints.trace_log! as Hex,
+    });
     const receipt = await fetch(stack().endpoints.ledger!, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [tx] }),
     }).then((r) => r.json() as Promise<{ result: { logs: Array<{ logIndex: string }> } }>);
     const logIndex = Number(receipt.result.logs[0]!.logIndex);
     expect((await sendChainEvent(stageChanged({ tx_hash: tx, stage: 'GRADED', log_index: logIndex }))).body.outcome).toBe('NOTED');
 
     // The adapter itself, on the same chain.
-    expect(await reader.stageRecordedAt(tx as Hex, logIndex)).toMatchObject({ tokenId: BigInt(tokenId), stage: 1, evidenceCid: graded.body.evidence_ipfs_cid });
+    expect(await reader.stageRecordedAt(tx as Hex, logIndex)).toMatchObject({
+      tokenId: BigInt(tokenId),
+      stage: 1,
+      evidenceCid: graded.body.evidence_ipfs_cid,
+    });
     expect(await reader.stageRecordedAt(tx as Hex, logIndex + 1)).toBeNull();
     expect(await reader.stageRecordedAt(mintTx as Hex, 0)).toBeNull(); // BatchToken's log, not TraceLog's
     expect(await reader.stageRecordedAt(`0x${'00'.repeat(32)}`, 0)).toBeNull(); // no such transaction
@@ -101,7 +131,12 @@ describe('forged chain events (issue 9)', () => {
   });
 
   it('a ledger that cannot be read → 503 LEDGER_UNAVAILABLE from the adapter', async () => {
-    const down = new EvmTraceLogReader({ rpcUrl: 'http://127.0.0.1:9/', chainId: 31337, traceLogAddress: stack().endpoints.trace_log! as Hex, retryCount: 0 });
+    const down = new EvmTraceLogReader({
+      rpcUrl: 'http://127.0.0.1:9/',
+      chainId: 31337,
+      traceLogAddress: stack().endpoints.trace_log! as Hex,
+      retryCount: 0,
+    });
     await expect(down.stageRecordedAt(`0x${'11'.repeat(32)}`, 0)).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE' });
   });
 });

@@ -36,10 +36,11 @@ afterAll(async () => {
   rmSync(meteringDir, { recursive: true, force: true });
 });
 
-const metering = async () => (await (await fetch(`${stack.info.url}/__local/metering`)).json()) as {
-  api_requests_by_fn: Record<string, number>;
-  functions: Record<string, { invocations: number }>;
-};
+const metering = async () =>
+  (await (await fetch(`${stack.info.url}/__local/metering`)).json()) as {
+    api_requests_by_fn: Record<string, number>;
+    functions: Record<string, { invocations: number }>;
+  };
 
 const table = () => localTableClient(stack.info.endpoints.dynamodb!);
 
@@ -49,41 +50,95 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
   const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 240.75 }) });
   expect(submit.status).toBe(201);
   const batchId: string = submit.body.data.batch_id;
-  const patch = (body: Record<string, unknown>) => api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, ...body } });
+  const patch = (body: Record<string, unknown>) =>
+    api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, ...body } });
   expect((await patch({ new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2 } })).status).toBe(200);
   expect((await patch({ new_stage: 'MILLED', evidence: { mill_id: 'MILL-MBALE-2', outturn_kg: 192.6 } })).status).toBe(200);
   expect((await patch({ new_stage: 'WAREHOUSED', evidence: { warehouse_id: 'WH-MBALE-1', lot_number: 'LOT-1' } })).status).toBe(200);
-  const po = await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: [batchId], buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4, buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' } } });
+  const po = await api('POST', '/purchase-orders', {
+    token: ctx.coop,
+    body: {
+      batch_ids: [batchId],
+      buyer: 'Hamburg Coffee Importers GmbH',
+      price_usd_per_kg: 6.4,
+      buyer_operator: {
+        name: 'Hamburg Coffee Importers GmbH',
+        eori: 'DE123456789012345',
+        address: 'Am Sandtorkai 1, 20457 Hamburg',
+        email: 'dds@hci.example',
+        country: 'DE',
+      },
+    },
+  });
   expect(po.status).toBe(201);
   const poId: string = po.body.purchase_order_id;
   expect((await api('POST', `/purchase-orders/${poId}/confirm`, { token: ctx.coop })).status).toBe(200);
-  await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.stage === 'COMMITTED' && r.body.stage_history.every((h: { chain_tx_hash: string | null }) => h.chain_tx_hash), 15_000);
+  await waitFor(
+    () => api('GET', `/batch/${batchId}`, { token: ctx.coop }),
+    (r) => r.body.stage === 'COMMITTED' && r.body.stage_history.every((h: { chain_tx_hash: string | null }) => h.chain_tx_hash),
+    15_000,
+  );
   const exported = await patch({ new_stage: 'EXPORTED', evidence: { export_permit: 'UCDA-EXP-2026-0091', destination_country: 'DE' } });
   expect([exported.status, exported.body.previous_stage]).toEqual([200, 'COMMITTED']);
   const exportTx: string = exported.body.chain_tx_hash;
   expect(exportTx).toMatch(/^0x[0-9a-f]{64}$/);
 
   // The scheduled watcher reads the StageRecorded log and starts the TOP_UP: round(240.75 × 400) UGX
-  const topUp = await waitFor(async () => {
-    const list = await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop });
-    const all = await Promise.all(list.body.payments.map((p: { payment_id: string }) => api('GET', `/payments/${p.payment_id}`, { token: ctx.coop })));
-    return all.map((r) => r.body).find((p) => p.reason === 'TOP_UP');
-  }, (p) => p?.status === 'COMPLETED', 30_000, 250);
+  const topUp = await waitFor(
+    async () => {
+      const list = await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop });
+      const all = await Promise.all(
+        list.body.payments.map((p: { payment_id: string }) => api('GET', `/payments/${p.payment_id}`, { token: ctx.coop })),
+      );
+      return all.map((r) => r.body).find((p) => p.reason === 'TOP_UP');
+    },
+    (p) => p?.status === 'COMPLETED',
+    30_000,
+    250,
+  );
   expect(topUp).toMatchObject({ reason: 'TOP_UP', status: 'COMPLETED', batch_id: batchId });
 
   // The buyer pays the purchase order into the vault; the watcher reads PurchaseOrderPaid and the order settles
   const out: string[] = [];
-  expect(await runBuyerPay([poId], (l) => out.push(l), () => undefined, stack.info.dataDir)).toBe(0);
-  const settlement = await waitFor(() => api('GET', `/purchase-orders/${poId}/settlement`, { token: ctx.coop }), (r) => r.body.status === 'COMPLETED', 30_000, 250);
+  expect(
+    await runBuyerPay(
+      [poId],
+      (l) => out.push(l),
+      () => undefined,
+      stack.info.dataDir,
+    ),
+  ).toBe(0);
+  const settlement = await waitFor(
+    () => api('GET', `/purchase-orders/${poId}/settlement`, { token: ctx.coop }),
+    (r) => r.body.status === 'COMPLETED',
+    30_000,
+    250,
+  );
   expect(settlement.body).toMatchObject({ status: 'COMPLETED', payment_tx_hash: out[0], settled_batch_ids: [batchId] });
-  const settled = await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.stage === 'SETTLED', 15_000);
+  const settled = await waitFor(
+    () => api('GET', `/batch/${batchId}`, { token: ctx.coop }),
+    (r) => r.body.stage === 'SETTLED',
+    15_000,
+  );
   expect(settled.body.stage).toBe('SETTLED');
 
   // The receipts the use case keeps are the webhook's own (source chain-events, id evt_<tx>_<logIndex>)
-  const receipt = await table().send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: `WEBHOOK#chain-events#evt_${exportTx}_0`, SK: 'META' } }));
+  const receipt = await table().send(
+    new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: `WEBHOOK#chain-events#evt_${exportTx}_0`, SK: 'META' } }),
+  );
   expect(receipt.Item).toMatchObject({ entity: 'WEBHOOK', source: 'chain-events' });
   // The cursor has moved past the payment's block
-  const paidBlock = Number((await (await fetch(stack.info.endpoints.ledger!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [out[0]] }) })).json() as { result: { blockNumber: string } }).result.blockNumber);
+  const paidBlock = Number(
+    (
+      (await (
+        await fetch(stack.info.endpoints.ledger!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [out[0]] }),
+        })
+      ).json()) as { result: { blockNumber: string } }
+    ).result.blockNumber,
+  );
   const cursor = await table().send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: 'CHAIN_CURSOR#31337', SK: 'META' } }));
   expect(cursor.Item!.next_block).toBeGreaterThan(paidBlock);
 
@@ -115,6 +170,8 @@ it('the cursor in DynamoDB: of two runs claiming at once exactly one gets the le
   await store.release(holder);
   expect(await store.claim('late', new Date(), until, 0n)).toEqual({ nextBlock: 200n }); // the start block counts only for a new cursor
   // An expired lease can be taken over
-  expect(await store.claim('after-expiry', new Date(until.getTime() + 1), new Date(until.getTime() + 60_000), 0n)).toEqual({ nextBlock: 200n });
+  expect(await store.claim('after-expiry', new Date(until.getTime() + 1), new Date(until.getTime() + 60_000), 0n)).toEqual({
+    nextBlock: 200n,
+  });
   expect(await store.advance('late', 200n, 300n)).toBe(false);
 }, 30_000);

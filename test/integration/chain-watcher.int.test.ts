@@ -64,9 +64,15 @@ async function startReceiver(secret: string, statusFor: () => number = () => 200
       const h = (n: string) => String(req.headers[n] ?? '');
       let verified = false;
       try {
-        verifier.verify(raw, { 'webhook-id': h('webhook-id'), 'webhook-timestamp': h('webhook-timestamp'), 'webhook-signature': h('webhook-signature') });
+        verifier.verify(raw, {
+          'webhook-id': h('webhook-id'),
+          'webhook-timestamp': h('webhook-timestamp'),
+          'webhook-signature': h('webhook-signature'),
+        });
         verified = true;
-      } catch { /* recorded as unverified */ }
+      } catch {
+        /* recorded as unverified */
+      }
       const status = verified ? statusFor() : 401;
       received.push({ id: h('webhook-id'), status, verified, body: JSON.parse(raw) });
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -109,9 +115,15 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
         const h = (n: string) => String(req.headers[n] ?? '');
         let verified = false;
         try {
-          verifier.verify(raw, { 'webhook-id': h('webhook-id'), 'webhook-timestamp': h('webhook-timestamp'), 'webhook-signature': h('webhook-signature') });
+          verifier.verify(raw, {
+            'webhook-id': h('webhook-id'),
+            'webhook-timestamp': h('webhook-timestamp'),
+            'webhook-signature': h('webhook-signature'),
+          });
           verified = true;
-        } catch { /* recorded as unverified */ }
+        } catch {
+          /* recorded as unverified */
+        }
         let status = verified ? 200 : 401;
         if (verified && failNext > 0) {
           failNext--;
@@ -126,8 +138,14 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/webhooks/chain-events`;
 
     watcher = startChainWatcher({
-      rpcUrl: node.rpcUrl, chainId: CHAIN_ID, traceLogAddress: addresses.traceLogAddress, batchTokenAddress: addresses.batchTokenAddress,
-      lendingVaultAddress: addresses.lendingVaultAddress, webhookUrl: () => url, secret: SECRET, pollMs: 100,
+      rpcUrl: node.rpcUrl,
+      chainId: CHAIN_ID,
+      traceLogAddress: addresses.traceLogAddress,
+      batchTokenAddress: addresses.batchTokenAddress,
+      lendingVaultAddress: addresses.lendingVaultAddress,
+      webhookUrl: () => url,
+      secret: SECRET,
+      pollMs: 100,
     });
   }, 90_000);
 
@@ -175,7 +193,10 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
 
     await waitUntil('the retried delivery', () => received.slice(before).some((r) => r.status === 200));
     const tries = received.slice(before);
-    expect(tries.map((r) => [r.id, r.status])).toEqual([[`evt_${warehoused.txHash}_0`, 500], [`evt_${warehoused.txHash}_0`, 200]]);
+    expect(tries.map((r) => [r.id, r.status])).toEqual([
+      [`evt_${warehoused.txHash}_0`, 500],
+      [`evt_${warehoused.txHash}_0`, 200],
+    ]);
     expect(tries.every((r) => r.verified)).toBe(true);
     expect(tries[1]!.body).toEqual(tries[0]!.body);
     expect(tries[1]!.body).toEqual(expectedBody('WAREHOUSED', warehoused));
@@ -195,13 +216,34 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
       return Number(receipt.blockNumber);
     };
     const amount = 1_234_567_890n; // micro-USDC
-    await mined(await wallet.writeContract({ address: addresses.vaultAssetAddress, abi: testUsdcAbi, functionName: 'mint', args: [account.address, amount] }));
-    await mined(await wallet.writeContract({ address: addresses.vaultAssetAddress, abi: testUsdcAbi, functionName: 'approve', args: [addresses.lendingVaultAddress, amount] }));
+    await mined(
+      await wallet.writeContract({
+        address: addresses.vaultAssetAddress,
+        abi: testUsdcAbi,
+        functionName: 'mint',
+        args: [account.address, amount],
+      }),
+    );
+    await mined(
+      await wallet.writeContract({
+        address: addresses.vaultAssetAddress,
+        abi: testUsdcAbi,
+        functionName: 'approve',
+        args: [addresses.lendingVaultAddress, amount],
+      }),
+    );
 
     const exported = await record('EXPORTED');
-    const payTx = await wallet.writeContract({ address: addresses.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef('PO-2026-000042'), amount] });
+    const payTx = await wallet.writeContract({
+      address: addresses.lendingVaultAddress,
+      abi: lendingVaultAbi,
+      functionName: 'payPurchaseOrder',
+      args: [vaultRef('PO-2026-000042'), amount],
+    });
     const payBlock = await mined(payTx);
-    const payLog = (await reader.getTransactionReceipt({ hash: payTx })).logs.find((l) => l.address.toLowerCase() === addresses.lendingVaultAddress.toLowerCase())!;
+    const payLog = (await reader.getTransactionReceipt({ hash: payTx })).logs.find(
+      (l) => l.address.toLowerCase() === addresses.lendingVaultAddress.toLowerCase(),
+    )!;
     const settled = await record('SETTLED');
 
     await waitUntil('three deliveries', () => received.slice(before).filter((r) => r.status === 200).length >= 3);
@@ -212,8 +254,12 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
     expect(got[1]!.body).toEqual({
       type: 'purchase_order.paid',
       data: {
-        purchase_order_id: 'PO-2026-000042', payer: account.address, amount_usd_micro: '1234567890',
-        tx_hash: payTx, block_number: payBlock, log_index: payLog.logIndex,
+        purchase_order_id: 'PO-2026-000042',
+        payer: account.address,
+        amount_usd_micro: '1234567890',
+        tx_hash: payTx,
+        block_number: payBlock,
+        log_index: payLog.logIndex,
       },
     });
     expect(got[2]!.body).toEqual(expectedBody('SETTLED', settled));
@@ -224,21 +270,38 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
 
 describe('chain watcher on the local stack chain: a buyer payment made with npm run buyer-pay', () => {
   it('posts the payment as a signed purchase_order.paid webhook', async () => {
-    const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { chain_id: number; endpoints: Record<string, Hex> };
+    const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as {
+      chain_id: number;
+      endpoints: Record<string, Hex>;
+    };
     const rpcUrl = stack.endpoints.ledger!;
     const chain = ledgerChain(stack.chain_id, rpcUrl);
     const reader = createPublicClient({ chain, transport: http(rpcUrl) });
     const receiver = await startReceiver(SECRET);
     const head = await reader.getBlockNumber();
     const watcher = startChainWatcher({
-      rpcUrl, chainId: stack.chain_id, traceLogAddress: stack.endpoints.trace_log!, batchTokenAddress: stack.endpoints.batch_token!,
-      lendingVaultAddress: stack.endpoints.lending_vault!, webhookUrl: () => receiver.url, secret: SECRET, pollMs: 100, fromBlock: head + 1n,
+      rpcUrl,
+      chainId: stack.chain_id,
+      traceLogAddress: stack.endpoints.trace_log!,
+      batchTokenAddress: stack.endpoints.batch_token!,
+      lendingVaultAddress: stack.endpoints.lending_vault!,
+      webhookUrl: () => receiver.url,
+      secret: SECRET,
+      pollMs: 100,
+      fromBlock: head + 1n,
     });
     try {
       const purchaseOrderId = `PO-WATCH-${randomBytes(4).toString('hex').toUpperCase()}`;
       const out: string[] = [];
       const errors: string[] = [];
-      expect(await runBuyerPay([purchaseOrderId, '--amount', '2.5'], (l) => out.push(l), (l) => errors.push(l), stackDataDir())).toBe(0);
+      expect(
+        await runBuyerPay(
+          [purchaseOrderId, '--amount', '2.5'],
+          (l) => out.push(l),
+          (l) => errors.push(l),
+          stackDataDir(),
+        ),
+      ).toBe(0);
       const payTx = out[0] as Hex;
       expect(payTx).toMatch(/^0x[0-9a-f]{64}$/);
       const receipt = await reader.getTransactionReceipt({ hash: payTx });
@@ -252,8 +315,12 @@ describe('chain watcher on the local stack chain: a buyer payment made with npm 
       expect(delivery!.body).toEqual({
         type: 'purchase_order.paid',
         data: {
-          purchase_order_id: purchaseOrderId, payer: privateKeyToAccount(devBuyerKey(stackDataDir())).address, amount_usd_micro: '2500000',
-          tx_hash: payTx, block_number: Number(receipt.blockNumber), log_index: payLog.logIndex,
+          purchase_order_id: purchaseOrderId,
+          payer: privateKeyToAccount(devBuyerKey(stackDataDir())).address,
+          amount_usd_micro: '2500000',
+          tx_hash: payTx,
+          block_number: Number(receipt.blockNumber),
+          log_index: payLog.logIndex,
         },
       });
     } finally {

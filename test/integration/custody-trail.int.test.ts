@@ -25,7 +25,8 @@ describe('custody trail', () => {
     batchId = submit.body.data.batch_id;
   });
 
-  const patch = (tok: string, body: Record<string, unknown>) => api('PATCH', `/batch/${batchId}/stage`, { token: tok, body: { cooperative_id: ctx.id, ...body } });
+  const patch = (tok: string, body: Record<string, unknown>) =>
+    api('PATCH', `/batch/${batchId}/stage`, { token: tok, body: { cooperative_id: ctx.id, ...body } });
 
   it('refuses wrong stages, duties, cooperatives and evidence without changing the batch', async () => {
     const grader = await token({ role: 'COOPERATIVE', cooperative_id: ctx.id, duties: ['QUALITY_OFFICER'] });
@@ -37,15 +38,33 @@ describe('custody trail', () => {
       [patch(miller, { new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } }), 403, 'INSUFFICIENT_PERMISSIONS'],
       [patch(grader, { new_stage: 'GRADED', evidence: { grade: 'AA', moisture_pct: 11 } }), 400, 'INVALID_GRADE'],
       [patch(grader, { new_stage: 'GRADED', evidence: { moisture_pct: 11 } }), 400, 'VALIDATION_ERROR'],
-      [patch(grader, { new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 }, evidence_photo_base64: 'data:image/png;base64,SGVsbG8gd29ybGQ=' }), 400, 'VALIDATION_ERROR'],
-      [api('PATCH', '/batch/BATCH-2026-999999/stage', { token: grader, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } } }), 404, 'BATCH_NOT_FOUND'],
+      [
+        patch(grader, {
+          new_stage: 'GRADED',
+          evidence: { grade: 'screen18', moisture_pct: 11 },
+          evidence_photo_base64: 'data:image/png;base64,SGVsbG8gd29ybGQ=',
+        }),
+        400,
+        'VALIDATION_ERROR',
+      ],
+      [
+        api('PATCH', '/batch/BATCH-2026-999999/stage', {
+          token: grader,
+          body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } },
+        }),
+        404,
+        'BATCH_NOT_FOUND',
+      ],
     ];
     for (const [res, status, code] of cases) {
       const r = await res;
       expect([r.status, r.body.error?.code]).toEqual([status, code]);
     }
     const other = await setUpCooperative();
-    const foreign = await api('PATCH', `/batch/${batchId}/stage`, { token: other.coop, body: { cooperative_id: other.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } } });
+    const foreign = await api('PATCH', `/batch/${batchId}/stage`, {
+      token: other.coop,
+      body: { cooperative_id: other.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } },
+    });
     expect([foreign.status, foreign.body.error.code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
     const batch = await api('GET', `/batch/${batchId}`, { token: ctx.coop });
     expect(batch.body.stage).toBe('DELIVERED');
@@ -53,85 +72,185 @@ describe('custody trail', () => {
 
   it('runs DELIVERED → GRADED → MILLED → WAREHOUSED → COMMITTED → EXPORTED and pays the export premium', async () => {
     // GRADED, with a photo
-    const graded = await patch(ctx.coop, { new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2, screen_size: 18, defect_count: 3, cupping_score: 84.5 }, evidence_photo_base64: PNG });
+    const graded = await patch(ctx.coop, {
+      new_stage: 'GRADED',
+      evidence: { grade: 'screen18', moisture_pct: 11.2, screen_size: 18, defect_count: 3, cupping_score: 84.5 },
+      evidence_photo_base64: PNG,
+    });
     expect(graded.status).toBe(200);
-    expect(graded.body).toMatchObject({ batch_id: batchId, previous_stage: 'DELIVERED', new_stage: 'GRADED', dds_eligible: true, chain_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), evidence_ipfs_cid: expect.stringMatching(/^bafy/) });
+    expect(graded.body).toMatchObject({
+      batch_id: batchId,
+      previous_stage: 'DELIVERED',
+      new_stage: 'GRADED',
+      dds_eligible: true,
+      chain_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      evidence_ipfs_cid: expect.stringMatching(/^bafy/),
+    });
     const listing = await api('GET', `/ipfs/${graded.body.evidence_ipfs_cid}`);
     expect(listing.body.entries.map((e: { name: string }) => e.name).sort()).toEqual(['evidence.json', 'photo.png']);
     const evidenceJson = await api('GET', `/ipfs/${graded.body.evidence_ipfs_cid}/evidence.json`);
     expect(evidenceJson.body).toMatchObject({ grade: 'screen18', cupping_score: 84.5 });
 
-    const milled = await patch(ctx.coop, { new_stage: 'MILLED', evidence: { mill_id: 'MILL-MBALE-2', outturn_kg: 192.6, milled_at: '2026-11-20T08:00:00Z' } });
+    const milled = await patch(ctx.coop, {
+      new_stage: 'MILLED',
+      evidence: { mill_id: 'MILL-MBALE-2', outturn_kg: 192.6, milled_at: '2026-11-20T08:00:00Z' },
+    });
     expect([milled.status, milled.body.previous_stage]).toEqual([200, 'GRADED']);
     const tooMuch = await patch(ctx.coop, { new_stage: 'WAREHOUSED', evidence: {} });
     expect([tooMuch.status, tooMuch.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
-    const warehoused = await patch(ctx.coop, { new_stage: 'WAREHOUSED', evidence: { warehouse_id: 'WH-MBALE-1', lot_number: 'LOT-2026-118', position: 'A-3' } });
+    const warehoused = await patch(ctx.coop, {
+      new_stage: 'WAREHOUSED',
+      evidence: { warehouse_id: 'WH-MBALE-1', lot_number: 'LOT-2026-118', position: 'A-3' },
+    });
     expect(warehoused.status).toBe(200);
 
     // EXPORTED before the purchase order is confirmed
-    const po = await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: [batchId], buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4, buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' } } });
+    const po = await api('POST', '/purchase-orders', {
+      token: ctx.coop,
+      body: {
+        batch_ids: [batchId],
+        buyer: 'Hamburg Coffee Importers GmbH',
+        price_usd_per_kg: 6.4,
+        buyer_operator: {
+          name: 'Hamburg Coffee Importers GmbH',
+          eori: 'DE123456789012345',
+          address: 'Am Sandtorkai 1, 20457 Hamburg',
+          email: 'dds@hci.example',
+          country: 'DE',
+        },
+      },
+    });
     expect(po.status).toBe(201);
     expect(po.body.status).toBe('DRAFT');
-    const early = await patch(ctx.coop, { new_stage: 'EXPORTED', evidence: { export_permit: 'UCDA-EXP-2026-0091', destination_country: 'DE' } });
+    const early = await patch(ctx.coop, {
+      new_stage: 'EXPORTED',
+      evidence: { export_permit: 'UCDA-EXP-2026-0091', destination_country: 'DE' },
+    });
     expect([early.status, early.body.error.code]).toEqual([422, 'PO_NOT_CONFIRMED']);
     expect((await api('POST', '/purchase-orders/PO-NOPE/confirm', { token: ctx.coop })).body.error.code).toBe('PO_NOT_FOUND');
     const confirmed = await api('POST', `/purchase-orders/${po.body.purchase_order_id}/confirm`, { token: ctx.coop });
     expect(confirmed.status).toBe(200);
     expect(confirmed.body).toMatchObject({ status: 'CONFIRMED', committed_batch_ids: [batchId] });
-    const committed = await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.stage === 'COMMITTED' && r.body.stage_history.every((h: { chain_tx_hash: string | null }) => h.chain_tx_hash), 10_000);
+    const committed = await waitFor(
+      () => api('GET', `/batch/${batchId}`, { token: ctx.coop }),
+      (r) => r.body.stage === 'COMMITTED' && r.body.stage_history.every((h: { chain_tx_hash: string | null }) => h.chain_tx_hash),
+      10_000,
+    );
     expect(committed.body.stage).toBe('COMMITTED');
 
-    const badCountry = await patch(ctx.coop, { new_stage: 'EXPORTED', evidence: { export_permit: 'UCDA-EXP-2026-0091', destination_country: 'XX' } });
+    const badCountry = await patch(ctx.coop, {
+      new_stage: 'EXPORTED',
+      evidence: { export_permit: 'UCDA-EXP-2026-0091', destination_country: 'XX' },
+    });
     expect([badCountry.status, badCountry.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
-    const exported = await patch(ctx.coop, { new_stage: 'EXPORTED', evidence: { export_permit: 'UCDA-EXP-2026-0091', destination_country: 'DE', vessel_name: 'MSC Kampala', bill_of_lading: 'MSCU1234567' } });
+    const exported = await patch(ctx.coop, {
+      new_stage: 'EXPORTED',
+      evidence: {
+        export_permit: 'UCDA-EXP-2026-0091',
+        destination_country: 'DE',
+        vessel_name: 'MSC Kampala',
+        bill_of_lading: 'MSCU1234567',
+      },
+    });
     expect([exported.status, exported.body.previous_stage]).toEqual([200, 'COMMITTED']);
 
     // The chain watcher reports EXPORTED; the TOP_UP payout follows: round(240.75 × 400) UGX
-    const topUp = await waitFor(async () => {
-      const list = await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop });
-      const ids: string[] = list.body.payments.map((p: { payment_id: string }) => p.payment_id);
-      const all = await Promise.all(ids.map((id) => api('GET', `/payments/${id}`, { token: ctx.coop })));
-      return all.map((r) => r.body).find((p) => p.reason === 'TOP_UP');
-    }, (p) => p?.status === 'COMPLETED', 20_000, 200);
+    const topUp = await waitFor(
+      async () => {
+        const list = await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop });
+        const ids: string[] = list.body.payments.map((p: { payment_id: string }) => p.payment_id);
+        const all = await Promise.all(ids.map((id) => api('GET', `/payments/${id}`, { token: ctx.coop })));
+        return all.map((r) => r.body).find((p) => p.reason === 'TOP_UP');
+      },
+      (p) => p?.status === 'COMPLETED',
+      20_000,
+      200,
+    );
     expect(topUp).toMatchObject({ reason: 'TOP_UP', status: 'COMPLETED' });
     expect(topUp.amount_ugx).toBeGreaterThanOrEqual(96_300);
 
     // the trail: one history entry per stage, each with its transaction; one audit entry per change
     const batch = await api('GET', `/batch/${batchId}`, { token: ctx.coop });
-    expect(batch.body.stage_history.map((h: { stage: string }) => h.stage)).toEqual(['DELIVERED', 'GRADED', 'MILLED', 'WAREHOUSED', 'COMMITTED', 'EXPORTED']);
+    expect(batch.body.stage_history.map((h: { stage: string }) => h.stage)).toEqual([
+      'DELIVERED',
+      'GRADED',
+      'MILLED',
+      'WAREHOUSED',
+      'COMMITTED',
+      'EXPORTED',
+    ]);
     const txs = batch.body.stage_history.map((h: { chain_tx_hash: string }) => h.chain_tx_hash);
     expect(new Set(txs).size).toBe(6);
     const audit = await api('GET', `/batch/${batchId}/audit`, { token: ctx.coop });
     const stageEntries = audit.body.entries.filter((e: { type: string }) => e.type === 'STAGE_CHANGED');
-    expect(stageEntries.map((e: { payload: { stage: string } }) => e.payload.stage)).toEqual(['GRADED', 'MILLED', 'WAREHOUSED', 'COMMITTED', 'EXPORTED']);
+    expect(stageEntries.map((e: { payload: { stage: string } }) => e.payload.stage)).toEqual([
+      'GRADED',
+      'MILLED',
+      'WAREHOUSED',
+      'COMMITTED',
+      'EXPORTED',
+    ]);
   });
 
   it('passes `npm run verify` and GET /batch/{id}/audit, and both name the entry altered in the database', async () => {
-    const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { url: string; endpoints: Record<string, string> };
+    const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as {
+      url: string;
+      endpoints: Record<string, string>;
+    };
     const admin = await token({ role: 'ADMIN', sub: 'auditor' });
-    const args = [batchId, '--api', stack.url, '--token', admin, '--rpc', stack.endpoints.ledger!, '--chain-id', '31337',
-      '--batch-token', stack.endpoints.batch_token!, '--trace-log', stack.endpoints.trace_log!, '--audit-anchor', stack.endpoints.audit_anchor!, '--ipfs-gateway', stack.url];
+    const args = [
+      batchId,
+      '--api',
+      stack.url,
+      '--token',
+      admin,
+      '--rpc',
+      stack.endpoints.ledger!,
+      '--chain-id',
+      '31337',
+      '--batch-token',
+      stack.endpoints.batch_token!,
+      '--trace-log',
+      stack.endpoints.trace_log!,
+      '--audit-anchor',
+      stack.endpoints.audit_anchor!,
+      '--ipfs-gateway',
+      stack.url,
+    ];
     const run = async () => {
       const lines: string[] = [];
-      const code = await runVerify(args, (l) => lines.push(l), (l) => lines.push(l));
+      const code = await runVerify(
+        args,
+        (l) => lines.push(l),
+        (l) => lines.push(l),
+      );
       return { code, text: lines.join('\n') };
     };
     // Every entry anchored first (the periodic anchor runs every 3 s here).
-    await waitFor(() => api('GET', `/batch/${batchId}/audit`, { token: ctx.coop }), (r) => r.body.verified === true, 30_000, 250);
+    await waitFor(
+      () => api('GET', `/batch/${batchId}/audit`, { token: ctx.coop }),
+      (r) => r.body.verified === true,
+      30_000,
+      250,
+    );
     const good = await run();
     expect(good.code).toBe(0);
     const audit = await api('GET', `/batch/${batchId}/audit`, { token: ctx.coop });
     expect(audit.body.verified).toBe(true);
 
     // Alter the GRADED entry's evidence directly in the table, as an insider could
-    const graded = audit.body.entries.find((e: { type: string; payload: { stage: string } }) => e.type === 'STAGE_CHANGED' && e.payload.stage === 'GRADED');
+    const graded = audit.body.entries.find(
+      (e: { type: string; payload: { stage: string } }) => e.type === 'STAGE_CHANGED' && e.payload.stage === 'GRADED',
+    );
     const doc = localTableClient(stack.endpoints.dynamodb!);
-    await doc.send(new UpdateCommand({
-      TableName: LOCAL_TABLE_NAME,
-      Key: { PK: `AUDIT#${batchId}`, SK: `SEQ#${String(graded.sequence_number).padStart(8, '0')}` },
-      UpdateExpression: 'SET payload.evidence.moisture_pct = :m',
-      ExpressionAttributeValues: { ':m': 9.9 },
-    }));
+    await doc.send(
+      new UpdateCommand({
+        TableName: LOCAL_TABLE_NAME,
+        Key: { PK: `AUDIT#${batchId}`, SK: `SEQ#${String(graded.sequence_number).padStart(8, '0')}` },
+        UpdateExpression: 'SET payload.evidence.moisture_pct = :m',
+        ExpressionAttributeValues: { ':m': 9.9 },
+      }),
+    );
     const bad = await run();
     expect(bad.code).toBe(1);
     expect(bad.text).toContain(graded.message_id);

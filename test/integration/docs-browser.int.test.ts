@@ -13,17 +13,25 @@ import { describeWithChromium, headlessChromium } from '../support/chromium';
  * tests are skipped with a message saying how to install it.
  */
 
-
-const unescapeHtml = (s: string) => s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, '\'');
+const unescapeHtml = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 
 describeWithChromium('docs-browser')('GET /docs in headless Chromium', () => {
-  it('renders every route (method and path) with the service\'s own Scalar bundle', async () => {
+  it("renders every route (method and path) with the service's own Scalar bundle", async () => {
     // Act
     const dom = await headlessChromium(['--dump-dom'], `${stackUrl()}/docs`);
 
     // Assess: the endpoint lists Scalar renders, `<span class="… endpoint-method …">get</span><span class="endpoint-path">/x</span>`
-    const rendered = new Set([...dom.matchAll(/class="[^"]*endpoint-method[^"]*"[^>]*>([^<]*)<\/span><span[^>]*class="endpoint-path"[^>]*>([^<]*)<\/span>/g)]
-      .map((m) => `${m[1]!.trim().toUpperCase()} ${unescapeHtml(m[2]!)}`));
+    const rendered = new Set(
+      [...dom.matchAll(/class="[^"]*endpoint-method[^"]*"[^>]*>([^<]*)<\/span><span[^>]*class="endpoint-path"[^>]*>([^<]*)<\/span>/g)].map(
+        (m) => `${m[1]!.trim().toUpperCase()} ${unescapeHtml(m[2]!)}`,
+      ),
+    );
     const missing = routes.map((r) => `${r.method} ${r.path}`).filter((r) => !rendered.has(r));
     expect(missing).toEqual([]);
     expect(dom).toContain('Coffee batch traceability and farmer payout API');
@@ -56,6 +64,7 @@ describe('the documentation routes', () => {
     const errorsPage = await fetch(link.href.replace(link.hash, ''));
     expect(errorsPage.status).toBe(200);
     const page = await errorsPage.text();
-    for (const [code, e] of Object.entries(ERROR_CODES)) expect(page).toContain(`<tr id="${code}"><td><code>${code}</code></td><td>${e.status}</td>`);
+    for (const [code, e] of Object.entries(ERROR_CODES))
+      expect(page).toContain(`<tr id="${code}"><td><code>${code}</code></td><td>${e.status}</td>`);
   });
 });

@@ -22,20 +22,42 @@ async function fetchPack(ddsId: string, tok: string): Promise<{ status: number; 
 const cidOf = async (bytes: Uint8Array) => CID.create(1, 0x55, await sha256.digest(bytes)).toString();
 
 describe('GET /eudr/dds/{id}/evidence', () => {
-  it('answers the pack whose CID anyone recomputes from its bytes, naming the trail\'s evidence and ledger transactions, without a phone number', async () => {
+  it("answers the pack whose CID anyone recomputes from its bytes, naming the trail's evidence and ledger transactions, without a phone number", async () => {
     // Prepare: a GRADED batch on a purchase order naming the EU importer, and its DDS
     const ctx = await setUpCooperative();
     const farmer = await registerFarmer(ctx.id, ctx.coop, PHONE);
     const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
     expect(submit.status).toBe(201);
     const batchId = submit.body.data.batch_id;
-    const graded = await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } } });
+    const graded = await api('PATCH', `/batch/${batchId}/stage`, {
+      token: ctx.coop,
+      body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } },
+    });
     expect(graded.status).toBe(200);
-    await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: [batchId], buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4, buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' } } });
+    await api('POST', '/purchase-orders', {
+      token: ctx.coop,
+      body: {
+        batch_ids: [batchId],
+        buyer: 'Hamburg Coffee Importers GmbH',
+        price_usd_per_kg: 6.4,
+        buyer_operator: {
+          name: 'Hamburg Coffee Importers GmbH',
+          eori: 'DE123456789012345',
+          address: 'Am Sandtorkai 1, 20457 Hamburg',
+          email: 'dds@hci.example',
+          country: 'DE',
+        },
+      },
+    });
     const gen = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
     expect(gen.status).toBe(202);
     const ddsId = gen.body.dds_id as string;
-    const dds = await waitFor(() => api('GET', `/eudr/dds/${ddsId}`, { token: ctx.coop }), (r) => r.body.status === 'AVAILABLE', 30_000, 200);
+    const dds = await waitFor(
+      () => api('GET', `/eudr/dds/${ddsId}`, { token: ctx.coop }),
+      (r) => r.body.status === 'AVAILABLE',
+      30_000,
+      200,
+    );
     expect(dds.body.status).toBe('AVAILABLE');
 
     // Act
@@ -56,12 +78,21 @@ describe('GET /eudr/dds/{id}/evidence', () => {
     expect(body.pack_version).toBe(1);
     expect(body.dds).toEqual(dds.body);
     const batch = (await api('GET', `/batch/${batchId}`, { token: ctx.coop })).body;
-    const stageHistory = (batch.stage_history ?? batch.data?.stage_history) as Array<{ stage: string; evidence_ipfs_cid: string | null; chain_tx_hash: string | null }>;
+    const stageHistory = (batch.stage_history ?? batch.data?.stage_history) as Array<{
+      stage: string;
+      evidence_ipfs_cid: string | null;
+      chain_tx_hash: string | null;
+    }>;
     const gradedStage = stageHistory.find((h) => h.stage === 'GRADED')!;
     expect(gradedStage.evidence_ipfs_cid).toMatch(/^bafy/);
     expect(gradedStage.chain_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(body.trail.map((s: { stage: string; evidence_ipfs_cid: string | null; chain_tx_hash: string | null }) => [s.stage, s.evidence_ipfs_cid, s.chain_tx_hash]))
-      .toEqual(stageHistory.map((h) => [h.stage, h.evidence_ipfs_cid, h.chain_tx_hash]));
+    expect(
+      body.trail.map((s: { stage: string; evidence_ipfs_cid: string | null; chain_tx_hash: string | null }) => [
+        s.stage,
+        s.evidence_ipfs_cid,
+        s.chain_tx_hash,
+      ]),
+    ).toEqual(stageHistory.map((h) => [h.stage, h.evidence_ipfs_cid, h.chain_tx_hash]));
     expect(text).toContain(gradedStage.evidence_ipfs_cid!);
     expect(text).toContain(gradedStage.chain_tx_hash!);
     const audit = (await api('GET', `/batch/${batchId}/audit`, { token: ctx.coop })).body;
@@ -70,24 +101,41 @@ describe('GET /eudr/dds/{id}/evidence', () => {
     expect(body.audit.head).toEqual({ sequence_number: body.audit.entries.at(-1).sequence_number, hash: body.audit.entries.at(-1).hash });
     for (const e of body.audit.entries) expect(e).toHaveProperty('anchor');
     expect(body.audit.entries[0].anchor).toMatchObject({ tx_hash: stageHistory[0]!.chain_tx_hash, block_number: expect.any(Number) }); // the mint
-    expect(body.forest_checks).toEqual([{ farmer_id: farmer, status: 'CLEAR', checked_at: expect.any(String), dataset: { name: expect.any(String), version: expect.any(String) } }]);
+    expect(body.forest_checks).toEqual([
+      {
+        farmer_id: farmer,
+        status: 'CLEAR',
+        checked_at: expect.any(String),
+        dataset: { name: expect.any(String), version: expect.any(String) },
+      },
+    ]);
 
     // No phone number, no payout amount
     expect(text).not.toContain(PHONE);
     expect(text).not.toContain(PHONE.slice(1));
     expect(text).not.toContain(PHONE.slice(4));
     expect(text).not.toMatch(/"[a-z_]*(phone|payment|amount|payload)[a-z_]*":/);
-    const payments = (await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop })).body.payments as Array<{ payment_id: string }>;
+    const payments = (await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop })).body.payments as Array<{
+      payment_id: string;
+    }>;
     for (const p of payments) expect(text).not.toContain(p.payment_id);
 
     // Every entry anchored after the interval (docs/api/anchoring.md#anchoring-of-the-audit-log): the pack carries the anchors GET /batch/{id}/audit shows
-    const anchoredView = (entries: Array<{ sequence_number: number; hash: string; anchor: unknown }>) => entries.map((e) => [e.sequence_number, e.hash, e.anchor]);
+    const anchoredView = (entries: Array<{ sequence_number: number; hash: string; anchor: unknown }>) =>
+      entries.map((e) => [e.sequence_number, e.hash, e.anchor]);
     const t0 = Date.now();
-    const settled = await waitFor(async () => {
-      const p = await fetchPack(ddsId, ctx.coop);
-      const a = (await api('GET', `/batch/${batchId}/audit`, { token: ctx.coop })).body;
-      return { pack: JSON.parse(new TextDecoder().decode(p.bytes)), audit: a, bytes: p.bytes, headers: p.headers };
-    }, ({ pack: pk, audit: a }) => pk.audit.entries.every((e: { anchor: unknown }) => e.anchor !== null) && isDeepStrictEqual(anchoredView(pk.audit.entries), anchoredView(a.entries)), 30_000, 300);
+    const settled = await waitFor(
+      async () => {
+        const p = await fetchPack(ddsId, ctx.coop);
+        const a = (await api('GET', `/batch/${batchId}/audit`, { token: ctx.coop })).body;
+        return { pack: JSON.parse(new TextDecoder().decode(p.bytes)), audit: a, bytes: p.bytes, headers: p.headers };
+      },
+      ({ pack: pk, audit: a }) =>
+        pk.audit.entries.every((e: { anchor: unknown }) => e.anchor !== null) &&
+        isDeepStrictEqual(anchoredView(pk.audit.entries), anchoredView(a.entries)),
+      30_000,
+      300,
+    );
     expect(anchoredView(settled.pack.audit.entries)).toEqual(anchoredView(settled.audit.entries));
     process.stdout.write(`evidence pack: all ${settled.pack.audit.entries.length} entries anchored ${Date.now() - t0} ms later\n`);
     const periodic = settled.pack.audit.entries.filter((e: { anchor: { root?: string } }) => e.anchor.root);
@@ -96,7 +144,12 @@ describe('GET /eudr/dds/{id}/evidence', () => {
     expect(settled.headers.get('x-evidence-pack-cid')).toBe(await cidOf(settled.bytes));
 
     // The same trail gives the same bytes (two reads in a row; retried should an anchor land between them)
-    const again = await waitFor(async () => ({ a: await fetchPack(ddsId, ctx.coop), b: await fetchPack(ddsId, ctx.coop) }), ({ a, b }) => Buffer.from(a.bytes).equals(Buffer.from(b.bytes)), 10_000, 200);
+    const again = await waitFor(
+      async () => ({ a: await fetchPack(ddsId, ctx.coop), b: await fetchPack(ddsId, ctx.coop) }),
+      ({ a, b }) => Buffer.from(a.bytes).equals(Buffer.from(b.bytes)),
+      10_000,
+      200,
+    );
     expect(Buffer.from(again.b.bytes).equals(Buffer.from(again.a.bytes))).toBe(true);
     expect(again.b.headers.get('x-evidence-pack-cid')).toBe(await cidOf(again.b.bytes));
 

@@ -44,7 +44,12 @@ describe('the KMS-signing ledger account on a local chain', () => {
     try {
       await fundAccount(node.rpcUrl, expected, 10n ** 21n);
       // The contracts grant their roles to the deployer: the key whose digests the account signs.
-      const addresses = await deployContracts({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, deployerKey: keyHex, artifacts: await compileContracts() });
+      const addresses = await deployContracts({
+        rpcUrl: node.rpcUrl,
+        chainId: CHAIN_ID,
+        deployerKey: keyHex,
+        artifacts: await compileContracts(),
+      });
       ledger = new EvmLedger({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, signerAccount: await digestSignerAccount(signer), ...addresses });
     } catch (err) {
       await node.stop();
@@ -55,7 +60,7 @@ describe('the KMS-signing ledger account on a local chain', () => {
     await node?.stop();
   });
 
-  it('has the key\'s address and its transactions are mined and recover to it, high s or not', async () => {
+  it("has the key's address and its transactions are mined and recover to it, high s or not", async () => {
     expect(ledger.signerAddress).toBe(expected);
     const client = createPublicClient({ chain: ledgerChain(CHAIN_ID, node.rpcUrl), transport: http(node.rpcUrl) });
     const { txHash: mint } = await ledger.mintBatchToken({ tokenId: 77n, batchId: 'BATCH-KMS-77', auditHash: keccak256(toHex('kms')) });
@@ -63,7 +68,12 @@ describe('the KMS-signing ledger account on a local chain', () => {
     const hashes: Hex[] = [mint];
     // Enough signatures that the signer's raw s was high for some of them (each is, with probability 1/2).
     for (let i = 0; i < 12; i++) {
-      const { txHash } = await ledger.recordStage({ tokenId: 77n, stage: 'MILLED', evidenceCid: `cid-${i}`, auditHash: keccak256(toHex(`m${i}`)) });
+      const { txHash } = await ledger.recordStage({
+        tokenId: 77n,
+        stage: 'MILLED',
+        evidenceCid: `cid-${i}`,
+        auditHash: keccak256(toHex(`m${i}`)),
+      });
       hashes.push(txHash);
     }
     for (const h of hashes) {

@@ -4,9 +4,7 @@ import { compileContracts } from '../../infra/ledger/compile';
 import { deployContracts, fundAccount, type DeployedContracts } from '../../infra/ledger/deploy';
 import { freePort, startHardhatNode, type HardhatNode } from '../../infra/local/hardhat-node';
 import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
-import {
-  EvmLedger, createEvmLedgerFromEnv, ledgerChain,
-} from '../../shared/adapters/ledger/evm-ledger';
+import { EvmLedger, createEvmLedgerFromEnv, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError, TokenAlreadyMintedError } from '../../shared/domain/errors';
 import { auditAnchorLookup } from '../../shared/adapters/ledger/anchor-reader';
 
@@ -50,12 +48,16 @@ describe('EvmLedger on a local hardhat node', () => {
     expect(await ledger.batchIdOfToken(999_999n)).toBeNull();
 
     const owner = await client().readContract({
-      address: addresses.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [1001n],
+      address: addresses.batchTokenAddress,
+      abi: batchTokenAbi,
+      functionName: 'ownerOf',
+      args: [1001n],
     });
     expect(owner.toLowerCase()).toBe(ledger.custodian.toLowerCase());
 
     const logs = parseEventLogs({
-      abi: batchTokenAbi, eventName: 'BatchMinted',
+      abi: batchTokenAbi,
+      eventName: 'BatchMinted',
       logs: (await client().getTransactionReceipt({ hash: txHash })).logs,
     });
     expect(logs).toHaveLength(1);
@@ -82,19 +84,27 @@ describe('EvmLedger on a local hardhat node', () => {
     expect(receipt?.status).toBe('success');
 
     const logs = parseEventLogs({
-      abi: traceLogAbi, eventName: 'StageRecorded',
+      abi: traceLogAbi,
+      eventName: 'StageRecorded',
       logs: (await client().getTransactionReceipt({ hash: txHash })).logs,
     });
     expect(logs).toHaveLength(1);
     expect(logs[0]?.address.toLowerCase()).toBe(addresses.traceLogAddress.toLowerCase());
     expect(logs[0]?.args).toEqual({
-      tokenId: 1001n, stage: 2, evidenceCid: cid, auditHash: auditHash('m'), recorder: ledger.signerAddress,
+      tokenId: 1001n,
+      stage: 2,
+      evidenceCid: cid,
+      auditHash: auditHash('m'),
+      recorder: ledger.signerAddress,
     });
   });
 
   it('lands 20 concurrent recordStage calls (one nonce each, all mined)', async () => {
-    const sent = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      ledger.recordStage({ tokenId: 2000n + BigInt(i), stage: 'WAREHOUSED', evidenceCid: `cid-${i}`, auditHash: auditHash(`w${i}`) })));
+    const sent = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ledger.recordStage({ tokenId: 2000n + BigInt(i), stage: 'WAREHOUSED', evidenceCid: `cid-${i}`, auditHash: auditHash(`w${i}`) }),
+      ),
+    );
     expect(new Set(sent.map((s) => s.txHash)).size).toBe(20);
 
     const receipts = await Promise.all(sent.map((s) => ledger.waitForReceipt(s.txHash, 15_000)));
@@ -104,8 +114,11 @@ describe('EvmLedger on a local hardhat node', () => {
     expect(new Set(txs.map((t) => t.nonce)).size).toBe(20);
 
     const events = await client().getContractEvents({
-      address: addresses.traceLogAddress, abi: traceLogAbi, eventName: 'StageRecorded',
-      args: { stage: 3 }, fromBlock: 0n,
+      address: addresses.traceLogAddress,
+      abi: traceLogAbi,
+      eventName: 'StageRecorded',
+      args: { stage: 3 },
+      fromBlock: 0n,
     });
     expect(events.map((e) => e.args.evidenceCid).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `cid-${i}`).sort());
   });
@@ -120,27 +133,37 @@ describe('EvmLedger on a local hardhat node', () => {
   it('rejects malformed input before sending anything', async () => {
     await expect(ledger.mintBatchToken({ tokenId: 1n, batchId: '', auditHash: auditHash('x') })).rejects.toBeInstanceOf(RangeError);
     await expect(ledger.mintBatchToken({ tokenId: 1n, batchId: 'B', auditHash: '0x1234' })).rejects.toBeInstanceOf(RangeError);
-    await expect(ledger.recordStage({ tokenId: 1n, stage: 'ROASTED' as 'MILLED', evidenceCid: '', auditHash: auditHash('x') }))
-      .rejects.toBeInstanceOf(RangeError);
+    await expect(
+      ledger.recordStage({ tokenId: 1n, stage: 'ROASTED' as 'MILLED', evidenceCid: '', auditHash: auditHash('x') }),
+    ).rejects.toBeInstanceOf(RangeError);
   });
 
   it('maps an unreachable RPC endpoint to LedgerUnavailableError', async () => {
     const closedPort = await freePort();
     const offline = new EvmLedger({
-      rpcUrl: `http://127.0.0.1:${closedPort}`, chainId: CHAIN_ID, signerPrivateKey: signerKey, ...addresses, retryCount: 0,
+      rpcUrl: `http://127.0.0.1:${closedPort}`,
+      chainId: CHAIN_ID,
+      signerPrivateKey: signerKey,
+      ...addresses,
+      retryCount: 0,
     });
-    await expect(offline.mintBatchToken({ tokenId: 5n, batchId: 'B-5', auditHash: auditHash('5') }))
-      .rejects.toBeInstanceOf(LedgerUnavailableError);
-    await expect(offline.recordStage({ tokenId: 5n, stage: 'GRADED', evidenceCid: 'x', auditHash: auditHash('5') }))
-      .rejects.toBeInstanceOf(LedgerUnavailableError);
+    await expect(offline.mintBatchToken({ tokenId: 5n, batchId: 'B-5', auditHash: auditHash('5') })).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
+    await expect(offline.recordStage({ tokenId: 5n, stage: 'GRADED', evidenceCid: 'x', auditHash: auditHash('5') })).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
     await expect(offline.batchIdOfToken(5n)).rejects.toBeInstanceOf(LedgerUnavailableError);
     await expect(offline.waitForReceipt(auditHash('5'), 1_000)).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE', status: 503 });
   });
 
   it('createEvmLedgerFromEnv builds a working ledger and names a missing variable', async () => {
     const env = {
-      LEDGER_RPC_URL: node.rpcUrl, LEDGER_CHAIN_ID: String(CHAIN_ID), LEDGER_SIGNER_KEY: signerKey,
-      BATCH_TOKEN_ADDRESS: addresses.batchTokenAddress, TRACE_LOG_ADDRESS: addresses.traceLogAddress,
+      LEDGER_RPC_URL: node.rpcUrl,
+      LEDGER_CHAIN_ID: String(CHAIN_ID),
+      LEDGER_SIGNER_KEY: signerKey,
+      BATCH_TOKEN_ADDRESS: addresses.batchTokenAddress,
+      TRACE_LOG_ADDRESS: addresses.traceLogAddress,
     };
     const fromEnv = createEvmLedgerFromEnv(env);
     expect(await fromEnv.batchIdOfToken(1001n)).toBe('BATCH-1001');
@@ -155,8 +178,9 @@ describe('EvmLedger on a local hardhat node', () => {
     // Without transport retries a refused mint surfaces at once (hardhat reports reverts as -32603).
     const noRetry = createEvmLedgerFromEnv({ ...env, LEDGER_RPC_RETRY_COUNT: '0' });
     const started = performance.now();
-    await expect(noRetry.mintBatchToken({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') }))
-      .rejects.toBeInstanceOf(TokenAlreadyMintedError);
+    await expect(noRetry.mintBatchToken({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') })).rejects.toBeInstanceOf(
+      TokenAlreadyMintedError,
+    );
     expect(performance.now() - started).toBeLessThan(400);
   });
 
@@ -180,25 +204,49 @@ describe('EvmLedger on a local hardhat node', () => {
     const account = privateKeyToAccount(signerKey);
     const wallet = createWalletClient({ account, chain: ledgerChain(CHAIN_ID, node.rpcUrl), transport: http(node.rpcUrl) });
     const role = keccak256(toHex('RECORDER_ROLE'));
-    const revoke = await wallet.writeContract({ address: addresses.traceLogAddress, abi: traceLogAbi, functionName: 'revokeRole', args: [role, account.address] });
+    const revoke = await wallet.writeContract({
+      address: addresses.traceLogAddress,
+      abi: traceLogAbi,
+      functionName: 'revokeRole',
+      args: [role, account.address],
+    });
     await client().waitForTransactionReceipt({ hash: revoke });
     try {
-      const keep = async () => { throw new Error('a refused write must not be kept'); };
+      const keep = async () => {
+        throw new Error('a refused write must not be kept');
+      };
       const refused = ledger.recordStageKept({ tokenId: 1n, stage: 'GRADED', evidenceCid: 'bafy', auditHash: auditHash('refused') }, keep);
       await expect(refused).rejects.toBeInstanceOf(LedgerRefusedError);
       await expect(refused).rejects.toMatchObject({ reason: 'AccessControlUnauthorizedAccount' });
-      const { txHash } = await ledger.mintBatchTokenKept({ tokenId: 7_000_001n, batchId: 'BATCH-7000001', auditHash: auditHash('after') }, async () => undefined);
+      const { txHash } = await ledger.mintBatchTokenKept(
+        { tokenId: 7_000_001n, batchId: 'BATCH-7000001', auditHash: auditHash('after') },
+        async () => undefined,
+      );
       expect((await ledger.waitForReceipt(txHash, 10_000))?.status).toBe('success');
     } finally {
-      const grant = await wallet.writeContract({ address: addresses.traceLogAddress, abi: traceLogAbi, functionName: 'grantRole', args: [role, account.address] });
+      const grant = await wallet.writeContract({
+        address: addresses.traceLogAddress,
+        abi: traceLogAbi,
+        functionName: 'grantRole',
+        args: [role, account.address],
+      });
       await client().waitForTransactionReceipt({ hash: grant });
     }
   });
 
   it('an unreachable RPC endpoint is a transport failure (LedgerTransportError), which the writer retries without counting', async () => {
-    const offline = new EvmLedger({ rpcUrl: `http://127.0.0.1:${await freePort()}`, chainId: CHAIN_ID, signerPrivateKey: signerKey, ...addresses, retryCount: 0 });
-    await expect(offline.recordStageKept({ tokenId: 5n, stage: 'GRADED', evidenceCid: 'x', auditHash: auditHash('5') }, async () => undefined))
-      .rejects.toBeInstanceOf(LedgerTransportError);
-    await expect(offline.anchorAuditRootKept({ root: auditHash('r'), headCount: 1 }, async () => undefined)).rejects.toBeInstanceOf(LedgerTransportError);
+    const offline = new EvmLedger({
+      rpcUrl: `http://127.0.0.1:${await freePort()}`,
+      chainId: CHAIN_ID,
+      signerPrivateKey: signerKey,
+      ...addresses,
+      retryCount: 0,
+    });
+    await expect(
+      offline.recordStageKept({ tokenId: 5n, stage: 'GRADED', evidenceCid: 'x', auditHash: auditHash('5') }, async () => undefined),
+    ).rejects.toBeInstanceOf(LedgerTransportError);
+    await expect(offline.anchorAuditRootKept({ root: auditHash('r'), headCount: 1 }, async () => undefined)).rejects.toBeInstanceOf(
+      LedgerTransportError,
+    );
   });
 });

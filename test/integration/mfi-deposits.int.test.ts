@@ -15,7 +15,15 @@ const hook = new Webhook(DEV_ONRAMP_WEBHOOK_SECRET);
 function signed(body: unknown, id = `msg_test_${Math.random().toString(36).slice(2)}`) {
   const raw = JSON.stringify(body);
   const at = new Date();
-  return { raw, headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': hook.sign(id, at, raw) } };
+  return {
+    raw,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': hook.sign(id, at, raw),
+    },
+  };
 }
 
 describe('MFI deposits', () => {
@@ -34,15 +42,36 @@ describe('MFI deposits', () => {
   it('a deposit completes: 202 PROCESSING, then COMPLETED with the USDC, the vault transaction and the shares; only its MFI (and ADMIN) may read it', async () => {
     const res = await api('POST', '/mfi/deposits', { token: a, body: { source_currency: 'UGX', source_amount: 3_700_000 } });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ payment_type: 'MFI_DEPOSIT', status: 'PROCESSING', mfi_id: mfiA, source_currency: 'UGX', source_amount: 3_700_000, amount_usdc: 0, ramp_payment_id: expect.stringMatching(/^ramp_/) });
+    expect(res.body).toMatchObject({
+      payment_type: 'MFI_DEPOSIT',
+      status: 'PROCESSING',
+      mfi_id: mfiA,
+      source_currency: 'UGX',
+      source_amount: 3_700_000,
+      amount_usdc: 0,
+      ramp_payment_id: expect.stringMatching(/^ramp_/),
+    });
     const id: string = res.body.payment_id;
     expect(id).toMatch(/^DEP-\d{4}-\d{6}$/);
     expect(res.headers.get('location')).toBe(`/payments/${id}`);
 
-    const done = await waitFor(() => api('GET', `/payments/${id}`, { token: a }), (r) => r.body.status === 'COMPLETED', 30_000, 250);
+    const done = await waitFor(
+      () => api('GET', `/payments/${id}`, { token: a }),
+      (r) => r.body.status === 'COMPLETED',
+      30_000,
+      250,
+    );
     expect(done.body).toMatchObject({
-      payment_id: id, payment_type: 'MFI_DEPOSIT', status: 'COMPLETED', mfi_id: mfiA, amount_usdc: 1000, source_currency: 'UGX', source_amount: 3_700_000,
-      ramp_payment_id: res.body.ramp_payment_id, chain_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), completed_at: expect.any(String),
+      payment_id: id,
+      payment_type: 'MFI_DEPOSIT',
+      status: 'COMPLETED',
+      mfi_id: mfiA,
+      amount_usdc: 1000,
+      source_currency: 'UGX',
+      source_amount: 3_700_000,
+      ramp_payment_id: res.body.ramp_payment_id,
+      chain_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      completed_at: expect.any(String),
     });
     expect(done.body.vault_shares_issued).toBeGreaterThan(0);
     expect(Number.isInteger(done.body.vault_shares_issued)).toBe(true);
@@ -68,8 +97,19 @@ describe('MFI deposits', () => {
     const res = await api('POST', '/mfi/deposits', { token: b, body: { source_currency: 'USD', source_amount: 513 } });
     expect(res.status).toBe(202);
     const id: string = res.body.payment_id;
-    const refunded = await waitFor(() => api('GET', `/payments/${id}`, { token: b }), (r) => r.body.status === 'REFUNDED', 40_000, 250);
-    expect(refunded.body).toMatchObject({ status: 'REFUNDED', amount_usdc: 513, refund_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), refunded_at: expect.any(String), chain_tx_hash: expect.stringMatching(/^0x/) });
+    const refunded = await waitFor(
+      () => api('GET', `/payments/${id}`, { token: b }),
+      (r) => r.body.status === 'REFUNDED',
+      40_000,
+      250,
+    );
+    expect(refunded.body).toMatchObject({
+      status: 'REFUNDED',
+      amount_usdc: 513,
+      refund_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      refunded_at: expect.any(String),
+      chain_tx_hash: expect.stringMatching(/^0x/),
+    });
     expect(refunded.body.vault_shares_issued).toBeGreaterThan(0);
     const vault = await api('GET', '/mfi/vault', { token: b });
     expect(vault.body.shares).toBe(0);
@@ -111,7 +151,10 @@ describe('MFI deposits', () => {
   it('on-ramp webhooks: unsigned 401; a signed claim the on-ramp does not confirm is MISMATCH and changes nothing', async () => {
     const res = await api('POST', '/mfi/deposits', { token: a, body: { source_currency: 'USD', source_amount: 70 } });
     const id: string = res.body.payment_id;
-    const claim = { type: 'onramp.order.completed', data: { ramp_payment_id: res.body.ramp_payment_id, reference: id, usdc_amount: '7000' } };
+    const claim = {
+      type: 'onramp.order.completed',
+      data: { ramp_payment_id: res.body.ramp_payment_id, reference: id, usdc_amount: '7000' },
+    };
     const unsigned = await api('POST', '/api/webhooks/onramp', { body: claim });
     expect([unsigned.status, unsigned.body.error?.code]).toEqual([401, 'INVALID_SIGNATURE']);
     const w = signed(claim);
@@ -119,7 +162,12 @@ describe('MFI deposits', () => {
     expect([forged.status, forged.body]).toEqual([200, { received: true, outcome: 'MISMATCH' }]);
     const replay = await api('POST', '/api/webhooks/onramp', { raw: w.raw, headers: w.headers });
     expect(replay.body.outcome).toBe('DUPLICATE_WEBHOOK');
-    const done = await waitFor(() => api('GET', `/payments/${id}`, { token: a }), (r) => r.body.status === 'COMPLETED', 30_000, 250);
+    const done = await waitFor(
+      () => api('GET', `/payments/${id}`, { token: a }),
+      (r) => r.body.status === 'COMPLETED',
+      30_000,
+      250,
+    );
     expect(done.body.amount_usdc).toBe(70);
   });
 });

@@ -16,22 +16,31 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 type Ctx = Awaited<ReturnType<typeof setUpCooperative>>;
 
 const managerOf = (ctx: Ctx) => token({ role: 'COOPERATIVE', cooperative_id: ctx.id, duties: ['MANAGER'], sub: `manager-${ctx.id}` });
-const qualityOfficerOf = (ctx: Ctx) => token({ role: 'COOPERATIVE', cooperative_id: ctx.id, duties: ['QUALITY_OFFICER'], sub: `quality-${ctx.id}` });
+const qualityOfficerOf = (ctx: Ctx) =>
+  token({ role: 'COOPERATIVE', cooperative_id: ctx.id, duties: ['QUALITY_OFFICER'], sub: `quality-${ctx.id}` });
 
 /** A minted 120 kg batch whose automatic net coffee payment exists already (so it counts against the value first). */
 async function batchWithNetPayment(ctx: Ctx, farmer: string): Promise<string> {
   const res = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 120 }) });
   expect(res.status).toBe(201);
   const batchId = res.body.data.batch_id as string;
-  const list = await waitFor(() => api('GET', `/payments?batch_id=${batchId}`, { token: ctx.admin }), (r) => (r.body.payments ?? []).length > 0, 15_000);
+  const list = await waitFor(
+    () => api('GET', `/payments?batch_id=${batchId}`, { token: ctx.admin }),
+    (r) => (r.body.payments ?? []).length > 0,
+    15_000,
+  );
   expect(list.body.payments).toHaveLength(1);
   return batchId;
 }
 
 const payout = (tok: string, ctx: Ctx, farmer: string, batchId: string, amountUsdc: number, reason = 'MANUAL') =>
-  api('POST', '/payments/farmer-payout', { token: tok, body: { farmer_id: farmer, batch_id: batchId, amount_usdc: amountUsdc, reason, cooperative_id: ctx.id } });
+  api('POST', '/payments/farmer-payout', {
+    token: tok,
+    body: { farmer_id: farmer, batch_id: batchId, amount_usdc: amountUsdc, reason, cooperative_id: ctx.id },
+  });
 
-const paymentsOf = async (ctx: Ctx, batchId: string) => ((await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.admin })).body.payments ?? []) as Array<{ payment_id: string }>;
+const paymentsOf = async (ctx: Ctx, batchId: string) =>
+  ((await api('GET', `/payments?batch_id=${batchId}`, { token: ctx.admin })).body.payments ?? []) as Array<{ payment_id: string }>;
 
 describe('manual payouts: two keys', () => {
   let ctx: Ctx;
@@ -52,7 +61,11 @@ describe('manual payouts: two keys', () => {
     const manager = await payout(await managerOf(ctx), ctx, farmer, batchId, 5);
 
     // Assess
-    expect([officer.status, officer.body.error?.code, officer.body.error?.details]).toEqual([403, 'INSUFFICIENT_PERMISSIONS', { required_role: 'COOPERATIVE', required_duty: 'MANAGER' }]);
+    expect([officer.status, officer.body.error?.code, officer.body.error?.details]).toEqual([
+      403,
+      'INSUFFICIENT_PERMISSIONS',
+      { required_role: 'COOPERATIVE', required_duty: 'MANAGER' },
+    ]);
     expect([agent.status, agent.body.error?.code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
     expect(afterRefusals).toHaveLength(1);
     expect([manager.status, manager.body.status]).toEqual([201, 'PROCESSING']);
@@ -95,7 +108,10 @@ describe('manual payouts: the batch-value cap', () => {
     const batchId = await batchWithNetPayment(ctx, farmer);
 
     // Act
-    const results = await Promise.all([payout(manager, ctx, farmer, batchId, 8, 'MANUAL'), payout(manager, ctx, farmer, batchId, 8, 'TOP_UP')]);
+    const results = await Promise.all([
+      payout(manager, ctx, farmer, batchId, 8, 'MANUAL'),
+      payout(manager, ctx, farmer, batchId, 8, 'TOP_UP'),
+    ]);
 
     // Assess
     expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
@@ -120,7 +136,12 @@ describe('manual payouts: the daily cap of a cooperative', () => {
     // Assess
     expect(first.status).toBe(201);
     expect([over.status, over.body.error?.code]).toEqual([422, 'DAILY_PAYOUT_LIMIT_REACHED']);
-    expect(over.body.error.details).toMatchObject({ cooperative_id: ctx.id, day: new Date().toISOString().slice(0, 10), daily_limit_usdc: 10_000, requested_usdc: 1_500 });
+    expect(over.body.error.details).toMatchObject({
+      cooperative_id: ctx.id,
+      day: new Date().toISOString().slice(0, 10),
+      daily_limit_usdc: 10_000,
+      requested_usdc: 1_500,
+    });
     expect(toTheCap.status).toBe(201);
     expect(await paymentsOf(ctx, batchId)).toHaveLength(3);
   }, 60_000);
@@ -149,9 +170,21 @@ describe('phone changes: two keys, audited and notified', () => {
     expect(patched.status).toBe(200);
     const audited = await api('GET', `/farmers/${farmer}`, { token: ctx.admin });
     expect(audited.body).toMatchObject({ phone: '+256 7•• ••• 999' });
-    expect(audited.body.phone_changes).toEqual([{ at: expect.stringMatching(/Z$/), actor: `manager-${ctx.id}`, actor_role: 'COOPERATIVE', previous_phone: '+256 7•• ••• 504', phone: '+256 7•• ••• 999' }]);
+    expect(audited.body.phone_changes).toEqual([
+      {
+        at: expect.stringMatching(/Z$/),
+        actor: `manager-${ctx.id}`,
+        actor_role: 'COOPERATIVE',
+        previous_phone: '+256 7•• ••• 504',
+        phone: '+256 7•• ••• 999',
+      },
+    ]);
     // the two notices
-    const notices = await waitFor(async () => notifications().filter((n) => n.attributes.farmer_id === farmer && n.attributes.event === 'farmer.phone_changed'), (ns) => ns.length >= 2, 10_000);
+    const notices = await waitFor(
+      async () => notifications().filter((n) => n.attributes.farmer_id === farmer && n.attributes.event === 'farmer.phone_changed'),
+      (ns) => ns.length >= 2,
+      10_000,
+    );
     const toManager = notices.find((n) => !n.attributes.phone_number);
     const toOldNumber = notices.find((n) => n.attributes.phone_number);
     expect(notices).toHaveLength(2);
@@ -172,7 +205,11 @@ describe('AGENT tokens see no money in the audit log', () => {
     const ctx = await setUpCooperative();
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000505');
     const batchId = await batchWithNetPayment(ctx, farmer);
-    await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.payment_status === 'PAYMENT_CONFIRMED', 20_000);
+    await waitFor(
+      () => api('GET', `/batch/${batchId}`, { token: ctx.coop }),
+      (r) => r.body.payment_status === 'PAYMENT_CONFIRMED',
+      20_000,
+    );
 
     // Act
     const asAgent = await api('GET', `/batch/${batchId}/audit`, { token: ctx.agent });
@@ -181,15 +218,26 @@ describe('AGENT tokens see no money in the audit log', () => {
 
     // Assess
     expect([asAgent.status, asManager.status, asAdmin.status]).toEqual([200, 200, 200]);
-    const confirmedOf = (r: typeof asAgent) => (r.body.entries as Array<{ type: string; payload: Record<string, unknown>; payload_redacted?: boolean; hash: string }>).find((e) => e.type === 'PAYMENT_CONFIRMED')!;
+    const confirmedOf = (r: typeof asAgent) =>
+      (r.body.entries as Array<{ type: string; payload: Record<string, unknown>; payload_redacted?: boolean; hash: string }>).find(
+        (e) => e.type === 'PAYMENT_CONFIRMED',
+      )!;
     for (const whole of [asManager, asAdmin]) {
-      expect(confirmedOf(whole).payload).toMatchObject({ amount_usd_micro: expect.any(Number), amount_ugx: expect.any(Number), mobile_money_transaction_id: expect.stringMatching(/^MP/) });
+      expect(confirmedOf(whole).payload).toMatchObject({
+        amount_usd_micro: expect.any(Number),
+        amount_ugx: expect.any(Number),
+        mobile_money_transaction_id: expect.stringMatching(/^MP/),
+      });
       expect(confirmedOf(whole)).not.toHaveProperty('payload_redacted');
     }
     const agentText = JSON.stringify(asAgent.body.entries.map((e: { payload: unknown }) => e.payload));
     expect(agentText).not.toMatch(/amount|_ugx|usd_micro|exchange_rate|phone|transaction_id|provider_order_id/);
     expect(agentText).not.toContain(String(confirmedOf(asManager).payload.mobile_money_transaction_id));
-    expect(confirmedOf(asAgent)).toMatchObject({ payload_redacted: true, hash: confirmedOf(asManager).hash, payload: { payment_id: confirmedOf(asManager).payload.payment_id } });
+    expect(confirmedOf(asAgent)).toMatchObject({
+      payload_redacted: true,
+      hash: confirmedOf(asManager).hash,
+      payload: { payment_id: confirmedOf(asManager).payload.payment_id },
+    });
     expect(asAgent.body.entries.map((e: { hash: string }) => e.hash)).toEqual(asManager.body.entries.map((e: { hash: string }) => e.hash));
     expect([asAgent.body.verified, asAgent.body.checks]).toEqual([asManager.body.verified, asManager.body.checks]);
   }, 60_000);

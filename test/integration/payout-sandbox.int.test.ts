@@ -94,7 +94,9 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A stub HTTP server for transport-level behaviours the sandbox does not fake (5xx, 429, hangs). */
-async function stubServer(handler: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+async function stubServer(
+  handler: (req: IncomingMessage, res: ServerResponse, n: number) => void,
+): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   let n = 0;
   const server = createServer((req, res) => {
     n++;
@@ -128,7 +130,12 @@ describe('payout sandbox + HttpPayoutProvider', () => {
 
   const startExtra = async (over: Partial<PayoutSandboxOptions> = {}) => {
     const s = await startPayoutSandbox({
-      apiKey: API_KEY, apiSecret: API_SECRET, webhookUrl: () => receiver.url, webhookSecret: WEBHOOK_SECRET, settleMs: SETTLE_MS, ...over,
+      apiKey: API_KEY,
+      apiSecret: API_SECRET,
+      webhookUrl: () => receiver.url,
+      webhookSecret: WEBHOOK_SECRET,
+      settleMs: SETTLE_MS,
+      ...over,
     });
     extraSandboxes.push(s);
     return s;
@@ -137,7 +144,12 @@ describe('payout sandbox + HttpPayoutProvider', () => {
   beforeAll(async () => {
     await receiver.start();
     sandbox = await startPayoutSandbox({
-      port: 0, apiKey: API_KEY, apiSecret: API_SECRET, webhookUrl: () => receiver.url, webhookSecret: WEBHOOK_SECRET, settleMs: SETTLE_MS,
+      port: 0,
+      apiKey: API_KEY,
+      apiSecret: API_SECRET,
+      webhookUrl: () => receiver.url,
+      webhookSecret: WEBHOOK_SECRET,
+      settleMs: SETTLE_MS,
     });
     provider = new HttpPayoutProvider({ baseUrl: sandbox.url, apiKey: API_KEY, apiSecret: API_SECRET, backoffMs: 20 });
   });
@@ -179,7 +191,11 @@ describe('payout sandbox + HttpPayoutProvider', () => {
       const reference = ref('create');
       const o = await provider.createOrder({ ...order(reference, '+256772123456', 1_000_001) });
       expect(o).toMatchObject({
-        reference, status: 'PENDING', amount_usd_micro: 1_000_001, amount_ugx: 3700, exchange_rate: '3700.25',
+        reference,
+        status: 'PENDING',
+        amount_usd_micro: 1_000_001,
+        amount_ugx: 3700,
+        exchange_rate: '3700.25',
         recipient: { phone: '+256772123456', name: 'Nakato Sarah' },
       });
       expect(o.order_id).toMatch(/^ord_/);
@@ -217,7 +233,9 @@ describe('payout sandbox + HttpPayoutProvider', () => {
     it('settles: verified order.settled webhook, GET shows SETTLED', async () => {
       const reference = ref('settle');
       const created = await provider.createOrder(order(reference));
-      const [event] = await waitFor('order.settled', () => (receiver.forReference(reference).length ? receiver.forReference(reference) : undefined));
+      const [event] = await waitFor('order.settled', () =>
+        receiver.forReference(reference).length ? receiver.forReference(reference) : undefined,
+      );
       expect(event).toMatchObject({
         type: 'order.settled',
         data: { order_id: created.order_id, reference, amount_ugx: 46_253, exchange_rate: '3700.25', failure_reason: null },
@@ -225,7 +243,11 @@ describe('payout sandbox + HttpPayoutProvider', () => {
       expect(event!.id).toMatch(/^msg_/);
       expect(event!.data.mobile_money_transaction_id).toMatch(/^MP\d{10}$/);
       const got = (await provider.getOrder(created.order_id)) as ProviderOrder;
-      expect(got).toMatchObject({ status: 'SETTLED', mobile_money_transaction_id: event!.data.mobile_money_transaction_id, settled_at: event!.data.settled_at });
+      expect(got).toMatchObject({
+        status: 'SETTLED',
+        mobile_money_transaction_id: event!.data.mobile_money_transaction_id,
+        settled_at: event!.data.settled_at,
+      });
       expect(got.failure_reason).toBeUndefined();
       expect(await provider.findOrderByReference(reference)).toEqual(got);
       expect(receiver.invalid).toBe(0);
@@ -246,42 +268,64 @@ describe('payout sandbox + HttpPayoutProvider', () => {
         const text = JSON.stringify(body);
         const res = await fetch(sandbox.url + path, {
           method: 'POST',
-          headers: { Authorization: `Bearer ${API_KEY}`, 'Content-Type': 'application/json', ...extra, ...signProviderRequest({ secret: API_SECRET, method: 'POST', path, body: text }) },
+          headers: {
+            Authorization: `Bearer ${API_KEY}`,
+            'Content-Type': 'application/json',
+            ...extra,
+            ...signProviderRequest({ secret: API_SECRET, method: 'POST', path, body: text }),
+          },
           body: text,
         });
-        return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string; details?: Array<{ path: string; message: string }> } }).error };
+        return {
+          status: res.status,
+          error: ((await res.json()) as { error: { code: string; message: string; details?: Array<{ path: string; message: string }> } })
+            .error,
+        };
       };
       const before = sandbox.stats().ordersCreated;
-      const bad = await post('/v1/orders', {
-        reference: 'PAY-BAD-1', extra: 1,
-        deposit: { channel: 'CARD', amount: '1.1234567' },
-        payout: [],
-        recipient: { phone: '+254712345678' },
-      }, { 'Idempotency-Key': 'PAY-OTHER' });
+      const bad = await post(
+        '/v1/orders',
+        {
+          reference: 'PAY-BAD-1',
+          extra: 1,
+          deposit: { channel: 'CARD', amount: '1.1234567' },
+          payout: [],
+          recipient: { phone: '+254712345678' },
+        },
+        { 'Idempotency-Key': 'PAY-OTHER' },
+      );
       expect(bad.status).toBe(400);
       expect(bad.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'The request body is invalid.' });
-      expect(bad.error.details).toEqual(expect.arrayContaining([
-        { path: 'extra', message: 'unknown field' },
-        { path: 'deposit.channel', message: 'must be "MERCHANT_BALANCE"' },
-        { path: 'deposit.currency', message: 'required' },
-        { path: 'deposit.amount', message: 'must be a positive decimal string with at most 6 decimals' },
-        { path: 'payout', message: 'must be an object' },
-        { path: 'recipient.phone', message: 'must be a Ugandan mobile number in E.164 (+256XXXXXXXXX)' },
-        { path: 'recipient.name', message: 'required: 1-140 characters' },
-        { path: 'headers.idempotency-key', message: 'must equal reference' },
-      ]));
+      expect(bad.error.details).toEqual(
+        expect.arrayContaining([
+          { path: 'extra', message: 'unknown field' },
+          { path: 'deposit.channel', message: 'must be "MERCHANT_BALANCE"' },
+          { path: 'deposit.currency', message: 'required' },
+          { path: 'deposit.amount', message: 'must be a positive decimal string with at most 6 decimals' },
+          { path: 'payout', message: 'must be an object' },
+          { path: 'recipient.phone', message: 'must be a Ugandan mobile number in E.164 (+256XXXXXXXXX)' },
+          { path: 'recipient.name', message: 'required: 1-140 characters' },
+          { path: 'headers.idempotency-key', message: 'must equal reference' },
+        ]),
+      );
       expect(bad.error.details).toHaveLength(8);
       expect(sandbox.stats().ordersCreated).toBe(before);
 
       const both = await post('/v1/quotes', { source_currency: 'USD', target_currency: 'EUR', source_amount: '1', target_amount: '3700' });
       expect(both.status).toBe(400);
-      expect(both.error.details).toEqual(expect.arrayContaining([
-        { path: 'target_currency', message: 'must be "UGX"' },
-        { path: 'target_amount', message: 'give source_amount or target_amount, not both' },
-      ]));
+      expect(both.error.details).toEqual(
+        expect.arrayContaining([
+          { path: 'target_currency', message: 'must be "UGX"' },
+          { path: 'target_amount', message: 'give source_amount or target_amount, not both' },
+        ]),
+      );
       expect(both.error.details).toHaveLength(2);
       const notObject = await post('/v1/quotes', [1]);
-      expect([notObject.status, notObject.error.code, notObject.error.message]).toEqual([400, 'VALIDATION_ERROR', 'The body must be a JSON object.']);
+      expect([notObject.status, notObject.error.code, notObject.error.message]).toEqual([
+        400,
+        'VALIDATION_ERROR',
+        'The body must be a JSON object.',
+      ]);
     });
 
     it('unknown order id or reference → null', async () => {
@@ -303,8 +347,13 @@ describe('payout sandbox + HttpPayoutProvider', () => {
       for (const tag of ['f1', 'f2']) {
         const reference = ref(tag);
         const created = await provider.createOrder(order(reference, '+256700000001'));
-        const [event] = await waitFor('order.failed', () => (receiver.forReference(reference).length ? receiver.forReference(reference) : undefined));
-        expect(event).toMatchObject({ type: 'order.failed', data: { order_id: created.order_id, mobile_money_transaction_id: null, settled_at: null } });
+        const [event] = await waitFor('order.failed', () =>
+          receiver.forReference(reference).length ? receiver.forReference(reference) : undefined,
+        );
+        expect(event).toMatchObject({
+          type: 'order.failed',
+          data: { order_id: created.order_id, mobile_money_transaction_id: null, settled_at: null },
+        });
         expect(event!.data.failure_reason).toEqual(expect.any(String));
         const got = await provider.getOrder(created.order_id);
         expect(got).toMatchObject({ status: 'FAILED', failure_reason: event!.data.failure_reason });
@@ -354,7 +403,9 @@ describe('payout sandbox + HttpPayoutProvider', () => {
       expect(err).toBeInstanceOf(ProviderRejectedError);
       expect((err as ProviderRejectedError).reason).toMatch(/^INVALID_SIGNATURE/);
       expect(sandbox.stats().requests - before).toBe(1);
-      const err2 = await new HttpPayoutProvider({ baseUrl: sandbox.url, apiKey: 'pk_wrong', apiSecret: API_SECRET }).getOrder('x').catch((e) => e);
+      const err2 = await new HttpPayoutProvider({ baseUrl: sandbox.url, apiKey: 'pk_wrong', apiSecret: API_SECRET })
+        .getOrder('x')
+        .catch((e) => e);
       expect((err2 as ProviderRejectedError).reason).toMatch(/^UNAUTHORIZED/);
     });
 
@@ -380,7 +431,9 @@ describe('payout sandbox + HttpPayoutProvider', () => {
     });
 
     it('timeouts: a provider that never answers → ProviderUnavailableError after 3 timed-out attempts', async () => {
-      const hang = await stubServer(() => { /* never answers */ });
+      const hang = await stubServer(() => {
+        /* never answers */
+      });
       try {
         const p = new HttpPayoutProvider({ baseUrl: hang.url, apiKey: API_KEY, apiSecret: API_SECRET, timeoutMs: 100, backoffMs: 10 });
         const t0 = Date.now();
@@ -396,10 +449,17 @@ describe('payout sandbox + HttpPayoutProvider', () => {
 
     it('retries 5xx and 429, then succeeds; gives up after `attempts` 5xx', async () => {
       const okOrder = {
-        order_id: 'ord_x', reference: 'R', status: 'SETTLED', deposit: { channel: 'MERCHANT_BALANCE', currency: 'USD', amount: '1.5' },
-        payout: { channel: 'MOBILE_MONEY', currency: 'UGX', amount: 5550 }, exchange_rate: '3700.25',
-        recipient: { phone: '+256772123456', name: 'N' }, mobile_money_transaction_id: 'MP1', settled_at: '2025-01-01T00:00:00.000Z',
-        failure_reason: null, created_at: '2025-01-01T00:00:00.000Z',
+        order_id: 'ord_x',
+        reference: 'R',
+        status: 'SETTLED',
+        deposit: { channel: 'MERCHANT_BALANCE', currency: 'USD', amount: '1.5' },
+        payout: { channel: 'MOBILE_MONEY', currency: 'UGX', amount: 5550 },
+        exchange_rate: '3700.25',
+        recipient: { phone: '+256772123456', name: 'N' },
+        mobile_money_transaction_id: 'MP1',
+        settled_at: '2025-01-01T00:00:00.000Z',
+        failure_reason: null,
+        created_at: '2025-01-01T00:00:00.000Z',
       };
       const flaky = await stubServer((_req, res, n) => {
         if (n === 1) res.writeHead(503).end();
@@ -408,11 +468,18 @@ describe('payout sandbox + HttpPayoutProvider', () => {
       });
       const down = await stubServer((_req, res) => res.writeHead(500).end('oops'));
       try {
-        const got = await new HttpPayoutProvider({ baseUrl: flaky.url, apiKey: API_KEY, apiSecret: API_SECRET, backoffMs: 5 }).findOrderByReference('R');
+        const got = await new HttpPayoutProvider({
+          baseUrl: flaky.url,
+          apiKey: API_KEY,
+          apiSecret: API_SECRET,
+          backoffMs: 5,
+        }).findOrderByReference('R');
         expect(got).toMatchObject({ order_id: 'ord_x', amount_usd_micro: 1_500_000, amount_ugx: 5550, status: 'SETTLED' });
         expect(got!.failure_reason).toBeUndefined();
         expect(flaky.requests()).toBe(3);
-        const err = await new HttpPayoutProvider({ baseUrl: down.url, apiKey: API_KEY, apiSecret: API_SECRET, backoffMs: 5, attempts: 4 }).getOrder('x').catch((e) => e);
+        const err = await new HttpPayoutProvider({ baseUrl: down.url, apiKey: API_KEY, apiSecret: API_SECRET, backoffMs: 5, attempts: 4 })
+          .getOrder('x')
+          .catch((e) => e);
         expect(err).toBeInstanceOf(ProviderUnavailableError);
         expect(down.requests()).toBe(4);
       } finally {

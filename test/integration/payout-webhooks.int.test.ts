@@ -12,18 +12,35 @@ const hook = new Webhook(DEV_PAYOUT_WEBHOOK_SECRET);
 
 function signed(body: unknown, id = `msg_test_${Math.random().toString(36).slice(2)}`, at = new Date()) {
   const raw = JSON.stringify(body);
-  return { raw, headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': hook.sign(id, at, raw) } };
+  return {
+    raw,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': hook.sign(id, at, raw),
+    },
+  };
 }
 
-const post = (w: { raw: string; headers: Record<string, string> }) => api('POST', '/api/webhooks/payout-provider', { raw: w.raw, headers: w.headers });
+const post = (w: { raw: string; headers: Record<string, string> }) =>
+  api('POST', '/api/webhooks/payout-provider', { raw: w.raw, headers: w.headers });
 
 async function completedPayout(ctx: Awaited<ReturnType<typeof setUpCooperative>>, phone: string) {
   const farmer = await registerFarmer(ctx.id, ctx.coop, phone);
   const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
   const batchId = submit.body.data.batch_id;
-  const list = await waitFor(() => api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop }), (r) => r.body.payments?.length > 0, 10_000);
+  const list = await waitFor(
+    () => api('GET', `/payments?batch_id=${batchId}`, { token: ctx.coop }),
+    (r) => r.body.payments?.length > 0,
+    10_000,
+  );
   const id = list.body.payments[0].payment_id;
-  const done = await waitFor(() => api('GET', `/payments/${id}`, { token: ctx.coop }), (r) => r.body.status === 'COMPLETED', 20_000);
+  const done = await waitFor(
+    () => api('GET', `/payments/${id}`, { token: ctx.coop }),
+    (r) => r.body.status === 'COMPLETED',
+    20_000,
+  );
   expect(done.body.status).toBe('COMPLETED');
   return { batchId, payout: done.body };
 }
@@ -43,7 +60,15 @@ describe('payout-provider webhooks', () => {
     expect([tampered.status, tampered.body.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
     const other = new Webhook(`whsec_${Buffer.from('another secret entirely').toString('base64')}`);
     const raw = JSON.stringify(body);
-    const wrongKey = await post({ raw, headers: { 'content-type': 'application/json', 'webhook-id': 'm1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': other.sign('m1', new Date(), raw) } });
+    const wrongKey = await post({
+      raw,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'm1',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': other.sign('m1', new Date(), raw),
+      },
+    });
     expect(wrongKey.status).toBe(401);
     const stale = await post(signed(body, 'msg_stale', new Date(Date.now() - 10 * 60 * 1000)));
     expect([stale.status, stale.body.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
@@ -54,13 +79,42 @@ describe('payout-provider webhooks', () => {
     const { batchId, payout } = await completedPayout(ctx, '+256700000002');
     expect(payout.retry_count).toBe(1);
     const before = await api('GET', `/batch/${batchId}`, { token: ctx.coop });
-    const settledA2 = { type: 'order.settled', data: { order_id: payout.provider_order_id, reference: `${payout.payment_id}-A2`, amount_ugx: payout.amount_ugx + 5000, exchange_rate: '9999', mobile_money_transaction_id: 'MPREPLAY', settled_at: new Date().toISOString(), failure_reason: null } };
+    const settledA2 = {
+      type: 'order.settled',
+      data: {
+        order_id: payout.provider_order_id,
+        reference: `${payout.payment_id}-A2`,
+        amount_ugx: payout.amount_ugx + 5000,
+        exchange_rate: '9999',
+        mobile_money_transaction_id: 'MPREPLAY',
+        settled_at: new Date().toISOString(),
+        failure_reason: null,
+      },
+    };
     // Act: replay, failure after settlement, settlement of attempt 1 (superseded), all signed
     const first = signed(settledA2, 'msg_replay_1');
     const results = [
-      await post(first), await post(first),
-      await post(signed({ type: 'order.failed', data: { order_id: payout.provider_order_id, reference: `${payout.payment_id}-A2`, failure_reason: 'late failure' } })),
-      await post(signed({ type: 'order.settled', data: { order_id: 'ord_old', reference: `${payout.payment_id}-A1`, amount_ugx: 1, exchange_rate: '1', mobile_money_transaction_id: 'MPOLD', settled_at: new Date().toISOString() } })),
+      await post(first),
+      await post(first),
+      await post(
+        signed({
+          type: 'order.failed',
+          data: { order_id: payout.provider_order_id, reference: `${payout.payment_id}-A2`, failure_reason: 'late failure' },
+        }),
+      ),
+      await post(
+        signed({
+          type: 'order.settled',
+          data: {
+            order_id: 'ord_old',
+            reference: `${payout.payment_id}-A1`,
+            amount_ugx: 1,
+            exchange_rate: '1',
+            mobile_money_transaction_id: 'MPOLD',
+            settled_at: new Date().toISOString(),
+          },
+        }),
+      ),
     ];
     // Assess: acknowledged, and nothing changed
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
@@ -71,7 +125,19 @@ describe('payout-provider webhooks', () => {
   });
 
   it('acknowledges a signed webhook about an unknown order without changing anything', async () => {
-    const r = await post(signed({ type: 'order.settled', data: { order_id: 'ord_nobody', reference: 'PAY-2026-999999-01-A1', amount_ugx: 1, exchange_rate: '1', mobile_money_transaction_id: 'x', settled_at: new Date().toISOString() } }));
+    const r = await post(
+      signed({
+        type: 'order.settled',
+        data: {
+          order_id: 'ord_nobody',
+          reference: 'PAY-2026-999999-01-A1',
+          amount_ugx: 1,
+          exchange_rate: '1',
+          mobile_money_transaction_id: 'x',
+          settled_at: new Date().toISOString(),
+        },
+      }),
+    );
     expect(r.status).toBe(200);
     expect(r.body.outcome).toBe('UNKNOWN_REFERENCE');
   });

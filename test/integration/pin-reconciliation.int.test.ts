@@ -33,25 +33,43 @@ describe('reconciliation of evidence pin jobs', () => {
     const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 90 }) });
     expect(submit.status).toBe(201);
     const batchId: string = submit.body.data.batch_id;
-    const graded = await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen15', moisture_pct: 11.9, cupping_score: 84 } } });
+    const graded = await api('PATCH', `/batch/${batchId}/stage`, {
+      token: ctx.coop,
+      body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen15', moisture_pct: 11.9, cupping_score: 84 } },
+    });
     if (![200, 202].includes(graded.status)) throw new Error(JSON.stringify(graded.body));
     expect([200, 202]).toContain(graded.status);
     const cid: string = graded.body.evidence_ipfs_cid;
-    const pinned = await waitFor(async () => {
-      const b = await api('GET', `/batch/${batchId}`, { token: ctx.coop });
-      return b.body.stage_history.find((h: { stage: string }) => h.stage === 'GRADED')?.evidence_pin_status as string | undefined;
-    }, (s) => s === 'PINNED', 30_000);
+    const pinned = await waitFor(
+      async () => {
+        const b = await api('GET', `/batch/${batchId}`, { token: ctx.coop });
+        return b.body.stage_history.find((h: { stage: string }) => h.stage === 'GRADED')?.evidence_pin_status as string | undefined;
+      },
+      (s) => s === 'PINNED',
+      30_000,
+    );
     expect(pinned).toBe('PINNED');
     // The job was written with the commit (history index 1: GRADED after DELIVERED) and is closed now.
-    const job = await documentClient().send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: keys.pinJob(cid, { batch_id: batchId, history_index: 1 }), ConsistentRead: true }));
-    expect(job.Item).toMatchObject({ entity: 'PIN_JOB', message: { kind: 'STAGE', cid, batch_id: batchId, stage: 'GRADED', history_index: 1 }, requeues: 0 });
+    const job = await documentClient().send(
+      new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: keys.pinJob(cid, { batch_id: batchId, history_index: 1 }), ConsistentRead: true }),
+    );
+    expect(job.Item).toMatchObject({
+      entity: 'PIN_JOB',
+      message: { kind: 'STAGE', cid, batch_id: batchId, stage: 'GRADED', history_index: 1 },
+      requeues: 0,
+    });
     expect(job.Item!.closed_at).toEqual(expect.any(String));
     expect(job.Item!.GSI2PK).toBeUndefined();
     expect(await openJobs()).not.toContain(cid);
   });
 
   it('a job lost after its commit is queued again, marked, and given up after the limit; closing removes it from the index', async () => {
-    const msg: EvidencePinMessage = { kind: 'DDS', cid: `bafy-lost-${Date.now()}`, batch_id: 'BATCH-2026-999999', dds_id: `DDS-LOST-${Date.now()}` };
+    const msg: EvidencePinMessage = {
+      kind: 'DDS',
+      cid: `bafy-lost-${Date.now()}`,
+      batch_id: 'BATCH-2026-999999',
+      dds_id: `DDS-LOST-${Date.now()}`,
+    };
     await documentClient().send(new TransactWriteCommand({ TransactItems: [pinJobPut(msg, '2026-01-01T00:00:00.000Z')] }));
     const sent: EvidencePinMessage[] = [];
     const pinQueue = { send: async (m: EvidencePinMessage) => void sent.push(m) };

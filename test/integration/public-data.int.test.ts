@@ -20,11 +20,19 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * /ipfs serves, and the CID is computed over the stripped bytes.
  */
 
-const FORGED = { 'x-forwarded-proto': 'javascript:alert(document.domain)//', 'x-forwarded-host': 'evil.example', 'x-forwarded-port': '666', forwarded: 'for=1.2.3.4;host=evil.example;proto=javascript' };
+const FORGED = {
+  'x-forwarded-proto': 'javascript:alert(document.domain)//',
+  'x-forwarded-host': 'evil.example',
+  'x-forwarded-port': '666',
+  forwarded: 'for=1.2.3.4;host=evil.example;proto=javascript',
+};
 const HOSTILE = /javascript:|evil\.example|alert\(/;
 
 /** A GET with any headers, Host included (fetch will not send a forged Host). */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawGet(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const url = new URL(`${stackUrl()}${path}`);
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET', headers }, (res) => {
@@ -52,7 +60,12 @@ beforeAll(async () => {
   batchId = submit.body.data.batch_id;
   const graded = await api('PATCH', `/batch/${batchId}/stage`, {
     token: ctx.coop,
-    body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 }, evidence_photo_base64: `data:image/jpeg;base64,${Buffer.from(JPEG_WITH_METADATA).toString('base64')}` },
+    body: {
+      cooperative_id: ctx.id,
+      new_stage: 'GRADED',
+      evidence: { grade: 'screen18', moisture_pct: 11 },
+      evidence_photo_base64: `data:image/jpeg;base64,${Buffer.from(JPEG_WITH_METADATA).toString('base64')}`,
+    },
   });
   expect([200, 202]).toContain(graded.status);
   photoCid = graded.body.evidence_ipfs_cid;
@@ -85,20 +98,29 @@ describe('links come from PUBLIC_BASE_URL, never from Host or X-Forwarded-*', ()
     expect(docs.body).toContain(`src="${stackUrl()}/docs/scalar.js"`);
     const errors = await rawGet('/docs/errors', { host: 'evil.example', ...FORGED });
     expect(errors.body).not.toMatch(HOSTILE);
-    const doc = JSON.parse((await rawGet('/openapi.json', { host: 'evil.example', ...FORGED })).body) as { servers: Array<{ url: string }> };
+    const doc = JSON.parse((await rawGet('/openapi.json', { host: 'evil.example', ...FORGED })).body) as {
+      servers: Array<{ url: string }>;
+    };
     expect(doc.servers.map((s) => s.url)).toEqual([stackUrl()]);
   });
 });
 
 describe('security headers', () => {
   const strictScript = (csp: string) => {
-    const script = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src'));
+    const script = csp
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('script-src'));
     expect(script).toBe("script-src 'self'");
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
   };
 
-  it.each([['/trace/{id}', 'text/html'], ['/docs', 'text/html'], ['/docs/errors', 'text/html']])('%s: a CSP without inline script, nosniff, no-referrer, and no inline script in the page', async (path, accept) => {
+  it.each([
+    ['/trace/{id}', 'text/html'],
+    ['/docs', 'text/html'],
+    ['/docs/errors', 'text/html'],
+  ])('%s: a CSP without inline script, nosniff, no-referrer, and no inline script in the page', async (path, accept) => {
     const res = await fetch(`${stackUrl()}${path.replace('{id}', batchId)}`, { headers: { accept } });
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy') ?? '';
@@ -114,9 +136,19 @@ describe('security headers', () => {
   });
 
   it('nosniff and no-referrer on every other answer: JSON, SVG, errors of the gateway and of the handlers', async () => {
-    for (const [path, tok] of [[`/trace/${batchId}/qr.svg`, undefined], [`/batch/${batchId}`, ctx.coop], ['/batch/BATCH-2026-999999', undefined], ['/no/such/route', undefined], ['/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', undefined]] as const) {
+    for (const [path, tok] of [
+      [`/trace/${batchId}/qr.svg`, undefined],
+      [`/batch/${batchId}`, ctx.coop],
+      ['/batch/BATCH-2026-999999', undefined],
+      ['/no/such/route', undefined],
+      ['/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', undefined],
+    ] as const) {
       const res = await fetch(`${stackUrl()}${path}`, { headers: tok ? { authorization: `Bearer ${tok}` } : {}, redirect: 'manual' });
-      expect([path, res.headers.get('x-content-type-options'), res.headers.get('referrer-policy')]).toEqual([path, 'nosniff', 'no-referrer']);
+      expect([path, res.headers.get('x-content-type-options'), res.headers.get('referrer-policy')]).toEqual([
+        path,
+        'nosniff',
+        'no-referrer',
+      ]);
     }
   });
 });
@@ -137,35 +169,88 @@ describe('the public plot is rounded to 3 decimals (about 110 m)', () => {
   });
 
   it('a polygon farm: its positions rounded, none exact', async () => {
-    const ring = [[34.449123, 1.395317], [34.451358, 1.395317], [34.451358, 1.397389], [34.449123, 1.397389], [34.449123, 1.395317]];
+    const ring = [
+      [34.449123, 1.395317],
+      [34.451358, 1.395317],
+      [34.451358, 1.397389],
+      [34.449123, 1.397389],
+      [34.449123, 1.395317],
+    ];
     const farmerId = uid('UG-KAP');
-    const reg = await api('POST', '/farmers/register', { token: ctx.coop, body: { farmer_id: farmerId, full_name: 'Chebet Rose', cooperative_id: ctx.id, district: 'Kapchorwa', farm: { gps: { lat: 1.396245, lng: 34.450118 }, area_ha: 5.2, polygon: { type: 'Polygon', coordinates: [ring] } } } });
+    const reg = await api('POST', '/farmers/register', {
+      token: ctx.coop,
+      body: {
+        farmer_id: farmerId,
+        full_name: 'Chebet Rose',
+        cooperative_id: ctx.id,
+        district: 'Kapchorwa',
+        farm: { gps: { lat: 1.396245, lng: 34.450118 }, area_ha: 5.2, polygon: { type: 'Polygon', coordinates: [ring] } },
+      },
+    });
     expect(reg.status).toBe(201);
     const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmerId, ctx.id) });
     expect(submit.status).toBe(201);
     const res = await api('GET', `/trace/${submit.body.data.batch_id}`, { headers: { accept: 'application/json' } });
     expect(res.body.plot.source).toBe('POLYGON');
-    expect(res.body.plot.geometry.coordinates).toEqual([[[34.449, 1.395], [34.451, 1.395], [34.451, 1.397], [34.449, 1.397], [34.449, 1.395]]]);
+    expect(res.body.plot.geometry.coordinates).toEqual([
+      [
+        [34.449, 1.395],
+        [34.451, 1.395],
+        [34.451, 1.397],
+        [34.449, 1.397],
+        [34.449, 1.395],
+      ],
+    ]);
   });
 });
 
 describe('a due diligence statement is private', () => {
-  const endpoints = () => (JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> }).endpoints;
-  const s3 = (endpoint: string, creds = { accessKeyId: 'local', secretAccessKey: 'local' }) => new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: creds });
-  const exists = async (client: S3Client, bucket: string, key: string) => client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(() => true, () => false);
+  const endpoints = () =>
+    (JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> }).endpoints;
+  const s3 = (endpoint: string, creds = { accessKeyId: 'local', secretAccessKey: 'local' }) =>
+    new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: creds });
+  const exists = async (client: S3Client, bucket: string, key: string) =>
+    client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+      () => true,
+      () => false,
+    );
   /** What /ipfs answers for a CID it does not hold, with the CID in the message swapped for a placeholder. */
   const unknownAnswer = async (cid: string, path = '') => {
     const res = await fetch(`${stackUrl()}/ipfs/${cid}${path}`);
     const body = (await res.json()) as { error: { code: string; message: string } };
-    return { status: res.status, code: body.error.code, message: body.error.message.replace(cid, '<cid>'), cache: res.headers.get('cache-control') };
+    return {
+      status: res.status,
+      code: body.error.code,
+      message: body.error.message.replace(cid, '<cid>'),
+      cache: res.headers.get('cache-control'),
+    };
   };
 
   it('GET /eudr/dds/{id} and /xml answer its owner; /ipfs/{cid} answers 404 exactly as for an unknown CID; it is neither archived in the public copy nor pinned', async () => {
-    await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: [batchId], buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4, buyer_operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' } } });
+    await api('POST', '/purchase-orders', {
+      token: ctx.coop,
+      body: {
+        batch_ids: [batchId],
+        buyer: 'Hamburg Coffee Importers GmbH',
+        price_usd_per_kg: 6.4,
+        buyer_operator: {
+          name: 'Hamburg Coffee Importers GmbH',
+          eori: 'DE123456789012345',
+          address: 'Am Sandtorkai 1, 20457 Hamburg',
+          email: 'dds@hci.example',
+          country: 'DE',
+        },
+      },
+    });
     const gen = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
     expect(gen.status).toBe(202);
     expect(gen.body.ipfs_url).toBeUndefined();
-    const dds = await waitFor(() => api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop }), (r) => r.body.status === 'AVAILABLE', 20_000, 200);
+    const dds = await waitFor(
+      () => api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop }),
+      (r) => r.body.status === 'AVAILABLE',
+      20_000,
+      200,
+    );
     expect(dds.status).toBe(200);
     expect(dds.body.producers[0].name).toBe('Joseph Wamala');
     expect(dds.body).not.toHaveProperty('ipfs_url');
@@ -194,13 +279,17 @@ describe('a due diligence statement is private', () => {
 
   it('a DDS archived in the evidence copy before statements became private is refused by /ipfs too', async () => {
     const files = [
-      { path: 'dds.json', bytes: new TextEncoder().encode(`{"producers":[{"name":"Nabulo Mirembe","geolocation":[34.331245,1.011812]}],"n":"${uid('old')}"}`) },
+      {
+        path: 'dds.json',
+        bytes: new TextEncoder().encode(`{"producers":[{"name":"Nabulo Mirembe","geolocation":[34.331245,1.011812]}],"n":"${uid('old')}"}`),
+      },
       { path: 'dds.xml', bytes: new TextEncoder().encode('<dds><name>Nabulo Mirembe</name></dds>') },
     ];
     const { cid, blocks } = await buildUnixfsDirectory(files);
     const client = s3(endpoints().sqs_sns!);
     await client.send(new PutObjectCommand({ Bucket: LOCAL_EVIDENCE_BUCKET, Key: `car/${cid}.car`, Body: await exportCar(cid, blocks) }));
-    for (const f of files) await client.send(new PutObjectCommand({ Bucket: LOCAL_EVIDENCE_BUCKET, Key: `files/${cid}/${f.path}`, Body: f.bytes }));
+    for (const f of files)
+      await client.send(new PutObjectCommand({ Bucket: LOCAL_EVIDENCE_BUCKET, Key: `files/${cid}/${f.path}`, Body: f.bytes }));
     expect(await exists(client, LOCAL_EVIDENCE_BUCKET, `car/${cid}.car`)).toBe(true);
     for (const path of ['', '/dds.json', '/dds.xml']) {
       const res = await fetch(`${stackUrl()}/ipfs/${cid}${path}`, { redirect: 'manual' });
@@ -216,7 +305,12 @@ describe('photo metadata is removed before the photo is hashed and pinned', () =
   /** The files of an evidence directory as /ipfs serves them (a photo through its redirect). */
   async function filesOf(cid: string) {
     const listing = (await (await fetch(`${stackUrl()}/ipfs/${cid}`)).json()) as { entries: Array<{ name: string }> };
-    return Promise.all(listing.entries.map(async (e) => ({ path: e.name, bytes: new Uint8Array(await (await fetch(`${stackUrl()}/ipfs/${cid}/${e.name}`)).arrayBuffer()) })));
+    return Promise.all(
+      listing.entries.map(async (e) => ({
+        path: e.name,
+        bytes: new Uint8Array(await (await fetch(`${stackUrl()}/ipfs/${cid}/${e.name}`)).arrayBuffer()),
+      })),
+    );
   }
 
   it('a JPEG with EXIF GPS, XMP and IPTC sent as base64 comes back from /ipfs without any of it, and the CID is over those bytes', async () => {
@@ -231,11 +325,26 @@ describe('photo metadata is removed before the photo is hashed and pinned', () =
     const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000742');
     const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
     const id: string = submit.body.data.batch_id;
-    const created = await api('POST', `/batch/${id}/evidence-uploads`, { token: ctx.coop, body: { content_type: 'image/png', size_bytes: PNG_WITH_METADATA.byteLength } });
+    const created = await api('POST', `/batch/${id}/evidence-uploads`, {
+      token: ctx.coop,
+      body: { content_type: 'image/png', size_bytes: PNG_WITH_METADATA.byteLength },
+    });
     expect(created.status).toBe(201);
-    const put = await fetch(created.body.url as string, { method: 'PUT', headers: created.body.headers as Record<string, string>, body: PNG_WITH_METADATA });
+    const put = await fetch(created.body.url as string, {
+      method: 'PUT',
+      headers: created.body.headers as Record<string, string>,
+      body: PNG_WITH_METADATA,
+    });
     expect(put.status).toBe(200);
-    const graded = await api('PATCH', `/batch/${id}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 }, evidence_upload_id: created.body.upload_id } });
+    const graded = await api('PATCH', `/batch/${id}/stage`, {
+      token: ctx.coop,
+      body: {
+        cooperative_id: ctx.id,
+        new_stage: 'GRADED',
+        evidence: { grade: 'screen18', moisture_pct: 11 },
+        evidence_upload_id: created.body.upload_id,
+      },
+    });
     expect([200, 202]).toContain(graded.status);
     const files = await filesOf(graded.body.evidence_ipfs_cid);
     const photo = files.find((f) => f.path === 'photo.png')!;

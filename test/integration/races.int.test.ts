@@ -45,7 +45,11 @@ async function mintedBatch(): Promise<string> {
   const submit = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
   if (submit.status !== 201 && submit.status !== 202) throw new Error(`submit failed: ${submit.status} ${JSON.stringify(submit.body)}`);
   const batchId: string = submit.body.data?.batch_id ?? submit.body.batch_id;
-  const batch = await waitFor(() => new BatchRepository().get(batchId), (b) => b?.mint_status === 'CONFIRMED', 15_000);
+  const batch = await waitFor(
+    () => new BatchRepository().get(batchId),
+    (b) => b?.mint_status === 'CONFIRMED',
+    15_000,
+  );
   if (batch?.mint_status !== 'CONFIRMED') throw new Error(`batch ${batchId} not minted: ${JSON.stringify(batch)}`);
   return batchId;
 }
@@ -77,17 +81,31 @@ function tally(xs: string[]): Record<string, number> {
 describe('20 concurrent stage changes of one batch', () => {
   it(`through the custody repository: one commits, every loser is StageConflictError (${ROUNDS} stage steps)`, async () => {
     const custody = new CustodyRepository();
-    const steps: Array<[Stage, Stage]> = [['DELIVERED', 'GRADED'], ['GRADED', 'MILLED'], ['MILLED', 'WAREHOUSED']];
+    const steps: Array<[Stage, Stage]> = [
+      ['DELIVERED', 'GRADED'],
+      ['GRADED', 'MILLED'],
+      ['MILLED', 'WAREHOUSED'],
+    ];
     const rounds: Array<Record<string, number>> = [];
     let batchId = '';
     for (let round = 0; round < ROUNDS; round++) {
       const [from, to] = steps[round % steps.length]!;
       if (round % steps.length === 0) batchId = await mintedBatch();
       const batch = await new BatchRepository().get(batchId);
-      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => custody.commitStage({
-        batchId, tokenId: batch!.token_id, from, to, at: new Date().toISOString(), actor: `racer-${i}`,
-        evidenceCid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', payload: { round },
-      })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          custody.commitStage({
+            batchId,
+            tokenId: batch!.token_id,
+            from,
+            to,
+            at: new Date().toISOString(),
+            actor: `racer-${i}`,
+            evidenceCid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+            payload: { round },
+          }),
+        ),
+      );
       rounds.push(tally(results.map(outcome)));
     }
     expect(rounds).toEqual(Array.from({ length: ROUNDS }, () => ({ ok: 1, StageConflictError: 19 })));
@@ -98,9 +116,19 @@ describe('20 concurrent stage changes of one batch', () => {
     const rounds: Array<Record<string, number>> = [];
     for (let round = 0; round < HTTP_ROUNDS; round++) {
       const batchId = await mintedBatch();
-      const results = await Promise.all(Array.from({ length: 20 }, () => api('PATCH', `/batch/${batchId}/stage`, {
-        token: grader, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 }, evidence_photo_base64: PNG },
-      })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          api('PATCH', `/batch/${batchId}/stage`, {
+            token: grader,
+            body: {
+              cooperative_id: ctx.id,
+              new_stage: 'GRADED',
+              evidence: { grade: 'screen18', moisture_pct: 11 },
+              evidence_photo_base64: PNG,
+            },
+          }),
+        ),
+      );
       rounds.push(tally(results.map((r) => (r.status < 300 ? 'changed' : `${r.status} ${r.body.error?.code}`))));
     }
     expect(rounds).toEqual(Array.from({ length: HTTP_ROUNDS }, () => ({ changed: 1, '422 STAGE_OUT_OF_ORDER': 19 })));
@@ -118,7 +146,16 @@ describe('12 concurrent identical payout creations', () => {
       now: () => new Date(),
       provider: fakePayoutProvider({
         quote: async () => ({ quote_id: `q-${Math.random()}`, rate: '3700.25', expires_at: new Date(Date.now() + 60_000).toISOString() }),
-        createOrder: async (o) => ({ order_id: `ord-${++orders}`, reference: o.reference, status: 'PENDING', amount_usd_micro: o.amount_usd_micro, amount_ugx: 22_202, exchange_rate: '3700.25', recipient: o.recipient, created_at: new Date().toISOString() }),
+        createOrder: async (o) => ({
+          order_id: `ord-${++orders}`,
+          reference: o.reference,
+          status: 'PENDING',
+          amount_usd_micro: o.amount_usd_micro,
+          amount_ugx: 22_202,
+          exchange_rate: '3700.25',
+          recipient: o.recipient,
+          created_at: new Date().toISOString(),
+        }),
       }),
       workflow: fakePayoutWorkflow({ start: async () => {} }),
     };
@@ -129,9 +166,17 @@ describe('12 concurrent identical payout creations', () => {
     for (let round = 0; round < ROUNDS; round++) {
       if (round % reasons.length === 0) batchId = await mintedBatch();
       const reason = reasons[round % reasons.length]!;
-      const results = await Promise.allSettled(Array.from({ length: 12 }, () => createFarmerPayout(deps, caller, {
-        farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason, amount: { usd_micro: 6_000_000 }, // MANUAL + TOP_UP of one batch stay within its value (docs/api/settlement.md#money-controls)
-      })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 12 }, () =>
+          createFarmerPayout(deps, caller, {
+            farmer_id: farmer,
+            batch_id: batchId,
+            cooperative_id: ctx.id,
+            reason,
+            amount: { usd_micro: 6_000_000 }, // MANUAL + TOP_UP of one batch stay within its value (docs/api/settlement.md#money-controls)
+          }),
+        ),
+      );
       rounds.push(tally(results.map(outcome)));
     }
     expect(rounds).toEqual(Array.from({ length: ROUNDS }, () => ({ ok: 1, DUPLICATE_PAYOUT: 11 })));
@@ -142,7 +187,9 @@ describe('12 concurrent identical payout creations', () => {
     for (let round = 0; round < HTTP_ROUNDS; round++) {
       const batchId = await mintedBatch();
       const body = { farmer_id: farmer, batch_id: batchId, amount_usdc: 12.5, reason: 'MANUAL', cooperative_id: ctx.id };
-      const results = await Promise.all(Array.from({ length: 12 }, () => api('POST', '/payments/farmer-payout', { token: ctx.coop, body })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => api('POST', '/payments/farmer-payout', { token: ctx.coop, body })),
+      );
       rounds.push(tally(results.map((r) => `${r.status}${r.status >= 400 ? ` ${r.body.error?.code}` : ''}`)));
     }
     expect(rounds).toEqual(Array.from({ length: HTTP_ROUNDS }, () => ({ 201: 1, '409 DUPLICATE_PAYOUT': 11 })));
@@ -161,7 +208,16 @@ describe('12 concurrent identical payout creations', () => {
         quote: async () => ({ quote_id: 'q-retry', rate: '3700.25', expires_at: new Date(Date.now() + 60_000).toISOString() }),
         createOrder: async (o) => {
           if (providerDown) throw new ProviderUnavailableError();
-          const order = orders.get(o.reference) ?? { order_id: `ord-${orders.size + 1}`, reference: o.reference, status: 'PENDING' as const, amount_usd_micro: o.amount_usd_micro, amount_ugx: 22_202, exchange_rate: '3700.25', recipient: o.recipient, created_at: new Date().toISOString() };
+          const order = orders.get(o.reference) ?? {
+            order_id: `ord-${orders.size + 1}`,
+            reference: o.reference,
+            status: 'PENDING' as const,
+            amount_usd_micro: o.amount_usd_micro,
+            amount_ugx: 22_202,
+            exchange_rate: '3700.25',
+            recipient: o.recipient,
+            created_at: new Date().toISOString(),
+          };
           orders.set(o.reference, order);
           return order;
         },
@@ -173,7 +229,13 @@ describe('12 concurrent identical payout creations', () => {
       workflow: fakePayoutWorkflow({ start: async () => {} }),
     };
     const batchId = await mintedBatch();
-    const input = { farmer_id: farmer, batch_id: batchId, cooperative_id: ctx.id, reason: 'MANUAL' as const, amount: { usd_micro: 6_000_000 } }; // with the TOP_UP below, within the batch's value
+    const input = {
+      farmer_id: farmer,
+      batch_id: batchId,
+      cooperative_id: ctx.id,
+      reason: 'MANUAL' as const,
+      amount: { usd_micro: 6_000_000 },
+    }; // with the TOP_UP below, within the batch's value
     const first = await createFarmerPayout(deps, caller, input).catch((e: unknown) => e);
     expect(first).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', details: { payout_id: expect.stringMatching(/^PAY-/) } });
     const left = await deps.payouts.get((first as DomainError & { details: { payout_id: string } }).details.payout_id);

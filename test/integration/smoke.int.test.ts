@@ -61,7 +61,9 @@ describe('npm run smoke against the local stack', () => {
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean; detail: string }> };
     expect(report.ok).toBe(true);
     expect(report.checks).toHaveLength(6);
-    expect(report.checks.find((c) => c.name.startsWith('GET /openapi.json'))!.detail).toMatch(/^openapi 3\.1\.\d+, .* \d+ paths, \d+ operations$/);
+    expect(report.checks.find((c) => c.name.startsWith('GET /openapi.json'))!.detail).toMatch(
+      /^openapi 3\.1\.\d+, .* \d+ paths, \d+ operations$/,
+    );
   });
 
   it('fails (exit 1) naming the checks when the token is not accepted, and when the role cannot read', async () => {
@@ -90,11 +92,21 @@ describe('npm run smoke against the local stack', () => {
   it('the document the stack serves has no structural problems; a broken one has', async () => {
     const doc = (await api('GET', '/openapi.json')).body as Record<string, any>;
     expect(openApiProblems(doc)).toEqual([]);
-    const broken = { ...doc, openapi: '3.0.3', paths: { ...doc.paths, '/x': { get: { responses: {} } }, '/y': { get: { responses: { 200: { $ref: '#/components/responses/Nope' } } } } } };
-    expect(openApiProblems(broken)).toEqual(expect.arrayContaining([
-      'openapi is "3.0.3", expected 3.1.x',
-      'GET /x has no responses',
-      '$ref #/components/responses/Nope does not resolve',
-    ]));
+    const broken = {
+      ...doc,
+      openapi: '3.0.3',
+      paths: {
+        ...doc.paths,
+        '/x': { get: { responses: {} } },
+        '/y': { get: { responses: { 200: { $ref: '#/components/responses/Nope' } } } },
+      },
+    };
+    expect(openApiProblems(broken)).toEqual(
+      expect.arrayContaining([
+        'openapi is "3.0.3", expected 3.1.x',
+        'GET /x has no responses',
+        '$ref #/components/responses/Nope does not resolve',
+      ]),
+    );
   });
 });

@@ -22,7 +22,6 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PHONE = '+256772000731';
 
-
 let batchId: string;
 let otherBatchId: string;
 let paymentAmount: number;
@@ -36,24 +35,54 @@ beforeAll(async () => {
   const other = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id, { weight_kg: 120 }) });
   expect(other.status).toBe(201);
   otherBatchId = other.body.data.batch_id;
-  const graded = await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2 }, evidence_photo_base64: PNG } });
+  const graded = await api('PATCH', `/batch/${batchId}/stage`, {
+    token: ctx.coop,
+    body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11.2 }, evidence_photo_base64: PNG },
+  });
   expect(graded.status).toBe(200);
   gradedCid = graded.body.evidence_ipfs_cid;
-  const batch = await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.stage_history?.every((h: { chain_tx_hash: string | null }) => h.chain_tx_hash), 15_000);
+  const batch = await waitFor(
+    () => api('GET', `/batch/${batchId}`, { token: ctx.coop }),
+    (r) => r.body.stage_history?.every((h: { chain_tx_hash: string | null }) => h.chain_tx_hash),
+    15_000,
+  );
   paymentAmount = batch.body.payment_amount_ugx;
   expect(paymentAmount).toBeGreaterThan(0);
   // The payout's entries settle and the periodic anchor (every 3 s here) commits them: the page then shows Verified.
-  await waitFor(() => api('GET', `/batch/${batchId}`, { token: ctx.coop }), (r) => r.body.payment_status === 'PAYMENT_CONFIRMED', 30_000, 250);
-  const page = await waitFor(() => api('GET', `/trace/${batchId}`, { headers: { accept: 'application/json' } }), (r) => r.body.verification?.verified === true, 30_000, 250);
+  await waitFor(
+    () => api('GET', `/batch/${batchId}`, { token: ctx.coop }),
+    (r) => r.body.payment_status === 'PAYMENT_CONFIRMED',
+    30_000,
+    250,
+  );
+  const page = await waitFor(
+    () => api('GET', `/trace/${batchId}`, { headers: { accept: 'application/json' } }),
+    (r) => r.body.verification?.verified === true,
+    30_000,
+    250,
+  );
   expect(page.body.verification).toMatchObject({ verified: true, awaiting_anchor: 0 });
 }, 90_000);
 
 /** The private strings of this batch in the forms they could take. */
-const privateStrings = () => [PHONE, PHONE.slice(1), PHONE.slice(4), 'Joseph Wamala', 'Wamala', String(paymentAmount), paymentAmount.toLocaleString('en-US'), '+256772123456', 'Sarah Wanyama', 'manager@bugisu.example'];
+const privateStrings = () => [
+  PHONE,
+  PHONE.slice(1),
+  PHONE.slice(4),
+  'Joseph Wamala',
+  'Wamala',
+  String(paymentAmount),
+  paymentAmount.toLocaleString('en-US'),
+  '+256772123456',
+  'Sarah Wanyama',
+  'manager@bugisu.example',
+];
 
 describe('GET /trace/{id} on the local stack', () => {
   it('answers the page as HTML without a token, with nothing private in it', async () => {
-    const res = await fetch(`${stackUrl()}/trace/${batchId}`, { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    const res = await fetch(`${stackUrl()}/trace/${batchId}`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
     expect(res.headers.get('cache-control')).toBe('public, max-age=60');
@@ -70,11 +99,17 @@ describe('GET /trace/{id} on the local stack', () => {
     const res = await api('GET', `/trace/${batchId}`, { headers: { accept: 'application/json' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      batch_id: batchId, grade: 'screen18', weight_kg: 240.75, stage: 'GRADED',
-      cooperative: { name: 'Bugisu "Elgon" <Co-op> & Sons', district: 'Mbale' }, farmer: { first_name: 'Joseph', district: 'Mbale' },
-      plot: { source: 'POINT_AND_AREA', area_ha: 1.5 }, dds_reference_number: null,
+      batch_id: batchId,
+      grade: 'screen18',
+      weight_kg: 240.75,
+      stage: 'GRADED',
+      cooperative: { name: 'Bugisu "Elgon" <Co-op> & Sons', district: 'Mbale' },
+      farmer: { first_name: 'Joseph', district: 'Mbale' },
+      plot: { source: 'POINT_AND_AREA', area_ha: 1.5 },
+      dds_reference_number: null,
       verification: { verified: true, failures: [] },
-      page_url: `${stackUrl()}/trace/${batchId}`, qr_url: `${stackUrl()}/trace/${batchId}/qr.svg`,
+      page_url: `${stackUrl()}/trace/${batchId}`,
+      qr_url: `${stackUrl()}/trace/${batchId}/qr.svg`,
     });
     expect(res.body.stages.map((s: { stage: string }) => s.stage)).toEqual(['DELIVERED', 'GRADED']);
     expect(res.body.stages.every((s: { chain_tx_hash: string }) => /^0x[0-9a-f]{64}$/.test(s.chain_tx_hash))).toBe(true);
@@ -116,12 +151,19 @@ describeWithChromium('trace-page')('GET /trace/{id} in headless Chromium', () =>
     for (const s of privateStrings()) expect(dom).not.toContain(s);
   });
 
-  it.each([['phone', 390, 2300], ['desktop', 1280, 1400]])('writes a %s-width screenshot to test-output/', async (name, width, height) => {
+  it.each([
+    ['phone', 390, 2300],
+    ['desktop', 1280, 1400],
+  ])('writes a %s-width screenshot to test-output/', async (name, width, height) => {
     const dir = join(repoRoot(), 'test-output');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `trace-${name}.png`);
     rmSync(file, { force: true });
-    await headlessChromium([`--screenshot=${file}`, `--window-size=${width},${height}`, '--hide-scrollbars'], `${stackUrl()}/trace/${batchId}`, 5_000);
+    await headlessChromium(
+      [`--screenshot=${file}`, `--window-size=${width},${height}`, '--hide-scrollbars'],
+      `${stackUrl()}/trace/${batchId}`,
+      5_000,
+    );
     expect(statSync(file).size).toBeGreaterThan(20_000); // a rendered page, not a blank one
   });
 
@@ -135,13 +177,20 @@ describeWithChromium('trace-page')('GET /trace/{id} in headless Chromium', () =>
     const html = join(dir, `${name}.html`);
     const file = join(dir, `${name}.png`);
     rmSync(file, { force: true });
-    writeFileSync(html, `<!doctype html><html><body style="margin:0;background:#fff"><img src="${stackUrl()}/trace/${id}/qr.svg" style="display:block;margin:40px;width:400px;height:400px"></body></html>`);
-    await headlessChromium([`--screenshot=${file}`, '--window-size=480,480', '--force-device-scale-factor=1', '--hide-scrollbars'], pathToFileURL(html).href, 5_000);
+    writeFileSync(
+      html,
+      `<!doctype html><html><body style="margin:0;background:#fff"><img src="${stackUrl()}/trace/${id}/qr.svg" style="display:block;margin:40px;width:400px;height:400px"></body></html>`,
+    );
+    await headlessChromium(
+      [`--screenshot=${file}`, '--window-size=480,480', '--force-device-scale-factor=1', '--hide-scrollbars'],
+      pathToFileURL(html).href,
+      5_000,
+    );
     const png = PngImage.sync.read(readFileSync(file));
     return jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height)?.data ?? null;
   }
 
-  it('draws a QR code that decodes to the page URL (and another batch\'s to its own)', async () => {
+  it("draws a QR code that decodes to the page URL (and another batch's to its own)", async () => {
     // The page URL, as the JSON view's page_url and the page's own link give it (asserted above).
     const pageUrl = `${stackUrl()}/trace/${batchId}`;
 

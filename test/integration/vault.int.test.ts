@@ -30,7 +30,10 @@ const SHARE = 10n ** 12n;
 const run = randomBytes(4).toString('hex').toUpperCase();
 const ref = (kind: string, n: number) => `${kind}-${run}-${n}`;
 
-interface StackJson { endpoints: Record<string, string>; chain_id: number }
+interface StackJson {
+  endpoints: Record<string, string>;
+  chain_id: number;
+}
 const stackJson = (): StackJson => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as StackJson;
 
 describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local stack chain)', () => {
@@ -42,24 +45,34 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
   let ledger: EvmLedger;
   let reader: EvmVaultReader;
   const kept: Array<{ rawTx: Hex; txHash: Hex; nonce: number }> = [];
-  const keep = async (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => { kept.push(signed); };
+  const keep = async (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => {
+    kept.push(signed);
+  };
 
   const client = () => createPublicClient({ chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
-  const usdcOf = (address: Hex) => client().readContract({ address: contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [address] });
-  const ownerOf = (tokenId: bigint) => client().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [tokenId] });
-  const assetsPerShare = () => client().readContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'convertToAssets', args: [SHARE] });
+  const usdcOf = (address: Hex) =>
+    client().readContract({ address: contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [address] });
+  const ownerOf = (tokenId: bigint) =>
+    client().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [tokenId] });
+  const assetsPerShare = () =>
+    client().readContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'convertToAssets', args: [SHARE] });
   const write = async (call: VaultCall) => {
     const before = kept.length;
     const { txHash } = await ledger.vaultCallKept(call, keep);
     expect(kept.slice(before)).toEqual([expect.objectContaining({ txHash, rawTx: expect.stringMatching(/^0x[0-9a-f]+$/) })]);
     const receipt = await ledger.waitForReceipt(txHash, 10_000);
     // Every vault call fits the gas a refused call is sent with (so a refusal that turns out fine on chain still lands).
-    if (receipt?.status === 'success') expect((await client().getTransactionReceipt({ hash: txHash })).gasUsed).toBeLessThan(REFUSED_VAULT_CALL_GAS);
+    if (receipt?.status === 'success')
+      expect((await client().getTransactionReceipt({ hash: txHash })).gasUsed).toBeLessThan(REFUSED_VAULT_CALL_GAS);
     return { txHash, status: receipt?.status };
   };
   const mintToken = async () => {
     const tokenId = BigInt(`0x${randomBytes(8).toString('hex')}`);
-    const { txHash } = await ledger.mintBatchToken({ tokenId, batchId: `BATCH-VAULT-${tokenId}`, auditHash: keccak256(toHex(`audit ${tokenId}`)) });
+    const { txHash } = await ledger.mintBatchToken({
+      tokenId,
+      batchId: `BATCH-VAULT-${tokenId}`,
+      auditHash: keccak256(toHex(`audit ${tokenId}`)),
+    });
     expect((await ledger.waitForReceipt(txHash, 10_000))?.status).toBe('success');
     return tokenId;
   };
@@ -72,12 +85,26 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     await fundAccount(rpcUrl, operator, 10n ** 21n);
     contracts = await deployContracts({ rpcUrl, chainId: CHAIN_ID, deployerKey: operatorKey, artifacts: await compileContracts() });
     await setUpLocalVaultAccounts({
-      rpcUrl, chainId: CHAIN_ID, adminKey: operatorKey, testUsdcAddress: contracts.vaultAssetAddress,
-      buyerAddress: privateKeyToAccount(buyerKey).address, buyerUsdcMicro: 5_000n * USDC, onRampAddress: privateKeyToAccount(generatePrivateKey()).address,
+      rpcUrl,
+      chainId: CHAIN_ID,
+      adminKey: operatorKey,
+      testUsdcAddress: contracts.vaultAssetAddress,
+      buyerAddress: privateKeyToAccount(buyerKey).address,
+      buyerUsdcMicro: 5_000n * USDC,
+      onRampAddress: privateKeyToAccount(generatePrivateKey()).address,
     });
     // The treasury's USDC (locally minted; in AWS the on-ramp delivers it).
-    const wallet = createWalletClient({ account: privateKeyToAccount(operatorKey), chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
-    const minted = await wallet.writeContract({ address: contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'mint', args: [operator, 10_000n * USDC] });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(operatorKey),
+      chain: ledgerChain(CHAIN_ID, rpcUrl),
+      transport: http(rpcUrl),
+    });
+    const minted = await wallet.writeContract({
+      address: contracts.vaultAssetAddress,
+      abi: testUsdcAbi,
+      functionName: 'mint',
+      args: [operator, 10_000n * USDC],
+    });
     await client().waitForTransactionReceipt({ hash: minted });
     ledger = new EvmLedger({ rpcUrl, chainId: CHAIN_ID, signerPrivateKey: operatorKey, retryCount: 0, ...contracts });
     reader = new EvmVaultReader({ rpcUrl, chainId: CHAIN_ID, lendingVaultAddress: contracts.lendingVaultAddress, retryCount: 0 });
@@ -93,7 +120,9 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(idOfVaultRef(vaultRef('PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z'))).toBe('PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z');
     expect(() => vaultRef('X'.repeat(33))).toThrow(RangeError);
     expect(vaultShareholder('MFI-1').toLowerCase()).toBe(`0x${keccak256(toHex('coffee-trace:mfi:MFI-1')).slice(-40)}`);
-    expect(cooperativeSettlementAddress('BUGISU-CU-01').toLowerCase()).toBe(`0x${keccak256(toHex('coffee-trace:cooperative:BUGISU-CU-01')).slice(-40)}`);
+    expect(cooperativeSettlementAddress('BUGISU-CU-01').toLowerCase()).toBe(
+      `0x${keccak256(toHex('coffee-trace:cooperative:BUGISU-CU-01')).slice(-40)}`,
+    );
     expect(vaultShareholder('MFI-1')).not.toBe(vaultShareholder('MFI-2'));
   });
 
@@ -109,7 +138,11 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(await reader.mfiPosition(mfiA)).toEqual({ shares: 1_000n * SHARE, value_usd_micro: 1_000n * USDC });
     expect(await reader.mfiPosition(`MFI-NONE-${run}`)).toEqual({ shares: 0n, value_usd_micro: 0n });
     expect(await reader.state()).toEqual({
-      total_assets_usd_micro: 1_500n * USDC, total_shares: 1_500n * SHARE, loans_outstanding_usd_micro: 0n, loans_written_off_usd_micro: 0n, idle_usd_micro: 1_500n * USDC,
+      total_assets_usd_micro: 1_500n * USDC,
+      total_shares: 1_500n * SHARE,
+      loans_outstanding_usd_micro: 0n,
+      loans_written_off_usd_micro: 0n,
+      idle_usd_micro: 1_500n * USDC,
     });
     expect(await assetsPerShare()).toBe(USDC);
   });
@@ -133,7 +166,11 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(await usdcOf(operator)).toBe(treasuryBefore + 300n * USDC);
     expect(await reader.loan(ref('LOAN', 1))).toEqual({ status: 'ACTIVE', tokenId: lockedToken, principalUsdMicro: 300n * USDC });
     expect(await reader.state()).toEqual({
-      total_assets_usd_micro: 1_500n * USDC, total_shares: 1_500n * SHARE, loans_outstanding_usd_micro: 300n * USDC, loans_written_off_usd_micro: 0n, idle_usd_micro: 1_200n * USDC,
+      total_assets_usd_micro: 1_500n * USDC,
+      total_shares: 1_500n * SHARE,
+      loans_outstanding_usd_micro: 300n * USDC,
+      loans_written_off_usd_micro: 0n,
+      idle_usd_micro: 1_200n * USDC,
     });
   });
 
@@ -146,7 +183,12 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(await reader.loan(ref('LOAN', 2))).toEqual({ status: 'NONE', tokenId: 0n, principalUsdMicro: 0n });
     expect(await usdcOf(operator)).toBe(treasuryBefore);
     // More than the idle USDC: InsufficientLiquidity.
-    const tooBig = await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 9), tokenId: await mintToken(), principalUsdMicro: 1_201n * USDC });
+    const tooBig = await write({
+      kind: 'LOCK_COLLATERAL',
+      ref: ref('LOAN', 9),
+      tokenId: await mintToken(),
+      principalUsdMicro: 1_201n * USDC,
+    });
     expect(tooBig.status).toBe('reverted');
     expect(await reader.refusalReason(tooBig.txHash)).toBe('InsufficientLiquidity');
     // A refusal the adapter cannot get past (bad input) throws before anything is signed.
@@ -157,15 +199,32 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
   it('a buyer payment (payPurchaseOrder) is read back by purchaseOrderPaymentsInTx and purchaseOrderPayments; it is not a vault asset', async () => {
     const buyer = privateKeyToAccount(buyerKey);
     const wallet = createWalletClient({ account: buyer, chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
-    const approve = await wallet.writeContract({ address: contracts.vaultAssetAddress, abi: testUsdcAbi, functionName: 'approve', args: [contracts.lendingVaultAddress, maxUint256] });
+    const approve = await wallet.writeContract({
+      address: contracts.vaultAssetAddress,
+      abi: testUsdcAbi,
+      functionName: 'approve',
+      args: [contracts.lendingVaultAddress, maxUint256],
+    });
     await client().waitForTransactionReceipt({ hash: approve });
-    poTx = await wallet.writeContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(ref('PO', 1)), 400n * USDC] });
+    poTx = await wallet.writeContract({
+      address: contracts.lendingVaultAddress,
+      abi: lendingVaultAbi,
+      functionName: 'payPurchaseOrder',
+      args: [vaultRef(ref('PO', 1)), 400n * USDC],
+    });
     const receipt = await client().waitForTransactionReceipt({ hash: poTx });
 
     const payments = await reader.purchaseOrderPaymentsInTx(poTx);
-    expect(payments).toEqual([{
-      purchaseOrderId: ref('PO', 1), payer: buyer.address, amountUsdMicro: 400n * USDC, txHash: poTx, logIndex: expect.any(Number), blockNumber: receipt.blockNumber,
-    }]);
+    expect(payments).toEqual([
+      {
+        purchaseOrderId: ref('PO', 1),
+        payer: buyer.address,
+        amountUsdMicro: 400n * USDC,
+        txHash: poTx,
+        logIndex: expect.any(Number),
+        blockNumber: receipt.blockNumber,
+      },
+    ]);
     expect(await reader.purchaseOrderPayments(receipt.blockNumber, receipt.blockNumber)).toEqual(payments);
     expect(await reader.purchaseOrderPaymentsInTx(`0x${'ab'.repeat(32)}`)).toEqual([]);
     expect(await reader.purchaseOrderPaymentsInTx(approve)).toEqual([]);
@@ -188,7 +247,11 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect((await ownerOf(lockedToken)).toLowerCase()).toBe(operator.toLowerCase());
     expect(await reader.escrowOf(ref('PO', 1))).toBe(70n * USDC);
     expect(await reader.state()).toEqual({
-      total_assets_usd_micro: 1_530n * USDC, total_shares: 1_500n * SHARE, loans_outstanding_usd_micro: 0n, loans_written_off_usd_micro: 0n, idle_usd_micro: 1_530n * USDC,
+      total_assets_usd_micro: 1_530n * USDC,
+      total_shares: 1_500n * SHARE,
+      loans_outstanding_usd_micro: 0n,
+      loans_written_off_usd_micro: 0n,
+      idle_usd_micro: 1_530n * USDC,
     });
     const priceAfter = await assetsPerShare();
     expect(priceAfter).toBeGreaterThan(priceBeforeRepay);
@@ -209,15 +272,28 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect((await reader.state()).total_assets_usd_micro).toBe(1_530n * USDC);
   });
 
-  it('refundPayment returns an unapplied buyer payment to its payer from the order\'s escrow, once per refund reference', async () => {
+  it("refundPayment returns an unapplied buyer payment to its payer from the order's escrow, once per refund reference", async () => {
     const buyer = privateKeyToAccount(buyerKey);
     const wallet = createWalletClient({ account: buyer, chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
-    const paid = await wallet.writeContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(ref('PO', 2)), 25n * USDC] });
+    const paid = await wallet.writeContract({
+      address: contracts.lendingVaultAddress,
+      abi: lendingVaultAbi,
+      functionName: 'payPurchaseOrder',
+      args: [vaultRef(ref('PO', 2)), 25n * USDC],
+    });
     await client().waitForTransactionReceipt({ hash: paid });
     const stateBefore = await reader.state();
     const buyerBefore = await usdcOf(buyer.address);
     const refundRef = refundIdOf(paid, 0);
-    const call: VaultCall = { kind: 'REFUND_PAYMENT', ref: refundRef, purchaseOrderRef: ref('PO', 2), to: buyer.address, amountUsdMicro: 25n * USDC, paymentTxHash: paid, paymentLogIndex: 0 };
+    const call: VaultCall = {
+      kind: 'REFUND_PAYMENT',
+      ref: refundRef,
+      purchaseOrderRef: ref('PO', 2),
+      to: buyer.address,
+      amountUsdMicro: 25n * USDC,
+      paymentTxHash: paid,
+      paymentLogIndex: 0,
+    };
 
     // More than the order's escrow: refused, nothing moves.
     const tooMuch = await write({ ...call, ref: refundIdOf(paid, 99), amountUsdMicro: 26n * USDC });
@@ -229,21 +305,39 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(await reader.writeResult(refund.txHash)).toEqual({ assetsUsdMicro: 25n * USDC });
     expect(await usdcOf(buyer.address)).toBe(buyerBefore + 25n * USDC);
     expect(await reader.escrowOf(ref('PO', 2))).toBe(0n);
-    const logs = parseEventLogs({ abi: lendingVaultAbi, eventName: 'PaymentRefunded', logs: (await client().getTransactionReceipt({ hash: refund.txHash })).logs });
-    expect(logs.map((l) => l.args)).toEqual([{ poRef: vaultRef(ref('PO', 2)), refundRef: vaultRef(refundRef), to: buyer.address, amount: 25n * USDC }]);
+    const logs = parseEventLogs({
+      abi: lendingVaultAbi,
+      eventName: 'PaymentRefunded',
+      logs: (await client().getTransactionReceipt({ hash: refund.txHash })).logs,
+    });
+    expect(logs.map((l) => l.args)).toEqual([
+      { poRef: vaultRef(ref('PO', 2)), refundRef: vaultRef(refundRef), to: buyer.address, amount: 25n * USDC },
+    ]);
     // Escrow is not a vault asset: the refund leaves the share price alone.
     expect(await reader.state()).toEqual(stateBefore);
 
     // The same refund reference again (even with escrow to take): RefundRefUsed.
-    const more = await wallet.writeContract({ address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'payPurchaseOrder', args: [vaultRef(ref('PO', 2)), 25n * USDC] });
+    const more = await wallet.writeContract({
+      address: contracts.lendingVaultAddress,
+      abi: lendingVaultAbi,
+      functionName: 'payPurchaseOrder',
+      args: [vaultRef(ref('PO', 2)), 25n * USDC],
+    });
     await client().waitForTransactionReceipt({ hash: more });
     const twice = await write(call);
     expect(twice.status).toBe('reverted');
     expect(await reader.refusalReason(twice.txHash)).toBe('RefundRefUsed');
     expect(await reader.escrowOf(ref('PO', 2))).toBe(25n * USDC);
     // Only the operator refunds.
-    await expect(client().simulateContract({ account: buyer, address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'refundPayment', args: [vaultRef(ref('PO', 2)), vaultRef(refundIdOf(more, 0)), buyer.address, 25n * USDC] }))
-      .rejects.toThrow(/AccessControlUnauthorizedAccount/);
+    await expect(
+      client().simulateContract({
+        account: buyer,
+        address: contracts.lendingVaultAddress,
+        abi: lendingVaultAbi,
+        functionName: 'refundPayment',
+        args: [vaultRef(ref('PO', 2)), vaultRef(refundIdOf(more, 0)), buyer.address, 25n * USDC],
+      }),
+    ).rejects.toThrow(/AccessControlUnauthorizedAccount/);
   });
 
   it('cancelLoan takes the principal back from the treasury and unlocks the token', async () => {
@@ -263,7 +357,7 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect((await write({ kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 4), tokenId, principalUsdMicro: 50n * USDC })).status).toBe('success');
   });
 
-  it('reverseDeposit burns the MFI\'s shares and sends what they are worth back to the treasury', async () => {
+  it("reverseDeposit burns the MFI's shares and sends what they are worth back to the treasury", async () => {
     const { shares, value_usd_micro } = await reader.mfiPosition(mfiB);
     expect(shares).toBe(500n * SHARE);
     const treasuryBefore = await usdcOf(operator);
@@ -322,8 +416,17 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
       return { txHash, status: (await freshLedger.waitForReceipt(txHash, 10_000))?.status };
     };
     const donate = async (amount: bigint) => {
-      const attacker = createWalletClient({ account: privateKeyToAccount(attackerKey), chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
-      const tx = await attacker.writeContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'transfer', args: [fresh.lendingVaultAddress, amount] });
+      const attacker = createWalletClient({
+        account: privateKeyToAccount(attackerKey),
+        chain: ledgerChain(CHAIN_ID, rpcUrl),
+        transport: http(rpcUrl),
+      });
+      const tx = await attacker.writeContract({
+        address: fresh.vaultAssetAddress,
+        abi: testUsdcAbi,
+        functionName: 'transfer',
+        args: [fresh.lendingVaultAddress, amount],
+      });
       expect((await client().waitForTransactionReceipt({ hash: tx })).status).toBe('success');
     };
 
@@ -333,11 +436,25 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
       attackerKey = generatePrivateKey();
       await fundAccount(rpcUrl, privateKeyToAccount(attackerKey).address, 10n ** 20n);
       await setUpLocalVaultAccounts({
-        rpcUrl, chainId: CHAIN_ID, adminKey: operatorKey, testUsdcAddress: fresh.vaultAssetAddress,
-        buyerAddress: privateKeyToAccount(attackerKey).address, buyerUsdcMicro: 10_000n * USDC, onRampAddress: privateKeyToAccount(generatePrivateKey()).address,
+        rpcUrl,
+        chainId: CHAIN_ID,
+        adminKey: operatorKey,
+        testUsdcAddress: fresh.vaultAssetAddress,
+        buyerAddress: privateKeyToAccount(attackerKey).address,
+        buyerUsdcMicro: 10_000n * USDC,
+        onRampAddress: privateKeyToAccount(generatePrivateKey()).address,
       });
-      const wallet = createWalletClient({ account: privateKeyToAccount(operatorKey), chain: ledgerChain(CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
-      const minted = await wallet.writeContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'mint', args: [operator, 10_000n * USDC] });
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(operatorKey),
+        chain: ledgerChain(CHAIN_ID, rpcUrl),
+        transport: http(rpcUrl),
+      });
+      const minted = await wallet.writeContract({
+        address: fresh.vaultAssetAddress,
+        abi: testUsdcAbi,
+        functionName: 'mint',
+        args: [operator, 10_000n * USDC],
+      });
       await client().waitForTransactionReceipt({ hash: minted });
       freshLedger = new EvmLedger({ rpcUrl, chainId: CHAIN_ID, signerPrivateKey: operatorKey, retryCount: 0, ...fresh });
       freshReader = new EvmVaultReader({ rpcUrl, chainId: CHAIN_ID, lendingVaultAddress: fresh.lendingVaultAddress, retryCount: 0 });
@@ -345,7 +462,9 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
 
     it('shares have 12 decimals (a decimals offset of 6 over the asset); the first deposit is priced 1 USDC a share', async () => {
       expect(await client().readContract({ address: fresh.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'decimals' })).toBe(12);
-      expect(await client().readContract({ address: fresh.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'DECIMALS_OFFSET' })).toBe(6);
+      expect(
+        await client().readContract({ address: fresh.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'DECIMALS_OFFSET' }),
+      ).toBe(6);
       const dep = await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 30), mfiId: mfiA, assetsUsdMicro: 10n * USDC });
       expect(await freshReader.writeResult(dep.txHash)).toEqual({ shares: 10n * SHARE, assetsUsdMicro: 10n * USDC });
     });
@@ -353,23 +472,42 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     it('a deposit that would mint 0 shares is refused (ZeroShares): mined reverted, nothing taken, the reference still free', async () => {
       // 1 USDC given to the empty vault: 1 micro-USDC would now buy 1 × 10^6 / (10^6 + 1) = 0 share units.
       await donate(1n * USDC);
-      const treasuryBefore = await client().readContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [operator] });
+      const treasuryBefore = await client().readContract({
+        address: fresh.vaultAssetAddress,
+        abi: testUsdcAbi,
+        functionName: 'balanceOf',
+        args: [operator],
+      });
       const dust = await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 31), mfiId: mfiA, assetsUsdMicro: 1n });
       expect(dust.status).toBe('reverted');
       expect(await freshReader.refusalReason(dust.txHash)).toBe('ZeroShares');
       expect(await freshReader.writeResult(dust.txHash)).toBeNull();
-      expect(await client().readContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [operator] })).toBe(treasuryBefore);
+      expect(
+        await client().readContract({ address: fresh.vaultAssetAddress, abi: testUsdcAbi, functionName: 'balanceOf', args: [operator] }),
+      ).toBe(treasuryBefore);
       expect((await freshReader.state()).total_shares).toBe(0n);
       // The standard entry point refuses it too (simulated).
-      await expect(client().simulateContract({ account: privateKeyToAccount(operatorKey), address: fresh.lendingVaultAddress, abi: lendingVaultAbi, functionName: 'deposit', args: [1n, operator] })).rejects.toThrow(/ZeroShares/);
+      await expect(
+        client().simulateContract({
+          account: privateKeyToAccount(operatorKey),
+          address: fresh.lendingVaultAddress,
+          abi: lendingVaultAbi,
+          functionName: 'deposit',
+          args: [1n, operator],
+        }),
+      ).rejects.toThrow(/ZeroShares/);
       // A real amount under the same reference goes through (the refused one changed nothing).
-      expect((await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 31), mfiId: mfiA, assetsUsdMicro: 5n * USDC })).status).toBe('success');
+      expect((await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 31), mfiId: mfiA, assetsUsdMicro: 5n * USDC })).status).toBe(
+        'success',
+      );
     });
 
-    it('inflation attack: 1 micro-USDC deposited for the attacker, then 1,000 USDC donated to the vault; the victim\'s 1,000 USDC deposit still gets fair shares and the attacker loses money', async () => {
+    it("inflation attack: 1 micro-USDC deposited for the attacker, then 1,000 USDC donated to the vault; the victim's 1,000 USDC deposit still gets fair shares and the attacker loses money", async () => {
       const attackerMfi = `MFI-ATTACKER-${run}`;
       const victimMfi = `MFI-VICTIM-${run}`;
-      expect((await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 40), mfiId: attackerMfi, assetsUsdMicro: 1n })).status).toBe('success');
+      expect((await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 40), mfiId: attackerMfi, assetsUsdMicro: 1n })).status).toBe(
+        'success',
+      );
       await donate(1_000n * USDC);
       const victim = await writeFresh({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 41), mfiId: victimMfi, assetsUsdMicro: 1_000n * USDC });
       expect(victim.status).toBe('success');
@@ -390,7 +528,13 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
   it('only the operator moves money: the standard ERC-4626 entry points and the operator functions refuse anyone else', async () => {
     const stranger = privateKeyToAccount(buyerKey);
     const sim = (functionName: 'deposit' | 'openLoan', args: readonly unknown[]) =>
-      client().simulateContract({ account: stranger, address: contracts.lendingVaultAddress, abi: lendingVaultAbi, functionName, args } as never);
+      client().simulateContract({
+        account: stranger,
+        address: contracts.lendingVaultAddress,
+        abi: lendingVaultAbi,
+        functionName,
+        args,
+      } as never);
     await expect(sim('deposit', [1n, stranger.address])).rejects.toThrow(/OperatorOnly/);
     await expect(sim('openLoan', [vaultRef(ref('LOAN', 8)), 1n, 1n])).rejects.toThrow(/AccessControlUnauthorizedAccount/);
   });
@@ -403,34 +547,83 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     const asset = endpoints.vault_asset as Hex;
     const c = client();
     expect((await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'asset' })).toLowerCase()).toBe(asset.toLowerCase());
-    expect((await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'batchToken' })).toLowerCase()).toBe(endpoints.batch_token!.toLowerCase());
+    expect((await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'batchToken' })).toLowerCase()).toBe(
+      endpoints.batch_token!.toLowerCase(),
+    );
     const operatorRole = await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'OPERATOR_ROLE' });
-    expect(await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'hasRole', args: [operatorRole, signer] })).toBe(true);
+    expect(await c.readContract({ address: vault, abi: lendingVaultAbi, functionName: 'hasRole', args: [operatorRole, signer] })).toBe(
+      true,
+    );
     expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'allowance', args: [signer, vault] })).toBe(maxUint256);
-    expect(await c.readContract({ address: endpoints.batch_token as Hex, abi: batchTokenAbi, functionName: 'isApprovedForAll', args: [signer, vault] })).toBe(true);
+    expect(
+      await c.readContract({
+        address: endpoints.batch_token as Hex,
+        abi: batchTokenAbi,
+        functionName: 'isApprovedForAll',
+        args: [signer, vault],
+      }),
+    ).toBe(true);
     expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'decimals' })).toBe(6);
     expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'symbol' })).toBe('USDC');
     const minter = await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'MINTER_ROLE' });
-    expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'hasRole', args: [minter, privateKeyToAccount(devOnRampKey(dataDir)).address] })).toBe(true);
-    expect(await c.readContract({ address: asset, abi: testUsdcAbi, functionName: 'balanceOf', args: [privateKeyToAccount(devBuyerKey(dataDir)).address] })).toBeGreaterThan(0n);
+    expect(
+      await c.readContract({
+        address: asset,
+        abi: testUsdcAbi,
+        functionName: 'hasRole',
+        args: [minter, privateKeyToAccount(devOnRampKey(dataDir)).address],
+      }),
+    ).toBe(true);
+    expect(
+      await c.readContract({
+        address: asset,
+        abi: testUsdcAbi,
+        functionName: 'balanceOf',
+        args: [privateKeyToAccount(devBuyerKey(dataDir)).address],
+      }),
+    ).toBeGreaterThan(0n);
 
-    const env = { LEDGER_RPC_URL: endpoints.ledger, LEDGER_CHAIN_ID: '31337', LENDING_VAULT_ADDRESS: vault, VAULT_ASSET_ADDRESS: asset,
-      LEDGER_SIGNER_KEY: ledgerSignerKey(dataDir), BATCH_TOKEN_ADDRESS: endpoints.batch_token, TRACE_LOG_ADDRESS: endpoints.trace_log };
+    const env = {
+      LEDGER_RPC_URL: endpoints.ledger,
+      LEDGER_CHAIN_ID: '31337',
+      LENDING_VAULT_ADDRESS: vault,
+      VAULT_ASSET_ADDRESS: asset,
+      LEDGER_SIGNER_KEY: ledgerSignerKey(dataDir),
+      BATCH_TOKEN_ADDRESS: endpoints.batch_token,
+      TRACE_LOG_ADDRESS: endpoints.trace_log,
+    };
     expect(createVaultLedgerFromEnv(env).signerAddress).toBe(signer);
-    expect(() => createVaultLedgerFromEnv({ ...env, LENDING_VAULT_ADDRESS: '' })).toThrow('Missing environment variable LENDING_VAULT_ADDRESS');
+    expect(() => createVaultLedgerFromEnv({ ...env, LENDING_VAULT_ADDRESS: '' })).toThrow(
+      'Missing environment variable LENDING_VAULT_ADDRESS',
+    );
     expect((await createVaultReaderFromEnv(env).state()).total_shares).toBeGreaterThanOrEqual(0n);
   });
 
-  it('npm run buyer-pay pays a purchase order into the stack\'s vault from the dev buyer and prints the transaction hash', async () => {
+  it("npm run buyer-pay pays a purchase order into the stack's vault from the dev buyer and prints the transaction hash", async () => {
     const { endpoints } = stackJson();
     const out: string[] = [];
     const err: string[] = [];
     const po = `PO-${run}BUYERPAY`;
-    expect(await runBuyerPay([po, '--amount', '12.5'], (l) => out.push(l), (l) => err.push(l), stackDataDir())).toBe(0);
+    expect(
+      await runBuyerPay(
+        [po, '--amount', '12.5'],
+        (l) => out.push(l),
+        (l) => err.push(l),
+        stackDataDir(),
+      ),
+    ).toBe(0);
     expect(out).toEqual([expect.stringMatching(/^0x[0-9a-f]{64}$/)]);
-    const stackReader = new EvmVaultReader({ rpcUrl: endpoints.ledger!, chainId: CHAIN_ID, lendingVaultAddress: endpoints.lending_vault as Hex });
+    const stackReader = new EvmVaultReader({
+      rpcUrl: endpoints.ledger!,
+      chainId: CHAIN_ID,
+      lendingVaultAddress: endpoints.lending_vault as Hex,
+    });
     const [payment] = await stackReader.purchaseOrderPaymentsInTx(out[0] as Hex);
-    expect(payment).toMatchObject({ purchaseOrderId: po, amountUsdMicro: 12_500_000n, payer: privateKeyToAccount(devBuyerKey(stackDataDir())).address });
+    expect(payment).toMatchObject({
+      purchaseOrderId: po,
+      amountUsdMicro: 12_500_000n,
+      payer: privateKeyToAccount(devBuyerKey(stackDataDir())).address,
+    });
     expect(await stackReader.escrowOf(po)).toBe(12_500_000n);
 
     // Without --amount: the purchase order's amount due from the stack's table, Σ milled outturn_kg × price_usd_per_kg.
@@ -442,18 +635,42 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
       expect(submit.status).toBe(201);
       batchIds.push(submit.body.data.batch_id as string);
     }
-    const created = await api('POST', '/purchase-orders', { token: ctx.coop, body: { batch_ids: batchIds, buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4 } });
+    const created = await api('POST', '/purchase-orders', {
+      token: ctx.coop,
+      body: { batch_ids: batchIds, buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4 },
+    });
     expect(created.status).toBe(201);
     const poId = created.body.purchase_order_id as string;
     // Its batches are not milled: no amount due yet (the default amount), so --amount is needed.
     expect(created.body.amount_due_usdc).toBeNull();
-    expect(await runBuyerPay([poId], () => undefined, (l) => err.push(l), stackDataDir())).toBe(1);
+    expect(
+      await runBuyerPay(
+        [poId],
+        () => undefined,
+        (l) => err.push(l),
+        stackDataDir(),
+      ),
+    ).toBe(1);
     expect(err.join('\n')).toContain(`purchase order ${poId} has no amount due yet`);
     // (The default amount once every batch is milled: test/integration/settlement.int.test.ts.)
 
     // Without --amount the purchase order must exist in the stack's table.
-    expect(await runBuyerPay([`PO-${run}MISSING`], () => undefined, (l) => err.push(l), stackDataDir())).toBe(1);
+    expect(
+      await runBuyerPay(
+        [`PO-${run}MISSING`],
+        () => undefined,
+        (l) => err.push(l),
+        stackDataDir(),
+      ),
+    ).toBe(1);
     expect(err.join('\n')).toContain(`no purchase order PO-${run}MISSING`);
-    expect(await runBuyerPay(['PO-1', '--amount', '1.2345678'], () => undefined, (l) => err.push(l), stackDataDir())).toBe(2);
+    expect(
+      await runBuyerPay(
+        ['PO-1', '--amount', '1.2345678'],
+        () => undefined,
+        (l) => err.push(l),
+        stackDataDir(),
+      ),
+    ).toBe(2);
   });
 });

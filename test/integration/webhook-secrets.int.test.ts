@@ -16,7 +16,11 @@ import { api, stackDataDir, token, uid, waitFor } from '../support/api';
  * forged or another endpoint's token is 400 VALIDATION_ERROR, never a 500.
  */
 
-interface Received { path: string; headers: Record<string, string>; raw: string }
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  raw: string;
+}
 
 describe('outbound webhook secrets at rest and delivery-log tokens', () => {
   const received: Received[] = [];
@@ -77,9 +81,18 @@ describe('outbound webhook secrets at rest and delivery-log tokens', () => {
     // A delivery is signed with both secrets (the rotation's overlap) and verifies with each.
     const dep = await api('POST', '/mfi/deposits', { token: mfi, body: { source_currency: 'UGX', source_amount: 3_700_000 } });
     expect(dep.status).toBe(202);
-    const got = await waitFor(async () => received.filter((r) => r.path === '/mfi' && r.raw.includes(dep.body.payment_id)), (l) => l.length > 0, 30_000, 250);
+    const got = await waitFor(
+      async () => received.filter((r) => r.path === '/mfi' && r.raw.includes(dep.body.payment_id)),
+      (l) => l.length > 0,
+      30_000,
+      250,
+    );
     for (const secret of [first, second]) {
-      const event = new Webhook(secret).verify(got[0]!.raw, { 'webhook-id': got[0]!.headers['webhook-id']!, 'webhook-timestamp': got[0]!.headers['webhook-timestamp']!, 'webhook-signature': got[0]!.headers['webhook-signature']! }) as { type: string };
+      const event = new Webhook(secret).verify(got[0]!.raw, {
+        'webhook-id': got[0]!.headers['webhook-id']!,
+        'webhook-timestamp': got[0]!.headers['webhook-timestamp']!,
+        'webhook-signature': got[0]!.headers['webhook-signature']!,
+      }) as { type: string };
       expect(event.type).toBe('deposit.completed');
     }
   });
@@ -93,7 +106,12 @@ describe('outbound webhook secrets at rest and delivery-log tokens', () => {
     for (let i = 0; i < 2; i++) {
       const dep = await api('POST', '/mfi/deposits', { token: t1, body: { source_currency: 'UGX', source_amount: 3_700_000 + i } });
       expect(dep.status).toBe(202);
-      await waitFor(async () => received.filter((r) => r.path === '/p1' && r.raw.includes(dep.body.payment_id)), (l) => l.length > 0, 30_000, 250);
+      await waitFor(
+        async () => received.filter((r) => r.path === '/p1' && r.raw.includes(dep.body.payment_id)),
+        (l) => l.length > 0,
+        30_000,
+        250,
+      );
     }
     const path = (id: string, next: string) => `/webhooks/endpoints/${id}/deliveries?limit=1&next_token=${encodeURIComponent(next)}`;
     const page1 = await api('GET', `/webhooks/endpoints/${ep1.body.endpoint_id}/deliveries?limit=1`, { token: t1 });

@@ -25,7 +25,11 @@ export interface ApiResponse<T = any> {
 }
 
 /** Calls the API; JSON bodies are sent and parsed. */
-export async function api<T = any>(method: string, path: string, opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+export async function api<T = any>(
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let body: string | undefined;
@@ -57,9 +61,19 @@ export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean
 }
 
 /** Lines of the local SNS stand-in (`notifications.jsonl`). */
-export function notifications(): Array<{ topic: string; subject: string; message: string; attributes: Record<string, string>; published_at: string }> {
+export function notifications(): Array<{
+  topic: string;
+  subject: string;
+  message: string;
+  attributes: Record<string, string>;
+  published_at: string;
+}> {
   try {
-    return readFileSync(join(stackDataDir(), 'notifications.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    return readFileSync(join(stackDataDir(), 'notifications.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
   } catch {
     return [];
   }

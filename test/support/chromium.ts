@@ -17,7 +17,9 @@ function findChromium(): string | undefined {
     if (!name) continue;
     try {
       return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
-    } catch { /* not on PATH */ }
+    } catch {
+      /* not on PATH */
+    }
   }
   return undefined;
 }
@@ -37,7 +39,20 @@ export function describeWithChromium(what: string): jest.Describe {
 export async function headlessChromium(args: string[], url: string, virtualTimeMs = 10_000): Promise<string> {
   const profile = mkdtempSync(join(tmpdir(), 'chromium-'));
   try {
-    const { stdout } = await run(findChromium()!, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`, `--virtual-time-budget=${virtualTimeMs}`, ...args, url], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
+    const { stdout } = await run(
+      findChromium()!,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        `--user-data-dir=${profile}`,
+        `--virtual-time-budget=${virtualTimeMs}`,
+        ...args,
+        url,
+      ],
+      { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+    );
     return stdout;
   } finally {
     rmSync(profile, { recursive: true, force: true });

@@ -29,13 +29,21 @@ export interface StackProcess {
 export async function startStackProcess(env: Record<string, string> = {}, timeoutMs = 90_000): Promise<StackProcess> {
   const iamOn = !/^(false|0|off|no)$/i.test((env.LOCAL_IAM_ENFORCE ?? process.env.LOCAL_IAM_ENFORCE ?? '').trim());
   // IAM enforcement's role policies come from a CDK synth (tens of seconds when the sources changed): cached first, outside the start timeout.
-  if (iamOn) await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/local/iam/prepare.ts'], { cwd: repoRoot(), timeout: 600_000 });
+  if (iamOn)
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/local/iam/prepare.ts'], { cwd: repoRoot(), timeout: 600_000 });
   const dataDir = mkdtempSync(join(tmpdir(), 'coffee-trace-test-'));
   const infoFile = join(dataDir, 'stack-info.json');
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
     cwd: repoRoot(),
-    env: { ...process.env, PORT: '0', LOCAL_DATA_DIR: dataDir, LOCAL_STACK_INFO_FILE: infoFile, LOCAL_TIME_SCALE: '0.01', PAYOUT_SANDBOX_SETTLE_MS: '200',
-      ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOCAL_DATA_DIR: dataDir,
+      LOCAL_STACK_INFO_FILE: infoFile,
+      LOCAL_TIME_SCALE: '0.01',
+      PAYOUT_SANDBOX_SETTLE_MS: '200',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

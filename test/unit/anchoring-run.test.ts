@@ -10,7 +10,8 @@ import { fakeWorkQueue } from './support/fakes';
  * one open anchor at a time, markers leave the pending set only when a mined anchor settles them.
  */
 
-const hash = (batch: string, seq: number) => `${seq.toString(16).padStart(2, '0')}${[...batch].map((c) => c.charCodeAt(0).toString(16)).join('')}`.padEnd(64, '0').slice(0, 64);
+const hash = (batch: string, seq: number) =>
+  `${seq.toString(16).padStart(2, '0')}${[...batch].map((c) => c.charCodeAt(0).toString(16)).join('')}`.padEnd(64, '0').slice(0, 64);
 
 class MemoryAnchorStore implements AuditAnchorStore {
   heads_ = new Map<string, number>();
@@ -28,13 +29,22 @@ class MemoryAnchorStore implements AuditAnchorStore {
   }
 
   async pendingMarkers(limit: number) {
-    return [...this.markers].filter(([, m]) => m.pending).slice(0, limit).map(([marker_id, m]) => ({ marker_id, batch_ids: m.batch_ids }));
+    return [...this.markers]
+      .filter(([, m]) => m.pending)
+      .slice(0, limit)
+      .map(([marker_id, m]) => ({ marker_id, batch_ids: m.batch_ids }));
   }
   async heads(batchIds: string[]): Promise<AuditHead[]> {
-    return batchIds.filter((b) => this.heads_.has(b)).map((b) => ({ batch_id: b, sequence_number: this.heads_.get(b)!, hash: hash(b, this.heads_.get(b)!) }));
+    return batchIds
+      .filter((b) => this.heads_.has(b))
+      .map((b) => ({ batch_id: b, sequence_number: this.heads_.get(b)!, hash: hash(b, this.heads_.get(b)!) }));
   }
   async anchoredHeads(heads: AuditHead[]) {
-    return new Set(heads.filter((h) => this.batchAnchors.some((a) => a.batch_id === h.batch_id && a.head_sequence_number === h.sequence_number)).map((h) => `${h.batch_id}#${h.sequence_number}`));
+    return new Set(
+      heads
+        .filter((h) => this.batchAnchors.some((a) => a.batch_id === h.batch_id && a.head_sequence_number === h.sequence_number))
+        .map((h) => `${h.batch_id}#${h.sequence_number}`),
+    );
   }
   async clearStaleMarkers(markerIds: string[]) {
     for (const id of markerIds) this.markers.get(id)!.pending = false;
@@ -49,8 +59,14 @@ class MemoryAnchorStore implements AuditAnchorStore {
     this.openId = anchor.anchor_id;
     return true;
   }
-  async finish(anchor: AuditAnchorRecord, batchAnchors: Array<BatchAnchor & { batch_id: string }>, mined: { tx_hash: string; block_number: number }) {
-    for (const a of batchAnchors) if (!this.batchAnchors.some((x) => x.batch_id === a.batch_id && x.head_sequence_number === a.head_sequence_number)) this.batchAnchors.push(a);
+  async finish(
+    anchor: AuditAnchorRecord,
+    batchAnchors: Array<BatchAnchor & { batch_id: string }>,
+    mined: { tx_hash: string; block_number: number },
+  ) {
+    for (const a of batchAnchors)
+      if (!this.batchAnchors.some((x) => x.batch_id === a.batch_id && x.head_sequence_number === a.head_sequence_number))
+        this.batchAnchors.push(a);
     for (const id of anchor.marker_ids) this.markers.get(id)!.pending = false;
     const stored = this.anchors.get(anchor.anchor_id)!;
     if (stored.status === 'OPEN') Object.assign(stored, { status: 'ANCHORED', ...mined });
@@ -76,7 +92,7 @@ function setUp() {
   let clock = Date.parse('2026-11-22T10:00:00.000Z');
   const deps: AnchoringDeps = {
     anchors: store,
-    custody: { getLedgerTx: async (id) => ledgerTxs.get(id) ?? (store.writes.find((w) => w.ledger_tx_id === id) ?? null) },
+    custody: { getLedgerTx: async (id) => ledgerTxs.get(id) ?? store.writes.find((w) => w.ledger_tx_id === id) ?? null },
     ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', { send: async (m) => void queued.push(m) }),
     now: () => {
       clock += 300_000;
@@ -86,7 +102,11 @@ function setUp() {
   /** The single ledger writer landed (or refused) the anchor's transaction. */
   const land = (id: string, status: 'CONFIRMED' | 'FAILED', block = 100) => {
     const w = store.writes.find((x) => x.ledger_tx_id === id)!;
-    ledgerTxs.set(id, { ...w, status, ...(status === 'CONFIRMED' ? { tx_hash: `0x${'aa'.repeat(32)}`, block_number: block } : { failure: 'reverted' }) });
+    ledgerTxs.set(id, {
+      ...w,
+      status,
+      ...(status === 'CONFIRMED' ? { tx_hash: `0x${'aa'.repeat(32)}`, block_number: block } : { failure: 'reverted' }),
+    });
   };
   return { store, deps, queued, land };
 }
@@ -104,7 +124,12 @@ describe('runAnchor (the scheduled audit-anchorer)', () => {
     const r = await runAnchor(deps);
     expect(r).toMatchObject({ outcome: 'OPENED', heads: 250, markers: 750 });
     expect(store.writes).toHaveLength(1);
-    expect(store.writes[0]).toMatchObject({ kind: 'ANCHOR', head_count: 250, status: 'PENDING', root: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(store.writes[0]).toMatchObject({
+      kind: 'ANCHOR',
+      head_count: 250,
+      status: 'PENDING',
+      root: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect(queued).toEqual([{ ledger_tx_id: store.writes[0]!.ledger_tx_id }]);
     // Every head is the batch's newest entry (3), so one anchor covers all three entries of each batch.
     expect(new Set(store.anchors.get(store.writes[0]!.anchor_id)!.heads.map((h) => h.sequence_number))).toEqual(new Set([3]));
@@ -126,7 +151,9 @@ describe('runAnchor (the scheduled audit-anchorer)', () => {
     expect(store.anchors.get(first.anchor_id)).toMatchObject({ status: 'ANCHORED', block_number: 321 });
     expect(second).toMatchObject({ outcome: 'OPENED', heads: 1, markers: 1 });
     const b1 = await store.ofBatch('BATCH-2026-000001');
-    expect(b1).toEqual([expect.objectContaining({ head_sequence_number: 1, root: first.root, block_number: 321, anchor_id: first.anchor_id })]);
+    expect(b1).toEqual([
+      expect.objectContaining({ head_sequence_number: 1, root: first.root, block_number: 321, anchor_id: first.anchor_id }),
+    ]);
     for (const a of [...b1, ...(await store.ofBatch('BATCH-2026-000002'))]) {
       expect(verifyAnchorProof({ batch_id: a.batch_id, sequence_number: a.head_sequence_number, hash: a.head_hash }, a)).toBe(true);
     }
@@ -160,7 +187,9 @@ describe('runAnchor (the scheduled audit-anchorer)', () => {
 
     const stored = store.anchors.get(opened.anchor_id)!;
     const altered = { ...stored, heads: [{ ...stored.heads[0]!, hash: 'cd'.repeat(32) }] };
-    await expect(finishAnchor(deps, altered, { tx_hash: `0x${'bb'.repeat(32)}`, block_number: 55 })).rejects.toThrow(/does not lead to the anchored root/);
+    await expect(finishAnchor(deps, altered, { tx_hash: `0x${'bb'.repeat(32)}`, block_number: 55 })).rejects.toThrow(
+      /does not lead to the anchored root/,
+    );
   });
 
   it('marker/head race: an entry appended between reading the markers and reading the heads is anchored once, and its marker is cleared against that head', async () => {

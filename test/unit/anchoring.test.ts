@@ -6,7 +6,11 @@ import { ANCHOR_LEAF_TYPES, anchorLeafHash, verifyAnchorProof, type AuditHead } 
 
 /** Anchoring primitives (issue 13, docs/api/anchoring.md#anchoring-of-the-audit-log): one Merkle root over many batches' audit heads, a proof per head. */
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-const head = (i: number, seq = 3): AuditHead => ({ batch_id: `BATCH-2026-${String(i).padStart(6, '0')}`, sequence_number: seq, hash: sha(`entry ${i} ${seq}`) });
+const head = (i: number, seq = 3): AuditHead => ({
+  batch_id: `BATCH-2026-${String(i).padStart(6, '0')}`,
+  sequence_number: seq,
+  hash: sha(`entry ${i} ${seq}`),
+});
 
 describe('buildAnchorTree', () => {
   it('gives every head a proof that verifies under the root, and the same root in any order', () => {
@@ -42,30 +46,38 @@ describe('buildAnchorTree', () => {
   });
 
   it('property: for any set of heads, every proof verifies and no proof verifies another head', () => {
-    fc.assert(fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 999_999 }), { minLength: 1, maxLength: 40 }), fc.nat(), (ids, pick) => {
-      const heads = ids.map((i) => head(i, (i % 17) + 1));
-      const tree = buildAnchorTree(heads);
-      const a = heads[pick % heads.length]!;
-      const b = heads[(pick + 1) % heads.length]!;
-      return verifyAnchorProof(a, tree.proofs.get(a.batch_id)!) && (a === b || !verifyAnchorProof(b, tree.proofs.get(a.batch_id)!));
-    }), { numRuns: 200 });
-  });
-
-  it('property: the viem verifier and leaf hash agree with OpenZeppelin StandardMerkleTree for any heads and any (also forged) proof', () => {
-    fc.assert(fc.property(
-      fc.uniqueArray(fc.integer({ min: 1, max: 999_999 }), { minLength: 1, maxLength: 40 }), fc.nat(), fc.boolean(),
-      (ids, pick, forge) => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 999_999 }), { minLength: 1, maxLength: 40 }), fc.nat(), (ids, pick) => {
         const heads = ids.map((i) => head(i, (i % 17) + 1));
         const tree = buildAnchorTree(heads);
         const a = heads[pick % heads.length]!;
-        const p = tree.proofs.get(a.batch_id)!;
-        const proof = forge && p.proof.length > 0 ? [...p.proof.slice(1), p.proof[0]!] : p.proof;
-        const leaf = [a.batch_id, String(a.sequence_number), `0x${a.hash}`];
-        const library = StandardMerkleTree.verify(p.root, [...ANCHOR_LEAF_TYPES], leaf, proof);
-        const ours = verifyAnchorProof(a, { root: p.root, proof });
-        const single = StandardMerkleTree.of([leaf], [...ANCHOR_LEAF_TYPES]);
-        return library === ours && single.leafHash(leaf) === anchorLeafHash(a);
-      },
-    ), { numRuns: 200 });
+        const b = heads[(pick + 1) % heads.length]!;
+        return verifyAnchorProof(a, tree.proofs.get(a.batch_id)!) && (a === b || !verifyAnchorProof(b, tree.proofs.get(a.batch_id)!));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('property: the viem verifier and leaf hash agree with OpenZeppelin StandardMerkleTree for any heads and any (also forged) proof', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 999_999 }), { minLength: 1, maxLength: 40 }),
+        fc.nat(),
+        fc.boolean(),
+        (ids, pick, forge) => {
+          const heads = ids.map((i) => head(i, (i % 17) + 1));
+          const tree = buildAnchorTree(heads);
+          const a = heads[pick % heads.length]!;
+          const p = tree.proofs.get(a.batch_id)!;
+          const proof = forge && p.proof.length > 0 ? [...p.proof.slice(1), p.proof[0]!] : p.proof;
+          const leaf = [a.batch_id, String(a.sequence_number), `0x${a.hash}`];
+          const library = StandardMerkleTree.verify(p.root, [...ANCHOR_LEAF_TYPES], leaf, proof);
+          const ours = verifyAnchorProof(a, { root: p.root, proof });
+          const single = StandardMerkleTree.of([leaf], [...ANCHOR_LEAF_TYPES]);
+          return library === ours && single.leafHash(leaf) === anchorLeafHash(a);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -19,9 +19,14 @@ const run = promisify(execFile);
 const clientDir = join(repoRoot(), 'clients/typescript');
 
 interface ClientPackage {
-  name: string; version: string; type: string; main: string; types: string;
+  name: string;
+  version: string;
+  type: string;
+  main: string;
+  types: string;
   exports: Record<string, { types: string; default?: string }>;
-  files: string[]; dependencies: Record<string, string>;
+  files: string[];
+  dependencies: Record<string, string>;
 }
 const pkg = JSON.parse(readFileSync(join(clientDir, 'package.json'), 'utf8')) as ClientPackage;
 /** The generated types, as the package exports them (gen-client.ts writes them there: its --check names the file). */
@@ -29,12 +34,17 @@ const API_TYPES_PATH = join('clients/typescript', pkg.exports['./api-types']?.ty
 
 describe('clients/typescript (the typed client package)', () => {
   it(`${API_TYPES_PATH} is what openapi-typescript generates from the current OpenAPI document (else run \`npm run gen:client\`)`, async () => {
-    const result = await run(process.execPath, ['--import', 'tsx', join(repoRoot(), 'infra/tools/gen-client.ts'), '--check'], { cwd: repoRoot(), maxBuffer: 16 * 1024 * 1024 })
-      .then(({ stdout }) => ({ code: 0, out: stdout }), (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: `${err.stdout}${err.stderr}` }));
+    const result = await run(process.execPath, ['--import', 'tsx', join(repoRoot(), 'infra/tools/gen-client.ts'), '--check'], {
+      cwd: repoRoot(),
+      maxBuffer: 16 * 1024 * 1024,
+    }).then(
+      ({ stdout }) => ({ code: 0, out: stdout }),
+      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: `${err.stdout}${err.stderr}` }),
+    );
     expect(result).toEqual({ code: 0, out: `${join(repoRoot(), API_TYPES_PATH)} matches the OpenAPI document.\n` });
   });
 
-  it('package.json: a scoped name, the OpenAPI document\'s version, ESM with a types entry, every listed file present', () => {
+  it("package.json: a scoped name, the OpenAPI document's version, ESM with a types entry, every listed file present", () => {
     expect(pkg.name).toBe('@coffee-trace/api-client');
     expect(pkg.version).toBe((openApiDocument('http://127.0.0.1:3000') as { info: { version: string } }).info.version);
     expect(pkg.type).toBe('module');
@@ -45,11 +55,12 @@ describe('clients/typescript (the typed client package)', () => {
   });
 
   it('depends on openapi-fetch only, at the exact version the service installs', () => {
-    const installed = (JSON.parse(readFileSync(join(repoRoot(), 'node_modules/openapi-fetch/package.json'), 'utf8')) as { version: string }).version;
+    const installed = (JSON.parse(readFileSync(join(repoRoot(), 'node_modules/openapi-fetch/package.json'), 'utf8')) as { version: string })
+      .version;
     expect(pkg.dependencies).toEqual({ 'openapi-fetch': installed });
   });
 
-  it('the README\'s example is example.ts, verbatim', () => {
+  it("the README's example is example.ts, verbatim", () => {
     const example = readFileSync(join(clientDir, 'example.ts'), 'utf8');
     const readme = readFileSync(join(clientDir, 'README.md'), 'utf8');
     const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
@@ -62,7 +73,9 @@ describe('clients/typescript (the typed client package)', () => {
       captured.push(request);
       return new Response(JSON.stringify({ batch_id: 'B-1' }), { status: 200, headers: { 'content-type': 'application/json' } });
     };
-    beforeEach(() => { captured.length = 0; });
+    beforeEach(() => {
+      captured.length = 0;
+    });
 
     it('sends the token as a bearer token on every request, against the base URL', async () => {
       const api = createCoffeeTraceClient({ baseUrl: 'https://api.example.org', token: 'tok-1', fetch });

@@ -10,11 +10,19 @@ import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 
-interface Violation { from: string; to: string; rule: { name: string } }
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
 
 function cruise(): { violations: Violation[]; modules: number } {
   const bin = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
-  const r = spawnSync(process.execPath, [bin, '--config', '.dependency-cruiser.cjs', '--output-type', 'json', 'shared', 'functions', 'infra'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(
+    process.execPath,
+    [bin, '--config', '.dependency-cruiser.cjs', '--output-type', 'json', 'shared', 'functions', 'infra'],
+    { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   if (r.status !== 0 && !r.stdout) throw new Error(`dependency-cruiser failed: ${r.stderr}`);
   const out = JSON.parse(r.stdout) as { summary: { violations: Violation[]; totalCruised: number } };
   return { violations: out.summary.violations, modules: out.summary.totalCruised };
@@ -33,7 +41,14 @@ describe('the dependency rule', () => {
 
   it('configures every layer rule', () => {
     const config = readFileSync(join(root, '.dependency-cruiser.cjs'), 'utf8');
-    for (const rule of ['domain-is-pure', 'use-cases-use-ports', 'handlers-not-adapters', 'adapters-implement-ports', 'transport-not-adapters', 'no-circular']) {
+    for (const rule of [
+      'domain-is-pure',
+      'use-cases-use-ports',
+      'handlers-not-adapters',
+      'adapters-implement-ports',
+      'transport-not-adapters',
+      'no-circular',
+    ]) {
       expect(config).toContain(`name: '${rule}'`);
     }
   });

@@ -5,7 +5,13 @@ import { STAGE_CODES } from '../../shared/adapters/ledger/abi';
 import { buildAuditEntry, GENESIS_HASH } from '../../shared/domain/audit';
 import { buildAnchorTree } from '../../shared/domain/anchor-tree';
 import type { BatchAnchor } from '../../shared/domain/anchoring';
-import { verifyAuditTrail, type AnchorClaims, type ChainStage, type ChainTrail, type EvidenceFetcher } from '../../shared/domain/audit-verify';
+import {
+  verifyAuditTrail,
+  type AnchorClaims,
+  type ChainStage,
+  type ChainTrail,
+  type EvidenceFetcher,
+} from '../../shared/domain/audit-verify';
 import { tokenIdForBatch } from '../../shared/domain/ids';
 import type { Hex } from '../../shared/domain/ports';
 import type { AuditEntry } from '../../shared/domain/records';
@@ -36,7 +42,15 @@ function periodicAnchor(entries: AuditEntry[], head: number): BatchAnchor {
     { batch_id: 'BATCH-2026-000002', sequence_number: 3, hash: 'ab'.repeat(32) },
   ]);
   const p = tree.proofs.get(BATCH)!;
-  return { anchor_id: 'ANCHOR-1', head_sequence_number: head, head_hash: h.hash, root: p.root, proof: p.proof, tx_hash: txHash(100), block_number: ANCHOR_BLOCK };
+  return {
+    anchor_id: 'ANCHOR-1',
+    head_sequence_number: head,
+    head_hash: h.hash,
+    root: p.root,
+    proof: p.proof,
+    tx_hash: txHash(100),
+    block_number: ANCHOR_BLOCK,
+  };
 }
 
 /** Roots "anchored on chain": AuditAnchor.anchoredAtBlock as a map. */
@@ -49,13 +63,22 @@ function rootsOnChain(...anchors: BatchAnchor[]): AnchorClaims['rootBlock'] {
 async function buildTrail(): Promise<Trail> {
   const pkg = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: PHOTO, extension: 'jpg' } });
   const specs: Array<{ type: string; actor: string; payload: Record<string, unknown> }> = [
-    { type: 'BATCH_SUBMITTED', actor: 'agent-COOP-1', payload: { token_id: TOKEN.toString(), farmer_id: 'FRM-000123', weight_kg: 250, grade: 'screen18' } },
+    {
+      type: 'BATCH_SUBMITTED',
+      actor: 'agent-COOP-1',
+      payload: { token_id: TOKEN.toString(), farmer_id: 'FRM-000123', weight_kg: 250, grade: 'screen18' },
+    },
     { type: 'PAYOUT_PROCESSING', actor: 'system', payload: { payment_id: 'PAY-2026-000001-01', amount_ugx: 1_750_000 } },
     {
-      type: 'STAGE_CHANGED', actor: 'agent-COOP-1',
+      type: 'STAGE_CHANGED',
+      actor: 'agent-COOP-1',
       payload: { stage: 'GRADED', previous_stage: 'DELIVERED', evidence_ipfs_cid: pkg.cid, evidence: EVIDENCE, token_id: TOKEN.toString() },
     },
-    { type: 'PAYMENT_CONFIRMED', actor: 'system', payload: { payment_id: 'PAY-2026-000001-01', provider_reference: 'PAY-2026-000001-01-A1' } },
+    {
+      type: 'PAYMENT_CONFIRMED',
+      actor: 'system',
+      payload: { payment_id: 'PAY-2026-000001-01', provider_reference: 'PAY-2026-000001-01-A1' },
+    },
   ];
   const entries: AuditEntry[] = [];
   let prevHash = GENESIS_HASH;
@@ -66,7 +89,17 @@ async function buildTrail(): Promise<Trail> {
   });
   const chain: ChainTrail = {
     mints: [{ tokenId: TOKEN, batchId: BATCH, auditHash: `0x${entries[0]!.hash}`, txHash: txHash(1), blockNumber: 10n }],
-    stages: [{ tokenId: TOKEN, stage: STAGE_CODES.GRADED, evidenceCid: pkg.cid, auditHash: `0x${entries[2]!.hash}`, txHash: txHash(2), logIndex: 0, blockNumber: 11n }],
+    stages: [
+      {
+        tokenId: TOKEN,
+        stage: STAGE_CODES.GRADED,
+        evidenceCid: pkg.cid,
+        auditHash: `0x${entries[2]!.hash}`,
+        txHash: txHash(2),
+        logIndex: 0,
+        blockNumber: 11n,
+      },
+    ],
   };
   const store = new Map([[pkg.cid, pkg.files]]);
   const fetchEvidence: EvidenceFetcher = async (cid) => {
@@ -86,8 +119,11 @@ describe('verifyAuditTrail', () => {
   });
   const verify = (over: Partial<Omit<Trail, 'pkg'>> = {}) =>
     verifyAuditTrail({
-      batchId: BATCH, entries: over.entries ?? t.entries, chain: over.chain ?? t.chain,
-      fetchEvidence: 'fetchEvidence' in over ? over.fetchEvidence : t.fetchEvidence, anchoring: over.anchoring ?? t.anchoring,
+      batchId: BATCH,
+      entries: over.entries ?? t.entries,
+      chain: over.chain ?? t.chain,
+      fetchEvidence: 'fetchEvidence' in over ? over.fetchEvidence : t.fetchEvidence,
+      anchoring: over.anchoring ?? t.anchoring,
     });
 
   it('verifies an untampered trail: chain, mint, stage event and evidence', async () => {
@@ -96,15 +132,28 @@ describe('verifyAuditTrail', () => {
     expect(r.verified).toBe(true);
     expect(r.first_failure).toBeUndefined();
     expect(r.checks.map((c) => `${c.message_id} ${c.check}`)).toEqual([
-      `${aud(1)} hash_chain`, `${aud(1)} mint_event`, `${aud(1)} anchor`,
-      `${aud(2)} hash_chain`, `${aud(2)} anchor`,
-      `${aud(3)} hash_chain`, `${aud(3)} trace_log_event`, `${aud(3)} evidence_cid`, `${aud(3)} evidence_content`, `${aud(3)} anchor`,
-      `${aud(4)} hash_chain`, `${aud(4)} anchor`,
+      `${aud(1)} hash_chain`,
+      `${aud(1)} mint_event`,
+      `${aud(1)} anchor`,
+      `${aud(2)} hash_chain`,
+      `${aud(2)} anchor`,
+      `${aud(3)} hash_chain`,
+      `${aud(3)} trace_log_event`,
+      `${aud(3)} evidence_cid`,
+      `${aud(3)} evidence_content`,
+      `${aud(3)} anchor`,
+      `${aud(4)} hash_chain`,
+      `${aud(4)} anchor`,
     ]);
     // Mint and stage entries by their own transactions; the others by the periodic anchor of head #4.
     expect(r.anchors).toEqual([
       { tx_hash: txHash(1), block_number: 10 },
-      expect.objectContaining({ tx_hash: txHash(100), block_number: ANCHOR_BLOCK, head_sequence_number: 4, root: t.anchoring.claimed.length ? (t.anchoring.claimed[0] as BatchAnchor).root : '' }),
+      expect.objectContaining({
+        tx_hash: txHash(100),
+        block_number: ANCHOR_BLOCK,
+        head_sequence_number: 4,
+        root: t.anchoring.claimed.length ? (t.anchoring.claimed[0] as BatchAnchor).root : '',
+      }),
       { tx_hash: txHash(2), block_number: 11 },
       expect.objectContaining({ head_sequence_number: 4, head_hash: t.entries[3]!.hash }),
     ]);
@@ -119,7 +168,15 @@ describe('verifyAuditTrail', () => {
       const out: AuditEntry[] = [];
       let prev = GENESIS_HASH;
       t.entries.forEach((e, i) => {
-        const next = buildAuditEntry({ batchId: BATCH, seq: e.sequence_number, at: e.at, actor: e.actor, type: e.type, prevHash: prev, payload: i + 1 === k ? payload : e.payload });
+        const next = buildAuditEntry({
+          batchId: BATCH,
+          seq: e.sequence_number,
+          at: e.at,
+          actor: e.actor,
+          type: e.type,
+          prevHash: prev,
+          payload: i + 1 === k ? payload : e.payload,
+        });
         out.push(next);
         prev = next.hash;
       });
@@ -155,7 +212,9 @@ describe('verifyAuditTrail', () => {
       const forged = rewrite(2, { payment_id: 'PAY-2026-000001-01', amount_ugx: 9_999_999 });
       const r = await verify({ entries: forged });
       expect(r.verified).toBe(false);
-      expect(failures(r).map((c) => `${c.message_id} ${c.check}`)).toEqual(expect.arrayContaining([`${aud(2)} anchor`, `${aud(3)} trace_log_event`, `${aud(4)} anchor`]));
+      expect(failures(r).map((c) => `${c.message_id} ${c.check}`)).toEqual(
+        expect.arrayContaining([`${aud(2)} anchor`, `${aud(3)} trace_log_event`, `${aud(4)} anchor`]),
+      );
     });
 
     it('refuses a root the ledger never anchored, one anchored at another block, a bad proof and a malformed claim', async () => {
@@ -167,7 +226,14 @@ describe('verifyAuditTrail', () => {
       const badProof = { ...a, proof: [`0x${'00'.repeat(32)}` as Hex] };
       const r = await verify({ anchoring: { claimed: [badProof], rootBlock: rootsOnChain(a) } });
       expect(failures(r)[0]!.detail).toContain('does not lead to the root');
-      const unreadable = await verify({ anchoring: { claimed: [a], rootBlock: async () => { throw new Error('rpc down'); } } });
+      const unreadable = await verify({
+        anchoring: {
+          claimed: [a],
+          rootBlock: async () => {
+            throw new Error('rpc down');
+          },
+        },
+      });
       expect(failures(unreadable)[0]!.detail).toContain('could not be read: rpc down');
       const malformed = await verify({ anchoring: { claimed: [{ root: 'nope' }], rootBlock: rootsOnChain(a) } });
       expect(failures(malformed).map((c) => c.check)).toEqual(['anchor', 'anchor']);
@@ -185,7 +251,14 @@ describe('verifyAuditTrail', () => {
   });
 
   it('ignores StageRecorded events of other tokens', async () => {
-    const other: ChainStage = { tokenId: TOKEN + 1n, stage: 2, evidenceCid: 'bafyother', auditHash: `0x${'ab'.repeat(32)}`, txHash: txHash(9), logIndex: 0 };
+    const other: ChainStage = {
+      tokenId: TOKEN + 1n,
+      stage: 2,
+      evidenceCid: 'bafyother',
+      auditHash: `0x${'ab'.repeat(32)}`,
+      txHash: txHash(9),
+      logIndex: 0,
+    };
     const r = await verify({ chain: { ...t.chain, stages: [...t.chain.stages, other] } });
     expect(r.verified).toBe(true);
   });
@@ -214,7 +287,9 @@ describe('verifyAuditTrail', () => {
     const r = await verify({ entries });
     expect(r.verified).toBe(false);
     expect(r.first_failure).toMatchObject({ sequence_number: 3, message_id: aud(3), check: 'hash_chain' });
-    const chainFailures = failures(r).filter((c) => c.check === 'hash_chain').map((c) => c.message_id);
+    const chainFailures = failures(r)
+      .filter((c) => c.check === 'hash_chain')
+      .map((c) => c.message_id);
     expect(chainFailures).toEqual([aud(3), aud(4)]);
     expect(failures(r).find((c) => c.message_id === aud(4))?.detail).toMatch(/does not link/);
   });
@@ -236,7 +311,14 @@ describe('verifyAuditTrail', () => {
   });
 
   it('catches an extra StageRecorded event of the token that no entry claims', async () => {
-    const extra: ChainStage = { tokenId: TOKEN, stage: STAGE_CODES.MILLED, evidenceCid: t.pkg.cid, auditHash: `0x${'cd'.repeat(32)}`, txHash: txHash(3), logIndex: 1 };
+    const extra: ChainStage = {
+      tokenId: TOKEN,
+      stage: STAGE_CODES.MILLED,
+      evidenceCid: t.pkg.cid,
+      auditHash: `0x${'cd'.repeat(32)}`,
+      txHash: txHash(3),
+      logIndex: 1,
+    };
     const r = await verify({ chain: { ...t.chain, stages: [...t.chain.stages, extra] } });
     expect(r.verified).toBe(false);
     expect(failures(r)).toEqual([expect.objectContaining({ sequence_number: 0, message_id: '-', check: 'trace_log_event' })]);
@@ -247,13 +329,29 @@ describe('verifyAuditTrail', () => {
   it('catches a second StageRecorded carrying the same audit hash', async () => {
     const dup: ChainStage = { ...t.chain.stages[0]!, txHash: txHash(4) };
     const r = await verify({ chain: { ...t.chain, stages: [...t.chain.stages, dup] } });
-    expect(r.first_failure).toMatchObject({ sequence_number: 3, check: 'trace_log_event', detail: expect.stringMatching(/2 StageRecorded events/) });
+    expect(r.first_failure).toMatchObject({
+      sequence_number: 3,
+      check: 'trace_log_event',
+      detail: expect.stringMatching(/2 StageRecorded events/),
+    });
   });
 
   it('catches a StageRecorded that commits to an off-chain entry', async () => {
-    const wrong: ChainStage = { tokenId: TOKEN, stage: 6, evidenceCid: t.pkg.cid, auditHash: `0x${t.entries[3]!.hash}`, txHash: txHash(5), logIndex: 0 };
+    const wrong: ChainStage = {
+      tokenId: TOKEN,
+      stage: 6,
+      evidenceCid: t.pkg.cid,
+      auditHash: `0x${t.entries[3]!.hash}`,
+      txHash: txHash(5),
+      logIndex: 0,
+    };
     const r = await verify({ chain: { ...t.chain, stages: [...t.chain.stages, wrong] } });
-    expect(r.first_failure).toMatchObject({ sequence_number: 4, message_id: aud(4), check: 'trace_log_event', detail: expect.stringMatching(/PAYMENT_CONFIRMED entry/) });
+    expect(r.first_failure).toMatchObject({
+      sequence_number: 4,
+      message_id: aud(4),
+      check: 'trace_log_event',
+      detail: expect.stringMatching(/PAYMENT_CONFIRMED entry/),
+    });
   });
 
   it('catches a StageRecorded with a different evidence CID', async () => {
@@ -269,12 +367,18 @@ describe('verifyAuditTrail', () => {
   it('catches a StageRecorded with another stage code', async () => {
     const stages = [{ ...t.chain.stages[0]!, stage: STAGE_CODES.MILLED }];
     const r = await verify({ chain: { ...t.chain, stages } });
-    expect(r.first_failure).toMatchObject({ sequence_number: 3, check: 'trace_log_event', detail: expect.stringContaining('stage MILLED=2, entry has GRADED=1') });
+    expect(r.first_failure).toMatchObject({
+      sequence_number: 3,
+      check: 'trace_log_event',
+      detail: expect.stringContaining('stage MILLED=2, entry has GRADED=1'),
+    });
   });
 
   it('catches changed evidence.json bytes served for the CID (CID and content both fail on entry 3)', async () => {
     const fetchEvidence: EvidenceFetcher = async () => ({
-      files: t.pkg.files.map((f) => (f.path === EVIDENCE_FILE ? { path: f.path, bytes: canonicalEvidenceBytes({ ...EVIDENCE, moisture_pct: 10.5 }) } : f)),
+      files: t.pkg.files.map((f) =>
+        f.path === EVIDENCE_FILE ? { path: f.path, bytes: canonicalEvidenceBytes({ ...EVIDENCE, moisture_pct: 10.5 }) } : f,
+      ),
     });
     const r = await verify({ fetchEvidence });
     expect(r.verified).toBe(false);
@@ -285,7 +389,11 @@ describe('verifyAuditTrail', () => {
   it('fails evidence that IPFS does not have, or whose fetch throws', async () => {
     let r = await verify({ fetchEvidence: async () => null });
     expect(r.first_failure).toMatchObject({ sequence_number: 3, check: 'evidence_cid', detail: expect.stringMatching(/not available/) });
-    r = await verify({ fetchEvidence: async () => { throw new Error('gateway down'); } });
+    r = await verify({
+      fetchEvidence: async () => {
+        throw new Error('gateway down');
+      },
+    });
     expect(r.first_failure).toMatchObject({ sequence_number: 3, check: 'evidence_cid', detail: expect.stringMatching(/gateway down/) });
   });
 
@@ -302,9 +410,17 @@ describe('verifyAuditTrail', () => {
     let r = await verify({ chain: { ...t.chain, mints: [] } });
     expect(r.first_failure).toMatchObject({ sequence_number: 1, check: 'mint_event', detail: expect.stringMatching(/no BatchMinted/) });
     r = await verify({ chain: { ...t.chain, mints: [{ ...t.chain.mints[0]!, batchId: 'BATCH-2026-000002' }] } });
-    expect(r.first_failure).toMatchObject({ sequence_number: 1, check: 'mint_event', detail: expect.stringMatching(/batch id "BATCH-2026-000002"/) });
+    expect(r.first_failure).toMatchObject({
+      sequence_number: 1,
+      check: 'mint_event',
+      detail: expect.stringMatching(/batch id "BATCH-2026-000002"/),
+    });
     r = await verify({ chain: { ...t.chain, mints: [...t.chain.mints, { ...t.chain.mints[0]!, txHash: txHash(7) }] } });
-    expect(r.first_failure).toMatchObject({ sequence_number: 1, check: 'mint_event', detail: expect.stringMatching(/2 BatchMinted events/) });
+    expect(r.first_failure).toMatchObject({
+      sequence_number: 1,
+      check: 'mint_event',
+      detail: expect.stringMatching(/2 BatchMinted events/),
+    });
   });
 
   it('reports an empty trail and malformed entries as failures without throwing', async () => {
@@ -313,7 +429,11 @@ describe('verifyAuditTrail', () => {
     const entries = structuredClone(t.entries) as unknown as Array<Record<string, unknown>>;
     delete entries[1]!.payload;
     r = await verify({ entries: entries as unknown as AuditEntry[] });
-    expect(r.first_failure).toMatchObject({ sequence_number: 2, check: 'hash_chain', detail: expect.stringMatching(/malformed entry: payload/) });
+    expect(r.first_failure).toMatchObject({
+      sequence_number: 2,
+      check: 'hash_chain',
+      detail: expect.stringMatching(/malformed entry: payload/),
+    });
   });
 });
 
@@ -332,14 +452,20 @@ describe('fetchEvidenceFromGateway (in-memory fetch, no network)', () => {
       seen.push(url);
       const path = url.slice(BASE.length);
       if (path === `/ipfs/${pkg.cid}`) {
-        return response(200, JSON.stringify({ cid: pkg.cid, entries: pkg.files.map((f) => ({ name: f.path, cid: 'x', size: f.bytes.byteLength })) }), 'application/json');
+        return response(
+          200,
+          JSON.stringify({ cid: pkg.cid, entries: pkg.files.map((f) => ({ name: f.path, cid: 'x', size: f.bytes.byteLength })) }),
+          'application/json',
+        );
       }
       const file = pkg.files.find((f) => path === `/ipfs/${pkg.cid}/${f.path}`);
       return file ? response(200, file.bytes, 'application/octet-stream') : response(404, '{}', 'application/json');
     }) as typeof fetch;
     const fetchEvidence = fetchEvidenceFromGateway(`${BASE}/`, { fetch: fakeFetch });
     const got = await fetchEvidence(pkg.cid);
-    expect(got?.files.map((f) => [f.path, Buffer.from(f.bytes).toString('hex')])).toEqual(pkg.files.map((f) => [f.path, Buffer.from(f.bytes).toString('hex')]));
+    expect(got?.files.map((f) => [f.path, Buffer.from(f.bytes).toString('hex')])).toEqual(
+      pkg.files.map((f) => [f.path, Buffer.from(f.bytes).toString('hex')]),
+    );
     expect(seen[0]).toBe(`${BASE}/ipfs/${pkg.cid}`);
     const other = await buildEvidencePackage({ evidence: { x: 1 } });
     expect(await fetchEvidence(other.cid)).toBeNull();
@@ -347,20 +473,24 @@ describe('fetchEvidenceFromGateway (in-memory fetch, no network)', () => {
 
   it('falls back to raw blocks (trustless gateway) when the listing is not JSON, and rejects forged blocks', async () => {
     const blocks = new Map(pkg.blocks.map((b) => [b.cid, b.bytes]));
-    const makeFetch = (forge: boolean) => (async (url: string, init?: RequestInit) => {
-      const u = new URL(url);
-      const cid = u.pathname.replace('/ipfs/', '');
-      if (u.searchParams.get('format') !== 'raw') return response(200, '<html>listing</html>', 'text/html');
-      expect(new Headers(init?.headers).get('accept')).toBe('application/vnd.ipld.raw');
-      const bytes = blocks.get(cid);
-      if (!bytes) return response(404, 'not found', 'text/plain');
-      return response(200, forge && cid !== pkg.cid ? new Uint8Array([...bytes, 0]) : bytes, 'application/vnd.ipld.raw');
-    }) as typeof fetch;
+    const makeFetch = (forge: boolean) =>
+      (async (url: string, init?: RequestInit) => {
+        const u = new URL(url);
+        const cid = u.pathname.replace('/ipfs/', '');
+        if (u.searchParams.get('format') !== 'raw') return response(200, '<html>listing</html>', 'text/html');
+        expect(new Headers(init?.headers).get('accept')).toBe('application/vnd.ipld.raw');
+        const bytes = blocks.get(cid);
+        if (!bytes) return response(404, 'not found', 'text/plain');
+        return response(200, forge && cid !== pkg.cid ? new Uint8Array([...bytes, 0]) : bytes, 'application/vnd.ipld.raw');
+      }) as typeof fetch;
     const got = await fetchEvidenceFromGateway(BASE, { fetch: makeFetch(false) })(pkg.cid);
     expect(got?.files.map((f) => f.path).sort()).toEqual([EVIDENCE_FILE, 'photo.jpg']);
     const trail = await buildTrail();
     const r = await verifyAuditTrail({
-      batchId: BATCH, entries: trail.entries, chain: trail.chain, anchoring: trail.anchoring,
+      batchId: BATCH,
+      entries: trail.entries,
+      chain: trail.chain,
+      anchoring: trail.anchoring,
       fetchEvidence: fetchEvidenceFromGateway(BASE, { fetch: makeFetch(false) }),
     });
     expect(r.verified).toBe(true);

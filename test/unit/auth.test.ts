@@ -1,5 +1,14 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { callerFromContext, callerToContext, DUTIES, type Caller } from '../../shared/auth/claims';
 import { CLOCK_TOLERANCE_S, InvalidTokenError, verifyBearerToken } from '../../shared/auth/verify-token';
@@ -28,7 +37,10 @@ async function makeKey(alg: SigningKey['alg']): Promise<SigningKey> {
 const nowS = () => Math.floor(Date.now() / 1000);
 
 /** Signs a token; by default a 15-minute COOPERATIVE token from the trusted issuer. */
-async function token(claims: Record<string, unknown> = {}, opts: { key?: SigningKey; iat?: number; exp?: number; nbf?: number; iss?: string; aud?: string } = {}): Promise<string> {
+async function token(
+  claims: Record<string, unknown> = {},
+  opts: { key?: SigningKey; iat?: number; exp?: number; nbf?: number; iss?: string; aud?: string } = {},
+): Promise<string> {
   const key = opts.key ?? keys.ES256;
   const iat = opts.iat ?? nowS();
   const jwt = new SignJWT({ role: 'COOPERATIVE', cooperative_id: 'COOP-1', ...claims })
@@ -66,7 +78,13 @@ describe('verifyBearerToken: accepted tokens', () => {
     const caller = await verifyBearerToken(`Bearer ${jwt}`, getKey);
 
     // Assess
-    expect(caller).toEqual({ sub: 'user-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', mfi_id: undefined, duties: ['QUALITY_OFFICER', 'EXPORTER'] });
+    expect(caller).toEqual({
+      sub: 'user-1',
+      role: 'COOPERATIVE',
+      cooperative_id: 'COOP-1',
+      mfi_id: undefined,
+      duties: ['QUALITY_OFFICER', 'EXPORTER'],
+    });
   });
 
   it('gives a COOPERATIVE token without a duties claim every duty', async () => {
@@ -180,7 +198,14 @@ describe('verifyBearerToken: rejected tokens (401 UNAUTHORIZED)', () => {
     // Prepare: the key resolver would hand out the HMAC secret, so only the algorithm allow-list stops it
     const secret = new TextEncoder().encode('a-shared-secret-of-at-least-32-bytes!!');
     const keyFn: JWTVerifyGetKey = async (header, tok) => (header.alg === 'HS256' ? secret : getKey(header, tok));
-    const jwt = await new SignJWT({ role: 'ADMIN' }).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('10m').sign(secret);
+    const jwt = await new SignJWT({ role: 'ADMIN' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(secret);
 
     // Act
     const err = await rejection(`Bearer ${jwt}`, keyFn);
@@ -313,7 +338,11 @@ describe('verifyBearerToken: rejected tokens (401 UNAUTHORIZED)', () => {
     const jwt = await token();
 
     // Act
-    const errors = await Promise.all([` Bearer ${jwt}`, `Bearer ${jwt} `, `Bearer  ${jwt}`, `Bearer\t${jwt}`, `\u00a0Bearer ${jwt}`, `Bearer ${jwt}\u000b`].map((h) => rejection(h)));
+    const errors = await Promise.all(
+      [` Bearer ${jwt}`, `Bearer ${jwt} `, `Bearer  ${jwt}`, `Bearer\t${jwt}`, `\u00a0Bearer ${jwt}`, `Bearer ${jwt}\u000b`].map((h) =>
+        rejection(h),
+      ),
+    );
 
     // Assess
     for (const err of errors) expect(err.message).toMatch(/missing or malformed Authorization header/);
@@ -366,7 +395,8 @@ describe('authorizer context', () => {
 
 describe('authorizer handler', () => {
   const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/payments/PAY-2025-000001-01';
-  const event = (headers: Record<string, string>) => ({ type: 'REQUEST', methodArn, headers }) as unknown as APIGatewayRequestAuthorizerEvent;
+  const event = (headers: Record<string, string>) =>
+    ({ type: 'REQUEST', methodArn, headers }) as unknown as APIGatewayRequestAuthorizerEvent;
 
   beforeAll(() => {
     process.env.JWKS_URL = 'https://issuer.test/.well-known/jwks.json';
@@ -398,7 +428,9 @@ describe('authorizer handler', () => {
 
   it('allows the whole API and passes the caller as context for a valid token (JWKS served by a stubbed fetch)', async () => {
     // Prepare
-    const fetchSpy = jest.spyOn(globalThis, 'fetch').mockImplementation(async () => new Response(JSON.stringify(jwks), { status: 200, headers: { 'content-type': 'application/json' } }));
+    const fetchSpy = jest
+      .spyOn(globalThis, 'fetch')
+      .mockImplementation(async () => new Response(JSON.stringify(jwks), { status: 200, headers: { 'content-type': 'application/json' } }));
     const jwt = await token({ duties: ['MANAGER'] });
 
     // Act
@@ -408,13 +440,17 @@ describe('authorizer handler', () => {
     expect(fetchSpy).toHaveBeenCalledWith(expect.anything(), expect.anything());
     expect(String(fetchSpy.mock.calls[0]![0])).toBe(process.env.JWKS_URL);
     expect(result.principalId).toBe('user-1');
-    expect(result.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*' }]);
+    expect(result.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*' },
+    ]);
     expect(result.context).toEqual({ sub: 'user-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', mfi_id: '', duties: 'MANAGER' });
   });
 
   it('throws "Unauthorized" (401) for a token issued 30 days in the future', async () => {
     // Prepare (the key set fetched by the previous test is cached; the stub serves it otherwise)
-    jest.spyOn(globalThis, 'fetch').mockImplementation(async () => new Response(JSON.stringify(jwks), { status: 200, headers: { 'content-type': 'application/json' } }));
+    jest
+      .spyOn(globalThis, 'fetch')
+      .mockImplementation(async () => new Response(JSON.stringify(jwks), { status: 200, headers: { 'content-type': 'application/json' } }));
     const iat = nowS() + 30 * 24 * 3600;
     const jwt = await token({}, { iat, exp: iat + 3600 });
 

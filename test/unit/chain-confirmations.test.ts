@@ -1,4 +1,9 @@
-import { CHAIN_EVENT_RETRY_AFTER_SECONDS, confirmationsMissing, safeHead, type ChainDepthReader } from '../../shared/domain/chain-confirmations';
+import {
+  CHAIN_EVENT_RETRY_AFTER_SECONDS,
+  confirmationsMissing,
+  safeHead,
+  type ChainDepthReader,
+} from '../../shared/domain/chain-confirmations';
 import { DomainError, LedgerUnavailableError } from '../../shared/domain/errors';
 import { requireConfirmations } from '../../shared/use-cases/chain-confirmations';
 
@@ -6,7 +11,14 @@ import { requireConfirmations } from '../../shared/use-cases/chain-confirmations
 
 const TX = `0x${'ab'.repeat(32)}`;
 const chain = (block: bigint | null, head: bigint): ChainDepthReader & { reads: number } => {
-  const c = { reads: 0, transactionBlock: async () => { c.reads++; return block; }, headBlock: async () => head };
+  const c = {
+    reads: 0,
+    transactionBlock: async () => {
+      c.reads++;
+      return block;
+    },
+    headBlock: async () => head,
+  };
   return c;
 };
 
@@ -42,9 +54,19 @@ describe('confirmation depth', () => {
     await requireConfirmations({ chain: c, confirmations: 0 }, TX);
     expect(c.reads).toBe(0);
     await expect(requireConfirmations({ chain: chain(null, 100n), confirmations: 5 }, TX)).resolves.toBeUndefined();
-    const down: ChainDepthReader = { transactionBlock: async () => { throw new Error('ECONNREFUSED'); }, headBlock: async () => 1n };
+    const down: ChainDepthReader = {
+      transactionBlock: async () => {
+        throw new Error('ECONNREFUSED');
+      },
+      headBlock: async () => 1n,
+    };
     await expect(requireConfirmations({ chain: down, confirmations: 5 }, TX)).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE' });
-    const mapped: ChainDepthReader = { transactionBlock: async () => { throw new LedgerUnavailableError('down'); }, headBlock: async () => 1n };
+    const mapped: ChainDepthReader = {
+      transactionBlock: async () => {
+        throw new LedgerUnavailableError('down');
+      },
+      headBlock: async () => 1n,
+    };
     await expect(requireConfirmations({ chain: mapped, confirmations: 5 }, TX)).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE' });
   });
 });

@@ -26,16 +26,36 @@ const farmer = aFarmer();
 beforeEach(() => {
   ddb.reset();
   ddb.onAnyCommand().rejects(new Error('unexpected DynamoDB command in this test'));
-  ddb.on(GetCommand).callsFake((input: { Key: { PK: string } }) => (input.Key.PK === `FARMER#${farmer.farmer_id}` ? { Item: { PK: input.Key.PK, SK: 'META', ...farmer } } : {}));
-  ddb.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string> }) =>
-    input.ExpressionAttributeValues[':b'] === 'BATCH#' ? { Items: [{ PK: 'BATCH#BATCH-2026-000001', SK: 'META', ...aBatch({ weight_kg: 300 }) }] } : { Items: [] });
+  ddb
+    .on(GetCommand)
+    .callsFake((input: { Key: { PK: string } }) =>
+      input.Key.PK === `FARMER#${farmer.farmer_id}` ? { Item: { PK: input.Key.PK, SK: 'META', ...farmer } } : {},
+    );
+  ddb
+    .on(QueryCommand)
+    .callsFake((input: { ExpressionAttributeValues: Record<string, string> }) =>
+      input.ExpressionAttributeValues[':b'] === 'BATCH#'
+        ? { Items: [{ PK: 'BATCH#BATCH-2026-000001', SK: 'META', ...aBatch({ weight_kg: 300 }) }] }
+        : { Items: [] },
+    );
 });
 
 const call = async (caller: Caller | null, id = farmer.farmer_id) =>
-  parse(await getCreditScore(apiEvent({ method: 'GET', path: `/farmers/${id}/credit-score`, resource: '/farmers/{id}/credit-score', pathParameters: { id }, caller }), lambdaContext()));
+  parse(
+    await getCreditScore(
+      apiEvent({
+        method: 'GET',
+        path: `/farmers/${id}/credit-score`,
+        resource: '/farmers/{id}/credit-score',
+        pathParameters: { id },
+        caller,
+      }),
+      lambdaContext(),
+    ),
+  );
 
 describe('GET /farmers/{id}/credit-score', () => {
-  it('200 for the farmer\'s cooperative, MFI and ADMIN, with every factor', async () => {
+  it("200 for the farmer's cooperative, MFI and ADMIN, with every factor", async () => {
     for (const caller of [coop('COOP-1'), mfi('MFI-1'), ADMIN]) {
       const res = await call(caller);
       expect(res.status).toBe(200);
@@ -60,12 +80,15 @@ describe('GET /farmers/{id}/credit-score', () => {
 });
 
 describe('BatchRepository.listByFarmer', () => {
-  it('queries the cooperative\'s batches filtered on the farmer and confirmed mints, page by page up to the limit', async () => {
+  it("queries the cooperative's batches filtered on the farmer and confirmed mints, page by page up to the limit", async () => {
     ddb.reset();
     let page = 0;
     ddb.on(QueryCommand).callsFake(() => {
       page++;
-      return { Items: [{ ...aBatch({ batch_id: `BATCH-2026-00000${page}` }), PK: 'x', GSI1PK: 'y' }], LastEvaluatedKey: { PK: `p${page}` } };
+      return {
+        Items: [{ ...aBatch({ batch_id: `BATCH-2026-00000${page}` }), PK: 'x', GSI1PK: 'y' }],
+        LastEvaluatedKey: { PK: `p${page}` },
+      };
     });
     const out = await new BatchRepository().listByFarmer('F-1', 'COOP-1', 3);
     expect(out.map((b) => b.batch_id)).toEqual(['BATCH-2026-000001', 'BATCH-2026-000002', 'BATCH-2026-000003']);
@@ -73,7 +96,9 @@ describe('BatchRepository.listByFarmer', () => {
     const calls = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input);
     expect(calls).toHaveLength(3);
     expect(calls[0]).toMatchObject({
-      IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :b)', FilterExpression: 'farmer_id = :f AND mint_status = :c',
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :b)',
+      FilterExpression: 'farmer_id = :f AND mint_status = :c',
       ExpressionAttributeValues: { ':pk': 'COOP#COOP-1', ':b': 'BATCH#', ':f': 'F-1', ':c': 'CONFIRMED' },
     });
     expect(calls[1]!.ExclusiveStartKey).toEqual({ PK: 'p1' });

@@ -10,11 +10,29 @@ import { aBatch, aFarmer, fakeDdsRegistry, fakeDdsStore, fakeNotifier } from './
 
 function record(over: Partial<DdsRecord> = {}): DdsRecord {
   const statement = buildDueDiligenceStatement({
-    ddsId: 'DDS-2026-000001', internalReferenceNumber: 'DDS-2026-000001', batch: aBatch({ stage: 'GRADED' }), producers: [{ farmer: aFarmer() }],
-    operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' },
-    destinationCountry: 'DE', createdAt: '2026-11-22T10:00:00.000Z',
+    ddsId: 'DDS-2026-000001',
+    internalReferenceNumber: 'DDS-2026-000001',
+    batch: aBatch({ stage: 'GRADED' }),
+    producers: [{ farmer: aFarmer() }],
+    operator: {
+      name: 'Hamburg Coffee Importers GmbH',
+      eori: 'DE123456789012345',
+      address: 'Am Sandtorkai 1, 20457 Hamburg',
+      email: 'dds@hci.example',
+      country: 'DE',
+    },
+    destinationCountry: 'DE',
+    createdAt: '2026-11-22T10:00:00.000Z',
   });
-  return { ...statement, status: 'PENDING_FILING', cooperative_id: 'COOP-1', ipfs_cid: 'bafy', ipfs_url: 'https://ipfs.example/ipfs/bafy', xml: '<x/>', ...over };
+  return {
+    ...statement,
+    status: 'PENDING_FILING',
+    cooperative_id: 'COOP-1',
+    ipfs_cid: 'bafy',
+    ipfs_url: 'https://ipfs.example/ipfs/bafy',
+    xml: '<x/>',
+    ...over,
+  };
 }
 
 function deps(availableAfterChecks: number) {
@@ -27,16 +45,28 @@ function deps(availableAfterChecks: number) {
       now: () => new Date('2026-11-22T10:00:01.000Z'),
       dds: fakeDdsStore({
         get: async () => stored,
-        markSubmitted: async (_id: string, uuid: string) => { calls.push(`submitted ${uuid}`); stored = { ...stored, status: 'SUBMITTED', registry_uuid: uuid }; },
-        markAvailable: async (_id: string, ref: string) => { calls.push(`available ${ref}`); return true; },
+        markSubmitted: async (_id: string, uuid: string) => {
+          calls.push(`submitted ${uuid}`);
+          stored = { ...stored, status: 'SUBMITTED', registry_uuid: uuid };
+        },
+        markAvailable: async (_id: string, ref: string) => {
+          calls.push(`available ${ref}`);
+          return true;
+        },
       }),
       registry: fakeDdsRegistry({
         submit: async () => ({ uuid: 'uuid-1' }),
-        status: async () => (++checks > availableAfterChecks
-          ? { status: 'AVAILABLE' as const, reference_number: '26UGXXXX000001', verification_number: 'VN000001' }
-          : { status: 'SUBMITTED' as const }),
+        status: async () =>
+          ++checks > availableAfterChecks
+            ? { status: 'AVAILABLE' as const, reference_number: '26UGXXXX000001', verification_number: 'VN000001' }
+            : { status: 'SUBMITTED' as const },
       }),
-      notifier: fakeNotifier({ publish: async () => { calls.push('notified'); return { messageId: 'm1' }; } }),
+      notifier: fakeNotifier({
+        publish: async () => {
+          calls.push('notified');
+          return { messageId: 'm1' };
+        },
+      }),
     },
     checks: () => checks,
   };

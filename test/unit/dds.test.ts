@@ -173,7 +173,12 @@ describe('buildDueDiligenceStatement', () => {
     expect(poly!.geometry).toEqual({ type: 'Polygon', coordinates: [polygonRing] });
     expect(poly!.properties).toEqual({ ProducerName: 'Wanyenze Margaret', ProducerCountry: 'UG', ProductionPlace: 'Bulambuli, Uganda' });
     expect(point!.geometry).toEqual({ type: 'Point', coordinates: [34.2751234, 1.2] }); // [lng, lat]
-    expect(point!.properties).toEqual({ ProducerName: 'Masaba Peter', ProducerCountry: 'UG', ProductionPlace: 'Sironko, Uganda', Area: 1.8 });
+    expect(point!.properties).toEqual({
+      ProducerName: 'Masaba Peter',
+      ProducerCountry: 'UG',
+      ProductionPlace: 'Sironko, Uganda',
+      Area: 1.8,
+    });
   });
 
   it('encodes each plot as base64 GeoJSON FeatureCollection text with ≥ 6 decimals per coordinate', () => {
@@ -195,10 +200,15 @@ describe('buildDueDiligenceStatement', () => {
   it('refuses ineligible input with the spec codes', () => {
     expect(code(() => buildDueDiligenceStatement(input({ batch: { ...input().batch, stage: 'DELIVERED' } })))).toBe('BATCH_NOT_ELIGIBLE');
     expect(code(() => buildDueDiligenceStatement(input({ batch: { ...input().batch, stage: null } })))).toBe('BATCH_NOT_ELIGIBLE');
-    expect(code(() => buildDueDiligenceStatement(input({ producers: [{ farmer: { ...pointFarmer, gfw_status: 'FLAGGED' } }] })))).toBe('GFW_CHECK_FAILED');
+    expect(code(() => buildDueDiligenceStatement(input({ producers: [{ farmer: { ...pointFarmer, gfw_status: 'FLAGGED' } }] })))).toBe(
+      'GFW_CHECK_FAILED',
+    );
     const bigPoint = { ...pointFarmer, farm: { gps: pointFarmer.farm.gps, area_ha: 4.5 } };
     expect(code(() => buildDueDiligenceStatement(input({ producers: [{ farmer: bigPoint }] })))).toBe('VALIDATION_ERROR');
-    const openRing = { ...polygonFarmer, farm: { ...polygonFarmer.farm, polygon: { type: 'Polygon' as const, coordinates: [polygonRing.slice(0, 4)] } } };
+    const openRing = {
+      ...polygonFarmer,
+      farm: { ...polygonFarmer.farm, polygon: { type: 'Polygon' as const, coordinates: [polygonRing.slice(0, 4)] } },
+    };
     expect(code(() => buildDueDiligenceStatement(input({ producers: [{ farmer: openRing }] })))).toBe('VALIDATION_ERROR');
     expect(code(() => buildDueDiligenceStatement(input({ destinationCountry: 'UG' })))).toBe('VALIDATION_ERROR');
     expect(code(() => buildDueDiligenceStatement(input({ destinationCountry: 'GB' })))).toBe('VALIDATION_ERROR');
@@ -223,7 +233,9 @@ describe('submitDdsRequestXml', () => {
   it('produces a SubmitDdsRequest that validates and carries the statement', async () => {
     const xml = submitDdsRequestXml(dds);
     await expect(validateSubmitDdsRequest(xml)).resolves.toEqual({ valid: true, errors: [] });
-    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\s*<dds:SubmitDdsRequest xmlns:dds="http:\/\/ec\.europa\.eu\/tracesnt\/certificate\/eudr\/due-diligence-statement\/v3"/);
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\s*<dds:SubmitDdsRequest xmlns:dds="http:\/\/ec\.europa\.eu\/tracesnt\/certificate\/eudr\/due-diligence-statement\/v3"/,
+    );
     expect(xml).toContain('<dds:operatorRole>OPERATOR</dds:operatorRole>');
     expect(xml).toContain('<dds:activityType>IMPORT</dds:activityType>');
     expect(xml).toContain('<dds:countryOfActivity>DE</dds:countryOfActivity>');
@@ -250,9 +262,23 @@ describe('submitDdsRequestXml', () => {
 
   it('follows the sample element order', () => {
     const xml = submitDdsRequestXml(dds);
-    const order = ['operatorRole', 'statement', 'internalReferenceNumber', 'activityType', 'countryOfActivity', 'borderCrossCountry',
-      'commodities', 'position', 'descriptors', 'descriptionOfGoods', 'goodsMeasure', 'netWeight', 'hsHeading', 'producers',
-      'geoLocationConfidential'];
+    const order = [
+      'operatorRole',
+      'statement',
+      'internalReferenceNumber',
+      'activityType',
+      'countryOfActivity',
+      'borderCrossCountry',
+      'commodities',
+      'position',
+      'descriptors',
+      'descriptionOfGoods',
+      'goodsMeasure',
+      'netWeight',
+      'hsHeading',
+      'producers',
+      'geoLocationConfidential',
+    ];
     const at = order.map((name) => xml.search(new RegExp(`<(dds|eudrCommon):${name}>`)));
     expect(at.every((i) => i > 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -269,10 +295,12 @@ describe('submitDdsRequestXml', () => {
   });
 
   it('rounds a net weight to the schema’s 6 decimals and escapes text', async () => {
-    const odd = buildDueDiligenceStatement(input({
-      batch: { ...input().batch, weight_kg: 1234.12345678 },
-      description: 'Arabica <Bugisu> & "AA"',
-    }));
+    const odd = buildDueDiligenceStatement(
+      input({
+        batch: { ...input().batch, weight_kg: 1234.12345678 },
+        description: 'Arabica <Bugisu> & "AA"',
+      }),
+    );
     const xml = submitDdsRequestXml(odd, { prettyPrint: false });
     expect(xml).toContain('<eudrCommon:netWeight>1234.123457</eudrCommon:netWeight>');
     expect(xml).toContain('Arabica &lt;Bugisu&gt; &amp; "AA"');
@@ -292,10 +320,12 @@ describe('submitDdsRequestXml', () => {
       expect(xml).toContain(`<dds:comment>&lt;&amp;&gt;"'</dds:comment>`);
       await expect(validateSubmitDdsRequest(xml)).resolves.toEqual({ valid: true, errors: [] });
       const back = new XMLParser({ parseTagValue: false, trimValues: false }).parse(xml) as {
-        'dds:SubmitDdsRequest': { 'dds:statement': Record<string, unknown> & {
-          'dds:representedOperator': { 'eudrCommon:operatorName': string };
-          'dds:commodities': { 'dds:descriptors': { 'eudrCommon:descriptionOfGoods': string } };
-        } };
+        'dds:SubmitDdsRequest': {
+          'dds:statement': Record<string, unknown> & {
+            'dds:representedOperator': { 'eudrCommon:operatorName': string };
+            'dds:commodities': { 'dds:descriptors': { 'eudrCommon:descriptionOfGoods': string } };
+          };
+        };
       };
       const statement = back['dds:SubmitDdsRequest']['dds:statement'];
       expect(statement['dds:commodities']['dds:descriptors']['eudrCommon:descriptionOfGoods']).toBe(description);
@@ -305,8 +335,15 @@ describe('submitDdsRequestXml', () => {
   });
 
   it('splits a one-line EU address for the structured address type', () => {
-    expect(parseOperatorAddress('Am Sandtorkai 5, 20457 Hamburg', 'DE')).toMatchObject({ street: 'Am Sandtorkai 5', postalCode: '20457', city: 'Hamburg' });
-    expect(parseOperatorAddress('Keizersgracht 1, 1015 CJ Amsterdam, Netherlands', 'NL')).toMatchObject({ postalCode: '1015 CJ', city: 'Amsterdam' });
+    expect(parseOperatorAddress('Am Sandtorkai 5, 20457 Hamburg', 'DE')).toMatchObject({
+      street: 'Am Sandtorkai 5',
+      postalCode: '20457',
+      city: 'Hamburg',
+    });
+    expect(parseOperatorAddress('Keizersgracht 1, 1015 CJ Amsterdam, Netherlands', 'NL')).toMatchObject({
+      postalCode: '1015 CJ',
+      city: 'Amsterdam',
+    });
     expect(parseOperatorAddress('Somewhere in Hamburg', 'DE')).toBeNull();
   });
 });

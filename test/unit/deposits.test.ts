@@ -5,8 +5,14 @@ import type { Deposit, DepositStatus } from '../../shared/domain/lending';
 import type { DepositStore, Hex, OnRamp, OnRampOrder, VaultCall, VaultWriteQueue, WebhookReceiptStore } from '../../shared/domain/ports';
 import { depositView, vaultView } from '../../shared/http/deposit-views';
 import {
-  applyOnRampWebhook, createMfiDeposit, readDeposit, readVault, vaultDepositConfirmed, vaultReversalConfirmed,
-  type DepositDeps, type OnRampEvent,
+  applyOnRampWebhook,
+  createMfiDeposit,
+  readDeposit,
+  readVault,
+  vaultDepositConfirmed,
+  vaultReversalConfirmed,
+  type DepositDeps,
+  type OnRampEvent,
 } from '../../shared/use-cases/deposits';
 
 const TREASURY: Hex = '0x1111111111111111111111111111111111111111';
@@ -46,7 +52,9 @@ function memoryDeposits(): DepositStore & { items: Map<string, Deposit> } {
 function memoryReceipts(): WebhookReceiptStore {
   const seen = new Set<string>();
   return {
-    async hasWebhook(s, id) { return seen.has(`${s}#${id}`); },
+    async hasWebhook(s, id) {
+      return seen.has(`${s}#${id}`);
+    },
     async claimWebhook(s, id) {
       const k = `${s}#${id}`;
       if (seen.has(k)) return false;
@@ -81,7 +89,15 @@ function memoryOnRamp() {
       ramp.creates++;
       const existing = [...orders.values()].find((o) => o.reference === input.reference);
       if (existing) return existing;
-      const o: OnRampOrder = { ramp_payment_id: `ramp_${++n}`, reference: input.reference, status: 'PENDING', source_currency: input.source_currency, source_amount: input.source_amount, usdc_amount_usd_micro: 0, destination_address: input.destination_address };
+      const o: OnRampOrder = {
+        ramp_payment_id: `ramp_${++n}`,
+        reference: input.reference,
+        status: 'PENDING',
+        source_currency: input.source_currency,
+        source_amount: input.source_amount,
+        usdc_amount_usd_micro: 0,
+        destination_address: input.destination_address,
+      };
       orders.set(o.ramp_payment_id, o);
       return { ...o };
     },
@@ -97,17 +113,37 @@ function world() {
   const deposits = memoryDeposits();
   const onRamp = memoryOnRamp();
   const vaultWrites = memoryVaultWrites();
-  const deps: DepositDeps = { deposits, onRamp, receipts: memoryReceipts(), vaultWrites, treasury: async () => TREASURY, now: () => new Date('2026-11-22T10:00:00Z') };
+  const deps: DepositDeps = {
+    deposits,
+    onRamp,
+    receipts: memoryReceipts(),
+    vaultWrites,
+    treasury: async () => TREASURY,
+    now: () => new Date('2026-11-22T10:00:00Z'),
+  };
   /** The on-ramp completes the order: 3700 UGX per USD. */
   const complete = (id: string) => {
     const o = onRamp.orders.get(id)!;
-    Object.assign(o, { status: 'COMPLETED', usdc_amount_usd_micro: Math.floor((o.source_amount * 1_000_000) / 3700), completed_at: '2026-11-22T10:00:02Z', transfer_tx_hash: '0xabc' });
+    Object.assign(o, {
+      status: 'COMPLETED',
+      usdc_amount_usd_micro: Math.floor((o.source_amount * 1_000_000) / 3700),
+      completed_at: '2026-11-22T10:00:02Z',
+      transfer_tx_hash: '0xabc',
+    });
     return o;
   };
   const reverse = (id: string) => Object.assign(onRamp.orders.get(id)!, { status: 'REVERSED', reversed_at: '2026-11-22T10:00:03Z' });
   const event = (type: OnRampEvent['type'], o: OnRampOrder, over: Partial<OnRampEvent['data']> = {}): OnRampEvent => ({
     type,
-    data: { ramp_payment_id: o.ramp_payment_id, reference: o.reference, source_currency: o.source_currency, source_amount: o.source_amount, usdc_amount: (o.usdc_amount_usd_micro / 1e6).toFixed(6), transfer_tx_hash: o.transfer_tx_hash ?? null, ...over },
+    data: {
+      ramp_payment_id: o.ramp_payment_id,
+      reference: o.reference,
+      source_currency: o.source_currency,
+      source_amount: o.source_amount,
+      usdc_amount: (o.usdc_amount_usd_micro / 1e6).toFixed(6),
+      transfer_tx_hash: o.transfer_tx_hash ?? null,
+      ...over,
+    },
   });
   return { deps, deposits, onRamp, vaultWrites, complete, reverse, event };
 }
@@ -116,31 +152,66 @@ describe('createMfiDeposit', () => {
   it('stores a PROCESSING DEP-<yyyy>-<nnnnnn> for the MFI of the token, then orders from the on-ramp to the treasury (reference = payment id)', async () => {
     const w = world();
     const d = await createMfiDeposit(w.deps, MFI_A, { source_currency: 'UGX', source_amount: 370_000 });
-    expect(d).toMatchObject({ payment_id: 'DEP-2026-000001', payment_type: 'MFI_DEPOSIT', status: 'PROCESSING', mfi_id: 'MFI-A', source_currency: 'UGX', source_amount: 370_000, amount_usd_micro: 0, ramp_payment_id: 'ramp_1' });
+    expect(d).toMatchObject({
+      payment_id: 'DEP-2026-000001',
+      payment_type: 'MFI_DEPOSIT',
+      status: 'PROCESSING',
+      mfi_id: 'MFI-A',
+      source_currency: 'UGX',
+      source_amount: 370_000,
+      amount_usd_micro: 0,
+      ramp_payment_id: 'ramp_1',
+    });
     expect([...w.onRamp.orders.values()][0]).toMatchObject({ reference: 'DEP-2026-000001', destination_address: TREASURY });
-    expect(depositView(d)).toMatchObject({ payment_id: 'DEP-2026-000001', status: 'PROCESSING', amount_usdc: 0, ramp_payment_id: 'ramp_1', vault_shares_issued: null });
+    expect(depositView(d)).toMatchObject({
+      payment_id: 'DEP-2026-000001',
+      status: 'PROCESSING',
+      amount_usdc: 0,
+      ramp_payment_id: 'ramp_1',
+      vault_shares_issued: null,
+    });
   });
 
   it('an MFI cannot deposit for another MFI; ADMIN must name the MFI', async () => {
     const w = world();
-    await expect(createMfiDeposit(w.deps, MFI_A, { mfi_id: 'MFI-B', source_currency: 'USD', source_amount: 10 })).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
-    await expect(createMfiDeposit(w.deps, ADMIN, { source_currency: 'USD', source_amount: 10 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await expect(createMfiDeposit(w.deps, ADMIN, { mfi_id: 'MFI-B', source_currency: 'USD', source_amount: 10 })).resolves.toMatchObject({ mfi_id: 'MFI-B', created_by: 'admin' });
+    await expect(createMfiDeposit(w.deps, MFI_A, { mfi_id: 'MFI-B', source_currency: 'USD', source_amount: 10 })).rejects.toMatchObject({
+      code: 'INSUFFICIENT_PERMISSIONS',
+    });
+    await expect(createMfiDeposit(w.deps, ADMIN, { source_currency: 'USD', source_amount: 10 })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+    await expect(createMfiDeposit(w.deps, ADMIN, { mfi_id: 'MFI-B', source_currency: 'USD', source_amount: 10 })).resolves.toMatchObject({
+      mfi_id: 'MFI-B',
+      created_by: 'admin',
+    });
     expect(w.deposits.items.size).toBe(1);
   });
 
   it('on-ramp unreachable: 503 PROVIDER_UNAVAILABLE naming the deposit, which is FAILED; rejected: 400 and FAILED', async () => {
     const w = world();
-    w.deps.onRamp.createOrder = async () => { throw new ProviderUnavailableError('down'); };
+    w.deps.onRamp.createOrder = async () => {
+      throw new ProviderUnavailableError('down');
+    };
     const err = await createMfiDeposit(w.deps, MFI_A, { source_currency: 'KES', source_amount: 1290 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect(err).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', status: 503, details: { payment_id: 'DEP-2026-000001' } });
-    expect(w.deposits.items.get('DEP-2026-000001')).toMatchObject({ status: 'FAILED', failure_reason: expect.stringMatching(/^ONRAMP_UNAVAILABLE/) });
+    expect(w.deposits.items.get('DEP-2026-000001')).toMatchObject({
+      status: 'FAILED',
+      failure_reason: expect.stringMatching(/^ONRAMP_UNAVAILABLE/),
+    });
     expect(w.vaultWrites.calls.size).toBe(0);
 
-    w.deps.onRamp.createOrder = async () => { throw new ProviderRejectedError('AMOUNT_TOO_SMALL: tiny'); };
-    await expect(createMfiDeposit(w.deps, MFI_A, { source_currency: 'KES', source_amount: 1 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
-    expect(w.deposits.items.get('DEP-2026-000002')).toMatchObject({ status: 'FAILED', failure_reason: 'ONRAMP_REJECTED: AMOUNT_TOO_SMALL: tiny' });
+    w.deps.onRamp.createOrder = async () => {
+      throw new ProviderRejectedError('AMOUNT_TOO_SMALL: tiny');
+    };
+    await expect(createMfiDeposit(w.deps, MFI_A, { source_currency: 'KES', source_amount: 1 })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+    });
+    expect(w.deposits.items.get('DEP-2026-000002')).toMatchObject({
+      status: 'FAILED',
+      failure_reason: 'ONRAMP_REJECTED: AMOUNT_TOO_SMALL: tiny',
+    });
   });
 });
 
@@ -149,12 +220,22 @@ describe('applyOnRampWebhook', () => {
     const w = world();
     const d = await createMfiDeposit(w.deps, MFI_A, { source_currency: 'UGX', source_amount: 370_000 });
     const o = w.complete(d.ramp_payment_id!);
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'msg_1', event: w.event('onramp.order.completed', o) })).resolves.toEqual({ received: true, outcome: 'APPLIED' });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'msg_1', event: w.event('onramp.order.completed', o) })).resolves.toEqual({
+      received: true,
+      outcome: 'APPLIED',
+    });
     expect(w.deposits.items.get(d.payment_id)).toMatchObject({ status: 'PROCESSING', amount_usd_micro: 100_000_000 });
-    expect(w.vaultWrites.calls.get(`${d.payment_id}-deposit`)).toEqual({ kind: 'VAULT_DEPOSIT', ref: d.payment_id, mfiId: 'MFI-A', assetsUsdMicro: 100_000_000n });
+    expect(w.vaultWrites.calls.get(`${d.payment_id}-deposit`)).toEqual({
+      kind: 'VAULT_DEPOSIT',
+      ref: d.payment_id,
+      mfiId: 'MFI-A',
+      assetsUsdMicro: 100_000_000n,
+    });
 
     // the same webhook replayed, and the event delivered again under another id: nothing more
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'msg_1', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({ outcome: 'DUPLICATE_WEBHOOK' });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'msg_1', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({
+      outcome: 'DUPLICATE_WEBHOOK',
+    });
     await applyOnRampWebhook(w.deps, { webhookId: 'msg_2', event: w.event('onramp.order.completed', o) });
     expect(w.vaultWrites.calls.size).toBe(1);
 
@@ -162,10 +243,22 @@ describe('applyOnRampWebhook', () => {
     await vaultDepositConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xdep', shares: 99_000_000_000_000n });
     await vaultDepositConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xother', shares: 1n });
     const done = w.deposits.items.get(d.payment_id)!;
-    expect(done).toMatchObject({ status: 'COMPLETED', chain_tx_hash: '0xdep', vault_shares_issued: '99000000000000', completed_at: '2026-11-22T10:00:00.000Z' });
-    expect(depositView(done)).toMatchObject({ status: 'COMPLETED', amount_usdc: 100, vault_shares_issued: 99_000_000, chain_tx_hash: '0xdep' });
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      chain_tx_hash: '0xdep',
+      vault_shares_issued: '99000000000000',
+      completed_at: '2026-11-22T10:00:00.000Z',
+    });
+    expect(depositView(done)).toMatchObject({
+      status: 'COMPLETED',
+      amount_usdc: 100,
+      vault_shares_issued: 99_000_000,
+      chain_tx_hash: '0xdep',
+    });
     // a late completed event for a COMPLETED deposit changes nothing
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'msg_3', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({ outcome: 'IGNORED' });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'msg_3', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({
+      outcome: 'IGNORED',
+    });
   });
 
   it('MISMATCH when the on-ramp does not confirm (still pending, other amount, unknown order): nothing changes, the alarm is logged', async () => {
@@ -173,17 +266,29 @@ describe('applyOnRampWebhook', () => {
     const d = await createMfiDeposit(w.deps, MFI_A, { source_currency: 'UGX', source_amount: 370_000 });
     const pending = w.onRamp.orders.get(d.ramp_payment_id!)!;
     const forged = { ...pending, status: 'COMPLETED' as const, usdc_amount_usd_micro: 100_000_000, transfer_tx_hash: '0xabc' };
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'f1', event: w.event('onramp.order.completed', forged) })).resolves.toMatchObject({ outcome: 'MISMATCH' });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'f1', event: w.event('onramp.order.completed', forged) })).resolves.toMatchObject({
+      outcome: 'MISMATCH',
+    });
     const o = w.complete(d.ramp_payment_id!);
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'f2', event: w.event('onramp.order.completed', o, { usdc_amount: '999.000000' }) })).resolves.toMatchObject({ outcome: 'MISMATCH' });
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'f3', event: w.event('onramp.order.completed', o, { ramp_payment_id: 'ramp_404' }) })).resolves.toMatchObject({ outcome: 'MISMATCH' });
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'f4', event: w.event('onramp.order.reversed', o) })).resolves.toMatchObject({ outcome: 'MISMATCH' });
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'f5', event: w.event('onramp.order.completed', o, { reference: 'DEP-2026-999999' }) })).resolves.toMatchObject({ outcome: 'UNKNOWN_REFERENCE' });
+    await expect(
+      applyOnRampWebhook(w.deps, { webhookId: 'f2', event: w.event('onramp.order.completed', o, { usdc_amount: '999.000000' }) }),
+    ).resolves.toMatchObject({ outcome: 'MISMATCH' });
+    await expect(
+      applyOnRampWebhook(w.deps, { webhookId: 'f3', event: w.event('onramp.order.completed', o, { ramp_payment_id: 'ramp_404' }) }),
+    ).resolves.toMatchObject({ outcome: 'MISMATCH' });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'f4', event: w.event('onramp.order.reversed', o) })).resolves.toMatchObject({
+      outcome: 'MISMATCH',
+    });
+    await expect(
+      applyOnRampWebhook(w.deps, { webhookId: 'f5', event: w.event('onramp.order.completed', o, { reference: 'DEP-2026-999999' }) }),
+    ).resolves.toMatchObject({ outcome: 'UNKNOWN_REFERENCE' });
     expect(w.deposits.items.get(d.payment_id)).toMatchObject({ status: 'PROCESSING', amount_usd_micro: 0 });
     expect(w.vaultWrites.calls.size).toBe(0);
     // an order of another deposit named in the event (its reference differs): MISMATCH
     const d2 = await createMfiDeposit(w.deps, MFI_B, { source_currency: 'UGX', source_amount: 370_000 });
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'f6', event: w.event('onramp.order.completed', o, { reference: d2.payment_id }) })).resolves.toMatchObject({ outcome: 'MISMATCH' });
+    await expect(
+      applyOnRampWebhook(w.deps, { webhookId: 'f6', event: w.event('onramp.order.completed', o, { reference: d2.payment_id }) }),
+    ).resolves.toMatchObject({ outcome: 'MISMATCH' });
   });
 
   it('on-ramp unreachable while confirming: 503 and no receipt, so the retry is applied', async () => {
@@ -191,26 +296,46 @@ describe('applyOnRampWebhook', () => {
     const d = await createMfiDeposit(w.deps, MFI_A, { source_currency: 'UGX', source_amount: 370_000 });
     const o = w.complete(d.ramp_payment_id!);
     const getOrder = w.deps.onRamp.getOrder;
-    w.deps.onRamp.getOrder = async () => { throw new ProviderUnavailableError('down'); };
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'm', event: w.event('onramp.order.completed', o) })).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    w.deps.onRamp.getOrder = async () => {
+      throw new ProviderUnavailableError('down');
+    };
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'm', event: w.event('onramp.order.completed', o) })).rejects.toMatchObject({
+      code: 'PROVIDER_UNAVAILABLE',
+    });
     w.deps.onRamp.getOrder = getOrder;
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'm', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({ outcome: 'APPLIED' });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'm', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({
+      outcome: 'APPLIED',
+    });
   });
 
-  it('reversal after the vault write: VAULT_REVERSE_DEPOSIT with the deposit\'s shares, then REFUNDED', async () => {
+  it("reversal after the vault write: VAULT_REVERSE_DEPOSIT with the deposit's shares, then REFUNDED", async () => {
     const w = world();
     const d = await createMfiDeposit(w.deps, MFI_A, { source_currency: 'UGX', source_amount: 370_013 });
     const o = w.complete(d.ramp_payment_id!);
     await applyOnRampWebhook(w.deps, { webhookId: 'c', event: w.event('onramp.order.completed', o) });
     await vaultDepositConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xdep', shares: 100_003_513n });
     w.reverse(d.ramp_payment_id!);
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'r', event: w.event('onramp.order.reversed', o) })).resolves.toMatchObject({ outcome: 'APPLIED' });
-    expect(w.vaultWrites.calls.get(`${d.payment_id}-reverse`)).toEqual({ kind: 'VAULT_REVERSE_DEPOSIT', ref: d.payment_id, mfiId: 'MFI-A', shares: 100_003_513n });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'r', event: w.event('onramp.order.reversed', o) })).resolves.toMatchObject({
+      outcome: 'APPLIED',
+    });
+    expect(w.vaultWrites.calls.get(`${d.payment_id}-reverse`)).toEqual({
+      kind: 'VAULT_REVERSE_DEPOSIT',
+      ref: d.payment_id,
+      mfiId: 'MFI-A',
+      shares: 100_003_513n,
+    });
     await applyOnRampWebhook(w.deps, { webhookId: 'r2', event: w.event('onramp.order.reversed', o) });
     expect(w.vaultWrites.calls.size).toBe(2);
     await vaultReversalConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xrev', shares: 100_003_513n });
-    expect(w.deposits.items.get(d.payment_id)).toMatchObject({ status: 'REFUNDED', refund_tx_hash: '0xrev', refunded_at: '2026-11-22T10:00:00.000Z', chain_tx_hash: '0xdep' });
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'r3', event: w.event('onramp.order.reversed', o) })).resolves.toMatchObject({ outcome: 'IGNORED' });
+    expect(w.deposits.items.get(d.payment_id)).toMatchObject({
+      status: 'REFUNDED',
+      refund_tx_hash: '0xrev',
+      refunded_at: '2026-11-22T10:00:00.000Z',
+      chain_tx_hash: '0xdep',
+    });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'r3', event: w.event('onramp.order.reversed', o) })).resolves.toMatchObject({
+      outcome: 'IGNORED',
+    });
   });
 
   it('reversal before the vault write is mined: remembered, requested by vaultDepositConfirmed', async () => {
@@ -219,11 +344,18 @@ describe('applyOnRampWebhook', () => {
     const o = w.complete(d.ramp_payment_id!);
     await applyOnRampWebhook(w.deps, { webhookId: 'c', event: w.event('onramp.order.completed', o) });
     w.reverse(d.ramp_payment_id!);
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'r', event: w.event('onramp.order.reversed', o) })).resolves.toMatchObject({ outcome: 'APPLIED' });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'r', event: w.event('onramp.order.reversed', o) })).resolves.toMatchObject({
+      outcome: 'APPLIED',
+    });
     expect(w.vaultWrites.calls.has(`${d.payment_id}-reverse`)).toBe(false);
     expect(w.deposits.items.get(d.payment_id)).toMatchObject({ status: 'PROCESSING', reversed_at: '2026-11-22T10:00:03Z' });
     await vaultDepositConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xdep', shares: 7n });
-    expect(w.vaultWrites.calls.get(`${d.payment_id}-reverse`)).toEqual({ kind: 'VAULT_REVERSE_DEPOSIT', ref: d.payment_id, mfiId: 'MFI-A', shares: 7n });
+    expect(w.vaultWrites.calls.get(`${d.payment_id}-reverse`)).toEqual({
+      kind: 'VAULT_REVERSE_DEPOSIT',
+      ref: d.payment_id,
+      mfiId: 'MFI-A',
+      shares: 7n,
+    });
     await vaultReversalConfirmed(w.deps, { payment_id: d.payment_id, tx_hash: '0xrev', shares: 7n });
     expect(w.deposits.items.get(d.payment_id)!.status).toBe('REFUNDED');
   });
@@ -245,10 +377,17 @@ describe('applyOnRampWebhook', () => {
   it('a completion of an order whose create answer was lost revives the FAILED deposit', async () => {
     const w = world();
     const create = w.deps.onRamp.createOrder.bind(w.deps.onRamp);
-    w.deps.onRamp.createOrder = async (input) => { await create(input); throw new ProviderUnavailableError('answer lost'); };
-    await expect(createMfiDeposit(w.deps, MFI_A, { source_currency: 'UGX', source_amount: 370_000 })).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    w.deps.onRamp.createOrder = async (input) => {
+      await create(input);
+      throw new ProviderUnavailableError('answer lost');
+    };
+    await expect(createMfiDeposit(w.deps, MFI_A, { source_currency: 'UGX', source_amount: 370_000 })).rejects.toMatchObject({
+      code: 'PROVIDER_UNAVAILABLE',
+    });
     const o = w.complete('ramp_1');
-    await expect(applyOnRampWebhook(w.deps, { webhookId: 'c', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({ outcome: 'APPLIED' });
+    await expect(applyOnRampWebhook(w.deps, { webhookId: 'c', event: w.event('onramp.order.completed', o) })).resolves.toMatchObject({
+      outcome: 'APPLIED',
+    });
     const d = w.deposits.items.get('DEP-2026-000001')!;
     expect(d).toMatchObject({ status: 'PROCESSING', ramp_payment_id: 'ramp_1', amount_usd_micro: 100_000_000 });
     expect(d.failure_reason).toBeUndefined();
@@ -270,8 +409,15 @@ describe('readDeposit', () => {
 describe('readVault', () => {
   it('figures of the vault (shares in micro-shares; on chain 12 decimals), PAR30 and defaults, and for an MFI its own position', async () => {
     const vault = {
-      state: async () => ({ total_assets_usd_micro: 250_000_000n, total_shares: 200_000_000_000_000n, loans_outstanding_usd_micro: 100_000_000n, loans_written_off_usd_micro: 40_000_000n, idle_usd_micro: 150_000_000n }),
-      mfiPosition: async (id: string) => (id === 'MFI-A' ? { shares: 80_000_000_000_000n, value_usd_micro: 100_000_000n } : { shares: 0n, value_usd_micro: 0n }),
+      state: async () => ({
+        total_assets_usd_micro: 250_000_000n,
+        total_shares: 200_000_000_000_000n,
+        loans_outstanding_usd_micro: 100_000_000n,
+        loans_written_off_usd_micro: 40_000_000n,
+        idle_usd_micro: 150_000_000n,
+      }),
+      mfiPosition: async (id: string) =>
+        id === 'MFI-A' ? { shares: 80_000_000_000_000n, value_usd_micro: 100_000_000n } : { shares: 0n, value_usd_micro: 0n },
     } as never;
     const now = new Date('2027-06-30T00:00:00.000Z');
     const asked: string[] = [];
@@ -288,8 +434,16 @@ describe('readVault', () => {
     const deps = { vault, apr: '0.12', loans, now: () => now };
     const mfi = vaultView(await readVault(deps, MFI_A));
     expect(mfi).toEqual({
-      total_assets_usdc: 250, total_shares: 200_000_000, share_price_usdc: 1.25, loans_outstanding_usdc: 100, utilisation: 0.4, apr: 0.12,
-      par30_usdc: 75.5, defaults_usdc: 40, shares: 80_000_000, value_usdc: 100,
+      total_assets_usdc: 250,
+      total_shares: 200_000_000,
+      share_price_usdc: 1.25,
+      loans_outstanding_usdc: 100,
+      utilisation: 0.4,
+      apr: 0.12,
+      par30_usdc: 75.5,
+      defaults_usdc: 40,
+      shares: 80_000_000,
+      value_usdc: 100,
     });
     expect(asked).toEqual(['2027-05-31T00:00:00.000Z']);
     const admin = vaultView(await readVault(deps, ADMIN));

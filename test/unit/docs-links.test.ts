@@ -96,22 +96,32 @@ describe('documentation links', () => {
   it('slugs headings as GitHub does', () => {
     expect(githubSlug('2. Ledger signer and contracts')).toBe('2-ledger-signer-and-contracts');
     expect(githubSlug('Chain events in AWS: the scheduled watcher')).toBe('chain-events-in-aws-the-scheduled-watcher');
-    expect(githubSlug('Environment of the Lambda functions (set by the CDK stack)')).toBe('environment-of-the-lambda-functions-set-by-the-cdk-stack');
+    expect(githubSlug('Environment of the Lambda functions (set by the CDK stack)')).toBe(
+      'environment-of-the-lambda-functions-set-by-the-cdk-stack',
+    );
     expect(githubSlug('The `npm start` stack')).toBe('the-npm-start-stack');
     expect([...anchorsOf('# A\n## B\n```\n# not a heading\n```\n## B\n')]).toEqual(['a', 'b', 'b-1']);
   });
 
   it('resolves every relative link of README.md and docs/ to a file and heading', () => {
-    const problems = markdownFiles.flatMap((file) => linksOf(readFileSync(file, 'utf8'))
-      .map((target) => ({ target, problem: problemOf(file, target) }))
-      .filter((l) => l.problem !== null)
-      .map((l) => `${relative(root, file)}: (${l.target}) ${l.problem}`));
+    const problems = markdownFiles.flatMap((file) =>
+      linksOf(readFileSync(file, 'utf8'))
+        .map((target) => ({ target, problem: problemOf(file, target) }))
+        .filter((l) => l.problem !== null)
+        .map((l) => `${relative(root, file)}: (${l.target}) ${l.problem}`),
+    );
     expect(problems).toEqual([]);
   });
 
   it('resolves every docs/….md#anchor and README.md#anchor a source file cites', () => {
-    const cites = sourceFiles.filter((f) => !f.endsWith('docs-links.test.ts')).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/(?<![\w./-])((?:docs\/[\w./-]+\.md|README\.md)(?:#[\w-]+)?)/g)]
-      .map((m) => ({ file, target: m[1]! })));
+    const cites = sourceFiles
+      .filter((f) => !f.endsWith('docs-links.test.ts'))
+      .flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/(?<![\w./-])((?:docs\/[\w./-]+\.md|README\.md)(?:#[\w-]+)?)/g)].map((m) => ({
+          file,
+          target: m[1]!,
+        })),
+      );
     expect(cites.length).toBeGreaterThan(100);
     const problems = cites
       .map((c) => ({ ...c, problem: problemOf(join(root, 'README.md'), c.target) }))
@@ -137,24 +147,39 @@ describe('the configuration tables', () => {
   const configuration = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
   const named = (text: string, variable: string) => new RegExp(`\`(?:[^\`]*[ ,/])?${variable}(?:[ ,/][^\`]*)?\``).test(text);
 
-  it('docs/configuration.md names every variable the stack gives a function in AWS (the manifest\'s needs); README or it every tunable', () => {
+  it("docs/configuration.md names every variable the stack gives a function in AWS (the manifest's needs); README or it every tunable", () => {
     const optional = Object.values(NEEDS).flatMap((n) => ('optionalEnv' in n ? (n.optionalEnv as readonly string[]) : []));
     const aws = new Set([...functionManifest().flatMap((f) => f.env), ...optional]);
     // Set by the runtime or Powertools conventions, not settings of the service.
-    for (const v of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED']) aws.delete(v);
+    for (const v of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'])
+      aws.delete(v);
     expect(aws.size).toBeGreaterThan(40);
     expect([...aws].filter((v) => !named(configuration, v)).sort()).toEqual([]);
     // The tunables the stack does not set (code defaults) are in one table or the other.
-    const tunables = Object.entries(UNDECLARED_ENV).filter(([, why]) => why.startsWith('tunable')).map(([v]) => v);
+    const tunables = Object.entries(UNDECLARED_ENV)
+      .filter(([, why]) => why.startsWith('tunable'))
+      .map(([v]) => v);
     expect(tunables.length).toBeGreaterThan(5);
     expect(tunables.filter((v) => !named(configuration, v) && !named(readme, v)).sort()).toEqual([]);
   });
 
-  it('README.md names the variables of npm start the local needs add (the local stack\'s own settings)', () => {
-    const local = ['PORT', 'LOCAL_DATA_DIR', 'LOCAL_TIME_SCALE', 'PAYOUT_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET', 'ONRAMP_WEBHOOK_SECRET', 'PUBLIC_BASE_URL', 'MANUAL_PAYOUT_DAILY_LIMIT_USDC', 'ANCHOR_INTERVAL_S'];
+  it("README.md names the variables of npm start the local needs add (the local stack's own settings)", () => {
+    const local = [
+      'PORT',
+      'LOCAL_DATA_DIR',
+      'LOCAL_TIME_SCALE',
+      'PAYOUT_WEBHOOK_SECRET',
+      'CHAIN_WEBHOOK_SECRET',
+      'ONRAMP_WEBHOOK_SECRET',
+      'PUBLIC_BASE_URL',
+      'MANUAL_PAYOUT_DAILY_LIMIT_USDC',
+      'ANCHOR_INTERVAL_S',
+    ];
     expect(local.filter((v) => !named(readme, v))).toEqual([]);
     // Every need's secret has its variable in one table or the other.
-    const secrets = Object.values(NEEDS).flatMap((n) => (n.secrets as readonly { name: string; arnVariable: string }[]).map((s) => s.arnVariable));
+    const secrets = Object.values(NEEDS).flatMap((n) =>
+      (n.secrets as readonly { name: string; arnVariable: string }[]).map((s) => s.arnVariable),
+    );
     expect(secrets.filter((v) => !named(configuration, v) && !named(readme, v)).sort()).toEqual([]);
   });
 });

@@ -18,7 +18,17 @@ afterAll(() => {
   delete process.env.PUBLIC_BASE_URL;
 });
 
-const get = (resource: string) => handler(apiEvent({ method: 'GET', path: resource, resource, caller: null, headers: { host: 'evil.example', 'x-forwarded-proto': 'javascript:alert(1)//' } }), lambdaContext()) as Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
+const get = (resource: string) =>
+  handler(
+    apiEvent({
+      method: 'GET',
+      path: resource,
+      resource,
+      caller: null,
+      headers: { host: 'evil.example', 'x-forwarded-proto': 'javascript:alert(1)//' },
+    }),
+    lambdaContext(),
+  ) as Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
 
 describe('GET /docs, /docs/scalar.js, /docs/errors', () => {
   it('renders the reference with the bundle served by the service (no CDN), pointed at /openapi.json', async () => {
@@ -36,7 +46,7 @@ describe('GET /docs, /docs/scalar.js, /docs/errors', () => {
     expect(res.body).not.toMatch(/<script[^>]+src="https?:\/\/(?!api\.example\.test)/);
   });
 
-  it('serves Scalar\'s standalone bundle as JavaScript', async () => {
+  it("serves Scalar's standalone bundle as JavaScript", async () => {
     const res = await get('/docs/scalar.js');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('javascript');
@@ -47,12 +57,13 @@ describe('GET /docs, /docs/scalar.js, /docs/errors', () => {
   it('lists every error code with its status under an anchor #CODE', async () => {
     const res = await get('/docs/errors');
     expect(res.statusCode).toBe(200);
-    for (const [code, e] of Object.entries(ERROR_CODES)) expect(res.body).toContain(`<tr id="${code}"><td><code>${code}</code></td><td>${e.status}</td>`);
+    for (const [code, e] of Object.entries(ERROR_CODES))
+      expect(res.body).toContain(`<tr id="${code}"><td><code>${code}</code></td><td>${e.status}</td>`);
   });
 });
 
 describe('scalarBundle() in Lambda', () => {
-  it('reads the copy in the docs function\'s layer (/opt/scalar/standalone.js) first', async () => {
+  it("reads the copy in the docs function's layer (/opt/scalar/standalone.js) first", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'layer-root-'));
     mkdirSync(join(dir, 'scalar'));
     writeFileSync(join(dir, 'scalar', 'standalone.js'), '/* the copy in the layer */');

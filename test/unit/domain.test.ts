@@ -54,7 +54,13 @@ function expectDomainError(fn: () => unknown, code: string, path?: string): void
 describe('money: usdcToMicro', () => {
   it('converts whole and fractional USDC amounts to exact integer micro-USDC', () => {
     // Prepare
-    const cases: Array<[number, number]> = [[1, 1_000_000], [12.5, 12_500_000], [0.000001, 1], [0.3, 300_000], [99_999.999999, 99_999_999_999]];
+    const cases: Array<[number, number]> = [
+      [1, 1_000_000],
+      [12.5, 12_500_000],
+      [0.000001, 1],
+      [0.3, 300_000],
+      [99_999.999999, 99_999_999_999],
+    ];
 
     // Act
     const results = cases.map(([amount]) => usdcToMicro(amount));
@@ -252,13 +258,18 @@ describe('ids', () => {
     expect(bad).toEqual([]);
   });
 
-  it.each([['BATCH-25-000001'], ['BATCH-2025-42'], ['batch-2025-000042'], ['BATCH-2025-000042x'], [' BATCH-2025-000042'], ['PAY-2025-000042-01'], ['']])(
-    'parseBatchId(%p) is null',
-    (id) => {
-      // Act + Assess
-      expect(parseBatchId(id)).toBeNull();
-    },
-  );
+  it.each([
+    ['BATCH-25-000001'],
+    ['BATCH-2025-42'],
+    ['batch-2025-000042'],
+    ['BATCH-2025-000042x'],
+    [' BATCH-2025-000042'],
+    ['PAY-2025-000042-01'],
+    [''],
+  ])('parseBatchId(%p) is null', (id) => {
+    // Act + Assess
+    expect(parseBatchId(id)).toBeNull();
+  });
 
   it('formats payout ids as PAY-<yyyy>-<nnnnnn>-<ss>', () => {
     // Act + Assess
@@ -313,11 +324,7 @@ describe('ids', () => {
 });
 
 describe('phone', () => {
-  it.each([
-    ['+256772123456'],
-    ['+256700000001'],
-    ['+256782999000'],
-  ])('accepts the Ugandan mobile %p in E.164', (e164) => {
+  it.each([['+256772123456'], ['+256700000001'], ['+256782999000']])('accepts the Ugandan mobile %p in E.164', (e164) => {
     // Act + Assess
     expect(normaliseUgandanMobile(e164)).toBe(e164);
   });
@@ -348,9 +355,33 @@ describe('phone', () => {
 
 describe('audit hash chain', () => {
   function chainOf3(): AuditEntry[] {
-    const e1 = buildAuditEntry({ batchId: 'BATCH-2025-000001', seq: 1, type: 'BATCH_SUBMITTED', at: '2025-01-01T00:00:00.000Z', actor: 'u1', payload: { stage: 'DELIVERED', weight_kg: 60 }, prevHash: GENESIS_HASH });
-    const e2 = buildAuditEntry({ batchId: 'BATCH-2025-000001', seq: 2, type: 'STAGE_CHANGED', at: '2025-01-02T00:00:00.000Z', actor: 'u2', payload: { stage: 'GRADED', grade: 'screen18' }, prevHash: e1.hash });
-    const e3 = buildAuditEntry({ batchId: 'BATCH-2025-000001', seq: 3, type: 'STAGE_CHANGED', at: '2025-01-03T00:00:00.000Z', actor: 'u3', payload: { stage: 'MILLED', mill_id: 'M1' }, prevHash: e2.hash });
+    const e1 = buildAuditEntry({
+      batchId: 'BATCH-2025-000001',
+      seq: 1,
+      type: 'BATCH_SUBMITTED',
+      at: '2025-01-01T00:00:00.000Z',
+      actor: 'u1',
+      payload: { stage: 'DELIVERED', weight_kg: 60 },
+      prevHash: GENESIS_HASH,
+    });
+    const e2 = buildAuditEntry({
+      batchId: 'BATCH-2025-000001',
+      seq: 2,
+      type: 'STAGE_CHANGED',
+      at: '2025-01-02T00:00:00.000Z',
+      actor: 'u2',
+      payload: { stage: 'GRADED', grade: 'screen18' },
+      prevHash: e1.hash,
+    });
+    const e3 = buildAuditEntry({
+      batchId: 'BATCH-2025-000001',
+      seq: 3,
+      type: 'STAGE_CHANGED',
+      at: '2025-01-03T00:00:00.000Z',
+      actor: 'u3',
+      payload: { stage: 'MILLED', mill_id: 'M1' },
+      prevHash: e2.hash,
+    });
     return [e1, e2, e3];
   }
 
@@ -493,7 +524,19 @@ describe('payout lifecycle', () => {
 
     // Assess
     expect(trail).toEqual([
-      'PROCESSING', 'PROCESSING', 'FAILED', 'RETRY_1#1', 'RETRY_1', 'FAILED', 'RETRY_2#2', 'RETRY_2', 'FAILED', 'RETRY_3#3', 'RETRY_3', 'FAILED', 'MANUAL_REVIEW',
+      'PROCESSING',
+      'PROCESSING',
+      'FAILED',
+      'RETRY_1#1',
+      'RETRY_1',
+      'FAILED',
+      'RETRY_2#2',
+      'RETRY_2',
+      'FAILED',
+      'RETRY_3#3',
+      'RETRY_3',
+      'FAILED',
+      'MANUAL_REVIEW',
     ]);
     expect(isFinal(status)).toBe(true);
   });
@@ -558,7 +601,9 @@ describe('payout lifecycle', () => {
     const later: PayoutStatus[] = ['FAILED', 'RETRY_1', 'RETRY_2', 'RETRY_3'];
 
     // Act
-    const backwards = later.flatMap((from) => ALL_EVENTS.map((e) => transition(from, e)?.status).filter((s) => s === 'PENDING' || s === 'PROCESSING'));
+    const backwards = later.flatMap((from) =>
+      ALL_EVENTS.map((e) => transition(from, e)?.status).filter((s) => s === 'PENDING' || s === 'PROCESSING'),
+    );
 
     // Assess
     expect(backwards).toEqual([]);

@@ -28,13 +28,56 @@ const MINT_TX = `0x${'ab'.repeat(32)}`;
 
 function trail(): { batch: Batch; entries: AuditEntry[]; chain: ChainTrail } {
   const base = aBatch({ stage: 'GRADED' });
-  const first = buildAuditEntry({ batchId: base.batch_id, seq: 1, type: 'BATCH_SUBMITTED', at: '2026-11-01T08:00:00.000Z', actor: 'agent-1', prevHash: GENESIS_HASH, payload: { token_id: base.token_id, farmer_id: farmer.farmer_id, weight_kg: base.weight_kg, grade: base.grade } });
-  const payout = buildAuditEntry({ batchId: base.batch_id, seq: 2, type: 'PAYOUT_PROCESSING', at: '2026-11-01T08:01:00.000Z', actor: 'system', prevHash: first.hash, payload: { payment_id: 'PAY-2026-000001-01', amount_ugx: PAYOUT_UGX, phone: farmer.phone } });
+  const first = buildAuditEntry({
+    batchId: base.batch_id,
+    seq: 1,
+    type: 'BATCH_SUBMITTED',
+    at: '2026-11-01T08:00:00.000Z',
+    actor: 'agent-1',
+    prevHash: GENESIS_HASH,
+    payload: { token_id: base.token_id, farmer_id: farmer.farmer_id, weight_kg: base.weight_kg, grade: base.grade },
+  });
+  const payout = buildAuditEntry({
+    batchId: base.batch_id,
+    seq: 2,
+    type: 'PAYOUT_PROCESSING',
+    at: '2026-11-01T08:01:00.000Z',
+    actor: 'system',
+    prevHash: first.hash,
+    payload: { payment_id: 'PAY-2026-000001-01', amount_ugx: PAYOUT_UGX, phone: farmer.phone },
+  });
   const batch: Batch = {
-    ...base, audit_seq: 2, audit_head_hash: payout.hash,
-    stage_history: [...base.stage_history, { stage: 'GRADED', at: '2026-11-02T10:30:00.000Z', actor: 'coop', chain_tx_hash: GRADED_TX, audit_log_sequence_number: '3', evidence_ipfs_cid: GRADED_CID }],
+    ...base,
+    audit_seq: 2,
+    audit_head_hash: payout.hash,
+    stage_history: [
+      ...base.stage_history,
+      {
+        stage: 'GRADED',
+        at: '2026-11-02T10:30:00.000Z',
+        actor: 'coop',
+        chain_tx_hash: GRADED_TX,
+        audit_log_sequence_number: '3',
+        evidence_ipfs_cid: GRADED_CID,
+      },
+    ],
   };
-  return { batch, entries: [first, payout], chain: { mints: [{ tokenId: BigInt(base.token_id), batchId: base.batch_id, auditHash: `0x${first.hash}`, txHash: MINT_TX as `0x${string}`, blockNumber: 5n }], stages: [] } };
+  return {
+    batch,
+    entries: [first, payout],
+    chain: {
+      mints: [
+        {
+          tokenId: BigInt(base.token_id),
+          batchId: base.batch_id,
+          auditHash: `0x${first.hash}`,
+          txHash: MINT_TX as `0x${string}`,
+          blockNumber: 5n,
+        },
+      ],
+      stages: [],
+    },
+  };
 }
 
 const ANCHOR_TX = `0x${'ef'.repeat(32)}`;
@@ -43,16 +86,44 @@ const ANCHOR_TX = `0x${'ef'.repeat(32)}`;
 function anchorOf(batchId: string, entries: AuditEntry[]): BatchAnchor {
   const head = entries[entries.length - 1]!;
   const p = buildAnchorTree([{ batch_id: batchId, sequence_number: head.sequence_number, hash: head.hash }]).proofs.get(batchId)!;
-  return { anchor_id: 'ANCHOR-1', head_sequence_number: head.sequence_number, head_hash: head.hash, root: p.root, proof: p.proof, tx_hash: ANCHOR_TX, block_number: 9 };
+  return {
+    anchor_id: 'ANCHOR-1',
+    head_sequence_number: head.sequence_number,
+    head_hash: head.hash,
+    root: p.root,
+    proof: p.proof,
+    tx_hash: ANCHOR_TX,
+    block_number: 9,
+  };
 }
 
 function ddsRecord(batch: Batch): DdsRecord {
   const statement = buildDueDiligenceStatement({
-    ddsId: 'DDS-2026-000001', internalReferenceNumber: 'DDS-2026-000001', batch, producers: [{ farmer }],
-    operator: { name: 'Hamburg Coffee Importers GmbH', eori: 'DE123456789012345', address: 'Am Sandtorkai 1, 20457 Hamburg', email: 'dds@hci.example', country: 'DE' },
-    destinationCountry: 'DE', createdAt: '2026-11-22T10:00:00.000Z',
+    ddsId: 'DDS-2026-000001',
+    internalReferenceNumber: 'DDS-2026-000001',
+    batch,
+    producers: [{ farmer }],
+    operator: {
+      name: 'Hamburg Coffee Importers GmbH',
+      eori: 'DE123456789012345',
+      address: 'Am Sandtorkai 1, 20457 Hamburg',
+      email: 'dds@hci.example',
+      country: 'DE',
+    },
+    destinationCountry: 'DE',
+    createdAt: '2026-11-22T10:00:00.000Z',
   });
-  return { ...statement, status: 'AVAILABLE', cooperative_id: 'COOP-1', ipfs_cid: 'bafybeidds', ipfs_url: 'https://ipfs.example/ipfs/bafybeidds', xml: '<x/>', reference_number: '26DEQ7VKZ3HX2M', verification_number: 'K7QW2P9D', registry_uuid: 'uuid-1' };
+  return {
+    ...statement,
+    status: 'AVAILABLE',
+    cooperative_id: 'COOP-1',
+    ipfs_cid: 'bafybeidds',
+    ipfs_url: 'https://ipfs.example/ipfs/bafybeidds',
+    xml: '<x/>',
+    reference_number: '26DEQ7VKZ3HX2M',
+    verification_number: 'K7QW2P9D',
+    registry_uuid: 'uuid-1',
+  };
 }
 
 function deps(over: { chainDown?: boolean; unanchored?: boolean } = {}): EvidencePackDeps {
@@ -83,16 +154,39 @@ describe('readEvidencePack', () => {
     expect(view.pack_version).toBe(1);
     expect(view.dds).toEqual(ddsView((await d.dds.get('DDS-2026-000001'))!));
     expect(view.batch).toEqual({
-      batch_id: t.batch.batch_id, token_id: t.batch.token_id, cooperative_id: 'COOP-1', farmer_id: 'F-1', grade: 'screen18', weight_kg: 240.75, moisture_pct: 11.5,
-      stage: 'GRADED', mint_tx_hash: MINT_TX, purchase_order_id: null,
+      batch_id: t.batch.batch_id,
+      token_id: t.batch.token_id,
+      cooperative_id: 'COOP-1',
+      farmer_id: 'F-1',
+      grade: 'screen18',
+      weight_kg: 240.75,
+      moisture_pct: 11.5,
+      stage: 'GRADED',
+      mint_tx_hash: MINT_TX,
+      purchase_order_id: null,
     });
-    expect(view.forest_checks).toEqual([{ farmer_id: 'F-1', status: 'CLEAR', checked_at: '2026-01-02T00:00:00.000Z', dataset: { name: 'umd_glad_landsat_alerts', version: 'v20260101' } }]);
+    expect(view.forest_checks).toEqual([
+      {
+        farmer_id: 'F-1',
+        status: 'CLEAR',
+        checked_at: '2026-01-02T00:00:00.000Z',
+        dataset: { name: 'umd_glad_landsat_alerts', version: 'v20260101' },
+      },
+    ]);
     expect(view.trail).toEqual([
       { stage: 'DELIVERED', at: '2026-11-01T08:00:00.000Z', evidence_ipfs_cid: null, chain_tx_hash: MINT_TX, audit_log_sequence_number: 1 },
-      { stage: 'GRADED', at: '2026-11-02T10:30:00.000Z', evidence_ipfs_cid: GRADED_CID, chain_tx_hash: GRADED_TX, audit_log_sequence_number: 3 },
+      {
+        stage: 'GRADED',
+        at: '2026-11-02T10:30:00.000Z',
+        evidence_ipfs_cid: GRADED_CID,
+        chain_tx_hash: GRADED_TX,
+        audit_log_sequence_number: 3,
+      },
     ]);
     expect(view.audit.head).toEqual({ sequence_number: 2, hash: t.entries[1]!.hash });
-    expect(view.audit.entries.map(({ anchor: _a, ...e }) => e)).toEqual(t.entries.map((e) => ({ sequence_number: e.sequence_number, type: e.type, at: e.at, prev_hash: e.prev_hash, hash: e.hash })));
+    expect(view.audit.entries.map(({ anchor: _a, ...e }) => e)).toEqual(
+      t.entries.map((e) => ({ sequence_number: e.sequence_number, type: e.type, at: e.at, prev_hash: e.prev_hash, hash: e.hash })),
+    );
     // The mint entry anchored by its own transaction, the payout entry by the periodic anchor (with its proof)
     const anchor = anchorOf(t.batch.batch_id, t.entries);
     expect(view.audit.entries.map((e) => e.anchor)).toEqual([
@@ -139,7 +233,21 @@ describe('readEvidencePack', () => {
     const d = deps();
     const before = await evidencePackDocument(await readEvidencePack(d, ADMIN, 'DDS-2026-000001'));
     const b = (await d.batches.get('BATCH-2026-000001'))!;
-    d.batches.get = async () => ({ ...b, stage: 'MILLED', stage_history: [...b.stage_history, { stage: 'MILLED', at: '2026-11-03T10:00:00.000Z', actor: 'coop', chain_tx_hash: null, audit_log_sequence_number: '4', evidence_ipfs_cid: 'bafybeimilled' }] });
+    d.batches.get = async () => ({
+      ...b,
+      stage: 'MILLED',
+      stage_history: [
+        ...b.stage_history,
+        {
+          stage: 'MILLED',
+          at: '2026-11-03T10:00:00.000Z',
+          actor: 'coop',
+          chain_tx_hash: null,
+          audit_log_sequence_number: '4',
+          evidence_ipfs_cid: 'bafybeimilled',
+        },
+      ],
+    });
     expect((await evidencePackDocument(await readEvidencePack(d, ADMIN, 'DDS-2026-000001'))).cid).not.toBe(before.cid);
   });
 
@@ -149,13 +257,17 @@ describe('readEvidencePack', () => {
   });
 
   it('the ledger cannot be read: LEDGER_UNAVAILABLE (503), as GET /batch/{id}/audit', async () => {
-    await expect(readEvidencePack(deps({ chainDown: true }), ADMIN, 'DDS-2026-000001')).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE' });
+    await expect(readEvidencePack(deps({ chainDown: true }), ADMIN, 'DDS-2026-000001')).rejects.toMatchObject({
+      code: 'LEDGER_UNAVAILABLE',
+    });
   });
 
   it('a producer missing from the registry: null forest check, not a failure', async () => {
     const d = deps();
     d.registry.getFarmer = async () => null;
-    expect((await readEvidencePack(d, ADMIN, 'DDS-2026-000001')).forest_checks).toEqual([{ farmer_id: 'F-1', status: null, checked_at: null, dataset: null }]);
+    expect((await readEvidencePack(d, ADMIN, 'DDS-2026-000001')).forest_checks).toEqual([
+      { farmer_id: 'F-1', status: null, checked_at: null, dataset: null },
+    ]);
   });
 });
 
@@ -164,8 +276,22 @@ describe('GET /eudr/dds/{id}/evidence handler', () => {
     process.env.DOCS_BASE_URL = 'http://x/docs';
   });
 
-  it.each([['AGENT', agent('COOP-1')], ['MFI', { sub: 'mfi-1', role: 'MFI' as const, mfi_id: 'MFI-1', duties: [] }]])('refuses a %s token: 403 INSUFFICIENT_PERMISSIONS', async (_role, caller) => {
-    const res = parse(await handler(apiEvent({ method: 'GET', path: '/eudr/dds/DDS-2026-000001/evidence', resource: '/eudr/dds/{id}/evidence', pathParameters: { id: 'DDS-2026-000001' }, caller }), lambdaContext()) as never);
+  it.each([
+    ['AGENT', agent('COOP-1')],
+    ['MFI', { sub: 'mfi-1', role: 'MFI' as const, mfi_id: 'MFI-1', duties: [] }],
+  ])('refuses a %s token: 403 INSUFFICIENT_PERMISSIONS', async (_role, caller) => {
+    const res = parse(
+      (await handler(
+        apiEvent({
+          method: 'GET',
+          path: '/eudr/dds/DDS-2026-000001/evidence',
+          resource: '/eudr/dds/{id}/evidence',
+          pathParameters: { id: 'DDS-2026-000001' },
+          caller,
+        }),
+        lambdaContext(),
+      )) as never,
+    );
     expectErrorEnvelope(res, 403, 'INSUFFICIENT_PERMISSIONS');
   });
 });

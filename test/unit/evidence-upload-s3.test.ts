@@ -13,12 +13,22 @@ import { StoreUnavailableError } from '../../shared/domain/errors';
  * bounded by the declared size.
  */
 
-const CREDENTIALS = { accessKeyId: 'AKIAEXAMPLEUPLOADS01', secretAccessKey: 'uploads/secret/key+example', sessionToken: 'IQoJb3JpZ2luX2VjE//session+token=' };
-const ENV = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_SESSION_TOKEN: CREDENTIALS.sessionToken };
+const CREDENTIALS = {
+  accessKeyId: 'AKIAEXAMPLEUPLOADS01',
+  secretAccessKey: 'uploads/secret/key+example',
+  sessionToken: 'IQoJb3JpZ2luX2VjE//session+token=',
+};
+const ENV = {
+  AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+  AWS_SESSION_TOKEN: CREDENTIALS.sessionToken,
+};
 const saved = Object.fromEntries(Object.keys(ENV).map((k) => [k, process.env[k]]));
 beforeAll(() => Object.assign(process.env, ENV));
 afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+  for (const [k, v] of Object.entries(saved))
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
 });
 
 describe('S3UploadPresigner', () => {
@@ -26,13 +36,33 @@ describe('S3UploadPresigner', () => {
 
   it.each<[string, S3BucketLocation]>([
     ['AWS (virtual-hosted)', { bucket: 'coffeetrace-dev-evidenceuploads-1a2b3c', region: 'eu-west-1' }],
-    ['a custom endpoint (path-style)', { bucket: 'coffee-trace-evidence-uploads-local', region: 'us-east-1', endpoint: 'http://127.0.0.1:4566' }],
-  ])('signs the same PUT as the SDK\'s getSignedUrl on %s, Content-Type and Content-Length included', async (_where, loc) => {
-    jest.useFakeTimers({ now: new Date('2026-11-22T18:54:12.000Z'), doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'clearTimeout', 'queueMicrotask'] });
+    [
+      'a custom endpoint (path-style)',
+      { bucket: 'coffee-trace-evidence-uploads-local', region: 'us-east-1', endpoint: 'http://127.0.0.1:4566' },
+    ],
+  ])("signs the same PUT as the SDK's getSignedUrl on %s, Content-Type and Content-Length included", async (_where, loc) => {
+    jest.useFakeTimers({
+      now: new Date('2026-11-22T18:54:12.000Z'),
+      doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'clearTimeout', 'queueMicrotask'],
+    });
     const key = 'evidence-uploads/BATCH-2026-000001/UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F';
-    const ours = await new S3UploadPresigner(loc).presignPut({ key, contentType: 'image/jpeg', sizeBytes: 4_718_592, expiresInSeconds: 900 });
-    const client = new S3Client({ region: loc.region, credentials: CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', ...(loc.endpoint ? { endpoint: loc.endpoint, forcePathStyle: true } : {}) });
-    const sdk = await getSignedUrl(client, new PutObjectCommand({ Bucket: loc.bucket, Key: key, ContentType: 'image/jpeg', ContentLength: 4_718_592 }), { expiresIn: 900, signableHeaders: new Set(['content-type', 'content-length']) });
+    const ours = await new S3UploadPresigner(loc).presignPut({
+      key,
+      contentType: 'image/jpeg',
+      sizeBytes: 4_718_592,
+      expiresInSeconds: 900,
+    });
+    const client = new S3Client({
+      region: loc.region,
+      credentials: CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      ...(loc.endpoint ? { endpoint: loc.endpoint, forcePathStyle: true } : {}),
+    });
+    const sdk = await getSignedUrl(
+      client,
+      new PutObjectCommand({ Bucket: loc.bucket, Key: key, ContentType: 'image/jpeg', ContentLength: 4_718_592 }),
+      { expiresIn: 900, signableHeaders: new Set(['content-type', 'content-length']) },
+    );
     const a = new URL(ours.url);
     const b = new URL(sdk);
     expect(a.origin + a.pathname).toBe(b.origin + b.pathname);
@@ -56,7 +86,12 @@ describe('an upload round trip on fauxqs S3', () => {
   it('stores what is PUT with the presigned request and reads it back within the declared size', async () => {
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 31) % 251);
     const key = 'evidence-uploads/BATCH-2026-000001/UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F';
-    const { url, headers } = await new S3UploadPresigner(loc).presignPut({ key, contentType: 'image/png', sizeBytes: bytes.byteLength, expiresInSeconds: 900 });
+    const { url, headers } = await new S3UploadPresigner(loc).presignPut({
+      key,
+      contentType: 'image/png',
+      sizeBytes: bytes.byteLength,
+      expiresInSeconds: 900,
+    });
     const put = await fetch(url, { method: 'PUT', headers, body: bytes });
     expect(put.status).toBe(200);
 
@@ -74,10 +109,16 @@ describe('an upload round trip on fauxqs S3', () => {
     const unreachable = new S3UploadReader({ ...loc, endpoint: 'http://127.0.0.1:1' }, { timeoutMs: 2000 });
     const down = await unreachable.read('evidence-uploads/x/y', 10).catch((e: unknown) => e);
     expect(down).toBeInstanceOf(StoreUnavailableError);
-    expect(down).toMatchObject({ status: 503, headers: { 'Retry-After': expect.any(String) }, cause: { message: expect.stringMatching(/S3 GetObject uploads-test\/evidence-uploads\/x\/y failed/) } });
+    expect(down).toMatchObject({
+      status: 503,
+      headers: { 'Retry-After': expect.any(String) },
+      cause: { message: expect.stringMatching(/S3 GetObject uploads-test\/evidence-uploads\/x\/y failed/) },
+    });
     const answering = (status: number) => new S3UploadReader(loc, { fetchImpl: async () => new Response('<Error/>', { status }) });
     await expect(answering(503).read('evidence-uploads/x/y', 10)).rejects.toBeInstanceOf(StoreUnavailableError);
-    const refused = await answering(403).read('evidence-uploads/x/y', 10).catch((e: unknown) => e);
+    const refused = await answering(403)
+      .read('evidence-uploads/x/y', 10)
+      .catch((e: unknown) => e);
     expect(refused).not.toBeInstanceOf(StoreUnavailableError);
     expect(refused).toMatchObject({ message: 'S3 GetObject uploads-test/evidence-uploads/x/y answered 403' });
   });

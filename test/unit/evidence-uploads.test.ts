@@ -34,14 +34,18 @@ const chunk = (type: string, data: Uint8Array) => {
   return Buffer.concat([len, td, crc]);
 };
 /** 1×1 RGB PNG. */
-const PNG = new Uint8Array(Buffer.concat([
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-  chunk('IHDR', Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0])),
-  chunk('IDAT', deflateSync(Buffer.from([0, 0x6f, 0x4e, 0x37]))),
-  chunk('IEND', Buffer.alloc(0)),
-]));
+const PNG = new Uint8Array(
+  Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0])),
+    chunk('IDAT', deflateSync(Buffer.from([0, 0x6f, 0x4e, 0x37]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]),
+);
 /** The start of a JFIF JPEG: enough for the type sniffer to say image/jpeg. */
-const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9]);
+const JPEG = new Uint8Array([
+  0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9,
+]);
 const TEXT = new Uint8Array(Buffer.from('not an image at all, just words'));
 
 // ------------------------------------------------------------------------------ fakes
@@ -86,9 +90,17 @@ function memoryObjects(objects: Map<string, Uint8Array>): EvidenceUploadReader &
 
 function anUpload(over: Partial<EvidenceUpload> = {}): EvidenceUpload {
   return {
-    upload_id: UPLOAD_ID, batch_id: BATCH_ID, cooperative_id: 'COOP-1', content_type: 'image/png', size_bytes: PNG.byteLength,
-    object_key: `evidence-uploads/${BATCH_ID}/${UPLOAD_ID}`, created_by: 'coop-user-1', created_at: T0.toISOString(),
-    url_expires_at: '2026-11-22T10:15:00.000Z', attach_by: '2026-11-23T10:00:00.000Z', ...over,
+    upload_id: UPLOAD_ID,
+    batch_id: BATCH_ID,
+    cooperative_id: 'COOP-1',
+    content_type: 'image/png',
+    size_bytes: PNG.byteLength,
+    object_key: `evidence-uploads/${BATCH_ID}/${UPLOAD_ID}`,
+    created_by: 'coop-user-1',
+    created_at: T0.toISOString(),
+    url_expires_at: '2026-11-22T10:15:00.000Z',
+    attach_by: '2026-11-23T10:00:00.000Z',
+    ...over,
   };
 }
 
@@ -116,7 +128,10 @@ describe('createEvidenceUpload', () => {
       objects: {
         presignPut: async (input) => {
           presigned.push(input);
-          return { url: `https://uploads.example/${input.key}?X-Amz-Signature=abc`, headers: { 'Content-Type': input.contentType, 'Content-Length': String(input.sizeBytes) } };
+          return {
+            url: `https://uploads.example/${input.key}?X-Amz-Signature=abc`,
+            headers: { 'Content-Type': input.contentType, 'Content-Length': String(input.sizeBytes) },
+          };
         },
       },
       now: () => T0,
@@ -130,8 +145,16 @@ describe('createEvidenceUpload', () => {
     expect(t.upload.upload_id).toMatch(EVIDENCE_UPLOAD_ID_PATTERN);
     expect(t.method).toBe('PUT');
     expect(t.headers).toEqual({ 'Content-Type': 'image/jpeg', 'Content-Length': '4718592' });
-    expect(presigned).toEqual([{ key: `evidence-uploads/${BATCH_ID}/${t.upload.upload_id}`, contentType: 'image/jpeg', sizeBytes: 4_718_592, expiresInSeconds: 900 }]);
-    expect(t.upload).toMatchObject({ batch_id: BATCH_ID, cooperative_id: 'COOP-1', created_by: QUALITY.sub, url_expires_at: '2026-11-22T10:15:00.000Z', attach_by: '2026-11-23T10:00:00.000Z' });
+    expect(presigned).toEqual([
+      { key: `evidence-uploads/${BATCH_ID}/${t.upload.upload_id}`, contentType: 'image/jpeg', sizeBytes: 4_718_592, expiresInSeconds: 900 },
+    ]);
+    expect(t.upload).toMatchObject({
+      batch_id: BATCH_ID,
+      cooperative_id: 'COOP-1',
+      created_by: QUALITY.sub,
+      url_expires_at: '2026-11-22T10:15:00.000Z',
+      attach_by: '2026-11-23T10:00:00.000Z',
+    });
     expect(uploads.rows.get(t.upload.upload_id)).toEqual(t.upload);
   });
 
@@ -178,13 +201,38 @@ describe('resolveUploadedPhoto', () => {
   it.each<[string, Parameters<typeof resolver>[0], string, Record<string, unknown>]>([
     ['no such upload', { upload: null }, 'MISSING', {}],
     ['nothing was PUT to its URL', { object: null }, 'MISSING', {}],
-    ['an upload of another batch', { upload: anUpload({ batch_id: 'BATCH-2026-000099', object_key: `evidence-uploads/BATCH-2026-000099/${UPLOAD_ID}` }) }, 'OTHER_BATCH', {}],
+    [
+      'an upload of another batch',
+      { upload: anUpload({ batch_id: 'BATCH-2026-000099', object_key: `evidence-uploads/BATCH-2026-000099/${UPLOAD_ID}` }) },
+      'OTHER_BATCH',
+      {},
+    ],
     ['an upload older than 24 hours', { now: new Date('2026-11-23T10:00:00.001Z') }, 'EXPIRED', { expired_at: '2026-11-23T10:00:00.000Z' }],
-    ['an object larger than declared', { object: new Uint8Array([...PNG, 0]) }, 'SIZE_MISMATCH', { size_bytes: PNG.byteLength, uploaded_bytes: PNG.byteLength + 1 }],
+    [
+      'an object larger than declared',
+      { object: new Uint8Array([...PNG, 0]) },
+      'SIZE_MISMATCH',
+      { size_bytes: PNG.byteLength, uploaded_bytes: PNG.byteLength + 1 },
+    ],
     ['an object smaller than declared', { object: PNG.slice(0, 20) }, 'SIZE_MISMATCH', { size_bytes: PNG.byteLength, uploaded_bytes: 20 }],
-    ['JPEG bytes declared as PNG', { upload: anUpload({ size_bytes: JPEG.byteLength }), object: JPEG }, 'TYPE_MISMATCH', { content_type: 'image/png', detected: 'image/jpeg' }],
-    ['bytes that are no image', { upload: anUpload({ size_bytes: TEXT.byteLength }), object: TEXT }, 'TYPE_MISMATCH', { content_type: 'image/png', detected: null }],
-    ['an upload attached to another stage', { upload: anUpload({ consumed_stage: 'MILLED', consumed_at: T0.toISOString() }) }, 'ALREADY_USED', {}],
+    [
+      'JPEG bytes declared as PNG',
+      { upload: anUpload({ size_bytes: JPEG.byteLength }), object: JPEG },
+      'TYPE_MISMATCH',
+      { content_type: 'image/png', detected: 'image/jpeg' },
+    ],
+    [
+      'bytes that are no image',
+      { upload: anUpload({ size_bytes: TEXT.byteLength }), object: TEXT },
+      'TYPE_MISMATCH',
+      { content_type: 'image/png', detected: null },
+    ],
+    [
+      'an upload attached to another stage',
+      { upload: anUpload({ consumed_stage: 'MILLED', consumed_at: T0.toISOString() }) },
+      'ALREADY_USED',
+      {},
+    ],
   ])('refuses %s: 422 EVIDENCE_UPLOAD_INVALID naming the reason, the upload left unattached', async (_what, setup, reason, extra) => {
     const { deps, uploads } = resolver(setup);
     const before = uploads.rows.get(UPLOAD_ID);
@@ -230,32 +278,99 @@ describe('changeStageWithEvidence', () => {
       custody: fakeCustodyStore({
         commitStage: async (input) => {
           commits.push({ evidenceCid: input.evidenceCid, files: input.payload.evidence_files });
-          const entry = { batch_id: BATCH_ID, sequence_number: 2, message_id: 'm2', type: 'STAGE_CHANGED', at: input.at, actor: input.actor, payload: input.payload, prev_hash: 'a'.repeat(64), hash: 'b'.repeat(64) };
-          return { entry, ledgerTx: { ledger_tx_id: `${BATCH_ID}-2`, kind: 'TRACE_STAGE', batch_id: BATCH_ID, token_id: batch.token_id, stage: input.to, evidence_cid: input.evidenceCid, audit_hash: entry.hash, audit_sequence_number: 2, history_index: 1, status: 'CONFIRMED', tx_hash: `0x${'c'.repeat(64)}`, created_at: input.at } };
+          const entry = {
+            batch_id: BATCH_ID,
+            sequence_number: 2,
+            message_id: 'm2',
+            type: 'STAGE_CHANGED',
+            at: input.at,
+            actor: input.actor,
+            payload: input.payload,
+            prev_hash: 'a'.repeat(64),
+            hash: 'b'.repeat(64),
+          };
+          return {
+            entry,
+            ledgerTx: {
+              ledger_tx_id: `${BATCH_ID}-2`,
+              kind: 'TRACE_STAGE',
+              batch_id: BATCH_ID,
+              token_id: batch.token_id,
+              stage: input.to,
+              evidence_cid: input.evidenceCid,
+              audit_hash: entry.hash,
+              audit_sequence_number: 2,
+              history_index: 1,
+              status: 'CONFIRMED',
+              tx_hash: `0x${'c'.repeat(64)}`,
+              created_at: input.at,
+            },
+          };
         },
-        getLedgerTx: async (id) => ({ ledger_tx_id: id, kind: 'TRACE_STAGE', batch_id: BATCH_ID, token_id: batch.token_id, stage: 'GRADED', evidence_cid: 'x', audit_hash: 'b'.repeat(64), audit_sequence_number: 2, history_index: 1, status: 'CONFIRMED', tx_hash: `0x${'c'.repeat(64)}`, created_at: T0.toISOString() }),
+        getLedgerTx: async (id) => ({
+          ledger_tx_id: id,
+          kind: 'TRACE_STAGE',
+          batch_id: BATCH_ID,
+          token_id: batch.token_id,
+          stage: 'GRADED',
+          evidence_cid: 'x',
+          audit_hash: 'b'.repeat(64),
+          audit_sequence_number: 2,
+          history_index: 1,
+          status: 'CONFIRMED',
+          tx_hash: `0x${'c'.repeat(64)}`,
+          created_at: T0.toISOString(),
+        }),
       }),
-      evidence: { archive: { putCar: async (root) => { archived.push(root); } }, pinQueue: fakeWorkQueue('pinQueue', { send: async () => undefined }) },
+      evidence: {
+        archive: {
+          putCar: async (root) => {
+            archived.push(root);
+          },
+        },
+        pinQueue: fakeWorkQueue('pinQueue', { send: async () => undefined }),
+      },
       ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', { send: async () => undefined }),
       now: () => new Date('2026-11-22T10:05:00.000Z'),
       uploaded,
     };
-    const input: StageUpdateInput & { evidence_upload_id?: string } = { new_stage: 'GRADED', cooperative_id: 'COOP-1', evidence: { grade: 'screen18', moisture_pct: 11 } };
+    const input: StageUpdateInput & { evidence_upload_id?: string } = {
+      new_stage: 'GRADED',
+      cooperative_id: 'COOP-1',
+      evidence: { grade: 'screen18', moisture_pct: 11 },
+    };
     return { deps, input, commits, uploads, archived };
   }
 
   it('commits the stage with the uploaded photo in its evidence directory, as a base64 photo would be', async () => {
     const { deps, input, commits, uploads } = stage();
     const viaUpload = await changeStageWithEvidence(deps, QUALITY, BATCH_ID, { ...input, evidence_upload_id: UPLOAD_ID }, { waitMs: 0 });
-    const viaBase64 = await changeStageWithEvidence(deps, QUALITY, BATCH_ID, { ...input, evidence_photo_base64: `data:image/png;base64,${Buffer.from(PNG).toString('base64')}` }, { waitMs: 0 });
-    expect(commits.map((c) => c.files)).toEqual([['evidence.json', 'photo.png'], ['evidence.json', 'photo.png']]);
+    const viaBase64 = await changeStageWithEvidence(
+      deps,
+      QUALITY,
+      BATCH_ID,
+      { ...input, evidence_photo_base64: `data:image/png;base64,${Buffer.from(PNG).toString('base64')}` },
+      { waitMs: 0 },
+    );
+    expect(commits.map((c) => c.files)).toEqual([
+      ['evidence.json', 'photo.png'],
+      ['evidence.json', 'photo.png'],
+    ]);
     expect(viaUpload.change.evidence_ipfs_cid).toBe(viaBase64.change.evidence_ipfs_cid);
     expect(uploads.rows.get(UPLOAD_ID)?.consumed_stage).toBe('GRADED');
   });
 
   it('refuses both photo fields at once (400 VALIDATION_ERROR) before reading anything', async () => {
     const { deps, input, commits, uploads } = stage();
-    const err = await domainErrorOf(changeStageWithEvidence(deps, QUALITY, BATCH_ID, { ...input, evidence_upload_id: UPLOAD_ID, evidence_photo_base64: 'data:image/png;base64,AAAA' }, { waitMs: 0 }));
+    const err = await domainErrorOf(
+      changeStageWithEvidence(
+        deps,
+        QUALITY,
+        BATCH_ID,
+        { ...input, evidence_upload_id: UPLOAD_ID, evidence_photo_base64: 'data:image/png;base64,AAAA' },
+        { waitMs: 0 },
+      ),
+    );
     expect([err.status, err.code]).toEqual([400, 'VALIDATION_ERROR']);
     expect(err.details).toEqual([{ path: 'evidence_upload_id', message: 'not allowed together with evidence_photo_base64' }]);
     expect(commits).toEqual([]);
@@ -264,7 +379,15 @@ describe('changeStageWithEvidence', () => {
 
   it('does not use the upload up when the stage change is refused before the photo (stage out of order)', async () => {
     const { deps, input, commits, uploads } = stage();
-    const err = await domainErrorOf(changeStageWithEvidence(deps, { ...coop('COOP-1'), duties: ['WAREHOUSE_MANAGER'] }, BATCH_ID, { ...input, new_stage: 'WAREHOUSED', evidence: { warehouse_id: 'W-1' }, evidence_upload_id: UPLOAD_ID }, { waitMs: 0 }));
+    const err = await domainErrorOf(
+      changeStageWithEvidence(
+        deps,
+        { ...coop('COOP-1'), duties: ['WAREHOUSE_MANAGER'] },
+        BATCH_ID,
+        { ...input, new_stage: 'WAREHOUSED', evidence: { warehouse_id: 'W-1' }, evidence_upload_id: UPLOAD_ID },
+        { waitMs: 0 },
+      ),
+    );
     expect(err.code).toBe('STAGE_OUT_OF_ORDER');
     expect(commits).toEqual([]);
     expect(uploads.rows.get(UPLOAD_ID)?.consumed_stage).toBeUndefined();
@@ -272,7 +395,9 @@ describe('changeStageWithEvidence', () => {
 
   it('refuses an invalid upload with 422 and commits nothing', async () => {
     const { deps, input, commits } = stage();
-    const err = await domainErrorOf(changeStageWithEvidence(deps, QUALITY, BATCH_ID, { ...input, evidence_upload_id: 'UPL-01M82A3B5K7Q9S1V3X5Z7B9D1G' }, { waitMs: 0 }));
+    const err = await domainErrorOf(
+      changeStageWithEvidence(deps, QUALITY, BATCH_ID, { ...input, evidence_upload_id: 'UPL-01M82A3B5K7Q9S1V3X5Z7B9D1G' }, { waitMs: 0 }),
+    );
     expect(err).toMatchObject({ code: 'EVIDENCE_UPLOAD_INVALID', details: { reason: 'MISSING' } });
     expect(commits).toEqual([]);
   });

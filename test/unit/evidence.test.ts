@@ -53,8 +53,11 @@ const PNG = u8(
 /** 1×1 baseline greyscale JPEG: one DC/AC Huffman code each; the scan is DC diff 0 + EOB. */
 const JPEG = u8(
   [0xff, 0xd8],
-  [0xff, 0xe0, 0x00, 0x10], ascii('JFIF'), [0, 1, 1, 0, 0, 1, 0, 1, 0, 0],
-  [0xff, 0xdb, 0x00, 0x43, 0x00], new Array(64).fill(1),
+  [0xff, 0xe0, 0x00, 0x10],
+  ascii('JFIF'),
+  [0, 1, 1, 0, 0, 1, 0, 1, 0, 0],
+  [0xff, 0xdb, 0x00, 0x43, 0x00],
+  new Array(64).fill(1),
   [0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x11, 0x00],
   [0xff, 0xc4, 0x00, 0x14, 0x00, 1, ...new Array(15).fill(0), 0x00],
   [0xff, 0xc4, 0x00, 0x14, 0x10, 1, ...new Array(15).fill(0), 0x00],
@@ -122,7 +125,10 @@ describe('parseEvidencePhoto', () => {
 
   it.each([
     ['invalid characters', 'data:image/png;base64,iVBO@w0KGgo='],
-    ['whitespace', `data:image/png;base64,${Buffer.from(PNG).toString('base64').slice(0, 8)} ${Buffer.from(PNG).toString('base64').slice(8)}`],
+    [
+      'whitespace',
+      `data:image/png;base64,${Buffer.from(PNG).toString('base64').slice(0, 8)} ${Buffer.from(PNG).toString('base64').slice(8)}`,
+    ],
     ['a bad length', 'data:image/png;base64,iVBORw0KGgo'],
     ['non-canonical padding bits', 'data:image/png;base64,QR=='],
     ['misplaced padding', 'data:image/png;base64,iV=ORw0KGgo='],
@@ -164,12 +170,21 @@ function varint(n: number): number[] {
 const lenField = (no: number, b: ArrayLike<number>) => u8([(no << 3) | 2, ...varint(b.length)], b);
 const intField = (no: number, n: number) => u8([no << 3, ...varint(n)]);
 /** dag-pb PBLink {Hash=1, Name=2, Tsize=3}; kubo always writes Name, even empty. */
-const pbLink = (hash: CID, name: string, tsize: number) => u8(lenField(1, hash.bytes), lenField(2, new TextEncoder().encode(name)), intField(3, tsize));
+const pbLink = (hash: CID, name: string, tsize: number) =>
+  u8(lenField(1, hash.bytes), lenField(2, new TextEncoder().encode(name)), intField(3, tsize));
 /** dag-pb PBNode: Links (field 2) before Data (field 1), as the dag-pb spec fixes. */
 const pbNode = (links: Uint8Array[], data: Uint8Array) => u8(...links.map((l) => lenField(2, l)), lenField(1, data));
 /** UnixFS Data {Type=1 (1 Directory, 2 File), filesize=3, blocksizes=4 repeated}. */
 const unixfsDir = () => intField(1, 1);
-const unixfsFile = (sizes: number[]) => u8(intField(1, 2), intField(3, sizes.reduce((a, b) => a + b, 0)), ...sizes.map((s) => intField(4, s)));
+const unixfsFile = (sizes: number[]) =>
+  u8(
+    intField(1, 2),
+    intField(
+      3,
+      sizes.reduce((a, b) => a + b, 0),
+    ),
+    ...sizes.map((s) => intField(4, s)),
+  );
 
 /** A file as kubo imports it with --cid-version 1: one raw leaf, or 256 KiB raw chunks under one dag-pb node. */
 function independentFile(bytes: Uint8Array): { cid: CID; tsize: number } {
@@ -177,7 +192,10 @@ function independentFile(bytes: Uint8Array): { cid: CID; tsize: number } {
   const chunks: Uint8Array[] = [];
   for (let o = 0; o < bytes.length; o += 262_144) chunks.push(bytes.subarray(o, o + 262_144));
   expect(chunks.length).toBeLessThanOrEqual(174);
-  const node = pbNode(chunks.map((c) => pbLink(rawCid(c), '', c.length)), unixfsFile(chunks.map((c) => c.length)));
+  const node = pbNode(
+    chunks.map((c) => pbLink(rawCid(c), '', c.length)),
+    unixfsFile(chunks.map((c) => c.length)),
+  );
   return { cid: dagPbCid(node), tsize: node.length + bytes.length };
 }
 function independentDirectory(files: Array<{ path: string; bytes: Uint8Array }>): CID {
@@ -191,11 +209,19 @@ function independentDirectory(files: Array<{ path: string; bytes: Uint8Array }>)
 
 async function importSingle(bytes: Uint8Array): Promise<string> {
   let last = '';
-  for await (const e of importer([{ content: bytes }], new MemoryBlockstore(), { ...kuboCidV1ImportOptions(), wrapWithDirectory: false })) last = e.cid.toString();
+  for await (const e of importer([{ content: bytes }], new MemoryBlockstore(), { ...kuboCidV1ImportOptions(), wrapWithDirectory: false }))
+    last = e.cid.toString();
   return last;
 }
 
-const EVIDENCE = { stage: 'MILLED', batch_id: 'B-2024-000123', mill_id: 'MILL-07', outturn_kg: 812.5, milled_at: '2024-05-02T08:30:00Z', actor: { sub: 'op-1', role: 'cooperative' } };
+const EVIDENCE = {
+  stage: 'MILLED',
+  batch_id: 'B-2024-000123',
+  mill_id: 'MILL-07',
+  outturn_kg: 812.5,
+  milled_at: '2024-05-02T08:30:00Z',
+  actor: { sub: 'op-1', role: 'cooperative' },
+};
 const enc = new TextEncoder();
 
 describe('evidence package CIDs', () => {
@@ -212,10 +238,12 @@ describe('evidence package CIDs', () => {
       { path: 'mars.txt', bytes: enc.encode('Hello Mars!\n') },
     ]);
     expect(cid).toBe('bafybeih7e5dmkyk25up5vxug4q3hrg2fxbzf23dfrac2fns5h7z4aa7ioi');
-    expect(independentDirectory([
-      { path: 'mars.txt', bytes: enc.encode('Hello Mars!\n') },
-      { path: 'venus.txt', bytes: enc.encode('Hello Venus!\n') },
-    ]).toString()).toBe(cid);
+    expect(
+      independentDirectory([
+        { path: 'mars.txt', bytes: enc.encode('Hello Mars!\n') },
+        { path: 'venus.txt', bytes: enc.encode('Hello Venus!\n') },
+      ]).toString(),
+    ).toBe(cid);
   });
 
   it('evidence.json is RFC 8785 canonical JSON without a trailing newline', () => {
@@ -236,12 +264,16 @@ describe('evidence package CIDs', () => {
 
   it.each([
     ['a small PNG', PNG, 'png'],
-    ['a 600 KiB multi-chunk photo', (() => {
-      const b = new Uint8Array(600 * 1024);
-      for (let i = 0; i < b.length; i++) b[i] = (i * 2654435761) >>> 24;
-      b.set(JPEG);
-      return b;
-    })(), 'jpg'],
+    [
+      'a 600 KiB multi-chunk photo',
+      (() => {
+        const b = new Uint8Array(600 * 1024);
+        for (let i = 0; i < b.length; i++) b[i] = (i * 2654435761) >>> 24;
+        b.set(JPEG);
+        return b;
+      })(),
+      'jpg',
+    ],
   ] as const)('evidence + %s: CID matches the independent construction; every block hashes to its CID', async (_l, bytes, extension) => {
     const pkg = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes, extension } });
     expect(pkg.files.map((f) => f.path)).toEqual(['evidence.json', `photo.${extension}`]);
@@ -261,11 +293,17 @@ describe('evidence package CIDs', () => {
   it('is deterministic; evidence key order does not change the CID; content does', async () => {
     const a = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: PNG, extension: 'png' } });
     const b = await buildEvidencePackage({ evidence: EVIDENCE, photo: { bytes: PNG, extension: 'png' } });
-    const reordered = Object.fromEntries(Object.entries(EVIDENCE).reverse().map(([k, v]) => [k, v && typeof v === 'object' ? { role: 'cooperative', sub: 'op-1' } : v]));
+    const reordered = Object.fromEntries(
+      Object.entries(EVIDENCE)
+        .reverse()
+        .map(([k, v]) => [k, v && typeof v === 'object' ? { role: 'cooperative', sub: 'op-1' } : v]),
+    );
     const c = await buildEvidencePackage({ evidence: reordered, photo: { bytes: PNG, extension: 'png' } });
     expect(b.cid).toBe(a.cid);
     expect(c.cid).toBe(a.cid);
-    expect((await buildEvidencePackage({ evidence: { ...EVIDENCE, outturn_kg: 812.6 }, photo: { bytes: PNG, extension: 'png' } })).cid).not.toBe(a.cid);
+    expect(
+      (await buildEvidencePackage({ evidence: { ...EVIDENCE, outturn_kg: 812.6 }, photo: { bytes: PNG, extension: 'png' } })).cid,
+    ).not.toBe(a.cid);
     expect((await buildEvidencePackage({ evidence: EVIDENCE })).cid).not.toBe(a.cid);
   });
 });

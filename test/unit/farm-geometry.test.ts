@@ -14,7 +14,13 @@ function failure(fn: () => unknown): DomainError {
 }
 
 const gps = { lat: 1.379, lng: 34.4529 };
-const square = (lng: number, lat: number, d: number) => [[lng, lat], [lng + d, lat], [lng + d, lat + d], [lng, lat + d], [lng, lat]];
+const square = (lng: number, lat: number, d: number) => [
+  [lng, lat],
+  [lng + d, lat],
+  [lng + d, lat + d],
+  [lng, lat + d],
+  [lng, lat],
+];
 
 /**
  * Independent area (m²) of a small polygon: equirectangular projection about the mean latitude on a
@@ -50,32 +56,65 @@ describe('checkFarmGeolocation (docs/api/eudr.md#farm-geolocation)', () => {
   });
 
   it('refuses an open ring', () => {
-    const ring = square(34.45, 1.37, 0.001).slice(0, 4).concat([[34.4501, 1.3701]]);
+    const ring = square(34.45, 1.37, 0.001)
+      .slice(0, 4)
+      .concat([[34.4501, 1.3701]]);
     const err = failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [ring] } }));
-    expect(err.details).toEqual([{ path: 'farm.polygon.coordinates.0', message: 'ring is not closed: the first and last positions differ' }]);
+    expect(err.details).toEqual([
+      { path: 'farm.polygon.coordinates.0', message: 'ring is not closed: the first and last positions differ' },
+    ]);
     expect(err.message).toContain('farm.polygon.coordinates.0: ring is not closed');
   });
 
   it('refuses a ring of 3 positions', () => {
-    const ring = [[34.45, 1.37], [34.451, 1.37], [34.45, 1.37]];
+    const ring = [
+      [34.45, 1.37],
+      [34.451, 1.37],
+      [34.45, 1.37],
+    ];
     const err = failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [ring] } }));
-    expect(err.details).toEqual([{ path: 'farm.polygon.coordinates.0', message: expect.stringMatching(/3 positions; a closed ring needs at least 4/) }]);
+    expect(err.details).toEqual([
+      { path: 'farm.polygon.coordinates.0', message: expect.stringMatching(/3 positions; a closed ring needs at least 4/) },
+    ]);
   });
 
   it('refuses a self-intersecting (bow-tie) polygon', () => {
-    const bowTie = [[34.45, 1.37], [34.452, 1.372], [34.452, 1.37], [34.45, 1.372], [34.45, 1.37]];
+    const bowTie = [
+      [34.45, 1.37],
+      [34.452, 1.372],
+      [34.452, 1.37],
+      [34.45, 1.372],
+      [34.45, 1.37],
+    ];
     const err = failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [bowTie] } }));
-    expect(err.details).toEqual([{ path: 'farm.polygon.coordinates.0', message: expect.stringMatching(/self-intersecting: its edges cross at \[34\.451000, 1\.371000\]/) }]);
+    expect(err.details).toEqual([
+      {
+        path: 'farm.polygon.coordinates.0',
+        message: expect.stringMatching(/self-intersecting: its edges cross at \[34\.451000, 1\.371000\]/),
+      },
+    ]);
   });
 
   it('refuses a hole that crosses the outer ring (boolean-valid) and a ring that encloses no area', () => {
     const outer = square(34.45, 1.37, 0.01);
-    const hole = [[34.455, 1.375], [34.465, 1.375], [34.465, 1.376], [34.455, 1.376], [34.455, 1.375]];
+    const hole = [
+      [34.455, 1.375],
+      [34.465, 1.375],
+      [34.465, 1.376],
+      [34.455, 1.376],
+      [34.455, 1.375],
+    ];
     const err = failure(() => checkFarmGeolocation({ gps, area_ha: 50, polygon: { type: 'Polygon', coordinates: [outer, hole] } }));
     expect(err.details).toEqual([{ path: 'farm.polygon.coordinates', message: expect.stringMatching(/not a valid simple polygon/) }]);
-    const flat = [[34.45, 1.37], [34.451, 1.37], [34.452, 1.37], [34.45, 1.37]];
-    expect(failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [flat] } })).details)
-      .toEqual([{ path: 'farm.polygon.coordinates', message: 'polygon encloses no area' }]);
+    const flat = [
+      [34.45, 1.37],
+      [34.451, 1.37],
+      [34.452, 1.37],
+      [34.45, 1.37],
+    ];
+    expect(failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [flat] } })).details).toEqual([
+      { path: 'farm.polygon.coordinates', message: 'polygon encloses no area' },
+    ]);
   });
 
   it('refuses latitude and longitude out of range, in the GPS point and in polygon positions', () => {
@@ -84,7 +123,12 @@ describe('checkFarmGeolocation (docs/api/eudr.md#farm-geolocation)', () => {
       { path: 'farm.gps.lat', message: expect.stringMatching(/between -90 and 90/) },
       { path: 'farm.gps.lng', message: expect.stringMatching(/between -180 and 180/) },
     ]);
-    const ring = [[34.45, 1.37], [190, 1.37], [34.452, 95], [34.45, 1.37]];
+    const ring = [
+      [34.45, 1.37],
+      [190, 1.37],
+      [34.452, 95],
+      [34.45, 1.37],
+    ];
     const err = failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [ring] } }));
     expect(err.details).toEqual([
       { path: 'farm.polygon.coordinates.0.1.0', message: expect.stringMatching(/longitude 190 is outside -180\.\.180/) },
@@ -93,20 +137,37 @@ describe('checkFarmGeolocation (docs/api/eudr.md#farm-geolocation)', () => {
   });
 
   it('refuses positions that are not numbers, and accepts coordinates with fewer than 6 decimals', () => {
-    const ring = [[34.45, 1.37], ['34.452', 1.37], [34.452, 1.372], [34.45, 1.37]] as unknown as number[][];
+    const ring = [
+      [34.45, 1.37],
+      ['34.452', 1.37],
+      [34.452, 1.372],
+      [34.45, 1.37],
+    ] as unknown as number[][];
     const err = failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [ring] } }));
     expect(err.details).toEqual([{ path: 'farm.polygon.coordinates.0.1', message: 'position must be [lng, lat], two numbers' }]);
     const coarse = square(34.45, 1.37, 0.003); // 3-decimal corners, about 11 ha
-    expect(checkFarmGeolocation({ gps, area_ha: 11, polygon: { type: 'Polygon', coordinates: [coarse] } }).computed_area_ha).toBeGreaterThan(10);
+    expect(
+      checkFarmGeolocation({ gps, area_ha: 11, polygon: { type: 'Polygon', coordinates: [coarse] } }).computed_area_ha,
+    ).toBeGreaterThan(10);
   });
 
   it('computes the geodesic area of a realistic 5.2 ha Mt Elgon plot within 0.5 % of an independent value', () => {
     // Kapchorwa district, on Mt Elgon's western slopes; 7 corners, 6-decimal positions.
     const ring = [
-      [34.451730, 1.378420], [34.452805, 1.378220], [34.453881, 1.378511], [34.454117, 1.379495],
-      [34.453461, 1.380288], [34.452386, 1.380370], [34.451566, 1.379522], [34.451730, 1.378420],
+      [34.45173, 1.37842],
+      [34.452805, 1.37822],
+      [34.453881, 1.378511],
+      [34.454117, 1.379495],
+      [34.453461, 1.380288],
+      [34.452386, 1.38037],
+      [34.451566, 1.379522],
+      [34.45173, 1.37842],
     ];
-    const { computed_area_ha } = checkFarmGeolocation({ gps: { lat: 1.3793, lng: 34.4528 }, area_ha: 5.2, polygon: { type: 'Polygon', coordinates: [ring] } });
+    const { computed_area_ha } = checkFarmGeolocation({
+      gps: { lat: 1.3793, lng: 34.4528 },
+      area_ha: 5.2,
+      polygon: { type: 'Polygon', coordinates: [ring] },
+    });
     const independentHa = planarAreaM2(ring) / 10_000;
     expect(computed_area_ha).not.toBeNull();
     expect(Math.abs(computed_area_ha! - independentHa) / independentHa).toBeLessThan(0.005);
@@ -115,8 +176,17 @@ describe('checkFarmGeolocation (docs/api/eudr.md#farm-geolocation)', () => {
   });
 
   it('ignores a repeated GPS fix in a ring', () => {
-    const ring = [[34.45, 1.37], [34.452, 1.37], [34.452, 1.37], [34.452, 1.372], [34.45, 1.372], [34.45, 1.37]];
-    expect(checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [ring] } }).computed_area_ha).toBeGreaterThan(4.9);
+    const ring = [
+      [34.45, 1.37],
+      [34.452, 1.37],
+      [34.452, 1.37],
+      [34.452, 1.372],
+      [34.45, 1.372],
+      [34.45, 1.37],
+    ];
+    expect(checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [ring] } }).computed_area_ha).toBeGreaterThan(
+      4.9,
+    );
   });
 });
 
@@ -132,6 +202,8 @@ describe('pointFarmCircle', () => {
   });
 
   it('refuses a non-positive area', () => {
-    expect(failure(() => pointFarmCircle({ lat: 0.43, lng: 32.95 }, 0)).details).toEqual([{ path: 'farm.area_ha', message: expect.any(String) }]);
+    expect(failure(() => pointFarmCircle({ lat: 0.43, lng: 32.95 }, 0)).details).toEqual([
+      { path: 'farm.area_ha', message: expect.any(String) },
+    ]);
   });
 });

@@ -45,7 +45,14 @@ const meta = { $metadata: { httpStatusCode: 400, attempts: 3 } };
 describe('DynamoDB throttled under the repositories (SDK middleware on documentClient())', () => {
   it.each([
     ['ThrottlingException', () => new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', ...meta })],
-    ['ProvisionedThroughputExceededException', () => new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', ...meta })],
+    [
+      'ProvisionedThroughputExceededException',
+      () =>
+        new ProvisionedThroughputExceededException({
+          message: 'The level of configured provisioned throughput for the table was exceeded.',
+          ...meta,
+        }),
+    ],
   ])('a read (GetItem) throttled with %s: StoreUnavailableError → 503 AUDIT_LOG_UNAVAILABLE with Retry-After', async (_name, make) => {
     injected = make();
     const err = await new PayoutRepository().get('PAY-2026-000001-01').catch((e: unknown) => e);

@@ -8,7 +8,16 @@ import { toErrorResponse } from '../../shared/http/handler';
 import { createFarmerPayout, startBatchPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';
 import { coop } from './support/api-event';
-import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative } from './support/fakes';
+import {
+  aBatch,
+  aFarmer,
+  fakeBatchStore,
+  fakePayoutProvider,
+  fakePayoutStore,
+  fakePayoutWorkflow,
+  fakeRegistryStore,
+  aCooperative,
+} from './support/fakes';
 import { oneShotFaults } from './support/one-shot-faults';
 
 /**
@@ -43,7 +52,8 @@ function world() {
     registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null), getCooperative: async () => aCooperative() }),
     batches: fakeBatchStore({
       get: async (id) => (id === BATCH.batch_id ? { ...BATCH, payout_seq: payoutSeq } : null),
-      awaitingPayoutBefore: async () => (guards.has(guardKey({ batch_id: BATCH.batch_id, reason: 'NET_COFFEE_PAYMENT' })) ? [] : [BATCH.batch_id]),
+      awaitingPayoutBefore: async () =>
+        guards.has(guardKey({ batch_id: BATCH.batch_id, reason: 'NET_COFFEE_PAYMENT' })) ? [] : [BATCH.batch_id],
     }),
     payouts: fakePayoutStore({
       createPending: async (p, expectedSeq) => {
@@ -84,7 +94,14 @@ function world() {
         before('markProcessing');
         const cur = payouts.get(p.payment_id);
         if (cur?.status !== 'PENDING') throw new Error(`markProcessing: ${p.payment_id} is ${cur?.status}`);
-        const next: Payout = { ...cur, status: 'PROCESSING', provider_order_id: order.order_id, amount_ugx: order.amount_ugx, exchange_rate: order.exchange_rate, updated_at: at };
+        const next: Payout = {
+          ...cur,
+          status: 'PROCESSING',
+          provider_order_id: order.order_id,
+          amount_ugx: order.amount_ugx,
+          exchange_rate: order.exchange_rate,
+          updated_at: at,
+        };
         payouts.set(p.payment_id, next);
         after('markProcessing');
         return next;
@@ -95,7 +112,8 @@ function world() {
         payouts.set(p.payment_id, { ...cur, status: 'COMPLETED', amount_ugx: s.amount_ugx, completed_at: s.settled_at, updated_at: at });
         return 'APPLIED';
       },
-      openBefore: async (cutoff) => [...payouts.values()].filter((p) => !FINAL.has(p.status) && p.updated_at < cutoff).map((p) => ({ ...p })),
+      openBefore: async (cutoff) =>
+        [...payouts.values()].filter((p) => !FINAL.has(p.status) && p.updated_at < cutoff).map((p) => ({ ...p })),
       get: async (id) => (payouts.has(id) ? { ...payouts.get(id)! } : null),
     }),
     provider: fakePayoutProvider({
@@ -106,8 +124,14 @@ function world() {
         let order = orders.get(input.reference); // idempotent by reference, as the provider is
         if (!order) {
           order = {
-            order_id: `ord_${orders.size + 1}`, reference: input.reference, status: 'PENDING', amount_usd_micro: input.amount_usd_micro,
-            amount_ugx: 2_359_350, exchange_rate: '3700.25', recipient: input.recipient, created_at: clock.toISOString(),
+            order_id: `ord_${orders.size + 1}`,
+            reference: input.reference,
+            status: 'PENDING',
+            amount_usd_micro: input.amount_usd_micro,
+            amount_ugx: 2_359_350,
+            exchange_rate: '3700.25',
+            recipient: input.recipient,
+            created_at: clock.toISOString(),
           };
           orders.set(input.reference, order);
         }
@@ -133,14 +157,22 @@ function world() {
     payouts,
     orders,
     starts,
-    get orderCalls() { return orderCalls; },
+    get orderCalls() {
+      return orderCalls;
+    },
     fail: faults.fail,
     /** Moves the clock on by `s` seconds (reconciliation looks at payouts quiet for 60 s). */
-    tick(s: number) { clock = new Date(clock.getTime() + s * 1000); },
-    reconcile() { this.tick(120); return reconcilePayouts(deps, { staleAfterSeconds: 60 }); },
+    tick(s: number) {
+      clock = new Date(clock.getTime() + s * 1000);
+    },
+    reconcile() {
+      this.tick(120);
+      return reconcilePayouts(deps, { staleAfterSeconds: 60 });
+    },
     /** The provider settles every order (as its webhook or a status look-up would tell). */
     settleAll() {
-      for (const o of orders.values()) Object.assign(o, { status: 'SETTLED', mobile_money_transaction_id: `MM-${o.order_id}`, settled_at: clock.toISOString() });
+      for (const o of orders.values())
+        Object.assign(o, { status: 'SETTLED', mobile_money_transaction_id: `MM-${o.order_id}`, settled_at: clock.toISOString() });
     },
   };
 }
@@ -153,7 +185,12 @@ function expectOnePayoutInFlight(w: World): Payout {
   expect([...w.payouts.values()]).toHaveLength(1);
   const [p] = [...w.payouts.values()];
   const [order] = [...w.orders.values()];
-  expect(p).toMatchObject({ status: 'PROCESSING', provider_order_id: order!.order_id, batch_id: BATCH.batch_id, reason: 'NET_COFFEE_PAYMENT' });
+  expect(p).toMatchObject({
+    status: 'PROCESSING',
+    provider_order_id: order!.order_id,
+    batch_id: BATCH.batch_id,
+    reason: 'NET_COFFEE_PAYMENT',
+  });
   expect(order!.reference).toBe(providerReference(p!.payment_id, 1));
   expect(w.starts).toContain(p!.payment_id);
   return p!;
@@ -222,7 +259,9 @@ describe('payout creation: the process dies between two writes, then retry and r
 
   it('markProcessing applied but its answer lost (throttled after the write): the lifecycle is (re)started by reconciliation', async () => {
     const w = world();
-    w.fail('markProcessing', asStoreError(new ThrottlingException({ message: 'throttled', $metadata: { httpStatusCode: 400 } })) as Error, { after: true });
+    w.fail('markProcessing', asStoreError(new ThrottlingException({ message: 'throttled', $metadata: { httpStatusCode: 400 } })) as Error, {
+      after: true,
+    });
     await expect(startBatchPayout(w.deps, BATCH.batch_id)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(w.starts).toHaveLength(0);
 
@@ -300,11 +339,19 @@ describe('payout creation: the process dies between two writes, then retry and r
     const w = world();
     w.fail('createOrder', new ProviderUnavailableError(), { after: true }); // placed, answer lost
     w.fail('findOrderByReference', new ProviderUnavailableError());
-    const input = { farmer_id: 'F-1', batch_id: BATCH.batch_id, cooperative_id: 'COOP-1', reason: 'NET_COFFEE_PAYMENT' as const, amount: { ugx: BATCH.payment_amount_ugx } };
+    const input = {
+      farmer_id: 'F-1',
+      batch_id: BATCH.batch_id,
+      cooperative_id: 'COOP-1',
+      reason: 'NET_COFFEE_PAYMENT' as const,
+      amount: { ugx: BATCH.payment_amount_ugx },
+    };
     const err = await createFarmerPayout(w.deps, coop('COOP-1'), input).catch((e: unknown) => e);
     const res = toErrorResponse(err, 'req-1');
     expect(res.statusCode).toBe(503);
-    expect(JSON.parse(res.body as string)).toMatchObject({ error: { code: 'PROVIDER_UNAVAILABLE', details: { payout_id: 'PAY-2026-000001-01' } } });
+    expect(JSON.parse(res.body as string)).toMatchObject({
+      error: { code: 'PROVIDER_UNAVAILABLE', details: { payout_id: 'PAY-2026-000001-01' } },
+    });
 
     const retried = await createFarmerPayout(w.deps, coop('COOP-1'), input);
     expect(retried).toMatchObject({ payment_id: 'PAY-2026-000001-01', status: 'PROCESSING' });
@@ -319,10 +366,19 @@ describe('payout creation: the process dies between two writes, then retry and r
     const w = world();
     w.fail('createOrder', new ProviderUnavailableError()); // nothing placed
     w.fail('findOrderByReference', new ProviderUnavailableError()); // and the provider cannot say so
-    const input = { farmer_id: 'F-1', batch_id: BATCH.batch_id, cooperative_id: 'COOP-1', reason: 'NET_COFFEE_PAYMENT' as const, amount: { ugx: BATCH.payment_amount_ugx } };
+    const input = {
+      farmer_id: 'F-1',
+      batch_id: BATCH.batch_id,
+      cooperative_id: 'COOP-1',
+      reason: 'NET_COFFEE_PAYMENT' as const,
+      amount: { ugx: BATCH.payment_amount_ugx },
+    };
     await expect(createFarmerPayout(w.deps, coop('COOP-1'), input)).rejects.toBeInstanceOf(ProviderUnavailableError);
     expect(w.orders.size).toBe(0);
-    expect(await createFarmerPayout(w.deps, coop('COOP-1'), input)).toMatchObject({ payment_id: 'PAY-2026-000001-01', status: 'PROCESSING' });
+    expect(await createFarmerPayout(w.deps, coop('COOP-1'), input)).toMatchObject({
+      payment_id: 'PAY-2026-000001-01',
+      status: 'PROCESSING',
+    });
     expectOnePayoutInFlight(w);
     await expectSettledOnce(w);
   });
@@ -340,8 +396,22 @@ describe('payout creation: the process dies between two writes, then retry and r
 
   it('POST /payments/farmer-payout: the table throttled at createPending answers 503 AUDIT_LOG_UNAVAILABLE with Retry-After; nothing written; the retry pays once', async () => {
     const w = world();
-    w.fail('createPending', asStoreError(new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: { httpStatusCode: 400, attempts: 3 } })) as Error);
-    const input = { farmer_id: 'F-1', batch_id: BATCH.batch_id, cooperative_id: 'COOP-1', reason: 'NET_COFFEE_PAYMENT' as const, amount: { ugx: BATCH.payment_amount_ugx } };
+    w.fail(
+      'createPending',
+      asStoreError(
+        new ThrottlingException({
+          message: 'Rate of requests exceeds the allowed throughput.',
+          $metadata: { httpStatusCode: 400, attempts: 3 },
+        }),
+      ) as Error,
+    );
+    const input = {
+      farmer_id: 'F-1',
+      batch_id: BATCH.batch_id,
+      cooperative_id: 'COOP-1',
+      reason: 'NET_COFFEE_PAYMENT' as const,
+      amount: { ugx: BATCH.payment_amount_ugx },
+    };
     const err = await createFarmerPayout(w.deps, coop('COOP-1'), input).catch((e: unknown) => e);
     const res = toErrorResponse(err, 'req-1');
     expect(res.statusCode).toBe(503);

@@ -27,11 +27,20 @@ const hung = new Set<ServerResponse>();
 function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   const target = new URL(sandbox.url);
   return new Promise((resolve, reject) => {
-    const out = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 500, headers: { 'content-type': String(res.headers['content-type'] ?? 'application/json') }, body: Buffer.concat(chunks) }));
-    });
+    const out = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 500,
+            headers: { 'content-type': String(res.headers['content-type'] ?? 'application/json') },
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
     out.on('error', reject);
     out.end(body);
   });
@@ -39,7 +48,10 @@ function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; 
 
 beforeAll(async () => {
   sandbox = await startPayoutSandbox({
-    apiKey: 'k', apiSecret: 's', webhookUrl: 'http://127.0.0.1:9/unused', webhookSecret: `whsec_${randomBytes(24).toString('base64')}`,
+    apiKey: 'k',
+    apiSecret: 's',
+    webhookUrl: 'http://127.0.0.1:9/unused',
+    webhookSecret: `whsec_${randomBytes(24).toString('base64')}`,
     settleMs: 600_000, // nothing settles (and no webhook is sent) while the test runs
   });
   proxy = createServer((req, res) => {
@@ -50,14 +62,25 @@ beforeAll(async () => {
       const key = req.headers['idempotency-key'];
       seen.push({ method: req.method!, url: req.url!, fault, ...(typeof key === 'string' ? { key } : {}) });
       if (fault === '503') {
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'try later' } }));
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'try later' } }));
         return;
       }
-      forward(req, Buffer.concat(chunks)).then((answer) => {
-        if (fault === 'hang') { hung.add(res); return; }
-        if (fault === 'lost503') { res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"BAD_GATEWAY","message":"upstream"}}'); return; }
-        res.writeHead(answer.status, answer.headers).end(answer.body);
-      }, () => res.writeHead(502).end());
+      forward(req, Buffer.concat(chunks)).then(
+        (answer) => {
+          if (fault === 'hang') {
+            hung.add(res);
+            return;
+          }
+          if (fault === 'lost503') {
+            res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"BAD_GATEWAY","message":"upstream"}}');
+            return;
+          }
+          res.writeHead(answer.status, answer.headers).end(answer.body);
+        },
+        () => res.writeHead(502).end(),
+      );
     });
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
@@ -72,11 +95,15 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  await new Promise<void>((r) => { proxy.closeAllConnections(); proxy.close(() => r()); });
+  await new Promise<void>((r) => {
+    proxy.closeAllConnections();
+    proxy.close(() => r());
+  });
   await sandbox.stop();
 });
 
-const provider = () => new HttpPayoutProvider({ baseUrl: proxyUrl, apiKey: 'k', apiSecret: 's', attempts: 3, backoffMs: 10, timeoutMs: 300 });
+const provider = () =>
+  new HttpPayoutProvider({ baseUrl: proxyUrl, apiKey: 'k', apiSecret: 's', attempts: 3, backoffMs: 10, timeoutMs: 300 });
 const recipient = { phone: '+256772000123', name: 'Joseph Wamala' };
 let n = 0;
 const freshReference = () => `PAY-2026-0009${String(++n).padStart(2, '0')}-01-A1`;
@@ -112,7 +139,9 @@ describe('payout provider 5xx and timeouts (real adapter, real sandbox, fault pr
     const before = sandbox.stats().ordersCreated;
     const reference = freshReference();
 
-    await expect(provider().createOrder({ reference, amount_usd_micro: 10_000_000, recipient })).rejects.toBeInstanceOf(ProviderUnavailableError);
+    await expect(provider().createOrder({ reference, amount_usd_micro: 10_000_000, recipient })).rejects.toBeInstanceOf(
+      ProviderUnavailableError,
+    );
 
     expect(seen).toHaveLength(3);
     expect(sandbox.stats().ordersCreated - before).toBe(1);
@@ -131,7 +160,9 @@ describe('payout provider 5xx and timeouts (real adapter, real sandbox, fault pr
   it('503 on every attempt: ProviderUnavailableError, nothing created', async () => {
     script = ['503', '503', '503'];
     const before = sandbox.stats().ordersCreated;
-    await expect(provider().createOrder({ reference: freshReference(), amount_usd_micro: 10_000_000, recipient })).rejects.toBeInstanceOf(ProviderUnavailableError);
+    await expect(provider().createOrder({ reference: freshReference(), amount_usd_micro: 10_000_000, recipient })).rejects.toBeInstanceOf(
+      ProviderUnavailableError,
+    );
     expect(sandbox.stats().ordersCreated - before).toBe(0);
   });
 });

@@ -38,7 +38,10 @@ function world() {
   const broadcast = (hash: Hex) => {
     before('broadcast');
     if (!nodeUp) throw new LedgerUnavailableError('Ledger RPC failed during eth_sendRawTransaction: fetch failed');
-    if (!pool.has(hash)) { pool.add(hash); mined.push(hash); }
+    if (!pool.has(hash)) {
+      pool.add(hash);
+      mined.push(hash);
+    }
   };
 
   const custody = fakeCustodyStore({
@@ -47,18 +50,48 @@ function world() {
       if (batch.stage !== input.from) throw new StageConflictError(batch.stage ?? null);
       const seq = batch.audit_seq + 1;
       const entry: AuditEntry = {
-        batch_id: batch.batch_id, sequence_number: seq, message_id: `m${seq}`, type: 'STAGE_CHANGED', at: input.at, actor: input.actor,
-        payload: input.payload, prev_hash: batch.audit_head_hash, hash: String(seq).repeat(64).slice(0, 64),
+        batch_id: batch.batch_id,
+        sequence_number: seq,
+        message_id: `m${seq}`,
+        type: 'STAGE_CHANGED',
+        at: input.at,
+        actor: input.actor,
+        payload: input.payload,
+        prev_hash: batch.audit_head_hash,
+        hash: String(seq).repeat(64).slice(0, 64),
       };
       const tx: LedgerTx = {
-        ledger_tx_id: `${batch.batch_id}-${seq}`, kind: 'TRACE_STAGE', batch_id: batch.batch_id, token_id: batch.token_id, stage: input.to,
-        evidence_cid: input.evidenceCid, audit_hash: entry.hash, audit_sequence_number: seq, history_index: batch.stage_history.length, status: 'PENDING', created_at: input.at,
+        ledger_tx_id: `${batch.batch_id}-${seq}`,
+        kind: 'TRACE_STAGE',
+        batch_id: batch.batch_id,
+        token_id: batch.token_id,
+        stage: input.to,
+        evidence_cid: input.evidenceCid,
+        audit_hash: entry.hash,
+        audit_sequence_number: seq,
+        history_index: batch.stage_history.length,
+        status: 'PENDING',
+        created_at: input.at,
       };
       entries.push(entry);
       txs.set(tx.ledger_tx_id, tx);
       batch = {
-        ...batch, stage: input.to, audit_seq: seq, audit_head_hash: entry.hash, updated_at: input.at,
-        stage_history: [...batch.stage_history, { stage: input.to, at: input.at, actor: input.actor, chain_tx_hash: null, audit_log_sequence_number: String(seq), evidence_ipfs_cid: input.evidenceCid }],
+        ...batch,
+        stage: input.to,
+        audit_seq: seq,
+        audit_head_hash: entry.hash,
+        updated_at: input.at,
+        stage_history: [
+          ...batch.stage_history,
+          {
+            stage: input.to,
+            at: input.at,
+            actor: input.actor,
+            chain_tx_hash: null,
+            audit_log_sequence_number: String(seq),
+            evidence_ipfs_cid: input.evidenceCid,
+          },
+        ],
       };
       after('commitStage');
       return { entry, ledgerTx: { ...tx } };
@@ -80,10 +113,16 @@ function world() {
       confirms++;
       const cur = txs.get(tx.ledger_tx_id)!;
       txs.set(tx.ledger_tx_id, { ...cur, status: 'CONFIRMED', tx_hash: txHash, block_number: blockNumber, confirmed_at: at });
-      batch = { ...batch, stage_history: batch.stage_history.map((h, i) => (cur.kind === 'TRACE_STAGE' && i === cur.history_index ? { ...h, chain_tx_hash: txHash } : h)) };
+      batch = {
+        ...batch,
+        stage_history: batch.stage_history.map((h, i) =>
+          cur.kind === 'TRACE_STAGE' && i === cur.history_index ? { ...h, chain_tx_hash: txHash } : h,
+        ),
+      };
       after('confirm');
     },
-    openLedgerTxsBefore: async (cutoff) => [...txs.values()].filter((t) => t.status !== 'CONFIRMED' && t.status !== 'FAILED' && t.created_at < cutoff),
+    openLedgerTxsBefore: async (cutoff) =>
+      [...txs.values()].filter((t) => t.status !== 'CONFIRMED' && t.status !== 'FAILED' && t.created_at < cutoff),
   });
 
   const ledgerQueue = fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', {
@@ -116,7 +155,8 @@ function world() {
         return { txHash };
       },
       rebroadcast: async (_raw, txHash) => broadcast(txHash),
-      waitForReceipt: async (txHash) => (nodeUp && pool.has(txHash) ? { status: 'success', blockNumber: BigInt(100 + mined.indexOf(txHash)), txHash } : null),
+      waitForReceipt: async (txHash) =>
+        nodeUp && pool.has(txHash) ? { status: 'success', blockNumber: BigInt(100 + mined.indexOf(txHash)), txHash } : null,
     }),
   };
 
@@ -128,18 +168,34 @@ function world() {
     queue,
     signed,
     mined,
-    get batch() { return batch; },
-    get confirms() { return confirms; },
-    setNode(up: boolean) { nodeUp = up; },
+    get batch() {
+      return batch;
+    },
+    get confirms() {
+      return confirms;
+    },
+    setNode(up: boolean) {
+      nodeUp = up;
+    },
     fail: faults.fail,
-    tick(s: number) { clock = new Date(clock.getTime() + s * 1000); },
+    tick(s: number) {
+      clock = new Date(clock.getTime() + s * 1000);
+    },
     /** The ledger-write reconciler (writes quiet for 60 s are queued again). */
-    requeue() { this.tick(120); return requeueStaleLedgerWrites({ custody, ledgerQueue, now: () => clock }, 60); },
+    requeue() {
+      this.tick(120);
+      return requeueStaleLedgerWrites({ custody, ledgerQueue, now: () => clock }, 60);
+    },
     /** The single writer drains the queue (a message whose write throws stays for redelivery). */
     async drain(): Promise<number> {
       let failures = 0;
       for (const msg of queue.splice(0)) {
-        try { await writeLedgerTx(writer, msg.ledger_tx_id, 50); } catch { failures++; queue.push(msg); }
+        try {
+          await writeLedgerTx(writer, msg.ledger_tx_id, 50);
+        } catch {
+          failures++;
+          queue.push(msg);
+        }
       }
       return failures;
     },
@@ -160,7 +216,10 @@ function expectOneConfirmedChange(w: World): void {
   expect(tx).toMatchObject({ status: 'CONFIRMED', stage: 'GRADED', audit_sequence_number: 2 });
   expect(w.signed).toEqual([tx!.tx_hash]);
   expect(w.mined).toEqual([tx!.tx_hash]);
-  expect(w.batch.stage_history.map((h) => [h.stage, h.chain_tx_hash])).toEqual([['DELIVERED', aBatch().chain_tx_hash], ['GRADED', tx!.tx_hash]]);
+  expect(w.batch.stage_history.map((h) => [h.stage, h.chain_tx_hash])).toEqual([
+    ['DELIVERED', aBatch().chain_tx_hash],
+    ['GRADED', tx!.tx_hash],
+  ]);
 }
 
 describe('stage change: the process dies between two writes, then redelivery and reconciliation', () => {
@@ -179,7 +238,10 @@ describe('stage change: the process dies between two writes, then redelivery and
     expect(w.queue).toHaveLength(0);
     expect(w.txs.size).toBe(1);
 
-    await expect(changeStage(w.deps, coop('COOP-1'), aBatch().batch_id, graded, { waitMs: 0 })).rejects.toMatchObject({ code: 'STAGE_OUT_OF_ORDER', status: 422 });
+    await expect(changeStage(w.deps, coop('COOP-1'), aBatch().batch_id, graded, { waitMs: 0 })).rejects.toMatchObject({
+      code: 'STAGE_OUT_OF_ORDER',
+      status: 422,
+    });
     expect(await w.requeue()).toBe(1);
     expect(await w.drain()).toBe(0);
     expectOneConfirmedChange(w);
@@ -200,7 +262,12 @@ describe('stage change: the process dies between two writes, then redelivery and
 
   it('commitStage throttled: 503 AUDIT_LOG_UNAVAILABLE with Retry-After, nothing written; the retry commits once', async () => {
     const w = world();
-    w.fail('commitStage', asStoreError(new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: { httpStatusCode: 400 } })) as Error);
+    w.fail(
+      'commitStage',
+      asStoreError(
+        new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: { httpStatusCode: 400 } }),
+      ) as Error,
+    );
     const err = await changeStage(w.deps, coop('COOP-1'), aBatch().batch_id, graded, { waitMs: 0 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreUnavailableError);
     const res = toErrorResponse(err, 'req-1');

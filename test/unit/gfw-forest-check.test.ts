@@ -35,8 +35,10 @@ const KEY = 'gfw-test-key-123';
 function gfw(rows: unknown[] = []): Script {
   return (req) => {
     if (req.method === 'GET' && req.path === `/dataset/${DS}/latest`) return { status: 307, location: `/dataset/${DS}/${VERSION}` };
-    if (req.method === 'GET' && req.path === `/dataset/${DS}/${VERSION}`) return { status: 200, json: { status: 'success', data: { dataset: DS, version: VERSION, is_latest: true } } };
-    if (req.method === 'POST' && req.path === `/dataset/${DS}/${VERSION}/query/json`) return { status: 200, json: { status: 'success', data: rows } };
+    if (req.method === 'GET' && req.path === `/dataset/${DS}/${VERSION}`)
+      return { status: 200, json: { status: 'success', data: { dataset: DS, version: VERSION, is_latest: true } } };
+    if (req.method === 'POST' && req.path === `/dataset/${DS}/${VERSION}/query/json`)
+      return { status: 200, json: { status: 'success', data: rows } };
     return { status: 404, json: { status: 'failed', message: 'Not Found' } };
   };
 }
@@ -52,7 +54,12 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const entry: Seen = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, headers: req.headers, body: text ? JSON.parse(text) : undefined };
+      const entry: Seen = {
+        method: req.method ?? '',
+        path: (req.url ?? '').split('?')[0]!,
+        headers: req.headers,
+        body: text ? JSON.parse(text) : undefined,
+      };
       seen.push(entry);
       const reply = script(entry);
       const send = () => {
@@ -82,18 +89,39 @@ beforeEach(() => {
 });
 
 const client = (over: Partial<ConstructorParameters<typeof GfwForestCheck>[0]> = {}) =>
-  new GfwForestCheck({ baseUrl, apiKey: async () => KEY, timeoutMs: 1000, backoffMs: 1, now: () => new Date('2026-03-01T08:00:00.000Z'), ...over });
+  new GfwForestCheck({
+    baseUrl,
+    apiKey: async () => KEY,
+    timeoutMs: 1000,
+    backoffMs: 1,
+    now: () => new Date('2026-03-01T08:00:00.000Z'),
+    ...over,
+  });
 
 const polygonFarm: FarmLocation = {
   gps: { lat: 0.43, lng: 32.95 },
   area_ha: 5.2,
-  polygon: { type: 'Polygon', coordinates: [[[32.949, 0.429], [32.951, 0.429], [32.951, 0.431], [32.949, 0.431], [32.949, 0.429]]] },
+  polygon: {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [32.949, 0.429],
+        [32.951, 0.429],
+        [32.951, 0.431],
+        [32.949, 0.431],
+        [32.949, 0.429],
+      ],
+    ],
+  },
 };
 const pointFarm: FarmLocation = { gps: { lat: 1.3793, lng: 34.4528 }, area_ha: 2.5 };
 const queries = () => seen.filter((r) => r.method === 'POST');
 
 async function rejection(p: Promise<unknown>): Promise<DomainError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(DomainError);
   return e as DomainError;
 }
@@ -112,7 +140,8 @@ describe('GfwForestCheck against a fake GFW Data API', () => {
   it('falls back to the dataset listing when no version is tagged latest, taking the highest version', async () => {
     script = (req) => {
       if (req.path === `/dataset/${DS}/latest`) return { status: 404, json: { status: 'failed', message: 'no latest' } };
-      if (req.path === `/dataset/${DS}`) return { status: 200, json: { status: 'success', data: { dataset: DS, versions: ['v20241231', 'v20250301', 'v20240105'] } } };
+      if (req.path === `/dataset/${DS}`)
+        return { status: 200, json: { status: 'success', data: { dataset: DS, versions: ['v20241231', 'v20250301', 'v20240105'] } } };
       return gfw()(req);
     };
     const result = await client().check(polygonFarm);
@@ -139,7 +168,9 @@ describe('GfwForestCheck against a fake GFW Data API', () => {
     expect(cell).toBeCloseTo(0.01236, 4);
     const [q] = queries();
     expect(q!.body).toEqual({ sql: GFW_ALERTS_SQL, geometry: polygonFarm.polygon });
-    expect(q!.body.sql).toMatch(/^SELECT gfw_integrated_alerts__date, gfw_integrated_alerts__confidence, COUNT\(\*\) FROM \w+ WHERE gfw_integrated_alerts__date > '2020-12-31' GROUP BY /);
+    expect(q!.body.sql).toMatch(
+      /^SELECT gfw_integrated_alerts__date, gfw_integrated_alerts__confidence, COUNT\(\*\) FROM \w+ WHERE gfw_integrated_alerts__date > '2020-12-31' GROUP BY /,
+    );
     expect(q!.headers['content-type']).toBe('application/json');
     expect(seen.every((r) => r.headers['x-api-key'] === KEY)).toBe(true);
   });
@@ -164,7 +195,10 @@ describe('GfwForestCheck against a fake GFW Data API', () => {
 
   it('succeeds on the third attempt after 500, 500', async () => {
     let n = 0;
-    script = (req) => (req.method === 'POST' && ++n <= 2 ? { status: 500, json: { status: 'error' } } : gfw([{ [`${DS}__date`]: '2024-01-09', [`${DS}__confidence`]: 'highest', count: 1 }])(req));
+    script = (req) =>
+      req.method === 'POST' && ++n <= 2
+        ? { status: 500, json: { status: 'error' } }
+        : gfw([{ [`${DS}__date`]: '2024-01-09', [`${DS}__confidence`]: 'highest', count: 1 }])(req);
     const result = await client().check(polygonFarm);
     expect(queries()).toHaveLength(3);
     expect(result.status).toBe('FLAGGED');
@@ -205,8 +239,14 @@ describe('GfwForestCheck against a fake GFW Data API', () => {
   });
 
   it('does not retry a refusal such as 403 (bad API key)', async () => {
-    script = (req) => (req.method === 'POST' ? { status: 403, json: { status: 'failed', message: 'Request is missing valid API key' } } : gfw()(req));
-    const e = await client().check(polygonFarm).then(() => undefined, (err: unknown) => err);
+    script = (req) =>
+      req.method === 'POST' ? { status: 403, json: { status: 'failed', message: 'Request is missing valid API key' } } : gfw()(req);
+    const e = await client()
+      .check(polygonFarm)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     expect(e).toBeInstanceOf(GfwRequestError);
     expect((e as GfwRequestError).status).toBe(403);
     expect(queries()).toHaveLength(1);
@@ -229,7 +269,10 @@ describe('GfwForestCheck against a fake GFW Data API', () => {
       expect(result.dataset.version).toBe(VERSION);
       expect(seen.every((r) => r.headers['x-api-key'] === 'env-key')).toBe(true);
     } finally {
-      for (const [k, v] of [['GFW_API_URL', saved.url], ['GFW_API_KEY', saved.key]] as const) {
+      for (const [k, v] of [
+        ['GFW_API_URL', saved.url],
+        ['GFW_API_KEY', saved.key],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException, InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  InternalServerError,
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ThrottlingException,
+} from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -33,7 +39,8 @@ beforeAll(() => {
   process.env.DOCS_BASE_URL = 'http://x/docs';
   process.env.AWS_REGION = 'eu-west-1';
   process.env.PAYOUT_WEBHOOK_SECRET = WEBHOOK_SECRET;
-  for (const name of ['LEDGER_SIGNER_KEY', 'LEDGER_SIGNER_KEY_SECRET_ARN', 'LEDGER_RPC_URL', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS']) delete process.env[name];
+  for (const name of ['LEDGER_SIGNER_KEY', 'LEDGER_SIGNER_KEY_SECRET_ARN', 'LEDGER_RPC_URL', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'])
+    delete process.env[name];
 });
 
 beforeEach(() => {
@@ -43,7 +50,10 @@ beforeEach(() => {
   sfn.onAnyCommand().rejects(new Error('unexpected Step Functions command in this test'));
 });
 
-type Handler = (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
+type Handler = (
+  event: ReturnType<typeof apiEvent>,
+  context: ReturnType<typeof lambdaContext>,
+) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
 
 async function call(h: Handler, input: EventInput) {
   const raw = await h(apiEvent(input), lambdaContext());
@@ -116,7 +126,13 @@ const storedPayout = {
 };
 
 const storedBatch = (cooperativeId = 'COOP-1') => ({
-  ...stored('BATCH#BATCH-2025-000042', 'BATCH', { batch_id: 'BATCH-2025-000042', cooperative_id: cooperativeId, farmer_id: 'F-1', mint_status: 'CONFIRMED', stage: 'DELIVERED' }),
+  ...stored('BATCH#BATCH-2025-000042', 'BATCH', {
+    batch_id: 'BATCH-2025-000042',
+    cooperative_id: cooperativeId,
+    farmer_id: 'F-1',
+    mint_status: 'CONFIRMED',
+    stage: 'DELIVERED',
+  }),
   GSI1PK: `COOP#${cooperativeId}`,
   GSI1SK: 'BATCH#BATCH-2025-000042',
 });
@@ -216,7 +232,13 @@ describe('POST /cooperatives', () => {
 describe('PATCH /cooperatives/{id}', () => {
   it('answers 400 VALIDATION_ERROR for an empty change set, without updating', async () => {
     // Act
-    const res = await call(updateCooperative, { method: 'PATCH', path: '/cooperatives/COOP-1', pathParameters: { id: 'COOP-1' }, caller: ADMIN, body: {} });
+    const res = await call(updateCooperative, {
+      method: 'PATCH',
+      path: '/cooperatives/COOP-1',
+      pathParameters: { id: 'COOP-1' },
+      caller: ADMIN,
+      body: {},
+    });
 
     // Assess
     expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
@@ -229,7 +251,13 @@ describe('PATCH /cooperatives/{id}', () => {
     ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
 
     // Act
-    const res = await call(updateCooperative, { method: 'PATCH', path: '/cooperatives/NOPE', pathParameters: { id: 'NOPE' }, caller: ADMIN, body: { licence_status: 'SUSPENDED' } });
+    const res = await call(updateCooperative, {
+      method: 'PATCH',
+      path: '/cooperatives/NOPE',
+      pathParameters: { id: 'NOPE' },
+      caller: ADMIN,
+      body: { licence_status: 'SUSPENDED' },
+    });
 
     // Assess
     expectErrorEnvelope(res, 404, 'COOPERATIVE_NOT_FOUND');
@@ -240,7 +268,8 @@ describe('PATCH /cooperatives/{id}', () => {
 // ------------------------------------------------------------------ GET /payments/{id}
 
 describe('GET /payments/{id}', () => {
-  const get = (caller: Caller, id = PAYOUT_ID) => call(getPayment, { method: 'GET', path: `/payments/${id}`, pathParameters: { id }, caller });
+  const get = (caller: Caller, id = PAYOUT_ID) =>
+    call(getPayment, { method: 'GET', path: `/payments/${id}`, pathParameters: { id }, caller });
 
   it('shows ADMIN the payout record without keys, with amount_usdc from micro-USDC and no phone', async () => {
     // Prepare
@@ -273,12 +302,13 @@ describe('GET /payments/{id}', () => {
       settlement_channel: 'MOBILE_MONEY',
       cash_receipt: null,
     });
-    for (const leaked of ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'entity', 'phone', 'task_token', 'recipient_name']) expect(res.body).not.toHaveProperty(leaked);
+    for (const leaked of ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'entity', 'phone', 'task_token', 'recipient_name'])
+      expect(res.body).not.toHaveProperty(leaked);
     expect(res.raw).not.toContain('772000111');
     expect(res.raw).not.toContain('secret-task-token');
   });
 
-  it('shows a COOPERATIVE token its own cooperative\'s payout', async () => {
+  it("shows a COOPERATIVE token its own cooperative's payout", async () => {
     // Prepare
     ddb.on(GetCommand).resolves({ Item: storedPayout });
 
@@ -344,9 +374,23 @@ describe('GET /payments/{id}', () => {
 
   describe('a deposit (DEP-…)', () => {
     const storedDeposit = {
-      PK: 'PAYMENT#DEP-2026-000001', SK: 'META', entity: 'DEPOSIT', payment_id: 'DEP-2026-000001', payment_type: 'MFI_DEPOSIT', mfi_id: 'MFI-1', status: 'COMPLETED',
-      source_currency: 'UGX', source_amount: 3_700_000, amount_usd_micro: 1_000_000_000, ramp_payment_id: 'ramp_1', chain_tx_hash: '0xabc', vault_shares_issued: '1000000000000000', // 1,000 shares of 12 decimals on chain
-      created_at: '2026-11-22T10:00:00.000Z', created_by: 'mfi-user', completed_at: '2026-11-22T10:00:05.000Z', updated_at: '2026-11-22T10:00:05.000Z',
+      PK: 'PAYMENT#DEP-2026-000001',
+      SK: 'META',
+      entity: 'DEPOSIT',
+      payment_id: 'DEP-2026-000001',
+      payment_type: 'MFI_DEPOSIT',
+      mfi_id: 'MFI-1',
+      status: 'COMPLETED',
+      source_currency: 'UGX',
+      source_amount: 3_700_000,
+      amount_usd_micro: 1_000_000_000,
+      ramp_payment_id: 'ramp_1',
+      chain_tx_hash: '0xabc',
+      vault_shares_issued: '1000000000000000', // 1,000 shares of 12 decimals on chain
+      created_at: '2026-11-22T10:00:00.000Z',
+      created_by: 'mfi-user',
+      completed_at: '2026-11-22T10:00:05.000Z',
+      updated_at: '2026-11-22T10:00:05.000Z',
     };
 
     it('answers the MFI_DEPOSIT record to its MFI and to ADMIN', async () => {
@@ -355,8 +399,17 @@ describe('GET /payments/{id}', () => {
         const res = await get(caller, 'DEP-2026-000001');
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({
-          payment_id: 'DEP-2026-000001', payment_type: 'MFI_DEPOSIT', status: 'COMPLETED', amount_usdc: 1000, mfi_id: 'MFI-1', source_currency: 'UGX',
-          source_amount: 3_700_000, ramp_payment_id: 'ramp_1', chain_tx_hash: '0xabc', vault_shares_issued: 1_000_000_000, completed_at: '2026-11-22T10:00:05.000Z',
+          payment_id: 'DEP-2026-000001',
+          payment_type: 'MFI_DEPOSIT',
+          status: 'COMPLETED',
+          amount_usdc: 1000,
+          mfi_id: 'MFI-1',
+          source_currency: 'UGX',
+          source_amount: 3_700_000,
+          ramp_payment_id: 'ramp_1',
+          chain_tx_hash: '0xabc',
+          vault_shares_issued: 1_000_000_000,
+          completed_at: '2026-11-22T10:00:05.000Z',
         });
       }
     });
@@ -374,7 +427,8 @@ describe('GET /payments/{id}', () => {
 // ------------------------------------------------------------------ GET /payments?batch_id=
 
 describe('GET /payments?batch_id=', () => {
-  const list = (query: Record<string, string>, caller: Caller = ADMIN) => call(listPayments, { method: 'GET', path: '/payments', query, caller });
+  const list = (query: Record<string, string>, caller: Caller = ADMIN) =>
+    call(listPayments, { method: 'GET', path: '/payments', query, caller });
 
   it.each([['0'], ['101'], ['-1'], ['ten'], ['1.5']])('answers 400 for limit=%s without reading the table', async (limit) => {
     // Act
@@ -399,8 +453,18 @@ describe('GET /payments?batch_id=', () => {
 
   it.each([
     ['garbage', 'not-a-token'],
-    ['a key of another batch', Buffer.from(JSON.stringify({ PK: 'PAYMENT#PAY-2025-000999-01', SK: 'META', GSI1PK: 'PAYMENTS#BATCH-2025-000999', GSI1SK: 'x' })).toString('base64url')],
-    ['a key with extra attributes', Buffer.from(JSON.stringify({ PK: 'PAYMENT#X', SK: 'META', GSI1PK: 'PAYMENTS#BATCH-2025-000042', GSI1SK: 'x', evil: 1 })).toString('base64url')],
+    [
+      'a key of another batch',
+      Buffer.from(
+        JSON.stringify({ PK: 'PAYMENT#PAY-2025-000999-01', SK: 'META', GSI1PK: 'PAYMENTS#BATCH-2025-000999', GSI1SK: 'x' }),
+      ).toString('base64url'),
+    ],
+    [
+      'a key with extra attributes',
+      Buffer.from(JSON.stringify({ PK: 'PAYMENT#X', SK: 'META', GSI1PK: 'PAYMENTS#BATCH-2025-000042', GSI1SK: 'x', evil: 1 })).toString(
+        'base64url',
+      ),
+    ],
   ])('answers 400 naming next_token for a forged token (%s) without querying', async (_what, token) => {
     // Prepare
     ddb.on(GetCommand).resolves({ Item: storedBatch() });
@@ -428,7 +492,15 @@ describe('GET /payments?batch_id=', () => {
     // Assess
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
-      payments: [{ payment_id: PAYOUT_ID, payment_type: 'FARMER_PAYOUT', status: 'COMPLETED', amount_usdc: 12.345678, completed_at: '2025-03-01T10:00:40.000Z' }],
+      payments: [
+        {
+          payment_id: PAYOUT_ID,
+          payment_type: 'FARMER_PAYOUT',
+          status: 'COMPLETED',
+          amount_usdc: 12.345678,
+          completed_at: '2025-03-01T10:00:40.000Z',
+        },
+      ],
       total: 3,
       limit: 1,
       next_token: expect.any(String),
@@ -438,7 +510,7 @@ describe('GET /payments?batch_id=', () => {
     expect(pageQueries.map((c) => c.args[0].input.ExclusiveStartKey)).toEqual([undefined, lastKey]);
   });
 
-  it('answers 403 to a COOPERATIVE token asking for another cooperative\'s batch', async () => {
+  it("answers 403 to a COOPERATIVE token asking for another cooperative's batch", async () => {
     // Prepare
     ddb.on(GetCommand).resolves({ Item: storedBatch('COOP-2') });
 
@@ -456,10 +528,16 @@ describe('GET /payments?batch_id=', () => {
 describe('POST /farmers/register', () => {
   it('answers 400 naming phone for a Ugandan landline (+256414123456), without storing the farmer', async () => {
     // Prepare
-    ddb.on(GetCommand, { Key: { PK: 'COOP#COOP-1', SK: 'META' } }).resolves({ Item: stored('COOP#COOP-1', 'COOPERATIVE', cooperativeRecord()) });
+    ddb
+      .on(GetCommand, { Key: { PK: 'COOP#COOP-1', SK: 'META' } })
+      .resolves({ Item: stored('COOP#COOP-1', 'COOPERATIVE', cooperativeRecord()) });
 
     // Act
-    const res = await call(registerFarmer, { path: '/farmers/register', caller: coop('COOP-1'), body: farmerBody({ phone: '+256414123456' }) });
+    const res = await call(registerFarmer, {
+      path: '/farmers/register',
+      caller: coop('COOP-1'),
+      body: farmerBody({ phone: '+256414123456' }),
+    });
 
     // Assess
     expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
@@ -531,11 +609,19 @@ describe('submitBatch use case: 403/404/422 before any ledger write, counter or 
 
   function given(farmer: Farmer | null, cooperative: Cooperative | null): void {
     ddb.on(GetCommand, { Key: { PK: 'FARMER#F-1', SK: 'META' } }).resolves(farmer ? { Item: stored('FARMER#F-1', 'FARMER', farmer) } : {});
-    ddb.on(GetCommand, { Key: { PK: 'COOP#COOP-1', SK: 'META' } }).resolves(cooperative ? { Item: stored('COOP#COOP-1', 'COOPERATIVE', cooperative) } : {});
+    ddb
+      .on(GetCommand, { Key: { PK: 'COOP#COOP-1', SK: 'META' } })
+      .resolves(cooperative ? { Item: stored('COOP#COOP-1', 'COOPERATIVE', cooperative) } : {});
   }
 
   async function codeOf(caller: Caller, body = batchBody()): Promise<string> {
-    const err = await submitBatch(deps(), caller, body as Parameters<typeof submitBatch>[2], { respondAsync: false, receiptWaitMs: 0 }).then(() => null, (e: unknown) => e);
+    const err = await submitBatch(deps(), caller, body as Parameters<typeof submitBatch>[2], {
+      respondAsync: false,
+      receiptWaitMs: 0,
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DomainError);
     return (err as DomainError).code;
   }
@@ -613,17 +699,38 @@ describe('submitBatch use case: 403/404/422 before any ledger write, counter or 
 // ------------------------------------------------------------------ POST /api/webhooks/payout-provider
 
 describe('POST /api/webhooks/payout-provider', () => {
-  const body = JSON.stringify({ type: 'order.settled', data: { order_id: 'ord-1', reference: `${PAYOUT_ID}-A1`, amount_ugx: 45_678, exchange_rate: '3700.25', mobile_money_transaction_id: 'MM-1', settled_at: '2025-03-01T10:00:40Z' } });
+  const body = JSON.stringify({
+    type: 'order.settled',
+    data: {
+      order_id: 'ord-1',
+      reference: `${PAYOUT_ID}-A1`,
+      amount_ugx: 45_678,
+      exchange_rate: '3700.25',
+      mobile_money_transaction_id: 'MM-1',
+      settled_at: '2025-03-01T10:00:40Z',
+    },
+  });
 
   function signed(payload: string, at = new Date(), id = 'msg_1'): Record<string, string> {
-    return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(WEBHOOK_SECRET).sign(id, at, payload) };
+    return {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(WEBHOOK_SECRET).sign(id, at, payload),
+    };
   }
 
-  const post = (payload: string, headers: Record<string, string>) => call(payoutWebhook, { path: '/api/webhooks/payout-provider', caller: null, body: payload, headers });
+  const post = (payload: string, headers: Record<string, string>) =>
+    call(payoutWebhook, { path: '/api/webhooks/payout-provider', caller: null, body: payload, headers });
 
   it.each([
     ['a wrong signature', () => ({ ...signed(body), 'webhook-signature': `v1,${randomBytes(32).toString('base64')}` })],
-    ['a signature made with another secret', () => ({ ...signed(body), 'webhook-signature': new Webhook(`whsec_${randomBytes(32).toString('base64')}`).sign('msg_1', new Date(), body) })],
+    [
+      'a signature made with another secret',
+      () => ({
+        ...signed(body),
+        'webhook-signature': new Webhook(`whsec_${randomBytes(32).toString('base64')}`).sign('msg_1', new Date(), body),
+      }),
+    ],
     ['a signature over another body', () => signed(body.replace('45678', '99999'))],
     ['no signature headers', () => ({})],
     ['a stale (10-minute-old) timestamp', () => signed(body, new Date(Date.now() - 600_000))],
@@ -655,7 +762,10 @@ describe('POST /api/webhooks/payout-provider', () => {
 
   it('acknowledges a correctly signed event whose reference is not ours without reading the table', async () => {
     // Prepare
-    const foreign = JSON.stringify({ type: 'order.failed', data: { order_id: 'ord-x', reference: 'someone-else-123', failure_reason: 'x' } });
+    const foreign = JSON.stringify({
+      type: 'order.failed',
+      data: { order_id: 'ord-x', reference: 'someone-else-123', failure_reason: 'x' },
+    });
 
     // Act
     const res = await post(foreign, signed(foreign));
@@ -682,16 +792,30 @@ describe('POST /api/webhooks/payout-provider', () => {
 // ------------------------------------------------------------------ DynamoDB unavailable (issue 9: 503, not 500)
 
 describe('DynamoDB unavailable or throttled: 503 AUDIT_LOG_UNAVAILABLE with Retry-After', () => {
-  const getBatch = (id = 'BATCH-2025-000042') => call(getBatchHandler, { method: 'GET', path: `/batch/${id}`, pathParameters: { id }, caller: coop('COOP-1') });
+  const getBatch = (id = 'BATCH-2025-000042') =>
+    call(getBatchHandler, { method: 'GET', path: `/batch/${id}`, pathParameters: { id }, caller: coop('COOP-1') });
   const sdkMeta = { $metadata: { httpStatusCode: 400, attempts: 3 } };
 
   it.each([
-    ['a throttled GetItem (ProvisionedThroughputExceededException)', () => new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', ...sdkMeta })],
+    [
+      'a throttled GetItem (ProvisionedThroughputExceededException)',
+      () =>
+        new ProvisionedThroughputExceededException({
+          message: 'The level of configured provisioned throughput for the table was exceeded.',
+          ...sdkMeta,
+        }),
+    ],
     ['ThrottlingException', () => new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', ...sdkMeta })],
-    ['RequestLimitExceeded', () => new RequestLimitExceeded({ message: 'Throughput exceeds the current throughput limit for your account.', ...sdkMeta })],
+    [
+      'RequestLimitExceeded',
+      () => new RequestLimitExceeded({ message: 'Throughput exceeds the current throughput limit for your account.', ...sdkMeta }),
+    ],
     ['InternalServerError', () => new InternalServerError({ message: 'Internal server error', $metadata: { httpStatusCode: 500 } })],
     ['a client timeout (TimeoutError)', () => Object.assign(new Error('Connection timed out after 3000 ms'), { name: 'TimeoutError' })],
-    ['a refused connection (ECONNREFUSED)', () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' })],
+    [
+      'a refused connection (ECONNREFUSED)',
+      () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' }),
+    ],
   ])('GET /batch/{id} answers 503 with Retry-After and the envelope for %s', async (_what, error) => {
     // Prepare
     ddb.on(GetCommand).rejects(error());
@@ -719,7 +843,9 @@ describe('DynamoDB unavailable or throttled: 503 AUDIT_LOG_UNAVAILABLE with Retr
 
   it('leaves business outcomes alone: a failed condition is still 409, an unknown error still 500', async () => {
     // Prepare
-    ddb.on(PutCommand).rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', ...sdkMeta }))
+    ddb
+      .on(PutCommand)
+      .rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', ...sdkMeta }))
       .rejectsOnce(new Error('something unexpected'));
 
     // Act

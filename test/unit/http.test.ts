@@ -2,7 +2,18 @@ import * as v from 'valibot';
 import { DomainError } from '../../shared/domain/errors';
 import { httpHandler } from '../../shared/http/handler';
 import { logger } from '../../shared/runtime/logger';
-import { ADMIN, agent, apiEvent, coop, expectErrorEnvelope, lambdaContext, mfi, parse, ULID_RE, type EventInput } from './support/api-event';
+import {
+  ADMIN,
+  agent,
+  apiEvent,
+  coop,
+  expectErrorEnvelope,
+  lambdaContext,
+  mfi,
+  parse,
+  ULID_RE,
+  type EventInput,
+} from './support/api-event';
 
 const DOCS = 'https://api.example.test/docs';
 const MAX_BODY = 256;
@@ -130,14 +141,17 @@ describe('httpHandler: authentication and roles', () => {
   it.each([
     ['AGENT', agent('COOP-1')],
     ['MFI', mfi('MFI-1')],
-  ])('answers 403 INSUFFICIENT_PERMISSIONS to %s before looking at a malformed body (docs/api/conventions.md#http-and-errors order)', async (_role, caller) => {
-    // Act
-    const res = await call(echo, { caller, body: '{"name": ' });
+  ])(
+    'answers 403 INSUFFICIENT_PERMISSIONS to %s before looking at a malformed body (docs/api/conventions.md#http-and-errors order)',
+    async (_role, caller) => {
+      // Act
+      const res = await call(echo, { caller, body: '{"name": ' });
 
-    // Assess
-    expectErrorEnvelope(res, 403, 'INSUFFICIENT_PERMISSIONS');
-    expect(seen).toEqual([]);
-  });
+      // Assess
+      expectErrorEnvelope(res, 403, 'INSUFFICIENT_PERMISSIONS');
+      expect(seen).toEqual([]);
+    },
+  );
 
   it('answers 403 to a wrong role before checking the content type or size', async () => {
     // Act

@@ -33,7 +33,10 @@ beforeEach(() => {
   ddb.onAnyCommand().rejects(new Error('unexpected DynamoDB command in this test'));
 });
 
-type Handler = (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
+type Handler = (
+  event: ReturnType<typeof apiEvent>,
+  context: ReturnType<typeof lambdaContext>,
+) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
 
 async function handlerOf(fn: string): Promise<Handler> {
   const mod = (await import(`../../functions/${fn}/handler`)) as { handler: Handler };
@@ -46,22 +49,59 @@ async function call(h: Handler, input: EventInput) {
 
 const paramRoutes = routes.filter((r) => /\{\w+\}/.test(r.path));
 /** A JSON body for routes that take one: the path is checked before the body, so any will do. */
-const BODY_ROUTES = new Set(['update-cooperative', 'update-batch-stage', 'update-farmer', 'resolve-farmer-payout', 'create-evidence-upload', 'settle-purchase-order', 'refund-buyer-payment']);
+const BODY_ROUTES = new Set([
+  'update-cooperative',
+  'update-batch-stage',
+  'update-farmer',
+  'resolve-farmer-payout',
+  'create-evidence-upload',
+  'settle-purchase-order',
+  'refund-buyer-payment',
+]);
 
 // ------------------------------------------------------------------ path parameters
 
 describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
-      'confirm-purchase-order', 'create-evidence-upload', 'delete-webhook-endpoint', 'get-batch', 'get-batch-audit', 'get-batch-loan', 'get-cooperative', 'get-credit-score', 'get-dds', 'get-dds-evidence', 'get-dds-xml', 'get-farmer',
-      'get-farmer-payout', 'get-holding-balance', 'get-ipfs', 'get-ipfs', 'get-job', 'get-loan', 'get-payment', 'get-settlement', 'get-trace', 'get-trace', 'list-flagged-farms', 'list-webhook-deliveries', 'refund-buyer-payment', 'replay-webhook-delivery', 'resolve-farmer-payout',
-      'rotate-webhook-secret', 'settle-purchase-order', 'update-batch-stage', 'update-cooperative', 'update-farmer',
+      'confirm-purchase-order',
+      'create-evidence-upload',
+      'delete-webhook-endpoint',
+      'get-batch',
+      'get-batch-audit',
+      'get-batch-loan',
+      'get-cooperative',
+      'get-credit-score',
+      'get-dds',
+      'get-dds-evidence',
+      'get-dds-xml',
+      'get-farmer',
+      'get-farmer-payout',
+      'get-holding-balance',
+      'get-ipfs',
+      'get-ipfs',
+      'get-job',
+      'get-loan',
+      'get-payment',
+      'get-settlement',
+      'get-trace',
+      'get-trace',
+      'list-flagged-farms',
+      'list-webhook-deliveries',
+      'refund-buyer-payment',
+      'replay-webhook-delivery',
+      'resolve-farmer-payout',
+      'rotate-webhook-secret',
+      'settle-purchase-order',
+      'update-batch-stage',
+      'update-cooperative',
+      'update-farmer',
     ]);
   });
 
   const hostile: [string, string][] = [
     ['a 3,000-character id', 'A'.repeat(3000)],
-    ['a 3,000-character id of the route\'s own prefix', `BATCH-2025-${'1'.repeat(2989)}`],
+    ["a 3,000-character id of the route's own prefix", `BATCH-2025-${'1'.repeat(2989)}`],
     ['a raw malformed percent-encoding', '%E0%A4%A'],
     ['a decoded control character', 'COOP-1\u0000'],
     ['a path traversal', '../../etc/passwd'],
@@ -75,7 +115,11 @@ describe('path parameters', () => {
 
       // Act
       const res = await call(h, {
-        method: route.method, path, resource: route.path, pathParameters: { id }, caller: ADMIN,
+        method: route.method,
+        path,
+        resource: route.path,
+        pathParameters: { id },
+        caller: ADMIN,
         ...(BODY_ROUTES.has(route.fn) ? { body: {} } : {}),
       });
 
@@ -109,13 +153,19 @@ describe('path parameters', () => {
     const route = paramRoutes.find((r) => r.fn === fn)!;
 
     // Act
-    const res = await call(await handlerOf(fn), { method: route.method, path: route.path.replace('{id}', id), resource: route.path, pathParameters: { id }, caller: ADMIN });
+    const res = await call(await handlerOf(fn), {
+      method: route.method,
+      path: route.path.replace('{id}', id),
+      resource: route.path,
+      pathParameters: { id },
+      caller: ADMIN,
+    });
 
     // Assess
     expectErrorEnvelope(res, 404, code);
   });
 
-  it('puts each route\'s id format into the OpenAPI document (bounded), and the document still renders', () => {
+  it("puts each route's id format into the OpenAPI document (bounded), and the document still renders", () => {
     // Act
     const doc = openApiDocument('http://x');
     const json = JSON.stringify(doc);
@@ -123,7 +173,12 @@ describe('path parameters', () => {
     // Assess
     expect(JSON.parse(json)).toEqual(doc);
     for (const r of paramRoutes) {
-      const op = (doc.paths[r.path] as Record<string, { parameters: { name: string; schema: { type: string; pattern?: string; maxLength?: number } }[] }>)[r.method.toLowerCase()]!;
+      const op = (
+        doc.paths[r.path] as Record<
+          string,
+          { parameters: { name: string; schema: { type: string; pattern?: string; maxLength?: number } }[] }
+        >
+      )[r.method.toLowerCase()]!;
       const schema = op.parameters.find((p) => p.name === 'id')!.schema;
       expect(schema.type).toBe('string');
       expect(schema.pattern).toEqual(expect.any(String));
@@ -146,36 +201,45 @@ describe('local gateway: malformed percent-encoding', () => {
       port: 0,
       routes: [{ method: 'GET', path: '/batch/{id}', fn: 'echo', auth: 'public', needs: [], summary: 'echo' }],
       loadHandler: async () => echo,
-      authorizer: async () => { throw new Error('no jwt routes here'); },
+      authorizer: async () => {
+        throw new Error('no jwt routes here');
+      },
     });
   });
   afterAll(async () => gw.stop());
 
   /** A raw request, so the path reaches the server exactly as written. */
-  const get = (path: string) => new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: gw.port, path, method: 'GET' }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (data += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+  const get = (path: string) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: gw.port, path, method: 'GET' }, (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (data += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
 
-  it.each(['/batch/%E0%A4%A', '/batch/%', '/batch/%ZZ', '/batch/%C0%80'])('answers %s with 400 VALIDATION_ERROR in the envelope, never reaching the handler', async (path) => {
-    // Prepare
-    seen.length = 0;
+  it.each(['/batch/%E0%A4%A', '/batch/%', '/batch/%ZZ', '/batch/%C0%80'])(
+    'answers %s with 400 VALIDATION_ERROR in the envelope, never reaching the handler',
+    async (path) => {
+      // Prepare
+      seen.length = 0;
 
-    // Act
-    const res = await get(path);
+      // Act
+      const res = await get(path);
 
-    // Assess
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'path.id', message: expect.stringMatching(/percent-encoding/) }] });
-    expect(res.body.error.request_id).toEqual(expect.any(String));
-    expect(seen).toHaveLength(0);
-  });
+      // Assess
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ path: 'path.id', message: expect.stringMatching(/percent-encoding/) }],
+      });
+      expect(res.body.error.request_id).toEqual(expect.any(String));
+      expect(seen).toHaveLength(0);
+    },
+  );
 
   it('still decodes a well-formed escape', async () => {
     // Act
@@ -195,17 +259,33 @@ describe('local gateway: malformed percent-encoding', () => {
 
 describe('body numbers', () => {
   const batchBody = (over: Record<string, unknown> = {}) => ({
-    farmer_id: 'F-1', cooperative_id: 'COOP-1', weight_kg: 60, grade: 'screen18', moisture_pct: 12.5,
-    collection_point_gps: { lat: 1.08, lng: 34.17 }, collector_agent_id: 'AG-1', ...over,
+    farmer_id: 'F-1',
+    cooperative_id: 'COOP-1',
+    weight_kg: 60,
+    grade: 'screen18',
+    moisture_pct: 12.5,
+    collection_point_gps: { lat: 1.08, lng: 34.17 },
+    collector_agent_id: 'AG-1',
+    ...over,
   });
   const submit = (body: unknown) => call(submitBatchHandler as Handler, { path: '/batch/submit', caller: ADMIN, body });
 
   it.each([
     ['moisture_pct 1.5e-300 (DynamoDB: Number underflow)', batchBody({ moisture_pct: 1.5e-300 }), 'moisture_pct', 'VALIDATION_ERROR'],
-    ['collection_point_gps.lat 1.5e-300', batchBody({ collection_point_gps: { lat: 1.5e-300, lng: 34.17 } }), 'collection_point_gps.lat', 'VALIDATION_ERROR'],
+    [
+      'collection_point_gps.lat 1.5e-300',
+      batchBody({ collection_point_gps: { lat: 1.5e-300, lng: 34.17 } }),
+      'collection_point_gps.lat',
+      'VALIDATION_ERROR',
+    ],
     ['weight_kg with 4 decimals', batchBody({ weight_kg: 60.1234 }), 'weight_kg', 'VALIDATION_ERROR'],
     ['moisture_pct with 3 decimals', batchBody({ moisture_pct: 12.345 }), 'moisture_pct', 'VALIDATION_ERROR'],
-    ['a GPS longitude with 8 decimals', batchBody({ collection_point_gps: { lat: 1.08, lng: 34.12345678 } }), 'collection_point_gps.lng', 'VALIDATION_ERROR'],
+    [
+      'a GPS longitude with 8 decimals',
+      batchBody({ collection_point_gps: { lat: 1.08, lng: 34.12345678 } }),
+      'collection_point_gps.lng',
+      'VALIDATION_ERROR',
+    ],
   ])('answers 400 for %s, without touching DynamoDB', async (_what, body, path, code) => {
     // Act
     const res = await submit(body);
@@ -241,25 +321,107 @@ describe('body numbers', () => {
   });
 
   it('accepts the most precise values each field allows', () => {
-    expect(v.safeParse(SubmitBatchSchema, batchBody({ weight_kg: 60.125, moisture_pct: 12.25, collection_point_gps: { lat: -0.1234567, lng: 34.1234567 } })).success).toBe(true);
-    expect(v.safeParse(FarmerPayoutSchema, { farmer_id: 'F-1', batch_id: 'BATCH-2025-000001', amount_usdc: 12.345678, reason: 'NET_COFFEE_PAYMENT', cooperative_id: 'COOP-1' }).success).toBe(true);
+    expect(
+      v.safeParse(
+        SubmitBatchSchema,
+        batchBody({ weight_kg: 60.125, moisture_pct: 12.25, collection_point_gps: { lat: -0.1234567, lng: 34.1234567 } }),
+      ).success,
+    ).toBe(true);
+    expect(
+      v.safeParse(FarmerPayoutSchema, {
+        farmer_id: 'F-1',
+        batch_id: 'BATCH-2025-000001',
+        amount_usdc: 12.345678,
+        reason: 'NET_COFFEE_PAYMENT',
+        cooperative_id: 'COOP-1',
+      }).success,
+    ).toBe(true);
   });
 
   it.each([
-    ['amount_usdc with 7 decimals', FarmerPayoutSchema, { farmer_id: 'F-1', batch_id: 'BATCH-2025-000001', amount_usdc: 1.0000001, reason: 'NET_COFFEE_PAYMENT', cooperative_id: 'COOP-1' }, 'amount_usdc'],
-    ['amount_usdc 1e-300', FarmerPayoutSchema, { farmer_id: 'F-1', batch_id: 'BATCH-2025-000001', amount_usdc: 1e-300, reason: 'NET_COFFEE_PAYMENT', cooperative_id: 'COOP-1' }, 'amount_usdc'],
+    [
+      'amount_usdc with 7 decimals',
+      FarmerPayoutSchema,
+      { farmer_id: 'F-1', batch_id: 'BATCH-2025-000001', amount_usdc: 1.0000001, reason: 'NET_COFFEE_PAYMENT', cooperative_id: 'COOP-1' },
+      'amount_usdc',
+    ],
+    [
+      'amount_usdc 1e-300',
+      FarmerPayoutSchema,
+      { farmer_id: 'F-1', batch_id: 'BATCH-2025-000001', amount_usdc: 1e-300, reason: 'NET_COFFEE_PAYMENT', cooperative_id: 'COOP-1' },
+      'amount_usdc',
+    ],
     ['outturn_kg 1e300', MilledEvidenceSchema, { mill_id: 'M-1', outturn_kg: 1e300 }, 'outturn_kg'],
-    ['price_usd_per_kg 1e-300', CreatePurchaseOrderSchema, { batch_ids: ['BATCH-2025-000001'], buyer: 'B', price_usd_per_kg: 1e-300 }, 'price_usd_per_kg'],
-    ['area_ha 1e-300', RegisterFarmerSchema, { farmer_id: 'F-1', full_name: 'A', cooperative_id: 'C', district: 'D', farm: { gps: { lat: 1, lng: 34 }, area_ha: 1e-300 } }, 'farm.area_ha'],
-    ['a polygon coordinate with 8 decimals', RegisterFarmerSchema, {
-      farmer_id: 'F-1', full_name: 'A', cooperative_id: 'C', district: 'D',
-      farm: { gps: { lat: 1, lng: 34 }, area_ha: 5, polygon: { type: 'Polygon', coordinates: [[[34.1, 1.1], [34.2, 1.1], [34.2, 1.12345678], [34.1, 1.1]]] } },
-    }, 'farm.polygon.coordinates.0.2'],
-    ['a polygon latitude over 90', RegisterFarmerSchema, {
-      farmer_id: 'F-1', full_name: 'A', cooperative_id: 'C', district: 'D',
-      farm: { gps: { lat: 1, lng: 34 }, area_ha: 5, polygon: { type: 'Polygon', coordinates: [[[34.1, 1.1], [34.2, 1.1], [34.2, 95], [34.1, 1.1]]] } },
-    }, 'farm.polygon.coordinates.0.2'],
-    ['a batch id of 3,000 digits', CreatePurchaseOrderSchema, { batch_ids: [`BATCH-2025-${'1'.repeat(3000)}`], buyer: 'B', price_usd_per_kg: 4.5 }, 'batch_ids.0'],
+    [
+      'price_usd_per_kg 1e-300',
+      CreatePurchaseOrderSchema,
+      { batch_ids: ['BATCH-2025-000001'], buyer: 'B', price_usd_per_kg: 1e-300 },
+      'price_usd_per_kg',
+    ],
+    [
+      'area_ha 1e-300',
+      RegisterFarmerSchema,
+      { farmer_id: 'F-1', full_name: 'A', cooperative_id: 'C', district: 'D', farm: { gps: { lat: 1, lng: 34 }, area_ha: 1e-300 } },
+      'farm.area_ha',
+    ],
+    [
+      'a polygon coordinate with 8 decimals',
+      RegisterFarmerSchema,
+      {
+        farmer_id: 'F-1',
+        full_name: 'A',
+        cooperative_id: 'C',
+        district: 'D',
+        farm: {
+          gps: { lat: 1, lng: 34 },
+          area_ha: 5,
+          polygon: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [34.1, 1.1],
+                [34.2, 1.1],
+                [34.2, 1.12345678],
+                [34.1, 1.1],
+              ],
+            ],
+          },
+        },
+      },
+      'farm.polygon.coordinates.0.2',
+    ],
+    [
+      'a polygon latitude over 90',
+      RegisterFarmerSchema,
+      {
+        farmer_id: 'F-1',
+        full_name: 'A',
+        cooperative_id: 'C',
+        district: 'D',
+        farm: {
+          gps: { lat: 1, lng: 34 },
+          area_ha: 5,
+          polygon: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [34.1, 1.1],
+                [34.2, 1.1],
+                [34.2, 95],
+                [34.1, 1.1],
+              ],
+            ],
+          },
+        },
+      },
+      'farm.polygon.coordinates.0.2',
+    ],
+    [
+      'a batch id of 3,000 digits',
+      CreatePurchaseOrderSchema,
+      { batch_ids: [`BATCH-2025-${'1'.repeat(3000)}`], buyer: 'B', price_usd_per_kg: 4.5 },
+      'batch_ids.0',
+    ],
   ])('rejects %s', (_what, schema: v.GenericSchema, input, path) => {
     // Act
     const r = v.safeParse(schema, input, { abortEarly: false });
@@ -280,7 +442,12 @@ describe('body numbers', () => {
 
   it('renders maxDecimals as the x-max-decimals extension (not multipleOf) in the OpenAPI request bodies', () => {
     // Act
-    const doc = openApiDocument('http://x') as unknown as { paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } } }>> };
+    const doc = openApiDocument('http://x') as unknown as {
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } } }>
+      >;
+    };
 
     // Assess
     const submitSchema = doc.paths['/batch/submit']!.post!.requestBody!.content['application/json'].schema;

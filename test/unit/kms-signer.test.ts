@@ -38,7 +38,12 @@ describe('KMS ledger signer (DER parsing, low-s, v recovery)', () => {
   beforeEach(() => {
     kms.reset();
     signed.length = 0;
-    kms.on(GetPublicKeyCommand).resolves({ KeyId: KEY_ID, KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', PublicKey: spki(secp256k1.getPublicKey(PRIV, false)) });
+    kms.on(GetPublicKeyCommand).resolves({
+      KeyId: KEY_ID,
+      KeySpec: 'ECC_SECG_P256K1',
+      KeyUsage: 'SIGN_VERIFY',
+      PublicKey: spki(secp256k1.getPublicKey(PRIV, false)),
+    });
     kms.on(SignCommand).callsFake((input: { Message: Uint8Array }) => {
       const sig = secp256k1.sign(input.Message, PRIV, { lowS: true });
       const s = mode === 'high' ? SECP256K1_N - sig.s : sig.s;
@@ -73,11 +78,20 @@ describe('KMS ledger signer (DER parsing, low-s, v recovery)', () => {
     expect(sigs.every((x) => ['1b', '1c'].includes(x.slice(130)))).toBe(true);
   });
 
-  it('signs a transaction that recovers to the key\'s address, with a low s', async () => {
+  it("signs a transaction that recovers to the key's address, with a low s", async () => {
     const account = await kmsLedgerAccount(KEY_ID, new KMSClient({ region: 'eu-west-1' }));
     for (const m of ['high', 'low'] as const) {
       mode = m;
-      const raw = await account.signTransaction!({ type: 'eip1559', chainId: 31337, nonce: 7, to: '0x000000000000000000000000000000000000dEaD', value: 1n, gas: 21000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1n });
+      const raw = await account.signTransaction!({
+        type: 'eip1559',
+        chainId: 31337,
+        nonce: 7,
+        to: '0x000000000000000000000000000000000000dEaD',
+        value: 1n,
+        gas: 21000n,
+        maxFeePerGas: 2_000_000_000n,
+        maxPriorityFeePerGas: 1n,
+      });
       expect(await recoverTransactionAddress({ serializedTransaction: raw as Hex & `0x02${string}` })).toBe(ADDRESS);
       const tx = parseTransaction(raw);
       expect(BigInt(tx.s!) <= SECP256K1_N / 2n).toBe(true);

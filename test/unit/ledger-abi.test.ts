@@ -9,13 +9,24 @@ import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, lendingVaultAbi, testUsdcAb
  * committed file (the drift test), and each exported ABI must say what solc says.
  */
 
-interface AbiParam { name: string; type: string; indexed?: boolean; components?: AbiParam[] }
-interface AbiEntry { type: string; name?: string; inputs?: AbiParam[]; outputs?: AbiParam[]; stateMutability?: string; anonymous?: boolean }
+interface AbiParam {
+  name: string;
+  type: string;
+  indexed?: boolean;
+  components?: AbiParam[];
+}
+interface AbiEntry {
+  type: string;
+  name?: string;
+  inputs?: AbiParam[];
+  outputs?: AbiParam[];
+  stateMutability?: string;
+  anonymous?: boolean;
+}
 
 /** One canonical line per ABI entry: kind, name, parameter names/types/indexing, mutability. */
 function canonical(abi: readonly unknown[]): string[] {
-  const params = (ps: AbiParam[] | undefined) =>
-    (ps ?? []).map((p) => `${p.type}${p.indexed ? ' indexed' : ''} ${p.name}`).join(', ');
+  const params = (ps: AbiParam[] | undefined) => (ps ?? []).map((p) => `${p.type}${p.indexed ? ' indexed' : ''} ${p.name}`).join(', ');
   return (abi as AbiEntry[])
     .map((e) => {
       const outputs = e.outputs ? ` returns (${params(e.outputs)})` : '';
@@ -51,7 +62,10 @@ describe('ledger ABIs (shared/adapters/ledger/abi.generated.ts, re-exported by a
   it('a changed contract changes the generated module (the drift test can fail)', () => {
     const changed: CompiledContracts = {
       ...compiled,
-      TraceLog: { ...compiled.TraceLog, abi: [...compiled.TraceLog.abi, { type: 'function', name: 'extra', inputs: [], outputs: [], stateMutability: 'view' }] },
+      TraceLog: {
+        ...compiled.TraceLog,
+        abi: [...compiled.TraceLog.abi, { type: 'function', name: 'extra', inputs: [], outputs: [], stateMutability: 'view' }],
+      },
     };
     const text = generateAbiModule(changed);
     expect(text).not.toBe(generateAbiModule(compiled));
@@ -61,9 +75,9 @@ describe('ledger ABIs (shared/adapters/ledger/abi.generated.ts, re-exported by a
   it('BatchToken constant equals the compiled ABI (functions, events, errors)', () => {
     expect(canonical(batchTokenAbi)).toEqual(canonical(compiled.BatchToken.abi));
     expect(canonical(batchTokenAbi)).toContain(
-      'function mint(address to, uint256 tokenId, string batchId, bytes32 auditHash) returns () nonpayable');
-    expect(canonical(batchTokenAbi)).toContain(
-      'event BatchMinted(uint256 indexed tokenId, string batchId, bytes32 auditHash)');
+      'function mint(address to, uint256 tokenId, string batchId, bytes32 auditHash) returns () nonpayable',
+    );
+    expect(canonical(batchTokenAbi)).toContain('event BatchMinted(uint256 indexed tokenId, string batchId, bytes32 auditHash)');
   });
 
   it('AuditAnchor constant equals the compiled ABI (functions, events, errors)', () => {
@@ -74,14 +88,17 @@ describe('ledger ABIs (shared/adapters/ledger/abi.generated.ts, re-exported by a
   it('TraceLog constant equals the compiled ABI (functions, events, errors)', () => {
     expect(canonical(traceLogAbi)).toEqual(canonical(compiled.TraceLog.abi));
     expect(canonical(traceLogAbi)).toContain(
-      'event StageRecorded(uint256 indexed tokenId, uint8 indexed stage, string evidenceCid, bytes32 auditHash, address recorder)');
+      'event StageRecorded(uint256 indexed tokenId, uint8 indexed stage, string evidenceCid, bytes32 auditHash, address recorder)',
+    );
   });
 
   it('TestUSDC and LendingVault constants equal the compiled ABIs', () => {
     expect(canonical(testUsdcAbi)).toEqual(canonical(compiled.TestUSDC.abi));
     expect(canonical(lendingVaultAbi)).toEqual(canonical(compiled.LendingVault.abi));
     expect(canonical(lendingVaultAbi)).toContain('event PurchaseOrderPaid(bytes32 indexed poRef, address indexed payer, uint256 amount)');
-    expect(canonical(lendingVaultAbi)).toContain('function openLoan(bytes32 loanRef, uint256 tokenId, uint256 principal) returns () nonpayable');
+    expect(canonical(lendingVaultAbi)).toContain(
+      'function openLoan(bytes32 loanRef, uint256 tokenId, uint256 principal) returns () nonpayable',
+    );
   });
 
   it('compiles to non-empty creation bytecode', () => {
@@ -91,7 +108,13 @@ describe('ledger ABIs (shared/adapters/ledger/abi.generated.ts, re-exported by a
 
   it('STAGE_CODES numbers the stages 0..6 in order', () => {
     expect(Object.entries(STAGE_CODES)).toEqual([
-      ['DELIVERED', 0], ['GRADED', 1], ['MILLED', 2], ['WAREHOUSED', 3], ['COMMITTED', 4], ['EXPORTED', 5], ['SETTLED', 6],
+      ['DELIVERED', 0],
+      ['GRADED', 1],
+      ['MILLED', 2],
+      ['WAREHOUSED', 3],
+      ['COMMITTED', 4],
+      ['EXPORTED', 5],
+      ['SETTLED', 6],
     ]);
   });
 });

@@ -1,17 +1,54 @@
 import type { Caller } from '../../shared/domain/caller';
 import { DomainError } from '../../shared/domain/errors';
-import { collateralValueUsdMicro, interestDays, interestUsdMicro, ltvBps, maxLoanUsdMicro, repaymentDueUsdMicro, type Loan } from '../../shared/domain/lending';
+import {
+  collateralValueUsdMicro,
+  interestDays,
+  interestUsdMicro,
+  ltvBps,
+  maxLoanUsdMicro,
+  repaymentDueUsdMicro,
+  type Loan,
+} from '../../shared/domain/lending';
 import type { PriceFeedSnapshot } from '../../shared/domain/lending';
 import type { LedgerWriteMessage, LoanStore, PayoutRequestMessage } from '../../shared/domain/ports';
 import type { VaultLedgerTx } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { loanAsOf } from '../../shared/domain/lending';
-import { collateralLockHandler, createLoan, loanWriteOffHandler, readBatchLoan, readLoan, reconcileLoans, writeOffDefaultedLoans, writeOffWriteId, type LoanDeps } from '../../shared/use-cases/loans';
-import { daysPastDue, DEFAULT_LOAN_TERM_DAYS, isWriteOffDue, loanDueAt, loanTermDays, microShares, par30UsdMicro, sharePriceUsdc } from '../../shared/domain/loan-terms';
+import {
+  collateralLockHandler,
+  createLoan,
+  loanWriteOffHandler,
+  readBatchLoan,
+  readLoan,
+  reconcileLoans,
+  writeOffDefaultedLoans,
+  writeOffWriteId,
+  type LoanDeps,
+} from '../../shared/use-cases/loans';
+import {
+  daysPastDue,
+  DEFAULT_LOAN_TERM_DAYS,
+  isWriteOffDue,
+  loanDueAt,
+  loanTermDays,
+  microShares,
+  par30UsdMicro,
+  sharePriceUsdc,
+} from '../../shared/domain/loan-terms';
 import type { VaultCall } from '../../shared/domain/ports';
 import { createFarmerPayout } from '../../shared/use-cases/payouts';
 import { coop } from './support/api-event';
-import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
+import {
+  aBatch,
+  aFarmer,
+  aPayout,
+  fakeBatchStore,
+  fakePayoutProvider,
+  fakePayoutStore,
+  fakePayoutWorkflow,
+  fakeRegistryStore,
+  fakeWorkQueue,
+} from './support/fakes';
 
 /**
  * Loan origination and reads (docs/api/lending.md#loans) with in-memory stores: every rule of POST
@@ -23,7 +60,10 @@ import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutProvider, fakePayou
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 const manager: Caller = { ...coop('COOP-1'), duties: ['MANAGER'] };
 const feed = (over: Partial<PriceFeedSnapshot> = {}): PriceFeedSnapshot => ({
-  updated_at: '2026-11-22T09:30:00.000Z', source: 'test', usd_micro_per_kg: { screen18: 6_200_000, screen15: 5_800_000, FAQ: 5_100_000, PB: 6_000_000 }, ...over,
+  updated_at: '2026-11-22T09:30:00.000Z',
+  source: 'test',
+  usd_micro_per_kg: { screen18: 6_200_000, screen15: 5_800_000, FAQ: 5_100_000, PB: 6_000_000 },
+  ...over,
 });
 
 /** An in-memory LoanStore with the one-loan-per-batch guard, and what the loan creation stored and queued. */
@@ -51,16 +91,27 @@ function world(opts: { batch?: Parameters<typeof aBatch>[0]; prices?: PriceFeedS
       return true;
     },
     listByFarmer: async () => [...loans.values()],
-    pendingBefore: async (before) => [...loans.values()].filter((l) => l.status === 'PENDING' && l.created_at < before).map((l) => ({ ...l })),
-    activeDueBy: async (by) => [...loans.values()].filter((l) => l.status === 'ACTIVE' && l.due_at !== undefined && l.due_at <= by).map((l) => ({ ...l })),
+    pendingBefore: async (before) =>
+      [...loans.values()].filter((l) => l.status === 'PENDING' && l.created_at < before).map((l) => ({ ...l })),
+    activeDueBy: async (by) =>
+      [...loans.values()].filter((l) => l.status === 'ACTIVE' && l.due_at !== undefined && l.due_at <= by).map((l) => ({ ...l })),
   };
   const deps: LoanDeps = {
     registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null) }),
     batches: fakeBatchStore({ get: async (id) => (id === 'BATCH-2026-000001' ? aBatch(opts.batch) : null) }),
     loans: store,
     payouts: fakePayoutStore({ get: async () => null }),
-    prices: { latest: async () => { if (opts.prices instanceof Error) throw opts.prices; return opts.prices ?? feed(); } },
-    ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', { send: async (m) => { sent.push(m); } }),
+    prices: {
+      latest: async () => {
+        if (opts.prices instanceof Error) throw opts.prices;
+        return opts.prices ?? feed();
+      },
+    },
+    ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', {
+      send: async (m) => {
+        sent.push(m);
+      },
+    }),
     apr: '0.12',
     termDays: 180,
     now: () => NOW,
@@ -68,8 +119,13 @@ function world(opts: { batch?: Parameters<typeof aBatch>[0]; prices?: PriceFeedS
   return { deps, loans, guards, lockWrites, sent };
 }
 
-const ask = (w: ReturnType<typeof world>, amount_usd_micro: number, caller: Caller = manager) => createLoan(w.deps, caller, { batch_id: 'BATCH-2026-000001', amount_usd_micro });
-const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? `${toErrorResponse(e, 'r').statusCode} ${e.code}` : String(e)));
+const ask = (w: ReturnType<typeof world>, amount_usd_micro: number, caller: Caller = manager) =>
+  createLoan(w.deps, caller, { batch_id: 'BATCH-2026-000001', amount_usd_micro });
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof DomainError ? `${toErrorResponse(e, 'r').statusCode} ${e.code}` : String(e)),
+  );
 
 describe('lending arithmetic (docs/api/lending.md#loans)', () => {
   it('collateral = weight × price, 60 % loan-to-value, exact in micro-USDC', () => {
@@ -85,7 +141,12 @@ describe('lending arithmetic (docs/api/lending.md#loans)', () => {
     expect(interestDays('2026-01-01T00:00:00Z', '2026-01-31T00:00:01Z')).toBe(31);
     // 500 USDC × 0.12 × 30 / 365 = 4.931506… USDC
     expect(interestUsdMicro(500_000_000, '0.12', 30)).toBe(4_931_507);
-    expect(repaymentDueUsdMicro({ principal_usd_micro: 500_000_000, apr: '0.12', disbursed_at: '2026-01-01T00:00:00Z', created_at: '2025-12-31T00:00:00Z' }, '2026-01-31T00:00:00Z')).toBe(504_931_507);
+    expect(
+      repaymentDueUsdMicro(
+        { principal_usd_micro: 500_000_000, apr: '0.12', disbursed_at: '2026-01-01T00:00:00Z', created_at: '2025-12-31T00:00:00Z' },
+        '2026-01-31T00:00:00Z',
+      ),
+    ).toBe(504_931_507);
     expect(() => interestUsdMicro(1, '12%', 1)).toThrow(RangeError);
   });
 });
@@ -95,22 +156,38 @@ describe('POST /loans rules', () => {
     const w = world();
     const loan = await ask(w, 500_000_000);
     expect(loan).toMatchObject({
-      loan_id: 'LOAN-2026-000001', status: 'PENDING', principal_usd_micro: 500_000_000, collateral_value_usd_micro: 1_492_650_000, ltv_bps: 3_350,
-      price_usd_micro_per_kg: 6_200_000, price_updated_at: '2026-11-22T09:30:00.000Z', apr: '0.12', disbursement_payment_id: 'DISB-2026-000001',
-      token_id: aBatch().token_id, farmer_id: 'F-1', cooperative_id: 'COOP-1',
+      loan_id: 'LOAN-2026-000001',
+      status: 'PENDING',
+      principal_usd_micro: 500_000_000,
+      collateral_value_usd_micro: 1_492_650_000,
+      ltv_bps: 3_350,
+      price_usd_micro_per_kg: 6_200_000,
+      price_updated_at: '2026-11-22T09:30:00.000Z',
+      apr: '0.12',
+      disbursement_payment_id: 'DISB-2026-000001',
+      token_id: aBatch().token_id,
+      farmer_id: 'F-1',
+      cooperative_id: 'COOP-1',
       due_at: '2027-05-21T10:00:00.000Z', // created 2026-11-22T10:00Z + LOAN_TERM_DAYS 180
     });
-    expect(w.lockWrites).toEqual([expect.objectContaining({
-      ledger_tx_id: 'LOAN-2026-000001-lock', kind: 'VAULT', status: 'PENDING',
-      vault_call: { kind: 'LOCK_COLLATERAL', ref: 'LOAN-2026-000001', tokenId: aBatch().token_id, principalUsdMicro: '500000000' },
-    })]);
+    expect(w.lockWrites).toEqual([
+      expect.objectContaining({
+        ledger_tx_id: 'LOAN-2026-000001-lock',
+        kind: 'VAULT',
+        status: 'PENDING',
+        vault_call: { kind: 'LOCK_COLLATERAL', ref: 'LOAN-2026-000001', tokenId: aBatch().token_id, principalUsdMicro: '500000000' },
+      }),
+    ]);
     expect(w.sent).toEqual([{ ledger_tx_id: 'LOAN-2026-000001-lock' }]);
   });
 
   it('exactly 60 % is allowed; one micro-USDC more is INSUFFICIENT_COLLATERAL with the figures', async () => {
     expect((await ask(world(), 895_590_000)).ltv_bps).toBe(6_000);
     const err = await ask(world(), 895_590_001).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'INSUFFICIENT_COLLATERAL', details: { collateral_value_usdc: 1492.65, max_loan_usdc: 895.59, requested_usdc: 895.590001 } });
+    expect(err).toMatchObject({
+      code: 'INSUFFICIENT_COLLATERAL',
+      details: { collateral_value_usdc: 1492.65, max_loan_usdc: 895.59, requested_usdc: 895.590001 },
+    });
     expect(toErrorResponse(err, 'r').statusCode).toBe(422);
   });
 
@@ -122,7 +199,9 @@ describe('POST /loans rules', () => {
   });
 
   it('a price feed older than 1 hour, or unreadable, pauses origination: 503 STALE_PRICE_FEED', async () => {
-    expect(await codeOf(ask(world({ prices: feed({ updated_at: '2026-11-22T08:59:59.000Z' }) }), 100_000_000))).toBe('503 STALE_PRICE_FEED');
+    expect(await codeOf(ask(world({ prices: feed({ updated_at: '2026-11-22T08:59:59.000Z' }) }), 100_000_000))).toBe(
+      '503 STALE_PRICE_FEED',
+    );
     expect(await codeOf(ask(world({ prices: new Error('connect ECONNREFUSED') }), 100_000_000))).toBe('503 STALE_PRICE_FEED');
     expect(await codeOf(ask(world({ prices: feed({ updated_at: '2026-11-22T09:00:01.000Z' }) }), 100_000_000))).toBe('ok');
   });
@@ -131,7 +210,10 @@ describe('POST /loans rules', () => {
     const w = world();
     const first = await ask(w, 100_000_000);
     expect(await codeOf(ask(w, 100_000_000))).toBe('409 BATCH_HAS_ACTIVE_LOAN');
-    await collateralLockHandler({ loans: w.deps.loans, payoutQueue: fakeWorkQueue('payouts'), now: () => NOW }).refused({ kind: 'LOCK_COLLATERAL', ref: first.loan_id, tokenId: first.token_id, principalUsdMicro: '100000000' }, 'TokenLocked');
+    await collateralLockHandler({ loans: w.deps.loans, payoutQueue: fakeWorkQueue('payouts'), now: () => NOW }).refused(
+      { kind: 'LOCK_COLLATERAL', ref: first.loan_id, tokenId: first.token_id, principalUsdMicro: '100000000' },
+      'TokenLocked',
+    );
     expect(w.loans.get(first.loan_id)).toMatchObject({ status: 'CANCELLED', cancel_reason: 'TokenLocked' });
     expect((await ask(w, 100_000_000)).loan_id).toBe('LOAN-2026-000002');
   });
@@ -139,15 +221,21 @@ describe('POST /loans rules', () => {
   it('batch state: SETTLED, not minted, unknown → 422 BATCH_NOT_ELIGIBLE / 404 BATCH_NOT_FOUND', async () => {
     expect(await codeOf(ask(world({ batch: { stage: 'SETTLED' } }), 100_000_000))).toBe('422 BATCH_NOT_ELIGIBLE');
     expect(await codeOf(ask(world({ batch: { mint_status: 'PENDING', stage: null } }), 100_000_000))).toBe('422 BATCH_NOT_ELIGIBLE');
-    expect(await codeOf(createLoan(world().deps, manager, { batch_id: 'BATCH-2026-000999', amount_usd_micro: 100_000_000 }))).toBe('404 BATCH_NOT_FOUND');
+    expect(await codeOf(createLoan(world().deps, manager, { batch_id: 'BATCH-2026-000999', amount_usd_micro: 100_000_000 }))).toBe(
+      '404 BATCH_NOT_FOUND',
+    );
   });
 
   it('who may lend: ADMIN and a COOPERATIVE MANAGER of the batch; others 403', async () => {
     expect(await codeOf(ask(world(), 100_000_000, { sub: 'admin', role: 'ADMIN', duties: [] }))).toBe('ok');
     expect(await codeOf(ask(world(), 100_000_000, { ...coop('COOP-1'), duties: ['EXPORTER'] }))).toBe('403 INSUFFICIENT_PERMISSIONS');
     expect(await codeOf(ask(world(), 100_000_000, { ...coop('COOP-2'), duties: ['MANAGER'] }))).toBe('403 INSUFFICIENT_PERMISSIONS');
-    expect(await codeOf(ask(world(), 100_000_000, { sub: 'a', role: 'AGENT', cooperative_id: 'COOP-1', duties: [] }))).toBe('403 INSUFFICIENT_PERMISSIONS');
-    expect(await codeOf(ask(world(), 100_000_000, { sub: 'm', role: 'MFI', mfi_id: 'MFI-1', duties: [] }))).toBe('403 INSUFFICIENT_PERMISSIONS');
+    expect(await codeOf(ask(world(), 100_000_000, { sub: 'a', role: 'AGENT', cooperative_id: 'COOP-1', duties: [] }))).toBe(
+      '403 INSUFFICIENT_PERMISSIONS',
+    );
+    expect(await codeOf(ask(world(), 100_000_000, { sub: 'm', role: 'MFI', mfi_id: 'MFI-1', duties: [] }))).toBe(
+      '403 INSUFFICIENT_PERMISSIONS',
+    );
   });
 
   it('a farmer without a phone: 422 PHONE_NOT_FOUND (the loan could not be paid out)', async () => {
@@ -162,7 +250,15 @@ describe('after the lock, reads', () => {
     const w = world();
     const loan = await ask(w, 100_000_000);
     const requested: PayoutRequestMessage[] = [];
-    const handler = collateralLockHandler({ loans: w.deps.loans, payoutQueue: fakeWorkQueue<PayoutRequestMessage>('payouts', { send: async (m) => { requested.push(m); } }), now: () => NOW });
+    const handler = collateralLockHandler({
+      loans: w.deps.loans,
+      payoutQueue: fakeWorkQueue<PayoutRequestMessage>('payouts', {
+        send: async (m) => {
+          requested.push(m);
+        },
+      }),
+      now: () => NOW,
+    });
     const call = { kind: 'LOCK_COLLATERAL' as const, ref: loan.loan_id, tokenId: loan.token_id, principalUsdMicro: '100000000' };
     await handler.mined(call, '0xlock', null);
     await handler.mined(call, '0xlock', null);
@@ -174,8 +270,14 @@ describe('after the lock, reads', () => {
     const loan = { status: 'PENDING' } as Pick<Loan, 'status'> as Loan;
     expect(loanAsOf(loan, null).status).toBe('PENDING');
     expect(loanAsOf(loan, aPayout({ status: 'PROCESSING' })).status).toBe('PENDING');
-    expect(loanAsOf(loan, aPayout({ status: 'COMPLETED', completed_at: '2026-11-22T10:05:00.000Z' }))).toMatchObject({ status: 'ACTIVE', disbursed_at: '2026-11-22T10:05:00.000Z' });
-    expect(loanAsOf(loan, aPayout({ status: 'MANUAL_REVIEW', updated_at: '2026-11-22T11:00:00.000Z' }))).toMatchObject({ status: 'ACTIVE', disbursed_at: '2026-11-22T11:00:00.000Z' });
+    expect(loanAsOf(loan, aPayout({ status: 'COMPLETED', completed_at: '2026-11-22T10:05:00.000Z' }))).toMatchObject({
+      status: 'ACTIVE',
+      disbursed_at: '2026-11-22T10:05:00.000Z',
+    });
+    expect(loanAsOf(loan, aPayout({ status: 'MANUAL_REVIEW', updated_at: '2026-11-22T11:00:00.000Z' }))).toMatchObject({
+      status: 'ACTIVE',
+      disbursed_at: '2026-11-22T11:00:00.000Z',
+    });
   });
 
   it('GET /loans/{id} and GET /batch/{id}/loan: 404 LOAN_NOT_FOUND, and another cooperative 403; MFI may read', async () => {
@@ -193,9 +295,20 @@ describe('after the lock, reads', () => {
 describe('POST /payments/farmer-payout with reason LOAN_DISBURSEMENT', () => {
   it('is refused (400) with a message pointing to POST /loans; nothing is quoted or created', async () => {
     const deps = {
-      registry: fakeRegistryStore(), batches: fakeBatchStore(), payouts: fakePayoutStore(), provider: fakePayoutProvider(), workflow: fakePayoutWorkflow(), now: () => NOW,
+      registry: fakeRegistryStore(),
+      batches: fakeBatchStore(),
+      payouts: fakePayoutStore(),
+      provider: fakePayoutProvider(),
+      workflow: fakePayoutWorkflow(),
+      now: () => NOW,
     };
-    const err = await createFarmerPayout(deps, coop('COOP-1'), { farmer_id: 'F-1', batch_id: 'BATCH-2026-000001', cooperative_id: 'COOP-1', reason: 'LOAN_DISBURSEMENT', amount: { usd_micro: 1_000_000 } }).catch((e: unknown) => e);
+    const err = await createFarmerPayout(deps, coop('COOP-1'), {
+      farmer_id: 'F-1',
+      batch_id: 'BATCH-2026-000001',
+      cooperative_id: 'COOP-1',
+      reason: 'LOAN_DISBURSEMENT',
+      amount: { usd_micro: 1_000_000 },
+    }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'VALIDATION_ERROR' });
     expect((err as Error).message).toContain('POST /loans');
   });
@@ -206,18 +319,36 @@ describe('reconcileLoans (with the payout reconciler)', () => {
     const w = world();
     const settled = await ask(w, 100_000_000);
     w.loans.set(settled.loan_id, { ...w.loans.get(settled.loan_id)!, lock_tx_hash: '0xlock1' });
-    const lost = await createLoan({ ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000002' }) }) }, manager, { batch_id: 'BATCH-2026-000002', amount_usd_micro: 100_000_000 });
+    const lost = await createLoan(
+      { ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000002' }) }) },
+      manager,
+      { batch_id: 'BATCH-2026-000002', amount_usd_micro: 100_000_000 },
+    );
     w.loans.set(lost.loan_id, { ...w.loans.get(lost.loan_id)!, lock_tx_hash: '0xlock2' });
-    const unlocked = await createLoan({ ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000003' }) }) }, manager, { batch_id: 'BATCH-2026-000003', amount_usd_micro: 100_000_000 });
+    const unlocked = await createLoan(
+      { ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000003' }) }) },
+      manager,
+      { batch_id: 'BATCH-2026-000003', amount_usd_micro: 100_000_000 },
+    );
 
     const requested: PayoutRequestMessage[] = [];
     const later = new Date(NOW.getTime() + 600_000);
-    const report = await reconcileLoans({
-      loans: w.deps.loans,
-      payouts: fakePayoutStore({ get: async (id) => (id === settled.disbursement_payment_id ? aPayout({ payment_id: id, status: 'COMPLETED', completed_at: '2026-11-22T10:01:00.000Z' }) : null) }),
-      startDisbursement: async (loanId) => { requested.push({ loan_id: loanId }); },
-      now: () => later,
-    }, { staleAfterSeconds: 300 });
+    const report = await reconcileLoans(
+      {
+        loans: w.deps.loans,
+        payouts: fakePayoutStore({
+          get: async (id) =>
+            id === settled.disbursement_payment_id
+              ? aPayout({ payment_id: id, status: 'COMPLETED', completed_at: '2026-11-22T10:01:00.000Z' })
+              : null,
+        }),
+        startDisbursement: async (loanId) => {
+          requested.push({ loan_id: loanId });
+        },
+        now: () => later,
+      },
+      { staleAfterSeconds: 300 },
+    );
     expect(report).toEqual({ examined: 3, activated: 1, disbursementsRequested: 1 });
     expect(w.loans.get(settled.loan_id)).toMatchObject({ status: 'ACTIVE', disbursed_at: '2026-11-22T10:01:00.000Z' });
     expect(requested).toEqual([{ loan_id: lost.loan_id }]);
@@ -249,7 +380,8 @@ describe('loan terms: due date, PAR30 and default (docs/api/lending.md#loans)', 
   it('an ACTIVE loan defaults 90 days after due_at, not a millisecond before; other statuses and loans without a due date never', () => {
     expect(isWriteOffDue({ status: 'ACTIVE', due_at: due }, at(90, -1))).toBe(false);
     expect(isWriteOffDue({ status: 'ACTIVE', due_at: due }, at(90))).toBe(true);
-    for (const status of ['PENDING', 'REPAID', 'CANCELLED', 'DEFAULTED'] as const) expect(isWriteOffDue({ status, due_at: due }, at(200))).toBe(false);
+    for (const status of ['PENDING', 'REPAID', 'CANCELLED', 'DEFAULTED'] as const)
+      expect(isWriteOffDue({ status, due_at: due }, at(200))).toBe(false);
     expect(isWriteOffDue({ status: 'ACTIVE' }, at(200))).toBe(false);
   });
 
@@ -281,7 +413,10 @@ describe('write-off of defaulted loans (scheduled, through the single ledger wri
   const DAY = 86_400_000;
 
   async function activeLoan(w: ReturnType<typeof world>, batchId: string) {
-    const loan = await createLoan({ ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: batchId }) }) }, manager, { batch_id: batchId, amount_usd_micro: 100_000_000 });
+    const loan = await createLoan({ ...w.deps, batches: fakeBatchStore({ get: async () => aBatch({ batch_id: batchId }) }) }, manager, {
+      batch_id: batchId,
+      amount_usd_micro: 100_000_000,
+    });
     w.loans.set(loan.loan_id, { ...w.loans.get(loan.loan_id)!, status: 'ACTIVE', lock_tx_hash: '0xlock', disbursed_at: loan.created_at });
     return w.loans.get(loan.loan_id)!;
   }
@@ -292,7 +427,14 @@ describe('write-off of defaulted loans (scheduled, through the single ledger wri
     const young = await activeLoan(w, 'BATCH-2026-000002');
     w.loans.set(young.loan_id, { ...young, due_at: new Date(Date.parse(old.due_at!) + 2 * DAY).toISOString() });
     const requests: Array<{ id: string; call: VaultCall }> = [];
-    const deps = { loans: w.deps.loans, vaultWrites: { request: async (id: string, call: VaultCall) => { requests.push({ id, call }); } } };
+    const deps = {
+      loans: w.deps.loans,
+      vaultWrites: {
+        request: async (id: string, call: VaultCall) => {
+          requests.push({ id, call });
+        },
+      },
+    };
 
     const before = await writeOffDefaultedLoans({ ...deps, now: () => new Date(Date.parse(old.due_at!) + 90 * DAY - 1) });
     expect(before).toEqual({ due: 0, requested: 0 });
@@ -306,7 +448,12 @@ describe('write-off of defaulted loans (scheduled, through the single ledger wri
     const loan = await activeLoan(w, 'BATCH-2026-000001');
     const handler = loanWriteOffHandler({ loans: w.deps.loans, now: () => new Date('2027-09-01T00:00:00.000Z') });
     await handler.mined({ kind: 'WRITE_OFF_LOAN', ref: loan.loan_id }, '0xwriteoff', { assetsUsdMicro: 100_000_000n });
-    expect(w.loans.get(loan.loan_id)).toMatchObject({ status: 'DEFAULTED', loss_usd_micro: 100_000_000, write_off_tx_hash: '0xwriteoff', defaulted_at: '2027-09-01T00:00:00.000Z' });
+    expect(w.loans.get(loan.loan_id)).toMatchObject({
+      status: 'DEFAULTED',
+      loss_usd_micro: 100_000_000,
+      write_off_tx_hash: '0xwriteoff',
+      defaulted_at: '2027-09-01T00:00:00.000Z',
+    });
     // The token stays with the vault: the batch keeps its guard (no new loan on it).
     expect(w.guards.get(loan.batch_id)).toBe(loan.loan_id);
     await handler.mined({ kind: 'WRITE_OFF_LOAN', ref: loan.loan_id }, '0xother', { assetsUsdMicro: 1n });

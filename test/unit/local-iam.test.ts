@@ -28,13 +28,48 @@ const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:coffee-trace-ledger-writes
 function role(opts: { auditPutDenied: boolean; uploadsList: boolean; queue: boolean }) {
   const statements: Array<Record<string, unknown>> = [
     { Effect: 'Deny', Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PartiQLDelete'], Resource: TABLE_RESOURCES },
-    { Sid: 'AuditUpdatesDenied', Effect: 'Deny', Action: ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'], Resource: TABLE_RESOURCES, Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } } },
-    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'], Resource: TABLE_RESOURCES },
+    {
+      Sid: 'AuditUpdatesDenied',
+      Effect: 'Deny',
+      Action: ['dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate'],
+      Resource: TABLE_RESOURCES,
+      Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+    },
+    {
+      Effect: 'Allow',
+      Action: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:ConditionCheckItem',
+      ],
+      Resource: TABLE_RESOURCES,
+    },
     { Effect: 'Allow', Action: 's3:GetObject', Resource: `arn:aws:s3:::${UPLOADS}/evidence-uploads/*` },
   ];
-  if (opts.auditPutDenied) statements.push({ Sid: 'AuditPutsDenied', Effect: 'Deny', Action: 'dynamodb:PutItem', Resource: TABLE_RESOURCES, Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } } });
-  if (opts.uploadsList) statements.push({ Effect: 'Allow', Action: 's3:ListBucket', Resource: `arn:aws:s3:::${UPLOADS}`, Condition: { StringLike: { 's3:prefix': ['evidence-uploads/*'] } } });
-  if (opts.queue) statements.push({ Effect: 'Allow', Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], Resource: { 'Fn::GetAtt': ['LedgerQueue', 'Arn'] } });
+  if (opts.auditPutDenied)
+    statements.push({
+      Sid: 'AuditPutsDenied',
+      Effect: 'Deny',
+      Action: 'dynamodb:PutItem',
+      Resource: TABLE_RESOURCES,
+      Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+    });
+  if (opts.uploadsList)
+    statements.push({
+      Effect: 'Allow',
+      Action: 's3:ListBucket',
+      Resource: `arn:aws:s3:::${UPLOADS}`,
+      Condition: { StringLike: { 's3:prefix': ['evidence-uploads/*'] } },
+    });
+  if (opts.queue)
+    statements.push({
+      Effect: 'Allow',
+      Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+      Resource: { 'Fn::GetAtt': ['LedgerQueue', 'Arn'] },
+    });
   return [{ name: 'DefaultPolicy', document: { Version: '2012-10-17', Statement: statements } }];
 }
 
@@ -52,28 +87,50 @@ let sent = 0;
 const okTransport = {
   handle: async () => {
     sent++;
-    return { response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([Buffer.from('{}')]) } };
+    return {
+      response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([Buffer.from('{}')]) },
+    };
   },
 };
 
 function enforcer(extra: { decisionsFile?: string; knownRefusals?: KnownRefusal[]; s3Origin?: string } = {}) {
   const lines: string[] = [];
   const policies = resolvePolicies(TEMPLATE, {
-    region: 'us-east-1', account: '000000000000', tableName: TABLE, tableStreamArn: `${TABLE_ARN}/stream/x`,
-    queues: { 'ledger-write-queue': { arn: QUEUE_ARN, dlqArn: `${QUEUE_ARN}-dlq` } }, topicArn: 'arn:aws:sns:us-east-1:000000000000:t',
-    buckets: { evidence: 'evidence-bucket', 'evidence-uploads': UPLOADS }, stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:sm', functionArn: (fn) => fn,
+    region: 'us-east-1',
+    account: '000000000000',
+    tableName: TABLE,
+    tableStreamArn: `${TABLE_ARN}/stream/x`,
+    queues: { 'ledger-write-queue': { arn: QUEUE_ARN, dlqArn: `${QUEUE_ARN}-dlq` } },
+    topicArn: 'arn:aws:sns:us-east-1:000000000000:t',
+    buckets: { evidence: 'evidence-bucket', 'evidence-uploads': UPLOADS },
+    stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:sm',
+    functionArn: (fn) => fn,
   });
   const e = new IamEnforcer({
-    policies, region: 'us-east-1', account: '000000000000', log: (l) => lines.push(l),
+    policies,
+    region: 'us-east-1',
+    account: '000000000000',
+    log: (l) => lines.push(l),
     dynamoKeys: { [TABLE]: { partitionKey: 'PK', indexes: { GSI1: 'GSI1PK', GSI2: 'GSI2PK' } } },
     queueArnOf: (url) => (url === QUEUE_URL ? QUEUE_ARN : 'unknown'),
     ...extra,
   });
-  e.instrument([Object.getPrototypeOf(DynamoDBClient.prototype) as object, Object.getPrototypeOf(SQSClient.prototype) as object], { DynamoDB: DynamoDBServiceException as never, SQS: SQSServiceException as never });
+  e.instrument([Object.getPrototypeOf(DynamoDBClient.prototype) as object, Object.getPrototypeOf(SQSClient.prototype) as object], {
+    DynamoDB: DynamoDBServiceException as never,
+    SQS: SQSServiceException as never,
+  });
   return { e, lines };
 }
 
-const doc = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, requestHandler: okTransport as never }));
+const doc = () =>
+  DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      requestHandler: okTransport as never,
+    }),
+  );
 const put = (pk: string) => new PutCommand({ TableName: TABLE, Item: { PK: pk, SK: 'ENTRY#1', v: 1 } });
 
 let stderr: jest.SpyInstance;
@@ -84,16 +141,20 @@ beforeEach(() => {
 afterEach(() => stderr.mockRestore());
 
 describe('DynamoDB', () => {
-  test('a put on AUDIT# by a role denied it is refused with the client\'s AccessDeniedException, naming function, action and resource', async () => {
+  test("a put on AUDIT# by a role denied it is refused with the client's AccessDeniedException, naming function, action and resource", async () => {
     const { e, lines } = enforcer();
-    const err = await e.wrap('create-webhook-endpoint', () => doc().send(put('AUDIT#b-1')))().catch((x: unknown) => x);
+    const err = await e
+      .wrap('create-webhook-endpoint', () => doc().send(put('AUDIT#b-1')))()
+      .catch((x: unknown) => x);
     expect(err).toBeInstanceOf(DynamoDBServiceException);
     expect(err).toMatchObject({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 403 } });
     expect((err as Error).message).toContain('dynamodb:PutItem');
     expect((err as Error).message).toContain(TABLE_ARN);
     expect((err as Error).message).toContain('create-webhook-endpoint');
     expect(sent).toBe(0);
-    expect(lines.join('\n')).toMatch(/IAM refused: function create-webhook-endpoint: dynamodb:PutItem on arn:aws:dynamodb:us-east-1:000000000000:table\/coffee-trace-local \{"dynamodb:LeadingKeys":\["AUDIT#b-1"\]\}; decided by DefaultPolicy statement AuditPutsDenied \(Deny\)/);
+    expect(lines.join('\n')).toMatch(
+      /IAM refused: function create-webhook-endpoint: dynamodb:PutItem on arn:aws:dynamodb:us-east-1:000000000000:table\/coffee-trace-local \{"dynamodb:LeadingKeys":\["AUDIT#b-1"\]\}; decided by DefaultPolicy statement AuditPutsDenied \(Deny\)/,
+    );
   });
 
   test('the same put by an audit appender, and a put elsewhere by the denied role, are allowed and sent', async () => {
@@ -105,13 +166,18 @@ describe('DynamoDB', () => {
 
   test('a transaction with one refused item is refused as a whole; nothing is sent', async () => {
     const { e } = enforcer();
-    const tx = new TransactWriteCommand({ TransactItems: [
-      { Put: { TableName: TABLE, Item: { PK: 'WEBHOOK#w-1', SK: 'META' } } },
-      { Put: { TableName: TABLE, Item: { PK: 'AUDIT#b-1', SK: 'ENTRY#2' } } },
-    ] });
+    const tx = new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: TABLE, Item: { PK: 'WEBHOOK#w-1', SK: 'META' } } },
+        { Put: { TableName: TABLE, Item: { PK: 'AUDIT#b-1', SK: 'ENTRY#2' } } },
+      ],
+    });
     await expect(e.wrap('create-webhook-endpoint', () => doc().send(tx))()).rejects.toMatchObject({ name: 'AccessDeniedException' });
     const del = new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: TABLE, Key: { PK: 'LOAN_GUARD#b-1', SK: 'GUARD' } } }] });
-    await expect(e.wrap('submit-batch', () => doc().send(del))()).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('dynamodb:DeleteItem') });
+    await expect(e.wrap('submit-batch', () => doc().send(del))()).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringContaining('dynamodb:DeleteItem'),
+    });
     expect(sent).toBe(0);
   });
 
@@ -123,7 +189,9 @@ describe('DynamoDB', () => {
   });
 
   test('a known refusal is logged and let through', async () => {
-    const { e, lines } = enforcer({ knownRefusals: [{ fn: 'create-webhook-endpoint', action: 'dynamodb:PutItem', leadingKey: 'AUDIT#*', why: 'test' }] });
+    const { e, lines } = enforcer({
+      knownRefusals: [{ fn: 'create-webhook-endpoint', action: 'dynamodb:PutItem', leadingKey: 'AUDIT#*', why: 'test' }],
+    });
     await e.wrap('create-webhook-endpoint', () => doc().send(put('AUDIT#b-2')))();
     expect(sent).toBe(1);
     expect(lines.join('\n')).toContain('IAM refusal let through (known');
@@ -132,21 +200,36 @@ describe('DynamoDB', () => {
   test('decisions are cached per pattern match, not per key', async () => {
     const { e } = enforcer();
     for (let i = 0; i < 5; i++) await e.wrap('create-webhook-endpoint', () => doc().send(put(`WEBHOOK#w-${i}`)))();
-    await e.wrap('create-webhook-endpoint', () => doc().send(put('AUDIT#b-9'))).call(null).catch(() => undefined);
+    await e
+      .wrap('create-webhook-endpoint', () => doc().send(put('AUDIT#b-9')))
+      .call(null)
+      .catch(() => undefined);
     expect(e.stats).toMatchObject({ simulated: 2, cached: 4 });
   });
 });
 
 describe('SQS', () => {
-  test('SendMessage to a granted queue is allowed; a role without the grant gets SQS\'s AccessDeniedException', async () => {
+  test("SendMessage to a granted queue is allowed; a role without the grant gets SQS's AccessDeniedException", async () => {
     const { e } = enforcer();
-    const sqs = new SQSClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, requestHandler: okTransport as never });
+    const sqs = new SQSClient({
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      requestHandler: okTransport as never,
+    });
     const send = new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'x', MessageGroupId: 'g', MessageDeduplicationId: 'd' });
-    await e.wrap('submit-batch', () => sqs.send(send))().catch(() => undefined); // the fake transport's body is not a valid SQS answer: only the sending counts
+    await e
+      .wrap('submit-batch', () => sqs.send(send))()
+      .catch(() => undefined); // the fake transport's body is not a valid SQS answer: only the sending counts
     expect(sent).toBe(1);
-    const err = await e.wrap('create-webhook-endpoint', () => sqs.send(send))().catch((x: unknown) => x);
+    const err = await e
+      .wrap('create-webhook-endpoint', () => sqs.send(send))()
+      .catch((x: unknown) => x);
     expect(err).toBeInstanceOf(SQSServiceException);
-    expect(err).toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining(`sqs:SendMessage on resource: ${QUEUE_ARN}`) });
+    expect(err).toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringContaining(`sqs:SendMessage on resource: ${QUEUE_ARN}`),
+    });
     expect(sent).toBe(1);
   });
 });
@@ -181,10 +264,14 @@ describe('S3 through the signed-fetch upload reader', () => {
   test('a missing object without s3:ListBucket is 403 AccessDenied (the reader fails), with it 404 (the reader answers null)', async () => {
     const { e, lines } = enforcer({ s3Origin: origin });
     e.instrumentFetch();
-    await expect(e.wrap('create-webhook-endpoint', () => reader().read('evidence-uploads/missing', 1000))()).rejects.toThrow(/answered 403/);
+    await expect(e.wrap('create-webhook-endpoint', () => reader().read('evidence-uploads/missing', 1000))()).rejects.toThrow(
+      /answered 403/,
+    );
     expect(lines.join('\n')).toContain('s3:ListBucket on arn:aws:s3:::uploads-bucket {"s3:prefix":"evidence-uploads/missing"}');
     await expect(e.wrap('submit-batch', () => reader().read('evidence-uploads/missing', 1000))()).resolves.toBeNull();
-    await expect(e.wrap('create-webhook-endpoint', () => reader().read('evidence-uploads/present', 1000))()).resolves.toMatchObject({ sizeBytes: 3 });
+    await expect(e.wrap('create-webhook-endpoint', () => reader().read('evidence-uploads/present', 1000))()).resolves.toMatchObject({
+      sizeBytes: 3,
+    });
   });
 
   test('a GetObject outside the granted prefix is refused before it reaches S3, with the S3 XML error body', async () => {
@@ -193,7 +280,9 @@ describe('S3 through the signed-fetch upload reader', () => {
     const before = requests.length;
     const res = await e.wrap('submit-batch', async () => fetch(`${origin}/${UPLOADS}/other/x`))();
     expect(res.status).toBe(403);
-    expect(await res.text()).toMatch(/<Error><Code>AccessDenied<\/Code><Message>User: .* is not authorized to perform: s3:GetObject on resource: arn:aws:s3:::uploads-bucket\/other\/x/);
+    expect(await res.text()).toMatch(
+      /<Error><Code>AccessDenied<\/Code><Message>User: .* is not authorized to perform: s3:GetObject on resource: arn:aws:s3:::uploads-bucket\/other\/x/,
+    );
     expect(requests.length).toBe(before);
   });
 });
@@ -206,8 +295,13 @@ describe('decisions file', () => {
       const { e } = enforcer({ decisionsFile: file });
       await e.wrap('create-webhook-endpoint', () => doc().send(put('WEBHOOK#w-1')))();
       await e.wrap('create-webhook-endpoint', () => doc().send(put('WEBHOOK#w-2')))();
-      await e.wrap('create-webhook-endpoint', () => doc().send(put('AUDIT#b-1')))().catch(() => undefined);
-      const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      await e
+        .wrap('create-webhook-endpoint', () => doc().send(put('AUDIT#b-1')))()
+        .catch(() => undefined);
+      const lines = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines).toEqual([
         { fn: 'create-webhook-endpoint', action: 'dynamodb:PutItem', resource: TABLE_ARN, allowed: true },
         { fn: 'create-webhook-endpoint', action: 'dynamodb:PutItem', resource: TABLE_ARN, allowed: false },
@@ -227,12 +321,20 @@ describe('the simulator stays a dev dependency', () => {
       for (const e of readdirSync(join(root, dir))) {
         const rel = `${dir}/${e}`;
         if (statSync(join(root, rel)).isDirectory()) walk(rel);
-        else if (/\.[cm]?[tj]s$/.test(e) && !rel.startsWith('infra/local/iam/') && /from ['"]@cloud-copilot\/|import\(['"]@cloud-copilot\/|require\(['"]@cloud-copilot\//.test(readFileSync(join(root, rel), 'utf8'))) offenders.push(rel);
+        else if (
+          /\.[cm]?[tj]s$/.test(e) &&
+          !rel.startsWith('infra/local/iam/') &&
+          /from ['"]@cloud-copilot\/|import\(['"]@cloud-copilot\/|require\(['"]@cloud-copilot\//.test(readFileSync(join(root, rel), 'utf8'))
+        )
+          offenders.push(rel);
       }
     };
     for (const d of ['functions', 'shared', 'infra']) walk(d);
     expect(offenders).toEqual([]);
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     expect(pkg.dependencies?.['@cloud-copilot/iam-simulate']).toBeUndefined();
     expect(pkg.devDependencies?.['@cloud-copilot/iam-simulate']).toBeDefined();
   });

@@ -40,7 +40,9 @@ function sources(dir: string): string[] {
 
 /** Source without block comments and whole-line `//` comments (URLs in strings survive). */
 function code(path: string): string {
-  return readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  return readFileSync(path, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
 }
 
 /** The code that runs in functions: shared/ (minus the manifest itself) and functions/. */
@@ -58,8 +60,9 @@ function readsOfEnvironment(): Array<{ name: string; file: string; how: string }
     ['queue URL', /\bSqsWorkQueue(?:<[^>]*>)?\(\s*'([A-Z0-9_]+)'/g],
     ['process.env', /\bprocess\.env(?:\.([A-Z0-9_]+)|\[\s*'([A-Z0-9_]+)'\s*\])/g],
   ];
-  return files.flatMap(({ file, text }) => patterns.flatMap(([how, re]) =>
-    [...text.matchAll(re)].map((m) => ({ name: (m[1] ?? m[2])!, file, how }))));
+  return files.flatMap(({ file, text }) =>
+    patterns.flatMap(([how, re]) => [...text.matchAll(re)].map((m) => ({ name: (m[1] ?? m[2])!, file, how }))),
+  );
 }
 
 describe('manifest', () => {
@@ -71,11 +74,20 @@ describe('manifest', () => {
     const fns = functionManifest();
     const expected = new Set([...routes.map((r) => r.fn), ...workers.map((w) => w.fn), AUTHORIZER_FN]);
     expect(fns.map((f) => f.fn).sort()).toEqual([...expected].sort());
-    expect(fns.find((f) => f.fn === AUTHORIZER_FN)).toMatchObject({ kind: 'authorizer', env: ['JWKS_URL', 'JWT_AUDIENCE', 'JWT_ISSUER'], secrets: [] });
-    expect(fns.find((f) => f.fn === 'submit-batch')!.routes.map((r) => r.path).sort()).toEqual(['/batch/submit', '/v1/batch/submit']);
+    expect(fns.find((f) => f.fn === AUTHORIZER_FN)).toMatchObject({
+      kind: 'authorizer',
+      env: ['JWKS_URL', 'JWT_AUDIENCE', 'JWT_ISSUER'],
+      secrets: [],
+    });
+    expect(
+      fns
+        .find((f) => f.fn === 'submit-batch')!
+        .routes.map((r) => r.path)
+        .sort(),
+    ).toEqual(['/batch/submit', '/v1/batch/submit']);
   });
 
-  test('every queue has one consumer with a batch size; the consumer\'s entry carries both', () => {
+  test("every queue has one consumer with a batch size; the consumer's entry carries both", () => {
     const consumers = queueConsumers();
     const fns = functionManifest();
     for (const q of Object.keys(QUEUES) as QueueName[]) {
@@ -84,13 +96,23 @@ describe('manifest', () => {
     }
     // The batch sizes both stacks use.
     expect(Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [q, consumers[q].batchSize]))).toEqual({
-      'payout-request-queue': 5, 'ledger-write-queue': 1, 'dds-filing-queue': 1, 'outbound-webhook-queue': 10, 'evidence-pin-queue': 5,
+      'payout-request-queue': 5,
+      'ledger-write-queue': 1,
+      'dds-filing-queue': 1,
+      'outbound-webhook-queue': 10,
+      'evidence-pin-queue': 5,
     });
   });
 
   test('scheduled workers: the reconcilers every 5 minutes, the national-registry check and the chain watcher every minute; none of them consumes a queue', () => {
     const scheduled = Object.fromEntries(workers.filter((w) => w.kind === 'scheduled').map((w) => [w.fn, w.schedule]));
-    expect(scheduled).toEqual({ 'payout-reconciler': 'rate(5 minutes)', 'ledger-write-reconciler': 'rate(5 minutes)', 'national-registry-check': 'rate(1 minute)', 'chain-event-watcher': 'rate(1 minute)', 'audit-anchorer': 'rate(5 minutes)' });
+    expect(scheduled).toEqual({
+      'payout-reconciler': 'rate(5 minutes)',
+      'ledger-write-reconciler': 'rate(5 minutes)',
+      'national-registry-check': 'rate(1 minute)',
+      'chain-event-watcher': 'rate(1 minute)',
+      'audit-anchorer': 'rate(5 minutes)',
+    });
     // The anchor interval (docs/api/anchoring.md#anchoring-of-the-audit-log: ANCHOR_INTERVAL_S, default 300) is the anchorer's setting.
     expect(workers.find((w) => w.fn === 'audit-anchorer')).toMatchObject({ intervalVariable: 'ANCHOR_INTERVAL_S' });
     expect(scheduled['audit-anchorer']).toBe(`rate(${DEFAULT_ANCHOR_INTERVAL_S / 60} minutes)`);
@@ -106,7 +128,9 @@ describe('manifest', () => {
     const oversized = workers.map((w): WorkerDef => (w.kind === 'queue-consumer' ? { ...w, batchSize: 11 } : w));
     expect(manifestProblems(routes, oversized)).toContainEqual(expect.stringContaining('batch size 11'));
     const twice = [...workers, { ...workers[0]!, fn: 'get-batch' } as WorkerDef];
-    expect(manifestProblems(routes, twice)).toContainEqual(expect.stringContaining('function get-batch is declared as route and as state-machine-task'));
+    expect(manifestProblems(routes, twice)).toContainEqual(
+      expect.stringContaining('function get-batch is declared as route and as state-machine-task'),
+    );
   });
 
   test('timeouts and memory: outside calls get 28 s on routes, ledger signers 1024 MiB, workers their own', () => {
@@ -120,7 +144,9 @@ describe('manifest', () => {
   test('secrets: NAME locally, NAME_SECRET_ARN in AWS (NAME_ARN for the ..._SECRET webhook secrets)', () => {
     const arns = Object.fromEntries(needSpecs.flatMap(([, spec]) => spec.secrets.map((s) => [s.name, s.arnVariable])));
     // The ledger signer's private key is a local secret only: in AWS the ledger signer is a KMS key (LEDGER_SIGNER_KMS_KEY_ID).
-    const localOnly = Object.fromEntries(needSpecs.flatMap(([, spec]) => (spec.local?.secrets ?? []).filter((s) => !(s.name in arns)).map((s) => [s.name, s.arnVariable])));
+    const localOnly = Object.fromEntries(
+      needSpecs.flatMap(([, spec]) => (spec.local?.secrets ?? []).filter((s) => !(s.name in arns)).map((s) => [s.name, s.arnVariable])),
+    );
     expect(localOnly).toEqual({ LEDGER_SIGNER_KEY: 'LEDGER_SIGNER_KEY_SECRET_ARN' });
     for (const need of ['ledger', 'vault'] as const) {
       expect(NEEDS[need].secrets).toEqual([]);
@@ -151,7 +177,15 @@ describe('the code reads only declared variables', () => {
 
   test('the scan finds the reads it should (guards the patterns)', () => {
     const names = new Set(reads.map((r) => r.name));
-    for (const n of ['TABLE_NAME', 'JWKS_URL', 'LEDGER_SIGNER_KEY', 'GFW_API_KEY_SECRET_ARN', 'LEDGER_WRITE_QUEUE_URL', 'IPFS_GATEWAY_URL', 'RECONCILE_AFTER_SECONDS']) {
+    for (const n of [
+      'TABLE_NAME',
+      'JWKS_URL',
+      'LEDGER_SIGNER_KEY',
+      'GFW_API_KEY_SECRET_ARN',
+      'LEDGER_WRITE_QUEUE_URL',
+      'IPFS_GATEWAY_URL',
+      'RECONCILE_AFTER_SECONDS',
+    ]) {
       expect(names).toContain(n);
     }
   });
@@ -162,7 +196,9 @@ describe('the code reads only declared variables', () => {
   });
 
   test('secret(NAME, ARN_VARIABLE) names the ARN variable the manifest gives NAME', () => {
-    const arnOf = new Map(needSpecs.flatMap(([, spec]) => [...spec.secrets, ...(spec.local?.secrets ?? [])].map((s) => [s.name, s.arnVariable] as const)));
+    const arnOf = new Map(
+      needSpecs.flatMap(([, spec]) => [...spec.secrets, ...(spec.local?.secrets ?? [])].map((s) => [s.name, s.arnVariable] as const)),
+    );
     for (const { file, text } of files) {
       for (const m of text.matchAll(/\bsecret\(\s*'([A-Z0-9_]+)'\s*(?:,\s*'([A-Z0-9_]+)'\s*)?\)/g)) {
         const [, name, arnVariable] = m;
@@ -202,13 +238,17 @@ describe('local environment check (infra/local/stack.ts runs it at start)', () =
 
   test('names a missing variable with its need and the functions that need it', () => {
     const env = { ...localEnv(), DDS_FILING_QUEUE_URL: '' };
-    expect(missingLocalEnvironment(env)).toEqual([{ variable: 'DDS_FILING_QUEUE_URL', need: 'dds-filing-queue:send', functions: ['generate-dds'] }]);
+    expect(missingLocalEnvironment(env)).toEqual([
+      { variable: 'DDS_FILING_QUEUE_URL', need: 'dds-filing-queue:send', functions: ['generate-dds'] },
+    ]);
   });
 
   test('a secret is set by its value or its ARN variable; a local stand-in replaces gfw', () => {
     const env = localEnv();
     delete env.LEDGER_SIGNER_KEY;
-    expect([...new Set(missingLocalEnvironment(env).map((m) => m.variable))]).toEqual(['LEDGER_SIGNER_KEY (or LEDGER_SIGNER_KEY_SECRET_ARN)']);
+    expect([...new Set(missingLocalEnvironment(env).map((m) => m.variable))]).toEqual([
+      'LEDGER_SIGNER_KEY (or LEDGER_SIGNER_KEY_SECRET_ARN)',
+    ]);
     expect(missingLocalEnvironment({ ...env, LEDGER_SIGNER_KEY_SECRET_ARN: 'arn:x' })).toEqual([]);
     expect([env.GFW_API_URL, env.GFW_API_KEY]).toEqual([undefined, undefined]);
     expect(NEEDS.gfw.local.note).toContain('GFW');

@@ -19,12 +19,30 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StepFunctionsPayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
 import { domainErrorOf } from './support/errors';
-import { aFarmer, aPayout, fakeBatchStore, fakeFarmerPhoneStore, fakePayoutProvider, fakePayoutResolutionStore, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative, fakeNotifier } from './support/fakes';
+import {
+  aFarmer,
+  aPayout,
+  fakeBatchStore,
+  fakeFarmerPhoneStore,
+  fakePayoutProvider,
+  fakePayoutResolutionStore,
+  fakePayoutStore,
+  fakePayoutWorkflow,
+  fakeRegistryStore,
+  aCooperative,
+  fakeNotifier,
+} from './support/fakes';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const manager: Caller = { sub: 'mgr-1', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['MANAGER'] };
 const admin: Caller = { sub: 'admin-1', role: 'ADMIN', duties: [] };
-const inReview = aPayout({ status: 'MANUAL_REVIEW', attempt: 4, retry_count: 3, phone: '+256700000001', manager_notified_at: '2026-11-22T09:10:00.000Z' });
+const inReview = aPayout({
+  status: 'MANUAL_REVIEW',
+  attempt: 4,
+  retry_count: 3,
+  phone: '+256700000001',
+  manager_notified_at: '2026-11-22T09:10:00.000Z',
+});
 const cash = { resolution: 'PAID_IN_CASH' as const, receipt_number: 'RCPT/2026/0042', paid_at: '2026-11-22T11:30:00Z' };
 
 function world(payout: Payout | null = inReview, farmer = aFarmer({ phone: '+256772999888' })) {
@@ -35,15 +53,29 @@ function world(payout: Payout | null = inReview, farmer = aFarmer({ phone: '+256
     resolutions: fakePayoutResolutionStore({
       resolvePaidInCash: async (p, c, at) => {
         calls.push(`cash ${p.payment_id} ${c.receipt_number} ${c.paid_at} ${c.actor} ${at}`);
-        return { ...p, status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE', cash_receipt_number: c.receipt_number, cash_paid_at: c.paid_at, completed_at: at };
+        return {
+          ...p,
+          status: 'COMPLETED',
+          settlement_channel: 'CASH_AT_OFFICE',
+          cash_receipt_number: c.receipt_number,
+          cash_paid_at: c.paid_at,
+          completed_at: at,
+        };
       },
       resolveRetry: async (p, r) => {
         calls.push(`retry ${p.payment_id} round ${r.round} attempt ${r.attempt} ${r.phone} ${r.recipient_name} ${r.actor}`);
         return { ...p, status: 'PROCESSING', attempt: r.attempt, retry_count: 0, phone: r.phone, resolution_round: r.round };
       },
     }),
-    registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null), getCooperative: async () => aCooperative({ cooperative_id: farmer.cooperative_id }) }),
-    workflow: fakePayoutWorkflow({ start: async (id, round) => { calls.push(`start ${id} ${round}`); } }),
+    registry: fakeRegistryStore({
+      getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null),
+      getCooperative: async () => aCooperative({ cooperative_id: farmer.cooperative_id }),
+    }),
+    workflow: fakePayoutWorkflow({
+      start: async (id, round) => {
+        calls.push(`start ${id} ${round}`);
+      },
+    }),
   };
   return { deps, calls };
 }
@@ -57,13 +89,22 @@ describe('resolveFarmerPayout: PAID_IN_CASH', () => {
   });
 
   it('a loan disbursement (DISB-…) in manual review is closed the same way', async () => {
-    const disb = aPayout({ ...inReview, payment_id: 'DISB-2026-000001', payment_type: 'LOAN_DISBURSEMENT', reason: 'LOAN_DISBURSEMENT', loan_id: 'LOAN-2026-000001' });
+    const disb = aPayout({
+      ...inReview,
+      payment_id: 'DISB-2026-000001',
+      payment_type: 'LOAN_DISBURSEMENT',
+      reason: 'LOAN_DISBURSEMENT',
+      loan_id: 'LOAN-2026-000001',
+    });
     const { deps, calls } = world(disb);
-    expect(await resolveFarmerPayout(deps, manager, 'DISB-2026-000001', cash)).toMatchObject({ status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE' });
+    expect(await resolveFarmerPayout(deps, manager, 'DISB-2026-000001', cash)).toMatchObject({
+      status: 'COMPLETED',
+      settlement_channel: 'CASH_AT_OFFICE',
+    });
     expect(calls).toEqual([`cash DISB-2026-000001 RCPT/2026/0042 2026-11-22T11:30:00.000Z mgr-1 2026-11-22T12:00:00.000Z`]);
   });
 
-  it('ADMIN may resolve any cooperative\'s payout', async () => {
+  it("ADMIN may resolve any cooperative's payout", async () => {
     const { deps, calls } = world();
     await resolveFarmerPayout(deps, admin, inReview.payment_id, cash);
     expect(calls).toHaveLength(1);
@@ -84,7 +125,11 @@ describe('resolveFarmerPayout: PAID_IN_CASH', () => {
     const { deps } = world();
     let reads = 0;
     deps.payouts = fakePayoutStore({ get: async () => (reads++ === 0 ? inReview : { ...inReview, status: 'COMPLETED' }) });
-    deps.resolutions = fakePayoutResolutionStore({ resolvePaidInCash: async (p) => { throw new PayoutTransitionRejected(p.payment_id, 'CASH_PAID'); } });
+    deps.resolutions = fakePayoutResolutionStore({
+      resolvePaidInCash: async (p) => {
+        throw new PayoutTransitionRejected(p.payment_id, 'CASH_PAID');
+      },
+    });
     const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, cash));
     expect([err.code, err.status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
     expect(err.details).toMatchObject({ status: 'COMPLETED', required_status: 'MANUAL_REVIEW' });
@@ -145,24 +190,33 @@ describe('resolveFarmerPayout: who and what', () => {
     expect([err.code, err.status]).toEqual(['PAYMENT_NOT_FOUND', 404]);
   });
 
-  it.each(['PROCESSING', 'RETRY_2', 'COMPLETED', 'FAILED'] as const)('a payout in %s: 422 STAGE_OUT_OF_ORDER naming its status, for either resolution', async (status) => {
-    const { deps, calls } = world({ ...inReview, status });
-    for (const body of [cash, { resolution: 'RETRY' as const }]) {
-      const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, body));
-      expect([err.code, err.status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
-      expect(err.details).toMatchObject({ status });
-    }
-    expect(calls).toEqual([]);
-  });
+  it.each(['PROCESSING', 'RETRY_2', 'COMPLETED', 'FAILED'] as const)(
+    'a payout in %s: 422 STAGE_OUT_OF_ORDER naming its status, for either resolution',
+    async (status) => {
+      const { deps, calls } = world({ ...inReview, status });
+      for (const body of [cash, { resolution: 'RETRY' as const }]) {
+        const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, body));
+        expect([err.code, err.status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
+        expect(err.details).toMatchObject({ status });
+      }
+      expect(calls).toEqual([]);
+    },
+  );
 });
 
 describe('payout lifecycle rounds (docs/api/payouts.md#manual-review)', () => {
   it('numbers attempts across rounds: round r runs 4r+1 … 4r+4, each a step 1–4', () => {
-    expect([1, 4, 5, 8, 9].map((a) => [roundOf(a), attemptStep(a)])).toEqual([[0, 1], [0, 4], [1, 1], [1, 4], [2, 1]]);
+    expect([1, 4, 5, 8, 9].map((a) => [roundOf(a), attemptStep(a)])).toEqual([
+      [0, 1],
+      [0, 4],
+      [1, 1],
+      [1, 4],
+      [2, 1],
+    ]);
     expect(attemptNumber(1, 1)).toBe(5);
   });
 
-  it('a round\'s first attempt starts from PROCESSING (where RETRY_REQUESTED leaves it), its later ones from RETRY_n', () => {
+  it("a round's first attempt starts from PROCESSING (where RETRY_REQUESTED leaves it), its later ones from RETRY_n", () => {
     expect(allowedFrom({ type: 'ATTEMPT_STARTED', attempt: 5 })).toEqual(['PENDING', 'PROCESSING']);
     expect(allowedFrom({ type: 'ATTEMPT_STARTED', attempt: 6 })).toEqual(['RETRY_1']);
     expect(allowedFrom({ type: 'ATTEMPT_STARTED', attempt: 8 })).toEqual(['RETRY_3']);
@@ -183,9 +237,24 @@ describe('payout lifecycle rounds (docs/api/payouts.md#manual-review)', () => {
       now: () => NOW,
       payouts: fakePayoutStore({
         get: async () => aPayout({ status: 'FAILED', attempt, resolution_round: 1 }),
-        scheduleRetry: async (p, retry) => { scheduled.push(retry); return p; },
+        scheduleRetry: async (p, retry) => {
+          scheduled.push(retry);
+          return p;
+        },
       }),
-      provider: fakePayoutProvider({ findOrderByReference: async (ref) => ({ order_id: `o-${ref}`, reference: ref, status: 'FAILED' as const, amount_usd_micro: 10_000_000, amount_ugx: 37_002, exchange_rate: '3700.25', recipient: { phone: '+256700000001', name: 'Joseph Wamala' }, failure_reason: 'wallet closed', created_at: NOW.toISOString() }) }),
+      provider: fakePayoutProvider({
+        findOrderByReference: async (ref) => ({
+          order_id: `o-${ref}`,
+          reference: ref,
+          status: 'FAILED' as const,
+          amount_usd_micro: 10_000_000,
+          amount_ugx: 37_002,
+          exchange_rate: '3700.25',
+          recipient: { phone: '+256700000001', name: 'Joseph Wamala' },
+          failure_reason: 'wallet closed',
+          created_at: NOW.toISOString(),
+        }),
+      }),
     });
     expect(await checkPayoutAttempt(mk(5), { payout_id: 'PAY-2026-000001-01', attempt: 5 })).toEqual({ outcome: 'RETRY' });
     expect(scheduled).toEqual([1]);
@@ -212,14 +281,26 @@ describe('the execution of a resolution retry', () => {
   it('is what reconciliation (re)starts for a stale round-1 payout whose attempt 5 has no order yet; it asks for -A5', async () => {
     const calls: string[] = [];
     const stale = aPayout({ status: 'PROCESSING', attempt: 5, resolution_round: 1 });
-    await reconcilePayouts({
-      now: () => NOW,
-      payouts: fakePayoutStore({ openBefore: async () => [stale] }),
-      provider: fakePayoutProvider({ findOrderByReference: async (ref) => { calls.push(`ask ${ref}`); return null; } }),
-      workflow: fakePayoutWorkflow({ start: async (id, round) => { calls.push(`start ${id} ${round}`); } }),
-      batches: fakeBatchStore({ awaitingPayoutBefore: async () => [] }),
-      registry: fakeRegistryStore(),
-    }, { staleAfterSeconds: 300 });
+    await reconcilePayouts(
+      {
+        now: () => NOW,
+        payouts: fakePayoutStore({ openBefore: async () => [stale] }),
+        provider: fakePayoutProvider({
+          findOrderByReference: async (ref) => {
+            calls.push(`ask ${ref}`);
+            return null;
+          },
+        }),
+        workflow: fakePayoutWorkflow({
+          start: async (id, round) => {
+            calls.push(`start ${id} ${round}`);
+          },
+        }),
+        batches: fakeBatchStore({ awaitingPayoutBefore: async () => [] }),
+        registry: fakeRegistryStore(),
+      },
+      { staleAfterSeconds: 300 },
+    );
     expect(calls).toEqual([`ask ${stale.payment_id}-A5`, `start ${stale.payment_id} 1`]);
   });
 });
@@ -231,13 +312,31 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
     const published: Array<{ subject: string; message: string; attributes: Record<string, string> }> = [];
     const sms: Array<{ phone: string; message: string }> = [];
     return {
-      writes, published, sms,
+      writes,
+      published,
+      sms,
       store: {
-        registry: fakeRegistryStore({ getFarmer: over.getFarmer ?? (async (id) => (id === farmer.farmer_id ? farmer : null)), getCooperative: async () => aCooperative({ cooperative_id: farmer.cooperative_id }) }),
-        phones: fakeFarmerPhoneStore({ updateFarmerPhone: async (input) => { writes.push(input); return { ...farmer, phone: input.phone, phone_updated_at: input.at, updated_by: input.actor, phone_changes: [input.change] }; } }),
+        registry: fakeRegistryStore({
+          getFarmer: over.getFarmer ?? (async (id) => (id === farmer.farmer_id ? farmer : null)),
+          getCooperative: async () => aCooperative({ cooperative_id: farmer.cooperative_id }),
+        }),
+        phones: fakeFarmerPhoneStore({
+          updateFarmerPhone: async (input) => {
+            writes.push(input);
+            return { ...farmer, phone: input.phone, phone_updated_at: input.at, updated_by: input.actor, phone_changes: [input.change] };
+          },
+        }),
         notifier: fakeNotifier({
-          publish: over.publish ?? (async (m) => { published.push(m); return { messageId: 'm-1' }; }),
-          sendSms: async (m) => { sms.push(m); return { messageId: 's-1' }; },
+          publish:
+            over.publish ??
+            (async (m) => {
+              published.push(m);
+              return { messageId: 'm-1' };
+            }),
+          sendSms: async (m) => {
+            sms.push(m);
+            return { messageId: 's-1' };
+          },
         }),
       },
     };
@@ -250,8 +349,24 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
   ])('%s changes the phone in one conditional write with its audit entry; the view masks it and hides updated_by', async (_who, caller) => {
     const { store, writes } = registry();
     const updated = await updateFarmerPhone(store, caller, 'F-1', { phone: '+256772999888' }, NOW);
-    const change = { at: NOW.toISOString(), actor: caller.sub, actor_role: caller.role, previous_phone: maskPhone(farmer.phone!), phone: maskPhone('+256772999888') };
-    expect(writes).toEqual([{ farmer_id: 'F-1', cooperative_id: 'COOP-1', phone: '+256772999888', previous_phone: farmer.phone, actor: caller.sub, at: NOW.toISOString(), change }]);
+    const change = {
+      at: NOW.toISOString(),
+      actor: caller.sub,
+      actor_role: caller.role,
+      previous_phone: maskPhone(farmer.phone!),
+      phone: maskPhone('+256772999888'),
+    };
+    expect(writes).toEqual([
+      {
+        farmer_id: 'F-1',
+        cooperative_id: 'COOP-1',
+        phone: '+256772999888',
+        previous_phone: farmer.phone,
+        actor: caller.sub,
+        at: NOW.toISOString(),
+        change,
+      },
+    ]);
     const view = farmerView(updated);
     expect(view.phone).not.toContain('999888');
     expect(view.phone).toMatch(/888$/);
@@ -275,7 +390,11 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
   });
 
   it('a notice that cannot be sent does not undo the change (it is logged for an operator)', async () => {
-    const { store, writes, sms } = registry({ publish: async () => { throw new Error('SNS down'); } });
+    const { store, writes, sms } = registry({
+      publish: async () => {
+        throw new Error('SNS down');
+      },
+    });
     const updated = await updateFarmerPhone(store, manager, 'F-1', { phone: '+256772999888' }, NOW);
     expect(updated.phone).toBe('+256772999888');
     expect(writes).toHaveLength(1);
@@ -297,7 +416,10 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
 
   it.each<[string, Caller]>([
     ['an AGENT of the cooperative', { sub: 'agent-7', role: 'AGENT', cooperative_id: 'COOP-1', duties: [] }],
-    ['a COOPERATIVE token of the cooperative without the MANAGER duty', { sub: 'q', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['QUALITY_OFFICER', 'WAREHOUSE_MANAGER'] }],
+    [
+      'a COOPERATIVE token of the cooperative without the MANAGER duty',
+      { sub: 'q', role: 'COOPERATIVE', cooperative_id: 'COOP-1', duties: ['QUALITY_OFFICER', 'WAREHOUSE_MANAGER'] },
+    ],
     ['a MANAGER of another cooperative', { sub: 'x', role: 'COOPERATIVE', cooperative_id: 'COOP-2', duties: ['MANAGER'] }],
     ['an MFI', { sub: 'mfi', role: 'MFI', mfi_id: 'MFI-1', duties: [] }],
   ])('%s: 403 INSUFFICIENT_PERMISSIONS, nothing written, nobody notified', async (_who, caller) => {
@@ -309,10 +431,18 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
 
   it('an unknown farmer, or one whose conditional write finds no such farmer of that cooperative: 404 FARMER_NOT_REGISTERED', async () => {
     const { store } = registry();
-    expect((await domainErrorOf(updateFarmerPhone(store, admin, 'F-404', { phone: '+256772999888' }, NOW))).code).toBe('FARMER_NOT_REGISTERED');
+    expect((await domainErrorOf(updateFarmerPhone(store, admin, 'F-404', { phone: '+256772999888' }, NOW))).code).toBe(
+      'FARMER_NOT_REGISTERED',
+    );
     let reads = 0;
-    const gone = { ...registry().store, registry: fakeRegistryStore({ getFarmer: async () => (reads++ === 0 ? farmer : null), getCooperative: async () => null }), phones: fakeFarmerPhoneStore({ updateFarmerPhone: async () => null }) };
-    expect((await domainErrorOf(updateFarmerPhone(gone, admin, 'F-1', { phone: '+256772999888' }, NOW))).code).toBe('FARMER_NOT_REGISTERED');
+    const gone = {
+      ...registry().store,
+      registry: fakeRegistryStore({ getFarmer: async () => (reads++ === 0 ? farmer : null), getCooperative: async () => null }),
+      phones: fakeFarmerPhoneStore({ updateFarmerPhone: async () => null }),
+    };
+    expect((await domainErrorOf(updateFarmerPhone(gone, admin, 'F-1', { phone: '+256772999888' }, NOW))).code).toBe(
+      'FARMER_NOT_REGISTERED',
+    );
   });
 
   it('a concurrent change of the same phone in between: 409 DUPLICATE_REQUEST, nobody notified', async () => {
@@ -328,10 +458,18 @@ describe('request schemas and views', () => {
     expect(v.safeParse(ResolvePayoutSchema, cash).success).toBe(true);
     expect(v.safeParse(ResolvePayoutSchema, { resolution: 'RETRY' }).success).toBe(true);
     for (const bad of [
-      {}, { resolution: 'REFUND' }, { resolution: 'RETRY', phone: '+256772999888' }, { resolution: 'PAID_IN_CASH' },
-      { ...cash, receipt_number: '' }, { ...cash, receipt_number: 'x'.repeat(65) }, { ...cash, receipt_number: 'R 1' },
-      { ...cash, paid_at: '2026-11-22 11:30' }, { ...cash, paid_at: '2026-11-22T11:30:00+03:00' }, { ...cash, paid_at: '2026-02-30T11:30:00Z' },
-    ]) expect([bad, v.safeParse(ResolvePayoutSchema, bad).success]).toEqual([bad, false]);
+      {},
+      { resolution: 'REFUND' },
+      { resolution: 'RETRY', phone: '+256772999888' },
+      { resolution: 'PAID_IN_CASH' },
+      { ...cash, receipt_number: '' },
+      { ...cash, receipt_number: 'x'.repeat(65) },
+      { ...cash, receipt_number: 'R 1' },
+      { ...cash, paid_at: '2026-11-22 11:30' },
+      { ...cash, paid_at: '2026-11-22T11:30:00+03:00' },
+      { ...cash, paid_at: '2026-02-30T11:30:00Z' },
+    ])
+      expect([bad, v.safeParse(ResolvePayoutSchema, bad).success]).toEqual([bad, false]);
   });
 
   it('UpdateFarmerSchema: exactly {phone} in E.164', () => {
@@ -343,7 +481,15 @@ describe('request schemas and views', () => {
   it('payout and payment views show settlement_channel (MOBILE_MONEY by default) and the cash receipt', () => {
     const mobile = aPayout({ status: 'COMPLETED' });
     expect(payoutStatusView(mobile)).toMatchObject({ settlement_channel: 'MOBILE_MONEY', cash_receipt: null });
-    const paid = aPayout({ status: 'COMPLETED', settlement_channel: 'CASH_AT_OFFICE', cash_receipt_number: 'R-1', cash_paid_at: '2026-11-22T11:30:00.000Z' });
-    expect(paymentRecordView(paid)).toMatchObject({ settlement_channel: 'CASH_AT_OFFICE', cash_receipt: { receipt_number: 'R-1', paid_at: '2026-11-22T11:30:00.000Z' } });
+    const paid = aPayout({
+      status: 'COMPLETED',
+      settlement_channel: 'CASH_AT_OFFICE',
+      cash_receipt_number: 'R-1',
+      cash_paid_at: '2026-11-22T11:30:00.000Z',
+    });
+    expect(paymentRecordView(paid)).toMatchObject({
+      settlement_channel: 'CASH_AT_OFFICE',
+      cash_receipt: { receipt_number: 'R-1', paid_at: '2026-11-22T11:30:00.000Z' },
+    });
   });
 });

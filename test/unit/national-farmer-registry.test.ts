@@ -76,7 +76,9 @@ describe('HttpNationalFarmerRegistry', () => {
 
   it('a wrong key throws a plain Error naming 401, at once', async () => {
     const before = sandbox.lookups();
-    const err = await client({ apiKey: async () => 'wrong' }).lookup('UG-MBL-0001').catch((e: unknown) => e);
+    const err = await client({ apiKey: async () => 'wrong' })
+      .lookup('UG-MBL-0001')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(NationalRegistryUnavailableError);
     expect((err as Error).message).toContain('401');
@@ -98,7 +100,9 @@ describe('HttpNationalFarmerRegistry', () => {
     await new Promise<void>((r) => tmp.listen(0, '127.0.0.1', r));
     const port = (tmp.address() as AddressInfo).port;
     await new Promise<void>((r) => tmp.close(() => r()));
-    const err = await client({ baseUrl: `http://127.0.0.1:${port}` }).lookup('UG-1').catch((e: unknown) => e);
+    const err = await client({ baseUrl: `http://127.0.0.1:${port}` })
+      .lookup('UG-1')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NationalRegistryUnavailableError);
     expect((err as Error).message).toMatch(/after 2 attempts \(ECONNREFUSED\)/);
   });
@@ -106,7 +110,9 @@ describe('HttpNationalFarmerRegistry', () => {
   it('a timeout → unavailable, after `attempts` requests', async () => {
     const before = flaky.requests();
     const started = Date.now();
-    const err = await client({ baseUrl: flaky.url, timeoutMs: 150, attempts: 2 }).lookup('UG-SLOW').catch((e: unknown) => e);
+    const err = await client({ baseUrl: flaky.url, timeoutMs: 150, attempts: 2 })
+      .lookup('UG-SLOW')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NationalRegistryUnavailableError);
     expect((err as Error).message).toContain('timeout');
     expect(flaky.requests() - before).toBe(2);
@@ -115,7 +121,9 @@ describe('HttpNationalFarmerRegistry', () => {
 
   it('5xx is retried, then unavailable', async () => {
     const before = flaky.requests();
-    const err = await client({ baseUrl: flaky.url, attempts: 3 }).lookup('UG-503').catch((e: unknown) => e);
+    const err = await client({ baseUrl: flaky.url, attempts: 3 })
+      .lookup('UG-503')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NationalRegistryUnavailableError);
     expect((err as Error).message).toContain('HTTP 503');
     expect(flaky.requests() - before).toBe(3);
@@ -130,7 +138,10 @@ describe('HttpNationalFarmerRegistry', () => {
       process.env.MAAIF_API_KEY = KEY;
       await expect(createNationalFarmerRegistryFromEnv().lookup('UG-ENV-1')).resolves.toMatchObject({ found: true });
     } finally {
-      for (const [k, v] of [['MAAIF_API_URL', saved.url], ['MAAIF_API_KEY', saved.key]] as const) {
+      for (const [k, v] of [
+        ['MAAIF_API_URL', saved.url],
+        ['MAAIF_API_KEY', saved.key],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }

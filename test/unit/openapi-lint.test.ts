@@ -6,8 +6,19 @@ import { promisify } from 'node:util';
 import { ERROR_CODES } from '../../shared/domain/error-catalogue';
 import { openApiDocument } from '../../shared/http/openapi';
 import { batchView, cooperativeView, farmerView, paymentRecordView, payoutStatusView } from '../../shared/http/views';
-import { OUTBOUND_EVENT_TYPES, outboundEventsOfChange, type OutboundDelivery, type RevealedEndpoint } from '../../shared/domain/outbound-webhooks';
-import { DeliveryIdParam, deliveryView, EndpointIdParam, endpointView, endpointWithSecretView } from '../../shared/http/outbound-webhook-schemas';
+import {
+  OUTBOUND_EVENT_TYPES,
+  outboundEventsOfChange,
+  type OutboundDelivery,
+  type RevealedEndpoint,
+} from '../../shared/domain/outbound-webhooks';
+import {
+  DeliveryIdParam,
+  deliveryView,
+  EndpointIdParam,
+  endpointView,
+  endpointWithSecretView,
+} from '../../shared/http/outbound-webhook-schemas';
 import { OUTBOUND_EVENT_EXAMPLES } from '../../shared/http/openapi-responses';
 import * as v from 'valibot';
 import { routes } from '../../shared/manifest';
@@ -22,10 +33,17 @@ import { aBatch, aCooperative, aFarmer, aPayout } from './support/fakes';
  */
 
 const run = promisify(execFile);
-type Op = { security: unknown[]; parameters: Array<{ name: string; in: string }>; responses: Record<string, { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }> };
+type Op = {
+  security: unknown[];
+  parameters: Array<{ name: string; in: string }>;
+  responses: Record<string, { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }>;
+};
 const doc = openApiDocument('https://api.example.test') as unknown as {
   paths: Record<string, Record<string, Op>>;
-  webhooks: Record<string, { post: Op & { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }>;
+  webhooks: Record<
+    string,
+    { post: Op & { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }
+  >;
   components: { securitySchemes: Record<string, unknown>; examples: Record<string, { value: { error: { docs: string } } }> };
 };
 const opOf = (r: (typeof routes)[number]) => doc.paths[r.path]![r.method.toLowerCase()]!;
@@ -44,16 +62,23 @@ describe('the OpenAPI document', () => {
     // Act
     let stdout: string;
     try {
-      ({ stdout } = await run(join(repoRoot(), 'node_modules/.bin/redocly'), ['lint', file, '--format=json', '--extends=recommended'], { cwd: dir, maxBuffer: 32 * 1024 * 1024 }));
+      ({ stdout } = await run(join(repoRoot(), 'node_modules/.bin/redocly'), ['lint', file, '--format=json', '--extends=recommended'], {
+        cwd: dir,
+        maxBuffer: 32 * 1024 * 1024,
+      }));
     } catch (err) {
       stdout = (err as { stdout: string }).stdout; // exit code 1 on errors: the JSON report is still on stdout
     } finally {
       setTimeout(() => rmSync(dir, { recursive: true, force: true }), 0);
     }
-    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }> };
+    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }>;
+    };
 
     // Assess
-    const list = (sev: string) => report.problems.filter((p) => p.severity === sev).map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
+    const list = (sev: string) =>
+      report.problems.filter((p) => p.severity === sev).map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
     if (report.totals.warnings) process.stdout.write(`redocly lint warnings:\n${list('warn').join('\n')}\n`);
     expect(list('error')).toEqual([]);
     expect(report.totals.errors).toBe(0);
@@ -105,12 +130,26 @@ describe('the OpenAPI document', () => {
       const op = opOf(r);
       const expected = r.auth === 'jwt' ? [{ bearerAuth: [] }] : r.auth === 'webhook' ? [{ standardWebhooks: [] }] : [];
       expect({ route: r.path, security: op.security }).toEqual({ route: r.path, security: expected });
-      if (r.auth === 'webhook') expect(op.parameters.filter((p) => p.in === 'header').map((p) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+      if (r.auth === 'webhook')
+        expect(op.parameters.filter((p) => p.in === 'header').map((p) => p.name)).toEqual([
+          'webhook-id',
+          'webhook-timestamp',
+          'webhook-signature',
+        ]);
     }
   });
 
   it('documents the outbound webhooks of docs/api/outbound-webhooks.md#outbound-webhooks with body {type, timestamp, data}', () => {
-    const events = ['batch.stage_changed', 'payout.completed', 'payout.manual_review', 'job.completed', 'dds.generated', 'loan.disbursed', 'loan.repaid', 'deposit.completed'];
+    const events = [
+      'batch.stage_changed',
+      'payout.completed',
+      'payout.manual_review',
+      'job.completed',
+      'dds.generated',
+      'loan.disbursed',
+      'loan.repaid',
+      'deposit.completed',
+    ];
     expect(Object.keys(doc.webhooks)).toEqual(expect.arrayContaining(events));
     for (const e of events) {
       const hook = doc.webhooks[e]!.post;
@@ -123,9 +162,13 @@ describe('the OpenAPI document', () => {
     // The documented response schemas name the same fields as the views applied to records.
     const keys = (o: object) => Object.keys(o).sort();
     expect(keys(responseSchema('get-batch').properties)).toEqual(keys(batchView(aBatch())));
-    { const farmerSchema = responseSchema('get-farmer') as unknown as { properties: object; required: string[] }; const view = farmerView(aFarmer({ gfw_checked_at: '2026-01-01T00:00:00.000Z', gfw_dataset: { name: 'x', version: '1' } } as never));
+    {
+      const farmerSchema = responseSchema('get-farmer') as unknown as { properties: object; required: string[] };
+      const view = farmerView(aFarmer({ gfw_checked_at: '2026-01-01T00:00:00.000Z', gfw_dataset: { name: 'x', version: '1' } } as never));
       // Every field the view shows is declared; every required field is shown (the others are optional: phone changes, forest-check facts).
-      expect(keys(farmerSchema.properties)).toEqual(expect.arrayContaining(keys(view))); expect(keys(view)).toEqual(expect.arrayContaining(farmerSchema.required)); }
+      expect(keys(farmerSchema.properties)).toEqual(expect.arrayContaining(keys(view)));
+      expect(keys(view)).toEqual(expect.arrayContaining(farmerSchema.required));
+    }
     expect(keys(responseSchema('get-cooperative').properties)).toEqual(keys(cooperativeView(aCooperative())));
     expect(keys(responseSchema('get-farmer-payout').properties)).toEqual(keys(payoutStatusView(aPayout())));
     const payment = responseSchema('get-payment') as unknown as { oneOf: Array<{ properties: object }> };
@@ -135,10 +178,34 @@ describe('the OpenAPI document', () => {
   it('describes the outbound webhook routes with the fields and ids their views produce', () => {
     // Arrange: records as the store holds them, independent of the document's examples
     const keys = (o: object) => Object.keys(o).sort();
-    const e: RevealedEndpoint = { endpoint_id: 'whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE', owner: { kind: 'MFI', id: 'MFI-1' }, url: 'https://x.example/h', events: ['deposit.completed'], status: 'ACTIVE', secret: 'whsec_x', created_at: 't', created_by: 's', updated_at: 't' };
-    const event = outboundEventsOfChange(undefined, { entity: 'BATCH', batch_id: 'B', stage_history: [{ stage: 'DELIVERED', at: 't', chain_tx_hash: '0xaa' }] })[0]!;
-    const d: OutboundDelivery = { delivery_id: 'whd_x', endpoint_id: e.endpoint_id, event, state: 'PENDING', attempts: 0, round_attempts: 0, created_at: 't', updated_at: 't' };
-    const example = (fn: string, status: string) => opOf(routes.find((r) => r.fn === fn)!).responses[status]!.content!['application/json']!.example as Record<string, unknown>;
+    const e: RevealedEndpoint = {
+      endpoint_id: 'whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE',
+      owner: { kind: 'MFI', id: 'MFI-1' },
+      url: 'https://x.example/h',
+      events: ['deposit.completed'],
+      status: 'ACTIVE',
+      secret: 'whsec_x',
+      created_at: 't',
+      created_by: 's',
+      updated_at: 't',
+    };
+    const event = outboundEventsOfChange(undefined, {
+      entity: 'BATCH',
+      batch_id: 'B',
+      stage_history: [{ stage: 'DELIVERED', at: 't', chain_tx_hash: '0xaa' }],
+    })[0]!;
+    const d: OutboundDelivery = {
+      delivery_id: 'whd_x',
+      endpoint_id: e.endpoint_id,
+      event,
+      state: 'PENDING',
+      attempts: 0,
+      round_attempts: 0,
+      created_at: 't',
+      updated_at: 't',
+    };
+    const example = (fn: string, status: string) =>
+      opOf(routes.find((r) => r.fn === fn)!).responses[status]!.content!['application/json']!.example as Record<string, unknown>;
 
     // Assess: the schemas name the views' fields
     expect(keys(responseSchema('create-webhook-endpoint', '201').properties)).toEqual(keys(endpointWithSecretView(e)));
@@ -151,7 +218,7 @@ describe('the OpenAPI document', () => {
     const created = example('create-webhook-endpoint', '201');
     expect(v.is(EndpointIdParam, created.endpoint_id)).toBe(true);
     expect(created.secret).toMatch(/^whsec_/);
-    const logged = (example('list-webhook-deliveries', '200').deliveries as Array<Record<string, string>>);
+    const logged = example('list-webhook-deliveries', '200').deliveries as Array<Record<string, string>>;
     for (const x of [...logged, example('replay-webhook-delivery', '202')]) {
       expect(v.is(DeliveryIdParam, x.delivery_id)).toBe(true);
       expect(v.is(EndpointIdParam, x.endpoint_id)).toBe(true);
@@ -165,7 +232,8 @@ describe('the OpenAPI document', () => {
       // Arrange
       const content = doc.webhooks[type]!.post.requestBody.content['application/json']! as unknown as {
         schema: { properties: { data: { properties: Record<string, { type: unknown }>; required: string[] } } };
-        example?: { type: string; data: Record<string, unknown> }; examples?: Record<string, { value: { type: string; data: Record<string, unknown> } }>;
+        example?: { type: string; data: Record<string, unknown> };
+        examples?: Record<string, { value: { type: string; data: Record<string, unknown> } }>;
       };
       const bodies = content.example ? [content.example] : Object.values(content.examples!).map((x) => x.value);
       const data = content.schema.properties.data;
@@ -183,7 +251,9 @@ describe('the OpenAPI document', () => {
         }
       }
     }
-    const dds = doc.webhooks['dds.generated']!.post.requestBody.content['application/json']! as unknown as { example: { data: { status: string } } };
+    const dds = doc.webhooks['dds.generated']!.post.requestBody.content['application/json']! as unknown as {
+      example: { data: { status: string } };
+    };
     expect(dds.example.data.status).toBe('AVAILABLE');
   });
 });

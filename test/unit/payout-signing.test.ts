@@ -1,9 +1,5 @@
 import { createHmac } from 'node:crypto';
-import {
-  providerSigningPayload,
-  signProviderRequest,
-  verifyProviderRequest,
-} from '../../shared/adapters/payout-provider/signing';
+import { providerSigningPayload, signProviderRequest, verifyProviderRequest } from '../../shared/adapters/payout-provider/signing';
 
 const secret = 'sk_test_secret';
 const body = JSON.stringify({ reference: 'PAY-2025-000001-01-A1', deposit: { amount: '12.5' } });
@@ -19,9 +15,20 @@ describe('provider request signing', () => {
 
   it('verifies a fresh signature, with and without a body', () => {
     const h = signProviderRequest({ secret, method: 'POST', path: '/v1/orders', body });
-    expect(verifyProviderRequest({ secret, method: 'POST', path: '/v1/orders', body, timestamp: h['X-Timestamp'], signature: h['X-Signature'] })).toEqual({ ok: true });
+    expect(
+      verifyProviderRequest({ secret, method: 'POST', path: '/v1/orders', body, timestamp: h['X-Timestamp'], signature: h['X-Signature'] }),
+    ).toEqual({ ok: true });
     const g = signProviderRequest({ secret, method: 'GET', path: '/v1/orders?reference=A%2FB' });
-    expect(verifyProviderRequest({ secret, method: 'GET', path: '/v1/orders?reference=A%2FB', body: '', timestamp: g['X-Timestamp'], signature: g['X-Signature'] }).ok).toBe(true);
+    expect(
+      verifyProviderRequest({
+        secret,
+        method: 'GET',
+        path: '/v1/orders?reference=A%2FB',
+        body: '',
+        timestamp: g['X-Timestamp'],
+        signature: g['X-Signature'],
+      }).ok,
+    ).toBe(true);
   });
 
   it('accepts one matching entry among several (rotation)', () => {
@@ -44,14 +51,23 @@ describe('provider request signing', () => {
   it('rejects a tampered timestamp', () => {
     const h = signProviderRequest({ secret, method: 'POST', path: '/v1/orders', body });
     const ts = String(Number(h['X-Timestamp']) - 1);
-    expect(verifyProviderRequest({ secret, method: 'POST', path: '/v1/orders', body, timestamp: ts, signature: h['X-Signature'] })).toEqual({ ok: false, reason: 'MISMATCH' });
+    expect(verifyProviderRequest({ secret, method: 'POST', path: '/v1/orders', body, timestamp: ts, signature: h['X-Signature'] })).toEqual(
+      { ok: false, reason: 'MISMATCH' },
+    );
   });
 
   it('rejects stale and future timestamps beyond 5 minutes, accepts within', () => {
     const now = 1_700_000_000;
     const at = (ts: number) => {
       const h = signProviderRequest({ secret, method: 'GET', path: '/v1/orders/1', timestamp: ts });
-      return verifyProviderRequest({ secret, method: 'GET', path: '/v1/orders/1', timestamp: h['X-Timestamp'], signature: h['X-Signature'], nowSeconds: now });
+      return verifyProviderRequest({
+        secret,
+        method: 'GET',
+        path: '/v1/orders/1',
+        timestamp: h['X-Timestamp'],
+        signature: h['X-Signature'],
+        nowSeconds: now,
+      });
     };
     expect(at(now - 300).ok).toBe(true);
     expect(at(now + 300).ok).toBe(true);
@@ -64,9 +80,18 @@ describe('provider request signing', () => {
     const base = { secret, method: 'GET', path: '/x' };
     expect(verifyProviderRequest({ ...base, timestamp: undefined, signature: h['X-Signature'] })).toEqual({ ok: false, reason: 'MISSING' });
     expect(verifyProviderRequest({ ...base, timestamp: h['X-Timestamp'], signature: undefined })).toEqual({ ok: false, reason: 'MISSING' });
-    expect(verifyProviderRequest({ ...base, timestamp: 'yesterday', signature: h['X-Signature'] })).toEqual({ ok: false, reason: 'MALFORMED' });
-    expect(verifyProviderRequest({ ...base, timestamp: h['X-Timestamp'], signature: 'v2=abc' })).toEqual({ ok: false, reason: 'MALFORMED' });
-    expect(verifyProviderRequest({ ...base, timestamp: h['X-Timestamp'], signature: h['X-Signature'].slice(0, -2) })).toEqual({ ok: false, reason: 'MALFORMED' });
+    expect(verifyProviderRequest({ ...base, timestamp: 'yesterday', signature: h['X-Signature'] })).toEqual({
+      ok: false,
+      reason: 'MALFORMED',
+    });
+    expect(verifyProviderRequest({ ...base, timestamp: h['X-Timestamp'], signature: 'v2=abc' })).toEqual({
+      ok: false,
+      reason: 'MALFORMED',
+    });
+    expect(verifyProviderRequest({ ...base, timestamp: h['X-Timestamp'], signature: h['X-Signature'].slice(0, -2) })).toEqual({
+      ok: false,
+      reason: 'MALFORMED',
+    });
   });
 
   it('refuses to sign with an empty secret', () => {

@@ -10,7 +10,11 @@ import { holdsMetadata, JPEG, JPEG_WITH_METADATA, PNG, PNG_WITH_METADATA, WEBP, 
  */
 describe('evidence photo metadata', () => {
   it('the fixtures do carry the metadata, and are still their image types', async () => {
-    for (const [bytes, mime] of [[JPEG_WITH_METADATA, 'image/jpeg'], [PNG_WITH_METADATA, 'image/png'], [WEBP_WITH_METADATA, 'image/webp']] as const) {
+    for (const [bytes, mime] of [
+      [JPEG_WITH_METADATA, 'image/jpeg'],
+      [PNG_WITH_METADATA, 'image/png'],
+      [WEBP_WITH_METADATA, 'image/webp'],
+    ] as const) {
       expect(holdsMetadata(bytes)).toBe(true);
       expect((await fileTypeFromBuffer(bytes))?.mime).toBe(mime);
     }
@@ -49,7 +53,11 @@ describe('evidence photo metadata', () => {
   });
 
   it('a photo without metadata comes through byte for byte', async () => {
-    for (const [bytes, mime] of [[JPEG, 'image/jpeg'], [PNG, 'image/png'], [WEBP, 'image/webp']] as const) {
+    for (const [bytes, mime] of [
+      [JPEG, 'image/jpeg'],
+      [PNG, 'image/png'],
+      [WEBP, 'image/webp'],
+    ] as const) {
       expect(Buffer.from(await stripPhotoMetadata(bytes, mime)).equals(Buffer.from(bytes))).toBe(true);
     }
   });

@@ -42,7 +42,10 @@ beforeEach(() => {
     for (const l of String(chunk).split('\n')) if (l.trim().startsWith('{')) lines.push(JSON.parse(l) as Record<string, unknown>);
     return true;
   };
-  spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
+  spies = [
+    jest.spyOn(process.stdout, 'write').mockImplementation(capture),
+    jest.spyOn(process.stderr, 'write').mockImplementation(capture),
+  ];
 });
 afterEach(() => {
   for (const s of spies) s.mockRestore();
@@ -79,7 +82,12 @@ describe('Logger keys of one invocation never reach the next', () => {
     });
     await expect(task({ payout_id: 'PAY-3' }, lambdaContext())).rejects.toThrow('provider down');
     const working = lines.find((l) => l.message === 'working')!;
-    expect(working).toMatchObject({ payout_id: 'PAY-3', function_request_id: 'aws-req-1', function_name: 'unit-test', cold_start: expect.any(Boolean) });
+    expect(working).toMatchObject({
+      payout_id: 'PAY-3',
+      function_request_id: 'aws-req-1',
+      function_name: 'unit-test',
+      cold_start: expect.any(Boolean),
+    });
     expect(nextLine()).not.toHaveProperty('payout_id');
   });
 });
@@ -87,9 +95,21 @@ describe('Logger keys of one invocation never reach the next', () => {
 describe('SQS partial failures with Powertools Batch', () => {
   const event = (bodies: string[], fifo = false): SQSEvent => ({
     Records: bodies.map((body, i) => ({
-      messageId: `m${i}`, receiptHandle: `r${i}`, body,
-      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0', ...(fifo ? { MessageGroupId: 'ledger' } : {}) },
-      messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: `arn:aws:sqs:eu-west-1:000000000000:q${fifo ? '.fifo' : ''}`, awsRegion: 'eu-west-1',
+      messageId: `m${i}`,
+      receiptHandle: `r${i}`,
+      body,
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: '0',
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: '0',
+        ...(fifo ? { MessageGroupId: 'ledger' } : {}),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: `arn:aws:sqs:eu-west-1:000000000000:q${fifo ? '.fifo' : ''}`,
+      awsRegion: 'eu-west-1',
     })),
   });
 
@@ -106,16 +126,23 @@ describe('SQS partial failures with Powertools Batch', () => {
   });
 
   it('when every record fails the batch is answered with all of them, not thrown', async () => {
-    const consumer = sqsConsumer<unknown>(async () => { throw new Error('down'); });
-    await expect(consumer(event(['{}', '{}']))).resolves.toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }] });
+    const consumer = sqsConsumer<unknown>(async () => {
+      throw new Error('down');
+    });
+    await expect(consumer(event(['{}', '{}']))).resolves.toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }],
+    });
   });
 
   it('a FIFO queue handles records in order and stops at the first failure: it and the rest are reported, unhandled', async () => {
     const seen: number[] = [];
-    const consumer = sqsConsumer<{ n: number }>(async (m) => {
-      seen.push(m.n);
-      if (m.n === 2) throw new Error('not mined');
-    }, { fifo: true });
+    const consumer = sqsConsumer<{ n: number }>(
+      async (m) => {
+        seen.push(m.n);
+        if (m.n === 2) throw new Error('not mined');
+      },
+      { fifo: true },
+    );
     const res = await consumer(event(['{"n":1}', '{"n":2}', '{"n":3}'], true), lambdaContext());
     expect(seen).toEqual([1, 2]);
     expect(res.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }]);
@@ -130,17 +157,28 @@ describe('SQS partial failures with Powertools Batch', () => {
   });
 });
 
-describe('the local stack\'s Lambda context', () => {
-  it('is complete: the function\'s name, ARN, memory and timeout from the manifest, a request id, and the time left counting down', async () => {
+describe("the local stack's Lambda context", () => {
+  it("is complete: the function's name, ARN, memory and timeout from the manifest, a request id, and the time left counting down", async () => {
     const ledger = functionManifest().find((f) => f.fn === 'ledger-writer')!;
     const context = localLambdaContext('ledger-writer');
-    expect(context).toMatchObject({ functionName: 'ledger-writer', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:ledger-writer', memoryLimitInMB: String(ledger.memoryMiB), awsRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(context).toMatchObject({
+      functionName: 'ledger-writer',
+      functionVersion: '$LATEST',
+      invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:ledger-writer',
+      memoryLimitInMB: String(ledger.memoryMiB),
+      awsRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(ledger.timeoutSeconds * 1000);
     expect(context.getRemainingTimeInMillis()).toBeGreaterThan(ledger.timeoutSeconds * 1000 - 5_000);
     expect(localLambdaContext('get-batch', { awsRequestId: 'r-1', timeoutMs: 29_000 })).toMatchObject({ awsRequestId: 'r-1' });
 
     const task = instrumented(async () => void logger.info('local line'));
     await task(undefined, context);
-    expect(lines.find((l) => l.message === 'local line')).toMatchObject({ function_name: 'ledger-writer', function_arn: context.invokedFunctionArn, function_memory_size: String(ledger.memoryMiB), function_request_id: context.awsRequestId });
+    expect(lines.find((l) => l.message === 'local line')).toMatchObject({
+      function_name: 'ledger-writer',
+      function_arn: context.invokedFunctionArn,
+      function_memory_size: String(ledger.memoryMiB),
+      function_request_id: context.awsRequestId,
+    });
   });
 });

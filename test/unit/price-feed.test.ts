@@ -26,7 +26,11 @@ const fileWith = (content: unknown) => {
   return p;
 };
 const NOW = new Date('2026-11-22T12:00:00.000Z');
-const doc = (over: Record<string, unknown> = {}, prices: Record<string, unknown> = {}) => ({ updated_at: '2026-11-22T11:30:00Z', usd_per_kg: { screen18: 6.2, screen15: 5.8, FAQ: 5.1, PB: 6, ...prices }, ...over });
+const doc = (over: Record<string, unknown> = {}, prices: Record<string, unknown> = {}) => ({
+  updated_at: '2026-11-22T11:30:00Z',
+  usd_per_kg: { screen18: 6.2, screen15: 5.8, FAQ: 5.1, PB: 6, ...prices },
+  ...over,
+});
 
 describe('FilePriceFeed', () => {
   it('reads the document as integer micro-USD per kg, exactly', async () => {
@@ -40,7 +44,12 @@ describe('FilePriceFeed', () => {
 
   it('converts values that are not exact in binary floating point without drift (0.1+0.2 style)', async () => {
     const p = fileWith(doc({}, { screen18: 0.3, screen15: 1.1, FAQ: 2.675, PB: 4.35 }));
-    expect((await new FilePriceFeed(p).latest()).usd_micro_per_kg).toEqual({ screen18: 300_000, screen15: 1_100_000, FAQ: 2_675_000, PB: 4_350_000 });
+    expect((await new FilePriceFeed(p).latest()).usd_micro_per_kg).toEqual({
+      screen18: 300_000,
+      screen15: 1_100_000,
+      FAQ: 2_675_000,
+      PB: 4_350_000,
+    });
   });
 
   it('reads the file at each use (an edit takes effect at once)', async () => {
@@ -63,7 +72,10 @@ describe('FilePriceFeed', () => {
     ['an array', [], /Malformed price feed/],
   ])('refuses %s with a clear error naming the file', async (_label, content, message) => {
     const p = fileWith(content);
-    const err = await new FilePriceFeed(p).latest().then(() => null, (e: Error) => e);
+    const err = await new FilePriceFeed(p).latest().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err!.message).toMatch(message);
     expect(err!.message).toContain(p);
@@ -79,12 +91,14 @@ describe('HttpPriceFeed (loopback source)', () => {
   const seen: IncomingHttpHeaders[] = [];
   let server: { port: number; close(): Promise<void> };
   beforeAll(async () => {
-    server = await listenOnLoopback(createServer((req, res) => {
-      seen.push(req.headers);
-      const a = answers.shift() ?? { status: 500, body: 'no answer queued' };
-      res.writeHead(a.status, { 'content-type': 'application/json' });
-      res.end(a.body);
-    }));
+    server = await listenOnLoopback(
+      createServer((req, res) => {
+        seen.push(req.headers);
+        const a = answers.shift() ?? { status: 500, body: 'no answer queued' };
+        res.writeHead(a.status, { 'content-type': 'application/json' });
+        res.end(a.body);
+      }),
+    );
   });
   afterAll(() => server.close());
   beforeEach(() => {
@@ -97,7 +111,11 @@ describe('HttpPriceFeed (loopback source)', () => {
   it('GETs the document with the bearer token and converts it; source is the URL without query', async () => {
     answers.push(ok());
     const snap = await new HttpPriceFeed({ url: url(), token: async () => 'tok-123', backoffMs: 0 }).latest();
-    expect(snap).toEqual({ updated_at: '2026-11-22T11:30:00.000Z', usd_micro_per_kg: { screen18: 6_200_000, screen15: 5_800_000, FAQ: 5_100_000, PB: 6_000_000 }, source: `http://127.0.0.1:${server.port}/coffee/prices.json` });
+    expect(snap).toEqual({
+      updated_at: '2026-11-22T11:30:00.000Z',
+      usd_micro_per_kg: { screen18: 6_200_000, screen15: 5_800_000, FAQ: 5_100_000, PB: 6_000_000 },
+      source: `http://127.0.0.1:${server.port}/coffee/prices.json`,
+    });
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ authorization: 'Bearer tok-123', accept: 'application/json' });
   });
@@ -125,7 +143,9 @@ describe('HttpPriceFeed (loopback source)', () => {
   it('retries a 5xx and succeeds', async () => {
     answers.push({ status: 503, body: '{}' }, ok());
     const lines: string[] = [];
-    await expect(new HttpPriceFeed({ url: url(), backoffMs: 0, log: (l) => lines.push(l) }).latest()).resolves.toMatchObject({ usd_micro_per_kg: { FAQ: 5_100_000 } });
+    await expect(new HttpPriceFeed({ url: url(), backoffMs: 0, log: (l) => lines.push(l) }).latest()).resolves.toMatchObject({
+      usd_micro_per_kg: { FAQ: 5_100_000 },
+    });
     expect(seen).toHaveLength(2);
     expect(lines[0]).toMatch(/attempt 1\/2 failed \(HTTP 503\)/);
   });
@@ -141,25 +161,37 @@ describe('HttpPriceFeed (loopback source)', () => {
     const closed = await listenOnLoopback(createServer());
     const port = closed.port;
     await closed.close();
-    await expect(new HttpPriceFeed({ url: `http://127.0.0.1:${port}/p.json`, attempts: 1 }).latest()).rejects.toThrow(/unreachable after 1 attempt \(ECONNREFUSED\)/);
+    await expect(new HttpPriceFeed({ url: `http://127.0.0.1:${port}/p.json`, attempts: 1 }).latest()).rejects.toThrow(
+      /unreachable after 1 attempt \(ECONNREFUSED\)/,
+    );
   });
 
   it('any other status or a malformed document fails at once, without retrying', async () => {
     answers.push({ status: 401, body: '{}' });
     await expect(new HttpPriceFeed({ url: url(), backoffMs: 0 }).latest()).rejects.toThrow(/answered HTTP 401/);
     answers.push(ok({ updated_at: 'yesterday', usd_per_kg: {} }));
-    await expect(new HttpPriceFeed({ url: url(), backoffMs: 0 }).latest()).rejects.toThrow(/Malformed price feed at http:\/\/127\.0\.0\.1:\d+\/coffee\/prices\.json: updated_at/);
+    await expect(new HttpPriceFeed({ url: url(), backoffMs: 0 }).latest()).rejects.toThrow(
+      /Malformed price feed at http:\/\/127\.0\.0\.1:\d+\/coffee\/prices\.json: updated_at/,
+    );
     expect(seen).toHaveLength(2);
   });
 });
 
 describe('currentPrice (staleness, docs/api/lending.md#price-feed: 1 hour)', () => {
-  const snap = (updatedAt: string): PriceFeedSnapshot => ({ updated_at: updatedAt, usd_micro_per_kg: { screen18: 6_200_000, screen15: 5_800_000, FAQ: 5_100_000, PB: 6_000_000 }, source: 'test' });
+  const snap = (updatedAt: string): PriceFeedSnapshot => ({
+    updated_at: updatedAt,
+    usd_micro_per_kg: { screen18: 6_200_000, screen15: 5_800_000, FAQ: 5_100_000, PB: 6_000_000 },
+    source: 'test',
+  });
   const feed = (s: PriceFeedSnapshot): PriceFeed => ({ latest: async () => s });
   const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000).toISOString();
 
-  it('59 minutes old: the grade\'s price with its updated_at and source', async () => {
-    await expect(currentPrice(feed(snap(minutesAgo(59))), 'screen15', NOW)).resolves.toEqual({ usd_micro_per_kg: 5_800_000, updated_at: minutesAgo(59), source: 'test' });
+  it("59 minutes old: the grade's price with its updated_at and source", async () => {
+    await expect(currentPrice(feed(snap(minutesAgo(59))), 'screen15', NOW)).resolves.toEqual({
+      usd_micro_per_kg: 5_800_000,
+      updated_at: minutesAgo(59),
+      source: 'test',
+    });
   });
 
   it('exactly 60 minutes old is still current', async () => {
@@ -174,8 +206,16 @@ describe('currentPrice (staleness, docs/api/lending.md#price-feed: 1 hour)', () 
   });
 
   it('a feed that cannot be read: 503 STALE_PRICE_FEED, loan origination paused', async () => {
-    const broken: PriceFeed = { latest: async () => { throw new Error('ECONNREFUSED'); } };
-    await expect(currentPrice(broken, 'PB', NOW)).rejects.toMatchObject({ code: 'STALE_PRICE_FEED', status: 503, message: expect.stringMatching(/cannot be read \(ECONNREFUSED\).*paused/) });
+    const broken: PriceFeed = {
+      latest: async () => {
+        throw new Error('ECONNREFUSED');
+      },
+    };
+    await expect(currentPrice(broken, 'PB', NOW)).rejects.toMatchObject({
+      code: 'STALE_PRICE_FEED',
+      status: 503,
+      message: expect.stringMatching(/cannot be read \(ECONNREFUSED\).*paused/),
+    });
   });
 
   it('end to end with the file adapter: 61 minutes → 503, after the operator edits the file → the price', async () => {

@@ -9,7 +9,16 @@ import type { Payout } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
 import { domainErrorOf } from './support/errors';
-import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, aCooperative } from './support/fakes';
+import {
+  aBatch,
+  aFarmer,
+  fakeBatchStore,
+  fakePayoutProvider,
+  fakePayoutStore,
+  fakePayoutWorkflow,
+  fakeRegistryStore,
+  aCooperative,
+} from './support/fakes';
 
 /**
  * Issue 9 defect 6: what a concurrent loser sees from DynamoDB, answered without a 500.
@@ -21,11 +30,12 @@ import { aBatch, aFarmer, fakeBatchStore, fakePayoutProvider, fakePayoutStore, f
 
 const ddb = mockClient(DynamoDBDocumentClient);
 
-const canceled = (...codes: string[]) => new TransactionCanceledException({
-  message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
-  $metadata: { httpStatusCode: 400 },
-  CancellationReasons: codes.map((Code) => ({ Code })),
-});
+const canceled = (...codes: string[]) =>
+  new TransactionCanceledException({
+    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
 
 beforeAll(() => {
   logger.setLogLevel('SILENT');
@@ -39,23 +49,43 @@ beforeEach(() => {
 });
 
 const headItem = (over: Record<string, unknown> = {}) => ({
-  PK: 'BATCH#BATCH-2026-000042', SK: 'META', batch_id: 'BATCH-2026-000042', stage: 'DELIVERED', mint_status: 'CONFIRMED',
-  audit_seq: 3, audit_head_hash: 'ab'.repeat(32), stage_history: [{ stage: 'DELIVERED' }], ...over,
+  PK: 'BATCH#BATCH-2026-000042',
+  SK: 'META',
+  batch_id: 'BATCH-2026-000042',
+  stage: 'DELIVERED',
+  mint_status: 'CONFIRMED',
+  audit_seq: 3,
+  audit_head_hash: 'ab'.repeat(32),
+  stage_history: [{ stage: 'DELIVERED' }],
+  ...over,
 });
 
 describe('CustodyRepository.commitStage: a loser of concurrent stage changes', () => {
-  const commit = () => new CustodyRepository().commitStage({
-    batchId: 'BATCH-2026-000042', tokenId: '42', from: 'DELIVERED', to: 'GRADED', at: '2026-11-22T10:00:00.000Z', actor: 'grader',
-    evidenceCid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', payload: {},
-  });
+  const commit = () =>
+    new CustodyRepository().commitStage({
+      batchId: 'BATCH-2026-000042',
+      tokenId: '42',
+      from: 'DELIVERED',
+      to: 'GRADED',
+      at: '2026-11-22T10:00:00.000Z',
+      actor: 'grader',
+      evidenceCid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+      payload: {},
+    });
 
   it('is StageConflictError when the ledger write (id <batch>-<seq>) failed together with the head: the winner took that sequence', async () => {
     // Prepare: the loser read seq 3 at DELIVERED; the winner committed seq 4 (ledger tx BATCH-…-4) and GRADED.
-    ddb.on(GetCommand).resolvesOnce({ Item: headItem() }).resolves({ Item: headItem({ stage: 'GRADED', audit_seq: 4 }) });
+    ddb
+      .on(GetCommand)
+      .resolvesOnce({ Item: headItem() })
+      .resolves({ Item: headItem({ stage: 'GRADED', audit_seq: 4 }) });
     ddb.on(TransactWriteCommand).rejects(canceled('ConditionalCheckFailed', 'ConditionalCheckFailed', 'ConditionalCheckFailed'));
 
     // Act
-    const err = await commit().then(() => null, (e: unknown) => e);
+    const err = await commit().then(
+      () => null,
+      (e: unknown) => e,
+    );
 
     // Assess
     expect(err).toBeInstanceOf(StageConflictError);
@@ -65,11 +95,17 @@ describe('CustodyRepository.commitStage: a loser of concurrent stage changes', (
 
   it('is StageConflictError when a concurrent transaction conflicted, once the re-read shows the stage moved', async () => {
     // Prepare
-    ddb.on(GetCommand).resolvesOnce({ Item: headItem() }).resolves({ Item: headItem({ stage: 'GRADED', audit_seq: 4 }) });
+    ddb
+      .on(GetCommand)
+      .resolvesOnce({ Item: headItem() })
+      .resolves({ Item: headItem({ stage: 'GRADED', audit_seq: 4 }) });
     ddb.on(TransactWriteCommand).rejects(canceled('None', 'TransactionConflict', 'None'));
 
     // Act
-    const err = await commit().then(() => null, (e: unknown) => e);
+    const err = await commit().then(
+      () => null,
+      (e: unknown) => e,
+    );
 
     // Assess
     expect(err).toBeInstanceOf(StageConflictError);
@@ -81,7 +117,10 @@ describe('CustodyRepository.commitStage: a loser of concurrent stage changes', (
     ddb.on(TransactWriteCommand).rejects(canceled('None', 'TransactionConflict', 'None'));
 
     // Act
-    const err = await commit().then(() => null, (e: unknown) => e);
+    const err = await commit().then(
+      () => null,
+      (e: unknown) => e,
+    );
 
     // Assess
     expect(err).toBeInstanceOf(StoreUnavailableError);
@@ -90,7 +129,12 @@ describe('CustodyRepository.commitStage: a loser of concurrent stage changes', (
 });
 
 describe('PayoutRepository.createPending: a loser of concurrent identical creations', () => {
-  const payout = { payment_id: 'PAY-2026-000042-02', batch_id: 'BATCH-2026-000042', reason: 'MANUAL', created_at: '2026-11-22T10:00:00.000Z' } as Payout;
+  const payout = {
+    payment_id: 'PAY-2026-000042-02',
+    batch_id: 'BATCH-2026-000042',
+    reason: 'MANUAL',
+    created_at: '2026-11-22T10:00:00.000Z',
+  } as Payout;
 
   it.each([
     ['the guard', ['TransactionConflict', 'None', 'None']],
@@ -115,7 +159,10 @@ describe('PayoutRepository.createPending: a loser of concurrent identical creati
     ddb.on(GetCommand).resolves({});
 
     // Act
-    const err = await new PayoutRepository().createPending(payout, 1).then(() => null, (e: unknown) => e);
+    const err = await new PayoutRepository().createPending(payout, 1).then(
+      () => null,
+      (e: unknown) => e,
+    );
 
     // Assess
     expect(err).toBeInstanceOf(PayoutSequenceConflict);
@@ -129,15 +176,33 @@ describe('createFarmerPayout: the sequence keeps being taken', () => {
     const caller: Caller = { sub: 'officer', role: 'COOPERATIVE', cooperative_id: 'C1', duties: [] };
     const deps: PayoutDeps = {
       now: () => new Date('2026-11-22T10:00:00.000Z'),
-      registry: fakeRegistryStore({ getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123' }), getCooperative: async () => aCooperative({ cooperative_id: 'C1' }) }),
-      batches: fakeBatchStore({ get: async () => aBatch({ batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', farmer_id: 'F1', payout_seq: attempts }) }),
-      payouts: fakePayoutStore({ createPending: async () => { attempts += 1; throw new PayoutSequenceConflict(); } }),
+      registry: fakeRegistryStore({
+        getFarmer: async () => aFarmer({ farmer_id: 'F1', cooperative_id: 'C1', phone: '+256772000123' }),
+        getCooperative: async () => aCooperative({ cooperative_id: 'C1' }),
+      }),
+      batches: fakeBatchStore({
+        get: async () => aBatch({ batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', farmer_id: 'F1', payout_seq: attempts }),
+      }),
+      payouts: fakePayoutStore({
+        createPending: async () => {
+          attempts += 1;
+          throw new PayoutSequenceConflict();
+        },
+      }),
       provider: fakePayoutProvider({ quote: async () => ({ quote_id: 'q1', rate: '3700.25', expires_at: '2026-11-22T10:01:00.000Z' }) }),
       workflow: fakePayoutWorkflow(),
     };
 
     // Act
-    const err = await domainErrorOf(createFarmerPayout(deps, caller, { farmer_id: 'F1', batch_id: 'BATCH-2026-000042', cooperative_id: 'C1', reason: 'MANUAL', amount: { usd_micro: 1_000_000 } }));
+    const err = await domainErrorOf(
+      createFarmerPayout(deps, caller, {
+        farmer_id: 'F1',
+        batch_id: 'BATCH-2026-000042',
+        cooperative_id: 'C1',
+        reason: 'MANUAL',
+        amount: { usd_micro: 1_000_000 },
+      }),
+    );
 
     // Assess
     expect(err.code).toBe('AUDIT_LOG_UNAVAILABLE');

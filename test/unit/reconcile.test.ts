@@ -6,19 +6,56 @@ import type { LedgerWriteMessage, ProviderOrder } from '../../shared/domain/port
 import type { Payout } from '../../shared/domain/records';
 import { requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';
-import { aBatch, aCooperative, aFarmer, aLedgerTx, aPayout, fakeBatchStore, fakeCustodyStore, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeRegistryStore, fakeWorkQueue } from './support/fakes';
+import {
+  aBatch,
+  aCooperative,
+  aFarmer,
+  aLedgerTx,
+  aPayout,
+  fakeBatchStore,
+  fakeCustodyStore,
+  fakePayoutProvider,
+  fakePayoutStore,
+  fakePayoutWorkflow,
+  fakeRegistryStore,
+  fakeWorkQueue,
+} from './support/fakes';
 
 /** Reconciliation asks the provider before it does anything, and never pays again. */
 
 const now = new Date('2026-11-22T10:00:00.000Z');
-const payout = (over: Partial<Payout>): Payout => aPayout({
-  payment_id: 'PAY-2026-000001-01', batch_id: 'BATCH-2026-000001', farmer_id: 'F1', cooperative_id: 'C1', reason: 'NET_COFFEE_PAYMENT',
-  status: 'PROCESSING', amount_usd_micro: 10_000_000, amount_ugx: 37002, estimated_ugx: 37002, exchange_rate: '3700.25', phone: '+256772000123', recipient_name: 'Joseph',
-  attempt: 1, retry_count: 0, created_at: '2026-11-22T09:00:00.000Z', updated_at: '2026-11-22T09:00:00.000Z', created_by: 'x', ...over,
-});
+const payout = (over: Partial<Payout>): Payout =>
+  aPayout({
+    payment_id: 'PAY-2026-000001-01',
+    batch_id: 'BATCH-2026-000001',
+    farmer_id: 'F1',
+    cooperative_id: 'C1',
+    reason: 'NET_COFFEE_PAYMENT',
+    status: 'PROCESSING',
+    amount_usd_micro: 10_000_000,
+    amount_ugx: 37002,
+    estimated_ugx: 37002,
+    exchange_rate: '3700.25',
+    phone: '+256772000123',
+    recipient_name: 'Joseph',
+    attempt: 1,
+    retry_count: 0,
+    created_at: '2026-11-22T09:00:00.000Z',
+    updated_at: '2026-11-22T09:00:00.000Z',
+    created_by: 'x',
+    ...over,
+  });
 const order = (status: ProviderOrder['status']): ProviderOrder => ({
-  order_id: 'ord_1', reference: 'PAY-2026-000001-01-A1', status, amount_usd_micro: 10_000_000, amount_ugx: 37002, exchange_rate: '3700.25',
-  recipient: { phone: '+256772000123', name: 'Joseph' }, created_at: '2026-11-22T09:00:00.000Z', ...(status === 'SETTLED' ? { mobile_money_transaction_id: 'MP1', settled_at: '2026-11-22T09:00:03.000Z' } : {}), ...(status === 'FAILED' ? { failure_reason: 'wallet closed' } : {}),
+  order_id: 'ord_1',
+  reference: 'PAY-2026-000001-01-A1',
+  status,
+  amount_usd_micro: 10_000_000,
+  amount_ugx: 37002,
+  exchange_rate: '3700.25',
+  recipient: { phone: '+256772000123', name: 'Joseph' },
+  created_at: '2026-11-22T09:00:00.000Z',
+  ...(status === 'SETTLED' ? { mobile_money_transaction_id: 'MP1', settled_at: '2026-11-22T09:00:03.000Z' } : {}),
+  ...(status === 'FAILED' ? { failure_reason: 'wallet closed' } : {}),
 });
 
 function fakes(open: Payout[], providerOrder: ProviderOrder | null) {
@@ -27,21 +64,47 @@ function fakes(open: Payout[], providerOrder: ProviderOrder | null) {
   const deps: Parameters<typeof reconcilePayouts>[0] = {
     now: () => now,
     payouts: fakePayoutStore({
-      openBefore: async (before) => { calls.push(`openBefore ${before}`); return open; },
+      openBefore: async (before) => {
+        calls.push(`openBefore ${before}`);
+        return open;
+      },
       get: async (id) => stored.get(id) ?? null,
-      recordSettlement: async (p) => { calls.push(`settle ${p.payment_id}`); stored.set(p.payment_id, { ...p, status: 'COMPLETED' }); return 'APPLIED'; },
-      recordFailure: async (p, attempt, reason) => { calls.push(`fail ${p.payment_id} A${attempt} ${reason}`); return 'APPLIED'; },
-      markProcessing: async (p) => { calls.push(`processing ${p.payment_id}`); return p; },
-      discardUnsent: async (p) => { calls.push(`discard ${p.payment_id}`); },
+      recordSettlement: async (p) => {
+        calls.push(`settle ${p.payment_id}`);
+        stored.set(p.payment_id, { ...p, status: 'COMPLETED' });
+        return 'APPLIED';
+      },
+      recordFailure: async (p, attempt, reason) => {
+        calls.push(`fail ${p.payment_id} A${attempt} ${reason}`);
+        return 'APPLIED';
+      },
+      markProcessing: async (p) => {
+        calls.push(`processing ${p.payment_id}`);
+        return p;
+      },
+      discardUnsent: async (p) => {
+        calls.push(`discard ${p.payment_id}`);
+      },
     }),
     provider: fakePayoutProvider({
-      findOrderByReference: async (ref) => { calls.push(`ask ${ref}`); return providerOrder; },
-      createOrder: async () => { throw new Error('reconciliation must never create an order'); },
+      findOrderByReference: async (ref) => {
+        calls.push(`ask ${ref}`);
+        return providerOrder;
+      },
+      createOrder: async () => {
+        throw new Error('reconciliation must never create an order');
+      },
     }),
     workflow: fakePayoutWorkflow({
-      start: async (id) => { calls.push(`start ${id}`); },
-      resume: async (token) => { calls.push(`resume ${token}`); },
-      fail: async (token, error) => { calls.push(`failtask ${token} ${error}`); },
+      start: async (id) => {
+        calls.push(`start ${id}`);
+      },
+      resume: async (token) => {
+        calls.push(`resume ${token}`);
+      },
+      fail: async (token, error) => {
+        calls.push(`failtask ${token} ${error}`);
+      },
     }),
     batches: fakeBatchStore({ awaitingPayoutBefore: async () => [] }),
     registry: fakeRegistryStore(),
@@ -59,7 +122,12 @@ describe('reconcilePayouts', () => {
   it('completes a payout whose order the provider settled without a webhook, and resumes its task', async () => {
     const { deps, calls } = fakes([payout({ task_token: 'tok-1', task_token_attempt: 1 })], order('SETTLED'));
     const report = await reconcilePayouts(deps, { staleAfterSeconds: 300 });
-    expect(calls).toEqual(['openBefore 2026-11-22T09:55:00.000Z', 'ask PAY-2026-000001-01-A1', 'settle PAY-2026-000001-01', 'resume tok-1']);
+    expect(calls).toEqual([
+      'openBefore 2026-11-22T09:55:00.000Z',
+      'ask PAY-2026-000001-01-A1',
+      'settle PAY-2026-000001-01',
+      'resume tok-1',
+    ]);
     expect(report).toMatchObject({ examined: 1, completed: 1 });
   });
 
@@ -89,7 +157,6 @@ describe('reconcilePayouts', () => {
     await reconcilePayouts(deps, { staleAfterSeconds: 300 });
     expect(calls[1]).toBe('ask PAY-2026-000001-01-A3');
   });
-
 });
 
 describe('reconcilePayouts: batches still without their NET_COFFEE_PAYMENT payout', () => {
@@ -108,7 +175,10 @@ describe('reconcilePayouts: batches still without their NET_COFFEE_PAYMENT payou
           if (opts.existing?.includes(p.batch_id)) throw new DomainError('DUPLICATE_PAYOUT', `batch ${p.batch_id} has its payout`);
           calls.push(`pending ${p.payment_id} ${p.reason}`);
         },
-        markProcessing: async (p) => { calls.push(`processing ${p.payment_id}`); return { ...p, status: 'PROCESSING' }; },
+        markProcessing: async (p) => {
+          calls.push(`processing ${p.payment_id}`);
+          return { ...p, status: 'PROCESSING' };
+        },
       }),
       provider: fakePayoutProvider({
         quote: async () => {
@@ -117,13 +187,26 @@ describe('reconcilePayouts: batches still without their NET_COFFEE_PAYMENT payou
         },
         createOrder: async (o) => ({ ...order('PENDING'), reference: o.reference }),
       }),
-      workflow: fakePayoutWorkflow({ start: async (id) => { calls.push(`start ${id}`); } }),
+      workflow: fakePayoutWorkflow({
+        start: async (id) => {
+          calls.push(`start ${id}`);
+        },
+      }),
       batches: fakeBatchStore({
-        awaitingPayoutBefore: async (before) => { calls.push(`awaiting ${before}`); return [B7, B8]; },
-        get: async (id) => { quoting = id; return aBatch({ batch_id: id }); },
+        awaitingPayoutBefore: async (before) => {
+          calls.push(`awaiting ${before}`);
+          return [B7, B8];
+        },
+        get: async (id) => {
+          quoting = id;
+          return aBatch({ batch_id: id });
+        },
       }),
       // The cooperative's export premium is part of the batch's value (the cap on its payouts).
-      registry: fakeRegistryStore({ getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null), getCooperative: async () => aCooperative() }),
+      registry: fakeRegistryStore({
+        getFarmer: async (id) => (id === 'F-1' ? aFarmer() : null),
+        getCooperative: async () => aCooperative(),
+      }),
     };
     return { deps, calls };
   }
@@ -133,8 +216,12 @@ describe('reconcilePayouts: batches still without their NET_COFFEE_PAYMENT payou
     const report = await reconcilePayouts(deps, { staleAfterSeconds: 300 });
     expect(calls).toEqual([
       'awaiting 2026-11-22T09:55:00.000Z',
-      'pending PAY-2026-000007-01 NET_COFFEE_PAYMENT', 'processing PAY-2026-000007-01', 'start PAY-2026-000007-01',
-      'pending PAY-2026-000008-01 NET_COFFEE_PAYMENT', 'processing PAY-2026-000008-01', 'start PAY-2026-000008-01',
+      'pending PAY-2026-000007-01 NET_COFFEE_PAYMENT',
+      'processing PAY-2026-000007-01',
+      'start PAY-2026-000007-01',
+      'pending PAY-2026-000008-01 NET_COFFEE_PAYMENT',
+      'processing PAY-2026-000008-01',
+      'start PAY-2026-000008-01',
     ]);
     expect(report).toMatchObject({ batchesStarted: 2, batchStartsFailed: 0 });
   });
@@ -149,7 +236,11 @@ describe('reconcilePayouts: batches still without their NET_COFFEE_PAYMENT payou
   it('one batch whose start fails (provider unreachable) does not stop the others; the next run tries it again', async () => {
     const { deps, calls } = batchFakes({ failQuoteFor: B7 });
     const report = await reconcilePayouts(deps, { staleAfterSeconds: 300 });
-    expect(calls.slice(1)).toEqual(['pending PAY-2026-000008-01 NET_COFFEE_PAYMENT', 'processing PAY-2026-000008-01', 'start PAY-2026-000008-01']);
+    expect(calls.slice(1)).toEqual([
+      'pending PAY-2026-000008-01 NET_COFFEE_PAYMENT',
+      'processing PAY-2026-000008-01',
+      'start PAY-2026-000008-01',
+    ]);
     expect(report).toMatchObject({ batchesStarted: 1, batchStartsFailed: 1 });
   });
 });
@@ -158,11 +249,23 @@ describe('requeueStaleLedgerWrites (the ledger-write reconciler)', () => {
   it('queues again, for the single writer, the writes unconfirmed for longer than the threshold', async () => {
     const sent: Array<{ id: string; dedup?: string }> = [];
     const asked: string[] = [];
-    const n = await requeueStaleLedgerWrites({
-      now: () => now,
-      custody: fakeCustodyStore({ openLedgerTxsBefore: async (before) => { asked.push(before); return [aLedgerTx(), aLedgerTx({ audit_sequence_number: 2, kind: 'TRACE_STAGE', stage: 'GRADED' })]; } }),
-      ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', { send: async (m, o) => { sent.push({ id: m.ledger_tx_id, ...(o?.deduplicationId ? { dedup: o.deduplicationId } : {}) }); } }),
-    }, 300);
+    const n = await requeueStaleLedgerWrites(
+      {
+        now: () => now,
+        custody: fakeCustodyStore({
+          openLedgerTxsBefore: async (before) => {
+            asked.push(before);
+            return [aLedgerTx(), aLedgerTx({ audit_sequence_number: 2, kind: 'TRACE_STAGE', stage: 'GRADED' })];
+          },
+        }),
+        ledgerQueue: fakeWorkQueue<LedgerWriteMessage>('ledgerQueue', {
+          send: async (m, o) => {
+            sent.push({ id: m.ledger_tx_id, ...(o?.deduplicationId ? { dedup: o.deduplicationId } : {}) });
+          },
+        }),
+      },
+      300,
+    );
     expect(asked).toEqual(['2026-11-22T09:55:00.000Z']);
     expect(n).toBe(2);
     expect(sent.map((m) => m.id)).toEqual(['BATCH-2026-000001-1', 'BATCH-2026-000001-2']);

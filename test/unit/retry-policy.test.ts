@@ -22,17 +22,21 @@ describe('unreachableRetryPolicy (cockatiel)', () => {
 
   it('returns the first answer and passes any other error through at once', async () => {
     const policy = unreachableRetryPolicy({ attempts: 4, backoffMs: 0 });
-    await expect(policy.execute(async (_s, n) => {
-      if (n < 3) throw new UnreachableError('ECONNRESET');
-      return `answer ${n}`;
-    })).resolves.toBe('answer 3');
+    await expect(
+      policy.execute(async (_s, n) => {
+        if (n < 3) throw new UnreachableError('ECONNRESET');
+        return `answer ${n}`;
+      }),
+    ).resolves.toBe('answer 3');
 
     let calls = 0;
     const refusal = new Error('HTTP 401');
-    await expect(policy.execute(async () => {
-      calls++;
-      throw refusal;
-    })).rejects.toBe(refusal);
+    await expect(
+      policy.execute(async () => {
+        calls++;
+        throw refusal;
+      }),
+    ).rejects.toBe(refusal);
     expect(calls).toBe(1);
   });
 
@@ -50,9 +54,11 @@ describe('unreachableRetryPolicy (cockatiel)', () => {
   it("uses cockatiel's own timer when no sleep is injected", async () => {
     const policy = unreachableRetryPolicy({ attempts: 3, backoffMs: 40 });
     const t0 = Date.now();
-    await expect(policy.execute(async () => {
-      throw new UnreachableError('ECONNREFUSED');
-    })).rejects.toBeInstanceOf(UnreachableError);
+    await expect(
+      policy.execute(async () => {
+        throw new UnreachableError('ECONNREFUSED');
+      }),
+    ).rejects.toBeInstanceOf(UnreachableError);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(40 + 80 - 5);
   });
 
@@ -77,10 +83,14 @@ describe('unreachableRetryPolicy (cockatiel)', () => {
     const spy = jest.spyOn(AbortSignal.prototype, 'addEventListener');
     try {
       const policy = unreachableRetryPolicy({ attempts: 2, backoffMs: 0, timeoutMs: 1000 });
-      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => policy.execute(async () => {
-        await new Promise((r) => setTimeout(r, 5));
-        return i;
-      })));
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          policy.execute(async () => {
+            await new Promise((r) => setTimeout(r, 5));
+            return i;
+          }),
+        ),
+      );
       expect(answers).toHaveLength(30);
       const perSignal = new Map<unknown, number>();
       for (const target of spy.mock.contexts) perSignal.set(target, (perSignal.get(target) ?? 0) + 1);

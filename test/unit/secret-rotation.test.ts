@@ -17,7 +17,14 @@ const OTHER = newSecret();
 
 function signed(secretValue: string, body = '{"a":1}', id = 'evt_1') {
   const at = new Date();
-  return { body, headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secretValue).sign(id, at, body) } };
+  return {
+    body,
+    headers: {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secretValue).sign(id, at, body),
+    },
+  };
 }
 
 describe('inbound webhook secret rotation', () => {

@@ -77,10 +77,15 @@ describe('EnvelopeSealer over KMS (GenerateDataKey / Decrypt with the endpoint i
     kms.reset();
     kms.on(GenerateDataKeyCommand).callsFake((input: { EncryptionContext: Record<string, string> }) => {
       const dk = randomBytes(32);
-      return { Plaintext: new Uint8Array(dk), CiphertextBlob: new Uint8Array(wrap(dk, JSON.stringify(input.EncryptionContext))), KeyId: KEY };
+      return {
+        Plaintext: new Uint8Array(dk),
+        CiphertextBlob: new Uint8Array(wrap(dk, JSON.stringify(input.EncryptionContext))),
+        KeyId: KEY,
+      };
     });
     kms.on(DecryptCommand).callsFake((input: { CiphertextBlob: Uint8Array; EncryptionContext: Record<string, string> }) => ({
-      Plaintext: new Uint8Array(unwrap(Buffer.from(input.CiphertextBlob), JSON.stringify(input.EncryptionContext))), KeyId: KEY,
+      Plaintext: new Uint8Array(unwrap(Buffer.from(input.CiphertextBlob), JSON.stringify(input.EncryptionContext))),
+      KeyId: KEY,
     }));
   });
   afterAll(() => kms.restore());
@@ -89,7 +94,11 @@ describe('EnvelopeSealer over KMS (GenerateDataKey / Decrypt with the endpoint i
     const sealer = new EnvelopeSealer(new KmsDataKeys(KEY, new KMSClient({ region: 'eu-west-1' })));
     const sealed = await sealer.seal(SECRET, 'whe_01');
     expect(sealed.key_ref).toBe(KEY);
-    expect(kms.commandCalls(GenerateDataKeyCommand)[0]!.args[0].input).toEqual({ KeyId: KEY, KeySpec: 'AES_256', EncryptionContext: { endpoint_id: 'whe_01' } });
+    expect(kms.commandCalls(GenerateDataKeyCommand)[0]!.args[0].input).toEqual({
+      KeyId: KEY,
+      KeySpec: 'AES_256',
+      EncryptionContext: { endpoint_id: 'whe_01' },
+    });
     expect(await sealer.open(sealed, 'whe_01')).toBe(SECRET);
     expect(kms.commandCalls(DecryptCommand)[0]!.args[0].input).toMatchObject({ KeyId: KEY, EncryptionContext: { endpoint_id: 'whe_01' } });
     await expect(sealer.open(sealed, 'whe_02')).rejects.toThrow();

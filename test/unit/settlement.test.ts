@@ -1,9 +1,33 @@
-import { amountDueUsdMicro, classifyBuyerPayment, isPaidInFull, planSettlement, refundIdOf, type BuyerPayment, type Loan, type Settlement } from '../../shared/domain/lending';
+import {
+  amountDueUsdMicro,
+  classifyBuyerPayment,
+  isPaidInFull,
+  planSettlement,
+  refundIdOf,
+  type BuyerPayment,
+  type Loan,
+  type Settlement,
+} from '../../shared/domain/lending';
 import type { PurchaseOrderPayment, SettlementStore, VaultCall } from '../../shared/domain/ports';
 import type { PurchaseOrder, StoredVaultCall } from '../../shared/domain/records';
 import { storedVaultCall } from '../../shared/domain/vault-calls';
-import { applyBuyerPayment, refundBuyerPayment, settlePurchaseOrder, settlementWriteHandlers, type BuyerPaymentEvent, type SettlementDeps } from '../../shared/use-cases/settlement';
-import { aBatch, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutStore, fakeWebhookReceiptStore, fakeWorkQueue } from './support/fakes';
+import {
+  applyBuyerPayment,
+  refundBuyerPayment,
+  settlePurchaseOrder,
+  settlementWriteHandlers,
+  type BuyerPaymentEvent,
+  type SettlementDeps,
+} from '../../shared/use-cases/settlement';
+import {
+  aBatch,
+  fakeBatchStore,
+  fakeCustodyStore,
+  fakeEvidenceKeeping,
+  fakePayoutStore,
+  fakeWebhookReceiptStore,
+  fakeWorkQueue,
+} from './support/fakes';
 
 /**
  * Settlement rules (docs/api/settlement.md#settlement) without the stack: the plan (oldest loans first, interest
@@ -17,18 +41,35 @@ import { aBatch, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakePayo
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 const TX = `0x${'aa'.repeat(32)}`;
-const loan = (id: string, created: string, principal = 100_000_000): Pick<Loan, 'loan_id' | 'batch_id' | 'principal_usd_micro' | 'apr' | 'disbursed_at' | 'created_at'> => ({
-  loan_id: id, batch_id: `BATCH-2026-00000${id.slice(-1)}`, principal_usd_micro: principal, apr: '0.12', created_at: created, disbursed_at: created,
+const loan = (
+  id: string,
+  created: string,
+  principal = 100_000_000,
+): Pick<Loan, 'loan_id' | 'batch_id' | 'principal_usd_micro' | 'apr' | 'disbursed_at' | 'created_at'> => ({
+  loan_id: id,
+  batch_id: `BATCH-2026-00000${id.slice(-1)}`,
+  principal_usd_micro: principal,
+  apr: '0.12',
+  created_at: created,
+  disbursed_at: created,
 });
 
 describe('planSettlement', () => {
   it('repays oldest first with interest per started day, settles those batches and the loan-free ones, the rest to the cooperative', () => {
     const plan = planSettlement({
-      amountUsdMicro: 500_000_000, paidAt: '2026-11-22T10:00:00.000Z', exportedWithoutLoan: ['BATCH-2026-000009'],
-      loans: [{ loan: loan('LOAN-2026-000002', '2026-10-23T10:00:00.000Z') }, { loan: loan('LOAN-2026-000001', '2026-09-23T10:00:00.000Z') }],
+      amountUsdMicro: 500_000_000,
+      paidAt: '2026-11-22T10:00:00.000Z',
+      exportedWithoutLoan: ['BATCH-2026-000009'],
+      loans: [
+        { loan: loan('LOAN-2026-000002', '2026-10-23T10:00:00.000Z') },
+        { loan: loan('LOAN-2026-000001', '2026-09-23T10:00:00.000Z') },
+      ],
     });
     // 100 USDC × 0.12 × 60 / 365 = 1.972603; × 30 / 365 = 0.986302 (rounded up)
-    expect(plan.repayments.map((r) => [r.loan_id, r.interest_usd_micro, r.amount_usd_micro])).toEqual([['LOAN-2026-000001', 1_972_603, 101_972_603], ['LOAN-2026-000002', 986_302, 100_986_302]]);
+    expect(plan.repayments.map((r) => [r.loan_id, r.interest_usd_micro, r.amount_usd_micro])).toEqual([
+      ['LOAN-2026-000001', 1_972_603, 101_972_603],
+      ['LOAN-2026-000002', 986_302, 100_986_302],
+    ]);
     expect(plan.settled_batch_ids).toEqual(['BATCH-2026-000009', 'BATCH-2026-000001', 'BATCH-2026-000002']);
     expect(plan.remainder_usd_micro).toBe(500_000_000 - 101_972_603 - 100_986_302);
     expect(plan.unpaid_loan_ids).toEqual([]);
@@ -36,8 +77,13 @@ describe('planSettlement', () => {
 
   it('a payment short of the loans repays the oldest it covers and leaves the rest ACTIVE (and unsettled)', () => {
     const plan = planSettlement({
-      amountUsdMicro: 150_000_000, paidAt: '2026-11-22T10:00:00.000Z', exportedWithoutLoan: [],
-      loans: [{ loan: loan('LOAN-2026-000001', '2026-11-01T00:00:00.000Z') }, { loan: loan('LOAN-2026-000002', '2026-11-02T00:00:00.000Z') }],
+      amountUsdMicro: 150_000_000,
+      paidAt: '2026-11-22T10:00:00.000Z',
+      exportedWithoutLoan: [],
+      loans: [
+        { loan: loan('LOAN-2026-000001', '2026-11-01T00:00:00.000Z') },
+        { loan: loan('LOAN-2026-000002', '2026-11-02T00:00:00.000Z') },
+      ],
     });
     expect(plan.repayments.map((r) => r.loan_id)).toEqual(['LOAN-2026-000001']);
     expect(plan.unpaid_loan_ids).toEqual(['LOAN-2026-000002']);
@@ -73,15 +119,20 @@ function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
       const k = key(p.purchase_order_id, p.tx_hash, p.log_index);
       if (payments.has(k)) return { payment: payments.get(k)!, created: false };
       const po = orders.get(p.purchase_order_id);
-      if (p.status === 'COUNTED' && (po?.status !== 'CONFIRMED' || po.settled_at)) p = { ...p, status: 'UNAPPLIED', unapplied_reason: 'AFTER_SETTLEMENT' };
-      if (p.status === 'COUNTED') orders.set(po!.purchase_order_id, { ...po!, paid_usd_micro: (po!.paid_usd_micro ?? 0) + p.amount_usd_micro });
+      if (p.status === 'COUNTED' && (po?.status !== 'CONFIRMED' || po.settled_at))
+        p = { ...p, status: 'UNAPPLIED', unapplied_reason: 'AFTER_SETTLEMENT' };
+      if (p.status === 'COUNTED')
+        orders.set(po!.purchase_order_id, { ...po!, paid_usd_micro: (po!.paid_usd_micro ?? 0) + p.amount_usd_micro });
       payments.set(k, p);
       audits.push(['BUYER_PAYMENT_RECEIVED', batchIds]);
       return { payment: p, created: true };
     },
     payments: async (poId) => [...payments.values()].filter((p) => p.purchase_order_id === poId),
     getPayment: async (poId, tx, i) => payments.get(key(poId, tx, i)) ?? null,
-    recordAmountDue: async (poId, due) => { const po = orders.get(poId); if (po && po.amount_due_usd_micro === undefined) orders.set(poId, { ...po, amount_due_usd_micro: due }); },
+    recordAmountDue: async (poId, due) => {
+      const po = orders.get(poId);
+      if (po && po.amount_due_usd_micro === undefined) orders.set(poId, { ...po, amount_due_usd_micro: due });
+    },
     requestRefund: async (p, refund, batchIds) => {
       const k = key(p.purchase_order_id, p.tx_hash, p.log_index);
       const now = payments.get(k);
@@ -93,7 +144,8 @@ function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
     recordRefund: async (poId, tx, i, outcome) => {
       const k = key(poId, tx, i);
       const now = payments.get(k);
-      if (now?.status === 'REFUND_REQUESTED') payments.set(k, { ...now, status: outcome.status, ...(outcome.tx_hash ? { refund_tx_hash: outcome.tx_hash } : {}) });
+      if (now?.status === 'REFUND_REQUESTED')
+        payments.set(k, { ...now, status: outcome.status, ...(outcome.tx_hash ? { refund_tx_hash: outcome.tx_hash } : {}) });
     },
   };
   return { store, audits, settlement: () => stored, payments };
@@ -111,11 +163,22 @@ describe('buyer payment rules (purchase orders paid in full)', () => {
   it('classifyBuyerPayment: counts only for a confirmed, unsettled order, from its buyer_address when it names one', () => {
     const po = { status: 'CONFIRMED', buyer_address: '0x00000000000000000000000000000000000000b1' };
     expect(classifyBuyerPayment({ po, settled: false, payer: '0x00000000000000000000000000000000000000B1' })).toEqual({ counts: true });
-    expect(classifyBuyerPayment({ po, settled: false, payer: '0x00000000000000000000000000000000000000b2' })).toEqual({ counts: false, reason: 'OTHER_PAYER' });
-    expect(classifyBuyerPayment({ po: { status: 'CONFIRMED' }, settled: false, payer: '0x00000000000000000000000000000000000000b2' })).toEqual({ counts: true });
+    expect(classifyBuyerPayment({ po, settled: false, payer: '0x00000000000000000000000000000000000000b2' })).toEqual({
+      counts: false,
+      reason: 'OTHER_PAYER',
+    });
+    expect(
+      classifyBuyerPayment({ po: { status: 'CONFIRMED' }, settled: false, payer: '0x00000000000000000000000000000000000000b2' }),
+    ).toEqual({ counts: true });
     expect(classifyBuyerPayment({ po, settled: true, payer: po.buyer_address })).toEqual({ counts: false, reason: 'AFTER_SETTLEMENT' });
-    expect(classifyBuyerPayment({ po: { status: 'DRAFT' }, settled: false, payer: po.buyer_address })).toEqual({ counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' });
-    expect(classifyBuyerPayment({ po: null, settled: false, payer: po.buyer_address })).toEqual({ counts: false, reason: 'UNKNOWN_PURCHASE_ORDER' });
+    expect(classifyBuyerPayment({ po: { status: 'DRAFT' }, settled: false, payer: po.buyer_address })).toEqual({
+      counts: false,
+      reason: 'UNKNOWN_PURCHASE_ORDER',
+    });
+    expect(classifyBuyerPayment({ po: null, settled: false, payer: po.buyer_address })).toEqual({
+      counts: false,
+      reason: 'UNKNOWN_PURCHASE_ORDER',
+    });
   });
 
   it('isPaidInFull: at or above a known amount due; never while it is unknown', () => {
@@ -135,12 +198,35 @@ describe('buyer payment rules (purchase orders paid in full)', () => {
 describe('applyBuyerPayment', () => {
   const BUYER = '0x00000000000000000000000000000000000000b1' as const;
   const PO: PurchaseOrder = {
-    purchase_order_id: 'PO-1', status: 'CONFIRMED', cooperative_id: 'COOP-1', batch_ids: ['BATCH-2026-000001'], buyer: 'B', price_usd_per_kg: 6.4,
-    amount_due_usd_micro: 770_000_000, created_at: '2026-11-01T00:00:00Z', created_by: 'x',
+    purchase_order_id: 'PO-1',
+    status: 'CONFIRMED',
+    cooperative_id: 'COOP-1',
+    batch_ids: ['BATCH-2026-000001'],
+    buyer: 'B',
+    price_usd_per_kg: 6.4,
+    amount_due_usd_micro: 770_000_000,
+    created_at: '2026-11-01T00:00:00Z',
+    created_by: 'x',
   };
-  const onChain: PurchaseOrderPayment = { purchaseOrderId: 'PO-1', payer: BUYER, amountUsdMicro: 770_000_000n, txHash: TX as `0x${string}`, logIndex: 2, blockNumber: 40n };
+  const onChain: PurchaseOrderPayment = {
+    purchaseOrderId: 'PO-1',
+    payer: BUYER,
+    amountUsdMicro: 770_000_000n,
+    txHash: TX as `0x${string}`,
+    logIndex: 2,
+    blockNumber: 40n,
+  };
   const event = (over: Partial<BuyerPaymentEvent['data']> = {}): BuyerPaymentEvent => ({
-    type: 'purchase_order.paid', data: { purchase_order_id: 'PO-1', payer: onChain.payer, amount_usd_micro: '770000000', tx_hash: TX, block_number: 40, log_index: 2, ...over },
+    type: 'purchase_order.paid',
+    data: {
+      purchase_order_id: 'PO-1',
+      payer: onChain.payer,
+      amount_usd_micro: '770000000',
+      tx_hash: TX,
+      block_number: 40,
+      log_index: 2,
+      ...over,
+    },
   });
 
   function world(po: PurchaseOrder | null = PO) {
@@ -154,13 +240,23 @@ describe('applyBuyerPayment', () => {
       vault: { purchaseOrderPaymentsInTx: async (tx) => ledger.filter((l) => l.txHash === tx) },
       custody: fakeCustodyStore({
         getPurchaseOrder: async (id) => orders.get(id) ?? null,
-        commitStage: async (input) => { stageCommits.push({ batch: input.batchId, to: input.to, payload: input.payload }); return { entry: { sequence_number: 5 } as never, ledgerTx: { ledger_tx_id: `${input.batchId}-5` } as never }; },
+        commitStage: async (input) => {
+          stageCommits.push({ batch: input.batchId, to: input.to, payload: input.payload });
+          return { entry: { sequence_number: 5 } as never, ledgerTx: { ledger_tx_id: `${input.batchId}-5` } as never };
+        },
       }),
-      batches: fakeBatchStore({ get: async (id) => aBatch({ batch_id: id, stage: stageCommits.some((c) => c.batch === id) ? 'SETTLED' : 'EXPORTED', outturn_kg: 100 }) }),
+      batches: fakeBatchStore({
+        get: async (id) =>
+          aBatch({ batch_id: id, stage: stageCommits.some((c) => c.batch === id) ? 'SETTLED' : 'EXPORTED', outturn_kg: 100 }),
+      }),
       loans: { activeForBatch: async () => null },
       payouts: fakePayoutStore({ get: async () => null }),
       settlements: mem.store,
-      vaultWrites: { request: async (id, call) => { writes.push([id, call]); } },
+      vaultWrites: {
+        request: async (id, call) => {
+          writes.push([id, call]);
+        },
+      },
       evidence: fakeEvidenceKeeping(),
       ledgerQueue: fakeWorkQueue('ledger', { send: async () => undefined }),
       now: () => NOW,
@@ -169,7 +265,10 @@ describe('applyBuyerPayment', () => {
     const pay = async (n: string, amount: number, payer: `0x${string}` = BUYER, id = `evt-${n}`) => {
       const txHash = `0x${n.repeat(64).slice(0, 64)}` as `0x${string}`;
       ledger = [...ledger, { ...onChain, txHash, payer, amountUsdMicro: BigInt(amount), blockNumber: 40n + BigInt(ledger.length) }];
-      return applyBuyerPayment(deps, { webhookId: id, event: event({ tx_hash: txHash, payer, amount_usd_micro: String(amount), block_number: 40 + ledger.length - 1 }) });
+      return applyBuyerPayment(deps, {
+        webhookId: id,
+        event: event({ tx_hash: txHash, payer, amount_usd_micro: String(amount), block_number: 40 + ledger.length - 1 }),
+      });
     };
     return { deps, writes, stageCommits, orders, pay, mem, settlement: mem.settlement };
   }
@@ -181,8 +280,17 @@ describe('applyBuyerPayment', () => {
     const evidence = w.stageCommits[0]!.payload.evidence as Record<string, unknown>;
     expect(evidence).toEqual({ purchase_order_id: 'PO-1', payment_tx_hashes: [TX], loan_id: null });
     expect(JSON.stringify(evidence)).not.toMatch(/usdc|amount/i);
-    expect(w.writes).toEqual([['PO-1-release', { kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'COOP-1', amountUsdMicro: 770_000_000n }]]);
-    expect(w.settlement()).toMatchObject({ status: 'STARTED', remainder_status: 'REQUESTED', settled_batch_ids: ['BATCH-2026-000001'], amount_usd_micro: 770_000_000, short_payment: false, settled_by: 'system:lending-vault' });
+    expect(w.writes).toEqual([
+      ['PO-1-release', { kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'COOP-1', amountUsdMicro: 770_000_000n }],
+    ]);
+    expect(w.settlement()).toMatchObject({
+      status: 'STARTED',
+      remainder_status: 'REQUESTED',
+      settled_batch_ids: ['BATCH-2026-000001'],
+      amount_usd_micro: 770_000_000,
+      short_payment: false,
+      settled_by: 'system:lending-vault',
+    });
     expect(w.mem.audits.map(([t]) => t)).toEqual(['BUYER_PAYMENT_RECEIVED', 'SETTLEMENT_STARTED']);
     await applyBuyerPayment(w.deps, { webhookId: 'b', event: event() });
     expect(w.writes.map(([id]) => id)).toEqual(['PO-1-release', 'PO-1-release']); // the same idempotent write id
@@ -195,8 +303,13 @@ describe('applyBuyerPayment', () => {
     expect([w.settlement(), w.stageCommits, w.writes]).toEqual([null, [], []]);
     expect(w.orders.get('PO-1')!.paid_usd_micro).toBe(1);
     expect(await w.pay('2', 769_999_999)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
-    expect(w.settlement()).toMatchObject({ amount_usd_micro: 770_000_000, payments: [expect.objectContaining({ amount_usd_micro: 1 }), expect.objectContaining({ amount_usd_micro: 769_999_999 })] });
-    expect(w.writes).toEqual([['PO-1-release', { kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'COOP-1', amountUsdMicro: 770_000_000n }]]);
+    expect(w.settlement()).toMatchObject({
+      amount_usd_micro: 770_000_000,
+      payments: [expect.objectContaining({ amount_usd_micro: 1 }), expect.objectContaining({ amount_usd_micro: 769_999_999 })],
+    });
+    expect(w.writes).toEqual([
+      ['PO-1-release', { kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'COOP-1', amountUsdMicro: 770_000_000n }],
+    ]);
   });
 
   it('a payment from another address than buyer_address does not count: OTHER_PAYER, kept unapplied, refundable once', async () => {
@@ -209,12 +322,31 @@ describe('applyBuyerPayment', () => {
     const admin = { role: 'ADMIN', sub: 'admin-1' } as never;
     const refunded = await refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index });
     expect(refunded).toMatchObject({ status: 'REFUND_REQUESTED', refund_id: refundIdOf(stray!.tx_hash, stray!.log_index) });
-    expect(w.writes).toEqual([[refunded.refund_id, { kind: 'REFUND_PAYMENT', ref: refunded.refund_id, purchaseOrderRef: 'PO-1', to: stranger, amountUsdMicro: 770_000_000n, paymentTxHash: stray!.tx_hash, paymentLogIndex: stray!.log_index }]]);
+    expect(w.writes).toEqual([
+      [
+        refunded.refund_id,
+        {
+          kind: 'REFUND_PAYMENT',
+          ref: refunded.refund_id,
+          purchaseOrderRef: 'PO-1',
+          to: stranger,
+          amountUsdMicro: 770_000_000n,
+          paymentTxHash: stray!.tx_hash,
+          paymentLogIndex: stray!.log_index,
+        },
+      ],
+    ]);
     // Asked again while requested: the same idempotent write; once REFUNDED: refused.
     await refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index });
     expect(new Set(w.writes.map(([id]) => id)).size).toBe(1);
-    await settlementWriteHandlers({ ...w.deps, loans: { transition: async () => true } }).REFUND_PAYMENT.mined(storedVaultCall(w.writes[0]![1]) as Extract<StoredVaultCall, { kind: 'REFUND_PAYMENT' }>, '0xrefund', null);
-    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index })).rejects.toMatchObject({ code: 'PAYMENT_ALREADY_REFUNDED', status: 409 });
+    await settlementWriteHandlers({ ...w.deps, loans: { transition: async () => true } }).REFUND_PAYMENT.mined(
+      storedVaultCall(w.writes[0]![1]) as Extract<StoredVaultCall, { kind: 'REFUND_PAYMENT' }>,
+      '0xrefund',
+      null,
+    );
+    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index })).rejects.toMatchObject(
+      { code: 'PAYMENT_ALREADY_REFUNDED', status: 409 },
+    );
   });
 
   it('refunds: only ADMIN, only unapplied payments, only known payments', async () => {
@@ -222,22 +354,50 @@ describe('applyBuyerPayment', () => {
     await applyBuyerPayment(w.deps, { webhookId: 'a', event: event() });
     const coop = { role: 'COOPERATIVE', sub: 'c', cooperative_id: 'COOP-1' } as never;
     const admin = { role: 'ADMIN', sub: 'admin-1' } as never;
-    await expect(refundBuyerPayment(w.deps, coop, 'PO-1', { tx_hash: TX, log_index: 2 })).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
-    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 2 })).rejects.toMatchObject({ code: 'PAYMENT_COUNTED', status: 409 });
-    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 9 })).rejects.toMatchObject({ code: 'BUYER_PAYMENT_NOT_FOUND', status: 404 });
+    await expect(refundBuyerPayment(w.deps, coop, 'PO-1', { tx_hash: TX, log_index: 2 })).rejects.toMatchObject({
+      code: 'INSUFFICIENT_PERMISSIONS',
+    });
+    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 2 })).rejects.toMatchObject({
+      code: 'PAYMENT_COUNTED',
+      status: 409,
+    });
+    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 9 })).rejects.toMatchObject({
+      code: 'BUYER_PAYMENT_NOT_FOUND',
+      status: 404,
+    });
   });
 
   it('an ADMIN settles a short-paid order only with accept_short_payment; refusals for the other cases', async () => {
     const w = world();
     const admin = { role: 'ADMIN', sub: 'admin-1' } as never;
-    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({ code: 'NO_PAYMENT_RECEIVED', status: 409 });
+    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({
+      code: 'NO_PAYMENT_RECEIVED',
+      status: 409,
+    });
     await w.pay('4', 700_000_000);
-    await expect(settlePurchaseOrder(w.deps, { role: 'COOPERATIVE', sub: 'c', cooperative_id: 'COOP-1' } as never, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
-    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: false })).rejects.toMatchObject({ code: 'SHORT_PAYMENT_NOT_ACCEPTED', status: 422 });
+    await expect(
+      settlePurchaseOrder(w.deps, { role: 'COOPERATIVE', sub: 'c', cooperative_id: 'COOP-1' } as never, 'PO-1', {
+        accept_short_payment: true,
+      }),
+    ).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
+    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: false })).rejects.toMatchObject({
+      code: 'SHORT_PAYMENT_NOT_ACCEPTED',
+      status: 422,
+    });
     const s = await settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true });
-    expect(s).toMatchObject({ amount_usd_micro: 700_000_000, short_payment: true, settled_by: 'admin-1', amount_due_usd_micro: 770_000_000 });
-    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({ code: 'PO_ALREADY_SETTLED', status: 409 });
-    await expect(settlePurchaseOrder(w.deps, admin, 'PO-9', { accept_short_payment: true })).rejects.toMatchObject({ code: 'PO_NOT_FOUND' });
+    expect(s).toMatchObject({
+      amount_usd_micro: 700_000_000,
+      short_payment: true,
+      settled_by: 'admin-1',
+      amount_due_usd_micro: 770_000_000,
+    });
+    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({
+      code: 'PO_ALREADY_SETTLED',
+      status: 409,
+    });
+    await expect(settlePurchaseOrder(w.deps, admin, 'PO-9', { accept_short_payment: true })).rejects.toMatchObject({
+      code: 'PO_NOT_FOUND',
+    });
     // A payment after the settlement stays in escrow.
     expect(await w.pay('5', 70_000_000)).toMatchObject({ outcome: 'ALREADY_SETTLED' });
   });
@@ -251,7 +411,12 @@ describe('applyBuyerPayment', () => {
   });
 
   it('an event that does not match the ledger log (amount, payer, order, index) is MISMATCH and changes nothing', async () => {
-    for (const over of [{ amount_usd_micro: '1' }, { payer: '0x00000000000000000000000000000000000000b2' }, { purchase_order_id: 'PO-2' }, { log_index: 3 }]) {
+    for (const over of [
+      { amount_usd_micro: '1' },
+      { payer: '0x00000000000000000000000000000000000000b2' },
+      { purchase_order_id: 'PO-2' },
+      { log_index: 3 },
+    ]) {
       const w = world();
       expect(await applyBuyerPayment(w.deps, { webhookId: 'x', event: event(over) })).toMatchObject({ outcome: 'MISMATCH' });
       expect([w.writes, w.stageCommits, w.settlement(), w.mem.payments.size]).toEqual([[], [], null, 0]);
@@ -262,7 +427,9 @@ describe('applyBuyerPayment', () => {
     const w = world({ ...PO, status: 'DRAFT' });
     expect(await applyBuyerPayment(w.deps, { webhookId: 'x', event: event() })).toMatchObject({ outcome: 'UNKNOWN_PURCHASE_ORDER' });
     expect(w.settlement()).toBeNull();
-    expect([...w.mem.payments.values()]).toEqual([expect.objectContaining({ status: 'UNAPPLIED', unapplied_reason: 'UNKNOWN_PURCHASE_ORDER' })]);
+    expect([...w.mem.payments.values()]).toEqual([
+      expect.objectContaining({ status: 'UNAPPLIED', unapplied_reason: 'UNKNOWN_PURCHASE_ORDER' }),
+    ]);
   });
 
   it('a second payment (another transaction) for a settled order is ALREADY_SETTLED, kept unapplied, and requests nothing', async () => {
@@ -278,7 +445,11 @@ describe('applyBuyerPayment', () => {
     const w = world();
     let claimed = false;
     w.deps.receipts = fakeWebhookReceiptStore({ hasWebhook: async () => false, claimWebhook: async () => (claimed = true) });
-    w.deps.vault = { purchaseOrderPaymentsInTx: async () => { throw new Error('ECONNREFUSED'); } };
+    w.deps.vault = {
+      purchaseOrderPaymentsInTx: async () => {
+        throw new Error('ECONNREFUSED');
+      },
+    };
     await expect(applyBuyerPayment(w.deps, { webhookId: 'x', event: event() })).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE' });
     expect(claimed).toBe(false);
   });
@@ -288,13 +459,35 @@ describe('settlementWriteHandlers', () => {
   it('a mined repayment makes the loan REPAID (from PENDING or ACTIVE) and records it on the settlement', async () => {
     const calls: unknown[] = [];
     const h = settlementWriteHandlers({
-      loans: { transition: async (...args) => { calls.push(['loan', ...args]); return true; } },
-      settlements: { recordRepayment: async (...args) => { calls.push(['repayment', ...args]); }, recordRemainder: async () => undefined, recordRefund: async () => undefined },
+      loans: {
+        transition: async (...args) => {
+          calls.push(['loan', ...args]);
+          return true;
+        },
+      },
+      settlements: {
+        recordRepayment: async (...args) => {
+          calls.push(['repayment', ...args]);
+        },
+        recordRemainder: async () => undefined,
+        recordRefund: async () => undefined,
+      },
       now: () => NOW,
     });
-    await h.REPAY_LOAN.mined({ kind: 'REPAY_LOAN', ref: 'LOAN-2026-000001', purchaseOrderRef: 'PO-1', amountUsdMicro: '101972603' }, '0xrepay', null);
+    await h.REPAY_LOAN.mined(
+      { kind: 'REPAY_LOAN', ref: 'LOAN-2026-000001', purchaseOrderRef: 'PO-1', amountUsdMicro: '101972603' },
+      '0xrepay',
+      null,
+    );
     expect(calls).toEqual([
-      ['loan', 'LOAN-2026-000001', ['PENDING', 'ACTIVE'], 'REPAID', { repaid_usd_micro: 101_972_603, repay_tx_hash: '0xrepay', repaid_at: NOW.toISOString(), repaid_by_purchase_order_id: 'PO-1' }, NOW.toISOString()],
+      [
+        'loan',
+        'LOAN-2026-000001',
+        ['PENDING', 'ACTIVE'],
+        'REPAID',
+        { repaid_usd_micro: 101_972_603, repay_tx_hash: '0xrepay', repaid_at: NOW.toISOString(), repaid_by_purchase_order_id: 'PO-1' },
+        NOW.toISOString(),
+      ],
       ['repayment', 'PO-1', 'LOAN-2026-000001', { status: 'REPAID', tx_hash: '0xrepay' }, NOW.toISOString()],
     ]);
   });

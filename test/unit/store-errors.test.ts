@@ -1,4 +1,13 @@
-import { ConditionalCheckFailedException, DynamoDBServiceException, InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBServiceException,
+  InternalServerError,
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ThrottlingException,
+  TransactionCanceledException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
 import { asStoreError, isStoreUnavailable } from '../../shared/adapters/dynamodb/table';
 import { StoreUnavailableError } from '../../shared/domain/errors';
 
@@ -12,8 +21,14 @@ describe('isStoreUnavailable / asStoreError', () => {
     ['ThrottlingException', new ThrottlingException({ message: 'x', ...meta })],
     ['RequestLimitExceeded', new RequestLimitExceeded({ message: 'x', ...meta })],
     ['InternalServerError', new InternalServerError({ message: 'x', $metadata: { httpStatusCode: 500 } })],
-    ['ServiceUnavailable (503 server fault)', new DynamoDBServiceException({ name: 'ServiceUnavailable', $fault: 'server', message: 'x', $metadata: { httpStatusCode: 503 } })],
-    ['an unnamed 5xx server fault', new DynamoDBServiceException({ name: 'Unknown', $fault: 'server', message: 'x', $metadata: { httpStatusCode: 502 } })],
+    [
+      'ServiceUnavailable (503 server fault)',
+      new DynamoDBServiceException({ name: 'ServiceUnavailable', $fault: 'server', message: 'x', $metadata: { httpStatusCode: 503 } }),
+    ],
+    [
+      'an unnamed 5xx server fault',
+      new DynamoDBServiceException({ name: 'Unknown', $fault: 'server', message: 'x', $metadata: { httpStatusCode: 502 } }),
+    ],
     ['TimeoutError', Object.assign(new Error('timed out'), { name: 'TimeoutError' })],
     ['ECONNRESET', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })],
     ['ENOTFOUND', Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })],
@@ -26,9 +41,15 @@ describe('isStoreUnavailable / asStoreError', () => {
 
   it.each([
     ['ConditionalCheckFailedException', new ConditionalCheckFailedException({ message: 'x', ...meta })],
-    ['TransactionCanceledException', new TransactionCanceledException({ message: 'x', ...meta, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] })],
+    [
+      'TransactionCanceledException',
+      new TransactionCanceledException({ message: 'x', ...meta, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] }),
+    ],
     ['TransactionConflictException', new TransactionConflictException({ message: 'x', ...meta })],
-    ['a ValidationException (client fault)', new DynamoDBServiceException({ name: 'ValidationException', $fault: 'client', message: 'x', $metadata: { httpStatusCode: 400 } })],
+    [
+      'a ValidationException (client fault)',
+      new DynamoDBServiceException({ name: 'ValidationException', $fault: 'client', message: 'x', $metadata: { httpStatusCode: 400 } }),
+    ],
     ['a plain Error', new Error('bug')],
     ['undefined', undefined],
   ])('leaves %s unchanged', (_name, err) => {

@@ -24,30 +24,110 @@ const PAYOUT_UGX = 2_359_350;
 
 /** A trail the ledger agrees with: the mint entry, then a payout entry carrying the amount and the phone. */
 function trail(): { entries: AuditEntry[]; chain: ChainTrail } {
-  const first = buildAuditEntry({ batchId: batch.batch_id, seq: 1, type: 'BATCH_SUBMITTED', at: '2026-11-01T08:00:00.000Z', actor: 'agent-1', prevHash: GENESIS_HASH, payload: { token_id: batch.token_id, farmer_id: farmer.farmer_id, weight_kg: batch.weight_kg, grade: batch.grade } });
-  const payout = buildAuditEntry({ batchId: batch.batch_id, seq: 2, type: 'PAYOUT_PROCESSING', at: '2026-11-01T08:01:00.000Z', actor: 'system', prevHash: first.hash, payload: { payment_id: 'PAY-2026-000001-01', amount_ugx: PAYOUT_UGX, phone: farmer.phone } });
-  return { entries: [first, payout], chain: { mints: [{ tokenId: BigInt(batch.token_id), batchId: batch.batch_id, auditHash: `0x${first.hash}`, txHash: `0x${'ab'.repeat(32)}`, blockNumber: 5n }], stages: [] } };
+  const first = buildAuditEntry({
+    batchId: batch.batch_id,
+    seq: 1,
+    type: 'BATCH_SUBMITTED',
+    at: '2026-11-01T08:00:00.000Z',
+    actor: 'agent-1',
+    prevHash: GENESIS_HASH,
+    payload: { token_id: batch.token_id, farmer_id: farmer.farmer_id, weight_kg: batch.weight_kg, grade: batch.grade },
+  });
+  const payout = buildAuditEntry({
+    batchId: batch.batch_id,
+    seq: 2,
+    type: 'PAYOUT_PROCESSING',
+    at: '2026-11-01T08:01:00.000Z',
+    actor: 'system',
+    prevHash: first.hash,
+    payload: { payment_id: 'PAY-2026-000001-01', amount_ugx: PAYOUT_UGX, phone: farmer.phone },
+  });
+  return {
+    entries: [first, payout],
+    chain: {
+      mints: [
+        {
+          tokenId: BigInt(batch.token_id),
+          batchId: batch.batch_id,
+          auditHash: `0x${first.hash}`,
+          txHash: `0x${'ab'.repeat(32)}`,
+          blockNumber: 5n,
+        },
+      ],
+      stages: [],
+    },
+  };
 }
 
 /** The periodic anchor of the trail's head (#2, the payout entry), mined at block 9. */
 function anchorOf(entries: AuditEntry[]): BatchAnchor {
   const head = entries[entries.length - 1]!;
-  const p = buildAnchorTree([{ batch_id: batch.batch_id, sequence_number: head.sequence_number, hash: head.hash }]).proofs.get(batch.batch_id)!;
-  return { anchor_id: 'ANCHOR-1', head_sequence_number: head.sequence_number, head_hash: head.hash, root: p.root, proof: p.proof, tx_hash: `0x${'ef'.repeat(32)}`, block_number: 9 };
+  const p = buildAnchorTree([{ batch_id: batch.batch_id, sequence_number: head.sequence_number, hash: head.hash }]).proofs.get(
+    batch.batch_id,
+  )!;
+  return {
+    anchor_id: 'ANCHOR-1',
+    head_sequence_number: head.sequence_number,
+    head_hash: head.hash,
+    root: p.root,
+    proof: p.proof,
+    tx_hash: `0x${'ef'.repeat(32)}`,
+    block_number: 9,
+  };
 }
 
-function deps(over: { unanchored?: boolean; chainDown?: boolean; dds?: Partial<DdsRecord> | null; coopName?: string; polygon?: boolean } = {}): TracePageDeps {
+function deps(
+  over: { unanchored?: boolean; chainDown?: boolean; dds?: Partial<DdsRecord> | null; coopName?: string; polygon?: boolean } = {},
+): TracePageDeps {
   const t = trail();
-  const polygon = { type: 'Polygon' as const, coordinates: [[[34.17, 1.08], [34.175, 1.08], [34.175, 1.084], [34.17, 1.084], [34.17, 1.08]]] };
+  const polygon = {
+    type: 'Polygon' as const,
+    coordinates: [
+      [
+        [34.17, 1.08],
+        [34.175, 1.08],
+        [34.175, 1.084],
+        [34.17, 1.084],
+        [34.17, 1.08],
+      ],
+    ],
+  };
   return {
-    batches: fakeBatchStore({ get: async (id) => (id === batch.batch_id ? { ...batch, stage_history: [...batch.stage_history, { stage: 'GRADED', at: '2026-11-02T10:30:00.000Z', actor: 'coop', chain_tx_hash: `0x${'cd'.repeat(32)}`, audit_log_sequence_number: '3', evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y' }] } : null), auditEntries: async () => t.entries }),
+    batches: fakeBatchStore({
+      get: async (id) =>
+        id === batch.batch_id
+          ? {
+              ...batch,
+              stage_history: [
+                ...batch.stage_history,
+                {
+                  stage: 'GRADED',
+                  at: '2026-11-02T10:30:00.000Z',
+                  actor: 'coop',
+                  chain_tx_hash: `0x${'cd'.repeat(32)}`,
+                  audit_log_sequence_number: '3',
+                  evidence_ipfs_cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y',
+                },
+              ],
+            }
+          : null,
+      auditEntries: async () => t.entries,
+    }),
     registry: fakeRegistryStore({
-      getFarmer: async () => (over.polygon ? { ...farmer, farm: { ...farmer.farm, area_ha: 19.3, polygon, computed_area_ha: 24.6 } } : farmer),
+      getFarmer: async () =>
+        over.polygon ? { ...farmer, farm: { ...farmer.farm, area_ha: 19.3, polygon, computed_area_ha: 24.6 } } : farmer,
       getCooperative: async () => aCooperative({ name: over.coopName ?? 'Bugisu Farmers' }),
     }),
     anchors: { ofBatch: async () => (over.unanchored ? [] : [anchorOf(t.entries)]) },
     anchorRoot: async (root) => (root === anchorOf(t.entries).root ? 9n : null),
-    dds: { ofBatch: async () => (over.dds === undefined ? null : over.dds === null ? null : ({ status: 'AVAILABLE', reference_number: '26UGABCDEF1234', ...over.dds } as DdsRecord)) },
+    dds: {
+      ofBatch: async () =>
+        over.dds === undefined
+          ? null
+          : over.dds === null
+            ? null
+            : ({ status: 'AVAILABLE', reference_number: '26UGABCDEF1234', ...over.dds } as DdsRecord),
+    },
     chainTrail: async () => {
       if (over.chainDown) throw new Error('connect ECONNREFUSED');
       return t.chain;
@@ -57,14 +137,29 @@ function deps(over: { unanchored?: boolean; chainDown?: boolean; dds?: Partial<D
 }
 
 /** Every private string of the fixtures, as it could appear in any form. */
-const PRIVATE = [farmer.phone!, farmer.phone!.slice(4), farmer.full_name, 'Wamala', String(PAYOUT_UGX), '2,359,350', '2 359 350', aCooperative().manager.phone, aCooperative().manager.name, aCooperative().manager.email];
+const PRIVATE = [
+  farmer.phone!,
+  farmer.phone!.slice(4),
+  farmer.full_name,
+  'Wamala',
+  String(PAYOUT_UGX),
+  '2,359,350',
+  '2 359 350',
+  aCooperative().manager.phone,
+  aCooperative().manager.name,
+  aCooperative().manager.email,
+];
 
 describe('readPublicTrace', () => {
   it('shows grade, weight, cooperative, first name and district, stages, the DDS reference once AVAILABLE, and the verification', async () => {
     const view = await readPublicTrace(deps({ dds: {} }), batch.batch_id);
     expect(view).toMatchObject({
-      batch_id: batch.batch_id, grade: 'screen18', weight_kg: 240.75, stage: 'GRADED',
-      cooperative: { name: 'Bugisu Farmers', district: 'Mbale' }, farmer: { first_name: 'Joseph', district: 'Mbale' },
+      batch_id: batch.batch_id,
+      grade: 'screen18',
+      weight_kg: 240.75,
+      stage: 'GRADED',
+      cooperative: { name: 'Bugisu Farmers', district: 'Mbale' },
+      farmer: { first_name: 'Joseph', district: 'Mbale' },
       dds_reference_number: '26UGABCDEF1234',
       verification: { verified: true, failures: [] },
     });
@@ -105,7 +200,12 @@ describe('readPublicTrace', () => {
     const view = await readPublicTrace(deps({ chainDown: true }), batch.batch_id);
     expect(view.verification).toMatchObject({ verified: null, checks_total: 0 });
     // The same when only AuditAnchor cannot be read (the roots are read before the checks).
-    const anchorDown = { ...deps(), anchorRoot: async () => { throw new Error('rpc timeout'); } };
+    const anchorDown = {
+      ...deps(),
+      anchorRoot: async () => {
+        throw new Error('rpc timeout');
+      },
+    };
     expect((await readPublicTrace(anchorDown, batch.batch_id)).verification).toMatchObject({ verified: null });
     expect(tracePageHtml(view, 'https://x.test')).toContain('Verification unavailable');
   });
@@ -152,19 +252,32 @@ describe('rendering', () => {
   });
 
   it('projects the plot into the SVG box, north up', () => {
-    const svg = plotSvg({ type: 'Polygon', coordinates: [[[34.17, 1.08], [34.175, 1.08], [34.175, 1.084], [34.17, 1.084], [34.17, 1.08]]] });
+    const svg = plotSvg({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [34.17, 1.08],
+          [34.175, 1.08],
+          [34.175, 1.084],
+          [34.17, 1.084],
+          [34.17, 1.08],
+        ],
+      ],
+    });
     const d = /<path d="M([^"]+)Z"/.exec(svg)![1]!;
     const pts = d.split('L').map((p) => p.split(',').map(Number));
     for (const [x, y] of pts) {
-      expect(x).toBeGreaterThanOrEqual(0); expect(x).toBeLessThanOrEqual(320);
-      expect(y).toBeGreaterThanOrEqual(0); expect(y).toBeLessThanOrEqual(240);
+      expect(x).toBeGreaterThanOrEqual(0);
+      expect(x).toBeLessThanOrEqual(320);
+      expect(y).toBeGreaterThanOrEqual(0);
+      expect(y).toBeLessThanOrEqual(240);
     }
     expect(pts[0]![1]).toBeGreaterThan(pts[2]![1]!); // the southern edge (lat 1.08) is below the northern one
     expect(pts[1]![0]).toBeGreaterThan(pts[0]![0]!); // east is to the right
     expect(svg).toMatch(/>\d+ m</); // a scale bar in metres
   });
 
-  it('the QR code is qrcode\'s SVG of the URL', async () => {
+  it("the QR code is qrcode's SVG of the URL", async () => {
     const url = 'https://trace.example.test/prod/trace/BATCH-2026-000001';
     expect(await qrSvg(url)).toBe(await QRCode.toString(url, QR_OPTIONS));
   });
@@ -172,7 +285,17 @@ describe('rendering', () => {
 
 describe('GET /trace/{id} handler', () => {
   const call = (resource: string, id: string, headers: Record<string, string> = {}) =>
-    handler(apiEvent({ method: 'GET', path: resource.replace('{id}', id), resource, caller: null, pathParameters: { id }, headers: { host: 'api.example.test', 'x-forwarded-proto': 'https', ...headers } }), lambdaContext()) as Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
+    handler(
+      apiEvent({
+        method: 'GET',
+        path: resource.replace('{id}', id),
+        resource,
+        caller: null,
+        pathParameters: { id },
+        headers: { host: 'api.example.test', 'x-forwarded-proto': 'https', ...headers },
+      }),
+      lambdaContext(),
+    ) as Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
 
   it('a malformed id is 400 VALIDATION_ERROR in the envelope', async () => {
     const res = await call('/trace/{id}', 'not a batch');

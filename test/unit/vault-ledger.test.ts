@@ -1,6 +1,13 @@
 import { decodeFunctionData, type Hex } from 'viem';
 import { lendingVaultAbi } from '../../shared/adapters/ledger/abi';
-import { cooperativeSettlementAddress, idOfVaultRef, vaultCallData, vaultRef, vaultRevertReason, vaultShareholder } from '../../shared/adapters/ledger/vault-ledger';
+import {
+  cooperativeSettlementAddress,
+  idOfVaultRef,
+  vaultCallData,
+  vaultRef,
+  vaultRevertReason,
+  vaultShareholder,
+} from '../../shared/adapters/ledger/vault-ledger';
 import type { VaultCall } from '../../shared/domain/ports';
 
 const decode = (call: VaultCall) => {
@@ -12,14 +19,34 @@ const decode = (call: VaultCall) => {
 
 describe('vault calls → LendingVault calldata (shared/adapters/ledger/vault-ledger.ts)', () => {
   it('encodes every VaultCall kind with refs as right-padded bytes32 and derived addresses', () => {
-    expect(decode({ kind: 'VAULT_DEPOSIT', ref: 'DEP-2026-000001', mfiId: 'MFI-1', assetsUsdMicro: 5n })).toMatchObject({ functionName: 'depositFor', args: [vaultRef('DEP-2026-000001'), 5n, vaultShareholder('MFI-1')] });
-    expect(decode({ kind: 'VAULT_REVERSE_DEPOSIT', ref: 'DEP-2026-000001', mfiId: 'MFI-1', shares: 7n })).toMatchObject({ functionName: 'reverseDeposit', args: [vaultRef('DEP-2026-000001'), vaultShareholder('MFI-1'), 7n] });
-    expect(decode({ kind: 'LOCK_COLLATERAL', ref: 'LOAN-2026-000001', tokenId: 0n, principalUsdMicro: 50_000_000n })).toMatchObject({ functionName: 'openLoan', args: [vaultRef('LOAN-2026-000001'), 0n, 50_000_000n] });
-    expect(decode({ kind: 'CANCEL_LOAN', ref: 'LOAN-2026-000001' })).toMatchObject({ functionName: 'cancelLoan', args: [vaultRef('LOAN-2026-000001')] });
-    expect(decode({ kind: 'WRITE_OFF_LOAN', ref: 'LOAN-2026-000001' })).toMatchObject({ functionName: 'writeOffLoan', args: [vaultRef('LOAN-2026-000001')] });
+    expect(decode({ kind: 'VAULT_DEPOSIT', ref: 'DEP-2026-000001', mfiId: 'MFI-1', assetsUsdMicro: 5n })).toMatchObject({
+      functionName: 'depositFor',
+      args: [vaultRef('DEP-2026-000001'), 5n, vaultShareholder('MFI-1')],
+    });
+    expect(decode({ kind: 'VAULT_REVERSE_DEPOSIT', ref: 'DEP-2026-000001', mfiId: 'MFI-1', shares: 7n })).toMatchObject({
+      functionName: 'reverseDeposit',
+      args: [vaultRef('DEP-2026-000001'), vaultShareholder('MFI-1'), 7n],
+    });
+    expect(decode({ kind: 'LOCK_COLLATERAL', ref: 'LOAN-2026-000001', tokenId: 0n, principalUsdMicro: 50_000_000n })).toMatchObject({
+      functionName: 'openLoan',
+      args: [vaultRef('LOAN-2026-000001'), 0n, 50_000_000n],
+    });
+    expect(decode({ kind: 'CANCEL_LOAN', ref: 'LOAN-2026-000001' })).toMatchObject({
+      functionName: 'cancelLoan',
+      args: [vaultRef('LOAN-2026-000001')],
+    });
+    expect(decode({ kind: 'WRITE_OFF_LOAN', ref: 'LOAN-2026-000001' })).toMatchObject({
+      functionName: 'writeOffLoan',
+      args: [vaultRef('LOAN-2026-000001')],
+    });
     expect(vaultCallData({ kind: 'WRITE_OFF_LOAN', ref: 'LOAN-2026-000001' }).functionName).toBe('writeOffLoan');
-    expect(decode({ kind: 'REPAY_LOAN', ref: 'LOAN-2026-000001', purchaseOrderRef: 'PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z', amountUsdMicro: 9n })).toMatchObject({ functionName: 'repayLoan', args: [vaultRef('LOAN-2026-000001'), vaultRef('PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z'), 9n] });
-    expect(decode({ kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'BUGISU-CU-01', amountUsdMicro: 3n })).toMatchObject({ functionName: 'releaseRemainder', args: [vaultRef('PO-1'), cooperativeSettlementAddress('BUGISU-CU-01'), 3n] });
+    expect(
+      decode({ kind: 'REPAY_LOAN', ref: 'LOAN-2026-000001', purchaseOrderRef: 'PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z', amountUsdMicro: 9n }),
+    ).toMatchObject({ functionName: 'repayLoan', args: [vaultRef('LOAN-2026-000001'), vaultRef('PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z'), 9n] });
+    expect(decode({ kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'BUGISU-CU-01', amountUsdMicro: 3n })).toMatchObject({
+      functionName: 'releaseRemainder',
+      args: [vaultRef('PO-1'), cooperativeSettlementAddress('BUGISU-CU-01'), 3n],
+    });
   });
 
   it('refuses what the vault could never accept before anything is signed', () => {

@@ -43,10 +43,15 @@ const route = webhookHandler({ secret: async () => SECRET, schema: ChainEventSch
 
 /** Standard Webhooks headers signing `rawBody` as `id` at `at`. */
 function signedHeaders(rawBody: string, id = `evt_${TX}_0`, at = new Date()): Record<string, string> {
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': hook.sign(id, at, rawBody) };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': hook.sign(id, at, rawBody),
+  };
 }
 
-const post = async (body: string, headers: Record<string, string> = {}) => parse(await route(apiEvent({ path: PATH, body, headers }), lambdaContext()));
+const post = async (body: string, headers: Record<string, string> = {}) =>
+  parse(await route(apiEvent({ path: PATH, body, headers }), lambdaContext()));
 
 const stageChanged = (over: Record<string, unknown> = {}) => ({
   type: 'batch.stage_changed',

@@ -74,14 +74,25 @@ export interface IamEnforcerOptions {
 }
 
 /** A service exception class of an SDK client (`DynamoDBServiceException`, …). */
-export type ServiceExceptionClass = new (o: { name: string; $fault: 'client' | 'server'; $metadata: Record<string, unknown>; message: string }) => Error;
+export type ServiceExceptionClass = new (o: {
+  name: string;
+  $fault: 'client' | 'server';
+  $metadata: Record<string, unknown>;
+  message: string;
+}) => Error;
 
 type Command = { constructor: { name: string }; input?: Record<string, unknown> };
 type Send = (this: { config?: { serviceId?: string } }, command: Command, ...rest: unknown[]) => unknown;
 
 const DOC_COMMANDS: Record<string, string> = {
-  Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem',
-  TransactGet: 'TransactGetItems', TransactWrite: 'TransactWriteItems',
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchGet: 'BatchGetItem',
+  BatchWrite: 'BatchWriteItem',
+  TransactGet: 'TransactGetItems',
+  TransactWrite: 'TransactWriteItems',
 };
 /** Context keys whose policy conditions (string or Null operators only) let a decision be cached per pattern match. */
 const CACHEABLE_OPERATORS = /^(ForAnyValue:|ForAllValues:)?(StringLike|StringNotLike|StringEquals|StringNotEquals)(IfExists)?$|^Null$/;
@@ -119,8 +130,13 @@ export class IamEnforcer {
       this.record(fn, r, d.allowed);
       if (d.allowed) continue;
       const where = `function ${fn}: ${r.action} on ${r.resource}${Object.keys(r.context).length ? ` ${JSON.stringify(r.context)}` : ''}; decided by ${d.decidedBy}`;
-      const known = this.opts.knownRefusals?.find((k) => k.fn === fn && k.action === r.action && (!k.resource || globMatch(k.resource, r.resource))
-        && (!k.leadingKey || ([] as string[]).concat(r.context['dynamodb:LeadingKeys'] ?? []).every((v) => globMatch(k.leadingKey!, v))));
+      const known = this.opts.knownRefusals?.find(
+        (k) =>
+          k.fn === fn &&
+          k.action === r.action &&
+          (!k.resource || globMatch(k.resource, r.resource)) &&
+          (!k.leadingKey || ([] as string[]).concat(r.context['dynamodb:LeadingKeys'] ?? []).every((v) => globMatch(k.leadingKey!, v))),
+      );
       if (known) {
         this.say(`IAM refusal let through (known, LOCAL_IAM_KNOWN_REFUSALS: ${known.why}): ${where}`);
         continue;
@@ -150,19 +166,24 @@ export class IamEnforcer {
 
   private async simulate(fn: string, r: IamRequest): Promise<IamDecision> {
     const policies = this.opts.policies[fn]!;
-    const result = await runSimulation({
-      identityPolicies: policies.map((p) => ({ name: p.name, policy: p.document as never })),
-      serviceControlPolicies: [],
-      resourceControlPolicies: [],
-      request: {
-        action: r.action,
-        principal: `arn:aws:iam::${this.opts.account}:role/coffee-trace-${fn}`,
-        resource: { resource: r.resource, accountId: this.opts.account },
-        contextVariables: r.context,
-      },
-    } as never, {});
+    const result = await runSimulation(
+      {
+        identityPolicies: policies.map((p) => ({ name: p.name, policy: p.document as never })),
+        serviceControlPolicies: [],
+        resourceControlPolicies: [],
+        request: {
+          action: r.action,
+          principal: `arn:aws:iam::${this.opts.account}:role/coffee-trace-${fn}`,
+          resource: { resource: r.resource, accountId: this.opts.account },
+          contextVariables: r.context,
+        },
+      } as never,
+      {},
+    );
     if (result.resultType === 'error') {
-      throw new Error(`local IAM: the simulator cannot evaluate ${r.action} on ${r.resource} for ${fn}: ${result.errors.message} ${JSON.stringify(result.errors)}`);
+      throw new Error(
+        `local IAM: the simulator cannot evaluate ${r.action} on ${r.resource} for ${fn}: ${result.errors.message} ${JSON.stringify(result.errors)}`,
+      );
     }
     const analysis = result.resultType === 'single' ? result.result.analysis : result.results[0]?.analysis;
     const identity = analysis?.identityAnalysis;
@@ -215,7 +236,12 @@ export class IamEnforcer {
           if (refusal === undefined) return original.call(this, command, ...rest);
           const E = ex[service];
           if (!E) throw Object.assign(new Error(refusal), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } });
-          throw new E({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 403, requestId: `local-iam-${Date.now()}`, attempts: 1, totalRetryDelay: 0 }, message: refusal });
+          throw new E({
+            name: 'AccessDeniedException',
+            $fault: 'client',
+            $metadata: { httpStatusCode: 403, requestId: `local-iam-${Date.now()}`, attempts: 1, totalRetryDelay: 0 },
+            message: refusal,
+          });
         });
       };
     }
@@ -224,7 +250,7 @@ export class IamEnforcer {
   /** The IAM requests of an SDK command of `service` (smithy serviceId). */
   requestsOf(service: string, command: Command): IamRequest[] {
     const raw = command.constructor.name.replace(/Command$/, '');
-    const name = service === 'DynamoDB' ? DOC_COMMANDS[raw] ?? raw : raw;
+    const name = service === 'DynamoDB' ? (DOC_COMMANDS[raw] ?? raw) : raw;
     const input = command.input ?? {};
     const { region, account } = this.opts;
     switch (service) {
@@ -246,12 +272,16 @@ export class IamEnforcer {
       case 'SFN': {
         const sm = String(input.stateMachineArn ?? '');
         const exec = String(input.executionArn ?? '');
-        const resource = sm || exec || (/^SendTask/.test(name) ? this.opts.stateMachineArn ?? '*' : '*');
+        const resource = sm || exec || (/^SendTask/.test(name) ? (this.opts.stateMachineArn ?? '*') : '*');
         return [{ action: `states:${name}`, resource, context: {} }];
       }
       case 'KMS': {
         const keyId = String(input.KeyId ?? '*');
-        const resource = keyId.startsWith('arn:') ? keyId : keyId.startsWith('alias/') ? `arn:aws:kms:${region}:${account}:${keyId}` : `arn:aws:kms:${region}:${account}:key/${keyId}`;
+        const resource = keyId.startsWith('arn:')
+          ? keyId
+          : keyId.startsWith('alias/')
+            ? `arn:aws:kms:${region}:${account}:${keyId}`
+            : `arn:aws:kms:${region}:${account}:key/${keyId}`;
         const ec = (input.EncryptionContext ?? {}) as Record<string, string>;
         const context: Record<string, string | string[]> = {};
         if (Object.keys(ec).length) {
@@ -262,7 +292,13 @@ export class IamEnforcer {
       }
       case 'Secrets Manager': {
         const id = String(input.SecretId ?? '*');
-        return [{ action: `secretsmanager:${name}`, resource: id.startsWith('arn:') ? id : `arn:aws:secretsmanager:${region}:${account}:secret:${id}`, context: {} }];
+        return [
+          {
+            action: `secretsmanager:${name}`,
+            resource: id.startsWith('arn:') ? id : `arn:aws:secretsmanager:${region}:${account}:secret:${id}`,
+            context: {},
+          },
+        ];
       }
       default:
         return [{ action: `${service.toLowerCase().replace(/\s+/g, '')}:${name}`, resource: '*', context: {} }];
@@ -283,29 +319,32 @@ export class IamEnforcer {
       return;
     }
     const original = g.fetch;
-    const wrapped = Object.assign(async function enforcedFetch(input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]): Promise<Response> {
-      const enforcer = wrapped.__iam;
-      const fn = enforcer.current();
-      const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-      if (!fn || !enforcer.opts.s3Origin || url.origin !== new URL(enforcer.opts.s3Origin).origin) return original(input, init);
-      const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-      const requests = s3Requests(method, url, headers);
-      const refusal = await enforcer.check(fn, requests);
-      if (refusal !== undefined) return s3AccessDenied(refusal);
-      const res = await original(input, init);
-      const get = requests[0]!;
-      if (res.status === 404 && get.action === 's3:GetObject') {
-        const bucketArn = get.resource.slice(0, get.resource.indexOf('/'));
-        const key = get.resource.slice(get.resource.indexOf('/') + 1);
-        const listRefusal = await enforcer.check(fn, [{ action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': key } }]);
-        if (listRefusal !== undefined) {
-          await res.body?.cancel().catch(() => undefined);
-          return s3AccessDenied(`${listRefusal} (a GetObject of a missing key answers 403 without s3:ListBucket)`);
+    const wrapped = Object.assign(
+      async function enforcedFetch(input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]): Promise<Response> {
+        const enforcer = wrapped.__iam;
+        const fn = enforcer.current();
+        const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+        if (!fn || !enforcer.opts.s3Origin || url.origin !== new URL(enforcer.opts.s3Origin).origin) return original(input, init);
+        const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+        const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+        const requests = s3Requests(method, url, headers);
+        const refusal = await enforcer.check(fn, requests);
+        if (refusal !== undefined) return s3AccessDenied(refusal);
+        const res = await original(input, init);
+        const get = requests[0]!;
+        if (res.status === 404 && get.action === 's3:GetObject') {
+          const bucketArn = get.resource.slice(0, get.resource.indexOf('/'));
+          const key = get.resource.slice(get.resource.indexOf('/') + 1);
+          const listRefusal = await enforcer.check(fn, [{ action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': key } }]);
+          if (listRefusal !== undefined) {
+            await res.body?.cancel().catch(() => undefined);
+            return s3AccessDenied(`${listRefusal} (a GetObject of a missing key answers 403 without s3:ListBucket)`);
+          }
         }
-      }
-      return res;
-    }, { __iam: this as IamEnforcer });
+        return res;
+      },
+      { __iam: this as IamEnforcer },
+    );
     g.fetch = wrapped as typeof fetch & { __iam: IamEnforcer };
   }
 }
@@ -323,8 +362,10 @@ function s3Requests(method: string, url: URL, headers: Headers): IamRequest[] {
   const key = rest.map((p) => decodeURIComponent(p)).join('/');
   const bucketArn = `arn:aws:s3:::${decodeURIComponent(bucket)}`;
   if (!key) {
-    if (method === 'GET' || method === 'HEAD') return [{ action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': url.searchParams.get('prefix') ?? '' } }];
-    if (method === 'POST' && url.searchParams.has('delete')) return [{ action: 's3:DeleteObject', resource: `${bucketArn}/*`, context: {} }];
+    if (method === 'GET' || method === 'HEAD')
+      return [{ action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': url.searchParams.get('prefix') ?? '' } }];
+    if (method === 'POST' && url.searchParams.has('delete'))
+      return [{ action: 's3:DeleteObject', resource: `${bucketArn}/*`, context: {} }];
     if (method === 'PUT') return [{ action: 's3:CreateBucket', resource: bucketArn, context: {} }];
     if (method === 'DELETE') return [{ action: 's3:DeleteBucket', resource: bucketArn, context: {} }];
   }
@@ -337,7 +378,9 @@ function s3Requests(method: string, url: URL, headers: Headers): IamRequest[] {
     case 'POST': {
       const copy = headers.get('x-amz-copy-source');
       const put: IamRequest = { action: 's3:PutObject', resource: objectArn, context: {} };
-      return copy ? [put, { action: 's3:GetObject', resource: `arn:aws:s3:::${decodeURIComponent(copy.replace(/^\//, ''))}`, context: {} }] : [put];
+      return copy
+        ? [put, { action: 's3:GetObject', resource: `arn:aws:s3:::${decodeURIComponent(copy.replace(/^\//, ''))}`, context: {} }]
+        : [put];
     }
     case 'DELETE':
       return [{ action: 's3:DeleteObject', resource: objectArn, context: {} }];
@@ -370,11 +413,20 @@ function queryPartitionKey(input: Record<string, unknown>, attribute: string): s
 }
 
 /** IAM requests of a DynamoDB command (low-level name), each item of a batch or transaction apart. */
-function dynamoRequests(name: string, input: Record<string, unknown>, keys: IamEnforcerOptions['dynamoKeys'], tableArn: (table: string) => string): IamRequest[] {
+function dynamoRequests(
+  name: string,
+  input: Record<string, unknown>,
+  keys: IamEnforcerOptions['dynamoKeys'],
+  tableArn: (table: string) => string,
+): IamRequest[] {
   const item = (action: string, table: string, key: Record<string, unknown> | undefined, index?: string): IamRequest => {
     const schema = keys[table];
     const pk = schema && key ? keyValue(key[schema.partitionKey]) : undefined;
-    return { action: `dynamodb:${action}`, resource: index ? `${tableArn(table)}/index/${index}` : tableArn(table), context: pk !== undefined ? { 'dynamodb:LeadingKeys': [pk] } : {} };
+    return {
+      action: `dynamodb:${action}`,
+      resource: index ? `${tableArn(table)}/index/${index}` : tableArn(table),
+      context: pk !== undefined ? { 'dynamodb:LeadingKeys': [pk] } : {},
+    };
   };
   const table = String(input.TableName ?? '');
   switch (name) {
@@ -389,24 +441,50 @@ function dynamoRequests(name: string, input: Record<string, unknown>, keys: IamE
       const schema = keys[table];
       const attribute = schema ? (index ? schema.indexes[index] : schema.partitionKey) : undefined;
       const pk = attribute ? queryPartitionKey(input, attribute) : undefined;
-      return [{ action: 'dynamodb:Query', resource: index ? `${tableArn(table)}/index/${index}` : tableArn(table), context: pk !== undefined ? { 'dynamodb:LeadingKeys': [pk] } : {} }];
+      return [
+        {
+          action: 'dynamodb:Query',
+          resource: index ? `${tableArn(table)}/index/${index}` : tableArn(table),
+          context: pk !== undefined ? { 'dynamodb:LeadingKeys': [pk] } : {},
+        },
+      ];
     }
     case 'Scan':
-      return [{ action: 'dynamodb:Scan', resource: input.IndexName ? `${tableArn(table)}/index/${String(input.IndexName)}` : tableArn(table), context: {} }];
+      return [
+        {
+          action: 'dynamodb:Scan',
+          resource: input.IndexName ? `${tableArn(table)}/index/${String(input.IndexName)}` : tableArn(table),
+          context: {},
+        },
+      ];
     case 'BatchGetItem':
-      return Object.entries((input.RequestItems ?? {}) as Record<string, { Keys?: Array<Record<string, unknown>> }>)
-        .flatMap(([t, r]) => (r.Keys ?? []).map((k) => item('BatchGetItem', t, k)));
+      return Object.entries((input.RequestItems ?? {}) as Record<string, { Keys?: Array<Record<string, unknown>> }>).flatMap(([t, r]) =>
+        (r.Keys ?? []).map((k) => item('BatchGetItem', t, k)),
+      );
     case 'BatchWriteItem':
-      return Object.entries((input.RequestItems ?? {}) as Record<string, Array<{ PutRequest?: { Item: Record<string, unknown> }; DeleteRequest?: { Key: Record<string, unknown> } }>>)
-        .flatMap(([t, rs]) => rs.map((r) => item('BatchWriteItem', t, r.PutRequest?.Item ?? r.DeleteRequest?.Key)));
+      return Object.entries(
+        (input.RequestItems ?? {}) as Record<
+          string,
+          Array<{ PutRequest?: { Item: Record<string, unknown> }; DeleteRequest?: { Key: Record<string, unknown> } }>
+        >,
+      ).flatMap(([t, rs]) => rs.map((r) => item('BatchWriteItem', t, r.PutRequest?.Item ?? r.DeleteRequest?.Key)));
     case 'TransactWriteItems':
-      return ((input.TransactItems ?? []) as Array<Record<string, { TableName: string; Key?: Record<string, unknown>; Item?: Record<string, unknown> }>>).map((ti) => {
+      return (
+        (input.TransactItems ?? []) as Array<
+          Record<string, { TableName: string; Key?: Record<string, unknown>; Item?: Record<string, unknown> }>
+        >
+      ).map((ti) => {
         const [kind, op] = Object.entries(ti)[0]!;
-        const action = ({ Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' } as Record<string, string>)[kind] ?? kind;
+        const action =
+          ({ Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' } as Record<string, string>)[
+            kind
+          ] ?? kind;
         return item(action, op.TableName, op.Key ?? op.Item);
       });
     case 'TransactGetItems':
-      return ((input.TransactItems ?? []) as Array<{ Get: { TableName: string; Key: Record<string, unknown> } }>).map((ti) => item('GetItem', ti.Get.TableName, ti.Get.Key));
+      return ((input.TransactItems ?? []) as Array<{ Get: { TableName: string; Key: Record<string, unknown> } }>).map((ti) =>
+        item('GetItem', ti.Get.TableName, ti.Get.Key),
+      );
     case 'ExecuteStatement':
     case 'BatchExecuteStatement':
     case 'ExecuteTransaction':
@@ -418,7 +496,9 @@ function dynamoRequests(name: string, input: Record<string, unknown>, keys: IamE
 }
 
 function partiqlRequests(input: Record<string, unknown>, tableArn: (t: string) => string): IamRequest[] {
-  const statements = input.Statement ? [String(input.Statement)] : ((input.Statements ?? input.TransactStatements ?? []) as Array<{ Statement: string }>).map((s) => s.Statement);
+  const statements = input.Statement
+    ? [String(input.Statement)]
+    : ((input.Statements ?? input.TransactStatements ?? []) as Array<{ Statement: string }>).map((s) => s.Statement);
   return statements.map((s) => {
     const verb = /^\s*(\w+)/.exec(s)?.[1]?.toLowerCase() ?? 'select';
     const table = /(?:from|into|update)\s+"?([\w.-]+)"?/i.exec(s)?.[1] ?? '*';
@@ -430,7 +510,13 @@ function partiqlRequests(input: Record<string, unknown>, tableArn: (t: string) =
 function globMatch(pattern: string, value: string): boolean {
   let re = GLOBS.get(pattern);
   if (!re) {
-    re = new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('')}$`, 's');
+    re = new RegExp(
+      `^${pattern
+        .split('')
+        .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+        .join('')}$`,
+      's',
+    );
     GLOBS.set(pattern, re);
   }
   return re.test(value);
@@ -480,12 +566,14 @@ function policyShape(docs: PolicyDocument[]): { resources: string[]; context: Ma
  */
 function cacheKey(fn: string, r: IamRequest, shape: { resources: string[]; context: Map<string, string[] | 'raw'> }): string {
   const res = shape.resources.map((p) => (arnMatch(p, r.resource) ? '1' : '0')).join('');
-  const ctx = Object.keys(r.context).sort().map((k) => {
-    const values = ([] as string[]).concat(r.context[k]!);
-    const patterns = shape.context.get(k.toLowerCase());
-    if (patterns === 'raw') return `${k}=${JSON.stringify(values)}`;
-    const vectors = new Set(values.map((v) => (patterns ?? []).map((p) => `${globMatch(p, v) ? 1 : 0}${p === v ? 1 : 0}`).join('')));
-    return `${k}:${values.length ? 'some' : 'none'}:${[...vectors].sort().join(',')}`;
-  });
+  const ctx = Object.keys(r.context)
+    .sort()
+    .map((k) => {
+      const values = ([] as string[]).concat(r.context[k]!);
+      const patterns = shape.context.get(k.toLowerCase());
+      if (patterns === 'raw') return `${k}=${JSON.stringify(values)}`;
+      const vectors = new Set(values.map((v) => (patterns ?? []).map((p) => `${globMatch(p, v) ? 1 : 0}${p === v ? 1 : 0}`).join('')));
+      return `${k}:${values.length ? 'some' : 'none'}:${[...vectors].sort().join(',')}`;
+    });
   return `${fn}|${r.action}|${res}|${ctx.join('|')}`;
 }

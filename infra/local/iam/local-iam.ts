@@ -29,7 +29,10 @@ export function localIamEnforced(value = process.env.LOCAL_IAM_ENFORCE): boolean
 function knownRefusalsFrom(value = process.env.LOCAL_IAM_KNOWN_REFUSALS): KnownRefusal[] {
   if (!value?.trim()) return [];
   const list = JSON.parse(value) as KnownRefusal[];
-  if (!Array.isArray(list) || list.some((k) => !k || typeof k.fn !== 'string' || typeof k.action !== 'string' || typeof k.why !== 'string')) {
+  if (
+    !Array.isArray(list) ||
+    list.some((k) => !k || typeof k.fn !== 'string' || typeof k.action !== 'string' || typeof k.why !== 'string')
+  ) {
     throw new Error('LOCAL_IAM_KNOWN_REFUSALS must be a JSON array of {"fn","action","resource"?,"leadingKey"?,"why"}');
   }
   return list;
@@ -51,7 +54,9 @@ export interface LocalIamTargets extends Omit<LocalResources, 'functionArn'> {
  */
 export async function startLocalIam(t: LocalIamTargets): Promise<IamEnforcer> {
   const started = Date.now();
-  const template = await loadRolePolicies((ms) => t.log(`IAM: synthesized the CDK stack for its role policies in ${(ms / 1000).toFixed(1)} s (cached under .local/iam/)`));
+  const template = await loadRolePolicies((ms) =>
+    t.log(`IAM: synthesized the CDK stack for its role policies in ${(ms / 1000).toFixed(1)} s (cached under .local/iam/)`),
+  );
   const policies = resolvePolicies(template, t);
   const ddb = new DynamoDBClient({ endpoint: t.dynamoEndpoint });
   const table = (await ddb.send(new DescribeTableCommand({ TableName: t.tableName }))).Table!;
@@ -64,10 +69,18 @@ export async function startLocalIam(t: LocalIamTargets): Promise<IamEnforcer> {
     log: t.log,
     decisionsFile: process.env.LOCAL_IAM_DECISIONS_FILE || undefined,
     knownRefusals: knownRefusalsFrom(),
-    dynamoKeys: { [t.tableName]: { partitionKey: hash(table.KeySchema), indexes: Object.fromEntries((table.GlobalSecondaryIndexes ?? []).map((i) => [i.IndexName!, hash(i.KeySchema)])) } },
+    dynamoKeys: {
+      [t.tableName]: {
+        partitionKey: hash(table.KeySchema),
+        indexes: Object.fromEntries((table.GlobalSecondaryIndexes ?? []).map((i) => [i.IndexName!, hash(i.KeySchema)])),
+      },
+    },
     queueArnOf: (url) => {
       const q = t.queueUrls[url];
-      const arn = q ? t.queues[q]?.arn : Object.values(t.queues).find((x) => x.arn.endsWith(`:${url.split('/').pop()}`))?.arn ?? Object.values(t.queues).find((x) => x.dlqArn.endsWith(`:${url.split('/').pop()}`))?.dlqArn;
+      const arn = q
+        ? t.queues[q]?.arn
+        : (Object.values(t.queues).find((x) => x.arn.endsWith(`:${url.split('/').pop()}`))?.arn ??
+          Object.values(t.queues).find((x) => x.dlqArn.endsWith(`:${url.split('/').pop()}`))?.dlqArn);
       return arn ?? `arn:aws:sqs:${t.region}:${t.account}:${url.split('/').pop()}`;
     },
     smsStandInTopicArn: t.smsStandInTopicArn,
@@ -75,10 +88,16 @@ export async function startLocalIam(t: LocalIamTargets): Promise<IamEnforcer> {
     s3Origin: new URL(t.s3Endpoint).origin,
   });
   const exceptions: Record<string, ServiceExceptionClass> = {
-    DynamoDB: DynamoDBServiceException as never, SQS: SQSServiceException as never, SNS: SNSServiceException as never,
-    SFN: SFNServiceException as never, KMS: KMSServiceException as never,
+    DynamoDB: DynamoDBServiceException as never,
+    SQS: SQSServiceException as never,
+    SNS: SNSServiceException as never,
+    SFN: SFNServiceException as never,
+    KMS: KMSServiceException as never,
   };
-  enforcer.instrument([DynamoDBClient, SQSClient, SNSClient, SFNClient, KMSClient].map((c) => Object.getPrototypeOf(c.prototype) as object), exceptions);
+  enforcer.instrument(
+    [DynamoDBClient, SQSClient, SNSClient, SFNClient, KMSClient].map((c) => Object.getPrototypeOf(c.prototype) as object),
+    exceptions,
+  );
   enforcer.instrumentFetch();
   t.log(`IAM: enforcing the roles of ${Object.keys(policies).length} functions (ready in ${Date.now() - started} ms)`);
   return enforcer;

@@ -10,7 +10,9 @@ async function main() {
   let synthMs: number | undefined;
   await loadRolePolicies((ms) => (synthMs = ms));
   const file = rolePoliciesCacheFile(templateInputsHash());
-  process.stdout.write(`${synthMs === undefined ? 'cached' : `synthesized in ${(synthMs / 1000).toFixed(1)} s`}: ${file} (${Date.now() - started} ms)\n`);
+  process.stdout.write(
+    `${synthMs === undefined ? 'cached' : `synthesized in ${(synthMs / 1000).toFixed(1)} s`}: ${file} (${Date.now() - started} ms)\n`,
+  );
 }
 
 main().catch((err) => {

@@ -74,7 +74,8 @@ export function templateInputsHash(root = repoRoot()): string {
   const walk = (p: string) => {
     const st = statSync(p);
     if (st.isDirectory()) {
-      for (const e of readdirSync(p).sort()) if (e !== 'node_modules' && !e.startsWith('.') && !NOT_INPUTS.includes(relative(root, join(p, e)))) walk(join(p, e));
+      for (const e of readdirSync(p).sort())
+        if (e !== 'node_modules' && !e.startsWith('.') && !NOT_INPUTS.includes(relative(root, join(p, e)))) walk(join(p, e));
     } else if (/\.(ts|json)$/.test(p)) {
       h.update(relative(root, p)).update('\0').update(readFileSync(p)).update('\0');
     }
@@ -124,8 +125,11 @@ async function synthesizeRolePolicies(): Promise<TemplateRolePolicies> {
     // `aws:cdk:bundling-stacks: []`: no stack needs its assets bundled (NodejsFunction and the static-files layer skip esbuild).
     const app = new App({ outdir, context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
     const stack = new CoffeeTraceStack(app, 'CoffeeTrace');
-    const template = JSON.parse(readFileSync(join(app.synth().directory, stack.templateFile), 'utf8')) as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
-    const idOf = (c: { node: { defaultChild?: unknown } } | unknown): string => stack.getLogicalId(((c as { node: { defaultChild?: unknown } }).node.defaultChild ?? c) as InstanceType<typeof CfnResource>);
+    const template = JSON.parse(readFileSync(join(app.synth().directory, stack.templateFile), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+    };
+    const idOf = (c: { node: { defaultChild?: unknown } } | unknown): string =>
+      stack.getLogicalId(((c as { node: { defaultChild?: unknown } }).node.defaultChild ?? c) as InstanceType<typeof CfnResource>);
 
     const counterparts: Record<string, LocalCounterpart> = {};
     counterparts[idOf(stack.stateful.table)] = { kind: 'table' };
@@ -137,7 +141,16 @@ async function synthesizeRolePolicies(): Promise<TemplateRolePolicies> {
     for (const b of stack.node.findAll().filter((c): c is InstanceType<typeof CfnBucket> => c instanceof CfnBucket)) {
       if (Stack.of(b) !== stack) continue;
       const path = b.node.path;
-      counterparts[stack.getLogicalId(b)] = { kind: 'bucket', bucket: /\/EvidenceUploads\//.test(path) ? 'evidence-uploads' : /\/Evidence\//.test(path) ? 'evidence' : (() => { throw new Error(`local IAM: bucket ${path} has no local counterpart`); })() };
+      counterparts[stack.getLogicalId(b)] = {
+        kind: 'bucket',
+        bucket: /\/EvidenceUploads\//.test(path)
+          ? 'evidence-uploads'
+          : /\/Evidence\//.test(path)
+            ? 'evidence'
+            : (() => {
+                throw new Error(`local IAM: bucket ${path} has no local counterpart`);
+              })(),
+      };
     }
     const roleToFn = new Map<string, string>();
     for (const [fn, f] of stack.functions) {
@@ -145,7 +158,8 @@ async function synthesizeRolePolicies(): Promise<TemplateRolePolicies> {
       counterparts[idOf(f.fn)] = { kind: 'function', fn };
     }
     for (const [id, r] of Object.entries(template.Resources)) {
-      if (!counterparts[id] && ['AWS::KMS::Key', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup'].includes(r.Type)) counterparts[id] = { kind: 'none', type: r.Type };
+      if (!counterparts[id] && ['AWS::KMS::Key', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup'].includes(r.Type))
+        counterparts[id] = { kind: 'none', type: r.Type };
     }
 
     const functions: TemplateRolePolicies['functions'] = {};
@@ -153,8 +167,10 @@ async function synthesizeRolePolicies(): Promise<TemplateRolePolicies> {
     for (const [id, r] of Object.entries(template.Resources)) {
       const p = r.Properties ?? {};
       if (r.Type === 'AWS::IAM::Role' && roleToFn.has(id)) {
-        if ((p.ManagedPolicyArns as unknown[] | undefined)?.length) throw new Error(`local IAM: role ${id} (${roleToFn.get(id)}) has managed policies, which the local enforcement cannot read`);
-        for (const inline of (p.Policies ?? []) as Array<{ PolicyName: string; PolicyDocument: PolicyDocument }>) functions[roleToFn.get(id)!]!.push({ name: inline.PolicyName, document: inline.PolicyDocument });
+        if ((p.ManagedPolicyArns as unknown[] | undefined)?.length)
+          throw new Error(`local IAM: role ${id} (${roleToFn.get(id)}) has managed policies, which the local enforcement cannot read`);
+        for (const inline of (p.Policies ?? []) as Array<{ PolicyName: string; PolicyDocument: PolicyDocument }>)
+          functions[roleToFn.get(id)!]!.push({ name: inline.PolicyName, document: inline.PolicyDocument });
       }
       if (r.Type === 'AWS::IAM::Policy') {
         for (const role of (p.Roles ?? []) as Array<{ Ref?: string }>) {
@@ -180,7 +196,10 @@ function localArn(id: string, attr: string | undefined, t: TemplateRolePolicies,
   const c = t.counterparts[id];
   const a = attr ?? 'Ref';
   const arn = (service: string, resource: string) => `arn:aws:${service}:${local.region}:${local.account}:${resource}`;
-  if (!c) throw new Error(`local IAM: the role policies reference ${id}.${a}, which has no local counterpart (map it in infra/local/iam/role-policies.ts)`);
+  if (!c)
+    throw new Error(
+      `local IAM: the role policies reference ${id}.${a}, which has no local counterpart (map it in infra/local/iam/role-policies.ts)`,
+    );
   switch (c.kind) {
     case 'table':
       if (a === 'Arn') return arn('dynamodb', `table/${local.tableName}`);
@@ -221,13 +240,22 @@ function localArn(id: string, attr: string | undefined, t: TemplateRolePolicies,
  * template ARN becomes the local one.
  * @throws Error on an intrinsic function or logical id it does not know.
  */
-export function resolvePolicies(t: TemplateRolePolicies, local: LocalResources): Record<string, Array<{ name: string; document: PolicyDocument }>> {
-  const pseudo: Record<string, string> = { 'AWS::Region': local.region, 'AWS::AccountId': local.account, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com' };
+export function resolvePolicies(
+  t: TemplateRolePolicies,
+  local: LocalResources,
+): Record<string, Array<{ name: string; document: PolicyDocument }>> {
+  const pseudo: Record<string, string> = {
+    'AWS::Region': local.region,
+    'AWS::AccountId': local.account,
+    'AWS::Partition': 'aws',
+    'AWS::URLSuffix': 'amazonaws.com',
+  };
   const templateSm = `arn:aws:states:${local.region}:${local.account}:stateMachine:${t.stateMachineName}`;
   const localSm = local.stateMachineArn;
-  const fixSm = (s: string) => s.startsWith(templateSm)
-    ? localSm + s.slice(templateSm.length)
-    : s.replace(`:execution:${t.stateMachineName}:`, `:execution:${localSm.split(':').pop()}:`);
+  const fixSm = (s: string) =>
+    s.startsWith(templateSm)
+      ? localSm + s.slice(templateSm.length)
+      : s.replace(`:execution:${t.stateMachineName}:`, `:execution:${localSm.split(':').pop()}:`);
   const resolve = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(resolve);
     if (v === null || typeof v !== 'object') return typeof v === 'string' ? fixSm(v) : v;
@@ -250,16 +278,20 @@ export function resolvePolicies(t: TemplateRolePolicies, local: LocalResources):
       }
       if (k === 'Fn::Sub') {
         const [text, vars] = Array.isArray(arg) ? (arg as [string, Record<string, unknown>]) : [String(arg), {}];
-        return fixSm(text.replace(/\$\{([^}]+)\}/g, (_m, name: string) => {
-          if (name in vars) return String(resolve(vars[name]));
-          if (pseudo[name]) return pseudo[name]!;
-          const [id, attr] = name.split('.');
-          return localArn(id!, attr, t, local);
-        }));
+        return fixSm(
+          text.replace(/\$\{([^}]+)\}/g, (_m, name: string) => {
+            if (name in vars) return String(resolve(vars[name]));
+            if (pseudo[name]) return pseudo[name]!;
+            const [id, attr] = name.split('.');
+            return localArn(id!, attr, t, local);
+          }),
+        );
       }
       throw new Error(`local IAM: the role policies use ${k}, which the local enforcement cannot resolve`);
     }
     return Object.fromEntries(keys.map((key) => [key, resolve(o[key])]));
   };
-  return Object.fromEntries(Object.entries(t.functions).map(([fn, ps]) => [fn, ps.map((p) => ({ name: p.name, document: resolve(p.document) as PolicyDocument }))]));
+  return Object.fromEntries(
+    Object.entries(t.functions).map(([fn, ps]) => [fn, ps.map((p) => ({ name: p.name, document: resolve(p.document) as PolicyDocument }))]),
+  );
 }

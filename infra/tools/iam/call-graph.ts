@@ -42,7 +42,15 @@ export class CallGraph {
 
   constructor(private readonly root: string) {
     this.files = SOURCE_DIRS.flatMap((d) => (existsSync(join(root, d)) ? listTs(join(root, d)) : []));
-    const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.Preserve, moduleResolution: ts.ModuleResolutionKind.Bundler, strict: true, skipLibCheck: true, noEmit: true, types: [] };
+    const options: ts.CompilerOptions = {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.Preserve,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: [],
+    };
     const host: ts.LanguageServiceHost = {
       getScriptFileNames: () => this.files,
       getScriptVersion: () => '1',
@@ -113,7 +121,12 @@ function findDeclarationName(sf: ts.SourceFile, name: string): ts.Node | undefin
   let found: ts.Node | undefined;
   const visit = (n: ts.Node): void => {
     if (found) return;
-    if ((ts.isFunctionDeclaration(n) || ts.isClassDeclaration(n) || ts.isVariableDeclaration(n)) && n.name && ts.isIdentifier(n.name) && n.name.text === first) {
+    if (
+      (ts.isFunctionDeclaration(n) || ts.isClassDeclaration(n) || ts.isVariableDeclaration(n)) &&
+      n.name &&
+      ts.isIdentifier(n.name) &&
+      n.name.text === first
+    ) {
       if (!member) {
         found = n.name;
         return;
@@ -138,8 +151,24 @@ function enclosingNamedDeclaration(sf: ts.SourceFile, pos: number): ts.Node | un
   let node: ts.Node | undefined = findToken(sf, pos);
   let from: ts.Node | undefined;
   while (node && node !== sf) {
-    if (ts.isTypeNode(node) || ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isImportDeclaration(node) || ts.isExportDeclaration(node) || ts.isImportEqualsDeclaration(node)) return undefined;
-    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isPropertyDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isClassDeclaration(node)) && node.name) return node.name;
+    if (
+      ts.isTypeNode(node) ||
+      ts.isInterfaceDeclaration(node) ||
+      ts.isTypeAliasDeclaration(node) ||
+      ts.isImportDeclaration(node) ||
+      ts.isExportDeclaration(node) ||
+      ts.isImportEqualsDeclaration(node)
+    )
+      return undefined;
+    if (
+      (ts.isFunctionDeclaration(node) ||
+        ts.isMethodDeclaration(node) ||
+        ts.isPropertyDeclaration(node) ||
+        ts.isGetAccessorDeclaration(node) ||
+        ts.isClassDeclaration(node)) &&
+      node.name
+    )
+      return node.name;
     if (ts.isConstructorDeclaration(node)) return node.parent.name;
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) return node.name;
     if (ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node)) {
@@ -148,7 +177,8 @@ function enclosingNamedDeclaration(sf: ts.SourceFile, pos: number): ts.Node | un
       // property (`{ loans: loanRepo() }`) is computed by whatever builds the object.
       // A property's own name is where an object implements a member, not a call of it.
       if (ts.isPropertyAssignment(node) && from === node.name) return undefined;
-      if (ts.isPropertyAssignment(node) && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))) return node.name;
+      if (ts.isPropertyAssignment(node) && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer)))
+        return node.name;
       return enclosingNamedDeclaration(sf, node.parent.getStart(sf));
     }
     from = node;

@@ -43,7 +43,10 @@ export interface ResolvedResource {
  * AWS would give them for its type, named after its logical id (S3 bucket names lower-cased).
  * `overrides` replaces any of them (e.g. to match names used elsewhere in a test).
  */
-export function resolveTemplate(template: Json, overrides: Record<string, Partial<ResolvedResource>> = {}): Record<string, ResolvedResource> {
+export function resolveTemplate(
+  template: Json,
+  overrides: Record<string, Partial<ResolvedResource>> = {},
+): Record<string, ResolvedResource> {
   const out: Record<string, ResolvedResource> = {};
   const r = TEST_REGION;
   const a = TEST_ACCOUNT;
@@ -120,8 +123,12 @@ export function resolveTemplate(template: Json, overrides: Record<string, Partia
  */
 function resolveIntrinsics(value: unknown, resources: Record<string, ResolvedResource>, parameters: Record<string, string> = {}): unknown {
   const pseudo: Record<string, string> = {
-    'AWS::Region': TEST_REGION, 'AWS::AccountId': TEST_ACCOUNT, 'AWS::Partition': TEST_PARTITION, 'AWS::URLSuffix': 'amazonaws.com',
-    'AWS::StackName': 'CoffeeTrace', 'AWS::StackId': `arn:aws:cloudformation:${TEST_REGION}:${TEST_ACCOUNT}:stack/CoffeeTrace/0`,
+    'AWS::Region': TEST_REGION,
+    'AWS::AccountId': TEST_ACCOUNT,
+    'AWS::Partition': TEST_PARTITION,
+    'AWS::URLSuffix': 'amazonaws.com',
+    'AWS::StackName': 'CoffeeTrace',
+    'AWS::StackId': `arn:aws:cloudformation:${TEST_REGION}:${TEST_ACCOUNT}:stack/CoffeeTrace/0`,
   };
   const ref = (name: string): string => {
     if (pseudo[name] !== undefined) return pseudo[name]!;
@@ -143,14 +150,18 @@ function resolveIntrinsics(value: unknown, resources: Record<string, ResolvedRes
       const [k] = keys;
       const arg = o[k!];
       switch (k) {
-        case 'Ref': return ref(arg);
+        case 'Ref':
+          return ref(arg);
         case 'Fn::GetAtt': {
           const [id, attr] = Array.isArray(arg) ? arg : String(arg).split(/\.(.+)/);
           return getAtt(id, attr);
         }
-        case 'Fn::Join': return (walk(arg[1]) as unknown[]).map(String).join(arg[0]);
-        case 'Fn::Select': return (walk(arg[1]) as unknown[])[Number(walk(arg[0]))];
-        case 'Fn::Split': return String(walk(arg[1])).split(arg[0]);
+        case 'Fn::Join':
+          return (walk(arg[1]) as unknown[]).map(String).join(arg[0]);
+        case 'Fn::Select':
+          return (walk(arg[1]) as unknown[])[Number(walk(arg[0]))];
+        case 'Fn::Split':
+          return String(walk(arg[1])).split(arg[0]);
         case 'Fn::Sub': {
           const [text, vars] = Array.isArray(arg) ? [arg[0] as string, walk(arg[1]) as Record<string, string>] : [arg as string, {}];
           return text.replace(/\$\{([^}!]+)\}/g, (_, name: string) => {
@@ -178,10 +189,15 @@ function resolveIntrinsics(value: unknown, resources: Record<string, ResolvedRes
  * {@link resolveIntrinsics}). Managed policy ARNs are not followed (the stack attaches none to
  * function roles: a test asserts it). Parameters resolve to their `Default` unless given.
  */
-export function rolePolicies(template: Json, roles: Record<string, string>, opts: { resources?: Record<string, ResolvedResource>; parameters?: Record<string, string> } = {}): Record<string, NamedPolicy[]> {
+export function rolePolicies(
+  template: Json,
+  roles: Record<string, string>,
+  opts: { resources?: Record<string, ResolvedResource>; parameters?: Record<string, string> } = {},
+): Record<string, NamedPolicy[]> {
   const resources = opts.resources ?? resolveTemplate(template);
   const parameters: Record<string, string> = {};
-  for (const [name, p] of Object.entries((template.Parameters ?? {}) as Record<string, Json>)) if (p.Default !== undefined) parameters[name] = String(p.Default);
+  for (const [name, p] of Object.entries((template.Parameters ?? {}) as Record<string, Json>))
+    if (p.Default !== undefined) parameters[name] = String(p.Default);
   Object.assign(parameters, opts.parameters ?? {});
   const all = Object.entries((template.Resources ?? {}) as Record<string, Json>);
   const out: Record<string, NamedPolicy[]> = {};
@@ -190,7 +206,10 @@ export function rolePolicies(template: Json, roles: Record<string, string>, opts
     if (role?.Type !== 'AWS::IAM::Role') throw new Error(`rolePolicies: ${roleId} (${name}) is not a role of the template`);
     const policies: NamedPolicy[] = [];
     for (const p of (role.Properties?.Policies ?? []) as Json[]) {
-      policies.push({ name: `${roleId}/${p.PolicyName}`, policy: resolveIntrinsics(p.PolicyDocument, resources, parameters) as PolicyDocument });
+      policies.push({
+        name: `${roleId}/${p.PolicyName}`,
+        policy: resolveIntrinsics(p.PolicyDocument, resources, parameters) as PolicyDocument,
+      });
     }
     for (const [id, r] of all) {
       if (r.Type !== 'AWS::IAM::Policy') continue;

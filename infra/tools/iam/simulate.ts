@@ -38,21 +38,45 @@ export interface IamDecision {
  * unknown action, a resource of the wrong type for it, a context key the action does not have):
  * a request that cannot be evaluated is a bug in the caller, never a silent denial.
  */
-export async function evaluate(policies: readonly NamedPolicy[], request: IamRequest, principal = `arn:aws:iam::${TEST_ACCOUNT}:role/function-role`): Promise<IamDecision> {
-  const response = await runSimulation({
-    request: { principal, action: request.action, resource: { resource: request.resource, accountId: TEST_ACCOUNT }, contextVariables: request.context ?? {} },
-    identityPolicies: policies.map((p) => ({ name: p.name, policy: p.policy })),
-    serviceControlPolicies: [],
-    resourceControlPolicies: [],
-  }, {});
-  if (response.resultType === 'error') throw new Error(`iam-simulate rejected ${request.action} on ${request.resource}: ${JSON.stringify(response.errors)}`);
+export async function evaluate(
+  policies: readonly NamedPolicy[],
+  request: IamRequest,
+  principal = `arn:aws:iam::${TEST_ACCOUNT}:role/function-role`,
+): Promise<IamDecision> {
+  const response = await runSimulation(
+    {
+      request: {
+        principal,
+        action: request.action,
+        resource: { resource: request.resource, accountId: TEST_ACCOUNT },
+        contextVariables: request.context ?? {},
+      },
+      identityPolicies: policies.map((p) => ({ name: p.name, policy: p.policy })),
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+    },
+    {},
+  );
+  if (response.resultType === 'error')
+    throw new Error(`iam-simulate rejected ${request.action} on ${request.resource}: ${JSON.stringify(response.errors)}`);
   const result = response.resultType === 'single' ? response.result : response.results[0];
   const analysis = result?.analysis?.identityAnalysis;
   const overall = response.overallResult;
-  const pick = overall === 'ExplicitlyDenied' ? analysis?.denyStatements[0] : overall === 'Allowed' ? analysis?.allowStatements[0] : undefined;
+  const pick =
+    overall === 'ExplicitlyDenied' ? analysis?.denyStatements[0] : overall === 'Allowed' ? analysis?.allowStatements[0] : undefined;
   return {
     allowed: overall === 'Allowed',
     result: overall,
-    ...(pick ? { decidingStatement: { policy: pick.policyId, index: pick.statement.index(), ...(pick.statement.sid() ? { sid: pick.statement.sid()! } : {}), effect: overall === 'Allowed' ? 'Allow' : 'Deny', statement: pick.statement.toJSON() } } : {}),
+    ...(pick
+      ? {
+          decidingStatement: {
+            policy: pick.policyId,
+            index: pick.statement.index(),
+            ...(pick.statement.sid() ? { sid: pick.statement.sid()! } : {}),
+            effect: overall === 'Allowed' ? 'Allow' : 'Deny',
+            statement: pick.statement.toJSON(),
+          },
+        }
+      : {}),
   } as IamDecision;
 }

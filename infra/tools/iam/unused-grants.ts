@@ -65,7 +65,10 @@ export function parseExercisedCalls(ndjson: string): ExercisedCall[] {
 
 /** An IAM wildcard pattern (`*`, `?`) as a RegExp over the whole value. */
 function globRegExp(pattern: string, caseInsensitive: boolean): RegExp {
-  const body = pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/]/g, '\\$&'))).join('');
+  const body = pattern
+    .split('')
+    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${body}$`, caseInsensitive ? 'i' : '');
 }
 
@@ -75,36 +78,54 @@ const list = (v: unknown): string[] => (v === undefined ? [] : ([v].flat() as st
  * For each function of `policies`, the granted actions (per Allow statement) that no allowed call
  * in `calls` used; functions sorted by name. Calls of functions without policies are ignored.
  */
-export function unusedGrants(policies: Record<string, NamedPolicy[]>, calls: readonly ExercisedCall[], opts: { strictResources?: boolean } = {}): UnusedGrantsReport[] {
+export function unusedGrants(
+  policies: Record<string, NamedPolicy[]>,
+  calls: readonly ExercisedCall[],
+  opts: { strictResources?: boolean } = {},
+): UnusedGrantsReport[] {
   const byFn = new Map<string, ExercisedCall[]>();
   for (const c of calls) if (c.allowed) byFn.set(c.fn, [...(byFn.get(c.fn) ?? []), c]);
-  return Object.keys(policies).sort().map((fn) => {
-    const seen = byFn.get(fn) ?? [];
-    const unused: UnusedGrant[] = [];
-    for (const { name, policy } of policies[fn]!) {
-      policy.Statement.forEach((st, index) => {
-        if (st.Effect !== 'Allow') return;
-        const resources = list(st.Resource);
-        const notResources = list(st.NotResource);
-        const resourceOk = (arn: string) => !opts.strictResources
-          || (resources.length ? resources.some((r) => globRegExp(r, false).test(arn)) : !notResources.some((r) => globRegExp(r, false).test(arn)));
-        for (const action of list(st.Action)) {
-          const re = globRegExp(action, true);
-          if (seen.some((c) => re.test(c.action) && resourceOk(c.resource))) continue;
-          unused.push({ policy: name, statement: index, ...(typeof st.Sid === 'string' ? { sid: st.Sid } : {}), action, resources: resources.length ? resources : notResources.map((r) => `NOT ${r}`) });
-        }
-      });
-    }
-    return { fn, calls: seen.length, unused };
-  });
+  return Object.keys(policies)
+    .sort()
+    .map((fn) => {
+      const seen = byFn.get(fn) ?? [];
+      const unused: UnusedGrant[] = [];
+      for (const { name, policy } of policies[fn]!) {
+        policy.Statement.forEach((st, index) => {
+          if (st.Effect !== 'Allow') return;
+          const resources = list(st.Resource);
+          const notResources = list(st.NotResource);
+          const resourceOk = (arn: string) =>
+            !opts.strictResources ||
+            (resources.length
+              ? resources.some((r) => globRegExp(r, false).test(arn))
+              : !notResources.some((r) => globRegExp(r, false).test(arn)));
+          for (const action of list(st.Action)) {
+            const re = globRegExp(action, true);
+            if (seen.some((c) => re.test(c.action) && resourceOk(c.resource))) continue;
+            unused.push({
+              policy: name,
+              statement: index,
+              ...(typeof st.Sid === 'string' ? { sid: st.Sid } : {}),
+              action,
+              resources: resources.length ? resources : notResources.map((r) => `NOT ${r}`),
+            });
+          }
+        });
+      }
+      return { fn, calls: seen.length, unused };
+    });
 }
 
 /** The report as text: one block per function, one line per unused granted action. */
 export function formatUnusedGrants(report: readonly UnusedGrantsReport[]): string {
   const lines: string[] = [];
   for (const r of report) {
-    lines.push(`${r.fn} (${r.calls} allowed call${r.calls === 1 ? '' : 's'} seen): ${r.unused.length ? `${r.unused.length} granted action${r.unused.length === 1 ? '' : 's'} never used` : 'every granted action used'}`);
-    for (const u of r.unused) lines.push(`  ${u.action}  [${u.policy} statement ${u.statement}${u.sid ? ` ${u.sid}` : ''}] on ${u.resources.join(', ')}`);
+    lines.push(
+      `${r.fn} (${r.calls} allowed call${r.calls === 1 ? '' : 's'} seen): ${r.unused.length ? `${r.unused.length} granted action${r.unused.length === 1 ? '' : 's'} never used` : 'every granted action used'}`,
+    );
+    for (const u of r.unused)
+      lines.push(`  ${u.action}  [${u.policy} statement ${u.statement}${u.sid ? ` ${u.sid}` : ''}] on ${u.resources.join(', ')}`);
   }
   return lines.join('\n');
 }

@@ -18,11 +18,13 @@ export class StepFunctionsPayoutWorkflow implements PayoutWorkflow {
    */
   async start(payoutId: string, round = 0): Promise<void> {
     try {
-      await this.sfn.send(new StartExecutionCommand({
-        stateMachineArn: requireEnv('PAYOUT_STATE_MACHINE_ARN'),
-        name: round > 0 ? `${payoutId}-R${round}` : payoutId,
-        input: JSON.stringify(round > 0 ? { payout_id: payoutId, round } : { payout_id: payoutId }),
-      }));
+      await this.sfn.send(
+        new StartExecutionCommand({
+          stateMachineArn: requireEnv('PAYOUT_STATE_MACHINE_ARN'),
+          name: round > 0 ? `${payoutId}-R${round}` : payoutId,
+          input: JSON.stringify(round > 0 ? { payout_id: payoutId, round } : { payout_id: payoutId }),
+        }),
+      );
     } catch (err) {
       if ((err as { name?: string }).name !== 'ExecutionAlreadyExists') throw err;
     }

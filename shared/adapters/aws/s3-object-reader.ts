@@ -36,23 +36,45 @@ export function s3ObjectUrl(loc: S3BucketLocation, key: string): URL {
 export class S3UploadReader implements EvidenceUploadReader {
   private readonly signer: SignatureV4;
 
-  constructor(private readonly loc: S3BucketLocation, private readonly opts: { timeoutMs?: number; fetchImpl?: typeof fetch } = {}) {
-    this.signer = new SignatureV4({ service: 's3', region: loc.region, credentials: fromEnv(), sha256: Sha256, uriEscapePath: false, applyChecksum: false });
+  constructor(
+    private readonly loc: S3BucketLocation,
+    private readonly opts: { timeoutMs?: number; fetchImpl?: typeof fetch } = {},
+  ) {
+    this.signer = new SignatureV4({
+      service: 's3',
+      region: loc.region,
+      credentials: fromEnv(),
+      sha256: Sha256,
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
   }
 
   async read(key: string, maxBytes: number): Promise<{ sizeBytes: number; bytes?: Uint8Array } | null> {
     const url = s3ObjectUrl(this.loc, key);
     const signed = await this.signer.sign({
-      method: 'GET', protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query: {},
+      method: 'GET',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port ? Number(url.port) : undefined,
+      path: url.pathname,
+      query: {},
       // An empty payload's SHA-256: GetObject sends no body.
       headers: { host: url.host, 'x-amz-content-sha256': 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
     });
     const headers = Object.fromEntries(Object.entries(signed.headers).filter(([k]) => k.toLowerCase() !== 'host'));
     let res: Response;
     try {
-      res = await (this.opts.fetchImpl ?? fetch)(url, { method: 'GET', headers, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 8_000) });
+      res = await (this.opts.fetchImpl ?? fetch)(url, {
+        method: 'GET',
+        headers,
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 8_000),
+      });
     } catch (err) {
-      throw new StoreUnavailableError('The evidence upload store is temporarily unavailable; nothing was changed, retry shortly.', new Error(`S3 GetObject ${this.loc.bucket}/${key} failed: ${(err as Error).message}`, { cause: err }));
+      throw new StoreUnavailableError(
+        'The evidence upload store is temporarily unavailable; nothing was changed, retry shortly.',
+        new Error(`S3 GetObject ${this.loc.bucket}/${key} failed: ${(err as Error).message}`, { cause: err }),
+      );
     }
     if (res.status === 404) {
       await res.body?.cancel().catch(() => undefined);
@@ -61,7 +83,11 @@ export class S3UploadReader implements EvidenceUploadReader {
     if (!res.ok || !res.body) {
       await res.body?.cancel().catch(() => undefined);
       const failure = new Error(`S3 GetObject ${this.loc.bucket}/${key} answered ${res.status}`);
-      if (res.status >= 500) throw new StoreUnavailableError('The evidence upload store is temporarily unavailable; nothing was changed, retry shortly.', failure);
+      if (res.status >= 500)
+        throw new StoreUnavailableError(
+          'The evidence upload store is temporarily unavailable; nothing was changed, retry shortly.',
+          failure,
+        );
       throw failure;
     }
     const declared = Number(res.headers.get('content-length') ?? NaN);

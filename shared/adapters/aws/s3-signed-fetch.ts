@@ -5,10 +5,17 @@ import { SignatureV4 } from '@smithy/signature-v4';
 export class NodeSha256 {
   private readonly h: Hash | Hmac;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.h = secret === undefined ? createHash('sha256') : createHmac('sha256', typeof secret === 'string' ? secret : Buffer.from(secret as ArrayBuffer));
+    this.h =
+      secret === undefined
+        ? createHash('sha256')
+        : createHmac('sha256', typeof secret === 'string' ? secret : Buffer.from(secret as ArrayBuffer));
   }
   update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.h.update(typeof data === 'string' ? data : Buffer.from(ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data)));
+    this.h.update(
+      typeof data === 'string'
+        ? data
+        : Buffer.from(ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data)),
+    );
   }
   async digest(): Promise<Uint8Array> {
     return new Uint8Array(this.h.digest());
@@ -19,7 +26,9 @@ export class NodeSha256 {
 }
 
 /** AWS credentials, or a provider of them (e.g. `fromEnv()`). */
-type S3Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>);
+type S3Credentials =
+  | { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
+  | (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>);
 
 /** Options of {@link S3SignedFetch}. */
 export interface S3SignedFetchOptions {
@@ -47,7 +56,14 @@ export class S3SignedFetch {
   private readonly fetchImpl: typeof fetch;
 
   constructor(private readonly opts: S3SignedFetchOptions) {
-    this.signer = new SignatureV4({ service: 's3', region: opts.region, credentials: opts.credentials, sha256: NodeSha256, uriEscapePath: false, applyChecksum: true });
+    this.signer = new SignatureV4({
+      service: 's3',
+      region: opts.region,
+      credentials: opts.credentials,
+      sha256: NodeSha256,
+      uriEscapePath: false,
+      applyChecksum: true,
+    });
     this.fetchImpl = opts.fetchImpl ?? fetch;
   }
 
@@ -72,7 +88,15 @@ export class S3SignedFetch {
     const url = this.urlOf(key);
     const signed = await this.signer.presign(
       // As @aws-sdk/s3-request-presigner prepares it: the payload UNSIGNED-PAYLOAD (S3 query-string auth), the host signed.
-      { method: 'GET', protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query: {}, headers: { host: url.host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' } },
+      {
+        method: 'GET',
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: url.port ? Number(url.port) : undefined,
+        path: url.pathname,
+        query: {},
+        headers: { host: url.host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
+      },
       { expiresIn: expiresInSeconds, unsignableHeaders: new Set(['content-type']), ...(signingDate ? { signingDate } : {}) },
     );
     const out = new URL(url);
@@ -83,16 +107,28 @@ export class S3SignedFetch {
   /** One signed request; `headers` are signed too (e.g. `x-amz-meta-*`, `content-md5`). */
   async send(method: 'GET' | 'PUT' | 'HEAD', key: string, body?: Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
     const url = this.urlOf(key);
-    const payloadHash = createHash('sha256').update(body ?? new Uint8Array()).digest('hex');
+    const payloadHash = createHash('sha256')
+      .update(body ?? new Uint8Array())
+      .digest('hex');
     const signed = await this.signer.sign({
-      method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query: {},
+      method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port ? Number(url.port) : undefined,
+      path: url.pathname,
+      query: {},
       headers: { host: url.host, 'x-amz-content-sha256': payloadHash, ...headers },
       ...(body ? { body } : {}),
     });
     const sendHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(signed.headers)) if (k.toLowerCase() !== 'host') sendHeaders[k] = v;
     try {
-      return await this.fetchImpl(url, { method, headers: sendHeaders, ...(body ? { body } : {}), signal: AbortSignal.timeout(this.opts.timeoutMs ?? 8_000) });
+      return await this.fetchImpl(url, {
+        method,
+        headers: sendHeaders,
+        ...(body ? { body } : {}),
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 8_000),
+      });
     } catch (err) {
       throw new Error(`S3 ${method} ${this.where(key)} failed: ${(err as Error).message}`, { cause: err });
     }

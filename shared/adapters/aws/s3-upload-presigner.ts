@@ -22,16 +22,32 @@ export class S3UploadPresigner implements EvidenceUploadObjects {
     this.presigner = new S3RequestPresigner({ credentials: fromEnv(), region: loc.region, sha256: Sha256 });
   }
 
-  async presignPut(input: { key: string; contentType: string; sizeBytes: number; expiresInSeconds: number }): Promise<{ url: string; headers: Record<string, string> }> {
+  async presignPut(input: {
+    key: string;
+    contentType: string;
+    sizeBytes: number;
+    expiresInSeconds: number;
+  }): Promise<{ url: string; headers: Record<string, string> }> {
     const url = s3ObjectUrl(this.loc, input.key);
     const request = new HttpRequest({
-      method: 'PUT', protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query: { 'x-id': 'PutObject' },
+      method: 'PUT',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port ? Number(url.port) : undefined,
+      path: url.pathname,
+      query: { 'x-id': 'PutObject' },
       headers: { host: url.host, 'content-type': input.contentType, 'content-length': String(input.sizeBytes) },
     });
-    const signed = await this.presigner.presign(request, { expiresIn: input.expiresInSeconds, signableHeaders: new Set(['content-type', 'content-length']) });
+    const signed = await this.presigner.presign(request, {
+      expiresIn: input.expiresInSeconds,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
     const query = Object.entries(signed.query ?? {})
       .flatMap(([k, v]) => (Array.isArray(v) ? v : v === null ? [] : [v]).map((x) => `${encodeURIComponent(k)}=${encodeURIComponent(x)}`))
       .join('&');
-    return { url: `${url.origin}${url.pathname}?${query}`, headers: { 'Content-Type': input.contentType, 'Content-Length': String(input.sizeBytes) } };
+    return {
+      url: `${url.origin}${url.pathname}?${query}`,
+      headers: { 'Content-Type': input.contentType, 'Content-Length': String(input.sizeBytes) },
+    };
   }
 }

@@ -14,20 +14,34 @@ export class SnsNotifier implements Notifier {
   private readonly sns = traced(new SNSClient({}));
 
   async publish(input: { subject: string; message: string; attributes: Record<string, string> }): Promise<{ messageId: string }> {
-    const r = await this.sns.send(new PublishCommand({
-      TopicArn: requireEnv('MANUAL_REVIEW_TOPIC_ARN'),
-      Subject: input.subject.slice(0, 100),
-      Message: input.message,
-      MessageAttributes: stringAttributes(input.attributes),
-    }));
+    const r = await this.sns.send(
+      new PublishCommand({
+        TopicArn: requireEnv('MANUAL_REVIEW_TOPIC_ARN'),
+        Subject: input.subject.slice(0, 100),
+        Message: input.message,
+        MessageAttributes: stringAttributes(input.attributes),
+      }),
+    );
     return { messageId: r.MessageId ?? '' };
   }
 
   async sendSms(input: { phone: string; message: string; attributes: Record<string, string> }): Promise<{ messageId: string }> {
     const standIn = process.env.SMS_TOPIC_ARN;
-    const r = await this.sns.send(new PublishCommand(standIn
-      ? { TopicArn: standIn, Message: input.message, MessageAttributes: stringAttributes({ ...input.attributes, phone_number: input.phone }) }
-      : { PhoneNumber: input.phone, Message: input.message, MessageAttributes: stringAttributes({ 'AWS.SNS.SMS.SMSType': 'Transactional' }) }));
+    const r = await this.sns.send(
+      new PublishCommand(
+        standIn
+          ? {
+              TopicArn: standIn,
+              Message: input.message,
+              MessageAttributes: stringAttributes({ ...input.attributes, phone_number: input.phone }),
+            }
+          : {
+              PhoneNumber: input.phone,
+              Message: input.message,
+              MessageAttributes: stringAttributes({ 'AWS.SNS.SMS.SMSType': 'Transactional' }),
+            },
+      ),
+    );
     return { messageId: r.MessageId ?? '' };
   }
 }

@@ -1,4 +1,13 @@
-import { BatchGetCommand, GetCommand, paginateQuery, paginateScan, PutCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  paginateQuery,
+  paginateScan,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { AuditHead, BatchAnchor } from '../../domain/anchoring';
 import type { AuditAnchorStore } from '../../domain/ports';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../../domain/records';
@@ -25,11 +34,18 @@ const BATCH_GET_KEYS = 100;
 export class AuditAnchorRepository implements AuditAnchorStore {
   async pendingMarkers(limit: number): Promise<Array<{ marker_id: string; batch_ids: string[] }>> {
     const out: Array<{ marker_id: string; batch_ids: string[] }> = [];
-    const pages = paginateQuery({ client: documentClient(), pageSize: Math.min(1000, limit) }, {
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :p', ExpressionAttributeValues: { ':p': UNANCHORED },
-    });
+    const pages = paginateQuery(
+      { client: documentClient(), pageSize: Math.min(1000, limit) },
+      {
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :p',
+        ExpressionAttributeValues: { ':p': UNANCHORED },
+      },
+    );
     for await (const page of pages) {
-      for (const item of page.Items ?? []) if (out.length < limit) out.push({ marker_id: String(item.marker_id), batch_ids: (item.batch_ids as string[]) ?? [] });
+      for (const item of page.Items ?? [])
+        if (out.length < limit) out.push({ marker_id: String(item.marker_id), batch_ids: (item.batch_ids as string[]) ?? [] });
       if (out.length >= limit) break;
     }
     return out;
@@ -42,12 +58,17 @@ export class AuditAnchorRepository implements AuditAnchorStore {
       for (let round = 0; keysLeft.length > 0; round++) {
         if (round > 8) throw new Error(`reading ${keysLeft.length} batch heads: DynamoDB keeps leaving keys unprocessed`);
         if (round > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
-        const r = await documentClient().send(new BatchGetCommand({
-          RequestItems: { [tableName()]: { Keys: keysLeft, ConsistentRead: true, ProjectionExpression: 'batch_id, audit_seq, audit_head_hash' } },
-        }));
+        const r = await documentClient().send(
+          new BatchGetCommand({
+            RequestItems: {
+              [tableName()]: { Keys: keysLeft, ConsistentRead: true, ProjectionExpression: 'batch_id, audit_seq, audit_head_hash' },
+            },
+          }),
+        );
         for (const item of r.Responses?.[tableName()] ?? []) {
           const seq = Number(item.audit_seq);
-          if (seq >= 1 && typeof item.audit_head_hash === 'string') heads.push({ batch_id: String(item.batch_id), sequence_number: seq, hash: item.audit_head_hash });
+          if (seq >= 1 && typeof item.audit_head_hash === 'string')
+            heads.push({ batch_id: String(item.batch_id), sequence_number: seq, hash: item.audit_head_hash });
         }
         keysLeft = (r.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
       }
@@ -58,13 +79,19 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   async anchoredHeads(heads: AuditHead[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (let i = 0; i < heads.length; i += BATCH_GET_KEYS) {
-      let keysLeft: Array<Record<string, unknown>> = heads.slice(i, i + BATCH_GET_KEYS).map((h) => keys.batchAnchor(h.batch_id, h.sequence_number));
+      let keysLeft: Array<Record<string, unknown>> = heads
+        .slice(i, i + BATCH_GET_KEYS)
+        .map((h) => keys.batchAnchor(h.batch_id, h.sequence_number));
       for (let round = 0; keysLeft.length > 0; round++) {
         if (round > 8) throw new Error(`reading ${keysLeft.length} batch anchors: DynamoDB keeps leaving keys unprocessed`);
         if (round > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
-        const r = await documentClient().send(new BatchGetCommand({
-          RequestItems: { [tableName()]: { Keys: keysLeft, ConsistentRead: true, ProjectionExpression: 'batch_id, head_sequence_number' } },
-        }));
+        const r = await documentClient().send(
+          new BatchGetCommand({
+            RequestItems: {
+              [tableName()]: { Keys: keysLeft, ConsistentRead: true, ProjectionExpression: 'batch_id, head_sequence_number' },
+            },
+          }),
+        );
         for (const item of r.Responses?.[tableName()] ?? []) found.add(`${String(item.batch_id)}#${Number(item.head_sequence_number)}`);
         keysLeft = (r.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
       }
@@ -75,16 +102,23 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   async clearStaleMarkers(markerIds: string[], at: string): Promise<void> {
     // The marker leaves the pending index (and stays, as IAM allows no delete); conditioned on still being pending, so a replay changes nothing.
     for (let i = 0; i < markerIds.length; i += 25) {
-      await Promise.all(markerIds.slice(i, i + 25).map(async (id) => {
-        try {
-          await documentClient().send(new UpdateCommand({
-            TableName: tableName(), Key: keys.anchorMarker(id), UpdateExpression: 'SET cleared_at = :at, cleared_as = :why REMOVE GSI2PK, GSI2SK',
-            ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':at': at, ':why': 'covered by an anchored head' },
-          }));
-        } catch (err) {
-          if (!isConditionalCheckFailed(err)) throw err;
-        }
-      }));
+      await Promise.all(
+        markerIds.slice(i, i + 25).map(async (id) => {
+          try {
+            await documentClient().send(
+              new UpdateCommand({
+                TableName: tableName(),
+                Key: keys.anchorMarker(id),
+                UpdateExpression: 'SET cleared_at = :at, cleared_as = :why REMOVE GSI2PK, GSI2SK',
+                ConditionExpression: 'attribute_exists(GSI2PK)',
+                ExpressionAttributeValues: { ':at': at, ':why': 'covered by an anchored head' },
+              }),
+            );
+          } catch (err) {
+            if (!isConditionalCheckFailed(err)) throw err;
+          }
+        }),
+      );
     }
   }
 
@@ -99,23 +133,42 @@ export class AuditAnchorRepository implements AuditAnchorStore {
     // below writes, so parts left by a failed transaction are unreachable and overwritten by a retry.
     const parts = partsOf(anchor);
     for (const [n, part] of parts.entries()) {
-      await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.auditAnchorPart(anchor.anchor_id, n), entity: 'ANCHOR_PART', ...part } }));
+      await documentClient().send(
+        new PutCommand({ TableName: tableName(), Item: { ...keys.auditAnchorPart(anchor.anchor_id, n), entity: 'ANCHOR_PART', ...part } }),
+      );
     }
     const { heads: _h, marker_ids: _m, ...meta } = anchor;
     try {
-      await documentClient().send(new TransactWriteCommand({
-        TransactItems: [
-          { Update: {
-            TableName: tableName(), Key: keys.anchorState(), UpdateExpression: 'SET open_anchor_id = :id, updated_at = :at',
-            ConditionExpression: 'attribute_not_exists(open_anchor_id)', ExpressionAttributeValues: { ':id': anchor.anchor_id, ':at': anchor.created_at },
-          } },
-          { Put: {
-            TableName: tableName(), ConditionExpression: 'attribute_not_exists(PK)',
-            Item: { ...keys.auditAnchor(anchor.anchor_id), entity: 'ANCHOR', ...meta, head_count: anchor.heads.length, marker_count: anchor.marker_ids.length, part_count: parts.length },
-          } },
-          { Put: { TableName: tableName(), Item: ledgerTxItem(write), ConditionExpression: 'attribute_not_exists(PK)' } },
-        ],
-      }));
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.anchorState(),
+                UpdateExpression: 'SET open_anchor_id = :id, updated_at = :at',
+                ConditionExpression: 'attribute_not_exists(open_anchor_id)',
+                ExpressionAttributeValues: { ':id': anchor.anchor_id, ':at': anchor.created_at },
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                ConditionExpression: 'attribute_not_exists(PK)',
+                Item: {
+                  ...keys.auditAnchor(anchor.anchor_id),
+                  entity: 'ANCHOR',
+                  ...meta,
+                  head_count: anchor.heads.length,
+                  marker_count: anchor.marker_ids.length,
+                  part_count: parts.length,
+                },
+              },
+            },
+            { Put: { TableName: tableName(), Item: ledgerTxItem(write), ConditionExpression: 'attribute_not_exists(PK)' } },
+          ],
+        }),
+      );
       return true;
     } catch (err) {
       if (isTransactionCanceled(err) && cancellationCodes(err).includes('ConditionalCheckFailed')) return false;
@@ -124,11 +177,16 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   }
 
   async get(anchorId: string): Promise<AuditAnchorRecord | null> {
-    const items = await queryAll({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.auditAnchorPartition(anchorId) }, ConsistentRead: true });
+    const items = await queryAll({
+      KeyConditionExpression: 'PK = :p',
+      ExpressionAttributeValues: { ':p': keys.auditAnchorPartition(anchorId) },
+      ConsistentRead: true,
+    });
     const meta = items.find((i) => i.SK === 'META');
     if (!meta) return null;
     const parts = items.filter((i) => String(i.SK).startsWith('PART#')).sort((a, b) => String(a.SK).localeCompare(String(b.SK)));
-    if (parts.length !== Number(meta.part_count)) throw new Error(`anchor ${anchorId}: ${parts.length} of its ${String(meta.part_count)} parts found`);
+    if (parts.length !== Number(meta.part_count))
+      throw new Error(`anchor ${anchorId}: ${parts.length} of its ${String(meta.part_count)} parts found`);
     const { head_count: _c, marker_count: _mc, part_count: _pc, entity: _e, ...rest } = fromItem<Record<string, unknown>>(meta);
     return {
       ...(rest as unknown as Omit<AuditAnchorRecord, 'heads' | 'marker_ids'>),
@@ -137,23 +195,41 @@ export class AuditAnchorRepository implements AuditAnchorStore {
     };
   }
 
-  async finish(anchor: AuditAnchorRecord, batchAnchors: Array<BatchAnchor & { batch_id: string }>, mined: { tx_hash: string; block_number: number }, at: string): Promise<void> {
+  async finish(
+    anchor: AuditAnchorRecord,
+    batchAnchors: Array<BatchAnchor & { batch_id: string }>,
+    mined: { tx_hash: string; block_number: number },
+    at: string,
+  ): Promise<void> {
     const writes: TransactItem[] = [
-      ...batchAnchors.map((a): TransactItem => ({ Put: {
-        TableName: tableName(),
-        Item: { ...keys.batchAnchor(a.batch_id, a.head_sequence_number), entity: 'BATCH_ANCHOR', ...a, anchored_at: at },
-      } })),
+      ...batchAnchors.map(
+        (a): TransactItem => ({
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.batchAnchor(a.batch_id, a.head_sequence_number), entity: 'BATCH_ANCHOR', ...a, anchored_at: at },
+          },
+        }),
+      ),
       // The marker leaves the pending index (and stays, as IAM allows no delete).
-      ...anchor.marker_ids.map((id): TransactItem => ({ Update: {
-        TableName: tableName(), Key: keys.anchorMarker(id), UpdateExpression: 'SET anchor_id = :a REMOVE GSI2PK, GSI2SK', ExpressionAttributeValues: { ':a': anchor.anchor_id },
-      } })),
+      ...anchor.marker_ids.map(
+        (id): TransactItem => ({
+          Update: {
+            TableName: tableName(),
+            Key: keys.anchorMarker(id),
+            UpdateExpression: 'SET anchor_id = :a REMOVE GSI2PK, GSI2SK',
+            ExpressionAttributeValues: { ':a': anchor.anchor_id },
+          },
+        }),
+      ),
     ];
     for (let i = 0; i < writes.length; i += TRANSACTION_ITEMS) {
       await documentClient().send(new TransactWriteCommand({ TransactItems: writes.slice(i, i + TRANSACTION_ITEMS) }));
     }
     await conditionalUpdate({
-      Key: keys.auditAnchor(anchor.anchor_id), UpdateExpression: 'SET #s = :s, tx_hash = :h, block_number = :b, anchored_at = :at',
-      ConditionExpression: '#s = :open', ExpressionAttributeNames: { '#s': 'status' },
+      Key: keys.auditAnchor(anchor.anchor_id),
+      UpdateExpression: 'SET #s = :s, tx_hash = :h, block_number = :b, anchored_at = :at',
+      ConditionExpression: '#s = :open',
+      ExpressionAttributeNames: { '#s': 'status' },
       ExpressionAttributeValues: { ':s': 'ANCHORED', ':open': 'OPEN', ':h': mined.tx_hash, ':b': mined.block_number, ':at': at },
     });
     await this.close(anchor.anchor_id, at);
@@ -161,17 +237,27 @@ export class AuditAnchorRepository implements AuditAnchorStore {
 
   async abandon(anchorId: string, reason: string, at: string): Promise<void> {
     await conditionalUpdate({
-      Key: keys.auditAnchor(anchorId), UpdateExpression: 'SET #s = :s, failure = :f, failed_at = :at',
-      ConditionExpression: '#s = :open', ExpressionAttributeNames: { '#s': 'status' },
+      Key: keys.auditAnchor(anchorId),
+      UpdateExpression: 'SET #s = :s, failure = :f, failed_at = :at',
+      ConditionExpression: '#s = :open',
+      ExpressionAttributeNames: { '#s': 'status' },
       ExpressionAttributeValues: { ':s': 'FAILED', ':open': 'OPEN', ':f': reason.slice(0, 1000), ':at': at },
     });
     await this.close(anchorId, at);
   }
 
   async ofBatch(batchId: string): Promise<BatchAnchor[]> {
-    const items = await queryAll({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.batchAnchorsPartition(batchId) } });
+    const items = await queryAll({
+      KeyConditionExpression: 'PK = :p',
+      ExpressionAttributeValues: { ':p': keys.batchAnchorsPartition(batchId) },
+    });
     return items.map((item) => {
-      const { entity: _e, batch_id: _b, anchored_at: _at, ...a } = fromItem<BatchAnchor & { entity: string; batch_id: string; anchored_at: string }>(item);
+      const {
+        entity: _e,
+        batch_id: _b,
+        anchored_at: _at,
+        ...a
+      } = fromItem<BatchAnchor & { entity: string; batch_id: string; anchored_at: string }>(item);
       return a;
     });
   }
@@ -182,20 +268,30 @@ export class AuditAnchorRepository implements AuditAnchorStore {
    * unless one exists, so the next anchor covers entries written before anchoring existed.
    * `progress` is called after each scanned page. Returns the batches seen and markers written.
    */
-  async backfillMarkers(at: string, progress?: (p: { scanned: number; marked: number }) => void): Promise<{ scanned: number; marked: number }> {
+  async backfillMarkers(
+    at: string,
+    progress?: (p: { scanned: number; marked: number }) => void,
+  ): Promise<{ scanned: number; marked: number }> {
     let scanned = 0;
     let marked = 0;
-    const pages = paginateScan({ client: documentClient() }, {
-      TableName: tableName(), FilterExpression: 'SK = :meta AND begins_with(PK, :batch) AND audit_seq > :zero',
-      ExpressionAttributeValues: { ':meta': 'META', ':batch': 'BATCH#', ':zero': 0 }, ProjectionExpression: 'batch_id, audit_seq',
-    });
+    const pages = paginateScan(
+      { client: documentClient() },
+      {
+        TableName: tableName(),
+        FilterExpression: 'SK = :meta AND begins_with(PK, :batch) AND audit_seq > :zero',
+        ExpressionAttributeValues: { ':meta': 'META', ':batch': 'BATCH#', ':zero': 0 },
+        ProjectionExpression: 'batch_id, audit_seq',
+      },
+    );
     for await (const r of pages) {
       for (const item of r.Items ?? []) {
         scanned++;
         const id = `${String(item.batch_id)}#${Number(item.audit_seq)}`;
         const put = anchorMarkerPut(id, [String(item.batch_id)], at).Put!;
         try {
-          await documentClient().send(new PutCommand({ TableName: put.TableName, Item: put.Item, ConditionExpression: 'attribute_not_exists(PK)' }));
+          await documentClient().send(
+            new PutCommand({ TableName: put.TableName, Item: put.Item, ConditionExpression: 'attribute_not_exists(PK)' }),
+          );
           marked++;
         } catch (err) {
           if (!isConditionalCheckFailed(err)) throw err;
@@ -209,8 +305,10 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   /** The anchor is no longer the open one (no-op when another is, or none). */
   private async close(anchorId: string, at: string): Promise<void> {
     await conditionalUpdate({
-      Key: keys.anchorState(), UpdateExpression: 'REMOVE open_anchor_id SET updated_at = :at',
-      ConditionExpression: 'open_anchor_id = :id', ExpressionAttributeValues: { ':id': anchorId, ':at': at },
+      Key: keys.anchorState(),
+      UpdateExpression: 'REMOVE open_anchor_id SET updated_at = :at',
+      ConditionExpression: 'open_anchor_id = :id',
+      ExpressionAttributeValues: { ':id': anchorId, ':at': at },
     });
   }
 }
@@ -226,6 +324,7 @@ function partsOf(anchor: AuditAnchorRecord): Array<{ heads: AuditAnchorRecord['h
 /** Every item of a query on the table, all pages (the SDK's paginator). */
 async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Array<Record<string, unknown>>> {
   const items: Array<Record<string, unknown>> = [];
-  for await (const page of paginateQuery({ client: documentClient() }, { TableName: tableName(), ...input })) items.push(...(page.Items ?? []));
+  for await (const page of paginateQuery({ client: documentClient() }, { TableName: tableName(), ...input }))
+    items.push(...(page.Items ?? []));
   return items;
 }

@@ -10,7 +10,10 @@ export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWrit
 
 /** Thrown when one of the caller's own items failed its condition; `index` is its position. */
 export class TransactionConditionError extends Error {
-  constructor(readonly index: number, readonly codes: string[]) {
+  constructor(
+    readonly index: number,
+    readonly codes: string[],
+  ) {
     super(`transaction item ${index} failed its condition`);
     this.name = 'TransactionConditionError';
   }
@@ -33,18 +36,22 @@ export async function transactWithAudit(input: {
   /** The caller's items; a function receives the entry being appended (its sequence number and hash). */
   items: TransactItem[] | ((entry: AuditEntry, head: Record<string, unknown>) => TransactItem[]);
   entry: { type: string; at: string; actor: string; payload: Record<string, unknown> };
-  batchSet?: { expression: string; values: Record<string, unknown> } | ((entry: AuditEntry, head: Record<string, unknown>) => { expression: string; values: Record<string, unknown> });
+  batchSet?:
+    | { expression: string; values: Record<string, unknown> }
+    | ((entry: AuditEntry, head: Record<string, unknown>) => { expression: string; values: Record<string, unknown> });
   /** An extra condition on the batch item, e.g. its current stage. */
   batchCondition?: { expression: string; values: Record<string, unknown> };
   /** Runs on every read of the batch (before the transaction); throws to stop, e.g. a stage that moved. */
   checkHead?: (head: Record<string, unknown>) => void;
 }): Promise<AuditEntry> {
   for (let tries = 0; ; tries++) {
-    const head = await documentClient().send(new GetCommand({
-      TableName: tableName(),
-      Key: keys.batch(input.batchId),
-      ConsistentRead: true,
-    }));
+    const head = await documentClient().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.batch(input.batchId),
+        ConsistentRead: true,
+      }),
+    );
     if (!head.Item) throw new Error(`batch ${input.batchId} not found for audit append`);
     input.checkHead?.(head.Item);
     const seq = Number(head.Item.audit_seq);
@@ -57,11 +64,22 @@ export async function transactWithAudit(input: {
         Key: keys.batch(input.batchId),
         UpdateExpression: `SET audit_seq = :next, audit_head_hash = :hash, updated_at = :at${batchSet ? `, ${batchSet.expression}` : ''}`,
         ConditionExpression: `audit_seq = :seq${input.batchCondition ? ` AND (${input.batchCondition.expression})` : ''}`,
-        ExpressionAttributeValues: { ':seq': seq, ':next': seq + 1, ':hash': entry.hash, ':at': input.entry.at, ...(batchSet?.values ?? {}), ...(input.batchCondition?.values ?? {}) },
+        ExpressionAttributeValues: {
+          ':seq': seq,
+          ':next': seq + 1,
+          ':hash': entry.hash,
+          ':at': input.entry.at,
+          ...(batchSet?.values ?? {}),
+          ...(input.batchCondition?.values ?? {}),
+        },
       },
     };
     try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: [...items, batchUpdate, auditPut(entry), anchorMarkerPut(markerIdOf(entry), [input.batchId], entry.at)] }));
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [...items, batchUpdate, auditPut(entry), anchorMarkerPut(markerIdOf(entry), [input.batchId], entry.at)],
+        }),
+      );
       return entry;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
@@ -95,7 +113,9 @@ function backoff(tries: number): Promise<void> {
 
 /** Persistent transaction conflicts are the table being busy (503, retry), anything else stays as it is. */
 function contentionError(err: unknown, codes: string[]): unknown {
-  return codes.includes('TransactionConflict') ? new StoreUnavailableError('The audit log is busy with concurrent changes to this batch; retry shortly.', err) : err;
+  return codes.includes('TransactionConflict')
+    ? new StoreUnavailableError('The audit log is busy with concurrent changes to this batch; retry shortly.', err)
+    : err;
 }
 
 /**
@@ -118,9 +138,18 @@ export async function transactWithAudits(input: {
 }): Promise<AuditEntry[]> {
   if (input.batches.length > 40) throw new Error('transactWithAudits: at most 40 batches');
   for (let tries = 0; ; tries++) {
-    const heads = await Promise.all(input.batches.map((b) => documentClient().send(new GetCommand({
-      TableName: tableName(), Key: keys.batch(b.batchId), ProjectionExpression: 'audit_seq, audit_head_hash', ConsistentRead: true,
-    }))));
+    const heads = await Promise.all(
+      input.batches.map((b) =>
+        documentClient().send(
+          new GetCommand({
+            TableName: tableName(),
+            Key: keys.batch(b.batchId),
+            ProjectionExpression: 'audit_seq, audit_head_hash',
+            ConsistentRead: true,
+          }),
+        ),
+      ),
+    );
     const entries = input.batches.map((b, i) => {
       const head = heads[i]!.Item;
       if (!head) throw new Error(`batch ${b.batchId} not found for audit append`);
@@ -133,14 +162,24 @@ export async function transactWithAudits(input: {
         UpdateExpression: `SET audit_seq = :next, audit_head_hash = :hash, updated_at = :at${b.batchSet ? `, ${b.batchSet.expression}` : ''}`,
         ConditionExpression: `audit_seq = :seq${b.batchCondition ? ` AND (${b.batchCondition.expression})` : ''}`,
         ExpressionAttributeValues: {
-          ':seq': entries[i]!.sequence_number - 1, ':next': entries[i]!.sequence_number, ':hash': entries[i]!.hash, ':at': b.entry.at,
-          ...(b.batchSet?.values ?? {}), ...(b.batchCondition?.values ?? {}),
+          ':seq': entries[i]!.sequence_number - 1,
+          ':next': entries[i]!.sequence_number,
+          ':hash': entries[i]!.hash,
+          ':at': b.entry.at,
+          ...(b.batchSet?.values ?? {}),
+          ...(b.batchCondition?.values ?? {}),
         },
       },
     }));
     try {
-      const marker = anchorMarkerPut(markerIdOf(entries[0]!), input.batches.map((b) => b.batchId), entries[0]!.at);
-      await documentClient().send(new TransactWriteCommand({ TransactItems: [...input.items, ...updates, ...entries.map(auditPut), marker] }));
+      const marker = anchorMarkerPut(
+        markerIdOf(entries[0]!),
+        input.batches.map((b) => b.batchId),
+        entries[0]!.at,
+      );
+      await documentClient().send(
+        new TransactWriteCommand({ TransactItems: [...input.items, ...updates, ...entries.map(auditPut), marker] }),
+      );
       return entries;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
@@ -150,8 +189,16 @@ export async function transactWithAudits(input: {
       const failedBatch = codes.slice(input.items.length, input.items.length + updates.length).indexOf('ConditionalCheckFailed');
       if (failedBatch >= 0) {
         // Either another append moved the head (retry) or the batch's own condition failed (report).
-        const head = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(input.batches[failedBatch]!.batchId), ProjectionExpression: 'audit_seq', ConsistentRead: true }));
-        if (Number(head.Item?.audit_seq) === entries[failedBatch]!.sequence_number - 1) throw new TransactionConditionError(input.items.length + failedBatch, codes);
+        const head = await documentClient().send(
+          new GetCommand({
+            TableName: tableName(),
+            Key: keys.batch(input.batches[failedBatch]!.batchId),
+            ProjectionExpression: 'audit_seq',
+            ConsistentRead: true,
+          }),
+        );
+        if (Number(head.Item?.audit_seq) === entries[failedBatch]!.sequence_number - 1)
+          throw new TransactionConditionError(input.items.length + failedBatch, codes);
       } else if (!codes.includes('TransactionConflict')) {
         throw err;
       }
@@ -163,5 +210,17 @@ export async function transactWithAudits(input: {
 
 /** The pending-anchor marker an audit append writes in its transaction: the batches it appended to. */
 export function anchorMarkerPut(markerId: string, batchIds: string[], at: string): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...keys.anchorMarker(markerId), ...keys.anchorMarkerGsi(at, markerId), entity: 'ANCHOR_MARKER', marker_id: markerId, batch_ids: batchIds, created_at: at } } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.anchorMarker(markerId),
+        ...keys.anchorMarkerGsi(at, markerId),
+        entity: 'ANCHOR_MARKER',
+        marker_id: markerId,
+        batch_ids: batchIds,
+        created_at: at,
+      },
+    },
+  };
 }

@@ -34,32 +34,36 @@ export class BatchRepository implements BatchStore {
    * transaction.
    */
   async putPending(batch: Batch, mint: LedgerTx, job?: Job): Promise<void> {
-    await documentClient().send(new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: { ...keys.batch(batch.batch_id), ...keys.batchGsi(batch.cooperative_id, batch.batch_id), entity: 'BATCH', ...batch },
-            ConditionExpression: 'attribute_not_exists(PK)',
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.batch(batch.batch_id), ...keys.batchGsi(batch.cooperative_id, batch.batch_id), entity: 'BATCH', ...batch },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
           },
-        },
-        { Put: { TableName: tableName(), Item: ledgerTxItem(mint), ConditionExpression: 'attribute_not_exists(PK)' } },
-        ...(job ? [{ Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } }] : []),
-      ],
-    }));
+          { Put: { TableName: tableName(), Item: ledgerTxItem(mint), ConditionExpression: 'attribute_not_exists(PK)' } },
+          ...(job ? [{ Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } }] : []),
+        ],
+      }),
+    );
   }
 
   /** Marks a mint that could not be sent or reverted; the batch stays invisible. */
   async markMintFailed(batchId: string, reason: string, jobId?: string, at = new Date().toISOString()): Promise<void> {
-    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [{
-      Update: {
-        TableName: tableName(),
-        Key: keys.batch(batchId),
-        UpdateExpression: 'SET mint_status = :f, mint_failure = :r, updated_at = :at',
-        ConditionExpression: 'mint_status = :p',
-        ExpressionAttributeValues: { ':f': 'FAILED', ':p': 'PENDING', ':r': reason, ':at': at },
+    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.batch(batchId),
+          UpdateExpression: 'SET mint_status = :f, mint_failure = :r, updated_at = :at',
+          ConditionExpression: 'mint_status = :p',
+          ExpressionAttributeValues: { ':f': 'FAILED', ':p': 'PENDING', ':r': reason, ':at': at },
+        },
       },
-    }];
+    ];
     if (jobId) {
       items.push({
         Update: {
@@ -84,17 +88,33 @@ export class BatchRepository implements BatchStore {
    * transaction hash and first stage-history entry; the first audit entry is appended; the job (if
    * any) becomes COMPLETE. Idempotent: returns false when the batch was already confirmed.
    */
-  async confirmMint(input: { batchId: string; txHash: string; entry: AuditEntry; history: StageHistoryEntry; jobId?: string; at: string }): Promise<boolean> {
+  async confirmMint(input: {
+    batchId: string;
+    txHash: string;
+    entry: AuditEntry;
+    history: StageHistoryEntry;
+    jobId?: string;
+    at: string;
+  }): Promise<boolean> {
     const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
       {
         Update: {
           TableName: tableName(),
           Key: keys.batch(input.batchId),
-          UpdateExpression: 'REMOVE pending_audit_entry SET mint_status = :c, stage = :s, chain_tx_hash = :tx, stage_history = :h, audit_seq = :seq, audit_head_hash = :hash, updated_at = :at, GSI2PK = :await, GSI2SK = :awaitKey',
+          UpdateExpression:
+            'REMOVE pending_audit_entry SET mint_status = :c, stage = :s, chain_tx_hash = :tx, stage_history = :h, audit_seq = :seq, audit_head_hash = :hash, updated_at = :at, GSI2PK = :await, GSI2SK = :awaitKey',
           ConditionExpression: 'mint_status = :p',
           ExpressionAttributeValues: {
-            ':c': 'CONFIRMED', ':p': 'PENDING', ':s': 'DELIVERED', ':tx': input.txHash, ':h': [input.history], ':seq': input.entry.sequence_number, ':hash': input.entry.hash, ':at': input.at,
-            ':await': AWAITING_PAYOUT, ':awaitKey': keys.awaitingPayoutGsi(input.at, input.batchId).GSI2SK,
+            ':c': 'CONFIRMED',
+            ':p': 'PENDING',
+            ':s': 'DELIVERED',
+            ':tx': input.txHash,
+            ':h': [input.history],
+            ':seq': input.entry.sequence_number,
+            ':hash': input.entry.hash,
+            ':at': input.at,
+            ':await': AWAITING_PAYOUT,
+            ':awaitKey': keys.awaitingPayoutGsi(input.at, input.batchId).GSI2SK,
           },
         },
       },
@@ -137,13 +157,15 @@ export class BatchRepository implements BatchStore {
   /** Sets the batch's payment label (e.g. NOT_PAYABLE when the farmer has no phone). */
   async setPaymentStatus(batchId: string, status: Batch['payment_status']): Promise<void> {
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.batch(batchId),
-        UpdateExpression: 'SET payment_status = :s, updated_at = :at REMOVE GSI2PK, GSI2SK',
-        ConditionExpression: 'attribute_exists(PK) AND payment_status <> :confirmed',
-        ExpressionAttributeValues: { ':s': status, ':confirmed': 'PAYMENT_CONFIRMED', ':at': new Date().toISOString() },
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.batch(batchId),
+          UpdateExpression: 'SET payment_status = :s, updated_at = :at REMOVE GSI2PK, GSI2SK',
+          ConditionExpression: 'attribute_exists(PK) AND payment_status <> :confirmed',
+          ExpressionAttributeValues: { ':s': status, ':confirmed': 'PAYMENT_CONFIRMED', ':at': new Date().toISOString() },
+        }),
+      );
     } catch (err) {
       if (!isConditionalCheckFailed(err)) throw err;
     }
@@ -154,13 +176,15 @@ export class BatchRepository implements BatchStore {
     const out: AuditEntry[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.auditPartition(batchId) },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }));
+      const r = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.auditPartition(batchId) },
+          ExclusiveStartKey: start,
+          ConsistentRead: true,
+        }),
+      );
       for (const item of r.Items ?? []) out.push(fromItem<AuditEntry>(item));
       start = r.LastEvaluatedKey;
     } while (start);
@@ -169,10 +193,16 @@ export class BatchRepository implements BatchStore {
 
   /** Ids of confirmed batches still without their NET_COFFEE_PAYMENT payout since before `before`. */
   async awaitingPayoutBefore(before: string, limit: number): Promise<string[]> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
-      ExpressionAttributeValues: { ':pk': AWAITING_PAYOUT, ':before': before }, Limit: limit, ProjectionExpression: 'batch_id',
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
+        ExpressionAttributeValues: { ':pk': AWAITING_PAYOUT, ':before': before },
+        Limit: limit,
+        ProjectionExpression: 'batch_id',
+      }),
+    );
     return (r.Items ?? []).map((i) => String(i.batch_id));
   }
 
@@ -188,13 +218,21 @@ export class BatchRepository implements BatchStore {
     let start: Record<string, unknown> | undefined;
     let pages = 0;
     do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(), IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :b)',
-        FilterExpression: 'farmer_id = :f AND mint_status = :c',
-        ExpressionAttributeValues: { ':pk': keys.cooperativePartition(cooperativeId), ':b': BATCH_PREFIX, ':f': farmerId, ':c': 'CONFIRMED' },
-        ExclusiveStartKey: start,
-      }));
+      const r = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :b)',
+          FilterExpression: 'farmer_id = :f AND mint_status = :c',
+          ExpressionAttributeValues: {
+            ':pk': keys.cooperativePartition(cooperativeId),
+            ':b': BATCH_PREFIX,
+            ':f': farmerId,
+            ':c': 'CONFIRMED',
+          },
+          ExclusiveStartKey: start,
+        }),
+      );
       for (const item of r.Items ?? []) if (out.length < limit) out.push(fromItem<Batch>(item));
       start = r.LastEvaluatedKey;
       pages++;
@@ -204,15 +242,20 @@ export class BatchRepository implements BatchStore {
 
   /** Stores a new job. */
   async putJob(job: Job): Promise<void> {
-    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job }, ConditionExpression: 'attribute_not_exists(PK)' }));
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.job(job.job_id), entity: 'JOB', ...job },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
   }
 
   async getJob(jobId: string): Promise<Job | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.job(jobId) }));
-    return r.Item ? (fromItem<Job>(r.Item)) : null;
+    return r.Item ? fromItem<Job>(r.Item) : null;
   }
 }
-
 
 /** A batch in any mint state (consistent read), or null. Standalone, so a bundle that only reads batches does not carry the repository. */
 async function readAnyBatch(batchId: string): Promise<Batch | null> {

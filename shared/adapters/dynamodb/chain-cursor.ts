@@ -19,17 +19,25 @@ export class DynamoChainCursorStore implements ChainCursorStore {
 
   async claim(owner: string, now: Date, leaseUntil: Date, startBlock: bigint): Promise<{ nextBlock: bigint } | null> {
     try {
-      const r = await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.chainCursor(this.chainId),
-        UpdateExpression: 'SET lease_owner = :owner, lease_until_ms = :until, next_block = if_not_exists(next_block, :start), entity = :entity, chain_id = :chain, claimed_at = :at',
-        ConditionExpression: 'attribute_not_exists(lease_until_ms) OR lease_until_ms <= :now',
-        ExpressionAttributeValues: {
-          ':owner': owner, ':until': leaseUntil.getTime(), ':start': Number(startBlock), ':entity': 'CHAIN_CURSOR', ':chain': this.chainId,
-          ':at': now.toISOString(), ':now': now.getTime(),
-        },
-        ReturnValues: 'ALL_NEW',
-      }));
+      const r = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.chainCursor(this.chainId),
+          UpdateExpression:
+            'SET lease_owner = :owner, lease_until_ms = :until, next_block = if_not_exists(next_block, :start), entity = :entity, chain_id = :chain, claimed_at = :at',
+          ConditionExpression: 'attribute_not_exists(lease_until_ms) OR lease_until_ms <= :now',
+          ExpressionAttributeValues: {
+            ':owner': owner,
+            ':until': leaseUntil.getTime(),
+            ':start': Number(startBlock),
+            ':entity': 'CHAIN_CURSOR',
+            ':chain': this.chainId,
+            ':at': now.toISOString(),
+            ':now': now.getTime(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return { nextBlock: BigInt(r.Attributes!.next_block as number) };
     } catch (err) {
       if (isConditionalCheckFailed(err)) return null;

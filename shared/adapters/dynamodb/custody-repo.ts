@@ -11,8 +11,6 @@ import type { BatchLedgerTx } from '../../domain/records';
 
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-
-
 /**
  * The custody trail's writes (docs/api/batches-and-custody.md#custody-trail): a stage change is one DynamoDB transaction — the
  * batch's stage and history, its audit entry (hash chain) and the intent to write the trace log —
@@ -39,38 +37,77 @@ export class CustodyRepository implements CustodyStore {
     let ledgerTx: BatchLedgerTx | undefined;
     const entry = await transactWithAudit({
       batchId: input.batchId,
-      entry: { type: 'STAGE_CHANGED', at: input.at, actor: input.actor, payload: { ...input.payload, stage: input.to, previous_stage: input.from, token_id: input.tokenId, evidence_ipfs_cid: input.evidenceCid } },
+      entry: {
+        type: 'STAGE_CHANGED',
+        at: input.at,
+        actor: input.actor,
+        payload: {
+          ...input.payload,
+          stage: input.to,
+          previous_stage: input.from,
+          token_id: input.tokenId,
+          evidence_ipfs_cid: input.evidenceCid,
+        },
+      },
       checkHead: (head) => {
-        if (head.stage !== input.from || head.mint_status !== 'CONFIRMED') throw new StageConflictError((head.stage as string | null) ?? null);
+        if (head.stage !== input.from || head.mint_status !== 'CONFIRMED')
+          throw new StageConflictError((head.stage as string | null) ?? null);
       },
       batchCondition: { expression: 'stage = :from', values: { ':from': input.from } },
       batchSet: (e, head) => {
         const history: StageHistoryEntry = {
-          stage: input.to, at: input.at, actor: input.actor, chain_tx_hash: null,
-          audit_log_sequence_number: String(e.sequence_number), evidence_ipfs_cid: input.evidenceCid, evidence_pin_status: 'PENDING',
+          stage: input.to,
+          at: input.at,
+          actor: input.actor,
+          chain_tx_hash: null,
+          audit_log_sequence_number: String(e.sequence_number),
+          evidence_ipfs_cid: input.evidenceCid,
+          evidence_pin_status: 'PENDING',
         };
         void head;
-        const outturn = input.outturnKg !== undefined ? { expression: ', outturn_kg = :outturn', values: { ':outturn': input.outturnKg } } : { expression: '', values: {} };
-        return { expression: `stage = :to, stage_history = list_append(stage_history, :h)${outturn.expression}`, values: { ':to': input.to, ':h': [history], ...outturn.values } };
+        const outturn =
+          input.outturnKg !== undefined
+            ? { expression: ', outturn_kg = :outturn', values: { ':outturn': input.outturnKg } }
+            : { expression: '', values: {} };
+        return {
+          expression: `stage = :to, stage_history = list_append(stage_history, :h)${outturn.expression}`,
+          values: { ':to': input.to, ':h': [history], ...outturn.values },
+        };
       },
       items: (e, head) => {
         ledgerTx = {
-          ledger_tx_id: `${input.batchId}-${e.sequence_number}`, kind: 'TRACE_STAGE', batch_id: input.batchId, token_id: input.tokenId, stage: input.to,
-          evidence_cid: input.evidenceCid, audit_hash: e.hash, audit_sequence_number: e.sequence_number,
-          history_index: (head.stage_history as unknown[]).length, status: 'PENDING', created_at: input.at,
+          ledger_tx_id: `${input.batchId}-${e.sequence_number}`,
+          kind: 'TRACE_STAGE',
+          batch_id: input.batchId,
+          token_id: input.tokenId,
+          stage: input.to,
+          evidence_cid: input.evidenceCid,
+          audit_hash: e.hash,
+          audit_sequence_number: e.sequence_number,
+          history_index: (head.stage_history as unknown[]).length,
+          status: 'PENDING',
+          created_at: input.at,
         };
-        return [{
-          Put: {
-            TableName: tableName(),
-            Item: ledgerTxItem(ledgerTx),
-            ConditionExpression: 'attribute_not_exists(PK)',
+        return [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: ledgerTxItem(ledgerTx),
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
           },
-        }, pinJobPut({ kind: 'STAGE', cid: input.evidenceCid, batch_id: input.batchId, stage: input.to, history_index: ledgerTx.history_index! }, input.at)];
+          pinJobPut(
+            { kind: 'STAGE', cid: input.evidenceCid, batch_id: input.batchId, stage: input.to, history_index: ledgerTx.history_index! },
+            input.at,
+          ),
+        ];
       },
     }).catch(async (err: unknown) => {
       if (!(err instanceof TransactionConditionError)) throw err;
       // Only a concurrent change can make the ledger write's condition fail: report it as one.
-      const now = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(input.batchId), ProjectionExpression: 'stage', ConsistentRead: true }));
+      const now = await documentClient().send(
+        new GetCommand({ TableName: tableName(), Key: keys.batch(input.batchId), ProjectionExpression: 'stage', ConsistentRead: true }),
+      );
       throw new StageConflictError((now.Item?.stage as string | undefined) ?? null);
     });
     return { entry, ledgerTx: ledgerTx! };
@@ -83,14 +120,16 @@ export class CustodyRepository implements CustodyStore {
 
   /** Keeps the signed transaction before it is broadcast (once: a second signing is refused). */
   async keepSigned(id: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void> {
-    await documentClient().send(new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.ledgerTx(id),
-      UpdateExpression: 'SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at',
-      ConditionExpression: 'attribute_not_exists(raw_tx)',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: { ':r': signed.rawTx, ':h': signed.txHash, ':n': signed.nonce, ':sent': 'SENT', ':at': at },
-    }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.ledgerTx(id),
+        UpdateExpression: 'SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at',
+        ConditionExpression: 'attribute_not_exists(raw_tx)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':r': signed.rawTx, ':h': signed.txHash, ':n': signed.nonce, ':sent': 'SENT', ':at': at },
+      }),
+    );
   }
 
   /**
@@ -125,8 +164,10 @@ export class CustodyRepository implements CustodyStore {
     if (fresh?.job_id) {
       items.push({
         Update: {
-          TableName: tableName(), Key: keys.job(fresh.job_id),
-          UpdateExpression: 'SET #s = :c, tx_hash = :h, completed_at = :at', ExpressionAttributeNames: { '#s': 'status' },
+          TableName: tableName(),
+          Key: keys.job(fresh.job_id),
+          UpdateExpression: 'SET #s = :c, tx_hash = :h, completed_at = :at',
+          ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: { ':c': 'COMPLETE', ':h': txHash, ':at': at },
         },
       });
@@ -144,17 +185,23 @@ export class CustodyRepository implements CustodyStore {
    */
   async attachJob(tx: LedgerTx, job: Job): Promise<boolean> {
     try {
-      await documentClient().send(new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } },
-          {
-            Update: {
-              TableName: tableName(), Key: keys.ledgerTx(tx.ledger_tx_id), UpdateExpression: 'SET job_id = :j', ConditionExpression: '#s <> :c',
-              ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':j': job.job_id, ':c': 'CONFIRMED' },
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), entity: 'JOB', ...job } } },
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.ledgerTx(tx.ledger_tx_id),
+                UpdateExpression: 'SET job_id = :j',
+                ConditionExpression: '#s <> :c',
+                ExpressionAttributeNames: { '#s': 'status' },
+                ExpressionAttributeValues: { ':j': job.job_id, ':c': 'CONFIRMED' },
+              },
             },
-          },
-        ],
-      }));
+          ],
+        }),
+      );
       return true;
     } catch (err) {
       if (isTransactionCanceled(err)) return false;
@@ -172,28 +219,47 @@ export class CustodyRepository implements CustodyStore {
     const fresh = await this.getLedgerTx(id);
     if (fresh?.job_id) {
       try {
-        await documentClient().send(new UpdateCommand({
-          TableName: tableName(), Key: keys.job(fresh.job_id),
-          UpdateExpression: 'SET #s = :f, #e = :e, completed_at = :at', ConditionExpression: '#s = :p',
-          ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
-          ExpressionAttributeValues: { ':f': 'FAILED', ':p': 'PENDING', ':e': { code: 'LEDGER_UNAVAILABLE', message: reason.slice(0, 1000) }, ':at': at },
-        }));
+        await documentClient().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.job(fresh.job_id),
+            UpdateExpression: 'SET #s = :f, #e = :e, completed_at = :at',
+            ConditionExpression: '#s = :p',
+            ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+            ExpressionAttributeValues: {
+              ':f': 'FAILED',
+              ':p': 'PENDING',
+              ':e': { code: 'LEDGER_UNAVAILABLE', message: reason.slice(0, 1000) },
+              ':at': at,
+            },
+          }),
+        );
       } catch (err) {
         if (!isConditionalCheckFailed(err)) throw err;
       }
     }
-    await documentClient().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.ledgerTx(id), UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at REMOVE GSI2PK, GSI2SK',
-      ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':f': 'FAILED', ':r': reason.slice(0, 1000), ':at': at },
-    }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.ledgerTx(id),
+        UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at REMOVE GSI2PK, GSI2SK',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':f': 'FAILED', ':r': reason.slice(0, 1000), ':at': at },
+      }),
+    );
   }
 
   /** Ledger writes not confirmed since before `before` (ISO), oldest first. */
   async openLedgerTxsBefore(before: string, limit: number): Promise<LedgerTx[]> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
-      ExpressionAttributeValues: { ':pk': OPEN_LEDGER_TX, ':b': before }, Limit: limit,
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
+        ExpressionAttributeValues: { ':pk': OPEN_LEDGER_TX, ':b': before },
+        Limit: limit,
+      }),
+    );
     return (r.Items ?? []).map((i) => fromItem<LedgerTx>(i));
   }
 
@@ -207,10 +273,28 @@ export class CustodyRepository implements CustodyStore {
   async createPurchaseOrder(po: PurchaseOrder): Promise<void> {
     try {
       await transactWithAudits({
-        items: [{ Put: { TableName: tableName(), Item: { ...keys.purchaseOrder(po.purchase_order_id), entity: 'PO', ...po }, ConditionExpression: 'attribute_not_exists(PK)' } }],
+        items: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.purchaseOrder(po.purchase_order_id), entity: 'PO', ...po },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+        ],
         batches: po.batch_ids.map((b) => ({
           batchId: b,
-          entry: { type: 'PURCHASE_ORDER_CREATED', at: po.created_at, actor: po.created_by, payload: { purchase_order_id: po.purchase_order_id, buyer: po.buyer, price_usd_per_kg: po.price_usd_per_kg, buyer_operator: po.buyer_operator ?? null } },
+          entry: {
+            type: 'PURCHASE_ORDER_CREATED',
+            at: po.created_at,
+            actor: po.created_by,
+            payload: {
+              purchase_order_id: po.purchase_order_id,
+              buyer: po.buyer,
+              price_usd_per_kg: po.price_usd_per_kg,
+              buyer_operator: po.buyer_operator ?? null,
+            },
+          },
           batchSet: { expression: 'purchase_order_id = :po', values: { ':po': po.purchase_order_id } },
           batchCondition: { expression: 'attribute_not_exists(purchase_order_id)', values: {} },
         })),
@@ -218,7 +302,9 @@ export class CustodyRepository implements CustodyStore {
     } catch (err) {
       if (err instanceof TransactionConditionError && err.index >= 1) {
         const i = err.index - 1;
-        throw new DomainError('VALIDATION_ERROR', `Batch ${po.batch_ids[i]} is already on another purchase order.`, { details: [{ path: `batch_ids.${i}`, message: 'already on another purchase order' }] });
+        throw new DomainError('VALIDATION_ERROR', `Batch ${po.batch_ids[i]} is already on another purchase order.`, {
+          details: [{ path: `batch_ids.${i}`, message: 'already on another purchase order' }],
+        });
       }
       throw err;
     }
@@ -236,13 +322,22 @@ export class CustodyRepository implements CustodyStore {
   async confirmPurchaseOrder(po: PurchaseOrder, actor: string, at: string): Promise<boolean> {
     try {
       await transactWithAudits({
-        items: [{
-          Update: {
-            TableName: tableName(), Key: keys.purchaseOrder(po.purchase_order_id), UpdateExpression: 'SET #s = :c, confirmed_at = :at', ConditionExpression: '#s = :d',
-            ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':c': 'CONFIRMED', ':d': 'DRAFT', ':at': at },
+        items: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.purchaseOrder(po.purchase_order_id),
+              UpdateExpression: 'SET #s = :c, confirmed_at = :at',
+              ConditionExpression: '#s = :d',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':c': 'CONFIRMED', ':d': 'DRAFT', ':at': at },
+            },
           },
-        }],
-        batches: po.batch_ids.map((b) => ({ batchId: b, entry: { type: 'PURCHASE_ORDER_CONFIRMED', at, actor, payload: { purchase_order_id: po.purchase_order_id } } })),
+        ],
+        batches: po.batch_ids.map((b) => ({
+          batchId: b,
+          entry: { type: 'PURCHASE_ORDER_CONFIRMED', at, actor, payload: { purchase_order_id: po.purchase_order_id } },
+        })),
       });
       return true;
     } catch (err) {
@@ -250,6 +345,4 @@ export class CustodyRepository implements CustodyStore {
       throw err;
     }
   }
-
 }
-

@@ -4,22 +4,37 @@ import type { DdsRecord } from '../../domain/dds';
 import { keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-
 /** Due diligence statements: one per batch (a guard item), filed once. */
 export class DdsRepository implements DdsStore, DdsOfBatchReader {
   /** Stores a new DDS; returns the batch's existing DDS id instead when it already has one. */
   async create(dds: DdsRecord): Promise<string | null> {
     try {
-      await documentClient().send(new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...keys.ddsOfBatch(dds.batch_id), entity: 'DDS_GUARD', dds_id: dds.dds_id }, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Put: { TableName: tableName(), Item: { ...keys.dds(dds.dds_id), entity: 'DDS', ...dds }, ConditionExpression: 'attribute_not_exists(PK)' } },
-        ],
-      }));
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.ddsOfBatch(dds.batch_id), entity: 'DDS_GUARD', dds_id: dds.dds_id },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.dds(dds.dds_id), entity: 'DDS', ...dds },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
       return null;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
-      const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ddsOfBatch(dds.batch_id), ConsistentRead: true }));
+      const r = await documentClient().send(
+        new GetCommand({ TableName: tableName(), Key: keys.ddsOfBatch(dds.batch_id), ConsistentRead: true }),
+      );
       if (!r.Item) throw err;
       return String(r.Item.dds_id);
     }
@@ -38,24 +53,46 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
 
   /** PENDING_FILING → SUBMITTED with the registry's UUID (once). */
   async markSubmitted(id: string, uuid: string, at: string): Promise<void> {
-    await this.update(id, 'SET #s = :s, registry_uuid = :u, filed_at = :at', { ':s': 'SUBMITTED', ':u': uuid, ':at': at, ':from': 'PENDING_FILING' }, '#s = :from');
+    await this.update(
+      id,
+      'SET #s = :s, registry_uuid = :u, filed_at = :at',
+      { ':s': 'SUBMITTED', ':u': uuid, ':at': at, ':from': 'PENDING_FILING' },
+      '#s = :from',
+    );
   }
 
   /** SUBMITTED → AVAILABLE with the reference and verification numbers. */
   async markAvailable(id: string, reference: string, verification: string, at: string): Promise<boolean> {
-    return this.update(id, 'SET #s = :s, reference_number = :r, verification_number = :v, available_at = :at', { ':s': 'AVAILABLE', ':r': reference, ':v': verification, ':at': at, ':from': 'SUBMITTED' }, '#s = :from');
+    return this.update(
+      id,
+      'SET #s = :s, reference_number = :r, verification_number = :v, available_at = :at',
+      { ':s': 'AVAILABLE', ':r': reference, ':v': verification, ':at': at, ':from': 'SUBMITTED' },
+      '#s = :from',
+    );
   }
 
   /** PENDING_FILING or SUBMITTED → REJECTED with the registry's reason. */
   async markRejected(id: string, reason: string, at: string): Promise<boolean> {
-    return this.update(id, 'SET #s = :s, rejection_reason = :r, rejected_at = :at', { ':s': 'REJECTED', ':r': reason, ':at': at, ':a': 'PENDING_FILING', ':b': 'SUBMITTED' }, '#s IN (:a, :b)');
+    return this.update(
+      id,
+      'SET #s = :s, rejection_reason = :r, rejected_at = :at',
+      { ':s': 'REJECTED', ':r': reason, ':at': at, ':a': 'PENDING_FILING', ':b': 'SUBMITTED' },
+      '#s IN (:a, :b)',
+    );
   }
 
   private async update(id: string, expression: string, values: Record<string, unknown>, condition: string): Promise<boolean> {
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.dds(id), UpdateExpression: expression, ConditionExpression: condition, ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: values,
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.dds(id),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: values,
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionalCheckFailed(err)) return false;

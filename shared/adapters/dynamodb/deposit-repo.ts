@@ -13,11 +13,13 @@ import { documentClient, isConditionalCheckFailed, nextCounterValue, tableName }
 export class DepositRepository implements DepositStore {
   /** Stores a new deposit (conditional: never overwrites). */
   async create(deposit: Deposit): Promise<void> {
-    await documentClient().send(new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.payment(deposit.payment_id), entity: 'DEPOSIT', ...deposit },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }));
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.payment(deposit.payment_id), entity: 'DEPOSIT', ...deposit },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
   }
 
   /** Next `n` of `DEP-<year>-<n>` (UpdateItem ADD: atomic, never repeats). */
@@ -54,14 +56,16 @@ export class DepositRepository implements DepositStore {
       values[`:from${i}`] = s;
     });
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.payment(paymentId),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: `#entity = :deposit AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.payment(paymentId),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: `#entity = :deposit AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionalCheckFailed(err)) return false;

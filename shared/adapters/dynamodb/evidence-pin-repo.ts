@@ -5,7 +5,8 @@ import { keys, PENDING_PIN } from './keys';
 import { conditionalUpdate, documentClient, tableName } from './table';
 
 /** The key of a pin job from its message. */
-const pinJobKey = (msg: EvidencePinMessage) => keys.pinJob(msg.cid, msg.kind === 'DDS' ? { dds_id: msg.dds_id } : { batch_id: msg.batch_id, history_index: msg.history_index });
+const pinJobKey = (msg: EvidencePinMessage) =>
+  keys.pinJob(msg.cid, msg.kind === 'DDS' ? { dds_id: msg.dds_id } : { batch_id: msg.batch_id, history_index: msg.history_index });
 
 /**
  * The pin job item of `msg`, open (in the PENDING_PIN index) from `at`: a Put for the transaction
@@ -42,25 +43,39 @@ export class EvidencePinRepository implements EvidencePinStatusStore {
 
   async closePinJob(msg: EvidencePinMessage, at: string): Promise<void> {
     await conditionalUpdate({
-      Key: pinJobKey(msg), UpdateExpression: 'SET closed_at = :at REMOVE GSI2PK, GSI2SK',
-      ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':at': at },
+      Key: pinJobKey(msg),
+      UpdateExpression: 'SET closed_at = :at REMOVE GSI2PK, GSI2SK',
+      ConditionExpression: 'attribute_exists(GSI2PK)',
+      ExpressionAttributeValues: { ':at': at },
     });
   }
 
   async stalePinJobs(before: string, limit: number): Promise<Array<{ message: EvidencePinMessage; requeues: number }>> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
-      ExpressionAttributeValues: { ':pk': PENDING_PIN, ':b': before }, Limit: limit,
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
+        ExpressionAttributeValues: { ':pk': PENDING_PIN, ':b': before },
+        Limit: limit,
+      }),
+    );
     return (r.Items ?? []).map((i) => ({ message: i.message as EvidencePinMessage, requeues: Number(i.requeues ?? 0) }));
   }
 
   async markPinJobRequeued(msg: EvidencePinMessage, at: string, opts: { giveUp?: boolean } = {}): Promise<boolean> {
     return opts.giveUp
-      ? conditionalUpdate({ Key: pinJobKey(msg), UpdateExpression: 'SET given_up_at = :at, closed_at = :at REMOVE GSI2PK, GSI2SK', ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':at': at } })
+      ? conditionalUpdate({
+          Key: pinJobKey(msg),
+          UpdateExpression: 'SET given_up_at = :at, closed_at = :at REMOVE GSI2PK, GSI2SK',
+          ConditionExpression: 'attribute_exists(GSI2PK)',
+          ExpressionAttributeValues: { ':at': at },
+        })
       : conditionalUpdate({
-        Key: pinJobKey(msg), UpdateExpression: 'SET GSI2SK = :sk, requeued_at = :at ADD requeues :one',
-        ConditionExpression: 'attribute_exists(GSI2PK)', ExpressionAttributeValues: { ':sk': keys.pendingPinGsi(at, msg.cid).GSI2SK, ':at': at, ':one': 1 },
-      });
+          Key: pinJobKey(msg),
+          UpdateExpression: 'SET GSI2SK = :sk, requeued_at = :at ADD requeues :one',
+          ConditionExpression: 'attribute_exists(GSI2PK)',
+          ExpressionAttributeValues: { ':sk': keys.pendingPinGsi(at, msg.cid).GSI2SK, ':at': at, ':one': 1 },
+        });
   }
 }

@@ -14,15 +14,24 @@ const KEEP_AFTER_ATTACH_WINDOW_S = 24 * 3600;
  */
 export class EvidenceUploadRepository implements EvidenceUploadStore {
   async create(upload: EvidenceUpload): Promise<void> {
-    await documentClient().send(new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.evidenceUpload(upload.upload_id), entity: 'EVIDENCE_UPLOAD', ...upload, expires_at_epoch: Math.floor(Date.parse(upload.attach_by) / 1000) + KEEP_AFTER_ATTACH_WINDOW_S },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }));
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.evidenceUpload(upload.upload_id),
+          entity: 'EVIDENCE_UPLOAD',
+          ...upload,
+          expires_at_epoch: Math.floor(Date.parse(upload.attach_by) / 1000) + KEEP_AFTER_ATTACH_WINDOW_S,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
   }
 
   async get(uploadId: string): Promise<EvidenceUpload | null> {
-    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.evidenceUpload(uploadId), ConsistentRead: true }));
+    const r = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.evidenceUpload(uploadId), ConsistentRead: true }),
+    );
     return r.Item ? fromItem<EvidenceUpload>(r.Item) : null;
   }
 

@@ -15,13 +15,22 @@ export class IdempotencyRepository implements IdempotencyStore {
   async claim(scope: string, key: string, requestHash: string, at: Date): Promise<IdempotencyClaim> {
     const k = keys.idempotency(scope, key);
     try {
-      await documentClient().send(new PutCommand({
-        TableName: tableName(),
-        Item: { ...k, entity: 'IDEMPOTENCY', status: 'IN_PROGRESS', request_hash: requestHash, created_at: at.toISOString(), expires_at_epoch: Math.floor(at.getTime() / 1000) + IDEMPOTENCY_TTL_S },
-        ConditionExpression: 'attribute_not_exists(PK) OR #s = :released',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':released': 'RELEASED' },
-      }));
+      await documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...k,
+            entity: 'IDEMPOTENCY',
+            status: 'IN_PROGRESS',
+            request_hash: requestHash,
+            created_at: at.toISOString(),
+            expires_at_epoch: Math.floor(at.getTime() / 1000) + IDEMPOTENCY_TTL_S,
+          },
+          ConditionExpression: 'attribute_not_exists(PK) OR #s = :released',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':released': 'RELEASED' },
+        }),
+      );
       return { kind: 'claimed' };
     } catch (err) {
       if (!isConditionalCheckFailed(err)) throw err;
@@ -34,16 +43,27 @@ export class IdempotencyRepository implements IdempotencyStore {
   }
 
   async complete(scope: string, key: string, status: number, body: unknown): Promise<void> {
-    await documentClient().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.idempotency(scope, key), UpdateExpression: 'SET #s = :c, response_status = :st, response_body = :b',
-      ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':c': 'COMPLETED', ':st': status, ':b': body },
-    }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.idempotency(scope, key),
+        UpdateExpression: 'SET #s = :c, response_status = :st, response_body = :b',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':c': 'COMPLETED', ':st': status, ':b': body },
+      }),
+    );
   }
 
   /** The request failed before it changed anything the key stands for: a retry may run it again. */
   async release(scope: string, key: string): Promise<void> {
-    await documentClient().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.idempotency(scope, key), UpdateExpression: 'SET #s = :r', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':r': 'RELEASED' },
-    }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.idempotency(scope, key),
+        UpdateExpression: 'SET #s = :r',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':r': 'RELEASED' },
+      }),
+    );
   }
 }

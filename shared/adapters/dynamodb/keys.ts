@@ -118,7 +118,10 @@ export const keys = {
   awaitingPayoutGsi: (confirmedAt: string, batchId: string) => ({ GSI2PK: AWAITING_PAYOUT, GSI2SK: `${confirmedAt}#${batchId}` }),
   job: (id: string) => ({ PK: `JOB#${id}`, SK: META }),
   /** Sparse index of registrations waiting for the national registry (on their job); removed when settled. */
-  pendingNationalCheckGsi: (registeredAt: string, farmerId: string) => ({ GSI2PK: PENDING_NATIONAL_CHECK, GSI2SK: `${registeredAt}#${farmerId}` }),
+  pendingNationalCheckGsi: (registeredAt: string, farmerId: string) => ({
+    GSI2PK: PENDING_NATIONAL_CHECK,
+    GSI2SK: `${registeredAt}#${farmerId}`,
+  }),
   /** A ledger write to make (the trace-log transaction of a stage change), and its signed form. */
   ledgerTx: (id: string) => ({ PK: `LEDGER_TX#${id}`, SK: META }),
   /** Sparse index of ledger writes not yet confirmed (the writer and reconciliation). */
@@ -160,12 +163,17 @@ export const keys = {
   /** The settlement of a purchase order on its buyer payment (one per purchase order). */
   settlement: (purchaseOrderId: string) => ({ PK: `SETTLEMENT#${purchaseOrderId}`, SK: META }),
   /** A buyer payment into the vault for a purchase order (known or not), once per log: `<tx_hash>#<log_index, 6 digits>`. */
-  buyerPayment: (purchaseOrderId: string, txHash: string, logIndex: number) => ({ PK: `BUYER_PAYMENT#${purchaseOrderId}`, SK: `${txHash.toLowerCase()}#${String(logIndex).padStart(6, '0')}` }),
+  buyerPayment: (purchaseOrderId: string, txHash: string, logIndex: number) => ({
+    PK: `BUYER_PAYMENT#${purchaseOrderId}`,
+    SK: `${txHash.toLowerCase()}#${String(logIndex).padStart(6, '0')}`,
+  }),
   /** Partition of a purchase order's buyer payments (Query, in transaction order). */
   buyerPayments: (purchaseOrderId: string) => `BUYER_PAYMENT#${purchaseOrderId}`,
   /** The pin job of an evidence CID for one stage-history entry or DDS (written with the commit that names the CID). */
-  pinJob: (cid: string, target: { batch_id: string; history_index: number } | { dds_id: string }) =>
-    ({ PK: `PIN_JOB#${cid}`, SK: 'dds_id' in target ? `DDS#${target.dds_id}` : `STAGE#${target.batch_id}#${target.history_index}` }),
+  pinJob: (cid: string, target: { batch_id: string; history_index: number } | { dds_id: string }) => ({
+    PK: `PIN_JOB#${cid}`,
+    SK: 'dds_id' in target ? `DDS#${target.dds_id}` : `STAGE#${target.batch_id}#${target.history_index}`,
+  }),
   /** Sparse index of pin jobs not yet pinned (reconciliation re-queues the stale ones). */
   pendingPinGsi: (queuedAt: string, cid: string) => ({ GSI2PK: PENDING_PIN, GSI2SK: `${queuedAt}#${cid}` }),
   /** Next `n` of `DEP-<yyyy>-<n>` (MFI deposits; the deposit itself is keys.payment). */
@@ -190,5 +198,11 @@ export function fromItem<T>(item: Record<string, unknown>): T {
 
 /** The receipt item of an inbound webhook `(source, id)` received at `at` (ISO), expiring after WEBHOOK_RECEIPT_TTL_S. */
 export function webhookReceiptItem(source: string, id: string, at: string): Record<string, unknown> {
-  return { ...keys.webhook(source, id), entity: 'WEBHOOK', source, received_at: at, expires_at_epoch: Math.floor(Date.parse(at) / 1000) + WEBHOOK_RECEIPT_TTL_S };
+  return {
+    ...keys.webhook(source, id),
+    entity: 'WEBHOOK',
+    source,
+    received_at: at,
+    expires_at_epoch: Math.floor(Date.parse(at) / 1000) + WEBHOOK_RECEIPT_TTL_S,
+  };
 }

@@ -13,14 +13,17 @@ import { documentClient, isConditionalCheckFailed, tableName } from './table';
 export class LedgerWriteParkingRepository implements LedgerWriteParking {
   async recordFailedAttempt(id: string, reason: string, at: string): Promise<number> {
     try {
-      const r = await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.ledgerTx(id),
-        UpdateExpression: 'ADD attempts :one SET last_error = :e, last_attempt_at = :at',
-        ConditionExpression: 'attribute_exists(PK) AND #s IN (:p, :sent)',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':one': 1, ':e': reason.slice(0, 1000), ':at': at, ':p': 'PENDING', ':sent': 'SENT' },
-        ReturnValues: 'UPDATED_NEW',
-      }));
+      const r = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.ledgerTx(id),
+          UpdateExpression: 'ADD attempts :one SET last_error = :e, last_attempt_at = :at',
+          ConditionExpression: 'attribute_exists(PK) AND #s IN (:p, :sent)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':one': 1, ':e': reason.slice(0, 1000), ':at': at, ':p': 'PENDING', ':sent': 'SENT' },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
       return Number(r.Attributes?.attempts ?? 0);
     } catch (err) {
       if (isConditionalCheckFailed(err)) return 0;
@@ -30,13 +33,24 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
 
   async park(id: string, reason: string, at: string): Promise<boolean> {
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.ledgerTx(id),
-        UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at, parked_at = :at, GSI2PK = :pk, GSI2SK = :sk',
-        ConditionExpression: 'attribute_exists(PK) AND #s IN (:p, :sent)',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':f': 'FAILED', ':r': reason.slice(0, 1000), ':at': at, ':pk': PARKED_LEDGER_TX, ':sk': keys.parkedLedgerTxGsi(at, id).GSI2SK, ':p': 'PENDING', ':sent': 'SENT' },
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.ledgerTx(id),
+          UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at, parked_at = :at, GSI2PK = :pk, GSI2SK = :sk',
+          ConditionExpression: 'attribute_exists(PK) AND #s IN (:p, :sent)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: {
+            ':f': 'FAILED',
+            ':r': reason.slice(0, 1000),
+            ':at': at,
+            ':pk': PARKED_LEDGER_TX,
+            ':sk': keys.parkedLedgerTxGsi(at, id).GSI2SK,
+            ':p': 'PENDING',
+            ':sent': 'SENT',
+          },
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionalCheckFailed(err)) return false;
@@ -48,10 +62,16 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
     const out: LedgerTx[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk',
-        ExpressionAttributeValues: { ':pk': PARKED_LEDGER_TX }, Limit: Math.min(100, limit - out.length), ExclusiveStartKey: start,
-      }));
+      const r = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI2',
+          KeyConditionExpression: 'GSI2PK = :pk',
+          ExpressionAttributeValues: { ':pk': PARKED_LEDGER_TX },
+          Limit: Math.min(100, limit - out.length),
+          ExclusiveStartKey: start,
+        }),
+      );
       out.push(...(r.Items ?? []).map((i) => fromItem<LedgerTx>(i)));
       start = r.LastEvaluatedKey;
     } while (start && out.length < limit);
@@ -65,14 +85,26 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
     // Back where it stood before it was parked: SENT when a signed transaction is kept (re-sent as is), else PENDING.
     const open = keys.openLedgerTxGsi(tx.created_at, id);
     try {
-      const r = await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.ledgerTx(id),
-        UpdateExpression: 'SET #s = :s, attempts = :zero, unparked_at = :at, GSI2PK = :pk, GSI2SK = :sk REMOVE parked_at, failure, failed_at',
-        ConditionExpression: 'parked_at = :parked AND #s = :f',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':s': tx.raw_tx ? 'SENT' : 'PENDING', ':zero': 0, ':at': at, ':pk': open.GSI2PK, ':sk': open.GSI2SK, ':parked': tx.parked_at, ':f': 'FAILED' },
-        ReturnValues: 'ALL_NEW',
-      }));
+      const r = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.ledgerTx(id),
+          UpdateExpression:
+            'SET #s = :s, attempts = :zero, unparked_at = :at, GSI2PK = :pk, GSI2SK = :sk REMOVE parked_at, failure, failed_at',
+          ConditionExpression: 'parked_at = :parked AND #s = :f',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: {
+            ':s': tx.raw_tx ? 'SENT' : 'PENDING',
+            ':zero': 0,
+            ':at': at,
+            ':pk': open.GSI2PK,
+            ':sk': open.GSI2SK,
+            ':parked': tx.parked_at,
+            ':f': 'FAILED',
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return fromItem<LedgerTx>(r.Attributes!);
     } catch (err) {
       if (isConditionalCheckFailed(err)) return null;
@@ -82,12 +114,15 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
 
   async discard(id: string, reason: string, at: string): Promise<boolean> {
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.ledgerTx(id),
-        UpdateExpression: 'SET discarded_at = :at, failure = :r REMOVE parked_at, GSI2PK, GSI2SK',
-        ConditionExpression: 'attribute_exists(parked_at)',
-        ExpressionAttributeValues: { ':at': at, ':r': reason.slice(0, 1000) },
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.ledgerTx(id),
+          UpdateExpression: 'SET discarded_at = :at, failure = :r REMOVE parked_at, GSI2PK, GSI2SK',
+          ConditionExpression: 'attribute_exists(parked_at)',
+          ExpressionAttributeValues: { ':at': at, ':r': reason.slice(0, 1000) },
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionalCheckFailed(err)) return false;
@@ -96,9 +131,15 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
   }
 
   async oldestOpen(): Promise<LedgerTx | null> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': OPEN_LEDGER_TX }, Limit: 1,
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk',
+        ExpressionAttributeValues: { ':pk': OPEN_LEDGER_TX },
+        Limit: 1,
+      }),
+    );
     const item = r.Items?.[0];
     return item ? fromItem<LedgerTx>(item) : null;
   }

@@ -11,13 +11,14 @@ export function ledgerTxItem(tx: LedgerTx): Record<string, unknown> {
   return { ...keys.ledgerTx(tx.ledger_tx_id), ...keys.openLedgerTxGsi(tx.created_at, tx.ledger_tx_id), entity: 'LEDGER_TX', ...tx };
 }
 
-
 /** Vault writes stored for the single ledger writer (VaultWriteStore). */
 export class VaultWriteRepository implements VaultWriteStore {
   /** Stores the write unless one with its id exists (then false: it was requested before). */
   async putVaultWrite(tx: VaultLedgerTx): Promise<boolean> {
     try {
-      await documentClient().send(new PutCommand({ TableName: tableName(), Item: ledgerTxItem(tx), ConditionExpression: 'attribute_not_exists(PK)' }));
+      await documentClient().send(
+        new PutCommand({ TableName: tableName(), Item: ledgerTxItem(tx), ConditionExpression: 'attribute_not_exists(PK)' }),
+      );
       return true;
     } catch (err) {
       if (isConditionalCheckFailed(err)) return false;

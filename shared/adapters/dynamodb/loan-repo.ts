@@ -29,8 +29,26 @@ export class LoanRepository implements LoanStore {
       await transactWithAudit({
         batchId: loan.batch_id,
         items: [
-          { Put: { TableName: tableName(), Item: { ...keys.loanGuard(loan.batch_id), entity: 'LOAN_GUARD', loan_id: loan.loan_id, created_at: loan.created_at }, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Put: { TableName: tableName(), Item: { ...keys.loan(loan.loan_id), ...keys.loanGsi(loan.farmer_id, loan.created_at, loan.loan_id), ...keys.pendingLoanGsi(loan.created_at, loan.loan_id), entity: 'LOAN', ...loan }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.loanGuard(loan.batch_id), entity: 'LOAN_GUARD', loan_id: loan.loan_id, created_at: loan.created_at },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...keys.loan(loan.loan_id),
+                ...keys.loanGsi(loan.farmer_id, loan.created_at, loan.loan_id),
+                ...keys.pendingLoanGsi(loan.created_at, loan.loan_id),
+                entity: 'LOAN',
+                ...loan,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
           { Put: { TableName: tableName(), Item: ledgerTxItem(lockWrite), ConditionExpression: 'attribute_not_exists(PK)' } },
         ],
         entry: {
@@ -38,8 +56,13 @@ export class LoanRepository implements LoanStore {
           at: loan.created_at,
           actor: loan.created_by,
           payload: {
-            loan_id: loan.loan_id, principal_usd_micro: loan.principal_usd_micro, collateral_value_usd_micro: loan.collateral_value_usd_micro,
-            ltv_bps: loan.ltv_bps, apr: loan.apr, price_usd_micro_per_kg: loan.price_usd_micro_per_kg, price_updated_at: loan.price_updated_at,
+            loan_id: loan.loan_id,
+            principal_usd_micro: loan.principal_usd_micro,
+            collateral_value_usd_micro: loan.collateral_value_usd_micro,
+            ltv_bps: loan.ltv_bps,
+            apr: loan.apr,
+            price_usd_micro_per_kg: loan.price_usd_micro_per_kg,
+            price_updated_at: loan.price_updated_at,
             disbursement_payment_id: loan.disbursement_payment_id,
           },
         },
@@ -47,7 +70,10 @@ export class LoanRepository implements LoanStore {
       });
     } catch (err) {
       if (err instanceof TransactionConditionError && err.index === 0) {
-        throw new DomainError('BATCH_HAS_ACTIVE_LOAN', `Batch ${loan.batch_id} already has an active loan: its BatchToken is locked as collateral.`);
+        throw new DomainError(
+          'BATCH_HAS_ACTIVE_LOAN',
+          `Batch ${loan.batch_id} already has an active loan: its BatchToken is locked as collateral.`,
+        );
       }
       if (err instanceof TransactionConditionError && err.index === 3) {
         throw new DomainError('BATCH_NOT_ELIGIBLE', `Batch ${loan.batch_id} is settled; it cannot be lent against.`);
@@ -66,7 +92,9 @@ export class LoanRepository implements LoanStore {
   }
 
   async activeForBatch(batchId: string): Promise<Loan | null> {
-    const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.loanGuard(batchId), ConsistentRead: true }));
+    const guard = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.loanGuard(batchId), ConsistentRead: true }),
+    );
     const loanId = guard.Item?.loan_id;
     return typeof loanId === 'string' ? this.get(loanId) : null;
   }
@@ -107,7 +135,14 @@ export class LoanRepository implements LoanStore {
         indexUpdate = '';
       }
     }
-    const update = { TableName: tableName(), Key: keys.loan(loanId), UpdateExpression: `SET ${sets.join(', ')}${indexUpdate}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+    const update = {
+      TableName: tableName(),
+      Key: keys.loan(loanId),
+      UpdateExpression: `SET ${sets.join(', ')}${indexUpdate}`,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    };
 
     if (to !== 'REPAID' && to !== 'CANCELLED' && to !== 'DEFAULTED') {
       try {
@@ -126,7 +161,18 @@ export class LoanRepository implements LoanStore {
         items: [
           { Update: update },
           // A written-off loan's token stays locked in the vault: its batch keeps the guard.
-          ...(to === 'DEFAULTED' ? [] : [{ Delete: { TableName: tableName(), Key: keys.loanGuard(loan.batch_id), ConditionExpression: 'loan_id = :id', ExpressionAttributeValues: { ':id': loanId } } }]),
+          ...(to === 'DEFAULTED'
+            ? []
+            : [
+                {
+                  Delete: {
+                    TableName: tableName(),
+                    Key: keys.loanGuard(loan.batch_id),
+                    ConditionExpression: 'loan_id = :id',
+                    ExpressionAttributeValues: { ':id': loanId },
+                  },
+                },
+              ]),
         ],
         entry: {
           type: to === 'REPAID' ? 'LOAN_REPAID' : to === 'DEFAULTED' ? 'LOAN_DEFAULTED' : 'LOAN_CANCELLED',
@@ -143,30 +189,46 @@ export class LoanRepository implements LoanStore {
   }
 
   async pendingBefore(before: string, limit: number): Promise<Loan[]> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
-      ExpressionAttributeValues: { ':pk': PENDING_LOANS, ':b': before }, Limit: Math.min(Math.max(1, limit), 100),
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
+        ExpressionAttributeValues: { ':pk': PENDING_LOANS, ':b': before },
+        Limit: Math.min(Math.max(1, limit), 100),
+      }),
+    );
     return (r.Items ?? []).map((i) => fromItem<Loan>(i));
   }
 
   /** ACTIVE loans due at or before `dueBy` (GSI2 ACTIVE_LOAN_DUE), earliest first, every page. */
   async activeDueBy(dueBy: string): Promise<Loan[]> {
     const out: Loan[] = [];
-    const pages = paginateQuery({ client: documentClient(), pageSize: 100 }, {
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
-      // Sort keys are `<due_at>#<loan_id>`; '$' sorts right after '#', so `<dueBy>$` bounds every key due at dueBy.
-      ExpressionAttributeValues: { ':pk': ACTIVE_LOANS_BY_DUE, ':b': `${dueBy}$` },
-    });
+    const pages = paginateQuery(
+      { client: documentClient(), pageSize: 100 },
+      {
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :b',
+        // Sort keys are `<due_at>#<loan_id>`; '$' sorts right after '#', so `<dueBy>$` bounds every key due at dueBy.
+        ExpressionAttributeValues: { ':pk': ACTIVE_LOANS_BY_DUE, ':b': `${dueBy}$` },
+      },
+    );
     for await (const page of pages) out.push(...(page.Items ?? []).map((i) => fromItem<Loan>(i)));
     return out;
   }
 
   async listByFarmer(farmerId: string, limit: number): Promise<Loan[]> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.loansOfFarmer(farmerId) }, ScanIndexForward: false, Limit: Math.min(Math.max(1, limit), 100),
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.loansOfFarmer(farmerId) },
+        ScanIndexForward: false,
+        Limit: Math.min(Math.max(1, limit), 100),
+      }),
+    );
     return (r.Items ?? []).map((i) => fromItem<Loan>(i));
   }
 }

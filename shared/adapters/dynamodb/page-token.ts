@@ -26,11 +26,14 @@ export function decodePageToken(token: string, gsi1pk: string, itemKey: (key: Gs
     const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
     if (typeof key !== 'object' || key === null || Array.isArray(key)) throw new Error('not an object');
     const fields = Object.keys(key).sort().join(',');
-    if (fields !== 'GSI1PK,GSI1SK,PK,SK' || !Object.values(key).every((x) => typeof x === 'string' && x !== '')) throw new Error('not a listing key');
+    if (fields !== 'GSI1PK,GSI1SK,PK,SK' || !Object.values(key).every((x) => typeof x === 'string' && x !== ''))
+      throw new Error('not a listing key');
     const k = key as GsiPageKey;
     if (k.GSI1PK !== gsi1pk || !itemKey(k)) throw new Error('foreign key');
     return k;
   } catch {
-    throw new DomainError('VALIDATION_ERROR', 'next_token is not a token this listing issued.', { details: [{ path: 'next_token', message: 'invalid pagination token' }] });
+    throw new DomainError('VALIDATION_ERROR', 'next_token is not a token this listing issued.', {
+      details: [{ path: 'next_token', message: 'invalid pagination token' }],
+    });
   }
 }

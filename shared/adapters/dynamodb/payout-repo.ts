@@ -1,7 +1,15 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected } from '../../domain/errors';
 import type { ApplyOutcome, PayoutStore, SettlementFacts } from '../../domain/ports';
-import { allowedFrom, attemptNumber, isFinal, RETRY_WAIT_SECONDS, roundOf, statusAfter, type PayoutEvent } from '../../domain/payout-lifecycle';
+import {
+  allowedFrom,
+  attemptNumber,
+  isFinal,
+  RETRY_WAIT_SECONDS,
+  roundOf,
+  statusAfter,
+  type PayoutEvent,
+} from '../../domain/payout-lifecycle';
 import type { Payout, PayoutStatus } from '../../domain/records';
 import type { PayoutCreationLimits } from '../../domain/payout-limits';
 import { microToUsdc } from '../../domain/money';
@@ -33,7 +41,8 @@ export class PayoutRepository implements PayoutStore {
     const counted = limits.batch_value_ugx !== undefined ? (payout.counted_ugx ?? 0) : 0;
     const room = limits.batch_value_ugx !== undefined ? limits.batch_value_ugx - counted : undefined;
     if (room !== undefined && room < 0) throw exceedsBatchValue(payout, limits.batch_value_ugx!);
-    const daily = payout.manual_day && limits.daily_limit_usd_micro !== undefined ? limits.daily_limit_usd_micro - payout.amount_usd_micro : undefined;
+    const daily =
+      payout.manual_day && limits.daily_limit_usd_micro !== undefined ? limits.daily_limit_usd_micro - payout.amount_usd_micro : undefined;
     if (daily !== undefined && daily < 0) throw dailyLimitReached(payout, limits.daily_limit_usd_micro!);
     const batchValues: Record<string, unknown> = { ':seq': expectedSeq, ':next': expectedSeq + 1 };
     let batchUpdate = 'SET payout_seq = :next';
@@ -46,49 +55,69 @@ export class PayoutRepository implements PayoutStore {
     // The batch's net coffee payment now exists: it leaves the awaiting-payout index.
     if (payout.reason === 'NET_COFFEE_PAYMENT') batchUpdate += ' REMOVE GSI2PK, GSI2SK';
     try {
-      await documentClient().send(new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.payoutGuard(payout.batch_id, payout.reason), entity: 'PAYOUT_GUARD', payment_id: payout.payment_id, created_at: payout.created_at },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.batch(payout.batch_id),
-              UpdateExpression: batchUpdate,
-              ConditionExpression: batchCondition,
-              ExpressionAttributeValues: batchValues,
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.payment(payout.payment_id), ...keys.paymentGsi(payout.batch_id, payout.created_at, payout.payment_id),
-                ...keys.openPayoutGsi(payout.created_at, payout.payment_id), entity: 'PAYMENT', ...payout,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          ...(daily !== undefined ? [{
-            Update: {
-              TableName: tableName(),
-              Key: keys.manualPayoutDay(payout.cooperative_id, payout.manual_day!),
-              UpdateExpression: 'ADD total_usd_micro :amt, payouts :one SET entity = :e, cooperative_id = :c, #day = :d, expires_at_epoch = :exp',
-              ConditionExpression: 'attribute_not_exists(total_usd_micro) OR total_usd_micro <= :room',
-              ExpressionAttributeNames: { '#day': 'day' },
-              ExpressionAttributeValues: {
-                ':amt': payout.amount_usd_micro, ':one': 1, ':e': 'MANUAL_PAYOUT_DAY', ':c': payout.cooperative_id, ':d': payout.manual_day!,
-                ':exp': Math.floor(Date.parse(`${payout.manual_day!}T00:00:00Z`) / 1000) + MANUAL_PAYOUT_DAY_TTL_S, ':room': daily,
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: {
+                  ...keys.payoutGuard(payout.batch_id, payout.reason),
+                  entity: 'PAYOUT_GUARD',
+                  payment_id: payout.payment_id,
+                  created_at: payout.created_at,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
-          }] : []),
-        ],
-      }));
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.batch(payout.batch_id),
+                UpdateExpression: batchUpdate,
+                ConditionExpression: batchCondition,
+                ExpressionAttributeValues: batchValues,
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: {
+                  ...keys.payment(payout.payment_id),
+                  ...keys.paymentGsi(payout.batch_id, payout.created_at, payout.payment_id),
+                  ...keys.openPayoutGsi(payout.created_at, payout.payment_id),
+                  entity: 'PAYMENT',
+                  ...payout,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            ...(daily !== undefined
+              ? [
+                  {
+                    Update: {
+                      TableName: tableName(),
+                      Key: keys.manualPayoutDay(payout.cooperative_id, payout.manual_day!),
+                      UpdateExpression:
+                        'ADD total_usd_micro :amt, payouts :one SET entity = :e, cooperative_id = :c, #day = :d, expires_at_epoch = :exp',
+                      ConditionExpression: 'attribute_not_exists(total_usd_micro) OR total_usd_micro <= :room',
+                      ExpressionAttributeNames: { '#day': 'day' },
+                      ExpressionAttributeValues: {
+                        ':amt': payout.amount_usd_micro,
+                        ':one': 1,
+                        ':e': 'MANUAL_PAYOUT_DAY',
+                        ':c': payout.cooperative_id,
+                        ':d': payout.manual_day!,
+                        ':exp': Math.floor(Date.parse(`${payout.manual_day!}T00:00:00Z`) / 1000) + MANUAL_PAYOUT_DAY_TTL_S,
+                        ':room': daily,
+                      },
+                    },
+                  },
+                ]
+              : []),
+          ],
+        }),
+      );
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
       const codes = cancellationCodes(err);
@@ -98,12 +127,28 @@ export class PayoutRepository implements PayoutStore {
       if (codes[1] === 'ConditionalCheckFailed' || codes[2] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) {
         // A conflicting transaction cancels ours before the guard's condition is evaluated: when
         // the guard exists by now, an identical request won (409), not the sequence (retry).
-        const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payoutGuard(payout.batch_id, payout.reason), ProjectionExpression: 'PK', ConsistentRead: true }));
+        const guard = await documentClient().send(
+          new GetCommand({
+            TableName: tableName(),
+            Key: keys.payoutGuard(payout.batch_id, payout.reason),
+            ProjectionExpression: 'PK',
+            ConsistentRead: true,
+          }),
+        );
         if (guard.Item) throw duplicate();
         if (codes[1] === 'ConditionalCheckFailed' && room !== undefined) {
           // The batch's condition failed with its sequence still `expectedSeq`: the value is what stopped it
           // (the running total only grows with the sequence, and shrinks only when a payout is discarded).
-          const old = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(payout.batch_id), ProjectionExpression: 'payout_seq, farmer_payouts_ugx', ConsistentRead: true }))).Item;
+          const old = (
+            await documentClient().send(
+              new GetCommand({
+                TableName: tableName(),
+                Key: keys.batch(payout.batch_id),
+                ProjectionExpression: 'payout_seq, farmer_payouts_ugx',
+                ConsistentRead: true,
+              }),
+            )
+          ).Item;
           if (old && Number(old.payout_seq) === expectedSeq && Number(old.farmer_payouts_ugx ?? 0) > room) {
             throw exceedsBatchValue(payout, limits.batch_value_ugx!, Number(old.farmer_payouts_ugx ?? 0));
           }
@@ -132,35 +177,70 @@ export class PayoutRepository implements PayoutStore {
       batchSets.push('ADD farmer_payouts_ugx :back');
       batchValues[':back'] = -counted;
     }
-    await documentClient().send(new TransactWriteCommand({
-      TransactItems: [
-        {
-          Delete: {
-            TableName: tableName(), Key: keys.payment(payout.payment_id), ConditionExpression: '#s = :p AND updated_at = :u',
-            ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': 'PENDING', ':u': payout.updated_at },
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: keys.payment(payout.payment_id),
+              ConditionExpression: '#s = :p AND updated_at = :u',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':p': 'PENDING', ':u': payout.updated_at },
+            },
           },
-        },
-        { Delete: { TableName: tableName(), Key: keys.payoutGuard(payout.batch_id, payout.reason), ConditionExpression: 'payment_id = :id', ExpressionAttributeValues: { ':id': payout.payment_id } } },
-        ...(batchSets.length
-          ? [{ Update: { TableName: tableName(), Key: keys.batch(payout.batch_id), UpdateExpression: batchSets.join(' '), ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: batchValues } }]
-          : []),
-        ...(payout.manual_day
-          ? [{ Update: {
-            TableName: tableName(), Key: keys.manualPayoutDay(payout.cooperative_id, payout.manual_day), UpdateExpression: 'ADD total_usd_micro :back, payouts :minus',
-            ConditionExpression: 'attribute_exists(total_usd_micro)', ExpressionAttributeValues: { ':back': -payout.amount_usd_micro, ':minus': -1 },
-          } }]
-          : []),
-      ],
-    }));
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: keys.payoutGuard(payout.batch_id, payout.reason),
+              ConditionExpression: 'payment_id = :id',
+              ExpressionAttributeValues: { ':id': payout.payment_id },
+            },
+          },
+          ...(batchSets.length
+            ? [
+                {
+                  Update: {
+                    TableName: tableName(),
+                    Key: keys.batch(payout.batch_id),
+                    UpdateExpression: batchSets.join(' '),
+                    ConditionExpression: 'attribute_exists(PK)',
+                    ExpressionAttributeValues: batchValues,
+                  },
+                },
+              ]
+            : []),
+          ...(payout.manual_day
+            ? [
+                {
+                  Update: {
+                    TableName: tableName(),
+                    Key: keys.manualPayoutDay(payout.cooperative_id, payout.manual_day),
+                    UpdateExpression: 'ADD total_usd_micro :back, payouts :minus',
+                    ConditionExpression: 'attribute_exists(total_usd_micro)',
+                    ExpressionAttributeValues: { ':back': -payout.amount_usd_micro, ':minus': -1 },
+                  },
+                },
+              ]
+            : []),
+        ],
+      }),
+    );
   }
 
   /** Marks a PENDING payout whose first order is unknown (the order call and its look-up both unreachable). */
   async markOrderUnknown(payout: Payout, at: string): Promise<Payout> {
-    const r = await documentClient().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.payment(payout.payment_id),
-      UpdateExpression: 'SET order_unknown = :t, updated_at = :at', ConditionExpression: '#s = :p',
-      ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':t': true, ':at': at, ':p': 'PENDING' }, ReturnValues: 'ALL_NEW',
-    }));
+    const r = await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.payment(payout.payment_id),
+        UpdateExpression: 'SET order_unknown = :t, updated_at = :at',
+        ConditionExpression: '#s = :p',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':t': true, ':at': at, ':p': 'PENDING' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
     return fromItem<Payout>(r.Attributes!);
   }
 
@@ -169,15 +249,23 @@ export class PayoutRepository implements PayoutStore {
    * update removes the mark, so of concurrent retries exactly one resumes it. Null when none.
    */
   async claimOrderUnknown(batchId: string, reason: Payout['reason'], at: string): Promise<Payout | null> {
-    const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payoutGuard(batchId, reason), ConsistentRead: true }));
+    const guard = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.payoutGuard(batchId, reason), ConsistentRead: true }),
+    );
     const paymentId = guard.Item?.payment_id as string | undefined;
     if (!paymentId) return null;
     try {
-      const r = await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.payment(paymentId),
-        UpdateExpression: 'SET updated_at = :at REMOVE order_unknown', ConditionExpression: '#s = :p AND order_unknown = :t',
-        ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':t': true, ':at': at, ':p': 'PENDING' }, ReturnValues: 'ALL_NEW',
-      }));
+      const r = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.payment(paymentId),
+          UpdateExpression: 'SET updated_at = :at REMOVE order_unknown',
+          ConditionExpression: '#s = :p AND order_unknown = :t',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':t': true, ':at': at, ':p': 'PENDING' },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return fromItem<Payout>(r.Attributes!);
     } catch (err) {
       if (isConditionalCheckFailed(err)) return null;
@@ -186,14 +274,31 @@ export class PayoutRepository implements PayoutStore {
   }
 
   /** PENDING → PROCESSING once the provider accepted the first order (audit: PAYOUT_PROCESSING). */
-  async markProcessing(payout: Payout, order: { order_id: string; amount_ugx: number; exchange_rate: string }, at: string): Promise<Payout> {
-    return this.transition(payout, { type: 'ORDER_ACCEPTED' }, 1, {
-      set: 'provider_order_id = :o, amount_ugx = :ugx, estimated_ugx = :ugx, exchange_rate = :rate',
-      values: { ':o': order.order_id, ':ugx': order.amount_ugx, ':rate': order.exchange_rate },
-    }, at, {
-      type: 'PAYOUT_PROCESSING',
-      payload: { provider_order_id: order.order_id, amount_usd_micro: payout.amount_usd_micro, estimated_ugx: order.amount_ugx, exchange_rate: order.exchange_rate, phone_last3: payout.phone.slice(-3) },
-    });
+  async markProcessing(
+    payout: Payout,
+    order: { order_id: string; amount_ugx: number; exchange_rate: string },
+    at: string,
+  ): Promise<Payout> {
+    return this.transition(
+      payout,
+      { type: 'ORDER_ACCEPTED' },
+      1,
+      {
+        set: 'provider_order_id = :o, amount_ugx = :ugx, estimated_ugx = :ugx, exchange_rate = :rate',
+        values: { ':o': order.order_id, ':ugx': order.amount_ugx, ':rate': order.exchange_rate },
+      },
+      at,
+      {
+        type: 'PAYOUT_PROCESSING',
+        payload: {
+          provider_order_id: order.order_id,
+          amount_usd_micro: payout.amount_usd_micro,
+          estimated_ugx: order.amount_ugx,
+          exchange_rate: order.exchange_rate,
+          phone_last3: payout.phone.slice(-3),
+        },
+      },
+    );
   }
 
   /** PENDING → FAILED when the provider rejected the first order at creation (audit: PAYOUT_FAILED). */
@@ -213,14 +318,23 @@ export class PayoutRepository implements PayoutStore {
   async registerAttempt(payoutId: string, attempt: number, token: string, at: string): Promise<Payout | null> {
     const cond = statusIn({ type: 'ATTEMPT_STARTED', attempt });
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.payment(payoutId),
-        UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, updated_at = :at, GSI2SK = :open',
-        ConditionExpression: `${cond.expression} AND (attempt = :n OR attempt = :prev)`,
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':n': attempt, ':prev': attempt - 1, ':t': token, ':at': at, ':open': keys.openPayoutSortKey(at, payoutId), ...cond.values },
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.payment(payoutId),
+          UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, updated_at = :at, GSI2SK = :open',
+          ConditionExpression: `${cond.expression} AND (attempt = :n OR attempt = :prev)`,
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: {
+            ':n': attempt,
+            ':prev': attempt - 1,
+            ':t': token,
+            ':at': at,
+            ':open': keys.openPayoutSortKey(at, payoutId),
+            ...cond.values,
+          },
+        }),
+      );
       return null;
     } catch (err) {
       if (!isConditionalCheckFailed(err)) throw err;
@@ -231,13 +345,15 @@ export class PayoutRepository implements PayoutStore {
   /** Records the provider order of the payout's current attempt (no-op if the attempt moved on). */
   async setAttemptOrder(payoutId: string, attempt: number, orderId: string): Promise<void> {
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.payment(payoutId),
-        UpdateExpression: 'SET provider_order_id = :o',
-        ConditionExpression: 'attempt = :n',
-        ExpressionAttributeValues: { ':o': orderId, ':n': attempt },
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.payment(payoutId),
+          UpdateExpression: 'SET provider_order_id = :o',
+          ConditionExpression: 'attempt = :n',
+          ExpressionAttributeValues: { ':o': orderId, ':n': attempt },
+        }),
+      );
     } catch (err) {
       if (!isConditionalCheckFailed(err)) throw err;
     }
@@ -262,31 +378,59 @@ export class PayoutRepository implements PayoutStore {
       Update: {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
-        UpdateExpression: 'SET #s = :done, completed_at = :at, settled_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE GSI2PK, GSI2SK',
+        UpdateExpression:
+          'SET #s = :done, completed_at = :at, settled_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE GSI2PK, GSI2SK',
         ConditionExpression: `${cond.expression} AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
-          ':done': targetOf({ type: 'SETTLED' }), ':sat': s.settled_at, ':el': elapsed, ':ugx': s.amount_ugx, ':rate': s.exchange_rate, ':mm': s.mobile_money_transaction_id,
-          ':o': s.order_id, ':at': at, ':n': s.attempt, ...cond.values,
+          ':done': targetOf({ type: 'SETTLED' }),
+          ':sat': s.settled_at,
+          ':el': elapsed,
+          ':ugx': s.amount_ugx,
+          ':rate': s.exchange_rate,
+          ':mm': s.mobile_money_transaction_id,
+          ':o': s.order_id,
+          ':at': at,
+          ':n': s.attempt,
+          ...cond.values,
         },
       },
     });
-    return this.applyWithAudit(payout, items, webhook, {
-      type: 'PAYMENT_CONFIRMED',
-      at,
-      actor: 'payout-provider',
-      payload: {
-        payment_id: payout.payment_id, reason: payout.reason, attempt: s.attempt, provider_order_id: s.order_id, amount_usd_micro: payout.amount_usd_micro,
-        amount_ugx: s.amount_ugx, exchange_rate: s.exchange_rate, mobile_money_transaction_id: s.mobile_money_transaction_id, settled_at: s.settled_at,
+    return this.applyWithAudit(
+      payout,
+      items,
+      webhook,
+      {
+        type: 'PAYMENT_CONFIRMED',
+        at,
+        actor: 'payout-provider',
+        payload: {
+          payment_id: payout.payment_id,
+          reason: payout.reason,
+          attempt: s.attempt,
+          provider_order_id: s.order_id,
+          amount_usd_micro: payout.amount_usd_micro,
+          amount_ugx: s.amount_ugx,
+          exchange_rate: s.exchange_rate,
+          mobile_money_transaction_id: s.mobile_money_transaction_id,
+          settled_at: s.settled_at,
+        },
       },
-    }, payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'PAYMENT_CONFIRMED' } } : undefined);
+      payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'PAYMENT_CONFIRMED' } } : undefined,
+    );
   }
 
   /**
    * Records that the provider failed `attempt` (order.failed): the payout becomes FAILED, once.
    * Same replay and ordering rules as recordSettlement.
    */
-  async recordFailure(payout: Payout, attempt: number, reason: string, at: string, webhook?: { source: string; id: string }): Promise<ApplyOutcome> {
+  async recordFailure(
+    payout: Payout,
+    attempt: number,
+    reason: string,
+    at: string,
+    webhook?: { source: string; id: string },
+  ): Promise<ApplyOutcome> {
     const cond = statusIn({ type: 'ORDER_FAILED' });
     const items: TransactItem[] = [];
     if (webhook) items.push(webhookReceipt(webhook, at));
@@ -297,11 +441,20 @@ export class PayoutRepository implements PayoutStore {
         UpdateExpression: 'SET #s = :failed, last_failure_reason = :r, updated_at = :at, GSI2SK = :open',
         ConditionExpression: `${cond.expression} AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':failed': targetOf({ type: 'ORDER_FAILED' }), ':r': reason, ':at': at, ':n': attempt, ':open': keys.openPayoutSortKey(at, payout.payment_id), ...cond.values },
+        ExpressionAttributeValues: {
+          ':failed': targetOf({ type: 'ORDER_FAILED' }),
+          ':r': reason,
+          ':at': at,
+          ':n': attempt,
+          ':open': keys.openPayoutSortKey(at, payout.payment_id),
+          ...cond.values,
+        },
       },
     });
     return this.applyWithAudit(payout, items, webhook, {
-      type: 'PAYOUT_FAILED', at, actor: webhook ? 'payout-provider' : 'payout-state-machine',
+      type: 'PAYOUT_FAILED',
+      at,
+      actor: webhook ? 'payout-provider' : 'payout-state-machine',
       payload: { payment_id: payout.payment_id, reason: payout.reason, attempt, failure_reason: reason },
     });
   }
@@ -309,10 +462,17 @@ export class PayoutRepository implements PayoutStore {
   /** FAILED → RETRY_n (retry_count n) after attempt n definitively failed (audit: PAYOUT_RETRY_SCHEDULED). */
   async scheduleRetry(payout: Payout, retry: 1 | 2 | 3, at: string): Promise<Payout> {
     // `retry` is the step within the payout's round: the attempt that failed is that step of the current round.
-    return this.transition(payout, { type: 'RETRY_SCHEDULED', retry }, attemptNumber(roundOf(payout.attempt), retry), { set: 'retry_count = :rc', values: { ':rc': retry } }, at, {
-      type: 'PAYOUT_RETRY_SCHEDULED',
-      payload: { retry, wait_seconds: RETRY_WAIT_SECONDS[retry - 1] },
-    });
+    return this.transition(
+      payout,
+      { type: 'RETRY_SCHEDULED', retry },
+      attemptNumber(roundOf(payout.attempt), retry),
+      { set: 'retry_count = :rc', values: { ':rc': retry } },
+      at,
+      {
+        type: 'PAYOUT_RETRY_SCHEDULED',
+        payload: { retry, wait_seconds: RETRY_WAIT_SECONDS[retry - 1] },
+      },
+    );
   }
 
   /**
@@ -342,34 +502,56 @@ export class PayoutRepository implements PayoutStore {
         },
       },
     ];
-    const outcome = await this.applyWithAudit(payout, items, undefined, {
-      type: 'MANUAL_REVIEW',
-      at,
-      actor: 'payout-state-machine',
-      payload: { payment_id: payout.payment_id, reason: payout.reason, amount_usd_micro: payout.amount_usd_micro, retry_count: payout.retry_count, last_failure_reason: payout.last_failure_reason ?? null },
-    }, payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'MANUAL_REVIEW' } } : undefined);
+    const outcome = await this.applyWithAudit(
+      payout,
+      items,
+      undefined,
+      {
+        type: 'MANUAL_REVIEW',
+        at,
+        actor: 'payout-state-machine',
+        payload: {
+          payment_id: payout.payment_id,
+          reason: payout.reason,
+          amount_usd_micro: payout.amount_usd_micro,
+          retry_count: payout.retry_count,
+          last_failure_reason: payout.last_failure_reason ?? null,
+        },
+      },
+      payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'MANUAL_REVIEW' } } : undefined,
+    );
     return outcome === 'APPLIED';
   }
 
   /** Records that the cooperative manager was notified of the manual review. */
   async markManagerNotified(payoutId: string, at: string): Promise<void> {
-    await documentClient().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.payment(payoutId), UpdateExpression: 'SET manager_notified_at = :at', ExpressionAttributeValues: { ':at': at },
-    }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.payment(payoutId),
+        UpdateExpression: 'SET manager_notified_at = :at',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
   }
 
   /** Payouts not yet final whose last activity is older than `before` (ISO), oldest first. */
   async openBefore(before: string, limit: number): Promise<Payout[]> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
-      ExpressionAttributeValues: { ':pk': OPEN_PAYOUTS, ':before': before }, Limit: limit,
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
+        ExpressionAttributeValues: { ':pk': OPEN_PAYOUTS, ':before': before },
+        Limit: limit,
+      }),
+    );
     return (r.Items ?? []).map((i) => fromItem<Payout>(i));
   }
 
   async get(payoutId: string): Promise<Payout | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payment(payoutId), ConsistentRead: true }));
-    return r.Item ? (fromItem<Payout>(r.Item)) : null;
+    return r.Item ? fromItem<Payout>(r.Item) : null;
   }
 
   /**
@@ -380,9 +562,16 @@ export class PayoutRepository implements PayoutStore {
     const pk = keys.paymentsOfBatch(batchId);
     const start = nextToken ? decodePageToken(nextToken, pk) : undefined;
     const [page, count] = await Promise.all([
-      documentClient().send(new QueryCommand({
-        TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Limit: limit, ExclusiveStartKey: start,
-      })),
+      documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          Limit: limit,
+          ExclusiveStartKey: start,
+        }),
+      ),
       this.countByBatch(pk),
     ]);
     const items = (page.Items ?? []).map((i) => fromItem<Payout>(i));
@@ -393,9 +582,16 @@ export class PayoutRepository implements PayoutStore {
     let total = 0;
     let start: Record<string, unknown> | undefined;
     do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT', ExclusiveStartKey: start,
-      }));
+      const r = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          Select: 'COUNT',
+          ExclusiveStartKey: start,
+        }),
+      );
       total += r.Count ?? 0;
       start = r.LastEvaluatedKey;
     } while (start);
@@ -447,20 +643,31 @@ export class PayoutRepository implements PayoutStore {
     try {
       await transactWithAudit({
         batchId: payout.batch_id,
-        items: [{
-          Update: {
-            TableName: tableName(),
-            Key: keys.payment(payout.payment_id),
-            UpdateExpression: `SET #s = :to, updated_at = :at, ${extra.set}${final ? ' REMOVE GSI2PK, GSI2SK' : ', GSI2SK = :open'}`,
-            ConditionExpression: `${cond.expression} AND attempt = :n`,
-            ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: {
-              ':to': to, ':at': at, ':n': attempt, ...extra.values, ...(final ? {} : { ':open': keys.openPayoutSortKey(at, payout.payment_id) }),
-              ...cond.values,
+        items: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.payment(payout.payment_id),
+              UpdateExpression: `SET #s = :to, updated_at = :at, ${extra.set}${final ? ' REMOVE GSI2PK, GSI2SK' : ', GSI2SK = :open'}`,
+              ConditionExpression: `${cond.expression} AND attempt = :n`,
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: {
+                ':to': to,
+                ':at': at,
+                ':n': attempt,
+                ...extra.values,
+                ...(final ? {} : { ':open': keys.openPayoutSortKey(at, payout.payment_id) }),
+                ...cond.values,
+              },
             },
           },
-        }],
-        entry: { type: audit.type, at, actor: 'payout-service', payload: { payment_id: payout.payment_id, reason: payout.reason, attempt, status: to, ...audit.payload } },
+        ],
+        entry: {
+          type: audit.type,
+          at,
+          actor: 'payout-service',
+          payload: { payment_id: payout.payment_id, reason: payout.reason, attempt, status: to, ...audit.payload },
+        },
       });
     } catch (err) {
       if (err instanceof TransactionConditionError) throw new PayoutTransitionRejected(payout.payment_id, event.type);
@@ -483,26 +690,52 @@ export function targetOf(event: PayoutEvent): PayoutStatus {
  */
 export function statusIn(event: PayoutEvent): { expression: string; values: Record<string, string> } {
   const from = allowedFrom(event);
-  return { expression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')})`, values: Object.fromEntries(from.map((st, i) => [`:f${i}`, st])) };
+  return {
+    expression: `#s IN (${from.map((_, i) => `:f${i}`).join(', ')})`,
+    values: Object.fromEntries(from.map((st, i) => [`:f${i}`, st])),
+  };
 }
 
 function webhookReceipt(webhook: { source: string; id: string }, at: string): TransactItem & { Put: NonNullable<TransactItem['Put']> } {
-  return { Put: { TableName: tableName(), Item: webhookReceiptItem(webhook.source, webhook.id, at), ConditionExpression: 'attribute_not_exists(PK)' } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: webhookReceiptItem(webhook.source, webhook.id, at),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
 }
-
-
 
 /** How long a cooperative's daily manual-payout total is kept after its day began (TTL): 8 days. */
 const MANUAL_PAYOUT_DAY_TTL_S = 8 * 86_400;
 
 function exceedsBatchValue(payout: Payout, valueUgx: number, paidUgx = 0): DomainError {
-  return new DomainError('PAYOUT_EXCEEDS_BATCH_VALUE', `This payout (${payout.counted_ugx ?? 0} UGX at the quoted rate) would take the farmer payouts of batch ${payout.batch_id} (${paidUgx} UGX so far) above the batch's value of ${valueUgx} UGX; nothing was created.`, {
-    details: { batch_id: payout.batch_id, batch_value_ugx: valueUgx, paid_ugx: paidUgx, payout_ugx: payout.counted_ugx ?? 0, exchange_rate: payout.exchange_rate },
-  });
+  return new DomainError(
+    'PAYOUT_EXCEEDS_BATCH_VALUE',
+    `This payout (${payout.counted_ugx ?? 0} UGX at the quoted rate) would take the farmer payouts of batch ${payout.batch_id} (${paidUgx} UGX so far) above the batch's value of ${valueUgx} UGX; nothing was created.`,
+    {
+      details: {
+        batch_id: payout.batch_id,
+        batch_value_ugx: valueUgx,
+        paid_ugx: paidUgx,
+        payout_ugx: payout.counted_ugx ?? 0,
+        exchange_rate: payout.exchange_rate,
+      },
+    },
+  );
 }
 
 function dailyLimitReached(payout: Payout, limitMicro: number): DomainError {
-  return new DomainError('DAILY_PAYOUT_LIMIT_REACHED', `This payout of ${microToUsdc(payout.amount_usd_micro)} USDC would take cooperative ${payout.cooperative_id}'s manual payouts of ${payout.manual_day} (UTC) above the daily limit of ${microToUsdc(limitMicro)} USDC; nothing was created.`, {
-    details: { cooperative_id: payout.cooperative_id, day: payout.manual_day, daily_limit_usdc: microToUsdc(limitMicro), requested_usdc: microToUsdc(payout.amount_usd_micro) },
-  });
+  return new DomainError(
+    'DAILY_PAYOUT_LIMIT_REACHED',
+    `This payout of ${microToUsdc(payout.amount_usd_micro)} USDC would take cooperative ${payout.cooperative_id}'s manual payouts of ${payout.manual_day} (UTC) above the daily limit of ${microToUsdc(limitMicro)} USDC; nothing was created.`,
+    {
+      details: {
+        cooperative_id: payout.cooperative_id,
+        day: payout.manual_day,
+        daily_limit_usdc: microToUsdc(limitMicro),
+        requested_usdc: microToUsdc(payout.amount_usd_micro),
+      },
+    },
+  );
 }

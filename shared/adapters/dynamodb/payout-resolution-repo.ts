@@ -28,24 +28,49 @@ export class PayoutResolutionRepository implements PayoutResolutionStore {
     const event: PayoutEvent = { type: 'CASH_PAID' };
     const cond = statusIn(event);
     const elapsed = Math.max(0, Math.floor((Date.parse(at) - Date.parse(payout.created_at)) / 1000));
-    await this.resolve(payout, event, [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.payment(payout.payment_id),
-          UpdateExpression: 'SET #s = :to, settlement_channel = :ch, cash_receipt_number = :rn, cash_paid_at = :pa, completed_at = :at, elapsed_seconds = :el, resolved_by = :by, resolved_at = :at, updated_at = :at REMOVE task_token, GSI2PK, GSI2SK',
-          ConditionExpression: `${cond.expression} AND attempt = :n`,
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: {
-            ':to': targetOf(event), ':ch': 'CASH_AT_OFFICE', ':rn': cash.receipt_number, ':pa': cash.paid_at, ':el': elapsed, ':by': cash.actor, ':at': at, ':n': payout.attempt, ...cond.values,
+    await this.resolve(
+      payout,
+      event,
+      [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.payment(payout.payment_id),
+            UpdateExpression:
+              'SET #s = :to, settlement_channel = :ch, cash_receipt_number = :rn, cash_paid_at = :pa, completed_at = :at, elapsed_seconds = :el, resolved_by = :by, resolved_at = :at, updated_at = :at REMOVE task_token, GSI2PK, GSI2SK',
+            ConditionExpression: `${cond.expression} AND attempt = :n`,
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: {
+              ':to': targetOf(event),
+              ':ch': 'CASH_AT_OFFICE',
+              ':rn': cash.receipt_number,
+              ':pa': cash.paid_at,
+              ':el': elapsed,
+              ':by': cash.actor,
+              ':at': at,
+              ':n': payout.attempt,
+              ...cond.values,
+            },
           },
         },
+        holdingRelease(payout, at),
+      ],
+      {
+        type: 'PAYOUT_PAID_IN_CASH',
+        at,
+        actor: cash.actor,
+        payload: {
+          payment_id: payout.payment_id,
+          reason: payout.reason,
+          amount_usd_micro: payout.amount_usd_micro,
+          settlement_channel: 'CASH_AT_OFFICE',
+          receipt_number: cash.receipt_number,
+          paid_at: cash.paid_at,
+          status: targetOf(event),
+        },
       },
-      holdingRelease(payout, at),
-    ], {
-      type: 'PAYOUT_PAID_IN_CASH', at, actor: cash.actor,
-      payload: { payment_id: payout.payment_id, reason: payout.reason, amount_usd_micro: payout.amount_usd_micro, settlement_channel: 'CASH_AT_OFFICE', receipt_number: cash.receipt_number, paid_at: cash.paid_at, status: targetOf(event) },
-    }, payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'PAYMENT_CONFIRMED' } } : undefined);
+      payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'PAYMENT_CONFIRMED' } } : undefined,
+    );
     return (await this.payouts.get(payout.payment_id))!;
   }
 
@@ -56,31 +81,61 @@ export class PayoutResolutionRepository implements PayoutResolutionStore {
    * the PAYOUT_RETRY_REQUESTED audit entry — one transaction. manager_notified_at is removed, so
    * a new manual review notifies the manager again. Errors: as resolvePaidInCash.
    */
-  async resolveRetry(payout: Payout, retry: { round: number; attempt: number; phone: string; recipient_name: string; actor: string }, at: string): Promise<Payout> {
+  async resolveRetry(
+    payout: Payout,
+    retry: { round: number; attempt: number; phone: string; recipient_name: string; actor: string },
+    at: string,
+  ): Promise<Payout> {
     const event: PayoutEvent = { type: 'RETRY_REQUESTED' };
     const cond = statusIn(event);
-    await this.resolve(payout, event, [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.payment(payout.payment_id),
-          UpdateExpression: 'SET #s = :to, attempt = :next, retry_count = :zero, phone = :ph, recipient_name = :rn, resolution_round = :round, resolved_by = :by, resolved_at = :at, updated_at = :at, GSI2PK = :open, GSI2SK = :opensk REMOVE task_token, task_token_attempt, manager_notified_at, provider_order_id',
-          ConditionExpression: `${cond.expression} AND attempt = :n`,
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: {
-            ':to': targetOf(event), ':next': retry.attempt, ':zero': 0, ':ph': retry.phone, ':rn': retry.recipient_name, ':round': retry.round, ':by': retry.actor, ':at': at,
-            ':open': OPEN_PAYOUTS, ':opensk': keys.openPayoutSortKey(at, payout.payment_id), ':n': payout.attempt, ...cond.values,
+    await this.resolve(
+      payout,
+      event,
+      [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.payment(payout.payment_id),
+            UpdateExpression:
+              'SET #s = :to, attempt = :next, retry_count = :zero, phone = :ph, recipient_name = :rn, resolution_round = :round, resolved_by = :by, resolved_at = :at, updated_at = :at, GSI2PK = :open, GSI2SK = :opensk REMOVE task_token, task_token_attempt, manager_notified_at, provider_order_id',
+            ConditionExpression: `${cond.expression} AND attempt = :n`,
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: {
+              ':to': targetOf(event),
+              ':next': retry.attempt,
+              ':zero': 0,
+              ':ph': retry.phone,
+              ':rn': retry.recipient_name,
+              ':round': retry.round,
+              ':by': retry.actor,
+              ':at': at,
+              ':open': OPEN_PAYOUTS,
+              ':opensk': keys.openPayoutSortKey(at, payout.payment_id),
+              ':n': payout.attempt,
+              ...cond.values,
+            },
           },
         },
+        holdingRelease(payout, at),
+      ],
+      {
+        type: 'PAYOUT_RETRY_REQUESTED',
+        at,
+        actor: retry.actor,
+        payload: {
+          payment_id: payout.payment_id,
+          reason: payout.reason,
+          amount_usd_micro: payout.amount_usd_micro,
+          round: retry.round,
+          first_attempt: retry.attempt,
+          previous_phone_last3: payout.phone.slice(-3),
+          phone_last3: retry.phone.slice(-3),
+          phone_changed: retry.phone !== payout.phone,
+          status: targetOf(event),
+        },
       },
-      holdingRelease(payout, at),
-    ], {
-      type: 'PAYOUT_RETRY_REQUESTED', at, actor: retry.actor,
-      payload: {
-        payment_id: payout.payment_id, reason: payout.reason, amount_usd_micro: payout.amount_usd_micro, round: retry.round, first_attempt: retry.attempt,
-        previous_phone_last3: payout.phone.slice(-3), phone_last3: retry.phone.slice(-3), phone_changed: retry.phone !== payout.phone, status: targetOf(event),
-      },
-    }, payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'INITIATED' } } : undefined);
+      payout.reason === 'NET_COFFEE_PAYMENT' ? { expression: 'payment_status = :ps', values: { ':ps': 'INITIATED' } } : undefined,
+    );
     return (await this.payouts.get(payout.payment_id))!;
   }
 
@@ -97,7 +152,9 @@ export class PayoutResolutionRepository implements PayoutResolutionStore {
     } catch (err) {
       if (!(err instanceof TransactionConditionError)) throw err;
       if (err.index === 0) throw new PayoutTransitionRejected(payout.payment_id, event.type);
-      throw new Error(`holding balance of cooperative ${payout.cooperative_id} does not hold payout ${payout.payment_id} (${payout.amount_usd_micro} micro-USDC)`);
+      throw new Error(
+        `holding balance of cooperative ${payout.cooperative_id} does not hold payout ${payout.payment_id} (${payout.amount_usd_micro} micro-USDC)`,
+      );
     }
   }
 }

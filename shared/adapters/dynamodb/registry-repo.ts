@@ -14,13 +14,16 @@ export class RegistryRepository implements RegistryStore {
   /** Errors: COOPERATIVE_ALREADY_EXISTS (409). */
   async createCooperative(c: Cooperative): Promise<void> {
     try {
-      await documentClient().send(new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.cooperative(c.cooperative_id), entity: 'COOPERATIVE', ...c },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }));
+      await documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...keys.cooperative(c.cooperative_id), entity: 'COOPERATIVE', ...c },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
     } catch (err) {
-      if (isConditionalCheckFailed(err)) throw new DomainError('COOPERATIVE_ALREADY_EXISTS', `Cooperative ${c.cooperative_id} already exists.`);
+      if (isConditionalCheckFailed(err))
+        throw new DomainError('COOPERATIVE_ALREADY_EXISTS', `Cooperative ${c.cooperative_id} already exists.`);
       throw err;
     }
   }
@@ -44,15 +47,17 @@ export class RegistryRepository implements RegistryStore {
       sets.push(`#f${i} = :v${i}`);
     }
     try {
-      const r = await documentClient().send(new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.cooperative(id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ConditionExpression: 'attribute_exists(PK)',
-        ReturnValues: 'ALL_NEW',
-      }));
+      const r = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.cooperative(id),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ConditionExpression: 'attribute_exists(PK)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return fromItem<Cooperative>(r.Attributes!);
     } catch (err) {
       if (isConditionalCheckFailed(err)) throw new DomainError('COOPERATIVE_NOT_FOUND', `Cooperative ${id} is not registered.`);
@@ -65,8 +70,14 @@ export class RegistryRepository implements RegistryStore {
    * held for the farmers to collect at the cooperative office. Zero when nothing was ever held.
    */
   async getHolding(cooperativeId: string): Promise<{ held_usd_micro: number; payouts_held: number; updated_at: string | null }> {
-    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.holding(cooperativeId), ConsistentRead: true }));
-    return { held_usd_micro: Number(r.Item?.held_usd_micro ?? 0), payouts_held: Number(r.Item?.payouts_held ?? 0), updated_at: (r.Item?.updated_at as string | undefined) ?? null };
+    const r = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.holding(cooperativeId), ConsistentRead: true }),
+    );
+    return {
+      held_usd_micro: Number(r.Item?.held_usd_micro ?? 0),
+      payouts_held: Number(r.Item?.payouts_held ?? 0),
+      updated_at: (r.Item?.updated_at as string | undefined) ?? null,
+    };
   }
 
   /** The cooperative's farmers whose farm the forest check FLAGGED (the manual-review list). */
@@ -74,10 +85,16 @@ export class RegistryRepository implements RegistryStore {
     const out: Farmer[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :f)', FilterExpression: 'gfw_status = :flagged',
-        ExpressionAttributeValues: { ':pk': keys.cooperativePartition(cooperativeId), ':f': FARMER_PREFIX, ':flagged': 'FLAGGED' }, ExclusiveStartKey: start,
-      }));
+      const r = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :f)',
+          FilterExpression: 'gfw_status = :flagged',
+          ExpressionAttributeValues: { ':pk': keys.cooperativePartition(cooperativeId), ':f': FARMER_PREFIX, ':flagged': 'FLAGGED' },
+          ExclusiveStartKey: start,
+        }),
+      );
       for (const i of r.Items ?? []) out.push(fromItem<Farmer>(i));
       start = r.LastEvaluatedKey;
     } while (start);
@@ -85,11 +102,19 @@ export class RegistryRepository implements RegistryStore {
   }
 
   /** Records a farm's forest-check result (gfw_status, checked_at, dataset). */
-  async setForestCheck(farmerId: string, r: { status: Farmer['gfw_status']; checked_at: string; dataset: { name: string; version: string } }): Promise<void> {
-    await documentClient().send(new UpdateCommand({
-      TableName: tableName(), Key: keys.farmer(farmerId), UpdateExpression: 'SET gfw_status = :s, gfw_checked_at = :c, gfw_dataset = :d', ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':s': r.status, ':c': r.checked_at, ':d': r.dataset },
-    }));
+  async setForestCheck(
+    farmerId: string,
+    r: { status: Farmer['gfw_status']; checked_at: string; dataset: { name: string; version: string } },
+  ): Promise<void> {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.farmer(farmerId),
+        UpdateExpression: 'SET gfw_status = :s, gfw_checked_at = :c, gfw_dataset = :d',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':s': r.status, ':c': r.checked_at, ':d': r.dataset },
+      }),
+    );
   }
 
   /**
@@ -98,12 +123,34 @@ export class RegistryRepository implements RegistryStore {
    */
   async createFarmer(f: Farmer, job?: Job): Promise<void> {
     try {
-      await documentClient().send(new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...keys.farmer(f.farmer_id), ...keys.farmerGsi(f.cooperative_id, f.farmer_id), entity: 'FARMER', ...f }, ConditionExpression: 'attribute_not_exists(PK)' } },
-          ...(job ? [{ Put: { TableName: tableName(), Item: { ...keys.job(job.job_id), ...keys.pendingNationalCheckGsi(f.registered_at, f.farmer_id), entity: 'JOB', ...job } } }] : []),
-        ],
-      }));
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.farmer(f.farmer_id), ...keys.farmerGsi(f.cooperative_id, f.farmer_id), entity: 'FARMER', ...f },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            ...(job
+              ? [
+                  {
+                    Put: {
+                      TableName: tableName(),
+                      Item: {
+                        ...keys.job(job.job_id),
+                        ...keys.pendingNationalCheckGsi(f.registered_at, f.farmer_id),
+                        entity: 'JOB',
+                        ...job,
+                      },
+                    },
+                  },
+                ]
+              : []),
+          ],
+        }),
+      );
     } catch (err) {
       if (isTransactionCanceled(err)) throw new DomainError('FARMER_ALREADY_REGISTERED', `Farmer ${f.farmer_id} is already registered.`);
       throw err;
@@ -112,12 +159,22 @@ export class RegistryRepository implements RegistryStore {
 
   /** Registrations waiting for MAAIF, oldest first: Query GSI2 PENDING_NATIONAL_CHECK (on their jobs). */
   async pendingNationalChecks(limit: number): Promise<PendingNationalCheck[]> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk',
-      ExpressionAttributeValues: { ':pk': PENDING_NATIONAL_CHECK }, Limit: limit, ProjectionExpression: 'farmer_id, job_id, GSI2SK',
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk',
+        ExpressionAttributeValues: { ':pk': PENDING_NATIONAL_CHECK },
+        Limit: limit,
+        ProjectionExpression: 'farmer_id, job_id, GSI2SK',
+      }),
+    );
     // GSI2SK is `<registered_at>#<farmer_id>`; an ISO timestamp holds no '#'.
-    return (r.Items ?? []).map((i) => ({ farmer_id: String(i.farmer_id), job_id: String(i.job_id), registered_at: String(i.GSI2SK).split('#')[0]! }));
+    return (r.Items ?? []).map((i) => ({
+      farmer_id: String(i.farmer_id),
+      job_id: String(i.job_id),
+      registered_at: String(i.GSI2SK).split('#')[0]!,
+    }));
   }
 
   /**
@@ -126,26 +183,36 @@ export class RegistryRepository implements RegistryStore {
    */
   async settleNationalCheck(farmerId: string, jobId: string, outcome: 'VERIFIED' | 'REJECTED', at: string): Promise<void> {
     try {
-      await documentClient().send(new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(), Key: keys.farmer(farmerId), UpdateExpression: 'SET national_registry_status = :o, national_checked_at = :at',
-              ConditionExpression: 'national_registry_status = :p', ExpressionAttributeValues: { ':o': outcome, ':p': 'PENDING', ':at': at },
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(), Key: keys.job(jobId), UpdateExpression: `SET #s = :s, completed_at = :at${outcome === 'REJECTED' ? ', #e = :e' : ''} REMOVE GSI2PK, GSI2SK`,
-              ExpressionAttributeNames: { '#s': 'status', ...(outcome === 'REJECTED' ? { '#e': 'error' } : {}) },
-              ExpressionAttributeValues: {
-                ':s': outcome === 'VERIFIED' ? 'COMPLETE' : 'FAILED', ':at': at,
-                ...(outcome === 'REJECTED' ? { ':e': { code: 'FARMER_NOT_REGISTERED', message: 'not an active farmer in the national farmer registry' } } : {}),
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.farmer(farmerId),
+                UpdateExpression: 'SET national_registry_status = :o, national_checked_at = :at',
+                ConditionExpression: 'national_registry_status = :p',
+                ExpressionAttributeValues: { ':o': outcome, ':p': 'PENDING', ':at': at },
               },
             },
-          },
-        ],
-      }));
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.job(jobId),
+                UpdateExpression: `SET #s = :s, completed_at = :at${outcome === 'REJECTED' ? ', #e = :e' : ''} REMOVE GSI2PK, GSI2SK`,
+                ExpressionAttributeNames: { '#s': 'status', ...(outcome === 'REJECTED' ? { '#e': 'error' } : {}) },
+                ExpressionAttributeValues: {
+                  ':s': outcome === 'VERIFIED' ? 'COMPLETE' : 'FAILED',
+                  ':at': at,
+                  ...(outcome === 'REJECTED'
+                    ? { ':e': { code: 'FARMER_NOT_REGISTERED', message: 'not an active farmer in the national farmer registry' } }
+                    : {}),
+                },
+              },
+            },
+          ],
+        }),
+      );
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err; // settled already
     }

@@ -32,8 +32,13 @@ async function writeAudited(items: TransactItem[], batchIds: string[], entry: Au
 /** The audit payload of a buyer payment (what it is and whether it counts toward the order). */
 function paymentPayload(p: BuyerPayment): Record<string, unknown> {
   return {
-    purchase_order_id: p.purchase_order_id, tx_hash: p.tx_hash, log_index: p.log_index, payer: p.payer, amount_usdc: microToUsdc(p.amount_usd_micro),
-    counted: p.status === 'COUNTED', unapplied_reason: p.unapplied_reason ?? null,
+    purchase_order_id: p.purchase_order_id,
+    tx_hash: p.tx_hash,
+    log_index: p.log_index,
+    payer: p.payer,
+    amount_usdc: microToUsdc(p.amount_usd_micro),
+    counted: p.status === 'COUNTED',
+    unapplied_reason: p.unapplied_reason ?? null,
   };
 }
 
@@ -50,10 +55,18 @@ function paymentPayload(p: BuyerPayment): Record<string, unknown> {
 export class SettlementRepository implements SettlementStore {
   async start(settlement: Settlement, batchIds: string[], actor: string): Promise<boolean> {
     const items: TransactItem[] = [
-      { Put: { TableName: tableName(), Item: { ...keys.settlement(settlement.purchase_order_id), entity: 'SETTLEMENT', ...settlement }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.settlement(settlement.purchase_order_id), entity: 'SETTLEMENT', ...settlement },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
       {
         Update: {
-          TableName: tableName(), Key: keys.purchaseOrder(settlement.purchase_order_id), UpdateExpression: 'SET settled_at = :at',
+          TableName: tableName(),
+          Key: keys.purchaseOrder(settlement.purchase_order_id),
+          UpdateExpression: 'SET settled_at = :at',
           ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(settled_at) AND paid_usd_micro = :paid',
           ExpressionAttributeValues: { ':at': settlement.created_at, ':paid': settlement.amount_usd_micro },
         },
@@ -61,11 +74,15 @@ export class SettlementRepository implements SettlementStore {
     ];
     try {
       await writeAudited(items, batchIds, {
-        type: 'SETTLEMENT_STARTED', at: settlement.created_at, actor,
+        type: 'SETTLEMENT_STARTED',
+        at: settlement.created_at,
+        actor,
         payload: {
-          purchase_order_id: settlement.purchase_order_id, paid_usdc: microToUsdc(settlement.amount_usd_micro),
+          purchase_order_id: settlement.purchase_order_id,
+          paid_usdc: microToUsdc(settlement.amount_usd_micro),
           amount_due_usdc: settlement.amount_due_usd_micro == null ? null : microToUsdc(settlement.amount_due_usd_micro),
-          short_payment: settlement.short_payment ?? false, payment_tx_hashes: (settlement.payments ?? []).map((p) => p.tx_hash),
+          short_payment: settlement.short_payment ?? false,
+          payment_tx_hashes: (settlement.payments ?? []).map((p) => p.tx_hash),
         },
       });
       return true;
@@ -77,15 +94,28 @@ export class SettlementRepository implements SettlementStore {
 
   async recordPayment(payment: BuyerPayment, batchIds: string[]): Promise<{ payment: BuyerPayment; created: boolean }> {
     const key = keys.buyerPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index);
-    const put = (p: BuyerPayment): TransactItem => ({ Put: { TableName: tableName(), Item: { ...key, entity: 'BUYER_PAYMENT', ...p }, ConditionExpression: 'attribute_not_exists(PK)' } });
-    const entry = (p: BuyerPayment): AuditedBatch['entry'] => ({ type: 'BUYER_PAYMENT_RECEIVED', at: p.received_at, actor: 'system:lending-vault', payload: paymentPayload(p) });
-    const existing = async () => ({ payment: (await this.getPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index))!, created: false });
+    const put = (p: BuyerPayment): TransactItem => ({
+      Put: { TableName: tableName(), Item: { ...key, entity: 'BUYER_PAYMENT', ...p }, ConditionExpression: 'attribute_not_exists(PK)' },
+    });
+    const entry = (p: BuyerPayment): AuditedBatch['entry'] => ({
+      type: 'BUYER_PAYMENT_RECEIVED',
+      at: p.received_at,
+      actor: 'system:lending-vault',
+      payload: paymentPayload(p),
+    });
+    const existing = async () => ({
+      payment: (await this.getPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index))!,
+      created: false,
+    });
     if (payment.status === 'COUNTED') {
       const count: TransactItem = {
         Update: {
-          TableName: tableName(), Key: keys.purchaseOrder(payment.purchase_order_id), UpdateExpression: 'ADD paid_usd_micro :a',
+          TableName: tableName(),
+          Key: keys.purchaseOrder(payment.purchase_order_id),
+          UpdateExpression: 'ADD paid_usd_micro :a',
           ConditionExpression: 'attribute_exists(PK) AND #s = :confirmed AND attribute_not_exists(settled_at)',
-          ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':a': payment.amount_usd_micro, ':confirmed': 'CONFIRMED' },
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':a': payment.amount_usd_micro, ':confirmed': 'CONFIRMED' },
         },
       };
       try {
@@ -109,42 +139,69 @@ export class SettlementRepository implements SettlementStore {
 
   async payments(purchaseOrderId: string): Promise<BuyerPayment[]> {
     const out: BuyerPayment[] = [];
-    const pages = paginateQuery({ client: documentClient() }, {
-      TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.buyerPayments(purchaseOrderId) }, ConsistentRead: true,
-    });
+    const pages = paginateQuery(
+      { client: documentClient() },
+      {
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.buyerPayments(purchaseOrderId) },
+        ConsistentRead: true,
+      },
+    );
     for await (const page of pages) for (const item of page.Items ?? []) out.push(fromItem<BuyerPayment>(item));
     return out;
   }
 
   async getPayment(purchaseOrderId: string, txHash: string, logIndex: number): Promise<BuyerPayment | null> {
-    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.buyerPayment(purchaseOrderId, txHash, logIndex), ConsistentRead: true }));
+    const r = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.buyerPayment(purchaseOrderId, txHash, logIndex), ConsistentRead: true }),
+    );
     return r.Item ? fromItem<BuyerPayment>(r.Item) : null;
   }
 
   async recordAmountDue(purchaseOrderId: string, amountDueUsdMicro: number): Promise<void> {
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.purchaseOrder(purchaseOrderId), UpdateExpression: 'SET amount_due_usd_micro = :d',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(amount_due_usd_micro)', ExpressionAttributeValues: { ':d': amountDueUsdMicro },
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.purchaseOrder(purchaseOrderId),
+          UpdateExpression: 'SET amount_due_usd_micro = :d',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(amount_due_usd_micro)',
+          ExpressionAttributeValues: { ':d': amountDueUsdMicro },
+        }),
+      );
     } catch (err) {
       if (!isConditionalCheckFailed(err)) throw err;
     }
   }
 
-  async requestRefund(payment: BuyerPayment, refund: { refund_id: string; refund_requested_by: string; refund_requested_at: string }, batchIds: string[]): Promise<boolean> {
+  async requestRefund(
+    payment: BuyerPayment,
+    refund: { refund_id: string; refund_requested_by: string; refund_requested_at: string },
+    batchIds: string[],
+  ): Promise<boolean> {
     const update: TransactItem = {
       Update: {
-        TableName: tableName(), Key: keys.buyerPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index),
+        TableName: tableName(),
+        Key: keys.buyerPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index),
         UpdateExpression: 'SET #s = :req, refund_id = :id, refund_requested_by = :by, refund_requested_at = :at',
         ConditionExpression: '#s IN (:unapplied, :refused)',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':req': 'REFUND_REQUESTED', ':id': refund.refund_id, ':by': refund.refund_requested_by, ':at': refund.refund_requested_at, ':unapplied': 'UNAPPLIED', ':refused': 'REFUND_REFUSED' },
+        ExpressionAttributeValues: {
+          ':req': 'REFUND_REQUESTED',
+          ':id': refund.refund_id,
+          ':by': refund.refund_requested_by,
+          ':at': refund.refund_requested_at,
+          ':unapplied': 'UNAPPLIED',
+          ':refused': 'REFUND_REFUSED',
+        },
       },
     };
     try {
       await writeAudited([update], batchIds, {
-        type: 'PAYMENT_REFUND_REQUESTED', at: refund.refund_requested_at, actor: refund.refund_requested_by,
+        type: 'PAYMENT_REFUND_REQUESTED',
+        at: refund.refund_requested_at,
+        actor: refund.refund_requested_by,
         payload: { ...paymentPayload(payment), refund_id: refund.refund_id },
       });
       return true;
@@ -154,23 +211,43 @@ export class SettlementRepository implements SettlementStore {
     }
   }
 
-  async recordRefund(purchaseOrderId: string, txHash: string, logIndex: number, outcome: { status: 'REFUNDED' | 'REFUND_REFUSED'; tx_hash?: string }, at: string): Promise<void> {
+  async recordRefund(
+    purchaseOrderId: string,
+    txHash: string,
+    logIndex: number,
+    outcome: { status: 'REFUNDED' | 'REFUND_REFUSED'; tx_hash?: string },
+    at: string,
+  ): Promise<void> {
     const payment = await this.getPayment(purchaseOrderId, txHash, logIndex);
     if (payment?.status !== 'REFUND_REQUESTED') return;
     const update: TransactItem = {
       Update: {
-        TableName: tableName(), Key: keys.buyerPayment(purchaseOrderId, txHash, logIndex),
+        TableName: tableName(),
+        Key: keys.buyerPayment(purchaseOrderId, txHash, logIndex),
         UpdateExpression: `SET #s = :s${outcome.tx_hash ? ', refund_tx_hash = :h, refunded_at = :at' : ''}`,
         ConditionExpression: '#s = :req',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':s': outcome.status, ':req': 'REFUND_REQUESTED', ...(outcome.tx_hash ? { ':h': outcome.tx_hash, ':at': at } : {}) },
+        ExpressionAttributeValues: {
+          ':s': outcome.status,
+          ':req': 'REFUND_REQUESTED',
+          ...(outcome.tx_hash ? { ':h': outcome.tx_hash, ':at': at } : {}),
+        },
       },
     };
-    const po = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.purchaseOrder(purchaseOrderId), ProjectionExpression: 'batch_ids', ConsistentRead: true }));
+    const po = await documentClient().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.purchaseOrder(purchaseOrderId),
+        ProjectionExpression: 'batch_ids',
+        ConsistentRead: true,
+      }),
+    );
     const batchIds = outcome.status === 'REFUNDED' ? ((po.Item?.batch_ids as string[] | undefined) ?? []) : [];
     try {
       await writeAudited([update], batchIds, {
-        type: 'PAYMENT_REFUNDED', at, actor: 'system:lending-vault',
+        type: 'PAYMENT_REFUNDED',
+        at,
+        actor: 'system:lending-vault',
         payload: { ...paymentPayload(payment), refund_id: payment.refund_id ?? null, refund_tx_hash: outcome.tx_hash ?? null },
       });
     } catch (err) {
@@ -179,16 +256,28 @@ export class SettlementRepository implements SettlementStore {
   }
 
   async get(purchaseOrderId: string): Promise<Settlement | null> {
-    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.settlement(purchaseOrderId), ConsistentRead: true }));
+    const r = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.settlement(purchaseOrderId), ConsistentRead: true }),
+    );
     return r.Item ? fromItem<Settlement>(r.Item) : null;
   }
 
-  async recordRepayment(purchaseOrderId: string, loanId: string, outcome: { status: 'REPAID' | 'REFUSED'; tx_hash?: string }, at: string): Promise<void> {
+  async recordRepayment(
+    purchaseOrderId: string,
+    loanId: string,
+    outcome: { status: 'REPAID' | 'REFUSED'; tx_hash?: string },
+    at: string,
+  ): Promise<void> {
     await this.conditional(purchaseOrderId, {
       UpdateExpression: `SET repayments.#l.#st = :s, updated_at = :at${outcome.tx_hash ? ', repayments.#l.repay_tx_hash = :h' : ''}`,
       ConditionExpression: 'repayments.#l.#st = :req',
       ExpressionAttributeNames: { '#l': loanId, '#st': 'status' },
-      ExpressionAttributeValues: { ':s': outcome.status, ':at': at, ':req': 'REQUESTED', ...(outcome.tx_hash ? { ':h': outcome.tx_hash } : {}) },
+      ExpressionAttributeValues: {
+        ':s': outcome.status,
+        ':at': at,
+        ':req': 'REQUESTED',
+        ...(outcome.tx_hash ? { ':h': outcome.tx_hash } : {}),
+      },
     });
     await this.completeIfDone(purchaseOrderId, at);
   }
@@ -197,7 +286,12 @@ export class SettlementRepository implements SettlementStore {
     await this.conditional(purchaseOrderId, {
       UpdateExpression: `SET remainder_status = :s, updated_at = :at${outcome.tx_hash ? ', remainder_tx_hash = :h' : ''}`,
       ConditionExpression: 'remainder_status = :req',
-      ExpressionAttributeValues: { ':s': outcome.status, ':at': at, ':req': 'REQUESTED', ...(outcome.tx_hash ? { ':h': outcome.tx_hash } : {}) },
+      ExpressionAttributeValues: {
+        ':s': outcome.status,
+        ':at': at,
+        ':req': 'REQUESTED',
+        ...(outcome.tx_hash ? { ':h': outcome.tx_hash } : {}),
+      },
     });
     await this.completeIfDone(purchaseOrderId, at);
   }
@@ -208,13 +302,23 @@ export class SettlementRepository implements SettlementStore {
     if (s?.status !== 'STARTED') return;
     if (Object.values(s.repayments).some((r) => r.status === 'REQUESTED') || s.remainder_status === 'REQUESTED') return;
     await this.conditional(purchaseOrderId, {
-      UpdateExpression: 'SET #st = :c, completed_at = :at, updated_at = :at', ConditionExpression: '#st = :started',
-      ExpressionAttributeNames: { '#st': 'status' }, ExpressionAttributeValues: { ':c': 'COMPLETED', ':at': at, ':started': 'STARTED' },
+      UpdateExpression: 'SET #st = :c, completed_at = :at, updated_at = :at',
+      ConditionExpression: '#st = :started',
+      ExpressionAttributeNames: { '#st': 'status' },
+      ExpressionAttributeValues: { ':c': 'COMPLETED', ':at': at, ':started': 'STARTED' },
     });
   }
 
   /** An update that is a no-op when its condition fails (already applied). */
-  private async conditional(purchaseOrderId: string, update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> }): Promise<void> {
+  private async conditional(
+    purchaseOrderId: string,
+    update: {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    },
+  ): Promise<void> {
     try {
       await documentClient().send(new UpdateCommand({ TableName: tableName(), Key: keys.settlement(purchaseOrderId), ...update }));
     } catch (err) {

@@ -25,7 +25,11 @@ class StoreDocumentClient extends DynamoDBDocumentClient {
   // biome-ignore lint/suspicious/noExplicitAny: the SDK's send is overloaded (promise or callback); an override must accept and return both
   override send(...args: any[]): any {
     const sent: unknown = Reflect.apply(super.send, this, args);
-    return sent instanceof Promise ? sent.catch((err: unknown) => { throw asStoreError(err); }) : sent;
+    return sent instanceof Promise
+      ? sent.catch((err: unknown) => {
+          throw asStoreError(err);
+        })
+      : sent;
   }
 }
 
@@ -38,7 +42,8 @@ export function documentClient(): DynamoDBDocumentClient {
  * SDK error names meaning "DynamoDB cannot serve this now" (throttled, overloaded, internal
  * failure, timed out) and Node network error codes (endpoint unreachable, connection dropped).
  */
-const UNAVAILABLE = /^(ProvisionedThroughputExceededException|ThrottlingException|RequestLimitExceeded|InternalServerError|ServiceUnavailable(Exception)?|TimeoutError|RequestTimeout(Exception)?|NetworkingError|E(CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH))$/;
+const UNAVAILABLE =
+  /^(ProvisionedThroughputExceededException|ThrottlingException|RequestLimitExceeded|InternalServerError|ServiceUnavailable(Exception)?|TimeoutError|RequestTimeout(Exception)?|NetworkingError|E(CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH))$/;
 
 /**
  * True when `err` says DynamoDB is unavailable rather than that the request was wrong: one of the
@@ -47,7 +52,12 @@ const UNAVAILABLE = /^(ProvisionedThroughputExceededException|ThrottlingExceptio
  */
 export function isStoreUnavailable(err: unknown): boolean {
   const e = err as { name?: unknown; code?: unknown; $fault?: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  return !!e && (UNAVAILABLE.test(String(e.name)) || UNAVAILABLE.test(String(e.code)) || (e.$fault === 'server' && (e.$metadata?.httpStatusCode ?? 0) >= 500));
+  return (
+    !!e &&
+    (UNAVAILABLE.test(String(e.name)) ||
+      UNAVAILABLE.test(String(e.code)) ||
+      (e.$fault === 'server' && (e.$metadata?.httpStatusCode ?? 0) >= 500))
+  );
 }
 
 /** `err` as StoreUnavailableError when DynamoDB is unavailable (see isStoreUnavailable), else unchanged. */
@@ -93,9 +103,15 @@ export async function conditionalUpdate(input: Omit<ConstructorParameters<typeof
  * concurrency). Used for the per-year numbers of batches, loans and deposits.
  */
 export async function nextCounterValue(key: { PK: string; SK: string }): Promise<number> {
-  const r = await documentClient().send(new UpdateCommand({
-    TableName: tableName(), Key: key, UpdateExpression: 'ADD #v :one',
-    ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',
-  }));
+  const r = await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'ADD #v :one',
+      ExpressionAttributeNames: { '#v': 'value' },
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
   return Number(r.Attributes!.value);
 }

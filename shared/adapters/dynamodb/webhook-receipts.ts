@@ -3,7 +3,6 @@ import type { WebhookReceiptStore } from '../../domain/ports';
 import { keys, webhookReceiptItem } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
-
 /**
  * Receipts of inbound webhooks (`WEBHOOK#<source>#<id>` / META, keys.ts access pattern 6), for
  * webhooks whose effect is not one DynamoDB transaction (so the receipt cannot ride along in it,
@@ -23,11 +22,13 @@ export class WebhookReceipts implements WebhookReceiptStore {
    */
   async claimWebhook(source: string, id: string, at: string): Promise<boolean> {
     try {
-      await documentClient().send(new PutCommand({
-        TableName: tableName(),
-        Item: webhookReceiptItem(source, id, at),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }));
+      await documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: webhookReceiptItem(source, id, at),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionalCheckFailed(err)) return false;
@@ -35,4 +36,3 @@ export class WebhookReceipts implements WebhookReceiptStore {
     }
   }
 }
-

@@ -106,15 +106,16 @@ export function buildDdsSoapEnvelope(bodyXml: string, creds: SoapCredentials, at
   const doc = create({ version: '1.0', encoding: 'UTF-8' });
   const envelope = doc.ele(SOAP_ENV_NS, 'soapenv:Envelope');
   const header = envelope.ele(SOAP_ENV_NS, 'soapenv:Header');
-  const security = header.ele(WSSE_NS, 'wsse:Security')
-    .att(XMLNS_NS, 'xmlns:wsu', WSU_NS)
-    .att(SOAP_ENV_NS, 'soapenv:mustUnderstand', '1');
+  const security = header.ele(WSSE_NS, 'wsse:Security').att(XMLNS_NS, 'xmlns:wsu', WSU_NS).att(SOAP_ENV_NS, 'soapenv:mustUnderstand', '1');
   const timestamp = security.ele(WSU_NS, 'wsu:Timestamp').att(WSU_NS, 'wsu:Id', `TS-${randomUUID()}`);
   timestamp.ele(WSU_NS, 'wsu:Created').txt(created);
   timestamp.ele(WSU_NS, 'wsu:Expires').txt(expires);
   const token = security.ele(WSSE_NS, 'wsse:UsernameToken').att(WSU_NS, 'wsu:Id', `UsernameToken-${randomUUID()}`);
   token.ele(WSSE_NS, 'wsse:Username').txt(creds.username);
-  token.ele(WSSE_NS, 'wsse:Password').att('Type', PASSWORD_DIGEST_TYPE).txt(wsPasswordDigest(nonce, created, creds.authKey));
+  token
+    .ele(WSSE_NS, 'wsse:Password')
+    .att('Type', PASSWORD_DIGEST_TYPE)
+    .txt(wsPasswordDigest(nonce, created, creds.authKey));
   token.ele(WSSE_NS, 'wsse:Nonce').att('EncodingType', BASE64_ENCODING_TYPE).txt(Buffer.from(nonce).toString('base64'));
   token.ele(WSU_NS, 'wsu:Created').txt(created);
   header.ele(TRACES_BASE_V4_NS, 'v4:WebServiceClientId').txt(creds.clientId);
@@ -168,7 +169,9 @@ export function childText(el: XmlNode, local: string, ns?: string | null): strin
 }
 
 /** A SOAP 1.1 envelope's body content element and fault, when the text is one. */
-export function readSoapEnvelope(text: string): { envelope: XmlNode; header: XmlNode | null; payload: XmlNode | null; fault: XmlNode | null } | null {
+export function readSoapEnvelope(
+  text: string,
+): { envelope: XmlNode; header: XmlNode | null; payload: XmlNode | null; fault: XmlNode | null } | null {
   let root: XmlNode | null;
   try {
     root = rootElement(create(text).node);
@@ -180,7 +183,12 @@ export function readSoapEnvelope(text: string): { envelope: XmlNode; header: Xml
   if (!body) return null;
   const first = childElements(body)[0] ?? null;
   const isFault = first?.localName === 'Fault' && first.namespaceURI === SOAP_ENV_NS;
-  return { envelope: root, header: childElement(root, 'Header', SOAP_ENV_NS), payload: isFault ? null : first, fault: isFault ? first : null };
+  return {
+    envelope: root,
+    header: childElement(root, 'Header', SOAP_ENV_NS),
+    payload: isFault ? null : first,
+    fault: isFault ? first : null,
+  };
 }
 
 /** A SOAP 1.1 fault, read. */
@@ -215,12 +223,25 @@ function readSoapFault(fault: XmlNode): SoapFault {
 
 /** WS-Security and SOAP fault codes (local part) that mean "this request is refused". */
 const REFUSAL_CODES = new Set([
-  'Client', 'VersionMismatch', 'MustUnderstand',
-  'FailedAuthentication', 'InvalidSecurity', 'InvalidSecurityToken', 'UnsupportedSecurityToken',
-  'UnsupportedAlgorithm', 'FailedCheck', 'SecurityTokenUnavailable', 'MessageExpired',
+  'Client',
+  'VersionMismatch',
+  'MustUnderstand',
+  'FailedAuthentication',
+  'InvalidSecurity',
+  'InvalidSecurityToken',
+  'UnsupportedSecurityToken',
+  'UnsupportedAlgorithm',
+  'FailedCheck',
+  'SecurityTokenUnavailable',
+  'MessageExpired',
 ]);
 /** The service's declared exceptions (WSDL faults) and the error schema's exception types. */
-const REFUSAL_EXCEPTIONS = new Set(['BusinessRulesValidationException', 'PermissionDeniedException', 'NotFoundException', 'InvalidParametersException']);
+const REFUSAL_EXCEPTIONS = new Set([
+  'BusinessRulesValidationException',
+  'PermissionDeniedException',
+  'NotFoundException',
+  'InvalidParametersException',
+]);
 
 /**
  * Whether a fault is the registry refusing the request (→ `DdsRegistryRejectedError`) rather than
@@ -241,9 +262,15 @@ function isRefusal(fault: SoapFault): boolean {
  * AVAILABLE; WITHDRAWN/OBSOLETE/SUSPENDED can no longer be used → REJECTED (reason: the registry's,
  * else the status word). Unknown words → SUBMITTED (keep polling).
  */
-export function toRegistryStatus(o: { status: string; referenceNumber?: string; verificationNumber?: string; rejectionReason?: string }): DdsRegistryStatusInfo {
+export function toRegistryStatus(o: {
+  status: string;
+  referenceNumber?: string;
+  verificationNumber?: string;
+  rejectionReason?: string;
+}): DdsRegistryStatusInfo {
   const registry = o.status.toUpperCase();
-  const withRaw = (info: DdsRegistryStatusInfo): DdsRegistryStatusInfo => (registry === info.status ? info : { ...info, registry_status: registry });
+  const withRaw = (info: DdsRegistryStatusInfo): DdsRegistryStatusInfo =>
+    registry === info.status ? info : { ...info, registry_status: registry };
   switch (registry) {
     case 'AVAILABLE':
     case 'GROUPED':
@@ -325,15 +352,25 @@ export class SoapDdsRegistry implements DdsRegistry {
     const request = create({ version: '1.0', encoding: 'UTF-8' }).ele(EUDR_DDS_NS, `dds:${DDS_OPERATIONS.getDds.request}`);
     request.ele(EUDR_DDS_NS, 'dds:uuidList').txt(uuid);
     const payload = await this.call('getDds', request.end());
-    const overview = childElements(payload, 'ddsOverviewList', EUDR_DDS_NS)
-      .find((o) => childText(o, 'uuid', EUDR_COMMON_NS)?.toLowerCase() === uuid.toLowerCase());
+    const overview = childElements(payload, 'ddsOverviewList', EUDR_DDS_NS).find(
+      (o) => childText(o, 'uuid', EUDR_COMMON_NS)?.toLowerCase() === uuid.toLowerCase(),
+    );
     if (!overview) {
-      throw new DdsRegistryRejectedError({ faultCode: 'NOT_FOUND', faultString: `no DDS with UUID ${uuid} in the GetDdsResponse`, exception: 'NotFoundException' });
+      throw new DdsRegistryRejectedError({
+        faultCode: 'NOT_FOUND',
+        faultString: `no DDS with UUID ${uuid} in the GetDdsResponse`,
+        exception: 'NotFoundException',
+      });
     }
     const status = childText(overview, 'status', EUDR_COMMON_NS);
     if (!status) throw new DdsRegistryUnavailableError('ddsOverviewList without a status');
     const opt = (name: string) => childText(overview, name, EUDR_COMMON_NS) || undefined;
-    return toRegistryStatus({ status, referenceNumber: opt('referenceNumber'), verificationNumber: opt('verificationNumber'), rejectionReason: opt('rejectionReason') });
+    return toRegistryStatus({
+      status,
+      referenceNumber: opt('referenceNumber'),
+      verificationNumber: opt('verificationNumber'),
+      rejectionReason: opt('rejectionReason'),
+    });
   }
 
   /** POSTs one operation; returns the expected response element or throws the mapped error. */
@@ -365,10 +402,16 @@ export class SoapDdsRegistry implements DdsRegistry {
       throw new DdsRegistryUnavailableError(`${operation}: HTTP ${status}`, { httpStatus: status });
     }
     if (status < 200 || status >= 300) {
-      throw new DdsRegistryRejectedError({ faultCode: `HTTP_${status}`, faultString: `HTTP ${status}: ${snippet(text)}`, httpStatus: status });
+      throw new DdsRegistryRejectedError({
+        faultCode: `HTTP_${status}`,
+        faultString: `HTTP ${status}: ${snippet(text)}`,
+        httpStatus: status,
+      });
     }
     if (!soap?.payload || soap.payload.localName !== op.response || soap.payload.namespaceURI !== EUDR_DDS_NS) {
-      throw new DdsRegistryUnavailableError(`${operation}: expected ${op.response}, got ${soap?.payload?.localName ?? snippet(text)}`, { httpStatus: status });
+      throw new DdsRegistryUnavailableError(`${operation}: expected ${op.response}, got ${soap?.payload?.localName ?? snippet(text)}`, {
+        httpStatus: status,
+      });
     }
     return soap.payload;
   }
@@ -388,7 +431,9 @@ function checkSubmitBody(xmlBody: string, internalReference: string): void {
   const statement = childElement(root, 'statement', EUDR_DDS_NS);
   const ref = statement ? childText(statement, 'internalReferenceNumber', EUDR_DDS_NS) : undefined;
   if (ref !== internalReference) {
-    throw new TypeError(`submit: internalReferenceNumber ${JSON.stringify(ref ?? null)} does not match ${JSON.stringify(internalReference)}`);
+    throw new TypeError(
+      `submit: internalReferenceNumber ${JSON.stringify(ref ?? null)} does not match ${JSON.stringify(internalReference)}`,
+    );
   }
 }
 
@@ -396,7 +441,6 @@ function snippet(text: string): string {
   const s = text.replace(/\s+/g, ' ').trim();
   return s.length > 200 ? `${s.slice(0, 200)}…` : s || '(empty body)';
 }
-
 
 /**
  * The registry from the environment: EUDR_DDS_ENDPOINT, EUDR_USERNAME, EUDR_CLIENT_ID,
@@ -410,5 +454,11 @@ export async function createSoapDdsRegistryFromEnv(): Promise<SoapDdsRegistry> {
   const clientId = requireEnv('EUDR_CLIENT_ID');
   const timeoutMs = Number(envOr('EUDR_DDS_TIMEOUT_MS', '10000'));
   const authKey = (await secret('EUDR_AUTH_KEY', 'EUDR_AUTH_KEY_SECRET_ARN')).trim();
-  return new SoapDdsRegistry({ endpoint, username, authKey, clientId, timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 10_000 });
+  return new SoapDdsRegistry({
+    endpoint,
+    username,
+    authKey,
+    clientId,
+    timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 10_000,
+  });
 }

@@ -62,6 +62,9 @@ function rootElementProblem(xml: string): string | null {
 }
 
 function stderrLines(text: string): string[] {
-  return text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.endsWith(' validates'))
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.endsWith(' validates'))
     .map((l) => l.replace(new RegExp(`^${XML_FILE_NAME}:(\\d+):\\s*`), 'line $1: '));
 }

@@ -32,10 +32,9 @@ export interface HttpNationalFarmerRegistryConfig {
 
 const STATUSES = ['ACTIVE', 'DECEASED', 'SUSPENDED'] as const;
 
-
-
 function nonEmpty(v: unknown, field: string): string {
-  if (typeof v !== 'string' || v.trim() === '') throw new Error(`Unexpected national farmer registry response: ${field} is not a non-empty string`);
+  if (typeof v !== 'string' || v.trim() === '')
+    throw new Error(`Unexpected national farmer registry response: ${field} is not a non-empty string`);
   return v;
 }
 
@@ -64,7 +63,8 @@ export class HttpNationalFarmerRegistry implements NationalFarmerRegistry {
     this.timeoutMs = config.timeoutMs ?? 2000;
     this.attempts = config.attempts ?? 2;
     this.backoffMs = config.backoffMs ?? 150;
-    if (!Number.isInteger(this.attempts) || this.attempts < 1) throw new TypeError('HttpNationalFarmerRegistry: attempts must be an integer ≥ 1');
+    if (!Number.isInteger(this.attempts) || this.attempts < 1)
+      throw new TypeError('HttpNationalFarmerRegistry: attempts must be an integer ≥ 1');
     if (!(this.timeoutMs > 0)) throw new TypeError('HttpNationalFarmerRegistry: timeoutMs must be positive');
     this.retries = unreachableRetryPolicy({ attempts: this.attempts, backoffMs: this.backoffMs, timeoutMs: this.timeoutMs });
     this.log = config.log;
@@ -82,10 +82,15 @@ export class HttpNationalFarmerRegistry implements NationalFarmerRegistry {
     const answer = await this.retries
       .execute(
         async (signal) => {
-          const { res, text } = await fetchAttempt(fetch, url, { method: 'GET', headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' }, signal });
+          const { res, text } = await fetchAttempt(fetch, url, {
+            method: 'GET',
+            headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' },
+            signal,
+          });
           return { status: res.status, text };
         },
-        (failure, n, attempts) => this.log?.(`national farmer registry GET ${url.pathname}: attempt ${n}/${attempts} failed (${failure.problem})`),
+        (failure, n, attempts) =>
+          this.log?.(`national farmer registry GET ${url.pathname}: attempt ${n}/${attempts} failed (${failure.problem})`),
       )
       .catch((err: unknown) => {
         if (!(err instanceof UnreachableError)) throw err;

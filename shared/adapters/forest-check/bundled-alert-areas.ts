@@ -24,8 +24,17 @@ export class BundledAlertAreasForestCheck implements ForestCheck {
     const shape = farm.polygon ? turfPolygon(farm.polygon.coordinates) : point([farm.gps.lng, farm.gps.lat]);
     const alerts = (alertAreas.features as AlertFeature[])
       .filter((f) => f.properties.alert_date > EUDR_CUTOFF_DATE)
-      .filter((f) => booleanIntersects(shape, turfPolygon(f.geometry.coordinates)) || (farm.polygon ? booleanIntersects(point([farm.gps.lng, farm.gps.lat]), turfPolygon(f.geometry.coordinates)) : false))
-      .map((f) => ({ date: f.properties.alert_date, confidence: f.properties.confidence, area_ha: f.properties.area_ha, area_name: f.properties.name }));
+      .filter(
+        (f) =>
+          booleanIntersects(shape, turfPolygon(f.geometry.coordinates)) ||
+          (farm.polygon ? booleanIntersects(point([farm.gps.lng, farm.gps.lat]), turfPolygon(f.geometry.coordinates)) : false),
+      )
+      .map((f) => ({
+        date: f.properties.alert_date,
+        confidence: f.properties.confidence,
+        area_ha: f.properties.area_ha,
+        area_name: f.properties.name,
+      }));
     return {
       status: alerts.length > 0 ? 'FLAGGED' : 'CLEAR',
       checked_at: this.now().toISOString(),

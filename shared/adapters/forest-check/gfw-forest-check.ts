@@ -70,7 +70,10 @@ export interface GfwForestCheckConfig {
 
 /** GFW refused a request in a way a retry cannot fix (4xx other than 429, e.g. a bad API key). */
 export class GfwRequestError extends Error {
-  constructor(readonly status: number, readonly detail: string) {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
     super(`Global Forest Watch refused the request: HTTP ${status} ${detail}`);
     this.name = 'GfwRequestError';
   }
@@ -145,7 +148,9 @@ export class GfwForestCheck implements ForestCheck {
   async check(farm: FarmLocation): Promise<ForestCheckResult> {
     const key = await this.apiKey();
     const version = await this.resolveVersion(key);
-    const geometry = farm.polygon ? { type: 'Polygon' as const, coordinates: farm.polygon.coordinates } : pointFarmCircle(farm.gps, farm.area_ha);
+    const geometry = farm.polygon
+      ? { type: 'Polygon' as const, coordinates: farm.polygon.coordinates }
+      : pointFarmCircle(farm.gps, farm.area_ha);
     const path = `/dataset/${GFW_DATASET}/${encodeURIComponent(version)}/query/json`;
     const answer = await this.request('POST', path, key, { sql: GFW_ALERTS_SQL, geometry });
     if (answer.status !== 200) throw new GfwRequestError(answer.status, detailOf(answer.body));
@@ -180,7 +185,11 @@ export class GfwForestCheck implements ForestCheck {
       const listing = await this.request('GET', `/dataset/${GFW_DATASET}`, key);
       if (listing.status !== 200) throw new GfwRequestError(listing.status, detailOf(listing.body));
       const versions = (listing.body as { data?: { versions?: unknown } } | null)?.data?.versions;
-      if (Array.isArray(versions)) name = versions.filter((v): v is string => typeof v === 'string' && v !== '').sort(naturalCompare).pop();
+      if (Array.isArray(versions))
+        name = versions
+          .filter((v): v is string => typeof v === 'string' && v !== '')
+          .sort(naturalCompare)
+          .pop();
     } else {
       throw new GfwRequestError(latest.status, detailOf(latest.body));
     }
@@ -200,7 +209,12 @@ export class GfwForestCheck implements ForestCheck {
     return this.retries
       .execute(
         async (signal) => {
-          const { res, text } = await fetchAttempt(this.fetchImpl, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+          const { res, text } = await fetchAttempt(this.fetchImpl, url, {
+            method,
+            headers,
+            body: body === undefined ? undefined : JSON.stringify(body),
+            signal,
+          });
           let parsed: unknown = null;
           if (text !== '') {
             try {

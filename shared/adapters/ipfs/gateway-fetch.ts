@@ -69,7 +69,8 @@ function parseListing(text: string): Array<{ name: string }> | undefined {
   try {
     const body = JSON.parse(text) as { entries?: unknown };
     if (!Array.isArray(body.entries)) return undefined;
-    if (!body.entries.every((e) => typeof e === 'object' && e !== null && typeof (e as { name?: unknown }).name === 'string')) return undefined;
+    if (!body.entries.every((e) => typeof e === 'object' && e !== null && typeof (e as { name?: unknown }).name === 'string'))
+      return undefined;
     return body.entries as Array<{ name: string }>;
   } catch {
     return undefined;
@@ -79,7 +80,8 @@ function parseListing(text: string): Array<{ name: string }> | undefined {
 async function readListed(root: CID, entries: Array<{ name: string }>, get: Get) {
   const files: Array<{ path: string; bytes: Uint8Array }> = [];
   for (const { name } of entries) {
-    if (!name || name.includes('/') || name === '.' || name === '..') throw new Error(`gateway listing of ${root.toString()} has a bad name ${JSON.stringify(name)}`);
+    if (!name || name.includes('/') || name === '.' || name === '..')
+      throw new Error(`gateway listing of ${root.toString()} has a bad name ${JSON.stringify(name)}`);
     const res = await get(`/ipfs/${root.toString()}/${encodeURIComponent(name)}`, '*/*');
     if (!res.ok) {
       await res.body?.cancel();

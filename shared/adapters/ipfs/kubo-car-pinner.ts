@@ -37,7 +37,8 @@ export class KuboCarPinner implements CarPinner {
     let res: Response;
     try {
       res = await this.fetchImpl(url, {
-        method: 'POST', body: form,
+        method: 'POST',
+        body: form,
         headers: this.opts.authorization ? { authorization: this.opts.authorization } : {},
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
       });
@@ -58,7 +59,8 @@ export class KuboCarPinner implements CarPinner {
       if (!parsed.Root) continue;
       const cid = typeof parsed.Root.Cid === 'string' ? parsed.Root.Cid : parsed.Root.Cid?.['/'];
       if (!cid) continue;
-      if (parsed.Root.PinErrorMsg) throw new Error(`Kubo at ${this.opts.apiUrl} imported ${cid} but could not pin it: ${parsed.Root.PinErrorMsg}`);
+      if (parsed.Root.PinErrorMsg)
+        throw new Error(`Kubo at ${this.opts.apiUrl} imported ${cid} but could not pin it: ${parsed.Root.PinErrorMsg}`);
       roots.push(cid);
     }
     if (!roots.length) throw new Error(`Kubo dag/import at ${this.opts.apiUrl} named no root.`);

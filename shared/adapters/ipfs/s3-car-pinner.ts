@@ -32,7 +32,10 @@ export class S3CarPinner implements CarPinner {
 
   constructor(private readonly opts: S3CarPinnerOptions) {
     this.s3 = new S3SignedFetch({
-      bucket: opts.bucket, region: opts.region, endpoint: opts.endpoint, timeoutMs: opts.timeoutMs ?? 30_000,
+      bucket: opts.bucket,
+      region: opts.region,
+      endpoint: opts.endpoint,
+      timeoutMs: opts.timeoutMs ?? 30_000,
       credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey },
       ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
     });
@@ -46,15 +49,22 @@ export class S3CarPinner implements CarPinner {
     for (const [k, v] of Object.entries(metadata)) headers[`x-amz-meta-${k.toLowerCase()}`] = v;
     const put = await this.s3.send('PUT', key, input.car, headers);
     const text = await put.text();
-    if (!put.ok) throw new Error(`The pinning service at ${this.opts.endpoint} refused PutObject ${this.s3.where(key)}: ${put.status} ${s3ErrorText(text)}`);
+    if (!put.ok)
+      throw new Error(
+        `The pinning service at ${this.opts.endpoint} refused PutObject ${this.s3.where(key)}: ${put.status} ${s3ErrorText(text)}`,
+      );
     let reported = put.headers.get('x-amz-meta-cid') ?? undefined;
     if (!reported) {
       const head = await this.s3.send('HEAD', key);
       await head.arrayBuffer().catch(() => undefined);
-      if (!head.ok) throw new Error(`The pinning service at ${this.opts.endpoint} answered HeadObject ${this.s3.where(key)} with ${head.status}`);
+      if (!head.ok)
+        throw new Error(`The pinning service at ${this.opts.endpoint} answered HeadObject ${this.s3.where(key)} with ${head.status}`);
       reported = head.headers.get('x-amz-meta-cid') ?? undefined;
     }
-    if (!reported) throw new Error(`The pinning service at ${this.opts.endpoint} stored ${this.s3.where(key)} but named no root CID (x-amz-meta-cid); is the bucket an IPFS bucket?`);
+    if (!reported)
+      throw new Error(
+        `The pinning service at ${this.opts.endpoint} stored ${this.s3.where(key)} but named no root CID (x-amz-meta-cid); is the bucket an IPFS bucket?`,
+      );
     if (reported !== input.root) throw new PinRootMismatchError(input.root, reported, `The S3 pinning API at ${this.opts.endpoint}`);
   }
 }

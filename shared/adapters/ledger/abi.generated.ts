@@ -12,7 +12,10 @@ const sharedByAll = [
   {
     type: 'error',
     name: 'AccessControlUnauthorizedAccount',
-    inputs: [{ name: 'account', type: 'address' }, { name: 'neededRole', type: 'bytes32' }],
+    inputs: [
+      { name: 'account', type: 'address' },
+      { name: 'neededRole', type: 'bytes32' },
+    ],
   },
   {
     type: 'event',
@@ -61,28 +64,40 @@ const sharedByAll = [
   {
     type: 'function',
     name: 'grantRole',
-    inputs: [{ name: 'role', type: 'bytes32' }, { name: 'account', type: 'address' }],
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'account', type: 'address' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
   {
     type: 'function',
     name: 'hasRole',
-    inputs: [{ name: 'role', type: 'bytes32' }, { name: 'account', type: 'address' }],
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'account', type: 'address' },
+    ],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'view',
   },
   {
     type: 'function',
     name: 'renounceRole',
-    inputs: [{ name: 'role', type: 'bytes32' }, { name: 'callerConfirmation', type: 'address' }],
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'callerConfirmation', type: 'address' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
   {
     type: 'function',
     name: 'revokeRole',
-    inputs: [{ name: 'role', type: 'bytes32' }, { name: 'account', type: 'address' }],
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'account', type: 'address' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -142,14 +157,20 @@ const sharedByLendingVaultAndTestUSDC = [
   {
     type: 'function',
     name: 'allowance',
-    inputs: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }],
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'spender', type: 'address' },
+    ],
     outputs: [{ name: '', type: 'uint256' }],
     stateMutability: 'view',
   },
   {
     type: 'function',
     name: 'approve',
-    inputs: [{ name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }],
+    inputs: [
+      { name: 'spender', type: 'address' },
+      { name: 'value', type: 'uint256' },
+    ],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'nonpayable',
   },
@@ -170,14 +191,21 @@ const sharedByLendingVaultAndTestUSDC = [
   {
     type: 'function',
     name: 'transfer',
-    inputs: [{ name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }],
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'value', type: 'uint256' },
+    ],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'nonpayable',
   },
   {
     type: 'function',
     name: 'transferFrom',
-    inputs: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }],
+    inputs: [
+      { name: 'from', type: 'address' },
+      { name: 'to', type: 'address' },
+      { name: 'value', type: 'uint256' },
+    ],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'nonpayable',
   },
@@ -209,7 +237,10 @@ export const auditAnchorAbi = [
   {
     type: 'function',
     name: 'anchor',
-    inputs: [{ name: 'root', type: 'bytes32' }, { name: 'headCount', type: 'uint32' }],
+    inputs: [
+      { name: 'root', type: 'bytes32' },
+      { name: 'headCount', type: 'uint32' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -262,7 +293,10 @@ export const batchTokenAbi = [
   {
     type: 'error',
     name: 'ERC721InsufficientApproval',
-    inputs: [{ name: 'operator', type: 'address' }, { name: 'tokenId', type: 'uint256' }],
+    inputs: [
+      { name: 'operator', type: 'address' },
+      { name: 'tokenId', type: 'uint256' },
+    ],
   },
   { type: 'error', name: 'ERC721InvalidApprover', inputs: [{ name: 'approver', type: 'address' }] },
   { type: 'error', name: 'ERC721InvalidOperator', inputs: [{ name: 'operator', type: 'address' }] },
@@ -321,7 +355,10 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'approve',
-    inputs: [{ name: 'to', type: 'address' }, { name: 'tokenId', type: 'uint256' }],
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'tokenId', type: 'uint256' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -349,7 +386,10 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'isApprovedForAll',
-    inputs: [{ name: 'owner', type: 'address' }, { name: 'operator', type: 'address' }],
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'operator', type: 'address' },
+    ],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'view',
   },
@@ -376,7 +416,11 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'safeTransferFrom',
-    inputs: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'tokenId', type: 'uint256' }],
+    inputs: [
+      { name: 'from', type: 'address' },
+      { name: 'to', type: 'address' },
+      { name: 'tokenId', type: 'uint256' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -395,7 +439,10 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'setApprovalForAll',
-    inputs: [{ name: 'operator', type: 'address' }, { name: 'approved', type: 'bool' }],
+    inputs: [
+      { name: 'operator', type: 'address' },
+      { name: 'approved', type: 'bool' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -410,7 +457,11 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'transferFrom',
-    inputs: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'tokenId', type: 'uint256' }],
+    inputs: [
+      { name: 'from', type: 'address' },
+      { name: 'to', type: 'address' },
+      { name: 'tokenId', type: 'uint256' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -422,7 +473,10 @@ export const lendingVaultAbi = [
   ...sharedByLendingVaultAndTestUSDC,
   {
     type: 'constructor',
-    inputs: [{ name: 'asset_', type: 'address' }, { name: 'batchToken_', type: 'address' }],
+    inputs: [
+      { name: 'asset_', type: 'address' },
+      { name: 'batchToken_', type: 'address' },
+    ],
     stateMutability: 'nonpayable',
   },
   {
@@ -446,12 +500,20 @@ export const lendingVaultAbi = [
   {
     type: 'error',
     name: 'ERC4626ExceededMaxRedeem',
-    inputs: [{ name: 'owner', type: 'address' }, { name: 'shares', type: 'uint256' }, { name: 'max', type: 'uint256' }],
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'shares', type: 'uint256' },
+      { name: 'max', type: 'uint256' },
+    ],
   },
   {
     type: 'error',
     name: 'ERC4626ExceededMaxWithdraw',
-    inputs: [{ name: 'owner', type: 'address' }, { name: 'assets', type: 'uint256' }, { name: 'max', type: 'uint256' }],
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'assets', type: 'uint256' },
+      { name: 'max', type: 'uint256' },
+    ],
   },
   {
     type: 'error',
@@ -465,7 +527,10 @@ export const lendingVaultAbi = [
   {
     type: 'error',
     name: 'InsufficientLiquidity',
-    inputs: [{ name: 'idle', type: 'uint256' }, { name: 'needed', type: 'uint256' }],
+    inputs: [
+      { name: 'idle', type: 'uint256' },
+      { name: 'needed', type: 'uint256' },
+    ],
   },
   { type: 'error', name: 'LoanExists', inputs: [{ name: 'loanRef', type: 'bytes32' }] },
   { type: 'error', name: 'LoanNotActive', inputs: [{ name: 'loanRef', type: 'bytes32' }] },
@@ -486,7 +551,10 @@ export const lendingVaultAbi = [
   {
     type: 'error',
     name: 'TokenLocked',
-    inputs: [{ name: 'tokenId', type: 'uint256' }, { name: 'loanRef', type: 'bytes32' }],
+    inputs: [
+      { name: 'tokenId', type: 'uint256' },
+      { name: 'loanRef', type: 'bytes32' },
+    ],
   },
   { type: 'error', name: 'UnexpectedToken', inputs: [{ name: 'token', type: 'address' }] },
   { type: 'error', name: 'ZeroAmount', inputs: [] },
@@ -655,7 +723,10 @@ export const lendingVaultAbi = [
   {
     type: 'function',
     name: 'deposit',
-    inputs: [{ name: 'assets', type: 'uint256' }, { name: 'receiver', type: 'address' }],
+    inputs: [
+      { name: 'assets', type: 'uint256' },
+      { name: 'receiver', type: 'address' },
+    ],
     outputs: [{ name: '', type: 'uint256' }],
     stateMutability: 'nonpayable',
   },
@@ -740,7 +811,10 @@ export const lendingVaultAbi = [
   {
     type: 'function',
     name: 'mint',
-    inputs: [{ name: 'shares', type: 'uint256' }, { name: 'receiver', type: 'address' }],
+    inputs: [
+      { name: 'shares', type: 'uint256' },
+      { name: 'receiver', type: 'address' },
+    ],
     outputs: [{ name: '', type: 'uint256' }],
     stateMutability: 'nonpayable',
   },
@@ -771,7 +845,10 @@ export const lendingVaultAbi = [
   {
     type: 'function',
     name: 'payPurchaseOrder',
-    inputs: [{ name: 'poRef', type: 'bytes32' }, { name: 'amount', type: 'uint256' }],
+    inputs: [
+      { name: 'poRef', type: 'bytes32' },
+      { name: 'amount', type: 'uint256' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -829,7 +906,11 @@ export const lendingVaultAbi = [
   {
     type: 'function',
     name: 'releaseRemainder',
-    inputs: [{ name: 'poRef', type: 'bytes32' }, { name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }],
+    inputs: [
+      { name: 'poRef', type: 'bytes32' },
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -906,7 +987,10 @@ export const testUsdcAbi = [
   {
     type: 'function',
     name: 'mint',
-    inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }],
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
     outputs: [],
     stateMutability: 'nonpayable',
   },

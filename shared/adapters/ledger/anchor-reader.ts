@@ -14,7 +14,12 @@ export function auditAnchorReader(config: LedgerReadConfig): AnchorRootReader {
   return async (root: Hex) => {
     await checkChain();
     try {
-      const block = await readContract(client, { address: config.address, abi: auditAnchorAbi, functionName: 'anchoredAtBlock', args: [root] });
+      const block = await readContract(client, {
+        address: config.address,
+        abi: auditAnchorAbi,
+        functionName: 'anchoredAtBlock',
+        args: [root],
+      });
       return block === 0n ? null : block;
     } catch (err) {
       throw ledgerUnavailable(err, 'anchoredAtBlock');
@@ -48,7 +53,11 @@ export function auditAnchorLookup(config: LedgerReadConfig): AnchoredRootLookup 
       throw ledgerUnavailable(err, 'eth_getLogs AuditRootAnchored');
     }
     const txHash = logs[0]?.transactionHash;
-    if (!txHash) throw ledgerUnavailable(new Error(`root ${root} is anchored at block ${block}, and that block has no AuditRootAnchored event for it`), 'eth_getLogs AuditRootAnchored');
+    if (!txHash)
+      throw ledgerUnavailable(
+        new Error(`root ${root} is anchored at block ${block}, and that block has no AuditRootAnchored event for it`),
+        'eth_getLogs AuditRootAnchored',
+      );
     return { block_number: Number(block), tx_hash: txHash };
   };
 }

@@ -41,7 +41,11 @@ export class EvmChainLogSource implements ChainLogSource {
   private readonly checkChain: () => Promise<void>;
 
   constructor(config: ChainLogSourceConfig) {
-    for (const [name, address] of [['traceLogAddress', config.traceLogAddress], ['batchTokenAddress', config.batchTokenAddress], ['lendingVaultAddress', config.lendingVaultAddress ?? zeroAddress]] as const) {
+    for (const [name, address] of [
+      ['traceLogAddress', config.traceLogAddress],
+      ['batchTokenAddress', config.batchTokenAddress],
+      ['lendingVaultAddress', config.lendingVaultAddress ?? zeroAddress],
+    ] as const) {
       if (!isAddress(address, { strict: false })) throw new RangeError(`EvmChainLogSource: ${name} is not an address`);
     }
     this.config = config;
@@ -54,12 +58,17 @@ export class EvmChainLogSource implements ChainLogSource {
 
   async logsIn(fromBlock: bigint, toBlock: bigint): Promise<WatchedChainLog[]> {
     await this.checkChain();
-    const vault = this.config.lendingVaultAddress && this.config.lendingVaultAddress.toLowerCase() !== zeroAddress ? this.config.lendingVaultAddress : undefined;
+    const vault =
+      this.config.lendingVaultAddress && this.config.lendingVaultAddress.toLowerCase() !== zeroAddress
+        ? this.config.lendingVaultAddress
+        : undefined;
     let stages, payments;
     try {
       [stages, payments] = await Promise.all([
         getLogs(this.client, { address: this.config.traceLogAddress, event: stageRecordedEvent, fromBlock, toBlock, strict: true }),
-        vault ? getLogs(this.client, { address: vault, event: purchaseOrderPaidEvent, fromBlock, toBlock, strict: true }) : Promise.resolve([]),
+        vault
+          ? getLogs(this.client, { address: vault, event: purchaseOrderPaidEvent, fromBlock, toBlock, strict: true })
+          : Promise.resolve([]),
       ]);
     } catch (err) {
       throw ledgerUnavailable(err, 'eth_getLogs');
@@ -68,8 +77,13 @@ export class EvmChainLogSource implements ChainLogSource {
     for (const l of stages) {
       if (l.removed || l.blockNumber === null || l.logIndex === null || l.transactionHash === null) continue;
       out.push({
-        kind: 'StageRecorded', blockNumber: l.blockNumber, logIndex: l.logIndex, txHash: l.transactionHash,
-        tokenId: l.args.tokenId, stage: l.args.stage, batchId: await this.batchIdOf(l.args.tokenId),
+        kind: 'StageRecorded',
+        blockNumber: l.blockNumber,
+        logIndex: l.logIndex,
+        txHash: l.transactionHash,
+        tokenId: l.args.tokenId,
+        stage: l.args.stage,
+        batchId: await this.batchIdOf(l.args.tokenId),
       });
     }
     for (const l of payments) {
@@ -80,7 +94,15 @@ export class EvmChainLogSource implements ChainLogSource {
       } catch {
         purchaseOrderId = null; // not text: cannot be one of our ids
       }
-      out.push({ kind: 'PurchaseOrderPaid', blockNumber: l.blockNumber, logIndex: l.logIndex, txHash: l.transactionHash, purchaseOrderId, payer: l.args.payer, amountUsdMicro: l.args.amount });
+      out.push({
+        kind: 'PurchaseOrderPaid',
+        blockNumber: l.blockNumber,
+        logIndex: l.logIndex,
+        txHash: l.transactionHash,
+        purchaseOrderId,
+        payer: l.args.payer,
+        amountUsdMicro: l.args.amount,
+      });
     }
     return out.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
   }
@@ -91,7 +113,12 @@ export class EvmChainLogSource implements ChainLogSource {
     if (known) return known;
     let id: string;
     try {
-      id = await readContract(this.client, { address: this.config.batchTokenAddress, abi: batchTokenAbi, functionName: 'batchIdOf', args: [tokenId] });
+      id = await readContract(this.client, {
+        address: this.config.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'batchIdOf',
+        args: [tokenId],
+      });
     } catch (err) {
       throw ledgerUnavailable(err, 'batchIdOf');
     }
@@ -110,5 +137,10 @@ export function createChainLogSourceFromEnv(env: Record<string, string | undefin
   const { address, ...rest } = ledgerReadConfigFromEnv(env, 'TRACE_LOG_ADDRESS');
   const batchToken = ledgerReadConfigFromEnv(env, 'BATCH_TOKEN_ADDRESS').address;
   const vault = env.LENDING_VAULT_ADDRESS?.trim() ? ledgerReadConfigFromEnv(env, 'LENDING_VAULT_ADDRESS').address : undefined;
-  return new EvmChainLogSource({ ...rest, traceLogAddress: address, batchTokenAddress: batchToken, ...(vault ? { lendingVaultAddress: vault } : {}) });
+  return new EvmChainLogSource({
+    ...rest,
+    traceLogAddress: address,
+    batchTokenAddress: batchToken,
+    ...(vault ? { lendingVaultAddress: vault } : {}),
+  });
 }

@@ -66,7 +66,6 @@ export interface EvmLedgerConfig {
   pollingIntervalMs?: number;
 }
 
-
 /** A viem chain for `chainId` served at `rpcUrl` (native currency ETH, 18 decimals). */
 export function ledgerChain(chainId: number, rpcUrl: string): Chain {
   return defineChain({
@@ -108,11 +107,18 @@ export class EvmLedger implements Ledger, VaultLedger {
   private sendQueue: Promise<void> = Promise.resolve();
 
   constructor(config: EvmLedgerConfig) {
-    if ((config.signerPrivateKey === undefined) === (config.signerAccount === undefined)) throw new RangeError('EvmLedger: give exactly one of signerPrivateKey and signerAccount');
-    if (config.signerPrivateKey !== undefined && !PRIVATE_KEY.test(config.signerPrivateKey)) throw new RangeError('EvmLedger: signerPrivateKey must be 0x + 64 hex digits');
-    for (const [name, value] of [['batchTokenAddress', config.batchTokenAddress], ['traceLogAddress', config.traceLogAddress],
-      ['custodianAddress', config.custodianAddress], ['lendingVaultAddress', config.lendingVaultAddress], ['vaultAssetAddress', config.vaultAssetAddress],
-      ['auditAnchorAddress', config.auditAnchorAddress]] as const) {
+    if ((config.signerPrivateKey === undefined) === (config.signerAccount === undefined))
+      throw new RangeError('EvmLedger: give exactly one of signerPrivateKey and signerAccount');
+    if (config.signerPrivateKey !== undefined && !PRIVATE_KEY.test(config.signerPrivateKey))
+      throw new RangeError('EvmLedger: signerPrivateKey must be 0x + 64 hex digits');
+    for (const [name, value] of [
+      ['batchTokenAddress', config.batchTokenAddress],
+      ['traceLogAddress', config.traceLogAddress],
+      ['custodianAddress', config.custodianAddress],
+      ['lendingVaultAddress', config.lendingVaultAddress],
+      ['vaultAssetAddress', config.vaultAssetAddress],
+      ['auditAnchorAddress', config.auditAnchorAddress],
+    ] as const) {
       if (value !== undefined && !isAddress(value, { strict: false })) throw new RangeError(`EvmLedger: ${name} is not an address`);
     }
     if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError('EvmLedger: chainId must be a positive integer');
@@ -126,7 +132,15 @@ export class EvmLedger implements Ledger, VaultLedger {
     this.custodian = config.custodianAddress ?? this.account.address;
     // The same clients createPublicClient / createWalletClient build, without the action decorators.
     this.publicClient = createClient({ chain, transport, pollingInterval, key: 'public', name: 'Public Client', type: 'publicClient' });
-    this.walletClient = createClient({ account: this.account, chain, transport, pollingInterval, key: 'wallet', name: 'Wallet Client', type: 'walletClient' });
+    this.walletClient = createClient({
+      account: this.account,
+      chain,
+      transport,
+      pollingInterval,
+      key: 'wallet',
+      name: 'Wallet Client',
+      type: 'walletClient',
+    });
   }
 
   /**
@@ -166,13 +180,15 @@ export class EvmLedger implements Ledger, VaultLedger {
     if (!Object.hasOwn(STAGE_CODES, input.stage)) throw new RangeError(`recordStage: unknown stage ${String(input.stage)}`);
     const stageCode = STAGE_CODES[input.stage];
     try {
-      const txHash = await this.serialized(async () => writeContract(this.walletClient, {
-        address: this.config.traceLogAddress,
-        abi: traceLogAbi,
-        functionName: 'recordStage',
-        args: [input.tokenId, stageCode, input.evidenceCid, input.auditHash],
-        nonce: await this.pendingNonce(),
-      }));
+      const txHash = await this.serialized(async () =>
+        writeContract(this.walletClient, {
+          address: this.config.traceLogAddress,
+          abi: traceLogAbi,
+          functionName: 'recordStage',
+          args: [input.tokenId, stageCode, input.evidenceCid, input.auditHash],
+          nonce: await this.pendingNonce(),
+        }),
+      );
       return { txHash };
     } catch (err) {
       throw this.mapError(err, 'recordStage', input.tokenId);
@@ -238,7 +254,11 @@ export class EvmLedger implements Ledger, VaultLedger {
     checkTokenId(input.tokenId);
     checkBytes32('auditHash', input.auditHash);
     if (!Object.hasOwn(STAGE_CODES, input.stage)) throw new RangeError(`recordStage: unknown stage ${String(input.stage)}`);
-    const data = encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStage', args: [input.tokenId, STAGE_CODES[input.stage], input.evidenceCid, input.auditHash] });
+    const data = encodeFunctionData({
+      abi: traceLogAbi,
+      functionName: 'recordStage',
+      args: [input.tokenId, STAGE_CODES[input.stage], input.evidenceCid, input.auditHash],
+    });
     return this.sendKept(this.config.traceLogAddress, data, keep, 'recordStage', input.tokenId);
   }
 
@@ -247,11 +267,18 @@ export class EvmLedger implements Ledger, VaultLedger {
    * recordStageKept). Errors: Error when no AuditAnchor is configured, RangeError for a malformed
    * root or a head count outside 1..2^32-1 (nothing sent); LedgerUnavailableError; whatever `keep` throws.
    */
-  async anchorAuditRootKept(input: { root: Hex; headCount: number }, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }> {
+  async anchorAuditRootKept(
+    input: { root: Hex; headCount: number },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }> {
     const anchor = this.config.auditAnchorAddress;
-    if (!anchor || /^0x0{40}$/i.test(anchor)) throw new Error('EvmLedger: no AuditAnchor configured (AUDIT_ANCHOR_ADDRESS is unset or the zero address: deploy the contracts and set AuditAnchorAddress)');
+    if (!anchor || /^0x0{40}$/i.test(anchor))
+      throw new Error(
+        'EvmLedger: no AuditAnchor configured (AUDIT_ANCHOR_ADDRESS is unset or the zero address: deploy the contracts and set AuditAnchorAddress)',
+      );
     checkBytes32('root', input.root);
-    if (!Number.isSafeInteger(input.headCount) || input.headCount < 1 || input.headCount > 0xffffffff) throw new RangeError(`anchor: head count ${input.headCount} is not a uint32 above 0`);
+    if (!Number.isSafeInteger(input.headCount) || input.headCount < 1 || input.headCount > 0xffffffff)
+      throw new RangeError(`anchor: head count ${input.headCount} is not a uint32 above 0`);
     const data = encodeFunctionData({ abi: auditAnchorAbi, functionName: 'anchor', args: [input.root, input.headCount] });
     return this.sendKept(anchor, data, keep, 'anchor', undefined);
   }
@@ -269,7 +296,13 @@ export class EvmLedger implements Ledger, VaultLedger {
     if (input.batchId.length === 0) throw new RangeError('mintBatchToken: batchId must not be empty');
     const args = [this.custodian, input.tokenId, input.batchId, input.auditHash] as const;
     try {
-      await simulateContract(this.publicClient, { account: this.account, address: this.config.batchTokenAddress, abi: batchTokenAbi, functionName: 'mint', args });
+      await simulateContract(this.publicClient, {
+        account: this.account,
+        address: this.config.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'mint',
+        args,
+      });
     } catch (err) {
       throw this.mapError(err, 'mint', input.tokenId);
     }
@@ -291,7 +324,10 @@ export class EvmLedger implements Ledger, VaultLedger {
    * bad ref or amount and Error when no vault is configured (nothing sent); LedgerUnavailableError
    * when the RPC fails; whatever `keep` throws.
    */
-  async vaultCallKept(call: VaultCall, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }> {
+  async vaultCallKept(
+    call: VaultCall,
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }> {
     const vault = this.config.lendingVaultAddress;
     if (!vault) throw new Error('EvmLedger: no lendingVaultAddress configured (LENDING_VAULT_ADDRESS)');
     const { functionName, data } = vaultCallData(call);
@@ -310,19 +346,37 @@ export class EvmLedger implements Ledger, VaultLedger {
     const asset = this.config.vaultAssetAddress;
     if (!asset) throw new Error('EvmLedger: no vaultAssetAddress configured (VAULT_ASSET_ADDRESS)');
     try {
-      return await readContract(this.publicClient, { address: asset, abi: testUsdcAbi, functionName: 'balanceOf', args: [this.signerAddress] });
+      return await readContract(this.publicClient, {
+        address: asset,
+        abi: testUsdcAbi,
+        functionName: 'balanceOf',
+        args: [this.signerAddress],
+      });
     } catch (err) {
       throw this.mapError(err, 'balanceOf');
     }
   }
 
   /** Signs `data` to `to` with the next nonce, hands it to `keep`, then broadcasts it (in send order). */
-  private sendKept(to: Hex, data: Hex, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>, operation: string, tokenId: bigint | undefined, gas?: bigint): Promise<{ txHash: Hex }> {
+  private sendKept(
+    to: Hex,
+    data: Hex,
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+    operation: string,
+    tokenId: bigint | undefined,
+    gas?: bigint,
+  ): Promise<{ txHash: Hex }> {
     return this.serialized(async () => {
       let signed: { rawTx: Hex; txHash: Hex; nonce: number };
       try {
         const nonce = await this.pendingNonce();
-        const request = await prepareTransactionRequest(this.walletClient, { account: this.account, to, data, nonce, ...(gas !== undefined ? { gas } : {}) });
+        const request = await prepareTransactionRequest(this.walletClient, {
+          account: this.account,
+          to,
+          data,
+          nonce,
+          ...(gas !== undefined ? { gas } : {}),
+        });
         const rawTx = await signTransaction(this.walletClient, request);
         signed = { rawTx, txHash: keccak256(rawTx), nonce };
       } catch (err) {
@@ -360,7 +414,10 @@ export class EvmLedger implements Ledger, VaultLedger {
   /** Runs `send` after every earlier send of this instance settled, so nonces reach the node in order. */
   private serialized<T>(send: () => Promise<T>): Promise<T> {
     const run = this.sendQueue.then(send);
-    this.sendQueue = run.then(() => undefined, () => undefined);
+    this.sendQueue = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 
@@ -414,7 +471,9 @@ export function createEvmLedgerFromEnv(env: Record<string, string | undefined> =
   if (!/^\d+$/.test(chainIdText) || !Number.isSafeInteger(chainId) || chainId <= 0) {
     throw new Error('Environment variable LEDGER_CHAIN_ID must be a positive integer');
   }
-  const signer = signerAccount ? { signerAccount } : { signerPrivateKey: hexVar('LEDGER_SIGNER_KEY', need('LEDGER_SIGNER_KEY'), (v) => PRIVATE_KEY.test(v)) };
+  const signer = signerAccount
+    ? { signerAccount }
+    : { signerPrivateKey: hexVar('LEDGER_SIGNER_KEY', need('LEDGER_SIGNER_KEY'), (v) => PRIVATE_KEY.test(v)) };
   const batchTokenAddress = hexVar('BATCH_TOKEN_ADDRESS', need('BATCH_TOKEN_ADDRESS'), address);
   const traceLogAddress = hexVar('TRACE_LOG_ADDRESS', need('TRACE_LOG_ADDRESS'), address);
   const custodianText = env.LEDGER_CUSTODIAN_ADDRESS?.trim();
@@ -432,7 +491,18 @@ export function createEvmLedgerFromEnv(env: Record<string, string | undefined> =
   }
   const retryCount = retryText ? Number(retryText) : undefined;
 
-  return new EvmLedger({ rpcUrl, chainId, ...signer, batchTokenAddress, traceLogAddress, custodianAddress, retryCount, lendingVaultAddress, vaultAssetAddress, auditAnchorAddress });
+  return new EvmLedger({
+    rpcUrl,
+    chainId,
+    ...signer,
+    batchTokenAddress,
+    traceLogAddress,
+    custodianAddress,
+    retryCount,
+    lendingVaultAddress,
+    vaultAssetAddress,
+    auditAnchorAddress,
+  });
 }
 
 /**

@@ -1,5 +1,16 @@
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
-import { hashMessage, hashTypedData, keccak256, numberToHex, recoverAddress, serializeSignature, serializeTransaction, type Hex, type LocalAccount, type Signature } from 'viem';
+import {
+  hashMessage,
+  hashTypedData,
+  keccak256,
+  numberToHex,
+  recoverAddress,
+  serializeSignature,
+  serializeTransaction,
+  type Hex,
+  type LocalAccount,
+  type Signature,
+} from 'viem';
 import { publicKeyToAddress, toAccount } from 'viem/accounts';
 
 /**
@@ -33,7 +44,11 @@ const HALF_N = SECP256K1_N >> 1n;
 export function uncompressedPoint(key: Uint8Array): Uint8Array {
   const point = key.length === 65 ? key : key.subarray(key.length - 65);
   // In SPKI the point is the BIT STRING's content: 03 42 00 04 ‖ X ‖ Y at the end.
-  if (point.length !== 65 || point[0] !== 0x04 || (key.length !== 65 && (key[key.length - 66] !== 0x00 || key[key.length - 67] !== 0x42 || key[key.length - 68] !== 0x03))) {
+  if (
+    point.length !== 65 ||
+    point[0] !== 0x04 ||
+    (key.length !== 65 && (key[key.length - 66] !== 0x00 || key[key.length - 67] !== 0x42 || key[key.length - 68] !== 0x03))
+  ) {
     throw new RangeError('The signer public key is not an uncompressed secp256k1 point');
   }
   return point;
@@ -77,9 +92,10 @@ export async function digestSignerAccount(signer: DigestSigner): Promise<LocalAc
     const sHex = numberToHex(s, { size: 32 });
     for (const yParity of [0, 1] as const) {
       const candidate = { r: rHex, s: sHex, yParity };
-      if ((await recoverAddress({ hash, signature: candidate })).toLowerCase() === address.toLowerCase()) return { ...candidate, v: yParity ? 28n : 27n };
+      if ((await recoverAddress({ hash, signature: candidate })).toLowerCase() === address.toLowerCase())
+        return { ...candidate, v: yParity ? 28n : 27n };
     }
-    throw new Error('The signer\'s signature does not recover to its own address');
+    throw new Error("The signer's signature does not recover to its own address");
   };
   return toAccount({
     address,
@@ -101,7 +117,10 @@ export async function digestSignerAccount(signer: DigestSigner): Promise<LocalAc
 
 /** A KMS asymmetric key (`ECC_SECG_P256K1`, SIGN_VERIFY) as a DigestSigner: GetPublicKey and Sign (DIGEST, ECDSA_SHA_256). */
 class KmsDigestSigner implements DigestSigner {
-  constructor(private readonly keyId: string, private readonly kms: KMSClient = new KMSClient({})) {}
+  constructor(
+    private readonly keyId: string,
+    private readonly kms: KMSClient = new KMSClient({}),
+  ) {}
 
   async publicKey(): Promise<Uint8Array> {
     const r = await this.kms.send(new GetPublicKeyCommand({ KeyId: this.keyId }));
@@ -111,7 +130,9 @@ class KmsDigestSigner implements DigestSigner {
   }
 
   async signDigest(digest: Uint8Array): Promise<Uint8Array> {
-    const r = await this.kms.send(new SignCommand({ KeyId: this.keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }));
+    const r = await this.kms.send(
+      new SignCommand({ KeyId: this.keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
+    );
     if (!r.Signature) throw new Error(`KMS key ${this.keyId} returned no signature`);
     return r.Signature;
   }

@@ -31,13 +31,14 @@ export function ledgerReadConfigFromEnv(env: Record<string, string | undefined>,
   const address = need(addressVariable);
   if (!isAddress(address, { strict: false })) throw new Error(`Environment variable ${addressVariable} is malformed`);
   const retryText = env.LEDGER_RPC_RETRY_COUNT?.trim();
-  if (retryText && !/^\d{1,2}$/.test(retryText)) throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
+  if (retryText && !/^\d{1,2}$/.test(retryText))
+    throw new Error('Environment variable LEDGER_RPC_RETRY_COUNT must be a small non-negative integer');
   return { rpcUrl, chainId: Number(chainIdText), address: address as Hex, ...(retryText ? { retryCount: Number(retryText) } : {}) };
 }
 
 /** A failed RPC call as LEDGER_UNAVAILABLE (503), naming the operation and viem's short message. */
 export function ledgerUnavailable(err: unknown, operation: string): LedgerUnavailableError {
-  const message = err instanceof BaseError ? err.shortMessage : (err as Error)?.message ?? String(err);
+  const message = err instanceof BaseError ? err.shortMessage : ((err as Error)?.message ?? String(err));
   return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${message}`, err);
 }
 
@@ -57,10 +58,19 @@ export interface LedgerClientConfig {
  * remembered chain-id check ({@link chainIdCheck}). Errors: RangeError for a chain id that is not a
  * positive integer.
  */
-export function ledgerReadClient(config: LedgerClientConfig, who: string): { client: Client<Transport, Chain>; checkChain: () => Promise<void> } {
+export function ledgerReadClient(
+  config: LedgerClientConfig,
+  who: string,
+): { client: Client<Transport, Chain>; checkChain: () => Promise<void> } {
   if (!Number.isSafeInteger(config.chainId) || config.chainId <= 0) throw new RangeError(`${who}: chainId must be a positive integer`);
   const transport = http(config.rpcUrl, { timeout: config.requestTimeoutMs ?? 10_000, retryCount: config.retryCount ?? 2 });
-  const client = createClient({ chain: ledgerChain(config.chainId, config.rpcUrl), transport, key: 'public', name: 'Public Client', type: 'publicClient' });
+  const client = createClient({
+    chain: ledgerChain(config.chainId, config.rpcUrl),
+    transport,
+    key: 'public',
+    name: 'Public Client',
+    type: 'publicClient',
+  });
   return { client, checkChain: chainIdCheck(client, config.chainId) };
 }
 

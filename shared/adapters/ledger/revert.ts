@@ -1,4 +1,13 @@
-import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError, HttpRequestError, RawContractError, TimeoutError, decodeErrorResult, type Abi } from 'viem';
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  ExecutionRevertedError,
+  HttpRequestError,
+  RawContractError,
+  TimeoutError,
+  decodeErrorResult,
+  type Abi,
+} from 'viem';
 import type { Hex } from '../../domain/ports';
 import { auditAnchorAbi, batchTokenAbi, lendingVaultAbi, testUsdcAbi, traceLogAbi } from './abi';
 
@@ -13,7 +22,9 @@ import { auditAnchorAbi, batchTokenAbi, lendingVaultAbi, testUsdcAbi, traceLogAb
  */
 
 /** Every custom error the service's contracts (and OpenZeppelin's, and the asset's) can revert with. */
-const LEDGER_ERRORS_ABI = [...batchTokenAbi, ...traceLogAbi, ...auditAnchorAbi, ...lendingVaultAbi, ...testUsdcAbi].filter((e) => e.type === 'error') as Abi;
+const LEDGER_ERRORS_ABI = [...batchTokenAbi, ...traceLogAbi, ...auditAnchorAbi, ...lendingVaultAbi, ...testUsdcAbi].filter(
+  (e) => e.type === 'error',
+) as Abi;
 
 /** The 0x-hex revert data a JSON-RPC error carries (`data`, or `data.data` on hardhat and some nodes). */
 function revertDataOf(e: unknown): Hex | undefined {
@@ -60,9 +71,11 @@ export function revertReasonOf(err: unknown): string | undefined {
 export function isTransportFailure(err: unknown): boolean {
   if (!(err instanceof BaseError)) return false;
   if (revertReasonOf(err) !== undefined) return false;
-  return Boolean(err.walk((e) => {
-    if (e instanceof TimeoutError) return true;
-    if (e instanceof HttpRequestError) return e.status === undefined || e.status >= 500 || e.status === 429;
-    return false;
-  }));
+  return Boolean(
+    err.walk((e) => {
+      if (e instanceof TimeoutError) return true;
+      if (e instanceof HttpRequestError) return e.status === undefined || e.status >= 500 || e.status === 429;
+      return false;
+    }),
+  );
 }

@@ -1,12 +1,4 @@
-import {
-  TransactionReceiptNotFoundError,
-  decodeEventLog,
-  isAddress,
-  isAddressEqual,
-  type Chain,
-  type Client,
-  type Transport,
-} from 'viem';
+import { TransactionReceiptNotFoundError, decodeEventLog, isAddress, isAddressEqual, type Chain, type Client, type Transport } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trail-reader.ts).
 import { getTransactionReceipt } from 'viem/actions';
 import type { ChainDepthReader } from '../../domain/chain-confirmations';
@@ -100,4 +92,3 @@ export function createTraceLogReaderFromEnv(env: Record<string, string | undefin
   const { address, ...rest } = ledgerReadConfigFromEnv(env, 'TRACE_LOG_ADDRESS');
   return new EvmTraceLogReader({ ...rest, traceLogAddress: address });
 }
-

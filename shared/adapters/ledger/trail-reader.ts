@@ -58,8 +58,11 @@ export async function readChainTrail(input: ReadChainTrailInput): Promise<ChainT
     if (!input.rpcUrl) throw new Error('readChainTrail: give publicClient or rpcUrl');
     // The client createPublicClient builds, without the action decorators.
     client = createClient({
-      chain: ledgerChain(input.chainId, input.rpcUrl), transport: http(input.rpcUrl, { retryCount: 2 }),
-      key: 'public', name: 'Public Client', type: 'publicClient',
+      chain: ledgerChain(input.chainId, input.rpcUrl),
+      transport: http(input.rpcUrl, { retryCount: 2 }),
+      key: 'public',
+      name: 'Public Client',
+      type: 'publicClient',
     });
   }
   const reported = await getChainId(client);
@@ -79,28 +82,48 @@ export async function readChainTrail(input: ReadChainTrailInput): Promise<ChainT
   for (const [from, to] of ranges) {
     const [minted, recorded] = await Promise.all([
       getContractEvents(client, {
-        address: input.batchTokenAddress, abi: batchTokenAbi, eventName: 'BatchMinted',
-        args: { tokenId: input.tokenId }, fromBlock: from, toBlock: to, strict: true,
+        address: input.batchTokenAddress,
+        abi: batchTokenAbi,
+        eventName: 'BatchMinted',
+        args: { tokenId: input.tokenId },
+        fromBlock: from,
+        toBlock: to,
+        strict: true,
       }),
       getContractEvents(client, {
-        address: input.traceLogAddress, abi: traceLogAbi, eventName: 'StageRecorded',
-        args: { tokenId: input.tokenId }, fromBlock: from, toBlock: to, strict: true,
+        address: input.traceLogAddress,
+        abi: traceLogAbi,
+        eventName: 'StageRecorded',
+        args: { tokenId: input.tokenId },
+        fromBlock: from,
+        toBlock: to,
+        strict: true,
       }),
     ]);
     for (const log of minted) {
       if (log.removed || log.blockNumber === null || log.transactionHash === null || log.logIndex === null) continue;
       if (log.args.tokenId !== input.tokenId) continue; // defensive: a node that ignores topic filters
       mints.push({
-        tokenId: log.args.tokenId, batchId: log.args.batchId, auditHash: log.args.auditHash,
-        txHash: log.transactionHash, blockNumber: log.blockNumber, logIndex: log.logIndex,
+        tokenId: log.args.tokenId,
+        batchId: log.args.batchId,
+        auditHash: log.args.auditHash,
+        txHash: log.transactionHash,
+        blockNumber: log.blockNumber,
+        logIndex: log.logIndex,
       });
     }
     for (const log of recorded) {
       if (log.removed || log.blockNumber === null || log.transactionHash === null || log.logIndex === null) continue;
       if (log.args.tokenId !== input.tokenId) continue;
       stages.push({
-        tokenId: log.args.tokenId, stage: log.args.stage, evidenceCid: log.args.evidenceCid, auditHash: log.args.auditHash,
-        recorder: log.args.recorder, txHash: log.transactionHash, blockNumber: log.blockNumber, logIndex: log.logIndex,
+        tokenId: log.args.tokenId,
+        stage: log.args.stage,
+        evidenceCid: log.args.evidenceCid,
+        auditHash: log.args.auditHash,
+        recorder: log.args.recorder,
+        txHash: log.transactionHash,
+        blockNumber: log.blockNumber,
+        logIndex: log.logIndex,
       });
     }
   }

@@ -60,23 +60,72 @@ export function vaultCallData(call: VaultCall): { functionName: string; data: He
   };
   switch (call.kind) {
     case 'VAULT_DEPOSIT':
-      return { functionName: 'depositFor', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'depositFor', args: [vaultRef(call.ref), amount('assetsUsdMicro', call.assetsUsdMicro), vaultShareholder(call.mfiId)] }) };
+      return {
+        functionName: 'depositFor',
+        data: encodeFunctionData({
+          abi: lendingVaultAbi,
+          functionName: 'depositFor',
+          args: [vaultRef(call.ref), amount('assetsUsdMicro', call.assetsUsdMicro), vaultShareholder(call.mfiId)],
+        }),
+      };
     case 'VAULT_REVERSE_DEPOSIT':
-      return { functionName: 'reverseDeposit', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'reverseDeposit', args: [vaultRef(call.ref), vaultShareholder(call.mfiId), amount('shares', call.shares)] }) };
+      return {
+        functionName: 'reverseDeposit',
+        data: encodeFunctionData({
+          abi: lendingVaultAbi,
+          functionName: 'reverseDeposit',
+          args: [vaultRef(call.ref), vaultShareholder(call.mfiId), amount('shares', call.shares)],
+        }),
+      };
     case 'LOCK_COLLATERAL':
-      if (typeof call.tokenId !== 'bigint' || call.tokenId < 0n || call.tokenId >= 1n << 256n) throw new RangeError('LOCK_COLLATERAL: tokenId must be a uint256');
-      return { functionName: 'openLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'openLoan', args: [vaultRef(call.ref), call.tokenId, amount('principalUsdMicro', call.principalUsdMicro)] }) };
+      if (typeof call.tokenId !== 'bigint' || call.tokenId < 0n || call.tokenId >= 1n << 256n)
+        throw new RangeError('LOCK_COLLATERAL: tokenId must be a uint256');
+      return {
+        functionName: 'openLoan',
+        data: encodeFunctionData({
+          abi: lendingVaultAbi,
+          functionName: 'openLoan',
+          args: [vaultRef(call.ref), call.tokenId, amount('principalUsdMicro', call.principalUsdMicro)],
+        }),
+      };
     case 'CANCEL_LOAN':
-      return { functionName: 'cancelLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'cancelLoan', args: [vaultRef(call.ref)] }) };
+      return {
+        functionName: 'cancelLoan',
+        data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'cancelLoan', args: [vaultRef(call.ref)] }),
+      };
     case 'WRITE_OFF_LOAN':
-      return { functionName: 'writeOffLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'writeOffLoan', args: [vaultRef(call.ref)] }) };
+      return {
+        functionName: 'writeOffLoan',
+        data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'writeOffLoan', args: [vaultRef(call.ref)] }),
+      };
     case 'REPAY_LOAN':
-      return { functionName: 'repayLoan', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'repayLoan', args: [vaultRef(call.ref), vaultRef(call.purchaseOrderRef), amount('amountUsdMicro', call.amountUsdMicro)] }) };
+      return {
+        functionName: 'repayLoan',
+        data: encodeFunctionData({
+          abi: lendingVaultAbi,
+          functionName: 'repayLoan',
+          args: [vaultRef(call.ref), vaultRef(call.purchaseOrderRef), amount('amountUsdMicro', call.amountUsdMicro)],
+        }),
+      };
     case 'RELEASE_REMAINDER':
-      return { functionName: 'releaseRemainder', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'releaseRemainder', args: [vaultRef(call.ref), cooperativeSettlementAddress(call.cooperativeId), amount('amountUsdMicro', call.amountUsdMicro)] }) };
+      return {
+        functionName: 'releaseRemainder',
+        data: encodeFunctionData({
+          abi: lendingVaultAbi,
+          functionName: 'releaseRemainder',
+          args: [vaultRef(call.ref), cooperativeSettlementAddress(call.cooperativeId), amount('amountUsdMicro', call.amountUsdMicro)],
+        }),
+      };
     case 'REFUND_PAYMENT':
       if (!isAddress(call.to, { strict: false })) throw new RangeError('REFUND_PAYMENT: to must be an address');
-      return { functionName: 'refundPayment', data: encodeFunctionData({ abi: lendingVaultAbi, functionName: 'refundPayment', args: [vaultRef(call.purchaseOrderRef), vaultRef(call.ref), getAddress(call.to), amount('amountUsdMicro', call.amountUsdMicro)] }) };
+      return {
+        functionName: 'refundPayment',
+        data: encodeFunctionData({
+          abi: lendingVaultAbi,
+          functionName: 'refundPayment',
+          args: [vaultRef(call.purchaseOrderRef), vaultRef(call.ref), getAddress(call.to), amount('amountUsdMicro', call.amountUsdMicro)],
+        }),
+      };
     default: {
       const unknown: never = call;
       throw new RangeError(`unknown vault call ${(unknown as { kind: string }).kind}`);

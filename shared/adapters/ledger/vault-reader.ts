@@ -49,7 +49,8 @@ export class EvmVaultReader implements VaultReader {
   private readonly checkChain: () => Promise<void>;
 
   constructor(config: VaultReaderConfig) {
-    if (!isAddress(config.lendingVaultAddress, { strict: false })) throw new RangeError('EvmVaultReader: lendingVaultAddress is not an address');
+    if (!isAddress(config.lendingVaultAddress, { strict: false }))
+      throw new RangeError('EvmVaultReader: lendingVaultAddress is not an address');
     this.config = config;
     ({ client: this.client, checkChain: this.checkChain } = ledgerReadClient(config, 'EvmVaultReader'));
   }
@@ -64,7 +65,13 @@ export class EvmVaultReader implements VaultReader {
       this.read('loansWrittenOff', [], blockNumber),
       this.read('idleAssets', [], blockNumber),
     ]);
-    return { total_assets_usd_micro: total, total_shares: shares, loans_outstanding_usd_micro: loans, loans_written_off_usd_micro: writtenOff, idle_usd_micro: idle };
+    return {
+      total_assets_usd_micro: total,
+      total_shares: shares,
+      loans_outstanding_usd_micro: loans,
+      loans_written_off_usd_micro: writtenOff,
+      idle_usd_micro: idle,
+    };
   }
 
   /** `balanceOf(vaultShareholder(mfiId))` and `convertToAssets` of it (rounded down), at one block. */
@@ -88,15 +95,24 @@ export class EvmVaultReader implements VaultReader {
     const logs = await this.vaultLogsOf(txHash);
     for (const log of logs ?? []) {
       switch (log.eventName) {
-        case 'DepositRecorded': return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
-        case 'DepositReversed': return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
-        case 'LoanOpened': return { assetsUsdMicro: log.args.principal };
-        case 'LoanCancelled': return { assetsUsdMicro: log.args.principal };
-        case 'LoanRepaid': return { assetsUsdMicro: log.args.principal + log.args.interest };
-        case 'LoanWrittenOff': return { assetsUsdMicro: log.args.principal };
-        case 'RemainderReleased': return { assetsUsdMicro: log.args.amount };
-        case 'PaymentRefunded': return { assetsUsdMicro: log.args.amount };
-        default: break;
+        case 'DepositRecorded':
+          return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
+        case 'DepositReversed':
+          return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
+        case 'LoanOpened':
+          return { assetsUsdMicro: log.args.principal };
+        case 'LoanCancelled':
+          return { assetsUsdMicro: log.args.principal };
+        case 'LoanRepaid':
+          return { assetsUsdMicro: log.args.principal + log.args.interest };
+        case 'LoanWrittenOff':
+          return { assetsUsdMicro: log.args.principal };
+        case 'RemainderReleased':
+          return { assetsUsdMicro: log.args.amount };
+        case 'PaymentRefunded':
+          return { assetsUsdMicro: log.args.amount };
+        default:
+          break;
       }
     }
     return null;
@@ -107,7 +123,13 @@ export class EvmVaultReader implements VaultReader {
     await this.checkChain();
     let logs;
     try {
-      logs = await getLogs(this.client, { address: this.config.lendingVaultAddress, event: purchaseOrderPaidEvent, fromBlock, toBlock, strict: true });
+      logs = await getLogs(this.client, {
+        address: this.config.lendingVaultAddress,
+        event: purchaseOrderPaidEvent,
+        fromBlock,
+        toBlock,
+        strict: true,
+      });
     } catch (err) {
       throw ledgerUnavailable(err, 'eth_getLogs');
     }
@@ -144,7 +166,10 @@ export class EvmVaultReader implements VaultReader {
     await this.checkChain();
     let tx, receipt;
     try {
-      [tx, receipt] = await Promise.all([getTransaction(this.client, { hash: txHash }), getTransactionReceipt(this.client, { hash: txHash })]);
+      [tx, receipt] = await Promise.all([
+        getTransaction(this.client, { hash: txHash }),
+        getTransactionReceipt(this.client, { hash: txHash }),
+      ]);
     } catch (err) {
       if (err instanceof TransactionReceiptNotFoundError || err instanceof TransactionNotFoundError) return null;
       throw ledgerUnavailable(err, 'eth_getTransactionReceipt');
@@ -180,14 +205,27 @@ export class EvmVaultReader implements VaultReader {
     return headBlockOf({ client: this.client, checkChain: this.checkChain });
   }
 
-  private async read<F extends 'totalAssets' | 'totalSupply' | 'loansOutstanding' | 'loansWrittenOff' | 'idleAssets' | 'balanceOf' | 'convertToAssets' | 'loanOf' | 'escrowOf'>(
-    functionName: F, args: readonly unknown[], blockNumber?: bigint,
-  ) {
+  private async read<
+    F extends
+      | 'totalAssets'
+      | 'totalSupply'
+      | 'loansOutstanding'
+      | 'loansWrittenOff'
+      | 'idleAssets'
+      | 'balanceOf'
+      | 'convertToAssets'
+      | 'loanOf'
+      | 'escrowOf',
+  >(functionName: F, args: readonly unknown[], blockNumber?: bigint) {
     await this.checkChain();
     try {
-      return await readContract(this.client, {
-        address: this.config.lendingVaultAddress, abi: lendingVaultAbi, functionName, args, ...(blockNumber !== undefined ? { blockNumber } : {}),
-      } as never) as ReadResult<F>;
+      return (await readContract(this.client, {
+        address: this.config.lendingVaultAddress,
+        abi: lendingVaultAbi,
+        functionName,
+        args,
+        ...(blockNumber !== undefined ? { blockNumber } : {}),
+      } as never)) as ReadResult<F>;
     } catch (err) {
       throw ledgerUnavailable(err, functionName);
     }
@@ -196,7 +234,10 @@ export class EvmVaultReader implements VaultReader {
 
 type ReadResult<F extends string> = F extends 'loanOf' ? readonly [number, bigint, bigint] : bigint;
 
-function toPayment(args: { poRef: Hex; payer: Hex; amount: bigint }, log: Pick<Log, 'transactionHash' | 'logIndex' | 'blockNumber'>): PurchaseOrderPayment {
+function toPayment(
+  args: { poRef: Hex; payer: Hex; amount: bigint },
+  log: Pick<Log, 'transactionHash' | 'logIndex' | 'blockNumber'>,
+): PurchaseOrderPayment {
   return {
     purchaseOrderId: idOfVaultRef(args.poRef),
     payer: args.payer,
@@ -216,4 +257,3 @@ export function createVaultReaderFromEnv(env: Record<string, string | undefined>
   const { address, ...rest } = ledgerReadConfigFromEnv(env, 'LENDING_VAULT_ADDRESS');
   return new EvmVaultReader({ ...rest, lendingVaultAddress: address });
 }
-

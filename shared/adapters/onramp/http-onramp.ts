@@ -76,7 +76,8 @@ function toOnRampOrder(raw: unknown): OnRampOrder {
   const status = o.status as OnRampOrder['status'];
   if (!STATUSES.includes(status)) throw new OnRampProtocolError(`unknown order status ${JSON.stringify(o.status)}`);
   const amount = o.source?.amount;
-  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) throw new OnRampProtocolError('source.amount is not a positive integer');
+  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
+    throw new OnRampProtocolError('source.amount is not a positive integer');
   const address = str(o.destination?.address, 'destination.address');
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new OnRampProtocolError('destination.address is not an address');
   let usdc: number;
@@ -95,7 +96,12 @@ function toOnRampOrder(raw: unknown): OnRampOrder {
     usdc_amount_usd_micro: usdc,
     destination_address: address as Hex,
   };
-  const optional = { transfer_tx_hash: o.transfer_tx_hash, failure_reason: o.failure_reason, completed_at: o.completed_at, reversed_at: o.reversed_at };
+  const optional = {
+    transfer_tx_hash: o.transfer_tx_hash,
+    failure_reason: o.failure_reason,
+    completed_at: o.completed_at,
+    reversed_at: o.reversed_at,
+  };
   for (const [k, v] of Object.entries(optional)) {
     const s = optStr(v, k);
     if (s !== undefined) (order as unknown as Record<string, string>)[k] = s;
@@ -117,7 +123,11 @@ export class HttpOnRamp implements OnRamp {
   constructor(private readonly config: HttpOnRampConfig) {
     this.base = new URL(config.baseUrl);
     if (!config.apiKey || !config.apiSecret) throw new TypeError('HttpOnRamp: apiKey and apiSecret are required');
-    this.retries = unreachableRetryPolicy({ attempts: config.attempts ?? 3, backoffMs: config.backoffMs ?? 200, timeoutMs: config.timeoutMs ?? 5000 });
+    this.retries = unreachableRetryPolicy({
+      attempts: config.attempts ?? 3,
+      backoffMs: config.backoffMs ?? 200,
+      timeoutMs: config.timeoutMs ?? 5000,
+    });
   }
 
   /**
@@ -126,8 +136,14 @@ export class HttpOnRamp implements OnRamp {
    * `destination_address`. @throws RangeError on a non-positive/non-integer amount;
    * ProviderUnavailableError; ProviderRejectedError
    */
-  async createOrder(input: { reference: string; source_currency: string; source_amount: number; destination_address: Hex }): Promise<OnRampOrder> {
-    if (!Number.isSafeInteger(input.source_amount) || input.source_amount <= 0) throw new RangeError('createOrder: source_amount must be a positive integer');
+  async createOrder(input: {
+    reference: string;
+    source_currency: string;
+    source_amount: number;
+    destination_address: Hex;
+  }): Promise<OnRampOrder> {
+    if (!Number.isSafeInteger(input.source_amount) || input.source_amount <= 0)
+      throw new RangeError('createOrder: source_amount must be a positive integer');
     const body = {
       reference: input.reference,
       source: { currency: input.source_currency, amount: input.source_amount },
@@ -147,15 +163,29 @@ export class HttpOnRamp implements OnRamp {
     return toOnRampOrder(answer.body);
   }
 
-  private async request(method: 'GET' | 'POST', path: string, json?: unknown, extraHeaders: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    json?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<{ status: number; body: unknown }> {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const url = new URL(prefix + path, this.base.origin);
     const { attempts } = this.retries;
     return this.retries
       .execute(
-        (signal) => signedJsonAttempt({
-          url, method, path, json, extraHeaders, apiKey: this.config.apiKey, apiSecret: this.config.apiSecret, signal, protocolError: (m) => new OnRampProtocolError(m),
-        }),
+        (signal) =>
+          signedJsonAttempt({
+            url,
+            method,
+            path,
+            json,
+            extraHeaders,
+            apiKey: this.config.apiKey,
+            apiSecret: this.config.apiSecret,
+            signal,
+            protocolError: (m) => new OnRampProtocolError(m),
+          }),
         (failure, n) => this.config.log?.(`on-ramp ${method} ${path}: attempt ${n}/${attempts} failed (${failure.problem})`),
       )
       .catch((err: unknown) => {

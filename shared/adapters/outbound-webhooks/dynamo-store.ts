@@ -52,14 +52,20 @@ function decodeDeliveriesToken(token: string, endpointId: string): GsiPageKey {
 
 export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
   async createEndpoint(e: OutboundEndpoint): Promise<void> {
-    await documentClient().send(new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...endpointKey(e.endpoint_id), entity: 'OWH_ENDPOINT', GSI1PK: `OWH_OWNER#${ownerKey(e.owner)}`, GSI1SK: `${e.created_at}#${e.endpoint_id}`,
-        ...(e.owner.kind === 'MFI' ? { GSI2PK: MFI_ENDPOINTS, GSI2SK: e.endpoint_id } : {}), ...e,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }));
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...endpointKey(e.endpoint_id),
+          entity: 'OWH_ENDPOINT',
+          GSI1PK: `OWH_OWNER#${ownerKey(e.owner)}`,
+          GSI1SK: `${e.created_at}#${e.endpoint_id}`,
+          ...(e.owner.kind === 'MFI' ? { GSI2PK: MFI_ENDPOINTS, GSI2SK: e.endpoint_id } : {}),
+          ...e,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
   }
 
   async getEndpoint(id: string): Promise<OutboundEndpoint | null> {
@@ -71,10 +77,17 @@ export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
     const out: OutboundEndpoint[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const r = await documentClient().send(new QueryCommand({
-        TableName: tableName(), IndexName: index, KeyConditionExpression: `${index}PK = :pk`, ExpressionAttributeValues: { ':pk': pk }, ExclusiveStartKey: start,
-      }));
-      for (const item of r.Items ?? []) if (item.entity === 'OWH_ENDPOINT' && item.status !== 'DELETED') out.push(fromItem<OutboundEndpoint>(item));
+      const r = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: index,
+          KeyConditionExpression: `${index}PK = :pk`,
+          ExpressionAttributeValues: { ':pk': pk },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of r.Items ?? [])
+        if (item.entity === 'OWH_ENDPOINT' && item.status !== 'DELETED') out.push(fromItem<OutboundEndpoint>(item));
       start = r.LastEvaluatedKey;
     } while (start);
     return out;
@@ -111,10 +124,16 @@ export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
     if (set.status === 'DELETED') removes.push('GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK');
     const remove = removes.length ? ` REMOVE ${removes.join(', ')}` : '';
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: endpointKey(id), UpdateExpression: `SET ${sets.join(', ')}${remove}`,
-        ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: endpointKey(id),
+          UpdateExpression: `SET ${sets.join(', ')}${remove}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionalCheckFailed(err)) return false;
@@ -122,17 +141,38 @@ export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
     }
   }
 
-  async ensureDelivery(endpointId: string, event: OutboundEvent, token: string, at: string): Promise<{ delivery: OutboundDelivery; created: boolean }> {
+  async ensureDelivery(
+    endpointId: string,
+    event: OutboundEvent,
+    token: string,
+    at: string,
+  ): Promise<{ delivery: OutboundDelivery; created: boolean }> {
     const delivery: OutboundDelivery = {
-      delivery_id: deliveryIdOf(endpointId, event.event_id), endpoint_id: endpointId, event, state: 'PENDING', attempts: 0, round_attempts: 0,
-      next_attempt_at: at, pending_token: token, created_at: at, updated_at: at,
+      delivery_id: deliveryIdOf(endpointId, event.event_id),
+      endpoint_id: endpointId,
+      event,
+      state: 'PENDING',
+      attempts: 0,
+      round_attempts: 0,
+      next_attempt_at: at,
+      pending_token: token,
+      created_at: at,
+      updated_at: at,
     };
     try {
-      await documentClient().send(new PutCommand({
-        TableName: tableName(),
-        Item: { ...deliveryKey(delivery.delivery_id), entity: 'OWH_DELIVERY', GSI1PK: `OWH_DELIVERIES#${endpointId}`, GSI1SK: `${at}#${delivery.delivery_id}`, ...delivery },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }));
+      await documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...deliveryKey(delivery.delivery_id),
+            entity: 'OWH_DELIVERY',
+            GSI1PK: `OWH_DELIVERIES#${endpointId}`,
+            GSI1SK: `${at}#${delivery.delivery_id}`,
+            ...delivery,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
       return { delivery, created: true };
     } catch (err) {
       if (!isConditionalCheckFailed(err)) throw err;
@@ -148,10 +188,17 @@ export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
   }
 
   async listDeliveries(endpointId: string, limit: number, nextToken?: string): Promise<Page<OutboundDelivery>> {
-    const r = await documentClient().send(new QueryCommand({
-      TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `OWH_DELIVERIES#${endpointId}` },
-      ScanIndexForward: false, Limit: limit, ExclusiveStartKey: nextToken ? decodeDeliveriesToken(nextToken, endpointId) : undefined,
-    }));
+    const r = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': `OWH_DELIVERIES#${endpointId}` },
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: nextToken ? decodeDeliveriesToken(nextToken, endpointId) : undefined,
+      }),
+    );
     const items = (r.Items ?? []).filter((i) => i.entity === 'OWH_DELIVERY').map((i) => fromItem<OutboundDelivery>(i));
     const next = encodePageToken(r.LastEvaluatedKey);
     return { items, ...(next ? { next_token: next } : {}) };
@@ -174,11 +221,16 @@ export class DynamoOutboundWebhookStore implements OutboundWebhookStore {
     const condition = token === '' ? 'attribute_exists(PK) AND attribute_not_exists(#token)' : '#token = :token';
     if (token !== '') values[':token'] = token;
     try {
-      await documentClient().send(new UpdateCommand({
-        TableName: tableName(), Key: deliveryKey(id),
-        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')}` : ''}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: condition, ExpressionAttributeNames: names, ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-      }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: deliveryKey(id),
+          UpdateExpression: `${sets.length ? `SET ${sets.join(', ')}` : ''}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionalCheckFailed(err)) return false;

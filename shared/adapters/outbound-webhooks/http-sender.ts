@@ -21,12 +21,37 @@ import type { AttemptResult, EndpointUrlGuard, OutboundSender } from '../../doma
  */
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24],
-  ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -70,7 +95,9 @@ function addressRefusal(address: string, allowLoopback: boolean): string | null 
 async function resolveAll(host: string): Promise<string[]> {
   const bare = host.replace(/^\[|\]$/g, '');
   if (isIP(bare)) return [bare];
-  return new Promise((resolve, reject) => dnsLookup(bare, { all: true }, (err, addresses: LookupAddress[]) => (err ? reject(err) : resolve(addresses.map((a) => a.address)))));
+  return new Promise((resolve, reject) =>
+    dnsLookup(bare, { all: true }, (err, addresses: LookupAddress[]) => (err ? reject(err) : resolve(addresses.map((a) => a.address)))),
+  );
 }
 
 /**
@@ -98,7 +125,8 @@ export async function webhookUrlRefusal(url: string, allowLoopback: boolean): Pr
     const why = addressRefusal(a, allowLoopback);
     if (why) return `host ${u.hostname} ${why}`;
   }
-  if (allowLoopback && u.protocol === 'http:' && !addresses.every(isLoopbackAddress)) return 'must be an https URL (http only on loopback, locally)';
+  if (allowLoopback && u.protocol === 'http:' && !addresses.every(isLoopbackAddress))
+    return 'must be an https URL (http only on loopback, locally)';
   return null;
 }
 
@@ -122,7 +150,10 @@ const ATTEMPT_TIMEOUT_MS = 15_000;
  * transport error or a timeout is an `error`; any HTTP answer a `status_code`.
  */
 export class HttpOutboundSender implements OutboundSender {
-  constructor(private readonly allowLoopback: boolean, private readonly timeoutMs = ATTEMPT_TIMEOUT_MS) {}
+  constructor(
+    private readonly allowLoopback: boolean,
+    private readonly timeoutMs = ATTEMPT_TIMEOUT_MS,
+  ) {}
 
   async send(input: { url: string; secrets: string[]; eventId: string; body: string; at: Date }): Promise<AttemptResult> {
     const refusal = await webhookUrlRefusal(input.url, this.allowLoopback);
@@ -134,7 +165,8 @@ export class HttpOutboundSender implements OutboundSender {
       dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
         if (err) return callback(err, '', 4);
         const bad = addresses.find((a) => addressRefusal(a.address, allowLoopback));
-        if (bad || !addresses.length) return callback(Object.assign(new Error(`refused address ${bad?.address ?? 'none'}`), { code: 'EADDRREFUSED' }), '', 4);
+        if (bad || !addresses.length)
+          return callback(Object.assign(new Error(`refused address ${bad?.address ?? 'none'}`), { code: 'EADDRREFUSED' }), '', 4);
         if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
         return callback(null, addresses[0]!.address, addresses[0]!.family);
       });
@@ -160,7 +192,9 @@ export class HttpOutboundSender implements OutboundSender {
         res.on('error', () => resolve({ status_code: res.statusCode ?? 0 }));
       });
       req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-      req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code === 'EADDRREFUSED' ? err.message : (err.code ?? err.message) }));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        resolve({ error: err.code === 'EADDRREFUSED' ? err.message : (err.code ?? err.message) }),
+      );
       req.end(input.body);
     });
   }

@@ -30,7 +30,8 @@ export class HttpPayoutOrderReader implements PayoutOrderReader {
   private async lookUp(path: string): Promise<ProviderOrder | null> {
     const url = new URL(this.base.pathname.replace(/\/+$/, '') + path, this.base.origin);
     const headers = {
-      Authorization: `Bearer ${this.config.apiKey}`, Accept: 'application/json',
+      Authorization: `Bearer ${this.config.apiKey}`,
+      Accept: 'application/json',
       ...signProviderRequest({ secret: this.config.apiSecret, method: 'GET', path: url.pathname + url.search, body: '' }),
     };
     let answer: { res: Response; text: string };
@@ -49,7 +50,9 @@ export class HttpPayoutOrderReader implements PayoutOrderReader {
     }
     if (answer.res.status !== 200) {
       const e = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-      throw new ProviderRejectedError(`${typeof e?.code === 'string' ? e.code : `HTTP_${answer.res.status}`}: ${typeof e?.message === 'string' ? e.message : `HTTP ${answer.res.status}`}`);
+      throw new ProviderRejectedError(
+        `${typeof e?.code === 'string' ? e.code : `HTTP_${answer.res.status}`}: ${typeof e?.message === 'string' ? e.message : `HTTP ${answer.res.status}`}`,
+      );
     }
     return toProviderOrder(body);
   }

@@ -7,13 +7,7 @@
  * (`signing.ts`). Money crosses the wire as decimal strings (USD, up to 6 decimals) and integer UGX;
  * it is converted with big.js, never with binary floats.
  */
-import type {
-  CreateProviderOrderInput,
-  PayoutProvider,
-  ProviderOrder,
-  ProviderOrderStatus,
-  RateQuote,
-} from '../../domain/ports';
+import type { CreateProviderOrderInput, PayoutProvider, ProviderOrder, ProviderOrderStatus, RateQuote } from '../../domain/ports';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { signedJsonAttempt } from './signed-request';
 import { decimalStringToMicro as decimalUsdToMicro, microToDecimalString as microUsdToDecimal } from '../../domain/money';
@@ -55,8 +49,6 @@ interface HttpAnswer {
   status: number;
   body: unknown;
 }
-
-
 
 function rejectionReason(answer: HttpAnswer): string {
   const e = (answer.body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
@@ -162,11 +154,13 @@ export class HttpPayoutProvider implements PayoutProvider {
       throw new RangeError('quote: give amount_usd_micro or amount_ugx, not both');
     }
     if (input.amount_usd_micro !== undefined) {
-      if (!Number.isSafeInteger(input.amount_usd_micro) || input.amount_usd_micro <= 0) throw new RangeError('quote: amount_usd_micro must be a positive integer');
+      if (!Number.isSafeInteger(input.amount_usd_micro) || input.amount_usd_micro <= 0)
+        throw new RangeError('quote: amount_usd_micro must be a positive integer');
       body.source_amount = microUsdToDecimal(input.amount_usd_micro);
     }
     if (input.amount_ugx !== undefined) {
-      if (!Number.isSafeInteger(input.amount_ugx) || input.amount_ugx <= 0) throw new RangeError('quote: amount_ugx must be a positive integer');
+      if (!Number.isSafeInteger(input.amount_ugx) || input.amount_ugx <= 0)
+        throw new RangeError('quote: amount_ugx must be a positive integer');
       body.target_amount = String(input.amount_ugx);
     }
     const answer = await this.request('POST', '/v1/quotes', body);
@@ -227,14 +221,28 @@ export class HttpPayoutProvider implements PayoutProvider {
   }
 
   /** One logical call: signed, with retries on unreachability. Returns any non-retryable answer. */
-  private async request(method: 'GET' | 'POST', path: string, json?: unknown, extraHeaders: Record<string, string> = {}): Promise<HttpAnswer> {
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    json?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<HttpAnswer> {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const url = new URL(prefix + path, this.base.origin);
     return this.retries
       .execute(
-        (signal) => signedJsonAttempt({
-          url, method, path, json, extraHeaders, apiKey: this.apiKey, apiSecret: this.apiSecret, signal, protocolError: (m) => new ProviderProtocolError(m),
-        }),
+        (signal) =>
+          signedJsonAttempt({
+            url,
+            method,
+            path,
+            json,
+            extraHeaders,
+            apiKey: this.apiKey,
+            apiSecret: this.apiSecret,
+            signal,
+            protocolError: (m) => new ProviderProtocolError(m),
+          }),
         (failure, n, attempts) => this.log?.(`payout provider ${method} ${path}: attempt ${n}/${attempts} failed (${failure.problem})`),
       )
       .catch((err: unknown) => {

@@ -21,7 +21,9 @@ export class FilePriceFeed implements PriceFeed {
     try {
       text = await readFile(this.path, 'utf8');
     } catch (err) {
-      throw new Error(`Price feed file ${this.path} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+      throw new Error(`Price feed file ${this.path} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+        cause: err,
+      });
     }
     return snapshotFromText(text, this.path);
   }

@@ -40,7 +40,10 @@ export interface HttpPriceFeedConfig {
 
 /** Thrown when the source cannot be reached after the configured attempts. */
 export class PriceFeedUnreachableError extends Error {
-  constructor(message: string, readonly problem: string) {
+  constructor(
+    message: string,
+    readonly problem: string,
+  ) {
     super(message);
     this.name = 'PriceFeedUnreachableError';
   }
@@ -60,7 +63,11 @@ export class HttpPriceFeed implements PriceFeed {
   constructor(private readonly config: HttpPriceFeedConfig) {
     this.url = new URL(config.url);
     this.attempts = config.attempts ?? 2;
-    this.retries = unreachableRetryPolicy({ attempts: this.attempts, backoffMs: config.backoffMs ?? 150, timeoutMs: config.timeoutMs ?? 2000 });
+    this.retries = unreachableRetryPolicy({
+      attempts: this.attempts,
+      backoffMs: config.backoffMs ?? 150,
+      timeoutMs: config.timeoutMs ?? 2000,
+    });
     this.cacheMs = (config.cacheSeconds ?? PRICE_FEED_CACHE_SECONDS) * 1000;
     this.clock = config.now ?? Date.now;
   }
@@ -102,7 +109,10 @@ export class HttpPriceFeed implements PriceFeed {
       )
       .catch((err: unknown) => {
         if (!(err instanceof UnreachableError)) throw err;
-        throw new PriceFeedUnreachableError(`The price feed ${source} is unreachable after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'} (${err.problem}).`, err.problem);
+        throw new PriceFeedUnreachableError(
+          `The price feed ${source} is unreachable after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'} (${err.problem}).`,
+          err.problem,
+        );
       });
     if (answer.status !== 200) throw new Error(`Price feed ${source} answered HTTP ${answer.status}`);
     return snapshotFromText(answer.text, source);

@@ -18,7 +18,14 @@ import { GRADES, type Grade } from '../../domain/records';
 
 /** A USD decimal as JSON number or string: ≥ 0, at most 6 decimals, at most 1,000,000 USD/kg. */
 const UsdDecimal = v.pipe(
-  v.union([v.pipe(v.number(), v.finite(), v.transform((n) => String(n))), v.string()]),
+  v.union([
+    v.pipe(
+      v.number(),
+      v.finite(),
+      v.transform((n) => String(n)),
+    ),
+    v.string(),
+  ]),
   v.regex(/^\d{1,7}(\.\d{1,6})?$/, 'must be a USD amount ≥ 0 with at most 6 decimals'),
 );
 
@@ -44,7 +51,10 @@ function snapshotFromDocument(body: unknown, source: string): PriceFeedSnapshot 
     const problems = r.issues.map((i) => `${v.getDotPath(i) ?? '(document)'}: ${i.message}`).join('; ');
     throw new Error(`Malformed price feed at ${source}: ${problems}`);
   }
-  const usd_micro_per_kg = Object.fromEntries(GRADES.map((g) => [g, decimalStringToMicro(r.output.usd_per_kg[g])])) as Record<Grade, number>;
+  const usd_micro_per_kg = Object.fromEntries(GRADES.map((g) => [g, decimalStringToMicro(r.output.usd_per_kg[g])])) as Record<
+    Grade,
+    number
+  >;
   return { updated_at: new Date(Date.parse(r.output.updated_at)).toISOString(), usd_micro_per_kg, source };
 }
 

@@ -53,7 +53,14 @@ export class EnvelopeSealer implements SecretSealer {
     const dk = await this.keys.generate(context);
     try {
       const box = gcmSeal(dk.plaintext, Buffer.from(plaintext, 'utf8'), context);
-      return { alg: 'AES-256-GCM', key_ref: this.keys.keyRef, encrypted_key: b64(dk.wrapped), iv: b64(box.iv), ciphertext: b64(box.ciphertext), tag: b64(box.tag) };
+      return {
+        alg: 'AES-256-GCM',
+        key_ref: this.keys.keyRef,
+        encrypted_key: b64(dk.wrapped),
+        iv: b64(box.iv),
+        ciphertext: b64(box.ciphertext),
+        tag: b64(box.tag),
+      };
     } finally {
       dk.plaintext.fill(0);
     }
@@ -75,16 +82,23 @@ const encryptionContextOf = (context: string): Record<string, string> => ({ endp
 
 /** Data keys from AWS KMS (GenerateDataKey AES_256 / Decrypt), bound to the encryption context. */
 export class KmsDataKeys implements DataKeyService {
-  constructor(readonly keyRef: string, private readonly kms: KMSClient = new KMSClient({})) {}
+  constructor(
+    readonly keyRef: string,
+    private readonly kms: KMSClient = new KMSClient({}),
+  ) {}
 
   async generate(context: string): Promise<{ plaintext: Uint8Array; wrapped: Uint8Array }> {
-    const r = await this.kms.send(new GenerateDataKeyCommand({ KeyId: this.keyRef, KeySpec: 'AES_256', EncryptionContext: encryptionContextOf(context) }));
+    const r = await this.kms.send(
+      new GenerateDataKeyCommand({ KeyId: this.keyRef, KeySpec: 'AES_256', EncryptionContext: encryptionContextOf(context) }),
+    );
     if (!r.Plaintext || !r.CiphertextBlob) throw new Error('KMS GenerateDataKey returned no key');
     return { plaintext: r.Plaintext, wrapped: r.CiphertextBlob };
   }
 
   async unwrap(wrapped: Uint8Array, context: string): Promise<Uint8Array> {
-    const r = await this.kms.send(new DecryptCommand({ KeyId: this.keyRef, CiphertextBlob: wrapped, EncryptionContext: encryptionContextOf(context) }));
+    const r = await this.kms.send(
+      new DecryptCommand({ KeyId: this.keyRef, CiphertextBlob: wrapped, EncryptionContext: encryptionContextOf(context) }),
+    );
     if (!r.Plaintext) throw new Error('KMS Decrypt returned no key');
     return r.Plaintext;
   }

@@ -119,7 +119,10 @@ export function fakeGuardedPayoutStore(created: Payout[], over: Partial<PayoutSt
       guards.add(k);
       created.push(p);
     },
-    discardUnsent: async (p) => { guards.delete(`${p.batch_id}#${p.reason}`); created.splice(created.indexOf(p), 1); },
+    discardUnsent: async (p) => {
+      guards.delete(`${p.batch_id}#${p.reason}`);
+      created.splice(created.indexOf(p), 1);
+    },
     markProcessing: async (p, order) => ({ ...p, status: 'PROCESSING', provider_order_id: order.order_id }),
     ...over,
   });
@@ -229,10 +232,20 @@ export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
  * Evidence keeping that accepts every CAR and pin job (docs/api/evidence.md#evidence-on-ipfs), remembering them: `cars`
  * by root CID, `jobs` in order.
  */
-export function fakeEvidenceKeeping(): { archive: Pick<EvidenceArchive, 'putCar'>; pinQueue: WorkQueue<EvidencePinMessage>; cars: Map<string, Uint8Array>; jobs: EvidencePinMessage[] } {
+export function fakeEvidenceKeeping(): {
+  archive: Pick<EvidenceArchive, 'putCar'>;
+  pinQueue: WorkQueue<EvidencePinMessage>;
+  cars: Map<string, Uint8Array>;
+  jobs: EvidencePinMessage[];
+} {
   const cars = new Map<string, Uint8Array>();
   const jobs: EvidencePinMessage[] = [];
-  return { cars, jobs, archive: { putCar: async (root, car) => void cars.set(root, car) }, pinQueue: { send: async (msg) => void jobs.push(msg) } };
+  return {
+    cars,
+    jobs,
+    archive: { putCar: async (root, car) => void cars.set(root, car) },
+    pinQueue: { send: async (msg) => void jobs.push(msg) },
+  };
 }
 
 export function fakeForestCheck(over: Partial<ForestCheck> = {}): ForestCheck {
@@ -337,7 +350,14 @@ export function aBatch(over: Partial<Batch> = {}): Batch {
     audit_seq: 1,
     audit_head_hash: 'cd'.repeat(32),
     stage_history: [
-      { stage: 'DELIVERED', at: CREATED_AT, actor: 'agent-1', chain_tx_hash: mintTx, audit_log_sequence_number: '1', evidence_ipfs_cid: null },
+      {
+        stage: 'DELIVERED',
+        at: CREATED_AT,
+        actor: 'agent-1',
+        chain_tx_hash: mintTx,
+        audit_log_sequence_number: '1',
+        evidence_ipfs_cid: null,
+      },
     ],
     payment_status: 'INITIATED',
     payment_amount_ugx: 2_359_350,

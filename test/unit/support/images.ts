@@ -42,8 +42,11 @@ export const PNG = u8(PNG_SIGNATURE, IHDR, IDAT_IEND);
 
 const SOI = [0xff, 0xd8];
 const JPEG_BODY = u8(
-  [0xff, 0xe0, 0x00, 0x10], ascii('JFIF'), [0, 1, 1, 0, 0, 1, 0, 1, 0, 0],
-  [0xff, 0xdb, 0x00, 0x43, 0x00], new Array(64).fill(1),
+  [0xff, 0xe0, 0x00, 0x10],
+  ascii('JFIF'),
+  [0, 1, 1, 0, 0, 1, 0, 1, 0, 0],
+  [0xff, 0xdb, 0x00, 0x43, 0x00],
+  new Array(64).fill(1),
   [0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x11, 0x00],
   [0xff, 0xc4, 0x00, 0x14, 0x00, 1, ...new Array(15).fill(0), 0x00],
   [0xff, 0xc4, 0x00, 0x14, 0x10, 1, ...new Array(15).fill(0), 0x00],
@@ -76,10 +79,32 @@ function exifTiffWithGps(): Uint8Array {
   const gpsAt = ifd0At + 2 + 12 + 4; // 26
   const ratAt = gpsAt + 2 + 2 * 12 + 4; // 56
   return u8(
-    ascii('II'), le16(42), le32(ifd0At),
-    le16(1), le16(0x8825), le16(4), le32(1), le32(gpsAt), le32(0),
-    le16(2), le16(0x0001), le16(2), le32(2), ascii('N'), [0, 0, 0], le16(0x0002), le16(5), le32(3), le32(ratAt), le32(0),
-    le32(0), le32(1), le32(19), le32(1), le32(0), le32(1),
+    ascii('II'),
+    le16(42),
+    le32(ifd0At),
+    le16(1),
+    le16(0x8825),
+    le16(4),
+    le32(1),
+    le32(gpsAt),
+    le32(0),
+    le16(2),
+    le16(0x0001),
+    le16(2),
+    le32(2),
+    ascii('N'),
+    [0, 0, 0],
+    le16(0x0002),
+    le16(5),
+    le32(3),
+    le32(ratAt),
+    le32(0),
+    le32(0),
+    le32(1),
+    le32(19),
+    le32(1),
+    le32(0),
+    le32(1),
     ascii(GPS_MARK),
   );
 }
@@ -92,14 +117,28 @@ export const JPEG_WITH_METADATA = u8(
   segment(0xe1, u8(ascii('Exif'), [0, 0], exifTiffWithGps())),
   JPEG_BODY.subarray(0, 18), // APP0 JFIF
   segment(0xe1, u8(ascii('http://ns.adobe.com/xap/1.0/'), [0], ascii(XMP))),
-  segment(0xed, u8(ascii('Photoshop 3.0'), [0], ascii('8BIM'), [0x04, 0x04, 0, 0], be32(20), [0x1c, 0x02, 0x5a, 0x00, 0x07], ascii('Kampala'), [0x1c, 0x02, 0x50, 0x00, 0x02], ascii('NM'))),
+  segment(
+    0xed,
+    u8(
+      ascii('Photoshop 3.0'),
+      [0],
+      ascii('8BIM'),
+      [0x04, 0x04, 0, 0],
+      be32(20),
+      [0x1c, 0x02, 0x5a, 0x00, 0x07],
+      ascii('Kampala'),
+      [0x1c, 0x02, 0x50, 0x00, 0x02],
+      ascii('NM'),
+    ),
+  ),
   segment(0xfe, ascii('taken at the farm of Nabulo Mirembe')),
   JPEG_BODY.subarray(18),
 );
 
 /** {@link PNG} with `eXIf` (GPS), `tEXt`, `iTXt` (XMP) and `tIME` chunks. */
 export const PNG_WITH_METADATA = u8(
-  PNG_SIGNATURE, IHDR,
+  PNG_SIGNATURE,
+  IHDR,
   pngChunk('eXIf', exifTiffWithGps()),
   pngChunk('tEXt', u8(ascii('Author'), [0], ascii('Nabulo Mirembe'))),
   pngChunk('iTXt', u8(ascii('XML:com.adobe.xmp'), [0, 0, 0, 0, 0], ascii(XMP))),
@@ -120,5 +159,7 @@ export const WEBP_STRIPPED = riff(riffChunk('VP8X', [0, 0, 0, 0, 0, 0, 0, 0, 0, 
 /** Whether `bytes` still hold any of the planted metadata (EXIF header, GPS mark, XMP, IPTC, comments, names). */
 export function holdsMetadata(bytes: Uint8Array): boolean {
   const b = Buffer.from(bytes);
-  return ['Exif\0\0', GPS_MARK, 'xmpmeta', 'Photoshop 3.0', '8BIM', 'Nabulo', 'Kampala', 'eXIf', 'tEXt', 'iTXt', 'tIME', 'XMP '].some((m) => b.includes(Buffer.from(m, 'latin1')));
+  return ['Exif\0\0', GPS_MARK, 'xmpmeta', 'Photoshop 3.0', '8BIM', 'Nabulo', 'Kampala', 'eXIf', 'tEXt', 'iTXt', 'tIME', 'XMP '].some((m) =>
+    b.includes(Buffer.from(m, 'latin1')),
+  );
 }
