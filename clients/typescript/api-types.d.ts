@@ -4,9281 +4,9116 @@
  */
 
 export interface paths {
-  '/cooperatives': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/cooperatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register a cooperative (ADMIN). */
+        post: operations["create-cooperative"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /** Register a cooperative (ADMIN). */
-    post: operations['create-cooperative'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/cooperatives/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/cooperatives/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a cooperative. */
+        get: operations["get-cooperative"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change licence, manager or prices (ADMIN). */
+        patch: operations["update-cooperative"];
+        trace?: never;
     };
-    /** Read a cooperative. */
-    get: operations['get-cooperative'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /** Change licence, manager or prices (ADMIN). */
-    patch: operations['update-cooperative'];
-    trace?: never;
-  };
-  '/cooperatives/{id}/holding-balance': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/cooperatives/{id}/holding-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).
+         * @description USDC of the cooperative's payouts that ended in MANUAL_REVIEW, held for the farmers to collect at the cooperative office against their batch receipt.
+         */
+        get: operations["get-holding-balance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * USDC held for the cooperative from payouts in manual review (ADMIN, the cooperative).
-     * @description USDC of the cooperative's payouts that ended in MANUAL_REVIEW, held for the farmers to collect at the cooperative office against their batch receipt.
-     */
-    get: operations['get-holding-balance'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/farmers/register': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/farmers/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a farmer and forest-check the farm.
+         * @description Phone: a Ugandan mobile number in E.164 (+2567…), optional, shown masked. The farm: WGS84 GeoJSON positions [lng, lat]; more than 4 ha needs a `polygon` (closed ring, at least 4 positions, not self-intersecting), whose geodesic area is recorded as `computed_area_ha`. The farm is forest-checked at registration (`gfw_status` CLEAR or FLAGGED with the dataset used; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). The farmer ID is checked with the national farmer registry (MAAIF): unknown there → 400; registry not answering → 202 `MAAIF_API_UNAVAILABLE` with `job_id` and the farmer recorded as pending (not usable for batches or payouts) until the job completes.
+         */
+        post: operations["register-farmer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Register a farmer and forest-check the farm.
-     * @description Phone: a Ugandan mobile number in E.164 (+2567…), optional, shown masked. The farm: WGS84 GeoJSON positions [lng, lat]; more than 4 ha needs a `polygon` (closed ring, at least 4 positions, not self-intersecting), whose geodesic area is recorded as `computed_area_ha`. The farm is forest-checked at registration (`gfw_status` CLEAR or FLAGGED with the dataset used; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). The farmer ID is checked with the national farmer registry (MAAIF): unknown there → 400; registry not answering → 202 `MAAIF_API_UNAVAILABLE` with `job_id` and the farmer recorded as pending (not usable for batches or payouts) until the job completes.
-     */
-    post: operations['register-farmer'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/farmers/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/farmers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a farmer (phone masked).
+         * @description The phone is masked (`+256 7•• ••• 123`).
+         */
+        get: operations["get-farmer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Correct a farmer's mobile-money phone.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the farmer's cooperative — the payout phone decides where money goes, so it takes the same two keys as a manual payout (an AGENT, another duty, another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS, checked before the body). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. The same number again changes nothing. One update, conditioned on the phone being still the one read (a concurrent change: 409 DUPLICATE_REQUEST, nothing written), records `phone`, `phone_updated_at`, the token subject and an audit entry in the farmer's `phone_changes` (`{at, actor, actor_role, previous_phone, phone}`, numbers masked); then the cooperative manager is notified (the managers' SNS topic, attribute `cooperative_id`, event `farmer.phone_changed`, both numbers masked) and the old number gets an SMS naming the new number masked (a notice that cannot be sent is logged for an operator; the change stands). The answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
+         */
+        patch: operations["update-farmer"];
+        trace?: never;
     };
-    /**
-     * Read a farmer (phone masked).
-     * @description The phone is masked (`+256 7•• ••• 123`).
-     */
-    get: operations['get-farmer'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Correct a farmer's mobile-money phone.
-     * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the farmer's cooperative — the payout phone decides where money goes, so it takes the same two keys as a manual payout (an AGENT, another duty, another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS, checked before the body). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. The same number again changes nothing. One update, conditioned on the phone being still the one read (a concurrent change: 409 DUPLICATE_REQUEST, nothing written), records `phone`, `phone_updated_at`, the token subject and an audit entry in the farmer's `phone_changes` (`{at, actor, actor_role, previous_phone, phone}`, numbers masked); then the cooperative manager is notified (the managers' SNS topic, attribute `cooperative_id`, event `farmer.phone_changed`, both numbers masked) and the old number gets an SMS naming the new number masked (a notice that cannot be sent is logged for an operator; the change stands). The answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: "RETRY"}`.
-     */
-    patch: operations['update-farmer'];
-    trace?: never;
-  };
-  '/farmers/{id}/credit-score': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/farmers/{id}/credit-score": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The farmer's credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer's cooperative).
+         * @description Roles: ADMIN; MFI; COOPERATIVE of the farmer (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown farmer: 404 FARMER_NOT_REGISTERED). Answer `{farmer_id, score, band, computed_at, formula_version, factors: [{name, value, effect}]}`, computed from this service's records (the farmer's confirmed batches — at most 1,000, read from a bounded query of the cooperative's batches —, their loans — at most 200 —, the registration date). score = 500 + the sum of the factors' effects, clamped to 300–850 (formula_version 1); bands A ≥ 750, B ≥ 680, C ≥ 620, D ≥ 560, E below. Factors (value → effect, integer points): deliveries (confirmed batches) +4 each, at most +80; volume_kg (their total kg) +1 per full 100 kg, at most +60; quality (kg-weighted grade index 0–100: screen18 100, PB 85, screen15 75, FAQ 40) floor(index × 60 / 100) − 30, 0 without deliveries; loans_repaid_on_time (repaid within 180 days of disbursement) +40 each, at most +160; loans_repaid_late +10 each, at most +30; defaults (loans still ACTIVE more than 180 days after disbursement) -120 each; tenure_days (since registration) +1 per full 30 days, at most +40; manual_review_payouts (batches whose payout ended in MANUAL_REVIEW) -10 each, at most -30. PENDING and CANCELLED loans and ACTIVE loans within their term do not count. Deterministic: the same records on the same day give the same score.
+         */
+        get: operations["get-credit-score"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The farmer's credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer's cooperative).
-     * @description Roles: ADMIN; MFI; COOPERATIVE of the farmer (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown farmer: 404 FARMER_NOT_REGISTERED). Answer `{farmer_id, score, band, computed_at, formula_version, factors: [{name, value, effect}]}`, computed from this service's records (the farmer's confirmed batches — at most 1,000, read from a bounded query of the cooperative's batches —, their loans — at most 200 —, the registration date). score = 500 + the sum of the factors' effects, clamped to 300–850 (formula_version 1); bands A ≥ 750, B ≥ 680, C ≥ 620, D ≥ 560, E below. Factors (value → effect, integer points): deliveries (confirmed batches) +4 each, at most +80; volume_kg (their total kg) +1 per full 100 kg, at most +60; quality (kg-weighted grade index 0–100: screen18 100, PB 85, screen15 75, FAQ 40) floor(index × 60 / 100) − 30, 0 without deliveries; loans_repaid_on_time (repaid within 180 days of disbursement) +40 each, at most +160; loans_repaid_late +10 each, at most +30; defaults (loans still ACTIVE more than 180 days after disbursement) -120 each; tenure_days (since registration) +1 per full 30 days, at most +40; manual_review_payouts (batches whose payout ended in MANUAL_REVIEW) -10 each, at most -30. PENDING and CANCELLED loans and ACTIVE loans within their term do not count. Deterministic: the same records on the same day give the same score.
-     */
-    get: operations['get-credit-score'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/batch/submit': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/batch/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a delivered batch: mint its BatchToken and start the farmer payout.
+         * @description Required fields: all but `weight_slip_photo_url`. Waits for the BatchToken mint receipt up to a few seconds and answers 201; if the receipt is slow, or the request carries `Prefer: respond-async` (RFC 7240), answers 202 `{job_id, status: "PENDING", batch_id}` with `Location: /jobs/{job_id}`. The batch starts at DELIVERED; its first audit entry is `AUD-<batch_id>-1`. The NET_COFFEE_PAYMENT payout (round(weight_kg × cooperative price for the grade) UGX) starts right after; `payment_status` is INITIATED, then PAYMENT_CONFIRMED on settlement, MANUAL_REVIEW when retries are exhausted, NOT_PAYABLE when the farmer has no phone. A farm whose forest check is PENDING may deliver; FLAGGED may not (GFW_CHECK_FAILED). A batch is not readable until its token is minted. An `Idempotency-Key` header (1–255 visible ASCII characters, kept 24 hours per token subject) makes a retry with the same body return the first answer (`idempotent-replayed: true`) instead of a second batch; the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.
+         */
+        post: operations["submit-batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Record a delivered batch: mint its BatchToken and start the farmer payout.
-     * @description Required fields: all but `weight_slip_photo_url`. Waits for the BatchToken mint receipt up to a few seconds and answers 201; if the receipt is slow, or the request carries `Prefer: respond-async` (RFC 7240), answers 202 `{job_id, status: "PENDING", batch_id}` with `Location: /jobs/{job_id}`. The batch starts at DELIVERED; its first audit entry is `AUD-<batch_id>-1`. The NET_COFFEE_PAYMENT payout (round(weight_kg × cooperative price for the grade) UGX) starts right after; `payment_status` is INITIATED, then PAYMENT_CONFIRMED on settlement, MANUAL_REVIEW when retries are exhausted, NOT_PAYABLE when the farmer has no phone. A farm whose forest check is PENDING may deliver; FLAGGED may not (GFW_CHECK_FAILED). A batch is not readable until its token is minted. An `Idempotency-Key` header (1–255 visible ASCII characters, kept 24 hours per token subject) makes a retry with the same body return the first answer (`idempotent-replayed: true`) instead of a second batch; the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.
-     */
-    post: operations['submit-batch'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/batch/submit': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/batch/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Same as POST /batch/submit.
+         * @description Required fields: all but `weight_slip_photo_url`. Waits for the BatchToken mint receipt up to a few seconds and answers 201; if the receipt is slow, or the request carries `Prefer: respond-async` (RFC 7240), answers 202 `{job_id, status: "PENDING", batch_id}` with `Location: /jobs/{job_id}`. The batch starts at DELIVERED; its first audit entry is `AUD-<batch_id>-1`. The NET_COFFEE_PAYMENT payout (round(weight_kg × cooperative price for the grade) UGX) starts right after; `payment_status` is INITIATED, then PAYMENT_CONFIRMED on settlement, MANUAL_REVIEW when retries are exhausted, NOT_PAYABLE when the farmer has no phone. A farm whose forest check is PENDING may deliver; FLAGGED may not (GFW_CHECK_FAILED). A batch is not readable until its token is minted. An `Idempotency-Key` header (1–255 visible ASCII characters, kept 24 hours per token subject) makes a retry with the same body return the first answer (`idempotent-replayed: true`) instead of a second batch; the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.
+         */
+        post: operations["submit-batch-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Same as POST /batch/submit.
-     * @description Required fields: all but `weight_slip_photo_url`. Waits for the BatchToken mint receipt up to a few seconds and answers 201; if the receipt is slow, or the request carries `Prefer: respond-async` (RFC 7240), answers 202 `{job_id, status: "PENDING", batch_id}` with `Location: /jobs/{job_id}`. The batch starts at DELIVERED; its first audit entry is `AUD-<batch_id>-1`. The NET_COFFEE_PAYMENT payout (round(weight_kg × cooperative price for the grade) UGX) starts right after; `payment_status` is INITIATED, then PAYMENT_CONFIRMED on settlement, MANUAL_REVIEW when retries are exhausted, NOT_PAYABLE when the farmer has no phone. A farm whose forest check is PENDING may deliver; FLAGGED may not (GFW_CHECK_FAILED). A batch is not readable until its token is minted. An `Idempotency-Key` header (1–255 visible ASCII characters, kept 24 hours per token subject) makes a retry with the same body return the first answer (`idempotent-replayed: true`) instead of a second batch; the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.
-     */
-    post: operations['submit-batch-v1'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/batch/{id}/stage': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/batch/{id}/stage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).
+         * @description Roles: COOPERATIVE with the stage's duty (GRADED: QUALITY_OFFICER, MILLED: MILL_OPERATOR, WAREHOUSED: WAREHOUSE_MANAGER, EXPORTED: EXPORTER; a token without `duties` holds all); AGENT tokens get 403. `evidence` by stage — GRADED: `{grade (required; outside the set: INVALID_GRADE), moisture_pct (required), screen_size, defect_count, cupping_score, notes}`; MILLED: `{mill_id, outturn_kg (> 0, at most the batch weight), milled_at}`; WAREHOUSED: `{warehouse_id (required), lot_number, position}`; EXPORTED: `{export_permit (required), destination_country (ISO 3166-1 alpha-2, required), vessel_name, bill_of_lading}`. Unknown evidence fields are rejected. `evidence_photo_base64`: a `data:image/jpeg|png|webp;base64,` URI whose bytes are that image type, at most 4 MiB decoded (413 above); the body may be up to 6 MiB. Larger photos, or clients that prefer it, go by upload URL: `evidence_upload_id` names an upload from POST /batch/{id}/evidence-uploads whose bytes were PUT to its URL (not together with `evidence_photo_base64`: 400). An upload that cannot be attached is 422 EVIDENCE_UPLOAD_INVALID with `details {upload_id, reason}`, reason MISSING (no such upload, or nothing was PUT), OTHER_BATCH, EXPIRED (older than 24 hours), SIZE_MISMATCH (the object is not the declared size), TYPE_MISMATCH (the bytes are not the declared image type) or ALREADY_USED (the evidence of another stage already; a retry of the same stage update may name it again); its bytes then go into the evidence like a base64 photo. The evidence JSON (RFC 8785 canonical) and the photo form one UnixFS directory; `evidence_ipfs_cid` is its CIDv1 (as `ipfs add --cid-version 1 -r` gives it). Its CAR is stored in the service's own evidence copy before anything commits (an outage there: 503 AUDIT_LOG_UNAVAILABLE, nothing changed) and served at GET /ipfs/{cid}; pinning to IPFS runs in the background: the answer does not wait for it, and GET /batch/{id} shows the stage's `evidence_pin_status` (PENDING, then PINNED, or FAILED while retries last). The stage, its audit entry and the trace-log write are committed in one transaction; the trace-log transaction is made by a single ledger writer. 200 once it is mined (`chain_tx_hash` set); 202 `{job_id, status: PENDING, …the same fields with chain_tx_hash null}` when the ledger is slow or unreachable: the stage change stands, and the job completes (GET /jobs/{id}: COMPLETE with `tx_hash`) once the transaction lands. EXPORTED from WAREHOUSED with an unconfirmed purchase order: 422 PO_NOT_CONFIRMED. COMMITTED and SETTLED are not accepted (400): COMMITTED follows purchase-order confirmation.
+         */
+        patch: operations["update-batch-stage"];
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Move a batch to its next custody stage with evidence (trace log, audit log, IPFS).
-     * @description Roles: COOPERATIVE with the stage's duty (GRADED: QUALITY_OFFICER, MILLED: MILL_OPERATOR, WAREHOUSED: WAREHOUSE_MANAGER, EXPORTED: EXPORTER; a token without `duties` holds all); AGENT tokens get 403. `evidence` by stage — GRADED: `{grade (required; outside the set: INVALID_GRADE), moisture_pct (required), screen_size, defect_count, cupping_score, notes}`; MILLED: `{mill_id, outturn_kg (> 0, at most the batch weight), milled_at}`; WAREHOUSED: `{warehouse_id (required), lot_number, position}`; EXPORTED: `{export_permit (required), destination_country (ISO 3166-1 alpha-2, required), vessel_name, bill_of_lading}`. Unknown evidence fields are rejected. `evidence_photo_base64`: a `data:image/jpeg|png|webp;base64,` URI whose bytes are that image type, at most 4 MiB decoded (413 above); the body may be up to 6 MiB. Larger photos, or clients that prefer it, go by upload URL: `evidence_upload_id` names an upload from POST /batch/{id}/evidence-uploads whose bytes were PUT to its URL (not together with `evidence_photo_base64`: 400). An upload that cannot be attached is 422 EVIDENCE_UPLOAD_INVALID with `details {upload_id, reason}`, reason MISSING (no such upload, or nothing was PUT), OTHER_BATCH, EXPIRED (older than 24 hours), SIZE_MISMATCH (the object is not the declared size), TYPE_MISMATCH (the bytes are not the declared image type) or ALREADY_USED (the evidence of another stage already; a retry of the same stage update may name it again); its bytes then go into the evidence like a base64 photo. The evidence JSON (RFC 8785 canonical) and the photo form one UnixFS directory; `evidence_ipfs_cid` is its CIDv1 (as `ipfs add --cid-version 1 -r` gives it). Its CAR is stored in the service's own evidence copy before anything commits (an outage there: 503 AUDIT_LOG_UNAVAILABLE, nothing changed) and served at GET /ipfs/{cid}; pinning to IPFS runs in the background: the answer does not wait for it, and GET /batch/{id} shows the stage's `evidence_pin_status` (PENDING, then PINNED, or FAILED while retries last). The stage, its audit entry and the trace-log write are committed in one transaction; the trace-log transaction is made by a single ledger writer. 200 once it is mined (`chain_tx_hash` set); 202 `{job_id, status: PENDING, …the same fields with chain_tx_hash null}` when the ledger is slow or unreachable: the stage change stands, and the job completes (GET /jobs/{id}: COMPLETE with `tx_hash`) once the transaction lands. EXPORTED from WAREHOUSED with an unconfirmed purchase order: 422 PO_NOT_CONFIRMED. COMMITTED and SETTLED are not accepted (400): COMMITTED follows purchase-order confirmation.
-     */
-    patch: operations['update-batch-stage'];
-    trace?: never;
-  };
-  '/batch/{id}/evidence-uploads': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/batch/{id}/evidence-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An upload URL for a stage's evidence photo: a presigned S3 PUT bound to its image type and size.
+         * @description Photos by upload URL, for photos too large for the JSON body. Roles: ADMIN; COOPERATIVE with any stage duty (QUALITY_OFFICER, MILL_OPERATOR, WAREHOUSE_MANAGER, EXPORTER), of the batch's cooperative (another cooperative, AGENT, MFI: 403 INSUFFICIENT_PERMISSIONS). Body `{content_type: image/jpeg|image/png|image/webp, size_bytes: the photo's exact size, 1 to 10485760 (10 MiB)}`. 201 `{upload_id (UPL-<ULID>), batch_id, content_type, size_bytes, url, method: "PUT", headers, expires_at, attach_by}`: step 1, PUT the photo's bytes to `url` with exactly `headers` (Content-Type and Content-Length are signed: another type or size is refused by S3) before `expires_at` (15 minutes); step 2, send PATCH /batch/{id}/stage with `evidence_upload_id` instead of `evidence_photo_base64` before `attach_by` (24 hours). Unknown batch: 404 BATCH_NOT_FOUND. `Idempotency-Key` as on POST /batch/submit, per batch: a retry with the same key and body answers the same upload (`idempotent-replayed: true`; its URL may have expired by then), the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.
+         */
+        post: operations["create-evidence-upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * An upload URL for a stage's evidence photo: a presigned S3 PUT bound to its image type and size.
-     * @description Photos by upload URL, for photos too large for the JSON body. Roles: ADMIN; COOPERATIVE with any stage duty (QUALITY_OFFICER, MILL_OPERATOR, WAREHOUSE_MANAGER, EXPORTER), of the batch's cooperative (another cooperative, AGENT, MFI: 403 INSUFFICIENT_PERMISSIONS). Body `{content_type: image/jpeg|image/png|image/webp, size_bytes: the photo's exact size, 1 to 10485760 (10 MiB)}`. 201 `{upload_id (UPL-<ULID>), batch_id, content_type, size_bytes, url, method: "PUT", headers, expires_at, attach_by}`: step 1, PUT the photo's bytes to `url` with exactly `headers` (Content-Type and Content-Length are signed: another type or size is refused by S3) before `expires_at` (15 minutes); step 2, send PATCH /batch/{id}/stage with `evidence_upload_id` instead of `evidence_photo_base64` before `attach_by` (24 hours). Unknown batch: 404 BATCH_NOT_FOUND. `Idempotency-Key` as on POST /batch/submit, per batch: a retry with the same key and body answers the same upload (`idempotent-replayed: true`; its URL may have expired by then), the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.
-     */
-    post: operations['create-evidence-upload'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/batch/{id}/audit': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/batch/{id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The batch's hash-chained audit log, verified against the trace log and the pinned evidence.
+         * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). For an AGENT token the entries of payouts, loans and settlements (and any other entry) come without amounts, phone numbers and transaction ids: those payload fields are left out and the entry carries `payload_redacted: true`; its hash can then not be recomputed from what is shown, and `verified` and `checks` are the service's verification of the full entries, unchanged (an AGENT who must check hashes asks a MANAGER or ADMIN, who read the entries as stored). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (PENDING, PINNED, FAILED).
+         */
+        get: operations["get-batch-audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The batch's hash-chained audit log, verified against the trace log and the pinned evidence.
-     * @description Entries `{sequence_number, message_id, type, at, actor, payload, prev_hash, hash}` of the batch's append-only, hash-chained audit log (hash = SHA-256 of the RFC 8785 canonical JSON of `{batch_id, sequence_number, type, at, actor, payload, prev_hash}`; the first prev_hash is 64 zeros). Each entry also carries `anchor` (not part of its hash): how it is anchored on the ledger — entry 1 by its BatchToken mint and each STAGE_CHANGED by its TraceLog transaction (`{tx_hash, block_number}`); every other entry (payout transitions, purchase orders, DDS, loans) by a periodic anchor: `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` — the AuditAnchor transaction that committed `root`, a Merkle root of many batches' audit heads (an OpenZeppelin StandardMerkleTree over leaves `(string batch_id, uint256 sequence_number, bytes32 0x<hash>)`), `proof` the head's proof, and the head (this batch's entry `head_sequence_number` ≥ this entry, linked to it by the hash chain); `null` until the next periodic anchor (every ANCHOR_INTERVAL_S, default 300 s) covers it. Anyone can check a head with AuditAnchor's `isAnchoredHead(root, proof, batch_id, head_sequence_number, 0x<head_hash>)`. `verified` recomputes the chain and compares it with the BatchToken mint and the TraceLog events on chain, with the pinned evidence and with every entry's anchor (the head's hash is the log's own entry, the proof leads to the root, AuditAnchor holds the root at that block): it is true only when every entry checks AND is anchored — a recent entry fails its `anchor` check with "not yet anchored" until then, and an entry rewritten after its anchor fails it with "the log was rewritten after it was anchored"; `checks` lists what matched. `npm run verify -- BATCH-…` does the same without trusting this service (it checks the anchors the entries claim on chain itself). For an AGENT token the entries of payouts, loans and settlements (and any other entry) come without amounts, phone numbers and transaction ids: those payload fields are left out and the entry carries `payload_redacted: true`; its hash can then not be recomputed from what is shown, and `verified` and `checks` are the service's verification of the full entries, unchanged (an AGENT who must check hashes asks a MANAGER or ADMIN, who read the entries as stored). Beside the entries, `evidence_pins`: `[{sequence_number, stage, evidence_ipfs_cid, evidence_pin_status}]` — each stage's evidence and whether it is pinned on IPFS yet (PENDING, PINNED, FAILED).
-     */
-    get: operations['get-batch-audit'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/purchase-orders': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/purchase-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a purchase order over batches (DRAFT).
+         * @description Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–40 batches of one cooperative, none already on a purchase order. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage's `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch's audit log records the order.
+         */
+        post: operations["create-purchase-order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Create a purchase order over batches (DRAFT).
-     * @description Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–40 batches of one cooperative, none already on a purchase order. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage's `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch's audit log records the order.
-     */
-    post: operations['create-purchase-order'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/purchase-orders/{id}/confirm': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/purchase-orders/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.
+         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. Unknown id: 404 PO_NOT_FOUND.
+         */
+        post: operations["confirm-purchase-order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.
-     * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. Unknown id: 404 PO_NOT_FOUND.
-     */
-    post: operations['confirm-purchase-order'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/batch/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/batch/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a batch with its stage history. */
+        get: operations["get-batch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Read a batch with its stage history. */
-    get: operations['get-batch'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/jobs/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Poll an asynchronous operation. */
+        get: operations["get-job"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Poll an asynchronous operation. */
-    get: operations['get-job'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/payments/farmer-payout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/payments/farmer-payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a farmer to mobile money.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch's value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
+         */
+        post: operations["create-farmer-payout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Pay a farmer to mobile money.
-     * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch's value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
-     */
-    post: operations['create-farmer-payout'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/payments/farmer-payout/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/payments/farmer-payout/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Status of a farmer payout. */
+        get: operations["get-farmer-payout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Status of a farmer payout. */
-    get: operations['get-farmer-payout'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/payments/farmer-payout/{id}/resolve': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/payments/farmer-payout/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a payout in manual review: paid in cash at the office, or a retry to the farmer's current phone.
+         * @description Closes a payout in MANUAL_REVIEW — a farmer payout `PAY-…` or a loan disbursement `DISB-…` (its loan stays ACTIVE throughout). Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the payout's cooperative (AGENT, MFI, another duty or another cooperative: 403 INSUFFICIENT_PERMISSIONS). Unknown payout: 404 PAYMENT_NOT_FOUND. Body, one of: `{resolution: "PAID_IN_CASH", receipt_number (1–64 letters, digits, / _ . -), paid_at (ISO 8601 UTC, not in the future, not before the payout was created)}` → COMPLETED with `settlement_channel: "CASH_AT_OFFICE"` and `cash_receipt {receipt_number, paid_at}`, the cooperative's holding balance reduced by the payout's USDC, the batch's payment PAYMENT_CONFIRMED (net coffee payment), audit entry PAYOUT_PAID_IN_CASH; or `{resolution: "RETRY"}` → a new round of attempts through the payout state machine to the farmer's CURRENT phone (correct it first with PATCH /farmers/{id}; none on record: 422 PHONE_NOT_FOUND): status PROCESSING, `retry_count` 0, the USDC taken out of the holding balance again, audit entry PAYOUT_RETRY_REQUESTED. Round r makes attempts 4r+1 … 4r+4 with new provider references `<payout_id>-A<n>` (every earlier order has FAILED, so nothing is paid twice), with the same 30/60/120 s retries; if it ends in MANUAL_REVIEW again, the USDC is held again and the manager notified again. Anything else is 400 VALIDATION_ERROR. A payout that is not in MANUAL_REVIEW (never there, already resolved, or resolved by a concurrent request: exactly one of concurrent resolutions wins) is 422 STAGE_OUT_OF_ORDER with `details.status` — the nearest code of the catalogue: the payout's lifecycle is not at the step a resolution belongs to (DUPLICATE_REQUEST is about idempotency keys, DUPLICATE_PAYOUT about creating a second payout). Answer: the payout status response with `resolution`, `phone` (masked), `attempt`, `resolution_round`, `resolved_at`. Payout and payment reads show `settlement_channel` (MOBILE_MONEY unless paid in cash) and `cash_receipt` (null unless paid in cash).
+         */
+        post: operations["resolve-farmer-payout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Close a payout in manual review: paid in cash at the office, or a retry to the farmer's current phone.
-     * @description Closes a payout in MANUAL_REVIEW — a farmer payout `PAY-…` or a loan disbursement `DISB-…` (its loan stays ACTIVE throughout). Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the payout's cooperative (AGENT, MFI, another duty or another cooperative: 403 INSUFFICIENT_PERMISSIONS). Unknown payout: 404 PAYMENT_NOT_FOUND. Body, one of: `{resolution: "PAID_IN_CASH", receipt_number (1–64 letters, digits, / _ . -), paid_at (ISO 8601 UTC, not in the future, not before the payout was created)}` → COMPLETED with `settlement_channel: "CASH_AT_OFFICE"` and `cash_receipt {receipt_number, paid_at}`, the cooperative's holding balance reduced by the payout's USDC, the batch's payment PAYMENT_CONFIRMED (net coffee payment), audit entry PAYOUT_PAID_IN_CASH; or `{resolution: "RETRY"}` → a new round of attempts through the payout state machine to the farmer's CURRENT phone (correct it first with PATCH /farmers/{id}; none on record: 422 PHONE_NOT_FOUND): status PROCESSING, `retry_count` 0, the USDC taken out of the holding balance again, audit entry PAYOUT_RETRY_REQUESTED. Round r makes attempts 4r+1 … 4r+4 with new provider references `<payout_id>-A<n>` (every earlier order has FAILED, so nothing is paid twice), with the same 30/60/120 s retries; if it ends in MANUAL_REVIEW again, the USDC is held again and the manager notified again. Anything else is 400 VALIDATION_ERROR. A payout that is not in MANUAL_REVIEW (never there, already resolved, or resolved by a concurrent request: exactly one of concurrent resolutions wins) is 422 STAGE_OUT_OF_ORDER with `details.status` — the nearest code of the catalogue: the payout's lifecycle is not at the step a resolution belongs to (DUPLICATE_REQUEST is about idempotency keys, DUPLICATE_PAYOUT about creating a second payout). Answer: the payout status response with `resolution`, `phone` (masked), `attempt`, `resolution_round`, `resolved_at`. Payout and payment reads show `settlement_channel` (MOBILE_MONEY unless paid in cash) and `cash_receipt` (null unless paid in cash).
-     */
-    post: operations['resolve-farmer-payout'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/payments/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment record of any type.
+         * @description The payment record by type. `PAY-…`: FARMER_PAYOUT (ADMIN; the payout's cooperative). `DEP-…`: MFI_DEPOSIT with `mfi_id, source_currency, source_amount, ramp_payment_id, chain_tx_hash, vault_shares_issued` (integer share units) and `refund_tx_hash, refunded_at, failure_reason`; status PROCESSING, COMPLETED, FAILED or REFUNDED; ADMIN, or the MFI whose deposit it is (another MFI and every COOPERATIVE: 403 INSUFFICIENT_PERMISSIONS). Unknown id: 404 PAYMENT_NOT_FOUND.
+         */
+        get: operations["get-payment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A payment record of any type.
-     * @description The payment record by type. `PAY-…`: FARMER_PAYOUT (ADMIN; the payout's cooperative). `DEP-…`: MFI_DEPOSIT with `mfi_id, source_currency, source_amount, ramp_payment_id, chain_tx_hash, vault_shares_issued` (integer share units) and `refund_tx_hash, refunded_at, failure_reason`; status PROCESSING, COMPLETED, FAILED or REFUNDED; ADMIN, or the MFI whose deposit it is (another MFI and every COOPERATIVE: 403 INSUFFICIENT_PERMISSIONS). Unknown id: 404 PAYMENT_NOT_FOUND.
-     */
-    get: operations['get-payment'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/payments': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payments of a batch, paginated.
+         * @description Query: `batch_id` (required), `limit` (1–100, default 50), `next_token` (opaque, from the previous page). Oldest first. `total` counts all payments of the batch.
+         */
+        get: operations["list-payments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Payments of a batch, paginated.
-     * @description Query: `batch_id` (required), `limit` (1–100, default 50), `next_token` (opaque, from the previous page). Oldest first. `total` counts all payments of the batch.
-     */
-    get: operations['list-payments'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/loans': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/loans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lend to a batch's farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative. An advance to the batch's farmer against its BatchToken. The batch must be minted, at DELIVERED or later and not SETTLED (422 BATCH_NOT_ELIGIBLE); its farmer needs a mobile-money phone (422 PHONE_NOT_FOUND). Collateral value = weight_kg × the price feed's USD/kg for the batch's grade; the price feed must be at most 1 hour old (503 STALE_PRICE_FEED, loan origination paused). The loan may be at most 60 % of the collateral value (loan-to-value) and at least 50 USDC; otherwise 422 INSUFFICIENT_COLLATERAL with `error.details` {collateral_value_usdc, max_loan_usdc, minimum_loan_usdc, requested_usdc, price_usd_per_kg, price_updated_at}. One PENDING or ACTIVE loan per batch: 409 BATCH_HAS_ACTIVE_LOAN, also between concurrent requests (exactly one is created). Answer 202 with the loan (status PENDING) and `Location: /loans/{loan_id}`: the BatchToken is first locked in the lending vault on the ledger (`lock_tx_hash`), and only then is the principal paid to the farmer as a LOAN_DISBURSEMENT payment (`disbursement_payment_id`, DISB-<yyyy>-<nnnnnn>, GET /payments/{id}) through the same lifecycle and retries as farmer payouts. The loan is ACTIVE once the disbursement settles (or ends in MANUAL_REVIEW: the money then waits at the cooperative office); CANCELLED when the vault refuses the lock (no money moved). Simple interest at `apr` per started day from disbursement to repayment. The loan is due `due_at` = creation + LOAN_TERM_DAYS (default 180); 90 days past due an unpaid loan is DEFAULTED and written off (see GET /loans/{id}); a batch whose loan is DEFAULTED keeps its token in the vault and takes no new loan (409 BATCH_HAS_ACTIVE_LOAN). Loan numbers refused under concurrency are skipped.
+         */
+        post: operations["create-loan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Lend to a batch's farmer against its BatchToken (locked in the vault; paid out as a LOAN_DISBURSEMENT).
-     * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative. An advance to the batch's farmer against its BatchToken. The batch must be minted, at DELIVERED or later and not SETTLED (422 BATCH_NOT_ELIGIBLE); its farmer needs a mobile-money phone (422 PHONE_NOT_FOUND). Collateral value = weight_kg × the price feed's USD/kg for the batch's grade; the price feed must be at most 1 hour old (503 STALE_PRICE_FEED, loan origination paused). The loan may be at most 60 % of the collateral value (loan-to-value) and at least 50 USDC; otherwise 422 INSUFFICIENT_COLLATERAL with `error.details` {collateral_value_usdc, max_loan_usdc, minimum_loan_usdc, requested_usdc, price_usd_per_kg, price_updated_at}. One PENDING or ACTIVE loan per batch: 409 BATCH_HAS_ACTIVE_LOAN, also between concurrent requests (exactly one is created). Answer 202 with the loan (status PENDING) and `Location: /loans/{loan_id}`: the BatchToken is first locked in the lending vault on the ledger (`lock_tx_hash`), and only then is the principal paid to the farmer as a LOAN_DISBURSEMENT payment (`disbursement_payment_id`, DISB-<yyyy>-<nnnnnn>, GET /payments/{id}) through the same lifecycle and retries as farmer payouts. The loan is ACTIVE once the disbursement settles (or ends in MANUAL_REVIEW: the money then waits at the cooperative office); CANCELLED when the vault refuses the lock (no money moved). Simple interest at `apr` per started day from disbursement to repayment. The loan is due `due_at` = creation + LOAN_TERM_DAYS (default 180); 90 days past due an unpaid loan is DEFAULTED and written off (see GET /loans/{id}); a batch whose loan is DEFAULTED keeps its token in the vault and takes no new loan (409 BATCH_HAS_ACTIVE_LOAN). Loan numbers refused under concurrency are skipped.
-     */
-    post: operations['create-loan'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/loans/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/loans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A loan with its collateral, loan-to-value, disbursement and repayment.
+         * @description Roles: ADMIN; MFI; COOPERATIVE of the batch. Unknown id: 404 LOAN_NOT_FOUND. `ltv` is a fraction (0.6 = 60 %). `due_at` = creation + LOAN_TERM_DAYS (default 180). A loan still ACTIVE 90 days after `due_at` is written off in the vault on chain and becomes DEFAULTED with `defaulted_at`, `loss_usdc` (its principal) and `write_off_tx_hash`; a repayment that reaches the vault first wins.
+         */
+        get: operations["get-loan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A loan with its collateral, loan-to-value, disbursement and repayment.
-     * @description Roles: ADMIN; MFI; COOPERATIVE of the batch. Unknown id: 404 LOAN_NOT_FOUND. `ltv` is a fraction (0.6 = 60 %). `due_at` = creation + LOAN_TERM_DAYS (default 180). A loan still ACTIVE 90 days after `due_at` is written off in the vault on chain and becomes DEFAULTED with `defaulted_at`, `loss_usdc` (its principal) and `write_off_tx_hash`; a repayment that reaches the vault first wins.
-     */
-    get: operations['get-loan'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/batch/{id}/loan': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/batch/{id}/loan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The batch's active loan (404 LOAN_NOT_FOUND when none).
+         * @description Roles: ADMIN; MFI; COOPERATIVE of the batch. The batch's PENDING or ACTIVE loan, or its DEFAULTED one (written off: the BatchToken stays with the vault); 404 LOAN_NOT_FOUND when it has none (a repaid or cancelled loan is read at GET /loans/{id}).
+         */
+        get: operations["get-batch-loan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The batch's active loan (404 LOAN_NOT_FOUND when none).
-     * @description Roles: ADMIN; MFI; COOPERATIVE of the batch. The batch's PENDING or ACTIVE loan, or its DEFAULTED one (written off: the BatchToken stays with the vault); 404 LOAN_NOT_FOUND when it has none (a repaid or cancelled loan is read at GET /loans/{id}).
-     */
-    get: operations['get-batch-loan'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/mfi/deposits': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/mfi/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….
+         * @description Roles: MFI (deposits for the `mfi_id` of its token; another `mfi_id` in the body: 403 INSUFFICIENT_PERMISSIONS); ADMIN (must give `mfi_id`, else 400). Body `{source_currency, source_amount, mfi_id?}`: `source_currency` one of UGX, KES, USD (ISO 4217); `source_amount` whole units of it, 1 to 100000000000. Stores the MFI_DEPOSIT payment `DEP-<yyyy>-<nnnnnn>` (PROCESSING) first, then places the fiat on-ramp order (reference = the payment id, idempotent at the on-ramp) delivering USDC to the service treasury (the ledger signer). 202 `{payment_id, payment_type: "MFI_DEPOSIT", status: "PROCESSING", mfi_id, source_currency, source_amount, amount_usdc (0 until the on-ramp delivers), ramp_payment_id, created_at, …}` with `Location: /payments/DEP-…`. The deposit becomes COMPLETED (`amount_usdc`, `chain_tx_hash` of the vault deposit, `vault_shares_issued` as an integer of micro-shares (10^-6 share; the vault's 12-decimal on-chain figure ÷ 10^6), `completed_at`) once the on-ramp's signed completion webhook is confirmed and the vault deposit is mined; an on-ramp reversal withdraws the shares again: REFUNDED (`refund_tx_hash`, `refunded_at`). `Idempotency-Key` as on POST /batch/submit. On-ramp unreachable: 503 PROVIDER_UNAVAILABLE with `details.payment_id`; that deposit is FAILED (`failure_reason`), nothing was ordered, retry (should the lost call have placed the order after all, its confirmed completion revives the deposit). On-ramp refusal: 400 VALIDATION_ERROR with its reason, the deposit FAILED.
+         */
+        post: operations["create-mfi-deposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Deposit fiat into the lending vault through the on-ramp (MFI for itself, ADMIN for an MFI): an MFI_DEPOSIT payment DEP-….
-     * @description Roles: MFI (deposits for the `mfi_id` of its token; another `mfi_id` in the body: 403 INSUFFICIENT_PERMISSIONS); ADMIN (must give `mfi_id`, else 400). Body `{source_currency, source_amount, mfi_id?}`: `source_currency` one of UGX, KES, USD (ISO 4217); `source_amount` whole units of it, 1 to 100000000000. Stores the MFI_DEPOSIT payment `DEP-<yyyy>-<nnnnnn>` (PROCESSING) first, then places the fiat on-ramp order (reference = the payment id, idempotent at the on-ramp) delivering USDC to the service treasury (the ledger signer). 202 `{payment_id, payment_type: "MFI_DEPOSIT", status: "PROCESSING", mfi_id, source_currency, source_amount, amount_usdc (0 until the on-ramp delivers), ramp_payment_id, created_at, …}` with `Location: /payments/DEP-…`. The deposit becomes COMPLETED (`amount_usdc`, `chain_tx_hash` of the vault deposit, `vault_shares_issued` as an integer of micro-shares (10^-6 share; the vault's 12-decimal on-chain figure ÷ 10^6), `completed_at`) once the on-ramp's signed completion webhook is confirmed and the vault deposit is mined; an on-ramp reversal withdraws the shares again: REFUNDED (`refund_tx_hash`, `refunded_at`). `Idempotency-Key` as on POST /batch/submit. On-ramp unreachable: 503 PROVIDER_UNAVAILABLE with `details.payment_id`; that deposit is FAILED (`failure_reason`), nothing was ordered, retry (should the lost call have placed the order after all, its confirmed completion revives the deposit). On-ramp refusal: 400 VALIDATION_ERROR with its reason, the deposit FAILED.
-     */
-    post: operations['create-mfi-deposit'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/mfi/vault': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/mfi/vault": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate, loans 30+ days past due (PAR30) and written-off principal; an MFI token also sees its own shares (MFI, ADMIN).
+         * @description Roles: MFI; ADMIN. `{total_assets_usdc, total_shares, share_price_usdc, loans_outstanding_usdc, utilisation, apr, par30_usdc, defaults_usdc}` read from the vault on the ledger: USDC as numbers (6 decimals), shares as integers of micro-shares (10^-6 share; on chain a share has 12 decimals, the asset's 6 plus a decimals offset of 6 against the first-depositor inflation attack), `share_price_usdc` = USDC per whole share (total assets / total shares; 1 for an empty vault), `utilisation` = loans outstanding / total assets (0 for an empty vault), `apr` the vault's annual simple-interest rate (LOAN_APR, default 0.12), `par30_usdc` the principal of ACTIVE loans 30 or more days past their `due_at`, `defaults_usdc` the principal written off (loans DEFAULTED 90 days past due: no longer in total assets, so the share price reflects the loss). For an MFI token also its own `{shares, value_usdc}`. 503 LEDGER_UNAVAILABLE when the ledger cannot be read.
+         */
+        get: operations["get-mfi-vault"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The lending vault: total assets, shares, share price, loans outstanding, utilisation, rate, loans 30+ days past due (PAR30) and written-off principal; an MFI token also sees its own shares (MFI, ADMIN).
-     * @description Roles: MFI; ADMIN. `{total_assets_usdc, total_shares, share_price_usdc, loans_outstanding_usdc, utilisation, apr, par30_usdc, defaults_usdc}` read from the vault on the ledger: USDC as numbers (6 decimals), shares as integers of micro-shares (10^-6 share; on chain a share has 12 decimals, the asset's 6 plus a decimals offset of 6 against the first-depositor inflation attack), `share_price_usdc` = USDC per whole share (total assets / total shares; 1 for an empty vault), `utilisation` = loans outstanding / total assets (0 for an empty vault), `apr` the vault's annual simple-interest rate (LOAN_APR, default 0.12), `par30_usdc` the principal of ACTIVE loans 30 or more days past their `due_at`, `defaults_usdc` the principal written off (loans DEFAULTED 90 days past due: no longer in total assets, so the share price reflects the loss). For an MFI token also its own `{shares, value_usdc}`. 503 LEDGER_UNAVAILABLE when the ledger cannot be read.
-     */
-    get: operations['get-mfi-vault'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/webhooks/onramp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/webhooks/onramp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.
+         * @description Standard Webhooks (as the payout webhook) from the fiat on-ramp. Body `{type: "onramp.order.completed"|"onramp.order.reversed"|"onramp.order.failed", data: {ramp_payment_id, reference (DEP-…), source_currency, source_amount, usdc_amount (decimal), transfer_tx_hash, completed_at, reversed_at, failure_reason}}`. Each event is confirmed with the on-ramp (GET of the order) before it is applied: the order must carry the deposit's reference, currency, amount and ramp id, the treasury as destination, the event's status and the same values; otherwise 200 outcome `MISMATCH`, nothing changes and an alarm is logged. Completed: the USDC is recorded and the vault deposit requested (the single ledger writer; COMPLETED when mined). Reversed: the vault reversal of the deposit's shares is requested once the deposit is COMPLETED (REFUNDED when mined). Failed: a deposit without delivered USDC becomes FAILED. 200 `{received: true, outcome: APPLIED|DUPLICATE_WEBHOOK|IGNORED|UNKNOWN_REFERENCE|MISMATCH}`; replays and repeated events change nothing. 503 PROVIDER_UNAVAILABLE when the on-ramp cannot be asked: nothing recorded, resend.
+         */
+        post: operations["onramp-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.
-     * @description Standard Webhooks (as the payout webhook) from the fiat on-ramp. Body `{type: "onramp.order.completed"|"onramp.order.reversed"|"onramp.order.failed", data: {ramp_payment_id, reference (DEP-…), source_currency, source_amount, usdc_amount (decimal), transfer_tx_hash, completed_at, reversed_at, failure_reason}}`. Each event is confirmed with the on-ramp (GET of the order) before it is applied: the order must carry the deposit's reference, currency, amount and ramp id, the treasury as destination, the event's status and the same values; otherwise 200 outcome `MISMATCH`, nothing changes and an alarm is logged. Completed: the USDC is recorded and the vault deposit requested (the single ledger writer; COMPLETED when mined). Reversed: the vault reversal of the deposit's shares is requested once the deposit is COMPLETED (REFUNDED when mined). Failed: a deposit without delivered USDC becomes FAILED. 200 `{received: true, outcome: APPLIED|DUPLICATE_WEBHOOK|IGNORED|UNKNOWN_REFERENCE|MISMATCH}`; replays and repeated events change nothing. 503 PROVIDER_UNAVAILABLE when the on-ramp cannot be asked: nothing recorded, resend.
-     */
-    post: operations['onramp-webhook'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/webhooks/payout-provider': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/webhooks/payout-provider": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signed settlement webhooks from the payout provider.
+         * @description Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (v1, HMAC-SHA256 under the whsec_ secret), 5 minutes tolerance. Body `{type: "order.settled"|"order.failed", data: {order_id, reference, amount_ugx, exchange_rate, mobile_money_transaction_id, settled_at, failure_reason}}`. Each event is confirmed with the provider before it is applied: the order with the event's `reference` must exist at the provider with the event's status and `order_id`, the payout's USD amount, and the same values as the event; the provider's values are stored, never the event's. Acknowledged (200 `{received, outcome}`) only after the event is durably recorded; replays of a `webhook-id` and events that no longer apply are acknowledged and change nothing; an event the provider does not confirm is acknowledged with outcome `MISMATCH`, changes nothing (the payout is settled from the provider's own answer later) and raises an alarm. 503 PROVIDER_UNAVAILABLE when the provider cannot be asked: nothing recorded, resend with the same `webhook-id`.
+         */
+        post: operations["payout-provider-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Signed settlement webhooks from the payout provider.
-     * @description Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (v1, HMAC-SHA256 under the whsec_ secret), 5 minutes tolerance. Body `{type: "order.settled"|"order.failed", data: {order_id, reference, amount_ugx, exchange_rate, mobile_money_transaction_id, settled_at, failure_reason}}`. Each event is confirmed with the provider before it is applied: the order with the event's `reference` must exist at the provider with the event's status and `order_id`, the payout's USD amount, and the same values as the event; the provider's values are stored, never the event's. Acknowledged (200 `{received, outcome}`) only after the event is durably recorded; replays of a `webhook-id` and events that no longer apply are acknowledged and change nothing; an event the provider does not confirm is acknowledged with outcome `MISMATCH`, changes nothing (the payout is settled from the provider's own answer later) and raises an alarm. 503 PROVIDER_UNAVAILABLE when the provider cannot be asked: nothing recorded, resend with the same `webhook-id`.
-     */
-    post: operations['payout-provider-webhook'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/eudr/verify-gfw': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/eudr/verify-gfw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a farm against deforestation alerts after 2020-12-31 again.
+         * @description Roles: ADMIN; COOPERATIVE of the farmer. Integrated deforestation alerts after 2020-12-31 inside the farm polygon (a point farm buffered to a circle of its declared area). 503 GFW_API_UNAVAILABLE with Retry-After: 300 after 3 failed attempts. A FLAGGED farm is logged for manual review and its batches are refused (GFW_CHECK_FAILED).
+         */
+        post: operations["verify-gfw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Check a farm against deforestation alerts after 2020-12-31 again.
-     * @description Roles: ADMIN; COOPERATIVE of the farmer. Integrated deforestation alerts after 2020-12-31 inside the farm polygon (a point farm buffered to a circle of its declared area). 503 GFW_API_UNAVAILABLE with Retry-After: 300 after 3 failed attempts. A FLAGGED farm is logged for manual review and its batches are refused (GFW_CHECK_FAILED).
-     */
-    post: operations['verify-gfw'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/cooperatives/{id}/flagged-farms': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/cooperatives/{id}/flagged-farms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Farms the forest check flagged: the manual-review list of a cooperative. */
+        get: operations["list-flagged-farms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Farms the forest check flagged: the manual-review list of a cooperative. */
-    get: operations['list-flagged-farms'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/eudr/generate-dds': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/eudr/generate-dds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a batch's due diligence statement and file it with the EU Information System.
+         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), keeps them privately (the statement holds full names and exact plots: it is read with a token through GET /eudr/dds/{id} and GET /eudr/dds/{id}/xml, never served by GET /ipfs nor pinned to IPFS; `ipfs_cid` is the CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`, its content address) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `status` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
+         */
+        post: operations["generate-dds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Generate a batch's due diligence statement and file it with the EU Information System.
-     * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), keeps them privately (the statement holds full names and exact plots: it is read with a token through GET /eudr/dds/{id} and GET /eudr/dds/{id}/xml, never served by GET /ipfs nor pinned to IPFS; `ipfs_cid` is the CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`, its content address) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `status` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
-     */
-    post: operations['generate-dds'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/eudr/dds/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/eudr/dds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A due diligence statement with its filing state. */
+        get: operations["get-dds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** A due diligence statement with its filing state. */
-    get: operations['get-dds'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/eudr/dds/{id}/xml': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/eudr/dds/{id}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SubmitDdsRequest XML of a due diligence statement. */
+        get: operations["get-dds-xml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The SubmitDdsRequest XML of a due diligence statement. */
-    get: operations['get-dds-xml'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/eudr/dds/{id}/evidence': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/eudr/dds/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch's trail and audit anchors, as canonical JSON with its CID.
+         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). The evidence pack an EU importer hands an authority, one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit: `{tx_hash, block_number}` for the mint and stage entries (their own transactions), `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` for the others (the periodic AuditAnchor transaction, the Merkle root and the head's proof), null until the next periodic anchor covers the entry. Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
+         */
+        get: operations["get-dds-evidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch's trail and audit anchors, as canonical JSON with its CID.
-     * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). The evidence pack an EU importer hands an authority, one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit: `{tx_hash, block_number}` for the mint and stage entries (their own transactions), `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` for the others (the periodic AuditAnchor transaction, the Merkle root and the head's proof), null until the next periodic anchor covers the entry. Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
-     */
-    get: operations['get-dds-evidence'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/webhooks/chain-events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/webhooks/chain-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signed chain events, each applied only at the watcher's confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).
+         * @description For operators who use a chain-event provider: the service's own scheduled chain-event watcher reads the same logs from the chain and applies them through the same use case, under the same ids, so an event both report is applied once. An event is applied only once its transaction is as deep as the watcher reads (CHAIN_WATCH_CONFIRMATIONS blocks on top of its block, the block read from the ledger, not from `block_number`): before that the answer is 409 CHAIN_EVENT_NOT_CONFIRMED with `Retry-After` (seconds) and `details` `[{tx_hash, block_number, head_block, confirmations, missing}]`, nothing is read from or written to the service's table, and the sender must send the same event (same `webhook-id`) again later. Standard Webhooks (as the payout webhook): `webhook-id` (1–200 characters; use `evt_<tx_hash>_<log_index>`, the watcher's id), `webhook-timestamp` (Unix seconds, 5 minutes of tolerance), `webhook-signature` `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the base64-decoded part of the whsec_ secret after the prefix>`. Body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}` — one TraceLog `StageRecorded(tokenId, stage, …)` log: `token_id` the uint256 as a decimal string, `batch_id` `BatchToken.batchIdOf(tokenId)`, `stage` the name of the stage code (0 DELIVERED … 5 EXPORTED, 6 SETTLED) — or `{type: "purchase_order.paid", data: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}}` — one LendingVault `PurchaseOrderPaid(poRef, payer, amount)` log: `purchase_order_id` the bytes32 `poRef` as ASCII without its trailing zero bytes; `tx_hash`/`log_index` the log's transaction and block-level log index; a buyer payment must match a mined `PurchaseOrderPaid` log of the lending vault (order, payer, amount) or it is 200 MISMATCH; it is kept once and counts toward its confirmed purchase order (from its `buyer_address`, when the order names one), which settles exactly once, when the counted payments reach its amount due (see GET /purchase-orders/{id}/settlement): outcome SETTLEMENT_STARTED, AWAITING_PAYMENT (counted, not paid in full yet), or — the payment staying in escrow as an unapplied payment an ADMIN may refund — OTHER_PAYER, UNKNOWN_PURCHASE_ORDER, ALREADY_SETTLED. Every event is checked before it counts: the batch must have reached the stage with that `tx_hash` in its stage history (or not yet recorded), and the ledger must hold a mined `StageRecorded` log of the TraceLog contract in that transaction at `log_index`, for the batch's token and stage; otherwise the answer is 200 with `outcome: MISMATCH` and nothing changes (logged as an alarm). EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 LEDGER_UNAVAILABLE when the ledger cannot be read and 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).
+         */
+        post: operations["chain-events-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Signed chain events, each applied only at the watcher's confirmation depth (CHAIN_WATCH_CONFIRMATIONS; 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After before) and checked against the ledger: batch.stage_changed (EXPORTED starts the TOP_UP payout) and purchase_order.paid (the buyer payment settles the order: loans repaid, batches SETTLED, remainder to the cooperative).
-     * @description For operators who use a chain-event provider: the service's own scheduled chain-event watcher reads the same logs from the chain and applies them through the same use case, under the same ids, so an event both report is applied once. An event is applied only once its transaction is as deep as the watcher reads (CHAIN_WATCH_CONFIRMATIONS blocks on top of its block, the block read from the ledger, not from `block_number`): before that the answer is 409 CHAIN_EVENT_NOT_CONFIRMED with `Retry-After` (seconds) and `details` `[{tx_hash, block_number, head_block, confirmations, missing}]`, nothing is read from or written to the service's table, and the sender must send the same event (same `webhook-id`) again later. Standard Webhooks (as the payout webhook): `webhook-id` (1–200 characters; use `evt_<tx_hash>_<log_index>`, the watcher's id), `webhook-timestamp` (Unix seconds, 5 minutes of tolerance), `webhook-signature` `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>" keyed with the base64-decoded part of the whsec_ secret after the prefix>`. Body `{type: "batch.stage_changed", data: {batch_id, token_id, stage, tx_hash, block_number, log_index}}` — one TraceLog `StageRecorded(tokenId, stage, …)` log: `token_id` the uint256 as a decimal string, `batch_id` `BatchToken.batchIdOf(tokenId)`, `stage` the name of the stage code (0 DELIVERED … 5 EXPORTED, 6 SETTLED) — or `{type: "purchase_order.paid", data: {purchase_order_id, payer, amount_usd_micro (decimal string), tx_hash, block_number, log_index}}` — one LendingVault `PurchaseOrderPaid(poRef, payer, amount)` log: `purchase_order_id` the bytes32 `poRef` as ASCII without its trailing zero bytes; `tx_hash`/`log_index` the log's transaction and block-level log index; a buyer payment must match a mined `PurchaseOrderPaid` log of the lending vault (order, payer, amount) or it is 200 MISMATCH; it is kept once and counts toward its confirmed purchase order (from its `buyer_address`, when the order names one), which settles exactly once, when the counted payments reach its amount due (see GET /purchase-orders/{id}/settlement): outcome SETTLEMENT_STARTED, AWAITING_PAYMENT (counted, not paid in full yet), or — the payment staying in escrow as an unapplied payment an ADMIN may refund — OTHER_PAYER, UNKNOWN_PURCHASE_ORDER, ALREADY_SETTLED. Every event is checked before it counts: the batch must have reached the stage with that `tx_hash` in its stage history (or not yet recorded), and the ledger must hold a mined `StageRecorded` log of the TraceLog contract in that transaction at `log_index`, for the batch's token and stage; otherwise the answer is 200 with `outcome: MISMATCH` and nothing changes (logged as an alarm). EXPORTED starts the automatic TOP_UP payout of round(weight_kg × export_premium_ugx_per_kg) UGX, exactly once per batch however often the event arrives (none when the premium is 0). A processed `webhook-id` is answered 200 and not applied again; 503 LEDGER_UNAVAILABLE when the ledger cannot be read and 503 PROVIDER_UNAVAILABLE when the payout cannot be started yet (retry with the same id).
-     */
-    post: operations['chain-events-webhook'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/purchase-orders/{id}/settlement': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/purchase-orders/{id}/settlement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A purchase order's buyer payments and settlement: AWAITING_PAYMENT with paid and due, or how the payments were applied (loans repaid with interest, batches SETTLED, remainder released); unapplied payments listed.
+         * @description Roles: ADMIN; COOPERATIVE of the purchase order (AGENT, MFI, another cooperative: 403 INSUFFICIENT_PERMISSIONS). A purchase order is paid in full before it settles. Its buyer pays into the lending vault, in one or more payments (chain event `purchase_order.paid`); each payment is kept once and counts toward the order when the order is CONFIRMED, not settled yet, and paid from its `buyer_address` (any address when the order names none). Until the counted payments reach `amount_due_usdc` (Σ over the batches of the MILLED `outturn_kg` × `price_usd_per_kg`; null while a batch is not milled) the answer is `status: "AWAITING_PAYMENT"` with `paid_usdc` (no repayments, `payment_tx_hash` null, `created_at` the order's). Then the settlement applies the counted sum (`amount_usdc` = `paid_usdc`): each of the order's batches' loans repaid oldest first with principal + simple interest at `apr` per started day from disbursement to the settlement (`repayments`, each REQUESTED → REPAID once its vault transaction is mined, its BatchToken unlocked), loans the sum could not cover (`unpaid_loan_ids`, they stay ACTIVE and their batches unsettled), the batches recorded SETTLED (trace log and audit log), and the remainder released to the cooperative's settlement address; `status` STARTED, then COMPLETED when every vault write is mined; `short_payment` true when an ADMIN settled it below the amount due (POST /purchase-orders/{id}/settle), `settled_by` who started it. `payments`: the counted payments `{tx_hash, log_index, block_number, payer, amount_usdc, status: COUNTED, received_at, …}`; `unapplied_payments`: payments that stay in the vault's escrow — `unapplied_reason` OTHER_PAYER (not from `buyer_address`), AFTER_SETTLEMENT (arrived after the settlement), UNKNOWN_PURCHASE_ORDER (the order was not confirmed yet) — with `status` UNAPPLIED, REFUND_REQUESTED, REFUNDED (`refund_tx_hash`) or REFUND_REFUSED; an ADMIN returns them with POST /purchase-orders/{id}/refunds. Exactly one settlement per purchase order. 404 PO_NOT_FOUND for an unknown order (a payment to an id that names no order is kept all the same and refunded the same way, by its `tx_hash` and `log_index`).
+         */
+        get: operations["get-settlement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A purchase order's buyer payments and settlement: AWAITING_PAYMENT with paid and due, or how the payments were applied (loans repaid with interest, batches SETTLED, remainder released); unapplied payments listed.
-     * @description Roles: ADMIN; COOPERATIVE of the purchase order (AGENT, MFI, another cooperative: 403 INSUFFICIENT_PERMISSIONS). A purchase order is paid in full before it settles. Its buyer pays into the lending vault, in one or more payments (chain event `purchase_order.paid`); each payment is kept once and counts toward the order when the order is CONFIRMED, not settled yet, and paid from its `buyer_address` (any address when the order names none). Until the counted payments reach `amount_due_usdc` (Σ over the batches of the MILLED `outturn_kg` × `price_usd_per_kg`; null while a batch is not milled) the answer is `status: "AWAITING_PAYMENT"` with `paid_usdc` (no repayments, `payment_tx_hash` null, `created_at` the order's). Then the settlement applies the counted sum (`amount_usdc` = `paid_usdc`): each of the order's batches' loans repaid oldest first with principal + simple interest at `apr` per started day from disbursement to the settlement (`repayments`, each REQUESTED → REPAID once its vault transaction is mined, its BatchToken unlocked), loans the sum could not cover (`unpaid_loan_ids`, they stay ACTIVE and their batches unsettled), the batches recorded SETTLED (trace log and audit log), and the remainder released to the cooperative's settlement address; `status` STARTED, then COMPLETED when every vault write is mined; `short_payment` true when an ADMIN settled it below the amount due (POST /purchase-orders/{id}/settle), `settled_by` who started it. `payments`: the counted payments `{tx_hash, log_index, block_number, payer, amount_usdc, status: COUNTED, received_at, …}`; `unapplied_payments`: payments that stay in the vault's escrow — `unapplied_reason` OTHER_PAYER (not from `buyer_address`), AFTER_SETTLEMENT (arrived after the settlement), UNKNOWN_PURCHASE_ORDER (the order was not confirmed yet) — with `status` UNAPPLIED, REFUND_REQUESTED, REFUNDED (`refund_tx_hash`) or REFUND_REFUSED; an ADMIN returns them with POST /purchase-orders/{id}/refunds. Exactly one settlement per purchase order. 404 PO_NOT_FOUND for an unknown order (a payment to an id that names no order is kept all the same and refunded the same way, by its `tx_hash` and `log_index`).
-     */
-    get: operations['get-settlement'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/purchase-orders/{id}/settle': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/purchase-orders/{id}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).
+         * @description Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Settles a CONFIRMED purchase order on the payments counted toward it so far, as a full payment would (see GET /purchase-orders/{id}/settlement). Body `{accept_short_payment: boolean (default false)}`. When the counted payments reach the amount due no flag is needed (a settlement the payments did not start, e.g. the amount due became known only after the last payment); below it — or while the amount due is not known — only with `accept_short_payment: true`, recorded as `short_payment: true` with the ADMIN as `settled_by` and in the SETTLEMENT_STARTED audit entry of every batch; loans the sum cannot cover stay ACTIVE (`unpaid_loan_ids`). 200 with the settlement (STARTED). Errors: 404 PO_NOT_FOUND; 422 PO_NOT_CONFIRMED; 409 PO_ALREADY_SETTLED (settled already, or by a payment meanwhile); 409 NO_PAYMENT_RECEIVED (no payment counts toward the order: nothing to settle); 422 SHORT_PAYMENT_NOT_ACCEPTED (paid below the amount due without `accept_short_payment: true`, `details[0].path` `accept_short_payment`).
+         */
+        post: operations["settle-purchase-order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).
-     * @description Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Settles a CONFIRMED purchase order on the payments counted toward it so far, as a full payment would (see GET /purchase-orders/{id}/settlement). Body `{accept_short_payment: boolean (default false)}`. When the counted payments reach the amount due no flag is needed (a settlement the payments did not start, e.g. the amount due became known only after the last payment); below it — or while the amount due is not known — only with `accept_short_payment: true`, recorded as `short_payment: true` with the ADMIN as `settled_by` and in the SETTLEMENT_STARTED audit entry of every batch; loans the sum cannot cover stay ACTIVE (`unpaid_loan_ids`). 200 with the settlement (STARTED). Errors: 404 PO_NOT_FOUND; 422 PO_NOT_CONFIRMED; 409 PO_ALREADY_SETTLED (settled already, or by a payment meanwhile); 409 NO_PAYMENT_RECEIVED (no payment counts toward the order: nothing to settle); 422 SHORT_PAYMENT_NOT_ACCEPTED (paid below the amount due without `accept_short_payment: true`, `details[0].path` `accept_short_payment`).
-     */
-    post: operations['settle-purchase-order'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/purchase-orders/{id}/refunds': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/purchase-orders/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return an unapplied buyer payment (another payer, an unknown order, after settlement) to its payer from the vault (ADMIN).
+         * @description Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Returns an unapplied buyer payment — from another address than the order's `buyer_address`, for an unknown or unconfirmed order, or after the settlement — to the address that paid it, from the order's escrow in the lending vault (`refundPayment(poRef, refundRef, payer, amount)`, through the single ledger writer). Body `{tx_hash, log_index}` of the payment (`PurchaseOrderPaid` log), as listed in `unapplied_payments`. 202 with the payment, `status: REFUND_REQUESTED` and its `refund_id` (`RFD-…`, one per payment: the vault accepts it once); REFUNDED with `refund_tx_hash` once mined (audit entries PAYMENT_REFUND_REQUESTED and PAYMENT_REFUNDED on the order's batches). Asking again while REFUND_REQUESTED is a no-op answered 202; a refund the vault refused (REFUND_REFUSED) may be asked again. Errors: 404 BUYER_PAYMENT_NOT_FOUND (no such payment for this order id); 409 PAYMENT_COUNTED (it counts toward the order: not refundable); 409 PAYMENT_ALREADY_REFUNDED.
+         */
+        post: operations["refund-buyer-payment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Return an unapplied buyer payment (another payer, an unknown order, after settlement) to its payer from the vault (ADMIN).
-     * @description Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Returns an unapplied buyer payment — from another address than the order's `buyer_address`, for an unknown or unconfirmed order, or after the settlement — to the address that paid it, from the order's escrow in the lending vault (`refundPayment(poRef, refundRef, payer, amount)`, through the single ledger writer). Body `{tx_hash, log_index}` of the payment (`PurchaseOrderPaid` log), as listed in `unapplied_payments`. 202 with the payment, `status: REFUND_REQUESTED` and its `refund_id` (`RFD-…`, one per payment: the vault accepts it once); REFUNDED with `refund_tx_hash` once mined (audit entries PAYMENT_REFUND_REQUESTED and PAYMENT_REFUNDED on the order's batches). Asking again while REFUND_REQUESTED is a no-op answered 202; a refund the vault refused (REFUND_REFUSED) may be asked again. Errors: 404 BUYER_PAYMENT_NOT_FOUND (no such payment for this order id); 409 PAYMENT_COUNTED (it counts toward the order: not refundable); 409 PAYMENT_ALREADY_REFUNDED.
-     */
-    post: operations['refund-buyer-payment'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/webhooks/endpoints': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's own outbound webhook endpoints (secrets never shown).
+         * @description The caller's own endpoints (ADMIN: the service's; a cooperative MANAGER: its cooperative's; an MFI: its own), oldest first, ACTIVE or DISABLED (`disabled_reason`: a 410 answer). Secrets are never shown. Other roles: 403 INSUFFICIENT_PERMISSIONS.
+         */
+        get: operations["list-webhook-endpoints"];
+        put?: never;
+        /**
+         * Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.
+         * @description Outbound webhooks. Roles: ADMIN (the service's own endpoints: every event); COOPERATIVE with the MANAGER duty (events of its own cooperative's batches: every type but deposit.completed); MFI (its own deposit.completed, and loan.disbursed / loan.repaid of every loan, since MFIs fund the vault every loan is drawn from). Other roles and duties: 403 INSUFFICIENT_PERMISSIONS. Body `{url, events: [1–8 distinct types], description?}`; an event the owner may not receive or a refused URL is 400 VALIDATION_ERROR with `details[].path` `events[i]` or `url`. URLs must be https and resolve only to public addresses (private, loopback, link-local, carrier-grade NAT, metadata 169.254.169.254, multicast and reserved ranges are refused; checked again at every delivery, on the connection's own DNS answer); the local stack also accepts http on loopback. 201 `{endpoint_id (whe_…), url, events, description, status: ACTIVE, disabled_reason: null, owner {kind, id}, created_at, updated_at, secret, previous_secret_expires_at: null}` with `Location`: the `whsec_…` secret is shown only in this answer and in rotate-secret's; store it to verify signatures (Standard Webhooks).
+         */
+        post: operations["create-webhook-endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The caller's own outbound webhook endpoints (secrets never shown).
-     * @description The caller's own endpoints (ADMIN: the service's; a cooperative MANAGER: its cooperative's; an MFI: its own), oldest first, ACTIVE or DISABLED (`disabled_reason`: a 410 answer). Secrets are never shown. Other roles: 403 INSUFFICIENT_PERMISSIONS.
-     */
-    get: operations['list-webhook-endpoints'];
-    put?: never;
-    /**
-     * Register an outbound webhook endpoint (ADMIN; a cooperative MANAGER; an MFI): its secret is shown only in this answer.
-     * @description Outbound webhooks. Roles: ADMIN (the service's own endpoints: every event); COOPERATIVE with the MANAGER duty (events of its own cooperative's batches: every type but deposit.completed); MFI (its own deposit.completed, and loan.disbursed / loan.repaid of every loan, since MFIs fund the vault every loan is drawn from). Other roles and duties: 403 INSUFFICIENT_PERMISSIONS. Body `{url, events: [1–8 distinct types], description?}`; an event the owner may not receive or a refused URL is 400 VALIDATION_ERROR with `details[].path` `events[i]` or `url`. URLs must be https and resolve only to public addresses (private, loopback, link-local, carrier-grade NAT, metadata 169.254.169.254, multicast and reserved ranges are refused; checked again at every delivery, on the connection's own DNS answer); the local stack also accepts http on loopback. 201 `{endpoint_id (whe_…), url, events, description, status: ACTIVE, disabled_reason: null, owner {kind, id}, created_at, updated_at, secret, previous_secret_expires_at: null}` with `Location`: the `whsec_…` secret is shown only in this answer and in rotate-secret's; store it to verify signatures (Standard Webhooks).
-     */
-    post: operations['create-webhook-endpoint'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/webhooks/endpoints/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an outbound webhook endpoint.
+         * @description Deletes an endpoint of the caller (ADMIN: any). Its deliveries still waiting end DEAD. Unknown or deleted id: 404 ROUTE_NOT_FOUND (the catalogue has no webhook-specific code); another owner's: 403 INSUFFICIENT_PERMISSIONS.
+         */
+        delete: operations["delete-webhook-endpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Delete an outbound webhook endpoint.
-     * @description Deletes an endpoint of the caller (ADMIN: any). Its deliveries still waiting end DEAD. Unknown or deleted id: 404 ROUTE_NOT_FOUND (the catalogue has no webhook-specific code); another owner's: 403 INSUFFICIENT_PERMISSIONS.
-     */
-    delete: operations['delete-webhook-endpoint'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/webhooks/endpoints/{id}/rotate-secret': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/webhooks/endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret (shown only here); the old one keeps signing for 24 h.
+         * @description A new `whsec_…` secret, shown only in this answer (200, the endpoint with `secret` and `previous_secret_expires_at`). For 24 hours both secrets sign: `webhook-signature` carries one `v1,…` signature per secret, space-separated, and a Standard Webhooks verifier accepts either. Errors as DELETE.
+         */
+        post: operations["rotate-webhook-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * A new signing secret (shown only here); the old one keeps signing for 24 h.
-     * @description A new `whsec_…` secret, shown only in this answer (200, the endpoint with `secret` and `previous_secret_expires_at`). For 24 hours both secrets sign: `webhook-signature` carries one `v1,…` signature per secret, space-separated, and a Standard Webhooks verifier accepts either. Errors as DELETE.
-     */
-    post: operations['rotate-webhook-secret'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/webhooks/endpoints/{id}/deliveries': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/webhooks/endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's delivery log, newest first, paginated.
+         * @description The endpoint's delivery log, newest first: `{deliveries: [{delivery_id (whd_…), endpoint_id, event_id (the webhook-id), event_type, state, attempts, last_status_code, last_error, last_attempt_at, next_attempt_at, created_at, updated_at}], limit, next_token}`. `state`: PENDING (queued, not attempted yet, or replayed), FAILED (the last attempt failed; the next is due at `next_attempt_at`), DELIVERED (a 2xx answer), DEAD (no more attempts: the schedule of 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h is exhausted after 8 attempts, the receiver answered 410, or the endpoint was deleted or disabled). Query: `limit` 1–100 (default 50), `next_token` opaque. Errors as DELETE.
+         */
+        get: operations["list-webhook-deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The endpoint's delivery log, newest first, paginated.
-     * @description The endpoint's delivery log, newest first: `{deliveries: [{delivery_id (whd_…), endpoint_id, event_id (the webhook-id), event_type, state, attempts, last_status_code, last_error, last_attempt_at, next_attempt_at, created_at, updated_at}], limit, next_token}`. `state`: PENDING (queued, not attempted yet, or replayed), FAILED (the last attempt failed; the next is due at `next_attempt_at`), DELIVERED (a 2xx answer), DEAD (no more attempts: the schedule of 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h is exhausted after 8 attempts, the receiver answered 410, or the endpoint was deleted or disabled). Query: `limit` 1–100 (default 50), `next_token` opaque. Errors as DELETE.
-     */
-    get: operations['list-webhook-deliveries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/webhooks/deliveries/{id}/replay': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/webhooks/deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again from the start of the retry schedule (same webhook-id).
+         * @description Sends a delivery again, whatever its state, from the start of the retry schedule: the same `webhook-id` and body (receivers deduplicate on webhook-id), signed with the endpoint's current secret(s). 202 with the delivery, `state: PENDING`, `attempts` keeping its total count, `next_attempt_at` now. Unknown delivery or deleted endpoint: 404 ROUTE_NOT_FOUND; another owner's: 403 INSUFFICIENT_PERMISSIONS; a DISABLED endpoint (it answered 410): 400 VALIDATION_ERROR — register the URL again.
+         */
+        post: operations["replay-webhook-delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Send a delivery again from the start of the retry schedule (same webhook-id).
-     * @description Sends a delivery again, whatever its state, from the start of the retry schedule: the same `webhook-id` and body (receivers deduplicate on webhook-id), signed with the endpoint's current secret(s). 202 with the delivery, `state: PENDING`, `attempts` keeping its total count, `next_attempt_at` now. Unknown delivery or deleted endpoint: 404 ROUTE_NOT_FOUND; another owner's: 403 INSUFFICIENT_PERMISSIONS; a DISABLED endpoint (it answered 410): 400 VALIDATION_ERROR — register the URL again.
-     */
-    post: operations['replay-webhook-delivery'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/ipfs/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/ipfs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A public evidence package by its IPFS CID from the service's own copy: the directory listing as JSON (a DDS is private: 404).
+         * @description Public, read-only: the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
+         */
+        get: operations["get-ipfs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A public evidence package by its IPFS CID from the service's own copy: the directory listing as JSON (a DDS is private: 404).
-     * @description Public, read-only: the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
-     */
-    get: operations['get-ipfs'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/ipfs/{id}/{name}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/ipfs/{id}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of a public evidence package by CID and name: its exact bytes.
+         * @description Public, read-only: the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
+         */
+        get: operations["get-ipfs--name-"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A file of a public evidence package by CID and name: its exact bytes.
-     * @description Public, read-only: the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service's own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service's copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).
-     */
-    get: operations['get-ipfs--name-'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/trace/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/trace/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json.
+         * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         */
+        get: operations["get-trace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json.
-     * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
-     */
-    get: operations['get-trace'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/trace/{id}/qr.svg': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/trace/{id}/qr.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The QR code (SVG) of the batch's public trace page URL.
+         * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         */
+        get: operations["get-trace-qr-svg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The QR code (SVG) of the batch's public trace page URL.
-     * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
-     */
-    get: operations['get-trace-qr-svg'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/openapi.json': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OpenAPI 3.1 document. */
+        get: operations["get-openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The OpenAPI 3.1 document. */
-    get: operations['get-openapi'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/docs': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The rendered API reference (Scalar, from /openapi.json). */
+        get: operations["get-docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The rendered API reference (Scalar, from /openapi.json). */
-    get: operations['get-docs'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/docs/errors': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/docs/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The error-code reference: every code with its HTTP status (error.docs links to #CODE). */
+        get: operations["get-docs-errors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The error-code reference: every code with its HTTP status (error.docs links to #CODE). */
-    get: operations['get-docs-errors'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/docs/scalar.js': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/docs/scalar.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API reference renderer (Scalar standalone bundle, served by the service: no CDN). */
+        get: operations["get-docs-scalar-js"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The API reference renderer (Scalar standalone bundle, served by the service: no CDN). */
-    get: operations['get-docs-scalar-js'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export interface webhooks {
-  'batch.stage_changed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "batch.stage_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * batch.stage_changed
+         * @description A batch moved to a new custody stage, once the stage's trace-log transaction is mined (`data`: batch_id, stage, at, chain_tx_hash). Delivered at least once to the endpoints subscribed to `batch.stage_changed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_stage_BATCH-2026-000001_GRADED`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         */
+        post: operations["webhook-batch-stage_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * batch.stage_changed
-     * @description A batch moved to a new custody stage, once the stage's trace-log transaction is mined (`data`: batch_id, stage, at, chain_tx_hash). Delivered at least once to the endpoints subscribed to `batch.stage_changed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_stage_BATCH-2026-000001_GRADED`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
-     */
-    post: operations['webhook-batch-stage_changed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'payout.completed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "payout.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.completed
+         * @description A payout (a FARMER_PAYOUT `PAY-…`, or a LOAN_DISBURSEMENT `DISB-…` with `loan_id`) became COMPLETED: to mobile money, or paid in cash at the office after a manual review (`settlement_channel: CASH_AT_OFFICE`, `cash_receipt_number`). `data` is the stored payment record: amounts are integers (`amount_usd_micro` in micro-USDC, `amount_ugx` whole shillings), `exchange_rate` a decimal string, `phone` masked. Delivered at least once to the endpoints subscribed to `payout.completed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_payout_completed_PAY-2026-000002-01`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         */
+        post: operations["webhook-payout-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * payout.completed
-     * @description A payout (a FARMER_PAYOUT `PAY-…`, or a LOAN_DISBURSEMENT `DISB-…` with `loan_id`) became COMPLETED: to mobile money, or paid in cash at the office after a manual review (`settlement_channel: CASH_AT_OFFICE`, `cash_receipt_number`). `data` is the stored payment record: amounts are integers (`amount_usd_micro` in micro-USDC, `amount_ugx` whole shillings), `exchange_rate` a decimal string, `phone` masked. Delivered at least once to the endpoints subscribed to `payout.completed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_payout_completed_PAY-2026-000002-01`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
-     */
-    post: operations['webhook-payout-completed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'payout.manual_review': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "payout.manual_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.manual_review
+         * @description A payout exhausted its attempts and waits for a manual review. `data` is the stored payment record as in payout.completed (`last_failure_reason`; phone masked). One event per review round (`webhook-id` ends `_r<round>`). Delivered at least once to the endpoints subscribed to `payout.manual_review` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_payout_manual_review_PAY-2026-000004-01_r0`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         */
+        post: operations["webhook-payout-manual_review"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * payout.manual_review
-     * @description A payout exhausted its attempts and waits for a manual review. `data` is the stored payment record as in payout.completed (`last_failure_reason`; phone masked). One event per review round (`webhook-id` ends `_r<round>`). Delivered at least once to the endpoints subscribed to `payout.manual_review` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_payout_manual_review_PAY-2026-000004-01_r0`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
-     */
-    post: operations['webhook-payout-manual_review'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'job.completed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "job.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.completed
+         * @description An asynchronous operation finished (job status COMPLETE): `batch_id` and `tx_hash` for batch jobs, `farmer_id` for registrations. Delivered at least once to the endpoints subscribed to `job.completed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_job_completed_JOB-01M829T1PT35DWEJKNCY8T3VQ9`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         */
+        post: operations["webhook-job-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * job.completed
-     * @description An asynchronous operation finished (job status COMPLETE): `batch_id` and `tx_hash` for batch jobs, `farmer_id` for registrations. Delivered at least once to the endpoints subscribed to `job.completed` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_job_completed_JOB-01M829T1PT35DWEJKNCY8T3VQ9`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
-     */
-    post: operations['webhook-job-completed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'dds.generated': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "dds.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dds.generated
+         * @description A due diligence statement became AVAILABLE: the EU Information System accepted the filing and gave its reference and verification numbers (sent once, at AVAILABLE; not at generation or PENDING_FILING). Delivered at least once to the endpoints subscribed to `dds.generated` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_dds_generated_DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         */
+        post: operations["webhook-dds-generated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * dds.generated
-     * @description A due diligence statement became AVAILABLE: the EU Information System accepted the filing and gave its reference and verification numbers (sent once, at AVAILABLE; not at generation or PENDING_FILING). Delivered at least once to the endpoints subscribed to `dds.generated` (ADMIN endpoints and the batch's cooperative's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_dds_generated_DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
-     */
-    post: operations['webhook-dds-generated'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'loan.disbursed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "loan.disbursed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.disbursed
+         * @description A loan's principal reached the farmer (its LOAN_DISBURSEMENT `DISB-…` became COMPLETED): amounts are integers (`amount_usd_micro` micro-USDC, `amount_ugx` whole shillings). Delivered at least once to the endpoints subscribed to `loan.disbursed` (ADMIN endpoints, the batch's cooperative's, and every MFI's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_loan_disbursed_LOAN-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         */
+        post: operations["webhook-loan-disbursed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * loan.disbursed
-     * @description A loan's principal reached the farmer (its LOAN_DISBURSEMENT `DISB-…` became COMPLETED): amounts are integers (`amount_usd_micro` micro-USDC, `amount_ugx` whole shillings). Delivered at least once to the endpoints subscribed to `loan.disbursed` (ADMIN endpoints, the batch's cooperative's, and every MFI's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_loan_disbursed_LOAN-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
-     */
-    post: operations['webhook-loan-disbursed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'loan.repaid': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "loan.repaid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.repaid
+         * @description A loan was repaid from a buyer's payment: `principal_usd_micro` and `repaid_usd_micro` (principal + interest) in micro-USDC integers. Delivered at least once to the endpoints subscribed to `loan.repaid` (ADMIN endpoints, the batch's cooperative's, and every MFI's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_loan_repaid_LOAN-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         */
+        post: operations["webhook-loan-repaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * loan.repaid
-     * @description A loan was repaid from a buyer's payment: `principal_usd_micro` and `repaid_usd_micro` (principal + interest) in micro-USDC integers. Delivered at least once to the endpoints subscribed to `loan.repaid` (ADMIN endpoints, the batch's cooperative's, and every MFI's), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_loan_repaid_LOAN-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
-     */
-    post: operations['webhook-loan-repaid'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'deposit.completed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "deposit.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.completed
+         * @description An MFI deposit reached the vault: `amount_usd_micro` micro-USDC (integer), `source_amount` whole units of `source_currency`, `vault_shares_issued` the vault's on-chain share units (12 decimals: a decimals offset of 6 over the 6-decimal asset) as a decimal string. Delivered at least once to the endpoints subscribed to `deposit.completed` (ADMIN endpoints and the depositing MFI's own), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_deposit_completed_DEP-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
+         */
+        post: operations["webhook-deposit-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * deposit.completed
-     * @description An MFI deposit reached the vault: `amount_usd_micro` micro-USDC (integer), `source_amount` whole units of `source_currency`, `vault_shares_issued` the vault's on-chain share units (12 decimals: a decimals offset of 6 over the 6-decimal asset) as a decimal string. Delivered at least once to the endpoints subscribed to `deposit.completed` (ADMIN endpoints and the depositing MFI's own), signed per Standard Webhooks with the endpoint's secret (both secrets sign for 24 h after a rotation); `webhook-id` is the stable event id (`evt_deposit_completed_DEP-2026-000001`). Answer 2xx to acknowledge; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is DEAD (replayable); 410 disables the endpoint. Deduplicate on `webhook-id`.
-     */
-    post: operations['webhook-deposit-completed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export interface components {
-  schemas: {
-    Error: {
-      error: {
-        /** @enum {string} */
-        code:
-          | 'VALIDATION_ERROR'
-          | 'INVALID_GRADE'
-          | 'WEIGHT_OUT_OF_RANGE'
-          | 'UNAUTHORIZED'
-          | 'INVALID_SIGNATURE'
-          | 'INSUFFICIENT_PERMISSIONS'
-          | 'ROUTE_NOT_FOUND'
-          | 'FARMER_NOT_REGISTERED'
-          | 'COOPERATIVE_NOT_FOUND'
-          | 'BATCH_NOT_FOUND'
-          | 'PAYMENT_NOT_FOUND'
-          | 'JOB_NOT_FOUND'
-          | 'PO_NOT_FOUND'
-          | 'DDS_NOT_FOUND'
-          | 'LOAN_NOT_FOUND'
-          | 'FARMER_ALREADY_REGISTERED'
-          | 'COOPERATIVE_ALREADY_EXISTS'
-          | 'DUPLICATE_PAYOUT'
-          | 'DUPLICATE_REQUEST'
-          | 'BATCH_HAS_ACTIVE_LOAN'
-          | 'CHAIN_EVENT_NOT_CONFIRMED'
-          | 'PAYLOAD_TOO_LARGE'
-          | 'UNSUPPORTED_MEDIA_TYPE'
-          | 'GFW_CHECK_FAILED'
-          | 'BATCH_NOT_ELIGIBLE'
-          | 'STAGE_OUT_OF_ORDER'
-          | 'PO_NOT_CONFIRMED'
-          | 'INSUFFICIENT_COLLATERAL'
-          | 'PHONE_NOT_FOUND'
-          | 'COOPERATIVE_NOT_ACTIVE'
-          | 'PAYOUT_EXCEEDS_BATCH_VALUE'
-          | 'DAILY_PAYOUT_LIMIT_REACHED'
-          | 'EVIDENCE_UPLOAD_INVALID'
-          | 'BUYER_PAYMENT_NOT_FOUND'
-          | 'PO_ALREADY_SETTLED'
-          | 'NO_PAYMENT_RECEIVED'
-          | 'PAYMENT_COUNTED'
-          | 'PAYMENT_ALREADY_REFUNDED'
-          | 'SHORT_PAYMENT_NOT_ACCEPTED'
-          | 'RATE_LIMITED'
-          | 'INTERNAL_ERROR'
-          | 'PAYOUT_FAILED'
-          | 'PROVIDER_UNAVAILABLE'
-          | 'LEDGER_UNAVAILABLE'
-          | 'AUDIT_LOG_UNAVAILABLE'
-          | 'GFW_API_UNAVAILABLE'
-          | 'STALE_PRICE_FEED'
-          | 'MAAIF_API_UNAVAILABLE'
-          | 'DDS_TRACES_PENDING';
-        message: string;
-        /**
-         * Format: uri
-         * @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors).
-         */
-        docs: string;
-        /** @description ULID; also in the x-request-id header and the logs. */
-        request_id: string;
-        /** @description VALIDATION_ERROR: [{path, message}]; PAYOUT_FAILED: {payout_id, status}. */
-        details?: unknown;
-      };
+    schemas: {
+        Error: {
+            error: {
+                /** @enum {string} */
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                message: string;
+                /**
+                 * Format: uri
+                 * @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors).
+                 */
+                docs: string;
+                /** @description ULID; also in the x-request-id header and the logs. */
+                request_id: string;
+                /** @description VALIDATION_ERROR: [{path, message}]; PAYOUT_FAILED: {payout_id, status}. */
+                details?: unknown;
+            };
+        };
     };
-  };
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  'create-cooperative': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          cooperative_id: string;
-          name: string;
-          district: string;
-          /** @enum {string} */
-          licence_status: 'ACTIVE' | 'EXPIRED' | 'SUSPENDED';
-          /** Format: date */
-          licence_expires_at: string;
-          manager: {
-            name: string;
-            /** Format: email */
-            email: string;
-            phone: string;
-          };
-          prices_ugx_per_kg: {
-            screen18: number;
-            screen15: number;
-            FAQ: number;
-            PB: number;
-          };
-          export_premium_ugx_per_kg: number;
-        };
-      };
-    };
-    responses: {
-      /** @description Created; `Location` names the new resource. */
-      201: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "name": "Bugisu Cooperative Union",
-           *       "district": "Mbale",
-           *       "licence_status": "ACTIVE",
-           *       "licence_expires_at": "2027-06-30",
-           *       "manager": {
-           *         "name": "Sarah Wanyama",
-           *         "phone": "+256 7•• ••• 019",
-           *         "email": "manager@bugisu-cu.example"
-           *       },
-           *       "prices_ugx_per_kg": {
-           *         "screen18": 9800,
-           *         "screen15": 9200,
-           *         "FAQ": 8000,
-           *         "PB": 9500
-           *       },
-           *       "export_premium_ugx_per_kg": 400,
-           *       "created_at": "2026-11-22T18:54:52.121Z",
-           *       "updated_at": "2026-11-22T18:54:52.121Z",
-           *       "active": true
-           *     }
-           */
-          'application/json': {
-            cooperative_id: string;
-            name: string;
-            district: string;
-            licence_status: string;
-            licence_expires_at: string;
-            manager: {
-              name: string;
-              email: string;
-              /** @description masked */
-              phone: string;
-            };
-            prices_ugx_per_kg: {
-              [key: string]: number;
-            };
-            /** @description UGX, whole shillings */
-            export_premium_ugx_per_kg: number;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            updated_at: string;
-            active: boolean;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description COOPERATIVE_ALREADY_EXISTS: Cooperative ID already exists. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-cooperative': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "name": "Bugisu Cooperative Union",
-           *       "district": "Mbale",
-           *       "licence_status": "ACTIVE",
-           *       "licence_expires_at": "2027-06-30",
-           *       "manager": {
-           *         "name": "Sarah Wanyama",
-           *         "phone": "+256 7•• ••• 019",
-           *         "email": "manager@bugisu-cu.example"
-           *       },
-           *       "prices_ugx_per_kg": {
-           *         "screen18": 9800,
-           *         "screen15": 9200,
-           *         "FAQ": 8000,
-           *         "PB": 9500
-           *       },
-           *       "export_premium_ugx_per_kg": 400,
-           *       "created_at": "2026-11-22T18:54:52.121Z",
-           *       "updated_at": "2026-11-22T18:54:52.121Z",
-           *       "active": true
-           *     }
-           */
-          'application/json': {
-            cooperative_id: string;
-            name: string;
-            district: string;
-            licence_status: string;
-            licence_expires_at: string;
-            manager: {
-              name: string;
-              email: string;
-              /** @description masked */
-              phone: string;
-            };
-            prices_ugx_per_kg: {
-              [key: string]: number;
-            };
-            /** @description UGX, whole shillings */
-            export_premium_ugx_per_kg: number;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            updated_at: string;
-            active: boolean;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'update-cooperative': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          name?: string;
-          district?: string;
-          /** @enum {string} */
-          licence_status?: 'ACTIVE' | 'EXPIRED' | 'SUSPENDED';
-          /** Format: date */
-          licence_expires_at?: string;
-          manager?: {
-            name: string;
-            /** Format: email */
-            email: string;
-            phone: string;
-          };
-          prices_ugx_per_kg?: {
-            screen18: number;
-            screen15: number;
-            FAQ: number;
-            PB: number;
-          };
-          export_premium_ugx_per_kg?: number;
-        };
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "name": "Bugisu Cooperative Union",
-           *       "district": "Mbale",
-           *       "licence_status": "ACTIVE",
-           *       "licence_expires_at": "2027-06-30",
-           *       "manager": {
-           *         "name": "Sarah Wanyama",
-           *         "phone": "+256 7•• ••• 019",
-           *         "email": "manager@bugisu-cu.example"
-           *       },
-           *       "prices_ugx_per_kg": {
-           *         "screen18": 9800,
-           *         "screen15": 9200,
-           *         "FAQ": 8000,
-           *         "PB": 9500
-           *       },
-           *       "export_premium_ugx_per_kg": 400,
-           *       "created_at": "2026-11-22T18:54:52.121Z",
-           *       "updated_at": "2026-11-22T18:54:52.121Z",
-           *       "active": true
-           *     }
-           */
-          'application/json': {
-            cooperative_id: string;
-            name: string;
-            district: string;
-            licence_status: string;
-            licence_expires_at: string;
-            manager: {
-              name: string;
-              email: string;
-              /** @description masked */
-              phone: string;
-            };
-            prices_ugx_per_kg: {
-              [key: string]: number;
-            };
-            /** @description UGX, whole shillings */
-            export_premium_ugx_per_kg: number;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            updated_at: string;
-            active: boolean;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-holding-balance': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "held_usdc": 126.045538,
-           *       "payouts_held": 1,
-           *       "updated_at": "2026-11-22T19:02:11.804Z"
-           *     }
-           */
-          'application/json': {
-            cooperative_id: string;
-            /** @description USDC, at most 6 decimals */
-            held_usdc: number;
-            payouts_held: number;
-            updated_at: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'register-farmer': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          farmer_id: string;
-          full_name: string;
-          cooperative_id: string;
-          phone?: string;
-          district: string;
-          farm: {
-            gps: {
-              /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-              lat: number;
-              /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-              lng: number;
-            };
-            polygon?: {
-              /** @constant */
-              type: 'Polygon';
-              coordinates: number[][][];
-            };
-            /** @description At most 4 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-            area_ha: number;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Created; `Location` names the new resource. */
-      201: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "farmer_id": "UG-BUD-004512",
-           *       "full_name": "Nabulo Mirembe",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "phone": "+256 7•• ••• 305",
-           *       "district": "Bududa",
-           *       "farm": {
-           *         "area_ha": 1.2,
-           *         "gps": {
-           *           "lng": 34.331245,
-           *           "lat": 1.011812
-           *         }
-           *       },
-           *       "national_registry_status": "VERIFIED",
-           *       "gfw_status": "CLEAR",
-           *       "gfw_checked_at": "2026-11-22T18:54:52.323Z",
-           *       "gfw_dataset": {
-           *         "name": "bundled-alert-areas",
-           *         "version": "2026-11-01"
-           *       },
-           *       "registered_at": "2026-11-22T18:54:52.261Z"
-           *     }
-           */
-          'application/json': {
-            farmer_id: string;
-            full_name: string;
-            cooperative_id: string;
-            /** @description masked; null when the farmer has no phone */
-            phone: string | null;
-            district: string;
-            farm: {
-              gps: {
-                lat: number;
-                lng: number;
-              };
-              polygon?: {
-                /** @constant */
-                type: 'Polygon';
-                coordinates: number[][][];
-              };
-              area_ha: number;
-              computed_area_ha?: number | null;
-            };
-            /** @enum {string} */
-            gfw_status: 'CLEAR' | 'FLAGGED' | 'PENDING';
-            /** @enum {string} */
-            national_registry_status: 'VERIFIED' | 'PENDING' | 'REJECTED';
-            /** @description ISO 8601 UTC timestamp */
-            gfw_checked_at?: string;
-            gfw_dataset?: {
-              name: string;
-              version: string;
-            };
-            /** @description ISO 8601 UTC timestamp */
-            registered_at: string;
-            phone_changes?: {
-              /** @description ISO 8601 UTC timestamp */
-              at: string;
-              actor: string;
-              actor_role: string;
-              previous_phone: string | null;
-              phone: string;
-            }[];
-            /** @description ISO 8601 UTC timestamp */
-            phone_updated_at?: string;
-          };
-        };
-      };
-      /** @description The national registry did not answer: the farmer is recorded as pending until the job completes. */
-      202: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "MAAIF_API_UNAVAILABLE",
-           *         "message": "National farmer registry not responding; registration completes later.",
-           *         "docs": "http://127.0.0.1:3000/docs/errors#MAAIF_API_UNAVAILABLE",
-           *         "request_id": "01M829T1PT35DWEJKNCY8T3VQ9"
-           *       },
-           *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
-           *       "status": "PENDING",
-           *       "farmer": {
-           *         "farmer_id": "UG-BUD-004512",
-           *         "full_name": "Nabulo Mirembe",
-           *         "cooperative_id": "BUGISU-CU-01",
-           *         "phone": "+256 7•• ••• 305",
-           *         "district": "Bududa",
-           *         "farm": {
-           *           "area_ha": 1.2,
-           *           "gps": {
-           *             "lng": 34.331245,
-           *             "lat": 1.011812
-           *           }
-           *         },
-           *         "national_registry_status": "PENDING",
-           *         "gfw_status": "CLEAR",
-           *         "gfw_checked_at": "2026-11-22T18:54:52.323Z",
-           *         "gfw_dataset": {
-           *           "name": "bundled-alert-areas",
-           *           "version": "2026-11-01"
-           *         },
-           *         "registered_at": "2026-11-22T18:54:52.261Z"
-           *       }
-           *     }
-           */
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'VALIDATION_ERROR'
-                | 'INVALID_GRADE'
-                | 'WEIGHT_OUT_OF_RANGE'
-                | 'UNAUTHORIZED'
-                | 'INVALID_SIGNATURE'
-                | 'INSUFFICIENT_PERMISSIONS'
-                | 'ROUTE_NOT_FOUND'
-                | 'FARMER_NOT_REGISTERED'
-                | 'COOPERATIVE_NOT_FOUND'
-                | 'BATCH_NOT_FOUND'
-                | 'PAYMENT_NOT_FOUND'
-                | 'JOB_NOT_FOUND'
-                | 'PO_NOT_FOUND'
-                | 'DDS_NOT_FOUND'
-                | 'LOAN_NOT_FOUND'
-                | 'FARMER_ALREADY_REGISTERED'
-                | 'COOPERATIVE_ALREADY_EXISTS'
-                | 'DUPLICATE_PAYOUT'
-                | 'DUPLICATE_REQUEST'
-                | 'BATCH_HAS_ACTIVE_LOAN'
-                | 'CHAIN_EVENT_NOT_CONFIRMED'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'GFW_CHECK_FAILED'
-                | 'BATCH_NOT_ELIGIBLE'
-                | 'STAGE_OUT_OF_ORDER'
-                | 'PO_NOT_CONFIRMED'
-                | 'INSUFFICIENT_COLLATERAL'
-                | 'PHONE_NOT_FOUND'
-                | 'COOPERATIVE_NOT_ACTIVE'
-                | 'PAYOUT_EXCEEDS_BATCH_VALUE'
-                | 'DAILY_PAYOUT_LIMIT_REACHED'
-                | 'EVIDENCE_UPLOAD_INVALID'
-                | 'BUYER_PAYMENT_NOT_FOUND'
-                | 'PO_ALREADY_SETTLED'
-                | 'NO_PAYMENT_RECEIVED'
-                | 'PAYMENT_COUNTED'
-                | 'PAYMENT_ALREADY_REFUNDED'
-                | 'SHORT_PAYMENT_NOT_ACCEPTED'
-                | 'RATE_LIMITED'
-                | 'INTERNAL_ERROR'
-                | 'PAYOUT_FAILED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'LEDGER_UNAVAILABLE'
-                | 'AUDIT_LOG_UNAVAILABLE'
-                | 'GFW_API_UNAVAILABLE'
-                | 'STALE_PRICE_FEED'
-                | 'MAAIF_API_UNAVAILABLE'
-                | 'DDS_TRACES_PENDING';
-              message: string;
-              /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
-              docs: string;
-              /** @description ULID; also in the x-request-id header and the logs. */
-              request_id: string;
-              /** @description VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal. */
-              details?: unknown;
-            };
-            job_id: string;
-            status: string;
-            farmer: {
-              farmer_id: string;
-              full_name: string;
-              cooperative_id: string;
-              /** @description masked; null when the farmer has no phone */
-              phone: string | null;
-              district: string;
-              farm: {
-                gps: {
-                  lat: number;
-                  lng: number;
+    "create-cooperative": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    cooperative_id: string;
+                    name: string;
+                    district: string;
+                    /** @enum {string} */
+                    licence_status: "ACTIVE" | "EXPIRED" | "SUSPENDED";
+                    /** Format: date */
+                    licence_expires_at: string;
+                    manager: {
+                        name: string;
+                        /** Format: email */
+                        email: string;
+                        phone: string;
+                    };
+                    prices_ugx_per_kg: {
+                        screen18: number;
+                        screen15: number;
+                        FAQ: number;
+                        PB: number;
+                    };
+                    export_premium_ugx_per_kg: number;
                 };
-                polygon?: {
-                  /** @constant */
-                  type: 'Polygon';
-                  coordinates: number[][][];
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource. */
+            201: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
                 };
-                area_ha: number;
-                computed_area_ha?: number | null;
-              };
-              /** @enum {string} */
-              gfw_status: 'CLEAR' | 'FLAGGED' | 'PENDING';
-              /** @enum {string} */
-              national_registry_status: 'VERIFIED' | 'PENDING' | 'REJECTED';
-              /** @description ISO 8601 UTC timestamp */
-              gfw_checked_at?: string;
-              gfw_dataset?: {
-                name: string;
-                version: string;
-              };
-              /** @description ISO 8601 UTC timestamp */
-              registered_at: string;
-              phone_changes?: {
-                /** @description ISO 8601 UTC timestamp */
-                at: string;
-                actor: string;
-                actor_role: string;
-                previous_phone: string | null;
-                phone: string;
-              }[];
-              /** @description ISO 8601 UTC timestamp */
-              phone_updated_at?: string;
+                content: {
+                    /**
+                     * @example {
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "name": "Bugisu Cooperative Union",
+                     *       "district": "Mbale",
+                     *       "licence_status": "ACTIVE",
+                     *       "licence_expires_at": "2027-06-30",
+                     *       "manager": {
+                     *         "name": "Sarah Wanyama",
+                     *         "phone": "+256 7•• ••• 019",
+                     *         "email": "manager@bugisu-cu.example"
+                     *       },
+                     *       "prices_ugx_per_kg": {
+                     *         "screen18": 9800,
+                     *         "screen15": 9200,
+                     *         "FAQ": 8000,
+                     *         "PB": 9500
+                     *       },
+                     *       "export_premium_ugx_per_kg": 400,
+                     *       "created_at": "2026-11-22T18:54:52.121Z",
+                     *       "updated_at": "2026-11-22T18:54:52.121Z",
+                     *       "active": true
+                     *     }
+                     */
+                    "application/json": {
+                        cooperative_id: string;
+                        name: string;
+                        district: string;
+                        licence_status: string;
+                        licence_expires_at: string;
+                        manager: {
+                            name: string;
+                            email: string;
+                            /** @description masked */
+                            phone: string;
+                        };
+                        prices_ugx_per_kg: {
+                            [key: string]: number;
+                        };
+                        /** @description UGX, whole shillings */
+                        export_premium_ugx_per_kg: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        active: boolean;
+                    };
+                };
             };
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description FARMER_ALREADY_REGISTERED: Farmer ID already exists. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-farmer': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "farmer_id": "UG-BUD-004512",
-           *       "full_name": "Nabulo Mirembe",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "phone": "+256 7•• ••• 305",
-           *       "district": "Bududa",
-           *       "farm": {
-           *         "area_ha": 1.2,
-           *         "gps": {
-           *           "lng": 34.331245,
-           *           "lat": 1.011812
-           *         }
-           *       },
-           *       "national_registry_status": "VERIFIED",
-           *       "gfw_status": "CLEAR",
-           *       "gfw_checked_at": "2026-11-22T18:54:52.323Z",
-           *       "gfw_dataset": {
-           *         "name": "bundled-alert-areas",
-           *         "version": "2026-11-01"
-           *       },
-           *       "registered_at": "2026-11-22T18:54:52.261Z"
-           *     }
-           */
-          'application/json': {
-            farmer_id: string;
-            full_name: string;
-            cooperative_id: string;
-            /** @description masked; null when the farmer has no phone */
-            phone: string | null;
-            district: string;
-            farm: {
-              gps: {
-                lat: number;
-                lng: number;
-              };
-              polygon?: {
-                /** @constant */
-                type: 'Polygon';
-                coordinates: number[][][];
-              };
-              area_ha: number;
-              computed_area_ha?: number | null;
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            /** @enum {string} */
-            gfw_status: 'CLEAR' | 'FLAGGED' | 'PENDING';
-            /** @enum {string} */
-            national_registry_status: 'VERIFIED' | 'PENDING' | 'REJECTED';
-            /** @description ISO 8601 UTC timestamp */
-            gfw_checked_at?: string;
-            gfw_dataset?: {
-              name: string;
-              version: string;
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            /** @description ISO 8601 UTC timestamp */
-            registered_at: string;
-            phone_changes?: {
-              /** @description ISO 8601 UTC timestamp */
-              at: string;
-              actor: string;
-              actor_role: string;
-              previous_phone: string | null;
-              phone: string;
-            }[];
-            /** @description ISO 8601 UTC timestamp */
-            phone_updated_at?: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'update-farmer': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          phone: string;
-        };
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "farmer_id": "UG-BUD-004512",
-           *       "full_name": "Nabulo Mirembe",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "phone": "+256 7•• ••• 888",
-           *       "district": "Bududa",
-           *       "farm": {
-           *         "area_ha": 1.2,
-           *         "gps": {
-           *           "lng": 34.331245,
-           *           "lat": 1.011812
-           *         }
-           *       },
-           *       "national_registry_status": "VERIFIED",
-           *       "gfw_status": "CLEAR",
-           *       "gfw_checked_at": "2026-11-22T18:54:52.323Z",
-           *       "gfw_dataset": {
-           *         "name": "bundled-alert-areas",
-           *         "version": "2026-11-01"
-           *       },
-           *       "registered_at": "2026-11-22T18:54:52.261Z",
-           *       "phone_updated_at": "2026-11-23T08:00:00.000Z",
-           *       "phone_changes": [
-           *         {
-           *           "at": "2026-11-23T08:00:00.000Z",
-           *           "actor": "manager-bugisu",
-           *           "actor_role": "COOPERATIVE",
-           *           "previous_phone": "+256 7•• ••• 305",
-           *           "phone": "+256 7•• ••• 888"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': {
-            farmer_id: string;
-            full_name: string;
-            cooperative_id: string;
-            /** @description masked; null when the farmer has no phone */
-            phone: string | null;
-            district: string;
-            farm: {
-              gps: {
-                lat: number;
-                lng: number;
-              };
-              polygon?: {
-                /** @constant */
-                type: 'Polygon';
-                coordinates: number[][][];
-              };
-              area_ha: number;
-              computed_area_ha?: number | null;
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            /** @enum {string} */
-            gfw_status: 'CLEAR' | 'FLAGGED' | 'PENDING';
-            /** @enum {string} */
-            national_registry_status: 'VERIFIED' | 'PENDING' | 'REJECTED';
-            /** @description ISO 8601 UTC timestamp */
-            gfw_checked_at?: string;
-            gfw_dataset?: {
-              name: string;
-              version: string;
+            /** @description COOPERATIVE_ALREADY_EXISTS: Cooperative ID already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            /** @description ISO 8601 UTC timestamp */
-            registered_at: string;
-            phone_changes?: {
-              /** @description ISO 8601 UTC timestamp */
-              at: string;
-              actor: string;
-              actor_role: string;
-              previous_phone: string | null;
-              phone: string;
-            }[];
-            /** @description ISO 8601 UTC timestamp */
-            phone_updated_at?: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-credit-score': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "farmer_id": "UG-BUD-004512",
-           *       "score": 575,
-           *       "band": "D",
-           *       "computed_at": "2026-11-22T18:55:29.460Z",
-           *       "formula_version": "1",
-           *       "factors": [
-           *         {
-           *           "name": "deliveries",
-           *           "value": 1,
-           *           "effect": 4
-           *         },
-           *         {
-           *           "name": "volume_kg",
-           *           "value": 182.4,
-           *           "effect": 1
-           *         },
-           *         {
-           *           "name": "quality",
-           *           "value": 100,
-           *           "effect": 30
-           *         },
-           *         {
-           *           "name": "loans_repaid_on_time",
-           *           "value": 1,
-           *           "effect": 40
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': {
-            farmer_id: string;
-            score: number;
-            band: string;
-            /** @description ISO 8601 UTC timestamp */
-            computed_at: string;
-            formula_version: string;
-            factors: {
-              name: string;
-              value: number;
-              effect: number;
-            }[];
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'submit-batch': {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          farmer_id: string;
-          cooperative_id: string;
-          /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-          weight_kg: number;
-          /** @enum {string} */
-          grade: 'screen18' | 'screen15' | 'FAQ' | 'PB';
-          /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-          moisture_pct: number;
-          collection_point_gps: {
-            /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-            lat: number;
-            /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-            lng: number;
-          };
-          weight_slip_photo_url?: string;
-          collector_agent_id: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Minted: the BatchToken exists; the payout has started. */
-      201: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "batch_id": "BATCH-2026-000002",
-           *         "token_id": "2026000000000002",
-           *         "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
-           *         "audit_log_message_id": "AUD-BATCH-2026-000002-1",
-           *         "payment_status": "INITIATED",
-           *         "payment_amount_ugx": 883200,
-           *         "farmer_phone": "+256 7•• ••• 760",
-           *         "estimated_payment_time_seconds": 30,
-           *         "stage": "DELIVERED",
-           *         "created_at": "2026-11-22T18:54:53.089Z"
-           *       }
-           *     }
-           */
-          'application/json': {
-            /** @constant */
-            success: true;
-            data: {
-              batch_id: string;
-              token_id: string | null;
-              chain_tx_hash: string | null;
-              audit_log_message_id: string;
-              payment_status: string;
-              /** @description UGX, whole shillings */
-              payment_amount_ugx: number;
-              farmer_phone: string | null;
-              estimated_payment_time_seconds: number;
-              stage: string | null;
-              /** @description ISO 8601 UTC timestamp */
-              created_at: string;
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-          };
-        };
-      };
-      /** @description Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`). */
-      202: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
-           *       "status": "PENDING",
-           *       "batch_id": "BATCH-2026-000002"
-           *     }
-           */
-          'application/json': {
-            job_id: string;
-            status: string;
-            batch_id: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. WEIGHT_OUT_OF_RANGE: weight_kg is below 1 or above 5000. INVALID_GRADE: Grade is not one of screen18, screen15, FAQ, PB. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description COOPERATIVE_NOT_ACTIVE: Cooperative licence expired or suspended. GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'submit-batch-v1': {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          farmer_id: string;
-          cooperative_id: string;
-          /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-          weight_kg: number;
-          /** @enum {string} */
-          grade: 'screen18' | 'screen15' | 'FAQ' | 'PB';
-          /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-          moisture_pct: number;
-          collection_point_gps: {
-            /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-            lat: number;
-            /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-            lng: number;
-          };
-          weight_slip_photo_url?: string;
-          collector_agent_id: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Minted: the BatchToken exists; the payout has started. */
-      201: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "batch_id": "BATCH-2026-000002",
-           *         "token_id": "2026000000000002",
-           *         "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
-           *         "audit_log_message_id": "AUD-BATCH-2026-000002-1",
-           *         "payment_status": "INITIATED",
-           *         "payment_amount_ugx": 883200,
-           *         "farmer_phone": "+256 7•• ••• 760",
-           *         "estimated_payment_time_seconds": 30,
-           *         "stage": "DELIVERED",
-           *         "created_at": "2026-11-22T18:54:53.089Z"
-           *       }
-           *     }
-           */
-          'application/json': {
-            /** @constant */
-            success: true;
-            data: {
-              batch_id: string;
-              token_id: string | null;
-              chain_tx_hash: string | null;
-              audit_log_message_id: string;
-              payment_status: string;
-              /** @description UGX, whole shillings */
-              payment_amount_ugx: number;
-              farmer_phone: string | null;
-              estimated_payment_time_seconds: number;
-              stage: string | null;
-              /** @description ISO 8601 UTC timestamp */
-              created_at: string;
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-          };
-        };
-      };
-      /** @description Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`). */
-      202: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
-           *       "status": "PENDING",
-           *       "batch_id": "BATCH-2026-000002"
-           *     }
-           */
-          'application/json': {
-            job_id: string;
-            status: string;
-            batch_id: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. WEIGHT_OUT_OF_RANGE: weight_kg is below 1 or above 5000. INVALID_GRADE: Grade is not one of screen18, screen15, FAQ, PB. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description COOPERATIVE_NOT_ACTIVE: Cooperative licence expired or suspended. GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'update-batch-stage': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json':
-          | {
-              /** @constant */
-              new_stage: 'GRADED';
-              evidence: {
-                /** @enum {string} */
-                grade: 'screen18' | 'screen15' | 'FAQ' | 'PB';
-                /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-                moisture_pct: number;
-                /** @description At most 1 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-                screen_size?: number;
-                defect_count?: number;
-                /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-                cupping_score?: number;
-                notes?: string;
-              };
-              evidence_photo_base64?: string;
-              evidence_upload_id?: string;
-              cooperative_id: string;
-            }
-          | {
-              /** @constant */
-              new_stage: 'MILLED';
-              evidence: {
-                mill_id: string;
-                /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-                outturn_kg: number;
-                /** Format: date-time */
-                milled_at?: string;
-              };
-              evidence_photo_base64?: string;
-              evidence_upload_id?: string;
-              cooperative_id: string;
-            }
-          | {
-              /** @constant */
-              new_stage: 'WAREHOUSED';
-              evidence: {
-                warehouse_id: string;
-                lot_number?: string;
-                position?: string;
-              };
-              evidence_photo_base64?: string;
-              evidence_upload_id?: string;
-              cooperative_id: string;
-            }
-          | {
-              /** @constant */
-              new_stage: 'EXPORTED';
-              evidence: {
-                export_permit: string;
-                destination_country: string;
-                vessel_name?: string;
-                bill_of_lading?: string;
-              };
-              evidence_photo_base64?: string;
-              evidence_upload_id?: string;
-              cooperative_id: string;
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-      };
-    };
-    responses: {
-      /** @description The stage is recorded and its trace-log transaction mined. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "batch_id": "BATCH-2026-000001",
-           *       "previous_stage": "DELIVERED",
-           *       "new_stage": "GRADED",
-           *       "chain_tx_hash": "0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df",
-           *       "audit_log_sequence_number": "4",
-           *       "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-           *       "dds_eligible": true,
-           *       "timestamp": "2026-11-22T18:54:59.037Z"
-           *     }
-           */
-          'application/json': {
-            batch_id: string;
-            previous_stage: string;
-            new_stage: string;
-            chain_tx_hash: string | null;
-            audit_log_sequence_number: string;
-            evidence_ipfs_cid: string | null;
-            dds_eligible: boolean;
-            /** @description ISO 8601 UTC timestamp */
-            timestamp: string;
-          };
-        };
-      };
-      /** @description Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`). */
-      202: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
-           *       "status": "PENDING",
-           *       "batch_id": "BATCH-2026-000001",
-           *       "previous_stage": "DELIVERED",
-           *       "new_stage": "GRADED",
-           *       "chain_tx_hash": null,
-           *       "audit_log_sequence_number": "4",
-           *       "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-           *       "dds_eligible": true,
-           *       "timestamp": "2026-11-22T18:54:59.037Z"
-           *     }
-           */
-          'application/json': {
-            job_id: string;
-            status: string;
-            batch_id: string;
-            previous_stage: string;
-            new_stage: string;
-            chain_tx_hash: string | null;
-            audit_log_sequence_number: string;
-            evidence_ipfs_cid: string | null;
-            dds_eligible: boolean;
-            /** @description ISO 8601 UTC timestamp */
-            timestamp: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. INVALID_GRADE: Grade is not one of screen18, screen15, FAQ, PB. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PO_NOT_CONFIRMED: Purchase order exists but is not confirmed. EVIDENCE_UPLOAD_INVALID: Evidence upload missing, of another batch, expired, of another size or image type, or already used (`details.reason`). */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'create-evidence-upload': {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @enum {string} */
-          content_type: 'image/jpeg' | 'image/png' | 'image/webp';
-          size_bytes: number;
-        };
-      };
-    };
-    responses: {
-      /** @description The upload: PUT the photo to `url` with `headers` before `expires_at`, then name `upload_id` as `evidence_upload_id` in PATCH /batch/{id}/stage before `attach_by`. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "upload_id": "UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F",
-           *       "batch_id": "BATCH-2026-000001",
-           *       "content_type": "image/jpeg",
-           *       "size_bytes": 4718592,
-           *       "url": "https://coffeetrace-dev-evidenceuploadsbucket1f2a3b4c-9x8y7z6w5v4u.s3.eu-west-1.amazonaws.com/evidence-uploads/BATCH-2026-000001/UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T185412Z&X-Amz-Expires=900&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=5f0c7e5d3b1a9e8c7f6d5b4a3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&x-id=PutObject",
-           *       "method": "PUT",
-           *       "headers": {
-           *         "Content-Type": "image/jpeg",
-           *         "Content-Length": "4718592"
-           *       },
-           *       "expires_at": "2026-11-22T19:09:12.204Z",
-           *       "attach_by": "2026-11-23T18:54:12.204Z"
-           *     }
-           */
-          'application/json': {
-            upload_id: string;
-            batch_id: string;
-            content_type: string;
-            size_bytes: number;
-            url: string;
-            /** @constant */
-            method: 'PUT';
-            headers: {
-              [key: string]: string;
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            /** @description ISO 8601 UTC timestamp */
-            expires_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            attach_by: string;
-          };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'get-batch-audit': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "batch_id": "BATCH-2026-000002",
-           *       "token_id": "2026000000000002",
-           *       "entries": [
-           *         {
-           *           "sequence_number": 1,
-           *           "message_id": "AUD-BATCH-2026-000002-1",
-           *           "type": "BATCH_SUBMITTED",
-           *           "at": "2026-11-22T18:54:53.089Z",
-           *           "actor": "demo-field-agent",
-           *           "batch_id": "BATCH-2026-000002",
-           *           "payload": {
-           *             "stage": "DELIVERED",
-           *             "farmer_id": "UG-SIR-001877",
-           *             "weight_kg": 96,
-           *             "grade": "screen15",
-           *             "payment_amount_ugx": 883200
-           *           },
-           *           "prev_hash": "0000000000000000000000000000000000000000000000000000000000000000",
-           *           "hash": "65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2",
-           *           "anchor": {
-           *             "tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
-           *             "block_number": 41
-           *           }
-           *         },
-           *         {
-           *           "sequence_number": 2,
-           *           "message_id": "AUD-BATCH-2026-000002-2",
-           *           "type": "PAYOUT_PROCESSING",
-           *           "at": "2026-11-22T18:54:53.412Z",
-           *           "actor": "system",
-           *           "batch_id": "BATCH-2026-000002",
-           *           "payload": {
-           *             "payment_id": "PAY-2026-000002-01",
-           *             "reason": "NET_COFFEE_PAYMENT"
-           *           },
-           *           "prev_hash": "65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2",
-           *           "hash": "0d4f6a28b1c3e5f7092a4c6e8f0b2d4f6a8c0e2a4c6e8f0b2d4f6a8c0e2a4c6e",
-           *           "anchor": {
-           *             "tx_hash": "0x5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c",
-           *             "block_number": 57,
-           *             "root": "0x9c4e2a7b1d3f5a8c0e2b4d6f8a1c3e5b7d9f2a4c6e8b0d2f4a6c8e1b3d5f7a9c",
-           *             "proof": [
-           *               "0x1f3a5c7e9b2d4f6a8c0e3b5d7f9a2c4e6b8d1f3a5c7e9b2d4f6a8c0e3b5d7f9a"
-           *             ],
-           *             "head_sequence_number": 3,
-           *             "head_hash": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-           *           }
-           *         }
-           *       ],
-           *       "verified": true,
-           *       "checks": [
-           *         {
-           *           "sequence_number": 1,
-           *           "message_id": "AUD-BATCH-2026-000002-1",
-           *           "check": "mint_event",
-           *           "ok": true,
-           *           "detail": "BatchMinted(token 2026000000000002, BATCH-2026-000002, 0x65c7cd03f6…) in tx 0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f"
-           *         },
-           *         {
-           *           "sequence_number": 2,
-           *           "message_id": "AUD-BATCH-2026-000002-2",
-           *           "check": "anchor",
-           *           "ok": true,
-           *           "detail": "anchored by the periodic anchor 0x9c4e2a7b1d… in tx 0x5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c (block 57), through the hash chain to head #3"
-           *         }
-           *       ],
-           *       "evidence_pins": [
-           *         {
-           *           "sequence_number": 4,
-           *           "stage": "GRADED",
-           *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-           *           "evidence_pin_status": "PINNED"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': {
-            batch_id: string;
-            token_id: string;
-            entries: {
-              batch_id: string;
-              sequence_number: number;
-              message_id: string;
-              type: string;
-              /** @description ISO 8601 UTC timestamp */
-              at: string;
-              actor: string;
-              payload: {
-                [key: string]: unknown;
-              };
-              prev_hash: string;
-              hash: string;
-              /** @constant */
-              payload_redacted?: true;
-              anchor: {
-                tx_hash: string;
-                block_number: number;
-                root?: string;
-                proof?: string[];
-                head_sequence_number?: number;
-                head_hash?: string;
-              } | null;
-            }[];
-            verified: boolean;
-            checks: {
-              sequence_number: number;
-              message_id: string;
-              check: string;
-              ok: boolean;
-              detail: string;
-            }[];
-            evidence_pins: {
-              sequence_number: number;
-              stage: string;
-              evidence_ipfs_cid: string | null;
-              evidence_pin_status: string | null;
-            }[];
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'create-purchase-order': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          batch_ids: string[];
-          buyer: string;
-          /** @description At most 4 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-          price_usd_per_kg: number;
-          buyer_operator?: {
-            name: string;
-            eori: string;
-            address: string;
-            /** Format: email */
-            email: string;
-            country: string;
-          };
-          buyer_address?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Created; `Location` names the new resource. */
-      201: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
-           *       "status": "DRAFT",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "batch_ids": [
-           *         "BATCH-2026-000001"
-           *       ],
-           *       "buyer": "Hamburg Coffee Importers GmbH",
-           *       "price_usd_per_kg": 7.1,
-           *       "buyer_operator": {
-           *         "name": "Hamburg Coffee Importers GmbH",
-           *         "eori": "DE123456789012345",
-           *         "address": "Am Sandtorkai 1, 20457 Hamburg",
-           *         "email": "dds@hci.example",
-           *         "country": "DE"
-           *       },
-           *       "created_at": "2026-11-22T18:55:01.901Z",
-           *       "amount_due_usdc": 1295.04,
-           *       "paid_usdc": 0,
-           *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec"
-           *     }
-           */
-          'application/json': {
-            purchase_order_id: string;
-            status: string;
-            cooperative_id: string;
-            batch_ids: string[];
-            buyer: string;
-            price_usd_per_kg: number;
-            buyer_operator?: {
-              name: string;
-              eori: string;
-              address: string;
-              email: string;
-              country: string;
+    "get-cooperative": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
             };
-            amount_due_usdc: number | null;
-            /** @description USDC, at most 6 decimals */
-            paid_usdc: number;
-            buyer_address: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            confirmed_at?: string;
-          };
+            cookie?: never;
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'confirm-purchase-order': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
-           *       "status": "CONFIRMED",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "batch_ids": [
-           *         "BATCH-2026-000001"
-           *       ],
-           *       "buyer": "Hamburg Coffee Importers GmbH",
-           *       "price_usd_per_kg": 7.1,
-           *       "buyer_operator": {
-           *         "name": "Hamburg Coffee Importers GmbH",
-           *         "eori": "DE123456789012345",
-           *         "address": "Am Sandtorkai 1, 20457 Hamburg",
-           *         "email": "dds@hci.example",
-           *         "country": "DE"
-           *       },
-           *       "created_at": "2026-11-22T18:55:01.901Z",
-           *       "amount_due_usdc": 1295.04,
-           *       "paid_usdc": 0,
-           *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
-           *       "confirmed_at": "2026-11-22T18:55:01.950Z",
-           *       "committed_batch_ids": [
-           *         "BATCH-2026-000001"
-           *       ]
-           *     }
-           */
-          'application/json': {
-            purchase_order_id: string;
-            status: string;
-            cooperative_id: string;
-            batch_ids: string[];
-            buyer: string;
-            price_usd_per_kg: number;
-            buyer_operator?: {
-              name: string;
-              eori: string;
-              address: string;
-              email: string;
-              country: string;
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "name": "Bugisu Cooperative Union",
+                     *       "district": "Mbale",
+                     *       "licence_status": "ACTIVE",
+                     *       "licence_expires_at": "2027-06-30",
+                     *       "manager": {
+                     *         "name": "Sarah Wanyama",
+                     *         "phone": "+256 7•• ••• 019",
+                     *         "email": "manager@bugisu-cu.example"
+                     *       },
+                     *       "prices_ugx_per_kg": {
+                     *         "screen18": 9800,
+                     *         "screen15": 9200,
+                     *         "FAQ": 8000,
+                     *         "PB": 9500
+                     *       },
+                     *       "export_premium_ugx_per_kg": 400,
+                     *       "created_at": "2026-11-22T18:54:52.121Z",
+                     *       "updated_at": "2026-11-22T18:54:52.121Z",
+                     *       "active": true
+                     *     }
+                     */
+                    "application/json": {
+                        cooperative_id: string;
+                        name: string;
+                        district: string;
+                        licence_status: string;
+                        licence_expires_at: string;
+                        manager: {
+                            name: string;
+                            email: string;
+                            /** @description masked */
+                            phone: string;
+                        };
+                        prices_ugx_per_kg: {
+                            [key: string]: number;
+                        };
+                        /** @description UGX, whole shillings */
+                        export_premium_ugx_per_kg: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        active: boolean;
+                    };
+                };
             };
-            amount_due_usdc: number | null;
-            /** @description USDC, at most 6 decimals */
-            paid_usdc: number;
-            buyer_address: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            confirmed_at?: string;
-            committed_batch_ids: string[];
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PO_NOT_FOUND: Purchase order not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-batch': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "batch_id": "BATCH-2026-000002",
-           *       "token_id": "2026000000000002",
-           *       "farmer_id": "UG-SIR-001877",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "weight_kg": 96,
-           *       "grade": "screen15",
-           *       "moisture_pct": 12,
-           *       "collection_point_gps": {
-           *         "lng": 34.248713,
-           *         "lat": 1.231004
-           *       },
-           *       "weight_slip_photo_url": null,
-           *       "collector_agent_id": "AGENT-MBL-07",
-           *       "stage": "DELIVERED",
-           *       "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
-           *       "stage_history": [
-           *         {
-           *           "stage": "DELIVERED",
-           *           "at": "2026-11-22T18:54:53.089Z",
-           *           "actor": "demo-field-agent",
-           *           "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
-           *           "audit_log_sequence_number": "1",
-           *           "evidence_ipfs_cid": null,
-           *           "evidence_pin_status": null
-           *         },
-           *         {
-           *           "stage": "GRADED",
-           *           "at": "2026-11-22T18:54:59.001Z",
-           *           "actor": "quality-bugisu",
-           *           "chain_tx_hash": null,
-           *           "audit_log_sequence_number": "4",
-           *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-           *           "evidence_pin_status": "PENDING"
-           *         }
-           *       ],
-           *       "dds_eligible": false,
-           *       "payment_status": "PAYMENT_CONFIRMED",
-           *       "payment_amount_ugx": 883200,
-           *       "audit_log_length": 3,
-           *       "created_at": "2026-11-22T18:54:53.089Z",
-           *       "updated_at": "2026-11-22T18:54:55.522Z"
-           *     }
-           */
-          'application/json': {
-            batch_id: string;
-            token_id: string | null;
-            farmer_id: string;
-            cooperative_id: string;
-            /** @description kg, at most 2 decimals */
-            weight_kg: number;
-            grade: string;
-            moisture_pct: number;
-            collection_point_gps: {
-              lat: number;
-              lng: number;
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            weight_slip_photo_url: string | null;
-            collector_agent_id: string;
-            stage: string | null;
-            chain_tx_hash: string | null;
-            stage_history: {
-              stage: string;
-              /** @description ISO 8601 UTC timestamp */
-              at: string;
-              actor: string;
-              chain_tx_hash: string | null;
-              audit_log_sequence_number: string;
-              evidence_ipfs_cid: string | null;
-              evidence_pin_status: ('PENDING' | 'PINNED' | 'FAILED') | null;
-            }[];
-            dds_eligible: boolean;
-            payment_status: string;
-            /** @description UGX, whole shillings */
-            payment_amount_ugx: number;
-            audit_log_length: number;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            updated_at: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-job': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
-           *       "type": "STAGE_CHANGE",
-           *       "status": "COMPLETE",
-           *       "batch_id": "BATCH-2026-000001",
-           *       "tx_hash": "0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df",
-           *       "created_at": "2026-11-22T18:54:59.001Z",
-           *       "completed_at": "2026-11-22T18:54:59.037Z"
-           *     }
-           */
-          'application/json': {
-            job_id: string;
-            type: string;
-            status: string;
-            batch_id?: string | null;
-            farmer_id?: string;
-            tx_hash: string | null;
-            error?: {
-              code: string;
-              message: string;
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            completed_at: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description JOB_NOT_FOUND: job_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'create-farmer-payout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          farmer_id: string;
-          batch_id: string;
-          /** @description At most 6 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-          amount_usdc: number;
-          /** @enum {string} */
-          reason: 'NET_COFFEE_PAYMENT' | 'LOAN_DISBURSEMENT' | 'TOP_UP' | 'MANUAL';
-          cooperative_id: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Created; `Location` names the new resource. */
-      201: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "payout_id": "PAY-2026-000002-02",
-           *       "status": "PROCESSING",
-           *       "farmer_id": "UG-SIR-001877",
-           *       "batch_id": "BATCH-2026-000002",
-           *       "reason": "QUALITY_BONUS",
-           *       "amount_usdc": 25.5,
-           *       "estimated_ugx": 94356,
-           *       "exchange_rate": 3700.25,
-           *       "phone": "+256 7•• ••• 760",
-           *       "provider_order_id": "ord_01M829RYHRT3KXMBX0GJ87H1VB",
-           *       "estimated_completion_seconds": 30,
-           *       "created_at": "2026-11-22T18:56:10.470Z"
-           *     }
-           */
-          'application/json': {
-            payout_id: string;
-            status: string;
-            farmer_id: string;
-            batch_id: string;
-            reason: string;
-            /** @description USDC, at most 6 decimals */
-            amount_usdc: number;
-            /** @description UGX, whole shillings */
-            estimated_ugx: number;
-            exchange_rate: number;
-            phone: string;
-            provider_order_id: string | null;
-            estimated_completion_seconds: number;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYOUT_EXCEEDS_BATCH_VALUE: The farmer payouts of the batch would exceed its value, weight_kg × (grade price + export premium) in UGX at the quoted rate (`details.batch_value_ugx`). DAILY_PAYOUT_LIMIT_REACHED: The cooperative's manual payouts of this UTC day would exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (`details.daily_limit_usdc`). */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. PAYOUT_FAILED: Payout provider returned an error; payout queued for retry. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-farmer-payout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "payout_id": "PAY-2026-000002-01",
-           *       "status": "COMPLETED",
-           *       "amount_usdc": 238.686576,
-           *       "amount_ugx": 883200,
-           *       "provider_order_id": "ord_01M829RYHRT3KXMBX0GJ87H1VB",
-           *       "mobile_money_transaction_id": "MP3412205833",
-           *       "completed_at": "2026-11-22T18:54:55.522Z",
-           *       "elapsed_seconds": 2,
-           *       "retry_count": 0,
-           *       "settlement_channel": "MOBILE_MONEY",
-           *       "cash_receipt": null
-           *     }
-           */
-          'application/json': {
-            payout_id: string;
-            status: string;
-            /** @description USDC, at most 6 decimals */
-            amount_usdc: number;
-            amount_ugx: number | null;
-            provider_order_id: string | null;
-            mobile_money_transaction_id: string | null;
-            completed_at: string | null;
-            elapsed_seconds: number | null;
-            retry_count: number;
-            /** @enum {string} */
-            settlement_channel: 'MOBILE_MONEY' | 'CASH_AT_OFFICE';
-            cash_receipt: {
-              receipt_number: string | null;
-              paid_at: string | null;
-            } | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYMENT_NOT_FOUND: payment_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'resolve-farmer-payout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json':
-          | {
-              /** @constant */
-              resolution: 'PAID_IN_CASH';
-              receipt_number: string;
-              paid_at: string;
-            }
-          | {
-              /** @constant */
-              resolution: 'RETRY';
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-      };
+            /** @description COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
     };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    "update-cooperative": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "payout_id": "PAY-2026-000004-01",
-           *       "status": "COMPLETED",
-           *       "amount_usdc": 238.686576,
-           *       "amount_ugx": 883200,
-           *       "provider_order_id": "ord_01M829RYHRT3KXMBX0GJ87H1VB",
-           *       "mobile_money_transaction_id": "MP3412205833",
-           *       "completed_at": "2026-11-22T18:54:55.522Z",
-           *       "elapsed_seconds": 2,
-           *       "retry_count": 0,
-           *       "settlement_channel": "CASH_AT_OFFICE",
-           *       "cash_receipt": {
-           *         "receipt_number": "RCPT-MBL-0042",
-           *         "paid_at": "2026-11-23T08:10:00.000Z"
-           *       },
-           *       "resolution": "PAID_IN_CASH",
-           *       "phone": "+256 7•• ••• 613",
-           *       "attempt": 4,
-           *       "resolution_round": 0,
-           *       "resolved_at": "2026-11-23T08:12:41.003Z"
-           *     }
-           */
-          'application/json': {
-            payout_id: string;
-            status: string;
-            /** @description USDC, at most 6 decimals */
-            amount_usdc: number;
-            amount_ugx: number | null;
-            provider_order_id: string | null;
-            mobile_money_transaction_id: string | null;
-            completed_at: string | null;
-            elapsed_seconds: number | null;
-            retry_count: number;
-            /** @enum {string} */
-            settlement_channel: 'MOBILE_MONEY' | 'CASH_AT_OFFICE';
-            cash_receipt: {
-              receipt_number: string | null;
-              paid_at: string | null;
-            } | null;
-            /** @enum {string} */
-            resolution: 'PAID_IN_CASH' | 'RETRY';
-            phone: string;
-            attempt: number;
-            resolution_round: number;
-            resolved_at: string | null;
-          };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    district?: string;
+                    /** @enum {string} */
+                    licence_status?: "ACTIVE" | "EXPIRED" | "SUSPENDED";
+                    /** Format: date */
+                    licence_expires_at?: string;
+                    manager?: {
+                        name: string;
+                        /** Format: email */
+                        email: string;
+                        phone: string;
+                    };
+                    prices_ugx_per_kg?: {
+                        screen18: number;
+                        screen15: number;
+                        FAQ: number;
+                        PB: number;
+                    };
+                    export_premium_ugx_per_kg?: number;
+                };
+            };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "name": "Bugisu Cooperative Union",
+                     *       "district": "Mbale",
+                     *       "licence_status": "ACTIVE",
+                     *       "licence_expires_at": "2027-06-30",
+                     *       "manager": {
+                     *         "name": "Sarah Wanyama",
+                     *         "phone": "+256 7•• ••• 019",
+                     *         "email": "manager@bugisu-cu.example"
+                     *       },
+                     *       "prices_ugx_per_kg": {
+                     *         "screen18": 9800,
+                     *         "screen15": 9200,
+                     *         "FAQ": 8000,
+                     *         "PB": 9500
+                     *       },
+                     *       "export_premium_ugx_per_kg": 400,
+                     *       "created_at": "2026-11-22T18:54:52.121Z",
+                     *       "updated_at": "2026-11-22T18:54:52.121Z",
+                     *       "active": true
+                     *     }
+                     */
+                    "application/json": {
+                        cooperative_id: string;
+                        name: string;
+                        district: string;
+                        licence_status: string;
+                        licence_expires_at: string;
+                        manager: {
+                            name: string;
+                            email: string;
+                            /** @description masked */
+                            phone: string;
+                        };
+                        prices_ugx_per_kg: {
+                            [key: string]: number;
+                        };
+                        /** @description UGX, whole shillings */
+                        export_premium_ugx_per_kg: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        active: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYMENT_NOT_FOUND: payment_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description DUPLICATE_PAYOUT: A payout for this batch and reason already exists. DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description STAGE_OUT_OF_ORDER: Stage skipped or moved backward. PHONE_NOT_FOUND: No phone number on record for the farmer. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'get-payment': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A FARMER_PAYOUT or LOAN_DISBURSEMENT (`PAY-…`, `DISB-…`, the latter with `loan_id`) or an MFI_DEPOSIT (`DEP-…`, see the deposit fields). */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    "get-holding-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
         };
-        content: {
-          'application/json':
-            | {
-                /** @constant */
-                payment_type: 'FARMER_PAYOUT';
-                payment_id: string;
-                status: string;
-                /** @description USDC, at most 6 decimals */
-                amount_usdc: number;
-                /** @description ISO 8601 UTC timestamp */
-                created_at: string;
-                completed_at: string | null;
-                settled_at: string | null;
-                /** @description ISO 8601 UTC timestamp */
-                updated_at: string;
-                farmer_id: string;
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "held_usdc": 126.045538,
+                     *       "payouts_held": 1,
+                     *       "updated_at": "2026-11-22T19:02:11.804Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cooperative_id: string;
+                        /** @description USDC, at most 6 decimals */
+                        held_usdc: number;
+                        payouts_held: number;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "register-farmer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    farmer_id: string;
+                    full_name: string;
+                    cooperative_id: string;
+                    phone?: string;
+                    district: string;
+                    farm: {
+                        gps: {
+                            /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                            lat: number;
+                            /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                            lng: number;
+                        };
+                        polygon?: {
+                            /** @constant */
+                            type: "Polygon";
+                            coordinates: number[][][];
+                        };
+                        /** @description At most 4 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        area_ha: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource. */
+            201: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "full_name": "Nabulo Mirembe",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "phone": "+256 7•• ••• 305",
+                     *       "district": "Bududa",
+                     *       "farm": {
+                     *         "area_ha": 1.2,
+                     *         "gps": {
+                     *           "lng": 34.331245,
+                     *           "lat": 1.011812
+                     *         }
+                     *       },
+                     *       "national_registry_status": "VERIFIED",
+                     *       "gfw_status": "CLEAR",
+                     *       "gfw_checked_at": "2026-11-22T18:54:52.323Z",
+                     *       "gfw_dataset": {
+                     *         "name": "bundled-alert-areas",
+                     *         "version": "2026-11-01"
+                     *       },
+                     *       "registered_at": "2026-11-22T18:54:52.261Z"
+                     *     }
+                     */
+                    "application/json": {
+                        farmer_id: string;
+                        full_name: string;
+                        cooperative_id: string;
+                        /** @description masked; null when the farmer has no phone */
+                        phone: string | null;
+                        district: string;
+                        farm: {
+                            gps: {
+                                lat: number;
+                                lng: number;
+                            };
+                            polygon?: {
+                                /** @constant */
+                                type: "Polygon";
+                                coordinates: number[][][];
+                            };
+                            area_ha: number;
+                            computed_area_ha?: number | null;
+                        };
+                        /** @enum {string} */
+                        gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @enum {string} */
+                        national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                        /** @description ISO 8601 UTC timestamp */
+                        gfw_checked_at?: string;
+                        gfw_dataset?: {
+                            name: string;
+                            version: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        registered_at: string;
+                        phone_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string | null;
+                            phone: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        phone_updated_at?: string;
+                    };
+                };
+            };
+            /** @description The national registry did not answer: the farmer is recorded as pending until the job completes. */
+            202: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MAAIF_API_UNAVAILABLE",
+                     *         "message": "National farmer registry not responding; registration completes later.",
+                     *         "docs": "http://127.0.0.1:3000/docs/errors#MAAIF_API_UNAVAILABLE",
+                     *         "request_id": "01M829T1PT35DWEJKNCY8T3VQ9"
+                     *       },
+                     *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
+                     *       "status": "PENDING",
+                     *       "farmer": {
+                     *         "farmer_id": "UG-BUD-004512",
+                     *         "full_name": "Nabulo Mirembe",
+                     *         "cooperative_id": "BUGISU-CU-01",
+                     *         "phone": "+256 7•• ••• 305",
+                     *         "district": "Bududa",
+                     *         "farm": {
+                     *           "area_ha": 1.2,
+                     *           "gps": {
+                     *             "lng": 34.331245,
+                     *             "lat": 1.011812
+                     *           }
+                     *         },
+                     *         "national_registry_status": "PENDING",
+                     *         "gfw_status": "CLEAR",
+                     *         "gfw_checked_at": "2026-11-22T18:54:52.323Z",
+                     *         "gfw_dataset": {
+                     *           "name": "bundled-alert-areas",
+                     *           "version": "2026-11-01"
+                     *         },
+                     *         "registered_at": "2026-11-22T18:54:52.261Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            message: string;
+                            /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
+                            docs: string;
+                            /** @description ULID; also in the x-request-id header and the logs. */
+                            request_id: string;
+                            /** @description VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal. */
+                            details?: unknown;
+                        };
+                        job_id: string;
+                        status: string;
+                        farmer: {
+                            farmer_id: string;
+                            full_name: string;
+                            cooperative_id: string;
+                            /** @description masked; null when the farmer has no phone */
+                            phone: string | null;
+                            district: string;
+                            farm: {
+                                gps: {
+                                    lat: number;
+                                    lng: number;
+                                };
+                                polygon?: {
+                                    /** @constant */
+                                    type: "Polygon";
+                                    coordinates: number[][][];
+                                };
+                                area_ha: number;
+                                computed_area_ha?: number | null;
+                            };
+                            /** @enum {string} */
+                            gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                            /** @enum {string} */
+                            national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                            /** @description ISO 8601 UTC timestamp */
+                            gfw_checked_at?: string;
+                            gfw_dataset?: {
+                                name: string;
+                                version: string;
+                            };
+                            /** @description ISO 8601 UTC timestamp */
+                            registered_at: string;
+                            phone_changes?: {
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                actor: string;
+                                actor_role: string;
+                                previous_phone: string | null;
+                                phone: string;
+                            }[];
+                            /** @description ISO 8601 UTC timestamp */
+                            phone_updated_at?: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_ALREADY_REGISTERED: Farmer ID already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-farmer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "full_name": "Nabulo Mirembe",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "phone": "+256 7•• ••• 305",
+                     *       "district": "Bududa",
+                     *       "farm": {
+                     *         "area_ha": 1.2,
+                     *         "gps": {
+                     *           "lng": 34.331245,
+                     *           "lat": 1.011812
+                     *         }
+                     *       },
+                     *       "national_registry_status": "VERIFIED",
+                     *       "gfw_status": "CLEAR",
+                     *       "gfw_checked_at": "2026-11-22T18:54:52.323Z",
+                     *       "gfw_dataset": {
+                     *         "name": "bundled-alert-areas",
+                     *         "version": "2026-11-01"
+                     *       },
+                     *       "registered_at": "2026-11-22T18:54:52.261Z"
+                     *     }
+                     */
+                    "application/json": {
+                        farmer_id: string;
+                        full_name: string;
+                        cooperative_id: string;
+                        /** @description masked; null when the farmer has no phone */
+                        phone: string | null;
+                        district: string;
+                        farm: {
+                            gps: {
+                                lat: number;
+                                lng: number;
+                            };
+                            polygon?: {
+                                /** @constant */
+                                type: "Polygon";
+                                coordinates: number[][][];
+                            };
+                            area_ha: number;
+                            computed_area_ha?: number | null;
+                        };
+                        /** @enum {string} */
+                        gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @enum {string} */
+                        national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                        /** @description ISO 8601 UTC timestamp */
+                        gfw_checked_at?: string;
+                        gfw_dataset?: {
+                            name: string;
+                            version: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        registered_at: string;
+                        phone_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string | null;
+                            phone: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        phone_updated_at?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "update-farmer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    phone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "full_name": "Nabulo Mirembe",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "phone": "+256 7•• ••• 888",
+                     *       "district": "Bududa",
+                     *       "farm": {
+                     *         "area_ha": 1.2,
+                     *         "gps": {
+                     *           "lng": 34.331245,
+                     *           "lat": 1.011812
+                     *         }
+                     *       },
+                     *       "national_registry_status": "VERIFIED",
+                     *       "gfw_status": "CLEAR",
+                     *       "gfw_checked_at": "2026-11-22T18:54:52.323Z",
+                     *       "gfw_dataset": {
+                     *         "name": "bundled-alert-areas",
+                     *         "version": "2026-11-01"
+                     *       },
+                     *       "registered_at": "2026-11-22T18:54:52.261Z",
+                     *       "phone_updated_at": "2026-11-23T08:00:00.000Z",
+                     *       "phone_changes": [
+                     *         {
+                     *           "at": "2026-11-23T08:00:00.000Z",
+                     *           "actor": "manager-bugisu",
+                     *           "actor_role": "COOPERATIVE",
+                     *           "previous_phone": "+256 7•• ••• 305",
+                     *           "phone": "+256 7•• ••• 888"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        farmer_id: string;
+                        full_name: string;
+                        cooperative_id: string;
+                        /** @description masked; null when the farmer has no phone */
+                        phone: string | null;
+                        district: string;
+                        farm: {
+                            gps: {
+                                lat: number;
+                                lng: number;
+                            };
+                            polygon?: {
+                                /** @constant */
+                                type: "Polygon";
+                                coordinates: number[][][];
+                            };
+                            area_ha: number;
+                            computed_area_ha?: number | null;
+                        };
+                        /** @enum {string} */
+                        gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @enum {string} */
+                        national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                        /** @description ISO 8601 UTC timestamp */
+                        gfw_checked_at?: string;
+                        gfw_dataset?: {
+                            name: string;
+                            version: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        registered_at: string;
+                        phone_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string | null;
+                            phone: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        phone_updated_at?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-credit-score": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "score": 575,
+                     *       "band": "D",
+                     *       "computed_at": "2026-11-22T18:55:29.460Z",
+                     *       "formula_version": "1",
+                     *       "factors": [
+                     *         {
+                     *           "name": "deliveries",
+                     *           "value": 1,
+                     *           "effect": 4
+                     *         },
+                     *         {
+                     *           "name": "volume_kg",
+                     *           "value": 182.4,
+                     *           "effect": 1
+                     *         },
+                     *         {
+                     *           "name": "quality",
+                     *           "value": 100,
+                     *           "effect": 30
+                     *         },
+                     *         {
+                     *           "name": "loans_repaid_on_time",
+                     *           "value": 1,
+                     *           "effect": 40
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        farmer_id: string;
+                        score: number;
+                        band: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        computed_at: string;
+                        formula_version: string;
+                        factors: {
+                            name: string;
+                            value: number;
+                            effect: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "submit-batch": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    farmer_id: string;
+                    cooperative_id: string;
+                    /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    weight_kg: number;
+                    /** @enum {string} */
+                    grade: "screen18" | "screen15" | "FAQ" | "PB";
+                    /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    moisture_pct: number;
+                    collection_point_gps: {
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        lat: number;
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        lng: number;
+                    };
+                    weight_slip_photo_url?: string;
+                    collector_agent_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Minted: the BatchToken exists; the payout has started. */
+            201: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "batch_id": "BATCH-2026-000002",
+                     *         "token_id": "2026000000000002",
+                     *         "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
+                     *         "audit_log_message_id": "AUD-BATCH-2026-000002-1",
+                     *         "payment_status": "INITIATED",
+                     *         "payment_amount_ugx": 883200,
+                     *         "farmer_phone": "+256 7•• ••• 760",
+                     *         "estimated_payment_time_seconds": 30,
+                     *         "stage": "DELIVERED",
+                     *         "created_at": "2026-11-22T18:54:53.089Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            batch_id: string;
+                            token_id: string | null;
+                            chain_tx_hash: string | null;
+                            audit_log_message_id: string;
+                            payment_status: string;
+                            /** @description UGX, whole shillings */
+                            payment_amount_ugx: number;
+                            farmer_phone: string | null;
+                            estimated_payment_time_seconds: number;
+                            stage: string | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`). */
+            202: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
+                     *       "status": "PENDING",
+                     *       "batch_id": "BATCH-2026-000002"
+                     *     }
+                     */
+                    "application/json": {
+                        job_id: string;
+                        status: string;
+                        batch_id: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. WEIGHT_OUT_OF_RANGE: weight_kg is below 1 or above 5000. INVALID_GRADE: Grade is not one of screen18, screen15, FAQ, PB. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COOPERATIVE_NOT_ACTIVE: Cooperative licence expired or suspended. GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "submit-batch-v1": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    farmer_id: string;
+                    cooperative_id: string;
+                    /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    weight_kg: number;
+                    /** @enum {string} */
+                    grade: "screen18" | "screen15" | "FAQ" | "PB";
+                    /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    moisture_pct: number;
+                    collection_point_gps: {
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        lat: number;
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        lng: number;
+                    };
+                    weight_slip_photo_url?: string;
+                    collector_agent_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Minted: the BatchToken exists; the payout has started. */
+            201: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "batch_id": "BATCH-2026-000002",
+                     *         "token_id": "2026000000000002",
+                     *         "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
+                     *         "audit_log_message_id": "AUD-BATCH-2026-000002-1",
+                     *         "payment_status": "INITIATED",
+                     *         "payment_amount_ugx": 883200,
+                     *         "farmer_phone": "+256 7•• ••• 760",
+                     *         "estimated_payment_time_seconds": 30,
+                     *         "stage": "DELIVERED",
+                     *         "created_at": "2026-11-22T18:54:53.089Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            batch_id: string;
+                            token_id: string | null;
+                            chain_tx_hash: string | null;
+                            audit_log_message_id: string;
+                            payment_status: string;
+                            /** @description UGX, whole shillings */
+                            payment_amount_ugx: number;
+                            farmer_phone: string | null;
+                            estimated_payment_time_seconds: number;
+                            stage: string | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`). */
+            202: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
+                     *       "status": "PENDING",
+                     *       "batch_id": "BATCH-2026-000002"
+                     *     }
+                     */
+                    "application/json": {
+                        job_id: string;
+                        status: string;
+                        batch_id: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. WEIGHT_OUT_OF_RANGE: weight_kg is below 1 or above 5000. INVALID_GRADE: Grade is not one of screen18, screen15, FAQ, PB. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COOPERATIVE_NOT_ACTIVE: Cooperative licence expired or suspended. GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "update-batch-stage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    new_stage: "GRADED";
+                    evidence: {
+                        /** @enum {string} */
+                        grade: "screen18" | "screen15" | "FAQ" | "PB";
+                        /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        moisture_pct: number;
+                        /** @description At most 1 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        screen_size?: number;
+                        defect_count?: number;
+                        /** @description At most 2 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        cupping_score?: number;
+                        notes?: string;
+                    };
+                    evidence_photo_base64?: string;
+                    evidence_upload_id?: string;
+                    cooperative_id: string;
+                } | {
+                    /** @constant */
+                    new_stage: "MILLED";
+                    evidence: {
+                        mill_id: string;
+                        /** @description At most 3 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        outturn_kg: number;
+                        /** Format: date-time */
+                        milled_at?: string;
+                    };
+                    evidence_photo_base64?: string;
+                    evidence_upload_id?: string;
+                    cooperative_id: string;
+                } | {
+                    /** @constant */
+                    new_stage: "WAREHOUSED";
+                    evidence: {
+                        warehouse_id: string;
+                        lot_number?: string;
+                        position?: string;
+                    };
+                    evidence_photo_base64?: string;
+                    evidence_upload_id?: string;
+                    cooperative_id: string;
+                } | {
+                    /** @constant */
+                    new_stage: "EXPORTED";
+                    evidence: {
+                        export_permit: string;
+                        destination_country: string;
+                        vessel_name?: string;
+                        bill_of_lading?: string;
+                    };
+                    evidence_photo_base64?: string;
+                    evidence_upload_id?: string;
+                    cooperative_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stage is recorded and its trace-log transaction mined. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "previous_stage": "DELIVERED",
+                     *       "new_stage": "GRADED",
+                     *       "chain_tx_hash": "0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df",
+                     *       "audit_log_sequence_number": "4",
+                     *       "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *       "dds_eligible": true,
+                     *       "timestamp": "2026-11-22T18:54:59.037Z"
+                     *     }
+                     */
+                    "application/json": {
+                        batch_id: string;
+                        previous_stage: string;
+                        new_stage: string;
+                        chain_tx_hash: string | null;
+                        audit_log_sequence_number: string;
+                        evidence_ipfs_cid: string | null;
+                        dds_eligible: boolean;
+                        /** @description ISO 8601 UTC timestamp */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`). */
+            202: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
+                     *       "status": "PENDING",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "previous_stage": "DELIVERED",
+                     *       "new_stage": "GRADED",
+                     *       "chain_tx_hash": null,
+                     *       "audit_log_sequence_number": "4",
+                     *       "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *       "dds_eligible": true,
+                     *       "timestamp": "2026-11-22T18:54:59.037Z"
+                     *     }
+                     */
+                    "application/json": {
+                        job_id: string;
+                        status: string;
+                        batch_id: string;
+                        previous_stage: string;
+                        new_stage: string;
+                        chain_tx_hash: string | null;
+                        audit_log_sequence_number: string;
+                        evidence_ipfs_cid: string | null;
+                        dds_eligible: boolean;
+                        /** @description ISO 8601 UTC timestamp */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. INVALID_GRADE: Grade is not one of screen18, screen15, FAQ, PB. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_CONFIRMED: Purchase order exists but is not confirmed. EVIDENCE_UPLOAD_INVALID: Evidence upload missing, of another batch, expired, of another size or image type, or already used (`details.reason`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-evidence-upload": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    content_type: "image/jpeg" | "image/png" | "image/webp";
+                    size_bytes: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The upload: PUT the photo to `url` with `headers` before `expires_at`, then name `upload_id` as `evidence_upload_id` in PATCH /batch/{id}/stage before `attach_by`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "upload_id": "UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "content_type": "image/jpeg",
+                     *       "size_bytes": 4718592,
+                     *       "url": "https://coffeetrace-dev-evidenceuploadsbucket1f2a3b4c-9x8y7z6w5v4u.s3.eu-west-1.amazonaws.com/evidence-uploads/BATCH-2026-000001/UPL-01M82A3B5K7Q9S1V3X5Z7B9D1F?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T185412Z&X-Amz-Expires=900&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=5f0c7e5d3b1a9e8c7f6d5b4a3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&x-id=PutObject",
+                     *       "method": "PUT",
+                     *       "headers": {
+                     *         "Content-Type": "image/jpeg",
+                     *         "Content-Length": "4718592"
+                     *       },
+                     *       "expires_at": "2026-11-22T19:09:12.204Z",
+                     *       "attach_by": "2026-11-23T18:54:12.204Z"
+                     *     }
+                     */
+                    "application/json": {
+                        upload_id: string;
+                        batch_id: string;
+                        content_type: string;
+                        size_bytes: number;
+                        url: string;
+                        /** @constant */
+                        method: "PUT";
+                        headers: {
+                            [key: string]: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        expires_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        attach_by: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-batch-audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "BATCH-2026-000002",
+                     *       "token_id": "2026000000000002",
+                     *       "entries": [
+                     *         {
+                     *           "sequence_number": 1,
+                     *           "message_id": "AUD-BATCH-2026-000002-1",
+                     *           "type": "BATCH_SUBMITTED",
+                     *           "at": "2026-11-22T18:54:53.089Z",
+                     *           "actor": "demo-field-agent",
+                     *           "batch_id": "BATCH-2026-000002",
+                     *           "payload": {
+                     *             "stage": "DELIVERED",
+                     *             "farmer_id": "UG-SIR-001877",
+                     *             "weight_kg": 96,
+                     *             "grade": "screen15",
+                     *             "payment_amount_ugx": 883200
+                     *           },
+                     *           "prev_hash": "0000000000000000000000000000000000000000000000000000000000000000",
+                     *           "hash": "65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2",
+                     *           "anchor": {
+                     *             "tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
+                     *             "block_number": 41
+                     *           }
+                     *         },
+                     *         {
+                     *           "sequence_number": 2,
+                     *           "message_id": "AUD-BATCH-2026-000002-2",
+                     *           "type": "PAYOUT_PROCESSING",
+                     *           "at": "2026-11-22T18:54:53.412Z",
+                     *           "actor": "system",
+                     *           "batch_id": "BATCH-2026-000002",
+                     *           "payload": {
+                     *             "payment_id": "PAY-2026-000002-01",
+                     *             "reason": "NET_COFFEE_PAYMENT"
+                     *           },
+                     *           "prev_hash": "65c7cd03f60110e64ae242c17a8922664cdef108182e89e83edd87456b584fc2",
+                     *           "hash": "0d4f6a28b1c3e5f7092a4c6e8f0b2d4f6a8c0e2a4c6e8f0b2d4f6a8c0e2a4c6e",
+                     *           "anchor": {
+                     *             "tx_hash": "0x5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c",
+                     *             "block_number": 57,
+                     *             "root": "0x9c4e2a7b1d3f5a8c0e2b4d6f8a1c3e5b7d9f2a4c6e8b0d2f4a6c8e1b3d5f7a9c",
+                     *             "proof": [
+                     *               "0x1f3a5c7e9b2d4f6a8c0e3b5d7f9a2c4e6b8d1f3a5c7e9b2d4f6a8c0e3b5d7f9a"
+                     *             ],
+                     *             "head_sequence_number": 3,
+                     *             "head_hash": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "verified": true,
+                     *       "checks": [
+                     *         {
+                     *           "sequence_number": 1,
+                     *           "message_id": "AUD-BATCH-2026-000002-1",
+                     *           "check": "mint_event",
+                     *           "ok": true,
+                     *           "detail": "BatchMinted(token 2026000000000002, BATCH-2026-000002, 0x65c7cd03f6…) in tx 0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f"
+                     *         },
+                     *         {
+                     *           "sequence_number": 2,
+                     *           "message_id": "AUD-BATCH-2026-000002-2",
+                     *           "check": "anchor",
+                     *           "ok": true,
+                     *           "detail": "anchored by the periodic anchor 0x9c4e2a7b1d… in tx 0x5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c (block 57), through the hash chain to head #3"
+                     *         }
+                     *       ],
+                     *       "evidence_pins": [
+                     *         {
+                     *           "sequence_number": 4,
+                     *           "stage": "GRADED",
+                     *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *           "evidence_pin_status": "PINNED"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        batch_id: string;
+                        token_id: string;
+                        entries: {
+                            batch_id: string;
+                            sequence_number: number;
+                            message_id: string;
+                            type: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            prev_hash: string;
+                            hash: string;
+                            /** @constant */
+                            payload_redacted?: true;
+                            anchor: {
+                                tx_hash: string;
+                                block_number: number;
+                                root?: string;
+                                proof?: string[];
+                                head_sequence_number?: number;
+                                head_hash?: string;
+                            } | null;
+                        }[];
+                        verified: boolean;
+                        checks: {
+                            sequence_number: number;
+                            message_id: string;
+                            check: string;
+                            ok: boolean;
+                            detail: string;
+                        }[];
+                        evidence_pins: {
+                            sequence_number: number;
+                            stage: string;
+                            evidence_ipfs_cid: string | null;
+                            evidence_pin_status: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-purchase-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    batch_ids: string[];
+                    buyer: string;
+                    /** @description At most 4 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    price_usd_per_kg: number;
+                    buyer_operator?: {
+                        name: string;
+                        eori: string;
+                        address: string;
+                        /** Format: email */
+                        email: string;
+                        country: string;
+                    };
+                    buyer_address?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource. */
+            201: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "status": "DRAFT",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "buyer": "Hamburg Coffee Importers GmbH",
+                     *       "price_usd_per_kg": 7.1,
+                     *       "buyer_operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 0,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec"
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        status: string;
+                        cooperative_id: string;
+                        batch_ids: string[];
+                        buyer: string;
+                        price_usd_per_kg: number;
+                        buyer_operator?: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "confirm-purchase-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "status": "CONFIRMED",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "buyer": "Hamburg Coffee Importers GmbH",
+                     *       "price_usd_per_kg": 7.1,
+                     *       "buyer_operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 0,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "confirmed_at": "2026-11-22T18:55:01.950Z",
+                     *       "committed_batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        status: string;
+                        cooperative_id: string;
+                        batch_ids: string[];
+                        buyer: string;
+                        price_usd_per_kg: number;
+                        buyer_operator?: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
+                        committed_batch_ids: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_FOUND: Purchase order not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "BATCH-2026-000002",
+                     *       "token_id": "2026000000000002",
+                     *       "farmer_id": "UG-SIR-001877",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "weight_kg": 96,
+                     *       "grade": "screen15",
+                     *       "moisture_pct": 12,
+                     *       "collection_point_gps": {
+                     *         "lng": 34.248713,
+                     *         "lat": 1.231004
+                     *       },
+                     *       "weight_slip_photo_url": null,
+                     *       "collector_agent_id": "AGENT-MBL-07",
+                     *       "stage": "DELIVERED",
+                     *       "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
+                     *       "stage_history": [
+                     *         {
+                     *           "stage": "DELIVERED",
+                     *           "at": "2026-11-22T18:54:53.089Z",
+                     *           "actor": "demo-field-agent",
+                     *           "chain_tx_hash": "0xc5f83b8301f79f2e7f95e9be6f668aa7f9ecdf11bf9555340379b27760076f4f",
+                     *           "audit_log_sequence_number": "1",
+                     *           "evidence_ipfs_cid": null,
+                     *           "evidence_pin_status": null
+                     *         },
+                     *         {
+                     *           "stage": "GRADED",
+                     *           "at": "2026-11-22T18:54:59.001Z",
+                     *           "actor": "quality-bugisu",
+                     *           "chain_tx_hash": null,
+                     *           "audit_log_sequence_number": "4",
+                     *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *           "evidence_pin_status": "PENDING"
+                     *         }
+                     *       ],
+                     *       "dds_eligible": false,
+                     *       "payment_status": "PAYMENT_CONFIRMED",
+                     *       "payment_amount_ugx": 883200,
+                     *       "audit_log_length": 3,
+                     *       "created_at": "2026-11-22T18:54:53.089Z",
+                     *       "updated_at": "2026-11-22T18:54:55.522Z"
+                     *     }
+                     */
+                    "application/json": {
+                        batch_id: string;
+                        token_id: string | null;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        /** @description kg, at most 2 decimals */
+                        weight_kg: number;
+                        grade: string;
+                        moisture_pct: number;
+                        collection_point_gps: {
+                            lat: number;
+                            lng: number;
+                        };
+                        weight_slip_photo_url: string | null;
+                        collector_agent_id: string;
+                        stage: string | null;
+                        chain_tx_hash: string | null;
+                        stage_history: {
+                            stage: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            chain_tx_hash: string | null;
+                            audit_log_sequence_number: string;
+                            evidence_ipfs_cid: string | null;
+                            evidence_pin_status: ("PENDING" | "PINNED" | "FAILED") | null;
+                        }[];
+                        dds_eligible: boolean;
+                        payment_status: string;
+                        /** @description UGX, whole shillings */
+                        payment_amount_ugx: number;
+                        audit_log_length: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-job": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "JOB-01M829T1PT35DWEJKNCY8T3VQ9",
+                     *       "type": "STAGE_CHANGE",
+                     *       "status": "COMPLETE",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "tx_hash": "0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df",
+                     *       "created_at": "2026-11-22T18:54:59.001Z",
+                     *       "completed_at": "2026-11-22T18:54:59.037Z"
+                     *     }
+                     */
+                    "application/json": {
+                        job_id: string;
+                        type: string;
+                        status: string;
+                        batch_id?: string | null;
+                        farmer_id?: string;
+                        tx_hash: string | null;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        completed_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JOB_NOT_FOUND: job_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-farmer-payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    farmer_id: string;
+                    batch_id: string;
+                    /** @description At most 6 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    amount_usdc: number;
+                    /** @enum {string} */
+                    reason: "NET_COFFEE_PAYMENT" | "LOAN_DISBURSEMENT" | "TOP_UP" | "MANUAL";
+                    cooperative_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `Location` names the new resource. */
+            201: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payout_id": "PAY-2026-000002-02",
+                     *       "status": "PROCESSING",
+                     *       "farmer_id": "UG-SIR-001877",
+                     *       "batch_id": "BATCH-2026-000002",
+                     *       "reason": "QUALITY_BONUS",
+                     *       "amount_usdc": 25.5,
+                     *       "estimated_ugx": 94356,
+                     *       "exchange_rate": 3700.25,
+                     *       "phone": "+256 7•• ••• 760",
+                     *       "provider_order_id": "ord_01M829RYHRT3KXMBX0GJ87H1VB",
+                     *       "estimated_completion_seconds": 30,
+                     *       "created_at": "2026-11-22T18:56:10.470Z"
+                     *     }
+                     */
+                    "application/json": {
+                        payout_id: string;
+                        status: string;
+                        farmer_id: string;
+                        batch_id: string;
+                        reason: string;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        /** @description UGX, whole shillings */
+                        estimated_ugx: number;
+                        exchange_rate: number;
+                        phone: string;
+                        provider_order_id: string | null;
+                        estimated_completion_seconds: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYOUT_EXCEEDS_BATCH_VALUE: The farmer payouts of the batch would exceed its value, weight_kg × (grade price + export premium) in UGX at the quoted rate (`details.batch_value_ugx`). DAILY_PAYOUT_LIMIT_REACHED: The cooperative's manual payouts of this UTC day would exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (`details.daily_limit_usdc`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. PAYOUT_FAILED: Payout provider returned an error; payout queued for retry. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-farmer-payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payout_id": "PAY-2026-000002-01",
+                     *       "status": "COMPLETED",
+                     *       "amount_usdc": 238.686576,
+                     *       "amount_ugx": 883200,
+                     *       "provider_order_id": "ord_01M829RYHRT3KXMBX0GJ87H1VB",
+                     *       "mobile_money_transaction_id": "MP3412205833",
+                     *       "completed_at": "2026-11-22T18:54:55.522Z",
+                     *       "elapsed_seconds": 2,
+                     *       "retry_count": 0,
+                     *       "settlement_channel": "MOBILE_MONEY",
+                     *       "cash_receipt": null
+                     *     }
+                     */
+                    "application/json": {
+                        payout_id: string;
+                        status: string;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        amount_ugx: number | null;
+                        provider_order_id: string | null;
+                        mobile_money_transaction_id: string | null;
+                        completed_at: string | null;
+                        elapsed_seconds: number | null;
+                        retry_count: number;
+                        /** @enum {string} */
+                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+                        cash_receipt: {
+                            receipt_number: string | null;
+                            paid_at: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYMENT_NOT_FOUND: payment_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "resolve-farmer-payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    resolution: "PAID_IN_CASH";
+                    receipt_number: string;
+                    paid_at: string;
+                } | {
+                    /** @constant */
+                    resolution: "RETRY";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payout_id": "PAY-2026-000004-01",
+                     *       "status": "COMPLETED",
+                     *       "amount_usdc": 238.686576,
+                     *       "amount_ugx": 883200,
+                     *       "provider_order_id": "ord_01M829RYHRT3KXMBX0GJ87H1VB",
+                     *       "mobile_money_transaction_id": "MP3412205833",
+                     *       "completed_at": "2026-11-22T18:54:55.522Z",
+                     *       "elapsed_seconds": 2,
+                     *       "retry_count": 0,
+                     *       "settlement_channel": "CASH_AT_OFFICE",
+                     *       "cash_receipt": {
+                     *         "receipt_number": "RCPT-MBL-0042",
+                     *         "paid_at": "2026-11-23T08:10:00.000Z"
+                     *       },
+                     *       "resolution": "PAID_IN_CASH",
+                     *       "phone": "+256 7•• ••• 613",
+                     *       "attempt": 4,
+                     *       "resolution_round": 0,
+                     *       "resolved_at": "2026-11-23T08:12:41.003Z"
+                     *     }
+                     */
+                    "application/json": {
+                        payout_id: string;
+                        status: string;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        amount_ugx: number | null;
+                        provider_order_id: string | null;
+                        mobile_money_transaction_id: string | null;
+                        completed_at: string | null;
+                        elapsed_seconds: number | null;
+                        retry_count: number;
+                        /** @enum {string} */
+                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+                        cash_receipt: {
+                            receipt_number: string | null;
+                            paid_at: string | null;
+                        } | null;
+                        /** @enum {string} */
+                        resolution: "PAID_IN_CASH" | "RETRY";
+                        phone: string;
+                        attempt: number;
+                        resolution_round: number;
+                        resolved_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYMENT_NOT_FOUND: payment_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_PAYOUT: A payout for this batch and reason already exists. DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STAGE_OUT_OF_ORDER: Stage skipped or moved backward. PHONE_NOT_FOUND: No phone number on record for the farmer. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A FARMER_PAYOUT or LOAN_DISBURSEMENT (`PAY-…`, `DISB-…`, the latter with `loan_id`) or an MFI_DEPOSIT (`DEP-…`, see the deposit fields). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        payment_type: "FARMER_PAYOUT";
+                        payment_id: string;
+                        status: string;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        completed_at: string | null;
+                        settled_at: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        farmer_id: string;
+                        batch_id: string;
+                        cooperative_id: string;
+                        amount_ugx: number | null;
+                        exchange_rate: number;
+                        provider_order_id: string | null;
+                        mobile_money_transaction_id: string | null;
+                        reason: string;
+                        elapsed_seconds: number | null;
+                        retry_count: number;
+                        /** @enum {string} */
+                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+                        cash_receipt: {
+                            receipt_number: string | null;
+                            paid_at: string | null;
+                        } | null;
+                    } | {
+                        /** @constant */
+                        payment_type: "LOAN_DISBURSEMENT";
+                        payment_id: string;
+                        status: string;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        completed_at: string | null;
+                        settled_at: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        farmer_id: string;
+                        batch_id: string;
+                        cooperative_id: string;
+                        amount_ugx: number | null;
+                        exchange_rate: number;
+                        provider_order_id: string | null;
+                        mobile_money_transaction_id: string | null;
+                        reason: string;
+                        elapsed_seconds: number | null;
+                        retry_count: number;
+                        /** @enum {string} */
+                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+                        cash_receipt: {
+                            receipt_number: string | null;
+                            paid_at: string | null;
+                        } | null;
+                        loan_id: string | null;
+                    } | {
+                        /** @constant */
+                        payment_type: "MFI_DEPOSIT";
+                        payment_id: string;
+                        status: string;
+                        /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
+                        amount_usdc: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        completed_at: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        mfi_id: string;
+                        source_currency: string;
+                        source_amount: number;
+                        ramp_payment_id: string | null;
+                        chain_tx_hash: string | null;
+                        /** @description micro-shares (10^-6 share) */
+                        vault_shares_issued: number | null;
+                        refund_tx_hash: string | null;
+                        refunded_at: string | null;
+                        failure_reason: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYMENT_NOT_FOUND: payment_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "list-payments": {
+        parameters: {
+            query: {
                 batch_id: string;
-                cooperative_id: string;
-                amount_ugx: number | null;
-                exchange_rate: number;
-                provider_order_id: string | null;
-                mobile_money_transaction_id: string | null;
-                reason: string;
-                elapsed_seconds: number | null;
-                retry_count: number;
-                /** @enum {string} */
-                settlement_channel: 'MOBILE_MONEY' | 'CASH_AT_OFFICE';
-                cash_receipt: {
-                  receipt_number: string | null;
-                  paid_at: string | null;
-                } | null;
-              }
-            | {
-                /** @constant */
-                payment_type: 'LOAN_DISBURSEMENT';
-                payment_id: string;
-                status: string;
-                /** @description USDC, at most 6 decimals */
-                amount_usdc: number;
-                /** @description ISO 8601 UTC timestamp */
-                created_at: string;
-                completed_at: string | null;
-                settled_at: string | null;
-                /** @description ISO 8601 UTC timestamp */
-                updated_at: string;
-                farmer_id: string;
-                batch_id: string;
-                cooperative_id: string;
-                amount_ugx: number | null;
-                exchange_rate: number;
-                provider_order_id: string | null;
-                mobile_money_transaction_id: string | null;
-                reason: string;
-                elapsed_seconds: number | null;
-                retry_count: number;
-                /** @enum {string} */
-                settlement_channel: 'MOBILE_MONEY' | 'CASH_AT_OFFICE';
-                cash_receipt: {
-                  receipt_number: string | null;
-                  paid_at: string | null;
-                } | null;
-                loan_id: string | null;
-              }
-            | {
-                /** @constant */
-                payment_type: 'MFI_DEPOSIT';
-                payment_id: string;
-                status: string;
-                /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
-                amount_usdc: number;
-                /** @description ISO 8601 UTC timestamp */
-                created_at: string;
-                completed_at: string | null;
-                /** @description ISO 8601 UTC timestamp */
-                updated_at: string;
-                mfi_id: string;
-                source_currency: string;
-                source_amount: number;
-                ramp_payment_id: string | null;
-                chain_tx_hash: string | null;
-                /** @description micro-shares (10^-6 share) */
-                vault_shares_issued: number | null;
-                refund_tx_hash: string | null;
-                refunded_at: string | null;
-                failure_reason: string | null;
-              };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYMENT_NOT_FOUND: payment_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'list-payments': {
-    parameters: {
-      query: {
-        batch_id: string;
-        limit?: number;
-        /** @description Opaque, from the previous page. */
-        next_token?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "payments": [
-           *         {
-           *           "payment_id": "PAY-2026-000002-01",
-           *           "payment_type": "FARMER_PAYOUT",
-           *           "status": "COMPLETED",
-           *           "amount_usdc": 238.686576,
-           *           "completed_at": "2026-11-22T18:54:55.522Z"
-           *         }
-           *       ],
-           *       "total": 1,
-           *       "limit": 50,
-           *       "next_token": null
-           *     }
-           */
-          'application/json': {
-            payments: {
-              payment_id: string;
-              payment_type: string;
-              status: string;
-              /** @description USDC, at most 6 decimals */
-              amount_usdc: number;
-              completed_at: string | null;
-            }[];
-            total: number;
-            limit: number;
-            next_token: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'create-loan': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          batch_id: string;
-          /** @description At most 6 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
-          amount_usdc: number;
-        };
-      };
-    };
-    responses: {
-      /** @description The loan is PENDING: the BatchToken is being locked, then the principal paid out (`Location: /loans/{loan_id}`). */
-      202: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "loan_id": "LOAN-2026-000001",
-           *       "batch_id": "BATCH-2026-000001",
-           *       "token_id": "2026000000000001",
-           *       "farmer_id": "UG-BUD-004512",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "status": "PENDING",
-           *       "principal_usdc": 339.26,
-           *       "apr": 0.12,
-           *       "collateral_value_usdc": 1130.88,
-           *       "ltv": 0.3,
-           *       "price_usd_per_kg": 6.2,
-           *       "price_updated_at": "2026-11-22T18:54:28.747Z",
-           *       "disbursement_payment_id": "DISB-2026-000001",
-           *       "lock_tx_hash": null,
-           *       "repaid_usdc": null,
-           *       "repay_tx_hash": null,
-           *       "repaid_by_purchase_order_id": null,
-           *       "created_at": "2026-11-22T18:54:59.225Z",
-           *       "disbursed_at": null,
-           *       "repaid_at": null,
-           *       "cancelled_at": null,
-           *       "cancel_reason": null,
-           *       "due_at": "2027-05-21T18:54:59.225Z",
-           *       "defaulted_at": null,
-           *       "loss_usdc": null,
-           *       "write_off_tx_hash": null
-           *     }
-           */
-          'application/json': {
-            loan_id: string;
-            batch_id: string;
-            token_id: string;
-            farmer_id: string;
-            cooperative_id: string;
-            status: string;
-            /** @description USDC, at most 6 decimals */
-            principal_usdc: number;
-            apr: number;
-            /** @description USDC, at most 6 decimals */
-            collateral_value_usdc: number;
-            ltv: number;
-            price_usd_per_kg: number;
-            /** @description ISO 8601 UTC timestamp */
-            price_updated_at: string;
-            disbursement_payment_id: string;
-            lock_tx_hash: string | null;
-            repaid_usdc: number | null;
-            repay_tx_hash: string | null;
-            repaid_by_purchase_order_id: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            disbursed_at: string | null;
-            repaid_at: string | null;
-            cancelled_at: string | null;
-            cancel_reason: string | null;
-            due_at: string | null;
-            defaulted_at: string | null;
-            loss_usdc: number | null;
-            write_off_tx_hash: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_HAS_ACTIVE_LOAN: BatchToken already locked as collateral. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_ELIGIBLE: Batch stage too low for the operation. INSUFFICIENT_COLLATERAL: BatchToken value below the minimum loan of 50 USDC. PHONE_NOT_FOUND: No phone number on record for the farmer. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description STALE_PRICE_FEED: Price feed older than 1 hour; loan origination paused. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-loan': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "loan_id": "LOAN-2026-000001",
-           *       "batch_id": "BATCH-2026-000001",
-           *       "token_id": "2026000000000001",
-           *       "farmer_id": "UG-BUD-004512",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "status": "ACTIVE",
-           *       "principal_usdc": 339.26,
-           *       "apr": 0.12,
-           *       "collateral_value_usdc": 1130.88,
-           *       "ltv": 0.3,
-           *       "price_usd_per_kg": 6.2,
-           *       "price_updated_at": "2026-11-22T18:54:28.747Z",
-           *       "disbursement_payment_id": "DISB-2026-000001",
-           *       "lock_tx_hash": "0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71",
-           *       "repaid_usdc": null,
-           *       "repay_tx_hash": null,
-           *       "repaid_by_purchase_order_id": null,
-           *       "created_at": "2026-11-22T18:54:59.225Z",
-           *       "disbursed_at": "2026-11-22T18:55:01.551Z",
-           *       "repaid_at": null,
-           *       "cancelled_at": null,
-           *       "cancel_reason": null,
-           *       "due_at": "2027-05-21T18:54:59.225Z",
-           *       "defaulted_at": null,
-           *       "loss_usdc": null,
-           *       "write_off_tx_hash": null
-           *     }
-           */
-          'application/json': {
-            loan_id: string;
-            batch_id: string;
-            token_id: string;
-            farmer_id: string;
-            cooperative_id: string;
-            status: string;
-            /** @description USDC, at most 6 decimals */
-            principal_usdc: number;
-            apr: number;
-            /** @description USDC, at most 6 decimals */
-            collateral_value_usdc: number;
-            ltv: number;
-            price_usd_per_kg: number;
-            /** @description ISO 8601 UTC timestamp */
-            price_updated_at: string;
-            disbursement_payment_id: string;
-            lock_tx_hash: string | null;
-            repaid_usdc: number | null;
-            repay_tx_hash: string | null;
-            repaid_by_purchase_order_id: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            disbursed_at: string | null;
-            repaid_at: string | null;
-            cancelled_at: string | null;
-            cancel_reason: string | null;
-            due_at: string | null;
-            defaulted_at: string | null;
-            loss_usdc: number | null;
-            write_off_tx_hash: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description LOAN_NOT_FOUND: No active loan for the batch. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-batch-loan': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "loan_id": "LOAN-2026-000001",
-           *       "batch_id": "BATCH-2026-000001",
-           *       "token_id": "2026000000000001",
-           *       "farmer_id": "UG-BUD-004512",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "status": "ACTIVE",
-           *       "principal_usdc": 339.26,
-           *       "apr": 0.12,
-           *       "collateral_value_usdc": 1130.88,
-           *       "ltv": 0.3,
-           *       "price_usd_per_kg": 6.2,
-           *       "price_updated_at": "2026-11-22T18:54:28.747Z",
-           *       "disbursement_payment_id": "DISB-2026-000001",
-           *       "lock_tx_hash": "0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71",
-           *       "repaid_usdc": null,
-           *       "repay_tx_hash": null,
-           *       "repaid_by_purchase_order_id": null,
-           *       "created_at": "2026-11-22T18:54:59.225Z",
-           *       "disbursed_at": "2026-11-22T18:55:01.551Z",
-           *       "repaid_at": null,
-           *       "cancelled_at": null,
-           *       "cancel_reason": null,
-           *       "due_at": "2027-05-21T18:54:59.225Z",
-           *       "defaulted_at": null,
-           *       "loss_usdc": null,
-           *       "write_off_tx_hash": null
-           *     }
-           */
-          'application/json': {
-            loan_id: string;
-            batch_id: string;
-            token_id: string;
-            farmer_id: string;
-            cooperative_id: string;
-            status: string;
-            /** @description USDC, at most 6 decimals */
-            principal_usdc: number;
-            apr: number;
-            /** @description USDC, at most 6 decimals */
-            collateral_value_usdc: number;
-            ltv: number;
-            price_usd_per_kg: number;
-            /** @description ISO 8601 UTC timestamp */
-            price_updated_at: string;
-            disbursement_payment_id: string;
-            lock_tx_hash: string | null;
-            repaid_usdc: number | null;
-            repay_tx_hash: string | null;
-            repaid_by_purchase_order_id: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            disbursed_at: string | null;
-            repaid_at: string | null;
-            cancelled_at: string | null;
-            cancel_reason: string | null;
-            due_at: string | null;
-            defaulted_at: string | null;
-            loss_usdc: number | null;
-            write_off_tx_hash: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description LOAN_NOT_FOUND: No active loan for the batch. BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'create-mfi-deposit': {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @enum {string} */
-          source_currency: 'UGX' | 'KES' | 'USD';
-          source_amount: number;
-          mfi_id?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description The deposit is PROCESSING with the on-ramp (`Location: /payments/DEP-…`). */
-      202: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "payment_id": "DEP-2026-000001",
-           *       "payment_type": "MFI_DEPOSIT",
-           *       "status": "PROCESSING",
-           *       "amount_usdc": 0,
-           *       "created_at": "2026-11-22T18:54:56.592Z",
-           *       "completed_at": null,
-           *       "updated_at": "2026-11-22T18:54:58.778Z",
-           *       "mfi_id": "MFI-ELGON-01",
-           *       "source_currency": "USD",
-           *       "source_amount": 20000,
-           *       "ramp_payment_id": "ramp_01M829S1K44TV0EH2F3T8EZYAK",
-           *       "chain_tx_hash": null,
-           *       "vault_shares_issued": null,
-           *       "refund_tx_hash": null,
-           *       "refunded_at": null,
-           *       "failure_reason": null
-           *     }
-           */
-          'application/json': {
-            /** @constant */
-            payment_type: 'MFI_DEPOSIT';
-            payment_id: string;
-            status: string;
-            /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
-            amount_usdc: number;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            completed_at: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            updated_at: string;
-            mfi_id: string;
-            source_currency: string;
-            source_amount: number;
-            ramp_payment_id: string | null;
-            chain_tx_hash: string | null;
-            /** @description micro-shares (10^-6 share) */
-            vault_shares_issued: number | null;
-            refund_tx_hash: string | null;
-            refunded_at: string | null;
-            failure_reason: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-mfi-vault': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "total_assets_usdc": 20000.111538,
-           *       "total_shares": 20000000000,
-           *       "share_price_usdc": 1.000005,
-           *       "loans_outstanding_usdc": 339.26,
-           *       "utilisation": 0.017,
-           *       "apr": 0.12,
-           *       "par30_usdc": 0,
-           *       "defaults_usdc": 0,
-           *       "shares": 20000000000,
-           *       "value_usdc": 20000.111537
-           *     }
-           */
-          'application/json': {
-            /** @description USDC, at most 6 decimals */
-            total_assets_usdc: number;
-            /** @description micro-shares */
-            total_shares: number;
-            share_price_usdc: number;
-            /** @description USDC, at most 6 decimals */
-            loans_outstanding_usdc: number;
-            utilisation: number;
-            apr: number;
-            /** @description USDC, at most 6 decimals */
-            par30_usdc: number;
-            /** @description USDC, at most 6 decimals */
-            defaults_usdc: number;
-            shares?: number;
-            /** @description USDC, at most 6 decimals */
-            value_usdc?: number;
-          };
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'onramp-webhook': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description Unique message id; a replay of an id is acknowledged and not applied again.
-         * @example msg_2mXk9Qf3T1b7
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "received": true,
-           *       "outcome": "APPLIED"
-           *     }
-           */
-          'application/json': {
-            /** @constant */
-            received: true;
-            outcome: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INVALID_SIGNATURE: Webhook signature missing, wrong or stale. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'payout-provider-webhook': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description Unique message id; a replay of an id is acknowledged and not applied again.
-         * @example msg_2mXk9Qf3T1b7
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "received": true,
-           *       "outcome": "APPLIED"
-           *     }
-           */
-          'application/json': {
-            /** @constant */
-            received: true;
-            outcome: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INVALID_SIGNATURE: Webhook signature missing, wrong or stale. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'verify-gfw': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "farmer_id": "UG-BUD-004512",
-           *       "status": "CLEAR",
-           *       "checked_at": "2026-11-22T18:54:52.323Z",
-           *       "dataset": {
-           *         "name": "bundled-alert-areas",
-           *         "version": "2026-11-01"
-           *       },
-           *       "alerts": []
-           *     }
-           */
-          'application/json': {
-            farmer_id: string;
-            /** @enum {string} */
-            status: 'CLEAR' | 'FLAGGED' | 'PENDING';
-            /** @description ISO 8601 UTC timestamp */
-            checked_at?: string;
-            cutoff_date?: string;
-            dataset?: {
-              name: string;
-              version: string;
+                limit?: number;
+                /** @description Opaque, from the previous page. */
+                next_token?: string;
             };
-            alerts?: {
-              date: string;
-              confidence: string;
-              area_ha: number;
-            }[];
-          };
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description GFW_API_UNAVAILABLE: Forest-monitoring service unavailable after 3 attempts; retry after 5 minutes. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'list-flagged-farms': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "farmers": [
-           *         {
-           *           "farmer_id": "UG-BUD-004512",
-           *           "full_name": "Nabulo Mirembe",
-           *           "cooperative_id": "BUGISU-CU-01",
-           *           "phone": "+256 7•• ••• 305",
-           *           "district": "Bududa",
-           *           "farm": {
-           *             "area_ha": 1.2,
-           *             "gps": {
-           *               "lng": 34.331245,
-           *               "lat": 1.011812
-           *             }
-           *           },
-           *           "national_registry_status": "VERIFIED",
-           *           "gfw_status": "FLAGGED",
-           *           "gfw_checked_at": "2026-11-22T18:54:52.323Z",
-           *           "gfw_dataset": {
-           *             "name": "bundled-alert-areas",
-           *             "version": "2026-11-01"
-           *           },
-           *           "registered_at": "2026-11-22T18:54:52.261Z"
-           *         }
-           *       ],
-           *       "total": 1
-           *     }
-           */
-          'application/json': {
-            cooperative_id: string;
-            farmers: {
-              farmer_id: string;
-              full_name: string;
-              cooperative_id: string;
-              /** @description masked; null when the farmer has no phone */
-              phone: string | null;
-              district: string;
-              farm: {
-                gps: {
-                  lat: number;
-                  lng: number;
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                polygon?: {
-                  /** @constant */
-                  type: 'Polygon';
-                  coordinates: number[][][];
+                content: {
+                    /**
+                     * @example {
+                     *       "payments": [
+                     *         {
+                     *           "payment_id": "PAY-2026-000002-01",
+                     *           "payment_type": "FARMER_PAYOUT",
+                     *           "status": "COMPLETED",
+                     *           "amount_usdc": 238.686576,
+                     *           "completed_at": "2026-11-22T18:54:55.522Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "next_token": null
+                     *     }
+                     */
+                    "application/json": {
+                        payments: {
+                            payment_id: string;
+                            payment_type: string;
+                            status: string;
+                            /** @description USDC, at most 6 decimals */
+                            amount_usdc: number;
+                            completed_at: string | null;
+                        }[];
+                        total: number;
+                        limit: number;
+                        next_token: string | null;
+                    };
                 };
-                area_ha: number;
-                computed_area_ha?: number | null;
-              };
-              /** @enum {string} */
-              gfw_status: 'CLEAR' | 'FLAGGED' | 'PENDING';
-              /** @enum {string} */
-              national_registry_status: 'VERIFIED' | 'PENDING' | 'REJECTED';
-              /** @description ISO 8601 UTC timestamp */
-              gfw_checked_at?: string;
-              gfw_dataset?: {
-                name: string;
-                version: string;
-              };
-              /** @description ISO 8601 UTC timestamp */
-              registered_at: string;
-              phone_changes?: {
-                /** @description ISO 8601 UTC timestamp */
-                at: string;
-                actor: string;
-                actor_role: string;
-                previous_phone: string | null;
-                phone: string;
-              }[];
-              /** @description ISO 8601 UTC timestamp */
-              phone_updated_at?: string;
-            }[];
-            total: number;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'generate-dds': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The statement exists and is AVAILABLE or REJECTED. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
-           *       "batch_id": "BATCH-2026-000001",
-           *       "status": "AVAILABLE",
-           *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
-           *       "activity_type": "IMPORT",
-           *       "country_of_activity": "DE",
-           *       "country_of_entry": "DE",
-           *       "operator": {
-           *         "name": "Hamburg Coffee Importers GmbH",
-           *         "eori": "DE123456789012345",
-           *         "address": "Am Sandtorkai 1, 20457 Hamburg",
-           *         "email": "dds@hci.example",
-           *         "country": "DE"
-           *       },
-           *       "hs_heading": "0901",
-           *       "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
-           *       "net_weight_kg": 182.4,
-           *       "country_of_production": "UG",
-           *       "producers": [
-           *         {
-           *           "farmer_id": "UG-BUD-004512",
-           *           "name": "Nabulo Mirembe",
-           *           "country": "UG",
-           *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
-           *         }
-           *       ],
-           *       "geolocation": {
-           *         "type": "FeatureCollection",
-           *         "features": [
-           *           {
-           *             "type": "Feature",
-           *             "properties": {
-           *               "farmer_id": "UG-BUD-004512",
-           *               "area_ha": 1.2
-           *             },
-           *             "geometry": {
-           *               "type": "Point",
-           *               "coordinates": [
-           *                 34.331245,
-           *                 1.011812
-           *               ]
-           *             }
-           *           }
-           *         ]
-           *       },
-           *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-           *       "reference_number": "26DEQ7VKZ3HX2M",
-           *       "verification_number": "K7QW2P9D",
-           *       "rejection_reason": null,
-           *       "created_at": "2026-11-22T18:55:10.412Z"
-           *     }
-           */
-          'application/json': {
-            dds_id: string;
-            batch_id: string;
-            status: string;
-            internal_reference_number: string;
-            activity_type: string;
-            country_of_activity: string;
-            country_of_entry: string;
-            operator: {
-              name: string;
-              eori: string;
-              address: string;
-              email: string;
-              country: string;
             };
-            hs_heading: string;
-            description_of_goods: string;
-            net_weight_kg: number;
-            country_of_production: string;
-            producers: {
-              farmer_id: string;
-              name: string;
-              country: string;
-              /** @description the producer's plots (GeoJSON) */
-              geolocation_geojson: {
-                /** @constant */
-                type: 'FeatureCollection';
-                features: unknown[];
-              };
-            }[];
-            geolocation: {
-              /** @constant */
-              type: 'FeatureCollection';
-              features: unknown[];
-            };
-            ipfs_cid: string;
-            reference_number: string | null;
-            verification_number: string | null;
-            rejection_reason: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-          };
-        };
-      };
-      /** @description Generated and kept privately; the filing is queued (poll GET /eudr/dds/{dds_id}). */
-      202: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "DDS_TRACES_PENDING",
-           *         "message": "DDS generated; filing with the EU Information System is queued.",
-           *         "docs": "http://127.0.0.1:3000/docs/errors#DDS_TRACES_PENDING",
-           *         "request_id": "01M82A0Q3V6W1T2X9EJ4B7N5KE"
-           *       },
-           *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
-           *       "status": "PENDING_FILING"
-           *     }
-           */
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'VALIDATION_ERROR'
-                | 'INVALID_GRADE'
-                | 'WEIGHT_OUT_OF_RANGE'
-                | 'UNAUTHORIZED'
-                | 'INVALID_SIGNATURE'
-                | 'INSUFFICIENT_PERMISSIONS'
-                | 'ROUTE_NOT_FOUND'
-                | 'FARMER_NOT_REGISTERED'
-                | 'COOPERATIVE_NOT_FOUND'
-                | 'BATCH_NOT_FOUND'
-                | 'PAYMENT_NOT_FOUND'
-                | 'JOB_NOT_FOUND'
-                | 'PO_NOT_FOUND'
-                | 'DDS_NOT_FOUND'
-                | 'LOAN_NOT_FOUND'
-                | 'FARMER_ALREADY_REGISTERED'
-                | 'COOPERATIVE_ALREADY_EXISTS'
-                | 'DUPLICATE_PAYOUT'
-                | 'DUPLICATE_REQUEST'
-                | 'BATCH_HAS_ACTIVE_LOAN'
-                | 'CHAIN_EVENT_NOT_CONFIRMED'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'GFW_CHECK_FAILED'
-                | 'BATCH_NOT_ELIGIBLE'
-                | 'STAGE_OUT_OF_ORDER'
-                | 'PO_NOT_CONFIRMED'
-                | 'INSUFFICIENT_COLLATERAL'
-                | 'PHONE_NOT_FOUND'
-                | 'COOPERATIVE_NOT_ACTIVE'
-                | 'PAYOUT_EXCEEDS_BATCH_VALUE'
-                | 'DAILY_PAYOUT_LIMIT_REACHED'
-                | 'EVIDENCE_UPLOAD_INVALID'
-                | 'BUYER_PAYMENT_NOT_FOUND'
-                | 'PO_ALREADY_SETTLED'
-                | 'NO_PAYMENT_RECEIVED'
-                | 'PAYMENT_COUNTED'
-                | 'PAYMENT_ALREADY_REFUNDED'
-                | 'SHORT_PAYMENT_NOT_ACCEPTED'
-                | 'RATE_LIMITED'
-                | 'INTERNAL_ERROR'
-                | 'PAYOUT_FAILED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'LEDGER_UNAVAILABLE'
-                | 'AUDIT_LOG_UNAVAILABLE'
-                | 'GFW_API_UNAVAILABLE'
-                | 'STALE_PRICE_FEED'
-                | 'MAAIF_API_UNAVAILABLE'
-                | 'DDS_TRACES_PENDING';
-              message: string;
-              /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
-              docs: string;
-              /** @description ULID; also in the x-request-id header and the logs. */
-              request_id: string;
-              /** @description VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal. */
-              details?: unknown;
-            };
-            dds_id: string;
-            status: string;
-          };
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. BATCH_NOT_ELIGIBLE: Batch stage too low for the operation. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-dds': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
-           *       "batch_id": "BATCH-2026-000001",
-           *       "status": "AVAILABLE",
-           *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
-           *       "activity_type": "IMPORT",
-           *       "country_of_activity": "DE",
-           *       "country_of_entry": "DE",
-           *       "operator": {
-           *         "name": "Hamburg Coffee Importers GmbH",
-           *         "eori": "DE123456789012345",
-           *         "address": "Am Sandtorkai 1, 20457 Hamburg",
-           *         "email": "dds@hci.example",
-           *         "country": "DE"
-           *       },
-           *       "hs_heading": "0901",
-           *       "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
-           *       "net_weight_kg": 182.4,
-           *       "country_of_production": "UG",
-           *       "producers": [
-           *         {
-           *           "farmer_id": "UG-BUD-004512",
-           *           "name": "Nabulo Mirembe",
-           *           "country": "UG",
-           *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
-           *         }
-           *       ],
-           *       "geolocation": {
-           *         "type": "FeatureCollection",
-           *         "features": [
-           *           {
-           *             "type": "Feature",
-           *             "properties": {
-           *               "farmer_id": "UG-BUD-004512",
-           *               "area_ha": 1.2
-           *             },
-           *             "geometry": {
-           *               "type": "Point",
-           *               "coordinates": [
-           *                 34.331245,
-           *                 1.011812
-           *               ]
-           *             }
-           *           }
-           *         ]
-           *       },
-           *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-           *       "reference_number": "26DEQ7VKZ3HX2M",
-           *       "verification_number": "K7QW2P9D",
-           *       "rejection_reason": null,
-           *       "created_at": "2026-11-22T18:55:10.412Z"
-           *     }
-           */
-          'application/json': {
-            dds_id: string;
-            batch_id: string;
-            status: string;
-            internal_reference_number: string;
-            activity_type: string;
-            country_of_activity: string;
-            country_of_entry: string;
-            operator: {
-              name: string;
-              eori: string;
-              address: string;
-              email: string;
-              country: string;
-            };
-            hs_heading: string;
-            description_of_goods: string;
-            net_weight_kg: number;
-            country_of_production: string;
-            producers: {
-              farmer_id: string;
-              name: string;
-              country: string;
-              /** @description the producer's plots (GeoJSON) */
-              geolocation_geojson: {
-                /** @constant */
-                type: 'FeatureCollection';
-                features: unknown[];
-              };
-            }[];
-            geolocation: {
-              /** @constant */
-              type: 'FeatureCollection';
-              features: unknown[];
-            };
-            ipfs_cid: string;
-            reference_number: string | null;
-            verification_number: string | null;
-            rejection_reason: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-dds-xml': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The SubmitDdsRequest XML (EU Information System V3), as an attachment. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /** @example <?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest> */
-          'application/xml': string;
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-dds-evidence': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The evidence pack: RFC 8785 canonical JSON; its CID (CIDv1 raw, sha2-256 of the body bytes) in `X-Evidence-Pack-CID` and the `ETag`. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "pack_version": 1,
-           *       "dds": {
-           *         "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
-           *         "batch_id": "BATCH-2026-000001",
-           *         "status": "AVAILABLE",
-           *         "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
-           *         "activity_type": "IMPORT",
-           *         "country_of_activity": "DE",
-           *         "country_of_entry": "DE",
-           *         "operator": {
-           *           "name": "Hamburg Coffee Importers GmbH",
-           *           "eori": "DE123456789012345",
-           *           "address": "Am Sandtorkai 1, 20457 Hamburg",
-           *           "email": "dds@hci.example",
-           *           "country": "DE"
-           *         },
-           *         "hs_heading": "0901",
-           *         "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
-           *         "net_weight_kg": 182.4,
-           *         "country_of_production": "UG",
-           *         "producers": [
-           *           {
-           *             "farmer_id": "UG-BUD-004512",
-           *             "name": "Nabulo Mirembe",
-           *             "country": "UG",
-           *             "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
-           *           }
-           *         ],
-           *         "geolocation": {
-           *           "type": "FeatureCollection",
-           *           "features": [
-           *             {
-           *               "type": "Feature",
-           *               "properties": {
-           *                 "farmer_id": "UG-BUD-004512",
-           *                 "area_ha": 1.2
-           *               },
-           *               "geometry": {
-           *                 "type": "Point",
-           *                 "coordinates": [
-           *                   34.331245,
-           *                   1.011812
-           *                 ]
-           *               }
-           *             }
-           *           ]
-           *         },
-           *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-           *         "reference_number": "26DEQ7VKZ3HX2M",
-           *         "verification_number": "K7QW2P9D",
-           *         "rejection_reason": null,
-           *         "created_at": "2026-11-22T18:55:10.412Z"
-           *       },
-           *       "batch": {
-           *         "batch_id": "BATCH-2026-000001",
-           *         "token_id": "1",
-           *         "cooperative_id": "BUGISU-CU-01",
-           *         "farmer_id": "UG-BUD-004512",
-           *         "grade": "screen18",
-           *         "weight_kg": 240.75,
-           *         "moisture_pct": 11.5,
-           *         "stage": "COMMITTED",
-           *         "mint_tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
-           *         "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H"
-           *       },
-           *       "forest_checks": [
-           *         {
-           *           "farmer_id": "UG-BUD-004512",
-           *           "status": "CLEAR",
-           *           "checked_at": "2026-11-22T18:54:52.323Z",
-           *           "dataset": {
-           *             "name": "bundled-alert-areas",
-           *             "version": "2026-11-01"
-           *           }
-           *         }
-           *       ],
-           *       "trail": [
-           *         {
-           *           "stage": "DELIVERED",
-           *           "at": "2026-11-22T18:54:53.101Z",
-           *           "evidence_ipfs_cid": null,
-           *           "chain_tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
-           *           "audit_log_sequence_number": 1
-           *         },
-           *         {
-           *           "stage": "GRADED",
-           *           "at": "2026-11-22T18:55:02.877Z",
-           *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-           *           "chain_tx_hash": "0x3b5d7f91a2c4e6f80b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e",
-           *           "audit_log_sequence_number": 3
-           *         }
-           *       ],
-           *       "audit": {
-           *         "head": {
-           *           "sequence_number": 5,
-           *           "hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1"
-           *         },
-           *         "entries": [
-           *           {
-           *             "sequence_number": 1,
-           *             "type": "BATCH_SUBMITTED",
-           *             "at": "2026-11-22T18:54:53.101Z",
-           *             "prev_hash": "0000000000000000000000000000000000000000000000000000000000000000",
-           *             "hash": "5e2b8d4f6a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b",
-           *             "anchor": {
-           *               "tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
-           *               "block_number": 41
-           *             }
-           *           },
-           *           {
-           *             "sequence_number": 5,
-           *             "type": "PURCHASE_ORDER_CONFIRMED",
-           *             "at": "2026-11-22T18:55:10.412Z",
-           *             "prev_hash": "9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f",
-           *             "hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1",
-           *             "anchor": {
-           *               "tx_hash": "0x1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f",
-           *               "block_number": 58,
-           *               "root": "0x7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e",
-           *               "proof": [
-           *                 "0x2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a"
-           *               ],
-           *               "head_sequence_number": 5,
-           *               "head_hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1"
-           *             }
-           *           }
-           *         ]
-           *       }
-           *     }
-           */
-          'application/json': {
-            /** @constant */
-            pack_version: 1;
-            dds: {
-              dds_id: string;
-              batch_id: string;
-              status: string;
-              internal_reference_number: string;
-              activity_type: string;
-              country_of_activity: string;
-              country_of_entry: string;
-              operator: {
-                name: string;
-                eori: string;
-                address: string;
-                email: string;
-                country: string;
-              };
-              hs_heading: string;
-              description_of_goods: string;
-              net_weight_kg: number;
-              country_of_production: string;
-              producers: {
-                farmer_id: string;
-                name: string;
-                country: string;
-                /** @description the producer's plots (GeoJSON) */
-                geolocation_geojson: {
-                  /** @constant */
-                  type: 'FeatureCollection';
-                  features: unknown[];
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-              }[];
-              geolocation: {
-                /** @constant */
-                type: 'FeatureCollection';
-                features: unknown[];
-              };
-              ipfs_cid: string;
-              reference_number: string | null;
-              verification_number: string | null;
-              rejection_reason: string | null;
-              /** @description ISO 8601 UTC timestamp */
-              created_at: string;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            batch: {
-              batch_id: string;
-              token_id: string;
-              cooperative_id: string;
-              farmer_id: string;
-              grade: string;
-              weight_kg: number;
-              moisture_pct: number;
-              stage: string;
-              mint_tx_hash: string | null;
-              purchase_order_id: string | null;
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            forest_checks: {
-              farmer_id: string;
-              status: string;
-              checked_at: string | null;
-              dataset: {
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-loan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    batch_id: string;
+                    /** @description At most 6 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    amount_usdc: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The loan is PENDING: the BatchToken is being locked, then the principal paid out (`Location: /loans/{loan_id}`). */
+            202: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "loan_id": "LOAN-2026-000001",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "token_id": "2026000000000001",
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "status": "PENDING",
+                     *       "principal_usdc": 339.26,
+                     *       "apr": 0.12,
+                     *       "collateral_value_usdc": 1130.88,
+                     *       "ltv": 0.3,
+                     *       "price_usd_per_kg": 6.2,
+                     *       "price_updated_at": "2026-11-22T18:54:28.747Z",
+                     *       "disbursement_payment_id": "DISB-2026-000001",
+                     *       "lock_tx_hash": null,
+                     *       "repaid_usdc": null,
+                     *       "repay_tx_hash": null,
+                     *       "repaid_by_purchase_order_id": null,
+                     *       "created_at": "2026-11-22T18:54:59.225Z",
+                     *       "disbursed_at": null,
+                     *       "repaid_at": null,
+                     *       "cancelled_at": null,
+                     *       "cancel_reason": null,
+                     *       "due_at": "2027-05-21T18:54:59.225Z",
+                     *       "defaulted_at": null,
+                     *       "loss_usdc": null,
+                     *       "write_off_tx_hash": null
+                     *     }
+                     */
+                    "application/json": {
+                        loan_id: string;
+                        batch_id: string;
+                        token_id: string;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        status: string;
+                        /** @description USDC, at most 6 decimals */
+                        principal_usdc: number;
+                        apr: number;
+                        /** @description USDC, at most 6 decimals */
+                        collateral_value_usdc: number;
+                        ltv: number;
+                        price_usd_per_kg: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        price_updated_at: string;
+                        disbursement_payment_id: string;
+                        lock_tx_hash: string | null;
+                        repaid_usdc: number | null;
+                        repay_tx_hash: string | null;
+                        repaid_by_purchase_order_id: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        disbursed_at: string | null;
+                        repaid_at: string | null;
+                        cancelled_at: string | null;
+                        cancel_reason: string | null;
+                        due_at: string | null;
+                        defaulted_at: string | null;
+                        loss_usdc: number | null;
+                        write_off_tx_hash: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_HAS_ACTIVE_LOAN: BatchToken already locked as collateral. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_ELIGIBLE: Batch stage too low for the operation. INSUFFICIENT_COLLATERAL: BatchToken value below the minimum loan of 50 USDC. PHONE_NOT_FOUND: No phone number on record for the farmer. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STALE_PRICE_FEED: Price feed older than 1 hour; loan origination paused. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-loan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "loan_id": "LOAN-2026-000001",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "token_id": "2026000000000001",
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "status": "ACTIVE",
+                     *       "principal_usdc": 339.26,
+                     *       "apr": 0.12,
+                     *       "collateral_value_usdc": 1130.88,
+                     *       "ltv": 0.3,
+                     *       "price_usd_per_kg": 6.2,
+                     *       "price_updated_at": "2026-11-22T18:54:28.747Z",
+                     *       "disbursement_payment_id": "DISB-2026-000001",
+                     *       "lock_tx_hash": "0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71",
+                     *       "repaid_usdc": null,
+                     *       "repay_tx_hash": null,
+                     *       "repaid_by_purchase_order_id": null,
+                     *       "created_at": "2026-11-22T18:54:59.225Z",
+                     *       "disbursed_at": "2026-11-22T18:55:01.551Z",
+                     *       "repaid_at": null,
+                     *       "cancelled_at": null,
+                     *       "cancel_reason": null,
+                     *       "due_at": "2027-05-21T18:54:59.225Z",
+                     *       "defaulted_at": null,
+                     *       "loss_usdc": null,
+                     *       "write_off_tx_hash": null
+                     *     }
+                     */
+                    "application/json": {
+                        loan_id: string;
+                        batch_id: string;
+                        token_id: string;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        status: string;
+                        /** @description USDC, at most 6 decimals */
+                        principal_usdc: number;
+                        apr: number;
+                        /** @description USDC, at most 6 decimals */
+                        collateral_value_usdc: number;
+                        ltv: number;
+                        price_usd_per_kg: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        price_updated_at: string;
+                        disbursement_payment_id: string;
+                        lock_tx_hash: string | null;
+                        repaid_usdc: number | null;
+                        repay_tx_hash: string | null;
+                        repaid_by_purchase_order_id: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        disbursed_at: string | null;
+                        repaid_at: string | null;
+                        cancelled_at: string | null;
+                        cancel_reason: string | null;
+                        due_at: string | null;
+                        defaulted_at: string | null;
+                        loss_usdc: number | null;
+                        write_off_tx_hash: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOAN_NOT_FOUND: No active loan for the batch. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-batch-loan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "loan_id": "LOAN-2026-000001",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "token_id": "2026000000000001",
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "status": "ACTIVE",
+                     *       "principal_usdc": 339.26,
+                     *       "apr": 0.12,
+                     *       "collateral_value_usdc": 1130.88,
+                     *       "ltv": 0.3,
+                     *       "price_usd_per_kg": 6.2,
+                     *       "price_updated_at": "2026-11-22T18:54:28.747Z",
+                     *       "disbursement_payment_id": "DISB-2026-000001",
+                     *       "lock_tx_hash": "0xb05f9474a2175c3b3025c0b0d18d42b5c2e86844dfa18a042ef76501b9d87f71",
+                     *       "repaid_usdc": null,
+                     *       "repay_tx_hash": null,
+                     *       "repaid_by_purchase_order_id": null,
+                     *       "created_at": "2026-11-22T18:54:59.225Z",
+                     *       "disbursed_at": "2026-11-22T18:55:01.551Z",
+                     *       "repaid_at": null,
+                     *       "cancelled_at": null,
+                     *       "cancel_reason": null,
+                     *       "due_at": "2027-05-21T18:54:59.225Z",
+                     *       "defaulted_at": null,
+                     *       "loss_usdc": null,
+                     *       "write_off_tx_hash": null
+                     *     }
+                     */
+                    "application/json": {
+                        loan_id: string;
+                        batch_id: string;
+                        token_id: string;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        status: string;
+                        /** @description USDC, at most 6 decimals */
+                        principal_usdc: number;
+                        apr: number;
+                        /** @description USDC, at most 6 decimals */
+                        collateral_value_usdc: number;
+                        ltv: number;
+                        price_usd_per_kg: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        price_updated_at: string;
+                        disbursement_payment_id: string;
+                        lock_tx_hash: string | null;
+                        repaid_usdc: number | null;
+                        repay_tx_hash: string | null;
+                        repaid_by_purchase_order_id: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        disbursed_at: string | null;
+                        repaid_at: string | null;
+                        cancelled_at: string | null;
+                        cancel_reason: string | null;
+                        due_at: string | null;
+                        defaulted_at: string | null;
+                        loss_usdc: number | null;
+                        write_off_tx_hash: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOAN_NOT_FOUND: No active loan for the batch. BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-mfi-deposit": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters, kept 24 hours per token subject: a retry with the same body returns the first answer (`idempotent-replayed: true`). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    source_currency: "UGX" | "KES" | "USD";
+                    source_amount: number;
+                    mfi_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The deposit is PROCESSING with the on-ramp (`Location: /payments/DEP-…`). */
+            202: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payment_id": "DEP-2026-000001",
+                     *       "payment_type": "MFI_DEPOSIT",
+                     *       "status": "PROCESSING",
+                     *       "amount_usdc": 0,
+                     *       "created_at": "2026-11-22T18:54:56.592Z",
+                     *       "completed_at": null,
+                     *       "updated_at": "2026-11-22T18:54:58.778Z",
+                     *       "mfi_id": "MFI-ELGON-01",
+                     *       "source_currency": "USD",
+                     *       "source_amount": 20000,
+                     *       "ramp_payment_id": "ramp_01M829S1K44TV0EH2F3T8EZYAK",
+                     *       "chain_tx_hash": null,
+                     *       "vault_shares_issued": null,
+                     *       "refund_tx_hash": null,
+                     *       "refunded_at": null,
+                     *       "failure_reason": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        payment_type: "MFI_DEPOSIT";
+                        payment_id: string;
+                        status: string;
+                        /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
+                        amount_usdc: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        completed_at: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        mfi_id: string;
+                        source_currency: string;
+                        source_amount: number;
+                        ramp_payment_id: string | null;
+                        chain_tx_hash: string | null;
+                        /** @description micro-shares (10^-6 share) */
+                        vault_shares_issued: number | null;
+                        refund_tx_hash: string | null;
+                        refunded_at: string | null;
+                        failure_reason: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-mfi-vault": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "total_assets_usdc": 20000.111538,
+                     *       "total_shares": 20000000000,
+                     *       "share_price_usdc": 1.000005,
+                     *       "loans_outstanding_usdc": 339.26,
+                     *       "utilisation": 0.017,
+                     *       "apr": 0.12,
+                     *       "par30_usdc": 0,
+                     *       "defaults_usdc": 0,
+                     *       "shares": 20000000000,
+                     *       "value_usdc": 20000.111537
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description USDC, at most 6 decimals */
+                        total_assets_usdc: number;
+                        /** @description micro-shares */
+                        total_shares: number;
+                        share_price_usdc: number;
+                        /** @description USDC, at most 6 decimals */
+                        loans_outstanding_usdc: number;
+                        utilisation: number;
+                        apr: number;
+                        /** @description USDC, at most 6 decimals */
+                        par30_usdc: number;
+                        /** @description USDC, at most 6 decimals */
+                        defaults_usdc: number;
+                        shares?: number;
+                        /** @description USDC, at most 6 decimals */
+                        value_usdc?: number;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "onramp-webhook": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
+                 * @example msg_2mXk9Qf3T1b7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "APPLIED"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        outcome: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_SIGNATURE: Webhook signature missing, wrong or stale. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "payout-provider-webhook": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
+                 * @example msg_2mXk9Qf3T1b7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "APPLIED"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        outcome: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_SIGNATURE: Webhook signature missing, wrong or stale. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "verify-gfw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "status": "CLEAR",
+                     *       "checked_at": "2026-11-22T18:54:52.323Z",
+                     *       "dataset": {
+                     *         "name": "bundled-alert-areas",
+                     *         "version": "2026-11-01"
+                     *       },
+                     *       "alerts": []
+                     *     }
+                     */
+                    "application/json": {
+                        farmer_id: string;
+                        /** @enum {string} */
+                        status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @description ISO 8601 UTC timestamp */
+                        checked_at?: string;
+                        cutoff_date?: string;
+                        dataset?: {
+                            name: string;
+                            version: string;
+                        };
+                        alerts?: {
+                            date: string;
+                            confidence: string;
+                            area_ha: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GFW_API_UNAVAILABLE: Forest-monitoring service unavailable after 3 attempts; retry after 5 minutes. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "list-flagged-farms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "farmers": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "full_name": "Nabulo Mirembe",
+                     *           "cooperative_id": "BUGISU-CU-01",
+                     *           "phone": "+256 7•• ••• 305",
+                     *           "district": "Bududa",
+                     *           "farm": {
+                     *             "area_ha": 1.2,
+                     *             "gps": {
+                     *               "lng": 34.331245,
+                     *               "lat": 1.011812
+                     *             }
+                     *           },
+                     *           "national_registry_status": "VERIFIED",
+                     *           "gfw_status": "FLAGGED",
+                     *           "gfw_checked_at": "2026-11-22T18:54:52.323Z",
+                     *           "gfw_dataset": {
+                     *             "name": "bundled-alert-areas",
+                     *             "version": "2026-11-01"
+                     *           },
+                     *           "registered_at": "2026-11-22T18:54:52.261Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": {
+                        cooperative_id: string;
+                        farmers: {
+                            farmer_id: string;
+                            full_name: string;
+                            cooperative_id: string;
+                            /** @description masked; null when the farmer has no phone */
+                            phone: string | null;
+                            district: string;
+                            farm: {
+                                gps: {
+                                    lat: number;
+                                    lng: number;
+                                };
+                                polygon?: {
+                                    /** @constant */
+                                    type: "Polygon";
+                                    coordinates: number[][][];
+                                };
+                                area_ha: number;
+                                computed_area_ha?: number | null;
+                            };
+                            /** @enum {string} */
+                            gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                            /** @enum {string} */
+                            national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                            /** @description ISO 8601 UTC timestamp */
+                            gfw_checked_at?: string;
+                            gfw_dataset?: {
+                                name: string;
+                                version: string;
+                            };
+                            /** @description ISO 8601 UTC timestamp */
+                            registered_at: string;
+                            phone_changes?: {
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                actor: string;
+                                actor_role: string;
+                                previous_phone: string | null;
+                                phone: string;
+                            }[];
+                            /** @description ISO 8601 UTC timestamp */
+                            phone_updated_at?: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COOPERATIVE_NOT_FOUND: Cooperative ID not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generate-dds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement exists and is AVAILABLE or REJECTED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "status": "AVAILABLE",
+                     *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
+                     *       "activity_type": "IMPORT",
+                     *       "country_of_activity": "DE",
+                     *       "country_of_entry": "DE",
+                     *       "operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "hs_heading": "0901",
+                     *       "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
+                     *       "net_weight_kg": 182.4,
+                     *       "country_of_production": "UG",
+                     *       "producers": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "name": "Nabulo Mirembe",
+                     *           "country": "UG",
+                     *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
+                     *         }
+                     *       ],
+                     *       "geolocation": {
+                     *         "type": "FeatureCollection",
+                     *         "features": [
+                     *           {
+                     *             "type": "Feature",
+                     *             "properties": {
+                     *               "farmer_id": "UG-BUD-004512",
+                     *               "area_ha": 1.2
+                     *             },
+                     *             "geometry": {
+                     *               "type": "Point",
+                     *               "coordinates": [
+                     *                 34.331245,
+                     *                 1.011812
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "reference_number": "26DEQ7VKZ3HX2M",
+                     *       "verification_number": "K7QW2P9D",
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-22T18:55:10.412Z"
+                     *     }
+                     */
+                    "application/json": {
+                        dds_id: string;
+                        batch_id: string;
+                        status: string;
+                        internal_reference_number: string;
+                        activity_type: string;
+                        country_of_activity: string;
+                        country_of_entry: string;
+                        operator: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        hs_heading: string;
+                        description_of_goods: string;
+                        net_weight_kg: number;
+                        country_of_production: string;
+                        producers: {
+                            farmer_id: string;
+                            name: string;
+                            country: string;
+                            /** @description the producer's plots (GeoJSON) */
+                            geolocation_geojson: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
+                        }[];
+                        geolocation: {
+                            /** @constant */
+                            type: "FeatureCollection";
+                            features: unknown[];
+                        };
+                        ipfs_cid: string;
+                        reference_number: string | null;
+                        verification_number: string | null;
+                        rejection_reason: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Generated and kept privately; the filing is queued (poll GET /eudr/dds/{dds_id}). */
+            202: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "DDS_TRACES_PENDING",
+                     *         "message": "DDS generated; filing with the EU Information System is queued.",
+                     *         "docs": "http://127.0.0.1:3000/docs/errors#DDS_TRACES_PENDING",
+                     *         "request_id": "01M82A0Q3V6W1T2X9EJ4B7N5KE"
+                     *       },
+                     *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                     *       "status": "PENDING_FILING"
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            message: string;
+                            /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
+                            docs: string;
+                            /** @description ULID; also in the x-request-id header and the logs. */
+                            request_id: string;
+                            /** @description VALIDATION_ERROR: [{path, message}]; other codes: an object of facts about the refusal. */
+                            details?: unknown;
+                        };
+                        dds_id: string;
+                        status: string;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. BATCH_NOT_ELIGIBLE: Batch stage too low for the operation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-dds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "status": "AVAILABLE",
+                     *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
+                     *       "activity_type": "IMPORT",
+                     *       "country_of_activity": "DE",
+                     *       "country_of_entry": "DE",
+                     *       "operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "hs_heading": "0901",
+                     *       "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
+                     *       "net_weight_kg": 182.4,
+                     *       "country_of_production": "UG",
+                     *       "producers": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "name": "Nabulo Mirembe",
+                     *           "country": "UG",
+                     *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
+                     *         }
+                     *       ],
+                     *       "geolocation": {
+                     *         "type": "FeatureCollection",
+                     *         "features": [
+                     *           {
+                     *             "type": "Feature",
+                     *             "properties": {
+                     *               "farmer_id": "UG-BUD-004512",
+                     *               "area_ha": 1.2
+                     *             },
+                     *             "geometry": {
+                     *               "type": "Point",
+                     *               "coordinates": [
+                     *                 34.331245,
+                     *                 1.011812
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "reference_number": "26DEQ7VKZ3HX2M",
+                     *       "verification_number": "K7QW2P9D",
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-22T18:55:10.412Z"
+                     *     }
+                     */
+                    "application/json": {
+                        dds_id: string;
+                        batch_id: string;
+                        status: string;
+                        internal_reference_number: string;
+                        activity_type: string;
+                        country_of_activity: string;
+                        country_of_entry: string;
+                        operator: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        hs_heading: string;
+                        description_of_goods: string;
+                        net_weight_kg: number;
+                        country_of_production: string;
+                        producers: {
+                            farmer_id: string;
+                            name: string;
+                            country: string;
+                            /** @description the producer's plots (GeoJSON) */
+                            geolocation_geojson: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
+                        }[];
+                        geolocation: {
+                            /** @constant */
+                            type: "FeatureCollection";
+                            features: unknown[];
+                        };
+                        ipfs_cid: string;
+                        reference_number: string | null;
+                        verification_number: string | null;
+                        rejection_reason: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-dds-xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SubmitDdsRequest XML (EU Information System V3), as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest> */
+                    "application/xml": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-dds-evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence pack: RFC 8785 canonical JSON; its CID (CIDv1 raw, sha2-256 of the body bytes) in `X-Evidence-Pack-CID` and the `ETag`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pack_version": 1,
+                     *       "dds": {
+                     *         "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                     *         "batch_id": "BATCH-2026-000001",
+                     *         "status": "AVAILABLE",
+                     *         "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
+                     *         "activity_type": "IMPORT",
+                     *         "country_of_activity": "DE",
+                     *         "country_of_entry": "DE",
+                     *         "operator": {
+                     *           "name": "Hamburg Coffee Importers GmbH",
+                     *           "eori": "DE123456789012345",
+                     *           "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *           "email": "dds@hci.example",
+                     *           "country": "DE"
+                     *         },
+                     *         "hs_heading": "0901",
+                     *         "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
+                     *         "net_weight_kg": 182.4,
+                     *         "country_of_production": "UG",
+                     *         "producers": [
+                     *           {
+                     *             "farmer_id": "UG-BUD-004512",
+                     *             "name": "Nabulo Mirembe",
+                     *             "country": "UG",
+                     *             "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
+                     *           }
+                     *         ],
+                     *         "geolocation": {
+                     *           "type": "FeatureCollection",
+                     *           "features": [
+                     *             {
+                     *               "type": "Feature",
+                     *               "properties": {
+                     *                 "farmer_id": "UG-BUD-004512",
+                     *                 "area_ha": 1.2
+                     *               },
+                     *               "geometry": {
+                     *                 "type": "Point",
+                     *                 "coordinates": [
+                     *                   34.331245,
+                     *                   1.011812
+                     *                 ]
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *         "reference_number": "26DEQ7VKZ3HX2M",
+                     *         "verification_number": "K7QW2P9D",
+                     *         "rejection_reason": null,
+                     *         "created_at": "2026-11-22T18:55:10.412Z"
+                     *       },
+                     *       "batch": {
+                     *         "batch_id": "BATCH-2026-000001",
+                     *         "token_id": "1",
+                     *         "cooperative_id": "BUGISU-CU-01",
+                     *         "farmer_id": "UG-BUD-004512",
+                     *         "grade": "screen18",
+                     *         "weight_kg": 240.75,
+                     *         "moisture_pct": 11.5,
+                     *         "stage": "COMMITTED",
+                     *         "mint_tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
+                     *         "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H"
+                     *       },
+                     *       "forest_checks": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "status": "CLEAR",
+                     *           "checked_at": "2026-11-22T18:54:52.323Z",
+                     *           "dataset": {
+                     *             "name": "bundled-alert-areas",
+                     *             "version": "2026-11-01"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "trail": [
+                     *         {
+                     *           "stage": "DELIVERED",
+                     *           "at": "2026-11-22T18:54:53.101Z",
+                     *           "evidence_ipfs_cid": null,
+                     *           "chain_tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
+                     *           "audit_log_sequence_number": 1
+                     *         },
+                     *         {
+                     *           "stage": "GRADED",
+                     *           "at": "2026-11-22T18:55:02.877Z",
+                     *           "evidence_ipfs_cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *           "chain_tx_hash": "0x3b5d7f91a2c4e6f80b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e",
+                     *           "audit_log_sequence_number": 3
+                     *         }
+                     *       ],
+                     *       "audit": {
+                     *         "head": {
+                     *           "sequence_number": 5,
+                     *           "hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1"
+                     *         },
+                     *         "entries": [
+                     *           {
+                     *             "sequence_number": 1,
+                     *             "type": "BATCH_SUBMITTED",
+                     *             "at": "2026-11-22T18:54:53.101Z",
+                     *             "prev_hash": "0000000000000000000000000000000000000000000000000000000000000000",
+                     *             "hash": "5e2b8d4f6a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b",
+                     *             "anchor": {
+                     *               "tx_hash": "0x8f1c2a9e4b7d3f60a5c8e2d1b9f7a3c6e4d2b0a8f6c4e2d0b8a6f4c2e0d8b6a4",
+                     *               "block_number": 41
+                     *             }
+                     *           },
+                     *           {
+                     *             "sequence_number": 5,
+                     *             "type": "PURCHASE_ORDER_CONFIRMED",
+                     *             "at": "2026-11-22T18:55:10.412Z",
+                     *             "prev_hash": "9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f",
+                     *             "hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1",
+                     *             "anchor": {
+                     *               "tx_hash": "0x1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f",
+                     *               "block_number": 58,
+                     *               "root": "0x7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e",
+                     *               "proof": [
+                     *                 "0x2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a"
+                     *               ],
+                     *               "head_sequence_number": 5,
+                     *               "head_hash": "c0a5e1d3b7f9a2c4e6d8b0f1a3c5e7d9b1f3a5c7e9d1b3f5a7c9e1d3b5f7a9c1"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        pack_version: 1;
+                        dds: {
+                            dds_id: string;
+                            batch_id: string;
+                            status: string;
+                            internal_reference_number: string;
+                            activity_type: string;
+                            country_of_activity: string;
+                            country_of_entry: string;
+                            operator: {
+                                name: string;
+                                eori: string;
+                                address: string;
+                                email: string;
+                                country: string;
+                            };
+                            hs_heading: string;
+                            description_of_goods: string;
+                            net_weight_kg: number;
+                            country_of_production: string;
+                            producers: {
+                                farmer_id: string;
+                                name: string;
+                                country: string;
+                                /** @description the producer's plots (GeoJSON) */
+                                geolocation_geojson: {
+                                    /** @constant */
+                                    type: "FeatureCollection";
+                                    features: unknown[];
+                                };
+                            }[];
+                            geolocation: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
+                            ipfs_cid: string;
+                            reference_number: string | null;
+                            verification_number: string | null;
+                            rejection_reason: string | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                        };
+                        batch: {
+                            batch_id: string;
+                            token_id: string;
+                            cooperative_id: string;
+                            farmer_id: string;
+                            grade: string;
+                            weight_kg: number;
+                            moisture_pct: number;
+                            stage: string;
+                            mint_tx_hash: string | null;
+                            purchase_order_id: string | null;
+                        };
+                        forest_checks: {
+                            farmer_id: string;
+                            status: string;
+                            checked_at: string | null;
+                            dataset: {
+                                name: string;
+                                version: string;
+                            } | null;
+                        }[];
+                        trail: {
+                            stage: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            evidence_ipfs_cid: string | null;
+                            chain_tx_hash: string | null;
+                            audit_log_sequence_number: number;
+                        }[];
+                        audit: {
+                            head: {
+                                sequence_number: number;
+                                hash: string;
+                            };
+                            entries: {
+                                sequence_number: number;
+                                type: string;
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                prev_hash: string;
+                                hash: string;
+                                anchor: {
+                                    tx_hash: string;
+                                    block_number: number;
+                                    root?: string;
+                                    proof?: string[];
+                                    head_sequence_number?: number;
+                                    head_hash?: string;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "chain-events-webhook": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
+                 * @example msg_2mXk9Qf3T1b7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED or MISMATCH). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "APPLIED"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        outcome: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_SIGNATURE: Webhook signature missing, wrong or stale. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CHAIN_EVENT_NOT_CONFIRMED: The chain event's transaction is not yet at the required confirmation depth; nothing was applied: send it again after the Retry-After header. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-settlement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "status": "COMPLETED",
+                     *       "payment_tx_hash": "0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae",
+                     *       "payer": "0x427db1700a4209a8A9b5536753b06945892620eC",
+                     *       "amount_usdc": 1295.04,
+                     *       "repayments": [
+                     *         {
+                     *           "loan_id": "LOAN-2026-000001",
+                     *           "batch_id": "BATCH-2026-000001",
+                     *           "principal_usdc": 339.26,
+                     *           "interest_usdc": 0.111538,
+                     *           "amount_usdc": 339.371538,
+                     *           "status": "REPAID",
+                     *           "repay_tx_hash": "0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf"
+                     *         }
+                     *       ],
+                     *       "unpaid_loan_ids": [
+                     *         "LOAN-2026-000007"
+                     *       ],
+                     *       "settled_batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "remainder_usdc": 955.668462,
+                     *       "remainder_status": "RELEASED",
+                     *       "remainder_tx_hash": "0xb3423902dbb491d9d6a2eafb0c0eac5d2dd33bad2bbedc997ceef8d7ff27705b",
+                     *       "created_at": "2026-11-22T18:55:02.741Z",
+                     *       "completed_at": "2026-11-22T18:55:02.947Z",
+                     *       "paid_usdc": 1295.04,
+                     *       "short_payment": false,
+                     *       "settled_by": "system:lending-vault",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "payments": [
+                     *         {
+                     *           "tx_hash": "0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae",
+                     *           "log_index": 2,
+                     *           "block_number": 41,
+                     *           "payer": "0x427db1700a4209a8A9b5536753b06945892620eC",
+                     *           "amount_usdc": 1295.04,
+                     *           "status": "COUNTED",
+                     *           "unapplied_reason": null,
+                     *           "received_at": "2026-11-22T18:55:02.701Z",
+                     *           "refund_id": null,
+                     *           "refund_tx_hash": null,
+                     *           "refunded_at": null
+                     *         }
+                     *       ],
+                     *       "unapplied_payments": [
+                     *         {
+                     *           "tx_hash": "0x5be1d3f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3",
+                     *           "log_index": 1,
+                     *           "block_number": 44,
+                     *           "payer": "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199",
+                     *           "amount_usdc": 10,
+                     *           "status": "REFUNDED",
+                     *           "unapplied_reason": "OTHER_PAYER",
+                     *           "received_at": "2026-11-22T18:55:02.701Z",
+                     *           "refund_id": "RFD-3f1c2a9e4b7d3f60a5c8e2d1b9f7",
+                     *           "refund_tx_hash": "0x9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c",
+                     *           "refunded_at": "2026-11-22T18:56:40.120Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        cooperative_id: string;
+                        status: string;
+                        payment_tx_hash: string | null;
+                        payer: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        short_payment: boolean;
+                        settled_by: string | null;
+                        repayments: {
+                            loan_id: string;
+                            batch_id: string;
+                            /** @description USDC, at most 6 decimals */
+                            principal_usdc: number;
+                            /** @description USDC, at most 6 decimals */
+                            interest_usdc: number;
+                            /** @description USDC, at most 6 decimals */
+                            amount_usdc: number;
+                            status: string;
+                            repay_tx_hash: string | null;
+                        }[];
+                        unpaid_loan_ids: string[];
+                        settled_batch_ids: string[];
+                        /** @description USDC, at most 6 decimals */
+                        remainder_usdc: number;
+                        remainder_status: string;
+                        remainder_tx_hash: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        completed_at: string | null;
+                        amount_due_usdc: number | null;
+                        buyer_address: string | null;
+                        payments: {
+                            tx_hash: string;
+                            log_index: number;
+                            block_number: number;
+                            payer: string;
+                            /** @description USDC, at most 6 decimals */
+                            amount_usdc: number;
+                            status: string;
+                            unapplied_reason: string | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            received_at: string;
+                            refund_id: string | null;
+                            refund_tx_hash: string | null;
+                            refunded_at: string | null;
+                        }[];
+                        unapplied_payments: {
+                            tx_hash: string;
+                            log_index: number;
+                            block_number: number;
+                            payer: string;
+                            /** @description USDC, at most 6 decimals */
+                            amount_usdc: number;
+                            status: string;
+                            unapplied_reason: string | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            received_at: string;
+                            refund_id: string | null;
+                            refund_tx_hash: string | null;
+                            refunded_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_FOUND: Purchase order not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "settle-purchase-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default false */
+                    accept_short_payment?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "status": "STARTED",
+                     *       "payment_tx_hash": "0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae",
+                     *       "payer": "0x427db1700a4209a8A9b5536753b06945892620eC",
+                     *       "amount_usdc": 1295.04,
+                     *       "repayments": [
+                     *         {
+                     *           "loan_id": "LOAN-2026-000001",
+                     *           "batch_id": "BATCH-2026-000001",
+                     *           "principal_usdc": 339.26,
+                     *           "interest_usdc": 0.111538,
+                     *           "amount_usdc": 339.371538,
+                     *           "status": "REPAID",
+                     *           "repay_tx_hash": "0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf"
+                     *         }
+                     *       ],
+                     *       "unpaid_loan_ids": [
+                     *         "LOAN-2026-000007"
+                     *       ],
+                     *       "settled_batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "remainder_usdc": 955.668462,
+                     *       "remainder_status": "REQUESTED",
+                     *       "remainder_tx_hash": null,
+                     *       "created_at": "2026-11-22T18:55:02.741Z",
+                     *       "completed_at": null,
+                     *       "paid_usdc": 1295.04,
+                     *       "short_payment": true,
+                     *       "settled_by": "admin-1"
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        cooperative_id: string;
+                        status: string;
+                        payment_tx_hash: string | null;
+                        payer: string | null;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        short_payment: boolean;
+                        settled_by: string | null;
+                        repayments: {
+                            loan_id: string;
+                            batch_id: string;
+                            /** @description USDC, at most 6 decimals */
+                            principal_usdc: number;
+                            /** @description USDC, at most 6 decimals */
+                            interest_usdc: number;
+                            /** @description USDC, at most 6 decimals */
+                            amount_usdc: number;
+                            status: string;
+                            repay_tx_hash: string | null;
+                        }[];
+                        unpaid_loan_ids: string[];
+                        settled_batch_ids: string[];
+                        /** @description USDC, at most 6 decimals */
+                        remainder_usdc: number;
+                        remainder_status: string;
+                        remainder_tx_hash: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        completed_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_FOUND: Purchase order not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_ALREADY_SETTLED: The purchase order is settled already. NO_PAYMENT_RECEIVED: No buyer payment counts toward the purchase order yet: nothing to settle. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_CONFIRMED: Purchase order exists but is not confirmed. SHORT_PAYMENT_NOT_ACCEPTED: Paid below the amount due (or the amount due is not known yet): settle only with accept_short_payment true. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "refund-buyer-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tx_hash: string;
+                    log_index: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the refund is requested from the vault (REFUNDED on GET /purchase-orders/{id}/settlement once mined). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tx_hash": "0x5be1d3f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3",
+                     *       "log_index": 1,
+                     *       "block_number": 44,
+                     *       "payer": "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199",
+                     *       "amount_usdc": 10,
+                     *       "status": "REFUND_REQUESTED",
+                     *       "unapplied_reason": "OTHER_PAYER",
+                     *       "received_at": "2026-11-22T18:55:02.701Z",
+                     *       "refund_id": "RFD-3f1c2a9e4b7d3f60a5c8e2d1b9f7",
+                     *       "refund_tx_hash": null,
+                     *       "refunded_at": null
+                     *     }
+                     */
+                    "application/json": {
+                        tx_hash: string;
+                        log_index: number;
+                        block_number: number;
+                        payer: string;
+                        /** @description USDC, at most 6 decimals */
+                        amount_usdc: number;
+                        status: string;
+                        unapplied_reason: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        received_at: string;
+                        refund_id: string | null;
+                        refund_tx_hash: string | null;
+                        refunded_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BUYER_PAYMENT_NOT_FOUND: No buyer payment into the vault with this tx_hash and log_index for the purchase order. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYMENT_COUNTED: The buyer payment counts toward its purchase order; only unapplied payments are refunded. PAYMENT_ALREADY_REFUNDED: The buyer payment was refunded to its payer already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "list-webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         {
+                     *           "endpoint_id": "whe_01JD7PY2B5E8H1K4N7Q0T3V6X9",
+                     *           "url": "https://old-erp.bugisu-cu.example/webhooks",
+                     *           "events": [
+                     *             "job.completed"
+                     *           ],
+                     *           "description": null,
+                     *           "status": "DISABLED",
+                     *           "disabled_reason": "the receiver answered 410 Gone at 2026-11-22T19:05:17.482Z",
+                     *           "owner": {
+                     *             "kind": "COOPERATIVE",
+                     *             "id": "BUGISU-CU-01"
+                     *           },
+                     *           "created_at": "2026-11-20T07:31:55.019Z",
+                     *           "updated_at": "2026-11-22T19:05:17.482Z"
+                     *         },
+                     *         {
+                     *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *           "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
+                     *           "events": [
+                     *             "batch.stage_changed",
+                     *             "payout.completed",
+                     *             "payout.manual_review"
+                     *           ],
+                     *           "description": "Cooperative ERP",
+                     *           "status": "ACTIVE",
+                     *           "disabled_reason": null,
+                     *           "owner": {
+                     *             "kind": "COOPERATIVE",
+                     *             "id": "BUGISU-CU-01"
+                     *           },
+                     *           "created_at": "2026-11-22T19:10:04.211Z",
+                     *           "updated_at": "2026-11-22T19:10:04.211Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        endpoints: {
+                            endpoint_id: string;
+                            url: string;
+                            events: string[];
+                            description: string | null;
+                            /** @description ACTIVE or DISABLED */
+                            status: string;
+                            disabled_reason: string | null;
+                            owner: {
+                                kind: string;
+                                id?: string;
+                            };
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    url: string;
+                    events: ("batch.stage_changed" | "payout.completed" | "payout.manual_review" | "job.completed" | "dds.generated" | "loan.disbursed" | "loan.repaid" | "deposit.completed")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; the `secret` (whsec_…) is shown only in this answer. */
+            201: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *       "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
+                     *       "events": [
+                     *         "batch.stage_changed",
+                     *         "payout.completed",
+                     *         "payout.manual_review"
+                     *       ],
+                     *       "description": "Cooperative ERP",
+                     *       "status": "ACTIVE",
+                     *       "disabled_reason": null,
+                     *       "owner": {
+                     *         "kind": "COOPERATIVE",
+                     *         "id": "BUGISU-CU-01"
+                     *       },
+                     *       "created_at": "2026-11-22T19:10:04.211Z",
+                     *       "updated_at": "2026-11-22T19:10:04.211Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqXnOoIyC1B2Bf8q3r0PmIzVw4xT7uS",
+                     *       "previous_secret_expires_at": null
+                     *     }
+                     */
+                    "application/json": {
+                        endpoint_id: string;
+                        url: string;
+                        events: string[];
+                        description: string | null;
+                        /** @description ACTIVE or DISABLED */
+                        status: string;
+                        disabled_reason: string | null;
+                        owner: {
+                            kind: string;
+                            id?: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        secret: string;
+                        previous_secret_expires_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "delete-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        endpoint_id: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "rotate-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown only here; the previous one keeps signing until `previous_secret_expires_at` (24 h). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *       "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
+                     *       "events": [
+                     *         "batch.stage_changed",
+                     *         "payout.completed",
+                     *         "payout.manual_review"
+                     *       ],
+                     *       "description": "Cooperative ERP",
+                     *       "status": "ACTIVE",
+                     *       "disabled_reason": null,
+                     *       "owner": {
+                     *         "kind": "COOPERATIVE",
+                     *         "id": "BUGISU-CU-01"
+                     *       },
+                     *       "created_at": "2026-11-22T19:10:04.211Z",
+                     *       "updated_at": "2026-11-22T19:12:00.000Z",
+                     *       "secret": "whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuAe6Rp",
+                     *       "previous_secret_expires_at": "2026-11-23T19:12:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        endpoint_id: string;
+                        url: string;
+                        events: string[];
+                        description: string | null;
+                        /** @description ACTIVE or DISABLED */
+                        status: string;
+                        disabled_reason: string | null;
+                        owner: {
+                            kind: string;
+                            id?: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                        secret: string;
+                        previous_secret_expires_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "list-webhook-deliveries": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque, from the previous page. */
+                next_token?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "delivery_id": "whd_4T9KQ2M7XB3N8V5C1R6W0ZD2HF",
+                     *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *           "event_id": "evt_payout_completed_PAY-2026-000002-01",
+                     *           "event_type": "payout.completed",
+                     *           "state": "FAILED",
+                     *           "attempts": 2,
+                     *           "last_status_code": 503,
+                     *           "last_error": null,
+                     *           "last_attempt_at": "2026-11-22T19:11:09.530Z",
+                     *           "next_attempt_at": "2026-11-22T19:16:09.530Z",
+                     *           "created_at": "2026-11-22T19:11:04.102Z",
+                     *           "updated_at": "2026-11-22T19:11:09.530Z"
+                     *         },
+                     *         {
+                     *           "delivery_id": "whd_8PZ3J6M1QC5X9R2V7B0K4NT8WD",
+                     *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *           "event_id": "evt_stage_BATCH-2026-000001_GRADED",
+                     *           "event_type": "batch.stage_changed",
+                     *           "state": "DELIVERED",
+                     *           "attempts": 1,
+                     *           "last_status_code": 200,
+                     *           "last_error": null,
+                     *           "last_attempt_at": "2026-11-22T19:10:31.207Z",
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-22T19:10:30.995Z",
+                     *           "updated_at": "2026-11-22T19:10:31.207Z"
+                     *         },
+                     *         {
+                     *           "delivery_id": "whd_2GH7W4Y9D1S6F3A8E5C0V2X7NB",
+                     *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *           "event_id": "evt_payout_manual_review_PAY-2026-000004-01_r0",
+                     *           "event_type": "payout.manual_review",
+                     *           "state": "DEAD",
+                     *           "attempts": 8,
+                     *           "last_status_code": null,
+                     *           "last_error": "ECONNREFUSED",
+                     *           "last_attempt_at": "2026-11-21T06:44:12.300Z",
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-19T10:02:11.804Z",
+                     *           "updated_at": "2026-11-21T06:44:12.300Z"
+                     *         }
+                     *       ],
+                     *       "limit": 50,
+                     *       "next_token": null
+                     *     }
+                     */
+                    "application/json": {
+                        deliveries: {
+                            delivery_id: string;
+                            endpoint_id: string;
+                            event_id: string;
+                            event_type: string;
+                            /** @enum {string} */
+                            state: "PENDING" | "FAILED" | "DELIVERED" | "DEAD";
+                            attempts: number;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            last_attempt_at: string | null;
+                            next_attempt_at: string | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            updated_at: string;
+                        }[];
+                        limit: number;
+                        next_token: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "replay-webhook-delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued again from the start of the retry schedule (same webhook-id and body); `attempts` keeps its total, `next_attempt_at` is now. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "whd_4T9KQ2M7XB3N8V5C1R6W0ZD2HF",
+                     *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
+                     *       "event_id": "evt_payout_completed_PAY-2026-000002-01",
+                     *       "event_type": "payout.completed",
+                     *       "state": "PENDING",
+                     *       "attempts": 2,
+                     *       "last_status_code": 503,
+                     *       "last_error": null,
+                     *       "last_attempt_at": "2026-11-22T19:11:09.530Z",
+                     *       "next_attempt_at": "2026-11-22T19:20:00.000Z",
+                     *       "created_at": "2026-11-22T19:11:04.102Z",
+                     *       "updated_at": "2026-11-22T19:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        delivery_id: string;
+                        endpoint_id: string;
+                        event_id: string;
+                        event_type: string;
+                        /** @enum {string} */
+                        state: "PENDING" | "FAILED" | "DELIVERED" | "DEAD";
+                        attempts: number;
+                        last_status_code: number | null;
+                        last_error: string | null;
+                        last_attempt_at: string | null;
+                        next_attempt_at: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-ipfs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *       "entries": [
+                     *         {
+                     *           "name": "evidence.json",
+                     *           "cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *           "size": 74
+                     *         },
+                     *         {
+                     *           "name": "photo.jpg",
+                     *           "cid": "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy",
+                     *           "size": 182344
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        cid: string;
+                        entries: {
+                            name: string;
+                            cid: string;
+                            size: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-ipfs--name-": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
                 name: string;
-                version: string;
-              } | null;
-            }[];
-            trail: {
-              stage: string;
-              /** @description ISO 8601 UTC timestamp */
-              at: string;
-              evidence_ipfs_cid: string | null;
-              chain_tx_hash: string | null;
-              audit_log_sequence_number: number;
-            }[];
-            audit: {
-              head: {
-                sequence_number: number;
-                hash: string;
-              };
-              entries: {
-                sequence_number: number;
-                type: string;
-                /** @description ISO 8601 UTC timestamp */
-                at: string;
-                prev_hash: string;
-                hash: string;
-                anchor: {
-                  tx_hash: string;
-                  block_number: number;
-                  root?: string;
-                  proof?: string[];
-                  head_sequence_number?: number;
-                  head_hash?: string;
-                } | null;
-              }[];
             };
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'chain-events-webhook': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description Unique message id; a replay of an id is acknowledged and not applied again.
-         * @example msg_2mXk9Qf3T1b7
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED or MISMATCH). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "received": true,
-           *       "outcome": "APPLIED"
-           *     }
-           */
-          'application/json': {
-            /** @constant */
-            received: true;
-            outcome: string;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INVALID_SIGNATURE: Webhook signature missing, wrong or stale. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description CHAIN_EVENT_NOT_CONFIRMED: The chain event's transaction is not yet at the required confirmation depth; nothing was applied: send it again after the Retry-After header. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-settlement': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "status": "COMPLETED",
-           *       "payment_tx_hash": "0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae",
-           *       "payer": "0x427db1700a4209a8A9b5536753b06945892620eC",
-           *       "amount_usdc": 1295.04,
-           *       "repayments": [
-           *         {
-           *           "loan_id": "LOAN-2026-000001",
-           *           "batch_id": "BATCH-2026-000001",
-           *           "principal_usdc": 339.26,
-           *           "interest_usdc": 0.111538,
-           *           "amount_usdc": 339.371538,
-           *           "status": "REPAID",
-           *           "repay_tx_hash": "0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf"
-           *         }
-           *       ],
-           *       "unpaid_loan_ids": [
-           *         "LOAN-2026-000007"
-           *       ],
-           *       "settled_batch_ids": [
-           *         "BATCH-2026-000001"
-           *       ],
-           *       "remainder_usdc": 955.668462,
-           *       "remainder_status": "RELEASED",
-           *       "remainder_tx_hash": "0xb3423902dbb491d9d6a2eafb0c0eac5d2dd33bad2bbedc997ceef8d7ff27705b",
-           *       "created_at": "2026-11-22T18:55:02.741Z",
-           *       "completed_at": "2026-11-22T18:55:02.947Z",
-           *       "paid_usdc": 1295.04,
-           *       "short_payment": false,
-           *       "settled_by": "system:lending-vault",
-           *       "amount_due_usdc": 1295.04,
-           *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
-           *       "payments": [
-           *         {
-           *           "tx_hash": "0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae",
-           *           "log_index": 2,
-           *           "block_number": 41,
-           *           "payer": "0x427db1700a4209a8A9b5536753b06945892620eC",
-           *           "amount_usdc": 1295.04,
-           *           "status": "COUNTED",
-           *           "unapplied_reason": null,
-           *           "received_at": "2026-11-22T18:55:02.701Z",
-           *           "refund_id": null,
-           *           "refund_tx_hash": null,
-           *           "refunded_at": null
-           *         }
-           *       ],
-           *       "unapplied_payments": [
-           *         {
-           *           "tx_hash": "0x5be1d3f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3",
-           *           "log_index": 1,
-           *           "block_number": 44,
-           *           "payer": "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199",
-           *           "amount_usdc": 10,
-           *           "status": "REFUNDED",
-           *           "unapplied_reason": "OTHER_PAYER",
-           *           "received_at": "2026-11-22T18:55:02.701Z",
-           *           "refund_id": "RFD-3f1c2a9e4b7d3f60a5c8e2d1b9f7",
-           *           "refund_tx_hash": "0x9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c",
-           *           "refunded_at": "2026-11-22T18:56:40.120Z"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': {
-            purchase_order_id: string;
-            cooperative_id: string;
-            status: string;
-            payment_tx_hash: string | null;
-            payer: string | null;
-            /** @description USDC, at most 6 decimals */
-            amount_usdc: number;
-            /** @description USDC, at most 6 decimals */
-            paid_usdc: number;
-            short_payment: boolean;
-            settled_by: string | null;
-            repayments: {
-              loan_id: string;
-              batch_id: string;
-              /** @description USDC, at most 6 decimals */
-              principal_usdc: number;
-              /** @description USDC, at most 6 decimals */
-              interest_usdc: number;
-              /** @description USDC, at most 6 decimals */
-              amount_usdc: number;
-              status: string;
-              repay_tx_hash: string | null;
-            }[];
-            unpaid_loan_ids: string[];
-            settled_batch_ids: string[];
-            /** @description USDC, at most 6 decimals */
-            remainder_usdc: number;
-            remainder_status: string;
-            remainder_tx_hash: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            completed_at: string | null;
-            amount_due_usdc: number | null;
-            buyer_address: string | null;
-            payments: {
-              tx_hash: string;
-              log_index: number;
-              block_number: number;
-              payer: string;
-              /** @description USDC, at most 6 decimals */
-              amount_usdc: number;
-              status: string;
-              unapplied_reason: string | null;
-              /** @description ISO 8601 UTC timestamp */
-              received_at: string;
-              refund_id: string | null;
-              refund_tx_hash: string | null;
-              refunded_at: string | null;
-            }[];
-            unapplied_payments: {
-              tx_hash: string;
-              log_index: number;
-              block_number: number;
-              payer: string;
-              /** @description USDC, at most 6 decimals */
-              amount_usdc: number;
-              status: string;
-              unapplied_reason: string | null;
-              /** @description ISO 8601 UTC timestamp */
-              received_at: string;
-              refund_id: string | null;
-              refund_tx_hash: string | null;
-              refunded_at: string | null;
-            }[];
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PO_NOT_FOUND: Purchase order not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'settle-purchase-order': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @default false */
-          accept_short_payment?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
-           *       "cooperative_id": "BUGISU-CU-01",
-           *       "status": "STARTED",
-           *       "payment_tx_hash": "0xce94f1216ec49ac3e72986b7508acdf1fae65fbb4719af5fa69c5e49d61d89ae",
-           *       "payer": "0x427db1700a4209a8A9b5536753b06945892620eC",
-           *       "amount_usdc": 1295.04,
-           *       "repayments": [
-           *         {
-           *           "loan_id": "LOAN-2026-000001",
-           *           "batch_id": "BATCH-2026-000001",
-           *           "principal_usdc": 339.26,
-           *           "interest_usdc": 0.111538,
-           *           "amount_usdc": 339.371538,
-           *           "status": "REPAID",
-           *           "repay_tx_hash": "0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf"
-           *         }
-           *       ],
-           *       "unpaid_loan_ids": [
-           *         "LOAN-2026-000007"
-           *       ],
-           *       "settled_batch_ids": [
-           *         "BATCH-2026-000001"
-           *       ],
-           *       "remainder_usdc": 955.668462,
-           *       "remainder_status": "REQUESTED",
-           *       "remainder_tx_hash": null,
-           *       "created_at": "2026-11-22T18:55:02.741Z",
-           *       "completed_at": null,
-           *       "paid_usdc": 1295.04,
-           *       "short_payment": true,
-           *       "settled_by": "admin-1"
-           *     }
-           */
-          'application/json': {
-            purchase_order_id: string;
-            cooperative_id: string;
-            status: string;
-            payment_tx_hash: string | null;
-            payer: string | null;
-            /** @description USDC, at most 6 decimals */
-            amount_usdc: number;
-            /** @description USDC, at most 6 decimals */
-            paid_usdc: number;
-            short_payment: boolean;
-            settled_by: string | null;
-            repayments: {
-              loan_id: string;
-              batch_id: string;
-              /** @description USDC, at most 6 decimals */
-              principal_usdc: number;
-              /** @description USDC, at most 6 decimals */
-              interest_usdc: number;
-              /** @description USDC, at most 6 decimals */
-              amount_usdc: number;
-              status: string;
-              repay_tx_hash: string | null;
-            }[];
-            unpaid_loan_ids: string[];
-            settled_batch_ids: string[];
-            /** @description USDC, at most 6 decimals */
-            remainder_usdc: number;
-            remainder_status: string;
-            remainder_tx_hash: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            completed_at: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PO_NOT_FOUND: Purchase order not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PO_ALREADY_SETTLED: The purchase order is settled already. NO_PAYMENT_RECEIVED: No buyer payment counts toward the purchase order yet: nothing to settle. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PO_NOT_CONFIRMED: Purchase order exists but is not confirmed. SHORT_PAYMENT_NOT_ACCEPTED: Paid below the amount due (or the amount due is not known yet): settle only with accept_short_payment true. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'refund-buyer-payment': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          tx_hash: string;
-          log_index: number;
-        };
-      };
-    };
-    responses: {
-      /** @description Accepted: the refund is requested from the vault (REFUNDED on GET /purchase-orders/{id}/settlement once mined). */
-      202: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "tx_hash": "0x5be1d3f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3",
-           *       "log_index": 1,
-           *       "block_number": 44,
-           *       "payer": "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199",
-           *       "amount_usdc": 10,
-           *       "status": "REFUND_REQUESTED",
-           *       "unapplied_reason": "OTHER_PAYER",
-           *       "received_at": "2026-11-22T18:55:02.701Z",
-           *       "refund_id": "RFD-3f1c2a9e4b7d3f60a5c8e2d1b9f7",
-           *       "refund_tx_hash": null,
-           *       "refunded_at": null
-           *     }
-           */
-          'application/json': {
-            tx_hash: string;
-            log_index: number;
-            block_number: number;
-            payer: string;
-            /** @description USDC, at most 6 decimals */
-            amount_usdc: number;
-            status: string;
-            unapplied_reason: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            received_at: string;
-            refund_id: string | null;
-            refund_tx_hash: string | null;
-            refunded_at: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BUYER_PAYMENT_NOT_FOUND: No buyer payment into the vault with this tx_hash and log_index for the purchase order. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYMENT_COUNTED: The buyer payment counts toward its purchase order; only unapplied payments are refunded. PAYMENT_ALREADY_REFUNDED: The buyer payment was refunded to its payer already. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'list-webhook-endpoints': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "endpoints": [
-           *         {
-           *           "endpoint_id": "whe_01JD7PY2B5E8H1K4N7Q0T3V6X9",
-           *           "url": "https://old-erp.bugisu-cu.example/webhooks",
-           *           "events": [
-           *             "job.completed"
-           *           ],
-           *           "description": null,
-           *           "status": "DISABLED",
-           *           "disabled_reason": "the receiver answered 410 Gone at 2026-11-22T19:05:17.482Z",
-           *           "owner": {
-           *             "kind": "COOPERATIVE",
-           *             "id": "BUGISU-CU-01"
-           *           },
-           *           "created_at": "2026-11-20T07:31:55.019Z",
-           *           "updated_at": "2026-11-22T19:05:17.482Z"
-           *         },
-           *         {
-           *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
-           *           "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
-           *           "events": [
-           *             "batch.stage_changed",
-           *             "payout.completed",
-           *             "payout.manual_review"
-           *           ],
-           *           "description": "Cooperative ERP",
-           *           "status": "ACTIVE",
-           *           "disabled_reason": null,
-           *           "owner": {
-           *             "kind": "COOPERATIVE",
-           *             "id": "BUGISU-CU-01"
-           *           },
-           *           "created_at": "2026-11-22T19:10:04.211Z",
-           *           "updated_at": "2026-11-22T19:10:04.211Z"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': {
-            endpoints: {
-              endpoint_id: string;
-              url: string;
-              events: string[];
-              description: string | null;
-              /** @description ACTIVE or DISABLED */
-              status: string;
-              disabled_reason: string | null;
-              owner: {
-                kind: string;
-                id?: string;
-              };
-              /** @description ISO 8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO 8601 UTC timestamp */
-              updated_at: string;
-            }[];
-          };
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'create-webhook-endpoint': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** Format: uri */
-          url: string;
-          events: (
-            | 'batch.stage_changed'
-            | 'payout.completed'
-            | 'payout.manual_review'
-            | 'job.completed'
-            | 'dds.generated'
-            | 'loan.disbursed'
-            | 'loan.repaid'
-            | 'deposit.completed'
-          )[];
-          description?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Created; the `secret` (whsec_…) is shown only in this answer. */
-      201: {
-        headers: {
-          /** @description Path of the created resource or job. */
-          Location?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
-           *       "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
-           *       "events": [
-           *         "batch.stage_changed",
-           *         "payout.completed",
-           *         "payout.manual_review"
-           *       ],
-           *       "description": "Cooperative ERP",
-           *       "status": "ACTIVE",
-           *       "disabled_reason": null,
-           *       "owner": {
-           *         "kind": "COOPERATIVE",
-           *         "id": "BUGISU-CU-01"
-           *       },
-           *       "created_at": "2026-11-22T19:10:04.211Z",
-           *       "updated_at": "2026-11-22T19:10:04.211Z",
-           *       "secret": "whsec_MfKQ9r8GKYqXnOoIyC1B2Bf8q3r0PmIzVw4xT7uS",
-           *       "previous_secret_expires_at": null
-           *     }
-           */
-          'application/json': {
-            endpoint_id: string;
-            url: string;
-            events: string[];
-            description: string | null;
-            /** @description ACTIVE or DISABLED */
-            status: string;
-            disabled_reason: string | null;
-            owner: {
-              kind: string;
-              id?: string;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
+                     *       "entries": [
+                     *         {
+                     *           "name": "evidence.json",
+                     *           "cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *           "size": 74
+                     *         },
+                     *         {
+                     *           "name": "photo.jpg",
+                     *           "cid": "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy",
+                     *           "size": 182344
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        cid: string;
+                        entries: {
+                            name: string;
+                            cid: string;
+                            size: number;
+                        }[];
+                    };
+                };
             };
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            updated_at: string;
-            secret: string;
-            previous_secret_expires_at: string | null;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE: Request body too large. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'delete-webhook-endpoint': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
-           *       "deleted": true
-           *     }
-           */
-          'application/json': {
-            endpoint_id: string;
-            /** @constant */
-            deleted: true;
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description ROUTE_NOT_FOUND: No such route. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'rotate-webhook-secret': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The new secret, shown only here; the previous one keeps signing until `previous_secret_expires_at` (24 h). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
-           *       "url": "https://erp.bugisu-cu.example/hooks/coffee-trace",
-           *       "events": [
-           *         "batch.stage_changed",
-           *         "payout.completed",
-           *         "payout.manual_review"
-           *       ],
-           *       "description": "Cooperative ERP",
-           *       "status": "ACTIVE",
-           *       "disabled_reason": null,
-           *       "owner": {
-           *         "kind": "COOPERATIVE",
-           *         "id": "BUGISU-CU-01"
-           *       },
-           *       "created_at": "2026-11-22T19:10:04.211Z",
-           *       "updated_at": "2026-11-22T19:12:00.000Z",
-           *       "secret": "whsec_3v9XbT0kq1Zr7YdPLw2s8NfGmH5c4JuAe6Rp",
-           *       "previous_secret_expires_at": "2026-11-23T19:12:00.000Z"
-           *     }
-           */
-          'application/json': {
-            endpoint_id: string;
-            url: string;
-            events: string[];
-            description: string | null;
-            /** @description ACTIVE or DISABLED */
-            status: string;
-            disabled_reason: string | null;
-            owner: {
-              kind: string;
-              id?: string;
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            updated_at: string;
-            secret: string;
-            previous_secret_expires_at: string | null;
-          };
+            /** @description ROUTE_NOT_FOUND: No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description ROUTE_NOT_FOUND: No such route. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'list-webhook-deliveries': {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description Opaque, from the previous page. */
-        next_token?: string;
-      };
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
+    "get-trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public trace page (HTML); with `Accept: application/json` the same view as JSON (see the description). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    "get-trace-qr-svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "deliveries": [
-           *         {
-           *           "delivery_id": "whd_4T9KQ2M7XB3N8V5C1R6W0ZD2HF",
-           *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
-           *           "event_id": "evt_payout_completed_PAY-2026-000002-01",
-           *           "event_type": "payout.completed",
-           *           "state": "FAILED",
-           *           "attempts": 2,
-           *           "last_status_code": 503,
-           *           "last_error": null,
-           *           "last_attempt_at": "2026-11-22T19:11:09.530Z",
-           *           "next_attempt_at": "2026-11-22T19:16:09.530Z",
-           *           "created_at": "2026-11-22T19:11:04.102Z",
-           *           "updated_at": "2026-11-22T19:11:09.530Z"
-           *         },
-           *         {
-           *           "delivery_id": "whd_8PZ3J6M1QC5X9R2V7B0K4NT8WD",
-           *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
-           *           "event_id": "evt_stage_BATCH-2026-000001_GRADED",
-           *           "event_type": "batch.stage_changed",
-           *           "state": "DELIVERED",
-           *           "attempts": 1,
-           *           "last_status_code": 200,
-           *           "last_error": null,
-           *           "last_attempt_at": "2026-11-22T19:10:31.207Z",
-           *           "next_attempt_at": null,
-           *           "created_at": "2026-11-22T19:10:30.995Z",
-           *           "updated_at": "2026-11-22T19:10:31.207Z"
-           *         },
-           *         {
-           *           "delivery_id": "whd_2GH7W4Y9D1S6F3A8E5C0V2X7NB",
-           *           "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
-           *           "event_id": "evt_payout_manual_review_PAY-2026-000004-01_r0",
-           *           "event_type": "payout.manual_review",
-           *           "state": "DEAD",
-           *           "attempts": 8,
-           *           "last_status_code": null,
-           *           "last_error": "ECONNREFUSED",
-           *           "last_attempt_at": "2026-11-21T06:44:12.300Z",
-           *           "next_attempt_at": null,
-           *           "created_at": "2026-11-19T10:02:11.804Z",
-           *           "updated_at": "2026-11-21T06:44:12.300Z"
-           *         }
-           *       ],
-           *       "limit": 50,
-           *       "next_token": null
-           *     }
-           */
-          'application/json': {
-            deliveries: {
-              delivery_id: string;
-              endpoint_id: string;
-              event_id: string;
-              event_type: string;
-              /** @enum {string} */
-              state: 'PENDING' | 'FAILED' | 'DELIVERED' | 'DEAD';
-              attempts: number;
-              last_status_code: number | null;
-              last_error: string | null;
-              last_attempt_at: string | null;
-              next_attempt_at: string | null;
-              /** @description ISO 8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO 8601 UTC timestamp */
-              updated_at: string;
-            }[];
-            limit: number;
-            next_token: string | null;
-          };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code of the page URL (SVG). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges">…</svg> */
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description ROUTE_NOT_FOUND: No such route. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'replay-webhook-delivery': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
+    "get-openapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Coffee batch traceability and farmer payout API",
+                     *         "version": "1.0.0"
+                     *       }
+                     *     }
+                     */
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description Queued again from the start of the retry schedule (same webhook-id and body); `attempts` keeps its total, `next_attempt_at` is now. */
-      202: {
-        headers: {
-          [name: string]: unknown;
+    "get-docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "delivery_id": "whd_4T9KQ2M7XB3N8V5C1R6W0ZD2HF",
-           *       "endpoint_id": "whe_01JD7Q0S6W3M8Z4R2N5B9X1CTE",
-           *       "event_id": "evt_payout_completed_PAY-2026-000002-01",
-           *       "event_type": "payout.completed",
-           *       "state": "PENDING",
-           *       "attempts": 2,
-           *       "last_status_code": 503,
-           *       "last_error": null,
-           *       "last_attempt_at": "2026-11-22T19:11:09.530Z",
-           *       "next_attempt_at": "2026-11-22T19:20:00.000Z",
-           *       "created_at": "2026-11-22T19:11:04.102Z",
-           *       "updated_at": "2026-11-22T19:20:00.000Z"
-           *     }
-           */
-          'application/json': {
-            delivery_id: string;
-            endpoint_id: string;
-            event_id: string;
-            event_type: string;
-            /** @enum {string} */
-            state: 'PENDING' | 'FAILED' | 'DELIVERED' | 'DEAD';
-            attempts: number;
-            last_status_code: number | null;
-            last_error: string | null;
-            last_attempt_at: string | null;
-            next_attempt_at: string | null;
-            /** @description ISO 8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO 8601 UTC timestamp */
-            updated_at: string;
-          };
+        requestBody?: never;
+        responses: {
+            /** @description The rendered API reference (HTML). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description ROUTE_NOT_FOUND: No such route. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'get-ipfs': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
+    "get-docs-errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The error-code reference (HTML); each code's row is anchored `#CODE`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…<tr id="BATCH_NOT_FOUND"><td><code>BATCH_NOT_FOUND</code></td><td>404</td>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    "get-docs-scalar-js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-           *       "entries": [
-           *         {
-           *           "name": "evidence.json",
-           *           "cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-           *           "size": 74
-           *         },
-           *         {
-           *           "name": "photo.jpg",
-           *           "cid": "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy",
-           *           "size": 182344
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': {
-            cid: string;
-            entries: {
-              name: string;
-              cid: string;
-              size: number;
-            }[];
-          };
+        requestBody?: never;
+        responses: {
+            /** @description Scalar's standalone API reference bundle (JavaScript). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example /* Scalar API reference standalone bundle *\/ */
+                    "text/javascript": string;
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description ROUTE_NOT_FOUND: No such route. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'get-ipfs--name-': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-        name: string;
-      };
-      cookie?: never;
+    "webhook-batch-stage_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_stage_BATCH-2026-000001_GRADED
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "batch.stage_changed",
+                 *       "timestamp": "2026-11-22T18:54:59.001Z",
+                 *       "data": {
+                 *         "batch_id": "BATCH-2026-000001",
+                 *         "stage": "GRADED",
+                 *         "at": "2026-11-22T18:54:59.001Z",
+                 *         "chain_tx_hash": "0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "batch.stage_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
+                    timestamp: string;
+                    data: {
+                        batch_id: string;
+                        stage: string;
+                        at: string;
+                        chain_tx_hash: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    "webhook-payout-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_payout_completed_PAY-2026-000002-01
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-           *       "entries": [
-           *         {
-           *           "name": "evidence.json",
-           *           "cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-           *           "size": 74
-           *         },
-           *         {
-           *           "name": "photo.jpg",
-           *           "cid": "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy",
-           *           "size": 182344
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': {
-            cid: string;
-            entries: {
-              name: string;
-              cid: string;
-              size: number;
-            }[];
-          };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "payout.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
+                    timestamp: string;
+                    data: {
+                        payment_id: string;
+                        payment_type: string;
+                        batch_id: string;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        reason: string;
+                        status: string;
+                        amount_usd_micro: number;
+                        amount_ugx: number;
+                        exchange_rate: string;
+                        recipient_name: string;
+                        attempt: number;
+                        retry_count: number;
+                        mobile_money_transaction_id?: string;
+                        settlement_channel?: string;
+                        created_at: string;
+                        updated_at: string;
+                        completed_at: string;
+                        settled_at?: string;
+                        phone: string;
+                        loan_id?: string;
+                        last_failure_reason?: string;
+                        cash_receipt_number?: string;
+                    };
+                };
+            };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
+        responses: {
+            /** @description Delivered (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description ROUTE_NOT_FOUND: No such route. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'get-trace': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
+    "webhook-payout-manual_review": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_payout_manual_review_PAY-2026-000004-01_r0
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "payout.manual_review";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
+                    timestamp: string;
+                    data: {
+                        payment_id: string;
+                        payment_type: string;
+                        batch_id: string;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        reason: string;
+                        status: string;
+                        amount_usd_micro: number;
+                        amount_ugx: number;
+                        exchange_rate: string;
+                        recipient_name: string;
+                        attempt: number;
+                        retry_count: number;
+                        last_failure_reason: string;
+                        created_at: string;
+                        updated_at: string;
+                        phone: string;
+                        loan_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description The public trace page (HTML); with `Accept: application/json` the same view as JSON (see the description). */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    "webhook-job-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_job_completed_JOB-01M829T1PT35DWEJKNCY8T3VQ9
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /** @example <!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html> */
-          'text/html': string;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "job.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
+                    timestamp: string;
+                    data: {
+                        job_id: string;
+                        type: string;
+                        status: string;
+                        batch_id?: string;
+                        tx_hash?: string;
+                        created_at: string;
+                        completed_at: string;
+                        farmer_id?: string;
+                    };
+                };
+            };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
+        responses: {
+            /** @description Delivered (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'get-trace-qr-svg': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
+    "webhook-dds-generated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_dds_generated_DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "dds.generated",
+                 *       "timestamp": "2026-11-22T18:55:10.988Z",
+                 *       "data": {
+                 *         "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                 *         "batch_id": "BATCH-2026-000001",
+                 *         "status": "AVAILABLE",
+                 *         "reference_number": "26DEQ7VKZ3HX2M",
+                 *         "verification_number": "K7QW2P9D",
+                 *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                 *         "filed_at": "2026-11-22T18:55:10.988Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "dds.generated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
+                    timestamp: string;
+                    data: {
+                        dds_id: string;
+                        batch_id: string;
+                        status: string;
+                        reference_number: string;
+                        verification_number: string;
+                        ipfs_cid: string;
+                        filed_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description The QR code of the page URL (SVG). */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    "webhook-loan-disbursed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_loan_disbursed_LOAN-2026-000001
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges">…</svg> */
-          'image/svg+xml': string;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "loan.disbursed",
+                 *       "timestamp": "2026-11-22T18:55:01.551Z",
+                 *       "data": {
+                 *         "loan_id": "LOAN-2026-000001",
+                 *         "batch_id": "BATCH-2026-000001",
+                 *         "farmer_id": "UG-BUD-004512",
+                 *         "cooperative_id": "BUGISU-CU-01",
+                 *         "payment_id": "DISB-2026-000001",
+                 *         "amount_usd_micro": 339260000,
+                 *         "amount_ugx": 1255340,
+                 *         "disbursed_at": "2026-11-22T18:55:01.551Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "loan.disbursed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
+                    timestamp: string;
+                    data: {
+                        loan_id: string;
+                        batch_id: string;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        payment_id: string;
+                        amount_usd_micro: number;
+                        amount_ugx: number;
+                        disbursed_at: string;
+                    };
+                };
+            };
         };
-      };
-      /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
-      400: {
-        headers: {
-          [name: string]: unknown;
+        responses: {
+            /** @description Delivered (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description BATCH_NOT_FOUND: batch_id not recognised. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'get-openapi': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "webhook-loan-repaid": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_loan_repaid_LOAN-2026-000001
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "loan.repaid",
+                 *       "timestamp": "2026-11-22T18:55:02.839Z",
+                 *       "data": {
+                 *         "loan_id": "LOAN-2026-000001",
+                 *         "batch_id": "BATCH-2026-000001",
+                 *         "farmer_id": "UG-BUD-004512",
+                 *         "cooperative_id": "BUGISU-CU-01",
+                 *         "principal_usd_micro": 339260000,
+                 *         "repaid_usd_micro": 339371538,
+                 *         "repay_tx_hash": "0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf",
+                 *         "repaid_by_purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                 *         "repaid_at": "2026-11-22T18:55:02.839Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "loan.repaid";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
+                    timestamp: string;
+                    data: {
+                        loan_id: string;
+                        batch_id: string;
+                        farmer_id: string;
+                        cooperative_id: string;
+                        principal_usd_micro: number;
+                        repaid_usd_micro: number;
+                        repay_tx_hash: string;
+                        repaid_by_purchase_order_id: string;
+                        repaid_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description This document. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    "webhook-deposit-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
+                 * @example evt_deposit_completed_DEP-2026-000001
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "openapi": "3.1.0",
-           *       "info": {
-           *         "title": "Coffee batch traceability and farmer payout API",
-           *         "version": "1.0.0"
-           *       }
-           *     }
-           */
-          'application/json': Record<string, never>;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "deposit.completed",
+                 *       "timestamp": "2026-11-22T18:54:58.778Z",
+                 *       "data": {
+                 *         "payment_id": "DEP-2026-000001",
+                 *         "payment_type": "MFI_DEPOSIT",
+                 *         "mfi_id": "MFI-ELGON-01",
+                 *         "status": "COMPLETED",
+                 *         "source_currency": "USD",
+                 *         "source_amount": 20000,
+                 *         "amount_usd_micro": 20000000000,
+                 *         "vault_shares_issued": "20000000000",
+                 *         "chain_tx_hash": "0x5a85ca867d9c5e84a44ac6b7ac0c1363fa233a1a3e66c731de937a2454a58ff1",
+                 *         "created_at": "2026-11-22T18:54:56.592Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "deposit.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (from the record: a replay sends the same body).
+                     */
+                    timestamp: string;
+                    data: {
+                        payment_id: string;
+                        payment_type: string;
+                        mfi_id: string;
+                        status: string;
+                        source_currency: string;
+                        source_amount: number;
+                        amount_usd_micro: number;
+                        vault_shares_issued: string;
+                        chain_tx_hash: string;
+                        created_at: string;
+                    };
+                };
+            };
         };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
+        responses: {
+            /** @description Delivered (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
     };
-  };
-  'get-docs': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The rendered API reference (HTML). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /** @example <!doctype html><html lang="en">…</html> */
-          'text/html': string;
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-docs-errors': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The error-code reference (HTML); each code's row is anchored `#CODE`. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /** @example <!doctype html><html lang="en">…<tr id="BATCH_NOT_FOUND"><td><code>BATCH_NOT_FOUND</code></td><td>404</td>…</html> */
-          'text/html': string;
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'get-docs-scalar-js': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Scalar's standalone API reference bundle (JavaScript). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /** @example /* Scalar API reference standalone bundle *\/ */
-          'text/javascript': string;
-        };
-      };
-      /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  'webhook-batch-stage_changed': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
-         * @example evt_stage_BATCH-2026-000001_GRADED
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "type": "batch.stage_changed",
-         *       "timestamp": "2026-11-22T18:54:59.001Z",
-         *       "data": {
-         *         "batch_id": "BATCH-2026-000001",
-         *         "stage": "GRADED",
-         *         "at": "2026-11-22T18:54:59.001Z",
-         *         "chain_tx_hash": "0x0629779bfe582648d7baa2eda96c489f34dbc9be35cb72ec597d4a9b5efa75df"
-         *       }
-         *     }
-         */
-        'application/json': {
-          /** @constant */
-          type: 'batch.stage_changed';
-          /**
-           * Format: date-time
-           * @description When the change happened (from the record: a replay sends the same body).
-           */
-          timestamp: string;
-          data: {
-            batch_id: string;
-            stage: string;
-            at: string;
-            chain_tx_hash: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Delivered (any 2xx). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: the service disables the endpoint. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  'webhook-payout-completed': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
-         * @example evt_payout_completed_PAY-2026-000002-01
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @constant */
-          type: 'payout.completed';
-          /**
-           * Format: date-time
-           * @description When the change happened (from the record: a replay sends the same body).
-           */
-          timestamp: string;
-          data: {
-            payment_id: string;
-            payment_type: string;
-            batch_id: string;
-            farmer_id: string;
-            cooperative_id: string;
-            reason: string;
-            status: string;
-            amount_usd_micro: number;
-            amount_ugx: number;
-            exchange_rate: string;
-            recipient_name: string;
-            attempt: number;
-            retry_count: number;
-            mobile_money_transaction_id?: string;
-            settlement_channel?: string;
-            created_at: string;
-            updated_at: string;
-            completed_at: string;
-            settled_at?: string;
-            phone: string;
-            loan_id?: string;
-            last_failure_reason?: string;
-            cash_receipt_number?: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Delivered (any 2xx). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: the service disables the endpoint. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  'webhook-payout-manual_review': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
-         * @example evt_payout_manual_review_PAY-2026-000004-01_r0
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @constant */
-          type: 'payout.manual_review';
-          /**
-           * Format: date-time
-           * @description When the change happened (from the record: a replay sends the same body).
-           */
-          timestamp: string;
-          data: {
-            payment_id: string;
-            payment_type: string;
-            batch_id: string;
-            farmer_id: string;
-            cooperative_id: string;
-            reason: string;
-            status: string;
-            amount_usd_micro: number;
-            amount_ugx: number;
-            exchange_rate: string;
-            recipient_name: string;
-            attempt: number;
-            retry_count: number;
-            last_failure_reason: string;
-            created_at: string;
-            updated_at: string;
-            phone: string;
-            loan_id?: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Delivered (any 2xx). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: the service disables the endpoint. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  'webhook-job-completed': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
-         * @example evt_job_completed_JOB-01M829T1PT35DWEJKNCY8T3VQ9
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @constant */
-          type: 'job.completed';
-          /**
-           * Format: date-time
-           * @description When the change happened (from the record: a replay sends the same body).
-           */
-          timestamp: string;
-          data: {
-            job_id: string;
-            type: string;
-            status: string;
-            batch_id?: string;
-            tx_hash?: string;
-            created_at: string;
-            completed_at: string;
-            farmer_id?: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Delivered (any 2xx). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: the service disables the endpoint. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  'webhook-dds-generated': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
-         * @example evt_dds_generated_DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "type": "dds.generated",
-         *       "timestamp": "2026-11-22T18:55:10.988Z",
-         *       "data": {
-         *         "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
-         *         "batch_id": "BATCH-2026-000001",
-         *         "status": "AVAILABLE",
-         *         "reference_number": "26DEQ7VKZ3HX2M",
-         *         "verification_number": "K7QW2P9D",
-         *         "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-         *         "filed_at": "2026-11-22T18:55:10.988Z"
-         *       }
-         *     }
-         */
-        'application/json': {
-          /** @constant */
-          type: 'dds.generated';
-          /**
-           * Format: date-time
-           * @description When the change happened (from the record: a replay sends the same body).
-           */
-          timestamp: string;
-          data: {
-            dds_id: string;
-            batch_id: string;
-            status: string;
-            reference_number: string;
-            verification_number: string;
-            ipfs_cid: string;
-            filed_at: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Delivered (any 2xx). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: the service disables the endpoint. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  'webhook-loan-disbursed': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
-         * @example evt_loan_disbursed_LOAN-2026-000001
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "type": "loan.disbursed",
-         *       "timestamp": "2026-11-22T18:55:01.551Z",
-         *       "data": {
-         *         "loan_id": "LOAN-2026-000001",
-         *         "batch_id": "BATCH-2026-000001",
-         *         "farmer_id": "UG-BUD-004512",
-         *         "cooperative_id": "BUGISU-CU-01",
-         *         "payment_id": "DISB-2026-000001",
-         *         "amount_usd_micro": 339260000,
-         *         "amount_ugx": 1255340,
-         *         "disbursed_at": "2026-11-22T18:55:01.551Z"
-         *       }
-         *     }
-         */
-        'application/json': {
-          /** @constant */
-          type: 'loan.disbursed';
-          /**
-           * Format: date-time
-           * @description When the change happened (from the record: a replay sends the same body).
-           */
-          timestamp: string;
-          data: {
-            loan_id: string;
-            batch_id: string;
-            farmer_id: string;
-            cooperative_id: string;
-            payment_id: string;
-            amount_usd_micro: number;
-            amount_ugx: number;
-            disbursed_at: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Delivered (any 2xx). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: the service disables the endpoint. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  'webhook-loan-repaid': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
-         * @example evt_loan_repaid_LOAN-2026-000001
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "type": "loan.repaid",
-         *       "timestamp": "2026-11-22T18:55:02.839Z",
-         *       "data": {
-         *         "loan_id": "LOAN-2026-000001",
-         *         "batch_id": "BATCH-2026-000001",
-         *         "farmer_id": "UG-BUD-004512",
-         *         "cooperative_id": "BUGISU-CU-01",
-         *         "principal_usd_micro": 339260000,
-         *         "repaid_usd_micro": 339371538,
-         *         "repay_tx_hash": "0x8496635bad50e9fda09037c52f2ce12e510e3be5e54b7c2f3d5c5fc986e0bacf",
-         *         "repaid_by_purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
-         *         "repaid_at": "2026-11-22T18:55:02.839Z"
-         *       }
-         *     }
-         */
-        'application/json': {
-          /** @constant */
-          type: 'loan.repaid';
-          /**
-           * Format: date-time
-           * @description When the change happened (from the record: a replay sends the same body).
-           */
-          timestamp: string;
-          data: {
-            loan_id: string;
-            batch_id: string;
-            farmer_id: string;
-            cooperative_id: string;
-            principal_usd_micro: number;
-            repaid_usd_micro: number;
-            repay_tx_hash: string;
-            repaid_by_purchase_order_id: string;
-            repaid_at: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Delivered (any 2xx). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: the service disables the endpoint. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  'webhook-deposit-completed': {
-    parameters: {
-      query?: never;
-      header: {
-        /**
-         * @description The event id (`evt_…`), the same for every delivery and replay of the event: deduplicate on it.
-         * @example evt_deposit_completed_DEP-2026-000001
-         */
-        'webhook-id': string;
-        /**
-         * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
-         * @example 1795460093
-         */
-        'webhook-timestamp': string;
-        /**
-         * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
-         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-         */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "type": "deposit.completed",
-         *       "timestamp": "2026-11-22T18:54:58.778Z",
-         *       "data": {
-         *         "payment_id": "DEP-2026-000001",
-         *         "payment_type": "MFI_DEPOSIT",
-         *         "mfi_id": "MFI-ELGON-01",
-         *         "status": "COMPLETED",
-         *         "source_currency": "USD",
-         *         "source_amount": 20000,
-         *         "amount_usd_micro": 20000000000,
-         *         "vault_shares_issued": "20000000000",
-         *         "chain_tx_hash": "0x5a85ca867d9c5e84a44ac6b7ac0c1363fa233a1a3e66c731de937a2454a58ff1",
-         *         "created_at": "2026-11-22T18:54:56.592Z"
-         *       }
-         *     }
-         */
-        'application/json': {
-          /** @constant */
-          type: 'deposit.completed';
-          /**
-           * Format: date-time
-           * @description When the change happened (from the record: a replay sends the same body).
-           */
-          timestamp: string;
-          data: {
-            payment_id: string;
-            payment_type: string;
-            mfi_id: string;
-            status: string;
-            source_currency: string;
-            source_amount: number;
-            amount_usd_micro: number;
-            vault_shares_issued: string;
-            chain_tx_hash: string;
-            created_at: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Delivered (any 2xx). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: the service disables the endpoint. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
 }
