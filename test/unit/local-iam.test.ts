@@ -21,6 +21,7 @@ const TABLE = 'coffee-trace-local';
 const TABLE_ARN = `arn:aws:dynamodb:us-east-1:000000000000:table/${TABLE}`;
 const TABLE_RESOURCES = [TABLE_ARN, `${TABLE_ARN}/index/GSI1`, `${TABLE_ARN}/index/GSI2`];
 const UPLOADS = 'uploads-bucket';
+const SM_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:sm';
 const QUEUE_URL = 'http://127.0.0.1:1/000000000000/coffee-trace-ledger-writes.fifo';
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:coffee-trace-ledger-writes.fifo';
 
@@ -67,6 +68,12 @@ function role(opts: { auditPutDenied: boolean; uploadsList: boolean; queue: bool
   if (opts.queue)
     statements.push({
       Effect: 'Allow',
+      Action: ['states:SendTaskFailure', 'states:SendTaskHeartbeat', 'states:SendTaskSuccess'],
+      Resource: SM_ARN,
+    });
+  if (opts.queue)
+    statements.push({
+      Effect: 'Allow',
       Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
       Resource: { 'Fn::GetAtt': ['LedgerQueue', 'Arn'] },
     });
@@ -103,7 +110,7 @@ function enforcer(extra: { decisionsFile?: string; knownRefusals?: KnownRefusal[
     queues: { 'ledger-write-queue': { arn: QUEUE_ARN, dlqArn: `${QUEUE_ARN}-dlq` } },
     topicArn: 'arn:aws:sns:us-east-1:000000000000:t',
     buckets: { evidence: 'evidence-bucket', 'evidence-uploads': UPLOADS },
-    stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:sm',
+    stateMachineArn: SM_ARN,
     functionArn: (fn) => fn,
   });
   const e = new IamEnforcer({
@@ -205,6 +212,16 @@ describe('DynamoDB', () => {
       .call(null)
       .catch(() => undefined);
     expect(e.stats).toMatchObject({ simulated: 2, cached: 4 });
+  });
+});
+
+describe('Step Functions task-token callbacks', () => {
+  test('SendTaskFailure is decided on the state machine that owns the token, as AWS does: allowed by a grant on it, refused without one', async () => {
+    const { e } = enforcer();
+    const callback = { action: 'states:SendTaskFailure', resource: SM_ARN, context: {} };
+    expect(await e.decide('submit-batch', callback)).toMatchObject({ allowed: true });
+    expect(await e.decide('create-webhook-endpoint', callback)).toMatchObject({ allowed: false, decidedBy: 'no statement allows it' });
+    expect(await e.decide('submit-batch', { ...callback, resource: `${SM_ARN}-other` })).toMatchObject({ allowed: false });
   });
 });
 

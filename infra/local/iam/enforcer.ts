@@ -165,7 +165,10 @@ export class IamEnforcer {
   }
 
   private async simulate(fn: string, r: IamRequest): Promise<IamDecision> {
-    const policies = this.opts.policies[fn]!;
+    const taskResponse = TASK_RESPONSE_ACTIONS.has(r.action);
+    const policies = taskResponse
+      ? this.opts.policies[fn]!.map((p) => ({ ...p, document: asOwningStateMachine(p.document, r.resource) }))
+      : this.opts.policies[fn]!;
     const result = await runSimulation(
       {
         identityPolicies: policies.map((p) => ({ name: p.name, policy: p.document as never })),
@@ -174,7 +177,7 @@ export class IamEnforcer {
         request: {
           action: r.action,
           principal: `arn:aws:iam::${this.opts.account}:role/coffee-trace-${fn}`,
-          resource: { resource: r.resource, accountId: this.opts.account },
+          resource: { resource: taskResponse ? '*' : r.resource, accountId: this.opts.account },
           contextVariables: r.context,
         },
       } as never,
@@ -507,6 +510,29 @@ function partiqlRequests(input: Record<string, unknown>, tableArn: (t: string) =
 }
 
 /** Glob (`*`, `?`) match, whole string. */
+/**
+ * The task-token callbacks of Step Functions. The service authorization reference lists no resource
+ * type for them (the simulator accepts only `Resource: "*"`), yet AWS authorizes them against the
+ * state machine that owns the task token: a grant on that state machine's ARN (what CDK's
+ * `grantTaskResponse` writes) allows them, and a refusal names the state machine.
+ */
+const TASK_RESPONSE_ACTIONS = new Set(['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat']);
+
+/**
+ * `document` as AWS evaluates a task-token callback on `stateMachineArn`: a statement whose resources
+ * match that state machine applies to the callback, so for the simulator (which asks for `*`) its
+ * resources become `*`; every other statement is unchanged.
+ */
+function asOwningStateMachine(document: PolicyDocument, stateMachineArn: string): PolicyDocument {
+  return {
+    ...document,
+    Statement: document.Statement.map((st) => {
+      const resources = ([] as unknown[]).concat(st.Resource ?? []);
+      return resources.some((p) => typeof p === 'string' && globMatch(p, stateMachineArn)) ? { ...st, Resource: '*' } : st;
+    }),
+  };
+}
+
 function globMatch(pattern: string, value: string): boolean {
   let re = GLOBS.get(pattern);
   if (!re) {

@@ -12,10 +12,7 @@ const sharedByAll = [
   {
     type: 'error',
     name: 'AccessControlUnauthorizedAccount',
-    inputs: [
-      { name: 'account', type: 'address' },
-      { name: 'neededRole', type: 'bytes32' },
-    ],
+    inputs: [{ name: 'account', type: 'address' }, { name: 'neededRole', type: 'bytes32' }],
   },
   {
     type: 'event',
@@ -64,40 +61,28 @@ const sharedByAll = [
   {
     type: 'function',
     name: 'grantRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
+    inputs: [{ name: 'role', type: 'bytes32' }, { name: 'account', type: 'address' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
   {
     type: 'function',
     name: 'hasRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
+    inputs: [{ name: 'role', type: 'bytes32' }, { name: 'account', type: 'address' }],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'view',
   },
   {
     type: 'function',
     name: 'renounceRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'callerConfirmation', type: 'address' },
-    ],
+    inputs: [{ name: 'role', type: 'bytes32' }, { name: 'callerConfirmation', type: 'address' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
   {
     type: 'function',
     name: 'revokeRole',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
+    inputs: [{ name: 'role', type: 'bytes32' }, { name: 'account', type: 'address' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -157,20 +142,14 @@ const sharedByLendingVaultAndTestUSDC = [
   {
     type: 'function',
     name: 'allowance',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'spender', type: 'address' },
-    ],
+    inputs: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }],
     outputs: [{ name: '', type: 'uint256' }],
     stateMutability: 'view',
   },
   {
     type: 'function',
     name: 'approve',
-    inputs: [
-      { name: 'spender', type: 'address' },
-      { name: 'value', type: 'uint256' },
-    ],
+    inputs: [{ name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'nonpayable',
   },
@@ -191,21 +170,14 @@ const sharedByLendingVaultAndTestUSDC = [
   {
     type: 'function',
     name: 'transfer',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-    ],
+    inputs: [{ name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'nonpayable',
   },
   {
     type: 'function',
     name: 'transferFrom',
-    inputs: [
-      { name: 'from', type: 'address' },
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-    ],
+    inputs: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'nonpayable',
   },
@@ -237,10 +209,7 @@ export const auditAnchorAbi = [
   {
     type: 'function',
     name: 'anchor',
-    inputs: [
-      { name: 'root', type: 'bytes32' },
-      { name: 'headCount', type: 'uint32' },
-    ],
+    inputs: [{ name: 'root', type: 'bytes32' }, { name: 'headCount', type: 'uint32' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -293,10 +262,7 @@ export const batchTokenAbi = [
   {
     type: 'error',
     name: 'ERC721InsufficientApproval',
-    inputs: [
-      { name: 'operator', type: 'address' },
-      { name: 'tokenId', type: 'uint256' },
-    ],
+    inputs: [{ name: 'operator', type: 'address' }, { name: 'tokenId', type: 'uint256' }],
   },
   { type: 'error', name: 'ERC721InvalidApprover', inputs: [{ name: 'approver', type: 'address' }] },
   { type: 'error', name: 'ERC721InvalidOperator', inputs: [{ name: 'operator', type: 'address' }] },
@@ -355,10 +321,7 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'approve',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'tokenId', type: 'uint256' },
-    ],
+    inputs: [{ name: 'to', type: 'address' }, { name: 'tokenId', type: 'uint256' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -386,10 +349,7 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'isApprovedForAll',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'operator', type: 'address' },
-    ],
+    inputs: [{ name: 'owner', type: 'address' }, { name: 'operator', type: 'address' }],
     outputs: [{ name: '', type: 'bool' }],
     stateMutability: 'view',
   },
@@ -416,11 +376,7 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'safeTransferFrom',
-    inputs: [
-      { name: 'from', type: 'address' },
-      { name: 'to', type: 'address' },
-      { name: 'tokenId', type: 'uint256' },
-    ],
+    inputs: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'tokenId', type: 'uint256' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -439,10 +395,7 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'setApprovalForAll',
-    inputs: [
-      { name: 'operator', type: 'address' },
-      { name: 'approved', type: 'bool' },
-    ],
+    inputs: [{ name: 'operator', type: 'address' }, { name: 'approved', type: 'bool' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -457,11 +410,7 @@ export const batchTokenAbi = [
   {
     type: 'function',
     name: 'transferFrom',
-    inputs: [
-      { name: 'from', type: 'address' },
-      { name: 'to', type: 'address' },
-      { name: 'tokenId', type: 'uint256' },
-    ],
+    inputs: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'tokenId', type: 'uint256' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -473,10 +422,7 @@ export const lendingVaultAbi = [
   ...sharedByLendingVaultAndTestUSDC,
   {
     type: 'constructor',
-    inputs: [
-      { name: 'asset_', type: 'address' },
-      { name: 'batchToken_', type: 'address' },
-    ],
+    inputs: [{ name: 'asset_', type: 'address' }, { name: 'batchToken_', type: 'address' }],
     stateMutability: 'nonpayable',
   },
   {
@@ -500,20 +446,12 @@ export const lendingVaultAbi = [
   {
     type: 'error',
     name: 'ERC4626ExceededMaxRedeem',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'shares', type: 'uint256' },
-      { name: 'max', type: 'uint256' },
-    ],
+    inputs: [{ name: 'owner', type: 'address' }, { name: 'shares', type: 'uint256' }, { name: 'max', type: 'uint256' }],
   },
   {
     type: 'error',
     name: 'ERC4626ExceededMaxWithdraw',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'assets', type: 'uint256' },
-      { name: 'max', type: 'uint256' },
-    ],
+    inputs: [{ name: 'owner', type: 'address' }, { name: 'assets', type: 'uint256' }, { name: 'max', type: 'uint256' }],
   },
   {
     type: 'error',
@@ -527,10 +465,7 @@ export const lendingVaultAbi = [
   {
     type: 'error',
     name: 'InsufficientLiquidity',
-    inputs: [
-      { name: 'idle', type: 'uint256' },
-      { name: 'needed', type: 'uint256' },
-    ],
+    inputs: [{ name: 'idle', type: 'uint256' }, { name: 'needed', type: 'uint256' }],
   },
   { type: 'error', name: 'LoanExists', inputs: [{ name: 'loanRef', type: 'bytes32' }] },
   { type: 'error', name: 'LoanNotActive', inputs: [{ name: 'loanRef', type: 'bytes32' }] },
@@ -551,10 +486,7 @@ export const lendingVaultAbi = [
   {
     type: 'error',
     name: 'TokenLocked',
-    inputs: [
-      { name: 'tokenId', type: 'uint256' },
-      { name: 'loanRef', type: 'bytes32' },
-    ],
+    inputs: [{ name: 'tokenId', type: 'uint256' }, { name: 'loanRef', type: 'bytes32' }],
   },
   { type: 'error', name: 'UnexpectedToken', inputs: [{ name: 'token', type: 'address' }] },
   { type: 'error', name: 'ZeroAmount', inputs: [] },
@@ -723,10 +655,7 @@ export const lendingVaultAbi = [
   {
     type: 'function',
     name: 'deposit',
-    inputs: [
-      { name: 'assets', type: 'uint256' },
-      { name: 'receiver', type: 'address' },
-    ],
+    inputs: [{ name: 'assets', type: 'uint256' }, { name: 'receiver', type: 'address' }],
     outputs: [{ name: '', type: 'uint256' }],
     stateMutability: 'nonpayable',
   },
@@ -811,10 +740,7 @@ export const lendingVaultAbi = [
   {
     type: 'function',
     name: 'mint',
-    inputs: [
-      { name: 'shares', type: 'uint256' },
-      { name: 'receiver', type: 'address' },
-    ],
+    inputs: [{ name: 'shares', type: 'uint256' }, { name: 'receiver', type: 'address' }],
     outputs: [{ name: '', type: 'uint256' }],
     stateMutability: 'nonpayable',
   },
@@ -845,10 +771,7 @@ export const lendingVaultAbi = [
   {
     type: 'function',
     name: 'payPurchaseOrder',
-    inputs: [
-      { name: 'poRef', type: 'bytes32' },
-      { name: 'amount', type: 'uint256' },
-    ],
+    inputs: [{ name: 'poRef', type: 'bytes32' }, { name: 'amount', type: 'uint256' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -906,11 +829,7 @@ export const lendingVaultAbi = [
   {
     type: 'function',
     name: 'releaseRemainder',
-    inputs: [
-      { name: 'poRef', type: 'bytes32' },
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
+    inputs: [{ name: 'poRef', type: 'bytes32' }, { name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
@@ -987,10 +906,7 @@ export const testUsdcAbi = [
   {
     type: 'function',
     name: 'mint',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
+    inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }],
     outputs: [],
     stateMutability: 'nonpayable',
   },
