@@ -37,6 +37,8 @@ export type QueueName =
 export type Need =
   | 'table:read'
   | 'table:write'
+  /** Read items of the single table in batches (BatchGetItem): the audit anchorer's heads and proofs. */
+  | 'table:batch-read'
   /** Delete a payout that never reached the provider, with its guard (PAYMENT#PAY-…, PAYMENT#DISB-…, PAYOUT_GUARD# only; never a deposit PAYMENT#DEP-…). */
   | 'payout:discard'
   /** Delete a loan's batch guard (LOAN_GUARD# only) when the loan is repaid or cancelled. */
@@ -210,6 +212,7 @@ const LEDGER_MEMORY_MIB = 1024;
 export const NEEDS = {
   'table:read': { summary: 'Point reads and queries of the single table.', env: ['TABLE_NAME'], secrets: [] },
   'table:write': { summary: 'Reads, conditional puts and updates of the single table.', env: ['TABLE_NAME'], secrets: [] },
+  'table:batch-read': { summary: 'Batch reads (BatchGetItem) of the single table.', env: ['TABLE_NAME'], secrets: [] },
   'payout:discard': {
     summary: 'Delete a never-sent payout (PAYMENT#PAY-…, PAYMENT#DISB-…) and its guard (PAYOUT_GUARD#) (a grant only).',
     env: [],
@@ -1112,7 +1115,7 @@ export const workers: WorkerDef[] = [
     kind: 'scheduled',
     schedule: 'rate(5 minutes)',
     intervalVariable: 'ANCHOR_INTERVAL_S',
-    needs: ['table:write', 'ledger-write-queue:send'],
+    needs: ['table:write', 'table:batch-read', 'ledger-write-queue:send'],
     timeoutSeconds: 120,
     summary:
       'The periodic anchor of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log): commits the audit heads of every batch written since the last anchor as one Merkle root (AuditAnchor.anchor, through the single ledger writer); once mined, each batch keeps its proof.',

@@ -18,8 +18,11 @@ import { GSI1, GSI2, type StatefulResources } from './stateful-resources';
 import { EVIDENCE_UPLOADS_PREFIX, type EvidenceUploads } from './evidence-uploads';
 import { keys } from '../../shared/adapters/dynamodb/keys';
 
-/** Table reads: point reads and queries (table, GSI1, GSI2); no Scan. */
-const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+/**
+ * Table reads: point reads and queries (table, GSI1, GSI2); no Scan. BatchGetItem is its own need
+ * (`table:batch-read`): only the audit anchorer reads in batches.
+ */
+const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
 
 /**
  * Table writes: reads plus conditional puts and updates. Transactions (TransactWriteItems) are
@@ -170,6 +173,9 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       case 'table:write':
         role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_WRITE_ACTIONS, resources: tableResources }));
+        break;
+      case 'table:batch-read':
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:BatchGetItem'], resources: [s.table.tableArn] }));
         break;
       case 'payout-state-machine:start':
         payoutStateMachine().grantStartExecution(role);

@@ -119,6 +119,15 @@ describe('derived from the code', () => {
     graph = new CallGraph(repoRoot());
   });
 
+  test('table:batch-read is exactly the functions that read the table in batches (BatchGetItem)', () => {
+    const batchReaders = reaching([
+      { file: 'shared/adapters/dynamodb/anchor-repo.ts', name: 'AuditAnchorRepository.heads' },
+      { file: 'shared/adapters/dynamodb/anchor-repo.ts', name: 'AuditAnchorRepository.anchoredHeads' },
+    ]);
+    expect(batchReaders.length).toBeGreaterThan(0);
+    expect(withNeed('table:batch-read')).toEqual(batchReaders);
+  });
+
   test('audit:append is exactly the writers that append audit entries', () => {
     const appenders = reaching([
       { file: 'shared/adapters/dynamodb/audit-append.ts', name: 'transactWithAudit' },
