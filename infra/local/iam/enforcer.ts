@@ -20,7 +20,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
-import { runSimulation } from '@cloud-copilot/iam-simulate';
+import type { NamedPolicy } from '../../tools/iam/role-policies';
+import { evaluate, globMatch } from '../../tools/iam/simulate';
 import type { PolicyDocument } from './role-policies';
 
 /** One IAM request: what AWS authorises for (part of) a call. */
@@ -165,41 +166,15 @@ export class IamEnforcer {
   }
 
   private async simulate(fn: string, r: IamRequest): Promise<IamDecision> {
-    const taskResponse = TASK_RESPONSE_ACTIONS.has(r.action);
-    const policies = taskResponse
-      ? this.opts.policies[fn]!.map((p) => ({ ...p, document: asOwningStateMachine(p.document, r.resource) }))
-      : this.opts.policies[fn]!;
-    const result = await runSimulation(
-      {
-        identityPolicies: policies.map((p) => ({ name: p.name, policy: p.document as never })),
-        serviceControlPolicies: [],
-        resourceControlPolicies: [],
-        request: {
-          action: r.action,
-          principal: `arn:aws:iam::${this.opts.account}:role/coffee-trace-${fn}`,
-          resource: { resource: taskResponse ? '*' : r.resource, accountId: this.opts.account },
-          contextVariables: r.context,
-        },
-      } as never,
-      {},
-    );
-    if (result.resultType === 'error') {
-      throw new Error(
-        `local IAM: the simulator cannot evaluate ${r.action} on ${r.resource} for ${fn}: ${result.errors.message} ${JSON.stringify(result.errors)}`,
-      );
-    }
-    const analysis = result.resultType === 'single' ? result.result.analysis : result.results[0]?.analysis;
-    const identity = analysis?.identityAnalysis;
-    const name = (s: { policyId: string; statement: { sid(): string | undefined; index(): number; effect(): string } }) =>
-      `${s.policyId} statement ${s.statement.sid() ?? `#${s.statement.index()}`} (${s.statement.effect()})`;
-    if (result.overallResult === 'Allowed') {
-      const s = identity?.allowStatements[0];
-      return { allowed: true, decidedBy: s ? name(s as never) : 'allowed' };
-    }
-    if (result.overallResult === 'ExplicitlyDenied') {
-      const s = identity?.denyStatements[0];
-      return { allowed: false, decidedBy: s ? name(s as never) : 'an explicit deny' };
-    }
+    const policies = this.opts.policies[fn]!.map((p) => ({ name: p.name, policy: p.document as NamedPolicy['policy'] }));
+    const principal = `arn:aws:iam::${this.opts.account}:role/coffee-trace-${fn}`;
+    const d = await evaluate(policies, r, principal, this.opts.account).catch((err: Error) => {
+      throw new Error(`local IAM: cannot evaluate ${r.action} on ${r.resource} for ${fn}: ${err.message}`);
+    });
+    const s = d.decidingStatement;
+    const statement = s && `${s.policy} statement ${s.sid ?? `#${s.index}`} (${s.effect})`;
+    if (d.allowed) return { allowed: true, decidedBy: statement ?? 'allowed' };
+    if (d.result === 'ExplicitlyDenied') return { allowed: false, decidedBy: statement ?? 'an explicit deny' };
     return { allowed: false, decidedBy: 'no statement allows it' };
   }
 
@@ -510,44 +485,6 @@ function partiqlRequests(input: Record<string, unknown>, tableArn: (t: string) =
 }
 
 /** Glob (`*`, `?`) match, whole string. */
-/**
- * The task-token callbacks of Step Functions. The service authorization reference lists no resource
- * type for them (the simulator accepts only `Resource: "*"`), yet AWS authorizes them against the
- * state machine that owns the task token: a grant on that state machine's ARN (what CDK's
- * `grantTaskResponse` writes) allows them, and a refusal names the state machine.
- */
-const TASK_RESPONSE_ACTIONS = new Set(['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat']);
-
-/**
- * `document` as AWS evaluates a task-token callback on `stateMachineArn`: a statement whose resources
- * match that state machine applies to the callback, so for the simulator (which asks for `*`) its
- * resources become `*`; every other statement is unchanged.
- */
-function asOwningStateMachine(document: PolicyDocument, stateMachineArn: string): PolicyDocument {
-  return {
-    ...document,
-    Statement: document.Statement.map((st) => {
-      const resources = ([] as unknown[]).concat(st.Resource ?? []);
-      return resources.some((p) => typeof p === 'string' && globMatch(p, stateMachineArn)) ? { ...st, Resource: '*' } : st;
-    }),
-  };
-}
-
-function globMatch(pattern: string, value: string): boolean {
-  let re = GLOBS.get(pattern);
-  if (!re) {
-    re = new RegExp(
-      `^${pattern
-        .split('')
-        .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-        .join('')}$`,
-      's',
-    );
-    GLOBS.set(pattern, re);
-  }
-  return re.test(value);
-}
-const GLOBS = new Map<string, RegExp>();
 
 /** IAM's resource match: `*`, or an ARN matched segment by segment (the resource part may hold colons). */
 function arnMatch(pattern: string, arn: string): boolean {

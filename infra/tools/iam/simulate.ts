@@ -42,16 +42,21 @@ export async function evaluate(
   policies: readonly NamedPolicy[],
   request: IamRequest,
   principal = `arn:aws:iam::${TEST_ACCOUNT}:role/function-role`,
+  account = TEST_ACCOUNT,
 ): Promise<IamDecision> {
+  const taskResponse = TASK_RESPONSE_ACTIONS.has(request.action);
   const response = await runSimulation(
     {
       request: {
         principal,
         action: request.action,
-        resource: { resource: request.resource, accountId: TEST_ACCOUNT },
+        resource: { resource: taskResponse ? '*' : request.resource, accountId: account },
         contextVariables: request.context ?? {},
       },
-      identityPolicies: policies.map((p) => ({ name: p.name, policy: p.policy })),
+      identityPolicies: policies.map((p) => ({
+        name: p.name,
+        policy: taskResponse ? asOwningStateMachine(p.policy, request.resource) : p.policy,
+      })),
       serviceControlPolicies: [],
       resourceControlPolicies: [],
     },
@@ -80,3 +85,43 @@ export async function evaluate(
       : {}),
   } as IamDecision;
 }
+
+/**
+ * The task-token callbacks of Step Functions. The service authorization reference lists no resource
+ * type for them (the simulator accepts only `Resource: "*"`), yet AWS authorizes them against the
+ * state machine that owns the task token: a grant on that state machine's ARN (what CDK's
+ * `grantTaskResponse` writes) allows them, and a refusal names the state machine.
+ */
+const TASK_RESPONSE_ACTIONS = new Set(['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat']);
+
+/**
+ * `policy` as AWS evaluates a task-token callback on `stateMachineArn`: a statement whose resources
+ * match that state machine applies to the callback, so for the simulator (which asks for `*`) its
+ * resources become `*`; every other statement is unchanged.
+ */
+function asOwningStateMachine(policy: NamedPolicy['policy'], stateMachineArn: string): NamedPolicy['policy'] {
+  return {
+    ...policy,
+    Statement: policy.Statement.map((st) => {
+      const resources = ([] as unknown[]).concat(st.Resource ?? []);
+      return resources.some((p) => typeof p === 'string' && globMatch(p, stateMachineArn)) ? { ...st, Resource: '*' } : st;
+    }),
+  };
+}
+
+/** IAM's wildcard match: `*` any run of characters, `?` one character, case-sensitive. */
+export function globMatch(pattern: string, value: string): boolean {
+  let re = GLOBS.get(pattern);
+  if (!re) {
+    re = new RegExp(
+      `^${pattern
+        .split('')
+        .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+        .join('')}$`,
+      's',
+    );
+    GLOBS.set(pattern, re);
+  }
+  return re.test(value);
+}
+const GLOBS = new Map<string, RegExp>();
