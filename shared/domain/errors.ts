@@ -171,7 +171,7 @@ export class ProviderRejectedError extends Error {
 }
 
 // ------------------------------------------------------------------ errors the use cases react to
-// Thrown by adapters through the ports (shared/domain/ports.ts), caught by use cases with instanceof.
+// Thrown by adapters through the ports (shared/domain/ports/), caught by use cases with instanceof.
 
 /** The batch's stage moved under a stage change (a concurrent change); the caller re-reads and reports the sequence rule. */
 export class StageConflictError extends Error {

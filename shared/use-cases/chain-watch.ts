@@ -1,7 +1,7 @@
 import { safeHead } from '../domain/chain-confirmations';
 import { STAGE_CODES } from '../domain/custody';
 import { DomainError, LedgerRefusedError } from '../domain/errors';
-import type { ChainCursorStore, ChainEventParking, ChainLogSource, WatchedChainLog } from '../domain/ports';
+import type { ChainCursorStore, ChainEventParking, ChainLogSource, WatchedChainLog } from '../domain/ports/chain-watch';
 import type { Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { applyChainEvent, type ChainEvent, type ChainEventDeps } from './chain-events';

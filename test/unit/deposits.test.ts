@@ -2,7 +2,10 @@ import type { Loan } from '../../shared/domain/lending';
 import type { Caller } from '../../shared/domain/caller';
 import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
 import type { Deposit, DepositStatus } from '../../shared/domain/lending';
-import type { DepositStore, Hex, OnRamp, OnRampOrder, VaultCall, VaultWriteQueue, WebhookReceiptStore } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
+import type { DepositStore, OnRamp, OnRampOrder, VaultWriteQueue } from '../../shared/domain/ports/lending';
+import type { WebhookReceiptStore } from '../../shared/domain/ports/messaging';
+import type { VaultCall } from '../../shared/domain/vault-calls';
 import { depositView, vaultView } from '../../shared/http/deposit-views';
 import {
   applyOnRampWebhook,

@@ -1,7 +1,8 @@
 import { crc32, deflateSync } from 'node:zlib';
 import type { Caller } from '../../shared/domain/caller';
 import { EVIDENCE_UPLOAD_ID_PATTERN, MAX_EVIDENCE_UPLOAD_BYTES, type EvidenceUpload } from '../../shared/domain/evidence-upload';
-import type { EvidenceUploadReader, EvidenceUploadStore, LedgerWriteMessage } from '../../shared/domain/ports';
+import type { EvidenceUploadReader, EvidenceUploadStore } from '../../shared/domain/ports/evidence';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import type { Batch, Stage } from '../../shared/domain/records';
 import type { CustodyDeps, StageUpdateInput } from '../../shared/use-cases/custody';
 import {

@@ -1,7 +1,8 @@
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import { asStoreError } from '../../shared/adapters/dynamodb/table';
 import { LedgerUnavailableError, StageConflictError, StoreUnavailableError } from '../../shared/domain/errors';
-import type { Hex, LedgerWriteMessage } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import type { AuditEntry, Batch, LedgerTx } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { changeStage, type CustodyDeps, type StageUpdateInput } from '../../shared/use-cases/custody';

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { area as turfArea } from '@turf/area';
 import { DomainError } from '../../shared/domain/errors';
-import type { FarmLocation } from '../../shared/domain/ports';
+import type { FarmLocation } from '../../shared/domain/farm-geometry';
 import {
   GFW_ALERTS_SQL,
   GfwForestCheck,

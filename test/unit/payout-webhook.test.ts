@@ -1,5 +1,5 @@
 import { ProviderUnavailableError } from '../../shared/domain/errors';
-import type { ProviderOrder, SettlementFacts } from '../../shared/domain/ports';
+import type { ProviderOrder, SettlementFacts } from '../../shared/domain/ports/payouts';
 import type { Payout } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { applyPayoutWebhook, type PayoutProviderEvent, type PayoutWebhookDeps } from '../../shared/use-cases/payout-webhook';

@@ -6,7 +6,7 @@ import { FilePriceFeed } from '../../shared/adapters/price-feed/file-price-feed'
 import { HttpPriceFeed, PriceFeedUnreachableError } from '../../shared/adapters/price-feed/http-price-feed';
 import { DomainError } from '../../shared/domain/errors';
 import type { PriceFeedSnapshot } from '../../shared/domain/lending';
-import type { PriceFeed } from '../../shared/domain/ports';
+import type { PriceFeed } from '../../shared/domain/ports/lending';
 import { currentPrice } from '../../shared/use-cases/prices';
 import { listenOnLoopback } from '../../infra/local/loopback';
 import { LOCAL_DEFAULT_USD_PER_KG, preparePriceFeedFile } from '../../infra/local/price-feed-file';

@@ -8,9 +8,9 @@ import {
   type Loan,
   type Settlement,
 } from '../../shared/domain/lending';
-import type { PurchaseOrderPayment, SettlementStore, VaultCall } from '../../shared/domain/ports';
+import type { PurchaseOrderPayment, SettlementStore } from '../../shared/domain/ports/lending';
 import type { PurchaseOrder, StoredVaultCall } from '../../shared/domain/records';
-import { storedVaultCall } from '../../shared/domain/vault-calls';
+import { storedVaultCall, type VaultCall } from '../../shared/domain/vault-calls';
 import {
   applyBuyerPayment,
   refundBuyerPayment,

@@ -22,8 +22,8 @@
  * are over-estimated by up to a ring of cells.
  */
 import { DomainError } from '../../domain/errors';
-import { pointFarmCircle } from '../../domain/farm-geometry';
-import type { FarmLocation, ForestCheck, ForestCheckResult } from '../../domain/ports';
+import { pointFarmCircle, type FarmLocation } from '../../domain/farm-geometry';
+import type { ForestCheck, ForestCheckResult } from '../../domain/ports/registry';
 import { envOr, secret } from '../../config';
 import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
