@@ -10,6 +10,7 @@ import { requeueStaleLedgerWrites, writeLedgerTx, type LedgerWriterDeps } from '
 import { coop } from './support/api-event';
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeLedger, fakeEvidenceKeeping, fakeWorkQueue } from './support/fakes';
 import { oneShotFaults } from './support/one-shot-faults';
+import { wire } from './support/errors';
 
 /**
  * Faults on the stage change path (commitStage → ledger queue send → single ledger writer: sign
@@ -239,7 +240,7 @@ describe('stage change: the process dies between two writes, then redelivery and
     expect(w.queue).toHaveLength(0);
     expect(w.txs.size).toBe(1);
 
-    await expect(changeStage(w.deps, coop('COOP-1'), aBatch().batch_id, graded, { waitMs: 0 })).rejects.toMatchObject({
+    await expect(wire(changeStage(w.deps, coop('COOP-1'), aBatch().batch_id, graded, { waitMs: 0 }))).rejects.toMatchObject({
       code: 'STAGE_OUT_OF_ORDER',
       status: 422,
     });

@@ -95,7 +95,7 @@ export function gridCellAreaHa(lat: number): number {
 const naturalCompare = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
 
 function unavailable(message: string, cause?: unknown): DomainError {
-  const err = new DomainError('GFW_API_UNAVAILABLE', message, { headers: { 'Retry-After': String(GFW_RETRY_AFTER_SECONDS) } });
+  const err = new DomainError('GFW_API_UNAVAILABLE', message, { retryAfterSeconds: GFW_RETRY_AFTER_SECONDS });
   if (cause !== undefined) (err as { cause?: unknown }).cause = cause;
   return err;
 }
