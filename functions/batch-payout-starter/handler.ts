@@ -1,6 +1,6 @@
 import { payoutDeps } from '../../shared/composition';
 import { loanDisbursementDeps } from '../../shared/composition/loans';
-import type { PayoutRequestMessage } from '../../shared/domain/ports';
+import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import { startLoanDisbursement } from '../../shared/use-cases/loans';
 import { startBatchPayout } from '../../shared/use-cases/payouts';

@@ -2,7 +2,7 @@ import { ddsRegistry, ddsRepo } from '../../shared/composition/eudr';
 import { notifier } from '../../shared/composition/notifier';
 import { now } from '../../shared/composition/repos';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
-import type { DdsFilingMessage } from '../../shared/domain/ports';
+import type { DdsFilingMessage } from '../../shared/domain/ports/eudr';
 import { fileDds } from '../../shared/use-cases/eudr';
 
 /**

@@ -1,5 +1,5 @@
 import { evidencePinnerDeps } from '../../shared/composition/evidence-pinner';
-import type { EvidencePinMessage } from '../../shared/domain/ports';
+import type { EvidencePinMessage } from '../../shared/domain/ports/evidence';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import { pinEvidence } from '../../shared/use-cases/evidence-pinning';
 

@@ -1,7 +1,7 @@
 import { ledgerWriterDeps } from '../../shared/composition';
 import { ledgerParkingRepo } from '../../shared/composition/repos';
 import { envOr } from '../../shared/config';
-import type { LedgerWriteMessage } from '../../shared/domain/ports';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import { metrics } from '../../shared/runtime/metrics';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import { DEFAULT_LEDGER_WRITE_MAX_ATTEMPTS, landOrPark } from '../../shared/use-cases/ledger-writer';

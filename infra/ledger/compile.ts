@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import solc from 'solc';
-import type { Hex } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
 import { repoRoot } from '../../shared/runtime/paths';
 
 /** The contracts this project compiles, by name (file `infra/ledger/contracts/<name>.sol`). */

@@ -1,9 +1,8 @@
-import { createPublicClient, createWalletClient, http, isAddress } from 'viem';
+import { createPublicClient, createWalletClient, http, isAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { auditAnchorAbi, batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { kmsLedgerAccount } from '../../shared/adapters/ledger/kms-signer';
-import type { Hex } from '../../shared/domain/ports';
 import { compileContracts } from './compile';
 import { approveVaultAsOperator, deployAuditAnchor, deployContracts, grantVaultOperator } from './deploy';
 

@@ -1,6 +1,5 @@
-import { createPublicClient, createTestClient, createWalletClient, http, maxUint256, type Abi } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, http, maxUint256, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
-import type { Hex } from '../../shared/domain/ports';
 import { auditAnchorAbi, batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import type { CompiledContracts } from './compile';

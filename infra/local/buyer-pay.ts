@@ -1,14 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPublicClient, createWalletClient, http, isAddress } from 'viem';
+import { createPublicClient, createWalletClient, http, isAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { amountDueUsdMicro } from '../../shared/domain/lending';
 import { decimalStringToMicro, microToDecimalString } from '../../shared/domain/money';
-import type { Hex } from '../../shared/domain/ports';
 import { devBuyerKey, localDataDir } from './dev-keys';
 import { localTableEnv } from './dynamodb-local';
 

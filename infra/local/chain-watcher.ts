@@ -1,9 +1,8 @@
 import { Webhook } from 'standardwebhooks';
-import { createPublicClient, http, type Chain, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, http, type Chain, type PublicClient, type Transport, type Hex } from 'viem';
 import { STAGE_CODES, batchTokenAbi, lendingVaultAbi, traceLogAbi, type LedgerStageName } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { idOfVaultRef } from '../../shared/adapters/ledger/vault-ledger';
-import type { Hex } from '../../shared/domain/ports';
 
 /**
  * The local chain-event provider: follows two kinds of logs on the hardhat node and posts each one,

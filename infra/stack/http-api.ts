@@ -22,7 +22,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ERROR_CODES } from '../../shared/domain/error-catalogue';
+import { ERROR_CODES } from '../../shared/http/error-codes';
 import type { ErrorCode } from '../../shared/domain/errors';
 import type { RouteDef } from '../../shared/manifest';
 import { THROTTLE } from './rate-limits';

@@ -21,7 +21,7 @@
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import { ERROR_CODES } from '../../shared/domain/error-catalogue';
+import { ERROR_CODES } from '../../shared/http/error-codes';
 import { routes as manifestRoutes, type RouteDef } from '../../shared/manifest';
 import { STAGE_NAME } from './http-api';
 import { PER_TOKEN_LIMIT, PUBLIC_PER_IP_LIMIT, WEBHOOK_PER_IP_LIMIT, WINDOW_SECONDS } from './rate-limits';

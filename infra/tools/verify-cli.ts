@@ -1,13 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isAddress } from 'viem';
+import { isAddress, type Hex } from 'viem';
 import { fetchEvidenceFromGateway } from '../../shared/adapters/ipfs/gateway-fetch';
 import { auditAnchorReader } from '../../shared/adapters/ledger/anchor-reader';
 import { readChainTrail } from '../../shared/adapters/ledger/trail-reader';
 import { verifyAuditTrail, type AuditVerification } from '../../shared/domain/audit-verify';
 import { parseBatchId, tokenIdForBatch } from '../../shared/domain/ids';
-import type { Hex } from '../../shared/domain/ports';
 import type { AuditEntry } from '../../shared/domain/records';
 import { repoRoot } from '../../shared/runtime/paths';
 import { signDevToken } from '../local/dev-keys';

@@ -1,6 +1,6 @@
 import { AuditAnchorRepository } from '../adapters/dynamodb/anchor-repo';
 import { auditAnchorLookupFromEnv } from '../adapters/ledger/anchor-reader';
-import type { AnchoredRootLookup } from '../domain/ports';
+import type { AnchoredRootLookup } from '../domain/ports/audit';
 import { anchorWriteOutcomes, type AnchorWriteOutcomes } from '../use-cases/anchor-settlement';
 import type { AnchoringDeps } from '../use-cases/anchoring';
 import { ledgerWriteQueue } from './queues';

@@ -3,7 +3,7 @@ import { AuditAnchorRepository } from '../adapters/dynamodb/anchor-repo';
 import { auditAnchorReaderFromEnv } from '../adapters/ledger/anchor-reader';
 import { readChainTrail } from '../adapters/ledger/trail-reader';
 import { envOr, requireEnv } from '../config';
-import type { AnchorRootReader, EvidenceFetcher } from '../domain/ports';
+import type { AnchorRootReader, EvidenceFetcher } from '../domain/ports/audit';
 import type { AuditDeps } from '../use-cases/audit';
 import { filesOfCar } from '../domain/evidence-car-reader';
 import { evidenceArchive } from './evidence';

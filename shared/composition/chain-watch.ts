@@ -4,7 +4,7 @@ import { metrics } from '../runtime/metrics';
 import { createChainLogSourceFromEnv, type EvmChainLogSource } from '../adapters/ledger/chain-log-source';
 import { createTraceLogReaderFromEnv, type EvmTraceLogReader } from '../adapters/ledger/trace-log-reader';
 import { envOr, requireEnv } from '../config';
-import type { ChainCursorStore, ChainEventParking, ChainLogSource } from '../domain/ports';
+import type { ChainCursorStore, ChainEventParking, ChainLogSource } from '../domain/ports/chain-watch';
 import type { ChainConfirmationDeps } from '../use-cases/chain-confirmations';
 import { DEFAULT_MAX_EVENT_ATTEMPTS, type ChainWatchConfig, type ChainWatchDeps } from '../use-cases/chain-watch';
 import { chainEventDeps } from './index';

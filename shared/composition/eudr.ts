@@ -1,6 +1,6 @@
 import { createSoapDdsRegistryFromEnv } from '../adapters/eudr/soap-dds-registry';
 import { submitDdsRequestXml } from '../adapters/eudr/submit-dds-xml';
-import type { DdsDocuments, DdsRegistry } from '../domain/ports';
+import type { DdsDocuments, DdsRegistry } from '../domain/ports/eudr';
 import type { DdsDeps } from '../use-cases/eudr';
 import { ddsFilingQueue } from './queues';
 import { batchRepo, custodyRepo, ddsRepo, now, registryRepo } from './repos';

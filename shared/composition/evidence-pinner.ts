@@ -2,7 +2,7 @@ import { EvidencePinRepository } from '../adapters/dynamodb/evidence-pin-repo';
 import { KuboCarPinner } from '../adapters/ipfs/kubo-car-pinner';
 import { S3CarPinner } from '../adapters/ipfs/s3-car-pinner';
 import { requireEnv, secret } from '../config';
-import type { CarPinner } from '../domain/ports';
+import type { CarPinner } from '../domain/ports/evidence';
 import type { EvidencePinnerDeps } from '../use-cases/evidence-pinning';
 import { evidenceArchive } from './evidence';
 import { now } from './repos';

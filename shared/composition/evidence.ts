@@ -1,7 +1,8 @@
 import { S3EvidenceArchive } from '../adapters/aws/s3-evidence-archive';
 import { SqsWorkQueue } from '../adapters/aws/queues';
 import { envOr, requireEnv } from '../config';
-import type { EvidenceArchive, EvidencePinMessage, WorkQueue } from '../domain/ports';
+import type { EvidenceArchive, EvidencePinMessage } from '../domain/ports/evidence';
+import type { WorkQueue } from '../domain/ports/messaging';
 import type { EvidenceKeeping } from '../use-cases/evidence-pinning';
 import { EvidencePinRepository } from '../adapters/dynamodb/evidence-pin-repo';
 

@@ -1,5 +1,5 @@
 import { FarmerPhoneRepository } from '../adapters/dynamodb/farmer-phone-repo';
-import type { FarmerPhoneStore } from '../domain/ports';
+import type { FarmerPhoneStore } from '../domain/ports/registry';
 import type { FarmerUpdateDeps } from '../use-cases/farmer-updates';
 import { notifier } from './notifier';
 import { registryRepo } from './repos';

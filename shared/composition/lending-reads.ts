@@ -1,7 +1,7 @@
 import { FilePriceFeed } from '../adapters/price-feed/file-price-feed';
 import { HttpPriceFeed } from '../adapters/price-feed/http-price-feed';
 import { envOr, requireEnv, secret } from '../config';
-import type { PriceFeed } from '../domain/ports';
+import type { PriceFeed } from '../domain/ports/lending';
 import type { CreditScoreDeps } from '../use-cases/credit-score';
 import { batchRepo, loanRepo, now, payoutRepo, registryRepo } from './repos';
 

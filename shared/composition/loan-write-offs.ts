@@ -1,4 +1,4 @@
-import type { LoanStore, VaultWriteQueue } from '../domain/ports';
+import type { LoanStore, VaultWriteQueue } from '../domain/ports/lending';
 import { vaultWriteQueue } from '../use-cases/vault-writes';
 import { ledgerWriteQueue } from './queues';
 import { loanRepo, now, vaultWriteRepo } from './repos';

@@ -1,5 +1,5 @@
 import { PayoutResolutionRepository } from '../adapters/dynamodb/payout-resolution-repo';
-import type { PayoutResolutionStore } from '../domain/ports';
+import type { PayoutResolutionStore } from '../domain/ports/payouts';
 import type { ManualReviewDeps } from '../use-cases/manual-review';
 import { now, payoutRepo, registryRepo } from './repos';
 import { payoutWorkflow } from './workflow';

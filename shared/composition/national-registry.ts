@@ -1,5 +1,5 @@
 import { createNationalFarmerRegistryFromEnv } from '../adapters/farmer-registry/national-farmer-registry';
-import type { NationalFarmerRegistry } from '../domain/ports';
+import type { NationalFarmerRegistry } from '../domain/ports/registry';
 
 /** The national farmer registry (MAAIF) at MAAIF_API_URL. */
 let national: NationalFarmerRegistry | undefined;

@@ -1,5 +1,8 @@
 import { SqsWorkQueue } from '../adapters/aws/queues';
-import type { DdsFilingMessage, LedgerWriteMessage, PayoutRequestMessage, WorkQueue } from '../domain/ports';
+import type { DdsFilingMessage } from '../domain/ports/eudr';
+import type { LedgerWriteMessage } from '../domain/ports/ledger';
+import type { WorkQueue } from '../domain/ports/messaging';
+import type { PayoutRequestMessage } from '../domain/ports/payouts';
 
 /**
  * The work queues (SQS), each addressed by the environment variable its function's manifest

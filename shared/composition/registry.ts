@@ -1,5 +1,5 @@
 import { createGfwForestCheckFromEnv } from '../adapters/forest-check/gfw-forest-check';
-import type { ForestCheck } from '../domain/ports';
+import type { ForestCheck } from '../domain/ports/registry';
 
 /**
  * The forest check (docs/api/registries.md#forest-check, docs/api/eudr.md#forest-check): Global Forest Watch (GFW_API_URL, GFW_API_KEY or

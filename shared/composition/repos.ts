@@ -10,19 +10,13 @@ import { PayoutRepository } from '../adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../adapters/dynamodb/registry-repo';
 import { WebhookReceipts } from '../adapters/dynamodb/webhook-receipts';
 import { meteredPayoutStore } from '../use-cases/metered-stores';
-import type {
-  BatchStore,
-  CustodyStore,
-  DdsStore,
-  IdempotencyStore,
-  LedgerWriteParking,
-  LoanStore,
-  PayoutStore,
-  RegistryStore,
-  SettlementStore,
-  VaultWriteStore,
-  WebhookReceiptStore,
-} from '../domain/ports';
+import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import type { DdsStore } from '../domain/ports/eudr';
+import type { LedgerWriteParking } from '../domain/ports/ledger';
+import type { LoanStore, SettlementStore, VaultWriteStore } from '../domain/ports/lending';
+import type { IdempotencyStore, WebhookReceiptStore } from '../domain/ports/messaging';
+import type { PayoutStore } from '../domain/ports/payouts';
+import type { RegistryStore } from '../domain/ports/registry';
 
 /**
  * The DynamoDB stores, one per container, typed as the domain's ports. Split from ./index so that

@@ -1,5 +1,5 @@
 import { DdsRepository } from '../adapters/dynamodb/dds-repo';
-import type { DdsOfBatchReader } from '../domain/ports';
+import type { DdsOfBatchReader } from '../domain/ports/eudr';
 import type { TracePageDeps } from '../use-cases/trace-page';
 import { auditDeps } from './audit';
 import { batchRepo, registryRepo } from './repos';

@@ -1,7 +1,7 @@
 import { S3UploadReader, type S3BucketLocation } from '../adapters/aws/s3-object-reader';
 import { EvidenceUploadRepository } from '../adapters/dynamodb/evidence-upload-repo';
 import { envOr, requireEnv } from '../config';
-import type { EvidenceUploadStore } from '../domain/ports';
+import type { EvidenceUploadStore } from '../domain/ports/evidence';
 import type { UploadedPhotoDeps } from '../use-cases/evidence-uploads';
 import { now } from './repos';
 

@@ -1,5 +1,5 @@
 import { StepFunctionsPayoutWorkflow } from '../adapters/aws/payout-workflow';
-import type { PayoutWorkflow } from '../domain/ports';
+import type { PayoutWorkflow } from '../domain/ports/payouts';
 
 let workflow: PayoutWorkflow | undefined;
 

@@ -4,7 +4,8 @@ import { STAGE_CODES } from './custody';
 import { auditHash, GENESIS_HASH } from './audit';
 import { auditMessageId } from './ids';
 import { entryAnchorOf, verifyAnchorProof, type BatchAnchor, type EntryAnchor } from './anchoring';
-import type { AnchorRootReader, ChainMint, ChainStage, ChainTrail, EvidenceFetcher, Hex } from './ports';
+import type { Hex } from 'viem';
+import type { AnchorRootReader, ChainMint, ChainStage, ChainTrail, EvidenceFetcher } from './ports/audit';
 import type { AuditEntry } from './records';
 
 /**

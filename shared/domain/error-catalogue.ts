@@ -1,7 +1,9 @@
-import { ERROR_STATUS, type ErrorCode } from './errors';
-
-/** What each error code means (docs/api/conventions.md#http-and-errors), for the API reference and API Gateway's own error responses. */
-const ERROR_TITLES: Record<ErrorCode, string> = {
+/**
+ * Every error code the service emits and what it means for an integrator (docs/api/conventions.md#http-and-errors),
+ * for the API reference and API Gateway's own error responses. Its keys are the codes (`ErrorCode` in
+ * ./errors.ts); the HTTP status of each is transport (shared/http/error-status.ts).
+ */
+export const ERROR_MEANINGS = {
   VALIDATION_ERROR: 'The request body or parameters are invalid.',
   INVALID_GRADE: 'Grade is not one of screen18, screen15, FAQ, PB.',
   WEIGHT_OUT_OF_RANGE: 'weight_kg is below 1 or above 5000.',
@@ -55,9 +57,4 @@ const ERROR_TITLES: Record<ErrorCode, string> = {
   STALE_PRICE_FEED: 'Price feed older than 1 hour; loan origination paused.',
   MAAIF_API_UNAVAILABLE: 'National farmer registry not responding; registration completes later.',
   DDS_TRACES_PENDING: 'DDS generated; filing with the EU Information System is queued.',
-};
-
-/** Every error code with its HTTP status and meaning. */
-export const ERROR_CODES = Object.fromEntries(
-  (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => [code, { status: ERROR_STATUS[code], title: ERROR_TITLES[code] }]),
-) as Record<ErrorCode, { status: number; title: string }>;
+} satisfies Record<string, string>;

@@ -1,70 +1,32 @@
 /**
- * Domain errors. Each carries the specification's machine-readable `code` and HTTP `status`
- * (docs/api/conventions.md#http-and-errors); the HTTP layer turns them into the error envelope.
+ * Domain errors. Each carries a machine-readable `code` (what each code means: ./error-catalogue.ts), a
+ * message, optional `details`, and — when the condition is expected to pass with time —
+ * `retryAfterSeconds`. How the API answers a code (HTTP status, the `Retry-After` header, the error
+ * envelope) is transport: shared/http/error-status.ts and shared/http/envelope.ts.
  */
+
+import type { ERROR_MEANINGS } from './error-catalogue';
+
+/** Every error code the service emits (docs/api/conventions.md#http-and-errors): the keys of the catalogue. */
+export type ErrorCode = keyof typeof ERROR_MEANINGS;
 
 /**
- * Every error code the service emits, with its HTTP status (docs/api/conventions.md#http-and-errors). What each
- * code means for an integrator is in ./error-catalogue.ts (the API reference reads it; handlers
- * need only the status).
+ * Codes of a dependency that is temporarily unavailable (the payout provider, the ledger, the table,
+ * the forest-monitoring service, a fresh price): the same request may succeed later, so a worker
+ * retries instead of parking the work. The API answers them 503 (shared/http/error-status.ts).
  */
-export const ERROR_STATUS = {
-  VALIDATION_ERROR: 400,
-  INVALID_GRADE: 400,
-  WEIGHT_OUT_OF_RANGE: 400,
-  UNAUTHORIZED: 401,
-  INVALID_SIGNATURE: 401,
-  INSUFFICIENT_PERMISSIONS: 403,
-  ROUTE_NOT_FOUND: 404,
-  FARMER_NOT_REGISTERED: 404,
-  COOPERATIVE_NOT_FOUND: 404,
-  BATCH_NOT_FOUND: 404,
-  PAYMENT_NOT_FOUND: 404,
-  JOB_NOT_FOUND: 404,
-  PO_NOT_FOUND: 404,
-  DDS_NOT_FOUND: 404,
-  LOAN_NOT_FOUND: 404,
-  FARMER_ALREADY_REGISTERED: 409,
-  COOPERATIVE_ALREADY_EXISTS: 409,
-  DUPLICATE_PAYOUT: 409,
-  DUPLICATE_REQUEST: 409,
-  BATCH_HAS_ACTIVE_LOAN: 409,
-  CHAIN_EVENT_NOT_CONFIRMED: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  GFW_CHECK_FAILED: 422,
-  BATCH_NOT_ELIGIBLE: 422,
-  STAGE_OUT_OF_ORDER: 422,
-  PO_NOT_CONFIRMED: 422,
-  INSUFFICIENT_COLLATERAL: 422,
-  PHONE_NOT_FOUND: 422,
-  COOPERATIVE_NOT_ACTIVE: 422,
-  /** A farmer payout that would take its batch's FARMER_PAYOUTs above the batch's value (docs/api/settlement.md#money-controls). */
-  PAYOUT_EXCEEDS_BATCH_VALUE: 422,
-  /** A manual payout above its cooperative's cap for the UTC day (MANUAL_PAYOUT_DAILY_LIMIT_USDC). */
-  DAILY_PAYOUT_LIMIT_REACHED: 422,
-  /** docs/api/evidence.md#evidence-photos-by-upload-url: an evidence upload that cannot be attached (details.reason). */
-  EVIDENCE_UPLOAD_INVALID: 422,
-  /** Purchase orders paid in full (docs/api/settlement.md#settlement): settling and refunding buyer payments. */
-  BUYER_PAYMENT_NOT_FOUND: 404,
-  PO_ALREADY_SETTLED: 409,
-  NO_PAYMENT_RECEIVED: 409,
-  PAYMENT_COUNTED: 409,
-  PAYMENT_ALREADY_REFUNDED: 409,
-  SHORT_PAYMENT_NOT_ACCEPTED: 422,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  PAYOUT_FAILED: 500,
-  PROVIDER_UNAVAILABLE: 503,
-  LEDGER_UNAVAILABLE: 503,
-  AUDIT_LOG_UNAVAILABLE: 503,
-  GFW_API_UNAVAILABLE: 503,
-  STALE_PRICE_FEED: 503,
-  MAAIF_API_UNAVAILABLE: 202,
-  DDS_TRACES_PENDING: 202,
-} as const;
+const UNAVAILABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'PROVIDER_UNAVAILABLE',
+  'LEDGER_UNAVAILABLE',
+  'AUDIT_LOG_UNAVAILABLE',
+  'GFW_API_UNAVAILABLE',
+  'STALE_PRICE_FEED',
+]);
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** True for a code of a temporarily unavailable dependency (see UNAVAILABLE_CODES). */
+export function isUnavailableCode(code: ErrorCode): boolean {
+  return UNAVAILABLE_CODES.has(code);
+}
 
 /** A validation problem at a JSON path (docs/api/conventions.md#http-and-errors `error.details`). */
 export interface ErrorDetail {
@@ -72,20 +34,24 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** Base class: an error the API reports with its code, status and optional details. */
+/**
+ * Base class: an error the API reports with its code and optional details. `retryAfterSeconds` is a
+ * fact of the domain, not of HTTP: how long until asking again may succeed (the table's recovery
+ * wait, the forest service's back-off window, the blocks a chain event still needs). Whoever reports
+ * the error uses it; the API sends it as `Retry-After`.
+ */
 export class DomainError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
   readonly details?: unknown;
-  readonly headers?: Record<string, string>;
+  /** Seconds after which the same request may succeed; unset when waiting does not help. */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message: string, opts: { details?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(code: ErrorCode, message: string, opts: { details?: unknown; retryAfterSeconds?: number } = {}) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
-    this.status = ERROR_STATUS[code];
     this.details = opts.details;
-    this.headers = opts.headers;
+    if (opts.retryAfterSeconds !== undefined) this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 
@@ -143,18 +109,18 @@ export class ProviderUnavailableError extends DomainError {
   }
 }
 
-/** Seconds a client is asked to wait (`Retry-After`) when the table behind the audit log is unavailable. */
+/** Seconds to wait before asking again when the table behind the audit log is unavailable. */
 const STORE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The DynamoDB table (audit log, batches, payouts) is unavailable or throttling after the SDK's
- * own retries: 503 AUDIT_LOG_UNAVAILABLE with `Retry-After: 5`. Writes are single items or
+ * own retries: AUDIT_LOG_UNAVAILABLE, retry after 5 seconds (503 with `Retry-After: 5` on the API). Writes are single items or
  * transactions, so nothing is half-written (a timed-out write may have been applied whole);
  * `cause` is the SDK error.
  */
 export class StoreUnavailableError extends DomainError {
   constructor(message = 'The audit log is temporarily unavailable; retry shortly.', cause?: unknown) {
-    super('AUDIT_LOG_UNAVAILABLE', message, { headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) } });
+    super('AUDIT_LOG_UNAVAILABLE', message, { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
     this.name = 'StoreUnavailableError';
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
   }
@@ -171,7 +137,7 @@ export class ProviderRejectedError extends Error {
 }
 
 // ------------------------------------------------------------------ errors the use cases react to
-// Thrown by adapters through the ports (shared/domain/ports.ts), caught by use cases with instanceof.
+// Thrown by adapters through the ports (shared/domain/ports/), caught by use cases with instanceof.
 
 /** The batch's stage moved under a stage change (a concurrent change); the caller re-reads and reports the sequence rule. */
 export class StageConflictError extends Error {

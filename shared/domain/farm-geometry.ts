@@ -14,7 +14,13 @@ import { booleanValid } from '@turf/boolean-valid';
 import { circle } from '@turf/circle';
 import { kinks } from '@turf/kinks';
 import { DomainError, type ErrorDetail } from './errors';
-import type { FarmLocation } from './ports';
+
+/** A farm location: a point, and optionally a GeoJSON polygon ([lng, lat] order). */
+export interface FarmLocation {
+  gps: { lat: number; lng: number };
+  polygon?: { type: 'Polygon'; coordinates: number[][][] };
+  area_ha: number;
+}
 
 /** A farm larger than this (hectares) must have a polygon (docs/api/eudr.md#due-diligence-statements; same value as the DDS rule). */
 const POINT_FARM_MAX_AREA_HA = 4;

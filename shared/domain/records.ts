@@ -276,7 +276,7 @@ interface LedgerTxState {
 }
 
 /**
- * A write to the lending vault (see `VaultCall` in ports.ts), stored with its amounts as decimal
+ * A write to the lending vault (see `VaultCall` in vault-calls.ts), stored with its amounts as decimal
  * strings (DynamoDB numbers cannot hold every uint256).
  */
 export interface VaultLedgerTx extends LedgerTxState {

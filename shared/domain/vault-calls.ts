@@ -1,5 +1,42 @@
-import type { VaultCall } from './ports';
 import type { StoredVaultCall } from './records';
+
+/**
+ * A write to the lending vault (LendingVault.sol), signed and landed by the single ledger writer
+ * like mints and trace-log records (one signer, so one writer keeps the nonces in order). `ref` is
+ * the service's id of what the write is for (LOAN-…, DEP-…, PO-…), at most 32 ASCII bytes,
+ * carried on chain as a right-zero-padded bytes32 so events name it readably.
+ *  - VAULT_DEPOSIT: the treasury (the signer) deposits `assetsUsdMicro` USDC it received from the
+ *    on-ramp, shares to the MFI's shareholder address (`vaultShareholder(mfiId)`);
+ *  - VAULT_REVERSE_DEPOSIT: an on-ramp reversal — the deposit's shares are redeemed back to the treasury;
+ *  - LOCK_COLLATERAL: the BatchToken moves from the custodian into the vault, the loan is recorded
+ *    and its principal leaves the vault to the treasury that funds the payout provider (reverts if
+ *    the token is locked already or the vault lacks the liquidity);
+ *  - CANCEL_LOAN: the disbursement was never sent — principal back, token unlocked;
+ *  - WRITE_OFF_LOAN: a loan unpaid long past its due date is written off — DEFAULTED in the vault,
+ *    its principal no longer counted in total assets (the token stays with the vault);
+ *  - REPAY_LOAN: the loan repaid from the purchase order's buyer payment (principal + interest),
+ *    the token unlocked back to the custodian;
+ *  - RELEASE_REMAINDER: what is left of a buyer payment after its loans, to the cooperative's address;
+ *  - REFUND_PAYMENT: an unapplied buyer payment (`paymentTxHash`/`paymentLogIndex`) back to its
+ *    payer `to` from the purchase order's escrow; `ref` is the refund id (`refundIdOf`), once per payment.
+ */
+export type VaultCall =
+  | { kind: 'VAULT_DEPOSIT'; ref: string; mfiId: string; assetsUsdMicro: bigint }
+  | { kind: 'VAULT_REVERSE_DEPOSIT'; ref: string; mfiId: string; shares: bigint }
+  | { kind: 'LOCK_COLLATERAL'; ref: string; tokenId: bigint; principalUsdMicro: bigint }
+  | { kind: 'CANCEL_LOAN'; ref: string }
+  | { kind: 'WRITE_OFF_LOAN'; ref: string }
+  | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: bigint }
+  | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: bigint }
+  | {
+      kind: 'REFUND_PAYMENT';
+      ref: string;
+      purchaseOrderRef: string;
+      to: string;
+      amountUsdMicro: bigint;
+      paymentTxHash: string;
+      paymentLogIndex: number;
+    };
 
 /** Vault writes as the ledger writer keeps them: `VaultCall` (bigints) ↔ `StoredVaultCall` (decimal strings). */
 /** A VaultCall as stored in its ledger write (bigints as decimal strings). */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ERROR_CODES } from '../domain/error-catalogue';
+import { ERROR_CODES } from './error-codes';
 import { routes } from '../manifest';
 import { contentSecurityPolicy } from './security-headers';
 

@@ -1,5 +1,6 @@
 import { docsBaseUrl } from '../config';
-import { type DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors';
+import type { DomainError, ErrorCode } from '../domain/errors';
+import { ERROR_STATUS, errorHeaders } from './error-status';
 import { withSecurityHeaders } from './security-headers';
 
 /** The service's error envelope (docs/api/conventions.md#http-and-errors). */
@@ -42,9 +43,9 @@ export function errorResponse(
   };
 }
 
-/** Maps a DomainError to its response. */
+/** Maps a DomainError to its response: its code's status, its details, `Retry-After` when it says how long to wait. */
 export function domainErrorResponse(err: DomainError, requestId: string): HttpResult {
-  return errorResponse(err.code, err.message, requestId, { details: err.details, headers: err.headers });
+  return errorResponse(err.code, err.message, requestId, { details: err.details, headers: errorHeaders(err) });
 }
 
 /** A JSON success response with the request id header and the security headers. */

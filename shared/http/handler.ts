@@ -9,6 +9,7 @@ import { DomainError, type ErrorDetail } from '../domain/errors';
 import { logger } from '../runtime/logger';
 import { observability } from '../runtime/instrument';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
+import { ERROR_STATUS } from './error-status';
 import { MIB } from '../manifest';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
 import { withSecurityHeaders } from './security-headers';
@@ -179,7 +180,7 @@ function validatePathParameters(
 /** Maps any thrown value to the error envelope. Never exposes internals of an unknown error. */
 export function toErrorResponse(err: unknown, requestId: string): HttpResult {
   if (err instanceof DomainError) {
-    if (err.status >= 500) logger.error('request failed', { code: err.code, error: err as Error });
+    if (ERROR_STATUS[err.code] >= 500) logger.error('request failed', { code: err.code, error: err as Error });
     else logger.info('request rejected', { code: err.code, reason: err.message });
     return domainErrorResponse(err, requestId);
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { DomainError } from '../domain/errors';
 import type { Caller } from '../domain/caller';
-import type { IdempotencyStore } from '../domain/ports';
+import type { IdempotencyStore } from '../domain/ports/messaging';
 import type { HttpReply, HttpRequest } from './handler';
 
 /**

@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '../domain/error-catalogue';
+import { ERROR_CODES } from './error-codes';
 import type { ErrorCode } from '../domain/errors';
 import type { DdsRecord } from '../domain/dds';
 import type { Deposit, Loan } from '../domain/lending';

@@ -1,7 +1,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { creditScoreFormulaText } from '../domain/credit-score';
-import { ERROR_CODES } from '../domain/error-catalogue';
+import { ERROR_CODES } from './error-codes';
 import {
   errorCodesFor,
   errorExamples,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ERROR_CODES } from '../domain/error-catalogue';
+import { ERROR_CODES } from './error-codes';
 
 /**
  * The response bodies of the API, declared: one valibot schema per view. The views

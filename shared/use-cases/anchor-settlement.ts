@@ -1,5 +1,5 @@
 import { verifyAnchorProof, type BatchAnchor } from '../domain/anchoring';
-import type { AnchoredRootLookup, AuditAnchorStore } from '../domain/ports';
+import type { AnchoredRootLookup, AuditAnchorStore } from '../domain/ports/audit';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../domain/records';
 import { logger } from '../runtime/logger';
 

@@ -1,6 +1,9 @@
 import { buildAnchorTree } from '../domain/anchor-tree';
 import { anchorIdOf } from '../domain/anchoring';
-import type { AuditAnchorStore, CustodyStore, LedgerWriteMessage, WorkQueue } from '../domain/ports';
+import type { AuditAnchorStore } from '../domain/ports/audit';
+import type { CustodyStore } from '../domain/ports/batches';
+import type { LedgerWriteMessage } from '../domain/ports/ledger';
+import type { WorkQueue } from '../domain/ports/messaging';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { finishAnchor } from './anchor-settlement';

@@ -3,7 +3,8 @@ import { verifyAuditTrail, type AuditVerification, type EvidenceFetcher } from '
 import { auditEntriesFor } from '../domain/audit-redaction';
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
-import type { AnchorRootReader, AuditAnchorStore, BatchStore, ChainTrail, ChainTrailReader } from '../domain/ports';
+import type { AnchorRootReader, AuditAnchorStore, ChainTrail, ChainTrailReader } from '../domain/ports/audit';
+import type { BatchStore } from '../domain/ports/batches';
 import type { AuditEntry, Batch } from '../domain/records';
 
 /** The ports audit reading needs. */

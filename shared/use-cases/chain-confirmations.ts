@@ -46,7 +46,7 @@ export async function requireConfirmations(deps: ChainConfirmationDeps, txHash: 
     `The transaction ${txHash} in block ${block} has ${Number(head - block)} of the ${deps.confirmations} confirmations required; send the event again later.`,
     {
       details: [{ tx_hash: txHash, block_number: Number(block), head_block: Number(head), confirmations: deps.confirmations, missing }],
-      headers: { 'Retry-After': String(CHAIN_EVENT_RETRY_AFTER_SECONDS) },
+      retryAfterSeconds: CHAIN_EVENT_RETRY_AFTER_SECONDS,
     },
   );
 }

@@ -1,7 +1,7 @@
 import { safeHead } from '../domain/chain-confirmations';
 import { STAGE_CODES } from '../domain/custody';
-import { DomainError, LedgerRefusedError } from '../domain/errors';
-import type { ChainCursorStore, ChainEventParking, ChainLogSource, WatchedChainLog } from '../domain/ports';
+import { DomainError, isUnavailableCode, LedgerRefusedError } from '../domain/errors';
+import type { ChainCursorStore, ChainEventParking, ChainLogSource, WatchedChainLog } from '../domain/ports/chain-watch';
 import type { Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { applyChainEvent, type ChainEvent, type ChainEventDeps } from './chain-events';
@@ -248,7 +248,7 @@ async function applyOrPark(deps: ChainWatchDeps, config: ChainWatchConfig, log: 
   }
 }
 
-/** A 503-class failure (PROVIDER_UNAVAILABLE, LEDGER_UNAVAILABLE, …) other than a deterministic refusal of the ledger. */
+/** A temporarily unavailable dependency (PROVIDER_UNAVAILABLE, LEDGER_UNAVAILABLE, …) other than a deterministic refusal of the ledger. */
 function isTransient(err: unknown): boolean {
-  return err instanceof DomainError && err.status === 503 && !(err instanceof LedgerRefusedError);
+  return err instanceof DomainError && isUnavailableCode(err.code) && !(err instanceof LedgerRefusedError);
 }

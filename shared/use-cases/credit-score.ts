@@ -1,6 +1,9 @@
 import type { Caller } from '../domain/caller';
 import { classifyLoans, computeCreditScore, tenureDays, type CreditFactor, type CreditBand } from '../domain/credit-score';
-import type { BatchStore, LoanStore, PayoutStore, RegistryStore } from '../domain/ports';
+import type { BatchStore } from '../domain/ports/batches';
+import type { LoanStore } from '../domain/ports/lending';
+import type { PayoutStore } from '../domain/ports/payouts';
+import type { RegistryStore } from '../domain/ports/registry';
 import { loanAsOf } from '../domain/lending';
 import { GRADES, type Grade } from '../domain/records';
 import { getFarmer } from './registry';

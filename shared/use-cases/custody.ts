@@ -5,7 +5,9 @@ import { DomainError, LedgerUnavailableError, StageConflictError } from '../doma
 import { buildEvidencePackage } from '../domain/evidence-package';
 import { parseEvidencePhoto, type EvidencePhoto } from '../domain/evidence-photo';
 import { newJobId } from '../domain/ids';
-import type { BatchStore, CustodyStore, LedgerWriteMessage, WorkQueue } from '../domain/ports';
+import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import type { LedgerWriteMessage } from '../domain/ports/ledger';
+import type { WorkQueue } from '../domain/ports/messaging';
 import type { Batch, Job, LedgerTx, PurchaseOrder, Stage } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { archiveEvidence, queueEvidencePin, type EvidenceKeeping } from './evidence-pinning';

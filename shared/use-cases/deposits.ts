@@ -4,17 +4,9 @@ import { depositId, depositWriteId, isDepositId, reversalWriteId } from '../doma
 import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../domain/errors';
 import type { Deposit } from '../domain/lending';
 import { dueByForDaysPastDue, PAR_DAYS_PAST_DUE, par30UsdMicro } from '../domain/loan-terms';
-import type {
-  DepositStore,
-  Hex,
-  LoanStore,
-  OnRamp,
-  OnRampOrder,
-  VaultReader,
-  VaultState,
-  VaultWriteQueue,
-  WebhookReceiptStore,
-} from '../domain/ports';
+import type { Hex } from 'viem';
+import type { DepositStore, LoanStore, OnRamp, OnRampOrder, VaultReader, VaultState, VaultWriteQueue } from '../domain/ports/lending';
+import type { WebhookReceiptStore } from '../domain/ports/messaging';
 import { logger } from '../runtime/logger';
 
 /** Receipt source of the on-ramp's webhooks (`WEBHOOK#onramp#<webhook-id>`). */

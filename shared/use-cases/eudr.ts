@@ -4,19 +4,10 @@ import type { Caller } from '../domain/caller';
 import { buildDueDiligenceStatement, type DdsRecord } from '../domain/dds';
 import { DdsRegistryRejectedError, DomainError } from '../domain/errors';
 import { buildUnixfsDirectory } from '../domain/evidence-package';
-import type {
-  BatchStore,
-  CustodyStore,
-  DdsDocuments,
-  DdsFilingMessage,
-  DdsRegistry,
-  DdsStore,
-  ForestCheck,
-  ForestCheckResult,
-  Notifier,
-  RegistryStore,
-  WorkQueue,
-} from '../domain/ports';
+import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import type { DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore } from '../domain/ports/eudr';
+import type { Notifier, WorkQueue } from '../domain/ports/messaging';
+import type { ForestCheck, ForestCheckResult, RegistryStore } from '../domain/ports/registry';
 import { logger } from '../runtime/logger';
 import { metrics } from '../runtime/metrics';
 

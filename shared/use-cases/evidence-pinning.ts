@@ -1,7 +1,8 @@
 import { StoreUnavailableError } from '../domain/errors';
 import { exportCar, PinRootMismatchError } from '../domain/evidence-car';
 import type { IpfsBlock } from '../domain/evidence-package';
-import type { CarPinner, EvidenceArchive, EvidencePinMessage, EvidencePinStatusStore, WorkQueue } from '../domain/ports';
+import type { CarPinner, EvidenceArchive, EvidencePinMessage, EvidencePinStatusStore } from '../domain/ports/evidence';
+import type { WorkQueue } from '../domain/ports/messaging';
 import { logger } from '../runtime/logger';
 import { metrics } from '../runtime/metrics';
 

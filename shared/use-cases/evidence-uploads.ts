@@ -11,7 +11,8 @@ import {
   newEvidenceUploadId,
   type EvidenceUpload,
 } from '../domain/evidence-upload';
-import type { BatchStore, EvidenceUploadObjects, EvidenceUploadReader, EvidenceUploadStore } from '../domain/ports';
+import type { BatchStore } from '../domain/ports/batches';
+import type { EvidenceUploadObjects, EvidenceUploadReader, EvidenceUploadStore } from '../domain/ports/evidence';
 import type { Stage } from '../domain/records';
 import { changeStage, type CustodyDeps, type StageChangeResult, type StageUpdateInput } from './custody';
 

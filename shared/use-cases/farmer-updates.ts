@@ -3,7 +3,8 @@ import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import { maskPhone } from '../domain/masking';
 import { normaliseUgandanMobile } from '../domain/phone';
-import type { FarmerPhoneStore, Notifier, RegistryStore } from '../domain/ports';
+import type { Notifier } from '../domain/ports/messaging';
+import type { FarmerPhoneStore, RegistryStore } from '../domain/ports/registry';
 import type { Farmer, PhoneChange } from '../domain/records';
 import { logger } from '../runtime/logger';
 

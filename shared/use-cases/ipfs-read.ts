@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors';
 import { contentTypeFor, InvalidCarError } from '../domain/evidence-car';
 import { readVerifiedCar } from '../domain/evidence-car-reader';
 import { isPublicEvidencePackage } from '../domain/evidence-package';
-import type { EvidenceArchive, PinStoreEntry } from '../domain/ports';
+import type { EvidenceArchive, PinStoreEntry } from '../domain/ports/evidence';
 
 /** What `/ipfs/{cid}[/path]` answers: a directory listing or a file's bytes. */
 export type IpfsPathContent =

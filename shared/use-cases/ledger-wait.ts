@@ -1,4 +1,4 @@
-import type { CustodyStore } from '../domain/ports';
+import type { CustodyStore } from '../domain/ports/batches';
 import type { Job, LedgerTx } from '../domain/records';
 
 /** How a wait for a ledger write ended. */

@@ -1,17 +1,11 @@
 import { LedgerRefusedError, LedgerTransportError, TokenAlreadyMintedError } from '../domain/errors';
 import { vaultCallOf } from '../domain/vault-calls';
-import type {
-  BatchStore,
-  CustodyStore,
-  Hex,
-  Ledger,
-  LedgerWriteMessage,
-  LedgerWriteParking,
-  PayoutRequestMessage,
-  VaultLedger,
-  VaultReader,
-  WorkQueue,
-} from '../domain/ports';
+import type { Hex } from 'viem';
+import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import type { Ledger, LedgerWriteMessage, LedgerWriteParking } from '../domain/ports/ledger';
+import type { VaultLedger, VaultReader } from '../domain/ports/lending';
+import type { WorkQueue } from '../domain/ports/messaging';
+import type { PayoutRequestMessage } from '../domain/ports/payouts';
 import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, VaultLedgerTx } from '../domain/records';
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';

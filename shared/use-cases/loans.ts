@@ -6,17 +6,12 @@ import { disbursementIdOf, formatLoanId, parseBatchId } from '../domain/ids';
 import { collateralValueUsdMicro, loanAsOf, ltvBps, maxLoanUsdMicro, MIN_LOAN_USD_MICRO, type Loan } from '../domain/lending';
 import { DEFAULT_AFTER_DAYS_PAST_DUE, dueByForDaysPastDue, isWriteOffDue, loanDueAt } from '../domain/loan-terms';
 import { microToUsdc } from '../domain/money';
-import type {
-  BatchStore,
-  LedgerWriteMessage,
-  LoanStore,
-  PayoutRequestMessage,
-  PayoutStore,
-  PriceFeed,
-  RegistryStore,
-  VaultWriteQueue,
-  WorkQueue,
-} from '../domain/ports';
+import type { BatchStore } from '../domain/ports/batches';
+import type { LedgerWriteMessage } from '../domain/ports/ledger';
+import type { LoanStore, PriceFeed, VaultWriteQueue } from '../domain/ports/lending';
+import type { WorkQueue } from '../domain/ports/messaging';
+import type { PayoutRequestMessage, PayoutStore } from '../domain/ports/payouts';
+import type { RegistryStore } from '../domain/ports/registry';
 import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from './payouts';

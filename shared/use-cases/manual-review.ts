@@ -3,7 +3,8 @@ import type { Caller } from '../domain/caller';
 import { DomainError, PayoutTransitionRejected } from '../domain/errors';
 import { assertFarmerUsable } from '../domain/farmer';
 import { attemptNumber, MAX_RESOLUTION_ROUNDS } from '../domain/payout-lifecycle';
-import type { PayoutResolutionStore, PayoutStore, PayoutWorkflow, RegistryStore } from '../domain/ports';
+import type { PayoutResolutionStore, PayoutStore, PayoutWorkflow } from '../domain/ports/payouts';
+import type { RegistryStore } from '../domain/ports/registry';
 import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
 

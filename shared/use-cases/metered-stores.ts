@@ -1,4 +1,5 @@
-import type { CustodyStore, PayoutStore } from '../domain/ports';
+import type { CustodyStore } from '../domain/ports/batches';
+import type { PayoutStore } from '../domain/ports/payouts';
 import { metrics, type MetricsRecorder } from '../runtime/metrics';
 
 /**

@@ -11,7 +11,7 @@
  */
 import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
-import type { WorkQueue } from '../domain/ports';
+import type { WorkQueue } from '../domain/ports/messaging';
 import { countOutboundDeliveryFailure } from '../runtime/metrics';
 import {
   assertManagesEndpoint,

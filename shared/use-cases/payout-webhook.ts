@@ -1,6 +1,7 @@
 import { ProviderUnavailableError } from '../domain/errors';
 import { parseProviderReference } from '../domain/ids';
-import type { PayoutOrderReader, PayoutStore, PayoutWorkflow, ProviderOrder, WebhookReceiptStore } from '../domain/ports';
+import type { WebhookReceiptStore } from '../domain/ports/messaging';
+import type { PayoutOrderReader, PayoutStore, PayoutWorkflow, ProviderOrder } from '../domain/ports/payouts';
 import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
 

@@ -14,7 +14,10 @@ import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
 import { maskPhone } from '../domain/masking';
 import { batchValueUgx, utcDay } from '../domain/payout-limits';
 import { allowedFrom, attemptStep, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
-import type { BatchStore, Notifier, PayoutProvider, PayoutStore, PayoutWorkflow, ProviderOrder, RegistryStore } from '../domain/ports';
+import type { BatchStore } from '../domain/ports/batches';
+import type { Notifier } from '../domain/ports/messaging';
+import type { PayoutProvider, PayoutStore, PayoutWorkflow, ProviderOrder } from '../domain/ports/payouts';
+import type { RegistryStore } from '../domain/ports/registry';
 import type { Payout, PayoutReason } from '../domain/records';
 import { logger } from '../runtime/logger';
 

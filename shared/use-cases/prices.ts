@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors';
 import { isPriceFeedStale, PRICE_FEED_MAX_AGE_SECONDS } from '../domain/lending';
-import type { PriceFeed } from '../domain/ports';
+import type { PriceFeed } from '../domain/ports/lending';
 import type { Grade } from '../domain/records';
 
 /** A grade's price as loan origination uses it (docs/api/lending.md#loans). */

@@ -3,7 +3,7 @@ import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import { newJobId } from '../domain/ids';
 import { LEDGER_ADDRESS, amountDueUsdMicro } from '../domain/lending';
-import type { BatchStore, CustodyStore } from '../domain/ports';
+import type { BatchStore, CustodyStore } from '../domain/ports/batches';
 import type { PurchaseOrder } from '../domain/records';
 import { commitToPurchaseOrder, type CustodyDeps } from './custody';
 

@@ -1,10 +1,10 @@
 import { assertActsFor } from '../domain/access';
 import type { Caller } from '../domain/caller';
 import { DomainError, NationalRegistryUnavailableError } from '../domain/errors';
-import { checkFarmGeolocation } from '../domain/farm-geometry';
+import { checkFarmGeolocation, type FarmLocation } from '../domain/farm-geometry';
 import { newJobId } from '../domain/ids';
 import { normaliseUgandanMobile } from '../domain/phone';
-import type { FarmLocation, ForestCheck, NationalFarmerRegistry, PendingNationalCheck, RegistryStore } from '../domain/ports';
+import type { ForestCheck, NationalFarmerRegistry, PendingNationalCheck, RegistryStore } from '../domain/ports/registry';
 import type { Cooperative, Farmer, Job } from '../domain/records';
 import { logger } from '../runtime/logger';
 

@@ -15,19 +15,12 @@ import {
 } from '../domain/lending';
 import { microToDecimalString } from '../domain/money';
 import type { PurchaseOrder } from '../domain/records';
-import type {
-  BatchStore,
-  CustodyStore,
-  Hex,
-  LedgerWriteMessage,
-  LoanStore,
-  PayoutStore,
-  SettlementStore,
-  VaultReader,
-  VaultWriteQueue,
-  WebhookReceiptStore,
-  WorkQueue,
-} from '../domain/ports';
+import type { Hex } from 'viem';
+import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import type { LedgerWriteMessage } from '../domain/ports/ledger';
+import type { LoanStore, SettlementStore, VaultReader, VaultWriteQueue } from '../domain/ports/lending';
+import type { WebhookReceiptStore, WorkQueue } from '../domain/ports/messaging';
+import type { PayoutStore } from '../domain/ports/payouts';
 import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { CHAIN_EVENTS_SOURCE } from './chain-events';

@@ -1,7 +1,9 @@
 import { NOT_YET_ANCHORED } from '../domain/audit-verify';
 import { DomainError } from '../domain/errors';
 import { publicPlotGeometry, type GeoJsonPolygonGeometry } from '../domain/farm-geometry';
-import type { BatchStore, DdsOfBatchReader, RegistryStore } from '../domain/ports';
+import type { BatchStore } from '../domain/ports/batches';
+import type { DdsOfBatchReader } from '../domain/ports/eudr';
+import type { RegistryStore } from '../domain/ports/registry';
 import type { Batch, Farmer, Grade, Stage } from '../domain/records';
 import { verifyBatchAudit, type AuditDeps } from './audit';
 

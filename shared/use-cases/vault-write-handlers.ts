@@ -1,4 +1,6 @@
-import type { DepositStore, LoanStore, PayoutRequestMessage, SettlementStore, VaultWriteQueue, WorkQueue } from '../domain/ports';
+import type { DepositStore, LoanStore, SettlementStore, VaultWriteQueue } from '../domain/ports/lending';
+import type { WorkQueue } from '../domain/ports/messaging';
+import type { PayoutRequestMessage } from '../domain/ports/payouts';
 import { vaultDepositConfirmed, vaultReversalConfirmed } from './deposits';
 import { collateralLockHandler, loanWriteOffHandler } from './loans';
 import { settlementWriteHandlers } from './settlement';

@@ -1,5 +1,7 @@
-import { storedVaultCall } from '../domain/vault-calls';
-import type { LedgerWriteMessage, VaultCall, VaultWriteQueue, VaultWriteResult, VaultWriteStore, WorkQueue } from '../domain/ports';
+import { storedVaultCall, type VaultCall } from '../domain/vault-calls';
+import type { LedgerWriteMessage } from '../domain/ports/ledger';
+import type { VaultWriteQueue, VaultWriteResult, VaultWriteStore } from '../domain/ports/lending';
+import type { WorkQueue } from '../domain/ports/messaging';
 import type { StoredVaultCall, VaultLedgerTx } from '../domain/records';
 import { logger } from '../runtime/logger';
 

@@ -9,7 +9,7 @@ import { documentClient, tableName } from '../../shared/adapters/dynamodb/table'
 import { auditAnchorAbi } from '../../shared/adapters/ledger/abi';
 import { DEFAULT_ANCHOR_INTERVAL_S } from '../../shared/domain/anchoring';
 import { GENESIS_HASH } from '../../shared/domain/audit';
-import type { LedgerWriteMessage } from '../../shared/domain/ports';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import { runAnchor } from '../../shared/use-cases/anchoring';
 import { writeLedgerTx } from '../../shared/use-cases/ledger-writer';
 import { startStackProcess } from '../support/stack-process';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { DEV_CHAIN_WEBHOOK_SECRET } from '../../infra/local/dev-keys';
 import { EvmTraceLogReader } from '../../shared/adapters/ledger/trace-log-reader';
-import type { Hex } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
 import { api, stackDataDir, stackUrl, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 

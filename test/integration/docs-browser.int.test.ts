@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CODES } from '../../shared/domain/error-catalogue';
+import { ERROR_CODES } from '../../shared/http/error-codes';
 import { routes } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { api, stackUrl } from '../support/api';

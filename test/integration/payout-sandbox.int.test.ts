@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { HttpPayoutProvider } from '../../shared/adapters/payout-provider/http-payout-provider';
 import { signProviderRequest } from '../../shared/adapters/payout-provider/signing';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
-import type { ProviderOrder } from '../../shared/domain/ports';
+import type { ProviderOrder } from '../../shared/domain/ports/payouts';
 import { startPayoutSandbox, type PayoutSandbox, type PayoutSandboxOptions } from '../../infra/local/payout-sandbox';
 
 const API_KEY = 'pk_test_sandbox';

@@ -9,7 +9,7 @@ import { SANDBOX_TEST_PHONES, startPayoutSandbox } from '../../infra/local/payou
 import { HttpPayoutOrderReader } from '../../shared/adapters/payout-provider/http-order-reader';
 import { HttpPayoutProvider } from '../../shared/adapters/payout-provider/http-payout-provider';
 import { ProviderUnavailableError } from '../../shared/domain/errors';
-import type { ProviderOrder, SettlementFacts } from '../../shared/domain/ports';
+import type { ProviderOrder, SettlementFacts } from '../../shared/domain/ports/payouts';
 import { applyPayoutWebhook, type PayoutProviderEvent } from '../../shared/use-cases/payout-webhook';
 import { aPayout, fakePayoutStore, fakePayoutWorkflow, fakeWebhookReceiptStore } from '../unit/support/fakes';
 import { api, stackDataDir, stackUrl, waitFor } from '../support/api';

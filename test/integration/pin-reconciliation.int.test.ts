@@ -4,7 +4,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { EvidencePinRepository, pinJobPut } from '../../shared/adapters/dynamodb/evidence-pin-repo';
 import { keys } from '../../shared/adapters/dynamodb/keys';
 import { documentClient } from '../../shared/adapters/dynamodb/table';
-import type { EvidencePinMessage } from '../../shared/domain/ports';
+import type { EvidencePinMessage } from '../../shared/domain/ports/evidence';
 import { logger } from '../../shared/runtime/logger';
 import { MAX_PIN_REQUEUES, requeueStalePins } from '../../shared/use-cases/evidence-pinning';
 import { api, stackDataDir, waitFor } from '../support/api';

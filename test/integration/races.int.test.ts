@@ -6,7 +6,7 @@ import { PayoutRepository } from '../../shared/adapters/dynamodb/payout-repo';
 import { RegistryRepository } from '../../shared/adapters/dynamodb/registry-repo';
 import type { Caller } from '../../shared/domain/caller';
 import { DomainError, ProviderUnavailableError, StageConflictError } from '../../shared/domain/errors';
-import type { ProviderOrder } from '../../shared/domain/ports';
+import type { ProviderOrder } from '../../shared/domain/ports/payouts';
 import type { PayoutReason, Stage } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';

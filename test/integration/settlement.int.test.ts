@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, http, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
-import type { Hex } from '../../shared/domain/ports';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { DEV_CHAIN_WEBHOOK_SECRET, devBuyerKey } from '../../infra/local/dev-keys';
 import { testUsdcAbi } from '../../shared/adapters/ledger/abi';

@@ -12,7 +12,7 @@ import { EvmLedger, REFUSED_VAULT_CALL_GAS, createVaultLedgerFromEnv, ledgerChai
 import { cooperativeSettlementAddress, idOfVaultRef, vaultRef, vaultShareholder } from '../../shared/adapters/ledger/vault-ledger';
 import { EvmVaultReader, createVaultReaderFromEnv } from '../../shared/adapters/ledger/vault-reader';
 import { refundIdOf } from '../../shared/domain/lending';
-import type { VaultCall } from '../../shared/domain/ports';
+import type { VaultCall } from '../../shared/domain/vault-calls';
 import { api, stackDataDir } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 

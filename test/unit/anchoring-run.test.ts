@@ -1,5 +1,6 @@
 import { verifyAnchorProof, type AuditHead, type BatchAnchor } from '../../shared/domain/anchoring';
-import type { AuditAnchorStore, LedgerWriteMessage } from '../../shared/domain/ports';
+import type { AuditAnchorStore } from '../../shared/domain/ports/audit';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import type { AnchorLedgerTx, AuditAnchorRecord, LedgerTx } from '../../shared/domain/records';
 import { anchorWriteOutcomes, finishAnchor } from '../../shared/use-cases/anchor-settlement';
 import { runAnchor, type AnchoringDeps } from '../../shared/use-cases/anchoring';

@@ -13,7 +13,7 @@ import {
   type EvidenceFetcher,
 } from '../../shared/domain/audit-verify';
 import { tokenIdForBatch } from '../../shared/domain/ids';
-import type { Hex } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
 import type { AuditEntry } from '../../shared/domain/records';
 
 const BATCH = 'BATCH-2026-000001';

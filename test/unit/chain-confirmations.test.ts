@@ -6,6 +6,7 @@ import {
 } from '../../shared/domain/chain-confirmations';
 import { DomainError, LedgerUnavailableError } from '../../shared/domain/errors';
 import { requireConfirmations } from '../../shared/use-cases/chain-confirmations';
+import { onTheWire } from './support/errors';
 
 /** The chain-events webhook applies an event only at the watcher's confirmation depth. */
 
@@ -44,8 +45,8 @@ describe('confirmation depth', () => {
     }
     expect(caught).toBeInstanceOf(DomainError);
     const e = caught as DomainError;
-    expect([e.code, e.status]).toEqual(['CHAIN_EVENT_NOT_CONFIRMED', 409]);
-    expect(e.headers).toEqual({ 'Retry-After': String(CHAIN_EVENT_RETRY_AFTER_SECONDS) });
+    expect([e.code, onTheWire(e).status]).toEqual(['CHAIN_EVENT_NOT_CONFIRMED', 409]);
+    expect(onTheWire(e).headers).toEqual({ 'Retry-After': String(CHAIN_EVENT_RETRY_AFTER_SECONDS) });
     expect(e.details).toEqual([{ tx_hash: TX, block_number: 98, head_block: 100, confirmations: 5, missing: 3 }]);
   });
 

@@ -3,7 +3,9 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { mockClient } from 'aws-sdk-client-mock';
 import { WebhookReceipts } from '../../shared/adapters/dynamodb/webhook-receipts';
 import { LedgerUnavailableError, ProviderUnavailableError } from '../../shared/domain/errors';
-import type { Hex, PayoutProvider, RecordedStage } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
+import type { RecordedStage } from '../../shared/domain/ports/ledger';
+import type { PayoutProvider } from '../../shared/domain/ports/payouts';
 import type { Batch, Payout, Stage, StageHistoryEntry } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { logger } from '../../shared/runtime/logger';

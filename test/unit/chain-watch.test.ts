@@ -1,5 +1,7 @@
 import { LedgerUnavailableError, ProviderUnavailableError } from '../../shared/domain/errors';
-import type { ChainCursorStore, ChainLogSource, Hex, PurchaseOrderPayment, WatchedChainLog } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
+import type { ChainCursorStore, ChainLogSource, WatchedChainLog } from '../../shared/domain/ports/chain-watch';
+import type { PurchaseOrderPayment } from '../../shared/domain/ports/lending';
 import type { Batch, Payout, Stage, StageHistoryEntry } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import type { ChainEventDeps } from '../../shared/use-cases/chain-events';

@@ -17,6 +17,7 @@ import { openApiDocument } from '../../shared/http/openapi';
 import { getCreditScore, type CreditScoreDeps } from '../../shared/use-cases/credit-score';
 import { ADMIN, agent, coop, mfi } from './support/api-event';
 import { aBatch, aFarmer, aPayout, fakeBatchStore, fakePayoutStore, fakeRegistryStore } from './support/fakes';
+import { wire } from './support/errors';
 
 /**
  * The credit score (docs/api/lending.md#credit-score): the pure formula (property tests, fast-check 1,000 runs each;
@@ -333,12 +334,15 @@ describe('getCreditScore (use case)', () => {
         },
       },
     });
-    await expect(getCreditScore(untouched, coop('COOP-2'), 'F-1')).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS', status: 403 });
+    await expect(wire(getCreditScore(untouched, coop('COOP-2'), 'F-1'))).rejects.toMatchObject({
+      code: 'INSUFFICIENT_PERMISSIONS',
+      status: 403,
+    });
     await expect(getCreditScore(untouched, agent('COOP-2'), 'F-1')).rejects.toBeInstanceOf(DomainError);
   });
 
   it('404 FARMER_NOT_REGISTERED for an unknown farmer', async () => {
-    await expect(getCreditScore(deps({ batches: fakeBatchStore() }), ADMIN, 'F-404')).rejects.toMatchObject({
+    await expect(wire(getCreditScore(deps({ batches: fakeBatchStore() }), ADMIN, 'F-404'))).rejects.toMatchObject({
       code: 'FARMER_NOT_REGISTERED',
       status: 404,
     });

@@ -2,7 +2,10 @@ import type { Loan } from '../../shared/domain/lending';
 import type { Caller } from '../../shared/domain/caller';
 import { DomainError, ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
 import type { Deposit, DepositStatus } from '../../shared/domain/lending';
-import type { DepositStore, Hex, OnRamp, OnRampOrder, VaultCall, VaultWriteQueue, WebhookReceiptStore } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
+import type { DepositStore, OnRamp, OnRampOrder, VaultWriteQueue } from '../../shared/domain/ports/lending';
+import type { WebhookReceiptStore } from '../../shared/domain/ports/messaging';
+import type { VaultCall } from '../../shared/domain/vault-calls';
 import { depositView, vaultView } from '../../shared/http/deposit-views';
 import {
   applyOnRampWebhook,
@@ -14,6 +17,7 @@ import {
   type DepositDeps,
   type OnRampEvent,
 } from '../../shared/use-cases/deposits';
+import { onTheWire, wire } from './support/errors';
 
 const TREASURY: Hex = '0x1111111111111111111111111111111111111111';
 const MFI_A: Caller = { sub: 'mfi-a-user', role: 'MFI', mfi_id: 'MFI-A', duties: [] };
@@ -194,7 +198,7 @@ describe('createMfiDeposit', () => {
     };
     const err = await createMfiDeposit(w.deps, MFI_A, { source_currency: 'KES', source_amount: 1290 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
-    expect(err).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', status: 503, details: { payment_id: 'DEP-2026-000001' } });
+    expect(onTheWire(err)).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', status: 503, details: { payment_id: 'DEP-2026-000001' } });
     expect(w.deposits.items.get('DEP-2026-000001')).toMatchObject({
       status: 'FAILED',
       failure_reason: expect.stringMatching(/^ONRAMP_UNAVAILABLE/),
@@ -204,7 +208,7 @@ describe('createMfiDeposit', () => {
     w.deps.onRamp.createOrder = async () => {
       throw new ProviderRejectedError('AMOUNT_TOO_SMALL: tiny');
     };
-    await expect(createMfiDeposit(w.deps, MFI_A, { source_currency: 'KES', source_amount: 1 })).rejects.toMatchObject({
+    await expect(wire(createMfiDeposit(w.deps, MFI_A, { source_currency: 'KES', source_amount: 1 }))).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       status: 400,
     });
@@ -400,9 +404,15 @@ describe('readDeposit', () => {
     const d = await createMfiDeposit(w.deps, MFI_A, { source_currency: 'USD', source_amount: 50 });
     await expect(readDeposit(w.deposits, MFI_A, d.payment_id)).resolves.toMatchObject({ payment_id: d.payment_id });
     await expect(readDeposit(w.deposits, ADMIN, d.payment_id)).resolves.toMatchObject({ payment_id: d.payment_id });
-    await expect(readDeposit(w.deposits, MFI_B, d.payment_id)).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS', status: 403 });
-    await expect(readDeposit(w.deposits, COOP, d.payment_id)).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS', status: 403 });
-    await expect(readDeposit(w.deposits, ADMIN, 'DEP-2026-000099')).rejects.toMatchObject({ code: 'PAYMENT_NOT_FOUND', status: 404 });
+    await expect(wire(readDeposit(w.deposits, MFI_B, d.payment_id))).rejects.toMatchObject({
+      code: 'INSUFFICIENT_PERMISSIONS',
+      status: 403,
+    });
+    await expect(wire(readDeposit(w.deposits, COOP, d.payment_id))).rejects.toMatchObject({
+      code: 'INSUFFICIENT_PERMISSIONS',
+      status: 403,
+    });
+    await expect(wire(readDeposit(w.deposits, ADMIN, 'DEP-2026-000099'))).rejects.toMatchObject({ code: 'PAYMENT_NOT_FOUND', status: 404 });
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { handler } from '../../functions/get-docs/handler';
-import { ERROR_CODES } from '../../shared/domain/error-catalogue';
+import { ERROR_CODES } from '../../shared/http/error-codes';
 import { apiEvent, lambdaContext } from './support/api-event';
 
 /**

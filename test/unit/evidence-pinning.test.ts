@@ -20,7 +20,7 @@ import { flushMetrics, setMetricsSink } from '../../shared/runtime/metrics';
 import { archiveEvidence, MAX_PIN_REQUEUES, pinEvidence, requeueStalePins } from '../../shared/use-cases/evidence-pinning';
 import { readIpfsPath } from '../../shared/use-cases/ipfs-read';
 import { changeStage, type CustodyDeps } from '../../shared/use-cases/custody';
-import type { EvidencePinMessage, EvidencePinStatusStore } from '../../shared/domain/ports';
+import type { EvidencePinMessage, EvidencePinStatusStore } from '../../shared/domain/ports/evidence';
 import type { EvidencePinStatus } from '../../shared/domain/records';
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakeWorkQueue } from './support/fakes';
 

@@ -4,6 +4,7 @@ import { startFauxqs } from 'fauxqs';
 import { S3UploadReader, type S3BucketLocation } from '../../shared/adapters/aws/s3-object-reader';
 import { S3UploadPresigner } from '../../shared/adapters/aws/s3-upload-presigner';
 import { StoreUnavailableError } from '../../shared/domain/errors';
+import { onTheWire } from './support/errors';
 
 /**
  * The S3 side of evidence uploads (docs/api/evidence.md#evidence-photos-by-upload-url): the presigned PUT is exactly what the SDK's own
@@ -109,7 +110,7 @@ describe('an upload round trip on fauxqs S3', () => {
     const unreachable = new S3UploadReader({ ...loc, endpoint: 'http://127.0.0.1:1' }, { timeoutMs: 2000 });
     const down = await unreachable.read('evidence-uploads/x/y', 10).catch((e: unknown) => e);
     expect(down).toBeInstanceOf(StoreUnavailableError);
-    expect(down).toMatchObject({
+    expect(onTheWire(down)).toMatchObject({
       status: 503,
       headers: { 'Retry-After': expect.any(String) },
       cause: { message: expect.stringMatching(/S3 GetObject uploads-test\/evidence-uploads\/x\/y failed/) },

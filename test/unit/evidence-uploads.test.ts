@@ -1,7 +1,8 @@
 import { crc32, deflateSync } from 'node:zlib';
 import type { Caller } from '../../shared/domain/caller';
 import { EVIDENCE_UPLOAD_ID_PATTERN, MAX_EVIDENCE_UPLOAD_BYTES, type EvidenceUpload } from '../../shared/domain/evidence-upload';
-import type { EvidenceUploadReader, EvidenceUploadStore, LedgerWriteMessage } from '../../shared/domain/ports';
+import type { EvidenceUploadReader, EvidenceUploadStore } from '../../shared/domain/ports/evidence';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import type { Batch, Stage } from '../../shared/domain/records';
 import type { CustodyDeps, StageUpdateInput } from '../../shared/use-cases/custody';
 import {
@@ -12,7 +13,7 @@ import {
   type UploadedPhotoDeps,
 } from '../../shared/use-cases/evidence-uploads';
 import { ADMIN, agent, coop } from './support/api-event';
-import { domainErrorOf } from './support/errors';
+import { domainErrorOf, onTheWire } from './support/errors';
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeWorkQueue } from './support/fakes';
 
 /**
@@ -172,7 +173,7 @@ describe('createEvidenceUpload', () => {
   ])('refuses %s (403), storing nothing', async (_what, caller) => {
     const { deps, uploads, presigned } = creator();
     const err = await domainErrorOf(createEvidenceUpload(deps, caller, BATCH_ID, { content_type: 'image/png', size_bytes: 10 }));
-    expect([err.status, err.code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
+    expect([onTheWire(err).status, err.code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
     expect(uploads.rows.size + presigned.length).toBe(0);
   });
 
@@ -237,7 +238,7 @@ describe('resolveUploadedPhoto', () => {
     const { deps, uploads } = resolver(setup);
     const before = uploads.rows.get(UPLOAD_ID);
     const err = await domainErrorOf(resolveUploadedPhoto(deps, BATCH_ID, UPLOAD_ID, 'GRADED'));
-    expect([err.status, err.code]).toEqual([422, 'EVIDENCE_UPLOAD_INVALID']);
+    expect([onTheWire(err).status, err.code]).toEqual([422, 'EVIDENCE_UPLOAD_INVALID']);
     expect(err.details).toEqual({ upload_id: UPLOAD_ID, reason, ...extra });
     expect(err.message).toContain(UPLOAD_ID);
     expect(uploads.rows.get(UPLOAD_ID)).toEqual(before);
@@ -371,7 +372,7 @@ describe('changeStageWithEvidence', () => {
         { waitMs: 0 },
       ),
     );
-    expect([err.status, err.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect([onTheWire(err).status, err.code]).toEqual([400, 'VALIDATION_ERROR']);
     expect(err.details).toEqual([{ path: 'evidence_upload_id', message: 'not allowed together with evidence_photo_base64' }]);
     expect(commits).toEqual([]);
     expect(uploads.rows.get(UPLOAD_ID)?.consumed_stage).toBeUndefined();

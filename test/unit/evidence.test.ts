@@ -13,6 +13,7 @@ import {
   EVIDENCE_FILE,
   kuboCidV1ImportOptions,
 } from '../../shared/domain/evidence-package';
+import { onTheWire } from './support/errors';
 
 // ---------------------------------------------------------------------------------------------
 // Real tiny images, built byte by byte.
@@ -94,7 +95,7 @@ describe('parseEvidencePhoto', () => {
   it('rejects a PNG declared as JPEG (400)', async () => {
     const err = await rejection(parseEvidencePhoto(dataUri('image/jpeg', PNG)));
     expect(err.code).toBe('VALIDATION_ERROR');
-    expect(err.status).toBe(400);
+    expect(onTheWire(err).status).toBe(400);
     expect(err.details).toEqual([expect.objectContaining({ path: 'evidence_photo_base64' })]);
     expect(err.message).toMatch(/declared image\/jpeg but the content is image\/png/);
   });
@@ -115,7 +116,7 @@ describe('parseEvidencePhoto', () => {
     big.set(PNG);
     const err = await rejection(parseEvidencePhoto(dataUri('image/png', big)));
     expect(err.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(err.status).toBe(413);
+    expect(onTheWire(err).status).toBe(413);
 
     const exact = new Uint8Array(MAX_EVIDENCE_PHOTO_BYTES);
     exact.set(PNG);

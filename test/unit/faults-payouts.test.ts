@@ -2,7 +2,7 @@ import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import { asStoreError } from '../../shared/adapters/dynamodb/table';
 import { DomainError, ProviderUnavailableError, StoreUnavailableError } from '../../shared/domain/errors';
 import { providerReference } from '../../shared/domain/ids';
-import type { ProviderOrder } from '../../shared/domain/ports';
+import type { ProviderOrder } from '../../shared/domain/ports/payouts';
 import type { Payout } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { createFarmerPayout, startBatchPayout, type PayoutDeps } from '../../shared/use-cases/payouts';

@@ -1,7 +1,8 @@
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import { asStoreError } from '../../shared/adapters/dynamodb/table';
 import { LedgerUnavailableError, StageConflictError, StoreUnavailableError } from '../../shared/domain/errors';
-import type { Hex, LedgerWriteMessage } from '../../shared/domain/ports';
+import type { Hex } from 'viem';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import type { AuditEntry, Batch, LedgerTx } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { changeStage, type CustodyDeps, type StageUpdateInput } from '../../shared/use-cases/custody';
@@ -9,6 +10,7 @@ import { requeueStaleLedgerWrites, writeLedgerTx, type LedgerWriterDeps } from '
 import { coop } from './support/api-event';
 import { aBatch, fakeBatchStore, fakeCustodyStore, fakeLedger, fakeEvidenceKeeping, fakeWorkQueue } from './support/fakes';
 import { oneShotFaults } from './support/one-shot-faults';
+import { wire } from './support/errors';
 
 /**
  * Faults on the stage change path (commitStage → ledger queue send → single ledger writer: sign
@@ -238,7 +240,7 @@ describe('stage change: the process dies between two writes, then redelivery and
     expect(w.queue).toHaveLength(0);
     expect(w.txs.size).toBe(1);
 
-    await expect(changeStage(w.deps, coop('COOP-1'), aBatch().batch_id, graded, { waitMs: 0 })).rejects.toMatchObject({
+    await expect(wire(changeStage(w.deps, coop('COOP-1'), aBatch().batch_id, graded, { waitMs: 0 }))).rejects.toMatchObject({
       code: 'STAGE_OUT_OF_ORDER',
       status: 422,
     });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { area as turfArea } from '@turf/area';
 import { DomainError } from '../../shared/domain/errors';
-import type { FarmLocation } from '../../shared/domain/ports';
+import type { FarmLocation } from '../../shared/domain/farm-geometry';
 import {
   GFW_ALERTS_SQL,
   GfwForestCheck,
@@ -10,6 +10,7 @@ import {
   createGfwForestCheckFromEnv,
   gridCellAreaHa,
 } from '../../shared/adapters/forest-check/gfw-forest-check';
+import { onTheWire } from './support/errors';
 
 /** A request the fake GFW server received. */
 interface Seen {
@@ -208,8 +209,8 @@ describe('GfwForestCheck against a fake GFW Data API', () => {
     script = (req) => (req.method === 'POST' ? { status: 503, json: { status: 'error' } } : gfw()(req));
     const err = await rejection(client().check(polygonFarm));
     expect(err.code).toBe('GFW_API_UNAVAILABLE');
-    expect(err.status).toBe(503);
-    expect(err.headers).toEqual({ 'Retry-After': '300' });
+    expect(onTheWire(err).status).toBe(503);
+    expect(onTheWire(err).headers).toEqual({ 'Retry-After': '300' });
     expect(err.message).toMatch(/after 3 attempts \(last: HTTP 503\)/);
     expect(queries()).toHaveLength(3);
   });
@@ -220,7 +221,7 @@ describe('GfwForestCheck against a fake GFW Data API', () => {
     expect(queries()).toHaveLength(3);
     const down = await rejection(client({ baseUrl: 'http://127.0.0.1:1' }).check(polygonFarm));
     expect(down.code).toBe('GFW_API_UNAVAILABLE');
-    expect(down.headers).toEqual({ 'Retry-After': '300' });
+    expect(onTheWire(down).headers).toEqual({ 'Retry-After': '300' });
   });
 
   it('counts a timeout as a failed attempt', async () => {

@@ -22,7 +22,7 @@ import { BatchRepository } from '../../shared/adapters/dynamodb/batch-repo';
 import { RegistryRepository } from '../../shared/adapters/dynamodb/registry-repo';
 import type { Caller } from '../../shared/auth/claims';
 import { DomainError } from '../../shared/domain/errors';
-import type { WorkQueue } from '../../shared/domain/ports';
+import type { WorkQueue } from '../../shared/domain/ports/messaging';
 import type { Cooperative, Farmer, Payout } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { submitBatch } from '../../shared/use-cases/batches';

@@ -46,7 +46,7 @@ const crashing = httpHandler({ roles: ['ADMIN'] }, async () => {
 });
 
 const rateLimited = httpHandler({ roles: ['ADMIN'] }, async () => {
-  throw new DomainError('RATE_LIMITED', 'Slow down.', { headers: { 'retry-after': '1' } });
+  throw new DomainError('RATE_LIMITED', 'Slow down.', { retryAfterSeconds: 1 });
 });
 
 const publicRoute = httpHandler({ public: true }, async ({ caller }) => ({ status: 200, body: { role: caller.role, sub: caller.sub } }));
@@ -291,12 +291,12 @@ describe('httpHandler: errors from the route', () => {
     expect(res.body.error.details).toBeUndefined();
   });
 
-  it('passes the headers of a DomainError through (e.g. Retry-After on 429)', async () => {
+  it('sends Retry-After for a DomainError that says how long to wait (e.g. 429)', async () => {
     // Act
     const res = parse(await rateLimited(apiEvent({ method: 'GET', caller: ADMIN }), lambdaContext()));
 
     // Assess
     expectErrorEnvelope(res, 429, 'RATE_LIMITED');
-    expect(res.headers['retry-after']).toBe('1');
+    expect(res.headers['Retry-After'] ?? res.headers['retry-after']).toBe('1');
   });
 });

@@ -1,7 +1,8 @@
-import type { PayoutRequestMessage } from '../../shared/domain/ports';
+import type { AuditAnchorStore } from '../../shared/domain/ports/audit';
+import type { Ledger, LedgerWriteParking } from '../../shared/domain/ports/ledger';
+import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
 import type { AnchorLedgerTx, LedgerTx } from '../../shared/domain/records';
 import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError } from '../../shared/domain/errors';
-import type { AuditAnchorStore, Ledger, LedgerWriteParking } from '../../shared/domain/ports';
 import { anchorWriteOutcomes } from '../../shared/use-cases/anchor-settlement';
 import { buildAnchorTree } from '../../shared/domain/anchor-tree';
 import { landOrPark, writeLedgerTx, type LedgerWriterDeps } from '../../shared/use-cases/ledger-writer';

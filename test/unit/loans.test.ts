@@ -10,7 +10,10 @@ import {
   type Loan,
 } from '../../shared/domain/lending';
 import type { PriceFeedSnapshot } from '../../shared/domain/lending';
-import type { LedgerWriteMessage, LoanStore, PayoutRequestMessage } from '../../shared/domain/ports';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
+import type { LoanStore } from '../../shared/domain/ports/lending';
+import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
+import type { VaultCall } from '../../shared/domain/vault-calls';
 import type { VaultLedgerTx } from '../../shared/domain/records';
 import { toErrorResponse } from '../../shared/http/handler';
 import { loanAsOf } from '../../shared/domain/lending';
@@ -35,7 +38,6 @@ import {
   par30UsdMicro,
   sharePriceUsdc,
 } from '../../shared/domain/loan-terms';
-import type { VaultCall } from '../../shared/domain/ports';
 import { createFarmerPayout } from '../../shared/use-cases/payouts';
 import { coop } from './support/api-event';
 import {

@@ -18,7 +18,7 @@ import { reconcilePayouts } from '../../shared/use-cases/reconcile';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StepFunctionsPayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
-import { domainErrorOf } from './support/errors';
+import { domainErrorOf, onTheWire } from './support/errors';
 import {
   aFarmer,
   aPayout,
@@ -116,7 +116,7 @@ describe('resolveFarmerPayout: PAID_IN_CASH', () => {
   ])('refuses paid_at %s: 400 VALIDATION_ERROR on paid_at, nothing written', async (_what, paidAt) => {
     const { deps, calls } = world();
     const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, { ...cash, paid_at: paidAt }));
-    expect([err.code, err.status]).toEqual(['VALIDATION_ERROR', 400]);
+    expect([err.code, onTheWire(err).status]).toEqual(['VALIDATION_ERROR', 400]);
     expect(err.details).toEqual([expect.objectContaining({ path: 'paid_at' })]);
     expect(calls).toEqual([]);
   });
@@ -131,7 +131,7 @@ describe('resolveFarmerPayout: PAID_IN_CASH', () => {
       },
     });
     const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, cash));
-    expect([err.code, err.status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
+    expect([err.code, onTheWire(err).status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
     expect(err.details).toMatchObject({ status: 'COMPLETED', required_status: 'MANUAL_REVIEW' });
   });
 });
@@ -157,7 +157,7 @@ describe('resolveFarmerPayout: RETRY', () => {
   it('a farmer without a phone: 422 PHONE_NOT_FOUND, nothing written, nothing started', async () => {
     const { deps, calls } = world(inReview, aFarmer({ phone: undefined }));
     const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, { resolution: 'RETRY' }));
-    expect([err.code, err.status]).toEqual(['PHONE_NOT_FOUND', 422]);
+    expect([err.code, onTheWire(err).status]).toEqual(['PHONE_NOT_FOUND', 422]);
     expect(calls).toEqual([]);
   });
 
@@ -180,14 +180,14 @@ describe('resolveFarmerPayout: who and what', () => {
   ])('%s: 403 INSUFFICIENT_PERMISSIONS, nothing written', async (_who, caller) => {
     const { deps, calls } = world();
     const err = await domainErrorOf(resolveFarmerPayout(deps, caller, inReview.payment_id, cash));
-    expect([err.code, err.status]).toEqual(['INSUFFICIENT_PERMISSIONS', 403]);
+    expect([err.code, onTheWire(err).status]).toEqual(['INSUFFICIENT_PERMISSIONS', 403]);
     expect(calls).toEqual([]);
   });
 
   it('an unknown payout: 404 PAYMENT_NOT_FOUND', async () => {
     const { deps } = world(null);
     const err = await domainErrorOf(resolveFarmerPayout(deps, manager, 'PAY-2026-000999-01', cash));
-    expect([err.code, err.status]).toEqual(['PAYMENT_NOT_FOUND', 404]);
+    expect([err.code, onTheWire(err).status]).toEqual(['PAYMENT_NOT_FOUND', 404]);
   });
 
   it.each(['PROCESSING', 'RETRY_2', 'COMPLETED', 'FAILED'] as const)(
@@ -196,7 +196,7 @@ describe('resolveFarmerPayout: who and what', () => {
       const { deps, calls } = world({ ...inReview, status });
       for (const body of [cash, { resolution: 'RETRY' as const }]) {
         const err = await domainErrorOf(resolveFarmerPayout(deps, manager, inReview.payment_id, body));
-        expect([err.code, err.status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
+        expect([err.code, onTheWire(err).status]).toEqual(['STAGE_OUT_OF_ORDER', 422]);
         expect(err.details).toMatchObject({ status });
       }
       expect(calls).toEqual([]);
@@ -410,7 +410,7 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
   it('a number that is not a Ugandan mobile (a Kampala landline): 400 VALIDATION_ERROR on phone', async () => {
     const { store, writes } = registry();
     const err = await domainErrorOf(updateFarmerPhone(store, admin, 'F-1', { phone: '+256414123456' }, NOW));
-    expect([err.code, err.status]).toEqual(['VALIDATION_ERROR', 400]);
+    expect([err.code, onTheWire(err).status]).toEqual(['VALIDATION_ERROR', 400]);
     expect(writes).toEqual([]);
   });
 
@@ -425,7 +425,7 @@ describe('updateFarmerPhone (PATCH /farmers/{id})', () => {
   ])('%s: 403 INSUFFICIENT_PERMISSIONS, nothing written, nobody notified', async (_who, caller) => {
     const { store, writes, published, sms } = registry();
     const err = await domainErrorOf(updateFarmerPhone(store, caller, 'F-1', { phone: '+256772999888' }, NOW));
-    expect([err.code, err.status]).toEqual(['INSUFFICIENT_PERMISSIONS', 403]);
+    expect([err.code, onTheWire(err).status]).toEqual(['INSUFFICIENT_PERMISSIONS', 403]);
     expect([writes, published, sms]).toEqual([[], [], []]);
   });
 

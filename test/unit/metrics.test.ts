@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { SQSEvent } from 'aws-lambda';
-import type { PayoutRequestMessage } from '../../shared/domain/ports';
+import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
 import { ChainEventSchema } from '../../shared/http/schemas';
 import { webhookHandler } from '../../shared/http/webhook';
 import { logger } from '../../shared/runtime/logger';

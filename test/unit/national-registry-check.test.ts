@@ -1,6 +1,6 @@
 import type { Caller } from '../../shared/domain/caller';
 import { NationalRegistryUnavailableError } from '../../shared/domain/errors';
-import type { FarmerRegistryLookup, ForestCheckResult, PendingNationalCheck } from '../../shared/domain/ports';
+import type { FarmerRegistryLookup, ForestCheckResult, PendingNationalCheck } from '../../shared/domain/ports/registry';
 import type { Farmer, Job } from '../../shared/domain/records';
 import { registerFarmer, settlePendingNationalChecks } from '../../shared/use-cases/registry';
 import { aCooperative, fakeForestCheck, fakeNationalFarmerRegistry, fakeRegistryStore } from './support/fakes';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ERROR_CODES } from '../../shared/domain/error-catalogue';
+import { ERROR_CODES } from '../../shared/http/error-codes';
 import { openApiDocument } from '../../shared/http/openapi';
 import { batchView, cooperativeView, farmerView, paymentRecordView, payoutStatusView } from '../../shared/http/views';
 import {

@@ -1,7 +1,7 @@
 import type { Caller } from '../../shared/domain/caller';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
 import { createFarmerPayout, createManualPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
-import { domainErrorOf } from './support/errors';
+import { domainErrorOf, onTheWire } from './support/errors';
 import {
   aBatch,
   aFarmer,
@@ -77,7 +77,7 @@ describe('createFarmerPayout', () => {
     });
     const err = await domainErrorOf(createFarmerPayout(d, caller, input));
     expect(err.code).toBe('PROVIDER_UNAVAILABLE');
-    expect(err.status).toBe(503);
+    expect(onTheWire(err).status).toBe(503);
     expect(calls).toEqual(['quote', 'pending PAY-2026-000042-01 12500000', 'order', 'discard PAY-2026-000042-01']);
   });
 
@@ -87,7 +87,7 @@ describe('createFarmerPayout', () => {
     });
     const err = await domainErrorOf(createFarmerPayout(d, caller, input));
     expect(err.code).toBe('PAYOUT_FAILED');
-    expect(err.status).toBe(500);
+    expect(onTheWire(err).status).toBe(500);
     expect(err.details).toEqual({ payout_id: 'PAY-2026-000042-01', status: 'FAILED' });
     expect(calls).toEqual([
       'quote',
@@ -109,7 +109,7 @@ describe('createFarmerPayout', () => {
     );
     const err = await domainErrorOf(createFarmerPayout(d, caller, input));
     expect(err.code).toBe('PAYOUT_FAILED');
-    expect(err.status).toBe(500);
+    expect(onTheWire(err).status).toBe(500);
     expect(err.message).toMatch(/AMOUNT_TOO_LARGE/);
     expect(err.message).toMatch(/no payout was created/);
     expect(err.details).toEqual({ step: 'QUOTE', provider_reason: 'AMOUNT_TOO_LARGE: above the corridor limit', payout_created: false });
@@ -149,7 +149,7 @@ describe('createManualPayout: two keys and the limits handed to the creating tra
       throw new Error('no order');
     });
     const err = await domainErrorOf(createManualPayout(d, who, manual, { dailyLimitUsdMicro: 10_000_000_000 }));
-    expect([err.code, err.status, err.details]).toEqual([
+    expect([err.code, onTheWire(err).status, err.details]).toEqual([
       'INSUFFICIENT_PERMISSIONS',
       403,
       { required_role: 'COOPERATIVE', required_duty: 'MANAGER' },

@@ -1,9 +1,9 @@
 import { ProviderUnavailableError } from '../../shared/domain/errors';
-import type { ProviderOrder, SettlementFacts } from '../../shared/domain/ports';
+import type { ProviderOrder, SettlementFacts } from '../../shared/domain/ports/payouts';
 import type { Payout } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { applyPayoutWebhook, type PayoutProviderEvent, type PayoutWebhookDeps } from '../../shared/use-cases/payout-webhook';
-import { domainErrorOf } from './support/errors';
+import { domainErrorOf, onTheWire } from './support/errors';
 import { aPayout, fakePayoutProvider, fakePayoutStore, fakePayoutWorkflow, fakeWebhookReceiptStore } from './support/fakes';
 
 /**
@@ -224,7 +224,7 @@ describe('applyPayoutWebhook: the provider confirms before anything is applied',
         },
       });
       const err = await domainErrorOf(applyPayoutWebhook(w.deps, { webhookId: 'msg_real', event: genuineSettled() }));
-      expect([err.status, err.code]).toEqual([503, 'PROVIDER_UNAVAILABLE']);
+      expect([onTheWire(err).status, err.code]).toEqual([503, 'PROVIDER_UNAVAILABLE']);
       expect(w.calls).toEqual(['seen? payout-provider#msg_real', `lookup ${REF}`]);
       expect(w.payout()).toBe(processing);
     }

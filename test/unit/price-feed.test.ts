@@ -6,10 +6,11 @@ import { FilePriceFeed } from '../../shared/adapters/price-feed/file-price-feed'
 import { HttpPriceFeed, PriceFeedUnreachableError } from '../../shared/adapters/price-feed/http-price-feed';
 import { DomainError } from '../../shared/domain/errors';
 import type { PriceFeedSnapshot } from '../../shared/domain/lending';
-import type { PriceFeed } from '../../shared/domain/ports';
+import type { PriceFeed } from '../../shared/domain/ports/lending';
 import { currentPrice } from '../../shared/use-cases/prices';
 import { listenOnLoopback } from '../../infra/local/loopback';
 import { LOCAL_DEFAULT_USD_PER_KG, preparePriceFeedFile } from '../../infra/local/price-feed-file';
+import { onTheWire, wire } from './support/errors';
 
 /**
  * The coffee price feed (docs/api/lending.md#price-feed): the local file adapter, the HTTP adapter against a
@@ -201,7 +202,11 @@ describe('currentPrice (staleness, docs/api/lending.md#price-feed: 1 hour)', () 
   it('61 minutes old: 503 STALE_PRICE_FEED naming the update time', async () => {
     const err = await currentPrice(feed(snap(minutesAgo(61))), 'PB', NOW).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
-    expect(err).toMatchObject({ code: 'STALE_PRICE_FEED', status: 503, details: { updated_at: minutesAgo(61), max_age_seconds: 3600 } });
+    expect(onTheWire(err)).toMatchObject({
+      code: 'STALE_PRICE_FEED',
+      status: 503,
+      details: { updated_at: minutesAgo(61), max_age_seconds: 3600 },
+    });
     expect((err as Error).message).toMatch(/loan origination is paused/);
   });
 
@@ -211,7 +216,7 @@ describe('currentPrice (staleness, docs/api/lending.md#price-feed: 1 hour)', () 
         throw new Error('ECONNREFUSED');
       },
     };
-    await expect(currentPrice(broken, 'PB', NOW)).rejects.toMatchObject({
+    await expect(wire(currentPrice(broken, 'PB', NOW))).rejects.toMatchObject({
       code: 'STALE_PRICE_FEED',
       status: 503,
       message: expect.stringMatching(/cannot be read \(ECONNREFUSED\).*paused/),

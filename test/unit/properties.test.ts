@@ -15,6 +15,7 @@ import { allowedFrom, FINAL_STATUSES, MAX_ATTEMPTS, transition, type PayoutEvent
 import { PAYOUT_STATUSES, type AuditEntry, type PayoutStatus } from '../../shared/domain/records';
 import { SubmitBatchSchema } from '../../shared/http/schemas';
 import { validate } from '../../shared/http/validation';
+import { onTheWire } from './support/errors';
 
 /**
  * Property tests (fast-check, 1,000 runs each): money conversions, the payout transition table,
@@ -239,7 +240,7 @@ describe('batch submission schema', () => {
           validate(SubmitBatchSchema, b, rules);
           return true;
         } catch (err) {
-          return err instanceof DomainError && codes.has(err.code) && err.status === 400;
+          return err instanceof DomainError && codes.has(err.code) && onTheWire(err).status === 400;
         }
       }),
       RUNS,

@@ -8,7 +8,7 @@ import { PayoutSequenceConflict, StageConflictError, StoreUnavailableError } fro
 import type { Payout } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
-import { domainErrorOf } from './support/errors';
+import { domainErrorOf, onTheWire } from './support/errors';
 import {
   aBatch,
   aFarmer,
@@ -124,7 +124,7 @@ describe('CustodyRepository.commitStage: a loser of concurrent stage changes', (
 
     // Assess
     expect(err).toBeInstanceOf(StoreUnavailableError);
-    expect(err).toMatchObject({ code: 'AUDIT_LOG_UNAVAILABLE', status: 503, headers: { 'Retry-After': '5' } });
+    expect(onTheWire(err)).toMatchObject({ code: 'AUDIT_LOG_UNAVAILABLE', status: 503, headers: { 'Retry-After': '5' } });
   }, 15_000);
 });
 
@@ -149,7 +149,7 @@ describe('PayoutRepository.createPending: a loser of concurrent identical creati
 
     // Assess
     expect(err.code).toBe('DUPLICATE_PAYOUT');
-    expect(err.status).toBe(409);
+    expect(onTheWire(err).status).toBe(409);
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({ ConsistentRead: true });
   });
 
@@ -206,7 +206,7 @@ describe('createFarmerPayout: the sequence keeps being taken', () => {
 
     // Assess
     expect(err.code).toBe('AUDIT_LOG_UNAVAILABLE');
-    expect(err.headers).toEqual({ 'Retry-After': '5' });
+    expect(onTheWire(err).headers).toEqual({ 'Retry-After': '5' });
     expect(attempts).toBe(11);
   }, 15_000);
 });

@@ -2,7 +2,8 @@ import { SFNClient, SendTaskSuccessCommand, StartExecutionCommand, TaskTimedOut,
 import { mockClient } from 'aws-sdk-client-mock';
 import { StepFunctionsPayoutWorkflow } from '../../shared/adapters/aws/payout-workflow';
 import { DomainError, ProviderUnavailableError } from '../../shared/domain/errors';
-import type { LedgerWriteMessage, ProviderOrder } from '../../shared/domain/ports';
+import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
+import type { ProviderOrder } from '../../shared/domain/ports/payouts';
 import type { Payout } from '../../shared/domain/records';
 import { requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';

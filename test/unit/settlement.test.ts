@@ -8,9 +8,9 @@ import {
   type Loan,
   type Settlement,
 } from '../../shared/domain/lending';
-import type { PurchaseOrderPayment, SettlementStore, VaultCall } from '../../shared/domain/ports';
+import type { PurchaseOrderPayment, SettlementStore } from '../../shared/domain/ports/lending';
 import type { PurchaseOrder, StoredVaultCall } from '../../shared/domain/records';
-import { storedVaultCall } from '../../shared/domain/vault-calls';
+import { storedVaultCall, type VaultCall } from '../../shared/domain/vault-calls';
 import {
   applyBuyerPayment,
   refundBuyerPayment,
@@ -28,6 +28,7 @@ import {
   fakeWebhookReceiptStore,
   fakeWorkQueue,
 } from './support/fakes';
+import { wire } from './support/errors';
 
 /**
  * Settlement rules (docs/api/settlement.md#settlement) without the stack: the plan (oldest loans first, interest
@@ -344,9 +345,9 @@ describe('applyBuyerPayment', () => {
       '0xrefund',
       null,
     );
-    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index })).rejects.toMatchObject(
-      { code: 'PAYMENT_ALREADY_REFUNDED', status: 409 },
-    );
+    await expect(
+      wire(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: stray!.tx_hash, log_index: stray!.log_index })),
+    ).rejects.toMatchObject({ code: 'PAYMENT_ALREADY_REFUNDED', status: 409 });
   });
 
   it('refunds: only ADMIN, only unapplied payments, only known payments', async () => {
@@ -357,11 +358,11 @@ describe('applyBuyerPayment', () => {
     await expect(refundBuyerPayment(w.deps, coop, 'PO-1', { tx_hash: TX, log_index: 2 })).rejects.toMatchObject({
       code: 'INSUFFICIENT_PERMISSIONS',
     });
-    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 2 })).rejects.toMatchObject({
+    await expect(wire(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 2 }))).rejects.toMatchObject({
       code: 'PAYMENT_COUNTED',
       status: 409,
     });
-    await expect(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 9 })).rejects.toMatchObject({
+    await expect(wire(refundBuyerPayment(w.deps, admin, 'PO-1', { tx_hash: TX, log_index: 9 }))).rejects.toMatchObject({
       code: 'BUYER_PAYMENT_NOT_FOUND',
       status: 404,
     });
@@ -370,7 +371,7 @@ describe('applyBuyerPayment', () => {
   it('an ADMIN settles a short-paid order only with accept_short_payment; refusals for the other cases', async () => {
     const w = world();
     const admin = { role: 'ADMIN', sub: 'admin-1' } as never;
-    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({
+    await expect(wire(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true }))).rejects.toMatchObject({
       code: 'NO_PAYMENT_RECEIVED',
       status: 409,
     });
@@ -380,7 +381,7 @@ describe('applyBuyerPayment', () => {
         accept_short_payment: true,
       }),
     ).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
-    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: false })).rejects.toMatchObject({
+    await expect(wire(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: false }))).rejects.toMatchObject({
       code: 'SHORT_PAYMENT_NOT_ACCEPTED',
       status: 422,
     });
@@ -391,7 +392,7 @@ describe('applyBuyerPayment', () => {
       settled_by: 'admin-1',
       amount_due_usd_micro: 770_000_000,
     });
-    await expect(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true })).rejects.toMatchObject({
+    await expect(wire(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true }))).rejects.toMatchObject({
       code: 'PO_ALREADY_SETTLED',
       status: 409,
     });

@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { asStoreError, isStoreUnavailable } from '../../shared/adapters/dynamodb/table';
 import { StoreUnavailableError } from '../../shared/domain/errors';
+import { onTheWire } from './support/errors';
 
 /** Which DynamoDB SDK errors mean "the table is unavailable" (503 AUDIT_LOG_UNAVAILABLE) and which keep their meaning. */
 
@@ -36,7 +37,7 @@ describe('isStoreUnavailable / asStoreError', () => {
     expect(isStoreUnavailable(err)).toBe(true);
     const mapped = asStoreError(err);
     expect(mapped).toBeInstanceOf(StoreUnavailableError);
-    expect(mapped).toMatchObject({ code: 'AUDIT_LOG_UNAVAILABLE', status: 503, headers: { 'Retry-After': '5' }, cause: err });
+    expect(onTheWire(mapped)).toMatchObject({ code: 'AUDIT_LOG_UNAVAILABLE', status: 503, headers: { 'Retry-After': '5' }, cause: err });
   });
 
   it.each([

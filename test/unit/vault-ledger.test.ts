@@ -8,7 +8,7 @@ import {
   vaultRevertReason,
   vaultShareholder,
 } from '../../shared/adapters/ledger/vault-ledger';
-import type { VaultCall } from '../../shared/domain/ports';
+import type { VaultCall } from '../../shared/domain/vault-calls';
 
 const decode = (call: VaultCall) => {
   const { functionName, data } = vaultCallData(call);

@@ -9,6 +9,7 @@ import { MAX_WEBHOOK_ID_LENGTH, verifyStandardWebhook, webhookHandler, type Webh
 import { logger } from '../../shared/runtime/logger';
 import type { ChainEvent } from '../../shared/use-cases/chain-events';
 import { apiEvent, expectErrorEnvelope, lambdaContext, parse } from './support/api-event';
+import { onTheWire } from './support/errors';
 
 /**
  * The signed-webhook transport (docs/api/inbound-webhooks.md#signatures-and-replays): Standard Webhooks signature (401 INVALID_SIGNATURE),
@@ -142,7 +143,7 @@ describe('verifyStandardWebhook', () => {
         thrown = err;
       }
       expect(thrown).toBeInstanceOf(DomainError);
-      expect(thrown).toMatchObject({ code: 'INVALID_SIGNATURE', status: 401 });
+      expect(onTheWire(thrown)).toMatchObject({ code: 'INVALID_SIGNATURE', status: 401 });
     }
   });
 });

@@ -1,6 +1,6 @@
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { requireEnv } from '../../config';
-import type { PayoutWorkflow } from '../../domain/ports';
+import type { PayoutWorkflow } from '../../domain/ports/payouts';
 import { logger } from '../../runtime/logger';
 import { traced } from '../../runtime/tracer';
 

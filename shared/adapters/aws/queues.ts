@@ -1,6 +1,6 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from '../../config';
-import type { WorkQueue } from '../../domain/ports';
+import type { WorkQueue } from '../../domain/ports/messaging';
 import { traced } from '../../runtime/tracer';
 
 let sqs: SQSClient | undefined;

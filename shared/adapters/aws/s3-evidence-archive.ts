@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { contentTypeFor } from '../../domain/evidence-car';
-import type { EvidenceArchive } from '../../domain/ports';
+import type { EvidenceArchive } from '../../domain/ports/evidence';
 import { S3SignedFetch } from './s3-signed-fetch';
 
 /** Key of the CAR of `root` in the evidence bucket. */

@@ -2,7 +2,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { StoreUnavailableError } from '../../domain/errors';
-import type { EvidenceUploadReader } from '../../domain/ports';
+import type { EvidenceUploadReader } from '../../domain/ports/evidence';
 
 /** Where a bucket is reached. */
 export interface S3BucketLocation {

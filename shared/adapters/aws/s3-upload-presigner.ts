@@ -2,7 +2,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest } from '@smithy/core/protocols';
-import type { EvidenceUploadObjects } from '../../domain/ports';
+import type { EvidenceUploadObjects } from '../../domain/ports/evidence';
 import { s3ObjectUrl, type S3BucketLocation } from './s3-object-reader';
 
 /**

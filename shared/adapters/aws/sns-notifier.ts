@@ -1,6 +1,6 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { requireEnv } from '../../config';
-import type { Notifier } from '../../domain/ports';
+import type { Notifier } from '../../domain/ports/messaging';
 import { traced } from '../../runtime/tracer';
 
 /**

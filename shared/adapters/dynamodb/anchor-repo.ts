@@ -9,7 +9,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { AuditHead, BatchAnchor } from '../../domain/anchoring';
-import type { AuditAnchorStore } from '../../domain/ports';
+import type { AuditAnchorStore } from '../../domain/ports/audit';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../../domain/records';
 import { anchorMarkerPut, type TransactItem } from './audit-append';
 import { fromItem, keys, UNANCHORED } from './keys';

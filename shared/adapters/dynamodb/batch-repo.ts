@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { BatchStore } from '../../domain/ports';
+import type { BatchStore } from '../../domain/ports/batches';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 import type { AuditEntry, Batch, Job, StageHistoryEntry } from '../../domain/records';
 import { AWAITING_PAYOUT, BATCH_PREFIX, keys, fromItem } from './keys';

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChainCursorStore } from '../../domain/ports';
+import type { ChainCursorStore } from '../../domain/ports/chain-watch';
 import { keys } from './keys';
 import { conditionalUpdate, documentClient, isConditionalCheckFailed, tableName } from './table';
 

@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChainEventParking } from '../../domain/ports';
+import type { ChainEventParking } from '../../domain/ports/chain-watch';
 import { keys, PARKED_CHAIN_EVENT } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 

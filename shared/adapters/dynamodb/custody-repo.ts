@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CustodyStore } from '../../domain/ports';
+import type { CustodyStore } from '../../domain/ports/batches';
 import { DomainError } from '../../domain/errors';
 import { StageConflictError } from '../../domain/errors';
 import type { AuditEntry, Job, PurchaseOrder, Stage, StageHistoryEntry } from '../../domain/records';

@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DdsOfBatchReader, DdsStore } from '../../domain/ports';
+import type { DdsOfBatchReader, DdsStore } from '../../domain/ports/eudr';
 import type { DdsRecord } from '../../domain/dds';
 import { keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';

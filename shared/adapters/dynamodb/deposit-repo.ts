@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deposit, DepositStatus } from '../../domain/lending';
-import type { DepositStore } from '../../domain/ports';
+import type { DepositStore } from '../../domain/ports/lending';
 import { fromItem, keys } from './keys';
 import { documentClient, isConditionalCheckFailed, nextCounterValue, tableName } from './table';
 

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { EvidencePinMessage, EvidencePinStatusStore } from '../../domain/ports';
+import type { EvidencePinMessage, EvidencePinStatusStore } from '../../domain/ports/evidence';
 import type { EvidencePinStatus } from '../../domain/records';
 import { keys, PENDING_PIN } from './keys';
 import { conditionalUpdate, documentClient, tableName } from './table';

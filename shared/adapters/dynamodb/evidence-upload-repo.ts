@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { EvidenceUpload } from '../../domain/evidence-upload';
-import type { EvidenceUploadStore } from '../../domain/ports';
+import type { EvidenceUploadStore } from '../../domain/ports/evidence';
 import type { Stage } from '../../domain/records';
 import { fromItem, keys } from './keys';
 import { conditionalUpdate, documentClient, tableName } from './table';

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { FarmerPhoneStore } from '../../domain/ports';
+import type { FarmerPhoneStore } from '../../domain/ports/registry';
 import type { Farmer, PhoneChange } from '../../domain/records';
 import { fromItem, keys } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyClaim, IdempotencyStore } from '../../domain/ports';
+import type { IdempotencyClaim, IdempotencyStore } from '../../domain/ports/messaging';
 import { keys } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 

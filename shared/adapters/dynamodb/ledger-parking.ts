@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LedgerWriteParking } from '../../domain/ports';
+import type { LedgerWriteParking } from '../../domain/ports/ledger';
 import type { LedgerTx } from '../../domain/records';
 import { fromItem, keys, OPEN_LEDGER_TX, PARKED_LEDGER_TX } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { VaultWriteStore } from '../../domain/ports';
+import type { VaultWriteStore } from '../../domain/ports/lending';
 import type { LedgerTx, VaultLedgerTx } from '../../domain/records';
 import { keys } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';

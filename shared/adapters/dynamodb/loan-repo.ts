@@ -1,7 +1,7 @@
 import { GetCommand, paginateQuery, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
 import type { Loan, LoanStatus } from '../../domain/lending';
-import type { LoanStore } from '../../domain/ports';
+import type { LoanStore } from '../../domain/ports/lending';
 import type { VaultLedgerTx } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError } from './audit-append';
 import { ACTIVE_LOANS_BY_DUE, fromItem, keys, PENDING_LOANS } from './keys';

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError, PayoutSequenceConflict, PayoutTransitionRejected } from '../../domain/errors';
-import type { ApplyOutcome, PayoutStore, SettlementFacts } from '../../domain/ports';
+import type { ApplyOutcome, PayoutStore, SettlementFacts } from '../../domain/ports/payouts';
 import {
   allowedFrom,
   attemptNumber,

@@ -1,6 +1,6 @@
 import { PayoutTransitionRejected } from '../../domain/errors';
 import type { PayoutEvent } from '../../domain/payout-lifecycle';
-import type { PayoutResolutionStore } from '../../domain/ports';
+import type { PayoutResolutionStore } from '../../domain/ports/payouts';
 import type { Payout } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
 import { OPEN_PAYOUTS, keys } from './keys';

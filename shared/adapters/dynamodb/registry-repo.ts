@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PendingNationalCheck, RegistryStore } from '../../domain/ports';
+import type { PendingNationalCheck, RegistryStore } from '../../domain/ports/registry';
 import { DomainError } from '../../domain/errors';
 import type { Cooperative, Farmer, Job } from '../../domain/records';
 import { isConditionalCheckFailed, isTransactionCanceled } from './table';

@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { BuyerPayment, Settlement } from '../../domain/lending';
 import { microToUsdc } from '../../domain/money';
-import type { SettlementStore } from '../../domain/ports';
+import type { SettlementStore } from '../../domain/ports/lending';
 import { TransactionConditionError, transactWithAudits, type TransactItem } from './audit-append';
 import { fromItem, keys } from './keys';
 import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { WebhookReceiptStore } from '../../domain/ports';
+import type { WebhookReceiptStore } from '../../domain/ports/messaging';
 import { keys, webhookReceiptItem } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 

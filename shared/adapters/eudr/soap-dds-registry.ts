@@ -40,7 +40,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { create } from 'xmlbuilder2';
 import { requireEnv, envOr, secret } from '../../config';
 import { DdsRegistryRejectedError, DdsRegistryUnavailableError, type DdsRegistryFaultError } from '../../domain/errors';
-import type { DdsRegistry, DdsRegistryStatusInfo } from '../../domain/ports';
+import type { DdsRegistry, DdsRegistryStatusInfo } from '../../domain/ports/eudr';
 import { EUDR_COMMON_NS, EUDR_DDS_NS } from './submit-dds-xml';
 import { describeNetworkError } from '../../runtime/http-client';
 

@@ -12,7 +12,7 @@ import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 
 import { NationalRegistryUnavailableError } from '../../domain/errors';
-import type { FarmerRegistryLookup, NationalFarmerRegistry } from '../../domain/ports';
+import type { FarmerRegistryLookup, NationalFarmerRegistry } from '../../domain/ports/registry';
 
 /** Configuration of {@link HttpNationalFarmerRegistry}. */
 export interface HttpNationalFarmerRegistryConfig {

@@ -1,6 +1,7 @@
 import booleanIntersects from '@turf/boolean-intersects';
 import { point, polygon as turfPolygon } from '@turf/helpers';
-import type { FarmLocation, ForestCheck, ForestCheckResult } from '../../domain/ports';
+import type { FarmLocation } from '../../domain/farm-geometry';
+import type { ForestCheck, ForestCheckResult } from '../../domain/ports/registry';
 import alertAreas from './alert-areas.json';
 
 /** EUDR cut-off: deforestation after this date makes a plot ineligible. */

@@ -22,8 +22,8 @@
  * are over-estimated by up to a ring of cells.
  */
 import { DomainError } from '../../domain/errors';
-import { pointFarmCircle } from '../../domain/farm-geometry';
-import type { FarmLocation, ForestCheck, ForestCheckResult } from '../../domain/ports';
+import { pointFarmCircle, type FarmLocation } from '../../domain/farm-geometry';
+import type { ForestCheck, ForestCheckResult } from '../../domain/ports/registry';
 import { envOr, secret } from '../../config';
 import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
@@ -95,7 +95,7 @@ export function gridCellAreaHa(lat: number): number {
 const naturalCompare = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
 
 function unavailable(message: string, cause?: unknown): DomainError {
-  const err = new DomainError('GFW_API_UNAVAILABLE', message, { headers: { 'Retry-After': String(GFW_RETRY_AFTER_SECONDS) } });
+  const err = new DomainError('GFW_API_UNAVAILABLE', message, { retryAfterSeconds: GFW_RETRY_AFTER_SECONDS });
   if (cause !== undefined) (err as { cause?: unknown }).cause = cause;
   return err;
 }

@@ -1,6 +1,6 @@
 import { CID } from 'multiformats/cid';
 import { PinRootMismatchError } from '../../domain/evidence-car';
-import type { CarPinner } from '../../domain/ports';
+import type { CarPinner } from '../../domain/ports/evidence';
 
 /** Options of {@link KuboCarPinner}. */
 export interface KuboCarPinnerOptions {

@@ -1,5 +1,5 @@
 import { PinRootMismatchError } from '../../domain/evidence-car';
-import type { CarPinner } from '../../domain/ports';
+import type { CarPinner } from '../../domain/ports/evidence';
 import { S3SignedFetch, s3ErrorText } from '../aws/s3-signed-fetch';
 
 /** Options of {@link S3CarPinner}. */

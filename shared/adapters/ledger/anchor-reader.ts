@@ -1,6 +1,6 @@
-import { getAbiItem } from 'viem';
+import { getAbiItem, type Hex } from 'viem';
 import { getLogs, readContract } from 'viem/actions';
-import type { AnchoredRootLookup, AnchorRootReader, Hex } from '../../domain/ports';
+import type { AnchoredRootLookup, AnchorRootReader } from '../../domain/ports/audit';
 import { auditAnchorAbi } from './abi';
 import { ledgerReadClient, ledgerReadConfigFromEnv, ledgerUnavailable, type LedgerReadConfig } from './read-config';
 

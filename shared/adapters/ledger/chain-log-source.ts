@@ -1,7 +1,7 @@
-import { isAddress, zeroAddress, type Chain, type Client, type Transport } from 'viem';
+import { isAddress, zeroAddress, type Chain, type Client, type Transport, type Hex } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trace-log-reader.ts).
 import { getLogs, readContract } from 'viem/actions';
-import type { ChainLogSource, Hex, WatchedChainLog } from '../../domain/ports';
+import type { ChainLogSource, WatchedChainLog } from '../../domain/ports/chain-watch';
 import { batchTokenAbi, lendingVaultAbi, traceLogAbi } from './abi';
 import { ledgerReadClient, ledgerReadConfigFromEnv, headBlockOf, ledgerUnavailable } from './read-config';
 import { idOfVaultRef } from './vault-ledger';

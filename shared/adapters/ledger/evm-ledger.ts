@@ -12,6 +12,7 @@ import {
   type Chain,
   type Client,
   type Transport,
+  type Hex,
 } from 'viem';
 import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 // Tree-shakable form: bare clients plus only the actions used here (createPublicClient and
@@ -31,7 +32,9 @@ import {
 } from 'viem/actions';
 import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError } from '../../domain/errors';
 import { isTransportFailure, revertReasonOf } from './revert';
-import type { Hex, Ledger, LedgerReceipt, VaultCall, VaultLedger } from '../../domain/ports';
+import type { Ledger, LedgerReceipt } from '../../domain/ports/ledger';
+import type { VaultLedger } from '../../domain/ports/lending';
+import type { VaultCall } from '../../domain/vault-calls';
 import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
 import { vaultCallData, vaultRevertReason } from './vault-ledger';
 

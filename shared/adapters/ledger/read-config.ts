@@ -1,7 +1,6 @@
-import { BaseError, createClient, http, isAddress, type Chain, type Client, type Transport } from 'viem';
+import { BaseError, createClient, http, isAddress, type Chain, type Client, type Transport, type Hex } from 'viem';
 import { getBlockNumber, getChainId } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
-import type { Hex } from '../../domain/ports';
 import { ledgerChain } from './evm-ledger';
 
 /** What a read-only ledger client needs: the RPC endpoint, the chain, one contract, the RPC retry count. */

@@ -7,8 +7,8 @@ import {
   TimeoutError,
   decodeErrorResult,
   type Abi,
+  type Hex,
 } from 'viem';
-import type { Hex } from '../../domain/ports';
 import { auditAnchorAbi, batchTokenAbi, lendingVaultAbi, testUsdcAbi, traceLogAbi } from './abi';
 
 /**

@@ -1,8 +1,17 @@
-import { TransactionReceiptNotFoundError, decodeEventLog, isAddress, isAddressEqual, type Chain, type Client, type Transport } from 'viem';
+import {
+  TransactionReceiptNotFoundError,
+  decodeEventLog,
+  isAddress,
+  isAddressEqual,
+  type Chain,
+  type Client,
+  type Transport,
+  type Hex,
+} from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trail-reader.ts).
 import { getTransactionReceipt } from 'viem/actions';
 import type { ChainDepthReader } from '../../domain/chain-confirmations';
-import type { Hex, RecordedStage, TraceLogReader } from '../../domain/ports';
+import type { RecordedStage, TraceLogReader } from '../../domain/ports/ledger';
 import { traceLogAbi } from './abi';
 import { ledgerReadClient, ledgerReadConfigFromEnv, headBlockOf, ledgerUnavailable } from './read-config';
 

@@ -1,9 +1,8 @@
-import { createClient, http, type BlockNumber, type Client, type PublicClient } from 'viem';
+import { createClient, http, type BlockNumber, type Client, type PublicClient, type Hex } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (createPublicClient attaches every
 // viem action: viem's part of get-batch-audit was 334 KB, now 65 KB).
 import { getBlockNumber, getChainId, getContractEvents } from 'viem/actions';
 import type { ChainMint, ChainStage } from '../../domain/audit-verify';
-import type { Hex } from '../../domain/ports';
 import { batchTokenAbi, traceLogAbi } from './abi';
 import { ledgerChain } from './evm-ledger';
 

@@ -1,5 +1,5 @@
-import { encodeFunctionData, getAddress, hexToString, isAddress, keccak256, stringToHex, toHex } from 'viem';
-import type { Hex, VaultCall } from '../../domain/ports';
+import { encodeFunctionData, getAddress, hexToString, isAddress, keccak256, stringToHex, toHex, type Hex } from 'viem';
+import type { VaultCall } from '../../domain/vault-calls';
 import { lendingVaultAbi } from './abi';
 import { revertReasonOf } from './revert';
 

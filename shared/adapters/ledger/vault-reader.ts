@@ -8,11 +8,12 @@ import {
   type Client,
   type Log,
   type Transport,
+  type Hex,
 } from 'viem';
 // Tree-shakable form: a bare client plus only the actions used here (as trace-log-reader.ts).
 import { call as ethCall, getLogs, getTransaction, getTransactionReceipt, readContract } from 'viem/actions';
 import { LedgerUnavailableError } from '../../domain/errors';
-import type { Hex, PurchaseOrderPayment, VaultReader, VaultState, VaultWriteResult } from '../../domain/ports';
+import type { PurchaseOrderPayment, VaultReader, VaultState, VaultWriteResult } from '../../domain/ports/lending';
 import { lendingVaultAbi } from './abi';
 import { ledgerReadClient, ledgerReadConfigFromEnv, headBlockOf, ledgerUnavailable } from './read-config';
 import { VAULT_LOAN_STATUSES, idOfVaultRef, vaultRef, vaultRevertReason, vaultShareholder, type VaultLoanStatus } from './vault-ledger';

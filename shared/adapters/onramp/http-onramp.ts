@@ -28,7 +28,8 @@
  * Any other 4xx is the on-ramp's answer: `ProviderRejectedError("<CODE>: <message>")`, except 404
  * on a look-up (null). A 2xx with a malformed body throws `OnRampProtocolError`.
  */
-import type { Hex, OnRamp, OnRampOrder } from '../../domain/ports';
+import type { Hex } from 'viem';
+import type { OnRamp, OnRampOrder } from '../../domain/ports/lending';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { decimalStringToMicro } from '../../domain/money';
 import { signedJsonAttempt } from '../payout-provider/signed-request';

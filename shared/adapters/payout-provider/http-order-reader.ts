@@ -1,4 +1,4 @@
-import type { PayoutOrderReader, ProviderOrder } from '../../domain/ports';
+import type { PayoutOrderReader, ProviderOrder } from '../../domain/ports/payouts';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError } from '../../runtime/retry';

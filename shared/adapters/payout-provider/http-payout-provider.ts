@@ -7,7 +7,7 @@
  * (`signing.ts`). Money crosses the wire as decimal strings (USD, up to 6 decimals) and integer UGX;
  * it is converted with big.js, never with binary floats.
  */
-import type { CreateProviderOrderInput, PayoutProvider, ProviderOrder, ProviderOrderStatus, RateQuote } from '../../domain/ports';
+import type { CreateProviderOrderInput, PayoutProvider, ProviderOrder, ProviderOrderStatus, RateQuote } from '../../domain/ports/payouts';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import { signedJsonAttempt } from './signed-request';
 import { decimalStringToMicro as decimalUsdToMicro, microToDecimalString as microUsdToDecimal } from '../../domain/money';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { PriceFeedSnapshot } from '../../domain/lending';
-import type { PriceFeed } from '../../domain/ports';
+import type { PriceFeed } from '../../domain/ports/lending';
 import { snapshotFromText } from './price-feed-document';
 
 /** The price feed in a JSON file, read (and validated) at every `latest()`. */

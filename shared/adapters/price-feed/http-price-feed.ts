@@ -12,7 +12,7 @@
 import { fetchAttempt } from '../../runtime/http-client';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
 import type { PriceFeedSnapshot } from '../../domain/lending';
-import type { PriceFeed } from '../../domain/ports';
+import type { PriceFeed } from '../../domain/ports/lending';
 import { snapshotFromText } from './price-feed-document';
 
 /** Longest time a fetched snapshot is reused (seconds). */

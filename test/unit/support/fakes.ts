@@ -1,5 +1,5 @@
 /**
- * Typed fakes of the ports (shared/domain/ports.ts) and builders of complete records
+ * Typed fakes of the ports (shared/domain/ports/<area>.ts) and builders of complete records
  * (shared/domain/records.ts) for unit tests of the use cases (shared/use-cases/*).
  *
  * Every `fake<Port>(over)` returns an object literal that implements every method of the port, so
@@ -19,27 +19,13 @@
 
 import { DomainError } from '../../../shared/domain/errors';
 import { formatPayoutId, parseBatchId, tokenIdForBatch } from '../../../shared/domain/ids';
-import type {
-  BatchStore,
-  CustodyStore,
-  DdsRegistry,
-  DdsStore,
-  EvidenceArchive,
-  EvidencePinMessage,
-  FarmerPhoneStore,
-  ForestCheck,
-  Ledger,
-  NationalFarmerRegistry,
-  Notifier,
-  PayoutProvider,
-  PayoutResolutionStore,
-  PayoutStore,
-  PayoutWorkflow,
-  RegistryStore,
-  TraceLogReader,
-  WebhookReceiptStore,
-  WorkQueue,
-} from '../../../shared/domain/ports';
+import type { BatchStore, CustodyStore } from '../../../shared/domain/ports/batches';
+import type { DdsRegistry, DdsStore } from '../../../shared/domain/ports/eudr';
+import type { EvidenceArchive, EvidencePinMessage } from '../../../shared/domain/ports/evidence';
+import type { Ledger, TraceLogReader } from '../../../shared/domain/ports/ledger';
+import type { Notifier, WebhookReceiptStore, WorkQueue } from '../../../shared/domain/ports/messaging';
+import type { PayoutProvider, PayoutResolutionStore, PayoutStore, PayoutWorkflow } from '../../../shared/domain/ports/payouts';
+import type { FarmerPhoneStore, ForestCheck, NationalFarmerRegistry, RegistryStore } from '../../../shared/domain/ports/registry';
 import type { Batch, BatchLedgerTx, Cooperative, Farmer, Payout } from '../../../shared/domain/records';
 
 /** What every fake method does unless the test overrides it. */

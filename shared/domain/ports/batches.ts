@@ -1,0 +1,82 @@
+/**
+ * Ports: Batches and their custody trail: the batch store (audit log, jobs) and stage changes with their ledger
+ * writes (docs/api/batches-and-custody.md).
+ * Adapters in `shared/adapters/<system>/` implement them; tests hand in fakes or the local components.
+ * Money is integers: `*_usd_micro` is micro-USD(C) (6 decimals), `*_ugx` whole shillings.
+ */
+
+import type { AuditEntry, Batch, BatchLedgerTx, Job, LedgerTx, PendingBatch, PurchaseOrder, Stage, StageHistoryEntry } from '../records';
+
+/** Batches, their audit log and jobs (docs/api/batches-and-custody.md#custody-trail). */
+export interface BatchStore {
+  /** The next batch number of `year` (atomic counter, 1-based). */
+  nextBatchNumber(year: number): Promise<number>;
+  /** Stores a mint-pending batch with the ledger write that mints its BatchToken (and a job), in one transaction. */
+  putPending(batch: Batch, mint: BatchLedgerTx, job?: Job): Promise<void>;
+  /** The mint was refused by the ledger: the batch's mint FAILED (and its job). */
+  markMintFailed(batchId: string, reason: string, jobId?: string, at?: string): Promise<void>;
+  /**
+   * The mint is mined: batch DELIVERED with its history entry, the first audit entry, the job
+   * COMPLETE, in one transaction. Returns false when it was confirmed already (idempotent).
+   */
+  confirmMint(input: {
+    batchId: string;
+    txHash: string;
+    entry: AuditEntry;
+    history: StageHistoryEntry;
+    jobId?: string;
+    at: string;
+  }): Promise<boolean>;
+  /** A batch whatever its mint status (pending ones included). */
+  getAny(batchId: string): Promise<PendingBatch | null>;
+  /** A confirmed batch (mint CONFIRMED), else null. */
+  get(batchId: string): Promise<Batch | null>;
+  setPaymentStatus(batchId: string, status: Batch['payment_status']): Promise<void>;
+  /** The batch's audit entries in sequence order. */
+  auditEntries(batchId: string): Promise<AuditEntry[]>;
+  /** Confirmed batches whose NET_COFFEE_PAYMENT payout does not exist yet, confirmed before `before` (ISO). */
+  awaitingPayoutBefore(before: string, limit: number): Promise<string[]>;
+  /**
+   * The farmer's confirmed batches (mint CONFIRMED), at most `limit`, for the credit score. The
+   * farmer's cooperative is passed because batches are indexed by cooperative (a bounded read of
+   * that cooperative's batches, see the adapter).
+   */
+  listByFarmer(farmerId: string, cooperativeId: string, limit: number): Promise<Batch[]>;
+  putJob(job: Job): Promise<void>;
+  getJob(jobId: string): Promise<Job | null>;
+}
+
+/** Custody trail writes: stage changes with their ledger writes, and purchase orders (docs/api/batches-and-custody.md#custody-trail). */
+export interface CustodyStore {
+  /**
+   * Commits a stage change: stage, history, audit entry and the trace-log write to make, in one
+   * transaction conditional on the stage it moves from; `outturnKg` (MILLED) is kept on the batch
+   * as its green-coffee weight. Errors: StageConflictError.
+   */
+  commitStage(input: {
+    batchId: string;
+    tokenId: string;
+    from: Stage;
+    to: Stage;
+    at: string;
+    actor: string;
+    evidenceCid: string;
+    payload: Record<string, unknown>;
+    outturnKg?: number;
+  }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }>;
+  getLedgerTx(id: string): Promise<LedgerTx | null>;
+  /** Keeps a signed transaction (raw bytes, hash, nonce) before it is broadcast. */
+  keepSigned(id: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void>;
+  /** The ledger write is mined: CONFIRMED, its hash into the batch's history, its job COMPLETE. */
+  confirm(tx: LedgerTx, txHash: string, blockNumber: number, at: string): Promise<void>;
+  /** Attaches a job to a write not yet confirmed; false when it was confirmed meanwhile. */
+  attachJob(tx: LedgerTx, job: Job): Promise<boolean>;
+  markFailed(id: string, reason: string, at: string): Promise<void>;
+  /** Ledger writes not confirmed, created before `before` (ISO), oldest first. */
+  openLedgerTxsBefore(before: string, limit: number): Promise<LedgerTx[]>;
+  /** Errors: VALIDATION_ERROR when a batch is on another purchase order already. */
+  createPurchaseOrder(po: PurchaseOrder): Promise<void>;
+  getPurchaseOrder(id: string): Promise<PurchaseOrder | null>;
+  /** DRAFT → CONFIRMED (false when it was confirmed already). */
+  confirmPurchaseOrder(po: PurchaseOrder, actor: string, at: string): Promise<boolean>;
+}

@@ -1,0 +1,106 @@
+/**
+ * Ports: The EVM ledger as the single ledger writer uses it: kept signed writes, receipts, the trace log read back, and
+ * the parking of writes that kept failing.
+ * Adapters in `shared/adapters/<system>/` implement them; tests hand in fakes or the local components.
+ * Money is integers: `*_usd_micro` is micro-USD(C) (6 decimals), `*_ugx` whole shillings.
+ */
+
+import type { Hex } from 'viem';
+import type { LedgerTx } from '../records';
+
+/** Receipt of a ledger transaction once mined. */
+export interface LedgerReceipt {
+  status: 'success' | 'reverted';
+  blockNumber: bigint;
+  txHash: Hex;
+}
+
+/**
+ * The EVM ledger as the single ledger writer uses it: BatchToken (ERC-721) and TraceLog writes,
+ * each signed once, kept, and re-sent as the same transaction until mined.
+ * Errors: `LedgerUnavailableError` when the RPC endpoint cannot be reached or the send fails.
+ */
+export interface Ledger {
+  /**
+   * `BatchToken.mint(custodian, tokenId, batchId, auditHash)` as a kept signed transaction: signed
+   * with the signer's next nonce, handed to `keep` to be stored durably, then broadcast. Minting an
+   * existing token id is refused (TokenAlreadyMintedError), so a replayed mint cannot make a second token.
+   */
+  mintBatchTokenKept(
+    input: { tokenId: bigint; batchId: string; auditHash: Hex },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
+  /**
+   * `TraceLog.recordStage(tokenId, stageCode, evidenceCid, auditHash)` (event `StageRecorded`) as a
+   * kept signed transaction, like mintBatchTokenKept. The chain does not check stage order (the
+   * service does); stage codes DELIVERED=0 … SETTLED=6.
+   */
+  recordStageKept(
+    input: { tokenId: bigint; stage: LedgerStage; evidenceCid: string; auditHash: Hex },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
+  /**
+   * `AuditAnchor.anchor(root, headCount)` (docs/api/anchoring.md#anchoring-of-the-audit-log) as a kept signed transaction, like
+   * mintBatchTokenKept. The contract refuses a root it has (AlreadyAnchored) and an empty anchor.
+   */
+  anchorAuditRootKept(
+    input: { root: Hex; headCount: number },
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
+  /** Broadcasts a kept signed transaction again (same bytes, same hash). */
+  rebroadcast(rawTx: Hex, txHash: Hex): Promise<void>;
+  /** Waits up to `timeoutMs` for the receipt; `null` when it is not there by then. */
+  waitForReceipt(txHash: Hex, timeoutMs: number): Promise<LedgerReceipt | null>;
+}
+
+/** Custody stages as the trace log numbers them (DELIVERED=0 … SETTLED=6). */
+type LedgerStage = 'DELIVERED' | 'GRADED' | 'MILLED' | 'WAREHOUSED' | 'COMMITTED' | 'EXPORTED' | 'SETTLED';
+
+/** A TraceLog `StageRecorded(tokenId, stage, evidenceCid, auditHash, recorder)` log in a mined block. */
+export interface RecordedStage {
+  tokenId: bigint;
+  /** Stage code (`STAGE_CODES`: DELIVERED=0 … SETTLED=6). */
+  stage: number;
+  evidenceCid: string;
+  auditHash: Hex;
+  /** The block the transaction was mined in. */
+  blockNumber: bigint;
+}
+
+/**
+ * Reads the trace log back (no signing key): what a chain event claims is checked against it.
+ * `stageRecordedAt(txHash, logIndex)`: the `StageRecorded` log at block-level `logIndex` of the
+ * mined, successful transaction `txHash`, emitted by the configured TraceLog contract; `null` when
+ * there is no such transaction (or it is not mined, or reverted), or that log is missing, comes
+ * from another contract or is not a StageRecorded log.
+ * Errors: `LedgerUnavailableError` when the ledger cannot be read (or is another chain).
+ */
+export interface TraceLogReader {
+  stageRecordedAt(txHash: Hex, logIndex: number): Promise<RecordedStage | null>;
+}
+
+/**
+ * Ledger writes that kept failing (the single ledger writer's poison-message policy): each failed
+ * attempt is counted on the write; after the allowed attempts the write is parked — FAILED with
+ * its reason, out of the open index (so neither the queue nor the reconciler sends it again) and
+ * in the parked index, listed for operators who retry or discard it (`npm run ledger-parked`).
+ */
+export interface LedgerWriteParking {
+  /** Counts one failed attempt of an open write (its reason kept as `last_error`); the attempts so far, 0 when the write is no longer open. */
+  recordFailedAttempt(id: string, reason: string, at: string): Promise<number>;
+  /** Parks an open write: FAILED with `reason`, `parked_at`, in the parked index. False when it was confirmed or failed meanwhile. */
+  park(id: string, reason: string, at: string): Promise<boolean>;
+  /** Parked writes, oldest parked first. */
+  parked(limit: number): Promise<LedgerTx[]>;
+  /** A parked write open again (SENT when it was signed, else PENDING; attempts reset, back in the open index). Null when it is not parked. */
+  unpark(id: string, at: string): Promise<LedgerTx | null>;
+  /** A parked write leaves the parked index (it was discarded: its cause settled as refused). False when it was not parked. */
+  discard(id: string, reason: string, at: string): Promise<boolean>;
+  /** The oldest write not yet confirmed, failed nor parked (its `created_at` is the commit time), or null. */
+  oldestOpen(): Promise<LedgerTx | null>;
+}
+
+/** Ledger-write queue (FIFO, one writer): make this ledger write land. */
+export interface LedgerWriteMessage {
+  ledger_tx_id: string;
+}
