@@ -116,7 +116,8 @@ const carPinner = (): Promise<CarPinner> =>
         secretAccessKey: creds.secret_access_key,
       });
     }
-    if (api === 'kubo') return new KuboCarPinner({ apiUrl: endpoint, ...(creds.authorization ? { authorization: creds.authorization } : {}) });
+    if (api === 'kubo')
+      return new KuboCarPinner({ apiUrl: endpoint, ...(creds.authorization ? { authorization: creds.authorization } : {}) });
     throw new Error(`EVIDENCE_PINNING_API must be s3 or kubo, not ${JSON.stringify(api)}`);
   });
 

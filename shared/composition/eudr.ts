@@ -18,7 +18,8 @@ import { batchRepo, custodyRepo, ddsRepo, now, registryRepo } from './platform';
 const ddsDocuments: DdsDocuments = { submitRequestXml: submitDdsRequestXml };
 
 /** Due diligence statements to file with the EU Information System (DDS_FILING_QUEUE_URL). */
-const ddsFilingQueue = (): WorkQueue<DdsFilingMessage> => once(ddsFilingQueue, () => new SqsWorkQueue<DdsFilingMessage>('DDS_FILING_QUEUE_URL'));
+const ddsFilingQueue = (): WorkQueue<DdsFilingMessage> =>
+  once(ddsFilingQueue, () => new SqsWorkQueue<DdsFilingMessage>('DDS_FILING_QUEUE_URL'));
 
 /** The EU Information System's DDS service (EUDR_DDS_ENDPOINT, its credentials). Errors: rejects naming a missing setting. */
 export const ddsRegistry = (): Promise<DdsRegistry> => once(ddsRegistry, createSoapDdsRegistryFromEnv);

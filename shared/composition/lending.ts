@@ -18,7 +18,17 @@ import { vaultWriteQueue } from '../use-cases/vault-writes';
 import { evidenceKeeping } from './batches';
 import { once, onFirstUse } from './once';
 import { payoutDeps } from './payouts';
-import { batchRepo, custodyRepo, ledgerWriteQueue, loanRepo, now, payoutRepo, registryRepo, settlementRepo, webhookReceipts } from './platform';
+import {
+  batchRepo,
+  custodyRepo,
+  ledgerWriteQueue,
+  loanRepo,
+  now,
+  payoutRepo,
+  registryRepo,
+  settlementRepo,
+  webhookReceipts,
+} from './platform';
 
 /**
  * Lending (docs/api/lending.md): MFI deposits into the vault, the vault read back, loans against

@@ -49,7 +49,14 @@ const payoutOrderReader = (): PayoutOrderReader =>
 
 /** Ports of the payout use cases (state-machine tasks, batch payouts, reconciliation). */
 export function payoutDeps(): PayoutDeps {
-  return { registry: registryRepo(), batches: batchRepo(), payouts: payoutRepo(), provider: payoutProvider(), workflow: payoutWorkflow(), now };
+  return {
+    registry: registryRepo(),
+    batches: batchRepo(),
+    payouts: payoutRepo(),
+    provider: payoutProvider(),
+    workflow: payoutWorkflow(),
+    now,
+  };
 }
 
 /** Ports of POST /payments/farmer-payout: point reads of farmers and batches (not their whole repositories), the payout store, provider and workflow. */
