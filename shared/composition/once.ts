@@ -1,11 +1,20 @@
 /**
- * The composition's one build-once helper, and the deferral built on it.
+ * Composition (docs/architecture.md#composition): each file of shared/composition builds the
+ * ports of one capability (./payouts, ./lending, ./ledger, ./batches, …) from the environment; what
+ * several capabilities use is in ./platform. This module is their one build-once helper and the
+ * deferral built on it.
  *
  * A Lambda container serves many invocations; its clients and adapters (SDK clients, stores, the
  * ledger's signer, secrets read from Secrets Manager) are built once and reused by every later
- * invocation. Every accessor of shared/composition goes through {@link once}, so there is one
- * place where that happens and one rule for failures. The cache is per process: one Lambda
- * container in AWS; the whole local stack (every function's handler runs in that one process).
+ * invocation. Every accessor goes through {@link once}, so there is one place where that happens
+ * and one rule for failures. The cache is per process: one Lambda container in AWS; the whole local
+ * stack locally (every function's handler runs in that one process).
+ *
+ * Bundles: how the accessors are split into files does not change what a bundle carries, as long as
+ * nothing is built at module level (esbuild drops unreached top-level declarations, but keeps a
+ * top-level call). Measured with the esbuild options of infra/bundling.ts: 27 files split by outside
+ * system and these capability files give the same bundles within 0.14 % (+19 to +317 bytes per
+ * function, this helper), and the same cold loads within the noise of the shared machine.
  */
 
 /** What {@link once} has built in this process, by key. */
