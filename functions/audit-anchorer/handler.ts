@@ -1,4 +1,4 @@
-import { anchoringDeps } from '../../shared/composition/anchoring';
+import { anchoringDeps } from '../../shared/composition/ledger';
 import { instrumented } from '../../shared/runtime/instrument';
 import { runAnchor, type AnchorRunResult } from '../../shared/use-cases/anchoring';
 

@@ -1,5 +1,5 @@
-import { payoutDeps } from '../../shared/composition';
-import { loanDisbursementDeps } from '../../shared/composition/loans';
+import { loanDisbursementDeps } from '../../shared/composition/lending';
+import { payoutDeps } from '../../shared/composition/payouts';
 import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import { startLoanDisbursement } from '../../shared/use-cases/loans';

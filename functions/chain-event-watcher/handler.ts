@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chainWatchConfig, chainWatchDeps } from '../../shared/composition/chain-watch';
+import { chainWatchConfig, chainWatchDeps } from '../../shared/composition/chain-events';
 import { instrumented } from '../../shared/runtime/instrument';
 import { runChainWatch, type ChainWatchReport } from '../../shared/use-cases/chain-watch';
 

@@ -1,6 +1,5 @@
-import { chainEventDeps } from '../../shared/composition';
-import { chainConfirmationDeps } from '../../shared/composition/chain-watch';
-import { settlementDeps } from '../../shared/composition/settlement';
+import { chainConfirmationDeps, chainEventDeps } from '../../shared/composition/chain-events';
+import { settlementDeps } from '../../shared/composition/lending';
 import { secret } from '../../shared/config';
 import { AnyChainEventSchema } from '../../shared/http/schemas';
 import { webhookHandler } from '../../shared/http/webhook';

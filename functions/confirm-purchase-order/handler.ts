@@ -1,4 +1,4 @@
-import { purchaseOrderDeps } from '../../shared/composition/custody';
+import { purchaseOrderDeps } from '../../shared/composition/batches';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, PurchaseOrderIdParam } from '../../shared/http/path-params';
 import { purchaseOrderView } from '../../shared/http/views';

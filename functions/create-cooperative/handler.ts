@@ -1,4 +1,4 @@
-import { now, registryRepo } from '../../shared/composition/repos';
+import { now, registryRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { CreateCooperativeSchema } from '../../shared/http/registry-schemas';
 import { cooperativeView } from '../../shared/http/views';

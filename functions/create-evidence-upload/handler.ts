@@ -1,5 +1,5 @@
-import { evidenceUploadDeps } from '../../shared/composition/evidence-uploads';
-import { idempotencyStore } from '../../shared/composition/repos';
+import { evidenceUploadDeps } from '../../shared/composition/batches';
+import { idempotencyStore } from '../../shared/composition/platform';
 import { CreateEvidenceUploadSchema, evidenceUploadView } from '../../shared/http/evidence-upload-schemas';
 import { httpHandler } from '../../shared/http/handler';
 import { withIdempotency } from '../../shared/http/idempotency';

@@ -1,4 +1,4 @@
-import { manualPayoutDailyLimitUsdMicro, payoutCreationDeps } from '../../shared/composition';
+import { manualPayoutDailyLimitUsdMicro, payoutCreationDeps } from '../../shared/composition/payouts';
 import { usdcToMicro } from '../../shared/domain/money';
 import { assertMayMoveMoney } from '../../shared/domain/access';
 import { httpHandler } from '../../shared/http/handler';

@@ -1,4 +1,4 @@
-import { loanDeps } from '../../shared/composition/loans';
+import { loanDeps } from '../../shared/composition/lending';
 import { usdcToMicro } from '../../shared/domain/money';
 import { httpHandler } from '../../shared/http/handler';
 import { CreateLoanSchema } from '../../shared/http/loan-schemas';

@@ -1,5 +1,5 @@
-import { depositDeps } from '../../shared/composition/deposits';
-import { idempotencyStore } from '../../shared/composition/repos';
+import { depositDeps } from '../../shared/composition/lending';
+import { idempotencyStore } from '../../shared/composition/platform';
 import { CreateDepositSchema } from '../../shared/http/deposit-schemas';
 import { depositView } from '../../shared/http/deposit-views';
 import { httpHandler } from '../../shared/http/handler';

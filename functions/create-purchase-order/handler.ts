@@ -1,4 +1,4 @@
-import { batchRepo, custodyRepo, now } from '../../shared/composition/repos';
+import { batchRepo, custodyRepo, now } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { CreatePurchaseOrderSchema } from '../../shared/http/schemas';
 import { purchaseOrderView } from '../../shared/http/views';

@@ -1,6 +1,5 @@
-import { ddsRegistry, ddsRepo } from '../../shared/composition/eudr';
-import { notifier } from '../../shared/composition/notifier';
-import { now } from '../../shared/composition/repos';
+import { ddsRegistry } from '../../shared/composition/eudr';
+import { ddsRepo, notifier, now } from '../../shared/composition/platform';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import type { DdsFilingMessage } from '../../shared/domain/ports/eudr';
 import { fileDds } from '../../shared/use-cases/eudr';

@@ -1,4 +1,4 @@
-import { evidencePinnerDeps } from '../../shared/composition/evidence-pinner';
+import { evidencePinnerDeps } from '../../shared/composition/batches';
 import type { EvidencePinMessage } from '../../shared/domain/ports/evidence';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import { pinEvidence } from '../../shared/use-cases/evidence-pinning';

@@ -1,4 +1,4 @@
-import { batchRepo, loanRepo, payoutRepo } from '../../shared/composition/repos';
+import { batchRepo, loanRepo, payoutRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { BatchIdParam, IdParams } from '../../shared/http/path-params';
 import { loanView } from '../../shared/http/views';

@@ -1,4 +1,4 @@
-import { batchRepo } from '../../shared/composition/repos';
+import { batchRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, BatchIdParam } from '../../shared/http/path-params';
 import { batchView } from '../../shared/http/views';

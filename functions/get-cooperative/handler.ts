@@ -1,4 +1,4 @@
-import { registryRepo } from '../../shared/composition/repos';
+import { registryRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, PathId } from '../../shared/http/path-params';
 import { cooperativeView } from '../../shared/http/views';

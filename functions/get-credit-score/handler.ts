@@ -1,4 +1,4 @@
-import { creditScoreDeps } from '../../shared/composition/lending-reads';
+import { creditScoreDeps } from '../../shared/composition/lending';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, PathId } from '../../shared/http/path-params';
 import { getCreditScore } from '../../shared/use-cases/credit-score';

@@ -1,4 +1,4 @@
-import { evidencePackDeps } from '../../shared/composition/evidence-pack';
+import { evidencePackDeps } from '../../shared/composition/eudr';
 import { EVIDENCE_PACK_CID_HEADER, evidencePackDocument } from '../../shared/http/evidence-pack';
 import { httpHandler } from '../../shared/http/handler';
 import { DdsIdParam, IdParams } from '../../shared/http/path-params';

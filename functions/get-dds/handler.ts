@@ -1,4 +1,4 @@
-import { ddsRepo } from '../../shared/composition/eudr';
+import { ddsRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, DdsIdParam } from '../../shared/http/path-params';
 import { ddsView } from '../../shared/http/views';

@@ -1,4 +1,4 @@
-import { payoutRepo } from '../../shared/composition/repos';
+import { payoutRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, PayoutIdParam } from '../../shared/http/path-params';
 import { payoutStatusView } from '../../shared/http/views';

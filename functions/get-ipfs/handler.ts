@@ -1,4 +1,4 @@
-import { evidenceArchive } from '../../shared/composition/evidence';
+import { evidenceArchive } from '../../shared/composition/batches';
 import { errorResponse, jsonResponse, type HttpResult } from '../../shared/http/envelope';
 import { httpHandler } from '../../shared/http/handler';
 import { IpfsParams } from '../../shared/http/path-params';

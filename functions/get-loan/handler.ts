@@ -1,4 +1,4 @@
-import { loanRepo, payoutRepo } from '../../shared/composition/repos';
+import { loanRepo, payoutRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { LoanIdParam } from '../../shared/http/loan-schemas';
 import { IdParams } from '../../shared/http/path-params';

@@ -1,4 +1,4 @@
-import { mfiVaultDeps } from '../../shared/composition/deposits';
+import { mfiVaultDeps } from '../../shared/composition/lending';
 import { vaultView } from '../../shared/http/deposit-views';
 import { httpHandler } from '../../shared/http/handler';
 import { readVault } from '../../shared/use-cases/deposits';

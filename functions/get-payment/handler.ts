@@ -1,5 +1,5 @@
-import { depositRepo } from '../../shared/composition/deposits';
-import { payoutRepo } from '../../shared/composition/repos';
+import { depositRepo } from '../../shared/composition/lending';
+import { payoutRepo } from '../../shared/composition/platform';
 import { depositView } from '../../shared/http/deposit-views';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, PaymentIdParam } from '../../shared/http/path-params';

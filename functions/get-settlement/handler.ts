@@ -1,4 +1,4 @@
-import { batchRepo, custodyRepo, settlementRepo } from '../../shared/composition/repos';
+import { batchRepo, custodyRepo, settlementRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, PurchaseOrderIdParam } from '../../shared/http/path-params';
 import { settlementReadingView } from '../../shared/http/views';

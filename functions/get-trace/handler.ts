@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { tracePageDeps } from '../../shared/composition/trace-page';
+import { tracePageDeps } from '../../shared/composition/audit';
 import { publicBaseUrl } from '../../shared/config';
 import { DomainError } from '../../shared/domain/errors';
 import { jsonResponse } from '../../shared/http/envelope';

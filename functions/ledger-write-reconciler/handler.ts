@@ -1,11 +1,11 @@
 import { instrumented } from '../../shared/runtime/instrument';
-import { pinReconciliationDeps } from '../../shared/composition/evidence';
-import { ledgerWriteQueue } from '../../shared/composition/queues';
-import { custodyRepo, ledgerParkingRepo, now } from '../../shared/composition/repos';
+import { pinReconciliationDeps } from '../../shared/composition/batches';
+import { ledgerParkingRepo } from '../../shared/composition/ledger';
+import { loanWriteOffDeps } from '../../shared/composition/lending';
+import { custodyRepo, ledgerWriteQueue, now } from '../../shared/composition/platform';
 import { envOr } from '../../shared/config';
 import { metrics } from '../../shared/runtime/metrics';
 import { requeueStalePins } from '../../shared/use-cases/evidence-pinning';
-import { loanWriteOffDeps } from '../../shared/composition/loan-write-offs';
 import { oldestPendingLedgerWriteAgeSeconds, requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
 import { writeOffDefaultedLoans, type LoanWriteOffReport } from '../../shared/use-cases/loans';
 

@@ -1,5 +1,4 @@
-import { ledgerWriterDeps } from '../../shared/composition';
-import { ledgerParkingRepo } from '../../shared/composition/repos';
+import { ledgerParkingRepo, ledgerWriterDeps } from '../../shared/composition/ledger';
 import { envOr } from '../../shared/config';
 import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import { metrics } from '../../shared/runtime/metrics';

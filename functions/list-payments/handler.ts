@@ -1,4 +1,4 @@
-import { batchRepo, payoutRepo } from '../../shared/composition/repos';
+import { batchRepo, payoutRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { ListPaymentsQuerySchema } from '../../shared/http/payout-schemas';
 import { validate } from '../../shared/http/validation';

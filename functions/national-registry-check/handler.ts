@@ -1,6 +1,6 @@
 import { instrumented } from '../../shared/runtime/instrument';
-import { nationalRegistry } from '../../shared/composition/national-registry';
-import { now, registryRepo } from '../../shared/composition/repos';
+import { now, registryRepo } from '../../shared/composition/platform';
+import { nationalRegistry } from '../../shared/composition/registry';
 import { settlePendingNationalChecks, type NationalCheckReport } from '../../shared/use-cases/registry';
 
 /**

@@ -1,4 +1,4 @@
-import { depositDeps } from '../../shared/composition/deposits';
+import { depositDeps } from '../../shared/composition/lending';
 import { secret } from '../../shared/config';
 import { OnRampWebhookSchema } from '../../shared/http/deposit-schemas';
 import { webhookHandler } from '../../shared/http/webhook';

@@ -1,4 +1,4 @@
-import { payoutDeps } from '../../shared/composition';
+import { payoutDeps } from '../../shared/composition/payouts';
 import { attemptNumber } from '../../shared/domain/payout-lifecycle';
 import { logger } from '../../shared/runtime/logger';
 import { runPayoutAttempt } from '../../shared/use-cases/payouts';

@@ -1,5 +1,4 @@
-import { notifier } from '../../shared/composition/notifier';
-import { now, payoutRepo, registryRepo } from '../../shared/composition/repos';
+import { notifier, now, payoutRepo, registryRepo } from '../../shared/composition/platform';
 import { moveToManualReview } from '../../shared/use-cases/payouts';
 import { instrumented } from '../../shared/runtime/instrument';
 

@@ -1,4 +1,4 @@
-import { payoutWebhookDeps } from '../../shared/composition';
+import { payoutWebhookDeps } from '../../shared/composition/payouts';
 import { secret } from '../../shared/config';
 import { PayoutWebhookSchema } from '../../shared/http/payout-schemas';
 import { webhookHandler } from '../../shared/http/webhook';

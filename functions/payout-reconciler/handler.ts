@@ -1,6 +1,6 @@
-import { payoutDeps } from '../../shared/composition';
+import { payoutDeps } from '../../shared/composition/payouts';
+import { loanRepo } from '../../shared/composition/platform';
 import { envOr } from '../../shared/config';
-import { loanRepo } from '../../shared/composition/repos';
 import { reconcileLoans, startLoanDisbursement, type LoanReconcileReport } from '../../shared/use-cases/loans';
 import { reconcilePayouts, type ReconcileReport } from '../../shared/use-cases/reconcile';
 import { instrumented } from '../../shared/runtime/instrument';

@@ -1,4 +1,4 @@
-import { settlementDeps } from '../../shared/composition/settlement';
+import { settlementDeps } from '../../shared/composition/lending';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, PurchaseOrderIdParam } from '../../shared/http/path-params';
 import { RefundBuyerPaymentSchema } from '../../shared/http/schemas';

@@ -1,6 +1,5 @@
-import { forestCheck } from '../../shared/composition/registry';
-import { nationalRegistry } from '../../shared/composition/national-registry';
-import { now, registryRepo } from '../../shared/composition/repos';
+import { now, registryRepo } from '../../shared/composition/platform';
+import { forestCheck, nationalRegistry } from '../../shared/composition/registry';
 import { errorResponse } from '../../shared/http/envelope';
 import { httpHandler } from '../../shared/http/handler';
 import { RegisterFarmerSchema } from '../../shared/http/registry-schemas';

@@ -1,4 +1,4 @@
-import { manualReviewDeps } from '../../shared/composition/manual-review';
+import { manualReviewDeps } from '../../shared/composition/payouts';
 import { assertDuty } from '../../shared/domain/access';
 import { httpHandler } from '../../shared/http/handler';
 import { ResolvePayoutSchema } from '../../shared/http/manual-review-schemas';

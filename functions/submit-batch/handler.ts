@@ -1,5 +1,5 @@
-import { batchDeps } from '../../shared/composition';
-import { idempotencyStore } from '../../shared/composition/repos';
+import { batchDeps } from '../../shared/composition/batches';
+import { idempotencyStore } from '../../shared/composition/platform';
 import { envOr } from '../../shared/config';
 import { httpHandler } from '../../shared/http/handler';
 import { SubmitBatchSchema } from '../../shared/http/schemas';

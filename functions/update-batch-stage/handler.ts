@@ -1,5 +1,4 @@
-import { custodyDeps } from '../../shared/composition/custody';
-import { uploadedPhotoDeps } from '../../shared/composition/uploaded-photos';
+import { custodyDeps, uploadedPhotoDeps } from '../../shared/composition/batches';
 import { envOr } from '../../shared/config';
 import { CALLER_STAGES, type CallerStage } from '../../shared/domain/custody';
 import { httpHandler } from '../../shared/http/handler';

@@ -1,4 +1,4 @@
-import { now, registryRepo } from '../../shared/composition/repos';
+import { now, registryRepo } from '../../shared/composition/platform';
 import { httpHandler } from '../../shared/http/handler';
 import { IdParams, PathId } from '../../shared/http/path-params';
 import { UpdateCooperativeSchema } from '../../shared/http/registry-schemas';

@@ -1,5 +1,5 @@
-import { farmerUpdateDeps } from '../../shared/composition/farmer-updates';
-import { now } from '../../shared/composition/repos';
+import { now } from '../../shared/composition/platform';
+import { farmerUpdateDeps } from '../../shared/composition/registry';
 import { assertMayMoveMoney } from '../../shared/domain/access';
 import { httpHandler } from '../../shared/http/handler';
 import { UpdateFarmerSchema } from '../../shared/http/manual-review-schemas';

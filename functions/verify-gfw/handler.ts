@@ -1,5 +1,5 @@
-import { forestCheck } from '../../shared/composition/eudr';
-import { registryRepo } from '../../shared/composition/repos';
+import { registryRepo } from '../../shared/composition/platform';
+import { forestCheck } from '../../shared/composition/registry';
 import { httpHandler } from '../../shared/http/handler';
 import { VerifyGfwSchema } from '../../shared/http/schemas';
 import { verifyFarmForest } from '../../shared/use-cases/eudr';

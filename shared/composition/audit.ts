@@ -1,13 +1,21 @@
 import { fetchEvidenceFromGateway } from '../adapters/ipfs/gateway-fetch';
-import { AuditAnchorRepository } from '../adapters/dynamodb/anchor-repo';
 import { auditAnchorReaderFromEnv } from '../adapters/ledger/anchor-reader';
 import { readChainTrail } from '../adapters/ledger/trail-reader';
 import { envOr, requireEnv } from '../config';
+import { filesOfCar } from '../domain/evidence-car-reader';
 import type { AnchorRootReader, EvidenceFetcher } from '../domain/ports/audit';
 import type { AuditDeps } from '../use-cases/audit';
-import { filesOfCar } from '../domain/evidence-car-reader';
-import { evidenceArchive } from './evidence';
-import { batchRepo } from './repos';
+import type { TracePageDeps } from '../use-cases/trace-page';
+import { evidenceArchive } from './batches';
+import { once } from './once';
+import { auditAnchorRepo, batchRepo, ddsRepo, registryRepo } from './platform';
+
+/**
+ * Reading a batch's trail back and verifying it (GET /batch/{id}/audit, the public trace page, and
+ * the EU evidence pack in ./eudr): the table, the ledger read only (no signing key), the evidence
+ * copy and the anchors. The ledger's settings are read on first use, so a request refused by its
+ * access check (a 404 or 403) needs none of them.
+ */
 
 /**
  * Where the audit verification reads evidence: the service's own copy (the evidence bucket, a CAR
@@ -15,14 +23,14 @@ import { batchRepo } from './repos';
  * IPFS_GATEWAY_URL (default https://ipfs.io). Either way the verifier re-imports the files and
  * compares the CID.
  */
-function evidenceFetcher(): EvidenceFetcher {
-  const gateway = fetchEvidenceFromGateway(envOr('IPFS_GATEWAY_URL', 'https://ipfs.io'));
-  return async (cid) => {
-    const car = await evidenceArchive().getCar(cid);
-    if (!car) return gateway(cid);
-    return { files: (await filesOfCar(car)).files };
-  };
-}
+const fetchEvidence: EvidenceFetcher = async (cid) => {
+  const car = await evidenceArchive().getCar(cid);
+  if (!car) return ipfsGateway()(cid);
+  return { files: (await filesOfCar(car)).files };
+};
+
+/** Evidence from the IPFS gateway at IPFS_GATEWAY_URL (default https://ipfs.io). */
+const ipfsGateway = (): EvidenceFetcher => once(ipfsGateway, () => fetchEvidenceFromGateway(envOr('IPFS_GATEWAY_URL', 'https://ipfs.io')));
 
 /** The chain trail of a token, read from LEDGER_RPC_URL (no signing key needed). */
 function chainTrailOf(tokenId: bigint): ReturnType<typeof readChainTrail> {
@@ -35,21 +43,17 @@ function chainTrailOf(tokenId: bigint): ReturnType<typeof readChainTrail> {
   });
 }
 
+/** AuditAnchor's `anchoredAtBlock(root)` (LEDGER_RPC_URL, LEDGER_CHAIN_ID, AUDIT_ANCHOR_ADDRESS). */
+const anchorRootReader = (): AnchorRootReader => once(anchorRootReader, () => auditAnchorReaderFromEnv());
+/** {@link anchorRootReader}, built at its first call. */
+const anchorRoot: AnchorRootReader = (root) => anchorRootReader()(root);
+
 /** Ports of audit reading and verification. */
 export function auditDeps(): AuditDeps {
-  return {
-    batches: batchRepo(),
-    chainTrail: chainTrailOf,
-    fetchEvidence: evidenceFetcher(),
-    anchors: new AuditAnchorRepository(),
-    anchorRoot: anchorRootOf,
-  };
+  return { batches: batchRepo(), chainTrail: chainTrailOf, fetchEvidence, anchors: auditAnchorRepo(), anchorRoot };
 }
 
-let anchorReader: AnchorRootReader | undefined;
-
-/** AuditAnchor's `anchoredAtBlock(root)`, its reader built from the environment on first use (a 404 or 403 needs no ledger settings). */
-function anchorRootOf(root: `0x${string}`): Promise<bigint | null> {
-  anchorReader ??= auditAnchorReaderFromEnv();
-  return anchorReader(root);
+/** Ports of the public trace page: the table, and the ledger (read only), the evidence copy and the anchors as the audit reads them. */
+export function tracePageDeps(): TracePageDeps {
+  return { ...auditDeps(), registry: registryRepo(), dds: ddsRepo() };
 }

@@ -1,26 +1,31 @@
+import { SqsWorkQueue } from '../adapters/aws/queues';
 import { createSoapDdsRegistryFromEnv } from '../adapters/eudr/soap-dds-registry';
 import { submitDdsRequestXml } from '../adapters/eudr/submit-dds-xml';
-import type { DdsDocuments, DdsRegistry } from '../domain/ports/eudr';
+import type { DdsDocuments, DdsFilingMessage, DdsRegistry } from '../domain/ports/eudr';
+import type { WorkQueue } from '../domain/ports/messaging';
 import type { DdsDeps } from '../use-cases/eudr';
-import { ddsFilingQueue } from './queues';
-import { batchRepo, custodyRepo, ddsRepo, now, registryRepo } from './repos';
+import type { EvidencePackDeps } from '../use-cases/evidence-pack';
+import { auditDeps } from './audit';
+import { once } from './once';
+import { batchRepo, custodyRepo, ddsRepo, now, registryRepo } from './platform';
 
 /**
- * EUDR adapters: due diligence statements, filed over SOAP with the EU Information System at
- * EUDR_DDS_ENDPOINT (locally its sandbox). The forest check is in ./registry.
+ * EUDR (docs/api/eudr.md): due diligence statements, generated from a batch and filed over SOAP
+ * with the EU Information System at EUDR_DDS_ENDPOINT (locally its sandbox) by the DDS filer, and
+ * the EU evidence pack. The forest check is in ./registry, the statements' store in ./platform.
  */
-export { forestCheck } from './registry';
-let registryP: Promise<DdsRegistry> | undefined;
 
 /** The EU Information System's SubmitDdsRequest XML (V3). */
 const ddsDocuments: DdsDocuments = { submitRequestXml: submitDdsRequestXml };
 
-export function ddsRegistry(): Promise<DdsRegistry> {
-  registryP ??= createSoapDdsRegistryFromEnv();
-  registryP.catch(() => (registryP = undefined));
-  return registryP;
-}
+/** Due diligence statements to file with the EU Information System (DDS_FILING_QUEUE_URL). */
+const ddsFilingQueue = (): WorkQueue<DdsFilingMessage> =>
+  once(ddsFilingQueue, () => new SqsWorkQueue<DdsFilingMessage>('DDS_FILING_QUEUE_URL'));
 
+/** The EU Information System's DDS service (EUDR_DDS_ENDPOINT, its credentials). Errors: rejects naming a missing setting. */
+export const ddsRegistry = (): Promise<DdsRegistry> => once(ddsRegistry, createSoapDdsRegistryFromEnv);
+
+/** Ports of DDS generation (POST /eudr/generate-dds). */
 export function ddsDeps(): DdsDeps {
   return {
     batches: batchRepo(),
@@ -33,4 +38,11 @@ export function ddsDeps(): DdsDeps {
   };
 }
 
-export { ddsRepo };
+/**
+ * Ports of the EU evidence pack: the table, and the ledger (read only), the evidence copy and the
+ * anchors as the audit reads them (./audit: built on first use, so a refused or unknown DDS is
+ * answered without the ledger's configuration).
+ */
+export function evidencePackDeps(): EvidencePackDeps {
+  return { ...auditDeps(), dds: ddsRepo(), registry: registryRepo() };
+}

@@ -6,8 +6,11 @@ import { HttpOutboundSender, UrlGuard } from '../adapters/outbound-webhooks/http
 import { EnvelopeSealer, FileDataKeys, KmsDataKeys } from '../adapters/secrets/envelope-sealer';
 import { envOr } from '../config';
 import type { OutboundDeliveryMessage, OutboundSender } from '../domain/outbound-webhooks';
-import type { SealedSecret, SecretSealer } from '../domain/secret-sealing';
+import type { WorkQueue } from '../domain/ports/messaging';
+import type { SecretSealer } from '../domain/secret-sealing';
 import type { EndpointDeps, OutboundWebhookDeps } from '../use-cases/outbound-webhooks';
+import { once, onFirstUse } from './once';
+import { now } from './platform';
 
 /**
  * Outbound webhooks: the endpoint and delivery store (single table), the delivery queue
@@ -22,10 +25,6 @@ import type { EndpointDeps, OutboundWebhookDeps } from '../use-cases/outbound-we
  * creates it in LOCAL_DATA_DIR, mode 0600). The sealer is built on first use: routes that never
  * seal or open a secret need neither setting.
  */
-let store: DynamoOutboundWebhookStore | undefined;
-let sender: OutboundSender | undefined;
-let sealer: SecretSealer | undefined;
-
 /**
  * The sealer the settings choose: KMS when OUTBOUND_SECRET_KMS_KEY_ID is set, else the key file
  * OUTBOUND_SECRET_KEY_FILE. Errors: throws naming both when neither is set.
@@ -39,36 +38,36 @@ export function secretSealerFromEnv(env: Readonly<Record<string, string | undefi
 }
 
 /** The sealer, built from the settings at its first use. */
-const lazySealer: SecretSealer = {
-  seal: (plaintext: string, context: string) => (sealer ??= secretSealerFromEnv()).seal(plaintext, context),
-  open: (sealed: SealedSecret, context: string) => (sealer ??= secretSealerFromEnv()).open(sealed, context),
-};
+const sealer = (): SecretSealer => once(sealer, () => onFirstUse<SecretSealer>(() => secretSealerFromEnv()));
+/** Endpoints and deliveries (the single table). */
+const store = (): DynamoOutboundWebhookStore => once(store, () => new DynamoOutboundWebhookStore());
+/** The signed HTTP sender (loopback receivers only where OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK=true). */
+const sender = (): OutboundSender => once(sender, () => new HttpOutboundSender(allowLoopback()));
+/** The delivery queue (OUTBOUND_WEBHOOK_QUEUE_URL). */
+const deliveryQueue = (): WorkQueue<OutboundDeliveryMessage> =>
+  once(deliveryQueue, () => new SqsWorkQueue<OutboundDeliveryMessage>('OUTBOUND_WEBHOOK_QUEUE_URL'));
 
 const allowLoopback = () => envOr('OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK', 'false') === 'true';
 /** `whsec_` + 24 random bytes in base64 (the Standard Webhooks secret format). */
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const newId = (prefix: string) => `${prefix}${ulid()}`;
-const now = () => new Date();
 
 /** Ports of the endpoint routes (register, list, delete, rotate, deliveries). */
 export function endpointDeps(): EndpointDeps {
-  store ??= new DynamoOutboundWebhookStore();
-  return { store, now, newId, newSecret, sealer: lazySealer, guard: new UrlGuard(allowLoopback()) };
+  return { store: store(), now, newId, newSecret, sealer: sealer(), guard: new UrlGuard(allowLoopback()) };
 }
 
 /** Ports of the fan-out, replay and delivery attempts. */
 export function outboundDeps(): OutboundWebhookDeps & { sender: OutboundSender; timeScale: number } {
-  store ??= new DynamoOutboundWebhookStore();
-  sender ??= new HttpOutboundSender(allowLoopback());
   const timeScale = Number(envOr('OUTBOUND_WEBHOOK_TIME_SCALE', '1'));
   return {
-    store,
-    queue: new SqsWorkQueue<OutboundDeliveryMessage>('OUTBOUND_WEBHOOK_QUEUE_URL'),
+    store: store(),
+    queue: deliveryQueue(),
     now,
     newId,
     newSecret,
-    sealer: lazySealer,
-    sender,
+    sealer: sealer(),
+    sender: sender(),
     timeScale: timeScale > 0 ? timeScale : 1,
   };
 }

@@ -1,21 +1,35 @@
+import { FarmerPhoneRepository } from '../adapters/dynamodb/farmer-phone-repo';
+import { createNationalFarmerRegistryFromEnv } from '../adapters/farmer-registry/national-farmer-registry';
 import { createGfwForestCheckFromEnv } from '../adapters/forest-check/gfw-forest-check';
-import type { ForestCheck } from '../domain/ports/registry';
+import type { FarmerPhoneStore, ForestCheck, NationalFarmerRegistry } from '../domain/ports/registry';
+import type { FarmerUpdateDeps } from '../use-cases/farmer-updates';
+import { once, onFirstUse, putInPlace } from './once';
+import { notifier, registryRepo } from './platform';
 
 /**
- * The forest check (docs/api/registries.md#forest-check, docs/api/eudr.md#forest-check): Global Forest Watch (GFW_API_URL, GFW_API_KEY or
- * GFW_API_KEY_SECRET_ARN), created once per container so its dataset version lookup is cached —
- * unless the process put another check in place with `useForestCheck` (the local stack: the
- * bundled alert areas, wired by infra/local so no Lambda bundle carries them).
+ * Farmers and cooperatives: the outside registries a registration is checked against, and the
+ * ports of a farmer's correction. The registry store itself is shared (./platform).
  */
-let forest: ForestCheck | undefined;
 
-/** Puts `check` in place of Global Forest Watch for this process (the local stack's bundled alert areas). */
+/**
+ * The forest check (docs/api/registries.md#forest-check, docs/api/eudr.md#forest-check): Global
+ * Forest Watch (GFW_API_URL, GFW_API_KEY or GFW_API_KEY_SECRET_ARN), one per container so its
+ * dataset version lookup is cached — unless the process put another check in place with
+ * {@link useForestCheck}.
+ */
+export const forestCheck = (): ForestCheck => once(forestCheck, () => createGfwForestCheckFromEnv({ timeoutMs: 4000 }));
+
+/** Puts `check` in place of Global Forest Watch for this process (the local stack's bundled alert areas, wired by infra/local so no Lambda bundle carries them). */
 export function useForestCheck(check: ForestCheck): void {
-  forest = check;
+  putInPlace(forestCheck, check);
 }
 
-/** The forest check of this process. */
-export function forestCheck(): ForestCheck {
-  forest ??= createGfwForestCheckFromEnv({ timeoutMs: 4000 });
-  return forest;
-}
+/** The national farmer registry (MAAIF) at MAAIF_API_URL; its configuration is read on the first lookup, so a request refused earlier never needs it. */
+export const nationalRegistry = (): NationalFarmerRegistry =>
+  once(nationalRegistry, () => onFirstUse<NationalFarmerRegistry>(createNationalFarmerRegistryFromEnv));
+
+/** Farmers' phone corrections. */
+const farmerPhones = (): FarmerPhoneStore => once(farmerPhones, () => new FarmerPhoneRepository());
+
+/** The ports of PATCH /farmers/{id}: the registry (the farmer, its cooperative), its phone corrections and the notifier. */
+export const farmerUpdateDeps = (): FarmerUpdateDeps => ({ registry: registryRepo(), phones: farmerPhones(), notifier: notifier() });

@@ -41,7 +41,7 @@ import { applyBuyerPayment, type BuyerPaymentEvent, type SettlementDeps } from '
  * ChainEventsParked metric counted — and the run goes on past it, so it no longer holds the cursor.
  */
 
-/** Tuning of the watcher (environment `CHAIN_WATCH_*`, see shared/composition/chain-watch.ts). */
+/** Tuning of the watcher (environment `CHAIN_WATCH_*`, see shared/composition/chain-events.ts). */
 export interface ChainWatchConfig {
   /** Blocks a log must be buried under before it is read (0 locally: hardhat automines and never reorganises). */
   confirmations: number;

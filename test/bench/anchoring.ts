@@ -45,7 +45,7 @@ export async function anchoringBench(): Promise<void> {
       AUDIT_ANCHOR_ADDRESS: e.audit_anchor,
     });
     // Import after the environment is set: the composition reads it when it builds the ledger.
-    const { ledgerWriterDeps } = await import('../../shared/composition');
+    const { ledgerWriterDeps } = await import('../../shared/composition/ledger');
 
     const ids = Array.from({ length: BATCHES }, (_, i) => `BATCH-2031-${String(i + 1).padStart(6, '0')}`);
     for (const id of ids) {

@@ -1,0 +1,103 @@
+import { StepFunctionsPayoutWorkflow } from '../adapters/aws/payout-workflow';
+import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
+import { PayoutResolutionRepository } from '../adapters/dynamodb/payout-resolution-repo';
+import { readCooperative, readFarmer } from '../adapters/dynamodb/registry-repo';
+import { HttpPayoutOrderReader } from '../adapters/payout-provider/http-order-reader';
+import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
+import { envOr, requireEnv, secret } from '../config';
+import { decimalStringToMicro } from '../domain/money';
+import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../domain/payout-limits';
+import type { PayoutOrderReader, PayoutProvider, PayoutResolutionStore, PayoutWorkflow } from '../domain/ports/payouts';
+import type { ManualReviewDeps } from '../use-cases/manual-review';
+import type { PayoutWebhookDeps } from '../use-cases/payout-webhook';
+import type { PayoutCreationDeps, PayoutDeps } from '../use-cases/payouts';
+import { once, onFirstUse } from './once';
+import { batchRepo, now, payoutRepo, registryRepo, webhookReceipts } from './platform';
+
+/**
+ * Farmer payouts: creation (POST /payments/farmer-payout and the batch payouts the ledger writer
+ * requests), the payout state machine's tasks, reconciliation, the payout provider's webhook and
+ * manual review (docs/api/payouts.md). The provider's configuration and credentials are read when
+ * the provider is first called, so a request that a rule refuses never needs them.
+ */
+
+/** The payout state machine's client (Step Functions, PAYOUT_STATE_MACHINE_ARN). */
+const payoutWorkflow = (): PayoutWorkflow => once(payoutWorkflow, () => new StepFunctionsPayoutWorkflow());
+
+/**
+ * Where and how to reach the payout provider: PAYOUT_PROVIDER_URL and the JSON
+ * `{api_key, api_secret}` in PAYOUT_PROVIDER_CREDENTIALS or its Secrets Manager secret.
+ * Errors: when the secret is missing or not that JSON.
+ */
+async function payoutProviderAccess(): Promise<{ baseUrl: string; apiKey: string; apiSecret: string }> {
+  const creds = JSON.parse(await secret('PAYOUT_PROVIDER_CREDENTIALS')) as { api_key?: string; api_secret?: string };
+  if (!creds.api_key || !creds.api_secret) throw new Error('PAYOUT_PROVIDER_CREDENTIALS must be JSON {"api_key","api_secret"}');
+  return { baseUrl: requireEnv('PAYOUT_PROVIDER_URL'), apiKey: creds.api_key, apiSecret: creds.api_secret };
+}
+
+/** The payout provider's HTTP API (see {@link payoutProviderAccess}), built at its first call. */
+const payoutProvider = (): PayoutProvider =>
+  once(payoutProvider, () => onFirstUse<PayoutProvider>(async () => new HttpPayoutProvider(await payoutProviderAccess())));
+
+/**
+ * The payout provider's orders, read with one attempt and no retry loop (its callers' senders
+ * retry); same URL and credentials as {@link payoutProvider}, without its order creation and
+ * retry policy, which the webhook's bundle then does not carry.
+ */
+const payoutOrderReader = (): PayoutOrderReader =>
+  once(payoutOrderReader, () => onFirstUse<PayoutOrderReader>(async () => new HttpPayoutOrderReader(await payoutProviderAccess())));
+
+/** Ports of the payout use cases (state-machine tasks, batch payouts, reconciliation). */
+export function payoutDeps(): PayoutDeps {
+  return {
+    registry: registryRepo(),
+    batches: batchRepo(),
+    payouts: payoutRepo(),
+    provider: payoutProvider(),
+    workflow: payoutWorkflow(),
+    now,
+  };
+}
+
+/** Ports of POST /payments/farmer-payout: point reads of farmers and batches (not their whole repositories), the payout store, provider and workflow. */
+export function payoutCreationDeps(): PayoutCreationDeps {
+  return {
+    registry: { getFarmer: readFarmer, getCooperative: readCooperative },
+    batches: { get: readMintedBatch },
+    payouts: payoutRepo(),
+    provider: payoutProvider(),
+    workflow: payoutWorkflow(),
+    now,
+  };
+}
+
+/**
+ * The cap on one cooperative's manual payouts per UTC day, in micro-USDC: `MANUAL_PAYOUT_DAILY_LIMIT_USDC`
+ * (USDC, at most 6 decimals, > 0), default DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC (10,000).
+ * Throws naming the variable when it is not a positive amount.
+ */
+export function manualPayoutDailyLimitUsdMicro(): number {
+  const raw = envOr('MANUAL_PAYOUT_DAILY_LIMIT_USDC', String(DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC));
+  let micro: number;
+  try {
+    micro = decimalStringToMicro(raw.trim());
+  } catch {
+    micro = 0;
+  }
+  if (!(micro > 0))
+    throw new Error(`MANUAL_PAYOUT_DAILY_LIMIT_USDC must be a positive USDC amount (at most 6 decimals), got ${JSON.stringify(raw)}`);
+  return micro;
+}
+
+/** Ports of the payout provider's webhook: the payout store, the provider's orders (to confirm each event), receipts, workflow. */
+export function payoutWebhookDeps(): PayoutWebhookDeps {
+  return { payouts: payoutRepo(), provider: payoutOrderReader(), receipts: webhookReceipts(), workflow: payoutWorkflow(), now };
+}
+
+/** Manual-review resolutions of payouts. */
+const payoutResolutions = (): PayoutResolutionStore => once(payoutResolutions, () => new PayoutResolutionRepository());
+
+/** The ports of a manual-review resolution (docs/api/payouts.md#manual-review): the table and the payout state machine. */
+export function manualReviewDeps(): ManualReviewDeps {
+  return { payouts: payoutRepo(), resolutions: payoutResolutions(), registry: registryRepo(), workflow: payoutWorkflow(), now };
+}
