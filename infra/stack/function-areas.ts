@@ -46,7 +46,7 @@ export class FunctionAreaStack extends NestedStack {
         env[name] = value;
         continue;
       }
-      const id = pascal(name.toLowerCase().replace(/_/g, '-'));
+      const id = `Env${pascal(name.toLowerCase().replace(/_/g, '-'))}`;
       env[name] = new CfnParameter(this, id, { type: 'String', description: `${name} of every function` }).valueAsString;
       this.setParameter(id, value);
     }
