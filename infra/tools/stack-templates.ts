@@ -44,8 +44,8 @@ export function stackTemplates(stack: Stack): StackTemplate[] {
 /**
  * `stack`'s template with every nested stack under it flattened in (see the file comment):
  * `Parameters` and `Outputs` are the top-level template's (plus a nested stack's parameters its
- * parent does not set, e.g. SSM parameter types with their default), `Resources` and `Conditions`
- * all of them.
+ * parent does not set, e.g. SSM parameter types with their default), `Resources`, `Conditions` and
+ * `Mappings` all of them (a mapping several templates hold must be the same in each).
  * @throws Error when two templates use the same logical id, or a nested template uses one of its
  *   parameters inside a `Fn::Sub` string (not flattened).
  */
@@ -125,6 +125,12 @@ export function flatTemplate(stack: Stack): Json {
       flat.Resources[id] = walk(r, scope);
     }
     if (t === all[0]) continue;
+    for (const [name, m] of Object.entries((t.template.Mappings ?? {}) as Json)) {
+      flat.Mappings ??= {};
+      if (name in flat.Mappings && JSON.stringify(flat.Mappings[name]) !== JSON.stringify(m))
+        throw new Error(`flatTemplate: mapping ${name} of ${t.path} differs from another template's`);
+      flat.Mappings[name] = m;
+    }
     for (const [name, c] of Object.entries((t.template.Conditions ?? {}) as Json)) {
       if (name in flat.Conditions) throw new Error(`flatTemplate: condition ${name} is used in ${t.path} and in another template`);
       flat.Conditions[name] = walk(c, scope);
