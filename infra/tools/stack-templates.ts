@@ -12,7 +12,7 @@
  * (e.g. `{ "Fn::GetAtt": ["<function logical id>", "Arn"] }`). The nested stacks' own
  * `AWS::CloudFormation::Stack` resources stay (they are resources of the parent).
  */
-import { NestedStack, Stack } from 'aws-cdk-lib';
+import { NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 
 // biome-ignore lint/suspicious/noExplicitAny: a synthesized CloudFormation template is read loosely; every field used is checked where it is read
@@ -88,7 +88,8 @@ export function flatTemplate(stack: Stack): Json {
       },
     };
     scopes.set(t.stack, scope);
-    for (const child of nestedStacksOf(t.stack)) scope.children.set(t.stack.getLogicalId(child.nestedStackResource!), scopeOf(byStack.get(child)!));
+    for (const child of nestedStacksOf(t.stack))
+      scope.children.set(t.stack.getLogicalId(child.nestedStackResource!), scopeOf(byStack.get(child)!));
     return scope;
   };
 

@@ -538,9 +538,7 @@ describe('stateful resources', () => {
     expect(Object.values(mainResources).filter((r) => r.Type === 'AWS::Events::Rule')).toEqual([]);
     for (const w of scheduled) {
       const target = { 'Fn::GetAtt': [fnLogicalId(w.fn), 'Arn'] };
-      const rule = rules.find(([, r]) =>
-        (r.Properties.Targets as Json[]).some((t) => JSON.stringify(t.Arn) === JSON.stringify(target)),
-      );
+      const rule = rules.find(([, r]) => (r.Properties.Targets as Json[]).some((t) => JSON.stringify(t.Arn) === JSON.stringify(target)));
       expect(rule).toBeDefined();
       expect(rule![1].Properties.ScheduleExpression).toBe(w.schedule);
       const permission = Object.values(triggers).find(
@@ -770,7 +768,8 @@ describe('checks and configuration', () => {
     // Nothing in an area's stack has a fixed name: a function moving to another area (or stack) is created anew before the old one is deleted, which a fixed name would make collide.
     for (const area of stack.areas.values())
       for (const [id, r] of Object.entries(nestedTemplate(area).resources))
-        for (const [type, name] of NAMED) if (r.Type === type) expect({ id, [name]: r.Properties?.[name] }).toEqual({ id, [name]: undefined });
+        for (const [type, name] of NAMED)
+          if (r.Type === type) expect({ id, [name]: r.Properties?.[name] }).toEqual({ id, [name]: undefined });
     // Each event source mapping beside its function (SQS queues and the table stream arrive as parameters).
     const templateOf = new Map(stackTemplates(stack).flatMap((t) => Object.keys(t.template.Resources).map((id) => [id, t.path] as const)));
     const mappings = ofType('AWS::Lambda::EventSourceMapping');

@@ -106,15 +106,15 @@ function enforcer(extra: { decisionsFile?: string; knownRefusals?: KnownRefusal[
   const policies = resolvePolicies(
     TEMPLATE.functions,
     localArns(TEMPLATE.counterparts, TEMPLATE.stateMachineName, {
-    region: 'us-east-1',
-    account: '000000000000',
-    tableName: TABLE,
-    tableStreamArn: `${TABLE_ARN}/stream/x`,
-    queues: { 'ledger-write-queue': { arn: QUEUE_ARN, dlqArn: `${QUEUE_ARN}-dlq` } },
-    topicArn: 'arn:aws:sns:us-east-1:000000000000:t',
-    buckets: { evidence: 'evidence-bucket', 'evidence-uploads': UPLOADS },
-    stateMachineArn: SM_ARN,
-    functionArn: (fn) => fn,
+      region: 'us-east-1',
+      account: '000000000000',
+      tableName: TABLE,
+      tableStreamArn: `${TABLE_ARN}/stream/x`,
+      queues: { 'ledger-write-queue': { arn: QUEUE_ARN, dlqArn: `${QUEUE_ARN}-dlq` } },
+      topicArn: 'arn:aws:sns:us-east-1:000000000000:t',
+      buckets: { evidence: 'evidence-bucket', 'evidence-uploads': UPLOADS },
+      stateMachineArn: SM_ARN,
+      functionArn: (fn) => fn,
     }),
   );
   const e = new IamEnforcer({

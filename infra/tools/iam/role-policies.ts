@@ -3,7 +3,7 @@
  * with its nested stacks: ../stack-templates.ts): the inline `Policies` of its role and every
  * `AWS::IAM::Policy` attached to that role. The one reader of role policies, for:
  * - the IAM tests and `npm run iam-report` ({@link rolePolicies}): intrinsics resolved to made-up
- *   but well-formed ARNs in one test account and region ({@link testArns}, {@link TEST_ACCOUNT});
+ *   but well-formed ARNs in one test account and region (testArns, {@link TEST_ACCOUNT});
  * - the local stack's IAM enforcement (infra/local/iam/; docs/local-iam.md): {@link
  *   extractRolePolicies} (cached unresolved by infra/local/iam/policy-cache.ts), then {@link
  *   resolvePolicies} with {@link localArns}, the ARNs of the local resources.
@@ -77,7 +77,8 @@ export function extractRolePolicies(template: Json, roles: Record<string, string
     if ((role.Properties?.ManagedPolicyArns as unknown[] | undefined)?.length)
       throw new Error(`rolePolicies: role ${roleId} (${name}) has managed policies, whose documents are not in the template`);
     const policies: NamedPolicy[] = [];
-    for (const p of (role.Properties?.Policies ?? []) as Json[]) policies.push({ name: `${roleId}/${p.PolicyName}`, policy: p.PolicyDocument });
+    for (const p of (role.Properties?.Policies ?? []) as Json[])
+      policies.push({ name: `${roleId}/${p.PolicyName}`, policy: p.PolicyDocument });
     for (const [id, r] of all) {
       if (r.Type !== 'AWS::IAM::Policy' && r.Type !== 'AWS::IAM::ManagedPolicy') continue;
       if (!((r.Properties?.Roles ?? []) as Json[]).some((x) => x?.Ref === roleId)) continue;
@@ -140,7 +141,10 @@ function resolveIntrinsics(value: unknown, r: ArnResolver): unknown {
 /** Every policy of {@link extractRolePolicies}' result resolved by `r`. */
 export function resolvePolicies(policies: Record<string, NamedPolicy[]>, r: ArnResolver): Record<string, NamedPolicy[]> {
   return Object.fromEntries(
-    Object.entries(policies).map(([fn, ps]) => [fn, ps.map((p) => ({ name: p.name, policy: resolveIntrinsics(p.policy, r) as PolicyDocument }))]),
+    Object.entries(policies).map(([fn, ps]) => [
+      fn,
+      ps.map((p) => ({ name: p.name, policy: resolveIntrinsics(p.policy, r) as PolicyDocument })),
+    ]),
   );
 }
 
@@ -227,7 +231,7 @@ export function resolveTemplate(
  * parameters by their `Default` unless given in `parameters`, pseudo parameters of the test
  * account and region and a stack named CoffeeTrace.
  */
-export function testArns(
+function testArns(
   template: Json,
   opts: { resources?: Record<string, ResolvedResource>; parameters?: Record<string, string> } = {},
 ): ArnResolver {
