@@ -15,7 +15,7 @@
  *
  * CloudFormation allows 500 resources per template: the main template must stay at or under
  * {@link MAIN_TEMPLATE_RESOURCE_CEILING} and each area's under AREA_TEMPLATE_RESOURCE_CEILING
- * (test/infra/stack.test.ts); the API, the stateful resources and the WAF stay in the main one, see
+ * (test/infra/function-areas.test.ts, stages.test.ts); the API, the stateful resources and the WAF stay in the main one, see
  * docs/deploy.md#what-the-stack-contains.
  */
 import { CfnOutput, Duration, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
@@ -52,7 +52,7 @@ import { FunctionAreaStack, pascal } from './function-areas';
 import { functionArea, type FunctionArea } from '../../shared/function-areas';
 
 /**
- * The most resources the main template may hold (test/infra/stack.test.ts, every stage):
+ * The most resources the main template may hold (test/infra/function-areas.test.ts, stages.test.ts):
  * CloudFormation refuses a template over 500. The functions live in their areas' nested stacks
  * (infra/stack/function-areas.ts, each under AREA_TEMPLATE_RESOURCE_CEILING), so a new route costs
  * the main template only its API Gateway method and path resources (about 2); the main template

@@ -11,7 +11,8 @@ import type { Construct } from 'constructs';
 import type { FunctionArea } from '../../shared/function-areas';
 
 /**
- * The most resources one area's nested template may hold (test/infra/stack.test.ts, every area):
+ * The most resources one area's nested template may hold (test/infra/function-areas.test.ts and
+ * stages.test.ts, every area):
  * CloudFormation's limit is 500 per template, and a function costs 4 to 6 (function, role,
  * policy, log group, an event source mapping, a layer).
  */
