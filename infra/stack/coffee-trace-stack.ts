@@ -2,8 +2,11 @@
  * The whole service in one stack, built from the service manifest (shared/manifest.ts) so that
  * what is deployed is what runs locally:
  * - `Stateful`: table, queues (+ DLQs), manual-review topic, secrets.
- * - `Service`: one Lambda function per distinct `fn` (routes, workers, authorizer), the REST API
- *   with one method per route, and the payout state machine.
+ * - `Functions<Area>` (nested stacks, infra/stack/function-areas.ts): one Lambda function per
+ *   distinct `fn` (routes and workers) with its role, log group and event sources, grouped by the
+ *   area shared/function-areas.ts gives it.
+ * - `Service`: the authorizer function, the REST API with one method per route, and the payout
+ *   state machine.
  * - `Triggers` (a nested stack): what may invoke the functions without being wired to them
  *   otherwise: API Gateway's invoke permission of each route, and the EventBridge schedules of the
  *   scheduled workers with their permissions.
@@ -11,8 +14,9 @@
  *   filters in its nested stack `Observability/Alarms` (infra/stack/observability.ts).
  *
  * CloudFormation allows 500 resources per template: the main template must stay at or under
- * {@link MAIN_TEMPLATE_RESOURCE_CEILING} (test/infra/stack.test.ts); the functions, the API, the
- * stateful resources and the WAF stay in it, see docs/deploy.md#what-the-stack-contains.
+ * {@link MAIN_TEMPLATE_RESOURCE_CEILING} and each area's under AREA_TEMPLATE_RESOURCE_CEILING
+ * (test/infra/function-areas.test.ts, stages.test.ts); the API, the stateful resources and the WAF stay in the main one, see
+ * docs/deploy.md#what-the-stack-contains.
  */
 import { CfnOutput, Duration, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -44,17 +48,17 @@ import { RateLimitWaf } from './waf';
 import { OutboundWebhookStream } from './outbound-webhooks';
 import { StatefulResources } from './stateful-resources';
 import { EvidenceStore } from './evidence-store';
+import { FunctionAreaStack, pascal } from './function-areas';
+import { functionArea, type FunctionArea } from '../../shared/function-areas';
 
 /**
- * The most resources the main template may hold (test/infra/stack.test.ts, every stage):
- * CloudFormation refuses a template over 500, and a function with a route costs about 6.
- * Raised from 440 to 450 for the two settlement routes (settle, refunds): what is still left in
- * the main stack and self-contained attaches to an existing resource (gateway responses, queue
- * policies), and moving such a resource to a nested stack resets it in AWS when CloudFormation
- * deletes the old copy after creating the new one. The next change that would pass it splits the
- * functions by area into nested stacks instead (docs/deploy.md#what-the-stack-contains).
+ * The most resources the main template may hold (test/infra/function-areas.test.ts, stages.test.ts):
+ * CloudFormation refuses a template over 500. The functions live in their areas' nested stacks
+ * (infra/stack/function-areas.ts, each under AREA_TEMPLATE_RESOURCE_CEILING), so a new route costs
+ * the main template only its API Gateway method and path resources (about 2); the main template
+ * held about 200 when they moved (docs/deploy.md#what-the-stack-contains).
  */
-export const MAIN_TEMPLATE_RESOURCE_CEILING = 450;
+export const MAIN_TEMPLATE_RESOURCE_CEILING = 300;
 
 /** One function's requirements, from the manifest (a `fn` may serve several routes). */
 export interface FunctionSpec {
@@ -89,6 +93,8 @@ export class CoffeeTraceStack extends Stack {
   readonly payout: PayoutStateMachine;
   /** Function per `fn` folder name. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
+  /** Nested stack per function area (shared/function-areas.ts): its functions with their roles, log groups and event sources. */
+  readonly areas: ReadonlyMap<FunctionArea, FunctionAreaStack>;
   /** Nested stack: the routes' invoke permissions and the scheduled workers' rules. */
   readonly triggers: NestedStack;
   readonly observability: Observability;
@@ -146,13 +152,22 @@ export class CoffeeTraceStack extends Stack {
     // Evidence photos by upload URL (docs/api/evidence.md#evidence-photos-by-upload-url).
     const evidenceUploads = new EvidenceUploads(this, 'EvidenceUploads');
     const functions = new Map<string, ServiceFunction>();
+    const areas = new Map<FunctionArea, FunctionAreaStack>();
+    // Each function in its area's nested stack (shared/function-areas.ts); the authorizer in the main stack with the API.
+    const scopeOf = (area: FunctionArea | undefined): { scope: Construct; environment: Record<string, string> } => {
+      if (area === undefined) return { scope: service, environment: common };
+      const stack = areas.get(area) ?? new FunctionAreaStack(this, area, common);
+      areas.set(area, stack);
+      return { scope: stack, environment: stack.commonEnvironment };
+    };
     for (const spec of specs) {
-      const f = new ServiceFunction(service, pascal(spec.fn), {
+      const { scope, environment } = scopeOf(functionArea(spec.manifest));
+      const f = new ServiceFunction(scope, pascal(spec.fn), {
         fn: spec.fn,
         description: spec.summary,
         timeout: spec.timeout,
         memorySize: spec.memoryMiB,
-        environment: common,
+        environment,
         readsSecrets: spec.readsSecrets,
       });
       bindNeeds(f, spec.needs, {
@@ -165,6 +180,7 @@ export class CoffeeTraceStack extends Stack {
       functions.set(spec.fn, f);
     }
     this.functions = functions;
+    this.areas = areas;
     // Nested stack of invoke permissions and schedules (file comment); it takes the function ARNs and the API id as parameters.
     this.triggers = new NestedStack(this, 'Triggers', {
       description: 'Coffee trace: API Gateway invoke permissions of the routes and schedules of the scheduled workers',
@@ -242,14 +258,6 @@ export class CoffeeTraceStack extends Stack {
       description: "Put the provider's whsec_ secret here",
     });
   }
-}
-
-/** `payout-provider-webhook` → `PayoutProviderWebhook` (construct ids). */
-function pascal(kebab: string): string {
-  return kebab
-    .split('-')
-    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
-    .join('');
 }
 
 /**

@@ -122,13 +122,15 @@ export class ServiceFunction extends Construct {
 }
 
 /**
- * The official Powertools for AWS Lambda (TypeScript) layer at the installed version, one per stack:
+ * The official Powertools for AWS Lambda (TypeScript) layer at the installed version, one per app stack:
  * its ARN is resolved at deploy time from the public SSM parameter AWS publishes per release and
  * region, so the functions load exactly the Logger, Metrics and Tracer (with aws-xray-sdk-core)
  * they were tested with, and the bundles leave them out (infra/bundling.ts BUNDLE_EXTERNALS).
  */
 function powertoolsLayer(scope: Construct): ILayerVersion {
-  const stack = Stack.of(scope);
+  // The top-level stack's: functions in nested stacks (infra/stack/function-areas.ts) receive its ARN as a parameter, one SSM lookup in all.
+  let stack = Stack.of(scope);
+  while (stack.nestedStackParent) stack = stack.nestedStackParent;
   const id = 'PowertoolsLayer';
   const existing = stack.node.tryFindChild(id) as ILayerVersion | undefined;
   if (existing) return existing;

@@ -4,29 +4,26 @@
  *
  * Reads the exercised calls from the file given, else from LOCAL_IAM_DECISIONS_FILE (the local
  * stack's IAM enforcement appends one line per evaluated call there), and the role policies of
- * the stack synthesized in-process with cdk.json's context (as `npm run synth` would, without
+ * the stack and its nested stacks synthesized in-process with cdk.json's context (as `npm run synth` would, without
  * bundling the functions). Prints the report (or JSON with --json); exit code 0.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, type CfnResource } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { App } from 'aws-cdk-lib';
 import { CoffeeTraceStack } from '../stack/coffee-trace-stack';
 import { repoRoot } from '../../shared/runtime/paths';
-import { rolePolicies, type NamedPolicy } from './iam/role-policies';
+import { functionRoles, rolePolicies, type NamedPolicy } from './iam/role-policies';
+import { flatTemplate } from './stack-templates';
 import { formatUnusedGrants, parseExercisedCalls, unusedGrants } from './iam/unused-grants';
 
-/** Every function's identity policies, from the stack synthesized in-process. */
+/** Every function's identity policies, from the stack (and its nested stacks) synthesized in-process. */
 function synthesizedRolePolicies(): Record<string, NamedPolicy[]> {
   const cdkJson = JSON.parse(readFileSync(join(repoRoot(), 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
   // Bundling skipped: roles do not depend on the bundles' bytes.
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
   const stack = new CoffeeTraceStack(app, 'CoffeeTrace');
-  const template = Template.fromStack(stack).toJSON();
-  const roles = Object.fromEntries(
-    [...stack.functions].map(([fn, f]) => [fn, stack.getLogicalId(f.role.node.defaultChild as CfnResource)]),
-  );
-  return rolePolicies(template, roles);
+  // The functions live in nested stacks (infra/stack/function-areas.ts): read them all as one template.
+  return rolePolicies(flatTemplate(stack), functionRoles(stack.functions));
 }
 
 function main(argv: string[]): void {

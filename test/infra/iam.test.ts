@@ -1,5 +1,6 @@
 /**
- * IAM of every function, evaluated: the synthesized template's role policies (intrinsics
+ * IAM of every function, evaluated: the synthesized template's role policies (with its nested
+ * stacks, infra/tools/stack-templates.ts; intrinsics
  * resolved to test ARNs, infra/tools/iam/role-policies.ts) run through an IAM policy simulator
  * (infra/tools/iam/simulate.ts) for the calls the code makes. Who does what comes from the code:
  * a static call graph (infra/tools/iam/call-graph.ts) from the adapters that append audit
@@ -10,9 +11,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type CfnResource } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { CallGraph, type CodeTarget } from '../../infra/tools/iam/call-graph';
-import { resolveTemplate, rolePolicies, type NamedPolicy, type ResolvedResource } from '../../infra/tools/iam/role-policies';
+import { functionRoles, resolveTemplate, rolePolicies, type NamedPolicy, type ResolvedResource } from '../../infra/tools/iam/role-policies';
+import { flatTemplate } from '../../infra/tools/stack-templates';
 import { evaluate } from '../../infra/tools/iam/simulate';
 import { CoffeeTraceStack } from '../../infra/stack/coffee-trace-stack';
 import { GSI1 } from '../../infra/stack/stateful-resources';
@@ -44,7 +45,8 @@ let evidenceBucketArn: string;
 
 /** The logical id a function's environment variable `name` refers to (`{ Ref: id }`). */
 function refOfEnv(template: Json, stack: CoffeeTraceStack, fn: string, name: string): string {
-  const id = stack.getLogicalId(stack.functions.get(fn)!.fn.node.defaultChild as CfnResource);
+  const f = stack.functions.get(fn)!.fn;
+  const id = f.stack.getLogicalId(f.node.defaultChild as CfnResource);
   const v = template.Resources[id].Properties.Environment.Variables[name];
   if (!v?.Ref) throw new Error(`${fn}: ${name} is not a Ref`);
   return v.Ref as string;
@@ -55,12 +57,10 @@ beforeAll(() => {
   // Bundling skipped (`aws:cdk:bundling-stacks: []`): IAM does not depend on the bundles' bytes.
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
   const stack = new CoffeeTraceStack(app, 'CoffeeTrace');
-  const template = Template.fromStack(stack).toJSON() as Json;
+  // The functions' roles are in their areas' nested stacks: one template with them all.
+  const template = flatTemplate(stack);
   resolved = resolveTemplate(template);
-  const roles = Object.fromEntries(
-    [...stack.functions].map(([fn, f]) => [fn, stack.getLogicalId(f.role.node.defaultChild as CfnResource)]),
-  );
-  policies = rolePolicies(template, roles, { resources: resolved });
+  policies = rolePolicies(template, functionRoles(stack.functions), { resources: resolved });
   tableArn = resolved[refOfEnv(template, stack, 'update-batch-stage', 'TABLE_NAME')]!.attributes.Arn!;
   uploadsBucketArn = resolved[refOfEnv(template, stack, 'update-batch-stage', 'EVIDENCE_UPLOADS_BUCKET')]!.attributes.Arn!;
   evidenceBucketArn = resolved[refOfEnv(template, stack, 'get-ipfs', 'EVIDENCE_BUCKET')]!.attributes.Arn!;

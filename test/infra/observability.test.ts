@@ -23,6 +23,7 @@ import {
 } from '../../infra/stack/observability';
 import { readStage, type StageName } from '../../infra/stack/stage';
 import { nestedTemplate } from './nested-templates';
+import { flatTemplate } from '../../infra/tools/stack-templates';
 import { routes } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 
@@ -36,9 +37,18 @@ function synth(stage: StageName, extra: Json = {}) {
   const stack = new CoffeeTraceStack(app, readStage(app).stackName);
   const template = Template.fromStack(stack);
   const nested = nestedTemplate(stack.observability.nested);
-  return { app, stack, template, resources: template.toJSON().Resources as Record<string, Json>, nested };
+  // Everything, the functions' nested stacks included, references resolved across templates (infra/tools/stack-templates.ts).
+  const flat = flatTemplate(stack).Resources as Record<string, Json>;
+  /** The alarms' nested stack's resources as in `flat`. */
+  const alarmsFlat = Object.fromEntries(Object.keys(nested.resources).map((id) => [id, flat[id]!]));
+  return { app, stack, template, resources: template.toJSON().Resources as Record<string, Json>, nested, flat, alarmsFlat };
 }
 const ofType = (resources: Record<string, Json>, type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+/** The logical id of a function's log group in prod (in its area's nested template). */
+const logGroupId = (fn: string) => {
+  const g = prod.stack.functions.get(fn)!.logGroup;
+  return g.stack.getLogicalId(g.node.defaultChild as never);
+};
 
 let prod: ReturnType<typeof synth>;
 let dev: ReturnType<typeof synth>;
@@ -156,13 +166,13 @@ describe('prod (alarms enabled)', () => {
   });
 
   test("forged-event metric filters on the webhook functions, the ledger writer and the chain-event watcher match the use cases' alarm log keys", () => {
-    const filters = ofType(prod.nested.resources, 'AWS::Logs::MetricFilter')
+    const filters = ofType(prod.alarmsFlat, 'AWS::Logs::MetricFilter')
       .map(([, r]) => r.Properties as Json)
       .filter((p) => p.MetricTransformations[0].MetricName === FORGED_EVENT_METRIC);
     const fns = [...new Set([...routes.filter((r) => r.auth === 'webhook').map((r) => r.fn), 'ledger-writer', 'chain-event-watcher'])];
     expect(filters).toHaveLength(fns.length);
-    const logGroups = fns.map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never)).sort();
-    expect(filters.map((f) => (prod.nested.resolve(f.LogGroupName) as Json).Ref).sort()).toEqual(logGroups);
+    const logGroups = fns.map((fn) => logGroupId(fn)).sort();
+    expect(filters.map((f) => (f.LogGroupName as Json).Ref).sort()).toEqual(logGroups);
     for (const f of filters) {
       for (const key of FORGED_EVENT_ALARM_KEYS) expect(f.FilterPattern).toContain(`$.alarm = "${key}"`);
       expect(f.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'CoffeeTrace-prod', MetricValue: '1' });
@@ -191,19 +201,19 @@ describe('prod (alarms enabled)', () => {
       Statistic: 'Sum',
       Threshold: 1,
     });
-    const filters = ofType(prod.nested.resources, 'AWS::Logs::MetricFilter')
+    const filters = ofType(prod.alarmsFlat, 'AWS::Logs::MetricFilter')
       .map(([, r]) => r.Properties as Json)
       .filter((p) => p.MetricTransformations[0].MetricName === PARKED_METRIC);
-    const logGroups = ['ledger-writer', 'chain-event-watcher']
-      .map((fn) => prod.stack.getLogicalId(prod.stack.functions.get(fn)!.logGroup.node.defaultChild as never))
-      .sort();
-    expect(filters.map((f) => (prod.nested.resolve(f.LogGroupName) as Json).Ref).sort()).toEqual(logGroups);
+    const logGroups = ['ledger-writer', 'chain-event-watcher'].map((fn) => logGroupId(fn)).sort();
+    expect(filters.map((f) => (f.LogGroupName as Json).Ref).sort()).toEqual(logGroups);
     for (const f of filters) for (const key of PARKED_ALARM_KEYS) expect(f.FilterPattern).toContain(`$.alarm = "${key}"`);
     expect(PARKED_ALARM_KEYS).toEqual(['LEDGER_WRITE_PARKED', 'CHAIN_EVENT_PARKED']);
   });
 
   test("functions write their EMF metrics to the stack's namespace", () => {
-    for (const [, fn] of ofType(prod.resources, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('Service'))) {
+    expect(prod.stack.functions.size).toBeGreaterThan(20);
+    for (const f of prod.stack.functions.values()) {
+      const fn = prod.flat[f.fn.stack.getLogicalId(f.fn.node.defaultChild as never)]!;
       expect(fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('CoffeeTrace-prod');
     }
   });

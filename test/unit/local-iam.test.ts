@@ -13,7 +13,8 @@ import { DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamo
 import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SQSClient, SQSServiceException, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { IamEnforcer, type KnownRefusal } from '../../infra/local/iam/enforcer';
-import { resolvePolicies, type TemplateRolePolicies } from '../../infra/local/iam/role-policies';
+import type { TemplateRolePolicies } from '../../infra/local/iam/policy-cache';
+import { localArns, resolvePolicies } from '../../infra/tools/iam/role-policies';
 import { S3UploadReader } from '../../shared/adapters/aws/s3-object-reader';
 import { repoRoot } from '../../shared/runtime/paths';
 
@@ -77,11 +78,11 @@ function role(opts: { auditPutDenied: boolean; uploadsList: boolean; queue: bool
       Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
       Resource: { 'Fn::GetAtt': ['LedgerQueue', 'Arn'] },
     });
-  return [{ name: 'DefaultPolicy', document: { Version: '2012-10-17', Statement: statements } }];
+  return [{ name: 'DefaultPolicy', policy: { Version: '2012-10-17', Statement: statements as never } }];
 }
 
 const TEMPLATE: TemplateRolePolicies = {
-  format: 1,
+  format: 2,
   functions: {
     'create-webhook-endpoint': role({ auditPutDenied: true, uploadsList: false, queue: false }),
     'submit-batch': role({ auditPutDenied: false, uploadsList: true, queue: true }),
@@ -102,17 +103,20 @@ const okTransport = {
 
 function enforcer(extra: { decisionsFile?: string; knownRefusals?: KnownRefusal[]; s3Origin?: string } = {}) {
   const lines: string[] = [];
-  const policies = resolvePolicies(TEMPLATE, {
-    region: 'us-east-1',
-    account: '000000000000',
-    tableName: TABLE,
-    tableStreamArn: `${TABLE_ARN}/stream/x`,
-    queues: { 'ledger-write-queue': { arn: QUEUE_ARN, dlqArn: `${QUEUE_ARN}-dlq` } },
-    topicArn: 'arn:aws:sns:us-east-1:000000000000:t',
-    buckets: { evidence: 'evidence-bucket', 'evidence-uploads': UPLOADS },
-    stateMachineArn: SM_ARN,
-    functionArn: (fn) => fn,
-  });
+  const policies = resolvePolicies(
+    TEMPLATE.functions,
+    localArns(TEMPLATE.counterparts, TEMPLATE.stateMachineName, {
+      region: 'us-east-1',
+      account: '000000000000',
+      tableName: TABLE,
+      tableStreamArn: `${TABLE_ARN}/stream/x`,
+      queues: { 'ledger-write-queue': { arn: QUEUE_ARN, dlqArn: `${QUEUE_ARN}-dlq` } },
+      topicArn: 'arn:aws:sns:us-east-1:000000000000:t',
+      buckets: { evidence: 'evidence-bucket', 'evidence-uploads': UPLOADS },
+      stateMachineArn: SM_ARN,
+      functionArn: (fn) => fn,
+    }),
+  );
   const e = new IamEnforcer({
     policies,
     region: 'us-east-1',

@@ -11,7 +11,7 @@
  *   the local S3 endpoint ({@link IamEnforcer.instrumentFetch}).
  * Each call becomes IAM requests (action, resource ARN, context such as `dynamodb:LeadingKeys` or
  * `s3:prefix`) evaluated with `runSimulation` against that function's role policies from the
- * synthesized template (./role-policies.ts). A refused call fails as AWS fails it: the SDK call
+ * synthesized template (infra/tools/iam/role-policies.ts). A refused call fails as AWS fails it: the SDK call
  * rejects with the client's own service exception named `AccessDeniedException` (HTTP 403), an S3
  * request answers 403 with the `AccessDenied` XML body, and a GET of a missing object answers 403
  * instead of 404 when the role may not list that key (as S3 does). Calls made outside any handler
@@ -20,9 +20,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
-import type { NamedPolicy } from '../../tools/iam/role-policies';
+import type { NamedPolicy, PolicyDocument } from '../../tools/iam/role-policies';
 import { evaluate, globMatch } from '../../tools/iam/simulate';
-import type { PolicyDocument } from './role-policies';
 
 /** One IAM request: what AWS authorises for (part of) a call. */
 export interface IamRequest {
@@ -54,7 +53,7 @@ export interface KnownRefusal {
 
 export interface IamEnforcerOptions {
   /** Function folder → its role's identity policies, resolved to local ARNs. */
-  policies: Record<string, Array<{ name: string; document: PolicyDocument }>>;
+  policies: Record<string, NamedPolicy[]>;
   region: string;
   account: string;
   /** The stack's log function (refusals also go to stderr). */
@@ -107,7 +106,7 @@ export class IamEnforcer {
   readonly stats = { simulated: 0, cached: 0, refused: 0 };
 
   constructor(private readonly opts: IamEnforcerOptions) {
-    for (const [fn, ps] of Object.entries(opts.policies)) this.shapes.set(fn, policyShape(ps.map((p) => p.document)));
+    for (const [fn, ps] of Object.entries(opts.policies)) this.shapes.set(fn, policyShape(ps.map((p) => p.policy)));
   }
 
   /** `handler` run as function `fn`: every AWS call it makes is evaluated against `fn`'s role. */
@@ -166,7 +165,7 @@ export class IamEnforcer {
   }
 
   private async simulate(fn: string, r: IamRequest): Promise<IamDecision> {
-    const policies = this.opts.policies[fn]!.map((p) => ({ name: p.name, policy: p.document as NamedPolicy['policy'] }));
+    const policies = this.opts.policies[fn]!;
     const principal = `arn:aws:iam::${this.opts.account}:role/coffee-trace-${fn}`;
     const d = await evaluate(policies, r, principal, this.opts.account).catch((err: Error) => {
       throw new Error(`local IAM: cannot evaluate ${r.action} on ${r.resource} for ${fn}: ${err.message}`);

@@ -1,6 +1,6 @@
 /**
  * The local stack's IAM enforcement, set up in one call (docs/local-iam.md): the role policies of
- * the synthesized template (./role-policies.ts, cached), resolved to the local resources, and an
+ * the synthesized template (infra/tools/iam/role-policies.ts, cached by ./policy-cache.ts), resolved to the local resources, and an
  * {@link IamEnforcer} wrapping the SDK clients' `send` and `fetch`.
  *
  * Settings (environment):
@@ -15,7 +15,8 @@ import { SFNClient, SFNServiceException } from '@aws-sdk/client-sfn';
 import { SNSClient, SNSServiceException } from '@aws-sdk/client-sns';
 import { SQSClient, SQSServiceException } from '@aws-sdk/client-sqs';
 import { IamEnforcer, type KnownRefusal, type ServiceExceptionClass } from './enforcer';
-import { loadRolePolicies, resolvePolicies, type LocalResources } from './role-policies';
+import { localArns, resolvePolicies, type LocalResources } from '../../tools/iam/role-policies';
+import { loadRolePolicies } from './policy-cache';
 
 /** `LOCAL_IAM_ENFORCE`: on unless `false` (or `0`, `off`, `no`). @throws Error for any other value. */
 export function localIamEnforced(value = process.env.LOCAL_IAM_ENFORCE): boolean {
@@ -57,7 +58,7 @@ export async function startLocalIam(t: LocalIamTargets): Promise<IamEnforcer> {
   const template = await loadRolePolicies((ms) =>
     t.log(`IAM: synthesized the CDK stack for its role policies in ${(ms / 1000).toFixed(1)} s (cached under .local/iam/)`),
   );
-  const policies = resolvePolicies(template, t);
+  const policies = resolvePolicies(template.functions, localArns(template.counterparts, template.stateMachineName, t));
   const ddb = new DynamoDBClient({ endpoint: t.dynamoEndpoint });
   const table = (await ddb.send(new DescribeTableCommand({ TableName: t.tableName }))).Table!;
   ddb.destroy();

@@ -1,8 +1,8 @@
-import { loadRolePolicies, rolePoliciesCacheFile, templateInputsHash } from './role-policies';
+import { loadRolePolicies, rolePoliciesCacheFile, templateInputsHash } from './policy-cache';
 
 /**
  * `node --import tsx infra/local/iam/prepare.ts`: fills the role-policy cache of the local IAM
- * enforcement (./role-policies.ts) before a local stack starts, so the stack's start never waits
+ * enforcement (./policy-cache.ts) before a local stack starts, so the stack's start never waits
  * for a synth (the integration tests run it before starting their stack). Prints the cache file.
  */
 async function main() {

@@ -1,15 +1,19 @@
 /**
- * Each function's identity policies, as plain IAM JSON, from a synthesized CloudFormation
- * template: the inline `Policies` of its role and every `AWS::IAM::Policy` attached to that role,
- * with CloudFormation intrinsics (`Ref`, `Fn::GetAtt`, `Fn::Join`, `Fn::Sub`, `Fn::Select`,
- * `Fn::Split`, pseudo parameters) resolved to concrete ARNs, so a policy simulator can evaluate
- * them (./simulate.ts). Resources get made-up but well-formed names in one test account and
- * region (see {@link TEST_ACCOUNT}, {@link TEST_REGION}); `resolveTemplate` answers what a `Ref`
- * or `Fn::GetAtt` of each logical id stands for.
+ * Each function's identity policies, as plain IAM JSON, from the synthesized template (flattened
+ * with its nested stacks: ../stack-templates.ts): the inline `Policies` of its role and every
+ * `AWS::IAM::Policy` attached to that role. The one reader of role policies, for:
+ * - the IAM tests and `npm run iam-report` ({@link rolePolicies}): intrinsics resolved to made-up
+ *   but well-formed ARNs in one test account and region (testArns, {@link TEST_ACCOUNT});
+ * - the local stack's IAM enforcement (infra/local/iam/; docs/local-iam.md): {@link
+ *   extractRolePolicies} (cached unresolved by infra/local/iam/policy-cache.ts), then {@link
+ *   resolvePolicies} with {@link localArns}, the ARNs of the local resources.
+ * The two differ only in the {@link ArnResolver} that says what a `Ref` or `Fn::GetAtt` stands for.
  */
+import type { CfnResource } from 'aws-cdk-lib';
+import type { ServiceFunction } from '../../stack/service-function';
 
 /** A JSON IAM policy document. */
-interface PolicyDocument {
+export interface PolicyDocument {
   Version?: string;
   Statement: PolicyStatementJson[];
 }
@@ -25,7 +29,6 @@ export interface NamedPolicy {
 
 export const TEST_ACCOUNT = '111122223333';
 const TEST_REGION = 'eu-west-1';
-const TEST_PARTITION = 'aws';
 
 // biome-ignore lint/suspicious/noExplicitAny: a synthesized CloudFormation template is read loosely; every field used is checked where it is read
 type Json = Record<string, any>;
@@ -36,6 +39,113 @@ export interface ResolvedResource {
   ref: string;
   /** `Fn::GetAtt` attributes (at least `Arn` for resources that have one). */
   attributes: Record<string, string>;
+}
+
+/**
+ * How intrinsics resolve: pseudo parameters, `Ref` of a logical id or template parameter,
+ * `Fn::GetAtt`, and an optional rewrite of every resolved string (e.g. an ARN formatted in the
+ * template that has another name locally). Each function throws on a name it does not know.
+ */
+export interface ArnResolver {
+  pseudo: Record<string, string>;
+  ref(name: string): string;
+  getAtt(id: string, attr: string): string;
+  finish?(s: string): string;
+}
+
+/**
+ * A function folder → its role's logical id in the template of the stack it is in (a nested
+ * stack's, for the functions of an area), for each function of `functions`.
+ */
+export function functionRoles(functions: ReadonlyMap<string, ServiceFunction>): Record<string, string> {
+  return Object.fromEntries([...functions].map(([fn, f]) => [fn, f.role.stack.getLogicalId(f.role.node.defaultChild as CfnResource)]));
+}
+
+/**
+ * The identity policies of each role in `roles` (name → role logical id), intrinsics unresolved:
+ * the role's inline `Policies` (named `<role id>/<policy name>`) and every `AWS::IAM::Policy` whose
+ * `Roles` holds a `Ref` to it (named by its logical id).
+ * @throws Error when a role is missing or has managed policies (their documents are not in the
+ *   template, so nothing could evaluate them).
+ */
+export function extractRolePolicies(template: Json, roles: Record<string, string>): Record<string, NamedPolicy[]> {
+  const all = Object.entries((template.Resources ?? {}) as Record<string, Json>);
+  const out: Record<string, NamedPolicy[]> = {};
+  for (const [name, roleId] of Object.entries(roles)) {
+    const role = template.Resources?.[roleId] as Json | undefined;
+    if (role?.Type !== 'AWS::IAM::Role') throw new Error(`rolePolicies: ${roleId} (${name}) is not a role of the template`);
+    if ((role.Properties?.ManagedPolicyArns as unknown[] | undefined)?.length)
+      throw new Error(`rolePolicies: role ${roleId} (${name}) has managed policies, whose documents are not in the template`);
+    const policies: NamedPolicy[] = [];
+    for (const p of (role.Properties?.Policies ?? []) as Json[])
+      policies.push({ name: `${roleId}/${p.PolicyName}`, policy: p.PolicyDocument });
+    for (const [id, r] of all) {
+      if (r.Type !== 'AWS::IAM::Policy' && r.Type !== 'AWS::IAM::ManagedPolicy') continue;
+      if (!((r.Properties?.Roles ?? []) as Json[]).some((x) => x?.Ref === roleId)) continue;
+      policies.push({ name: id, policy: r.Properties.PolicyDocument });
+    }
+    out[name] = policies;
+  }
+  return out;
+}
+
+/**
+ * `value` with every CloudFormation intrinsic resolved by `r` (`Ref`, `Fn::GetAtt`, `Fn::Join`,
+ * `Fn::Sub`, `Fn::Select`, `Fn::Split`). @throws Error on an intrinsic it cannot resolve (so a
+ * policy with a hole in it is never evaluated).
+ */
+function resolveIntrinsics(value: unknown, r: ArnResolver): unknown {
+  const finish = (s: string) => (r.finish ? r.finish(s) : s);
+  const ref = (name: string): string => r.pseudo[name] ?? r.ref(name);
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === 'string') return finish(v);
+    if (!v || typeof v !== 'object') return v;
+    const o = v as Json;
+    const keys = Object.keys(o);
+    if (keys.length === 1 && (keys[0] === 'Ref' || keys[0]!.startsWith('Fn::'))) {
+      const k = keys[0]!;
+      const arg = o[k];
+      switch (k) {
+        case 'Ref':
+          return ref(String(arg));
+        case 'Fn::GetAtt': {
+          const [id, attr] = Array.isArray(arg) ? arg : String(arg).split(/\.(.+)/);
+          return r.getAtt(id, attr);
+        }
+        case 'Fn::Join':
+          return finish((walk(arg[1]) as unknown[]).map(String).join(arg[0]));
+        case 'Fn::Select':
+          return (walk(arg[1]) as unknown[])[Number(walk(arg[0]))];
+        case 'Fn::Split':
+          return String(walk(arg[1])).split(arg[0]);
+        case 'Fn::Sub': {
+          const [text, vars] = Array.isArray(arg) ? [arg[0] as string, walk(arg[1]) as Record<string, string>] : [arg as string, {}];
+          return finish(
+            text.replace(/\$\{([^}!]+)\}/g, (_, name: string) => {
+              if (vars[name] !== undefined) return String(vars[name]);
+              const dot = name.indexOf('.');
+              return dot > 0 && !name.startsWith('AWS::') ? r.getAtt(name.slice(0, dot), name.slice(dot + 1)) : ref(name);
+            }),
+          );
+        }
+        default:
+          throw new Error(`resolveIntrinsics: ${k} is not supported`);
+      }
+    }
+    return Object.fromEntries(keys.map((key) => [key, walk(o[key])]));
+  };
+  return walk(value);
+}
+
+/** Every policy of {@link extractRolePolicies}' result resolved by `r`. */
+export function resolvePolicies(policies: Record<string, NamedPolicy[]>, r: ArnResolver): Record<string, NamedPolicy[]> {
+  return Object.fromEntries(
+    Object.entries(policies).map(([fn, ps]) => [
+      fn,
+      ps.map((p) => ({ name: p.name, policy: resolveIntrinsics(p.policy, r) as PolicyDocument })),
+    ]),
+  );
 }
 
 /**
@@ -117,106 +227,134 @@ export function resolveTemplate(
 }
 
 /**
- * `value` with every CloudFormation intrinsic resolved against `resources` (and `parameters`,
- * by their defaults unless given). @throws Error on an intrinsic it cannot resolve (so a test
- * never evaluates a policy with a hole in it).
+ * Test ARNs: resources as {@link resolveTemplate} names them (or `resources` given), template
+ * parameters by their `Default` unless given in `parameters`, pseudo parameters of the test
+ * account and region and a stack named CoffeeTrace.
  */
-function resolveIntrinsics(value: unknown, resources: Record<string, ResolvedResource>, parameters: Record<string, string> = {}): unknown {
-  const pseudo: Record<string, string> = {
-    'AWS::Region': TEST_REGION,
-    'AWS::AccountId': TEST_ACCOUNT,
-    'AWS::Partition': TEST_PARTITION,
-    'AWS::URLSuffix': 'amazonaws.com',
-    'AWS::StackName': 'CoffeeTrace',
-    'AWS::StackId': `arn:aws:cloudformation:${TEST_REGION}:${TEST_ACCOUNT}:stack/CoffeeTrace/0`,
+function testArns(
+  template: Json,
+  opts: { resources?: Record<string, ResolvedResource>; parameters?: Record<string, string> } = {},
+): ArnResolver {
+  const resources = opts.resources ?? resolveTemplate(template);
+  const parameters: Record<string, string> = {};
+  for (const [name, p] of Object.entries((template.Parameters ?? {}) as Record<string, Json>))
+    if (p.Default !== undefined) parameters[name] = String(p.Default);
+  Object.assign(parameters, opts.parameters ?? {});
+  return {
+    pseudo: {
+      'AWS::Region': TEST_REGION,
+      'AWS::AccountId': TEST_ACCOUNT,
+      'AWS::Partition': 'aws',
+      'AWS::URLSuffix': 'amazonaws.com',
+      'AWS::StackName': 'CoffeeTrace',
+      'AWS::StackId': `arn:aws:cloudformation:${TEST_REGION}:${TEST_ACCOUNT}:stack/CoffeeTrace/0`,
+    },
+    ref(name) {
+      if (resources[name]) return resources[name]!.ref;
+      if (parameters[name] !== undefined) return parameters[name]!;
+      throw new Error(`resolveIntrinsics: cannot resolve Ref ${name}`);
+    },
+    getAtt(id, attr) {
+      const v = resources[id]?.attributes[attr];
+      if (v === undefined) throw new Error(`resolveIntrinsics: cannot resolve Fn::GetAtt ${id}.${attr}`);
+      return v;
+    },
   };
-  const ref = (name: string): string => {
-    if (pseudo[name] !== undefined) return pseudo[name]!;
-    if (resources[name]) return resources[name]!.ref;
-    if (parameters[name] !== undefined) return parameters[name]!;
-    throw new Error(`resolveIntrinsics: cannot resolve Ref ${name}`);
-  };
-  const getAtt = (id: string, attr: string): string => {
-    const v = resources[id]?.attributes[attr];
-    if (v === undefined) throw new Error(`resolveIntrinsics: cannot resolve Fn::GetAtt ${id}.${attr}`);
-    return v;
-  };
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (!v || typeof v !== 'object') return v;
-    const o = v as Json;
-    const keys = Object.keys(o);
-    if (keys.length === 1) {
-      const [k] = keys;
-      const arg = o[k!];
-      switch (k) {
-        case 'Ref':
-          return ref(arg);
-        case 'Fn::GetAtt': {
-          const [id, attr] = Array.isArray(arg) ? arg : String(arg).split(/\.(.+)/);
-          return getAtt(id, attr);
-        }
-        case 'Fn::Join':
-          return (walk(arg[1]) as unknown[]).map(String).join(arg[0]);
-        case 'Fn::Select':
-          return (walk(arg[1]) as unknown[])[Number(walk(arg[0]))];
-        case 'Fn::Split':
-          return String(walk(arg[1])).split(arg[0]);
-        case 'Fn::Sub': {
-          const [text, vars] = Array.isArray(arg) ? [arg[0] as string, walk(arg[1]) as Record<string, string>] : [arg as string, {}];
-          return text.replace(/\$\{([^}!]+)\}/g, (_, name: string) => {
-            if (vars[name] !== undefined) return String(vars[name]);
-            const dot = name.indexOf('.');
-            return dot > 0 && !name.startsWith('AWS::') ? getAtt(name.slice(0, dot), name.slice(dot + 1)) : ref(name);
-          });
-        }
-        case 'Fn::ImportValue':
-        case 'Fn::If':
-        case 'Fn::FindInMap':
-          throw new Error(`resolveIntrinsics: ${k} is not supported`);
-        default:
-          break;
-      }
-    }
-    return Object.fromEntries(keys.map((key) => [key, walk(o[key])]));
-  };
-  return walk(value);
 }
 
 /**
- * The identity policies of each role in `roles` (name → role logical id): the role's inline
- * `Policies` and every `AWS::IAM::Policy` whose `Roles` holds a `Ref` to it, resolved (see
- * {@link resolveIntrinsics}). Managed policy ARNs are not followed (the stack attaches none to
- * function roles: a test asserts it). Parameters resolve to their `Default` unless given.
+ * The identity policies of each role in `roles` (name → role logical id), resolved to test ARNs
+ * ({@link testArns}): the tests' and the IAM report's reading.
  */
 export function rolePolicies(
   template: Json,
   roles: Record<string, string>,
   opts: { resources?: Record<string, ResolvedResource>; parameters?: Record<string, string> } = {},
 ): Record<string, NamedPolicy[]> {
-  const resources = opts.resources ?? resolveTemplate(template);
-  const parameters: Record<string, string> = {};
-  for (const [name, p] of Object.entries((template.Parameters ?? {}) as Record<string, Json>))
-    if (p.Default !== undefined) parameters[name] = String(p.Default);
-  Object.assign(parameters, opts.parameters ?? {});
-  const all = Object.entries((template.Resources ?? {}) as Record<string, Json>);
-  const out: Record<string, NamedPolicy[]> = {};
-  for (const [name, roleId] of Object.entries(roles)) {
-    const role = template.Resources?.[roleId] as Json | undefined;
-    if (role?.Type !== 'AWS::IAM::Role') throw new Error(`rolePolicies: ${roleId} (${name}) is not a role of the template`);
-    const policies: NamedPolicy[] = [];
-    for (const p of (role.Properties?.Policies ?? []) as Json[]) {
-      policies.push({
-        name: `${roleId}/${p.PolicyName}`,
-        policy: resolveIntrinsics(p.PolicyDocument, resources, parameters) as PolicyDocument,
-      });
+  return resolvePolicies(extractRolePolicies(template, roles), testArns(template, opts));
+}
+
+/** What a logical id of the template stands for locally. */
+export type LocalCounterpart =
+  | { kind: 'table' }
+  | { kind: 'queue'; queue: string; dlq: boolean }
+  | { kind: 'topic' }
+  | { kind: 'bucket'; bucket: 'evidence' | 'evidence-uploads' }
+  | { kind: 'function'; fn: string }
+  /** No local counterpart (KMS keys, secrets, log groups): a placeholder ARN that no local call names. */
+  | { kind: 'none'; type: string };
+
+/** The local stack's resources the template's references resolve to. */
+export interface LocalResources {
+  region: string;
+  account: string;
+  tableName: string;
+  /** Stream ARN of the local table (DynamoDB Local's). */
+  tableStreamArn: string;
+  /** Manifest queue name → local queue ARN and its DLQ's ARN. */
+  queues: Record<string, { arn: string; dlqArn: string }>;
+  topicArn: string;
+  buckets: { evidence: string; 'evidence-uploads': string };
+  stateMachineArn: string;
+  functionArn(fn: string): string;
+}
+
+/**
+ * Local ARNs: each logical id through `counterparts` to the local stack's resource (table,
+ * indexes, queues, topic, buckets, functions); resources with no local counterpart (KMS keys,
+ * secrets, log groups) get explicit placeholder ARNs that no local call names. The payout state
+ * machine's ARN, formatted in the template from `stateMachineName`, becomes the local one.
+ * @throws Error (when resolving) for a logical id or attribute with no local counterpart.
+ */
+export function localArns(counterparts: Record<string, LocalCounterpart>, stateMachineName: string, local: LocalResources): ArnResolver {
+  const arn = (service: string, resource: string) => `arn:aws:${service}:${local.region}:${local.account}:${resource}`;
+  const templateSm = arn('states', `stateMachine:${stateMachineName}`);
+  const localSm = local.stateMachineArn;
+  const attribute = (id: string, a: string): string => {
+    const c = counterparts[id];
+    if (!c)
+      throw new Error(
+        `local IAM: the role policies reference ${id}.${a}, which has no local counterpart (map it in infra/local/iam/policy-cache.ts)`,
+      );
+    switch (c.kind) {
+      case 'table':
+        if (a === 'Arn') return arn('dynamodb', `table/${local.tableName}`);
+        if (a === 'StreamArn') return local.tableStreamArn;
+        if (a === 'Ref') return local.tableName;
+        break;
+      case 'queue': {
+        const q = local.queues[c.queue];
+        if (!q) throw new Error(`local IAM: no local queue ${c.queue}`);
+        const qArn = c.dlq ? q.dlqArn : q.arn;
+        if (a === 'Arn') return qArn;
+        if (a === 'QueueName') return qArn.split(':').pop()!;
+        break;
+      }
+      case 'topic':
+        if (a === 'Ref' || a === 'TopicArn') return local.topicArn;
+        break;
+      case 'bucket':
+        if (a === 'Arn') return `arn:aws:s3:::${local.buckets[c.bucket]}`;
+        if (a === 'Ref') return local.buckets[c.bucket];
+        break;
+      case 'function':
+        if (a === 'Arn') return local.functionArn(c.fn);
+        break;
+      case 'none':
+        if (c.type === 'AWS::KMS::Key') return arn('kms', `key/no-local-counterpart-${id}`);
+        if (c.type === 'AWS::SecretsManager::Secret') return arn('secretsmanager', `secret:no-local-counterpart-${id}`);
+        if (c.type === 'AWS::Logs::LogGroup') return arn('logs', `log-group:no-local-counterpart-${id}`);
+        break;
     }
-    for (const [id, r] of all) {
-      if (r.Type !== 'AWS::IAM::Policy') continue;
-      if (!((r.Properties?.Roles ?? []) as Json[]).some((x) => x?.Ref === roleId)) continue;
-      policies.push({ name: id, policy: resolveIntrinsics(r.Properties.PolicyDocument, resources, parameters) as PolicyDocument });
-    }
-    out[name] = policies;
-  }
-  return out;
+    throw new Error(`local IAM: cannot resolve ${id}.${a} (${c.kind}) to a local ARN`);
+  };
+  return {
+    pseudo: { 'AWS::Region': local.region, 'AWS::AccountId': local.account, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com' },
+    ref: (name) => attribute(name, 'Ref'),
+    getAtt: attribute,
+    finish: (s) =>
+      s.startsWith(templateSm)
+        ? localSm + s.slice(templateSm.length)
+        : s.replace(`:execution:${stateMachineName}:`, `:execution:${localSm.split(':').pop()}:`),
+  };
 }
