@@ -167,7 +167,9 @@ export function parseBlockTimeSeconds(text: string | undefined): number {
   if (trimmed === '') return DEFAULT_LEDGER_BLOCK_TIME_S;
   const value = Number(trimmed);
   if (!/^\d+(\.\d{1,3})?$/.test(trimmed) || !(value >= 0 && value <= MAX_LEDGER_BLOCK_TIME_S)) {
-    throw new Error(`LEDGER_BLOCK_TIME_S must be a number of seconds from 0 to ${MAX_LEDGER_BLOCK_TIME_S} (at most 3 decimals), got ${JSON.stringify(text)}`);
+    throw new Error(
+      `LEDGER_BLOCK_TIME_S must be a number of seconds from 0 to ${MAX_LEDGER_BLOCK_TIME_S} (at most 3 decimals), got ${JSON.stringify(text)}`,
+    );
   }
   return value;
 }
