@@ -6,6 +6,7 @@ import { anchoringBench } from './anchoring';
 import { bundleBench } from './bundles';
 import { costBench } from './cost';
 import { custodyBench } from './custody';
+import { ledgerBench } from './ledger';
 import { ledgerSoakBench } from './ledger-soak';
 import { eudrBench } from './eudr';
 import { loadBench, sandboxOrder, settlementPayload } from './load';
@@ -30,6 +31,11 @@ import { settlementBench } from './settlement';
  * hour and gas per anchored entry (./anchoring.ts).
  * BENCH_ONLY=ledger-soak: mixed traffic with a poison write at LOCAL_TIME_SCALE=0.01, then every job
  * COMPLETE and a new batch minted at once; writes landed, refused, parked, oldest open age (./ledger-soak.ts).
+ * BENCH_ONLY=ledger: writes per second on a chain with 2-second blocks (submissions → mints, stage
+ * updates → trace-log records: accepted/s, landed/s, blocks from acceptance, transactions per block,
+ * gas per write) and the settlement part on it (./ledger.ts).
+ * Every part runs on the chain's block time (LEDGER_BLOCK_TIME_S, default 2 s; 0 mines at once);
+ * a submission or stage update answered 202 (accepted, lands with its ledger write) is a success.
  * BENCH_ONLY=slice|faults|custody|eudr|load|bundles runs one part (load: ./load.ts, autocannon at 1/10/50 clients).
  */
 
@@ -190,6 +196,7 @@ async function all() {
   if (!only || only === 'settlement') await settlementBench();
   if (!only || only === 'anchoring') await anchoringBench();
   if (!only || only === 'ledger-soak') await ledgerSoakBench();
+  if (!only || only === 'ledger') await ledgerBench();
   if (!only || only === 'bundles') await bundleBench();
 }
 

@@ -8,9 +8,9 @@
 
 import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 
-/** The local chain's block time the bench's stacks run with (LEDGER_BLOCK_TIME_S, default 2 s), for the figures' headings. */
-export function blockTimeLabel(): string {
-  const s = parseBlockTimeSeconds(process.env.LEDGER_BLOCK_TIME_S);
+/** The local chain's block time a bench's stack runs with (`text`, default the bench's LEDGER_BLOCK_TIME_S; unset: 2 s), for the figures' headings. */
+export function blockTimeLabel(text = process.env.LEDGER_BLOCK_TIME_S): string {
+  const s = parseBlockTimeSeconds(text);
   return s === 0 ? 'LEDGER_BLOCK_TIME_S=0 (each transaction mined at once)' : `LEDGER_BLOCK_TIME_S=${s} (a block every ${s} s)`;
 }
 
