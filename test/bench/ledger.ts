@@ -44,7 +44,7 @@ async function pool<T, R>(items: T[], width: number, fn: (t: T) => Promise<R>): 
 }
 
 /** One kind of write (mints or stage records) as the chain saw it, from its transactions' receipts. */
-export interface LandedWrites {
+interface LandedWrites {
   /** Seconds from each write's acceptance (the API's answer) to its block's timestamp. */
   latencyS: number[];
   /** Transactions to the contract per block in which any landed, the largest count. */
@@ -61,7 +61,7 @@ export interface LandedWrites {
  * Reads the receipts of `txHashes` (each accepted at `acceptedAtMs[i]`, epoch ms) and the blocks
  * they landed in; counts every transaction to `contract` in those blocks (a batched call counts once).
  */
-export async function landedWrites(reader: PublicClient, contract: Hex, txHashes: Hex[], acceptedAtMs: number[]): Promise<LandedWrites> {
+async function landedWrites(reader: PublicClient, contract: Hex, txHashes: Hex[], acceptedAtMs: number[]): Promise<LandedWrites> {
   const receipts = await pool(txHashes, 8, (hash) => reader.getTransactionReceipt({ hash }));
   const blockNumbers = [...new Set(receipts.map((r) => r.blockNumber))];
   const blocks = new Map(

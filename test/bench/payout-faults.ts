@@ -1,4 +1,5 @@
 import { signDevToken } from '../../infra/local/dev-keys';
+import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 import { startStackProcess } from '../support/stack-process';
 import { acceptedBatch, blockTimeLabel, untilMinted } from './submission';
 
@@ -135,10 +136,12 @@ export async function payoutFaultsBench(): Promise<void> {
 
     // wait for every payout to be final
     const all = [...batches, ...failing];
-    const deadline = Date.now() + 240_000;
+    // The payouts start as their mints land: one ledger write a block today, so allow for that on a chain with block time.
+    const deadline = Date.now() + 240_000 + all.length * 1_500 * parseBlockTimeSeconds(process.env.LEDGER_BLOCK_TIME_S);
     let payouts: any[] = [];
     for (;;) {
-      const lists = await pool(all, 8, async (b) => (await call('GET', `/payments?batch_id=${b}`, coop)).body.payments as any[]);
+      // A batch whose mint has not landed yet has no payout listed (its answer may carry none).
+      const lists = await pool(all, 8, async (b) => ((await call('GET', `/payments?batch_id=${b}`, coop)).body.payments ?? []) as any[]);
       const ids = lists.flat().map((p) => p.payment_id as string);
       payouts = await pool(ids, 8, async (id) => (await call('GET', `/payments/${id}`, coop)).body);
       const open = payouts.filter((p) => p.status !== 'COMPLETED' && p.status !== 'MANUAL_REVIEW');
