@@ -307,7 +307,7 @@ export async function costBench(): Promise<void> {
       "  assumptions: Lambda duration is wall-clock time of the handler in this process (DynamoDB Local, fauxqs, hardhat on loopback; one machine), not Lambda's billed duration; each invocation rounded up to 1 ms; no free tier; " +
         "API Gateway authorizer caching is off (resultsCacheTtl 0, as in infra/stack/http-api.ts), so every request invokes the authorizer; state transitions = states entered + retries in the local executions' histories (paid at the first attempt: Attempt1 → PayoutCompleted = 2); " +
         'DynamoDB units as DynamoDB Local reports them (ReturnConsumedCapacity TOTAL); ' +
-        "not priced: CloudWatch Logs/metrics, X-Ray traces, KMS, Secrets Manager/Parameters extension, data transfer, and fixed hourly costs (scheduled workers, empty SQS long polls of the event sources).",
+        'not priced: CloudWatch Logs/metrics, X-Ray traces, KMS, Secrets Manager/Parameters extension, data transfer, and fixed hourly costs (scheduled workers, empty SQS long polls of the event sources).',
     );
   } finally {
     await stack.stop();
@@ -331,7 +331,14 @@ const STAGE_RECORDS_PER_LIFECYCLE = 6;
  * The ledger's gas per batch lifecycle, priced beside the AWS part `awsUsd` (USD per lifecycle):
  * mean gas of the mints of `batches` and of GRADED records of three of them, from their receipts.
  */
-async function gasPerLifecycle(call: Call, coop: string, coopId: string, dataDir: string, batches: string[], awsUsd: number): Promise<void> {
+async function gasPerLifecycle(
+  call: Call,
+  coop: string,
+  coopId: string,
+  dataDir: string,
+  batches: string[],
+  awsUsd: number,
+): Promise<void> {
   const { endpoints } = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as { endpoints: Record<string, string> };
   const reader = createPublicClient({ chain: ledgerChain(31337, endpoints.ledger!), transport: http(endpoints.ledger!) });
   const meanGas = async (hashes: Hex[]) => {
@@ -343,7 +350,11 @@ async function gasPerLifecycle(call: Call, coop: string, coopId: string, dataDir
   const mintGas = await meanGas(await Promise.all(batches.map(async (b) => (await view(b)).chain_tx_hash as Hex)));
   const sample = batches.slice(0, 3);
   for (const b of sample)
-    await call('PATCH', `/batch/${b}/stage`, coop, { cooperative_id: coopId, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } });
+    await call('PATCH', `/batch/${b}/stage`, coop, {
+      cooperative_id: coopId,
+      new_stage: 'GRADED',
+      evidence: { grade: 'screen18', moisture_pct: 11 },
+    });
   const recordHashes: Hex[] = [];
   const deadline = Date.now() + 120_000;
   for (const b of sample) {

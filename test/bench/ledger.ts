@@ -86,7 +86,9 @@ async function landedWrites(reader: PublicClient, contract: Hex, txHashes: Hex[]
 export async function ledgerBench(): Promise<void> {
   const env = { LEDGER_BLOCK_TIME_S: process.env.LEDGER_BLOCK_TIME_S ?? '2' };
   const blockTimeS = parseBlockTimeSeconds(env.LEDGER_BLOCK_TIME_S);
-  say(`\nLedger at block speed: ${WRITES} submissions and ${WRITES} stage updates at ${CLIENTS} clients, ${blockTimeLabel(env.LEDGER_BLOCK_TIME_S)}`);
+  say(
+    `\nLedger at block speed: ${WRITES} submissions and ${WRITES} stage updates at ${CLIENTS} clients, ${blockTimeLabel(env.LEDGER_BLOCK_TIME_S)}`,
+  );
   const stack = await startStackProcess({ ...env, LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000' });
   try {
     const { url, dataDir } = stack.info;

@@ -35,12 +35,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Submissions answered 202 and stage updates answered 202 are accepted (minted / recorded when
  * their ledger write lands); the bench waits for every mint before the loans.
  */
-export async function settlementBench(
-  opts: { batches?: number; loans?: number; env?: Record<string, string> } = {},
-): Promise<void> {
+export async function settlementBench(opts: { batches?: number; loans?: number; env?: Record<string, string> } = {}): Promise<void> {
   const BATCHES = opts.batches ?? Number(process.env.BENCH_SETTLEMENT_BATCHES ?? 40);
   const LOANS = opts.loans ?? Number(process.env.BENCH_SETTLEMENT_LOANS ?? 10);
-  say(`\nSettlement: one purchase order of ${BATCHES} batches, ${LOANS} of them with a loan, ${blockTimeLabel(opts.env?.LEDGER_BLOCK_TIME_S)}`);
+  say(
+    `\nSettlement: one purchase order of ${BATCHES} batches, ${LOANS} of them with a loan, ${blockTimeLabel(opts.env?.LEDGER_BLOCK_TIME_S)}`,
+  );
   const stack = await startStackProcess({ LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000', ...opts.env });
   const blockTimeS = parseBlockTimeSeconds(opts.env?.LEDGER_BLOCK_TIME_S ?? process.env.LEDGER_BLOCK_TIME_S);
   const started = Date.now();
