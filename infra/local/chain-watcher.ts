@@ -31,7 +31,7 @@ import { idOfVaultRef } from '../../shared/adapters/ledger/vault-ledger';
  * cursor in the table, reads N confirmations deep and applies each event through the same use
  * cases, under the same ids, with no webhook. An operator may still point a provider at the
  * endpoint (docs/api/inbound-webhooks.md#chain-events): it needs exactly this body and a Standard Webhooks
- * signature with CHAIN_WEBHOOK_SECRET. The local hardhat node automines and never reorganises.
+ * signature with CHAIN_WEBHOOK_SECRET. The local hardhat node never reorganises (it mines a block every LEDGER_BLOCK_TIME_S, or each transaction at once).
  */
 
 export interface ChainWatcherOptions {

@@ -418,7 +418,13 @@ async function lendingStory(batchId: string, admin: string) {
     (st) => st?.status === 'COMPLETED',
     30_000,
   ))!;
-  const settled = (await waitFor(`${batchId} SETTLED`, readBatch, (b) => b?.stage === 'SETTLED', 20_000))!;
+  // SETTLED and its trace-log record mined (on a chain with block time it lands in a later block than the settlement's answer).
+  const settled = (await waitFor(
+    `${batchId} SETTLED on the trace log`,
+    readBatch,
+    (b) => b?.stage === 'SETTLED' && b.stage_history?.at(-1)?.chain_tx_hash != null,
+    20_000,
+  ))!;
   const repaid = (await waitFor(`loan ${asked.loan_id} REPAID`, readLoan, (l) => l?.status === 'REPAID', 20_000))!;
   say(
     `Settlement of ${po.purchase_order_id} COMPLETED ${((Date.now() - paidAt) / 1000).toFixed(1)} s after the payment: ${usd(settlement.amount_usdc)} USDC received (tx ${settlement.payment_tx_hash})`,

@@ -5,13 +5,20 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { repoRoot } from '../../shared/runtime/paths';
 
-/** A running local hardhat node (chainId 31337, hardfork prague, automine). */
+/** A running local hardhat node (chainId 31337, hardfork prague; automine until `setBlockTime`). */
 export interface HardhatNode {
   /** `http://127.0.0.1:<port>` */
   rpcUrl: string;
   port: number;
   /** Process id of the hardhat node process itself (not a wrapper). */
   pid: number;
+  /**
+   * The chain's block time from now on, seconds: 0 mines each transaction the moment it arrives
+   * (automine); above 0 the node makes a block every `seconds` (interval mining, automine off),
+   * holding pending transactions until then. Errors: RangeError for a value outside
+   * `parseBlockTimeSeconds`'s range; Error when the node refuses the JSON-RPC call.
+   */
+  setBlockTime(seconds: number): Promise<void>;
   /** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. Idempotent. */
   stop(): Promise<void>;
 }
@@ -135,7 +142,7 @@ export async function startHardhatNode(opts: { port?: number; logFile?: string }
         await stop();
         throw new Error(`hardhat node at ${rpcUrl} answered chainId ${chainId}, expected 31337`);
       }
-      return { rpcUrl, port, pid, stop };
+      return { rpcUrl, port, pid, stop, setBlockTime: (seconds) => setBlockTime(rpcUrl, seconds) };
     }
     if (Date.now() > deadline) {
       await stop();
@@ -143,6 +150,50 @@ export async function startHardhatNode(opts: { port?: number; logFile?: string }
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The default block time of the local chain, seconds (Base, the chain the deploy guide names, makes a block every 2 s). */
+export const DEFAULT_LEDGER_BLOCK_TIME_S = 2;
+/** The longest block time the local chain accepts, seconds. */
+const MAX_LEDGER_BLOCK_TIME_S = 60;
+
+/**
+ * `LEDGER_BLOCK_TIME_S` of the local stack: seconds between blocks of the local chain, a number
+ * from 0 to 60 with at most three decimals (milliseconds); unset or blank → 2; 0 = every
+ * transaction mined at once. Throws an Error naming the variable for anything else.
+ */
+export function parseBlockTimeSeconds(text: string | undefined): number {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return DEFAULT_LEDGER_BLOCK_TIME_S;
+  const value = Number(trimmed);
+  if (!/^\d+(\.\d{1,3})?$/.test(trimmed) || !(value >= 0 && value <= MAX_LEDGER_BLOCK_TIME_S)) {
+    throw new Error(
+      `LEDGER_BLOCK_TIME_S must be a number of seconds from 0 to ${MAX_LEDGER_BLOCK_TIME_S} (at most 3 decimals), got ${JSON.stringify(text)}`,
+    );
+  }
+  return value;
+}
+
+/** Switches a running hardhat node between automine (0) and interval mining every `seconds` (see HardhatNode.setBlockTime). */
+async function setBlockTime(rpcUrl: string, seconds: number): Promise<void> {
+  parseBlockTimeSeconds(String(seconds));
+  const intervalMs = Math.round(seconds * 1000);
+  // Interval first, then automine off: no moment where neither mines.
+  await rpc(rpcUrl, 'evm_setIntervalMining', [intervalMs]);
+  await rpc(rpcUrl, 'evm_setAutomine', [intervalMs === 0]);
+}
+
+/** One JSON-RPC call; throws with the node's error message when it answers an error. */
+async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
+  if (!res.ok || body.error) throw new Error(`hardhat node refused ${method}: ${body.error?.message ?? `HTTP ${res.status}`}`);
+  return body.result;
 }
 
 function isRunning(child: ChildProcess): boolean {

@@ -23,7 +23,7 @@ import {
 } from './dev-keys';
 import { createServiceTable, LOCAL_TABLE_NAME, startDynamoDbLocal } from './dynamodb-local';
 import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
-import { startHardhatNode } from './hardhat-node';
+import { DEFAULT_LEDGER_BLOCK_TIME_S, startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
 import { pollQueue } from './queue-poller';
@@ -73,6 +73,8 @@ export interface LocalStackOptions {
   port: number;
   dataDir?: string;
   timeScale?: number;
+  /** Seconds between blocks of the local chain once the contracts are deployed (0: each transaction mined at once; default 2). */
+  blockTimeS?: number;
   settleMs?: number;
   /** Payout sandbox faults (benchmarks). */
   sandboxFaults?: { rejectRate?: number; dropWebhookRate?: number };
@@ -175,6 +177,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       buyerUsdcMicro: DEV_BUYER_USDC_MICRO,
       onRampAddress: privateKeyToAccount(devOnRampKey(dataDir)).address,
     });
+    // Deployed at once; from here on the chain makes a block every LEDGER_BLOCK_TIME_S (docs/ledger.md#the-local-chain).
+    const blockTimeS = opts.blockTimeS ?? DEFAULT_LEDGER_BLOCK_TIME_S;
+    await chain.setBlockTime(blockTimeS);
+    log(`ledger: ${blockTimeS === 0 ? 'each transaction mined at once' : `a block every ${blockTimeS} s`}`);
 
     // 3. table, queues, topic
     await createServiceTable(dynamo.endpoint, LOCAL_TABLE_NAME);
@@ -238,7 +244,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CHAIN_WEBHOOK_SECRET: process.env.CHAIN_WEBHOOK_SECRET || DEV_CHAIN_WEBHOOK_SECRET,
       JWT_ISSUER: LOCAL_JWT_ISSUER,
       JWT_AUDIENCE: LOCAL_JWT_AUDIENCE,
-      // The scheduled chain watcher's tuning, as in AWS: hardhat automines and never reorganises, and its chain starts at block 0.
+      // The scheduled chain watcher's tuning, as in AWS: the local chain never reorganises, and it starts at block 0.
       CHAIN_WATCH_CONFIRMATIONS: process.env.CHAIN_WATCH_CONFIRMATIONS || '0',
       CHAIN_WATCH_START_BLOCK: process.env.CHAIN_WATCH_START_BLOCK || '0',
       // Loan terms as in AWS (setting loanTermDays).

@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
+import { parseBlockTimeSeconds } from './hardhat-node';
 import { startLocalStack } from './stack';
 
 /**
  * `npm start`: the whole service on embedded components (docs/architecture.md#the-local-stack). Prints its URL once it
  * serves; SIGINT/SIGTERM stop every child process it started. Environment: PORT (3000),
- * LOCAL_DATA_DIR (.local/), LOCAL_TIME_SCALE (1), PAYOUT_SANDBOX_SETTLE_MS (2000),
+ * LOCAL_DATA_DIR (.local/), LOCAL_TIME_SCALE (1), LEDGER_BLOCK_TIME_S (2), PAYOUT_SANDBOX_SETTLE_MS (2000),
  * CHAIN_WEBHOOK_SECRET, PAYOUT_WEBHOOK_SECRET, LOCAL_IAM_ENFORCE (true; docs/local-iam.md),
  * LOCAL_IAM_DECISIONS_FILE; LOCAL_STACK_INFO_FILE (tests) receives a JSON
  * description of the running stack.
@@ -21,6 +22,7 @@ async function main() {
   const stack = await startLocalStack({
     port,
     timeScale,
+    blockTimeS: parseBlockTimeSeconds(process.env.LEDGER_BLOCK_TIME_S),
     settleMs: process.env.PAYOUT_SANDBOX_SETTLE_MS ? Number(process.env.PAYOUT_SANDBOX_SETTLE_MS) : undefined,
     sandboxFaults: {
       rejectRate: Number(process.env.PAYOUT_SANDBOX_REJECT_RATE ?? 0),

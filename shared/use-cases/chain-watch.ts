@@ -43,7 +43,7 @@ import { applyBuyerPayment, type BuyerPaymentEvent, type SettlementDeps } from '
 
 /** Tuning of the watcher (environment `CHAIN_WATCH_*`, see shared/composition/chain-events.ts). */
 export interface ChainWatchConfig {
-  /** Blocks a log must be buried under before it is read (0 locally: hardhat automines and never reorganises). */
+  /** Blocks a log must be buried under before it is read (0 locally: the hardhat node never reorganises). */
   confirmations: number;
   /** The block the cursor starts at when the table has none (the contracts' deployment block). */
   startBlock: bigint;

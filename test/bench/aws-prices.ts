@@ -37,3 +37,17 @@ export const AWS_PRICES = {
     usdPerPublish: 0.5 / 1e6,
   },
 } as const;
+
+/**
+ * The ledger's gas for the cost benchmark: the chain the deploy guide names (Base). Assumed, not
+ * fetched (a typical L2 execution gas price and ETH price of 2025; check a block explorer before
+ * quoting a figure); `BENCH_GAS_PRICE_GWEI` and `BENCH_ETH_USD` override them. Only the L2
+ * execution gas is priced: the L1 data fee each Base transaction also pays for its calldata is left
+ * out (small since blobs, and not measurable on the local chain).
+ */
+export const CHAIN_PRICES = {
+  chain: 'Base',
+  as_of: '2025 (assumed typical values, not fetched)',
+  gasPriceGwei: Number(process.env.BENCH_GAS_PRICE_GWEI ?? 0.01),
+  ethUsd: Number(process.env.BENCH_ETH_USD ?? 3000),
+} as const;

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { signDevToken } from '../../infra/local/dev-keys';
 import type { FunctionUsage, MeterSnapshot } from '../../infra/local/metering';
 import { functionManifest, workers } from '../../shared/manifest';
+import { createPublicClient, http, type Hex } from 'viem';
+import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { startStackProcess } from '../support/stack-process';
-import { AWS_PRICES as P } from './aws-prices';
+import { acceptedBatch } from './submission';
+import { AWS_PRICES as P, CHAIN_PRICES } from './aws-prices';
 
 /**
  * Cost per payout (issue 9, deliverable 6): the local stack with usage metering on
@@ -19,6 +22,11 @@ import { AWS_PRICES as P } from './aws-prices';
  * list prices of ./aws-prices.ts. Prints USD per batch lifecycle (A) and per payout (B) by
  * service, and compares with the target of $0.0004 per payout. Scheduled workers (EventBridge)
  * and empty SQS long polls cost per hour, not per payout: they are left out and said so.
+ * Then the ledger's gas (after the last reading, so not metered): the mean gas of phase A's mint
+ * transactions and of three stage records (GRADED), read from their receipts; a batch's whole
+ * lifecycle on the ledger is one mint and six stage records (GRADED, MILLED, WAREHOUSED,
+ * COMMITTED, EXPORTED, SETTLED; a TraceLog record is one event, the same gas for every stage),
+ * priced at CHAIN_PRICES (./aws-prices.ts) beside the AWS part.
  */
 
 const N = Number(process.env.BENCH_COST_LIFECYCLES ?? 20);
@@ -245,8 +253,8 @@ export async function costBench(): Promise<void> {
         collection_point_gps: { lat: 1.08, lng: 34.17 },
         collector_agent_id: 'AGENT-1',
       });
-      if (r.status !== 201) throw new Error(`submission failed: ${r.status} ${JSON.stringify(r.body)}`);
-      return r.body.data.batch_id as string;
+      // 201, or 202 on a chain with block time: the payout starts once the mint lands either way (the meter waits for it).
+      return acceptedBatch(r).batchId;
     };
     const topUp = async (batchId: string) => {
       const r = await call('POST', '/payments/farmer-payout', coop, {
@@ -294,11 +302,12 @@ export async function costBench(): Promise<void> {
     say(
       `  target ≤ $${TARGET_USD_PER_PAYOUT} per payout: a payout costs $${perPayout.toFixed(6)}, ${verdict(perPayout)} (largest shares: ${topPayout}); a whole batch lifecycle (mint and its payout) costs $${perLifecycle.toFixed(6)}, ${verdict(perLifecycle)} (${topLifecycle})`,
     );
+    await gasPerLifecycle(call, coop, coopId, dataDir, batches, perLifecycle);
     say(
       "  assumptions: Lambda duration is wall-clock time of the handler in this process (DynamoDB Local, fauxqs, hardhat on loopback; one machine), not Lambda's billed duration; each invocation rounded up to 1 ms; no free tier; " +
         "API Gateway authorizer caching is off (resultsCacheTtl 0, as in infra/stack/http-api.ts), so every request invokes the authorizer; state transitions = states entered + retries in the local executions' histories (paid at the first attempt: Attempt1 → PayoutCompleted = 2); " +
         'DynamoDB units as DynamoDB Local reports them (ReturnConsumedCapacity TOTAL); ' +
-        "not priced: CloudWatch Logs/metrics, X-Ray traces, KMS, Secrets Manager/Parameters extension, data transfer, the ledger's gas, and fixed hourly costs (scheduled workers, empty SQS long polls of the event sources).",
+        'not priced: CloudWatch Logs/metrics, X-Ray traces, KMS, Secrets Manager/Parameters extension, data transfer, and fixed hourly costs (scheduled workers, empty SQS long polls of the event sources).',
     );
   } finally {
     await stack.stop();
@@ -311,4 +320,62 @@ export async function costBench(): Promise<void> {
     }
     rmSync(meterDir, { recursive: true, force: true });
   }
+}
+
+type Call = (method: string, path: string, tok: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/** Stage records in a batch's lifecycle after its mint (GRADED … SETTLED). */
+const STAGE_RECORDS_PER_LIFECYCLE = 6;
+
+/**
+ * The ledger's gas per batch lifecycle, priced beside the AWS part `awsUsd` (USD per lifecycle):
+ * mean gas of the mints of `batches` and of GRADED records of three of them, from their receipts.
+ */
+async function gasPerLifecycle(
+  call: Call,
+  coop: string,
+  coopId: string,
+  dataDir: string,
+  batches: string[],
+  awsUsd: number,
+): Promise<void> {
+  const { endpoints } = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as { endpoints: Record<string, string> };
+  const reader = createPublicClient({ chain: ledgerChain(31337, endpoints.ledger!), transport: http(endpoints.ledger!) });
+  const meanGas = async (hashes: Hex[]) => {
+    let gas = 0n;
+    for (const hash of hashes) gas += (await reader.getTransactionReceipt({ hash })).gasUsed;
+    return Number(gas / BigInt(hashes.length));
+  };
+  const view = async (b: string) => (await call('GET', `/batch/${b}`, coop)).body;
+  const mintGas = await meanGas(await Promise.all(batches.map(async (b) => (await view(b)).chain_tx_hash as Hex)));
+  const sample = batches.slice(0, 3);
+  for (const b of sample)
+    await call('PATCH', `/batch/${b}/stage`, coop, {
+      cooperative_id: coopId,
+      new_stage: 'GRADED',
+      evidence: { grade: 'screen18', moisture_pct: 11 },
+    });
+  const recordHashes: Hex[] = [];
+  const deadline = Date.now() + 120_000;
+  for (const b of sample) {
+    for (;;) {
+      const hash = (await view(b)).stage_history?.find((h: { stage: string }) => h.stage === 'GRADED')?.chain_tx_hash;
+      if (hash) {
+        recordHashes.push(hash);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`GRADED of ${b} not on the trace log within 120 s`);
+      await sleep(200);
+    }
+  }
+  const recordGas = await meanGas(recordHashes);
+  const lifecycleGas = mintGas + STAGE_RECORDS_PER_LIFECYCLE * recordGas;
+  const usdPerGas = CHAIN_PRICES.gasPriceGwei * 1e-9 * CHAIN_PRICES.ethUsd;
+  const gasUsd = lifecycleGas * usdPerGas;
+  say(
+    `  ledger gas per batch lifecycle: ${lifecycleGas} gas = mint ${mintGas} + ${STAGE_RECORDS_PER_LIFECYCLE} stage records × ${recordGas} (one transaction each; loans and settlement vault calls not included)`,
+  );
+  say(
+    `    at ${CHAIN_PRICES.gasPriceGwei} gwei on ${CHAIN_PRICES.chain} and ${CHAIN_PRICES.ethUsd} USD/ETH (${CHAIN_PRICES.as_of}; L2 execution gas only, no L1 data fee): $${gasUsd.toFixed(6)} per lifecycle, beside $${awsUsd.toFixed(6)} of AWS = $${(gasUsd + awsUsd).toFixed(6)} in all (gas ${((100 * gasUsd) / (gasUsd + awsUsd)).toFixed(0)} %)`,
+  );
 }

@@ -4,6 +4,7 @@ import { createPublicClient, http } from 'viem';
 import { signDevToken } from '../../infra/local/dev-keys';
 import { readChainTrail } from '../../shared/adapters/ledger/trail-reader';
 import { startStackProcess } from '../support/stack-process';
+import { acceptedBatch, untilMinted } from './submission';
 
 /**
  * Custody-trail benchmark on the local stack: p50/p95 of PATCH /batch/{id}/stage (evidence pinned,
@@ -58,7 +59,8 @@ export async function custodyBench(): Promise<void> {
         collection_point_gps: { lat: 1.08, lng: 34.17 },
         collector_agent_id: 'A',
       });
-      batches.push({ id: r.body.data.batch_id, token: r.body.data.token_id });
+      const { batchId } = acceptedBatch(r);
+      batches.push({ id: batchId, token: (await untilMinted(call, coop, batchId)).token_id });
     }
     const steps: Array<[string, Record<string, unknown>]> = [
       ['GRADED', { grade: 'screen18', moisture_pct: 11.1, screen_size: 18, defect_count: 2, cupping_score: 85 }],

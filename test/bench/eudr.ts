@@ -1,5 +1,6 @@
 import { signDevToken } from '../../infra/local/dev-keys';
 import { startStackProcess } from '../support/stack-process';
+import { acceptedBatch, untilMinted } from './submission';
 
 /**
  * EUDR benchmark on the local stack: p50/p95 of POST /eudr/generate-dds (statement and XML built,
@@ -64,7 +65,8 @@ export async function eudrBench(): Promise<void> {
         collection_point_gps: { lat: 1.396, lng: 34.45 },
         collector_agent_id: 'A',
       });
-      const id = b.body.data.batch_id;
+      const id = acceptedBatch(b).batchId;
+      await untilMinted(call, coop, id);
       await call('PATCH', `/batch/${id}/stage`, coop, {
         cooperative_id: 'EUDR',
         new_stage: 'GRADED',

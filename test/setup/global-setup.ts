@@ -3,10 +3,13 @@ import { startStackProcess } from '../support/stack-process';
 /**
  * Integration tests run against one local stack, started here as its own process exactly as
  * `npm start` runs it (free ports, temporary data dir, LOCAL_TIME_SCALE=0.01, sandbox settling in
- * 200 ms). Tests find it through TEST_STACK_URL and TEST_STACK_DATA_DIR.
+ * 200 ms). Its chain mines each transaction at once (LEDGER_BLOCK_TIME_S=0) unless the variable is
+ * set (`LEDGER_BLOCK_TIME_S=2 npm test` runs every suite on 2-second blocks); the suites that run
+ * on a chain with block time start their own stack (block-time.int.test.ts). Tests find it through
+ * TEST_STACK_URL and TEST_STACK_DATA_DIR.
  */
 export default async function globalSetup(): Promise<void> {
-  const stack = await startStackProcess();
+  const stack = await startStackProcess({ LEDGER_BLOCK_TIME_S: process.env.LEDGER_BLOCK_TIME_S ?? '0' });
   process.env.TEST_STACK_URL = stack.info.url;
   process.env.TEST_STACK_DATA_DIR = stack.info.dataDir;
   (globalThis as { __COFFEE_STACK__?: { stop(): Promise<void> } }).__COFFEE_STACK__ = stack;

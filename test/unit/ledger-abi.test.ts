@@ -80,6 +80,27 @@ describe('ledger ABIs (shared/adapters/ledger/abi.generated.ts, re-exported by a
     expect(canonical(batchTokenAbi)).toContain('event BatchMinted(uint256 indexed tokenId, string batchId, bytes32 auditHash)');
   });
 
+  it('BatchToken and TraceLog carry the batched calls and their skip events (docs/ledger.md#batched-contract-calls)', () => {
+    expect(canonical(batchTokenAbi)).toEqual(
+      expect.arrayContaining([
+        'function mintBatch(address to, tuple[] records) returns (uint256 minted) nonpayable',
+        'event MintSkipped(uint256 indexed tokenId, bytes reason)',
+      ]),
+    );
+    expect(canonical(traceLogAbi)).toEqual(
+      expect.arrayContaining([
+        'function recordStages(tuple[] records) returns (uint256 recorded) nonpayable',
+        'event StageSkipped(uint256 indexed tokenId, uint8 stage, bytes reason)',
+      ]),
+    );
+    const fields = (abi: readonly unknown[], name: string) =>
+      ((abi as AbiEntry[]).find((e) => e.name === name)!.inputs!.find((i) => i.type === 'tuple[]')!.components ?? []).map(
+        (c) => `${c.type} ${c.name}`,
+      );
+    expect(fields(batchTokenAbi, 'mintBatch')).toEqual(['uint256 tokenId', 'string batchId', 'bytes32 auditHash']);
+    expect(fields(traceLogAbi, 'recordStages')).toEqual(['uint256 tokenId', 'uint8 stage', 'string evidenceCid', 'bytes32 auditHash']);
+  });
+
   it('AuditAnchor constant equals the compiled ABI (functions, events, errors)', () => {
     expect(canonical(auditAnchorAbi)).toEqual(canonical(compiled.AuditAnchor.abi));
     expect(canonical(auditAnchorAbi)).toContain('function anchor(bytes32 root, uint32 headCount) returns () nonpayable');

@@ -19,6 +19,18 @@ contract BatchToken is ERC721, AccessControl {
 
     event BatchMinted(uint256 indexed tokenId, string batchId, bytes32 auditHash);
 
+    /// @notice A record of `mintBatch` that was skipped; `reason` is the ABI-encoded error `mint`
+    ///         would have reverted with (`ERC721InvalidSender(address(0))` for an id that exists,
+    ///         also one earlier in the same call; `EmptyBatchId()`). The other records are minted.
+    event MintSkipped(uint256 indexed tokenId, bytes reason);
+
+    /// @notice One token of `mintBatch`: the arguments of `mint` but the recipient.
+    struct MintRecord {
+        uint256 tokenId;
+        string batchId;
+        bytes32 auditHash;
+    }
+
     mapping(uint256 tokenId => string batchId) private _batchIds;
 
     constructor() ERC721("Coffee BatchToken", "BATCH") {
@@ -37,6 +49,34 @@ contract BatchToken is ERC721, AccessControl {
         _batchIds[tokenId] = batchId;
         _safeMint(to, tokenId);
         emit BatchMinted(tokenId, batchId, auditHash);
+    }
+
+    /// @notice Mints every record of `records` to `to` in one transaction, each exactly as `mint`
+    ///         would (its own `Transfer` and `BatchMinted` events, in order). A record `mint` would
+    ///         refuse (its id exists, its batch id is empty) is skipped with `MintSkipped` and never
+    ///         reverts the others. Reverts as a whole only when the caller lacks MINTER_ROLE or `to`
+    ///         is a contract that does not accept ERC-721 (the same for every record).
+    /// @return minted The number of records minted.
+    function mintBatch(address to, MintRecord[] calldata records)
+        external
+        onlyRole(MINTER_ROLE)
+        returns (uint256 minted)
+    {
+        for (uint256 i = 0; i < records.length; i++) {
+            MintRecord calldata r = records[i];
+            if (bytes(r.batchId).length == 0) {
+                emit MintSkipped(r.tokenId, abi.encodeWithSelector(EmptyBatchId.selector));
+                continue;
+            }
+            if (_ownerOf(r.tokenId) != address(0)) {
+                emit MintSkipped(r.tokenId, abi.encodeWithSelector(ERC721InvalidSender.selector, address(0)));
+                continue;
+            }
+            _batchIds[r.tokenId] = r.batchId;
+            _safeMint(to, r.tokenId);
+            emit BatchMinted(r.tokenId, r.batchId, r.auditHash);
+            minted++;
+        }
     }
 
     /// @notice The batch id recorded for `tokenId`, or "" when no such token exists (no revert).

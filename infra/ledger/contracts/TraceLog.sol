@@ -20,6 +20,18 @@ contract TraceLog is AccessControl {
         uint256 indexed tokenId, uint8 indexed stage, string evidenceCid, bytes32 auditHash, address recorder
     );
 
+    /// @notice A record of `recordStages` that was skipped; `reason` is the ABI-encoded error
+    ///         `recordStage` would have reverted with (`InvalidStage(stage)`). The others are recorded.
+    event StageSkipped(uint256 indexed tokenId, uint8 stage, bytes reason);
+
+    /// @notice One record of `recordStages`: the arguments of `recordStage`.
+    struct StageRecord {
+        uint256 tokenId;
+        uint8 stage;
+        string evidenceCid;
+        bytes32 auditHash;
+    }
+
     constructor() {
         _grantRole(DEFAULT_ADMIN_ROLE, _msgSender());
         _grantRole(RECORDER_ROLE, _msgSender());
@@ -32,5 +44,23 @@ contract TraceLog is AccessControl {
     {
         if (stage > MAX_STAGE) revert InvalidStage(stage);
         emit StageRecorded(tokenId, stage, evidenceCid, auditHash, _msgSender());
+    }
+
+    /// @notice Records every record of `records` in one transaction, each exactly as `recordStage`
+    ///         would (its own `StageRecorded` event, in order). A record with a stage code above
+    ///         MAX_STAGE is skipped with `StageSkipped` and never reverts the others. Reverts as a
+    ///         whole only when the caller lacks RECORDER_ROLE.
+    /// @return recorded The number of records recorded.
+    function recordStages(StageRecord[] calldata records) external onlyRole(RECORDER_ROLE) returns (uint256 recorded) {
+        address recorder = _msgSender();
+        for (uint256 i = 0; i < records.length; i++) {
+            StageRecord calldata r = records[i];
+            if (r.stage > MAX_STAGE) {
+                emit StageSkipped(r.tokenId, r.stage, abi.encodeWithSelector(InvalidStage.selector, r.stage));
+                continue;
+            }
+            emit StageRecorded(r.tokenId, r.stage, r.evidenceCid, r.auditHash, recorder);
+            recorded++;
+        }
     }
 }

@@ -303,6 +303,12 @@ export const batchTokenAbi = [
   },
   {
     type: 'event',
+    name: 'MintSkipped',
+    inputs: [{ name: 'tokenId', type: 'uint256', indexed: true }, { name: 'reason', type: 'bytes', indexed: false }],
+    anonymous: false,
+  },
+  {
+    type: 'event',
     name: 'Transfer',
     inputs: [
       { name: 'from', type: 'address', indexed: true },
@@ -363,6 +369,24 @@ export const batchTokenAbi = [
       { name: 'auditHash', type: 'bytes32' },
     ],
     outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    name: 'mintBatch',
+    inputs: [
+      { name: 'to', type: 'address' },
+      {
+        name: 'records',
+        type: 'tuple[]',
+        components: [
+          { name: 'tokenId', type: 'uint256' },
+          { name: 'batchId', type: 'string' },
+          { name: 'auditHash', type: 'bytes32' },
+        ],
+      },
+    ],
+    outputs: [{ name: 'minted', type: 'uint256' }],
     stateMutability: 'nonpayable',
   },
   { type: 'function', name: 'name', inputs: [], outputs: [{ name: '', type: 'string' }], stateMutability: 'view' },
@@ -931,6 +955,16 @@ export const traceLogAbi = [
     ],
     anonymous: false,
   },
+  {
+    type: 'event',
+    name: 'StageSkipped',
+    inputs: [
+      { name: 'tokenId', type: 'uint256', indexed: true },
+      { name: 'stage', type: 'uint8', indexed: false },
+      { name: 'reason', type: 'bytes', indexed: false },
+    ],
+    anonymous: false,
+  },
   { type: 'function', name: 'MAX_STAGE', inputs: [], outputs: [{ name: '', type: 'uint8' }], stateMutability: 'view' },
   {
     type: 'function',
@@ -949,6 +983,24 @@ export const traceLogAbi = [
       { name: 'auditHash', type: 'bytes32' },
     ],
     outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    name: 'recordStages',
+    inputs: [
+      {
+        name: 'records',
+        type: 'tuple[]',
+        components: [
+          { name: 'tokenId', type: 'uint256' },
+          { name: 'stage', type: 'uint8' },
+          { name: 'evidenceCid', type: 'string' },
+          { name: 'auditHash', type: 'bytes32' },
+        ],
+      },
+    ],
+    outputs: [{ name: 'recorded', type: 'uint256' }],
     stateMutability: 'nonpayable',
   },
 ] as const;

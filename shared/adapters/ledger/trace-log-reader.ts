@@ -34,7 +34,8 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 /**
  * The `TraceLogReader` port with viem over JSON-RPC: `eth_getTransactionReceipt(txHash)`, then the
  * receipt's log whose (block-level) `logIndex` is the one asked for, which must come from
- * `traceLogAddress` and decode as `StageRecorded` (strict). The endpoint's chain id is checked once
+ * `traceLogAddress` and be a `StageRecorded` event (decoded strictly; another TraceLog event, such as
+ * a `StageSkipped` of a batched `recordStages`, is not). The endpoint's chain id is checked once
  * per instance. `null`: malformed hash, no receipt (unknown or not yet mined), reverted, no log at
  * that index, another contract's log, or not a StageRecorded log.
  * Errors: `LedgerUnavailableError` when the RPC fails or reports another chain; `RangeError` from
@@ -66,7 +67,10 @@ export class EvmTraceLogReader implements TraceLogReader, ChainDepthReader {
     const log = receipt.logs.find((l) => l.logIndex === logIndex);
     if (!log || log.removed || !isAddressEqual(log.address, this.config.traceLogAddress)) return null;
     try {
-      const decoded = decodeEventLog({ abi: traceLogAbi, eventName: 'StageRecorded', data: log.data, topics: log.topics, strict: true });
+      const decoded = decodeEventLog({ abi: traceLogAbi, data: log.data, topics: log.topics, strict: true });
+      // viem decodes whichever TraceLog event the log's topic names (eventName only narrows the types): a
+      // StageSkipped of recordStages, or RoleGranted, in the same transaction is no record.
+      if (decoded.eventName !== 'StageRecorded') return null;
       const { tokenId, stage, evidenceCid, auditHash } = decoded.args;
       return { tokenId, stage, evidenceCid, auditHash, blockNumber: receipt.blockNumber };
     } catch {

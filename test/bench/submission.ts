@@ -1,0 +1,39 @@
+/**
+ * POST /batch/submit's documented answers, for the benchmarks: 201 (the mint is mined, the body is
+ * `{success, data: {batch_id, token_id, chain_tx_hash, …}}`) or 202 (accepted: `{job_id, status,
+ * batch_id}`; the mint lands later through the single ledger writer, docs/api/conventions.md#http-and-errors).
+ * On a chain with block time (docs/ledger.md#the-local-chain) concurrent submissions get 202 as a
+ * matter of course; either is a success.
+ */
+
+import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
+
+/** The local chain's block time a bench's stack runs with (`text`, default the bench's LEDGER_BLOCK_TIME_S; unset: 2 s), for the figures' headings. */
+export function blockTimeLabel(text = process.env.LEDGER_BLOCK_TIME_S): string {
+  const s = parseBlockTimeSeconds(text);
+  return s === 0 ? 'LEDGER_BLOCK_TIME_S=0 (each transaction mined at once)' : `LEDGER_BLOCK_TIME_S=${s} (a block every ${s} s)`;
+}
+
+type Call = (method: string, path: string, tok: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/** The batch id of an accepted submission (201 or 202) and whether it was minted by then; throws for any other answer. */
+export function acceptedBatch(r: { status: number; body: any }): { batchId: string; minted: boolean } {
+  if (r.status === 201) return { batchId: r.body.data.batch_id as string, minted: true };
+  if (r.status === 202 && typeof r.body?.batch_id === 'string') return { batchId: r.body.batch_id as string, minted: false };
+  throw new Error(`submission failed: ${r.status} ${JSON.stringify(r.body)}`);
+}
+
+/**
+ * Polls GET /batch/{id} (every 100 ms) until the batch's mint is on chain (`chain_tx_hash` set);
+ * returns the batch view. Throws after `timeoutMs` (default 120 s).
+ */
+export async function untilMinted(call: Call, tok: string, batchId: string, timeoutMs = 120_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await call('GET', `/batch/${batchId}`, tok);
+    if (r.status === 200 && r.body.chain_tx_hash) return r.body;
+    if (Date.now() > deadline)
+      throw new Error(`batch ${batchId} not minted within ${timeoutMs / 1000} s: ${r.status} ${JSON.stringify(r.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,217 @@
+import {
+  createPublicClient,
+  createWalletClient,
+  decodeErrorResult,
+  encodeFunctionData,
+  http,
+  keccak256,
+  parseEventLogs,
+  toFunctionSelector,
+  toHex,
+  type Hex,
+  type TransactionReceipt,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { compileContracts } from '../../infra/ledger/compile';
+import { deployContracts, fundAccount, type DeployedContracts } from '../../infra/ledger/deploy';
+import { startHardhatNode, type HardhatNode } from '../../infra/local/hardhat-node';
+import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
+import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
+import { EvmTraceLogReader } from '../../shared/adapters/ledger/trace-log-reader';
+import { readChainTrail } from '../../shared/adapters/ledger/trail-reader';
+
+/**
+ * The batched contract calls (docs/ledger.md#batched-contract-calls) on a hardhat node of their
+ * own: `BatchToken.mintBatch` and `TraceLog.recordStages` write many records in one transaction,
+ * each with its own event exactly as the single call emits it (so the readers find each batch's
+ * record by token, and by transaction and log index), skip a record the single call would refuse
+ * with an event naming the error, never reverting the others, and cost less gas per record.
+ */
+
+const CHAIN_ID = 31337;
+const hash = (s: string): Hex => keccak256(toHex(s));
+const CID = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
+const errorsAbi = [...batchTokenAbi, ...traceLogAbi];
+/** The selector of AccessControl's `AccessControlUnauthorizedAccount(address, bytes32)`. */
+const UNAUTHORIZED = toFunctionSelector('error AccessControlUnauthorizedAccount(address account, bytes32 neededRole)').slice(2);
+
+let node: HardhatNode;
+let signerKey: Hex;
+let contracts: DeployedContracts;
+
+beforeAll(async () => {
+  node = await startHardhatNode();
+  try {
+    const artifacts = await compileContracts();
+    signerKey = generatePrivateKey();
+    await fundAccount(node.rpcUrl, privateKeyToAccount(signerKey).address, 10n ** 21n);
+    contracts = await deployContracts({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, deployerKey: signerKey, artifacts });
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
+}, 90_000);
+
+afterAll(async () => {
+  await node?.stop();
+});
+
+const chain = () => ledgerChain(CHAIN_ID, node.rpcUrl);
+const reader = () => createPublicClient({ chain: chain(), transport: http(node.rpcUrl), pollingInterval: 50 });
+const wallet = (key: Hex = signerKey) =>
+  createWalletClient({ account: privateKeyToAccount(key), chain: chain(), transport: http(node.rpcUrl) });
+const signer = () => privateKeyToAccount(signerKey).address;
+
+async function send(to: Hex, data: Hex, key: Hex = signerKey): Promise<TransactionReceipt> {
+  const tx = await wallet(key).sendTransaction({ to, data, gas: 5_000_000n });
+  return reader().waitForTransactionReceipt({ hash: tx });
+}
+const mintBatchData = (records: Array<{ tokenId: bigint; batchId: string; auditHash: Hex }>) =>
+  encodeFunctionData({ abi: batchTokenAbi, functionName: 'mintBatch', args: [signer(), records] });
+const recordStagesData = (records: Array<{ tokenId: bigint; stage: number; evidenceCid: string; auditHash: Hex }>) =>
+  encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStages', args: [records] });
+
+describe('BatchToken.mintBatch', () => {
+  it('mints every record with its own BatchMinted event, skipping an existing id, a repeat within the call and an empty batch id', async () => {
+    const single = await send(
+      contracts.batchTokenAddress,
+      encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [signer(), 5002n, 'BATCH-5002', hash('5002')] }),
+    );
+    expect(single.status).toBe('success');
+
+    const receipt = await send(
+      contracts.batchTokenAddress,
+      mintBatchData([
+        { tokenId: 5001n, batchId: 'BATCH-5001', auditHash: hash('5001') },
+        { tokenId: 5002n, batchId: 'BATCH-5002-AGAIN', auditHash: hash('x') }, // exists
+        { tokenId: 5003n, batchId: '', auditHash: hash('empty') }, // empty batch id
+        { tokenId: 5004n, batchId: 'BATCH-5004', auditHash: hash('5004') },
+        { tokenId: 5004n, batchId: 'BATCH-5004-TWICE', auditHash: hash('y') }, // repeated in the call
+      ]),
+    );
+    expect(receipt.status).toBe('success');
+    const minted = parseEventLogs({ abi: batchTokenAbi, eventName: 'BatchMinted', logs: receipt.logs });
+    expect(minted.map((l) => l.args)).toEqual([
+      { tokenId: 5001n, batchId: 'BATCH-5001', auditHash: hash('5001') },
+      { tokenId: 5004n, batchId: 'BATCH-5004', auditHash: hash('5004') },
+    ]);
+    const skipped = parseEventLogs({ abi: batchTokenAbi, eventName: 'MintSkipped', logs: receipt.logs });
+    expect(skipped.map((l) => [l.args.tokenId, decodeErrorResult({ abi: errorsAbi, data: l.args.reason }).errorName])).toEqual([
+      [5002n, 'ERC721InvalidSender'],
+      [5003n, 'EmptyBatchId'],
+      [5004n, 'ERC721InvalidSender'],
+    ]);
+    const read = (tokenId: bigint) =>
+      reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'batchIdOf', args: [tokenId] });
+    expect(await Promise.all([5001n, 5002n, 5003n, 5004n].map(read))).toEqual(['BATCH-5001', 'BATCH-5002', '', 'BATCH-5004']);
+    expect(
+      await reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [5004n] }),
+    ).toBe(signer());
+    // Per batch, the trail reader finds its own mint in the shared transaction.
+    const trail = await readChainTrail({ publicClient: reader() as never, chainId: CHAIN_ID, ...contracts, tokenId: 5004n });
+    expect(trail.mints).toEqual([expect.objectContaining({ tokenId: 5004n, batchId: 'BATCH-5004', txHash: receipt.transactionHash })]);
+  });
+
+  it('refuses a caller without MINTER_ROLE as a whole (nothing minted)', async () => {
+    const stranger = generatePrivateKey();
+    await fundAccount(node.rpcUrl, privateKeyToAccount(stranger).address, 10n ** 20n);
+    // The automining node refuses a reverting transaction at once, naming the error.
+    await expect(
+      send(contracts.batchTokenAddress, mintBatchData([{ tokenId: 5100n, batchId: 'BATCH-5100', auditHash: hash('s') }]), stranger),
+    ).rejects.toThrow(new RegExp(UNAUTHORIZED));
+    expect(
+      await reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'batchIdOf', args: [5100n] }),
+    ).toBe('');
+  });
+});
+
+describe('TraceLog.recordStages', () => {
+  it('records every record with its own StageRecorded event, skipping a stage code out of range; readers find each by token and by log index', async () => {
+    const records = [
+      { tokenId: 6001n, stage: 1, evidenceCid: CID, auditHash: hash('6001-1') },
+      { tokenId: 6002n, stage: 9, evidenceCid: CID, auditHash: hash('6002-9') }, // no such stage
+      { tokenId: 6002n, stage: 2, evidenceCid: CID, auditHash: hash('6002-2') },
+      { tokenId: 6003n, stage: 6, evidenceCid: '', auditHash: hash('6003-6') },
+    ];
+    const receipt = await send(contracts.traceLogAddress, recordStagesData(records));
+    expect(receipt.status).toBe('success');
+    const recorded = parseEventLogs({ abi: traceLogAbi, eventName: 'StageRecorded', logs: receipt.logs });
+    expect(recorded.map((l) => l.args)).toEqual([records[0]!, records[2]!, records[3]!].map((r) => ({ ...r, recorder: signer() })));
+    const skipped = parseEventLogs({ abi: traceLogAbi, eventName: 'StageSkipped', logs: receipt.logs });
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]!.args).toMatchObject({ tokenId: 6002n, stage: 9 });
+    expect(decodeErrorResult({ abi: errorsAbi, data: skipped[0]!.args.reason })).toMatchObject({ errorName: 'InvalidStage', args: [9] });
+
+    // By transaction and log index (the chain-event path and /audit's check), each record on its own.
+    const logReader = new EvmTraceLogReader({ rpcUrl: node.rpcUrl, chainId: CHAIN_ID, traceLogAddress: contracts.traceLogAddress });
+    for (const log of recorded) {
+      expect(await logReader.stageRecordedAt(receipt.transactionHash, log.logIndex)).toMatchObject({
+        tokenId: log.args.tokenId,
+        stage: log.args.stage,
+        auditHash: log.args.auditHash,
+      });
+    }
+    expect(await logReader.stageRecordedAt(receipt.transactionHash, skipped[0]!.logIndex)).toBeNull();
+    // By token (verify and the trace page): 6002 has its MILLED record only.
+    const trail = await readChainTrail({ publicClient: reader() as never, chainId: CHAIN_ID, ...contracts, tokenId: 6002n });
+    expect(trail.stages).toEqual([expect.objectContaining({ tokenId: 6002n, stage: 2, auditHash: hash('6002-2') })]);
+  });
+
+  it('refuses a caller without RECORDER_ROLE as a whole', async () => {
+    const stranger = generatePrivateKey();
+    await fundAccount(node.rpcUrl, privateKeyToAccount(stranger).address, 10n ** 20n);
+    await expect(
+      send(contracts.traceLogAddress, recordStagesData([{ tokenId: 6100n, stage: 1, evidenceCid: CID, auditHash: hash('s') }]), stranger),
+    ).rejects.toThrow(new RegExp(UNAUTHORIZED));
+    const trail = await readChainTrail({ publicClient: reader() as never, chainId: CHAIN_ID, ...contracts, tokenId: 6100n });
+    expect(trail.stages).toEqual([]);
+  });
+});
+
+describe('gas per record', () => {
+  const N = 20;
+  it(`batched: ${N} stage records and ${N} mints in one transaction each cost less per record than one transaction per record`, async () => {
+    const singles: bigint[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await send(
+        contracts.traceLogAddress,
+        encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStage', args: [7000n + BigInt(i), 1, CID, hash(`s${i}`)] }),
+      );
+      singles.push(r.gasUsed);
+    }
+    const recordSingle = singles.reduce((a, b) => a + b) / 3n;
+    const stages = await send(
+      contracts.traceLogAddress,
+      recordStagesData(
+        Array.from({ length: N }, (_, i) => ({ tokenId: 7100n + BigInt(i), stage: 1, evidenceCid: CID, auditHash: hash(`b${i}`) })),
+      ),
+    );
+    const recordBatched = stages.gasUsed / BigInt(N);
+
+    const mintSingle = (
+      await send(
+        contracts.batchTokenAddress,
+        encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [signer(), 8000n, 'BATCH-2026-008000', hash('m')] }),
+      )
+    ).gasUsed;
+    const mints = await send(
+      contracts.batchTokenAddress,
+      mintBatchData(
+        Array.from({ length: N }, (_, i) => ({
+          tokenId: 8100n + BigInt(i),
+          batchId: `BATCH-2026-00${8100 + i}`,
+          auditHash: hash(`m${i}`),
+        })),
+      ),
+    );
+    const mintBatched = mints.gasUsed / BigInt(N);
+    process.stdout.write(
+      `gas per stage record: ${recordSingle} alone, ${recordBatched} in a batch of ${N} (${((100 * Number(recordBatched)) / Number(recordSingle)).toFixed(0)} %); ` +
+        `gas per mint: ${mintSingle} alone, ${mintBatched} in a batch of ${N} (${((100 * Number(mintBatched)) / Number(mintSingle)).toFixed(0)} %)\n`,
+    );
+    // A record is one event: batched, the transaction's base cost is shared (at most half of a single record's gas).
+    expect(recordBatched * 2n).toBeLessThan(recordSingle);
+    // A mint stores the owner and the batch id: batched saves the base cost, not the storage.
+    expect(mintBatched).toBeLessThan(mintSingle);
+  }, 60_000);
+});
