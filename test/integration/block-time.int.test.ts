@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { devBuyerKey } from '../../infra/local/dev-keys';
 import { runVerify } from '../../infra/tools/verify-cli';
-import type { Hex } from '../../shared/domain/ports';
 import { api, token, uid, waitFor } from '../support/api';
 import { startStackProcess, type StackProcess } from '../support/stack-process';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
