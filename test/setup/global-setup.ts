@@ -1,13 +1,18 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startStackProcess } from '../support/stack-process';
 
 /**
  * Integration tests run against one local stack, started here as its own process exactly as
  * `npm start` runs it (free ports, temporary data dir, LOCAL_TIME_SCALE=0.01, sandbox settling in
- * 200 ms). Tests find it through TEST_STACK_URL and TEST_STACK_DATA_DIR.
+ * 200 ms). Tests find it through TEST_STACK_URL and TEST_STACK_DATA_DIR; each test file's
+ * contract tally (test/setup/contract-fetch.ts) goes to CONTRACT_COUNT_DIR.
  */
 export default async function globalSetup(): Promise<void> {
   const stack = await startStackProcess();
   process.env.TEST_STACK_URL = stack.info.url;
   process.env.TEST_STACK_DATA_DIR = stack.info.dataDir;
+  process.env.CONTRACT_COUNT_DIR = mkdtempSync(join(tmpdir(), 'coffee-contract-'));
   (globalThis as { __COFFEE_STACK__?: { stop(): Promise<void> } }).__COFFEE_STACK__ = stack;
 }
