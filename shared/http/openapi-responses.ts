@@ -38,8 +38,38 @@ type Schema = Record<string, unknown>;
 function declaredSchema(schema: v.GenericSchema): Schema {
   const { $schema: _s, ...js } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as Schema;
   const key = (schema as { type?: string; key?: string }).type === 'variant' ? (schema as unknown as { key: string }).key : undefined;
-  return key ? { ...js, discriminator: { propertyName: key } } : js;
+  if (!key) return js;
+  const named = NAMED_BRANCHES[key];
+  const branches = js.oneOf as Schema[] | undefined;
+  if (!named || !branches?.every((b) => named[branchValue(b, key)])) return { ...js, discriminator: { propertyName: key } };
+  // Each branch becomes a component schema referenced by `$ref`, the discriminator mapping to it.
+  const mapping: Record<string, string> = {};
+  const oneOf = branches.map((b) => {
+    const name = named[branchValue(b, key)]!;
+    mapping[branchValue(b, key)] = `#/components/schemas/${name}`;
+    return { $ref: `#/components/schemas/${name}` };
+  });
+  return { oneOf, discriminator: { propertyName: key, mapping } };
 }
+
+// --- Named branches of discriminated unions (begin) ---
+/** Component names of the branches of a discriminated union, by discriminator property and value. */
+const NAMED_BRANCHES: Record<string, Record<string, string>> = {
+  payment_type: { FARMER_PAYOUT: 'FarmerPayoutPayment', LOAN_DISBURSEMENT: 'LoanDisbursementPayment', MFI_DEPOSIT: 'MfiDepositPayment' },
+};
+/** The branch schemas named in NAMED_BRANCHES, as the document's `components.schemas` entries. */
+export function namedBranchSchemas(): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  for (const union of [V.PaymentViewSchema]) {
+    const { oneOf } = toJsonSchema(union, { target: 'draft-2020-12', errorMode: 'ignore' }) as { oneOf: Schema[] };
+    for (const b of oneOf) out[NAMED_BRANCHES.payment_type![branchValue(b, 'payment_type')]!] = b;
+  }
+  return out;
+}
+function branchValue(branch: Schema, key: string): string {
+  return String(((branch.properties as Record<string, { const?: unknown }> | undefined)?.[key])?.const);
+}
+// --- Named branches of discriminated unions (end) ---
 
 /** The declared body of each route's success responses, by function folder and status. */
 const DECLARED: Record<string, Record<string, v.GenericSchema>> = {

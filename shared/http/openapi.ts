@@ -9,6 +9,7 @@ import {
   outboundWebhooks,
   STANDARD_WEBHOOK_HEADERS,
   successResponses,
+  namedBranchSchemas,
 } from './openapi-responses';
 import { routes, type RouteDef } from '../manifest';
 import {
@@ -376,7 +377,7 @@ export function openApiDocument(serverUrl: string) {
             'Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` under the sender\'s `whsec_` secret); 5 minutes tolerance; 401 INVALID_SIGNATURE otherwise.',
         },
       },
-      schemas: { Error: ErrorEnvelope },
+      schemas: { Error: ErrorEnvelope, ...namedBranchSchemas() },
       examples: errorExamples(serverUrl),
     },
     'x-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, e]) => [code, { status: e.status, meaning: e.title }])),

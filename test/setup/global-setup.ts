@@ -10,7 +10,7 @@ import { startStackProcess } from '../support/stack-process';
  * contract tally (test/setup/contract-fetch.ts) goes to CONTRACT_COUNT_DIR.
  */
 export default async function globalSetup(): Promise<void> {
-  const stack = await startStackProcess();
+  const stack = await startStackProcess({}, 240_000);
   process.env.TEST_STACK_URL = stack.info.url;
   process.env.TEST_STACK_DATA_DIR = stack.info.dataDir;
   process.env.CONTRACT_COUNT_DIR = mkdtempSync(join(tmpdir(), 'coffee-contract-'));
