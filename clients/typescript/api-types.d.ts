@@ -1158,6 +1158,99 @@ export interface components {
                 details?: unknown;
             };
         };
+        FarmerPayoutPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            payment_type: "FARMER_PAYOUT";
+            payment_id: string;
+            status: string;
+            /** @description USDC, at most 6 decimals */
+            amount_usdc: number;
+            /** @description ISO 8601 UTC timestamp */
+            created_at: string;
+            completed_at: string | null;
+            settled_at: string | null;
+            /** @description ISO 8601 UTC timestamp */
+            updated_at: string;
+            farmer_id: string;
+            batch_id: string;
+            cooperative_id: string;
+            amount_ugx: number | null;
+            exchange_rate: number;
+            provider_order_id: string | null;
+            mobile_money_transaction_id: string | null;
+            reason: string;
+            elapsed_seconds: number | null;
+            retry_count: number;
+            /** @enum {string} */
+            settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+            cash_receipt: {
+                receipt_number: string | null;
+                paid_at: string | null;
+            } | null;
+        };
+        LoanDisbursementPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            payment_type: "LOAN_DISBURSEMENT";
+            payment_id: string;
+            status: string;
+            /** @description USDC, at most 6 decimals */
+            amount_usdc: number;
+            /** @description ISO 8601 UTC timestamp */
+            created_at: string;
+            completed_at: string | null;
+            settled_at: string | null;
+            /** @description ISO 8601 UTC timestamp */
+            updated_at: string;
+            farmer_id: string;
+            batch_id: string;
+            cooperative_id: string;
+            amount_ugx: number | null;
+            exchange_rate: number;
+            provider_order_id: string | null;
+            mobile_money_transaction_id: string | null;
+            reason: string;
+            elapsed_seconds: number | null;
+            retry_count: number;
+            /** @enum {string} */
+            settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+            cash_receipt: {
+                receipt_number: string | null;
+                paid_at: string | null;
+            } | null;
+            loan_id: string | null;
+        };
+        MfiDepositPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            payment_type: "MFI_DEPOSIT";
+            payment_id: string;
+            status: string;
+            /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
+            amount_usdc: number;
+            /** @description ISO 8601 UTC timestamp */
+            created_at: string;
+            completed_at: string | null;
+            /** @description ISO 8601 UTC timestamp */
+            updated_at: string;
+            mfi_id: string;
+            source_currency: string;
+            source_amount: number;
+            ramp_payment_id: string | null;
+            chain_tx_hash: string | null;
+            /** @description micro-shares (10^-6 share) */
+            vault_shares_issued: number | null;
+            refund_tx_hash: string | null;
+            refunded_at: string | null;
+            failure_reason: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -4419,88 +4512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        payment_type: "FARMER_PAYOUT";
-                        payment_id: string;
-                        status: string;
-                        /** @description USDC, at most 6 decimals */
-                        amount_usdc: number;
-                        /** @description ISO 8601 UTC timestamp */
-                        created_at: string;
-                        completed_at: string | null;
-                        settled_at: string | null;
-                        /** @description ISO 8601 UTC timestamp */
-                        updated_at: string;
-                        farmer_id: string;
-                        batch_id: string;
-                        cooperative_id: string;
-                        amount_ugx: number | null;
-                        exchange_rate: number;
-                        provider_order_id: string | null;
-                        mobile_money_transaction_id: string | null;
-                        reason: string;
-                        elapsed_seconds: number | null;
-                        retry_count: number;
-                        /** @enum {string} */
-                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
-                        cash_receipt: {
-                            receipt_number: string | null;
-                            paid_at: string | null;
-                        } | null;
-                    } | {
-                        /** @constant */
-                        payment_type: "LOAN_DISBURSEMENT";
-                        payment_id: string;
-                        status: string;
-                        /** @description USDC, at most 6 decimals */
-                        amount_usdc: number;
-                        /** @description ISO 8601 UTC timestamp */
-                        created_at: string;
-                        completed_at: string | null;
-                        settled_at: string | null;
-                        /** @description ISO 8601 UTC timestamp */
-                        updated_at: string;
-                        farmer_id: string;
-                        batch_id: string;
-                        cooperative_id: string;
-                        amount_ugx: number | null;
-                        exchange_rate: number;
-                        provider_order_id: string | null;
-                        mobile_money_transaction_id: string | null;
-                        reason: string;
-                        elapsed_seconds: number | null;
-                        retry_count: number;
-                        /** @enum {string} */
-                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
-                        cash_receipt: {
-                            receipt_number: string | null;
-                            paid_at: string | null;
-                        } | null;
-                        loan_id: string | null;
-                    } | {
-                        /** @constant */
-                        payment_type: "MFI_DEPOSIT";
-                        payment_id: string;
-                        status: string;
-                        /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
-                        amount_usdc: number;
-                        /** @description ISO 8601 UTC timestamp */
-                        created_at: string;
-                        completed_at: string | null;
-                        /** @description ISO 8601 UTC timestamp */
-                        updated_at: string;
-                        mfi_id: string;
-                        source_currency: string;
-                        source_amount: number;
-                        ramp_payment_id: string | null;
-                        chain_tx_hash: string | null;
-                        /** @description micro-shares (10^-6 share) */
-                        vault_shares_issued: number | null;
-                        refund_tx_hash: string | null;
-                        refunded_at: string | null;
-                        failure_reason: string | null;
-                    };
+                    "application/json": components["schemas"]["FarmerPayoutPayment"] | components["schemas"]["LoanDisbursementPayment"] | components["schemas"]["MfiDepositPayment"];
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
