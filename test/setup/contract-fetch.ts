@@ -42,6 +42,9 @@ if (stackUrl) {
   afterAll(() => {
     const dir = process.env.CONTRACT_COUNT_DIR;
     if (dir) writeFileSync(join(dir, `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`), JSON.stringify(tally));
-    if (tally.invalid.length > 0) throw new Error(`${tally.invalid.length} response(s) drifted from the OpenAPI document:\n${tally.invalid.join('\n')}`);
+    if (tally.invalid.length > 0) {
+      const distinct = [...new Set(tally.invalid.map((m) => m.split('\n  body:')[0]))];
+      throw new Error(`${tally.invalid.length} response(s) drifted from the OpenAPI document (${distinct.length} distinct):\n${distinct.join('\n')}`);
+    }
   });
 }
