@@ -13,9 +13,9 @@ import { signDevToken } from '../local/dev-keys';
  * GET /openapi.json, sends the demo (`npm run demo`) and the smoke test (`npm run smoke`) through
  * Prism, and counts the contract violations Prism logs. Prints the count; exit code 0 when it is 0,
  * 1 otherwise. Stops Prism and the stack it started, also on failure.
- * Environment: PRISM_PACKAGE (default @stoplight/prism-cli@5.16.0, run with `npx -y`).
+ * Prism (@stoplight/prism-cli 5.16.0) is not a dependency of the project: it runs with `npx -y`.
  */
-const PRISM = process.env.PRISM_PACKAGE ?? '@stoplight/prism-cli@5.16.0';
+const PRISM = '@stoplight/prism-cli@5.16.0';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -34,11 +34,15 @@ async function main(): Promise<number> {
   const port = await freePort();
   const docFile = join(stack.info.dataDir, 'served-openapi.json');
   writeFileSync(docFile, await (await fetch(`${stack.info.url}/openapi.json`)).text());
-  const prism = spawn('npx', ['-y', PRISM, 'proxy', docFile, stack.info.url, '--errors=false', '--host', '127.0.0.1', '--port', String(port)], {
-    cwd: repoRoot(),
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const prism = spawn(
+    'npx',
+    ['-y', PRISM, 'proxy', docFile, stack.info.url, '--errors=false', '--host', '127.0.0.1', '--port', String(port)],
+    {
+      cwd: repoRoot(),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   prism.stdout!.on('data', (d: Buffer) => (prismLog += d.toString()));
   prism.stderr!.on('data', (d: Buffer) => (prismLog += d.toString()));
   try {
@@ -56,12 +60,18 @@ async function main(): Promise<number> {
     }
     const run = promisify(execFile);
     const env = { ...process.env, DEMO_URL: prismUrl, LOCAL_DATA_DIR: stack.info.dataDir };
-    const demo = await run(process.execPath, ['--import', 'tsx', 'infra/local/demo.ts'], { cwd: repoRoot(), env, maxBuffer: 64 << 20 }).catch((e: { stdout?: string; stderr?: string }) => e);
+    const demo = await run(process.execPath, ['--import', 'tsx', 'infra/local/demo.ts'], {
+      cwd: repoRoot(),
+      env,
+      maxBuffer: 64 << 20,
+    }).catch((e: { stdout?: string; stderr?: string }) => e);
     process.stdout.write(`demo through Prism: ${demo.stderr ? `stderr: ${String(demo.stderr).slice(-2000)}` : 'done'}\n`);
     const token = await signDevToken({ sub: 'contract-prism', role: 'ADMIN' }, 3600, stack.info.dataDir);
-    const smoke = await run(process.execPath, ['--import', 'tsx', 'infra/tools/smoke-cli.ts', '--url', prismUrl, '--token', token], { cwd: repoRoot(), env, maxBuffer: 64 << 20 }).catch(
-      (e: { stdout?: string }) => e,
-    );
+    const smoke = await run(process.execPath, ['--import', 'tsx', 'infra/tools/smoke-cli.ts', '--url', prismUrl, '--token', token], {
+      cwd: repoRoot(),
+      env,
+      maxBuffer: 64 << 20,
+    }).catch((e: { stdout?: string }) => e);
     process.stdout.write(`smoke through Prism:\n${String(smoke.stdout ?? '').slice(-3000)}\n`);
     await new Promise((r) => setTimeout(r, 1000));
     const violations = prismLog.split('\n').filter((l) => /violation/i.test(l));

@@ -67,7 +67,7 @@ export function namedBranchSchemas(): Record<string, Schema> {
   return out;
 }
 function branchValue(branch: Schema, key: string): string {
-  return String(((branch.properties as Record<string, { const?: unknown }> | undefined)?.[key])?.const);
+  return String((branch.properties as Record<string, { const?: unknown }> | undefined)?.[key]?.const);
 }
 // --- Named branches of discriminated unions (end) ---
 

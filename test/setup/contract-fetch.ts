@@ -29,7 +29,13 @@ if (stackUrl) {
     if (`${url.protocol}//${url.host}` !== new URL(stackUrl).origin) return res;
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     const body = await res.clone().text();
-    const result = (await load()).validate({ method, path: url.pathname, status: res.status, contentType: res.headers.get('content-type'), body });
+    const result = (await load()).validate({
+      method,
+      path: url.pathname,
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body,
+    });
     if (result.kind === 'unmatched') tally.unmatched.push(`${method.toUpperCase()} ${url.pathname} → ${res.status}`);
     else if (result.kind === 'invalid') {
       const message = `response of ${result.operation} (${method.toUpperCase()} ${url.pathname} → ${res.status}) drifts from the OpenAPI document:\n  ${result.problems.join('\n  ')}\n  body: ${body.slice(0, 400)}`;
@@ -44,7 +50,9 @@ if (stackUrl) {
     if (dir) writeFileSync(join(dir, `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`), JSON.stringify(tally));
     if (tally.invalid.length > 0) {
       const distinct = [...new Set(tally.invalid.map((m) => m.split('\n  body:')[0]))];
-      throw new Error(`${tally.invalid.length} response(s) drifted from the OpenAPI document (${distinct.length} distinct):\n${distinct.join('\n')}`);
+      throw new Error(
+        `${tally.invalid.length} response(s) drifted from the OpenAPI document (${distinct.length} distinct):\n${distinct.join('\n')}`,
+      );
     }
   });
 }

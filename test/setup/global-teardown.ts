@@ -21,5 +21,7 @@ export default async function globalTeardown(): Promise<void> {
     for (const u of t.unmatched) unmatched.add(u);
   }
   rmSync(dir, { recursive: true, force: true });
-  console.log(`\n${validated} responses validated against the OpenAPI document; ${invalid} drifted; ${unmatched.size} distinct request(s) to paths outside the document${unmatched.size ? `: ${[...unmatched].slice(0, 30).join('; ')}` : ''}`);
+  console.log(
+    `\n${validated} responses validated against the OpenAPI document; ${invalid} drifted; ${unmatched.size} distinct request(s) to paths outside the document${unmatched.size ? `: ${[...unmatched].slice(0, 30).join('; ')}` : ''}`,
+  );
 }

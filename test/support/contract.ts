@@ -22,7 +22,10 @@ export interface SeenResponse {
 }
 
 /** Outcome: `unmatched` when no operation of the document has this method + path. */
-export type ContractResult = { kind: 'unmatched' } | { kind: 'valid'; operation: string } | { kind: 'invalid'; operation: string; problems: string[] };
+export type ContractResult =
+  | { kind: 'unmatched' }
+  | { kind: 'valid'; operation: string }
+  | { kind: 'invalid'; operation: string; problems: string[] };
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
@@ -67,17 +70,37 @@ export class ContractValidator {
     if (!template) return { kind: 'unmatched' };
     const operation = `${method.toUpperCase()} ${template}`;
     const responses = this.doc.paths[template]![method]!.responses ?? {};
-    const key = String(res.status) in responses ? String(res.status) : `${String(res.status)[0]}XX` in responses ? `${String(res.status)[0]}XX` : 'default' in responses ? 'default' : undefined;
-    if (!key) return { kind: 'invalid', operation, problems: [`status ${res.status} is not documented (documented: ${Object.keys(responses).join(', ')})`] };
+    const key =
+      String(res.status) in responses
+        ? String(res.status)
+        : `${String(res.status)[0]}XX` in responses
+          ? `${String(res.status)[0]}XX`
+          : 'default' in responses
+            ? 'default'
+            : undefined;
+    if (!key)
+      return {
+        kind: 'invalid',
+        operation,
+        problems: [`status ${res.status} is not documented (documented: ${Object.keys(responses).join(', ')})`],
+      };
     const content = responses[key]!.content;
     const problems: string[] = [];
     if (!content || Object.keys(content).length === 0) {
-      if (res.body.length > 0 && method !== 'head') problems.push(`status ${res.status} documents no body but one was sent (${res.contentType})`);
+      if (res.body.length > 0 && method !== 'head')
+        problems.push(`status ${res.status} documents no body but one was sent (${res.contentType})`);
       return problems.length ? { kind: 'invalid', operation, problems } : { kind: 'valid', operation };
     }
     const mediaType = (res.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const media = Object.entries(content).find(([k]) => k.toLowerCase() === mediaType);
-    if (!media) return { kind: 'invalid', operation, problems: [`content type "${res.contentType}" is not documented for ${res.status} (documented: ${Object.keys(content).join(', ')})`] };
+    if (!media)
+      return {
+        kind: 'invalid',
+        operation,
+        problems: [
+          `content type "${res.contentType}" is not documented for ${res.status} (documented: ${Object.keys(content).join(', ')})`,
+        ],
+      };
     const schema = media[1].schema;
     if (schema !== undefined && (mediaType === 'application/json' || mediaType.endsWith('+json')) && method !== 'head') {
       let body: unknown;
@@ -88,7 +111,8 @@ export class ContractValidator {
       }
       const validateFn = this.compile(`${operation} ${key} ${mediaType}`, schema);
       if (!validateFn(body)) {
-        for (const e of validateFn.errors ?? []) problems.push(`${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+        for (const e of validateFn.errors ?? [])
+          problems.push(`${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
       }
     }
     return problems.length ? { kind: 'invalid', operation, problems: problems.slice(0, 20) } : { kind: 'valid', operation };

@@ -3,7 +3,14 @@ import { ContractValidator, type OpenApiDoc } from '../support/contract';
 
 /** The response validator the integration tests run every response through (test/setup/contract-fetch.ts). */
 const v = new ContractValidator(openApiDocument('https://api.example.test') as unknown as OpenApiDoc);
-const errorBody = JSON.stringify({ error: { code: 'FARMER_NOT_REGISTERED', message: 'Farmer not found', docs: 'https://api.example.test/docs/errors#FARMER_NOT_REGISTERED', request_id: 'r-1' } });
+const errorBody = JSON.stringify({
+  error: {
+    code: 'FARMER_NOT_REGISTERED',
+    message: 'Farmer not found',
+    docs: 'https://api.example.test/docs/errors#FARMER_NOT_REGISTERED',
+    request_id: 'r-1',
+  },
+});
 
 describe('ContractValidator', () => {
   it('matches literal path segments before templated ones', () => {
@@ -30,10 +37,14 @@ describe('ContractValidator', () => {
 
   it('fails an undocumented content type and a body that is not JSON', () => {
     expect(v.validate({ method: 'GET', path: '/farmers/F-1', status: 404, contentType: 'text/plain', body: 'nope' }).kind).toBe('invalid');
-    expect(v.validate({ method: 'GET', path: '/farmers/F-1', status: 404, contentType: 'application/json', body: 'nope' }).kind).toBe('invalid');
+    expect(v.validate({ method: 'GET', path: '/farmers/F-1', status: 404, contentType: 'application/json', body: 'nope' }).kind).toBe(
+      'invalid',
+    );
   });
 
   it('leaves requests outside the document unmatched', () => {
-    expect(v.validate({ method: 'GET', path: '/nowhere', status: 404, contentType: 'application/json', body: errorBody }).kind).toBe('unmatched');
+    expect(v.validate({ method: 'GET', path: '/nowhere', status: 404, contentType: 'application/json', body: errorBody }).kind).toBe(
+      'unmatched',
+    );
   });
 });

@@ -173,7 +173,8 @@ describe('the OpenAPI document', () => {
     }
     expect(keys(responseSchema('get-cooperative').properties)).toEqual(keys(cooperativeView(aCooperative())));
     expect(keys(responseSchema('get-farmer-payout').properties)).toEqual(keys(payoutStatusView(aPayout())));
-    const farmerPayout = (doc as unknown as { components: { schemas: Record<string, { properties: object }> } }).components.schemas.FarmerPayoutPayment!;
+    const farmerPayout = (doc as unknown as { components: { schemas: Record<string, { properties: object }> } }).components.schemas
+      .FarmerPayoutPayment!;
     expect(keys(farmerPayout.properties)).toEqual(keys(paymentRecordView(aPayout())));
   });
 
@@ -277,7 +278,11 @@ describe('the served document speaks of the API', () => {
     expect(payment.oneOf).toEqual(names.map((n) => ({ $ref: `#/components/schemas/${n}` })));
     expect(payment.discriminator).toEqual({
       propertyName: 'payment_type',
-      mapping: { FARMER_PAYOUT: `#/components/schemas/${names[0]}`, LOAN_DISBURSEMENT: `#/components/schemas/${names[1]}`, MFI_DEPOSIT: `#/components/schemas/${names[2]}` },
+      mapping: {
+        FARMER_PAYOUT: `#/components/schemas/${names[0]}`,
+        LOAN_DISBURSEMENT: `#/components/schemas/${names[1]}`,
+        MFI_DEPOSIT: `#/components/schemas/${names[2]}`,
+      },
     });
     const branches = names.map((n) => doc.components.schemas[n]);
     expect(branches.map((s: any) => s.properties.payment_type.const)).toEqual(['FARMER_PAYOUT', 'LOAN_DISBURSEMENT', 'MFI_DEPOSIT']);
