@@ -8165,7 +8165,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes. */
+            /** @description A text file of the directory (evidence.json), its exact bytes with the content type of its name; a photo answers 302 to a presigned URL of its bytes instead. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8173,29 +8173,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-                     *       "entries": [
-                     *         {
-                     *           "name": "evidence.json",
-                     *           "cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *           "size": 74
-                     *         },
-                     *         {
-                     *           "name": "photo.jpg",
-                     *           "cid": "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy",
-                     *           "size": 182344
-                     *         }
-                     *       ]
+                     *       "cupping_score": 85,
+                     *       "grade": "screen18",
+                     *       "moisture_pct": 11.4
                      *     }
                      */
-                    "application/json": {
-                        cid: string;
-                        entries: {
-                            name: string;
-                            cid: string;
-                            size: number;
-                        }[];
-                    };
+                    "application/json": unknown;
+                    "application/xml": string;
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
@@ -8257,6 +8241,7 @@ export interface operations {
                 content: {
                     /** @example <!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html> */
                     "text/html": string;
+                    "application/json": Record<string, never>;
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */

@@ -479,6 +479,8 @@ interface Success {
   location?: boolean;
   contentType?: string;
   schema?: Schema;
+  /** Further media types of the same status (content negotiation, files served as they are). */
+  more?: Record<string, { schema: Schema; example?: Json }>;
 }
 
 const ok = (example: Json, description = 'OK'): Success => ({ status: '200', description, example });
@@ -1312,6 +1314,7 @@ const SUCCESS: Record<string, Success[]> = {
       description: 'The public trace page (HTML); with `Accept: application/json` the same view as JSON (see the description).',
       contentType: 'text/html',
       schema: { type: 'string' },
+      more: { 'application/json': { schema: { type: 'object', description: 'The public view of the batch (see the description).' } } },
       example: '<!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html>',
     },
   ],
@@ -1328,6 +1331,17 @@ const SUCCESS: Record<string, Success[]> = {
 
 /** Routes that share a function but answer differently. */
 const PATH_SUCCESS: Record<string, Success[]> = {
+  '/ipfs/{id}/{name}': [
+    {
+      status: '200',
+      description:
+        'A text file of the directory (evidence.json), its exact bytes with the content type of its name; a photo answers 302 to a presigned URL of its bytes instead.',
+      contentType: 'application/json',
+      schema: { description: 'The stored JSON file as it is.' },
+      example: { cupping_score: 85, grade: 'screen18', moisture_pct: 11.4 },
+      more: { 'application/xml': { schema: { type: 'string' } } },
+    },
+  ],
   '/docs/errors': [
     {
       status: '200',
@@ -1504,6 +1518,7 @@ export function successResponses(fn: string, path = ''): Record<string, unknown>
                 }
               : { example: s.example }),
           },
+          ...s.more,
         },
       },
     ]),

@@ -28,6 +28,11 @@ if (stackUrl) {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     if (`${url.protocol}//${url.host}` !== new URL(stackUrl).origin) return res;
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    // A followed redirect to another origin (a presigned storage URL) is not the stack's answer.
+    if (res.redirected && new URL(res.url).origin !== new URL(stackUrl).origin) {
+      tally.unmatched.push(`${method.toUpperCase()} ${url.pathname} → redirected outside the stack`);
+      return res;
+    }
     const body = await res.clone().text();
     const result = (await load()).validate({
       method,
