@@ -5687,6 +5687,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
             401: {
                 headers: {
@@ -6058,6 +6067,15 @@ export interface operations {
                         dds_id: string;
                         status: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
