@@ -8278,6 +8278,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */

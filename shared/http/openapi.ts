@@ -245,6 +245,9 @@ function operation(route: RouteDef) {
   if (schema) {
     op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(schema) } } };
   }
+  // The trace page answers an unknown batch with an HTML page when HTML was asked for.
+  const notFound = (op.responses as Record<string, { content?: Record<string, unknown> }>)['404'];
+  if (route.path === '/trace/{id}' && notFound?.content) notFound.content['text/html'] = { schema: { type: 'string' } };
   return op;
 }
 
