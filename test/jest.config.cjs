@@ -73,6 +73,7 @@ module.exports = {
       ...base,
       displayName: 'int',
       testMatch: ['<rootDir>/test/**/*.int.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/contract-fetch.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },

@@ -308,7 +308,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a farmer to mobile money.
-         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch's value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
+         * @description Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch's cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch's value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). One payout per batch and `reason`: a second is 409 DUPLICATE_PAYOUT, nothing created. `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.
          */
         post: operations["create-farmer-payout"];
         delete?: never;
@@ -1157,6 +1157,99 @@ export interface components {
                 /** @description VALIDATION_ERROR: [{path, message}]; PAYOUT_FAILED: {payout_id, status}. */
                 details?: unknown;
             };
+        };
+        FarmerPayoutPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            payment_type: "FARMER_PAYOUT";
+            payment_id: string;
+            status: string;
+            /** @description USDC, at most 6 decimals */
+            amount_usdc: number;
+            /** @description ISO 8601 UTC timestamp */
+            created_at: string;
+            completed_at: string | null;
+            settled_at: string | null;
+            /** @description ISO 8601 UTC timestamp */
+            updated_at: string;
+            farmer_id: string;
+            batch_id: string;
+            cooperative_id: string;
+            amount_ugx: number | null;
+            exchange_rate: number;
+            provider_order_id: string | null;
+            mobile_money_transaction_id: string | null;
+            reason: string;
+            elapsed_seconds: number | null;
+            retry_count: number;
+            /** @enum {string} */
+            settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+            cash_receipt: {
+                receipt_number: string | null;
+                paid_at: string | null;
+            } | null;
+        };
+        LoanDisbursementPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            payment_type: "LOAN_DISBURSEMENT";
+            payment_id: string;
+            status: string;
+            /** @description USDC, at most 6 decimals */
+            amount_usdc: number;
+            /** @description ISO 8601 UTC timestamp */
+            created_at: string;
+            completed_at: string | null;
+            settled_at: string | null;
+            /** @description ISO 8601 UTC timestamp */
+            updated_at: string;
+            farmer_id: string;
+            batch_id: string;
+            cooperative_id: string;
+            amount_ugx: number | null;
+            exchange_rate: number;
+            provider_order_id: string | null;
+            mobile_money_transaction_id: string | null;
+            reason: string;
+            elapsed_seconds: number | null;
+            retry_count: number;
+            /** @enum {string} */
+            settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
+            cash_receipt: {
+                receipt_number: string | null;
+                paid_at: string | null;
+            } | null;
+            loan_id: string | null;
+        };
+        MfiDepositPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            payment_type: "MFI_DEPOSIT";
+            payment_id: string;
+            status: string;
+            /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
+            amount_usdc: number;
+            /** @description ISO 8601 UTC timestamp */
+            created_at: string;
+            completed_at: string | null;
+            /** @description ISO 8601 UTC timestamp */
+            updated_at: string;
+            mfi_id: string;
+            source_currency: string;
+            source_amount: number;
+            ramp_payment_id: string | null;
+            chain_tx_hash: string | null;
+            /** @description micro-shares (10^-6 share) */
+            vault_shares_issued: number | null;
+            refund_tx_hash: string | null;
+            refunded_at: string | null;
+            failure_reason: string | null;
         };
     };
     responses: never;
@@ -4060,6 +4153,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DUPLICATE_PAYOUT: A payout for this batch and reason already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: Request body too large. */
             413: {
                 headers: {
@@ -4419,88 +4521,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        payment_type: "FARMER_PAYOUT";
-                        payment_id: string;
-                        status: string;
-                        /** @description USDC, at most 6 decimals */
-                        amount_usdc: number;
-                        /** @description ISO 8601 UTC timestamp */
-                        created_at: string;
-                        completed_at: string | null;
-                        settled_at: string | null;
-                        /** @description ISO 8601 UTC timestamp */
-                        updated_at: string;
-                        farmer_id: string;
-                        batch_id: string;
-                        cooperative_id: string;
-                        amount_ugx: number | null;
-                        exchange_rate: number;
-                        provider_order_id: string | null;
-                        mobile_money_transaction_id: string | null;
-                        reason: string;
-                        elapsed_seconds: number | null;
-                        retry_count: number;
-                        /** @enum {string} */
-                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
-                        cash_receipt: {
-                            receipt_number: string | null;
-                            paid_at: string | null;
-                        } | null;
-                    } | {
-                        /** @constant */
-                        payment_type: "LOAN_DISBURSEMENT";
-                        payment_id: string;
-                        status: string;
-                        /** @description USDC, at most 6 decimals */
-                        amount_usdc: number;
-                        /** @description ISO 8601 UTC timestamp */
-                        created_at: string;
-                        completed_at: string | null;
-                        settled_at: string | null;
-                        /** @description ISO 8601 UTC timestamp */
-                        updated_at: string;
-                        farmer_id: string;
-                        batch_id: string;
-                        cooperative_id: string;
-                        amount_ugx: number | null;
-                        exchange_rate: number;
-                        provider_order_id: string | null;
-                        mobile_money_transaction_id: string | null;
-                        reason: string;
-                        elapsed_seconds: number | null;
-                        retry_count: number;
-                        /** @enum {string} */
-                        settlement_channel: "MOBILE_MONEY" | "CASH_AT_OFFICE";
-                        cash_receipt: {
-                            receipt_number: string | null;
-                            paid_at: string | null;
-                        } | null;
-                        loan_id: string | null;
-                    } | {
-                        /** @constant */
-                        payment_type: "MFI_DEPOSIT";
-                        payment_id: string;
-                        status: string;
-                        /** @description USDC the on-ramp delivered, at most 6 decimals (0 until it completes) */
-                        amount_usdc: number;
-                        /** @description ISO 8601 UTC timestamp */
-                        created_at: string;
-                        completed_at: string | null;
-                        /** @description ISO 8601 UTC timestamp */
-                        updated_at: string;
-                        mfi_id: string;
-                        source_currency: string;
-                        source_amount: number;
-                        ramp_payment_id: string | null;
-                        chain_tx_hash: string | null;
-                        /** @description micro-shares (10^-6 share) */
-                        vault_shares_issued: number | null;
-                        refund_tx_hash: string | null;
-                        refunded_at: string | null;
-                        failure_reason: string | null;
-                    };
+                    "application/json": components["schemas"]["FarmerPayoutPayment"] | components["schemas"]["LoanDisbursementPayment"] | components["schemas"]["MfiDepositPayment"];
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
@@ -5666,6 +5687,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
             401: {
                 headers: {
@@ -6037,6 +6067,15 @@ export interface operations {
                         dds_id: string;
                         status: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
@@ -8144,7 +8183,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes. */
+            /** @description A text file of the directory (evidence.json), its exact bytes with the content type of its name; a photo answers 302 to a presigned URL of its bytes instead. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8152,29 +8191,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cid": "bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y",
-                     *       "entries": [
-                     *         {
-                     *           "name": "evidence.json",
-                     *           "cid": "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
-                     *           "size": 74
-                     *         },
-                     *         {
-                     *           "name": "photo.jpg",
-                     *           "cid": "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy",
-                     *           "size": 182344
-                     *         }
-                     *       ]
+                     *       "cupping_score": 85,
+                     *       "grade": "screen18",
+                     *       "moisture_pct": 11.4
                      *     }
                      */
-                    "application/json": {
-                        cid: string;
-                        entries: {
-                            name: string;
-                            cid: string;
-                            size: number;
-                        }[];
-                    };
+                    "application/json": unknown;
+                    "application/xml": string;
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
@@ -8236,6 +8259,7 @@ export interface operations {
                 content: {
                     /** @example <!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html> */
                     "text/html": string;
+                    "application/json": Record<string, never>;
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
@@ -8254,6 +8278,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */

@@ -38,8 +38,38 @@ type Schema = Record<string, unknown>;
 function declaredSchema(schema: v.GenericSchema): Schema {
   const { $schema: _s, ...js } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as Schema;
   const key = (schema as { type?: string; key?: string }).type === 'variant' ? (schema as unknown as { key: string }).key : undefined;
-  return key ? { ...js, discriminator: { propertyName: key } } : js;
+  if (!key) return js;
+  const named = NAMED_BRANCHES[key];
+  const branches = js.oneOf as Schema[] | undefined;
+  if (!named || !branches?.every((b) => named[branchValue(b, key)])) return { ...js, discriminator: { propertyName: key } };
+  // Each branch becomes a component schema referenced by `$ref`, the discriminator mapping to it.
+  const mapping: Record<string, string> = {};
+  const oneOf = branches.map((b) => {
+    const name = named[branchValue(b, key)]!;
+    mapping[branchValue(b, key)] = `#/components/schemas/${name}`;
+    return { $ref: `#/components/schemas/${name}` };
+  });
+  return { oneOf, discriminator: { propertyName: key, mapping } };
 }
+
+// --- Named branches of discriminated unions (begin) ---
+/** Component names of the branches of a discriminated union, by discriminator property and value. */
+const NAMED_BRANCHES: Record<string, Record<string, string>> = {
+  payment_type: { FARMER_PAYOUT: 'FarmerPayoutPayment', LOAN_DISBURSEMENT: 'LoanDisbursementPayment', MFI_DEPOSIT: 'MfiDepositPayment' },
+};
+/** The branch schemas named in NAMED_BRANCHES, as the document's `components.schemas` entries. */
+export function namedBranchSchemas(): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  for (const union of [V.PaymentViewSchema]) {
+    const { oneOf } = toJsonSchema(union, { target: 'draft-2020-12', errorMode: 'ignore' }) as { oneOf: Schema[] };
+    for (const b of oneOf) out[NAMED_BRANCHES.payment_type![branchValue(b, 'payment_type')]!] = b;
+  }
+  return out;
+}
+function branchValue(branch: Schema, key: string): string {
+  return String((branch.properties as Record<string, { const?: unknown }> | undefined)?.[key]?.const);
+}
+// --- Named branches of discriminated unions (end) ---
 
 /** The declared body of each route's success responses, by function folder and status. */
 const DECLARED: Record<string, Record<string, v.GenericSchema>> = {
@@ -449,6 +479,8 @@ interface Success {
   location?: boolean;
   contentType?: string;
   schema?: Schema;
+  /** Further media types of the same status (content negotiation, files served as they are). */
+  more?: Record<string, { schema: Schema; example?: Json }>;
 }
 
 const ok = (example: Json, description = 'OK'): Success => ({ status: '200', description, example });
@@ -1282,6 +1314,7 @@ const SUCCESS: Record<string, Success[]> = {
       description: 'The public trace page (HTML); with `Accept: application/json` the same view as JSON (see the description).',
       contentType: 'text/html',
       schema: { type: 'string' },
+      more: { 'application/json': { schema: { type: 'object', description: 'The public view of the batch (see the description).' } } },
       example: '<!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html>',
     },
   ],
@@ -1298,6 +1331,17 @@ const SUCCESS: Record<string, Success[]> = {
 
 /** Routes that share a function but answer differently. */
 const PATH_SUCCESS: Record<string, Success[]> = {
+  '/ipfs/{id}/{name}': [
+    {
+      status: '200',
+      description:
+        'A text file of the directory (evidence.json), its exact bytes with the content type of its name; a photo answers 302 to a presigned URL of its bytes instead.',
+      contentType: 'application/json',
+      schema: { description: 'The stored JSON file as it is.' },
+      example: { cupping_score: 85, grade: 'screen18', moisture_pct: 11.4 },
+      more: { 'application/xml': { schema: { type: 'string' } } },
+    },
+  ],
   '/docs/errors': [
     {
       status: '200',
@@ -1377,6 +1421,9 @@ const EXTRA: Record<string, ErrorCode[]> = {
   'submit-batch': ['WEIGHT_OUT_OF_RANGE', 'INVALID_GRADE', 'COOPERATIVE_NOT_ACTIVE'],
   'register-farmer': ['FARMER_ALREADY_REGISTERED'],
   'create-cooperative': ['COOPERATIVE_ALREADY_EXISTS'],
+  // Their bodies are validated (400 VALIDATION_ERROR), found by response validation in the fuzz test.
+  'verify-gfw': ['VALIDATION_ERROR'],
+  'generate-dds': ['VALIDATION_ERROR'],
 };
 
 /**
@@ -1474,6 +1521,7 @@ export function successResponses(fn: string, path = ''): Record<string, unknown>
                 }
               : { example: s.example }),
           },
+          ...s.more,
         },
       },
     ]),

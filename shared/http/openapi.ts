@@ -9,6 +9,7 @@ import {
   outboundWebhooks,
   STANDARD_WEBHOOK_HEADERS,
   successResponses,
+  namedBranchSchemas,
 } from './openapi-responses';
 import { routes, type RouteDef } from '../manifest';
 import {
@@ -82,7 +83,7 @@ const notes: Record<string, string> = {
   'submit-batch':
     'Required fields: all but `weight_slip_photo_url`. Waits for the BatchToken mint receipt up to a few seconds and answers 201; if the receipt is slow, or the request carries `Prefer: respond-async` (RFC 7240), answers 202 `{job_id, status: "PENDING", batch_id}` with `Location: /jobs/{job_id}`. The batch starts at DELIVERED; its first audit entry is `AUD-<batch_id>-1`. The NET_COFFEE_PAYMENT payout (round(weight_kg × cooperative price for the grade) UGX) starts right after; `payment_status` is INITIATED, then PAYMENT_CONFIRMED on settlement, MANUAL_REVIEW when retries are exhausted, NOT_PAYABLE when the farmer has no phone. A farm whose forest check is PENDING may deliver; FLAGGED may not (GFW_CHECK_FAILED). A batch is not readable until its token is minted. An `Idempotency-Key` header (1–255 visible ASCII characters, kept 24 hours per token subject) makes a retry with the same body return the first answer (`idempotent-replayed: true`) instead of a second batch; the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.',
   'create-farmer-payout':
-    'Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch\'s cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch\'s value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.',
+    'Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the batch\'s cooperative (moving money takes two keys: another duty, an AGENT or an MFI is 403 INSUFFICIENT_PERMISSIONS with `error.details.required_duty: "MANAGER"`, checked before the body). Limits, decided in the transaction that creates the payout, so concurrent requests cannot pass them together: the FARMER_PAYOUTs of one batch (automatic and manual) together never exceed the batch\'s value, weight_kg × (prices_ugx_per_kg[grade] + export_premium_ugx_per_kg) in UGX — the net coffee payment fixed at submission plus the export premium — each payout counted in UGX at its quoted rate: above it 422 PAYOUT_EXCEEDS_BATCH_VALUE with `error.details` {batch_value_ugx, paid_ugx, payout_ugx, exchange_rate}; the manual payouts of one cooperative (any caller) together never exceed MANUAL_PAYOUT_DAILY_LIMIT_USDC (default 10000) per UTC day: above it 422 DAILY_PAYOUT_LIMIT_REACHED with `error.details` {day, daily_limit_usdc, requested_usdc}. Nothing is created on either refusal; a payout removed because its order never reached the provider gives its share back. Answers 201 with status PROCESSING once the provider accepted the order. `amount_usdc`: > 0, at most 6 decimals, at most 100000. `batch_id` must name a batch of the cooperative delivered by `farmer_id`. Provider unreachable after 3 attempts: 503 PROVIDER_UNAVAILABLE; retry freely — nothing is created, or, when the provider could not say whether the order was placed, the payout named in `error.details.payout_id` stays PENDING and the retry resumes it under the same provider reference (201, never a second order). One payout per batch and `reason`: a second is 409 DUPLICATE_PAYOUT, nothing created. `reason: LOAN_DISBURSEMENT` is refused (400): a loan is paid out by POST /loans, after its BatchToken is locked. Provider rejects the order: 500 PAYOUT_FAILED with `error.details.payout_id`; the payout is FAILED and its automatic retries (30/60/120 s) run. Payout ids may skip a sequence number when a creation was abandoned.',
   'list-payments':
     'Query: `batch_id` (required), `limit` (1–100, default 50), `next_token` (opaque, from the previous page). Oldest first. `total` counts all payments of the batch.',
   'payout-provider-webhook':
@@ -244,6 +245,9 @@ function operation(route: RouteDef) {
   if (schema) {
     op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(schema) } } };
   }
+  // The trace page answers an unknown batch with an HTML page when HTML was asked for.
+  const notFound = (op.responses as Record<string, { content?: Record<string, unknown> }>)['404'];
+  if (route.path === '/trace/{id}' && notFound?.content) notFound.content['text/html'] = { schema: { type: 'string' } };
   return op;
 }
 
@@ -376,7 +380,7 @@ export function openApiDocument(serverUrl: string) {
             'Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` under the sender\'s `whsec_` secret); 5 minutes tolerance; 401 INVALID_SIGNATURE otherwise.',
         },
       },
-      schemas: { Error: ErrorEnvelope },
+      schemas: { Error: ErrorEnvelope, ...namedBranchSchemas() },
       examples: errorExamples(serverUrl),
     },
     'x-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, e]) => [code, { status: e.status, meaning: e.title }])),
