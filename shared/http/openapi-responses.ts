@@ -16,7 +16,6 @@ import type { AnyRouteDefinition } from './routes/define';
 import { deliveryView, endpointView, endpointWithSecretView } from './outbound-webhook-schemas';
 import type * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import * as V from './view-schemas';
 
 /**
  * The responses of the OpenAPI document: for every route its success response(s) with a JSON

@@ -11,7 +11,7 @@ import { StageUpdateSchema, SubmitBatchSchema } from '../schemas';
  */
 
 /** /batch/submit */
-export const submitBatch = /* @__PURE__ */ defineRoute({
+export const submitBatchRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/batch/submit',
   fn: 'submit-batch',
@@ -29,7 +29,7 @@ export const submitBatch = /* @__PURE__ */ defineRoute({
 });
 
 /** /v1/batch/submit */
-export const submitBatchV1 = /* @__PURE__ */ defineRoute({
+export const submitBatchV1Route = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/v1/batch/submit',
   fn: 'submit-batch',
@@ -47,7 +47,7 @@ export const submitBatchV1 = /* @__PURE__ */ defineRoute({
 });
 
 /** /batch/{id}/stage */
-export const updateBatchStage = /* @__PURE__ */ defineRoute({
+export const updateBatchStageRoute = /* @__PURE__ */ defineRoute({
   method: 'PATCH',
   path: '/batch/{id}/stage',
   fn: 'update-batch-stage',
@@ -65,7 +65,7 @@ export const updateBatchStage = /* @__PURE__ */ defineRoute({
 });
 
 /** /batch/{id}/evidence-uploads */
-export const createEvidenceUpload = /* @__PURE__ */ defineRoute({
+export const createEvidenceUploadRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/batch/{id}/evidence-uploads',
   fn: 'create-evidence-upload',
@@ -83,7 +83,7 @@ export const createEvidenceUpload = /* @__PURE__ */ defineRoute({
 });
 
 /** /batch/{id}/audit */
-export const getBatchAudit = /* @__PURE__ */ defineRoute({
+export const getBatchAuditRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/batch/{id}/audit',
   fn: 'get-batch-audit',
@@ -99,7 +99,7 @@ export const getBatchAudit = /* @__PURE__ */ defineRoute({
 });
 
 /** /batch/{id} */
-export const getBatch = /* @__PURE__ */ defineRoute({
+export const getBatchRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/batch/{id}',
   fn: 'get-batch',
@@ -113,7 +113,7 @@ export const getBatch = /* @__PURE__ */ defineRoute({
 });
 
 /** /batch/{id}/loan */
-export const getBatchLoan = /* @__PURE__ */ defineRoute({
+export const getBatchLoanRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/batch/{id}/loan',
   fn: 'get-batch-loan',

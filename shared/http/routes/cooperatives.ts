@@ -10,7 +10,7 @@ import { CreateCooperativeSchema, UpdateCooperativeSchema } from '../schemas';
  */
 
 /** /cooperatives */
-export const createCooperative = /* @__PURE__ */ defineRoute({
+export const createCooperativeRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/cooperatives',
   fn: 'create-cooperative',
@@ -24,7 +24,7 @@ export const createCooperative = /* @__PURE__ */ defineRoute({
 });
 
 /** /cooperatives/{id} */
-export const updateCooperative = /* @__PURE__ */ defineRoute({
+export const updateCooperativeRoute = /* @__PURE__ */ defineRoute({
   method: 'PATCH',
   path: '/cooperatives/{id}',
   fn: 'update-cooperative',
@@ -39,7 +39,7 @@ export const updateCooperative = /* @__PURE__ */ defineRoute({
 });
 
 /** /cooperatives/{id} */
-export const getCooperative = /* @__PURE__ */ defineRoute({
+export const getCooperativeRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/cooperatives/{id}',
   fn: 'get-cooperative',
@@ -53,7 +53,7 @@ export const getCooperative = /* @__PURE__ */ defineRoute({
 });
 
 /** /cooperatives/{id}/holding-balance */
-export const getHoldingBalance = /* @__PURE__ */ defineRoute({
+export const getHoldingBalanceRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/cooperatives/{id}/holding-balance',
   fn: 'get-holding-balance',
@@ -69,7 +69,7 @@ export const getHoldingBalance = /* @__PURE__ */ defineRoute({
 });
 
 /** /cooperatives/{id}/flagged-farms */
-export const listFlaggedFarms = /* @__PURE__ */ defineRoute({
+export const listFlaggedFarmsRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/cooperatives/{id}/flagged-farms',
   fn: 'list-flagged-farms',

@@ -9,7 +9,7 @@ import { DdsIdParam } from '../path-params';
  */
 
 /** /eudr/verify-gfw */
-export const verifyGfw = /* @__PURE__ */ defineRoute({
+export const verifyGfwRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/eudr/verify-gfw',
   fn: 'verify-gfw',
@@ -24,7 +24,7 @@ export const verifyGfw = /* @__PURE__ */ defineRoute({
 });
 
 /** /eudr/generate-dds */
-export const generateDds = /* @__PURE__ */ defineRoute({
+export const generateDdsRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/eudr/generate-dds',
   fn: 'generate-dds',
@@ -39,7 +39,7 @@ export const generateDds = /* @__PURE__ */ defineRoute({
 });
 
 /** /eudr/dds/{id} */
-export const getDds = /* @__PURE__ */ defineRoute({
+export const getDdsRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/eudr/dds/{id}',
   fn: 'get-dds',
@@ -53,7 +53,7 @@ export const getDds = /* @__PURE__ */ defineRoute({
 });
 
 /** /eudr/dds/{id}/xml */
-export const getDdsXml = /* @__PURE__ */ defineRoute({
+export const getDdsXmlRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/eudr/dds/{id}/xml',
   fn: 'get-dds-xml',
@@ -66,7 +66,7 @@ export const getDdsXml = /* @__PURE__ */ defineRoute({
 });
 
 /** /eudr/dds/{id}/evidence */
-export const getDdsEvidence = /* @__PURE__ */ defineRoute({
+export const getDdsEvidenceRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/eudr/dds/{id}/evidence',
   fn: 'get-dds-evidence',

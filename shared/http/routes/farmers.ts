@@ -12,7 +12,7 @@ import { RegisterFarmerSchema } from '../schemas';
  */
 
 /** /farmers/register */
-export const registerFarmer = /* @__PURE__ */ defineRoute({
+export const registerFarmerRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/farmers/register',
   fn: 'register-farmer',
@@ -28,7 +28,7 @@ export const registerFarmer = /* @__PURE__ */ defineRoute({
 });
 
 /** /farmers/{id} */
-export const getFarmer = /* @__PURE__ */ defineRoute({
+export const getFarmerRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/farmers/{id}',
   fn: 'get-farmer',
@@ -43,7 +43,7 @@ export const getFarmer = /* @__PURE__ */ defineRoute({
 });
 
 /** /farmers/{id} */
-export const updateFarmer = /* @__PURE__ */ defineRoute({
+export const updateFarmerRoute = /* @__PURE__ */ defineRoute({
   method: 'PATCH',
   path: '/farmers/{id}',
   fn: 'update-farmer',
@@ -60,7 +60,7 @@ export const updateFarmer = /* @__PURE__ */ defineRoute({
 });
 
 /** /farmers/{id}/credit-score */
-export const getCreditScore = /* @__PURE__ */ defineRoute({
+export const getCreditScoreRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/farmers/{id}/credit-score',
   fn: 'get-credit-score',

@@ -8,7 +8,7 @@ import * as V from '../view-schemas';
  */
 
 /** /api/webhooks/onramp */
-export const onrampWebhook = /* @__PURE__ */ defineRoute({
+export const onrampWebhookRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/api/webhooks/onramp',
   fn: 'onramp-webhook',
@@ -21,7 +21,7 @@ export const onrampWebhook = /* @__PURE__ */ defineRoute({
 });
 
 /** /api/webhooks/payout-provider */
-export const payoutProviderWebhook = /* @__PURE__ */ defineRoute({
+export const payoutProviderWebhookRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/api/webhooks/payout-provider',
   fn: 'payout-provider-webhook',
@@ -34,7 +34,7 @@ export const payoutProviderWebhook = /* @__PURE__ */ defineRoute({
 });
 
 /** /api/webhooks/chain-events */
-export const chainEventsWebhook = /* @__PURE__ */ defineRoute({
+export const chainEventsWebhookRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/api/webhooks/chain-events',
   fn: 'chain-events-webhook',

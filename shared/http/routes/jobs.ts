@@ -9,7 +9,7 @@ import { JobIdParam } from '../path-params';
  */
 
 /** /jobs/{id} */
-export const getJob = /* @__PURE__ */ defineRoute({
+export const getJobRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/jobs/{id}',
   fn: 'get-job',

@@ -10,7 +10,7 @@ import { CreateLoanSchema, LoanIdParam } from '../loan-schemas';
  */
 
 /** /loans */
-export const createLoan = /* @__PURE__ */ defineRoute({
+export const createLoanRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/loans',
   fn: 'create-loan',
@@ -26,7 +26,7 @@ export const createLoan = /* @__PURE__ */ defineRoute({
 });
 
 /** /loans/{id} */
-export const getLoan = /* @__PURE__ */ defineRoute({
+export const getLoanRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/loans/{id}',
   fn: 'get-loan',
@@ -42,7 +42,7 @@ export const getLoan = /* @__PURE__ */ defineRoute({
 });
 
 /** /mfi/deposits */
-export const createMfiDeposit = /* @__PURE__ */ defineRoute({
+export const createMfiDepositRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/mfi/deposits',
   fn: 'create-mfi-deposit',
@@ -58,7 +58,7 @@ export const createMfiDeposit = /* @__PURE__ */ defineRoute({
 });
 
 /** /mfi/vault */
-export const getMfiVault = /* @__PURE__ */ defineRoute({
+export const getMfiVaultRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/mfi/vault',
   fn: 'get-mfi-vault',

@@ -9,7 +9,7 @@ import { CreateOutboundEndpointSchema, DeliveryIdParam, EndpointIdParam } from '
  */
 
 /** /webhooks/endpoints */
-export const createWebhookEndpoint = /* @__PURE__ */ defineRoute({
+export const createWebhookEndpointRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/webhooks/endpoints',
   fn: 'create-webhook-endpoint',
@@ -24,7 +24,7 @@ export const createWebhookEndpoint = /* @__PURE__ */ defineRoute({
 });
 
 /** /webhooks/endpoints */
-export const listWebhookEndpoints = /* @__PURE__ */ defineRoute({
+export const listWebhookEndpointsRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/webhooks/endpoints',
   fn: 'list-webhook-endpoints',
@@ -38,7 +38,7 @@ export const listWebhookEndpoints = /* @__PURE__ */ defineRoute({
 });
 
 /** /webhooks/endpoints/{id} */
-export const deleteWebhookEndpoint = /* @__PURE__ */ defineRoute({
+export const deleteWebhookEndpointRoute = /* @__PURE__ */ defineRoute({
   method: 'DELETE',
   path: '/webhooks/endpoints/{id}',
   fn: 'delete-webhook-endpoint',
@@ -55,7 +55,7 @@ export const deleteWebhookEndpoint = /* @__PURE__ */ defineRoute({
 });
 
 /** /webhooks/endpoints/{id}/rotate-secret */
-export const rotateWebhookSecret = /* @__PURE__ */ defineRoute({
+export const rotateWebhookSecretRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/webhooks/endpoints/{id}/rotate-secret',
   fn: 'rotate-webhook-secret',
@@ -71,7 +71,7 @@ export const rotateWebhookSecret = /* @__PURE__ */ defineRoute({
 });
 
 /** /webhooks/endpoints/{id}/deliveries */
-export const listWebhookDeliveries = /* @__PURE__ */ defineRoute({
+export const listWebhookDeliveriesRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/webhooks/endpoints/{id}/deliveries',
   fn: 'list-webhook-deliveries',
@@ -91,7 +91,7 @@ export const listWebhookDeliveries = /* @__PURE__ */ defineRoute({
 });
 
 /** /webhooks/deliveries/{id}/replay */
-export const replayWebhookDelivery = /* @__PURE__ */ defineRoute({
+export const replayWebhookDeliveryRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/webhooks/deliveries/{id}/replay',
   fn: 'replay-webhook-delivery',

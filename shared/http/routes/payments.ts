@@ -11,7 +11,7 @@ import { FarmerPayoutSchema } from '../schemas';
  */
 
 /** /payments/farmer-payout */
-export const createFarmerPayout = /* @__PURE__ */ defineRoute({
+export const createFarmerPayoutRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/payments/farmer-payout',
   fn: 'create-farmer-payout',
@@ -27,7 +27,7 @@ export const createFarmerPayout = /* @__PURE__ */ defineRoute({
 });
 
 /** /payments/farmer-payout/{id} */
-export const getFarmerPayout = /* @__PURE__ */ defineRoute({
+export const getFarmerPayoutRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/payments/farmer-payout/{id}',
   fn: 'get-farmer-payout',
@@ -41,7 +41,7 @@ export const getFarmerPayout = /* @__PURE__ */ defineRoute({
 });
 
 /** /payments/farmer-payout/{id}/resolve */
-export const resolveFarmerPayout = /* @__PURE__ */ defineRoute({
+export const resolveFarmerPayoutRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/payments/farmer-payout/{id}/resolve',
   fn: 'resolve-farmer-payout',
@@ -58,7 +58,7 @@ export const resolveFarmerPayout = /* @__PURE__ */ defineRoute({
 });
 
 /** /payments/{id} */
-export const getPayment = /* @__PURE__ */ defineRoute({
+export const getPaymentRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/payments/{id}',
   fn: 'get-payment',
@@ -74,7 +74,7 @@ export const getPayment = /* @__PURE__ */ defineRoute({
 });
 
 /** /payments */
-export const listPayments = /* @__PURE__ */ defineRoute({
+export const listPaymentsRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/payments',
   fn: 'list-payments',

@@ -10,7 +10,7 @@ import { CreatePurchaseOrderSchema, RefundBuyerPaymentSchema, SettlePurchaseOrde
  */
 
 /** /purchase-orders */
-export const createPurchaseOrder = /* @__PURE__ */ defineRoute({
+export const createPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/purchase-orders',
   fn: 'create-purchase-order',
@@ -26,7 +26,7 @@ export const createPurchaseOrder = /* @__PURE__ */ defineRoute({
 });
 
 /** /purchase-orders/{id}/confirm */
-export const confirmPurchaseOrder = /* @__PURE__ */ defineRoute({
+export const confirmPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/purchase-orders/{id}/confirm',
   fn: 'confirm-purchase-order',
@@ -42,7 +42,7 @@ export const confirmPurchaseOrder = /* @__PURE__ */ defineRoute({
 });
 
 /** /purchase-orders/{id}/settlement */
-export const getSettlement = /* @__PURE__ */ defineRoute({
+export const getSettlementRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/purchase-orders/{id}/settlement',
   fn: 'get-settlement',
@@ -59,7 +59,7 @@ export const getSettlement = /* @__PURE__ */ defineRoute({
 });
 
 /** /purchase-orders/{id}/settle */
-export const settlePurchaseOrder = /* @__PURE__ */ defineRoute({
+export const settlePurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/purchase-orders/{id}/settle',
   fn: 'settle-purchase-order',
@@ -76,7 +76,7 @@ export const settlePurchaseOrder = /* @__PURE__ */ defineRoute({
 });
 
 /** /purchase-orders/{id}/refunds */
-export const refundBuyerPayment = /* @__PURE__ */ defineRoute({
+export const refundBuyerPaymentRoute = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/purchase-orders/{id}/refunds',
   fn: 'refund-buyer-payment',

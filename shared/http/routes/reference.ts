@@ -9,7 +9,7 @@ import { BatchIdParam, CidParam, PathId } from '../path-params';
  */
 
 /** /ipfs/{id} */
-export const getIpfs = /* @__PURE__ */ defineRoute({
+export const getIpfsRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/ipfs/{id}',
   fn: 'get-ipfs',
@@ -26,7 +26,7 @@ export const getIpfs = /* @__PURE__ */ defineRoute({
 });
 
 /** /ipfs/{id}/{name} */
-export const getIpfsName = /* @__PURE__ */ defineRoute({
+export const getIpfsNameRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/ipfs/{id}/{name}',
   fn: 'get-ipfs',
@@ -43,7 +43,7 @@ export const getIpfsName = /* @__PURE__ */ defineRoute({
 });
 
 /** /trace/{id} */
-export const getTrace = /* @__PURE__ */ defineRoute({
+export const getTraceRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/trace/{id}',
   fn: 'get-trace',
@@ -57,7 +57,7 @@ export const getTrace = /* @__PURE__ */ defineRoute({
 });
 
 /** /trace/{id}/qr.svg */
-export const getTraceQrSvg = /* @__PURE__ */ defineRoute({
+export const getTraceQrSvgRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/trace/{id}/qr.svg',
   fn: 'get-trace',
@@ -71,7 +71,7 @@ export const getTraceQrSvg = /* @__PURE__ */ defineRoute({
 });
 
 /** /openapi.json */
-export const getOpenapi = /* @__PURE__ */ defineRoute({
+export const getOpenapiRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/openapi.json',
   fn: 'get-openapi',
@@ -81,7 +81,7 @@ export const getOpenapi = /* @__PURE__ */ defineRoute({
 });
 
 /** /docs */
-export const getDocs = /* @__PURE__ */ defineRoute({
+export const getDocsRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/docs',
   fn: 'get-docs',
@@ -91,7 +91,7 @@ export const getDocs = /* @__PURE__ */ defineRoute({
 });
 
 /** /docs/errors */
-export const getDocsErrors = /* @__PURE__ */ defineRoute({
+export const getDocsErrorsRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/docs/errors',
   fn: 'get-docs',
@@ -101,7 +101,7 @@ export const getDocsErrors = /* @__PURE__ */ defineRoute({
 });
 
 /** /docs/scalar.js */
-export const getDocsScalarJs = /* @__PURE__ */ defineRoute({
+export const getDocsScalarJsRoute = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/docs/scalar.js',
   fn: 'get-docs',
