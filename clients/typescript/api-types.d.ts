@@ -5627,7 +5627,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    farmer_id: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -5666,6 +5672,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
             401: {
                 headers: {
@@ -5686,6 +5701,24 @@ export interface operations {
             };
             /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5896,7 +5929,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    batch_id: string;
+                    description?: string;
+                };
+            };
+        };
         responses: {
             /** @description The statement exists and is AVAILABLE or REJECTED. */
             200: {
@@ -6039,6 +6079,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
             401: {
                 headers: {
@@ -6059,6 +6108,24 @@ export interface operations {
             };
             /** @description BATCH_NOT_FOUND: batch_id not recognised. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,7 @@
 import { defineRoute } from './define';
 import * as V from '../view-schemas';
 import { DdsIdParam } from '../path-params';
+import { GenerateDdsSchema, VerifyGfwSchema } from '../schemas';
 
 /**
  * The eudr routes: each one's method, path, function, auth, roles, needs, request and response
@@ -17,6 +18,7 @@ export const verifyGfwRoute = /* @__PURE__ */ defineRoute({
   roles: ['ADMIN', 'COOPERATIVE'],
   needs: ['table:write', 'gfw'],
   summary: 'Check a farm against deforestation alerts after 2020-12-31 again.',
+  body: VerifyGfwSchema,
   notes:
     'Roles: ADMIN; COOPERATIVE of the farmer. Integrated deforestation alerts after 2020-12-31 inside the farm polygon (a point farm buffered to a circle of its declared area). 503 GFW_API_UNAVAILABLE with Retry-After: 300 after 3 failed attempts. A FLAGGED farm is logged for manual review and its batches are refused (GFW_CHECK_FAILED).',
   responses: { '200': V.ForestCheckViewSchema },
@@ -32,6 +34,7 @@ export const generateDdsRoute = /* @__PURE__ */ defineRoute({
   roles: ['ADMIN', 'COOPERATIVE'],
   needs: ['table:write', 'dds-filing-queue:send'],
   summary: "Generate a batch's due diligence statement and file it with the EU Information System.",
+  body: GenerateDdsSchema,
   notes:
     'Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), keeps them privately (the statement holds full names and exact plots: it is read with a token through GET /eudr/dds/{id} and GET /eudr/dds/{id}/xml, never served by GET /ipfs nor pinned to IPFS; `ipfs_cid` is the CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`, its content address) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `status` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.',
   responses: { '200': V.DdsViewSchema, '202': V.DdsPendingViewSchema },
