@@ -1357,7 +1357,8 @@ export function errorExamples(serverUrl: string): Record<string, unknown> {
 /** The success responses of a route in OpenAPI form. */
 export function successResponses(route: AnyRouteDefinition): Record<string, unknown> {
   const { fn, path } = route;
-  const list = PATH_SUCCESS[path] ?? SUCCESS[fn] ?? [ok({})];
+  const own = route.example === undefined ? undefined : successOf(route);
+  const list = PATH_SUCCESS[path] ?? SUCCESS[fn] ?? own ?? [ok({})];
   return Object.fromEntries(
     list.map((s) => [
       s.status,
@@ -1382,6 +1383,13 @@ export function successResponses(route: AnyRouteDefinition): Record<string, unkn
       },
     ]),
   );
+}
+
+/** The success response a route's own `example` gives: its first declared status, as `ok`/`created`/`accepted` describe it. */
+function successOf(route: AnyRouteDefinition): Success[] {
+  const status = Object.keys(route.responses ?? { '200': true })[0] ?? '200';
+  const example = route.example as Json;
+  return [status === '201' ? created(example) : status === '202' ? accepted(example, 'Accepted.') : ok(example)];
 }
 
 /** The declared schema of `fn`'s `status` answer; a route without one is a programming error (the document test fails). */

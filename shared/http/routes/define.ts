@@ -54,6 +54,8 @@ export interface RouteDefinition<
   readonly notes?: string;
   /** The declared body of each JSON success response, by status. */
   readonly responses?: R;
+  /** A realistic example of its JSON success body (the first declared status); routes without one take theirs from shared/http/openapi-responses.ts. */
+  readonly example?: unknown;
   /** Its 404 codes. */
   readonly notFound?: readonly ErrorCode[];
   /** Other codes it answers that neither the transport nor the note names. */
