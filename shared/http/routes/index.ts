@@ -31,6 +31,7 @@ export const ROUTES: readonly AnyRouteDefinition[] = [
   batches.getBatchAuditRoute,
   purchase_orders.createPurchaseOrderRoute,
   purchase_orders.confirmPurchaseOrderRoute,
+  purchase_orders.getPurchaseOrderRoute,
   batches.getBatchRoute,
   jobs.getJobRoute,
   payments.createFarmerPayoutRoute,

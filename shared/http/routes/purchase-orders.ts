@@ -91,3 +91,39 @@ export const refundBuyerPaymentRoute = /* @__PURE__ */ defineRoute({
   responses: { '202': V.BuyerPaymentViewSchema },
   notFound: ['BUYER_PAYMENT_NOT_FOUND'],
 });
+
+/** GET /purchase-orders/{id} */
+export const getPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
+  method: 'GET',
+  path: '/purchase-orders/{id}',
+  fn: 'get-purchase-order',
+  auth: 'jwt',
+  roles: ['ADMIN', 'COOPERATIVE'],
+  needs: ['table:read'],
+  summary: 'Read a purchase order: its status, batches, buyer, price, amount due and paid (ADMIN, the cooperative).',
+  pathParams: PurchaseOrderIdParam,
+  notes:
+    "The purchase order as POST /purchase-orders and its confirmation answer it. A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.",
+  responses: { '200': V.PurchaseOrderViewSchema },
+  example: {
+    purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H',
+    status: 'CONFIRMED',
+    cooperative_id: 'BUGISU-CU-01',
+    batch_ids: ['BATCH-2026-000001'],
+    buyer: 'Hamburg Coffee Importers GmbH',
+    price_usd_per_kg: 7.1,
+    buyer_operator: {
+      name: 'Hamburg Coffee Importers GmbH',
+      eori: 'DE123456789012345',
+      address: 'Am Sandtorkai 1, 20457 Hamburg',
+      email: 'dds@hci.example',
+      country: 'DE',
+    },
+    created_at: '2026-11-22T18:55:01.901Z',
+    confirmed_at: '2026-11-22T18:55:01.950Z',
+    amount_due_usdc: 1295.04,
+    paid_usdc: 0,
+    buyer_address: '0x427db1700a4209a8a9b5536753b06945892620ec',
+  },
+  notFound: ['PO_NOT_FOUND'],
+});
