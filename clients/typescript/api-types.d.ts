@@ -263,6 +263,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/purchase-orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a purchase order: its status, batches, buyer, price, amount due and paid (ADMIN, the cooperative).
+         * @description The purchase order as POST /purchase-orders and its confirmation answer it. A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.
+         */
+        get: operations["get-purchase-order"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/batch/{id}": {
         parameters: {
             query?: never;
@@ -3791,6 +3811,130 @@ export interface operations {
             };
         };
     };
+    "get-purchase-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "status": "CONFIRMED",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "buyer": "Hamburg Coffee Importers GmbH",
+                     *       "price_usd_per_kg": 7.1,
+                     *       "buyer_operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "confirmed_at": "2026-11-22T18:55:01.950Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 0,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec"
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        status: string;
+                        cooperative_id: string;
+                        batch_ids: string[];
+                        buyer: string;
+                        price_usd_per_kg: number;
+                        buyer_operator?: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_FOUND: Purchase order not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "get-batch": {
         parameters: {
             query?: never;
@@ -5648,7 +5792,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    farmer_id: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -5716,6 +5866,24 @@ export interface operations {
             };
             /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5926,7 +6094,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    batch_id: string;
+                    description?: string;
+                };
+            };
+        };
         responses: {
             /** @description The statement exists and is AVAILABLE or REJECTED. */
             200: {
@@ -6098,6 +6273,24 @@ export interface operations {
             };
             /** @description BATCH_NOT_FOUND: batch_id not recognised. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

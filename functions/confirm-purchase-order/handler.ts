@@ -1,6 +1,6 @@
 import { purchaseOrderDeps } from '../../shared/composition/batches';
-import { httpHandler } from '../../shared/http/handler';
-import { IdParams, PurchaseOrderIdParam } from '../../shared/http/path-params';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { confirmPurchaseOrderRoute } from '../../shared/http/routes/purchase-orders';
 import { purchaseOrderView } from '../../shared/http/views';
 import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
 
@@ -8,10 +8,7 @@ import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
  * POST /purchase-orders/{id}/confirm: 200 with the CONFIRMED purchase order; each of its
  * WAREHOUSED batches moves to COMMITTED (listed in `committed_batch_ids`).
  */
-export const handler = httpHandler(
-  { roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(PurchaseOrderIdParam) },
-  async ({ caller, params }) => {
-    const { po, committed } = await confirmPurchaseOrder(purchaseOrderDeps(), caller, params.id ?? '');
-    return { status: 200, body: { ...purchaseOrderView(po), committed_batch_ids: committed } };
-  },
-);
+export const handler = httpHandler(routeOptions(confirmPurchaseOrderRoute), async ({ caller, params }) => {
+  const { po, committed } = await confirmPurchaseOrder(purchaseOrderDeps(), caller, params.id ?? '');
+  return { status: 200, body: { ...purchaseOrderView(po), committed_batch_ids: committed } };
+});

@@ -1,9 +1,9 @@
 import { evidenceUploadDeps } from '../../shared/composition/batches';
 import { idempotencyStore } from '../../shared/composition/platform';
-import { CreateEvidenceUploadSchema, evidenceUploadView } from '../../shared/http/evidence-upload-schemas';
-import { httpHandler } from '../../shared/http/handler';
+import { evidenceUploadView } from '../../shared/http/evidence-upload-schemas';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { createEvidenceUploadRoute } from '../../shared/http/routes/batches';
 import { withIdempotency } from '../../shared/http/idempotency';
-import { BatchIdParam, IdParams } from '../../shared/http/path-params';
 import { assertMayUploadEvidence, createEvidenceUpload } from '../../shared/use-cases/evidence-uploads';
 
 /**
@@ -15,12 +15,7 @@ import { assertMayUploadEvidence, createEvidenceUpload } from '../../shared/use-
  * same upload; its URL may have expired by then).
  */
 export const handler = httpHandler(
-  {
-    roles: ['COOPERATIVE', 'ADMIN'],
-    params: IdParams(BatchIdParam),
-    body: CreateEvidenceUploadSchema,
-    authorize: (caller) => assertMayUploadEvidence(caller),
-  },
+  routeOptions(createEvidenceUploadRoute, { authorize: (caller) => assertMayUploadEvidence(caller) }),
   async (req) => {
     const batchId = req.params.id ?? '';
     // Keys are scoped to the batch too: the same key and body for another batch is another upload.

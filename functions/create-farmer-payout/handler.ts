@@ -1,8 +1,8 @@
 import { manualPayoutDailyLimitUsdMicro, payoutCreationDeps } from '../../shared/composition/payouts';
 import { usdcToMicro } from '../../shared/domain/money';
 import { assertMayMoveMoney } from '../../shared/domain/access';
-import { httpHandler } from '../../shared/http/handler';
-import { FarmerPayoutSchema } from '../../shared/http/payout-schemas';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { createFarmerPayoutRoute } from '../../shared/http/routes/payments';
 import { payoutCreatedView } from '../../shared/http/views';
 import { createManualPayout } from '../../shared/use-cases/payouts';
 
@@ -12,7 +12,7 @@ import { createManualPayout } from '../../shared/use-cases/payouts';
  * (MANUAL_PAYOUT_DAILY_LIMIT_USDC). The duty is checked before the body (token, permission, body).
  */
 export const handler = httpHandler(
-  { roles: ['COOPERATIVE', 'ADMIN'], body: FarmerPayoutSchema, authorize: (caller) => assertMayMoveMoney(caller) },
+  routeOptions(createFarmerPayoutRoute, { authorize: (caller) => assertMayMoveMoney(caller) }),
   async ({ body, caller }) => {
     const payout = await createManualPayout(
       payoutCreationDeps(),

@@ -1,7 +1,7 @@
 import { ddsDeps } from '../../shared/composition/eudr';
 import { errorResponse } from '../../shared/http/envelope';
-import { httpHandler } from '../../shared/http/handler';
-import { GenerateDdsSchema } from '../../shared/http/schemas';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { generateDdsRoute } from '../../shared/http/routes/eudr';
 import { ddsView } from '../../shared/http/views';
 import { generateDds } from '../../shared/use-cases/eudr';
 
@@ -11,7 +11,7 @@ import { generateDds } from '../../shared/use-cases/eudr';
  * the filing. The usual answer is 202 with the envelope code DDS_TRACES_PENDING plus `dds_id` and
  * `status` beside `error`; once the statement is AVAILABLE a repeated request answers 200 with it.
  */
-export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], body: GenerateDdsSchema }, async ({ body, caller, requestId }) => {
+export const handler = httpHandler(routeOptions(generateDdsRoute), async ({ body, caller, requestId }) => {
   const { dds } = await generateDds(ddsDeps(), caller, body);
   if (dds.status === 'AVAILABLE' || dds.status === 'REJECTED') return { status: 200, body: ddsView(dds) };
   return errorResponse(

@@ -1,6 +1,6 @@
 import { auditDeps } from '../../shared/composition/audit';
-import { httpHandler } from '../../shared/http/handler';
-import { IdParams, BatchIdParam } from '../../shared/http/path-params';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { getBatchAuditRoute } from '../../shared/http/routes/batches';
 import { auditView } from '../../shared/http/views';
 import { readVerifiedAudit } from '../../shared/use-cases/audit';
 
@@ -10,10 +10,7 @@ import { readVerifiedAudit } from '../../shared/use-cases/audit';
  * chain and with the pinned evidence; `checks` says what matched and what did not. A reader that
  * trusts neither this service nor its flag runs `npm run verify` instead.
  */
-export const handler = httpHandler(
-  { roles: ['ADMIN', 'COOPERATIVE', 'AGENT'], params: IdParams(BatchIdParam) },
-  async ({ caller, params }) => ({
-    status: 200,
-    body: auditView(await readVerifiedAudit(auditDeps(), caller, params.id ?? '')),
-  }),
-);
+export const handler = httpHandler(routeOptions(getBatchAuditRoute), async ({ caller, params }) => ({
+  status: 200,
+  body: auditView(await readVerifiedAudit(auditDeps(), caller, params.id ?? '')),
+}));

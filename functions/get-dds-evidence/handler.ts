@@ -1,7 +1,7 @@
 import { evidencePackDeps } from '../../shared/composition/eudr';
 import { EVIDENCE_PACK_CID_HEADER, evidencePackDocument } from '../../shared/http/evidence-pack';
-import { httpHandler } from '../../shared/http/handler';
-import { DdsIdParam, IdParams } from '../../shared/http/path-params';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { getDdsEvidenceRoute } from '../../shared/http/routes/eudr';
 import { readEvidencePack } from '../../shared/use-cases/evidence-pack';
 
 /**
@@ -10,21 +10,18 @@ import { readEvidencePack } from '../../shared/use-cases/evidence-pack';
  * audit anchors; its CIDv1 (raw, sha2-256 of exactly the body bytes) in `X-Evidence-Pack-CID` and
  * as a strong ETag. Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement.
  */
-export const handler = httpHandler(
-  { roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(DdsIdParam) },
-  async ({ caller, params, requestId }) => {
-    const pack = await evidencePackDocument(await readEvidencePack(evidencePackDeps(), caller, params.id ?? ''));
-    return {
-      statusCode: 200,
-      headers: {
-        'content-type': 'application/json',
-        'x-request-id': requestId,
-        [EVIDENCE_PACK_CID_HEADER]: pack.cid,
-        etag: `"${pack.cid}"`,
-        'cache-control': 'private, no-cache',
-        'content-disposition': `inline; filename="${params.id}-evidence.json"`,
-      },
-      body: pack.text,
-    };
-  },
-);
+export const handler = httpHandler(routeOptions(getDdsEvidenceRoute), async ({ caller, params, requestId }) => {
+  const pack = await evidencePackDocument(await readEvidencePack(evidencePackDeps(), caller, params.id ?? ''));
+  return {
+    statusCode: 200,
+    headers: {
+      'content-type': 'application/json',
+      'x-request-id': requestId,
+      [EVIDENCE_PACK_CID_HEADER]: pack.cid,
+      etag: `"${pack.cid}"`,
+      'cache-control': 'private, no-cache',
+      'content-disposition': `inline; filename="${params.id}-evidence.json"`,
+    },
+    body: pack.text,
+  };
+});

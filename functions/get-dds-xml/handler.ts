@@ -1,21 +1,18 @@
 import { ddsRepo } from '../../shared/composition/platform';
-import { httpHandler } from '../../shared/http/handler';
-import { IdParams, DdsIdParam } from '../../shared/http/path-params';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { getDdsXmlRoute } from '../../shared/http/routes/eudr';
 import { readDds } from '../../shared/use-cases/eudr';
 
 /** GET /eudr/dds/{id}/xml: the SubmitDdsRequest XML, for an importer who files it themself. */
-export const handler = httpHandler(
-  { roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(DdsIdParam) },
-  async ({ caller, params, requestId }) => {
-    const dds = await readDds(ddsRepo(), caller, params.id ?? '');
-    return {
-      statusCode: 200,
-      headers: {
-        'content-type': 'application/xml; charset=utf-8',
-        'x-request-id': requestId,
-        'content-disposition': `attachment; filename="${dds.dds_id}.xml"`,
-      },
-      body: dds.xml,
-    };
-  },
-);
+export const handler = httpHandler(routeOptions(getDdsXmlRoute), async ({ caller, params, requestId }) => {
+  const dds = await readDds(ddsRepo(), caller, params.id ?? '');
+  return {
+    statusCode: 200,
+    headers: {
+      'content-type': 'application/xml; charset=utf-8',
+      'x-request-id': requestId,
+      'content-disposition': `attachment; filename="${dds.dds_id}.xml"`,
+    },
+    body: dds.xml,
+  };
+});

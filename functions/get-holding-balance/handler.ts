@@ -1,7 +1,7 @@
 import { registryRepo } from '../../shared/composition/platform';
 import { microToUsdc } from '../../shared/domain/money';
-import { httpHandler } from '../../shared/http/handler';
-import { IdParams, PathId } from '../../shared/http/path-params';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { getHoldingBalanceRoute } from '../../shared/http/routes/cooperatives';
 import { readHoldingBalance } from '../../shared/use-cases/registry';
 
 /**
@@ -9,7 +9,7 @@ import { readHoldingBalance } from '../../shared/use-cases/registry';
  * `{cooperative_id, held_usdc, payouts_held, updated_at}` — the USDC of payouts that ended in
  * MANUAL_REVIEW, which the farmers collect at the cooperative office.
  */
-export const handler = httpHandler({ roles: ['ADMIN', 'COOPERATIVE'], params: IdParams(PathId) }, async ({ caller, params }) => {
+export const handler = httpHandler(routeOptions(getHoldingBalanceRoute), async ({ caller, params }) => {
   const h = await readHoldingBalance(registryRepo(), caller, params.id ?? '');
   return {
     status: 200,

@@ -1,7 +1,6 @@
 import { settlementDeps } from '../../shared/composition/lending';
-import { httpHandler } from '../../shared/http/handler';
-import { IdParams, PurchaseOrderIdParam } from '../../shared/http/path-params';
-import { RefundBuyerPaymentSchema } from '../../shared/http/schemas';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { refundBuyerPaymentRoute } from '../../shared/http/routes/purchase-orders';
 import { buyerPaymentView } from '../../shared/http/views';
 import { refundBuyerPayment } from '../../shared/use-cases/settlement';
 
@@ -11,10 +10,7 @@ import { refundBuyerPayment } from '../../shared/use-cases/settlement';
  * GET /purchase-orders/{id}/settlement once mined). 404 BUYER_PAYMENT_NOT_FOUND, 409
  * PAYMENT_COUNTED / PAYMENT_ALREADY_REFUNDED.
  */
-export const handler = httpHandler(
-  { roles: ['ADMIN'], params: IdParams(PurchaseOrderIdParam), body: RefundBuyerPaymentSchema },
-  async ({ caller, params, body }) => {
-    const payment = await refundBuyerPayment(settlementDeps(), caller, params.id ?? '', body);
-    return { status: 202, body: buyerPaymentView(payment) };
-  },
-);
+export const handler = httpHandler(routeOptions(refundBuyerPaymentRoute), async ({ caller, params, body }) => {
+  const payment = await refundBuyerPayment(settlementDeps(), caller, params.id ?? '', body);
+  return { status: 202, body: buyerPaymentView(payment) };
+});

@@ -1,8 +1,7 @@
 import { manualReviewDeps } from '../../shared/composition/payouts';
 import { assertDuty } from '../../shared/domain/access';
-import { httpHandler } from '../../shared/http/handler';
-import { ResolvePayoutSchema } from '../../shared/http/manual-review-schemas';
-import { FarmerPaymentIdParam, IdParams } from '../../shared/http/path-params';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { resolveFarmerPayoutRoute } from '../../shared/http/routes/payments';
 import { payoutResolutionView } from '../../shared/http/views';
 import { resolveFarmerPayout } from '../../shared/use-cases/manual-review';
 
@@ -11,12 +10,7 @@ import { resolveFarmerPayout } from '../../shared/use-cases/manual-review';
  * cooperative): closes a payout in MANUAL_REVIEW as PAID_IN_CASH or by a RETRY (docs/api/payouts.md#manual-review).
  */
 export const handler = httpHandler(
-  {
-    roles: ['ADMIN', 'COOPERATIVE'],
-    authorize: (caller) => assertDuty(caller, ['MANAGER']),
-    params: IdParams(FarmerPaymentIdParam),
-    body: ResolvePayoutSchema,
-  },
+  routeOptions(resolveFarmerPayoutRoute, { authorize: (caller) => assertDuty(caller, ['MANAGER']) }),
   async ({ caller, params, body }) => {
     const payout = await resolveFarmerPayout(manualReviewDeps(), caller, params.id ?? '', body);
     return { status: 200, body: payoutResolutionView(payout, body.resolution) };

@@ -1,7 +1,6 @@
 import { settlementDeps } from '../../shared/composition/lending';
-import { httpHandler } from '../../shared/http/handler';
-import { IdParams, PurchaseOrderIdParam } from '../../shared/http/path-params';
-import { SettlePurchaseOrderSchema } from '../../shared/http/schemas';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { settlePurchaseOrderRoute } from '../../shared/http/routes/purchase-orders';
 import { settlementView } from '../../shared/http/views';
 import { settlePurchaseOrder } from '../../shared/use-cases/settlement';
 
@@ -10,12 +9,9 @@ import { settlePurchaseOrder } from '../../shared/use-cases/settlement';
  * far; below the amount due only with `accept_short_payment: true`. 200 with the settlement.
  * 409 PO_ALREADY_SETTLED / NO_PAYMENT_RECEIVED, 422 SHORT_PAYMENT_NOT_ACCEPTED / PO_NOT_CONFIRMED.
  */
-export const handler = httpHandler(
-  { roles: ['ADMIN'], params: IdParams(PurchaseOrderIdParam), body: SettlePurchaseOrderSchema },
-  async ({ caller, params, body }) => {
-    const settlement = await settlePurchaseOrder(settlementDeps(), caller, params.id ?? '', {
-      accept_short_payment: body.accept_short_payment,
-    });
-    return { status: 200, body: settlementView(settlement) };
-  },
-);
+export const handler = httpHandler(routeOptions(settlePurchaseOrderRoute), async ({ caller, params, body }) => {
+  const settlement = await settlePurchaseOrder(settlementDeps(), caller, params.id ?? '', {
+    accept_short_payment: body.accept_short_payment,
+  });
+  return { status: 200, body: settlementView(settlement) };
+});

@@ -1,8 +1,8 @@
 import { batchDeps } from '../../shared/composition/batches';
 import { idempotencyStore } from '../../shared/composition/platform';
 import { envOr } from '../../shared/config';
-import { httpHandler } from '../../shared/http/handler';
-import { SubmitBatchSchema } from '../../shared/http/schemas';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { submitBatchRoute } from '../../shared/http/routes/batches';
 import { withIdempotency } from '../../shared/http/idempotency';
 import { submissionView } from '../../shared/http/views';
 import { assertMaySubmitBatch, submitBatch } from '../../shared/use-cases/batches';
@@ -17,14 +17,12 @@ const RECEIPT_WAIT_MS = Number(envOr('SUBMIT_RECEIPT_WAIT_MS', '4000'));
  * header makes a retried submission return the first one's answer instead of a second batch.
  */
 export const handler = httpHandler(
-  {
-    roles: ['ADMIN', 'COOPERATIVE', 'AGENT'],
-    body: SubmitBatchSchema,
+  routeOptions(submitBatchRoute, {
     issueCodes: [
       { path: 'weight_kg', types: ['min_value', 'max_value'], code: 'WEIGHT_OUT_OF_RANGE' },
       { path: 'grade', types: ['picklist'], code: 'INVALID_GRADE' },
     ],
-  },
+  }),
   async (req) => {
     assertMaySubmitBatch(req.caller, req.body);
     return withIdempotency(idempotencyStore(), 'submit-batch', req, async () => {

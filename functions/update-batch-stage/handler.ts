@@ -1,10 +1,9 @@
 import { custodyDeps, uploadedPhotoDeps } from '../../shared/composition/batches';
 import { envOr } from '../../shared/config';
 import { CALLER_STAGES, type CallerStage } from '../../shared/domain/custody';
-import { httpHandler } from '../../shared/http/handler';
-import { IdParams, BatchIdParam } from '../../shared/http/path-params';
-import { MIB } from '../../shared/manifest';
-import { STAGE_UPDATE_ISSUE_CODES, StageUpdateSchema } from '../../shared/http/schemas';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { updateBatchStageRoute } from '../../shared/http/routes/batches';
+import { STAGE_UPDATE_ISSUE_CODES } from '../../shared/http/schemas';
 import { stageUpdateView } from '../../shared/http/views';
 import { assertMaySetStage } from '../../shared/use-cases/custody';
 import { changeStageWithEvidence } from '../../shared/use-cases/evidence-uploads';
@@ -20,17 +19,13 @@ const LEDGER_WAIT_MS = Number(envOr('STAGE_LEDGER_WAIT_MS', '4000'));
  * inline (`evidence_photo_base64`) or by upload (`evidence_upload_id`, docs/api/evidence.md#evidence-photos-by-upload-url), not both.
  */
 export const handler = httpHandler(
-  {
-    roles: ['COOPERATIVE', 'ADMIN'],
-    params: IdParams(BatchIdParam),
-    body: StageUpdateSchema,
+  routeOptions(updateBatchStageRoute, {
     issueCodes: STAGE_UPDATE_ISSUE_CODES,
-    maxBodyBytes: 6 * MIB,
     authorize: (caller, json) => {
       const stage = (json as { new_stage?: unknown } | null)?.new_stage;
       if ((CALLER_STAGES as readonly unknown[]).includes(stage)) assertMaySetStage(caller, stage as CallerStage);
     },
-  },
+  }),
   async ({ body, caller, params }) => {
     const result = await changeStageWithEvidence({ ...custodyDeps(), uploaded: uploadedPhotoDeps() }, caller, params.id ?? '', body, {
       waitMs: LEDGER_WAIT_MS,

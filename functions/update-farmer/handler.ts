@@ -1,9 +1,8 @@
 import { now } from '../../shared/composition/platform';
 import { farmerUpdateDeps } from '../../shared/composition/registry';
 import { assertMayMoveMoney } from '../../shared/domain/access';
-import { httpHandler } from '../../shared/http/handler';
-import { UpdateFarmerSchema } from '../../shared/http/manual-review-schemas';
-import { IdParams, PathId } from '../../shared/http/path-params';
+import { httpHandler, routeOptions } from '../../shared/http/handler';
+import { updateFarmerRoute } from '../../shared/http/routes/farmers';
 import { farmerView } from '../../shared/http/views';
 import { updateFarmerPhone } from '../../shared/use-cases/farmer-updates';
 
@@ -13,12 +12,7 @@ import { updateFarmerPhone } from '../../shared/use-cases/farmer-updates';
  * cooperative manager and the old number. The duty is checked before the body.
  */
 export const handler = httpHandler(
-  {
-    roles: ['ADMIN', 'COOPERATIVE'],
-    params: IdParams(PathId),
-    body: UpdateFarmerSchema,
-    authorize: (caller) => assertMayMoveMoney(caller),
-  },
+  routeOptions(updateFarmerRoute, { authorize: (caller) => assertMayMoveMoney(caller) }),
   async ({ caller, params, body }) => {
     return { status: 200, body: farmerView(await updateFarmerPhone(farmerUpdateDeps(), caller, params.id ?? '', body, now())) };
   },

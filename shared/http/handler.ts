@@ -11,6 +11,8 @@ import { observability } from '../runtime/instrument';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
 import { ERROR_STATUS } from './error-status';
 import { MIB } from '../manifest';
+import { IdParams } from './path-params';
+import type { RouteDefinition } from './routes/define';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
 import { withSecurityHeaders } from './security-headers';
 
@@ -34,7 +36,7 @@ export type HttpReply = { status: number; body: unknown; headers?: Record<string
 
 export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
   /** Roles allowed to call the route at all (checked before the body: docs/api/conventions.md#http-and-errors order). */
-  roles?: Role[];
+  roles?: readonly Role[];
   /** valibot schema of the JSON body; omit for routes without a body. */
   body?: S;
   /**
@@ -57,6 +59,31 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
    * checks stays token, permission (403), body (400) (docs/api/conventions.md#http-and-errors). Throws a DomainError.
    */
   authorize?: (caller: Caller, body: unknown) => void;
+}
+
+/**
+ * The handler options a route's definition implies: its roles, its path parameters' schema (one
+ * schema: the `{id}` parameter; a record: one per name), its body schema and body size limit.
+ * `extra` adds what only the handler knows: issue-code overrides, a permission that depends on the body.
+ */
+export function routeOptions<B extends v.GenericSchema | undefined>(
+  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and response schemas
+  route: RouteDefinition<B, any, any>,
+  extra: Pick<HttpHandlerOptions<B>, 'issueCodes' | 'authorize'> = {},
+): HttpHandlerOptions<B> & { public?: false } {
+  const p = route.pathParams as v.GenericSchema<string, string> | Record<string, v.GenericSchema<string, string>> | undefined;
+  const params = !p
+    ? undefined
+    : 'kind' in p && p.kind === 'schema'
+      ? IdParams(p as v.GenericSchema<string, string>)
+      : v.object(p as Record<string, v.GenericSchema<string, string>>);
+  return {
+    ...(route.roles ? { roles: route.roles } : {}),
+    ...(route.body ? { body: route.body } : {}),
+    ...(params ? { params: params as HttpHandlerOptions<B>['params'] } : {}),
+    ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}),
+    ...extra,
+  };
 }
 
 /** The default format of a path parameter: `PathId` in shared/http/path-params.ts. */

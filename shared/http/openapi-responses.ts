@@ -12,11 +12,11 @@ import {
   type OutboundEventType,
 } from '../domain/outbound-webhooks';
 import type { Job, Payout } from '../domain/records';
-import type { RouteDef } from '../manifest';
+import { PaymentViewSchema } from './view-schemas';
+import type { AnyRouteDefinition } from './routes/define';
 import { deliveryView, endpointView, endpointWithSecretView } from './outbound-webhook-schemas';
 import type * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import * as V from './view-schemas';
 
 /**
  * The responses of the OpenAPI document: for every route its success response(s) with a JSON
@@ -52,7 +52,6 @@ function declaredSchema(schema: v.GenericSchema): Schema {
   return { oneOf, discriminator: { propertyName: key, mapping } };
 }
 
-// --- Named branches of discriminated unions (begin) ---
 /** Component names of the branches of a discriminated union, by discriminator property and value. */
 const NAMED_BRANCHES: Record<string, Record<string, string>> = {
   payment_type: { FARMER_PAYOUT: 'FarmerPayoutPayment', LOAN_DISBURSEMENT: 'LoanDisbursementPayment', MFI_DEPOSIT: 'MfiDepositPayment' },
@@ -60,7 +59,7 @@ const NAMED_BRANCHES: Record<string, Record<string, string>> = {
 /** The branch schemas named in NAMED_BRANCHES, as the document's `components.schemas` entries. */
 export function namedBranchSchemas(): Record<string, Schema> {
   const out: Record<string, Schema> = {};
-  for (const union of [V.PaymentViewSchema]) {
+  for (const union of [PaymentViewSchema]) {
     const { oneOf } = toJsonSchema(union, { target: 'draft-2020-12', errorMode: 'ignore' }) as { oneOf: Schema[] };
     for (const b of oneOf) out[NAMED_BRANCHES.payment_type![branchValue(b, 'payment_type')]!] = b;
   }
@@ -69,55 +68,6 @@ export function namedBranchSchemas(): Record<string, Schema> {
 function branchValue(branch: Schema, key: string): string {
   return String((branch.properties as Record<string, { const?: unknown }> | undefined)?.[key]?.const);
 }
-// --- Named branches of discriminated unions (end) ---
-
-/** The declared body of each route's success responses, by function folder and status. */
-const DECLARED: Record<string, Record<string, v.GenericSchema>> = {
-  'create-cooperative': { '201': V.CooperativeViewSchema },
-  'update-cooperative': { '200': V.CooperativeViewSchema },
-  'get-cooperative': { '200': V.CooperativeViewSchema },
-  'get-holding-balance': { '200': V.HoldingBalanceViewSchema },
-  'register-farmer': { '201': V.FarmerViewSchema, '202': V.FarmerPendingViewSchema },
-  'get-farmer': { '200': V.FarmerViewSchema },
-  'update-farmer': { '200': V.FarmerViewSchema },
-  'get-credit-score': { '200': V.CreditScoreViewSchema },
-  'submit-batch': { '201': V.SubmissionViewSchema, '202': V.SubmissionAcceptedViewSchema },
-  'update-batch-stage': { '200': V.StageUpdateViewSchema, '202': V.StageUpdateAcceptedViewSchema },
-  'create-evidence-upload': { '201': V.EvidenceUploadViewSchema },
-  'get-batch-audit': { '200': V.AuditViewSchema },
-  'create-purchase-order': { '201': V.PurchaseOrderViewSchema },
-  'confirm-purchase-order': { '200': V.ConfirmedPurchaseOrderViewSchema },
-  'get-batch': { '200': V.BatchViewSchema },
-  'get-job': { '200': V.JobViewSchema },
-  'create-farmer-payout': { '201': V.PayoutCreatedViewSchema },
-  'get-farmer-payout': { '200': V.PayoutStatusViewSchema },
-  'resolve-farmer-payout': { '200': V.PayoutResolutionViewSchema },
-  'get-payment': { '200': V.PaymentViewSchema },
-  'list-payments': { '200': V.PaymentListViewSchema },
-  'create-loan': { '202': V.LoanViewSchema },
-  'get-loan': { '200': V.LoanViewSchema },
-  'get-batch-loan': { '200': V.LoanViewSchema },
-  'create-mfi-deposit': { '202': V.DepositViewSchema },
-  'get-mfi-vault': { '200': V.VaultViewSchema },
-  'onramp-webhook': { '200': V.WebhookAckViewSchema },
-  'payout-provider-webhook': { '200': V.WebhookAckViewSchema },
-  'chain-events-webhook': { '200': V.WebhookAckViewSchema },
-  'verify-gfw': { '200': V.ForestCheckViewSchema },
-  'list-flagged-farms': { '200': V.FlaggedFarmsViewSchema },
-  'generate-dds': { '200': V.DdsViewSchema, '202': V.DdsPendingViewSchema },
-  'get-dds': { '200': V.DdsViewSchema },
-  'get-dds-evidence': { '200': V.EvidencePackViewSchema },
-  'get-settlement': { '200': V.SettlementReadingViewSchema },
-  'settle-purchase-order': { '200': V.SettlementViewSchema },
-  'refund-buyer-payment': { '202': V.BuyerPaymentViewSchema },
-  'create-webhook-endpoint': { '201': V.EndpointWithSecretViewSchema },
-  'list-webhook-endpoints': { '200': V.EndpointListViewSchema },
-  'delete-webhook-endpoint': { '200': V.EndpointDeletedViewSchema },
-  'rotate-webhook-secret': { '200': V.EndpointWithSecretViewSchema },
-  'list-webhook-deliveries': { '200': V.DeliveryListViewSchema },
-  'replay-webhook-delivery': { '202': V.DeliveryViewSchema },
-  'get-ipfs': { '200': V.IpfsDirectoryViewSchema },
-};
 
 /**
  * The shape of an outbound event's `data` as the real event mapper makes it (the events are
@@ -1373,70 +1323,19 @@ const PATH_SUCCESS: Record<string, Success[]> = {
 
 // ------------------------------------------------------------------------------------------- errors
 
-/** The 404 code of each route that reads or acts on one resource. */
-const NOT_FOUND: Record<string, ErrorCode[]> = {
-  'update-cooperative': ['COOPERATIVE_NOT_FOUND'],
-  'get-cooperative': ['COOPERATIVE_NOT_FOUND'],
-  'get-holding-balance': ['COOPERATIVE_NOT_FOUND'],
-  'list-flagged-farms': ['COOPERATIVE_NOT_FOUND'],
-  'get-farmer': ['FARMER_NOT_REGISTERED'],
-  'update-farmer': ['FARMER_NOT_REGISTERED'],
-  'get-batch': ['BATCH_NOT_FOUND'],
-  'get-batch-audit': ['BATCH_NOT_FOUND'],
-  'update-batch-stage': ['BATCH_NOT_FOUND'],
-  'create-evidence-upload': ['BATCH_NOT_FOUND'],
-  'get-job': ['JOB_NOT_FOUND'],
-  'get-farmer-payout': ['PAYMENT_NOT_FOUND'],
-  'resolve-farmer-payout': ['PAYMENT_NOT_FOUND'],
-  'get-payment': ['PAYMENT_NOT_FOUND'],
-  'list-payments': ['BATCH_NOT_FOUND'],
-  'get-dds': ['DDS_NOT_FOUND'],
-  'get-dds-xml': ['DDS_NOT_FOUND'],
-  'get-dds-evidence': ['DDS_NOT_FOUND'],
-  'get-loan': ['LOAN_NOT_FOUND'],
-  'get-batch-loan': ['LOAN_NOT_FOUND', 'BATCH_NOT_FOUND'],
-  'get-settlement': ['PO_NOT_FOUND'],
-  'settle-purchase-order': ['PO_NOT_FOUND'],
-  'refund-buyer-payment': ['BUYER_PAYMENT_NOT_FOUND'],
-  'confirm-purchase-order': ['PO_NOT_FOUND'],
-  'create-loan': ['BATCH_NOT_FOUND'],
-  'submit-batch': ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],
-  'create-farmer-payout': ['FARMER_NOT_REGISTERED', 'BATCH_NOT_FOUND'],
-  'create-purchase-order': ['BATCH_NOT_FOUND'],
-  'generate-dds': ['BATCH_NOT_FOUND'],
-  'verify-gfw': ['FARMER_NOT_REGISTERED'],
-  'get-credit-score': ['FARMER_NOT_REGISTERED'],
-  // A CID (or a file name) the service's evidence store does not hold.
-  'get-ipfs': ['ROUTE_NOT_FOUND'],
-  'get-trace': ['BATCH_NOT_FOUND'],
-  // Outbound webhook endpoints and deliveries not found (or not the caller's) are 404 ROUTE_NOT_FOUND.
-  'delete-webhook-endpoint': ['ROUTE_NOT_FOUND'],
-  'rotate-webhook-secret': ['ROUTE_NOT_FOUND'],
-  'list-webhook-deliveries': ['ROUTE_NOT_FOUND'],
-  'replay-webhook-delivery': ['ROUTE_NOT_FOUND'],
-};
-
-/** Codes a route answers that neither the transport nor its note names. */
-const EXTRA: Record<string, ErrorCode[]> = {
-  'submit-batch': ['WEIGHT_OUT_OF_RANGE', 'INVALID_GRADE', 'COOPERATIVE_NOT_ACTIVE'],
-  'register-farmer': ['FARMER_ALREADY_REGISTERED'],
-  'create-cooperative': ['COOPERATIVE_ALREADY_EXISTS'],
-  // Their bodies are validated (400 VALIDATION_ERROR), found by response validation in the fuzz test.
-  'verify-gfw': ['VALIDATION_ERROR'],
-  'generate-dds': ['VALIDATION_ERROR'],
-};
-
 /**
  * The error codes a route can answer: the transport's (token, role, body, size, rate limit,
  * internal error), its 404s, and every code its behaviour note names.
  */
-export function errorCodesFor(route: RouteDef, note: string, hasBody: boolean): ErrorCode[] {
+export function errorCodesFor(route: AnyRouteDefinition): ErrorCode[] {
+  const note = `${route.notes ?? ''} ${route.summary}`;
+  const hasBody = Boolean(route.body);
   const codes = new Set<ErrorCode>(['RATE_LIMITED', 'INTERNAL_ERROR']);
   if (route.auth === 'jwt') codes.add('UNAUTHORIZED').add('INSUFFICIENT_PERMISSIONS');
   if (route.auth === 'webhook') codes.add('INVALID_SIGNATURE').add('VALIDATION_ERROR');
   if (hasBody || route.path.includes('{') || (route.method === 'GET' && route.fn === 'list-payments')) codes.add('VALIDATION_ERROR');
   if (hasBody || route.auth === 'webhook') codes.add('PAYLOAD_TOO_LARGE').add('UNSUPPORTED_MEDIA_TYPE');
-  for (const c of [...(NOT_FOUND[route.fn] ?? []), ...(EXTRA[route.fn] ?? [])]) codes.add(c);
+  for (const c of [...(route.notFound ?? []), ...(route.errors ?? [])]) codes.add(c);
   for (const c of Object.keys(ERROR_CODES) as ErrorCode[]) if (new RegExp(`\\b${c}\\b`).test(note)) codes.add(c);
   // Codes answered with a 2xx (the 202 "pending" envelopes) are success responses, not errors.
   for (const c of NOT_AN_ERROR_RESPONSE) codes.delete(c);
@@ -1499,8 +1398,10 @@ export function errorExamples(serverUrl: string): Record<string, unknown> {
 }
 
 /** The success responses of a route in OpenAPI form. */
-export function successResponses(fn: string, path = ''): Record<string, unknown> {
-  const list = PATH_SUCCESS[path] ?? SUCCESS[fn] ?? [ok({})];
+export function successResponses(route: AnyRouteDefinition): Record<string, unknown> {
+  const { fn, path } = route;
+  const own = route.example === undefined ? undefined : successOf(route);
+  const list = PATH_SUCCESS[path] ?? SUCCESS[fn] ?? own ?? [ok({})];
   return Object.fromEntries(
     list.map((s) => [
       s.status,
@@ -1511,7 +1412,7 @@ export function successResponses(fn: string, path = ''): Record<string, unknown>
           : {}),
         content: {
           [s.contentType ?? 'application/json']: {
-            schema: s.schema ?? declaredOf(fn, s.status),
+            schema: s.schema ?? declaredOf(route, s.status),
             ...(fn === 'get-payment'
               ? {
                   examples: {
@@ -1528,10 +1429,17 @@ export function successResponses(fn: string, path = ''): Record<string, unknown>
   );
 }
 
+/** The success response a route's own `example` gives: its first declared status, as `ok`/`created`/`accepted` describe it. */
+function successOf(route: AnyRouteDefinition): Success[] {
+  const status = Object.keys(route.responses ?? { '200': true })[0] ?? '200';
+  const example = route.example as Json;
+  return [status === '201' ? created(example) : status === '202' ? accepted(example, 'Accepted.') : ok(example)];
+}
+
 /** The declared schema of `fn`'s `status` answer; a route without one is a programming error (the document test fails). */
-function declaredOf(fn: string, status: string): Schema {
-  const schema = DECLARED[fn]?.[status];
-  if (!schema) throw new Error(`no declared response schema for ${fn} ${status}`);
+function declaredOf(route: AnyRouteDefinition, status: string): Schema {
+  const schema = (route.responses as Record<string, v.GenericSchema> | undefined)?.[status];
+  if (!schema) throw new Error(`no declared response schema for ${route.method} ${route.path} ${status}`);
   return declaredSchema(schema);
 }
 

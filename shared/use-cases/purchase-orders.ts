@@ -97,3 +97,18 @@ export async function confirmPurchaseOrder(
   }
   return { po: confirmed, committed };
 }
+
+/**
+ * GET /purchase-orders/{id}: one purchase order, for ADMIN or a token acting for its cooperative.
+ * Errors: PO_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS (403: another cooperative).
+ */
+export async function getPurchaseOrder(
+  custody: Pick<CustodyStore, 'getPurchaseOrder'>,
+  caller: Caller,
+  id: string,
+): Promise<PurchaseOrder> {
+  const po = await custody.getPurchaseOrder(id);
+  if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${id} is not recognised.`);
+  assertActsFor(caller, po.cooperative_id);
+  return po;
+}

@@ -131,6 +131,13 @@ describe('custody trail', () => {
     const confirmed = await api('POST', `/purchase-orders/${po.body.purchase_order_id}/confirm`, { token: ctx.coop });
     expect(confirmed.status).toBe(200);
     expect(confirmed.body).toMatchObject({ status: 'CONFIRMED', committed_batch_ids: [batchId] });
+    // GET /purchase-orders/{id}: the cooperative reads it back; an unknown id is 404, a malformed one 400
+    const read = await api('GET', `/purchase-orders/${po.body.purchase_order_id}`, { token: ctx.coop });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ purchase_order_id: po.body.purchase_order_id, status: 'CONFIRMED', batch_ids: [batchId] });
+    expect(read.body).not.toHaveProperty('committed_batch_ids');
+    expect((await api('GET', '/purchase-orders/PO-01M829S6SDZ6HNR7JWSZV7CY6H', { token: ctx.coop })).body.error.code).toBe('PO_NOT_FOUND');
+    expect((await api('GET', '/purchase-orders/nope!', { token: ctx.coop })).status).toBe(400);
     const committed = await waitFor(
       () => api('GET', `/batch/${batchId}`, { token: ctx.coop }),
       (r) => r.body.stage === 'COMMITTED' && r.body.stage_history.every((h: { chain_tx_hash: string | null }) => h.chain_tx_hash),

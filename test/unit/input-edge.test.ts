@@ -83,6 +83,7 @@ describe('path parameters', () => {
       'get-job',
       'get-loan',
       'get-payment',
+      'get-purchase-order',
       'get-settlement',
       'get-trace',
       'get-trace',

@@ -1,0 +1,75 @@
+import { defineRoute } from './define';
+import * as V from '../view-schemas';
+import { creditScoreFormulaText } from '../../domain/credit-score';
+import { PathId } from '../path-params';
+import { UpdateFarmerSchema } from '../manual-review-schemas';
+import { RegisterFarmerSchema } from '../schemas';
+
+/**
+ * The farmers routes: each one's method, path, function, auth, roles, needs, request and response
+ * schemas, error codes and behaviour note, from which the manifest, the OpenAPI document and the
+ * handler's checks derive (docs/api-contract.md).
+ */
+
+/** /farmers/register */
+export const registerFarmerRoute = /* @__PURE__ */ defineRoute({
+  method: 'POST',
+  path: '/farmers/register',
+  fn: 'register-farmer',
+  auth: 'jwt',
+  roles: ['ADMIN', 'COOPERATIVE', 'AGENT'],
+  needs: ['table:write', 'gfw', 'maaif'],
+  summary: 'Register a farmer and forest-check the farm.',
+  body: RegisterFarmerSchema,
+  notes:
+    'Phone: a Ugandan mobile number in E.164 (+2567…), optional, shown masked. The farm: WGS84 GeoJSON positions [lng, lat]; more than 4 ha needs a `polygon` (closed ring, at least 4 positions, not self-intersecting), whose geodesic area is recorded as `computed_area_ha`. The farm is forest-checked at registration (`gfw_status` CLEAR or FLAGGED with the dataset used; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). The farmer ID is checked with the national farmer registry (MAAIF): unknown there → 400; registry not answering → 202 `MAAIF_API_UNAVAILABLE` with `job_id` and the farmer recorded as pending (not usable for batches or payouts) until the job completes.',
+  responses: { '201': V.FarmerViewSchema, '202': V.FarmerPendingViewSchema },
+  errors: ['FARMER_ALREADY_REGISTERED'],
+});
+
+/** /farmers/{id} */
+export const getFarmerRoute = /* @__PURE__ */ defineRoute({
+  method: 'GET',
+  path: '/farmers/{id}',
+  fn: 'get-farmer',
+  auth: 'jwt',
+  roles: ['ADMIN', 'COOPERATIVE', 'AGENT', 'MFI'],
+  needs: ['table:read'],
+  summary: 'Read a farmer (phone masked).',
+  pathParams: PathId,
+  notes: 'The phone is masked (`+256 7•• ••• 123`).',
+  responses: { '200': V.FarmerViewSchema },
+  notFound: ['FARMER_NOT_REGISTERED'],
+});
+
+/** /farmers/{id} */
+export const updateFarmerRoute = /* @__PURE__ */ defineRoute({
+  method: 'PATCH',
+  path: '/farmers/{id}',
+  fn: 'update-farmer',
+  auth: 'jwt',
+  roles: ['ADMIN', 'COOPERATIVE'],
+  needs: ['table:write', 'manual-review-topic:publish', 'sms:send'],
+  summary: "Correct a farmer's mobile-money phone.",
+  body: UpdateFarmerSchema,
+  pathParams: PathId,
+  notes:
+    "Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the farmer's cooperative — the payout phone decides where money goes, so it takes the same two keys as a manual payout (an AGENT, another duty, another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS, checked before the body). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. The same number again changes nothing. One update, conditioned on the phone being still the one read (a concurrent change: 409 DUPLICATE_REQUEST, nothing written), records `phone`, `phone_updated_at`, the token subject and an audit entry in the farmer's `phone_changes` (`{at, actor, actor_role, previous_phone, phone}`, numbers masked); then the cooperative manager is notified (the managers' SNS topic, attribute `cooperative_id`, event `farmer.phone_changed`, both numbers masked) and the old number gets an SMS naming the new number masked (a notice that cannot be sent is logged for an operator; the change stands). The answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: \"RETRY\"}`.",
+  responses: { '200': V.FarmerViewSchema },
+  notFound: ['FARMER_NOT_REGISTERED'],
+});
+
+/** /farmers/{id}/credit-score */
+export const getCreditScoreRoute = /* @__PURE__ */ defineRoute({
+  method: 'GET',
+  path: '/farmers/{id}/credit-score',
+  fn: 'get-credit-score',
+  auth: 'jwt',
+  roles: ['ADMIN', 'COOPERATIVE', 'MFI'],
+  needs: ['table:read'],
+  summary: "The farmer's credit score (300–850, band A–E) with every factor (ADMIN, MFI, the farmer's cooperative).",
+  pathParams: PathId,
+  notes: `Roles: ADMIN; MFI; COOPERATIVE of the farmer (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown farmer: 404 FARMER_NOT_REGISTERED). Answer \`{farmer_id, score, band, computed_at, formula_version, factors: [{name, value, effect}]}\`, computed from this service's records (the farmer's confirmed batches — at most 1,000, read from a bounded query of the cooperative's batches —, their loans — at most 200 —, the registration date). ${creditScoreFormulaText()}`,
+  responses: { '200': V.CreditScoreViewSchema },
+  notFound: ['FARMER_NOT_REGISTERED'],
+});
