@@ -14,11 +14,10 @@ const MAX_LINES = 600;
 /**
  * Known to be over the limit and still to be split (each entry fails once its file is split, so
  * the list only shrinks): the success examples of openapi-responses.ts belong in the route
- * definitions (shared/http/routes/), the needs of manifest.ts in a file of their own.
+ * definitions (shared/http/routes/), and the rest in this list by meaning.
  */
 const NOT_YET_SPLIT = new Set([
   'shared/http/openapi-responses.ts',
-  'shared/manifest.ts',
   'infra/local/stack.ts',
   'infra/local/payout-sandbox.ts',
   'test/unit/handlers.test.ts',
