@@ -19,7 +19,7 @@ import {
   endpointView,
   endpointWithSecretView,
 } from '../../shared/http/outbound-webhook-schemas';
-import { OUTBOUND_EVENT_EXAMPLES } from '../../shared/http/openapi-responses';
+import { OUTBOUND_EVENT_EXAMPLES } from '../../shared/http/openapi-example-events';
 import * as v from 'valibot';
 import { routes } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
