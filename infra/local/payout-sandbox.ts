@@ -9,21 +9,37 @@
  * - `POST /v1/orders` (`Idempotency-Key: <reference>`) → 201 new order, 200 existing order for that reference
  * - `GET /v1/orders/{order_id}`, `GET /v1/orders?reference=<ref>` → 200 order, 404 when none
  * Errors are `{error: {code, message, details?}}`: 400 validation (bodies checked with the valibot
- * schemas below; `details` = `[{path, message}]`), 401, 404, 405, 413, 415, 422 business rejection.
+ * schemas of payout-sandbox-requests.ts; `details` = `[{path, message}]`), 401, 404, 405, 413, 415, 422 business rejection.
  *
  * Test phones: +256700000001 every order fails; +256700000002 orders alternate: the first fails, the
  * next settles, the third fails again… (so each payout to it, one after another, fails once then settles); +256700000003 settles but no webhook is ever sent; +256700000004 the provider is
  * unreachable (the socket of `POST /v1/orders` is destroyed unanswered); any other settles after `settleMs`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomInt, timingSafeEqual } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import Big from 'big.js';
 import * as v from 'valibot';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulid';
 import { verifyProviderRequest } from '../../shared/adapters/payout-provider/signing';
 import { listenOnLoopback, readBoundedBody, sendJson } from './loopback';
+import {
+  HttpError,
+  MAX_BODY_BYTES,
+  OrderRequestSchema,
+  QUOTE_TTL_MS,
+  QuoteRequestSchema,
+  RATE_RE,
+  WEBHOOK_ATTEMPTS,
+  WEBHOOK_RETRY_MS,
+  WEBHOOK_TIMEOUT_MS,
+  floorUgx,
+  invalidBody,
+  isObject,
+  networkOf,
+  safeEqual,
+  toDetails,
+} from './payout-sandbox-requests';
 
 /** The sandbox's test phone numbers (docs/api/payouts.md#payout-sandbox), like a card network's test cards. */
 export const SANDBOX_TEST_PHONES = {
@@ -117,146 +133,6 @@ interface Quote {
   source_amount: string | null;
   target_amount: string | null;
   expiresAtMs: number;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: Array<{ path: string; message: string }>,
-  ) {
-    super(message);
-  }
-}
-
-const MAX_BODY_BYTES = 1024 * 1024;
-const QUOTE_TTL_MS = 60_000;
-const WEBHOOK_ATTEMPTS = 3;
-const WEBHOOK_RETRY_MS = 200;
-const WEBHOOK_TIMEOUT_MS = 5000;
-const USD_RE = /^\d{1,9}(\.\d{1,6})?$/;
-const UGX_RE = /^[1-9]\d{0,12}$/;
-const RATE_RE = /^\d+(\.\d+)?$/;
-const REFERENCE_RE = /^[A-Za-z0-9._:-]{1,128}$/;
-
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function validUgandanMobile(phone: unknown): boolean {
-  if (typeof phone !== 'string' || !/^\+256\d{9}$/.test(phone)) return false;
-  const parsed = parsePhoneNumberFromString(phone);
-  if (!parsed?.isValid() || parsed.country !== 'UG' || parsed.number !== phone) return false;
-  const type = parsed.getType();
-  return type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE';
-}
-
-// ---------------------------------------------------------------- request bodies (valibot)
-
-const USD_MESSAGE = 'must be a positive decimal string with at most 6 decimals';
-const UGX_MESSAGE = 'must be a positive integer string';
-const REFERENCE_MESSAGE = 'required: 1-128 characters of A-Z a-z 0-9 . _ : -';
-const PHONE_MESSAGE = 'must be a Ugandan mobile number in E.164 (+256XXXXXXXXX)';
-const NAME_MESSAGE = 'required: 1-140 characters';
-
-const UsdAmount = v.pipe(
-  v.string(USD_MESSAGE),
-  v.check((a) => USD_RE.test(a) && new Big(a).gt(0), USD_MESSAGE),
-);
-const UgxAmount = v.pipe(v.string(UGX_MESSAGE), v.regex(UGX_RE, UGX_MESSAGE));
-/** Exactly `value`; anything else is `must be "<value>"`. */
-const literal = <T extends string>(value: T) => v.literal(value, `must be "${value}"`);
-
-/**
- * A strict JSON object: every key not in `entries` is an issue "unknown field"; a missing entry is
- * "required", or `missing[key]` when that field has its own message.
- */
-function strictJsonObject<E extends v.ObjectEntries>(entries: E, missing: { [K in keyof E]?: string } = {}) {
-  return v.objectWithRest(entries, v.never('unknown field'), (issue) => {
-    const key = issue.path?.[issue.path.length - 1]?.key;
-    return typeof key === 'string' ? (missing[key as keyof E] ?? 'required') : 'must be an object';
-  });
-}
-
-/** {@link strictJsonObject} for a nested field: anything but a plain object (e.g. an array) is "must be an object". */
-function nestedJsonObject<E extends v.ObjectEntries>(entries: E, missing: { [K in keyof E]?: string } = {}) {
-  return v.pipe(v.custom<Json>(isObject, 'must be an object'), strictJsonObject(entries, missing));
-}
-
-/** `POST /v1/quotes` body: USD→UGX, with the USD side, the UGX side or neither. */
-const QuoteRequestSchema = v.pipe(
-  strictJsonObject({
-    source_currency: literal('USD'),
-    target_currency: literal('UGX'),
-    source_amount: v.optional(UsdAmount),
-    target_amount: v.optional(UgxAmount),
-  }),
-  v.forward(
-    v.partialCheck(
-      [['source_amount'], ['target_amount']],
-      (q) => q.source_amount === undefined || q.target_amount === undefined,
-      'give source_amount or target_amount, not both',
-    ),
-    ['target_amount'],
-  ),
-);
-
-/** `POST /v1/orders` body: USD from the merchant balance to a Ugandan mobile-money wallet in UGX. */
-const OrderRequestSchema = strictJsonObject(
-  {
-    reference: v.pipe(v.string(REFERENCE_MESSAGE), v.regex(REFERENCE_RE, REFERENCE_MESSAGE)),
-    quote_id: v.optional(v.pipe(v.string('must be a non-empty string'), v.minLength(1, 'must be a non-empty string'))),
-    deposit: nestedJsonObject(
-      { channel: literal('MERCHANT_BALANCE'), currency: literal('USD'), amount: UsdAmount },
-      { amount: USD_MESSAGE },
-    ),
-    payout: nestedJsonObject({
-      channel: literal('MOBILE_MONEY'),
-      currency: literal('UGX'),
-      network: v.optional(v.picklist(['MTN', 'AIRTEL'], 'must be "MTN" or "AIRTEL"')),
-    }),
-    recipient: nestedJsonObject(
-      {
-        phone: v.custom<string>(validUgandanMobile, PHONE_MESSAGE),
-        name: v.pipe(
-          v.string(NAME_MESSAGE),
-          v.check((n) => n.trim() !== '' && n.length <= 140, NAME_MESSAGE),
-        ),
-      },
-      { phone: PHONE_MESSAGE, name: NAME_MESSAGE },
-    ),
-  },
-  { reference: REFERENCE_MESSAGE },
-);
-
-/** valibot issues → the provider's `details` entries `{path, message}` (dot paths, e.g. `deposit.amount`). */
-function toDetails(issues: readonly v.BaseIssue<unknown>[]): Array<{ path: string; message: string }> {
-  return issues.map((issue) => ({ path: v.getDotPath(issue) ?? '(body)', message: issue.message }));
-}
-
-/** The 400 VALIDATION_ERROR answer for `details`. */
-function invalidBody(details: Array<{ path: string; message: string }>): HttpError {
-  return new HttpError(400, 'VALIDATION_ERROR', 'The request body is invalid.', details);
-}
-
-function networkOf(phone: string): string | null {
-  const prefix = phone.slice(4, 6);
-  if (['76', '77', '78'].includes(prefix)) return 'MTN';
-  if (['70', '74', '75'].includes(prefix)) return 'AIRTEL';
-  return null;
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-function floorUgx(usd: string, rate: string): number {
-  return Number(new Big(usd).times(rate).round(0, 0).toFixed(0));
 }
 
 /**

@@ -17,7 +17,6 @@ const MAX_LINES = 600;
  */
 const NOT_YET_SPLIT = new Set([
   'infra/local/stack.ts',
-  'infra/local/payout-sandbox.ts',
   'test/unit/handlers.test.ts',
   'test/infra/stack.test.ts',
   'test/integration/vault.int.test.ts',
