@@ -332,3 +332,19 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
     stats: () => ({ ...counters }),
   };
 }
+
+/** The scheduled worker that reads chain events itself (functions/chain-event-watcher). */
+export const CHAIN_WATCHER_FN = 'chain-event-watcher';
+
+/**
+ * LOCAL_CHAIN_EVENTS: who reports chain events locally. `webhook` (default): the local watcher
+ * (startChainWatcher, above) posts signed webhooks to /api/webhooks/chain-events, as a chain-event
+ * provider would; `scheduled`: the scheduled chain-event-watcher function, as deployed in AWS. Throws
+ * for any other value.
+ */
+export function localChainEventsMode(value: string | undefined): 'webhook' | 'scheduled' {
+  const v = (value ?? '').trim() || 'webhook';
+  if (v !== 'webhook' && v !== 'scheduled')
+    throw new Error(`LOCAL_CHAIN_EVENTS must be webhook or scheduled, not ${JSON.stringify(value)}`);
+  return v;
+}

@@ -1,7 +1,6 @@
 import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../../shared/domain/payout-limits';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, routes, workers, type QueueName } from '../../shared/manifest';
@@ -27,8 +26,9 @@ import { DEFAULT_LEDGER_BLOCK_TIME_S, startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
 import { pollQueue } from './queue-poller';
+import { drainNotifications } from './notifications-drain';
 import { enableTableStream, pollTableStream } from './table-stream-poller';
-import { startChainWatcher } from './chain-watcher';
+import { CHAIN_WATCHER_FN, localChainEventsMode, startChainWatcher } from './chain-watcher';
 import { startDdsRegistrySandbox } from './dds-registry-sandbox';
 import { startFarmerRegistrySandbox } from './farmer-registry-sandbox';
 import { IPFS_PATH_PREFIX, ipfsGatewayHandler } from './ipfs-gateway-route';
@@ -38,6 +38,7 @@ import { BundledAlertAreasForestCheck } from '../../shared/adapters/forest-check
 import { startLocalStepFunctions, type LocalStepFunctions } from './step-functions';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { Meter } from './metering';
 import { localIamEnforced, startLocalIam } from './iam/local-iam';
@@ -578,74 +579,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   }
 }
 
-/** The scheduled worker that reads chain events itself (functions/chain-event-watcher). */
-const CHAIN_WATCHER_FN = 'chain-event-watcher';
-
-/**
- * LOCAL_CHAIN_EVENTS: who reports chain events locally. `webhook` (default): the local watcher
- * (./chain-watcher.ts) posts signed webhooks to /api/webhooks/chain-events, as a chain-event
- * provider would; `scheduled`: the scheduled chain-event-watcher function, as deployed in AWS. Throws
- * for any other value.
- */
-function localChainEventsMode(value: string | undefined): 'webhook' | 'scheduled' {
-  const v = (value ?? '').trim() || 'webhook';
-  if (v !== 'webhook' && v !== 'scheduled')
-    throw new Error(`LOCAL_CHAIN_EVENTS must be webhook or scheduled, not ${JSON.stringify(value)}`);
-  return v;
-}
-
 /** Milliseconds of an EventBridge `rate(N unit)` expression. */
 function scheduleMs(expression: string): number {
   const m = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression);
   if (!m) throw new Error(`unsupported schedule ${expression} (use rate(N minutes|hours|days))`);
   const unit = m[2]!.startsWith('minute') ? 60_000 : m[2]!.startsWith('hour') ? 3_600_000 : 86_400_000;
   return Number(m[1]) * unit;
-}
-
-/**
- * The local SNS subscriber: every message on the topics (the managers' topic, the SMS stand-in)
- * becomes one JSON line in `file`, with the topic it was published to (`channel` `sms` for an SMS).
- */
-function drainNotifications(queueUrl: string, file: string, topicArn: string): { stop(): Promise<void> } {
-  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      try {
-        const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
-        const messages = r.Messages ?? [];
-        for (const m of messages) {
-          const env = JSON.parse(m.Body ?? '{}') as {
-            TopicArn?: string;
-            Subject?: string;
-            Message?: string;
-            MessageAttributes?: Record<string, { Value?: string }>;
-            Timestamp?: string;
-          };
-          const attributes = Object.fromEntries(Object.entries(env.MessageAttributes ?? {}).map(([k, v]) => [k, v.Value ?? '']));
-          const topic = env.TopicArn ?? topicArn;
-          appendFileSync(
-            file,
-            `${JSON.stringify({ topic, channel: topic === topicArn ? 'topic' : 'sms', subject: env.Subject ?? null, message: env.Message ?? '', attributes, published_at: env.Timestamp ?? new Date().toISOString() })}\n`,
-          );
-        }
-        if (messages.length)
-          await sqs.send(
-            new DeleteMessageBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-            }),
-          );
-      } catch {
-        if (running) await new Promise((res) => setTimeout(res, 500));
-      }
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      sqs.destroy();
-    },
-  };
 }
