@@ -7,6 +7,7 @@ import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import { EvmLedger, createEvmLedgerFromEnv, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError, TokenAlreadyMintedError } from '../../shared/domain/errors';
 import { auditAnchorLookup } from '../../shared/adapters/ledger/anchor-reader';
+import { wire } from '../unit/support/errors';
 
 const CHAIN_ID = 31337;
 const auditHash = (s: string): Hex => keccak256(toHex(s));
@@ -154,7 +155,7 @@ describe('EvmLedger on a local hardhat node', () => {
       LedgerUnavailableError,
     );
     await expect(offline.batchIdOfToken(5n)).rejects.toBeInstanceOf(LedgerUnavailableError);
-    await expect(offline.waitForReceipt(auditHash('5'), 1_000)).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE', status: 503 });
+    await expect(wire(offline.waitForReceipt(auditHash('5'), 1_000))).rejects.toMatchObject({ code: 'LEDGER_UNAVAILABLE', status: 503 });
   });
 
   it('createEvmLedgerFromEnv builds a working ledger and names a missing variable', async () => {

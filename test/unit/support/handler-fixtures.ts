@@ -45,7 +45,7 @@ export const farmerRecord = (over: Partial<Farmer> = {}): Farmer => ({
 export const stored = <T extends object>(pk: string, entity: string, record: T) => ({ PK: pk, SK: 'META', entity, ...record });
 
 export const PAYOUT_ID = 'PAY-2025-000042-01';
-export const payoutRecord: Payout = {
+const payoutRecord: Payout = {
   payment_id: PAYOUT_ID,
   payment_type: 'FARMER_PAYOUT',
   batch_id: 'BATCH-2025-000042',
