@@ -17,7 +17,6 @@ const MAX_LINES = 600;
  */
 const NOT_YET_SPLIT = new Set([
   'test/infra/stack.test.ts',
-  'test/integration/vault.int.test.ts',
 ]);
 
 function isGenerated(path: string): boolean {
