@@ -15,9 +15,7 @@ const MAX_LINES = 600;
  * Known to be over the limit and still to be split (each entry fails once its file is split, so
  * the list only shrinks), each to be split by meaning.
  */
-const NOT_YET_SPLIT = new Set([
-  'test/infra/stack.test.ts',
-]);
+const NOT_YET_SPLIT = new Set(['test/infra/stack.test.ts']);
 
 function isGenerated(path: string): boolean {
   return path.startsWith('clients/typescript/') || path.includes('generated');
