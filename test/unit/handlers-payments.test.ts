@@ -1,38 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { handler as getPayment } from '../../functions/get-payment/handler';
 import { handler as listPayments } from '../../functions/list-payments/handler';
 import { handler as payoutWebhook } from '../../functions/payout-provider-webhook/handler';
 import type { Caller } from '../../shared/auth/claims';
-import { logger } from '../../shared/runtime/logger';
 import { ADMIN, agent, coop, expectErrorEnvelope, mfi } from './support/api-event';
 
-import { PAYOUT_ID, call, storedBatch, storedPayout } from './support/handler-fixtures';
+import { PAYOUT_ID, call, storedBatch, storedPayout, useHandlerMocks } from './support/handler-fixtures';
 
-const ddb = mockClient(DynamoDBDocumentClient);
-const sfn = mockClient(SFNClient);
-
-const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
-
-beforeAll(() => {
-  logger.setLogLevel('SILENT');
-  process.env.TABLE_NAME = 't';
-  process.env.DOCS_BASE_URL = 'http://x/docs';
-  process.env.AWS_REGION = 'eu-west-1';
-  process.env.PAYOUT_WEBHOOK_SECRET = WEBHOOK_SECRET;
-  for (const name of ['LEDGER_SIGNER_KEY', 'LEDGER_SIGNER_KEY_SECRET_ARN', 'LEDGER_RPC_URL', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'])
-    delete process.env[name];
-});
-
-beforeEach(() => {
-  ddb.reset();
-  sfn.reset();
-  ddb.onAnyCommand().rejects(new Error('unexpected DynamoDB command in this test'));
-  sfn.onAnyCommand().rejects(new Error('unexpected Step Functions command in this test'));
-});
+const { ddb, sfn, webhookSecret: WEBHOOK_SECRET } = useHandlerMocks();
 
 describe('GET /payments/{id}', () => {
   const get = (caller: Caller, id = PAYOUT_ID) =>

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   ConditionalCheckFailedException,
   InternalServerError,
@@ -6,9 +5,7 @@ import {
   RequestLimitExceeded,
   ThrottlingException,
 } from '@aws-sdk/client-dynamodb';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as createCooperative } from '../../functions/create-cooperative/handler';
 import { handler as getBatchHandler } from '../../functions/get-batch/handler';
 import { handler as registerFarmer } from '../../functions/register-farmer/handler';
@@ -20,7 +17,6 @@ import type { Caller } from '../../shared/auth/claims';
 import { DomainError } from '../../shared/domain/errors';
 import type { WorkQueue } from '../../shared/domain/ports/messaging';
 import type { Cooperative, Farmer } from '../../shared/domain/records';
-import { logger } from '../../shared/runtime/logger';
 import { submitBatch } from '../../shared/use-cases/batches';
 import { ADMIN, agent, coop, expectErrorEnvelope, mfi } from './support/api-event';
 
@@ -33,29 +29,10 @@ import {
   newCooperativeBody,
   stored,
   storedBatch,
+  useHandlerMocks,
 } from './support/handler-fixtures';
 
-const ddb = mockClient(DynamoDBDocumentClient);
-const sfn = mockClient(SFNClient);
-
-const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
-
-beforeAll(() => {
-  logger.setLogLevel('SILENT');
-  process.env.TABLE_NAME = 't';
-  process.env.DOCS_BASE_URL = 'http://x/docs';
-  process.env.AWS_REGION = 'eu-west-1';
-  process.env.PAYOUT_WEBHOOK_SECRET = WEBHOOK_SECRET;
-  for (const name of ['LEDGER_SIGNER_KEY', 'LEDGER_SIGNER_KEY_SECRET_ARN', 'LEDGER_RPC_URL', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'])
-    delete process.env[name];
-});
-
-beforeEach(() => {
-  ddb.reset();
-  sfn.reset();
-  ddb.onAnyCommand().rejects(new Error('unexpected DynamoDB command in this test'));
-  sfn.onAnyCommand().rejects(new Error('unexpected Step Functions command in this test'));
-});
+const { ddb } = useHandlerMocks();
 
 describe('POST /cooperatives', () => {
   it('creates the cooperative for ADMIN: 201, unique put, manager phone normalised and masked in the response', async () => {

@@ -1,4 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import type { Cooperative, Farmer, Payout } from '../../../shared/domain/records';
+import { logger } from '../../../shared/runtime/logger';
 import { apiEvent, lambdaContext, parse, type EventInput } from './api-event';
 
 /** Records, stored items and request bodies the handler tests share, and `call` to run a handler on an API Gateway event. */
@@ -123,3 +128,30 @@ export const batchBody = (over: Record<string, unknown> = {}) => ({
 });
 
 // ------------------------------------------------------------------ POST /cooperatives
+
+/**
+ * The mocked DynamoDB and Step Functions clients of a handler test file, reset before each test to
+ * refuse any command the test did not expect, and the environment the handlers read (a fresh
+ * payout webhook secret, no ledger settings). Call once at the top of the file.
+ */
+export function useHandlerMocks() {
+  const ddb = mockClient(DynamoDBDocumentClient);
+  const sfn = mockClient(SFNClient);
+  const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
+  beforeAll(() => {
+    logger.setLogLevel('SILENT');
+    process.env.TABLE_NAME = 't';
+    process.env.DOCS_BASE_URL = 'http://x/docs';
+    process.env.AWS_REGION = 'eu-west-1';
+    process.env.PAYOUT_WEBHOOK_SECRET = webhookSecret;
+    for (const name of ['LEDGER_SIGNER_KEY', 'LEDGER_SIGNER_KEY_SECRET_ARN', 'LEDGER_RPC_URL', 'BATCH_TOKEN_ADDRESS', 'TRACE_LOG_ADDRESS'])
+      delete process.env[name];
+  });
+  beforeEach(() => {
+    ddb.reset();
+    sfn.reset();
+    ddb.onAnyCommand().rejects(new Error('unexpected DynamoDB command in this test'));
+    sfn.onAnyCommand().rejects(new Error('unexpected Step Functions command in this test'));
+  });
+  return { ddb, sfn, webhookSecret };
+}
