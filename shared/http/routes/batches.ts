@@ -28,22 +28,11 @@ export const submitBatchRoute = /* @__PURE__ */ defineRoute({
   errors: ['WEIGHT_OUT_OF_RANGE', 'INVALID_GRADE', 'COOPERATIVE_NOT_ACTIVE'],
 });
 
-/** /v1/batch/submit */
+/** /v1/batch/submit: the same operation under the versioned prefix. */
 export const submitBatchV1Route = /* @__PURE__ */ defineRoute({
-  method: 'POST',
+  ...submitBatchRoute,
   path: '/v1/batch/submit',
-  fn: 'submit-batch',
-  auth: 'jwt',
-  roles: ['ADMIN', 'COOPERATIVE', 'AGENT'],
-  needs: ['table:write', 'ledger-write-queue:send'],
   summary: 'Same as POST /batch/submit.',
-  body: SubmitBatchSchema,
-  idempotent: true,
-  notes:
-    'Required fields: all but `weight_slip_photo_url`. Waits for the BatchToken mint receipt up to a few seconds and answers 201; if the receipt is slow, or the request carries `Prefer: respond-async` (RFC 7240), answers 202 `{job_id, status: "PENDING", batch_id}` with `Location: /jobs/{job_id}`. The batch starts at DELIVERED; its first audit entry is `AUD-<batch_id>-1`. The NET_COFFEE_PAYMENT payout (round(weight_kg × cooperative price for the grade) UGX) starts right after; `payment_status` is INITIATED, then PAYMENT_CONFIRMED on settlement, MANUAL_REVIEW when retries are exhausted, NOT_PAYABLE when the farmer has no phone. A farm whose forest check is PENDING may deliver; FLAGGED may not (GFW_CHECK_FAILED). A batch is not readable until its token is minted. An `Idempotency-Key` header (1–255 visible ASCII characters, kept 24 hours per token subject) makes a retry with the same body return the first answer (`idempotent-replayed: true`) instead of a second batch; the same key with another body is 400, a key whose first request is still running 409 DUPLICATE_REQUEST.',
-  responses: { '201': V.SubmissionViewSchema, '202': V.SubmissionAcceptedViewSchema },
-  notFound: ['FARMER_NOT_REGISTERED', 'COOPERATIVE_NOT_FOUND'],
-  errors: ['WEIGHT_OUT_OF_RANGE', 'INVALID_GRADE', 'COOPERATIVE_NOT_ACTIVE'],
 });
 
 /** /batch/{id}/stage */
