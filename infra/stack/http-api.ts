@@ -23,6 +23,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ERROR_CODES } from '../../shared/http/error-codes';
+import { BASE_SECURITY_HEADERS, HSTS } from '../../shared/http/security-headers';
 import type { ErrorCode } from '../../shared/domain/errors';
 import type { RouteDef } from '../../shared/manifest';
 import { THROTTLE } from './rate-limits';
@@ -132,11 +133,15 @@ export class ServiceApi extends Construct {
     const useOwn = new CfnCondition(this, 'UseOwnDocsUrl', { expression: Fn.conditionEquals(props.docsBaseUrlParam, '') });
     this.docsBaseUrl = Fn.conditionIf(useOwn.logicalId, Fn.join('', [this.publicBaseUrl, '/docs']), props.docsBaseUrlParam).toString();
 
+    // API Gateway's own answers carry the security headers every handler's answer carries (static values, quoted).
+    const securityHeaders = Object.fromEntries(
+      Object.entries({ ...BASE_SECURITY_HEADERS, 'strict-transport-security': HSTS }).map(([k, v]) => [k, `'${v}'`]),
+    );
     for (const r of GATEWAY_ERRORS) {
       this.api.addGatewayResponse(`${r.type.responseType}Response`, {
         type: r.type,
         statusCode: String(r.status),
-        responseHeaders: r.headers,
+        responseHeaders: { ...securityHeaders, ...r.headers },
         templates: { 'application/json': envelopeTemplate(r.code, this.docsBaseUrl) },
       });
     }

@@ -14,6 +14,12 @@ import { serviceRuntime } from '../config';
 /** HSTS in AWS: one year. */
 export const HSTS = 'max-age=31536000';
 
+/** The headers every answer carries, whoever produced it (a handler, or API Gateway's own error responses). */
+export const BASE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
 const STYLE_BLOCK = /<style>([\s\S]*?)<\/style>/g;
 
 /** `'sha256-…'` of an inline style or script's text, as CSP source expressions name it. */
@@ -55,7 +61,7 @@ function pageContentSecurityPolicy(html: string): string {
  * from the page (`body`).
  */
 export function withSecurityHeaders(headers: Record<string, string>, body = ''): Record<string, string> {
-  const out: Record<string, string> = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', ...headers };
+  const out: Record<string, string> = { ...BASE_SECURITY_HEADERS, ...headers };
   if (serviceRuntime() === 'aws') out['strict-transport-security'] ??= HSTS;
   const type = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
   if (/^text\/html/i.test(type) && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-security-policy')) {

@@ -122,6 +122,11 @@ describe('API Gateway', () => {
       expect(body).toContain(`\\"code\\":\\"${g.code}\\"`);
       expect(body).toContain(`/errors#${g.code}`);
       expect(body).toContain('$context.requestId');
+      expect(r.Properties.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.x-content-type-options': "'nosniff'",
+        'gatewayresponse.header.referrer-policy': "'no-referrer'",
+        'gatewayresponse.header.strict-transport-security': "'max-age=31536000'",
+      });
     }
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'THROTTLED',
