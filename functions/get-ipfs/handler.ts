@@ -1,7 +1,8 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { evidenceArchive } from '../../shared/composition/batches';
 import { errorResponse, jsonResponse, type HttpResult } from '../../shared/http/envelope';
-import { httpHandler } from '../../shared/http/handler';
-import { IpfsParams } from '../../shared/http/path-params';
+import { httpHandler, publicRouteOptions } from '../../shared/http/handler';
+import { getIpfsNameRoute, getIpfsRoute } from '../../shared/http/routes/reference';
 import { readIpfsPath } from '../../shared/use-cases/ipfs-read';
 
 /** Content under a CID never changes: cache it for a year (as IPFS gateways do). */
@@ -27,7 +28,7 @@ function asText(bytes: Uint8Array, contentType: string): string | undefined {
  * ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Listings and text files carry immutable
  * caching headers and `etag: "<cid>[/name]"`.
  */
-export const handler = httpHandler({ public: true, params: IpfsParams }, async ({ params, requestId }) => {
+const serve = async ({ params, requestId }: { params: Record<string, string | undefined>; requestId: string }): Promise<HttpResult> => {
   const content = await readIpfsPath(evidenceArchive(), params.id!, params.name ?? '');
   const where = `${params.id}${params.name ? `/${params.name}` : ''}`;
   if (!content)
@@ -55,4 +56,11 @@ export const handler = httpHandler({ public: true, params: IpfsParams }, async (
     body: '',
   };
   return redirect;
-});
+};
+
+const bare = httpHandler(publicRouteOptions(getIpfsRoute), serve);
+const named = httpHandler(publicRouteOptions(getIpfsNameRoute), serve);
+
+/** The evidence routes (public), told apart by the API Gateway resource. */
+export const handler = (event: APIGatewayProxyEvent, context: Context) =>
+  (event.resource === getIpfsNameRoute.path ? named : bare)(event, context);

@@ -61,22 +61,37 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
   authorize?: (caller: Caller, body: unknown) => void;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any body, path-parameter and response schemas
+type AnyRoute = RouteDefinition<any, any, any>;
+
+/** The valibot schema of a route's path parameters (one schema: the `{id}` parameter; a record: one per name), if it declares them. */
+function pathParamsOf(route: AnyRoute): HttpHandlerOptions<undefined>['params'] {
+  const p = route.pathParams as v.GenericSchema<string, string> | Record<string, v.GenericSchema<string, string>> | undefined;
+  if (!p) return undefined;
+  const schema =
+    'kind' in p && p.kind === 'schema'
+      ? IdParams(p as v.GenericSchema<string, string>)
+      : v.object(p as Record<string, v.GenericSchema<string, string>>);
+  return schema as HttpHandlerOptions<undefined>['params'];
+}
+
+/** Throws at module load when a handler takes its options from a route of another kind. */
+function requireAuth(route: AnyRoute, auth: AnyRoute['auth']): void {
+  if (route.auth !== auth) throw new Error(`${route.method} ${route.path} is a ${route.auth} route, not ${auth}`);
+}
+
 /**
- * The handler options a route's definition implies: its roles, its path parameters' schema (one
- * schema: the `{id}` parameter; a record: one per name), its body schema and body size limit.
- * `extra` adds what only the handler knows: issue-code overrides, a permission that depends on the body.
+ * The handler options a JWT route's definition implies: its roles, its path parameters' schema, its
+ * body schema and body size limit. `extra` adds what only the handler knows: issue-code overrides,
+ * a permission that depends on the body. Throws (at module load) for a public or webhook route.
  */
 export function routeOptions<B extends v.GenericSchema | undefined>(
   // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and response schemas
   route: RouteDefinition<B, any, any>,
   extra: Pick<HttpHandlerOptions<B>, 'issueCodes' | 'authorize'> = {},
 ): HttpHandlerOptions<B> & { public?: false } {
-  const p = route.pathParams as v.GenericSchema<string, string> | Record<string, v.GenericSchema<string, string>> | undefined;
-  const params = !p
-    ? undefined
-    : 'kind' in p && p.kind === 'schema'
-      ? IdParams(p as v.GenericSchema<string, string>)
-      : v.object(p as Record<string, v.GenericSchema<string, string>>);
+  requireAuth(route, 'jwt');
+  const params = pathParamsOf(route);
   return {
     ...(route.roles ? { roles: route.roles } : {}),
     ...(route.body ? { body: route.body } : {}),
@@ -84,6 +99,29 @@ export function routeOptions<B extends v.GenericSchema | undefined>(
     ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}),
     ...extra,
   };
+}
+
+/**
+ * The handler options of a public route (no authorizer, no caller) from its definition: its path
+ * parameters' schema and body size limit. Throws (at module load) for a JWT or webhook route.
+ */
+export function publicRouteOptions(route: AnyRoute): HttpHandlerOptions<undefined> & { public: true } {
+  requireAuth(route, 'public');
+  const params = pathParamsOf(route);
+  return { public: true, ...(params ? { params } : {}), ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}) };
+}
+
+/**
+ * The body schema and size limit of a signed webhook route, from its definition (`body` is
+ * required: a webhook's event is always validated). Throws (at module load) for another kind of route.
+ */
+export function webhookRouteOptions<B extends v.GenericSchema>(
+  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and response schemas
+  route: RouteDefinition<B, any, any>,
+): { schema: B; maxBodyBytes?: number } {
+  requireAuth(route, 'webhook');
+  if (!route.body) throw new Error(`${route.method} ${route.path}: a webhook route declares its event's body schema`);
+  return { schema: route.body, ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}) };
 }
 
 /** The default format of a path parameter: `PathId` in shared/http/path-params.ts. */

@@ -2,7 +2,8 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type * as v from 'valibot';
 import { DomainError } from '../domain/errors';
 import { metrics, WEBHOOK_REJECTION_OUTCOMES, type WebhookRejectionReason } from '../runtime/metrics';
-import { httpHandler, type HttpReply } from './handler';
+import { httpHandler, type HttpReply, webhookRouteOptions } from './handler';
+import type { RouteDefinition } from './routes/define';
 import { validate } from './validation';
 
 /** Longest accepted `webhook-id` (it becomes part of a DynamoDB key). */
@@ -59,42 +60,48 @@ export interface WebhookRequest<E> {
  * A signed inbound webhook route (docs/api/inbound-webhooks.md#signatures-and-replays): the standard handler (request id, size limit,
  * error envelope) plus 1. the Standard Webhooks signature with the secret `secret()` gives (401
  * INVALID_SIGNATURE), 2. the `webhook-id` (400 when longer than 200 characters), 3. the body as
- * JSON (400) and against `schema` (400 VALIDATION_ERROR with details). The use case gets a typed
+ * JSON (400) and against the route's body schema (400 VALIDATION_ERROR with details); the schema and
+ * size limit come from the route's definition (shared/http/routes). The use case gets a typed
  * event and never sees the raw request. Metrics: WebhookRejections with dimensions `webhook` (the
  * route's last path segment) and `reason`: INVALID_SIGNATURE, INVALID_BODY, or the use case's
  * answered outcome when it is one of WEBHOOK_REJECTION_OUTCOMES (MISMATCH, UNKNOWN_REFERENCE, …).
  */
 export function webhookHandler<S extends v.GenericSchema>(
-  opts: { secret: () => Promise<string>; schema: S },
+  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and response schemas
+  opts: { route: RouteDefinition<S, any, any>; secret: () => Promise<string> },
   fn: (req: WebhookRequest<v.InferOutput<S>>) => Promise<HttpReply>,
 ) {
-  return httpHandler({ public: true, rawBody: true }, async ({ rawBody, headers, requestId, route }) => {
-    const webhook = route.split('/').pop() ?? 'unknown';
-    const rejected = (reason: WebhookRejectionReason) => metrics.count('WebhookRejections', { webhook, reason });
-    const secretValue = await opts.secret();
-    try {
-      verifyStandardWebhook(secretValue, rawBody, headers);
-    } catch (err) {
-      if (err instanceof DomainError) rejected('INVALID_SIGNATURE');
-      throw err;
-    }
-    const webhookId = headers['webhook-id'] ?? '';
-    if (webhookId.length > MAX_WEBHOOK_ID_LENGTH) {
-      throw new DomainError('VALIDATION_ERROR', `webhook-id is longer than ${MAX_WEBHOOK_ID_LENGTH} characters.`, {
-        details: [{ path: 'webhook-id', message: 'too long' }],
-      });
-    }
-    let event: v.InferOutput<S>;
-    try {
-      event = validate(opts.schema, JSON.parse(rawBody), [], 'webhook body');
-    } catch (err) {
-      rejected('INVALID_BODY');
-      if (err instanceof SyntaxError) throw new DomainError('VALIDATION_ERROR', 'The webhook body is not valid JSON.');
-      throw err;
-    }
-    const reply = await fn({ webhookId, event, requestId });
-    const outcome = 'body' in reply ? (reply.body as { outcome?: unknown } | null)?.outcome : undefined;
-    if (WEBHOOK_REJECTION_OUTCOMES.includes(outcome as WebhookRejectionReason)) rejected(outcome as WebhookRejectionReason);
-    return reply;
-  });
+  const { schema, maxBodyBytes } = webhookRouteOptions(opts.route);
+  return httpHandler(
+    { public: true, rawBody: true, ...(maxBodyBytes ? { maxBodyBytes } : {}) },
+    async ({ rawBody, headers, requestId, route }) => {
+      const webhook = route.split('/').pop() ?? 'unknown';
+      const rejected = (reason: WebhookRejectionReason) => metrics.count('WebhookRejections', { webhook, reason });
+      const secretValue = await opts.secret();
+      try {
+        verifyStandardWebhook(secretValue, rawBody, headers);
+      } catch (err) {
+        if (err instanceof DomainError) rejected('INVALID_SIGNATURE');
+        throw err;
+      }
+      const webhookId = headers['webhook-id'] ?? '';
+      if (webhookId.length > MAX_WEBHOOK_ID_LENGTH) {
+        throw new DomainError('VALIDATION_ERROR', `webhook-id is longer than ${MAX_WEBHOOK_ID_LENGTH} characters.`, {
+          details: [{ path: 'webhook-id', message: 'too long' }],
+        });
+      }
+      let event: v.InferOutput<S>;
+      try {
+        event = validate(schema, JSON.parse(rawBody), [], 'webhook body');
+      } catch (err) {
+        rejected('INVALID_BODY');
+        if (err instanceof SyntaxError) throw new DomainError('VALIDATION_ERROR', 'The webhook body is not valid JSON.');
+        throw err;
+      }
+      const reply = await fn({ webhookId, event, requestId });
+      const outcome = 'body' in reply ? (reply.body as { outcome?: unknown } | null)?.outcome : undefined;
+      if (WEBHOOK_REJECTION_OUTCOMES.includes(outcome as WebhookRejectionReason)) rejected(outcome as WebhookRejectionReason);
+      return reply;
+    },
+  );
 }

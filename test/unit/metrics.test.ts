@@ -16,6 +16,7 @@ import { meteredLedgerConfirm, meteredPayoutStore } from '../../shared/use-cases
 import { applyPayoutWebhook, type PayoutWebhookDeps } from '../../shared/use-cases/payout-webhook';
 import { checkPayoutAttempt } from '../../shared/use-cases/payouts';
 import { apiEvent, lambdaContext, parse } from './support/api-event';
+import { chainEventsWebhookRoute } from '../../shared/http/routes/inbound-webhooks';
 import {
   aLedgerTx,
   aPayout,
@@ -132,7 +133,7 @@ describe('payouts', () => {
 describe('webhook rejections', () => {
   const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
   const PATH = '/api/webhooks/chain-events';
-  const route = webhookHandler({ secret: async () => SECRET, schema: ChainEventSchema }, async () => ({
+  const route = webhookHandler({ secret: async () => SECRET, route: { ...chainEventsWebhookRoute, body: ChainEventSchema } }, async () => ({
     status: 200,
     body: { received: true, outcome: 'MISMATCH' },
   }));

@@ -1,5 +1,8 @@
 import { defineRoute } from './define';
 import * as V from '../view-schemas';
+import { OnRampWebhookSchema } from '../deposit-schemas';
+import { PayoutWebhookSchema } from '../payout-schemas';
+import { AnyChainEventSchema } from '../schemas';
 
 /**
  * The inbound webhooks routes: each one's method, path, function, auth, roles, needs, request and response
@@ -13,6 +16,7 @@ export const onrampWebhookRoute = /* @__PURE__ */ defineRoute({
   path: '/api/webhooks/onramp',
   fn: 'onramp-webhook',
   auth: 'webhook',
+  body: OnRampWebhookSchema,
   needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'],
   summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.',
   notes:
@@ -26,6 +30,7 @@ export const payoutProviderWebhookRoute = /* @__PURE__ */ defineRoute({
   path: '/api/webhooks/payout-provider',
   fn: 'payout-provider-webhook',
   auth: 'webhook',
+  body: PayoutWebhookSchema,
   needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'],
   summary: 'Signed settlement webhooks from the payout provider.',
   notes:
@@ -39,6 +44,7 @@ export const chainEventsWebhookRoute = /* @__PURE__ */ defineRoute({
   path: '/api/webhooks/chain-events',
   fn: 'chain-events-webhook',
   auth: 'webhook',
+  body: AnyChainEventSchema,
   needs: [
     'table:write',
     'audit:append',
