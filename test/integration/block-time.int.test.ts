@@ -5,7 +5,7 @@ import { devBuyerKey } from '../../infra/local/dev-keys';
 import { runVerify } from '../../infra/tools/verify-cli';
 import { api, token, uid, waitFor } from '../support/api';
 import { useOwnStack } from '../support/stack-process';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { batchBody, registerFarmer, setUpCooperative, purchaseOrderBody } from './fixtures';
 
 /**
  * The service on a local chain with 2-second blocks, the default of `npm start`
@@ -82,19 +82,7 @@ it('submit → mint → stages → loan → purchase order → buyer payment →
   await stage('WAREHOUSED', { warehouse_id: 'WH-1' });
   const po = await api('POST', '/purchase-orders', {
     token: ctx.coop,
-    body: {
-      batch_ids: [batchId],
-      buyer: 'Hamburg Coffee Importers GmbH',
-      price_usd_per_kg: 6.4,
-      buyer_operator: {
-        name: 'Hamburg Coffee Importers GmbH',
-        eori: 'DE123456789012345',
-        address: 'Am Sandtorkai 1, 20457 Hamburg',
-        email: 'dds@hci.example',
-        country: 'DE',
-      },
-      buyer_address: buyerAddress,
-    },
+    body: purchaseOrderBody([batchId], { buyer_address: buyerAddress }),
   });
   expect(po.status).toBe(201);
   const poId: string = po.body.purchase_order_id;

@@ -6,7 +6,7 @@ import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { DynamoChainCursorStore } from '../../shared/adapters/dynamodb/chain-cursor';
 import { api, waitFor } from '../support/api';
 import { useOwnStack } from '../support/stack-process';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { batchBody, registerFarmer, setUpCooperative, purchaseOrderBody } from './fixtures';
 import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
@@ -43,18 +43,7 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
   expect((await patch({ new_stage: 'WAREHOUSED', evidence: { warehouse_id: 'WH-MBALE-1', lot_number: 'LOT-1' } })).status).toBe(200);
   const po = await api('POST', '/purchase-orders', {
     token: ctx.coop,
-    body: {
-      batch_ids: [batchId],
-      buyer: 'Hamburg Coffee Importers GmbH',
-      price_usd_per_kg: 6.4,
-      buyer_operator: {
-        name: 'Hamburg Coffee Importers GmbH',
-        eori: 'DE123456789012345',
-        address: 'Am Sandtorkai 1, 20457 Hamburg',
-        email: 'dds@hci.example',
-        country: 'DE',
-      },
-    },
+    body: purchaseOrderBody([batchId]),
   });
   expect(po.status).toBe(201);
   const poId: string = po.body.purchase_order_id;
