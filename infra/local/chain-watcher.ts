@@ -163,6 +163,19 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
         })
       : [];
     const batch: Array<Pending & { block: bigint; logIndex: number }> = [];
+    /** One webhook of a mined log, its id from the log's place (the same log always gets the same id). */
+    const queue = (
+      l: { transactionHash: string; logIndex: number; blockNumber: bigint },
+      body: StageChangedWebhook | PurchaseOrderPaidWebhook,
+    ) =>
+      batch.push({
+        id: `evt_${l.transactionHash}_${l.logIndex}`,
+        payload: JSON.stringify(body),
+        attempts: 0,
+        dueAt: 0,
+        block: l.blockNumber,
+        logIndex: l.logIndex,
+      });
     for (const l of logs) {
       if (l.transactionHash === null || l.logIndex === null || l.blockNumber === null) continue; // pending: not in a mined range
       const { tokenId, stage } = l.args;
@@ -185,14 +198,7 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
           log_index: l.logIndex,
         },
       };
-      batch.push({
-        id: `evt_${l.transactionHash}_${l.logIndex}`,
-        payload: JSON.stringify(body),
-        attempts: 0,
-        dueAt: 0,
-        block: l.blockNumber,
-        logIndex: l.logIndex,
-      });
+      queue(l, body);
     }
     for (const l of payments) {
       if (l.transactionHash === null || l.logIndex === null || l.blockNumber === null) continue;
@@ -214,14 +220,7 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
           log_index: l.logIndex,
         },
       };
-      batch.push({
-        id: `evt_${l.transactionHash}_${l.logIndex}`,
-        payload: JSON.stringify(body),
-        attempts: 0,
-        dueAt: 0,
-        block: l.blockNumber,
-        logIndex: l.logIndex,
-      });
+      queue(l, body);
     }
     batch.sort((a, b) => (a.block === b.block ? a.logIndex - b.logIndex : a.block < b.block ? -1 : 1));
     fresh.push(...batch.map(({ id, payload, attempts, dueAt }) => ({ id, payload, attempts, dueAt })));

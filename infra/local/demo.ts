@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import createClient from 'openapi-fetch';
 import { createPublicClient, http, isAddressEqual } from 'viem';
 import { batchTokenAbi } from '../../shared/adapters/ledger/abi';
@@ -7,6 +5,7 @@ import type { paths } from '../../clients/typescript/api-types';
 import { runVerify } from '../tools/verify-cli';
 import { runBuyerPay } from './buyer-pay';
 import { localDataDir, signDevToken } from './dev-keys';
+import { readLocalStackFile } from './stack-file';
 
 /**
  * `npm run demo`: drives a full batch lifecycle over HTTP against a running local service
@@ -431,7 +430,8 @@ async function lendingStory(batchId: string, admin: string) {
   );
   for (const r of settlement.repayments ?? [])
     say(`  ${r.loan_id} (${r.batch_id}) ${r.status}: ${usd(r.amount_usdc)} USDC = principal + ${usd(r.interest_usdc)} USDC interest`);
-  const chain = JSON.parse(readFileSync(join(localDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, `0x${string}`> };
+  const chain = readLocalStackFile(localDataDir()) as { endpoints: Record<string, `0x${string}`> } | undefined;
+  if (!chain) throw new Error(`no stack.json in ${localDataDir()}: start the local stack first (npm start)`);
   const holder = await createPublicClient({ transport: http(chain.endpoints.ledger) }).readContract({
     address: chain.endpoints.batch_token!,
     abi: batchTokenAbi,

@@ -1,6 +1,7 @@
 import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../../shared/domain/payout-limits';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeLocalStackFile } from './stack-file';
 import { startFauxqs } from 'fauxqs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, routes, workers, type QueueName } from '../../shared/manifest';
@@ -563,7 +564,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       vault_asset: contracts.vaultAssetAddress,
     };
     // For local tools (npm run verify): where this stack's API and chain are.
-    writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ url: gateway.url, endpoints, chain_id: 31337 }, null, 2));
+    writeLocalStackFile(dataDir, { url: gateway.url, endpoints, chain_id: 31337 });
     return {
       url: gateway.url,
       dataDir,

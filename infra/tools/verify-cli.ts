@@ -10,6 +10,7 @@ import { parseBatchId, tokenIdForBatch } from '../../shared/domain/ids';
 import type { AuditEntry } from '../../shared/domain/records';
 import { repoRoot } from '../../shared/runtime/paths';
 import { signDevToken } from '../local/dev-keys';
+import { readLocalStackFile } from '../local/stack-file';
 
 /**
  * `npm run verify -- <BATCH_ID> [options]`: checks a batch's custody trail independently of the
@@ -38,12 +39,6 @@ const USAGE = `usage: npm run verify -- <BATCH_ID> [options]
 LOCAL_DATA_DIR defaults to .local in the repository.`;
 
 class UsageError extends Error {}
-
-interface StackFile {
-  url?: string;
-  chain_id?: number | string;
-  endpoints?: { ledger?: string; batch_token?: string; trace_log?: string; audit_anchor?: string; chain_id?: number | string };
-}
 
 /** Writes lines somewhere (stdout/stderr in the CLI). */
 type Out = (line: string) => void;
@@ -104,7 +99,7 @@ async function run(argv: string[], out: Out): Promise<number> {
   if (!batchNo) throw new UsageError(`${JSON.stringify(batchId)} is not a batch id (BATCH-yyyy-nnnnnn)`);
 
   const dataDir = localDataDir();
-  const stack = dataDir ? readStackFile(join(dataDir, 'stack.json')) : undefined;
+  const stack = dataDir ? readLocalStackFile(dataDir) : undefined;
 
   // ---- ledger settings (checked before anything is fetched: they are usage errors)
   const rpcUrl = values.rpc ?? stack?.endpoints?.ledger;
@@ -220,15 +215,6 @@ function localDataDir(): string | undefined {
     return join(repoRoot(), '.local');
   } catch {
     return undefined;
-  }
-}
-
-function readStackFile(file: string): StackFile | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as StackFile;
-  } catch (e) {
-    throw new Error(`cannot read ${file}: ${(e as Error).message}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { SqsWorkQueue } from '../adapters/aws/queues';
 import { S3EvidenceArchive } from '../adapters/aws/s3-evidence-archive';
-import { S3UploadReader, type S3BucketLocation } from '../adapters/aws/s3-object-reader';
+import { S3UploadReader } from '../adapters/aws/s3-object-reader';
+import type { S3BucketLocation } from '../adapters/aws/s3-signed-fetch';
 import { S3UploadPresigner } from '../adapters/aws/s3-upload-presigner';
 import { EvidencePinRepository } from '../adapters/dynamodb/evidence-pin-repo';
 import { EvidenceUploadRepository } from '../adapters/dynamodb/evidence-upload-repo';

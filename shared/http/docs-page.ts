@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ERROR_CODES } from './error-codes';
-import { routes } from '../manifest';
 import { contentSecurityPolicy } from './security-headers';
 
 /**
@@ -64,7 +63,7 @@ export function errorsPageHtml(serverUrl: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Coffee trace API error codes</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4em;text-align:left;vertical-align:top}tr:target{background:#fff3c4}code{background:#f4f4f4;padding:0 .2em}</style></head><body>
 <h1 id="errors">Error codes</h1>
-<p>Every error is <code>{"error": {"code", "message", "docs", "request_id"}}</code> (with <code>details</code> for some codes); <code>docs</code> links to the code's row below. The operations and which codes each answers: <a href="${esc(serverUrl)}/docs">API reference</a>, <a href="${esc(serverUrl)}/openapi.json">openapi.json</a>. ${routes.length} operations.</p>
+<p>Every error is <code>{"error": {"code", "message", "docs", "request_id"}}</code> (with <code>details</code> for some codes); <code>docs</code> links to the code's row below. The operations and which codes each answers: <a href="${esc(serverUrl)}/docs">API reference</a>, <a href="${esc(serverUrl)}/openapi.json">openapi.json</a>.</p>
 <table><tr><th>Code</th><th>HTTP</th><th>Meaning</th></tr>
 ${rows}</table></body></html>`;
 }

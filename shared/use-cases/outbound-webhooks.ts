@@ -314,6 +314,11 @@ export async function attemptDelivery(
     last_error: result.error,
     updated_at: at,
   };
+  /** Ends the delivery in `state` (no next attempt); null when another attempt took it over meanwhile. */
+  const close = async <S extends 'DELIVERED' | 'DEAD'>(state: S): Promise<S | null> =>
+    (await deps.store.updateDelivery(d.delivery_id, msg.token, { ...common, state, pending_token: undefined, next_attempt_at: undefined }))
+      ? state
+      : null;
   const code = result.status_code ?? 0;
   if (code < 200 || code >= 300)
     countOutboundDeliveryFailure(
@@ -328,13 +333,7 @@ export async function attemptDelivery(
               : 'CONNECTION',
     );
   if (code >= 200 && code < 300) {
-    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, {
-      ...common,
-      state: 'DELIVERED',
-      pending_token: undefined,
-      next_attempt_at: undefined,
-    });
-    return ok ? 'DELIVERED' : null;
+    return close('DELIVERED');
   }
   if (code === 410) {
     await deps.store.updateEndpoint(
@@ -342,23 +341,11 @@ export async function attemptDelivery(
       { status: 'DISABLED', disabled_reason: `the receiver answered 410 Gone at ${at}` },
       at,
     );
-    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, {
-      ...common,
-      state: 'DEAD',
-      pending_token: undefined,
-      next_attempt_at: undefined,
-    });
-    return ok ? 'DEAD' : null;
+    return close('DEAD');
   }
   const delay = retryDelaySeconds(round, deps.timeScale);
   if (delay === null) {
-    const ok = await deps.store.updateDelivery(d.delivery_id, msg.token, {
-      ...common,
-      state: 'DEAD',
-      pending_token: undefined,
-      next_attempt_at: undefined,
-    });
-    return ok ? 'DEAD' : null;
+    return close('DEAD');
   }
   const token = deps.newId('tok_');
   const next = new Date(now.getTime() + delay * 1000).toISOString();

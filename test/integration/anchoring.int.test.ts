@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPublicClient, http } from 'viem';
 import { runVerify } from '../../infra/tools/verify-cli';
@@ -7,7 +5,7 @@ import { AuditAnchorRepository } from '../../shared/adapters/dynamodb/anchor-rep
 import { auditAnchorAbi } from '../../shared/adapters/ledger/abi';
 import { buildAuditEntry } from '../../shared/domain/audit';
 import type { AuditEntry } from '../../shared/domain/records';
-import { api, stackDataDir, token, waitFor } from '../support/api';
+import { api, token, waitFor, localStack } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
 
@@ -17,8 +15,7 @@ import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/l
  * with LOCAL_TIME_SCALE=0.01, so the audit-anchorer runs every 3 s.
  */
 describe('periodic anchoring of audit logs', () => {
-  const stack = () =>
-    JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { url: string; endpoints: Record<string, string> };
+  const stack = () => localStack();
   let ctx: Awaited<ReturnType<typeof setUpCooperative>>;
   const batches: string[] = [];
   let doc: DynamoDBDocumentClient;

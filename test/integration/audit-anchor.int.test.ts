@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, http, type Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
@@ -8,7 +6,7 @@ import { fundAccount } from '../../infra/ledger/deploy';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { buildAnchorTree } from '../../shared/domain/anchor-tree';
 import { anchorLeafHash, type AuditHead } from '../../shared/domain/anchoring';
-import { stackDataDir } from '../support/api';
+import { localStack } from '../support/api';
 
 /**
  * The AuditAnchor contract (docs/api/anchoring.md#anchoring-of-the-audit-log) on the local stack's hardhat node, with a deployment of
@@ -46,8 +44,7 @@ describe('AuditAnchor on the local chain', () => {
   };
 
   beforeAll(async () => {
-    rpcUrl = (JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> }).endpoints
-      .ledger!;
+    rpcUrl = localStack().endpoints.ledger!;
     anchorerKey = generatePrivateKey();
     await fundAccount(rpcUrl, privateKeyToAccount(anchorerKey).address, 10n ** 20n);
     const artifact = (await compileContracts()).AuditAnchor;

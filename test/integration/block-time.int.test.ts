@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createPublicClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { devBuyerKey } from '../../infra/local/dev-keys';
 import { runVerify } from '../../infra/tools/verify-cli';
 import { api, token, uid, waitFor } from '../support/api';
-import { startStackProcess, type StackProcess } from '../support/stack-process';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { useOwnStack } from '../support/stack-process';
+import { batchBody, registerFarmer, setUpCooperative, purchaseOrderBody } from './fixtures';
 
 /**
  * The service on a local chain with 2-second blocks, the default of `npm start`
@@ -20,21 +18,8 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  */
 
 const BLOCK_TIME_S = 2;
-let stack: StackProcess;
-const endpoints = () =>
-  (JSON.parse(readFileSync(join(stack.info.dataDir, 'stack.json'), 'utf8')) as { endpoints: Record<string, string> }).endpoints;
-const chain = () => createPublicClient({ transport: http(endpoints().ledger), pollingInterval: 100 });
-
-beforeAll(async () => {
-  stack = await startStackProcess({ LEDGER_BLOCK_TIME_S: String(BLOCK_TIME_S) });
-  // The helpers of ../support/api read these (this file's own copy of the environment).
-  process.env.TEST_STACK_URL = stack.info.url;
-  process.env.TEST_STACK_DATA_DIR = stack.info.dataDir;
-}, 180_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useOwnStack({ LEDGER_BLOCK_TIME_S: String(BLOCK_TIME_S) });
+const chain = () => createPublicClient({ transport: http(stack().info.endpoints.ledger), pollingInterval: 100 });
 
 it('makes a block every 2 seconds, with nothing pending too', async () => {
   const first = await chain().getBlockNumber();
@@ -51,7 +36,7 @@ it('makes a block every 2 seconds, with nothing pending too', async () => {
 it('submit → mint → stages → loan → purchase order → buyer payment → settlement, verified, on 2-second blocks', async () => {
   const ctx = await setUpCooperative();
   const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000654');
-  const buyerAddress = privateKeyToAccount(devBuyerKey(stack.info.dataDir)).address;
+  const buyerAddress = privateKeyToAccount(devBuyerKey(stack().info.dataDir)).address;
 
   // The vault needs liquidity for the loan: an MFI deposit through the on-ramp sandbox.
   const mfi = await token({ role: 'MFI', mfi_id: uid('MFI'), sub: 'mfi-block-time-test' });
@@ -97,19 +82,7 @@ it('submit → mint → stages → loan → purchase order → buyer payment →
   await stage('WAREHOUSED', { warehouse_id: 'WH-1' });
   const po = await api('POST', '/purchase-orders', {
     token: ctx.coop,
-    body: {
-      batch_ids: [batchId],
-      buyer: 'Hamburg Coffee Importers GmbH',
-      price_usd_per_kg: 6.4,
-      buyer_operator: {
-        name: 'Hamburg Coffee Importers GmbH',
-        eori: 'DE123456789012345',
-        address: 'Am Sandtorkai 1, 20457 Hamburg',
-        email: 'dds@hci.example',
-        country: 'DE',
-      },
-      buyer_address: buyerAddress,
-    },
+    body: purchaseOrderBody([batchId], { buyer_address: buyerAddress }),
   });
   expect(po.status).toBe(201);
   const poId: string = po.body.purchase_order_id;
@@ -123,7 +96,7 @@ it('submit → mint → stages → loan → purchase order → buyer payment →
       [poId],
       (l) => lines.push(l),
       (l) => lines.push(l),
-      stack.info.dataDir,
+      stack().info.dataDir,
     ),
   ).toBe(0);
   const settled = await waitFor(
@@ -155,13 +128,13 @@ it('submit → mint → stages → loan → purchase order → buyer payment →
     500,
   );
   expect(audit.body.verified).toBe(true);
-  const e = endpoints();
+  const e = stack().info.endpoints;
   const report: string[] = [];
   const code = await runVerify(
     [
       batchId,
       '--api',
-      stack.info.url,
+      stack().info.url,
       '--token',
       ctx.admin,
       '--rpc',

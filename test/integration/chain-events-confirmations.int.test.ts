@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { DEV_CHAIN_WEBHOOK_SECRET } from '../../infra/local/dev-keys';
@@ -8,7 +6,7 @@ import { localTableClient, localTableEnv, LOCAL_TABLE_NAME } from '../../infra/l
 import { handler } from '../../functions/chain-events-webhook/handler';
 import { CHAIN_EVENT_RETRY_AFTER_SECONDS } from '../../shared/domain/chain-confirmations';
 import { apiEvent, lambdaContext, parse } from '../unit/support/api-event';
-import { api, stackDataDir } from '../support/api';
+import { api, localStack } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
@@ -21,7 +19,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  */
 
 const SECRET = process.env.CHAIN_WEBHOOK_SECRET || DEV_CHAIN_WEBHOOK_SECRET;
-const stack = () => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> };
+const stack = () => localStack();
 
 async function rpc<T>(method: string, params: unknown[]): Promise<T> {
   const r = await fetch(stack().endpoints.ledger!, {

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { DEV_CHAIN_WEBHOOK_SECRET } from '../../infra/local/dev-keys';
 import { EvmTraceLogReader } from '../../shared/adapters/ledger/trace-log-reader';
 import type { Hex } from 'viem';
-import { api, stackDataDir, stackUrl, waitFor } from '../support/api';
+import { api, stackUrl, waitFor, localStack } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
@@ -40,7 +38,7 @@ describe('forged chain events (issue 9)', () => {
   let batchId: string;
   let tokenId: string;
   let mintTx: string;
-  const stack = () => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> };
+  const stack = () => localStack();
 
   const stageChanged = (over: Record<string, unknown>) => ({
     type: 'batch.stage_changed',

@@ -5,8 +5,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { DynamoChainCursorStore } from '../../shared/adapters/dynamodb/chain-cursor';
 import { api, waitFor } from '../support/api';
-import { startStackProcess, type StackProcess } from '../support/stack-process';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { useOwnStack } from '../support/stack-process';
+import { batchBody, registerFarmer, setUpCooperative, purchaseOrderBody } from './fixtures';
 import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
@@ -17,32 +17,18 @@ import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/l
  * gateway counts every request that reached a route: the chain-events webhook must get none.
  */
 
-let stack: StackProcess;
-let meteringDir: string;
-const saved = { url: process.env.TEST_STACK_URL, dir: process.env.TEST_STACK_DATA_DIR };
-
-beforeAll(async () => {
-  meteringDir = mkdtempSync(join(tmpdir(), 'coffee-trace-metering-'));
-  stack = await startStackProcess({ LOCAL_CHAIN_EVENTS: 'scheduled', LOCAL_METERING_FILE: join(meteringDir, 'metering.json') });
-  // The fixtures and api() talk to the stack named here: this file's own.
-  process.env.TEST_STACK_URL = stack.info.url;
-  process.env.TEST_STACK_DATA_DIR = stack.info.dataDir;
-}, 90_000);
-
-afterAll(async () => {
-  process.env.TEST_STACK_URL = saved.url;
-  process.env.TEST_STACK_DATA_DIR = saved.dir;
-  await stack?.stop();
-  rmSync(meteringDir, { recursive: true, force: true });
-});
+const meteringDir = mkdtempSync(join(tmpdir(), 'coffee-trace-metering-'));
+// The fixtures and api() talk to the stack named here: this file's own.
+const stack = useOwnStack({ LOCAL_CHAIN_EVENTS: 'scheduled', LOCAL_METERING_FILE: join(meteringDir, 'metering.json') });
+afterAll(() => rmSync(meteringDir, { recursive: true, force: true }));
 
 const metering = async () =>
-  (await (await fetch(`${stack.info.url}/__local/metering`)).json()) as {
+  (await (await fetch(`${stack().info.url}/__local/metering`)).json()) as {
     api_requests_by_fn: Record<string, number>;
     functions: Record<string, { invocations: number }>;
   };
 
-const table = () => localTableClient(stack.info.endpoints.dynamodb!);
+const table = () => localTableClient(stack().info.endpoints.dynamodb!);
 
 it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the order, through the scheduled watcher with no webhook sent', async () => {
   const ctx = await setUpCooperative();
@@ -57,18 +43,7 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
   expect((await patch({ new_stage: 'WAREHOUSED', evidence: { warehouse_id: 'WH-MBALE-1', lot_number: 'LOT-1' } })).status).toBe(200);
   const po = await api('POST', '/purchase-orders', {
     token: ctx.coop,
-    body: {
-      batch_ids: [batchId],
-      buyer: 'Hamburg Coffee Importers GmbH',
-      price_usd_per_kg: 6.4,
-      buyer_operator: {
-        name: 'Hamburg Coffee Importers GmbH',
-        eori: 'DE123456789012345',
-        address: 'Am Sandtorkai 1, 20457 Hamburg',
-        email: 'dds@hci.example',
-        country: 'DE',
-      },
-    },
+    body: purchaseOrderBody([batchId]),
   });
   expect(po.status).toBe(201);
   const poId: string = po.body.purchase_order_id;
@@ -105,7 +80,7 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
       [poId],
       (l) => out.push(l),
       () => undefined,
-      stack.info.dataDir,
+      stack().info.dataDir,
     ),
   ).toBe(0);
   const settlement = await waitFor(
@@ -131,7 +106,7 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
   const paidBlock = Number(
     (
       (await (
-        await fetch(stack.info.endpoints.ledger!, {
+        await fetch(stack().info.endpoints.ledger!, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [out[0]] }),
@@ -150,7 +125,7 @@ it('an EXPORTED batch gets its TOP_UP payout, and its buyer payment settles the 
 }, 150_000);
 
 it('the cursor in DynamoDB: of two runs claiming at once exactly one gets the lease; only its holder moves the cursor, and only from where it is', async () => {
-  Object.assign(process.env, localTableEnv(stack.info.endpoints.dynamodb!));
+  Object.assign(process.env, localTableEnv(stack().info.endpoints.dynamodb!));
   const store = new DynamoChainCursorStore(424242); // its own chain id: not the stack's cursor
   const now = new Date();
   const until = new Date(now.getTime() + 60_000);

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runVerify } from '../../infra/tools/verify-cli';
-import { api, stackDataDir, token, waitFor } from '../support/api';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { api, token, waitFor, localStack } from '../support/api';
+import { batchBody, registerFarmer, setUpCooperative, purchaseOrderBody } from './fixtures';
 import { LOCAL_TABLE_NAME, localTableClient } from '../../infra/local/dynamodb-local';
 
 /**
@@ -107,18 +105,7 @@ describe('custody trail', () => {
     // EXPORTED before the purchase order is confirmed
     const po = await api('POST', '/purchase-orders', {
       token: ctx.coop,
-      body: {
-        batch_ids: [batchId],
-        buyer: 'Hamburg Coffee Importers GmbH',
-        price_usd_per_kg: 6.4,
-        buyer_operator: {
-          name: 'Hamburg Coffee Importers GmbH',
-          eori: 'DE123456789012345',
-          address: 'Am Sandtorkai 1, 20457 Hamburg',
-          email: 'dds@hci.example',
-          country: 'DE',
-        },
-      },
+      body: purchaseOrderBody([batchId]),
     });
     expect(po.status).toBe(201);
     expect(po.body.status).toBe('DRAFT');
@@ -200,10 +187,7 @@ describe('custody trail', () => {
   });
 
   it('passes `npm run verify` and GET /batch/{id}/audit, and both name the entry altered in the database', async () => {
-    const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as {
-      url: string;
-      endpoints: Record<string, string>;
-    };
+    const stack = localStack();
     const admin = await token({ role: 'ADMIN', sub: 'auditor' });
     const args = [
       batchId,

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { CID } from 'multiformats/cid';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { api, stackUrl, waitFor } from '../support/api';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { batchBody, registerFarmer, setUpCooperative, purchaseOrderBody } from './fixtures';
 
 /**
  * The EU evidence pack on the local stack (issue 13, "the evidence pack's CID recomputable from its
@@ -36,18 +36,7 @@ describe('GET /eudr/dds/{id}/evidence', () => {
     expect(graded.status).toBe(200);
     await api('POST', '/purchase-orders', {
       token: ctx.coop,
-      body: {
-        batch_ids: [batchId],
-        buyer: 'Hamburg Coffee Importers GmbH',
-        price_usd_per_kg: 6.4,
-        buyer_operator: {
-          name: 'Hamburg Coffee Importers GmbH',
-          eori: 'DE123456789012345',
-          address: 'Am Sandtorkai 1, 20457 Hamburg',
-          email: 'dds@hci.example',
-          country: 'DE',
-        },
-      },
+      body: purchaseOrderBody([batchId]),
     });
     const gen = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
     expect(gen.status).toBe(202);

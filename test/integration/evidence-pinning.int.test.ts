@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { buildUnixfsDirectory } from '../../shared/domain/evidence-package';
 import { FAULTS_PATH } from '../../infra/local/ipfs-pinning-sandbox';
-import { api, stackDataDir, stackUrl, waitFor } from '../support/api';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { api, stackUrl, waitFor, localStack } from '../support/api';
+import { batchBody, registerFarmer, setUpCooperative, purchaseOrderBody } from './fixtures';
 
 /**
  * Issue 12 "Done when", evidence part, on the local stack whose AWS-mode adapters are pointed at
@@ -26,7 +24,7 @@ describe('evidence pinning off the request path', () => {
     expect(res.status).toBe(200);
   };
   beforeAll(() => {
-    const info = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> };
+    const info = localStack();
     sandboxUrl = info.endpoints.ipfs_pinning_sandbox!;
     expect(sandboxUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
@@ -133,18 +131,7 @@ describe('evidence pinning off the request path', () => {
     ).toBe(200);
     await api('POST', '/purchase-orders', {
       token: ctx.coop,
-      body: {
-        batch_ids: [batchId],
-        buyer: 'Hamburg Coffee Importers GmbH',
-        price_usd_per_kg: 6.4,
-        buyer_operator: {
-          name: 'Hamburg Coffee Importers GmbH',
-          eori: 'DE123456789012345',
-          address: 'Am Sandtorkai 1, 20457 Hamburg',
-          email: 'dds@hci.example',
-          country: 'DE',
-        },
-      },
+      body: purchaseOrderBody([batchId]),
     });
     await faults({ delay_ms: 1_500 });
     const started = performance.now();

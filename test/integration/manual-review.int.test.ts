@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { api, notifications, stackDataDir, token, waitFor } from '../support/api';
+import { api, notifications, token, waitFor, localStack } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
@@ -14,8 +12,7 @@ const FAILING_PHONE = '+256700000001';
 
 /** The payout sandbox's counters (sandbox-only endpoint): settled orders per provider reference. */
 async function settledReferences(payoutId: string): Promise<Record<string, number>> {
-  const endpoints = (JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> })
-    .endpoints;
+  const endpoints = localStack().endpoints;
   const stats = (await (await fetch(`${endpoints.payout_sandbox}/v1/sandbox/stats`)).json()) as {
     settledPerReference: Record<string, number>;
   };

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { EvidencePinRepository, pinJobPut } from '../../shared/adapters/dynamodb/evidence-pin-repo';
 import { keys } from '../../shared/adapters/dynamodb/keys';
@@ -7,7 +5,7 @@ import { documentClient } from '../../shared/adapters/dynamodb/table';
 import type { EvidencePinMessage } from '../../shared/domain/ports/evidence';
 import { logger } from '../../shared/runtime/logger';
 import { MAX_PIN_REQUEUES, requeueStalePins } from '../../shared/use-cases/evidence-pinning';
-import { api, stackDataDir, waitFor } from '../support/api';
+import { api, waitFor, localStack } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 import { LOCAL_TABLE_NAME, localTableEnv } from '../../infra/local/dynamodb-local';
 
@@ -22,8 +20,8 @@ const openJobs = async () => (await repo.stalePinJobs(FAR_FUTURE, 1000)).map((j)
 
 beforeAll(() => {
   logger.setLogLevel('SILENT');
-  const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { dynamodb: string } };
-  Object.assign(process.env, localTableEnv(stack.endpoints.dynamodb), { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+  const stack = localStack();
+  Object.assign(process.env, localTableEnv(stack.endpoints.dynamodb!), { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
 });
 
 describe('reconciliation of evidence pin jobs', () => {

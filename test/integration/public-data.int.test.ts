@@ -1,15 +1,13 @@
 import { request } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import QRCode from 'qrcode';
 import { exportCar } from '../../shared/domain/evidence-car';
 import { buildUnixfsDirectory } from '../../shared/domain/evidence-package';
 import { QR_OPTIONS } from '../../shared/http/trace-page';
 import { LOCAL_EVIDENCE_BUCKET } from '../../infra/local/stack';
-import { api, stackDataDir, stackUrl, uid, waitFor } from '../support/api';
+import { api, stackUrl, uid, waitFor, localStack } from '../support/api';
 import { holdsMetadata, JPEG, JPEG_WITH_METADATA, PNG, PNG_WITH_METADATA } from '../unit/support/images';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { batchBody, registerFarmer, setUpCooperative, purchaseOrderBody } from './fixtures';
 
 /**
  * "Public means public only" and "links come from configuration", through the API of the local
@@ -205,8 +203,7 @@ describe('the public plot is rounded to 3 decimals (about 110 m)', () => {
 });
 
 describe('a due diligence statement is private', () => {
-  const endpoints = () =>
-    (JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> }).endpoints;
+  const endpoints = () => localStack().endpoints;
   const s3 = (endpoint: string, creds = { accessKeyId: 'local', secretAccessKey: 'local' }) =>
     new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: creds });
   const exists = async (client: S3Client, bucket: string, key: string) =>
@@ -229,18 +226,7 @@ describe('a due diligence statement is private', () => {
   it('GET /eudr/dds/{id} and /xml answer its owner; /ipfs/{cid} answers 404 exactly as for an unknown CID; it is neither archived in the public copy nor pinned', async () => {
     await api('POST', '/purchase-orders', {
       token: ctx.coop,
-      body: {
-        batch_ids: [batchId],
-        buyer: 'Hamburg Coffee Importers GmbH',
-        price_usd_per_kg: 6.4,
-        buyer_operator: {
-          name: 'Hamburg Coffee Importers GmbH',
-          eori: 'DE123456789012345',
-          address: 'Am Sandtorkai 1, 20457 Hamburg',
-          email: 'dds@hci.example',
-          country: 'DE',
-        },
-      },
+      body: purchaseOrderBody([batchId]),
     });
     const gen = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { batch_id: batchId } });
     expect(gen.status).toBe(202);

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { BatchRepository } from '../../shared/adapters/dynamodb/batch-repo';
 import { CustodyRepository } from '../../shared/adapters/dynamodb/custody-repo';
 import { PayoutRepository } from '../../shared/adapters/dynamodb/payout-repo';
@@ -10,7 +8,7 @@ import type { ProviderOrder } from '../../shared/domain/ports/payouts';
 import type { PayoutReason, Stage } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { createFarmerPayout, type PayoutDeps } from '../../shared/use-cases/payouts';
-import { api, stackDataDir, token, waitFor } from '../support/api';
+import { api, token, waitFor, localStack } from '../support/api';
 import { fakePayoutProvider, fakePayoutWorkflow } from '../unit/support/fakes';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 import { localTableEnv } from '../../infra/local/dynamodb-local';
@@ -56,9 +54,9 @@ async function mintedBatch(): Promise<string> {
 
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
-  const stack = JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { dynamodb: string } };
+  const stack = localStack();
   // The repositories below talk to the stack's own DynamoDB Local and table.
-  Object.assign(process.env, localTableEnv(stack.endpoints.dynamodb), { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+  Object.assign(process.env, localTableEnv(stack.endpoints.dynamodb!), { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
   ctx = await setUpCooperative();
   farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000456');
 }, 60_000);

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createPublicClient, http, maxUint256, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
@@ -8,7 +6,7 @@ import { devBuyerKey, devOnRampKey, ledgerSignerKey } from '../../infra/local/de
 import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { createVaultLedgerFromEnv, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { EvmVaultReader, createVaultReaderFromEnv } from '../../shared/adapters/ledger/vault-reader';
-import { api, stackDataDir } from '../support/api';
+import { api, stackDataDir, localStack } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
@@ -24,7 +22,7 @@ interface StackJson {
   endpoints: Record<string, string>;
   chain_id: number;
 }
-const stackJson = (): StackJson => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as StackJson;
+const stackJson = (): StackJson => localStack();
 
 describe("the local stack's lending vault", () => {
   const client = () => {

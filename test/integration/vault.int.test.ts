@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createPublicClient, createWalletClient, http, keccak256, maxUint256, parseEventLogs, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
@@ -11,7 +9,7 @@ import { cooperativeSettlementAddress, idOfVaultRef, vaultRef, vaultShareholder 
 import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
 import { refundIdOf } from '../../shared/domain/lending';
 import type { VaultCall } from '../../shared/domain/vault-calls';
-import { stackDataDir } from '../support/api';
+import { localStack } from '../support/api';
 
 /**
  * The lending vault (LendingVault.sol) through its adapters (EvmLedger.vaultCallKept,
@@ -31,7 +29,7 @@ interface StackJson {
   endpoints: Record<string, string>;
   chain_id: number;
 }
-const stackJson = (): StackJson => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as StackJson;
+const stackJson = (): StackJson => localStack();
 
 describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local stack chain)', () => {
   let rpcUrl: string;

@@ -1,12 +1,11 @@
 import { statSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { LOCAL_TABLE_NAME, localTableClient } from '../../infra/local/dynamodb-local';
 import { listenOnLoopback } from '../../infra/local/loopback';
-import { api, stackDataDir, token, uid, waitFor } from '../support/api';
+import { api, stackDataDir, token, uid, waitFor, localStack } from '../support/api';
 
 /**
  * Outbound webhook signing secrets at rest, on the local stack: after an endpoint is registered
@@ -26,7 +25,7 @@ describe('outbound webhook secrets at rest and delivery-log tokens', () => {
   const received: Received[] = [];
   let base = '';
   let close: () => Promise<void> = async () => undefined;
-  const stack = () => JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: Record<string, string> };
+  const stack = () => localStack();
 
   beforeAll(async () => {
     const server = createServer((req: IncomingMessage, res) => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signDevToken, type DevTokenClaims } from '../../infra/local/dev-keys';
+import { readLocalStackFile, type LocalStackFile } from '../../infra/local/stack-file';
 
 /** Base URL of the local stack under test (set by test/setup/global-setup.ts). */
 export function stackUrl(): string {
@@ -11,6 +12,16 @@ export function stackUrl(): string {
 
 export function stackDataDir(): string {
   return process.env.TEST_STACK_DATA_DIR!;
+}
+
+/**
+ * The stack file of the local stack under test (its API URL, the URLs of its parts and the
+ * contract addresses; infra/local/stack-file.ts). @throws Error when that stack wrote none
+ */
+export function localStack(): LocalStackFile {
+  const file = readLocalStackFile(stackDataDir());
+  if (!file) throw new Error(`no stack.json in ${stackDataDir()}: is the local stack under test running?`);
+  return file;
 }
 
 /** A token the local stack accepts. */

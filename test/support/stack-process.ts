@@ -78,3 +78,30 @@ export async function startStackProcess(env: Record<string, string> = {}, timeou
   };
   return { info, child, output: () => output, stop };
 }
+
+/**
+ * Runs the calling test file against its own local stack, started with `env` (see
+ * {@link startStackProcess}), instead of the int project's shared one: registers a `beforeAll`
+ * that starts it and points ./api.ts (TEST_STACK_URL, TEST_STACK_DATA_DIR) at it, and an
+ * `afterAll` that restores those variables and stops it. Returns the running stack (call it inside
+ * tests or hooks). `startTimeoutMs` is the hook's timeout (starting a second stack beside the
+ * shared one on a loaded machine is slow).
+ */
+export function useOwnStack(env: Record<string, string> = {}, startTimeoutMs = 180_000): () => StackProcess {
+  let stack: StackProcess | undefined;
+  const saved = { url: process.env.TEST_STACK_URL, dir: process.env.TEST_STACK_DATA_DIR };
+  beforeAll(async () => {
+    stack = await startStackProcess(env, startTimeoutMs);
+    process.env.TEST_STACK_URL = stack.info.url;
+    process.env.TEST_STACK_DATA_DIR = stack.info.dataDir;
+  }, startTimeoutMs + 10_000);
+  afterAll(async () => {
+    process.env.TEST_STACK_URL = saved.url;
+    process.env.TEST_STACK_DATA_DIR = saved.dir;
+    await stack?.stop();
+  });
+  return () => {
+    if (!stack) throw new Error('the own stack is not running (useOwnStack: call it inside tests or hooks)');
+    return stack;
+  };
+}

@@ -77,3 +77,22 @@ describe('scalarBundle() in Lambda', () => {
     }
   });
 });
+
+describe('the docs function bundle', () => {
+  it('carries no route definitions (their valibot schemas belong to the API functions and /openapi.json, not the docs pages)', async () => {
+    const { build } = await import('esbuild');
+    const { esbuildOptionsFor, functionEntry } = await import('../../infra/bundling');
+    const { metafile } = await build({
+      ...esbuildOptionsFor(functionEntry('get-docs'), join(tmpdir(), 'get-docs-bundle', 'index.mjs')),
+      write: false,
+      metafile: true,
+    });
+    const inBundle = Object.values(metafile.outputs).flatMap((o) =>
+      Object.entries(o.inputs)
+        .filter(([, v]) => v.bytesInOutput > 0)
+        .map(([file]) => file),
+    );
+    expect(inBundle).toContain('shared/http/docs-page.ts');
+    expect(inBundle.filter((f) => f.startsWith('shared/http/routes/'))).toEqual([]);
+  });
+});

@@ -1,7 +1,8 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { startFauxqs } from 'fauxqs';
-import { S3UploadReader, type S3BucketLocation } from '../../shared/adapters/aws/s3-object-reader';
+import { S3UploadReader } from '../../shared/adapters/aws/s3-object-reader';
+import type { S3BucketLocation } from '../../shared/adapters/aws/s3-signed-fetch';
 import { S3UploadPresigner } from '../../shared/adapters/aws/s3-upload-presigner';
 import { StoreUnavailableError } from '../../shared/domain/errors';
 import { onTheWire } from './support/errors';

@@ -1,3 +1,9 @@
+/**
+ * Kept instead of `@aws-sdk/client-s3`, by measurement: the client made every one of the 11
+ * functions carrying this file about 190 KB larger and 20 to 50 ms slower to load, and put 8 of
+ * them over 600 KB (docs/bundles.md#hand-written-stand-ins-against-the-library-measured, with what
+ * the SDK does that this does not: retries, response checksums).
+ */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 
@@ -25,19 +31,38 @@ export class NodeSha256 {
   }
 }
 
+/** Where a bucket is reached. */
+export interface S3BucketLocation {
+  bucket: string;
+  /** Signing region. */
+  region: string;
+  /**
+   * An S3-compatible endpoint (`AWS_ENDPOINT_URL_S3`, e.g. the local stack's fauxqs; an IPFS
+   * pinning API), addressed path-style (`<endpoint>/<bucket>/<key>`); default the regional AWS
+   * endpoint, virtual-hosted.
+   */
+  endpoint?: string;
+}
+
+/** The URL of `key` in the bucket at `loc` (path-style on a custom endpoint). */
+export function s3ObjectUrl(loc: S3BucketLocation, key: string): URL {
+  const path = key.split('/').map(encodeURIComponent).join('/');
+  return loc.endpoint
+    ? new URL(`${loc.endpoint.replace(/\/+$/, '')}/${loc.bucket}/${path}`)
+    : new URL(`https://${loc.bucket}.s3.${loc.region}.amazonaws.com/${path}`);
+}
+
+/** The S3 operation of each method, for messages. */
+const OPERATION = { GET: 'GetObject', PUT: 'PutObject', HEAD: 'HeadObject' } as const;
+
 /** AWS credentials, or a provider of them (e.g. `fromEnv()`). */
 type S3Credentials =
   | { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
   | (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>);
 
 /** Options of {@link S3SignedFetch}. */
-export interface S3SignedFetchOptions {
-  bucket: string;
-  /** Signing region. */
-  region: string;
+export interface S3SignedFetchOptions extends S3BucketLocation {
   credentials: S3Credentials;
-  /** An S3-compatible endpoint, addressed path-style (`<endpoint>/<bucket>/<key>`); default AWS's regional endpoint, virtual-hosted. */
-  endpoint?: string;
   /** Per-request timeout, ms (default 8000). */
   timeoutMs?: number;
   fetchImpl?: typeof fetch;
@@ -46,9 +71,7 @@ export interface S3SignedFetchOptions {
 /**
  * Plain S3 object requests (PutObject, GetObject, HeadObject, presigned GET URLs) over `fetch`, signed with AWS
  * Signature V4 by `@smithy/signature-v4` — the signer inside every AWS SDK client — with the
- * payload's SHA-256 in `x-amz-content-sha256`. For the evidence paths, where the S3 client would
- * cost about 160 KB of bundle and statically imports `@smithy/core/event-streams`, which the Lambda
- * bundles leave out (infra/bundling.ts BUNDLE_EXTERNALS). Works against AWS S3 and S3-compatible
+ * payload's SHA-256 in `x-amz-content-sha256`, instead of the S3 client (see the top of this file). Works against AWS S3 and S3-compatible
  * services (fauxqs locally, IPFS pinning APIs). Errors: Error naming the method, key and cause.
  */
 export class S3SignedFetch {
@@ -72,20 +95,12 @@ export class S3SignedFetch {
     return `${this.opts.bucket}/${key}`;
   }
 
-  /** The URL of `key`: path-style on a custom endpoint, virtual-hosted on AWS. */
-  private urlOf(key: string): URL {
-    const path = key.split('/').map(encodeURIComponent).join('/');
-    return this.opts.endpoint
-      ? new URL(`${this.opts.endpoint.replace(/\/+$/, '')}/${this.opts.bucket}/${path}`)
-      : new URL(`https://${this.opts.bucket}.s3.${this.opts.region}.amazonaws.com/${path}`);
-  }
-
   /**
    * A presigned GET URL of `key` (SigV4 query signature), valid `expiresInSeconds` from
    * `signingDate` (default now): the URL @aws-sdk/s3-request-presigner makes for the same request.
    */
   async presignGet(key: string, expiresInSeconds: number, signingDate?: Date): Promise<string> {
-    const url = this.urlOf(key);
+    const url = s3ObjectUrl(this.opts, key);
     const signed = await this.signer.presign(
       // As @aws-sdk/s3-request-presigner prepares it: the payload UNSIGNED-PAYLOAD (S3 query-string auth), the host signed.
       {
@@ -106,7 +121,7 @@ export class S3SignedFetch {
 
   /** One signed request; `headers` are signed too (e.g. `x-amz-meta-*`, `content-md5`). */
   async send(method: 'GET' | 'PUT' | 'HEAD', key: string, body?: Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
-    const url = this.urlOf(key);
+    const url = s3ObjectUrl(this.opts, key);
     const payloadHash = createHash('sha256')
       .update(body ?? new Uint8Array())
       .digest('hex');
@@ -130,7 +145,7 @@ export class S3SignedFetch {
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 8_000),
       });
     } catch (err) {
-      throw new Error(`S3 ${method} ${this.where(key)} failed: ${(err as Error).message}`, { cause: err });
+      throw new Error(`S3 ${OPERATION[method]} ${this.where(key)} failed: ${(err as Error).message}`, { cause: err });
     }
   }
 }

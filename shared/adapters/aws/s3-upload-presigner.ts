@@ -3,7 +3,7 @@ import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest } from '@smithy/core/protocols';
 import type { EvidenceUploadObjects } from '../../domain/ports/evidence';
-import { s3ObjectUrl, type S3BucketLocation } from './s3-object-reader';
+import { s3ObjectUrl, type S3BucketLocation } from './s3-signed-fetch';
 
 /**
  * Presigned S3 PUTs of evidence uploads with `@aws-sdk/s3-request-presigner`'s S3RequestPresigner
