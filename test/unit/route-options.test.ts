@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { publicRouteOptions, routeOptions, webhookRouteOptions } from '../../shared/http/handler';
 import { ROUTES } from '../../shared/http/routes';
+import type { AnyRouteDefinition } from '../../shared/http/routes/define';
 import { getIpfsNameRoute, getIpfsRoute, getTraceRoute } from '../../shared/http/routes/reference';
 
 /**
@@ -21,7 +22,7 @@ describe('handler options from the route definitions', () => {
     const webhook = byAuth('webhook')[0]!;
     expect(() => publicRouteOptions(jwt)).toThrow(`${jwt.method} ${jwt.path} is a jwt route, not public`);
     expect(() => routeOptions(getTraceRoute)).toThrow('GET /trace/{id} is a public route, not jwt');
-    expect(() => webhookRouteOptions(getTraceRoute)).toThrow('is a public route, not webhook');
+    expect(() => webhookRouteOptions(getTraceRoute as AnyRouteDefinition)).toThrow('is a public route, not webhook');
     expect(() => routeOptions(webhook)).toThrow('is a webhook route, not jwt');
     expect(() => webhookRouteOptions({ ...webhook, body: undefined })).toThrow("declares its event's body schema");
   });
