@@ -13,7 +13,8 @@
  *
  * Test phones: +256700000001 every order fails; +256700000002 orders alternate: the first fails, the
  * next settles, the third fails again… (so each payout to it, one after another, fails once then settles); +256700000003 settles but no webhook is ever sent; +256700000004 the provider is
- * unreachable (the socket of `POST /v1/orders` is destroyed unanswered); any other settles after `settleMs`.
+ * unreachable (the socket of `POST /v1/orders` is destroyed unanswered); +256700000008 is not a wallet (the order
+ * fails with `INVALID_MSISDN`); any other settles after `settleMs`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomInt } from 'node:crypto';
@@ -47,6 +48,8 @@ export const SANDBOX_TEST_PHONES = {
   FAILS_FIRST: '+256700000002',
   NO_WEBHOOK: '+256700000003',
   UNREACHABLE: '+256700000004',
+  /** The number is not a mobile-money wallet: the order fails with INVALID_MSISDN (not retryable). */
+  NOT_A_WALLET: '+256700000008',
 } as const;
 
 /** Options of {@link startPayoutSandbox}. */
@@ -368,6 +371,9 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     if (rcp.phone === SANDBOX_TEST_PHONES.ALWAYS_FAILS) {
       outcome = 'FAILED';
       reason = 'RECIPIENT_WALLET_REJECTED: the mobile-money wallet refused the transfer';
+    } else if (rcp.phone === SANDBOX_TEST_PHONES.NOT_A_WALLET) {
+      outcome = 'FAILED';
+      reason = 'INVALID_MSISDN: the number is not registered for mobile money';
     } else if (rcp.phone === SANDBOX_TEST_PHONES.FAILS_FIRST && nth % 2 === 1) {
       outcome = 'FAILED';
       reason = 'MOBILE_NETWORK_TIMEOUT: the mobile-money network did not confirm in time';

@@ -12,6 +12,7 @@ import { assertFarmerUsable } from '../domain/farmer';
 import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
 import { maskPhone } from '../domain/masking';
+import { isRetryableFailure, unexplainedFailure } from '../domain/payout-failures';
 import { batchValueUgx, utcDay } from '../domain/payout-limits';
 import { allowedFrom, attemptStep, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
 import type { BatchStore } from '../domain/ports/batches';
@@ -258,7 +259,7 @@ async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promis
         );
       }
     } else {
-      const failed = await deps.payouts.markFirstOrderRejected(payout, err.reason, deps.now().toISOString());
+      const failed = await deps.payouts.markFirstOrderRejected(payout, { reason: err.failure, detail: err.reason }, deps.now().toISOString());
       await deps.workflow.start(payout.payment_id);
       throw new DomainError(
         'PAYOUT_FAILED',
@@ -340,7 +341,7 @@ export async function runPayoutAttempt(
     await deps.payouts.setAttemptOrder(payoutId, attempt, order.order_id);
   } catch (err) {
     if (err instanceof ProviderRejectedError) {
-      await deps.payouts.recordFailure({ ...payout, attempt }, attempt, err.reason, deps.now().toISOString());
+      await deps.payouts.recordFailure({ ...payout, attempt }, attempt, { reason: err.failure, detail: err.reason }, deps.now().toISOString());
       return deps.workflow.fail(token, 'OrderFailed', err.reason);
     }
     throw err;
@@ -386,8 +387,16 @@ export async function checkPayoutAttempt(
     return { outcome: 'COMPLETED' };
   }
   if (order?.status === 'PENDING') return { outcome: 'PENDING' };
+  let reason = payout.failure_reason;
   if (payout.status !== 'FAILED') {
-    await deps.payouts.recordFailure(payout, input.attempt, order?.failure_reason ?? 'no order at the provider', deps.now().toISOString());
+    const failure = order?.failure ?? unexplainedFailure('no order at the provider');
+    await deps.payouts.recordFailure(payout, input.attempt, failure, deps.now().toISOString());
+    reason = failure.reason;
+  }
+  // Only a failure another attempt may cure is retried (docs/api/payouts.md#failure-reasons): an invalid number goes to manual review at once.
+  if (!isRetryableFailure(reason)) {
+    logger.info('payout failure not retryable; manual review follows', { payout_id: input.payout_id, attempt: input.attempt, failure_reason: reason });
+    return { outcome: 'EXHAUSTED' };
   }
   // The step within the attempt's round (docs/api/payouts.md#manual-review: a resolution retry runs attempts 4r+1 … 4r+4).
   if (attemptStep(input.attempt) >= MAX_ATTEMPTS) return { outcome: 'EXHAUSTED' };
@@ -420,7 +429,7 @@ export async function moveToManualReview(
     await deps.notifier.publish({
       subject: `Payout ${fresh.payment_id} needs manual review`,
       message: [
-        `Cooperative ${coop?.name ?? fresh.cooperative_id}: the mobile-money payout to farmer ${fresh.recipient_name} (${fresh.farmer_id}, ${maskPhone(fresh.phone)}) failed after ${fresh.retry_count} retries.`,
+        `Cooperative ${coop?.name ?? fresh.cooperative_id}: the mobile-money payout to farmer ${fresh.recipient_name} (${fresh.farmer_id}, ${maskPhone(fresh.phone)}) failed after ${fresh.retry_count} retries${fresh.failure_reason ? ` (${fresh.failure_reason})` : ''}.`,
         `Batch receipt: ${fresh.batch_id}. Payout: ${fresh.payment_id} (${fresh.reason}).`,
         `Amount: ${microToUsdc(fresh.amount_usd_micro)} USDC (about ${fresh.estimated_ugx.toLocaleString('en-US')} UGX), now held in the cooperative's holding balance.`,
         `Last provider answer: ${fresh.last_failure_reason ?? 'none'}.`,

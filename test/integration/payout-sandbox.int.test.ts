@@ -248,7 +248,7 @@ describe('payout sandbox + HttpPayoutProvider', () => {
         mobile_money_transaction_id: event!.data.mobile_money_transaction_id,
         settled_at: event!.data.settled_at,
       });
-      expect(got.failure_reason).toBeUndefined();
+      expect(got.failure).toBeUndefined();
       expect(await provider.findOrderByReference(reference)).toEqual(got);
       expect(receiver.invalid).toBe(0);
     });
@@ -475,7 +475,7 @@ describe('payout sandbox + HttpPayoutProvider', () => {
           backoffMs: 5,
         }).findOrderByReference('R');
         expect(got).toMatchObject({ order_id: 'ord_x', amount_usd_micro: 1_500_000, amount_ugx: 5550, status: 'SETTLED' });
-        expect(got!.failure_reason).toBeUndefined();
+        expect(got!.failure).toBeUndefined();
         expect(flaky.requests()).toBe(3);
         const err = await new HttpPayoutProvider({ baseUrl: down.url, apiKey: API_KEY, apiSecret: API_SECRET, backoffMs: 5, attempts: 4 })
           .getOrder('x')
