@@ -1210,6 +1210,8 @@ export interface components {
                 receipt_number: string | null;
                 paid_at: string | null;
             } | null;
+            /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
+            failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
         };
         LoanDisbursementPayment: {
             /**
@@ -1243,6 +1245,8 @@ export interface components {
                 receipt_number: string | null;
                 paid_at: string | null;
             } | null;
+            /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
+            failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
             loan_id: string | null;
         };
         MfiDepositPayment: {
@@ -4415,6 +4419,8 @@ export interface operations {
                             receipt_number: string | null;
                             paid_at: string | null;
                         } | null;
+                        /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
+                        failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
                     };
                 };
             };
@@ -4545,6 +4551,8 @@ export interface operations {
                             receipt_number: string | null;
                             paid_at: string | null;
                         } | null;
+                        /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
+                        failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
                         /** @enum {string} */
                         resolution: "PAID_IN_CASH" | "RETRY";
                         phone: string;

@@ -259,7 +259,11 @@ async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promis
         );
       }
     } else {
-      const failed = await deps.payouts.markFirstOrderRejected(payout, { reason: err.failure, detail: err.reason }, deps.now().toISOString());
+      const failed = await deps.payouts.markFirstOrderRejected(
+        payout,
+        { reason: err.failure, detail: err.reason },
+        deps.now().toISOString(),
+      );
       await deps.workflow.start(payout.payment_id);
       throw new DomainError(
         'PAYOUT_FAILED',
@@ -341,7 +345,12 @@ export async function runPayoutAttempt(
     await deps.payouts.setAttemptOrder(payoutId, attempt, order.order_id);
   } catch (err) {
     if (err instanceof ProviderRejectedError) {
-      await deps.payouts.recordFailure({ ...payout, attempt }, attempt, { reason: err.failure, detail: err.reason }, deps.now().toISOString());
+      await deps.payouts.recordFailure(
+        { ...payout, attempt },
+        attempt,
+        { reason: err.failure, detail: err.reason },
+        deps.now().toISOString(),
+      );
       return deps.workflow.fail(token, 'OrderFailed', err.reason);
     }
     throw err;
@@ -395,7 +404,11 @@ export async function checkPayoutAttempt(
   }
   // Only a failure another attempt may cure is retried (docs/api/payouts.md#failure-reasons): an invalid number goes to manual review at once.
   if (!isRetryableFailure(reason)) {
-    logger.info('payout failure not retryable; manual review follows', { payout_id: input.payout_id, attempt: input.attempt, failure_reason: reason });
+    logger.info('payout failure not retryable; manual review follows', {
+      payout_id: input.payout_id,
+      attempt: input.attempt,
+      failure_reason: reason,
+    });
     return { outcome: 'EXHAUSTED' };
   }
   // The step within the attempt's round (docs/api/payouts.md#manual-review: a resolution retry runs attempts 4r+1 … 4r+4).

@@ -335,7 +335,13 @@ export class PayoutRepository implements PayoutStore {
       type: 'PAYOUT_FAILED',
       at,
       actor: webhook ? 'payout-provider' : 'payout-state-machine',
-      payload: { payment_id: payout.payment_id, reason: payout.reason, attempt, failure_reason: failure.reason, provider_reason: failure.detail },
+      payload: {
+        payment_id: payout.payment_id,
+        reason: payout.reason,
+        attempt,
+        failure_reason: failure.reason,
+        provider_reason: failure.detail,
+      },
     });
   }
 
