@@ -4399,7 +4399,8 @@ export interface operations {
                      *       "elapsed_seconds": 2,
                      *       "retry_count": 0,
                      *       "settlement_channel": "MOBILE_MONEY",
-                     *       "cash_receipt": null
+                     *       "cash_receipt": null,
+                     *       "failure_reason": null
                      *     }
                      */
                     "application/json": {
@@ -4527,6 +4528,7 @@ export interface operations {
                      *         "receipt_number": "RCPT-MBL-0042",
                      *         "paid_at": "2026-11-23T08:10:00.000Z"
                      *       },
+                     *       "failure_reason": "INVALID_MSISDN",
                      *       "resolution": "PAID_IN_CASH",
                      *       "phone": "+256 7•• ••• 613",
                      *       "attempt": 4,
