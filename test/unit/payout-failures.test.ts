@@ -125,3 +125,30 @@ describe('runPayoutAttempt with a rejected order', () => {
     ]);
   });
 });
+
+describe('runPayoutAttempt: the recipient name check before each order', () => {
+  it('another holder: RECIPIENT_NAME_MISMATCH recorded, no order, the task failed', async () => {
+    const calls: string[] = [];
+    await runPayoutAttempt(
+      {
+        now: () => NOW,
+        payouts: fakePayoutStore({
+          get: async () => aPayout({ status: 'RETRY_1', attempt: 1, recipient_name: 'Joseph Wamala' }),
+          registerAttempt: async () => null,
+          recordFailure: async (_p, attempt, f) => {
+            calls.push(`failure A${attempt} ${f.reason}`);
+            return 'APPLIED';
+          },
+        }),
+        provider: fakePayoutProvider({ lookupAccountHolder: async () => ({ found: true, name: 'Grace Nakato' }) }),
+        workflow: fakePayoutWorkflow({
+          fail: async (_t, error) => {
+            calls.push(`fail ${error}`);
+          },
+        }),
+      },
+      { payout_id: ID, attempt: 2, task_token: 'tok' },
+    );
+    expect(calls).toEqual(['failure A2 RECIPIENT_NAME_MISMATCH', 'fail OrderFailed']);
+  });
+});

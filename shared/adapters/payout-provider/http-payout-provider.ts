@@ -7,7 +7,7 @@
  * (`signing.ts`). Money crosses the wire as decimal strings (USD, up to 6 decimals) and integer UGX;
  * it is converted with big.js, never with binary floats.
  */
-import type { CreateProviderOrderInput, PayoutProvider, ProviderOrder, ProviderOrderStatus, RateQuote } from '../../domain/ports/payouts';
+import type { AccountHolder, CreateProviderOrderInput, PayoutProvider, ProviderOrder, ProviderOrderStatus, RateQuote } from '../../domain/ports/payouts';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import type { FailureReason, PayoutFailure } from '../../domain/payout-failures';
 import { signedJsonAttempt } from './signed-request';
@@ -239,6 +239,20 @@ export class HttpPayoutProvider implements PayoutProvider {
   /** The order created with our reference, or `null` when none. @throws ProviderUnavailableError; ProviderRejectedError */
   async findOrderByReference(reference: string): Promise<ProviderOrder | null> {
     return this.lookUp(`/v1/orders?reference=${encodeURIComponent(reference)}`);
+  }
+
+  /**
+   * The account-holder lookup (`GET /v1/recipients?phone=`): 404 → not a wallet; 200 → the holder's
+   * name, or null when the provider does not disclose it.
+   * @throws ProviderUnavailableError; ProviderRejectedError; ProviderProtocolError on a malformed answer
+   */
+  async lookupAccountHolder(phone: string): Promise<AccountHolder> {
+    const answer = await this.request('GET', `/v1/recipients?phone=${encodeURIComponent(phone)}`);
+    if (answer.status === 404) return { found: false };
+    if (answer.status !== 200) throw rejected(answer);
+    const holder = (answer.body as { account_holder?: { name?: unknown } | null } | null)?.account_holder;
+    if (holder === undefined) throw new ProviderProtocolError('account_holder is missing');
+    return { found: true, name: holder === null ? null : str(holder.name, 'account_holder.name') };
   }
 
   private async lookUp(path: string): Promise<ProviderOrder | null> {

@@ -44,6 +44,13 @@ export interface CreateProviderOrderInput {
 }
 
 /**
+ * The provider's account-holder lookup of a mobile-money number: not a wallet (`found: false`), or a
+ * wallet and its holder's name as the operator registered it (`name: null` when the provider does
+ * not disclose it).
+ */
+export type AccountHolder = { found: false } | { found: true; name: string | null };
+
+/**
  * The external payout provider's order API.
  * Errors: `ProviderUnavailableError` once the provider could not be reached after the configured
  * attempts (connection refused, timeout, 5xx); `ProviderRejectedError` when it answers that it will
@@ -55,6 +62,8 @@ export interface PayoutProvider {
   createOrder(input: CreateProviderOrderInput): Promise<ProviderOrder>;
   getOrder(orderId: string): Promise<ProviderOrder | null>;
   findOrderByReference(reference: string): Promise<ProviderOrder | null>;
+  /** The account holder of `phone` (E.164), before an order is placed (docs/api/payouts.md#recipient-name-check). */
+  lookupAccountHolder(phone: string): Promise<AccountHolder>;
 }
 
 /** Reading the provider's orders only (e.g. to confirm a webhook); same errors as PayoutProvider. */
