@@ -394,7 +394,9 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
   function getRecipient(params: URLSearchParams): [number, unknown] {
     const phone = params.get('phone');
     if (!phone || !/^\+\d{8,15}$/.test(phone))
-      throw new HttpError(400, 'VALIDATION_ERROR', 'Query parameter phone (E.164) is required.', [{ path: 'phone', message: 'E.164 number required' }]);
+      throw new HttpError(400, 'VALIDATION_ERROR', 'Query parameter phone (E.164) is required.', [
+        { path: 'phone', message: 'E.164 number required' },
+      ]);
     if (phone === SANDBOX_TEST_PHONES.NOT_A_WALLET) throw new HttpError(404, 'ACCOUNT_NOT_FOUND', `${phone} is not a mobile-money wallet.`);
     const holder = phone === SANDBOX_TEST_PHONES.OTHER_HOLDER ? { name: 'Grace Nakato Ssemwogerere' } : null;
     return [200, { phone, network: networkOf(phone), account_holder: holder }];

@@ -7,7 +7,14 @@
  * (`signing.ts`). Money crosses the wire as decimal strings (USD, up to 6 decimals) and integer UGX;
  * it is converted with big.js, never with binary floats.
  */
-import type { AccountHolder, CreateProviderOrderInput, PayoutProvider, ProviderOrder, ProviderOrderStatus, RateQuote } from '../../domain/ports/payouts';
+import type {
+  AccountHolder,
+  CreateProviderOrderInput,
+  PayoutProvider,
+  ProviderOrder,
+  ProviderOrderStatus,
+  RateQuote,
+} from '../../domain/ports/payouts';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
 import type { FailureReason, PayoutFailure } from '../../domain/payout-failures';
 import { signedJsonAttempt } from './signed-request';
