@@ -356,8 +356,19 @@ describe('payout sandbox + HttpPayoutProvider', () => {
         });
         expect(event!.data.failure_reason).toEqual(expect.any(String));
         const got = await provider.getOrder(created.order_id);
-        expect(got).toMatchObject({ status: 'FAILED', failure_reason: event!.data.failure_reason });
+        expect(got).toMatchObject({ status: 'FAILED', failure: { reason: 'PROVIDER_ERROR', detail: event!.data.failure_reason } });
       }
+    });
+
+    it('+256700000008: not a wallet (lookup found: false; an order fails with INVALID_MSISDN); +256700000005: another holder', async () => {
+      expect(await provider.lookupAccountHolder('+256700000008')).toEqual({ found: false });
+      expect(await provider.lookupAccountHolder('+256700000005')).toEqual({ found: true, name: 'Grace Nakato Ssemwogerere' });
+      expect(await provider.lookupAccountHolder('+256772000123')).toEqual({ found: true, name: null });
+      const reference = ref('msisdn');
+      const created = await provider.createOrder(order(reference, '+256700000008'));
+      await waitFor('order.failed', () => (receiver.forReference(reference).length ? receiver.forReference(reference) : undefined));
+      const got = await provider.getOrder(created.order_id);
+      expect(got).toMatchObject({ status: 'FAILED', failure: { reason: 'INVALID_MSISDN' } });
     });
 
     it('+256700000002: the first order fails, the next settles', async () => {
