@@ -1210,6 +1210,8 @@ export interface components {
                 receipt_number: string | null;
                 paid_at: string | null;
             } | null;
+            /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
+            failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
         };
         LoanDisbursementPayment: {
             /**
@@ -1243,6 +1245,8 @@ export interface components {
                 receipt_number: string | null;
                 paid_at: string | null;
             } | null;
+            /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
+            failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
             loan_id: string | null;
         };
         MfiDepositPayment: {
@@ -4395,7 +4399,8 @@ export interface operations {
                      *       "elapsed_seconds": 2,
                      *       "retry_count": 0,
                      *       "settlement_channel": "MOBILE_MONEY",
-                     *       "cash_receipt": null
+                     *       "cash_receipt": null,
+                     *       "failure_reason": null
                      *     }
                      */
                     "application/json": {
@@ -4415,6 +4420,8 @@ export interface operations {
                             receipt_number: string | null;
                             paid_at: string | null;
                         } | null;
+                        /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
+                        failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
                     };
                 };
             };
@@ -4521,6 +4528,7 @@ export interface operations {
                      *         "receipt_number": "RCPT-MBL-0042",
                      *         "paid_at": "2026-11-23T08:10:00.000Z"
                      *       },
+                     *       "failure_reason": "INVALID_MSISDN",
                      *       "resolution": "PAID_IN_CASH",
                      *       "phone": "+256 7•• ••• 613",
                      *       "attempt": 4,
@@ -4545,6 +4553,8 @@ export interface operations {
                             receipt_number: string | null;
                             paid_at: string | null;
                         } | null;
+                        /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
+                        failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
                         /** @enum {string} */
                         resolution: "PAID_IN_CASH" | "RETRY";
                         phone: string;

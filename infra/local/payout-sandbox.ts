@@ -8,12 +8,14 @@
  * - `POST /v1/quotes` → 200 quote (valid 60 s)
  * - `POST /v1/orders` (`Idempotency-Key: <reference>`) → 201 new order, 200 existing order for that reference
  * - `GET /v1/orders/{order_id}`, `GET /v1/orders?reference=<ref>` → 200 order, 404 when none
+ * - `GET /v1/recipients?phone=<E.164>` → 200 `{phone, network, account_holder: {name} | null}`, 404 ACCOUNT_NOT_FOUND (not a wallet)
  * Errors are `{error: {code, message, details?}}`: 400 validation (bodies checked with the valibot
  * schemas of payout-sandbox-requests.ts; `details` = `[{path, message}]`), 401, 404, 405, 413, 415, 422 business rejection.
  *
  * Test phones: +256700000001 every order fails; +256700000002 orders alternate: the first fails, the
  * next settles, the third fails again… (so each payout to it, one after another, fails once then settles); +256700000003 settles but no webhook is ever sent; +256700000004 the provider is
- * unreachable (the socket of `POST /v1/orders` is destroyed unanswered); any other settles after `settleMs`.
+ * unreachable (the socket of `POST /v1/orders` is destroyed unanswered); +256700000005 the wallet's holder is someone else (the lookup names another person);
+ * +256700000008 is not a wallet (the lookup answers 404, an order fails with `INVALID_MSISDN`); any other settles after `settleMs`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomInt } from 'node:crypto';
@@ -47,6 +49,10 @@ export const SANDBOX_TEST_PHONES = {
   FAILS_FIRST: '+256700000002',
   NO_WEBHOOK: '+256700000003',
   UNREACHABLE: '+256700000004',
+  /** The wallet's holder is someone else (the account-holder lookup names another person). */
+  OTHER_HOLDER: '+256700000005',
+  /** The number is not a mobile-money wallet: the account-holder lookup answers 404, an order fails with INVALID_MSISDN (not retryable). */
+  NOT_A_WALLET: '+256700000008',
 } as const;
 
 /** Options of {@link startPayoutSandbox}. */
@@ -368,6 +374,9 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     if (rcp.phone === SANDBOX_TEST_PHONES.ALWAYS_FAILS) {
       outcome = 'FAILED';
       reason = 'RECIPIENT_WALLET_REJECTED: the mobile-money wallet refused the transfer';
+    } else if (rcp.phone === SANDBOX_TEST_PHONES.NOT_A_WALLET) {
+      outcome = 'FAILED';
+      reason = 'INVALID_MSISDN: the number is not registered for mobile money';
     } else if (rcp.phone === SANDBOX_TEST_PHONES.FAILS_FIRST && nth % 2 === 1) {
       outcome = 'FAILED';
       reason = 'MOBILE_NETWORK_TIMEOUT: the mobile-money network did not confirm in time';
@@ -375,6 +384,22 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     later(settleMs, () => finish(order, outcome, reason));
     log(`payout-sandbox order ${order.order_id} (${ref}) created: ${order.deposit.amount} USD → ${amountUgx} UGX to ${rcp.phone}`);
     return [201, order];
+  }
+
+  /**
+   * `GET /v1/recipients?phone=<E.164>`: the account-holder lookup. 404 ACCOUNT_NOT_FOUND for the
+   * not-a-wallet test phone; the other holder's name for +256700000005; for any other number the
+   * wallet exists and its holder's name is not disclosed (`account_holder: null`).
+   */
+  function getRecipient(params: URLSearchParams): [number, unknown] {
+    const phone = params.get('phone');
+    if (!phone || !/^\+\d{8,15}$/.test(phone))
+      throw new HttpError(400, 'VALIDATION_ERROR', 'Query parameter phone (E.164) is required.', [
+        { path: 'phone', message: 'E.164 number required' },
+      ]);
+    if (phone === SANDBOX_TEST_PHONES.NOT_A_WALLET) throw new HttpError(404, 'ACCOUNT_NOT_FOUND', `${phone} is not a mobile-money wallet.`);
+    const holder = phone === SANDBOX_TEST_PHONES.OTHER_HOLDER ? { name: 'Grace Nakato Ssemwogerere' } : null;
+    return [200, { phone, network: networkOf(phone), account_holder: holder }];
   }
 
   function getOrderById(id: string): [number, unknown] {
@@ -460,6 +485,9 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
         result = postOrder(body, Array.isArray(key) ? key[0] : key);
       } else if (method === 'GET') result = getOrderByReference(url.searchParams);
       else throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
+    } else if (path === '/v1/recipients') {
+      if (method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
+      result = getRecipient(url.searchParams);
     } else if (path.startsWith('/v1/orders/') && path.split('/').length === 4) {
       if (method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
       result = getOrderById(decodeURIComponent(path.slice('/v1/orders/'.length)));

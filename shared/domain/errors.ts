@@ -6,6 +6,7 @@
  */
 
 import type { ERROR_MEANINGS } from './error-catalogue';
+import type { FailureReason } from './payout-failures';
 
 /** Every error code the service emits (docs/api/conventions.md#http-and-errors): the keys of the catalogue. */
 export type ErrorCode = keyof typeof ERROR_MEANINGS;
@@ -128,11 +129,15 @@ export class StoreUnavailableError extends DomainError {
 
 /** The payout provider answered that it will not accept the order (a business rejection). */
 export class ProviderRejectedError extends Error {
+  /** The provider's own words, `CODE: message`. */
   readonly reason: string;
-  constructor(reason: string) {
+  /** The normalised reason the adapter mapped the provider's code to (docs/api/payouts.md#failure-reasons). */
+  readonly failure: FailureReason;
+  constructor(reason: string, failure: FailureReason = 'PROVIDER_ERROR') {
     super(`The payout provider rejected the order: ${reason}`);
     this.name = 'ProviderRejectedError';
     this.reason = reason;
+    this.failure = failure;
   }
 }
 

@@ -2,6 +2,7 @@
  * The records the service keeps (docs/api/registries.md#cooperatives-farmers-and-the-forest-check, docs/api/conventions.md#identifiers-money-and-time, docs/api/batches-and-custody.md#custody-trail). Times are ISO 8601 UTC strings with `Z`.
  * Money: `*_usd_micro` integer micro-USDC, `*_ugx` integer shillings.
  */
+import type { FailureReason } from './payout-failures';
 
 export const GRADES = ['screen18', 'screen15', 'FAQ', 'PB'] as const;
 export type Grade = (typeof GRADES)[number];
@@ -156,7 +157,10 @@ export interface Payout {
   task_token?: string;
   task_token_attempt?: number;
   mobile_money_transaction_id?: string;
+  /** The provider's words for the last failed attempt. */
   last_failure_reason?: string;
+  /** The normalised reason of the last failed attempt (docs/api/payouts.md#failure-reasons). */
+  failure_reason?: FailureReason;
   manager_notified_at?: string;
   /**
    * Set on a PENDING payout whose first order may or may not exist at the provider (the order call

@@ -113,6 +113,7 @@ export const payoutStatus = {
   retry_count: 0,
   settlement_channel: 'MOBILE_MONEY',
   cash_receipt: null,
+  failure_reason: null,
 };
 
 export const payment = {
@@ -136,6 +137,7 @@ export const payment = {
   retry_count: 0,
   settlement_channel: 'MOBILE_MONEY',
   cash_receipt: null,
+  failure_reason: null,
 };
 
 export const deposit = {

@@ -236,6 +236,7 @@ export const SUCCESS: Record<string, Success[]> = {
       payout_id: 'PAY-2026-000004-01',
       settlement_channel: 'CASH_AT_OFFICE',
       cash_receipt: { receipt_number: 'RCPT-MBL-0042', paid_at: '2026-11-23T08:10:00.000Z' },
+      failure_reason: 'INVALID_MSISDN',
       resolution: 'PAID_IN_CASH',
       phone: '+256 7•• ••• 613',
       attempt: 4,

@@ -1,3 +1,4 @@
+import { FAILURE_REASONS } from '../domain/payout-failures';
 import * as v from 'valibot';
 import { ERROR_CODES } from './error-codes';
 
@@ -302,6 +303,12 @@ export const SettlementReadingViewSchema = v.object({
 const SettlementChannelEntries = {
   settlement_channel: v.picklist(['MOBILE_MONEY', 'CASH_AT_OFFICE']),
   cash_receipt: v.nullable(v.object({ receipt_number: NStr, paid_at: NTime })),
+  failure_reason: v.pipe(
+    v.nullable(v.picklist(FAILURE_REASONS)),
+    v.description(
+      'Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once.',
+    ),
+  ),
 };
 
 export const PayoutCreatedViewSchema = v.object({

@@ -241,13 +241,15 @@ export function loanView(l: Loan): View<typeof LoanViewSchema> {
 
 /**
  * How a payout was (or is being) paid (docs/api/payouts.md#manual-review): `settlement_channel` MOBILE_MONEY unless a
- * manual review was closed as paid in cash (CASH_AT_OFFICE), and then the cash receipt.
+ * manual review was closed as paid in cash (CASH_AT_OFFICE), and then the cash receipt; the normalised
+ * `failure_reason` of the last failed attempt (docs/api/payouts.md#failure-reasons), null when none failed.
  */
 function settlementChannelView(p: Payout) {
   return {
     settlement_channel: p.settlement_channel ?? 'MOBILE_MONEY',
     cash_receipt:
       p.settlement_channel === 'CASH_AT_OFFICE' ? { receipt_number: p.cash_receipt_number ?? null, paid_at: p.cash_paid_at ?? null } : null,
+    failure_reason: p.failure_reason ?? null,
   };
 }
 

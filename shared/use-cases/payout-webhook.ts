@@ -1,5 +1,6 @@
 import { ProviderUnavailableError } from '../domain/errors';
 import { parseProviderReference } from '../domain/ids';
+import { unexplainedFailure } from '../domain/payout-failures';
 import type { WebhookReceiptStore } from '../domain/ports/messaging';
 import type { PayoutOrderReader, PayoutStore, PayoutWorkflow, ProviderOrder } from '../domain/ports/payouts';
 import type { Payout } from '../domain/records';
@@ -126,7 +127,9 @@ export async function applyPayoutWebhook(
     return { received: true, outcome: first ? 'MISMATCH' : 'DUPLICATE_WEBHOOK' };
   }
 
-  const reason = order.failure_reason ?? event.data.failure_reason ?? 'order failed';
+  // The provider's own answer decides (its code normalised by the adapter); the event's words only when the order gives none.
+  const failure = order.failure ?? unexplainedFailure(event.data.failure_reason ?? 'order failed');
+  const reason = failure.detail;
   const outcome =
     order.status === 'SETTLED'
       ? await deps.payouts.recordSettlement(
@@ -142,7 +145,7 @@ export async function applyPayoutWebhook(
           at,
           webhook,
         )
-      : await deps.payouts.recordFailure(payout, ref.attempt, reason, at, webhook);
+      : await deps.payouts.recordFailure(payout, ref.attempt, failure, at, webhook);
   if (outcome === 'APPLIED') {
     const fresh = await deps.payouts.get(ref.payoutId);
     if (fresh?.task_token && fresh.task_token_attempt === ref.attempt) {

@@ -12,7 +12,9 @@ import { assertFarmerUsable } from '../domain/farmer';
 import { formatPayoutId, parseBatchId, providerReference } from '../domain/ids';
 import { microForUgx, microToUsdc, ugxForMicro } from '../domain/money';
 import { maskPhone } from '../domain/masking';
+import { isRetryableFailure, unexplainedFailure } from '../domain/payout-failures';
 import { batchValueUgx, utcDay } from '../domain/payout-limits';
+import { namesMatch } from '../domain/recipient-name';
 import { allowedFrom, attemptStep, MAX_ATTEMPTS } from '../domain/payout-lifecycle';
 import type { BatchStore } from '../domain/ports/batches';
 import type { Notifier } from '../domain/ports/messaging';
@@ -40,7 +42,7 @@ export interface PayoutCreationDeps {
     PayoutStore,
     'createPending' | 'discardUnsent' | 'markOrderUnknown' | 'claimOrderUnknown' | 'markProcessing' | 'markFirstOrderRejected' | 'get'
   >;
-  provider: Pick<PayoutProvider, 'quote' | 'createOrder' | 'findOrderByReference'>;
+  provider: Pick<PayoutProvider, 'quote' | 'createOrder' | 'findOrderByReference' | 'lookupAccountHolder'>;
   workflow: Pick<PayoutWorkflow, 'start'>;
   now: () => Date;
 }
@@ -233,6 +235,7 @@ export async function createManualPayout(
 async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promise<Payout> {
   let order;
   try {
+    await checkRecipient(deps.provider, payout);
     order = await deps.provider.createOrder({
       reference: providerReference(payout.payment_id, 1),
       ...(payout.quote_id ? { quote_id: payout.quote_id } : {}),
@@ -258,13 +261,17 @@ async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promis
         );
       }
     } else {
-      const failed = await deps.payouts.markFirstOrderRejected(payout, err.reason, deps.now().toISOString());
+      const failed = await deps.payouts.markFirstOrderRejected(
+        payout,
+        { reason: err.failure, detail: err.reason },
+        deps.now().toISOString(),
+      );
       await deps.workflow.start(payout.payment_id);
       throw new DomainError(
         'PAYOUT_FAILED',
-        `The payout provider rejected the order (${err.reason}); payout ${failed.payment_id} is queued for retry.`,
+        `The payout provider rejected the order (${err.reason}); payout ${failed.payment_id} ${isRetryableFailure(err.failure) ? 'is queued for retry' : 'goes to manual review (not retryable)'}.`,
         {
-          details: { payout_id: failed.payment_id, status: failed.status },
+          details: { payout_id: failed.payment_id, status: failed.status, failure_reason: err.failure },
         },
       );
     }
@@ -331,6 +338,7 @@ export async function runPayoutAttempt(
     throw new Error(`payout ${payoutId} cannot start attempt ${attempt} from status ${blocked.status} (attempt ${blocked.attempt})`);
   }
   try {
+    await checkRecipient(deps.provider, payout);
     const order = await deps.provider.createOrder({
       reference: providerReference(payoutId, attempt),
       ...(attempt === 1 && payout.quote_id ? { quote_id: payout.quote_id } : {}),
@@ -340,10 +348,42 @@ export async function runPayoutAttempt(
     await deps.payouts.setAttemptOrder(payoutId, attempt, order.order_id);
   } catch (err) {
     if (err instanceof ProviderRejectedError) {
-      await deps.payouts.recordFailure({ ...payout, attempt }, attempt, err.reason, deps.now().toISOString());
+      await deps.payouts.recordFailure(
+        { ...payout, attempt },
+        attempt,
+        { reason: err.failure, detail: err.reason },
+        deps.now().toISOString(),
+      );
       return deps.workflow.fail(token, 'OrderFailed', err.reason);
     }
     throw err;
+  }
+}
+
+/**
+ * The recipient name check before an order is placed (docs/api/payouts.md#recipient-name-check): the
+ * provider's account-holder lookup of the payout's phone. Not a wallet: ProviderRejectedError
+ * INVALID_MSISDN; a holder name that does not match the farmer's registered name (`namesMatch`):
+ * ProviderRejectedError RECIPIENT_NAME_MISMATCH — neither is retried, so nothing is paid and the
+ * payout goes to manual review. A provider that does not disclose the name lets the order go on.
+ * Errors: ProviderUnavailableError when the lookup cannot be made (nothing was placed).
+ */
+async function checkRecipient(provider: Pick<PayoutProvider, 'lookupAccountHolder'>, payout: Payout): Promise<void> {
+  const holder = await provider.lookupAccountHolder(payout.phone);
+  if (!holder.found) throw new ProviderRejectedError('ACCOUNT_NOT_FOUND: the number is not a mobile-money wallet', 'INVALID_MSISDN');
+  if (holder.name === null) {
+    logger.info('recipient name not disclosed by the provider; order placed without the name check', { payout_id: payout.payment_id });
+    return;
+  }
+  if (!namesMatch(payout.recipient_name, holder.name)) {
+    logger.warn('recipient name check failed: the wallet holder is not the registered farmer; nothing paid', {
+      payout_id: payout.payment_id,
+      phone: maskPhone(payout.phone),
+    });
+    throw new ProviderRejectedError(
+      `RECIPIENT_NAME_MISMATCH: the wallet is registered to "${holder.name}", not to the farmer "${payout.recipient_name}"`,
+      'RECIPIENT_NAME_MISMATCH',
+    );
   }
 }
 
@@ -386,8 +426,20 @@ export async function checkPayoutAttempt(
     return { outcome: 'COMPLETED' };
   }
   if (order?.status === 'PENDING') return { outcome: 'PENDING' };
+  let reason = payout.failure_reason;
   if (payout.status !== 'FAILED') {
-    await deps.payouts.recordFailure(payout, input.attempt, order?.failure_reason ?? 'no order at the provider', deps.now().toISOString());
+    const failure = order?.failure ?? unexplainedFailure('no order at the provider');
+    await deps.payouts.recordFailure(payout, input.attempt, failure, deps.now().toISOString());
+    reason = failure.reason;
+  }
+  // Only a failure another attempt may cure is retried (docs/api/payouts.md#failure-reasons): an invalid number goes to manual review at once.
+  if (!isRetryableFailure(reason)) {
+    logger.info('payout failure not retryable; manual review follows', {
+      payout_id: input.payout_id,
+      attempt: input.attempt,
+      failure_reason: reason,
+    });
+    return { outcome: 'EXHAUSTED' };
   }
   // The step within the attempt's round (docs/api/payouts.md#manual-review: a resolution retry runs attempts 4r+1 … 4r+4).
   if (attemptStep(input.attempt) >= MAX_ATTEMPTS) return { outcome: 'EXHAUSTED' };
@@ -420,7 +472,7 @@ export async function moveToManualReview(
     await deps.notifier.publish({
       subject: `Payout ${fresh.payment_id} needs manual review`,
       message: [
-        `Cooperative ${coop?.name ?? fresh.cooperative_id}: the mobile-money payout to farmer ${fresh.recipient_name} (${fresh.farmer_id}, ${maskPhone(fresh.phone)}) failed after ${fresh.retry_count} retries.`,
+        `Cooperative ${coop?.name ?? fresh.cooperative_id}: the mobile-money payout to farmer ${fresh.recipient_name} (${fresh.farmer_id}, ${maskPhone(fresh.phone)}) failed after ${fresh.retry_count} retries${fresh.failure_reason ? ` (${fresh.failure_reason})` : ''}.`,
         `Batch receipt: ${fresh.batch_id}. Payout: ${fresh.payment_id} (${fresh.reason}).`,
         `Amount: ${microToUsdc(fresh.amount_usd_micro)} USDC (about ${fresh.estimated_ugx.toLocaleString('en-US')} UGX), now held in the cooperative's holding balance.`,
         `Last provider answer: ${fresh.last_failure_reason ?? 'none'}.`,

@@ -1,3 +1,4 @@
+import { unexplainedFailure } from '../domain/payout-failures';
 import { providerReference } from '../domain/ids';
 import { roundOf } from '../domain/payout-lifecycle';
 import type { Payout } from '../domain/records';
@@ -98,11 +99,12 @@ async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileR
     return;
   }
   if (order?.status === 'FAILED' && payout.status !== 'FAILED') {
-    const outcome = await deps.payouts.recordFailure(payout, payout.attempt, order.failure_reason ?? 'order failed', at);
+    const failure = order.failure ?? unexplainedFailure();
+    const outcome = await deps.payouts.recordFailure(payout, payout.attempt, failure, at);
     if (outcome === 'APPLIED') report.failed++;
     const fresh = await deps.payouts.get(payout.payment_id);
     if (fresh?.task_token && fresh.task_token_attempt === payout.attempt)
-      await deps.workflow.fail(fresh.task_token, 'OrderFailed', order.failure_reason ?? 'order failed');
+      await deps.workflow.fail(fresh.task_token, 'OrderFailed', failure.detail);
     return;
   }
   // The execution of the payout's current round (a resolution retry runs as `<payout_id>-R<round>`, docs/api/payouts.md#manual-review).

@@ -248,7 +248,7 @@ describe('payout sandbox + HttpPayoutProvider', () => {
         mobile_money_transaction_id: event!.data.mobile_money_transaction_id,
         settled_at: event!.data.settled_at,
       });
-      expect(got.failure_reason).toBeUndefined();
+      expect(got.failure).toBeUndefined();
       expect(await provider.findOrderByReference(reference)).toEqual(got);
       expect(receiver.invalid).toBe(0);
     });
@@ -356,8 +356,19 @@ describe('payout sandbox + HttpPayoutProvider', () => {
         });
         expect(event!.data.failure_reason).toEqual(expect.any(String));
         const got = await provider.getOrder(created.order_id);
-        expect(got).toMatchObject({ status: 'FAILED', failure_reason: event!.data.failure_reason });
+        expect(got).toMatchObject({ status: 'FAILED', failure: { reason: 'PROVIDER_ERROR', detail: event!.data.failure_reason } });
       }
+    });
+
+    it('+256700000008: not a wallet (lookup found: false; an order fails with INVALID_MSISDN); +256700000005: another holder', async () => {
+      expect(await provider.lookupAccountHolder('+256700000008')).toEqual({ found: false });
+      expect(await provider.lookupAccountHolder('+256700000005')).toEqual({ found: true, name: 'Grace Nakato Ssemwogerere' });
+      expect(await provider.lookupAccountHolder('+256772000123')).toEqual({ found: true, name: null });
+      const reference = ref('msisdn');
+      const created = await provider.createOrder(order(reference, '+256700000008'));
+      await waitFor('order.failed', () => (receiver.forReference(reference).length ? receiver.forReference(reference) : undefined));
+      const got = await provider.getOrder(created.order_id);
+      expect(got).toMatchObject({ status: 'FAILED', failure: { reason: 'INVALID_MSISDN' } });
     });
 
     it('+256700000002: the first order fails, the next settles', async () => {
@@ -475,7 +486,7 @@ describe('payout sandbox + HttpPayoutProvider', () => {
           backoffMs: 5,
         }).findOrderByReference('R');
         expect(got).toMatchObject({ order_id: 'ord_x', amount_usd_micro: 1_500_000, amount_ugx: 5550, status: 'SETTLED' });
-        expect(got!.failure_reason).toBeUndefined();
+        expect(got!.failure).toBeUndefined();
         expect(flaky.requests()).toBe(3);
         const err = await new HttpPayoutProvider({ baseUrl: down.url, apiKey: API_KEY, apiSecret: API_SECRET, backoffMs: 5, attempts: 4 })
           .getOrder('x')

@@ -251,7 +251,7 @@ describe('payout lifecycle rounds (docs/api/payouts.md#manual-review)', () => {
           amount_ugx: 37_002,
           exchange_rate: '3700.25',
           recipient: { phone: '+256700000001', name: 'Joseph Wamala' },
-          failure_reason: 'wallet closed',
+          failure: { reason: 'PROVIDER_ERROR' as const, detail: 'wallet closed' },
           created_at: NOW.toISOString(),
         }),
       }),

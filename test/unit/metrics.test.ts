@@ -117,8 +117,8 @@ describe('payouts', () => {
       }),
     );
     await store.createPending(created, 0);
-    await store.recordFailure(created, 1, 'INSUFFICIENT_FUNDS', 'x');
-    await store.markFirstOrderRejected(created, 'BAD_PHONE', 'x');
+    await store.recordFailure(created, 1, { reason: 'INSUFFICIENT_BALANCE', detail: 'INSUFFICIENT_FUNDS' }, 'x');
+    await store.markFirstOrderRejected(created, { reason: 'INVALID_MSISDN', detail: 'BAD_PHONE' }, 'x');
     await store.markManualReview(created, 'x');
     await store.markManualReview(created, 'x');
     await expect(store.get(created.payment_id)).resolves.toBe(created);

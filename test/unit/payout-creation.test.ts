@@ -42,8 +42,8 @@ function deps(createOrder: () => Promise<never>, quote?: () => Promise<never>) {
       discardUnsent: async (p) => {
         calls.push(`discard ${p.payment_id}`);
       },
-      markFirstOrderRejected: async (p, reason) => {
-        calls.push(`rejected ${p.payment_id} ${reason}`);
+      markFirstOrderRejected: async (p, failure) => {
+        calls.push(`rejected ${p.payment_id} ${failure.reason} ${failure.detail}`);
         return { ...p, status: 'FAILED' };
       },
       markProcessing: async () => {
@@ -88,12 +88,12 @@ describe('createFarmerPayout', () => {
     const err = await domainErrorOf(createFarmerPayout(d, caller, input));
     expect(err.code).toBe('PAYOUT_FAILED');
     expect(onTheWire(err).status).toBe(500);
-    expect(err.details).toEqual({ payout_id: 'PAY-2026-000042-01', status: 'FAILED' });
+    expect(err.details).toEqual({ payout_id: 'PAY-2026-000042-01', status: 'FAILED', failure_reason: 'PROVIDER_ERROR' });
     expect(calls).toEqual([
       'quote',
       'pending PAY-2026-000042-01 12500000',
       'order',
-      'rejected PAY-2026-000042-01 RECIPIENT_BLOCKED: wallet suspended',
+      'rejected PAY-2026-000042-01 PROVIDER_ERROR RECIPIENT_BLOCKED: wallet suspended',
       'start PAY-2026-000042-01',
     ]);
   });
@@ -183,5 +183,56 @@ describe('createManualPayout: two keys and the limits handed to the creating tra
         },
       },
     ]);
+  });
+});
+
+describe('the recipient name check before the first order (docs/api/payouts.md#recipient-name-check)', () => {
+  const neverOrdered = async (): Promise<never> => {
+    throw new Error('no order may be placed');
+  };
+
+  it('another holder: no order, FAILED with RECIPIENT_NAME_MISMATCH, the lifecycle started (manual review follows)', async () => {
+    const { d, calls } = deps(neverOrdered);
+    d.provider.lookupAccountHolder = async (phone) => {
+      calls.push(`lookup ${phone}`);
+      return { found: true, name: 'Grace Nakato Ssemwogerere' };
+    };
+    const err = await domainErrorOf(createFarmerPayout(d, caller, input));
+    expect(err.code).toBe('PAYOUT_FAILED');
+    expect(err.details).toEqual({ payout_id: 'PAY-2026-000042-01', status: 'FAILED', failure_reason: 'RECIPIENT_NAME_MISMATCH' });
+    expect(calls).toEqual([
+      'quote',
+      'pending PAY-2026-000042-01 12500000',
+      'lookup +256772000123',
+      'rejected PAY-2026-000042-01 RECIPIENT_NAME_MISMATCH RECIPIENT_NAME_MISMATCH: the wallet is registered to "Grace Nakato Ssemwogerere", not to the farmer "Joseph Wamala"',
+      'start PAY-2026-000042-01',
+    ]);
+  });
+
+  it('not a wallet: INVALID_MSISDN, no order', async () => {
+    const { d, calls } = deps(neverOrdered);
+    d.provider.lookupAccountHolder = async () => ({ found: false });
+    const err = await domainErrorOf(createFarmerPayout(d, caller, input));
+    expect(err.details).toMatchObject({ failure_reason: 'INVALID_MSISDN' });
+    expect(calls).not.toContain('order');
+  });
+
+  it('the same person written differently (case, accents, order, a middle name): the order is placed', async () => {
+    const { d, calls } = deps(async () => {
+      throw new ProviderRejectedError('STOP: reached the order');
+    });
+    d.provider.lookupAccountHolder = async () => ({ found: true, name: 'WAMALA Jósèph K.' });
+    await domainErrorOf(createFarmerPayout(d, caller, input));
+    expect(calls).toContain('order');
+  });
+
+  it('the lookup unreachable: nothing placed, the payout discarded, 503 PROVIDER_UNAVAILABLE', async () => {
+    const { d, calls } = deps(neverOrdered);
+    d.provider.lookupAccountHolder = async () => {
+      throw new ProviderUnavailableError();
+    };
+    const err = await domainErrorOf(createFarmerPayout(d, caller, input));
+    expect(err.code).toBe('PROVIDER_UNAVAILABLE');
+    expect(calls).toEqual(['quote', 'pending PAY-2026-000042-01 12500000', 'discard PAY-2026-000042-01']);
   });
 });

@@ -84,9 +84,9 @@ function world(opts: { payout?: Payout; order?: () => Promise<ProviderOrder | nu
         };
         return 'APPLIED';
       },
-      recordFailure: async (p, attempt, reason, _at, webhook) => {
-        calls.push(`fail ${p.payment_id} A${attempt} ${reason} ${webhook?.source}#${webhook?.id}`);
-        payout = { ...payout, status: 'FAILED', last_failure_reason: reason };
+      recordFailure: async (p, attempt, failure, _at, webhook) => {
+        calls.push(`fail ${p.payment_id} A${attempt} ${failure.reason} ${failure.detail} ${webhook?.source}#${webhook?.id}`);
+        payout = { ...payout, status: 'FAILED', last_failure_reason: failure.detail, failure_reason: failure.reason };
         return 'APPLIED';
       },
     }),
@@ -158,7 +158,7 @@ describe('applyPayoutWebhook: the provider confirms before anything is applied',
   it('does not apply a settlement the provider has not made (order still PENDING, FAILED or unknown)', async () => {
     for (const order of [
       providerOrder({ status: 'PENDING', settled_at: undefined, mobile_money_transaction_id: undefined }),
-      providerOrder({ status: 'FAILED', failure_reason: 'x' }),
+      providerOrder({ status: 'FAILED', failure: { reason: 'PROVIDER_ERROR', detail: 'x' } }),
       null,
     ]) {
       const w = world({ order: async () => order });
@@ -250,7 +250,7 @@ describe('applyPayoutWebhook: the provider confirms before anything is applied',
           status: 'FAILED',
           settled_at: undefined,
           mobile_money_transaction_id: undefined,
-          failure_reason: 'RECIPIENT_WALLET_REJECTED',
+          failure: { reason: 'INVALID_MSISDN', detail: 'INVALID_MSISDN: not a wallet' },
         }),
     });
     const r = await applyPayoutWebhook(w.deps, {
@@ -259,7 +259,7 @@ describe('applyPayoutWebhook: the provider confirms before anything is applied',
     });
     expect(r.outcome).toBe('APPLIED');
     expect(w.calls.slice(2)).toEqual([
-      `fail ${processing.payment_id} A1 RECIPIENT_WALLET_REJECTED payout-provider#msg_f`,
+      `fail ${processing.payment_id} A1 INVALID_MSISDN INVALID_MSISDN: not a wallet payout-provider#msg_f`,
       'workflow-fail tok-1 OrderFailed',
     ]);
   });

@@ -56,7 +56,7 @@ const order = (status: ProviderOrder['status']): ProviderOrder => ({
   recipient: { phone: '+256772000123', name: 'Joseph' },
   created_at: '2026-11-22T09:00:00.000Z',
   ...(status === 'SETTLED' ? { mobile_money_transaction_id: 'MP1', settled_at: '2026-11-22T09:00:03.000Z' } : {}),
-  ...(status === 'FAILED' ? { failure_reason: 'wallet closed' } : {}),
+  ...(status === 'FAILED' ? { failure: { reason: 'PROVIDER_ERROR' as const, detail: 'wallet closed' } } : {}),
 });
 
 function fakes(open: Payout[], providerOrder: ProviderOrder | null) {
@@ -76,7 +76,7 @@ function fakes(open: Payout[], providerOrder: ProviderOrder | null) {
         return 'APPLIED';
       },
       recordFailure: async (p, attempt, reason) => {
-        calls.push(`fail ${p.payment_id} A${attempt} ${reason}`);
+        calls.push(`fail ${p.payment_id} A${attempt} ${reason.detail}`);
         return 'APPLIED';
       },
       markProcessing: async (p) => {

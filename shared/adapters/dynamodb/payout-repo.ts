@@ -12,6 +12,7 @@ import {
 } from '../../domain/payout-lifecycle';
 import type { Payout, PayoutStatus } from '../../domain/records';
 import type { PayoutCreationLimits } from '../../domain/payout-limits';
+import type { PayoutFailure } from '../../domain/payout-failures';
 import { transactWithAudit, TransactionConditionError, type TransactItem } from './audit-append';
 import { decodePageToken, encodePageToken } from './page-token';
 import { AWAITING_PAYOUT, OPEN_PAYOUTS, keys, fromItem, webhookReceiptItem } from './keys';
@@ -176,11 +177,15 @@ export class PayoutRepository implements PayoutStore {
   }
 
   /** PENDING → FAILED when the provider rejected the first order at creation (audit: PAYOUT_FAILED). */
-  async markFirstOrderRejected(payout: Payout, reason: string, at: string): Promise<Payout> {
-    return this.transition(payout, { type: 'ORDER_FAILED' }, 1, { set: 'last_failure_reason = :r', values: { ':r': reason } }, at, {
-      type: 'PAYOUT_FAILED',
-      payload: { failure_reason: reason },
-    });
+  async markFirstOrderRejected(payout: Payout, failure: PayoutFailure, at: string): Promise<Payout> {
+    return this.transition(
+      payout,
+      { type: 'ORDER_FAILED' },
+      1,
+      { set: 'last_failure_reason = :r, failure_reason = :fr', values: { ':r': failure.detail, ':fr': failure.reason } },
+      at,
+      { type: 'PAYOUT_FAILED', payload: { failure_reason: failure.reason, provider_reason: failure.detail } },
+    );
   }
 
   /**
@@ -301,7 +306,7 @@ export class PayoutRepository implements PayoutStore {
   async recordFailure(
     payout: Payout,
     attempt: number,
-    reason: string,
+    failure: PayoutFailure,
     at: string,
     webhook?: { source: string; id: string },
   ): Promise<ApplyOutcome> {
@@ -312,12 +317,13 @@ export class PayoutRepository implements PayoutStore {
       Update: {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
-        UpdateExpression: 'SET #s = :failed, last_failure_reason = :r, updated_at = :at, GSI2SK = :open',
+        UpdateExpression: 'SET #s = :failed, last_failure_reason = :r, failure_reason = :fr, updated_at = :at, GSI2SK = :open',
         ConditionExpression: `${cond.expression} AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
           ':failed': targetOf({ type: 'ORDER_FAILED' }),
-          ':r': reason,
+          ':r': failure.detail,
+          ':fr': failure.reason,
           ':at': at,
           ':n': attempt,
           ':open': keys.openPayoutSortKey(at, payout.payment_id),
@@ -329,7 +335,13 @@ export class PayoutRepository implements PayoutStore {
       type: 'PAYOUT_FAILED',
       at,
       actor: webhook ? 'payout-provider' : 'payout-state-machine',
-      payload: { payment_id: payout.payment_id, reason: payout.reason, attempt, failure_reason: reason },
+      payload: {
+        payment_id: payout.payment_id,
+        reason: payout.reason,
+        attempt,
+        failure_reason: failure.reason,
+        provider_reason: failure.detail,
+      },
     });
   }
 

@@ -7,8 +7,16 @@
  * (`signing.ts`). Money crosses the wire as decimal strings (USD, up to 6 decimals) and integer UGX;
  * it is converted with big.js, never with binary floats.
  */
-import type { CreateProviderOrderInput, PayoutProvider, ProviderOrder, ProviderOrderStatus, RateQuote } from '../../domain/ports/payouts';
+import type {
+  AccountHolder,
+  CreateProviderOrderInput,
+  PayoutProvider,
+  ProviderOrder,
+  ProviderOrderStatus,
+  RateQuote,
+} from '../../domain/ports/payouts';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../domain/errors';
+import type { FailureReason, PayoutFailure } from '../../domain/payout-failures';
 import { signedJsonAttempt } from './signed-request';
 import { decimalStringToMicro as decimalUsdToMicro, microToDecimalString as microUsdToDecimal } from '../../domain/money';
 import { UnreachableError, unreachableRetryPolicy, type UnreachableRetryPolicy } from '../../runtime/retry';
@@ -48,6 +56,33 @@ class ProviderProtocolError extends Error {
 interface HttpAnswer {
   status: number;
   body: unknown;
+}
+
+/**
+ * This provider's error codes (in an error answer's `error.code`, or before the colon of an order's
+ * `failure_reason`) mapped to the normalised reasons (docs/api/payouts.md#failure-reasons); any other
+ * code is PROVIDER_ERROR.
+ */
+const FAILURE_CODES: Readonly<Record<string, FailureReason>> = {
+  INSUFFICIENT_FUNDS: 'INSUFFICIENT_BALANCE',
+  INSUFFICIENT_BALANCE: 'INSUFFICIENT_BALANCE',
+  INVALID_MSISDN: 'INVALID_MSISDN',
+  INVALID_PHONE: 'INVALID_MSISDN',
+  RECIPIENT_NOT_A_WALLET: 'INVALID_MSISDN',
+  RECIPIENT_NAME_MISMATCH: 'RECIPIENT_NAME_MISMATCH',
+  WALLET_LIMIT_EXCEEDED: 'WALLET_LIMIT_EXCEEDED',
+  RECIPIENT_LIMIT_EXCEEDED: 'WALLET_LIMIT_EXCEEDED',
+};
+
+/** The normalised failure of this provider's `CODE: message` text. */
+export function providerFailure(detail: string): PayoutFailure {
+  const code = /^([A-Z0-9_]+)(?::|$)/.exec(detail.trim())?.[1] ?? '';
+  return { reason: FAILURE_CODES[code] ?? 'PROVIDER_ERROR', detail };
+}
+
+function rejected(answer: HttpAnswer): ProviderRejectedError {
+  const detail = rejectionReason(answer);
+  return new ProviderRejectedError(detail, providerFailure(detail).reason);
 }
 
 function rejectionReason(answer: HttpAnswer): string {
@@ -100,10 +135,10 @@ export function toProviderOrder(raw: unknown): ProviderOrder {
   };
   const txId = optStr(o.mobile_money_transaction_id, 'mobile_money_transaction_id');
   const settledAt = optStr(o.settled_at, 'settled_at');
-  const failure = optStr(o.failure_reason, 'failure_reason');
+  const failure = status === 'FAILED' ? (optStr(o.failure_reason, 'failure_reason') ?? 'order failed') : undefined;
   if (txId !== undefined) order.mobile_money_transaction_id = txId;
   if (settledAt !== undefined) order.settled_at = settledAt;
-  if (failure !== undefined) order.failure_reason = failure;
+  if (failure !== undefined) order.failure = providerFailure(failure);
   return order;
 }
 
@@ -164,7 +199,7 @@ export class HttpPayoutProvider implements PayoutProvider {
       body.target_amount = String(input.amount_ugx);
     }
     const answer = await this.request('POST', '/v1/quotes', body);
-    if (answer.status !== 200 && answer.status !== 201) throw new ProviderRejectedError(rejectionReason(answer));
+    if (answer.status !== 200 && answer.status !== 201) throw rejected(answer);
     const q = answer.body as Record<string, unknown> | null;
     if (!q || typeof q !== 'object') throw new ProviderProtocolError('quote is not an object');
     const rate = str(q.rate, 'rate');
@@ -199,7 +234,7 @@ export class HttpPayoutProvider implements PayoutProvider {
       recipient: { phone: input.recipient.phone, name: input.recipient.name },
     };
     const answer = await this.request('POST', '/v1/orders', body, { 'Idempotency-Key': input.reference });
-    if (answer.status !== 200 && answer.status !== 201) throw new ProviderRejectedError(rejectionReason(answer));
+    if (answer.status !== 200 && answer.status !== 201) throw rejected(answer);
     return toProviderOrder(answer.body);
   }
 
@@ -213,10 +248,24 @@ export class HttpPayoutProvider implements PayoutProvider {
     return this.lookUp(`/v1/orders?reference=${encodeURIComponent(reference)}`);
   }
 
+  /**
+   * The account-holder lookup (`GET /v1/recipients?phone=`): 404 → not a wallet; 200 → the holder's
+   * name, or null when the provider does not disclose it.
+   * @throws ProviderUnavailableError; ProviderRejectedError; ProviderProtocolError on a malformed answer
+   */
+  async lookupAccountHolder(phone: string): Promise<AccountHolder> {
+    const answer = await this.request('GET', `/v1/recipients?phone=${encodeURIComponent(phone)}`);
+    if (answer.status === 404) return { found: false };
+    if (answer.status !== 200) throw rejected(answer);
+    const holder = (answer.body as { account_holder?: { name?: unknown } | null } | null)?.account_holder;
+    if (holder === undefined) throw new ProviderProtocolError('account_holder is missing');
+    return { found: true, name: holder === null ? null : str(holder.name, 'account_holder.name') };
+  }
+
   private async lookUp(path: string): Promise<ProviderOrder | null> {
     const answer = await this.request('GET', path);
     if (answer.status === 404) return null;
-    if (answer.status !== 200) throw new ProviderRejectedError(rejectionReason(answer));
+    if (answer.status !== 200) throw rejected(answer);
     return toProviderOrder(answer.body);
   }
 

@@ -5,6 +5,7 @@
  * Money is integers: `*_usd_micro` is micro-USD(C) (6 decimals), `*_ugx` whole shillings.
  */
 
+import type { PayoutFailure } from '../payout-failures';
 import type { PayoutCreationLimits } from '../payout-limits';
 import type { Payout, PayoutReason } from '../records';
 
@@ -30,7 +31,8 @@ export interface ProviderOrder {
   recipient: { phone: string; name: string };
   mobile_money_transaction_id?: string;
   settled_at?: string;
-  failure_reason?: string;
+  /** A FAILED order: why, normalised by the adapter from the provider's code, with the provider's words. */
+  failure?: PayoutFailure;
   created_at: string;
 }
 
@@ -40,6 +42,13 @@ export interface CreateProviderOrderInput {
   amount_usd_micro: number;
   recipient: { phone: string; name: string };
 }
+
+/**
+ * The provider's account-holder lookup of a mobile-money number: not a wallet (`found: false`), or a
+ * wallet and its holder's name as the operator registered it (`name: null` when the provider does
+ * not disclose it).
+ */
+export type AccountHolder = { found: false } | { found: true; name: string | null };
 
 /**
  * The external payout provider's order API.
@@ -53,6 +62,8 @@ export interface PayoutProvider {
   createOrder(input: CreateProviderOrderInput): Promise<ProviderOrder>;
   getOrder(orderId: string): Promise<ProviderOrder | null>;
   findOrderByReference(reference: string): Promise<ProviderOrder | null>;
+  /** The account holder of `phone` (E.164), before an order is placed (docs/api/payouts.md#recipient-name-check). */
+  lookupAccountHolder(phone: string): Promise<AccountHolder>;
 }
 
 /** Reading the provider's orders only (e.g. to confirm a webhook); same errors as PayoutProvider. */
@@ -108,15 +119,15 @@ export interface PayoutStore {
   claimOrderUnknown(batchId: string, reason: PayoutReason, at: string): Promise<Payout | null>;
   /** PENDING → PROCESSING with the provider order. */
   markProcessing(payout: Payout, order: { order_id: string; amount_ugx: number; exchange_rate: string }, at: string): Promise<Payout>;
-  /** The first order was rejected: FAILED, so the retry path starts. */
-  markFirstOrderRejected(payout: Payout, reason: string, at: string): Promise<Payout>;
+  /** The first order was rejected: FAILED (`failure_reason` = failure.reason, `last_failure_reason` = failure.detail), so the check decides retry or manual review. */
+  markFirstOrderRejected(payout: Payout, failure: PayoutFailure, at: string): Promise<Payout>;
   /** Registers attempt N and its task token; returns the payout when the attempt cannot start (null when registered). */
   registerAttempt(payoutId: string, attempt: number, token: string, at: string): Promise<Payout | null>;
   setAttemptOrder(payoutId: string, attempt: number, orderId: string): Promise<void>;
   /** COMPLETED with the settlement facts, audit entry and webhook receipt in one transaction. */
   recordSettlement(payout: Payout, s: SettlementFacts, at: string, webhook?: WebhookRef): Promise<ApplyOutcome>;
-  /** FAILED for `attempt`, once; same replay and ordering rules as recordSettlement. */
-  recordFailure(payout: Payout, attempt: number, reason: string, at: string, webhook?: WebhookRef): Promise<ApplyOutcome>;
+  /** FAILED for `attempt` with its normalised `failure_reason` and the provider's words, once; same replay and ordering rules as recordSettlement. */
+  recordFailure(payout: Payout, attempt: number, failure: PayoutFailure, at: string, webhook?: WebhookRef): Promise<ApplyOutcome>;
   /** FAILED → RETRY_n. Errors: PayoutTransitionRejected when the status no longer allows it. */
   scheduleRetry(payout: Payout, retry: 1 | 2 | 3, at: string): Promise<Payout>;
   /** MANUAL_REVIEW, the USDC added to the cooperative's holding balance; false when it was already. */
