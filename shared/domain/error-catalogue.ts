@@ -7,6 +7,8 @@ export const ERROR_MEANINGS = {
   VALIDATION_ERROR: 'The request body or parameters are invalid.',
   INVALID_GRADE: 'Grade is not one of screen18, screen15, FAQ, PB.',
   WEIGHT_OUT_OF_RANGE: 'weight_kg is below 1 or above 5000.',
+  GEOMETRY_RULE_VIOLATED:
+    "A plot breaks one of the EU Information System's geometry rules: `details[].rule` names it (NO_HOLES, NO_REPEATED_POSITION, VALID_AT_6_DECIMALS, INSIDE_UGANDA).",
   UNAUTHORIZED: 'Missing, malformed, expired or untrusted Bearer token.',
   INVALID_SIGNATURE: 'Webhook signature missing, wrong or stale.',
   INSUFFICIENT_PERMISSIONS: 'The token lacks access to this operation or resource.',

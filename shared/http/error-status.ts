@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_GRADE: 400,
   WEIGHT_OUT_OF_RANGE: 400,
+  /** docs/api/eudr.md#geometry-rules: details `[{path, rule, message}]`. */
+  GEOMETRY_RULE_VIOLATED: 400,
   UNAUTHORIZED: 401,
   INVALID_SIGNATURE: 401,
   INSUFFICIENT_PERMISSIONS: 403,
