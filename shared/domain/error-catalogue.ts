@@ -31,6 +31,8 @@ export const ERROR_MEANINGS = {
   PAYLOAD_TOO_LARGE: 'Request body too large.',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json.',
   GFW_CHECK_FAILED: 'Farm failed the deforestation check; manual review required.',
+  DDS_TOO_LARGE: "The statement would exceed the EU Information System's limits: 10,000 producers or 25 MB of geolocation.",
+  DUPLICATE_PLOT: 'Two farmers of the statement have identical plot geometries (`details` names both).',
   BATCH_NOT_ELIGIBLE: 'Batch stage too low for the operation.',
   STAGE_OUT_OF_ORDER: 'Stage skipped or moved backward.',
   PO_NOT_CONFIRMED: 'Purchase order exists but is not confirmed.',

@@ -32,6 +32,9 @@ export const ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   GFW_CHECK_FAILED: 422,
+  /** Statements per purchase order (docs/api/eudr.md#statement-per-purchase-order). */
+  DDS_TOO_LARGE: 422,
+  DUPLICATE_PLOT: 422,
   BATCH_NOT_ELIGIBLE: 422,
   STAGE_OUT_OF_ORDER: 422,
   PO_NOT_CONFIRMED: 422,

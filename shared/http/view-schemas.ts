@@ -451,7 +451,9 @@ export const VaultViewSchema = v.object({
 
 export const DdsViewSchema = v.object({
   dds_id: Str,
-  batch_id: Str,
+  batch_id: v.pipe(NStr, v.description("the batch of a batch's statement; null for a purchase order's")),
+  purchase_order_id: v.pipe(NStr, v.description("the purchase order of a shipment's statement; null for a batch's")),
+  batch_ids: v.pipe(v.nullable(v.array(Str)), v.description("the batches a purchase order's statement covers; null for a batch's")),
   status: Str,
   internal_reference_number: Str,
   activity_type: Str,
@@ -467,6 +469,10 @@ export const DdsViewSchema = v.object({
       farmer_id: Str,
       name: Str,
       country: Str,
+      net_weight_kg: v.pipe(
+        NNum,
+        v.description("green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's"),
+      ),
       geolocation_geojson: v.pipe(
         v.object({ type: v.literal('FeatureCollection'), features: v.array(v.unknown()) }),
         v.description("the producer's plots (GeoJSON)"),

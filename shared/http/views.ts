@@ -406,6 +406,8 @@ export function ddsView(d: DdsRecord): View<typeof DdsViewSchema> {
   return {
     dds_id: d.dds_id,
     batch_id: d.batch_id,
+    purchase_order_id: d.purchase_order_id ?? null,
+    batch_ids: d.batch_ids ?? null,
     status: d.status,
     internal_reference_number: d.internal_reference_number,
     activity_type: d.activity_type,
@@ -420,6 +422,7 @@ export function ddsView(d: DdsRecord): View<typeof DdsViewSchema> {
       farmer_id: p.farmer_id,
       name: p.name,
       country: p.country,
+      net_weight_kg: d.producer_net_weights_kg?.[p.farmer_id] ?? null,
       geolocation_geojson: p.geolocation_geojson,
     })),
     geolocation: d.geolocation,

@@ -6,8 +6,9 @@ import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableN
 
 /** Due diligence statements: one per batch (a guard item), filed once. */
 export class DdsRepository implements DdsStore, DdsOfBatchReader {
-  /** Stores a new DDS; returns the batch's existing DDS id instead when it already has one. */
+  /** Stores a new DDS; returns the existing DDS id of its batch (or purchase order) instead when it already has one. */
   async create(dds: DdsRecord): Promise<string | null> {
+    const guard = dds.batch_id !== null ? keys.ddsOfBatch(dds.batch_id) : keys.ddsOfPurchaseOrder(dds.purchase_order_id!);
     try {
       await documentClient().send(
         new TransactWriteCommand({
@@ -15,7 +16,7 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
             {
               Put: {
                 TableName: tableName(),
-                Item: { ...keys.ddsOfBatch(dds.batch_id), entity: 'DDS_GUARD', dds_id: dds.dds_id },
+                Item: { ...guard, entity: 'DDS_GUARD', dds_id: dds.dds_id },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
@@ -32,9 +33,7 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
       return null;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
-      const r = await documentClient().send(
-        new GetCommand({ TableName: tableName(), Key: keys.ddsOfBatch(dds.batch_id), ConsistentRead: true }),
-      );
+      const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: guard, ConsistentRead: true }));
       if (!r.Item) throw err;
       return String(r.Item.dds_id);
     }
