@@ -665,6 +665,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/eudr/dds/{id}/amend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Amend a due diligence statement: rebuilt from the current records and sent with the EU Information System amendDds.
+         * @description Roles as POST /eudr/generate-dds: ADMIN; COOPERATIVE of the statement. No body. The statement must be AVAILABLE (else 422 DDS_NOT_AVAILABLE) and submitted at most 72 hours ago (else 422 DDS_AMENDMENT_WINDOW_CLOSED); when the Information System reports it locked (used for customs clearance): 422 DDS_LOCKED. It is rebuilt from the current records with generation's checks (a purchase order's batches and farmers, or the batch and its farmer: GFW_CHECK_FAILED, GEOMETRY_RULE_VIOLATED, DUPLICATE_PLOT, DDS_TOO_LARGE as there), sent with V3 amendDds, and recorded SUBMITTED again with its new XML and `ipfs_cid`, `amendments` counted and `amended_at`; the filer polls until it is AVAILABLE again with the same reference number. Answer 200: the statement as GET /eudr/dds/{id}. A concurrent change: 409 DUPLICATE_REQUEST.
+         */
+        post: operations["amend-dds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/eudr/dds/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a due diligence statement with the EU Information System withdrawDds.
+         * @description Roles as POST /eudr/generate-dds: ADMIN; COOPERATIVE of the statement. No body. The statement must be AVAILABLE (else 422 DDS_NOT_AVAILABLE) and submitted at most 72 hours ago (else 422 DDS_AMENDMENT_WINDOW_CLOSED); when the Information System reports it locked: 422 DDS_LOCKED. Sent with V3 withdrawDds; the statement becomes WITHDRAWN (`withdrawn_at`; its reference number stays on the record). Answer 200: the statement as GET /eudr/dds/{id}. A concurrent change: 409 DUPLICATE_REQUEST.
+         */
+        post: operations["withdraw-dds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/chain-events": {
         parameters: {
             query?: never;
@@ -1165,7 +1205,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                 message: string;
                 /**
                  * Format: uri
@@ -1985,7 +2025,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
                             /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
@@ -6116,6 +6156,8 @@ export interface operations {
                      * @example {
                      *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
                      *       "batch_id": "BATCH-2026-000001",
+                     *       "purchase_order_id": null,
+                     *       "batch_ids": null,
                      *       "status": "AVAILABLE",
                      *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
                      *       "activity_type": "IMPORT",
@@ -6137,6 +6179,7 @@ export interface operations {
                      *           "farmer_id": "UG-BUD-004512",
                      *           "name": "Nabulo Mirembe",
                      *           "country": "UG",
+                     *           "net_weight_kg": null,
                      *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
                      *         }
                      *       ],
@@ -6240,7 +6283,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
                             /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
@@ -6360,6 +6403,8 @@ export interface operations {
                      * @example {
                      *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
                      *       "batch_id": "BATCH-2026-000001",
+                     *       "purchase_order_id": null,
+                     *       "batch_ids": null,
                      *       "status": "AVAILABLE",
                      *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
                      *       "activity_type": "IMPORT",
@@ -6381,6 +6426,7 @@ export interface operations {
                      *           "farmer_id": "UG-BUD-004512",
                      *           "name": "Nabulo Mirembe",
                      *           "country": "UG",
+                     *           "net_weight_kg": null,
                      *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
                      *         }
                      *       ],
@@ -6621,6 +6667,8 @@ export interface operations {
                      *       "dds": {
                      *         "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
                      *         "batch_id": "BATCH-2026-000001",
+                     *         "purchase_order_id": null,
+                     *         "batch_ids": null,
                      *         "status": "AVAILABLE",
                      *         "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
                      *         "activity_type": "IMPORT",
@@ -6642,6 +6690,7 @@ export interface operations {
                      *             "farmer_id": "UG-BUD-004512",
                      *             "name": "Nabulo Mirembe",
                      *             "country": "UG",
+                     *             "net_weight_kg": null,
                      *             "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
                      *           }
                      *         ],
@@ -6923,6 +6972,411 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "amend-dds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Amended: SUBMITTED again with the rebuilt statement; AVAILABLE again with the same reference number. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dds_id": "DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "batch_id": null,
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001",
+                     *         "BATCH-2026-000002"
+                     *       ],
+                     *       "status": "SUBMITTED",
+                     *       "internal_reference_number": "DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "activity_type": "IMPORT",
+                     *       "country_of_activity": "DE",
+                     *       "country_of_entry": "DE",
+                     *       "operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "hs_heading": "0901",
+                     *       "description_of_goods": "Green coffee beans, not roasted, not decaffeinated, grades FAQ, screen18, Uganda, purchase order PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "net_weight_kg": 302.4,
+                     *       "country_of_production": "UG",
+                     *       "producers": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "name": "Nabulo Mirembe",
+                     *           "country": "UG",
+                     *           "net_weight_kg": 302.4,
+                     *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
+                     *         }
+                     *       ],
+                     *       "geolocation": {
+                     *         "type": "FeatureCollection",
+                     *         "features": [
+                     *           {
+                     *             "type": "Feature",
+                     *             "properties": {
+                     *               "farmer_id": "UG-BUD-004512",
+                     *               "area_ha": 1.2
+                     *             },
+                     *             "geometry": {
+                     *               "type": "Point",
+                     *               "coordinates": [
+                     *                 34.331245,
+                     *                 1.011812
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "reference_number": "26DEQ7VKZ3HX2M",
+                     *       "verification_number": "K7QW2P9D",
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-22T18:55:10.412Z"
+                     *     }
+                     */
+                    "application/json": {
+                        dds_id: string;
+                        /** @description the batch of a batch's statement; null for a purchase order's */
+                        batch_id: string | null;
+                        /** @description the purchase order of a shipment's statement; null for a batch's */
+                        purchase_order_id: string | null;
+                        /** @description the batches a purchase order's statement covers; null for a batch's */
+                        batch_ids: string[] | null;
+                        status: string;
+                        internal_reference_number: string;
+                        activity_type: string;
+                        country_of_activity: string;
+                        country_of_entry: string;
+                        operator: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        hs_heading: string;
+                        description_of_goods: string;
+                        net_weight_kg: number;
+                        country_of_production: string;
+                        producers: {
+                            farmer_id: string;
+                            name: string;
+                            country: string;
+                            /** @description green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's */
+                            net_weight_kg: number | null;
+                            /** @description the producer's plots (GeoJSON) */
+                            geolocation_geojson: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
+                        }[];
+                        geolocation: {
+                            /** @constant */
+                            type: "FeatureCollection";
+                            features: unknown[];
+                        };
+                        ipfs_cid: string;
+                        reference_number: string | null;
+                        verification_number: string | null;
+                        rejection_reason: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. GEOMETRY_RULE_VIOLATED: A plot breaks one of the EU Information System's geometry rules: `details[].rule` names it (NO_HOLES, NO_REPEATED_POSITION, VALID_AT_6_DECIMALS, INSIDE_UGANDA). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. DDS_TOO_LARGE: The statement would exceed the EU Information System's limits: 10,000 producers or 25 MB of geolocation. DUPLICATE_PLOT: Two farmers of the statement have identical plot geometries (`details` names both). DDS_AMENDMENT_WINDOW_CLOSED: The statement was submitted more than 72 hours ago: the EU Information System no longer allows amending or withdrawing it. DDS_LOCKED: The EU Information System reports the statement locked (used for customs clearance): it cannot be amended or withdrawn. DDS_NOT_AVAILABLE: The statement is not AVAILABLE in the EU Information System (still being filed, rejected or withdrawn): it cannot be amended or withdrawn. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "withdraw-dds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn in the EU Information System. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "purchase_order_id": null,
+                     *       "batch_ids": null,
+                     *       "status": "WITHDRAWN",
+                     *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
+                     *       "activity_type": "IMPORT",
+                     *       "country_of_activity": "DE",
+                     *       "country_of_entry": "DE",
+                     *       "operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "hs_heading": "0901",
+                     *       "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
+                     *       "net_weight_kg": 182.4,
+                     *       "country_of_production": "UG",
+                     *       "producers": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "name": "Nabulo Mirembe",
+                     *           "country": "UG",
+                     *           "net_weight_kg": null,
+                     *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
+                     *         }
+                     *       ],
+                     *       "geolocation": {
+                     *         "type": "FeatureCollection",
+                     *         "features": [
+                     *           {
+                     *             "type": "Feature",
+                     *             "properties": {
+                     *               "farmer_id": "UG-BUD-004512",
+                     *               "area_ha": 1.2
+                     *             },
+                     *             "geometry": {
+                     *               "type": "Point",
+                     *               "coordinates": [
+                     *                 34.331245,
+                     *                 1.011812
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "reference_number": "26DEQ7VKZ3HX2M",
+                     *       "verification_number": "K7QW2P9D",
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-22T18:55:10.412Z"
+                     *     }
+                     */
+                    "application/json": {
+                        dds_id: string;
+                        /** @description the batch of a batch's statement; null for a purchase order's */
+                        batch_id: string | null;
+                        /** @description the purchase order of a shipment's statement; null for a batch's */
+                        purchase_order_id: string | null;
+                        /** @description the batches a purchase order's statement covers; null for a batch's */
+                        batch_ids: string[] | null;
+                        status: string;
+                        internal_reference_number: string;
+                        activity_type: string;
+                        country_of_activity: string;
+                        country_of_entry: string;
+                        operator: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        hs_heading: string;
+                        description_of_goods: string;
+                        net_weight_kg: number;
+                        country_of_production: string;
+                        producers: {
+                            farmer_id: string;
+                            name: string;
+                            country: string;
+                            /** @description green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's */
+                            net_weight_kg: number | null;
+                            /** @description the producer's plots (GeoJSON) */
+                            geolocation_geojson: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
+                        }[];
+                        geolocation: {
+                            /** @constant */
+                            type: "FeatureCollection";
+                            features: unknown[];
+                        };
+                        ipfs_cid: string;
+                        reference_number: string | null;
+                        verification_number: string | null;
+                        rejection_reason: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_AMENDMENT_WINDOW_CLOSED: The statement was submitted more than 72 hours ago: the EU Information System no longer allows amending or withdrawing it. DDS_LOCKED: The EU Information System reports the statement locked (used for customs clearance): it cannot be amended or withdrawn. DDS_NOT_AVAILABLE: The statement is not AVAILABLE in the EU Information System (still being filed, rejected or withdrawn): it cannot be amended or withdrawn. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

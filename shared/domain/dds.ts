@@ -313,7 +313,21 @@ export function invalid(path: string, message: string): never {
 
 /** A due diligence statement with its filing state (docs/api/eudr.md#due-diligence-statements). */
 export interface DdsRecord extends DueDiligenceStatement {
-  status: 'PENDING_FILING' | 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
+  /**
+   * PENDING_FILING (not yet filed), then the Information System's V3 status: SUBMITTED, AVAILABLE,
+   * REJECTED, WITHDRAWN, ARCHIVED, GROUPED, SUSPENDED, UPDATED or OBSOLETE.
+   */
+  status:
+    | 'PENDING_FILING'
+    | 'SUBMITTED'
+    | 'AVAILABLE'
+    | 'REJECTED'
+    | 'WITHDRAWN'
+    | 'ARCHIVED'
+    | 'SUSPENDED'
+    | 'UPDATED'
+    | 'GROUPED'
+    | 'OBSOLETE';
   cooperative_id: string;
   /**
    * CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`: the statement's content address. The
@@ -331,4 +345,8 @@ export interface DdsRecord extends DueDiligenceStatement {
   rejection_reason?: string;
   filed_at?: string;
   available_at?: string;
+  /** Amendments accepted by the Information System (V3 amendDds), and the last one's time. */
+  amendments?: number;
+  amended_at?: string;
+  withdrawn_at?: string;
 }

@@ -32,6 +32,11 @@ export const ERROR_MEANINGS = {
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json.',
   GFW_CHECK_FAILED: 'Farm failed the deforestation check; manual review required.',
   DDS_TOO_LARGE: "The statement would exceed the EU Information System's limits: 10,000 producers or 25 MB of geolocation.",
+  DDS_AMENDMENT_WINDOW_CLOSED:
+    'The statement was submitted more than 72 hours ago: the EU Information System no longer allows amending or withdrawing it.',
+  DDS_LOCKED: 'The EU Information System reports the statement locked (used for customs clearance): it cannot be amended or withdrawn.',
+  DDS_NOT_AVAILABLE:
+    'The statement is not AVAILABLE in the EU Information System (still being filed, rejected or withdrawn): it cannot be amended or withdrawn.',
   DUPLICATE_PLOT: 'Two farmers of the statement have identical plot geometries (`details` names both).',
   BATCH_NOT_ELIGIBLE: 'Batch stage too low for the operation.',
   STAGE_OUT_OF_ORDER: 'Stage skipped or moved backward.',

@@ -35,6 +35,10 @@ export const ERROR_STATUS = {
   /** Statements per purchase order (docs/api/eudr.md#statement-per-purchase-order). */
   DDS_TOO_LARGE: 422,
   DUPLICATE_PLOT: 422,
+  /** Amending and withdrawing a statement (docs/api/eudr.md#amend-and-withdraw). */
+  DDS_AMENDMENT_WINDOW_CLOSED: 422,
+  DDS_LOCKED: 422,
+  DDS_NOT_AVAILABLE: 422,
   BATCH_NOT_ELIGIBLE: 422,
   STAGE_OUT_OF_ORDER: 422,
   PO_NOT_CONFIRMED: 422,

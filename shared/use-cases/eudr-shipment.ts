@@ -1,14 +1,12 @@
-import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { assertActsFor } from '../domain/access';
 import type { Caller } from '../domain/caller';
 import type { DdsRecord } from '../domain/dds';
 import { buildShipmentStatement, DDS_LIMITS } from '../domain/dds-shipment';
 import { DomainError } from '../domain/errors';
-import { buildUnixfsDirectory } from '../domain/evidence-package';
 import type { Batch, Farmer } from '../domain/records';
 import { logger } from '../runtime/logger';
-import type { DdsDeps } from './eudr';
+import { type DdsDeps, ddsRecordOf } from './eudr';
 
 /** Reads at most this many records at once (batches, farmers) while building a statement. */
 const READ_CONCURRENCY = 25;
@@ -44,7 +42,7 @@ function internalReference(ddsId: string): string {
  * 3. it names the EU importer, `buyer_operator` (BATCH_NOT_ELIGIBLE) 4. every batch read (BATCH_NOT_FOUND)
  * 5. every farmer read; the statement built (its errors). Used by generation and by amendment.
  */
-async function buildPurchaseOrderStatement(
+export async function buildPurchaseOrderStatement(
   deps: Pick<DdsDeps, 'batches' | 'registry' | 'custody'>,
   caller: Caller,
   input: { purchase_order_id: string; description?: string },
@@ -121,19 +119,4 @@ export async function generatePurchaseOrderDds(
     logger.error('DDS filing could not be queued', { dds_id: ddsId, error: err as Error });
   }
   return { dds: record, created: true };
-}
-
-/** The stored record of a statement: its XML, the CID of `dds.json` + `dds.xml`, PENDING_FILING. */
-async function ddsRecordOf(
-  deps: Pick<DdsDeps, 'documents'>,
-  statement: Parameters<DdsDeps['documents']['submitRequestXml']>[0],
-  cooperativeId: string,
-): Promise<DdsRecord> {
-  const xml = deps.documents.submitRequestXml(statement);
-  const json = canonicalize(statement)!;
-  const { cid } = await buildUnixfsDirectory([
-    { path: 'dds.json', bytes: new TextEncoder().encode(json) },
-    { path: 'dds.xml', bytes: new TextEncoder().encode(xml) },
-  ]);
-  return { ...statement, status: 'PENDING_FILING', cooperative_id: cooperativeId, ipfs_cid: cid, xml };
 }

@@ -129,6 +129,51 @@ describe('a statement per purchase order', () => {
       [c, 70],
     ]);
     process.stdout.write(`purchase order DDS ${gen.body.dds_id} AVAILABLE ${Date.now() - t0} ms after generation\n`);
+
+    // Amended (rebuilt from the records, V3 amendDds): SUBMITTED again, then AVAILABLE with the same reference number.
+    expect((await api('POST', `/eudr/dds/${gen.body.dds_id}/amend`, { token: other.coop })).status).toBe(403);
+    const amended = await api('POST', `/eudr/dds/${gen.body.dds_id}/amend`, { token: ctx.coop });
+    expect([amended.status, amended.body.status]).toEqual([200, 'SUBMITTED']);
+    const reavailable = await waitFor(
+      () => api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop }),
+      (r) => r.body.status === 'AVAILABLE',
+      30_000,
+      200,
+    );
+    expect(reavailable.body.reference_number).toBe(available.body.reference_number);
+    expect(reavailable.body.verification_number).toBe(available.body.verification_number);
+
+    // Withdrawn (V3 withdrawDds): WITHDRAWN; a second withdrawal or an amendment is refused.
+    const withdrawn = await api('POST', `/eudr/dds/${gen.body.dds_id}/withdraw`, { token: ctx.coop });
+    expect([withdrawn.status, withdrawn.body.status, withdrawn.body.reference_number]).toEqual([
+      200,
+      'WITHDRAWN',
+      available.body.reference_number,
+    ]);
+    const twice = await api('POST', `/eudr/dds/${gen.body.dds_id}/withdraw`, { token: ctx.coop });
+    expect([twice.status, twice.body.error.code]).toEqual([422, 'DDS_NOT_AVAILABLE']);
+    const late = await api('POST', `/eudr/dds/${gen.body.dds_id}/amend`, { token: ctx.coop });
+    expect([late.status, late.body.error.code]).toEqual([422, 'DDS_NOT_AVAILABLE']);
+  });
+
+  it('refuses to amend or withdraw a statement the Information System reports locked (422 DDS_LOCKED)', async () => {
+    const a = await farmerAt(1.2111, 34.3111);
+    const poId = await order([await milledBatch(a, 60)]);
+    const gen = await api('POST', '/eudr/generate-dds', {
+      token: ctx.coop,
+      body: { purchase_order_id: poId, description: 'Green coffee beans, Uganda, cleared CUSTOMS-LOCK' },
+    });
+    expect(gen.status).toBe(202);
+    await waitFor(
+      () => api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop }),
+      (r) => r.body.status === 'AVAILABLE',
+      30_000,
+      200,
+    );
+    for (const op of ['amend', 'withdraw']) {
+      const res = await api('POST', `/eudr/dds/${gen.body.dds_id}/${op}`, { token: ctx.coop });
+      expect([op, res.status, res.body.error.code]).toEqual([op, 422, 'DDS_LOCKED']);
+    }
   });
 
   it('refuses two farmers with identical plots (422 DUPLICATE_PLOT naming both)', async () => {

@@ -64,6 +64,7 @@ const BODY_ROUTES = new Set([
 describe('path parameters', () => {
   it('covers every route with a path parameter', () => {
     expect(paramRoutes.map((r) => r.fn).sort()).toEqual([
+      'amend-dds',
       'confirm-purchase-order',
       'create-evidence-upload',
       'delete-webhook-endpoint',
@@ -97,6 +98,7 @@ describe('path parameters', () => {
       'update-batch-stage',
       'update-cooperative',
       'update-farmer',
+      'withdraw-dds',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DdsOfBatchReader, DdsStore } from '../../domain/ports/eudr';
+import type { DdsOfBatchReader, DdsStore, DdsV3Status } from '../../domain/ports/eudr';
 import type { DdsRecord } from '../../domain/dds';
 import { keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
@@ -80,7 +80,47 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
     );
   }
 
-  private async update(id: string, expression: string, values: Record<string, unknown>, condition: string): Promise<boolean> {
+  /** AVAILABLE → SUBMITTED with the amended statement's fields, XML and CID; counts the amendment. */
+  async markAmended(id: string, changes: Partial<DdsRecord>, at: string): Promise<boolean> {
+    const fields = Object.entries(changes).filter(([k, v]) => v !== undefined && !['dds_id', 'status', 'cooperative_id'].includes(k));
+    const names: Record<string, string> = { '#s': 'status' };
+    const values: Record<string, unknown> = { ':s': 'SUBMITTED', ':from': 'AVAILABLE', ':at': at, ':zero': 0, ':one': 1 };
+    const sets = fields.map(([k, v], i) => {
+      names[`#f${i}`] = k;
+      values[`:f${i}`] = v;
+      return `#f${i} = :f${i}`;
+    });
+    return this.update(
+      id,
+      `SET #s = :s, amended_at = :at, amendments = if_not_exists(amendments, :zero) + :one${sets.length ? `, ${sets.join(', ')}` : ''}`,
+      values,
+      '#s = :from',
+      names,
+    );
+  }
+
+  /** AVAILABLE → WITHDRAWN. */
+  async markWithdrawn(id: string, at: string): Promise<boolean> {
+    return this.update(id, 'SET #s = :s, withdrawn_at = :at', { ':s': 'WITHDRAWN', ':at': at, ':from': 'AVAILABLE' }, '#s = :from');
+  }
+
+  /** SUBMITTED or AVAILABLE → a later V3 status the registry reports (GROUPED, ARCHIVED, WITHDRAWN…). */
+  async markRegistryStatus(id: string, status: DdsV3Status, at: string): Promise<boolean> {
+    return this.update(
+      id,
+      'SET #s = :s, registry_status_at = :at',
+      { ':s': status, ':at': at, ':a': 'SUBMITTED', ':b': 'AVAILABLE' },
+      '#s IN (:a, :b)',
+    );
+  }
+
+  private async update(
+    id: string,
+    expression: string,
+    values: Record<string, unknown>,
+    condition: string,
+    names: Record<string, string> = { '#s': 'status' },
+  ): Promise<boolean> {
     try {
       await documentClient().send(
         new UpdateCommand({
@@ -88,7 +128,7 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
           Key: keys.dds(id),
           UpdateExpression: expression,
           ConditionExpression: condition,
-          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
       );

@@ -85,3 +85,35 @@ export const getDdsEvidenceRoute = /* @__PURE__ */ defineRoute({
   responses: { '200': V.EvidencePackViewSchema },
   notFound: ['DDS_NOT_FOUND'],
 });
+
+/** /eudr/dds/{id}/amend */
+export const amendDdsRoute = /* @__PURE__ */ defineRoute({
+  method: 'POST',
+  path: '/eudr/dds/{id}/amend',
+  fn: 'amend-dds',
+  auth: 'jwt',
+  roles: ['ADMIN', 'COOPERATIVE'],
+  needs: ['table:write', 'dds-filing-queue:send', 'eudr-registry'],
+  summary: 'Amend a due diligence statement: rebuilt from the current records and sent with the EU Information System amendDds.',
+  pathParams: DdsIdParam,
+  notes:
+    "Roles as POST /eudr/generate-dds: ADMIN; COOPERATIVE of the statement. No body. The statement must be AVAILABLE (else 422 DDS_NOT_AVAILABLE) and submitted at most 72 hours ago (else 422 DDS_AMENDMENT_WINDOW_CLOSED); when the Information System reports it locked (used for customs clearance): 422 DDS_LOCKED. It is rebuilt from the current records with generation's checks (a purchase order's batches and farmers, or the batch and its farmer: GFW_CHECK_FAILED, GEOMETRY_RULE_VIOLATED, DUPLICATE_PLOT, DDS_TOO_LARGE as there), sent with V3 amendDds, and recorded SUBMITTED again with its new XML and `ipfs_cid`, `amendments` counted and `amended_at`; the filer polls until it is AVAILABLE again with the same reference number. Answer 200: the statement as GET /eudr/dds/{id}. A concurrent change: 409 DUPLICATE_REQUEST.",
+  responses: { '200': V.DdsViewSchema },
+  notFound: ['DDS_NOT_FOUND'],
+});
+
+/** /eudr/dds/{id}/withdraw */
+export const withdrawDdsRoute = /* @__PURE__ */ defineRoute({
+  method: 'POST',
+  path: '/eudr/dds/{id}/withdraw',
+  fn: 'withdraw-dds',
+  auth: 'jwt',
+  roles: ['ADMIN', 'COOPERATIVE'],
+  needs: ['table:write', 'eudr-registry'],
+  summary: 'Withdraw a due diligence statement with the EU Information System withdrawDds.',
+  pathParams: DdsIdParam,
+  notes:
+    'Roles as POST /eudr/generate-dds: ADMIN; COOPERATIVE of the statement. No body. The statement must be AVAILABLE (else 422 DDS_NOT_AVAILABLE) and submitted at most 72 hours ago (else 422 DDS_AMENDMENT_WINDOW_CLOSED); when the Information System reports it locked: 422 DDS_LOCKED. Sent with V3 withdrawDds; the statement becomes WITHDRAWN (`withdrawn_at`; its reference number stays on the record). Answer 200: the statement as GET /eudr/dds/{id}. A concurrent change: 409 DUPLICATE_REQUEST.',
+  responses: { '200': V.DdsViewSchema },
+  notFound: ['DDS_NOT_FOUND'],
+});

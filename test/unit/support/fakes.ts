@@ -152,6 +152,9 @@ export function fakeDdsStore(over: Partial<DdsStore> = {}): DdsStore {
     markSubmitted: () => unexpected('dds.markSubmitted'),
     markAvailable: () => unexpected('dds.markAvailable'),
     markRejected: () => unexpected('dds.markRejected'),
+    markAmended: () => unexpected('dds.markAmended'),
+    markWithdrawn: () => unexpected('dds.markWithdrawn'),
+    markRegistryStatus: () => unexpected('dds.markRegistryStatus'),
     ...over,
   };
 }
@@ -252,6 +255,8 @@ export function fakeDdsRegistry(over: Partial<DdsRegistry> = {}): DdsRegistry {
   return {
     submit: () => unexpected('ddsRegistry.submit'),
     status: () => unexpected('ddsRegistry.status'),
+    amend: () => unexpected('ddsRegistry.amend'),
+    withdraw: () => unexpected('ddsRegistry.withdraw'),
     ...over,
   };
 }
