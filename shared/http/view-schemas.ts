@@ -149,6 +149,10 @@ export const BatchViewSchema = v.object({
   chain_tx_hash: NStr,
   stage_history: v.array(StageHistoryViewSchema),
   dds_eligible: v.boolean(),
+  dds: v.pipe(
+    v.nullable(v.object({ dds_id: Str, reference_number: Str, verification_number: Str })),
+    v.description("the due diligence statement covering the batch (its own or its purchase order's) once AVAILABLE, else null"),
+  ),
   payment_status: Str,
   payment_amount_ugx: Ugx,
   audit_log_length: Int,

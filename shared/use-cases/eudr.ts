@@ -161,6 +161,11 @@ export async function fileDds(
 ): Promise<void> {
   let d = await deps.dds.get(ddsId);
   if (!d) throw new Error(`DDS ${ddsId} not found`);
+  if (d.status === 'AVAILABLE') {
+    // A redelivery after AVAILABLE: the covered batches may not all carry the numbers yet.
+    await recordOnBatches(deps, d, d.reference_number!, d.verification_number!);
+    return;
+  }
   if (d.status !== 'PENDING_FILING' && d.status !== 'SUBMITTED') return;
   if (d.status === 'PENDING_FILING') {
     try {
@@ -208,7 +213,9 @@ export async function fileDds(
   }
   if (info.status !== 'AVAILABLE' || !info.reference_number || !info.verification_number)
     throw new Error(`DDS ${ddsId} filed as ${d.registry_uuid}; numbers not available yet`);
-  if (await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, at)) {
+  const becameAvailable = await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, at);
+  await recordOnBatches(deps, d, info.reference_number, info.verification_number);
+  if (becameAvailable) {
     metrics.count('DdsFilings', { outcome: 'AVAILABLE' });
     const what = d.batch_id !== null ? `batch ${d.batch_id}` : `purchase order ${d.purchase_order_id}`;
     await deps.notifier.publish({
@@ -217,6 +224,34 @@ export async function fileDds(
       attributes: { cooperative_id: d.cooperative_id, event: 'dds.available', dds_id: ddsId },
     });
   }
+}
+
+/** Covered batches recorded at once while a statement's numbers reach them. */
+const RECORD_CONCURRENCY = 8;
+
+/**
+ * The numbers of an AVAILABLE statement on every batch it covers (docs/api/eudr.md#the-reference-on-every-batch):
+ * the batch's `dds` and a DDS_AVAILABLE audit entry, each batch once (`recordOnBatch` is idempotent).
+ */
+async function recordOnBatches(
+  deps: { dds: DdsStore; now: () => Date },
+  d: DdsRecord,
+  reference: string,
+  verification: string,
+): Promise<void> {
+  const batches = d.batch_ids ?? (d.batch_id !== null ? [d.batch_id] : []);
+  const ref = { dds_id: d.dds_id, reference_number: reference, verification_number: verification };
+  const at = deps.now().toISOString();
+  let next = 0;
+  let recorded = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const b = batches[next++]!;
+      if (await deps.dds.recordOnBatch(b, ref, at)) recorded++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECORD_CONCURRENCY, batches.length) }, worker));
+  if (recorded > 0) logger.info('DDS numbers recorded on its batches', { dds_id: d.dds_id, batches: batches.length, recorded });
 }
 
 /** V3 statuses after AVAILABLE that the filer records as they are (the Information System's word). */

@@ -130,6 +130,42 @@ describe('a statement per purchase order', () => {
     ]);
     process.stdout.write(`purchase order DDS ${gen.body.dds_id} AVAILABLE ${Date.now() - t0} ms after generation\n`);
 
+    // The numbers reach every covered batch: GET /batch/{id}, its audit log (DDS_AVAILABLE, hash-chained), the public trace page.
+    const numbers = {
+      dds_id: gen.body.dds_id,
+      reference_number: available.body.reference_number,
+      verification_number: available.body.verification_number,
+    };
+    for (const b of batches) {
+      const batch = await waitFor(
+        () => api('GET', `/batch/${b}`, { token: ctx.coop }),
+        (r) => r.body.dds !== null,
+        20_000,
+        200,
+      );
+      expect(batch.body.dds).toEqual(numbers);
+      // Anchored like any entry: verified once the next periodic anchor covers it.
+      const audit = await waitFor(
+        () => api('GET', `/batch/${b}/audit`, { token: ctx.coop }),
+        (r) => r.body.verified === true,
+        30_000,
+        500,
+      ).catch(async (e) => {
+        const last = await api('GET', `/batch/${b}/audit`, { token: ctx.coop });
+        throw new Error(`${(e as Error).message}: ${JSON.stringify(last.body.checks ?? last.body).slice(0, 1500)}`);
+      });
+      const entries = audit.body.entries.filter((e: { type: string }) => e.type === 'DDS_AVAILABLE');
+      expect(entries.map((e: { payload: unknown }) => e.payload)).toEqual([numbers]);
+      expect(entries[0].anchor).not.toBeNull();
+      const trace = await api('GET', `/trace/${b}`, { headers: { accept: 'application/json' } });
+      expect([trace.body.dds_reference_number, trace.body.dds_verification_number]).toEqual([
+        numbers.reference_number,
+        numbers.verification_number,
+      ]);
+    }
+    const html = await api('GET', `/trace/${batches[0]}`, { headers: { accept: 'text/html' } });
+    expect(String(html.body)).toContain(numbers.reference_number);
+
     // Amended (rebuilt from the records, V3 amendDds): SUBMITTED again, then AVAILABLE with the same reference number.
     expect((await api('POST', `/eudr/dds/${gen.body.dds_id}/amend`, { token: other.coop })).status).toBe(403);
     const amended = await api('POST', `/eudr/dds/${gen.body.dds_id}/amend`, { token: ctx.coop });
@@ -142,6 +178,8 @@ describe('a statement per purchase order', () => {
     );
     expect(reavailable.body.reference_number).toBe(available.body.reference_number);
     expect(reavailable.body.verification_number).toBe(available.body.verification_number);
+    const afterAmend = await api('GET', `/batch/${batches[0]}/audit`, { token: ctx.coop });
+    expect(afterAmend.body.entries.filter((e: { type: string }) => e.type === 'DDS_AVAILABLE')).toHaveLength(1);
 
     // Withdrawn (V3 withdrawDds): WITHDRAWN; a second withdrawal or an amendment is refused.
     const withdrawn = await api('POST', `/eudr/dds/${gen.body.dds_id}/withdraw`, { token: ctx.coop });

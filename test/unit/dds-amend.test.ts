@@ -191,3 +191,32 @@ describe('fileDds: the first status poll waits DDS_POLL_DELAY_S after the submis
     expect(polls[0]).toBeGreaterThanOrEqual(190);
   });
 });
+
+describe('fileDds: the numbers reach every batch a statement covers', () => {
+  it('records them on each batch of a purchase order once AVAILABLE, and again on a redelivery (idempotent store call)', async () => {
+    const recorded: string[] = [];
+    let d = record({ status: 'SUBMITTED', filed_at: new Date(0).toISOString(), batch_ids: ['BATCH-2026-000001', 'BATCH-2026-000002'] });
+    const deps = {
+      dds: fakeDdsStore({
+        get: async () => d,
+        markAvailable: async () => {
+          d = { ...d, status: 'AVAILABLE', reference_number: '26DEABCDEFGHIJ', verification_number: 'ABCDEFGH' };
+          return true;
+        },
+        recordOnBatch: async (b, ref) => {
+          recorded.push(`${b}:${ref.reference_number}:${ref.verification_number}`);
+          return true;
+        },
+      }),
+      registry: fakeDdsRegistry({
+        status: async () => ({ status: 'AVAILABLE', reference_number: '26DEABCDEFGHIJ', verification_number: 'ABCDEFGH' }),
+      }),
+      notifier: fakeNotifier({ publish: async () => ({ messageId: 'm-1' }) }),
+      now: () => new Date(),
+    };
+    await fileDds(deps, d.dds_id);
+    expect(recorded.sort()).toEqual(['BATCH-2026-000001:26DEABCDEFGHIJ:ABCDEFGH', 'BATCH-2026-000002:26DEABCDEFGHIJ:ABCDEFGH']);
+    await fileDds(deps, d.dds_id);
+    expect(recorded).toHaveLength(4);
+  });
+});

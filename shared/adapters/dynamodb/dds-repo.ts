@@ -1,10 +1,14 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DdsOfBatchReader, DdsStore, DdsV3Status } from '../../domain/ports/eudr';
 import type { DdsRecord } from '../../domain/dds';
+import { transactWithAudit } from './audit-append';
 import { keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-/** Due diligence statements: one per batch (a guard item), filed once. */
+/** Thrown inside an append when the batch already carries the statement's numbers. */
+class AlreadyRecorded extends Error {}
+
+/** Due diligence statements: one per batch or purchase order (a guard item), filed once. */
 export class DdsRepository implements DdsStore, DdsOfBatchReader {
   /** Stores a new DDS; returns the existing DDS id of its batch (or purchase order) instead when it already has one. */
   async create(dds: DdsRecord): Promise<string | null> {
@@ -97,6 +101,37 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
       '#s = :from',
       names,
     );
+  }
+
+  /**
+   * The statement's numbers on a covered batch (`dds`) with a DDS_AVAILABLE audit entry, one
+   * transaction (transactWithAudit); false when the batch already carries them (checked on every
+   * read of its head, so a redelivered filing appends nothing twice).
+   */
+  async recordOnBatch(
+    batchId: string,
+    dds: { dds_id: string; reference_number: string; verification_number: string },
+    at: string,
+  ): Promise<boolean> {
+    const same = (head: Record<string, unknown>) => {
+      const d = head.dds as typeof dds | undefined;
+      return d?.dds_id === dds.dds_id && d.reference_number === dds.reference_number && d.verification_number === dds.verification_number;
+    };
+    try {
+      await transactWithAudit({
+        batchId,
+        items: [],
+        entry: { type: 'DDS_AVAILABLE', at, actor: 'dds-filer', payload: { ...dds } },
+        batchSet: { expression: 'dds = :dds', values: { ':dds': { ...dds } } },
+        checkHead: (head) => {
+          if (same(head)) throw new AlreadyRecorded();
+        },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof AlreadyRecorded) return false;
+      throw err;
+    }
   }
 
   /** AVAILABLE → WITHDRAWN. */

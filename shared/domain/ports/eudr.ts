@@ -21,6 +21,16 @@ export interface DdsStore {
    * XML and CID), counting the amendment; false when it was no longer AVAILABLE.
    */
   markAmended(id: string, changes: Partial<DdsRecord>, at: string): Promise<boolean>;
+  /**
+   * Records an AVAILABLE statement's numbers on a batch it covers (the batch's `dds`) with a
+   * DDS_AVAILABLE entry appended to the batch's audit log (anchored like any entry), in one
+   * transaction; false (nothing written) when the batch already carries these numbers of this statement.
+   */
+  recordOnBatch(
+    batchId: string,
+    dds: { dds_id: string; reference_number: string; verification_number: string },
+    at: string,
+  ): Promise<boolean>;
   /** AVAILABLE → WITHDRAWN; false when it was no longer AVAILABLE. */
   markWithdrawn(id: string, at: string): Promise<boolean>;
   /** Records a later V3 status the registry reports (GROUPED, ARCHIVED, WITHDRAWN…) of a SUBMITTED or AVAILABLE statement; false otherwise. */

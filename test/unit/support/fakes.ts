@@ -155,6 +155,8 @@ export function fakeDdsStore(over: Partial<DdsStore> = {}): DdsStore {
     markAmended: () => unexpected('dds.markAmended'),
     markWithdrawn: () => unexpected('dds.markWithdrawn'),
     markRegistryStatus: () => unexpected('dds.markRegistryStatus'),
+    // The per-batch record of an AVAILABLE statement: every filing that reaches AVAILABLE does it.
+    recordOnBatch: async () => true,
     ...over,
   };
 }
