@@ -1,3 +1,4 @@
+import type { Caller } from '../../shared/domain/caller';
 import { SoapDdsRegistry } from '../../shared/adapters/eudr/soap-dds-registry';
 import { submitDdsRequestXml } from '../../shared/adapters/eudr/submit-dds-xml';
 import { buildShipmentStatement } from '../../shared/domain/dds-shipment';
@@ -7,7 +8,15 @@ import { startDdsRegistrySandbox, type DdsRegistrySandbox, type DdsRegistrySandb
 import { amendDds, withdrawDds, type DdsAmendDeps } from '../../shared/use-cases/eudr-amend';
 import { fileDds } from '../../shared/use-cases/eudr';
 import { domainErrorOf, onTheWire } from './support/errors';
-import { fakeDdsRegistry, fakeDdsStore, fakeNotifier } from './support/fakes';
+import {
+  fakeBatchStore,
+  fakeCustodyStore,
+  fakeDdsRegistry,
+  fakeDdsStore,
+  fakeNotifier,
+  fakeRegistryStore,
+  fakeWorkQueue,
+} from './support/fakes';
 
 const creds = { username: 'amend-user', authKey: 'amend-key', clientId: 'eudr-test' };
 const farmer = (id: string, lat: number): Farmer =>
@@ -46,7 +55,7 @@ function xml(description?: string, weight = 100): string {
 }
 
 async function until<T>(fn: () => Promise<T>, ok: (t: T) => boolean): Promise<T> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 400; i++) {
     const t = await fn();
     if (ok(t)) return t;
     await new Promise((r) => setTimeout(r, 20));
@@ -58,7 +67,7 @@ describe('amendDds and withdrawDds: the SOAP adapter against the registry sandbo
   let sandbox: DdsRegistrySandbox | undefined;
   afterEach(async () => sandbox?.stop());
   async function start(over: Partial<DdsRegistrySandboxOptions> = {}) {
-    sandbox = await startDdsRegistrySandbox({ ...creds, availableAfterMs: 100, ...over });
+    sandbox = await startDdsRegistrySandbox({ ...creds, availableAfterMs: 1000, ...over });
     return new SoapDdsRegistry({ endpoint: sandbox.url, ...creds });
   }
   async function available(registry: SoapDdsRegistry, body = xml()) {
@@ -124,14 +133,26 @@ const record = (over: Partial<DdsRecord> = {}): DdsRecord =>
     ...over,
   }) as DdsRecord;
 
+/** Amendment ports: every one refusing unexpected calls, but the given ones. */
+function amendDeps(over: Pick<DdsAmendDeps, 'dds' | 'ddsRegistry' | 'now'>): DdsAmendDeps {
+  return {
+    batches: fakeBatchStore(),
+    registry: fakeRegistryStore(),
+    custody: fakeCustodyStore(),
+    documents: {
+      submitRequestXml: () => {
+        throw new Error('unexpected call: documents.submitRequestXml');
+      },
+    },
+    filingQueue: fakeWorkQueue('dds-filing'),
+    ...over,
+  };
+}
+
 describe('amendDds / withdrawDds use cases', () => {
-  const admin = { role: 'ADMIN', sub: 'admin' } as never;
+  const admin: Caller = { sub: 'admin', role: 'ADMIN', duties: [] };
   function deps(d: DdsRecord, now: string): DdsAmendDeps {
-    return {
-      dds: fakeDdsStore({ get: async () => d }),
-      ddsRegistry: fakeDdsRegistry(),
-      now: () => new Date(now),
-    } as unknown as DdsAmendDeps;
+    return amendDeps({ dds: fakeDdsStore({ get: async () => d }), ddsRegistry: fakeDdsRegistry(), now: () => new Date(now) });
   }
 
   it('refuses 72 hours after submission without calling the Information System (422 DDS_AMENDMENT_WINDOW_CLOSED)', async () => {
@@ -151,7 +172,7 @@ describe('amendDds / withdrawDds use cases', () => {
 
   it('withdraws within the window: withdrawDds, then WITHDRAWN; a concurrent change is 409 DUPLICATE_REQUEST', async () => {
     const withdrawn: string[] = [];
-    const d = {
+    const d = amendDeps({
       dds: fakeDdsStore({
         get: async () => record(),
         markWithdrawn: async (id) => {
@@ -161,7 +182,7 @@ describe('amendDds / withdrawDds use cases', () => {
       }),
       ddsRegistry: fakeDdsRegistry({ withdraw: async () => ({ status: 'WITHDRAWN' }) }),
       now: () => new Date('2026-11-26T23:59:00.000Z'),
-    } as unknown as DdsAmendDeps;
+    });
     await withdrawDds(d, admin, 'DDS-PO-1');
     expect(withdrawn).toEqual(['DDS-PO-1']);
     expect((await domainErrorOf(withdrawDds(d, admin, 'DDS-PO-1'))).code).toBe('DUPLICATE_REQUEST');
