@@ -419,6 +419,8 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   ANCHOR_INTERVAL_S:
     "tunable, default 300: seconds between periodic audit anchors (docs/api/anchoring.md#anchoring-of-the-audit-log): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule's intervalVariable",
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
+  DDS_POLL_DELAY_S:
+    'tunable, default 10: seconds the DDS filer waits after submitting (or amending) a statement before its first status poll of the EU Information System (locally scaled by LOCAL_TIME_SCALE)',
   SECRET_CACHE_TTL_S:
     'tunable, default 300: seconds a secret read from Secrets Manager is kept before it is read again (shared/config.ts), so a rotated inbound webhook secret is picked up without a redeploy',
   LEDGER_WRITE_MAX_ATTEMPTS:

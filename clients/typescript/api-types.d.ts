@@ -70,7 +70,7 @@ export interface paths {
         put?: never;
         /**
          * Register a farmer and forest-check the farm.
-         * @description Phone: a Ugandan mobile number in E.164 (+2567…), optional, shown masked. The farm: WGS84 GeoJSON positions [lng, lat]; more than 4 ha needs a `polygon` (closed ring, at least 4 positions, not self-intersecting), whose geodesic area is recorded as `computed_area_ha`. The farm is forest-checked at registration (`gfw_status` CLEAR or FLAGGED with the dataset used; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). The farmer ID is checked with the national farmer registry (MAAIF): unknown there → 400; registry not answering → 202 `MAAIF_API_UNAVAILABLE` with `job_id` and the farmer recorded as pending (not usable for batches or payouts) until the job completes.
+         * @description Phone: a Ugandan mobile number in E.164 (+2567…), optional, shown masked. The farm: WGS84 GeoJSON positions [lng, lat]; more than 4 ha needs a `polygon` (closed ring, at least 4 positions, not self-intersecting), whose geodesic area is recorded as `computed_area_ha`. The EU Information System geometry rules apply too (400 GEOMETRY_RULE_VIOLATED, `details[].rule` naming the rule): no holes, no repeated consecutive position, still a valid polygon once every coordinate is cut to 6 decimals, every position and the GPS point inside Uganda. The farm is forest-checked at registration (`gfw_status` CLEAR or FLAGGED with the dataset used; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). The farmer ID is checked with the national farmer registry (MAAIF): unknown there → 400; registry not answering → 202 `MAAIF_API_UNAVAILABLE` with `job_id` and the farmer recorded as pending (not usable for batches or payouts) until the job completes.
          */
         post: operations["register-farmer"];
         delete?: never;
@@ -601,8 +601,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Generate a batch's due diligence statement and file it with the EU Information System.
-         * @description Roles: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), keeps them privately (the statement holds full names and exact plots: it is read with a token through GET /eudr/dds/{id} and GET /eudr/dds/{id}/xml, never served by GET /ipfs nor pinned to IPFS; `ipfs_cid` is the CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`, its content address) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `status` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
+         * Generate the due diligence statement of a batch or of a purchase order (a shipment) and file it with the EU Information System.
+         * @description Body: `{batch_id}` (a batch's statement) or `{purchase_order_id}` (a shipment's statement), never both; optional `description` (at most 150 characters). A purchase order: ADMIN; COOPERATIVE of the order. It must be CONFIRMED (PO_NOT_CONFIRMED; unknown: PO_NOT_FOUND) and name the EU importer (`buyer_operator`, else BATCH_NOT_ELIGIBLE); every batch MILLED or later with its `outturn_kg` (BATCH_NOT_ELIGIBLE naming them). One producer per farmer with all of that farmer's plots and the summed green weight; net mass = Σ MILLED `outturn_kg`; HS 0901; the description names the grades. Refused: a farm not CLEAR (GFW_CHECK_FAILED, `details.farmers` naming every one), a stored plot breaking the geolocation rules (VALIDATION_ERROR or GEOMETRY_RULE_VIOLATED, paths `producers.<farmer_id>.farm…`), two farmers with identical plots (DUPLICATE_PLOT, `details.plots` naming both), more than 10,000 producers or 25 MB of base64 GeoJSON (DDS_TOO_LARGE). Above 1,000 producers the XML has one commodity per 1,000 producers, each with its producers' green weight. One statement per order: `DDS-<purchase_order_id>`, with `purchase_order_id` and `batch_ids`. A batch: ADMIN; COOPERATIVE of the batch. The batch must be GRADED or later (BATCH_NOT_ELIGIBLE) and on a purchase order naming the EU importer (`buyer_operator`, also BATCH_NOT_ELIGIBLE otherwise); its farm must be CLEAR (GFW_CHECK_FAILED). Builds the JSON record and the SubmitDdsRequest XML (EU Information System V3 schema: activity IMPORT, HS 0901, net weight, country of production UG, each producer with its base64 GeoJSON plot), keeps them privately (the statement holds full names and exact plots: it is read with a token through GET /eudr/dds/{id} and GET /eudr/dds/{id}/xml, never served by GET /ipfs nor pinned to IPFS; `ipfs_cid` is the CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`, its content address) and queues the filing. Answer: 202 with `error.code` DDS_TRACES_PENDING and `dds_id`, `status` beside `error`; one statement per batch (a repeat returns the same one; 200 once AVAILABLE). GET /eudr/dds/{id} then shows SUBMITTED, AVAILABLE with `reference_number` and `verification_number`, or REJECTED with `rejection_reason`.
          */
         post: operations["generate-dds"];
         delete?: never;
@@ -654,11 +654,51 @@ export interface paths {
         };
         /**
          * The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch's trail and audit anchors, as canonical JSON with its CID.
-         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). The evidence pack an EU importer hands an authority, one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit: `{tx_hash, block_number}` for the mint and stage entries (their own transactions), `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` for the others (the periodic AuditAnchor transaction, the Merkle root and the head's proof), null until the next periodic anchor covers the entry. Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
+         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown id: 404 DDS_NOT_FOUND). Built for a batch's statement; a purchase order's statement: 422 BATCH_NOT_ELIGIBLE. The evidence pack an EU importer hands an authority, one JSON document: `{pack_version: 1, dds (as GET /eudr/dds/{id}), batch: {batch_id, token_id, cooperative_id, farmer_id, grade, weight_kg, moisture_pct, stage, mint_tx_hash, purchase_order_id}, forest_checks: [{farmer_id, status, checked_at, dataset: {name, version}}] (one per producer, as last recorded by the forest check), trail: [{stage, at, evidence_ipfs_cid, chain_tx_hash, audit_log_sequence_number}], audit: {head: {sequence_number, hash}, entries: [{sequence_number, type, at, prev_hash, hash, anchor}]}}` — `anchor` as on GET /batch/{id}/audit: `{tx_hash, block_number}` for the mint and stage entries (their own transactions), `{tx_hash, block_number, root, proof, head_sequence_number, head_hash}` for the others (the periodic AuditAnchor transaction, the Merkle root and the head's proof), null until the next periodic anchor covers the entry. Audit entries go without their payloads and the batch without its payment fields: no phone number or payout amount. The body is the RFC 8785 canonical JSON (UTF-8) of the pack, built only from stored records and the ledger (no generation time), so the same trail always gives the same bytes. Its CID is in the `X-Evidence-Pack-CID` header and the strong `ETag: "<cid>"`: a CIDv1 with codec raw (0x55) over the multihash sha2-256 of exactly the body bytes, base32 (`bafkrei…`). To recompute it: sha256 of the body bytes as received → CIDv1 raw (with multiformats: `CID.create(1, 0x55, await sha256.digest(bytes)).toString()`; or `ipfs add --cid-version 1 --raw-leaves` of the saved file, up to 256 KiB). The pack changes, and so its CID, when the trail does (a stage, an anchor, the DDS filing state or pin status). 503 LEDGER_UNAVAILABLE when the ledger cannot be read for the anchors.
          */
         get: operations["get-dds-evidence"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/eudr/dds/{id}/amend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Amend a due diligence statement: rebuilt from the current records and sent with the EU Information System amendDds.
+         * @description Roles as POST /eudr/generate-dds: ADMIN; COOPERATIVE of the statement. No body. The statement must be AVAILABLE (else 422 DDS_NOT_AVAILABLE) and submitted at most 72 hours ago (else 422 DDS_AMENDMENT_WINDOW_CLOSED); when the Information System reports it locked (used for customs clearance): 422 DDS_LOCKED. It is rebuilt from the current records with generation's checks (a purchase order's batches and farmers, or the batch and its farmer: GFW_CHECK_FAILED, GEOMETRY_RULE_VIOLATED, DUPLICATE_PLOT, DDS_TOO_LARGE as there), sent with V3 amendDds, and recorded SUBMITTED again with its new XML and `ipfs_cid`, `amendments` counted and `amended_at`; the filer polls until it is AVAILABLE again with the same reference number. Answer 200: the statement as GET /eudr/dds/{id}. A concurrent change: 409 DUPLICATE_REQUEST.
+         */
+        post: operations["amend-dds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/eudr/dds/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a due diligence statement with the EU Information System withdrawDds.
+         * @description Roles as POST /eudr/generate-dds: ADMIN; COOPERATIVE of the statement. No body. The statement must be AVAILABLE (else 422 DDS_NOT_AVAILABLE) and submitted at most 72 hours ago (else 422 DDS_AMENDMENT_WINDOW_CLOSED); when the Information System reports it locked: 422 DDS_LOCKED. Sent with V3 withdrawDds; the statement becomes WITHDRAWN (`withdrawn_at`; its reference number stays on the record). Answer 200: the statement as GET /eudr/dds/{id}. A concurrent change: 409 DUPLICATE_REQUEST.
+         */
+        post: operations["withdraw-dds"];
         delete?: never;
         options?: never;
         head?: never;
@@ -898,7 +938,7 @@ export interface paths {
         };
         /**
          * The public trace page of a batch (no token): HTML, or JSON with Accept: application/json.
-         * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number, dds_verification_number (of the statement covering the batch, its own or its purchase order's, once AVAILABLE; else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace"];
         put?: never;
@@ -918,7 +958,7 @@ export interface paths {
         };
         /**
          * The QR code (SVG) of the batch's public trace page URL.
-         * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
+         * @description Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number, dds_verification_number (of the statement covering the batch, its own or its purchase order's, once AVAILABLE; else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).
          */
         get: operations["get-trace-qr-svg"];
         put?: never;
@@ -1165,7 +1205,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                 message: string;
                 /**
                  * Format: uri
@@ -1989,7 +2029,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
                             /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
@@ -2046,7 +2086,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. GEOMETRY_RULE_VIOLATED: A plot breaks one of the EU Information System's geometry rules: `details[].rule` names it (NO_HOLES, NO_REPEATED_POSITION, VALID_AT_6_DECIMALS, INSIDE_UGANDA). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4029,6 +4069,12 @@ export interface operations {
                             evidence_pin_status: ("PENDING" | "PINNED" | "FAILED") | null;
                         }[];
                         dds_eligible: boolean;
+                        /** @description the due diligence statement covering the batch (its own or its purchase order's) once AVAILABLE, else null */
+                        dds: {
+                            dds_id: string;
+                            reference_number: string;
+                            verification_number: string;
+                        } | null;
                         payment_status: string;
                         /** @description UGX, whole shillings */
                         payment_amount_ugx: number;
@@ -6143,6 +6189,9 @@ export interface operations {
                 "application/json": {
                     batch_id: string;
                     description?: string;
+                } | {
+                    purchase_order_id: string;
+                    description?: string;
                 };
             };
         };
@@ -6157,6 +6206,8 @@ export interface operations {
                      * @example {
                      *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
                      *       "batch_id": "BATCH-2026-000001",
+                     *       "purchase_order_id": null,
+                     *       "batch_ids": null,
                      *       "status": "AVAILABLE",
                      *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
                      *       "activity_type": "IMPORT",
@@ -6178,6 +6229,7 @@ export interface operations {
                      *           "farmer_id": "UG-BUD-004512",
                      *           "name": "Nabulo Mirembe",
                      *           "country": "UG",
+                     *           "net_weight_kg": null,
                      *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
                      *         }
                      *       ],
@@ -6209,7 +6261,12 @@ export interface operations {
                      */
                     "application/json": {
                         dds_id: string;
-                        batch_id: string;
+                        /** @description the batch of a batch's statement; null for a purchase order's */
+                        batch_id: string | null;
+                        /** @description the purchase order of a shipment's statement; null for a batch's */
+                        purchase_order_id: string | null;
+                        /** @description the batches a purchase order's statement covers; null for a batch's */
+                        batch_ids: string[] | null;
                         status: string;
                         internal_reference_number: string;
                         activity_type: string;
@@ -6230,6 +6287,8 @@ export interface operations {
                             farmer_id: string;
                             name: string;
                             country: string;
+                            /** @description green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's */
+                            net_weight_kg: number | null;
                             /** @description the producer's plots (GeoJSON) */
                             geolocation_geojson: {
                                 /** @constant */
@@ -6274,7 +6333,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
                             /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
@@ -6288,7 +6347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. GEOMETRY_RULE_VIOLATED: A plot breaks one of the EU Information System's geometry rules: `details[].rule` names it (NO_HOLES, NO_REPEATED_POSITION, VALID_AT_6_DECIMALS, INSIDE_UGANDA). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6315,7 +6374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description BATCH_NOT_FOUND: batch_id not recognised. */
+            /** @description BATCH_NOT_FOUND: batch_id not recognised. PO_NOT_FOUND: Purchase order not recognised. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6342,7 +6401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. BATCH_NOT_ELIGIBLE: Batch stage too low for the operation. */
+            /** @description GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. DDS_TOO_LARGE: The statement would exceed the EU Information System's limits: 10,000 producers or 25 MB of geolocation. DUPLICATE_PLOT: Two farmers of the statement have identical plot geometries (`details` names both). BATCH_NOT_ELIGIBLE: Batch stage too low for the operation. PO_NOT_CONFIRMED: Purchase order exists but is not confirmed. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6394,6 +6453,8 @@ export interface operations {
                      * @example {
                      *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
                      *       "batch_id": "BATCH-2026-000001",
+                     *       "purchase_order_id": null,
+                     *       "batch_ids": null,
                      *       "status": "AVAILABLE",
                      *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
                      *       "activity_type": "IMPORT",
@@ -6415,6 +6476,7 @@ export interface operations {
                      *           "farmer_id": "UG-BUD-004512",
                      *           "name": "Nabulo Mirembe",
                      *           "country": "UG",
+                     *           "net_weight_kg": null,
                      *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
                      *         }
                      *       ],
@@ -6446,7 +6508,12 @@ export interface operations {
                      */
                     "application/json": {
                         dds_id: string;
-                        batch_id: string;
+                        /** @description the batch of a batch's statement; null for a purchase order's */
+                        batch_id: string | null;
+                        /** @description the purchase order of a shipment's statement; null for a batch's */
+                        purchase_order_id: string | null;
+                        /** @description the batches a purchase order's statement covers; null for a batch's */
+                        batch_ids: string[] | null;
                         status: string;
                         internal_reference_number: string;
                         activity_type: string;
@@ -6467,6 +6534,8 @@ export interface operations {
                             farmer_id: string;
                             name: string;
                             country: string;
+                            /** @description green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's */
+                            net_weight_kg: number | null;
                             /** @description the producer's plots (GeoJSON) */
                             geolocation_geojson: {
                                 /** @constant */
@@ -6648,6 +6717,8 @@ export interface operations {
                      *       "dds": {
                      *         "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
                      *         "batch_id": "BATCH-2026-000001",
+                     *         "purchase_order_id": null,
+                     *         "batch_ids": null,
                      *         "status": "AVAILABLE",
                      *         "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
                      *         "activity_type": "IMPORT",
@@ -6669,6 +6740,7 @@ export interface operations {
                      *             "farmer_id": "UG-BUD-004512",
                      *             "name": "Nabulo Mirembe",
                      *             "country": "UG",
+                     *             "net_weight_kg": null,
                      *             "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
                      *           }
                      *         ],
@@ -6779,7 +6851,12 @@ export interface operations {
                         pack_version: 1;
                         dds: {
                             dds_id: string;
-                            batch_id: string;
+                            /** @description the batch of a batch's statement; null for a purchase order's */
+                            batch_id: string | null;
+                            /** @description the purchase order of a shipment's statement; null for a batch's */
+                            purchase_order_id: string | null;
+                            /** @description the batches a purchase order's statement covers; null for a batch's */
+                            batch_ids: string[] | null;
                             status: string;
                             internal_reference_number: string;
                             activity_type: string;
@@ -6800,6 +6877,8 @@ export interface operations {
                                 farmer_id: string;
                                 name: string;
                                 country: string;
+                                /** @description green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's */
+                                net_weight_kg: number | null;
                                 /** @description the producer's plots (GeoJSON) */
                                 geolocation_geojson: {
                                     /** @constant */
@@ -6909,6 +6988,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description BATCH_NOT_ELIGIBLE: Batch stage too low for the operation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
             429: {
                 headers: {
@@ -6934,6 +7022,411 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "amend-dds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Amended: SUBMITTED again with the rebuilt statement; AVAILABLE again with the same reference number. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dds_id": "DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "batch_id": null,
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001",
+                     *         "BATCH-2026-000002"
+                     *       ],
+                     *       "status": "SUBMITTED",
+                     *       "internal_reference_number": "DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "activity_type": "IMPORT",
+                     *       "country_of_activity": "DE",
+                     *       "country_of_entry": "DE",
+                     *       "operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "hs_heading": "0901",
+                     *       "description_of_goods": "Green coffee beans, not roasted, not decaffeinated, grades FAQ, screen18, Uganda, purchase order PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "net_weight_kg": 302.4,
+                     *       "country_of_production": "UG",
+                     *       "producers": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "name": "Nabulo Mirembe",
+                     *           "country": "UG",
+                     *           "net_weight_kg": 302.4,
+                     *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
+                     *         }
+                     *       ],
+                     *       "geolocation": {
+                     *         "type": "FeatureCollection",
+                     *         "features": [
+                     *           {
+                     *             "type": "Feature",
+                     *             "properties": {
+                     *               "farmer_id": "UG-BUD-004512",
+                     *               "area_ha": 1.2
+                     *             },
+                     *             "geometry": {
+                     *               "type": "Point",
+                     *               "coordinates": [
+                     *                 34.331245,
+                     *                 1.011812
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "reference_number": "26DEQ7VKZ3HX2M",
+                     *       "verification_number": "K7QW2P9D",
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-22T18:55:10.412Z"
+                     *     }
+                     */
+                    "application/json": {
+                        dds_id: string;
+                        /** @description the batch of a batch's statement; null for a purchase order's */
+                        batch_id: string | null;
+                        /** @description the purchase order of a shipment's statement; null for a batch's */
+                        purchase_order_id: string | null;
+                        /** @description the batches a purchase order's statement covers; null for a batch's */
+                        batch_ids: string[] | null;
+                        status: string;
+                        internal_reference_number: string;
+                        activity_type: string;
+                        country_of_activity: string;
+                        country_of_entry: string;
+                        operator: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        hs_heading: string;
+                        description_of_goods: string;
+                        net_weight_kg: number;
+                        country_of_production: string;
+                        producers: {
+                            farmer_id: string;
+                            name: string;
+                            country: string;
+                            /** @description green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's */
+                            net_weight_kg: number | null;
+                            /** @description the producer's plots (GeoJSON) */
+                            geolocation_geojson: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
+                        }[];
+                        geolocation: {
+                            /** @constant */
+                            type: "FeatureCollection";
+                            features: unknown[];
+                        };
+                        ipfs_cid: string;
+                        reference_number: string | null;
+                        verification_number: string | null;
+                        rejection_reason: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. GEOMETRY_RULE_VIOLATED: A plot breaks one of the EU Information System's geometry rules: `details[].rule` names it (NO_HOLES, NO_REPEATED_POSITION, VALID_AT_6_DECIMALS, INSIDE_UGANDA). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GFW_CHECK_FAILED: Farm failed the deforestation check; manual review required. DDS_TOO_LARGE: The statement would exceed the EU Information System's limits: 10,000 producers or 25 MB of geolocation. DUPLICATE_PLOT: Two farmers of the statement have identical plot geometries (`details` names both). DDS_AMENDMENT_WINDOW_CLOSED: The statement was submitted more than 72 hours ago: the EU Information System no longer allows amending or withdrawing it. DDS_LOCKED: The EU Information System reports the statement locked (used for customs clearance): it cannot be amended or withdrawn. DDS_NOT_AVAILABLE: The statement is not AVAILABLE in the EU Information System (still being filed, rejected or withdrawn): it cannot be amended or withdrawn. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "withdraw-dds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn in the EU Information System. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dds_id": "DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD",
+                     *       "batch_id": "BATCH-2026-000001",
+                     *       "purchase_order_id": null,
+                     *       "batch_ids": null,
+                     *       "status": "WITHDRAWN",
+                     *       "internal_reference_number": "BUGISU-CU-01/BATCH-2026-000001",
+                     *       "activity_type": "IMPORT",
+                     *       "country_of_activity": "DE",
+                     *       "country_of_entry": "DE",
+                     *       "operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "hs_heading": "0901",
+                     *       "description_of_goods": "Green coffee, not roasted, grade screen18, batch BATCH-2026-000001",
+                     *       "net_weight_kg": 182.4,
+                     *       "country_of_production": "UG",
+                     *       "producers": [
+                     *         {
+                     *           "farmer_id": "UG-BUD-004512",
+                     *           "name": "Nabulo Mirembe",
+                     *           "country": "UG",
+                     *           "net_weight_kg": null,
+                     *           "geolocation_geojson": "eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119"
+                     *         }
+                     *       ],
+                     *       "geolocation": {
+                     *         "type": "FeatureCollection",
+                     *         "features": [
+                     *           {
+                     *             "type": "Feature",
+                     *             "properties": {
+                     *               "farmer_id": "UG-BUD-004512",
+                     *               "area_ha": 1.2
+                     *             },
+                     *             "geometry": {
+                     *               "type": "Point",
+                     *               "coordinates": [
+                     *                 34.331245,
+                     *                 1.011812
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ipfs_cid": "bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku",
+                     *       "reference_number": "26DEQ7VKZ3HX2M",
+                     *       "verification_number": "K7QW2P9D",
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-11-22T18:55:10.412Z"
+                     *     }
+                     */
+                    "application/json": {
+                        dds_id: string;
+                        /** @description the batch of a batch's statement; null for a purchase order's */
+                        batch_id: string | null;
+                        /** @description the purchase order of a shipment's statement; null for a batch's */
+                        purchase_order_id: string | null;
+                        /** @description the batches a purchase order's statement covers; null for a batch's */
+                        batch_ids: string[] | null;
+                        status: string;
+                        internal_reference_number: string;
+                        activity_type: string;
+                        country_of_activity: string;
+                        country_of_entry: string;
+                        operator: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        hs_heading: string;
+                        description_of_goods: string;
+                        net_weight_kg: number;
+                        country_of_production: string;
+                        producers: {
+                            farmer_id: string;
+                            name: string;
+                            country: string;
+                            /** @description green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's */
+                            net_weight_kg: number | null;
+                            /** @description the producer's plots (GeoJSON) */
+                            geolocation_geojson: {
+                                /** @constant */
+                                type: "FeatureCollection";
+                                features: unknown[];
+                            };
+                        }[];
+                        geolocation: {
+                            /** @constant */
+                            type: "FeatureCollection";
+                            features: unknown[];
+                        };
+                        ipfs_cid: string;
+                        reference_number: string | null;
+                        verification_number: string | null;
+                        rejection_reason: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_NOT_FOUND: Due diligence statement not recognised. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_AMENDMENT_WINDOW_CLOSED: The statement was submitted more than 72 hours ago: the EU Information System no longer allows amending or withdrawing it. DDS_LOCKED: The EU Information System reports the statement locked (used for customs clearance): it cannot be amended or withdrawn. DDS_NOT_AVAILABLE: The statement is not AVAILABLE in the EU Information System (still being filed, rejected or withdrawn): it cannot be amended or withdrawn. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,5 +1,6 @@
 import { ddsRegistry } from '../../shared/composition/eudr';
 import { ddsRepo, notifier, now } from '../../shared/composition/platform';
+import { envOr } from '../../shared/config';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
 import type { DdsFilingMessage } from '../../shared/domain/ports/eudr';
 import { fileDds } from '../../shared/use-cases/eudr';
@@ -10,7 +11,14 @@ import { fileDds } from '../../shared/use-cases/eudr';
  */
 const NUMBERS_WAIT_MS = 15_000;
 
-/** DDS filing queue consumer: files with the EU Information System, then waits for the numbers (retries). */
+/**
+ * DDS filing queue consumer: files with the EU Information System, then waits for the numbers
+ * (retries). The first status poll waits DDS_POLL_DELAY_S (default 10, within one invocation's wait) after the submission or amendment.
+ */
 export const handler = sqsConsumer<DdsFilingMessage>(async (msg) => {
-  await fileDds({ dds: ddsRepo(), registry: await ddsRegistry(), notifier: notifier(), now }, msg.dds_id, { waitMs: NUMBERS_WAIT_MS });
+  const delayS = Number(envOr('DDS_POLL_DELAY_S', '10'));
+  await fileDds({ dds: ddsRepo(), registry: await ddsRegistry(), notifier: notifier(), now }, msg.dds_id, {
+    waitMs: NUMBERS_WAIT_MS,
+    firstPollDelayMs: Number.isFinite(delayS) && delayS >= 0 ? delayS * 1000 : 10_000,
+  });
 });

@@ -11,7 +11,15 @@
  *   `wsse:MessageExpired`: `Created` more than 5 minutes old (or ahead), or the Timestamp expired.
  * - `S:Client`: no WebServiceClientId, SOAPAction not matching the body, unknown operation, or a
  *   SubmitDdsRequest that fails the V3 XSD (faultstring: the validator's messages).
- * - `S:Server` + `detail/NotFoundException` (`EUDR_API_NO_DDS`): getDds for an unknown UUID.
+ * - `S:Server` + `detail/NotFoundException` (`EUDR_API_NO_DDS`): getDds, amendDds or withdrawDds for an unknown UUID.
+ * - `S:Server` + `detail/BusinessRulesValidationException`: amendDds / withdrawDds more than
+ *   `amendmentWindowMs` (72 h) after submission (`EUDR_API_AMENDMENT_PERIOD_EXPIRED`), on a DDS not
+ *   AVAILABLE (`EUDR_API_DDS_NOT_AVAILABLE`), or locked for customs (`EUDR_API_DDS_LOCKED`: see `lockWhen`).
+ *
+ * `amendDds` (`dds:AmendDdsRequest{uuid, statement}`, the statement validated against the V3 XSD)
+ * makes the DDS SUBMITTED again for `availableAfterMs`, then AVAILABLE with the same reference and
+ * verification numbers (its overview's `version` counts the changes); `withdrawDds`
+ * (`dds:WithdrawDdsRequest{uuid}`) makes it WITHDRAWN. Both answer `{uuid, status}`.
  *
  * A DDS is SUBMITTED for `availableAfterMs`, then AVAILABLE with a reference number
  * `<yy><country of activity><10 × A–Z0–9>` (e.g. `26DEPDGY8NTUH2`) and an 8-character verification
@@ -56,6 +64,14 @@ export interface DdsRegistrySandboxOptions {
   availableAfterMs?: number;
   /** Called with each accepted SubmitDdsRequest XML; a string makes that DDS REJECTED with it as the reason. */
   rejectWhen?: (xml: string) => string | null;
+  /**
+   * Called with each accepted statement (submitted or amended); true makes the DDS locked for
+   * customs once AVAILABLE, so amendDds and withdrawDds are refused. Default: a statement whose
+   * description of goods contains `CUSTOMS-LOCK` (the local stack's test hook).
+   */
+  lockWhen?: (xml: string) => boolean;
+  /** How long after submission amendDds and withdrawDds are allowed, ms (default 72 hours). */
+  amendmentWindowMs?: number;
   log?: (line: string) => void;
 }
 
@@ -67,12 +83,19 @@ export interface DdsRegistrySandbox {
   stop(): Promise<void>;
   /** SubmitDdsRequest calls accepted so far (authenticated and schema-valid), repeats included. */
   submissions(): number;
+  /** amendDds and withdrawDds calls accepted so far. */
+  modifications(): { amended: number; withdrawn: number };
 }
 
 interface StoredDds {
   uuid: string;
   internalReference: string;
   submittedAtMs: number;
+  /** Last submission or amendment: the DDS is SUBMITTED for `availableAfterMs` after it. */
+  changedAtMs: number;
+  locked: boolean;
+  withdrawn: boolean;
+  version: number;
   referenceNumber: string;
   verificationNumber: string;
   rejectionReason: string | null;
@@ -143,12 +166,16 @@ function readBody(req: IncomingMessage): Promise<string> {
  */
 export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): Promise<DdsRegistrySandbox> {
   const availableAfterMs = opts.availableAfterMs ?? 1500;
+  const amendmentWindowMs = opts.amendmentWindowMs ?? 72 * 3600_000;
+  const lockWhen = opts.lockWhen ?? ((xml: string) => /<[\w:]*descriptionOfGoods>[^<]*CUSTOMS-LOCK/.test(xml));
   const log = opts.log ?? (() => {});
   const byUuid = new Map<string, StoredDds>();
   const byInternalRef = new Map<string, StoredDds>();
   /** Nonces seen, with the time they may be forgotten (their Created is then too old anyway). */
   const nonces = new Map<string, number>();
   let accepted = 0;
+  let amended = 0;
+  let withdrawn = 0;
 
   /** Checks the wsse:Security header; records the nonce. @throws Fault */
   function authenticate(header: XmlNode | null): void {
@@ -211,6 +238,10 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
       uuid,
       internalReference: internalReference ?? `SANDBOX-${uuid.slice(0, 8).toUpperCase()}`,
       submittedAtMs: Date.now(),
+      changedAtMs: Date.now(),
+      locked: lockWhen(xml),
+      withdrawn: false,
+      version: 1,
       referenceNumber: `${String(new Date().getUTCFullYear() % 100).padStart(2, '0')}${country}${randomAlnum(10)}`,
       verificationNumber: randomAlnum(8),
       rejectionReason: opts.rejectWhen?.(xml) ?? null,
@@ -250,16 +281,80 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
         const c = (name: string, text: string) => o.ele(EUDR_COMMON_NS, `ns3:${name}`).txt(text);
         c('uuid', dds.uuid);
         c('internalReferenceNumber', dds.internalReference);
-        const decided = now - dds.submittedAtMs >= availableAfterMs;
-        if (decided && !dds.rejectionReason) {
+        const status = statusOf(dds, now);
+        // The numbers stay once given: an amended DDS keeps its reference number while it is re-checked.
+        if (status === 'AVAILABLE' || status === 'WITHDRAWN' || (status === 'SUBMITTED' && dds.version > 1)) {
           c('referenceNumber', dds.referenceNumber);
           c('verificationNumber', dds.verificationNumber);
         }
-        c('status', !decided ? 'SUBMITTED' : dds.rejectionReason ? 'REJECTED' : 'AVAILABLE');
-        if (decided && dds.rejectionReason) c('rejectionReason', dds.rejectionReason.slice(0, 1000));
+        c('status', status);
+        if (status === 'REJECTED' && dds.rejectionReason) c('rejectionReason', dds.rejectionReason.slice(0, 1000));
         c('date', new Date(dds.submittedAtMs).toISOString());
+        o.ele(EUDR_COMMON_NS, 'ns3:version').txt(String(dds.version));
       }
     });
+  }
+
+  /** SUBMITTED for `availableAfterMs` after the last change, then AVAILABLE or REJECTED; WITHDRAWN once withdrawn. */
+  function statusOf(dds: StoredDds, now: number): 'SUBMITTED' | 'AVAILABLE' | 'REJECTED' | 'WITHDRAWN' {
+    if (dds.withdrawn) return 'WITHDRAWN';
+    if (now - dds.changedAtMs < availableAfterMs) return 'SUBMITTED';
+    return dds.rejectionReason ? 'REJECTED' : 'AVAILABLE';
+  }
+
+  /** The stored DDS of a modification request, checked: known, AVAILABLE, within the window, not locked. @throws Fault */
+  function modifiable(request: XmlNode, operation: string): StoredDds {
+    const uuid = (childText(request, 'uuid', EUDR_DDS_NS) ?? '').toLowerCase();
+    const dds = byUuid.get(uuid);
+    const refuse = (id: string, message: string, exception = 'BusinessRulesValidationException') =>
+      new Fault('S:Server', message, { exception, errors: [{ id, message, field: 'uuid' }] });
+    if (!dds) throw refuse('EUDR_API_NO_DDS', `No DDS corresponding to the provided UUID ${uuid}.`, 'NotFoundException');
+    const now = Date.now();
+    if (now - dds.submittedAtMs > amendmentWindowMs) {
+      throw refuse('EUDR_API_AMENDMENT_PERIOD_EXPIRED', `${operation}: the 72-hour amendment period of DDS ${uuid} has expired.`);
+    }
+    if (statusOf(dds, now) !== 'AVAILABLE')
+      throw refuse('EUDR_API_DDS_NOT_AVAILABLE', `${operation}: DDS ${uuid} is not in available status.`);
+    if (dds.locked) throw refuse('EUDR_API_DDS_LOCKED', `${operation}: DDS ${uuid} is locked (used for customs clearance).`);
+    return dds;
+  }
+
+  function modificationResponse(operation: 'amendDds' | 'withdrawDds', dds: StoredDds, status: string): string {
+    return envelope((body) => {
+      const res = body.ele(EUDR_DDS_NS, `ns2:${DDS_OPERATIONS[operation].response}`);
+      res.ele(EUDR_DDS_NS, 'ns2:uuid').txt(dds.uuid);
+      res.ele(EUDR_DDS_NS, 'ns2:status').txt(status);
+    });
+  }
+
+  /** amendDds: the statement validated as a SubmitDdsRequest would be; the DDS SUBMITTED again, same reference number. */
+  async function amendDds(request: XmlNode): Promise<string> {
+    const dds = modifiable(request, 'amendDds');
+    const statement = childElement(request, 'statement', EUDR_DDS_NS);
+    if (!statement) throw new Fault('S:Client', 'AmendDdsRequest needs a statement');
+    const submit = create({ version: '1.0', encoding: 'UTF-8' })
+      .ele(EUDR_DDS_NS, `dds:${DDS_OPERATIONS.submitDds.request}`)
+      .att('http://www.w3.org/2000/xmlns/', 'xmlns:eudrCommon', EUDR_COMMON_NS);
+    submit.ele(EUDR_DDS_NS, 'dds:operatorRole').txt('OPERATOR');
+    submit.import(builder(statement as never));
+    const xml = submit.end();
+    const { valid, errors } = await validateSubmitDdsRequest(xml);
+    if (!valid) throw new Fault('S:Client', `XML schema validation failed: ${errors.join('; ')}`);
+    dds.changedAtMs = Date.now();
+    dds.version++;
+    dds.locked = lockWhen(xml);
+    dds.rejectionReason = opts.rejectWhen?.(xml) ?? null;
+    amended++;
+    log(`dds-registry-sandbox amendDds ${dds.uuid} → version ${dds.version}, same reference number ${dds.referenceNumber}`);
+    return modificationResponse('amendDds', dds, 'SUBMITTED');
+  }
+
+  function withdrawDds(request: XmlNode): string {
+    const dds = modifiable(request, 'withdrawDds');
+    dds.withdrawn = true;
+    withdrawn++;
+    log(`dds-registry-sandbox withdrawDds ${dds.uuid} → WITHDRAWN`);
+    return modificationResponse('withdrawDds', dds, 'WITHDRAWN');
   }
 
   async function handle(req: IncomingMessage): Promise<[number, string]> {
@@ -278,7 +373,10 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
     const action = String(req.headers.soapaction ?? '').replace(/^"|"$/g, '');
     if (action && action !== op.soapAction)
       throw new Fault('S:Client', `SOAPAction ${action} does not match the body element ${op.request}`);
-    return [200, name === 'submitDds' ? await submitDds(payload) : getDds(payload)];
+    if (name === 'submitDds') return [200, await submitDds(payload)];
+    if (name === 'amendDds') return [200, await amendDds(payload)];
+    if (name === 'withdrawDds') return [200, withdrawDds(payload)];
+    return [200, getDds(payload)];
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -309,6 +407,7 @@ export async function startDdsRegistrySandbox(opts: DdsRegistrySandboxOptions): 
   return {
     url,
     submissions: () => accepted,
+    modifications: () => ({ amended, withdrawn }),
     stop: () => listening.close(),
   };
 }

@@ -514,6 +514,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Scheduled workers (EventBridge in AWS): a timer, with the schedule and the staleness
     // threshold scaled by LOCAL_TIME_SCALE.
     process.env.RECONCILE_AFTER_SECONDS ??= String(300 * timeScale);
+    // The DDS filer's first status poll after a submission or amendment, scaled the same way.
+    process.env.DDS_POLL_DELAY_S ??= String(10 * timeScale);
     for (const w of workers) {
       if (w.kind !== 'scheduled') continue;
       if (w.fn === CHAIN_WATCHER_FN && chainEvents !== 'scheduled') continue; // the webhook-posting watcher reports chain events instead

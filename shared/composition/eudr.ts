@@ -4,6 +4,7 @@ import { submitDdsRequestXml } from '../adapters/eudr/submit-dds-xml';
 import type { DdsDocuments, DdsFilingMessage, DdsRegistry } from '../domain/ports/eudr';
 import type { WorkQueue } from '../domain/ports/messaging';
 import type { DdsDeps } from '../use-cases/eudr';
+import type { DdsAmendDeps } from '../use-cases/eudr-amend';
 import type { EvidencePackDeps } from '../use-cases/evidence-pack';
 import { auditDeps } from './audit';
 import { once } from './once';
@@ -36,6 +37,11 @@ export function ddsDeps(): DdsDeps {
     filingQueue: ddsFilingQueue(),
     now,
   };
+}
+
+/** Ports of amending and withdrawing statements (POST /eudr/dds/{id}/amend, /withdraw). Errors: rejects naming a missing EUDR setting. */
+export async function ddsAmendDeps(): Promise<DdsAmendDeps> {
+  return { ...ddsDeps(), dds: ddsRepo(), ddsRegistry: await ddsRegistry() };
 }
 
 /**

@@ -14,9 +14,9 @@ import { STAGES, type Batch, type Farmer } from './records';
 import type { EvidencePinStatus } from './records';
 
 /** HS heading for coffee (Chapter 9, heading 0901). */
-const DDS_HS_HEADING = '0901';
+export const DDS_HS_HEADING = '0901';
 /** Country of production of every batch this service handles. */
-const DDS_COUNTRY_OF_PRODUCTION = 'UG';
+export const DDS_COUNTRY_OF_PRODUCTION = 'UG';
 /** Plots larger than this (hectares) must be declared as polygons (EUDR Art. 2(28), V3 schema docs). */
 const DDS_POINT_MAX_AREA_HA = 4;
 /** Minimum decimals of every emitted coordinate. */
@@ -52,7 +52,7 @@ const EUDR_EU_COUNTRIES = [
   'SK',
   'XI',
 ] as const;
-type EudrEuCountry = (typeof EUDR_EU_COUNTRIES)[number];
+export type EudrEuCountry = (typeof EUDR_EU_COUNTRIES)[number];
 
 /** Schema limits (eudr common/v3). */
 const MAX_INTERNAL_REFERENCE = 50;
@@ -90,7 +90,7 @@ export interface PlotFeatureCollection {
 }
 
 /** The EU operator (importer) the statement belongs to: the purchase order's `buyer_operator` (docs/api/batches-and-custody.md#custody-trail). */
-interface DdsOperator {
+export interface DdsOperator {
   name: string;
   /** EORI number, e.g. `DE123456789012345`. */
   eori: string;
@@ -101,7 +101,7 @@ interface DdsOperator {
   country: string;
 }
 
-interface DdsProducer {
+export interface DdsProducer {
   farmer_id: string;
   name: string;
   country: 'UG';
@@ -114,7 +114,14 @@ interface DdsProducer {
 /** The DDS JSON record (docs/api/eudr.md#due-diligence-statements). Filing state (status, reference numbers, IPFS) is added by the use case. */
 export interface DueDiligenceStatement {
   dds_id: string;
-  batch_id: string;
+  /** The batch of a per-batch statement; null for a purchase order's (see `purchase_order_id`). */
+  batch_id: string | null;
+  /** The purchase order of a statement per shipment (docs/api/eudr.md#statement-per-purchase-order). */
+  purchase_order_id?: string;
+  /** The batches a statement per shipment covers. */
+  batch_ids?: string[];
+  /** Green-coffee kg per producer of a statement per shipment (the XML splits producers into commodities of at most 1,000, each with its share). */
+  producer_net_weights_kg?: Record<string, number>;
   internal_reference_number: string;
   activity_type: 'IMPORT';
   country_of_activity: EudrEuCountry;
@@ -241,7 +248,8 @@ function ser(v: unknown, coords: boolean): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-function plotFeature(farmer: Farmer, path: string): PlotFeature {
+/** A farmer's plot as an EUDR GeoJSON feature (polygon, or point with `Area`). Throws VALIDATION_ERROR at `path`. */
+export function plotFeature(farmer: Farmer, path: string): PlotFeature {
   const { farm } = farmer;
   const properties: PlotProperties = {
     ProducerName: farmer.full_name,
@@ -287,22 +295,39 @@ function position(p: GeoJsonPosition, path: string): void {
   }
 }
 
-function euCountry(code: string, path: string): EudrEuCountry {
+/** An EU member state code (or XI) as the schema allows it. Throws VALIDATION_ERROR at `path`. */
+export function euCountry(code: string, path: string): EudrEuCountry {
   if (!(EUDR_EU_COUNTRIES as readonly string[]).includes(code)) invalid(path, 'must be an EU member state code (ISO alpha-2) or XI');
   return code as EudrEuCountry;
 }
 
-function maxLength(s: string, max: number, path: string, min = 0): void {
+/** `s` is a string of `min`–`max` characters. Throws VALIDATION_ERROR at `path`. */
+export function maxLength(s: string, max: number, path: string, min = 0): void {
   if (typeof s !== 'string' || s.length < min || s.length > max) invalid(path, `must be ${min}–${max} characters`);
 }
 
-function invalid(path: string, message: string): never {
+/** Throws VALIDATION_ERROR naming `path`. */
+export function invalid(path: string, message: string): never {
   throw new DomainError('VALIDATION_ERROR', `${path} ${message}`, { details: [{ path, message }] });
 }
 
 /** A due diligence statement with its filing state (docs/api/eudr.md#due-diligence-statements). */
 export interface DdsRecord extends DueDiligenceStatement {
-  status: 'PENDING_FILING' | 'SUBMITTED' | 'AVAILABLE' | 'REJECTED';
+  /**
+   * PENDING_FILING (not yet filed), then the Information System's V3 status: SUBMITTED, AVAILABLE,
+   * REJECTED, WITHDRAWN, ARCHIVED, GROUPED, SUSPENDED, UPDATED or OBSOLETE.
+   */
+  status:
+    | 'PENDING_FILING'
+    | 'SUBMITTED'
+    | 'AVAILABLE'
+    | 'REJECTED'
+    | 'WITHDRAWN'
+    | 'ARCHIVED'
+    | 'SUSPENDED'
+    | 'UPDATED'
+    | 'GROUPED'
+    | 'OBSOLETE';
   cooperative_id: string;
   /**
    * CIDv1 of the UnixFS directory of `dds.json` and `dds.xml`: the statement's content address. The
@@ -320,4 +345,8 @@ export interface DdsRecord extends DueDiligenceStatement {
   rejection_reason?: string;
   filed_at?: string;
   available_at?: string;
+  /** Amendments accepted by the Information System (V3 amendDds), and the last one's time. */
+  amendments?: number;
+  amended_at?: string;
+  withdrawn_at?: string;
 }

@@ -7,6 +7,8 @@ export const ERROR_MEANINGS = {
   VALIDATION_ERROR: 'The request body or parameters are invalid.',
   INVALID_GRADE: 'Grade is not one of screen18, screen15, FAQ, PB.',
   WEIGHT_OUT_OF_RANGE: 'weight_kg is below 1 or above 5000.',
+  GEOMETRY_RULE_VIOLATED:
+    "A plot breaks one of the EU Information System's geometry rules: `details[].rule` names it (NO_HOLES, NO_REPEATED_POSITION, VALID_AT_6_DECIMALS, INSIDE_UGANDA).",
   UNAUTHORIZED: 'Missing, malformed, expired or untrusted Bearer token.',
   INVALID_SIGNATURE: 'Webhook signature missing, wrong or stale.',
   INSUFFICIENT_PERMISSIONS: 'The token lacks access to this operation or resource.',
@@ -29,6 +31,13 @@ export const ERROR_MEANINGS = {
   PAYLOAD_TOO_LARGE: 'Request body too large.',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json.',
   GFW_CHECK_FAILED: 'Farm failed the deforestation check; manual review required.',
+  DDS_TOO_LARGE: "The statement would exceed the EU Information System's limits: 10,000 producers or 25 MB of geolocation.",
+  DDS_AMENDMENT_WINDOW_CLOSED:
+    'The statement was submitted more than 72 hours ago: the EU Information System no longer allows amending or withdrawing it.',
+  DDS_LOCKED: 'The EU Information System reports the statement locked (used for customs clearance): it cannot be amended or withdrawn.',
+  DDS_NOT_AVAILABLE:
+    'The statement is not AVAILABLE in the EU Information System (still being filed, rejected or withdrawn): it cannot be amended or withdrawn.',
+  DUPLICATE_PLOT: 'Two farmers of the statement have identical plot geometries (`details` names both).',
   BATCH_NOT_ELIGIBLE: 'Batch stage too low for the operation.',
   STAGE_OUT_OF_ORDER: 'Stage skipped or moved backward.',
   PO_NOT_CONFIRMED: 'Purchase order exists but is not confirmed.',

@@ -14,6 +14,7 @@ import { booleanValid } from '@turf/boolean-valid';
 import { circle } from '@turf/circle';
 import { kinks } from '@turf/kinks';
 import { DomainError, type ErrorDetail } from './errors';
+import { assertPlotRules } from './plot-rules';
 
 /** A farm location: a point, and optionally a GeoJSON polygon ([lng, lat] order). */
 export interface FarmLocation {
@@ -60,11 +61,14 @@ function invalid(details: ErrorDetail[]): DomainError {
  * 3. Polygon structure: `type` "Polygon"; at least one ring; each ring (`farm.polygon.coordinates.<i>`)
  *    has at least 4 positions and is closed (first = last); each position (`…<i>.<j>`) is `[lng, lat]`
  *    of numbers in range; at most {@link MAX_POLYGON_POSITIONS} positions.
- * 4. Topology (checked once the structure is sound; repeated consecutive positions are ignored):
+ * 4. Topology (checked once the structure is sound; repeated consecutive positions are ignored here):
  *    no ring crosses itself (@turf/kinks), the polygon is a valid simple polygon (@turf/boolean-valid:
  *    no spikes, holes not crossing the outer ring) and encloses a non-zero area.
+ * 5. The EU Information System's rules (./plot-rules.ts): no holes, no repeated consecutive position,
+ *    still valid once cut to 6 decimals, every position and the GPS point inside Uganda.
  *
- * @throws DomainError `VALIDATION_ERROR` (400) naming the broken rule(s).
+ * @throws DomainError `VALIDATION_ERROR` (400) naming the broken rule(s) of 1–4;
+ *   `GEOMETRY_RULE_VIOLATED` (400, details `[{path, rule, message}]`) for rule 5.
  */
 export function checkFarmGeolocation(farm: FarmLocation): { computed_area_ha: number | null } {
   const details: ErrorDetail[] = [];
@@ -87,6 +91,7 @@ export function checkFarmGeolocation(farm: FarmLocation): { computed_area_ha: nu
       });
     }
     if (details.length > 0) throw invalid(details);
+    assertPlotRules(farm, 'farm');
     return { computed_area_ha: null };
   }
 
@@ -97,6 +102,7 @@ export function checkFarmGeolocation(farm: FarmLocation): { computed_area_ha: nu
 
   const m2 = turfArea({ type: 'Polygon', coordinates: rings });
   if (!(m2 > 0)) throw invalid([{ path: 'farm.polygon.coordinates', message: 'polygon encloses no area' }]);
+  assertPlotRules({ gps: farm.gps, polygon: { coordinates: rings } }, 'farm');
   return { computed_area_ha: round4(m2 / 10_000) };
 }
 

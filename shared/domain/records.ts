@@ -120,6 +120,11 @@ export interface Batch {
   purchase_order_id?: string;
   /** Green-coffee weight after milling (the MILLED stage's `outturn_kg`), kg. */
   outturn_kg?: number;
+  /**
+   * The due diligence statement covering the batch (its own or its purchase order's) once the EU
+   * Information System made it AVAILABLE: recorded with a DDS_AVAILABLE audit entry (docs/api/eudr.md#the-reference-on-every-batch).
+   */
+  dds?: { dds_id: string; reference_number: string; verification_number: string };
   submitted_by: string;
   created_at: string;
   updated_at: string;

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_GRADE: 400,
   WEIGHT_OUT_OF_RANGE: 400,
+  /** docs/api/eudr.md#geometry-rules: details `[{path, rule, message}]`. */
+  GEOMETRY_RULE_VIOLATED: 400,
   UNAUTHORIZED: 401,
   INVALID_SIGNATURE: 401,
   INSUFFICIENT_PERMISSIONS: 403,
@@ -30,6 +32,13 @@ export const ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   GFW_CHECK_FAILED: 422,
+  /** Statements per purchase order (docs/api/eudr.md#statement-per-purchase-order). */
+  DDS_TOO_LARGE: 422,
+  DUPLICATE_PLOT: 422,
+  /** Amending and withdrawing a statement (docs/api/eudr.md#amend-and-withdraw). */
+  DDS_AMENDMENT_WINDOW_CLOSED: 422,
+  DDS_LOCKED: 422,
+  DDS_NOT_AVAILABLE: 422,
   BATCH_NOT_ELIGIBLE: 422,
   STAGE_OUT_OF_ORDER: 422,
   PO_NOT_CONFIRMED: 422,

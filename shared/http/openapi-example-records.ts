@@ -211,6 +211,8 @@ export const purchaseOrder = {
 export const dds = {
   dds_id: 'DDS-01M82A0Q3V6W1T2X9EJ4B7N5KD',
   batch_id: 'BATCH-2026-000001',
+  purchase_order_id: null,
+  batch_ids: null,
   status: 'AVAILABLE',
   internal_reference_number: 'BUGISU-CU-01/BATCH-2026-000001',
   activity_type: 'IMPORT',
@@ -232,6 +234,7 @@ export const dds = {
       farmer_id: 'UG-BUD-004512',
       name: 'Nabulo Mirembe',
       country: 'UG',
+      net_weight_kg: null,
       geolocation_geojson: 'eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W119',
     },
   ],
@@ -250,6 +253,21 @@ export const dds = {
   verification_number: 'K7QW2P9D',
   rejection_reason: null,
   created_at: '2026-11-22T18:55:10.412Z',
+};
+
+/** A purchase order's statement (a shipment), just amended: SUBMITTED again, same reference number. */
+export const shipmentDds = {
+  ...dds,
+  dds_id: 'DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H',
+  batch_id: null,
+  purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H',
+  batch_ids: ['BATCH-2026-000001', 'BATCH-2026-000002'],
+  status: 'SUBMITTED',
+  internal_reference_number: 'DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H',
+  description_of_goods:
+    'Green coffee beans, not roasted, not decaffeinated, grades FAQ, screen18, Uganda, purchase order PO-01M829S6SDZ6HNR7JWSZV7CY6H',
+  net_weight_kg: 302.4,
+  producers: [{ ...dds.producers[0]!, net_weight_kg: 302.4 }],
 };
 
 export const settlement = {

@@ -4,6 +4,7 @@ import {
   batch,
   cooperative,
   dds,
+  shipmentDds,
   deposit,
   evidenceUpload,
   farmer,
@@ -326,6 +327,8 @@ export const SUCCESS: Record<string, Success[]> = {
     ),
   ],
   'get-dds': [ok(dds)],
+  'amend-dds': [ok(shipmentDds, 'Amended: SUBMITTED again with the rebuilt statement; AVAILABLE again with the same reference number.')],
+  'withdraw-dds': [ok({ ...dds, status: 'WITHDRAWN' }, 'Withdrawn in the EU Information System.')],
   'get-dds-evidence': [
     ok(
       {

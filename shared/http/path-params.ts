@@ -34,8 +34,14 @@ export const FarmerPaymentIdParam = v.pipe(
 );
 /** `JOB-<ULID>`. */
 export const JobIdParam = v.pipe(v.string(), v.regex(/^JOB-[0-9A-HJKMNP-TV-Z]{26}$/i, 'must be a job id JOB-<ULID>'));
-/** A due diligence statement `DDS-<yyyy>-<nnnnnn>` (named after its batch). */
-export const DdsIdParam = v.pipe(v.string(), v.regex(/^DDS-\d{4}-\d{6,12}$/, 'must be a statement id DDS-<yyyy>-<nnnnnn>'));
+/** A due diligence statement: `DDS-<yyyy>-<nnnnnn>` (named after its batch) or `DDS-PO-…` (named after its purchase order). */
+export const DdsIdParam = v.pipe(
+  v.string(),
+  v.regex(
+    /^DDS-(\d{4}-\d{6,12}|PO-[A-Za-z0-9][A-Za-z0-9_.:-]{0,60})$/,
+    'must be a statement id DDS-<yyyy>-<nnnnnn> or DDS-<purchase_order_id>',
+  ),
+);
 /** A purchase order `PO-<ULID>` (any `PO-` id of at most 64 id characters). */
 export const PurchaseOrderIdParam = v.pipe(
   v.string(),

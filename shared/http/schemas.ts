@@ -9,6 +9,7 @@ import { GRADES, STAGES } from '../domain/records';
 import { LEDGER_ADDRESS } from '../domain/lending';
 import { BatchIdSchema, BoundedNumber, GpsSchema, Id, maxDecimals, Text } from './schema-parts';
 import { EvidenceUploadIdSchema } from './evidence-upload-schemas';
+import { PurchaseOrderIdParam } from './path-params';
 
 export { FarmerPayoutSchema } from './payout-schemas';
 export { CreateCooperativeSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from './registry-schemas';
@@ -142,10 +143,11 @@ export const RefundBuyerPaymentSchema = v.strictObject({
 
 export const VerifyGfwSchema = v.strictObject({ farmer_id: Id });
 
-export const GenerateDdsSchema = v.strictObject({
-  batch_id: BatchIdSchema,
-  description: v.optional(Text(150)),
-});
+/** `{batch_id}` (a batch's statement) or `{purchase_order_id}` (a shipment's), never both. */
+export const GenerateDdsSchema = v.union([
+  v.strictObject({ batch_id: BatchIdSchema, description: v.optional(Text(150)) }),
+  v.strictObject({ purchase_order_id: PurchaseOrderIdParam, description: v.optional(Text(150)) }),
+]);
 
 // ------------------------------------------------------------------ chain events (docs/api/inbound-webhooks.md#chain-events)
 

@@ -125,7 +125,9 @@ a{color:#1f5fa8}.verdict{font-weight:600;padding:.6em .8em;border-radius:6px;mar
 /** GET /trace/{id} as HTML: everything in `view` (already the public view), escaped. */
 export function tracePageHtml(view: PublicTrace, baseUrl: string): string {
   const pageUrl = tracePageUrl(baseUrl, view.batch_id);
-  const dds = view.dds_reference_number ? esc(view.dds_reference_number) : '<em>not yet available</em>';
+  const dds = view.dds_reference_number
+    ? `${esc(view.dds_reference_number)}${view.dds_verification_number ? ` · verification ${esc(view.dds_verification_number)}` : ''}`
+    : '<em>not yet available</em>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Coffee batch ${esc(view.batch_id)}</title><style>${CSS}</style></head><body>
 <header><div><h1>Coffee batch ${esc(view.batch_id)}</h1><p>${esc(view.cooperative.name)} · ${esc(view.cooperative.district)}</p></div></header>

@@ -150,6 +150,10 @@ export const BatchViewSchema = v.object({
   chain_tx_hash: NStr,
   stage_history: v.array(StageHistoryViewSchema),
   dds_eligible: v.boolean(),
+  dds: v.pipe(
+    v.nullable(v.object({ dds_id: Str, reference_number: Str, verification_number: Str })),
+    v.description("the due diligence statement covering the batch (its own or its purchase order's) once AVAILABLE, else null"),
+  ),
   payment_status: Str,
   payment_amount_ugx: Ugx,
   audit_log_length: Int,
@@ -458,7 +462,9 @@ export const VaultViewSchema = v.object({
 
 export const DdsViewSchema = v.object({
   dds_id: Str,
-  batch_id: Str,
+  batch_id: v.pipe(NStr, v.description("the batch of a batch's statement; null for a purchase order's")),
+  purchase_order_id: v.pipe(NStr, v.description("the purchase order of a shipment's statement; null for a batch's")),
+  batch_ids: v.pipe(v.nullable(v.array(Str)), v.description("the batches a purchase order's statement covers; null for a batch's")),
   status: Str,
   internal_reference_number: Str,
   activity_type: Str,
@@ -474,6 +480,10 @@ export const DdsViewSchema = v.object({
       farmer_id: Str,
       name: Str,
       country: Str,
+      net_weight_kg: v.pipe(
+        NNum,
+        v.description("green-coffee kg of this producer's batches (a purchase order's statement); null for a batch's"),
+      ),
       geolocation_geojson: v.pipe(
         v.object({ type: v.literal('FeatureCollection'), features: v.array(v.unknown()) }),
         v.description("the producer's plots (GeoJSON)"),

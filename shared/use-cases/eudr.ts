@@ -1,11 +1,11 @@
 import canonicalize from 'canonicalize';
 import { assertActsFor } from '../domain/access';
 import type { Caller } from '../domain/caller';
-import { buildDueDiligenceStatement, type DdsRecord } from '../domain/dds';
+import { buildDueDiligenceStatement, type DdsRecord, type DueDiligenceStatement } from '../domain/dds';
 import { DdsRegistryRejectedError, DomainError } from '../domain/errors';
 import { buildUnixfsDirectory } from '../domain/evidence-package';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
-import type { DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore } from '../domain/ports/eudr';
+import type { DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore, DdsV3Status } from '../domain/ports/eudr';
 import type { Notifier, WorkQueue } from '../domain/ports/messaging';
 import type { ForestCheck, ForestCheckResult, RegistryStore } from '../domain/ports/registry';
 import { logger } from '../runtime/logger';
@@ -63,14 +63,36 @@ export async function generateDds(
   caller: Caller,
   input: { batch_id: string; description?: string },
 ): Promise<{ dds: DdsRecord; created: boolean }> {
+  const ddsId = `DDS-${input.batch_id.slice(6)}`;
+  const { statement, cooperativeId } = await buildBatchStatement(deps, caller, input, ddsId, deps.now().toISOString());
+  const record = await ddsRecordOf(deps, statement, cooperativeId);
+  const existing = await deps.dds.create(record);
+  if (existing) return { dds: (await deps.dds.get(existing))!, created: false };
+  try {
+    await deps.filingQueue.send({ dds_id: ddsId });
+  } catch (err) {
+    logger.error('DDS filing could not be queued', { dds_id: ddsId, error: err as Error });
+  }
+  return { dds: record, created: true };
+}
+
+/**
+ * A batch's statement from the current records (steps 1–4 of {@link generateDds}), for generation
+ * and amendment. Errors as {@link generateDds}.
+ */
+export async function buildBatchStatement(
+  deps: Pick<DdsDeps, 'batches' | 'registry' | 'custody'>,
+  caller: Caller,
+  input: { batch_id: string; description?: string },
+  ddsId: string,
+  createdAt: string,
+): Promise<{ statement: DueDiligenceStatement; cooperativeId: string }> {
   const batch = await deps.batches.get(input.batch_id);
   if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised.`);
   assertActsFor(caller, batch.cooperative_id);
   const farmer = await deps.registry.getFarmer(batch.farmer_id);
   if (!farmer) throw new DomainError('FARMER_NOT_REGISTERED', `Farmer ${batch.farmer_id} of batch ${batch.batch_id} is not registered.`);
   const po = batch.purchase_order_id ? await deps.custody.getPurchaseOrder(batch.purchase_order_id) : null;
-  const ddsId = `DDS-${batch.batch_id.slice(6)}`;
-  const createdAt = deps.now().toISOString();
   if (batch.stage === null || ['DELIVERED'].includes(batch.stage)) {
     throw new DomainError(
       'BATCH_NOT_ELIGIBLE',
@@ -93,22 +115,22 @@ export async function generateDds(
     ...(input.description ? { description: input.description } : {}),
     createdAt,
   });
+  return { statement, cooperativeId: batch.cooperative_id };
+}
+
+/** The stored record of a statement: its XML, the CID of `dds.json` + `dds.xml`, PENDING_FILING. */
+export async function ddsRecordOf(
+  deps: Pick<DdsDeps, 'documents'>,
+  statement: DueDiligenceStatement,
+  cooperativeId: string,
+): Promise<DdsRecord> {
   const xml = deps.documents.submitRequestXml(statement);
   const json = canonicalize(statement)!;
-  const files = [
+  const { cid } = await buildUnixfsDirectory([
     { path: 'dds.json', bytes: new TextEncoder().encode(json) },
     { path: 'dds.xml', bytes: new TextEncoder().encode(xml) },
-  ];
-  const { cid } = await buildUnixfsDirectory(files);
-  const record: DdsRecord = { ...statement, status: 'PENDING_FILING', cooperative_id: batch.cooperative_id, ipfs_cid: cid, xml };
-  const existing = await deps.dds.create(record);
-  if (existing) return { dds: (await deps.dds.get(existing))!, created: false };
-  try {
-    await deps.filingQueue.send({ dds_id: ddsId });
-  } catch (err) {
-    logger.error('DDS filing could not be queued', { dds_id: ddsId, error: err as Error });
-  }
-  return { dds: record, created: true };
+  ]);
+  return { ...statement, status: 'PENDING_FILING', cooperative_id: cooperativeId, ipfs_cid: cid, xml };
 }
 
 /** Reads a DDS for a caller. Errors: DDS_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS. */
@@ -126,16 +148,25 @@ export async function readDds(dds: Pick<DdsStore, 'get'>, caller: Caller, id: st
  * `opts.waitMs` (default 0: ask once) — the registry assigns them seconds after filing, so waiting
  * here spares a queue redelivery. Throws while they are not there (the queue retries). A rejection
  * is recorded with its reason. When the DDS becomes AVAILABLE the cooperative is told (the
- * outbound `dds.available` event). Metrics: DdsFilings with `outcome` FILED, AVAILABLE or REJECTED.
+ * outbound `dds.available` event). The first status poll waits until `opts.firstPollDelayMs` after
+ * the submission or the last amendment (DDS_POLL_DELAY_S; the EU asks filers not to poll straight
+ * away); when that is beyond `opts.waitMs` it throws (the queue redelivers later). A later V3 status
+ * (WITHDRAWN, ARCHIVED, GROUPED, SUSPENDED, UPDATED, OBSOLETE) is recorded as the registry says.
+ * Metrics: DdsFilings with `outcome` FILED, AVAILABLE, REJECTED or the later V3 status.
  */
 export async function fileDds(
   deps: { dds: DdsStore; registry: DdsRegistry; notifier: Notifier; now: () => Date },
   ddsId: string,
-  opts: { waitMs?: number; pollMs?: number } = {},
+  opts: { waitMs?: number; pollMs?: number; firstPollDelayMs?: number } = {},
 ): Promise<void> {
   let d = await deps.dds.get(ddsId);
   if (!d) throw new Error(`DDS ${ddsId} not found`);
-  if (d.status === 'AVAILABLE' || d.status === 'REJECTED') return;
+  if (d.status === 'AVAILABLE') {
+    // A redelivery after AVAILABLE: the covered batches may not all carry the numbers yet.
+    await recordOnBatches(deps, d, d.reference_number!, d.verification_number!);
+    return;
+  }
+  if (d.status !== 'PENDING_FILING' && d.status !== 'SUBMITTED') return;
   if (d.status === 'PENDING_FILING') {
     try {
       const { uuid } = await deps.registry.submit(d.xml, { internalReference: d.internal_reference_number });
@@ -152,24 +183,76 @@ export async function fileDds(
     d = (await deps.dds.get(ddsId))!;
   }
   const deadline = Date.now() + (opts.waitMs ?? 0);
+  // The EU asks filers not to poll straight after submitting (or amending): the first poll waits.
+  const changedAt = Date.parse(d.amended_at ?? d.filed_at ?? deps.now().toISOString());
+  const firstPollAt = changedAt + (opts.firstPollDelayMs ?? 0);
+  const early = firstPollAt - deps.now().getTime();
+  if (early > 0) {
+    if (Date.now() + early > deadline) throw new Error(`DDS ${ddsId}: first status poll not before ${new Date(firstPollAt).toISOString()}`);
+    await new Promise((r) => setTimeout(r, early));
+  }
   let info = await deps.registry.status(d.registry_uuid!);
   while (info.status === 'SUBMITTED' && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 250));
     info = await deps.registry.status(d.registry_uuid!);
   }
+  const at = deps.now().toISOString();
+  const v3 = info.registry_status as DdsV3Status | undefined;
+  if (v3 && LATER_V3_STATUSES.includes(v3)) {
+    // WITHDRAWN, ARCHIVED, GROUPED…: recorded as the Information System says (numbers kept when given).
+    if (info.reference_number && info.verification_number)
+      await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, at);
+    await deps.dds.markRegistryStatus(ddsId, v3, at);
+    metrics.count('DdsFilings', { outcome: v3 });
+    return;
+  }
   if (info.status === 'REJECTED') {
-    await deps.dds.markRejected(ddsId, info.rejection_reason ?? 'rejected by the EU Information System', deps.now().toISOString());
+    await deps.dds.markRejected(ddsId, info.rejection_reason ?? 'rejected by the EU Information System', at);
     metrics.count('DdsFilings', { outcome: 'REJECTED' });
     return;
   }
   if (info.status !== 'AVAILABLE' || !info.reference_number || !info.verification_number)
     throw new Error(`DDS ${ddsId} filed as ${d.registry_uuid}; numbers not available yet`);
-  if (await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, deps.now().toISOString())) {
+  const becameAvailable = await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, at);
+  await recordOnBatches(deps, d, info.reference_number, info.verification_number);
+  if (becameAvailable) {
     metrics.count('DdsFilings', { outcome: 'AVAILABLE' });
+    const what = d.batch_id !== null ? `batch ${d.batch_id}` : `purchase order ${d.purchase_order_id}`;
     await deps.notifier.publish({
       subject: `Due diligence statement ${ddsId} is available`,
-      message: `The due diligence statement of batch ${d.batch_id} was accepted by the EU Information System: reference number ${info.reference_number}, verification number ${info.verification_number}. The statement: GET /eudr/dds/${ddsId} (with a token).`,
+      message: `The due diligence statement of ${what} was ${d.amendments ? 'amended and ' : ''}accepted by the EU Information System: reference number ${info.reference_number}, verification number ${info.verification_number}. The statement: GET /eudr/dds/${ddsId} (with a token).`,
       attributes: { cooperative_id: d.cooperative_id, event: 'dds.available', dds_id: ddsId },
     });
   }
 }
+
+/** Covered batches recorded at once while a statement's numbers reach them. */
+const RECORD_CONCURRENCY = 8;
+
+/**
+ * The numbers of an AVAILABLE statement on every batch it covers (docs/api/eudr.md#the-reference-on-every-batch):
+ * the batch's `dds` and a DDS_AVAILABLE audit entry, each batch once (`recordOnBatch` is idempotent).
+ */
+async function recordOnBatches(
+  deps: { dds: DdsStore; now: () => Date },
+  d: DdsRecord,
+  reference: string,
+  verification: string,
+): Promise<void> {
+  const batches = d.batch_ids ?? (d.batch_id !== null ? [d.batch_id] : []);
+  const ref = { dds_id: d.dds_id, reference_number: reference, verification_number: verification };
+  const at = deps.now().toISOString();
+  let next = 0;
+  let recorded = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const b = batches[next++]!;
+      if (await deps.dds.recordOnBatch(b, ref, at)) recorded++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECORD_CONCURRENCY, batches.length) }, worker));
+  if (recorded > 0) logger.info('DDS numbers recorded on its batches', { dds_id: d.dds_id, batches: batches.length, recorded });
+}
+
+/** V3 statuses after AVAILABLE that the filer records as they are (the Information System's word). */
+const LATER_V3_STATUSES: readonly DdsV3Status[] = ['WITHDRAWN', 'ARCHIVED', 'GROUPED', 'SUSPENDED', 'UPDATED', 'OBSOLETE'];

@@ -80,10 +80,16 @@ export interface EvidencePackContent {
  * gives the same content (no generation time). Never a phone number or payout amount: audit entries
  * go without their payloads, the batch without its payment fields.
  * Errors: DDS_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS (403), BATCH_NOT_FOUND (404, a DDS whose
- * batch is gone), LEDGER_UNAVAILABLE (503) when the ledger cannot be read for the anchors.
+ * batch is gone), BATCH_NOT_ELIGIBLE (422, a purchase order's statement), LEDGER_UNAVAILABLE (503) when the ledger cannot be read for the anchors.
  */
 export async function readEvidencePack(deps: EvidencePackDeps, caller: Caller, ddsId: string): Promise<EvidencePackContent> {
   const dds = await readDds(deps.dds, caller, ddsId);
+  if (dds.batch_id === null) {
+    throw new DomainError(
+      'BATCH_NOT_ELIGIBLE',
+      `Due diligence statement ${ddsId} is a purchase order's (${dds.purchase_order_id}); the evidence pack is built for a batch's statement.`,
+    );
+  }
   const batch = await deps.batches.get(dds.batch_id);
   if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${dds.batch_id} of due diligence statement ${ddsId} is not recognised.`);
   const [entries, farmers] = await Promise.all([

@@ -44,8 +44,10 @@ export interface PublicTrace {
    */
   plot: { source: 'POLYGON' | 'POINT_AND_AREA'; area_ha: number; geometry: GeoJsonPolygonGeometry };
   stages: PublicStage[];
-  /** The DDS reference number once the EU Information System made it AVAILABLE, else null. */
+  /** The reference number of the statement covering the batch (its own or its purchase order's) once AVAILABLE, else null. */
   dds_reference_number: string | null;
+  /** Its verification number, likewise. */
+  dds_verification_number: string | null;
   /**
    * The verification of GET /batch/{id}/audit (hash chain, ledger events, pinned evidence):
    * `verified` null when the ledger could not be read just now. Failures name the audit entry and
@@ -108,7 +110,8 @@ export async function readPublicTrace(deps: TracePageDeps, batchId: string): Pro
     farmer: { first_name: firstName(farmer.full_name), district: farmer.district },
     plot: farmPlot(farmer.farm),
     stages: publicStages(batch),
-    dds_reference_number: dds?.status === 'AVAILABLE' ? (dds.reference_number ?? null) : null,
+    dds_reference_number: batch.dds?.reference_number ?? (dds?.status === 'AVAILABLE' ? (dds.reference_number ?? null) : null),
+    dds_verification_number: batch.dds?.verification_number ?? (dds?.status === 'AVAILABLE' ? (dds.verification_number ?? null) : null),
     verification: await publicVerification(deps, batch, entries),
   };
 }

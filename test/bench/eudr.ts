@@ -1,5 +1,6 @@
 import { signDevToken } from '../../infra/local/dev-keys';
 import { startStackProcess } from '../support/stack-process';
+import { shipmentDdsBench } from './eudr-shipment';
 import { acceptedBatch, untilMinted } from './submission';
 
 /**
@@ -136,4 +137,5 @@ export async function eudrBench(): Promise<void> {
   } finally {
     await stack.stop();
   }
+  await shipmentDdsBench();
 }

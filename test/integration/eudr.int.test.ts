@@ -62,6 +62,67 @@ describe('EUDR', () => {
     expect(ok.body.gfw_status).toBe('CLEAR');
   });
 
+  it('refuses plots the EU Information System would reject: a hole, a polygon collapsing at 6 decimals, a point over 4 ha, a plot outside Uganda (400 naming the rule)', async () => {
+    const body = (farm: Record<string, unknown>) => ({
+      farmer_id: uid('UG-GEO'),
+      full_name: 'Geometry Farmer',
+      cooperative_id: ctx.id,
+      district: 'Kapchorwa',
+      farm: { gps: { lat: 1.396245, lng: 34.450118 }, area_ha: 5.2, ...farm },
+    });
+    const outer = [
+      [34.4491, 1.3953],
+      [34.45135, 1.3953],
+      [34.45135, 1.39738],
+      [34.4491, 1.39738],
+      [34.4491, 1.3953],
+    ];
+    const hole = [
+      [34.4495, 1.3955],
+      [34.4497, 1.3955],
+      [34.4497, 1.3957],
+      [34.4495, 1.3957],
+      [34.4495, 1.3955],
+    ];
+    const holed = await api('POST', '/farmers/register', {
+      token: ctx.coop,
+      body: body({ polygon: { type: 'Polygon', coordinates: [outer, hole] } }),
+    });
+    expect([holed.status, holed.body.error.code, holed.body.error.details[0].rule]).toEqual([400, 'GEOMETRY_RULE_VIOLATED', 'NO_HOLES']);
+    const collapsing = [
+      [34.4500001, 1.396],
+      [34.4500004, 1.396],
+      [34.452, 1.397],
+      [34.45, 1.398],
+      [34.4500001, 1.396],
+    ];
+    const cut = await api('POST', '/farmers/register', {
+      token: ctx.coop,
+      body: body({ area_ha: 3, polygon: { type: 'Polygon', coordinates: [collapsing] } }),
+    });
+    expect([cut.status, cut.body.error.code, cut.body.error.details[0].rule]).toEqual([
+      400,
+      'GEOMETRY_RULE_VIOLATED',
+      'VALID_AT_6_DECIMALS',
+    ]);
+    const bigPoint = await api('POST', '/farmers/register', { token: ctx.coop, body: body({ area_ha: 4.01 }) });
+    expect([bigPoint.status, bigPoint.body.error.code, bigPoint.body.error.details[0].path]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      'farm.polygon',
+    ]);
+    const kenya = await api('POST', '/farmers/register', {
+      token: ctx.coop,
+      body: body({ gps: { lat: -1.2864, lng: 36.8172 }, area_ha: 1 }),
+    });
+    expect([kenya.status, kenya.body.error.code, kenya.body.error.details[0].rule]).toEqual([
+      400,
+      'GEOMETRY_RULE_VIOLATED',
+      'INSIDE_UGANDA',
+    ]);
+    expect(kenya.body.error.message).toMatch(/INSIDE_UGANDA/);
+  });
+
   it('flags the Mabira test point and re-checks a farm with POST /eudr/verify-gfw', async () => {
     const flagged = uid('UG-MUK');
     await api('POST', '/farmers/register', {

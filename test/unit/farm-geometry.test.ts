@@ -176,7 +176,7 @@ describe('checkFarmGeolocation (docs/api/eudr.md#farm-geolocation)', () => {
     expect(computed_area_ha).toBe(Math.round(computed_area_ha! * 1e4) / 1e4); // 4 decimals
   });
 
-  it('ignores a repeated GPS fix in a ring', () => {
+  it('refuses a repeated GPS fix in a ring (400 GEOMETRY_RULE_VIOLATED, rule NO_REPEATED_POSITION): the EU Information System refuses it', () => {
     const ring = [
       [34.45, 1.37],
       [34.452, 1.37],
@@ -185,7 +185,11 @@ describe('checkFarmGeolocation (docs/api/eudr.md#farm-geolocation)', () => {
       [34.45, 1.372],
       [34.45, 1.37],
     ];
-    expect(checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [ring] } }).computed_area_ha).toBeGreaterThan(
+    const err = failure(() => checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [ring] } }));
+    expect([err.code, onTheWire(err).status]).toEqual(['GEOMETRY_RULE_VIOLATED', 400]);
+    expect(err.details).toEqual([{ path: 'farm.polygon.coordinates.0.2', rule: 'NO_REPEATED_POSITION', message: expect.any(String) }]);
+    const clean = ring.filter((_, j) => j !== 2);
+    expect(checkFarmGeolocation({ gps, area_ha: 5, polygon: { type: 'Polygon', coordinates: [clean] } }).computed_area_ha).toBeGreaterThan(
       4.9,
     );
   });

@@ -180,6 +180,24 @@ describe('readPublicTrace', () => {
     expect(json).not.toMatch(/"[a-z_]*(phone|payment|amount|farmer_id|full_name)[a-z_]*":/);
   });
 
+  it("shows the numbers a purchase order's statement recorded on the batch (its `dds`), in the JSON and the HTML", async () => {
+    const d = deps();
+    const get = d.batches.get;
+    const withDds: TracePageDeps = {
+      ...d,
+      batches: {
+        ...d.batches,
+        get: async (id: string) => {
+          const b = await get(id);
+          return b && { ...b, dds: { dds_id: 'DDS-PO-1', reference_number: '26DEPDGY8NTUH2', verification_number: 'K7W2Q9XZ' } };
+        },
+      },
+    };
+    const view = await readPublicTrace(withDds, batch.batch_id);
+    expect([view.dds_reference_number, view.dds_verification_number]).toEqual(['26DEPDGY8NTUH2', 'K7W2Q9XZ']);
+    expect(tracePageHtml(view, 'https://trace.example.test')).toContain('26DEPDGY8NTUH2 · verification K7W2Q9XZ');
+  });
+
   it('hides the DDS reference until the statement is AVAILABLE', async () => {
     expect((await readPublicTrace(deps({ dds: { status: 'SUBMITTED' } }), batch.batch_id)).dds_reference_number).toBeNull();
     expect((await readPublicTrace(deps(), batch.batch_id)).dds_reference_number).toBeNull();

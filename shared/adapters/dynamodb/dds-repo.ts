@@ -1,13 +1,18 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DdsOfBatchReader, DdsStore } from '../../domain/ports/eudr';
+import type { DdsOfBatchReader, DdsStore, DdsV3Status } from '../../domain/ports/eudr';
 import type { DdsRecord } from '../../domain/dds';
+import { transactWithAudit } from './audit-append';
 import { keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-/** Due diligence statements: one per batch (a guard item), filed once. */
+/** Thrown inside an append when the batch already carries the statement's numbers. */
+class AlreadyRecorded extends Error {}
+
+/** Due diligence statements: one per batch or purchase order (a guard item), filed once. */
 export class DdsRepository implements DdsStore, DdsOfBatchReader {
-  /** Stores a new DDS; returns the batch's existing DDS id instead when it already has one. */
+  /** Stores a new DDS; returns the existing DDS id of its batch (or purchase order) instead when it already has one. */
   async create(dds: DdsRecord): Promise<string | null> {
+    const guard = dds.batch_id !== null ? keys.ddsOfBatch(dds.batch_id) : keys.ddsOfPurchaseOrder(dds.purchase_order_id!);
     try {
       await documentClient().send(
         new TransactWriteCommand({
@@ -15,7 +20,7 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
             {
               Put: {
                 TableName: tableName(),
-                Item: { ...keys.ddsOfBatch(dds.batch_id), entity: 'DDS_GUARD', dds_id: dds.dds_id },
+                Item: { ...guard, entity: 'DDS_GUARD', dds_id: dds.dds_id },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
@@ -32,9 +37,7 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
       return null;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
-      const r = await documentClient().send(
-        new GetCommand({ TableName: tableName(), Key: keys.ddsOfBatch(dds.batch_id), ConsistentRead: true }),
-      );
+      const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: guard, ConsistentRead: true }));
       if (!r.Item) throw err;
       return String(r.Item.dds_id);
     }
@@ -81,7 +84,78 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
     );
   }
 
-  private async update(id: string, expression: string, values: Record<string, unknown>, condition: string): Promise<boolean> {
+  /** AVAILABLE → SUBMITTED with the amended statement's fields, XML and CID; counts the amendment. */
+  async markAmended(id: string, changes: Partial<DdsRecord>, at: string): Promise<boolean> {
+    const fields = Object.entries(changes).filter(([k, v]) => v !== undefined && !['dds_id', 'status', 'cooperative_id'].includes(k));
+    const names: Record<string, string> = { '#s': 'status' };
+    const values: Record<string, unknown> = { ':s': 'SUBMITTED', ':from': 'AVAILABLE', ':at': at, ':zero': 0, ':one': 1 };
+    const sets = fields.map(([k, v], i) => {
+      names[`#f${i}`] = k;
+      values[`:f${i}`] = v;
+      return `#f${i} = :f${i}`;
+    });
+    return this.update(
+      id,
+      `SET #s = :s, amended_at = :at, amendments = if_not_exists(amendments, :zero) + :one${sets.length ? `, ${sets.join(', ')}` : ''}`,
+      values,
+      '#s = :from',
+      names,
+    );
+  }
+
+  /**
+   * The statement's numbers on a covered batch (`dds`) with a DDS_AVAILABLE audit entry, one
+   * transaction (transactWithAudit); false when the batch already carries them (checked on every
+   * read of its head, so a redelivered filing appends nothing twice).
+   */
+  async recordOnBatch(
+    batchId: string,
+    dds: { dds_id: string; reference_number: string; verification_number: string },
+    at: string,
+  ): Promise<boolean> {
+    const same = (head: Record<string, unknown>) => {
+      const d = head.dds as typeof dds | undefined;
+      return d?.dds_id === dds.dds_id && d.reference_number === dds.reference_number && d.verification_number === dds.verification_number;
+    };
+    try {
+      await transactWithAudit({
+        batchId,
+        items: [],
+        entry: { type: 'DDS_AVAILABLE', at, actor: 'dds-filer', payload: { ...dds } },
+        batchSet: { expression: 'dds = :dds', values: { ':dds': { ...dds } } },
+        checkHead: (head) => {
+          if (same(head)) throw new AlreadyRecorded();
+        },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof AlreadyRecorded) return false;
+      throw err;
+    }
+  }
+
+  /** AVAILABLE → WITHDRAWN. */
+  async markWithdrawn(id: string, at: string): Promise<boolean> {
+    return this.update(id, 'SET #s = :s, withdrawn_at = :at', { ':s': 'WITHDRAWN', ':at': at, ':from': 'AVAILABLE' }, '#s = :from');
+  }
+
+  /** SUBMITTED or AVAILABLE → a later V3 status the registry reports (GROUPED, ARCHIVED, WITHDRAWN…). */
+  async markRegistryStatus(id: string, status: DdsV3Status, at: string): Promise<boolean> {
+    return this.update(
+      id,
+      'SET #s = :s, registry_status_at = :at',
+      { ':s': status, ':at': at, ':a': 'SUBMITTED', ':b': 'AVAILABLE' },
+      '#s IN (:a, :b)',
+    );
+  }
+
+  private async update(
+    id: string,
+    expression: string,
+    values: Record<string, unknown>,
+    condition: string,
+    names: Record<string, string> = { '#s': 'status' },
+  ): Promise<boolean> {
     try {
       await documentClient().send(
         new UpdateCommand({
@@ -89,7 +163,7 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
           Key: keys.dds(id),
           UpdateExpression: expression,
           ConditionExpression: condition,
-          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
       );

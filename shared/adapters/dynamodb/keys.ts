@@ -21,6 +21,7 @@
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
  * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
  * | DDS of a batch      | DDS_GUARD#<batch_id>        | META                |                     |                                |
+ * | DDS of a PO         | DDS_GUARD_PO#<po_id>        | META                |                     |                                |
  * | Idempotency key     | IDEMPOTENCY#<op>#<sub>#<key>| META                | (TTL 24 h)          |                                |
  * | Batch counter       | COUNTER#BATCH#<yyyy>        | META                |                     |                                |
  * | Webhook receipt     | WEBHOOK#<source>#<id>       | META                |                     |                                |
@@ -134,6 +135,8 @@ export const keys = {
   idempotency: (scope: string, key: string) => ({ PK: `IDEMPOTENCY#${scope}#${key}`, SK: META }),
   /** One due diligence statement per batch. */
   ddsOfBatch: (batchId: string) => ({ PK: `DDS_GUARD#${batchId}`, SK: META }),
+  /** One due diligence statement per purchase order (a shipment). */
+  ddsOfPurchaseOrder: (poId: string) => ({ PK: `DDS_GUARD_PO#${poId}`, SK: META }),
   batchCounter: (year: number) => ({ PK: `COUNTER#BATCH#${year}`, SK: META }),
   webhook: (source: string, id: string) => ({ PK: `WEBHOOK#${source}#${id}`, SK: META }),
   /** A loan (docs/api/lending.md#loans). */

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingNationalCheck, RegistryStore } from '../../domain/ports/registry';
 import { DomainError } from '../../domain/errors';
 import type { Cooperative, Farmer, Job } from '../../domain/records';
@@ -219,6 +219,26 @@ export class RegistryRepository implements RegistryStore {
   }
 
   /** Strongly consistent: a payout retry right after a phone correction must read the new phone. */
+  /**
+   * Every registered farmer, page by page (a Scan of the FARMER items; for one-off operator checks
+   * such as `npm run farm-geometry-check`, never on a request path).
+   */
+  async *allFarmers(): AsyncGenerator<Farmer> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(
+        new ScanCommand({
+          TableName: tableName(),
+          FilterExpression: 'entity = :e',
+          ExpressionAttributeValues: { ':e': 'FARMER' },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of r.Items ?? []) yield fromItem<Farmer>(item);
+      start = r.LastEvaluatedKey;
+    } while (start);
+  }
+
   async getFarmer(id: string): Promise<Farmer | null> {
     return readFarmer(id);
   }

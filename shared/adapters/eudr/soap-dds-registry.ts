@@ -6,6 +6,9 @@
  *
  * Wire contract (the service's WSDL, release 8.2.1, and the V3 schemas in ./xsd):
  * - `submitDds`: body `dds:SubmitDdsRequest` → `dds:SubmitDdsResponse/dds:uuid`.
+ * - `amendDds`: body `dds:AmendDdsRequest{uuid, statement}` → `dds:AmendDdsResponse{uuid, status}`;
+ *   `withdrawDds`: body `dds:WithdrawDdsRequest{uuid}` → `dds:WithdrawDdsResponse{uuid, status}`
+ *   (both allowed for 72 hours after submission, on an AVAILABLE statement not locked for customs).
  * - `getDds` (the status read-back; these elements *are* in the copied `xsd4`): body
  *   `dds:GetDdsRequest/dds:uuidList` → `dds:GetDdsResponse/dds:ddsOverviewList` of
  *   `eudrCommon:OverviewType` (uuid, internalReferenceNumber, referenceNumber?, verificationNumber?,
@@ -37,10 +40,10 @@
  * that function against soap's own `passwordDigest`, and the sandbox against a `WSSecurity` header.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { create } from 'xmlbuilder2';
+import { builder, create } from 'xmlbuilder2';
 import { requireEnv, envOr, secret } from '../../config';
-import { DdsRegistryRejectedError, DdsRegistryUnavailableError, type DdsRegistryFaultError } from '../../domain/errors';
-import type { DdsRegistry, DdsRegistryStatusInfo } from '../../domain/ports/eudr';
+import { DdsRegistryRejectedError, DdsRegistryUnavailableError, DomainError, type DdsRegistryFaultError } from '../../domain/errors';
+import { DDS_V3_STATUSES, type DdsRegistry, type DdsRegistryStatusInfo, type DdsV3Status } from '../../domain/ports/eudr';
 import { EUDR_COMMON_NS, EUDR_DDS_NS } from './submit-dds-xml';
 import { describeNetworkError } from '../../runtime/http-client';
 
@@ -60,10 +63,12 @@ export const TRACES_BASE_V4_NS = 'http://ec.europa.eu/sanco/tracesnt/base/v4';
 export const TRACES_ERROR_NS = 'http://ec.europa.eu/sanco/tracesnt/error/v01';
 const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
 
-/** The two DDS service operations this adapter uses: SOAPAction and body element names (DDS namespace). */
+/** The DDS service operations this adapter uses: SOAPAction and body element names (DDS namespace). */
 export const DDS_OPERATIONS = {
   submitDds: { soapAction: `${EUDR_DDS_NS}/submitDds`, request: 'SubmitDdsRequest', response: 'SubmitDdsResponse' },
   getDds: { soapAction: `${EUDR_DDS_NS}/getDds`, request: 'GetDdsRequest', response: 'GetDdsResponse' },
+  amendDds: { soapAction: `${EUDR_DDS_NS}/amendDds`, request: 'AmendDdsRequest', response: 'AmendDdsResponse' },
+  withdrawDds: { soapAction: `${EUDR_DDS_NS}/withdrawDds`, request: 'WithdrawDdsRequest', response: 'WithdrawDdsResponse' },
 } as const;
 export type DdsOperation = keyof typeof DDS_OPERATIONS;
 
@@ -373,6 +378,54 @@ export class SoapDdsRegistry implements DdsRegistry {
     });
   }
 
+  /**
+   * V3 `amendDds`: the `statement` of `xmlBody` (a `dds:SubmitDdsRequest`) sent for the DDS `uuid`.
+   * @throws TypeError on a malformed UUID or a body that is not a SubmitDdsRequest with a statement;
+   *   DomainError DDS_LOCKED / DDS_AMENDMENT_WINDOW_CLOSED / DDS_NOT_AVAILABLE when the registry's
+   *   refusal says so ({@link modificationRefusal}); otherwise as for `submit`.
+   */
+  async amend(uuid: string, xmlBody: string): Promise<{ status: DdsV3Status }> {
+    if (!UUID_RE.test(uuid)) throw new TypeError(`not a UUID: ${uuid}`);
+    let root: XmlNode | null = null;
+    try {
+      root = rootElement(create(xmlBody).node);
+    } catch {
+      /* reported below */
+    }
+    const statement = root?.localName === DDS_OPERATIONS.submitDds.request ? childElement(root, 'statement', EUDR_DDS_NS) : null;
+    if (!statement) throw new TypeError('amend: xmlBody must be a dds:SubmitDdsRequest document with a statement');
+    const request = create({ version: '1.0', encoding: 'UTF-8' })
+      .ele(EUDR_DDS_NS, `dds:${DDS_OPERATIONS.amendDds.request}`)
+      .att(XMLNS_NS, 'xmlns:eudrCommon', EUDR_COMMON_NS);
+    request.ele(EUDR_DDS_NS, 'dds:uuid').txt(uuid);
+    request.import(builder(statement as never));
+    return this.modify('amendDds', uuid, request.end());
+  }
+
+  /** V3 `withdrawDds` of the DDS `uuid`. Errors as for {@link amend}. */
+  async withdraw(uuid: string): Promise<{ status: DdsV3Status }> {
+    if (!UUID_RE.test(uuid)) throw new TypeError(`not a UUID: ${uuid}`);
+    const request = create({ version: '1.0', encoding: 'UTF-8' }).ele(EUDR_DDS_NS, `dds:${DDS_OPERATIONS.withdrawDds.request}`);
+    request.ele(EUDR_DDS_NS, 'dds:uuid').txt(uuid);
+    return this.modify('withdrawDds', uuid, request.end());
+  }
+
+  /** One amend/withdraw call: the response's status word, or the refusal mapped by {@link modificationRefusal}. */
+  private async modify(operation: 'amendDds' | 'withdrawDds', uuid: string, bodyXml: string): Promise<{ status: DdsV3Status }> {
+    let payload: XmlNode;
+    try {
+      payload = await this.call(operation, bodyXml);
+    } catch (err) {
+      if (err instanceof DdsRegistryRejectedError) throw modificationRefusal(err, uuid) ?? err;
+      throw err;
+    }
+    const status = childText(payload, 'status', EUDR_DDS_NS) ?? '';
+    if (!(DDS_V3_STATUSES as readonly string[]).includes(status)) {
+      throw new DdsRegistryUnavailableError(`${operation}: response without a known status (${status || 'none'})`);
+    }
+    return { status: status as DdsV3Status };
+  }
+
   /** POSTs one operation; returns the expected response element or throws the mapped error. */
   private async call(operation: DdsOperation, bodyXml: string): Promise<XmlNode> {
     const op = DDS_OPERATIONS[operation];
@@ -415,6 +468,33 @@ export class SoapDdsRegistry implements DdsRegistry {
     }
     return soap.payload;
   }
+}
+
+/**
+ * The domain error an amend/withdraw refusal stands for, read from the fault's error IDs and
+ * messages (the V3 documentation names the conditions, not their IDs; the sandbox sends
+ * `EUDR_API_DDS_LOCKED`, `EUDR_API_AMENDMENT_PERIOD_EXPIRED`, `EUDR_API_DDS_NOT_AVAILABLE`):
+ * a customs lock → DDS_LOCKED; the 72-hour window → DDS_AMENDMENT_WINDOW_CLOSED; a statement not
+ * AVAILABLE → DDS_NOT_AVAILABLE; anything else → null (the refusal stands as it is).
+ */
+function modificationRefusal(err: DdsRegistryRejectedError, uuid: string): DomainError | null {
+  const text = [err.faultString, ...err.errors.flatMap((e) => [e.id, e.message])].join(' ');
+  if (/lock/i.test(text)) {
+    return new DomainError(
+      'DDS_LOCKED',
+      `The EU Information System reports DDS ${uuid} locked (used for customs clearance): it can no longer be amended or withdrawn. ${err.message}`,
+    );
+  }
+  if (/amendment[ _]?(period|window)|72[ -]?hour/i.test(text)) {
+    return new DomainError(
+      'DDS_AMENDMENT_WINDOW_CLOSED',
+      `The EU Information System's 72-hour amendment window of DDS ${uuid} has closed. ${err.message}`,
+    );
+  }
+  if (/not[ _]?(in[ _])?available/i.test(text)) {
+    return new DomainError('DDS_NOT_AVAILABLE', `DDS ${uuid} is not AVAILABLE in the EU Information System. ${err.message}`);
+  }
+  return null;
 }
 
 /** The body must be a `dds:SubmitDdsRequest` carrying `internalReference` as its internalReferenceNumber. */

@@ -7,6 +7,7 @@
 
 import { XMLBuilder, type XmlBuilderOptions } from 'fast-xml-parser';
 import type { DueDiligenceStatement } from '../../domain/dds';
+import { PRODUCERS_PER_COMMODITY } from '../../domain/dds-shipment';
 
 /** Namespace of the DDS service V3 messages (`dds:`). */
 export const EUDR_DDS_NS = 'http://ec.europa.eu/tracesnt/certificate/eudr/due-diligence-statement/v3';
@@ -45,27 +46,40 @@ export interface SubmitDdsXmlOptions {
 /**
  * Serialises a DDS record as the `dds:SubmitDdsRequest` XML document (UTF-8, with XML declaration).
  * One commodity (position 1: description, net weight in kg with ≤ 6 decimals, hsHeading) and one
- * `producers` element per producer (country, name, `geometryGeojson` = the record's base64 GeoJSON).
+ * `producers` element per producer (country, name, `geometryGeojson` = the record's base64 GeoJSON);
+ * above 1,000 producers (a statement per shipment), one commodity per 1,000 producers, each with the
+ * summed green weight of its producers (`producer_net_weights_kg`).
  * Throws RangeError for a comment over 2000 characters or a net weight outside the schema's decimal range.
  */
 export function submitDdsRequestXml(dds: DueDiligenceStatement, opts: SubmitDdsXmlOptions = {}): string {
   const role = opts.operatorRole ?? 'OPERATOR';
   if (opts.comment !== undefined && opts.comment.length > 2000) throw new RangeError('comment: at most 2000 characters');
 
-  const commodity: XmlElement = {
-    'dds:position': '1',
+  // At most 1,000 producers per commodity (the V3 schema): a statement per shipment is split into
+  // commodities of 1,000 producers, each with the green weight of its own producers.
+  const chunks: DueDiligenceStatement['producers'][] = [];
+  for (let i = 0; i < Math.max(dds.producers.length, 1); i += PRODUCERS_PER_COMMODITY) {
+    chunks.push(dds.producers.slice(i, i + PRODUCERS_PER_COMMODITY));
+  }
+  const weights = dds.producer_net_weights_kg;
+  const commodities: XmlElement[] = chunks.map((producers, c) => ({
+    'dds:position': String(c + 1),
     'dds:descriptors': {
       'eudrCommon:descriptionOfGoods': dds.description_of_goods,
-      'eudrCommon:goodsMeasure': { 'eudrCommon:netWeight': formatDecimal6(dds.net_weight_kg) },
+      'eudrCommon:goodsMeasure': {
+        'eudrCommon:netWeight': formatDecimal6(
+          chunks.length === 1 || !weights ? dds.net_weight_kg : producers.reduce((sum, p) => sum + (weights[p.farmer_id] ?? 0), 0),
+        ),
+      },
     },
     'dds:hsHeading': dds.hs_heading,
-    'dds:producers': dds.producers.map((p, i) => ({
+    'dds:producers': producers.map((p, i) => ({
       'dds:position': String(i + 1),
       'dds:country': p.country,
       'dds:name': p.name,
       'dds:geometryGeojson': p.geolocation_base64,
     })),
-  };
+  }));
   const statement: XmlElement = {
     'dds:internalReferenceNumber': dds.internal_reference_number,
     'dds:activityType': dds.activity_type,
@@ -73,7 +87,7 @@ export function submitDdsRequestXml(dds: DueDiligenceStatement, opts: SubmitDdsX
     'dds:countryOfActivity': dds.country_of_activity,
     'dds:borderCrossCountry': dds.country_of_entry,
     ...(opts.comment ? { 'dds:comment': opts.comment } : {}),
-    'dds:commodities': commodity,
+    'dds:commodities': commodities.length === 1 ? commodities[0]! : commodities,
     'dds:geoLocationConfidential': String(opts.geoLocationConfidential ?? false),
   };
   const document: XmlElement = {

@@ -16,6 +16,25 @@ export interface DdsStore {
   /** SUBMITTED → AVAILABLE; false when it was not SUBMITTED. */
   markAvailable(id: string, reference: string, verification: string, at: string): Promise<boolean>;
   markRejected(id: string, reason: string, at: string): Promise<boolean>;
+  /**
+   * AVAILABLE → SUBMITTED with the amended statement (`changes`: the rebuilt statement's fields, its
+   * XML and CID), counting the amendment; false when it was no longer AVAILABLE.
+   */
+  markAmended(id: string, changes: Partial<DdsRecord>, at: string): Promise<boolean>;
+  /**
+   * Records an AVAILABLE statement's numbers on a batch it covers (the batch's `dds`) with a
+   * DDS_AVAILABLE entry appended to the batch's audit log (anchored like any entry), in one
+   * transaction; false (nothing written) when the batch already carries these numbers of this statement.
+   */
+  recordOnBatch(
+    batchId: string,
+    dds: { dds_id: string; reference_number: string; verification_number: string },
+    at: string,
+  ): Promise<boolean>;
+  /** AVAILABLE → WITHDRAWN; false when it was no longer AVAILABLE. */
+  markWithdrawn(id: string, at: string): Promise<boolean>;
+  /** Records a later V3 status the registry reports (GROUPED, ARCHIVED, WITHDRAWN…) of a SUBMITTED or AVAILABLE statement; false otherwise. */
+  markRegistryStatus(id: string, status: DdsV3Status, at: string): Promise<boolean>;
 }
 
 /** DDS filing queue: file this statement with the EU Information System. */
@@ -54,7 +73,32 @@ export interface DdsRegistry {
   submit(xmlBody: string, opts: { internalReference: string }): Promise<{ uuid: string }>;
   /** Current status of a filed DDS by its UUID; read-only. Errors as for `submit`. */
   status(uuid: string): Promise<DdsRegistryStatusInfo>;
+  /**
+   * V3 `amendDds`: replaces the statement of the DDS `uuid` with the `statement` of `xmlBody` (a
+   * `dds:SubmitDdsRequest` document, as `DdsDocuments.submitRequestXml` gives it); the registry
+   * keeps the reference number. Returns the registry's status word after the call (e.g. SUBMITTED).
+   * Errors: DomainError DDS_LOCKED (the registry reports it locked, e.g. used for customs clearance),
+   * DDS_AMENDMENT_WINDOW_CLOSED (72 hours after submission), DDS_NOT_AVAILABLE (not AVAILABLE there);
+   * otherwise as for `submit`.
+   */
+  amend(uuid: string, xmlBody: string): Promise<{ status: DdsV3Status }>;
+  /** V3 `withdrawDds` of the DDS `uuid`; returns the registry's status word (WITHDRAWN). Errors as for `amend`. */
+  withdraw(uuid: string): Promise<{ status: DdsV3Status }>;
 }
+
+/** The Information System's lifecycle statuses (V3 `eudrCommon:EudrStatusType`). */
+export const DDS_V3_STATUSES = [
+  'SUBMITTED',
+  'AVAILABLE',
+  'REJECTED',
+  'WITHDRAWN',
+  'ARCHIVED',
+  'SUSPENDED',
+  'UPDATED',
+  'GROUPED',
+  'OBSOLETE',
+] as const;
+export type DdsV3Status = (typeof DDS_V3_STATUSES)[number];
 
 /** The EU Information System's document format for a DDS (SubmitDdsRequest XML, V3). */
 export interface DdsDocuments {

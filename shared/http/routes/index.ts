@@ -52,6 +52,8 @@ export const ROUTES: readonly AnyRouteDefinition[] = [
   eudr.getDdsRoute,
   eudr.getDdsXmlRoute,
   eudr.getDdsEvidenceRoute,
+  eudr.amendDdsRoute,
+  eudr.withdrawDdsRoute,
   inbound_webhooks.chainEventsWebhookRoute,
   purchase_orders.getSettlementRoute,
   purchase_orders.settlePurchaseOrderRoute,

@@ -152,6 +152,11 @@ export function fakeDdsStore(over: Partial<DdsStore> = {}): DdsStore {
     markSubmitted: () => unexpected('dds.markSubmitted'),
     markAvailable: () => unexpected('dds.markAvailable'),
     markRejected: () => unexpected('dds.markRejected'),
+    markAmended: () => unexpected('dds.markAmended'),
+    markWithdrawn: () => unexpected('dds.markWithdrawn'),
+    markRegistryStatus: () => unexpected('dds.markRegistryStatus'),
+    // The per-batch record of an AVAILABLE statement: every filing that reaches AVAILABLE does it.
+    recordOnBatch: async () => true,
     ...over,
   };
 }
@@ -254,6 +259,8 @@ export function fakeDdsRegistry(over: Partial<DdsRegistry> = {}): DdsRegistry {
   return {
     submit: () => unexpected('ddsRegistry.submit'),
     status: () => unexpected('ddsRegistry.status'),
+    amend: () => unexpected('ddsRegistry.amend'),
+    withdraw: () => unexpected('ddsRegistry.withdraw'),
     ...over,
   };
 }
