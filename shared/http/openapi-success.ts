@@ -209,7 +209,13 @@ export const SUCCESS: Record<string, Success[]> = {
   ],
   'create-purchase-order': [created(purchaseOrder)],
   'confirm-purchase-order': [
-    ok({ ...purchaseOrder, status: 'CONFIRMED', confirmed_at: '2026-11-22T18:55:01.950Z', confirmed_batch_count: 1, committed_batch_ids: ['BATCH-2026-000001'] }),
+    ok({
+      ...purchaseOrder,
+      status: 'CONFIRMED',
+      confirmed_at: '2026-11-22T18:55:01.950Z',
+      confirmed_batch_count: 1,
+      committed_batch_ids: ['BATCH-2026-000001'],
+    }),
   ],
   'get-batch': [ok(batch)],
   'get-job': [ok(job)],

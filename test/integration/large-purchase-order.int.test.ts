@@ -38,7 +38,10 @@ async function pool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void
 }
 
 async function stage(batchId: string, newStage: string, evidence: Record<string, unknown>): Promise<void> {
-  const r = await api('PATCH', `/batch/${batchId}/stage`, { token: ctx.coop, body: { cooperative_id: ctx.id, new_stage: newStage, evidence } });
+  const r = await api('PATCH', `/batch/${batchId}/stage`, {
+    token: ctx.coop,
+    body: { cooperative_id: ctx.id, new_stage: newStage, evidence },
+  });
   if (r.status !== 200 && r.status !== 202) throw new Error(`${batchId} ${newStage}: ${r.status} ${JSON.stringify(r.body)}`);
 }
 
@@ -92,7 +95,10 @@ describe(`a purchase order of ${N} batches`, () => {
     expect(created.body).toMatchObject({ status: 'DRAFT', batch_count: N, confirmed_batch_count: 0, amount_due_usdc: 640 * N });
 
     // A second order naming one bound batch (and the spare one) is refused, and the spare stays free.
-    const clash = await api('POST', '/purchase-orders', { token: ctx.coop, body: order([spare, ...batches.slice(0, ORDER_TRANSACTION_MAX_BATCHES + 5)]) });
+    const clash = await api('POST', '/purchase-orders', {
+      token: ctx.coop,
+      body: order([spare, ...batches.slice(0, ORDER_TRANSACTION_MAX_BATCHES + 5)]),
+    });
     expect(clash.status).toBe(400);
     expect(clash.body.error).toMatchObject({ code: 'VALIDATION_ERROR' });
     const alone = await api('POST', '/purchase-orders', { token: ctx.coop, body: order([spare]) });
@@ -122,12 +128,21 @@ describe(`a purchase order of ${N} batches`, () => {
 
     // The dev buyer pays the amount due (buyer-pay's default); the signed event reports it.
     const lines: string[] = [];
-    expect(await runBuyerPay([poId], (l) => lines.push(l), (l) => lines.push(l), stackDataDir())).toBe(0);
+    expect(
+      await runBuyerPay(
+        [poId],
+        (l) => lines.push(l),
+        (l) => lines.push(l),
+        stackDataDir(),
+      ),
+    ).toBe(0);
     const txHash = lines.find((l) => /^0x[0-9a-f]{64}$/.test(l)) as Hex;
     const s = stack();
-    const [p] = await new EvmVaultReader({ rpcUrl: s.endpoints.ledger, chainId: 31337, lendingVaultAddress: s.endpoints.lending_vault }).purchaseOrderPaymentsInTx(
-      txHash,
-    );
+    const [p] = await new EvmVaultReader({
+      rpcUrl: s.endpoints.ledger,
+      chainId: 31337,
+      lendingVaultAddress: s.endpoints.lending_vault,
+    }).purchaseOrderPaymentsInTx(txHash);
     const raw = JSON.stringify({
       type: 'purchase_order.paid',
       data: {
@@ -173,16 +188,19 @@ describe(`a purchase order of ${N} batches`, () => {
     });
 
     // Each order-level audit entry is in every batch's log exactly once, and the logs verify.
-    await pool(batches.filter((_, i) => i % 15 === 0), async (b) => {
-      const audit = await waitFor(
-        () => api('GET', `/batch/${b}/audit`, { token: ctx.coop }),
-        (r) => r.body.verified === true,
-        30_000,
-        250,
-      );
-      const types: string[] = audit.body.entries.map((e: { type: string }) => e.type);
-      for (const t of ['PURCHASE_ORDER_CREATED', 'PURCHASE_ORDER_CONFIRMED', 'BUYER_PAYMENT_RECEIVED', 'SETTLEMENT_STARTED'])
-        expect([b, t, types.filter((x) => x === t).length]).toEqual([b, t, 1]);
-    });
+    await pool(
+      batches.filter((_, i) => i % 15 === 0),
+      async (b) => {
+        const audit = await waitFor(
+          () => api('GET', `/batch/${b}/audit`, { token: ctx.coop }),
+          (r) => r.body.verified === true,
+          30_000,
+          250,
+        );
+        const types: string[] = audit.body.entries.map((e: { type: string }) => e.type);
+        for (const t of ['PURCHASE_ORDER_CREATED', 'PURCHASE_ORDER_CONFIRMED', 'BUYER_PAYMENT_RECEIVED', 'SETTLEMENT_STARTED'])
+          expect([b, t, types.filter((x) => x === t).length]).toEqual([b, t, 1]);
+      },
+    );
   }, 900_000);
 });

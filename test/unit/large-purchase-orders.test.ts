@@ -37,7 +37,8 @@ function world(n: number, warehoused: (i: number) => boolean) {
   const custody = fakeCustodyStore({
     getPurchaseOrder: async () => structuredClone(order),
     beginPurchaseOrderConfirmation: async (_po, actor, at) => {
-      if (order.status === 'DRAFT') order = { ...order, status: 'CONFIRMING', confirmed_at: at, confirmed_by: actor, confirmed_batch_count: 0 };
+      if (order.status === 'DRAFT')
+        order = { ...order, status: 'CONFIRMING', confirmed_at: at, confirmed_by: actor, confirmed_batch_count: 0 };
       return structuredClone(order);
     },
     confirmPurchaseOrderBatch: async (po, batchId) => {

@@ -5,12 +5,7 @@ import { StageConflictError } from '../../domain/errors';
 import type { AuditEntry, Job, PurchaseOrder, Stage, StageHistoryEntry } from '../../domain/records';
 import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
 import { pinJobPut } from './evidence-pin-repo';
-import {
-  beginLargeConfirmation,
-  confirmLargeOrderBatch,
-  createLargePurchaseOrder,
-  recordLargeConfirmation,
-} from './large-order-repo';
+import { beginLargeConfirmation, confirmLargeOrderBatch, createLargePurchaseOrder, recordLargeConfirmation } from './large-order-repo';
 import { fitsOneTransaction } from './order-fan-out';
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';

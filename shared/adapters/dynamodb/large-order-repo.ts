@@ -154,7 +154,12 @@ export async function recordLargeConfirmation(id: string, from: number, to: numb
         UpdateExpression: `SET confirmed_batch_count = :to${complete ? ', #s = :confirmed' : ''}`,
         ConditionExpression: '#s = :confirming AND confirmed_batch_count = :from',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':to': to, ':from': from, ':confirming': 'CONFIRMING', ...(complete ? { ':confirmed': 'CONFIRMED' } : {}) },
+        ExpressionAttributeValues: {
+          ':to': to,
+          ':from': from,
+          ':confirming': 'CONFIRMING',
+          ...(complete ? { ':confirmed': 'CONFIRMED' } : {}),
+        },
       }),
     );
     return true;

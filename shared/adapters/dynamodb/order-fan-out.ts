@@ -68,7 +68,12 @@ export function fitsOneTransaction(batchCount: number): boolean {
  * interrupted fan-out by calling `fanOutOrderEvent` again). Without batches, the items alone.
  * Errors: TransactionConditionError (index in `items`) when one of their conditions fails.
  */
-export async function writeOrderAudited(items: TransactItem[], batchIds: string[], eventKey: string, entry: OrderAuditEntry): Promise<void> {
+export async function writeOrderAudited(
+  items: TransactItem[],
+  batchIds: string[],
+  eventKey: string,
+  entry: OrderAuditEntry,
+): Promise<void> {
   if (batchIds.length > 0 && fitsOneTransaction(batchIds.length)) {
     await transactWithAudits({ items, batches: batchIds.map((batchId) => ({ batchId, entry })) });
     return;

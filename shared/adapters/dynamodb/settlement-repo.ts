@@ -86,7 +86,11 @@ export class SettlementRepository implements SettlementStore {
    */
   async completeStartAudit(settlement: Settlement, batchIds: string[]): Promise<void> {
     if (fitsOneTransaction(batchIds.length)) return;
-    await fanOutOrderEvent(batchIds, `SETTLEMENT_STARTED#${settlement.purchase_order_id}`, startedEntry(settlement, settlement.settled_by ?? 'system:lending-vault'));
+    await fanOutOrderEvent(
+      batchIds,
+      `SETTLEMENT_STARTED#${settlement.purchase_order_id}`,
+      startedEntry(settlement, settlement.settled_by ?? 'system:lending-vault'),
+    );
   }
 
   async recordPayment(payment: BuyerPayment, batchIds: string[]): Promise<{ payment: BuyerPayment; created: boolean }> {
