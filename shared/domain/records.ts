@@ -334,8 +334,11 @@ export interface BatchLedgerTx {
 /** A purchase order over batches of one cooperative (docs/api/batches-and-custody.md#custody-trail). */
 export interface PurchaseOrder {
   purchase_order_id: string;
-  /** CONFIRMING while a large order's batches are being confirmed step by step. */
-  status: 'DRAFT' | 'CONFIRMING' | 'CONFIRMED';
+  /**
+   * CONFIRMING while a large order's batches are being confirmed step by step; WITHDRAWN (stored
+   * only, never read as an order) when a large order's creation was undone.
+   */
+  status: 'DRAFT' | 'CONFIRMING' | 'CONFIRMED' | 'WITHDRAWN';
   cooperative_id: string;
   batch_ids: string[];
   buyer: string;

@@ -130,10 +130,7 @@ export async function confirmPurchaseOrder(
  * Idempotent: a repeated or concurrent call redoes at most one step, which writes nothing twice.
  * Returns the order as it ends and the batches this call moved to COMMITTED.
  */
-async function continueConfirmation(
-  deps: PurchaseOrderDeps,
-  start: PurchaseOrder,
-): Promise<{ po: PurchaseOrder; committed: string[] }> {
+async function continueConfirmation(deps: PurchaseOrderDeps, start: PurchaseOrder): Promise<{ po: PurchaseOrder; committed: string[] }> {
   let po = start;
   const committed: string[] = [];
   while (po.status === 'CONFIRMING') {

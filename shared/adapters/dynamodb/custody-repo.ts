@@ -315,7 +315,8 @@ export class CustodyRepository implements CustodyStore {
 
   async getPurchaseOrder(id: string): Promise<PurchaseOrder | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.purchaseOrder(id), ConsistentRead: true }));
-    return r.Item ? fromItem<PurchaseOrder>(r.Item) : null;
+    // A large order whose creation was undone (WITHDRAWN) is no order.
+    return r.Item && r.Item.status !== 'WITHDRAWN' ? fromItem<PurchaseOrder>(r.Item) : null;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
 import { forEachLimited, ORDER_STEP_CONCURRENCY } from '../../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../../domain/records';
@@ -34,7 +34,7 @@ function createdEntry(po: PurchaseOrder) {
  * PURCHASE_ORDER_CREATED audit entry in its own transaction, on condition that the batch is on no
  * other order (`appendOrderEventOnce`, once per batch). A batch found on another order undoes the
  * binding: the batches bound so far get PURCHASE_ORDER_WITHDRAWN in their audit log and are
- * released, and the order is deleted. Errors: VALIDATION_ERROR naming the batch (`batch_ids.<i>`).
+ * released, and the order is WITHDRAWN (unknown from then on). Errors: VALIDATION_ERROR naming the batch (`batch_ids.<i>`).
  */
 export async function createLargePurchaseOrder(po: PurchaseOrder): Promise<void> {
   const id = po.purchase_order_id;
@@ -70,7 +70,10 @@ export async function createLargePurchaseOrder(po: PurchaseOrder): Promise<void>
   }
 }
 
-/** Undoes a large order's creation: each bound batch gets PURCHASE_ORDER_WITHDRAWN (once) and is released; the order is deleted. */
+/**
+ * Undoes a large order's creation: each bound batch gets PURCHASE_ORDER_WITHDRAWN (once) and is
+ * released; the order becomes WITHDRAWN (never read as an order again: `getPurchaseOrder` answers null).
+ */
 async function withdraw(po: PurchaseOrder, bound: string[]): Promise<void> {
   const id = po.purchase_order_id;
   await forEachLimited(bound, ORDER_STEP_CONCURRENCY, async (batchId) => {
@@ -98,7 +101,17 @@ async function withdraw(po: PurchaseOrder, bound: string[]): Promise<void> {
       if (!isConditionalCheckFailed(err)) throw err;
     }
   });
-  await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.purchaseOrder(id) }));
+  // Nothing in the service deletes an item (docs/security-iam.md): the order is kept, WITHDRAWN, and reads as unknown.
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.purchaseOrder(id),
+      UpdateExpression: 'SET #s = :w',
+      ConditionExpression: '#s = :d',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':w': 'WITHDRAWN', ':d': 'DRAFT' },
+    }),
+  );
 }
 
 /**
