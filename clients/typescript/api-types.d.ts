@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.
-         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 50 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED, and a call that finds it CONFIRMING (a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.
+         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 50 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED. One call works for up to 20 seconds: if the order is still CONFIRMING then, the answer is 202 with the order and its progress, and the next call (or one after a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.
          */
         post: operations["confirm-purchase-order"];
         delete?: never;
@@ -3727,6 +3727,69 @@ export interface operations {
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "batch_count": 1,
                      *       "confirmed_batch_count": 1,
+                     *       "confirmed_at": "2026-11-22T18:55:01.950Z",
+                     *       "committed_batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        status: string;
+                        cooperative_id: string;
+                        batch_ids: string[];
+                        buyer: string;
+                        price_usd_per_kg: number;
+                        buyer_operator?: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
+                        batch_count: number;
+                        confirmed_batch_count: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
+                        committed_batch_ids: string[];
+                    };
+                };
+            };
+            /** @description A large order still CONFIRMING after this call: its progress (`confirmed_batch_count` of `batch_count`); call confirm again to continue. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "status": "CONFIRMING",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "buyer": "Hamburg Coffee Importers GmbH",
+                     *       "price_usd_per_kg": 7.1,
+                     *       "buyer_operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 0,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "batch_count": 600,
+                     *       "confirmed_batch_count": 350,
                      *       "confirmed_at": "2026-11-22T18:55:01.950Z",
                      *       "committed_batch_ids": [
                      *         "BATCH-2026-000001"

@@ -5,6 +5,7 @@ import { newJobId } from '../domain/ids';
 import { LEDGER_ADDRESS, amountDueUsdMicro } from '../domain/lending';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
 import {
+  CONFIRMATION_CALL_BUDGET_MS,
   CONFIRMATION_STEP_BATCHES,
   forEachLimited,
   mapLimited,
@@ -95,8 +96,10 @@ export async function createPurchaseOrder(
  * COMMITTED themselves). Batches that reach WAREHOUSED later move on at that moment.
  * Up to ORDER_TRANSACTION_MAX_BATCHES batches the order and every PURCHASE_ORDER_CONFIRMED audit
  * entry are one transaction. Above, the order goes DRAFT → CONFIRMING and its batches are confirmed
- * in steps of CONFIRMATION_STEP_BATCHES (`continueConfirmation`); a call that finds it CONFIRMING
- * (a crash half-way) continues where it stopped.
+ * in steps of CONFIRMATION_STEP_BATCHES (`continueConfirmation`) for up to
+ * CONFIRMATION_CALL_BUDGET_MS; the order is returned CONFIRMING (the transport answers 202) when
+ * the budget ran out, and a call that finds it CONFIRMING (the budget, or a crash half-way)
+ * continues where it stopped.
  * Errors: PO_NOT_FOUND, INSUFFICIENT_PERMISSIONS.
  */
 export async function confirmPurchaseOrder(
@@ -111,7 +114,7 @@ export async function confirmPurchaseOrder(
   const at = deps.now().toISOString();
   if (po.batch_ids.length > ORDER_TRANSACTION_MAX_BATCHES) {
     const begun = await deps.custody.beginPurchaseOrderConfirmation(po, caller.sub, at);
-    return continueConfirmation(deps, begun);
+    return continueConfirmation(deps, begun, deps.now().getTime() + CONFIRMATION_CALL_BUDGET_MS);
   }
   await deps.custody.confirmPurchaseOrder(po, caller.sub, at);
   const confirmed = (await deps.custody.getPurchaseOrder(id))!;
@@ -128,12 +131,17 @@ export async function confirmPurchaseOrder(
  * WAREHOUSED → COMMITTED (a batch moved already is skipped), then the step recorded on the order
  * (conditioned on the count it started from, so it counts once; the last step makes it CONFIRMED).
  * Idempotent: a repeated or concurrent call redoes at most one step, which writes nothing twice.
- * Returns the order as it ends and the batches this call moved to COMMITTED.
+ * No step starts after `deadline` (epoch ms, by `deps.now`). Returns the order as it ends
+ * (CONFIRMING when the deadline came first) and the batches this call moved to COMMITTED.
  */
-async function continueConfirmation(deps: PurchaseOrderDeps, start: PurchaseOrder): Promise<{ po: PurchaseOrder; committed: string[] }> {
+async function continueConfirmation(
+  deps: PurchaseOrderDeps,
+  start: PurchaseOrder,
+  deadline: number,
+): Promise<{ po: PurchaseOrder; committed: string[] }> {
   let po = start;
   const committed: string[] = [];
-  while (po.status === 'CONFIRMING') {
+  while (po.status === 'CONFIRMING' && deps.now().getTime() < deadline) {
     const from = po.confirmed_batch_count ?? 0;
     const step = po.batch_ids.slice(from, from + CONFIRMATION_STEP_BATCHES);
     const current = po;
