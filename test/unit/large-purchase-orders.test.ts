@@ -87,6 +87,13 @@ function world(n: number, warehoused: (i: number) => boolean) {
   };
 }
 
+/** The steps a confirmation of `n` batches records: [from, to] by CONFIRMATION_STEP_BATCHES. */
+function steps(n: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let from = 0; from < n; from += CONFIRMATION_STEP_BATCHES) out.push([from, Math.min(n, from + CONFIRMATION_STEP_BATCHES)]);
+  return out;
+}
+
 describe('confirming a purchase order above one transaction', () => {
   const N = 150;
   const warehoused = (i: number) => i % 3 === 0;
@@ -101,20 +108,16 @@ describe('confirming a purchase order above one transaction', () => {
     const expected = w.ids.filter((_, i) => warehoused(i));
     expect([...committed].sort()).toEqual(expected);
     expect([...w.commits].sort()).toEqual(expected);
-    expect(w.progress).toEqual([
-      [0, CONFIRMATION_STEP_BATCHES],
-      [CONFIRMATION_STEP_BATCHES, 2 * CONFIRMATION_STEP_BATCHES],
-      [2 * CONFIRMATION_STEP_BATCHES, N],
-    ]);
+    expect(w.progress).toEqual(steps(N));
   });
 
   it('a crash half-way leaves it CONFIRMING with its progress; the next call continues and nothing is written or counted twice', async () => {
     const w = world(N, warehoused);
-    w.crashOnCall(CONFIRMATION_STEP_BATCHES + 7); // in the second step
+    w.crashOnCall(3 * CONFIRMATION_STEP_BATCHES + 7); // in the fourth step
     await expect(confirmPurchaseOrder(w.deps, caller, 'PO-1')).rejects.toThrow('crash');
-    expect(w.order()).toMatchObject({ status: 'CONFIRMING', confirmed_batch_count: CONFIRMATION_STEP_BATCHES });
+    expect(w.order()).toMatchObject({ status: 'CONFIRMING', confirmed_batch_count: 3 * CONFIRMATION_STEP_BATCHES });
     const entriesBefore = w.confirmEntries.length;
-    expect(entriesBefore).toBeGreaterThanOrEqual(CONFIRMATION_STEP_BATCHES);
+    expect(entriesBefore).toBeGreaterThanOrEqual(3 * CONFIRMATION_STEP_BATCHES);
     expect(entriesBefore).toBeLessThan(N);
 
     w.noCrash();
@@ -126,7 +129,7 @@ describe('confirming a purchase order above one transaction', () => {
     expect(w.commits).toHaveLength(expected.length);
     expect([...w.commits].sort()).toEqual(expected);
     // The progress advanced once per step, each from the count the step started at.
-    expect(w.progress.map(([from]) => from)).toEqual([0, CONFIRMATION_STEP_BATCHES, 2 * CONFIRMATION_STEP_BATCHES]);
+    expect(w.progress).toEqual(steps(N));
 
     // Confirming again is a no-op.
     const again = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
@@ -143,6 +146,23 @@ describe('confirming a purchase order above one transaction', () => {
     expect(new Set(w.confirmEntries).size).toBe(N);
     expect(w.confirmEntries).toHaveLength(N);
     expect(new Set(w.commits).size).toBe(w.commits.length);
+  });
+
+  it('one call starts no step after its time budget: CONFIRMING with its progress, and the next call continues', async () => {
+    const w = world(N, () => false);
+    let clock = Date.parse('2026-11-27T01:00:00.000Z');
+    w.deps.now = () => new Date((clock += 1_000)); // every reading of the clock 1 s later
+    const first = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    expect(first.po.status).toBe('CONFIRMING');
+    const done = first.po.confirmed_batch_count!;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(N);
+    expect(done % CONFIRMATION_STEP_BATCHES).toBe(0);
+    let last = first;
+    for (let calls = 0; last.po.status === 'CONFIRMING' && calls < 10; calls++) last = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    expect(last.po).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
+    expect(w.confirmEntries).toHaveLength(N);
+    expect(w.progress).toEqual(steps(N));
   });
 
   it('an order of at most 40 batches keeps the one-transaction confirmation', async () => {
