@@ -151,7 +151,11 @@ describe('confirming a purchase order above one transaction', () => {
   it('one call starts no step after its time budget: CONFIRMING with its progress, and the next call continues', async () => {
     const w = world(N, () => false);
     let clock = Date.parse('2026-11-27T01:00:00.000Z');
-    w.deps.now = () => new Date((clock += 1_000)); // every reading of the clock 1 s later
+    // Every reading of the clock is 1 s later than the one before.
+    w.deps.now = () => {
+      clock += 1_000;
+      return new Date(clock);
+    };
     const first = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
     expect(first.po.status).toBe('CONFIRMING');
     const done = first.po.confirmed_batch_count!;
