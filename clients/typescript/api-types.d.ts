@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.
-         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 50 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED. One call works for up to 20 seconds: if the order is still CONFIRMING then, the answer is 202 with the order and its progress, and the next call (or one after a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.
+         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 16 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED. One call starts no new step after 5 seconds: if the order is still CONFIRMING then, the answer is 202 with the order and its progress, and the next call (or one after a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.
          */
         post: operations["confirm-purchase-order"];
         delete?: never;
