@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Create a purchase order over batches (DRAFT).
-         * @description Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–40 batches of one cooperative, none already on a purchase order. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage's `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch's audit log records the order.
+         * @description Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–2,000 batches of one cooperative (`MAX_PURCHASE_ORDER_BATCHES`), none already on a purchase order; above 40 batches the batches are bound one by one, and a batch found on another order undoes the ones bound (docs/api/batches-and-custody.md#purchase-orders-of-many-batches). `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage's `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch's audit log records the order.
          */
         post: operations["create-purchase-order"];
         delete?: never;
@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.
-         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. Unknown id: 404 PO_NOT_FOUND.
+         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 16 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED. One call starts no new step after 5 seconds: if the order is still CONFIRMING then, the answer is 202 with the order and its progress, and the next call (or one after a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.
          */
         post: operations["confirm-purchase-order"];
         delete?: never;
@@ -272,7 +272,7 @@ export interface paths {
         };
         /**
          * Read a purchase order: its status, batches, buyer, price, amount due and paid (ADMIN, the cooperative).
-         * @description The purchase order as POST /purchase-orders and its confirmation answer it. A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.
+         * @description The purchase order as POST /purchase-orders and its confirmation answer it, with `batch_count` and `confirmed_batch_count` (the progress of a large order's confirmation: `status` CONFIRMING until every batch is confirmed). A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.
          */
         get: operations["get-purchase-order"];
         put?: never;
@@ -3623,7 +3623,9 @@ export interface operations {
                      *       "created_at": "2026-11-22T18:55:01.901Z",
                      *       "amount_due_usdc": 1295.04,
                      *       "paid_usdc": 0,
-                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec"
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "batch_count": 1,
+                     *       "confirmed_batch_count": 0
                      *     }
                      */
                     "application/json": {
@@ -3644,6 +3646,8 @@ export interface operations {
                         /** @description USDC, at most 6 decimals */
                         paid_usdc: number;
                         buyer_address: string | null;
+                        batch_count: number;
+                        confirmed_batch_count: number;
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
@@ -3765,6 +3769,8 @@ export interface operations {
                      *       "amount_due_usdc": 1295.04,
                      *       "paid_usdc": 0,
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "batch_count": 1,
+                     *       "confirmed_batch_count": 1,
                      *       "confirmed_at": "2026-11-22T18:55:01.950Z",
                      *       "committed_batch_ids": [
                      *         "BATCH-2026-000001"
@@ -3789,6 +3795,71 @@ export interface operations {
                         /** @description USDC, at most 6 decimals */
                         paid_usdc: number;
                         buyer_address: string | null;
+                        batch_count: number;
+                        confirmed_batch_count: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
+                        committed_batch_ids: string[];
+                    };
+                };
+            };
+            /** @description A large order still CONFIRMING after this call: its progress (`confirmed_batch_count` of `batch_count`); call confirm again to continue. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "status": "CONFIRMING",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "buyer": "Hamburg Coffee Importers GmbH",
+                     *       "price_usd_per_kg": 7.1,
+                     *       "buyer_operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 0,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "batch_count": 600,
+                     *       "confirmed_batch_count": 350,
+                     *       "confirmed_at": "2026-11-22T18:55:01.950Z",
+                     *       "committed_batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        status: string;
+                        cooperative_id: string;
+                        batch_ids: string[];
+                        buyer: string;
+                        price_usd_per_kg: number;
+                        buyer_operator?: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
+                        batch_count: number;
+                        confirmed_batch_count: number;
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
@@ -3893,7 +3964,9 @@ export interface operations {
                      *       "confirmed_at": "2026-11-22T18:55:01.950Z",
                      *       "amount_due_usdc": 1295.04,
                      *       "paid_usdc": 0,
-                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec"
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "batch_count": 1,
+                     *       "confirmed_batch_count": 1
                      *     }
                      */
                     "application/json": {
@@ -3914,6 +3987,8 @@ export interface operations {
                         /** @description USDC, at most 6 decimals */
                         paid_usdc: number;
                         buyer_address: string | null;
+                        batch_count: number;
+                        confirmed_batch_count: number;
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */

@@ -343,7 +343,11 @@ export interface BatchLedgerTx {
 /** A purchase order over batches of one cooperative (docs/api/batches-and-custody.md#custody-trail). */
 export interface PurchaseOrder {
   purchase_order_id: string;
-  status: 'DRAFT' | 'CONFIRMED';
+  /**
+   * CONFIRMING while a large order's batches are being confirmed step by step; WITHDRAWN (stored
+   * only, never read as an order) when a large order's creation was undone.
+   */
+  status: 'DRAFT' | 'CONFIRMING' | 'CONFIRMED' | 'WITHDRAWN';
   cooperative_id: string;
   batch_ids: string[];
   buyer: string;
@@ -363,6 +367,10 @@ export interface PurchaseOrder {
   created_at: string;
   created_by: string;
   confirmed_at?: string;
+  /** Who confirmed the order (a large order's per-batch audit entries name them). */
+  confirmed_by?: string;
+  /** A large order's confirmation progress: its first `confirmed_batch_count` batches are confirmed. */
+  confirmed_batch_count?: number;
 }
 
 /** A batch whose mint is pending keeps the audit entry its mint carries until the receipt confirms it. */

@@ -206,6 +206,8 @@ export const purchaseOrder = {
   amount_due_usdc: 1295.04,
   paid_usdc: 0,
   buyer_address: '0x427db1700a4209a8a9b5536753b06945892620ec',
+  batch_count: 1,
+  confirmed_batch_count: 0,
 };
 
 export const dds = {

@@ -210,7 +210,26 @@ export const SUCCESS: Record<string, Success[]> = {
   ],
   'create-purchase-order': [created(purchaseOrder)],
   'confirm-purchase-order': [
-    ok({ ...purchaseOrder, status: 'CONFIRMED', confirmed_at: '2026-11-22T18:55:01.950Z', committed_batch_ids: ['BATCH-2026-000001'] }),
+    ok({
+      ...purchaseOrder,
+      status: 'CONFIRMED',
+      confirmed_at: '2026-11-22T18:55:01.950Z',
+      confirmed_batch_count: 1,
+      committed_batch_ids: ['BATCH-2026-000001'],
+    }),
+    {
+      status: '202',
+      description:
+        'A large order still CONFIRMING after this call: its progress (`confirmed_batch_count` of `batch_count`); call confirm again to continue.',
+      example: {
+        ...purchaseOrder,
+        status: 'CONFIRMING',
+        confirmed_at: '2026-11-22T18:55:01.950Z',
+        batch_count: 600,
+        confirmed_batch_count: 350,
+        committed_batch_ids: ['BATCH-2026-000001'],
+      },
+    },
   ],
   'get-batch': [ok(batch)],
   'get-job': [ok(job)],

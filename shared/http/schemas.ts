@@ -5,6 +5,7 @@
  */
 
 import * as v from 'valibot';
+import { MAX_PURCHASE_ORDER_BATCHES } from '../domain/purchase-order-limits';
 import { GRADES, STAGES } from '../domain/records';
 import { LEDGER_ADDRESS } from '../domain/lending';
 import { BatchIdSchema, BoundedNumber, GpsSchema, Id, maxDecimals, Text } from './schema-parts';
@@ -109,7 +110,7 @@ export const CreatePurchaseOrderSchema = v.strictObject({
   batch_ids: v.pipe(
     v.array(BatchIdSchema),
     v.minLength(1),
-    v.maxLength(40),
+    v.maxLength(MAX_PURCHASE_ORDER_BATCHES),
     v.check((a) => new Set(a).size === a.length, 'must not repeat a batch'),
   ),
   buyer: Text(200),

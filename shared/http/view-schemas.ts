@@ -245,6 +245,9 @@ export const PurchaseOrderViewSchema = v.object({
   amount_due_usdc: NUsdc,
   paid_usdc: Usdc,
   buyer_address: NStr,
+  /** How many batches the order holds, and how many of them are confirmed (progress while CONFIRMING). */
+  batch_count: Int,
+  confirmed_batch_count: Int,
   created_at: Time,
   confirmed_at: v.optional(Time),
 });

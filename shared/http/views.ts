@@ -160,12 +160,22 @@ export function auditView(r: {
 
 /** The purchase order as shown to callers. */
 export function purchaseOrderView(po: PurchaseOrder): View<typeof PurchaseOrderViewSchema> {
-  const { created_by: _by, amount_due_usd_micro: due, paid_usd_micro: paid, settled_at: _settled, ...rest } = po;
+  const {
+    created_by: _by,
+    confirmed_by: _confirmedBy,
+    confirmed_batch_count: confirmedCount,
+    amount_due_usd_micro: due,
+    paid_usd_micro: paid,
+    settled_at: _settled,
+    ...rest
+  } = po;
   return {
     ...rest,
     amount_due_usdc: due === undefined ? null : microToUsdc(due),
     paid_usdc: microToUsdc(paid ?? 0),
     buyer_address: po.buyer_address ?? null,
+    batch_count: po.batch_ids.length,
+    confirmed_batch_count: po.status === 'CONFIRMED' ? po.batch_ids.length : (confirmedCount ?? 0),
   };
 }
 

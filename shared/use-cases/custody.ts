@@ -106,7 +106,8 @@ export async function changeStage(
   const committed = await commitStageChange(deps, { batch, to, actor: caller.sub, evidence: input.evidence, photo });
   if (to === 'WAREHOUSED' && batch.purchase_order_id) {
     const po = await deps.custody.getPurchaseOrder(batch.purchase_order_id);
-    if (po?.status === 'CONFIRMED') await commitToPurchaseOrder(deps, po, batch.batch_id);
+    // CONFIRMING too: a large order's confirmation may have passed this batch already.
+    if (po?.status === 'CONFIRMED' || po?.status === 'CONFIRMING') await commitToPurchaseOrder(deps, po, batch.batch_id);
   }
   return awaitLedger(deps, committed, opts.waitMs);
 }

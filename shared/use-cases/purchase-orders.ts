@@ -4,12 +4,28 @@ import { DomainError } from '../domain/errors';
 import { newJobId } from '../domain/ids';
 import { LEDGER_ADDRESS, amountDueUsdMicro } from '../domain/lending';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import {
+  CONFIRMATION_CALL_BUDGET_MS,
+  CONFIRMATION_STEP_BATCHES,
+  forEachLimited,
+  mapLimited,
+  ORDER_STEP_CONCURRENCY,
+  ORDER_TRANSACTION_MAX_BATCHES,
+} from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
 import { commitToPurchaseOrder, type CustodyDeps } from './custody';
 
 /** The ports confirming a purchase order needs (it commits stage changes). */
 export type PurchaseOrderDeps = Omit<CustodyDeps, 'custody'> & {
-  custody: Pick<CustodyStore, 'getPurchaseOrder' | 'confirmPurchaseOrder' | 'commitStage'>;
+  custody: Pick<
+    CustodyStore,
+    | 'getPurchaseOrder'
+    | 'confirmPurchaseOrder'
+    | 'commitStage'
+    | 'beginPurchaseOrderConfirmation'
+    | 'confirmPurchaseOrderBatch'
+    | 'recordConfirmationProgress'
+  >;
 };
 
 /** POST /purchase-orders input, validated by the transport (CreatePurchaseOrderSchema). */
@@ -38,7 +54,7 @@ export async function createPurchaseOrder(
   input: PurchaseOrderInput,
 ): Promise<PurchaseOrder> {
   assertDuty(caller, ['EXPORTER', 'MANAGER']);
-  const batches = await Promise.all(input.batch_ids.map((id) => deps.batches.get(id)));
+  const batches = await mapLimited(input.batch_ids, ORDER_STEP_CONCURRENCY, (id) => deps.batches.get(id));
   const missing = input.batch_ids.filter((_, i) => !batches[i]);
   if (missing.length) throw new DomainError('BATCH_NOT_FOUND', `Batch ${missing.join(', ')} is not recognised.`);
   const coops = new Set(batches.map((b) => b!.cooperative_id));
@@ -78,6 +94,12 @@ export async function createPurchaseOrder(
  * POST /purchase-orders/{id}/confirm: the purchase order becomes CONFIRMED (idempotent) and each
  * of its batches at WAREHOUSED moves to COMMITTED (trace log and audit log; callers can never set
  * COMMITTED themselves). Batches that reach WAREHOUSED later move on at that moment.
+ * Up to ORDER_TRANSACTION_MAX_BATCHES batches the order and every PURCHASE_ORDER_CONFIRMED audit
+ * entry are one transaction. Above, the order goes DRAFT → CONFIRMING and its batches are confirmed
+ * in steps of CONFIRMATION_STEP_BATCHES (`continueConfirmation`) for up to
+ * CONFIRMATION_CALL_BUDGET_MS; the order is returned CONFIRMING (the transport answers 202) when
+ * the budget ran out, and a call that finds it CONFIRMING (the budget, or a crash half-way)
+ * continues where it stopped.
  * Errors: PO_NOT_FOUND, INSUFFICIENT_PERMISSIONS.
  */
 export async function confirmPurchaseOrder(
@@ -89,13 +111,49 @@ export async function confirmPurchaseOrder(
   const po = await deps.custody.getPurchaseOrder(id);
   if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${id} is not recognised.`);
   assertActsFor(caller, po.cooperative_id);
-  await deps.custody.confirmPurchaseOrder(po, caller.sub, deps.now().toISOString());
+  const at = deps.now().toISOString();
+  if (po.batch_ids.length > ORDER_TRANSACTION_MAX_BATCHES) {
+    const begun = await deps.custody.beginPurchaseOrderConfirmation(po, caller.sub, at);
+    return continueConfirmation(deps, begun, deps.now().getTime() + CONFIRMATION_CALL_BUDGET_MS);
+  }
+  await deps.custody.confirmPurchaseOrder(po, caller.sub, at);
   const confirmed = (await deps.custody.getPurchaseOrder(id))!;
   const committed: string[] = [];
   for (const batchId of po.batch_ids) {
     if (await commitToPurchaseOrder(deps, confirmed, batchId)) committed.push(batchId);
   }
   return { po: confirmed, committed };
+}
+
+/**
+ * Confirms a CONFIRMING order's batches from `confirmed_batch_count` on, CONFIRMATION_STEP_BATCHES
+ * at a time: each batch's PURCHASE_ORDER_CONFIRMED audit entry (once per batch) and its move
+ * WAREHOUSED → COMMITTED (a batch moved already is skipped), then the step recorded on the order
+ * (conditioned on the count it started from, so it counts once; the last step makes it CONFIRMED).
+ * Idempotent: a repeated or concurrent call redoes at most one step, which writes nothing twice.
+ * No step starts after `deadline` (epoch ms, by `deps.now`). Returns the order as it ends
+ * (CONFIRMING when the deadline came first) and the batches this call moved to COMMITTED.
+ */
+async function continueConfirmation(
+  deps: PurchaseOrderDeps,
+  start: PurchaseOrder,
+  deadline: number,
+): Promise<{ po: PurchaseOrder; committed: string[] }> {
+  let po = start;
+  const committed: string[] = [];
+  while (po.status === 'CONFIRMING' && deps.now().getTime() < deadline) {
+    const from = po.confirmed_batch_count ?? 0;
+    const step = po.batch_ids.slice(from, from + CONFIRMATION_STEP_BATCHES);
+    const current = po;
+    await forEachLimited(step, ORDER_STEP_CONCURRENCY, async (batchId) => {
+      await deps.custody.confirmPurchaseOrderBatch(current, batchId);
+      if (await commitToPurchaseOrder(deps, current, batchId)) committed.push(batchId);
+    });
+    const to = from + step.length;
+    await deps.custody.recordConfirmationProgress(po.purchase_order_id, from, to, to >= po.batch_ids.length);
+    po = (await deps.custody.getPurchaseOrder(po.purchase_order_id))!;
+  }
+  return { po, committed };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type UnappliedReason,
 } from '../domain/lending';
 import { microToDecimalString } from '../domain/money';
+import { forEachLimited, mapLimited, ORDER_STEP_CONCURRENCY } from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
 import type { Hex } from 'viem';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
@@ -214,7 +215,7 @@ async function amountDueOf(
   po: PurchaseOrder,
 ): Promise<number | null> {
   if (po.amount_due_usd_micro !== undefined) return po.amount_due_usd_micro;
-  const batches = await Promise.all(po.batch_ids.map((id) => deps.batches.get(id)));
+  const batches = await mapLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, (id) => deps.batches.get(id));
   const due = amountDueUsdMicro(
     batches.map((b) => ({ outturn_kg: b?.outturn_kg })),
     po.price_usd_per_kg,
@@ -238,11 +239,12 @@ async function settleWhenPaid(
 ): Promise<Settlement | null> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const existing = await deps.settlements.get(purchaseOrderId);
+    const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
     if (existing) {
+      await deps.settlements.completeStartAudit(existing, po?.batch_ids ?? []);
       await carryOut(deps, existing);
       return existing;
     }
-    const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
     if (po?.status !== 'CONFIRMED') return null;
     const due = await amountDueOf(deps, po);
     const paid = po.paid_usd_micro ?? 0;
@@ -253,15 +255,17 @@ async function settleWhenPaid(
     const at = deps.now().toISOString();
     const loans: LoanToSettle[] = [];
     const exportedWithoutLoan: string[] = [];
-    for (const batchId of po.batch_ids) {
+    const standing = await mapLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, async (batchId): Promise<LoanToSettle | 'EXPORTED' | null> => {
       const stored = await deps.loans.activeForBatch(batchId);
-      if (stored) {
-        loans.push({ loan: loanAsOf(stored, await deps.payouts.get(stored.disbursement_payment_id)) });
-        continue;
-      }
+      if (stored) return { loan: loanAsOf(stored, await deps.payouts.get(stored.disbursement_payment_id)) };
       const batch = await deps.batches.get(batchId);
-      if (batch?.stage === 'EXPORTED') exportedWithoutLoan.push(batchId);
-    }
+      return batch?.stage === 'EXPORTED' ? 'EXPORTED' : null;
+    });
+    po.batch_ids.forEach((batchId, i) => {
+      const s = standing[i];
+      if (s === 'EXPORTED') exportedWithoutLoan.push(batchId);
+      else if (s) loans.push(s);
+    });
     const plan = planSettlement({ amountUsdMicro: paid, paidAt: at, loans, exportedWithoutLoan });
     const candidate: Settlement = {
       purchase_order_id: po.purchase_order_id,
@@ -416,14 +420,14 @@ export async function refundBuyerPayment(
 /** Requests the settlement's vault writes and records its batches SETTLED; idempotent. */
 async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
   const at = deps.now().toISOString();
-  for (const r of Object.values(s.repayments)) {
-    if (r.status !== 'REQUESTED') continue;
+  const requested = Object.values(s.repayments).filter((r) => r.status === 'REQUESTED');
+  await forEachLimited(requested, ORDER_STEP_CONCURRENCY, async (r) => {
     await deps.vaultWrites.request(
       repayWriteId(s.purchase_order_id, r.loan_id),
       { kind: 'REPAY_LOAN', ref: r.loan_id, purchaseOrderRef: s.purchase_order_id, amountUsdMicro: BigInt(r.amount_usd_micro) },
       at,
     );
-  }
+  });
   if (s.remainder_status === 'REQUESTED') {
     await deps.vaultWrites.request(
       releaseWriteId(s.purchase_order_id),
@@ -437,7 +441,8 @@ async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
     );
   }
   const repaidByBatch = new Map(Object.values(s.repayments).map((r) => [r.batch_id, r]));
-  for (const batchId of s.settled_batch_ids) {
+  // Each batch's step is its own conditioned write (EXPORTED → SETTLED): a batch settled already is skipped.
+  await forEachLimited(s.settled_batch_ids, ORDER_STEP_CONCURRENCY, async (batchId) => {
     const r = repaidByBatch.get(batchId);
     // Public evidence (served at /ipfs without a token): ids and transaction hashes, no amounts.
     await settleBatch(deps, batchId, {
@@ -445,7 +450,7 @@ async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
       payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
       loan_id: r?.loan_id ?? null,
     });
-  }
+  });
 }
 
 /** The ports of the ledger writer's settlement handlers. */

@@ -12,13 +12,14 @@ import { blockTimeLabel, untilMinted } from './submission';
 
 /**
  * Settlement benchmark on the local stack (`BENCH_ONLY=settlement npm run bench`, docs/api/settlement.md#settlement):
- * one purchase order with as many batches as a purchase order allows (40: POST /purchase-orders
- * takes 1–40 batches, so 50 would be two orders, each settled by its own payment), a loan on
+ * one purchase order of BENCH_SETTLEMENT_BATCHES batches (default 40; an order holds up to 2,000,
+ * docs/api/batches-and-custody.md#purchase-orders-of-many-batches), a loan on
  * BENCH_SETTLEMENT_LOANS of them (default 10) after one MFI deposit, all carried to EXPORTED; then
  * the buyer pays the order's amount due (milled outturn × price) into the vault (approve + payPurchaseOrder, as `npm run
  * buyer-pay`) and the bench measures, from the moment the payment's transaction is mined
  * (eth_sendRawTransaction returns once the automining node has mined it; on a chain with block
- * time, when its receipt is read): (a) the settlement
+ * time, when its receipt is read): (0) beforehand, how long the confirmation took (the request until
+ * its 200 CONFIRMED answer), then (a) the settlement
  * COMPLETED readable, (b) the last batch SETTLED readable and (c) its SETTLED recorded on the trace
  * log (stage_history's chain_tx_hash); and the ledger transactions the settlement took, counted on
  * chain from the payment's block to the head once the signer's nonce is still: by target (vault,
@@ -201,7 +202,11 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       }),
       201,
     );
-    await must('confirm', call('POST', `/purchase-orders/${po.purchase_order_id}/confirm`, coop), 200);
+    const confirmStart = performance.now();
+    const confirmed = await must('confirm', call('POST', `/purchase-orders/${po.purchase_order_id}/confirm`, coop), 200);
+    const confirmMs = performance.now() - confirmStart;
+    if (confirmed.status !== 'CONFIRMED') throw new Error(`confirm answered ${confirmed.status}, expected CONFIRMED`);
+    progress(`${po.purchase_order_id} CONFIRMED in ${confirmMs.toFixed(0)} ms (${BATCHES} batches, POST /purchase-orders/{id}/confirm)`);
     await pool(batches, 4, async (b) => {
       await waitFor(
         `${b} COMMITTED`,
@@ -210,7 +215,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
         30_000 + BATCHES * 4_000 * blockTimeS,
       );
     });
-    progress(`${po.purchase_order_id} confirmed: ${BATCHES} batches COMMITTED`);
+    progress(`${po.purchase_order_id}: ${BATCHES} batches COMMITTED (readable)`);
     await pool(batches, 4, async (b) => {
       await must(
         `EXPORTED ${b}`,
@@ -325,6 +330,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
     say(
       `Settlement of ${po.purchase_order_id} (${BATCHES} batches, ${LOANS} loans, ${Number(amount) / 1e6} USDC paid), from the payment mined:`,
     );
+    row('(0) POST /purchase-orders/{id}/confirm until CONFIRMED', `${confirmMs.toFixed(0)} ms`);
     row('(a) settlement COMPLETED readable', `${completedMs!.toFixed(0)} ms`);
     row('(b) last batch SETTLED readable', `${last(settledMs).toFixed(0)} ms (first ${Math.min(...settledMs.values()).toFixed(0)} ms)`);
     row(

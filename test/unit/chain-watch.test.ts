@@ -191,6 +191,7 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
     payouts: fakePayoutStore({ get: notHere('payouts.get') }),
     settlements: {
       start: notHere('settlements.start'),
+      completeStartAudit: notHere('settlements.completeStartAudit'),
       get: notHere('settlements.get'),
       recordRepayment: notHere('settlements.recordRepayment'),
       recordRemainder: notHere('settlements.recordRemainder'),

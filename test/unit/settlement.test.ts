@@ -113,6 +113,7 @@ function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
       audits.push(['SETTLEMENT_STARTED', batchIds]);
       return true;
     },
+    completeStartAudit: async () => undefined,
     get: async () => stored,
     recordRepayment: async () => undefined,
     recordRemainder: async () => undefined,

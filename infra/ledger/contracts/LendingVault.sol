@@ -237,6 +237,52 @@ contract LendingVault is ERC4626, AccessControl, IERC721Receiver, ReentrancyGuar
         if (loan.status != LoanStatus.ACTIVE) revert LoanNotActive(loanRef);
         if (amount < loan.principal) revert RepaymentBelowPrincipal(loanRef, loan.principal, amount);
         _takeEscrow(poRef, amount);
+        _closeRepaid(loan, loanRef, poRef, amount);
+    }
+
+    /// @notice One repayment of `repayLoans`: the arguments of `repayLoan` but the purchase order.
+    struct Repayment {
+        bytes32 loanRef;
+        uint256 amount;
+    }
+
+    /// @notice A repayment of `repayLoans` that was skipped; `reason` is the ABI-encoded error
+    ///         `repayLoan` would have reverted with (LoanNotActive — also a loan repaid earlier in
+    ///         the same call —, RepaymentBelowPrincipal, InsufficientEscrow). The others are repaid.
+    event RepaymentSkipped(bytes32 indexed loanRef, bytes32 indexed poRef, bytes reason);
+
+    /// @notice `repayLoan` for many loans of purchase order `poRef` in one transaction (the
+    ///         settlement of an order of many batches): each repayment is checked and applied as
+    ///         `repayLoan` would, in order, with its own LoanRepaid event; one that `repayLoan`
+    ///         would refuse is skipped with RepaymentSkipped and never blocks the others. Returns
+    ///         how many were repaid. Reverts only for the caller (not operator) or reentrancy.
+    function repayLoans(bytes32 poRef, Repayment[] calldata repayments) external onlyOperator nonReentrant returns (uint256 repaid) {
+        for (uint256 i = 0; i < repayments.length; i++) {
+            Repayment calldata r = repayments[i];
+            Loan storage loan = _loans[r.loanRef];
+            if (loan.status != LoanStatus.ACTIVE) {
+                emit RepaymentSkipped(r.loanRef, poRef, abi.encodeWithSelector(LoanNotActive.selector, r.loanRef));
+                continue;
+            }
+            if (r.amount < loan.principal) {
+                emit RepaymentSkipped(
+                    r.loanRef, poRef, abi.encodeWithSelector(RepaymentBelowPrincipal.selector, r.loanRef, loan.principal, r.amount)
+                );
+                continue;
+            }
+            uint256 available = _escrow[poRef];
+            if (available < r.amount) {
+                emit RepaymentSkipped(r.loanRef, poRef, abi.encodeWithSelector(InsufficientEscrow.selector, poRef, available, r.amount));
+                continue;
+            }
+            _takeEscrow(poRef, r.amount);
+            _closeRepaid(loan, r.loanRef, poRef, r.amount);
+            repaid++;
+        }
+    }
+
+    /// @dev A checked repayment's effects: REPAID, out of loansOutstanding, the token back to its holder, LoanRepaid.
+    function _closeRepaid(Loan storage loan, bytes32 loanRef, bytes32 poRef, uint256 amount) private {
         loan.status = LoanStatus.REPAID;
         loansOutstanding -= loan.principal;
         delete _lockedBy[loan.tokenId];

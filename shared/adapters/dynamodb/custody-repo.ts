@@ -5,6 +5,8 @@ import { StageConflictError } from '../../domain/errors';
 import type { AuditEntry, Job, PurchaseOrder, Stage, StageHistoryEntry } from '../../domain/records';
 import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
 import { pinJobPut } from './evidence-pin-repo';
+import { beginLargeConfirmation, confirmLargeOrderBatch, createLargePurchaseOrder, recordLargeConfirmation } from './large-order-repo';
+import { fitsOneTransaction } from './order-fan-out';
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 import type { BatchLedgerTx } from '../../domain/records';
@@ -271,6 +273,7 @@ export class CustodyRepository implements CustodyStore {
    * fail. Errors: VALIDATION_ERROR naming the batch.
    */
   async createPurchaseOrder(po: PurchaseOrder): Promise<void> {
+    if (!fitsOneTransaction(po.batch_ids.length)) return createLargePurchaseOrder(po);
     try {
       await transactWithAudits({
         items: [
@@ -312,7 +315,8 @@ export class CustodyRepository implements CustodyStore {
 
   async getPurchaseOrder(id: string): Promise<PurchaseOrder | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.purchaseOrder(id), ConsistentRead: true }));
-    return r.Item ? fromItem<PurchaseOrder>(r.Item) : null;
+    // A large order whose creation was undone (WITHDRAWN) is no order.
+    return r.Item && r.Item.status !== 'WITHDRAWN' ? fromItem<PurchaseOrder>(r.Item) : null;
   }
 
   /**
@@ -344,5 +348,17 @@ export class CustodyRepository implements CustodyStore {
       if (err instanceof TransactionConditionError && err.index === 0) return false;
       throw err;
     }
+  }
+
+  beginPurchaseOrderConfirmation(po: PurchaseOrder, actor: string, at: string): Promise<PurchaseOrder> {
+    return beginLargeConfirmation(po, actor, at);
+  }
+
+  confirmPurchaseOrderBatch(po: PurchaseOrder, batchId: string): Promise<void> {
+    return confirmLargeOrderBatch(po, batchId);
+  }
+
+  recordConfirmationProgress(id: string, from: number, to: number, complete: boolean): Promise<boolean> {
+    return recordLargeConfirmation(id, from, to, complete);
   }
 }

@@ -130,6 +130,11 @@ export const keys = {
   /** Sparse index of parked ledger writes, oldest parked first (operators: `npm run ledger-parked`). */
   parkedLedgerTxGsi: (parkedAt: string, id: string) => ({ GSI2PK: PARKED_LEDGER_TX, GSI2SK: `${parkedAt}#${id}` }),
   purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
+  /**
+   * That an order-level event (`eventKey`, e.g. `PURCHASE_ORDER_CONFIRMED#PO-…`) is in one batch's
+   * audit log: put in the append's transaction with attribute_not_exists, so the entry is written once.
+   */
+  orderEventMark: (eventKey: string, batchId: string) => ({ PK: `ORDER_EVENT#${eventKey}`, SK: `BATCH#${batchId}` }),
   dds: (id: string) => ({ PK: `DDS#${id}`, SK: META }),
   /** An Idempotency-Key of a caller (token subject) on one operation; expires after 24 h (TTL). */
   idempotency: (scope: string, key: string) => ({ PK: `IDEMPOTENCY#${scope}#${key}`, SK: META }),

@@ -1,32 +1,31 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { BuyerPayment, Settlement } from '../../domain/lending';
 import { microToUsdc } from '../../domain/money';
 import type { SettlementStore } from '../../domain/ports/lending';
-import { TransactionConditionError, transactWithAudits, type TransactItem } from './audit-append';
+import { TransactionConditionError, type TransactItem } from './audit-append';
+import { fanOutOrderEvent, fitsOneTransaction, type OrderAuditEntry, writeOrderAudited } from './order-fan-out';
 import { fromItem, keys } from './keys';
-import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
+import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
-type AuditedBatch = Parameters<typeof transactWithAudits>[0]['batches'][number];
+/** The once-per-batch key of a buyer payment's audit entry (`BUYER_PAYMENT_RECEIVED`). */
+function paymentEventKey(p: Pick<BuyerPayment, 'purchase_order_id' | 'tx_hash' | 'log_index'>): string {
+  return `BUYER_PAYMENT_RECEIVED#${p.purchase_order_id}#${p.tx_hash}#${p.log_index}`;
+}
 
-/**
- * One transaction of `items` with an audit entry on each batch (`transactWithAudits`); without
- * batches (a payment for an unknown order) the items alone. Errors: TransactionConditionError
- * (index in `items`) when one of their conditions fails.
- */
-async function writeAudited(items: TransactItem[], batchIds: string[], entry: AuditedBatch['entry']): Promise<void> {
-  if (batchIds.length > 0) {
-    await transactWithAudits({ items, batches: batchIds.map((batchId) => ({ batchId, entry })) });
-    return;
-  }
-  try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (err) {
-    if (!isTransactionCanceled(err)) throw err;
-    const codes = cancellationCodes(err);
-    const i = codes.indexOf('ConditionalCheckFailed');
-    if (i >= 0) throw new TransactionConditionError(i, codes);
-    throw err;
-  }
+/** The SETTLEMENT_STARTED audit entry of a settlement (every batch of its order). */
+function startedEntry(settlement: Settlement, actor: string): OrderAuditEntry {
+  return {
+    type: 'SETTLEMENT_STARTED',
+    at: settlement.created_at,
+    actor,
+    payload: {
+      purchase_order_id: settlement.purchase_order_id,
+      paid_usdc: microToUsdc(settlement.amount_usd_micro),
+      amount_due_usdc: settlement.amount_due_usd_micro == null ? null : microToUsdc(settlement.amount_due_usd_micro),
+      short_payment: settlement.short_payment ?? false,
+      payment_tx_hashes: (settlement.payments ?? []).map((p) => p.tx_hash),
+    },
+  };
 }
 
 /** The audit payload of a buyer payment (what it is and whether it counts toward the order). */
@@ -73,18 +72,7 @@ export class SettlementRepository implements SettlementStore {
       },
     ];
     try {
-      await writeAudited(items, batchIds, {
-        type: 'SETTLEMENT_STARTED',
-        at: settlement.created_at,
-        actor,
-        payload: {
-          purchase_order_id: settlement.purchase_order_id,
-          paid_usdc: microToUsdc(settlement.amount_usd_micro),
-          amount_due_usdc: settlement.amount_due_usd_micro == null ? null : microToUsdc(settlement.amount_due_usd_micro),
-          short_payment: settlement.short_payment ?? false,
-          payment_tx_hashes: (settlement.payments ?? []).map((p) => p.tx_hash),
-        },
-      });
+      await writeOrderAudited(items, batchIds, `SETTLEMENT_STARTED#${settlement.purchase_order_id}`, startedEntry(settlement, actor));
       return true;
     } catch (err) {
       if (err instanceof TransactionConditionError) return false;
@@ -92,21 +80,36 @@ export class SettlementRepository implements SettlementStore {
     }
   }
 
+  /**
+   * Resumes a large order's SETTLEMENT_STARTED audit entries (each batch once; a no-op for an order
+   * whose entries were written in the settlement's own transaction).
+   */
+  async completeStartAudit(settlement: Settlement, batchIds: string[]): Promise<void> {
+    if (fitsOneTransaction(batchIds.length)) return;
+    await fanOutOrderEvent(
+      batchIds,
+      `SETTLEMENT_STARTED#${settlement.purchase_order_id}`,
+      startedEntry(settlement, settlement.settled_by ?? 'system:lending-vault'),
+    );
+  }
+
   async recordPayment(payment: BuyerPayment, batchIds: string[]): Promise<{ payment: BuyerPayment; created: boolean }> {
     const key = keys.buyerPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index);
     const put = (p: BuyerPayment): TransactItem => ({
       Put: { TableName: tableName(), Item: { ...key, entity: 'BUYER_PAYMENT', ...p }, ConditionExpression: 'attribute_not_exists(PK)' },
     });
-    const entry = (p: BuyerPayment): AuditedBatch['entry'] => ({
+    const entry = (p: BuyerPayment): OrderAuditEntry => ({
       type: 'BUYER_PAYMENT_RECEIVED',
       at: p.received_at,
       actor: 'system:lending-vault',
       payload: paymentPayload(p),
     });
-    const existing = async () => ({
-      payment: (await this.getPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index))!,
-      created: false,
-    });
+    const existing = async () => {
+      const stored = (await this.getPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index))!;
+      // A redelivered payment event resumes a large order's audit fan-out (each batch once).
+      if (!fitsOneTransaction(batchIds.length)) await fanOutOrderEvent(batchIds, paymentEventKey(stored), entry(stored));
+      return { payment: stored, created: false };
+    };
     if (payment.status === 'COUNTED') {
       const count: TransactItem = {
         Update: {
@@ -119,7 +122,7 @@ export class SettlementRepository implements SettlementStore {
         },
       };
       try {
-        await writeAudited([put(payment), count], batchIds, entry(payment));
+        await writeOrderAudited([put(payment), count], batchIds, paymentEventKey(payment), entry(payment));
         return { payment, created: true };
       } catch (err) {
         if (!(err instanceof TransactionConditionError)) throw err;
@@ -129,7 +132,7 @@ export class SettlementRepository implements SettlementStore {
       }
     }
     try {
-      await writeAudited([put(payment)], batchIds, entry(payment));
+      await writeOrderAudited([put(payment)], batchIds, paymentEventKey(payment), entry(payment));
       return { payment, created: true };
     } catch (err) {
       if (err instanceof TransactionConditionError) return existing();
@@ -198,7 +201,8 @@ export class SettlementRepository implements SettlementStore {
       },
     };
     try {
-      await writeAudited([update], batchIds, {
+      const key = `PAYMENT_REFUND_REQUESTED#${payment.purchase_order_id}#${payment.tx_hash}#${payment.log_index}#${refund.refund_requested_at}`;
+      await writeOrderAudited([update], batchIds, key, {
         type: 'PAYMENT_REFUND_REQUESTED',
         at: refund.refund_requested_at,
         actor: refund.refund_requested_by,
@@ -244,7 +248,7 @@ export class SettlementRepository implements SettlementStore {
     );
     const batchIds = outcome.status === 'REFUNDED' ? ((po.Item?.batch_ids as string[] | undefined) ?? []) : [];
     try {
-      await writeAudited([update], batchIds, {
+      await writeOrderAudited([update], batchIds, `PAYMENT_REFUNDED#${purchaseOrderId}#${txHash}#${logIndex}`, {
         type: 'PAYMENT_REFUNDED',
         at,
         actor: 'system:lending-vault',

@@ -622,6 +622,16 @@ export const lendingVaultAbi = [
   },
   {
     type: 'event',
+    name: 'RepaymentSkipped',
+    inputs: [
+      { name: 'loanRef', type: 'bytes32', indexed: true },
+      { name: 'poRef', type: 'bytes32', indexed: true },
+      { name: 'reason', type: 'bytes', indexed: false },
+    ],
+    anonymous: false,
+  },
+  {
+    type: 'event',
     name: 'Withdraw',
     inputs: [
       { name: 'sender', type: 'address', indexed: true },
@@ -866,6 +876,20 @@ export const lendingVaultAbi = [
       { name: 'amount', type: 'uint256' },
     ],
     outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    name: 'repayLoans',
+    inputs: [
+      { name: 'poRef', type: 'bytes32' },
+      {
+        name: 'repayments',
+        type: 'tuple[]',
+        components: [{ name: 'loanRef', type: 'bytes32' }, { name: 'amount', type: 'uint256' }],
+      },
+    ],
+    outputs: [{ name: 'repaid', type: 'uint256' }],
     stateMutability: 'nonpayable',
   },
   {

@@ -79,4 +79,16 @@ export interface CustodyStore {
   getPurchaseOrder(id: string): Promise<PurchaseOrder | null>;
   /** DRAFT → CONFIRMED (false when it was confirmed already). */
   confirmPurchaseOrder(po: PurchaseOrder, actor: string, at: string): Promise<boolean>;
+  /**
+   * An order above one transaction's size: DRAFT → CONFIRMING (confirmed_at, confirmed_by,
+   * confirmed_batch_count 0), conditioned on DRAFT; returns the order as it now is.
+   */
+  beginPurchaseOrderConfirmation(po: PurchaseOrder, actor: string, at: string): Promise<PurchaseOrder>;
+  /** One batch's PURCHASE_ORDER_CONFIRMED audit entry, written once however often the step runs. */
+  confirmPurchaseOrderBatch(po: PurchaseOrder, batchId: string): Promise<void>;
+  /**
+   * `confirmed_batch_count` from → to (CONFIRMED when `complete`), conditioned on CONFIRMING at
+   * `from`; false when another call recorded that step first.
+   */
+  recordConfirmationProgress(id: string, from: number, to: number, complete: boolean): Promise<boolean>;
 }

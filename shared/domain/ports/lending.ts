@@ -154,6 +154,11 @@ export interface SettlementStore {
    */
   start(settlement: Settlement, batchIds: string[], actor: string): Promise<boolean>;
   /**
+   * Completes the SETTLEMENT_STARTED audit entries of an order above one transaction's size (each
+   * batch once; after a crash half-way the rest). A no-op for smaller orders.
+   */
+  completeStartAudit(settlement: Settlement, batchIds: string[]): Promise<void>;
+  /**
    * Keeps a buyer payment once (by purchase order, tx hash and log index) with a
    * BUYER_PAYMENT_RECEIVED audit entry on each of `batchIds`. A COUNTED payment adds its amount
    * to the order's `paid_usd_micro` in the same transaction, on condition that the order is

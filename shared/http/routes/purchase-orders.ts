@@ -20,7 +20,7 @@ export const createPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   summary: 'Create a purchase order over batches (DRAFT).',
   body: CreatePurchaseOrderSchema,
   notes:
-    'Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–40 batches of one cooperative, none already on a purchase order. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage\'s `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch\'s audit log records the order.',
+    'Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–2,000 batches of one cooperative (`MAX_PURCHASE_ORDER_BATCHES`), none already on a purchase order; above 40 batches the batches are bound one by one, and a batch found on another order undoes the ones bound (docs/api/batches-and-custody.md#purchase-orders-of-many-batches). `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage\'s `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch\'s audit log records the order.',
   responses: { '201': V.PurchaseOrderViewSchema },
   notFound: ['BATCH_NOT_FOUND'],
 });
@@ -36,8 +36,8 @@ export const confirmPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.',
   pathParams: PurchaseOrderIdParam,
   notes:
-    'Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. Unknown id: 404 PO_NOT_FOUND.',
-  responses: { '200': V.ConfirmedPurchaseOrderViewSchema },
+    'Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 16 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED. One call starts no new step after 5 seconds: if the order is still CONFIRMING then, the answer is 202 with the order and its progress, and the next call (or one after a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.',
+  responses: { '200': V.ConfirmedPurchaseOrderViewSchema, '202': V.ConfirmedPurchaseOrderViewSchema },
   notFound: ['PO_NOT_FOUND'],
 });
 
@@ -103,7 +103,7 @@ export const getPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   summary: 'Read a purchase order: its status, batches, buyer, price, amount due and paid (ADMIN, the cooperative).',
   pathParams: PurchaseOrderIdParam,
   notes:
-    "The purchase order as POST /purchase-orders and its confirmation answer it. A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.",
+    "The purchase order as POST /purchase-orders and its confirmation answer it, with `batch_count` and `confirmed_batch_count` (the progress of a large order's confirmation: `status` CONFIRMING until every batch is confirmed). A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.",
   responses: { '200': V.PurchaseOrderViewSchema },
   example: {
     purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H',
@@ -124,6 +124,8 @@ export const getPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
     amount_due_usdc: 1295.04,
     paid_usdc: 0,
     buyer_address: '0x427db1700a4209a8a9b5536753b06945892620ec',
+    batch_count: 1,
+    confirmed_batch_count: 1,
   },
   notFound: ['PO_NOT_FOUND'],
 });

@@ -141,6 +141,9 @@ export function fakeCustodyStore(over: Partial<CustodyStore> = {}): CustodyStore
     createPurchaseOrder: () => unexpected('custody.createPurchaseOrder'),
     getPurchaseOrder: () => unexpected('custody.getPurchaseOrder'),
     confirmPurchaseOrder: () => unexpected('custody.confirmPurchaseOrder'),
+    beginPurchaseOrderConfirmation: () => unexpected('custody.beginPurchaseOrderConfirmation'),
+    confirmPurchaseOrderBatch: () => unexpected('custody.confirmPurchaseOrderBatch'),
+    recordConfirmationProgress: () => unexpected('custody.recordConfirmationProgress'),
     ...over,
   };
 }

@@ -1,0 +1,56 @@
+/**
+ * Sizes of a purchase order (docs/api/batches-and-custody.md#purchase-orders-of-many-batches).
+ *
+ * An order holds up to {@link MAX_PURCHASE_ORDER_BATCHES} batches. Up to
+ * {@link ORDER_TRANSACTION_MAX_BATCHES} its creation, confirmation, payments and settlement write
+ * the order and every batch's audit entry in one DynamoDB transaction (100 items at most); above
+ * that each batch's step is its own conditioned, idempotent write and the order records its
+ * progress, so a crash half-way resumes where it stopped.
+ */
+export const MAX_PURCHASE_ORDER_BATCHES = 2_000;
+
+/** The most batches whose order-level change and audit entries fit one DynamoDB transaction. */
+export const ORDER_TRANSACTION_MAX_BATCHES = 40;
+
+/** Batches confirmed per step of a large order's confirmation; the order's progress is recorded after each step. */
+export const CONFIRMATION_STEP_BATCHES = 16;
+
+/**
+ * How long one confirmation call works through a large order's steps before it answers 202 with
+ * the order's progress: no step starts later, so the call ends within its function's 10-second
+ * limit (a step of CONFIRMATION_STEP_BATCHES takes about 3 s on the local stack); the next call continues from there.
+ */
+export const CONFIRMATION_CALL_BUDGET_MS = 5_000;
+
+/** Per-batch writes of a large order run at most this many at a time. */
+export const ORDER_STEP_CONCURRENCY = 8;
+
+/**
+ * Runs `fn` over `items`, at most `limit` at a time, in order of start; resolves when all are done
+ * and rejects with the first failure (the others still run to their end).
+ */
+export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | null = null;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        await fn(items[i]!, i);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw (failure as { err: unknown }).err;
+}
+
+/** `fn` over `items`, at most `limit` at a time; the results in the order of `items`. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  await forEachLimited(items, limit, async (item, i) => {
+    out[i] = await fn(item);
+  });
+  return out;
+}

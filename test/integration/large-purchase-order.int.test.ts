@@ -1,0 +1,222 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import type { Hex } from 'viem';
+import { runBuyerPay } from '../../infra/local/buyer-pay';
+import { DEV_CHAIN_WEBHOOK_SECRET } from '../../infra/local/dev-keys';
+import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
+import { MAX_PURCHASE_ORDER_BATCHES, ORDER_TRANSACTION_MAX_BATCHES } from '../../shared/domain/purchase-order-limits';
+import { api, stackDataDir, waitFor } from '../support/api';
+import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+
+/**
+ * A purchase order above the old 40-batch limit, through the API on the local stack
+ * (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): N (80) warehoused batches on one
+ * order; it is created (each batch bound with its audit entry), confirmed (CONFIRMED, every batch
+ * COMMITTED, progress N of N), exported, paid by the dev buyer, and settled: settlement
+ * COMPLETED, every batch SETTLED on the trace log, each order-level audit entry once per batch.
+ * More than MAX_PURCHASE_ORDER_BATCHES is refused; a second order naming a bound batch is refused
+ * and leaves nothing bound.
+ */
+/** Above the 40 of one transaction, and two confirmation steps of 50. */
+const N = 80;
+const WIDTH = 6;
+const hook = new Webhook(DEV_CHAIN_WEBHOOK_SECRET);
+const stack = () =>
+  JSON.parse(readFileSync(join(stackDataDir(), 'stack.json'), 'utf8')) as { endpoints: { ledger: string; lending_vault: Hex } };
+
+let ctx: Awaited<ReturnType<typeof setUpCooperative>>;
+let farmer: string;
+
+/** `fn` over `items`, WIDTH at a time. */
+async function pool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: WIDTH }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+async function stage(batchId: string, newStage: string, evidence: Record<string, unknown>): Promise<void> {
+  const r = await api('PATCH', `/batch/${batchId}/stage`, {
+    token: ctx.coop,
+    body: { cooperative_id: ctx.id, new_stage: newStage, evidence },
+  });
+  if (r.status !== 200 && r.status !== 202) throw new Error(`${batchId} ${newStage}: ${r.status} ${JSON.stringify(r.body)}`);
+}
+
+async function warehousedBatches(n: number): Promise<string[]> {
+  const ids: string[] = [];
+  await pool(
+    Array.from({ length: n }, (_, i) => i),
+    async () => {
+      const res = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) });
+      if (res.status !== 201 && res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+      ids.push(res.body.data?.batch_id ?? res.body.batch_id);
+    },
+  );
+  await pool(ids, async (b) => {
+    await waitFor(
+      () => api('GET', `/batch/${b}`, { token: ctx.coop }),
+      (r) => r.status === 200,
+      120_000,
+      250,
+    );
+    await stage(b, 'GRADED', { grade: 'screen18', moisture_pct: 11 });
+    await stage(b, 'MILLED', { mill_id: 'M1', outturn_kg: 100 });
+    await stage(b, 'WAREHOUSED', { warehouse_id: 'WH-1' });
+  });
+  return ids.sort();
+}
+
+const order = (batchIds: string[]) => ({ batch_ids: batchIds, buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4 });
+
+beforeAll(async () => {
+  ctx = await setUpCooperative();
+  farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000654');
+}, 60_000);
+
+describe(`a purchase order of ${N} batches`, () => {
+  it('more batches than the most an order holds is a validation error', async () => {
+    const ids = Array.from({ length: MAX_PURCHASE_ORDER_BATCHES + 1 }, (_, i) => `BATCH-2026-${String(900_000 + i).padStart(6, '0')}`);
+    const r = await api('POST', '/purchase-orders', { token: ctx.coop, body: order(ids) });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('is created, confirmed, paid and settled batch by batch: every batch COMMITTED then SETTLED, each audit entry once', async () => {
+    expect(N).toBeGreaterThan(ORDER_TRANSACTION_MAX_BATCHES);
+    const batches = await warehousedBatches(N + 1);
+    const spare = batches.pop()!;
+
+    const created = await api('POST', '/purchase-orders', { token: ctx.coop, body: order(batches) });
+    expect(created.status).toBe(201);
+    const poId: string = created.body.purchase_order_id;
+    expect(created.body).toMatchObject({ status: 'DRAFT', batch_count: N, confirmed_batch_count: 0, amount_due_usdc: 640 * N });
+
+    // A second order naming one bound batch (and the spare one) is refused, and the spare stays free.
+    const clash = await api('POST', '/purchase-orders', {
+      token: ctx.coop,
+      body: order([spare, ...batches.slice(0, ORDER_TRANSACTION_MAX_BATCHES + 5)]),
+    });
+    expect(clash.status).toBe(400);
+    expect(clash.body.error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const alone = await api('POST', '/purchase-orders', { token: ctx.coop, body: order([spare]) });
+    expect(alone.status).toBe(201);
+
+    const confirmedAt = Date.now();
+    // One call works for up to 20 s; 202 (CONFIRMING, with its progress) asks for another call.
+    let confirmed = await api('POST', `/purchase-orders/${poId}/confirm`, { token: ctx.coop });
+    const committedIds: string[] = [...(confirmed.body.committed_batch_ids ?? [])];
+    while (confirmed.status === 202) {
+      expect(confirmed.body.status).toBe('CONFIRMING');
+      confirmed = await api('POST', `/purchase-orders/${poId}/confirm`, { token: ctx.coop });
+      committedIds.push(...(confirmed.body.committed_batch_ids ?? []));
+    }
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ status: 'CONFIRMED', batch_count: N, confirmed_batch_count: N });
+    expect(committedIds.sort()).toEqual(batches);
+    process.stdout.write(`confirmed ${N} batches in ${Date.now() - confirmedAt} ms\n`);
+    const read = await api('GET', `/purchase-orders/${poId}`, { token: ctx.coop });
+    expect(read.body).toMatchObject({ status: 'CONFIRMED', batch_count: N, confirmed_batch_count: N });
+    // Confirming again changes nothing.
+    const again = await api('POST', `/purchase-orders/${poId}/confirm`, { token: ctx.coop });
+    expect(again.body).toMatchObject({ status: 'CONFIRMED', committed_batch_ids: [] });
+
+    await pool(batches, async (b) => {
+      await waitFor(
+        () => api('GET', `/batch/${b}`, { token: ctx.coop }),
+        (r) => r.body.stage === 'COMMITTED',
+        60_000,
+        250,
+      );
+      await stage(b, 'EXPORTED', { export_permit: 'UCDA-EXP-1', destination_country: 'DE' });
+    });
+
+    // The dev buyer pays the amount due (buyer-pay's default); the signed event reports it.
+    const lines: string[] = [];
+    expect(
+      await runBuyerPay(
+        [poId],
+        (l) => lines.push(l),
+        (l) => lines.push(l),
+        stackDataDir(),
+      ),
+    ).toBe(0);
+    const txHash = lines.find((l) => /^0x[0-9a-f]{64}$/.test(l)) as Hex;
+    const s = stack();
+    const [p] = await new EvmVaultReader({
+      rpcUrl: s.endpoints.ledger,
+      chainId: 31337,
+      lendingVaultAddress: s.endpoints.lending_vault,
+    }).purchaseOrderPaymentsInTx(txHash);
+    const raw = JSON.stringify({
+      type: 'purchase_order.paid',
+      data: {
+        purchase_order_id: poId,
+        payer: p!.payer,
+        amount_usd_micro: p!.amountUsdMicro.toString(),
+        tx_hash: txHash,
+        block_number: Number(p!.blockNumber),
+        log_index: p!.logIndex,
+      },
+    });
+    const post = () => {
+      const id = `evt_large_${Math.random().toString(36).slice(2)}`;
+      const at = new Date();
+      return api('POST', '/api/webhooks/chain-events', {
+        raw,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': hook.sign(id, at, raw),
+        },
+      });
+    };
+    // Delivered twice at once (as by two senders), then again until the settlement is done: a
+    // delivery that runs out of time (5xx) is redelivered by the sender, and each redelivery
+    // continues where the last stopped; the order is settled once.
+    const [first, second] = await Promise.all([post(), post()]);
+    const statuses = [first.status, second.status];
+    let settlement = await api('GET', `/purchase-orders/${poId}/settlement`, { token: ctx.coop });
+    for (let i = 0; settlement.body.status !== 'COMPLETED' && i < 12; i++) {
+      statuses.push((await post()).status);
+      settlement = await waitFor(
+        () => api('GET', `/purchase-orders/${poId}/settlement`, { token: ctx.coop }),
+        (r) => r.body.status === 'COMPLETED',
+        5_000,
+        500,
+      );
+    }
+    process.stdout.write(`chain-event deliveries until COMPLETED: ${statuses.join(', ')}\n`);
+    expect(settlement.body.status).toBe('COMPLETED');
+    expect(settlement.body.amount_usdc).toBe(640 * N);
+    expect([...settlement.body.settled_batch_ids].sort()).toEqual(batches);
+    await pool(batches, async (b) => {
+      await waitFor(
+        () => api('GET', `/batch/${b}`, { token: ctx.coop }),
+        (r) => r.body.stage === 'SETTLED' && r.body.stage_history?.at(-1)?.chain_tx_hash != null,
+        120_000,
+        250,
+      );
+    });
+
+    // Each order-level audit entry is in every batch's log exactly once, and the logs verify.
+    await pool(
+      batches.filter((_, i) => i % 15 === 0),
+      async (b) => {
+        const audit = await waitFor(
+          () => api('GET', `/batch/${b}/audit`, { token: ctx.coop }),
+          (r) => r.body.verified === true,
+          30_000,
+          250,
+        );
+        const types: string[] = audit.body.entries.map((e: { type: string }) => e.type);
+        for (const t of ['PURCHASE_ORDER_CREATED', 'PURCHASE_ORDER_CONFIRMED', 'BUYER_PAYMENT_RECEIVED', 'SETTLEMENT_STARTED'])
+          expect([b, t, types.filter((x) => x === t).length]).toEqual([b, t, 1]);
+      },
+    );
+  }, 900_000);
+});

@@ -1,0 +1,183 @@
+import { CONFIRMATION_STEP_BATCHES, ORDER_TRANSACTION_MAX_BATCHES } from '../../shared/domain/purchase-order-limits';
+import { StageConflictError } from '../../shared/domain/errors';
+import type { Batch, PurchaseOrder, Stage } from '../../shared/domain/records';
+import { confirmPurchaseOrder, type PurchaseOrderDeps } from '../../shared/use-cases/purchase-orders';
+import { aBatch, aLedgerTx, fakeCustodyStore, fakeEvidenceKeeping } from './support/fakes';
+
+/**
+ * Confirming a purchase order above one transaction's size (docs/api/batches-and-custody.md#purchase-orders-of-many-batches):
+ * CONFIRMING with per-batch steps and recorded progress; a crash half-way resumes on the next
+ * call, writes each batch's audit entry once, commits each WAREHOUSED batch once and counts every
+ * batch once. The in-memory store keeps the repository's rules: DRAFT → CONFIRMING only from DRAFT;
+ * an order event once per batch (its mark); progress recorded only from the count it started at.
+ */
+const COOP = 'COOP-1';
+const caller = { role: 'COOPERATIVE', sub: 'exporter-1', cooperative_id: COOP, duties: ['EXPORTER'] } as never;
+
+function world(n: number, warehoused: (i: number) => boolean) {
+  const ids = Array.from({ length: n }, (_, i) => `BATCH-2026-${String(i + 1).padStart(6, '0')}`);
+  const batches = new Map<string, Batch>(
+    ids.map((id, i) => [id, aBatch({ batch_id: id, cooperative_id: COOP, stage: (warehoused(i) ? 'WAREHOUSED' : 'MILLED') as Stage })]),
+  );
+  let order: PurchaseOrder = {
+    purchase_order_id: 'PO-1',
+    status: 'DRAFT',
+    cooperative_id: COOP,
+    batch_ids: ids,
+    buyer: 'Hamburg Coffee Importers GmbH',
+    price_usd_per_kg: 6.4,
+    created_at: '2026-11-27T00:00:00.000Z',
+    created_by: 'exporter-1',
+  };
+  const marks = new Set<string>();
+  const confirmEntries: string[] = [];
+  const commits: string[] = [];
+  const progress: Array<[number, number]> = [];
+  let failAt: { call: number; calls: number } | null = null;
+  const custody = fakeCustodyStore({
+    getPurchaseOrder: async () => structuredClone(order),
+    beginPurchaseOrderConfirmation: async (_po, actor, at) => {
+      if (order.status === 'DRAFT')
+        order = { ...order, status: 'CONFIRMING', confirmed_at: at, confirmed_by: actor, confirmed_batch_count: 0 };
+      return structuredClone(order);
+    },
+    confirmPurchaseOrderBatch: async (po, batchId) => {
+      if (failAt && ++failAt.calls === failAt.call) throw new Error('crash: the function stopped half-way');
+      const mark = `PURCHASE_ORDER_CONFIRMED#${po.purchase_order_id}#${batchId}`;
+      if (marks.has(mark)) return;
+      marks.add(mark);
+      confirmEntries.push(batchId);
+    },
+    recordConfirmationProgress: async (_id, from, to, complete) => {
+      if (order.status !== 'CONFIRMING' || order.confirmed_batch_count !== from) return false;
+      order = { ...order, confirmed_batch_count: to, ...(complete ? { status: 'CONFIRMED' as const } : {}) };
+      progress.push([from, to]);
+      return true;
+    },
+    commitStage: async (input) => {
+      const b = batches.get(input.batchId)!;
+      // As the repository: the stage change is conditioned on the stage it moves from.
+      if (b.stage !== input.from) throw new StageConflictError(b.stage);
+      batches.set(input.batchId, { ...b, stage: input.to });
+      commits.push(input.batchId);
+      return { entry: { sequence_number: 9 } as never, ledgerTx: aLedgerTx({ batch_id: input.batchId, stage: input.to }) };
+    },
+  });
+  const deps: PurchaseOrderDeps = {
+    batches: { get: async (id) => structuredClone(batches.get(id) ?? null) },
+    custody,
+    evidence: fakeEvidenceKeeping(),
+    ledgerQueue: { send: async () => undefined },
+    now: () => new Date('2026-11-27T01:00:00.000Z'),
+  };
+  return {
+    deps,
+    ids,
+    order: () => order,
+    marks,
+    confirmEntries,
+    commits,
+    progress,
+    crashOnCall: (call: number) => {
+      failAt = { call, calls: 0 };
+    },
+    noCrash: () => {
+      failAt = null;
+    },
+  };
+}
+
+/** The steps a confirmation of `n` batches records: [from, to] by CONFIRMATION_STEP_BATCHES. */
+function steps(n: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let from = 0; from < n; from += CONFIRMATION_STEP_BATCHES) out.push([from, Math.min(n, from + CONFIRMATION_STEP_BATCHES)]);
+  return out;
+}
+
+describe('confirming a purchase order above one transaction', () => {
+  const N = 150;
+  const warehoused = (i: number) => i % 3 === 0;
+
+  it('confirms in steps: CONFIRMED with every batch confirmed once and every WAREHOUSED batch committed once', async () => {
+    expect(N).toBeGreaterThan(ORDER_TRANSACTION_MAX_BATCHES);
+    const w = world(N, warehoused);
+    const { po, committed } = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    expect(po).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N, confirmed_by: 'exporter-1' });
+    expect(new Set(w.confirmEntries).size).toBe(N);
+    expect(w.confirmEntries).toHaveLength(N);
+    const expected = w.ids.filter((_, i) => warehoused(i));
+    expect([...committed].sort()).toEqual(expected);
+    expect([...w.commits].sort()).toEqual(expected);
+    expect(w.progress).toEqual(steps(N));
+  });
+
+  it('a crash half-way leaves it CONFIRMING with its progress; the next call continues and nothing is written or counted twice', async () => {
+    const w = world(N, warehoused);
+    w.crashOnCall(3 * CONFIRMATION_STEP_BATCHES + 7); // in the fourth step
+    await expect(confirmPurchaseOrder(w.deps, caller, 'PO-1')).rejects.toThrow('crash');
+    expect(w.order()).toMatchObject({ status: 'CONFIRMING', confirmed_batch_count: 3 * CONFIRMATION_STEP_BATCHES });
+    const entriesBefore = w.confirmEntries.length;
+    expect(entriesBefore).toBeGreaterThanOrEqual(3 * CONFIRMATION_STEP_BATCHES);
+    expect(entriesBefore).toBeLessThan(N);
+
+    w.noCrash();
+    const { po } = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    expect(po).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
+    expect(w.confirmEntries).toHaveLength(N);
+    expect(new Set(w.confirmEntries).size).toBe(N);
+    const expected = w.ids.filter((_, i) => warehoused(i));
+    expect(w.commits).toHaveLength(expected.length);
+    expect([...w.commits].sort()).toEqual(expected);
+    // The progress advanced once per step, each from the count the step started at.
+    expect(w.progress).toEqual(steps(N));
+
+    // Confirming again is a no-op.
+    const again = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    expect(again).toEqual({ po: expect.objectContaining({ status: 'CONFIRMED' }), committed: [] });
+    expect(w.confirmEntries).toHaveLength(N);
+  });
+
+  it('two calls at once confirm each batch once and count every batch once', async () => {
+    const w = world(N, warehoused);
+    const [a, b] = await Promise.all([confirmPurchaseOrder(w.deps, caller, 'PO-1'), confirmPurchaseOrder(w.deps, caller, 'PO-1')]);
+    expect(a.po.status).toBe('CONFIRMED');
+    expect(b.po.status).toBe('CONFIRMED');
+    expect(w.order().confirmed_batch_count).toBe(N);
+    expect(new Set(w.confirmEntries).size).toBe(N);
+    expect(w.confirmEntries).toHaveLength(N);
+    expect(new Set(w.commits).size).toBe(w.commits.length);
+  });
+
+  it('one call starts no step after its time budget: CONFIRMING with its progress, and the next call continues', async () => {
+    const w = world(N, () => false);
+    let clock = Date.parse('2026-11-27T01:00:00.000Z');
+    // Every reading of the clock is 1 s later than the one before.
+    w.deps.now = () => {
+      clock += 1_000;
+      return new Date(clock);
+    };
+    const first = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    expect(first.po.status).toBe('CONFIRMING');
+    const done = first.po.confirmed_batch_count!;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(N);
+    expect(done % CONFIRMATION_STEP_BATCHES).toBe(0);
+    let last = first;
+    for (let calls = 0; last.po.status === 'CONFIRMING' && calls < 10; calls++) last = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    expect(last.po).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
+    expect(w.confirmEntries).toHaveLength(N);
+    expect(w.progress).toEqual(steps(N));
+  });
+
+  it('an order of at most 40 batches keeps the one-transaction confirmation', async () => {
+    const w = world(ORDER_TRANSACTION_MAX_BATCHES, () => false);
+    let confirmedInOne = 0;
+    w.deps.custody.confirmPurchaseOrder = async () => {
+      confirmedInOne++;
+      return true;
+    };
+    await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    expect(confirmedInOne).toBe(1);
+    expect(w.confirmEntries).toHaveLength(0);
+  });
+});
