@@ -11,7 +11,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
  * A purchase order above the old 40-batch limit, through the API on the local stack
- * (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): N (80) warehoused batches on one
+ * (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): N (52) warehoused batches on one
  * order; it is created (each batch bound with its audit entry), confirmed (CONFIRMED, every batch
  * COMMITTED, progress N of N), exported, paid by the dev buyer, and settled: settlement
  * COMPLETED, every batch SETTLED on the trace log, each order-level audit entry once per batch.
@@ -19,7 +19,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * and leaves nothing bound.
  */
 /** Above the 40 of one transaction, and two confirmation steps of 50. */
-const N = 80;
+const N = ORDER_TRANSACTION_MAX_BATCHES + 12;
 const WIDTH = 6;
 const hook = new Webhook(DEV_CHAIN_WEBHOOK_SECRET);
 const stack = () =>
