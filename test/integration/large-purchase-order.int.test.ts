@@ -18,7 +18,7 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * More than MAX_PURCHASE_ORDER_BATCHES is refused; a second order naming a bound batch is refused
  * and leaves nothing bound.
  */
-/** Above the 40 of one transaction, and two confirmation steps of 50. */
+/** Above the 40 of one transaction: four confirmation steps of 16. */
 const N = ORDER_TRANSACTION_MAX_BATCHES + 12;
 const WIDTH = 6;
 const hook = new Webhook(DEV_CHAIN_WEBHOOK_SECRET);
