@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import type { Role } from '../../domain/caller';
 import type { ErrorCode } from '../../domain/errors';
 import type { Need } from '../../need';
+import type { Success } from './success';
 
 type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** `jwt`: behind the shared REQUEST authorizer; `webhook`: checks a Standard Webhooks signature itself; `public`: nothing. */
@@ -54,8 +55,8 @@ export interface RouteDefinition<
   readonly notes?: string;
   /** The declared body of each JSON success response, by status. */
   readonly responses?: R;
-  /** A realistic example of its JSON success body (the first declared status); routes without one take theirs from shared/http/openapi-responses.ts. */
-  readonly example?: unknown;
+  /** Its success responses as the OpenAPI document shows them: status, meaning, a realistic example (ok/created/accepted in ./success). */
+  readonly success: readonly Success[];
   /** Its 404 codes. */
   readonly notFound?: readonly ErrorCode[];
   /** Other codes it answers that neither the transport nor the note names. */

@@ -1,4 +1,5 @@
 import { defineRoute } from './define';
+import { ok } from './success';
 import * as V from '../view-schemas';
 import { BatchIdParam, CidParam, PathId } from '../path-params';
 
@@ -23,6 +24,18 @@ export const getIpfsRoute = /* @__PURE__ */ defineRoute({
   responses: { '200': V.IpfsDirectoryViewSchema },
   // A CID (or a file name) the service's evidence store does not hold.
   notFound: ['ROUTE_NOT_FOUND'],
+  success: [
+    ok(
+      {
+        cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y',
+        entries: [
+          { name: 'evidence.json', cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', size: 74 },
+          { name: 'photo.jpg', cid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', size: 182344 },
+        ],
+      },
+      "GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes.",
+    ),
+  ],
 });
 
 /** /ipfs/{id}/{name} */
@@ -40,6 +53,17 @@ export const getIpfsNameRoute = /* @__PURE__ */ defineRoute({
   responses: { '200': V.IpfsDirectoryViewSchema },
   // A CID (or a file name) the service's evidence store does not hold.
   notFound: ['ROUTE_NOT_FOUND'],
+  success: [
+    {
+      status: '200',
+      description:
+        'A text file of the directory (evidence.json), its exact bytes with the content type of its name; a photo answers 302 to a presigned URL of its bytes instead.',
+      contentType: 'application/json',
+      schema: { description: 'The stored JSON file as it is.' },
+      example: { cupping_score: 85, grade: 'screen18', moisture_pct: 11.4 },
+      more: { 'application/xml': { schema: { type: 'string' } } },
+    },
+  ],
 });
 
 /** /trace/{id} */
@@ -54,6 +78,16 @@ export const getTraceRoute = /* @__PURE__ */ defineRoute({
   notes:
     "Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).",
   notFound: ['BATCH_NOT_FOUND'],
+  success: [
+    {
+      status: '200',
+      description: 'The public trace page (HTML); with `Accept: application/json` the same view as JSON (see the description).',
+      contentType: 'text/html',
+      schema: { type: 'string' },
+      more: { 'application/json': { schema: { type: 'object', description: 'The public view of the batch (see the description).' } } },
+      example: '<!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html>',
+    },
+  ],
 });
 
 /** /trace/{id}/qr.svg */
@@ -68,6 +102,15 @@ export const getTraceQrSvgRoute = /* @__PURE__ */ defineRoute({
   notes:
     "Public, no token: the trace of a batch for a buyer or a consumer scanning a bag. GET /trace/{id} answers an HTML page (phone-sized, no outside assets), or with `Accept: application/json` (and not text/html) the same view as JSON: `{batch_id, token_id, grade, weight_kg, stage, cooperative: {name, district}, farmer: {first_name, district}, plot: {source: POLYGON|POINT_AND_AREA, area_ha, geometry (GeoJSON Polygon, [lng, lat])}, stages: [{stage, at, chain_tx_hash, evidence_ipfs_cid}], dds_reference_number (once the DDS is AVAILABLE, else null), verification: {verified, checks_passed, checks_total, failures: [{sequence_number, check}], entries_total, entries_anchored, awaiting_anchor}, page_url, qr_url}` (`entries_anchored` of `entries_total` audit entries anchored on the ledger; `awaiting_anchor` failed only for want of the next periodic anchor, which the page shows as pending rather than failed). A farm registered as a point is drawn as the circle of its declared area. `verification` is computed as GET /batch/{id}/audit computes `verified` (`verified: null` with `unavailable_reason` while the ledger cannot be read). Never a phone number, a payment or amount, a farmer id or a full name (first name and district only). Plot coordinates are rounded to 3 decimals (about 110 m); a point farm's circle is drawn round the rounded point. Evidence links go to GET /ipfs/{cid}. GET /trace/{id}/qr.svg: the QR code (image/svg+xml) of the page's absolute URL, `<PUBLIC_BASE_URL>/trace/{id}`: every link comes from the PUBLIC_BASE_URL setting, never from Host or X-Forwarded-* headers. HTML pages carry a Content-Security-Policy without inline script, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` (HSTS in AWS). An unknown batch: 404 BATCH_NOT_FOUND (an HTML page when HTML was asked for); a malformed id: 400 VALIDATION_ERROR. `cache-control: public, max-age=60` on the page (stages change).",
   notFound: ['BATCH_NOT_FOUND'],
+  success: [
+    {
+      status: '200',
+      description: 'The QR code of the page URL (SVG).',
+      contentType: 'image/svg+xml',
+      schema: { type: 'string' },
+      example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges">…</svg>',
+    },
+  ],
 });
 
 /** /openapi.json */
@@ -78,6 +121,14 @@ export const getOpenapiRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: [],
   summary: 'The OpenAPI 3.1 document.',
+  success: [
+    {
+      status: '200',
+      description: 'This document.',
+      schema: { type: 'object' },
+      example: { openapi: '3.1.0', info: { title: 'Coffee batch traceability and farmer payout API', version: '1.0.0' } },
+    },
+  ],
 });
 
 /** /docs */
@@ -88,6 +139,15 @@ export const getDocsRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: [],
   summary: 'The rendered API reference (Scalar, from /openapi.json).',
+  success: [
+    {
+      status: '200',
+      description: 'The rendered API reference (HTML).',
+      contentType: 'text/html',
+      schema: { type: 'string' },
+      example: '<!doctype html><html lang="en">…</html>',
+    },
+  ],
 });
 
 /** /docs/errors */
@@ -98,6 +158,15 @@ export const getDocsErrorsRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: [],
   summary: 'The error-code reference: every code with its HTTP status (error.docs links to #CODE).',
+  success: [
+    {
+      status: '200',
+      description: "The error-code reference (HTML); each code's row is anchored `#CODE`.",
+      contentType: 'text/html',
+      schema: { type: 'string' },
+      example: '<!doctype html><html lang="en">…<tr id="BATCH_NOT_FOUND"><td><code>BATCH_NOT_FOUND</code></td><td>404</td>…</html>',
+    },
+  ],
 });
 
 /** /docs/scalar.js */
@@ -108,4 +177,13 @@ export const getDocsScalarJsRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: [],
   summary: 'The API reference renderer (Scalar standalone bundle, served by the service: no CDN).',
+  success: [
+    {
+      status: '200',
+      description: "Scalar's standalone API reference bundle (JavaScript).",
+      contentType: 'text/javascript',
+      schema: { type: 'string' },
+      example: '/* Scalar API reference standalone bundle */',
+    },
+  ],
 });
