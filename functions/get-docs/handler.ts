@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { publicBaseUrl } from '../../shared/config';
 import { DOCS_PAGE_CSP, docsPageHtml, errorsPageHtml, scalarBundle } from '../../shared/http/docs-page';
-import { httpHandler } from '../../shared/http/handler';
+import { httpHandler, publicRouteOptions } from '../../shared/http/handler';
+import { getDocsErrorsRoute, getDocsRoute, getDocsScalarJsRoute } from '../../shared/http/routes/reference';
 
 const html = (requestId: string, body: string, extra: Record<string, string> = {}) => ({
   statusCode: 200,
@@ -14,15 +15,17 @@ const html = (requestId: string, body: string, extra: Record<string, string> = {
  * Its CSP allows no inline script (Scalar is configured by a data attribute) but inline styles,
  * which Scalar injects at run time (`DOCS_PAGE_CSP`).
  */
-const page = httpHandler({ public: true }, async ({ requestId }) =>
+const page = httpHandler(publicRouteOptions(getDocsRoute), async ({ requestId }) =>
   html(requestId, docsPageHtml(publicBaseUrl()), { 'content-security-policy': DOCS_PAGE_CSP }),
 );
 
 /** GET /docs/errors: the error-code reference (`error.docs` links to `#CODE`); links from PUBLIC_BASE_URL, its style allowed by hash. */
-const errors = httpHandler({ public: true }, async ({ requestId }) => html(requestId, errorsPageHtml(publicBaseUrl())));
+const errors = httpHandler(publicRouteOptions(getDocsErrorsRoute), async ({ requestId }) =>
+  html(requestId, errorsPageHtml(publicBaseUrl())),
+);
 
 /** GET /docs/scalar.js: Scalar's standalone bundle, read from disk (not part of this function's bundle). */
-const script = httpHandler({ public: true }, async ({ requestId }) => ({
+const script = httpHandler(publicRouteOptions(getDocsScalarJsRoute), async ({ requestId }) => ({
   statusCode: 200,
   headers: { 'content-type': 'text/javascript; charset=utf-8', 'x-request-id': requestId, 'cache-control': 'public, max-age=86400' },
   body: scalarBundle(),
@@ -30,4 +33,4 @@ const script = httpHandler({ public: true }, async ({ requestId }) => ({
 
 /** The documentation routes (public), told apart by the API Gateway resource. */
 export const handler = (event: APIGatewayProxyEvent, context: Context) =>
-  (event.resource === '/docs/errors' ? errors : event.resource === '/docs/scalar.js' ? script : page)(event, context);
+  (event.resource === getDocsErrorsRoute.path ? errors : event.resource === getDocsScalarJsRoute.path ? script : page)(event, context);

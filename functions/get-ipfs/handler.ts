@@ -1,7 +1,9 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { evidenceArchive } from '../../shared/composition/batches';
 import { errorResponse, jsonResponse, type HttpResult } from '../../shared/http/envelope';
-import { httpHandler } from '../../shared/http/handler';
-import { IpfsParams } from '../../shared/http/path-params';
+import { httpHandler, publicRouteOptions, type HttpRequest } from '../../shared/http/handler';
+import { getIpfsNameRoute, getIpfsRoute } from '../../shared/http/routes/reference';
+import type { AnonymousCaller } from '../../shared/domain/caller';
 import { readIpfsPath } from '../../shared/use-cases/ipfs-read';
 
 /** Content under a CID never changes: cache it for a year (as IPFS gateways do). */
@@ -27,7 +29,7 @@ function asText(bytes: Uint8Array, contentType: string): string | undefined {
  * ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Listings and text files carry immutable
  * caching headers and `etag: "<cid>[/name]"`.
  */
-export const handler = httpHandler({ public: true, params: IpfsParams }, async ({ params, requestId }) => {
+async function serve({ params, requestId }: HttpRequest<undefined, AnonymousCaller>): Promise<HttpResult> {
   const content = await readIpfsPath(evidenceArchive(), params.id!, params.name ?? '');
   const where = `${params.id}${params.name ? `/${params.name}` : ''}`;
   if (!content)
@@ -55,4 +57,11 @@ export const handler = httpHandler({ public: true, params: IpfsParams }, async (
     body: '',
   };
   return redirect;
-});
+}
+
+const listing = httpHandler(publicRouteOptions(getIpfsRoute), serve);
+const file = httpHandler(publicRouteOptions(getIpfsNameRoute), serve);
+
+/** The two routes, told apart by the `name` path parameter (GET /ipfs/{cid}/{name} has it). */
+export const handler = (event: APIGatewayProxyEvent, context: Context) =>
+  (event.pathParameters?.name === undefined ? listing : file)(event, context);

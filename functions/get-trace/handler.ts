@@ -3,8 +3,8 @@ import { tracePageDeps } from '../../shared/composition/audit';
 import { publicBaseUrl } from '../../shared/config';
 import { DomainError } from '../../shared/domain/errors';
 import { jsonResponse } from '../../shared/http/envelope';
-import { httpHandler } from '../../shared/http/handler';
-import { BatchIdParam, IdParams } from '../../shared/http/path-params';
+import { httpHandler, publicRouteOptions } from '../../shared/http/handler';
+import { getTraceQrSvgRoute, getTraceRoute } from '../../shared/http/routes/reference';
 import { qrSvg, traceErrorHtml, tracePageHtml, tracePageUrl } from '../../shared/http/trace-page';
 import { assertPublicBatch, readPublicTrace } from '../../shared/use-cases/trace-page';
 
@@ -23,7 +23,7 @@ const namesHtml = (accept = '') => /text\/html/i.test(accept);
  * VALIDATION_ERROR. Links are absolute, built from PUBLIC_BASE_URL only (never from `Host` or
  * `X-Forwarded-*`); the HTML carries a CSP without inline script (shared/http/security-headers.ts).
  */
-const page = httpHandler({ public: true, params: IdParams(BatchIdParam) }, async ({ params, headers, requestId }) => {
+const page = httpHandler(publicRouteOptions(getTraceRoute), async ({ params, headers, requestId }) => {
   const json = wantsJson(headers.accept);
   try {
     const view = await readPublicTrace(tracePageDeps(), params.id!);
@@ -50,7 +50,7 @@ const page = httpHandler({ public: true, params: IdParams(BatchIdParam) }, async
 });
 
 /** GET /trace/{id}/qr.svg: the QR code of the page's absolute URL (PUBLIC_BASE_URL); 404 BATCH_NOT_FOUND for an unknown batch. */
-const qr = httpHandler({ public: true, params: IdParams(BatchIdParam) }, async ({ params, requestId }) => {
+const qr = httpHandler(publicRouteOptions(getTraceQrSvgRoute), async ({ params, requestId }) => {
   await assertPublicBatch(tracePageDeps().batches, params.id!);
   return {
     statusCode: 200,
@@ -61,4 +61,4 @@ const qr = httpHandler({ public: true, params: IdParams(BatchIdParam) }, async (
 
 /** The trace routes (public), told apart by the API Gateway resource. */
 export const handler = (event: APIGatewayProxyEvent, context: Context) =>
-  (event.resource === '/trace/{id}/qr.svg' ? qr : page)(event, context);
+  (event.resource === getTraceQrSvgRoute.path ? qr : page)(event, context);

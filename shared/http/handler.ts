@@ -12,7 +12,7 @@ import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } fro
 import { ERROR_STATUS } from './error-status';
 import { MIB } from '../manifest';
 import { IdParams } from './path-params';
-import type { RouteDefinition } from './routes/define';
+import type { AnyRouteDefinition, RouteDefinition } from './routes/define';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
 import { withSecurityHeaders } from './security-headers';
 
@@ -71,19 +71,36 @@ export function routeOptions<B extends v.GenericSchema | undefined>(
   route: RouteDefinition<B, any, any>,
   extra: Pick<HttpHandlerOptions<B>, 'issueCodes' | 'authorize'> = {},
 ): HttpHandlerOptions<B> & { public?: false } {
-  const p = route.pathParams as v.GenericSchema<string, string> | Record<string, v.GenericSchema<string, string>> | undefined;
-  const params = !p
-    ? undefined
-    : 'kind' in p && p.kind === 'schema'
-      ? IdParams(p as v.GenericSchema<string, string>)
-      : v.object(p as Record<string, v.GenericSchema<string, string>>);
+  if (route.auth !== 'jwt') throw new Error(`${route.method} ${route.path} is not a JWT route (auth ${route.auth})`);
+  const params = paramsSchema(route);
   return {
     ...(route.roles ? { roles: route.roles } : {}),
     ...(route.body ? { body: route.body } : {}),
-    ...(params ? { params: params as HttpHandlerOptions<B>['params'] } : {}),
+    ...(params ? { params } : {}),
     ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}),
     ...extra,
   };
+}
+
+/**
+ * The handler options of a public route's definition (no authorizer in front, the caller is
+ * anonymous): its path parameters' schema. Throws when the route is not `public`.
+ */
+export function publicRouteOptions(route: AnyRouteDefinition): HttpHandlerOptions<undefined> & { public: true } {
+  if (route.auth !== 'public') throw new Error(`${route.method} ${route.path} is not a public route (auth ${route.auth})`);
+  const params = paramsSchema(route);
+  return { public: true, ...(params ? { params } : {}) };
+}
+
+/** A route's path-parameter schema: one schema is the `{id}` parameter's, a record one per name; none without `pathParams`. */
+function paramsSchema(route: AnyRouteDefinition): HttpHandlerOptions<undefined>['params'] {
+  const p = route.pathParams as v.GenericSchema<string, string> | Record<string, v.GenericSchema<string, string>> | undefined;
+  if (!p) return undefined;
+  const schema =
+    'kind' in p && p.kind === 'schema'
+      ? IdParams(p as v.GenericSchema<string, string>)
+      : v.object(p as Record<string, v.GenericSchema<string, string>>);
+  return schema as HttpHandlerOptions<undefined>['params'];
 }
 
 /** The default format of a path parameter: `PathId` in shared/http/path-params.ts. */

@@ -53,6 +53,3 @@ export const CidParam = v.pipe(
   v.string(),
   v.regex(/^(Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{50,120})$/, 'must be a CID: CIDv0 Qm… or CIDv1 in base32 b…'),
 );
-
-/** The `{id}` (a CID) and, for a file of the directory, `{name}` of the /ipfs routes. */
-export const IpfsParams = v.object({ id: CidParam, name: v.optional(PathId) });

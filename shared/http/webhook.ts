@@ -4,6 +4,7 @@ import { DomainError } from '../domain/errors';
 import { metrics, WEBHOOK_REJECTION_OUTCOMES, type WebhookRejectionReason } from '../runtime/metrics';
 import { httpHandler, type HttpReply } from './handler';
 import { validate } from './validation';
+import type { RouteDefinition } from './routes/define';
 
 /** Longest accepted `webhook-id` (it becomes part of a DynamoDB key). */
 export const MAX_WEBHOOK_ID_LENGTH = 200;
@@ -55,6 +56,28 @@ export interface WebhookRequest<E> {
   requestId: string;
 }
 
+/** What a webhook handler checks: the signing secret, the event schema, the body size limit (default 1 MiB). */
+interface WebhookOptions<S extends v.GenericSchema> {
+  secret: () => Promise<string>;
+  schema: S;
+  maxBodyBytes?: number;
+}
+
+/**
+ * The webhook handler options a webhook route's definition implies: its event schema and body size
+ * limit, with the signing secret `secret()` gives (read from configuration by the handler). Throws
+ * when the route is not a `webhook` route or declares no `event`.
+ */
+export function webhookRouteOptions<E extends v.GenericSchema>(
+  // biome-ignore lint/suspicious/noExplicitAny: any body, path-parameter and response schemas
+  route: RouteDefinition<any, any, any, E>,
+  secret: () => Promise<string>,
+): WebhookOptions<E> {
+  if (route.auth !== 'webhook' || !route.event)
+    throw new Error(`${route.method} ${route.path} is not a webhook route with an event schema`);
+  return { secret, schema: route.event, ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}) };
+}
+
 /**
  * A signed inbound webhook route (docs/api/inbound-webhooks.md#signatures-and-replays): the standard handler (request id, size limit,
  * error envelope) plus 1. the Standard Webhooks signature with the secret `secret()` gives (401
@@ -65,36 +88,39 @@ export interface WebhookRequest<E> {
  * answered outcome when it is one of WEBHOOK_REJECTION_OUTCOMES (MISMATCH, UNKNOWN_REFERENCE, …).
  */
 export function webhookHandler<S extends v.GenericSchema>(
-  opts: { secret: () => Promise<string>; schema: S },
+  opts: WebhookOptions<S>,
   fn: (req: WebhookRequest<v.InferOutput<S>>) => Promise<HttpReply>,
 ) {
-  return httpHandler({ public: true, rawBody: true }, async ({ rawBody, headers, requestId, route }) => {
-    const webhook = route.split('/').pop() ?? 'unknown';
-    const rejected = (reason: WebhookRejectionReason) => metrics.count('WebhookRejections', { webhook, reason });
-    const secretValue = await opts.secret();
-    try {
-      verifyStandardWebhook(secretValue, rawBody, headers);
-    } catch (err) {
-      if (err instanceof DomainError) rejected('INVALID_SIGNATURE');
-      throw err;
-    }
-    const webhookId = headers['webhook-id'] ?? '';
-    if (webhookId.length > MAX_WEBHOOK_ID_LENGTH) {
-      throw new DomainError('VALIDATION_ERROR', `webhook-id is longer than ${MAX_WEBHOOK_ID_LENGTH} characters.`, {
-        details: [{ path: 'webhook-id', message: 'too long' }],
-      });
-    }
-    let event: v.InferOutput<S>;
-    try {
-      event = validate(opts.schema, JSON.parse(rawBody), [], 'webhook body');
-    } catch (err) {
-      rejected('INVALID_BODY');
-      if (err instanceof SyntaxError) throw new DomainError('VALIDATION_ERROR', 'The webhook body is not valid JSON.');
-      throw err;
-    }
-    const reply = await fn({ webhookId, event, requestId });
-    const outcome = 'body' in reply ? (reply.body as { outcome?: unknown } | null)?.outcome : undefined;
-    if (WEBHOOK_REJECTION_OUTCOMES.includes(outcome as WebhookRejectionReason)) rejected(outcome as WebhookRejectionReason);
-    return reply;
-  });
+  return httpHandler(
+    { public: true, rawBody: true, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) },
+    async ({ rawBody, headers, requestId, route }) => {
+      const webhook = route.split('/').pop() ?? 'unknown';
+      const rejected = (reason: WebhookRejectionReason) => metrics.count('WebhookRejections', { webhook, reason });
+      const secretValue = await opts.secret();
+      try {
+        verifyStandardWebhook(secretValue, rawBody, headers);
+      } catch (err) {
+        if (err instanceof DomainError) rejected('INVALID_SIGNATURE');
+        throw err;
+      }
+      const webhookId = headers['webhook-id'] ?? '';
+      if (webhookId.length > MAX_WEBHOOK_ID_LENGTH) {
+        throw new DomainError('VALIDATION_ERROR', `webhook-id is longer than ${MAX_WEBHOOK_ID_LENGTH} characters.`, {
+          details: [{ path: 'webhook-id', message: 'too long' }],
+        });
+      }
+      let event: v.InferOutput<S>;
+      try {
+        event = validate(opts.schema, JSON.parse(rawBody), [], 'webhook body');
+      } catch (err) {
+        rejected('INVALID_BODY');
+        if (err instanceof SyntaxError) throw new DomainError('VALIDATION_ERROR', 'The webhook body is not valid JSON.');
+        throw err;
+      }
+      const reply = await fn({ webhookId, event, requestId });
+      const outcome = 'body' in reply ? (reply.body as { outcome?: unknown } | null)?.outcome : undefined;
+      if (WEBHOOK_REJECTION_OUTCOMES.includes(outcome as WebhookRejectionReason)) rejected(outcome as WebhookRejectionReason);
+      return reply;
+    },
+  );
 }

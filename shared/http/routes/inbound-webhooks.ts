@@ -1,4 +1,7 @@
 import { defineRoute } from './define';
+import { OnRampWebhookSchema } from '../deposit-schemas';
+import { PayoutWebhookSchema } from '../payout-schemas';
+import { AnyChainEventSchema } from '../schemas';
 import { ok } from './success';
 import { webhookAck } from '../openapi-example-records';
 import * as V from '../view-schemas';
@@ -15,6 +18,7 @@ export const onrampWebhookRoute = /* @__PURE__ */ defineRoute({
   path: '/api/webhooks/onramp',
   fn: 'onramp-webhook',
   auth: 'webhook',
+  event: OnRampWebhookSchema,
   needs: ['table:write', 'onramp', 'onramp-webhook-secret', 'ledger-write-queue:send'],
   summary: 'Signed fiat on-ramp webhooks (order completed, reversed, failed), each confirmed with the on-ramp.',
   notes:
@@ -29,6 +33,7 @@ export const payoutProviderWebhookRoute = /* @__PURE__ */ defineRoute({
   path: '/api/webhooks/payout-provider',
   fn: 'payout-provider-webhook',
   auth: 'webhook',
+  event: PayoutWebhookSchema,
   needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback', 'payout-webhook-secret'],
   summary: 'Signed settlement webhooks from the payout provider.',
   notes:
@@ -43,6 +48,7 @@ export const chainEventsWebhookRoute = /* @__PURE__ */ defineRoute({
   path: '/api/webhooks/chain-events',
   fn: 'chain-events-webhook',
   auth: 'webhook',
+  event: AnyChainEventSchema,
   needs: [
     'table:write',
     'audit:append',

@@ -17,8 +17,7 @@ export const getIpfsRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: ['evidence-archive:read', 'evidence-files:read'],
   summary: "A public evidence package by its IPFS CID from the service's own copy: the directory listing as JSON (a DDS is private: 404).",
-  // Routes with more than one path parameter: a schema per parameter.
-  pathParams: { id: CidParam, name: PathId },
+  pathParams: { id: CidParam },
   notes:
     'Public, read-only: the public evidence packages of custody stages (a directory holding `evidence.json` and at most a photo) by their IPFS CID, from the service\'s own copy whatever their pin status — so anyone can fetch the bytes and recompute the CID with `ipfs add --cid-version 1 -r`. Nothing else is served: a due diligence statement (full names, exact plots) is private, and its CID answers 404 exactly as an unknown one. Photos have their metadata (EXIF, XMP, GPS, text chunks) removed before they are hashed. GET /ipfs/{cid}: a directory gives the JSON listing `{cid, entries: [{name, cid, size}]}` (size in bytes, sorted by name); GET /ipfs/{cid}/{name}: a text file (evidence.json) answers its exact bytes with the content type of its name; a photo (any other file) answers 302 to a presigned URL of the service\'s copy, valid 5 minutes, which serves its exact bytes. Listings and text files are immutable: `cache-control: public, max-age=29030400, immutable`, `etag: "<cid>[/name]"`. A CID or name the store does not hold: 404 ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Only root CIDs of evidence packages are served (not their inner blocks).',
   responses: { '200': V.IpfsDirectoryViewSchema },
