@@ -34,7 +34,23 @@ export interface HttpRequest<B, C extends Caller | AnonymousCaller = Caller> {
 /** What a route handler returns: a status and a JSON body (or a ready HttpResult). */
 export type HttpReply = { status: number; body: unknown; headers?: Record<string, string> } | HttpResult;
 
-export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
+/** A route's declared success response schemas, by status. */
+type Responses = Readonly<Record<string, v.GenericSchema>>;
+
+/**
+ * What a route handler may return when its definition declares its success responses: for each
+ * JSON answer, a body of the output type of one of the declared schemas (or a ready
+ * HttpResult: errors, files, redirects); without declared responses, any HttpReply.
+ */
+export type ReplyOf<R extends Responses | undefined> = R extends Responses
+  ?
+      | { status: number; body: { [K in keyof R & string]: v.InferOutput<R[K]> }[keyof R & string]; headers?: Record<string, string> }
+      | HttpResult
+  : HttpReply;
+
+export interface HttpHandlerOptions<S extends v.GenericSchema | undefined, R extends Responses | undefined = undefined> {
+  /** The declared success responses (the route's `responses`): they type what the handler may return. */
+  responses?: R;
   /** Roles allowed to call the route at all (checked before the body: docs/api/conventions.md#http-and-errors order). */
   roles?: readonly Role[];
   /** valibot schema of the JSON body; omit for routes without a body. */
@@ -66,11 +82,11 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
  * schema: the `{id}` parameter; a record: one per name), its body schema and body size limit.
  * `extra` adds what only the handler knows: issue-code overrides, a permission that depends on the body.
  */
-export function routeOptions<B extends v.GenericSchema | undefined>(
-  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and response schemas
-  route: RouteDefinition<B, any, any>,
+export function routeOptions<B extends v.GenericSchema | undefined, R extends Responses | undefined>(
+  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and event schemas
+  route: RouteDefinition<B, any, R, any>,
   extra: Pick<HttpHandlerOptions<B>, 'issueCodes' | 'authorize'> = {},
-): HttpHandlerOptions<B> & { public?: false } {
+): HttpHandlerOptions<B, R> & { public?: false } {
   if (route.auth !== 'jwt') throw new Error(`${route.method} ${route.path} is not a JWT route (auth ${route.auth})`);
   const params = paramsSchema(route);
   return {
@@ -78,6 +94,7 @@ export function routeOptions<B extends v.GenericSchema | undefined>(
     ...(route.body ? { body: route.body } : {}),
     ...(params ? { params } : {}),
     ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}),
+    ...(route.responses ? { responses: route.responses } : {}),
     ...extra,
   };
 }
@@ -126,12 +143,13 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   opts: HttpHandlerOptions<S> & { public: true },
   fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, AnonymousCaller>) => Promise<HttpReply>,
 ): HttpLambda;
-export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
-  opts: HttpHandlerOptions<S> & { public?: false },
-  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, Caller>) => Promise<HttpReply>,
+export function httpHandler<S extends v.GenericSchema | undefined = undefined, R extends Responses | undefined = undefined>(
+  opts: HttpHandlerOptions<S, R> & { public?: false },
+  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, Caller>) => Promise<ReplyOf<R>>,
 ): HttpLambda;
 export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
-  opts: HttpHandlerOptions<S>,
+  // biome-ignore lint/suspicious/noExplicitAny: the implementation of both overloads
+  opts: HttpHandlerOptions<S, any>,
   fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, never>) => Promise<HttpReply>,
 ): HttpLambda {
   const maxBody = opts.maxBodyBytes ?? MIB;
