@@ -2,7 +2,7 @@ import { chainConfirmationDeps, chainEventDeps } from '../../shared/composition/
 import { settlementDeps } from '../../shared/composition/lending';
 import { secret } from '../../shared/config';
 import { chainEventsWebhookRoute } from '../../shared/http/routes/inbound-webhooks';
-import { webhookHandler } from '../../shared/http/webhook';
+import { webhookHandler, webhookRouteOptions } from '../../shared/http/webhook';
 import { requireConfirmations } from '../../shared/use-cases/chain-confirmations';
 import { applyChainEvent } from '../../shared/use-cases/chain-events';
 import { applyBuyerPayment } from '../../shared/use-cases/settlement';
@@ -19,7 +19,7 @@ import { applyBuyerPayment } from '../../shared/use-cases/settlement';
  * 409 CHAIN_EVENT_NOT_CONFIRMED with Retry-After, so the sender sends it again later.
  */
 export const handler = webhookHandler(
-  { secret: () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN'), route: chainEventsWebhookRoute },
+  webhookRouteOptions(chainEventsWebhookRoute, () => secret('CHAIN_WEBHOOK_SECRET', 'CHAIN_WEBHOOK_SECRET_ARN')),
   async ({ webhookId, event }) => {
     await requireConfirmations(chainConfirmationDeps(), event.data.tx_hash);
     return {

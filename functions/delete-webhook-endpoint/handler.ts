@@ -5,6 +5,7 @@ import { deleteEndpoint } from '../../shared/use-cases/outbound-webhooks';
 
 /** DELETE /webhooks/endpoints/{id}: 200 `{endpoint_id, deleted: true}`; deliveries still pending end DEAD. */
 export const handler = httpHandler(routeOptions(deleteWebhookEndpointRoute), async ({ caller, params }) => {
-  await deleteEndpoint(endpointDeps(), caller, params.id!);
-  return { status: 200, body: { endpoint_id: params.id, deleted: true } };
+  const endpointId = params.id!;
+  await deleteEndpoint(endpointDeps(), caller, endpointId);
+  return { status: 200, body: { endpoint_id: endpointId, deleted: true as const } };
 });

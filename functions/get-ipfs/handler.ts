@@ -1,8 +1,9 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { evidenceArchive } from '../../shared/composition/batches';
 import { errorResponse, jsonResponse, type HttpResult } from '../../shared/http/envelope';
-import { httpHandler, publicRouteOptions } from '../../shared/http/handler';
+import { httpHandler, publicRouteOptions, type HttpRequest } from '../../shared/http/handler';
 import { getIpfsNameRoute, getIpfsRoute } from '../../shared/http/routes/reference';
+import type { AnonymousCaller } from '../../shared/domain/caller';
 import { readIpfsPath } from '../../shared/use-cases/ipfs-read';
 
 /** Content under a CID never changes: cache it for a year (as IPFS gateways do). */
@@ -28,7 +29,7 @@ function asText(bytes: Uint8Array, contentType: string): string | undefined {
  * ROUTE_NOT_FOUND; a malformed CID: 400 VALIDATION_ERROR. Listings and text files carry immutable
  * caching headers and `etag: "<cid>[/name]"`.
  */
-const serve = async ({ params, requestId }: { params: Record<string, string | undefined>; requestId: string }): Promise<HttpResult> => {
+async function serve({ params, requestId }: HttpRequest<undefined, AnonymousCaller>): Promise<HttpResult> {
   const content = await readIpfsPath(evidenceArchive(), params.id!, params.name ?? '');
   const where = `${params.id}${params.name ? `/${params.name}` : ''}`;
   if (!content)
@@ -56,11 +57,11 @@ const serve = async ({ params, requestId }: { params: Record<string, string | un
     body: '',
   };
   return redirect;
-};
+}
 
-const bare = httpHandler(publicRouteOptions(getIpfsRoute), serve);
-const named = httpHandler(publicRouteOptions(getIpfsNameRoute), serve);
+const listing = httpHandler(publicRouteOptions(getIpfsRoute), serve);
+const file = httpHandler(publicRouteOptions(getIpfsNameRoute), serve);
 
-/** The evidence routes (public), told apart by the API Gateway resource. */
+/** The two routes, told apart by the `name` path parameter (GET /ipfs/{cid}/{name} has it). */
 export const handler = (event: APIGatewayProxyEvent, context: Context) =>
-  (event.resource === getIpfsNameRoute.path ? named : bare)(event, context);
+  (event.pathParameters?.name === undefined ? listing : file)(event, context);

@@ -1,7 +1,7 @@
 import { depositDeps } from '../../shared/composition/lending';
 import { secret } from '../../shared/config';
 import { onrampWebhookRoute } from '../../shared/http/routes/inbound-webhooks';
-import { webhookHandler } from '../../shared/http/webhook';
+import { webhookHandler, webhookRouteOptions } from '../../shared/http/webhook';
 import { applyOnRampWebhook } from '../../shared/use-cases/deposits';
 
 /**
@@ -10,7 +10,7 @@ import { applyOnRampWebhook } from '../../shared/use-cases/deposits';
  * `{received: true, outcome}`; on-ramp unreachable: 503 PROVIDER_UNAVAILABLE, nothing recorded.
  */
 export const handler = webhookHandler(
-  { secret: () => secret('ONRAMP_WEBHOOK_SECRET', 'ONRAMP_WEBHOOK_SECRET_ARN'), route: onrampWebhookRoute },
+  webhookRouteOptions(onrampWebhookRoute, () => secret('ONRAMP_WEBHOOK_SECRET', 'ONRAMP_WEBHOOK_SECRET_ARN')),
   async ({ webhookId, event }) => ({
     status: 200,
     body: await applyOnRampWebhook(depositDeps(), { webhookId, event }),

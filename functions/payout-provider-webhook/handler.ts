@@ -1,7 +1,7 @@
 import { payoutWebhookDeps } from '../../shared/composition/payouts';
 import { secret } from '../../shared/config';
 import { payoutProviderWebhookRoute } from '../../shared/http/routes/inbound-webhooks';
-import { webhookHandler } from '../../shared/http/webhook';
+import { webhookHandler, webhookRouteOptions } from '../../shared/http/webhook';
 import { applyPayoutWebhook } from '../../shared/use-cases/payout-webhook';
 
 /**
@@ -12,7 +12,7 @@ import { applyPayoutWebhook } from '../../shared/use-cases/payout-webhook';
  * changes nothing; provider unreachable: 503 PROVIDER_UNAVAILABLE, nothing recorded (docs/api/inbound-webhooks.md#payout-provider-webhook).
  */
 export const handler = webhookHandler(
-  { secret: () => secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN'), route: payoutProviderWebhookRoute },
+  webhookRouteOptions(payoutProviderWebhookRoute, () => secret('PAYOUT_WEBHOOK_SECRET', 'PAYOUT_WEBHOOK_SECRET_ARN')),
   async ({ webhookId, event }) => ({
     status: 200,
     body: await applyPayoutWebhook(payoutWebhookDeps(), { webhookId, event }),

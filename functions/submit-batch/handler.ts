@@ -32,7 +32,8 @@ export const handler = httpHandler(
       if (result.kind === 'accepted') {
         return {
           status: 202,
-          body: { job_id: result.job.job_id, status: result.job.status, batch_id: result.job.batch_id },
+          // A submission's job always names its batch.
+          body: { job_id: result.job.job_id, status: result.job.status, batch_id: result.job.batch_id! },
           headers: { location: `/jobs/${result.job.job_id}`, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) },
         };
       }

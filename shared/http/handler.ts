@@ -12,7 +12,7 @@ import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } fro
 import { ERROR_STATUS } from './error-status';
 import { MIB } from '../manifest';
 import { IdParams } from './path-params';
-import type { RouteDefinition } from './routes/define';
+import type { AnyRouteDefinition, RouteDefinition } from './routes/define';
 import { issuesToDetails, validate, type IssueCodeRule } from './validation';
 import { withSecurityHeaders } from './security-headers';
 
@@ -34,7 +34,23 @@ export interface HttpRequest<B, C extends Caller | AnonymousCaller = Caller> {
 /** What a route handler returns: a status and a JSON body (or a ready HttpResult). */
 export type HttpReply = { status: number; body: unknown; headers?: Record<string, string> } | HttpResult;
 
-export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
+/** A route's declared success response schemas, by status. */
+type Responses = Readonly<Record<string, v.GenericSchema>>;
+
+/**
+ * What a route handler may return when its definition declares its success responses: for each
+ * JSON answer, a body of the output type of one of the declared schemas (or a ready
+ * HttpResult: errors, files, redirects); without declared responses, any HttpReply.
+ */
+export type ReplyOf<R extends Responses | undefined> = R extends Responses
+  ?
+      | { status: number; body: { [K in keyof R & string]: v.InferOutput<R[K]> }[keyof R & string]; headers?: Record<string, string> }
+      | HttpResult
+  : HttpReply;
+
+export interface HttpHandlerOptions<S extends v.GenericSchema | undefined, R extends Responses | undefined = undefined> {
+  /** The declared success responses (the route's `responses`): they type what the handler may return. */
+  responses?: R;
   /** Roles allowed to call the route at all (checked before the body: docs/api/conventions.md#http-and-errors order). */
   roles?: readonly Role[];
   /** valibot schema of the JSON body; omit for routes without a body. */
@@ -61,11 +77,40 @@ export interface HttpHandlerOptions<S extends v.GenericSchema | undefined> {
   authorize?: (caller: Caller, body: unknown) => void;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: any body, path-parameter and response schemas
-type AnyRoute = RouteDefinition<any, any, any>;
+/**
+ * The handler options a route's definition implies: its roles, its path parameters' schema (one
+ * schema: the `{id}` parameter; a record: one per name), its body schema and body size limit.
+ * `extra` adds what only the handler knows: issue-code overrides, a permission that depends on the body.
+ */
+export function routeOptions<B extends v.GenericSchema | undefined, R extends Responses | undefined>(
+  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and event schemas
+  route: RouteDefinition<B, any, R, any>,
+  extra: Pick<HttpHandlerOptions<B>, 'issueCodes' | 'authorize'> = {},
+): HttpHandlerOptions<B, R> & { public?: false } {
+  if (route.auth !== 'jwt') throw new Error(`${route.method} ${route.path} is not a JWT route (auth ${route.auth})`);
+  const params = paramsSchema(route);
+  return {
+    ...(route.roles ? { roles: route.roles } : {}),
+    ...(route.body ? { body: route.body } : {}),
+    ...(params ? { params } : {}),
+    ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}),
+    ...(route.responses ? { responses: route.responses } : {}),
+    ...extra,
+  };
+}
 
-/** The valibot schema of a route's path parameters (one schema: the `{id}` parameter; a record: one per name), if it declares them. */
-function pathParamsOf(route: AnyRoute): HttpHandlerOptions<undefined>['params'] {
+/**
+ * The handler options of a public route's definition (no authorizer in front, the caller is
+ * anonymous): its path parameters' schema. Throws when the route is not `public`.
+ */
+export function publicRouteOptions(route: AnyRouteDefinition): HttpHandlerOptions<undefined> & { public: true } {
+  if (route.auth !== 'public') throw new Error(`${route.method} ${route.path} is not a public route (auth ${route.auth})`);
+  const params = paramsSchema(route);
+  return { public: true, ...(params ? { params } : {}) };
+}
+
+/** A route's path-parameter schema: one schema is the `{id}` parameter's, a record one per name; none without `pathParams`. */
+function paramsSchema(route: AnyRouteDefinition): HttpHandlerOptions<undefined>['params'] {
   const p = route.pathParams as v.GenericSchema<string, string> | Record<string, v.GenericSchema<string, string>> | undefined;
   if (!p) return undefined;
   const schema =
@@ -73,55 +118,6 @@ function pathParamsOf(route: AnyRoute): HttpHandlerOptions<undefined>['params'] 
       ? IdParams(p as v.GenericSchema<string, string>)
       : v.object(p as Record<string, v.GenericSchema<string, string>>);
   return schema as HttpHandlerOptions<undefined>['params'];
-}
-
-/** Throws at module load when a handler takes its options from a route of another kind. */
-function requireAuth(route: AnyRoute, auth: AnyRoute['auth']): void {
-  if (route.auth !== auth) throw new Error(`${route.method} ${route.path} is a ${route.auth} route, not ${auth}`);
-}
-
-/**
- * The handler options a JWT route's definition implies: its roles, its path parameters' schema, its
- * body schema and body size limit. `extra` adds what only the handler knows: issue-code overrides,
- * a permission that depends on the body. Throws (at module load) for a public or webhook route.
- */
-export function routeOptions<B extends v.GenericSchema | undefined>(
-  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and response schemas
-  route: RouteDefinition<B, any, any>,
-  extra: Pick<HttpHandlerOptions<B>, 'issueCodes' | 'authorize'> = {},
-): HttpHandlerOptions<B> & { public?: false } {
-  requireAuth(route, 'jwt');
-  const params = pathParamsOf(route);
-  return {
-    ...(route.roles ? { roles: route.roles } : {}),
-    ...(route.body ? { body: route.body } : {}),
-    ...(params ? { params: params as HttpHandlerOptions<B>['params'] } : {}),
-    ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}),
-    ...extra,
-  };
-}
-
-/**
- * The handler options of a public route (no authorizer, no caller) from its definition: its path
- * parameters' schema and body size limit. Throws (at module load) for a JWT or webhook route.
- */
-export function publicRouteOptions(route: AnyRoute): HttpHandlerOptions<undefined> & { public: true } {
-  requireAuth(route, 'public');
-  const params = pathParamsOf(route);
-  return { public: true, ...(params ? { params } : {}), ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}) };
-}
-
-/**
- * The body schema and size limit of a signed webhook route, from its definition (`body` is
- * required: a webhook's event is always validated). Throws (at module load) for another kind of route.
- */
-export function webhookRouteOptions<B extends v.GenericSchema>(
-  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and response schemas
-  route: RouteDefinition<B, any, any>,
-): { schema: B; maxBodyBytes?: number } {
-  requireAuth(route, 'webhook');
-  if (!route.body) throw new Error(`${route.method} ${route.path}: a webhook route declares its event's body schema`);
-  return { schema: route.body, ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}) };
 }
 
 /** The default format of a path parameter: `PathId` in shared/http/path-params.ts. */
@@ -147,12 +143,13 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   opts: HttpHandlerOptions<S> & { public: true },
   fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, AnonymousCaller>) => Promise<HttpReply>,
 ): HttpLambda;
-export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
-  opts: HttpHandlerOptions<S> & { public?: false },
-  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, Caller>) => Promise<HttpReply>,
+export function httpHandler<S extends v.GenericSchema | undefined = undefined, R extends Responses | undefined = undefined>(
+  opts: HttpHandlerOptions<S, R> & { public?: false },
+  fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, Caller>) => Promise<ReplyOf<R>>,
 ): HttpLambda;
 export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
-  opts: HttpHandlerOptions<S>,
+  // biome-ignore lint/suspicious/noExplicitAny: the implementation of both overloads
+  opts: HttpHandlerOptions<S, any>,
   fn: (req: HttpRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined, never>) => Promise<HttpReply>,
 ): HttpLambda {
   const maxBody = opts.maxBodyBytes ?? MIB;

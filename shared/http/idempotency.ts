@@ -27,12 +27,12 @@ import type { HttpReply, HttpRequest } from './handler';
  * 2026-11-22 — no longer holds: Powertools packages now come from the official layer, which holds
  * idempotency too, and are left out of every bundle, infra/bundling.ts.)
  */
-export async function withIdempotency<B>(
+export async function withIdempotency<B, T extends HttpReply>(
   repo: IdempotencyStore,
   operation: string,
   req: HttpRequest<B>,
-  run: () => Promise<HttpReply>,
-): Promise<HttpReply> {
+  run: () => Promise<T>,
+): Promise<T> {
   const key = req.headers['idempotency-key'];
   if (key === undefined) return run();
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
@@ -45,14 +45,16 @@ export async function withIdempotency<B>(
     .update(canonicalize(req.body ?? null) ?? '')
     .digest('hex');
   const claim = await repo.claim(scope, key, hash, new Date());
-  if (claim.kind === 'replay') return { status: claim.status, body: claim.body, headers: { 'idempotent-replayed': 'true' } };
+  // A replay answers the body `run` stored before under this key: the same reply type.
+  if (claim.kind === 'replay')
+    return { status: claim.status, body: claim.body, headers: { 'idempotent-replayed': 'true' } } as unknown as T;
   if (claim.kind === 'mismatch')
     throw new DomainError('VALIDATION_ERROR', 'This Idempotency-Key was used with a different request body.', {
       details: [{ path: 'headers.idempotency-key', message: 'reused with a different body' }],
     });
   if (claim.kind === 'in-progress')
     throw new DomainError('DUPLICATE_REQUEST', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-  let reply: HttpReply;
+  let reply: T;
   try {
     reply = await run();
   } catch (err) {

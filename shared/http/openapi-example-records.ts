@@ -188,7 +188,7 @@ export const loan = {
   write_off_tx_hash: null,
 };
 
-export const purchaseOrder = {
+const purchaseOrderHead = {
   purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H',
   status: 'DRAFT',
   cooperative_id: 'BUGISU-CU-01',
@@ -203,11 +203,22 @@ export const purchaseOrder = {
     country: 'DE',
   },
   created_at: '2026-11-22T18:55:01.901Z',
+};
+const purchaseOrderAmounts = {
   amount_due_usdc: 1295.04,
   paid_usdc: 0,
   buyer_address: '0x427db1700a4209a8a9b5536753b06945892620ec',
   batch_count: 1,
   confirmed_batch_count: 0,
+};
+/** A purchase order as created (DRAFT). */
+export const purchaseOrder = { ...purchaseOrderHead, ...purchaseOrderAmounts };
+/** The same purchase order once confirmed, as GET /purchase-orders/{id} reads it. */
+export const confirmedPurchaseOrder = {
+  ...purchaseOrderHead,
+  status: 'CONFIRMED',
+  confirmed_at: '2026-11-22T18:55:01.950Z',
+  ...purchaseOrderAmounts,
 };
 
 export const dds = {

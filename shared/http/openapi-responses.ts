@@ -5,15 +5,13 @@ import { PaymentViewSchema } from './view-schemas';
 import type { AnyRouteDefinition } from './routes/define';
 import type * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import { deposit } from './openapi-example-records';
-import { PATH_SUCCESS, SUCCESS, type Success, accepted, created, ok } from './openapi-success';
 import { EVENTS } from './openapi-example-events';
 
 /**
  * The responses of the OpenAPI document: for every route its success response(s) with a JSON
  * Schema and a realistic example (recorded from the local stack running `npm run demo`, shaped by
- * the views in shared/http/views.ts and deposit-views.ts; the tables are in openapi-success.ts, the
- * records in openapi-example-records.ts), the error responses it can produce by status with an
+ * the views in shared/http/views.ts and deposit-views.ts; each route's `success` list in its
+ * definition, shared/http/routes/, built from the records in openapi-example-records.ts), the error responses it can produce by status with an
  * example per code, the Standard Webhooks headers of the inbound webhook routes, and the outbound
  * webhook events (their examples, made by the real views and event mapper from realistic records,
  * in openapi-example-events.ts).
@@ -162,13 +160,10 @@ export function errorExamples(serverUrl: string): Record<string, unknown> {
   );
 }
 
-/** The success responses of a route in OpenAPI form. */
+/** The success responses of a route in OpenAPI form: its `success` list, each with its declared schema. */
 export function successResponses(route: AnyRouteDefinition): Record<string, unknown> {
-  const { fn, path } = route;
-  const own = route.example === undefined ? undefined : successOf(route);
-  const list = PATH_SUCCESS[path] ?? SUCCESS[fn] ?? own ?? [ok({})];
   return Object.fromEntries(
-    list.map((s) => [
+    route.success.map((s) => [
       s.status,
       {
         description: s.description,
@@ -178,27 +173,13 @@ export function successResponses(route: AnyRouteDefinition): Record<string, unkn
         content: {
           [s.contentType ?? 'application/json']: {
             schema: s.schema ?? declaredOf(route, s.status),
-            ...(fn === 'get-payment'
-              ? {
-                  examples: {
-                    FARMER_PAYOUT: { summary: 'A farmer payout (PAY-…)', value: s.example },
-                    MFI_DEPOSIT: { summary: 'An MFI deposit (DEP-…)', value: deposit },
-                  },
-                }
-              : { example: s.example }),
+            ...(s.examples ? { examples: s.examples } : { example: s.example }),
           },
           ...s.more,
         },
       },
     ]),
   );
-}
-
-/** The success response a route's own `example` gives: its first declared status, as `ok`/`created`/`accepted` describe it. */
-function successOf(route: AnyRouteDefinition): Success[] {
-  const status = Object.keys(route.responses ?? { '200': true })[0] ?? '200';
-  const example = route.example as Json;
-  return [status === '201' ? created(example) : status === '202' ? accepted(example, 'Accepted.') : ok(example)];
 }
 
 /** The declared schema of `fn`'s `status` answer; a route without one is a programming error (the document test fails). */

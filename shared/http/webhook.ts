@@ -2,9 +2,9 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type * as v from 'valibot';
 import { DomainError } from '../domain/errors';
 import { metrics, WEBHOOK_REJECTION_OUTCOMES, type WebhookRejectionReason } from '../runtime/metrics';
-import { httpHandler, type HttpReply, webhookRouteOptions } from './handler';
-import type { RouteDefinition } from './routes/define';
+import { httpHandler, type HttpReply } from './handler';
 import { validate } from './validation';
+import type { RouteDefinition } from './routes/define';
 
 /** Longest accepted `webhook-id` (it becomes part of a DynamoDB key). */
 export const MAX_WEBHOOK_ID_LENGTH = 200;
@@ -56,24 +56,43 @@ export interface WebhookRequest<E> {
   requestId: string;
 }
 
+/** What a webhook handler checks: the signing secret, the event schema, the body size limit (default 1 MiB). */
+interface WebhookOptions<S extends v.GenericSchema> {
+  secret: () => Promise<string>;
+  schema: S;
+  maxBodyBytes?: number;
+}
+
+/**
+ * The webhook handler options a webhook route's definition implies: its event schema and body size
+ * limit, with the signing secret `secret()` gives (read from configuration by the handler). Throws
+ * when the route is not a `webhook` route or declares no `event`.
+ */
+export function webhookRouteOptions<E extends v.GenericSchema>(
+  // biome-ignore lint/suspicious/noExplicitAny: any body, path-parameter and response schemas
+  route: RouteDefinition<any, any, any, E>,
+  secret: () => Promise<string>,
+): WebhookOptions<E> {
+  if (route.auth !== 'webhook' || !route.event)
+    throw new Error(`${route.method} ${route.path} is not a webhook route with an event schema`);
+  return { secret, schema: route.event, ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}) };
+}
+
 /**
  * A signed inbound webhook route (docs/api/inbound-webhooks.md#signatures-and-replays): the standard handler (request id, size limit,
  * error envelope) plus 1. the Standard Webhooks signature with the secret `secret()` gives (401
  * INVALID_SIGNATURE), 2. the `webhook-id` (400 when longer than 200 characters), 3. the body as
- * JSON (400) and against the route's body schema (400 VALIDATION_ERROR with details); the schema and
- * size limit come from the route's definition (shared/http/routes). The use case gets a typed
+ * JSON (400) and against `schema` (400 VALIDATION_ERROR with details). The use case gets a typed
  * event and never sees the raw request. Metrics: WebhookRejections with dimensions `webhook` (the
  * route's last path segment) and `reason`: INVALID_SIGNATURE, INVALID_BODY, or the use case's
  * answered outcome when it is one of WEBHOOK_REJECTION_OUTCOMES (MISMATCH, UNKNOWN_REFERENCE, …).
  */
 export function webhookHandler<S extends v.GenericSchema>(
-  // biome-ignore lint/suspicious/noExplicitAny: any path-parameter and response schemas
-  opts: { route: RouteDefinition<S, any, any>; secret: () => Promise<string> },
+  opts: WebhookOptions<S>,
   fn: (req: WebhookRequest<v.InferOutput<S>>) => Promise<HttpReply>,
 ) {
-  const { schema, maxBodyBytes } = webhookRouteOptions(opts.route);
   return httpHandler(
-    { public: true, rawBody: true, ...(maxBodyBytes ? { maxBodyBytes } : {}) },
+    { public: true, rawBody: true, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) },
     async ({ rawBody, headers, requestId, route }) => {
       const webhook = route.split('/').pop() ?? 'unknown';
       const rejected = (reason: WebhookRejectionReason) => metrics.count('WebhookRejections', { webhook, reason });
@@ -92,7 +111,7 @@ export function webhookHandler<S extends v.GenericSchema>(
       }
       let event: v.InferOutput<S>;
       try {
-        event = validate(schema, JSON.parse(rawBody), [], 'webhook body');
+        event = validate(opts.schema, JSON.parse(rawBody), [], 'webhook body');
       } catch (err) {
         rejected('INVALID_BODY');
         if (err instanceof SyntaxError) throw new DomainError('VALIDATION_ERROR', 'The webhook body is not valid JSON.');

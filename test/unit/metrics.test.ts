@@ -16,7 +16,6 @@ import { meteredLedgerConfirm, meteredPayoutStore } from '../../shared/use-cases
 import { applyPayoutWebhook, type PayoutWebhookDeps } from '../../shared/use-cases/payout-webhook';
 import { checkPayoutAttempt } from '../../shared/use-cases/payouts';
 import { apiEvent, lambdaContext, parse } from './support/api-event';
-import { chainEventsWebhookRoute } from '../../shared/http/routes/inbound-webhooks';
 import {
   aLedgerTx,
   aPayout,
@@ -133,7 +132,7 @@ describe('payouts', () => {
 describe('webhook rejections', () => {
   const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
   const PATH = '/api/webhooks/chain-events';
-  const route = webhookHandler({ secret: async () => SECRET, route: { ...chainEventsWebhookRoute, body: ChainEventSchema } }, async () => ({
+  const route = webhookHandler({ secret: async () => SECRET, schema: ChainEventSchema }, async () => ({
     status: 200,
     body: { received: true, outcome: 'MISMATCH' },
   }));

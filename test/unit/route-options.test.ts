@@ -1,30 +1,34 @@
 import * as v from 'valibot';
-import { publicRouteOptions, routeOptions, webhookRouteOptions } from '../../shared/http/handler';
+import { publicRouteOptions, routeOptions } from '../../shared/http/handler';
+import { webhookRouteOptions } from '../../shared/http/webhook';
 import { ROUTES } from '../../shared/http/routes';
 import type { AnyRouteDefinition } from '../../shared/http/routes/define';
 import { getIpfsNameRoute, getIpfsRoute, getTraceRoute } from '../../shared/http/routes/reference';
 
 /**
  * Handler options come from the route definitions (shared/http/routes), for every kind of route:
- * JWT (`routeOptions`), public (`publicRouteOptions`), signed webhooks (`webhookRouteOptions`).
+ * JWT (`routeOptions`), public (`publicRouteOptions`), signed webhooks (`webhookRouteOptions`, their event schema).
  */
 describe('handler options from the route definitions', () => {
   const byAuth = (auth: string) => ROUTES.filter((r) => r.auth === auth);
+  const secret = async () => 'whsec_unused';
 
   it('builds the options of every definition of its own kind', () => {
     for (const r of byAuth('jwt')) expect(routeOptions(r).public).toBeUndefined();
     for (const r of byAuth('public')) expect(publicRouteOptions(r).public).toBe(true);
-    for (const r of byAuth('webhook')) expect(webhookRouteOptions(r).schema).toBe(r.body);
+    for (const r of byAuth('webhook')) expect(webhookRouteOptions(r, secret).schema).toBe(r.event);
   });
 
   it('refuses a definition of another kind, naming the route', () => {
     const jwt = byAuth('jwt')[0]!;
     const webhook = byAuth('webhook')[0]!;
-    expect(() => publicRouteOptions(jwt)).toThrow(`${jwt.method} ${jwt.path} is a jwt route, not public`);
-    expect(() => routeOptions(getTraceRoute)).toThrow('GET /trace/{id} is a public route, not jwt');
-    expect(() => webhookRouteOptions(getTraceRoute as AnyRouteDefinition)).toThrow('is a public route, not webhook');
-    expect(() => routeOptions(webhook)).toThrow('is a webhook route, not jwt');
-    expect(() => webhookRouteOptions({ ...webhook, body: undefined })).toThrow("declares its event's body schema");
+    expect(() => publicRouteOptions(jwt)).toThrow(`${jwt.method} ${jwt.path} is not a public route (auth jwt)`);
+    expect(() => routeOptions(getTraceRoute)).toThrow('GET /trace/{id} is not a JWT route (auth public)');
+    expect(() => webhookRouteOptions(getTraceRoute as AnyRouteDefinition, secret)).toThrow(
+      'GET /trace/{id} is not a webhook route with an event schema',
+    );
+    expect(() => routeOptions(webhook)).toThrow('is not a JWT route (auth webhook)');
+    expect(() => webhookRouteOptions({ ...webhook, event: undefined }, secret)).toThrow('is not a webhook route with an event schema');
   });
 
   it('checks the path parameters each public route declares', () => {

@@ -10,7 +10,6 @@ import { logger } from '../../shared/runtime/logger';
 import type { ChainEvent } from '../../shared/use-cases/chain-events';
 import { apiEvent, expectErrorEnvelope, lambdaContext, parse } from './support/api-event';
 import { onTheWire } from './support/errors';
-import { chainEventsWebhookRoute } from '../../shared/http/routes/inbound-webhooks';
 
 /**
  * The signed-webhook transport (docs/api/inbound-webhooks.md#signatures-and-replays): Standard Webhooks signature (401 INVALID_SIGNATURE),
@@ -38,13 +37,10 @@ beforeEach(() => {
   applied = [];
 });
 
-const route = webhookHandler(
-  { secret: async () => SECRET, route: { ...chainEventsWebhookRoute, body: ChainEventSchema } },
-  async ({ webhookId, event }) => {
-    applied.push({ webhookId, event });
-    return { status: 200, body: { received: true } };
-  },
-);
+const route = webhookHandler({ secret: async () => SECRET, schema: ChainEventSchema }, async ({ webhookId, event }) => {
+  applied.push({ webhookId, event });
+  return { status: 200, body: { received: true } };
+});
 
 /** Standard Webhooks headers signing `rawBody` as `id` at `at`. */
 function signedHeaders(rawBody: string, id = `evt_${TX}_0`, at = new Date()): Record<string, string> {

@@ -1,4 +1,6 @@
 import { defineRoute } from './define';
+import { ok, created } from './success';
+import { cooperative, farmer } from '../openapi-example-records';
 import * as V from '../view-schemas';
 import { PathId } from '../path-params';
 import { CreateCooperativeSchema, UpdateCooperativeSchema } from '../schemas';
@@ -21,6 +23,7 @@ export const createCooperativeRoute = /* @__PURE__ */ defineRoute({
   body: CreateCooperativeSchema,
   responses: { '201': V.CooperativeViewSchema },
   errors: ['COOPERATIVE_ALREADY_EXISTS'],
+  success: [created(cooperative)],
 });
 
 /** /cooperatives/{id} */
@@ -36,6 +39,7 @@ export const updateCooperativeRoute = /* @__PURE__ */ defineRoute({
   pathParams: PathId,
   responses: { '200': V.CooperativeViewSchema },
   notFound: ['COOPERATIVE_NOT_FOUND'],
+  success: [ok(cooperative)],
 });
 
 /** /cooperatives/{id} */
@@ -50,6 +54,7 @@ export const getCooperativeRoute = /* @__PURE__ */ defineRoute({
   pathParams: PathId,
   responses: { '200': V.CooperativeViewSchema },
   notFound: ['COOPERATIVE_NOT_FOUND'],
+  success: [ok(cooperative)],
 });
 
 /** /cooperatives/{id}/holding-balance */
@@ -66,6 +71,7 @@ export const getHoldingBalanceRoute = /* @__PURE__ */ defineRoute({
     "USDC of the cooperative's payouts that ended in MANUAL_REVIEW, held for the farmers to collect at the cooperative office against their batch receipt.",
   responses: { '200': V.HoldingBalanceViewSchema },
   notFound: ['COOPERATIVE_NOT_FOUND'],
+  success: [ok({ cooperative_id: 'BUGISU-CU-01', held_usdc: 126.045538, payouts_held: 1, updated_at: '2026-11-22T19:02:11.804Z' })],
 });
 
 /** /cooperatives/{id}/flagged-farms */
@@ -80,4 +86,5 @@ export const listFlaggedFarmsRoute = /* @__PURE__ */ defineRoute({
   pathParams: PathId,
   responses: { '200': V.FlaggedFarmsViewSchema },
   notFound: ['COOPERATIVE_NOT_FOUND'],
+  success: [ok({ cooperative_id: 'BUGISU-CU-01', farmers: [{ ...farmer, gfw_status: 'FLAGGED' }], total: 1 })],
 });

@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import type { Role } from '../../domain/caller';
 import type { ErrorCode } from '../../domain/errors';
 import type { Need } from '../../need';
+import type { Success } from './success';
 
 type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** `jwt`: behind the shared REQUEST authorizer; `webhook`: checks a Standard Webhooks signature itself; `public`: nothing. */
@@ -23,12 +24,13 @@ type PathParamsSchema = v.GenericSchema<string, string> | Readonly<Record<string
  * One HTTP route, defined once: what API Gateway serves (method, path, function folder, auth), what
  * the function needs, what the handler checks (roles, path parameters, body, size) and what the
  * OpenAPI document says (summary, behaviour note, query, idempotency, declared responses by status,
- * error codes). B, P and R keep the schemas' types so the handler gets a typed body and params.
+ * error codes). B, P, R and E keep the schemas' types so the handler gets a typed body and params.
  */
 export interface RouteDefinition<
   B extends v.GenericSchema | undefined = v.GenericSchema | undefined,
   P extends PathParamsSchema | undefined = PathParamsSchema | undefined,
   R extends Readonly<Record<string, v.GenericSchema>> | undefined = Readonly<Record<string, v.GenericSchema>> | undefined,
+  E extends v.GenericSchema | undefined = v.GenericSchema | undefined,
 > {
   readonly method: HttpMethod;
   /** API Gateway path syntax: `/batch/{id}`. */
@@ -45,6 +47,11 @@ export interface RouteDefinition<
   readonly summary: string;
   /** valibot schema of the JSON body (validated by the handler, documented as the request body). */
   readonly body?: B;
+  /**
+   * A webhook route's event: the valibot schema its body is validated against after the signature
+   * check (shared/http/webhook.ts); the behaviour note describes it in the OpenAPI document.
+   */
+  readonly event?: E;
   /** Formats of the path parameters; without it each must be a `PathId`. */
   readonly pathParams?: P;
   readonly query?: readonly QueryParam[];
@@ -54,8 +61,8 @@ export interface RouteDefinition<
   readonly notes?: string;
   /** The declared body of each JSON success response, by status. */
   readonly responses?: R;
-  /** A realistic example of its JSON success body (the first declared status); routes without one take theirs from shared/http/openapi-responses.ts. */
-  readonly example?: unknown;
+  /** Its success responses as the OpenAPI document shows them: status, meaning, a realistic example (ok/created/accepted in ./success). */
+  readonly success: readonly Success[];
   /** Its 404 codes. */
   readonly notFound?: readonly ErrorCode[];
   /** Other codes it answers that neither the transport nor the note names. */
@@ -64,13 +71,14 @@ export interface RouteDefinition<
 
 /** Any route definition, whatever its schemas. */
 // biome-ignore lint/suspicious/noExplicitAny: a list of definitions of different schema types
-export type AnyRouteDefinition = RouteDefinition<any, any, any>;
+export type AnyRouteDefinition = RouteDefinition<any, any, any, any>;
 
 /** A route definition with its schema types kept (identity at run time). */
 export function defineRoute<
   const B extends v.GenericSchema | undefined = undefined,
   const P extends PathParamsSchema | undefined = undefined,
   const R extends Readonly<Record<string, v.GenericSchema>> | undefined = undefined,
->(definition: RouteDefinition<B, P, R>): RouteDefinition<B, P, R> {
+  const E extends v.GenericSchema | undefined = undefined,
+>(definition: RouteDefinition<B, P, R, E>): RouteDefinition<B, P, R, E> {
   return definition;
 }

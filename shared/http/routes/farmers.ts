@@ -1,4 +1,6 @@
 import { defineRoute } from './define';
+import { ok, created, accepted } from './success';
+import { farmer } from '../openapi-example-records';
 import * as V from '../view-schemas';
 import { creditScoreFormulaText } from '../../domain/credit-score';
 import { PathId } from '../path-params';
@@ -25,6 +27,23 @@ export const registerFarmerRoute = /* @__PURE__ */ defineRoute({
     'Phone: a Ugandan mobile number in E.164 (+2567…), optional, shown masked. The farm: WGS84 GeoJSON positions [lng, lat]; more than 4 ha needs a `polygon` (closed ring, at least 4 positions, not self-intersecting), whose geodesic area is recorded as `computed_area_ha`. The EU Information System geometry rules apply too (400 GEOMETRY_RULE_VIOLATED, `details[].rule` naming the rule): no holes, no repeated consecutive position, still a valid polygon once every coordinate is cut to 6 decimals, every position and the GPS point inside Uganda. The farm is forest-checked at registration (`gfw_status` CLEAR or FLAGGED with the dataset used; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). The farmer ID is checked with the national farmer registry (MAAIF): unknown there → 400; registry not answering → 202 `MAAIF_API_UNAVAILABLE` with `job_id` and the farmer recorded as pending (not usable for batches or payouts) until the job completes.',
   responses: { '201': V.FarmerViewSchema, '202': V.FarmerPendingViewSchema },
   errors: ['FARMER_ALREADY_REGISTERED'],
+  success: [
+    created(farmer),
+    accepted(
+      {
+        error: {
+          code: 'MAAIF_API_UNAVAILABLE',
+          message: 'National farmer registry not responding; registration completes later.',
+          docs: 'http://127.0.0.1:3000/docs/errors#MAAIF_API_UNAVAILABLE',
+          request_id: '01M829T1PT35DWEJKNCY8T3VQ9',
+        },
+        job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9',
+        status: 'PENDING',
+        farmer: { ...farmer, national_registry_status: 'PENDING' },
+      },
+      'The national registry did not answer: the farmer is recorded as pending until the job completes.',
+    ),
+  ],
 });
 
 /** /farmers/{id} */
@@ -40,6 +59,7 @@ export const getFarmerRoute = /* @__PURE__ */ defineRoute({
   notes: 'The phone is masked (`+256 7•• ••• 123`).',
   responses: { '200': V.FarmerViewSchema },
   notFound: ['FARMER_NOT_REGISTERED'],
+  success: [ok(farmer)],
 });
 
 /** /farmers/{id} */
@@ -57,6 +77,22 @@ export const updateFarmerRoute = /* @__PURE__ */ defineRoute({
     "Roles: ADMIN; COOPERATIVE with the MANAGER duty, of the farmer's cooperative — the payout phone decides where money goes, so it takes the same two keys as a manual payout (an AGENT, another duty, another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS, checked before the body). Body `{phone}`: a Ugandan mobile number in E.164 (+2567…), the registration rule (otherwise 400 VALIDATION_ERROR). Unknown farmer: 404 FARMER_NOT_REGISTERED. The same number again changes nothing. One update, conditioned on the phone being still the one read (a concurrent change: 409 DUPLICATE_REQUEST, nothing written), records `phone`, `phone_updated_at`, the token subject and an audit entry in the farmer's `phone_changes` (`{at, actor, actor_role, previous_phone, phone}`, numbers masked); then the cooperative manager is notified (the managers' SNS topic, attribute `cooperative_id`, event `farmer.phone_changed`, both numbers masked) and the old number gets an SMS naming the new number masked (a notice that cannot be sent is logged for an operator; the change stands). The answer is the farmer as GET /farmers/{id} shows it (phone masked). Payouts already made keep the phone they were made to; a payout in MANUAL_REVIEW goes to the new phone only through POST /payments/farmer-payout/{id}/resolve `{resolution: \"RETRY\"}`.",
   responses: { '200': V.FarmerViewSchema },
   notFound: ['FARMER_NOT_REGISTERED'],
+  success: [
+    ok({
+      ...farmer,
+      phone: '+256 7•• ••• 888',
+      phone_updated_at: '2026-11-23T08:00:00.000Z',
+      phone_changes: [
+        {
+          at: '2026-11-23T08:00:00.000Z',
+          actor: 'manager-bugisu',
+          actor_role: 'COOPERATIVE',
+          previous_phone: '+256 7•• ••• 305',
+          phone: '+256 7•• ••• 888',
+        },
+      ],
+    }),
+  ],
 });
 
 /** /farmers/{id}/credit-score */
@@ -72,4 +108,19 @@ export const getCreditScoreRoute = /* @__PURE__ */ defineRoute({
   notes: `Roles: ADMIN; MFI; COOPERATIVE of the farmer (another cooperative: 403 INSUFFICIENT_PERMISSIONS; unknown farmer: 404 FARMER_NOT_REGISTERED). Answer \`{farmer_id, score, band, computed_at, formula_version, factors: [{name, value, effect}]}\`, computed from this service's records (the farmer's confirmed batches — at most 1,000, read from a bounded query of the cooperative's batches —, their loans — at most 200 —, the registration date). ${creditScoreFormulaText()}`,
   responses: { '200': V.CreditScoreViewSchema },
   notFound: ['FARMER_NOT_REGISTERED'],
+  success: [
+    ok({
+      farmer_id: 'UG-BUD-004512',
+      score: 575,
+      band: 'D',
+      computed_at: '2026-11-22T18:55:29.460Z',
+      formula_version: '1',
+      factors: [
+        { name: 'deliveries', value: 1, effect: 4 },
+        { name: 'volume_kg', value: 182.4, effect: 1 },
+        { name: 'quality', value: 100, effect: 30 },
+        { name: 'loans_repaid_on_time', value: 1, effect: 40 },
+      ],
+    }),
+  ],
 });

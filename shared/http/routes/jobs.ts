@@ -1,4 +1,6 @@
 import { defineRoute } from './define';
+import { ok } from './success';
+import { job } from '../openapi-example-records';
 import * as V from '../view-schemas';
 import { JobIdParam } from '../path-params';
 
@@ -20,4 +22,5 @@ export const getJobRoute = /* @__PURE__ */ defineRoute({
   pathParams: JobIdParam,
   responses: { '200': V.JobViewSchema },
   notFound: ['JOB_NOT_FOUND'],
+  success: [ok(job)],
 });

@@ -1,4 +1,6 @@
 import { defineRoute } from './define';
+import { ok, created } from './success';
+import { confirmedPurchaseOrder, purchaseOrder, settlement, settlementReading, unappliedPayment } from '../openapi-example-records';
 import * as V from '../view-schemas';
 import { PurchaseOrderIdParam } from '../path-params';
 import { CreatePurchaseOrderSchema, RefundBuyerPaymentSchema, SettlePurchaseOrderSchema } from '../schemas';
@@ -23,6 +25,7 @@ export const createPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
     'Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–2,000 batches of one cooperative (`MAX_PURCHASE_ORDER_BATCHES`), none already on a purchase order; above 40 batches the batches are bound one by one, and a batch found on another order undoes the ones bound (docs/api/batches-and-custody.md#purchase-orders-of-many-batches). `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage\'s `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch\'s audit log records the order.',
   responses: { '201': V.PurchaseOrderViewSchema },
   notFound: ['BATCH_NOT_FOUND'],
+  success: [created(purchaseOrder)],
 });
 
 /** /purchase-orders/{id}/confirm */
@@ -39,6 +42,28 @@ export const confirmPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
     'Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 16 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED. One call starts no new step after 5 seconds: if the order is still CONFIRMING then, the answer is 202 with the order and its progress, and the next call (or one after a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.',
   responses: { '200': V.ConfirmedPurchaseOrderViewSchema, '202': V.ConfirmedPurchaseOrderViewSchema },
   notFound: ['PO_NOT_FOUND'],
+  success: [
+    ok({
+      ...purchaseOrder,
+      status: 'CONFIRMED',
+      confirmed_at: '2026-11-22T18:55:01.950Z',
+      confirmed_batch_count: 1,
+      committed_batch_ids: ['BATCH-2026-000001'],
+    }),
+    {
+      status: '202',
+      description:
+        'A large order still CONFIRMING after this call: its progress (`confirmed_batch_count` of `batch_count`); call confirm again to continue.',
+      example: {
+        ...purchaseOrder,
+        status: 'CONFIRMING',
+        confirmed_at: '2026-11-22T18:55:01.950Z',
+        batch_count: 600,
+        confirmed_batch_count: 350,
+        committed_batch_ids: ['BATCH-2026-000001'],
+      },
+    },
+  ],
 });
 
 /** /purchase-orders/{id}/settlement */
@@ -56,6 +81,7 @@ export const getSettlementRoute = /* @__PURE__ */ defineRoute({
     "Roles: ADMIN; COOPERATIVE of the purchase order (AGENT, MFI, another cooperative: 403 INSUFFICIENT_PERMISSIONS). A purchase order is paid in full before it settles. Its buyer pays into the lending vault, in one or more payments (chain event `purchase_order.paid`); each payment is kept once and counts toward the order when the order is CONFIRMED, not settled yet, and paid from its `buyer_address` (any address when the order names none). Until the counted payments reach `amount_due_usdc` (Σ over the batches of the MILLED `outturn_kg` × `price_usd_per_kg`; null while a batch is not milled) the answer is `status: \"AWAITING_PAYMENT\"` with `paid_usdc` (no repayments, `payment_tx_hash` null, `created_at` the order's). Then the settlement applies the counted sum (`amount_usdc` = `paid_usdc`): each of the order's batches' loans repaid oldest first with principal + simple interest at `apr` per started day from disbursement to the settlement (`repayments`, each REQUESTED → REPAID once its vault transaction is mined, its BatchToken unlocked), loans the sum could not cover (`unpaid_loan_ids`, they stay ACTIVE and their batches unsettled), the batches recorded SETTLED (trace log and audit log), and the remainder released to the cooperative's settlement address; `status` STARTED, then COMPLETED when every vault write is mined; `short_payment` true when an ADMIN settled it below the amount due (POST /purchase-orders/{id}/settle), `settled_by` who started it. `payments`: the counted payments `{tx_hash, log_index, block_number, payer, amount_usdc, status: COUNTED, received_at, …}`; `unapplied_payments`: payments that stay in the vault's escrow — `unapplied_reason` OTHER_PAYER (not from `buyer_address`), AFTER_SETTLEMENT (arrived after the settlement), UNKNOWN_PURCHASE_ORDER (the order was not confirmed yet) — with `status` UNAPPLIED, REFUND_REQUESTED, REFUNDED (`refund_tx_hash`) or REFUND_REFUSED; an ADMIN returns them with POST /purchase-orders/{id}/refunds. Exactly one settlement per purchase order. 404 PO_NOT_FOUND for an unknown order (a payment to an id that names no order is kept all the same and refunded the same way, by its `tx_hash` and `log_index`).",
   responses: { '200': V.SettlementReadingViewSchema },
   notFound: ['PO_NOT_FOUND'],
+  success: [ok(settlementReading)],
 });
 
 /** /purchase-orders/{id}/settle */
@@ -73,6 +99,17 @@ export const settlePurchaseOrderRoute = /* @__PURE__ */ defineRoute({
     'Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Settles a CONFIRMED purchase order on the payments counted toward it so far, as a full payment would (see GET /purchase-orders/{id}/settlement). Body `{accept_short_payment: boolean (default false)}`. When the counted payments reach the amount due no flag is needed (a settlement the payments did not start, e.g. the amount due became known only after the last payment); below it — or while the amount due is not known — only with `accept_short_payment: true`, recorded as `short_payment: true` with the ADMIN as `settled_by` and in the SETTLEMENT_STARTED audit entry of every batch; loans the sum cannot cover stay ACTIVE (`unpaid_loan_ids`). 200 with the settlement (STARTED). Errors: 404 PO_NOT_FOUND; 422 PO_NOT_CONFIRMED; 409 PO_ALREADY_SETTLED (settled already, or by a payment meanwhile); 409 NO_PAYMENT_RECEIVED (no payment counts toward the order: nothing to settle); 422 SHORT_PAYMENT_NOT_ACCEPTED (paid below the amount due without `accept_short_payment: true`, `details[0].path` `accept_short_payment`).',
   responses: { '200': V.SettlementViewSchema },
   notFound: ['PO_NOT_FOUND'],
+  success: [
+    ok({
+      ...settlement,
+      status: 'STARTED',
+      short_payment: true,
+      settled_by: 'admin-1',
+      remainder_status: 'REQUESTED',
+      remainder_tx_hash: null,
+      completed_at: null,
+    }),
+  ],
 });
 
 /** /purchase-orders/{id}/refunds */
@@ -90,6 +127,13 @@ export const refundBuyerPaymentRoute = /* @__PURE__ */ defineRoute({
     "Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Returns an unapplied buyer payment — from another address than the order's `buyer_address`, for an unknown or unconfirmed order, or after the settlement — to the address that paid it, from the order's escrow in the lending vault (`refundPayment(poRef, refundRef, payer, amount)`, through the single ledger writer). Body `{tx_hash, log_index}` of the payment (`PurchaseOrderPaid` log), as listed in `unapplied_payments`. 202 with the payment, `status: REFUND_REQUESTED` and its `refund_id` (`RFD-…`, one per payment: the vault accepts it once); REFUNDED with `refund_tx_hash` once mined (audit entries PAYMENT_REFUND_REQUESTED and PAYMENT_REFUNDED on the order's batches). Asking again while REFUND_REQUESTED is a no-op answered 202; a refund the vault refused (REFUND_REFUSED) may be asked again. Errors: 404 BUYER_PAYMENT_NOT_FOUND (no such payment for this order id); 409 PAYMENT_COUNTED (it counts toward the order: not refundable); 409 PAYMENT_ALREADY_REFUNDED.",
   responses: { '202': V.BuyerPaymentViewSchema },
   notFound: ['BUYER_PAYMENT_NOT_FOUND'],
+  success: [
+    {
+      status: '202',
+      description: 'Accepted: the refund is requested from the vault (REFUNDED on GET /purchase-orders/{id}/settlement once mined).',
+      example: { ...unappliedPayment, status: 'REFUND_REQUESTED', refund_tx_hash: null, refunded_at: null },
+    },
+  ],
 });
 
 /** GET /purchase-orders/{id} */
@@ -105,27 +149,6 @@ export const getPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   notes:
     "The purchase order as POST /purchase-orders and its confirmation answer it, with `batch_count` and `confirmed_batch_count` (the progress of a large order's confirmation: `status` CONFIRMING until every batch is confirmed). A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.",
   responses: { '200': V.PurchaseOrderViewSchema },
-  example: {
-    purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H',
-    status: 'CONFIRMED',
-    cooperative_id: 'BUGISU-CU-01',
-    batch_ids: ['BATCH-2026-000001'],
-    buyer: 'Hamburg Coffee Importers GmbH',
-    price_usd_per_kg: 7.1,
-    buyer_operator: {
-      name: 'Hamburg Coffee Importers GmbH',
-      eori: 'DE123456789012345',
-      address: 'Am Sandtorkai 1, 20457 Hamburg',
-      email: 'dds@hci.example',
-      country: 'DE',
-    },
-    created_at: '2026-11-22T18:55:01.901Z',
-    confirmed_at: '2026-11-22T18:55:01.950Z',
-    amount_due_usdc: 1295.04,
-    paid_usdc: 0,
-    buyer_address: '0x427db1700a4209a8a9b5536753b06945892620ec',
-    batch_count: 1,
-    confirmed_batch_count: 1,
-  },
+  success: [ok({ ...confirmedPurchaseOrder, batch_count: 1, confirmed_batch_count: 1 })],
   notFound: ['PO_NOT_FOUND'],
 });

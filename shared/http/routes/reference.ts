@@ -1,4 +1,5 @@
 import { defineRoute } from './define';
+import { ok } from './success';
 import * as V from '../view-schemas';
 import { BatchIdParam, CidParam, PathId } from '../path-params';
 
@@ -25,6 +26,18 @@ export const getIpfsRoute = /* @__PURE__ */ defineRoute({
   responses: { '200': V.IpfsDirectoryViewSchema },
   // A CID (or a file name) the service's evidence store does not hold.
   notFound: ['ROUTE_NOT_FOUND'],
+  success: [
+    ok(
+      {
+        cid: 'bafybeicei76slt62wazi5yakuiuz3zfy77h4nzyq5rkjzxqchxebn6w66y',
+        entries: [
+          { name: 'evidence.json', cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', size: 74 },
+          { name: 'photo.jpg', cid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', size: 182344 },
+        ],
+      },
+      "GET /ipfs/{cid}: the directory listing (sizes in bytes). GET /ipfs/{cid}/{name}: a text file's exact bytes (application/json, application/xml), or 302 to a 5-minute URL of a photo's exact bytes.",
+    ),
+  ],
 });
 
 /** /ipfs/{id}/{name} */
@@ -41,6 +54,17 @@ export const getIpfsNameRoute = /* @__PURE__ */ defineRoute({
   responses: { '200': V.IpfsDirectoryViewSchema },
   // A CID (or a file name) the service's evidence store does not hold.
   notFound: ['ROUTE_NOT_FOUND'],
+  success: [
+    {
+      status: '200',
+      description:
+        'A text file of the directory (evidence.json), its exact bytes with the content type of its name; a photo answers 302 to a presigned URL of its bytes instead.',
+      contentType: 'application/json',
+      schema: { description: 'The stored JSON file as it is.' },
+      example: { cupping_score: 85, grade: 'screen18', moisture_pct: 11.4 },
+      more: { 'application/xml': { schema: { type: 'string' } } },
+    },
+  ],
 });
 
 /** The behaviour of both trace routes (the page and its QR code): one function serves them. */
@@ -58,6 +82,16 @@ export const getTraceRoute = /* @__PURE__ */ defineRoute({
   pathParams: BatchIdParam,
   notes: TRACE_NOTES,
   notFound: ['BATCH_NOT_FOUND'],
+  success: [
+    {
+      status: '200',
+      description: 'The public trace page (HTML); with `Accept: application/json` the same view as JSON (see the description).',
+      contentType: 'text/html',
+      schema: { type: 'string' },
+      more: { 'application/json': { schema: { type: 'object', description: 'The public view of the batch (see the description).' } } },
+      example: '<!doctype html><html lang="en">…<h1>Coffee batch BATCH-2026-000123</h1>…</html>',
+    },
+  ],
 });
 
 /** /trace/{id}/qr.svg */
@@ -71,6 +105,15 @@ export const getTraceQrSvgRoute = /* @__PURE__ */ defineRoute({
   pathParams: BatchIdParam,
   notes: TRACE_NOTES,
   notFound: ['BATCH_NOT_FOUND'],
+  success: [
+    {
+      status: '200',
+      description: 'The QR code of the page URL (SVG).',
+      contentType: 'image/svg+xml',
+      schema: { type: 'string' },
+      example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges">…</svg>',
+    },
+  ],
 });
 
 /** /openapi.json */
@@ -81,6 +124,14 @@ export const getOpenapiRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: [],
   summary: 'The OpenAPI 3.1 document.',
+  success: [
+    {
+      status: '200',
+      description: 'This document.',
+      schema: { type: 'object' },
+      example: { openapi: '3.1.0', info: { title: 'Coffee batch traceability and farmer payout API', version: '1.0.0' } },
+    },
+  ],
 });
 
 /** /docs */
@@ -91,6 +142,15 @@ export const getDocsRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: [],
   summary: 'The rendered API reference (Scalar, from /openapi.json).',
+  success: [
+    {
+      status: '200',
+      description: 'The rendered API reference (HTML).',
+      contentType: 'text/html',
+      schema: { type: 'string' },
+      example: '<!doctype html><html lang="en">…</html>',
+    },
+  ],
 });
 
 /** /docs/errors */
@@ -101,6 +161,15 @@ export const getDocsErrorsRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: [],
   summary: 'The error-code reference: every code with its HTTP status (error.docs links to #CODE).',
+  success: [
+    {
+      status: '200',
+      description: "The error-code reference (HTML); each code's row is anchored `#CODE`.",
+      contentType: 'text/html',
+      schema: { type: 'string' },
+      example: '<!doctype html><html lang="en">…<tr id="BATCH_NOT_FOUND"><td><code>BATCH_NOT_FOUND</code></td><td>404</td>…</html>',
+    },
+  ],
 });
 
 /** /docs/scalar.js */
@@ -111,4 +180,13 @@ export const getDocsScalarJsRoute = /* @__PURE__ */ defineRoute({
   auth: 'public',
   needs: [],
   summary: 'The API reference renderer (Scalar standalone bundle, served by the service: no CDN).',
+  success: [
+    {
+      status: '200',
+      description: "Scalar's standalone API reference bundle (JavaScript).",
+      contentType: 'text/javascript',
+      schema: { type: 'string' },
+      example: '/* Scalar API reference standalone bundle */',
+    },
+  ],
 });
