@@ -5713,25 +5713,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    type: "onramp.order.completed" | "onramp.order.reversed" | "onramp.order.failed";
-                    data: {
-                        ramp_payment_id: string;
-                        reference: string;
-                        source_currency?: string | null;
-                        source_amount?: number | null;
-                        usdc_amount?: string | null;
-                        transfer_tx_hash?: string | null;
-                        completed_at?: string | null;
-                        reversed_at?: string | null;
-                        failure_reason?: string | null;
-                    };
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH). */
             200: {
@@ -5844,23 +5826,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    type: "order.settled" | "order.failed";
-                    data: {
-                        order_id: string;
-                        reference: string;
-                        amount_ugx?: number | null;
-                        exchange_rate?: (string | number) | null;
-                        mobile_money_transaction_id?: string | null;
-                        settled_at?: string | null;
-                        failure_reason?: string | null;
-                    };
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH). */
             200: {
@@ -7533,34 +7499,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @constant */
-                    type: "batch.stage_changed";
-                    data: {
-                        batch_id: string;
-                        token_id: string | number;
-                        /** @enum {string} */
-                        stage: "DELIVERED" | "GRADED" | "MILLED" | "WAREHOUSED" | "COMMITTED" | "EXPORTED" | "SETTLED";
-                        tx_hash: string;
-                        block_number: number;
-                        log_index: number;
-                    };
-                } | {
-                    /** @constant */
-                    type: "purchase_order.paid";
-                    data: {
-                        purchase_order_id: string;
-                        payer: string;
-                        amount_usd_micro: string;
-                        tx_hash: string;
-                        block_number: number;
-                        log_index: number;
-                    };
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED or MISMATCH). */
             200: {
