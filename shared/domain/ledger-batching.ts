@@ -8,10 +8,10 @@
  */
 
 /** Most mint records in one `mintBatch` transaction. */
-export const MAX_MINTS_PER_TX = 100;
+const MAX_MINTS_PER_TX = 100;
 
 /** Most stage records in one `recordStages` transaction. */
-export const MAX_STAGE_RECORDS_PER_TX = 200;
+const MAX_STAGE_RECORDS_PER_TX = 200;
 
 /** The batched kinds of ledger writes. */
 export type BatchedWriteKind = 'MINT' | 'TRACE_STAGE';
