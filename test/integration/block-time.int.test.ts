@@ -177,7 +177,7 @@ it('a burst of submissions shares mint transactions: at most one BatchToken tran
   const hashes = [...new Set(minted.map((m) => m.body.chain_tx_hash as Hex))];
   // Shared: fewer transactions than submissions (the first may go alone, the rest pile up behind it).
   expect(hashes.length).toBeLessThan(n);
-  const batchToken = endpoints().batch_token!.toLowerCase();
+  const batchToken = stack().info.endpoints.batch_token!.toLowerCase();
   const receipts = await Promise.all(hashes.map((hash) => chain().getTransactionReceipt({ hash })));
   for (const r of receipts) expect(r.status).toBe('success');
   const blocks = receipts.map((r) => r.blockNumber);
