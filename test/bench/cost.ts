@@ -7,7 +7,7 @@ import { functionManifest, workers } from '../../shared/manifest';
 import { createPublicClient, http, type Hex } from 'viem';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { startStackProcess } from '../support/stack-process';
-import { acceptedBatch } from './submission';
+import { acceptedBatch, apiCaller, type Call } from './submission';
 import { AWS_PRICES as P, CHAIN_PRICES } from './aws-prices';
 
 /**
@@ -217,14 +217,7 @@ export async function costBench(): Promise<void> {
     const admin = await signDevToken({ role: 'ADMIN', sub: 'cost-admin' }, 3600, dataDir);
     const coopId = 'COST-COOP';
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: coopId, sub: 'cost-coop' }, 3600, dataDir);
-    const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = apiCaller(url);
     await call('POST', '/cooperatives', admin, {
       cooperative_id: coopId,
       name: 'Cost Cooperative',
@@ -321,8 +314,6 @@ export async function costBench(): Promise<void> {
     rmSync(meterDir, { recursive: true, force: true });
   }
 }
-
-type Call = (method: string, path: string, tok: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
 /** Stage records in a batch's lifecycle after its mint (GRADED … SETTLED). */
 const STAGE_RECORDS_PER_LIFECYCLE = 6;

@@ -4,7 +4,7 @@ import { createPublicClient, http } from 'viem';
 import { signDevToken } from '../../infra/local/dev-keys';
 import { readChainTrail } from '../../shared/adapters/ledger/trail-reader';
 import { startStackProcess } from '../support/stack-process';
-import { acceptedBatch, untilMinted } from './submission';
+import { acceptedBatch, apiCaller, untilMinted } from './submission';
 
 /**
  * Custody-trail benchmark on the local stack: p50/p95 of PATCH /batch/{id}/stage (evidence pinned,
@@ -22,14 +22,7 @@ export async function custodyBench(): Promise<void> {
     const { url, dataDir } = stack.info;
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: 'TRAIL' }, 3600, dataDir);
-    const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = apiCaller(url);
     await call('POST', '/cooperatives', admin, {
       cooperative_id: 'TRAIL',
       name: 'Trail Cooperative',

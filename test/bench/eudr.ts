@@ -1,7 +1,7 @@
 import { signDevToken } from '../../infra/local/dev-keys';
 import { startStackProcess } from '../support/stack-process';
 import { shipmentDdsBench } from './eudr-shipment';
-import { acceptedBatch, untilMinted } from './submission';
+import { acceptedBatch, apiCaller, untilMinted } from './submission';
 
 /**
  * EUDR benchmark on the local stack: p50/p95 of POST /eudr/generate-dds (statement and XML built,
@@ -22,14 +22,7 @@ export async function eudrBench(): Promise<void> {
     const { url, dataDir } = stack.info;
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: 'EUDR' }, 3600, dataDir);
-    const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = apiCaller(url);
     await call('POST', '/cooperatives', admin, {
       cooperative_id: 'EUDR',
       name: 'EUDR Cooperative',

@@ -6,7 +6,7 @@ import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { startStackProcess } from '../support/stack-process';
 import { settlementBench } from './settlement';
-import { acceptedBatch, blockTimeLabel } from './submission';
+import { acceptedBatch, apiCaller, blockTimeLabel } from './submission';
 
 /**
  * The ledger at block speed (`BENCH_ONLY=ledger npm run bench`, docs/ledger.md#benchmarks), on a
@@ -94,14 +94,7 @@ export async function ledgerBench(): Promise<void> {
     const { url, dataDir } = stack.info;
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: COOP }, 3600, dataDir);
-    const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = apiCaller(url);
     await call('POST', '/cooperatives', admin, {
       cooperative_id: COOP,
       name: 'Ledger Bench Cooperative',

@@ -5,6 +5,7 @@ import { DEV_PAYOUT_WEBHOOK_SECRET, DEV_PROVIDER_CREDENTIALS, signDevToken } fro
 import { signProviderRequest } from '../../shared/adapters/payout-provider/signing';
 import { startStackProcess } from '../support/stack-process';
 import { LOCAL_TABLE_NAME, localTableClient } from '../../infra/local/dynamodb-local';
+import { apiCaller } from './submission';
 
 /**
  * Load benchmark (`BENCH_ONLY=load npm run bench`): autocannon against one local stack with the
@@ -96,14 +97,7 @@ export async function loadBench(): Promise<void> {
     const admin = await signDevToken({ role: 'ADMIN', sub: 'load-admin' }, 3600, dataDir);
     const coopId = 'LOAD';
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: coopId, sub: 'load-coop' }, 3600, dataDir);
-    const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = apiCaller(url);
     await call('POST', '/cooperatives', admin, {
       cooperative_id: coopId,
       name: 'Load Cooperative',

@@ -1,7 +1,7 @@
 import { signDevToken } from '../../infra/local/dev-keys';
 import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 import { startStackProcess } from '../support/stack-process';
-import { acceptedBatch, blockTimeLabel, untilMinted } from './submission';
+import { acceptedBatch, apiCaller, blockTimeLabel, untilMinted } from './submission';
 
 /**
  * The payout-faults benchmark (issue: payouts that never pay twice and never get lost), on a local
@@ -53,14 +53,7 @@ export async function payoutFaultsBench(): Promise<void> {
     const admin = await signDevToken({ role: 'ADMIN', sub: 'bench-admin' }, 3600, stack.info.dataDir);
     const coopId = 'FAULTS-COOP';
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: coopId, sub: 'bench-coop' }, 3600, stack.info.dataDir);
-    const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = apiCaller(url);
     await call('POST', '/cooperatives', admin, {
       cooperative_id: coopId,
       name: 'Faults Cooperative',

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { DEV_PAYOUT_WEBHOOK_SECRET, signDevToken } from '../../infra/local/dev-keys';
 import { startStackProcess } from '../support/stack-process';
-import { acceptedBatch, blockTimeLabel } from './submission';
+import { acceptedBatch, apiCaller, blockTimeLabel } from './submission';
 import { anchoringBench } from './anchoring';
 import { bundleBench } from './bundles';
 import { costBench } from './cost';
@@ -65,14 +65,7 @@ async function main() {
     const admin = await signDevToken({ role: 'ADMIN', sub: 'bench-admin' }, 3600, dataDir);
     const coopId = 'BENCH-COOP';
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: coopId, sub: 'bench-coop' }, 3600, dataDir);
-    const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = apiCaller(url);
     await call('POST', '/cooperatives', admin, {
       cooperative_id: coopId,
       name: 'Bench Cooperative',

@@ -8,7 +8,7 @@ import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 import { startStackProcess } from '../support/stack-process';
-import { blockTimeLabel, untilMinted } from './submission';
+import { apiCaller, blockTimeLabel, untilMinted } from './submission';
 
 /**
  * Settlement benchmark on the local stack (`BENCH_ONLY=settlement npm run bench`, docs/api/settlement.md#settlement):
@@ -51,14 +51,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: COOP }, 3600, dataDir);
     const mfi = await signDevToken({ role: 'MFI', mfi_id: 'MFI-BENCH' }, 3600, dataDir);
-    const call = async (method: string, path: string, tok: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = apiCaller(url);
     const must = async (what: string, p: Promise<{ status: number; body: any }>, ...ok: number[]) => {
       const r = await p;
       if (!ok.includes(r.status)) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);

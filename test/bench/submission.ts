@@ -14,7 +14,20 @@ export function blockTimeLabel(text = process.env.LEDGER_BLOCK_TIME_S): string {
   return s === 0 ? 'LEDGER_BLOCK_TIME_S=0 (each transaction mined at once)' : `LEDGER_BLOCK_TIME_S=${s} (a block every ${s} s)`;
 }
 
-type Call = (method: string, path: string, tok: string, body?: unknown) => Promise<{ status: number; body: any }>;
+/** One API call of a bench: method, path, bearer token and optional JSON body → status and parsed JSON body. */
+export type Call = (method: string, path: string, tok: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/** The benches' API caller against the stack at `url`: JSON in, JSON out, the token as a Bearer header. */
+export function apiCaller(url: string): Call {
+  return async (method, path, tok, body) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}
 
 /** The batch id of an accepted submission (201 or 202) and whether it was minted by then; throws for any other answer. */
 export function acceptedBatch(r: { status: number; body: any }): { batchId: string; minted: boolean } {
