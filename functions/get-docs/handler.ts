@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { publicBaseUrl } from '../../shared/config';
 import { DOCS_PAGE_CSP, docsPageHtml, errorsPageHtml, scalarBundle } from '../../shared/http/docs-page';
 import { httpHandler, publicRouteOptions } from '../../shared/http/handler';
-import { getDocsErrorsRoute, getDocsRoute, getDocsScalarJsRoute } from '../../shared/http/routes/reference';
+import { getDocsErrorsRoute, getDocsRoute, getDocsScalarJsRoute } from '../../shared/http/routes/docs';
 
 const html = (requestId: string, body: string, extra: Record<string, string> = {}) => ({
   statusCode: 200,

@@ -2,7 +2,7 @@ import { SqsWorkQueue } from '../adapters/aws/queues';
 import { LedgerWriteGroupRepository } from '../adapters/dynamodb/ledger-groups';
 import { LedgerWriteParkingRepository } from '../adapters/dynamodb/ledger-parking';
 import { auditAnchorLookupFromEnv } from '../adapters/ledger/anchor-reader';
-import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger';
+import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger-env';
 import { kmsLedgerAccount } from '../adapters/ledger/kms-signer';
 import { envOr, secret } from '../config';
 import type { AnchoredRootLookup } from '../domain/ports/audit';

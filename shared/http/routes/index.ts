@@ -9,6 +9,7 @@ import * as inbound_webhooks from './inbound-webhooks';
 import * as eudr from './eudr';
 import * as outbound_webhooks from './outbound-webhooks';
 import * as reference from './reference';
+import * as docs from './docs';
 import type { AnyRouteDefinition } from './define';
 
 /**
@@ -69,7 +70,7 @@ export const ROUTES: readonly AnyRouteDefinition[] = [
   reference.getTraceRoute,
   reference.getTraceQrSvgRoute,
   reference.getOpenapiRoute,
-  reference.getDocsRoute,
-  reference.getDocsErrorsRoute,
-  reference.getDocsScalarJsRoute,
+  docs.getDocsRoute,
+  docs.getDocsErrorsRoute,
+  docs.getDocsScalarJsRoute,
 ];
