@@ -5,8 +5,7 @@ import type { DdsRecord } from '../domain/dds';
 import { buildShipmentStatement, DDS_LIMITS } from '../domain/dds-shipment';
 import { DomainError } from '../domain/errors';
 import type { Batch, Farmer } from '../domain/records';
-import { logger } from '../runtime/logger';
-import { type DdsDeps, ddsRecordOf } from './eudr';
+import { type DdsDeps, ddsRecordOf, keepAndQueueStatement } from './eudr';
 
 /** Reads at most this many records at once (batches, farmers) while building a statement. */
 const READ_CONCURRENCY = 25;
@@ -110,13 +109,5 @@ export async function generatePurchaseOrderDds(
 ): Promise<{ dds: DdsRecord; created: boolean }> {
   const ddsId = purchaseOrderDdsId(input.purchase_order_id);
   const { po, statement } = await buildPurchaseOrderStatement(deps, caller, input, ddsId, deps.now().toISOString(), limits);
-  const record = await ddsRecordOf(deps, statement, po.cooperative_id);
-  const existing = await deps.dds.create(record);
-  if (existing) return { dds: (await deps.dds.get(existing))!, created: false };
-  try {
-    await deps.filingQueue.send({ dds_id: ddsId });
-  } catch (err) {
-    logger.error('DDS filing could not be queued', { dds_id: ddsId, error: err as Error });
-  }
-  return { dds: record, created: true };
+  return keepAndQueueStatement(deps, await ddsRecordOf(deps, statement, po.cooperative_id));
 }

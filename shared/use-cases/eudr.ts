@@ -65,13 +65,22 @@ export async function generateDds(
 ): Promise<{ dds: DdsRecord; created: boolean }> {
   const ddsId = `DDS-${input.batch_id.slice(6)}`;
   const { statement, cooperativeId } = await buildBatchStatement(deps, caller, input, ddsId, deps.now().toISOString());
-  const record = await ddsRecordOf(deps, statement, cooperativeId);
+  return keepAndQueueStatement(deps, await ddsRecordOf(deps, statement, cooperativeId));
+}
+
+/**
+ * Keeps a newly built statement and queues its filing, for the batch and the purchase-order form
+ * alike. A statement with the same id already kept is returned instead (`created: false`), so a
+ * repeated request files nothing twice; a failure to queue the filing is logged and the kept
+ * statement still returned (`created: true`).
+ */
+export async function keepAndQueueStatement(deps: DdsDeps, record: DdsRecord): Promise<{ dds: DdsRecord; created: boolean }> {
   const existing = await deps.dds.create(record);
   if (existing) return { dds: (await deps.dds.get(existing))!, created: false };
   try {
-    await deps.filingQueue.send({ dds_id: ddsId });
+    await deps.filingQueue.send({ dds_id: record.dds_id });
   } catch (err) {
-    logger.error('DDS filing could not be queued', { dds_id: ddsId, error: err as Error });
+    logger.error('DDS filing could not be queued', { dds_id: record.dds_id, error: err as Error });
   }
   return { dds: record, created: true };
 }
