@@ -144,10 +144,11 @@ export class CustodyRepository implements CustodyStore {
         Update: {
           TableName: tableName(),
           Key: keys.ledgerTx(tx.ledger_tx_id),
-          UpdateExpression: 'SET #s = :c, block_number = :b, confirmed_at = :at REMOVE GSI2PK, GSI2SK',
+          // tx_hash too: a member of a batched transaction has it only from here (its group kept the signed call).
+          UpdateExpression: 'SET #s = :c, tx_hash = :h, block_number = :b, confirmed_at = :at REMOVE GSI2PK, GSI2SK',
           ConditionExpression: '#s <> :c',
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':c': 'CONFIRMED', ':b': blockNumber, ':at': at },
+          ExpressionAttributeValues: { ':c': 'CONFIRMED', ':h': txHash, ':b': blockNumber, ':at': at },
         },
       },
     ];
