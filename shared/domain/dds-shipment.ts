@@ -8,17 +8,15 @@
  */
 
 import {
+  checkOperator,
   DDS_COUNTRY_OF_PRODUCTION,
   DDS_HS_HEADING,
   type DdsOperator,
-  type DdsProducer,
   type DueDiligenceStatement,
   euCountry,
   invalid,
   maxLength,
-  type PlotFeatureCollection,
-  plotFeature,
-  serializeGeoJson,
+  producerOf,
 } from './dds';
 import { DomainError } from './errors';
 import { checkFarmGeolocation } from './farm-geometry';
@@ -65,10 +63,7 @@ export function buildShipmentStatement(input: ShipmentStatementInput): DueDilige
   const limits = input.limits ?? DDS_LIMITS;
   const { operator } = input;
   const destination = euCountry(operator.country, 'operator.country');
-  maxLength(input.internalReferenceNumber, 50, 'internalReferenceNumber', 1);
-  maxLength(operator.name, 200, 'operator.name', 1);
-  if (!/^[A-Z]{2}[A-Za-z0-9]{1,15}$/.test(operator.eori))
-    invalid('operator.eori', 'must be an EORI number (country code + up to 15 characters)');
+  checkOperator(operator, input.internalReferenceNumber);
   if (input.batches.length === 0) invalid('batch_ids', 'the purchase order has no batches');
 
   const unmilled = input.batches.filter((b) => b.stage === null || STAGES.indexOf(b.stage) < MILLED || !(Number(b.outturn_kg) > 0));
@@ -113,21 +108,10 @@ export function buildShipmentStatement(input: ShipmentStatementInput): DueDilige
   assertNoDuplicatePlots(farmers);
 
   let geolocationBytes = 0;
-  const producers = farmers.map((farmer): DdsProducer => {
-    maxLength(farmer.full_name, 500, `producers.${farmer.farmer_id}.full_name`, 1);
-    const collection: PlotFeatureCollection = {
-      type: 'FeatureCollection',
-      features: [plotFeature(farmer, `producers.${farmer.farmer_id}.farm`)],
-    };
-    const base64 = Buffer.from(serializeGeoJson(collection), 'utf8').toString('base64');
-    geolocationBytes += base64.length;
-    return {
-      farmer_id: farmer.farmer_id,
-      name: farmer.full_name,
-      country: DDS_COUNTRY_OF_PRODUCTION,
-      geolocation_geojson: collection,
-      geolocation_base64: base64,
-    };
+  const producers = farmers.map((farmer) => {
+    const producer = producerOf(farmer, `producers.${farmer.farmer_id}`);
+    geolocationBytes += producer.geolocation_base64.length;
+    return producer;
   });
   if (geolocationBytes > limits.maxGeolocationBytes) {
     throw new DomainError(

@@ -164,11 +164,7 @@ export function buildDueDiligenceStatement(input: BuildDdsInput): DueDiligenceSt
     throw new DomainError('BATCH_NOT_ELIGIBLE', `Batch ${batch.batch_id} is at ${batch.stage ?? 'no stage'}; a DDS needs GRADED or later.`);
   }
   const destination = euCountry(input.destinationCountry, 'destinationCountry');
-  euCountry(operator.country, 'operator.country');
-  maxLength(input.internalReferenceNumber, MAX_INTERNAL_REFERENCE, 'internalReferenceNumber', 1);
-  maxLength(operator.name, MAX_OPERATOR_NAME, 'operator.name', 1);
-  if (!/^[A-Z]{2}[A-Za-z0-9]{1,15}$/.test(operator.eori))
-    invalid('operator.eori', 'must be an EORI number (country code + up to 15 characters)');
+  checkOperator(operator, input.internalReferenceNumber);
   if (!Number.isFinite(batch.weight_kg) || batch.weight_kg <= 0 || batch.weight_kg >= 1e10) {
     invalid('batch.weight_kg', 'must be a positive number of kg within the schema range');
   }
@@ -179,20 +175,11 @@ export function buildDueDiligenceStatement(input: BuildDdsInput): DueDiligenceSt
     input.description ?? `Green coffee beans, not roasted, not decaffeinated, grade ${batch.grade}, Uganda, batch ${batch.batch_id}`;
   maxLength(description, MAX_DESCRIPTION, 'description', 1);
 
-  const producers = input.producers.map(({ farmer }, i): DdsProducer => {
+  const producers = input.producers.map(({ farmer }, i) => {
     if (farmer.gfw_status !== 'CLEAR') {
       throw new DomainError('GFW_CHECK_FAILED', `Farm of ${farmer.farmer_id} is ${farmer.gfw_status}, not CLEAR.`);
     }
-    maxLength(farmer.full_name, MAX_PRODUCER_NAME, `producers[${i}].farmer.full_name`, 1);
-    const feature = plotFeature(farmer, `producers[${i}].farmer.farm`);
-    const collection: PlotFeatureCollection = { type: 'FeatureCollection', features: [feature] };
-    return {
-      farmer_id: farmer.farmer_id,
-      name: farmer.full_name,
-      country: DDS_COUNTRY_OF_PRODUCTION,
-      geolocation_geojson: collection,
-      geolocation_base64: Buffer.from(serializeGeoJson(collection), 'utf8').toString('base64'),
-    };
+    return producerOf(farmer, `producers[${i}].farmer`);
   });
 
   return {
@@ -210,6 +197,36 @@ export function buildDueDiligenceStatement(input: BuildDdsInput): DueDiligenceSt
     producers,
     geolocation: { type: 'FeatureCollection', features: producers.flatMap((p) => p.geolocation_geojson.features) },
     created_at: input.createdAt,
+  };
+}
+
+/**
+ * The operator and reference checks every statement passes, per batch or per shipment: the
+ * operator's country on the EU list, the internal reference (1–50 characters), the operator's name
+ * (1–200) and EORI number. Throws VALIDATION_ERROR naming the field.
+ */
+export function checkOperator(operator: DdsOperator, internalReferenceNumber: string): void {
+  euCountry(operator.country, 'operator.country');
+  maxLength(internalReferenceNumber, MAX_INTERNAL_REFERENCE, 'internalReferenceNumber', 1);
+  maxLength(operator.name, MAX_OPERATOR_NAME, 'operator.name', 1);
+  if (!/^[A-Z]{2}[A-Za-z0-9]{1,15}$/.test(operator.eori))
+    invalid('operator.eori', 'must be an EORI number (country code + up to 15 characters)');
+}
+
+/**
+ * One producer of a statement: the farmer's name (1–500 characters) and their plot as a one-feature
+ * GeoJSON collection, also base64 as the Information System receives it. `path` prefixes the
+ * error paths (`<path>.full_name`, `<path>.farm…`). Throws VALIDATION_ERROR.
+ */
+export function producerOf(farmer: Farmer, path: string): DdsProducer {
+  maxLength(farmer.full_name, MAX_PRODUCER_NAME, `${path}.full_name`, 1);
+  const collection: PlotFeatureCollection = { type: 'FeatureCollection', features: [plotFeature(farmer, `${path}.farm`)] };
+  return {
+    farmer_id: farmer.farmer_id,
+    name: farmer.full_name,
+    country: DDS_COUNTRY_OF_PRODUCTION,
+    geolocation_geojson: collection,
+    geolocation_base64: Buffer.from(serializeGeoJson(collection), 'utf8').toString('base64'),
   };
 }
 
@@ -249,7 +266,7 @@ function ser(v: unknown, coords: boolean): string {
 }
 
 /** A farmer's plot as an EUDR GeoJSON feature (polygon, or point with `Area`). Throws VALIDATION_ERROR at `path`. */
-export function plotFeature(farmer: Farmer, path: string): PlotFeature {
+function plotFeature(farmer: Farmer, path: string): PlotFeature {
   const { farm } = farmer;
   const properties: PlotProperties = {
     ProducerName: farmer.full_name,
