@@ -4,25 +4,12 @@ import type { Caller } from '../domain/caller';
 import type { DdsRecord } from '../domain/dds';
 import { buildShipmentStatement, DDS_LIMITS } from '../domain/dds-shipment';
 import { DomainError } from '../domain/errors';
+import { mapLimited } from '../domain/purchase-order-limits';
 import type { Batch, Farmer } from '../domain/records';
 import { type DdsDeps, ddsRecordOf, keepAndQueueStatement } from './eudr';
 
 /** Reads at most this many records at once (batches, farmers) while building a statement. */
 const READ_CONCURRENCY = 25;
-
-/** `fn` over `items`, at most `limit` at a time; results in input order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /** The statement id of a purchase order: `DDS-<purchase_order_id>` (e.g. `DDS-PO-01J…`). */
 function purchaseOrderDdsId(poId: string): string {

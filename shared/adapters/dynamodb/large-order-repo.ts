@@ -4,7 +4,7 @@ import { forEachLimited, ORDER_STEP_CONCURRENCY } from '../../domain/purchase-or
 import type { PurchaseOrder } from '../../domain/records';
 import { fromItem, keys } from './keys';
 import { appendOrderEventOnce } from './order-fan-out';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { conditionalUpdate, documentClient, tableName } from './table';
 
 /** A batch found on another purchase order while a large order binds its batches. */
 class BoundElsewhere extends Error {
@@ -87,19 +87,12 @@ async function withdraw(po: PurchaseOrder, bound: string[]): Promise<void> {
         payload: { purchase_order_id: id, reason: 'another batch of the order is on another purchase order' },
       },
     });
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.batch(batchId),
-          UpdateExpression: 'REMOVE purchase_order_id',
-          ConditionExpression: 'purchase_order_id = :po',
-          ExpressionAttributeValues: { ':po': id },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionalCheckFailed(err)) throw err;
-    }
+    await conditionalUpdate({
+      Key: keys.batch(batchId),
+      UpdateExpression: 'REMOVE purchase_order_id',
+      ConditionExpression: 'purchase_order_id = :po',
+      ExpressionAttributeValues: { ':po': id },
+    });
   });
   // Nothing in the service deletes an item (docs/security-iam.md): the order is kept, WITHDRAWN, and reads as unknown.
   await documentClient().send(
@@ -119,20 +112,13 @@ async function withdraw(po: PurchaseOrder, bound: string[]): Promise<void> {
  * DRAFT; returns the order as it now is (CONFIRMING, or whatever it already was).
  */
 export async function beginLargeConfirmation(po: PurchaseOrder, actor: string, at: string): Promise<PurchaseOrder> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.purchaseOrder(po.purchase_order_id),
-        UpdateExpression: 'SET #s = :c, confirmed_at = :at, confirmed_by = :by, confirmed_batch_count = :zero',
-        ConditionExpression: '#s = :d',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':c': 'CONFIRMING', ':d': 'DRAFT', ':at': at, ':by': actor, ':zero': 0 },
-      }),
-    );
-  } catch (err) {
-    if (!isConditionalCheckFailed(err)) throw err;
-  }
+  await conditionalUpdate({
+    Key: keys.purchaseOrder(po.purchase_order_id),
+    UpdateExpression: 'SET #s = :c, confirmed_at = :at, confirmed_by = :by, confirmed_batch_count = :zero',
+    ConditionExpression: '#s = :d',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ':c': 'CONFIRMING', ':d': 'DRAFT', ':at': at, ':by': actor, ':zero': 0 },
+  });
   const r = await documentClient().send(
     new GetCommand({ TableName: tableName(), Key: keys.purchaseOrder(po.purchase_order_id), ConsistentRead: true }),
   );
@@ -159,25 +145,16 @@ export async function confirmLargeOrderBatch(po: PurchaseOrder, batchId: string)
  * Returns false when another call recorded it first.
  */
 export async function recordLargeConfirmation(id: string, from: number, to: number, complete: boolean): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.purchaseOrder(id),
-        UpdateExpression: `SET confirmed_batch_count = :to${complete ? ', #s = :confirmed' : ''}`,
-        ConditionExpression: '#s = :confirming AND confirmed_batch_count = :from',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':to': to,
-          ':from': from,
-          ':confirming': 'CONFIRMING',
-          ...(complete ? { ':confirmed': 'CONFIRMED' } : {}),
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
-    throw err;
-  }
+  return conditionalUpdate({
+    Key: keys.purchaseOrder(id),
+    UpdateExpression: `SET confirmed_batch_count = :to${complete ? ', #s = :confirmed' : ''}`,
+    ConditionExpression: '#s = :confirming AND confirmed_batch_count = :from',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':to': to,
+      ':from': from,
+      ':confirming': 'CONFIRMING',
+      ...(complete ? { ':confirmed': 'CONFIRMED' } : {}),
+    },
+  });
 }
