@@ -1,11 +1,12 @@
 import { SqsWorkQueue } from '../adapters/aws/queues';
+import { LedgerWriteGroupRepository } from '../adapters/dynamodb/ledger-groups';
 import { LedgerWriteParkingRepository } from '../adapters/dynamodb/ledger-parking';
 import { auditAnchorLookupFromEnv } from '../adapters/ledger/anchor-reader';
 import { createEvmLedgerFromEnv } from '../adapters/ledger/evm-ledger-env';
 import { kmsLedgerAccount } from '../adapters/ledger/kms-signer';
 import { envOr, secret } from '../config';
 import type { AnchoredRootLookup } from '../domain/ports/audit';
-import type { Ledger, LedgerWriteParking } from '../domain/ports/ledger';
+import type { Ledger, LedgerWriteGroups, LedgerWriteParking } from '../domain/ports/ledger';
 import type { VaultLedger } from '../domain/ports/lending';
 import type { WorkQueue } from '../domain/ports/messaging';
 import type { PayoutRequestMessage } from '../domain/ports/payouts';
@@ -45,6 +46,9 @@ const ledger = (): Ledger & VaultLedger =>
 const payoutRequestQueue = (): WorkQueue<PayoutRequestMessage> =>
   once(payoutRequestQueue, () => new SqsWorkQueue<PayoutRequestMessage>('PAYOUT_REQUEST_QUEUE_URL'));
 
+/** The batched transactions of the single ledger writer (docs/ledger.md#the-batched-writer). */
+const ledgerWriteGroups = (): LedgerWriteGroups => once(ledgerWriteGroups, () => new LedgerWriteGroupRepository());
+
 /** Parked ledger writes and the attempts of open ones (the single writer's poison-message policy). */
 export const ledgerParkingRepo = (): LedgerWriteParking => once(ledgerParkingRepo, () => new LedgerWriteParkingRepository());
 
@@ -61,6 +65,7 @@ export function ledgerWriterDeps(): LedgerWriterDeps {
     batches: batchRepo(),
     payoutQueue: payoutRequestQueue(),
     now,
+    groups: ledgerWriteGroups(),
     ...(envOr('AUDIT_ANCHOR_ADDRESS', '') ? { anchors: anchorOutcomes() } : {}),
   };
   if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;

@@ -326,6 +326,8 @@ export interface BatchLedgerTx {
   /** TRACE_STAGE only: the stage-history entry that gets the transaction hash. */
   history_index?: number;
   status: 'PENDING' | 'SENT' | 'CONFIRMED' | 'FAILED';
+  /** The batched transaction (`LedgerWriteGroup`) that claimed this write; its signed transaction is kept there. */
+  group_id?: string;
   raw_tx?: string;
   tx_hash?: string;
   nonce?: number;
@@ -338,6 +340,27 @@ export interface BatchLedgerTx {
   last_error?: string;
   parked_at?: string;
   discarded_at?: string;
+}
+
+/**
+ * One batched ledger transaction (docs/ledger.md#the-batched-writer): the pending writes of a kind
+ * it claimed (`candidates`, then `members` once every claim is made, in record order), its signed
+ * transaction kept before it is broadcast, and its state — CLAIMING, SEALED (members fixed), SENT
+ * (signed and kept), SETTLED (every member confirmed or refused from the receipt).
+ */
+export interface LedgerWriteGroup {
+  group_id: string;
+  kind: 'MINT' | 'TRACE_STAGE';
+  status: 'CLAIMING' | 'SEALED' | 'SENT' | 'SETTLED';
+  candidates: string[];
+  members?: string[];
+  raw_tx?: string;
+  tx_hash?: string;
+  nonce?: number;
+  block_number?: number;
+  created_at: string;
+  sent_at?: string;
+  settled_at?: string;
 }
 
 /** A purchase order over batches of one cooperative (docs/api/batches-and-custody.md#custody-trail). */

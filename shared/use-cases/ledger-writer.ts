@@ -2,7 +2,7 @@ import { LedgerRefusedError, LedgerTransportError, TokenAlreadyMintedError } fro
 import { vaultCallOf } from '../domain/vault-calls';
 import type { Hex } from 'viem';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
-import type { Ledger, LedgerWriteMessage, LedgerWriteParking } from '../domain/ports/ledger';
+import type { Ledger, LedgerWriteGroups, LedgerWriteMessage, LedgerWriteParking } from '../domain/ports/ledger';
 import type { VaultLedger, VaultReader } from '../domain/ports/lending';
 import type { WorkQueue } from '../domain/ports/messaging';
 import type { PayoutRequestMessage } from '../domain/ports/payouts';
@@ -10,6 +10,7 @@ import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, VaultLedgerTx } fr
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
+import { landInGroup } from './ledger-batch-writer';
 
 /**
  * The single ledger writer (docs/api/batches-and-custody.md#custody-trail): every ledger write — a BatchToken mint or a trace-log
@@ -28,6 +29,12 @@ export interface LedgerWriterDeps {
   vault?: { ledger: VaultLedger; reader: Pick<VaultReader, 'writeResult'>; outcomes: VaultWriteOutcomes };
   /** Periodic anchors of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log): who settles a mined, already anchored or refused anchor. */
   anchors?: AnchorWriteOutcomes;
+  /**
+   * Batched transactions (docs/ledger.md#the-batched-writer): given, every pending mint and
+   * trace-log record lands with the other pending writes of its kind in one transaction; without
+   * it (and for a write signed alone before), one transaction per write.
+   */
+  groups?: LedgerWriteGroups;
 }
 
 /**
@@ -53,6 +60,7 @@ export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptW
   try {
     if (tx.kind === 'VAULT') return await writeVaultTx(deps, tx, receiptWaitMs);
     if (tx.kind === 'ANCHOR') return await writeAnchorTx(deps, tx, receiptWaitMs);
+    if (deps.groups && !tx.raw_tx) return await writeInGroup(deps, deps.groups, tx, receiptWaitMs);
     return await writeBatchTx(deps, tx, receiptWaitMs);
   } catch (err) {
     if (err instanceof TokenAlreadyMintedError && tx.kind === 'MINT') {
@@ -81,11 +89,35 @@ async function writeBatchTx(deps: LedgerWriterDeps, tx: BatchLedgerTx, receiptWa
     await settleRefused(deps, tx, `${tx.kind === 'MINT' ? 'mint' : 'trace-log'} transaction ${txHash} reverted`);
     return;
   }
+  await confirmWritten(deps, tx, txHash, Number(receipt.blockNumber));
+}
+
+/** A mint or trace-log record on chain: a mint's batch DELIVERED (`confirmBatchMint`), then the write CONFIRMED. */
+async function confirmWritten(deps: LedgerWriterDeps, tx: BatchLedgerTx, txHash: Hex, blockNumber: number): Promise<void> {
   if (tx.kind === 'MINT') {
     const fresh = await deps.custody.getLedgerTx(tx.ledger_tx_id);
     await confirmBatchMint(deps, { batch_id: tx.batch_id, tx_hash: txHash, ...(fresh?.job_id ? { job_id: fresh.job_id } : {}) });
   }
-  await deps.custody.confirm(tx, txHash, Number(receipt.blockNumber), deps.now().toISOString());
+  await deps.custody.confirm(tx, txHash, blockNumber, deps.now().toISOString());
+}
+
+/** A mint or trace-log record landed in a batched transaction with the other pending writes of its kind (`landInGroup`). */
+function writeInGroup(deps: LedgerWriterDeps, groups: LedgerWriteGroups, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
+  return landInGroup(
+    {
+      groups,
+      ledger: deps.ledger,
+      getLedgerTx: async (id) => {
+        const found = await deps.custody.getLedgerTx(id);
+        return found && (found.kind === 'MINT' || found.kind === 'TRACE_STAGE') ? found : null;
+      },
+      written: (member, txHash, blockNumber) => confirmWritten(deps, member, txHash, blockNumber),
+      refused: (member, reason) => settleRefused(deps, member, reason),
+      now: deps.now,
+    },
+    tx,
+    receiptWaitMs,
+  );
 }
 
 /**

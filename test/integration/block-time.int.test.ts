@@ -154,3 +154,33 @@ it('submit → mint → stages → loan → purchase order → buyer payment →
   if (code !== 0) throw new Error(report.join('\n'));
   expect(report.join('\n')).toMatch(/VERIFIED/);
 }, 400_000);
+
+it('a burst of submissions shares mint transactions: at most one BatchToken transaction per block, each token on chain', async () => {
+  const ctx = await setUpCooperative();
+  const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000655');
+  const n = 12;
+  const answers = await Promise.all(
+    Array.from({ length: n }, () => api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmer, ctx.id) })),
+  );
+  for (const a of answers) expect([201, 202]).toContain(a.status);
+  const ids = answers.map((a) => (a.body.data?.batch_id ?? a.body.batch_id) as string);
+  const minted = await Promise.all(
+    ids.map((id) =>
+      waitFor(
+        () => api('GET', `/batch/${id}`, { token: ctx.coop }),
+        (r) => r.status === 200 && r.body.chain_tx_hash != null,
+        60_000,
+        250,
+      ),
+    ),
+  );
+  const hashes = [...new Set(minted.map((m) => m.body.chain_tx_hash as Hex))];
+  // Shared: fewer transactions than submissions (the first may go alone, the rest pile up behind it).
+  expect(hashes.length).toBeLessThan(n);
+  const batchToken = stack().info.endpoints.batch_token!.toLowerCase();
+  const receipts = await Promise.all(hashes.map((hash) => chain().getTransactionReceipt({ hash })));
+  for (const r of receipts) expect(r.status).toBe('success');
+  const blocks = receipts.map((r) => r.blockNumber);
+  expect(new Set(blocks).size).toBe(blocks.length);
+  for (const r of receipts) expect(r.to?.toLowerCase()).toBe(batchToken);
+}, 200_000);

@@ -18,6 +18,7 @@
  * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
  *   GSI2 (sparse): GSI2PK PARKED_LEDGER_TX, GSI2SK <parked_at>#<id> instead while the write is parked
  *   (it failed every allowed attempt) until an operator retries or discards it.
+ * | Ledger write group  | LEDGER_GROUP#<group_id>     | META                |                     |                                |
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
  * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
  * | DDS of a batch      | DDS_GUARD#<batch_id>        | META                |                     |                                |
@@ -129,6 +130,8 @@ export const keys = {
   openLedgerTxGsi: (createdAt: string, id: string) => ({ GSI2PK: OPEN_LEDGER_TX, GSI2SK: `${createdAt}#${id}` }),
   /** Sparse index of parked ledger writes, oldest parked first (operators: `npm run ledger-parked`). */
   parkedLedgerTxGsi: (parkedAt: string, id: string) => ({ GSI2PK: PARKED_LEDGER_TX, GSI2SK: `${parkedAt}#${id}` }),
+  /** A batched ledger transaction and the writes it claimed (docs/ledger.md#the-batched-writer). */
+  ledgerGroup: (id: string) => ({ PK: `LEDGER_GROUP#${id}`, SK: META }),
   purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
   /**
    * That an order-level event (`eventKey`, e.g. `PURCHASE_ORDER_CONFIRMED#PO-…`) is in one batch's

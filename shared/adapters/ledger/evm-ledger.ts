@@ -4,8 +4,10 @@ import {
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
   createClient,
+  decodeErrorResult,
   defineChain,
   encodeFunctionData,
+  parseEventLogs,
   keccak256,
   http,
   isAddress,
@@ -33,6 +35,7 @@ import {
 import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError } from '../../domain/errors';
 import { isTransportFailure, revertReasonOf } from './revert';
 import type { Ledger, LedgerReceipt } from '../../domain/ports/ledger';
+import type { BatchRecordOutcome } from '../../domain/ledger-batching';
 import type { VaultLedger } from '../../domain/ports/lending';
 import type { VaultCall } from '../../domain/vault-calls';
 import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
@@ -315,6 +318,85 @@ export class EvmLedger implements Ledger, VaultLedger {
   }
 
   /**
+   * `BatchToken.mintBatch(custodian, records)` as a kept signed transaction (see recordStageKept;
+   * docs/ledger.md#the-batched-writer). Not simulated: a record the contract would refuse is skipped
+   * with `MintSkipped` and read back with `batchOutcomes`. Errors: RangeError for an empty list, a
+   * bad id or hash (nothing sent); LedgerRefusedError when gas estimation reverts (the signer lacks
+   * MINTER_ROLE); LedgerUnavailableError; whatever `keep` throws.
+   */
+  async mintBatchKept(
+    records: Array<{ tokenId: bigint; batchId: string; auditHash: Hex }>,
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }> {
+    if (records.length === 0) throw new RangeError('mintBatch: no records');
+    for (const r of records) {
+      checkTokenId(r.tokenId);
+      checkBytes32('auditHash', r.auditHash);
+    }
+    const data = encodeFunctionData({ abi: batchTokenAbi, functionName: 'mintBatch', args: [this.custodian, records] });
+    return this.sendKept(this.config.batchTokenAddress, data, keep, 'mintBatch', undefined);
+  }
+
+  /**
+   * `TraceLog.recordStages(records)` as a kept signed transaction (see recordStageKept). Errors:
+   * RangeError for an empty list, an unknown stage, a bad id or hash (nothing sent);
+   * LedgerRefusedError when gas estimation reverts; LedgerUnavailableError; whatever `keep` throws.
+   */
+  async recordStagesKept(
+    records: Array<{ tokenId: bigint; stage: LedgerStageName; evidenceCid: string; auditHash: Hex }>,
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }> {
+    if (records.length === 0) throw new RangeError('recordStages: no records');
+    const args = records.map((r) => {
+      checkTokenId(r.tokenId);
+      checkBytes32('auditHash', r.auditHash);
+      if (!Object.hasOwn(STAGE_CODES, r.stage)) throw new RangeError(`recordStages: unknown stage ${String(r.stage)}`);
+      return { tokenId: r.tokenId, stage: STAGE_CODES[r.stage], evidenceCid: r.evidenceCid, auditHash: r.auditHash };
+    });
+    const data = encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStages', args: [args] });
+    return this.sendKept(this.config.traceLogAddress, data, keep, 'recordStages', undefined);
+  }
+
+  /**
+   * Each record's fate in the mined batched transaction `txHash`, in record order, from the
+   * configured contract's events: BatchMinted / StageRecorded → written; MintSkipped / StageSkipped
+   * → skipped, with the decoded error as reason. Errors: Error when there is no receipt or it holds
+   * other than `count` record events; LedgerUnavailableError.
+   */
+  async batchOutcomes(txHash: Hex, kind: 'MINT' | 'TRACE_STAGE', count: number): Promise<BatchRecordOutcome[]> {
+    let receipt: Awaited<ReturnType<typeof getTransactionReceipt>>;
+    try {
+      receipt = await getTransactionReceipt(this.publicClient, { hash: txHash });
+    } catch (err) {
+      throw this.mapError(err, 'getTransactionReceipt');
+    }
+    const mint = kind === 'MINT';
+    const address = (mint ? this.config.batchTokenAddress : this.config.traceLogAddress).toLowerCase();
+    const logs = receipt.logs.filter((l) => l.address.toLowerCase() === address);
+    const outcomes: BatchRecordOutcome[] = [];
+    if (mint) {
+      for (const log of parseEventLogs({ abi: batchTokenAbi, logs, eventName: ['BatchMinted', 'MintSkipped'] })) {
+        outcomes.push(
+          log.eventName === 'BatchMinted'
+            ? { written: true }
+            : { written: false, reason: skipReason(batchTokenAbi, log.args.reason, `token ${log.args.tokenId}`) },
+        );
+      }
+    } else {
+      for (const log of parseEventLogs({ abi: traceLogAbi, logs, eventName: ['StageRecorded', 'StageSkipped'] })) {
+        outcomes.push(
+          log.eventName === 'StageRecorded'
+            ? { written: true }
+            : { written: false, reason: skipReason(traceLogAbi, log.args.reason, `token ${log.args.tokenId} stage ${log.args.stage}`) },
+        );
+      }
+    }
+    if (outcomes.length !== count)
+      throw new Error(`batched transaction ${txHash} holds ${outcomes.length} record events, expected ${count}`);
+    return outcomes;
+  }
+
+  /**
    * A write to the LendingVault (see `VaultCall` and LendingVault.sol) as a kept signed transaction
    * (see recordStageKept): VAULT_DEPOSIT → `depositFor(ref, assets, vaultShareholder(mfiId))`,
    * VAULT_REVERSE_DEPOSIT → `reverseDeposit(ref, vaultShareholder(mfiId), shares)`,
@@ -443,6 +525,17 @@ export class EvmLedger implements Ledger, VaultLedger {
     }
     if (isTransportFailure(err)) return new LedgerTransportError(`Ledger RPC unreachable during ${operation}: ${err.shortMessage}`, err);
     return new LedgerUnavailableError(`Ledger RPC failed during ${operation}: ${err.shortMessage}`, err);
+  }
+}
+
+/** A skipped record's reason: the contract's error by name (e.g. ERC721InvalidSender: the token exists), for `what`. */
+function skipReason(abi: typeof batchTokenAbi | typeof traceLogAbi, reason: Hex, what: string): string {
+  try {
+    const { errorName } = decodeErrorResult({ abi, data: reason });
+    if (errorName === 'ERC721InvalidSender') return `${what} already exists on the ledger (skipped: ${errorName})`;
+    return `${what} skipped by the contract: ${errorName}`;
+  } catch {
+    return `${what} skipped by the contract: ${reason}`;
   }
 }
 

@@ -6,7 +6,8 @@
  */
 
 import type { Hex } from 'viem';
-import type { LedgerTx } from '../records';
+import type { BatchRecordOutcome } from '../ledger-batching';
+import type { BatchLedgerTx, LedgerTx, LedgerWriteGroup } from '../records';
 
 /** Receipt of a ledger transaction once mined. */
 export interface LedgerReceipt {
@@ -47,6 +48,30 @@ export interface Ledger {
     input: { root: Hex; headCount: number },
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }>;
+  /**
+   * `BatchToken.mintBatch(custodian, records)` as a kept signed transaction, like mintBatchTokenKept
+   * (docs/ledger.md#the-batched-writer): one transaction for every record; a record the contract
+   * would refuse is skipped with `MintSkipped`, never reverting the others.
+   */
+  mintBatchKept(
+    records: Array<{ tokenId: bigint; batchId: string; auditHash: Hex }>,
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
+  /**
+   * `TraceLog.recordStages(records)` as a kept signed transaction, like recordStageKept: one
+   * transaction for every record; a record with an unknown stage code is skipped with `StageSkipped`.
+   */
+  recordStagesKept(
+    records: Array<{ tokenId: bigint; stage: LedgerStage; evidenceCid: string; auditHash: Hex }>,
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+  ): Promise<{ txHash: Hex }>;
+  /**
+   * What became of each of the `count` records of the mined, successful batched transaction
+   * `txHash` (`mintBatch` for MINT, `recordStages` for TRACE_STAGE), in record order, read from its
+   * own events (BatchMinted / MintSkipped, StageRecorded / StageSkipped) of the configured contract.
+   * Errors: Error when the receipt does not hold exactly `count` such events; LedgerUnavailableError.
+   */
+  batchOutcomes(txHash: Hex, kind: 'MINT' | 'TRACE_STAGE', count: number): Promise<BatchRecordOutcome[]>;
   /** Broadcasts a kept signed transaction again (same bytes, same hash). */
   rebroadcast(rawTx: Hex, txHash: Hex): Promise<void>;
   /** Waits up to `timeoutMs` for the receipt; `null` when it is not there by then. */
@@ -103,4 +128,30 @@ export interface LedgerWriteParking {
 /** Ledger-write queue (FIFO, one writer): make this ledger write land. */
 export interface LedgerWriteMessage {
   ledger_tx_id: string;
+}
+
+/**
+ * The batched transactions of the single ledger writer (docs/ledger.md#the-batched-writer): a
+ * group claims pending writes of one kind, each with its own conditioned write (never one
+ * transaction over the group), keeps its signed transaction before it is broadcast, and is settled
+ * once every member is confirmed or refused from the receipt.
+ */
+export interface LedgerWriteGroups {
+  /** Ids of open writes of `kind` still PENDING, unsigned, unclaimed and not parked, oldest first, at most `limit`. */
+  pendingOfKind(kind: 'MINT' | 'TRACE_STAGE', limit: number): Promise<string[]>;
+  /** Stores a new group (CLAIMING with its candidates). */
+  create(group: LedgerWriteGroup): Promise<void>;
+  getGroup(id: string): Promise<LedgerWriteGroup | null>;
+  /**
+   * Claims one write for the group: `group_id` set when the write is PENDING, unsigned, unclaimed
+   * and not parked, or already claimed by this group (idempotent). The write, or null when it was
+   * not claimable.
+   */
+  claim(groupId: string, ledgerTxId: string): Promise<BatchLedgerTx | null>;
+  /** CLAIMING → SEALED with its members in record order (a group sealed before keeps its members). */
+  seal(groupId: string, members: string[], at: string): Promise<void>;
+  /** Keeps the group's signed transaction before it is broadcast (once: a second signing is refused). */
+  keepSigned(groupId: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void>;
+  /** The group is SETTLED (its members confirmed or refused), with the block of its transaction when it was mined. */
+  settle(groupId: string, blockNumber: number | undefined, at: string): Promise<void>;
 }

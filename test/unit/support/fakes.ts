@@ -216,6 +216,9 @@ export function fakePayoutProvider(over: Partial<PayoutProvider> = {}): PayoutPr
 export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
   return {
     mintBatchTokenKept: () => unexpected('ledger.mintBatchTokenKept'),
+    mintBatchKept: () => unexpected('ledger.mintBatchKept'),
+    recordStagesKept: () => unexpected('ledger.recordStagesKept'),
+    batchOutcomes: () => unexpected('ledger.batchOutcomes'),
     recordStageKept: () => unexpected('ledger.recordStageKept'),
     anchorAuditRootKept: () => unexpected('ledger.anchorAuditRootKept'),
     rebroadcast: () => unexpected('ledger.rebroadcast'),

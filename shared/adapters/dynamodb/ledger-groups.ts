@@ -1,0 +1,125 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { LedgerWriteGroups } from '../../domain/ports/ledger';
+import type { BatchLedgerTx, LedgerWriteGroup } from '../../domain/records';
+import { fromItem, keys, OPEN_LEDGER_TX } from './keys';
+import { documentClient, isConditionalCheckFailed, tableName } from './table';
+
+/** Open writes read per page while looking for pending ones of a kind (the open index holds every kind). */
+const OPEN_PAGE = 250;
+
+/**
+ * The batched transactions of the single ledger writer in DynamoDB (docs/ledger.md#the-batched-writer):
+ * a group is one item `LEDGER_GROUP#<id>`; each member write is claimed with its own conditioned
+ * update (`group_id`), so a group of any size needs no multi-item transaction.
+ */
+export class LedgerWriteGroupRepository implements LedgerWriteGroups {
+  /** Pages through the open-writes index (oldest first) keeping PENDING, unsigned, unclaimed, unparked writes of `kind`. */
+  async pendingOfKind(kind: 'MINT' | 'TRACE_STAGE', limit: number): Promise<string[]> {
+    const ids: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI2',
+          KeyConditionExpression: 'GSI2PK = :pk',
+          FilterExpression: 'kind = :k AND #s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':pk': OPEN_LEDGER_TX, ':k': kind, ':p': 'PENDING' },
+          ProjectionExpression: 'ledger_tx_id',
+          Limit: OPEN_PAGE,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of r.Items ?? []) if (ids.length < limit) ids.push(item.ledger_tx_id as string);
+      start = r.LastEvaluatedKey;
+    } while (start && ids.length < limit);
+    return ids;
+  }
+
+  /** Stores a new group; Error when one with its id exists. */
+  async create(group: LedgerWriteGroup): Promise<void> {
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.ledgerGroup(group.group_id), entity: 'LEDGER_GROUP', ...group },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  }
+
+  async getGroup(id: string): Promise<LedgerWriteGroup | null> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ledgerGroup(id), ConsistentRead: true }));
+    return r.Item ? fromItem<LedgerWriteGroup>(r.Item) : null;
+  }
+
+  async claim(groupId: string, ledgerTxId: string): Promise<BatchLedgerTx | null> {
+    try {
+      const r = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.ledgerTx(ledgerTxId),
+          UpdateExpression: 'SET group_id = :g',
+          ConditionExpression:
+            'group_id = :g OR (#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at))',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromItem<BatchLedgerTx>(r.Attributes!);
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return null;
+      throw err;
+    }
+  }
+
+  async seal(groupId: string, members: string[], at: string): Promise<void> {
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.ledgerGroup(groupId),
+          UpdateExpression: 'SET #s = :sealed, members = :m, sealed_at = :at',
+          ConditionExpression: '#s = :claiming',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':sealed': 'SEALED', ':claiming': 'CLAIMING', ':m': members, ':at': at },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionalCheckFailed(err)) throw err; // sealed before: its members stand
+    }
+  }
+
+  async keepSigned(groupId: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void> {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.ledgerGroup(groupId),
+        UpdateExpression: 'SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at',
+        ConditionExpression: '#s = :sealed AND attribute_not_exists(raw_tx)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':r': signed.rawTx,
+          ':h': signed.txHash,
+          ':n': signed.nonce,
+          ':sent': 'SENT',
+          ':sealed': 'SEALED',
+          ':at': at,
+        },
+      }),
+    );
+  }
+
+  async settle(groupId: string, blockNumber: number | undefined, at: string): Promise<void> {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.ledgerGroup(groupId),
+        UpdateExpression: `SET #s = :settled, settled_at = :at${blockNumber !== undefined ? ', block_number = :b' : ''}`,
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':settled': 'SETTLED', ':at': at, ...(blockNumber !== undefined ? { ':b': blockNumber } : {}) },
+      }),
+    );
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Batched ledger writes (docs/ledger.md#the-batched-writer): the single ledger writer gathers the
+ * pending writes of a kind — BatchToken mints, trace-log records — into one transaction
+ * (`BatchToken.mintBatch`, `TraceLog.recordStages`). The record caps below keep a transaction well
+ * inside a block's gas (measured per record on the local chain, docs/ledger.md): 100 mints ≈ 5.5 M
+ * gas, 200 stage records ≈ 1.6 M gas, against 30 M gas per block (hardhat's default; Base's blocks
+ * are larger).
+ */
+
+/** Most mint records in one `mintBatch` transaction. */
+const MAX_MINTS_PER_TX = 100;
+
+/** Most stage records in one `recordStages` transaction. */
+const MAX_STAGE_RECORDS_PER_TX = 200;
+
+/** The batched kinds of ledger writes. */
+export type BatchedWriteKind = 'MINT' | 'TRACE_STAGE';
+
+/** The record cap of a kind's batched transaction. */
+export function maxRecordsPerTx(kind: BatchedWriteKind): number {
+  return kind === 'MINT' ? MAX_MINTS_PER_TX : MAX_STAGE_RECORDS_PER_TX;
+}
+
+/** What became of one record of a mined batched transaction: written, or skipped with the contract's reason. */
+export type BatchRecordOutcome = { written: true } | { written: false; reason: string };
