@@ -354,6 +354,8 @@ export interface LedgerWriteGroup {
   status: 'CLAIMING' | 'SEALED' | 'SENT' | 'SETTLED';
   candidates: string[];
   members?: string[];
+  /** Writes split out of the group before it was signed (their record could not be built or simulated), with the reason. */
+  split_out?: Array<{ ledger_tx_id: string; reason: string }>;
   raw_tx?: string;
   tx_hash?: string;
   nonce?: number;

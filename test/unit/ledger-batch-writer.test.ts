@@ -1,7 +1,11 @@
 import type { Hex } from 'viem';
-import type { LedgerWriteGroups } from '../../shared/domain/ports/ledger';
+import { LedgerRefusedError, LedgerTransportError } from '../../shared/domain/errors';
+import type { BatchedCall, LedgerWriteGroups, LedgerWriteParking } from '../../shared/domain/ports/ledger';
+import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../shared/domain/records';
 import { landInGroup, type BatchWriterDeps } from '../../shared/use-cases/ledger-batch-writer';
+import { landOrPark, type LedgerWriterDeps } from '../../shared/use-cases/ledger-writer';
+import { fakeBatchStore, fakeCustodyStore, fakeLedger, fakeWorkQueue } from './support/fakes';
 
 const HASH = `0x${'ab'.repeat(32)}` as Hex;
 
@@ -20,11 +24,21 @@ function write(n: number, kind: 'MINT' | 'TRACE_STAGE' = 'MINT'): BatchLedgerTx 
   };
 }
 
-/** In-memory groups and writes with the adapter's claim conditions; a ledger that records its batched calls. */
-function world(writes: BatchLedgerTx[], opts: { skip?: Set<number>; minedAfter?: number; reverted?: boolean } = {}) {
+const STAGES = ['DELIVERED', 'GRADED', 'MILLED', 'WAREHOUSED', 'COMMITTED', 'EXPORTED', 'SETTLED'];
+
+/**
+ * In-memory groups and writes with the adapter's claim conditions; a ledger that records its
+ * batched calls and, like the real adapter, cannot encode a record of an unknown stage (RangeError)
+ * and refuses (LedgerRefusedError) a call holding a token of `revertWith`.
+ */
+function world(
+  writes: BatchLedgerTx[],
+  opts: { skip?: Set<number>; minedAfter?: number; reverted?: boolean; revertWith?: Set<number> } = {},
+) {
   const txs = new Map(writes.map((w) => [w.ledger_tx_id, { ...w }]));
   const groups = new Map<string, LedgerWriteGroup>();
   const calls: Array<{ kind: string; tokenIds: bigint[] }> = [];
+  const simulations: number[] = [];
   const written: string[] = [];
   const refused: Array<[string, string]> = [];
   let polls = 0;
@@ -32,7 +46,7 @@ function world(writes: BatchLedgerTx[], opts: { skip?: Set<number>; minedAfter?:
     pendingOfKind: async (kind, limit) =>
       [...txs.values()]
         .filter((t) => t.kind === kind && t.status === 'PENDING' && !t.raw_tx && !t.group_id && !t.parked_at)
-        .map((t) => t.ledger_tx_id)
+        .map((t) => ({ ...t }))
         .slice(0, limit),
     create: async (g) => {
       if (groups.has(g.group_id)) throw new Error('exists');
@@ -48,9 +62,20 @@ function world(writes: BatchLedgerTx[], opts: { skip?: Set<number>; minedAfter?:
       }
       return null;
     },
+    release: async (gid, id) => {
+      const t = txs.get(id);
+      if (!t || t.group_id !== gid || t.status !== 'PENDING' || t.raw_tx) return false;
+      delete t.group_id;
+      return true;
+    },
     seal: async (gid, members) => {
       const g = groups.get(gid)!;
       if (g.status === 'CLAIMING') Object.assign(g, { status: 'SEALED', members });
+    },
+    setMembers: async (gid, members, splitOut) => {
+      const g = groups.get(gid)!;
+      if (g.status !== 'SEALED' || g.raw_tx) throw new Error('members of a signed group');
+      Object.assign(g, { members, split_out: [...(g.split_out ?? []), ...splitOut] });
     },
     keepSigned: async (gid, s) => {
       const g = groups.get(gid)!;
@@ -59,36 +84,46 @@ function world(writes: BatchLedgerTx[], opts: { skip?: Set<number>; minedAfter?:
     },
     settle: async (gid) => void Object.assign(groups.get(gid)!, { status: 'SETTLED' }),
   };
-  const sign = (kind: string, ids: bigint[], keep: (s: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>) => {
-    calls.push({ kind, tokenIds: ids });
-    return keep({ rawTx: '0x01', txHash: HASH, nonce: calls.length }).then(() => ({ txHash: HASH }));
+  /** What the real adapter throws before signing `call`, if anything. */
+  const problem = (call: BatchedCall): Error | undefined => {
+    for (const r of call.records) {
+      if ('stage' in r && !STAGES.includes(r.stage)) return new RangeError(`recordStages: unknown stage ${r.stage}`);
+      if (r.tokenId < 0n) return new RangeError('tokenId must be a bigint in 0 … 2^256-1');
+    }
+    return undefined;
+  };
+  const refusal = (call: BatchedCall): Error | undefined =>
+    call.records.some((r) => opts.revertWith?.has(Number(r.tokenId))) ? new LedgerRefusedError(call.kind, 'Boom') : undefined;
+  const sign = async (call: BatchedCall, keep: (s: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>) => {
+    const err = problem(call) ?? refusal(call);
+    if (err) throw err;
+    calls.push({ kind: call.kind, tokenIds: call.records.map((r) => r.tokenId) });
+    await keep({ rawTx: '0x01', txHash: HASH, nonce: calls.length });
+    return { txHash: HASH };
+  };
+  const ledger: BatchWriterDeps['ledger'] = {
+    mintBatchKept: (records, keep) => sign({ kind: 'MINT', records }, keep),
+    recordStagesKept: (records, keep) => sign({ kind: 'TRACE_STAGE', records }, keep),
+    batchCallError: async (call) => problem(call),
+    simulateBatch: async (call) => {
+      simulations.push(call.records.length);
+      const err = problem(call) ?? refusal(call);
+      if (err) throw err;
+    },
+    rebroadcast: async () => undefined,
+    waitForReceipt: async () =>
+      polls++ < (opts.minedAfter ?? 0) ? null : { status: opts.reverted ? 'reverted' : 'success', blockNumber: 7n, txHash: HASH },
+    batchOutcomes: async (_h, _k, count) => {
+      const ids = calls.at(-1)!.tokenIds;
+      expect(ids).toHaveLength(count);
+      return ids.map((id) =>
+        opts.skip?.has(Number(id)) ? { written: false as const, reason: `token ${id} skipped` } : { written: true as const },
+      );
+    },
   };
   const deps: BatchWriterDeps = {
     groups: store,
-    ledger: {
-      mintBatchKept: (records, keep) =>
-        sign(
-          'MINT',
-          records.map((r) => r.tokenId),
-          keep,
-        ),
-      recordStagesKept: (records, keep) =>
-        sign(
-          'TRACE_STAGE',
-          records.map((r) => r.tokenId),
-          keep,
-        ),
-      rebroadcast: async () => undefined,
-      waitForReceipt: async () =>
-        polls++ < (opts.minedAfter ?? 0) ? null : { status: opts.reverted ? 'reverted' : 'success', blockNumber: 7n, txHash: HASH },
-      batchOutcomes: async (_h, _k, count) => {
-        const ids = calls.at(-1)!.tokenIds;
-        expect(ids).toHaveLength(count);
-        return ids.map((id) =>
-          opts.skip?.has(Number(id)) ? { written: false as const, reason: `token ${id} skipped` } : { written: true as const },
-        );
-      },
-    },
+    ledger,
     getLedgerTx: async (id) => (txs.has(id) ? { ...txs.get(id)! } : null),
     written: async (t) => {
       written.push(t.ledger_tx_id);
@@ -100,7 +135,58 @@ function world(writes: BatchLedgerTx[], opts: { skip?: Set<number>; minedAfter?:
     },
     now: () => new Date('2026-01-01T00:01:00Z'),
   };
-  return { deps, txs, groups, calls, written, refused };
+  return { deps, txs, groups, calls, simulations, written, refused };
+}
+
+/**
+ * The single writer around `w` (writeLedgerTx with its poison-message policy, 3 attempts): delivers
+ * the FIFO queue's messages in order, the head again while it fails; what was parked and failed.
+ */
+async function drainQueue(w: ReturnType<typeof world>, queue: string[], deliveries = 30) {
+  const parked: string[] = [];
+  const failed: Array<[string, string]> = [];
+  const writer: LedgerWriterDeps & { parking: Pick<LedgerWriteParking, 'recordFailedAttempt' | 'park'> } = {
+    custody: fakeCustodyStore({
+      getLedgerTx: async (id) => (w.txs.has(id) ? { ...w.txs.get(id)! } : null),
+      confirm: async (t) => void Object.assign(w.txs.get(t.ledger_tx_id)!, { status: 'CONFIRMED' }),
+      markFailed: async (id, reason) => {
+        failed.push([id, reason]);
+        Object.assign(w.txs.get(id)!, { status: 'FAILED', failure: reason });
+      },
+    }),
+    ledger: fakeLedger(w.deps.ledger),
+    batches: fakeBatchStore({ markMintFailed: async () => undefined }),
+    payoutQueue: fakeWorkQueue<PayoutRequestMessage>('payoutQueue'),
+    now: w.deps.now,
+    groups: w.deps.groups,
+    parking: {
+      recordFailedAttempt: async (id) => {
+        const t = w.txs.get(id)!;
+        t.attempts = (t.attempts ?? 0) + 1;
+        return t.attempts;
+      },
+      park: async (id) => {
+        parked.push(id);
+        Object.assign(w.txs.get(id)!, { status: 'FAILED', parked_at: 'now' });
+        return true;
+      },
+    },
+  };
+  const pending = [...queue];
+  for (let n = 0; n < deliveries && pending.length > 0; n++) {
+    try {
+      await landOrPark(writer, pending[0]!, { receiptWaitMs: 10, maxAttempts: 3 });
+      pending.shift();
+    } catch {
+      // left at the head of its message group: delivered again
+    }
+  }
+  return { parked, failed, pending };
+}
+
+/** A trace-log write the writer can never send: a stage the trace log does not know (as the ledger soak injects). */
+function poison(n: number): BatchLedgerTx {
+  return { ...write(n, 'TRACE_STAGE'), ledger_tx_id: `POISON-${n}`, stage: 'ROASTED' as BatchLedgerTx['stage'] };
 }
 
 describe('batched ledger writer (landInGroup)', () => {
@@ -155,5 +241,91 @@ describe('batched ledger writer (landInGroup)', () => {
     const w = world([write(1), write(2)], { reverted: true });
     await landInGroup(w.deps, w.txs.get('b1-1')!, 10);
     expect(w.refused.map(([id]) => id).sort()).toEqual(['b1-1', 'b2-1']);
+  });
+});
+
+describe('one bad member never blocks its group', () => {
+  const good = [1, 2, 3].map((n) => write(n, 'TRACE_STAGE'));
+
+  it('a group holding one unencodable member + 3 good ones: the 3 land in one transaction, the bad one is split out and its own delivery throws', async () => {
+    // The state a group formed before records were checked leaves behind: the poison claimed among the members.
+    const w = world([good[0]!, poison(9), good[1]!, good[2]!]);
+    const members = ['b1-1', 'POISON-9', 'b2-1', 'b3-1'];
+    w.groups.set('G', { group_id: 'G', kind: 'TRACE_STAGE', status: 'SEALED', candidates: members, members, created_at: 'then' });
+    for (const id of members) w.txs.get(id)!.group_id = 'G';
+
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10);
+    expect(w.calls).toEqual([{ kind: 'TRACE_STAGE', tokenIds: [1n, 2n, 3n] }]);
+    expect(w.written.sort()).toEqual(['b1-1', 'b2-1', 'b3-1']);
+    expect(w.groups.get('G')).toMatchObject({ status: 'SETTLED', members: ['b1-1', 'b2-1', 'b3-1'] });
+    expect(w.groups.get('G')!.split_out).toEqual([{ ledger_tx_id: 'POISON-9', reason: 'recordStages: unknown stage ROASTED' }]);
+    // Released: it is open, claimed by no group, and its own delivery fails alone (then retried and parked by the writer).
+    expect(w.txs.get('POISON-9')).toMatchObject({ status: 'PENDING' });
+    expect(w.txs.get('POISON-9')!.group_id).toBeUndefined();
+    await expect(landInGroup(w.deps, w.txs.get('POISON-9')!, 10)).rejects.toThrow(RangeError);
+    expect(w.calls).toHaveLength(1);
+  });
+
+  it.each([
+    ['the poison queued first', ['POISON-9', 'b1-1', 'b2-1', 'b3-1']],
+    ['the poison queued among the others', ['b1-1', 'POISON-9', 'b2-1', 'b3-1']],
+  ])('through the single writer (%s): the 3 CONFIRMED in one transaction, the poison never claimed and parked alone', async (_, queue) => {
+    const w = world([poison(9), ...good]);
+    const { parked, failed, pending } = await drainQueue(w, queue);
+    expect(pending).toEqual([]);
+    expect(w.calls).toEqual([{ kind: 'TRACE_STAGE', tokenIds: [1n, 2n, 3n] }]);
+    expect(good.map((g) => w.txs.get(g.ledger_tx_id)!.status)).toEqual(['CONFIRMED', 'CONFIRMED', 'CONFIRMED']);
+    expect(parked).toEqual(['POISON-9']);
+    expect(w.txs.get('POISON-9')).toMatchObject({ status: 'FAILED', attempts: 3 });
+    expect(w.txs.get('POISON-9')!.group_id).toBeUndefined();
+    expect(failed).toEqual([]);
+  });
+
+  it('a member the chain refuses (the batched call reverts with it): bisected out, the others land, it is settled as refused', async () => {
+    const w = world(
+      [1, 2, 3, 4, 5].map((n) => write(n, 'TRACE_STAGE')),
+      { revertWith: new Set([4]) },
+    );
+    const { parked, failed, pending } = await drainQueue(w, ['b1-1', 'b2-1', 'b3-1', 'b4-1', 'b5-1']);
+    expect(pending).toEqual([]);
+    expect(w.calls).toEqual([{ kind: 'TRACE_STAGE', tokenIds: [1n, 2n, 3n, 5n] }]);
+    expect(['b1-1', 'b2-1', 'b3-1', 'b5-1'].map((id) => w.txs.get(id)!.status)).toEqual([
+      'CONFIRMED',
+      'CONFIRMED',
+      'CONFIRMED',
+      'CONFIRMED',
+    ]);
+    // Refused at its own delivery, as a refused single write is: at once, not parked.
+    expect(parked).toEqual([]);
+    expect(failed).toEqual([['b4-1', 'The ledger refused TRACE_STAGE: Boom']]);
+    // Found by bisection, not by simulating every member alone: [5] → [3] ok, [2] → [1] → [1] ok.
+    expect(w.simulations.length).toBeLessThan(5 + 2);
+  });
+
+  it('a write still claimed by a group that split it out (a crash before its claim was released) is released and lands anew', async () => {
+    const w = world([write(1), write(2)]);
+    w.groups.set('OLD', {
+      group_id: 'OLD',
+      kind: 'MINT',
+      status: 'SETTLED',
+      candidates: ['b1-1', 'b2-1'],
+      members: ['b1-1'],
+      created_at: 'then',
+    });
+    Object.assign(w.txs.get('b1-1')!, { status: 'CONFIRMED', group_id: 'OLD' });
+    w.txs.get('b2-1')!.group_id = 'OLD';
+    await landInGroup(w.deps, w.txs.get('b2-1')!, 10);
+    expect(w.calls).toEqual([{ kind: 'MINT', tokenIds: [2n] }]);
+    expect(w.written).toEqual(['b2-1']);
+  });
+
+  it('a transport failure while signing is not blamed on a member: nothing split out, the queue retries', async () => {
+    const w = world([write(1), write(2)]);
+    w.deps.ledger.mintBatchKept = async () => {
+      throw new LedgerTransportError('down');
+    };
+    await expect(landInGroup(w.deps, w.txs.get('b1-1')!, 10)).rejects.toThrow('down');
+    expect(w.simulations).toEqual([]);
+    expect([...w.groups.values()][0]).toMatchObject({ status: 'SEALED', members: ['b1-1', 'b2-1'] });
   });
 });

@@ -14,8 +14,8 @@ const OPEN_PAGE = 250;
  */
 export class LedgerWriteGroupRepository implements LedgerWriteGroups {
   /** Pages through the open-writes index (oldest first) keeping PENDING, unsigned, unclaimed, unparked writes of `kind`. */
-  async pendingOfKind(kind: 'MINT' | 'TRACE_STAGE', limit: number): Promise<string[]> {
-    const ids: string[] = [];
+  async pendingOfKind(kind: 'MINT' | 'TRACE_STAGE', limit: number): Promise<BatchLedgerTx[]> {
+    const writes: BatchLedgerTx[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const r = await documentClient().send(
@@ -26,15 +26,14 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
           FilterExpression: 'kind = :k AND #s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id)',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: { ':pk': OPEN_LEDGER_TX, ':k': kind, ':p': 'PENDING' },
-          ProjectionExpression: 'ledger_tx_id',
           Limit: OPEN_PAGE,
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
-      for (const item of r.Items ?? []) if (ids.length < limit) ids.push(item.ledger_tx_id as string);
+      for (const item of r.Items ?? []) if (writes.length < limit) writes.push(fromItem<BatchLedgerTx>(item));
       start = r.LastEvaluatedKey;
-    } while (start && ids.length < limit);
-    return ids;
+    } while (start && writes.length < limit);
+    return writes;
   }
 
   /** Stores a new group; Error when one with its id exists. */
@@ -72,6 +71,49 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
       if (isConditionalCheckFailed(err)) return null;
       throw err;
     }
+  }
+
+  async release(groupId: string, ledgerTxId: string): Promise<boolean> {
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.ledgerTx(ledgerTxId),
+          UpdateExpression: 'REMOVE group_id',
+          ConditionExpression: 'group_id = :g AND #s = :p AND attribute_not_exists(raw_tx)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return false;
+      throw err;
+    }
+  }
+
+  async setMembers(
+    groupId: string,
+    members: string[],
+    splitOut: Array<{ ledger_tx_id: string; reason: string }>,
+    at: string,
+  ): Promise<void> {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.ledgerGroup(groupId),
+        UpdateExpression: 'SET members = :m, split_out = list_append(if_not_exists(split_out, :none), :out), members_set_at = :at',
+        ConditionExpression: '#s = :sealed AND attribute_not_exists(raw_tx)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':m': members,
+          ':none': [],
+          ':out': splitOut.map((o) => ({ ledger_tx_id: o.ledger_tx_id, reason: o.reason.slice(0, 500) })),
+          ':sealed': 'SEALED',
+          ':at': at,
+        },
+      }),
+    );
   }
 
   async seal(groupId: string, members: string[], at: string): Promise<void> {

@@ -4,10 +4,8 @@ import {
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
   createClient,
-  decodeErrorResult,
   defineChain,
   encodeFunctionData,
-  parseEventLogs,
   keccak256,
   http,
   isAddress,
@@ -34,12 +32,13 @@ import {
 } from 'viem/actions';
 import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError } from '../../domain/errors';
 import { isTransportFailure, revertReasonOf } from './revert';
-import type { Ledger, LedgerReceipt } from '../../domain/ports/ledger';
+import type { BatchedCall, Ledger, LedgerReceipt, MintRecord, StageRecord } from '../../domain/ports/ledger';
 import type { BatchRecordOutcome } from '../../domain/ledger-batching';
 import type { VaultLedger } from '../../domain/ports/lending';
 import type { VaultCall } from '../../domain/vault-calls';
 import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
 import { vaultCallData, vaultRevertReason } from './vault-ledger';
+import { batchCallData, batchOutcomesOf, checkBytes32, checkTokenId } from './batch-calls';
 
 /** Configuration of an `EvmLedger`. */
 export interface EvmLedgerConfig {
@@ -82,8 +81,6 @@ export function ledgerChain(chainId: number, rpcUrl: string): Chain {
   });
 }
 
-const UINT256_MAX = (1n << 256n) - 1n;
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 /** A ledger signer's private key: 32 bytes, 0x-hex. */
 export const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
 /**
@@ -324,17 +321,12 @@ export class EvmLedger implements Ledger, VaultLedger {
    * bad id or hash (nothing sent); LedgerRefusedError when gas estimation reverts (the signer lacks
    * MINTER_ROLE); LedgerUnavailableError; whatever `keep` throws.
    */
-  async mintBatchKept(
-    records: Array<{ tokenId: bigint; batchId: string; auditHash: Hex }>,
+  mintBatchKept(
+    records: MintRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }> {
-    if (records.length === 0) throw new RangeError('mintBatch: no records');
-    for (const r of records) {
-      checkTokenId(r.tokenId);
-      checkBytes32('auditHash', r.auditHash);
-    }
-    const data = encodeFunctionData({ abi: batchTokenAbi, functionName: 'mintBatch', args: [this.custodian, records] });
-    return this.sendKept(this.config.batchTokenAddress, data, keep, 'mintBatch', undefined);
+    const { contract, operation, data } = batchCallData({ kind: 'MINT', records }, this.custodian);
+    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined);
   }
 
   /**
@@ -342,26 +334,42 @@ export class EvmLedger implements Ledger, VaultLedger {
    * RangeError for an empty list, an unknown stage, a bad id or hash (nothing sent);
    * LedgerRefusedError when gas estimation reverts; LedgerUnavailableError; whatever `keep` throws.
    */
-  async recordStagesKept(
-    records: Array<{ tokenId: bigint; stage: LedgerStageName; evidenceCid: string; auditHash: Hex }>,
+  recordStagesKept(
+    records: StageRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }> {
-    if (records.length === 0) throw new RangeError('recordStages: no records');
-    const args = records.map((r) => {
-      checkTokenId(r.tokenId);
-      checkBytes32('auditHash', r.auditHash);
-      if (!Object.hasOwn(STAGE_CODES, r.stage)) throw new RangeError(`recordStages: unknown stage ${String(r.stage)}`);
-      return { tokenId: r.tokenId, stage: STAGE_CODES[r.stage], evidenceCid: r.evidenceCid, auditHash: r.auditHash };
-    });
-    const data = encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStages', args: [args] });
-    return this.sendKept(this.config.traceLogAddress, data, keep, 'recordStages', undefined);
+    const { contract, operation, data } = batchCallData({ kind: 'TRACE_STAGE', records }, this.custodian);
+    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined);
+  }
+
+  /** The first reason the batched `call` cannot be encoded (see `batchCallData`), or undefined; nothing is sent. */
+  async batchCallError(call: BatchedCall): Promise<Error | undefined> {
+    try {
+      batchCallData(call, this.custodian);
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
   }
 
   /**
-   * Each record's fate in the mined batched transaction `txHash`, in record order, from the
-   * configured contract's events: BatchMinted / StageRecorded → written; MintSkipped / StageSkipped
-   * → skipped, with the decoded error as reason. Errors: Error when there is no receipt or it holds
-   * other than `count` record events; LedgerUnavailableError.
+   * The batched `call` as an `eth_call` from the signer (nothing signed). Errors: RangeError when it
+   * cannot be encoded; LedgerRefusedError when it reverts; LedgerUnavailableError / LedgerTransportError.
+   */
+  async simulateBatch(call: BatchedCall): Promise<void> {
+    const { contract, operation, data } = batchCallData(call, this.custodian);
+    try {
+      await ethCall(this.publicClient, { account: this.account, to: this.contractAddress(contract), data });
+    } catch (err) {
+      throw this.mapError(err, operation);
+    }
+  }
+
+  /**
+   * Each record's fate in the mined batched transaction `txHash`, in record order (`batchOutcomesOf`:
+   * BatchMinted / StageRecorded → written; MintSkipped / StageSkipped → skipped with the decoded
+   * error). Errors: Error when there is no receipt or it holds other than `count` record events;
+   * LedgerUnavailableError.
    */
   async batchOutcomes(txHash: Hex, kind: 'MINT' | 'TRACE_STAGE', count: number): Promise<BatchRecordOutcome[]> {
     let receipt: Awaited<ReturnType<typeof getTransactionReceipt>>;
@@ -370,30 +378,11 @@ export class EvmLedger implements Ledger, VaultLedger {
     } catch (err) {
       throw this.mapError(err, 'getTransactionReceipt');
     }
-    const mint = kind === 'MINT';
-    const address = (mint ? this.config.batchTokenAddress : this.config.traceLogAddress).toLowerCase();
-    const logs = receipt.logs.filter((l) => l.address.toLowerCase() === address);
-    const outcomes: BatchRecordOutcome[] = [];
-    if (mint) {
-      for (const log of parseEventLogs({ abi: batchTokenAbi, logs, eventName: ['BatchMinted', 'MintSkipped'] })) {
-        outcomes.push(
-          log.eventName === 'BatchMinted'
-            ? { written: true }
-            : { written: false, reason: skipReason(batchTokenAbi, log.args.reason, `token ${log.args.tokenId}`) },
-        );
-      }
-    } else {
-      for (const log of parseEventLogs({ abi: traceLogAbi, logs, eventName: ['StageRecorded', 'StageSkipped'] })) {
-        outcomes.push(
-          log.eventName === 'StageRecorded'
-            ? { written: true }
-            : { written: false, reason: skipReason(traceLogAbi, log.args.reason, `token ${log.args.tokenId} stage ${log.args.stage}`) },
-        );
-      }
-    }
-    if (outcomes.length !== count)
-      throw new Error(`batched transaction ${txHash} holds ${outcomes.length} record events, expected ${count}`);
-    return outcomes;
+    return batchOutcomesOf(receipt.logs, this.contractAddress(kind === 'MINT' ? 'batchToken' : 'traceLog'), kind, count, txHash);
+  }
+
+  private contractAddress(contract: 'batchToken' | 'traceLog'): Hex {
+    return contract === 'batchToken' ? this.config.batchTokenAddress : this.config.traceLogAddress;
   }
 
   /**
@@ -528,27 +517,6 @@ export class EvmLedger implements Ledger, VaultLedger {
   }
 }
 
-/** A skipped record's reason: the contract's error by name (e.g. ERC721InvalidSender: the token exists), for `what`. */
-function skipReason(abi: typeof batchTokenAbi | typeof traceLogAbi, reason: Hex, what: string): string {
-  try {
-    const { errorName } = decodeErrorResult({ abi, data: reason });
-    if (errorName === 'ERC721InvalidSender') return `${what} already exists on the ledger (skipped: ${errorName})`;
-    return `${what} skipped by the contract: ${errorName}`;
-  } catch {
-    return `${what} skipped by the contract: ${reason}`;
-  }
-}
-
 function toReceipt(r: { status: 'success' | 'reverted'; blockNumber: bigint; transactionHash: Hex }): LedgerReceipt {
   return { status: r.status, blockNumber: r.blockNumber, txHash: r.transactionHash };
-}
-
-function checkTokenId(tokenId: bigint): void {
-  if (typeof tokenId !== 'bigint' || tokenId < 0n || tokenId > UINT256_MAX) {
-    throw new RangeError('tokenId must be a bigint in 0 … 2^256-1');
-  }
-}
-
-function checkBytes32(name: string, value: string): void {
-  if (!BYTES32.test(value)) throw new RangeError(`${name} must be 0x + 64 hex digits`);
 }

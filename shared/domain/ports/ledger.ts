@@ -54,7 +54,7 @@ export interface Ledger {
    * would refuse is skipped with `MintSkipped`, never reverting the others.
    */
   mintBatchKept(
-    records: Array<{ tokenId: bigint; batchId: string; auditHash: Hex }>,
+    records: MintRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }>;
   /**
@@ -62,7 +62,7 @@ export interface Ledger {
    * transaction for every record; a record with an unknown stage code is skipped with `StageSkipped`.
    */
   recordStagesKept(
-    records: Array<{ tokenId: bigint; stage: LedgerStage; evidenceCid: string; auditHash: Hex }>,
+    records: StageRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
   ): Promise<{ txHash: Hex }>;
   /**
@@ -72,6 +72,21 @@ export interface Ledger {
    * Errors: Error when the receipt does not hold exactly `count` such events; LedgerUnavailableError.
    */
   batchOutcomes(txHash: Hex, kind: 'MINT' | 'TRACE_STAGE', count: number): Promise<BatchRecordOutcome[]>;
+  /**
+   * Why the batched `call` could not be built, checked locally (nothing sent): the first record that
+   * cannot be encoded (RangeError: an unknown stage, a bad token id or hash, a missing evidence CID),
+   * or undefined when every record encodes (async only so the ledger can load lazily). The batched writer checks each write alone with it
+   * before claiming it (docs/ledger.md#one-bad-record-never-blocks-the-others).
+   */
+  batchCallError(call: BatchedCall): Promise<Error | undefined>;
+  /**
+   * Simulates the batched `call` from the signer without signing it (an `eth_call`): resolves when
+   * the chain would run it. Errors: what signing it would throw — RangeError when a record cannot
+   * be encoded, LedgerRefusedError when the call reverts; LedgerUnavailableError /
+   * LedgerTransportError when the RPC fails. The batched writer bisects a group it could not sign
+   * with it, to find the members that cause the failure.
+   */
+  simulateBatch(call: BatchedCall): Promise<void>;
   /** Broadcasts a kept signed transaction again (same bytes, same hash). */
   rebroadcast(rawTx: Hex, txHash: Hex): Promise<void>;
   /** Waits up to `timeoutMs` for the receipt; `null` when it is not there by then. */
@@ -80,6 +95,24 @@ export interface Ledger {
 
 /** Custody stages as the trace log numbers them (DELIVERED=0 … SETTLED=6). */
 type LedgerStage = 'DELIVERED' | 'GRADED' | 'MILLED' | 'WAREHOUSED' | 'COMMITTED' | 'EXPORTED' | 'SETTLED';
+
+/** One record of `BatchToken.mintBatch`: the token id, its batch id and the audit entry's hash. */
+export interface MintRecord {
+  tokenId: bigint;
+  batchId: string;
+  auditHash: Hex;
+}
+
+/** One record of `TraceLog.recordStages`: the token id, the stage, the evidence CID and the audit entry's hash. */
+export interface StageRecord {
+  tokenId: bigint;
+  stage: LedgerStage;
+  evidenceCid: string;
+  auditHash: Hex;
+}
+
+/** A batched ledger call: the records of one `mintBatch` (MINT) or one `recordStages` (TRACE_STAGE), in record order. */
+export type BatchedCall = { kind: 'MINT'; records: MintRecord[] } | { kind: 'TRACE_STAGE'; records: StageRecord[] };
 
 /** A TraceLog `StageRecorded(tokenId, stage, evidenceCid, auditHash, recorder)` log in a mined block. */
 export interface RecordedStage {
@@ -137,8 +170,11 @@ export interface LedgerWriteMessage {
  * once every member is confirmed or refused from the receipt.
  */
 export interface LedgerWriteGroups {
-  /** Ids of open writes of `kind` still PENDING, unsigned, unclaimed and not parked, oldest first, at most `limit`. */
-  pendingOfKind(kind: 'MINT' | 'TRACE_STAGE', limit: number): Promise<string[]>;
+  /**
+   * Open writes of `kind` still PENDING, unsigned, unclaimed and not parked, oldest first, at most
+   * `limit` (whole writes: the writer checks each record before claiming it).
+   */
+  pendingOfKind(kind: 'MINT' | 'TRACE_STAGE', limit: number): Promise<BatchLedgerTx[]>;
   /** Stores a new group (CLAIMING with its candidates). */
   create(group: LedgerWriteGroup): Promise<void>;
   getGroup(id: string): Promise<LedgerWriteGroup | null>;
@@ -148,8 +184,18 @@ export interface LedgerWriteGroups {
    * not claimable.
    */
   claim(groupId: string, ledgerTxId: string): Promise<BatchLedgerTx | null>;
+  /**
+   * Gives a write's claim back: `group_id` removed only while it names this group and the write is
+   * still PENDING and unsigned (a conditioned write). False when it did not (nothing changed).
+   */
+  release(groupId: string, ledgerTxId: string): Promise<boolean>;
   /** CLAIMING → SEALED with its members in record order (a group sealed before keeps its members). */
   seal(groupId: string, members: string[], at: string): Promise<void>;
+  /**
+   * The members of a SEALED group that has not been signed yet, replaced (record order) — the ones
+   * split out listed with their reason (`split_out`). Error when the group is not SEALED or was signed.
+   */
+  setMembers(groupId: string, members: string[], splitOut: Array<{ ledger_tx_id: string; reason: string }>, at: string): Promise<void>;
   /** Keeps the group's signed transaction before it is broadcast (once: a second signing is refused). */
   keepSigned(groupId: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void>;
   /** The group is SETTLED (its members confirmed or refused), with the block of its transaction when it was mined. */
