@@ -220,6 +220,13 @@ describe('EvmLedger on a local hardhat node', () => {
       const refused = ledger.recordStageKept({ tokenId: 1n, stage: 'GRADED', evidenceCid: 'bafy', auditHash: auditHash('refused') }, keep);
       await expect(refused).rejects.toBeInstanceOf(LedgerRefusedError);
       await expect(refused).rejects.toMatchObject({ reason: 'AccessControlUnauthorizedAccount' });
+      // The batched writer's bisection sees the same refusal when it simulates the batched call.
+      const simulated = ledger.simulateBatch({
+        kind: 'TRACE_STAGE',
+        records: [{ tokenId: 1n, stage: 'GRADED', evidenceCid: 'bafy', auditHash: auditHash('refused') }],
+      });
+      await expect(simulated).rejects.toBeInstanceOf(LedgerRefusedError);
+      await expect(simulated).rejects.toMatchObject({ reason: 'AccessControlUnauthorizedAccount' });
       const { txHash } = await ledger.mintBatchTokenKept(
         { tokenId: 7_000_001n, batchId: 'BATCH-7000001', auditHash: auditHash('after') },
         async () => undefined,
@@ -234,6 +241,25 @@ describe('EvmLedger on a local hardhat node', () => {
       });
       await client().waitForTransactionReceipt({ hash: grant });
     }
+  });
+
+  it('checks a batched call before signing: a record that cannot be encoded is named locally, a good call simulates, nothing is sent', async () => {
+    const good = { tokenId: 8_000_001n, stage: 'GRADED' as const, evidenceCid: 'bafy', auditHash: auditHash('batch ok') };
+    const unknownStage = { ...good, stage: 'ROASTED' as unknown as 'GRADED' };
+    const nonceBefore = await client().getTransactionCount({ address: privateKeyToAccount(signerKey).address, blockTag: 'pending' });
+    expect(await ledger.batchCallError({ kind: 'TRACE_STAGE', records: [good] })).toBeUndefined();
+    expect(await ledger.batchCallError({ kind: 'TRACE_STAGE', records: [good, unknownStage] })).toEqual(
+      new RangeError('recordStages: unknown stage ROASTED'),
+    );
+    expect(
+      await ledger.batchCallError({ kind: 'MINT', records: [{ tokenId: -1n, batchId: 'B', auditHash: good.auditHash }] }),
+    ).toBeInstanceOf(RangeError);
+    await expect(ledger.simulateBatch({ kind: 'TRACE_STAGE', records: [good] })).resolves.toBeUndefined();
+    await expect(
+      ledger.simulateBatch({ kind: 'MINT', records: [{ tokenId: 8_000_002n, batchId: 'BATCH-8000002', auditHash: good.auditHash }] }),
+    ).resolves.toBeUndefined();
+    await expect(ledger.simulateBatch({ kind: 'TRACE_STAGE', records: [unknownStage] })).rejects.toBeInstanceOf(RangeError);
+    expect(await client().getTransactionCount({ address: privateKeyToAccount(signerKey).address, blockTag: 'pending' })).toBe(nonceBefore);
   });
 
   it('an unreachable RPC endpoint is a transport failure (LedgerTransportError), which the writer retries without counting', async () => {
