@@ -32,7 +32,8 @@ export interface LedgerWriterDeps {
   /**
    * Batched transactions (docs/ledger.md#the-batched-writer): given, every pending mint and
    * trace-log record lands with the other pending writes of its kind in one transaction; without
-   * it (and for a write signed alone before), one transaction per write.
+   * it, for a write signed alone before, and while the configured contract has no batched
+   * function (`batchedCallsDeployed`), one transaction per write.
    */
   groups?: LedgerWriteGroups;
 }
@@ -60,7 +61,8 @@ export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptW
   try {
     if (tx.kind === 'VAULT') return await writeVaultTx(deps, tx, receiptWaitMs);
     if (tx.kind === 'ANCHOR') return await writeAnchorTx(deps, tx, receiptWaitMs);
-    if (deps.groups && !tx.raw_tx) return await writeInGroup(deps, deps.groups, tx, receiptWaitMs);
+    if (deps.groups && !tx.raw_tx && (await deps.ledger.batchedCallsDeployed(tx.kind)))
+      return await writeInGroup(deps, deps.groups, tx, receiptWaitMs);
     return await writeBatchTx(deps, tx, receiptWaitMs);
   } catch (err) {
     if (err instanceof TokenAlreadyMintedError && tx.kind === 'MINT') {

@@ -262,6 +262,22 @@ describe('EvmLedger on a local hardhat node', () => {
     expect(await client().getTransactionCount({ address: privateKeyToAccount(signerKey).address, blockTag: 'pending' })).toBe(nonceBefore);
   });
 
+  it('tells whether the configured contracts have their batched functions (contracts deployed before them do not)', async () => {
+    expect(await ledger.batchedCallsDeployed('MINT')).toBe(true);
+    expect(await ledger.batchedCallsDeployed('TRACE_STAGE')).toBe(true);
+    // Contracts without mintBatch / recordStages (here: AuditAnchor in their place).
+    const older = new EvmLedger({
+      rpcUrl: node.rpcUrl,
+      chainId: CHAIN_ID,
+      signerPrivateKey: signerKey,
+      ...addresses,
+      batchTokenAddress: addresses.auditAnchorAddress,
+      traceLogAddress: addresses.auditAnchorAddress,
+    });
+    expect(await older.batchedCallsDeployed('MINT')).toBe(false);
+    expect(await older.batchedCallsDeployed('TRACE_STAGE')).toBe(false);
+  });
+
   it('an unreachable RPC endpoint is a transport failure (LedgerTransportError), which the writer retries without counting', async () => {
     const offline = new EvmLedger({
       rpcUrl: `http://127.0.0.1:${await freePort()}`,

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerTransportError } from '../../shared/domain/errors';
-import type { BatchedCall, LedgerWriteGroups, LedgerWriteParking } from '../../shared/domain/ports/ledger';
+import type { BatchedCall, Ledger, LedgerWriteGroups, LedgerWriteParking } from '../../shared/domain/ports/ledger';
 import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../shared/domain/records';
 import { landInGroup, type BatchWriterDeps } from '../../shared/use-cases/ledger-batch-writer';
@@ -142,19 +142,21 @@ function world(
  * The single writer around `w` (writeLedgerTx with its poison-message policy, 3 attempts): delivers
  * the FIFO queue's messages in order, the head again while it fails; what was parked and failed.
  */
-async function drainQueue(w: ReturnType<typeof world>, queue: string[], deliveries = 30) {
+async function drainQueue(w: ReturnType<typeof world>, queue: string[], deliveries = 30, ledger: Partial<Ledger> = {}) {
   const parked: string[] = [];
   const failed: Array<[string, string]> = [];
   const writer: LedgerWriterDeps & { parking: Pick<LedgerWriteParking, 'recordFailedAttempt' | 'park'> } = {
     custody: fakeCustodyStore({
       getLedgerTx: async (id) => (w.txs.has(id) ? { ...w.txs.get(id)! } : null),
+      keepSigned: async (id, signed) =>
+        void Object.assign(w.txs.get(id)!, { raw_tx: signed.rawTx, tx_hash: signed.txHash, nonce: signed.nonce, status: 'SENT' }),
       confirm: async (t) => void Object.assign(w.txs.get(t.ledger_tx_id)!, { status: 'CONFIRMED' }),
       markFailed: async (id, reason) => {
         failed.push([id, reason]);
         Object.assign(w.txs.get(id)!, { status: 'FAILED', failure: reason });
       },
     }),
-    ledger: fakeLedger(w.deps.ledger),
+    ledger: fakeLedger({ ...w.deps.ledger, batchedCallsDeployed: async () => true, ...ledger }),
     batches: fakeBatchStore({ markMintFailed: async () => undefined }),
     payoutQueue: fakeWorkQueue<PayoutRequestMessage>('payoutQueue'),
     now: w.deps.now,
@@ -327,5 +329,26 @@ describe('one bad member never blocks its group', () => {
     await expect(landInGroup(w.deps, w.txs.get('b1-1')!, 10)).rejects.toThrow('down');
     expect(w.simulations).toEqual([]);
     expect([...w.groups.values()][0]).toMatchObject({ status: 'SEALED', members: ['b1-1', 'b2-1'] });
+  });
+
+  it('contracts deployed before the batched functions: every write goes alone (one record per transaction), no group formed', async () => {
+    const w = world([1, 2].map((n) => write(n, 'TRACE_STAGE')));
+    const single: bigint[] = [];
+    const { pending } = await drainQueue(w, ['b1-1', 'b2-1'], 30, {
+      batchedCallsDeployed: async (kind) => {
+        expect(kind).toBe('TRACE_STAGE');
+        return false;
+      },
+      recordStageKept: async (input, keep) => {
+        single.push(input.tokenId);
+        await keep({ rawTx: '0x02', txHash: HASH, nonce: single.length });
+        return { txHash: HASH };
+      },
+      waitForReceipt: async () => ({ status: 'success', blockNumber: 3n, txHash: HASH }),
+    });
+    expect(pending).toEqual([]);
+    expect(single).toEqual([1n, 2n]);
+    expect(w.calls).toEqual([]);
+    expect(w.groups.size).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { decodeErrorResult, encodeFunctionData, parseEventLogs, type Hex, type Log } from 'viem';
+import { decodeErrorResult, encodeFunctionData, getAbiItem, parseEventLogs, toFunctionSelector, type Hex, type Log } from 'viem';
 import type { BatchRecordOutcome } from '../../domain/ledger-batching';
 import type { BatchedCall } from '../../domain/ports/ledger';
 import { STAGE_CODES, batchTokenAbi, traceLogAbi } from './abi';
@@ -53,6 +53,13 @@ export function batchCallData(call: BatchedCall, custodian: Hex): { contract: 'b
     operation: 'recordStages',
     data: encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStages', args: [args] }),
   };
+}
+
+/** The 4-byte selector of a kind's batched function: `mintBatch` (MINT) or `recordStages` (TRACE_STAGE). */
+export function batchSelector(kind: 'MINT' | 'TRACE_STAGE'): Hex {
+  return kind === 'MINT'
+    ? toFunctionSelector(getAbiItem({ abi: batchTokenAbi, name: 'mintBatch' }))
+    : toFunctionSelector(getAbiItem({ abi: traceLogAbi, name: 'recordStages' }));
 }
 
 /**

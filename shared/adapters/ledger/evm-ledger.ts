@@ -19,6 +19,7 @@ import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 // createWalletClient attach every viem action: viem's part of ledger-writer was 364 KB, now 193 KB).
 import {
   call as ethCall,
+  getCode,
   getTransaction,
   getTransactionCount,
   getTransactionReceipt,
@@ -38,7 +39,7 @@ import type { VaultLedger } from '../../domain/ports/lending';
 import type { VaultCall } from '../../domain/vault-calls';
 import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
 import { vaultCallData, vaultRevertReason } from './vault-ledger';
-import { batchCallData, batchOutcomesOf, checkBytes32, checkTokenId } from './batch-calls';
+import { batchCallData, batchOutcomesOf, batchSelector, checkBytes32, checkTokenId } from './batch-calls';
 
 /** Configuration of an `EvmLedger`. */
 export interface EvmLedgerConfig {
@@ -109,6 +110,7 @@ export class EvmLedger implements Ledger, VaultLedger {
   private readonly publicClient: Client<Transport, Chain>;
   private readonly walletClient: Client<Transport, Chain, LocalAccount>;
   private sendQueue: Promise<void> = Promise.resolve();
+  private readonly batchSupport = new Map<'MINT' | 'TRACE_STAGE', Promise<boolean>>();
 
   constructor(config: EvmLedgerConfig) {
     if ((config.signerPrivateKey === undefined) === (config.signerAccount === undefined))
@@ -379,6 +381,28 @@ export class EvmLedger implements Ledger, VaultLedger {
       throw this.mapError(err, 'getTransactionReceipt');
     }
     return batchOutcomesOf(receipt.logs, this.contractAddress(kind === 'MINT' ? 'batchToken' : 'traceLog'), kind, count, txHash);
+  }
+
+  /**
+   * Whether the configured BatchToken (MINT) / TraceLog (TRACE_STAGE) has `mintBatch` /
+   * `recordStages`: its function selector is in the deployed code (Solidity's dispatcher pushes
+   * every external function's selector). Read once per instance; a failed read is not cached.
+   * Errors: LedgerUnavailableError / LedgerTransportError.
+   */
+  batchedCallsDeployed(kind: 'MINT' | 'TRACE_STAGE'): Promise<boolean> {
+    const cached = this.batchSupport.get(kind);
+    if (cached) return cached;
+    const address = this.contractAddress(kind === 'MINT' ? 'batchToken' : 'traceLog');
+    const selector = batchSelector(kind).slice(2).toLowerCase();
+    const read = getCode(this.publicClient, { address }).then(
+      (code) => (code ?? '0x').toLowerCase().includes(selector),
+      (err) => {
+        this.batchSupport.delete(kind);
+        throw this.mapError(err, 'getCode');
+      },
+    );
+    this.batchSupport.set(kind, read);
+    return read;
   }
 
   private contractAddress(contract: 'batchToken' | 'traceLog'): Hex {

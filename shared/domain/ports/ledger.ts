@@ -87,6 +87,13 @@ export interface Ledger {
    * with it, to find the members that cause the failure.
    */
   simulateBatch(call: BatchedCall): Promise<void>;
+  /**
+   * Whether the configured contract of `kind` has its batched function (`BatchToken.mintBatch` for
+   * MINT, `TraceLog.recordStages` for TRACE_STAGE), read once from its deployed code: contracts
+   * deployed before those functions existed do not, and the writer then sends one record per
+   * transaction (docs/ledger.md#deploying-the-batched-contracts). Errors: LedgerUnavailableError.
+   */
+  batchedCallsDeployed(kind: 'MINT' | 'TRACE_STAGE'): Promise<boolean>;
   /** Broadcasts a kept signed transaction again (same bytes, same hash). */
   rebroadcast(rawTx: Hex, txHash: Hex): Promise<void>;
   /** Waits up to `timeoutMs` for the receipt; `null` when it is not there by then. */

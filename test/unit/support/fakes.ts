@@ -221,6 +221,7 @@ export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
     batchOutcomes: () => unexpected('ledger.batchOutcomes'),
     batchCallError: () => unexpected('ledger.batchCallError'),
     simulateBatch: () => unexpected('ledger.simulateBatch'),
+    batchedCallsDeployed: () => unexpected('ledger.batchedCallsDeployed'),
     recordStageKept: () => unexpected('ledger.recordStageKept'),
     anchorAuditRootKept: () => unexpected('ledger.anchorAuditRootKept'),
     rebroadcast: () => unexpected('ledger.rebroadcast'),
