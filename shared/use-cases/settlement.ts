@@ -16,18 +16,17 @@ import {
 import { microToDecimalString } from '../domain/money';
 import { forEachLimited, mapLimited, ORDER_STEP_CONCURRENCY } from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
+import { REPAY_LOANS_CHUNK } from '../domain/vault-calls';
 import type { Hex } from 'viem';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
 import type { LedgerWriteMessage } from '../domain/ports/ledger';
 import type { LoanStore, SettlementStore, VaultReader, VaultWriteQueue } from '../domain/ports/lending';
 import type { WebhookReceiptStore, WorkQueue } from '../domain/ports/messaging';
 import type { PayoutStore } from '../domain/ports/payouts';
-import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { CHAIN_EVENTS_SOURCE } from './chain-events';
 import { settleBatch } from './custody';
 import type { EvidenceKeeping } from './evidence-pinning';
-import type { VaultWriteHandler } from './vault-writes';
 
 /**
  * Settlement (docs/api/settlement.md#settlement): the buyer pays a purchase order's amount in USDC into the
@@ -86,8 +85,8 @@ export interface SettlementDeps {
   now: () => Date;
 }
 
-/** The vault-write ids of a settlement. */
-const repayWriteId = (purchaseOrderId: string, loanId: string) => `${purchaseOrderId}-repay-${loanId}`;
+/** The vault-write ids of a settlement (chunk `index` of its repayments, see `repaymentChunks`; its remainder). */
+const repayChunkWriteId = (purchaseOrderId: string, index: number) => `${purchaseOrderId}-repays-${index}`;
 const releaseWriteId = (purchaseOrderId: string) => `${purchaseOrderId}-release`;
 /** The vault-write id of a buyer payment's refund (its refund id: one per payment). */
 const refundWriteId = (txHash: string, logIndex: number) => refundIdOf(txHash, logIndex);
@@ -417,14 +416,34 @@ export async function refundBuyerPayment(
   return payment;
 }
 
-/** Requests the settlement's vault writes and records its batches SETTLED; idempotent. */
+/**
+ * A settlement's repayments in chunks of REPAY_LOANS_CHUNK, by loan id: the same settlement
+ * always gives the same chunks, so the vault write of chunk i (one id per chunk) is requested
+ * again, never composed anew, when the settlement is carried out again.
+ */
+function repaymentChunks(s: Settlement): Settlement['repayments'][string][][] {
+  const all = Object.values(s.repayments).sort((a, b) => (a.loan_id < b.loan_id ? -1 : a.loan_id > b.loan_id ? 1 : 0));
+  const chunks: (typeof all)[] = [];
+  for (let i = 0; i < all.length; i += REPAY_LOANS_CHUNK) chunks.push(all.slice(i, i + REPAY_LOANS_CHUNK));
+  return chunks;
+}
+
+/**
+ * Requests the settlement's vault writes (its loan repayments as REPAY_LOANS writes of at most
+ * REPAY_LOANS_CHUNK loans — a chunk with nothing REQUESTED left is not asked again —, the
+ * remainder's release) and records its batches SETTLED; idempotent.
+ */
 async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
   const at = deps.now().toISOString();
-  const requested = Object.values(s.repayments).filter((r) => r.status === 'REQUESTED');
-  await forEachLimited(requested, ORDER_STEP_CONCURRENCY, async (r) => {
+  await forEachLimited(repaymentChunks(s), ORDER_STEP_CONCURRENCY, async (chunk, i) => {
+    if (!chunk.some((r) => r.status === 'REQUESTED')) return;
     await deps.vaultWrites.request(
-      repayWriteId(s.purchase_order_id, r.loan_id),
-      { kind: 'REPAY_LOAN', ref: r.loan_id, purchaseOrderRef: s.purchase_order_id, amountUsdMicro: BigInt(r.amount_usd_micro) },
+      repayChunkWriteId(s.purchase_order_id, i),
+      {
+        kind: 'REPAY_LOANS',
+        ref: s.purchase_order_id,
+        repayments: chunk.map((r) => ({ loanRef: r.loan_id, amountUsdMicro: BigInt(r.amount_usd_micro) })),
+      },
       at,
     );
   });
@@ -451,96 +470,6 @@ async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
       loan_id: r?.loan_id ?? null,
     });
   });
-}
-
-/** The ports of the ledger writer's settlement handlers. */
-export interface SettlementWriteDeps {
-  loans: Pick<LoanStore, 'transition'>;
-  settlements: Pick<SettlementStore, 'recordRepayment' | 'recordRemainder' | 'recordRefund'>;
-  now: () => Date;
-}
-
-/**
- * The ledger writer's handlers of REPAY_LOAN and RELEASE_REMAINDER writes. Repayment mined: the
- * loan REPAID (repaid amount, tx, the purchase order; its guard released, LOAN_REPAID audit entry)
- * and the settlement's repayment REPAID; refused: the repayment REFUSED (alarm; the loan stays
- * ACTIVE). Remainder mined: RELEASED with its tx; refused: REFUSED. The settlement completes when
- * nothing is outstanding. Refund of an unapplied payment mined: the payment REFUNDED with its tx
- * (PAYMENT_REFUNDED audit entry); refused: REFUND_REFUSED (alarm; an ADMIN may ask again). Idempotent.
- */
-export function settlementWriteHandlers(deps: SettlementWriteDeps): {
-  REPAY_LOAN: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'REPAY_LOAN' }>>;
-  RELEASE_REMAINDER: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'RELEASE_REMAINDER' }>>;
-  REFUND_PAYMENT: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'REFUND_PAYMENT' }>>;
-} {
-  return {
-    REPAY_LOAN: {
-      async mined(call, txHash) {
-        const at = deps.now().toISOString();
-        await deps.loans.transition(
-          call.ref,
-          ['PENDING', 'ACTIVE'],
-          'REPAID',
-          {
-            repaid_usd_micro: Number(call.amountUsdMicro),
-            repay_tx_hash: txHash,
-            repaid_at: at,
-            repaid_by_purchase_order_id: call.purchaseOrderRef,
-          },
-          at,
-        );
-        await deps.settlements.recordRepayment(call.purchaseOrderRef, call.ref, { status: 'REPAID', tx_hash: txHash }, at);
-      },
-      async refused(call, reason) {
-        logger.error('loan repayment refused by the vault: the loan stays ACTIVE', {
-          alarm: BUYER_PAYMENT_ALARM,
-          loan_id: call.ref,
-          purchase_order_id: call.purchaseOrderRef,
-          reason,
-        });
-        await deps.settlements.recordRepayment(call.purchaseOrderRef, call.ref, { status: 'REFUSED' }, deps.now().toISOString());
-      },
-    },
-    RELEASE_REMAINDER: {
-      async mined(call, txHash) {
-        await deps.settlements.recordRemainder(call.ref, { status: 'RELEASED', tx_hash: txHash }, deps.now().toISOString());
-      },
-      async refused(call, reason) {
-        logger.error('release of a buyer payment remainder refused by the vault', {
-          alarm: BUYER_PAYMENT_ALARM,
-          purchase_order_id: call.ref,
-          reason,
-        });
-        await deps.settlements.recordRemainder(call.ref, { status: 'REFUSED' }, deps.now().toISOString());
-      },
-    },
-    REFUND_PAYMENT: {
-      async mined(call, txHash) {
-        await deps.settlements.recordRefund(
-          call.purchaseOrderRef,
-          call.paymentTxHash,
-          call.paymentLogIndex,
-          { status: 'REFUNDED', tx_hash: txHash },
-          deps.now().toISOString(),
-        );
-      },
-      async refused(call, reason) {
-        logger.error('refund of an unapplied buyer payment refused by the vault', {
-          alarm: BUYER_PAYMENT_ALARM,
-          purchase_order_id: call.purchaseOrderRef,
-          refund_id: call.ref,
-          reason,
-        });
-        await deps.settlements.recordRefund(
-          call.purchaseOrderRef,
-          call.paymentTxHash,
-          call.paymentLogIndex,
-          { status: 'REFUND_REFUSED' },
-          deps.now().toISOString(),
-        );
-      },
-    },
-  };
 }
 
 /** What GET /purchase-orders/{id}/settlement shows: the settlement, or the order awaiting payment, with every buyer payment. */

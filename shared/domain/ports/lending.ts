@@ -43,6 +43,11 @@ export interface VaultWriteResult {
   shares?: bigint;
   /** USDC moved by the write (deposit, redemption, principal, repayment, release). */
   assetsUsdMicro?: bigint;
+  /**
+   * REPAY_LOAN / REPAY_LOANS: each repayment's outcome, in log order (LoanRepaid → repaid with
+   * principal + interest; RepaymentSkipped → not repaid, with the vault's error name as `reason`).
+   */
+  repayments?: { loanId: string; repaid: boolean; amountUsdMicro?: bigint; reason?: string }[];
 }
 
 /** Reads the vault (no signing key). Errors: LedgerUnavailableError. */
