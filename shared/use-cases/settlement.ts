@@ -14,11 +14,11 @@ import {
   type UnappliedReason,
 } from '../domain/lending';
 import { microToDecimalString } from '../domain/money';
-import { forEachLimited, mapLimited, ORDER_STEP_CONCURRENCY } from '../domain/purchase-order-limits';
+import { forEachLimited, mapLimited, ORDER_STEP_CONCURRENCY, ORDER_TRANSACTION_MAX_BATCHES } from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
 import { REPAY_LOANS_CHUNK } from '../domain/vault-calls';
 import type { Hex } from 'viem';
-import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import type { BatchStore, CustodyStore, OrderWorkMessage } from '../domain/ports/batches';
 import type { LedgerWriteMessage } from '../domain/ports/ledger';
 import type { LoanStore, SettlementStore, VaultReader, VaultWriteQueue } from '../domain/ports/lending';
 import type { WebhookReceiptStore, WorkQueue } from '../domain/ports/messaging';
@@ -82,8 +82,13 @@ export interface SettlementDeps {
   /** The SETTLED stage's evidence: kept before its commit, pinned in the background (docs/api/evidence.md#evidence-on-ipfs). */
   evidence: EvidenceKeeping;
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
+  /** The order worker's queue: the per-batch work of an order above one transaction's size. */
+  orderWork: WorkQueue<OrderWorkMessage>;
   now: () => Date;
 }
+
+/** Whether an order's per-batch settlement work goes to the order worker (above one transaction's size). */
+const isLargeOrder = (po: Pick<PurchaseOrder, 'batch_ids'> | null): boolean => (po?.batch_ids.length ?? 0) > ORDER_TRANSACTION_MAX_BATCHES;
 
 /** The vault-write ids of a settlement (chunk `index` of its repayments, see `repaymentChunks`; its remainder). */
 const repayChunkWriteId = (purchaseOrderId: string, index: number) => `${purchaseOrderId}-repays-${index}`;
@@ -180,7 +185,10 @@ async function receivePayment(
     ...(standing.counts ? {} : { unapplied_reason: standing.reason }),
     received_at: deps.now().toISOString(),
   };
-  const { payment } = await deps.settlements.recordPayment(candidate, po?.batch_ids ?? []);
+  // An order above one transaction's size gets its audit entries from the order worker, off the request path.
+  const large = isLargeOrder(po);
+  const { payment } = await deps.settlements.recordPayment(candidate, large ? [] : (po?.batch_ids ?? []));
+  if (large) await deps.orderWork.send({ purchase_order_id: p.purchaseOrderId, work: 'SETTLE' });
   if (payment.status !== 'COUNTED') {
     logger.error('buyer payment does not count toward its purchase order: it stays in escrow as an unapplied payment', {
       ...facts,
@@ -199,7 +207,7 @@ async function receivePayment(
   logger.info('settlement under way', {
     ...facts,
     repayments: Object.keys(settled.repayments).length,
-    settled_batch_ids: settled.settled_batch_ids,
+    settled_batches: settled.settled_batch_ids.length,
     remainder_usd_micro: settled.remainder_usd_micro,
   });
   return 'SETTLEMENT_STARTED';
@@ -240,8 +248,8 @@ async function settleWhenPaid(
     const existing = await deps.settlements.get(purchaseOrderId);
     const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
     if (existing) {
-      await deps.settlements.completeStartAudit(existing, po?.batch_ids ?? []);
-      await carryOut(deps, existing);
+      if (isLargeOrder(po)) await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
+      else await carryOut(deps, existing);
       return existing;
     }
     if (po?.status !== 'CONFIRMED') return null;
@@ -287,14 +295,16 @@ async function settleWhenPaid(
       updated_at: at,
       ...(plan.repayments.length === 0 && plan.remainder_usd_micro === 0 ? { status: 'COMPLETED' as const, completed_at: at } : {}),
     };
-    if (!(await deps.settlements.start(candidate, po.batch_ids, opts.actor))) continue;
+    const large = isLargeOrder(po);
+    if (!(await deps.settlements.start(candidate, large ? [] : po.batch_ids, opts.actor))) continue;
     if (plan.unpaid_loan_ids.length)
       logger.warn('buyer payment short of the loans: the youngest stay ACTIVE', {
         purchase_order_id: purchaseOrderId,
         unpaid_loan_ids: plan.unpaid_loan_ids,
       });
     const settlement = (await deps.settlements.get(purchaseOrderId))!;
-    await carryOut(deps, settlement);
+    if (large) await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
+    else await carryOut(deps, settlement);
     return settlement;
   }
   throw new DomainError(
@@ -429,11 +439,20 @@ function repaymentChunks(s: Settlement): Settlement['repayments'][string][][] {
 }
 
 /**
- * Requests the settlement's vault writes (its loan repayments as REPAY_LOANS writes of at most
- * REPAY_LOANS_CHUNK loans — a chunk with nothing REQUESTED left is not asked again —, the
- * remainder's release) and records its batches SETTLED; idempotent.
+ * Carries a settlement out (an order up to one transaction's size, on the request path):
+ * `requestSettlementWrites`, then every batch recorded SETTLED (`settleOneBatch`); idempotent.
  */
 async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
+  await requestSettlementWrites(deps, s);
+  await forEachLimited(s.settled_batch_ids, ORDER_STEP_CONCURRENCY, (batchId) => settleOneBatch(deps, s, batchId));
+}
+
+/**
+ * Requests a settlement's vault writes: its loan repayments as REPAY_LOANS writes of at most
+ * REPAY_LOANS_CHUNK loans (a chunk with nothing REQUESTED left is not asked again) and the
+ * remainder's release. Idempotent: each write has one id, which the ledger writer lands once.
+ */
+export async function requestSettlementWrites(deps: Pick<SettlementDeps, 'vaultWrites' | 'now'>, s: Settlement): Promise<void> {
   const at = deps.now().toISOString();
   await forEachLimited(repaymentChunks(s), ORDER_STEP_CONCURRENCY, async (chunk, i) => {
     if (!chunk.some((r) => r.status === 'REQUESTED')) return;
@@ -459,16 +478,23 @@ async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
       at,
     );
   }
-  const repaidByBatch = new Map(Object.values(s.repayments).map((r) => [r.batch_id, r]));
-  // Each batch's step is its own conditioned write (EXPORTED → SETTLED): a batch settled already is skipped.
-  await forEachLimited(s.settled_batch_ids, ORDER_STEP_CONCURRENCY, async (batchId) => {
-    const r = repaidByBatch.get(batchId);
-    // Public evidence (served at /ipfs without a token): ids and transaction hashes, no amounts.
-    await settleBatch(deps, batchId, {
-      purchase_order_id: s.purchase_order_id,
-      payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
-      loan_id: r?.loan_id ?? null,
-    });
+}
+
+/**
+ * One batch of a settlement recorded SETTLED: its own conditioned write (EXPORTED → SETTLED, a
+ * batch settled already is skipped), its public evidence the order, the payments' transaction
+ * hashes and its loan — ids only, no amounts (served at /ipfs without a token).
+ */
+export async function settleOneBatch(
+  deps: Pick<SettlementDeps, 'batches' | 'custody' | 'evidence' | 'ledgerQueue' | 'now'>,
+  s: Settlement,
+  batchId: string,
+): Promise<void> {
+  const loan = Object.values(s.repayments).find((r) => r.batch_id === batchId);
+  await settleBatch(deps, batchId, {
+    purchase_order_id: s.purchase_order_id,
+    payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
+    loan_id: loan?.loan_id ?? null,
   });
 }
 

@@ -14,6 +14,7 @@ import { REPAY_LOANS_CHUNK, storedVaultCall, type VaultCall } from '../../shared
 import {
   applyBuyerPayment,
   refundBuyerPayment,
+  requestSettlementWrites,
   settlePurchaseOrder,
   type BuyerPaymentEvent,
   type SettlementDeps,
@@ -113,7 +114,8 @@ function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
       audits.push(['SETTLEMENT_STARTED', batchIds]);
       return true;
     },
-    completeStartAudit: async () => undefined,
+    completeOrderAudits: async () => undefined,
+    recordSettledProgress: async () => true,
     get: async () => stored,
     recordRepayment: async () => undefined,
     recordRemainder: async () => undefined,
@@ -261,6 +263,11 @@ describe('applyBuyerPayment', () => {
       },
       evidence: fakeEvidenceKeeping(),
       ledgerQueue: fakeWorkQueue('ledger', { send: async () => undefined }),
+      orderWork: {
+        send: async () => {
+          throw new Error('an order of one batch is settled on the request path');
+        },
+      },
       now: () => NOW,
     };
     /** A further payment on the chain (tx `n`), applied as its event. */
@@ -315,7 +322,18 @@ describe('applyBuyerPayment', () => {
         disbursement_payment_id: `DISB-${batchId}`,
       }) as Loan;
     w.deps.loans = { activeForBatch: async (id) => loanOf(id) };
-    await w.pay('e', 2_000_000_000);
+    const work: unknown[] = [];
+    w.deps.orderWork = {
+      send: async (m) => {
+        work.push(m);
+      },
+    };
+    // An order above one transaction: the payment starts the settlement and hands the rest to the order worker.
+    expect(await w.pay('e', 2_000_000_000)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
+    expect(work).toContainEqual({ purchase_order_id: 'PO-1', work: 'SETTLE' });
+    expect(w.writes).toEqual([]);
+    expect(w.stageCommits).toEqual([]);
+    await requestSettlementWrites(w.deps, w.settlement()!);
     const repays = w.writes.filter(([, c]) => c.kind === 'REPAY_LOANS');
     expect(repays.map(([id]) => id)).toEqual(['PO-1-repays-0', 'PO-1-repays-1']);
     const chunks = repays.map(([, c]) => (c as Extract<VaultCall, { kind: 'REPAY_LOANS' }>).repayments);
@@ -323,14 +341,11 @@ describe('applyBuyerPayment', () => {
     expect(chunks.flat().map((r) => r.loanRef)).toEqual(batchIds.map((b) => b.replace('BATCH', 'LOAN')));
     expect(chunks.flat().every((r) => r.amountUsdMicro === 10_000_000n)).toBe(true);
     expect(repays.every(([, c]) => c.ref === 'PO-1')).toBe(true);
-    // The first chunk landed; the payment's event is delivered again: only the second chunk is asked again, same id and loans.
+    // The first chunk landed; the work is run again: only the second chunk is asked again, same id and loans.
     const settlement = w.settlement()!;
     for (const r of chunks[0]!) settlement.repayments[r.loanRef]!.status = 'REPAID';
     w.writes.length = 0;
-    await applyBuyerPayment(w.deps, {
-      webhookId: 'again',
-      event: event({ tx_hash: w.settlement()!.payment_tx_hash, amount_usd_micro: '2000000000' }),
-    });
+    await requestSettlementWrites(w.deps, w.settlement()!);
     expect(w.writes.filter(([, c]) => c.kind === 'REPAY_LOANS')).toEqual([repays[1]]);
   });
 
