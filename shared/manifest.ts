@@ -236,6 +236,7 @@ export const workers: WorkerDef[] = [
       'vault:read',
       'pin-store',
       'ledger-write-queue:send',
+      'order-work-queue:send',
       'chain-watch',
     ],
     timeoutSeconds: 60,
@@ -280,6 +281,16 @@ export const workers: WorkerDef[] = [
     timeoutSeconds: 60,
     summary:
       "Makes one signed delivery attempt per message (opening the endpoint's sealed secrets; a plaintext secret of an endpoint registered before sealing is sealed then) and schedules the next on the Standard Webhooks retry schedule; 410 disables the endpoint.",
+  },
+  {
+    fn: 'purchase-order-worker',
+    kind: 'queue-consumer',
+    queue: 'order-work-queue',
+    batchSize: 1,
+    needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'order-work-queue:send'],
+    timeoutSeconds: 60,
+    summary:
+      'The order worker (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): confirms and settles the batches of purchase orders above one transaction, step by step with the progress recorded on the order and its settlement, off the request path.',
   },
   {
     fn: 'evidence-pinner',
@@ -416,6 +427,7 @@ export function queueConsumers(w: readonly WorkerDef[] = workers): Record<QueueN
     'dds-filing-queue': find('dds-filing-queue'),
     'outbound-webhook-queue': find('outbound-webhook-queue'),
     'evidence-pin-queue': find('evidence-pin-queue'),
+    'order-work-queue': find('order-work-queue'),
   };
 }
 

@@ -42,6 +42,8 @@ export type Need =
   | 'evidence-files:read'
   /** Queue a pin job for the background pinner. */
   | 'evidence-pin-queue:send'
+  /** Queue a large purchase order's per-batch work (confirmation, settlement) for the order worker. */
+  | 'order-work-queue:send'
   /** The IPFS pinning service that imports evidence CARs (an S3-compatible pinning API, or Kubo / IPFS Cluster dag/import). */
   | 'evidence-pinning'
   | 'gfw'

@@ -14,7 +14,8 @@ export type QueueName =
   | 'ledger-write-queue'
   | 'dds-filing-queue'
   | 'outbound-webhook-queue'
-  | 'evidence-pin-queue';
+  | 'evidence-pin-queue'
+  | 'order-work-queue';
 
 /** A secret a Need carries. */
 export interface SecretSpec {
@@ -93,6 +94,13 @@ export const QUEUES = {
     maxReceiveCount: 8,
     summary:
       'Pin jobs of stage evidence packages (docs/api/evidence.md#evidence-on-ipfs; a due diligence statement is private and never pinned): the background pinner uploads each CAR to the pinning service; a failed attempt is retried on redelivery, then dead-lettered.',
+  },
+  'order-work-queue': {
+    urlEnv: 'ORDER_WORK_QUEUE_URL',
+    fifo: false,
+    maxReceiveCount: 10,
+    summary:
+      'The per-batch work of purchase orders above one transaction (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): confirmation and settlement steps, off the request path; a run that reaches its time budget queues the rest, a redelivered message continues from the recorded progress.',
   },
   'outbound-webhook-queue': {
     urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL',
@@ -268,6 +276,11 @@ export const NEEDS = {
     optionalEnv: ['AWS_ENDPOINT_URL_S3'],
   },
   'evidence-pin-queue:send': { summary: 'Queue an evidence pin job.', env: ['EVIDENCE_PIN_QUEUE_URL'], secrets: [] },
+  'order-work-queue:send': {
+    summary: "Queue a large purchase order's per-batch work (confirmation, settlement) for the order worker.",
+    env: ['ORDER_WORK_QUEUE_URL'],
+    secrets: [],
+  },
   'evidence-pinning': {
     summary:
       'The IPFS pinning service evidence CARs are uploaded to: EVIDENCE_PINNING_API `s3` (an S3-compatible pinning API: PutObject with metadata import=car into EVIDENCE_PINNING_BUCKET at EVIDENCE_PINNING_ENDPOINT, credentials {access_key_id, secret_access_key}) or `kubo` (POST <EVIDENCE_PINNING_ENDPOINT>/api/v0/dag/import, credentials {authorization} or {}).',

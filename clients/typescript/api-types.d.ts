@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.
-         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 16 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED. One call starts no new step after 5 seconds: if the order is still CONFIRMING then, the answer is 202 with the order and its progress, and the next call (or one after a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.
+         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is answered 202 at once, CONFIRMING: the order worker confirms its batches 16 at a time in the background (`confirmed_batch_count` of `batch_count` on GET /purchase-orders/{id}) until it is CONFIRMED (docs/api/batches-and-custody.md#purchase-orders-of-many-batches); calling confirm again while it is CONFIRMING queues the work again (harmless, and resumes a confirmation whose work was lost), once CONFIRMED it answers 200. Unknown id: 404 PO_NOT_FOUND.
          */
         post: operations["confirm-purchase-order"];
         delete?: never;
@@ -3805,7 +3805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A large order still CONFIRMING after this call: its progress (`confirmed_batch_count` of `batch_count`); call confirm again to continue. */
+            /** @description A large order still CONFIRMING: the order worker confirms its batches in the background; GET /purchase-orders/{id} shows its progress (`confirmed_batch_count` of `batch_count`). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3833,11 +3833,9 @@ export interface operations {
                      *       "paid_usdc": 0,
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "batch_count": 600,
-                     *       "confirmed_batch_count": 350,
+                     *       "confirmed_batch_count": 0,
                      *       "confirmed_at": "2026-11-22T18:55:01.950Z",
-                     *       "committed_batch_ids": [
-                     *         "BATCH-2026-000001"
-                     *       ]
+                     *       "committed_batch_ids": []
                      *     }
                      */
                     "application/json": {

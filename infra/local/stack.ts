@@ -116,6 +116,8 @@ export const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: 
   'outbound-webhook-queue': { name: 'coffee-trace-outbound-webhooks', visibilitySeconds: 5 },
   // Evidence pin jobs: a failed pin is retried after 2 s.
   'evidence-pin-queue': { name: 'coffee-trace-evidence-pins', visibilitySeconds: 2 },
+  // Order work: a run crashed half-way is continued after 65 s (longer than a run's 40 s budget, so two runs of one message rarely overlap).
+  'order-work-queue': { name: 'coffee-trace-order-work', visibilitySeconds: 65 },
 };
 const LOCAL_STATE_MACHINE_NAME = 'coffee-trace-payout-lifecycle';
 const LOCAL_STATE_MACHINE_ARN = `arn:aws:states:us-east-1:000000000000:stateMachine:${LOCAL_STATE_MACHINE_NAME}`;
@@ -211,6 +213,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       'dds-filing-queue': queue('dds-filing-queue'),
       'outbound-webhook-queue': queue('outbound-webhook-queue'),
       'evidence-pin-queue': queue('evidence-pin-queue'),
+      'order-work-queue': queue('order-work-queue'),
     };
     const topic = fauxqs.createTopic('coffee-trace-manual-review');
     const notifyQ = fauxqs.createQueue('coffee-trace-manual-review-local-inbox');

@@ -123,6 +123,7 @@ export class CoffeeTraceStack extends Stack {
         'dds-filing-queue': sixTimes('dds-filing-queue'),
         'outbound-webhook-queue': sixTimes('outbound-webhook-queue'),
         'evidence-pin-queue': sixTimes('evidence-pin-queue'),
+        'order-work-queue': sixTimes('order-work-queue'),
       },
       managerSubscriptions: settings.managerSubscriptions,
     });

@@ -189,6 +189,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
       case 'dds-filing-queue:send':
       case 'outbound-webhook-queue:send':
       case 'evidence-pin-queue:send':
+      case 'order-work-queue:send':
         s.queues[queueOfSendNeed(need)].grantSendMessages(role);
         break;
       case 'pin-store':
@@ -339,6 +340,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     [QUEUES['dds-filing-queue'].urlEnv]: s.queues['dds-filing-queue'].queueUrl,
     [QUEUES['outbound-webhook-queue'].urlEnv]: s.queues['outbound-webhook-queue'].queueUrl,
     [QUEUES['evidence-pin-queue'].urlEnv]: s.queues['evidence-pin-queue'].queueUrl,
+    [QUEUES['order-work-queue'].urlEnv]: s.queues['order-work-queue'].queueUrl,
     EVIDENCE_BUCKET: t.evidenceBucket.bucketName,
     MANUAL_REVIEW_TOPIC_ARN: s.manualReviewTopic.topicArn,
     LEDGER_RPC_URL: settings.ledgerRpcUrl,

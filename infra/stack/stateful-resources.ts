@@ -95,6 +95,7 @@ export class StatefulResources extends Construct {
       'dds-filing-queue': work('dds-filing-queue', 'DdsFilingQueue'),
       'outbound-webhook-queue': work('outbound-webhook-queue', 'OutboundWebhookQueue'),
       'evidence-pin-queue': work('evidence-pin-queue', 'EvidencePinQueue'),
+      'order-work-queue': work('order-work-queue', 'OrderWorkQueue'),
     };
 
     // SNS-side encryption with the AWS managed key (alias/aws/sns): its key policy lets SNS in this

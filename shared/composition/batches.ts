@@ -17,6 +17,7 @@ import type {
   EvidenceUploadReader,
   EvidenceUploadStore,
 } from '../domain/ports/evidence';
+import type { OrderWorkMessage } from '../domain/ports/batches';
 import type { WorkQueue } from '../domain/ports/messaging';
 import type { BatchDeps } from '../use-cases/batches';
 import type { CustodyDeps } from '../use-cases/custody';
@@ -44,9 +45,13 @@ export function custodyDeps(): CustodyDeps {
   return { batches: batchRepo(), custody: custodyRepo(), evidence: evidenceKeeping(), ledgerQueue: ledgerWriteQueue(), now };
 }
 
-/** Ports of purchase-order confirmation (it commits WAREHOUSED → COMMITTED stage changes). */
+/** The order worker's queue (ORDER_WORK_QUEUE_URL): a large purchase order's per-batch work. */
+export const orderWorkQueue = (): WorkQueue<OrderWorkMessage> =>
+  once(orderWorkQueue, () => new SqsWorkQueue<OrderWorkMessage>('ORDER_WORK_QUEUE_URL'));
+
+/** Ports of purchase-order confirmation (it commits WAREHOUSED → COMMITTED stage changes; a large order's steps go to the order worker). */
 export function purchaseOrderDeps(): PurchaseOrderDeps {
-  return { ...custodyDeps(), custody: custodyRepo() };
+  return { ...custodyDeps(), custody: custodyRepo(), orderWork: orderWorkQueue() };
 }
 
 // ---------------------------------------------------------------- evidence: the own copy and pinning

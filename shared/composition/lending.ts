@@ -13,10 +13,11 @@ import type { DepositStore, LoanStore, OnRamp, PriceFeed, VaultReader, VaultWrit
 import type { CreditScoreDeps } from '../use-cases/credit-score';
 import type { DepositDeps } from '../use-cases/deposits';
 import type { LoanDeps } from '../use-cases/loans';
+import type { OrderWorkDeps } from '../use-cases/order-work';
 import type { PayoutDeps } from '../use-cases/payouts';
 import type { SettlementDeps } from '../use-cases/settlement';
 import { vaultWriteQueue } from '../use-cases/vault-writes';
-import { evidenceKeeping } from './batches';
+import { evidenceKeeping, orderWorkQueue, purchaseOrderDeps } from './batches';
 import { once, onFirstUse } from './once';
 import { payoutDeps } from './payouts';
 import {
@@ -169,6 +170,12 @@ export function settlementDeps(): SettlementDeps {
     vaultWrites: vaultWrites(),
     evidence: evidenceKeeping(),
     ledgerQueue: ledgerWriteQueue(),
+    orderWork: orderWorkQueue(),
     now,
   };
+}
+
+/** Ports of the order worker (functions/purchase-order-worker): confirmation and settlement steps of large purchase orders. */
+export function orderWorkDeps(): OrderWorkDeps {
+  return { ...purchaseOrderDeps(), settlements: settlementRepo(), vaultWrites: vaultWrites() };
 }

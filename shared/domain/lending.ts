@@ -208,6 +208,14 @@ export interface Settlement {
   remainder_usd_micro: number;
   remainder_status: 'NONE' | 'REQUESTED' | 'RELEASED' | 'REFUSED';
   remainder_tx_hash?: string;
+  /**
+   * An order above one transaction's size (its settlement carried out by the order worker): how
+   * many of `settled_batch_ids`, in order, are recorded SETTLED (each batch's step is conditioned;
+   * the count moves from → to once per step).
+   */
+  settled_batch_count?: number;
+  /** An order above one transaction's size: every batch has its SETTLEMENT_STARTED audit entry (the fan-out is not run again). */
+  start_audit_complete?: boolean;
   created_at: string;
   completed_at?: string;
   updated_at: string;
@@ -305,6 +313,8 @@ export interface BuyerPayment {
   refund_requested_at?: string;
   refund_tx_hash?: string;
   refunded_at?: string;
+  /** An order above one transaction's size: every batch has this payment's BUYER_PAYMENT_RECEIVED audit entry (the fan-out is not run again). */
+  audit_complete?: boolean;
 }
 
 /** Is `address` a ledger address (0x + 40 hex digits)? */

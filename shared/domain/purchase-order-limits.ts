@@ -15,12 +15,15 @@ export const ORDER_TRANSACTION_MAX_BATCHES = 40;
 /** Batches confirmed per step of a large order's confirmation; the order's progress is recorded after each step. */
 export const CONFIRMATION_STEP_BATCHES = 16;
 
+/** Batches recorded SETTLED per step of a large order's settlement; the settlement's progress is recorded after each step. */
+export const SETTLEMENT_STEP_BATCHES = 25;
+
 /**
- * How long one confirmation call works through a large order's steps before it answers 202 with
- * the order's progress: no step starts later, so the call ends within its function's 10-second
- * limit (a step of CONFIRMATION_STEP_BATCHES takes about 3 s on the local stack); the next call continues from there.
+ * How long one run of the order worker works through a large order's steps (confirmation or
+ * settlement) before it queues the rest as a new message: no step starts later, so the run ends
+ * well within its function's 60-second limit.
  */
-export const CONFIRMATION_CALL_BUDGET_MS = 5_000;
+export const ORDER_WORK_BUDGET_MS = 40_000;
 
 /** Per-batch writes of a large order run at most this many at a time. */
 export const ORDER_STEP_CONCURRENCY = 8;

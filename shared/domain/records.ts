@@ -301,6 +301,7 @@ export type StoredVaultCall =
   | { kind: 'CANCEL_LOAN'; ref: string }
   | { kind: 'WRITE_OFF_LOAN'; ref: string }
   | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: string }
+  | { kind: 'REPAY_LOANS'; ref: string; repayments: { loanRef: string; amountUsdMicro: string }[] }
   | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: string }
   | {
       kind: 'REFUND_PAYMENT';

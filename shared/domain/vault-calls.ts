@@ -16,6 +16,10 @@ import type { StoredVaultCall } from './records';
  *    its principal no longer counted in total assets (the token stays with the vault);
  *  - REPAY_LOAN: the loan repaid from the purchase order's buyer payment (principal + interest),
  *    the token unlocked back to the custodian;
+ *  - REPAY_LOANS: many REPAY_LOANs of purchase order `ref` in one transaction (`repayLoans`): each
+ *    loan repaid as REPAY_LOAN would, with its own LoanRepaid event; one the vault would refuse is
+ *    skipped with a RepaymentSkipped event and never blocks the others (at most
+ *    REPAY_LOANS_CHUNK repayments per call, so the transaction stays within a block's gas);
  *  - RELEASE_REMAINDER: what is left of a buyer payment after its loans, to the cooperative's address;
  *  - REFUND_PAYMENT: an unapplied buyer payment (`paymentTxHash`/`paymentLogIndex`) back to its
  *    payer `to` from the purchase order's escrow; `ref` is the refund id (`refundIdOf`), once per payment.
@@ -27,6 +31,7 @@ export type VaultCall =
   | { kind: 'CANCEL_LOAN'; ref: string }
   | { kind: 'WRITE_OFF_LOAN'; ref: string }
   | { kind: 'REPAY_LOAN'; ref: string; purchaseOrderRef: string; amountUsdMicro: bigint }
+  | { kind: 'REPAY_LOANS'; ref: string; repayments: { loanRef: string; amountUsdMicro: bigint }[] }
   | { kind: 'RELEASE_REMAINDER'; ref: string; cooperativeId: string; amountUsdMicro: bigint }
   | {
       kind: 'REFUND_PAYMENT';
@@ -54,6 +59,12 @@ export function storedVaultCall(call: VaultCall): StoredVaultCall {
       return { kind: call.kind, ref: call.ref };
     case 'REPAY_LOAN':
       return { kind: call.kind, ref: call.ref, purchaseOrderRef: call.purchaseOrderRef, amountUsdMicro: call.amountUsdMicro.toString() };
+    case 'REPAY_LOANS':
+      return {
+        kind: call.kind,
+        ref: call.ref,
+        repayments: call.repayments.map((r) => ({ loanRef: r.loanRef, amountUsdMicro: r.amountUsdMicro.toString() })),
+      };
     case 'RELEASE_REMAINDER':
       return { kind: call.kind, ref: call.ref, cooperativeId: call.cooperativeId, amountUsdMicro: call.amountUsdMicro.toString() };
     case 'REFUND_PAYMENT':
@@ -89,6 +100,12 @@ export function vaultCallOf(stored: StoredVaultCall): VaultCall {
         purchaseOrderRef: stored.purchaseOrderRef,
         amountUsdMicro: BigInt(stored.amountUsdMicro),
       };
+    case 'REPAY_LOANS':
+      return {
+        kind: stored.kind,
+        ref: stored.ref,
+        repayments: stored.repayments.map((r) => ({ loanRef: r.loanRef, amountUsdMicro: BigInt(r.amountUsdMicro) })),
+      };
     case 'RELEASE_REMAINDER':
       return { kind: stored.kind, ref: stored.ref, cooperativeId: stored.cooperativeId, amountUsdMicro: BigInt(stored.amountUsdMicro) };
     case 'REFUND_PAYMENT':
@@ -103,3 +120,12 @@ export function vaultCallOf(stored: StoredVaultCall): VaultCall {
       };
   }
 }
+
+/**
+ * The most loan repayments in one REPAY_LOANS call. A repayment in `repayLoans` (the loan closed,
+ * the escrow taken, the token transferred back, its event) stays below 100,000 gas on the local
+ * chain (test/integration/vault-batch.int.test.ts checks it), so a full chunk needs under 10
+ * million gas: well inside a block of Base or of the local chain (30 million), with room for the
+ * block's other transactions.
+ */
+export const REPAY_LOANS_CHUNK = 100;

@@ -3,9 +3,9 @@ import type { Caller } from '../domain/caller';
 import { DomainError } from '../domain/errors';
 import { newJobId } from '../domain/ids';
 import { LEDGER_ADDRESS, amountDueUsdMicro } from '../domain/lending';
-import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import type { BatchStore, CustodyStore, OrderWorkMessage } from '../domain/ports/batches';
+import type { WorkQueue } from '../domain/ports/messaging';
 import {
-  CONFIRMATION_CALL_BUDGET_MS,
   CONFIRMATION_STEP_BATCHES,
   forEachLimited,
   mapLimited,
@@ -26,6 +26,8 @@ export type PurchaseOrderDeps = Omit<CustodyDeps, 'custody'> & {
     | 'confirmPurchaseOrderBatch'
     | 'recordConfirmationProgress'
   >;
+  /** The order worker's queue: a large order's confirmation steps run there. */
+  orderWork: WorkQueue<OrderWorkMessage>;
 };
 
 /** POST /purchase-orders input, validated by the transport (CreatePurchaseOrderSchema). */
@@ -95,11 +97,11 @@ export async function createPurchaseOrder(
  * of its batches at WAREHOUSED moves to COMMITTED (trace log and audit log; callers can never set
  * COMMITTED themselves). Batches that reach WAREHOUSED later move on at that moment.
  * Up to ORDER_TRANSACTION_MAX_BATCHES batches the order and every PURCHASE_ORDER_CONFIRMED audit
- * entry are one transaction. Above, the order goes DRAFT → CONFIRMING and its batches are confirmed
- * in steps of CONFIRMATION_STEP_BATCHES (`continueConfirmation`) for up to
- * CONFIRMATION_CALL_BUDGET_MS; the order is returned CONFIRMING (the transport answers 202) when
- * the budget ran out, and a call that finds it CONFIRMING (the budget, or a crash half-way)
- * continues where it stopped.
+ * entry are one transaction. Above, the order goes DRAFT → CONFIRMING and a CONFIRM message goes
+ * to the order worker, which confirms its batches in steps of CONFIRMATION_STEP_BATCHES
+ * (`continueConfirmation`); the order is returned CONFIRMING (the transport answers 202, and
+ * GET /purchase-orders/{id} shows the progress). A call that finds it CONFIRMING queues the work
+ * again (harmless: the steps are idempotent), which also resumes a confirmation whose messages were lost.
  * Errors: PO_NOT_FOUND, INSUFFICIENT_PERMISSIONS.
  */
 export async function confirmPurchaseOrder(
@@ -114,7 +116,8 @@ export async function confirmPurchaseOrder(
   const at = deps.now().toISOString();
   if (po.batch_ids.length > ORDER_TRANSACTION_MAX_BATCHES) {
     const begun = await deps.custody.beginPurchaseOrderConfirmation(po, caller.sub, at);
-    return continueConfirmation(deps, begun, deps.now().getTime() + CONFIRMATION_CALL_BUDGET_MS);
+    if (begun.status === 'CONFIRMING') await deps.orderWork.send({ purchase_order_id: id, work: 'CONFIRM' });
+    return { po: begun, committed: [] };
   }
   await deps.custody.confirmPurchaseOrder(po, caller.sub, at);
   const confirmed = (await deps.custody.getPurchaseOrder(id))!;
@@ -134,7 +137,7 @@ export async function confirmPurchaseOrder(
  * No step starts after `deadline` (epoch ms, by `deps.now`). Returns the order as it ends
  * (CONFIRMING when the deadline came first) and the batches this call moved to COMMITTED.
  */
-async function continueConfirmation(
+export async function continueConfirmation(
   deps: PurchaseOrderDeps,
   start: PurchaseOrder,
   deadline: number,

@@ -14,20 +14,19 @@ import {
   type UnappliedReason,
 } from '../domain/lending';
 import { microToDecimalString } from '../domain/money';
-import { forEachLimited, mapLimited, ORDER_STEP_CONCURRENCY } from '../domain/purchase-order-limits';
+import { forEachLimited, mapLimited, ORDER_STEP_CONCURRENCY, ORDER_TRANSACTION_MAX_BATCHES } from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
+import { REPAY_LOANS_CHUNK } from '../domain/vault-calls';
 import type { Hex } from 'viem';
-import type { BatchStore, CustodyStore } from '../domain/ports/batches';
+import type { BatchStore, CustodyStore, OrderWorkMessage } from '../domain/ports/batches';
 import type { LedgerWriteMessage } from '../domain/ports/ledger';
 import type { LoanStore, SettlementStore, VaultReader, VaultWriteQueue } from '../domain/ports/lending';
 import type { WebhookReceiptStore, WorkQueue } from '../domain/ports/messaging';
 import type { PayoutStore } from '../domain/ports/payouts';
-import type { StoredVaultCall } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { CHAIN_EVENTS_SOURCE } from './chain-events';
 import { settleBatch } from './custody';
 import type { EvidenceKeeping } from './evidence-pinning';
-import type { VaultWriteHandler } from './vault-writes';
 
 /**
  * Settlement (docs/api/settlement.md#settlement): the buyer pays a purchase order's amount in USDC into the
@@ -83,11 +82,16 @@ export interface SettlementDeps {
   /** The SETTLED stage's evidence: kept before its commit, pinned in the background (docs/api/evidence.md#evidence-on-ipfs). */
   evidence: EvidenceKeeping;
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
+  /** The order worker's queue: the per-batch work of an order above one transaction's size. */
+  orderWork: WorkQueue<OrderWorkMessage>;
   now: () => Date;
 }
 
-/** The vault-write ids of a settlement. */
-const repayWriteId = (purchaseOrderId: string, loanId: string) => `${purchaseOrderId}-repay-${loanId}`;
+/** Whether an order's per-batch settlement work goes to the order worker (above one transaction's size). */
+const isLargeOrder = (po: Pick<PurchaseOrder, 'batch_ids'> | null): boolean => (po?.batch_ids.length ?? 0) > ORDER_TRANSACTION_MAX_BATCHES;
+
+/** The vault-write ids of a settlement (chunk `index` of its repayments, see `repaymentChunks`; its remainder). */
+const repayChunkWriteId = (purchaseOrderId: string, index: number) => `${purchaseOrderId}-repays-${index}`;
 const releaseWriteId = (purchaseOrderId: string) => `${purchaseOrderId}-release`;
 /** The vault-write id of a buyer payment's refund (its refund id: one per payment). */
 const refundWriteId = (txHash: string, logIndex: number) => refundIdOf(txHash, logIndex);
@@ -181,7 +185,10 @@ async function receivePayment(
     ...(standing.counts ? {} : { unapplied_reason: standing.reason }),
     received_at: deps.now().toISOString(),
   };
-  const { payment } = await deps.settlements.recordPayment(candidate, po?.batch_ids ?? []);
+  // An order above one transaction's size gets its audit entries from the order worker, off the request path.
+  const large = isLargeOrder(po);
+  const { payment } = await deps.settlements.recordPayment(candidate, large ? [] : (po?.batch_ids ?? []));
+  if (large) await deps.orderWork.send({ purchase_order_id: p.purchaseOrderId, work: 'SETTLE' });
   if (payment.status !== 'COUNTED') {
     logger.error('buyer payment does not count toward its purchase order: it stays in escrow as an unapplied payment', {
       ...facts,
@@ -200,7 +207,7 @@ async function receivePayment(
   logger.info('settlement under way', {
     ...facts,
     repayments: Object.keys(settled.repayments).length,
-    settled_batch_ids: settled.settled_batch_ids,
+    settled_batches: settled.settled_batch_ids.length,
     remainder_usd_micro: settled.remainder_usd_micro,
   });
   return 'SETTLEMENT_STARTED';
@@ -241,8 +248,8 @@ async function settleWhenPaid(
     const existing = await deps.settlements.get(purchaseOrderId);
     const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
     if (existing) {
-      await deps.settlements.completeStartAudit(existing, po?.batch_ids ?? []);
-      await carryOut(deps, existing);
+      if (isLargeOrder(po)) await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
+      else await carryOut(deps, existing);
       return existing;
     }
     if (po?.status !== 'CONFIRMED') return null;
@@ -288,14 +295,16 @@ async function settleWhenPaid(
       updated_at: at,
       ...(plan.repayments.length === 0 && plan.remainder_usd_micro === 0 ? { status: 'COMPLETED' as const, completed_at: at } : {}),
     };
-    if (!(await deps.settlements.start(candidate, po.batch_ids, opts.actor))) continue;
+    const large = isLargeOrder(po);
+    if (!(await deps.settlements.start(candidate, large ? [] : po.batch_ids, opts.actor))) continue;
     if (plan.unpaid_loan_ids.length)
       logger.warn('buyer payment short of the loans: the youngest stay ACTIVE', {
         purchase_order_id: purchaseOrderId,
         unpaid_loan_ids: plan.unpaid_loan_ids,
       });
     const settlement = (await deps.settlements.get(purchaseOrderId))!;
-    await carryOut(deps, settlement);
+    if (large) await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
+    else await carryOut(deps, settlement);
     return settlement;
   }
   throw new DomainError(
@@ -417,14 +426,43 @@ export async function refundBuyerPayment(
   return payment;
 }
 
-/** Requests the settlement's vault writes and records its batches SETTLED; idempotent. */
+/**
+ * A settlement's repayments in chunks of REPAY_LOANS_CHUNK, by loan id: the same settlement
+ * always gives the same chunks, so the vault write of chunk i (one id per chunk) is requested
+ * again, never composed anew, when the settlement is carried out again.
+ */
+function repaymentChunks(s: Settlement): Settlement['repayments'][string][][] {
+  const all = Object.values(s.repayments).sort((a, b) => (a.loan_id < b.loan_id ? -1 : a.loan_id > b.loan_id ? 1 : 0));
+  const chunks: (typeof all)[] = [];
+  for (let i = 0; i < all.length; i += REPAY_LOANS_CHUNK) chunks.push(all.slice(i, i + REPAY_LOANS_CHUNK));
+  return chunks;
+}
+
+/**
+ * Carries a settlement out (an order up to one transaction's size, on the request path):
+ * `requestSettlementWrites`, then every batch recorded SETTLED (`settleOneBatch`); idempotent.
+ */
 async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
+  await requestSettlementWrites(deps, s);
+  await forEachLimited(s.settled_batch_ids, ORDER_STEP_CONCURRENCY, (batchId) => settleOneBatch(deps, s, batchId));
+}
+
+/**
+ * Requests a settlement's vault writes: its loan repayments as REPAY_LOANS writes of at most
+ * REPAY_LOANS_CHUNK loans (a chunk with nothing REQUESTED left is not asked again) and the
+ * remainder's release. Idempotent: each write has one id, which the ledger writer lands once.
+ */
+export async function requestSettlementWrites(deps: Pick<SettlementDeps, 'vaultWrites' | 'now'>, s: Settlement): Promise<void> {
   const at = deps.now().toISOString();
-  const requested = Object.values(s.repayments).filter((r) => r.status === 'REQUESTED');
-  await forEachLimited(requested, ORDER_STEP_CONCURRENCY, async (r) => {
+  await forEachLimited(repaymentChunks(s), ORDER_STEP_CONCURRENCY, async (chunk, i) => {
+    if (!chunk.some((r) => r.status === 'REQUESTED')) return;
     await deps.vaultWrites.request(
-      repayWriteId(s.purchase_order_id, r.loan_id),
-      { kind: 'REPAY_LOAN', ref: r.loan_id, purchaseOrderRef: s.purchase_order_id, amountUsdMicro: BigInt(r.amount_usd_micro) },
+      repayChunkWriteId(s.purchase_order_id, i),
+      {
+        kind: 'REPAY_LOANS',
+        ref: s.purchase_order_id,
+        repayments: chunk.map((r) => ({ loanRef: r.loan_id, amountUsdMicro: BigInt(r.amount_usd_micro) })),
+      },
       at,
     );
   });
@@ -440,107 +478,24 @@ async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
       at,
     );
   }
-  const repaidByBatch = new Map(Object.values(s.repayments).map((r) => [r.batch_id, r]));
-  // Each batch's step is its own conditioned write (EXPORTED → SETTLED): a batch settled already is skipped.
-  await forEachLimited(s.settled_batch_ids, ORDER_STEP_CONCURRENCY, async (batchId) => {
-    const r = repaidByBatch.get(batchId);
-    // Public evidence (served at /ipfs without a token): ids and transaction hashes, no amounts.
-    await settleBatch(deps, batchId, {
-      purchase_order_id: s.purchase_order_id,
-      payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
-      loan_id: r?.loan_id ?? null,
-    });
-  });
-}
-
-/** The ports of the ledger writer's settlement handlers. */
-export interface SettlementWriteDeps {
-  loans: Pick<LoanStore, 'transition'>;
-  settlements: Pick<SettlementStore, 'recordRepayment' | 'recordRemainder' | 'recordRefund'>;
-  now: () => Date;
 }
 
 /**
- * The ledger writer's handlers of REPAY_LOAN and RELEASE_REMAINDER writes. Repayment mined: the
- * loan REPAID (repaid amount, tx, the purchase order; its guard released, LOAN_REPAID audit entry)
- * and the settlement's repayment REPAID; refused: the repayment REFUSED (alarm; the loan stays
- * ACTIVE). Remainder mined: RELEASED with its tx; refused: REFUSED. The settlement completes when
- * nothing is outstanding. Refund of an unapplied payment mined: the payment REFUNDED with its tx
- * (PAYMENT_REFUNDED audit entry); refused: REFUND_REFUSED (alarm; an ADMIN may ask again). Idempotent.
+ * One batch of a settlement recorded SETTLED: its own conditioned write (EXPORTED → SETTLED, a
+ * batch settled already is skipped), its public evidence the order, the payments' transaction
+ * hashes and its loan — ids only, no amounts (served at /ipfs without a token).
  */
-export function settlementWriteHandlers(deps: SettlementWriteDeps): {
-  REPAY_LOAN: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'REPAY_LOAN' }>>;
-  RELEASE_REMAINDER: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'RELEASE_REMAINDER' }>>;
-  REFUND_PAYMENT: VaultWriteHandler<Extract<StoredVaultCall, { kind: 'REFUND_PAYMENT' }>>;
-} {
-  return {
-    REPAY_LOAN: {
-      async mined(call, txHash) {
-        const at = deps.now().toISOString();
-        await deps.loans.transition(
-          call.ref,
-          ['PENDING', 'ACTIVE'],
-          'REPAID',
-          {
-            repaid_usd_micro: Number(call.amountUsdMicro),
-            repay_tx_hash: txHash,
-            repaid_at: at,
-            repaid_by_purchase_order_id: call.purchaseOrderRef,
-          },
-          at,
-        );
-        await deps.settlements.recordRepayment(call.purchaseOrderRef, call.ref, { status: 'REPAID', tx_hash: txHash }, at);
-      },
-      async refused(call, reason) {
-        logger.error('loan repayment refused by the vault: the loan stays ACTIVE', {
-          alarm: BUYER_PAYMENT_ALARM,
-          loan_id: call.ref,
-          purchase_order_id: call.purchaseOrderRef,
-          reason,
-        });
-        await deps.settlements.recordRepayment(call.purchaseOrderRef, call.ref, { status: 'REFUSED' }, deps.now().toISOString());
-      },
-    },
-    RELEASE_REMAINDER: {
-      async mined(call, txHash) {
-        await deps.settlements.recordRemainder(call.ref, { status: 'RELEASED', tx_hash: txHash }, deps.now().toISOString());
-      },
-      async refused(call, reason) {
-        logger.error('release of a buyer payment remainder refused by the vault', {
-          alarm: BUYER_PAYMENT_ALARM,
-          purchase_order_id: call.ref,
-          reason,
-        });
-        await deps.settlements.recordRemainder(call.ref, { status: 'REFUSED' }, deps.now().toISOString());
-      },
-    },
-    REFUND_PAYMENT: {
-      async mined(call, txHash) {
-        await deps.settlements.recordRefund(
-          call.purchaseOrderRef,
-          call.paymentTxHash,
-          call.paymentLogIndex,
-          { status: 'REFUNDED', tx_hash: txHash },
-          deps.now().toISOString(),
-        );
-      },
-      async refused(call, reason) {
-        logger.error('refund of an unapplied buyer payment refused by the vault', {
-          alarm: BUYER_PAYMENT_ALARM,
-          purchase_order_id: call.purchaseOrderRef,
-          refund_id: call.ref,
-          reason,
-        });
-        await deps.settlements.recordRefund(
-          call.purchaseOrderRef,
-          call.paymentTxHash,
-          call.paymentLogIndex,
-          { status: 'REFUND_REFUSED' },
-          deps.now().toISOString(),
-        );
-      },
-    },
-  };
+export async function settleOneBatch(
+  deps: Pick<SettlementDeps, 'batches' | 'custody' | 'evidence' | 'ledgerQueue' | 'now'>,
+  s: Settlement,
+  batchId: string,
+): Promise<void> {
+  const loan = Object.values(s.repayments).find((r) => r.batch_id === batchId);
+  await settleBatch(deps, batchId, {
+    purchase_order_id: s.purchase_order_id,
+    payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
+    loan_id: loan?.loan_id ?? null,
+  });
 }
 
 /** What GET /purchase-orders/{id}/settlement shows: the settlement, or the order awaiting payment, with every buyer payment. */

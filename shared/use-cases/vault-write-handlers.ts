@@ -3,7 +3,7 @@ import type { WorkQueue } from '../domain/ports/messaging';
 import type { PayoutRequestMessage } from '../domain/ports/payouts';
 import { vaultDepositConfirmed, vaultReversalConfirmed } from './deposits';
 import { collateralLockHandler, loanWriteOffHandler } from './loans';
-import { settlementWriteHandlers } from './settlement';
+import { settlementWriteHandlers } from './settlement-writes';
 import type { VaultWriteHandlers } from './vault-writes';
 
 /** The ports the handlers of settled vault writes need. */
@@ -23,7 +23,7 @@ export interface VaultWriteHandlerDeps {
  *  - VAULT_REVERSE_DEPOSIT: mined → REFUNDED; refused → stays COMPLETED (logged as an alarm);
  *  - LOCK_COLLATERAL: see `collateralLockHandler` (mined → disbursement; refused → loan CANCELLED);
  *  - WRITE_OFF_LOAN: see `loanWriteOffHandler` (mined → loan DEFAULTED with its loss; refused → repaid first, nothing);
- *  - REPAY_LOAN, RELEASE_REMAINDER, REFUND_PAYMENT: see `settlementWriteHandlers` (loan REPAID,
+ *  - REPAY_LOAN, REPAY_LOANS, RELEASE_REMAINDER, REFUND_PAYMENT: see `settlementWriteHandlers` (loan REPAID,
  *    settlement completed, unapplied buyer payment REFUNDED).
  */
 export function vaultWriteHandlers(deps: VaultWriteHandlerDeps): VaultWriteHandlers {

@@ -430,13 +430,14 @@ describe('stateful resources', () => {
       'dds-filing-queue',
       'evidence-pin-queue',
       'ledger-write-queue',
+      'order-work-queue',
       'outbound-webhook-queue',
       'payout-request-queue',
     ]);
-    expect(queues).toHaveLength(10);
+    expect(queues).toHaveLength(12);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(5);
+    expect(work).toHaveLength(6);
     for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
       const queue = stack.stateful.queues[w.queue!];
       const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
@@ -446,7 +447,7 @@ describe('stateful resources', () => {
       expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
     }
     // enforceSSL on every queue
-    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(10);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(12);
   });
 
   test('registration and the payout reconciler use no queue; the ledger-write reconciler only sends to the ledger-write and evidence-pin queues', () => {

@@ -19,7 +19,7 @@ import { lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { EvmLedger, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
-import type { VaultCall } from '../../shared/domain/vault-calls';
+import { REPAY_LOANS_CHUNK, type VaultCall } from '../../shared/domain/vault-calls';
 import { stackDataDir } from '../support/api';
 
 /**
@@ -157,5 +157,33 @@ describe('LendingVault.repayLoans', () => {
     expect((await reader.loan(ref('LOAN', 4))).status).toBe('ACTIVE');
     expect(await reader.escrowOf(ref('PO', 1))).toBe(130n * USDC);
     expect((await reader.state()).loans_outstanding_usd_micro).toBe(200n * USDC);
+  });
+
+  it('REPAY_LOANS through the ledger: one kept transaction; its result names each loan repaid or skipped (the reason decoded), within the gas a chunk is sized for', async () => {
+    const { txHash } = await ledger.vaultCallKept(
+      {
+        kind: 'REPAY_LOANS',
+        ref: ref('PO', 1),
+        repayments: [
+          { loanRef: ref('LOAN', 2), amountUsdMicro: 105n * USDC },
+          { loanRef: ref('LOAN', 3), amountUsdMicro: 110n * USDC }, // repaid by the test above
+        ],
+      },
+      async () => undefined,
+    );
+    const receipt = await ledger.waitForReceipt(txHash, 10_000);
+    expect(receipt?.status).toBe('success');
+    expect(await reader.writeResult(txHash)).toEqual({
+      assetsUsdMicro: 105n * USDC,
+      repayments: [
+        { loanId: ref('LOAN', 2), repaid: true, amountUsdMicro: 105n * USDC },
+        { loanId: ref('LOAN', 3), repaid: false, reason: 'LoanNotActive' },
+      ],
+    });
+    expect((await reader.loan(ref('LOAN', 2))).status).toBe('REPAID');
+    // REPAY_LOANS_CHUNK repayments must fit well inside a 30M-gas block: one repayment (plus a skip and the call) stays below 100k.
+    const gasUsed = (await client().getTransactionReceipt({ hash: txHash })).gasUsed;
+    expect(gasUsed).toBeLessThan(BigInt(100_000));
+    expect(BigInt(REPAY_LOANS_CHUNK) * gasUsed).toBeLessThan(15_000_000n);
   });
 });

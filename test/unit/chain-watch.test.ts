@@ -191,7 +191,8 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
     payouts: fakePayoutStore({ get: notHere('payouts.get') }),
     settlements: {
       start: notHere('settlements.start'),
-      completeStartAudit: notHere('settlements.completeStartAudit'),
+      completeOrderAudits: notHere('settlements.completeOrderAudits'),
+      recordSettledProgress: notHere('settlements.recordSettledProgress'),
       get: notHere('settlements.get'),
       recordRepayment: notHere('settlements.recordRepayment'),
       recordRemainder: notHere('settlements.recordRemainder'),
@@ -209,6 +210,7 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
     vaultWrites: { request: notHere('vaultWrites.request') },
     evidence: fakeEvidenceKeeping(),
     ledgerQueue: fakeWorkQueue('ledger-write-queue'),
+    orderWork: { send: notHere('orderWork.send') },
     vault: {
       purchaseOrderPaymentsInTx: async (txHash: Hex): Promise<PurchaseOrderPayment[]> =>
         chain.logs.flatMap((l) =>

@@ -1,14 +1,16 @@
 import { CONFIRMATION_STEP_BATCHES, ORDER_TRANSACTION_MAX_BATCHES } from '../../shared/domain/purchase-order-limits';
 import { StageConflictError } from '../../shared/domain/errors';
 import type { Batch, PurchaseOrder, Stage } from '../../shared/domain/records';
-import { confirmPurchaseOrder, type PurchaseOrderDeps } from '../../shared/use-cases/purchase-orders';
+import type { OrderWorkMessage } from '../../shared/domain/ports/batches';
+import { runOrderWork, type OrderWorkDeps } from '../../shared/use-cases/order-work';
+import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
 import { aBatch, aLedgerTx, fakeCustodyStore, fakeEvidenceKeeping } from './support/fakes';
 
 /**
  * Confirming a purchase order above one transaction's size (docs/api/batches-and-custody.md#purchase-orders-of-many-batches):
- * CONFIRMING with per-batch steps and recorded progress; a crash half-way resumes on the next
- * call, writes each batch's audit entry once, commits each WAREHOUSED batch once and counts every
- * batch once. The in-memory store keeps the repository's rules: DRAFT → CONFIRMING only from DRAFT;
+ * the call makes it CONFIRMING and queues the work; the order worker confirms it in per-batch
+ * steps with recorded progress; a crash half-way resumes on the redelivered message, writes each
+ * batch's audit entry once, commits each WAREHOUSED batch once and counts every batch once. The in-memory store keeps the repository's rules: DRAFT → CONFIRMING only from DRAFT;
  * an order event once per batch (its mark); progress recorded only from the count it started at.
  */
 const COOP = 'COOP-1';
@@ -63,15 +65,39 @@ function world(n: number, warehoused: (i: number) => boolean) {
       return { entry: { sequence_number: 9 } as never, ledgerTx: aLedgerTx({ batch_id: input.batchId, stage: input.to }) };
     },
   });
-  const deps: PurchaseOrderDeps = {
+  const queued: OrderWorkMessage[] = [];
+  const unused = async (): Promise<never> => {
+    throw new Error('not part of a confirmation');
+  };
+  const deps: OrderWorkDeps = {
     batches: { get: async (id) => structuredClone(batches.get(id) ?? null) },
     custody,
     evidence: fakeEvidenceKeeping(),
     ledgerQueue: { send: async () => undefined },
+    orderWork: {
+      send: async (m) => {
+        queued.push(m);
+      },
+    },
+    settlements: { get: unused, completeOrderAudits: unused, recordSettledProgress: unused },
+    vaultWrites: { request: unused },
     now: () => new Date('2026-11-27T01:00:00.000Z'),
+  };
+  /** The order worker over every queued message until none is left; returns how many runs it made. */
+  const drain = async (): Promise<number> => {
+    let runs = 0;
+    while (queued.length > 0) {
+      const m = queued[0]!;
+      await runOrderWork(deps, m); // a throw leaves the message queued: redelivered
+      queued.shift();
+      runs++;
+    }
+    return runs;
   };
   return {
     deps,
+    queued,
+    drain,
     ids,
     order: () => order,
     marks,
@@ -98,31 +124,37 @@ describe('confirming a purchase order above one transaction', () => {
   const N = 150;
   const warehoused = (i: number) => i % 3 === 0;
 
-  it('confirms in steps: CONFIRMED with every batch confirmed once and every WAREHOUSED batch committed once', async () => {
+  it('the call makes it CONFIRMING and queues the work; the worker confirms it in steps: every batch confirmed once, every WAREHOUSED batch committed once', async () => {
     expect(N).toBeGreaterThan(ORDER_TRANSACTION_MAX_BATCHES);
     const w = world(N, warehoused);
     const { po, committed } = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
-    expect(po).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N, confirmed_by: 'exporter-1' });
+    expect(po).toMatchObject({ status: 'CONFIRMING', confirmed_batch_count: 0, confirmed_by: 'exporter-1' });
+    expect(committed).toEqual([]);
+    expect(w.confirmEntries).toHaveLength(0); // nothing per batch on the request path
+    expect(w.queued).toEqual([{ purchase_order_id: 'PO-1', work: 'CONFIRM' }]);
+    await w.drain();
+    expect(w.order()).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
     expect(new Set(w.confirmEntries).size).toBe(N);
     expect(w.confirmEntries).toHaveLength(N);
     const expected = w.ids.filter((_, i) => warehoused(i));
-    expect([...committed].sort()).toEqual(expected);
     expect([...w.commits].sort()).toEqual(expected);
     expect(w.progress).toEqual(steps(N));
   });
 
-  it('a crash half-way leaves it CONFIRMING with its progress; the next call continues and nothing is written or counted twice', async () => {
+  it('a worker crash half-way leaves it CONFIRMING with its progress; the redelivered message continues and nothing is written or counted twice', async () => {
     const w = world(N, warehoused);
+    await confirmPurchaseOrder(w.deps, caller, 'PO-1');
     w.crashOnCall(3 * CONFIRMATION_STEP_BATCHES + 7); // in the fourth step
-    await expect(confirmPurchaseOrder(w.deps, caller, 'PO-1')).rejects.toThrow('crash');
+    await expect(w.drain()).rejects.toThrow('crash');
     expect(w.order()).toMatchObject({ status: 'CONFIRMING', confirmed_batch_count: 3 * CONFIRMATION_STEP_BATCHES });
     const entriesBefore = w.confirmEntries.length;
     expect(entriesBefore).toBeGreaterThanOrEqual(3 * CONFIRMATION_STEP_BATCHES);
     expect(entriesBefore).toBeLessThan(N);
 
     w.noCrash();
-    const { po } = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
-    expect(po).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
+    expect(w.queued).toHaveLength(1); // the message is redelivered
+    await w.drain();
+    expect(w.order()).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
     expect(w.confirmEntries).toHaveLength(N);
     expect(new Set(w.confirmEntries).size).toBe(N);
     const expected = w.ids.filter((_, i) => warehoused(i));
@@ -131,40 +163,41 @@ describe('confirming a purchase order above one transaction', () => {
     // The progress advanced once per step, each from the count the step started at.
     expect(w.progress).toEqual(steps(N));
 
-    // Confirming again is a no-op.
+    // Confirming again is a no-op, and queues nothing.
     const again = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
     expect(again).toEqual({ po: expect.objectContaining({ status: 'CONFIRMED' }), committed: [] });
+    expect(w.queued).toHaveLength(0);
     expect(w.confirmEntries).toHaveLength(N);
   });
 
-  it('two calls at once confirm each batch once and count every batch once', async () => {
+  it('two runs of the work at once (a message delivered twice) confirm each batch once and count every batch once', async () => {
     const w = world(N, warehoused);
-    const [a, b] = await Promise.all([confirmPurchaseOrder(w.deps, caller, 'PO-1'), confirmPurchaseOrder(w.deps, caller, 'PO-1')]);
-    expect(a.po.status).toBe('CONFIRMED');
-    expect(b.po.status).toBe('CONFIRMED');
-    expect(w.order().confirmed_batch_count).toBe(N);
+    await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    const m = w.queued.shift()!;
+    await Promise.all([runOrderWork(w.deps, m), runOrderWork(w.deps, m)]);
+    expect(w.order()).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
     expect(new Set(w.confirmEntries).size).toBe(N);
     expect(w.confirmEntries).toHaveLength(N);
     expect(new Set(w.commits).size).toBe(w.commits.length);
   });
 
-  it('one call starts no step after its time budget: CONFIRMING with its progress, and the next call continues', async () => {
+  it('a run starts no step after its time budget: the rest goes back on the queue as the same message', async () => {
     const w = world(N, () => false);
     let clock = Date.parse('2026-11-27T01:00:00.000Z');
-    // Every reading of the clock is 1 s later than the one before.
+    // Every reading of the clock is 10 s later than the one before.
     w.deps.now = () => {
-      clock += 1_000;
+      clock += 10_000;
       return new Date(clock);
     };
-    const first = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
-    expect(first.po.status).toBe('CONFIRMING');
-    const done = first.po.confirmed_batch_count!;
+    await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    await runOrderWork(w.deps, w.queued.shift()!);
+    const done = w.order().confirmed_batch_count!;
+    expect(w.order().status).toBe('CONFIRMING');
     expect(done).toBeGreaterThan(0);
     expect(done).toBeLessThan(N);
-    expect(done % CONFIRMATION_STEP_BATCHES).toBe(0);
-    let last = first;
-    for (let calls = 0; last.po.status === 'CONFIRMING' && calls < 10; calls++) last = await confirmPurchaseOrder(w.deps, caller, 'PO-1');
-    expect(last.po).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
+    expect(w.queued).toEqual([{ purchase_order_id: 'PO-1', work: 'CONFIRM' }]);
+    expect(await w.drain()).toBeGreaterThan(1);
+    expect(w.order()).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
     expect(w.confirmEntries).toHaveLength(N);
     expect(w.progress).toEqual(steps(N));
   });

@@ -101,6 +101,7 @@ describe('manifest', () => {
       'dds-filing-queue': 1,
       'outbound-webhook-queue': 10,
       'evidence-pin-queue': 5,
+      'order-work-queue': 1,
     });
   });
 

@@ -10,15 +10,16 @@ import {
 } from '../../shared/domain/lending';
 import type { PurchaseOrderPayment, SettlementStore } from '../../shared/domain/ports/lending';
 import type { PurchaseOrder, StoredVaultCall } from '../../shared/domain/records';
-import { storedVaultCall, type VaultCall } from '../../shared/domain/vault-calls';
+import { REPAY_LOANS_CHUNK, storedVaultCall, type VaultCall } from '../../shared/domain/vault-calls';
 import {
   applyBuyerPayment,
   refundBuyerPayment,
+  requestSettlementWrites,
   settlePurchaseOrder,
-  settlementWriteHandlers,
   type BuyerPaymentEvent,
   type SettlementDeps,
 } from '../../shared/use-cases/settlement';
+import { settlementWriteHandlers } from '../../shared/use-cases/settlement-writes';
 import {
   aBatch,
   fakeBatchStore,
@@ -113,7 +114,8 @@ function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
       audits.push(['SETTLEMENT_STARTED', batchIds]);
       return true;
     },
-    completeStartAudit: async () => undefined,
+    completeOrderAudits: async () => undefined,
+    recordSettledProgress: async () => true,
     get: async () => stored,
     recordRepayment: async () => undefined,
     recordRemainder: async () => undefined,
@@ -261,6 +263,11 @@ describe('applyBuyerPayment', () => {
       },
       evidence: fakeEvidenceKeeping(),
       ledgerQueue: fakeWorkQueue('ledger', { send: async () => undefined }),
+      orderWork: {
+        send: async () => {
+          throw new Error('an order of one batch is settled on the request path');
+        },
+      },
       now: () => NOW,
     };
     /** A further payment on the chain (tx `n`), applied as its event. */
@@ -297,6 +304,49 @@ describe('applyBuyerPayment', () => {
     await applyBuyerPayment(w.deps, { webhookId: 'b', event: event() });
     expect(w.writes.map(([id]) => id)).toEqual(['PO-1-release', 'PO-1-release']); // the same idempotent write id
     expect(w.mem.payments.size).toBe(1);
+  });
+
+  it('the loans are repaid in REPAY_LOANS writes of REPAY_LOANS_CHUNK loans, one id per chunk; carried out again, only chunks with a REQUESTED repayment are asked again', async () => {
+    const n = REPAY_LOANS_CHUNK + 50;
+    const batchIds = Array.from({ length: n }, (_, i) => `BATCH-2026-${String(i + 1).padStart(6, '0')}`);
+    const w = world({ ...PO, batch_ids: batchIds, amount_due_usd_micro: 2_000_000_000 });
+    const loanOf = (batchId: string): Loan =>
+      ({
+        loan_id: batchId.replace('BATCH', 'LOAN'),
+        batch_id: batchId,
+        principal_usd_micro: 10_000_000,
+        apr: '0',
+        status: 'ACTIVE',
+        created_at: '2026-10-01T00:00:00Z',
+        disbursed_at: '2026-10-01T00:00:00Z',
+        disbursement_payment_id: `DISB-${batchId}`,
+      }) as Loan;
+    w.deps.loans = { activeForBatch: async (id) => loanOf(id) };
+    const work: unknown[] = [];
+    w.deps.orderWork = {
+      send: async (m) => {
+        work.push(m);
+      },
+    };
+    // An order above one transaction: the payment starts the settlement and hands the rest to the order worker.
+    expect(await w.pay('e', 2_000_000_000)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
+    expect(work).toContainEqual({ purchase_order_id: 'PO-1', work: 'SETTLE' });
+    expect(w.writes).toEqual([]);
+    expect(w.stageCommits).toEqual([]);
+    await requestSettlementWrites(w.deps, w.settlement()!);
+    const repays = w.writes.filter(([, c]) => c.kind === 'REPAY_LOANS');
+    expect(repays.map(([id]) => id)).toEqual(['PO-1-repays-0', 'PO-1-repays-1']);
+    const chunks = repays.map(([, c]) => (c as Extract<VaultCall, { kind: 'REPAY_LOANS' }>).repayments);
+    expect(chunks.map((c) => c.length)).toEqual([REPAY_LOANS_CHUNK, 50]);
+    expect(chunks.flat().map((r) => r.loanRef)).toEqual(batchIds.map((b) => b.replace('BATCH', 'LOAN')));
+    expect(chunks.flat().every((r) => r.amountUsdMicro === 10_000_000n)).toBe(true);
+    expect(repays.every(([, c]) => c.ref === 'PO-1')).toBe(true);
+    // The first chunk landed; the work is run again: only the second chunk is asked again, same id and loans.
+    const settlement = w.settlement()!;
+    for (const r of chunks[0]!) settlement.repayments[r.loanRef]!.status = 'REPAID';
+    w.writes.length = 0;
+    await requestSettlementWrites(w.deps, w.settlement()!);
+    expect(w.writes.filter(([, c]) => c.kind === 'REPAY_LOANS')).toEqual([repays[1]]);
   });
 
   it('a dust payment is AWAITING_PAYMENT and settles nothing; the balance then settles the sum, with both payments', async () => {
@@ -492,5 +542,55 @@ describe('settlementWriteHandlers', () => {
       ],
       ['repayment', 'PO-1', 'LOAN-2026-000001', { status: 'REPAID', tx_hash: '0xrepay' }, NOW.toISOString()],
     ]);
+  });
+
+  it('REPAY_LOANS: each loan settled from its own event — LoanRepaid → REPAID, RepaymentSkipped or no event → REFUSED; reverted → all REFUSED', async () => {
+    const calls: unknown[][] = [];
+    const h = settlementWriteHandlers({
+      loans: {
+        transition: async (...args) => {
+          calls.push(['loan', args[0], args[2], args[3]]);
+          return true;
+        },
+      },
+      settlements: {
+        recordRepayment: async (...args) => {
+          calls.push(['repayment', args[0], args[1], args[2]]);
+        },
+        recordRemainder: async () => undefined,
+        recordRefund: async () => undefined,
+      },
+      now: () => NOW,
+    });
+    const call = {
+      kind: 'REPAY_LOANS' as const,
+      ref: 'PO-1',
+      repayments: [
+        { loanRef: 'LOAN-A', amountUsdMicro: '110' },
+        { loanRef: 'LOAN-B', amountUsdMicro: '90' },
+        { loanRef: 'LOAN-C', amountUsdMicro: '120' },
+      ],
+    };
+    await h.REPAY_LOANS.mined(call, '0xbatch', {
+      repayments: [
+        { loanId: 'LOAN-A', repaid: true, amountUsdMicro: 110n },
+        { loanId: 'LOAN-B', repaid: false, reason: 'RepaymentBelowPrincipal' },
+      ],
+    });
+    const byLoan = (id: string) => calls.filter((c) => c[0] === 'repayment' && c[2] === id).map((c) => c[3]);
+    expect(calls.filter((c) => c[0] === 'loan')).toEqual([
+      [
+        'loan',
+        'LOAN-A',
+        'REPAID',
+        { repaid_usd_micro: 110, repay_tx_hash: '0xbatch', repaid_at: NOW.toISOString(), repaid_by_purchase_order_id: 'PO-1' },
+      ],
+    ]);
+    expect(byLoan('LOAN-A')).toEqual([{ status: 'REPAID', tx_hash: '0xbatch' }]);
+    expect(byLoan('LOAN-B')).toEqual([{ status: 'REFUSED' }]);
+    expect(byLoan('LOAN-C')).toEqual([{ status: 'REFUSED' }]);
+    calls.length = 0;
+    await h.REPAY_LOANS.refused(call, 'reverted');
+    expect(calls).toEqual(call.repayments.map((r) => ['repayment', 'PO-1', r.loanRef, { status: 'REFUSED' }]));
   });
 });

@@ -43,6 +43,25 @@ describe('vault calls → LendingVault calldata (shared/adapters/ledger/vault-le
     expect(
       decode({ kind: 'REPAY_LOAN', ref: 'LOAN-2026-000001', purchaseOrderRef: 'PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z', amountUsdMicro: 9n }),
     ).toMatchObject({ functionName: 'repayLoan', args: [vaultRef('LOAN-2026-000001'), vaultRef('PO-01J9ZQ3V8K2M4N6P8R0T2V4X6Z'), 9n] });
+    expect(
+      decode({
+        kind: 'REPAY_LOANS',
+        ref: 'PO-1',
+        repayments: [
+          { loanRef: 'LOAN-2026-000001', amountUsdMicro: 9n },
+          { loanRef: 'LOAN-2026-000002', amountUsdMicro: 11n },
+        ],
+      }),
+    ).toMatchObject({
+      functionName: 'repayLoans',
+      args: [
+        vaultRef('PO-1'),
+        [
+          { loanRef: vaultRef('LOAN-2026-000001'), amount: 9n },
+          { loanRef: vaultRef('LOAN-2026-000002'), amount: 11n },
+        ],
+      ],
+    });
     expect(decode({ kind: 'RELEASE_REMAINDER', ref: 'PO-1', cooperativeId: 'BUGISU-CU-01', amountUsdMicro: 3n })).toMatchObject({
       functionName: 'releaseRemainder',
       args: [vaultRef('PO-1'), cooperativeSettlementAddress('BUGISU-CU-01'), 3n],
@@ -53,6 +72,10 @@ describe('vault calls → LendingVault calldata (shared/adapters/ledger/vault-le
     expect(() => vaultCallData({ kind: 'VAULT_DEPOSIT', ref: 'DEP-1', mfiId: 'M', assetsUsdMicro: 0n })).toThrow(RangeError);
     expect(() => vaultCallData({ kind: 'LOCK_COLLATERAL', ref: 'LOAN-1', tokenId: -1n, principalUsdMicro: 1n })).toThrow(RangeError);
     expect(() => vaultCallData({ kind: 'CANCEL_LOAN', ref: '' })).toThrow(RangeError);
+    expect(() => vaultCallData({ kind: 'REPAY_LOANS', ref: 'PO-1', repayments: [] })).toThrow(RangeError);
+    expect(() => vaultCallData({ kind: 'REPAY_LOANS', ref: 'PO-1', repayments: [{ loanRef: 'LOAN-1', amountUsdMicro: 0n }] })).toThrow(
+      RangeError,
+    );
     expect(() => vaultCallData({ kind: 'CANCEL_LOAN', ref: 'LOAN-é' })).toThrow(RangeError);
     expect(() => vaultCallData({ kind: 'CANCEL_LOAN', ref: 'L'.repeat(33) })).toThrow(RangeError);
   });

@@ -5,7 +5,7 @@ import type { SettlementStore } from '../../domain/ports/lending';
 import { TransactionConditionError, type TransactItem } from './audit-append';
 import { fanOutOrderEvent, fitsOneTransaction, type OrderAuditEntry, writeOrderAudited } from './order-fan-out';
 import { fromItem, keys } from './keys';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { conditionalUpdate, documentClient, isConditionalCheckFailed, tableName } from './table';
 
 /** The once-per-batch key of a buyer payment's audit entry (`BUYER_PAYMENT_RECEIVED`). */
 function paymentEventKey(p: Pick<BuyerPayment, 'purchase_order_id' | 'tx_hash' | 'log_index'>): string {
@@ -26,6 +26,11 @@ function startedEntry(settlement: Settlement, actor: string): OrderAuditEntry {
       payment_tx_hashes: (settlement.payments ?? []).map((p) => p.tx_hash),
     },
   };
+}
+
+/** The BUYER_PAYMENT_RECEIVED audit entry of a buyer payment (every batch of its order). */
+function paymentEntry(p: BuyerPayment): OrderAuditEntry {
+  return { type: 'BUYER_PAYMENT_RECEIVED', at: p.received_at, actor: 'system:lending-vault', payload: paymentPayload(p) };
 }
 
 /** The audit payload of a buyer payment (what it is and whether it counts toward the order). */
@@ -80,17 +85,40 @@ export class SettlementRepository implements SettlementStore {
     }
   }
 
-  /**
-   * Resumes a large order's SETTLEMENT_STARTED audit entries (each batch once; a no-op for an order
-   * whose entries were written in the settlement's own transaction).
-   */
-  async completeStartAudit(settlement: Settlement, batchIds: string[]): Promise<void> {
+  async completeOrderAudits(purchaseOrderId: string, batchIds: string[]): Promise<void> {
     if (fitsOneTransaction(batchIds.length)) return;
+    for (const p of await this.payments(purchaseOrderId)) {
+      if (p.audit_complete) continue;
+      await fanOutOrderEvent(batchIds, paymentEventKey(p), paymentEntry(p));
+      await conditionalUpdate({
+        Key: keys.buyerPayment(p.purchase_order_id, p.tx_hash, p.log_index),
+        UpdateExpression: 'SET audit_complete = :t',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':t': true },
+      });
+    }
+    const settlement = await this.get(purchaseOrderId);
+    if (!settlement || settlement.start_audit_complete) return;
     await fanOutOrderEvent(
       batchIds,
-      `SETTLEMENT_STARTED#${settlement.purchase_order_id}`,
+      `SETTLEMENT_STARTED#${purchaseOrderId}`,
       startedEntry(settlement, settlement.settled_by ?? 'system:lending-vault'),
     );
+    await this.conditional(purchaseOrderId, {
+      UpdateExpression: 'SET start_audit_complete = :t',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':t': true },
+    });
+  }
+
+  recordSettledProgress(purchaseOrderId: string, from: number, to: number): Promise<boolean> {
+    return conditionalUpdate({
+      Key: keys.settlement(purchaseOrderId),
+      UpdateExpression: 'SET settled_batch_count = :to',
+      ConditionExpression:
+        from === 0 ? 'attribute_not_exists(settled_batch_count) OR settled_batch_count = :from' : 'settled_batch_count = :from',
+      ExpressionAttributeValues: { ':to': to, ':from': from },
+    });
   }
 
   async recordPayment(payment: BuyerPayment, batchIds: string[]): Promise<{ payment: BuyerPayment; created: boolean }> {
@@ -98,16 +126,11 @@ export class SettlementRepository implements SettlementStore {
     const put = (p: BuyerPayment): TransactItem => ({
       Put: { TableName: tableName(), Item: { ...key, entity: 'BUYER_PAYMENT', ...p }, ConditionExpression: 'attribute_not_exists(PK)' },
     });
-    const entry = (p: BuyerPayment): OrderAuditEntry => ({
-      type: 'BUYER_PAYMENT_RECEIVED',
-      at: p.received_at,
-      actor: 'system:lending-vault',
-      payload: paymentPayload(p),
-    });
     const existing = async () => {
       const stored = (await this.getPayment(payment.purchase_order_id, payment.tx_hash, payment.log_index))!;
       // A redelivered payment event resumes a large order's audit fan-out (each batch once).
-      if (!fitsOneTransaction(batchIds.length)) await fanOutOrderEvent(batchIds, paymentEventKey(stored), entry(stored));
+      if (!fitsOneTransaction(batchIds.length) && !stored.audit_complete)
+        await fanOutOrderEvent(batchIds, paymentEventKey(stored), paymentEntry(stored));
       return { payment: stored, created: false };
     };
     if (payment.status === 'COUNTED') {
@@ -122,7 +145,7 @@ export class SettlementRepository implements SettlementStore {
         },
       };
       try {
-        await writeOrderAudited([put(payment), count], batchIds, paymentEventKey(payment), entry(payment));
+        await writeOrderAudited([put(payment), count], batchIds, paymentEventKey(payment), paymentEntry(payment));
         return { payment, created: true };
       } catch (err) {
         if (!(err instanceof TransactionConditionError)) throw err;
@@ -132,7 +155,7 @@ export class SettlementRepository implements SettlementStore {
       }
     }
     try {
-      await writeOrderAudited([put(payment)], batchIds, paymentEventKey(payment), entry(payment));
+      await writeOrderAudited([put(payment)], batchIds, paymentEventKey(payment), paymentEntry(payment));
       return { payment, created: true };
     } catch (err) {
       if (err instanceof TransactionConditionError) return existing();

@@ -414,7 +414,8 @@ export class EvmLedger implements Ledger, VaultLedger {
    * (see recordStageKept): VAULT_DEPOSIT → `depositFor(ref, assets, vaultShareholder(mfiId))`,
    * VAULT_REVERSE_DEPOSIT → `reverseDeposit(ref, vaultShareholder(mfiId), shares)`,
    * LOCK_COLLATERAL → `openLoan(ref, tokenId, principal)`, CANCEL_LOAN → `cancelLoan(ref)`,
-   * REPAY_LOAN → `repayLoan(ref, purchaseOrderRef, amount)`, RELEASE_REMAINDER →
+   * REPAY_LOAN → `repayLoan(ref, purchaseOrderRef, amount)`, REPAY_LOANS →
+   * `repayLoans(ref, [(loanRef, amount)…])`, RELEASE_REMAINDER →
    * `releaseRemainder(ref, cooperativeSettlementAddress(cooperativeId), amount)`; refs are the ids
    * as right-padded bytes32. Simulated first: when the vault refuses it (TokenLocked, LoanExists,
    * InsufficientLiquidity, InsufficientEscrow, RefUsed, …) the transaction is still signed, kept

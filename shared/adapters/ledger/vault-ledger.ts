@@ -107,6 +107,19 @@ export function vaultCallData(call: VaultCall): { functionName: string; data: He
           args: [vaultRef(call.ref), vaultRef(call.purchaseOrderRef), amount('amountUsdMicro', call.amountUsdMicro)],
         }),
       };
+    case 'REPAY_LOANS':
+      if (call.repayments.length === 0) throw new RangeError('REPAY_LOANS: at least one repayment');
+      return {
+        functionName: 'repayLoans',
+        data: encodeFunctionData({
+          abi: lendingVaultAbi,
+          functionName: 'repayLoans',
+          args: [
+            vaultRef(call.ref),
+            call.repayments.map((r) => ({ loanRef: vaultRef(r.loanRef), amount: amount('amountUsdMicro', r.amountUsdMicro) })),
+          ],
+        }),
+      };
     case 'RELEASE_REMAINDER':
       return {
         functionName: 'releaseRemainder',

@@ -1,6 +1,7 @@
 import {
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
+  decodeErrorResult,
   isAddress,
   isAddressEqual,
   parseEventLogs,
@@ -89,34 +90,23 @@ export class EvmVaultReader implements VaultReader {
    * {shares, assetsUsdMicro}; DepositReversed → {shares (burned), assetsUsdMicro (redeemed)};
    * LoanOpened / LoanCancelled → {assetsUsdMicro: principal}; LoanRepaid → {assetsUsdMicro:
    * principal + interest}; LoanWrittenOff → {assetsUsdMicro: principal written off};
-   * RemainderReleased, PaymentRefunded → {assetsUsdMicro: amount}. null: not mined,
-   * reverted, or no such log from the vault.
+   * RemainderReleased, PaymentRefunded → {assetsUsdMicro: amount}. A transaction with repayment
+   * logs (`repayLoan`, `repayLoans`) also gets `repayments`: every LoanRepaid and RepaymentSkipped
+   * in log order, a skipped one with the name of the vault's error. null: not mined, reverted, or
+   * no such log from the vault.
    */
   async writeResult(txHash: Hex): Promise<VaultWriteResult | null> {
-    const logs = await this.vaultLogsOf(txHash);
-    for (const log of logs ?? []) {
-      switch (log.eventName) {
-        case 'DepositRecorded':
-          return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
-        case 'DepositReversed':
-          return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
-        case 'LoanOpened':
-          return { assetsUsdMicro: log.args.principal };
-        case 'LoanCancelled':
-          return { assetsUsdMicro: log.args.principal };
-        case 'LoanRepaid':
-          return { assetsUsdMicro: log.args.principal + log.args.interest };
-        case 'LoanWrittenOff':
-          return { assetsUsdMicro: log.args.principal };
-        case 'RemainderReleased':
-          return { assetsUsdMicro: log.args.amount };
-        case 'PaymentRefunded':
-          return { assetsUsdMicro: log.args.amount };
-        default:
-          break;
-      }
+    const logs = (await this.vaultLogsOf(txHash)) ?? [];
+    const repayments: NonNullable<VaultWriteResult['repayments']> = [];
+    for (const log of logs) {
+      if (log.eventName === 'LoanRepaid')
+        repayments.push({ loanId: idOfVaultRef(log.args.loanRef), repaid: true, amountUsdMicro: log.args.principal + log.args.interest });
+      else if (log.eventName === 'RepaymentSkipped')
+        repayments.push({ loanId: idOfVaultRef(log.args.loanRef), repaid: false, reason: skippedReason(log.args.reason) });
     }
-    return null;
+    const first = firstWriteResult(logs);
+    if (repayments.length === 0) return first;
+    return { ...(first ?? {}), repayments };
   }
 
   /** `PurchaseOrderPaid` logs of the vault in blocks [fromBlock, toBlock], in chain order. */
@@ -230,6 +220,42 @@ export class EvmVaultReader implements VaultReader {
     } catch (err) {
       throw ledgerUnavailable(err, functionName);
     }
+  }
+}
+
+/** The effect named by the first vault-write log (see `EvmVaultReader.writeResult`); null without one. */
+function firstWriteResult(logs: ReturnType<typeof parseEventLogs<typeof lendingVaultAbi>>): VaultWriteResult | null {
+  for (const log of logs) {
+    switch (log.eventName) {
+      case 'DepositRecorded':
+        return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
+      case 'DepositReversed':
+        return { shares: log.args.shares, assetsUsdMicro: log.args.assets };
+      case 'LoanOpened':
+        return { assetsUsdMicro: log.args.principal };
+      case 'LoanCancelled':
+        return { assetsUsdMicro: log.args.principal };
+      case 'LoanRepaid':
+        return { assetsUsdMicro: log.args.principal + log.args.interest };
+      case 'LoanWrittenOff':
+        return { assetsUsdMicro: log.args.principal };
+      case 'RemainderReleased':
+        return { assetsUsdMicro: log.args.amount };
+      case 'PaymentRefunded':
+        return { assetsUsdMicro: log.args.amount };
+      default:
+        break;
+    }
+  }
+  return null;
+}
+
+/** The vault error's name in a RepaymentSkipped `reason` (LoanNotActive, RepaymentBelowPrincipal, InsufficientEscrow); "skipped" when it is none of the vault's. */
+function skippedReason(reason: Hex): string {
+  try {
+    return decodeErrorResult({ abi: lendingVaultAbi, data: reason }).errorName;
+  } catch {
+    return 'skipped';
   }
 }
 

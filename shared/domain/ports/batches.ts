@@ -47,6 +47,18 @@ export interface BatchStore {
 }
 
 /** Custody trail writes: stage changes with their ledger writes, and purchase orders (docs/api/batches-and-custody.md#custody-trail). */
+/**
+ * A message of the order work queue (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): the
+ * per-batch work of a purchase order above one transaction's size, done by the order worker off
+ * the request path. CONFIRM: confirm its batches from `confirmed_batch_count` on; SETTLE: its
+ * payments' and settlement's audit fan-out, the settlement's vault writes, and its batches
+ * recorded SETTLED from `settled_batch_count` on. Either may arrive any number of times.
+ */
+export interface OrderWorkMessage {
+  purchase_order_id: string;
+  work: 'CONFIRM' | 'SETTLE';
+}
+
 export interface CustodyStore {
   /**
    * Commits a stage change: stage, history, audit entry and the trace-log write to make, in one

@@ -43,6 +43,11 @@ export interface VaultWriteResult {
   shares?: bigint;
   /** USDC moved by the write (deposit, redemption, principal, repayment, release). */
   assetsUsdMicro?: bigint;
+  /**
+   * REPAY_LOAN / REPAY_LOANS: each repayment's outcome, in log order (LoanRepaid → repaid with
+   * principal + interest; RepaymentSkipped → not repaid, with the vault's error name as `reason`).
+   */
+  repayments?: { loanId: string; repaid: boolean; amountUsdMicro?: bigint; reason?: string }[];
 }
 
 /** Reads the vault (no signing key). Errors: LedgerUnavailableError. */
@@ -154,10 +159,19 @@ export interface SettlementStore {
    */
   start(settlement: Settlement, batchIds: string[], actor: string): Promise<boolean>;
   /**
-   * Completes the SETTLEMENT_STARTED audit entries of an order above one transaction's size (each
-   * batch once; after a crash half-way the rest). A no-op for smaller orders.
+   * The audit fan-out of an order above one transaction's size (the order worker's work; `start`
+   * and `recordPayment` are then given no batches): every batch gets each of the order's
+   * payments' BUYER_PAYMENT_RECEIVED entry and the settlement's SETTLEMENT_STARTED entry, each
+   * batch once per entry (after a crash half-way, the rest). A payment or settlement whose fan-out
+   * finished is marked (`audit_complete`, `start_audit_complete`) and skipped from then on.
    */
-  completeStartAudit(settlement: Settlement, batchIds: string[]): Promise<void>;
+  completeOrderAudits(purchaseOrderId: string, batchIds: string[]): Promise<void>;
+  /**
+   * Records a step of a large order's settled batches: `settled_batch_count` from → to, on
+   * condition that it is `from` (absent counts as 0), so a step done twice counts once. False when
+   * another run recorded it first.
+   */
+  recordSettledProgress(purchaseOrderId: string, from: number, to: number): Promise<boolean>;
   /**
    * Keeps a buyer payment once (by purchase order, tx hash and log index) with a
    * BUYER_PAYMENT_RECEIVED audit entry on each of `batchIds`. A COUNTED payment adds its amount

@@ -60,6 +60,7 @@ export const chainEventsWebhookRoute = /* @__PURE__ */ defineRoute({
     'vault:read',
     'pin-store',
     'ledger-write-queue:send',
+    'order-work-queue:send',
     'chain-watch',
   ],
   summary:

@@ -35,11 +35,11 @@ export const confirmPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   fn: 'confirm-purchase-order',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'],
+  needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'order-work-queue:send'],
   summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.',
   pathParams: PurchaseOrderIdParam,
   notes:
-    'Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is CONFIRMING while its batches are confirmed 16 at a time (`confirmed_batch_count` of `batch_count` on the order); the answer is 200 once it is CONFIRMED. One call starts no new step after 5 seconds: if the order is still CONFIRMING then, the answer is 202 with the order and its progress, and the next call (or one after a confirmation interrupted half-way) continues where it stopped. Unknown id: 404 PO_NOT_FOUND.',
+    'Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is answered 202 at once, CONFIRMING: the order worker confirms its batches 16 at a time in the background (`confirmed_batch_count` of `batch_count` on GET /purchase-orders/{id}) until it is CONFIRMED (docs/api/batches-and-custody.md#purchase-orders-of-many-batches); calling confirm again while it is CONFIRMING queues the work again (harmless, and resumes a confirmation whose work was lost), once CONFIRMED it answers 200. Unknown id: 404 PO_NOT_FOUND.',
   responses: { '200': V.ConfirmedPurchaseOrderViewSchema, '202': V.ConfirmedPurchaseOrderViewSchema },
   notFound: ['PO_NOT_FOUND'],
   success: [
@@ -53,14 +53,14 @@ export const confirmPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
     {
       status: '202',
       description:
-        'A large order still CONFIRMING after this call: its progress (`confirmed_batch_count` of `batch_count`); call confirm again to continue.',
+        'A large order still CONFIRMING: the order worker confirms its batches in the background; GET /purchase-orders/{id} shows its progress (`confirmed_batch_count` of `batch_count`).',
       example: {
         ...purchaseOrder,
         status: 'CONFIRMING',
         confirmed_at: '2026-11-22T18:55:01.950Z',
         batch_count: 600,
-        confirmed_batch_count: 350,
-        committed_batch_ids: ['BATCH-2026-000001'],
+        confirmed_batch_count: 0,
+        committed_batch_ids: [],
       },
     },
   ],
@@ -91,7 +91,7 @@ export const settlePurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   fn: 'settle-purchase-order',
   auth: 'jwt',
   roles: ['ADMIN'],
-  needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send'],
+  needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'order-work-queue:send'],
   summary: 'Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).',
   body: SettlePurchaseOrderSchema,
   pathParams: PurchaseOrderIdParam,
