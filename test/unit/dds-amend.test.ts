@@ -13,6 +13,7 @@ import {
   fakeCustodyStore,
   fakeDdsRegistry,
   fakeDdsStore,
+  memoryDdsDocumentStore,
   fakeNotifier,
   fakeRegistryStore,
   fakeWorkQueue,
@@ -145,6 +146,7 @@ function amendDeps(over: Pick<DdsAmendDeps, 'dds' | 'ddsRegistry' | 'now'>): Dds
       },
     },
     filingQueue: fakeWorkQueue('dds-filing'),
+    documentStore: memoryDdsDocumentStore(),
     ...over,
   };
 }
@@ -203,6 +205,7 @@ describe('fileDds: the first status poll waits DDS_POLL_DELAY_S after the submis
         },
       }),
       notifier: fakeNotifier({ publish: async () => ({ messageId: 'm-1' }) }),
+      documentStore: memoryDdsDocumentStore(),
       now: () => new Date(),
     };
     await expect(fileDds(deps, d.dds_id, { waitMs: 50, firstPollDelayMs: 10_000 })).rejects.toThrow(/first status poll not before/);
@@ -233,6 +236,7 @@ describe('fileDds: the numbers reach every batch a statement covers', () => {
         status: async () => ({ status: 'AVAILABLE', reference_number: '26DEABCDEFGHIJ', verification_number: 'ABCDEFGH' }),
       }),
       notifier: fakeNotifier({ publish: async () => ({ messageId: 'm-1' }) }),
+      documentStore: memoryDdsDocumentStore(),
       now: () => new Date(),
     };
     await fileDds(deps, d.dds_id);

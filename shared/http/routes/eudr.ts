@@ -43,7 +43,7 @@ export const generateDdsRoute = /* @__PURE__ */ defineRoute({
   fn: 'generate-dds',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:write', 'dds-filing-queue:send'],
+  needs: ['table:write', 'dds-filing-queue:send', 'dds-documents:write', 'dds-documents:read'],
   summary:
     'Generate the due diligence statement of a batch or of a purchase order (a shipment) and file it with the EU Information System.',
   body: GenerateDdsSchema,
@@ -76,7 +76,7 @@ export const getDdsRoute = /* @__PURE__ */ defineRoute({
   fn: 'get-dds',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:read'],
+  needs: ['table:read', 'dds-documents:read'],
   summary: 'A due diligence statement with its filing state.',
   pathParams: DdsIdParam,
   responses: { '200': V.DdsViewSchema },
@@ -91,7 +91,7 @@ export const getDdsXmlRoute = /* @__PURE__ */ defineRoute({
   fn: 'get-dds-xml',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:read'],
+  needs: ['table:read', 'dds-documents:read'],
   summary: 'The SubmitDdsRequest XML of a due diligence statement.',
   pathParams: DdsIdParam,
   notFound: ['DDS_NOT_FOUND'],
@@ -114,7 +114,7 @@ export const getDdsEvidenceRoute = /* @__PURE__ */ defineRoute({
   fn: 'get-dds-evidence',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:read', 'ledger:read', 'evidence-archive:read'],
+  needs: ['table:read', 'ledger:read', 'evidence-archive:read', 'dds-documents:read'],
   summary:
     "The evidence pack of a due diligence statement for an EU authority: DDS, forest checks, the batch's trail and audit anchors, as canonical JSON with its CID.",
   pathParams: DdsIdParam,
@@ -204,7 +204,7 @@ export const amendDdsRoute = /* @__PURE__ */ defineRoute({
   fn: 'amend-dds',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:write', 'dds-filing-queue:send', 'eudr-registry'],
+  needs: ['table:write', 'dds-filing-queue:send', 'eudr-registry', 'dds-documents:write', 'dds-documents:read'],
   summary: 'Amend a due diligence statement: rebuilt from the current records and sent with the EU Information System amendDds.',
   pathParams: DdsIdParam,
   notes:
@@ -221,7 +221,7 @@ export const withdrawDdsRoute = /* @__PURE__ */ defineRoute({
   fn: 'withdraw-dds',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:write', 'eudr-registry'],
+  needs: ['table:write', 'eudr-registry', 'dds-documents:read'],
   summary: 'Withdraw a due diligence statement with the EU Information System withdrawDds.',
   pathParams: DdsIdParam,
   notes:
