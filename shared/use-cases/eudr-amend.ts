@@ -69,14 +69,21 @@ export async function amendDds(deps: DdsAmendDeps, caller: Caller, id: string): 
 
 /**
  * POST /eudr/dds/{id}/withdraw (docs/api/eudr.md#amend-and-withdraw): V3 `withdrawDds`, then the
- * statement is WITHDRAWN (reference number kept on the record). Errors as {@link amendDds}, without
- * the rebuilding ones.
+ * statement is WITHDRAWN (reference number kept on the record), and the filer is queued to record
+ * the withdrawal on every batch it covers (docs/api/eudr.md#a-withdrawal-reaches-the-batches; a
+ * failure to queue is logged with the statement's id, and the answer is still the WITHDRAWN statement). Errors as
+ * {@link amendDds}, without the rebuilding ones.
  */
 export async function withdrawDds(deps: DdsAmendDeps, caller: Caller, id: string): Promise<DdsRecord> {
   const d = await changeable(deps, caller, id, 'withdrawn');
   await deps.ddsRegistry.withdraw(d.registry_uuid!);
   if (!(await deps.dds.markWithdrawn(id, deps.now().toISOString()))) {
     throw new DomainError('DUPLICATE_REQUEST', `Due diligence statement ${id} changed while it was being withdrawn; read it again.`);
+  }
+  try {
+    await deps.filingQueue.send({ dds_id: id });
+  } catch (err) {
+    logger.error('DDS withdrawal could not be queued for its batches', { dds_id: id, error: err as Error });
   }
   return withDdsDocuments(deps.documentStore, (await deps.dds.get(id))!);
 }

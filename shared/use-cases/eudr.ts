@@ -186,6 +186,8 @@ export async function readDdsXml(deps: DdsReadDeps, caller: Caller, id: string):
  * the submission or the last amendment (DDS_POLL_DELAY_S; the EU asks filers not to poll straight
  * away); when that is beyond `opts.waitMs` it throws (the queue redelivers later). A later V3 status
  * (WITHDRAWN, ARCHIVED, GROUPED, SUSPENDED, UPDATED, OBSOLETE) is recorded as the registry says.
+ * A WITHDRAWN statement (queued by POST /eudr/dds/{id}/withdraw, or so reported by the registry)
+ * has its withdrawal recorded on every batch it covers ({@link recordWithdrawalOnBatches}).
  * Metrics: DdsFilings with `outcome` FILED, AVAILABLE, REJECTED or the later V3 status.
  */
 export async function fileDds(
@@ -198,6 +200,10 @@ export async function fileDds(
   if (d.status === 'AVAILABLE') {
     // A redelivery after AVAILABLE: the covered batches may not all carry the numbers yet.
     await recordOnBatches(deps, d, d.reference_number!, d.verification_number!);
+    return;
+  }
+  if (d.status === 'WITHDRAWN') {
+    await recordWithdrawalOnBatches(deps, d);
     return;
   }
   if (d.status !== 'PENDING_FILING' && d.status !== 'SUBMITTED') return;
@@ -239,6 +245,7 @@ export async function fileDds(
       await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, at);
     await deps.dds.markRegistryStatus(ddsId, v3, at);
     metrics.count('DdsFilings', { outcome: v3 });
+    if (v3 === 'WITHDRAWN') await recordWithdrawalOnBatches(deps, (await deps.dds.get(ddsId))!);
     return;
   }
   if (info.status === 'REJECTED') {
@@ -261,8 +268,35 @@ export async function fileDds(
   }
 }
 
-/** Covered batches recorded at once while a statement's numbers reach them. */
+/** Covered batches recorded at once while a statement's numbers (or its withdrawal) reach them. */
 const RECORD_CONCURRENCY = 8;
+
+/** Runs `record` for every batch a statement covers, {@link RECORD_CONCURRENCY} at once; how many recorded something. */
+async function eachCoveredBatch(d: StoredDdsRecord, record: (batchId: string) => Promise<boolean>): Promise<{ batches: number; recorded: number }> {
+  const batches = d.batch_ids ?? (d.batch_id !== null ? [d.batch_id] : []);
+  let next = 0;
+  let recorded = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      if (await record(batches[next++]!)) recorded++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECORD_CONCURRENCY, batches.length) }, worker));
+  return { batches: batches.length, recorded };
+}
+
+/**
+ * The withdrawal of a statement on every batch it covers (docs/api/eudr.md#a-withdrawal-reaches-the-batches):
+ * each batch whose `dds` names it gets `status: WITHDRAWN`, `withdrawn_at` and a DDS_WITHDRAWN audit
+ * entry, once (`recordWithdrawalOnBatch` is idempotent). A statement without numbers reached no batch: nothing to do.
+ */
+async function recordWithdrawalOnBatches(deps: { dds: DdsStore; now: () => Date }, d: StoredDdsRecord): Promise<void> {
+  if (!d.reference_number || !d.verification_number) return;
+  const ref = { dds_id: d.dds_id, reference_number: d.reference_number, verification_number: d.verification_number };
+  const at = d.withdrawn_at ?? deps.now().toISOString();
+  const { batches, recorded } = await eachCoveredBatch(d, (b) => deps.dds.recordWithdrawalOnBatch(b, ref, at));
+  if (recorded > 0) logger.info('DDS withdrawal recorded on its batches', { dds_id: d.dds_id, batches, recorded });
+}
 
 /**
  * The numbers of an AVAILABLE statement on every batch it covers (docs/api/eudr.md#the-reference-on-every-batch):
@@ -274,19 +308,10 @@ async function recordOnBatches(
   reference: string,
   verification: string,
 ): Promise<void> {
-  const batches = d.batch_ids ?? (d.batch_id !== null ? [d.batch_id] : []);
   const ref = { dds_id: d.dds_id, reference_number: reference, verification_number: verification };
   const at = deps.now().toISOString();
-  let next = 0;
-  let recorded = 0;
-  const worker = async () => {
-    while (next < batches.length) {
-      const b = batches[next++]!;
-      if (await deps.dds.recordOnBatch(b, ref, at)) recorded++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(RECORD_CONCURRENCY, batches.length) }, worker));
-  if (recorded > 0) logger.info('DDS numbers recorded on its batches', { dds_id: d.dds_id, batches: batches.length, recorded });
+  const { batches, recorded } = await eachCoveredBatch(d, (b) => deps.dds.recordOnBatch(b, ref, at));
+  if (recorded > 0) logger.info('DDS numbers recorded on its batches', { dds_id: d.dds_id, batches, recorded });
 }
 
 /** V3 statuses after AVAILABLE that the filer records as they are (the Information System's word). */

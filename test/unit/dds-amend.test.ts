@@ -131,6 +131,10 @@ const record = (over: Partial<DdsRecord> = {}): DdsRecord =>
     filed_at: '2026-11-24T00:00:00.000Z',
     created_at: '2026-11-24T00:00:00.000Z',
     reference_number: '26DEABCDEFGHIJ',
+    // A statement of the older form: its parts inline in the record (no documents in the store).
+    producers: [],
+    geolocation: { type: 'FeatureCollection', features: [] },
+    xml: '<v3:SubmitDdsRequest/>',
     ...over,
   }) as DdsRecord;
 

@@ -142,6 +142,35 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
     }
   }
 
+  /**
+   * A withdrawal on a covered batch: its `dds` marked WITHDRAWN with a DDS_WITHDRAWN audit entry, one
+   * transaction (transactWithAudit); false when the batch's `dds` names another statement or none,
+   * or is withdrawn already (checked on every read of its head, so a redelivery appends nothing twice).
+   */
+  async recordWithdrawalOnBatch(
+    batchId: string,
+    dds: { dds_id: string; reference_number: string; verification_number: string },
+    withdrawnAt: string,
+  ): Promise<boolean> {
+    const withdrawn = { ...dds, status: 'WITHDRAWN', withdrawn_at: withdrawnAt };
+    try {
+      await transactWithAudit({
+        batchId,
+        items: [],
+        entry: { type: 'DDS_WITHDRAWN', at: withdrawnAt, actor: 'dds-filer', payload: { ...dds, withdrawn_at: withdrawnAt } },
+        batchSet: { expression: 'dds = :dds', values: { ':dds': withdrawn } },
+        checkHead: (head) => {
+          const d = head.dds as { dds_id?: string; status?: string } | undefined;
+          if (d?.dds_id !== dds.dds_id || d.status === 'WITHDRAWN') throw new AlreadyRecorded();
+        },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof AlreadyRecorded) return false;
+      throw err;
+    }
+  }
+
   /** AVAILABLE → WITHDRAWN. */
   async markWithdrawn(id: string, at: string): Promise<boolean> {
     return this.update(id, 'SET #s = :s, withdrawn_at = :at', { ':s': 'WITHDRAWN', ':at': at, ':from': 'AVAILABLE' }, '#s = :from');

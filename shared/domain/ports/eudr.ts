@@ -33,6 +33,18 @@ export interface DdsStore {
     dds: { dds_id: string; reference_number: string; verification_number: string },
     at: string,
   ): Promise<boolean>;
+  /**
+   * Records a WITHDRAWN statement on a batch whose `dds` names it (docs/api/eudr.md#a-withdrawal-reaches-the-batches):
+   * the batch's `dds` gets `status: WITHDRAWN` and `withdrawn_at`, and a DDS_WITHDRAWN entry (payload:
+   * the statement's id, numbers and `withdrawn_at`) is appended to its audit log (anchored like any
+   * entry), in one transaction; false (nothing written) when the batch's `dds` names another
+   * statement or none, or already records this withdrawal.
+   */
+  recordWithdrawalOnBatch(
+    batchId: string,
+    dds: { dds_id: string; reference_number: string; verification_number: string },
+    withdrawnAt: string,
+  ): Promise<boolean>;
   /** AVAILABLE → WITHDRAWN; false when it was no longer AVAILABLE. */
   markWithdrawn(id: string, at: string): Promise<boolean>;
   /** Records a later V3 status the registry reports (GROUPED, ARCHIVED, WITHDRAWN…) of a SUBMITTED or AVAILABLE statement; false otherwise. */

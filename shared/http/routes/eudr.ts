@@ -221,11 +221,11 @@ export const withdrawDdsRoute = /* @__PURE__ */ defineRoute({
   fn: 'withdraw-dds',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:write', 'eudr-registry', 'dds-documents:read'],
+  needs: ['table:write', 'eudr-registry', 'dds-documents:read', 'dds-filing-queue:send'],
   summary: 'Withdraw a due diligence statement with the EU Information System withdrawDds.',
   pathParams: DdsIdParam,
   notes:
-    'Roles as POST /eudr/generate-dds: ADMIN; COOPERATIVE of the statement. No body. The statement must be AVAILABLE (else 422 DDS_NOT_AVAILABLE) and submitted at most 72 hours ago (else 422 DDS_AMENDMENT_WINDOW_CLOSED); when the Information System reports it locked: 422 DDS_LOCKED. Sent with V3 withdrawDds; the statement becomes WITHDRAWN (`withdrawn_at`; its reference number stays on the record). Answer 200: the statement as GET /eudr/dds/{id}. A concurrent change: 409 DUPLICATE_REQUEST.',
+    'Roles as POST /eudr/generate-dds: ADMIN; COOPERATIVE of the statement. No body. The statement must be AVAILABLE (else 422 DDS_NOT_AVAILABLE) and submitted at most 72 hours ago (else 422 DDS_AMENDMENT_WINDOW_CLOSED); when the Information System reports it locked: 422 DDS_LOCKED. Sent with V3 withdrawDds; the statement becomes WITHDRAWN (`withdrawn_at`; its reference number stays on the record). Within seconds the withdrawal reaches every batch whose `dds` names the statement: GET /batch/{id} shows `dds.status` WITHDRAWN with `withdrawn_at` beside the numbers, the trace page `dds_status` WITHDRAWN, and the audit log of each a DDS_WITHDRAWN entry (anchored like any entry). Answer 200: the statement as GET /eudr/dds/{id}. A concurrent change: 409 DUPLICATE_REQUEST.',
   responses: { '200': V.DdsViewSchema },
   notFound: ['DDS_NOT_FOUND'],
   success: [ok({ ...dds, status: 'WITHDRAWN' }, 'Withdrawn in the EU Information System.')],

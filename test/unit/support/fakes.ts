@@ -180,6 +180,7 @@ export function fakeDdsStore(over: Partial<DdsStore> = {}): DdsStore {
     markRegistryStatus: () => unexpected('dds.markRegistryStatus'),
     // The per-batch record of an AVAILABLE statement: every filing that reaches AVAILABLE does it.
     recordOnBatch: async () => true,
+    recordWithdrawalOnBatch: () => unexpected('dds.recordWithdrawalOnBatch'),
     ...over,
   };
 }
