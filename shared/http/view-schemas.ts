@@ -156,7 +156,10 @@ export const BatchViewSchema = v.object({
         dds_id: Str,
         reference_number: Str,
         verification_number: Str,
-        status: v.pipe(v.picklist(['AVAILABLE', 'WITHDRAWN']), v.description('WITHDRAWN once the statement was withdrawn: it no longer covers the batch')),
+        status: v.pipe(
+          v.picklist(['AVAILABLE', 'WITHDRAWN']),
+          v.description('WITHDRAWN once the statement was withdrawn: it no longer covers the batch'),
+        ),
         withdrawn_at: v.pipe(v.nullable(Time), v.description('when the statement was withdrawn, else null')),
       }),
     ),

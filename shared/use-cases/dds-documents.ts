@@ -65,7 +65,10 @@ export async function withDdsDocuments(store: DdsDocumentStore, d: StoredDdsReco
       throw new Error(`DDS ${d.dds_id} has neither documents nor its parts inline`);
     return d as DdsRecord;
   }
-  const [json, xml] = await Promise.all([readDocument(store, d.dds_id, d.documents.statement), readDocument(store, d.dds_id, d.documents.xml)]);
+  const [json, xml] = await Promise.all([
+    readDocument(store, d.dds_id, d.documents.statement),
+    readDocument(store, d.dds_id, d.documents.xml),
+  ]);
   const statement = JSON.parse(json) as DueDiligenceStatement;
   return {
     ...d,

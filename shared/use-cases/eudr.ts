@@ -272,7 +272,10 @@ export async function fileDds(
 const RECORD_CONCURRENCY = 8;
 
 /** Runs `record` for every batch a statement covers, {@link RECORD_CONCURRENCY} at once; how many recorded something. */
-async function eachCoveredBatch(d: StoredDdsRecord, record: (batchId: string) => Promise<boolean>): Promise<{ batches: number; recorded: number }> {
+async function eachCoveredBatch(
+  d: StoredDdsRecord,
+  record: (batchId: string) => Promise<boolean>,
+): Promise<{ batches: number; recorded: number }> {
   const batches = d.batch_ids ?? (d.batch_id !== null ? [d.batch_id] : []);
   let next = 0;
   let recorded = 0;

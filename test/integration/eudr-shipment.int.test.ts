@@ -170,7 +170,7 @@ describe('a statement per purchase order', () => {
         20_000,
         200,
       );
-      expect(batch.body.dds).toEqual(numbers);
+      expect(batch.body.dds).toEqual({ ...numbers, status: 'AVAILABLE', withdrawn_at: null });
       // Anchored like any entry: verified once the next periodic anchor covers it.
       const audit = await waitFor(
         () => api('GET', `/batch/${b}/audit`, { token: ctx.coop }),
@@ -185,9 +185,10 @@ describe('a statement per purchase order', () => {
       expect(entries.map((e: { payload: unknown }) => e.payload)).toEqual([numbers]);
       expect(entries[0].anchor).not.toBeNull();
       const trace = await api('GET', `/trace/${b}`, { headers: { accept: 'application/json' } });
-      expect([trace.body.dds_reference_number, trace.body.dds_verification_number]).toEqual([
+      expect([trace.body.dds_reference_number, trace.body.dds_verification_number, trace.body.dds_status]).toEqual([
         numbers.reference_number,
         numbers.verification_number,
+        'AVAILABLE',
       ]);
     }
     const html = await api('GET', `/trace/${batches[0]}`, { headers: { accept: 'text/html' } });
@@ -215,6 +216,31 @@ describe('a statement per purchase order', () => {
       'WITHDRAWN',
       available.body.reference_number,
     ]);
+    // The withdrawal reaches every covered batch: `dds.status` WITHDRAWN beside the numbers, a DDS_WITHDRAWN audit entry (anchored), the trace page.
+    const withdrawnAt = (await api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop })).body;
+    for (const b of batches) {
+      const batch = await waitFor(
+        () => api('GET', `/batch/${b}`, { token: ctx.coop }),
+        (r) => r.body.dds?.status === 'WITHDRAWN',
+        30_000,
+        200,
+      );
+      expect(batch.body.dds).toEqual({ ...numbers, status: 'WITHDRAWN', withdrawn_at: expect.any(String) });
+      const audit = await waitFor(
+        () => api('GET', `/batch/${b}/audit`, { token: ctx.coop }),
+        (r) => r.body.verified === true && r.body.entries.some((e: { type: string }) => e.type === 'DDS_WITHDRAWN'),
+        30_000,
+        500,
+      );
+      const entries = audit.body.entries.filter((e: { type: string }) => e.type === 'DDS_WITHDRAWN');
+      expect(entries.map((e: { payload: unknown }) => e.payload)).toEqual([{ ...numbers, withdrawn_at: batch.body.dds.withdrawn_at }]);
+      expect(entries[0].anchor).not.toBeNull();
+      const trace = await api('GET', `/trace/${b}`, { headers: { accept: 'application/json' } });
+      expect([trace.body.dds_reference_number, trace.body.dds_status]).toEqual([numbers.reference_number, 'WITHDRAWN']);
+    }
+    expect(withdrawnAt.status).toBe('WITHDRAWN');
+    const withdrawnHtml = await api('GET', `/trace/${batches[0]}`, { headers: { accept: 'text/html' } });
+    expect(String(withdrawnHtml.body)).toContain('<strong>withdrawn</strong>: no longer valid');
     const twice = await api('POST', `/eudr/dds/${gen.body.dds_id}/withdraw`, { token: ctx.coop });
     expect([twice.status, twice.body.error.code]).toEqual([422, 'DDS_NOT_AVAILABLE']);
     const late = await api('POST', `/eudr/dds/${gen.body.dds_id}/amend`, { token: ctx.coop });

@@ -195,6 +195,56 @@ describe('amendDds / withdrawDds use cases', () => {
   });
 });
 
+describe('fileDds: a withdrawal reaches every batch a statement covers', () => {
+  it('records it on each covered batch of a WITHDRAWN statement (idempotent store call), and on none of a statement without numbers', async () => {
+    const recorded: string[] = [];
+    const d = record({
+      status: 'WITHDRAWN',
+      withdrawn_at: '2026-11-25T10:00:00.000Z',
+      verification_number: 'ABCDEFGH',
+      batch_ids: ['BATCH-2026-000001', 'BATCH-2026-000002'],
+    });
+    let current = d;
+    const deps = {
+      dds: fakeDdsStore({
+        get: async () => current,
+        recordWithdrawalOnBatch: async (b, ref, at) => {
+          recorded.push(`${b}:${ref.dds_id}:${ref.reference_number}:${ref.verification_number}:${at}`);
+          return true;
+        },
+      }),
+      registry: fakeDdsRegistry(),
+      notifier: fakeNotifier(),
+      documentStore: memoryDdsDocumentStore(),
+      now: () => new Date(),
+    };
+    await fileDds(deps, d.dds_id);
+    expect(recorded.sort()).toEqual([
+      'BATCH-2026-000001:DDS-PO-1:26DEABCDEFGHIJ:ABCDEFGH:2026-11-25T10:00:00.000Z',
+      'BATCH-2026-000002:DDS-PO-1:26DEABCDEFGHIJ:ABCDEFGH:2026-11-25T10:00:00.000Z',
+    ]);
+    current = { ...d, reference_number: undefined } as unknown as DdsRecord;
+    await fileDds(deps, d.dds_id);
+    expect(recorded).toHaveLength(2);
+  });
+
+  it('withdrawDds queues the statement for the filer, which records the withdrawal on its batches', async () => {
+    const queued: string[] = [];
+    const d = amendDeps({
+      dds: fakeDdsStore({ get: async () => record(), markWithdrawn: async () => true }),
+      ddsRegistry: fakeDdsRegistry({ withdraw: async () => ({ status: 'WITHDRAWN' }) }),
+      now: () => new Date('2026-11-26T23:59:00.000Z'),
+    });
+    const admin: Caller = { sub: 'admin', role: 'ADMIN', duties: [] };
+    await withdrawDds(
+      { ...d, filingQueue: fakeWorkQueue('dds-filing', { send: async (m) => void queued.push(m.dds_id) }) },
+      admin,
+      'DDS-PO-1',
+    );
+    expect(queued).toEqual(['DDS-PO-1']);
+  });
+});
+
 describe('fileDds: the first status poll waits DDS_POLL_DELAY_S after the submission or amendment', () => {
   it('does not poll before the delay; throws for a redelivery when the delay is beyond its wait', async () => {
     const polls: number[] = [];

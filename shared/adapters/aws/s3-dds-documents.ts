@@ -28,7 +28,12 @@ export class S3DdsDocumentStore implements DdsDocumentStore {
   private readonly s3: S3SignedFetch;
 
   constructor(loc: S3BucketLocation, opts: { timeoutMs?: number; fetchImpl?: typeof fetch } = {}) {
-    this.s3 = new S3SignedFetch({ ...loc, credentials: fromEnv(), timeoutMs: opts.timeoutMs ?? 20_000, ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}) });
+    this.s3 = new S3SignedFetch({
+      ...loc,
+      credentials: fromEnv(),
+      timeoutMs: opts.timeoutMs ?? 20_000,
+      ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
+    });
   }
 
   async put(ddsId: string, name: 'dds.json' | 'dds.xml', text: string): Promise<DdsDocumentRef> {
