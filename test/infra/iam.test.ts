@@ -257,7 +257,15 @@ describe('evidence buckets, evaluated', () => {
         list: await may(f.fn, 's3:ListBucket', evidenceBucketArn, { 's3:prefix': 'dds/DDS-PO-1/x.json' }),
       }).toEqual({ fn: f.fn, put: n.has('dds-documents:write'), get: n.has('dds-documents:read'), list: n.has('dds-documents:read') });
     }
-    expect(withNeed('dds-documents:read')).toEqual(['amend-dds', 'dds-filer', 'generate-dds', 'get-dds', 'get-dds-evidence', 'get-dds-xml', 'withdraw-dds']);
+    expect(withNeed('dds-documents:read')).toEqual([
+      'amend-dds',
+      'dds-filer',
+      'generate-dds',
+      'get-dds',
+      'get-dds-evidence',
+      'get-dds-xml',
+      'withdraw-dds',
+    ]);
     expect(withNeed('dds-documents:write')).toEqual(['amend-dds', 'generate-dds']);
   });
 });

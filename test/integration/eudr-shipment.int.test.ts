@@ -245,7 +245,7 @@ describe('a statement per purchase order', () => {
     expect([twice.status, twice.body.error.code]).toEqual([422, 'DDS_NOT_AVAILABLE']);
     const late = await api('POST', `/eudr/dds/${gen.body.dds_id}/amend`, { token: ctx.coop });
     expect([late.status, late.body.error.code]).toEqual([422, 'DDS_NOT_AVAILABLE']);
-   }, 240_000);
+  }, 240_000);
 
   it("keeps a statement over DynamoDB's 400 KB item limit: generated, filed, AVAILABLE, its XML served", async () => {
     const farmers = [
