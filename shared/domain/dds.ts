@@ -382,7 +382,7 @@ export interface DdsDocumentRef {
  * statement (`dds.json`), `xml` the SubmitDdsRequest XML (`dds.xml`); the UnixFS directory of the two
  * is the statement's `ipfs_cid`.
  */
-export interface DdsDocumentRefs {
+interface DdsDocumentRefs {
   statement: DdsDocumentRef;
   xml: DdsDocumentRef;
 }
