@@ -202,7 +202,7 @@ export const workers: WorkerDef[] = [
     kind: 'queue-consumer',
     queue: 'dds-filing-queue',
     batchSize: 1,
-    needs: ['table:write', 'audit:append', 'eudr-registry', 'manual-review-topic:publish'],
+    needs: ['table:write', 'audit:append', 'eudr-registry', 'manual-review-topic:publish', 'dds-documents:read'],
     timeoutSeconds: 30,
     summary: 'Files due diligence statements with the EU Information System and waits for their reference numbers.',
   },

@@ -40,6 +40,13 @@ export type Need =
   | 'evidence-archive:read'
   /** Hand out presigned GETs of evidence files (files/) of the own copy: GET /ipfs/{cid}/{name}. */
   | 'evidence-files:read'
+  /**
+   * Keep due diligence statements' documents (dds.json, dds.xml) in the evidence bucket under `dds/`
+   * (docs/api/eudr.md#where-statements-are-kept): private, never under the paths GET /ipfs or the pinner read.
+   */
+  | 'dds-documents:write'
+  /** Read statements' documents back from the evidence bucket's `dds/` prefix. */
+  | 'dds-documents:read'
   /** Queue a pin job for the background pinner. */
   | 'evidence-pin-queue:send'
   /** Queue a large purchase order's per-batch work (confirmation, settlement) for the order worker. */

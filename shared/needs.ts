@@ -281,6 +281,19 @@ export const NEEDS = {
     env: ['ORDER_WORK_QUEUE_URL'],
     secrets: [],
   },
+  'dds-documents:write': {
+    summary:
+      "Keep due diligence statements' documents (dds/<dds_id>/<sha256>.json and .xml) in the own evidence bucket, under dds/ only (s3:PutObject, no read).",
+    env: ['EVIDENCE_BUCKET'],
+    secrets: [],
+    optionalEnv: ['AWS_ENDPOINT_URL_S3'],
+  },
+  'dds-documents:read': {
+    summary: "Read due diligence statements' documents (dds/) from the own evidence bucket (s3:GetObject; s3:ListBucket of dds/).",
+    env: ['EVIDENCE_BUCKET'],
+    secrets: [],
+    optionalEnv: ['AWS_ENDPOINT_URL_S3'],
+  },
   'evidence-pinning': {
     summary:
       'The IPFS pinning service evidence CARs are uploaded to: EVIDENCE_PINNING_API `s3` (an S3-compatible pinning API: PutObject with metadata import=car into EVIDENCE_PINNING_BUCKET at EVIDENCE_PINNING_ENDPOINT, credentials {access_key_id, secret_access_key}) or `kubo` (POST <EVIDENCE_PINNING_ENDPOINT>/api/v0/dag/import, credentials {authorization} or {}).',

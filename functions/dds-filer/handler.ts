@@ -1,4 +1,4 @@
-import { ddsRegistry } from '../../shared/composition/eudr';
+import { ddsDocumentStore, ddsRegistry } from '../../shared/composition/eudr';
 import { ddsRepo, notifier, now } from '../../shared/composition/platform';
 import { envOr } from '../../shared/config';
 import { sqsConsumer } from '../../shared/runtime/sqs-consumer';
@@ -17,8 +17,12 @@ const NUMBERS_WAIT_MS = 15_000;
  */
 export const handler = sqsConsumer<DdsFilingMessage>(async (msg) => {
   const delayS = Number(envOr('DDS_POLL_DELAY_S', '10'));
-  await fileDds({ dds: ddsRepo(), registry: await ddsRegistry(), notifier: notifier(), now }, msg.dds_id, {
-    waitMs: NUMBERS_WAIT_MS,
-    firstPollDelayMs: Number.isFinite(delayS) && delayS >= 0 ? delayS * 1000 : 10_000,
-  });
+  await fileDds(
+    { dds: ddsRepo(), registry: await ddsRegistry(), notifier: notifier(), documentStore: ddsDocumentStore(), now },
+    msg.dds_id,
+    {
+      waitMs: NUMBERS_WAIT_MS,
+      firstPollDelayMs: Number.isFinite(delayS) && delayS >= 0 ? delayS * 1000 : 10_000,
+    },
+  );
 });

@@ -1,11 +1,11 @@
-import { ddsRepo } from '../../shared/composition/platform';
+import { ddsReadDeps } from '../../shared/composition/eudr';
 import { httpHandler, routeOptions } from '../../shared/http/handler';
 import { getDdsXmlRoute } from '../../shared/http/routes/eudr';
-import { readDds } from '../../shared/use-cases/eudr';
+import { readDdsXml } from '../../shared/use-cases/eudr';
 
-/** GET /eudr/dds/{id}/xml: the SubmitDdsRequest XML, for an importer who files it themself. */
+/** GET /eudr/dds/{id}/xml: the SubmitDdsRequest XML (from the private document store), for an importer who files it themself. */
 export const handler = httpHandler(routeOptions(getDdsXmlRoute), async ({ caller, params, requestId }) => {
-  const dds = await readDds(ddsRepo(), caller, params.id ?? '');
+  const dds = await readDdsXml(ddsReadDeps(), caller, params.id ?? '');
   return {
     statusCode: 200,
     headers: {

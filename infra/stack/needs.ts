@@ -18,6 +18,7 @@ import type { Settings } from './settings';
 import { GSI1, GSI2, type StatefulResources } from './stateful-resources';
 import { EVIDENCE_UPLOADS_PREFIX, type EvidenceUploads } from './evidence-uploads';
 import { keys } from '../../shared/adapters/dynamodb/keys';
+import { DDS_DOCUMENTS_PREFIX } from '../../shared/adapters/aws/s3-dds-documents';
 
 /**
  * Table reads: point reads and queries (table, GSI1, GSI2); no Scan. BatchGetItem is its own need
@@ -194,15 +195,20 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       case 'pin-store':
       case 'evidence-archive:read':
-      case 'evidence-files:read': {
+      case 'evidence-files:read':
+      case 'dds-documents:write':
+      case 'dds-documents:read': {
         // The own copy of evidence: car/<cid>.car and files/<cid>/<name>. Keeping evidence only puts both
         // (and queues pin jobs); reading CARs gets car/ (audits, the pinner, GET /ipfs); files/ are read
         // only through presigned GETs (GET /ipfs/{cid}/{name}), which act with the presigner's rights.
-        // Readers may list their prefix, so a missing object is a 404, not a 403.
+        // Readers may list their prefix, so a missing object is a 404, not a 403. Statements' documents
+        // (personal data: full names, exact plots) are under dds/, which no evidence need reaches.
         const grant = {
           'pin-store': { actions: ['s3:PutObject'], prefixes: ['car/', 'files/'], list: false },
           'evidence-archive:read': { actions: ['s3:GetObject'], prefixes: ['car/'], list: true },
           'evidence-files:read': { actions: ['s3:GetObject'], prefixes: ['files/'], list: true },
+          'dds-documents:write': { actions: ['s3:PutObject'], prefixes: [DDS_DOCUMENTS_PREFIX], list: false },
+          'dds-documents:read': { actions: ['s3:GetObject'], prefixes: [DDS_DOCUMENTS_PREFIX], list: true },
         }[need];
         role.addToPrincipalPolicy(
           new PolicyStatement({ actions: grant.actions, resources: grant.prefixes.map((p) => t.evidenceBucket.arnForObjects(`${p}*`)) }),
@@ -221,7 +227,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
           Validations.of(role).acknowledge({
             // cdk-nag names the finding by the bucket's ARN reference: AwsSolutions-IAM5[Resource::<EvidenceBucket….Arn>/car/*].
             id: `AwsSolutions-IAM5[Resource::<${bucketArn}>/${p}*]`,
-            reason: `Evidence objects are keyed by CID (car/<cid>.car, files/<cid>/<name>), known only at run time: an object ARN with the ${p} prefix (and s3:ListBucket limited to the prefix for readers, so a missing object is a 404, not a 403) is as narrow as S3 allows.`,
+            reason: `Evidence objects are keyed by CID (car/<cid>.car, files/<cid>/<name>) and statements' documents by statement and SHA-256 (dds/<dds_id>/<sha256>.json), known only at run time: an object ARN with the ${p} prefix (and s3:ListBucket limited to the prefix for readers, so a missing object is a 404, not a 403) is as narrow as S3 allows.`,
           });
         }
         break;

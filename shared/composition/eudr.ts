@@ -1,13 +1,15 @@
 import { SqsWorkQueue } from '../adapters/aws/queues';
+import { S3DdsDocumentStore } from '../adapters/aws/s3-dds-documents';
 import { createSoapDdsRegistryFromEnv } from '../adapters/eudr/soap-dds-registry';
 import { submitDdsRequestXml } from '../adapters/eudr/submit-dds-xml';
-import type { DdsDocuments, DdsFilingMessage, DdsRegistry } from '../domain/ports/eudr';
+import { envOr, requireEnv } from '../config';
+import type { DdsDocumentStore, DdsDocuments, DdsFilingMessage, DdsRegistry } from '../domain/ports/eudr';
 import type { WorkQueue } from '../domain/ports/messaging';
-import type { DdsDeps } from '../use-cases/eudr';
+import type { DdsDeps, DdsReadDeps } from '../use-cases/eudr';
 import type { DdsAmendDeps } from '../use-cases/eudr-amend';
 import type { EvidencePackDeps } from '../use-cases/evidence-pack';
 import { auditDeps } from './audit';
-import { once } from './once';
+import { once, onFirstUse } from './once';
 import { batchRepo, custodyRepo, ddsRepo, now, registryRepo } from './platform';
 
 /**
@@ -26,6 +28,29 @@ const ddsFilingQueue = (): WorkQueue<DdsFilingMessage> =>
 /** The EU Information System's DDS service (EUDR_DDS_ENDPOINT, its credentials). Errors: rejects naming a missing setting. */
 export const ddsRegistry = (): Promise<DdsRegistry> => once(ddsRegistry, createSoapDdsRegistryFromEnv);
 
+/**
+ * The statements' documents (docs/api/eudr.md#where-statements-are-kept): the evidence bucket
+ * EVIDENCE_BUCKET under `dds/` (private: GET /ipfs and the pinner read only `car/` and `files/`),
+ * reached through AWS_ENDPOINT_URL_S3 when set (locally fauxqs's S3), else the regional endpoint.
+ * Configured on first use.
+ */
+export const ddsDocumentStore = (): DdsDocumentStore =>
+  once(ddsDocumentStore, () =>
+    onFirstUse<DdsDocumentStore>(() => {
+      const endpoint = envOr('AWS_ENDPOINT_URL_S3', '');
+      return new S3DdsDocumentStore({
+        bucket: requireEnv('EVIDENCE_BUCKET'),
+        region: envOr('AWS_REGION', 'us-east-1'),
+        ...(endpoint ? { endpoint } : {}),
+      });
+    }),
+  );
+
+/** Ports of reading a statement with its documents (GET /eudr/dds/{id}, /xml). */
+export function ddsReadDeps(): DdsReadDeps {
+  return { dds: ddsRepo(), documentStore: ddsDocumentStore() };
+}
+
 /** Ports of DDS generation (POST /eudr/generate-dds). */
 export function ddsDeps(): DdsDeps {
   return {
@@ -34,6 +59,7 @@ export function ddsDeps(): DdsDeps {
     custody: custodyRepo(),
     dds: ddsRepo(),
     documents: ddsDocuments,
+    documentStore: ddsDocumentStore(),
     filingQueue: ddsFilingQueue(),
     now,
   };
@@ -50,5 +76,5 @@ export async function ddsAmendDeps(): Promise<DdsAmendDeps> {
  * answered without the ledger's configuration).
  */
 export function evidencePackDeps(): EvidencePackDeps {
-  return { ...auditDeps(), dds: ddsRepo(), registry: registryRepo() };
+  return { ...auditDeps(), dds: ddsRepo(), documentStore: ddsDocumentStore(), registry: registryRepo() };
 }

@@ -366,4 +366,33 @@ export interface DdsRecord extends DueDiligenceStatement {
   amendments?: number;
   amended_at?: string;
   withdrawn_at?: string;
+  /** Where the statement's documents are kept (a statement made before they moved to object storage has none: its parts are inline). */
+  documents?: DdsDocumentRefs;
 }
+
+/** One document of a statement in object storage: its key, size in bytes and SHA-256 (lowercase hex) of exactly its bytes. */
+export interface DdsDocumentRef {
+  key: string;
+  size_bytes: number;
+  sha256: string;
+}
+
+/**
+ * The documents of a statement in object storage: `statement` the canonical JSON (RFC 8785) of the
+ * statement (`dds.json`), `xml` the SubmitDdsRequest XML (`dds.xml`); the UnixFS directory of the two
+ * is the statement's `ipfs_cid`.
+ */
+interface DdsDocumentRefs {
+  statement: DdsDocumentRef;
+  xml: DdsDocumentRef;
+}
+
+/** The large parts of a statement: its producers and plots (up to 25 MB of GeoJSON) and its XML, kept outside the table. */
+export const DDS_LARGE_PARTS = ['producers', 'geolocation', 'producer_net_weights_kg', 'xml'] as const;
+type DdsLargePart = (typeof DDS_LARGE_PARTS)[number];
+
+/**
+ * A statement as its store (the table) holds it: without its large parts, which are in object storage
+ * (`documents`), or — a statement made before they moved there — with them inline and no `documents`.
+ */
+export type StoredDdsRecord = Omit<DdsRecord, DdsLargePart> & Partial<Pick<DdsRecord, DdsLargePart>>;

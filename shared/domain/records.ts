@@ -123,8 +123,9 @@ export interface Batch {
   /**
    * The due diligence statement covering the batch (its own or its purchase order's) once the EU
    * Information System made it AVAILABLE: recorded with a DDS_AVAILABLE audit entry (docs/api/eudr.md#the-reference-on-every-batch).
+   * Once that statement is withdrawn, `status` WITHDRAWN and `withdrawn_at`, recorded with a DDS_WITHDRAWN entry.
    */
-  dds?: { dds_id: string; reference_number: string; verification_number: string };
+  dds?: { dds_id: string; reference_number: string; verification_number: string; status?: 'WITHDRAWN'; withdrawn_at?: string };
   submitted_by: string;
   created_at: string;
   updated_at: string;

@@ -126,7 +126,7 @@ a{color:#1f5fa8}.verdict{font-weight:600;padding:.6em .8em;border-radius:6px;mar
 export function tracePageHtml(view: PublicTrace, baseUrl: string): string {
   const pageUrl = tracePageUrl(baseUrl, view.batch_id);
   const dds = view.dds_reference_number
-    ? `${esc(view.dds_reference_number)}${view.dds_verification_number ? ` · verification ${esc(view.dds_verification_number)}` : ''}`
+    ? `${view.dds_status === 'WITHDRAWN' ? '<strong>withdrawn</strong>: no longer valid · <s>' : ''}${esc(view.dds_reference_number)}${view.dds_verification_number ? ` · verification ${esc(view.dds_verification_number)}` : ''}${view.dds_status === 'WITHDRAWN' ? '</s>' : ''}`
     : '<em>not yet available</em>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Coffee batch ${esc(view.batch_id)}</title><style>${CSS}</style></head><body>

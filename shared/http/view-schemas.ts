@@ -151,8 +151,21 @@ export const BatchViewSchema = v.object({
   stage_history: v.array(StageHistoryViewSchema),
   dds_eligible: v.boolean(),
   dds: v.pipe(
-    v.nullable(v.object({ dds_id: Str, reference_number: Str, verification_number: Str })),
-    v.description("the due diligence statement covering the batch (its own or its purchase order's) once AVAILABLE, else null"),
+    v.nullable(
+      v.object({
+        dds_id: Str,
+        reference_number: Str,
+        verification_number: Str,
+        status: v.pipe(
+          v.picklist(['AVAILABLE', 'WITHDRAWN']),
+          v.description('WITHDRAWN once the statement was withdrawn: it no longer covers the batch'),
+        ),
+        withdrawn_at: v.pipe(v.nullable(Time), v.description('when the statement was withdrawn, else null')),
+      }),
+    ),
+    v.description(
+      "the due diligence statement covering the batch (its own or its purchase order's) once AVAILABLE, else null; after its withdrawal, still shown with status WITHDRAWN",
+    ),
   ),
   payment_status: Str,
   payment_amount_ugx: Ugx,

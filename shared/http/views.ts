@@ -75,7 +75,15 @@ export function batchView(b: Batch): View<typeof BatchViewSchema> {
     chain_tx_hash: b.chain_tx_hash ?? null,
     stage_history: (b.stage_history ?? []).map(stageHistoryView),
     dds_eligible: isDdsEligible(b.stage),
-    dds: b.dds ? { dds_id: b.dds.dds_id, reference_number: b.dds.reference_number, verification_number: b.dds.verification_number } : null,
+    dds: b.dds
+      ? {
+          dds_id: b.dds.dds_id,
+          reference_number: b.dds.reference_number,
+          verification_number: b.dds.verification_number,
+          status: b.dds.status ?? 'AVAILABLE',
+          withdrawn_at: b.dds.withdrawn_at ?? null,
+        }
+      : null,
     payment_status: b.payment_status,
     payment_amount_ugx: b.payment_amount_ugx,
     audit_log_length: b.audit_seq,

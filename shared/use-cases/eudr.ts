@@ -1,15 +1,16 @@
 import canonicalize from 'canonicalize';
 import { assertActsFor } from '../domain/access';
 import type { Caller } from '../domain/caller';
-import { buildDueDiligenceStatement, type DdsRecord, type DueDiligenceStatement } from '../domain/dds';
+import { buildDueDiligenceStatement, type DdsRecord, type DueDiligenceStatement, type StoredDdsRecord } from '../domain/dds';
 import { DdsRegistryRejectedError, DomainError } from '../domain/errors';
 import { buildUnixfsDirectory } from '../domain/evidence-package';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
-import type { DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore, DdsV3Status } from '../domain/ports/eudr';
+import type { DdsDocumentStore, DdsDocuments, DdsFilingMessage, DdsRegistry, DdsStore, DdsV3Status } from '../domain/ports/eudr';
 import type { Notifier, WorkQueue } from '../domain/ports/messaging';
 import type { ForestCheck, ForestCheckResult, RegistryStore } from '../domain/ports/registry';
 import { logger } from '../runtime/logger';
 import { metrics } from '../runtime/metrics';
+import { type BuiltDds, ddsXmlOf, keepDdsDocuments, withDdsDocuments } from './dds-documents';
 
 /**
  * POST /eudr/verify-gfw (docs/api/eudr.md#forest-check): checks the farm again and records the result.
@@ -42,6 +43,8 @@ export interface DdsDeps {
   custody: Pick<CustodyStore, 'getPurchaseOrder'>;
   dds: Pick<DdsStore, 'create' | 'get'>;
   documents: DdsDocuments;
+  /** Where the statements' documents are kept (private object storage). */
+  documentStore: DdsDocumentStore;
   filingQueue: WorkQueue<DdsFilingMessage>;
   now: () => Date;
 }
@@ -53,9 +56,10 @@ export interface DdsDeps {
  * it goes to is the operator's 5. the JSON record and the SubmitDdsRequest XML are built, and the
  * CID of the UnixFS directory holding both (`ipfs_cid`) is computed 6. the DDS is stored (one per
  * batch: a second request returns the first) and queued for filing with the EU Information System.
- * The statement carries full names and exact plots, so it is kept privately only: in the table
- * (read with a token through GET /eudr/dds/{id} and /xml), never put in the public evidence copy
- * served by GET /ipfs nor pinned to IPFS; its CID stays on the record as its content address.
+ * The statement carries full names and exact plots, so it is kept privately only: its documents in
+ * the private document store, its record in the table (read with a token through GET /eudr/dds/{id}
+ * and /xml), never put in the public evidence copy served by GET /ipfs nor pinned to IPFS; its CID
+ * stays on the record as its content address.
  * Errors: BATCH_NOT_FOUND, INSUFFICIENT_PERMISSIONS, BATCH_NOT_ELIGIBLE, GFW_CHECK_FAILED, VALIDATION_ERROR.
  */
 export async function generateDds(
@@ -70,19 +74,23 @@ export async function generateDds(
 
 /**
  * Keeps a newly built statement and queues its filing, for the batch and the purchase-order form
- * alike. A statement with the same id already kept is returned instead (`created: false`), so a
- * repeated request files nothing twice; a failure to queue the filing is logged and the kept
- * statement still returned (`created: true`).
+ * alike: its documents in the document store first, then its record (with their keys, sizes and
+ * SHA-256) in the table. A statement with the same id already kept is returned instead
+ * (`created: false`, with its documents), so a repeated request files nothing twice and writes no
+ * documents; a failure to queue the filing is logged and the kept statement still returned (`created: true`).
  */
-export async function keepAndQueueStatement(deps: DdsDeps, record: DdsRecord): Promise<{ dds: DdsRecord; created: boolean }> {
-  const existing = await deps.dds.create(record);
-  if (existing) return { dds: (await deps.dds.get(existing))!, created: false };
+export async function keepAndQueueStatement(deps: DdsDeps, built: BuiltDds): Promise<{ dds: DdsRecord; created: boolean }> {
+  const kept = async (id: string) => ({ dds: await withDdsDocuments(deps.documentStore, (await deps.dds.get(id))!), created: false });
+  if (await deps.dds.get(built.record.dds_id)) return kept(built.record.dds_id);
+  const stored = await keepDdsDocuments(deps.documentStore, built);
+  const existing = await deps.dds.create(stored);
+  if (existing) return kept(existing);
   try {
-    await deps.filingQueue.send({ dds_id: record.dds_id });
+    await deps.filingQueue.send({ dds_id: built.record.dds_id });
   } catch (err) {
-    logger.error('DDS filing could not be queued', { dds_id: record.dds_id, error: err as Error });
+    logger.error('DDS filing could not be queued', { dds_id: built.record.dds_id, error: err as Error });
   }
-  return { dds: record, created: true };
+  return { dds: { ...built.record, documents: stored.documents! }, created: true };
 }
 
 /**
@@ -127,27 +135,44 @@ export async function buildBatchStatement(
   return { statement, cooperativeId: batch.cooperative_id };
 }
 
-/** The stored record of a statement: its XML, the CID of `dds.json` + `dds.xml`, PENDING_FILING. */
+/** The record of a new statement (its XML, the CID of `dds.json` + `dds.xml`, PENDING_FILING) and the text of `dds.json`. */
 export async function ddsRecordOf(
   deps: Pick<DdsDeps, 'documents'>,
   statement: DueDiligenceStatement,
   cooperativeId: string,
-): Promise<DdsRecord> {
+): Promise<BuiltDds> {
   const xml = deps.documents.submitRequestXml(statement);
   const json = canonicalize(statement)!;
   const { cid } = await buildUnixfsDirectory([
     { path: 'dds.json', bytes: new TextEncoder().encode(json) },
     { path: 'dds.xml', bytes: new TextEncoder().encode(xml) },
   ]);
-  return { ...statement, status: 'PENDING_FILING', cooperative_id: cooperativeId, ipfs_cid: cid, xml };
+  return { record: { ...statement, status: 'PENDING_FILING', cooperative_id: cooperativeId, ipfs_cid: cid, xml }, json };
 }
 
-/** Reads a DDS for a caller. Errors: DDS_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS. */
-export async function readDds(dds: Pick<DdsStore, 'get'>, caller: Caller, id: string): Promise<DdsRecord> {
+/** Reads a DDS as stored (without its documents) for a caller. Errors: DDS_NOT_FOUND (404), INSUFFICIENT_PERMISSIONS. */
+export async function readDds(dds: Pick<DdsStore, 'get'>, caller: Caller, id: string): Promise<StoredDdsRecord> {
   const d = await dds.get(id);
   if (!d) throw new DomainError('DDS_NOT_FOUND', `Due diligence statement ${id} is not recognised.`);
   assertActsFor(caller, d.cooperative_id);
   return d;
+}
+
+/** The ports of reading a statement with its documents. */
+export interface DdsReadDeps {
+  dds: Pick<DdsStore, 'get'>;
+  documentStore: DdsDocumentStore;
+}
+
+/** GET /eudr/dds/{id}: a DDS with its producers and plots, for a caller. Errors as {@link readDds}. */
+export async function readDdsWithDocuments(deps: DdsReadDeps, caller: Caller, id: string): Promise<DdsRecord> {
+  return withDdsDocuments(deps.documentStore, await readDds(deps.dds, caller, id));
+}
+
+/** GET /eudr/dds/{id}/xml: a DDS's SubmitDdsRequest XML, for a caller. Errors as {@link readDds}. */
+export async function readDdsXml(deps: DdsReadDeps, caller: Caller, id: string): Promise<{ dds_id: string; xml: string }> {
+  const d = await readDds(deps.dds, caller, id);
+  return { dds_id: d.dds_id, xml: await ddsXmlOf(deps.documentStore, d) };
 }
 
 /**
@@ -161,10 +186,12 @@ export async function readDds(dds: Pick<DdsStore, 'get'>, caller: Caller, id: st
  * the submission or the last amendment (DDS_POLL_DELAY_S; the EU asks filers not to poll straight
  * away); when that is beyond `opts.waitMs` it throws (the queue redelivers later). A later V3 status
  * (WITHDRAWN, ARCHIVED, GROUPED, SUSPENDED, UPDATED, OBSOLETE) is recorded as the registry says.
+ * A WITHDRAWN statement (queued by POST /eudr/dds/{id}/withdraw, or so reported by the registry)
+ * has its withdrawal recorded on every batch it covers ({@link recordWithdrawalOnBatches}).
  * Metrics: DdsFilings with `outcome` FILED, AVAILABLE, REJECTED or the later V3 status.
  */
 export async function fileDds(
-  deps: { dds: DdsStore; registry: DdsRegistry; notifier: Notifier; now: () => Date },
+  deps: { dds: DdsStore; registry: DdsRegistry; notifier: Notifier; documentStore: DdsDocumentStore; now: () => Date },
   ddsId: string,
   opts: { waitMs?: number; pollMs?: number; firstPollDelayMs?: number } = {},
 ): Promise<void> {
@@ -175,10 +202,15 @@ export async function fileDds(
     await recordOnBatches(deps, d, d.reference_number!, d.verification_number!);
     return;
   }
+  if (d.status === 'WITHDRAWN') {
+    await recordWithdrawalOnBatches(deps, d);
+    return;
+  }
   if (d.status !== 'PENDING_FILING' && d.status !== 'SUBMITTED') return;
   if (d.status === 'PENDING_FILING') {
     try {
-      const { uuid } = await deps.registry.submit(d.xml, { internalReference: d.internal_reference_number });
+      const xml = await ddsXmlOf(deps.documentStore, d);
+      const { uuid } = await deps.registry.submit(xml, { internalReference: d.internal_reference_number });
       await deps.dds.markSubmitted(ddsId, uuid, deps.now().toISOString());
       metrics.count('DdsFilings', { outcome: 'FILED' });
     } catch (err) {
@@ -213,6 +245,7 @@ export async function fileDds(
       await deps.dds.markAvailable(ddsId, info.reference_number, info.verification_number, at);
     await deps.dds.markRegistryStatus(ddsId, v3, at);
     metrics.count('DdsFilings', { outcome: v3 });
+    if (v3 === 'WITHDRAWN') await recordWithdrawalOnBatches(deps, (await deps.dds.get(ddsId))!);
     return;
   }
   if (info.status === 'REJECTED') {
@@ -235,8 +268,38 @@ export async function fileDds(
   }
 }
 
-/** Covered batches recorded at once while a statement's numbers reach them. */
+/** Covered batches recorded at once while a statement's numbers (or its withdrawal) reach them. */
 const RECORD_CONCURRENCY = 8;
+
+/** Runs `record` for every batch a statement covers, {@link RECORD_CONCURRENCY} at once; how many recorded something. */
+async function eachCoveredBatch(
+  d: StoredDdsRecord,
+  record: (batchId: string) => Promise<boolean>,
+): Promise<{ batches: number; recorded: number }> {
+  const batches = d.batch_ids ?? (d.batch_id !== null ? [d.batch_id] : []);
+  let next = 0;
+  let recorded = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      if (await record(batches[next++]!)) recorded++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECORD_CONCURRENCY, batches.length) }, worker));
+  return { batches: batches.length, recorded };
+}
+
+/**
+ * The withdrawal of a statement on every batch it covers (docs/api/eudr.md#a-withdrawal-reaches-the-batches):
+ * each batch whose `dds` names it gets `status: WITHDRAWN`, `withdrawn_at` and a DDS_WITHDRAWN audit
+ * entry, once (`recordWithdrawalOnBatch` is idempotent). A statement without numbers reached no batch: nothing to do.
+ */
+async function recordWithdrawalOnBatches(deps: { dds: DdsStore; now: () => Date }, d: StoredDdsRecord): Promise<void> {
+  if (!d.reference_number || !d.verification_number) return;
+  const ref = { dds_id: d.dds_id, reference_number: d.reference_number, verification_number: d.verification_number };
+  const at = d.withdrawn_at ?? deps.now().toISOString();
+  const { batches, recorded } = await eachCoveredBatch(d, (b) => deps.dds.recordWithdrawalOnBatch(b, ref, at));
+  if (recorded > 0) logger.info('DDS withdrawal recorded on its batches', { dds_id: d.dds_id, batches, recorded });
+}
 
 /**
  * The numbers of an AVAILABLE statement on every batch it covers (docs/api/eudr.md#the-reference-on-every-batch):
@@ -244,23 +307,14 @@ const RECORD_CONCURRENCY = 8;
  */
 async function recordOnBatches(
   deps: { dds: DdsStore; now: () => Date },
-  d: DdsRecord,
+  d: StoredDdsRecord,
   reference: string,
   verification: string,
 ): Promise<void> {
-  const batches = d.batch_ids ?? (d.batch_id !== null ? [d.batch_id] : []);
   const ref = { dds_id: d.dds_id, reference_number: reference, verification_number: verification };
   const at = deps.now().toISOString();
-  let next = 0;
-  let recorded = 0;
-  const worker = async () => {
-    while (next < batches.length) {
-      const b = batches[next++]!;
-      if (await deps.dds.recordOnBatch(b, ref, at)) recorded++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(RECORD_CONCURRENCY, batches.length) }, worker));
-  if (recorded > 0) logger.info('DDS numbers recorded on its batches', { dds_id: d.dds_id, batches: batches.length, recorded });
+  const { batches, recorded } = await eachCoveredBatch(d, (b) => deps.dds.recordOnBatch(b, ref, at));
+  if (recorded > 0) logger.info('DDS numbers recorded on its batches', { dds_id: d.dds_id, batches, recorded });
 }
 
 /** V3 statuses after AVAILABLE that the filer records as they are (the Information System's word). */

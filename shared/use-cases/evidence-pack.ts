@@ -3,15 +3,18 @@ import type { Caller } from '../domain/caller';
 import type { DdsRecord } from '../domain/dds';
 import { DomainError } from '../domain/errors';
 import type { BatchStore } from '../domain/ports/batches';
-import type { DdsStore } from '../domain/ports/eudr';
+import type { DdsDocumentStore, DdsStore } from '../domain/ports/eudr';
 import type { RegistryStore } from '../domain/ports/registry';
 import type { Batch, Farmer, Grade, Stage } from '../domain/records';
 import { verifyBatchAudit, type AuditDeps } from './audit';
+import { withDdsDocuments } from './dds-documents';
 import { readDds } from './eudr';
 
 /** The ports the EU evidence pack reads: the DDS, the batch and its audit log, the farmers' forest checks, and (for the anchors) the ledger. */
 export interface EvidencePackDeps extends Pick<AuditDeps, 'chainTrail' | 'fetchEvidence' | 'anchors' | 'anchorRoot'> {
   dds: Pick<DdsStore, 'get'>;
+  /** Where the statements' documents are kept (the pack holds the statement with its producers). */
+  documentStore: DdsDocumentStore;
   batches: Pick<BatchStore, 'get' | 'auditEntries'>;
   registry: Pick<RegistryStore, 'getFarmer'>;
 }
@@ -83,15 +86,16 @@ export interface EvidencePackContent {
  * batch is gone), BATCH_NOT_ELIGIBLE (422, a purchase order's statement), LEDGER_UNAVAILABLE (503) when the ledger cannot be read for the anchors.
  */
 export async function readEvidencePack(deps: EvidencePackDeps, caller: Caller, ddsId: string): Promise<EvidencePackContent> {
-  const dds = await readDds(deps.dds, caller, ddsId);
-  if (dds.batch_id === null) {
+  const stored = await readDds(deps.dds, caller, ddsId);
+  if (stored.batch_id === null) {
     throw new DomainError(
       'BATCH_NOT_ELIGIBLE',
-      `Due diligence statement ${ddsId} is a purchase order's (${dds.purchase_order_id}); the evidence pack is built for a batch's statement.`,
+      `Due diligence statement ${ddsId} is a purchase order's (${stored.purchase_order_id}); the evidence pack is built for a batch's statement.`,
     );
   }
-  const batch = await deps.batches.get(dds.batch_id);
-  if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${dds.batch_id} of due diligence statement ${ddsId} is not recognised.`);
+  const dds = await withDdsDocuments(deps.documentStore, stored);
+  const batch = await deps.batches.get(stored.batch_id);
+  if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${stored.batch_id} of due diligence statement ${ddsId} is not recognised.`);
   const [entries, farmers] = await Promise.all([
     deps.batches.auditEntries(batch.batch_id),
     Promise.all(dds.producers.map(async (p) => ({ farmer_id: p.farmer_id, farmer: await deps.registry.getFarmer(p.farmer_id) }))),

@@ -48,6 +48,8 @@ export interface PublicTrace {
   dds_reference_number: string | null;
   /** Its verification number, likewise. */
   dds_verification_number: string | null;
+  /** AVAILABLE while that statement covers the batch; WITHDRAWN once it was withdrawn (the numbers stay, no longer valid); null when there is none. */
+  dds_status: 'AVAILABLE' | 'WITHDRAWN' | null;
   /**
    * The verification of GET /batch/{id}/audit (hash chain, ledger events, pinned evidence):
    * `verified` null when the ledger could not be read just now. Failures name the audit entry and
@@ -112,6 +114,7 @@ export async function readPublicTrace(deps: TracePageDeps, batchId: string): Pro
     stages: publicStages(batch),
     dds_reference_number: batch.dds?.reference_number ?? (dds?.status === 'AVAILABLE' ? (dds.reference_number ?? null) : null),
     dds_verification_number: batch.dds?.verification_number ?? (dds?.status === 'AVAILABLE' ? (dds.verification_number ?? null) : null),
+    dds_status: batch.dds ? (batch.dds.status ?? 'AVAILABLE') : dds?.status === 'AVAILABLE' && dds.reference_number ? 'AVAILABLE' : null,
     verification: await publicVerification(deps, batch, entries),
   };
 }

@@ -1,102 +1,196 @@
-import { SoapDdsRegistry } from '../../shared/adapters/eudr/soap-dds-registry';
-import { submitDdsRequestXml } from '../../shared/adapters/eudr/submit-dds-xml';
+import { signDevToken } from '../../infra/local/dev-keys';
 import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
-import { buildShipmentStatement } from '../../shared/domain/dds-shipment';
-import type { Farmer } from '../../shared/domain/records';
-import { startDdsRegistrySandbox } from '../../infra/local/dds-registry-sandbox';
+import { startStackProcess } from '../support/stack-process';
+import { acceptedBatch, apiCaller, blockTimeLabel, type Call } from './submission';
 
 /**
- * The statement of one shipment (docs/api/eudr.md#statement-per-purchase-order): a purchase order of
- * BENCH_SHIPMENT_BATCHES (500) MILLED batches from BENCH_SHIPMENT_FARMERS (200) farmers, half of them
- * mapped as 40-corner polygons, half as points. Measured in process, on the code the route runs
- * (`buildShipmentStatement`, the SubmitDdsRequest XML): generation time and XML size, the V3 XSD
- * validation, then filing with the registry sandbox through the SOAP adapter and polling (every
- * 250 ms, as the filer does) until AVAILABLE. Not through the API: purchase orders are created with
- * at most 40 batches on this branch, so the order's records are not built through the stack.
+ * The statement of one shipment (docs/api/eudr.md#statement-per-purchase-order), through the API on
+ * the local stack: BENCH_SHIPMENT_FARMERS (200) farmers registered with their plots (half mapped as
+ * 40-corner polygons of about 12 ha, half as points), BENCH_SHIPMENT_BATCHES (500) batches submitted,
+ * GRADED and MILLED, one purchase order of them confirmed, then POST /eudr/generate-dds
+ * `{purchase_order_id}`: the generation's answer time, the XML's size (and its V3 XSD validation),
+ * the statement's JSON size, and the time until it is AVAILABLE. The stack runs with
+ * LEDGER_BLOCK_TIME_S from the environment, else 0 (each transaction mined at once: 500 mints and
+ * 1,000 stage transactions on 2-second blocks would take most of the run).
  */
 const BATCHES = Number(process.env.BENCH_SHIPMENT_BATCHES ?? 500);
 const FARMERS = Number(process.env.BENCH_SHIPMENT_FARMERS ?? 200);
+/** Requests in flight while the order's records are set up. */
+const WIDTH = Number(process.env.BENCH_SHIPMENT_WIDTH ?? 8);
+const COOP = 'EUDR-SHIP';
 const say = (l: string) => process.stdout.write(`${l}\n`);
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-function farmer(i: number): Farmer {
-  const lat = 0.9 + (i % 50) * 0.01;
-  const lng = 34.0 + Math.floor(i / 50) * 0.01;
+/** `fn` over `items`, WIDTH at a time. */
+async function pool<T>(items: T[], fn: (item: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(WIDTH, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}
+
+/** Farmer `i`'s registration: distinct plots in Bulambuli/Kapchorwa, odd ones 40-corner polygons. */
+function farmerBody(i: number) {
+  const lat = 1.0 + (i % 50) * 0.008;
+  const lng = 34.2 + Math.floor(i / 50) * 0.01;
   const ring: number[][] = [];
   for (let k = 0; k < 40; k++) {
     const a = (2 * Math.PI * k) / 40;
-    ring.push([+(lng + 0.002 * Math.cos(a)).toFixed(7), +(lat + 0.002 * Math.sin(a)).toFixed(7)]);
+    ring.push([+(lng + 0.002 * Math.cos(a)).toFixed(6), +(lat + 0.002 * Math.sin(a)).toFixed(6)]);
   }
   ring.push(ring[0]!);
   return {
-    farmer_id: `UG-BENCH-${String(i).padStart(5, '0')}`,
-    full_name: `Bench Farmer ${i}`,
-    cooperative_id: 'BENCH',
+    farmer_id: `UG-SHIP-${String(i).padStart(5, '0')}`,
+    full_name: `Shipment Farmer ${i}`,
+    cooperative_id: COOP,
     district: 'Bulambuli',
     farm:
       i % 2 === 0
         ? { gps: { lat, lng }, area_ha: 2 }
         : { gps: { lat, lng }, area_ha: 12, polygon: { type: 'Polygon', coordinates: [ring] } },
-    gfw_status: 'CLEAR',
-  } as Farmer;
+  };
 }
 
-/** Runs the shipment figures; prints one line each. */
-export async function shipmentDdsBench(): Promise<void> {
-  say(`\nEUDR shipment statement: ${BATCHES} batches from ${FARMERS} farmers (in process + registry sandbox)`);
-  const farmers = Array.from({ length: FARMERS }, (_, i) => farmer(i));
-  const batches = Array.from({ length: BATCHES }, (_, i) => ({
-    batch_id: `BATCH-2026-${String(900000 + i).padStart(6, '0')}`,
-    farmer_id: farmers[i % FARMERS]!.farmer_id,
-    grade: (i % 3 === 0 ? 'FAQ' : 'screen18') as 'FAQ' | 'screen18',
-    stage: 'MILLED' as const,
-    outturn_kg: 48.5,
-  }));
-  const ref = `DDS-PO-BENCH-${Date.now()}`;
-  const t0 = performance.now();
-  const statement = buildShipmentStatement({
-    ddsId: ref,
-    internalReferenceNumber: ref,
-    purchaseOrderId: 'PO-BENCH',
-    batches,
-    farmers: new Map(farmers.map((f) => [f.farmer_id, f])),
-    operator: {
-      name: 'Hamburg Coffee Importers GmbH',
-      eori: 'DE123456789012345',
-      address: 'Am Sandtorkai 1, 20457 Hamburg',
-      email: 'dds@hci.example',
-      country: 'DE',
-    },
-    createdAt: new Date().toISOString(),
-  });
-  const xml = submitDdsRequestXml(statement);
-  const genMs = performance.now() - t0;
-  const json = JSON.stringify(statement);
-  say(`  generation (statement + XML, geometry rules on ${FARMERS} plots): ${genMs.toFixed(0)} ms`);
-  say(
-    `  producers ${statement.producers.length}, net ${statement.net_weight_kg} kg; XML ${(Buffer.byteLength(xml) / 1024).toFixed(1)} KiB, JSON record ${(Buffer.byteLength(json) / 1024).toFixed(1)} KiB`,
-  );
-  const t1 = performance.now();
-  const v = await validateSubmitDdsRequest(xml);
-  say(
-    `  V3 XSD validation: ${v.valid ? 'valid' : `INVALID ${v.errors.slice(0, 2).join('; ')}`} in ${(performance.now() - t1).toFixed(0)} ms`,
-  );
+/** Polls `get` every `everyMs` until `done` holds; throws after `timeoutMs`. */
+async function until(
+  get: () => Promise<{ status: number; body: any }>,
+  done: (r: { status: number; body: any }) => boolean,
+  timeoutMs: number,
+  everyMs = 250,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await get();
+    if (done(r)) return r;
+    if (Date.now() > deadline)
+      throw new Error(`not reached within ${timeoutMs / 1000} s: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    await new Promise((res) => setTimeout(res, everyMs));
+  }
+}
 
-  const creds = { username: 'bench', authKey: 'bench-key', clientId: 'eudr-test' };
-  const sandbox = await startDdsRegistrySandbox({ ...creds });
+/** One stage change, 200 or 202; throws for any other answer. */
+async function stage(call: Call, tok: string, batchId: string, newStage: string, evidence: Record<string, unknown>): Promise<void> {
+  const r = await call('PATCH', `/batch/${batchId}/stage`, tok, { cooperative_id: COOP, new_stage: newStage, evidence });
+  if (r.status !== 200 && r.status !== 202) throw new Error(`${batchId} ${newStage}: ${r.status} ${JSON.stringify(r.body)}`);
+}
+
+/** Runs the shipment figures on its own local stack; prints one line each. */
+export async function shipmentDdsBench(): Promise<void> {
+  const blockTime = process.env.LEDGER_BLOCK_TIME_S ?? '0';
+  say(`\nEUDR shipment statement through the API: ${BATCHES} batches from ${FARMERS} farmers (${blockTimeLabel(blockTime)})`);
+  const stack = await startStackProcess({
+    LOCAL_RATE_LIMIT_RPS: '100000',
+    LOCAL_RATE_LIMIT_BURST: '100000',
+    LEDGER_BLOCK_TIME_S: blockTime,
+  });
   try {
-    const registry = new SoapDdsRegistry({ endpoint: sandbox.url, ...creds });
-    const t2 = performance.now();
-    const { uuid } = await registry.submit(xml, { internalReference: ref });
-    const filedMs = performance.now() - t2;
-    let status = await registry.status(uuid);
-    while (status.status === 'SUBMITTED') {
-      await new Promise((r) => setTimeout(r, 250));
-      status = await registry.status(uuid);
-    }
+    const { url, dataDir } = stack.info;
+    const admin = await signDevToken({ role: 'ADMIN' }, 7200, dataDir);
+    const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: COOP }, 7200, dataDir);
+    const call = apiCaller(url);
+    await call('POST', '/cooperatives', admin, {
+      cooperative_id: COOP,
+      name: 'Shipment Cooperative',
+      district: 'Bulambuli',
+      licence_status: 'ACTIVE',
+      licence_expires_at: '2030-01-01',
+      manager: { name: 'M', email: 'm@example.org', phone: '+256772000002' },
+      prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 },
+      export_premium_ugx_per_kg: 0,
+    });
+
+    const t0 = Date.now();
+    const farmers = Array.from({ length: FARMERS }, (_, i) => farmerBody(i));
+    await pool(farmers, async (f) => {
+      const r = await call('POST', '/farmers/register', coop, f);
+      if (r.status !== 201) throw new Error(`register ${f.farmer_id}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    });
+    say(`  setup: ${FARMERS} farmers registered with their plots in ${secs(Date.now() - t0)}`);
+
+    const t1 = Date.now();
+    const batches: string[] = new Array(BATCHES);
+    await pool(batches, async (_, i) => {
+      const r = await call('POST', '/batch/submit', coop, {
+        farmer_id: farmers[i % FARMERS]!.farmer_id,
+        cooperative_id: COOP,
+        weight_kg: 60,
+        grade: i % 3 === 0 ? 'FAQ' : 'screen18',
+        moisture_pct: 11,
+        collection_point_gps: { lat: 1.2, lng: 34.25 },
+        collector_agent_id: 'A',
+      });
+      batches[i] = acceptedBatch(r).batchId;
+    });
+    await pool(batches, async (b, i) => {
+      await until(
+        () => call('GET', `/batch/${b}`, coop),
+        (r) => r.status === 200,
+        300_000,
+      );
+      const grade = i % 3 === 0 ? 'FAQ' : 'screen18';
+      await stage(call, coop, b, 'GRADED', { grade, moisture_pct: 11 });
+      await stage(call, coop, b, 'MILLED', { mill_id: 'M1', outturn_kg: 48.5 });
+    });
+    await pool(batches, async (b) => {
+      await until(
+        () => call('GET', `/batch/${b}`, coop),
+        (r) => r.body.stage === 'MILLED',
+        300_000,
+      );
+    });
+    say(`  setup: ${BATCHES} batches submitted, GRADED and MILLED in ${secs(Date.now() - t1)}`);
+
+    const t2 = Date.now();
+    const po = await call('POST', '/purchase-orders', coop, {
+      batch_ids: batches,
+      buyer: 'Hamburg Coffee Importers GmbH',
+      price_usd_per_kg: 6.4,
+      buyer_operator: {
+        name: 'Hamburg Coffee Importers GmbH',
+        eori: 'DE123456789012345',
+        address: 'Am Sandtorkai 1, 20457 Hamburg',
+        email: 'dds@hci.example',
+        country: 'DE',
+      },
+    });
+    if (po.status !== 201) throw new Error(`purchase order: ${po.status} ${JSON.stringify(po.body).slice(0, 300)}`);
+    const poId: string = po.body.purchase_order_id;
+    let confirmed = await call('POST', `/purchase-orders/${poId}/confirm`, coop);
+    while (confirmed.status === 202) confirmed = await call('POST', `/purchase-orders/${poId}/confirm`, coop);
+    if (confirmed.status !== 200) throw new Error(`confirm: ${confirmed.status} ${JSON.stringify(confirmed.body).slice(0, 300)}`);
+    say(`  setup: purchase order of ${BATCHES} batches created and confirmed in ${secs(Date.now() - t2)}`);
+
+    const tg = performance.now();
+    const gen = await call('POST', '/eudr/generate-dds', coop, { purchase_order_id: poId });
+    const genMs = performance.now() - tg;
+    if (gen.status !== 202) throw new Error(`generate-dds: ${gen.status} ${JSON.stringify(gen.body).slice(0, 500)}`);
+    const ddsId: string = gen.body.dds_id;
     say(
-      `  filing (SOAP submit, sandbox XSD check): ${filedMs.toFixed(0)} ms; ${status.status} ${(performance.now() - t2).toFixed(0)} ms after filing (sandbox assigns numbers after 1.5 s)`,
+      `  POST /eudr/generate-dds {purchase_order_id} (read, built, documents kept, record stored, filing queued): ${genMs.toFixed(0)} ms`,
+    );
+    const available = await until(
+      () => call('GET', `/eudr/dds/${ddsId}`, coop),
+      (r) => r.body.status === 'AVAILABLE' || r.body.status === 'REJECTED',
+      120_000,
+      250,
+    );
+    const toAvailable = performance.now() - tg;
+    if (available.body.status !== 'AVAILABLE') throw new Error(`DDS ${ddsId} ${available.body.status}: ${available.body.rejection_reason}`);
+    say(`  generation → AVAILABLE with its numbers (DDS_POLL_DELAY_S scaled locally; sandbox 1.5 s): ${toAvailable.toFixed(0)} ms`);
+
+    const res = await fetch(`${url}/eudr/dds/${ddsId}/xml`, { headers: { authorization: `Bearer ${coop}` } });
+    const xml = await res.text();
+    const v = await validateSubmitDdsRequest(xml);
+    const json = JSON.stringify(available.body);
+    say(
+      `  producers ${available.body.producers.length}, net ${available.body.net_weight_kg} kg; XML ${(Buffer.byteLength(xml) / 1024).toFixed(1)} KiB (V3 XSD: ${v.valid ? 'valid' : `INVALID ${v.errors.slice(0, 2).join('; ')}`}), GET /eudr/dds/{id} ${(Buffer.byteLength(json) / 1024).toFixed(1)} KiB`,
     );
   } finally {
-    await sandbox.stop();
+    await stack.stop();
   }
 }

@@ -217,6 +217,9 @@ describe('derived from the code', () => {
     expect(withNeed('evidence-uploads:read')).toEqual(
       reaching([{ file: 'shared/adapters/aws/s3-object-reader.ts', name: 'S3UploadReader.read' }]),
     );
+    const ddsDocuments = 'shared/adapters/aws/s3-dds-documents.ts';
+    expect(withNeed('dds-documents:write')).toEqual(reaching([{ file: ddsDocuments, name: 'S3DdsDocumentStore.put' }]));
+    expect(withNeed('dds-documents:read')).toEqual(reaching([{ file: ddsDocuments, name: 'S3DdsDocumentStore.get' }]));
   });
 });
 
@@ -241,6 +244,29 @@ describe('evidence buckets, evaluated', () => {
         listCar: n.has('evidence-archive:read'),
       });
     }
+  });
+
+  test("statements' documents (dds/): only their keepers put them, only their readers get and list them, and no evidence need reaches them", async () => {
+    const doc = `${evidenceBucketArn}/dds/DDS-PO-1/${'a'.repeat(64)}.json`;
+    for (const f of fns) {
+      const n = needsOf(f.fn);
+      expect({
+        fn: f.fn,
+        put: await may(f.fn, 's3:PutObject', doc),
+        get: await may(f.fn, 's3:GetObject', doc),
+        list: await may(f.fn, 's3:ListBucket', evidenceBucketArn, { 's3:prefix': 'dds/DDS-PO-1/x.json' }),
+      }).toEqual({ fn: f.fn, put: n.has('dds-documents:write'), get: n.has('dds-documents:read'), list: n.has('dds-documents:read') });
+    }
+    expect(withNeed('dds-documents:read')).toEqual([
+      'amend-dds',
+      'dds-filer',
+      'generate-dds',
+      'get-dds',
+      'get-dds-evidence',
+      'get-dds-xml',
+      'withdraw-dds',
+    ]);
+    expect(withNeed('dds-documents:write')).toEqual(['amend-dds', 'generate-dds']);
   });
 });
 

@@ -36,6 +36,33 @@ async function farmerAt(lat: number, lng: number): Promise<string> {
   return id;
 }
 
+/**
+ * A farmer whose plot is a polygon of `corners` corners on a circle of 400 m around (lat, lng)
+ * (about 50 ha), coordinates with 6 decimals: a large plot, as a statement of big farms carries.
+ */
+async function polygonFarmerAt(lat: number, lng: number, corners: number): Promise<string> {
+  const id = uid('UG-BIG');
+  const dLat = 400 / 111_320;
+  const dLng = dLat / Math.cos((lat * Math.PI) / 180);
+  const ring = Array.from({ length: corners }, (_, i) => {
+    const a = (2 * Math.PI * i) / corners;
+    return [Number((lng + dLng * Math.cos(a)).toFixed(6)), Number((lat + dLat * Math.sin(a)).toFixed(6))];
+  });
+  ring.push(ring[0]!);
+  const res = await api('POST', '/farmers/register', {
+    token: ctx.coop,
+    body: {
+      farmer_id: id,
+      full_name: `Large Plot Farmer ${id}`,
+      cooperative_id: ctx.id,
+      district: 'Bulambuli',
+      farm: { gps: { lat, lng }, area_ha: 50, polygon: { type: 'Polygon', coordinates: [ring] } },
+    },
+  });
+  if (res.status !== 201) throw new Error(`farmer: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+  return id;
+}
+
 async function milledBatch(farmerId: string, outturn: number, grade = 'screen18'): Promise<string> {
   const res = await api('POST', '/batch/submit', { token: ctx.coop, body: batchBody(farmerId, ctx.id, { grade }) });
   const batchId: string = res.body.data?.batch_id ?? res.body.batch_id;
@@ -143,7 +170,7 @@ describe('a statement per purchase order', () => {
         20_000,
         200,
       );
-      expect(batch.body.dds).toEqual(numbers);
+      expect(batch.body.dds).toEqual({ ...numbers, status: 'AVAILABLE', withdrawn_at: null });
       // Anchored like any entry: verified once the next periodic anchor covers it.
       const audit = await waitFor(
         () => api('GET', `/batch/${b}/audit`, { token: ctx.coop }),
@@ -158,9 +185,10 @@ describe('a statement per purchase order', () => {
       expect(entries.map((e: { payload: unknown }) => e.payload)).toEqual([numbers]);
       expect(entries[0].anchor).not.toBeNull();
       const trace = await api('GET', `/trace/${b}`, { headers: { accept: 'application/json' } });
-      expect([trace.body.dds_reference_number, trace.body.dds_verification_number]).toEqual([
+      expect([trace.body.dds_reference_number, trace.body.dds_verification_number, trace.body.dds_status]).toEqual([
         numbers.reference_number,
         numbers.verification_number,
+        'AVAILABLE',
       ]);
     }
     const html = await api('GET', `/trace/${batches[0]}`, { headers: { accept: 'text/html' } });
@@ -188,11 +216,70 @@ describe('a statement per purchase order', () => {
       'WITHDRAWN',
       available.body.reference_number,
     ]);
+    // The withdrawal reaches every covered batch: `dds.status` WITHDRAWN beside the numbers, a DDS_WITHDRAWN audit entry (anchored), the trace page.
+    const withdrawnAt = (await api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop })).body;
+    for (const b of batches) {
+      const batch = await waitFor(
+        () => api('GET', `/batch/${b}`, { token: ctx.coop }),
+        (r) => r.body.dds?.status === 'WITHDRAWN',
+        30_000,
+        200,
+      );
+      expect(batch.body.dds).toEqual({ ...numbers, status: 'WITHDRAWN', withdrawn_at: expect.any(String) });
+      const audit = await waitFor(
+        () => api('GET', `/batch/${b}/audit`, { token: ctx.coop }),
+        (r) => r.body.verified === true && r.body.entries.some((e: { type: string }) => e.type === 'DDS_WITHDRAWN'),
+        30_000,
+        500,
+      );
+      const entries = audit.body.entries.filter((e: { type: string }) => e.type === 'DDS_WITHDRAWN');
+      expect(entries.map((e: { payload: unknown }) => e.payload)).toEqual([{ ...numbers, withdrawn_at: batch.body.dds.withdrawn_at }]);
+      expect(entries[0].anchor).not.toBeNull();
+      const trace = await api('GET', `/trace/${b}`, { headers: { accept: 'application/json' } });
+      expect([trace.body.dds_reference_number, trace.body.dds_status]).toEqual([numbers.reference_number, 'WITHDRAWN']);
+    }
+    expect(withdrawnAt.status).toBe('WITHDRAWN');
+    const withdrawnHtml = await api('GET', `/trace/${batches[0]}`, { headers: { accept: 'text/html' } });
+    expect(String(withdrawnHtml.body)).toContain('<strong>withdrawn</strong>: no longer valid');
     const twice = await api('POST', `/eudr/dds/${gen.body.dds_id}/withdraw`, { token: ctx.coop });
     expect([twice.status, twice.body.error.code]).toEqual([422, 'DDS_NOT_AVAILABLE']);
     const late = await api('POST', `/eudr/dds/${gen.body.dds_id}/amend`, { token: ctx.coop });
     expect([late.status, late.body.error.code]).toEqual([422, 'DDS_NOT_AVAILABLE']);
-  });
+  }, 240_000);
+
+  it("keeps a statement over DynamoDB's 400 KB item limit: generated, filed, AVAILABLE, its XML served", async () => {
+    const farmers = [
+      await polygonFarmerAt(1.25, 34.25, 2200),
+      await polygonFarmerAt(1.27, 34.25, 2200),
+      await polygonFarmerAt(1.29, 34.25, 2200),
+    ];
+    const batches = [await milledBatch(farmers[0]!, 61), await milledBatch(farmers[1]!, 62), await milledBatch(farmers[2]!, 63)];
+    const poId = await order(batches);
+    const t0 = Date.now();
+    const gen = await api('POST', '/eudr/generate-dds', { token: ctx.coop, body: { purchase_order_id: poId } });
+    expect([gen.status, gen.body.error?.code]).toEqual([202, 'DDS_TRACES_PENDING']);
+    const generatedMs = Date.now() - t0;
+    const available = await waitFor(
+      () => api('GET', `/eudr/dds/${gen.body.dds_id}`, { token: ctx.coop }),
+      (r) => r.body.status === 'AVAILABLE',
+      60_000,
+      250,
+    );
+    expect(available.body.producers.map((p: { farmer_id: string }) => p.farmer_id)).toEqual(farmers);
+    expect(
+      available.body.geolocation.features.map((f: { geometry: { coordinates: number[][][] } }) => f.geometry.coordinates[0]!.length),
+    ).toEqual([2201, 2201, 2201]);
+    const xml = await api('GET', `/eudr/dds/${gen.body.dds_id}/xml`, { token: ctx.coop });
+    expect(xml.status).toBe(200);
+    expect(await validateSubmitDdsRequest(xml.body as string)).toEqual({ valid: true, errors: [] });
+    // What the table item held inline before: the statement with its producers and plots, and the XML.
+    const xmlBytes = Buffer.byteLength(xml.body as string);
+    const statementBytes = Buffer.byteLength(JSON.stringify(available.body)) + xmlBytes;
+    expect(statementBytes).toBeGreaterThan(400 * 1024);
+    process.stdout.write(
+      `large statement ${gen.body.dds_id}: statement + XML ${Math.round(statementBytes / 1024)} KiB (XML ${Math.round(xmlBytes / 1024)} KiB); generated in ${generatedMs} ms, AVAILABLE ${Date.now() - t0} ms after the request\n`,
+    );
+  }, 240_000);
 
   it('refuses to amend or withdraw a statement the Information System reports locked (422 DDS_LOCKED)', async () => {
     const a = await farmerAt(1.2111, 34.3111);

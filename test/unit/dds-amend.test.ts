@@ -13,6 +13,7 @@ import {
   fakeCustodyStore,
   fakeDdsRegistry,
   fakeDdsStore,
+  memoryDdsDocumentStore,
   fakeNotifier,
   fakeRegistryStore,
   fakeWorkQueue,
@@ -130,6 +131,10 @@ const record = (over: Partial<DdsRecord> = {}): DdsRecord =>
     filed_at: '2026-11-24T00:00:00.000Z',
     created_at: '2026-11-24T00:00:00.000Z',
     reference_number: '26DEABCDEFGHIJ',
+    // A statement of the older form: its parts inline in the record (no documents in the store).
+    producers: [],
+    geolocation: { type: 'FeatureCollection', features: [] },
+    xml: '<v3:SubmitDdsRequest/>',
     ...over,
   }) as DdsRecord;
 
@@ -145,6 +150,7 @@ function amendDeps(over: Pick<DdsAmendDeps, 'dds' | 'ddsRegistry' | 'now'>): Dds
       },
     },
     filingQueue: fakeWorkQueue('dds-filing'),
+    documentStore: memoryDdsDocumentStore(),
     ...over,
   };
 }
@@ -189,6 +195,57 @@ describe('amendDds / withdrawDds use cases', () => {
   });
 });
 
+describe('fileDds: a withdrawal reaches every batch a statement covers', () => {
+  it('records it on each covered batch of a WITHDRAWN statement (idempotent store call), and on none of a statement without numbers', async () => {
+    const recorded: string[] = [];
+    const d = record({
+      status: 'WITHDRAWN',
+      withdrawn_at: '2026-11-25T10:00:00.000Z',
+      verification_number: 'ABCDEFGH',
+      batch_ids: ['BATCH-2026-000001', 'BATCH-2026-000002'],
+    });
+    let current = d;
+    const deps = {
+      dds: fakeDdsStore({
+        get: async () => current,
+        recordWithdrawalOnBatch: async (b, ref, at) => {
+          recorded.push(`${b}:${ref.dds_id}:${ref.reference_number}:${ref.verification_number}:${at}`);
+          return true;
+        },
+      }),
+      registry: fakeDdsRegistry(),
+      notifier: fakeNotifier(),
+      documentStore: memoryDdsDocumentStore(),
+      now: () => new Date(),
+    };
+    await fileDds(deps, d.dds_id);
+    expect(recorded.sort()).toEqual([
+      'BATCH-2026-000001:DDS-PO-1:26DEABCDEFGHIJ:ABCDEFGH:2026-11-25T10:00:00.000Z',
+      'BATCH-2026-000002:DDS-PO-1:26DEABCDEFGHIJ:ABCDEFGH:2026-11-25T10:00:00.000Z',
+    ]);
+    const { reference_number: _gone, ...withoutNumbers } = d;
+    current = withoutNumbers;
+    await fileDds(deps, d.dds_id);
+    expect(recorded).toHaveLength(2);
+  });
+
+  it('withdrawDds queues the statement for the filer, which records the withdrawal on its batches', async () => {
+    const queued: string[] = [];
+    const d = amendDeps({
+      dds: fakeDdsStore({ get: async () => record(), markWithdrawn: async () => true }),
+      ddsRegistry: fakeDdsRegistry({ withdraw: async () => ({ status: 'WITHDRAWN' }) }),
+      now: () => new Date('2026-11-26T23:59:00.000Z'),
+    });
+    const admin: Caller = { sub: 'admin', role: 'ADMIN', duties: [] };
+    await withdrawDds(
+      { ...d, filingQueue: fakeWorkQueue('dds-filing', { send: async (m) => void queued.push(m.dds_id) }) },
+      admin,
+      'DDS-PO-1',
+    );
+    expect(queued).toEqual(['DDS-PO-1']);
+  });
+});
+
 describe('fileDds: the first status poll waits DDS_POLL_DELAY_S after the submission or amendment', () => {
   it('does not poll before the delay; throws for a redelivery when the delay is beyond its wait', async () => {
     const polls: number[] = [];
@@ -203,6 +260,7 @@ describe('fileDds: the first status poll waits DDS_POLL_DELAY_S after the submis
         },
       }),
       notifier: fakeNotifier({ publish: async () => ({ messageId: 'm-1' }) }),
+      documentStore: memoryDdsDocumentStore(),
       now: () => new Date(),
     };
     await expect(fileDds(deps, d.dds_id, { waitMs: 50, firstPollDelayMs: 10_000 })).rejects.toThrow(/first status poll not before/);
@@ -233,6 +291,7 @@ describe('fileDds: the numbers reach every batch a statement covers', () => {
         status: async () => ({ status: 'AVAILABLE', reference_number: '26DEABCDEFGHIJ', verification_number: 'ABCDEFGH' }),
       }),
       notifier: fakeNotifier({ publish: async () => ({ messageId: 'm-1' }) }),
+      documentStore: memoryDdsDocumentStore(),
       now: () => new Date(),
     };
     await fileDds(deps, d.dds_id);

@@ -1,6 +1,6 @@
 import { buildDueDiligenceStatement, type DdsRecord } from '../../shared/domain/dds';
 import { fileDds } from '../../shared/use-cases/eudr';
-import { aBatch, aFarmer, fakeDdsRegistry, fakeDdsStore, fakeNotifier } from './support/fakes';
+import { aBatch, aFarmer, fakeDdsRegistry, fakeDdsStore, fakeNotifier, memoryDdsDocumentStore } from './support/fakes';
 
 /**
  * The DDS filing worker: files once, then waits in the same invocation for the reference numbers
@@ -43,6 +43,7 @@ function deps(availableAfterChecks: number) {
     calls,
     deps: {
       now: () => new Date('2026-11-22T10:00:01.000Z'),
+      documentStore: memoryDdsDocumentStore(),
       dds: fakeDdsStore({
         get: async () => stored,
         markSubmitted: async (_id: string, uuid: string) => {

@@ -11,7 +11,7 @@ import { evidencePackDocument, evidencePackView } from '../../shared/http/eviden
 import { ddsView } from '../../shared/http/views';
 import { readEvidencePack, type EvidencePackDeps } from '../../shared/use-cases/evidence-pack';
 import { ADMIN, agent, apiEvent, coop, expectErrorEnvelope, lambdaContext, parse } from './support/api-event';
-import { aBatch, aFarmer, fakeBatchStore, fakeDdsStore, fakeRegistryStore } from './support/fakes';
+import { aBatch, aFarmer, fakeBatchStore, fakeDdsStore, fakeRegistryStore, memoryDdsDocumentStore } from './support/fakes';
 
 /**
  * The EU evidence pack (GET /eudr/dds/{id}/evidence, issue 13): the DDS, the producers' forest
@@ -134,6 +134,7 @@ function deps(over: { chainDown?: boolean; unanchored?: boolean } = {}): Evidenc
     anchors: { ofBatch: async () => (over.unanchored ? [] : [anchor]) },
     anchorRoot: async (root) => (root === anchor.root ? 9n : null),
     dds: fakeDdsStore({ get: async (id) => (id === dds.dds_id ? dds : null) }),
+    documentStore: memoryDdsDocumentStore(),
     batches: fakeBatchStore({ get: async (id) => (id === t.batch.batch_id ? t.batch : null), auditEntries: async () => t.entries }),
     registry: fakeRegistryStore({ getFarmer: async (id) => (id === farmer.farmer_id ? farmer : null) }),
     chainTrail: async () => {
@@ -152,7 +153,7 @@ describe('readEvidencePack', () => {
     const t = trail();
 
     expect(view.pack_version).toBe(1);
-    expect(view.dds).toEqual(ddsView((await d.dds.get('DDS-2026-000001'))!));
+    expect(view.dds).toEqual(ddsView((await d.dds.get('DDS-2026-000001')) as DdsRecord));
     expect(view.batch).toEqual({
       batch_id: t.batch.batch_id,
       token_id: t.batch.token_id,

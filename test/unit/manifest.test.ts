@@ -240,7 +240,7 @@ describe('local environment check (infra/local/stack.ts runs it at start)', () =
   test('names a missing variable with its need and the functions that need it', () => {
     const env = { ...localEnv(), DDS_FILING_QUEUE_URL: '' };
     expect(missingLocalEnvironment(env)).toEqual([
-      { variable: 'DDS_FILING_QUEUE_URL', need: 'dds-filing-queue:send', functions: ['generate-dds', 'amend-dds'] },
+      { variable: 'DDS_FILING_QUEUE_URL', need: 'dds-filing-queue:send', functions: ['generate-dds', 'amend-dds', 'withdraw-dds'] },
     ]);
   });
 

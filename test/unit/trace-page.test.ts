@@ -198,6 +198,26 @@ describe('readPublicTrace', () => {
     expect(tracePageHtml(view, 'https://trace.example.test')).toContain('26DEPDGY8NTUH2 · verification K7W2Q9XZ');
   });
 
+  it('presents a withdrawn statement as no longer valid: dds_status WITHDRAWN, its numbers struck through in the HTML', async () => {
+    const d = deps();
+    const get = d.batches.get;
+    const numbers = { dds_id: 'DDS-PO-1', reference_number: '26DEPDGY8NTUH2', verification_number: 'K7W2Q9XZ' };
+    const withDds = (dds: NonNullable<Awaited<ReturnType<typeof get>>>['dds']): TracePageDeps => ({
+      ...d,
+      batches: { ...d.batches, get: async (id: string) => (await get(id)) && { ...(await get(id))!, dds } },
+    });
+    const valid = await readPublicTrace(withDds(numbers), batch.batch_id);
+    expect(valid.dds_status).toBe('AVAILABLE');
+    expect(tracePageHtml(valid, 'https://trace.example.test')).not.toContain('withdrawn');
+    const view = await readPublicTrace(
+      withDds({ ...numbers, status: 'WITHDRAWN', withdrawn_at: '2026-11-25T10:00:00.000Z' }),
+      batch.batch_id,
+    );
+    expect([view.dds_reference_number, view.dds_status]).toEqual(['26DEPDGY8NTUH2', 'WITHDRAWN']);
+    expect(tracePageHtml(view, 'https://trace.example.test')).toContain('<strong>withdrawn</strong>: no longer valid · <s>26DEPDGY8NTUH2');
+    expect((await readPublicTrace(deps(), batch.batch_id)).dds_status).toBeNull();
+  });
+
   it('hides the DDS reference until the statement is AVAILABLE', async () => {
     expect((await readPublicTrace(deps({ dds: { status: 'SUBMITTED' } }), batch.batch_id)).dds_reference_number).toBeNull();
     expect((await readPublicTrace(deps(), batch.batch_id)).dds_reference_number).toBeNull();

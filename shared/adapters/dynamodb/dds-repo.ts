@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DdsOfBatchReader, DdsStore, DdsV3Status } from '../../domain/ports/eudr';
-import type { DdsRecord } from '../../domain/dds';
+import { DDS_LARGE_PARTS, type StoredDdsRecord } from '../../domain/dds';
 import { transactWithAudit } from './audit-append';
 import { keys, fromItem } from './keys';
 import { documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
@@ -11,7 +11,7 @@ class AlreadyRecorded extends Error {}
 /** Due diligence statements: one per batch or purchase order (a guard item), filed once. */
 export class DdsRepository implements DdsStore, DdsOfBatchReader {
   /** Stores a new DDS; returns the existing DDS id of its batch (or purchase order) instead when it already has one. */
-  async create(dds: DdsRecord): Promise<string | null> {
+  async create(dds: StoredDdsRecord): Promise<string | null> {
     const guard = dds.batch_id !== null ? keys.ddsOfBatch(dds.batch_id) : keys.ddsOfPurchaseOrder(dds.purchase_order_id!);
     try {
       await documentClient().send(
@@ -44,14 +44,14 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
   }
 
   /** The batch's statement through its guard item, else null. */
-  async ofBatch(batchId: string): Promise<DdsRecord | null> {
+  async ofBatch(batchId: string): Promise<StoredDdsRecord | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ddsOfBatch(batchId) }));
     return r.Item ? this.get(String(r.Item.dds_id)) : null;
   }
 
-  async get(id: string): Promise<DdsRecord | null> {
+  async get(id: string): Promise<StoredDdsRecord | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.dds(id), ConsistentRead: true }));
-    return r.Item ? fromItem<DdsRecord>(r.Item) : null;
+    return r.Item ? fromItem<StoredDdsRecord>(r.Item) : null;
   }
 
   /** PENDING_FILING → SUBMITTED with the registry's UUID (once). */
@@ -84,8 +84,11 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
     );
   }
 
-  /** AVAILABLE → SUBMITTED with the amended statement's fields, XML and CID; counts the amendment. */
-  async markAmended(id: string, changes: Partial<DdsRecord>, at: string): Promise<boolean> {
+  /**
+   * AVAILABLE → SUBMITTED with the amended statement's fields, CID and documents; counts the
+   * amendment. With new `documents`, the inline parts of an older statement are removed in the same update.
+   */
+  async markAmended(id: string, changes: Partial<StoredDdsRecord>, at: string): Promise<boolean> {
     const fields = Object.entries(changes).filter(([k, v]) => v !== undefined && !['dds_id', 'status', 'cooperative_id'].includes(k));
     const names: Record<string, string> = { '#s': 'status' };
     const values: Record<string, unknown> = { ':s': 'SUBMITTED', ':from': 'AVAILABLE', ':at': at, ':zero': 0, ':one': 1 };
@@ -94,9 +97,14 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
       values[`:f${i}`] = v;
       return `#f${i} = :f${i}`;
     });
+    const removed = changes.documents ? DDS_LARGE_PARTS.filter((p) => changes[p] === undefined) : [];
+    const removes = removed.map((p, i) => {
+      names[`#r${i}`] = p;
+      return `#r${i}`;
+    });
     return this.update(
       id,
-      `SET #s = :s, amended_at = :at, amendments = if_not_exists(amendments, :zero) + :one${sets.length ? `, ${sets.join(', ')}` : ''}`,
+      `SET #s = :s, amended_at = :at, amendments = if_not_exists(amendments, :zero) + :one${sets.length ? `, ${sets.join(', ')}` : ''}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
       values,
       '#s = :from',
       names,
@@ -125,6 +133,35 @@ export class DdsRepository implements DdsStore, DdsOfBatchReader {
         batchSet: { expression: 'dds = :dds', values: { ':dds': { ...dds } } },
         checkHead: (head) => {
           if (same(head)) throw new AlreadyRecorded();
+        },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof AlreadyRecorded) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * A withdrawal on a covered batch: its `dds` marked WITHDRAWN with a DDS_WITHDRAWN audit entry, one
+   * transaction (transactWithAudit); false when the batch's `dds` names another statement or none,
+   * or is withdrawn already (checked on every read of its head, so a redelivery appends nothing twice).
+   */
+  async recordWithdrawalOnBatch(
+    batchId: string,
+    dds: { dds_id: string; reference_number: string; verification_number: string },
+    withdrawnAt: string,
+  ): Promise<boolean> {
+    const withdrawn = { ...dds, status: 'WITHDRAWN', withdrawn_at: withdrawnAt };
+    try {
+      await transactWithAudit({
+        batchId,
+        items: [],
+        entry: { type: 'DDS_WITHDRAWN', at: withdrawnAt, actor: 'dds-filer', payload: { ...dds, withdrawn_at: withdrawnAt } },
+        batchSet: { expression: 'dds = :dds', values: { ':dds': withdrawn } },
+        checkHead: (head) => {
+          const d = head.dds as { dds_id?: string; status?: string } | undefined;
+          if (d?.dds_id !== dds.dds_id || d.status === 'WITHDRAWN') throw new AlreadyRecorded();
         },
       });
       return true;

@@ -5,22 +5,24 @@
  * Money is integers: `*_usd_micro` is micro-USD(C) (6 decimals), `*_ugx` whole shillings.
  */
 
-import type { DdsRecord, DueDiligenceStatement } from '../dds';
+import type { DdsDocumentRef, DueDiligenceStatement, StoredDdsRecord } from '../dds';
 
 /** Due diligence statements: one per batch, filed once (docs/api/eudr.md#due-diligence-statements). */
 export interface DdsStore {
-  /** Stores a new DDS; returns the batch's existing DDS id instead when it has one (else null). */
-  create(dds: DdsRecord): Promise<string | null>;
-  get(id: string): Promise<DdsRecord | null>;
+  /** Stores a new DDS (its documents already kept: `documents`); returns the batch's (or order's) existing DDS id instead when it has one (else null). */
+  create(dds: StoredDdsRecord): Promise<string | null>;
+  /** The statement as stored: its documents by reference, or inline for a statement made before they moved to object storage. */
+  get(id: string): Promise<StoredDdsRecord | null>;
   markSubmitted(id: string, uuid: string, at: string): Promise<void>;
   /** SUBMITTED → AVAILABLE; false when it was not SUBMITTED. */
   markAvailable(id: string, reference: string, verification: string, at: string): Promise<boolean>;
   markRejected(id: string, reason: string, at: string): Promise<boolean>;
   /**
    * AVAILABLE → SUBMITTED with the amended statement (`changes`: the rebuilt statement's fields, its
-   * XML and CID), counting the amendment; false when it was no longer AVAILABLE.
+   * CID and its new `documents`; any inline large parts of an older statement are removed), counting
+   * the amendment; false when it was no longer AVAILABLE.
    */
-  markAmended(id: string, changes: Partial<DdsRecord>, at: string): Promise<boolean>;
+  markAmended(id: string, changes: Partial<StoredDdsRecord>, at: string): Promise<boolean>;
   /**
    * Records an AVAILABLE statement's numbers on a batch it covers (the batch's `dds`) with a
    * DDS_AVAILABLE entry appended to the batch's audit log (anchored like any entry), in one
@@ -30,6 +32,18 @@ export interface DdsStore {
     batchId: string,
     dds: { dds_id: string; reference_number: string; verification_number: string },
     at: string,
+  ): Promise<boolean>;
+  /**
+   * Records a WITHDRAWN statement on a batch whose `dds` names it (docs/api/eudr.md#a-withdrawal-reaches-the-batches):
+   * the batch's `dds` gets `status: WITHDRAWN` and `withdrawn_at`, and a DDS_WITHDRAWN entry (payload:
+   * the statement's id, numbers and `withdrawn_at`) is appended to its audit log (anchored like any
+   * entry), in one transaction; false (nothing written) when the batch's `dds` names another
+   * statement or none, or already records this withdrawal.
+   */
+  recordWithdrawalOnBatch(
+    batchId: string,
+    dds: { dds_id: string; reference_number: string; verification_number: string },
+    withdrawnAt: string,
   ): Promise<boolean>;
   /** AVAILABLE → WITHDRAWN; false when it was no longer AVAILABLE. */
   markWithdrawn(id: string, at: string): Promise<boolean>;
@@ -108,6 +122,23 @@ export interface DdsDocuments {
 
 /** The due diligence statement of a batch, if it has one (the public trace page, docs/api/trace-page.md#public-trace-page). */
 export interface DdsOfBatchReader {
-  /** The batch's statement (one per batch), else null. */
-  ofBatch(batchId: string): Promise<DdsRecord | null>;
+  /** The batch's statement (one per batch), as stored, else null. */
+  ofBatch(batchId: string): Promise<StoredDdsRecord | null>;
+}
+
+/**
+ * The documents of statements (`dds.json`, `dds.xml`) in private object storage
+ * (docs/api/eudr.md#where-statements-are-kept): they carry full names and exact plots, and a
+ * shipment's can be far larger than a table item. Implementation: `S3DdsDocumentStore`
+ * (shared/adapters/aws) in the evidence bucket under `dds/`, which neither GET /ipfs nor the pinner can read.
+ */
+export interface DdsDocumentStore {
+  /**
+   * Keeps `text` (UTF-8) as the document `name` of statement `ddsId`, under a key that names its
+   * SHA-256 (so a repeat writes the same object, and an amendment a new one); returns the key, the
+   * size in bytes and the SHA-256 (hex). Errors: StoreUnavailableError (503) when the store cannot be reached.
+   */
+  put(ddsId: string, name: 'dds.json' | 'dds.xml', text: string): Promise<DdsDocumentRef>;
+  /** The bytes of the document at `key`, else null when there is none. Errors: StoreUnavailableError as for `put`. */
+  get(key: string): Promise<Uint8Array | null>;
 }

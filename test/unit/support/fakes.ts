@@ -20,7 +20,8 @@
 import { DomainError } from '../../../shared/domain/errors';
 import { formatPayoutId, parseBatchId, tokenIdForBatch } from '../../../shared/domain/ids';
 import type { BatchStore, CustodyStore } from '../../../shared/domain/ports/batches';
-import type { DdsRegistry, DdsStore } from '../../../shared/domain/ports/eudr';
+import { createHash } from 'node:crypto';
+import type { DdsDocumentStore, DdsRegistry, DdsStore } from '../../../shared/domain/ports/eudr';
 import type { EvidenceArchive, EvidencePinMessage } from '../../../shared/domain/ports/evidence';
 import type { Ledger, TraceLogReader } from '../../../shared/domain/ports/ledger';
 import type { Notifier, WebhookReceiptStore, WorkQueue } from '../../../shared/domain/ports/messaging';
@@ -148,6 +149,25 @@ export function fakeCustodyStore(over: Partial<CustodyStore> = {}): CustodyStore
   };
 }
 
+/**
+ * An in-memory document store of statements, with the S3 store's key form
+ * (`dds/<dds_id>/<sha256>.json|.xml`) and refs; `objects` is its content, for tests to inspect or corrupt.
+ */
+export function memoryDdsDocumentStore(): DdsDocumentStore & { objects: Map<string, Uint8Array> } {
+  const objects = new Map<string, Uint8Array>();
+  return {
+    objects,
+    put: async (ddsId, name, text) => {
+      const bytes = new TextEncoder().encode(text);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      const key = `dds/${ddsId}/${sha256}.${name === 'dds.json' ? 'json' : 'xml'}`;
+      objects.set(key, bytes);
+      return { key, size_bytes: bytes.byteLength, sha256 };
+    },
+    get: async (key) => objects.get(key) ?? null,
+  };
+}
+
 export function fakeDdsStore(over: Partial<DdsStore> = {}): DdsStore {
   return {
     create: () => unexpected('dds.create'),
@@ -160,6 +180,7 @@ export function fakeDdsStore(over: Partial<DdsStore> = {}): DdsStore {
     markRegistryStatus: () => unexpected('dds.markRegistryStatus'),
     // The per-batch record of an AVAILABLE statement: every filing that reaches AVAILABLE does it.
     recordOnBatch: async () => true,
+    recordWithdrawalOnBatch: () => unexpected('dds.recordWithdrawalOnBatch'),
     ...over,
   };
 }
