@@ -281,6 +281,16 @@ export const workers: WorkerDef[] = [
       'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (docs/api/outbound-webhooks.md#outbound-webhooks).',
   },
   {
+    fn: 'payout-receipt-sender',
+    kind: 'table-stream-consumer',
+    batchSize: 10,
+    entities: ['PAYMENT'],
+    needs: ['table:write', 'sms:send'],
+    timeoutSeconds: 30,
+    summary:
+      "Sends the farmer's SMS receipt (amount in UGX, batch, payout id) when a mobile-money payout is COMPLETED, once per payout (a conditioned mark on the payout; docs/operations.md#sms-receipt-to-the-farmer).",
+  },
+  {
     fn: 'outbound-webhook-sender',
     kind: 'queue-consumer',
     queue: 'outbound-webhook-queue',

@@ -2,6 +2,7 @@ import { StepFunctionsPayoutWorkflow } from '../adapters/aws/payout-workflow';
 import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
 import { PayoutResolutionRepository } from '../adapters/dynamodb/payout-resolution-repo';
 import { PayoutBalanceAlarmRepository } from '../adapters/dynamodb/payout-balance-repo';
+import { PayoutReceiptRepository } from '../adapters/dynamodb/payout-receipt-repo';
 import { readCooperative, readFarmer } from '../adapters/dynamodb/registry-repo';
 import { HttpPayoutOrderReader } from '../adapters/payout-provider/http-order-reader';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
@@ -13,11 +14,13 @@ import type {
   PayoutBalanceAlarmStore,
   PayoutOrderReader,
   PayoutProvider,
+  PayoutReceiptStore,
   PayoutResolutionStore,
   PayoutWorkflow,
 } from '../domain/ports/payouts';
 import type { ManualReviewDeps } from '../use-cases/manual-review';
 import type { MonitoredProvider, PayoutBalanceMonitorDeps } from '../use-cases/payout-balance';
+import type { PayoutReceiptDeps } from '../use-cases/payout-receipt';
 import { metrics } from '../runtime/metrics';
 import type { PayoutWebhookDeps } from '../use-cases/payout-webhook';
 import type { PayoutCreationDeps, PayoutDeps } from '../use-cases/payouts';
@@ -154,4 +157,12 @@ export function payoutBalanceAlarmUsdMicro(): number {
   }
   if (!(micro >= 0)) throw new Error(`PAYOUT_BALANCE_ALARM_USD must be a USD amount ≥ 0 (at most 6 decimals), got ${JSON.stringify(raw)}`);
   return micro;
+}
+
+/** The SMS receipt marks on payouts (the table). */
+const payoutReceipts = (): PayoutReceiptStore => once(payoutReceipts, () => new PayoutReceiptRepository());
+
+/** The ports of the farmer's SMS receipt (docs/operations.md#sms-receipt-to-the-farmer): the marks and SNS SMS. */
+export function payoutReceiptDeps(): PayoutReceiptDeps {
+  return { receipts: payoutReceipts(), notifier: notifier(), now };
 }
