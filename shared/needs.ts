@@ -166,7 +166,7 @@ export const NEEDS = {
   },
   'payout-balance-alarm': {
     summary:
-      "The merchant balance of a payout provider below which the ops are notified and the alarm fires, USD (setting payoutBalanceAlarmUsd, default 1000; docs/operations.md#merchant-balance-alarm).",
+      'The merchant balance of a payout provider below which the ops are notified and the alarm fires, USD (setting payoutBalanceAlarmUsd, default 1000; docs/operations.md#merchant-balance-alarm).',
     env: ['PAYOUT_BALANCE_ALARM_USD'],
     secrets: [],
   },

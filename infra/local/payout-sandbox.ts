@@ -575,6 +575,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
 
 /** A USD balance: a decimal string with at most 6 decimals, possibly negative. @throws TypeError otherwise */
 function parseBalance(raw: unknown): Big {
-  if (typeof raw !== 'string' || !/^-?\d{1,12}(\.\d{1,6})?$/.test(raw)) throw new TypeError(`payout sandbox: invalid balance ${String(raw)}`);
+  if (typeof raw !== 'string' || !/^-?\d{1,12}(\.\d{1,6})?$/.test(raw))
+    throw new TypeError(`payout sandbox: invalid balance ${String(raw)}`);
   return new Big(raw);
 }

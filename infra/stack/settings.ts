@@ -270,7 +270,8 @@ function readPayoutBalanceAlarmUsd(scope: Construct): number {
   const raw = scope.node.tryGetContext('payoutBalanceAlarmUsd') as unknown;
   if (raw === undefined || raw === null || raw === '') return DEFAULT_PAYOUT_BALANCE_ALARM_USD;
   const text = String(raw).trim();
-  if (!/^\d{1,12}(\.\d{1,6})?$/.test(text)) throw new Error(`context payoutBalanceAlarmUsd must be a USD amount ≥ 0 (at most 6 decimals), got ${text}`);
+  if (!/^\d{1,12}(\.\d{1,6})?$/.test(text))
+    throw new Error(`context payoutBalanceAlarmUsd must be a USD amount ≥ 0 (at most 6 decimals), got ${text}`);
   return Number(text);
 }
 

@@ -20,7 +20,8 @@ export async function balanceUsdMicro(balances: readonly MerchantBalance[], ugxP
   let total = new Big(0);
   let rate: string | undefined;
   for (const b of balances) {
-    if (!Number.isSafeInteger(b.amount_minor)) throw new RangeError(`merchant balance ${b.currency}: ${b.amount_minor} is not a whole amount`);
+    if (!Number.isSafeInteger(b.amount_minor))
+      throw new RangeError(`merchant balance ${b.currency}: ${b.amount_minor} is not a whole amount`);
     if (b.currency === 'USD') total = total.plus(b.amount_minor);
     else {
       rate ??= await ugxPerUsd();

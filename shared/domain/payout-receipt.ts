@@ -15,7 +15,7 @@ type ItemImage = Record<string, unknown>;
  * Loan disbursements and deposits get none.
  */
 export function receiptDueFor(oldImage: ItemImage | undefined, newImage: ItemImage | undefined): Payout | null {
-  if (!newImage || newImage.entity !== 'PAYMENT' || newImage.payment_type !== 'FARMER_PAYOUT') return null;
+  if (newImage?.entity !== 'PAYMENT' || newImage.payment_type !== 'FARMER_PAYOUT') return null;
   if (newImage.status !== 'COMPLETED' || oldImage?.status === 'COMPLETED') return null;
   if ((newImage.settlement_channel ?? 'MOBILE_MONEY') !== 'MOBILE_MONEY' || newImage.receipt_sms_at !== undefined) return null;
   const p = newImage as unknown as Payout;

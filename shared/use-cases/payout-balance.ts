@@ -49,7 +49,10 @@ export const BALANCE_LOW_EVENT = 'payout.balance_low';
  * (the next crossing notifies again). A provider that cannot be read is logged and skipped; the
  * others are still read. Never throws for one provider's failure.
  */
-export async function monitorPayoutBalances(deps: PayoutBalanceMonitorDeps, opts: { thresholdUsdMicro: number }): Promise<BalanceReading[]> {
+export async function monitorPayoutBalances(
+  deps: PayoutBalanceMonitorDeps,
+  opts: { thresholdUsdMicro: number },
+): Promise<BalanceReading[]> {
   let rate: Promise<string> | undefined;
   const ugxPerUsd = () => (rate ??= deps.rates.quote({}).then((q) => q.rate));
   const out: BalanceReading[] = [];
@@ -67,7 +70,8 @@ export async function monitorPayoutBalances(deps: PayoutBalanceMonitorDeps, opts
     deps.metrics.count('PayoutMerchantBalanceUsd', {}, usd);
     const at = deps.now().toISOString();
     if (usdMicro >= opts.thresholdUsdMicro) {
-      if (await deps.alarms.markOk(name, at, usdMicro)) logger.info('merchant balance back above the alarm threshold', { provider: name, balance_usd: usd });
+      if (await deps.alarms.markOk(name, at, usdMicro))
+        logger.info('merchant balance back above the alarm threshold', { provider: name, balance_usd: usd });
       out.push({ provider: name, balance_usd_micro: usdMicro, state: 'ABOVE', notified: false });
       continue;
     }
@@ -90,7 +94,13 @@ export async function monitorPayoutBalances(deps: PayoutBalanceMonitorDeps, opts
 }
 
 /** Publishes the ops notification of one crossing; on failure the LOW mark of `at` is taken back (then rethrows). */
-async function notifyLow(deps: PayoutBalanceMonitorDeps, name: string, usdMicro: number, thresholdUsdMicro: number, at: string): Promise<void> {
+async function notifyLow(
+  deps: PayoutBalanceMonitorDeps,
+  name: string,
+  usdMicro: number,
+  thresholdUsdMicro: number,
+  at: string,
+): Promise<void> {
   const balance = microToDecimalString(usdMicro);
   const threshold = microToDecimalString(thresholdUsdMicro);
   try {
@@ -107,5 +117,9 @@ async function notifyLow(deps: PayoutBalanceMonitorDeps, name: string, usdMicro:
     await deps.alarms.undoLow(name, at);
     throw err;
   }
-  logger.warn('merchant balance below the alarm threshold; ops notified', { provider: name, balance_usd: Number(balance), threshold_usd: Number(threshold) });
+  logger.warn('merchant balance below the alarm threshold; ops notified', {
+    provider: name,
+    balance_usd: Number(balance),
+    threshold_usd: Number(threshold),
+  });
 }

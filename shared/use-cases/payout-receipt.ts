@@ -40,7 +40,12 @@ export async function sendPayoutReceipt(
     await deps.notifier.sendSms({
       phone: payout.phone,
       message: payoutReceiptSms(payout),
-      attributes: { event: 'payout.receipt', payout_id: payout.payment_id, batch_id: payout.batch_id, cooperative_id: payout.cooperative_id },
+      attributes: {
+        event: 'payout.receipt',
+        payout_id: payout.payment_id,
+        batch_id: payout.batch_id,
+        cooperative_id: payout.cooperative_id,
+      },
     });
   } catch (err) {
     await deps.receipts.releaseReceipt(payout.payment_id, at);

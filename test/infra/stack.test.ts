@@ -389,7 +389,9 @@ describe('stateful resources', () => {
   });
 
   test('the merchant balance alarm (docs/operations.md#merchant-balance-alarm): PayoutMerchantBalanceUsd Minimum below payoutBalanceAlarmUsd notifies the ops topic; the monitor runs every 5 minutes with the same threshold', () => {
-    const alarm = Object.values(resources).find((r) => r.Type === 'AWS::CloudWatch::Alarm' && /PayoutMerchantBalanceLow$/.test(JSON.stringify(r.Properties.AlarmName)));
+    const alarm = Object.values(resources).find(
+      (r) => r.Type === 'AWS::CloudWatch::Alarm' && /PayoutMerchantBalanceLow$/.test(JSON.stringify(r.Properties.AlarmName)),
+    );
     expect(alarm?.Properties).toMatchObject({
       MetricName: 'PayoutMerchantBalanceUsd',
       Statistic: 'Minimum',

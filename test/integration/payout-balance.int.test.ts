@@ -42,7 +42,12 @@ describe('merchant balance alarm (docs/operations.md#merchant-balance-alarm)', (
   it('below PAYOUT_BALANCE_ALARM_USD: one ops notification per crossing, and the balance metric in USD', async () => {
     expect(lowNotices()).toEqual([]);
     await setBalance('250.75');
-    const first = await waitFor(async () => lowNotices(), (n) => n.length >= 1, 30_000, 200);
+    const first = await waitFor(
+      async () => lowNotices(),
+      (n) => n.length >= 1,
+      30_000,
+      200,
+    );
     expect(first).toHaveLength(1);
     // (other suites' payouts on this stack may have spent a little of it since)
     expect(first[0]).toMatchObject({
@@ -60,9 +65,19 @@ describe('merchant balance alarm (docs/operations.md#merchant-balance-alarm)', (
     // Topped up, then low again: the next crossing notifies again.
     const seen = balanceMetrics().length;
     await setBalance('5000');
-    await waitFor(async () => balanceMetrics().slice(seen), (v) => v.some((x) => x > 4000 && x <= 5000), 30_000, 200);
+    await waitFor(
+      async () => balanceMetrics().slice(seen),
+      (v) => v.some((x) => x > 4000 && x <= 5000),
+      30_000,
+      200,
+    );
     await setBalance('12');
-    const second = await waitFor(async () => lowNotices(), (n) => n.length >= 2, 30_000, 200);
+    const second = await waitFor(
+      async () => lowNotices(),
+      (n) => n.length >= 2,
+      30_000,
+      200,
+    );
     expect(second).toHaveLength(2);
     expect(Number(second[1]!.attributes.balance_usd)).toBeLessThanOrEqual(12);
   }, 120_000);

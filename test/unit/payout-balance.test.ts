@@ -70,9 +70,15 @@ describe('merchant balance in USD (docs/operations.md#merchant-balance-alarm)', 
     expect(await balanceUsdMicro([{ currency: 'USD', amount_minor: 5_000_000 }], rate)).toBe(5_000_000);
     expect(asked).toBe(0);
     // 3,700,001 UGX at 3700 = 1000.00027027… USD → 1,000,000,270 micro-USD (down)
-    expect(await balanceUsdMicro([{ currency: 'UGX', amount_minor: 3_700_001 }, { currency: 'USD', amount_minor: 1 }], rate)).toBe(
-      1_000_000_271,
-    );
+    expect(
+      await balanceUsdMicro(
+        [
+          { currency: 'UGX', amount_minor: 3_700_001 },
+          { currency: 'USD', amount_minor: 1 },
+        ],
+        rate,
+      ),
+    ).toBe(1_000_000_271);
     expect(asked).toBe(1);
     await expect(balanceUsdMicro([{ currency: 'UGX', amount_minor: 1 }], async () => '0')).rejects.toThrow(RangeError);
     await expect(balanceUsdMicro([{ currency: 'USD', amount_minor: 1.5 }], rate)).rejects.toThrow(RangeError);
