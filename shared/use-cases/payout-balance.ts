@@ -70,8 +70,15 @@ export async function monitorPayoutBalances(
     deps.metrics.count('PayoutMerchantBalanceUsd', {}, usd);
     const at = deps.now().toISOString();
     if (usdMicro >= opts.thresholdUsdMicro) {
-      if (await deps.alarms.markOk(name, at, usdMicro))
-        logger.info('merchant balance back above the alarm threshold', { provider: name, balance_usd: usd });
+      try {
+        if (await deps.alarms.markOk(name, at, usdMicro))
+          logger.info('merchant balance back above the alarm threshold', { provider: name, balance_usd: usd });
+      } catch (err) {
+        logger.warn('merchant balance above the threshold, but its alarm state could not be recorded; the next run tries again', {
+          provider: name,
+          error: err as Error,
+        });
+      }
       out.push({ provider: name, balance_usd_micro: usdMicro, state: 'ABOVE', notified: false });
       continue;
     }

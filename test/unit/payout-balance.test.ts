@@ -152,6 +152,25 @@ describe('monitorPayoutBalances (docs/operations.md#merchant-balance-alarm)', ()
     expect(sent).toHaveLength(1);
   });
 
+  it('the alarm state store failing for one provider does not stop the run', async () => {
+    const { d, published } = deps({ a: async () => usd(5000), b: async () => usd(5) });
+    d.alarms = {
+      markOk: async () => {
+        throw new Error('table down');
+      },
+      markLow: async () => {
+        throw new Error('table down');
+      },
+      undoLow: async () => undefined,
+    };
+    const r = await monitorPayoutBalances(d, THRESHOLD);
+    expect(r.map((x) => [x.provider, x.state, x.notified])).toEqual([
+      ['a', 'ABOVE', false],
+      ['b', 'BELOW', false],
+    ]);
+    expect(published).toEqual([]);
+  });
+
   it('each provider on its own: one unreadable does not stop the others; UGX converted with one quote', async () => {
     const { d, published, recorded, quotes } = deps({
       down: async () => {
