@@ -223,6 +223,15 @@ export const workers: WorkerDef[] = [
       'Asks the provider about payouts with no activity for 5 minutes and settles, fails or restarts them; starts the payout of batches still without it; stores loans ACTIVE once disbursed and starts lost disbursements again.',
   },
   {
+    fn: 'payout-balance-monitor',
+    kind: 'scheduled',
+    schedule: 'rate(5 minutes)',
+    needs: ['table:write', 'payout-provider', 'payout-balance-alarm', 'manual-review-topic:publish'],
+    timeoutSeconds: 60,
+    summary:
+      "Reads each payout provider's merchant balance, records it in USD (metric PayoutMerchantBalanceUsd, the low-balance alarm's input) and, below PAYOUT_BALANCE_ALARM_USD, notifies the ops once per crossing (docs/operations.md#merchant-balance-alarm).",
+  },
+  {
     fn: 'chain-event-watcher',
     kind: 'scheduled',
     schedule: 'rate(1 minute)',
@@ -271,6 +280,16 @@ export const workers: WorkerDef[] = [
     timeoutSeconds: 60,
     summary:
       'Turns committed changes of the table (its DynamoDB stream) into outbound webhook events and queues one delivery per subscribed endpoint (docs/api/outbound-webhooks.md#outbound-webhooks).',
+  },
+  {
+    fn: 'payout-receipt-sender',
+    kind: 'table-stream-consumer',
+    batchSize: 10,
+    entities: ['PAYMENT'],
+    needs: ['table:write', 'sms:send'],
+    timeoutSeconds: 30,
+    summary:
+      "Sends the farmer's SMS receipt (amount in UGX, batch, payout id) when a mobile-money payout is COMPLETED, once per payout (a conditioned mark on the payout; docs/operations.md#sms-receipt-to-the-farmer).",
   },
   {
     fn: 'outbound-webhook-sender',

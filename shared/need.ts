@@ -20,6 +20,8 @@ export type Need =
   | 'sms:send'
   /** The cap on a cooperative's manual payouts per UTC day (MANUAL_PAYOUT_DAILY_LIMIT_USDC). */
   | 'manual-payout-limit'
+  /** The merchant balance below which the ops are alerted (PAYOUT_BALANCE_ALARM_USD). */
+  | 'payout-balance-alarm'
   | 'ledger'
   | 'payout-provider'
   | 'payout-webhook-secret'

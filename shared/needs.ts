@@ -172,6 +172,12 @@ export const NEEDS = {
     env: ['MANUAL_PAYOUT_DAILY_LIMIT_USDC'],
     secrets: [],
   },
+  'payout-balance-alarm': {
+    summary:
+      'The merchant balance of a payout provider below which the ops are notified and the alarm fires, USD (setting payoutBalanceAlarmUsd, default 1000; docs/operations.md#merchant-balance-alarm).',
+    env: ['PAYOUT_BALANCE_ALARM_USD'],
+    secrets: [],
+  },
   ledger: {
     summary:
       'Sign and send ledger transactions (BatchToken, TraceLog) with the ledger signer: in AWS the KMS key LEDGER_SIGNER_KMS_KEY_ID (ECC_SECG_P256K1; kms:Sign and kms:GetPublicKey on it), so no private key is in the function.',

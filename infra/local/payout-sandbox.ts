@@ -9,6 +9,10 @@
  * - `POST /v1/orders` (`Idempotency-Key: <reference>`) → 201 new order, 200 existing order for that reference
  * - `GET /v1/orders/{order_id}`, `GET /v1/orders?reference=<ref>` → 200 order, 404 when none
  * - `GET /v1/recipients?phone=<E.164>` → 200 `{phone, network, account_holder: {name} | null}`, 404 ACCOUNT_NOT_FOUND (not a wallet)
+ * - `GET /v1/balances` → 200 `{balances: [{currency: "USD", amount: "<decimal>"}]}`: the merchant balance, which
+ *   falls by each settled order's deposit amount (it is not checked before paying: it may go negative)
+ * Sandbox only, without credentials: `GET /v1/sandbox/stats` (counters) and `PUT /v1/sandbox/balance`
+ * `{amount: "<USD decimal>"}` (sets the merchant balance, e.g. low to try the balance alarm).
  * Errors are `{error: {code, message, details?}}`: 400 validation (bodies checked with the valibot
  * schemas of payout-sandbox-requests.ts; `details` = `[{path, message}]`), 401, 404, 405, 413, 415, 422 business rejection.
  *
@@ -69,6 +73,8 @@ export interface PayoutSandboxOptions {
   settleMs?: number;
   /** UGX per USD, decimal string (default env PAYOUT_SANDBOX_RATE, else "3700.25"). */
   rate?: string;
+  /** The merchant balance at start, USD decimal string (default env PAYOUT_SANDBOX_BALANCE_USD, else "1000000"). */
+  balanceUsd?: string;
   faults?: {
     /** Fraction [0,1] of new-order requests answered 422 ORDER_REJECTED. */
     rejectRate?: number;
@@ -115,6 +121,10 @@ export interface PayoutSandbox {
   stats(): PayoutSandboxStats;
   /** Changes where subsequent webhooks go. */
   setWebhookUrl(url: string): void;
+  /** Sets the merchant balance (USD decimal string, at most 6 decimals, may be negative). @throws TypeError on anything else */
+  setBalance(usd: string): void;
+  /** The merchant balance, USD decimal string. */
+  balance(): string;
 }
 
 interface SandboxOrder {
@@ -160,6 +170,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     if (!(v >= 0 && v <= 1)) throw new TypeError(`payout sandbox: faults.${name} must be within [0, 1]`);
   }
   const random = opts.faults?.random ?? Math.random;
+  let balanceUsd = parseBalance(opts.balanceUsd ?? process.env.PAYOUT_SANDBOX_BALANCE_USD ?? '1000000');
   const webhook = new Webhook(opts.webhookSecret); // throws on a malformed secret
   const log = opts.log ?? (() => {});
   let webhookUrl: string | (() => string) = opts.webhookUrl;
@@ -255,6 +266,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     if (outcome === 'SETTLED') {
       order.settled_at = now;
       order.mobile_money_transaction_id = `MP${randomInt(10 ** 9, 10 ** 10)}`;
+      balanceUsd = balanceUsd.minus(order.deposit.amount);
       stats.ordersSettled++;
       stats.settledPerReference[order.reference] = (stats.settledPerReference[order.reference] ?? 0) + 1;
     } else {
@@ -430,7 +442,7 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     const raw = await readBody(req);
     let body: unknown;
     let invalidJson = false;
-    if (method === 'POST') {
+    if (method === 'POST' || method === 'PUT') {
       try {
         body = raw === '' ? undefined : JSON.parse(raw);
       } catch {
@@ -448,6 +460,20 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
         req.socket.destroy();
         return;
       }
+    }
+    if (method === 'PUT' && url.pathname === '/v1/sandbox/balance') {
+      // Sandbox only, like the stats: sets the merchant balance (a test hook for the balance alarm).
+      const amount = isObject(body) ? body.amount : undefined;
+      try {
+        balanceUsd = parseBalance(amount);
+      } catch {
+        throw new HttpError(400, 'VALIDATION_ERROR', 'Body {amount}: a USD decimal string with at most 6 decimals.', [
+          { path: 'amount', message: 'must be a decimal string with at most 6 decimals' },
+        ]);
+      }
+      log(`payout-sandbox merchant balance set to ${balanceUsd.toFixed()} USD`);
+      sendJson(res, 200, { balances: [{ currency: 'USD', amount: balanceUsd.toFixed() }] });
+      return;
     }
     if (method === 'GET' && url.pathname === '/v1/sandbox/stats') {
       // Sandbox only (no real provider has it, so it needs no credentials): the counters, for
@@ -485,6 +511,9 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
         result = postOrder(body, Array.isArray(key) ? key[0] : key);
       } else if (method === 'GET') result = getOrderByReference(url.searchParams);
       else throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
+    } else if (path === '/v1/balances') {
+      if (method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
+      result = [200, { balances: [{ currency: 'USD', amount: balanceUsd.toFixed() }] }];
     } else if (path === '/v1/recipients') {
       if (method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}.`);
       result = getRecipient(url.searchParams);
@@ -535,5 +564,18 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
     setWebhookUrl(next: string) {
       webhookUrl = next;
     },
+    setBalance(usd: string) {
+      balanceUsd = parseBalance(usd);
+    },
+    balance() {
+      return balanceUsd.toFixed();
+    },
   };
+}
+
+/** A USD balance: a decimal string with at most 6 decimals, possibly negative. @throws TypeError otherwise */
+function parseBalance(raw: unknown): Big {
+  if (typeof raw !== 'string' || !/^-?\d{1,12}(\.\d{1,6})?$/.test(raw))
+    throw new TypeError(`payout sandbox: invalid balance ${String(raw)}`);
+  return new Big(raw);
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../../shared/domain/payout-limits';
+import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../../shared/domain/payout-balance';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLocalStackFile } from './stack-file';
@@ -233,6 +234,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       MANUAL_REVIEW_TOPIC_ARN: topic.topicArn,
       SMS_TOPIC_ARN: smsTopic.topicArn,
       MANUAL_PAYOUT_DAILY_LIMIT_USDC: process.env.MANUAL_PAYOUT_DAILY_LIMIT_USDC || String(DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC),
+      PAYOUT_BALANCE_ALARM_USD: process.env.PAYOUT_BALANCE_ALARM_USD || String(DEFAULT_PAYOUT_BALANCE_ALARM_USD),
       LEDGER_RPC_URL: chain.rpcUrl,
       LEDGER_CHAIN_ID: '31337',
       LEDGER_SIGNER_KEY: signerKey,

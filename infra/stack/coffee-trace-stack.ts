@@ -235,6 +235,7 @@ export class CoffeeTraceStack extends Stack {
       functions,
       ledgerWriteQueue: this.stateful.queues['ledger-write-queue'],
       opsEmail: readOpsAlarmEmail(this),
+      payoutBalanceAlarmUsd: settings.payoutBalanceAlarmUsd,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API (prod stage)' });

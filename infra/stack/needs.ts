@@ -243,6 +243,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sns:Publish'], notResources: ['arn:aws:sns:*:*:*'] }));
         break;
       case 'manual-payout-limit':
+      case 'payout-balance-alarm':
         break; // a setting only
       case 'evidence-uploads:presign':
       case 'evidence-uploads:read': {
@@ -375,6 +376,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     CHAIN_WATCH_CONFIRMATIONS: settings.chainWatchConfirmations,
     CHAIN_WATCH_START_BLOCK: settings.chainWatchStartBlock,
     MANUAL_PAYOUT_DAILY_LIMIT_USDC: settings.manualPayoutDailyLimitUsdc,
+    PAYOUT_BALANCE_ALARM_USD: String(settings.payoutBalanceAlarmUsd),
     LEDGER_SIGNER_KMS_KEY_ID: s.ledgerSignerKmsKey.keyArn,
     OUTBOUND_SECRET_KMS_KEY_ID: s.outboundSecretsKey.keyArn,
     LOAN_TERM_DAYS: settings.loanTermDays,

@@ -14,6 +14,8 @@
  *   reported by the ledger-write reconciler each run), and any ledger write or chain event parked
  *   (a log metric filter on the `alarm` log keys LEDGER_WRITE_PARKED and CHAIN_EVENT_PARKED in the
  *   ledger writer's and chain watcher's log groups; `npm run ledger-parked -- list`);
+ * - a payout provider's merchant balance below the setting `payoutBalanceAlarmUsd`
+ *   (PayoutMerchantBalanceUsd, Minimum over the providers, reported by the balance monitor every 5 minutes);
  * - forged or mismatched events: a log metric filter on the use cases' `alarm` log keys
  *   (FORGED_OR_MISMATCHED_CHAIN_EVENT, FORGED_OR_UNEXPECTED_BUYER_PAYMENT, FORGED_OR_MISMATCHED_WEBHOOK,
  *   FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK) in the log groups of the webhook functions and the ledger writer.
@@ -98,6 +100,8 @@ export interface ObservabilityProps {
   ledgerWriteQueue: Queue;
   /** Email address subscribed to the ops topic (context `opsAlarmEmail`); none when absent. */
   opsEmail?: string;
+  /** The merchant balance (USD) below which PayoutMerchantBalanceLow fires (settings `payoutBalanceAlarmUsd`). */
+  payoutBalanceAlarmUsd: number;
 }
 
 /** Dashboard, ops topic and alarms. Create it after every queue of the stack exists (it finds the dead-letter queues by walking the stack). */
@@ -192,6 +196,15 @@ export class Observability extends Construct {
         metric('PayoutTimeToCompleted', 'p95', undefined, service, 'p95'),
       ]),
       graph('Manual reviews', [metric('ManualReviews', 'Sum', Duration.hours(1), service, 'per hour')]),
+    );
+    this.dashboard.addWidgets(
+      graph('Merchant balance by payout provider (USD)', [
+        new MathExpression({
+          expression: `SEARCH('{${ns},${SERVICE_DIMENSION},provider} MetricName="PayoutMerchantBalanceUsd"', 'Minimum', 300)`,
+          label: '',
+          period: Duration.minutes(5),
+        }),
+      ]),
     );
     this.dashboard.addWidgets(
       graph('Webhook rejections by reason', [search('WebhookRejections', ['webhook', 'reason'], '')]),
@@ -373,6 +386,13 @@ export class Observability extends Construct {
       parked,
       1,
       `A ledger write or a chain event failed every allowed attempt and was parked (log key alarm = ${PARKED_ALARM_KEYS.join(' | ')}); the work behind it goes on. List it with npm run ledger-parked -- list, fix the cause, then retry or discard it (docs/operations.md#parked-ledger-writes).`,
+    );
+    alarm(
+      'PayoutMerchantBalanceLow',
+      metric('PayoutMerchantBalanceUsd', 'Minimum', Duration.minutes(5)),
+      props.payoutBalanceAlarmUsd,
+      `A payout provider's merchant balance is below ${props.payoutBalanceAlarmUsd} USD (PayoutMerchantBalanceUsd, from the balance monitor; setting payoutBalanceAlarmUsd): payouts fail with INSUFFICIENT_BALANCE once it cannot cover them. Top up the merchant account with the provider; the dashboard shows each provider's balance (docs/operations.md#merchant-balance-alarm).`,
+      { op: ComparisonOperator.LESS_THAN_THRESHOLD },
     );
     alarm(
       'ForgedEvents',

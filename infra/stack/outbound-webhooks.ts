@@ -9,7 +9,7 @@ import type { TableStreamConsumerDef } from '../../shared/manifest';
 /**
  * Outbound webhooks (docs/api/outbound-webhooks.md#outbound-webhooks): the table's DynamoDB stream (NEW_AND_OLD_IMAGES, enabled in
  * ./stateful-resources.ts) feeds each table-stream consumer of the manifest (the
- * outbound-event-publisher), filtered to the entities that make events, so delivery rows and
+ * outbound-event-publisher; and the payout-receipt-sender, docs/operations.md#sms-receipt-to-the-farmer), filtered to the entities that make events, so delivery rows and
  * other items never invoke it. A batch that keeps failing is split in halves to isolate the bad
  * record, retried up to 10 times, and then sent (as stream coordinates) to `failureQueue`, the
  * outbound webhook queue's dead-letter queue, which the operators' "dead-letter queue not empty"

@@ -6,6 +6,7 @@
  */
 import { CfnParameter } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../../shared/domain/payout-balance';
 import { readStage, type StageConfig } from './stage';
 
 /** A cooperative manager who receives that cooperative's manual-review notifications. */
@@ -41,6 +42,9 @@ export interface ManagerSubscription {
  * - manualPayoutDailyLimitUsdc: the cap on one cooperative's manual payouts (POST /payments/farmer-payout) per UTC day, USDC.
  * - loanTermDays: days from a loan's creation to its due date (LOAN_TERM_DAYS); 90 days past due it is written off.
  * - managerSubscriptions: `[{cooperativeId, email, sms?}]`, see {@link ManagerSubscription}.
+ * - payoutBalanceAlarmUsd: the merchant balance (USD) of a payout provider below which the alarm
+ *   PayoutMerchantBalanceLow fires and the balance monitor notifies the ops (PAYOUT_BALANCE_ALARM_USD);
+ *   a context value, not a parameter, because an alarm's threshold is fixed in the template.
  */
 export const SETTING_DEFAULTS = {
   docsBaseUrl: '',
@@ -111,6 +115,8 @@ export interface Settings {
   manualPayoutDailyLimitUsdc: string;
   loanTermDays: string;
   managerSubscriptions: ManagerSubscription[];
+  /** USD (PAYOUT_BALANCE_ALARM_USD): context `payoutBalanceAlarmUsd`, default DEFAULT_PAYOUT_BALANCE_ALARM_USD. */
+  payoutBalanceAlarmUsd: number;
   /** The deploy stage from context `stage` (`-c stage=dev|prod`, default dev): see infra/stack/stage.ts. */
   stage: StageConfig;
   /** Create CloudWatch alarms (prod yes, dev no): `stage.alarmsEnabled`. */
@@ -246,6 +252,7 @@ export function loadSettings(scope: Construct): Settings {
       '^[1-9][0-9]{0,3}$',
     ),
     managerSubscriptions: readManagerSubscriptions(scope),
+    payoutBalanceAlarmUsd: readPayoutBalanceAlarmUsd(scope),
     stage: readStage(scope),
     alarmsEnabled: readStage(scope).alarmsEnabled,
   };
@@ -255,6 +262,19 @@ export function loadSettings(scope: Construct): Settings {
  * Context `managerSubscriptions` (an array, or its JSON text when given with `-c`).
  * @throws Error naming the bad entry when an entry lacks cooperativeId or a plausible email/E.164 phone.
  */
+/**
+ * Context `payoutBalanceAlarmUsd` (`-c payoutBalanceAlarmUsd=2500`): USD, a number ≥ 0 with at most
+ * 6 decimals; default DEFAULT_PAYOUT_BALANCE_ALARM_USD. @throws Error on anything else
+ */
+function readPayoutBalanceAlarmUsd(scope: Construct): number {
+  const raw = scope.node.tryGetContext('payoutBalanceAlarmUsd') as unknown;
+  if (raw === undefined || raw === null || raw === '') return DEFAULT_PAYOUT_BALANCE_ALARM_USD;
+  const text = String(raw).trim();
+  if (!/^\d{1,12}(\.\d{1,6})?$/.test(text))
+    throw new Error(`context payoutBalanceAlarmUsd must be a USD amount ≥ 0 (at most 6 decimals), got ${text}`);
+  return Number(text);
+}
+
 function readManagerSubscriptions(scope: Construct): ManagerSubscription[] {
   let raw = scope.node.tryGetContext('managerSubscriptions') as unknown;
   if (raw === undefined || raw === null || raw === '') return [];

@@ -1,18 +1,31 @@
 import { StepFunctionsPayoutWorkflow } from '../adapters/aws/payout-workflow';
 import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
 import { PayoutResolutionRepository } from '../adapters/dynamodb/payout-resolution-repo';
+import { PayoutBalanceAlarmRepository } from '../adapters/dynamodb/payout-balance-repo';
+import { PayoutReceiptRepository } from '../adapters/dynamodb/payout-receipt-repo';
 import { readCooperative, readFarmer } from '../adapters/dynamodb/registry-repo';
 import { HttpPayoutOrderReader } from '../adapters/payout-provider/http-order-reader';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
 import { envOr, requireEnv, secret } from '../config';
 import { decimalStringToMicro } from '../domain/money';
+import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../domain/payout-balance';
 import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../domain/payout-limits';
-import type { PayoutOrderReader, PayoutProvider, PayoutResolutionStore, PayoutWorkflow } from '../domain/ports/payouts';
+import type {
+  PayoutBalanceAlarmStore,
+  PayoutOrderReader,
+  PayoutProvider,
+  PayoutReceiptStore,
+  PayoutResolutionStore,
+  PayoutWorkflow,
+} from '../domain/ports/payouts';
 import type { ManualReviewDeps } from '../use-cases/manual-review';
+import type { MonitoredProvider, PayoutBalanceMonitorDeps } from '../use-cases/payout-balance';
+import type { PayoutReceiptDeps } from '../use-cases/payout-receipt';
+import { metrics } from '../runtime/metrics';
 import type { PayoutWebhookDeps } from '../use-cases/payout-webhook';
 import type { PayoutCreationDeps, PayoutDeps } from '../use-cases/payouts';
 import { once, onFirstUse } from './once';
-import { batchRepo, now, payoutRepo, registryRepo, webhookReceipts } from './platform';
+import { batchRepo, notifier, now, payoutRepo, registryRepo, webhookReceipts } from './platform';
 
 /**
  * Farmer payouts: creation (POST /payments/farmer-payout and the batch payouts the ledger writer
@@ -100,4 +113,56 @@ const payoutResolutions = (): PayoutResolutionStore => once(payoutResolutions, (
 /** The ports of a manual-review resolution (docs/api/payouts.md#manual-review): the table and the payout state machine. */
 export function manualReviewDeps(): ManualReviewDeps {
   return { payouts: payoutRepo(), resolutions: payoutResolutions(), registry: registryRepo(), workflow: payoutWorkflow(), now };
+}
+
+/** The name the provider of PAYOUT_PROVIDER_URL goes by in the balance metric and alarm state. */
+const HTTP_PROVIDER_NAME = 'http';
+
+/** The low-balance alarm state of each provider (the table). */
+const payoutBalanceAlarms = (): PayoutBalanceAlarmStore => once(payoutBalanceAlarms, () => new PayoutBalanceAlarmRepository());
+
+/** Every configured payout provider by name, primary first (the balance monitor reads each). */
+function payoutProviders(): MonitoredProvider[] {
+  return [{ name: HTTP_PROVIDER_NAME, provider: payoutProvider() }];
+}
+
+/**
+ * The ports of the merchant balance monitor (docs/operations.md#merchant-balance-alarm): every
+ * provider, the primary one's quotes as the rate source, the alarm state in the table, the
+ * managers'/ops topic and the EMF metrics.
+ */
+export function payoutBalanceMonitorDeps(): PayoutBalanceMonitorDeps {
+  return {
+    providers: payoutProviders(),
+    rates: payoutProvider(),
+    alarms: payoutBalanceAlarms(),
+    notifier: notifier(),
+    metrics,
+    now,
+  };
+}
+
+/**
+ * The merchant balance below which the ops are alerted, in micro-USD: `PAYOUT_BALANCE_ALARM_USD`
+ * (USD, at most 6 decimals, ≥ 0), default DEFAULT_PAYOUT_BALANCE_ALARM_USD (1,000).
+ * Throws naming the variable when it is not such an amount.
+ */
+export function payoutBalanceAlarmUsdMicro(): number {
+  const raw = envOr('PAYOUT_BALANCE_ALARM_USD', String(DEFAULT_PAYOUT_BALANCE_ALARM_USD));
+  let micro: number;
+  try {
+    micro = decimalStringToMicro(raw.trim());
+  } catch {
+    micro = -1;
+  }
+  if (!(micro >= 0)) throw new Error(`PAYOUT_BALANCE_ALARM_USD must be a USD amount ≥ 0 (at most 6 decimals), got ${JSON.stringify(raw)}`);
+  return micro;
+}
+
+/** The SMS receipt marks on payouts (the table). */
+const payoutReceipts = (): PayoutReceiptStore => once(payoutReceipts, () => new PayoutReceiptRepository());
+
+/** The ports of the farmer's SMS receipt (docs/operations.md#sms-receipt-to-the-farmer): the marks and SNS SMS. */
+export function payoutReceiptDeps(): PayoutReceiptDeps {
+  return { receipts: payoutReceipts(), notifier: notifier(), now };
 }

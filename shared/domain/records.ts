@@ -184,6 +184,8 @@ export interface Payout {
   completed_at?: string;
   /** The provider's settlement time. */
   settled_at?: string;
+  /** When the farmer's SMS receipt was sent (set once, by a conditioned write; docs/operations.md#sms-receipt-to-the-farmer). */
+  receipt_sms_at?: string;
   elapsed_seconds?: number;
   created_by: string;
   /** How the farmer was paid: MOBILE_MONEY (absent = MOBILE_MONEY) or CASH_AT_OFFICE (a manual review closed as paid in cash, docs/api/payouts.md#manual-review). */

@@ -38,6 +38,8 @@ export const METRICS = {
   LedgerOldestPendingAge: 'Seconds',
   /** A chain event the scheduled chain watcher parked after it failed in every allowed run (its cursor moved on; log key alarm = CHAIN_EVENT_PARKED). */
   ChainEventsParked: 'Count',
+  /** A payout provider's merchant balance in USD (UGX converted), one value per balance monitor run; dimension `provider`, and without it (Minimum = the lowest provider's) for the low-balance alarm. */
+  PayoutMerchantBalanceUsd: 'None',
   /** A DDS filing step; dimension `outcome`: FILED, AVAILABLE, REJECTED. */
   DdsFilings: 'Count',
   /** An evidence pin attempt by the background pinner; dimension `outcome`: PINNED, FAILED (retried), ROOT_MISMATCH (not retried), PRIVATE_SKIPPED (a DDS job from before statements became private, closed unpinned). */

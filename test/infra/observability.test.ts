@@ -53,7 +53,7 @@ const logGroupId = (fn: string) => {
 let prod: ReturnType<typeof synth>;
 let dev: ReturnType<typeof synth>;
 beforeAll(() => {
-  prod = synth('prod', { opsAlarmEmail: 'ops@example.com' });
+  prod = synth('prod', { opsAlarmEmail: 'ops@example.com', payoutBalanceAlarmUsd: '2500' });
   dev = synth('dev', { alarms: 'off' });
 });
 
@@ -183,6 +183,19 @@ describe('prod (alarms enabled)', () => {
       'FORGED_OR_MISMATCHED_WEBHOOK',
       'FORGED_OR_MISMATCHED_ONRAMP_WEBHOOK',
     ]);
+  });
+
+  test('the merchant balance alarm takes its threshold from the context payoutBalanceAlarmUsd (docs/operations.md#merchant-balance-alarm)', () => {
+    expect(alarmNamed('PayoutMerchantBalanceLow')).toMatchObject({
+      Namespace: 'CoffeeTrace-prod',
+      MetricName: 'PayoutMerchantBalanceUsd',
+      Statistic: 'Minimum',
+      Threshold: 2500,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'notBreaching',
+      Dimensions: [{ Name: 'service', Value: 'coffee-trace' }],
+    });
+    expect(() => synth('prod', { payoutBalanceAlarmUsd: 'lots' })).toThrow(/payoutBalanceAlarmUsd/);
   });
 
   test('the oldest open ledger write: alarm on LedgerOldestPendingAge; parked ledger writes and chain events: alarm on their log keys in the writer and the watcher', () => {

@@ -30,6 +30,7 @@ import { STAGES } from '../../infra/stack/stage';
 import { THROTTLE } from '../../infra/stack/rate-limits';
 import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
+import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../../shared/domain/payout-balance';
 
 import {
   type Json,
@@ -305,7 +306,7 @@ describe('Lambda functions', () => {
 
   test("table-stream consumers (outbound webhooks): the table's stream, filtered to the manifest's entities, bisected and retried, then to the outbound DLQ", () => {
     const streamConsumers = workers.filter((x) => x.kind === 'table-stream-consumer');
-    expect(streamConsumers.map((w) => w.fn)).toEqual(['outbound-event-publisher']);
+    expect(streamConsumers.map((w) => w.fn)).toEqual(['outbound-event-publisher', 'payout-receipt-sender']);
     const tableId = stack.getLogicalId(stack.stateful.table.node.defaultChild as CfnResource);
     expect(resources[tableId]!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
     for (const w of streamConsumers) {
@@ -385,6 +386,28 @@ describe('stateful resources', () => {
       );
       expect(permission?.Properties.FunctionName).toEqual(target);
     }
+  });
+
+  test('the merchant balance alarm (docs/operations.md#merchant-balance-alarm): PayoutMerchantBalanceUsd Minimum below payoutBalanceAlarmUsd notifies the ops topic; the monitor runs every 5 minutes with the same threshold', () => {
+    const alarm = Object.values(resources).find(
+      (r) => r.Type === 'AWS::CloudWatch::Alarm' && JSON.stringify(r.Properties.AlarmName).includes('-PayoutMerchantBalanceLow'),
+    );
+    expect(alarm?.Properties).toMatchObject({
+      MetricName: 'PayoutMerchantBalanceUsd',
+      Statistic: 'Minimum',
+      Period: 300,
+      Threshold: DEFAULT_PAYOUT_BALANCE_ALARM_USD,
+      ComparisonOperator: 'LessThanThreshold',
+      Dimensions: [{ Name: 'service', Value: 'coffee-trace' }],
+    });
+    const opsTopics = ofType('AWS::SNS::Topic').filter(([, t]) => /operations alarms/.test(JSON.stringify(t.Properties.DisplayName)));
+    expect(opsTopics).toHaveLength(1);
+    expect(alarm!.Properties.AlarmActions).toEqual([{ Ref: opsTopics[0]![0] }]);
+    const monitor = workers.find((w) => w.fn === 'payout-balance-monitor')!;
+    expect(monitor).toMatchObject({ kind: 'scheduled', schedule: 'rate(5 minutes)' });
+    const env = resources[fnLogicalId('payout-balance-monitor')]!.Properties.Environment.Variables as Json;
+    expect(env.PAYOUT_BALANCE_ALARM_USD).toBe(String(DEFAULT_PAYOUT_BALANCE_ALARM_USD));
+    expect(env.MANUAL_REVIEW_TOPIC_ARN).toBeDefined();
   });
 
   test('the audit-anchorer runs every ANCHOR_INTERVAL_S: rate(5 minutes) by default, the deploy context overrides it in whole minutes', () => {

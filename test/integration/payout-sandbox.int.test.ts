@@ -342,6 +342,36 @@ describe('payout sandbox + HttpPayoutProvider', () => {
     });
   });
 
+  describe('merchant balance (docs/operations.md#merchant-balance-alarm)', () => {
+    it('GET /v1/balances: USD in micro-USD; falls by each settled deposit, not by a failed one; PUT /v1/sandbox/balance sets it', async () => {
+      const own = await startExtra({ balanceUsd: '100.5' });
+      const p = new HttpPayoutProvider({ baseUrl: own.url, apiKey: API_KEY, apiSecret: API_SECRET });
+      expect(await p.merchantBalance()).toEqual([{ currency: 'USD', amount_minor: 100_500_000 }]);
+      const settled = ref('bal1');
+      const failed = ref('bal2');
+      await p.createOrder(order(settled, '+256772123456', 12_500_000));
+      await p.createOrder(order(failed, '+256700000001', 7_000_000));
+      await waitFor('both final', async () => {
+        const a = await p.findOrderByReference(settled);
+        const b = await p.findOrderByReference(failed);
+        return a?.status === 'SETTLED' && b?.status === 'FAILED' ? true : undefined;
+      });
+      expect(await p.merchantBalance()).toEqual([{ currency: 'USD', amount_minor: 88_000_000 }]);
+      expect(own.balance()).toBe('88');
+      const put = await fetch(`${own.url}/v1/sandbox/balance`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '3.25' }),
+      });
+      expect(put.status).toBe(200);
+      expect(await p.merchantBalance()).toEqual([{ currency: 'USD', amount_minor: 3_250_000 }]);
+      const bad = await fetch(`${own.url}/v1/sandbox/balance`, { method: 'PUT', body: JSON.stringify({ amount: 'lots' }) });
+      expect(bad.status).toBe(400);
+      // the balance is behind the API key like every provider call
+      expect((await fetch(`${own.url}/v1/balances`)).status).toBe(401);
+    });
+  });
+
   describe('test phones', () => {
     it('+256700000001: every order fails (order.failed, GET FAILED)', async () => {
       for (const tag of ['f1', 'f2']) {

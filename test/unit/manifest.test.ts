@@ -105,7 +105,7 @@ describe('manifest', () => {
     });
   });
 
-  test('scheduled workers: the reconcilers every 5 minutes, the national-registry check and the chain watcher every minute; none of them consumes a queue', () => {
+  test('scheduled workers: the reconcilers and the merchant balance monitor every 5 minutes, the national-registry check and the chain watcher every minute; none of them consumes a queue', () => {
     const scheduled = Object.fromEntries(workers.filter((w) => w.kind === 'scheduled').map((w) => [w.fn, w.schedule]));
     expect(scheduled).toEqual({
       'payout-reconciler': 'rate(5 minutes)',
@@ -113,6 +113,7 @@ describe('manifest', () => {
       'national-registry-check': 'rate(1 minute)',
       'chain-event-watcher': 'rate(1 minute)',
       'audit-anchorer': 'rate(5 minutes)',
+      'payout-balance-monitor': 'rate(5 minutes)',
     });
     // The anchor interval (docs/api/anchoring.md#anchoring-of-the-audit-log: ANCHOR_INTERVAL_S, default 300) is the anchorer's setting.
     expect(workers.find((w) => w.fn === 'audit-anchorer')).toMatchObject({ intervalVariable: 'ANCHOR_INTERVAL_S' });

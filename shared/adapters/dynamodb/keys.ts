@@ -39,6 +39,9 @@
  * | Payment (deposit)   | PAYMENT#<DEP-…>             | META                |                     |                                |
  * | Deposit counter     | COUNTER#DEPOSIT#<yyyy>      | META                |                     |                                |
  * | Chain watch cursor  | CHAIN_CURSOR#<chain_id>     | META                |                     |                                |
+ * | Balance alarm state | PAYOUT_BALANCE#<provider>   | META                |                     |                                |
+ *   `alarm_state` LOW or OK of a payout provider's merchant balance against PAYOUT_BALANCE_ALARM_USD
+ *   (docs/operations.md#merchant-balance-alarm), changed by conditioned updates only.
  * | Evidence upload     | EVIDENCE_UPLOAD#<UPL-…>     | META                | (TTL: attach window + 1 day) |                       |
  * | Evidence pin job    | PIN_JOB#<cid>               | STAGE#<batch>#<i> or DDS#<dds_id> |       |                                |
  *   GSI2 (sparse): GSI2PK PENDING_PIN, GSI2SK <queued_at>#<cid> until pinned (or given up), for reconciliation.
@@ -191,6 +194,8 @@ export const keys = {
   depositCounter: (year: number) => ({ PK: `COUNTER#DEPOSIT#${year}`, SK: META }),
   /** The chain watcher's block cursor and lease on one chain (shared/adapters/dynamodb/chain-cursor.ts). */
   chainCursor: (chainId: number) => ({ PK: `CHAIN_CURSOR#${chainId}`, SK: META }),
+  /** The low-balance alarm state of one payout provider (docs/operations.md#merchant-balance-alarm). */
+  payoutBalance: (provider: string) => ({ PK: `PAYOUT_BALANCE#${provider}`, SK: META }),
   /** A chain event the watcher failed to apply: its failed runs, and while parked GSI2 PARKED_CHAIN_EVENT <parked_at>#<event_id>. */
   chainEventFailure: (chainId: number, eventId: string) => ({ PK: `CHAIN_EVENT#${chainId}#${eventId}`, SK: META }),
   /** An evidence photo upload (docs/api/evidence.md#evidence-photos-by-upload-url; shared/adapters/dynamodb/evidence-upload-repo.ts). */

@@ -10,6 +10,7 @@
 import type {
   AccountHolder,
   CreateProviderOrderInput,
+  MerchantBalance,
   PayoutProvider,
   ProviderOrder,
   ProviderOrderStatus,
@@ -260,6 +261,31 @@ export class HttpPayoutProvider implements PayoutProvider {
     const holder = (answer.body as { account_holder?: { name?: unknown } | null } | null)?.account_holder;
     if (holder === undefined) throw new ProviderProtocolError('account_holder is missing');
     return { found: true, name: holder === null ? null : str(holder.name, 'account_holder.name') };
+  }
+
+  /**
+   * The merchant balance (`GET /v1/balances` → `{balances: [{currency, amount}]}`): USD amounts are
+   * decimal strings (up to 6 decimals) returned in micro-USD, UGX amounts whole shillings; other
+   * currencies are left out.
+   * @throws ProviderUnavailableError; ProviderRejectedError; ProviderProtocolError on a malformed answer
+   */
+  async merchantBalance(): Promise<MerchantBalance[]> {
+    const answer = await this.request('GET', '/v1/balances');
+    if (answer.status !== 200) throw rejected(answer);
+    const list = (answer.body as { balances?: unknown } | null)?.balances;
+    if (!Array.isArray(list)) throw new ProviderProtocolError('balances is not an array');
+    const out: MerchantBalance[] = [];
+    for (const [i, raw] of list.entries()) {
+      const b = raw as { currency?: unknown; amount?: unknown } | null;
+      if (b?.currency === 'USD') {
+        try {
+          out.push({ currency: 'USD', amount_minor: decimalUsdToMicro(b.amount as string) });
+        } catch (e) {
+          throw new ProviderProtocolError(`balances[${i}].amount: ${(e as Error).message}`);
+        }
+      } else if (b?.currency === 'UGX') out.push({ currency: 'UGX', amount_minor: intUgx(b.amount, `balances[${i}].amount`) });
+    }
+    return out;
   }
 
   private async lookUp(path: string): Promise<ProviderOrder | null> {

@@ -51,6 +51,15 @@ export interface CreateProviderOrderInput {
 export type AccountHolder = { found: false } | { found: true; name: string | null };
 
 /**
+ * One currency of the provider's merchant balance (what it can still pay out): `amount_minor` is
+ * micro-USD (6 decimals) for USD and whole shillings for UGX (docs/operations.md#merchant-balance-alarm).
+ */
+export interface MerchantBalance {
+  currency: 'USD' | 'UGX';
+  amount_minor: number;
+}
+
+/**
  * The external payout provider's order API.
  * Errors: `ProviderUnavailableError` once the provider could not be reached after the configured
  * attempts (connection refused, timeout, 5xx); `ProviderRejectedError` when it answers that it will
@@ -64,6 +73,8 @@ export interface PayoutProvider {
   findOrderByReference(reference: string): Promise<ProviderOrder | null>;
   /** The account holder of `phone` (E.164), before an order is placed (docs/api/payouts.md#recipient-name-check). */
   lookupAccountHolder(phone: string): Promise<AccountHolder>;
+  /** The merchant balance, one entry per currency the provider holds for us (docs/operations.md#merchant-balance-alarm). */
+  merchantBalance(): Promise<MerchantBalance[]>;
 }
 
 /** Reading the provider's orders only (e.g. to confirm a webhook); same errors as PayoutProvider. */
@@ -166,6 +177,37 @@ export interface PayoutResolutionStore {
     retry: { round: number; attempt: number; phone: string; recipient_name: string; actor: string },
     at: string,
   ): Promise<Payout>;
+}
+
+/**
+ * The low-balance alarm state per payout provider (docs/operations.md#merchant-balance-alarm), so the
+ * ops notification goes out once per crossing below the threshold, not at every reading. Each
+ * change is one conditioned write: two monitors running at once cannot both notify.
+ */
+export interface PayoutBalanceAlarmStore {
+  /**
+   * OK (or never recorded) → LOW at `at`, with the reading (micro-USD). True when this call made the
+   * change (the caller notifies); false when the provider was already LOW.
+   */
+  markLow(provider: string, at: string, balanceUsdMicro: number): Promise<boolean>;
+  /** LOW since `at` → OK again (a notification that could not be sent is retried at the next reading). */
+  undoLow(provider: string, at: string): Promise<void>;
+  /** LOW → OK at `at` (the balance is back at or above the threshold). True when this call made the change. */
+  markOk(provider: string, at: string, balanceUsdMicro: number): Promise<boolean>;
+}
+
+/**
+ * Receipts sent to farmers for completed payouts (docs/operations.md#sms-receipt-to-the-farmer):
+ * a conditioned mark on the payout, so a redelivered change never sends a second SMS.
+ */
+export interface PayoutReceiptStore {
+  /**
+   * Marks the COMPLETED payout's receipt as sent at `at`, on the condition that it is COMPLETED and
+   * has no receipt mark. True when this call set it (the caller sends the SMS).
+   */
+  claimReceipt(payoutId: string, at: string): Promise<boolean>;
+  /** Removes the mark set at `at` (the SMS could not be sent; the next delivery of the change tries again). */
+  releaseReceipt(payoutId: string, at: string): Promise<void>;
 }
 
 /** The payout lifecycle state machine (Step Functions): one execution per payout, named after it. */
