@@ -20,10 +20,11 @@
  * +256700000006 completes here (it is the other provider that is down for it); any other completes
  * after `settleMs`. A completed payout takes its amount off the UGX wallet.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Big from 'big.js';
 import { signHttpMessage } from '../../shared/http/http-message-signature';
+import { DEV_PAWAPAY_API_TOKEN } from './dev-keys';
 import { listenOnLoopback, readBoundedBody, sendJson } from './loopback';
 
 /** Options of {@link startPawaPaySandbox}. */
@@ -249,4 +250,25 @@ export async function startPawaPaySandbox(opts: PawaPaySandboxOptions): Promise<
       await listening.close();
     },
   };
+}
+
+/**
+ * The local stack's pawaPay: the sandbox with the dev token, and PAWAPAY_API_URL and
+ * PAWAPAY_CREDENTIALS set for the functions (the callback key's public half in the secret, as an
+ * operator copies it from `GET /v2/public-key/http`). It runs whatever PAYOUT_PROVIDERS says.
+ */
+export async function startLocalPawaPay(
+  callbackUrl: () => string,
+  settleMs: number | undefined,
+  log: (l: string) => void,
+): Promise<PawaPaySandbox> {
+  const pawapay = await startPawaPaySandbox({
+    apiToken: DEV_PAWAPAY_API_TOKEN,
+    callbackUrl,
+    ...(settleMs !== undefined ? { settleMs } : {}),
+    log,
+  });
+  process.env.PAWAPAY_API_URL = pawapay.url;
+  process.env.PAWAPAY_CREDENTIALS = JSON.stringify({ api_token: DEV_PAWAPAY_API_TOKEN, callback_public_keys: [pawapay.publicKeyPem] });
+  return pawapay;
 }

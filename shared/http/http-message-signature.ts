@@ -132,32 +132,30 @@ function verifyWith(alg: string, key: KeyObject, data: Buffer, sig: Buffer): boo
  * Errors: INVALID_SIGNATURE (401) naming what failed; the body is trusted only after this returns.
  */
 export function verifyHttpMessageSignature(req: SignedRequest, publicKeysPem: string[], nowSeconds = Date.now() / 1000): void {
-  const reject = (why: string): never => {
-    throw new DomainError('INVALID_SIGNATURE', `HTTP message signature rejected: ${why}.`);
-  };
+  const rejected = (why: string) => new DomainError('INVALID_SIGNATURE', `HTTP message signature rejected: ${why}.`);
   const digest = req.headers['content-digest'];
   const input = req.headers['signature-input'];
   const signature = req.headers.signature;
-  if (!digest || !input || !signature) return reject('Content-Digest, Signature-Input and Signature are required');
+  if (!digest || !input || !signature) throw rejected('Content-Digest, Signature-Input and Signature are required');
   const d = /(sha-512|sha-256)=:([A-Za-z0-9+/=]+):/.exec(digest);
-  if (!d) return reject('Content-Digest has no sha-512 or sha-256 member');
+  if (!d) throw rejected('Content-Digest has no sha-512 or sha-256 member');
   if (contentDigest(req.body, d[1] as 'sha-512' | 'sha-256') !== `${d[1]}=:${d[2]}:`)
-    return reject('Content-Digest does not match the body');
+    throw rejected('Content-Digest does not match the body');
   let params: SignatureParams;
   try {
     params = parseSignatureInput(input);
   } catch (err) {
-    return reject((err as Error).message);
+    throw rejected((err as Error).message);
   }
-  if (!params.components.includes('content-digest')) return reject('the signature does not cover content-digest');
-  if (params.expires !== undefined && params.expires + 300 < nowSeconds) return reject('the signature expired');
+  if (!params.components.includes('content-digest')) throw rejected('the signature does not cover content-digest');
+  if (params.expires !== undefined && params.expires + 300 < nowSeconds) throw rejected('the signature expired');
   const s = new RegExp(`(?:^|,)\\s*${params.label.replace(/[.*]/g, '\\$&')}=:([A-Za-z0-9+/=]+):`).exec(signature);
-  if (!s) return reject(`Signature has no member ${params.label}`);
+  if (!s) throw rejected(`Signature has no member ${params.label}`);
   let base: string;
   try {
     base = signatureBase(req, params.components, params.serialised);
   } catch (err) {
-    return reject((err as Error).message);
+    throw rejected((err as Error).message);
   }
   const sig = Buffer.from(s[1]!, 'base64');
   for (const pem of publicKeysPem) {
@@ -165,10 +163,10 @@ export function verifyHttpMessageSignature(req: SignedRequest, publicKeysPem: st
     try {
       if (verifyWith(algorithmOf(params.alg, key), key, Buffer.from(base, 'utf8'), sig)) return;
     } catch (err) {
-      if ((err as Error).message.startsWith('unsupported')) return reject((err as Error).message);
+      if ((err as Error).message.startsWith('unsupported')) throw rejected((err as Error).message);
     }
   }
-  reject('no configured key verifies it');
+  throw rejected('no configured key verifies it');
 }
 
 /**
