@@ -200,9 +200,10 @@ export const NEEDS = {
     memoryMiB: LEDGER_MEMORY_MIB,
   },
   'payout-provider': {
-    summary: "The payout provider's API.",
-    env: ['PAYOUT_PROVIDER_URL'],
-    secrets: [/* @__PURE__ */ secretOf('PAYOUT_PROVIDER_CREDENTIALS')],
+    summary:
+      'The payout providers of PAYOUT_PROVIDERS in order (docs/api/payouts.md#payout-providers-and-failover): the provider API (PAYOUT_PROVIDER_URL) and pawaPay (PAWAPAY_API_URL, PAWAPAY_USD_UGX_RATE), one secret each.',
+    env: ['PAYOUT_PROVIDERS', 'PAYOUT_PROVIDER_URL', 'PAWAPAY_API_URL', 'PAWAPAY_USD_UGX_RATE'],
+    secrets: [/* @__PURE__ */ secretOf('PAYOUT_PROVIDER_CREDENTIALS'), /* @__PURE__ */ secretOf('PAWAPAY_CREDENTIALS')],
     routeTimeoutSeconds: ROUTE_OUTSIDE_CALL_TIMEOUT_SECONDS,
   },
   'payout-webhook-secret': {

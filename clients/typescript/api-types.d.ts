@@ -554,6 +554,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/pawapay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pawaPay's signed payout callbacks (when pawapay is in PAYOUT_PROVIDERS), each confirmed with pawaPay's status lookup.
+         * @description Register this URL as the payouts callback URL in the pawaPay dashboard and enable signed callbacks. Signed as pawaPay signs them (RFC 9421 HTTP message signatures): `Content-Digest` (sha-512 or sha-256 of the raw body), `Signature-Input` covering at least `content-digest`, and `Signature`, verified with pawaPay's public key configured with the pawaPay secret (401 INVALID_SIGNATURE otherwise). Body: pawaPay's payout `{payoutId, status, amount, currency, recipient, created, providerTransactionId, failureReason, metadata}`; only `payoutId` and `status` are read. The payout is then read from pawaPay (`GET /v2/payouts/{payoutId}`), and pawaPay's answer, never the callback's, is applied as the payout webhook applies a settlement or failure: COMPLETED completes the payout, FAILED fails the attempt (its failure code normalised), a payout still processing is acknowledged as IGNORED. 200 `{received: true, outcome}`; a repeated callback changes nothing. 503 PROVIDER_UNAVAILABLE when pawaPay cannot be asked: nothing recorded; pawaPay resends.
+         */
+        post: operations["pawapay-callback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/eudr/verify-gfw": {
         parameters: {
             query?: never;
@@ -1252,6 +1272,8 @@ export interface components {
             } | null;
             /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
             failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
+            /** @description The payout provider holding the current order, a name of PAYOUT_PROVIDERS (`provider-api`, `pawapay`): the one that paid once COMPLETED; another than the primary after a failover. Null before an order is placed. */
+            provider: string | null;
         };
         LoanDisbursementPayment: {
             /**
@@ -1287,6 +1309,8 @@ export interface components {
             } | null;
             /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
             failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
+            /** @description The payout provider holding the current order, a name of PAYOUT_PROVIDERS (`provider-api`, `pawapay`): the one that paid once COMPLETED; another than the primary after a failover. Null before an order is placed. */
+            provider: string | null;
             loan_id: string | null;
         };
         MfiDepositPayment: {
@@ -4526,7 +4550,8 @@ export interface operations {
                      *       "retry_count": 0,
                      *       "settlement_channel": "MOBILE_MONEY",
                      *       "cash_receipt": null,
-                     *       "failure_reason": null
+                     *       "failure_reason": null,
+                     *       "provider": "provider-api"
                      *     }
                      */
                     "application/json": {
@@ -4548,6 +4573,8 @@ export interface operations {
                         } | null;
                         /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
                         failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
+                        /** @description The payout provider holding the current order, a name of PAYOUT_PROVIDERS (`provider-api`, `pawapay`): the one that paid once COMPLETED; another than the primary after a failover. Null before an order is placed. */
+                        provider: string | null;
                     };
                 };
             };
@@ -4655,6 +4682,7 @@ export interface operations {
                      *         "paid_at": "2026-11-23T08:10:00.000Z"
                      *       },
                      *       "failure_reason": "INVALID_MSISDN",
+                     *       "provider": "provider-api",
                      *       "resolution": "PAID_IN_CASH",
                      *       "phone": "+256 7•• ••• 613",
                      *       "attempt": 4,
@@ -4681,6 +4709,8 @@ export interface operations {
                         } | null;
                         /** @description Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once. */
                         failure_reason: ("INSUFFICIENT_BALANCE" | "INVALID_MSISDN" | "RECIPIENT_NAME_MISMATCH" | "WALLET_LIMIT_EXCEEDED" | "PROVIDER_ERROR") | null;
+                        /** @description The payout provider holding the current order, a name of PAYOUT_PROVIDERS (`provider-api`, `pawapay`): the one that paid once COMPLETED; another than the primary after a failover. Null before an order is placed. */
+                        provider: string | null;
                         /** @enum {string} */
                         resolution: "PAID_IN_CASH" | "RETRY";
                         phone: string;
@@ -5809,6 +5839,119 @@ export interface operations {
         };
     };
     "payout-provider-webhook": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique message id; a replay of an id is acknowledged and not applied again.
+                 * @example msg_2mXk9Qf3T1b7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds; more than 5 minutes away from now is rejected (401 INVALID_SIGNATURE).
+                 * @example 1795460093
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the whsec_ secret>`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "APPLIED"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        outcome: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_SIGNATURE: Webhook signature missing, wrong or stale. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE: Payout provider unreachable after 3 attempts; retry: nothing is paid twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "pawapay-callback": {
         parameters: {
             query?: never;
             header: {

@@ -26,6 +26,8 @@ export const DEV_MAAIF_API_KEY = 'maaif_dev_key_local_only';
 export const DEV_EUDR_CREDENTIALS = { username: 'dev-importer', authKey: 'dev-eudr-auth-key-local-only', clientId: 'eudr-test' };
 /** Development credentials of the local payout-provider sandbox. */
 export const DEV_PROVIDER_CREDENTIALS = { api_key: 'sandbox_key_local', api_secret: 'sandbox_secret_local_only' };
+/** The local pawaPay sandbox's API token (docs/api/payouts.md#pawapay). */
+export const DEV_PAWAPAY_API_TOKEN = 'pawapay_sandbox_token_local_only';
 
 /** LOCAL_DATA_DIR, default `.local/` in the repository. */
 export function localDataDir(): string {

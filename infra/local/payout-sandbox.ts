@@ -55,6 +55,12 @@ export const SANDBOX_TEST_PHONES = {
   UNREACHABLE: '+256700000004',
   /** The wallet's holder is someone else (the account-holder lookup names another person). */
   OTHER_HOLDER: '+256700000005',
+  /**
+   * This provider is unreachable for new orders to this number (the socket of `POST /v1/orders` is
+   * destroyed, as for UNREACHABLE) while its look-ups answer: with a second provider configured
+   * (PAYOUT_PROVIDERS), the payout fails over to it (docs/api/payouts.md#payout-providers-and-failover).
+   */
+  PRIMARY_DOWN: '+256700000006',
   /** The number is not a mobile-money wallet: the account-holder lookup answers 404, an order fails with INVALID_MSISDN (not retryable). */
   NOT_A_WALLET: '+256700000008',
 } as const;
@@ -80,6 +86,11 @@ export interface PayoutSandboxOptions {
     rejectRate?: number;
     /** Fraction [0,1] of webhooks never sent. */
     dropWebhookRate?: number;
+    /**
+     * Fraction [0,1] of references for which this provider is unreachable: every `POST /v1/orders`
+     * with such a reference has its socket destroyed (decided once per reference, so all attempts fail).
+     */
+    unreachableRate?: number;
     /** Random source in [0,1) for the faults (default Math.random). */
     random?: () => number;
   };
@@ -163,8 +174,12 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
   const settleMs = opts.settleMs ?? (process.env.PAYOUT_SANDBOX_SETTLE_MS && Number.isFinite(envSettle) ? envSettle : 2000);
   const rejectRate = opts.faults?.rejectRate ?? 0;
   const dropWebhookRate = opts.faults?.dropWebhookRate ?? 0;
+  const unreachableRate = opts.faults?.unreachableRate ?? 0;
+  /** Whether each reference was drawn unreachable (faults.unreachableRate). */
+  const unreachableRefs = new Map<string, boolean>();
   for (const [name, v] of [
     ['rejectRate', rejectRate],
+    ['unreachableRate', unreachableRate],
     ['dropWebhookRate', dropWebhookRate],
   ] as const) {
     if (!(v >= 0 && v <= 1)) throw new TypeError(`payout sandbox: faults.${name} must be within [0, 1]`);
@@ -449,16 +464,16 @@ export async function startPayoutSandbox(opts: PayoutSandboxOptions): Promise<Pa
         invalidJson = true;
       }
       // The unreachable test phone: the connection dies before any answer (network-level, so before auth).
-      if (
-        url.pathname === '/v1/orders' &&
-        isObject(body) &&
-        isObject(body.recipient) &&
-        body.recipient.phone === SANDBOX_TEST_PHONES.UNREACHABLE
-      ) {
-        stats.unreachableDrops++;
-        log(`payout-sandbox POST /v1/orders for ${SANDBOX_TEST_PHONES.UNREACHABLE}: socket destroyed (unreachable test phone)`);
-        req.socket.destroy();
-        return;
+      if (url.pathname === '/v1/orders' && isObject(body) && isObject(body.recipient)) {
+        const phone = body.recipient.phone;
+        const ref = typeof body.reference === 'string' ? body.reference : '';
+        if (unreachableRate > 0 && ref && !unreachableRefs.has(ref)) unreachableRefs.set(ref, random() < unreachableRate);
+        if (phone === SANDBOX_TEST_PHONES.UNREACHABLE || phone === SANDBOX_TEST_PHONES.PRIMARY_DOWN || unreachableRefs.get(ref)) {
+          stats.unreachableDrops++;
+          log(`payout-sandbox POST /v1/orders for ${String(phone)} (${ref}): socket destroyed (unreachable)`);
+          req.socket.destroy();
+          return;
+        }
       }
     }
     if (method === 'PUT' && url.pathname === '/v1/sandbox/balance') {

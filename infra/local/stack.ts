@@ -26,6 +26,7 @@ import { createServiceTable, LOCAL_TABLE_NAME, startDynamoDbLocal } from './dyna
 import { startGateway, type AuthorizerHandler, type ProxyHandler } from './gateway';
 import { DEFAULT_LEDGER_BLOCK_TIME_S, startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
+import { startLocalPawaPay, type PawaPaySandbox } from './pawapay-sandbox';
 import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
 import { pollQueue } from './queue-poller';
 import { drainNotifications } from './notifications-drain';
@@ -80,7 +81,7 @@ export interface LocalStackOptions {
   blockTimeS?: number;
   settleMs?: number;
   /** Payout sandbox faults (benchmarks). */
-  sandboxFaults?: { rejectRate?: number; dropWebhookRate?: number };
+  sandboxFaults?: { rejectRate?: number; dropWebhookRate?: number; unreachableRate?: number };
   log?: (line: string) => void;
 }
 
@@ -89,6 +90,8 @@ export interface LocalStack {
   dataDir: string;
   endpoints: Record<string, string>;
   sandbox: PayoutSandbox;
+  /** The pawaPay sandbox (docs/api/payouts.md#pawapay). */
+  pawapay: PawaPaySandbox;
   stepFunctions: LocalStepFunctions;
   pids: Record<string, number>;
   stop(): Promise<void>;
@@ -247,6 +250,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       LENDING_VAULT_ADDRESS: contracts.lendingVaultAddress,
       VAULT_ASSET_ADDRESS: contracts.vaultAssetAddress,
       PAYOUT_PROVIDER_CREDENTIALS: JSON.stringify(DEV_PROVIDER_CREDENTIALS),
+      PAYOUT_PROVIDERS: process.env.PAYOUT_PROVIDERS || 'provider-api',
+      PAWAPAY_USD_UGX_RATE: process.env.PAWAPAY_USD_UGX_RATE || process.env.PAYOUT_SANDBOX_RATE || '3700.25',
       PAYOUT_WEBHOOK_SECRET: process.env.PAYOUT_WEBHOOK_SECRET || DEV_PAYOUT_WEBHOOK_SECRET,
       CHAIN_WEBHOOK_SECRET: process.env.CHAIN_WEBHOOK_SECRET || DEV_CHAIN_WEBHOOK_SECRET,
       JWT_ISSUER: LOCAL_JWT_ISSUER,
@@ -338,6 +343,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
     stops.push(() => sandbox.stop());
     process.env.PAYOUT_PROVIDER_URL = sandbox.url;
+    const pawapay = await startLocalPawaPay(
+      () => `${gatewayUrl}/api/webhooks/pawapay`,
+      opts.settleMs,
+      (l) => log(`pawapay-sandbox: ${l}`),
+    );
+    stops.push(() => pawapay.stop());
     // The fiat on-ramp (MFI deposits) as a local sandbox of the same HTTP API: it delivers USDC to
     // the treasury (the ledger signer) by minting the local TestUSDC from the dev on-ramp account.
     const onrampWebhookSecret = process.env.ONRAMP_WEBHOOK_SECRET || DEV_ONRAMP_WEBHOOK_SECRET;
@@ -560,6 +571,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       sqs_sns: fauxqs.address,
       stepfunctions: sfn.url,
       payout_sandbox: sandbox.url,
+      pawapay_sandbox: pawapay.url,
       onramp_sandbox: onramp.url,
       eudr_sandbox: dds.url,
       maaif_sandbox: maaif.url,
@@ -577,6 +589,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       dataDir,
       endpoints,
       sandbox,
+      pawapay,
       stepFunctions: sfn,
       pids: { dynamodb: dynamo.pid, hardhat: chain.pid },
       stop: stopAll,

@@ -27,6 +27,7 @@ async function main() {
     sandboxFaults: {
       rejectRate: Number(process.env.PAYOUT_SANDBOX_REJECT_RATE ?? 0),
       dropWebhookRate: Number(process.env.PAYOUT_SANDBOX_DROP_WEBHOOK_RATE ?? 0),
+      unreachableRate: Number(process.env.PAYOUT_SANDBOX_UNREACHABLE_RATE ?? 0),
     },
     log: verbose ? (l) => say(`  ${l}`) : undefined,
   });

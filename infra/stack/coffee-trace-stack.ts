@@ -255,6 +255,10 @@ export class CoffeeTraceStack extends Stack {
       value: this.stateful.payoutProviderCredentials.secretArn,
       description: 'Put {"api_key","api_secret"} here',
     });
+    new CfnOutput(this, 'PawapayCredentialsSecretArn', {
+      value: this.stateful.pawapayCredentials.secretArn,
+      description: 'Put pawaPay\'s {"api_token","callback_public_keys":[PEM]} here (docs/operations.md#pawapay)',
+    });
     new CfnOutput(this, 'PayoutWebhookSecretArn', {
       value: this.stateful.payoutWebhookSecret.secretArn,
       description: "Put the provider's whsec_ secret here",

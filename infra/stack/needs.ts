@@ -358,6 +358,9 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     LENDING_VAULT_ADDRESS: settings.lendingVaultAddress,
     VAULT_ASSET_ADDRESS: settings.vaultAssetAddress,
     PAYOUT_PROVIDER_URL: settings.payoutProviderUrl,
+    PAYOUT_PROVIDERS: settings.payoutProviders,
+    PAWAPAY_API_URL: settings.pawapayApiUrl,
+    PAWAPAY_USD_UGX_RATE: settings.pawapayUsdUgxRate,
     EVIDENCE_PINNING_API: settings.evidencePinningApi,
     EVIDENCE_PINNING_ENDPOINT: settings.evidencePinningEndpoint,
     EVIDENCE_PINNING_BUCKET: settings.evidencePinningBucket,
@@ -387,6 +390,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
 function needSecrets(s: StatefulResources): Record<SecretName, ISecret> {
   return {
     PAYOUT_PROVIDER_CREDENTIALS: s.payoutProviderCredentials,
+    PAWAPAY_CREDENTIALS: s.pawapayCredentials,
     PAYOUT_WEBHOOK_SECRET: s.payoutWebhookSecret,
     CHAIN_WEBHOOK_SECRET: s.chainWebhookSecret,
     EVIDENCE_PINNING_CREDENTIALS: s.pinningServiceToken,

@@ -30,6 +30,8 @@ export interface ManagerSubscription {
  * - lendingVaultAddress / vaultAssetAddress: the LendingVault and its asset (the network's USDC), as
  *   `npm run deploy-contracts` prints them; the zero address until deployed.
  * - payoutProviderUrl: base URL of the payout provider's API.
+ * - payoutProviders: PAYOUT_PROVIDERS, the payout providers in order, primary first (`provider-api`, `pawapay`; docs/api/payouts.md#payout-providers-and-failover).
+ * - pawapayApiUrl / pawapayUsdUgxRate: pawaPay's API (production `https://api.pawapay.io`) and the UGX per USD its payouts convert at.
  * - evidencePinningApi: the IPFS pinning service evidence CARs go to (docs/api/evidence.md#evidence-on-ipfs): `s3` (an S3-compatible
  *   pinning API, e.g. Filebase) or `kubo` (a Kubo / IPFS Cluster RPC API, dag/import).
  * - evidencePinningEndpoint: its endpoint (`https://s3.filebase.com`; for kubo the RPC API base URL).
@@ -60,6 +62,9 @@ export const SETTING_DEFAULTS = {
   lendingVaultAddress: '0x0000000000000000000000000000000000000000',
   vaultAssetAddress: '0x0000000000000000000000000000000000000000',
   payoutProviderUrl: 'https://api.payout-provider.example.com',
+  payoutProviders: 'provider-api',
+  pawapayApiUrl: 'https://api.pawapay.io',
+  pawapayUsdUgxRate: '3700',
   evidencePinningApi: 's3',
   evidencePinningEndpoint: 'https://s3.filebase.com',
   evidencePinningBucket: 'coffee-trace-evidence',
@@ -96,6 +101,9 @@ export interface Settings {
   lendingVaultAddress: string;
   vaultAssetAddress: string;
   payoutProviderUrl: string;
+  payoutProviders: string;
+  pawapayApiUrl: string;
+  pawapayUsdUgxRate: string;
   evidencePinningApi: string;
   evidencePinningEndpoint: string;
   evidencePinningBucket: string;
@@ -176,6 +184,24 @@ export function loadSettings(scope: Construct): Settings {
       ADDRESS,
     ),
     payoutProviderUrl: param('payoutProviderUrl', 'PayoutProviderUrl', 'Base URL of the payout provider API.', HTTPS_URL),
+    payoutProviders: param(
+      'payoutProviders',
+      'PayoutProviders',
+      'The payout providers in order, primary first, comma-separated: provider-api, pawapay.',
+      '^(provider-api|pawapay)(,(provider-api|pawapay))?$',
+    ),
+    pawapayApiUrl: param(
+      'pawapayApiUrl',
+      'PawapayApiUrl',
+      "pawaPay's Merchant API (https://api.pawapay.io; sandbox https://api.sandbox.pawapay.io).",
+      HTTPS_URL,
+    ),
+    pawapayUsdUgxRate: param(
+      'pawapayUsdUgxRate',
+      'PawapayUsdUgxRate',
+      'UGX per 1 USD that pawaPay payouts convert at (the UGX wallet funding rate).',
+      '^[0-9]+(\\.[0-9]+)?$',
+    ),
     evidencePinningApi: param(
       'evidencePinningApi',
       'EvidencePinningApi',

@@ -45,6 +45,8 @@ export class StatefulResources extends Construct {
   readonly outboundSecretsKey: Key;
   /** `{api_key, api_secret}` of the payout provider. */
   readonly payoutProviderCredentials: Secret;
+  /** pawaPay: `{"api_token", "callback_public_keys": [PEM]}` (docs/operations.md#pawapay). */
+  readonly pawapayCredentials: Secret;
   /** The provider's Standard Webhooks secret (`whsec_…`). */
   readonly payoutWebhookSecret: Secret;
   readonly chainWebhookSecret: Secret;
@@ -120,6 +122,16 @@ export class StatefulResources extends Construct {
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    this.pawapayCredentials = new Secret(this, 'PawapayCredentials', {
+      description:
+        'pawaPay API token and callback signing keys as JSON {"api_token", "callback_public_keys": [PEM]}. Created with placeholders: put the real ones here when pawapay is in PAYOUT_PROVIDERS.',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ callback_public_keys: [] }),
+        generateStringKey: 'api_token',
+        excludePunctuation: true,
+      },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     this.payoutProviderCredentials = new Secret(this, 'PayoutProviderCredentials', {
       description: 'Payout provider API credentials as JSON {"api_key", "api_secret"}. Created with placeholders: put the real ones here.',
       generateSecretString: {
@@ -192,6 +204,7 @@ export class StatefulResources extends Construct {
       this.onrampCredentials,
       this.onrampWebhookSecret,
       this.payoutProviderCredentials,
+      this.pawapayCredentials,
       this.payoutWebhookSecret,
       this.chainWebhookSecret,
       this.pinningServiceToken,

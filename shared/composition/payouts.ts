@@ -6,6 +6,8 @@ import { PayoutReceiptRepository } from '../adapters/dynamodb/payout-receipt-rep
 import { readCooperative, readFarmer } from '../adapters/dynamodb/registry-repo';
 import { HttpPayoutOrderReader } from '../adapters/payout-provider/http-order-reader';
 import { HttpPayoutProvider } from '../adapters/payout-provider/http-payout-provider';
+import { FailoverPayoutProvider, type NamedPayoutProvider } from '../adapters/payout-provider/failover';
+import { PawaPayProvider } from '../adapters/payout-provider/pawapay';
 import { envOr, requireEnv, secret } from '../config';
 import { decimalStringToMicro } from '../domain/money';
 import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../domain/payout-balance';
@@ -48,9 +50,64 @@ async function payoutProviderAccess(): Promise<{ baseUrl: string; apiKey: string
   return { baseUrl: requireEnv('PAYOUT_PROVIDER_URL'), apiKey: creds.api_key, apiSecret: creds.api_secret };
 }
 
-/** The payout provider's HTTP API (see {@link payoutProviderAccess}), built at its first call. */
+/** The payout providers the service can speak, by their PAYOUT_PROVIDERS name. */
+export const PAYOUT_PROVIDER_NAMES = ['provider-api', 'pawapay'] as const;
+type PayoutProviderName = (typeof PAYOUT_PROVIDER_NAMES)[number];
+
+/**
+ * PAYOUT_PROVIDERS: the configured providers in order, primary first, comma-separated (default
+ * `provider-api`, today's single provider). Throws naming the variable on an unknown or repeated name.
+ */
+export function configuredPayoutProviders(): PayoutProviderName[] {
+  const raw = envOr('PAYOUT_PROVIDERS', 'provider-api');
+  const names = raw
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const bad = names.filter((n) => !(PAYOUT_PROVIDER_NAMES as readonly string[]).includes(n));
+  if (!names.length || bad.length || new Set(names).size !== names.length)
+    throw new Error(`PAYOUT_PROVIDERS must list distinct names of ${PAYOUT_PROVIDER_NAMES.join(', ')}, got ${JSON.stringify(raw)}`);
+  return names as PayoutProviderName[];
+}
+
+/**
+ * pawaPay's access: PAWAPAY_API_URL, PAWAPAY_USD_UGX_RATE and the JSON `{api_token,
+ * callback_public_keys}` in PAWAPAY_CREDENTIALS or its Secrets Manager secret (docs/operations.md#pawapay).
+ * Errors: when the secret is missing or not that JSON.
+ */
+export async function pawaPayAccess(): Promise<{ baseUrl: string; apiToken: string; usdUgxRate: string; callbackPublicKeys: string[] }> {
+  const creds = JSON.parse(await secret('PAWAPAY_CREDENTIALS')) as { api_token?: string; callback_public_keys?: unknown };
+  if (!creds.api_token) throw new Error('PAWAPAY_CREDENTIALS must be JSON {"api_token", "callback_public_keys": [PEM]}');
+  const keys = Array.isArray(creds.callback_public_keys)
+    ? creds.callback_public_keys.filter((k): k is string => typeof k === 'string')
+    : [];
+  return {
+    baseUrl: requireEnv('PAWAPAY_API_URL'),
+    apiToken: creds.api_token,
+    usdUgxRate: requireEnv('PAWAPAY_USD_UGX_RATE'),
+    callbackPublicKeys: keys,
+  };
+}
+
+/** One provider's adapter, built from its configuration. */
+async function buildProvider(name: PayoutProviderName): Promise<PayoutProvider> {
+  if (name === 'pawapay') return new PawaPayProvider(await pawaPayAccess());
+  return new HttpPayoutProvider(await payoutProviderAccess());
+}
+
+/**
+ * The configured payout providers as one port (docs/api/payouts.md#payout-providers-and-failover): PAYOUT_PROVIDERS in
+ * order behind the failover rule of FailoverPayoutProvider; each provider's configuration and secret
+ * are read at the first call.
+ */
 const payoutProvider = (): PayoutProvider =>
-  once(payoutProvider, () => onFirstUse<PayoutProvider>(async () => new HttpPayoutProvider(await payoutProviderAccess())));
+  once(payoutProvider, () =>
+    onFirstUse<PayoutProvider>(async () => {
+      const named: NamedPayoutProvider[] = [];
+      for (const name of configuredPayoutProviders()) named.push({ name, provider: await buildProvider(name) });
+      return new FailoverPayoutProvider(named);
+    }),
+  );
 
 /**
  * The payout provider's orders, read with one attempt and no retry loop (its callers' senders
@@ -105,6 +162,23 @@ export function manualPayoutDailyLimitUsdMicro(): number {
 /** Ports of the payout provider's webhook: the payout store, the provider's orders (to confirm each event), receipts, workflow. */
 export function payoutWebhookDeps(): PayoutWebhookDeps {
   return { payouts: payoutRepo(), provider: payoutOrderReader(), receipts: webhookReceipts(), workflow: payoutWorkflow(), now };
+}
+
+/** pawaPay alone (its callbacks concern only its own orders), its orders tagged `pawapay`. */
+const pawaPayOnly = (): FailoverPayoutProvider =>
+  once(
+    pawaPayOnly,
+    () => new FailoverPayoutProvider([{ name: 'pawapay', provider: onFirstUse<PayoutProvider>(async () => buildProvider('pawapay')) }]),
+  );
+
+/** Ports of pawaPay's callback route: the payout store, pawaPay's orders (to confirm each callback), receipts, workflow. */
+export function pawaPayCallbackDeps() {
+  return { payouts: payoutRepo(), provider: pawaPayOnly(), receipts: webhookReceipts(), workflow: payoutWorkflow(), now };
+}
+
+/** pawaPay's callback signing keys (PEM), as JSON: the "secret" the callback route verifies signatures with. */
+export async function pawaPayCallbackKeys(): Promise<string> {
+  return JSON.stringify((await pawaPayAccess()).callbackPublicKeys);
 }
 
 /** Manual-review resolutions of payouts. */

@@ -160,6 +160,8 @@ export interface Payout {
   attempt: number;
   retry_count: number;
   provider_order_id?: string;
+  /** The configured payout provider holding `provider_order_id` (a name of PAYOUT_PROVIDERS; docs/api/payouts.md#payout-providers-and-failover). */
+  provider?: string;
   task_token?: string;
   task_token_attempt?: number;
   mobile_money_transaction_id?: string;

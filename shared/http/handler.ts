@@ -29,6 +29,8 @@ export interface HttpRequest<B, C extends Caller | AnonymousCaller = Caller> {
   requestId: string;
   /** The route as API Gateway names it (`POST /api/webhooks/payout-provider`). */
   route: string;
+  /** The path the client called, with any stage prefix (`/prod/api/webhooks/pawapay`): what a sender's request signature covers. */
+  path: string;
 }
 
 /** What a route handler returns: a status and a JSON body (or a ready HttpResult). */
@@ -202,6 +204,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
         headers,
         requestId,
         route: `${event.httpMethod} ${event.resource ?? event.path}`,
+        path: (event.requestContext as { path?: string } | undefined)?.path ?? event.path,
       });
       if ('statusCode' in reply) return { ...reply, headers: withSecurityHeaders(reply.headers, reply.body) };
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);

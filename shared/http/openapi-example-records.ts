@@ -114,6 +114,7 @@ export const payoutStatus = {
   settlement_channel: 'MOBILE_MONEY',
   cash_receipt: null,
   failure_reason: null,
+  provider: 'provider-api',
 };
 
 export const payment = {
@@ -138,6 +139,7 @@ export const payment = {
   settlement_channel: 'MOBILE_MONEY',
   cash_receipt: null,
   failure_reason: null,
+  provider: 'provider-api',
 };
 
 export const deposit = {

@@ -42,3 +42,13 @@ export const PayoutWebhookSchema = v.object({
     failure_reason: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2048)))),
   }),
 });
+
+/**
+ * pawaPay's payout callback body (docs/api/inbound-webhooks.md#pawapay-callback;
+ * https://docs.pawapay.io/v2/api-reference/payouts/payout-callback): only `payoutId` and `status`
+ * are read, the rest is pawaPay's record of the payout, which the service reads again from pawaPay.
+ */
+export const PawaPayCallbackSchema = v.looseObject({
+  payoutId: v.pipe(v.string(), v.uuid()),
+  status: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+});

@@ -329,6 +329,12 @@ const SettlementChannelEntries = {
       'Why the last failed attempt failed, normalised across providers (null when no attempt failed). INSUFFICIENT_BALANCE and PROVIDER_ERROR are retried; INVALID_MSISDN, RECIPIENT_NAME_MISMATCH and WALLET_LIMIT_EXCEEDED send the payout to MANUAL_REVIEW at once.',
     ),
   ),
+  provider: v.pipe(
+    NStr,
+    v.description(
+      'The payout provider holding the current order, a name of PAYOUT_PROVIDERS (`provider-api`, `pawapay`): the one that paid once COMPLETED; another than the primary after a failover. Null before an order is placed.',
+    ),
+  ),
 };
 
 export const PayoutCreatedViewSchema = v.object({

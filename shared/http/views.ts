@@ -269,6 +269,7 @@ function settlementChannelView(p: Payout) {
     cash_receipt:
       p.settlement_channel === 'CASH_AT_OFFICE' ? { receipt_number: p.cash_receipt_number ?? null, paid_at: p.cash_paid_at ?? null } : null,
     failure_reason: p.failure_reason ?? null,
+    provider: p.provider ?? null,
   };
 }
 

@@ -56,11 +56,23 @@ export interface WebhookRequest<E> {
   requestId: string;
 }
 
-/** What a webhook handler checks: the signing secret, the event schema, the body size limit (default 1 MiB). */
+/**
+ * A sender's own signature scheme, for a webhook that is not signed with Standard Webhooks (e.g.
+ * pawaPay's RFC 9421 signed callbacks): `verify` throws INVALID_SIGNATURE (401) unless the request
+ * is signed under `secretValue`; `id` names the delivery (the idempotency key the use case remembers)
+ * from the validated event.
+ */
+export interface WebhookScheme {
+  verify(secretValue: string, req: { method: string; path: string; headers: Record<string, string>; rawBody: string }): void;
+  id(event: unknown): string;
+}
+
+/** What a webhook handler checks: the signing secret, the event schema, the body size limit (default 1 MiB), and the scheme (default Standard Webhooks). */
 interface WebhookOptions<S extends v.GenericSchema> {
   secret: () => Promise<string>;
   schema: S;
   maxBodyBytes?: number;
+  scheme?: WebhookScheme;
 }
 
 /**
@@ -72,10 +84,17 @@ export function webhookRouteOptions<E extends v.GenericSchema>(
   // biome-ignore lint/suspicious/noExplicitAny: any body, path-parameter and response schemas
   route: RouteDefinition<any, any, any, E>,
   secret: () => Promise<string>,
+  /** The sender's own signature scheme; default Standard Webhooks. */
+  scheme?: WebhookScheme,
 ): WebhookOptions<E> {
   if (route.auth !== 'webhook' || !route.event)
     throw new Error(`${route.method} ${route.path} is not a webhook route with an event schema`);
-  return { secret, schema: route.event, ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}) };
+  return {
+    secret,
+    schema: route.event,
+    ...(route.maxBodyBytes ? { maxBodyBytes: route.maxBodyBytes } : {}),
+    ...(scheme ? { scheme } : {}),
+  };
 }
 
 /**
@@ -93,17 +112,18 @@ export function webhookHandler<S extends v.GenericSchema>(
 ) {
   return httpHandler(
     { public: true, rawBody: true, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) },
-    async ({ rawBody, headers, requestId, route }) => {
+    async ({ rawBody, headers, requestId, route, path }) => {
       const webhook = route.split('/').pop() ?? 'unknown';
       const rejected = (reason: WebhookRejectionReason) => metrics.count('WebhookRejections', { webhook, reason });
       const secretValue = await opts.secret();
       try {
-        verifyStandardWebhook(secretValue, rawBody, headers);
+        if (opts.scheme) opts.scheme.verify(secretValue, { method: route.split(' ')[0] ?? 'POST', path, headers, rawBody });
+        else verifyStandardWebhook(secretValue, rawBody, headers);
       } catch (err) {
         if (err instanceof DomainError) rejected('INVALID_SIGNATURE');
         throw err;
       }
-      const webhookId = headers['webhook-id'] ?? '';
+      let webhookId = opts.scheme ? '' : (headers['webhook-id'] ?? '');
       if (webhookId.length > MAX_WEBHOOK_ID_LENGTH) {
         throw new DomainError('VALIDATION_ERROR', `webhook-id is longer than ${MAX_WEBHOOK_ID_LENGTH} characters.`, {
           details: [{ path: 'webhook-id', message: 'too long' }],
@@ -117,6 +137,7 @@ export function webhookHandler<S extends v.GenericSchema>(
         if (err instanceof SyntaxError) throw new DomainError('VALIDATION_ERROR', 'The webhook body is not valid JSON.');
         throw err;
       }
+      if (opts.scheme) webhookId = opts.scheme.id(event);
       const reply = await fn({ webhookId, event, requestId });
       const outcome = 'body' in reply ? (reply.body as { outcome?: unknown } | null)?.outcome : undefined;
       if (WEBHOOK_REJECTION_OUTCOMES.includes(outcome as WebhookRejectionReason)) rejected(outcome as WebhookRejectionReason);

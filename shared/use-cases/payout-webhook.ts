@@ -2,7 +2,7 @@ import { ProviderUnavailableError } from '../domain/errors';
 import { parseProviderReference } from '../domain/ids';
 import { unexplainedFailure } from '../domain/payout-failures';
 import type { WebhookReceiptStore } from '../domain/ports/messaging';
-import type { PayoutOrderReader, PayoutStore, PayoutWorkflow, ProviderOrder } from '../domain/ports/payouts';
+import type { PayoutOrderReader, PayoutProvider, PayoutStore, PayoutWorkflow, ProviderOrder } from '../domain/ports/payouts';
 import type { Payout } from '../domain/records';
 import { logger } from '../runtime/logger';
 
@@ -137,6 +137,7 @@ export async function applyPayoutWebhook(
           {
             attempt: ref.attempt,
             order_id: order.order_id,
+            ...(order.provider ? { provider: order.provider } : {}),
             amount_ugx: order.amount_ugx,
             exchange_rate: order.exchange_rate,
             mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',
@@ -200,4 +201,38 @@ function disagreements(event: PayoutProviderEvent, order: ProviderOrder | null, 
       out.push("settled_at differs from the provider's");
   }
   return out;
+}
+
+/**
+ * A provider's callback that names only its order (docs/api/inbound-webhooks.md#pawapay-callback), after
+ * the transport verified its signature: the order is read from the provider by its id (unreachable:
+ * ProviderUnavailableError, 503, nothing recorded); unknown → UNKNOWN_REFERENCE; still pending →
+ * IGNORED; settled or failed → applied exactly as a payout webhook of that status
+ * (`applyPayoutWebhook`, which confirms it with the provider's order under its reference), with
+ * `callbackId` as the delivery's idempotency key.
+ */
+export async function applyOrderCallback(
+  deps: Omit<PayoutWebhookDeps, 'provider'> & { provider: Pick<PayoutProvider, 'getOrder' | 'findOrderByReference'> },
+  input: { callbackId: string; orderId: string },
+): Promise<{ received: true; outcome: PayoutWebhookOutcome }> {
+  let order: ProviderOrder | null;
+  try {
+    order = await deps.provider.getOrder(input.orderId);
+  } catch (err) {
+    if (err instanceof ProviderUnavailableError) throw err;
+    logger.error("provider callback: the provider's order could not be read", { order_id: input.orderId, error: err as Error });
+    throw new ProviderUnavailableError('The payout provider could not confirm the callback; nothing was recorded, retry.', err);
+  }
+  if (!order) {
+    logger.error('provider callback for an order the provider does not know', { alarm: MISMATCH_ALARM, order_id: input.orderId });
+    return { received: true, outcome: 'UNKNOWN_REFERENCE' };
+  }
+  if (order.status === 'PENDING') return { received: true, outcome: 'IGNORED' };
+  return applyPayoutWebhook(deps, {
+    webhookId: input.callbackId,
+    event: {
+      type: order.status === 'SETTLED' ? 'order.settled' : 'order.failed',
+      data: { order_id: order.order_id, reference: order.reference },
+    },
+  });
 }

@@ -240,6 +240,7 @@ async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promis
       reference: providerReference(payout.payment_id, 1),
       ...(payout.quote_id ? { quote_id: payout.quote_id } : {}),
       amount_usd_micro: payout.amount_usd_micro,
+      exchange_rate: payout.exchange_rate,
       recipient: { phone: payout.phone, name: payout.recipient_name },
     });
   } catch (err) {
@@ -293,6 +294,7 @@ async function placeFirstOrder(deps: PayoutCreationDeps, payout: Payout): Promis
     reason: processing.reason,
     amount_usd_micro: processing.amount_usd_micro,
     provider_order_id: order.order_id,
+    provider: order.provider,
   });
   return processing;
 }
@@ -343,9 +345,12 @@ export async function runPayoutAttempt(
       reference: providerReference(payoutId, attempt),
       ...(attempt === 1 && payout.quote_id ? { quote_id: payout.quote_id } : {}),
       amount_usd_micro: payout.amount_usd_micro,
+      exchange_rate: payout.exchange_rate,
       recipient: { phone: payout.phone, name: payout.recipient_name },
+      // A repeated attempt whose order is placed already goes to the provider holding it, never to another.
+      ...(payout.attempt === attempt && payout.provider_order_id && payout.provider ? { provider: payout.provider } : {}),
     });
-    await deps.payouts.setAttemptOrder(payoutId, attempt, order.order_id);
+    await deps.payouts.setAttemptOrder(payoutId, attempt, order.order_id, order.provider);
   } catch (err) {
     if (err instanceof ProviderRejectedError) {
       await deps.payouts.recordFailure(
@@ -416,6 +421,7 @@ export async function checkPayoutAttempt(
       {
         attempt: input.attempt,
         order_id: order.order_id,
+        ...(order.provider ? { provider: order.provider } : {}),
         amount_ugx: order.amount_ugx,
         exchange_rate: order.exchange_rate,
         mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',

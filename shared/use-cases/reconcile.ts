@@ -85,6 +85,7 @@ async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileR
       {
         attempt: payout.attempt,
         order_id: order.order_id,
+        ...(order.provider ? { provider: order.provider } : {}),
         amount_ugx: order.amount_ugx,
         exchange_rate: order.exchange_rate,
         mobile_money_transaction_id: order.mobile_money_transaction_id ?? '',

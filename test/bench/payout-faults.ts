@@ -1,4 +1,5 @@
-import { signDevToken } from '../../infra/local/dev-keys';
+import { DEV_PAWAPAY_API_TOKEN, signDevToken } from '../../infra/local/dev-keys';
+import { pawaPayPayoutId } from '../../shared/adapters/payout-provider/pawapay';
 import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 import { startStackProcess } from '../support/stack-process';
 import { acceptedBatch, apiCaller, blockTimeLabel, untilMinted } from './submission';
@@ -189,6 +190,136 @@ export async function payoutFaultsBench(): Promise<void> {
     const toManual = manual.map((p) => (Date.parse(p.updated_at) - Date.parse(p.created_at)) / 1000);
     say(
       `  MANUAL_REVIEW: ${manual.length} payouts (${manual.filter((p) => failing.includes(p.batch_id)).length} from the always-failing phone); time to MANUAL_REVIEW p50 ${pct(toManual, 50)?.toFixed(1)} s, max ${Math.max(...toManual).toFixed(1)} s (scaled waits 0.3 + 0.6 + 1.2 s = 2.1 s; unscaled 210 s)`,
+    );
+  } catch (err) {
+    process.stderr.write(`local stack output:\n${stack.output()}\n`);
+    throw err;
+  } finally {
+    await stack.stop();
+  }
+}
+
+/**
+ * The failover part of the faults benchmark (docs/api/payouts.md#payout-providers-and-failover): a
+ * stack with PAYOUT_PROVIDERS=provider-api,pawapay whose primary is unreachable for 20 % of payout
+ * references (PAYOUT_SANDBOX_UNREACHABLE_RATE=0.2: every order call for such a reference has its
+ * socket destroyed, its look-ups answer). `BENCH_FAILOVER_PAYOUTS` batches (default 100), each
+ * paying its farmer once minted. Prints: payouts final, payouts per provider (share), settled
+ * orders per payout across both providers (max; target 1), payouts settled at both providers (target 0).
+ */
+export async function payoutFailoverBench(): Promise<void> {
+  const n = Number(process.env.BENCH_FAILOVER_PAYOUTS ?? 100);
+  say(
+    `\nPayout failover: ${n} payouts, PAYOUT_PROVIDERS=provider-api,pawapay, the primary unreachable for 20 % of references, ${blockTimeLabel()}`,
+  );
+  const stack = await startStackProcess({
+    LOCAL_TIME_SCALE: '0.01',
+    PAYOUT_SANDBOX_SETTLE_MS: String(SETTLE_MS),
+    PAYOUT_PROVIDERS: 'provider-api,pawapay',
+    PAYOUT_SANDBOX_UNREACHABLE_RATE: '0.2',
+    LOCAL_RATE_LIMIT_RPS: '100000',
+    LOCAL_RATE_LIMIT_BURST: '100000',
+  });
+  try {
+    const call = apiCaller(stack.info.url);
+    const admin = await signDevToken({ role: 'ADMIN', sub: 'bench-admin' }, 3600, stack.info.dataDir);
+    const coopId = 'FAILOVER-COOP';
+    const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: coopId, sub: 'bench-coop' }, 3600, stack.info.dataDir);
+    await call('POST', '/cooperatives', admin, {
+      cooperative_id: coopId,
+      name: 'Failover Cooperative',
+      district: 'Mbale',
+      licence_status: 'ACTIVE',
+      licence_expires_at: '2030-01-01',
+      manager: { name: 'Bench Manager', email: 'bench@example.org', phone: '+256772000001' },
+      prices_ugx_per_kg: { screen18: 9800, screen15: 9200, FAQ: 8000, PB: 9500 },
+      export_premium_ugx_per_kg: 400,
+    });
+    await call('POST', '/farmers/register', coop, {
+      farmer_id: 'FAILOVER-F',
+      full_name: 'Farmer Failover',
+      cooperative_id: coopId,
+      phone: '+256772000303',
+      district: 'Mbale',
+      farm: { gps: { lat: 1.08, lng: 34.17 }, area_ha: 1 },
+    });
+    const t0 = Date.now();
+    const batches = await pool(
+      Array.from({ length: n }, (_, i) => i),
+      6,
+      async () =>
+        acceptedBatch(
+          await call('POST', '/batch/submit', coop, {
+            farmer_id: 'FAILOVER-F',
+            cooperative_id: coopId,
+            weight_kg: (50 + Math.random() * 100) | 0,
+            grade: 'screen15',
+            moisture_pct: 12,
+            collection_point_gps: { lat: 1.08, lng: 34.17 },
+            collector_agent_id: 'AGENT-1',
+          }),
+        ).batchId,
+    );
+    const deadline = Date.now() + 240_000 + n * 1_500 * parseBlockTimeSeconds(process.env.LEDGER_BLOCK_TIME_S);
+    let payouts: any[] = [];
+    for (;;) {
+      const lists = await pool(
+        batches,
+        8,
+        async (b) => ((await call('GET', `/payments?batch_id=${b}`, coop)).body.payments ?? []) as any[],
+      );
+      payouts = await pool(
+        lists.flat().map((p) => p.payment_id as string),
+        8,
+        async (id) => (await call('GET', `/payments/${id}`, coop)).body,
+      );
+      const open = payouts.filter((p) => p.status !== 'COMPLETED' && p.status !== 'MANUAL_REVIEW');
+      if ((payouts.length >= n && open.length === 0) || Date.now() > deadline) {
+        say(
+          `  payouts final: ${payouts.length - open.length}/${payouts.length} (expected ${n}) after ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+        );
+        for (const p of open) say(`    not final: ${p.payment_id} ${p.status} provider ${p.provider}`);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const byProvider: Record<string, number> = {};
+    for (const p of payouts.filter((x) => x.status === 'COMPLETED'))
+      byProvider[p.provider ?? 'none'] = (byProvider[p.provider ?? 'none'] ?? 0) + 1;
+    const done = Object.values(byProvider).reduce((a, b) => a + b, 0);
+    say(
+      `  COMPLETED by provider: ${Object.entries(byProvider)
+        .map(([k, v]) => `${k} ${v} (${((100 * v) / Math.max(1, done)).toFixed(1)} %)`)
+        .join(', ')}; MANUAL_REVIEW ${payouts.filter((p) => p.status === 'MANUAL_REVIEW').length}`,
+    );
+    const primary = (await (await fetch(`${stack.info.endpoints.payout_sandbox}/v1/sandbox/stats`)).json()) as {
+      settledPerReference: Record<string, number>;
+      unreachableDrops: number;
+    };
+    const token = DEV_PAWAPAY_API_TOKEN;
+    let maxSettled = 0;
+    let both = 0;
+    for (const p of payouts) {
+      let total = 0;
+      let atPrimary = 0;
+      let atPawaPay = 0;
+      for (let a = 1; a <= Math.max(1, p.attempt ?? 1); a++) {
+        const ref = `${p.payment_id}-A${a}`;
+        atPrimary += primary.settledPerReference[ref] ?? 0;
+        const r = (await (
+          await fetch(`${stack.info.endpoints.pawapay_sandbox}/v2/payouts/${pawaPayPayoutId(ref)}`, {
+            headers: { Authorization: `Bearer ${token}` },
+          })
+        ).json()) as { status: string; data?: { status: string } };
+        if (r.data?.status === 'COMPLETED') atPawaPay++;
+      }
+      total = atPrimary + atPawaPay;
+      maxSettled = Math.max(maxSettled, total);
+      if (atPrimary && atPawaPay) both++;
+    }
+    say(`  primary order calls refused (socket destroyed): ${primary.unreachableDrops}`);
+    say(
+      `  settled orders per payout across both providers: max ${maxSettled} (target 1); payouts settled at both providers: ${both} (target 0)`,
     );
   } catch (err) {
     process.stderr.write(`local stack output:\n${stack.output()}\n`);

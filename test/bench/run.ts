@@ -10,7 +10,7 @@ import { ledgerBench } from './ledger';
 import { ledgerSoakBench } from './ledger-soak';
 import { eudrBench } from './eudr';
 import { loadBench, sandboxOrder, settlementPayload } from './load';
-import { payoutFaultsBench } from './payout-faults';
+import { payoutFailoverBench, payoutFaultsBench } from './payout-faults';
 import { settlementBench } from './settlement';
 
 /**
@@ -36,6 +36,8 @@ import { settlementBench } from './settlement';
  * gas per write) and the settlement part on it (./ledger.ts).
  * Every part runs on the chain's block time (LEDGER_BLOCK_TIME_S, default 2 s; 0 mines at once);
  * a submission or stage update answered 202 (accepted, lands with its ledger write) is a success.
+ * BENCH_ONLY=faults also runs the failover part: two providers (PAYOUT_PROVIDERS=provider-api,pawapay), the primary
+ * unreachable for 20 % of payout references; all payouts final, none paid twice, the share each provider paid.
  * BENCH_ONLY=slice|faults|custody|eudr|load|bundles runs one part (load: ./load.ts, autocannon at 1/10/50 clients).
  */
 
@@ -181,7 +183,10 @@ async function main() {
 async function all() {
   const only = process.env.BENCH_ONLY;
   if (!only || only === 'slice') await main();
-  if (!only || only === 'faults') await payoutFaultsBench();
+  if (!only || only === 'faults') {
+    await payoutFaultsBench();
+    await payoutFailoverBench();
+  }
   if (!only || only === 'custody') await custodyBench();
   if (!only || only === 'eudr') await eudrBench();
   if (!only || only === 'load') await loadBench();

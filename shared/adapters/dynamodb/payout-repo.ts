@@ -151,7 +151,7 @@ export class PayoutRepository implements PayoutStore {
   /** PENDING → PROCESSING once the provider accepted the first order (audit: PAYOUT_PROCESSING). */
   async markProcessing(
     payout: Payout,
-    order: { order_id: string; amount_ugx: number; exchange_rate: string },
+    order: { order_id: string; amount_ugx: number; exchange_rate: string; provider?: string },
     at: string,
   ): Promise<Payout> {
     return this.transition(
@@ -159,8 +159,13 @@ export class PayoutRepository implements PayoutStore {
       { type: 'ORDER_ACCEPTED' },
       1,
       {
-        set: 'provider_order_id = :o, amount_ugx = :ugx, estimated_ugx = :ugx, exchange_rate = :rate',
-        values: { ':o': order.order_id, ':ugx': order.amount_ugx, ':rate': order.exchange_rate },
+        set: `provider_order_id = :o, amount_ugx = :ugx, estimated_ugx = :ugx, exchange_rate = :rate${order.provider ? ', provider = :prov' : ''}`,
+        values: {
+          ':o': order.order_id,
+          ':ugx': order.amount_ugx,
+          ':rate': order.exchange_rate,
+          ...(order.provider ? { ':prov': order.provider } : {}),
+        },
       },
       at,
       {
@@ -201,7 +206,8 @@ export class PayoutRepository implements PayoutStore {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.payment(payoutId),
-          UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, updated_at = :at, GSI2SK = :open',
+          // The attempt's provider is set again with its order (setAttemptOrder): a new attempt may fail over elsewhere.
+          UpdateExpression: 'SET attempt = :n, task_token = :t, task_token_attempt = :n, updated_at = :at, GSI2SK = :open REMOVE provider',
           ConditionExpression: `${cond.expression} AND (attempt = :n OR attempt = :prev)`,
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: {
@@ -222,15 +228,15 @@ export class PayoutRepository implements PayoutStore {
   }
 
   /** Records the provider order of the payout's current attempt (no-op if the attempt moved on). */
-  async setAttemptOrder(payoutId: string, attempt: number, orderId: string): Promise<void> {
+  async setAttemptOrder(payoutId: string, attempt: number, orderId: string, provider?: string): Promise<void> {
     try {
       await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.payment(payoutId),
-          UpdateExpression: 'SET provider_order_id = :o',
+          UpdateExpression: `SET provider_order_id = :o${provider ? ', provider = :p' : ''}`,
           ConditionExpression: 'attempt = :n',
-          ExpressionAttributeValues: { ':o': orderId, ':n': attempt },
+          ExpressionAttributeValues: { ':o': orderId, ':n': attempt, ...(provider ? { ':p': provider } : {}) },
         }),
       );
     } catch (err) {
@@ -257,8 +263,7 @@ export class PayoutRepository implements PayoutStore {
       Update: {
         TableName: tableName(),
         Key: keys.payment(payout.payment_id),
-        UpdateExpression:
-          'SET #s = :done, completed_at = :at, settled_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at REMOVE GSI2PK, GSI2SK',
+        UpdateExpression: `SET #s = :done, completed_at = :at, settled_at = :sat, elapsed_seconds = :el, amount_ugx = :ugx, exchange_rate = :rate, mobile_money_transaction_id = :mm, provider_order_id = :o, updated_at = :at${s.provider ? ', provider = :prov' : ''} REMOVE GSI2PK, GSI2SK`,
         ConditionExpression: `${cond.expression} AND attempt = :n`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
@@ -271,6 +276,7 @@ export class PayoutRepository implements PayoutStore {
           ':o': s.order_id,
           ':at': at,
           ':n': s.attempt,
+          ...(s.provider ? { ':prov': s.provider } : {}),
           ...cond.values,
         },
       },

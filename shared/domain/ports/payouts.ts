@@ -34,13 +34,25 @@ export interface ProviderOrder {
   /** A FAILED order: why, normalised by the adapter from the provider's code, with the provider's words. */
   failure?: PayoutFailure;
   created_at: string;
+  /** Which configured provider holds the order (a name of PAYOUT_PROVIDERS), when several are configured. */
+  provider?: string;
 }
 
 export interface CreateProviderOrderInput {
   reference: string;
   quote_id?: string;
   amount_usd_micro: number;
+  /** UGX per USD quoted when the payout was created: a provider paying out of a pre-funded UGX wallet converts at it. */
+  exchange_rate?: string;
   recipient: { phone: string; name: string };
+  /** The configured provider that already holds an order under `reference` (a repeated attempt): only it is asked. */
+  provider?: string;
+}
+
+/** A merchant balance at a payout provider: `amount_minor` in micro-USD for USD, whole shillings for UGX. */
+export interface MerchantBalance {
+  currency: 'USD' | 'UGX';
+  amount_minor: number;
 }
 
 /**
@@ -87,6 +99,8 @@ export type ApplyOutcome = 'APPLIED' | 'DUPLICATE_WEBHOOK' | 'IGNORED';
 export interface SettlementFacts {
   attempt: number;
   order_id: string;
+  /** The configured provider that settled the order (a name of PAYOUT_PROVIDERS), when known. */
+  provider?: string;
   amount_ugx: number;
   exchange_rate: string;
   mobile_money_transaction_id: string;
@@ -128,13 +142,18 @@ export interface PayoutStore {
    * `updated_at` = `at`), or null when there is none or another request claimed it first.
    */
   claimOrderUnknown(batchId: string, reason: PayoutReason, at: string): Promise<Payout | null>;
-  /** PENDING → PROCESSING with the provider order. */
-  markProcessing(payout: Payout, order: { order_id: string; amount_ugx: number; exchange_rate: string }, at: string): Promise<Payout>;
+  /** PENDING → PROCESSING with the provider order (and the configured provider holding it, when named). */
+  markProcessing(
+    payout: Payout,
+    order: { order_id: string; amount_ugx: number; exchange_rate: string; provider?: string },
+    at: string,
+  ): Promise<Payout>;
   /** The first order was rejected: FAILED (`failure_reason` = failure.reason, `last_failure_reason` = failure.detail), so the check decides retry or manual review. */
   markFirstOrderRejected(payout: Payout, failure: PayoutFailure, at: string): Promise<Payout>;
   /** Registers attempt N and its task token; returns the payout when the attempt cannot start (null when registered). */
   registerAttempt(payoutId: string, attempt: number, token: string, at: string): Promise<Payout | null>;
-  setAttemptOrder(payoutId: string, attempt: number, orderId: string): Promise<void>;
+  /** The order of attempt N (and the configured provider holding it, when named), while the payout is on that attempt. */
+  setAttemptOrder(payoutId: string, attempt: number, orderId: string, provider?: string): Promise<void>;
   /** COMPLETED with the settlement facts, audit entry and webhook receipt in one transaction. */
   recordSettlement(payout: Payout, s: SettlementFacts, at: string, webhook?: WebhookRef): Promise<ApplyOutcome>;
   /** FAILED for `attempt` with its normalised `failure_reason` and the provider's words, once; same replay and ordering rules as recordSettlement. */

@@ -1,6 +1,6 @@
 import { defineRoute } from './define';
 import { OnRampWebhookSchema } from '../deposit-schemas';
-import { PayoutWebhookSchema } from '../payout-schemas';
+import { PawaPayCallbackSchema, PayoutWebhookSchema } from '../payout-schemas';
 import { AnyChainEventSchema } from '../schemas';
 import { ok } from './success';
 import { webhookAck } from '../openapi-example-records';
@@ -38,6 +38,21 @@ export const payoutProviderWebhookRoute = /* @__PURE__ */ defineRoute({
   summary: 'Signed settlement webhooks from the payout provider.',
   notes:
     "Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (v1, HMAC-SHA256 under the whsec_ secret), 5 minutes tolerance. Body `{type: \"order.settled\"|\"order.failed\", data: {order_id, reference, amount_ugx, exchange_rate, mobile_money_transaction_id, settled_at, failure_reason}}`. Each event is confirmed with the provider before it is applied: the order with the event's `reference` must exist at the provider with the event's status and `order_id`, the payout's USD amount, and the same values as the event; the provider's values are stored, never the event's. Acknowledged (200 `{received, outcome}`) only after the event is durably recorded; replays of a `webhook-id` and events that no longer apply are acknowledged and change nothing; an event the provider does not confirm is acknowledged with outcome `MISMATCH`, changes nothing (the payout is settled from the provider's own answer later) and raises an alarm. 503 PROVIDER_UNAVAILABLE when the provider cannot be asked: nothing recorded, resend with the same `webhook-id`.",
+  responses: { '200': V.WebhookAckViewSchema },
+  success: [ok(webhookAck, 'Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH).')],
+});
+
+/** /api/webhooks/pawapay */
+export const pawaPayCallbackRoute = /* @__PURE__ */ defineRoute({
+  method: 'POST',
+  path: '/api/webhooks/pawapay',
+  fn: 'pawapay-callback',
+  auth: 'webhook',
+  event: PawaPayCallbackSchema,
+  needs: ['table:write', 'audit:append', 'payout-provider', 'payout-state-machine:callback'],
+  summary: "pawaPay's signed payout callbacks (when pawapay is in PAYOUT_PROVIDERS), each confirmed with pawaPay's status lookup.",
+  notes:
+    "Register this URL as the payouts callback URL in the pawaPay dashboard and enable signed callbacks. Signed as pawaPay signs them (RFC 9421 HTTP message signatures): `Content-Digest` (sha-512 or sha-256 of the raw body), `Signature-Input` covering at least `content-digest`, and `Signature`, verified with pawaPay's public key configured with the pawaPay secret (401 INVALID_SIGNATURE otherwise). Body: pawaPay's payout `{payoutId, status, amount, currency, recipient, created, providerTransactionId, failureReason, metadata}`; only `payoutId` and `status` are read. The payout is then read from pawaPay (`GET /v2/payouts/{payoutId}`), and pawaPay's answer, never the callback's, is applied as the payout webhook applies a settlement or failure: COMPLETED completes the payout, FAILED fails the attempt (its failure code normalised), a payout still processing is acknowledged as IGNORED. 200 `{received: true, outcome}`; a repeated callback changes nothing. 503 PROVIDER_UNAVAILABLE when pawaPay cannot be asked: nothing recorded; pawaPay resends.",
   responses: { '200': V.WebhookAckViewSchema },
   success: [ok(webhookAck, 'Acknowledged (`outcome`: APPLIED, DUPLICATE_WEBHOOK, IGNORED, UNKNOWN_REFERENCE or MISMATCH).')],
 });

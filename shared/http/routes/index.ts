@@ -47,6 +47,7 @@ export const ROUTES: readonly AnyRouteDefinition[] = [
   lending.getMfiVaultRoute,
   inbound_webhooks.onrampWebhookRoute,
   inbound_webhooks.payoutProviderWebhookRoute,
+  inbound_webhooks.pawaPayCallbackRoute,
   eudr.verifyGfwRoute,
   cooperatives.listFlaggedFarmsRoute,
   eudr.generateDdsRoute,
