@@ -13,6 +13,7 @@ import { decimalStringToMicro } from '../domain/money';
 import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../domain/payout-balance';
 import { DEFAULT_MANUAL_PAYOUT_DAILY_LIMIT_USDC } from '../domain/payout-limits';
 import type {
+  MerchantBalanceReader,
   PayoutBalanceAlarmStore,
   PayoutOrderReader,
   PayoutProvider,
@@ -90,7 +91,7 @@ export async function pawaPayAccess(): Promise<{ baseUrl: string; apiToken: stri
 }
 
 /** One provider's adapter, built from its configuration. */
-async function buildProvider(name: PayoutProviderName): Promise<PayoutProvider> {
+async function buildProvider(name: PayoutProviderName): Promise<PayoutProvider & MerchantBalanceReader> {
   if (name === 'pawapay') return new PawaPayProvider(await pawaPayAccess());
   return new HttpPayoutProvider(await payoutProviderAccess());
 }
@@ -100,13 +101,18 @@ async function buildProvider(name: PayoutProviderName): Promise<PayoutProvider> 
  * order behind the failover rule of FailoverPayoutProvider; each provider's configuration and secret
  * are read at the first call.
  */
-const payoutProvider = (): PayoutProvider =>
-  once(payoutProvider, () =>
-    onFirstUse<PayoutProvider>(async () => {
-      const named: NamedPayoutProvider[] = [];
-      for (const name of configuredPayoutProviders()) named.push({ name, provider: await buildProvider(name) });
-      return new FailoverPayoutProvider(named);
-    }),
+const payoutProvider = (): PayoutProvider => once(payoutProvider, () => new FailoverPayoutProvider(namedPayoutProviders()));
+
+/**
+ * Each provider of PAYOUT_PROVIDERS by its name, primary first; each adapter (its configuration and
+ * secret) is built at its first call, so a provider no request reaches is never configured.
+ */
+const namedPayoutProviders = (): (NamedPayoutProvider & { provider: MerchantBalanceReader })[] =>
+  once(namedPayoutProviders, () =>
+    configuredPayoutProviders().map((name) => ({
+      name,
+      provider: onFirstUse<PayoutProvider & MerchantBalanceReader>(async () => buildProvider(name)),
+    })),
   );
 
 /**
@@ -189,16 +195,11 @@ export function manualReviewDeps(): ManualReviewDeps {
   return { payouts: payoutRepo(), resolutions: payoutResolutions(), registry: registryRepo(), workflow: payoutWorkflow(), now };
 }
 
-/** The name the provider of PAYOUT_PROVIDER_URL goes by in the balance metric and alarm state. */
-const HTTP_PROVIDER_NAME = 'http';
-
 /** The low-balance alarm state of each provider (the table). */
 const payoutBalanceAlarms = (): PayoutBalanceAlarmStore => once(payoutBalanceAlarms, () => new PayoutBalanceAlarmRepository());
 
-/** Every configured payout provider by name, primary first (the balance monitor reads each). */
-function payoutProviders(): MonitoredProvider[] {
-  return [{ name: HTTP_PROVIDER_NAME, provider: payoutProvider() }];
-}
+/** Every configured payout provider by its PAYOUT_PROVIDERS name, primary first (the balance monitor reads each). */
+const payoutProviders = (): MonitoredProvider[] => namedPayoutProviders();
 
 /**
  * The ports of the merchant balance monitor (docs/operations.md#merchant-balance-alarm): every

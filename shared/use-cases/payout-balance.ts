@@ -1,14 +1,14 @@
 import { microToDecimalString } from '../domain/money';
 import { balanceUsdMicro } from '../domain/payout-balance';
 import type { Notifier } from '../domain/ports/messaging';
-import type { PayoutBalanceAlarmStore, PayoutProvider } from '../domain/ports/payouts';
+import type { MerchantBalanceReader, PayoutBalanceAlarmStore, PayoutProvider } from '../domain/ports/payouts';
 import { logger } from '../runtime/logger';
 import type { MetricsRecorder } from '../runtime/metrics';
 
 /** One payout provider the monitor reads, by the name its metric and alarm state carry. */
 export interface MonitoredProvider {
   name: string;
-  provider: Pick<PayoutProvider, 'merchantBalance'>;
+  provider: MerchantBalanceReader;
 }
 
 /** The ports of the merchant balance monitor. */

@@ -20,7 +20,8 @@ const setBalance = async (amount: string) => {
   });
   expect(r.status).toBe(200);
 };
-const lowNotices = () => notifications().filter((n) => n.attributes.event === 'payout.balance_low' && n.attributes.provider === 'http');
+const lowNotices = () =>
+  notifications().filter((n) => n.attributes.event === 'payout.balance_low' && n.attributes.provider === 'provider-api');
 /** Values of PayoutMerchantBalanceUsd for provider `http` in the metrics file. */
 const balanceMetrics = (): number[] => {
   const file = join(stackDataDir(), 'metrics.ndjson');
@@ -29,7 +30,7 @@ const balanceMetrics = (): number[] => {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((d) => d.provider === 'http' && d.PayoutMerchantBalanceUsd !== undefined)
+    .filter((d) => d.provider === 'provider-api' && d.PayoutMerchantBalanceUsd !== undefined)
     .flatMap((d) => [d.PayoutMerchantBalanceUsd].flat() as number[]);
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -52,7 +53,7 @@ describe('merchant balance alarm (docs/operations.md#merchant-balance-alarm)', (
     // (other suites' payouts on this stack may have spent a little of it since)
     expect(first[0]).toMatchObject({
       subject: expect.stringContaining(`${first[0]!.attributes.balance_usd} USD`),
-      attributes: { event: 'payout.balance_low', provider: 'http', threshold_usd: '1000' },
+      attributes: { event: 'payout.balance_low', provider: 'provider-api', threshold_usd: '1000' },
     });
     expect(Number(first[0]!.attributes.balance_usd)).toBeLessThanOrEqual(250.75);
     expect(first[0]!.message).toContain('PAYOUT_BALANCE_ALARM_USD');

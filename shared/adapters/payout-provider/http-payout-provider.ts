@@ -11,6 +11,7 @@ import type {
   AccountHolder,
   CreateProviderOrderInput,
   MerchantBalance,
+  MerchantBalanceReader,
   PayoutProvider,
   ProviderOrder,
   ProviderOrderStatus,
@@ -154,7 +155,7 @@ export function toProviderOrder(raw: unknown): ProviderOrder {
  * <reference>`, so its retries never create a second order. A 2xx with a malformed body throws
  * `ProviderProtocolError`.
  */
-export class HttpPayoutProvider implements PayoutProvider {
+export class HttpPayoutProvider implements PayoutProvider, MerchantBalanceReader {
   private readonly base: URL;
   private readonly apiKey: string;
   private readonly apiSecret: string;

@@ -40,6 +40,7 @@ import type {
   AccountHolder,
   CreateProviderOrderInput,
   MerchantBalance,
+  MerchantBalanceReader,
   PayoutProvider,
   ProviderOrder,
   ProviderOrderStatus,
@@ -167,7 +168,7 @@ export function pawaPayOrder(raw: unknown): ProviderOrder {
  * ProviderUnavailableError; a documented rejection throws ProviderRejectedError with the normalised
  * reason; a malformed answer throws PawaPayProtocolError.
  */
-export class PawaPayProvider implements PayoutProvider {
+export class PawaPayProvider implements PayoutProvider, MerchantBalanceReader {
   private readonly base: URL;
   private readonly retries: UnreachableRetryPolicy;
   private readonly fetchImpl: typeof fetch;

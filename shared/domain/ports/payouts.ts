@@ -49,12 +49,6 @@ export interface CreateProviderOrderInput {
   provider?: string;
 }
 
-/** A merchant balance at a payout provider: `amount_minor` in micro-USD for USD, whole shillings for UGX. */
-export interface MerchantBalance {
-  currency: 'USD' | 'UGX';
-  amount_minor: number;
-}
-
 /**
  * The provider's account-holder lookup of a mobile-money number: not a wallet (`found: false`), or a
  * wallet and its holder's name as the operator registered it (`name: null` when the provider does
@@ -85,6 +79,10 @@ export interface PayoutProvider {
   findOrderByReference(reference: string): Promise<ProviderOrder | null>;
   /** The account holder of `phone` (E.164), before an order is placed (docs/api/payouts.md#recipient-name-check). */
   lookupAccountHolder(phone: string): Promise<AccountHolder>;
+}
+
+/** One payout provider's merchant account, read by the balance monitor (each provider apart, never behind failover). */
+export interface MerchantBalanceReader {
   /** The merchant balance, one entry per currency the provider holds for us (docs/operations.md#merchant-balance-alarm). */
   merchantBalance(): Promise<MerchantBalance[]>;
 }
