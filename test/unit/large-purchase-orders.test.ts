@@ -1,4 +1,10 @@
-import { CONFIRMATION_STEP_BATCHES, ORDER_TRANSACTION_MAX_BATCHES } from '../../shared/domain/purchase-order-limits';
+import type { Settlement } from '../../shared/domain/lending';
+import {
+  CONFIRMATION_STEP_BATCHES,
+  ORDER_TRANSACTION_MAX_BATCHES,
+  ORDER_WORK_BUDGET_MS,
+  SETTLEMENT_STEP_BATCHES,
+} from '../../shared/domain/purchase-order-limits';
 import { StageConflictError } from '../../shared/domain/errors';
 import type { Batch, PurchaseOrder, Stage } from '../../shared/domain/records';
 import type { OrderWorkMessage } from '../../shared/domain/ports/batches';
@@ -212,5 +218,171 @@ describe('confirming a purchase order above one transaction', () => {
     await confirmPurchaseOrder(w.deps, caller, 'PO-1');
     expect(confirmedInOne).toBe(1);
     expect(w.confirmEntries).toHaveLength(0);
+  });
+});
+
+describe('settling a purchase order above one transaction (the order worker)', () => {
+  const N = 120;
+  const ids = Array.from({ length: N }, (_, i) => `BATCH-2026-${String(i + 1).padStart(6, '0')}`);
+
+  function world() {
+    const stages = new Map<string, Stage>(ids.map((id) => [id, 'EXPORTED' as Stage]));
+    const order: PurchaseOrder = {
+      purchase_order_id: 'PO-1',
+      status: 'CONFIRMED',
+      cooperative_id: COOP,
+      batch_ids: ids,
+      buyer: 'B',
+      price_usd_per_kg: 6.4,
+      created_at: '2026-11-27T00:00:00.000Z',
+      created_by: 'exporter-1',
+      settled_at: '2026-11-27T02:00:00.000Z',
+    };
+    let settlement: Settlement = {
+      purchase_order_id: 'PO-1',
+      cooperative_id: COOP,
+      status: 'STARTED',
+      payment_tx_hash: '0xpay',
+      payment_log_index: 1,
+      payer: '0xb',
+      amount_usd_micro: 1,
+      settled_by: 'system:lending-vault',
+      repayments: {
+        'LOAN-1': {
+          loan_id: 'LOAN-1',
+          batch_id: ids[0]!,
+          principal_usd_micro: 1,
+          interest_usd_micro: 0,
+          amount_usd_micro: 1,
+          status: 'REQUESTED',
+        },
+      },
+      unpaid_loan_ids: [],
+      settled_batch_ids: ids,
+      remainder_usd_micro: 0,
+      remainder_status: 'NONE',
+      created_at: '2026-11-27T02:00:00.000Z',
+      updated_at: '2026-11-27T02:00:00.000Z',
+    };
+    const settledCommits: string[] = [];
+    const progress: Array<[number, number]> = [];
+    const audits: string[] = [];
+    const writes: string[] = [];
+    const queued: OrderWorkMessage[] = [];
+    let failAt: { call: number; calls: number } | null = null;
+    const unused = async (): Promise<never> => {
+      throw new Error('not part of a settlement');
+    };
+    let clockStep = 0;
+    let clock = Date.parse('2026-11-27T03:00:00.000Z');
+    const deps: OrderWorkDeps = {
+      batches: { get: async (id) => aBatch({ batch_id: id, cooperative_id: COOP, stage: stages.get(id)! }) },
+      custody: fakeCustodyStore({
+        getPurchaseOrder: async () => structuredClone(order),
+        commitStage: async (input) => {
+          if (failAt && ++failAt.calls === failAt.call) throw new Error('crash: the function stopped half-way');
+          if (stages.get(input.batchId) !== input.from) throw new StageConflictError(stages.get(input.batchId)!);
+          stages.set(input.batchId, input.to);
+          settledCommits.push(input.batchId);
+          return { entry: { sequence_number: 9 } as never, ledgerTx: aLedgerTx({ batch_id: input.batchId, stage: input.to }) };
+        },
+        beginPurchaseOrderConfirmation: unused,
+        confirmPurchaseOrderBatch: unused,
+        recordConfirmationProgress: unused,
+      }),
+      evidence: fakeEvidenceKeeping(),
+      ledgerQueue: { send: async () => undefined },
+      orderWork: {
+        send: async (m) => {
+          queued.push(m);
+        },
+      },
+      settlements: {
+        get: async () => structuredClone(settlement),
+        completeOrderAudits: async (poId, batchIds) => {
+          audits.push(`${poId}:${batchIds.length}`);
+        },
+        recordSettledProgress: async (_id, from, to) => {
+          if ((settlement.settled_batch_count ?? 0) !== from) return false;
+          settlement = { ...settlement, settled_batch_count: to };
+          progress.push([from, to]);
+          return true;
+        },
+      },
+      vaultWrites: {
+        request: async (id) => {
+          writes.push(id);
+        },
+      },
+      now: () => {
+        clock += clockStep;
+        return new Date(clock);
+      },
+    };
+    return {
+      deps,
+      stages,
+      settledCommits,
+      progress,
+      audits,
+      writes,
+      queued,
+      settlement: () => settlement,
+      crashOnCall: (call: number) => {
+        failAt = { call, calls: 0 };
+      },
+      noCrash: () => {
+        failAt = null;
+      },
+      tick: (ms: number) => {
+        clockStep = ms;
+      },
+    };
+  }
+
+  const settleSteps = (n: number) => {
+    const out: Array<[number, number]> = [];
+    for (let from = 0; from < n; from += SETTLEMENT_STEP_BATCHES) out.push([from, Math.min(n, from + SETTLEMENT_STEP_BATCHES)]);
+    return out;
+  };
+
+  it('fans out the audit entries, requests the vault writes and records every batch SETTLED once, in steps with recorded progress', async () => {
+    const w = world();
+    await runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' });
+    expect(w.audits).toEqual([`PO-1:${N}`]);
+    expect(w.writes).toEqual(['PO-1-repays-0']);
+    expect([...w.settledCommits].sort()).toEqual(ids);
+    expect([...w.stages.values()].every((s) => s === 'SETTLED')).toBe(true);
+    expect(w.progress).toEqual(settleSteps(N));
+    expect(w.queued).toEqual([]);
+    // Run again (a redelivered message): nothing settled or counted twice.
+    await runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' });
+    expect(w.settledCommits).toHaveLength(N);
+    expect(w.progress).toEqual(settleSteps(N));
+  });
+
+  it('a crash half-way: the redelivered message continues from the recorded progress; no batch settled twice, every step counted once', async () => {
+    const w = world();
+    w.crashOnCall(2 * SETTLEMENT_STEP_BATCHES + 5);
+    await expect(runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' })).rejects.toThrow('crash');
+    expect(w.settlement().settled_batch_count).toBe(2 * SETTLEMENT_STEP_BATCHES);
+    w.noCrash();
+    await runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' });
+    expect(w.settledCommits).toHaveLength(N);
+    expect(new Set(w.settledCommits).size).toBe(N);
+    expect(w.progress).toEqual(settleSteps(N));
+  });
+
+  it('a run starts no step after its budget: the rest is queued as the same message', async () => {
+    const w = world();
+    w.tick(ORDER_WORK_BUDGET_MS / 3);
+    await runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' });
+    expect(w.queued).toEqual([{ purchase_order_id: 'PO-1', work: 'SETTLE' }]);
+    const done = w.settlement().settled_batch_count ?? 0;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(N);
+    while (w.queued.length) await runOrderWork(w.deps, w.queued.shift()!);
+    expect(w.settlement().settled_batch_count).toBe(N);
+    expect(w.settledCommits).toHaveLength(N);
   });
 });
