@@ -83,11 +83,14 @@ async function stage(call: Call, tok: string, batchId: string, newStage: string,
 export async function shipmentDdsBench(): Promise<void> {
   const blockTime = process.env.LEDGER_BLOCK_TIME_S ?? '0';
   say(`\nEUDR shipment statement through the API: ${BATCHES} batches from ${FARMERS} farmers (${blockTimeLabel(blockTime)})`);
-  const stack = await startStackProcess({
-    LOCAL_RATE_LIMIT_RPS: '100000',
-    LOCAL_RATE_LIMIT_BURST: '100000',
-    LEDGER_BLOCK_TIME_S: blockTime,
-  });
+  const stack = await startStackProcess(
+    {
+      LOCAL_RATE_LIMIT_RPS: '100000',
+      LOCAL_RATE_LIMIT_BURST: '100000',
+      LEDGER_BLOCK_TIME_S: blockTime,
+    },
+    300_000,
+  );
   try {
     const { url, dataDir } = stack.info;
     const admin = await signDevToken({ role: 'ADMIN' }, 7200, dataDir);
