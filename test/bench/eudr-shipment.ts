@@ -36,8 +36,8 @@ async function pool<T>(items: T[], fn: (item: T, i: number) => Promise<void>): P
 
 /** Farmer `i`'s registration: distinct plots in Bulambuli/Kapchorwa, odd ones 40-corner polygons. */
 function farmerBody(i: number) {
-  const lat = 1.0 + (i % 50) * 0.008;
-  const lng = 34.2 + Math.floor(i / 50) * 0.01;
+  const lat = +(1.0 + (i % 50) * 0.008).toFixed(6);
+  const lng = +(34.2 + Math.floor(i / 50) * 0.01).toFixed(6);
   const ring: number[][] = [];
   for (let k = 0; k < 40; k++) {
     const a = (2 * Math.PI * k) / 40;
