@@ -36,8 +36,8 @@ async function pool<T>(items: T[], fn: (item: T, i: number) => Promise<void>): P
 
 /** Farmer `i`'s registration: distinct plots in Bulambuli/Kapchorwa, odd ones 40-corner polygons. */
 function farmerBody(i: number) {
-  const lat = 1.0 + (i % 50) * 0.008;
-  const lng = 34.2 + Math.floor(i / 50) * 0.01;
+  const lat = +(1.0 + (i % 50) * 0.008).toFixed(6);
+  const lng = +(34.2 + Math.floor(i / 50) * 0.01).toFixed(6);
   const ring: number[][] = [];
   for (let k = 0; k < 40; k++) {
     const a = (2 * Math.PI * k) / 40;
@@ -83,11 +83,14 @@ async function stage(call: Call, tok: string, batchId: string, newStage: string,
 export async function shipmentDdsBench(): Promise<void> {
   const blockTime = process.env.LEDGER_BLOCK_TIME_S ?? '0';
   say(`\nEUDR shipment statement through the API: ${BATCHES} batches from ${FARMERS} farmers (${blockTimeLabel(blockTime)})`);
-  const stack = await startStackProcess({
-    LOCAL_RATE_LIMIT_RPS: '100000',
-    LOCAL_RATE_LIMIT_BURST: '100000',
-    LEDGER_BLOCK_TIME_S: blockTime,
-  });
+  const stack = await startStackProcess(
+    {
+      LOCAL_RATE_LIMIT_RPS: '100000',
+      LOCAL_RATE_LIMIT_BURST: '100000',
+      LEDGER_BLOCK_TIME_S: blockTime,
+    },
+    300_000,
+  );
   try {
     const { url, dataDir } = stack.info;
     const admin = await signDevToken({ role: 'ADMIN' }, 7200, dataDir);
