@@ -41,7 +41,7 @@ interface SignatureParams {
 }
 
 /** `Content-Digest` value (RFC 9530) of `body`: `sha-512=:<base64>:` (or sha-256). */
-export function contentDigest(body: string, alg: 'sha-512' | 'sha-256' = 'sha-512'): string {
+function contentDigest(body: string, alg: 'sha-512' | 'sha-256' = 'sha-512'): string {
   return `${alg}=:${createHash(alg === 'sha-512' ? 'sha512' : 'sha256')
     .update(body, 'utf8')
     .digest('base64')}:`;
@@ -92,7 +92,7 @@ function componentValue(name: string, req: SignedRequest): string {
 }
 
 /** The signature base of RFC 9421 §2.5 for `components`, ending with the `@signature-params` line. */
-export function signatureBase(req: SignedRequest, components: string[], serialisedParams: string): string {
+function signatureBase(req: SignedRequest, components: string[], serialisedParams: string): string {
   const lines = components.map((c) => `"${c}": ${componentValue(c, req)}`);
   lines.push(`"@signature-params": ${serialisedParams}`);
   return lines.join('\n');
