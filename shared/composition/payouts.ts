@@ -102,7 +102,18 @@ const payoutProvider = (): PayoutProvider =>
  * retry policy, which the webhook's bundle then does not carry.
  */
 const payoutOrderReader = (): PayoutOrderReader =>
-  once(payoutOrderReader, () => onFirstUse<PayoutOrderReader>(async () => new HttpPayoutOrderReader(await payoutProviderAccess())));
+  once(payoutOrderReader, () =>
+    onFirstUse<PayoutOrderReader>(async () => {
+      const reader = new HttpPayoutOrderReader(await payoutProviderAccess());
+      // Its orders are the provider API's: a settlement it confirms records that provider on the payout.
+      return {
+        findOrderByReference: async (reference: string) => {
+          const order = await reader.findOrderByReference(reference);
+          return order && { ...order, provider: 'provider-api' };
+        },
+      };
+    }),
+  );
 
 /** Ports of the payout use cases (state-machine tasks, batch payouts, reconciliation). */
 export function payoutDeps(): PayoutDeps {
