@@ -253,9 +253,11 @@ export async function startPawaPaySandbox(opts: PawaPaySandboxOptions): Promise<
 }
 
 /**
- * The local stack's pawaPay: the sandbox with the dev token, and PAWAPAY_API_URL and
- * PAWAPAY_CREDENTIALS set for the functions (the callback key's public half in the secret, as an
- * operator copies it from `GET /v2/public-key/http`). It runs whatever PAYOUT_PROVIDERS says.
+ * The local stack's pawaPay: the sandbox with the dev token, and for the functions PAWAPAY_API_URL,
+ * PAWAPAY_CREDENTIALS (the callback key's public half in the secret, as an operator copies it from
+ * `GET /v2/public-key/http`), and the defaults PAYOUT_PROVIDERS=provider-api (today's single provider)
+ * and PAWAPAY_USD_UGX_RATE (PAYOUT_SANDBOX_RATE, else 3700.25, the payout sandbox's rate) unless set.
+ * It runs whatever PAYOUT_PROVIDERS says.
  */
 export async function startLocalPawaPay(
   callbackUrl: () => string,
@@ -266,9 +268,11 @@ export async function startLocalPawaPay(
     apiToken: DEV_PAWAPAY_API_TOKEN,
     callbackUrl,
     ...(settleMs !== undefined ? { settleMs } : {}),
-    log,
+    log: (l) => log(`pawapay-sandbox: ${l}`),
   });
   process.env.PAWAPAY_API_URL = pawapay.url;
   process.env.PAWAPAY_CREDENTIALS = JSON.stringify({ api_token: DEV_PAWAPAY_API_TOKEN, callback_public_keys: [pawapay.publicKeyPem] });
+  process.env.PAYOUT_PROVIDERS ||= 'provider-api';
+  process.env.PAWAPAY_USD_UGX_RATE ||= process.env.PAYOUT_SANDBOX_RATE || '3700.25';
   return pawapay;
 }

@@ -90,7 +90,6 @@ export interface LocalStack {
   dataDir: string;
   endpoints: Record<string, string>;
   sandbox: PayoutSandbox;
-  /** The pawaPay sandbox (docs/api/payouts.md#pawapay). */
   pawapay: PawaPaySandbox;
   stepFunctions: LocalStepFunctions;
   pids: Record<string, number>;
@@ -250,8 +249,6 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       LENDING_VAULT_ADDRESS: contracts.lendingVaultAddress,
       VAULT_ASSET_ADDRESS: contracts.vaultAssetAddress,
       PAYOUT_PROVIDER_CREDENTIALS: JSON.stringify(DEV_PROVIDER_CREDENTIALS),
-      PAYOUT_PROVIDERS: process.env.PAYOUT_PROVIDERS || 'provider-api',
-      PAWAPAY_USD_UGX_RATE: process.env.PAWAPAY_USD_UGX_RATE || process.env.PAYOUT_SANDBOX_RATE || '3700.25',
       PAYOUT_WEBHOOK_SECRET: process.env.PAYOUT_WEBHOOK_SECRET || DEV_PAYOUT_WEBHOOK_SECRET,
       CHAIN_WEBHOOK_SECRET: process.env.CHAIN_WEBHOOK_SECRET || DEV_CHAIN_WEBHOOK_SECRET,
       JWT_ISSUER: LOCAL_JWT_ISSUER,
@@ -343,11 +340,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
     stops.push(() => sandbox.stop());
     process.env.PAYOUT_PROVIDER_URL = sandbox.url;
-    const pawapay = await startLocalPawaPay(
-      () => `${gatewayUrl}/api/webhooks/pawapay`,
-      opts.settleMs,
-      (l) => log(`pawapay-sandbox: ${l}`),
-    );
+    const pawapay = await startLocalPawaPay(() => `${gatewayUrl}/api/webhooks/pawapay`, opts.settleMs, log);
     stops.push(() => pawapay.stop());
     // The fiat on-ramp (MFI deposits) as a local sandbox of the same HTTP API: it delivers USDC to
     // the treasury (the ledger signer) by minting the local TestUSDC from the dev on-ramp account.

@@ -52,14 +52,14 @@ async function payoutProviderAccess(): Promise<{ baseUrl: string; apiKey: string
 }
 
 /** The payout providers the service can speak, by their PAYOUT_PROVIDERS name. */
-export const PAYOUT_PROVIDER_NAMES = ['provider-api', 'pawapay'] as const;
+const PAYOUT_PROVIDER_NAMES = ['provider-api', 'pawapay'] as const;
 type PayoutProviderName = (typeof PAYOUT_PROVIDER_NAMES)[number];
 
 /**
  * PAYOUT_PROVIDERS: the configured providers in order, primary first, comma-separated (default
  * `provider-api`, today's single provider). Throws naming the variable on an unknown or repeated name.
  */
-export function configuredPayoutProviders(): PayoutProviderName[] {
+function configuredPayoutProviders(): PayoutProviderName[] {
   const raw = envOr('PAYOUT_PROVIDERS', 'provider-api');
   const names = raw
     .split(',')
@@ -76,7 +76,7 @@ export function configuredPayoutProviders(): PayoutProviderName[] {
  * callback_public_keys}` in PAWAPAY_CREDENTIALS or its Secrets Manager secret (docs/operations.md#pawapay).
  * Errors: when the secret is missing or not that JSON.
  */
-export async function pawaPayAccess(): Promise<{ baseUrl: string; apiToken: string; usdUgxRate: string; callbackPublicKeys: string[] }> {
+async function pawaPayAccess(): Promise<{ baseUrl: string; apiToken: string; usdUgxRate: string; callbackPublicKeys: string[] }> {
   const creds = JSON.parse(await secret('PAWAPAY_CREDENTIALS')) as { api_token?: string; callback_public_keys?: unknown };
   if (!creds.api_token) throw new Error('PAWAPAY_CREDENTIALS must be JSON {"api_token", "callback_public_keys": [PEM]}');
   const keys = Array.isArray(creds.callback_public_keys)
@@ -121,7 +121,18 @@ const namedPayoutProviders = (): (NamedPayoutProvider & { provider: MerchantBala
  * retry policy, which the webhook's bundle then does not carry.
  */
 const payoutOrderReader = (): PayoutOrderReader =>
-  once(payoutOrderReader, () => onFirstUse<PayoutOrderReader>(async () => new HttpPayoutOrderReader(await payoutProviderAccess())));
+  once(payoutOrderReader, () =>
+    onFirstUse<PayoutOrderReader>(async () => {
+      const reader = new HttpPayoutOrderReader(await payoutProviderAccess());
+      // Its orders are the provider API's: a settlement it confirms records that provider on the payout.
+      return {
+        findOrderByReference: async (reference: string) => {
+          const order = await reader.findOrderByReference(reference);
+          return order && { ...order, provider: 'provider-api' };
+        },
+      };
+    }),
+  );
 
 /** Ports of the payout use cases (state-machine tasks, batch payouts, reconciliation). */
 export function payoutDeps(): PayoutDeps {

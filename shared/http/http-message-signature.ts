@@ -41,7 +41,7 @@ interface SignatureParams {
 }
 
 /** `Content-Digest` value (RFC 9530) of `body`: `sha-512=:<base64>:` (or sha-256). */
-export function contentDigest(body: string, alg: 'sha-512' | 'sha-256' = 'sha-512'): string {
+function contentDigest(body: string, alg: 'sha-512' | 'sha-256' = 'sha-512'): string {
   return `${alg}=:${createHash(alg === 'sha-512' ? 'sha512' : 'sha256')
     .update(body, 'utf8')
     .digest('base64')}:`;
@@ -92,7 +92,7 @@ function componentValue(name: string, req: SignedRequest): string {
 }
 
 /** The signature base of RFC 9421 §2.5 for `components`, ending with the `@signature-params` line. */
-export function signatureBase(req: SignedRequest, components: string[], serialisedParams: string): string {
+function signatureBase(req: SignedRequest, components: string[], serialisedParams: string): string {
   const lines = components.map((c) => `"${c}": ${componentValue(c, req)}`);
   lines.push(`"@signature-params": ${serialisedParams}`);
   return lines.join('\n');
@@ -106,13 +106,25 @@ function algorithmOf(alg: string | undefined, key: KeyObject): string {
   return 'rsa-pss-sha512';
 }
 
+/** An ECDSA signature in either encoding: r||s (RFC 9421 §3.3.4) or DER (ASN.1, as pawaPay's examples sign). */
+function ecdsaVerify(hash: string, data: Buffer, key: KeyObject, sig: Buffer): boolean {
+  const raw = sig.length === (hash === 'sha256' ? 64 : 96) && sig[0] !== 0x30;
+  if (raw) return verify(hash, data, { key, dsaEncoding: 'ieee-p1363' }, sig);
+  try {
+    return verify(hash, data, { key, dsaEncoding: 'der' }, sig);
+  } catch {
+    return verify(hash, data, { key, dsaEncoding: 'ieee-p1363' }, sig);
+  }
+}
+
 /** Verifies `sig` over `data` with `key` under an RFC 9421 algorithm name. */
 function verifyWith(alg: string, key: KeyObject, data: Buffer, sig: Buffer): boolean {
   switch (alg) {
+    // RFC 9421 gives ECDSA signatures as r||s; pawaPay's own Node example signs DER (crypto's createSign): both are accepted.
     case 'ecdsa-p256-sha256':
-      return verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, sig);
+      return ecdsaVerify('sha256', data, key, sig);
     case 'ecdsa-p384-sha384':
-      return verify('sha384', data, { key, dsaEncoding: 'ieee-p1363' }, sig);
+      return ecdsaVerify('sha384', data, key, sig);
     case 'rsa-pss-sha512':
       return verify('sha512', data, { key, padding: cryptoConstants.RSA_PKCS1_PSS_PADDING, saltLength: 64 }, sig);
     case 'rsa-v1_5-sha256':
@@ -170,7 +182,7 @@ export function verifyHttpMessageSignature(req: SignedRequest, publicKeysPem: st
 }
 
 /**
- * Signs a request as pawaPay signs its callbacks (ecdsa-p256-sha256 with a P-256 private key), for
+ * Signs a request as pawaPay signs (ecdsa-p256-sha256 with a P-256 private key, DER), for
  * the local sandbox and tests: the `Content-Digest`, `Signature-Date`, `Signature-Input` and `Signature` headers to add.
  */
 export function signHttpMessage(
@@ -187,7 +199,8 @@ export function signHttpMessage(
   const components = ['@method', '@authority', '@path', 'signature-date', 'content-digest', 'content-type'];
   const serialised = `(${components.map((c) => `"${c}"`).join(' ')});alg="ecdsa-p256-sha256";keyid="${keyid}";created=${nowSeconds};expires=${nowSeconds + 60}`;
   const base = signatureBase({ ...req, headers }, components, serialised);
-  const sig = sign('sha256', Buffer.from(base, 'utf8'), { key: privateKeyPem, dsaEncoding: 'ieee-p1363' }).toString('base64');
+  // DER, as pawaPay's published Node example signs (crypto's createSign); the verifier takes r||s too.
+  const sig = sign('sha256', Buffer.from(base, 'utf8'), { key: privateKeyPem, dsaEncoding: 'der' }).toString('base64');
   return {
     'content-digest': headers['content-digest']!,
     'signature-date': headers['signature-date']!,

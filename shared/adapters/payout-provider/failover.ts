@@ -25,7 +25,7 @@ export interface NamedPayoutProvider {
 }
 
 /** Key of the error log line raised when one reference has settled orders at two providers. */
-export const DOUBLE_SETTLEMENT_ALARM = 'DOUBLE_SETTLEMENT';
+const DOUBLE_SETTLEMENT_ALARM = 'DOUBLE_SETTLEMENT';
 
 const tagged = (order: ProviderOrder, name: string): ProviderOrder => ({ ...order, provider: name });
 

@@ -136,7 +136,7 @@ interface OurMetadata {
  * Maps a pawaPay payout (the `data` of a status answer, or a callback body) to our ProviderOrder.
  * @throws PawaPayProtocolError when it is malformed or lacks our metadata (not one of our payouts)
  */
-export function pawaPayOrder(raw: unknown): ProviderOrder {
+function pawaPayOrder(raw: unknown): ProviderOrder {
   // biome-ignore lint/suspicious/noExplicitAny: an outside system's JSON; every field read here is checked
   const o = (raw ?? {}) as Record<string, any>;
   const status = STATUS[o.status as string];
