@@ -13,6 +13,13 @@ const MAX_MINTS_PER_TX = 100;
 /** Most stage records in one `recordStages` transaction. */
 const MAX_STAGE_RECORDS_PER_TX = 200;
 
+/**
+ * Batches whose members of one mined transaction are settled at the same time (each batch's own
+ * members in record order): settling a member is a few table writes, about a second each on a
+ * loaded machine, so a group of 100 settled one by one held the next group back by minutes.
+ */
+export const SETTLE_BATCHES_AT_ONCE = 16;
+
 /** The batched kinds of ledger writes. */
 export type BatchedWriteKind = 'MINT' | 'TRACE_STAGE';
 

@@ -1,6 +1,7 @@
 import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerUnavailableError } from '../domain/errors';
-import { maxRecordsPerTx, type BatchRecordOutcome } from '../domain/ledger-batching';
+import { maxRecordsPerTx, SETTLE_BATCHES_AT_ONCE, type BatchRecordOutcome } from '../domain/ledger-batching';
+import { forEachLimited } from '../domain/purchase-order-limits';
 import type { BatchedCall, Ledger, LedgerReceipt, LedgerWriteGroups } from '../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../domain/records';
 import { logger } from '../runtime/logger';
@@ -271,11 +272,16 @@ async function settleMembers(
   } else {
     outcomes = await deps.ledger.batchOutcomes(txHash, group.kind, members.length);
   }
-  for (const [i, member] of members.entries()) {
-    const fresh = await deps.getLedgerTx(member.ledger_tx_id);
-    if (!fresh || !isOpen(fresh)) continue;
-    const outcome = outcomes[i]!;
-    if (outcome.written) await deps.written(fresh, txHash, block);
-    else await deps.refused(fresh, outcome.reason);
-  }
+  // Members of different batches are independent; one batch's members keep their record order.
+  const byBatch = new Map<string, number[]>();
+  for (const [i, member] of members.entries()) byBatch.set(member.batch_id, [...(byBatch.get(member.batch_id) ?? []), i]);
+  await forEachLimited([...byBatch.values()], SETTLE_BATCHES_AT_ONCE, async (indexes) => {
+    for (const i of indexes) {
+      const fresh = await deps.getLedgerTx(members[i]!.ledger_tx_id);
+      if (!fresh || !isOpen(fresh)) continue;
+      const outcome = outcomes[i]!;
+      if (outcome.written) await deps.written(fresh, txHash, block);
+      else await deps.refused(fresh, outcome.reason);
+    }
+  });
 }
