@@ -46,6 +46,7 @@ describe('GET /payments/{id}', () => {
       settlement_channel: 'MOBILE_MONEY',
       cash_receipt: null,
       failure_reason: null,
+      provider: null,
     });
     for (const leaked of ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'entity', 'phone', 'task_token', 'recipient_name'])
       expect(res.body).not.toHaveProperty(leaked);
