@@ -2,7 +2,13 @@ import type { OrderWorkMessage } from '../domain/ports/batches';
 import { forEachLimited, ORDER_STEP_CONCURRENCY, ORDER_WORK_BUDGET_MS, SETTLEMENT_STEP_BATCHES } from '../domain/purchase-order-limits';
 import { logger } from '../runtime/logger';
 import { continueConfirmation, type PurchaseOrderDeps } from './purchase-orders';
-import { requestSettlementWrites, settleLargeOrderWhenPaid, settleOneBatch, type SettlingDeps } from './settlement';
+import {
+  recordLargeOrderAmountDue,
+  requestSettlementWrites,
+  settleLargeOrderWhenPaid,
+  settleOneBatch,
+  type SettlingDeps,
+} from './settlement';
 
 /**
  * The order worker (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): the per-batch
@@ -43,6 +49,7 @@ async function confirmSteps(deps: OrderWorkDeps, id: string, deadline: number): 
   const po = await deps.custody.getPurchaseOrder(id);
   if (po?.status !== 'CONFIRMING') return false;
   const { po: after } = await continueConfirmation(deps, po, deadline);
+  if (after.status === 'CONFIRMED') await recordLargeOrderAmountDue(deps, after);
   return after.status === 'CONFIRMING';
 }
 

@@ -242,6 +242,14 @@ export function settleLargeOrderWhenPaid(deps: SettlingDeps, purchaseOrderId: st
 }
 
 /**
+ * Records a just-CONFIRMED large order's amount due (when every batch has its outturn), so its
+ * payment events answer from the order alone. Errors: the stores'.
+ */
+export async function recordLargeOrderAmountDue(deps: Pick<SettlingDeps, 'batches' | 'settlements'>, po: PurchaseOrder): Promise<void> {
+  await amountDueOf(deps, po);
+}
+
+/**
  * The order's amount due: recorded on it, or computed from its batches' outturn once every batch
  * is milled (then recorded, when `settlements` is given). Null while a batch has no outturn.
  */
