@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, createWalletClient, http, isAddressEqual, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devBuyerKey, ledgerSignerKey, signDevToken } from '../../infra/local/dev-keys';
-import { lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
+import { lendingVaultAbi, STAGE_CODES, testUsdcAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
@@ -20,14 +21,26 @@ import { apiCaller, blockTimeLabel, untilMinted } from './submission';
  * (eth_sendRawTransaction returns once the automining node has mined it; on a chain with block
  * time, when its receipt is read): (0) beforehand, how long the confirmation took (the request until
  * its 200 CONFIRMED answer; above 40 batches the 202 answer, then GET until CONFIRMED), then (a) the settlement
- * COMPLETED readable, (b) the last batch SETTLED readable and (c) its SETTLED recorded on the trace
- * log (stage_history's chain_tx_hash); and the ledger transactions the settlement took, counted on
- * chain from the payment's block to the head once the signer's nonce is still: by target (vault,
- * trace log, other) and the signer's nonce delta, with their gas.
+ * COMPLETED readable, (b) the last batch SETTLED readable (GET /batch/{id}, at most READ_WIDTH a
+ * round), (c) the last batch's SETTLED record on the trace log and (d) the last loan repaid, both
+ * read from the contracts' logs (StageRecorded with stage SETTLED for the order's tokens, LoanRepaid
+ * for the order), in milliseconds and in blocks after the payment's block; and the ledger
+ * transactions the settlement took, counted on chain from the payment's block to the head once the
+ * signer's nonce is still: by target (vault, trace log, other) and the signer's nonce delta, with
+ * their gas. The machine's load averages are reported beside the figures.
  */
 const COOP = 'SETTLE-BENCH';
 const say = (l: string) => process.stdout.write(`${l}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Concurrent requests while preparing the order (not measured): submissions and stage updates wait up to a few seconds for their receipt. */
+const PREP_WIDTH = 32;
+/** At most this many GET /batch reads per round while measuring, so the reading does not load the stack it measures. */
+const READ_WIDTH = 16;
+/** The machine's load averages (1, 5, 15 min), reported beside the figures. */
+const loadLabel = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 /**
  * Runs the settlement benchmark: `batches` (default BENCH_SETTLEMENT_BATCHES or 40) on one order,
@@ -123,7 +136,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
     const batches: string[] = [];
     await pool(
       Array.from({ length: BATCHES }, (_, i) => i),
-      4,
+      PREP_WIDTH,
       async () => {
         const r = await must(
           'submit',
@@ -143,8 +156,9 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       },
     );
     batches.sort();
-    await pool([...batches], 4, async (b) => {
-      await untilMinted(call, coop, b, 60_000 + BATCHES * 4_000 * Math.max(1, blockTimeS));
+    const tokenIds = new Set<bigint>();
+    await pool([...batches], PREP_WIDTH, async (b) => {
+      tokenIds.add(BigInt((await untilMinted(call, coop, b, 60_000 + BATCHES * 4_000 * Math.max(1, blockTimeS))).token_id));
     });
     progress(`${BATCHES} batches submitted and minted`);
 
@@ -169,7 +183,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       ['WAREHOUSED', { warehouse_id: 'WH-1' }],
     ];
     for (const [stage, evidence] of steps) {
-      await pool(batches, 4, async (b) => {
+      await pool(batches, PREP_WIDTH, async (b) => {
         await must(
           `${stage} ${b}`,
           call('PATCH', `/batch/${b}/stage`, coop, { cooperative_id: COOP, new_stage: stage, evidence }),
@@ -195,6 +209,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       }),
       201,
     );
+    const loadAtConfirm = loadLabel();
     const confirmStart = performance.now();
     // Above 40 batches the answer is 202 CONFIRMING at once and the order worker confirms it: GET shows when it is CONFIRMED.
     const answered = await must('confirm', call('POST', `/purchase-orders/${po.purchase_order_id}/confirm`, coop), 200, 202);
@@ -222,7 +237,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       );
     });
     progress(`${po.purchase_order_id}: ${BATCHES} batches COMMITTED (readable)`);
-    await pool(batches, 4, async (b) => {
+    await pool(batches, PREP_WIDTH, async (b) => {
       await must(
         `EXPORTED ${b}`,
         call('PATCH', `/batch/${b}/stage`, coop, {
@@ -247,7 +262,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       // the signer's nonce unchanged for 1.5 s
       let last = await nonceOf();
       let since = Date.now();
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 60_000 + BATCHES * 500 * blockTimeS;
       while (Date.now() - since < 1_500) {
         if (Date.now() > deadline) throw new Error(`the ledger signer did not go still (${what})`);
         await sleep(100);
@@ -276,6 +291,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
     progress(`prepared; the buyer pays ${Number(amount) / 1e6} USDC for ${po.purchase_order_id}`);
 
     // Measure.
+    const loadAtPayment = loadLabel();
     const payTx = await wallet.writeContract({
       address: info.endpoints.lending_vault!,
       abi: lendingVaultAbi,
@@ -288,29 +304,65 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
     if (blockTimeS > 0) t0 = performance.now();
     if (paid.status !== 'success') throw new Error(`payPurchaseOrder ${payTx} reverted`);
     let completedMs: number | undefined;
-    const settledMs = new Map<string, number>();
-    const recordedMs = new Map<string, number>();
+    const readableMs = new Map<string, number>();
+    // On chain, from the payment's block: each batch's SETTLED record (TraceLog StageRecorded, stage
+    // SETTLED) and each loan's repayment (LendingVault LoanRepaid for this order), read from the logs
+    // rather than through one GET per batch, so the reading does not load the stack it measures.
+    const settledOnChain = new Map<bigint, { block: bigint; ms: number }>();
+    const repaidOnChain = new Map<Hex, { block: bigint; ms: number }>();
+    const poRef = vaultRef(po.purchase_order_id);
+    let scanned = paid.blockNumber - 1n;
     const settleTimeoutMs = 120_000 + (BATCHES + LOANS) * 4_000 * blockTimeS;
     const deadline = Date.now() + settleTimeoutMs;
-    while (completedMs === undefined || recordedMs.size < batches.length) {
+    while (
+      completedMs === undefined ||
+      settledOnChain.size < batches.length ||
+      repaidOnChain.size < LOANS ||
+      readableMs.size < batches.length
+    ) {
       if (Date.now() > deadline)
         throw new Error(
-          `settlement not done ${settleTimeoutMs / 1000} s after the payment: COMPLETED ${completedMs !== undefined}, ${settledMs.size} SETTLED, ${recordedMs.size} on the trace log`,
+          `settlement not done ${settleTimeoutMs / 1000} s after the payment: COMPLETED ${completedMs !== undefined}, ${readableMs.size} SETTLED readable, ${settledOnChain.size} on the trace log, ${repaidOnChain.size} loans repaid`,
         );
+      const head = await reader.getBlockNumber();
+      if (head > scanned) {
+        const [stages, repaid] = await Promise.all([
+          reader.getContractEvents({
+            address: info.endpoints.trace_log!,
+            abi: traceLogAbi,
+            eventName: 'StageRecorded',
+            args: { stage: STAGE_CODES.SETTLED },
+            fromBlock: scanned + 1n,
+            toBlock: head,
+          }),
+          reader.getContractEvents({
+            address: info.endpoints.lending_vault!,
+            abi: lendingVaultAbi,
+            eventName: 'LoanRepaid',
+            args: { poRef },
+            fromBlock: scanned + 1n,
+            toBlock: head,
+          }),
+        ]);
+        const now = performance.now() - t0;
+        for (const l of stages) if (tokenIds.has(l.args.tokenId!)) settledOnChain.set(l.args.tokenId!, { block: l.blockNumber, ms: now });
+        for (const l of repaid) repaidOnChain.set(l.args.loanRef!, { block: l.blockNumber, ms: now });
+        scanned = head;
+      }
+      // Readable through the API: the settlement, and up to READ_WIDTH of the batches not yet read SETTLED.
       const [st, ...reads] = await Promise.all([
         completedMs === undefined ? call('GET', `/purchase-orders/${po.purchase_order_id}/settlement`, coop) : Promise.resolve(undefined),
-        ...batches.filter((b) => !recordedMs.has(b)).map(async (b) => ({ b, r: await call('GET', `/batch/${b}`, coop) })),
+        ...batches
+          .filter((b) => !readableMs.has(b))
+          .slice(0, READ_WIDTH)
+          .map(async (b) => ({ b, r: await call('GET', `/batch/${b}`, coop) })),
       ]);
       const now = performance.now() - t0;
       if (st && (st as { body: any }).body?.status === 'COMPLETED') completedMs = now;
-      for (const x of reads as Array<{ b: string; r: { body: any } }>) {
-        if (x.r.body.stage !== 'SETTLED') continue;
-        if (!settledMs.has(x.b)) settledMs.set(x.b, now);
-        const entry = x.r.body.stage_history?.find((h: { stage: string }) => h.stage === 'SETTLED');
-        if (entry?.chain_tx_hash) recordedMs.set(x.b, now);
-      }
-      await sleep(20);
+      for (const x of reads as Array<{ b: string; r: { body: any } }>) if (x.r.body.stage === 'SETTLED') readableMs.set(x.b, now);
+      await sleep(50);
     }
+    const loadAtEnd = loadLabel();
     const nonceAfter = await still('after the settlement');
     const head = await reader.getBlockNumber();
 
@@ -339,11 +391,20 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
     row('(0) POST /purchase-orders/{id}/confirm: answered', `${confirmAnswerMs.toFixed(0)} ms`);
     row('(0) POST /purchase-orders/{id}/confirm until CONFIRMED', `${confirmMs.toFixed(0)} ms`);
     row('(a) settlement COMPLETED readable', `${completedMs!.toFixed(0)} ms`);
-    row('(b) last batch SETTLED readable', `${last(settledMs).toFixed(0)} ms (first ${Math.min(...settledMs.values()).toFixed(0)} ms)`);
+    row('(b) last batch SETTLED readable', `${last(readableMs).toFixed(0)} ms (first ${Math.min(...readableMs.values()).toFixed(0)} ms)`);
+    const onChain = [...settledOnChain.values()];
+    const lastRecord = onChain.reduce((a, x) => (x.block > a.block ? x : a));
+    const blocksAfter = (b: bigint) => `${b - paid.blockNumber} blocks after the payment's block ${paid.blockNumber}`;
     row(
-      '(c) last batch SETTLED on the trace log (chain_tx_hash set)',
-      `${last(recordedMs).toFixed(0)} ms${blockTimeS > 0 ? ` (${(last(recordedMs) / 1000 / blockTimeS).toFixed(1)} blocks)` : ''}`,
+      '(c) last batch SETTLED on the trace log (StageRecorded log)',
+      `${Math.max(...onChain.map((x) => x.ms)).toFixed(0)} ms; ${blocksAfter(lastRecord.block)}`,
     );
+    const repaidBlocks = [...repaidOnChain.values()].map((x) => x.block);
+    row(
+      '(d) loans repaid on chain (LoanRepaid logs of the order)',
+      repaidBlocks.length === 0 ? 'none' : `${repaidBlocks.length}; last ${blocksAfter(BigInt(Math.max(...repaidBlocks.map(Number))))}`,
+    );
+    row('load average (1/5/15 min) at confirm / payment / end', `${loadAtConfirm} / ${loadAtPayment} / ${loadAtEnd}`);
     row(
       'ledger transactions of the settlement',
       `${byTarget.vault + byTarget.traceLog + byTarget.other} (vault ${byTarget.vault}, trace log ${byTarget.traceLog}, other ${byTarget.other}); gas ${gas}`,
