@@ -371,6 +371,13 @@ export interface LedgerWriteGroup {
   settled_at?: string;
 }
 
+/** An ADMIN's request to settle an order: who, when, and whether below the amount due. */
+export interface SettleRequest {
+  requested_by: string;
+  requested_at: string;
+  accept_short_payment: boolean;
+}
+
 /** A purchase order over batches of one cooperative (docs/api/batches-and-custody.md#custody-trail). */
 export interface PurchaseOrder {
   purchase_order_id: string;
@@ -395,6 +402,11 @@ export interface PurchaseOrder {
   paid_usd_micro?: number;
   /** When the order's settlement was created: no payment counts after it. */
   settled_at?: string;
+  /**
+   * An ADMIN's request to settle a large order (POST /purchase-orders/{id}/settle), kept on the
+   * order for the order worker, which starts the settlement with it: the first request is kept.
+   */
+  settle_request?: SettleRequest;
   created_at: string;
   created_by: string;
   confirmed_at?: string;

@@ -175,6 +175,7 @@ export function purchaseOrderView(po: PurchaseOrder): View<typeof PurchaseOrderV
     amount_due_usd_micro: due,
     paid_usd_micro: paid,
     settled_at: _settled,
+    settle_request: _settleRequest,
     ...rest
   } = po;
   return {

@@ -234,11 +234,18 @@ async function paidInFull(deps: SettlingDeps, purchaseOrderId: string): Promise<
 /**
  * The order worker's start of a large order's settlement: as a full payment starts a small one's
  * (the settlement planned from every batch's loan and stage, created once), without carrying it
- * out, which is the worker's next step. Returns the settlement, or null while the order is not
- * paid in full. Errors: as `settlePurchaseOrder`'s store errors.
+ * out, which is the worker's next step. An ADMIN's request kept on the order
+ * (`settle_request`, POST /purchase-orders/{id}/settle) settles it as that ADMIN — below the
+ * amount due when the request accepted a short payment; otherwise only a full payment does.
+ * Returns the settlement, or null while the order is not (to be) settled. Errors: the stores'.
  */
-export function settleLargeOrderWhenPaid(deps: SettlingDeps, purchaseOrderId: string): Promise<Settlement | null> {
-  return settleWhenPaid(deps, purchaseOrderId, { acceptShortPayment: false, actor: SYSTEM_ACTOR, inWorker: true });
+export async function settleLargeOrderWhenPaid(deps: SettlingDeps, purchaseOrderId: string): Promise<Settlement | null> {
+  const request = (await deps.custody.getPurchaseOrder(purchaseOrderId))?.settle_request;
+  return settleWhenPaid(deps, purchaseOrderId, {
+    acceptShortPayment: request?.accept_short_payment ?? false,
+    actor: request?.requested_by ?? SYSTEM_ACTOR,
+    inWorker: true,
+  });
 }
 
 /**
@@ -352,19 +359,31 @@ async function settleWhenPaid(
 }
 
 /**
+ * What an ADMIN's settle call did: STARTED the settlement (an order up to one transaction's size,
+ * carried out on the request path), or QUEUED it for the order worker (a larger order; the order
+ * as it stands, its request kept on it).
+ */
+export type SettleAnswer = { kind: 'STARTED'; settlement: Settlement } | { kind: 'QUEUED'; po: PurchaseOrder };
+
+/**
  * POST /purchase-orders/{id}/settle (ADMIN): settles the order on the payments counted so far,
  * below the amount due only with `accept_short_payment: true` (an ADMIN's explicit decision;
- * recorded as `short_payment` and in the SETTLEMENT_STARTED audit entries). Errors:
- * INSUFFICIENT_PERMISSIONS (not ADMIN), PO_NOT_FOUND, PO_NOT_CONFIRMED (422), PO_ALREADY_SETTLED
- * (409), NO_PAYMENT_RECEIVED (409: nothing counted toward the order), SHORT_PAYMENT_NOT_ACCEPTED
- * (422: paid below the amount due, or the amount due not known yet, without accept_short_payment).
+ * recorded as `short_payment` and in the SETTLEMENT_STARTED audit entries). An order above one
+ * transaction's size is settled by the order worker, as a full payment's is: the request is kept on
+ * the order (`requestSettlement`; a request kept before stays) and the work queued (QUEUED), so
+ * no read of every batch and loan is on the request path; asked again before the settlement
+ * starts, it queues the work again; a payment event meanwhile starts the same one settlement
+ * (created once). Errors: INSUFFICIENT_PERMISSIONS (not ADMIN), PO_NOT_FOUND, PO_NOT_CONFIRMED
+ * (422), PO_ALREADY_SETTLED (409), NO_PAYMENT_RECEIVED (409: nothing counted toward the order),
+ * SHORT_PAYMENT_NOT_ACCEPTED (422: paid below the amount due, or the amount due not known yet,
+ * without accept_short_payment).
  */
 export async function settlePurchaseOrder(
   deps: SettlementDeps,
   caller: Caller,
   purchaseOrderId: string,
   input: { accept_short_payment: boolean },
-): Promise<Settlement> {
+): Promise<SettleAnswer> {
   if (caller.role !== 'ADMIN') throw new DomainError('INSUFFICIENT_PERMISSIONS', 'Only ADMIN settles a purchase order by hand.');
   const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
   if (!po) throw new DomainError('PO_NOT_FOUND', `Purchase order ${purchaseOrderId} is not recognised.`);
@@ -387,12 +406,19 @@ export async function settlePurchaseOrder(
       },
     );
   }
+  if (isLargeOrder(po)) {
+    const request = { requested_by: caller.sub, requested_at: deps.now().toISOString(), accept_short_payment: input.accept_short_payment };
+    if (!(await deps.settlements.requestSettlement(purchaseOrderId, request)))
+      throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} was settled meanwhile.`);
+    await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
+    return { kind: 'QUEUED', po: (await deps.custody.getPurchaseOrder(purchaseOrderId)) ?? po };
+  }
   const settled = await settleWhenPaid(deps, purchaseOrderId, { acceptShortPayment: input.accept_short_payment, actor: caller.sub });
   if (!settled)
     throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} could not be settled: it changed meanwhile.`);
   if (settled.settled_by !== caller.sub)
     throw new DomainError('PO_ALREADY_SETTLED', `Purchase order ${purchaseOrderId} was settled meanwhile by its buyer's payment.`);
-  return settled;
+  return { kind: 'STARTED', settlement: settled };
 }
 
 /**

@@ -193,6 +193,7 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
       start: notHere('settlements.start'),
       completeOrderAudits: notHere('settlements.completeOrderAudits'),
       recordSettledProgress: notHere('settlements.recordSettledProgress'),
+      requestSettlement: notHere('settlements.requestSettlement'),
       get: notHere('settlements.get'),
       recordRepayment: notHere('settlements.recordRepayment'),
       recordRemainder: notHere('settlements.recordRemainder'),

@@ -1,14 +1,5 @@
-import {
-  amountDueUsdMicro,
-  classifyBuyerPayment,
-  isPaidInFull,
-  planSettlement,
-  refundIdOf,
-  type BuyerPayment,
-  type Loan,
-  type Settlement,
-} from '../../shared/domain/lending';
-import type { PurchaseOrderPayment, SettlementStore } from '../../shared/domain/ports/lending';
+import { amountDueUsdMicro, classifyBuyerPayment, isPaidInFull, planSettlement, refundIdOf, type Loan } from '../../shared/domain/lending';
+import type { PurchaseOrderPayment } from '../../shared/domain/ports/lending';
 import type { PurchaseOrder, StoredVaultCall } from '../../shared/domain/records';
 import { REPAY_LOANS_CHUNK, storedVaultCall, type VaultCall } from '../../shared/domain/vault-calls';
 import {
@@ -31,6 +22,7 @@ import {
   fakeWorkQueue,
 } from './support/fakes';
 import { wire } from './support/errors';
+import { memorySettlementStore } from './support/memory-settlement-store';
 
 /**
  * Settlement rules (docs/api/settlement.md#settlement) without the stack: the plan (oldest loans first, interest
@@ -94,67 +86,6 @@ describe('planSettlement', () => {
     expect(plan.remainder_usd_micro).toBe(150_000_000 - plan.repayments[0]!.amount_usd_micro);
   });
 });
-
-/**
- * An in-memory SettlementStore with the repository's rules: a payment kept once per log; a COUNTED
- * one adds to the order's `paid_usd_micro` only while the order is CONFIRMED and not settled
- * (else kept UNAPPLIED, AFTER_SETTLEMENT); a settlement created once, only while the counted sum
- * is its amount, setting the order's `settled_at`; refunds UNAPPLIED|REFUND_REFUSED → REQUESTED → REFUNDED.
- */
-function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
-  let stored: Settlement | null = null;
-  const payments = new Map<string, BuyerPayment>();
-  const audits: Array<[string, string[]]> = [];
-  const key = (po: string, tx: string, i: number) => `${po}|${tx.toLowerCase()}|${i}`;
-  const store: SettlementStore = {
-    start: async (s, batchIds) => {
-      const po = orders.get(s.purchase_order_id);
-      if (stored || !po || po.settled_at || (po.paid_usd_micro ?? 0) !== s.amount_usd_micro) return false;
-      stored = s;
-      orders.set(po.purchase_order_id, { ...po, settled_at: s.created_at });
-      audits.push(['SETTLEMENT_STARTED', batchIds]);
-      return true;
-    },
-    completeOrderAudits: async () => undefined,
-    recordSettledProgress: async () => true,
-    get: async () => stored,
-    recordRepayment: async () => undefined,
-    recordRemainder: async () => undefined,
-    recordPayment: async (p, batchIds) => {
-      const k = key(p.purchase_order_id, p.tx_hash, p.log_index);
-      if (payments.has(k)) return { payment: payments.get(k)!, created: false };
-      const po = orders.get(p.purchase_order_id);
-      if (p.status === 'COUNTED' && (po?.status !== 'CONFIRMED' || po.settled_at))
-        p = { ...p, status: 'UNAPPLIED', unapplied_reason: 'AFTER_SETTLEMENT' };
-      if (p.status === 'COUNTED')
-        orders.set(po!.purchase_order_id, { ...po!, paid_usd_micro: (po!.paid_usd_micro ?? 0) + p.amount_usd_micro });
-      payments.set(k, p);
-      audits.push(['BUYER_PAYMENT_RECEIVED', batchIds]);
-      return { payment: p, created: true };
-    },
-    payments: async (poId) => [...payments.values()].filter((p) => p.purchase_order_id === poId),
-    getPayment: async (poId, tx, i) => payments.get(key(poId, tx, i)) ?? null,
-    recordAmountDue: async (poId, due) => {
-      const po = orders.get(poId);
-      if (po && po.amount_due_usd_micro === undefined) orders.set(poId, { ...po, amount_due_usd_micro: due });
-    },
-    requestRefund: async (p, refund, batchIds) => {
-      const k = key(p.purchase_order_id, p.tx_hash, p.log_index);
-      const now = payments.get(k);
-      if (!now || (now.status !== 'UNAPPLIED' && now.status !== 'REFUND_REFUSED')) return false;
-      payments.set(k, { ...now, status: 'REFUND_REQUESTED', ...refund });
-      audits.push(['PAYMENT_REFUND_REQUESTED', batchIds]);
-      return true;
-    },
-    recordRefund: async (poId, tx, i, outcome) => {
-      const k = key(poId, tx, i);
-      const now = payments.get(k);
-      if (now?.status === 'REFUND_REQUESTED')
-        payments.set(k, { ...now, status: outcome.status, ...(outcome.tx_hash ? { refund_tx_hash: outcome.tx_hash } : {}) });
-    },
-  };
-  return { store, audits, settlement: () => stored, payments };
-}
 
 describe('buyer payment rules (purchase orders paid in full)', () => {
   it('amountDueUsdMicro: Σ outturn_kg × price, rounded down per batch, exact in micro-USDC; null until every batch is milled', () => {
@@ -441,7 +372,8 @@ describe('applyBuyerPayment', () => {
       status: 422,
     });
     const s = await settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: true });
-    expect(s).toMatchObject({
+    expect(s.kind).toBe('STARTED');
+    expect(s.kind === 'STARTED' && s.settlement).toMatchObject({
       amount_usd_micro: 700_000_000,
       short_payment: true,
       settled_by: 'admin-1',

@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb'
 import type { BuyerPayment, Settlement } from '../../domain/lending';
 import { microToUsdc } from '../../domain/money';
 import type { SettlementStore } from '../../domain/ports/lending';
+import type { SettleRequest } from '../../domain/records';
 import { TransactionConditionError, type TransactItem } from './audit-append';
 import { fanOutOrderEvent, fitsOneTransaction, type OrderAuditEntry, writeOrderAudited } from './order-fan-out';
 import { fromItem, keys } from './keys';
@@ -199,6 +200,16 @@ export class SettlementRepository implements SettlementStore {
     } catch (err) {
       if (!isConditionalCheckFailed(err)) throw err;
     }
+  }
+
+  requestSettlement(purchaseOrderId: string, request: SettleRequest): Promise<boolean> {
+    return conditionalUpdate({
+      Key: keys.purchaseOrder(purchaseOrderId),
+      UpdateExpression: 'SET settle_request = if_not_exists(settle_request, :r)',
+      ConditionExpression: 'attribute_exists(PK) AND #s = :confirmed AND attribute_not_exists(settled_at)',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':r': request, ':confirmed': 'CONFIRMED' },
+    });
   }
 
   async requestRefund(

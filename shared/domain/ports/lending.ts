@@ -7,7 +7,7 @@
 
 import type { Hex } from 'viem';
 import type { BuyerPayment, Deposit, DepositStatus, Loan, LoanStatus, PriceFeedSnapshot, Settlement } from '../lending';
-import type { VaultLedgerTx } from '../records';
+import type { SettleRequest, VaultLedgerTx } from '../records';
 import type { VaultCall } from '../vault-calls';
 
 /** The vault side of the ledger: writes as kept signed transactions (see `Ledger`). Errors: LedgerUnavailableError. */
@@ -185,6 +185,12 @@ export interface SettlementStore {
   getPayment(purchaseOrderId: string, txHash: string, logIndex: number): Promise<BuyerPayment | null>;
   /** Records the order's `amount_due_usd_micro` unless it has one. */
   recordAmountDue(purchaseOrderId: string, amountDueUsdMicro: number): Promise<void>;
+  /**
+   * Keeps an ADMIN's request to settle a large order on the order (`settle_request`; a request
+   * kept before stays), on condition that the order is CONFIRMED and not settled. False when it
+   * is not (settled meanwhile). Errors: StoreUnavailableError.
+   */
+  requestSettlement(purchaseOrderId: string, request: SettleRequest): Promise<boolean>;
   /**
    * UNAPPLIED or REFUND_REFUSED → REFUND_REQUESTED (refund id, who, when), with a
    * PAYMENT_REFUND_REQUESTED audit entry on each of `batchIds`, in one transaction. False when

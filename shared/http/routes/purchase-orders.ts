@@ -96,8 +96,8 @@ export const settlePurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   body: SettlePurchaseOrderSchema,
   pathParams: PurchaseOrderIdParam,
   notes:
-    'Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Settles a CONFIRMED purchase order on the payments counted toward it so far, as a full payment would (see GET /purchase-orders/{id}/settlement). Body `{accept_short_payment: boolean (default false)}`. When the counted payments reach the amount due no flag is needed (a settlement the payments did not start, e.g. the amount due became known only after the last payment); below it — or while the amount due is not known — only with `accept_short_payment: true`, recorded as `short_payment: true` with the ADMIN as `settled_by` and in the SETTLEMENT_STARTED audit entry of every batch; loans the sum cannot cover stay ACTIVE (`unpaid_loan_ids`). 200 with the settlement (STARTED). Errors: 404 PO_NOT_FOUND; 422 PO_NOT_CONFIRMED; 409 PO_ALREADY_SETTLED (settled already, or by a payment meanwhile); 409 NO_PAYMENT_RECEIVED (no payment counts toward the order: nothing to settle); 422 SHORT_PAYMENT_NOT_ACCEPTED (paid below the amount due without `accept_short_payment: true`, `details[0].path` `accept_short_payment`).',
-  responses: { '200': V.SettlementViewSchema },
+    "Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Settles a CONFIRMED purchase order on the payments counted toward it so far, as a full payment would (see GET /purchase-orders/{id}/settlement). Body `{accept_short_payment: boolean (default false)}`. When the counted payments reach the amount due no flag is needed (a settlement the payments did not start, e.g. the amount due became known only after the last payment); below it — or while the amount due is not known — only with `accept_short_payment: true`, recorded as `short_payment: true` with the ADMIN as `settled_by` and in the SETTLEMENT_STARTED audit entry of every batch; loans the sum cannot cover stay ACTIVE (`unpaid_loan_ids`). 200 with the settlement (STARTED). An order above 40 batches is settled by the order worker, as its buyer's full payment would be (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): the call checks the same and answers 202 at once with the order; the worker plans and starts the settlement as this ADMIN (GET /purchase-orders/{id}/settlement shows it, STARTED then COMPLETED); asked again before the settlement starts, 202 again (the first request is kept), once it has started 409 PO_ALREADY_SETTLED; a payment event meanwhile starts the same one settlement. Errors: 404 PO_NOT_FOUND; 422 PO_NOT_CONFIRMED; 409 PO_ALREADY_SETTLED (settled already, or by a payment meanwhile); 409 NO_PAYMENT_RECEIVED (no payment counts toward the order: nothing to settle); 422 SHORT_PAYMENT_NOT_ACCEPTED (paid below the amount due without `accept_short_payment: true`, `details[0].path` `accept_short_payment`).",
+  responses: { '200': V.SettlementViewSchema, '202': V.PurchaseOrderViewSchema },
   notFound: ['PO_NOT_FOUND'],
   success: [
     ok({
@@ -109,6 +109,12 @@ export const settlePurchaseOrderRoute = /* @__PURE__ */ defineRoute({
       remainder_tx_hash: null,
       completed_at: null,
     }),
+    {
+      status: '202',
+      description:
+        'An order above 40 batches: the order worker plans and starts its settlement in the background; GET /purchase-orders/{id}/settlement shows it.',
+      example: { ...confirmedPurchaseOrder, batch_count: 600, confirmed_batch_count: 600, paid_usdc: 38_400 },
+    },
   ],
 });
 
