@@ -15,7 +15,8 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * order, LOANS of them with a loan; it is created (each batch bound with its audit entry),
  * confirmed by the order worker (the call answers 202 at once; GET shows the progress until
  * CONFIRMED, every batch COMMITTED), exported, paid by the dev buyer — the payment event answered
- * 200 at once, delivered twice at once and again later — and settled by the order worker:
+ * 200 at once, delivered twice at once and again later beside an ADMIN's settle call (202 with the
+ * order, or 409 once the settlement exists) — and settled once by the order worker:
  * settlement COMPLETED, the loans REPAID by one repayLoans transaction, every batch SETTLED on the
  * trace log, each order-level audit entry once per batch and the logs verified. More than
  * MAX_PURCHASE_ORDER_BATCHES is refused; a second order naming a bound batch is refused and leaves
@@ -220,7 +221,16 @@ describe(`a purchase order of ${N} batches`, () => {
     expect(Date.now() - paidAt).toBeLessThan(QUICK_MS);
     expect([first.status, second.status]).toEqual([200, 200]);
     expect([first.body.outcome, second.body.outcome]).toEqual(['SETTLEMENT_STARTED', 'SETTLEMENT_STARTED']);
-    expect((await post()).status).toBe(200);
+    // Once more, and at the same moment an ADMIN's settle call: the call answers at once, 202 with the
+    // order while the worker has not started the settlement (the worker then starts the same one, as
+    // that ADMIN), or 409 PO_ALREADY_SETTLED once it has; either way one settlement follows.
+    const settleAt = Date.now();
+    const [third, bySettle] = await Promise.all([post(), api('POST', `/purchase-orders/${poId}/settle`, { token: ctx.admin, body: {} })]);
+    expect(Date.now() - settleAt).toBeLessThan(QUICK_MS);
+    expect(third.status).toBe(200);
+    if (bySettle.status === 202) expect(bySettle.body).toMatchObject({ purchase_order_id: poId, status: 'CONFIRMED', batch_count: N });
+    else expect([bySettle.status, bySettle.body.error?.code]).toEqual([409, 'PO_ALREADY_SETTLED']);
+    process.stdout.write(`ADMIN settle call beside the payment event: ${bySettle.status}\n`);
     const settlement = await waitFor(
       () => api('GET', `/purchase-orders/${poId}/settlement`, { token: ctx.coop }),
       (r) => r.body.status === 'COMPLETED',
@@ -230,6 +240,14 @@ describe(`a purchase order of ${N} batches`, () => {
     process.stdout.write(`payment → settlement COMPLETED in ${Date.now() - paidAt} ms\n`);
     expect(settlement.body.status).toBe('COMPLETED');
     expect(settlement.body.amount_usdc).toBe(640 * N);
+    expect(settlement.body.short_payment).toBe(false);
+    // The ADMIN, unless the worker had already begun planning it from the payment when the call was kept.
+    expect(bySettle.status === 202 ? ['admin-test', 'system:lending-vault'] : ['system:lending-vault']).toContain(
+      settlement.body.settled_by,
+    );
+    // Settled: another ADMIN call is refused.
+    const late = await api('POST', `/purchase-orders/${poId}/settle`, { token: ctx.admin, body: {} });
+    expect([late.status, late.body.error?.code]).toEqual([409, 'PO_ALREADY_SETTLED']);
     expect([...settlement.body.settled_batch_ids].sort()).toEqual(batches);
     // The loans repaid by one repayLoans transaction (one chunk), each loan REPAID.
     const repayTxs = new Set(settlement.body.repayments.map((r: { repay_tx_hash: string }) => r.repay_tx_hash));
