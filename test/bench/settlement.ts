@@ -55,7 +55,8 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
   say(
     `\nSettlement: one purchase order of ${BATCHES} batches, ${LOANS} of them with a loan, ${blockTimeLabel(opts.env?.LEDGER_BLOCK_TIME_S)}`,
   );
-  const stack = await startStackProcess({ LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000', ...opts.env });
+  // A stack start takes over 90 s on a loaded machine: the integration suite's allowance.
+  const stack = await startStackProcess({ LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000', ...opts.env }, 240_000);
   const blockTimeS = parseBlockTimeSeconds(opts.env?.LEDGER_BLOCK_TIME_S ?? process.env.LEDGER_BLOCK_TIME_S);
   const started = Date.now();
   const progress = (l: string) => say(`  [prep ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${l}`);
