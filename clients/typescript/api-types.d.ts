@@ -776,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).
-         * @description Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Settles a CONFIRMED purchase order on the payments counted toward it so far, as a full payment would (see GET /purchase-orders/{id}/settlement). Body `{accept_short_payment: boolean (default false)}`. When the counted payments reach the amount due no flag is needed (a settlement the payments did not start, e.g. the amount due became known only after the last payment); below it — or while the amount due is not known — only with `accept_short_payment: true`, recorded as `short_payment: true` with the ADMIN as `settled_by` and in the SETTLEMENT_STARTED audit entry of every batch; loans the sum cannot cover stay ACTIVE (`unpaid_loan_ids`). 200 with the settlement (STARTED). Errors: 404 PO_NOT_FOUND; 422 PO_NOT_CONFIRMED; 409 PO_ALREADY_SETTLED (settled already, or by a payment meanwhile); 409 NO_PAYMENT_RECEIVED (no payment counts toward the order: nothing to settle); 422 SHORT_PAYMENT_NOT_ACCEPTED (paid below the amount due without `accept_short_payment: true`, `details[0].path` `accept_short_payment`).
+         * @description Roles: ADMIN only (any other role: 403 INSUFFICIENT_PERMISSIONS). Settles a CONFIRMED purchase order on the payments counted toward it so far, as a full payment would (see GET /purchase-orders/{id}/settlement). Body `{accept_short_payment: boolean (default false)}`. When the counted payments reach the amount due no flag is needed (a settlement the payments did not start, e.g. the amount due became known only after the last payment); below it — or while the amount due is not known — only with `accept_short_payment: true`, recorded as `short_payment: true` with the ADMIN as `settled_by` and in the SETTLEMENT_STARTED audit entry of every batch; loans the sum cannot cover stay ACTIVE (`unpaid_loan_ids`). 200 with the settlement (STARTED). An order above 40 batches is settled by the order worker, as its buyer's full payment would be (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): the call checks the same and answers 202 at once with the order; the worker plans and starts the settlement as this ADMIN (GET /purchase-orders/{id}/settlement shows it, STARTED then COMPLETED); asked again before the settlement starts, 202 again (the first request is kept), once it has started 409 PO_ALREADY_SETTLED; a payment event meanwhile starts the same one settlement. Errors: 404 PO_NOT_FOUND; 422 PO_NOT_CONFIRMED; 409 PO_ALREADY_SETTLED (settled already, or by a payment meanwhile); 409 NO_PAYMENT_RECEIVED (no payment counts toward the order: nothing to settle); 422 SHORT_PAYMENT_NOT_ACCEPTED (paid below the amount due without `accept_short_payment: true`, `details[0].path` `accept_short_payment`).
          */
         post: operations["settle-purchase-order"];
         delete?: never;
@@ -8048,6 +8048,65 @@ export interface operations {
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         completed_at: string | null;
+                    };
+                };
+            };
+            /** @description An order above 40 batches: the order worker plans and starts its settlement in the background; GET /purchase-orders/{id}/settlement shows it. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "status": "CONFIRMED",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "buyer": "Hamburg Coffee Importers GmbH",
+                     *       "price_usd_per_kg": 7.1,
+                     *       "buyer_operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "confirmed_at": "2026-11-22T18:55:01.950Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 38400,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "batch_count": 600,
+                     *       "confirmed_batch_count": 600
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        status: string;
+                        cooperative_id: string;
+                        batch_ids: string[];
+                        buyer: string;
+                        price_usd_per_kg: number;
+                        buyer_operator?: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
+                        batch_count: number;
+                        confirmed_batch_count: number;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
                     };
                 };
             };
