@@ -18,7 +18,7 @@ export interface BuiltDds {
 /**
  * Keeps a built statement's two documents in the store (in parallel) and returns the record the
  * table holds: without its large parts, with `documents` naming where they are.
- * Errors: the store's (StoreUnavailableError).
+ * Errors: the store's (DdsDocumentStoreUnavailableError, 503 DDS_DOCUMENT_STORE_UNAVAILABLE).
  */
 export async function keepDdsDocuments(store: DdsDocumentStore, built: BuiltDds): Promise<StoredDdsRecord> {
   const [statement, xml] = await Promise.all([
