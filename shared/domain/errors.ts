@@ -136,7 +136,10 @@ export class StoreUnavailableError extends DomainError {
  * the transport's error.
  */
 export class DdsDocumentStoreUnavailableError extends DomainError {
-  constructor(message = "The due diligence statements' document store is temporarily unavailable; nothing was changed, retry shortly.", cause?: unknown) {
+  constructor(
+    message = "The due diligence statements' document store is temporarily unavailable; nothing was changed, retry shortly.",
+    cause?: unknown,
+  ) {
     super('DDS_DOCUMENT_STORE_UNAVAILABLE', message, { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
     this.name = 'DdsDocumentStoreUnavailableError';
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;

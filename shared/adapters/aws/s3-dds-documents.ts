@@ -13,7 +13,6 @@ function documentKey(ddsId: string, name: 'dds.json' | 'dds.xml', sha256: string
   return `${DDS_DOCUMENTS_PREFIX}${ddsId}/${sha256}${name === 'dds.json' ? '.json' : '.xml'}`;
 }
 
-
 /**
  * Statements' documents (docs/api/eudr.md#where-statements-are-kept) in the service's own evidence
  * bucket under `dds/`, by plain SigV4-signed PutObject / GetObject ({@link S3SignedFetch}, with the
