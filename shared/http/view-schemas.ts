@@ -520,6 +520,9 @@ export const DdsViewSchema = v.object({
   created_at: Time,
 });
 
+/** 303 of GET /eudr/dds/{id}/xml (a large XML): where to fetch it, its size (bytes) and SHA-256 (hex), until when (ISO 8601). */
+export const DdsXmlLinkViewSchema = v.object({ dds_id: Str, xml_url: Str, size_bytes: Int, sha256: Str, expires_at: Time });
+
 /** 202 of POST /eudr/generate-dds: the pending envelope with the statement's id and status. */
 export const DdsPendingViewSchema = v.object({ error: ErrorBodySchema, dds_id: Str, status: Str });
 

@@ -57,6 +57,21 @@ export class S3DdsDocumentStore implements DdsDocumentStore {
     return new Uint8Array(await res.arrayBuffer());
   }
 
+  /**
+   * A presigned GetObject URL of `key`, valid `expiresInSeconds`, signed with the function role's
+   * credentials (so it reaches exactly what the role may read: `dds/` with dds-documents:read); with
+   * `downloadName`, S3 answers `Content-Disposition: attachment; filename="<downloadName>"`
+   * (`response-content-disposition`, signed with the rest).
+   */
+  async url(key: string, expiresInSeconds: number, downloadName?: string): Promise<string> {
+    return this.s3.presignGet(
+      key,
+      expiresInSeconds,
+      undefined,
+      downloadName ? { 'response-content-disposition': `attachment; filename="${downloadName.replace(/["\\]/g, '')}"` } : {},
+    );
+  }
+
   private async request(method: 'GET' | 'PUT', key: string, body?: Uint8Array, headers?: Record<string, string>): Promise<Response> {
     try {
       return await this.s3.send(method, key, body, headers);

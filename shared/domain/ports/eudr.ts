@@ -142,4 +142,10 @@ export interface DdsDocumentStore {
   put(ddsId: string, name: 'dds.json' | 'dds.xml', text: string): Promise<DdsDocumentRef>;
   /** The bytes of the document at `key`, else null when there is none. Errors: DdsDocumentStoreUnavailableError as for `put`. */
   get(key: string): Promise<Uint8Array | null>;
+  /**
+   * A URL at which the document at `key` can be read without a token for `expiresInSeconds` (a
+   * presigned GET), answering its exact bytes with its stored content type and, when given,
+   * `Content-Disposition: attachment; filename="<downloadName>"`. Made without calling the store.
+   */
+  url(key: string, expiresInSeconds: number, downloadName?: string): Promise<string>;
 }

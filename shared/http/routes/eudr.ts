@@ -1,6 +1,6 @@
 import { defineRoute } from './define';
-import { ok, accepted } from './success';
-import { dds, shipmentDds } from '../openapi-example-records';
+import { ok, accepted, seeOther } from './success';
+import { dds, ddsXmlLink, shipmentDds } from '../openapi-example-records';
 import * as V from '../view-schemas';
 import { DdsIdParam } from '../path-params';
 import { GenerateDdsSchema, VerifyGfwSchema } from '../schemas';
@@ -97,8 +97,11 @@ export const getDdsXmlRoute = /* @__PURE__ */ defineRoute({
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
   needs: ['table:read', 'dds-documents:read'],
-  summary: 'The SubmitDdsRequest XML of a due diligence statement.',
+  summary: 'The SubmitDdsRequest XML of a due diligence statement (a large one by a short-lived link).',
   pathParams: DdsIdParam,
+  notes:
+    "Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement. Up to 4 MiB (the DDS_XML_INLINE_MAX_BYTES setting) the XML is the body: 200 `application/xml`, as an attachment `<dds_id>.xml`. A larger one (a shipment's statement may carry up to 25 MB of geolocation; an API answer is at most 6 MB) is 303 See Other: `Location` is a presigned URL of the kept document, valid 5 minutes, which answers the exact bytes (`application/xml`) without a token — do not send the Authorization header there (HTTP clients drop it on a redirect to another host); the JSON body `{dds_id, xml_url (the same URL), size_bytes, sha256, expires_at}` names it for clients that do not follow redirects, with the size and SHA-256 (hex) to check the bytes against. Ask this route again for a fresh link once it has expired. Never cached (`cache-control: no-store` on the 303).",
+  responses: { '303': V.DdsXmlLinkViewSchema },
   notFound: ['DDS_NOT_FOUND'],
   errors: DDS_DOCUMENT_ERRORS,
   success: [
@@ -110,6 +113,11 @@ export const getDdsXmlRoute = /* @__PURE__ */ defineRoute({
       example:
         '<?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest>',
     },
+    seeOther(
+      ddsXmlLink,
+      'The XML is larger than DDS_XML_INLINE_MAX_BYTES: fetch it from `Location` (also `xml_url`), without a token, within 5 minutes.',
+      'A presigned URL of the XML document (valid 5 minutes; no Authorization header).',
+    ),
   ],
 });
 
