@@ -655,7 +655,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The SubmitDdsRequest XML of a due diligence statement. */
+        /**
+         * The SubmitDdsRequest XML of a due diligence statement (a large one by a short-lived link).
+         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement. Up to 4 MiB (the DDS_XML_INLINE_MAX_BYTES setting) the XML is the body: 200 `application/xml`, as an attachment `<dds_id>.xml`. A larger one (a shipment's statement may carry up to 25 MB of geolocation; an API answer is at most 6 MB) is 303 See Other: `Location` is a presigned URL of the kept document, valid 5 minutes, which answers the exact bytes (`application/xml`) without a token — do not send the Authorization header there (HTTP clients drop it on a redirect to another host); the JSON body `{dds_id, xml_url (the same URL), size_bytes, sha256, expires_at}` names it for clients that do not follow redirects, with the size and SHA-256 (hex) to check the bytes against. Ask this route again for a fresh link once it has expired. Never cached (`cache-control: no-store` on the 303).
+         */
         get: operations["get-dds-xml"];
         put?: never;
         post?: never;
@@ -6845,6 +6848,33 @@ export interface operations {
                 content: {
                     /** @example <?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest> */
                     "application/xml": string;
+                };
+            };
+            /** @description The XML is larger than DDS_XML_INLINE_MAX_BYTES: fetch it from `Location` (also `xml_url`), without a token, within 5 minutes. */
+            303: {
+                headers: {
+                    /** @description A presigned URL of the XML document (valid 5 minutes; no Authorization header). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dds_id": "DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "xml_url": "https://coffeetrace-dev-evidencebucket4f2a3b4c-1x2y3z4w5v6u.s3.eu-west-1.amazonaws.com/dds/DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H/9b2f7c1e4d6a8b0c2e4f6a8b0d2c4e6f8a0b2d4c6e8f0a2b4c6d8e0f2a4b6c8d.xml?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T190412Z&X-Amz-Expires=300&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=7d1c3e5a9b2f4d6e8a0c2b4d6f8e0a2c4b6d8f0e2a4c6b8d0f2e4a6c8b0d2f4e&X-Amz-SignedHeaders=host&response-content-disposition=attachment%3B%20filename%3D%22DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H.xml%22",
+                     *       "size_bytes": 18874368,
+                     *       "sha256": "9b2f7c1e4d6a8b0c2e4f6a8b0d2c4e6f8a0b2d4c6e8f0a2b4c6d8e0f2a4b6c8d",
+                     *       "expires_at": "2026-11-22T19:09:12.204Z"
+                     *     }
+                     */
+                    "application/json": {
+                        dds_id: string;
+                        xml_url: string;
+                        size_bytes: number;
+                        sha256: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        expires_at: string;
+                    };
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
