@@ -103,6 +103,26 @@ export interface paths {
         patch: operations["update-farmer"];
         trace?: never;
     };
+    "/farmers/{id}/farm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Correct a farmer's plot: replace its GPS point, polygon and declared area.
+         * @description Roles as POST /farmers/register: ADMIN; COOPERATIVE or AGENT of the farmer's cooperative (another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS). Body: the farm as at registration, `{gps: {lat, lng}, polygon?, area_ha}` (WGS84, GeoJSON positions [lng, lat]), replacing the whole plot — leave `polygon` out to map the farm as a point (at most 4 ha). The registration rules apply (400 VALIDATION_ERROR, or 400 GEOMETRY_RULE_VIOLATED with `details[].rule`: no holes, no repeated consecutive position, still a valid polygon cut to 6 decimals, inside Uganda); a polygon's geodesic area is recorded as `computed_area_ha`. Unknown farmer: 404 FARMER_NOT_REGISTERED. The same plot again changes nothing (200, the farmer as it is): the request can be repeated safely. A new plot is forest-checked as at registration (`gfw_status` CLEAR or FLAGGED with the dataset; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). One transaction, conditioned on the plot not having been replaced since it was read (a concurrent correction: 409 DUPLICATE_REQUEST, nothing written), records the plot, the forest check, `farm_updated_at` and an entry in the farmer's `farm_changes` (`{at, actor, actor_role, previous_farm_sha256, farm_sha256}`: the SHA-256 of each plot's JSON `{gps, polygon, area_ha}`), and keeps both plots in the change's own record. A due diligence statement already generated keeps the plot it was built with (GET /eudr/dds/{id} and its XML do not change); a new statement, or POST /eudr/dds/{id}/amend, uses the corrected one. The answer is the farmer as GET /farmers/{id} shows it.
+         */
+        put: operations["replace-farmer-farm"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/farmers/{id}/credit-score": {
         parameters: {
             query?: never;
@@ -2008,6 +2028,16 @@ export interface operations {
                         }[];
                         /** @description ISO 8601 UTC timestamp */
                         phone_updated_at?: string;
+                        farm_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_farm_sha256: string;
+                            farm_sha256: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        farm_updated_at?: string;
                     };
                 };
             };
@@ -2109,6 +2139,16 @@ export interface operations {
                             }[];
                             /** @description ISO 8601 UTC timestamp */
                             phone_updated_at?: string;
+                            farm_changes?: {
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                actor: string;
+                                actor_role: string;
+                                previous_farm_sha256: string;
+                                farm_sha256: string;
+                            }[];
+                            /** @description ISO 8601 UTC timestamp */
+                            farm_updated_at?: string;
                         };
                     };
                 };
@@ -2272,6 +2312,16 @@ export interface operations {
                         }[];
                         /** @description ISO 8601 UTC timestamp */
                         phone_updated_at?: string;
+                        farm_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_farm_sha256: string;
+                            farm_sha256: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        farm_updated_at?: string;
                     };
                 };
             };
@@ -2432,10 +2482,257 @@ export interface operations {
                         }[];
                         /** @description ISO 8601 UTC timestamp */
                         phone_updated_at?: string;
+                        farm_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_farm_sha256: string;
+                            farm_sha256: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        farm_updated_at?: string;
                     };
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "replace-farmer-farm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    gps: {
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        lat: number;
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        lng: number;
+                    };
+                    polygon?: {
+                        /** @constant */
+                        type: "Polygon";
+                        coordinates: number[][][];
+                    };
+                    /** @description At most 4 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    area_ha: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "full_name": "Nabulo Mirembe",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "phone": "+256 7•• ••• 305",
+                     *       "district": "Bududa",
+                     *       "farm": {
+                     *         "gps": {
+                     *           "lat": 1.011812,
+                     *           "lng": 34.331245
+                     *         },
+                     *         "polygon": {
+                     *           "type": "Polygon",
+                     *           "coordinates": [
+                     *             [
+                     *               [
+                     *                 34.33098,
+                     *                 1.01158
+                     *               ],
+                     *               [
+                     *                 34.33152,
+                     *                 1.01158
+                     *               ],
+                     *               [
+                     *                 34.33152,
+                     *                 1.01204
+                     *               ],
+                     *               [
+                     *                 34.33098,
+                     *                 1.01204
+                     *               ],
+                     *               [
+                     *                 34.33098,
+                     *                 1.01158
+                     *               ]
+                     *             ]
+                     *           ]
+                     *         },
+                     *         "area_ha": 0.31,
+                     *         "computed_area_ha": 0.3072
+                     *       },
+                     *       "national_registry_status": "VERIFIED",
+                     *       "gfw_status": "CLEAR",
+                     *       "gfw_checked_at": "2026-11-23T08:00:00.412Z",
+                     *       "gfw_dataset": {
+                     *         "name": "bundled-alert-areas",
+                     *         "version": "2026-11-01"
+                     *       },
+                     *       "registered_at": "2026-11-22T18:54:52.261Z",
+                     *       "farm_updated_at": "2026-11-23T08:00:00.000Z",
+                     *       "farm_changes": [
+                     *         {
+                     *           "at": "2026-11-23T08:00:00.000Z",
+                     *           "actor": "agent-mbl-07",
+                     *           "actor_role": "AGENT",
+                     *           "previous_farm_sha256": "3f7a1c9e5b2d8f4a6c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a",
+                     *           "farm_sha256": "8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        farmer_id: string;
+                        full_name: string;
+                        cooperative_id: string;
+                        /** @description masked; null when the farmer has no phone */
+                        phone: string | null;
+                        district: string;
+                        farm: {
+                            gps: {
+                                lat: number;
+                                lng: number;
+                            };
+                            polygon?: {
+                                /** @constant */
+                                type: "Polygon";
+                                coordinates: number[][][];
+                            };
+                            area_ha: number;
+                            computed_area_ha?: number | null;
+                        };
+                        /** @enum {string} */
+                        gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @enum {string} */
+                        national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                        /** @description ISO 8601 UTC timestamp */
+                        gfw_checked_at?: string;
+                        gfw_dataset?: {
+                            name: string;
+                            version: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        registered_at: string;
+                        phone_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string | null;
+                            phone: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        phone_updated_at?: string;
+                        farm_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_farm_sha256: string;
+                            farm_sha256: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        farm_updated_at?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. GEOMETRY_RULE_VIOLATED: A plot breaks one of the EU Information System's geometry rules: `details[].rule` names it (NO_HOLES, NO_REPEATED_POSITION, VALID_AT_6_DECIMALS, INSIDE_UGANDA). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6306,6 +6603,16 @@ export interface operations {
                             }[];
                             /** @description ISO 8601 UTC timestamp */
                             phone_updated_at?: string;
+                            farm_changes?: {
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                actor: string;
+                                actor_role: string;
+                                previous_farm_sha256: string;
+                                farm_sha256: string;
+                            }[];
+                            /** @description ISO 8601 UTC timestamp */
+                            farm_updated_at?: string;
                         }[];
                         total: number;
                     };

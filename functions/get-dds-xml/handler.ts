@@ -15,8 +15,7 @@ import { readDdsXml } from '../../shared/use-cases/eudr';
  */
 export const handler = httpHandler(routeOptions(getDdsXmlRoute), async ({ caller, params, requestId }) => {
   const dds = await readDdsXml(ddsReadDeps(), caller, params.id ?? '', { inlineMaxBytes: ddsXmlInlineMaxBytes(), now: now() });
-  if (dds.kind === 'link')
-    return jsonResponse(303, ddsXmlLinkView(dds), requestId, { location: dds.xml_url, 'cache-control': 'no-store' });
+  if (dds.kind === 'link') return jsonResponse(303, ddsXmlLinkView(dds), requestId, { location: dds.xml_url, 'cache-control': 'no-store' });
   return {
     statusCode: 200,
     headers: {

@@ -79,6 +79,8 @@ export const FarmerViewSchema = v.object({
   registered_at: Time,
   phone_changes: v.optional(v.array(PhoneChangeSchema)),
   phone_updated_at: v.optional(Time),
+  farm_changes: v.optional(v.array(v.object({ at: Time, actor: Str, actor_role: Str, previous_farm_sha256: Str, farm_sha256: Str }))),
+  farm_updated_at: v.optional(Time),
 });
 
 export const FlaggedFarmsViewSchema = v.object({ cooperative_id: Str, farmers: v.array(FarmerViewSchema), total: Int });
