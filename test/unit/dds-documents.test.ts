@@ -91,7 +91,13 @@ describe('statement documents in the document store', () => {
     const ref = stored.documents!.xml;
     const now = new Date('2026-11-22T10:00:00.000Z');
     let reads = 0;
-    const counting = { ...store, get: async (key: string) => (reads++, store.get(key)) };
+    const counting = {
+      ...store,
+      get: async (key: string) => {
+        reads++;
+        return store.get(key);
+      },
+    };
     const deps = { dds: fakeDdsStore({ get: async () => stored }), documentStore: counting };
 
     const atLimit = await readDdsXml(deps, admin, stored.dds_id, { inlineMaxBytes: ref.size_bytes, now });
