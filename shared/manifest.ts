@@ -41,7 +41,7 @@ export {
 
 export type { Need };
 
-type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type RouteAuth = 'jwt' | 'webhook' | 'public';
 
 /** One HTTP route. */

@@ -296,7 +296,8 @@ export const NEEDS = {
     optionalEnv: ['AWS_ENDPOINT_URL_S3'],
   },
   'dds-documents:read': {
-    summary: "Read due diligence statements' documents (dds/) from the own evidence bucket (s3:GetObject; s3:ListBucket of dds/).",
+    summary:
+      "Read due diligence statements' documents (dds/) from the own evidence bucket, or hand out presigned GETs of them (s3:GetObject; s3:ListBucket of dds/).",
     env: ['EVIDENCE_BUCKET'],
     secrets: [],
     optionalEnv: ['AWS_ENDPOINT_URL_S3'],
@@ -452,6 +453,8 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   ANCHOR_INTERVAL_S:
     "tunable, default 300: seconds between periodic audit anchors (docs/api/anchoring.md#anchoring-of-the-audit-log): the CDK context key at deploy, the environment locally (scaled by LOCAL_TIME_SCALE); the audit-anchorer schedule's intervalVariable",
   RECONCILE_AFTER_SECONDS: 'tunable, default 300: idle time before reconciliation acts (locally scaled by LOCAL_TIME_SCALE)',
+  DDS_XML_INLINE_MAX_BYTES:
+    'tunable, default 4194304 (4 MiB): the largest SubmitDdsRequest XML GET /eudr/dds/{id}/xml answers inline; a larger one is answered 303 with a 5-minute presigned URL of its kept document (a Lambda answer is at most 6 MB)',
   DDS_POLL_DELAY_S:
     'tunable, default 10: seconds the DDS filer waits after submitting (or amending) a statement before its first status poll of the EU Information System (locally scaled by LOCAL_TIME_SCALE)',
   SECRET_CACHE_TTL_S:

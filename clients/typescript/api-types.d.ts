@@ -103,6 +103,26 @@ export interface paths {
         patch: operations["update-farmer"];
         trace?: never;
     };
+    "/farmers/{id}/farm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Correct a farmer's plot: replace its GPS point, polygon and declared area.
+         * @description Roles as POST /farmers/register: ADMIN; COOPERATIVE or AGENT of the farmer's cooperative (another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS). Body: the farm as at registration, `{gps: {lat, lng}, polygon?, area_ha}` (WGS84, GeoJSON positions [lng, lat]), replacing the whole plot — leave `polygon` out to map the farm as a point (at most 4 ha). The registration rules apply (400 VALIDATION_ERROR, or 400 GEOMETRY_RULE_VIOLATED with `details[].rule`: no holes, no repeated consecutive position, still a valid polygon cut to 6 decimals, inside Uganda); a polygon's geodesic area is recorded as `computed_area_ha`. Unknown farmer: 404 FARMER_NOT_REGISTERED. The same plot again changes nothing (200, the farmer as it is): the request can be repeated safely. A new plot is forest-checked as at registration (`gfw_status` CLEAR or FLAGGED with the dataset; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). One transaction, conditioned on the plot not having been replaced since it was read (a concurrent correction: 409 DUPLICATE_REQUEST, nothing written), records the plot, the forest check, `farm_updated_at` and an entry in the farmer's `farm_changes` (`{at, actor, actor_role, previous_farm_sha256, farm_sha256}`: the SHA-256 of each plot's JSON `{gps, polygon, area_ha}`), and keeps both plots in the change's own record. A due diligence statement already generated keeps the plot it was built with (GET /eudr/dds/{id} and its XML do not change); a new statement, or POST /eudr/dds/{id}/amend, uses the corrected one. The answer is the farmer as GET /farmers/{id} shows it.
+         */
+        put: operations["replace-farmer-farm"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/farmers/{id}/credit-score": {
         parameters: {
             query?: never;
@@ -655,7 +675,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The SubmitDdsRequest XML of a due diligence statement. */
+        /**
+         * The SubmitDdsRequest XML of a due diligence statement (a large one by a short-lived link).
+         * @description Roles as GET /eudr/dds/{id}: ADMIN; COOPERATIVE of the statement. Up to 4 MiB (the DDS_XML_INLINE_MAX_BYTES setting) the XML is the body: 200 `application/xml`, as an attachment `<dds_id>.xml`. A larger one (a shipment's statement may carry up to 25 MB of geolocation; an API answer is at most 6 MB) is 303 See Other: `Location` is a presigned URL of the kept document, valid 5 minutes, which answers the exact bytes (`application/xml`) without a token — do not send the Authorization header there (HTTP clients drop it on a redirect to another host); the JSON body `{dds_id, xml_url (the same URL), size_bytes, sha256, expires_at}` names it for clients that do not follow redirects, with the size and SHA-256 (hex) to check the bytes against. Ask this route again for a fresh link once it has expired. Never cached (`cache-control: no-store` on the 303).
+         */
         get: operations["get-dds-xml"];
         put?: never;
         post?: never;
@@ -1225,7 +1248,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                 message: string;
                 /**
                  * Format: uri
@@ -2005,6 +2028,16 @@ export interface operations {
                         }[];
                         /** @description ISO 8601 UTC timestamp */
                         phone_updated_at?: string;
+                        farm_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_farm_sha256: string;
+                            farm_sha256: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        farm_updated_at?: string;
                     };
                 };
             };
@@ -2053,7 +2086,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
                             /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
@@ -2106,6 +2139,16 @@ export interface operations {
                             }[];
                             /** @description ISO 8601 UTC timestamp */
                             phone_updated_at?: string;
+                            farm_changes?: {
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                actor: string;
+                                actor_role: string;
+                                previous_farm_sha256: string;
+                                farm_sha256: string;
+                            }[];
+                            /** @description ISO 8601 UTC timestamp */
+                            farm_updated_at?: string;
                         };
                     };
                 };
@@ -2269,6 +2312,16 @@ export interface operations {
                         }[];
                         /** @description ISO 8601 UTC timestamp */
                         phone_updated_at?: string;
+                        farm_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_farm_sha256: string;
+                            farm_sha256: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        farm_updated_at?: string;
                     };
                 };
             };
@@ -2429,10 +2482,257 @@ export interface operations {
                         }[];
                         /** @description ISO 8601 UTC timestamp */
                         phone_updated_at?: string;
+                        farm_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_farm_sha256: string;
+                            farm_sha256: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        farm_updated_at?: string;
                     };
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Missing, malformed, expired or untrusted Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_PERMISSIONS: The token lacks access to this operation or resource. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FARMER_NOT_REGISTERED: Farmer ID not in the farmer registry. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DUPLICATE_REQUEST: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "replace-farmer-farm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    gps: {
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        lat: number;
+                        /** @description At most 7 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                        lng: number;
+                    };
+                    polygon?: {
+                        /** @constant */
+                        type: "Polygon";
+                        coordinates: number[][][];
+                    };
+                    /** @description At most 4 decimal places (x-max-decimals); more is 400 VALIDATION_ERROR. */
+                    area_ha: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "farmer_id": "UG-BUD-004512",
+                     *       "full_name": "Nabulo Mirembe",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "phone": "+256 7•• ••• 305",
+                     *       "district": "Bududa",
+                     *       "farm": {
+                     *         "gps": {
+                     *           "lat": 1.011812,
+                     *           "lng": 34.331245
+                     *         },
+                     *         "polygon": {
+                     *           "type": "Polygon",
+                     *           "coordinates": [
+                     *             [
+                     *               [
+                     *                 34.33098,
+                     *                 1.01158
+                     *               ],
+                     *               [
+                     *                 34.33152,
+                     *                 1.01158
+                     *               ],
+                     *               [
+                     *                 34.33152,
+                     *                 1.01204
+                     *               ],
+                     *               [
+                     *                 34.33098,
+                     *                 1.01204
+                     *               ],
+                     *               [
+                     *                 34.33098,
+                     *                 1.01158
+                     *               ]
+                     *             ]
+                     *           ]
+                     *         },
+                     *         "area_ha": 0.31,
+                     *         "computed_area_ha": 0.3072
+                     *       },
+                     *       "national_registry_status": "VERIFIED",
+                     *       "gfw_status": "CLEAR",
+                     *       "gfw_checked_at": "2026-11-23T08:00:00.412Z",
+                     *       "gfw_dataset": {
+                     *         "name": "bundled-alert-areas",
+                     *         "version": "2026-11-01"
+                     *       },
+                     *       "registered_at": "2026-11-22T18:54:52.261Z",
+                     *       "farm_updated_at": "2026-11-23T08:00:00.000Z",
+                     *       "farm_changes": [
+                     *         {
+                     *           "at": "2026-11-23T08:00:00.000Z",
+                     *           "actor": "agent-mbl-07",
+                     *           "actor_role": "AGENT",
+                     *           "previous_farm_sha256": "3f7a1c9e5b2d8f4a6c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a",
+                     *           "farm_sha256": "8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        farmer_id: string;
+                        full_name: string;
+                        cooperative_id: string;
+                        /** @description masked; null when the farmer has no phone */
+                        phone: string | null;
+                        district: string;
+                        farm: {
+                            gps: {
+                                lat: number;
+                                lng: number;
+                            };
+                            polygon?: {
+                                /** @constant */
+                                type: "Polygon";
+                                coordinates: number[][][];
+                            };
+                            area_ha: number;
+                            computed_area_ha?: number | null;
+                        };
+                        /** @enum {string} */
+                        gfw_status: "CLEAR" | "FLAGGED" | "PENDING";
+                        /** @enum {string} */
+                        national_registry_status: "VERIFIED" | "PENDING" | "REJECTED";
+                        /** @description ISO 8601 UTC timestamp */
+                        gfw_checked_at?: string;
+                        gfw_dataset?: {
+                            name: string;
+                            version: string;
+                        };
+                        /** @description ISO 8601 UTC timestamp */
+                        registered_at: string;
+                        phone_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_phone: string | null;
+                            phone: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        phone_updated_at?: string;
+                        farm_changes?: {
+                            /** @description ISO 8601 UTC timestamp */
+                            at: string;
+                            actor: string;
+                            actor_role: string;
+                            previous_farm_sha256: string;
+                            farm_sha256: string;
+                        }[];
+                        /** @description ISO 8601 UTC timestamp */
+                        farm_updated_at?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request body or parameters are invalid. GEOMETRY_RULE_VIOLATED: A plot breaks one of the EU Information System's geometry rules: `details[].rule` names it (NO_HOLES, NO_REPEATED_POSITION, VALID_AT_6_DECIMALS, INSIDE_UGANDA). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6303,6 +6603,16 @@ export interface operations {
                             }[];
                             /** @description ISO 8601 UTC timestamp */
                             phone_updated_at?: string;
+                            farm_changes?: {
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                actor: string;
+                                actor_role: string;
+                                previous_farm_sha256: string;
+                                farm_sha256: string;
+                            }[];
+                            /** @description ISO 8601 UTC timestamp */
+                            farm_updated_at?: string;
                         }[];
                         total: number;
                     };
@@ -6522,7 +6832,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
                             /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
@@ -6613,6 +6923,17 @@ export interface operations {
             /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_DOCUMENT_STORE_UNAVAILABLE: The private store of due diligence statements' documents is temporarily unavailable; nothing was changed: retry after the Retry-After header. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6802,6 +7123,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DDS_DOCUMENT_STORE_UNAVAILABLE: The private store of due diligence statements' documents is temporarily unavailable; nothing was changed: retry after the Retry-After header. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     "get-dds-xml": {
@@ -6823,6 +7155,33 @@ export interface operations {
                 content: {
                     /** @example <?xml version="1.0" encoding="UTF-8"?><v3:SubmitDdsRequest xmlns:v3="http://ec.europa.eu/tracesnt/certificate/eudr/submission/v3">…</v3:SubmitDdsRequest> */
                     "application/xml": string;
+                };
+            };
+            /** @description The XML is larger than DDS_XML_INLINE_MAX_BYTES: fetch it from `Location` (also `xml_url`), without a token, within 5 minutes. */
+            303: {
+                headers: {
+                    /** @description A presigned URL of the XML document (valid 5 minutes; no Authorization header). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dds_id": "DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "xml_url": "https://coffeetrace-dev-evidencebucket4f2a3b4c-1x2y3z4w5v6u.s3.eu-west-1.amazonaws.com/dds/DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H/9b2f7c1e4d6a8b0c2e4f6a8b0d2c4e6f8a0b2d4c6e8f0a2b4c6d8e0f2a4b6c8d.xml?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T190412Z&X-Amz-Expires=300&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=7d1c3e5a9b2f4d6e8a0c2b4d6f8e0a2c4b6d8f0e2a4c6b8d0f2e4a6c8b0d2f4e&X-Amz-SignedHeaders=host&response-content-disposition=attachment%3B%20filename%3D%22DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H.xml%22",
+                     *       "size_bytes": 18874368,
+                     *       "sha256": "9b2f7c1e4d6a8b0c2e4f6a8b0d2c4e6f8a0b2d4c6e8f0a2b4c6d8e0f2a4b6c8d",
+                     *       "expires_at": "2026-11-22T19:09:12.204Z"
+                     *     }
+                     */
+                    "application/json": {
+                        dds_id: string;
+                        xml_url: string;
+                        size_bytes: number;
+                        sha256: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        expires_at: string;
+                    };
                 };
             };
             /** @description VALIDATION_ERROR: The request body or parameters are invalid. */
@@ -6875,6 +7234,17 @@ export interface operations {
             /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_DOCUMENT_STORE_UNAVAILABLE: The private store of due diligence statements' documents is temporarily unavailable; nothing was changed: retry after the Retry-After header. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7206,7 +7576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
+            /** @description DDS_DOCUMENT_STORE_UNAVAILABLE: The private store of due diligence statements' documents is temporarily unavailable; nothing was changed: retry after the Retry-After header. LEDGER_UNAVAILABLE: Ledger network temporarily unavailable. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7421,6 +7791,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DDS_DOCUMENT_STORE_UNAVAILABLE: The private store of due diligence statements' documents is temporarily unavailable; nothing was changed: retry after the Retry-After header. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     "withdraw-dds": {
@@ -7616,6 +7997,17 @@ export interface operations {
             /** @description INTERNAL_ERROR: Unexpected server error; contact support with request_id. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DDS_DOCUMENT_STORE_UNAVAILABLE: The private store of due diligence statements' documents is temporarily unavailable; nothing was changed: retry after the Retry-After header. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -46,6 +46,18 @@ export const ddsDocumentStore = (): DdsDocumentStore =>
     }),
   );
 
+/**
+ * The largest XML GET /eudr/dds/{id}/xml answers inline, bytes (DDS_XML_INLINE_MAX_BYTES, default
+ * 4 MiB): a Lambda answer is at most 6 MB, and the XML travels JSON-escaped inside it; larger
+ * documents are answered 303 with a presigned URL (docs/api/eudr.md#large-statements). A value
+ * that is not a whole number of at least 0 is ignored.
+ */
+export function ddsXmlInlineMaxBytes(): number {
+  const n = Number(envOr('DDS_XML_INLINE_MAX_BYTES', String(DEFAULT_DDS_XML_INLINE_MAX_BYTES)));
+  return Number.isInteger(n) && n >= 0 ? n : DEFAULT_DDS_XML_INLINE_MAX_BYTES;
+}
+const DEFAULT_DDS_XML_INLINE_MAX_BYTES = 4 * 1024 * 1024;
+
 /** Ports of reading a statement with its documents (GET /eudr/dds/{id}, /xml). */
 export function ddsReadDeps(): DdsReadDeps {
   return { dds: ddsRepo(), documentStore: ddsDocumentStore() };

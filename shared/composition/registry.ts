@@ -1,7 +1,9 @@
+import { FarmerFarmRepository } from '../adapters/dynamodb/farmer-farm-repo';
 import { FarmerPhoneRepository } from '../adapters/dynamodb/farmer-phone-repo';
 import { createNationalFarmerRegistryFromEnv } from '../adapters/farmer-registry/national-farmer-registry';
 import { createGfwForestCheckFromEnv } from '../adapters/forest-check/gfw-forest-check';
-import type { FarmerPhoneStore, ForestCheck, NationalFarmerRegistry } from '../domain/ports/registry';
+import type { FarmerFarmStore, FarmerPhoneStore, ForestCheck, NationalFarmerRegistry } from '../domain/ports/registry';
+import type { FarmCorrectionDeps } from '../use-cases/farm-corrections';
 import type { FarmerUpdateDeps } from '../use-cases/farmer-updates';
 import { once, onFirstUse, putInPlace } from './once';
 import { notifier, registryRepo } from './platform';
@@ -33,3 +35,13 @@ const farmerPhones = (): FarmerPhoneStore => once(farmerPhones, () => new Farmer
 
 /** The ports of PATCH /farmers/{id}: the registry (the farmer, its cooperative), its phone corrections and the notifier. */
 export const farmerUpdateDeps = (): FarmerUpdateDeps => ({ registry: registryRepo(), phones: farmerPhones(), notifier: notifier() });
+
+/** Farmers' plot corrections. */
+const farmerFarms = (): FarmerFarmStore => once(farmerFarms, () => new FarmerFarmRepository());
+
+/** The ports of PUT /farmers/{id}/farm: the registry (the farmer), its plot corrections and the forest check. */
+export const farmCorrectionDeps = (): FarmCorrectionDeps => ({
+  registry: registryRepo(),
+  farms: farmerFarms(),
+  forestCheck: forestCheck(),
+});

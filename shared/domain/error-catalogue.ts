@@ -62,6 +62,8 @@ export const ERROR_MEANINGS = {
   PROVIDER_UNAVAILABLE: 'Payout provider unreachable after 3 attempts; retry: nothing is paid twice.',
   LEDGER_UNAVAILABLE: 'Ledger network temporarily unavailable.',
   AUDIT_LOG_UNAVAILABLE: 'Audit log temporarily unavailable.',
+  DDS_DOCUMENT_STORE_UNAVAILABLE:
+    "The private store of due diligence statements' documents is temporarily unavailable; nothing was changed: retry after the Retry-After header.",
   GFW_API_UNAVAILABLE: 'Forest-monitoring service unavailable after 3 attempts; retry after 5 minutes.',
   STALE_PRICE_FEED: 'Price feed older than 1 hour; loan origination paused.',
   MAAIF_API_UNAVAILABLE: 'National farmer registry not responding; registration completes later.',

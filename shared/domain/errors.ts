@@ -13,13 +13,14 @@ export type ErrorCode = keyof typeof ERROR_MEANINGS;
 
 /**
  * Codes of a dependency that is temporarily unavailable (the payout provider, the ledger, the table,
- * the forest-monitoring service, a fresh price): the same request may succeed later, so a worker
+ * the statements' document store, the forest-monitoring service, a fresh price): the same request may succeed later, so a worker
  * retries instead of parking the work. The API answers them 503 (shared/http/error-status.ts).
  */
 const UNAVAILABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'PROVIDER_UNAVAILABLE',
   'LEDGER_UNAVAILABLE',
   'AUDIT_LOG_UNAVAILABLE',
+  'DDS_DOCUMENT_STORE_UNAVAILABLE',
   'GFW_API_UNAVAILABLE',
   'STALE_PRICE_FEED',
 ]);
@@ -123,6 +124,24 @@ export class StoreUnavailableError extends DomainError {
   constructor(message = 'The audit log is temporarily unavailable; retry shortly.', cause?: unknown) {
     super('AUDIT_LOG_UNAVAILABLE', message, { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
     this.name = 'StoreUnavailableError';
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+/**
+ * The private object storage of due diligence statements' documents (`dds.json`, `dds.xml`;
+ * docs/api/eudr.md#where-statements-are-kept) cannot be reached or answers a server error:
+ * DDS_DOCUMENT_STORE_UNAVAILABLE, retry after 5 seconds (503 with `Retry-After: 5` on the API).
+ * Nothing was changed: documents are kept before the record that names them is stored. `cause` is
+ * the transport's error.
+ */
+export class DdsDocumentStoreUnavailableError extends DomainError {
+  constructor(
+    message = "The due diligence statements' document store is temporarily unavailable; nothing was changed, retry shortly.",
+    cause?: unknown,
+  ) {
+    super('DDS_DOCUMENT_STORE_UNAVAILABLE', message, { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
+    this.name = 'DdsDocumentStoreUnavailableError';
     if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
   }
 }

@@ -9,6 +9,7 @@
  * least 6 decimals elsewhere); every position must be a pair of numbers.
  */
 
+import { createHash } from 'node:crypto';
 import { area as turfArea } from '@turf/area';
 import { booleanValid } from '@turf/boolean-valid';
 import { circle } from '@turf/circle';
@@ -239,4 +240,18 @@ export function publicPlotGeometry(farm: {
     ? farm.polygon.coordinates
     : pointFarmCircle({ lat: publicCoordinate(farm.gps.lat), lng: publicCoordinate(farm.gps.lng) }, farm.area_ha).coordinates;
   return { type: 'Polygon', coordinates: rounded.map((ring) => ring.map((p) => p.map(publicCoordinate))) };
+}
+
+/**
+ * The SHA-256 (hex) of a farm's plot: the JSON of `{gps: {lat, lng}, polygon (null for a point farm),
+ * area_ha}` in that key order, so the same plot always gives the same digest whatever order its
+ * record's keys were stored in. Identifies a plot in the audit of plot changes.
+ */
+export function farmSha256(farm: FarmLocation): string {
+  const plot = {
+    gps: { lat: farm.gps.lat, lng: farm.gps.lng },
+    polygon: farm.polygon ? { type: 'Polygon', coordinates: farm.polygon.coordinates } : null,
+    area_ha: farm.area_ha,
+  };
+  return createHash('sha256').update(JSON.stringify(plot)).digest('hex');
 }

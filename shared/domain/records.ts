@@ -41,6 +41,19 @@ export interface PhoneChange {
   phone: string;
 }
 
+/**
+ * One replacement of a farmer's plot (PUT /farmers/{id}/farm, docs/api/eudr.md#correcting-a-plot):
+ * who, when, and the SHA-256 of the plot before and after (`farmSha256`, ./farm-geometry.ts); the plots themselves
+ * are kept in the change's own record.
+ */
+export interface FarmChange {
+  at: string;
+  actor: string;
+  actor_role: string;
+  previous_farm_sha256: string;
+  farm_sha256: string;
+}
+
 export interface Farmer {
   farmer_id: string;
   full_name: string;
@@ -67,6 +80,10 @@ export interface Farmer {
   /** When the phone was last changed (PATCH /farmers/{id}), and by whom (token subject). */
   phone_updated_at?: string;
   updated_by?: string;
+  /** Every replacement of the plot (PUT /farmers/{id}/farm), oldest first. */
+  farm_changes?: FarmChange[];
+  /** When the plot was last replaced (PUT /farmers/{id}/farm). */
+  farm_updated_at?: string;
 }
 
 type MintStatus = 'PENDING' | 'CONFIRMED' | 'FAILED';

@@ -285,6 +285,16 @@ export const shipmentDds = {
   producers: [{ ...dds.producers[0]!, net_weight_kg: 302.4 }],
 };
 
+/** GET /eudr/dds/{id}/xml of a shipment's large statement: 303 to a presigned GET as S3 signs it in AWS (credentials shortened). */
+export const ddsXmlLink = {
+  dds_id: 'DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H',
+  xml_url:
+    'https://coffeetrace-dev-evidencebucket4f2a3b4c-1x2y3z4w5v6u.s3.eu-west-1.amazonaws.com/dds/DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H/9b2f7c1e4d6a8b0c2e4f6a8b0d2c4e6f8a0b2d4c6e8f0a2b4c6d8e0f2a4b6c8d.xml?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Credential=ASIA3EXAMPLE%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T190412Z&X-Amz-Expires=300&X-Amz-Security-Token=IQoJb3JpZ2luX2VjE…&X-Amz-Signature=7d1c3e5a9b2f4d6e8a0c2b4d6f8e0a2c4b6d8f0e2a4c6b8d0f2e4a6c8b0d2f4e&X-Amz-SignedHeaders=host&response-content-disposition=attachment%3B%20filename%3D%22DDS-PO-01M829S6SDZ6HNR7JWSZV7CY6H.xml%22',
+  size_bytes: 18874368,
+  sha256: '9b2f7c1e4d6a8b0c2e4f6a8b0d2c4e6f8a0b2d4c6e8f0a2b4c6d8e0f2a4b6c8d',
+  expires_at: '2026-11-22T19:09:12.204Z',
+};
+
 export const settlement = {
   purchase_order_id: 'PO-01M829S6SDZ6HNR7JWSZV7CY6H',
   cooperative_id: 'BUGISU-CU-01',

@@ -167,8 +167,13 @@ export function successResponses(route: AnyRouteDefinition): Record<string, unkn
       s.status,
       {
         description: s.description,
-        ...(s.location
-          ? { headers: { Location: { description: 'Path of the created resource or job.', schema: { type: 'string' } } } }
+        ...(s.location || s.headers
+          ? {
+              headers: {
+                ...(s.location ? { Location: { description: 'Path of the created resource or job.', schema: { type: 'string' } } } : {}),
+                ...s.headers,
+              },
+            }
           : {}),
         content: {
           [s.contentType ?? 'application/json']: {

@@ -53,16 +53,19 @@ const PolygonSchema = v.strictObject({
   ),
 });
 
+/** A farm's plot: its GPS point, optional polygon and declared area (registration's `farm`; the body of PUT /farmers/{id}/farm). */
+export const FarmSchema = v.strictObject({
+  gps: GpsSchema,
+  polygon: v.optional(PolygonSchema),
+  /** Hectares, > 0, at most 10000, at most 4 decimals (1 m²). */
+  area_ha: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(10_000), maxDecimals(4)),
+});
+
 export const RegisterFarmerSchema = v.strictObject({
   farmer_id: Id,
   full_name: NonEmpty(200),
   cooperative_id: Id,
   phone: v.optional(Phone),
   district: NonEmpty(100),
-  farm: v.strictObject({
-    gps: GpsSchema,
-    polygon: v.optional(PolygonSchema),
-    /** Hectares, > 0, at most 10000, at most 4 decimals (1 m²). */
-    area_ha: v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.maxValue(10_000), maxDecimals(4)),
-  }),
+  farm: FarmSchema,
 });

@@ -13,7 +13,7 @@ import { EvidenceUploadIdSchema } from './evidence-upload-schemas';
 import { PurchaseOrderIdParam } from './path-params';
 
 export { FarmerPayoutSchema } from './payout-schemas';
-export { CreateCooperativeSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from './registry-schemas';
+export { CreateCooperativeSchema, FarmSchema, RegisterFarmerSchema, UpdateCooperativeSchema } from './registry-schemas';
 
 export const SubmitBatchSchema = v.strictObject({
   farmer_id: Id,

@@ -79,6 +79,8 @@ export const FarmerViewSchema = v.object({
   registered_at: Time,
   phone_changes: v.optional(v.array(PhoneChangeSchema)),
   phone_updated_at: v.optional(Time),
+  farm_changes: v.optional(v.array(v.object({ at: Time, actor: Str, actor_role: Str, previous_farm_sha256: Str, farm_sha256: Str }))),
+  farm_updated_at: v.optional(Time),
 });
 
 export const FlaggedFarmsViewSchema = v.object({ cooperative_id: Str, farmers: v.array(FarmerViewSchema), total: Int });
@@ -519,6 +521,9 @@ export const DdsViewSchema = v.object({
   rejection_reason: NStr,
   created_at: Time,
 });
+
+/** 303 of GET /eudr/dds/{id}/xml (a large XML): where to fetch it, its size (bytes) and SHA-256 (hex), until when (ISO 8601). */
+export const DdsXmlLinkViewSchema = v.object({ dds_id: Str, xml_url: Str, size_bytes: Int, sha256: Str, expires_at: Time });
 
 /** 202 of POST /eudr/generate-dds: the pending envelope with the statement's id and status. */
 export const DdsPendingViewSchema = v.object({ error: ErrorBodySchema, dds_id: Str, status: Str });

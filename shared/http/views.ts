@@ -9,6 +9,7 @@ import { microToUsdc } from '../domain/money';
 import { ESTIMATED_COMPLETION_SECONDS } from '../domain/payout-lifecycle';
 import type { AuditEntry, Batch, Cooperative, Farmer, Job, Payout, PurchaseOrder } from '../domain/records';
 import type { SubmitResult } from '../use-cases/batches';
+import type { DdsXmlDelivery } from '../use-cases/dds-documents';
 import type { StageChange } from '../use-cases/custody';
 import type { SettlementReading } from '../use-cases/settlement';
 import type {
@@ -17,6 +18,7 @@ import type {
   BuyerPaymentViewSchema,
   CooperativeViewSchema,
   DdsViewSchema,
+  DdsXmlLinkViewSchema,
   FarmerViewSchema,
   JobViewSchema,
   LoanViewSchema,
@@ -455,4 +457,9 @@ export function ddsView(d: DdsRecord): View<typeof DdsViewSchema> {
     rejection_reason: d.rejection_reason ?? null,
     created_at: d.created_at,
   };
+}
+
+/** The 303 body of GET /eudr/dds/{id}/xml for a large XML (docs/api/eudr.md#large-statements): the link, its document's size and SHA-256, its expiry. */
+export function ddsXmlLinkView(d: Extract<DdsXmlDelivery, { kind: 'link' }>): View<typeof DdsXmlLinkViewSchema> {
+  return { dds_id: d.dds_id, xml_url: d.xml_url, size_bytes: d.size_bytes, sha256: d.sha256, expires_at: d.expires_at };
 }

@@ -18,7 +18,7 @@ export interface BuiltDds {
 /**
  * Keeps a built statement's two documents in the store (in parallel) and returns the record the
  * table holds: without its large parts, with `documents` naming where they are.
- * Errors: the store's (StoreUnavailableError).
+ * Errors: the store's (DdsDocumentStoreUnavailableError, 503 DDS_DOCUMENT_STORE_UNAVAILABLE).
  */
 export async function keepDdsDocuments(store: DdsDocumentStore, built: BuiltDds): Promise<StoredDdsRecord> {
   const [statement, xml] = await Promise.all([
@@ -52,6 +52,41 @@ export async function ddsXmlOf(store: DdsDocumentStore, d: StoredDdsRecord): Pro
   if (d.documents) return readDocument(store, d.dds_id, d.documents.xml);
   if (d.xml === undefined) throw new Error(`DDS ${d.dds_id} has neither documents nor an inline XML`);
   return d.xml;
+}
+
+/** How long a link to a statement's XML stays valid, seconds: 5 minutes to start the download. */
+const DDS_XML_URL_SECONDS = 300;
+
+/**
+ * A statement's XML as GET /eudr/dds/{id}/xml hands it out (docs/api/eudr.md#large-statements):
+ * the text itself, or a short-lived link to its kept document with the size and SHA-256 it was
+ * recorded with (so the downloader can check the bytes).
+ */
+export type DdsXmlDelivery =
+  | { kind: 'inline'; dds_id: string; xml: string }
+  | { kind: 'link'; dds_id: string; xml_url: string; size_bytes: number; sha256: string; expires_at: string };
+
+/**
+ * The XML of a stored statement, inline when its kept document is at most `inlineMaxBytes` bytes
+ * (or the statement is of the older inline form), else a link to it valid 5 minutes from `now`
+ * (`expires_at`, ISO 8601), named `<dds_id>.xml` for download. A link is made without reading
+ * the document. Errors: as {@link readDocument} for an inline one; the store's.
+ */
+export async function ddsXmlDelivery(
+  store: DdsDocumentStore,
+  d: StoredDdsRecord,
+  opts: { inlineMaxBytes: number; now: Date },
+): Promise<DdsXmlDelivery> {
+  const ref = d.documents?.xml;
+  if (!ref || ref.size_bytes <= opts.inlineMaxBytes) return { kind: 'inline', dds_id: d.dds_id, xml: await ddsXmlOf(store, d) };
+  return {
+    kind: 'link',
+    dds_id: d.dds_id,
+    xml_url: await store.url(ref.key, DDS_XML_URL_SECONDS, `${d.dds_id}.xml`),
+    size_bytes: ref.size_bytes,
+    sha256: ref.sha256,
+    expires_at: new Date(opts.now.getTime() + DDS_XML_URL_SECONDS * 1000).toISOString(),
+  };
 }
 
 /**

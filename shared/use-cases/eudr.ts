@@ -10,7 +10,7 @@ import type { Notifier, WorkQueue } from '../domain/ports/messaging';
 import type { ForestCheck, ForestCheckResult, RegistryStore } from '../domain/ports/registry';
 import { logger } from '../runtime/logger';
 import { metrics } from '../runtime/metrics';
-import { type BuiltDds, ddsXmlOf, keepDdsDocuments, withDdsDocuments } from './dds-documents';
+import { type BuiltDds, type DdsXmlDelivery, ddsXmlDelivery, ddsXmlOf, keepDdsDocuments, withDdsDocuments } from './dds-documents';
 
 /**
  * POST /eudr/verify-gfw (docs/api/eudr.md#forest-check): checks the farm again and records the result.
@@ -169,10 +169,18 @@ export async function readDdsWithDocuments(deps: DdsReadDeps, caller: Caller, id
   return withDdsDocuments(deps.documentStore, await readDds(deps.dds, caller, id));
 }
 
-/** GET /eudr/dds/{id}/xml: a DDS's SubmitDdsRequest XML, for a caller. Errors as {@link readDds}. */
-export async function readDdsXml(deps: DdsReadDeps, caller: Caller, id: string): Promise<{ dds_id: string; xml: string }> {
-  const d = await readDds(deps.dds, caller, id);
-  return { dds_id: d.dds_id, xml: await ddsXmlOf(deps.documentStore, d) };
+/**
+ * GET /eudr/dds/{id}/xml: a DDS's SubmitDdsRequest XML for a caller, inline up to
+ * `opts.inlineMaxBytes` bytes, else a short-lived link ({@link ddsXmlDelivery}). Errors as
+ * {@link readDds}; the document store's.
+ */
+export async function readDdsXml(
+  deps: DdsReadDeps,
+  caller: Caller,
+  id: string,
+  opts: { inlineMaxBytes: number; now: Date },
+): Promise<DdsXmlDelivery> {
+  return ddsXmlDelivery(deps.documentStore, await readDds(deps.dds, caller, id), opts);
 }
 
 /**

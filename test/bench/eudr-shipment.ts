@@ -181,7 +181,7 @@ export async function shipmentDdsBench(): Promise<void> {
     const v = await validateSubmitDdsRequest(xml);
     const json = JSON.stringify(available.body);
     say(
-      `  producers ${available.body.producers.length}, net ${available.body.net_weight_kg} kg; XML ${(Buffer.byteLength(xml) / 1024).toFixed(1)} KiB (V3 XSD: ${v.valid ? 'valid' : `INVALID ${v.errors.slice(0, 2).join('; ')}`}), GET /eudr/dds/{id} ${(Buffer.byteLength(json) / 1024).toFixed(1)} KiB`,
+      `  producers ${available.body.producers.length}, net ${available.body.net_weight_kg} kg; XML ${(Buffer.byteLength(xml) / 1024).toFixed(1)} KiB, ${res.redirected ? 'served by its 303 link' : 'served inline'} (V3 XSD: ${v.valid ? 'valid' : `INVALID ${v.errors.slice(0, 2).join('; ')}`}), GET /eudr/dds/{id} ${(Buffer.byteLength(json) / 1024).toFixed(1)} KiB`,
     );
   } finally {
     await stack.stop();

@@ -1,13 +1,14 @@
+import { createHash } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
-import { api, uid, waitFor } from '../support/api';
+import { api, DDS_XML_INLINE_MAX_BYTES, stackUrl, uid, waitFor } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
  * A statement per purchase order on the local stack (docs/api/eudr.md#statement-per-purchase-order):
  * batches of several farmers milled, sold on one confirmed order, one statement naming each
  * producer once with the summed green weight, XML valid against the V3 schema, AVAILABLE with its
- * numbers; refusals for an unconfirmed order, two identical plots and a body naming both forms.
+ * numbers; a large statement's XML by a presigned link (docs/api/eudr.md#large-statements); refusals for an unconfirmed order, two identical plots and a body naming both forms.
  */
 
 const BUYER = {
@@ -128,6 +129,8 @@ describe('a statement per purchase order', () => {
     expect(again.body.dds_id).toBe(gen.body.dds_id);
 
     const xml = await api('GET', `/eudr/dds/${gen.body.dds_id}/xml`, { token: ctx.coop });
+    // Below DDS_XML_INLINE_MAX_BYTES: the XML itself, as an attachment.
+    expect([xml.status, xml.headers.get('content-disposition')]).toEqual([200, `attachment; filename="${gen.body.dds_id}.xml"`]);
     expect(await validateSubmitDdsRequest(xml.body as string)).toEqual({ valid: true, errors: [] });
     const commodity = new XMLParser({ removeNSPrefix: true }).parse(xml.body as string).SubmitDdsRequest.statement.commodities;
     expect(xml.body as string).toContain('<dds:hsHeading>0901</dds:hsHeading>');
@@ -269,8 +272,25 @@ describe('a statement per purchase order', () => {
     expect(
       available.body.geolocation.features.map((f: { geometry: { coordinates: number[][][] } }) => f.geometry.coordinates[0]!.length),
     ).toEqual([2201, 2201, 2201]);
+    // Above the stack's DDS_XML_INLINE_MAX_BYTES: 303 to a presigned URL of the kept document, named in the body too.
+    const link = await fetch(`${stackUrl()}/eudr/dds/${gen.body.dds_id}/xml`, {
+      headers: { authorization: `Bearer ${ctx.coop}` },
+      redirect: 'manual',
+    });
+    expect([link.status, link.headers.get('cache-control')]).toEqual([303, 'no-store']);
+    const linkBody = (await link.json()) as { dds_id: string; xml_url: string; size_bytes: number; sha256: string; expires_at: string };
+    expect(linkBody).toMatchObject({ dds_id: gen.body.dds_id, xml_url: link.headers.get('location') });
+    expect(linkBody.size_bytes).toBeGreaterThan(DDS_XML_INLINE_MAX_BYTES);
+    expect(Date.parse(linkBody.expires_at) - Date.now()).toBeGreaterThan(200_000);
+    // The URL needs no token and serves exactly the recorded bytes.
+    const doc = await fetch(linkBody.xml_url);
+    expect(doc.status).toBe(200);
+    const docBytes = Buffer.from(await doc.arrayBuffer());
+    expect([docBytes.byteLength, createHash('sha256').update(docBytes).digest('hex')]).toEqual([linkBody.size_bytes, linkBody.sha256]);
+    // A client that follows redirects (fetch drops the Authorization header on the way to another origin) gets the same XML.
     const xml = await api('GET', `/eudr/dds/${gen.body.dds_id}/xml`, { token: ctx.coop });
     expect(xml.status).toBe(200);
+    expect(xml.body).toBe(docBytes.toString('utf8'));
     expect(await validateSubmitDdsRequest(xml.body as string)).toEqual({ valid: true, errors: [] });
     // What the table item held inline before: the statement with its producers and plots, and the XML.
     const xmlBytes = Buffer.byteLength(xml.body as string);

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { signDevToken, type DevTokenClaims } from '../../infra/local/dev-keys';
 import { readLocalStackFile, type LocalStackFile } from '../../infra/local/stack-file';
 
+/** DDS_XML_INLINE_MAX_BYTES of the local stack under test (test/setup/global-setup.ts): larger statement XML is answered 303. */
+export const DDS_XML_INLINE_MAX_BYTES = 65_536;
+
 /** Base URL of the local stack under test (set by test/setup/global-setup.ts). */
 export function stackUrl(): string {
   const url = process.env.TEST_STACK_URL;

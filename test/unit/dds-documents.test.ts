@@ -75,11 +75,49 @@ describe('statement documents in the document store', () => {
     const store = memoryDdsDocumentStore();
     const inline: StoredDdsRecord = b.record;
     expect(await withDdsDocuments(store, inline)).toEqual(b.record);
-    expect(await readDdsXml({ dds: fakeDdsStore({ get: async () => inline }), documentStore: store }, admin, b.record.dds_id)).toEqual({
+    const deps = { dds: fakeDdsStore({ get: async () => inline }), documentStore: store };
+    // Inline whatever its size: an older record's XML is in the table item already (at most 400 KB).
+    expect(await readDdsXml(deps, admin, b.record.dds_id, { inlineMaxBytes: 0, now: new Date() })).toEqual({
+      kind: 'inline',
       dds_id: b.record.dds_id,
       xml: b.record.xml,
     });
     expect(store.objects.size).toBe(0);
+  });
+
+  it('hands out the XML inline up to the threshold, above it a 5-minute link with the recorded size and SHA-256, reading nothing', async () => {
+    const store = memoryDdsDocumentStore();
+    const stored = await keepDdsDocuments(store, await built());
+    const ref = stored.documents!.xml;
+    const now = new Date('2026-11-22T10:00:00.000Z');
+    let reads = 0;
+    const counting = {
+      ...store,
+      get: async (key: string) => {
+        reads++;
+        return store.get(key);
+      },
+    };
+    const deps = { dds: fakeDdsStore({ get: async () => stored }), documentStore: counting };
+
+    const atLimit = await readDdsXml(deps, admin, stored.dds_id, { inlineMaxBytes: ref.size_bytes, now });
+    expect(atLimit).toEqual({ kind: 'inline', dds_id: stored.dds_id, xml: new TextDecoder().decode(store.objects.get(ref.key)) });
+    expect(reads).toBe(1);
+
+    const above = await readDdsXml(deps, admin, stored.dds_id, { inlineMaxBytes: ref.size_bytes - 1, now });
+    expect(above).toEqual({
+      kind: 'link',
+      dds_id: stored.dds_id,
+      xml_url: `https://documents.test/${ref.key}?expires=300&name=${stored.dds_id}.xml`,
+      size_bytes: ref.size_bytes,
+      sha256: ref.sha256,
+      expires_at: '2026-11-22T10:05:00.000Z',
+    });
+    expect(reads).toBe(1);
+    // Another cooperative gets no link either.
+    await expect(
+      readDdsXml(deps, { sub: 'c', role: 'COOPERATIVE', cooperative_id: 'COOP-2', duties: [] }, stored.dds_id, { inlineMaxBytes: 0, now }),
+    ).rejects.toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS' });
   });
 
   it('keepAndQueueStatement: documents first, then the record; a repeat returns the kept statement and writes no document', async () => {

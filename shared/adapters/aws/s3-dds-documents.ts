@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import type { DdsDocumentRef } from '../../domain/dds';
-import { StoreUnavailableError } from '../../domain/errors';
+import { DdsDocumentStoreUnavailableError } from '../../domain/errors';
 import type { DdsDocumentStore } from '../../domain/ports/eudr';
 import { S3SignedFetch, type S3BucketLocation, s3ErrorText } from './s3-signed-fetch';
 
@@ -13,15 +13,12 @@ function documentKey(ddsId: string, name: 'dds.json' | 'dds.xml', sha256: string
   return `${DDS_DOCUMENTS_PREFIX}${ddsId}/${sha256}${name === 'dds.json' ? '.json' : '.xml'}`;
 }
 
-/** What the store answers while S3 cannot be reached or answers 5xx. */
-const UNAVAILABLE = 'The due diligence statement store is temporarily unavailable; nothing was changed, retry shortly.';
-
 /**
  * Statements' documents (docs/api/eudr.md#where-statements-are-kept) in the service's own evidence
  * bucket under `dds/`, by plain SigV4-signed PutObject / GetObject ({@link S3SignedFetch}, with the
  * function role's credentials from the environment). PutObject sends Content-MD5 (which a bucket
- * under Object Lock requires) and the SHA-256 it is keyed by. Errors: StoreUnavailableError (503)
- * when S3 cannot be reached or answers 5xx; Error naming the object and the status for any other
+ * under Object Lock requires) and the SHA-256 it is keyed by. Errors: DdsDocumentStoreUnavailableError
+ * (503 DDS_DOCUMENT_STORE_UNAVAILABLE, Retry-After) when S3 cannot be reached, times out or answers 5xx; Error naming the object and the status for any other
  * refusal (a 403 is a configuration fault). A missing object is null (the reader may list `dds/`).
  */
 export class S3DdsDocumentStore implements DdsDocumentStore {
@@ -60,17 +57,32 @@ export class S3DdsDocumentStore implements DdsDocumentStore {
     return new Uint8Array(await res.arrayBuffer());
   }
 
+  /**
+   * A presigned GetObject URL of `key`, valid `expiresInSeconds`, signed with the function role's
+   * credentials (so it reaches exactly what the role may read: `dds/` with dds-documents:read); with
+   * `downloadName`, S3 answers `Content-Disposition: attachment; filename="<downloadName>"`
+   * (`response-content-disposition`, signed with the rest).
+   */
+  async url(key: string, expiresInSeconds: number, downloadName?: string): Promise<string> {
+    return this.s3.presignGet(
+      key,
+      expiresInSeconds,
+      undefined,
+      downloadName ? { 'response-content-disposition': `attachment; filename="${downloadName.replace(/["\\]/g, '')}"` } : {},
+    );
+  }
+
   private async request(method: 'GET' | 'PUT', key: string, body?: Uint8Array, headers?: Record<string, string>): Promise<Response> {
     try {
       return await this.s3.send(method, key, body, headers);
     } catch (err) {
-      throw new StoreUnavailableError(UNAVAILABLE, err);
+      throw new DdsDocumentStoreUnavailableError(undefined, err);
     }
   }
 
   private fail(operation: string, key: string, status: number, body: string): never {
     const failure = new Error(`S3 ${operation} ${this.s3.where(key)} answered ${status}: ${s3ErrorText(body)}`);
-    if (status >= 500) throw new StoreUnavailableError(UNAVAILABLE, failure);
+    if (status >= 500) throw new DdsDocumentStoreUnavailableError(undefined, failure);
     throw failure;
   }
 }

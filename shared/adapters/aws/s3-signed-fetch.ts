@@ -98,8 +98,9 @@ export class S3SignedFetch {
   /**
    * A presigned GET URL of `key` (SigV4 query signature), valid `expiresInSeconds` from
    * `signingDate` (default now): the URL @aws-sdk/s3-request-presigner makes for the same request.
+   * `query`: further signed query parameters, e.g. S3's `response-content-disposition`.
    */
-  async presignGet(key: string, expiresInSeconds: number, signingDate?: Date): Promise<string> {
+  async presignGet(key: string, expiresInSeconds: number, signingDate?: Date, query: Record<string, string> = {}): Promise<string> {
     const url = s3ObjectUrl(this.opts, key);
     const signed = await this.signer.presign(
       // As @aws-sdk/s3-request-presigner prepares it: the payload UNSIGNED-PAYLOAD (S3 query-string auth), the host signed.
@@ -109,13 +110,17 @@ export class S3SignedFetch {
         hostname: url.hostname,
         port: url.port ? Number(url.port) : undefined,
         path: url.pathname,
-        query: {},
+        query: { ...query },
         headers: { host: url.host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
       },
       { expiresIn: expiresInSeconds, unsignableHeaders: new Set(['content-type']), ...(signingDate ? { signingDate } : {}) },
     );
     const out = new URL(url);
-    for (const [k, v] of Object.entries(signed.query ?? {})) if (typeof v === 'string') out.searchParams.set(k, v);
+    // RFC 3986 encoding, as SigV4 canonicalises the query (URLSearchParams would write a space as `+`).
+    out.search = Object.entries(signed.query ?? {})
+      .filter((e): e is [string, string] => typeof e[1] === 'string')
+      .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
+      .join('&');
     return out.toString();
   }
 
@@ -148,6 +153,11 @@ export class S3SignedFetch {
       throw new Error(`S3 ${OPERATION[method]} ${this.where(key)} failed: ${(err as Error).message}`, { cause: err });
     }
   }
+}
+
+/** `encodeURIComponent` plus the characters RFC 3986 reserves that it leaves alone (`!'()*`). */
+function rfc3986(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** `<Code>: <Message>` of an S3 XML error body, else the start of the body. */

@@ -6,6 +6,7 @@
  * | Cooperative         | COOP#<cooperative_id>       | META                |                     |                                |
  * | Holding balance     | COOP#<cooperative_id>       | HOLDING             |                     |                                |
  * | Farmer              | FARMER#<farmer_id>          | META                | COOP#<coop>         | FARMER#<farmer_id>             |
+ * | Plot change         | FARMER#<farmer_id>          | FARM_CHANGE#<at>    |                     |                                |
  * | Batch               | BATCH#<batch_id>            | META                | COOP#<coop>         | BATCH#<batch_id>               |
  * | Payout guard        | PAYOUT_GUARD#<batch>#<reason> | META              |                     |                                |
  * | Audit entry         | AUDIT#<batch_id>            | SEQ#<nnnnnnnn>      |                     |                                |
@@ -104,6 +105,8 @@ export const keys = {
   /** A cooperative's running total of manual payouts on one UTC day (`YYYY-MM-DD`), kept under the daily cap. */
   manualPayoutDay: (coopId: string, day: string) => ({ PK: `COOP#${coopId}`, SK: `MANUAL_PAYOUTS#${day}` }),
   farmer: (id: string) => ({ PK: `FARMER#${id}`, SK: META }),
+  /** A replacement of the farmer's plot at `at` (ISO 8601), with both plots. */
+  farmChange: (id: string, at: string) => ({ PK: `FARMER#${id}`, SK: `FARM_CHANGE#${at}` }),
   farmerGsi: (coopId: string, id: string) => ({ GSI1PK: keys.cooperativePartition(coopId), GSI1SK: `${FARMER_PREFIX}${id}` }),
   /** GSI1 partition of a cooperative's farmers and batches. */
   cooperativePartition: (coopId: string) => `COOP#${coopId}`,

@@ -136,9 +136,16 @@ export interface DdsDocumentStore {
   /**
    * Keeps `text` (UTF-8) as the document `name` of statement `ddsId`, under a key that names its
    * SHA-256 (so a repeat writes the same object, and an amendment a new one); returns the key, the
-   * size in bytes and the SHA-256 (hex). Errors: StoreUnavailableError (503) when the store cannot be reached.
+   * size in bytes and the SHA-256 (hex). Errors: DdsDocumentStoreUnavailableError (503
+   * DDS_DOCUMENT_STORE_UNAVAILABLE, retryable) when the store cannot be reached.
    */
   put(ddsId: string, name: 'dds.json' | 'dds.xml', text: string): Promise<DdsDocumentRef>;
-  /** The bytes of the document at `key`, else null when there is none. Errors: StoreUnavailableError as for `put`. */
+  /** The bytes of the document at `key`, else null when there is none. Errors: DdsDocumentStoreUnavailableError as for `put`. */
   get(key: string): Promise<Uint8Array | null>;
+  /**
+   * A URL at which the document at `key` can be read without a token for `expiresInSeconds` (a
+   * presigned GET), answering its exact bytes with its stored content type and, when given,
+   * `Content-Disposition: attachment; filename="<downloadName>"`. Made without calling the store.
+   */
+  url(key: string, expiresInSeconds: number, downloadName?: string): Promise<string>;
 }

@@ -6,7 +6,7 @@
  */
 
 import type { FarmLocation } from '../farm-geometry';
-import type { Cooperative, Farmer, Job, PhoneChange } from '../records';
+import type { Cooperative, FarmChange, Farmer, Job, PhoneChange } from '../records';
 
 /** Result of a forest check of a farm location (docs/api/registries.md#forest-check, docs/api/eudr.md#forest-check). */
 export interface ForestCheckResult {
@@ -79,6 +79,27 @@ export interface FarmerPhoneStore {
 
 /** Result of a national farmer registry look-up: only an ACTIVE farmer counts as found. */
 export type FarmerRegistryLookup = { found: true; farmer_id: string; full_name: string; district: string } | { found: false };
+
+/** Plot corrections of farmers (PUT /farmers/{id}/farm, docs/api/eudr.md#correcting-a-plot), apart from RegistryStore so that only that route bundles them. */
+export interface FarmerFarmStore {
+  /**
+   * Replaces the farmer's `farm` and its forest-check fields (`gfw_status`, and `gfw_checked_at`,
+   * `gfw_dataset` when checked, else removed), sets `farm_updated_at` and `updated_by`, appends
+   * `change` to `farm_changes`, and keeps the change's own record with both plots
+   * (`previous_farm`, `farm`), in one transaction conditioned on the farmer being in
+   * `cooperative_id` with its plot last replaced at `previous_updated_at` (never, when null).
+   * Returns true, or false when that condition no longer holds (nothing written).
+   */
+  replaceFarm(input: {
+    farmer_id: string;
+    cooperative_id: string;
+    previous_updated_at: string | null;
+    previous_farm: Farmer['farm'];
+    farm: Farmer['farm'];
+    forest: { status: Farmer['gfw_status']; checked_at?: string; dataset?: { name: string; version: string } };
+    change: FarmChange;
+  }): Promise<boolean>;
+}
 
 /** The national farmer registry (MAAIF). */
 export interface NationalFarmerRegistry {

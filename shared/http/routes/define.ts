@@ -4,7 +4,7 @@ import type { ErrorCode } from '../../domain/errors';
 import type { Need } from '../../need';
 import type { Success } from './success';
 
-type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** `jwt`: behind the shared REQUEST authorizer; `webhook`: checks a Standard Webhooks signature itself; `public`: nothing. */
 type RouteAuth = 'jwt' | 'webhook' | 'public';
 

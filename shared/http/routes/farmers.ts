@@ -5,7 +5,7 @@ import * as V from '../view-schemas';
 import { creditScoreFormulaText } from '../../domain/credit-score';
 import { PathId } from '../path-params';
 import { UpdateFarmerSchema } from '../manual-review-schemas';
-import { RegisterFarmerSchema } from '../schemas';
+import { FarmSchema, RegisterFarmerSchema } from '../schemas';
 
 /**
  * The farmers routes: each one's method, path, function, auth, roles, needs, request and response
@@ -89,6 +89,56 @@ export const updateFarmerRoute = /* @__PURE__ */ defineRoute({
           actor_role: 'COOPERATIVE',
           previous_phone: '+256 7•• ••• 305',
           phone: '+256 7•• ••• 888',
+        },
+      ],
+    }),
+  ],
+});
+
+/** /farmers/{id}/farm */
+export const replaceFarmerFarmRoute = /* @__PURE__ */ defineRoute({
+  method: 'PUT',
+  path: '/farmers/{id}/farm',
+  fn: 'replace-farmer-farm',
+  auth: 'jwt',
+  roles: ['ADMIN', 'COOPERATIVE', 'AGENT'],
+  needs: ['table:write', 'gfw'],
+  summary: "Correct a farmer's plot: replace its GPS point, polygon and declared area.",
+  body: FarmSchema,
+  pathParams: PathId,
+  notes:
+    "Roles as POST /farmers/register: ADMIN; COOPERATIVE or AGENT of the farmer's cooperative (another cooperative or an MFI: 403 INSUFFICIENT_PERMISSIONS). Body: the farm as at registration, `{gps: {lat, lng}, polygon?, area_ha}` (WGS84, GeoJSON positions [lng, lat]), replacing the whole plot — leave `polygon` out to map the farm as a point (at most 4 ha). The registration rules apply (400 VALIDATION_ERROR, or 400 GEOMETRY_RULE_VIOLATED with `details[].rule`: no holes, no repeated consecutive position, still a valid polygon cut to 6 decimals, inside Uganda); a polygon's geodesic area is recorded as `computed_area_ha`. Unknown farmer: 404 FARMER_NOT_REGISTERED. The same plot again changes nothing (200, the farmer as it is): the request can be repeated safely. A new plot is forest-checked as at registration (`gfw_status` CLEAR or FLAGGED with the dataset; PENDING when the forest service does not answer — POST /eudr/verify-gfw checks again). One transaction, conditioned on the plot not having been replaced since it was read (a concurrent correction: 409 DUPLICATE_REQUEST, nothing written), records the plot, the forest check, `farm_updated_at` and an entry in the farmer's `farm_changes` (`{at, actor, actor_role, previous_farm_sha256, farm_sha256}`: the SHA-256 of each plot's JSON `{gps, polygon, area_ha}`), and keeps both plots in the change's own record. A due diligence statement already generated keeps the plot it was built with (GET /eudr/dds/{id} and its XML do not change); a new statement, or POST /eudr/dds/{id}/amend, uses the corrected one. The answer is the farmer as GET /farmers/{id} shows it.",
+  responses: { '200': V.FarmerViewSchema },
+  notFound: ['FARMER_NOT_REGISTERED'],
+  success: [
+    ok({
+      ...farmer,
+      farm: {
+        gps: { lat: 1.011812, lng: 34.331245 },
+        polygon: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [34.33098, 1.01158],
+              [34.33152, 1.01158],
+              [34.33152, 1.01204],
+              [34.33098, 1.01204],
+              [34.33098, 1.01158],
+            ],
+          ],
+        },
+        area_ha: 0.31,
+        computed_area_ha: 0.3072,
+      },
+      gfw_checked_at: '2026-11-23T08:00:00.412Z',
+      farm_updated_at: '2026-11-23T08:00:00.000Z',
+      farm_changes: [
+        {
+          at: '2026-11-23T08:00:00.000Z',
+          actor: 'agent-mbl-07',
+          actor_role: 'AGENT',
+          previous_farm_sha256: '3f7a1c9e5b2d8f4a6c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a',
+          farm_sha256: '8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d',
         },
       ],
     }),

@@ -24,6 +24,7 @@ export const ROUTES: readonly AnyRouteDefinition[] = [
   farmers.registerFarmerRoute,
   farmers.getFarmerRoute,
   farmers.updateFarmerRoute,
+  farmers.replaceFarmerFarmRoute,
   farmers.getCreditScoreRoute,
   batches.submitBatchRoute,
   batches.submitBatchV1Route,

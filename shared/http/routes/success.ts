@@ -16,6 +16,8 @@ export interface Success {
   /** Named examples shown instead of `example` (a body of several kinds). */
   examples?: Record<string, { summary: string; value: Json }>;
   location?: boolean;
+  /** Response headers to document (a redirect's `Location`), beside or instead of `location`. */
+  headers?: Record<string, { description: string; schema: Schema }>;
   contentType?: string;
   schema?: Schema;
   /** Further media types of the same status (content negotiation, files served as they are). */
@@ -39,3 +41,13 @@ export const jobAccepted = (extra: Record<string, Json>) =>
     { job_id: 'JOB-01M829T1PT35DWEJKNCY8T3VQ9', status: 'PENDING', ...extra },
     'Accepted: completes asynchronously; poll GET /jobs/{job_id} (`Location`).',
   );
+/**
+ * 303 See Other: the resource is served at another URL (`Location`, described by `where`); the
+ * JSON `example` body names it too, for clients that do not follow redirects.
+ */
+export const seeOther = (example: Json, description: string, where: string): Success => ({
+  status: '303',
+  description,
+  example,
+  headers: { Location: { description: where, schema: { type: 'string', format: 'uri' } } },
+});

@@ -165,6 +165,8 @@ export function memoryDdsDocumentStore(): DdsDocumentStore & { objects: Map<stri
       return { key, size_bytes: bytes.byteLength, sha256 };
     },
     get: async (key) => objects.get(key) ?? null,
+    url: async (key, expiresInSeconds, downloadName) =>
+      `https://documents.test/${key}?expires=${expiresInSeconds}${downloadName ? `&name=${downloadName}` : ''}`,
   };
 }
 
