@@ -20,6 +20,8 @@ import { acceptedBatch, apiCaller, blockTimeLabel, untilMinted } from './submiss
 
 const PAYOUTS = Number(process.env.BENCH_FAULT_PAYOUTS ?? 200);
 const SETTLE_MS = 500;
+/** How long the local stack may take to start (a loaded machine needs minutes, not the 90 s default). */
+const STACK_START_MS = 600_000;
 const pct = (xs: number[], p: number) =>
   xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]! : NaN;
 const say = (l: string) => process.stdout.write(`${l}\n`);
@@ -71,14 +73,17 @@ export async function payoutFaultsBench(): Promise<void> {
   say(
     `\nPayout faults: ${PAYOUTS} payouts, sandbox rejecting 20 % of orders and dropping 10 % of webhooks, settle ${SETTLE_MS} ms, LOCAL_TIME_SCALE=0.01, ${blockTimeLabel()}`,
   );
-  const stack = await startStackProcess({
-    LOCAL_TIME_SCALE: '0.01',
-    PAYOUT_SANDBOX_SETTLE_MS: String(SETTLE_MS),
-    PAYOUT_SANDBOX_REJECT_RATE: '0.2',
-    PAYOUT_SANDBOX_DROP_WEBHOOK_RATE: '0.1',
-    LOCAL_RATE_LIMIT_RPS: '100000',
-    LOCAL_RATE_LIMIT_BURST: '100000',
-  });
+  const stack = await startStackProcess(
+    {
+      LOCAL_TIME_SCALE: '0.01',
+      PAYOUT_SANDBOX_SETTLE_MS: String(SETTLE_MS),
+      PAYOUT_SANDBOX_REJECT_RATE: '0.2',
+      PAYOUT_SANDBOX_DROP_WEBHOOK_RATE: '0.1',
+      LOCAL_RATE_LIMIT_RPS: '100000',
+      LOCAL_RATE_LIMIT_BURST: '100000',
+    },
+    STACK_START_MS,
+  );
   keepStackLog(stack);
   try {
     const url = stack.info.url;
@@ -254,14 +259,17 @@ export async function payoutFailoverBench(): Promise<void> {
   say(
     `\nPayout failover: ${n} payouts, PAYOUT_PROVIDERS=provider-api,pawapay, the primary unreachable for 20 % of references, ${blockTimeLabel()}`,
   );
-  const stack = await startStackProcess({
-    LOCAL_TIME_SCALE: '0.01',
-    PAYOUT_SANDBOX_SETTLE_MS: String(SETTLE_MS),
-    PAYOUT_PROVIDERS: 'provider-api,pawapay',
-    PAYOUT_SANDBOX_UNREACHABLE_RATE: '0.2',
-    LOCAL_RATE_LIMIT_RPS: '100000',
-    LOCAL_RATE_LIMIT_BURST: '100000',
-  });
+  const stack = await startStackProcess(
+    {
+      LOCAL_TIME_SCALE: '0.01',
+      PAYOUT_SANDBOX_SETTLE_MS: String(SETTLE_MS),
+      PAYOUT_PROVIDERS: 'provider-api,pawapay',
+      PAYOUT_SANDBOX_UNREACHABLE_RATE: '0.2',
+      LOCAL_RATE_LIMIT_RPS: '100000',
+      LOCAL_RATE_LIMIT_BURST: '100000',
+    },
+    STACK_START_MS,
+  );
   keepStackLog(stack);
   try {
     const call = apiCaller(stack.info.url);
