@@ -13,7 +13,8 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * nothing paid at either provider; any other number is paid by pawaPay.
  */
 
-const stack = useOwnStack({ PAYOUT_PROVIDERS: 'pawapay,provider-api', LEDGER_BLOCK_TIME_S: '0' });
+// A second stack beside the shared one: allow for a loaded machine.
+const stack = useOwnStack({ PAYOUT_PROVIDERS: 'pawapay,provider-api', LEDGER_BLOCK_TIME_S: '0' }, 420_000);
 
 async function finalPayout(phone: string) {
   const ctx = await setUpCooperative();
