@@ -15,7 +15,9 @@ import { acceptedBatch, apiCaller, blockTimeLabel, untilMinted } from './submiss
  *  - 50-way concurrent identical TOP_UP requests on 4 of those batches;
  *  - 5 farmers whose every order fails (+256700000001), for the time to MANUAL_REVIEW.
  * Prints: payouts reaching a final state, settled orders per payout (max), duplicates created,
- * p50/p95 time to COMPLETED of first-attempt settlements, time to MANUAL_REVIEW.
+ * COMPLETED payouts without a settled order and payouts paid but not COMPLETED, p50/p95 time to
+ * COMPLETED of first-attempt settlements, time to MANUAL_REVIEW; then the verdict (PASS, or FAIL
+ * and a non-zero exit). Described with its figures in docs/api/payouts.md#faults-benchmark.
  */
 
 const PAYOUTS = Number(process.env.BENCH_FAULT_PAYOUTS ?? 200);
@@ -251,8 +253,11 @@ export async function payoutFaultsBench(): Promise<void> {
  * stack with PAYOUT_PROVIDERS=provider-api,pawapay whose primary is unreachable for 20 % of payout
  * references (PAYOUT_SANDBOX_UNREACHABLE_RATE=0.2: every order call for such a reference has its
  * socket destroyed, its look-ups answer). `BENCH_FAILOVER_PAYOUTS` batches (default 100), each
- * paying its farmer once minted. Prints: payouts final, payouts per provider (share), settled
- * orders per payout across both providers (max; target 1), payouts settled at both providers (target 0).
+ * paying its farmer once minted. Prints: payouts final, COMPLETED per recorded provider, and from
+ * both sandboxes' settled orders by payout reference: payouts paid per provider (share), settled
+ * orders per payout across both (max; target 1), payouts paid twice or at both providers, COMPLETED
+ * payouts not paid at their recorded provider, payouts paid but not COMPLETED (target 0 each); then
+ * the verdict (PASS, or FAIL and a non-zero exit).
  */
 export async function payoutFailoverBench(): Promise<void> {
   const n = Number(process.env.BENCH_FAILOVER_PAYOUTS ?? 100);
