@@ -59,7 +59,7 @@ export async function startDynamoDbLocal(): Promise<{ endpoint: string; pid: num
       setTimeout(() => child.kill('SIGKILL'), 3000).unref();
     });
   const client = localDynamoClient(endpoint);
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 120_000; // a JVM start on a busy 2-core machine can take a minute
   for (;;) {
     try {
       await client.send(new ListTablesCommand({}));

@@ -13,6 +13,9 @@
  * - `GET /v2/payouts/{payoutId}` → 200 `{status: FOUND, data}` or `{status: NOT_FOUND}`
  * - `GET /v2/wallet-balances[?country=UGA]` → 200 `{balances: [{country, balance, currency, provider}]}`
  * - `GET /v2/public-key/http` → 200 `[{id, key}]`, the callback signing key (PEM)
+ * Sandbox only (not pawaPay's API), without credentials like the payout sandbox's: `GET /v2/sandbox/stats`
+ * → the counters and `completedPerReference` (completed payouts per the `reference` metadata our
+ * adapter sends), so a benchmark in another process can count what was paid under each reference.
  *
  * Test phones (the service's, docs/api/payouts.md#payout-sandbox): +256700000001 every payout fails
  * (UNSPECIFIED_FAILURE); +256700000003 completes but no callback is sent; +256700000004 pawaPay is
@@ -45,8 +48,19 @@ export interface PawaPaySandbox {
   url: string;
   /** The callback signing key's public half (PEM): what `GET /v2/public-key/http` gives. */
   publicKeyPem: string;
-  stats(): { payoutsAccepted: number; payoutsCompleted: number; payoutsFailed: number; callbacksSent: number; duplicates: number };
+  stats(): PawaPaySandboxStats;
   stop(): Promise<void>;
+}
+
+/** The sandbox's counters (`GET /v2/sandbox/stats`). */
+export interface PawaPaySandboxStats {
+  payoutsAccepted: number;
+  payoutsCompleted: number;
+  payoutsFailed: number;
+  callbacksSent: number;
+  duplicates: number;
+  /** COMPLETED payouts per `reference` metadata value (a payout without it counts under its payoutId). */
+  completedPerReference: Record<string, number>;
 }
 
 interface Payout {
@@ -97,7 +111,15 @@ export async function startPawaPaySandbox(opts: PawaPaySandboxOptions): Promise<
   const payouts = new Map<string, Payout>();
   const timers = new Set<NodeJS.Timeout>();
   let wallet = new Big(opts.walletUgx ?? 500_000_000);
-  const stats = { payoutsAccepted: 0, payoutsCompleted: 0, payoutsFailed: 0, callbacksSent: 0, duplicates: 0 };
+  const stats: PawaPaySandboxStats = {
+    payoutsAccepted: 0,
+    payoutsCompleted: 0,
+    payoutsFailed: 0,
+    callbacksSent: 0,
+    duplicates: 0,
+    completedPerReference: {},
+  };
+  const snapshot = (): PawaPaySandboxStats => ({ ...stats, completedPerReference: { ...stats.completedPerReference } });
 
   async function callback(p: Payout): Promise<void> {
     const target = new URL(typeof opts.callbackUrl === 'function' ? opts.callbackUrl() : opts.callbackUrl);
@@ -138,6 +160,8 @@ export async function startPawaPaySandbox(opts: PawaPaySandboxOptions): Promise<
       p.status = 'COMPLETED';
       p.providerTransactionId = `PP${Date.now()}${Math.floor(Math.random() * 1e6)}`;
       stats.payoutsCompleted++;
+      const ref = p.metadata.reference ?? p.payoutId;
+      stats.completedPerReference[ref] = (stats.completedPerReference[ref] ?? 0) + 1;
     }
     if (phone !== PHONES.NO_CALLBACK) void callback(p);
   }
@@ -209,6 +233,7 @@ export async function startPawaPaySandbox(opts: PawaPaySandboxOptions): Promise<
         return;
       }
     }
+    if (req.method === 'GET' && url.pathname === '/v2/sandbox/stats') return sendJson(res, 200, snapshot());
     if (req.headers.authorization !== `Bearer ${opts.apiToken}`)
       throw new Refusal(401, 'AUTHENTICATION_ERROR', 'The API token is not valid.');
     if (req.method === 'POST' && url.pathname === '/v2/predict-provider') {
@@ -243,7 +268,7 @@ export async function startPawaPaySandbox(opts: PawaPaySandboxOptions): Promise<
   return {
     url: `http://127.0.0.1:${listening.port}`,
     publicKeyPem: publicPem,
-    stats: () => ({ ...stats }),
+    stats: snapshot,
     async stop() {
       for (const t of timers) clearTimeout(t);
       timers.clear();

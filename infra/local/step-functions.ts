@@ -14,8 +14,9 @@ import '../../shared/runtime/polyfills';
  * in their `Parameters.FunctionName`. `.waitForTaskToken` is emulated as stack.md describes: every
  * entry into the task gets a fresh token (`$$.Task.Token`), the function is invoked with the
  * Payload, and the task waits on a promise that SendTaskSuccess resolves and SendTaskFailure
- * rejects with an Error named after the ASL error. Wait states, retry intervals and task
- * timeouts are multiplied by `timeScale` (LOCAL_TIME_SCALE); the file on disk is not changed.
+ * rejects with an Error named after the ASL error. Wait states, retry intervals and the timeouts
+ * of `.waitForTaskToken` tasks are multiplied by `timeScale` (LOCAL_TIME_SCALE; a retry interval
+ * is scaled without its backoff); other tasks keep their own timeouts. The file on disk is not changed.
  */
 
 export type LocalFunction = (payload: unknown) => Promise<unknown>;
@@ -100,7 +101,10 @@ export async function startLocalStepFunctions(opts: {
     const fnArn = String((state.Parameters as Record<string, unknown> | undefined)?.FunctionName ?? '');
     const fn = opts.functions[fnArn];
     if (!fn) throw new Error(`state ${stateName}: no local function for ${fnArn}`);
-    if (typeof state.TimeoutSeconds === 'number') {
+    // Only a token task's wait is scaled (it stands for the provider's settlement time). A plain
+    // Lambda task keeps its own timeout: scaled down, a task slowed by a busy machine would time
+    // out locally where the same call in AWS has its full time.
+    if (typeof state.TimeoutSeconds === 'number' && resource.endsWith('.waitForTaskToken')) {
       timeoutMs[stateName] = state.TimeoutSeconds * 1000 * opts.timeScale;
       state.TimeoutSeconds = Math.ceil(state.TimeoutSeconds * opts.timeScale) + 1; // integer for the validator; for token tasks our own (exact) timer fires first
     }

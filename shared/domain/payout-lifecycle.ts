@@ -19,6 +19,14 @@ import type { PayoutStatus } from './records';
  * Within a round, the step (1–4) decides the status path exactly as in round 0.
  */
 
+/**
+ * Seconds after which no call creating a payout can still be placing its first order: Lambda's
+ * longest run (15 minutes), above the timeout of every function that creates payouts. Until then
+ * a PENDING payout with no order at the provider may be one whose order is on its way, so
+ * reconciliation does not discard it (docs/api/payouts.md#payout-lifecycle).
+ */
+export const PAYOUT_CREATION_WINDOW_SECONDS = 900;
+
 /** Seconds we tell callers a payout takes (docs/api/conventions.md#limits: about 60 s). */
 export const ESTIMATED_COMPLETION_SECONDS = 60;
 

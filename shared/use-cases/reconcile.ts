@@ -24,7 +24,11 @@ export interface ReconcileReport {
  * had no activity for `staleAfterSeconds`:
  *  - PENDING (creation stopped before the order was placed): the provider is asked for the
  *    attempt-1 order; if it exists the payout becomes PROCESSING and its lifecycle starts,
- *    otherwise the payout and its guard are removed (nothing was sent);
+ *    otherwise, once the payout has been idle for `unsentAfterSeconds` (default
+ *    `staleAfterSeconds`; the scheduled run passes at least PAYOUT_CREATION_WINDOW_SECONDS), the
+ *    payout and its guard are removed (nothing was sent). Before that its creating call may still
+ *    be placing the order: removing it then would let the order land for a deleted payout, and a
+ *    new payout pay the batch again;
  *  - PROCESSING / RETRY_n / FAILED: the current attempt's order status is read from the provider;
  *    settled → recorded as COMPLETED and the waiting task resumed; failed → recorded as FAILED and
  *    the task failed (the state machine then retries); otherwise the lifecycle execution is
@@ -33,7 +37,10 @@ export interface ReconcileReport {
  * (a lost payout request) get it started here (startBatchPayout, idempotent through the payout's
  * (batch, reason) guard); one batch's failure does not stop the others.
  */
-export async function reconcilePayouts(deps: PayoutDeps, opts: { staleAfterSeconds: number; limit?: number }): Promise<ReconcileReport> {
+export async function reconcilePayouts(
+  deps: PayoutDeps,
+  opts: { staleAfterSeconds: number; unsentAfterSeconds?: number; limit?: number },
+): Promise<ReconcileReport> {
   const report: ReconcileReport = {
     examined: 0,
     completed: 0,
@@ -44,10 +51,11 @@ export async function reconcilePayouts(deps: PayoutDeps, opts: { staleAfterSecon
     batchStartsFailed: 0,
   };
   const cutoff = new Date(deps.now().getTime() - opts.staleAfterSeconds * 1000).toISOString();
+  const unsentCutoff = new Date(deps.now().getTime() - Math.max(opts.staleAfterSeconds, opts.unsentAfterSeconds ?? 0) * 1000).toISOString();
   for (const payout of await deps.payouts.openBefore(cutoff, opts.limit ?? 100)) {
     report.examined++;
     try {
-      await reconcileOne(deps, payout, report);
+      await reconcileOne(deps, payout, report, unsentCutoff);
     } catch (err) {
       logger.warn('reconciliation of a payout failed; the next run tries again', { payout_id: payout.payment_id, error: err as Error });
     }
@@ -65,11 +73,12 @@ export async function reconcilePayouts(deps: PayoutDeps, opts: { staleAfterSecon
   return report;
 }
 
-async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileReport): Promise<void> {
+async function reconcileOne(deps: PayoutDeps, payout: Payout, report: ReconcileReport, unsentCutoff: string): Promise<void> {
   const at = deps.now().toISOString();
   const order = await deps.provider.findOrderByReference(providerReference(payout.payment_id, payout.attempt));
   if (payout.status === 'PENDING') {
     if (!order) {
+      if (payout.updated_at >= unsentCutoff) return; // its creating call may still be placing the order
       await deps.payouts.discardUnsent(payout);
       report.discarded++;
       return;

@@ -101,6 +101,22 @@ describe('payout lifecycle ASL', () => {
     for (const t of tasks) expect(t.Parameters.Payload['round.$']).toBe('$.round');
   });
 
+  test('a check is retried on any error, its timeout included, for about an hour, and nothing catches it: the execution never ends while the order is unknown', () => {
+    // Failed before the fix: the checks retried only Lambda errors 5 times over ~1 min; a timed-out
+    // check ended the execution and left the payout FAILED or RETRY_n for good.
+    const checks = Object.entries(asl.States).filter(([name]) => /^CheckAttempt\d$/.test(name));
+    expect(checks).toHaveLength(MAX_ATTEMPTS);
+    for (const [, check] of checks) {
+      expect(check.Catch).toBeUndefined();
+      expect(check.Retry).toHaveLength(1);
+      const r = check.Retry[0];
+      expect(r.ErrorEquals).toEqual(['States.ALL']);
+      let total = 0;
+      for (let i = 0; i < r.MaxAttempts; i++) total += Math.min(r.IntervalSeconds * r.BackoffRate ** i, r.MaxDelaySeconds);
+      expect(total).toBeGreaterThanOrEqual(3600);
+    }
+  });
+
   test('the Wait states are exactly those on the retry path', () => {
     const waits = Object.values(asl.States)
       .filter((s) => s.Type === 'Wait')

@@ -1,6 +1,6 @@
 import { FailoverPayoutProvider } from '../../shared/adapters/payout-provider/failover';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../shared/domain/errors';
-import type { CreateProviderOrderInput, PayoutProvider, ProviderOrder } from '../../shared/domain/ports/payouts';
+import type { AccountHolder, CreateProviderOrderInput, PayoutProvider, ProviderOrder } from '../../shared/domain/ports/payouts';
 
 /**
  * The failover rule of the configured providers (docs/api/payouts.md#payout-providers-and-failover):
@@ -50,9 +50,11 @@ class FakeProvider implements PayoutProvider {
     if (this.lookup === 'down') throw new ProviderUnavailableError();
     return this.orders.get(ref) ?? null;
   }
-  async lookupAccountHolder() {
+  /** What the lookup answers: a wallet without its holder's name (no name lookup) unless set. */
+  holder: AccountHolder = { found: true, name: null };
+  async lookupAccountHolder(): Promise<AccountHolder> {
     if (this.mode === 'down') throw new ProviderUnavailableError();
-    return { found: true as const, name: null };
+    return this.holder;
   }
 }
 
@@ -157,5 +159,45 @@ describe('FailoverPayoutProvider', () => {
     ]);
     await expect(p.quote({})).resolves.toMatchObject({ rate: '3700' });
     await expect(p.lookupAccountHolder('+256700000006')).resolves.toEqual({ found: true, name: null });
+  });
+
+  describe('account-holder lookup: the name from the first provider that gives one', () => {
+    const named = (name: string): AccountHolder => ({ found: true, name });
+    const two = (primary: FakeProvider, second: FakeProvider) =>
+      new FailoverPayoutProvider([
+        { name: 'pawapay', provider: primary },
+        { name: 'provider-api', provider: second },
+      ]);
+
+    it('a primary without a name lookup: the next provider names the holder (so the name check runs)', async () => {
+      // Failed before the change: the primary's {found, name: null} was the answer and the check was skipped.
+      const second = new FakeProvider();
+      second.holder = named('Someone Else');
+      await expect(two(new FakeProvider(), second).lookupAccountHolder('+256700000005')).resolves.toEqual(named('Someone Else'));
+    });
+
+    it('a primary that names the holder is the answer; the next provider is not needed', async () => {
+      const primary = new FakeProvider();
+      primary.holder = named('Farmer One');
+      const second = new FakeProvider('down');
+      await expect(two(primary, second).lookupAccountHolder('+256700000007')).resolves.toEqual(named('Farmer One'));
+    });
+
+    it('the first answer decides whether the number is a wallet; a later "not found" or outage changes nothing', async () => {
+      const notWallet = new FakeProvider();
+      notWallet.holder = { found: false };
+      await expect(two(notWallet, new FakeProvider()).lookupAccountHolder('+256700000008')).resolves.toEqual({ found: false });
+      await expect(two(new FakeProvider(), notWallet).lookupAccountHolder('+256700000009')).resolves.toEqual({ found: true, name: null });
+      await expect(two(new FakeProvider(), new FakeProvider('down')).lookupAccountHolder('+256700000009')).resolves.toEqual({
+        found: true,
+        name: null,
+      });
+    });
+
+    it('unavailable only when no provider answers', async () => {
+      await expect(two(new FakeProvider('down'), new FakeProvider('down')).lookupAccountHolder('+256700000009')).rejects.toBeInstanceOf(
+        ProviderUnavailableError,
+      );
+    });
   });
 });

@@ -6,6 +6,7 @@ import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import type { ProviderOrder } from '../../shared/domain/ports/payouts';
 import type { Payout } from '../../shared/domain/records';
 import { requeueStaleLedgerWrites } from '../../shared/use-cases/ledger-writer';
+import { PAYOUT_CREATION_WINDOW_SECONDS } from '../../shared/domain/payout-lifecycle';
 import { reconcilePayouts } from '../../shared/use-cases/reconcile';
 import {
   aBatch,
@@ -151,6 +152,19 @@ describe('reconcilePayouts', () => {
     const placed = fakes([payout({ status: 'PENDING' })], order('PENDING'));
     await reconcilePayouts(placed.deps, { staleAfterSeconds: 300 });
     expect(placed.calls.slice(1)).toEqual(['ask PAY-2026-000001-01-A1', 'processing PAY-2026-000001-01', 'start PAY-2026-000001-01']);
+  });
+
+  it('keeps a PENDING payout without an order while its creating call may still be placing it (unsentAfterSeconds), then discards it', async () => {
+    // Failed before the fix: a payout idle for 10 min (past the 300 s threshold) was discarded while
+    // its order could still land, for a deleted payout that a new payout would then pay again.
+    const young = fakes([payout({ status: 'PENDING', updated_at: '2026-11-22T09:50:00.000Z' })], null);
+    const kept = await reconcilePayouts(young.deps, { staleAfterSeconds: 300, unsentAfterSeconds: PAYOUT_CREATION_WINDOW_SECONDS });
+    expect(young.calls.slice(1)).toEqual(['ask PAY-2026-000001-01-A1']);
+    expect(kept).toMatchObject({ examined: 1, discarded: 0 });
+    const old = fakes([payout({ status: 'PENDING', updated_at: '2026-11-22T09:44:59.000Z' })], null);
+    const gone = await reconcilePayouts(old.deps, { staleAfterSeconds: 300, unsentAfterSeconds: PAYOUT_CREATION_WINDOW_SECONDS });
+    expect(old.calls.slice(1)).toEqual(['ask PAY-2026-000001-01-A1', 'discard PAY-2026-000001-01']);
+    expect(gone).toMatchObject({ discarded: 1 });
   });
 
   it('asks about the current attempt of a payout in retry', async () => {

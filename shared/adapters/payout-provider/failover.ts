@@ -12,7 +12,8 @@
  *  - a repeated attempt whose order is known (`input.provider`) goes only to the provider holding it;
  *  - PROVIDER_UNAVAILABLE only when every provider is unavailable.
  * A look-up by reference asks every provider (a settled order anywhere is the answer; two settled
- * orders for one reference are logged as the DOUBLE_SETTLEMENT alarm).
+ * orders for one reference are logged as the DOUBLE_SETTLEMENT alarm). The account-holder lookup
+ * takes the holder's name from the first provider that gives one (lookupAccountHolder).
  */
 import { ProviderUnavailableError } from '../../domain/errors';
 import type { AccountHolder, CreateProviderOrderInput, PayoutProvider, ProviderOrder, RateQuote } from '../../domain/ports/payouts';
@@ -135,9 +136,37 @@ export class FailoverPayoutProvider implements PayoutProvider {
     return orders[0] ?? null;
   }
 
-  /** The primary's account-holder lookup (the next provider's while it is unavailable). */
-  lookupAccountHolder(phone: string): Promise<AccountHolder> {
-    return this.firstAvailable((p) => p.lookupAccountHolder(phone));
+  /**
+   * The account holder of `phone` for the recipient name check, from the first provider (in
+   * PAYOUT_PROVIDERS order) whose lookup names the holder (docs/api/payouts.md#recipient-name-check):
+   *  - the first provider that answers decides whether the number is a wallet (`found: false` ends
+   *    the lookup);
+   *  - an answer without a name (`name: null`: that provider has no name lookup, as pawaPay) is
+   *    kept, and the next providers are asked for the name only; the first name given is the
+   *    answer (the holder is the operator's record, whichever provider reads it); a later
+   *    provider that is unavailable or does not know the number changes nothing;
+   *  - no provider names the holder: the kept answer (the order is placed without a name check).
+   * Errors: ProviderUnavailableError when no provider answers.
+   */
+  async lookupAccountHolder(phone: string): Promise<AccountHolder> {
+    let kept: AccountHolder | undefined;
+    let last: unknown;
+    for (const { provider } of this.providers) {
+      let answer: AccountHolder;
+      try {
+        answer = await provider.lookupAccountHolder(phone);
+      } catch (err) {
+        if (!(err instanceof ProviderUnavailableError)) throw err;
+        last = err;
+        continue;
+      }
+      if (!kept) {
+        if (!answer.found || answer.name !== null) return answer;
+        kept = answer;
+      } else if (answer.found && answer.name !== null) return answer;
+    }
+    if (kept) return kept;
+    throw last;
   }
 
   /** `call` on the providers in order until one is not unavailable. */
