@@ -325,7 +325,7 @@ async function settleMembers(
 // ---------------------------------------------------------------- the pipelined writer's receipt step
 
 /** The log key (`alarm`) of a nonce gap the writer cannot close itself (docs/ledger.md#a-nonce-gap). */
-export const LEDGER_NONCE_GAP_ALARM = 'LEDGER_NONCE_GAP';
+const LEDGER_NONCE_GAP_ALARM = 'LEDGER_NONCE_GAP';
 
 /**
  * The nonce of the next group (docs/ledger.md#the-pipelined-writer): one past the highest nonce the
@@ -361,7 +361,7 @@ export async function checkSentGroup(deps: BatchWriterDeps, groupId: string, wai
  * then a nonce gap below the groups still in flight is reported (`LEDGER_NONCE_GAP`). Waits up to
  * `waitMs` for the receipt of `focus` only. The groups still in flight.
  */
-export async function gatherReceipts(deps: BatchWriterDeps, waitMs: number, focus?: string): Promise<LedgerWriteGroup[]> {
+async function gatherReceipts(deps: BatchWriterDeps, waitMs: number, focus?: string): Promise<LedgerWriteGroup[]> {
   const inFlight = await deps.groups.inFlight();
   if (inFlight.length === 0) return [];
   const left: LedgerWriteGroup[] = [];
