@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerWriteGroups } from '../../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../domain/records';
 import { fromItem, keys, OPEN_LEDGER_TX } from './keys';
@@ -212,22 +212,15 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
     return typeof r.Item?.next_nonce === 'number' ? r.Item.next_nonce : undefined;
   }
 
-  /** The groups named in the signer's in_flight set (read consistently), lowest nonce first. */
+  /**
+   * The groups named in the signer's in_flight set, each read consistently (a handful: the groups
+   * sent within the last blocks; GetItem, so the writer needs no batch-read grant), lowest nonce first.
+   */
   async inFlight(): Promise<LedgerWriteGroup[]> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ledgerSigner(), ConsistentRead: true }));
     const ids = [...((r.Item?.in_flight as Set<string> | undefined) ?? [])];
-    const groups: LedgerWriteGroup[] = [];
-    for (let i = 0; i < ids.length; i += 100) {
-      let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
-        [tableName()]: { Keys: ids.slice(i, i + 100).map((id) => keys.ledgerGroup(id)), ConsistentRead: true },
-      };
-      while (request && Object.keys(request).length > 0) {
-        const got = await documentClient().send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of got.Responses?.[tableName()] ?? []) groups.push(fromItem<LedgerWriteGroup>(item));
-        request = got.UnprocessedKeys as typeof request;
-      }
-    }
-    return groups.filter((g) => g.status === 'SENT').sort((a, b) => (a.nonce ?? 0) - (b.nonce ?? 0));
+    const groups = await Promise.all(ids.map((id) => this.getGroup(id)));
+    return groups.filter((g): g is LedgerWriteGroup => g?.status === 'SENT').sort((a, b) => (a.nonce ?? 0) - (b.nonce ?? 0));
   }
 
   /** The group SETTLED and out of the signer's in_flight set, in one transaction. */
