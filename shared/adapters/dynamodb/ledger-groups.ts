@@ -168,9 +168,9 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
             Update: {
               TableName: tableName(),
               Key: keys.ledgerSigner(),
-              UpdateExpression: 'SET next_nonce = :next ADD in_flight :g',
+              UpdateExpression: 'SET next_nonce = :next, entity = :e ADD in_flight :g',
               ConditionExpression: 'attribute_not_exists(next_nonce) OR next_nonce <= :n',
-              ExpressionAttributeValues: { ':next': signed.nonce + 1, ':n': signed.nonce, ':g': new Set([groupId]) },
+              ExpressionAttributeValues: { ':next': signed.nonce + 1, ':n': signed.nonce, ':g': new Set([groupId]), ':e': 'LEDGER_SIGNER' },
             },
           },
         ],
