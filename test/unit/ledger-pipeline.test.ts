@@ -2,6 +2,7 @@ import type { Hex } from 'viem';
 import { STUCK_AFTER_BLOCKS } from '../../shared/domain/ledger-batching';
 import type { BatchedCall, LedgerWriteGroups } from '../../shared/domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../shared/domain/records';
+import { logger } from '../../shared/runtime/logger';
 import { checkSentGroup, landInGroup, type BatchWriterDeps } from '../../shared/use-cases/ledger-batch-writer';
 
 /**
@@ -142,7 +143,13 @@ function world(writes: BatchLedgerTx[]) {
       expect(ids).toHaveLength(count);
       return ids.map(() => ({ written: true as const }));
     },
-    signerNonces: async () => ({ mined: chain.mined, pending: chain.mined + chain.mempool.size }),
+    signerNonces: async () => {
+      // Like a node: pending counts only the transactions that can run in order after the mined ones.
+      const held = new Set([...chain.mempool.values()].map((t) => t.nonce));
+      let pending = chain.mined;
+      while (held.has(pending)) pending++;
+      return { mined: chain.mined, pending };
+    },
     blockNumber: async () => chain.block,
     isKnown: async (hash) => chain.mempool.has(hash) || chain.receipts.has(hash),
     replaceKept: async (raw, keep) => {
@@ -326,5 +333,25 @@ describe('pipelined batched writer: send without waiting, receipts gathered apar
     w.deps.now = () => new Date('2026-01-01T00:02:00Z'); // (a group's id names its creation time)
     await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
     expect(w.signed.map((s) => s.nonce)).toEqual([0, 1]);
+  });
+
+  it('a nonce gap below the groups in flight (nonces nothing holds) is reported with its alarm key and the missing nonces', async () => {
+    const w = world([write(1)]);
+    w.signer.next = 3; // nonces 0-2 kept by writes whose transactions are gone, none of them a group in flight
+    const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    try {
+      await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
+      expect(w.signed.map((s) => s.nonce)).toEqual([3]);
+      await checkSentGroup(w.deps, w.checks[0]!.group, 10);
+      expect(errors).toHaveBeenCalledWith(
+        expect.stringMatching(/^nonce gap/),
+        expect.objectContaining({ alarm: 'LEDGER_NONCE_GAP', missing_nonces: [0, 1, 2] }),
+      );
+      // Still in flight, still checked: nothing abandoned or replaced while it waits on the gap.
+      expect(w.groups.get(w.checks[0]!.group)!.status).toBe('SENT');
+      expect(w.checks).toHaveLength(2);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });
