@@ -65,7 +65,10 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * still claimed by a group that split it out is released and grouped anew. Members settled before
  * are left alone, so redelivery, a crash between keeping and sending, or after sending, neither
  * signs twice nor confirms twice. Throws while the transaction is not mined within `receiptWaitMs`
- * (the queue retries), and for transport failures.
+ * (the queue retries), and for transport failures. Pipelined (`queueReceiptCheck` given;
+ * docs/ledger.md#the-pipelined-writer): the mined groups in flight are settled first (no waiting),
+ * the group is signed with the next nonce (`nextNonce`) and sent, its receipt check queued, and the
+ * delivery ends without waiting; a write whose group is in flight ends at once.
  */
 export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
   let current: BatchLedgerTx | null = tx;
