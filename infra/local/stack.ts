@@ -113,12 +113,10 @@ const LOCAL_EVIDENCE_UPLOADS_BUCKET = 'coffee-trace-evidence-uploads-local';
 export const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number }> = {
   'payout-request-queue': { name: 'coffee-trace-payout-requests', visibilitySeconds: 30 },
   'ledger-write-queue': { name: 'coffee-trace-ledger-writes', visibilitySeconds: 5 },
-  // DDS filing: retried every second until the registry has the reference numbers.
-  'dds-filing-queue': { name: 'coffee-trace-dds-filing', visibilitySeconds: 1 },
+  'dds-filing-queue': { name: 'coffee-trace-dds-filing', visibilitySeconds: 1 }, // retried every second until the registry has the numbers
   // Outbound webhooks: the retry schedule is the consumer's own (re-queued with a delay); a crash is retried after 5 s.
   'outbound-webhook-queue': { name: 'coffee-trace-outbound-webhooks', visibilitySeconds: 5 },
-  // Evidence pin jobs: a failed pin is retried after 2 s.
-  'evidence-pin-queue': { name: 'coffee-trace-evidence-pins', visibilitySeconds: 2 },
+  'evidence-pin-queue': { name: 'coffee-trace-evidence-pins', visibilitySeconds: 2 }, // a failed pin is retried after 2 s
   // Order work: a run crashed half-way is continued after 65 s (longer than a run's 40 s budget, so two runs of one message rarely overlap).
   'order-work-queue': { name: 'coffee-trace-order-work', visibilitySeconds: 65 },
 };

@@ -177,5 +177,5 @@ export function settlementDeps(): SettlementDeps {
 
 /** Ports of the order worker (functions/purchase-order-worker): confirmation and settlement steps of large purchase orders. */
 export function orderWorkDeps(): OrderWorkDeps {
-  return { ...purchaseOrderDeps(), settlements: settlementRepo(), vaultWrites: vaultWrites() };
+  return { ...purchaseOrderDeps(), loans: loanRepo(), payouts: payoutRepo(), settlements: settlementRepo(), vaultWrites: vaultWrites() };
 }

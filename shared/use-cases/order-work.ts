@@ -1,9 +1,14 @@
 import type { OrderWorkMessage } from '../domain/ports/batches';
-import type { SettlementStore, VaultWriteQueue } from '../domain/ports/lending';
 import { forEachLimited, ORDER_STEP_CONCURRENCY, ORDER_WORK_BUDGET_MS, SETTLEMENT_STEP_BATCHES } from '../domain/purchase-order-limits';
 import { logger } from '../runtime/logger';
 import { continueConfirmation, type PurchaseOrderDeps } from './purchase-orders';
-import { requestSettlementWrites, settleOneBatch } from './settlement';
+import {
+  recordLargeOrderAmountDue,
+  requestSettlementWrites,
+  settleLargeOrderWhenPaid,
+  settleOneBatch,
+  type SettlingDeps,
+} from './settlement';
 
 /**
  * The order worker (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): the per-batch
@@ -12,10 +17,7 @@ import { requestSettlementWrites, settleOneBatch } from './settlement';
  */
 
 /** The ports of the order worker. */
-export type OrderWorkDeps = PurchaseOrderDeps & {
-  settlements: Pick<SettlementStore, 'get' | 'completeOrderAudits' | 'recordSettledProgress'>;
-  vaultWrites: VaultWriteQueue;
-};
+export type OrderWorkDeps = PurchaseOrderDeps & SettlingDeps;
 
 /**
  * One order work message. CONFIRM: a CONFIRMING order's batches confirmed from
@@ -47,6 +49,7 @@ async function confirmSteps(deps: OrderWorkDeps, id: string, deadline: number): 
   const po = await deps.custody.getPurchaseOrder(id);
   if (po?.status !== 'CONFIRMING') return false;
   const { po: after } = await continueConfirmation(deps, po, deadline);
+  if (after.status === 'CONFIRMED') await recordLargeOrderAmountDue(deps, after);
   return after.status === 'CONFIRMING';
 }
 
@@ -54,9 +57,11 @@ async function confirmSteps(deps: OrderWorkDeps, id: string, deadline: number): 
 async function settleSteps(deps: OrderWorkDeps, id: string, deadline: number): Promise<boolean> {
   const po = await deps.custody.getPurchaseOrder(id);
   if (!po) return false;
+  // The settlement is planned here, off the payment event's request path (a read of every batch and its loan).
+  let s = await settleLargeOrderWhenPaid(deps, id);
   await deps.settlements.completeOrderAudits(id, po.batch_ids);
-  let s = await deps.settlements.get(id);
   if (!s) return false;
+  s = (await deps.settlements.get(id))!;
   await requestSettlementWrites(deps, s);
   while ((s.settled_batch_count ?? 0) < s.settled_batch_ids.length) {
     if (deps.now().getTime() >= deadline) return true;

@@ -87,6 +87,11 @@ export interface SettlementDeps {
   now: () => Date;
 }
 
+/** What settling an order needs: every settlement port but the webhook receipts and the vault's logs. */
+export type SettlingDeps = Omit<SettlementDeps, 'receipts' | 'vault' | 'settlements'> & {
+  settlements: Pick<SettlementStore, 'get' | 'start' | 'payments' | 'recordAmountDue' | 'completeOrderAudits' | 'recordSettledProgress'>;
+};
+
 /** Whether an order's per-batch settlement work goes to the order worker (above one transaction's size). */
 const isLargeOrder = (po: Pick<PurchaseOrder, 'batch_ids'> | null): boolean => (po?.batch_ids.length ?? 0) > ORDER_TRANSACTION_MAX_BATCHES;
 
@@ -199,6 +204,7 @@ async function receivePayment(
     });
     return UNAPPLIED_OUTCOME[payment.unapplied_reason ?? 'UNKNOWN_PURCHASE_ORDER'];
   }
+  if (large) return (await paidInFull(deps, p.purchaseOrderId)) ? 'SETTLEMENT_STARTED' : 'AWAITING_PAYMENT';
   const settled = await settleWhenPaid(deps, p.purchaseOrderId, { acceptShortPayment: false, actor: SYSTEM_ACTOR });
   if (!settled) {
     logger.info('buyer payment counted: the purchase order is not paid in full yet', facts);
@@ -211,6 +217,36 @@ async function receivePayment(
     remainder_usd_micro: settled.remainder_usd_micro,
   });
   return 'SETTLEMENT_STARTED';
+}
+
+/**
+ * Whether a large order's counted payments reach its amount due (read from the order: one read
+ * once the amount due is recorded), so the payment event can answer at once while the order
+ * worker, already queued, plans and starts the settlement (`settleLargeOrderWhenPaid`).
+ */
+async function paidInFull(deps: SettlingDeps, purchaseOrderId: string): Promise<boolean> {
+  const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
+  if (!po || po.settled_at) return Boolean(po?.settled_at);
+  const paid = po.paid_usd_micro ?? 0;
+  return paid > 0 && isPaidInFull(paid, await amountDueOf(deps, po));
+}
+
+/**
+ * The order worker's start of a large order's settlement: as a full payment starts a small one's
+ * (the settlement planned from every batch's loan and stage, created once), without carrying it
+ * out, which is the worker's next step. Returns the settlement, or null while the order is not
+ * paid in full. Errors: as `settlePurchaseOrder`'s store errors.
+ */
+export function settleLargeOrderWhenPaid(deps: SettlingDeps, purchaseOrderId: string): Promise<Settlement | null> {
+  return settleWhenPaid(deps, purchaseOrderId, { acceptShortPayment: false, actor: SYSTEM_ACTOR, inWorker: true });
+}
+
+/**
+ * Records a just-CONFIRMED large order's amount due (when every batch has its outturn), so its
+ * payment events answer from the order alone. Errors: the stores'.
+ */
+export async function recordLargeOrderAmountDue(deps: Pick<SettlingDeps, 'batches' | 'settlements'>, po: PurchaseOrder): Promise<void> {
+  await amountDueOf(deps, po);
 }
 
 /**
@@ -240,14 +276,15 @@ async function amountDueOf(
  * Returns the settlement, or null when the order is not (to be) settled yet.
  */
 async function settleWhenPaid(
-  deps: SettlementDeps,
+  deps: SettlingDeps,
   purchaseOrderId: string,
-  opts: { acceptShortPayment: boolean; actor: string },
+  opts: { acceptShortPayment: boolean; actor: string; inWorker?: boolean },
 ): Promise<Settlement | null> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const existing = await deps.settlements.get(purchaseOrderId);
     const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
     if (existing) {
+      if (opts.inWorker) return existing;
       if (isLargeOrder(po)) await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
       else await carryOut(deps, existing);
       return existing;
@@ -303,6 +340,7 @@ async function settleWhenPaid(
         unpaid_loan_ids: plan.unpaid_loan_ids,
       });
     const settlement = (await deps.settlements.get(purchaseOrderId))!;
+    if (opts.inWorker) return settlement;
     if (large) await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
     else await carryOut(deps, settlement);
     return settlement;
@@ -442,7 +480,7 @@ function repaymentChunks(s: Settlement): Settlement['repayments'][string][][] {
  * Carries a settlement out (an order up to one transaction's size, on the request path):
  * `requestSettlementWrites`, then every batch recorded SETTLED (`settleOneBatch`); idempotent.
  */
-async function carryOut(deps: SettlementDeps, s: Settlement): Promise<void> {
+async function carryOut(deps: SettlingDeps, s: Settlement): Promise<void> {
   await requestSettlementWrites(deps, s);
   await forEachLimited(s.settled_batch_ids, ORDER_STEP_CONCURRENCY, (batchId) => settleOneBatch(deps, s, batchId));
 }

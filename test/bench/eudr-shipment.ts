@@ -1,5 +1,6 @@
 import { signDevToken } from '../../infra/local/dev-keys';
 import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
+import { purchaseOrderBody } from '../support/purchase-order-body';
 import { startStackProcess } from '../support/stack-process';
 import { acceptedBatch, apiCaller, blockTimeLabel, type Call } from './submission';
 
@@ -149,18 +150,7 @@ export async function shipmentDdsBench(): Promise<void> {
     say(`  setup: ${BATCHES} batches submitted, GRADED and MILLED in ${secs(Date.now() - t1)}`);
 
     const t2 = Date.now();
-    const po = await call('POST', '/purchase-orders', coop, {
-      batch_ids: batches,
-      buyer: 'Hamburg Coffee Importers GmbH',
-      price_usd_per_kg: 6.4,
-      buyer_operator: {
-        name: 'Hamburg Coffee Importers GmbH',
-        eori: 'DE123456789012345',
-        address: 'Am Sandtorkai 1, 20457 Hamburg',
-        email: 'dds@hci.example',
-        country: 'DE',
-      },
-    });
+    const po = await call('POST', '/purchase-orders', coop, purchaseOrderBody(batches));
     if (po.status !== 201) throw new Error(`purchase order: ${po.status} ${JSON.stringify(po.body).slice(0, 300)}`);
     const poId: string = po.body.purchase_order_id;
     let confirmed = await call('POST', `/purchase-orders/${poId}/confirm`, coop);

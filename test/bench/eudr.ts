@@ -1,4 +1,5 @@
 import { signDevToken } from '../../infra/local/dev-keys';
+import { purchaseOrderBody } from '../support/purchase-order-body';
 import { startStackProcess } from '../support/stack-process';
 import { shipmentDdsBench } from './eudr-shipment';
 import { acceptedBatch, apiCaller, untilMinted } from './submission';
@@ -68,18 +69,7 @@ export async function eudrBench(): Promise<void> {
       });
       batches.push(id);
     }
-    await call('POST', '/purchase-orders', coop, {
-      batch_ids: batches.slice(0, 40),
-      buyer: 'Hamburg Coffee Importers GmbH',
-      price_usd_per_kg: 6.4,
-      buyer_operator: {
-        name: 'Hamburg Coffee Importers GmbH',
-        eori: 'DE123456789012345',
-        address: 'Am Sandtorkai 1, 20457 Hamburg',
-        email: 'dds@hci.example',
-        country: 'DE',
-      },
-    });
+    await call('POST', '/purchase-orders', coop, purchaseOrderBody(batches.slice(0, 40)));
     const singles = batches.splice(0, SINGLES);
     const times: number[] = [];
     const started: Array<{ id: string; t: number }> = [];

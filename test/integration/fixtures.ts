@@ -1,5 +1,7 @@
 import { api, token, uid } from '../support/api';
 
+export { purchaseOrderBody } from '../support/purchase-order-body';
+
 /** A Bugisu cooperative with realistic prices (UGX per kg). */
 function cooperativeBody(id: string, overrides: Record<string, unknown> = {}) {
   return {
@@ -37,26 +39,6 @@ export function batchBody(farmerId: string, cooperativeId: string, overrides: Re
     collection_point_gps: { lat: 1.0801, lng: 34.1751 },
     weight_slip_photo_url: 'ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
     collector_agent_id: 'AGENT-MBL-07',
-    ...overrides,
-  };
-}
-
-/**
- * A purchase order of `batchIds` to a Hamburg importer at 6.40 USD per kg, with the buyer's EU
- * operator details (name, EORI, address, e-mail, country) that a due diligence statement needs.
- */
-export function purchaseOrderBody(batchIds: string[], overrides: Record<string, unknown> = {}) {
-  return {
-    batch_ids: batchIds,
-    buyer: 'Hamburg Coffee Importers GmbH',
-    price_usd_per_kg: 6.4,
-    buyer_operator: {
-      name: 'Hamburg Coffee Importers GmbH',
-      eori: 'DE123456789012345',
-      address: 'Am Sandtorkai 1, 20457 Hamburg',
-      email: 'dds@hci.example',
-      country: 'DE',
-    },
     ...overrides,
   };
 }

@@ -237,7 +237,11 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
 
     const repay = await write({ kind: 'REPAY_LOAN', ref: ref('LOAN', 1), purchaseOrderRef: ref('PO', 1), amountUsdMicro: 330n * USDC });
     expect(repay.status).toBe('success');
-    expect(await reader.writeResult(repay.txHash)).toEqual({ assetsUsdMicro: 330n * USDC });
+    // A single repayment's result also names its loan, as each of repayLoans' repayments does.
+    expect(await reader.writeResult(repay.txHash)).toEqual({
+      assetsUsdMicro: 330n * USDC,
+      repayments: [{ loanId: ref('LOAN', 1), amountUsdMicro: 330n * USDC, repaid: true }],
+    });
     expect(await reader.loan(ref('LOAN', 1))).toEqual({ status: 'REPAID', tokenId: lockedToken, principalUsdMicro: 300n * USDC });
     expect((await ownerOf(lockedToken)).toLowerCase()).toBe(operator.toLowerCase());
     expect(await reader.escrowOf(ref('PO', 1))).toBe(70n * USDC);

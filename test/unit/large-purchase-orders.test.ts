@@ -85,7 +85,17 @@ function world(n: number, warehoused: (i: number) => boolean) {
         queued.push(m);
       },
     },
-    settlements: { get: unused, completeOrderAudits: unused, recordSettledProgress: unused },
+    // Only the settlement steps (below) read these.
+    settlements: {
+      get: unused,
+      start: unused,
+      payments: unused,
+      recordAmountDue: unused,
+      completeOrderAudits: unused,
+      recordSettledProgress: unused,
+    },
+    loans: { activeForBatch: unused },
+    payouts: { get: unused },
     vaultWrites: { request: unused },
     now: () => new Date('2026-11-27T01:00:00.000Z'),
   };
@@ -297,7 +307,13 @@ describe('settling a purchase order above one transaction (the order worker)', (
           queued.push(m);
         },
       },
+      // The settlement exists (the worker's start of it returns it as it is): its steps only.
+      loans: { activeForBatch: unused },
+      payouts: { get: unused },
       settlements: {
+        start: unused,
+        payments: unused,
+        recordAmountDue: unused,
         get: async () => structuredClone(settlement),
         completeOrderAudits: async (poId, batchIds) => {
           audits.push(`${poId}:${batchIds.length}`);

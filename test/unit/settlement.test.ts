@@ -15,6 +15,7 @@ import {
   applyBuyerPayment,
   refundBuyerPayment,
   requestSettlementWrites,
+  settleLargeOrderWhenPaid,
   settlePurchaseOrder,
   type BuyerPaymentEvent,
   type SettlementDeps,
@@ -328,11 +329,14 @@ describe('applyBuyerPayment', () => {
         work.push(m);
       },
     };
-    // An order above one transaction: the payment starts the settlement and hands the rest to the order worker.
+    // An order above one transaction: the payment is recorded and the order worker is queued; the
+    // worker plans and starts the settlement (no read of every batch and loan on the request path).
     expect(await w.pay('e', 2_000_000_000)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
     expect(work).toContainEqual({ purchase_order_id: 'PO-1', work: 'SETTLE' });
+    expect(w.settlement()).toBeNull();
     expect(w.writes).toEqual([]);
     expect(w.stageCommits).toEqual([]);
+    expect(await settleLargeOrderWhenPaid(w.deps, 'PO-1')).toMatchObject({ status: 'STARTED' }); // by the worker: nothing queued again
     await requestSettlementWrites(w.deps, w.settlement()!);
     const repays = w.writes.filter(([, c]) => c.kind === 'REPAY_LOANS');
     expect(repays.map(([id]) => id)).toEqual(['PO-1-repays-0', 'PO-1-repays-1']);
