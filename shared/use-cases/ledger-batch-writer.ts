@@ -68,7 +68,8 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * (the queue retries), and for transport failures. Pipelined (`queueReceiptCheck` given;
  * docs/ledger.md#the-pipelined-writer): the mined groups in flight are settled first (no waiting),
  * the group is signed with the next nonce (`nextNonce`) and sent, its receipt check queued, and the
- * delivery ends without waiting; a write whose group is in flight ends at once.
+ * delivery ends without waiting (a group mined already, as on a chain that mines on arrival, is
+ * settled first: one receipt look-up); a write whose group is in flight ends at once, likewise.
  */
 export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
   let current: BatchLedgerTx | null = tx;
@@ -83,11 +84,24 @@ export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, rece
     const { splitOut, inFlight } = await landGroup(deps, groupId, receiptWaitMs, tx.ledger_tx_id);
     const own = splitOut.get(tx.ledger_tx_id);
     if (own) throw own;
-    if (inFlight.includes(tx.ledger_tx_id)) return; // pipelined: sent, its receipt is gathered apart
+    if (inFlight.includes(tx.ledger_tx_id)) {
+      // Pipelined: sent. Mined already (a chain that mines each transaction on arrival), it is settled
+      // now, with no receipt check between; else the delivery ends and its receipt is gathered apart.
+      await settleIfMined(deps, groupId);
+      return;
+    }
     current = await deps.getLedgerTx(tx.ledger_tx_id);
   }
   if (current && isOpen(current))
     throw new Error(`ledger write ${tx.ledger_tx_id} is still open after ${MAX_GROUPS_PER_DELIVERY} batched transactions`);
+}
+
+/** The sent group `groupId`, when one of its hashes is mined already (no waiting): its members settled from their events, the group SETTLED. */
+async function settleIfMined(deps: BatchWriterDeps, groupId: string): Promise<void> {
+  const group = await deps.groups.getGroup(groupId);
+  if (group?.status !== 'SENT') return;
+  const mined = await minedTx(deps, group, 0);
+  if (mined) await settleMined(deps, group, mined);
 }
 
 function isOpen(tx: BatchLedgerTx): boolean {
@@ -356,8 +370,8 @@ export async function checkSentGroup(deps: BatchWriterDeps, groupId: string, wai
  * group in flight, lowest nonce first, in any order of mining —
  * 1. mined under its hash or one it replaced → each member settled from that transaction's own
  *    events (members settled before are left alone), the group SETTLED;
- * 2. its nonce used by another transaction (the chain's mined count is past it, no hash of it
- *    mined) → abandoned: its open members released to be grouped anew (the reconciler queues them);
+ * 2. its nonce used by another transaction (the chain's mined count, read before the receipts are
+ *    looked up, is past it, and no hash of it is mined) → abandoned: its open members released to be grouped anew (the reconciler queues them);
  * 3. lost (the node knows neither it nor a receipt) → broadcast again, the same bytes;
  * 4. stuck (`STUCK_AFTER_BLOCKS` blocks since it was sent) → replaced: same call and nonce, higher
  *    fees, kept before it is sent, the old hash remembered;
@@ -368,19 +382,18 @@ async function gatherReceipts(deps: BatchWriterDeps, waitMs: number, focus?: str
   const inFlight = await deps.groups.inFlight();
   if (inFlight.length === 0) return [];
   const left: LedgerWriteGroup[] = [];
-  let chain: { mined: number; pending: number } | undefined;
+  // The signer's counts read BEFORE any receipt is looked up: a nonce mined by then is one whose
+  // receipt the look-ups below find when it is one of the group's hashes. Read after, a group mined
+  // between its look-up and this read would look taken by another transaction and be abandoned,
+  // its members grouped anew and refused by the contract as minted already.
+  const chain = await deps.ledger.signerNonces();
   let block: number | undefined;
   for (const group of inFlight) {
     const mined = await minedTx(deps, group, group.group_id === focus ? waitMs : 0);
     if (mined) {
-      const members = (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter(
-        (m): m is BatchLedgerTx => m !== null,
-      );
-      await settleMembers(deps, group, members, mined.txHash, mined.receipt);
-      await deps.groups.settle(group.group_id, Number(mined.receipt.blockNumber), deps.now().toISOString());
+      await settleMined(deps, group, mined);
       continue;
     }
-    chain ??= await deps.ledger.signerNonces();
     if (group.nonce !== undefined && chain.mined > group.nonce) {
       await abandon(deps, group);
       continue;
@@ -389,8 +402,17 @@ async function gatherReceipts(deps: BatchWriterDeps, waitMs: number, focus?: str
     await unstick(deps, group, block);
     left.push(group);
   }
-  if (left.length > 0) reportNonceGap(left, chain ?? (await deps.ledger.signerNonces()));
+  if (left.length > 0) reportNonceGap(left, chain);
   return left;
+}
+
+/** The group's members settled from the mined transaction's own events (members settled before left alone), the group SETTLED with its block. */
+async function settleMined(deps: BatchWriterDeps, group: LedgerWriteGroup, mined: { txHash: Hex; receipt: LedgerReceipt }): Promise<void> {
+  const members = (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter(
+    (m): m is BatchLedgerTx => m !== null,
+  );
+  await settleMembers(deps, group, members, mined.txHash, mined.receipt);
+  await deps.groups.settle(group.group_id, Number(mined.receipt.blockNumber), deps.now().toISOString());
 }
 
 /** The mined transaction of `group` (its current hash, else one it replaced) with its receipt; waits up to `waitMs` for the current one. */

@@ -40,6 +40,8 @@ function world(writes: BatchLedgerTx[]) {
     mined: 0,
     mempool: new Map<Hex, { raw: Hex; nonce: number; tokenIds: bigint[] }>(),
     receipts: new Map<Hex, { block: number; tokenIds: bigint[] }>(),
+    /** Mines each transaction as it arrives (a local chain with LEDGER_BLOCK_TIME_S=0). */
+    automine: false,
     broadcasts: [] as Hex[],
     replacements: [] as Array<{ old: Hex; replacement: Hex }>,
   };
@@ -51,6 +53,7 @@ function world(writes: BatchLedgerTx[]) {
   const broadcast = (raw: Hex, nonce: number, tokenIds: bigint[]) => {
     chain.broadcasts.push(raw);
     if (!chain.receipts.has(hashOf(raw))) chain.mempool.set(hashOf(raw), { raw, nonce, tokenIds });
+    if (chain.automine) mineBlock();
   };
 
   const store: LedgerWriteGroups = {
@@ -234,6 +237,23 @@ describe('pipelined batched writer: send without waiting, receipts gathered apar
     expect(w.checks).toHaveLength(queued);
   });
 
+  it('on a chain that mines on arrival, the delivery that sent the group settles it: no receipt check in between', async () => {
+    const w = world([write(1), write(2)]);
+    w.chain.automine = true;
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
+    const [sent] = w.signed;
+    expect(w.written).toEqual([
+      ['b1-1', hashOf(sent!.raw)],
+      ['b2-1', hashOf(sent!.raw)],
+    ]);
+    expect(w.groups.get(w.checks[0]!.group)!.status).toBe('SETTLED');
+    expect(w.signer.inFlight.size).toBe(0);
+    // Its receipt check, delivered later: nothing left to settle, nothing queued again.
+    await checkSentGroup(w.deps, w.checks[0]!.group, 10);
+    expect(w.written).toHaveLength(2);
+    expect(w.checks).toHaveLength(1);
+  });
+
   it('a group not mined at its receipt check: the next check is queued, the writes behind it are not held', async () => {
     const w = world([write(1)]);
     await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
@@ -333,6 +353,32 @@ describe('pipelined batched writer: send without waiting, receipts gathered apar
     w.deps.now = () => new Date('2026-01-01T00:02:00Z'); // (a group's id names its creation time)
     await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
     expect(w.signed.map((s) => s.nonce)).toEqual([0, 1]);
+  });
+
+  it('a group mined between its receipt look-up and the read of the signer’s counts is not abandoned: the next check settles it', async () => {
+    const w = world([write(1)]);
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
+    const groupId = w.checks[0]!.group;
+    const lookUp = w.deps.ledger.waitForReceipt;
+    let raced = false;
+    w.deps.ledger = {
+      ...w.deps.ledger,
+      waitForReceipt: async (hash, ms) => {
+        const receipt = await lookUp(hash, ms);
+        if (!raced) {
+          raced = true;
+          w.mineBlock(); // the block lands just after the look-up found nothing
+        }
+        return receipt;
+      },
+    };
+    await checkSentGroup(w.deps, groupId, 0); // no waiting: one look-up of its hash
+    expect(w.groups.get(groupId)!.status).toBe('SENT');
+    expect(w.txs.get('b1-1')!.group_id).toBe(groupId);
+    await checkSentGroup(w.deps, groupId, 10);
+    expect(w.written).toEqual([['b1-1', hashOf(w.signed[0]!.raw)]]);
+    expect(w.signed).toHaveLength(1);
+    expect(w.groups.get(groupId)!.status).toBe('SETTLED');
   });
 
   it('a nonce gap below the groups in flight (nonces nothing holds) is reported with its alarm key and the missing nonces', async () => {
