@@ -66,6 +66,7 @@ export function ledgerWriterDeps(): LedgerWriterDeps {
     payoutQueue: payoutRequestQueue(),
     now,
     groups: ledgerWriteGroups(),
+    ledgerQueue: ledgerWriteQueue(),
     ...(envOr('AUDIT_ANCHOR_ADDRESS', '') ? { anchors: anchorOutcomes() } : {}),
   };
   if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;

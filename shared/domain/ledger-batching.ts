@@ -20,6 +20,26 @@ const MAX_STAGE_RECORDS_PER_TX = 200;
  */
 export const SETTLE_BATCHES_AT_ONCE = 16;
 
+/**
+ * The pipelined writer (docs/ledger.md#the-pipelined-writer): a group's transaction is sent and the
+ * writer goes on; its receipt is gathered apart. A kept transaction still not mined this many
+ * blocks after it was sent (or last replaced) is replaced: the same call with the same nonce and
+ * higher fees (on Base, 10 blocks = 20 s).
+ */
+export const STUCK_AFTER_BLOCKS = 10;
+
+/**
+ * A replacement's fees over the transaction it replaces, in percent (nodes refuse a replacement
+ * below +10 %; the fees of the chain's next block are taken when they are higher).
+ */
+export const REPLACEMENT_FEE_BUMP_PERCENT = 25;
+
+/**
+ * How long one receipt check of a sent group waits for its receipt (ms) before it queues the next
+ * check and lets the writes behind it go: two blocks on Base.
+ */
+export const RECEIPT_CHECK_WAIT_MS = 4_000;
+
 /** The batched kinds of ledger writes. */
 export type BatchedWriteKind = 'MINT' | 'TRACE_STAGE';
 

@@ -382,6 +382,10 @@ export interface LedgerWriteGroup {
   raw_tx?: string;
   tx_hash?: string;
   nonce?: number;
+  /** The chain's block number when the current transaction was sent (stuck detection). */
+  sent_block?: number;
+  /** Hashes of the transactions the current one replaced (same nonce, lower fees): whichever is mined settles the members. */
+  replaced_hashes?: string[];
   block_number?: number;
   created_at: string;
   sent_at?: string;

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerUnavailableError } from '../domain/errors';
-import { maxRecordsPerTx, SETTLE_BATCHES_AT_ONCE, type BatchRecordOutcome } from '../domain/ledger-batching';
+import { maxRecordsPerTx, SETTLE_BATCHES_AT_ONCE, STUCK_AFTER_BLOCKS, type BatchRecordOutcome } from '../domain/ledger-batching';
 import { forEachLimited } from '../domain/purchase-order-limits';
 import type { BatchedCall, Ledger, LedgerReceipt, LedgerWriteGroups } from '../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../domain/records';
@@ -19,7 +19,17 @@ export interface BatchWriterDeps {
   groups: LedgerWriteGroups;
   ledger: Pick<
     Ledger,
-    'mintBatchKept' | 'recordStagesKept' | 'batchOutcomes' | 'batchCallError' | 'simulateBatch' | 'rebroadcast' | 'waitForReceipt'
+    | 'mintBatchKept'
+    | 'recordStagesKept'
+    | 'batchOutcomes'
+    | 'batchCallError'
+    | 'simulateBatch'
+    | 'rebroadcast'
+    | 'waitForReceipt'
+    | 'signerNonces'
+    | 'blockNumber'
+    | 'isKnown'
+    | 'replaceKept'
   >;
   getLedgerTx: (id: string) => Promise<BatchLedgerTx | null>;
   /** A member written on chain: confirmed exactly as a single write is (mint → DELIVERED; record → hash in the history). */
@@ -27,6 +37,12 @@ export interface BatchWriterDeps {
   /** A member the chain refused (skipped, or the whole transaction reverted): settled as refused. */
   refused: (tx: BatchLedgerTx, reason: string) => Promise<void>;
   now: () => Date;
+  /**
+   * Given, the writer is pipelined (docs/ledger.md#the-pipelined-writer): a group's transaction is
+   * sent without waiting for its receipt, and this queues a receipt check of the group for the
+   * writer (`key` names the check: the same group and key twice is one check).
+   */
+  queueReceiptCheck?: (group: LedgerWriteGroup, key: string) => Promise<void>;
 }
 
 /** Groups one delivery of a write may go through before it gives up (the queue retries): its own, then one it was moved to. */
@@ -49,20 +65,43 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * still claimed by a group that split it out is released and grouped anew. Members settled before
  * are left alone, so redelivery, a crash between keeping and sending, or after sending, neither
  * signs twice nor confirms twice. Throws while the transaction is not mined within `receiptWaitMs`
- * (the queue retries), and for transport failures.
+ * (the queue retries), and for transport failures. Pipelined (`queueReceiptCheck` given;
+ * docs/ledger.md#the-pipelined-writer): the mined groups in flight are settled first (no waiting),
+ * the group is signed with the next nonce (`nextNonce`) and sent, its receipt check queued, and the
+ * delivery ends without waiting (a group mined already, as on a chain that mines on arrival, is
+ * settled first: one receipt look-up); a write whose group is in flight ends at once, likewise.
  */
 export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
   let current: BatchLedgerTx | null = tx;
+  if (deps.queueReceiptCheck && !tx.group_id) {
+    // Pipelined, about to form a group: the groups mined meanwhile are settled first (this write may be among their members).
+    await gatherReceipts(deps, 0);
+    current = await deps.getLedgerTx(tx.ledger_tx_id);
+  }
   for (let round = 0; round < MAX_GROUPS_PER_DELIVERY; round++) {
     if (!current || !isOpen(current)) return;
     const groupId = await groupFor(deps, current);
-    const splitOut = await landGroup(deps, groupId, receiptWaitMs);
+    const { splitOut, inFlight } = await landGroup(deps, groupId, receiptWaitMs, tx.ledger_tx_id);
     const own = splitOut.get(tx.ledger_tx_id);
     if (own) throw own;
+    if (inFlight.includes(tx.ledger_tx_id)) {
+      // Pipelined: sent. Mined already (a chain that mines each transaction on arrival), it is settled
+      // now, with no receipt check between; else the delivery ends and its receipt is gathered apart.
+      await settleIfMined(deps, groupId);
+      return;
+    }
     current = await deps.getLedgerTx(tx.ledger_tx_id);
   }
   if (current && isOpen(current))
     throw new Error(`ledger write ${tx.ledger_tx_id} is still open after ${MAX_GROUPS_PER_DELIVERY} batched transactions`);
+}
+
+/** The sent group `groupId`, when one of its hashes is mined already (no waiting): its members settled from their events, the group SETTLED. */
+async function settleIfMined(deps: BatchWriterDeps, groupId: string): Promise<void> {
+  const group = await deps.groups.getGroup(groupId);
+  if (group?.status !== 'SENT') return;
+  const mined = await minedTx(deps, group, 0);
+  if (mined) await settleMined(deps, group, mined);
 }
 
 function isOpen(tx: BatchLedgerTx): boolean {
@@ -109,13 +148,21 @@ async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<stri
 }
 
 /**
- * Claims (when still CLAIMING), signs and keeps, sends, waits for and settles one group. The
- * members split out before it was signed, with the error each fails with alone.
+ * Claims (when still CLAIMING), signs and keeps, sends, waits for and settles one group; pipelined,
+ * it does not wait: a receipt check is queued (when it was signed now, or `own` is its first
+ * member: a redelivery after a crash), and its members are returned as in flight (a group sent
+ * before is not broadcast again here: the receipt step rebroadcasts a lost one). The members split
+ * out before it was signed, with the error each fails with alone.
  */
-async function landGroup(deps: BatchWriterDeps, groupId: string, receiptWaitMs: number): Promise<Map<string, Error>> {
+async function landGroup(
+  deps: BatchWriterDeps,
+  groupId: string,
+  receiptWaitMs: number,
+  own: string,
+): Promise<{ splitOut: Map<string, Error>; inFlight: string[] }> {
   let group = await deps.groups.getGroup(groupId);
   if (!group) throw new Error(`ledger write group ${groupId} not found`);
-  if (group.status === 'SETTLED') return new Map();
+  if (group.status === 'SETTLED') return { splitOut: new Map(), inFlight: [] };
   if (group.status === 'CLAIMING') {
     const claimed: string[] = [];
     for (const id of group.candidates) if (await deps.groups.claim(groupId, id)) claimed.push(id);
@@ -125,23 +172,28 @@ async function landGroup(deps: BatchWriterDeps, groupId: string, receiptWaitMs: 
   let members = (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter((m): m is BatchLedgerTx => m !== null);
   let splitOut = new Map<string, Error>();
   let txHash = group.tx_hash as Hex | undefined;
-  if (group.raw_tx && txHash) {
-    await deps.ledger.rebroadcast(group.raw_tx as Hex, txHash);
-  } else {
+  const sentBefore = Boolean(group.raw_tx && txHash);
+  if (sentBefore && !deps.queueReceiptCheck) {
+    await deps.ledger.rebroadcast(group.raw_tx as Hex, txHash!);
+  } else if (!sentBefore) {
     const signed = await signSplitting(deps, group, members.filter(isOpen));
     splitOut = signed.splitOut;
     members = signed.members;
     txHash = signed.txHash;
     if (!txHash) {
       await deps.groups.settle(groupId, undefined, deps.now().toISOString());
-      return splitOut;
+      return { splitOut, inFlight: [] };
     }
   }
-  const receipt = await deps.ledger.waitForReceipt(txHash, receiptWaitMs);
+  if (deps.queueReceiptCheck) {
+    if (!sentBefore || group.members?.[0] === own) await deps.queueReceiptCheck((await deps.groups.getGroup(groupId))!, 'sent');
+    return { splitOut, inFlight: ids(members) };
+  }
+  const receipt = await deps.ledger.waitForReceipt(txHash!, receiptWaitMs);
   if (!receipt) throw new Error(`batched ${group.kind} transaction ${txHash} of group ${groupId} not mined yet`);
-  await settleMembers(deps, group, members, txHash, receipt);
+  await settleMembers(deps, group, members, txHash!, receipt);
   await deps.groups.settle(groupId, Number(receipt.blockNumber), deps.now().toISOString());
-  return splitOut;
+  return { splitOut, inFlight: [] };
 }
 
 /**
@@ -163,15 +215,16 @@ async function signSplitting(
     await deps.groups.setMembers(group.group_id, ids(members), [], deps.now().toISOString());
   while (members.length > 0) {
     let keeping = false;
+    const { nonce, sentBlock } = deps.queueReceiptCheck ? await nextNonce(deps) : { nonce: undefined, sentBlock: undefined };
     const keep = (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => {
       keeping = true;
-      return deps.groups.keepSigned(group.group_id, signed, deps.now().toISOString());
+      return deps.groups.keepSigned(group.group_id, signed, deps.now().toISOString(), sentBlock);
     };
     try {
       const { txHash } =
         group.kind === 'MINT'
-          ? await deps.ledger.mintBatchKept(mintRecords(members), keep)
-          : await deps.ledger.recordStagesKept(stageRecords(members), keep);
+          ? await deps.ledger.mintBatchKept(mintRecords(members), keep, nonce)
+          : await deps.ledger.recordStagesKept(stageRecords(members), keep, nonce);
       return { txHash, members, splitOut };
     } catch (err) {
       if (keeping || isRpcFailure(err)) throw err;
@@ -284,4 +337,152 @@ async function settleMembers(
       else await deps.refused(fresh, outcome.reason);
     }
   });
+}
+
+// ---------------------------------------------------------------- the pipelined writer's receipt step
+
+/** The log key (`alarm`) of a nonce gap the writer cannot close itself (docs/ledger.md#a-nonce-gap). */
+const LEDGER_NONCE_GAP_ALARM = 'LEDGER_NONCE_GAP';
+
+/**
+ * The nonce of the next group (docs/ledger.md#the-pipelined-writer): one past the highest nonce the
+ * table keeps (groups sent, mined or not), or the chain's pending count when that is higher (a
+ * single write signed since, or the first group); with the chain's block number, kept with it.
+ */
+async function nextNonce(deps: BatchWriterDeps): Promise<{ nonce: number; sentBlock: number }> {
+  const [kept, chain, sentBlock] = await Promise.all([deps.groups.nextNonce(), deps.ledger.signerNonces(), deps.ledger.blockNumber()]);
+  return { nonce: Math.max(kept ?? 0, chain.pending), sentBlock };
+}
+
+/**
+ * A receipt check of the sent group `groupId` (a `receipt_check` message of the writer's queue):
+ * the receipt step (`gatherReceipts`) waiting up to `waitMs` for this group's receipt; when it is
+ * still in flight, the next check is queued. Errors: LedgerUnavailableError (the queue retries).
+ */
+export async function checkSentGroup(deps: BatchWriterDeps, groupId: string, waitMs: number): Promise<void> {
+  const left = await gatherReceipts(deps, waitMs, groupId);
+  const group = left.find((g) => g.group_id === groupId);
+  if (group && deps.queueReceiptCheck) await deps.queueReceiptCheck(group, `check-${deps.now().getTime()}`);
+}
+
+/**
+ * The receipt step of the pipelined writer (docs/ledger.md#recovery-of-a-sent-transaction): every
+ * group in flight, lowest nonce first, in any order of mining —
+ * 1. mined under its hash or one it replaced → each member settled from that transaction's own
+ *    events (members settled before are left alone), the group SETTLED;
+ * 2. its nonce used by another transaction (the chain's mined count, read before the receipts are
+ *    looked up, is past it, and no hash of it is mined) → abandoned: its open members released to be grouped anew (the reconciler queues them);
+ * 3. lost (the node knows neither it nor a receipt) → broadcast again, the same bytes;
+ * 4. stuck (`STUCK_AFTER_BLOCKS` blocks since it was sent) → replaced: same call and nonce, higher
+ *    fees, kept before it is sent, the old hash remembered;
+ * then a nonce gap below the groups still in flight is reported (`LEDGER_NONCE_GAP`). Waits up to
+ * `waitMs` for the receipt of `focus` only. The groups still in flight.
+ */
+async function gatherReceipts(deps: BatchWriterDeps, waitMs: number, focus?: string): Promise<LedgerWriteGroup[]> {
+  const inFlight = await deps.groups.inFlight();
+  if (inFlight.length === 0) return [];
+  const left: LedgerWriteGroup[] = [];
+  // The signer's counts read BEFORE any receipt is looked up: a nonce mined by then is one whose
+  // receipt the look-ups below find when it is one of the group's hashes. Read after, a group mined
+  // between its look-up and this read would look taken by another transaction and be abandoned,
+  // its members grouped anew and refused by the contract as minted already.
+  const chain = await deps.ledger.signerNonces();
+  let block: number | undefined;
+  for (const group of inFlight) {
+    const mined = await minedTx(deps, group, group.group_id === focus ? waitMs : 0);
+    if (mined) {
+      await settleMined(deps, group, mined);
+      continue;
+    }
+    if (group.nonce !== undefined && chain.mined > group.nonce) {
+      await abandon(deps, group);
+      continue;
+    }
+    block ??= await deps.ledger.blockNumber();
+    await unstick(deps, group, block);
+    left.push(group);
+  }
+  if (left.length > 0) reportNonceGap(left, chain);
+  return left;
+}
+
+/** The group's members settled from the mined transaction's own events (members settled before left alone), the group SETTLED with its block. */
+async function settleMined(deps: BatchWriterDeps, group: LedgerWriteGroup, mined: { txHash: Hex; receipt: LedgerReceipt }): Promise<void> {
+  const members = (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter(
+    (m): m is BatchLedgerTx => m !== null,
+  );
+  await settleMembers(deps, group, members, mined.txHash, mined.receipt);
+  await deps.groups.settle(group.group_id, Number(mined.receipt.blockNumber), deps.now().toISOString());
+}
+
+/** The mined transaction of `group` (its current hash, else one it replaced) with its receipt; waits up to `waitMs` for the current one. */
+async function minedTx(
+  deps: BatchWriterDeps,
+  group: LedgerWriteGroup,
+  waitMs: number,
+): Promise<{ txHash: Hex; receipt: LedgerReceipt } | null> {
+  const hashes = [group.tx_hash, ...(group.replaced_hashes ?? [])].filter((h): h is string => Boolean(h)) as Hex[];
+  for (const txHash of hashes) {
+    const receipt = await deps.ledger.waitForReceipt(txHash, 0);
+    if (receipt) return { txHash, receipt };
+  }
+  if (waitMs <= 0 || !group.tx_hash) return null;
+  const receipt = await deps.ledger.waitForReceipt(group.tx_hash as Hex, waitMs);
+  return receipt ? { txHash: group.tx_hash as Hex, receipt } : null;
+}
+
+/** A lost transaction broadcast again; a stuck one replaced with higher fees (kept first, conditioned on its hash). */
+async function unstick(deps: BatchWriterDeps, group: LedgerWriteGroup, block: number): Promise<void> {
+  const txHash = group.tx_hash as Hex;
+  if (!(await deps.ledger.isKnown(txHash))) {
+    logger.warn('kept ledger transaction lost (neither mined nor known to the node): broadcast again', {
+      group_id: group.group_id,
+      tx_hash: txHash,
+      nonce: group.nonce,
+    });
+    await deps.ledger.rebroadcast(group.raw_tx as Hex, txHash);
+    return;
+  }
+  if (group.sent_block === undefined || block - group.sent_block < STUCK_AFTER_BLOCKS) return;
+  const { txHash: replacement } = await deps.ledger.replaceKept(group.raw_tx as Hex, (signed) =>
+    deps.groups.keepReplacement(group.group_id, txHash, signed, block, deps.now().toISOString()),
+  );
+  logger.warn('ledger transaction stuck: replaced with the same nonce and higher fees', {
+    group_id: group.group_id,
+    nonce: group.nonce,
+    stuck_hash: txHash,
+    replacement,
+    blocks: block - group.sent_block,
+  });
+}
+
+/** A group whose nonce another transaction took: its open members released (grouped anew), the group SETTLED without a block. */
+async function abandon(deps: BatchWriterDeps, group: LedgerWriteGroup): Promise<void> {
+  logger.error('ledger group abandoned: its nonce was used by another transaction; its writes are grouped anew', {
+    group_id: group.group_id,
+    nonce: group.nonce,
+  });
+  for (const id of group.members ?? []) {
+    const member = await deps.getLedgerTx(id);
+    if (member && isOpen(member)) await deps.groups.release(group.group_id, id);
+  }
+  await deps.groups.settle(group.group_id, undefined, deps.now().toISOString());
+}
+
+/**
+ * Nonces below the highest group in flight that neither the node holds (at or past its pending
+ * count) nor a group in flight covers: every group above waits on them (docs/ledger.md#a-nonce-gap).
+ */
+function reportNonceGap(left: LedgerWriteGroup[], chain: { mined: number; pending: number }): void {
+  const kept = new Set(left.map((g) => g.nonce));
+  const highest = Math.max(...left.map((g) => g.nonce ?? -1));
+  const gap: number[] = [];
+  for (let n = Math.max(chain.pending, chain.mined); n < highest && gap.length < 10; n++) if (!kept.has(n)) gap.push(n);
+  if (gap.length > 0)
+    logger.error('nonce gap: sent ledger transactions wait on nonces no kept transaction covers', {
+      alarm: LEDGER_NONCE_GAP_ALARM,
+      missing_nonces: gap,
+      chain_mined: chain.mined,
+      chain_pending: chain.pending,
+    });
 }

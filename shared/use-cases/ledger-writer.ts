@@ -6,11 +6,11 @@ import type { Ledger, LedgerWriteGroups, LedgerWriteMessage, LedgerWriteParking 
 import type { VaultLedger, VaultReader } from '../domain/ports/lending';
 import type { WorkQueue } from '../domain/ports/messaging';
 import type { PayoutRequestMessage } from '../domain/ports/payouts';
-import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, VaultLedgerTx } from '../domain/records';
+import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, LedgerWriteGroup, VaultLedgerTx } from '../domain/records';
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
-import { landInGroup } from './ledger-batch-writer';
+import { checkSentGroup, landInGroup, type BatchWriterDeps } from './ledger-batch-writer';
 
 /**
  * The single ledger writer (docs/api/batches-and-custody.md#custody-trail): every ledger write — a BatchToken mint or a trace-log
@@ -36,6 +36,12 @@ export interface LedgerWriterDeps {
    * function (`batchedCallsDeployed`), one transaction per write.
    */
   groups?: LedgerWriteGroups;
+  /**
+   * The writer's own queue. Given (with `groups`), the batched writer is pipelined
+   * (docs/ledger.md#the-pipelined-writer): a group is sent without waiting for its receipt, and a
+   * receipt check of it is queued here (`receipt_check` messages, `checkLedgerGroupReceipt`).
+   */
+  ledgerQueue?: WorkQueue<LedgerWriteMessage>;
 }
 
 /**
@@ -105,21 +111,44 @@ async function confirmWritten(deps: LedgerWriterDeps, tx: BatchLedgerTx, txHash:
 
 /** A mint or trace-log record landed in a batched transaction with the other pending writes of its kind (`landInGroup`). */
 function writeInGroup(deps: LedgerWriterDeps, groups: LedgerWriteGroups, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
-  return landInGroup(
-    {
-      groups,
-      ledger: deps.ledger,
-      getLedgerTx: async (id) => {
-        const found = await deps.custody.getLedgerTx(id);
-        return found && (found.kind === 'MINT' || found.kind === 'TRACE_STAGE') ? found : null;
-      },
-      written: (member, txHash, blockNumber) => confirmWritten(deps, member, txHash, blockNumber),
-      refused: (member, reason) => settleRefused(deps, member, reason),
-      now: deps.now,
+  return landInGroup(batchWriterDeps(deps, groups), tx, receiptWaitMs);
+}
+
+/** The batched writer's ports from the writer's; pipelined when the writer has its queue. */
+function batchWriterDeps(deps: LedgerWriterDeps, groups: LedgerWriteGroups): BatchWriterDeps {
+  const queue = deps.ledgerQueue;
+  return {
+    groups,
+    ledger: deps.ledger,
+    getLedgerTx: async (id) => {
+      const found = await deps.custody.getLedgerTx(id);
+      return found && (found.kind === 'MINT' || found.kind === 'TRACE_STAGE') ? found : null;
     },
-    tx,
-    receiptWaitMs,
-  );
+    written: (member, txHash, blockNumber) => confirmWritten(deps, member, txHash, blockNumber),
+    refused: (member, reason) => settleRefused(deps, member, reason),
+    now: deps.now,
+    ...(queue
+      ? {
+          queueReceiptCheck: (group: LedgerWriteGroup, key: string) =>
+            queue.send(
+              { ledger_tx_id: group.members?.[0] ?? group.candidates[0]!, receipt_check: group.group_id },
+              { deduplicationId: `${group.group_id}-${key}`.slice(0, 128) },
+            ),
+        }
+      : {}),
+  };
+}
+
+/**
+ * A `receipt_check` message of the pipelined writer (docs/ledger.md#the-pipelined-writer): the
+ * receipt step over every group in flight, waiting up to `waitMs` for group `groupId`'s receipt
+ * (`checkSentGroup`: mined groups settled, lost ones rebroadcast, stuck ones replaced; the next
+ * check queued while the group is in flight). Errors: Error without the batched writer's groups;
+ * LedgerUnavailableError (the queue retries).
+ */
+export function checkLedgerGroupReceipt(deps: LedgerWriterDeps, groupId: string, waitMs: number): Promise<void> {
+  if (!deps.groups) throw new Error(`receipt check of group ${groupId}: this writer has no batched transactions configured`);
+  return checkSentGroup(batchWriterDeps(deps, deps.groups), groupId, waitMs);
 }
 
 /**

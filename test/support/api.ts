@@ -74,6 +74,31 @@ export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean
   return last;
 }
 
+/**
+ * A ledger-backed write once it landed (POST /batch/submit, PATCH /batch/{id}/stage): its batch and
+ * the transaction that holds its record — from the synchronous answer (201 `{data}`, 200), or, when
+ * the receipt came after the request's wait and the answer was 202 (a chain with block time, a
+ * loaded machine: docs/ledger.md#the-pipelined-writer), from its job polled until it is no longer
+ * PENDING. Throws on any other answer, a job that did not complete, or one still open after `timeoutMs`.
+ */
+export async function landed(
+  res: Pick<ApiResponse, 'status' | 'body'>,
+  tok: string,
+  timeoutMs = 30_000,
+): Promise<{ batchId: string; txHash: string }> {
+  if (res.status === 201 && res.body?.data) return { batchId: res.body.data.batch_id, txHash: res.body.data.chain_tx_hash };
+  if (res.status === 200) return { batchId: res.body.batch_id, txHash: res.body.chain_tx_hash };
+  if (res.status !== 202) throw new Error(`ledger-backed write not accepted: ${res.status} ${JSON.stringify(res.body)}`);
+  const job = await waitFor(
+    () => api('GET', `/jobs/${res.body.job_id}`, { token: tok }),
+    (r) => r.body?.status !== 'PENDING',
+    timeoutMs,
+    250,
+  );
+  if (job.body?.status !== 'COMPLETE') throw new Error(`job ${res.body.job_id} did not complete: ${JSON.stringify(job.body)}`);
+  return { batchId: job.body.batch_id, txHash: job.body.tx_hash };
+}
+
 /** Lines of the local SNS stand-in (`notifications.jsonl`). */
 export function notifications(): Array<{
   topic: string;

@@ -83,6 +83,12 @@ function world(
       Object.assign(g, { status: 'SENT', raw_tx: s.rawTx, tx_hash: s.txHash, nonce: s.nonce });
     },
     settle: async (gid) => void Object.assign(groups.get(gid)!, { status: 'SETTLED' }),
+    // Not pipelined here (no queueReceiptCheck): see ledger-pipeline.test.ts.
+    keepReplacement: async () => {
+      throw new Error('unexpected keepReplacement');
+    },
+    nextNonce: async () => undefined,
+    inFlight: async () => [],
   };
   /** What the real adapter throws before signing `call`, if anything. */
   const problem = (call: BatchedCall): Error | undefined => {
@@ -113,6 +119,12 @@ function world(
     rebroadcast: async () => undefined,
     waitForReceipt: async () =>
       polls++ < (opts.minedAfter ?? 0) ? null : { status: opts.reverted ? 'reverted' : 'success', blockNumber: 7n, txHash: HASH },
+    signerNonces: async () => ({ mined: 0, pending: 0 }),
+    blockNumber: async () => 7,
+    isKnown: async () => true,
+    replaceKept: async () => {
+      throw new Error('unexpected replaceKept');
+    },
     batchOutcomes: async (_h, _k, count) => {
       const ids = calls.at(-1)!.tokenIds;
       expect(ids).toHaveLength(count);

@@ -20,6 +20,8 @@
  *   GSI2 (sparse): GSI2PK PARKED_LEDGER_TX, GSI2SK <parked_at>#<id> instead while the write is parked
  *   (it failed every allowed attempt) until an operator retries or discards it.
  * | Ledger write group  | LEDGER_GROUP#<group_id>     | META                |                     |                                |
+ * | Ledger signer nonce | LEDGER_SIGNER               | META                |                     |                                |
+ *   next_nonce (one past the highest kept group) and in_flight (ids of the groups sent, not settled).
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
  * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
  * | DDS of a batch      | DDS_GUARD#<batch_id>        | META                |                     |                                |
@@ -138,6 +140,7 @@ export const keys = {
   parkedLedgerTxGsi: (parkedAt: string, id: string) => ({ GSI2PK: PARKED_LEDGER_TX, GSI2SK: `${parkedAt}#${id}` }),
   /** A batched ledger transaction and the writes it claimed (docs/ledger.md#the-batched-writer). */
   ledgerGroup: (id: string) => ({ PK: `LEDGER_GROUP#${id}`, SK: META }),
+  ledgerSigner: () => ({ PK: 'LEDGER_SIGNER', SK: META }),
   purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
   /**
    * That an order-level event (`eventKey`, e.g. `PURCHASE_ORDER_CONFIRMED#PO-…`) is in one batch's

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerWriteGroups } from '../../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../domain/records';
 import { fromItem, keys, OPEN_LEDGER_TX } from './keys';
@@ -133,34 +133,119 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
     }
   }
 
-  async keepSigned(groupId: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void> {
+  /**
+   * The group SENT with its signed transaction, in one transaction with the signer's record
+   * (`LEDGER_SIGNER`): next_nonce = nonce + 1 (refused when above the nonce already) and the group in flight.
+   */
+  async keepSigned(
+    groupId: string,
+    signed: { rawTx: string; txHash: string; nonce: number },
+    at: string,
+    sentBlock?: number,
+  ): Promise<void> {
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.ledgerGroup(groupId),
+              UpdateExpression: `SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at${sentBlock !== undefined ? ', sent_block = :b' : ''}`,
+              ConditionExpression: '#s = :sealed AND attribute_not_exists(raw_tx)',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: {
+                ':r': signed.rawTx,
+                ':h': signed.txHash,
+                ':n': signed.nonce,
+                ':sent': 'SENT',
+                ':sealed': 'SEALED',
+                ':at': at,
+                ...(sentBlock !== undefined ? { ':b': sentBlock } : {}),
+              },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.ledgerSigner(),
+              UpdateExpression: 'SET next_nonce = :next, entity = :e ADD in_flight :g',
+              ConditionExpression: 'attribute_not_exists(next_nonce) OR next_nonce <= :n',
+              ExpressionAttributeValues: { ':next': signed.nonce + 1, ':n': signed.nonce, ':g': new Set([groupId]), ':e': 'LEDGER_SIGNER' },
+            },
+          },
+        ],
+      }),
+    );
+  }
+
+  async keepReplacement(
+    groupId: string,
+    oldHash: string,
+    signed: { rawTx: string; txHash: string },
+    sentBlock: number,
+    at: string,
+  ): Promise<void> {
     await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.ledgerGroup(groupId),
-        UpdateExpression: 'SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at',
-        ConditionExpression: '#s = :sealed AND attribute_not_exists(raw_tx)',
+        UpdateExpression:
+          'SET raw_tx = :r, tx_hash = :h, sent_block = :b, replaced_at = :at, replaced_hashes = list_append(if_not_exists(replaced_hashes, :none), :old)',
+        ConditionExpression: '#s = :sent AND tx_hash = :oldh',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
           ':r': signed.rawTx,
           ':h': signed.txHash,
-          ':n': signed.nonce,
-          ':sent': 'SENT',
-          ':sealed': 'SEALED',
+          ':b': sentBlock,
           ':at': at,
+          ':none': [],
+          ':old': [oldHash],
+          ':oldh': oldHash,
+          ':sent': 'SENT',
         },
       }),
     );
   }
 
+  async nextNonce(): Promise<number | undefined> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ledgerSigner(), ConsistentRead: true }));
+    return typeof r.Item?.next_nonce === 'number' ? r.Item.next_nonce : undefined;
+  }
+
+  /**
+   * The groups named in the signer's in_flight set, each read consistently (a handful: the groups
+   * sent within the last blocks; GetItem, so the writer needs no batch-read grant), lowest nonce first.
+   */
+  async inFlight(): Promise<LedgerWriteGroup[]> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ledgerSigner(), ConsistentRead: true }));
+    const ids = [...((r.Item?.in_flight as Set<string> | undefined) ?? [])];
+    const groups = await Promise.all(ids.map((id) => this.getGroup(id)));
+    return groups.filter((g): g is LedgerWriteGroup => g?.status === 'SENT').sort((a, b) => (a.nonce ?? 0) - (b.nonce ?? 0));
+  }
+
+  /** The group SETTLED and out of the signer's in_flight set, in one transaction. */
   async settle(groupId: string, blockNumber: number | undefined, at: string): Promise<void> {
     await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.ledgerGroup(groupId),
-        UpdateExpression: `SET #s = :settled, settled_at = :at${blockNumber !== undefined ? ', block_number = :b' : ''}`,
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':settled': 'SETTLED', ':at': at, ...(blockNumber !== undefined ? { ':b': blockNumber } : {}) },
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.ledgerGroup(groupId),
+              UpdateExpression: `SET #s = :settled, settled_at = :at${blockNumber !== undefined ? ', block_number = :b' : ''}`,
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':settled': 'SETTLED', ':at': at, ...(blockNumber !== undefined ? { ':b': blockNumber } : {}) },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.ledgerSigner(),
+              UpdateExpression: 'DELETE in_flight :g',
+              ExpressionAttributeValues: { ':g': new Set([groupId]) },
+            },
+          },
+        ],
       }),
     );
   }

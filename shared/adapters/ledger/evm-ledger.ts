@@ -1,6 +1,7 @@
 import { TokenAlreadyMintedError } from '../../domain/errors';
 import {
   BaseError,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
   createClient,
@@ -19,6 +20,8 @@ import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 // createWalletClient attach every viem action: viem's part of ledger-writer was 364 KB, now 193 KB).
 import {
   call as ethCall,
+  estimateFeesPerGas,
+  getBlockNumber,
   getCode,
   getTransaction,
   getTransactionCount,
@@ -40,6 +43,7 @@ import type { VaultCall } from '../../domain/vault-calls';
 import { STAGE_CODES, auditAnchorAbi, batchTokenAbi, testUsdcAbi, traceLogAbi, type LedgerStageName } from './abi';
 import { vaultCallData, vaultRevertReason } from './vault-ledger';
 import { batchCallData, batchOutcomesOf, batchSelector, checkBytes32, checkTokenId } from './batch-calls';
+import { replacementOf } from './replacement';
 
 /** Configuration of an `EvmLedger`. */
 export interface EvmLedgerConfig {
@@ -326,9 +330,10 @@ export class EvmLedger implements Ledger, VaultLedger {
   mintBatchKept(
     records: MintRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+    nonce?: number,
   ): Promise<{ txHash: Hex }> {
     const { contract, operation, data } = batchCallData({ kind: 'MINT', records }, this.custodian);
-    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined);
+    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined, undefined, nonce);
   }
 
   /**
@@ -339,9 +344,10 @@ export class EvmLedger implements Ledger, VaultLedger {
   recordStagesKept(
     records: StageRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+    nonce?: number,
   ): Promise<{ txHash: Hex }> {
     const { contract, operation, data } = batchCallData({ kind: 'TRACE_STAGE', records }, this.custodian);
-    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined);
+    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined, undefined, nonce);
   }
 
   /** The first reason the batched `call` cannot be encoded (see `batchCallData`), or undefined; nothing is sent. */
@@ -457,7 +463,7 @@ export class EvmLedger implements Ledger, VaultLedger {
     }
   }
 
-  /** Signs `data` to `to` with the next nonce, hands it to `keep`, then broadcasts it (in send order). */
+  /** Signs `data` to `to` with `givenNonce` or the next one, hands it to `keep`, then broadcasts it (in send order). */
   private sendKept(
     to: Hex,
     data: Hex,
@@ -465,11 +471,12 @@ export class EvmLedger implements Ledger, VaultLedger {
     operation: string,
     tokenId: bigint | undefined,
     gas?: bigint,
+    givenNonce?: number,
   ): Promise<{ txHash: Hex }> {
     return this.serialized(async () => {
       let signed: { rawTx: Hex; txHash: Hex; nonce: number };
       try {
-        const nonce = await this.pendingNonce();
+        const nonce = givenNonce ?? (await this.pendingNonce());
         const request = await prepareTransactionRequest(this.walletClient, {
           account: this.account,
           to,
@@ -494,6 +501,50 @@ export class EvmLedger implements Ledger, VaultLedger {
    */
   async rebroadcast(rawTx: Hex, txHash: Hex): Promise<void> {
     await this.serialized(() => this.rebroadcastNow(rawTx, txHash));
+  }
+
+  /** The signer's mined and pending transaction counts (see the port). Errors: LedgerUnavailableError. */
+  async signerNonces(): Promise<{ mined: number; pending: number }> {
+    try {
+      const count = (blockTag: 'latest' | 'pending') => getTransactionCount(this.publicClient, { address: this.account.address, blockTag });
+      const [mined, pending] = await Promise.all([count('latest'), count('pending')]);
+      return { mined, pending };
+    } catch (err) {
+      throw this.mapError(err, 'getTransactionCount');
+    }
+  }
+
+  /** The chain's latest block number (see the port). */
+  blockNumber(): Promise<number> {
+    return getBlockNumber(this.publicClient, { cacheTime: 0 }).then(Number, (err) => Promise.reject(this.mapError(err, 'getBlockNumber')));
+  }
+
+  /** Whether the node knows `txHash` (mempool or mined). Errors: LedgerUnavailableError. */
+  async isKnown(txHash: Hex): Promise<boolean> {
+    try {
+      return Boolean(await getTransaction(this.publicClient, { hash: txHash }));
+    } catch (err) {
+      if (err instanceof TransactionNotFoundError) return false;
+      throw this.mapError(err, 'getTransaction');
+    }
+  }
+
+  /** A stuck kept transaction replaced (`replacementOf`), signed, kept, then broadcast (see the port). */
+  replaceKept(rawTx: Hex, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }> {
+    return this.serialized(async () => {
+      let signed: { rawTx: Hex; txHash: Hex; nonce: number };
+      try {
+        const fees = await estimateFeesPerGas(this.publicClient).catch(() => ({}));
+        const replacement = replacementOf(rawTx, fees);
+        const raw = await this.account.signTransaction(replacement);
+        signed = { rawTx: raw, txHash: keccak256(raw), nonce: replacement.nonce! };
+      } catch (err) {
+        throw this.mapError(err, 'replace');
+      }
+      await keep(signed);
+      await this.rebroadcastNow(signed.rawTx, signed.txHash);
+      return { txHash: signed.txHash };
+    });
   }
 
   private async rebroadcastNow(rawTx: Hex, txHash: Hex): Promise<void> {

@@ -56,14 +56,18 @@ export interface Ledger {
   mintBatchKept(
     records: MintRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+    nonce?: number,
   ): Promise<{ txHash: Hex }>;
   /**
    * `TraceLog.recordStages(records)` as a kept signed transaction, like recordStageKept: one
    * transaction for every record; a record with an unknown stage code is skipped with `StageSkipped`.
+   * Both batched calls are signed with `nonce` when given (the pipelined writer's, from its table),
+   * else with the signer's next nonce.
    */
   recordStagesKept(
     records: StageRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+    nonce?: number,
   ): Promise<{ txHash: Hex }>;
   /**
    * What became of each of the `count` records of the mined, successful batched transaction
@@ -96,6 +100,23 @@ export interface Ledger {
   batchedCallsDeployed(kind: 'MINT' | 'TRACE_STAGE'): Promise<boolean>;
   /** Broadcasts a kept signed transaction again (same bytes, same hash). */
   rebroadcast(rawTx: Hex, txHash: Hex): Promise<void>;
+  /**
+   * The signer's transaction counts (docs/ledger.md#the-pipelined-writer): `mined` (the nonce after
+   * its last mined transaction) and `pending` (counting those the node holds unmined).
+   * Errors: LedgerUnavailableError.
+   */
+  signerNonces(): Promise<{ mined: number; pending: number }>;
+  /** The chain's latest block number. Errors: LedgerUnavailableError. */
+  blockNumber(): Promise<number>;
+  /** Whether the node knows the transaction `txHash` (in its mempool or mined). Errors: LedgerUnavailableError. */
+  isKnown(txHash: Hex): Promise<boolean>;
+  /**
+   * Replaces the kept signed transaction `rawTx` (stuck unmined): the same call, gas and nonce
+   * signed again with fees `REPLACEMENT_FEE_BUMP_PERCENT` above its own (or the chain's, when
+   * higher), handed to `keep` before it is broadcast. Errors: LedgerUnavailableError; whatever
+   * `keep` throws (nothing is broadcast then).
+   */
+  replaceKept(rawTx: Hex, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }>;
   /** Waits up to `timeoutMs` for the receipt; `null` when it is not there by then. */
   waitForReceipt(txHash: Hex, timeoutMs: number): Promise<LedgerReceipt | null>;
 }
@@ -168,6 +189,11 @@ export interface LedgerWriteParking {
 /** Ledger-write queue (FIFO, one writer): make this ledger write land. */
 export interface LedgerWriteMessage {
   ledger_tx_id: string;
+  /**
+   * A receipt check of the sent group with this id (docs/ledger.md#the-pipelined-writer), not a
+   * write to land: its members settled once its transaction is mined (`ledger_tx_id` is one of them).
+   */
+  receipt_check?: string;
 }
 
 /**
@@ -203,8 +229,28 @@ export interface LedgerWriteGroups {
    * split out listed with their reason (`split_out`). Error when the group is not SEALED or was signed.
    */
   setMembers(groupId: string, members: string[], splitOut: Array<{ ledger_tx_id: string; reason: string }>, at: string): Promise<void>;
-  /** Keeps the group's signed transaction before it is broadcast (once: a second signing is refused). */
-  keepSigned(groupId: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string): Promise<void>;
-  /** The group is SETTLED (its members confirmed or refused), with the block of its transaction when it was mined. */
+  /**
+   * Keeps the group's signed transaction before it is broadcast (once: a second signing is
+   * refused), with `sentBlock` (the chain's block then), in one transaction with the signer's nonce
+   * record: its next nonce becomes `signed.nonce + 1` (refused when it is above `signed.nonce`
+   * already: that nonce is kept by another transaction) and the group is in flight.
+   */
+  keepSigned(groupId: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string, sentBlock?: number): Promise<void>;
+  /**
+   * Keeps a replacement of the group's transaction (same nonce) before it is broadcast: conditioned
+   * on the group still SENT with `oldHash`, which joins `replaced_hashes`.
+   */
+  keepReplacement(
+    groupId: string,
+    oldHash: string,
+    signed: { rawTx: string; txHash: string },
+    sentBlock: number,
+    at: string,
+  ): Promise<void>;
+  /** The signer's next nonce as the table keeps it (one past the highest kept group), undefined before the first. */
+  nextNonce(): Promise<number | undefined>;
+  /** The groups sent and not settled yet (in flight), lowest nonce first. */
+  inFlight(): Promise<LedgerWriteGroup[]>;
+  /** The group is SETTLED (its members confirmed or refused; no longer in flight), with the block of its transaction when it was mined. */
   settle(groupId: string, blockNumber: number | undefined, at: string): Promise<void>;
 }

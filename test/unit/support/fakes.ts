@@ -249,6 +249,10 @@ export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
     anchorAuditRootKept: () => unexpected('ledger.anchorAuditRootKept'),
     rebroadcast: () => unexpected('ledger.rebroadcast'),
     waitForReceipt: () => unexpected('ledger.waitForReceipt'),
+    signerNonces: () => unexpected('ledger.signerNonces'),
+    blockNumber: () => unexpected('ledger.blockNumber'),
+    isKnown: () => unexpected('ledger.isKnown'),
+    replaceKept: () => unexpected('ledger.replaceKept'),
     ...over,
   };
 }
