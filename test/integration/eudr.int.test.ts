@@ -1,6 +1,6 @@
 import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
 import { api, uid, waitFor } from '../support/api';
-import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
+import { batchBody, purchaseOrderBody, registerFarmer, setUpCooperative } from './fixtures';
 
 /**
  * EUDR on the local stack (issue "EUDR compliance"): farm geolocation rules at registration, the
@@ -165,18 +165,7 @@ describe('EUDR', () => {
     expect(graded.status).toBe(200);
     await api('POST', '/purchase-orders', {
       token: ctx.coop,
-      body: {
-        batch_ids: [batchId],
-        buyer: 'Hamburg Coffee Importers GmbH',
-        price_usd_per_kg: 6.4,
-        buyer_operator: {
-          name: 'Hamburg Coffee Importers GmbH',
-          eori: 'DE123456789012345',
-          address: 'Am Sandtorkai 1, 20457 Hamburg',
-          email: 'dds@hci.example',
-          country: 'DE',
-        },
-      },
+      body: purchaseOrderBody([batchId]),
     });
 
     const t0 = Date.now();
