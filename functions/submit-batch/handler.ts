@@ -4,6 +4,7 @@ import { envOr } from '../../shared/config';
 import { httpHandler, routeOptions } from '../../shared/http/handler';
 import { submitBatchRoute } from '../../shared/http/routes/batches';
 import { withIdempotency } from '../../shared/http/idempotency';
+import { prefersRespondAsync, RESPOND_ASYNC_APPLIED } from '../../shared/http/prefer';
 import { submissionView } from '../../shared/http/views';
 import { assertMaySubmitBatch, submitBatch } from '../../shared/use-cases/batches';
 
@@ -27,14 +28,14 @@ export const handler = httpHandler(
     assertMaySubmitBatch(req.caller, req.body);
     return withIdempotency(idempotencyStore(), 'submit-batch', req, async () => {
       const { body, caller, headers } = req;
-      const respondAsync = /(^|[,\s])respond-async([,;\s]|$)/i.test(headers.prefer ?? '');
+      const respondAsync = prefersRespondAsync(headers);
       const result = await submitBatch(batchDeps(), caller, body, { respondAsync, receiptWaitMs: RECEIPT_WAIT_MS });
       if (result.kind === 'accepted') {
         return {
           status: 202,
           // A submission's job always names its batch.
           body: { job_id: result.job.job_id, status: result.job.status, batch_id: result.job.batch_id! },
-          headers: { location: `/jobs/${result.job.job_id}`, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) },
+          headers: { location: `/jobs/${result.job.job_id}`, ...(respondAsync ? RESPOND_ASYNC_APPLIED : {}) },
         };
       }
       return { status: 201, body: submissionView(result), headers: { location: `/batch/${result.batch.batch_id}` } };

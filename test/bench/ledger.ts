@@ -12,7 +12,9 @@ import { acceptedBatch, apiCaller, blockTimeLabel } from './submission';
  * The ledger at block speed (`BENCH_ONLY=ledger npm run bench`, docs/ledger.md#benchmarks), on a
  * local chain with block time (LEDGER_BLOCK_TIME_S, 2 s unless the bench's environment sets it):
  *  1. BENCH_LEDGER_WRITES (default 60) submissions from BENCH_LEDGER_CLIENTS (default 50)
- *     concurrent clients: accepted per second (201 and 202 alike), then every mint waited for on
+ *     concurrent clients, each sending `Prefer: respond-async` as a client of many writes should
+ *     (BENCH_LEDGER_RESPOND_ASYNC=0: none, each request then waits for its write up to the
+ *     route's wait): accepted per second (201, 200 and 202 alike), then every mint waited for on
  *     chain: mints landed per second, seconds and blocks from acceptance to the mint's block
  *     (p50, p95), mint transactions per block (max) and gas per mint;
  *  2. as many stage updates (GRADED) the same way, on the trace log;
@@ -23,6 +25,8 @@ import { acceptedBatch, apiCaller, blockTimeLabel } from './submission';
 const WRITES = Number(process.env.BENCH_LEDGER_WRITES ?? 60);
 const CLIENTS = Number(process.env.BENCH_LEDGER_CLIENTS ?? 50);
 const SETTLEMENT_BATCHES = Number(process.env.BENCH_LEDGER_SETTLEMENT_BATCHES ?? 10);
+/** The headers of every submission and stage update: `Prefer: respond-async` unless BENCH_LEDGER_RESPOND_ASYNC=0. */
+const WRITE_HEADERS: Record<string, string> = process.env.BENCH_LEDGER_RESPOND_ASYNC === '0' ? {} : { prefer: 'respond-async' };
 const COOP = 'LEDGER-BENCH';
 const say = (l: string) => process.stdout.write(`${l}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -92,7 +96,7 @@ export async function ledgerBench(): Promise<void> {
   const env = { LEDGER_BLOCK_TIME_S: process.env.LEDGER_BLOCK_TIME_S ?? '2' };
   const blockTimeS = parseBlockTimeSeconds(env.LEDGER_BLOCK_TIME_S);
   say(
-    `\nLedger at block speed: ${WRITES} submissions and ${WRITES} stage updates at ${CLIENTS} clients, ${blockTimeLabel(env.LEDGER_BLOCK_TIME_S)}`,
+    `\nLedger at block speed: ${WRITES} submissions and ${WRITES} stage updates at ${CLIENTS} clients${WRITE_HEADERS.prefer ? ' (Prefer: respond-async)' : ' (waiting for each write)'}, ${blockTimeLabel(env.LEDGER_BLOCK_TIME_S)}`,
   );
   const stack = await startStackProcess({ ...env, LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000' });
   try {
@@ -168,7 +172,7 @@ export async function ledgerBench(): Promise<void> {
       Array.from({ length: WRITES }, (_, i) => i),
       CLIENTS,
       async () => {
-        const r = await call('POST', '/batch/submit', coop, body);
+        const r = await call('POST', '/batch/submit', coop, body, WRITE_HEADERS);
         statuses[r.status] = (statuses[r.status] ?? 0) + 1;
         return { batchId: acceptedBatch(r).batchId, at: Date.now() };
       },
@@ -192,11 +196,17 @@ export async function ledgerBench(): Promise<void> {
     const stageStatuses: Record<number, number> = {};
     const t1 = Date.now();
     const patched = await pool(ids, CLIENTS, async (id) => {
-      const r = await call('PATCH', `/batch/${id}/stage`, coop, {
-        cooperative_id: COOP,
-        new_stage: 'GRADED',
-        evidence: { grade: 'screen18', moisture_pct: 11.1 },
-      });
+      const r = await call(
+        'PATCH',
+        `/batch/${id}/stage`,
+        coop,
+        {
+          cooperative_id: COOP,
+          new_stage: 'GRADED',
+          evidence: { grade: 'screen18', moisture_pct: 11.1 },
+        },
+        WRITE_HEADERS,
+      );
       stageStatuses[r.status] = (stageStatuses[r.status] ?? 0) + 1;
       if (r.status !== 200 && r.status !== 202) throw new Error(`stage update of ${id}: ${r.status} ${JSON.stringify(r.body)}`);
       return Date.now();

@@ -14,15 +14,21 @@ export function blockTimeLabel(text = process.env.LEDGER_BLOCK_TIME_S): string {
   return s === 0 ? 'LEDGER_BLOCK_TIME_S=0 (each transaction mined at once)' : `LEDGER_BLOCK_TIME_S=${s} (a block every ${s} s)`;
 }
 
-/** One API call of a bench: method, path, bearer token and optional JSON body → status and parsed JSON body. */
-export type Call = (method: string, path: string, tok: string, body?: unknown) => Promise<{ status: number; body: any }>;
+/** One API call of a bench: method, path, bearer token, optional JSON body and headers → status and parsed JSON body. */
+export type Call = (
+  method: string,
+  path: string,
+  tok: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ status: number; body: any }>;
 
 /** The benches' API caller against the stack at `url`: JSON in, JSON out, the token as a Bearer header. */
 export function apiCaller(url: string): Call {
-  return async (method, path, tok, body) => {
+  return async (method, path, tok, body, headers) => {
     const res = await fetch(`${url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
       body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as any };

@@ -204,6 +204,38 @@ describe('batch submission to farmer payout', () => {
     const other = await setUpCooperative();
     expect((await api('GET', `/jobs/${res.body.job_id}`, { token: other.coop })).status).toBe(403);
   });
+
+  it('answers a stage update 202 at once under Prefer: respond-async, and its job completes with the trace-log transaction', async () => {
+    const farmer = await registerFarmer(ctx.id, ctx.coop, '+256772000790');
+    const submitted = await api('POST', '/batch/submit', {
+      token: ctx.coop,
+      body: batchBody(farmer, ctx.id),
+      headers: { prefer: 'respond-async' },
+    });
+    const batchId = submitted.body.batch_id as string;
+    await waitFor(
+      () => api('GET', `/jobs/${submitted.body.job_id}`, { token: ctx.coop }),
+      (r) => r.body.status === 'COMPLETE',
+      15_000,
+    );
+    const res = await api('PATCH', `/batch/${batchId}/stage`, {
+      token: ctx.coop,
+      body: { cooperative_id: ctx.id, new_stage: 'GRADED', evidence: { grade: 'screen18', moisture_pct: 11 } },
+      headers: { prefer: 'respond-async' },
+    });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('preference-applied')).toBe('respond-async');
+    expect(res.headers.get('location')).toBe(`/jobs/${res.body.job_id}`);
+    expect(res.body).toMatchObject({ job_id: expect.stringMatching(/^JOB-/), status: 'PENDING', new_stage: 'GRADED', chain_tx_hash: null });
+    const job = await waitFor(
+      () => api('GET', `/jobs/${res.body.job_id}`, { token: ctx.coop }),
+      (r) => r.body.status === 'COMPLETE',
+      15_000,
+    );
+    expect(job.body).toMatchObject({ status: 'COMPLETE', batch_id: batchId, tx_hash: expect.stringMatching(/^0x/) });
+    const batch = await api('GET', `/batch/${batchId}`, { token: ctx.coop });
+    expect(batch.body.stage).toBe('GRADED');
+  });
 });
 
 describe('Idempotency-Key on batch submission', () => {
