@@ -32,8 +32,10 @@ import { apiCaller, blockTimeLabel, untilMinted } from './submission';
 const COOP = 'SETTLE-BENCH';
 const say = (l: string) => process.stdout.write(`${l}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Concurrent requests while preparing the order (not measured): submissions and stage updates wait up to a few seconds for their receipt. */
+/** Concurrent requests while preparing the order (not measured). */
 const PREP_WIDTH = 32;
+/** Submissions and stage updates while preparing ask for their 202 at once (their writes land in the background, batched). */
+const RESPOND_ASYNC = { prefer: 'respond-async' };
 /** At most this many GET /batch reads per round while measuring, so the reading does not load the stack it measures. */
 const READ_WIDTH = 16;
 /** The machine's load averages (1, 5, 15 min), reported beside the figures. */
@@ -141,15 +143,21 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       async () => {
         const r = await must(
           'submit',
-          call('POST', '/batch/submit', coop, {
-            farmer_id: 'SB-F',
-            cooperative_id: COOP,
-            weight_kg: 150,
-            grade: 'screen18',
-            moisture_pct: 11,
-            collection_point_gps: { lat: 1.08, lng: 34.17 },
-            collector_agent_id: 'A',
-          }),
+          call(
+            'POST',
+            '/batch/submit',
+            coop,
+            {
+              farmer_id: 'SB-F',
+              cooperative_id: COOP,
+              weight_kg: 150,
+              grade: 'screen18',
+              moisture_pct: 11,
+              collection_point_gps: { lat: 1.08, lng: 34.17 },
+              collector_agent_id: 'A',
+            },
+            RESPOND_ASYNC,
+          ),
           201,
           202,
         );
@@ -187,7 +195,7 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       await pool(batches, PREP_WIDTH, async (b) => {
         await must(
           `${stage} ${b}`,
-          call('PATCH', `/batch/${b}/stage`, coop, { cooperative_id: COOP, new_stage: stage, evidence }),
+          call('PATCH', `/batch/${b}/stage`, coop, { cooperative_id: COOP, new_stage: stage, evidence }, RESPOND_ASYNC),
           200,
           202,
         );
@@ -241,11 +249,17 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
     await pool(batches, PREP_WIDTH, async (b) => {
       await must(
         `EXPORTED ${b}`,
-        call('PATCH', `/batch/${b}/stage`, coop, {
-          cooperative_id: COOP,
-          new_stage: 'EXPORTED',
-          evidence: { export_permit: 'UCDA-EXP-1', destination_country: 'DE' },
-        }),
+        call(
+          'PATCH',
+          `/batch/${b}/stage`,
+          coop,
+          {
+            cooperative_id: COOP,
+            new_stage: 'EXPORTED',
+            evidence: { export_permit: 'UCDA-EXP-1', destination_country: 'DE' },
+          },
+          RESPOND_ASYNC,
+        ),
         200,
         202,
       );
