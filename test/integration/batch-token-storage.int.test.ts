@@ -3,6 +3,7 @@ import {
   createWalletClient,
   decodeErrorResult,
   encodeFunctionData,
+  getAddress,
   http,
   keccak256,
   parseEventLogs,
@@ -14,7 +15,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
 import { deployContracts, fundAccount, type DeployedContracts } from '../../infra/ledger/deploy';
 import { startHardhatNode, type HardhatNode } from '../../infra/local/hardhat-node';
-import { batchTokenAbi } from '../../shared/adapters/ledger/abi';
+import { batchTokenAbi, lendingVaultAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { formatBatchId, tokenIdForBatch } from '../../shared/domain/ids';
 
@@ -62,6 +63,22 @@ async function send(from: keyof typeof keys, data: Hex): Promise<TransactionRece
   const wallet = createWalletClient({ account: privateKeyToAccount(keys[from]), chain: chain(), transport: http(node.rpcUrl) });
   const tx = await wallet.sendTransaction({ to: contracts.batchTokenAddress, data, gas: 5_000_000n });
   return reader().waitForTransactionReceipt({ hash: tx });
+}
+/**
+ * The error a transaction was refused with, decoded with the BatchToken's and the vault's ABIs from
+ * the node's answer (the automining node refuses a reverting transaction before mining it).
+ */
+async function refusal(sent: Promise<unknown>): Promise<{ errorName: string; args?: readonly unknown[] }> {
+  const err = await sent.then(
+    () => {
+      throw new Error('the transaction was not refused');
+    },
+    (e: Error) => e,
+  );
+  const data = /return data: (0x[0-9a-fA-F]*)/.exec(err.message)?.[1];
+  if (!data) throw err;
+  const { errorName, args } = decodeErrorResult({ abi: [...batchTokenAbi, ...lendingVaultAbi], data: data as Hex });
+  return { errorName, args };
 }
 const read = <F extends 'ownerOf' | 'balanceOf' | 'getApproved' | 'batchIdOf'>(functionName: F, arg: bigint | Hex) =>
   reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName, args: [arg] as never });
@@ -113,18 +130,27 @@ describe('owners and balances across a chunk boundary (ids 256k - 1 and 256k)', 
     expect(await read('balanceOf', c)).toBe(2n);
 
     // OpenZeppelin's checks, unchanged: a stranger, the old owner, a wrong `from`, the zero address.
-    await expect(
-      send('b', encodeFunctionData({ abi: batchTokenAbi, functionName: 'transferFrom', args: [c, b, boundary] })),
-    ).rejects.toThrow(/ERC721InsufficientApproval/);
-    await expect(
-      send('minter', encodeFunctionData({ abi: batchTokenAbi, functionName: 'transferFrom', args: [a, b, boundary] })),
-    ).rejects.toThrow(/ERC721InsufficientApproval/);
-    await expect(
-      send('c', encodeFunctionData({ abi: batchTokenAbi, functionName: 'transferFrom', args: [a, b, boundary] })),
-    ).rejects.toThrow(/ERC721IncorrectOwner/);
-    await expect(
-      send('c', encodeFunctionData({ abi: batchTokenAbi, functionName: 'transferFrom', args: [c, '0x0000000000000000000000000000000000000000', boundary] })),
-    ).rejects.toThrow(/ERC721InvalidReceiver/);
+    expect(
+      await refusal(send('b', encodeFunctionData({ abi: batchTokenAbi, functionName: 'transferFrom', args: [c, b, boundary] }))),
+    ).toMatchObject({ errorName: 'ERC721InsufficientApproval' });
+    expect(
+      await refusal(send('minter', encodeFunctionData({ abi: batchTokenAbi, functionName: 'transferFrom', args: [a, b, boundary] }))),
+    ).toMatchObject({ errorName: 'ERC721InsufficientApproval' });
+    expect(
+      await refusal(send('c', encodeFunctionData({ abi: batchTokenAbi, functionName: 'transferFrom', args: [a, b, boundary] }))),
+    ).toMatchObject({ errorName: 'ERC721IncorrectOwner' });
+    expect(
+      await refusal(
+        send(
+          'c',
+          encodeFunctionData({
+            abi: batchTokenAbi,
+            functionName: 'transferFrom',
+            args: [c, '0x0000000000000000000000000000000000000000', boundary],
+          }),
+        ),
+      ),
+    ).toMatchObject({ errorName: 'ERC721InvalidReceiver' });
 
     // An operator for all of C's tokens moves one back to A; A's chunk ownership is as before.
     await send('c', encodeFunctionData({ abi: batchTokenAbi, functionName: 'setApprovalForAll', args: [b, true] }));
@@ -142,9 +168,11 @@ describe('owners and balances across a chunk boundary (ids 256k - 1 and 256k)', 
     const start = chunkStart(1);
     await expect(read('ownerOf', start + 200n)).rejects.toThrow(/ERC721NonexistentToken/);
     await expect(read('getApproved', start + 200n)).rejects.toThrow(/ERC721NonexistentToken/);
-    await expect(
-      send('minter', encodeFunctionData({ abi: batchTokenAbi, functionName: 'approve', args: [address('b'), start + 200n] })),
-    ).rejects.toThrow(/ERC721NonexistentToken/);
+    expect(
+      await refusal(
+        send('minter', encodeFunctionData({ abi: batchTokenAbi, functionName: 'approve', args: [address('b'), start + 200n] })),
+      ),
+    ).toMatchObject({ errorName: 'ERC721NonexistentToken' });
   });
 });
 
@@ -168,17 +196,65 @@ describe('a token minted to another address inside a chunk', () => {
     expect([await read('balanceOf', a), await read('balanceOf', d)]).toEqual([beforeA + 4n, 2n]);
   });
 
-  it('a contract that does not accept ERC-721 tokens reverts the whole call; one that does is asked for each token', async () => {
+  it('a contract that does not accept ERC-721 tokens reverts the whole call; a contract recipient is asked for each token', async () => {
     const start = chunkStart(5);
     // The TraceLog has no onERC721Received.
-    await expect(mintBatch(contracts.traceLogAddress, [start, start + 1n])).rejects.toThrow(/ERC721InvalidReceiver/);
-    await expect(mintOne(contracts.traceLogAddress, start)).rejects.toThrow(/ERC721InvalidReceiver/);
-    // The LendingVault refuses tokens it did not pull itself (UnexpectedToken), on the first token already.
-    await expect(mintBatch(contracts.lendingVaultAddress, [start + 2n])).rejects.toThrow(/UnexpectedToken/);
+    expect(await refusal(mintBatch(contracts.traceLogAddress, [start, start + 1n]))).toMatchObject({ errorName: 'ERC721InvalidReceiver' });
+    expect(await refusal(mintOne(contracts.traceLogAddress, start))).toMatchObject({ errorName: 'ERC721InvalidReceiver' });
+    // The LendingVault refuses tokens it did not pull itself (UnexpectedToken).
+    expect(await refusal(mintBatch(contracts.lendingVaultAddress, [start + 2n]))).toMatchObject({ errorName: 'UnexpectedToken' });
     expect(await read('batchIdOf', start)).toBe('');
-    await expect(mintBatch('0x0000000000000000000000000000000000000000', [start])).rejects.toThrow(/ERC721InvalidReceiver/);
+    expect(await refusal(mintBatch('0x0000000000000000000000000000000000000000', [start]))).toMatchObject({
+      errorName: 'ERC721InvalidReceiver',
+    });
+
+    // A receiver that accepts even token ids only: an odd one anywhere in the call reverts it all.
+    const receiver = await deployEvenReceiver();
+    const even = start % 2n === 0n ? start : start + 1n;
+    expect(await refusal(mintBatch(receiver, [even, even + 1n]))).toEqual({ errorName: 'ERC721InvalidReceiver', args: [receiver] });
+    expect(await read('batchIdOf', even)).toBe('');
+    const accepted = await mintBatch(receiver, [even, even + 2n]);
+    expect(parseEventLogs({ abi: batchTokenAbi, eventName: 'BatchMinted', logs: accepted.logs })).toHaveLength(2);
+    expect([await read('ownerOf', even), await read('ownerOf', even + 2n), await read('balanceOf', receiver)]).toEqual([
+      receiver,
+      receiver,
+      2n,
+    ]);
+    expect(await refusal(mintOne(receiver, even + 3n))).toEqual({ errorName: 'ERC721InvalidReceiver', args: [receiver] });
   });
 });
+
+/**
+ * Deploys a minimal ERC-721 receiver (hand-assembled EVM code): `onERC721Received(operator, from,
+ * tokenId, data)` returns its selector when `tokenId` (the third word of the arguments) is even and
+ * reverts without data when it is odd (which OpenZeppelin reports as `ERC721InvalidReceiver`).
+ */
+async function deployEvenReceiver(): Promise<Hex> {
+  const runtime =
+    '6044' +
+    '35' +
+    '6001' +
+    '16' +
+    '6019' +
+    '57' + // tokenId & 1 → jump to the revert
+    '63150b7a02' +
+    '60e0' +
+    '1b' +
+    '6000' +
+    '52' +
+    '6020' +
+    '6000' +
+    'f3' + // return onERC721Received.selector
+    '5b' +
+    '6000' +
+    '80' +
+    'fd'; // revert(0, 0)
+  const init = '601e' + '80' + '600b' + '6000' + '39' + '6000' + 'f3'; // copy the 30-byte runtime and return it
+  const wallet = createWalletClient({ account: privateKeyToAccount(keys.minter), chain: chain(), transport: http(node.rpcUrl) });
+  const tx = await wallet.sendTransaction({ data: `0x${init}${runtime}`, gas: 100_000n });
+  const { contractAddress } = await reader().waitForTransactionReceipt({ hash: tx });
+  return getAddress(contractAddress!);
+}
 
 describe('replays and batch ids', () => {
   it('a replayed id is skipped in mintBatch and refused by mint; the token keeps its owner', async () => {
@@ -193,8 +269,8 @@ describe('replays and batch ids', () => {
     expect(parseEventLogs({ abi: batchTokenAbi, eventName: 'BatchMinted', logs: replay.logs }).map((l) => l.args.tokenId)).toEqual([
       start + 11n,
     ]);
-    await expect(mintOne(b, start + 10n)).rejects.toThrow(/ERC721InvalidSender/);
-    await expect(mintOne(b, start + 11n)).rejects.toThrow(/ERC721InvalidSender/);
+    expect(await refusal(mintOne(b, start + 10n))).toMatchObject({ errorName: 'ERC721InvalidSender' });
+    expect(await refusal(mintOne(b, start + 11n))).toMatchObject({ errorName: 'ERC721InvalidSender' });
     expect(await read('ownerOf', start + 10n)).toBe(a);
     expect(await read('ownerOf', start + 11n)).toBe(b);
   });
@@ -215,24 +291,18 @@ describe('replays and batch ids', () => {
     expect(await read('batchIdOf', 0n)).toBe('');
   });
 
-  it('mint refuses a batch id other than the token\'s (BatchIdMismatch naming the expected one)', async () => {
+  it("mint refuses a batch id other than the token's (BatchIdMismatch naming the expected one)", async () => {
     const tokenId = tokenIdForBatch(YEAR, 77);
-    await expect(
-      send('minter', encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [address('minter'), tokenId, 'BATCH-2030-77', hash('x')] })),
-    ).rejects.toThrow(/BatchIdMismatch/);
-    const { result } = await reader()
-      .simulateContract({
-        account: address('minter'),
-        address: contracts.batchTokenAddress,
-        abi: batchTokenAbi,
-        functionName: 'mint',
-        args: [address('minter'), tokenId, 'BATCH-2030-000078', hash('x')],
-      })
-      .then(
-        () => ({ result: 'minted' }),
-        (err: { cause?: { data?: { errorName?: string; args?: unknown[] } } }) => ({ result: err.cause?.data }),
+    const mintAs = (batchId: string) =>
+      send(
+        'minter',
+        encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [address('minter'), tokenId, batchId, hash('x')] }),
       );
-    expect(result).toMatchObject({ errorName: 'BatchIdMismatch', args: [tokenId, 'BATCH-2030-000077'] });
+    for (const wrong of ['BATCH-2030-77', 'BATCH-2030-000078', 'BATCH-2030-000077 ']) {
+      expect(await refusal(mintAs(wrong))).toEqual({ errorName: 'BatchIdMismatch', args: [tokenId, 'BATCH-2030-000077'] });
+    }
     expect(await read('batchIdOf', tokenId)).toBe('');
+    expect((await mintAs('BATCH-2030-000077')).status).toBe('success');
+    expect(await read('batchIdOf', tokenId)).toBe('BATCH-2030-000077');
   });
 });

@@ -76,7 +76,7 @@ const recordStagesData = (records: Array<{ tokenId: bigint; stage: number; evide
   encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStages', args: [records] });
 
 describe('BatchToken.mintBatch', () => {
-  it('mints every record with its own BatchMinted event, skipping an existing id, a repeat within the call, an empty batch id and a batch id not the token\'s', async () => {
+  it("mints every record with its own BatchMinted event, skipping an existing id, a repeat within the call, an empty batch id and a batch id not the token's", async () => {
     const single = await send(
       contracts.batchTokenAddress,
       encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [signer(), token(5002), batchId(5002), hash('5002')] }),
@@ -118,11 +118,18 @@ describe('BatchToken.mintBatch', () => {
       '',
     ]);
     expect(
-      await reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [token(5004)] }),
+      await reader().readContract({
+        address: contracts.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'ownerOf',
+        args: [token(5004)],
+      }),
     ).toBe(signer());
     // Per batch, the trail reader finds its own mint in the shared transaction.
     const trail = await readChainTrail({ publicClient: reader() as never, chainId: CHAIN_ID, ...contracts, tokenId: token(5004) });
-    expect(trail.mints).toEqual([expect.objectContaining({ tokenId: token(5004), batchId: batchId(5004), txHash: receipt.transactionHash })]);
+    expect(trail.mints).toEqual([
+      expect.objectContaining({ tokenId: token(5004), batchId: batchId(5004), txHash: receipt.transactionHash }),
+    ]);
   });
 
   it('refuses a caller without MINTER_ROLE as a whole (nothing minted)', async () => {
@@ -133,7 +140,12 @@ describe('BatchToken.mintBatch', () => {
       send(contracts.batchTokenAddress, mintBatchData([{ tokenId: token(5100), batchId: batchId(5100), auditHash: hash('s') }]), stranger),
     ).rejects.toThrow(new RegExp(UNAUTHORIZED));
     expect(
-      await reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'batchIdOf', args: [token(5100)] }),
+      await reader().readContract({
+        address: contracts.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'batchIdOf',
+        args: [token(5100)],
+      }),
     ).toBe('');
   });
 });
@@ -219,7 +231,9 @@ describe('gas per record', () => {
     const perMint = async (from: number, count: number) => {
       const receipt = await send(
         contracts.batchTokenAddress,
-        mintBatchData(Array.from({ length: count }, (_, i) => ({ tokenId: token(from + i), batchId: batchId(from + i), auditHash: hash(`m${i}`) }))),
+        mintBatchData(
+          Array.from({ length: count }, (_, i) => ({ tokenId: token(from + i), batchId: batchId(from + i), auditHash: hash(`m${i}`) })),
+        ),
         signerKey,
         29_000_000n,
       );
