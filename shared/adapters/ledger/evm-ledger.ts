@@ -157,9 +157,8 @@ export class EvmLedger implements Ledger, VaultLedger {
    * Direct sends (local tooling and tests; the service itself writes through the kept variants):
    * simulates, then broadcasts `BatchToken.mint(custodian, tokenId, batchId, auditHash)`; returns
    * the transaction hash without waiting for the receipt. Throws `TokenAlreadyMintedError` when
-   * the id exists, `LedgerRefusedError` (reason `BatchIdMismatch`) when `batchId` is not the one
-   * `tokenId` stands for (docs/ledger.md#batchtoken-storage), `RangeError` for an empty batch id, a
-   * bad hash or id, `LedgerUnavailableError` otherwise.
+   * the id exists, `LedgerRefusedError` `BatchIdMismatch` for a batch id not the token's, `RangeError`
+   * for an empty batch id, a bad hash or id, `LedgerUnavailableError` otherwise.
    */
   async mintBatchToken(input: { tokenId: bigint; batchId: string; auditHash: Hex }): Promise<{ txHash: Hex }> {
     checkTokenId(input.tokenId);
@@ -296,8 +295,7 @@ export class EvmLedger implements Ledger, VaultLedger {
 
   /**
    * `BatchToken.mint(custodian, tokenId, batchId, auditHash)` as a kept signed transaction (see
-   * recordStageKept). Simulated first: an existing token id throws `TokenAlreadyMintedError`, a
-   * batch id other than the token's `LedgerRefusedError` (reason `BatchIdMismatch`).
+   * recordStageKept). Simulated first: an existing token id throws `TokenAlreadyMintedError`.
    */
   async mintBatchTokenKept(
     input: { tokenId: bigint; batchId: string; auditHash: Hex },
