@@ -19,6 +19,8 @@ import { batchTokenAbi, traceLogAbi } from '../../shared/adapters/ledger/abi';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { EvmTraceLogReader } from '../../shared/adapters/ledger/trace-log-reader';
 import { readChainTrail } from '../../shared/adapters/ledger/trail-reader';
+import { formatBatchId, tokenIdForBatch } from '../../shared/domain/ids';
+import { maxRecordsPerTx } from '../../shared/domain/ledger-batching';
 
 /**
  * The batched contract calls (docs/ledger.md#batched-contract-calls) on a hardhat node of their
@@ -32,6 +34,9 @@ const CHAIN_ID = 31337;
 const hash = (s: string): Hex => keccak256(toHex(s));
 const CID = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
 const errorsAbi = [...batchTokenAbi, ...traceLogAbi];
+/** Token and batch id of batch `n` of 2001 (a year no other test here mints in). */
+const token = (n: number) => tokenIdForBatch(2001, n);
+const batchId = (n: number) => formatBatchId(2001, n);
 /** The selector of AccessControl's `AccessControlUnauthorizedAccount(address, bytes32)`. */
 const UNAUTHORIZED = toFunctionSelector('error AccessControlUnauthorizedAccount(address account, bytes32 neededRole)').slice(2);
 
@@ -62,8 +67,8 @@ const wallet = (key: Hex = signerKey) =>
   createWalletClient({ account: privateKeyToAccount(key), chain: chain(), transport: http(node.rpcUrl) });
 const signer = () => privateKeyToAccount(signerKey).address;
 
-async function send(to: Hex, data: Hex, key: Hex = signerKey): Promise<TransactionReceipt> {
-  const tx = await wallet(key).sendTransaction({ to, data, gas: 5_000_000n });
+async function send(to: Hex, data: Hex, key: Hex = signerKey, gas = 5_000_000n): Promise<TransactionReceipt> {
+  const tx = await wallet(key).sendTransaction({ to, data, gas });
   return reader().waitForTransactionReceipt({ hash: tx });
 }
 const mintBatchData = (records: Array<{ tokenId: bigint; batchId: string; auditHash: Hex }>) =>
@@ -72,44 +77,60 @@ const recordStagesData = (records: Array<{ tokenId: bigint; stage: number; evide
   encodeFunctionData({ abi: traceLogAbi, functionName: 'recordStages', args: [records] });
 
 describe('BatchToken.mintBatch', () => {
-  it('mints every record with its own BatchMinted event, skipping an existing id, a repeat within the call and an empty batch id', async () => {
+  it("mints every record with its own BatchMinted event, skipping an existing id, a repeat within the call, an empty batch id and a batch id not the token's", async () => {
     const single = await send(
       contracts.batchTokenAddress,
-      encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [signer(), 5002n, 'BATCH-5002', hash('5002')] }),
+      encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [signer(), token(5002), batchId(5002), hash('5002')] }),
     );
     expect(single.status).toBe('success');
 
     const receipt = await send(
       contracts.batchTokenAddress,
       mintBatchData([
-        { tokenId: 5001n, batchId: 'BATCH-5001', auditHash: hash('5001') },
-        { tokenId: 5002n, batchId: 'BATCH-5002-AGAIN', auditHash: hash('x') }, // exists
-        { tokenId: 5003n, batchId: '', auditHash: hash('empty') }, // empty batch id
-        { tokenId: 5004n, batchId: 'BATCH-5004', auditHash: hash('5004') },
-        { tokenId: 5004n, batchId: 'BATCH-5004-TWICE', auditHash: hash('y') }, // repeated in the call
+        { tokenId: token(5001), batchId: batchId(5001), auditHash: hash('5001') },
+        { tokenId: token(5002), batchId: 'BATCH-5002-AGAIN', auditHash: hash('x') }, // exists
+        { tokenId: token(5003), batchId: '', auditHash: hash('empty') }, // empty batch id
+        { tokenId: token(5004), batchId: batchId(5004), auditHash: hash('5004') },
+        { tokenId: token(5004), batchId: batchId(5004), auditHash: hash('y') }, // repeated in the call
+        { tokenId: token(5005), batchId: batchId(5006), auditHash: hash('5005') }, // another token's batch id
       ]),
     );
     expect(receipt.status).toBe('success');
     const minted = parseEventLogs({ abi: batchTokenAbi, eventName: 'BatchMinted', logs: receipt.logs });
     expect(minted.map((l) => l.args)).toEqual([
-      { tokenId: 5001n, batchId: 'BATCH-5001', auditHash: hash('5001') },
-      { tokenId: 5004n, batchId: 'BATCH-5004', auditHash: hash('5004') },
+      { tokenId: token(5001), batchId: batchId(5001), auditHash: hash('5001') },
+      { tokenId: token(5004), batchId: batchId(5004), auditHash: hash('5004') },
     ]);
     const skipped = parseEventLogs({ abi: batchTokenAbi, eventName: 'MintSkipped', logs: receipt.logs });
     expect(skipped.map((l) => [l.args.tokenId, decodeErrorResult({ abi: errorsAbi, data: l.args.reason }).errorName])).toEqual([
-      [5002n, 'ERC721InvalidSender'],
-      [5003n, 'EmptyBatchId'],
-      [5004n, 'ERC721InvalidSender'],
+      [token(5002), 'ERC721InvalidSender'],
+      [token(5003), 'EmptyBatchId'],
+      [token(5004), 'ERC721InvalidSender'],
+      [token(5005), 'BatchIdMismatch'],
     ]);
+    expect(decodeErrorResult({ abi: errorsAbi, data: skipped[3]!.args.reason }).args).toEqual([token(5005), batchId(5005)]);
     const read = (tokenId: bigint) =>
       reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'batchIdOf', args: [tokenId] });
-    expect(await Promise.all([5001n, 5002n, 5003n, 5004n].map(read))).toEqual(['BATCH-5001', 'BATCH-5002', '', 'BATCH-5004']);
+    expect(await Promise.all([5001, 5002, 5003, 5004, 5005].map((n) => read(token(n))))).toEqual([
+      batchId(5001),
+      batchId(5002),
+      '',
+      batchId(5004),
+      '',
+    ]);
     expect(
-      await reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'ownerOf', args: [5004n] }),
+      await reader().readContract({
+        address: contracts.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'ownerOf',
+        args: [token(5004)],
+      }),
     ).toBe(signer());
     // Per batch, the trail reader finds its own mint in the shared transaction.
-    const trail = await readChainTrail({ publicClient: reader() as never, chainId: CHAIN_ID, ...contracts, tokenId: 5004n });
-    expect(trail.mints).toEqual([expect.objectContaining({ tokenId: 5004n, batchId: 'BATCH-5004', txHash: receipt.transactionHash })]);
+    const trail = await readChainTrail({ publicClient: reader() as never, chainId: CHAIN_ID, ...contracts, tokenId: token(5004) });
+    expect(trail.mints).toEqual([
+      expect.objectContaining({ tokenId: token(5004), batchId: batchId(5004), txHash: receipt.transactionHash }),
+    ]);
   });
 
   it('refuses a caller without MINTER_ROLE as a whole (nothing minted)', async () => {
@@ -117,10 +138,15 @@ describe('BatchToken.mintBatch', () => {
     await fundAccount(node.rpcUrl, privateKeyToAccount(stranger).address, 10n ** 20n);
     // The automining node refuses a reverting transaction at once, naming the error.
     await expect(
-      send(contracts.batchTokenAddress, mintBatchData([{ tokenId: 5100n, batchId: 'BATCH-5100', auditHash: hash('s') }]), stranger),
+      send(contracts.batchTokenAddress, mintBatchData([{ tokenId: token(5100), batchId: batchId(5100), auditHash: hash('s') }]), stranger),
     ).rejects.toThrow(new RegExp(UNAUTHORIZED));
     expect(
-      await reader().readContract({ address: contracts.batchTokenAddress, abi: batchTokenAbi, functionName: 'batchIdOf', args: [5100n] }),
+      await reader().readContract({
+        address: contracts.batchTokenAddress,
+        abi: batchTokenAbi,
+        functionName: 'batchIdOf',
+        args: [token(5100)],
+      }),
     ).toBe('');
   });
 });
@@ -170,7 +196,7 @@ describe('TraceLog.recordStages', () => {
 
 describe('gas per record', () => {
   const N = 20;
-  it(`batched: ${N} stage records and ${N} mints in one transaction each cost less per record than one transaction per record`, async () => {
+  it(`batched: ${N} stage records in one transaction cost less per record than one transaction per record`, async () => {
     const singles: bigint[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await send(
@@ -187,31 +213,64 @@ describe('gas per record', () => {
       ),
     );
     const recordBatched = stages.gasUsed / BigInt(N);
-
-    const mintSingle = (
-      await send(
-        contracts.batchTokenAddress,
-        encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [signer(), 8000n, 'BATCH-2026-008000', hash('m')] }),
-      )
-    ).gasUsed;
-    const mints = await send(
-      contracts.batchTokenAddress,
-      mintBatchData(
-        Array.from({ length: N }, (_, i) => ({
-          tokenId: 8100n + BigInt(i),
-          batchId: `BATCH-2026-00${8100 + i}`,
-          auditHash: hash(`m${i}`),
-        })),
-      ),
-    );
-    const mintBatched = mints.gasUsed / BigInt(N);
     process.stdout.write(
-      `gas per stage record: ${recordSingle} alone, ${recordBatched} in a batch of ${N} (${((100 * Number(recordBatched)) / Number(recordSingle)).toFixed(0)} %); ` +
-        `gas per mint: ${mintSingle} alone, ${mintBatched} in a batch of ${N} (${((100 * Number(mintBatched)) / Number(mintSingle)).toFixed(0)} %)\n`,
+      `gas per stage record: ${recordSingle} alone, ${recordBatched} in a batch of ${N} (${percent(recordBatched, recordSingle)})\n`,
     );
     // A record is one event: batched, the transaction's base cost is shared (at most half of a single record's gas).
     expect(recordBatched * 2n).toBeLessThan(recordSingle);
-    // A mint stores the owner and the batch id: batched saves the base cost, not the storage.
-    expect(mintBatched).toBeLessThan(mintSingle);
+  }, 60_000);
+
+  it('a mint in a mintBatch of 90 costs at most 30 % of a single mint transaction (no storage per token: docs/ledger.md#batchtoken-storage)', async () => {
+    const mint = (n: number) =>
+      send(
+        contracts.batchTokenAddress,
+        encodeFunctionData({ abi: batchTokenAbi, functionName: 'mint', args: [signer(), token(n), batchId(n), hash(`m${n}`)] }),
+      );
+    // Batch chunkStart(k) is the first id of the k-th chunk of 256 ids from batch 8000 on (none of them minted yet).
+    const chunkStart = (k: number) => 8000 + Number((256n - (token(8000) % 256n)) % 256n) + 256 * k;
+    // A single mint as the service sends one, its chunk owned already; and the first mint of a chunk (also stores its owner).
+    const mintFirst = (await mint(chunkStart(0))).gasUsed;
+    const mintSingle = (await mint(chunkStart(0) + 1)).gasUsed;
+    const perMint = async (from: number, count: number) => {
+      const receipt = await send(
+        contracts.batchTokenAddress,
+        mintBatchData(
+          Array.from({ length: count }, (_, i) => ({ tokenId: token(from + i), batchId: batchId(from + i), auditHash: hash(`m${i}`) })),
+        ),
+        signerKey,
+        29_000_000n,
+      );
+      expect(parseEventLogs({ abi: batchTokenAbi, eventName: 'BatchMinted', logs: receipt.logs })).toHaveLength(count);
+      return receipt.gasUsed / BigInt(count);
+    };
+    // Each batch opens a chunk of its own (a fresh bitmap slot and chunk owner shared by its records): the dearer case.
+    const at20 = await perMint(chunkStart(1), 20);
+    const at90 = await perMint(chunkStart(2), 90);
+    // The same sizes inside a chunk opened already.
+    const at20Open = await perMint(chunkStart(1) + 20, 20);
+    const at90Open = await perMint(chunkStart(2) + 90, 90);
+    process.stdout.write(
+      `gas per mint: ${mintSingle} alone (${mintFirst} for the first of a chunk); in a batch opening a chunk: ` +
+        `${at20} at 20 (${percent(at20, mintSingle)}), ${at90} at 90 (${percent(at90, mintSingle)}); ` +
+        `in a chunk opened already: ${at20Open} at 20 (${percent(at20Open, mintSingle)}), ${at90Open} at 90 (${percent(at90Open, mintSingle)})\n`,
+    );
+    expect(at90 * 100n).toBeLessThanOrEqual(mintSingle * 30n);
+  }, 60_000);
+
+  it("a mintBatch of the writer's cap stays under half a block even when every record opens a chunk of ids of its own", async () => {
+    const cap = maxRecordsPerTx('MINT');
+    // Ids 256 apart: each record writes a fresh bitmap slot and a fresh chunk owner (the service's ids are consecutive).
+    const ns = Array.from({ length: cap }, (_, i) => 100_000 + 256 * i);
+    const receipt = await send(
+      contracts.batchTokenAddress,
+      mintBatchData(ns.map((n) => ({ tokenId: token(n), batchId: batchId(n), auditHash: hash(`w${n}`) }))),
+      signerKey,
+      29_000_000n,
+    );
+    expect(parseEventLogs({ abi: batchTokenAbi, eventName: 'BatchMinted', logs: receipt.logs })).toHaveLength(cap);
+    process.stdout.write(`gas of ${cap} mints in distinct chunks: ${receipt.gasUsed} (${receipt.gasUsed / BigInt(cap)} per mint)\n`);
+    expect(receipt.gasUsed).toBeLessThan(15_000_000n);
   }, 60_000);
 });
+
+const percent = (part: bigint, whole: bigint) => `${((100 * Number(part)) / Number(whole)).toFixed(0)} %`;

@@ -6,6 +6,7 @@ import { deployContracts, fundAccount } from '../../infra/ledger/deploy';
 import { startHardhatNode, type HardhatNode } from '../../infra/local/hardhat-node';
 import { EvmLedger, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { digestSignerAccount, SECP256K1_N, type DigestSigner } from '../../shared/adapters/ledger/kms-signer';
+import { tokenIdForBatch } from '../../shared/domain/ids';
 
 /**
  * The ledger signer that signs with a key service (KMS in AWS), tested against a local signer
@@ -16,6 +17,8 @@ import { digestSignerAccount, SECP256K1_N, type DigestSigner } from '../../share
  */
 
 const CHAIN_ID = 31337;
+/** The token of BATCH-2026-000077. */
+const TOKEN = tokenIdForBatch(2026, 77);
 
 /** DER `SEQUENCE { INTEGER r, INTEGER s }`, as KMS answers (noble's encoder). */
 class LocalDigestSigner implements DigestSigner {
@@ -63,13 +66,17 @@ describe('the KMS-signing ledger account on a local chain', () => {
   it("has the key's address and its transactions are mined and recover to it, high s or not", async () => {
     expect(ledger.signerAddress).toBe(expected);
     const client = createPublicClient({ chain: ledgerChain(CHAIN_ID, node.rpcUrl), transport: http(node.rpcUrl) });
-    const { txHash: mint } = await ledger.mintBatchToken({ tokenId: 77n, batchId: 'BATCH-KMS-77', auditHash: keccak256(toHex('kms')) });
+    const { txHash: mint } = await ledger.mintBatchToken({
+      tokenId: TOKEN,
+      batchId: 'BATCH-2026-000077',
+      auditHash: keccak256(toHex('kms')),
+    });
     expect((await ledger.waitForReceipt(mint, 10_000))?.status).toBe('success');
     const hashes: Hex[] = [mint];
     // Enough signatures that the signer's raw s was high for some of them (each is, with probability 1/2).
     for (let i = 0; i < 12; i++) {
       const { txHash } = await ledger.recordStage({
-        tokenId: 77n,
+        tokenId: TOKEN,
         stage: 'MILLED',
         evidenceCid: `cid-${i}`,
         auditHash: keccak256(toHex(`m${i}`)),
@@ -85,6 +92,6 @@ describe('the KMS-signing ledger account on a local chain', () => {
       expect(BigInt(tx.s) <= SECP256K1_N / 2n).toBe(true);
     }
     expect(signer.highS).toBeGreaterThan(0);
-    expect(await ledger.batchIdOfToken(77n)).toBe('BATCH-KMS-77');
+    expect(await ledger.batchIdOfToken(TOKEN)).toBe('BATCH-2026-000077');
   });
 });

@@ -8,10 +8,14 @@ import { EvmLedger, ledgerChain } from '../../shared/adapters/ledger/evm-ledger'
 import { createEvmLedgerFromEnv } from '../../shared/adapters/ledger/evm-ledger-env';
 import { LedgerRefusedError, LedgerTransportError, LedgerUnavailableError, TokenAlreadyMintedError } from '../../shared/domain/errors';
 import { auditAnchorLookup } from '../../shared/adapters/ledger/anchor-reader';
+import { formatBatchId, tokenIdForBatch } from '../../shared/domain/ids';
 import { wire } from '../unit/support/errors';
 
 const CHAIN_ID = 31337;
 const auditHash = (s: string): Hex => keccak256(toHex(s));
+/** Tokens of batches BATCH-2026-001001 and -001002 (a token id stands for its batch id). */
+const T1001 = tokenIdForBatch(2026, 1001);
+const T1002 = tokenIdForBatch(2026, 1002);
 
 describe('EvmLedger on a local hardhat node', () => {
   let node: HardhatNode;
@@ -40,20 +44,20 @@ describe('EvmLedger on a local hardhat node', () => {
   const client = () => createPublicClient({ chain: ledgerChain(CHAIN_ID, node.rpcUrl), transport: http(node.rpcUrl) });
 
   it('mints a token to the custodian, waits for the receipt and reads the batch id', async () => {
-    const { txHash } = await ledger.mintBatchToken({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') });
+    const { txHash } = await ledger.mintBatchToken({ tokenId: T1001, batchId: formatBatchId(2026, 1001), auditHash: auditHash('a') });
     expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
 
     const receipt = await ledger.waitForReceipt(txHash, 10_000);
     expect(receipt).toEqual({ status: 'success', blockNumber: expect.any(BigInt), txHash });
 
-    expect(await ledger.batchIdOfToken(1001n)).toBe('BATCH-1001');
+    expect(await ledger.batchIdOfToken(T1001)).toBe(formatBatchId(2026, 1001));
     expect(await ledger.batchIdOfToken(999_999n)).toBeNull();
 
     const owner = await client().readContract({
       address: addresses.batchTokenAddress,
       abi: batchTokenAbi,
       functionName: 'ownerOf',
-      args: [1001n],
+      args: [T1001],
     });
     expect(owner.toLowerCase()).toBe(ledger.custodian.toLowerCase());
 
@@ -63,25 +67,38 @@ describe('EvmLedger on a local hardhat node', () => {
       logs: (await client().getTransactionReceipt({ hash: txHash })).logs,
     });
     expect(logs).toHaveLength(1);
-    expect(logs[0]?.args).toEqual({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') });
+    expect(logs[0]?.args).toEqual({ tokenId: T1001, batchId: formatBatchId(2026, 1001), auditHash: auditHash('a') });
   });
 
   it('refuses to mint an existing token id with TokenAlreadyMintedError (nothing broadcast)', async () => {
-    const { txHash } = await ledger.mintBatchToken({ tokenId: 1002n, batchId: 'BATCH-1002', auditHash: auditHash('b') });
+    const { txHash } = await ledger.mintBatchToken({ tokenId: T1002, batchId: formatBatchId(2026, 1002), auditHash: auditHash('b') });
     await ledger.waitForReceipt(txHash, 10_000);
     const blockBefore = await client().getBlockNumber();
 
-    const again = ledger.mintBatchToken({ tokenId: 1002n, batchId: 'BATCH-OTHER', auditHash: auditHash('c') });
+    const again = ledger.mintBatchToken({ tokenId: T1002, batchId: 'BATCH-OTHER', auditHash: auditHash('c') });
     await expect(again).rejects.toBeInstanceOf(TokenAlreadyMintedError);
-    await expect(again).rejects.toMatchObject({ tokenId: 1002n });
+    await expect(again).rejects.toMatchObject({ tokenId: T1002 });
 
     expect(await client().getBlockNumber()).toBe(blockBefore);
-    expect(await ledger.batchIdOfToken(1002n)).toBe('BATCH-1002');
+    expect(await ledger.batchIdOfToken(T1002)).toBe(formatBatchId(2026, 1002));
+  });
+
+  it("refuses to mint a batch id other than the token's with LedgerRefusedError BatchIdMismatch (nothing broadcast)", async () => {
+    const blockBefore = await client().getBlockNumber();
+    const wrong = ledger.mintBatchToken({
+      tokenId: tokenIdForBatch(2026, 1003),
+      batchId: formatBatchId(2026, 1004),
+      auditHash: auditHash('w'),
+    });
+    await expect(wrong).rejects.toBeInstanceOf(LedgerRefusedError);
+    await expect(wrong).rejects.toMatchObject({ reason: 'BatchIdMismatch' });
+    expect(await client().getBlockNumber()).toBe(blockBefore);
+    expect(await ledger.batchIdOfToken(tokenIdForBatch(2026, 1003))).toBeNull();
   });
 
   it('records a stage and the StageRecorded event decodes with viem', async () => {
     const cid = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
-    const { txHash } = await ledger.recordStage({ tokenId: 1001n, stage: 'MILLED', evidenceCid: cid, auditHash: auditHash('m') });
+    const { txHash } = await ledger.recordStage({ tokenId: T1001, stage: 'MILLED', evidenceCid: cid, auditHash: auditHash('m') });
     const receipt = await ledger.waitForReceipt(txHash, 10_000);
     expect(receipt?.status).toBe('success');
 
@@ -93,7 +110,7 @@ describe('EvmLedger on a local hardhat node', () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]?.address.toLowerCase()).toBe(addresses.traceLogAddress.toLowerCase());
     expect(logs[0]?.args).toEqual({
-      tokenId: 1001n,
+      tokenId: T1001,
       stage: 2,
       evidenceCid: cid,
       auditHash: auditHash('m'),
@@ -168,7 +185,7 @@ describe('EvmLedger on a local hardhat node', () => {
       TRACE_LOG_ADDRESS: addresses.traceLogAddress,
     };
     const fromEnv = createEvmLedgerFromEnv(env);
-    expect(await fromEnv.batchIdOfToken(1001n)).toBe('BATCH-1001');
+    expect(await fromEnv.batchIdOfToken(T1001)).toBe(formatBatchId(2026, 1001));
 
     for (const name of Object.keys(env)) {
       expect(() => createEvmLedgerFromEnv({ ...env, [name]: undefined })).toThrow(name);
@@ -180,9 +197,9 @@ describe('EvmLedger on a local hardhat node', () => {
     // Without transport retries a refused mint surfaces at once (hardhat reports reverts as -32603).
     const noRetry = createEvmLedgerFromEnv({ ...env, LEDGER_RPC_RETRY_COUNT: '0' });
     const started = performance.now();
-    await expect(noRetry.mintBatchToken({ tokenId: 1001n, batchId: 'BATCH-1001', auditHash: auditHash('a') })).rejects.toBeInstanceOf(
-      TokenAlreadyMintedError,
-    );
+    await expect(
+      noRetry.mintBatchToken({ tokenId: T1001, batchId: formatBatchId(2026, 1001), auditHash: auditHash('a') }),
+    ).rejects.toBeInstanceOf(TokenAlreadyMintedError);
     expect(performance.now() - started).toBeLessThan(400);
   });
 
@@ -228,7 +245,7 @@ describe('EvmLedger on a local hardhat node', () => {
       await expect(simulated).rejects.toBeInstanceOf(LedgerRefusedError);
       await expect(simulated).rejects.toMatchObject({ reason: 'AccessControlUnauthorizedAccount' });
       const { txHash } = await ledger.mintBatchTokenKept(
-        { tokenId: 7_000_001n, batchId: 'BATCH-7000001', auditHash: auditHash('after') },
+        { tokenId: tokenIdForBatch(2026, 7_000_001), batchId: 'BATCH-2026-7000001', auditHash: auditHash('after') },
         async () => undefined,
       );
       expect((await ledger.waitForReceipt(txHash, 10_000))?.status).toBe('success');
@@ -256,7 +273,10 @@ describe('EvmLedger on a local hardhat node', () => {
     ).toBeInstanceOf(RangeError);
     await expect(ledger.simulateBatch({ kind: 'TRACE_STAGE', records: [good] })).resolves.toBeUndefined();
     await expect(
-      ledger.simulateBatch({ kind: 'MINT', records: [{ tokenId: 8_000_002n, batchId: 'BATCH-8000002', auditHash: good.auditHash }] }),
+      ledger.simulateBatch({
+        kind: 'MINT',
+        records: [{ tokenId: tokenIdForBatch(2026, 8_000_002), batchId: 'BATCH-2026-8000002', auditHash: good.auditHash }],
+      }),
     ).resolves.toBeUndefined();
     await expect(ledger.simulateBatch({ kind: 'TRACE_STAGE', records: [unknownStage] })).rejects.toBeInstanceOf(RangeError);
     expect(await client().getTransactionCount({ address: privateKeyToAccount(signerKey).address, blockTag: 'pending' })).toBe(nonceBefore);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -19,6 +19,7 @@ import { lendingVaultAbi, testUsdcAbi } from '../../shared/adapters/ledger/abi';
 import { EvmLedger, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
+import { formatBatchId, tokenIdForBatch } from '../../shared/domain/ids';
 import { REPAY_LOANS_CHUNK, type VaultCall } from '../../shared/domain/vault-calls';
 import { stackDataDir } from '../support/api';
 
@@ -78,10 +79,11 @@ beforeAll(async () => {
 
   await write({ kind: 'VAULT_DEPOSIT', ref: ref('DEP', 1), mfiId: `MFI-${run}`, assetsUsdMicro: 2_000n * USDC });
   for (const n of [1, 2, 3, 4]) {
-    const tokenId = BigInt(`0x${randomBytes(8).toString('hex')}`);
+    const batchNo = randomInt(1, 1_000_000_000_000);
+    const tokenId = tokenIdForBatch(2099, batchNo);
     const { txHash } = await ledger.mintBatchToken({
       tokenId,
-      batchId: `BATCH-VB-${tokenId}`,
+      batchId: formatBatchId(2099, batchNo),
       auditHash: keccak256(toHex(`a ${tokenId}`)),
     });
     expect((await ledger.waitForReceipt(txHash, 10_000))?.status).toBe('success');

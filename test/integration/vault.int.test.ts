@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { createPublicClient, createWalletClient, http, keccak256, maxUint256, parseEventLogs, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compileContracts } from '../../infra/ledger/compile';
@@ -7,6 +7,7 @@ import { batchTokenAbi, lendingVaultAbi, testUsdcAbi } from '../../shared/adapte
 import { EvmLedger, REFUSED_VAULT_CALL_GAS, ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { cooperativeSettlementAddress, idOfVaultRef, vaultRef, vaultShareholder } from '../../shared/adapters/ledger/vault-ledger';
 import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
+import { formatBatchId, tokenIdForBatch } from '../../shared/domain/ids';
 import { refundIdOf } from '../../shared/domain/lending';
 import type { VaultCall } from '../../shared/domain/vault-calls';
 import { localStack } from '../support/api';
@@ -62,10 +63,11 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     return { txHash, status: receipt?.status };
   };
   const mintToken = async () => {
-    const tokenId = BigInt(`0x${randomBytes(8).toString('hex')}`);
+    const n = randomInt(1, 1_000_000_000_000);
+    const tokenId = tokenIdForBatch(2099, n);
     const { txHash } = await ledger.mintBatchToken({
       tokenId,
-      batchId: `BATCH-VAULT-${tokenId}`,
+      batchId: formatBatchId(2099, n),
       auditHash: keccak256(toHex(`audit ${tokenId}`)),
     });
     expect((await ledger.waitForReceipt(txHash, 10_000))?.status).toBe('success');

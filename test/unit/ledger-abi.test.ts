@@ -78,6 +78,8 @@ describe('ledger ABIs (shared/adapters/ledger/abi.generated.ts, re-exported by a
       'function mint(address to, uint256 tokenId, string batchId, bytes32 auditHash) returns () nonpayable',
     );
     expect(canonical(batchTokenAbi)).toContain('event BatchMinted(uint256 indexed tokenId, string batchId, bytes32 auditHash)');
+    // A batch id other than the one the token id stands for is refused (docs/ledger.md#batchtoken-storage).
+    expect(canonical(batchTokenAbi)).toContain('error BatchIdMismatch(uint256 tokenId, string expected)');
   });
 
   it('BatchToken and TraceLog carry the batched calls and their skip events (docs/ledger.md#batched-contract-calls)', () => {

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerTransportError } from '../../shared/domain/errors';
+import { maxRecordsPerTx } from '../../shared/domain/ledger-batching';
 import type { BatchedCall, Ledger, LedgerWriteGroups, LedgerWriteParking } from '../../shared/domain/ports/ledger';
 import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../shared/domain/records';
@@ -223,9 +224,10 @@ describe('batched ledger writer (landInGroup)', () => {
   });
 
   it('caps a transaction at the kind’s record limit; the rest wait for the next one', async () => {
-    const w = world(Array.from({ length: 105 }, (_, i) => write(i + 1)));
+    const cap = maxRecordsPerTx('MINT');
+    const w = world(Array.from({ length: cap + 5 }, (_, i) => write(i + 1)));
     await landInGroup(w.deps, w.txs.get('b1-1')!, 1000);
-    expect(w.calls[0]!.tokenIds).toHaveLength(100);
+    expect(w.calls[0]!.tokenIds).toHaveLength(cap);
     expect([...w.txs.values()].filter((t) => t.status === 'PENDING')).toHaveLength(5);
   });
 

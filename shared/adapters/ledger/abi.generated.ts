@@ -252,6 +252,11 @@ export const batchTokenAbi = [
   { type: 'constructor', inputs: [], stateMutability: 'nonpayable' },
   {
     type: 'error',
+    name: 'BatchIdMismatch',
+    inputs: [{ name: 'tokenId', type: 'uint256' }, { name: 'expected', type: 'string' }],
+  },
+  {
+    type: 'error',
     name: 'ERC721IncorrectOwner',
     inputs: [
       { name: 'sender', type: 'address' },

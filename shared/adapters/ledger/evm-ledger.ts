@@ -157,8 +157,8 @@ export class EvmLedger implements Ledger, VaultLedger {
    * Direct sends (local tooling and tests; the service itself writes through the kept variants):
    * simulates, then broadcasts `BatchToken.mint(custodian, tokenId, batchId, auditHash)`; returns
    * the transaction hash without waiting for the receipt. Throws `TokenAlreadyMintedError` when
-   * the id exists, `RangeError` for an empty batch id, a bad hash or id, `LedgerUnavailableError`
-   * otherwise.
+   * the id exists, `LedgerRefusedError` `BatchIdMismatch` for a batch id not the token's, `RangeError`
+   * for an empty batch id, a bad hash or id, `LedgerUnavailableError` otherwise.
    */
   async mintBatchToken(input: { tokenId: bigint; batchId: string; auditHash: Hex }): Promise<{ txHash: Hex }> {
     checkTokenId(input.tokenId);
