@@ -6,7 +6,7 @@ import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { startStackProcess } from '../support/stack-process';
 import { settlementBench } from './settlement';
-import { acceptedBatch, apiCaller, blockTimeLabel } from './submission';
+import { acceptedBatch, apiCaller, blockTimeLabel, retrying503 } from './submission';
 
 /**
  * The ledger at block speed (`BENCH_ONLY=ledger npm run bench`, docs/ledger.md#benchmarks), on a
@@ -104,6 +104,9 @@ export async function ledgerBench(): Promise<void> {
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: COOP }, 3600, dataDir);
     const call = apiCaller(url);
+    // Writes are retried on 503 after Retry-After, as a client should; the retries are reported with the answers.
+    let retries = 0;
+    const write = retrying503(call, () => retries++);
     await call('POST', '/cooperatives', admin, {
       cooperative_id: COOP,
       name: 'Ledger Bench Cooperative',
@@ -140,10 +143,18 @@ export async function ledgerBench(): Promise<void> {
         await sleep(500);
       }
     };
-    const report = (kind: string, accepted: { ms: number; statuses: Record<number, number> }, landed: LandedWrites, firstMs: number) => {
+    const report = (
+      kind: string,
+      accepted: { ms: number; statuses: Record<number, number>; retries: number },
+      landed: LandedWrites,
+      firstMs: number,
+    ) => {
       const row = (k: string, v: string) => say(`  ${k.padEnd(58)} ${v}`);
       const landedSpanS = landed.lastBlockS - firstMs / 1000;
-      row(`${kind}: accepted per second`, `${((WRITES / accepted.ms) * 1000).toFixed(1)} (answers ${JSON.stringify(accepted.statuses)})`);
+      row(
+        `${kind}: accepted per second`,
+        `${((WRITES / accepted.ms) * 1000).toFixed(1)} (answers ${JSON.stringify(accepted.statuses)}; ${accepted.retries} retried after a 503)`,
+      );
       row(`${kind}: landed on chain per second`, `${(WRITES / landedSpanS).toFixed(2)} (${WRITES} in ${landedSpanS.toFixed(1)} s)`);
       const blocks = (s: number) => (blockTimeS > 0 ? ` = ${(s / blockTimeS).toFixed(1)} blocks` : '');
       row(
@@ -172,7 +183,7 @@ export async function ledgerBench(): Promise<void> {
       Array.from({ length: WRITES }, (_, i) => i),
       CLIENTS,
       async () => {
-        const r = await call('POST', '/batch/submit', coop, body, WRITE_HEADERS);
+        const r = await write('POST', '/batch/submit', coop, body, WRITE_HEADERS);
         statuses[r.status] = (statuses[r.status] ?? 0) + 1;
         return { batchId: acceptedBatch(r).batchId, at: Date.now() };
       },
@@ -182,7 +193,7 @@ export async function ledgerBench(): Promise<void> {
     const minted = await untilAll(ids, (b) => b?.chain_tx_hash != null, 'minted');
     report(
       'mints',
-      { ms: submitMs, statuses },
+      { ms: submitMs, statuses, retries },
       await landedWrites(
         reader,
         info.endpoints.batch_token!,
@@ -195,8 +206,9 @@ export async function ledgerBench(): Promise<void> {
     // 2. stage updates → trace-log records
     const stageStatuses: Record<number, number> = {};
     const t1 = Date.now();
+    const retriesBeforeStages = retries;
     const patched = await pool(ids, CLIENTS, async (id) => {
-      const r = await call(
+      const r = await write(
         'PATCH',
         `/batch/${id}/stage`,
         coop,
@@ -216,7 +228,7 @@ export async function ledgerBench(): Promise<void> {
     const recorded = await untilAll(ids, (b) => graded(b)?.chain_tx_hash != null, 'GRADED on the trace log');
     report(
       'stage records',
-      { ms: stageMs, statuses: stageStatuses },
+      { ms: stageMs, statuses: stageStatuses, retries: retries - retriesBeforeStages },
       await landedWrites(
         reader,
         info.endpoints.trace_log!,

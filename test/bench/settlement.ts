@@ -9,7 +9,7 @@ import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 import { startStackProcess } from '../support/stack-process';
-import { apiCaller, blockTimeLabel, untilMinted } from './submission';
+import { apiCaller, blockTimeLabel, retrying503, untilMinted } from './submission';
 
 /**
  * Settlement benchmark on the local stack (`BENCH_ONLY=settlement npm run bench`, docs/api/settlement.md#settlement):
@@ -67,7 +67,8 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
     const coop = await signDevToken({ role: 'COOPERATIVE', cooperative_id: COOP }, 3600, dataDir);
     const mfi = await signDevToken({ role: 'MFI', mfi_id: 'MFI-BENCH' }, 3600, dataDir);
-    const call = apiCaller(url);
+    // A 503 (an outage the service names under load; nothing changed) is retried after Retry-After, as a client would.
+    const call = retrying503(apiCaller(url), () => {});
     const must = async (what: string, p: Promise<{ status: number; body: any }>, ...ok: number[]) => {
       const r = await p;
       if (!ok.includes(r.status)) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);

@@ -21,7 +21,7 @@ export type Call = (
   tok: string,
   body?: unknown,
   headers?: Record<string, string>,
-) => Promise<{ status: number; body: any }>;
+) => Promise<{ status: number; body: any; retryAfterS?: number }>;
 
 /** The benches' API caller against the stack at `url`: JSON in, JSON out, the token as a Bearer header. */
 export function apiCaller(url: string): Call {
@@ -31,7 +31,8 @@ export function apiCaller(url: string): Call {
       headers: { authorization: `Bearer ${tok}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: res.status, body: (await res.json()) as any };
+    const retryAfter = Number(res.headers.get('retry-after') ?? Number.NaN);
+    return { status: res.status, body: (await res.json()) as any, ...(Number.isFinite(retryAfter) ? { retryAfterS: retryAfter } : {}) };
   };
 }
 
@@ -55,4 +56,20 @@ export async function untilMinted(call: Call, tok: string, batchId: string, time
       throw new Error(`batch ${batchId} not minted within ${timeoutMs / 1000} s: ${r.status} ${JSON.stringify(r.body)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * `call` as a well-behaved client makes it: a 503 answer (an outage the service names, e.g. its
+ * evidence store timing out under load; nothing was changed) is retried after its `Retry-After`
+ * (at most 5 s here), up to `attempts` times in all; `onRetry` counts each retry for the report.
+ */
+export function retrying503(call: Call, onRetry: () => void, attempts = 5): Call {
+  return async (method, path, tok, body, headers) => {
+    for (let attempt = 1; ; attempt++) {
+      const r = await call(method, path, tok, body, headers);
+      if (r.status !== 503 || attempt >= attempts) return r;
+      onRetry();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5, r.retryAfterS ?? 1) * 1000));
+    }
+  };
 }
