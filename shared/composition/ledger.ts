@@ -17,7 +17,7 @@ import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';
 import { depositRepo, vaultReader, vaultWrites } from './lending';
 import { once, onFirstUse } from './once';
-import { auditAnchorRepo, batchRepo, custodyRepo, ledgerWriteQueue, loanRepo, now, settlementRepo } from './platform';
+import { auditAnchorRepo, batchRepo, custodyRepo, ledgerReceiptCheckQueue, ledgerWriteQueue, loanRepo, now, settlementRepo } from './platform';
 
 /**
  * The single ledger writer (functions/ledger-writer) and what feeds it: the EVM ledger with its
@@ -66,7 +66,7 @@ export function ledgerWriterDeps(): LedgerWriterDeps {
     payoutQueue: payoutRequestQueue(),
     now,
     groups: ledgerWriteGroups(),
-    ledgerQueue: ledgerWriteQueue(),
+    receiptCheckQueue: ledgerReceiptCheckQueue(),
     ...(envOr('AUDIT_ANCHOR_ADDRESS', '') ? { anchors: anchorOutcomes() } : {}),
   };
   if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;

@@ -1,7 +1,15 @@
 import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerUnavailableError } from '../domain/errors';
-import { maxRecordsPerTx, SETTLE_BATCHES_AT_ONCE, STUCK_AFTER_BLOCKS, type BatchRecordOutcome } from '../domain/ledger-batching';
-import { forEachLimited } from '../domain/purchase-order-limits';
+import {
+  CLAIMS_AT_ONCE,
+  maxRecordsPerTx,
+  NEXT_GROUP_WAIT_MS,
+  SETTLE_BATCHES_AT_ONCE,
+  STALE_GROUP_CHECK_AFTER_MS,
+  STUCK_AFTER_BLOCKS,
+  type BatchRecordOutcome,
+} from '../domain/ledger-batching';
+import { forEachLimited, mapLimited } from '../domain/purchase-order-limits';
 import type { BatchedCall, Ledger, LedgerReceipt, LedgerWriteGroups } from '../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../domain/records';
 import { logger } from '../runtime/logger';
@@ -54,54 +62,81 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * that error here, before anything is claimed, so it goes the way of a single write that cannot be
  * sent: retried by the queue, then parked), and a group is formed: `tx` claimed first, then the
  * other pending writes of its kind whose record encodes, oldest first, each with its own
- * conditioned write; the group sealed with the members claimed. Then the group is signed with the
- * signer's next nonce and kept before it is broadcast (a kept one is re-sent as the same bytes),
- * its receipt awaited, and each member settled from its own event: written → `written`, skipped →
- * `refused` with the contract's reason; a whole transaction reverted → every member `refused`.
- * A group that cannot be signed because of some members (encoding, or the call's simulation
- * reverts) is bisected with `simulateBatch`; the members that fail alone are split out (their
- * claims released) and the rest signed without them. When `tx` itself is split out, its error is
- * thrown after the others landed (a LedgerRefusedError: the writer settles it as refused). A write
- * still claimed by a group that split it out is released and grouped anew. Members settled before
- * are left alone, so redelivery, a crash between keeping and sending, or after sending, neither
- * signs twice nor confirms twice. Throws while the transaction is not mined within `receiptWaitMs`
- * (the queue retries), and for transport failures. Pipelined (`queueReceiptCheck` given;
- * docs/ledger.md#the-pipelined-writer): the mined groups in flight are settled first (no waiting),
- * the group is signed with the next nonce (`nextNonce`) and sent, its receipt check queued, and the
- * delivery ends without waiting (a group mined already, as on a chain that mines on arrival, is
- * settled first: one receipt look-up); a write whose group is in flight ends at once, likewise.
+ * conditioned write (`CLAIMS_AT_ONCE` at a time; member i stays candidate order); the group sealed
+ * with the members claimed. Then the group is signed with the signer's next nonce and kept before
+ * it is broadcast (a kept one is re-sent as the same bytes), its receipt awaited, and each member
+ * settled from its own event: written → `written`, skipped → `refused` with the contract's reason;
+ * a whole transaction reverted → every member `refused`. A group that cannot be signed because of
+ * some members (encoding, or the call's simulation reverts) is bisected with `simulateBatch`; the
+ * members that fail alone are split out (their claims released) and the rest signed without them.
+ * When `tx` itself is split out, its error is thrown after the others landed (a
+ * LedgerRefusedError: the writer settles it as refused). A write still claimed by a group that
+ * split it out is released and grouped anew. Members settled before are left alone, so
+ * redelivery, a crash between keeping and sending, or after sending, neither signs twice nor
+ * confirms twice. Throws while the transaction is not mined within `receiptWaitMs` (the queue
+ * retries), and for transport failures.
+ *
+ * Pipelined (`queueReceiptCheck` given; docs/ledger.md#the-pipelined-writer): a write whose group
+ * holds it and is SENT or SETTLED ends at once (one read of the group; the receipt check settles
+ * it). A new group of a kind waits up to `NEXT_GROUP_WAIT_MS` for the receipt of the last group of
+ * that kind while that one is heading for the next block (one transaction of a kind per block),
+ * then takes everything pending; it is signed with the next nonce (`nextNonce`) and sent, its
+ * receipt looked up once (a chain that mines on arrival has it: the group is settled in this
+ * delivery) and otherwise its receipt check queued; mined groups are settled by receipt checks only.
  */
 export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
+  if (deps.queueReceiptCheck && tx.group_id && (await heldBySentGroup(deps, tx, deps.queueReceiptCheck))) return;
   let current: BatchLedgerTx | null = tx;
-  if (deps.queueReceiptCheck && !tx.group_id) {
-    // Pipelined, about to form a group: the groups mined meanwhile are settled first (this write may be among their members).
-    await gatherReceipts(deps, 0);
-    current = await deps.getLedgerTx(tx.ledger_tx_id);
-  }
   for (let round = 0; round < MAX_GROUPS_PER_DELIVERY; round++) {
     if (!current || !isOpen(current)) return;
     const groupId = await groupFor(deps, current);
     const { splitOut, inFlight } = await landGroup(deps, groupId, receiptWaitMs, tx.ledger_tx_id);
     const own = splitOut.get(tx.ledger_tx_id);
     if (own) throw own;
-    if (inFlight.includes(tx.ledger_tx_id)) {
-      // Pipelined: sent. Mined already (a chain that mines each transaction on arrival), it is settled
-      // now, with no receipt check between; else the delivery ends and its receipt is gathered apart.
-      await settleIfMined(deps, groupId);
-      return;
-    }
+    if (inFlight.includes(tx.ledger_tx_id)) return;
     current = await deps.getLedgerTx(tx.ledger_tx_id);
   }
   if (current && isOpen(current))
     throw new Error(`ledger write ${tx.ledger_tx_id} is still open after ${MAX_GROUPS_PER_DELIVERY} batched transactions`);
 }
 
-/** The sent group `groupId`, when one of its hashes is mined already (no waiting): its members settled from their events, the group SETTLED. */
-async function settleIfMined(deps: BatchWriterDeps, groupId: string): Promise<void> {
+/**
+ * Pipelined: whether `tx`'s group holds it and is SENT or SETTLED, so its delivery ends here (one
+ * read of the group, no member read, no chain call). A SENT group's receipt check is queued again
+ * when `tx` is its first member (the delivery that sent it, redelivered after a crash before its
+ * check was queued; deduplicated by the queue) or when the group has been in flight for
+ * `STALE_GROUP_CHECK_AFTER_MS` (its checks may be lost; once per 5-minute window).
+ */
+async function heldBySentGroup(
+  deps: BatchWriterDeps,
+  tx: BatchLedgerTx,
+  queueReceiptCheck: NonNullable<BatchWriterDeps['queueReceiptCheck']>,
+): Promise<boolean> {
+  const group = await deps.groups.getGroup(tx.group_id!);
+  if (!group || (group.status !== 'SENT' && group.status !== 'SETTLED') || !(group.members ?? []).includes(tx.ledger_tx_id)) return false;
+  if (group.status === 'SENT') {
+    const now = deps.now().getTime();
+    if (group.members?.[0] === tx.ledger_tx_id) await queueReceiptCheck(group, 'sent');
+    else if (group.sent_at && now - Date.parse(group.sent_at) >= STALE_GROUP_CHECK_AFTER_MS)
+      await queueReceiptCheck(group, `stale-${Math.floor(now / STALE_CHECK_WINDOW_MS)}`);
+  }
+  return true;
+}
+
+/** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */
+const STALE_CHECK_WINDOW_MS = 300_000;
+
+/**
+ * The sent group `groupId`, when one of its hashes is mined already (no waiting): its members
+ * settled from their events, the group SETTLED; true then, false when it is not mined (or not SENT).
+ */
+async function settleIfMined(deps: BatchWriterDeps, groupId: string): Promise<boolean> {
   const group = await deps.groups.getGroup(groupId);
-  if (group?.status !== 'SENT') return;
+  if (group?.status !== 'SENT') return false;
   const mined = await minedTx(deps, group, 0);
-  if (mined) await settleMined(deps, group, mined);
+  if (!mined) return false;
+  await settleMined(deps, group, mined);
+  return true;
 }
 
 function isOpen(tx: BatchLedgerTx): boolean {
@@ -118,7 +153,23 @@ async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<strin
   }
   const problem = await deps.ledger.batchCallError(callOf(tx.kind, [tx]));
   if (problem) throw problem;
+  if (deps.queueReceiptCheck) await awaitLastGroupsBlock(deps, tx.kind);
   return formGroup(deps, tx);
+}
+
+/**
+ * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer): when the group of
+ * `kind` sent last is unmined and was sent in the chain's latest block or the one before (a block
+ * may come between reading the block number and the broadcast), it is heading for the next block:
+ * its receipt is awaited up to `NEXT_GROUP_WAIT_MS` so the next group goes into a later block. A
+ * group unmined for longer (stuck: the receipt checks replace it) holds nothing back.
+ */
+async function awaitLastGroupsBlock(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<void> {
+  const last = (await deps.groups.inFlight()).filter((g) => g.kind === kind && g.tx_hash).at(-1);
+  if (!last) return;
+  const block = await deps.ledger.blockNumber();
+  if (last.sent_block !== undefined && last.sent_block < block - 1) return;
+  await deps.ledger.waitForReceipt(last.tx_hash as Hex, NEXT_GROUP_WAIT_MS);
 }
 
 /** A new group for `tx`'s kind with `tx` first among its candidates (the others only when their record encodes); its id. */
@@ -148,11 +199,13 @@ async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<stri
 }
 
 /**
- * Claims (when still CLAIMING), signs and keeps, sends, waits for and settles one group; pipelined,
- * it does not wait: a receipt check is queued (when it was signed now, or `own` is its first
- * member: a redelivery after a crash), and its members are returned as in flight (a group sent
- * before is not broadcast again here: the receipt step rebroadcasts a lost one). The members split
- * out before it was signed, with the error each fails with alone.
+ * Claims (when still CLAIMING: `CLAIMS_AT_ONCE` conditioned claims at a time, sealed with the
+ * claimed ones in candidate order), signs and keeps, sends, waits for and settles one group;
+ * pipelined, it does not wait: sent now, its receipt is looked up once (mined → settled here) and
+ * otherwise a receipt check queued; sent before, a receipt check is queued when `own` is its first
+ * member (a redelivery after a crash). Its members are returned as in flight (a group sent before
+ * is not broadcast again here: the receipt step rebroadcasts a lost one). The members split out
+ * before it was signed, with the error each fails with alone.
  */
 async function landGroup(
   deps: BatchWriterDeps,
@@ -164,8 +217,8 @@ async function landGroup(
   if (!group) throw new Error(`ledger write group ${groupId} not found`);
   if (group.status === 'SETTLED') return { splitOut: new Map(), inFlight: [] };
   if (group.status === 'CLAIMING') {
-    const claimed: string[] = [];
-    for (const id of group.candidates) if (await deps.groups.claim(groupId, id)) claimed.push(id);
+    const claims = await mapLimited(group.candidates, CLAIMS_AT_ONCE, (id) => deps.groups.claim(groupId, id));
+    const claimed = group.candidates.filter((_, i) => claims[i] !== null);
     await deps.groups.seal(groupId, claimed, deps.now().toISOString());
     group = (await deps.groups.getGroup(groupId))!;
   }
@@ -186,7 +239,10 @@ async function landGroup(
     }
   }
   if (deps.queueReceiptCheck) {
-    if (!sentBefore || group.members?.[0] === own) await deps.queueReceiptCheck((await deps.groups.getGroup(groupId))!, 'sent');
+    // Sent now: mined already (a chain that mines each transaction on arrival), it is settled in this
+    // delivery with no receipt check; else its check is queued (settling is the checks' alone).
+    if (sentBefore ? group.members?.[0] === own : !(await settleIfMined(deps, groupId)))
+      await deps.queueReceiptCheck((await deps.groups.getGroup(groupId))!, 'sent');
     return { splitOut, inFlight: ids(members) };
   }
   const receipt = await deps.ledger.waitForReceipt(txHash!, receiptWaitMs);

@@ -37,11 +37,12 @@ export interface LedgerWriterDeps {
    */
   groups?: LedgerWriteGroups;
   /**
-   * The writer's own queue. Given (with `groups`), the batched writer is pipelined
-   * (docs/ledger.md#the-pipelined-writer): a group is sent without waiting for its receipt, and a
-   * receipt check of it is queued here (`receipt_check` messages, `checkLedgerGroupReceipt`).
+   * The writer's own queue, sending into the receipt checks' message group (not the writes'). Given
+   * (with `groups`), the batched writer is pipelined (docs/ledger.md#the-pipelined-writer): a group
+   * is sent without waiting for its receipt, and a receipt check of it is queued here
+   * (`receipt_check` messages, `checkLedgerGroupReceipt`), to run beside the writes.
    */
-  ledgerQueue?: WorkQueue<LedgerWriteMessage>;
+  receiptCheckQueue?: WorkQueue<LedgerWriteMessage>;
 }
 
 /**
@@ -116,7 +117,7 @@ function writeInGroup(deps: LedgerWriterDeps, groups: LedgerWriteGroups, tx: Bat
 
 /** The batched writer's ports from the writer's; pipelined when the writer has its queue. */
 function batchWriterDeps(deps: LedgerWriterDeps, groups: LedgerWriteGroups): BatchWriterDeps {
-  const queue = deps.ledgerQueue;
+  const queue = deps.receiptCheckQueue;
   return {
     groups,
     ledger: deps.ledger,
