@@ -17,7 +17,16 @@ import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';
 import { depositRepo, vaultReader, vaultWrites } from './lending';
 import { once, onFirstUse } from './once';
-import { auditAnchorRepo, batchRepo, custodyRepo, ledgerReceiptCheckQueue, ledgerWriteQueue, loanRepo, now, settlementRepo } from './platform';
+import {
+  auditAnchorRepo,
+  batchRepo,
+  custodyRepo,
+  ledgerReceiptCheckQueue,
+  ledgerWriteQueue,
+  loanRepo,
+  now,
+  settlementRepo,
+} from './platform';
 
 /**
  * The single ledger writer (functions/ledger-writer) and what feeds it: the EVM ledger with its

@@ -549,7 +549,10 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
   });
 
   it(`claims run ${CLAIMS_AT_ONCE} at a time, finishing in any order, and the members keep the candidates' order`, async () => {
-    const writes = Array.from({ length: 60 }, (_, i) => ({ ...write(i + 1), created_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z` }));
+    const writes = Array.from({ length: 60 }, (_, i) => ({
+      ...write(i + 1),
+      created_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`,
+    }));
     const w = world(writes);
     let running = 0;
     let most = 0;
