@@ -12,6 +12,7 @@ import type { WorkQueue } from '../domain/ports/messaging';
 import type { PayoutRequestMessage } from '../domain/ports/payouts';
 import { anchorWriteOutcomes, type AnchorWriteOutcomes } from '../use-cases/anchor-settlement';
 import type { AnchoringDeps } from '../use-cases/anchoring';
+import type { GroupPace } from '../use-cases/ledger-batch-writer';
 import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
 import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';
@@ -58,6 +59,9 @@ const payoutRequestQueue = (): WorkQueue<PayoutRequestMessage> =>
 /** The batched transactions of the single ledger writer (docs/ledger.md#the-batched-writer). */
 const ledgerWriteGroups = (): LedgerWriteGroups => once(ledgerWriteGroups, () => new LedgerWriteGroupRepository());
 
+/** This container's pace of batched transactions (when it last sent a group of each kind). */
+const groupPace = (): GroupPace => once(groupPace, () => ({ lastLookMs: {} }));
+
 /** Parked ledger writes and the attempts of open ones (the single writer's poison-message policy). */
 export const ledgerParkingRepo = (): LedgerWriteParking => once(ledgerParkingRepo, () => new LedgerWriteParkingRepository());
 
@@ -76,6 +80,7 @@ export function ledgerWriterDeps(): LedgerWriterDeps {
     now,
     groups: ledgerWriteGroups(),
     receiptCheckQueue: ledgerReceiptCheckQueue(),
+    groupPace: groupPace(),
     ...(envOr('AUDIT_ANCHOR_ADDRESS', '') ? { anchors: anchorOutcomes() } : {}),
   };
   if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;

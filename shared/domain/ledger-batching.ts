@@ -55,6 +55,13 @@ export const CLAIMS_AT_ONCE = 25;
 export const NEXT_GROUP_WAIT_MS = 3_000;
 
 /**
+ * A member's delivery forms the next group of its kind (everything pending) when the writer has not
+ * sent one, nor looked for pending writes of the kind, for this long (ms): one Base block. So while
+ * the members' messages of a large group are handled one by one, groups still leave once a block.
+ */
+export const FORM_AHEAD_AFTER_MS = 2_000;
+
+/**
  * A member's delivery that finds its group still in flight this long (ms) after it was sent queues
  * a receipt check of it (at most one per 5-minute window): its checks may have been lost (a purged
  * queue, a dead-lettered check) and the reconciler queued the member again.

@@ -2,6 +2,7 @@ import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerUnavailableError } from '../domain/errors';
 import {
   CLAIMS_AT_ONCE,
+  FORM_AHEAD_AFTER_MS,
   maxRecordsPerTx,
   NEXT_GROUP_WAIT_MS,
   SETTLE_BATCHES_AT_ONCE,
@@ -51,6 +52,18 @@ export interface BatchWriterDeps {
    * writer (`key` names the check: the same group and key twice is one check).
    */
   queueReceiptCheck?: (group: LedgerWriteGroup, key: string) => Promise<void>;
+  /**
+   * Pipelined, per container: when this writer last sent a group of each kind, or last looked for
+   * pending writes of it (ms). Given, a member's delivery forms the next group of its kind once
+   * `FORM_AHEAD_AFTER_MS` have passed (`formAhead`), so groups keep leaving once a block while the
+   * members' messages queue behind one another.
+   */
+  pace?: GroupPace;
+}
+
+/** See `BatchWriterDeps.pace`. */
+export interface GroupPace {
+  lastLookMs: Partial<Record<'MINT' | 'TRACE_STAGE', number>>;
 }
 
 /** Groups one delivery of a write may go through before it gives up (the queue retries): its own, then one it was moved to. */
@@ -85,7 +98,10 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * delivery) and otherwise its receipt check queued; mined groups are settled by receipt checks only.
  */
 export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
-  if (deps.queueReceiptCheck && tx.group_id && (await heldBySentGroup(deps, tx, deps.queueReceiptCheck))) return;
+  if (deps.queueReceiptCheck && tx.group_id && (await heldBySentGroup(deps, tx, deps.queueReceiptCheck))) {
+    await formAhead(deps, tx.kind);
+    return;
+  }
   let current: BatchLedgerTx | null = tx;
   for (let round = 0; round < MAX_GROUPS_PER_DELIVERY; round++) {
     if (!current || !isOpen(current)) return;
@@ -121,6 +137,29 @@ async function heldBySentGroup(
       await queueReceiptCheck(group, `stale-${Math.floor(now / STALE_CHECK_WINDOW_MS)}`);
   }
   return true;
+}
+
+/**
+ * Pipelined, in a member's delivery (docs/ledger.md#the-pipelined-writer): once `FORM_AHEAD_AFTER_MS`
+ * have passed since this container last sent a group of `kind` (or looked for pending writes of
+ * it), the oldest pending write of the kind is landed as its own message would land it — a new
+ * group with everything pending, after the last group's block — so a backlog of members' messages
+ * never holds the next group back. A failure here is logged and left to the writes' own messages
+ * (it is never this delivery's failure).
+ */
+async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<void> {
+  const pace = deps.pace;
+  const now = deps.now().getTime();
+  const last = pace?.lastLookMs[kind];
+  if (!pace || (last !== undefined && now - last < FORM_AHEAD_AFTER_MS)) return;
+  pace.lastLookMs[kind] = now;
+  try {
+    const [next] = await deps.groups.pendingOfKind(kind, 1);
+    if (!next) return;
+    await landGroup(deps, await groupFor(deps, next), 0, next.ledger_tx_id);
+  } catch (err) {
+    logger.warn('next batched transaction not formed ahead; the pending writes’ own messages form it', { kind, error: err as Error });
+  }
 }
 
 /** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */
@@ -239,6 +278,7 @@ async function landGroup(
     }
   }
   if (deps.queueReceiptCheck) {
+    if (!sentBefore && deps.pace) deps.pace.lastLookMs[group.kind] = deps.now().getTime();
     // Sent now: mined already (a chain that mines each transaction on arrival), it is settled in this
     // delivery with no receipt check; else its check is queued (settling is the checks' alone).
     if (sentBefore ? group.members?.[0] === own : !(await settleIfMined(deps, groupId)))

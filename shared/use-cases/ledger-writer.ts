@@ -10,7 +10,7 @@ import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, LedgerWriteGroup, 
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
-import { checkSentGroup, landInGroup, type BatchWriterDeps } from './ledger-batch-writer';
+import { checkSentGroup, landInGroup, type BatchWriterDeps, type GroupPace } from './ledger-batch-writer';
 
 /**
  * The single ledger writer (docs/api/batches-and-custody.md#custody-trail): every ledger write — a BatchToken mint or a trace-log
@@ -43,6 +43,8 @@ export interface LedgerWriterDeps {
    * (`receipt_check` messages, `checkLedgerGroupReceipt`), to run beside the writes.
    */
   receiptCheckQueue?: WorkQueue<LedgerWriteMessage>;
+  /** Pipelined: this container's pace of groups (`GroupPace`: members' deliveries form the next group once a block). */
+  groupPace?: GroupPace;
 }
 
 /**
@@ -130,6 +132,7 @@ function batchWriterDeps(deps: LedgerWriterDeps, groups: LedgerWriteGroups): Bat
     now: deps.now,
     ...(queue
       ? {
+          ...(deps.groupPace ? { pace: deps.groupPace } : {}),
           queueReceiptCheck: (group: LedgerWriteGroup, key: string) =>
             queue.send(
               { ledger_tx_id: group.members?.[0] ?? group.candidates[0]!, receipt_check: group.group_id },

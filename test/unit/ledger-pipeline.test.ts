@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import { CLAIMS_AT_ONCE, STUCK_AFTER_BLOCKS } from '../../shared/domain/ledger-batching';
+import { CLAIMS_AT_ONCE, FORM_AHEAD_AFTER_MS, STUCK_AFTER_BLOCKS } from '../../shared/domain/ledger-batching';
 import type { BatchedCall, LedgerWriteGroups } from '../../shared/domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
@@ -626,5 +626,53 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     for (const c of [...w.checks]) await checkSentGroup(w.deps, c.group, 10);
     expect(w.written.map(([id]) => id).sort()).toEqual(['b1-1', 'b2-1', 'b3-1']);
     expect(w.groups.get(first)!.status).toBe('SETTLED');
+  });
+});
+
+describe('pipelined batched writer: groups keep leaving once a block while members’ messages queue', () => {
+  it('a member’s delivery forms the next group with everything pending once a block has passed since the last one', async () => {
+    const w = world([write(1), write(2)]);
+    w.deps.pace = { lastLookMs: {} };
+    let clock = Date.parse('2026-01-01T00:01:00Z');
+    w.deps.now = () => new Date(clock);
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000); // G1 = [1, 2], sent at block 100
+    w.txs.set('b3-1', write(3));
+    w.txs.set('b4-1', write(4));
+    // Within the block: the member's delivery ends at once, nothing formed.
+    await landInGroup(w.deps, { ...w.txs.get('b2-1')! }, 10_000);
+    expect(w.signed).toHaveLength(1);
+    // A block later, the next member delivery (here the same message redelivered) forms the next group after G1's block.
+    clock += FORM_AHEAD_AFTER_MS;
+    w.chain.onWait = () => w.mineBlock();
+    await landInGroup(w.deps, { ...w.txs.get('b2-1')! }, 10_000);
+    expect(w.signed.map((s) => s.tokenIds)).toEqual([
+      [1n, 2n],
+      [3n, 4n],
+    ]);
+    // The writes' own messages then end at once; nothing pending: the next look comes a block later, and finds nothing.
+    await landInGroup(w.deps, { ...w.txs.get('b3-1')! }, 10_000);
+    clock += FORM_AHEAD_AFTER_MS;
+    await landInGroup(w.deps, { ...w.txs.get('b4-1')! }, 10_000);
+    expect(w.signed).toHaveLength(2);
+  });
+
+  it('a write that cannot be encoded found ahead does not fail the member’s delivery: its own message deals with it', async () => {
+    const w = world([write(1), write(2)]);
+    w.deps.pace = { lastLookMs: {} };
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
+    w.txs.set('b3-1', { ...write(3), token_id: 'not-a-number' });
+    w.deps.ledger = {
+      ...w.deps.ledger,
+      batchCallError: async (call) => (call.records.some((r) => r.tokenId < 0n) ? new RangeError('bad id') : undefined),
+    };
+    w.deps.now = () => new Date('2026-01-01T00:01:05Z');
+    const warn = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    try {
+      await landInGroup(w.deps, { ...w.txs.get('b2-1')! }, 10_000);
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/not formed ahead/), expect.objectContaining({ kind: 'MINT' }));
+    } finally {
+      warn.mockRestore();
+    }
+    expect(w.signed).toHaveLength(1);
   });
 });
