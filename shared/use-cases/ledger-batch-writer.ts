@@ -165,19 +165,6 @@ async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): P
 /** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */
 const STALE_CHECK_WINDOW_MS = 300_000;
 
-/**
- * The sent group `groupId`, when one of its hashes is mined already (no waiting): its members
- * settled from their events, the group SETTLED; true then, false when it is not mined (or not SENT).
- */
-async function settleIfMined(deps: BatchWriterDeps, groupId: string): Promise<boolean> {
-  const group = await deps.groups.getGroup(groupId);
-  if (group?.status !== 'SENT') return false;
-  const mined = await minedTx(deps, group, 0);
-  if (!mined) return false;
-  await settleMined(deps, group, mined);
-  return true;
-}
-
 function isOpen(tx: BatchLedgerTx): boolean {
   return tx.status !== 'CONFIRMED' && tx.status !== 'FAILED';
 }
@@ -255,13 +242,19 @@ async function landGroup(
   let group = await deps.groups.getGroup(groupId);
   if (!group) throw new Error(`ledger write group ${groupId} not found`);
   if (group.status === 'SETTLED') return { splitOut: new Map(), inFlight: [] };
+  let members: BatchLedgerTx[];
   if (group.status === 'CLAIMING') {
     const claims = await mapLimited(group.candidates, CLAIMS_AT_ONCE, (id) => deps.groups.claim(groupId, id));
-    const claimed = group.candidates.filter((_, i) => claims[i] !== null);
-    await deps.groups.seal(groupId, claimed, deps.now().toISOString());
-    group = (await deps.groups.getGroup(groupId))!;
+    const claimed = claims.filter((c): c is BatchLedgerTx => c !== null);
+    await deps.groups.seal(groupId, ids(claimed), deps.now().toISOString());
+    const sealed = (await deps.groups.getGroup(groupId))!;
+    // Sealed now with these claims (each claim answers the write as it stands): no member read again.
+    // Sealed before (a crash between sealing and here, redelivered): its members stand, read.
+    members = sealed.members?.join() === ids(claimed).join() ? claimed : await readMembers(deps, sealed);
+    group = sealed;
+  } else {
+    members = await readMembers(deps, group);
   }
-  let members = (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter((m): m is BatchLedgerTx => m !== null);
   let splitOut = new Map<string, Error>();
   let txHash = group.tx_hash as Hex | undefined;
   const sentBefore = Boolean(group.raw_tx && txHash);
@@ -278,11 +271,18 @@ async function landGroup(
     }
   }
   if (deps.queueReceiptCheck) {
-    if (!sentBefore && deps.pace) deps.pace.lastLookMs[group.kind] = deps.now().getTime();
-    // Sent now: mined already (a chain that mines each transaction on arrival), it is settled in this
-    // delivery with no receipt check; else its check is queued (settling is the checks' alone).
-    if (sentBefore ? group.members?.[0] === own : !(await settleIfMined(deps, groupId)))
-      await deps.queueReceiptCheck((await deps.groups.getGroup(groupId))!, 'sent');
+    if (sentBefore) {
+      if (group.members?.[0] === own) await deps.queueReceiptCheck(group, 'sent');
+      return { splitOut, inFlight: ids(members) };
+    }
+    if (deps.pace) deps.pace.lastLookMs[group.kind] = deps.now().getTime();
+    // Sent now (the group as kept: SENT with these members and this hash). Mined already (a chain that
+    // mines each transaction on arrival), it is settled in this delivery with no receipt check; else
+    // its check is queued (settling is the checks' alone).
+    const sent: LedgerWriteGroup = { ...group, status: 'SENT', members: ids(members), tx_hash: txHash };
+    const mined = await minedTx(deps, sent, 0);
+    if (mined) await settleMined(deps, sent, mined);
+    else await deps.queueReceiptCheck(sent, 'sent');
     return { splitOut, inFlight: ids(members) };
   }
   const receipt = await deps.ledger.waitForReceipt(txHash!, receiptWaitMs);
@@ -372,6 +372,11 @@ async function failingAlone(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE',
 /** The ledger's endpoint failed (unreachable or an RPC error): no member is to blame. A refusal (a revert) is not one. */
 function isRpcFailure(err: unknown): boolean {
   return err instanceof LedgerUnavailableError && !(err instanceof LedgerRefusedError);
+}
+
+/** The group's members as stored now (a member gone from the table is left out). */
+async function readMembers(deps: BatchWriterDeps, group: LedgerWriteGroup): Promise<BatchLedgerTx[]> {
+  return (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter((m): m is BatchLedgerTx => m !== null);
 }
 
 function ids(members: BatchLedgerTx[]): string[] {
@@ -504,10 +509,7 @@ async function gatherReceipts(deps: BatchWriterDeps, waitMs: number, focus?: str
 
 /** The group's members settled from the mined transaction's own events (members settled before left alone), the group SETTLED with its block. */
 async function settleMined(deps: BatchWriterDeps, group: LedgerWriteGroup, mined: { txHash: Hex; receipt: LedgerReceipt }): Promise<void> {
-  const members = (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter(
-    (m): m is BatchLedgerTx => m !== null,
-  );
-  await settleMembers(deps, group, members, mined.txHash, mined.receipt);
+  await settleMembers(deps, group, await readMembers(deps, group), mined.txHash, mined.receipt);
   await deps.groups.settle(group.group_id, Number(mined.receipt.blockNumber), deps.now().toISOString());
 }
 

@@ -460,6 +460,15 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     expect(w.written.map(([id]) => id)).toEqual(['b1-1', 'b2-1', 'b3-1']);
   });
 
+  it('forming and sending a group reads no member again: the claims answer the writes as they stand', async () => {
+    const w = world([write(1), write(2), write(3)]);
+    const { deps, reads } = counted(w.deps);
+    await landInGroup(deps, w.txs.get('b1-1')!, 10_000);
+    expect(w.signed[0]!.tokenIds).toEqual([1n, 2n, 3n]);
+    expect(reads.writes).toBe(0);
+    expect(reads.groups).toBe(2); // the group as created, then as sealed
+  });
+
   it('a member of a group in flight for a minute queues a receipt check (its checks may be lost), once per window', async () => {
     const w = world([write(1), write(2)]);
     await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
