@@ -140,14 +140,14 @@ async function heldBySentGroup(
 }
 
 /**
- * Pipelined, in a member's delivery (docs/ledger.md#the-pipelined-writer): once `FORM_AHEAD_AFTER_MS`
+ * Pipelined, in a member's delivery — settled already or not (docs/ledger.md#the-pipelined-writer): once `FORM_AHEAD_AFTER_MS`
  * have passed since this container last sent a group of `kind` (or looked for pending writes of
  * it), the oldest pending write of the kind is landed as its own message would land it — a new
  * group with everything pending, after the last group's block — so a backlog of members' messages
  * never holds the next group back. A failure here is logged and left to the writes' own messages
  * (it is never this delivery's failure).
  */
-async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<void> {
+export async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<void> {
   const pace = deps.pace;
   const now = deps.now().getTime();
   const last = pace?.lastLookMs[kind];

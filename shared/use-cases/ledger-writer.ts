@@ -10,7 +10,7 @@ import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, LedgerWriteGroup, 
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
-import { checkSentGroup, landInGroup, type BatchWriterDeps, type GroupPace } from './ledger-batch-writer';
+import { checkSentGroup, formAhead, landInGroup, type BatchWriterDeps, type GroupPace } from './ledger-batch-writer';
 
 /**
  * The single ledger writer (docs/api/batches-and-custody.md#custody-trail): every ledger write — a BatchToken mint or a trace-log
@@ -66,7 +66,12 @@ export interface LedgerWriterDeps {
 export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptWaitMs: number): Promise<void> {
   const tx = await deps.custody.getLedgerTx(id);
   if (!tx) throw new Error(`ledger write ${id} not found`);
-  if (tx.status === 'CONFIRMED' || tx.status === 'FAILED') return;
+  if (tx.status === 'CONFIRMED' || tx.status === 'FAILED') {
+    // A member settled already by its group's receipt check: still the writer's turn to form the next group.
+    if ((tx.kind === 'MINT' || tx.kind === 'TRACE_STAGE') && tx.group_id && deps.groups && deps.receiptCheckQueue)
+      await formAhead(batchWriterDeps(deps, deps.groups), tx.kind);
+    return;
+  }
   try {
     if (tx.kind === 'VAULT') return await writeVaultTx(deps, tx, receiptWaitMs);
     if (tx.kind === 'ANCHOR') return await writeAnchorTx(deps, tx, receiptWaitMs);
