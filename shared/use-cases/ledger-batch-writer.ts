@@ -91,7 +91,7 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  *
  * Pipelined (`queueReceiptCheck` given; docs/ledger.md#the-pipelined-writer): a write whose group
  * holds it and is SENT or SETTLED ends at once (one read of the group; the receipt check settles
- * it). A new group of a kind waits up to `NEXT_GROUP_WAIT_MS` for the receipt of the last group of
+ * it), forming the next group of its kind first when one is due (`formAhead`). A new group of a kind waits up to `NEXT_GROUP_WAIT_MS` for the receipt of the last group of
  * that kind while that one is heading for the next block (one transaction of a kind per block),
  * then takes everything pending; it is signed with the next nonce (`nextNonce`) and sent, its
  * receipt looked up once (a chain that mines on arrival has it: the group is settled in this
@@ -140,9 +140,9 @@ async function heldBySentGroup(
 }
 
 /**
- * Pipelined, in a member's delivery — settled already or not (docs/ledger.md#the-pipelined-writer): once `FORM_AHEAD_AFTER_MS`
- * have passed since this container last sent a group of `kind` (or looked for pending writes of
- * it), the oldest pending write of the kind is landed as its own message would land it — a new
+ * Pipelined, in a member's delivery, settled already or not (docs/ledger.md#the-pipelined-writer):
+ * once `FORM_AHEAD_AFTER_MS` have passed since this container last sent a group of `kind` (or
+ * looked for pending writes of it), the oldest pending write of the kind is landed as its own message would land it — a new
  * group with everything pending, after the last group's block — so a backlog of members' messages
  * never holds the next group back. A failure here is logged and left to the writes' own messages
  * (it is never this delivery's failure).
