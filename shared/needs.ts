@@ -80,7 +80,7 @@ export const QUEUES = {
     fifo: true,
     maxReceiveCount: 50,
     summary:
-      'FIFO, one message group: the single ledger writer signs trace-log transactions in order, so nonces never collide; it retries a write until it lands.',
+      'FIFO: the writes in one message group (the single ledger writer signs them in order, so nonces never collide; it retries a write until it lands), the receipt checks of sent batched transactions in a second, run beside them.',
   },
   'dds-filing-queue': {
     urlEnv: 'DDS_FILING_QUEUE_URL',

@@ -11,11 +11,12 @@ import { meteredLedgerConfirm } from '../../shared/use-cases/metered-stores';
 const RECEIPT_WAIT_MS = 30_000;
 
 /**
- * The single ledger writer: consumer of the FIFO ledger-write queue (one message group, so one
- * write at a time and nonces in order) — BatchToken mints, trace-log records, vault writes and
+ * The single ledger writer: consumer of the FIFO ledger-write queue (the writes' message group, so
+ * one write at a time and nonces in order) — BatchToken mints, trace-log records, vault writes and
  * audit anchors alike. Mints and stage records are pipelined (docs/ledger.md#the-pipelined-writer):
- * their batched transaction is sent without waiting, and `receipt_check` messages gather its
- * receipt (each waits up to RECEIPT_CHECK_WAIT_MS, then queues the next). Other writes wait up to
+ * their batched transaction is sent without waiting, and `receipt_check` messages, in the queue's
+ * second message group (run beside the writes, one at a time), gather its receipt and settle the
+ * members (each waits up to RECEIPT_CHECK_WAIT_MS, then queues the next). Other writes wait up to
  * 30 s for their receipt; unmined writes are retried by the queue and re-sent as the same signed
  * transaction. A write the chain refuses (a revert when simulated,
  * estimated or mined) is settled as refused at once; one that fails LEDGER_WRITE_MAX_ATTEMPTS

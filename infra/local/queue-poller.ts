@@ -1,5 +1,13 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { LEDGER_QUEUE_MESSAGE_GROUPS } from '../../shared/domain/ledger-batching';
+
+/**
+ * Receive loops of a FIFO queue: one per message group the single ledger writer uses (its writes
+ * and its receipt checks), as Lambda runs different message groups concurrently; fauxqs, like SQS,
+ * hands out one message of a group at a time, so each group stays in order.
+ */
+export const FIFO_POLLERS = Object.keys(LEDGER_QUEUE_MESSAGE_GROUPS).length;
 
 /**
  * The local stand-in for Lambda's SQS event source: long-polls a queue, hands each batch to the
@@ -8,13 +16,22 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
  * as the queue's redrive policy says. Like Lambda's SQS event source, which polls a standard queue
  * with five concurrent pollers (and a FIFO queue's message group one batch at a time), it runs
  * `concurrency` receive loops, each handing its batches to the handler one after the other.
+ * Like Lambda, whose queues' visibility timeout is six times the function's timeout, a batch being
+ * handled never reappears: while the handler runs (up to the function's `timeoutSeconds`), its
+ * messages' visibility is extended every half `visibilitySeconds`; only a failed or abandoned
+ * message comes back, after the (short, local) visibility timeout.
  */
 export function pollQueue(opts: {
   queueUrl: string;
   queueArn: string;
   batchSize: number;
-  /** Concurrent receive loops: 1 for a FIFO queue (one message group), 5 for a standard queue as Lambda starts. */
+  /** Concurrent receive loops: for a FIFO queue one per message group it uses, 5 for a standard queue as Lambda starts. */
   concurrency?: number;
+  /**
+   * While a batch is handled, its messages' visibility is extended by the queue's `visibilitySeconds`
+   * every half of it, up to the consumer function's `timeoutSeconds` (Lambda would have stopped it).
+   */
+  hold?: { visibilitySeconds: number; timeoutSeconds: number };
   // biome-ignore lint/suspicious/noConfusingVoidType: the Lambda handler types of @types/aws-lambda return `void` when there is no batch response
   handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
   log?: (line: string) => void;
@@ -48,12 +65,15 @@ export function pollQueue(opts: {
           })),
         };
         let failed = new Set<string>();
+        const keepHidden = keepInvisible(messages.map((m) => m.ReceiptHandle!));
         try {
           const res = await opts.handler(event);
           failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         } catch (err) {
           opts.log?.(`consumer failed: ${(err as Error).message}`);
           failed = new Set(messages.map((m) => m.MessageId!));
+        } finally {
+          keepHidden.stop();
         }
         const done = messages.filter((m) => !failed.has(m.MessageId!));
         if (done.length) {
@@ -71,6 +91,27 @@ export function pollQueue(opts: {
         }
       }
     }
+  };
+  /** Extends the visibility of a batch being handled every half visibility timeout, up to the function's timeout. */
+  const keepInvisible = (handles: string[]): { stop(): void } => {
+    if (!opts.hold) return { stop: () => undefined };
+    const visibility = opts.hold.visibilitySeconds;
+    const until = Date.now() + opts.hold.timeoutSeconds * 1000;
+    const timer = setInterval(
+      () => {
+        if (Date.now() >= until) return clearInterval(timer);
+        sqs
+          .send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: opts.queueUrl,
+              Entries: handles.map((h, i) => ({ Id: String(i), ReceiptHandle: h, VisibilityTimeout: visibility })),
+            }),
+          )
+          .catch((err: Error) => opts.log?.(`visibility not extended: ${err.message}`));
+      },
+      (visibility * 1000) / 2,
+    );
+    return { stop: () => clearInterval(timer) };
   };
   const loops = Array.from({ length: Math.max(1, opts.concurrency ?? 1) }, receiveLoop);
   return {

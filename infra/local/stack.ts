@@ -28,7 +28,7 @@ import { DEFAULT_LEDGER_BLOCK_TIME_S, startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { startLocalPawaPay, type PawaPaySandbox } from './pawapay-sandbox';
 import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
-import { pollQueue } from './queue-poller';
+import { FIFO_POLLERS, pollQueue } from './queue-poller';
 import { drainNotifications } from './notifications-drain';
 import { enableTableStream, pollTableStream } from './table-stream-poller';
 import { CHAIN_WATCHER_FN, localChainEventsMode, startChainWatcher } from './chain-watcher';
@@ -106,9 +106,8 @@ const DEV_PINNING_CREDENTIALS = { access_key_id: 'DEVPINNINGKEY', secret_access_
 const LOCAL_EVIDENCE_UPLOADS_BUCKET = 'coffee-trace-evidence-uploads-local';
 
 /**
- * Local names and visibility timeouts (seconds) of the manifest's queues: shorter than in AWS
- * (6 × the consumer's timeout), so a failed message is retried within seconds. FIFO-ness and
- * receives before the DLQ are the manifest's.
+ * Local names and visibility timeouts (s) of the manifest's queues: shorter than in AWS, so a failed message is retried
+ * within seconds; one being handled never reappears (./queue-poller.ts `hold`). FIFO-ness and DLQ receives: the manifest's.
  */
 export const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number }> = {
   'payout-request-queue': { name: 'coffee-trace-payout-requests', visibilitySeconds: 30 },
@@ -495,7 +494,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
         queueUrl: q.queueUrl,
         queueArn: q.queueArn,
         batchSize: w.batchSize,
-        concurrency: QUEUES[w.queue].fifo ? 1 : 5,
+        concurrency: QUEUES[w.queue].fifo ? FIFO_POLLERS : 5,
+        hold: { visibilitySeconds: LOCAL_QUEUES[w.queue].visibilitySeconds, timeoutSeconds: w.timeoutSeconds },
         handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never,
         log: (l) => log(`${w.fn}: ${l}`),
       });

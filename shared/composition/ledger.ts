@@ -12,12 +12,22 @@ import type { WorkQueue } from '../domain/ports/messaging';
 import type { PayoutRequestMessage } from '../domain/ports/payouts';
 import { anchorWriteOutcomes, type AnchorWriteOutcomes } from '../use-cases/anchor-settlement';
 import type { AnchoringDeps } from '../use-cases/anchoring';
+import type { GroupPace } from '../use-cases/ledger-batch-writer';
 import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
 import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';
 import { depositRepo, vaultReader, vaultWrites } from './lending';
 import { once, onFirstUse } from './once';
-import { auditAnchorRepo, batchRepo, custodyRepo, ledgerWriteQueue, loanRepo, now, settlementRepo } from './platform';
+import {
+  auditAnchorRepo,
+  batchRepo,
+  custodyRepo,
+  ledgerReceiptCheckQueue,
+  ledgerWriteQueue,
+  loanRepo,
+  now,
+  settlementRepo,
+} from './platform';
 
 /**
  * The single ledger writer (functions/ledger-writer) and what feeds it: the EVM ledger with its
@@ -49,6 +59,9 @@ const payoutRequestQueue = (): WorkQueue<PayoutRequestMessage> =>
 /** The batched transactions of the single ledger writer (docs/ledger.md#the-batched-writer). */
 const ledgerWriteGroups = (): LedgerWriteGroups => once(ledgerWriteGroups, () => new LedgerWriteGroupRepository());
 
+/** This container's pace of batched transactions (when it last sent a group of each kind). */
+const groupPace = (): GroupPace => once(groupPace, () => ({ lastLookMs: {} }));
+
 /** Parked ledger writes and the attempts of open ones (the single writer's poison-message policy). */
 export const ledgerParkingRepo = (): LedgerWriteParking => once(ledgerParkingRepo, () => new LedgerWriteParkingRepository());
 
@@ -66,7 +79,8 @@ export function ledgerWriterDeps(): LedgerWriterDeps {
     payoutQueue: payoutRequestQueue(),
     now,
     groups: ledgerWriteGroups(),
-    ledgerQueue: ledgerWriteQueue(),
+    receiptCheckQueue: ledgerReceiptCheckQueue(),
+    groupPace: groupPace(),
     ...(envOr('AUDIT_ANCHOR_ADDRESS', '') ? { anchors: anchorOutcomes() } : {}),
   };
   if (!envOr('LENDING_VAULT_ADDRESS', '')) return base;

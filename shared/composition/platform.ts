@@ -14,6 +14,7 @@ import type { AuditAnchorStore } from '../domain/ports/audit';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
 import type { DdsOfBatchReader, DdsStore } from '../domain/ports/eudr';
 import type { LedgerWriteMessage } from '../domain/ports/ledger';
+import { LEDGER_QUEUE_MESSAGE_GROUPS } from '../domain/ledger-batching';
 import type { LoanStore, SettlementStore } from '../domain/ports/lending';
 import type { IdempotencyStore, Notifier, WebhookReceiptStore, WorkQueue } from '../domain/ports/messaging';
 import type { PayoutStore } from '../domain/ports/payouts';
@@ -53,9 +54,22 @@ export const webhookReceipts = (): WebhookReceiptStore => once(webhookReceipts, 
 /** `Idempotency-Key` records of creating operations. */
 export const idempotencyStore = (): IdempotencyStore => once(idempotencyStore, () => new IdempotencyRepository());
 
-/** The single ledger writer's FIFO queue (LEDGER_WRITE_QUEUE_URL): one message group, so writes land one at a time in order. */
+/** The single ledger writer's FIFO queue (LEDGER_WRITE_QUEUE_URL): the writes' message group, so writes land one at a time in order. */
 export const ledgerWriteQueue = (): WorkQueue<LedgerWriteMessage> =>
-  once(ledgerWriteQueue, () => new SqsWorkQueue<LedgerWriteMessage>('LEDGER_WRITE_QUEUE_URL', { fifoGroup: 'trace-log-writer' }));
+  once(
+    ledgerWriteQueue,
+    () => new SqsWorkQueue<LedgerWriteMessage>('LEDGER_WRITE_QUEUE_URL', { fifoGroup: LEDGER_QUEUE_MESSAGE_GROUPS.writes }),
+  );
+
+/**
+ * The same queue's receipt-check message group (docs/ledger.md#the-pipelined-writer): receipt
+ * checks of sent groups run one at a time among themselves, beside the writes, never behind them.
+ */
+export const ledgerReceiptCheckQueue = (): WorkQueue<LedgerWriteMessage> =>
+  once(
+    ledgerReceiptCheckQueue,
+    () => new SqsWorkQueue<LedgerWriteMessage>('LEDGER_WRITE_QUEUE_URL', { fifoGroup: LEDGER_QUEUE_MESSAGE_GROUPS.receiptChecks }),
+  );
 
 /** Notifications (SNS): the cooperative managers' topic and SMS. */
 export const notifier = (): Notifier => once(notifier, () => new SnsNotifier());

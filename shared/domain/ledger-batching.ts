@@ -42,6 +42,41 @@ export const REPLACEMENT_FEE_BUMP_PERCENT = 25;
  */
 export const RECEIPT_CHECK_WAIT_MS = 4_000;
 
+/**
+ * Claims of a new group's candidates in flight at the same time (each is its own conditioned
+ * update; the members keep the candidates' order whatever order the claims finish in).
+ */
+export const CLAIMS_AT_ONCE = 25;
+
+/**
+ * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer): before a new group of
+ * a kind is formed, the writer waits up to this long (ms) for the receipt of the group of that kind
+ * sent last, when that one is unmined and was sent in the latest block or the one before (it is
+ * heading for the next block): one Base block of 2 s and a margin for the receipt look-up.
+ */
+export const NEXT_GROUP_WAIT_MS = 3_000;
+
+/**
+ * A member's delivery forms the next group of its kind (everything pending) when the writer has not
+ * sent one, nor looked for pending writes of the kind, for this long (ms): one Base block. So while
+ * the members' messages of a large group are handled one by one, groups still leave once a block.
+ */
+export const FORM_AHEAD_AFTER_MS = 2_000;
+
+/**
+ * A member's delivery that finds its group still in flight this long (ms) after it was sent queues
+ * a receipt check of it (at most one per 5-minute window): its checks may have been lost (a purged
+ * queue, a dead-lettered check) and the reconciler queued the member again.
+ */
+export const STALE_GROUP_CHECK_AFTER_MS = 60_000;
+
+/**
+ * The message groups of the single writer's FIFO queue: the writes (formed into groups and sent
+ * in order, one at a time) and the receipt checks of sent groups (settling mined groups beside the
+ * writer; SQS hands out different message groups concurrently, one message of a group at a time).
+ */
+export const LEDGER_QUEUE_MESSAGE_GROUPS = { writes: 'trace-log-writer', receiptChecks: 'ledger-receipt-checks' } as const;
+
 /** The batched kinds of ledger writes. */
 export type BatchedWriteKind = 'MINT' | 'TRACE_STAGE';
 

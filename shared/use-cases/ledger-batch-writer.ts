@@ -1,7 +1,16 @@
 import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerUnavailableError } from '../domain/errors';
-import { maxRecordsPerTx, SETTLE_BATCHES_AT_ONCE, STUCK_AFTER_BLOCKS, type BatchRecordOutcome } from '../domain/ledger-batching';
-import { forEachLimited } from '../domain/purchase-order-limits';
+import {
+  CLAIMS_AT_ONCE,
+  FORM_AHEAD_AFTER_MS,
+  maxRecordsPerTx,
+  NEXT_GROUP_WAIT_MS,
+  SETTLE_BATCHES_AT_ONCE,
+  STALE_GROUP_CHECK_AFTER_MS,
+  STUCK_AFTER_BLOCKS,
+  type BatchRecordOutcome,
+} from '../domain/ledger-batching';
+import { forEachLimited, mapLimited } from '../domain/purchase-order-limits';
 import type { BatchedCall, Ledger, LedgerReceipt, LedgerWriteGroups } from '../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../domain/records';
 import { logger } from '../runtime/logger';
@@ -43,6 +52,18 @@ export interface BatchWriterDeps {
    * writer (`key` names the check: the same group and key twice is one check).
    */
   queueReceiptCheck?: (group: LedgerWriteGroup, key: string) => Promise<void>;
+  /**
+   * Pipelined, per container: when this writer last sent a group of each kind, or last looked for
+   * pending writes of it (ms). Given, a member's delivery forms the next group of its kind once
+   * `FORM_AHEAD_AFTER_MS` have passed (`formAhead`), so groups keep leaving once a block while the
+   * members' messages queue behind one another.
+   */
+  pace?: GroupPace;
+}
+
+/** See `BatchWriterDeps.pace`. */
+export interface GroupPace {
+  lastLookMs: Partial<Record<'MINT' | 'TRACE_STAGE', number>>;
 }
 
 /** Groups one delivery of a write may go through before it gives up (the queue retries): its own, then one it was moved to. */
@@ -54,55 +75,95 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * that error here, before anything is claimed, so it goes the way of a single write that cannot be
  * sent: retried by the queue, then parked), and a group is formed: `tx` claimed first, then the
  * other pending writes of its kind whose record encodes, oldest first, each with its own
- * conditioned write; the group sealed with the members claimed. Then the group is signed with the
- * signer's next nonce and kept before it is broadcast (a kept one is re-sent as the same bytes),
- * its receipt awaited, and each member settled from its own event: written → `written`, skipped →
- * `refused` with the contract's reason; a whole transaction reverted → every member `refused`.
- * A group that cannot be signed because of some members (encoding, or the call's simulation
- * reverts) is bisected with `simulateBatch`; the members that fail alone are split out (their
- * claims released) and the rest signed without them. When `tx` itself is split out, its error is
- * thrown after the others landed (a LedgerRefusedError: the writer settles it as refused). A write
- * still claimed by a group that split it out is released and grouped anew. Members settled before
- * are left alone, so redelivery, a crash between keeping and sending, or after sending, neither
- * signs twice nor confirms twice. Throws while the transaction is not mined within `receiptWaitMs`
- * (the queue retries), and for transport failures. Pipelined (`queueReceiptCheck` given;
- * docs/ledger.md#the-pipelined-writer): the mined groups in flight are settled first (no waiting),
- * the group is signed with the next nonce (`nextNonce`) and sent, its receipt check queued, and the
- * delivery ends without waiting (a group mined already, as on a chain that mines on arrival, is
- * settled first: one receipt look-up); a write whose group is in flight ends at once, likewise.
+ * conditioned write (`CLAIMS_AT_ONCE` at a time; member i stays candidate order); the group sealed
+ * with the members claimed. Then the group is signed with the signer's next nonce and kept before
+ * it is broadcast (a kept one is re-sent as the same bytes), its receipt awaited, and each member
+ * settled from its own event: written → `written`, skipped → `refused` with the contract's reason;
+ * a whole transaction reverted → every member `refused`. A group that cannot be signed because of
+ * some members (encoding, or the call's simulation reverts) is bisected with `simulateBatch`; the
+ * members that fail alone are split out (their claims released) and the rest signed without them.
+ * When `tx` itself is split out, its error is thrown after the others landed (a
+ * LedgerRefusedError: the writer settles it as refused). A write still claimed by a group that
+ * split it out is released and grouped anew. Members settled before are left alone, so
+ * redelivery, a crash between keeping and sending, or after sending, neither signs twice nor
+ * confirms twice. Throws while the transaction is not mined within `receiptWaitMs` (the queue
+ * retries), and for transport failures.
+ *
+ * Pipelined (`queueReceiptCheck` given; docs/ledger.md#the-pipelined-writer): a write whose group
+ * holds it and is SENT or SETTLED ends at once (one read of the group; the receipt check settles
+ * it), forming the next group of its kind first when one is due (`formAhead`). A new group of a kind waits up to `NEXT_GROUP_WAIT_MS` for the receipt of the last group of
+ * that kind while that one is heading for the next block (one transaction of a kind per block),
+ * then takes everything pending; it is signed with the next nonce (`nextNonce`) and sent, its
+ * receipt looked up once (a chain that mines on arrival has it: the group is settled in this
+ * delivery) and otherwise its receipt check queued; mined groups are settled by receipt checks only.
  */
 export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
-  let current: BatchLedgerTx | null = tx;
-  if (deps.queueReceiptCheck && !tx.group_id) {
-    // Pipelined, about to form a group: the groups mined meanwhile are settled first (this write may be among their members).
-    await gatherReceipts(deps, 0);
-    current = await deps.getLedgerTx(tx.ledger_tx_id);
+  if (deps.queueReceiptCheck && tx.group_id && (await heldBySentGroup(deps, tx, deps.queueReceiptCheck))) {
+    await formAhead(deps, tx.kind);
+    return;
   }
+  let current: BatchLedgerTx | null = tx;
   for (let round = 0; round < MAX_GROUPS_PER_DELIVERY; round++) {
     if (!current || !isOpen(current)) return;
     const groupId = await groupFor(deps, current);
     const { splitOut, inFlight } = await landGroup(deps, groupId, receiptWaitMs, tx.ledger_tx_id);
     const own = splitOut.get(tx.ledger_tx_id);
     if (own) throw own;
-    if (inFlight.includes(tx.ledger_tx_id)) {
-      // Pipelined: sent. Mined already (a chain that mines each transaction on arrival), it is settled
-      // now, with no receipt check between; else the delivery ends and its receipt is gathered apart.
-      await settleIfMined(deps, groupId);
-      return;
-    }
+    if (inFlight.includes(tx.ledger_tx_id)) return;
     current = await deps.getLedgerTx(tx.ledger_tx_id);
   }
   if (current && isOpen(current))
     throw new Error(`ledger write ${tx.ledger_tx_id} is still open after ${MAX_GROUPS_PER_DELIVERY} batched transactions`);
 }
 
-/** The sent group `groupId`, when one of its hashes is mined already (no waiting): its members settled from their events, the group SETTLED. */
-async function settleIfMined(deps: BatchWriterDeps, groupId: string): Promise<void> {
-  const group = await deps.groups.getGroup(groupId);
-  if (group?.status !== 'SENT') return;
-  const mined = await minedTx(deps, group, 0);
-  if (mined) await settleMined(deps, group, mined);
+/**
+ * Pipelined: whether `tx`'s group holds it and is SENT or SETTLED, so its delivery ends here (one
+ * read of the group, no member read, no chain call). A SENT group's receipt check is queued again
+ * when `tx` is its first member (the delivery that sent it, redelivered after a crash before its
+ * check was queued; deduplicated by the queue) or when the group has been in flight for
+ * `STALE_GROUP_CHECK_AFTER_MS` (its checks may be lost; once per 5-minute window).
+ */
+async function heldBySentGroup(
+  deps: BatchWriterDeps,
+  tx: BatchLedgerTx,
+  queueReceiptCheck: NonNullable<BatchWriterDeps['queueReceiptCheck']>,
+): Promise<boolean> {
+  const group = await deps.groups.getGroup(tx.group_id!);
+  if (!group || (group.status !== 'SENT' && group.status !== 'SETTLED') || !(group.members ?? []).includes(tx.ledger_tx_id)) return false;
+  if (group.status === 'SENT') {
+    const now = deps.now().getTime();
+    if (group.members?.[0] === tx.ledger_tx_id) await queueReceiptCheck(group, 'sent');
+    else if (group.sent_at && now - Date.parse(group.sent_at) >= STALE_GROUP_CHECK_AFTER_MS)
+      await queueReceiptCheck(group, `stale-${Math.floor(now / STALE_CHECK_WINDOW_MS)}`);
+  }
+  return true;
 }
+
+/**
+ * Pipelined, in a member's delivery, settled already or not (docs/ledger.md#the-pipelined-writer):
+ * once `FORM_AHEAD_AFTER_MS` have passed since this container last sent a group of `kind` (or
+ * looked for pending writes of it), the oldest pending write of the kind is landed as its own message would land it — a new
+ * group with everything pending, after the last group's block — so a backlog of members' messages
+ * never holds the next group back. A failure here is logged and left to the writes' own messages
+ * (it is never this delivery's failure).
+ */
+export async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<void> {
+  const pace = deps.pace;
+  const now = deps.now().getTime();
+  const last = pace?.lastLookMs[kind];
+  if (!pace || (last !== undefined && now - last < FORM_AHEAD_AFTER_MS)) return;
+  pace.lastLookMs[kind] = now;
+  try {
+    const [next] = await deps.groups.pendingOfKind(kind, 1);
+    if (!next) return;
+    await landGroup(deps, await groupFor(deps, next), 0, next.ledger_tx_id);
+  } catch (err) {
+    logger.warn('next batched transaction not formed ahead; the pending writes’ own messages form it', { kind, error: err as Error });
+  }
+}
+
+/** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */
+const STALE_CHECK_WINDOW_MS = 300_000;
 
 function isOpen(tx: BatchLedgerTx): boolean {
   return tx.status !== 'CONFIRMED' && tx.status !== 'FAILED';
@@ -118,7 +179,23 @@ async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<strin
   }
   const problem = await deps.ledger.batchCallError(callOf(tx.kind, [tx]));
   if (problem) throw problem;
+  if (deps.queueReceiptCheck) await awaitLastGroupsBlock(deps, tx.kind);
   return formGroup(deps, tx);
+}
+
+/**
+ * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer): when the group of
+ * `kind` sent last is unmined and was sent in the chain's latest block or the one before (a block
+ * may come between reading the block number and the broadcast), it is heading for the next block:
+ * its receipt is awaited up to `NEXT_GROUP_WAIT_MS` so the next group goes into a later block. A
+ * group unmined for longer (stuck: the receipt checks replace it) holds nothing back.
+ */
+async function awaitLastGroupsBlock(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<void> {
+  const last = (await deps.groups.inFlight()).filter((g) => g.kind === kind && g.tx_hash).at(-1);
+  if (!last) return;
+  const block = await deps.ledger.blockNumber();
+  if (last.sent_block !== undefined && last.sent_block < block - 1) return;
+  await deps.ledger.waitForReceipt(last.tx_hash as Hex, NEXT_GROUP_WAIT_MS);
 }
 
 /** A new group for `tx`'s kind with `tx` first among its candidates (the others only when their record encodes); its id. */
@@ -148,11 +225,13 @@ async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<stri
 }
 
 /**
- * Claims (when still CLAIMING), signs and keeps, sends, waits for and settles one group; pipelined,
- * it does not wait: a receipt check is queued (when it was signed now, or `own` is its first
- * member: a redelivery after a crash), and its members are returned as in flight (a group sent
- * before is not broadcast again here: the receipt step rebroadcasts a lost one). The members split
- * out before it was signed, with the error each fails with alone.
+ * Claims (when still CLAIMING: `CLAIMS_AT_ONCE` conditioned claims at a time, sealed with the
+ * claimed ones in candidate order), signs and keeps, sends, waits for and settles one group;
+ * pipelined, it does not wait: sent now, its receipt is looked up once (mined → settled here) and
+ * otherwise a receipt check queued; sent before, a receipt check is queued when `own` is its first
+ * member (a redelivery after a crash). Its members are returned as in flight (a group sent before
+ * is not broadcast again here: the receipt step rebroadcasts a lost one). The members split out
+ * before it was signed, with the error each fails with alone.
  */
 async function landGroup(
   deps: BatchWriterDeps,
@@ -163,13 +242,19 @@ async function landGroup(
   let group = await deps.groups.getGroup(groupId);
   if (!group) throw new Error(`ledger write group ${groupId} not found`);
   if (group.status === 'SETTLED') return { splitOut: new Map(), inFlight: [] };
+  let members: BatchLedgerTx[];
   if (group.status === 'CLAIMING') {
-    const claimed: string[] = [];
-    for (const id of group.candidates) if (await deps.groups.claim(groupId, id)) claimed.push(id);
-    await deps.groups.seal(groupId, claimed, deps.now().toISOString());
-    group = (await deps.groups.getGroup(groupId))!;
+    const claims = await mapLimited(group.candidates, CLAIMS_AT_ONCE, (id) => deps.groups.claim(groupId, id));
+    const claimed = claims.filter((c): c is BatchLedgerTx => c !== null);
+    await deps.groups.seal(groupId, ids(claimed), deps.now().toISOString());
+    const sealed = (await deps.groups.getGroup(groupId))!;
+    // Sealed now with these claims (each claim answers the write as it stands): no member read again.
+    // Sealed before (a crash between sealing and here, redelivered): its members stand, read.
+    members = sealed.members?.join() === ids(claimed).join() ? claimed : await readMembers(deps, sealed);
+    group = sealed;
+  } else {
+    members = await readMembers(deps, group);
   }
-  let members = (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter((m): m is BatchLedgerTx => m !== null);
   let splitOut = new Map<string, Error>();
   let txHash = group.tx_hash as Hex | undefined;
   const sentBefore = Boolean(group.raw_tx && txHash);
@@ -186,7 +271,18 @@ async function landGroup(
     }
   }
   if (deps.queueReceiptCheck) {
-    if (!sentBefore || group.members?.[0] === own) await deps.queueReceiptCheck((await deps.groups.getGroup(groupId))!, 'sent');
+    if (sentBefore) {
+      if (group.members?.[0] === own) await deps.queueReceiptCheck(group, 'sent');
+      return { splitOut, inFlight: ids(members) };
+    }
+    if (deps.pace) deps.pace.lastLookMs[group.kind] = deps.now().getTime();
+    // Sent now (the group as kept: SENT with these members and this hash). Mined already (a chain that
+    // mines each transaction on arrival), it is settled in this delivery with no receipt check; else
+    // its check is queued (settling is the checks' alone).
+    const sent: LedgerWriteGroup = { ...group, status: 'SENT', members: ids(members), tx_hash: txHash };
+    const mined = await minedTx(deps, sent, 0);
+    if (mined) await settleMined(deps, sent, mined);
+    else await deps.queueReceiptCheck(sent, 'sent');
     return { splitOut, inFlight: ids(members) };
   }
   const receipt = await deps.ledger.waitForReceipt(txHash!, receiptWaitMs);
@@ -276,6 +372,11 @@ async function failingAlone(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE',
 /** The ledger's endpoint failed (unreachable or an RPC error): no member is to blame. A refusal (a revert) is not one. */
 function isRpcFailure(err: unknown): boolean {
   return err instanceof LedgerUnavailableError && !(err instanceof LedgerRefusedError);
+}
+
+/** The group's members as stored now (a member gone from the table is left out). */
+async function readMembers(deps: BatchWriterDeps, group: LedgerWriteGroup): Promise<BatchLedgerTx[]> {
+  return (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter((m): m is BatchLedgerTx => m !== null);
 }
 
 function ids(members: BatchLedgerTx[]): string[] {
@@ -408,10 +509,7 @@ async function gatherReceipts(deps: BatchWriterDeps, waitMs: number, focus?: str
 
 /** The group's members settled from the mined transaction's own events (members settled before left alone), the group SETTLED with its block. */
 async function settleMined(deps: BatchWriterDeps, group: LedgerWriteGroup, mined: { txHash: Hex; receipt: LedgerReceipt }): Promise<void> {
-  const members = (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter(
-    (m): m is BatchLedgerTx => m !== null,
-  );
-  await settleMembers(deps, group, members, mined.txHash, mined.receipt);
+  await settleMembers(deps, group, await readMembers(deps, group), mined.txHash, mined.receipt);
   await deps.groups.settle(group.group_id, Number(mined.receipt.blockNumber), deps.now().toISOString());
 }
 

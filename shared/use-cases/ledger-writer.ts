@@ -10,7 +10,7 @@ import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, LedgerWriteGroup, 
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
-import { checkSentGroup, landInGroup, type BatchWriterDeps } from './ledger-batch-writer';
+import { checkSentGroup, formAhead, landInGroup, type BatchWriterDeps, type GroupPace } from './ledger-batch-writer';
 
 /**
  * The single ledger writer (docs/api/batches-and-custody.md#custody-trail): every ledger write — a BatchToken mint or a trace-log
@@ -37,11 +37,14 @@ export interface LedgerWriterDeps {
    */
   groups?: LedgerWriteGroups;
   /**
-   * The writer's own queue. Given (with `groups`), the batched writer is pipelined
-   * (docs/ledger.md#the-pipelined-writer): a group is sent without waiting for its receipt, and a
-   * receipt check of it is queued here (`receipt_check` messages, `checkLedgerGroupReceipt`).
+   * The writer's own queue, sending into the receipt checks' message group (not the writes'). Given
+   * (with `groups`), the batched writer is pipelined (docs/ledger.md#the-pipelined-writer): a group
+   * is sent without waiting for its receipt, and a receipt check of it is queued here
+   * (`receipt_check` messages, `checkLedgerGroupReceipt`), to run beside the writes.
    */
-  ledgerQueue?: WorkQueue<LedgerWriteMessage>;
+  receiptCheckQueue?: WorkQueue<LedgerWriteMessage>;
+  /** Pipelined: this container's pace of groups (`GroupPace`: members' deliveries form the next group once a block). */
+  groupPace?: GroupPace;
 }
 
 /**
@@ -63,7 +66,12 @@ export interface LedgerWriterDeps {
 export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptWaitMs: number): Promise<void> {
   const tx = await deps.custody.getLedgerTx(id);
   if (!tx) throw new Error(`ledger write ${id} not found`);
-  if (tx.status === 'CONFIRMED' || tx.status === 'FAILED') return;
+  if (tx.status === 'CONFIRMED' || tx.status === 'FAILED') {
+    // A member settled already by its group's receipt check: still the writer's turn to form the next group.
+    if ((tx.kind === 'MINT' || tx.kind === 'TRACE_STAGE') && tx.group_id && deps.groups && deps.receiptCheckQueue)
+      await formAhead(batchWriterDeps(deps, deps.groups), tx.kind);
+    return;
+  }
   try {
     if (tx.kind === 'VAULT') return await writeVaultTx(deps, tx, receiptWaitMs);
     if (tx.kind === 'ANCHOR') return await writeAnchorTx(deps, tx, receiptWaitMs);
@@ -116,7 +124,7 @@ function writeInGroup(deps: LedgerWriterDeps, groups: LedgerWriteGroups, tx: Bat
 
 /** The batched writer's ports from the writer's; pipelined when the writer has its queue. */
 function batchWriterDeps(deps: LedgerWriterDeps, groups: LedgerWriteGroups): BatchWriterDeps {
-  const queue = deps.ledgerQueue;
+  const queue = deps.receiptCheckQueue;
   return {
     groups,
     ledger: deps.ledger,
@@ -129,6 +137,7 @@ function batchWriterDeps(deps: LedgerWriterDeps, groups: LedgerWriteGroups): Bat
     now: deps.now,
     ...(queue
       ? {
+          ...(deps.groupPace ? { pace: deps.groupPace } : {}),
           queueReceiptCheck: (group: LedgerWriteGroup, key: string) =>
             queue.send(
               { ledger_tx_id: group.members?.[0] ?? group.candidates[0]!, receipt_check: group.group_id },

@@ -98,7 +98,13 @@ export async function ledgerBench(): Promise<void> {
   say(
     `\nLedger at block speed: ${WRITES} submissions and ${WRITES} stage updates at ${CLIENTS} clients${WRITE_HEADERS.prefer ? ' (Prefer: respond-async)' : ' (waiting for each write)'}, ${blockTimeLabel(env.LEDGER_BLOCK_TIME_S)}`,
   );
-  const stack = await startStackProcess({ ...env, LOCAL_RATE_LIMIT_RPS: '100000', LOCAL_RATE_LIMIT_BURST: '100000' });
+  // Real timings (LOCAL_TIME_SCALE=1, as in AWS): scaled down, the reconciler would queue every write still open after 3 s a second time.
+  const stack = await startStackProcess({
+    ...env,
+    LOCAL_TIME_SCALE: '1',
+    LOCAL_RATE_LIMIT_RPS: '100000',
+    LOCAL_RATE_LIMIT_BURST: '100000',
+  });
   try {
     const { url, dataDir } = stack.info;
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
