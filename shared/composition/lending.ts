@@ -1,4 +1,4 @@
-import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
+import { readMintedBatch, readMintedBatches } from '../adapters/dynamodb/batch-repo';
 import { DepositRepository } from '../adapters/dynamodb/deposit-repo';
 import { VaultWriteRepository } from '../adapters/dynamodb/ledger-tx';
 import { createVaultReaderFromEnv } from '../adapters/ledger/vault-reader';
@@ -163,7 +163,7 @@ export function settlementDeps(): SettlementDeps {
     receipts: webhookReceipts(),
     vault: vaultReader(),
     custody: custodyRepo(),
-    batches: { get: readMintedBatch },
+    batches: { get: readMintedBatch, getMany: readMintedBatches },
     loans: loanRepo(),
     payouts: payoutRepo(),
     settlements: settlementRepo(),

@@ -216,6 +216,12 @@ export interface Settlement {
   settled_batch_count?: number;
   /** An order above one transaction's size: every batch has its SETTLEMENT_STARTED audit entry (the fan-out is not run again). */
   start_audit_complete?: boolean;
+  /**
+   * An order above one transaction's size: its vault writes are stored, each with its id, and
+   * queued (a redelivered order work message does not ask for them again; reconciliation queues a
+   * stored write whose message was lost).
+   */
+  writes_requested?: boolean;
   created_at: string;
   completed_at?: string;
   updated_at: string;

@@ -1,6 +1,11 @@
 import type { OrderWorkMessage } from '../domain/ports/batches';
 import { forEachLimited, ORDER_STEP_CONCURRENCY, ORDER_WORK_BUDGET_MS, SETTLEMENT_STEP_BATCHES } from '../domain/purchase-order-limits';
 import { logger } from '../runtime/logger';
+import { appendFileSync } from 'node:fs';
+const PROF_T0 = Date.now();
+const prof = (label: string, t: number) => appendFileSync('/tmp/order-prof.log', `${new Date().toISOString()} ${label} ${Date.now() - t}ms\n`);
+void PROF_T0;
+import type { EvidenceMemo } from './custody';
 import { continueConfirmation, type PurchaseOrderDeps } from './purchase-orders';
 import {
   recordLargeOrderAmountDue,
@@ -21,16 +26,18 @@ export type OrderWorkDeps = PurchaseOrderDeps & SettlingDeps;
 
 /**
  * One order work message. CONFIRM: a CONFIRMING order's batches confirmed from
- * `confirmed_batch_count` on (`continueConfirmation`). SETTLE: the order's audit fan-out (each
- * payment's BUYER_PAYMENT_RECEIVED and the settlement's SETTLEMENT_STARTED, each batch once, skipped
- * once marked complete), the settlement's vault writes requested (`requestSettlementWrites`: one
- * id per write, landed once), then its batches recorded SETTLED from `settled_batch_count` on, in
- * steps of SETTLEMENT_STEP_BATCHES, each step's count recorded on condition of the count it
- * started from. No step starts after ORDER_WORK_BUDGET_MS: what is left goes back on the queue as
- * the same message. A redelivered message (after a crash) continues from the recorded progress:
- * a step redone writes nothing twice (each batch's change is conditioned) and counts once.
- * An unknown order, one not CONFIRMING (CONFIRM) or without a settlement (SETTLE, after the audit
- * fan-out) is done. Errors: what the stores throw (the message is then redelivered).
+ * `confirmed_batch_count` on (`continueConfirmation`). SETTLE: the settlement planned (batched
+ * reads), its vault writes requested first (`requestSettlementWrites`: one id per write, landed
+ * once), then its batches recorded SETTLED from `settled_batch_count` on, in steps of
+ * SETTLEMENT_STEP_BATCHES read at once and written ORDER_STEP_CONCURRENCY at a time, each step's
+ * count recorded on condition of the count it started from; then the order's audit fan-out (each
+ * payment's BUYER_PAYMENT_RECEIVED and the settlement's SETTLEMENT_STARTED, each batch once,
+ * skipped once marked complete). No step starts after ORDER_WORK_BUDGET_MS: what is left goes
+ * back on the queue as the same message. A redelivered message (after a crash) continues from the
+ * recorded progress: a step redone writes nothing twice (each batch's change is conditioned) and
+ * counts once, and a vault write asked again keeps its id (the writer lands it once).
+ * An unknown order, one not CONFIRMING (CONFIRM) or without a settlement (SETTLE, after the
+ * payments' audit fan-out) is done. Errors: what the stores throw (the message is then redelivered).
  */
 export async function runOrderWork(deps: OrderWorkDeps, msg: OrderWorkMessage): Promise<void> {
   const deadline = deps.now().getTime() + ORDER_WORK_BUDGET_MS;
@@ -48,29 +55,52 @@ export async function runOrderWork(deps: OrderWorkDeps, msg: OrderWorkMessage): 
 async function confirmSteps(deps: OrderWorkDeps, id: string, deadline: number): Promise<boolean> {
   const po = await deps.custody.getPurchaseOrder(id);
   if (po?.status !== 'CONFIRMING') return false;
+  const t0 = Date.now();
   const { po: after } = await continueConfirmation(deps, po, deadline);
+  prof(`confirm run to ${after.confirmed_batch_count}`, t0);
   if (after.status === 'CONFIRMED') await recordLargeOrderAmountDue(deps, after);
   return after.status === 'CONFIRMING';
 }
 
-/** SETTLE work; true when batches are left to settle at the deadline. */
+/**
+ * SETTLE work; true when batches are left to settle at the deadline. The ledger writes come first:
+ * right after the settlement is planned its vault writes are requested, then every batch's SETTLED
+ * record (its audit entry and trace-log write in one conditioned transaction, so the record carries
+ * that entry's hash) in wide concurrent steps; the order-level audit fan-out follows, off the
+ * ledger's path. Without a settlement (not paid in full yet) only the payments' fan-out runs.
+ */
 async function settleSteps(deps: OrderWorkDeps, id: string, deadline: number): Promise<boolean> {
   const po = await deps.custody.getPurchaseOrder(id);
   if (!po) return false;
-  // The settlement is planned here, off the payment event's request path (a read of every batch and its loan).
+  // The settlement is planned here, off the payment event's request path (batched reads of every batch and its loan).
+  let t = Date.now();
   let s = await settleLargeOrderWhenPaid(deps, id);
-  await deps.settlements.completeOrderAudits(id, po.batch_ids);
-  if (!s) return false;
-  s = (await deps.settlements.get(id))!;
-  await requestSettlementWrites(deps, s);
+  prof('settle plan', t);
+  if (!s) {
+    await deps.settlements.completeOrderAudits(id, po.batch_ids);
+    return false;
+  }
+  t = Date.now();
+  if (!s.writes_requested) {
+    await requestSettlementWrites(deps, s);
+    await deps.settlements.markWritesRequested(id);
+  }
+  prof('settle vault writes requested', t);
+  const memo: EvidenceMemo = new Map();
   while ((s.settled_batch_count ?? 0) < s.settled_batch_ids.length) {
     if (deps.now().getTime() >= deadline) return true;
     const from = s.settled_batch_count ?? 0;
     const step = s.settled_batch_ids.slice(from, from + SETTLEMENT_STEP_BATCHES);
     const current = s;
-    await forEachLimited(step, ORDER_STEP_CONCURRENCY, (batchId) => settleOneBatch(deps, current, batchId));
+    t = Date.now();
+    const read = await deps.batches.getMany(step);
+    await forEachLimited(step, ORDER_STEP_CONCURRENCY, (batchId, i) => settleOneBatch(deps, current, batchId, { batch: read[i] ?? null, memo }));
     await deps.settlements.recordSettledProgress(id, from, from + step.length);
+    prof(`settle step to ${from + step.length}`, t);
     s = (await deps.settlements.get(id))!;
   }
+  t = Date.now();
+  await deps.settlements.completeOrderAudits(id, po.batch_ids);
+  prof('settle audits', t);
   return false;
 }

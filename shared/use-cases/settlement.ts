@@ -25,7 +25,7 @@ import type { WebhookReceiptStore, WorkQueue } from '../domain/ports/messaging';
 import type { PayoutStore } from '../domain/ports/payouts';
 import { logger } from '../runtime/logger';
 import { CHAIN_EVENTS_SOURCE } from './chain-events';
-import { settleBatch } from './custody';
+import { settleBatch, type BatchStepContext } from './custody';
 import type { EvidenceKeeping } from './evidence-pinning';
 
 /**
@@ -74,8 +74,10 @@ export interface SettlementDeps {
   receipts: WebhookReceiptStore;
   vault: Pick<VaultReader, 'purchaseOrderPaymentsInTx'>;
   custody: Pick<CustodyStore, 'getPurchaseOrder' | 'commitStage'>;
-  batches: Pick<BatchStore, 'get'>;
-  loans: Pick<LoanStore, 'activeForBatch'>;
+  /** Batch reads; a settlement is planned from one batched read of its order's batches (`getMany`). */
+  batches: Pick<BatchStore, 'get' | 'getMany'>;
+  /** The loans of the order's batches, in batched reads. */
+  loans: Pick<LoanStore, 'activeForBatches'>;
   payouts: Pick<PayoutStore, 'get'>;
   settlements: SettlementStore;
   vaultWrites: VaultWriteQueue;
@@ -89,7 +91,10 @@ export interface SettlementDeps {
 
 /** What settling an order needs: every settlement port but the webhook receipts and the vault's logs. */
 export type SettlingDeps = Omit<SettlementDeps, 'receipts' | 'vault' | 'settlements'> & {
-  settlements: Pick<SettlementStore, 'get' | 'start' | 'payments' | 'recordAmountDue' | 'completeOrderAudits' | 'recordSettledProgress'>;
+  settlements: Pick<
+    SettlementStore,
+    'get' | 'start' | 'payments' | 'recordAmountDue' | 'completeOrderAudits' | 'recordSettledProgress' | 'markWritesRequested'
+  >;
 };
 
 /** Whether an order's per-batch settlement work goes to the order worker (above one transaction's size). */
@@ -306,11 +311,13 @@ async function settleWhenPaid(
     const at = deps.now().toISOString();
     const loans: LoanToSettle[] = [];
     const exportedWithoutLoan: string[] = [];
-    const standing = await mapLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, async (batchId): Promise<LoanToSettle | 'EXPORTED' | null> => {
-      const stored = await deps.loans.activeForBatch(batchId);
-      if (stored) return { loan: loanAsOf(stored, await deps.payouts.get(stored.disbursement_payment_id)) };
-      const batch = await deps.batches.get(batchId);
-      return batch?.stage === 'EXPORTED' ? 'EXPORTED' : null;
+    // Every batch and its loan in batched reads; then each loan's disbursement (one read per loan).
+    const [read, stored] = await Promise.all([deps.batches.getMany(po.batch_ids), deps.loans.activeForBatches(po.batch_ids)]);
+    const standing = new Array<LoanToSettle | 'EXPORTED' | null>(po.batch_ids.length);
+    await forEachLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, async (_, i) => {
+      const loan = stored[i];
+      if (loan) standing[i] = { loan: loanAsOf(loan, await deps.payouts.get(loan.disbursement_payment_id)) };
+      else standing[i] = read[i]?.stage === 'EXPORTED' ? 'EXPORTED' : null;
     });
     po.batch_ids.forEach((batchId, i) => {
       const s = standing[i];
@@ -553,13 +560,19 @@ export async function settleOneBatch(
   deps: Pick<SettlementDeps, 'batches' | 'custody' | 'evidence' | 'ledgerQueue' | 'now'>,
   s: Settlement,
   batchId: string,
+  step: BatchStepContext = {},
 ): Promise<void> {
   const loan = Object.values(s.repayments).find((r) => r.batch_id === batchId);
-  await settleBatch(deps, batchId, {
-    purchase_order_id: s.purchase_order_id,
-    payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
-    loan_id: loan?.loan_id ?? null,
-  });
+  await settleBatch(
+    deps,
+    batchId,
+    {
+      purchase_order_id: s.purchase_order_id,
+      payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
+      loan_id: loan?.loan_id ?? null,
+    },
+    step,
+  );
 }
 
 /** What GET /purchase-orders/{id}/settlement shows: the settlement, or the order awaiting payment, with every buyer payment. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import type { Hex } from 'viem';
+import { createPublicClient, http, type Hex } from 'viem';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { DEV_CHAIN_WEBHOOK_SECRET } from '../../infra/local/dev-keys';
 import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
@@ -256,14 +256,25 @@ describe(`a purchase order of ${N} batches`, () => {
     );
     expect(repayTxs.size).toBe(1);
     for (const id of loanIds) expect((await api('GET', `/loans/${id}`, { token: ctx.coop })).body.status).toBe('REPAID');
+    const settledTxs = new Set<Hex>();
     await pool(batches, async (b) => {
-      await waitFor(
+      const r = await waitFor(
         () => api('GET', `/batch/${b}`, { token: ctx.coop }),
         (r) => r.body.stage === 'SETTLED' && r.body.stage_history?.at(-1)?.chain_tx_hash != null,
         120_000,
         250,
       );
+      settledTxs.add(r.body.stage_history.at(-1).chain_tx_hash);
     });
+    // How many blocks after the payment's block the loans were repaid and the last batch recorded SETTLED.
+    const chain = createPublicClient({ transport: http(s.endpoints.ledger) });
+    const blockOf = async (tx: Hex) => (await chain.getTransactionReceipt({ hash: tx })).blockNumber;
+    const settledBlocks = await Promise.all([...settledTxs].map(blockOf));
+    const lastSettled = settledBlocks.reduce((a, b) => (b > a ? b : a));
+    const repaidBlock = await blockOf([...repayTxs][0] as Hex);
+    process.stdout.write(
+      `payment in block ${p!.blockNumber}: loans repaid ${repaidBlock - p!.blockNumber} blocks after it, last batch SETTLED ${lastSettled - p!.blockNumber} blocks after it (${settledTxs.size} trace-log transactions), ${Date.now() - paidAt} ms after the payment event\n`,
+    );
 
     // Each order-level audit entry is in every batch's log exactly once, and the logs verify.
     await pool(

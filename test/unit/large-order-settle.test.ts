@@ -84,11 +84,15 @@ function world() {
         perBatchReads++;
         return aBatch({ batch_id: id, cooperative_id: 'COOP-1', stage: stages.get(id)!, outturn_kg: 100 });
       },
+      getMany: async (batchIds) => {
+        perBatchReads += batchIds.length;
+        return batchIds.map((id) => aBatch({ batch_id: id, cooperative_id: 'COOP-1', stage: stages.get(id)!, outturn_kg: 100 }));
+      },
     },
     loans: {
-      activeForBatch: async (id) => {
-        perBatchReads++;
-        return LOANED.includes(id) ? loanOf(id) : null;
+      activeForBatches: async (batchIds) => {
+        perBatchReads += batchIds.length;
+        return batchIds.map((id) => (LOANED.includes(id) ? loanOf(id) : null));
       },
     },
     payouts: fakePayoutStore({ get: async () => null }),

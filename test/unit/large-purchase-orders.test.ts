@@ -10,7 +10,7 @@ import type { Batch, PurchaseOrder, Stage } from '../../shared/domain/records';
 import type { OrderWorkMessage } from '../../shared/domain/ports/batches';
 import { runOrderWork, type OrderWorkDeps } from '../../shared/use-cases/order-work';
 import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
-import { aBatch, aLedgerTx, fakeCustodyStore, fakeEvidenceKeeping } from './support/fakes';
+import { aBatch, aLedgerTx, batchReads, fakeCustodyStore, fakeEvidenceKeeping } from './support/fakes';
 
 /**
  * Confirming a purchase order above one transaction's size (docs/api/batches-and-custody.md#purchase-orders-of-many-batches):
@@ -76,7 +76,7 @@ function world(n: number, warehoused: (i: number) => boolean) {
     throw new Error('not part of a confirmation');
   };
   const deps: OrderWorkDeps = {
-    batches: { get: async (id) => structuredClone(batches.get(id) ?? null) },
+    batches: batchReads(async (id) => structuredClone(batches.get(id) ?? null)),
     custody,
     evidence: fakeEvidenceKeeping(),
     ledgerQueue: { send: async () => undefined },
@@ -93,8 +93,9 @@ function world(n: number, warehoused: (i: number) => boolean) {
       recordAmountDue: unused,
       completeOrderAudits: unused,
       recordSettledProgress: unused,
+      markWritesRequested: unused,
     },
-    loans: { activeForBatch: unused },
+    loans: { activeForBatches: unused },
     payouts: { get: unused },
     vaultWrites: { request: unused },
     now: () => new Date('2026-11-27T01:00:00.000Z'),
@@ -137,7 +138,7 @@ function steps(n: number): Array<[number, number]> {
 }
 
 describe('confirming a purchase order above one transaction', () => {
-  const N = 150;
+  const N = 3 * CONFIRMATION_STEP_BATCHES + 50;
   const warehoused = (i: number) => i % 3 === 0;
 
   it('the call makes it CONFIRMING and queues the work; the worker confirms it in steps: every batch confirmed once, every WAREHOUSED batch committed once', async () => {
@@ -232,7 +233,7 @@ describe('confirming a purchase order above one transaction', () => {
 });
 
 describe('settling a purchase order above one transaction (the order worker)', () => {
-  const N = 120;
+  const N = 3 * SETTLEMENT_STEP_BATCHES + 20;
   const ids = Array.from({ length: N }, (_, i) => `BATCH-2026-${String(i + 1).padStart(6, '0')}`);
 
   function world() {
@@ -278,6 +279,8 @@ describe('settling a purchase order above one transaction (the order worker)', (
     const progress: Array<[number, number]> = [];
     const audits: string[] = [];
     const writes: string[] = [];
+    /** What the worker asked for, in order: `vault:<id>`, `ledger:<batch>` (a SETTLED record queued for the writer), `audits`. */
+    const events: string[] = [];
     const queued: OrderWorkMessage[] = [];
     let failAt: { call: number; calls: number } | null = null;
     const unused = async (): Promise<never> => {
@@ -286,7 +289,7 @@ describe('settling a purchase order above one transaction (the order worker)', (
     let clockStep = 0;
     let clock = Date.parse('2026-11-27T03:00:00.000Z');
     const deps: OrderWorkDeps = {
-      batches: { get: async (id) => aBatch({ batch_id: id, cooperative_id: COOP, stage: stages.get(id)! }) },
+      batches: batchReads(async (id) => aBatch({ batch_id: id, cooperative_id: COOP, stage: stages.get(id)! })),
       custody: fakeCustodyStore({
         getPurchaseOrder: async () => structuredClone(order),
         commitStage: async (input) => {
@@ -301,14 +304,18 @@ describe('settling a purchase order above one transaction (the order worker)', (
         recordConfirmationProgress: unused,
       }),
       evidence: fakeEvidenceKeeping(),
-      ledgerQueue: { send: async () => undefined },
+      ledgerQueue: {
+        send: async (m) => {
+          events.push(`ledger:${m.ledger_tx_id}`);
+        },
+      },
       orderWork: {
         send: async (m) => {
           queued.push(m);
         },
       },
       // The settlement exists (the worker's start of it returns it as it is): its steps only.
-      loans: { activeForBatch: unused },
+      loans: { activeForBatches: unused },
       payouts: { get: unused },
       settlements: {
         start: unused,
@@ -317,6 +324,10 @@ describe('settling a purchase order above one transaction (the order worker)', (
         get: async () => structuredClone(settlement),
         completeOrderAudits: async (poId, batchIds) => {
           audits.push(`${poId}:${batchIds.length}`);
+          events.push('audits');
+        },
+        markWritesRequested: async () => {
+          settlement = { ...settlement, writes_requested: true };
         },
         recordSettledProgress: async (_id, from, to) => {
           if ((settlement.settled_batch_count ?? 0) !== from) return false;
@@ -328,6 +339,7 @@ describe('settling a purchase order above one transaction (the order worker)', (
       vaultWrites: {
         request: async (id) => {
           writes.push(id);
+          events.push(`vault:${id}`);
         },
       },
       now: () => {
@@ -342,6 +354,7 @@ describe('settling a purchase order above one transaction (the order worker)', (
       progress,
       audits,
       writes,
+      events,
       queued,
       settlement: () => settlement,
       crashOnCall: (call: number) => {
@@ -361,6 +374,17 @@ describe('settling a purchase order above one transaction (the order worker)', (
     for (let from = 0; from < n; from += SETTLEMENT_STEP_BATCHES) out.push([from, Math.min(n, from + SETTLEMENT_STEP_BATCHES)]);
     return out;
   };
+
+  it("requests the ledger writes first: the vault writes, then every batch's SETTLED record, then the audit fan-out", async () => {
+    const w = world();
+    await runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' });
+    const ledger = w.events.filter((e) => e.startsWith('ledger:'));
+    expect(ledger).toHaveLength(N);
+    expect(w.events[0]).toBe('vault:PO-1-repays-0');
+    // The audit fan-out comes last, once every SETTLED record is queued for the ledger writer.
+    expect(w.events.indexOf('audits')).toBe(w.events.length - 1);
+    expect(w.events.indexOf('audits')).toBeGreaterThan(w.events.lastIndexOf(ledger.at(-1)!));
+  });
 
   it('fans out the audit entries, requests the vault writes and records every batch SETTLED once, in steps with recorded progress', async () => {
     const w = world();
@@ -387,6 +411,12 @@ describe('settling a purchase order above one transaction (the order worker)', (
     expect(w.settledCommits).toHaveLength(N);
     expect(new Set(w.settledCommits).size).toBe(N);
     expect(w.progress).toEqual(settleSteps(N));
+    // Nothing requested twice: the vault write once (before the crash), each batch's SETTLED record once.
+    expect(w.writes).toEqual(['PO-1-repays-0']);
+    const ledger = w.events.filter((e) => e.startsWith('ledger:'));
+    expect(ledger).toHaveLength(N);
+    expect(new Set(ledger).size).toBe(N);
+    expect(w.events.filter((e) => e === 'audits')).toHaveLength(1);
   });
 
   it('a run starts no step after its budget: the rest is queued as the same message', async () => {

@@ -112,6 +112,14 @@ export class SettlementRepository implements SettlementStore {
     });
   }
 
+  async markWritesRequested(purchaseOrderId: string): Promise<void> {
+    await this.conditional(purchaseOrderId, {
+      UpdateExpression: 'SET writes_requested = :t',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':t': true },
+    });
+  }
+
   recordSettledProgress(purchaseOrderId: string, from: number, to: number): Promise<boolean> {
     return conditionalUpdate({
       Key: keys.settlement(purchaseOrderId),

@@ -31,6 +31,8 @@ export interface BatchStore {
   getAny(batchId: string): Promise<PendingBatch | null>;
   /** A confirmed batch (mint CONFIRMED), else null. */
   get(batchId: string): Promise<Batch | null>;
+  /** Minted batches of `batchIds` in their order, null where none: batched reads (BatchGetItem), for a large order's steps. */
+  getMany(batchIds: readonly string[]): Promise<Array<Batch | null>>;
   setPaymentStatus(batchId: string, status: Batch['payment_status']): Promise<void>;
   /** The batch's audit entries in sequence order. */
   auditEntries(batchId: string): Promise<AuditEntry[]>;

@@ -25,6 +25,9 @@ export function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
       return true;
     },
     completeOrderAudits: async () => undefined,
+    markWritesRequested: async () => {
+      if (stored) stored = { ...stored, writes_requested: true };
+    },
     recordSettledProgress: async (_id, from, to) => {
       if (!stored || (stored.settled_batch_count ?? 0) !== from) return false;
       stored = { ...stored, settled_batch_count: to };
