@@ -201,9 +201,9 @@ describe('confirming a purchase order above one transaction', () => {
   it('a run starts no step after its time budget: the rest goes back on the queue as the same message', async () => {
     const w = world(N, () => false);
     let clock = Date.parse('2026-11-27T01:00:00.000Z');
-    // Every reading of the clock is 10 s later than the one before.
+    // Every reading of the clock is half the budget later than the one before: one step per run.
     w.deps.now = () => {
-      clock += 10_000;
+      clock += ORDER_WORK_BUDGET_MS / 2;
       return new Date(clock);
     };
     await confirmPurchaseOrder(w.deps, caller, 'PO-1');
