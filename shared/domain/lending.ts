@@ -222,6 +222,9 @@ export interface Settlement {
    * stored write whose message was lost).
    */
   writes_requested?: boolean;
+  /** An order above one transaction's size: the order worker's run carrying the settlement out now, and until when (ISO) it holds it. */
+  run_id?: string;
+  run_until?: string;
   created_at: string;
   completed_at?: string;
   updated_at: string;

@@ -31,6 +31,16 @@ export const SETTLEMENT_STEP_BATCHES = 100;
  */
 export const ORDER_WORK_BUDGET_MS = 40_000;
 
+/**
+ * How long a run of the order worker holds a large order's settlement (longer than a run's budget,
+ * within its function's 60-second limit): a run that crashed holding it is followed by the next
+ * after that at the latest.
+ */
+export const ORDER_RUN_HOLD_MS = 55_000;
+
+/** A SETTLE message whose settlement another run holds is queued again this many seconds later. */
+export const ORDER_RUN_RETRY_S = 5;
+
 /** Per-batch writes of a large order run at most this many at a time. */
 export const ORDER_STEP_CONCURRENCY = 16;
 

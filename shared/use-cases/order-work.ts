@@ -1,5 +1,15 @@
 import type { OrderWorkMessage } from '../domain/ports/batches';
-import { forEachLimited, ORDER_STEP_CONCURRENCY, ORDER_WORK_BUDGET_MS, SETTLEMENT_STEP_BATCHES } from '../domain/purchase-order-limits';
+import { newJobId } from '../domain/ids';
+import type { Settlement } from '../domain/lending';
+import {
+  forEachLimited,
+  ORDER_RUN_HOLD_MS,
+  ORDER_RUN_RETRY_S,
+  ORDER_STEP_CONCURRENCY,
+  ORDER_WORK_BUDGET_MS,
+  SETTLEMENT_STEP_BATCHES,
+} from '../domain/purchase-order-limits';
+import type { PurchaseOrder } from '../domain/records';
 import { logger } from '../runtime/logger';
 import { appendFileSync } from 'node:fs';
 const PROF_T0 = Date.now();
@@ -67,20 +77,41 @@ async function confirmSteps(deps: OrderWorkDeps, id: string, deadline: number): 
  * right after the settlement is planned its vault writes are requested, then every batch's SETTLED
  * record (its audit entry and trace-log write in one conditioned transaction, so the record carries
  * that entry's hash) in wide concurrent steps; the order-level audit fan-out follows, off the
- * ledger's path. Without a settlement (not paid in full yet) only the payments' fan-out runs.
+ * ledger's path. Without a settlement (not paid in full yet) only the payments' fan-out runs. One
+ * run at a time carries a settlement out (`claimRun`, held ORDER_RUN_HOLD_MS): a message arriving
+ * meanwhile (a payment event delivered again, an ADMIN's call) is queued again ORDER_RUN_RETRY_S
+ * later instead of doing the same work beside it.
  */
 async function settleSteps(deps: OrderWorkDeps, id: string, deadline: number): Promise<boolean> {
   const po = await deps.custody.getPurchaseOrder(id);
   if (!po) return false;
   // The settlement is planned here, off the payment event's request path (batched reads of every batch and its loan).
   let t = Date.now();
-  let s = await settleLargeOrderWhenPaid(deps, id);
+  const planned = await settleLargeOrderWhenPaid(deps, id);
   prof('settle plan', t);
-  if (!s) {
+  if (!planned) {
     await deps.settlements.completeOrderAudits(id, po.batch_ids);
     return false;
   }
-  t = Date.now();
+  const runId = newJobId();
+  const now = deps.now();
+  if (!(await deps.settlements.claimRun(id, runId, now.toISOString(), new Date(now.getTime() + ORDER_RUN_HOLD_MS).toISOString()))) {
+    logger.info('another run carries the settlement out: looked at again later', { purchase_order_id: id });
+    await deps.orderWork.send({ purchase_order_id: id, work: 'SETTLE' }, { delaySeconds: ORDER_RUN_RETRY_S });
+    return false;
+  }
+  try {
+    return await carryOutHeld(deps, po, (await deps.settlements.get(id))!, deadline);
+  } finally {
+    await deps.settlements.releaseRun(id, runId);
+  }
+}
+
+/** The settlement's steps while this run holds it; true when batches are left at the deadline. */
+async function carryOutHeld(deps: OrderWorkDeps, po: PurchaseOrder, start: Settlement, deadline: number): Promise<boolean> {
+  const id = po.purchase_order_id;
+  let s = start;
+  let t = Date.now();
   if (!s.writes_requested) {
     await requestSettlementWrites(deps, s);
     await deps.settlements.markWritesRequested(id);
@@ -94,7 +125,9 @@ async function settleSteps(deps: OrderWorkDeps, id: string, deadline: number): P
     const current = s;
     t = Date.now();
     const read = await deps.batches.getMany(step);
-    await forEachLimited(step, ORDER_STEP_CONCURRENCY, (batchId, i) => settleOneBatch(deps, current, batchId, { batch: read[i] ?? null, memo }));
+    await forEachLimited(step, ORDER_STEP_CONCURRENCY, (batchId, i) =>
+      settleOneBatch(deps, current, batchId, { batch: read[i] ?? null, memo }),
+    );
     await deps.settlements.recordSettledProgress(id, from, from + step.length);
     prof(`settle step to ${from + step.length}`, t);
     s = (await deps.settlements.get(id))!;

@@ -93,7 +93,15 @@ export interface SettlementDeps {
 export type SettlingDeps = Omit<SettlementDeps, 'receipts' | 'vault' | 'settlements'> & {
   settlements: Pick<
     SettlementStore,
-    'get' | 'start' | 'payments' | 'recordAmountDue' | 'completeOrderAudits' | 'recordSettledProgress' | 'markWritesRequested'
+    | 'get'
+    | 'start'
+    | 'payments'
+    | 'recordAmountDue'
+    | 'completeOrderAudits'
+    | 'recordSettledProgress'
+    | 'markWritesRequested'
+    | 'claimRun'
+    | 'releaseRun'
   >;
 };
 

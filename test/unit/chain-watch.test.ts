@@ -194,6 +194,8 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
       completeOrderAudits: notHere('settlements.completeOrderAudits'),
       recordSettledProgress: notHere('settlements.recordSettledProgress'),
       markWritesRequested: notHere('settlements.markWritesRequested'),
+      claimRun: notHere('settlements.claimRun'),
+      releaseRun: notHere('settlements.releaseRun'),
       requestSettlement: notHere('settlements.requestSettlement'),
       get: notHere('settlements.get'),
       recordRepayment: notHere('settlements.recordRepayment'),

@@ -94,6 +94,8 @@ function world(n: number, warehoused: (i: number) => boolean) {
       completeOrderAudits: unused,
       recordSettledProgress: unused,
       markWritesRequested: unused,
+      claimRun: unused,
+      releaseRun: unused,
     },
     loans: { activeForBatches: unused },
     payouts: { get: unused },
@@ -282,6 +284,8 @@ describe('settling a purchase order above one transaction (the order worker)', (
     /** What the worker asked for, in order: `vault:<id>`, `ledger:<batch>` (a SETTLED record queued for the writer), `audits`. */
     const events: string[] = [];
     const queued: OrderWorkMessage[] = [];
+    /** Messages queued with a delay (looked at again later). */
+    const later: OrderWorkMessage[] = [];
     let failAt: { call: number; calls: number } | null = null;
     const unused = async (): Promise<never> => {
       throw new Error('not part of a settlement');
@@ -310,8 +314,8 @@ describe('settling a purchase order above one transaction (the order worker)', (
         },
       },
       orderWork: {
-        send: async (m) => {
-          queued.push(m);
+        send: async (m, opts) => {
+          (opts?.delaySeconds ? later : queued).push(m);
         },
       },
       // The settlement exists (the worker's start of it returns it as it is): its steps only.
@@ -328,6 +332,14 @@ describe('settling a purchase order above one transaction (the order worker)', (
         },
         markWritesRequested: async () => {
           settlement = { ...settlement, writes_requested: true };
+        },
+        claimRun: async (_id, runId, now, until) => {
+          if (settlement.run_until && settlement.run_until >= now && settlement.run_id !== runId) return false;
+          settlement = { ...settlement, run_id: runId, run_until: until };
+          return true;
+        },
+        releaseRun: async (_id, runId) => {
+          if (settlement.run_id === runId) settlement = { ...settlement, run_id: undefined, run_until: undefined };
         },
         recordSettledProgress: async (_id, from, to) => {
           if ((settlement.settled_batch_count ?? 0) !== from) return false;
@@ -356,6 +368,7 @@ describe('settling a purchase order above one transaction (the order worker)', (
       writes,
       events,
       queued,
+      later,
       settlement: () => settlement,
       crashOnCall: (call: number) => {
         failAt = { call, calls: 0 };
@@ -384,6 +397,26 @@ describe('settling a purchase order above one transaction (the order worker)', (
     // The audit fan-out comes last, once every SETTLED record is queued for the ledger writer.
     expect(w.events.indexOf('audits')).toBe(w.events.length - 1);
     expect(w.events.indexOf('audits')).toBeGreaterThan(w.events.lastIndexOf(ledger.at(-1)!));
+  });
+
+  it('two runs at once (the message delivered twice): one carries the settlement out, the other is queued again for later; nothing is requested twice', async () => {
+    const w = world();
+    await Promise.all([
+      runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' }),
+      runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' }),
+    ]);
+    expect(w.later).toEqual([{ purchase_order_id: 'PO-1', work: 'SETTLE' }]);
+    expect(w.writes).toEqual(['PO-1-repays-0']);
+    expect(w.audits).toEqual([`PO-1:${N}`]);
+    const ledger = w.events.filter((e) => e.startsWith('ledger:'));
+    expect(ledger).toHaveLength(N);
+    expect(new Set(ledger).size).toBe(N);
+    expect(w.settlement().run_id).toBeUndefined(); // released
+    // The message looked at later finds the work done: nothing asked for again.
+    await runOrderWork(w.deps, w.later.shift()!);
+    expect(w.writes).toEqual(['PO-1-repays-0']);
+    expect(w.events.filter((e) => e.startsWith('ledger:'))).toHaveLength(N);
+    expect(w.later).toEqual([]);
   });
 
   it('fans out the audit entries, requests the vault writes and records every batch SETTLED once, in steps with recorded progress', async () => {
@@ -421,7 +454,7 @@ describe('settling a purchase order above one transaction (the order worker)', (
 
   it('a run starts no step after its budget: the rest is queued as the same message', async () => {
     const w = world();
-    w.tick(ORDER_WORK_BUDGET_MS / 3);
+    w.tick(ORDER_WORK_BUDGET_MS / 5);
     await runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' });
     expect(w.queued).toEqual([{ purchase_order_id: 'PO-1', work: 'SETTLE' }]);
     const done = w.settlement().settled_batch_count ?? 0;

@@ -177,6 +177,14 @@ export interface SettlementStore {
   /** A large order's settlement: its vault writes are requested (`writes_requested`), once. */
   markWritesRequested(purchaseOrderId: string): Promise<void>;
   /**
+   * A run of the order worker takes a large order's settlement to carry it out, until `until`
+   * (ISO), on condition that no other run holds it (none does, its hold ended before `now`, or it
+   * is this run's). False when another run holds it.
+   */
+  claimRun(purchaseOrderId: string, runId: string, now: string, until: string): Promise<boolean>;
+  /** Ends this run's hold (nothing when another run holds it). */
+  releaseRun(purchaseOrderId: string, runId: string): Promise<void>;
+  /**
    * Keeps a buyer payment once (by purchase order, tx hash and log index) with a
    * BUYER_PAYMENT_RECEIVED audit entry on each of `batchIds`. A COUNTED payment adds its amount
    * to the order's `paid_usd_micro` in the same transaction, on condition that the order is
