@@ -11,10 +11,6 @@ import {
 } from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
 import { logger } from '../runtime/logger';
-import { appendFileSync } from 'node:fs';
-const PROF_T0 = Date.now();
-const prof = (label: string, t: number) => appendFileSync('/tmp/order-prof.log', `${new Date().toISOString()} ${label} ${Date.now() - t}ms\n`);
-void PROF_T0;
 import type { EvidenceMemo } from './custody';
 import { continueConfirmation, type PurchaseOrderDeps } from './purchase-orders';
 import {
@@ -45,7 +41,7 @@ export type OrderWorkDeps = PurchaseOrderDeps & SettlingDeps;
  * skipped once marked complete). No step starts after ORDER_WORK_BUDGET_MS: what is left goes
  * back on the queue as the same message. A redelivered message (after a crash) continues from the
  * recorded progress: a step redone writes nothing twice (each batch's change is conditioned) and
- * counts once, and a vault write asked again keeps its id (the writer lands it once).
+ * counts once, and the vault writes, once marked requested on the settlement, are not asked again.
  * An unknown order, one not CONFIRMING (CONFIRM) or without a settlement (SETTLE, after the
  * payments' audit fan-out) is done. Errors: what the stores throw (the message is then redelivered).
  */
@@ -65,9 +61,7 @@ export async function runOrderWork(deps: OrderWorkDeps, msg: OrderWorkMessage): 
 async function confirmSteps(deps: OrderWorkDeps, id: string, deadline: number): Promise<boolean> {
   const po = await deps.custody.getPurchaseOrder(id);
   if (po?.status !== 'CONFIRMING') return false;
-  const t0 = Date.now();
   const { po: after } = await continueConfirmation(deps, po, deadline);
-  prof(`confirm run to ${after.confirmed_batch_count}`, t0);
   if (after.status === 'CONFIRMED') await recordLargeOrderAmountDue(deps, after);
   return after.status === 'CONFIRMING';
 }
@@ -86,9 +80,7 @@ async function settleSteps(deps: OrderWorkDeps, id: string, deadline: number): P
   const po = await deps.custody.getPurchaseOrder(id);
   if (!po) return false;
   // The settlement is planned here, off the payment event's request path (batched reads of every batch and its loan).
-  let t = Date.now();
   const planned = await settleLargeOrderWhenPaid(deps, id);
-  prof('settle plan', t);
   if (!planned) {
     await deps.settlements.completeOrderAudits(id, po.batch_ids);
     return false;
@@ -111,29 +103,23 @@ async function settleSteps(deps: OrderWorkDeps, id: string, deadline: number): P
 async function carryOutHeld(deps: OrderWorkDeps, po: PurchaseOrder, start: Settlement, deadline: number): Promise<boolean> {
   const id = po.purchase_order_id;
   let s = start;
-  let t = Date.now();
   if (!s.writes_requested) {
     await requestSettlementWrites(deps, s);
     await deps.settlements.markWritesRequested(id);
   }
-  prof('settle vault writes requested', t);
   const memo: EvidenceMemo = new Map();
   while ((s.settled_batch_count ?? 0) < s.settled_batch_ids.length) {
     if (deps.now().getTime() >= deadline) return true;
     const from = s.settled_batch_count ?? 0;
     const step = s.settled_batch_ids.slice(from, from + SETTLEMENT_STEP_BATCHES);
     const current = s;
-    t = Date.now();
     const read = await deps.batches.getMany(step);
     await forEachLimited(step, ORDER_STEP_CONCURRENCY, (batchId, i) =>
       settleOneBatch(deps, current, batchId, { batch: read[i] ?? null, memo }),
     );
     await deps.settlements.recordSettledProgress(id, from, from + step.length);
-    prof(`settle step to ${from + step.length}`, t);
     s = (await deps.settlements.get(id))!;
   }
-  t = Date.now();
   await deps.settlements.completeOrderAudits(id, po.batch_ids);
-  prof('settle audits', t);
   return false;
 }

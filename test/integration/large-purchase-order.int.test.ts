@@ -270,7 +270,7 @@ describe(`a purchase order of ${N} batches`, () => {
     const chain = createPublicClient({ transport: http(s.endpoints.ledger) });
     const blockOf = async (tx: Hex) => (await chain.getTransactionReceipt({ hash: tx })).blockNumber;
     const settledBlocks = await Promise.all([...settledTxs].map(blockOf));
-    const lastSettled = settledBlocks.reduce((a, b) => (b > a ? b : a));
+    const lastSettled = [...settledBlocks].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).at(-1)!;
     const repaidBlock = await blockOf([...repayTxs][0] as Hex);
     process.stdout.write(
       `payment in block ${p!.blockNumber}: loans repaid ${repaidBlock - p!.blockNumber} blocks after it, last batch SETTLED ${lastSettled - p!.blockNumber} blocks after it (${settledTxs.size} trace-log transactions), ${Date.now() - paidAt} ms after the payment event\n`,

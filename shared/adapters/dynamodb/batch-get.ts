@@ -27,7 +27,9 @@ export async function batchGetItems(keyList: ReadonlyArray<{ PK: string; SK: str
       for (let round = 0; left.length > 0; round++) {
         if (round > MAX_ROUNDS) throw new Error(`reading ${left.length} items: DynamoDB keeps leaving keys unprocessed`);
         if (round > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** round));
-        const r = await documentClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: left, ConsistentRead: true } } }));
+        const r = await documentClient().send(
+          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: left, ConsistentRead: true } } }),
+        );
         for (const item of r.Responses?.[tableName()] ?? []) found.set(itemKey(item as { PK: string; SK: string }), item);
         left = (r.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
       }
