@@ -237,6 +237,7 @@ export const workers: WorkerDef[] = [
     schedule: 'rate(1 minute)',
     needs: [
       'table:write',
+      'table:batch-read',
       'audit:append',
       'payout:discard',
       'payout-provider',

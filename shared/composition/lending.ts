@@ -175,6 +175,11 @@ export function settlementDeps(): SettlementDeps {
   };
 }
 
+/** Ports of an ADMIN's refund of an unapplied buyer payment: the order, the settlement store and the vault writes (no batch reads). */
+export function refundDeps(): Pick<SettlementDeps, 'custody' | 'settlements' | 'vaultWrites' | 'now'> {
+  return { custody: custodyRepo(), settlements: settlementRepo(), vaultWrites: vaultWrites(), now };
+}
+
 /** Ports of the order worker (functions/purchase-order-worker): confirmation and settlement steps of large purchase orders. */
 export function orderWorkDeps(): OrderWorkDeps {
   return { ...purchaseOrderDeps(), loans: loanRepo(), payouts: payoutRepo(), settlements: settlementRepo(), vaultWrites: vaultWrites() };

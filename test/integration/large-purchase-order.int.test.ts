@@ -23,9 +23,11 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * nothing bound. Runs on the suite's chain (LEDGER_BLOCK_TIME_S=0 unless set).
  */
 /**
- * 60 in the test run: above the 40 batches confirmed in one transaction, so it takes several
- * 16-batch confirmation steps and three 25-batch settlement steps. LARGE_PO_BATCHES=200 runs the
- * 200-batch order (several minutes on two cores).
+ * 60 in the test run: above the 40 batches confirmed in one transaction, so the order worker
+ * confirms and settles it (one 100-batch step each). LARGE_PO_BATCHES=200 runs the 200-batch order
+ * in two steps of each (about 10 minutes on two cores with LEDGER_BLOCK_TIME_S=2, most of it
+ * carrying the batches to WAREHOUSED). The test prints the confirmation time and how many blocks
+ * after the payment's block the loans were repaid and the last batch recorded SETTLED.
  */
 const N = Number(process.env.LARGE_PO_BATCHES ?? 60);
 const LOANS = 3;
