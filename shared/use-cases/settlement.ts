@@ -271,14 +271,20 @@ export async function recordLargeOrderAmountDue(deps: Pick<SettlingDeps, 'batche
 
 /**
  * The order's amount due: recorded on it, or computed from its batches' outturn once every batch
- * is milled (then recorded, when `settlements` is given). Null while a batch has no outturn.
+ * is milled (then recorded, when `settlements` is given). Null while a batch has no outturn. The
+ * batches are read in batched reads where the caller has them (`getMany`), else one by one.
  */
 async function amountDueOf(
-  deps: { batches: Pick<BatchStore, 'get'>; settlements?: Pick<SettlementStore, 'recordAmountDue'> },
+  deps: {
+    batches: Pick<BatchStore, 'get'> & Partial<Pick<BatchStore, 'getMany'>>;
+    settlements?: Pick<SettlementStore, 'recordAmountDue'>;
+  },
   po: PurchaseOrder,
 ): Promise<number | null> {
   if (po.amount_due_usd_micro !== undefined) return po.amount_due_usd_micro;
-  const batches = await mapLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, (id) => deps.batches.get(id));
+  const batches = deps.batches.getMany
+    ? await deps.batches.getMany(po.batch_ids)
+    : await mapLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, (id) => deps.batches.get(id));
   const due = amountDueUsdMicro(
     batches.map((b) => ({ outturn_kg: b?.outturn_kg })),
     po.price_usd_per_kg,

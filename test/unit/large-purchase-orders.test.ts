@@ -75,8 +75,19 @@ function world(n: number, warehoused: (i: number) => boolean) {
   const unused = async (): Promise<never> => {
     throw new Error('not part of a confirmation');
   };
+  /** Batch reads: one at a time (`get`), and batched (`getMany`, the size of each call). */
+  const reads = { single: 0, batched: [] as number[] };
   const deps: OrderWorkDeps = {
-    batches: batchReads(async (id) => structuredClone(batches.get(id) ?? null)),
+    batches: {
+      get: async (id) => {
+        reads.single++;
+        return structuredClone(batches.get(id) ?? null);
+      },
+      getMany: async (batchIds) => {
+        reads.batched.push(batchIds.length);
+        return batchIds.map((id) => structuredClone(batches.get(id) ?? null));
+      },
+    },
     custody,
     evidence: fakeEvidenceKeeping(),
     ledgerQueue: { send: async () => undefined },
@@ -119,6 +130,7 @@ function world(n: number, warehoused: (i: number) => boolean) {
     drain,
     ids,
     order: () => order,
+    reads,
     marks,
     confirmEntries,
     commits,
@@ -158,6 +170,9 @@ describe('confirming a purchase order above one transaction', () => {
     const expected = w.ids.filter((_, i) => warehoused(i));
     expect([...w.commits].sort()).toEqual(expected);
     expect(w.progress).toEqual(steps(N));
+    // Each step's batches in one batched read, then all of them once for the amount due; no batch read on its own.
+    expect(w.reads.batched).toEqual([...steps(N).map(([from, to]) => to - from), N]);
+    expect(w.reads.single).toBe(0);
   });
 
   it('a worker crash half-way leaves it CONFIRMING with its progress; the redelivered message continues and nothing is written or counted twice', async () => {
