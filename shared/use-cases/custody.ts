@@ -181,6 +181,8 @@ async function commitStageChange(
     evidence: Record<string, unknown>;
     photo?: { bytes: Uint8Array; extension: 'jpg' | 'png' | 'webp' };
     memo?: EvidenceMemo;
+    /** `batch` was read just now and is its audit head (nothing appended since): the commit need not read it again. */
+    batchIsHead?: boolean;
   },
 ): Promise<Committed> {
   const { batch, to } = input;
@@ -198,6 +200,7 @@ async function commitStageChange(
       evidenceCid: pkg.cid,
       payload: { evidence: input.evidence, evidence_files: pkg.files.map((f) => f.path) },
       ...(to === 'MILLED' && typeof input.evidence.outturn_kg === 'number' ? { outturnKg: input.evidence.outturn_kg } : {}),
+      ...(input.batchIsHead ? { head: batch } : {}),
     });
     try {
       await deps.ledgerQueue.send({ ledger_tx_id: ledgerTx.ledger_tx_id }, { deduplicationId: ledgerTx.ledger_tx_id });
@@ -308,6 +311,8 @@ export async function settleBatch(
       actor: 'system:lending-vault',
       evidence,
       ...(step.memo ? { memo: step.memo } : {}),
+      // The step's batched read is the batch's head: nothing appends to its log between (the order's audit fan-out comes after).
+      ...(step.batch ? { batchIsHead: true } : {}),
     });
     return true;
   } catch (err) {

@@ -65,7 +65,8 @@ export interface CustodyStore {
   /**
    * Commits a stage change: stage, history, audit entry and the trace-log write to make, in one
    * transaction conditional on the stage it moves from; `outturnKg` (MILLED) is kept on the batch
-   * as its green-coffee weight. Errors: StageConflictError.
+   * as its green-coffee weight. `head`: the batch as just read (its audit head), used instead of
+   * reading it again; a stale one only costs a second attempt. Errors: StageConflictError.
    */
   commitStage(input: {
     batchId: string;
@@ -77,6 +78,7 @@ export interface CustodyStore {
     evidenceCid: string;
     payload: Record<string, unknown>;
     outturnKg?: number;
+    head?: Batch;
   }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }>;
   getLedgerTx(id: string): Promise<LedgerTx | null>;
   /** Keeps a signed transaction (raw bytes, hash, nonce) before it is broadcast. */
