@@ -13,13 +13,8 @@ import type { PurchaseOrder } from '../domain/records';
 import { logger } from '../runtime/logger';
 import type { EvidenceMemo } from './custody';
 import { continueConfirmation, type PurchaseOrderDeps } from './purchase-orders';
-import {
-  recordLargeOrderAmountDue,
-  requestSettlementWrites,
-  settleLargeOrderWhenPaid,
-  settleOneBatch,
-  type SettlingDeps,
-} from './settlement';
+import { recordLargeOrderAmountDue, settleLargeOrderWhenPaid, type SettlingDeps } from './settlement';
+import { requestSettlementWrites, settleOneBatch } from './settlement-carry-out';
 
 /**
  * The order worker (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): the per-batch

@@ -5,12 +5,12 @@ import { REPAY_LOANS_CHUNK, storedVaultCall, type VaultCall } from '../../shared
 import {
   applyBuyerPayment,
   refundBuyerPayment,
-  requestSettlementWrites,
   settleLargeOrderWhenPaid,
   settlePurchaseOrder,
   type BuyerPaymentEvent,
   type SettlementDeps,
 } from '../../shared/use-cases/settlement';
+import { requestSettlementWrites } from '../../shared/use-cases/settlement-carry-out';
 import { settlementWriteHandlers } from '../../shared/use-cases/settlement-writes';
 import {
   aBatch,
