@@ -237,6 +237,7 @@ export const workers: WorkerDef[] = [
     schedule: 'rate(1 minute)',
     needs: [
       'table:write',
+      'table:batch-read',
       'audit:append',
       'payout:discard',
       'payout-provider',
@@ -306,7 +307,7 @@ export const workers: WorkerDef[] = [
     kind: 'queue-consumer',
     queue: 'order-work-queue',
     batchSize: 1,
-    needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'order-work-queue:send'],
+    needs: ['table:write', 'table:batch-read', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'order-work-queue:send'],
     timeoutSeconds: 60,
     summary:
       'The order worker (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): confirms and settles the batches of purchase orders above one transaction, step by step with the progress recorded on the order and its settlement, off the request path.',

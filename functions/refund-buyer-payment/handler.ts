@@ -1,4 +1,4 @@
-import { settlementDeps } from '../../shared/composition/lending';
+import { refundDeps } from '../../shared/composition/lending';
 import { httpHandler, routeOptions } from '../../shared/http/handler';
 import { refundBuyerPaymentRoute } from '../../shared/http/routes/purchase-orders';
 import { buyerPaymentView } from '../../shared/http/views';
@@ -11,6 +11,6 @@ import { refundBuyerPayment } from '../../shared/use-cases/settlement';
  * PAYMENT_COUNTED / PAYMENT_ALREADY_REFUNDED.
  */
 export const handler = httpHandler(routeOptions(refundBuyerPaymentRoute), async ({ caller, params, body }) => {
-  const payment = await refundBuyerPayment(settlementDeps(), caller, params.id ?? '', body);
+  const payment = await refundBuyerPayment(refundDeps(), caller, params.id ?? '', body);
   return { status: 202, body: buyerPaymentView(payment) };
 });

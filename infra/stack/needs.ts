@@ -22,7 +22,8 @@ import { DDS_DOCUMENTS_PREFIX } from '../../shared/adapters/aws/s3-dds-documents
 
 /**
  * Table reads: point reads and queries (table, GSI1, GSI2); no Scan. BatchGetItem is its own need
- * (`table:batch-read`): only the audit anchorer reads in batches.
+ * (`table:batch-read`): the audit anchorer, and the settlement and the order worker reading a
+ * purchase order's batches and loans.
  */
 const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
 

@@ -51,7 +51,7 @@ export const orderWorkQueue = (): WorkQueue<OrderWorkMessage> =>
 
 /** Ports of purchase-order confirmation (it commits WAREHOUSED → COMMITTED stage changes; a large order's steps go to the order worker). */
 export function purchaseOrderDeps(): PurchaseOrderDeps {
-  return { ...custodyDeps(), custody: custodyRepo(), orderWork: orderWorkQueue() };
+  return { ...custodyDeps(), batches: batchRepo(), custody: custodyRepo(), orderWork: orderWorkQueue() };
 }
 
 // ---------------------------------------------------------------- evidence: the own copy and pinning

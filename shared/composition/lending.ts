@@ -1,4 +1,4 @@
-import { readMintedBatch } from '../adapters/dynamodb/batch-repo';
+import { readMintedBatch, readMintedBatches } from '../adapters/dynamodb/batch-repo';
 import { DepositRepository } from '../adapters/dynamodb/deposit-repo';
 import { VaultWriteRepository } from '../adapters/dynamodb/ledger-tx';
 import { createVaultReaderFromEnv } from '../adapters/ledger/vault-reader';
@@ -163,7 +163,7 @@ export function settlementDeps(): SettlementDeps {
     receipts: webhookReceipts(),
     vault: vaultReader(),
     custody: custodyRepo(),
-    batches: { get: readMintedBatch },
+    batches: { get: readMintedBatch, getMany: readMintedBatches },
     loans: loanRepo(),
     payouts: payoutRepo(),
     settlements: settlementRepo(),
@@ -173,6 +173,11 @@ export function settlementDeps(): SettlementDeps {
     orderWork: orderWorkQueue(),
     now,
   };
+}
+
+/** Ports of an ADMIN's refund of an unapplied buyer payment: the order, the settlement store and the vault writes (no batch reads). */
+export function refundDeps(): Pick<SettlementDeps, 'custody' | 'settlements' | 'vaultWrites' | 'now'> {
+  return { custody: custodyRepo(), settlements: settlementRepo(), vaultWrites: vaultWrites(), now };
 }
 
 /** Ports of the order worker (functions/purchase-order-worker): confirmation and settlement steps of large purchase orders. */

@@ -216,6 +216,15 @@ export interface Settlement {
   settled_batch_count?: number;
   /** An order above one transaction's size: every batch has its SETTLEMENT_STARTED audit entry (the fan-out is not run again). */
   start_audit_complete?: boolean;
+  /**
+   * An order above one transaction's size: its vault writes are stored, each with its id, and
+   * queued (a redelivered order work message does not ask for them again; reconciliation queues a
+   * stored write whose message was lost).
+   */
+  writes_requested?: boolean;
+  /** An order above one transaction's size: the order worker's run carrying the settlement out now, and until when (ISO) it holds it. */
+  run_id?: string;
+  run_until?: string;
   created_at: string;
   completed_at?: string;
   updated_at: string;

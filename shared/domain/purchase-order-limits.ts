@@ -12,11 +12,17 @@ export const MAX_PURCHASE_ORDER_BATCHES = 2_000;
 /** The most batches whose order-level change and audit entries fit one DynamoDB transaction. */
 export const ORDER_TRANSACTION_MAX_BATCHES = 40;
 
-/** Batches confirmed per step of a large order's confirmation; the order's progress is recorded after each step. */
-export const CONFIRMATION_STEP_BATCHES = 16;
+/**
+ * Batches confirmed per step of a large order's confirmation (the step's batches are one batched
+ * read: 100 keys); the order's progress is recorded after each step.
+ */
+export const CONFIRMATION_STEP_BATCHES = 100;
 
-/** Batches recorded SETTLED per step of a large order's settlement; the settlement's progress is recorded after each step. */
-export const SETTLEMENT_STEP_BATCHES = 25;
+/**
+ * Batches recorded SETTLED per step of a large order's settlement (the step's batches are one
+ * batched read: 100 keys); the settlement's progress is recorded after each step.
+ */
+export const SETTLEMENT_STEP_BATCHES = 100;
 
 /**
  * How long one run of the order worker works through a large order's steps (confirmation or
@@ -25,8 +31,18 @@ export const SETTLEMENT_STEP_BATCHES = 25;
  */
 export const ORDER_WORK_BUDGET_MS = 40_000;
 
+/**
+ * How long a run of the order worker holds a large order's settlement (longer than a run's budget,
+ * within its function's 60-second limit): a run that crashed holding it is followed by the next
+ * after that at the latest.
+ */
+export const ORDER_RUN_HOLD_MS = 55_000;
+
+/** A SETTLE message whose settlement another run holds is queued again this many seconds later. */
+export const ORDER_RUN_RETRY_S = 5;
+
 /** Per-batch writes of a large order run at most this many at a time. */
-export const ORDER_STEP_CONCURRENCY = 8;
+export const ORDER_STEP_CONCURRENCY = 16;
 
 /**
  * Runs `fn` over `items`, at most `limit` at a time, in order of start; resolves when all are done

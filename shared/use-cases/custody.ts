@@ -141,6 +141,36 @@ interface Committed {
   ledgerTx: LedgerTx;
 }
 
+/**
+ * Evidence packages already built and archived, by their evidence's content, for the time of one
+ * run of the order worker: the COMMITTED evidence of an order's batches is the same for all of
+ * them (one CID), and so is the SETTLED evidence of its batches without a loan.
+ */
+export type EvidenceMemo = Map<string, Promise<{ cid: string; files: Array<{ path: string }> }>>;
+
+/** The evidence package built and archived (its own copy, before the commit), once per content within `memo`; never memoised with a photo. */
+async function keptEvidence(
+  deps: Pick<CustodyDeps, 'evidence'>,
+  evidence: Record<string, unknown>,
+  photo: { bytes: Uint8Array; extension: 'jpg' | 'png' | 'webp' } | undefined,
+  memo: EvidenceMemo | undefined,
+): Promise<{ cid: string; files: Array<{ path: string }> }> {
+  const build = async () => {
+    const pkg = await buildEvidencePackage({ evidence, photo });
+    await archiveEvidence(deps.evidence, pkg.cid, pkg.blocks, pkg.files);
+    return pkg;
+  };
+  if (!memo || photo) return build();
+  const key = JSON.stringify(evidence);
+  let kept = memo.get(key);
+  if (!kept) {
+    kept = build();
+    memo.set(key, kept);
+    kept.catch(() => memo.delete(key)); // a failed archive is tried again by the next batch
+  }
+  return kept;
+}
+
 /** Steps 4–5: archive the evidence, commit the stage change with its audit entry and ledger write, queue its pin. */
 async function commitStageChange(
   deps: Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'commitStage'> },
@@ -150,12 +180,14 @@ async function commitStageChange(
     actor: string;
     evidence: Record<string, unknown>;
     photo?: { bytes: Uint8Array; extension: 'jpg' | 'png' | 'webp' };
+    memo?: EvidenceMemo;
+    /** `batch` was read just now and is its audit head (nothing appended since): the commit need not read it again. */
+    batchIsHead?: boolean;
   },
 ): Promise<Committed> {
   const { batch, to } = input;
   const from = batch.stage!;
-  const pkg = await buildEvidencePackage({ evidence: input.evidence, photo: input.photo });
-  await archiveEvidence(deps.evidence, pkg.cid, pkg.blocks, pkg.files);
+  const pkg = await keptEvidence(deps, input.evidence, input.photo, input.memo);
   const at = deps.now().toISOString();
   try {
     const { entry, ledgerTx } = await deps.custody.commitStage({
@@ -168,6 +200,7 @@ async function commitStageChange(
       evidenceCid: pkg.cid,
       payload: { evidence: input.evidence, evidence_files: pkg.files.map((f) => f.path) },
       ...(to === 'MILLED' && typeof input.evidence.outturn_kg === 'number' ? { outturnKg: input.evidence.outturn_kg } : {}),
+      ...(input.batchIsHead ? { head: batch } : {}),
     });
     try {
       await deps.ledgerQueue.send({ ledger_tx_id: ledgerTx.ledger_tx_id }, { deduplicationId: ledgerTx.ledger_tx_id });
@@ -222,13 +255,24 @@ async function awaitLedger(deps: CustodyDeps, c: Committed, waitMs: number): Pro
   return { kind: 'done', change: change(landed.tx) };
 }
 
+/**
+ * What the order worker hands a batch's step: the batch as its step's batched read found it
+ * (undefined: read it here; a stale read only makes the conditioned commit fail, reported as
+ * not moved) and the run's evidence memo.
+ */
+export interface BatchStepContext {
+  batch?: Batch | null;
+  memo?: EvidenceMemo;
+}
+
 /** WAREHOUSED → COMMITTED for one batch of a confirmed purchase order; false when not at WAREHOUSED. */
 export async function commitToPurchaseOrder(
   deps: Omit<CustodyDeps, 'custody'> & { custody: Pick<CustodyStore, 'commitStage'> },
   po: PurchaseOrder,
   batchId: string,
+  step: BatchStepContext = {},
 ): Promise<boolean> {
-  const batch = await deps.batches.get(batchId);
+  const batch = step.batch !== undefined ? step.batch : await deps.batches.get(batchId);
   if (batch?.stage !== 'WAREHOUSED') return false;
   try {
     await commitStageChange(deps, {
@@ -237,6 +281,7 @@ export async function commitToPurchaseOrder(
       actor: 'system:purchase-order',
       // Public evidence (served at /ipfs without a token): the order's id, never its price or amounts.
       evidence: { purchase_order_id: po.purchase_order_id, buyer: po.buyer, confirmed_at: po.confirmed_at ?? null },
+      ...(step.memo ? { memo: step.memo } : {}),
     });
     return true;
   } catch (err) {
@@ -255,11 +300,20 @@ export async function settleBatch(
   deps: Omit<CustodyDeps, 'custody' | 'batches'> & { batches: Pick<BatchStore, 'get'>; custody: Pick<CustodyStore, 'commitStage'> },
   batchId: string,
   evidence: { purchase_order_id: string; payment_tx_hashes: string[]; loan_id: string | null },
+  step: BatchStepContext = {},
 ): Promise<boolean> {
-  const batch = await deps.batches.get(batchId);
+  const batch = step.batch !== undefined ? step.batch : await deps.batches.get(batchId);
   if (batch?.stage !== 'EXPORTED') return false;
   try {
-    await commitStageChange(deps, { batch, to: 'SETTLED', actor: 'system:lending-vault', evidence });
+    await commitStageChange(deps, {
+      batch,
+      to: 'SETTLED',
+      actor: 'system:lending-vault',
+      evidence,
+      ...(step.memo ? { memo: step.memo } : {}),
+      // The step's batched read is the batch's head: nothing appends to its log between (the order's audit fan-out comes after).
+      ...(step.batch ? { batchIsHead: true } : {}),
+    });
     return true;
   } catch (err) {
     if (err instanceof DomainError && err.code === 'STAGE_OUT_OF_ORDER') return false; // settled concurrently

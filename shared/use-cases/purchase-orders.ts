@@ -13,10 +13,12 @@ import {
   ORDER_TRANSACTION_MAX_BATCHES,
 } from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
-import { commitToPurchaseOrder, type CustodyDeps } from './custody';
+import { commitToPurchaseOrder, type CustodyDeps, type EvidenceMemo } from './custody';
 
 /** The ports confirming a purchase order needs (it commits stage changes). */
-export type PurchaseOrderDeps = Omit<CustodyDeps, 'custody'> & {
+export type PurchaseOrderDeps = Omit<CustodyDeps, 'custody' | 'batches'> & {
+  /** Batch reads: one at a time, and batched for a large order's steps. */
+  batches: Pick<BatchStore, 'get' | 'getMany'>;
   custody: Pick<
     CustodyStore,
     | 'getPurchaseOrder'
@@ -130,8 +132,10 @@ export async function confirmPurchaseOrder(
 
 /**
  * Confirms a CONFIRMING order's batches from `confirmed_batch_count` on, CONFIRMATION_STEP_BATCHES
- * at a time: each batch's PURCHASE_ORDER_CONFIRMED audit entry (once per batch) and its move
- * WAREHOUSED → COMMITTED (a batch moved already is skipped), then the step recorded on the order
+ * at a time: the step's batches read at once (`getMany`), then for each, ORDER_STEP_CONCURRENCY
+ * at a time, its PURCHASE_ORDER_CONFIRMED audit entry (once per batch) and its move WAREHOUSED →
+ * COMMITTED (a batch moved already is skipped; the COMMITTED evidence, the same for every batch of
+ * the order, built and archived once per run), then the step recorded on the order
  * (conditioned on the count it started from, so it counts once; the last step makes it CONFIRMED).
  * Idempotent: a repeated or concurrent call redoes at most one step, which writes nothing twice.
  * No step starts after `deadline` (epoch ms, by `deps.now`). Returns the order as it ends
@@ -144,13 +148,15 @@ export async function continueConfirmation(
 ): Promise<{ po: PurchaseOrder; committed: string[] }> {
   let po = start;
   const committed: string[] = [];
+  const memo: EvidenceMemo = new Map();
   while (po.status === 'CONFIRMING' && deps.now().getTime() < deadline) {
     const from = po.confirmed_batch_count ?? 0;
     const step = po.batch_ids.slice(from, from + CONFIRMATION_STEP_BATCHES);
     const current = po;
-    await forEachLimited(step, ORDER_STEP_CONCURRENCY, async (batchId) => {
+    const read = await deps.batches.getMany(step);
+    await forEachLimited(step, ORDER_STEP_CONCURRENCY, async (batchId, i) => {
       await deps.custody.confirmPurchaseOrderBatch(current, batchId);
-      if (await commitToPurchaseOrder(deps, current, batchId)) committed.push(batchId);
+      if (await commitToPurchaseOrder(deps, current, batchId, { batch: read[i] ?? null, memo })) committed.push(batchId);
     });
     const to = from + step.length;
     await deps.custody.recordConfirmationProgress(po.purchase_order_id, from, to, to >= po.batch_ids.length);

@@ -16,7 +16,6 @@ import {
 import { microToDecimalString } from '../domain/money';
 import { forEachLimited, mapLimited, ORDER_STEP_CONCURRENCY, ORDER_TRANSACTION_MAX_BATCHES } from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
-import { REPAY_LOANS_CHUNK } from '../domain/vault-calls';
 import type { Hex } from 'viem';
 import type { BatchStore, CustodyStore, OrderWorkMessage } from '../domain/ports/batches';
 import type { LedgerWriteMessage } from '../domain/ports/ledger';
@@ -25,7 +24,7 @@ import type { WebhookReceiptStore, WorkQueue } from '../domain/ports/messaging';
 import type { PayoutStore } from '../domain/ports/payouts';
 import { logger } from '../runtime/logger';
 import { CHAIN_EVENTS_SOURCE } from './chain-events';
-import { settleBatch } from './custody';
+import { requestSettlementWrites, settleOneBatch } from './settlement-carry-out';
 import type { EvidenceKeeping } from './evidence-pinning';
 
 /**
@@ -74,8 +73,10 @@ export interface SettlementDeps {
   receipts: WebhookReceiptStore;
   vault: Pick<VaultReader, 'purchaseOrderPaymentsInTx'>;
   custody: Pick<CustodyStore, 'getPurchaseOrder' | 'commitStage'>;
-  batches: Pick<BatchStore, 'get'>;
-  loans: Pick<LoanStore, 'activeForBatch'>;
+  /** Batch reads; a settlement is planned from one batched read of its order's batches (`getMany`). */
+  batches: Pick<BatchStore, 'get' | 'getMany'>;
+  /** The loans of the order's batches, in batched reads. */
+  loans: Pick<LoanStore, 'activeForBatches'>;
   payouts: Pick<PayoutStore, 'get'>;
   settlements: SettlementStore;
   vaultWrites: VaultWriteQueue;
@@ -89,15 +90,23 @@ export interface SettlementDeps {
 
 /** What settling an order needs: every settlement port but the webhook receipts and the vault's logs. */
 export type SettlingDeps = Omit<SettlementDeps, 'receipts' | 'vault' | 'settlements'> & {
-  settlements: Pick<SettlementStore, 'get' | 'start' | 'payments' | 'recordAmountDue' | 'completeOrderAudits' | 'recordSettledProgress'>;
+  settlements: Pick<
+    SettlementStore,
+    | 'get'
+    | 'start'
+    | 'payments'
+    | 'recordAmountDue'
+    | 'completeOrderAudits'
+    | 'recordSettledProgress'
+    | 'markWritesRequested'
+    | 'claimRun'
+    | 'releaseRun'
+  >;
 };
 
 /** Whether an order's per-batch settlement work goes to the order worker (above one transaction's size). */
 const isLargeOrder = (po: Pick<PurchaseOrder, 'batch_ids'> | null): boolean => (po?.batch_ids.length ?? 0) > ORDER_TRANSACTION_MAX_BATCHES;
 
-/** The vault-write ids of a settlement (chunk `index` of its repayments, see `repaymentChunks`; its remainder). */
-const repayChunkWriteId = (purchaseOrderId: string, index: number) => `${purchaseOrderId}-repays-${index}`;
-const releaseWriteId = (purchaseOrderId: string) => `${purchaseOrderId}-release`;
 /** The vault-write id of a buyer payment's refund (its refund id: one per payment). */
 const refundWriteId = (txHash: string, logIndex: number) => refundIdOf(txHash, logIndex);
 
@@ -258,14 +267,15 @@ export async function recordLargeOrderAmountDue(deps: Pick<SettlingDeps, 'batche
 
 /**
  * The order's amount due: recorded on it, or computed from its batches' outturn once every batch
- * is milled (then recorded, when `settlements` is given). Null while a batch has no outturn.
+ * is milled (then recorded, when `settlements` is given). Null while a batch has no outturn. The
+ * batches are read with `batches.getMany` (batched reads).
  */
 async function amountDueOf(
-  deps: { batches: Pick<BatchStore, 'get'>; settlements?: Pick<SettlementStore, 'recordAmountDue'> },
+  deps: { batches: Pick<BatchStore, 'getMany'>; settlements?: Pick<SettlementStore, 'recordAmountDue'> },
   po: PurchaseOrder,
 ): Promise<number | null> {
   if (po.amount_due_usd_micro !== undefined) return po.amount_due_usd_micro;
-  const batches = await mapLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, (id) => deps.batches.get(id));
+  const batches = await deps.batches.getMany(po.batch_ids);
   const due = amountDueUsdMicro(
     batches.map((b) => ({ outturn_kg: b?.outturn_kg })),
     po.price_usd_per_kg,
@@ -306,11 +316,13 @@ async function settleWhenPaid(
     const at = deps.now().toISOString();
     const loans: LoanToSettle[] = [];
     const exportedWithoutLoan: string[] = [];
-    const standing = await mapLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, async (batchId): Promise<LoanToSettle | 'EXPORTED' | null> => {
-      const stored = await deps.loans.activeForBatch(batchId);
-      if (stored) return { loan: loanAsOf(stored, await deps.payouts.get(stored.disbursement_payment_id)) };
-      const batch = await deps.batches.get(batchId);
-      return batch?.stage === 'EXPORTED' ? 'EXPORTED' : null;
+    // Every batch and its loan in batched reads; then each loan's disbursement (one read per loan).
+    const [read, stored] = await Promise.all([deps.batches.getMany(po.batch_ids), deps.loans.activeForBatches(po.batch_ids)]);
+    const standing = new Array<LoanToSettle | 'EXPORTED' | null>(po.batch_ids.length);
+    await forEachLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, async (_, i) => {
+      const loan = stored[i];
+      if (loan) standing[i] = { loan: loanAsOf(loan, await deps.payouts.get(loan.disbursement_payment_id)) };
+      else standing[i] = read[i]?.stage === 'EXPORTED' ? 'EXPORTED' : null;
     });
     po.batch_ids.forEach((batchId, i) => {
       const s = standing[i];
@@ -491,18 +503,6 @@ export async function refundBuyerPayment(
 }
 
 /**
- * A settlement's repayments in chunks of REPAY_LOANS_CHUNK, by loan id: the same settlement
- * always gives the same chunks, so the vault write of chunk i (one id per chunk) is requested
- * again, never composed anew, when the settlement is carried out again.
- */
-function repaymentChunks(s: Settlement): Settlement['repayments'][string][][] {
-  const all = Object.values(s.repayments).sort((a, b) => (a.loan_id < b.loan_id ? -1 : a.loan_id > b.loan_id ? 1 : 0));
-  const chunks: (typeof all)[] = [];
-  for (let i = 0; i < all.length; i += REPAY_LOANS_CHUNK) chunks.push(all.slice(i, i + REPAY_LOANS_CHUNK));
-  return chunks;
-}
-
-/**
  * Carries a settlement out (an order up to one transaction's size, on the request path):
  * `requestSettlementWrites`, then every batch recorded SETTLED (`settleOneBatch`); idempotent.
  */
@@ -511,55 +511,14 @@ async function carryOut(deps: SettlingDeps, s: Settlement): Promise<void> {
   await forEachLimited(s.settled_batch_ids, ORDER_STEP_CONCURRENCY, (batchId) => settleOneBatch(deps, s, batchId));
 }
 
-/**
- * Requests a settlement's vault writes: its loan repayments as REPAY_LOANS writes of at most
- * REPAY_LOANS_CHUNK loans (a chunk with nothing REQUESTED left is not asked again) and the
- * remainder's release. Idempotent: each write has one id, which the ledger writer lands once.
- */
-export async function requestSettlementWrites(deps: Pick<SettlementDeps, 'vaultWrites' | 'now'>, s: Settlement): Promise<void> {
-  const at = deps.now().toISOString();
-  await forEachLimited(repaymentChunks(s), ORDER_STEP_CONCURRENCY, async (chunk, i) => {
-    if (!chunk.some((r) => r.status === 'REQUESTED')) return;
-    await deps.vaultWrites.request(
-      repayChunkWriteId(s.purchase_order_id, i),
-      {
-        kind: 'REPAY_LOANS',
-        ref: s.purchase_order_id,
-        repayments: chunk.map((r) => ({ loanRef: r.loan_id, amountUsdMicro: BigInt(r.amount_usd_micro) })),
-      },
-      at,
-    );
-  });
-  if (s.remainder_status === 'REQUESTED') {
-    await deps.vaultWrites.request(
-      releaseWriteId(s.purchase_order_id),
-      {
-        kind: 'RELEASE_REMAINDER',
-        ref: s.purchase_order_id,
-        cooperativeId: s.cooperative_id,
-        amountUsdMicro: BigInt(s.remainder_usd_micro),
-      },
-      at,
-    );
-  }
-}
-
-/**
- * One batch of a settlement recorded SETTLED: its own conditioned write (EXPORTED → SETTLED, a
- * batch settled already is skipped), its public evidence the order, the payments' transaction
- * hashes and its loan — ids only, no amounts (served at /ipfs without a token).
- */
-export async function settleOneBatch(
-  deps: Pick<SettlementDeps, 'batches' | 'custody' | 'evidence' | 'ledgerQueue' | 'now'>,
-  s: Settlement,
-  batchId: string,
-): Promise<void> {
-  const loan = Object.values(s.repayments).find((r) => r.batch_id === batchId);
-  await settleBatch(deps, batchId, {
-    purchase_order_id: s.purchase_order_id,
-    payment_tx_hashes: (s.payments ?? [{ tx_hash: s.payment_tx_hash }]).map((x) => x.tx_hash),
-    loan_id: loan?.loan_id ?? null,
-  });
+/** The order's amount due for a reader (nothing recorded): recorded on it, else from its batches read one by one (no batched reads). */
+async function amountDueReadOnly(batches: Pick<BatchStore, 'get'>, po: PurchaseOrder): Promise<number | null> {
+  if (po.amount_due_usd_micro !== undefined) return po.amount_due_usd_micro;
+  const read = await mapLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, (id) => batches.get(id));
+  return amountDueUsdMicro(
+    read.map((b) => ({ outturn_kg: b?.outturn_kg })),
+    po.price_usd_per_kg,
+  );
 }
 
 /** What GET /purchase-orders/{id}/settlement shows: the settlement, or the order awaiting payment, with every buyer payment. */
@@ -590,5 +549,5 @@ export async function readSettlement(
   const [s, payments] = await Promise.all([deps.settlements.get(purchaseOrderId), deps.settlements.payments(purchaseOrderId)]);
   if (s)
     return { kind: 'SETTLED', po, settlement: s, amountDueUsdMicro: s.amount_due_usd_micro ?? po.amount_due_usd_micro ?? null, payments };
-  return { kind: 'AWAITING_PAYMENT', po, amountDueUsdMicro: await amountDueOf({ batches: deps.batches }, po), payments };
+  return { kind: 'AWAITING_PAYMENT', po, amountDueUsdMicro: await amountDueReadOnly(deps.batches, po), payments };
 }

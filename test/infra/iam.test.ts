@@ -123,6 +123,7 @@ describe('derived from the code', () => {
     const batchReaders = reaching([
       { file: 'shared/adapters/dynamodb/anchor-repo.ts', name: 'AuditAnchorRepository.heads' },
       { file: 'shared/adapters/dynamodb/anchor-repo.ts', name: 'AuditAnchorRepository.anchoredHeads' },
+      { file: 'shared/adapters/dynamodb/batch-get.ts', name: 'batchGetItems' },
     ]);
     expect(batchReaders.length).toBeGreaterThan(0);
     expect(withNeed('table:batch-read')).toEqual(batchReaders);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import type { Hex } from 'viem';
+import { createPublicClient, http, type Hex } from 'viem';
 import { runBuyerPay } from '../../infra/local/buyer-pay';
 import { DEV_CHAIN_WEBHOOK_SECRET } from '../../infra/local/dev-keys';
 import { EvmVaultReader } from '../../shared/adapters/ledger/vault-reader';
@@ -23,9 +23,11 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
  * nothing bound. Runs on the suite's chain (LEDGER_BLOCK_TIME_S=0 unless set).
  */
 /**
- * 60 in the test run: above the 40 batches confirmed in one transaction, so it takes several
- * 16-batch confirmation steps and three 25-batch settlement steps. LARGE_PO_BATCHES=200 runs the
- * 200-batch order (several minutes on two cores).
+ * 60 in the test run: above the 40 batches confirmed in one transaction, so the order worker
+ * confirms and settles it (one 100-batch step each). LARGE_PO_BATCHES=200 runs the 200-batch order
+ * in two steps of each (about 10 minutes on two cores with LEDGER_BLOCK_TIME_S=2, most of it
+ * carrying the batches to WAREHOUSED). The test prints the confirmation time and how many blocks
+ * after the payment's block the loans were repaid and the last batch recorded SETTLED.
  */
 const N = Number(process.env.LARGE_PO_BATCHES ?? 60);
 const LOANS = 3;
@@ -256,14 +258,25 @@ describe(`a purchase order of ${N} batches`, () => {
     );
     expect(repayTxs.size).toBe(1);
     for (const id of loanIds) expect((await api('GET', `/loans/${id}`, { token: ctx.coop })).body.status).toBe('REPAID');
+    const settledTxs = new Set<Hex>();
     await pool(batches, async (b) => {
-      await waitFor(
+      const r = await waitFor(
         () => api('GET', `/batch/${b}`, { token: ctx.coop }),
         (r) => r.body.stage === 'SETTLED' && r.body.stage_history?.at(-1)?.chain_tx_hash != null,
         120_000,
         250,
       );
+      settledTxs.add(r.body.stage_history.at(-1).chain_tx_hash);
     });
+    // How many blocks after the payment's block the loans were repaid and the last batch recorded SETTLED.
+    const chain = createPublicClient({ transport: http(s.endpoints.ledger) });
+    const blockOf = async (tx: Hex) => (await chain.getTransactionReceipt({ hash: tx })).blockNumber;
+    const settledBlocks = await Promise.all([...settledTxs].map(blockOf));
+    const lastSettled = [...settledBlocks].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).at(-1)!;
+    const repaidBlock = await blockOf([...repayTxs][0] as Hex);
+    process.stdout.write(
+      `payment in block ${p!.blockNumber}: loans repaid ${repaidBlock - p!.blockNumber} blocks after it, last batch SETTLED ${lastSettled - p!.blockNumber} blocks after it (${settledTxs.size} trace-log transactions), ${Date.now() - paidAt} ms after the payment event\n`,
+    );
 
     // Each order-level audit entry is in every batch's log exactly once, and the logs verify.
     await pool(

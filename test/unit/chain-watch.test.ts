@@ -187,12 +187,15 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
   const buyerPayments: SettlementDeps = {
     receipts: receiptStore,
     batches: fakeBatchStore({ get: notHere('batches.get') }),
-    loans: { activeForBatch: notHere('loans.activeForBatch') },
+    loans: { activeForBatches: notHere('loans.activeForBatches') },
     payouts: fakePayoutStore({ get: notHere('payouts.get') }),
     settlements: {
       start: notHere('settlements.start'),
       completeOrderAudits: notHere('settlements.completeOrderAudits'),
       recordSettledProgress: notHere('settlements.recordSettledProgress'),
+      markWritesRequested: notHere('settlements.markWritesRequested'),
+      claimRun: notHere('settlements.claimRun'),
+      releaseRun: notHere('settlements.releaseRun'),
       requestSettlement: notHere('settlements.requestSettlement'),
       get: notHere('settlements.get'),
       recordRepayment: notHere('settlements.recordRepayment'),

@@ -49,6 +49,8 @@ function world() {
   const writes: string[] = [];
   /** Reads of a batch or its loan: the request path of a large order makes none. */
   let perBatchReads = 0;
+  /** Reads of one batch at a time (the worker reads the order's batches and loans in batched reads instead). */
+  let singleReads = 0;
   let ledger: PurchaseOrderPayment[] = [];
   const loanOf = (batchId: string): Loan =>
     ({
@@ -82,13 +84,18 @@ function world() {
     batches: {
       get: async (id) => {
         perBatchReads++;
+        singleReads++;
         return aBatch({ batch_id: id, cooperative_id: 'COOP-1', stage: stages.get(id)!, outturn_kg: 100 });
+      },
+      getMany: async (batchIds) => {
+        perBatchReads += batchIds.length;
+        return batchIds.map((id) => aBatch({ batch_id: id, cooperative_id: 'COOP-1', stage: stages.get(id)!, outturn_kg: 100 }));
       },
     },
     loans: {
-      activeForBatch: async (id) => {
-        perBatchReads++;
-        return LOANED.includes(id) ? loanOf(id) : null;
+      activeForBatches: async (batchIds) => {
+        perBatchReads += batchIds.length;
+        return batchIds.map((id) => (LOANED.includes(id) ? loanOf(id) : null));
       },
     },
     payouts: fakePayoutStore({ get: async () => null }),
@@ -142,6 +149,7 @@ function world() {
     pay,
     drain,
     reads: () => perBatchReads,
+    singleReads: () => singleReads,
     resetReads: () => {
       perBatchReads = 0;
     },
@@ -234,6 +242,9 @@ describe('an ADMIN settles a purchase order above one transaction (the order wor
     expect(await w.pay('5', DUE)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
     await w.drain();
     expect(w.mem.settlement()).toMatchObject({ amount_usd_micro: DUE, short_payment: false, settled_by: 'system:lending-vault' });
+    // Planned and carried out with batched reads only: no batch read on its own.
+    expect(w.singleReads()).toBe(0);
+    expect(w.settledCommits).toHaveLength(N);
     await expect(wire(settlePurchaseOrder(w.deps, admin, 'PO-1', { accept_short_payment: false }))).rejects.toMatchObject({
       code: 'PO_ALREADY_SETTLED',
       status: 409,

@@ -10,7 +10,7 @@ import type { Batch, PurchaseOrder, Stage } from '../../shared/domain/records';
 import type { OrderWorkMessage } from '../../shared/domain/ports/batches';
 import { runOrderWork, type OrderWorkDeps } from '../../shared/use-cases/order-work';
 import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
-import { aBatch, aLedgerTx, fakeCustodyStore, fakeEvidenceKeeping } from './support/fakes';
+import { aBatch, aLedgerTx, batchReads, fakeCustodyStore, fakeEvidenceKeeping } from './support/fakes';
 
 /**
  * Confirming a purchase order above one transaction's size (docs/api/batches-and-custody.md#purchase-orders-of-many-batches):
@@ -75,8 +75,19 @@ function world(n: number, warehoused: (i: number) => boolean) {
   const unused = async (): Promise<never> => {
     throw new Error('not part of a confirmation');
   };
+  /** Batch reads: one at a time (`get`), and batched (`getMany`, the size of each call). */
+  const reads = { single: 0, batched: [] as number[] };
   const deps: OrderWorkDeps = {
-    batches: { get: async (id) => structuredClone(batches.get(id) ?? null) },
+    batches: {
+      get: async (id) => {
+        reads.single++;
+        return structuredClone(batches.get(id) ?? null);
+      },
+      getMany: async (batchIds) => {
+        reads.batched.push(batchIds.length);
+        return batchIds.map((id) => structuredClone(batches.get(id) ?? null));
+      },
+    },
     custody,
     evidence: fakeEvidenceKeeping(),
     ledgerQueue: { send: async () => undefined },
@@ -93,8 +104,11 @@ function world(n: number, warehoused: (i: number) => boolean) {
       recordAmountDue: unused,
       completeOrderAudits: unused,
       recordSettledProgress: unused,
+      markWritesRequested: unused,
+      claimRun: unused,
+      releaseRun: unused,
     },
-    loans: { activeForBatch: unused },
+    loans: { activeForBatches: unused },
     payouts: { get: unused },
     vaultWrites: { request: unused },
     now: () => new Date('2026-11-27T01:00:00.000Z'),
@@ -116,6 +130,7 @@ function world(n: number, warehoused: (i: number) => boolean) {
     drain,
     ids,
     order: () => order,
+    reads,
     marks,
     confirmEntries,
     commits,
@@ -137,7 +152,7 @@ function steps(n: number): Array<[number, number]> {
 }
 
 describe('confirming a purchase order above one transaction', () => {
-  const N = 150;
+  const N = 3 * CONFIRMATION_STEP_BATCHES + 50;
   const warehoused = (i: number) => i % 3 === 0;
 
   it('the call makes it CONFIRMING and queues the work; the worker confirms it in steps: every batch confirmed once, every WAREHOUSED batch committed once', async () => {
@@ -155,6 +170,9 @@ describe('confirming a purchase order above one transaction', () => {
     const expected = w.ids.filter((_, i) => warehoused(i));
     expect([...w.commits].sort()).toEqual(expected);
     expect(w.progress).toEqual(steps(N));
+    // Each step's batches in one batched read, then all of them once for the amount due; no batch read on its own.
+    expect(w.reads.batched).toEqual([...steps(N).map(([from, to]) => to - from), N]);
+    expect(w.reads.single).toBe(0);
   });
 
   it('a worker crash half-way leaves it CONFIRMING with its progress; the redelivered message continues and nothing is written or counted twice', async () => {
@@ -200,9 +218,9 @@ describe('confirming a purchase order above one transaction', () => {
   it('a run starts no step after its time budget: the rest goes back on the queue as the same message', async () => {
     const w = world(N, () => false);
     let clock = Date.parse('2026-11-27T01:00:00.000Z');
-    // Every reading of the clock is 10 s later than the one before.
+    // Every reading of the clock is half the budget later than the one before: one step per run.
     w.deps.now = () => {
-      clock += 10_000;
+      clock += ORDER_WORK_BUDGET_MS / 2;
       return new Date(clock);
     };
     await confirmPurchaseOrder(w.deps, caller, 'PO-1');
@@ -232,7 +250,7 @@ describe('confirming a purchase order above one transaction', () => {
 });
 
 describe('settling a purchase order above one transaction (the order worker)', () => {
-  const N = 120;
+  const N = 3 * SETTLEMENT_STEP_BATCHES + 20;
   const ids = Array.from({ length: N }, (_, i) => `BATCH-2026-${String(i + 1).padStart(6, '0')}`);
 
   function world() {
@@ -278,7 +296,11 @@ describe('settling a purchase order above one transaction (the order worker)', (
     const progress: Array<[number, number]> = [];
     const audits: string[] = [];
     const writes: string[] = [];
+    /** What the worker asked for, in order: `vault:<id>`, `ledger:<batch>` (a SETTLED record queued for the writer), `audits`. */
+    const events: string[] = [];
     const queued: OrderWorkMessage[] = [];
+    /** Messages queued with a delay (looked at again later). */
+    const later: OrderWorkMessage[] = [];
     let failAt: { call: number; calls: number } | null = null;
     const unused = async (): Promise<never> => {
       throw new Error('not part of a settlement');
@@ -286,7 +308,7 @@ describe('settling a purchase order above one transaction (the order worker)', (
     let clockStep = 0;
     let clock = Date.parse('2026-11-27T03:00:00.000Z');
     const deps: OrderWorkDeps = {
-      batches: { get: async (id) => aBatch({ batch_id: id, cooperative_id: COOP, stage: stages.get(id)! }) },
+      batches: batchReads(async (id) => aBatch({ batch_id: id, cooperative_id: COOP, stage: stages.get(id)! })),
       custody: fakeCustodyStore({
         getPurchaseOrder: async () => structuredClone(order),
         commitStage: async (input) => {
@@ -301,14 +323,18 @@ describe('settling a purchase order above one transaction (the order worker)', (
         recordConfirmationProgress: unused,
       }),
       evidence: fakeEvidenceKeeping(),
-      ledgerQueue: { send: async () => undefined },
-      orderWork: {
+      ledgerQueue: {
         send: async (m) => {
-          queued.push(m);
+          events.push(`ledger:${m.ledger_tx_id}`);
+        },
+      },
+      orderWork: {
+        send: async (m, opts) => {
+          (opts?.delaySeconds ? later : queued).push(m);
         },
       },
       // The settlement exists (the worker's start of it returns it as it is): its steps only.
-      loans: { activeForBatch: unused },
+      loans: { activeForBatches: unused },
       payouts: { get: unused },
       settlements: {
         start: unused,
@@ -317,6 +343,18 @@ describe('settling a purchase order above one transaction (the order worker)', (
         get: async () => structuredClone(settlement),
         completeOrderAudits: async (poId, batchIds) => {
           audits.push(`${poId}:${batchIds.length}`);
+          events.push('audits');
+        },
+        markWritesRequested: async () => {
+          settlement = { ...settlement, writes_requested: true };
+        },
+        claimRun: async (_id, runId, now, until) => {
+          if (settlement.run_until && settlement.run_until >= now && settlement.run_id !== runId) return false;
+          settlement = { ...settlement, run_id: runId, run_until: until };
+          return true;
+        },
+        releaseRun: async (_id, runId) => {
+          if (settlement.run_id === runId) settlement = { ...settlement, run_id: undefined, run_until: undefined };
         },
         recordSettledProgress: async (_id, from, to) => {
           if ((settlement.settled_batch_count ?? 0) !== from) return false;
@@ -328,6 +366,7 @@ describe('settling a purchase order above one transaction (the order worker)', (
       vaultWrites: {
         request: async (id) => {
           writes.push(id);
+          events.push(`vault:${id}`);
         },
       },
       now: () => {
@@ -342,7 +381,9 @@ describe('settling a purchase order above one transaction (the order worker)', (
       progress,
       audits,
       writes,
+      events,
       queued,
+      later,
       settlement: () => settlement,
       crashOnCall: (call: number) => {
         failAt = { call, calls: 0 };
@@ -361,6 +402,37 @@ describe('settling a purchase order above one transaction (the order worker)', (
     for (let from = 0; from < n; from += SETTLEMENT_STEP_BATCHES) out.push([from, Math.min(n, from + SETTLEMENT_STEP_BATCHES)]);
     return out;
   };
+
+  it("requests the ledger writes first: the vault writes, then every batch's SETTLED record, then the audit fan-out", async () => {
+    const w = world();
+    await runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' });
+    const ledger = w.events.filter((e) => e.startsWith('ledger:'));
+    expect(ledger).toHaveLength(N);
+    expect(w.events[0]).toBe('vault:PO-1-repays-0');
+    // The audit fan-out comes last, once every SETTLED record is queued for the ledger writer.
+    expect(w.events.indexOf('audits')).toBe(w.events.length - 1);
+    expect(w.events.indexOf('audits')).toBeGreaterThan(w.events.lastIndexOf(ledger.at(-1)!));
+  });
+
+  it('two runs at once (the message delivered twice): one carries the settlement out, the other is queued again for later; nothing is requested twice', async () => {
+    const w = world();
+    await Promise.all([
+      runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' }),
+      runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' }),
+    ]);
+    expect(w.later).toEqual([{ purchase_order_id: 'PO-1', work: 'SETTLE' }]);
+    expect(w.writes).toEqual(['PO-1-repays-0']);
+    expect(w.audits).toEqual([`PO-1:${N}`]);
+    const ledger = w.events.filter((e) => e.startsWith('ledger:'));
+    expect(ledger).toHaveLength(N);
+    expect(new Set(ledger).size).toBe(N);
+    expect(w.settlement().run_id).toBeUndefined(); // released
+    // The message looked at later finds the work done: nothing asked for again.
+    await runOrderWork(w.deps, w.later.shift()!);
+    expect(w.writes).toEqual(['PO-1-repays-0']);
+    expect(w.events.filter((e) => e.startsWith('ledger:'))).toHaveLength(N);
+    expect(w.later).toEqual([]);
+  });
 
   it('fans out the audit entries, requests the vault writes and records every batch SETTLED once, in steps with recorded progress', async () => {
     const w = world();
@@ -387,11 +459,17 @@ describe('settling a purchase order above one transaction (the order worker)', (
     expect(w.settledCommits).toHaveLength(N);
     expect(new Set(w.settledCommits).size).toBe(N);
     expect(w.progress).toEqual(settleSteps(N));
+    // Nothing requested twice: the vault write once (before the crash), each batch's SETTLED record once.
+    expect(w.writes).toEqual(['PO-1-repays-0']);
+    const ledger = w.events.filter((e) => e.startsWith('ledger:'));
+    expect(ledger).toHaveLength(N);
+    expect(new Set(ledger).size).toBe(N);
+    expect(w.events.filter((e) => e === 'audits')).toHaveLength(1);
   });
 
   it('a run starts no step after its budget: the rest is queued as the same message', async () => {
     const w = world();
-    w.tick(ORDER_WORK_BUDGET_MS / 3);
+    w.tick(ORDER_WORK_BUDGET_MS / 5);
     await runOrderWork(w.deps, { purchase_order_id: 'PO-1', work: 'SETTLE' });
     expect(w.queued).toEqual([{ purchase_order_id: 'PO-1', work: 'SETTLE' }]);
     const done = w.settlement().settled_batch_count ?? 0;

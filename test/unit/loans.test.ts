@@ -85,6 +85,7 @@ function world(opts: { batch?: Parameters<typeof aBatch>[0]; prices?: PriceFeedS
     nextLoanNumber: async () => ++counter,
     get: async (id) => (loans.has(id) ? { ...loans.get(id)! } : null),
     activeForBatch: async (batchId) => (guards.has(batchId) ? { ...loans.get(guards.get(batchId)!)! } : null),
+    activeForBatches: async (ids) => ids.map((b) => (guards.has(b) ? { ...loans.get(guards.get(b)!)! } : null)),
     async transition(id, from, to, set, at) {
       const cur = loans.get(id);
       if (!cur || !from.includes(cur.status)) return false;

@@ -5,12 +5,12 @@ import { REPAY_LOANS_CHUNK, storedVaultCall, type VaultCall } from '../../shared
 import {
   applyBuyerPayment,
   refundBuyerPayment,
-  requestSettlementWrites,
   settleLargeOrderWhenPaid,
   settlePurchaseOrder,
   type BuyerPaymentEvent,
   type SettlementDeps,
 } from '../../shared/use-cases/settlement';
+import { requestSettlementWrites } from '../../shared/use-cases/settlement-carry-out';
 import { settlementWriteHandlers } from '../../shared/use-cases/settlement-writes';
 import {
   aBatch,
@@ -20,6 +20,7 @@ import {
   fakePayoutStore,
   fakeWebhookReceiptStore,
   fakeWorkQueue,
+  loansByBatch,
 } from './support/fakes';
 import { wire } from './support/errors';
 import { memorySettlementStore } from './support/memory-settlement-store';
@@ -185,7 +186,7 @@ describe('applyBuyerPayment', () => {
         get: async (id) =>
           aBatch({ batch_id: id, stage: stageCommits.some((c) => c.batch === id) ? 'SETTLED' : 'EXPORTED', outturn_kg: 100 }),
       }),
-      loans: { activeForBatch: async () => null },
+      loans: loansByBatch(async () => null),
       payouts: fakePayoutStore({ get: async () => null }),
       settlements: mem.store,
       vaultWrites: {
@@ -253,7 +254,7 @@ describe('applyBuyerPayment', () => {
         disbursed_at: '2026-10-01T00:00:00Z',
         disbursement_payment_id: `DISB-${batchId}`,
       }) as Loan;
-    w.deps.loans = { activeForBatch: async (id) => loanOf(id) };
+    w.deps.loans = loansByBatch(async (id) => loanOf(id));
     const work: unknown[] = [];
     w.deps.orderWork = {
       send: async (m) => {

@@ -43,15 +43,23 @@ export async function transactWithAudit(input: {
   batchCondition?: { expression: string; values: Record<string, unknown> };
   /** Runs on every read of the batch (before the transaction); throws to stop, e.g. a stage that moved. */
   checkHead?: (head: Record<string, unknown>) => void;
+  /**
+   * The batch item as the caller just read it (a batched read): the first attempt uses it instead
+   * of reading it again; when it is stale the head's condition fails and the batch is read anew.
+   */
+  knownHead?: Record<string, unknown>;
 }): Promise<AuditEntry> {
   for (let tries = 0; ; tries++) {
-    const head = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.batch(input.batchId),
-        ConsistentRead: true,
-      }),
-    );
+    const head =
+      tries === 0 && input.knownHead
+        ? { Item: input.knownHead }
+        : await documentClient().send(
+            new GetCommand({
+              TableName: tableName(),
+              Key: keys.batch(input.batchId),
+              ConsistentRead: true,
+            }),
+          );
     if (!head.Item) throw new Error(`batch ${input.batchId} not found for audit append`);
     input.checkHead?.(head.Item);
     const seq = Number(head.Item.audit_seq);

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BatchStore } from '../../domain/ports/batches';
+import { batchGetItems, itemKey } from './batch-get';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
 import type { AuditEntry, Batch, Job, StageHistoryEntry } from '../../domain/records';
 import { AWAITING_PAYOUT, BATCH_PREFIX, keys, fromItem } from './keys';
@@ -154,6 +155,10 @@ export class BatchRepository implements BatchStore {
     return readMintedBatch(batchId);
   }
 
+  getMany(batchIds: readonly string[]): Promise<Array<Batch | null>> {
+    return readMintedBatches(batchIds);
+  }
+
   /** Sets the batch's payment label (e.g. NOT_PAYABLE when the farmer has no phone). */
   async setPaymentStatus(batchId: string, status: Batch['payment_status']): Promise<void> {
     try {
@@ -267,4 +272,13 @@ async function readAnyBatch(batchId: string): Promise<Batch | null> {
 export async function readMintedBatch(batchId: string): Promise<Batch | null> {
   const b = await readAnyBatch(batchId);
   return b && b.mint_status === 'CONFIRMED' ? b : null;
+}
+
+/** Minted batches of `batchIds` in their order, null where none (BatchGetItem, 100 keys a request; `table:batch-read`). */
+export async function readMintedBatches(batchIds: readonly string[]): Promise<Array<Batch | null>> {
+  const items = await batchGetItems(batchIds.map((b) => keys.batch(b)));
+  return batchIds.map((b) => {
+    const item = items.get(itemKey(keys.batch(b)));
+    return item && item.mint_status === 'CONFIRMED' ? fromItem<Batch>(item) : null;
+  });
 }

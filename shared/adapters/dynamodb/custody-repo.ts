@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import type { CustodyStore } from '../../domain/ports/batches';
 import { DomainError } from '../../domain/errors';
 import { StageConflictError } from '../../domain/errors';
-import type { AuditEntry, Job, PurchaseOrder, Stage, StageHistoryEntry } from '../../domain/records';
+import type { AuditEntry, Batch, Job, PurchaseOrder, Stage, StageHistoryEntry } from '../../domain/records';
 import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
 import { pinJobPut } from './evidence-pin-repo';
 import { beginLargeConfirmation, confirmLargeOrderBatch, createLargePurchaseOrder, recordLargeConfirmation } from './large-order-repo';
@@ -35,10 +35,12 @@ export class CustodyRepository implements CustodyStore {
     evidenceCid: string;
     payload: Record<string, unknown>;
     outturnKg?: number;
+    head?: Batch;
   }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }> {
     let ledgerTx: BatchLedgerTx | undefined;
     const entry = await transactWithAudit({
       batchId: input.batchId,
+      ...(input.head ? { knownHead: input.head as unknown as Record<string, unknown> } : {}),
       entry: {
         type: 'STAGE_CHANGED',
         at: input.at,

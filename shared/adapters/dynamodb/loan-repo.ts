@@ -5,6 +5,7 @@ import type { LoanStore } from '../../domain/ports/lending';
 import type { VaultLedgerTx } from '../../domain/records';
 import { transactWithAudit, TransactionConditionError } from './audit-append';
 import { ACTIVE_LOANS_BY_DUE, fromItem, keys, PENDING_LOANS } from './keys';
+import { batchGetItems, itemKey } from './batch-get';
 import { ledgerTxItem } from './ledger-tx';
 import { documentClient, isConditionalCheckFailed, nextCounterValue, tableName } from './table';
 
@@ -89,6 +90,18 @@ export class LoanRepository implements LoanStore {
   async get(loanId: string): Promise<Loan | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.loan(loanId), ConsistentRead: true }));
     return r.Item ? fromItem<Loan>(r.Item) : null;
+  }
+
+  /** The loans holding the guards of `batchIds`, in their order (null where none): two BatchGetItem reads. */
+  async activeForBatches(batchIds: readonly string[]): Promise<Array<Loan | null>> {
+    const guards = await batchGetItems(batchIds.map((b) => keys.loanGuard(b)));
+    const loanIds = batchIds.map((b) => guards.get(itemKey(keys.loanGuard(b)))?.loan_id);
+    const named = loanIds.filter((id): id is string => typeof id === 'string');
+    const loans = named.length ? await batchGetItems(named.map((id) => keys.loan(id))) : new Map<string, Record<string, unknown>>();
+    return loanIds.map((id) => {
+      const item = typeof id === 'string' ? loans.get(itemKey(keys.loan(id))) : undefined;
+      return item ? fromItem<Loan>(item) : null;
+    });
   }
 
   async activeForBatch(batchId: string): Promise<Loan | null> {

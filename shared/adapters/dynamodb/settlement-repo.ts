@@ -112,6 +112,32 @@ export class SettlementRepository implements SettlementStore {
     });
   }
 
+  async markWritesRequested(purchaseOrderId: string): Promise<void> {
+    await this.conditional(purchaseOrderId, {
+      UpdateExpression: 'SET writes_requested = :t',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':t': true },
+    });
+  }
+
+  claimRun(purchaseOrderId: string, runId: string, now: string, until: string): Promise<boolean> {
+    return conditionalUpdate({
+      Key: keys.settlement(purchaseOrderId),
+      UpdateExpression: 'SET run_id = :r, run_until = :u',
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(run_until) OR run_until < :now OR run_id = :r)',
+      ExpressionAttributeValues: { ':r': runId, ':u': until, ':now': now },
+    });
+  }
+
+  async releaseRun(purchaseOrderId: string, runId: string): Promise<void> {
+    await conditionalUpdate({
+      Key: keys.settlement(purchaseOrderId),
+      UpdateExpression: 'REMOVE run_id, run_until',
+      ConditionExpression: 'run_id = :r',
+      ExpressionAttributeValues: { ':r': runId },
+    });
+  }
+
   recordSettledProgress(purchaseOrderId: string, from: number, to: number): Promise<boolean> {
     return conditionalUpdate({
       Key: keys.settlement(purchaseOrderId),

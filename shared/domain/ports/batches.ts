@@ -31,6 +31,8 @@ export interface BatchStore {
   getAny(batchId: string): Promise<PendingBatch | null>;
   /** A confirmed batch (mint CONFIRMED), else null. */
   get(batchId: string): Promise<Batch | null>;
+  /** Minted batches of `batchIds` in their order, null where none: batched reads (BatchGetItem), for a large order's steps. */
+  getMany(batchIds: readonly string[]): Promise<Array<Batch | null>>;
   setPaymentStatus(batchId: string, status: Batch['payment_status']): Promise<void>;
   /** The batch's audit entries in sequence order. */
   auditEntries(batchId: string): Promise<AuditEntry[]>;
@@ -63,7 +65,8 @@ export interface CustodyStore {
   /**
    * Commits a stage change: stage, history, audit entry and the trace-log write to make, in one
    * transaction conditional on the stage it moves from; `outturnKg` (MILLED) is kept on the batch
-   * as its green-coffee weight. Errors: StageConflictError.
+   * as its green-coffee weight. `head`: the batch as just read (its audit head), used instead of
+   * reading it again; a stale one only costs a second attempt. Errors: StageConflictError.
    */
   commitStage(input: {
     batchId: string;
@@ -75,6 +78,7 @@ export interface CustodyStore {
     evidenceCid: string;
     payload: Record<string, unknown>;
     outturnKg?: number;
+    head?: Batch;
   }): Promise<{ entry: AuditEntry; ledgerTx: BatchLedgerTx }>;
   getLedgerTx(id: string): Promise<LedgerTx | null>;
   /** Keeps a signed transaction (raw bytes, hash, nonce) before it is broadcast. */

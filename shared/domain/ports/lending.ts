@@ -110,6 +110,8 @@ export interface LoanStore {
   get(loanId: string): Promise<Loan | null>;
   /** The batch's loan that holds its guard (PENDING or ACTIVE), or null. */
   activeForBatch(batchId: string): Promise<Loan | null>;
+  /** The loans holding the guards of `batchIds` (PENDING or ACTIVE), in their order, null where none: batched reads. */
+  activeForBatches(batchIds: readonly string[]): Promise<Array<Loan | null>>;
   /** Moves a loan from one of `from` to `to` with the fields given, conditionally; false when it was not in `from`. */
   transition(loanId: string, from: LoanStatus[], to: LoanStatus, set: Partial<Loan>, at: string): Promise<boolean>;
   /** The farmer's loans, newest first (credit score). */
@@ -172,6 +174,16 @@ export interface SettlementStore {
    * another run recorded it first.
    */
   recordSettledProgress(purchaseOrderId: string, from: number, to: number): Promise<boolean>;
+  /** A large order's settlement: its vault writes are requested (`writes_requested`), once. */
+  markWritesRequested(purchaseOrderId: string): Promise<void>;
+  /**
+   * A run of the order worker takes a large order's settlement to carry it out, until `until`
+   * (ISO), on condition that no other run holds it (none does, its hold ended before `now`, or it
+   * is this run's). False when another run holds it.
+   */
+  claimRun(purchaseOrderId: string, runId: string, now: string, until: string): Promise<boolean>;
+  /** Ends this run's hold (nothing when another run holds it). */
+  releaseRun(purchaseOrderId: string, runId: string): Promise<void>;
   /**
    * Keeps a buyer payment once (by purchase order, tx hash and log index) with a
    * BUYER_PAYMENT_RECEIVED audit entry on each of `batchIds`. A COUNTED payment adds its amount

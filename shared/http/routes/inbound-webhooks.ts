@@ -66,6 +66,7 @@ export const chainEventsWebhookRoute = /* @__PURE__ */ defineRoute({
   event: AnyChainEventSchema,
   needs: [
     'table:write',
+    'table:batch-read',
     'audit:append',
     'payout:discard',
     'payout-provider',

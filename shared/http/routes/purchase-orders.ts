@@ -91,7 +91,7 @@ export const settlePurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   fn: 'settle-purchase-order',
   auth: 'jwt',
   roles: ['ADMIN'],
-  needs: ['table:write', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'order-work-queue:send'],
+  needs: ['table:write', 'table:batch-read', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'order-work-queue:send'],
   summary: 'Settle a purchase order on the payments counted so far; below the amount due only with accept_short_payment (ADMIN).',
   body: SettlePurchaseOrderSchema,
   pathParams: PurchaseOrderIdParam,

@@ -20,6 +20,8 @@
 import { DomainError } from '../../../shared/domain/errors';
 import { formatPayoutId, parseBatchId, tokenIdForBatch } from '../../../shared/domain/ids';
 import type { BatchStore, CustodyStore } from '../../../shared/domain/ports/batches';
+import type { Loan } from '../../../shared/domain/lending';
+import type { LoanStore } from '../../../shared/domain/ports/lending';
 import { createHash } from 'node:crypto';
 import type { DdsDocumentStore, DdsRegistry, DdsStore } from '../../../shared/domain/ports/eudr';
 import type { EvidenceArchive, EvidencePinMessage } from '../../../shared/domain/ports/evidence';
@@ -53,7 +55,7 @@ export function fakeRegistryStore(over: Partial<RegistryStore> = {}): RegistrySt
 }
 
 export function fakeBatchStore(over: Partial<BatchStore> = {}): BatchStore {
-  return {
+  const store: BatchStore = {
     nextBatchNumber: () => unexpected('batches.nextBatchNumber'),
     putPending: () => unexpected('batches.putPending'),
     markMintFailed: () => unexpected('batches.markMintFailed'),
@@ -66,8 +68,21 @@ export function fakeBatchStore(over: Partial<BatchStore> = {}): BatchStore {
     listByFarmer: () => unexpected('batches.listByFarmer'),
     putJob: () => unexpected('batches.putJob'),
     getJob: () => unexpected('batches.getJob'),
+    // Batched reads: each batch as `get` reads it, unless a test gives its own.
+    getMany: (ids) => Promise.all(ids.map((id) => store.get(id))),
     ...over,
   };
+  return store;
+}
+
+/** Batch reads over one `get`: `getMany` reads each as `get` does. */
+export function batchReads(get: BatchStore['get']): Pick<BatchStore, 'get' | 'getMany'> {
+  return { get, getMany: (ids) => Promise.all(ids.map((id) => get(id))) };
+}
+
+/** The loans of batches over one per-batch lookup: `activeForBatches` asks it for each batch. */
+export function loansByBatch(activeForBatch: (batchId: string) => Promise<Loan | null>): Pick<LoanStore, 'activeForBatches'> {
+  return { activeForBatches: (ids) => Promise.all(ids.map((id) => activeForBatch(id))) };
 }
 
 export function fakePayoutStore(over: Partial<PayoutStore> = {}): PayoutStore {

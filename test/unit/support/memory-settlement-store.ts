@@ -25,6 +25,20 @@ export function memorySettlementStore(orders: Map<string, PurchaseOrder>) {
       return true;
     },
     completeOrderAudits: async () => undefined,
+    markWritesRequested: async () => {
+      if (stored) stored = { ...stored, writes_requested: true };
+    },
+    claimRun: async (_id, runId, now, until) => {
+      if (!stored || (stored.run_until && stored.run_until >= now && stored.run_id !== runId)) return false;
+      stored = { ...stored, run_id: runId, run_until: until };
+      return true;
+    },
+    releaseRun: async (_id, runId) => {
+      if (stored?.run_id === runId) {
+        const { run_id: _r, run_until: _u, ...rest } = stored;
+        stored = rest;
+      }
+    },
     recordSettledProgress: async (_id, from, to) => {
       if (!stored || (stored.settled_batch_count ?? 0) !== from) return false;
       stored = { ...stored, settled_batch_count: to };
