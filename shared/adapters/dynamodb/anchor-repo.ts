@@ -1,5 +1,4 @@
 import {
-  BatchGetCommand,
   GetCommand,
   paginateQuery,
   paginateScan,
@@ -12,6 +11,7 @@ import type { AuditHead, BatchAnchor } from '../../domain/anchoring';
 import type { AuditAnchorStore } from '../../domain/ports/audit';
 import type { AnchorLedgerTx, AuditAnchorRecord } from '../../domain/records';
 import { anchorMarkerPut, type TransactItem } from './audit-append';
+import { batchGetItems } from './batch-get';
 import { fromItem, keys, UNANCHORED } from './keys';
 import { ledgerTxItem } from './ledger-tx';
 import { cancellationCodes, conditionalUpdate, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
@@ -21,9 +21,8 @@ import { cancellationCodes, conditionalUpdate, documentClient, isConditionalChec
  * bytes (depth 17 for 100,000 heads: ~1.2 KB), so 250 keep a part under DynamoDB's 400 KB.
  */
 const PART_SIZE = 250;
-/** DynamoDB's limits: items per transaction, keys per BatchGetItem. */
+/** DynamoDB's most items per transaction. */
 const TRANSACTION_ITEMS = 100;
-const BATCH_GET_KEYS = 100;
 
 /**
  * Periodic anchors in the single table (docs/api/anchoring.md#anchoring-of-the-audit-log; keys.ts): the pending markers audit appends
@@ -52,51 +51,25 @@ export class AuditAnchorRepository implements AuditAnchorStore {
   }
 
   async heads(batchIds: string[]): Promise<AuditHead[]> {
+    const items = await batchGetItems(
+      batchIds.map((b) => keys.batch(b)),
+      ['batch_id', 'audit_seq', 'audit_head_hash'],
+    );
     const heads: AuditHead[] = [];
-    for (let i = 0; i < batchIds.length; i += BATCH_GET_KEYS) {
-      let keysLeft: Array<Record<string, unknown>> = batchIds.slice(i, i + BATCH_GET_KEYS).map((b) => keys.batch(b));
-      for (let round = 0; keysLeft.length > 0; round++) {
-        if (round > 8) throw new Error(`reading ${keysLeft.length} batch heads: DynamoDB keeps leaving keys unprocessed`);
-        if (round > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
-        const r = await documentClient().send(
-          new BatchGetCommand({
-            RequestItems: {
-              [tableName()]: { Keys: keysLeft, ConsistentRead: true, ProjectionExpression: 'batch_id, audit_seq, audit_head_hash' },
-            },
-          }),
-        );
-        for (const item of r.Responses?.[tableName()] ?? []) {
-          const seq = Number(item.audit_seq);
-          if (seq >= 1 && typeof item.audit_head_hash === 'string')
-            heads.push({ batch_id: String(item.batch_id), sequence_number: seq, hash: item.audit_head_hash });
-        }
-        keysLeft = (r.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
-      }
+    for (const item of items.values()) {
+      const seq = Number(item.audit_seq);
+      if (seq >= 1 && typeof item.audit_head_hash === 'string')
+        heads.push({ batch_id: String(item.batch_id), sequence_number: seq, hash: item.audit_head_hash });
     }
     return heads;
   }
 
   async anchoredHeads(heads: AuditHead[]): Promise<Set<string>> {
-    const found = new Set<string>();
-    for (let i = 0; i < heads.length; i += BATCH_GET_KEYS) {
-      let keysLeft: Array<Record<string, unknown>> = heads
-        .slice(i, i + BATCH_GET_KEYS)
-        .map((h) => keys.batchAnchor(h.batch_id, h.sequence_number));
-      for (let round = 0; keysLeft.length > 0; round++) {
-        if (round > 8) throw new Error(`reading ${keysLeft.length} batch anchors: DynamoDB keeps leaving keys unprocessed`);
-        if (round > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
-        const r = await documentClient().send(
-          new BatchGetCommand({
-            RequestItems: {
-              [tableName()]: { Keys: keysLeft, ConsistentRead: true, ProjectionExpression: 'batch_id, head_sequence_number' },
-            },
-          }),
-        );
-        for (const item of r.Responses?.[tableName()] ?? []) found.add(`${String(item.batch_id)}#${Number(item.head_sequence_number)}`);
-        keysLeft = (r.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
-      }
-    }
-    return found;
+    const items = await batchGetItems(
+      heads.map((h) => keys.batchAnchor(h.batch_id, h.sequence_number)),
+      ['batch_id', 'head_sequence_number'],
+    );
+    return new Set([...items.values()].map((item) => `${String(item.batch_id)}#${Number(item.head_sequence_number)}`));
   }
 
   async clearStaleMarkers(markerIds: string[], at: string): Promise<void> {
