@@ -263,6 +263,8 @@ async function awaitLedger(deps: CustodyDeps, c: Committed, waitMs: number): Pro
 export interface BatchStepContext {
   batch?: Batch | null;
   memo?: EvidenceMemo;
+  /** `batch` is the batch's audit head as it stands (its sequence number and hash current): the commit does not read it again. */
+  batchIsHead?: boolean;
 }
 
 /** WAREHOUSED → COMMITTED for one batch of a confirmed purchase order; false when not at WAREHOUSED. */
@@ -282,6 +284,7 @@ export async function commitToPurchaseOrder(
       // Public evidence (served at /ipfs without a token): the order's id, never its price or amounts.
       evidence: { purchase_order_id: po.purchase_order_id, buyer: po.buyer, confirmed_at: po.confirmed_at ?? null },
       ...(step.memo ? { memo: step.memo } : {}),
+      ...(step.batch && step.batchIsHead ? { batchIsHead: true } : {}),
     });
     return true;
   } catch (err) {

@@ -134,7 +134,8 @@ export async function confirmPurchaseOrder(
  * Confirms a CONFIRMING order's batches from `confirmed_batch_count` on, CONFIRMATION_STEP_BATCHES
  * at a time: the step's batches read at once (`getMany`), then for each, ORDER_STEP_CONCURRENCY
  * at a time, its PURCHASE_ORDER_CONFIRMED audit entry (once per batch) and its move WAREHOUSED →
- * COMMITTED (a batch moved already is skipped; the COMMITTED evidence, the same for every batch of
+ * COMMITTED, both built on that read (the entry's append gives the head the move builds on: no
+ * batch is read again unless a condition finds it changed) (a batch moved already is skipped; the COMMITTED evidence, the same for every batch of
  * the order, built and archived once per run), then the step recorded on the order
  * (conditioned on the count it started from, so it counts once; the last step makes it CONFIRMED).
  * Idempotent: a repeated or concurrent call redoes at most one step, which writes nothing twice.
@@ -155,8 +156,11 @@ export async function continueConfirmation(
     const current = po;
     const read = await deps.batches.getMany(step);
     await forEachLimited(step, ORDER_STEP_CONCURRENCY, async (batchId, i) => {
-      await deps.custody.confirmPurchaseOrderBatch(current, batchId);
-      if (await commitToPurchaseOrder(deps, current, batchId, { batch: read[i] ?? null, memo })) committed.push(batchId);
+      const batch = read[i] ?? null;
+      const entry = await deps.custody.confirmPurchaseOrderBatch(current, batchId, batch ?? undefined);
+      // The entry just appended is the batch's new audit head: the commit builds on it without reading the batch again.
+      const head = batch && entry ? { batch: { ...batch, audit_seq: entry.sequence_number, audit_head_hash: entry.hash }, batchIsHead: true } : { batch };
+      if (await commitToPurchaseOrder(deps, current, batchId, { ...head, memo })) committed.push(batchId);
     });
     const to = from + step.length;
     await deps.custody.recordConfirmationProgress(po.purchase_order_id, from, to, to >= po.batch_ids.length);

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../shared/runtime/paths';
@@ -47,8 +47,25 @@ export async function startStackProcess(env: Record<string, string> = {}, timeou
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
-  child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  // STACK_LOG_FILE: everything the stack prints is also appended to that file (kept after the stack
+  // stops), each line after the time it arrived (ISO 8601, UTC).
+  const logFile = process.env.STACK_LOG_FILE;
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-20_000);
+    if (!logFile) return;
+    const at = new Date().toISOString();
+    appendFileSync(
+      logFile,
+      d
+        .toString()
+        .split('\n')
+        .filter((l) => l.length > 0)
+        .map((l) => `${at} ${l}\n`)
+        .join(''),
+    );
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(infoFile)) {
     if (child.exitCode !== null || Date.now() > deadline) {

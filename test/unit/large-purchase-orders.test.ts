@@ -6,7 +6,7 @@ import {
   SETTLEMENT_STEP_BATCHES,
 } from '../../shared/domain/purchase-order-limits';
 import { StageConflictError } from '../../shared/domain/errors';
-import type { Batch, PurchaseOrder, Stage } from '../../shared/domain/records';
+import type { AuditEntry, Batch, PurchaseOrder, Stage } from '../../shared/domain/records';
 import type { OrderWorkMessage } from '../../shared/domain/ports/batches';
 import { runOrderWork, type OrderWorkDeps } from '../../shared/use-cases/order-work';
 import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
@@ -39,6 +39,9 @@ function world(n: number, warehoused: (i: number) => boolean) {
   };
   const marks = new Set<string>();
   const confirmEntries: string[] = [];
+  /** The heads the confirmation's audit appends and stage commits were given (undefined: read by the store). */
+  const confirmHeads: Array<Batch | undefined> = [];
+  const commitHeads: Array<Batch | undefined> = [];
   const commits: string[] = [];
   const progress: Array<[number, number]> = [];
   let failAt: { call: number; calls: number } | null = null;
@@ -49,12 +52,18 @@ function world(n: number, warehoused: (i: number) => boolean) {
         order = { ...order, status: 'CONFIRMING', confirmed_at: at, confirmed_by: actor, confirmed_batch_count: 0 };
       return structuredClone(order);
     },
-    confirmPurchaseOrderBatch: async (po, batchId) => {
+    confirmPurchaseOrderBatch: async (po, batchId, head) => {
       if (failAt && ++failAt.calls === failAt.call) throw new Error('crash: the function stopped half-way');
       const mark = `PURCHASE_ORDER_CONFIRMED#${po.purchase_order_id}#${batchId}`;
-      if (marks.has(mark)) return;
+      confirmHeads.push(head);
+      if (marks.has(mark)) return null;
       marks.add(mark);
       confirmEntries.push(batchId);
+      // As the repository: the entry follows the batch's head, which it advances.
+      const b = batches.get(batchId)!;
+      const entry = { batch_id: batchId, sequence_number: b.audit_seq + 1, hash: `hash-${batchId}-${b.audit_seq + 1}` } as AuditEntry;
+      batches.set(batchId, { ...b, audit_seq: entry.sequence_number, audit_head_hash: entry.hash });
+      return entry;
     },
     recordConfirmationProgress: async (_id, from, to, complete) => {
       if (order.status !== 'CONFIRMING' || order.confirmed_batch_count !== from) return false;
@@ -64,8 +73,11 @@ function world(n: number, warehoused: (i: number) => boolean) {
     },
     commitStage: async (input) => {
       const b = batches.get(input.batchId)!;
-      // As the repository: the stage change is conditioned on the stage it moves from.
+      commitHeads.push(input.head);
+      // As the repository: the stage change is conditioned on the stage it moves from (and a head given on it being current).
       if (b.stage !== input.from) throw new StageConflictError(b.stage);
+      if (input.head && (input.head.audit_seq !== b.audit_seq || input.head.audit_head_hash !== b.audit_head_hash))
+        throw new Error(`${input.batchId}: the head given is not the batch's audit head`);
       batches.set(input.batchId, { ...b, stage: input.to });
       commits.push(input.batchId);
       return { entry: { sequence_number: 9 } as never, ledgerTx: aLedgerTx({ batch_id: input.batchId, stage: input.to }) };
@@ -133,6 +145,8 @@ function world(n: number, warehoused: (i: number) => boolean) {
     reads,
     marks,
     confirmEntries,
+    confirmHeads,
+    commitHeads,
     commits,
     progress,
     crashOnCall: (call: number) => {
@@ -173,6 +187,34 @@ describe('confirming a purchase order above one transaction', () => {
     // Each step's batches in one batched read, then all of them once for the amount due; no batch read on its own.
     expect(w.reads.batched).toEqual([...steps(N).map(([from, to]) => to - from), N]);
     expect(w.reads.single).toBe(0);
+  });
+
+  it('each batch is written from the batched read of its step: its confirmation entry on that head, its commit on the head the entry made; none read again', async () => {
+    const w = world(N, warehoused);
+    await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    await w.drain();
+    expect(w.order()).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
+    expect(w.confirmHeads).toHaveLength(N);
+    expect(w.confirmHeads.every((h) => h !== undefined && h.audit_seq === 1)).toBe(true);
+    const expected = w.ids.filter((_, i) => warehoused(i));
+    // Every commit was given the head its batch's confirmation entry made (sequence 2); the fake store refuses any other.
+    expect(w.commitHeads).toHaveLength(expected.length);
+    expect(w.commitHeads.every((h) => h?.audit_seq === 2 && h.audit_head_hash === `hash-${h.batch_id}-2`)).toBe(true);
+    expect(w.reads.single).toBe(0);
+  });
+
+  it('a step done again (the entry there already) gives the commit no head: the store reads the batch', async () => {
+    const w = world(N, warehoused);
+    await confirmPurchaseOrder(w.deps, caller, 'PO-1');
+    w.crashOnCall(CONFIRMATION_STEP_BATCHES + 40); // in the second step, after some of its entries
+    await expect(w.drain()).rejects.toThrow('crash');
+    w.noCrash();
+    const before = w.commitHeads.length;
+    await w.drain();
+    expect(w.order()).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
+    const redone = w.commitHeads.slice(before).filter((h) => h === undefined);
+    expect(redone.length).toBeGreaterThan(0);
+    expect(new Set(w.commits).size).toBe(w.commits.length);
   });
 
   it('a worker crash half-way leaves it CONFIRMING with its progress; the redelivered message continues and nothing is written or counted twice', async () => {

@@ -357,8 +357,8 @@ export class CustodyRepository implements CustodyStore {
     return beginLargeConfirmation(po, actor, at);
   }
 
-  confirmPurchaseOrderBatch(po: PurchaseOrder, batchId: string): Promise<void> {
-    return confirmLargeOrderBatch(po, batchId);
+  confirmPurchaseOrderBatch(po: PurchaseOrder, batchId: string, head?: Batch): Promise<AuditEntry | null> {
+    return confirmLargeOrderBatch(po, batchId, head);
   }
 
   recordConfirmationProgress(id: string, from: number, to: number, complete: boolean): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError } from '../../domain/errors';
 import { forEachLimited, ORDER_STEP_CONCURRENCY } from '../../domain/purchase-order-limits';
-import type { PurchaseOrder } from '../../domain/records';
+import type { AuditEntry, Batch, PurchaseOrder } from '../../domain/records';
 import { fromItem, keys } from './keys';
 import { appendOrderEventOnce } from './order-fan-out';
 import { conditionalUpdate, documentClient, tableName } from './table';
@@ -125,10 +125,14 @@ export async function beginLargeConfirmation(po: PurchaseOrder, actor: string, a
   return fromItem<PurchaseOrder>(r.Item!);
 }
 
-/** One batch's PURCHASE_ORDER_CONFIRMED audit entry, once (a repeated step appends nothing). */
-export async function confirmLargeOrderBatch(po: PurchaseOrder, batchId: string): Promise<void> {
-  await appendOrderEventOnce({
+/**
+ * One batch's PURCHASE_ORDER_CONFIRMED audit entry, once (a repeated step appends nothing): the
+ * entry appended now, or null. `head`: the batch as just read, instead of reading it again.
+ */
+export function confirmLargeOrderBatch(po: PurchaseOrder, batchId: string, head?: Batch): Promise<AuditEntry | null> {
+  return appendOrderEventOnce({
     batchId,
+    ...(head ? { knownHead: head as unknown as Record<string, unknown> } : {}),
     eventKey: `PURCHASE_ORDER_CONFIRMED#${po.purchase_order_id}`,
     entry: {
       type: 'PURCHASE_ORDER_CONFIRMED',

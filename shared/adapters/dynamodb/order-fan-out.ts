@@ -1,4 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry } from '../../domain/records';
 import { forEachLimited, ORDER_STEP_CONCURRENCY, ORDER_TRANSACTION_MAX_BATCHES } from '../../domain/purchase-order-limits';
 import { TransactionConditionError, transactWithAudit, transactWithAudits, type TransactItem } from './audit-append';
 import { keys } from './keys';
@@ -11,8 +12,10 @@ export type OrderAuditEntry = { type: string; at: string; actor: string; payload
  * Appends `entry` to one batch's audit log once per `eventKey`: the append's transaction also puts
  * the event's mark for the batch (`keys.orderEventMark`) with attribute_not_exists, so a repeated
  * call (a resumed step, a redelivered message) appends nothing. `batchSet` / `batchCondition` as in
- * `transactWithAudit` (a check that must hold goes in `checkHead`, which throws). Returns true when
- * appended now, false when it was already. Errors: what `checkHead` throws; StoreUnavailableError (503) under contention.
+ * `transactWithAudit` (a check that must hold goes in `checkHead`, which throws); `knownHead` the
+ * batch item as just read (a batched read), used instead of reading it again (stale: read anew).
+ * Returns the entry when appended now, null when it was already. Errors: what `checkHead` throws;
+ * StoreUnavailableError (503) under contention.
  */
 export async function appendOrderEventOnce(input: {
   batchId: string;
@@ -21,7 +24,8 @@ export async function appendOrderEventOnce(input: {
   batchSet?: { expression: string; values: Record<string, unknown> };
   batchCondition?: { expression: string; values: Record<string, unknown> };
   checkHead?: (head: Record<string, unknown>) => void;
-}): Promise<boolean> {
+  knownHead?: Record<string, unknown>;
+}): Promise<AuditEntry | null> {
   const mark: TransactItem = {
     Put: {
       TableName: tableName(),
@@ -30,17 +34,17 @@ export async function appendOrderEventOnce(input: {
     },
   };
   try {
-    await transactWithAudit({
+    return await transactWithAudit({
       batchId: input.batchId,
       items: [mark],
       entry: input.entry,
       ...(input.batchSet ? { batchSet: input.batchSet } : {}),
       ...(input.batchCondition ? { batchCondition: input.batchCondition } : {}),
       ...(input.checkHead ? { checkHead: input.checkHead } : {}),
+      ...(input.knownHead ? { knownHead: input.knownHead } : {}),
     });
-    return true;
   } catch (err) {
-    if (err instanceof TransactionConditionError && err.index === 0) return false;
+    if (err instanceof TransactionConditionError && err.index === 0) return null;
     throw err;
   }
 }

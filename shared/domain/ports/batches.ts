@@ -100,8 +100,12 @@ export interface CustodyStore {
    * confirmed_batch_count 0), conditioned on DRAFT; returns the order as it now is.
    */
   beginPurchaseOrderConfirmation(po: PurchaseOrder, actor: string, at: string): Promise<PurchaseOrder>;
-  /** One batch's PURCHASE_ORDER_CONFIRMED audit entry, written once however often the step runs. */
-  confirmPurchaseOrderBatch(po: PurchaseOrder, batchId: string): Promise<void>;
+  /**
+   * One batch's PURCHASE_ORDER_CONFIRMED audit entry, written once however often the step runs.
+   * `head`: the batch as just read (a batched read), used instead of reading it again (stale: read
+   * anew). Returns the entry appended now, or null when the batch had it already.
+   */
+  confirmPurchaseOrderBatch(po: PurchaseOrder, batchId: string, head?: Batch): Promise<AuditEntry | null>;
   /**
    * `confirmed_batch_count` from → to (CONFIRMED when `complete`), conditioned on CONFIRMING at
    * `from`; false when another call recorded that step first.
