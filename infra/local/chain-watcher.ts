@@ -20,10 +20,15 @@ import { idOfVaultRef } from '../../shared/adapters/ledger/vault-ledger';
  *   or not at all, so an RPC failure retries the range and never skips or duplicates an event.
  * - `webhook-id` is `evt_<txHash>_<logIndex>`: stable, so a re-delivery (a retry, or a restarted
  *   watcher reading from an earlier block) is a replay the endpoint recognises.
- * - Events of both kinds are delivered in chain order (block number, then log index). A failed delivery (non-2xx, timeout or connection error)
- *   goes to a small retry queue (default 5 tries in all, 200 ms doubling) and later events go on;
- *   after the last try it is dropped and counted as `failed`. Each try is signed afresh (new
- *   `webhook-timestamp`), with the same id and body.
+ * - Reading and delivering are apart: the chain is polled every `pollMs` whatever the deliveries
+ *   are doing, and up to `deliveryWidth` deliveries (default 4) are in flight at once, as a
+ *   provider's are. The events of one batch (stage events) and of one purchase order (payments) go
+ *   one at a time, in chain order (block number, then log index); a buyer's payment goes before
+ *   the stage events waiting, so a backlog of stage events (a thousand batches exported at once)
+ *   never holds back the event that starts a settlement. A failed delivery (non-2xx, timeout or
+ *   connection error) is tried again later (default 5 tries in all, 200 ms doubling) and later
+ *   events go on; after the last try it is dropped and counted as `failed`. Each try is signed
+ *   afresh (new `webhook-timestamp`), with the same id and body.
  *
  * This is the stand-in for a chain-event provider (LOCAL_CHAIN_EVENTS=webhook, the default). In
  * AWS the service reads the same logs itself: the scheduled `chain-event-watcher` function
@@ -48,6 +53,8 @@ export interface ChainWatcherOptions {
   secret: string;
   /** Poll interval, ms (default 250). */
   pollMs?: number;
+  /** Deliveries in flight at once (default 4); one at a time per batch and per purchase order. */
+  deliveryWidth?: number;
   /** First block to read (default 0: the local chain starts fresh with the stack). */
   fromBlock?: bigint;
   /** Tries per event in all (default 5). */
@@ -87,7 +94,12 @@ interface PurchaseOrderPaidWebhook {
 interface Pending {
   id: string;
   payload: string;
+  /** Deliveries of one key go one at a time: `batch:<id>` for a stage event, `po:<id>` for a payment. */
+  key: string;
+  /** A buyer's payment: delivered before the stage events waiting. */
+  payment: boolean;
   attempts: number;
+  /** Not tried before this time (epoch ms): a retry's wait. */
   dueAt: number;
 }
 
@@ -108,8 +120,9 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   const pollMs = opts.pollMs ?? 250;
   const maxAttempts = opts.maxAttempts ?? 5;
   const retryBaseMs = opts.retryBaseMs ?? 200;
-  if (!(pollMs > 0) || !(maxAttempts >= 1) || !(retryBaseMs >= 0))
-    throw new TypeError('chain watcher: pollMs, maxAttempts and retryBaseMs must be positive');
+  const deliveryWidth = opts.deliveryWidth ?? 4;
+  if (!(pollMs > 0) || !(maxAttempts >= 1) || !(retryBaseMs >= 0) || !(Number.isInteger(deliveryWidth) && deliveryWidth >= 1))
+    throw new TypeError('chain watcher: pollMs, maxAttempts, retryBaseMs and deliveryWidth must be positive');
   const log = opts.log ?? (() => {});
   const client: PublicClient<Transport, Chain> = createPublicClient({
     chain: ledgerChain(opts.chainId, opts.rpcUrl),
@@ -117,27 +130,32 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   });
 
   const counters: ChainWatcherStats = { events: 0, delivered: 0, failed: 0 };
-  const fresh: Pending[] = [];
-  const retries: Pending[] = [];
+  /** Events to deliver: new ones in chain order, then the retries (each after its wait). */
+  const waiting: Pending[] = [];
+  /** The keys with a delivery in flight. */
+  const busy = new Set<string>();
+  let retrying = 0;
   const batchIds = new Map<bigint, string>();
   const stopper = new AbortController();
   let nextBlock = opts.fromBlock ?? 0n;
   let running = true;
-  let wake: (() => void) | undefined;
   let lastPollError = '';
 
+  /** Sleepers woken early by `wakeAll` (new events read, a delivery done, stop). */
+  const sleepers = new Set<() => void>();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        wake = undefined;
-        resolve();
-      }, ms);
-      wake = () => {
+      const done = () => {
         clearTimeout(t);
-        wake = undefined;
+        sleepers.delete(done);
         resolve();
       };
+      const t = setTimeout(done, ms);
+      sleepers.add(done);
     });
+  const wakeAll = () => {
+    for (const wake of [...sleepers]) wake();
+  };
 
   /** Reads the next block range; queues its events only when all of them could be mapped. */
   async function poll(): Promise<void> {
@@ -171,6 +189,8 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       batch.push({
         id: `evt_${l.transactionHash}_${l.logIndex}`,
         payload: JSON.stringify(body),
+        key: body.type === 'purchase_order.paid' ? `po:${body.data.purchase_order_id}` : `batch:${body.data.batch_id}`,
+        payment: body.type === 'purchase_order.paid',
         attempts: 0,
         dueAt: 0,
         block: l.blockNumber,
@@ -223,7 +243,8 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       queue(l, body);
     }
     batch.sort((a, b) => (a.block === b.block ? a.logIndex - b.logIndex : a.block < b.block ? -1 : 1));
-    fresh.push(...batch.map(({ id, payload, attempts, dueAt }) => ({ id, payload, attempts, dueAt })));
+    // New events go before the retries (which wait at the end), in chain order.
+    waiting.splice(waiting.length - retrying, 0, ...batch.map(({ block: _b, logIndex: _l, ...p }) => p));
     counters.events += batch.length;
     nextBlock = toBlock + 1n;
   }
@@ -277,32 +298,59 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       log(`chain-watcher gave up ${p.id} after ${p.attempts} tries: ${problem}`);
     } else {
       p.dueAt = Date.now() + retryBaseMs * 2 ** (p.attempts - 1);
-      if (retries.length >= MAX_RETRY_QUEUE) {
-        const dropped = retries.shift()!;
+      if (retrying >= MAX_RETRY_QUEUE) {
+        const dropped = waiting.splice(waiting.length - retrying, 1)[0]!;
+        retrying--;
         counters.failed++;
         log(`chain-watcher retry queue full: dropped ${dropped.id}`);
       }
-      retries.push(p);
+      waiting.push(p);
+      retrying++;
       log(`chain-watcher try ${p.attempts}/${maxAttempts} of ${p.id} failed: ${problem}`);
     }
     return false;
   }
 
-  /** New events first, in chain order; then the retries that are due. */
-  async function deliver(): Promise<void> {
-    while (running && fresh.length > 0) await attempt(fresh.shift()!);
-    const due = retries.filter((p) => p.dueAt <= Date.now());
-    for (const p of due) {
-      if (!running) return;
-      retries.splice(retries.indexOf(p), 1);
-      await attempt(p);
+  /**
+   * The next event to deliver, taken off `waiting`: the first due payment whose order has no
+   * delivery in flight, else the first due event whose key has none (new events come before the
+   * retries, in chain order, so a key's events go in chain order). Undefined when none can go now.
+   */
+  function next(): Pending | undefined {
+    const now = Date.now();
+    const ready = (p: Pending) => p.dueAt <= now && !busy.has(p.key);
+    let i = waiting.findIndex((p) => p.payment && ready(p));
+    if (i < 0) i = waiting.findIndex(ready);
+    if (i < 0) return undefined;
+    if (i >= waiting.length - retrying) retrying--;
+    return waiting.splice(i, 1)[0];
+  }
+
+  /** One of `deliveryWidth` delivery loops: takes the next event that may go, delivers it, repeats. */
+  async function deliverer(): Promise<void> {
+    while (running) {
+      const p = next();
+      if (!p) {
+        const nextRetry = waiting.reduce((min, x) => Math.min(min, x.dueAt), Infinity);
+        await sleep(Math.max(1, Math.min(pollMs, nextRetry - Date.now())));
+        continue;
+      }
+      busy.add(p.key);
+      try {
+        await attempt(p);
+      } finally {
+        busy.delete(p.key);
+      }
+      wakeAll(); // another loop may be waiting for this key
     }
   }
 
-  const loop = (async () => {
+  const poller = (async () => {
     while (running) {
       try {
+        const before = counters.events;
         await poll();
+        if (counters.events > before) wakeAll();
         if (lastPollError) log('chain-watcher polling recovered');
         lastPollError = '';
       } catch (err) {
@@ -310,12 +358,11 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
         if (message !== lastPollError) log(`chain-watcher poll failed (will retry): ${message}`);
         lastPollError = message;
       }
-      await deliver();
       if (!running) break;
-      const nextRetry = retries.reduce((min, p) => Math.min(min, p.dueAt), Infinity);
-      await sleep(Math.max(0, Math.min(pollMs, nextRetry - Date.now())));
+      await sleep(pollMs);
     }
   })();
+  const loop = Promise.all([poller, ...Array.from({ length: deliveryWidth }, deliverer)]).then(() => undefined);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -323,7 +370,7 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       stopping ??= (async () => {
         running = false;
         stopper.abort();
-        wake?.();
+        wakeAll();
         await loop;
       })();
       return stopping;

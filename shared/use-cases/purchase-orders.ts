@@ -159,7 +159,10 @@ export async function continueConfirmation(
       const batch = read[i] ?? null;
       const entry = await deps.custody.confirmPurchaseOrderBatch(current, batchId, batch ?? undefined);
       // The entry just appended is the batch's new audit head: the commit builds on it without reading the batch again.
-      const head = batch && entry ? { batch: { ...batch, audit_seq: entry.sequence_number, audit_head_hash: entry.hash }, batchIsHead: true } : { batch };
+      const head =
+        batch && entry
+          ? { batch: { ...batch, audit_seq: entry.sequence_number, audit_head_hash: entry.hash }, batchIsHead: true }
+          : { batch };
       if (await commitToPurchaseOrder(deps, current, batchId, { ...head, memo })) committed.push(batchId);
     });
     const to = from + step.length;

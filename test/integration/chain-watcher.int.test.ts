@@ -99,6 +99,8 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
   let deployerKey: Hex;
   const received: Received[] = [];
   let failNext = 0;
+  /** When above 0, the receiver answers each stage event this many ms late. */
+  let slowStages = 0;
 
   beforeAll(async () => {
     node = await startHardhatNode();
@@ -129,9 +131,14 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
           failNext--;
           status = 500;
         }
-        received.push({ id: h('webhook-id'), status, verified, body: JSON.parse(raw) });
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ received: status === 200 }));
+        const body = JSON.parse(raw);
+        received.push({ id: h('webhook-id'), status, verified, body });
+        const answer = () => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ received: status === 200 }));
+        };
+        if (slowStages > 0 && body.type === 'batch.stage_changed') setTimeout(answer, slowStages);
+        else answer();
       });
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
@@ -249,9 +256,15 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
     await waitUntil('three deliveries', () => received.slice(before).filter((r) => r.status === 200).length >= 3);
     const got = received.slice(before);
     expect(got.every((r) => r.verified && r.status === 200)).toBe(true);
-    expect(got.map((r) => r.id)).toEqual([`evt_${exported.txHash}_0`, `evt_${payTx}_${payLog.logIndex}`, `evt_${settled.txHash}_0`]);
-    expect(got[0]!.body).toEqual(expectedBody('EXPORTED', exported));
-    expect(got[1]!.body).toEqual({
+    // The batch's events in chain order; the payment, of another key, is not held behind them (it may come first).
+    const byId = new Map(got.map((r) => [r.id, r.body]));
+    expect([...byId.keys()].sort()).toEqual(
+      [`evt_${exported.txHash}_0`, `evt_${payTx}_${payLog.logIndex}`, `evt_${settled.txHash}_0`].sort(),
+    );
+    const stageIds = got.map((r) => r.id).filter((id) => id !== `evt_${payTx}_${payLog.logIndex}`);
+    expect(stageIds).toEqual([`evt_${exported.txHash}_0`, `evt_${settled.txHash}_0`]);
+    expect(byId.get(`evt_${exported.txHash}_0`)).toEqual(expectedBody('EXPORTED', exported));
+    expect(byId.get(`evt_${payTx}_${payLog.logIndex}`)).toEqual({
       type: 'purchase_order.paid',
       data: {
         purchase_order_id: 'PO-2026-000042',
@@ -262,9 +275,54 @@ describe('chain watcher (hardhat node → signed chain-events webhooks)', () => 
         log_index: payLog.logIndex,
       },
     });
-    expect(got[2]!.body).toEqual(expectedBody('SETTLED', settled));
+    expect(byId.get(`evt_${settled.txHash}_0`)).toEqual(expectedBody('SETTLED', settled));
     await waitUntil('the sixth delivery counted', () => watcher!.stats().delivered >= 6);
     expect(watcher!.stats()).toEqual({ events: 6, delivered: 6, failed: 0 });
+  });
+
+  it('a backlog of slow stage events never holds back a payment: it is read and delivered while they are still going, each batch in chain order', async () => {
+    const before = received.length;
+    const settledBefore = watcher!.stats().delivered;
+    // The receiver takes 400 ms over each stage event from now on (a busy service); 10 stage events of one batch wait.
+    slowStages = 400;
+    const stages: Array<{ txHash: Hex; blockNumber: number }> = [];
+    for (let i = 0; i < 10; i++) stages.push(await record(i % 2 === 0 ? 'EXPORTED' : 'SETTLED'));
+    const account = privateKeyToAccount(deployerKey);
+    const chain = ledgerChain(CHAIN_ID, node!.rpcUrl);
+    const wallet = createWalletClient({ account, chain, transport: http(node!.rpcUrl) });
+    const reader = createPublicClient({ chain, transport: http(node!.rpcUrl) });
+    const amount = 1_000_000n;
+    for (const [functionName, args] of [
+      ['mint', [account.address, amount]],
+      ['approve', [addresses.lendingVaultAddress, amount]],
+    ] as const)
+      await reader.waitForTransactionReceipt({
+        hash: await wallet.writeContract({ address: addresses.vaultAssetAddress, abi: testUsdcAbi, functionName, args } as never),
+      });
+    const payTx = await wallet.writeContract({
+      address: addresses.lendingVaultAddress,
+      abi: lendingVaultAbi,
+      functionName: 'payPurchaseOrder',
+      args: [vaultRef('PO-2026-000043'), amount],
+    });
+    await reader.waitForTransactionReceipt({ hash: payTx });
+    try {
+      await waitUntil('the payment delivered', () => received.slice(before).some((r) => r.body.type === 'purchase_order.paid'));
+      // Serial delivery would have posted the payment after all 10 stage events (4 s and more of them).
+      const stagesFirst = received.slice(before).findIndex((r) => r.body.type === 'purchase_order.paid');
+      expect(stagesFirst).toBeLessThan(stages.length);
+      await waitUntil('every event delivered', () => watcher!.stats().delivered >= settledBefore + stages.length + 1, 30_000);
+    } finally {
+      slowStages = 0;
+    }
+    // The batch's stage events went one at a time, in chain order.
+    expect(
+      received
+        .slice(before)
+        .filter((r) => r.body.type === 'batch.stage_changed')
+        .map((r) => r.id),
+    ).toEqual(stages.map((s) => `evt_${s.txHash}_0`));
+    expect(watcher!.stats().failed).toBe(0);
   });
 });
 
