@@ -202,21 +202,22 @@ async function commitStageChange(
       ...(to === 'MILLED' && typeof input.evidence.outturn_kg === 'number' ? { outturnKg: input.evidence.outturn_kg } : {}),
       ...(input.batchIsHead ? { head: batch } : {}),
     });
-    try {
-      await deps.ledgerQueue.send({ ledger_tx_id: ledgerTx.ledger_tx_id }, { deduplicationId: ledgerTx.ledger_tx_id });
-    } catch (err) {
-      logger.error('ledger write could not be queued; reconciliation will queue it', {
-        ledger_tx_id: ledgerTx.ledger_tx_id,
-        error: err as Error,
-      });
-    }
-    await queueEvidencePin(deps.evidence, {
-      kind: 'STAGE',
-      cid: pkg.cid,
-      batch_id: batch.batch_id,
-      stage: to,
-      history_index: ledgerTx.history_index ?? batch.stage_history.length,
-    });
+    // The ledger write's message and the evidence pin's, side by side (each failure is logged; reconciliation queues it again).
+    await Promise.all([
+      deps.ledgerQueue.send({ ledger_tx_id: ledgerTx.ledger_tx_id }, { deduplicationId: ledgerTx.ledger_tx_id }).catch((err: unknown) =>
+        logger.error('ledger write could not be queued; reconciliation will queue it', {
+          ledger_tx_id: ledgerTx.ledger_tx_id,
+          error: err as Error,
+        }),
+      ),
+      queueEvidencePin(deps.evidence, {
+        kind: 'STAGE',
+        cid: pkg.cid,
+        batch_id: batch.batch_id,
+        stage: to,
+        history_index: ledgerTx.history_index ?? batch.stage_history.length,
+      }),
+    ]);
     return { batch, from, to, at, cid: pkg.cid, seq: entry.sequence_number, ledgerTx };
   } catch (err) {
     if (err instanceof StageConflictError) {

@@ -45,6 +45,7 @@ function world(n: number, warehoused: (i: number) => boolean) {
   const commits: string[] = [];
   const progress: Array<[number, number]> = [];
   let failAt: { call: number; calls: number } | null = null;
+  let failCommitOf: string | null = null;
   const custody = fakeCustodyStore({
     getPurchaseOrder: async () => structuredClone(order),
     beginPurchaseOrderConfirmation: async (_po, actor, at) => {
@@ -74,6 +75,10 @@ function world(n: number, warehoused: (i: number) => boolean) {
     commitStage: async (input) => {
       const b = batches.get(input.batchId)!;
       commitHeads.push(input.head);
+      if (failCommitOf === input.batchId) {
+        failCommitOf = null;
+        throw new Error('crash: the function stopped between the entry and the commit');
+      }
       // As the repository: the stage change is conditioned on the stage it moves from (and a head given on it being current).
       if (b.stage !== input.from) throw new StageConflictError(b.stage);
       if (input.head && (input.head.audit_seq !== b.audit_seq || input.head.audit_head_hash !== b.audit_head_hash))
@@ -155,6 +160,9 @@ function world(n: number, warehoused: (i: number) => boolean) {
     noCrash: () => {
       failAt = null;
     },
+    crashCommitOf: (batchId: string) => {
+      failCommitOf = batchId;
+    },
   };
 }
 
@@ -203,17 +211,20 @@ describe('confirming a purchase order above one transaction', () => {
     expect(w.reads.single).toBe(0);
   });
 
-  it('a step done again (the entry there already) gives the commit no head: the store reads the batch', async () => {
+  it('a step done again (the entry there already, the commit not) gives the commit no head: the store reads the batch', async () => {
     const w = world(N, warehoused);
     await confirmPurchaseOrder(w.deps, caller, 'PO-1');
-    w.crashOnCall(CONFIRMATION_STEP_BATCHES + 40); // in the second step, after some of its entries
+    const crashed = w.ids.find((_, i) => i > CONFIRMATION_STEP_BATCHES && warehoused(i))!; // in the second step
+    w.crashCommitOf(crashed);
     await expect(w.drain()).rejects.toThrow('crash');
-    w.noCrash();
     const before = w.commitHeads.length;
     await w.drain();
     expect(w.order()).toMatchObject({ status: 'CONFIRMED', confirmed_batch_count: N });
+    expect(w.commits).toContain(crashed);
+    // Its entry was written before the crash: done again, the append writes nothing and gives no head, so the commit is not built on a stale one.
     const redone = w.commitHeads.slice(before).filter((h) => h === undefined);
-    expect(redone.length).toBeGreaterThan(0);
+    expect(redone.length).toBe(1);
+    expect(w.confirmEntries.filter((b) => b === crashed)).toHaveLength(1);
     expect(new Set(w.commits).size).toBe(w.commits.length);
   });
 
