@@ -23,8 +23,10 @@ import { applyBuyerPayment, type BuyerPaymentEvent, type SettlementDeps } from '
  *  2. reads the head block; only blocks at least `confirmations` deep are read
  *     (`safe head = head − confirmations`);
  *  3. from the cursor to the safe head in ranges of at most `maxBlocksPerRange` blocks, at most
- *     `maxRangesPerRun` of them: reads the range's logs, applies them in chain order (block, then
- *     log index), then advances the cursor past the range (conditional on still holding the lease
+ *     `maxRangesPerRun` of them: reads the range's logs, applies its buyer payments first and then
+ *     its stage events, each in chain order (block, then log index) — the events are independent,
+ *     and a range of a thousand stage events must not hold back the payment that starts a
+ *     settlement — then advances the cursor past the range (conditional on still holding the lease
  *     and the cursor being where the run found it). A failure anywhere in a range (RPC, table,
  *     provider) stops the run with the cursor before that range: the next run reads it again, and
  *     the events already applied are replays the use cases recognise (receipts, and the payout's
@@ -134,6 +136,10 @@ function eventOfLog(log: WatchedChainLog): { event: ChainEvent | BuyerPaymentEve
 const inChainOrder = (a: WatchedChainLog, b: WatchedChainLog) =>
   a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1;
 
+/** A range's buyer payments before its stage events, each kind in chain order. */
+const paymentsFirst = (a: WatchedChainLog, b: WatchedChainLog) =>
+  a.kind === b.kind ? inChainOrder(a, b) : a.kind === 'PurchaseOrderPaid' ? -1 : 1;
+
 /**
  * One run of the watcher (see the module comment) under the lease owner `runId` (unique per run).
  * Never throws for a failed range: the report says FAILED with the error, the cursor unchanged
@@ -172,7 +178,7 @@ export async function runChainWatch(deps: ChainWatchDeps, config: ChainWatchConf
         break;
       }
       const last = next + BigInt(config.maxBlocksPerRange) - 1n < deepEnough ? next + BigInt(config.maxBlocksPerRange) - 1n : deepEnough;
-      const logs = [...(await deps.source.logsIn(next, last))].sort(inChainOrder);
+      const logs = [...(await deps.source.logsIn(next, last))].sort(paymentsFirst);
       for (const log of logs) await applyOrPark(deps, config, log, report);
       if (!(await deps.cursor.advance(runId, next, last + 1n))) {
         logger.error('chain watch: the cursor moved under this run; stopped', { run_id: runId, from_block: Number(next) });

@@ -295,6 +295,28 @@ describe('runChainWatch', () => {
     expect(w.created).toHaveLength(1);
   });
 
+  it("applies a range's buyer payments before its stage events (each in chain order): stage events never hold a payment back", async () => {
+    const chain = new FakeChain();
+    chain.head = 6n;
+    chain.logs = [
+      stageLog(BATCH_A, 'GRADED', 1),
+      stageLog(BATCH_B, 'MILLED', 1, 1),
+      stageLog(BATCH_A, 'EXPORTED', 2),
+      paidLog('PO-2026-000010', 3, 0),
+      paidLog('PO-2026-000011', 3, 1),
+    ];
+    const w = world(chain);
+    const report = await runChainWatch(w.deps, { ...CONFIG, confirmations: 0, maxBlocksPerRange: 10 }, 'run-1');
+    expect(report).toMatchObject({ outcome: 'CAUGHT_UP', ranges: 1, outcomes: { UNKNOWN_PURCHASE_ORDER: 2, NOTED: 2, STARTED: 1 } });
+    expect(w.applied).toEqual([
+      chainEventId(tx(300), 0),
+      chainEventId(tx(301), 1),
+      chainEventId(tx(100), 0),
+      chainEventId(tx(101), 1),
+      chainEventId(tx(200), 0),
+    ]);
+  });
+
   it('reads nothing while no block is deep enough; confirmations 0 reads up to the head', async () => {
     const chain = new FakeChain();
     chain.head = 2n;
