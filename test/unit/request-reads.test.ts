@@ -1,6 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { decodeTime } from 'ulid';
 import { documentClient } from '../../shared/adapters/dynamodb/table';
+import { newUlid } from '../../shared/domain/ids';
 import type { OutboundEndpoint, OutboundWebhookStore } from '../../shared/domain/outbound-webhooks';
 import type { LedgerWriteMessage } from '../../shared/domain/ports/ledger';
 import type { AuditEntry, LedgerTx } from '../../shared/domain/records';
@@ -13,7 +15,8 @@ import { aBatch, fakeBatchStore, fakeCustodyStore, fakeEvidenceKeeping, fakeWork
 /**
  * Work a request does not repeat (docs/powertools.md#aws-sdk-clients): the same item is not read
  * twice in one request, an owner's webhook endpoints are listed once per stream batch, and the
- * SDK's logging middleware does not filter every input and output for a logger that discards them.
+ * SDK's logging middleware does not filter every input and output for a logger that discards them,
+ * and a ULID does not ask the CSPRNG once per character.
  * (startBatchPayout's single batch read: test/unit/faults-payouts.test.ts.)
  */
 
@@ -113,5 +116,23 @@ describe('awsClient', () => {
   it('keeps it for a client given a logger', () => {
     const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
     expect(names(awsClient(new DynamoDBClient({ region: 'eu-west-1', logger })))).toContain('loggerMiddleware');
+  });
+});
+
+describe('newUlid', () => {
+  it('makes valid, distinct, time-ordered ULIDs from CSPRNG bytes drawn a block at a time, not one call per character', () => {
+    const draws = jest.spyOn(crypto, 'getRandomValues');
+    const t0 = Date.now();
+    const ids = Array.from({ length: 200 }, () => newUlid());
+    // 200 ULIDs × 16 random characters = 3,200 bytes: at most one refill of the 4 KiB buffer (ulid's own PRNG: 3,200 calls).
+    expect(draws.mock.calls.length).toBeLessThanOrEqual(1);
+    draws.mockRestore();
+    expect(new Set(ids).size).toBe(200);
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      expect(decodeTime(id)).toBeGreaterThanOrEqual(t0);
+    }
+    // The random part uses the whole alphabet (32 characters), as ulid's own PRNG does.
+    expect(new Set(ids.map((id) => id.slice(10)).join('')).size).toBe(32);
   });
 });
