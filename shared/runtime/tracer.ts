@@ -20,10 +20,10 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
  * outside the Lambda execution environment (no `AWS_EXECUTION_ENV`), under the SAM CLI
  * (`AWS_SAM_LOCAL` set) and under Amplify's mock (`AWS_EXECUTION_ENV=AWS_Lambda_amplify-mock`).
  */
-export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  if ((env.POWERTOOLS_TRACE_ENABLED ?? '').toLowerCase() === 'false') return false;
-  const executionEnv = env.AWS_EXECUTION_ENV ?? '';
-  return executionEnv !== '' && executionEnv !== 'AWS_Lambda_amplify-mock' && !env.AWS_SAM_LOCAL;
+export function tracingEnabled(): boolean {
+  if ((process.env.POWERTOOLS_TRACE_ENABLED ?? '').toLowerCase() === 'false') return false;
+  const executionEnv = process.env.AWS_EXECUTION_ENV ?? '';
+  return executionEnv !== '' && executionEnv !== 'AWS_Lambda_amplify-mock' && !process.env.AWS_SAM_LOCAL;
 }
 
 let loaded: Tracer | undefined;
