@@ -5,6 +5,8 @@
  * The Lambda environment is simulated with the variables the runtime sets (the X-Ray SDK builds the
  * facade segment from `_X_AMZN_TRACE_ID`); segments go over UDP to a daemon address nobody listens on.
  */
+// `@aws-lambda-powertools/tracer` imports the X-Ray SDK (and so creates its cls-hooked async hook) as
+// it loads: whether the Tracer package is imported tells whether the X-Ray SDK is.
 type Sub = { name: string; annotations?: Record<string, unknown>; cause?: unknown; isClosed(): boolean };
 
 const LAMBDA_ENV = {
@@ -24,15 +26,15 @@ describe('instrumented entry points in Lambda', () => {
   const saved = { ...process.env };
   let instrumented: typeof import('../../shared/runtime/instrument').instrumented;
   let tracer: import('@aws-lambda-powertools/tracer').Tracer;
-  let xrayImported = false;
+  let tracerImported = false;
 
   beforeAll(async () => {
     Object.assign(process.env, LAMBDA_ENV);
     let loadTracer!: typeof import('../../shared/runtime/tracer').loadTracer;
     jest.isolateModules(() => {
-      jest.doMock('aws-xray-sdk-core', () => {
-        xrayImported = true;
-        return jest.requireActual('aws-xray-sdk-core');
+      jest.doMock('@aws-lambda-powertools/tracer', () => {
+        tracerImported = true;
+        return jest.requireActual('@aws-lambda-powertools/tracer');
       });
       ({ instrumented } = require('../../shared/runtime/instrument'));
       ({ loadTracer } = require('../../shared/runtime/tracer'));
@@ -46,7 +48,7 @@ describe('instrumented entry points in Lambda', () => {
 
   it('imports the Tracer and with it the X-Ray SDK', () => {
     expect(tracer).toBeDefined();
-    expect(xrayImported).toBe(true);
+    expect(tracerImported).toBe(true);
   });
 
   it('runs the handler in a "## index.handler" subsegment annotated with ColdStart and Service, then restores the segment', async () => {
@@ -89,24 +91,24 @@ describe('outside Lambda (npm start, tests) and with POWERTOOLS_TRACE_ENABLED=fa
   /** Loads the runtime modules afresh under `env`, an invocation and a traced client made; reports whether the X-Ray SDK was imported. */
   async function run(env: Record<string, string>) {
     Object.assign(process.env, env);
-    let xrayImported = false;
+    let tracerImported = false;
     let modules!: { instrument: typeof import('../../shared/runtime/instrument'); tracer: typeof import('../../shared/runtime/tracer') };
     jest.isolateModules(() => {
-      jest.doMock('aws-xray-sdk-core', () => {
-        xrayImported = true;
-        return jest.requireActual('aws-xray-sdk-core');
+      jest.doMock('@aws-lambda-powertools/tracer', () => {
+        tracerImported = true;
+        return jest.requireActual('@aws-lambda-powertools/tracer');
       });
       modules = { instrument: require('../../shared/runtime/instrument'), tracer: require('../../shared/runtime/tracer') };
     });
     const client = { middlewareStack: { add: jest.fn(), remove: jest.fn() } };
     const result = await modules.instrument.instrumented(async () => 'ok')();
     const same = modules.tracer.traced(client) === client && client.middlewareStack.add.mock.calls.length === 0;
-    return { result, same, tracer: await modules.tracer.loadTracer(), xrayImported };
+    return { result, same, tracer: await modules.tracer.loadTracer(), tracerImported };
   }
 
   it('outside Lambda: the Tracer and the X-Ray SDK are never imported, instrumented only passes the result through', async () => {
     delete process.env.AWS_EXECUTION_ENV;
-    await expect(run({})).resolves.toEqual({ result: 'ok', same: true, tracer: undefined, xrayImported: false });
+    await expect(run({})).resolves.toEqual({ result: 'ok', same: true, tracer: undefined, tracerImported: false });
   });
 
   it('in Lambda with POWERTOOLS_TRACE_ENABLED=false: not imported either', async () => {
@@ -114,7 +116,7 @@ describe('outside Lambda (npm start, tests) and with POWERTOOLS_TRACE_ENABLED=fa
       result: 'ok',
       same: true,
       tracer: undefined,
-      xrayImported: false,
+      tracerImported: false,
     });
   });
 });
