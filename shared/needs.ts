@@ -447,6 +447,11 @@ export const UNDECLARED_ENV: Readonly<Record<string, string>> = {
   LOAN_APR:
     "tunable, default 0.12 (DEFAULT_LOAN_APR, shared/domain/lending.ts): the vault's annual simple-interest rate (loans, GET /mfi/vault)",
   AWS_LAMBDA_FUNCTION_NAME: 'set by the Lambda runtime; shared/runtime/metrics.ts writes EMF lines to stdout only there',
+  AWS_EXECUTION_ENV:
+    'set by the Lambda runtime; shared/runtime/tracer.ts loads the Powertools Tracer (and the X-Ray SDK) only where it is set, as Powertools enables tracing only there',
+  AWS_SAM_LOCAL: 'set by the SAM CLI; tracing stays off and the Tracer unloaded there (Powertools rule, shared/runtime/tracer.ts)',
+  POWERTOOLS_TRACE_ENABLED:
+    'tunable, Powertools default true (not set by the stack): `false` turns tracing off, and shared/runtime/tracer.ts then loads neither the Tracer nor the X-Ray SDK (docs/powertools.md#tracing-loads-only-when-enabled)',
   _HANDLER: 'set by the Lambda runtime (module.export of the entry); shared/runtime/instrument.ts names the handler subsegment after it',
   METRICS_FILE:
     'local stack only: the file EMF metric lines are appended to ($LOCAL_DATA_DIR/metrics.ndjson; unset in Lambda, where they go to stdout)',

@@ -4,7 +4,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { outboundDeps } from '../../shared/composition/outbound-webhooks';
 import { instrumented } from '../../shared/runtime/instrument';
 import { logger } from '../../shared/runtime/logger';
-import { publishChanges } from '../../shared/use-cases/outbound-webhooks';
+import { type EndpointListings, publishChanges } from '../../shared/use-cases/outbound-webhooks';
 
 const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined);
 
@@ -19,9 +19,11 @@ const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as R
  */
 export const handler = instrumented(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const deps = outboundDeps();
+  // Each owner's endpoints are listed once for the whole batch of records, not once per event.
+  const listings: EndpointListings = new Map();
   for (const record of event.Records) {
     try {
-      await publishChanges(deps, [{ oldImage: image(record.dynamodb?.OldImage), newImage: image(record.dynamodb?.NewImage) }]);
+      await publishChanges(deps, [{ oldImage: image(record.dynamodb?.OldImage), newImage: image(record.dynamodb?.NewImage) }], listings);
     } catch (err) {
       logger.warn('outbound event fan-out failed; the stream retries from this record', {
         sequence_number: record.dynamodb?.SequenceNumber,

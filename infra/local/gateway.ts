@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { ulid } from 'ulid';
+import { newUlid } from '../../shared/domain/ids';
 import { errorResponse, type HttpResult } from '../../shared/http/envelope';
 import { AUTHORIZER_FN, type RouteDef } from '../../shared/manifest';
 import { GATEWAY_TIMEOUT_MS, localLambdaContext } from './lambda-context';
@@ -111,7 +111,7 @@ export async function startGateway(opts: {
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const started = Date.now();
     const url = new URL(req.url ?? '/', 'http://local');
-    const gatewayRequestId = ulid();
+    const gatewayRequestId = newUlid();
     const extra = opts.extraRoutes?.[url.pathname];
     if (extra && req.method === 'GET') return extra(req, res, url);
     for (const [prefix, h] of Object.entries(opts.extraPrefixes ?? {})) if (url.pathname.startsWith(prefix)) return h(req, res, url);
@@ -249,7 +249,7 @@ export async function startGateway(opts: {
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err) => {
       opts.log?.(`gateway error: ${(err as Error).stack ?? String(err)}`);
-      if (!res.headersSent) write(res, errorResponse('INTERNAL_ERROR', 'Unexpected gateway error.', ulid()));
+      if (!res.headersSent) write(res, errorResponse('INTERNAL_ERROR', 'Unexpected gateway error.', newUlid()));
     });
   });
   server.keepAliveTimeout = 5000;

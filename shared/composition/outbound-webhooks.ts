@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
 import { SqsWorkQueue } from '../adapters/aws/queues';
 import { DynamoOutboundWebhookStore } from '../adapters/outbound-webhooks/dynamo-store';
 import { HttpOutboundSender, UrlGuard } from '../adapters/outbound-webhooks/http-sender';
 import { EnvelopeSealer, FileDataKeys, KmsDataKeys } from '../adapters/secrets/envelope-sealer';
 import { envOr } from '../config';
+import { newUlid } from '../domain/ids';
 import type { OutboundDeliveryMessage, OutboundSender } from '../domain/outbound-webhooks';
 import type { WorkQueue } from '../domain/ports/messaging';
 import type { SecretSealer } from '../domain/secret-sealing';
@@ -50,7 +50,7 @@ const deliveryQueue = (): WorkQueue<OutboundDeliveryMessage> =>
 const allowLoopback = () => envOr('OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK', 'false') === 'true';
 /** `whsec_` + 24 random bytes in base64 (the Standard Webhooks secret format). */
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
-const newId = (prefix: string) => `${prefix}${ulid()}`;
+const newId = (prefix: string) => `${prefix}${newUlid()}`;
 
 /** Ports of the endpoint routes (register, list, delete, rotate, deliveries). */
 export function endpointDeps(): EndpointDeps {

@@ -1,5 +1,5 @@
-import { ulid } from 'ulid';
 import { DomainError } from './errors';
+import { newUlid } from './ids';
 import { EVIDENCE_PHOTO_MIMES, type EvidencePhotoMime } from './evidence-photo';
 import type { Stage } from './records';
 
@@ -31,7 +31,7 @@ export const EVIDENCE_UPLOAD_ID_PATTERN = /^UPL-[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** A new upload id, `UPL-<ULID>`. */
 export function newEvidenceUploadId(): string {
-  return `UPL-${ulid()}`;
+  return `UPL-${newUlid()}`;
 }
 
 /** The key prefix of every upload in the uploads bucket (the IAM grants are scoped to it). */

@@ -1,11 +1,11 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { ulid } from 'ulid';
 import * as v from 'valibot';
 import { callerFromContext, type Caller, type Role } from '../auth/claims';
 import { ANONYMOUS_CALLER, type AnonymousCaller } from '../domain/caller';
 import { DomainError, type ErrorDetail } from '../domain/errors';
+import { newUlid } from '../domain/ids';
 import { logger } from '../runtime/logger';
 import { observability } from '../runtime/instrument';
 import { domainErrorResponse, errorResponse, jsonResponse, type HttpResult } from './envelope';
@@ -158,7 +158,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   const base = middy<Event, HttpResult>()
     .use(observability())
     .before(async (request) => {
-      const requestId = ulid();
+      const requestId = newUlid();
       request.event._requestId = requestId;
       const raw = request.event.body ?? '';
       request.event._rawBody = request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
@@ -184,7 +184,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
   const withBody = opts.body ? base.use(httpJsonBodyParser({ disableContentTypeError: false })) : base;
   const handler = withBody
     .handler(async (event) => {
-      const requestId = event._requestId ?? ulid();
+      const requestId = event._requestId ?? newUlid();
       const headers = lowerCaseHeaders(event.headers);
       // A public route has no authorizer: its caller is anonymous whatever the request carries.
       const caller = opts.public ? null : callerFromContext(event.requestContext?.authorizer as Record<string, unknown> | undefined);
@@ -210,7 +210,7 @@ export function httpHandler<S extends v.GenericSchema | undefined = undefined>(
       return jsonResponse(reply.status, reply.body, requestId, reply.headers);
     })
     .onError(async (request) => {
-      const requestId = request.event._requestId ?? ulid();
+      const requestId = request.event._requestId ?? newUlid();
       request.response = toErrorResponse(request.error, requestId);
     });
   return (event: Event, context: Context) => handler(event, context);

@@ -5,7 +5,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { Context } from 'aws-lambda';
 import { logger } from './logger';
 import { metricsPublisher } from './metrics';
-import { tracer } from './tracer';
+import { loadTracer, tracingEnabled } from './tracer';
 
 /**
  * The Powertools middlewares every Lambda entry point runs with (docs/powertools.md), outermost
@@ -19,14 +19,38 @@ import { tracer } from './tracer';
  *   (`function_request_id`), `cold_start`, the function's name, ARN and memory; keys a handler
  *   appends for one invocation (`logger.appendKeys`) are removed when it ends, success or throw,
  *   so none leaks into the next invocation.
- * Outside Lambda the tracer is disabled and its middleware does nothing.
+ * Where tracing is off (outside Lambda, `POWERTOOLS_TRACE_ENABLED=false`: ./tracer.ts
+ * `tracingEnabled`) the tracer middleware is left out and the X-Ray SDK is never imported.
  */
 export function observability(): MiddlewareObj[] {
   return [
-    captureLambdaHandler(tracer, { captureResponse: false }),
+    ...(tracingEnabled() ? [handlerSubsegment()] : []),
     logMetrics(metricsPublisher),
     injectLambdaContext(logger, { resetKeys: true }),
   ];
+}
+
+/**
+ * Powertools' `captureLambdaHandler` on the Tracer that ./tracer.ts loads: each invocation first
+ * waits for that load (at once after the first), then opens the subsegment as the Powertools
+ * middleware does; `after` and `onError` close it. A failed load fails the invocation.
+ */
+function handlerSubsegment(): MiddlewareObj {
+  let capture: MiddlewareObj | undefined;
+  return {
+    before: async (request) => {
+      const tracer = await loadTracer();
+      if (!tracer) return;
+      capture ??= captureLambdaHandler(tracer, { captureResponse: false });
+      await capture.before?.(request);
+    },
+    after: async (request) => {
+      await capture?.after?.(request);
+    },
+    onError: async (request) => {
+      await capture?.onError?.(request);
+    },
+  };
 }
 
 /**

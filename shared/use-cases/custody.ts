@@ -103,7 +103,9 @@ export async function changeStage(
       ? await parseEvidencePhoto(input.evidence_photo_base64)
       : undefined;
 
-  const committed = await commitStageChange(deps, { batch, to, actor: caller.sub, evidence: input.evidence, photo });
+  // `batch` is a consistent read made just now: the commit starts from it as the audit head instead
+  // of reading the same item again (if it moved meanwhile, the commit's conditions fail and it re-reads).
+  const committed = await commitStageChange(deps, { batch, to, actor: caller.sub, evidence: input.evidence, photo, batchIsHead: true });
   if (to === 'WAREHOUSED' && batch.purchase_order_id) {
     const po = await deps.custody.getPurchaseOrder(batch.purchase_order_id);
     // CONFIRMING too: a large order's confirmation may have passed this batch already.

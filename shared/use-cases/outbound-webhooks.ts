@@ -233,22 +233,44 @@ export async function replayDelivery(deps: OutboundWebhookDeps, caller: Caller, 
 }
 
 /**
+ * The endpoints of each owner (`ownerKey`, or ALL_MFIS for every MFI's) as listed once for one
+ * batch of changes: a stream batch's changes mostly concern the same few owners (ADMIN, the
+ * cooperative), so each owner's endpoints are read once per batch instead of once per event.
+ */
+export type EndpointListings = Map<string, Promise<OutboundEndpoint[]>>;
+
+/** The key of every MFI's endpoints in {@link EndpointListings}. */
+const ALL_MFIS = '#all-mfis';
+
+/**
  * The fan-out: the events of each item change (old and new images), one delivery per subscribed
  * endpoint that receives it, each queued. Idempotent (a change seen again re-queues only
  * deliveries still PENDING at their first attempt, the at-least-once case). Returns the number of
- * deliveries created. Errors: store or queue failures propagate (the stream batch is retried).
+ * deliveries created. `listings`: endpoint lists already read for this batch of changes (the
+ * stream consumer passes one map per invocation); each owner's list is read once into it. Errors:
+ * store or queue failures propagate (the stream batch is retried; a failed listing is not kept).
  */
 export async function publishChanges(
   deps: OutboundWebhookDeps,
   changes: Array<{ oldImage?: ItemImage; newImage?: ItemImage }>,
+  listings: EndpointListings = new Map(),
 ): Promise<number> {
+  const listed = (key: string, list: () => Promise<OutboundEndpoint[]>) => {
+    let l = listings.get(key);
+    if (!l) {
+      l = list();
+      listings.set(key, l);
+      l.catch(() => listings.delete(key));
+    }
+    return l;
+  };
   let created = 0;
   for (const change of changes) {
     for (const event of outboundEventsOfChange(change.oldImage, change.newImage)) {
       const { owners, allMfis } = ownersOf(event);
       const lists = await Promise.all([
-        ...owners.map((o) => deps.store.listEndpoints(o)),
-        ...(allMfis ? [deps.store.listMfiEndpoints()] : []),
+        ...owners.map((o) => listed(o, () => deps.store.listEndpoints(o))),
+        ...(allMfis ? [listed(ALL_MFIS, () => deps.store.listMfiEndpoints())] : []),
       ]);
       const endpoints = new Map(lists.flat().map((e) => [e.endpoint_id, e]));
       for (const endpoint of endpoints.values()) {

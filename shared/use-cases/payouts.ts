@@ -20,7 +20,7 @@ import type { BatchStore } from '../domain/ports/batches';
 import type { Notifier } from '../domain/ports/messaging';
 import type { PayoutProvider, PayoutStore, PayoutWorkflow, ProviderOrder } from '../domain/ports/payouts';
 import type { RegistryStore } from '../domain/ports/registry';
-import type { Payout, PayoutReason } from '../domain/records';
+import type { Batch, Payout, PayoutReason } from '../domain/records';
 import { logger } from '../runtime/logger';
 
 /** The ports payout use cases need. */
@@ -83,7 +83,15 @@ export type PayoutAmount = { usd_micro: number } | { ugx: number };
 export async function createFarmerPayout(
   deps: PayoutCreationDeps,
   caller: Caller,
-  input: { farmer_id: string; batch_id: string; cooperative_id: string; reason: PayoutReason; amount: PayoutAmount },
+  input: {
+    farmer_id: string;
+    batch_id: string;
+    cooperative_id: string;
+    reason: PayoutReason;
+    amount: PayoutAmount;
+    /** The batch `batch_id` as the caller has just read it (`BatchStore.get`): used instead of reading it again. */
+    batch?: Batch;
+  },
   /** A loan's disbursement (payment type LOAN_DISBURSEMENT, id `DISB-…`): only `startLoanDisbursement` passes it. */
   disbursement?: { payment_id: string; loan_id: string },
   /** A manual payout (POST /payments/farmer-payout): counted against its cooperative's cap for the UTC day. */
@@ -106,7 +114,7 @@ export async function createFarmerPayout(
   assertFarmerUsable(farmer);
   if (!farmer.phone) throw new DomainError('PHONE_NOT_FOUND', `Farmer ${input.farmer_id} has no mobile-money phone number on record.`);
   const batchRef = parseBatchId(input.batch_id);
-  let batch = batchRef ? await deps.batches.get(input.batch_id) : null;
+  let batch = !batchRef ? null : input.batch?.batch_id === input.batch_id ? input.batch : await deps.batches.get(input.batch_id);
   if (!batch || !batchRef || batch.cooperative_id !== input.cooperative_id)
     throw new DomainError('BATCH_NOT_FOUND', `Batch ${input.batch_id} is not recognised for cooperative ${input.cooperative_id}.`);
   if (batch.farmer_id !== input.farmer_id) {
@@ -529,6 +537,7 @@ export async function startBatchPayout(deps: PayoutDeps, batchId: string): Promi
       cooperative_id: batch.cooperative_id,
       reason: 'NET_COFFEE_PAYMENT',
       amount: { ugx: batch.payment_amount_ugx },
+      batch, // read just now: not read a second time
     });
   } catch (err) {
     if (err instanceof DomainError) {

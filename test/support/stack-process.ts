@@ -33,7 +33,10 @@ export async function startStackProcess(env: Record<string, string> = {}, timeou
     await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/local/iam/prepare.ts'], { cwd: repoRoot(), timeout: 600_000 });
   const dataDir = mkdtempSync(join(tmpdir(), 'coffee-trace-test-'));
   const infoFile = join(dataDir, 'stack-info.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+  // STACK_NODE_ARGS: extra node options of the stack process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+  // (docs/powertools.md#profiling-the-local-stack); NODE_OPTIONS does not accept --cpu-prof.
+  const nodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'infra/local/start.ts'], {
     cwd: repoRoot(),
     env: {
       ...process.env,

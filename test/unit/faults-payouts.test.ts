@@ -216,7 +216,9 @@ const killed = () => new Error('process killed (Lambda timeout / crash)');
 describe('payout creation: the process dies between two writes, then retry and reconciliation', () => {
   it('no fault: one order, PROCESSING, lifecycle started (baseline of the world)', async () => {
     const w = world();
+    const get = jest.spyOn(w.deps.batches, 'get');
     await startBatchPayout(w.deps, BATCH.batch_id);
+    expect(get).toHaveBeenCalledTimes(1); // the batch it read is handed to the payout's creation, not read again
     expectOnePayoutInFlight(w);
     expect(w.orderCalls).toBe(1);
     await expectSettledOnce(w);

@@ -101,7 +101,7 @@ export class IamEnforcer {
   private readonly als = new AsyncLocalStorage<string>();
   private readonly cache = new Map<string, Promise<IamDecision>>();
   private readonly written = new Set<string>();
-  private readonly shapes = new Map<string, { resources: string[]; context: Map<string, string[] | 'raw'> }>();
+  private readonly shapes = new Map<string, PolicyShape>();
   /** Requests evaluated by the simulator (cache misses) and served from the cache. */
   readonly stats = { simulated: 0, cached: 0, refused: 0 };
 
@@ -498,8 +498,23 @@ function splitArn(s: string): string[] {
   return parts.length <= 6 ? parts : [...parts.slice(0, 5), parts.slice(5).join(':')];
 }
 
-/** Every Resource/NotResource pattern, and the condition values per context key (or 'raw' when an operator other than string/Null uses it). */
-function policyShape(docs: PolicyDocument[]): { resources: string[]; context: Map<string, string[] | 'raw'> } {
+/**
+ * What decides a role's cache keys: every Resource/NotResource pattern, the condition values per
+ * context key (or 'raw' when an operator other than string/Null uses it), and, per resource ARN
+ * already seen, which patterns it matches (a fixed fact of the two strings, remembered so each
+ * request does not match every pattern again).
+ */
+interface PolicyShape {
+  resources: string[];
+  context: Map<string, string[] | 'raw'>;
+  matches: Map<string, string>;
+}
+
+/** Resource ARNs whose pattern matches one role's shape remembers before it starts afresh. */
+const MAX_REMEMBERED_RESOURCES = 10_000;
+
+/** The {@link PolicyShape} of a role's policy documents. */
+function policyShape(docs: PolicyDocument[]): PolicyShape {
   const resources = new Set<string>();
   const context = new Map<string, string[] | 'raw'>();
   for (const doc of docs) {
@@ -518,7 +533,7 @@ function policyShape(docs: PolicyDocument[]): { resources: string[]; context: Ma
       }
     }
   }
-  return { resources: [...resources], context };
+  return { resources: [...resources], context, matches: new Map() };
 }
 
 /**
@@ -526,8 +541,14 @@ function policyShape(docs: PolicyDocument[]): { resources: string[]; context: Ma
  * resource matches, and per context key the set of (pattern match, equality) vectors of its
  * values. Two requests with the same key get the same decision from string and Null conditions.
  */
-function cacheKey(fn: string, r: IamRequest, shape: { resources: string[]; context: Map<string, string[] | 'raw'> }): string {
-  const res = shape.resources.map((p) => (arnMatch(p, r.resource) ? '1' : '0')).join('');
+function cacheKey(fn: string, r: IamRequest, shape: PolicyShape): string {
+  let res = shape.matches.get(r.resource);
+  if (res === undefined) {
+    res = shape.resources.map((p) => (arnMatch(p, r.resource) ? '1' : '0')).join('');
+    // A handful of tables, indexes and queues, but one S3 key per object: bounded, emptied when full.
+    if (shape.matches.size >= MAX_REMEMBERED_RESOURCES) shape.matches.clear();
+    shape.matches.set(r.resource, res);
+  }
   const ctx = Object.keys(r.context)
     .sort()
     .map((k) => {

@@ -2,14 +2,14 @@ import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecuti
 import { requireEnv } from '../../config';
 import type { PayoutWorkflow } from '../../domain/ports/payouts';
 import { logger } from '../../runtime/logger';
-import { traced } from '../../runtime/tracer';
+import { awsClient } from '../../runtime/aws-client';
 
 /**
  * The payout state machine (Step Functions; locally the same ASL in the local interpreter behind
  * the same API, reached through `AWS_ENDPOINT_URL_SFN`).
  */
 export class StepFunctionsPayoutWorkflow implements PayoutWorkflow {
-  private readonly sfn = traced(new SFNClient({}));
+  private readonly sfn = awsClient(new SFNClient({}));
 
   /**
    * Starts the lifecycle of a payout. The execution is named after the payout id (round 0) or

@@ -1,7 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from '../../config';
 import type { WorkQueue } from '../../domain/ports/messaging';
-import { traced } from '../../runtime/tracer';
+import { awsClient } from '../../runtime/aws-client';
 
 let sqs: SQSClient | undefined;
 
@@ -15,7 +15,7 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
 
   async send(body: T, opts: { delaySeconds?: number; deduplicationId?: string } = {}): Promise<void> {
     // The endpoint is the SDK's own (regional in AWS, AWS_ENDPOINT_URL_SQS locally); the queue URL is a parameter.
-    sqs ??= traced(new SQSClient({ useQueueUrlAsEndpoint: false }));
+    sqs ??= awsClient(new SQSClient({ useQueueUrlAsEndpoint: false }));
     const fifo = this.opts.fifoGroup
       ? {
           MessageGroupId: this.opts.fifoGroup,

@@ -1,7 +1,7 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { requireEnv } from '../../config';
 import type { Notifier } from '../../domain/ports/messaging';
-import { traced } from '../../runtime/tracer';
+import { awsClient } from '../../runtime/aws-client';
 
 /**
  * Notifications through SNS. `publish` goes to the manual-review topic (the cooperative managers'
@@ -11,7 +11,7 @@ import { traced } from '../../runtime/tracer';
  * with the number in the `phone_number` attribute.
  */
 export class SnsNotifier implements Notifier {
-  private readonly sns = traced(new SNSClient({}));
+  private readonly sns = awsClient(new SNSClient({}));
 
   async publish(input: { subject: string; message: string; attributes: Record<string, string> }): Promise<{ messageId: string }> {
     const r = await this.sns.send(

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../../config';
 import { StoreUnavailableError } from '../../domain/errors';
-import { traced } from '../../runtime/tracer';
+import { awsClient } from '../../runtime/aws-client';
 
 /**
  * The DynamoDB document client and table name, created once per container. The endpoint comes
@@ -18,7 +18,7 @@ let doc: DynamoDBDocumentClient | undefined;
  */
 class StoreDocumentClient extends DynamoDBDocumentClient {
   constructor() {
-    super(traced(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
+    super(awsClient(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
   }
 
   // The base method is overloaded (promise or callback); the arguments pass through unchanged.
