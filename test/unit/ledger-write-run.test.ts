@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import type { Ledger, LedgerWriteMessage } from '../../shared/domain/ports/ledger';
-import type { LedgerTx } from '../../shared/domain/records';
+import type { LedgerTx, VaultLedgerTx } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { setMetricsSink } from '../../shared/runtime/metrics';
 import { sqsFifoGroupConsumer } from '../../shared/runtime/sqs-consumer';
@@ -107,6 +107,10 @@ describe('a FIFO batch: message groups side by side, each in order', () => {
   });
 });
 
+const notHere = async (): Promise<never> => {
+  throw new Error('a write signed alone: not part of this test');
+};
+
 /** The single writer's ports over the pipelined world: stage records (no mint side effects), a receipt-check queue, parking. */
 function writerWorld(n: number) {
   const w = world(Array.from({ length: n }, (_, i) => write(i + 1, 'TRACE_STAGE')));
@@ -125,10 +129,14 @@ function writerWorld(n: number) {
         w.txs.get(id)!.status = 'FAILED';
       },
     },
+    // The batched writer's part of the ledger (the world's chain); nothing is signed alone here.
     ledger: {
       ...w.deps.ledger,
       batchedCallsDeployed: async () => true,
-    } as unknown as Ledger,
+      mintBatchTokenKept: notHere,
+      recordStageKept: notHere,
+      anchorAuditRootKept: notHere,
+    } satisfies Ledger,
     batches: {} as QueuedMessagesDeps['batches'],
     payoutQueue: { send: async () => undefined },
     now: w.deps.now,
@@ -214,18 +222,19 @@ describe('landQueuedMessages: the writes of a batch read ahead in one go', () =>
 });
 
 describe('landQueuedMessages: the time budget', () => {
-  const vaultWrite = (id: string) =>
-    ({
-      ledger_tx_id: id,
-      kind: 'VAULT',
-      vault_call: { kind: 'CANCEL_LOAN', ref: 'LOAN-1' },
-      status: 'PENDING',
-      created_at: '2026-01-01T00:00:09Z',
-    }) as unknown as ReturnType<typeof write>;
+  const vaultWrite = (id: string): VaultLedgerTx => ({
+    ledger_tx_id: id,
+    kind: 'VAULT',
+    vault_call: { kind: 'CANCEL_LOAN', ref: 'LOAN-1' },
+    status: 'PENDING',
+    created_at: '2026-01-01T00:00:09Z',
+  });
+  /** The world's table holds batched writes; a vault write is put beside them. */
+  const putVaultWrite = (w: ReturnType<typeof writerWorld>['w'], id: string) => (w.txs as Map<string, LedgerTx>).set(id, vaultWrite(id));
 
   it('a vault write (up to 30 s for its receipt) is not started with 20 s left: returned untouched, no failed attempt counted', async () => {
     const { w, deps, msgs, opts, attempts, vaultCalls } = writerWorld(1);
-    w.txs.set('v-1', vaultWrite('v-1'));
+    putVaultWrite(w, 'v-1');
     const outcome = await landQueuedMessages(deps, msgs(['b1-1', 'v-1']), opts(20_000));
     expect(outcome).toEqual({ handled: 1, deferred: expect.stringContaining('40000 ms needed') });
     expect(w.signed).toHaveLength(1); // the stage record before it landed
@@ -236,7 +245,7 @@ describe('landQueuedMessages: the time budget', () => {
 
   it('with the time it needs, the same vault write is started (here its ledger fails: one failed attempt)', async () => {
     const { w, deps, msgs, opts, attempts, vaultCalls } = writerWorld(1);
-    w.txs.set('v-1', vaultWrite('v-1'));
+    putVaultWrite(w, 'v-1');
     const outcome = await landQueuedMessages(deps, msgs(['b1-1', 'v-1']), opts(45_000));
     expect(outcome).toMatchObject({ handled: 1, failure: { error: expect.any(Error) } });
     expect(vaultCalls.length).toBeGreaterThan(0);
@@ -245,7 +254,7 @@ describe('landQueuedMessages: the time budget', () => {
 
   it('the first message of a call is always started, whatever the time left (so every call makes progress)', async () => {
     const { w, deps, msgs, opts, vaultCalls } = writerWorld(0);
-    w.txs.set('v-1', vaultWrite('v-1'));
+    putVaultWrite(w, 'v-1');
     const outcome = await landQueuedMessages(deps, msgs(['v-1']), opts(1_000));
     expect(outcome.failure).toBeDefined();
     expect(vaultCalls.length).toBeGreaterThan(0);
