@@ -11,14 +11,14 @@ import { metrics, type MetricName } from './metrics';
  * Either way it and every later record of the group are reported as failures, so the queue hands
  * them out again in order.
  */
-export interface FifoGroupOutcome {
+interface FifoGroupOutcome {
   handled: number;
   failure?: { error: unknown };
   deferred?: string;
 }
 
 /** The handler of one FIFO message group of a batch: its records' bodies in queue order, and the invocation's time left (ms). */
-export type FifoGroupHandler<T> = (bodies: T[], run: { remainingMs: () => number }) => Promise<FifoGroupOutcome>;
+type FifoGroupHandler<T> = (bodies: T[], run: { remainingMs: () => number }) => Promise<FifoGroupOutcome>;
 
 /** Options of {@link sqsConsumer}. */
 export interface SqsConsumerOptions {

@@ -16,7 +16,7 @@ import { batchWriterDeps, checkLedgerGroupReceipt, landOrPark } from './ledger-w
 export type QueuedMessagesDeps = Parameters<typeof landOrPark>[0];
 
 /** Options of `landQueuedMessages` (all ms, but `maxAttempts`). */
-export interface QueuedMessagesOptions {
+interface QueuedMessagesOptions {
   /** How long a vault write, an anchor, or a write landed alone waits for its receipt. */
   receiptWaitMs: number;
   /** How long a receipt check waits for its group's receipt. */
@@ -33,7 +33,7 @@ export interface QueuedMessagesOptions {
  * started for lack of time (`deferred`, why; nothing read or counted). Either way it and the later
  * messages are to be returned to the queue, in order.
  */
-export interface QueuedMessagesOutcome {
+interface QueuedMessagesOutcome {
   handled: number;
   failure?: { error: unknown };
   deferred?: string;
