@@ -97,10 +97,11 @@ export async function landQueuedMessages(
       while (i < end && (await endsCheaply(deps, ahead[i - from]!, msgs[i]!.ledger_tx_id, pipelined, kinds))) i++;
       let formed = false;
       for (const kind of kinds) formed = (await formAhead(batchWriterDeps(deps, deps.groups), kind)) || formed;
-      if (formed) ahead = undefined;
-      if (i === end) {
-        i--; // the loop's i++ moves on to the receipt check (or the end)
+      if (formed || i === end) {
+        // Formed ahead: the writes from i on are read again (the new group may hold them). At the
+        // end of the writes: the loop moves on to the receipt check (or the end).
         ahead = undefined;
+        i--;
         continue;
       }
     }
