@@ -174,9 +174,10 @@ export const workers: WorkerDef[] = [
     fn: 'ledger-writer',
     kind: 'queue-consumer',
     queue: 'ledger-write-queue',
-    batchSize: 1,
+    batchSize: 10,
     needs: [
       'table:write',
+      'table:batch-read',
       'audit:append',
       'loan-guard:release',
       'ledger',
@@ -186,7 +187,8 @@ export const workers: WorkerDef[] = [
       'ledger-write-queue:send',
     ],
     timeoutSeconds: 60,
-    summary: 'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined.',
+    summary:
+      'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined; up to 10 queue messages an invocation, its two message groups (writes, receipt checks) side by side.',
   },
   {
     fn: 'national-registry-check',

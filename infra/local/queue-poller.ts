@@ -4,8 +4,10 @@ import { LEDGER_QUEUE_MESSAGE_GROUPS } from '../../shared/domain/ledger-batching
 
 /**
  * Receive loops of a FIFO queue: one per message group the single ledger writer uses (its writes
- * and its receipt checks), as Lambda runs different message groups concurrently; fauxqs, like SQS,
- * hands out one message of a group at a time, so each group stays in order.
+ * and its receipt checks), as Lambda polls a FIFO queue with several pollers. Like SQS (fauxqs with
+ * ./fauxqs-fifo.ts), a receive hands out several messages of a group in order and none of a group
+ * while some of it is in flight, so each group stays in order; a batch may hold both groups, and the
+ * consumer handles them side by side (shared/runtime/sqs-consumer.ts).
  */
 export const FIFO_POLLERS = Object.keys(LEDGER_QUEUE_MESSAGE_GROUPS).length;
 
@@ -46,7 +48,8 @@ export function pollQueue(opts: {
             QueueUrl: opts.queueUrl,
             MaxNumberOfMessages: opts.batchSize,
             WaitTimeSeconds: 1,
-            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+            // MessageGroupId: a FIFO consumer partitions its batch by message group (shared/runtime/sqs-consumer.ts).
+            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'MessageGroupId'],
           }),
         );
         const messages = r.Messages ?? [];

@@ -29,6 +29,7 @@ import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { startLocalPawaPay, type PawaPaySandbox } from './pawapay-sandbox';
 import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
 import { FIFO_POLLERS, pollQueue } from './queue-poller';
+import { receiveFifoBatchesAsSqs } from './fauxqs-fifo';
 import { drainNotifications } from './notifications-drain';
 import { enableTableStream, pollTableStream } from './table-stream-poller';
 import { CHAIN_WATCHER_FN, localChainEventsMode, startChainWatcher } from './chain-watcher';
@@ -158,6 +159,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       startFauxqs({ port: 0, logger: false }),
     ]);
     stops.push(dynamo.stop, chain.stop, () => fauxqs.stop());
+    // FIFO batches as SQS hands them out: several messages of a group per receive (./fauxqs-fifo.ts).
+    await receiveFifoBatchesAsSqs();
     // solc-js installs a process-wide 'unhandledRejection' handler that rethrows (and so kills the
     // whole local stack); replace it with one that logs, as a Lambda runtime would report it.
     for (const l of process.listeners('unhandledRejection')) if (!before.has(l)) process.removeListener('unhandledRejection', l);

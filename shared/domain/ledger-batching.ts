@@ -71,6 +71,14 @@ export const FORM_AHEAD_AFTER_MS = 2_000;
 export const STALE_GROUP_CHECK_AFTER_MS = 60_000;
 
 /**
+ * What one queued ledger write or receipt check needs besides its receipt wait (ms): its table
+ * writes and what follows a mined transaction (a group's members settled, a vault write's use case
+ * told). A message is started only when the invocation has its wait and this left
+ * (docs/ledger.md#batches-of-queue-messages).
+ */
+export const LEDGER_MESSAGE_MARGIN_MS = 10_000;
+
+/**
  * The message groups of the single writer's FIFO queue: the writes (formed into groups and sent
  * in order, one at a time) and the receipt checks of sent groups (settling mined groups beside the
  * writer; SQS hands out different message groups concurrently, one message of a group at a time).

@@ -98,7 +98,8 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * delivery) and otherwise its receipt check queued; mined groups are settled by receipt checks only.
  */
 export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
-  if (deps.queueReceiptCheck && tx.group_id && (await heldBySentGroup(deps, tx, deps.queueReceiptCheck))) {
+  const queue = deps.queueReceiptCheck;
+  if (queue && tx.group_id && (await endIfHeldBySentGroup(deps, tx, await deps.groups.getGroup(tx.group_id), queue))) {
     await formAhead(deps, tx.kind);
     return;
   }
@@ -117,18 +118,19 @@ export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, rece
 }
 
 /**
- * Pipelined: whether `tx`'s group holds it and is SENT or SETTLED, so its delivery ends here (one
- * read of the group, no member read, no chain call). A SENT group's receipt check is queued again
- * when `tx` is its first member (the delivery that sent it, redelivered after a crash before its
- * check was queued; deduplicated by the queue) or when the group has been in flight for
- * `STALE_GROUP_CHECK_AFTER_MS` (its checks may be lost; once per 5-minute window).
+ * Pipelined: whether `tx`'s group (`group`, read already; null when it has none) holds it and is
+ * SENT or SETTLED, so its delivery ends here (no member read, no chain call). A SENT group's receipt
+ * check is queued again when `tx` is its first member (the delivery that sent it, redelivered after
+ * a crash before its check was queued; deduplicated by the queue) or when the group has been in
+ * flight for `STALE_GROUP_CHECK_AFTER_MS` (its checks may be lost; once per 5-minute window).
+ * False, nothing done.
  */
-async function heldBySentGroup(
-  deps: BatchWriterDeps,
+export async function endIfHeldBySentGroup(
+  deps: Pick<BatchWriterDeps, 'now'>,
   tx: BatchLedgerTx,
+  group: LedgerWriteGroup | null,
   queueReceiptCheck: NonNullable<BatchWriterDeps['queueReceiptCheck']>,
 ): Promise<boolean> {
-  const group = await deps.groups.getGroup(tx.group_id!);
   if (!group || (group.status !== 'SENT' && group.status !== 'SETTLED') || !(group.members ?? []).includes(tx.ledger_tx_id)) return false;
   if (group.status === 'SENT') {
     const now = deps.now().getTime();
@@ -145,21 +147,23 @@ async function heldBySentGroup(
  * looked for pending writes of it), the oldest pending write of the kind is landed as its own message would land it — a new
  * group with everything pending, after the last group's block — so a backlog of members' messages
  * never holds the next group back. A failure here is logged and left to the writes' own messages
- * (it is never this delivery's failure).
+ * (it is never this delivery's failure). True when it tried to form a group (writes may have been
+ * claimed since they were last read).
  */
-export async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<void> {
+export async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<boolean> {
   const pace = deps.pace;
   const now = deps.now().getTime();
   const last = pace?.lastLookMs[kind];
-  if (!pace || (last !== undefined && now - last < FORM_AHEAD_AFTER_MS)) return;
+  if (!pace || (last !== undefined && now - last < FORM_AHEAD_AFTER_MS)) return false;
   pace.lastLookMs[kind] = now;
   try {
     const [next] = await deps.groups.pendingOfKind(kind, 1);
-    if (!next) return;
+    if (!next) return false;
     await landGroup(deps, await groupFor(deps, next), 0, next.ledger_tx_id);
   } catch (err) {
     logger.warn('next batched transaction not formed ahead; the pending writes’ own messages form it', { kind, error: err as Error });
   }
+  return true;
 }
 
 /** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */

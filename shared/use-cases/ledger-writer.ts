@@ -123,7 +123,7 @@ function writeInGroup(deps: LedgerWriterDeps, groups: LedgerWriteGroups, tx: Bat
 }
 
 /** The batched writer's ports from the writer's; pipelined when the writer has its queue. */
-function batchWriterDeps(deps: LedgerWriterDeps, groups: LedgerWriteGroups): BatchWriterDeps {
+export function batchWriterDeps(deps: LedgerWriterDeps, groups: LedgerWriteGroups): BatchWriterDeps {
   const queue = deps.receiptCheckQueue;
   return {
     groups,

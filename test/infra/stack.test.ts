@@ -302,6 +302,11 @@ describe('Lambda functions', () => {
       expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     }
+    // The single ledger writer takes up to 10 messages of its FIFO queue an invocation (docs/ledger.md#batches-of-queue-messages).
+    const writer = consumers.find((w) => w.fn === 'ledger-writer')!;
+    const [, writerMapping] = mappings.find(([, x]) => x.Properties.FunctionName.Ref === fnLogicalId('ledger-writer'))!;
+    expect(writerMapping.Properties.BatchSize).toBe(10);
+    expect(writer.batchSize).toBe(10);
   });
 
   test("table-stream consumers (outbound webhooks): the table's stream, filtered to the manifest's entities, bisected and retried, then to the outbound DLQ", () => {

@@ -54,6 +54,9 @@ function world(
       groups.set(g.group_id, structuredClone(g));
     },
     getGroup: async (id) => structuredClone(groups.get(id) ?? null),
+    writesWithGroups: async () => {
+      throw new Error('the batched writer reads its writes one at a time');
+    },
     claim: async (gid, id) => {
       const t = txs.get(id);
       if (!t) return null;

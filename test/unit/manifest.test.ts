@@ -97,7 +97,7 @@ describe('manifest', () => {
     // The batch sizes both stacks use.
     expect(Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [q, consumers[q].batchSize]))).toEqual({
       'payout-request-queue': 5,
-      'ledger-write-queue': 1,
+      'ledger-write-queue': 10,
       'dds-filing-queue': 1,
       'outbound-webhook-queue': 10,
       'evidence-pin-queue': 5,

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerWriteGroups } from '../../domain/ports/ledger';
-import type { BatchLedgerTx, LedgerWriteGroup } from '../../domain/records';
+import type { BatchLedgerTx, LedgerTx, LedgerWriteGroup } from '../../domain/records';
+import { batchGetItems, itemKey } from './batch-get';
 import { fromItem, keys, OPEN_LEDGER_TX } from './keys';
 import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
@@ -50,6 +51,26 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
   async getGroup(id: string): Promise<LedgerWriteGroup | null> {
     const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ledgerGroup(id), ConsistentRead: true }));
     return r.Item ? fromItem<LedgerWriteGroup>(r.Item) : null;
+  }
+
+  /** Two BatchGetItem rounds (`batchGetItems`, needs `table:batch-read`): the writes, then the distinct groups they name. */
+  async writesWithGroups(ids: readonly string[]): Promise<Array<{ tx: LedgerTx | null; group: LedgerWriteGroup | null }>> {
+    if (ids.length === 0) return [];
+    const writes = await batchGetItems(ids.map((id) => keys.ledgerTx(id)));
+    const txs = ids.map((id) => {
+      const item = writes.get(itemKey(keys.ledgerTx(id)));
+      return item ? fromItem<LedgerTx>(item) : null;
+    });
+    const groupOf = (t: LedgerTx | null) => (t && (t.kind === 'MINT' || t.kind === 'TRACE_STAGE') ? t.group_id : undefined);
+    const groupIds = [...new Set(txs.map(groupOf).filter((g): g is string => Boolean(g)))];
+    const groups = groupIds.length
+      ? await batchGetItems(groupIds.map((g) => keys.ledgerGroup(g)))
+      : new Map<string, Record<string, unknown>>();
+    return txs.map((tx) => {
+      const groupId = groupOf(tx);
+      const item = groupId ? groups.get(itemKey(keys.ledgerGroup(groupId))) : undefined;
+      return { tx, group: item ? fromItem<LedgerWriteGroup>(item) : null };
+    });
   }
 
   async claim(groupId: string, ledgerTxId: string): Promise<BatchLedgerTx | null> {

@@ -212,6 +212,12 @@ export interface LedgerWriteGroups {
   create(group: LedgerWriteGroup): Promise<void>;
   getGroup(id: string): Promise<LedgerWriteGroup | null>;
   /**
+   * The writes `ids` as stored now, each with the group its `group_id` names (null when it has none,
+   * or either is gone), in the order of `ids`: read in batch (consistent reads; two round trips
+   * whatever the number of writes), so a queued batch of writes is looked at in one go.
+   */
+  writesWithGroups(ids: readonly string[]): Promise<Array<{ tx: LedgerTx | null; group: LedgerWriteGroup | null }>>;
+  /**
    * Claims one write for the group: `group_id` set when the write is PENDING, unsigned, unclaimed
    * and not parked, or already claimed by this group (idempotent). The write, or null when it was
    * not claimable.

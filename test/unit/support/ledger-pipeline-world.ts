@@ -49,6 +49,8 @@ export function world(writes: BatchLedgerTx[]) {
   const written: Array<[string, Hex]> = [];
   const refused: string[] = [];
   const checks: Array<{ group: string; key: string }> = [];
+  /** Table reads: single group reads, single write reads, batch reads (`writesWithGroups`, one call = one read of writes and groups). */
+  const reads = { groups: 0, writes: 0, batches: 0 };
   let rawCounter = 0;
 
   const broadcast = (raw: Hex, nonce: number, tokenIds: bigint[]) => {
@@ -67,7 +69,18 @@ export function world(writes: BatchLedgerTx[]) {
       if (groups.has(g.group_id)) throw new Error('exists');
       groups.set(g.group_id, structuredClone(g));
     },
-    getGroup: async (id) => structuredClone(groups.get(id) ?? null),
+    getGroup: async (id) => {
+      reads.groups++;
+      return structuredClone(groups.get(id) ?? null);
+    },
+    writesWithGroups: async (ids) => {
+      reads.batches++;
+      return ids.map((id) => {
+        const t = txs.get(id);
+        const g = t?.group_id ? groups.get(t.group_id) : undefined;
+        return { tx: t ? { ...t } : null, group: g ? structuredClone(g) : null };
+      });
+    },
     claim: async (gid, id) => {
       const t = txs.get(id);
       if (!t) return null;
@@ -174,7 +187,10 @@ export function world(writes: BatchLedgerTx[]) {
   const deps: BatchWriterDeps = {
     groups: store,
     ledger,
-    getLedgerTx: async (id) => (txs.has(id) ? { ...txs.get(id)! } : null),
+    getLedgerTx: async (id) => {
+      reads.writes++;
+      return txs.has(id) ? { ...txs.get(id)! } : null;
+    },
     written: async (t, hash) => {
       written.push([t.ledger_tx_id, hash]);
       txs.get(t.ledger_tx_id)!.status = 'CONFIRMED';
@@ -201,5 +217,5 @@ export function world(writes: BatchLedgerTx[]) {
       chain.mined++;
     }
   };
-  return { deps, txs, groups, signer, signed, chain, written, refused, checks, mineBlock };
+  return { deps, txs, groups, signer, signed, chain, written, refused, checks, reads, mineBlock };
 }
