@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { startFauxqs } from 'fauxqs';
 import { repoRoot } from '../../shared/runtime/paths';
 
 /** The members of fauxqs's queue class this shim reads and wraps (fauxqs 1.9.2, dist/sqs/sqsStore.js). */
@@ -23,7 +24,7 @@ let installed = false;
  * a group, receive counts and the dead-letter redrive are fauxqs's own. Idempotent; must run in the
  * process that embeds fauxqs (the local stack) before queues are polled.
  */
-export async function receiveFifoBatchesAsSqs(): Promise<void> {
+async function receiveFifoBatchesAsSqs(): Promise<void> {
   if (installed) return;
   const store = join(repoRoot(), 'node_modules', 'fauxqs', 'dist', 'sqs', 'sqsStore.js');
   const { SqsQueue } = (await import(pathToFileURL(store).href)) as { SqsQueue?: { prototype: FauxqsQueue } };
@@ -44,4 +45,14 @@ export async function receiveFifoBatchesAsSqs(): Promise<void> {
     return result;
   };
   installed = true;
+}
+
+/**
+ * fauxqs (SQS, SNS and S3 for the local stack) started in this process with FIFO batches handed
+ * out as SQS hands them out ({@link receiveFifoBatchesAsSqs}, installed first). Same options and
+ * server as fauxqs's `startFauxqs`.
+ */
+export async function startFauxqsAsSqs(opts: Parameters<typeof startFauxqs>[0]): ReturnType<typeof startFauxqs> {
+  await receiveFifoBatchesAsSqs();
+  return startFauxqs(opts);
 }

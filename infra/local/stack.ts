@@ -3,7 +3,6 @@ import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../../shared/domain/payout-bal
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLocalStackFile } from './stack-file';
-import { startFauxqs } from 'fauxqs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, routes, workers, type QueueName } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
@@ -29,7 +28,7 @@ import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { startLocalPawaPay, type PawaPaySandbox } from './pawapay-sandbox';
 import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
 import { FIFO_POLLERS, pollQueue } from './queue-poller';
-import { receiveFifoBatchesAsSqs } from './fauxqs-fifo';
+import { startFauxqsAsSqs } from './fauxqs-fifo';
 import { drainNotifications } from './notifications-drain';
 import { enableTableStream, pollTableStream } from './table-stream-poller';
 import { CHAIN_WATCHER_FN, localChainEventsMode, startChainWatcher } from './chain-watcher';
@@ -156,11 +155,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       startDynamoDbLocal(),
       startHardhatNode({ logFile: join(dataDir, 'logs', 'hardhat.log') }),
       compileContracts(),
-      startFauxqs({ port: 0, logger: false }),
+      startFauxqsAsSqs({ port: 0, logger: false }),
     ]);
     stops.push(dynamo.stop, chain.stop, () => fauxqs.stop());
-    // FIFO batches as SQS hands them out: several messages of a group per receive (./fauxqs-fifo.ts).
-    await receiveFifoBatchesAsSqs();
     // solc-js installs a process-wide 'unhandledRejection' handler that rethrows (and so kills the
     // whole local stack); replace it with one that logs, as a Lambda runtime would report it.
     for (const l of process.listeners('unhandledRejection')) if (!before.has(l)) process.removeListener('unhandledRejection', l);
