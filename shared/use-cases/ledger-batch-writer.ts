@@ -205,9 +205,11 @@ async function awaitLastGroupsBlock(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE
 /** A new group for `tx`'s kind with `tx` first among its candidates (the others only when their record encodes); its id. */
 async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<string> {
   const max = maxRecordsPerTx(tx.kind);
+  const pending = (await deps.groups.pendingOfKind(tx.kind, max)).filter((w) => w.ledger_tx_id !== tx.ledger_tx_id);
+  // Their records encoded together first; only when that fails, one by one to find which.
+  if (pending.length === 0 || !(await deps.ledger.batchCallError(callOf(tx.kind, pending)))) return createGroup(deps, tx, pending, max);
   const others: BatchLedgerTx[] = [];
-  for (const w of await deps.groups.pendingOfKind(tx.kind, max)) {
-    if (w.ledger_tx_id === tx.ledger_tx_id) continue;
+  for (const w of pending) {
     const problem = await deps.ledger.batchCallError(callOf(w.kind, [w]));
     if (!problem) others.push(w);
     else
@@ -216,6 +218,11 @@ async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<stri
         reason: problem.message,
       });
   }
+  return createGroup(deps, tx, others, max);
+}
+
+/** The new CLAIMING group of `tx` and `others` (at most `max` candidates, `tx` first); its id. */
+async function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: BatchLedgerTx[], max: number): Promise<string> {
   const at = deps.now();
   const group: LedgerWriteGroup = {
     group_id: `${tx.kind}-${at.getTime()}-${tx.ledger_tx_id}`,

@@ -283,4 +283,41 @@ describe('pipelined batched writer: groups keep leaving once a block while membe
     }
     expect(w.signed).toHaveLength(1);
   });
+
+  it('a new group’s pending records are checked together, one by one only when that fails', async () => {
+    const w = world([write(1), write(2), write(3), write(4), write(5)]);
+    const checked: number[] = [];
+    w.deps.ledger = {
+      ...w.deps.ledger,
+      batchCallError: async (call) => {
+        checked.push(call.records.length);
+        return undefined;
+      },
+    };
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
+    // All encodable: the write alone, then the four others in one check.
+    expect(checked).toEqual([1, 4]);
+    expect(w.signed.map((s) => s.tokenIds)).toEqual([[1n, 2n, 3n, 4n, 5n]]);
+  });
+
+  it('a pending record that cannot be built is still found and left out of the new group', async () => {
+    const w = world([write(1), write(2), write(3)]);
+    const checked: number[] = [];
+    w.deps.ledger = {
+      ...w.deps.ledger,
+      batchCallError: async (call) => {
+        checked.push(call.records.length);
+        return call.records.some((r) => r.tokenId === 2n) ? new RangeError('bad record') : undefined;
+      },
+    };
+    const warn = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    try {
+      await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
+      expect(checked).toEqual([1, 2, 1, 1]);
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/left out of a batched transaction/), expect.objectContaining({ ledger_tx_id: 'b2-1' }));
+      expect(w.signed.map((s) => s.tokenIds)).toEqual([[1n, 3n]]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });
