@@ -8,11 +8,10 @@ import type { WorkQueue } from '../domain/ports/messaging';
 import {
   CONFIRMATION_STEP_BATCHES,
   forEachLimited,
-  mapLimited,
   ORDER_STEP_CONCURRENCY,
   ORDER_TRANSACTION_MAX_BATCHES,
 } from '../domain/purchase-order-limits';
-import type { PurchaseOrder } from '../domain/records';
+import type { Batch, PurchaseOrder } from '../domain/records';
 import { commitToPurchaseOrder, type CustodyDeps, type EvidenceMemo } from './custody';
 
 /** The ports confirming a purchase order needs (it commits stage changes). */
@@ -46,6 +45,7 @@ export interface PurchaseOrderInput {
 
 /**
  * POST /purchase-orders (docs/api/batches-and-custody.md#custody-trail): a DRAFT purchase order over batches of one cooperative.
+ * The batches are read in batches (`getMany`) and bound to the order on those reads.
  * It records `amount_due_usd_micro` (`amountDueUsdMicro`: the batches' MILLED outturn × price)
  * when every batch is milled — else it is recorded once they are, when a payment arrives or the
  * settlement is read — and the optional `buyer_address` (lower-cased).
@@ -53,12 +53,13 @@ export interface PurchaseOrderInput {
  * VALIDATION_ERROR (batches of several cooperatives, a batch already on a purchase order).
  */
 export async function createPurchaseOrder(
-  deps: { batches: Pick<BatchStore, 'get'>; custody: Pick<CustodyStore, 'createPurchaseOrder'>; now: () => Date },
+  deps: { batches: Pick<BatchStore, 'getMany'>; custody: Pick<CustodyStore, 'createPurchaseOrder'>; now: () => Date },
   caller: Caller,
   input: PurchaseOrderInput,
 ): Promise<PurchaseOrder> {
   assertDuty(caller, ['EXPORTER', 'MANAGER']);
-  const batches = await mapLimited(input.batch_ids, ORDER_STEP_CONCURRENCY, (id) => deps.batches.get(id));
+  // Read in batches (100 a request); the order's batches are bound on these reads (no batch read again).
+  const batches = await deps.batches.getMany(input.batch_ids);
   const missing = input.batch_ids.filter((_, i) => !batches[i]);
   if (missing.length) throw new DomainError('BATCH_NOT_FOUND', `Batch ${missing.join(', ')} is not recognised.`);
   const coops = new Set(batches.map((b) => b!.cooperative_id));
@@ -90,7 +91,10 @@ export async function createPurchaseOrder(
     created_at: deps.now().toISOString(),
     created_by: caller.sub,
   };
-  await deps.custody.createPurchaseOrder(po);
+  await deps.custody.createPurchaseOrder(
+    po,
+    batches.filter((b): b is Batch => b !== null),
+  );
   return po;
 }
 

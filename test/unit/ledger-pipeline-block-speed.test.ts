@@ -314,7 +314,10 @@ describe('pipelined batched writer: groups keep leaving once a block while membe
     try {
       await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
       expect(checked).toEqual([1, 2, 1, 1]);
-      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/left out of a batched transaction/), expect.objectContaining({ ledger_tx_id: 'b2-1' }));
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(/left out of a batched transaction/),
+        expect.objectContaining({ ledger_tx_id: 'b2-1' }),
+      );
       expect(w.signed.map((s) => s.tokenIds)).toEqual([[1n, 3n]]);
     } finally {
       warn.mockRestore();

@@ -275,8 +275,8 @@ export class CustodyRepository implements CustodyStore {
    * each batch's audit log, in one transaction: a batch already on another purchase order makes it
    * fail. Errors: VALIDATION_ERROR naming the batch.
    */
-  async createPurchaseOrder(po: PurchaseOrder): Promise<void> {
-    if (!fitsOneTransaction(po.batch_ids.length)) return createLargePurchaseOrder(po);
+  async createPurchaseOrder(po: PurchaseOrder, heads?: readonly Batch[]): Promise<void> {
+    if (!fitsOneTransaction(po.batch_ids.length)) return createLargePurchaseOrder(po, heads);
     try {
       await transactWithAudits({
         items: [

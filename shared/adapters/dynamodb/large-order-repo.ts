@@ -36,7 +36,7 @@ function createdEntry(po: PurchaseOrder) {
  * binding: the batches bound so far get PURCHASE_ORDER_WITHDRAWN in their audit log and are
  * released, and the order is WITHDRAWN (unknown from then on). Errors: VALIDATION_ERROR naming the batch (`batch_ids.<i>`).
  */
-export async function createLargePurchaseOrder(po: PurchaseOrder): Promise<void> {
+export async function createLargePurchaseOrder(po: PurchaseOrder, heads?: readonly Batch[]): Promise<void> {
   const id = po.purchase_order_id;
   await documentClient().send(
     new PutCommand({
@@ -47,9 +47,11 @@ export async function createLargePurchaseOrder(po: PurchaseOrder): Promise<void>
   );
   const bound: string[] = [];
   try {
-    await forEachLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, async (batchId) => {
+    await forEachLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, async (batchId, i) => {
+      const head = heads?.[i];
       await appendOrderEventOnce({
         batchId,
+        ...(head?.batch_id === batchId ? { knownHead: head as unknown as Record<string, unknown> } : {}),
         eventKey: `PURCHASE_ORDER_CREATED#${id}`,
         entry: createdEntry(po),
         batchSet: { expression: 'purchase_order_id = :po', values: { ':po': id } },

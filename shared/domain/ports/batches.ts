@@ -90,8 +90,12 @@ export interface CustodyStore {
   markFailed(id: string, reason: string, at: string): Promise<void>;
   /** Ledger writes not confirmed, created before `before` (ISO), oldest first. */
   openLedgerTxsBefore(before: string, limit: number): Promise<LedgerTx[]>;
-  /** Errors: VALIDATION_ERROR when a batch is on another purchase order already. */
-  createPurchaseOrder(po: PurchaseOrder): Promise<void>;
+  /**
+   * Puts the order and binds its batches; `heads`, the batches as just read in `batch_ids` order, are
+   * bound on instead of read again (a stale one is read anew). Errors: VALIDATION_ERROR when a batch
+   * is on another purchase order already.
+   */
+  createPurchaseOrder(po: PurchaseOrder, heads?: readonly Batch[]): Promise<void>;
   getPurchaseOrder(id: string): Promise<PurchaseOrder | null>;
   /** DRAFT → CONFIRMED (false when it was confirmed already). */
   confirmPurchaseOrder(po: PurchaseOrder, actor: string, at: string): Promise<boolean>;

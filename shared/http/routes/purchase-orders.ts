@@ -18,7 +18,7 @@ export const createPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   fn: 'create-purchase-order',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:write', 'audit:append'],
+  needs: ['table:write', 'table:batch-read', 'audit:append'],
   summary: 'Create a purchase order over batches (DRAFT).',
   body: CreatePurchaseOrderSchema,
   notes:
