@@ -130,11 +130,11 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   });
 
   const counters: ChainWatcherStats = { events: 0, delivered: 0, failed: 0 };
-  /** Events to deliver: new ones in chain order, then the retries (each after its wait). */
-  const waiting: Pending[] = [];
+  /** Events never tried, in chain order; events to try again, each after its wait (oldest first). */
+  const fresh: Pending[] = [];
+  const retries: Pending[] = [];
   /** The keys with a delivery in flight. */
   const busy = new Set<string>();
-  let retrying = 0;
   const batchIds = new Map<bigint, string>();
   const stopper = new AbortController();
   let nextBlock = opts.fromBlock ?? 0n;
@@ -243,8 +243,7 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       queue(l, body);
     }
     batch.sort((a, b) => (a.block === b.block ? a.logIndex - b.logIndex : a.block < b.block ? -1 : 1));
-    // New events go before the retries (which wait at the end), in chain order.
-    waiting.splice(waiting.length - retrying, 0, ...batch.map(({ block: _b, logIndex: _l, ...p }) => p));
+    fresh.push(...batch.map(({ block: _b, logIndex: _l, ...p }) => p));
     counters.events += batch.length;
     nextBlock = toBlock + 1n;
   }
@@ -298,32 +297,31 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       log(`chain-watcher gave up ${p.id} after ${p.attempts} tries: ${problem}`);
     } else {
       p.dueAt = Date.now() + retryBaseMs * 2 ** (p.attempts - 1);
-      if (retrying >= MAX_RETRY_QUEUE) {
-        const dropped = waiting.splice(waiting.length - retrying, 1)[0]!;
-        retrying--;
+      if (retries.length >= MAX_RETRY_QUEUE) {
+        const dropped = retries.shift()!;
         counters.failed++;
         log(`chain-watcher retry queue full: dropped ${dropped.id}`);
       }
-      waiting.push(p);
-      retrying++;
+      retries.push(p);
       log(`chain-watcher try ${p.attempts}/${maxAttempts} of ${p.id} failed: ${problem}`);
     }
     return false;
   }
 
   /**
-   * The next event to deliver, taken off `waiting`: the first due payment whose order has no
+   * The next event to deliver, taken off its queue: the first due payment whose order has no
    * delivery in flight, else the first due event whose key has none (new events come before the
    * retries, in chain order, so a key's events go in chain order). Undefined when none can go now.
    */
   function next(): Pending | undefined {
     const now = Date.now();
     const ready = (p: Pending) => p.dueAt <= now && !busy.has(p.key);
-    let i = waiting.findIndex((p) => p.payment && ready(p));
-    if (i < 0) i = waiting.findIndex(ready);
-    if (i < 0) return undefined;
-    if (i >= waiting.length - retrying) retrying--;
-    return waiting.splice(i, 1)[0];
+    for (const take of [(p: Pending) => p.payment && ready(p), ready])
+      for (const queue of [fresh, retries]) {
+        const i = queue.findIndex(take);
+        if (i >= 0) return queue.splice(i, 1)[0];
+      }
+    return undefined;
   }
 
   /** One of `deliveryWidth` delivery loops: takes the next event that may go, delivers it, repeats. */
@@ -331,7 +329,7 @@ export function startChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
     while (running) {
       const p = next();
       if (!p) {
-        const nextRetry = waiting.reduce((min, x) => Math.min(min, x.dueAt), Infinity);
+        const nextRetry = [...fresh, ...retries].reduce((min, x) => Math.min(min, x.dueAt), Infinity);
         await sleep(Math.max(1, Math.min(pollMs, nextRetry - Date.now())));
         continue;
       }
