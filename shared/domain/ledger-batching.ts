@@ -43,14 +43,8 @@ export const REPLACEMENT_FEE_BUMP_PERCENT = 25;
 export const RECEIPT_CHECK_WAIT_MS = 4_000;
 
 /**
- * Claims of a new group's candidates in flight at the same time (each is its own conditioned
- * update; the members keep the candidates' order whatever order the claims finish in).
- */
-export const CLAIMS_AT_ONCE = 25;
-
-/**
  * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer): before a new group of
- * a kind is formed, the writer waits up to this long (ms) for the receipt of the group of that kind
+ * a kind is signed (claimed and sealed already), the writer waits up to this long (ms) for the receipt of the group of that kind
  * sent last, when that one is unmined and was sent in the latest block or the one before (it is
  * heading for the next block): one Base block of 2 s and a margin for the receipt look-up.
  */
@@ -58,10 +52,12 @@ export const NEXT_GROUP_WAIT_MS = 3_000;
 
 /**
  * A member's delivery forms the next group of its kind (everything pending) when the writer has not
- * sent one, nor looked for pending writes of the kind, for this long (ms): one Base block. So while
- * the members' messages of a large group are handled one by one, groups still leave once a block.
+ * sent one, nor looked for pending writes of the kind, for this long (ms): a quarter of a Base
+ * block. The group formed then is claimed and sealed while the last one heads for its block, and
+ * signed once that block is in (`NEXT_GROUP_WAIT_MS`); so while the members' messages of a large
+ * group are handled, a group leaves every block.
  */
-export const FORM_AHEAD_AFTER_MS = 2_000;
+export const FORM_AHEAD_AFTER_MS = 500;
 
 /**
  * A member's delivery that finds its group still in flight this long (ms) after it was sent queues

@@ -1,7 +1,6 @@
 import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerUnavailableError } from '../domain/errors';
 import {
-  CLAIMS_AT_ONCE,
   FORM_AHEAD_AFTER_MS,
   maxRecordsPerTx,
   NEXT_GROUP_WAIT_MS,
@@ -10,7 +9,7 @@ import {
   STUCK_AFTER_BLOCKS,
   type BatchRecordOutcome,
 } from '../domain/ledger-batching';
-import { forEachLimited, mapLimited } from '../domain/purchase-order-limits';
+import { forEachLimited } from '../domain/purchase-order-limits';
 import type { BatchedCall, Ledger, LedgerReceipt, LedgerWriteGroups } from '../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../domain/records';
 import { logger } from '../runtime/logger';
@@ -75,7 +74,7 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * that error here, before anything is claimed, so it goes the way of a single write that cannot be
  * sent: retried by the queue, then parked), and a group is formed: `tx` claimed first, then the
  * other pending writes of its kind whose record encodes, oldest first, each with its own
- * conditioned write (`CLAIMS_AT_ONCE` at a time; member i stays candidate order); the group sealed
+ * conditioned write (`claimAll`; member i stays candidate order); the group sealed
  * with the members claimed. Then the group is signed with the signer's next nonce and kept before
  * it is broadcast (a kept one is re-sent as the same bytes), its receipt awaited, and each member
  * settled from its own event: written → `written`, skipped → `refused` with the contract's reason;
@@ -91,9 +90,11 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  *
  * Pipelined (`queueReceiptCheck` given; docs/ledger.md#the-pipelined-writer): a write whose group
  * holds it and is SENT or SETTLED ends at once (one read of the group; the receipt check settles
- * it), forming the next group of its kind first when one is due (`formAhead`). A new group of a kind waits up to `NEXT_GROUP_WAIT_MS` for the receipt of the last group of
- * that kind while that one is heading for the next block (one transaction of a kind per block),
- * then takes everything pending; it is signed with the next nonce (`nextNonce`) and sent, its
+ * it), forming the next group of its kind first when one is due (`formAhead`). A new group of a
+ * kind takes everything pending and claims and seals it at once; before it is signed it waits up to
+ * `NEXT_GROUP_WAIT_MS` for the receipt of the last group of that kind while that one is heading for
+ * the next block (one transaction of a kind per block, the wait overlapping the claims); it is
+ * signed with the next nonce (`nextNonce`) and sent, its
  * receipt looked up once (a chain that mines on arrival has it: the group is settled in this
  * delivery) and otherwise its receipt check queued; mined groups are settled by receipt checks only.
  */
@@ -145,7 +146,7 @@ export async function endIfHeldBySentGroup(
  * Pipelined, in a member's delivery, settled already or not (docs/ledger.md#the-pipelined-writer):
  * once `FORM_AHEAD_AFTER_MS` have passed since this container last sent a group of `kind` (or
  * looked for pending writes of it), the oldest pending write of the kind is landed as its own message would land it — a new
- * group with everything pending, after the last group's block — so a backlog of members' messages
+ * group with everything pending, signed after the last group's block — so a backlog of members' messages
  * never holds the next group back. A failure here is logged and left to the writes' own messages
  * (it is never this delivery's failure). True when it tried to form a group (writes may have been
  * claimed since they were last read).
@@ -183,15 +184,15 @@ async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<strin
   }
   const problem = await deps.ledger.batchCallError(callOf(tx.kind, [tx]));
   if (problem) throw problem;
-  if (deps.queueReceiptCheck) await awaitLastGroupsBlock(deps, tx.kind);
   return formGroup(deps, tx);
 }
 
 /**
- * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer): when the group of
- * `kind` sent last is unmined and was sent in the chain's latest block or the one before (a block
- * may come between reading the block number and the broadcast), it is heading for the next block:
- * its receipt is awaited up to `NEXT_GROUP_WAIT_MS` so the next group goes into a later block. A
+ * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer), just before a sealed
+ * group is signed: when the group of `kind` sent last is unmined and was sent in the chain's latest
+ * block or the one before (a block may come between reading the block number and the broadcast), it
+ * is heading for the next block: its receipt is awaited up to `NEXT_GROUP_WAIT_MS` so the next group
+ * goes into a later block. A
  * group unmined for longer (stuck: the receipt checks replace it) holds nothing back.
  */
 async function awaitLastGroupsBlock(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<void> {
@@ -236,7 +237,7 @@ async function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: Bat
 }
 
 /**
- * Claims (when still CLAIMING: `CLAIMS_AT_ONCE` conditioned claims at a time, sealed with the
+ * Claims (when still CLAIMING: the candidates' conditioned claims at once, `claimAll`, sealed with the
  * claimed ones in candidate order), signs and keeps, sends, waits for and settles one group;
  * pipelined, it does not wait: sent now, its receipt is looked up once (mined → settled here) and
  * otherwise a receipt check queued; sent before, a receipt check is queued when `own` is its first
@@ -255,7 +256,7 @@ async function landGroup(
   if (group.status === 'SETTLED') return { splitOut: new Map(), inFlight: [] };
   let members: BatchLedgerTx[];
   if (group.status === 'CLAIMING') {
-    const claims = await mapLimited(group.candidates, CLAIMS_AT_ONCE, (id) => deps.groups.claim(groupId, id));
+    const claims = await deps.groups.claimAll(groupId, group.candidates);
     const claimed = claims.filter((c): c is BatchLedgerTx => c !== null);
     await deps.groups.seal(groupId, ids(claimed), deps.now().toISOString());
     const sealed = (await deps.groups.getGroup(groupId))!;
@@ -272,6 +273,8 @@ async function landGroup(
   if (sentBefore && !deps.queueReceiptCheck) {
     await deps.ledger.rebroadcast(group.raw_tx as Hex, txHash!);
   } else if (!sentBefore) {
+    // Claimed and sealed while the last group of its kind heads for its block; signed after it.
+    if (deps.queueReceiptCheck) await awaitLastGroupsBlock(deps, group.kind);
     const signed = await signSplitting(deps, group, members.filter(isOpen));
     splitOut = signed.splitOut;
     members = signed.members;

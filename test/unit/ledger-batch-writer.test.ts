@@ -57,15 +57,16 @@ function world(
     writesWithGroups: async () => {
       throw new Error('the batched writer reads its writes one at a time');
     },
-    claim: async (gid, id) => {
-      const t = txs.get(id);
-      if (!t) return null;
-      if (t.group_id === gid || (t.status === 'PENDING' && !t.raw_tx && !t.group_id && !t.parked_at)) {
-        t.group_id = gid;
-        return { ...t };
-      }
-      return null;
-    },
+    claimAll: async (gid, ids) =>
+      ids.map((id) => {
+        const t = txs.get(id);
+        if (!t) return null;
+        if (t.group_id === gid || (t.status === 'PENDING' && !t.raw_tx && !t.group_id && !t.parked_at)) {
+          t.group_id = gid;
+          return { ...t };
+        }
+        return null;
+      }),
     release: async (gid, id) => {
       const t = txs.get(id);
       if (!t || t.group_id !== gid || t.status !== 'PENDING' || t.raw_tx) return false;

@@ -1,4 +1,4 @@
-import { CLAIMS_AT_ONCE, FORM_AHEAD_AFTER_MS } from '../../shared/domain/ledger-batching';
+import { FORM_AHEAD_AFTER_MS } from '../../shared/domain/ledger-batching';
 import { logger } from '../../shared/runtime/logger';
 import { checkSentGroup, landInGroup, type BatchWriterDeps } from '../../shared/use-cases/ledger-batch-writer';
 import { hashOf, world, write } from './support/ledger-pipeline-world';
@@ -108,7 +108,7 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     expect(w.written.map(([id]) => id)).toEqual(['b1-1', 'b2-1']);
   });
 
-  it('at most one group of a kind per block: the next waits for the last one’s block, then takes what came meanwhile', async () => {
+  it('at most one group of a kind per block: the next is claimed at once and signed after the last one’s block; what came meanwhile waits for the one after', async () => {
     const w = world([write(1)]);
     await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000); // sent at block 100, heading for 101
     w.txs.set('b2-1', write(2));
@@ -116,8 +116,10 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     // Another kind does not wait: its transaction may share the block.
     await landInGroup(w.deps, w.txs.get('b4-1')!, 10_000);
     expect(w.chain.waits).toEqual([]);
-    // A mint waits for the last mint group's receipt; meanwhile a write is committed and the block comes.
+    // A mint group, claimed and sealed, waits for the last mint group's receipt before it is signed;
+    // meanwhile a write is committed and the block comes: that write is left for the next group.
     w.chain.onWait = () => {
+      expect(w.groups.get(`MINT-${w.deps.now().getTime()}-b2-1`)).toMatchObject({ status: 'SEALED', members: ['b2-1'] });
       w.txs.set('b3-1', write(3));
       w.mineBlock();
     };
@@ -126,8 +128,9 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     expect(w.signed.map((s) => [s.kind, s.tokenIds])).toEqual([
       ['MINT', [1n]],
       ['TRACE_STAGE', [4n]],
-      ['MINT', [2n, 3n]],
+      ['MINT', [2n]],
     ]);
+    expect(w.txs.get('b3-1')!.group_id).toBeUndefined();
     w.chain.onWait = undefined;
     w.mineBlock();
     const blockOf = (i: number) => w.chain.receipts.get(hashOf(w.signed[i]!.raw))!.block;
@@ -156,29 +159,24 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     expect(w.written.map(([id]) => id)).toEqual(['b1-1', 'b2-1']);
   });
 
-  it(`claims run ${CLAIMS_AT_ONCE} at a time, finishing in any order, and the members keep the candidates' order`, async () => {
+  it("a group's candidates are claimed in one call; one not claimable any more is left out and the members keep the candidates' order", async () => {
     const writes = Array.from({ length: 60 }, (_, i) => ({
       ...write(i + 1),
       created_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`,
     }));
     const w = world(writes);
-    let running = 0;
-    let most = 0;
-    const claim = w.deps.groups.claim;
+    const calls: number[] = [];
+    const claimAll = w.deps.groups.claimAll;
     w.deps.groups = {
       ...w.deps.groups,
-      claim: async (gid, id) => {
-        if (id === 'b30-1') w.txs.get(id)!.group_id = 'ANOTHER'; // claimed by another group meanwhile: not claimable
-        running++;
-        most = Math.max(most, running);
-        await new Promise((resolve) => setTimeout(resolve, (60 - Number(id.slice(1, -2))) % 7)); // later candidates often finish first
-        running--;
-        return claim(gid, id);
+      claimAll: async (gid, ids) => {
+        calls.push(ids.length);
+        w.txs.get('b30-1')!.group_id = 'ANOTHER'; // claimed by another group meanwhile: not claimable
+        return claimAll(gid, ids);
       },
     };
-    // One candidate not claimable any more is left out; the others keep their order.
     await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
-    expect(most).toBe(CLAIMS_AT_ONCE);
+    expect(calls).toEqual([60]);
     const expected = writes.map((t) => BigInt(t.token_id)).filter((id) => id !== 30n);
     expect(w.signed[0]!.tokenIds).toEqual(expected);
     expect(w.groups.get(w.checks[0]!.group)!.members).toEqual(expected.map((id) => `b${id}-1`));

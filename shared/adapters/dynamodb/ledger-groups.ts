@@ -3,7 +3,7 @@ import type { LedgerWriteGroups } from '../../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerTx, LedgerWriteGroup } from '../../domain/records';
 import { batchGetItems, itemKey } from './batch-get';
 import { fromItem, keys, OPEN_LEDGER_TX } from './keys';
-import { documentClient, isConditionalCheckFailed, tableName } from './table';
+import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 /** Open writes read per page while looking for pending ones of a kind (the open index holds every kind). */
 const OPEN_PAGE = 250;
@@ -11,7 +11,8 @@ const OPEN_PAGE = 250;
 /**
  * The batched transactions of the single ledger writer in DynamoDB (docs/ledger.md#the-batched-writer):
  * a group is one item `LEDGER_GROUP#<id>`; each member write is claimed with its own conditioned
- * update (`group_id`), so a group of any size needs no multi-item transaction.
+ * update (`group_id`), the claims sent 100 to a transaction (`claimAll`): one write that is not
+ * claimable drops out of its chunk, never holding the others back.
  */
 export class LedgerWriteGroupRepository implements LedgerWriteGroups {
   /** Pages through the open-writes index (oldest first) keeping PENDING, unsigned, unclaimed, unparked writes of `kind`. */
@@ -73,25 +74,24 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
     });
   }
 
-  async claim(groupId: string, ledgerTxId: string): Promise<BatchLedgerTx | null> {
-    try {
-      const r = await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.ledgerTx(ledgerTxId),
-          UpdateExpression: 'SET group_id = :g',
-          ConditionExpression:
-            'group_id = :g OR (#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at))',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return fromItem<BatchLedgerTx>(r.Attributes!);
-    } catch (err) {
-      if (isConditionalCheckFailed(err)) return null;
-      throw err;
-    }
+  /**
+   * TransactWriteItems of up to `CLAIMS_PER_TRANSACTION` conditioned updates (the chunks of one call
+   * concurrent). A chunk cancelled for its conditions is written again without the writes whose
+   * condition failed (those are not claimable: null); one cancelled for a conflict with another
+   * request is written again after a pause. Then the claimed writes are read back in batch
+   * (`batchGetItems`, needs `table:batch-read`). Errors: the store's; Error when a chunk is still
+   * cancelled after `CLAIM_ROUNDS` rounds.
+   */
+  async claimAll(groupId: string, ledgerTxIds: readonly string[]): Promise<Array<BatchLedgerTx | null>> {
+    const chunks: string[][] = [];
+    for (let i = 0; i < ledgerTxIds.length; i += CLAIMS_PER_TRANSACTION) chunks.push(ledgerTxIds.slice(i, i + CLAIMS_PER_TRANSACTION));
+    const claimed = new Set((await Promise.all(chunks.map((chunk) => claimChunk(groupId, chunk)))).flat());
+    const items = claimed.size ? await batchGetItems([...claimed].map((id) => keys.ledgerTx(id))) : new Map<string, Record<string, unknown>>();
+    return ledgerTxIds.map((id) => {
+      const item = claimed.has(id) ? items.get(itemKey(keys.ledgerTx(id))) : undefined;
+      const tx = item ? fromItem<BatchLedgerTx>(item) : null;
+      return tx && tx.group_id === groupId ? tx : null;
+    });
   }
 
   async release(groupId: string, ledgerTxId: string): Promise<boolean> {
@@ -270,4 +270,47 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
       }),
     );
   }
+}
+
+/** DynamoDB's most items in one TransactWriteItems request. */
+const CLAIMS_PER_TRANSACTION = 100;
+
+/** Rounds of one chunk of claims (each drops the writes whose condition failed, or waits out a conflict) before it is an error. */
+const CLAIM_ROUNDS = 8;
+
+/**
+ * Claims the writes `ids` (at most 100) for the group in one transaction; the ids claimed (each
+ * PENDING, unsigned, unclaimed and not parked, or claimed by this group already). See `claimAll`.
+ */
+async function claimChunk(groupId: string, ids: readonly string[]): Promise<string[]> {
+  let left = [...ids];
+  for (let round = 0; left.length > 0; round++) {
+    if (round >= CLAIM_ROUNDS) throw new Error(`claiming ${left.length} ledger writes for group ${groupId}: still cancelled after ${CLAIM_ROUNDS} rounds`);
+    try {
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: left.map((id) => ({
+            Update: {
+              TableName: tableName(),
+              Key: keys.ledgerTx(id),
+              UpdateExpression: 'SET group_id = :g',
+              ConditionExpression:
+                'group_id = :g OR (#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at))',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
+            },
+          })),
+        }),
+      );
+      return left;
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+      const codes = cancellationCodes(err);
+      const failed = new Set(left.filter((_, i) => codes[i] === 'ConditionalCheckFailed'));
+      if (failed.size > 0) left = left.filter((id) => !failed.has(id));
+      else if (codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError')) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
+      else throw err;
+    }
+  }
+  return left;
 }

@@ -218,11 +218,12 @@ export interface LedgerWriteGroups {
    */
   writesWithGroups(ids: readonly string[]): Promise<Array<{ tx: LedgerTx | null; group: LedgerWriteGroup | null }>>;
   /**
-   * Claims one write for the group: `group_id` set when the write is PENDING, unsigned, unclaimed
-   * and not parked, or already claimed by this group (idempotent). The write, or null when it was
-   * not claimable.
+   * Claims writes for the group: each one's `group_id` set when it is PENDING, unsigned, unclaimed
+   * and not parked, or already claimed by this group (idempotent), each with its own condition (one
+   * write that is not claimable never holds the others back). Each write as it stands once claimed,
+   * in the order of `ledgerTxIds`; null for one that was not claimable.
    */
-  claim(groupId: string, ledgerTxId: string): Promise<BatchLedgerTx | null>;
+  claimAll(groupId: string, ledgerTxIds: readonly string[]): Promise<Array<BatchLedgerTx | null>>;
   /**
    * Gives a write's claim back: `group_id` removed only while it names this group and the write is
    * still PENDING and unsigned (a conditioned write). False when it did not (nothing changed).

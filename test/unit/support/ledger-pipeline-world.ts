@@ -81,15 +81,16 @@ export function world(writes: BatchLedgerTx[]) {
         return { tx: t ? { ...t } : null, group: g ? structuredClone(g) : null };
       });
     },
-    claim: async (gid, id) => {
-      const t = txs.get(id);
-      if (!t) return null;
-      if (t.group_id === gid || (t.status === 'PENDING' && !t.raw_tx && !t.group_id && !t.parked_at)) {
-        t.group_id = gid;
-        return { ...t };
-      }
-      return null;
-    },
+    claimAll: async (gid, ids) =>
+      ids.map((id) => {
+        const t = txs.get(id);
+        if (!t) return null;
+        if (t.group_id === gid || (t.status === 'PENDING' && !t.raw_tx && !t.group_id && !t.parked_at)) {
+          t.group_id = gid;
+          return { ...t };
+        }
+        return null;
+      }),
     release: async (gid, id) => {
       const t = txs.get(id);
       if (!t || t.group_id !== gid || t.status !== 'PENDING' || t.raw_tx) return false;

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
+import { keys } from '../../shared/adapters/dynamodb/keys';
+import { LedgerWriteGroupRepository } from '../../shared/adapters/dynamodb/ledger-groups';
+import { localStack } from '../support/api';
+
+/**
+ * The batched writer's claims on the local stack's DynamoDB Local (docs/ledger.md#the-batched-writer):
+ * `claimAll` sends the claims 100 to a transaction; a write that is not claimable (claimed by
+ * another group, signed, parked, settled, or gone) drops out of its chunk and the rest are claimed,
+ * in the candidates' order; claiming again is idempotent; two groups claiming the same writes at
+ * once never both hold one.
+ */
+describe('ledger write groups: claims in transactions', () => {
+  const saved = { ...process.env };
+  const run = randomBytes(4).toString('hex');
+  const id = (i: number) => `CLAIM-${run}-${i}`;
+  let repo: LedgerWriteGroupRepository;
+
+  beforeAll(() => {
+    Object.assign(process.env, localTableEnv(localStack().endpoints.dynamodb!));
+    repo = new LedgerWriteGroupRepository();
+  });
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  /** Stores the pending MINT write `i`, with `extra` attributes. */
+  async function pending(i: number, extra: Record<string, unknown> = {}): Promise<void> {
+    await localTableClient(localStack().endpoints.dynamodb!).send(
+      new PutCommand({
+        TableName: LOCAL_TABLE_NAME,
+        Item: { ...keys.ledgerTx(id(i)), ledger_tx_id: id(i), kind: 'MINT', status: 'PENDING', batch_id: `B-${i}`, ...extra },
+      }),
+    );
+  }
+
+  it('claims 230 candidates in chunks, leaving out the 5 that are not claimable, in order; again, the same', async () => {
+    const odd: Record<number, Record<string, unknown>> = {
+      5: { group_id: 'ANOTHER-GROUP' },
+      17: { raw_tx: '0x01' },
+      40: { parked_at: '2026-11-27T00:00:00Z' },
+      150: { status: 'CONFIRMED' },
+    };
+    for (let i = 0; i < 230; i++) if (i !== 220) await pending(i, odd[i]);
+    const ids = Array.from({ length: 230 }, (_, i) => id(i));
+    const left = new Set([5, 17, 40, 150, 220]);
+
+    const claimed = await repo.claimAll('G-1', ids);
+    expect(claimed.map((t, i) => (t ? t.ledger_tx_id : `none-${i}`))).toEqual(ids.map((x, i) => (left.has(i) ? `none-${i}` : x)));
+    expect(claimed.filter(Boolean).every((t) => t!.group_id === 'G-1' && t!.batch_id.startsWith('B-'))).toBe(true);
+
+    // Idempotent: the same group claiming again gets the same writes.
+    const again = await repo.claimAll('G-1', ids);
+    expect(again.map((t) => t?.ledger_tx_id ?? null)).toEqual(claimed.map((t) => t?.ledger_tx_id ?? null));
+    // Another group gets none of them.
+    expect((await repo.claimAll('G-2', ids.slice(0, 120))).filter(Boolean)).toEqual([]);
+  });
+
+  it('two groups claiming the same 150 writes at once: each write held by exactly one', async () => {
+    for (let i = 1000; i < 1150; i++) await pending(i);
+    const ids = Array.from({ length: 150 }, (_, i) => id(1000 + i));
+    const [a, b] = await Promise.all([repo.claimAll('G-A', ids), repo.claimAll('G-B', [...ids].reverse())]);
+    const byA = new Set(a.filter(Boolean).map((t) => t!.ledger_tx_id));
+    const byB = new Set(b.filter(Boolean).map((t) => t!.ledger_tx_id));
+    for (const x of ids) expect(Number(byA.has(x)) + Number(byB.has(x))).toBe(1);
+  });
+});
