@@ -79,6 +79,8 @@ export interface QueueConsumerDef extends WorkerBase {
   kind: 'queue-consumer';
   /** Which queue feeds it. */
   queue: QueueName;
+  /** Further queues feeding it, each its own event source with the same batch size. */
+  extraQueues?: readonly QueueName[];
   /** Records per invocation (the SQS event source's batch size; locally the poller's). */
   batchSize: number;
   substitution?: undefined;
@@ -174,6 +176,7 @@ export const workers: WorkerDef[] = [
     fn: 'ledger-writer',
     kind: 'queue-consumer',
     queue: 'ledger-write-queue',
+    extraQueues: ['ledger-receipt-queue'],
     batchSize: 10,
     needs: [
       'table:write',
@@ -185,10 +188,11 @@ export const workers: WorkerDef[] = [
       'vault:read',
       'payout-request-queue:send',
       'ledger-write-queue:send',
+      'ledger-receipt-queue:send',
     ],
     timeoutSeconds: 60,
     summary:
-      'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined; up to 10 queue messages an invocation, its two message groups (writes, receipt checks) side by side.',
+      'The single ledger writer: lands trace-log transactions in order, re-sending the same signed transaction until mined; up to 10 queue messages an invocation, from its writes queue and, beside them, its receipt-checks queue.',
   },
   {
     fn: 'national-registry-check',
@@ -355,8 +359,9 @@ export interface FunctionManifest {
   needs: Need[];
   timeoutSeconds: number;
   memoryMiB: number;
-  /** Queue consumers: the queue that feeds it and the records per invocation. */
+  /** Queue consumers: the queue that feeds it (and further ones) and the records per invocation. */
   queue?: QueueName;
+  extraQueues?: readonly QueueName[];
   batchSize?: number;
   /** Scheduled workers: the EventBridge schedule expression. */
   schedule?: string;
@@ -423,6 +428,7 @@ export function functionManifest(
     const entry = claim(worker.fn, worker.kind, worker.summary, worker.timeoutSeconds);
     addNeeds(entry, worker.needs);
     if (worker.queue !== undefined) entry.queue = worker.queue;
+    if (worker.kind === 'queue-consumer' && worker.extraQueues) entry.extraQueues = worker.extraQueues;
     if (worker.batchSize !== undefined) entry.batchSize = worker.batchSize;
     if (worker.schedule !== undefined) entry.schedule = worker.schedule;
     if (worker.substitution !== undefined) entry.substitution = worker.substitution;
@@ -436,16 +442,22 @@ export function functionManifest(
   return [...out.values()];
 }
 
+/** The queues feeding a queue consumer: its `queue`, then its `extraQueues`. */
+export function queuesOf(w: QueueConsumerDef): QueueName[] {
+  return [w.queue, ...(w.extraQueues ?? [])];
+}
+
 /** The consumer of each queue. @throws Error when a queue has none. */
 export function queueConsumers(w: readonly WorkerDef[] = workers): Record<QueueName, QueueConsumerDef> {
   const find = (q: QueueName): QueueConsumerDef => {
-    const c = w.find((x): x is QueueConsumerDef => x.kind === 'queue-consumer' && x.queue === q);
+    const c = w.find((x): x is QueueConsumerDef => x.kind === 'queue-consumer' && queuesOf(x).includes(q));
     if (!c) throw new Error(`manifest: no consumer for ${q}`);
     return c;
   };
   return {
     'payout-request-queue': find('payout-request-queue'),
     'ledger-write-queue': find('ledger-write-queue'),
+    'ledger-receipt-queue': find('ledger-receipt-queue'),
     'dds-filing-queue': find('dds-filing-queue'),
     'outbound-webhook-queue': find('outbound-webhook-queue'),
     'evidence-pin-queue': find('evidence-pin-queue'),
@@ -472,7 +484,7 @@ export function manifestProblems(
     problems.push((err as Error).message);
   }
   for (const q of Object.keys(QUEUES) as QueueName[]) {
-    const consumers = w.filter((x) => x.kind === 'queue-consumer' && x.queue === q);
+    const consumers = w.filter((x) => x.kind === 'queue-consumer' && queuesOf(x).includes(q));
     if (consumers.length !== 1) problems.push(`queue ${q} has ${consumers.length} consumers (want exactly 1)`);
     const send = NEEDS[`${q}:send` as const].env as readonly string[];
     if (send.join() !== QUEUES[q].urlEnv) problems.push(`need ${q}:send provides [${send.join(', ')}], want [${QUEUES[q].urlEnv}]`);

@@ -27,6 +27,8 @@ export type Need =
   | 'payout-webhook-secret'
   | 'chain-webhook-secret'
   | 'ledger-write-queue:send'
+  /** Queue a receipt check of a sent batched ledger transaction. */
+  | 'ledger-receipt-queue:send'
   /** Read the chain (no signing key): audit verification. */
   | 'ledger:read'
   /** Sign and send lending-vault writes (LendingVault, with the ledger signer). */

@@ -12,6 +12,7 @@ import type { Need } from './need';
 export type QueueName =
   | 'payout-request-queue'
   | 'ledger-write-queue'
+  | 'ledger-receipt-queue'
   | 'dds-filing-queue'
   | 'outbound-webhook-queue'
   | 'evidence-pin-queue'
@@ -80,7 +81,14 @@ export const QUEUES = {
     fifo: true,
     maxReceiveCount: 50,
     summary:
-      'FIFO: the writes in one message group (the single ledger writer signs them in order, so nonces never collide; it retries a write until it lands), the receipt checks of sent batched transactions in a second, run beside them.',
+      'FIFO, one message group: the writes (the single ledger writer signs them in order, so nonces never collide; it retries a write until it lands).',
+  },
+  'ledger-receipt-queue': {
+    urlEnv: 'LEDGER_RECEIPT_QUEUE_URL',
+    fifo: true,
+    maxReceiveCount: 50,
+    summary:
+      'FIFO, one message group: the receipt checks of the batched transactions the single ledger writer sent (docs/ledger.md#the-pipelined-writer), consumed by the same function beside its writes, so settling a mined group never holds a write back.',
   },
   'dds-filing-queue': {
     urlEnv: 'DDS_FILING_QUEUE_URL',
@@ -219,6 +227,11 @@ export const NEEDS = {
   'ledger-write-queue:send': {
     summary: 'Queue a ledger write for the single ledger writer.',
     env: ['LEDGER_WRITE_QUEUE_URL'],
+    secrets: [],
+  },
+  'ledger-receipt-queue:send': {
+    summary: 'Queue a receipt check of a sent batched ledger transaction (the single ledger writer).',
+    env: ['LEDGER_RECEIPT_QUEUE_URL'],
     secrets: [],
   },
   'ledger:read': {

@@ -13,11 +13,13 @@ const RECEIPT_WAIT_MS = 30_000;
 
 /**
  * The single ledger writer: consumer of the FIFO ledger-write queue — BatchToken mints, trace-log
- * records, vault writes and audit anchors alike — up to 10 messages an invocation
- * (docs/ledger.md#batches-of-queue-messages). The queue's two message groups are handled
- * concurrently, each in order: the writes (one at a time, so nonces stay in order) and the
- * `receipt_check` messages of the pipelined writer (docs/ledger.md#the-pipelined-writer), each
- * gathering a sent group's receipt (waiting up to RECEIPT_CHECK_WAIT_MS, then queuing the next).
+ * records, vault writes and audit anchors alike — and of the FIFO ledger-receipt queue, up to 10
+ * messages an invocation (docs/ledger.md#batches-of-queue-messages). The writes go one at a time,
+ * in order, so nonces stay in order; the `receipt_check` messages of the pipelined writer
+ * (docs/ledger.md#the-pipelined-writer), on their own queue, run beside them, each gathering a
+ * sent group's receipt (waiting up to RECEIPT_CHECK_WAIT_MS, then queuing the next). A batch that
+ * holds both (receipt checks queued on the writes queue before the receipt queue existed) runs its
+ * two message groups side by side.
  * Mints and stage records are pipelined: their batched transaction is sent without waiting; the
  * member messages of a group sent already end from one batch read (`landQueuedMessages`). Other
  * writes wait up to 30 s for their receipt; unmined writes are retried by the queue and re-sent as

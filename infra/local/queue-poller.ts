@@ -1,15 +1,14 @@
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { LEDGER_QUEUE_MESSAGE_GROUPS } from '../../shared/domain/ledger-batching';
 
 /**
- * Receive loops of a FIFO queue: one per message group the single ledger writer uses (its writes
- * and its receipt checks), as Lambda polls a FIFO queue with several pollers. Like SQS (fauxqs with
- * ./fauxqs-fifo.ts), a receive hands out several messages of a group in order and none of a group
- * while some of it is in flight, so each group stays in order; a batch may hold both groups, and the
- * consumer handles them side by side (shared/runtime/sqs-consumer.ts).
+ * Receive loops of a FIFO queue: one, as each of the service's FIFO queues holds one message group
+ * (the single ledger writer's writes; its receipt checks, on a queue of their own). Like SQS (fauxqs
+ * with ./fauxqs-fifo.ts), a receive hands out several messages of a group in order and none of a
+ * group while some of it is in flight, so the group stays in order; a consumer handles the groups of
+ * a batch side by side (shared/runtime/sqs-consumer.ts).
  */
-export const FIFO_POLLERS = Object.keys(LEDGER_QUEUE_MESSAGE_GROUPS).length;
+export const FIFO_POLLERS = 1;
 
 /**
  * The local stand-in for Lambda's SQS event source: long-polls a queue, hands each batch to the

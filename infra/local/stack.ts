@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLocalStackFile } from './stack-file';
 import { privateKeyToAccount } from 'viem/accounts';
-import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, routes, workers, type QueueName } from '../../shared/manifest';
+import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, queuesOf, routes, workers, type QueueName } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount, setUpLocalVaultAccounts } from '../ledger/deploy';
@@ -112,6 +112,7 @@ const LOCAL_EVIDENCE_UPLOADS_BUCKET = 'coffee-trace-evidence-uploads-local';
 export const LOCAL_QUEUES: Record<QueueName, { name: string; visibilitySeconds: number }> = {
   'payout-request-queue': { name: 'coffee-trace-payout-requests', visibilitySeconds: 30 },
   'ledger-write-queue': { name: 'coffee-trace-ledger-writes', visibilitySeconds: 5 },
+  'ledger-receipt-queue': { name: 'coffee-trace-ledger-receipts', visibilitySeconds: 5 },
   'dds-filing-queue': { name: 'coffee-trace-dds-filing', visibilitySeconds: 1 }, // retried every second until the registry has the numbers
   // Outbound webhooks: the retry schedule is the consumer's own (re-queued with a delay); a crash is retried after 5 s.
   'outbound-webhook-queue': { name: 'coffee-trace-outbound-webhooks', visibilitySeconds: 5 },
@@ -210,6 +211,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const queues: Record<QueueName, ReturnType<typeof queue>> = {
       'payout-request-queue': queue('payout-request-queue'),
       'ledger-write-queue': queue('ledger-write-queue'),
+      'ledger-receipt-queue': queue('ledger-receipt-queue'),
       'dds-filing-queue': queue('dds-filing-queue'),
       'outbound-webhook-queue': queue('outbound-webhook-queue'),
       'evidence-pin-queue': queue('evidence-pin-queue'),
@@ -487,19 +489,21 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Which queue feeds which consumer, and its batch size: the manifest's, as in CDK.
     for (const w of workers) {
       if (w.kind !== 'queue-consumer') continue;
-      const q = queues[w.queue];
       const mod = await load(w.fn);
       const consume = mod.handler as (e: unknown, c: unknown) => Promise<never>;
-      const poller = pollQueue({
-        queueUrl: q.queueUrl,
-        queueArn: q.queueArn,
-        batchSize: w.batchSize,
-        concurrency: QUEUES[w.queue].fifo ? FIFO_POLLERS : 5,
-        hold: { visibilitySeconds: LOCAL_QUEUES[w.queue].visibilitySeconds, timeoutSeconds: w.timeoutSeconds },
-        handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never,
-        log: (l) => log(`${w.fn}: ${l}`),
-      });
-      stops.push(() => poller.stop());
+      for (const name of queuesOf(w)) {
+        const q = queues[name];
+        const poller = pollQueue({
+          queueUrl: q.queueUrl,
+          queueArn: q.queueArn,
+          batchSize: w.batchSize,
+          concurrency: QUEUES[name].fifo ? FIFO_POLLERS : 5,
+          hold: { visibilitySeconds: LOCAL_QUEUES[name].visibilitySeconds, timeoutSeconds: w.timeoutSeconds },
+          handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never,
+          log: (l) => log(`${w.fn}: ${l}`),
+        });
+        stops.push(() => poller.stop());
+      }
     }
     // Table-stream consumers (DynamoDB Streams event sources in AWS): a poller of DynamoDB Local's stream.
     // Outbound webhooks may go to loopback http receivers here, and their retry schedule is scaled.

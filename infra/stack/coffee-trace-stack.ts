@@ -28,6 +28,7 @@ import {
   functionManifest,
   manifestProblems,
   queueConsumers,
+  queuesOf,
   routes,
   workers,
   type CommonEnvName,
@@ -120,6 +121,7 @@ export class CoffeeTraceStack extends Stack {
       queueVisibility: {
         'payout-request-queue': sixTimes('payout-request-queue'),
         'ledger-write-queue': sixTimes('ledger-write-queue'),
+        'ledger-receipt-queue': sixTimes('ledger-receipt-queue'),
         'dds-filing-queue': sixTimes('dds-filing-queue'),
         'outbound-webhook-queue': sixTimes('outbound-webhook-queue'),
         'evidence-pin-queue': sixTimes('evidence-pin-queue'),
@@ -202,12 +204,13 @@ export class CoffeeTraceStack extends Stack {
         continue;
       }
       if (w.kind !== 'queue-consumer') continue;
-      fnOf(w.fn).addEventSource(
-        new SqsEventSource(this.stateful.queues[w.queue], {
-          batchSize: w.batchSize,
-          reportBatchItemFailures: true,
-        }),
-      );
+      for (const q of queuesOf(w))
+        fnOf(w.fn).addEventSource(
+          new SqsEventSource(this.stateful.queues[q], {
+            batchSize: w.batchSize,
+            reportBatchItemFailures: true,
+          }),
+        );
     }
 
     this.api.addRoutes(routes, (fn) => functions.get(fn)?.fn, fnOf(AUTHORIZER_FN), this.triggers);

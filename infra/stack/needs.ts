@@ -188,6 +188,7 @@ export function bindNeeds(target: ServiceFunction, needs: Iterable<Need>, t: Nee
         break;
       case 'payout-request-queue:send':
       case 'ledger-write-queue:send':
+      case 'ledger-receipt-queue:send':
       case 'dds-filing-queue:send':
       case 'outbound-webhook-queue:send':
       case 'evidence-pin-queue:send':
@@ -345,6 +346,7 @@ function needEnvValues(t: NeedTargets): Record<NeedEnvName, string> {
     PAYOUT_STATE_MACHINE_ARN: t.payoutStateMachineArn,
     [QUEUES['payout-request-queue'].urlEnv]: s.queues['payout-request-queue'].queueUrl,
     [QUEUES['ledger-write-queue'].urlEnv]: s.queues['ledger-write-queue'].queueUrl,
+    [QUEUES['ledger-receipt-queue'].urlEnv]: s.queues['ledger-receipt-queue'].queueUrl,
     [QUEUES['dds-filing-queue'].urlEnv]: s.queues['dds-filing-queue'].queueUrl,
     [QUEUES['outbound-webhook-queue'].urlEnv]: s.queues['outbound-webhook-queue'].queueUrl,
     [QUEUES['evidence-pin-queue'].urlEnv]: s.queues['evidence-pin-queue'].queueUrl,

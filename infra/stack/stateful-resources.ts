@@ -94,6 +94,7 @@ export class StatefulResources extends Construct {
     this.queues = {
       'payout-request-queue': work('payout-request-queue', 'PayoutRequestQueue'),
       'ledger-write-queue': work('ledger-write-queue', 'LedgerWriteQueue'),
+      'ledger-receipt-queue': work('ledger-receipt-queue', 'LedgerReceiptQueue'),
       'dds-filing-queue': work('dds-filing-queue', 'DdsFilingQueue'),
       'outbound-webhook-queue': work('outbound-webhook-queue', 'OutboundWebhookQueue'),
       'evidence-pin-queue': work('evidence-pin-queue', 'EvidencePinQueue'),

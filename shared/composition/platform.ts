@@ -62,13 +62,15 @@ export const ledgerWriteQueue = (): WorkQueue<LedgerWriteMessage> =>
   );
 
 /**
- * The same queue's receipt-check message group (docs/ledger.md#the-pipelined-writer): receipt
- * checks of sent groups run one at a time among themselves, beside the writes, never behind them.
+ * The single ledger writer's receipt checks (docs/ledger.md#the-pipelined-writer), on a FIFO queue
+ * of their own (LEDGER_RECEIPT_QUEUE_URL): they run one at a time among themselves, beside the
+ * writes, never behind them; and a long check never shares a batch with writes (a batch's messages
+ * leave their queue only when the whole batch is done, so it would hold the writes' group).
  */
 export const ledgerReceiptCheckQueue = (): WorkQueue<LedgerWriteMessage> =>
   once(
     ledgerReceiptCheckQueue,
-    () => new SqsWorkQueue<LedgerWriteMessage>('LEDGER_WRITE_QUEUE_URL', { fifoGroup: LEDGER_QUEUE_MESSAGE_GROUPS.receiptChecks }),
+    () => new SqsWorkQueue<LedgerWriteMessage>('LEDGER_RECEIPT_QUEUE_URL', { fifoGroup: LEDGER_QUEUE_MESSAGE_GROUPS.receiptChecks }),
   );
 
 /** Notifications (SNS): the cooperative managers' topic and SMS. */

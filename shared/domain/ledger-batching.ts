@@ -75,9 +75,10 @@ export const STALE_GROUP_CHECK_AFTER_MS = 60_000;
 export const LEDGER_MESSAGE_MARGIN_MS = 10_000;
 
 /**
- * The message groups of the single writer's FIFO queue: the writes (formed into groups and sent
- * in order, one at a time) and the receipt checks of sent groups (settling mined groups beside the
- * writer; SQS hands out different message groups concurrently, one message of a group at a time).
+ * The message groups of the single writer's two FIFO queues: the writes (formed into groups and sent
+ * in order, one at a time) on the writes queue, and the receipt checks of sent groups (settling
+ * mined groups beside the writer) on a queue of their own, so a batch never mixes the two (a batch
+ * leaves its queue only when all of it is done: a long check would hold the writes back).
  */
 export const LEDGER_QUEUE_MESSAGE_GROUPS = { writes: 'trace-log-writer', receiptChecks: 'ledger-receipt-checks' } as const;
 

@@ -28,7 +28,7 @@ import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-m
 import { SETTING_DEFAULTS } from '../../infra/stack/settings';
 import { STAGES } from '../../infra/stack/stage';
 import { THROTTLE } from '../../infra/stack/rate-limits';
-import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
+import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, queuesOf, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../../shared/domain/payout-balance';
 
@@ -289,19 +289,25 @@ describe('Lambda functions', () => {
     }
   });
 
-  test("queue consumers: one SQS event source each, from the manifest's queue with its batch size, partial batch failures", () => {
+  test("queue consumers: one SQS event source per queue feeding them, from the manifest's queues with its batch size, partial batch failures", () => {
     const consumers = workers.filter((x): x is QueueConsumerDef => x.kind === 'queue-consumer');
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, x]) => !x.Properties.EventSourceArn['Fn::GetAtt']?.includes('StreamArn'),
     );
-    expect(mappings).toHaveLength(consumers.length);
+    expect(mappings).toHaveLength(consumers.reduce((n, w) => n + queuesOf(w).length, 0));
     for (const w of consumers) {
-      const queueId = stack.getLogicalId(stack.stateful.queues[w.queue].node.defaultChild as CfnResource);
-      const [, mapping] = mappings.find(([, x]) => x.Properties.FunctionName.Ref === fnLogicalId(w.fn))!;
-      expect({ fn: w.fn, batchSize: mapping.Properties.BatchSize }).toEqual({ fn: w.fn, batchSize: w.batchSize });
-      expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
-      expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      const mine = mappings.filter(([, x]) => x.Properties.FunctionName.Ref === fnLogicalId(w.fn));
+      const queueIds = queuesOf(w).map((q) => stack.getLogicalId(stack.stateful.queues[q].node.defaultChild as CfnResource));
+      expect(mine.map(([, m]) => m.Properties.EventSourceArn).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+        queueIds.map((id) => ({ 'Fn::GetAtt': [id, 'Arn'] })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      );
+      for (const [, mapping] of mine) {
+        expect({ fn: w.fn, batchSize: mapping.Properties.BatchSize }).toEqual({ fn: w.fn, batchSize: w.batchSize });
+        expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      }
     }
+    // The single ledger writer is fed by its writes queue and, beside it, its receipt-checks queue (docs/ledger.md#the-pipelined-writer).
+    expect(queuesOf(consumers.find((w) => w.fn === 'ledger-writer')!)).toEqual(['ledger-write-queue', 'ledger-receipt-queue']);
     // The single ledger writer takes up to 10 messages of its FIFO queue an invocation (docs/ledger.md#batches-of-queue-messages).
     const writer = consumers.find((w) => w.fn === 'ledger-writer')!;
     const [, writerMapping] = mappings.find(([, x]) => x.Properties.FunctionName.Ref === fnLogicalId('ledger-writer'))!;
@@ -452,30 +458,34 @@ describe('stateful resources', () => {
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
   });
 
-  test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger-write queue is FIFO', () => {
+  test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger writer\'s two queues are FIFO', () => {
     const queues = ofType('AWS::SQS::Queue');
     expect(Object.keys(QUEUES).sort()).toEqual([
       'dds-filing-queue',
       'evidence-pin-queue',
+      'ledger-receipt-queue',
       'ledger-write-queue',
       'order-work-queue',
       'outbound-webhook-queue',
       'payout-request-queue',
     ]);
-    expect(queues).toHaveLength(12);
+    expect(queues).toHaveLength(14);
     for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(6);
-    for (const w of workers.filter((x) => x.kind === 'queue-consumer')) {
-      const queue = stack.stateful.queues[w.queue!];
-      const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
-      // the single ledger writer retries a write until it lands (re-sending the same signed transaction)
-      expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(QUEUES[w.queue!].maxReceiveCount);
-      expect(q.Properties.FifoQueue ?? false).toBe(QUEUES[w.queue!].fifo);
-      expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
+    expect(work).toHaveLength(7);
+    for (const w of workers.filter((x): x is QueueConsumerDef => x.kind === 'queue-consumer')) {
+      for (const name of queuesOf(w)) {
+        const queue = stack.stateful.queues[name];
+        const [, q] = work.find(([id]) => id === stack.getLogicalId(queue.node.defaultChild as CfnResource))!;
+        // the single ledger writer retries a write until it lands (re-sending the same signed transaction)
+        expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(QUEUES[name].maxReceiveCount);
+        expect(q.Properties.FifoQueue ?? false).toBe(QUEUES[name].fifo);
+        expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * w.timeoutSeconds);
+      }
     }
+    expect([QUEUES['ledger-write-queue'].fifo, QUEUES['ledger-receipt-queue'].fifo]).toEqual([true, true]);
     // enforceSSL on every queue
-    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(12);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(14);
   });
 
   test('registration and the payout reconciler use no queue; the ledger-write reconciler only sends to the ledger-write and evidence-pin queues', () => {

@@ -92,12 +92,14 @@ describe('manifest', () => {
     const fns = functionManifest();
     for (const q of Object.keys(QUEUES) as QueueName[]) {
       const entry = fns.find((f) => f.fn === consumers[q].fn)!;
-      expect(entry).toMatchObject({ kind: 'queue-consumer', queue: q, batchSize: consumers[q].batchSize });
+      expect(entry).toMatchObject({ kind: 'queue-consumer', batchSize: consumers[q].batchSize });
+      expect([entry.queue, ...(entry.extraQueues ?? [])]).toContain(q);
     }
     // The batch sizes both stacks use.
     expect(Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((q) => [q, consumers[q].batchSize]))).toEqual({
       'payout-request-queue': 5,
       'ledger-write-queue': 10,
+      'ledger-receipt-queue': 10,
       'dds-filing-queue': 1,
       'outbound-webhook-queue': 10,
       'evidence-pin-queue': 5,
