@@ -4,7 +4,16 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLocalStackFile } from './stack-file';
 import { privateKeyToAccount } from 'viem/accounts';
-import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, queuesOf, routes, workers, type QueueName } from '../../shared/manifest';
+import {
+  AUTHORIZER_FN,
+  manifestProblems,
+  missingLocalEnvironment,
+  QUEUES,
+  queuesOf,
+  routes,
+  workers,
+  type QueueName,
+} from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount, setUpLocalVaultAccounts } from '../ledger/deploy';

@@ -101,7 +101,7 @@ const MAX_GROUPS_PER_DELIVERY = 3;
 export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, receiptWaitMs: number): Promise<void> {
   const queue = deps.queueReceiptCheck;
   if (queue && tx.group_id && (await endIfHeldBySentGroup(deps, tx, await deps.groups.getGroup(tx.group_id), queue))) {
-    await formAhead(deps, tx.kind);
+    await formAheadEach(deps);
     return;
   }
   let current: BatchLedgerTx | null = tx;
@@ -165,6 +165,20 @@ export async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STA
     logger.warn('next batched transaction not formed ahead; the pending writes’ own messages form it', { kind, error: err as Error });
   }
   return true;
+}
+
+/** The batched kinds, each of which a member's delivery may form the next group of. */
+const BATCHED_KINDS = ['MINT', 'TRACE_STAGE'] as const;
+
+/**
+ * `formAhead` for each batched kind, whatever the kind of the member whose delivery it is: the
+ * members' messages of one kind (a burst of mints) never hold back the next group of the other
+ * (stage records accepted meanwhile). True when it tried to form a group of either.
+ */
+export async function formAheadEach(deps: BatchWriterDeps): Promise<boolean> {
+  let formed = false;
+  for (const kind of BATCHED_KINDS) formed = (await formAhead(deps, kind)) || formed;
+  return formed;
 }
 
 /** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */

@@ -2,7 +2,7 @@ import { LEDGER_MESSAGE_MARGIN_MS, NEXT_GROUP_WAIT_MS } from '../domain/ledger-b
 import type { LedgerWriteMessage } from '../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerTx, LedgerWriteGroup } from '../domain/records';
 import { logger } from '../runtime/logger';
-import { endIfHeldBySentGroup, formAhead } from './ledger-batch-writer';
+import { endIfHeldBySentGroup, formAheadEach } from './ledger-batch-writer';
 import { batchWriterDeps, checkLedgerGroupReceipt, landOrPark } from './ledger-writer';
 
 /**
@@ -52,7 +52,7 @@ type Ahead = { tx: LedgerTx | null; group: LedgerWriteGroup | null };
  *   them that is settled already (CONFIRMED or FAILED) or held by a SENT or SETTLED group (the
  *   pipelined writer) ends with no further read, as its own delivery would end it: the group's
  *   receipt check queued again for its first member or when stale (`endIfHeldBySentGroup`), then
- *   the next group of each of their kinds formed once when one is due (`formAhead`). The read is
+ *   the next group of each batched kind formed once when one is due (`formAheadEach`). The read is
  *   made again after any message that did work (it may have formed a group that claimed the next
  *   writes). When ending one cheaply fails, it is landed the ordinary way.
  * - Time budget: a message that may wait is not started, unless it is the first of this call, when
@@ -92,11 +92,10 @@ export async function landQueuedMessages(
         return { handled: i, failure: { error: err } };
       }
       from = i;
-      // The head of writes that end with no further read, then the next group of their kinds formed once.
-      const kinds = new Set<BatchLedgerTx['kind']>();
-      while (i < end && (await endsCheaply(deps, ahead[i - from]!, msgs[i]!.ledger_tx_id, pipelined, kinds))) i++;
-      let formed = false;
-      for (const kind of kinds) formed = (await formAhead(batchWriterDeps(deps, deps.groups), kind)) || formed;
+      // The head of writes that end with no further read, then the next group of each kind formed once.
+      const members = new Set<BatchLedgerTx['kind']>();
+      while (i < end && (await endsCheaply(deps, ahead[i - from]!, msgs[i]!.ledger_tx_id, pipelined, members))) i++;
+      const formed = members.size > 0 && (await formAheadEach(batchWriterDeps(deps, deps.groups)));
       if (formed || i === end) {
         // Formed ahead: the writes from i on are read again (the new group may hold them). At the
         // end of the writes: the loop moves on to the receipt check (or the end).
@@ -127,7 +126,7 @@ function nextReceiptCheck(msgs: readonly LedgerWriteMessage[], i: number): numbe
 /**
  * Whether the write read ahead ends here with no further read: settled already, or (pipelined) held
  * by a SENT or SETTLED group, whose receipt check is queued again as its own delivery would. Its
- * kind is added to `kinds` when its delivery would form the next group (`formAhead`). False when it
+ * kind is added to `kinds` when its delivery would form the next groups (`formAheadEach`). False when it
  * is to be landed the ordinary way (also when ending it failed: logged).
  */
 async function endsCheaply(

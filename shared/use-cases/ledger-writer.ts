@@ -10,7 +10,7 @@ import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, LedgerWriteGroup, 
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
-import { checkSentGroup, formAhead, landInGroup, type BatchWriterDeps, type GroupPace } from './ledger-batch-writer';
+import { checkSentGroup, formAheadEach, landInGroup, type BatchWriterDeps, type GroupPace } from './ledger-batch-writer';
 
 /**
  * The single ledger writer (docs/api/batches-and-custody.md#custody-trail): every ledger write — a BatchToken mint or a trace-log
@@ -69,7 +69,7 @@ export async function writeLedgerTx(deps: LedgerWriterDeps, id: string, receiptW
   if (tx.status === 'CONFIRMED' || tx.status === 'FAILED') {
     // A member settled already by its group's receipt check: still the writer's turn to form the next group.
     if ((tx.kind === 'MINT' || tx.kind === 'TRACE_STAGE') && tx.group_id && deps.groups && deps.receiptCheckQueue)
-      await formAhead(batchWriterDeps(deps, deps.groups), tx.kind);
+      await formAheadEach(batchWriterDeps(deps, deps.groups));
     return;
   }
   try {

@@ -28,7 +28,17 @@ import { aslPlaceholders, payoutAslPath } from '../../infra/stack/payout-state-m
 import { SETTING_DEFAULTS } from '../../infra/stack/settings';
 import { STAGES } from '../../infra/stack/stage';
 import { THROTTLE } from '../../infra/stack/rate-limits';
-import { AUTHORIZER_FN, COMMON_ENV, functionManifest, NEEDS, QUEUES, queuesOf, routes, workers, type QueueConsumerDef } from '../../shared/manifest';
+import {
+  AUTHORIZER_FN,
+  COMMON_ENV,
+  functionManifest,
+  NEEDS,
+  QUEUES,
+  queuesOf,
+  routes,
+  workers,
+  type QueueConsumerDef,
+} from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { DEFAULT_PAYOUT_BALANCE_ALARM_USD } from '../../shared/domain/payout-balance';
 
@@ -458,7 +468,7 @@ describe('stateful resources', () => {
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
   });
 
-  test('queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger writer\'s two queues are FIFO', () => {
+  test("queues: encrypted, each with a DLQ, visibility ≥ 6 × consumer timeout; the ledger writer's two queues are FIFO", () => {
     const queues = ofType('AWS::SQS::Queue');
     expect(Object.keys(QUEUES).sort()).toEqual([
       'dds-filing-queue',

@@ -262,6 +262,22 @@ describe('pipelined batched writer: groups keep leaving once a block while membe
     expect(w.signed).toHaveLength(2);
   });
 
+  it('a mint member’s delivery also forms the next group of stage records accepted meanwhile (their messages queue behind the mints’)', async () => {
+    const w = world([write(1), write(2)]);
+    w.deps.pace = { lastLookMs: {} };
+    let clock = Date.parse('2026-01-01T00:01:00Z');
+    w.deps.now = () => new Date(clock);
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000); // the mints [1, 2], sent
+    w.txs.set('b5-1', write(5, 'TRACE_STAGE'));
+    w.txs.set('b6-1', write(6, 'TRACE_STAGE'));
+    clock += FORM_AHEAD_AFTER_MS;
+    await landInGroup(w.deps, { ...w.txs.get('b2-1')! }, 10_000); // a mint member's message
+    expect(w.signed.map((x) => [x.kind, x.tokenIds])).toEqual([
+      ['MINT', [1n, 2n]],
+      ['TRACE_STAGE', [5n, 6n]],
+    ]);
+  });
+
   it('a write that cannot be encoded found ahead does not fail the member’s delivery: its own message deals with it', async () => {
     const w = world([write(1), write(2)]);
     w.deps.pace = { lastLookMs: {} };

@@ -86,7 +86,9 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
     const chunks: string[][] = [];
     for (let i = 0; i < ledgerTxIds.length; i += CLAIMS_PER_TRANSACTION) chunks.push(ledgerTxIds.slice(i, i + CLAIMS_PER_TRANSACTION));
     const claimed = new Set((await Promise.all(chunks.map((chunk) => claimChunk(groupId, chunk)))).flat());
-    const items = claimed.size ? await batchGetItems([...claimed].map((id) => keys.ledgerTx(id))) : new Map<string, Record<string, unknown>>();
+    const items = claimed.size
+      ? await batchGetItems([...claimed].map((id) => keys.ledgerTx(id)))
+      : new Map<string, Record<string, unknown>>();
     return ledgerTxIds.map((id) => {
       const item = claimed.has(id) ? items.get(itemKey(keys.ledgerTx(id))) : undefined;
       const tx = item ? fromItem<BatchLedgerTx>(item) : null;
@@ -285,7 +287,8 @@ const CLAIM_ROUNDS = 8;
 async function claimChunk(groupId: string, ids: readonly string[]): Promise<string[]> {
   let left = [...ids];
   for (let round = 0; left.length > 0; round++) {
-    if (round >= CLAIM_ROUNDS) throw new Error(`claiming ${left.length} ledger writes for group ${groupId}: still cancelled after ${CLAIM_ROUNDS} rounds`);
+    if (round >= CLAIM_ROUNDS)
+      throw new Error(`claiming ${left.length} ledger writes for group ${groupId}: still cancelled after ${CLAIM_ROUNDS} rounds`);
     try {
       await documentClient().send(
         new TransactWriteCommand({
@@ -308,7 +311,8 @@ async function claimChunk(groupId: string, ids: readonly string[]): Promise<stri
       const codes = cancellationCodes(err);
       const failed = new Set(left.filter((_, i) => codes[i] === 'ConditionalCheckFailed'));
       if (failed.size > 0) left = left.filter((id) => !failed.has(id));
-      else if (codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError')) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
+      else if (codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError'))
+        await new Promise((r) => setTimeout(r, 20 * 2 ** round));
       else throw err;
     }
   }
