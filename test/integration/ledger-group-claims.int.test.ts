@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
-import { keys } from '../../shared/adapters/dynamodb/keys';
 import { LedgerWriteGroupRepository } from '../../shared/adapters/dynamodb/ledger-groups';
+import { ledgerTxItem } from '../../shared/adapters/dynamodb/ledger-tx';
+import type { LedgerTx } from '../../shared/domain/records';
 import { localStack } from '../support/api';
 
 /**
@@ -10,7 +11,8 @@ import { localStack } from '../support/api';
  * `claimAll` sends the claims 100 to a transaction; a write that is not claimable (claimed by
  * another group, signed, parked, settled, or gone) drops out of its chunk and the rest are claimed,
  * in the candidates' order; claiming again is idempotent; two groups claiming the same writes at
- * once never both hold one.
+ * once never both hold one. The writes pending for a group are found through the sparse index of
+ * ungrouped writes (GSI1): a claimed write leaves it, a released one comes back.
  */
 describe('ledger write groups: claims in transactions', () => {
   const saved = { ...process.env };
@@ -26,14 +28,17 @@ describe('ledger write groups: claims in transactions', () => {
     process.env = saved;
   });
 
-  /** Stores the pending MINT write `i`, with `extra` attributes. */
+  /** Stores the pending write `i` (MINT unless `extra` says), with `extra` attributes, as the service stores one. */
   async function pending(i: number, extra: Record<string, unknown> = {}): Promise<void> {
-    await localTableClient(localStack().endpoints.dynamodb!).send(
-      new PutCommand({
-        TableName: LOCAL_TABLE_NAME,
-        Item: { ...keys.ledgerTx(id(i)), ledger_tx_id: id(i), kind: 'MINT', status: 'PENDING', batch_id: `B-${i}`, ...extra },
-      }),
-    );
+    const tx = {
+      ledger_tx_id: id(i),
+      kind: 'MINT',
+      status: 'PENDING',
+      batch_id: `B-${i}`,
+      created_at: `2026-11-27T10:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z`,
+      ...extra,
+    } as unknown as LedgerTx;
+    await localTableClient(localStack().endpoints.dynamodb!).send(new PutCommand({ TableName: LOCAL_TABLE_NAME, Item: ledgerTxItem(tx) }));
   }
 
   it('claims 230 candidates in chunks, leaving out the 5 that are not claimable, in order; again, the same', async () => {
@@ -65,5 +70,19 @@ describe('ledger write groups: claims in transactions', () => {
     const byA = new Set(a.filter(Boolean).map((t) => t!.ledger_tx_id));
     const byB = new Set(b.filter(Boolean).map((t) => t!.ledger_tx_id));
     for (const x of ids) expect(Number(byA.has(x)) + Number(byB.has(x))).toBe(1);
+  });
+
+  it('pending writes of a kind come from the ungrouped index, oldest first: a claimed write leaves it, a released one comes back', async () => {
+    // A table of its own is not at hand: this test's writes are told apart by their ids among whatever else is pending.
+    const mine = (xs: Array<{ ledger_tx_id: string }>) => xs.map((t) => t.ledger_tx_id).filter((x) => x.startsWith(`CLAIM-${run}-2`));
+    for (let i = 2000; i < 2006; i++) await pending(i, i === 2003 ? { kind: 'TRACE_STAGE' } : {});
+    const ids = [2000, 2001, 2002, 2004, 2005].map(id);
+    expect(mine(await repo.pendingOfKind('MINT', 10_000))).toEqual(ids);
+    expect(mine(await repo.pendingOfKind('TRACE_STAGE', 10_000))).toEqual([id(2003)]);
+    await repo.claimAll('G-3', [id(2001), id(2004)]);
+    expect(mine(await repo.pendingOfKind('MINT', 10_000))).toEqual([id(2000), id(2002), id(2005)]);
+    expect(await repo.release('G-3', id(2004))).toBe(true);
+    expect(await repo.release('G-OTHER', id(2001))).toBe(false);
+    expect(mine(await repo.pendingOfKind('MINT', 10_000))).toEqual([id(2000), id(2002), id(2004), id(2005)]);
   });
 });

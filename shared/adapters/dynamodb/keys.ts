@@ -19,6 +19,8 @@
  * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
  *   GSI2 (sparse): GSI2PK PARKED_LEDGER_TX, GSI2SK <parked_at>#<id> instead while the write is parked
  *   (it failed every allowed attempt) until an operator retries or discards it.
+ *   GSI1 (sparse): GSI1PK UNGROUPED_LEDGER_TX#<MINT|TRACE_STAGE>, GSI1SK <created_at>#<id> on a batched
+ *   write while it is PENDING, unsigned and claimed by no group (the batched writer's pending writes).
  * | Ledger write group  | LEDGER_GROUP#<group_id>     | META                |                     |                                |
  * | Ledger signer nonce | LEDGER_SIGNER               | META                |                     |                                |
  *   next_nonce (one past the highest kept group) and in_flight (ids of the groups sent, not settled).
@@ -80,6 +82,8 @@ export const META = 'META';
 export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
+/** GSI1 partition prefix of batched ledger writes no group has claimed (`ungroupedLedgerTxGsi`). */
+const UNGROUPED_LEDGER_TX = 'UNGROUPED_LEDGER_TX';
 /** GSI2 partition of parked ledger writes (failed every allowed attempt; an operator retries or discards them). */
 export const PARKED_LEDGER_TX = 'PARKED_LEDGER_TX';
 /** GSI2 partition of chain events the watcher parked (failed in every allowed run). */
@@ -136,6 +140,15 @@ export const keys = {
   ledgerTx: (id: string) => ({ PK: `LEDGER_TX#${id}`, SK: META }),
   /** Sparse index of ledger writes not yet confirmed (the writer and reconciliation). */
   openLedgerTxGsi: (createdAt: string, id: string) => ({ GSI2PK: OPEN_LEDGER_TX, GSI2SK: `${createdAt}#${id}` }),
+  /**
+   * Sparse index of the batched writes (mints, trace-log records) pending and claimed by no group,
+   * oldest first, per kind (docs/ledger.md#the-batched-writer): set when such a write is stored or
+   * released, removed when a group claims it or it is signed, settled or parked.
+   */
+  ungroupedLedgerTxGsi: (kind: 'MINT' | 'TRACE_STAGE', createdAt: string, id: string) => ({
+    GSI1PK: `${UNGROUPED_LEDGER_TX}#${kind}`,
+    GSI1SK: `${createdAt}#${id}`,
+  }),
   /** Sparse index of parked ledger writes, oldest parked first (operators: `npm run ledger-parked`). */
   parkedLedgerTxGsi: (parkedAt: string, id: string) => ({ GSI2PK: PARKED_LEDGER_TX, GSI2SK: `${parkedAt}#${id}` }),
   /** A batched ledger transaction and the writes it claimed (docs/ledger.md#the-batched-writer). */

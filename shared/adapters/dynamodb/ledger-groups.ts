@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import type { LedgerWriteGroups } from '../../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerTx, LedgerWriteGroup } from '../../domain/records';
 import { batchGetItems, itemKey } from './batch-get';
-import { fromItem, keys, OPEN_LEDGER_TX } from './keys';
+import { fromItem, keys } from './keys';
 import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
 /** Open writes read per page while looking for pending ones of a kind (the open index holds every kind). */
@@ -15,19 +15,25 @@ const OPEN_PAGE = 250;
  * claimable drops out of its chunk, never holding the others back.
  */
 export class LedgerWriteGroupRepository implements LedgerWriteGroups {
-  /** Pages through the open-writes index (oldest first) keeping PENDING, unsigned, unclaimed, unparked writes of `kind`. */
+  /**
+   * Pages through the ungrouped writes of `kind` (GSI1, oldest first; a write leaves it when a group
+   * claims it), keeping the PENDING, unsigned, unclaimed, unparked ones (the index is kept in the
+   * same updates that change those, and the filter makes sure).
+   */
   async pendingOfKind(kind: 'MINT' | 'TRACE_STAGE', limit: number): Promise<BatchLedgerTx[]> {
     const writes: BatchLedgerTx[] = [];
+    const { GSI1PK } = keys.ungroupedLedgerTxGsi(kind, '', '');
     let start: Record<string, unknown> | undefined;
     do {
       const r = await documentClient().send(
         new QueryCommand({
           TableName: tableName(),
-          IndexName: 'GSI2',
-          KeyConditionExpression: 'GSI2PK = :pk',
-          FilterExpression: 'kind = :k AND #s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id)',
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          FilterExpression:
+            'kind = :k AND #s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at)',
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':pk': OPEN_LEDGER_TX, ':k': kind, ':p': 'PENDING' },
+          ExpressionAttributeValues: { ':pk': GSI1PK, ':k': kind, ':p': 'PENDING' },
           Limit: OPEN_PAGE,
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
@@ -96,16 +102,21 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
     });
   }
 
+  /** The write read first for its kind and creation time: released, it is among the ungrouped writes again (GSI1). */
   async release(groupId: string, ledgerTxId: string): Promise<boolean> {
+    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ledgerTx(ledgerTxId), ConsistentRead: true }));
+    const tx = r.Item ? fromItem<LedgerTx>(r.Item) : null;
+    if (!tx || (tx.kind !== 'MINT' && tx.kind !== 'TRACE_STAGE')) return false;
+    const ungrouped = keys.ungroupedLedgerTxGsi(tx.kind, tx.created_at, ledgerTxId);
     try {
       await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.ledgerTx(ledgerTxId),
-          UpdateExpression: 'REMOVE group_id',
-          ConditionExpression: 'group_id = :g AND #s = :p AND attribute_not_exists(raw_tx)',
+          UpdateExpression: 'SET GSI1PK = :upk, GSI1SK = :usk REMOVE group_id',
+          ConditionExpression: 'group_id = :g AND #s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(parked_at)',
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
+          ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING', ':upk': ungrouped.GSI1PK, ':usk': ungrouped.GSI1SK },
         }),
       );
       return true;
@@ -296,7 +307,7 @@ async function claimChunk(groupId: string, ids: readonly string[]): Promise<stri
             Update: {
               TableName: tableName(),
               Key: keys.ledgerTx(id),
-              UpdateExpression: 'SET group_id = :g',
+              UpdateExpression: 'SET group_id = :g REMOVE GSI1PK, GSI1SK',
               ConditionExpression:
                 'group_id = :g OR (#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at))',
               ExpressionAttributeNames: { '#s': 'status' },

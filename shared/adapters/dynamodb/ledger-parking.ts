@@ -37,7 +37,7 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.ledgerTx(id),
-          UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at, parked_at = :at, GSI2PK = :pk, GSI2SK = :sk',
+          UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at, parked_at = :at, GSI2PK = :pk, GSI2SK = :sk REMOVE GSI1PK, GSI1SK',
           ConditionExpression: 'attribute_exists(PK) AND #s IN (:p, :sent)',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: {
@@ -84,13 +84,15 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
     if (!tx?.parked_at || tx.status !== 'FAILED') return null;
     // Back where it stood before it was parked: SENT when a signed transaction is kept (re-sent as is), else PENDING.
     const open = keys.openLedgerTxGsi(tx.created_at, id);
+    // A batched write back to PENDING, claimed by no group: among the ungrouped writes again.
+    const batched = (tx.kind === 'MINT' || tx.kind === 'TRACE_STAGE') && !tx.raw_tx && !tx.group_id;
+    const ungrouped = batched ? keys.ungroupedLedgerTxGsi(tx.kind as 'MINT' | 'TRACE_STAGE', tx.created_at, id) : undefined;
     try {
       const r = await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.ledgerTx(id),
-          UpdateExpression:
-            'SET #s = :s, attempts = :zero, unparked_at = :at, GSI2PK = :pk, GSI2SK = :sk REMOVE parked_at, failure, failed_at',
+          UpdateExpression: `SET #s = :s, attempts = :zero, unparked_at = :at, GSI2PK = :pk, GSI2SK = :sk${ungrouped ? ', GSI1PK = :upk, GSI1SK = :usk' : ''} REMOVE parked_at, failure, failed_at`,
           ConditionExpression: 'parked_at = :parked AND #s = :f',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: {
@@ -101,6 +103,7 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
             ':sk': open.GSI2SK,
             ':parked': tx.parked_at,
             ':f': 'FAILED',
+            ...(ungrouped ? { ':upk': ungrouped.GSI1PK, ':usk': ungrouped.GSI1SK } : {}),
           },
           ReturnValues: 'ALL_NEW',
         }),

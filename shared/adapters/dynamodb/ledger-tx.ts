@@ -6,9 +6,22 @@ import { documentClient, isConditionalCheckFailed, tableName } from './table';
 
 export type { LedgerTx };
 
-/** The DynamoDB item of a ledger write, a batch's or a vault write (open in GSI2 until confirmed). */
+/**
+ * The DynamoDB item of a ledger write, a batch's or a vault write (open in GSI2 until confirmed; a
+ * batched one pending and unclaimed also in GSI1's ungrouped writes of its kind).
+ */
 export function ledgerTxItem(tx: LedgerTx): Record<string, unknown> {
-  return { ...keys.ledgerTx(tx.ledger_tx_id), ...keys.openLedgerTxGsi(tx.created_at, tx.ledger_tx_id), entity: 'LEDGER_TX', ...tx };
+  const ungrouped =
+    (tx.kind === 'MINT' || tx.kind === 'TRACE_STAGE') && tx.status === 'PENDING' && !tx.raw_tx && !tx.group_id
+      ? keys.ungroupedLedgerTxGsi(tx.kind, tx.created_at, tx.ledger_tx_id)
+      : {};
+  return {
+    ...keys.ledgerTx(tx.ledger_tx_id),
+    ...keys.openLedgerTxGsi(tx.created_at, tx.ledger_tx_id),
+    ...ungrouped,
+    entity: 'LEDGER_TX',
+    ...tx,
+  };
 }
 
 /** Vault writes stored for the single ledger writer (VaultWriteStore). */
