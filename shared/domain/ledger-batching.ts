@@ -51,6 +51,14 @@ export const RECEIPT_CHECK_WAIT_MS = 4_000;
 export const NEXT_GROUP_WAIT_MS = 3_000;
 
 /**
+ * The gas limit of a batched transaction over the node's estimate made ahead (while the last group
+ * of its kind heads for its block), in percent: the chain's state may change between the estimate
+ * and the block (a mint then finds its chunk of ids opened, which costs less; a trace-log record
+ * costs the same), and an unused limit is not paid for.
+ */
+export const BATCH_GAS_MARGIN_PERCENT = 20;
+
+/**
  * A member's delivery forms the next group of its kind (everything pending) when the writer has not
  * sent one, nor looked for pending writes of the kind, for this long (ms): a quarter of a Base
  * block. The group formed then is claimed and sealed while the last one heads for its block, and

@@ -1,6 +1,7 @@
 import type { Hex } from 'viem';
 import { LedgerRefusedError, LedgerUnavailableError } from '../domain/errors';
 import {
+  BATCH_GAS_MARGIN_PERCENT,
   FORM_AHEAD_AFTER_MS,
   maxRecordsPerTx,
   NEXT_GROUP_WAIT_MS,
@@ -29,6 +30,7 @@ export interface BatchWriterDeps {
     Ledger,
     | 'mintBatchKept'
     | 'recordStagesKept'
+    | 'estimateBatchGas'
     | 'batchOutcomes'
     | 'batchCallError'
     | 'simulateBatch'
@@ -287,9 +289,12 @@ async function landGroup(
   if (sentBefore && !deps.queueReceiptCheck) {
     await deps.ledger.rebroadcast(group.raw_tx as Hex, txHash!);
   } else if (!sentBefore) {
-    // Claimed and sealed while the last group of its kind heads for its block; signed after it.
+    // Claimed and sealed while the last group of its kind heads for its block, its gas estimated
+    // meanwhile; signed after that block.
+    const open = members.filter(isOpen);
+    const gas = deps.queueReceiptCheck && open.length > 0 ? gasAhead(deps, group.kind, open) : undefined;
     if (deps.queueReceiptCheck) await awaitLastGroupsBlock(deps, group.kind);
-    const signed = await signSplitting(deps, group, members.filter(isOpen));
+    const signed = await signSplitting(deps, group, open, await gas);
     splitOut = signed.splitOut;
     members = signed.members;
     txHash = signed.txHash;
@@ -321,8 +326,24 @@ async function landGroup(
 }
 
 /**
+ * The gas limit of the batched call over `members`: the node's estimate plus
+ * `BATCH_GAS_MARGIN_PERCENT`, made while the writer waits for the last group's block; undefined
+ * when the estimate fails (signing then estimates again itself, and a failure there is dealt with
+ * as any signing failure: a refusal bisected, a transport failure thrown).
+ */
+async function gasAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE', members: BatchLedgerTx[]): Promise<bigint | undefined> {
+  try {
+    const estimate = await deps.ledger.estimateBatchGas(callOf(kind, members));
+    return (estimate * BigInt(100 + BATCH_GAS_MARGIN_PERCENT)) / 100n;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Signs and keeps the group's batched call over `open` (its members not settled yet; the group's
- * member list is brought to them first, so member i stays record i). When signing fails for a
+ * member list is brought to them first, so member i stays record i), with `gas` as its limit while
+ * its members are still `open` (estimated ahead, `gasAhead`). When signing fails for a
  * reason its members may cause (anything but a transport failure or the keeping itself), the
  * members that fail alone are found by bisection (`simulateBatch` on halves), split out — the
  * group's members set without them (conditioned: still unsigned), then each claim released — and
@@ -332,6 +353,7 @@ async function signSplitting(
   deps: BatchWriterDeps,
   group: LedgerWriteGroup,
   open: BatchLedgerTx[],
+  gas?: bigint,
 ): Promise<{ txHash?: Hex; members: BatchLedgerTx[]; splitOut: Map<string, Error> }> {
   const splitOut = new Map<string, Error>();
   let members = open;
@@ -345,10 +367,11 @@ async function signSplitting(
       return deps.groups.keepSigned(group.group_id, signed, deps.now().toISOString(), sentBlock);
     };
     try {
+      const limit = members === open ? gas : undefined;
       const { txHash } =
         group.kind === 'MINT'
-          ? await deps.ledger.mintBatchKept(mintRecords(members), keep, nonce)
-          : await deps.ledger.recordStagesKept(stageRecords(members), keep, nonce);
+          ? await deps.ledger.mintBatchKept(mintRecords(members), keep, nonce, limit)
+          : await deps.ledger.recordStagesKept(stageRecords(members), keep, nonce, limit);
       return { txHash, members, splitOut };
     } catch (err) {
       if (keeping || isRpcFailure(err)) throw err;

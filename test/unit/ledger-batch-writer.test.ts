@@ -116,6 +116,11 @@ function world(
     mintBatchKept: (records, keep) => sign({ kind: 'MINT', records }, keep),
     recordStagesKept: (records, keep) => sign({ kind: 'TRACE_STAGE', records }, keep),
     batchCallError: async (call) => problem(call),
+    estimateBatchGas: async (call) => {
+      const err = problem(call) ?? refusal(call);
+      if (err) throw err;
+      return 100_000n;
+    },
     simulateBatch: async (call) => {
       simulations.push(call.records.length);
       const err = problem(call) ?? refusal(call);

@@ -116,10 +116,11 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     // Another kind does not wait: its transaction may share the block.
     await landInGroup(w.deps, w.txs.get('b4-1')!, 10_000);
     expect(w.chain.waits).toEqual([]);
-    // A mint group, claimed and sealed, waits for the last mint group's receipt before it is signed;
-    // meanwhile a write is committed and the block comes: that write is left for the next group.
+    // A mint group, claimed and sealed, waits for the last mint group's receipt before it is signed,
+    // its gas estimated meanwhile; a write committed during the wait is left for the next group.
     w.chain.onWait = () => {
       expect(w.groups.get(`MINT-${w.deps.now().getTime()}-b2-1`)).toMatchObject({ status: 'SEALED', members: ['b2-1'] });
+      expect(w.estimates).toEqual([1, 1, 1]);
       w.txs.set('b3-1', write(3));
       w.mineBlock();
     };
@@ -131,6 +132,8 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
       ['MINT', [2n]],
     ]);
     expect(w.txs.get('b3-1')!.group_id).toBeUndefined();
+    // Signed with the estimate made ahead and its margin (10,000 gas a record here, + 20 %).
+    expect(w.signed.map((x) => x.gas)).toEqual([12_000n, 12_000n, 12_000n]);
     w.chain.onWait = undefined;
     w.mineBlock();
     const blockOf = (i: number) => w.chain.receipts.get(hashOf(w.signed[i]!.raw))!.block;

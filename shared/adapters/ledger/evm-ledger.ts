@@ -21,6 +21,7 @@ import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import {
   call as ethCall,
   estimateFeesPerGas,
+  estimateGas,
   getBlockNumber,
   getCode,
   getTransaction,
@@ -331,9 +332,10 @@ export class EvmLedger implements Ledger, VaultLedger {
     records: MintRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
     nonce?: number,
+    gas?: bigint,
   ): Promise<{ txHash: Hex }> {
     const { contract, operation, data } = batchCallData({ kind: 'MINT', records }, this.custodian);
-    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined, undefined, nonce);
+    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined, gas, nonce);
   }
 
   /**
@@ -345,9 +347,23 @@ export class EvmLedger implements Ledger, VaultLedger {
     records: StageRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
     nonce?: number,
+    gas?: bigint,
   ): Promise<{ txHash: Hex }> {
     const { contract, operation, data } = batchCallData({ kind: 'TRACE_STAGE', records }, this.custodian);
-    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined, undefined, nonce);
+    return this.sendKept(this.contractAddress(contract), data, keep, operation, undefined, gas, nonce);
+  }
+
+  /**
+   * `eth_estimateGas` of the batched `call` from the signer (see the port). Errors: RangeError when
+   * it cannot be encoded; LedgerRefusedError when it reverts; LedgerUnavailableError / LedgerTransportError.
+   */
+  async estimateBatchGas(call: BatchedCall): Promise<bigint> {
+    const { contract, operation, data } = batchCallData(call, this.custodian);
+    try {
+      return await estimateGas(this.publicClient, { account: this.account, to: this.contractAddress(contract), data });
+    } catch (err) {
+      throw this.mapError(err, operation);
+    }
   }
 
   /** The first reason the batched `call` cannot be encoded (see `batchCallData`), or undefined; nothing is sent. */

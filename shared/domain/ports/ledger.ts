@@ -57,18 +57,27 @@ export interface Ledger {
     records: MintRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
     nonce?: number,
+    gas?: bigint,
   ): Promise<{ txHash: Hex }>;
   /**
    * `TraceLog.recordStages(records)` as a kept signed transaction, like recordStageKept: one
    * transaction for every record; a record with an unknown stage code is skipped with `StageSkipped`.
    * Both batched calls are signed with `nonce` when given (the pipelined writer's, from its table),
-   * else with the signer's next nonce.
+   * else with the signer's next nonce; with `gas` as their gas limit when given (estimated ahead,
+   * `estimateBatchGas`), else with the node's estimate made then.
    */
   recordStagesKept(
     records: StageRecord[],
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
     nonce?: number,
+    gas?: bigint,
   ): Promise<{ txHash: Hex }>;
+  /**
+   * The node's gas estimate of the batched `call` from the signer (gas units; nothing signed).
+   * Errors: RangeError when a record cannot be encoded; LedgerRefusedError when the call reverts;
+   * LedgerUnavailableError / LedgerTransportError when the RPC fails.
+   */
+  estimateBatchGas(call: BatchedCall): Promise<bigint>;
   /**
    * What became of each of the `count` records of the mined, successful batched transaction
    * `txHash` (`mintBatch` for MINT, `recordStages` for TRACE_STAGE), in record order, read from its

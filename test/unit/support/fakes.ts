@@ -256,6 +256,7 @@ export function fakeLedger(over: Partial<Ledger> = {}): Ledger {
     mintBatchTokenKept: () => unexpected('ledger.mintBatchTokenKept'),
     mintBatchKept: () => unexpected('ledger.mintBatchKept'),
     recordStagesKept: () => unexpected('ledger.recordStagesKept'),
+    estimateBatchGas: () => unexpected('ledger.estimateBatchGas'),
     batchOutcomes: () => unexpected('ledger.batchOutcomes'),
     batchCallError: () => unexpected('ledger.batchCallError'),
     simulateBatch: () => unexpected('ledger.simulateBatch'),

@@ -32,7 +32,9 @@ export function world(writes: BatchLedgerTx[]) {
   const groups = new Map<string, LedgerWriteGroup>();
   const signer = { next: undefined as number | undefined, inFlight: new Set<string>() };
   /** Every signing: the call's token ids, its nonce, its raw bytes. */
-  const signed: Array<{ kind: string; tokenIds: bigint[]; nonce: number; raw: Hex }> = [];
+  const signed: Array<{ kind: string; tokenIds: bigint[]; nonce: number; raw: Hex; gas?: bigint }> = [];
+  /** The batched calls whose gas was estimated, by record count, in order. */
+  const estimates: number[] = [];
   const chain = {
     block: 100,
     mined: 0,
@@ -133,18 +135,27 @@ export function world(writes: BatchLedgerTx[]) {
     },
   };
 
-  const sign = async (call: BatchedCall, keep: (s: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>, nonce?: number) => {
+  const sign = async (
+    call: BatchedCall,
+    keep: (s: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+    nonce?: number,
+    gas?: bigint,
+  ) => {
     if (nonce === undefined) throw new Error('the pipelined writer signs with the nonce it chose');
     const raw = `0x${(++rawCounter).toString(16).padStart(4, '0')}` as Hex;
     const tokenIds = call.records.map((r) => r.tokenId);
-    signed.push({ kind: call.kind, tokenIds, nonce, raw });
+    signed.push({ kind: call.kind, tokenIds, nonce, raw, ...(gas !== undefined ? { gas } : {}) });
     await keep({ rawTx: raw, txHash: hashOf(raw), nonce });
     broadcast(raw, nonce, tokenIds);
     return { txHash: hashOf(raw) };
   };
   const ledger: BatchWriterDeps['ledger'] = {
-    mintBatchKept: (records, keep, nonce) => sign({ kind: 'MINT', records }, keep, nonce),
-    recordStagesKept: (records, keep, nonce) => sign({ kind: 'TRACE_STAGE', records }, keep, nonce),
+    mintBatchKept: (records, keep, nonce, gas) => sign({ kind: 'MINT', records }, keep, nonce, gas),
+    recordStagesKept: (records, keep, nonce, gas) => sign({ kind: 'TRACE_STAGE', records }, keep, nonce, gas),
+    estimateBatchGas: async (call) => {
+      estimates.push(call.records.length);
+      return 10_000n * BigInt(call.records.length);
+    },
     batchCallError: async () => undefined,
     simulateBatch: async () => undefined,
     rebroadcast: async (raw, hash) => {
@@ -218,5 +229,5 @@ export function world(writes: BatchLedgerTx[]) {
       chain.mined++;
     }
   };
-  return { deps, txs, groups, signer, signed, chain, written, refused, checks, reads, mineBlock };
+  return { deps, txs, groups, signer, signed, estimates, chain, written, refused, checks, reads, mineBlock };
 }
