@@ -1,5 +1,6 @@
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { QUEUES, queuesOf, type QueueConsumerDef, type QueueName } from '../../shared/manifest';
 
 /**
  * Receive loops of a FIFO queue: one, as each of the service's FIFO queues holds one message group
@@ -8,7 +9,35 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
  * group while some of it is in flight, so the group stays in order; a consumer handles the groups of
  * a batch side by side (shared/runtime/sqs-consumer.ts).
  */
-export const FIFO_POLLERS = 1;
+const FIFO_POLLERS = 1;
+
+/**
+ * The pollers of one queue consumer of the manifest: one `pollQueue` per queue feeding it (its
+ * `queue`, then its `extraQueues`), with its batch size, and its timeout for the hold, as CDK gives
+ * it one SQS event source per queue; `FIFO_POLLERS` receive loops on a FIFO queue, 5 on a standard
+ * one. Returns their stops.
+ */
+export function pollConsumer(
+  w: QueueConsumerDef,
+  queues: Record<QueueName, { queueUrl: string; queueArn: string }>,
+  visibilitySeconds: (q: QueueName) => number,
+  // biome-ignore lint/suspicious/noConfusingVoidType: the Lambda handler types of @types/aws-lambda return `void` when there is no batch response
+  handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>,
+  log: (line: string) => void,
+): Array<() => Promise<void>> {
+  return queuesOf(w).map((name) => {
+    const poller = pollQueue({
+      queueUrl: queues[name].queueUrl,
+      queueArn: queues[name].queueArn,
+      batchSize: w.batchSize,
+      concurrency: QUEUES[name].fifo ? FIFO_POLLERS : 5,
+      hold: { visibilitySeconds: visibilitySeconds(name), timeoutSeconds: w.timeoutSeconds },
+      handler,
+      log: (l) => log(`${w.fn}: ${l}`),
+    });
+    return () => poller.stop();
+  });
+}
 
 /**
  * The local stand-in for Lambda's SQS event source: long-polls a queue, hands each batch to the
@@ -22,7 +51,7 @@ export const FIFO_POLLERS = 1;
  * messages' visibility is extended every half `visibilitySeconds`; only a failed or abandoned
  * message comes back, after the (short, local) visibility timeout.
  */
-export function pollQueue(opts: {
+function pollQueue(opts: {
   queueUrl: string;
   queueArn: string;
   batchSize: number;

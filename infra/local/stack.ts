@@ -4,16 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLocalStackFile } from './stack-file';
 import { privateKeyToAccount } from 'viem/accounts';
-import {
-  AUTHORIZER_FN,
-  manifestProblems,
-  missingLocalEnvironment,
-  QUEUES,
-  queuesOf,
-  routes,
-  workers,
-  type QueueName,
-} from '../../shared/manifest';
+import { AUTHORIZER_FN, manifestProblems, missingLocalEnvironment, QUEUES, routes, workers, type QueueName } from '../../shared/manifest';
 import { repoRoot } from '../../shared/runtime/paths';
 import { compileContracts } from '../ledger/compile';
 import { deployContracts, fundAccount, setUpLocalVaultAccounts } from '../ledger/deploy';
@@ -36,7 +27,7 @@ import { DEFAULT_LEDGER_BLOCK_TIME_S, startHardhatNode } from './hardhat-node';
 import { startPayoutSandbox, type PayoutSandbox } from './payout-sandbox';
 import { startLocalPawaPay, type PawaPaySandbox } from './pawapay-sandbox';
 import { DEV_ONRAMP_CREDENTIALS, DEV_ONRAMP_WEBHOOK_SECRET, mintingDelivery, startOnRampSandbox } from './onramp-sandbox';
-import { FIFO_POLLERS, pollQueue } from './queue-poller';
+import { pollConsumer } from './queue-poller';
 import { startFauxqsAsSqs } from './fauxqs-fifo';
 import { drainNotifications } from './notifications-drain';
 import { enableTableStream, pollTableStream } from './table-stream-poller';
@@ -494,25 +485,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       );
     }
 
-    // 7. event sources: queue consumers and the notification inbox
-    // Which queue feeds which consumer, and its batch size: the manifest's, as in CDK.
+    // 7. event sources: queue consumers (which queues feed which consumer, its batch size: the manifest's, as in CDK) and the notification inbox
     for (const w of workers) {
       if (w.kind !== 'queue-consumer') continue;
-      const mod = await load(w.fn);
-      const consume = mod.handler as (e: unknown, c: unknown) => Promise<never>;
-      for (const name of queuesOf(w)) {
-        const q = queues[name];
-        const poller = pollQueue({
-          queueUrl: q.queueUrl,
-          queueArn: q.queueArn,
-          batchSize: w.batchSize,
-          concurrency: QUEUES[name].fifo ? FIFO_POLLERS : 5,
-          hold: { visibilitySeconds: LOCAL_QUEUES[name].visibilitySeconds, timeoutSeconds: w.timeoutSeconds },
-          handler: metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never,
-          log: (l) => log(`${w.fn}: ${l}`),
-        });
-        stops.push(() => poller.stop());
-      }
+      const consume = (await load(w.fn)).handler as (e: unknown, c: unknown) => Promise<never>;
+      const handler = metered(w.fn, (e: never) => consume(e, localLambdaContext(w.fn))) as never;
+      stops.push(...pollConsumer(w, queues, (q) => LOCAL_QUEUES[q].visibilitySeconds, handler, log));
     }
     // Table-stream consumers (DynamoDB Streams event sources in AWS): a poller of DynamoDB Local's stream.
     // Outbound webhooks may go to loopback http receivers here, and their retry schedule is scaled.

@@ -12,7 +12,7 @@ import type { WorkQueue } from '../domain/ports/messaging';
 import type { PayoutRequestMessage } from '../domain/ports/payouts';
 import { anchorWriteOutcomes, type AnchorWriteOutcomes } from '../use-cases/anchor-settlement';
 import type { AnchoringDeps } from '../use-cases/anchoring';
-import type { GroupPace } from '../use-cases/ledger-batch-writer';
+import type { GroupPace } from '../use-cases/ledger-batch-deps';
 import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
 import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';

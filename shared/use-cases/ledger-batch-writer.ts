@@ -5,15 +5,13 @@ import {
   FORM_AHEAD_AFTER_MS,
   maxRecordsPerTx,
   NEXT_GROUP_WAIT_MS,
-  SETTLE_BATCHES_AT_ONCE,
   STALE_GROUP_CHECK_AFTER_MS,
-  STUCK_AFTER_BLOCKS,
-  type BatchRecordOutcome,
 } from '../domain/ledger-batching';
-import { forEachLimited } from '../domain/purchase-order-limits';
-import type { BatchedCall, Ledger, LedgerReceipt, LedgerWriteGroups } from '../domain/ports/ledger';
+import type { BatchedCall } from '../domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../domain/records';
 import { logger } from '../runtime/logger';
+import type { BatchWriterDeps } from './ledger-batch-deps';
+import { isOpen, minedTx, readMembers, settleMembers, settleMined } from './ledger-receipt-step';
 
 /**
  * The batched writer (docs/ledger.md#the-batched-writer): the single ledger writer lands a pending
@@ -22,50 +20,6 @@ import { logger } from '../runtime/logger';
  * whose record cannot be built or simulated never holds the others back: it is not claimed, or it
  * is split out of its group before the group is signed (docs/ledger.md#one-bad-record-never-blocks-the-others).
  */
-
-/** What the batched writer needs besides the writer's own ports: the groups, and how one member is settled. */
-export interface BatchWriterDeps {
-  groups: LedgerWriteGroups;
-  ledger: Pick<
-    Ledger,
-    | 'mintBatchKept'
-    | 'recordStagesKept'
-    | 'estimateBatchGas'
-    | 'batchOutcomes'
-    | 'batchCallError'
-    | 'simulateBatch'
-    | 'rebroadcast'
-    | 'waitForReceipt'
-    | 'signerNonces'
-    | 'blockNumber'
-    | 'isKnown'
-    | 'replaceKept'
-  >;
-  getLedgerTx: (id: string) => Promise<BatchLedgerTx | null>;
-  /** A member written on chain: confirmed exactly as a single write is (mint → DELIVERED; record → hash in the history). */
-  written: (tx: BatchLedgerTx, txHash: Hex, blockNumber: number) => Promise<void>;
-  /** A member the chain refused (skipped, or the whole transaction reverted): settled as refused. */
-  refused: (tx: BatchLedgerTx, reason: string) => Promise<void>;
-  now: () => Date;
-  /**
-   * Given, the writer is pipelined (docs/ledger.md#the-pipelined-writer): a group's transaction is
-   * sent without waiting for its receipt, and this queues a receipt check of the group for the
-   * writer (`key` names the check: the same group and key twice is one check).
-   */
-  queueReceiptCheck?: (group: LedgerWriteGroup, key: string) => Promise<void>;
-  /**
-   * Pipelined, per container: when this writer last sent a group of each kind, or last looked for
-   * pending writes of it (ms). Given, a member's delivery forms the next group of its kind once
-   * `FORM_AHEAD_AFTER_MS` have passed (`formAhead`), so groups keep leaving once a block while the
-   * members' messages queue behind one another.
-   */
-  pace?: GroupPace;
-}
-
-/** See `BatchWriterDeps.pace`. */
-export interface GroupPace {
-  lastLookMs: Partial<Record<'MINT' | 'TRACE_STAGE', number>>;
-}
 
 /** Groups one delivery of a write may go through before it gives up (the queue retries): its own, then one it was moved to. */
 const MAX_GROUPS_PER_DELIVERY = 3;
@@ -153,7 +107,7 @@ export async function endIfHeldBySentGroup(
  * (it is never this delivery's failure). True when it tried to form a group (writes may have been
  * claimed since they were last read).
  */
-export async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<boolean> {
+async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<boolean> {
   const pace = deps.pace;
   const now = deps.now().getTime();
   const last = pace?.lastLookMs[kind];
@@ -185,10 +139,6 @@ export async function formAheadEach(deps: BatchWriterDeps): Promise<boolean> {
 
 /** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */
 const STALE_CHECK_WINDOW_MS = 300_000;
-
-function isOpen(tx: BatchLedgerTx): boolean {
-  return tx.status !== 'CONFIRMED' && tx.status !== 'FAILED';
-}
 
 /** The group that lands `tx`: the one that claimed it and still holds it, else a new one (its claim on a group that let it go released first). */
 async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<string> {
@@ -425,11 +375,6 @@ function isRpcFailure(err: unknown): boolean {
   return err instanceof LedgerUnavailableError && !(err instanceof LedgerRefusedError);
 }
 
-/** The group's members as stored now (a member gone from the table is left out). */
-async function readMembers(deps: BatchWriterDeps, group: LedgerWriteGroup): Promise<BatchLedgerTx[]> {
-  return (await Promise.all((group.members ?? []).map((id) => deps.getLedgerTx(id)))).filter((m): m is BatchLedgerTx => m !== null);
-}
-
 function ids(members: BatchLedgerTx[]): string[] {
   return members.map((m) => m.ledger_tx_id);
 }
@@ -461,41 +406,6 @@ function toTokenId(id: string): bigint {
   }
 }
 
-/** Each member from its own event (member i ↔ record i); members settled before are skipped. */
-async function settleMembers(
-  deps: BatchWriterDeps,
-  group: LedgerWriteGroup,
-  members: BatchLedgerTx[],
-  txHash: Hex,
-  receipt: LedgerReceipt,
-): Promise<void> {
-  const block = Number(receipt.blockNumber);
-  let outcomes: BatchRecordOutcome[];
-  if (receipt.status !== 'success') {
-    logger.error('batched ledger transaction reverted as a whole: every member refused', { group_id: group.group_id, tx_hash: txHash });
-    outcomes = members.map(() => ({ written: false, reason: `batched ${group.kind} transaction ${txHash} reverted` }));
-  } else {
-    outcomes = await deps.ledger.batchOutcomes(txHash, group.kind, members.length);
-  }
-  // Members of different batches are independent; one batch's members keep their record order.
-  const byBatch = new Map<string, number[]>();
-  for (const [i, member] of members.entries()) byBatch.set(member.batch_id, [...(byBatch.get(member.batch_id) ?? []), i]);
-  await forEachLimited([...byBatch.values()], SETTLE_BATCHES_AT_ONCE, async (indexes) => {
-    for (const i of indexes) {
-      const fresh = await deps.getLedgerTx(members[i]!.ledger_tx_id);
-      if (!fresh || !isOpen(fresh)) continue;
-      const outcome = outcomes[i]!;
-      if (outcome.written) await deps.written(fresh, txHash, block);
-      else await deps.refused(fresh, outcome.reason);
-    }
-  });
-}
-
-// ---------------------------------------------------------------- the pipelined writer's receipt step
-
-/** The log key (`alarm`) of a nonce gap the writer cannot close itself (docs/ledger.md#a-nonce-gap). */
-const LEDGER_NONCE_GAP_ALARM = 'LEDGER_NONCE_GAP';
-
 /**
  * The nonce of the next group (docs/ledger.md#the-pipelined-writer): one past the highest nonce the
  * table keeps (groups sent, mined or not), or the chain's pending count when that is higher (a
@@ -504,134 +414,4 @@ const LEDGER_NONCE_GAP_ALARM = 'LEDGER_NONCE_GAP';
 async function nextNonce(deps: BatchWriterDeps): Promise<{ nonce: number; sentBlock: number }> {
   const [kept, chain, sentBlock] = await Promise.all([deps.groups.nextNonce(), deps.ledger.signerNonces(), deps.ledger.blockNumber()]);
   return { nonce: Math.max(kept ?? 0, chain.pending), sentBlock };
-}
-
-/**
- * A receipt check of the sent group `groupId` (a `receipt_check` message of the writer's queue):
- * the receipt step (`gatherReceipts`) waiting up to `waitMs` for this group's receipt; when it is
- * still in flight, the next check is queued. Errors: LedgerUnavailableError (the queue retries).
- */
-export async function checkSentGroup(deps: BatchWriterDeps, groupId: string, waitMs: number): Promise<void> {
-  const left = await gatherReceipts(deps, waitMs, groupId);
-  const group = left.find((g) => g.group_id === groupId);
-  if (group && deps.queueReceiptCheck) await deps.queueReceiptCheck(group, `check-${deps.now().getTime()}`);
-}
-
-/**
- * The receipt step of the pipelined writer (docs/ledger.md#recovery-of-a-sent-transaction): every
- * group in flight, lowest nonce first, in any order of mining —
- * 1. mined under its hash or one it replaced → each member settled from that transaction's own
- *    events (members settled before are left alone), the group SETTLED;
- * 2. its nonce used by another transaction (the chain's mined count, read before the receipts are
- *    looked up, is past it, and no hash of it is mined) → abandoned: its open members released to be grouped anew (the reconciler queues them);
- * 3. lost (the node knows neither it nor a receipt) → broadcast again, the same bytes;
- * 4. stuck (`STUCK_AFTER_BLOCKS` blocks since it was sent) → replaced: same call and nonce, higher
- *    fees, kept before it is sent, the old hash remembered;
- * then a nonce gap below the groups still in flight is reported (`LEDGER_NONCE_GAP`). Waits up to
- * `waitMs` for the receipt of `focus` only. The groups still in flight.
- */
-async function gatherReceipts(deps: BatchWriterDeps, waitMs: number, focus?: string): Promise<LedgerWriteGroup[]> {
-  const inFlight = await deps.groups.inFlight();
-  if (inFlight.length === 0) return [];
-  const left: LedgerWriteGroup[] = [];
-  // The signer's counts read BEFORE any receipt is looked up: a nonce mined by then is one whose
-  // receipt the look-ups below find when it is one of the group's hashes. Read after, a group mined
-  // between its look-up and this read would look taken by another transaction and be abandoned,
-  // its members grouped anew and refused by the contract as minted already.
-  const chain = await deps.ledger.signerNonces();
-  let block: number | undefined;
-  for (const group of inFlight) {
-    const mined = await minedTx(deps, group, group.group_id === focus ? waitMs : 0);
-    if (mined) {
-      await settleMined(deps, group, mined);
-      continue;
-    }
-    if (group.nonce !== undefined && chain.mined > group.nonce) {
-      await abandon(deps, group);
-      continue;
-    }
-    block ??= await deps.ledger.blockNumber();
-    await unstick(deps, group, block);
-    left.push(group);
-  }
-  if (left.length > 0) reportNonceGap(left, chain);
-  return left;
-}
-
-/** The group's members settled from the mined transaction's own events (members settled before left alone), the group SETTLED with its block. */
-async function settleMined(deps: BatchWriterDeps, group: LedgerWriteGroup, mined: { txHash: Hex; receipt: LedgerReceipt }): Promise<void> {
-  await settleMembers(deps, group, await readMembers(deps, group), mined.txHash, mined.receipt);
-  await deps.groups.settle(group.group_id, Number(mined.receipt.blockNumber), deps.now().toISOString());
-}
-
-/** The mined transaction of `group` (its current hash, else one it replaced) with its receipt; waits up to `waitMs` for the current one. */
-async function minedTx(
-  deps: BatchWriterDeps,
-  group: LedgerWriteGroup,
-  waitMs: number,
-): Promise<{ txHash: Hex; receipt: LedgerReceipt } | null> {
-  const hashes = [group.tx_hash, ...(group.replaced_hashes ?? [])].filter((h): h is string => Boolean(h)) as Hex[];
-  for (const txHash of hashes) {
-    const receipt = await deps.ledger.waitForReceipt(txHash, 0);
-    if (receipt) return { txHash, receipt };
-  }
-  if (waitMs <= 0 || !group.tx_hash) return null;
-  const receipt = await deps.ledger.waitForReceipt(group.tx_hash as Hex, waitMs);
-  return receipt ? { txHash: group.tx_hash as Hex, receipt } : null;
-}
-
-/** A lost transaction broadcast again; a stuck one replaced with higher fees (kept first, conditioned on its hash). */
-async function unstick(deps: BatchWriterDeps, group: LedgerWriteGroup, block: number): Promise<void> {
-  const txHash = group.tx_hash as Hex;
-  if (!(await deps.ledger.isKnown(txHash))) {
-    logger.warn('kept ledger transaction lost (neither mined nor known to the node): broadcast again', {
-      group_id: group.group_id,
-      tx_hash: txHash,
-      nonce: group.nonce,
-    });
-    await deps.ledger.rebroadcast(group.raw_tx as Hex, txHash);
-    return;
-  }
-  if (group.sent_block === undefined || block - group.sent_block < STUCK_AFTER_BLOCKS) return;
-  const { txHash: replacement } = await deps.ledger.replaceKept(group.raw_tx as Hex, (signed) =>
-    deps.groups.keepReplacement(group.group_id, txHash, signed, block, deps.now().toISOString()),
-  );
-  logger.warn('ledger transaction stuck: replaced with the same nonce and higher fees', {
-    group_id: group.group_id,
-    nonce: group.nonce,
-    stuck_hash: txHash,
-    replacement,
-    blocks: block - group.sent_block,
-  });
-}
-
-/** A group whose nonce another transaction took: its open members released (grouped anew), the group SETTLED without a block. */
-async function abandon(deps: BatchWriterDeps, group: LedgerWriteGroup): Promise<void> {
-  logger.error('ledger group abandoned: its nonce was used by another transaction; its writes are grouped anew', {
-    group_id: group.group_id,
-    nonce: group.nonce,
-  });
-  for (const id of group.members ?? []) {
-    const member = await deps.getLedgerTx(id);
-    if (member && isOpen(member)) await deps.groups.release(group.group_id, id);
-  }
-  await deps.groups.settle(group.group_id, undefined, deps.now().toISOString());
-}
-
-/**
- * Nonces below the highest group in flight that neither the node holds (at or past its pending
- * count) nor a group in flight covers: every group above waits on them (docs/ledger.md#a-nonce-gap).
- */
-function reportNonceGap(left: LedgerWriteGroup[], chain: { mined: number; pending: number }): void {
-  const kept = new Set(left.map((g) => g.nonce));
-  const highest = Math.max(...left.map((g) => g.nonce ?? -1));
-  const gap: number[] = [];
-  for (let n = Math.max(chain.pending, chain.mined); n < highest && gap.length < 10; n++) if (!kept.has(n)) gap.push(n);
-  if (gap.length > 0)
-    logger.error('nonce gap: sent ledger transactions wait on nonces no kept transaction covers', {
-      alarm: LEDGER_NONCE_GAP_ALARM,
-      missing_nonces: gap,
-      chain_mined: chain.mined,
-      chain_pending: chain.pending,
-    });
 }

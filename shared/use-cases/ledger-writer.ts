@@ -10,7 +10,9 @@ import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, LedgerWriteGroup, 
 import type { AnchorWriteOutcomes } from './anchor-settlement';
 import type { VaultWriteOutcomes } from './vault-writes';
 import { logger } from '../runtime/logger';
-import { checkSentGroup, formAheadEach, landInGroup, type BatchWriterDeps, type GroupPace } from './ledger-batch-writer';
+import type { BatchWriterDeps, GroupPace } from './ledger-batch-deps';
+import { formAheadEach, landInGroup } from './ledger-batch-writer';
+import { checkSentGroup } from './ledger-receipt-step';
 
 /**
  * The single ledger writer (docs/api/batches-and-custody.md#custody-trail): every ledger write — a BatchToken mint or a trace-log

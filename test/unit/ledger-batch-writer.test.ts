@@ -4,7 +4,8 @@ import { maxRecordsPerTx } from '../../shared/domain/ledger-batching';
 import type { BatchedCall, Ledger, LedgerWriteGroups, LedgerWriteParking } from '../../shared/domain/ports/ledger';
 import type { PayoutRequestMessage } from '../../shared/domain/ports/payouts';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../shared/domain/records';
-import { landInGroup, type BatchWriterDeps } from '../../shared/use-cases/ledger-batch-writer';
+import type { BatchWriterDeps } from '../../shared/use-cases/ledger-batch-deps';
+import { landInGroup } from '../../shared/use-cases/ledger-batch-writer';
 import { landOrPark, type LedgerWriterDeps } from '../../shared/use-cases/ledger-writer';
 import { fakeBatchStore, fakeCustodyStore, fakeLedger, fakeWorkQueue } from './support/fakes';
 

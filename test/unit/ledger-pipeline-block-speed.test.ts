@@ -1,6 +1,8 @@
 import { FORM_AHEAD_AFTER_MS } from '../../shared/domain/ledger-batching';
 import { logger } from '../../shared/runtime/logger';
-import { checkSentGroup, landInGroup, type BatchWriterDeps } from '../../shared/use-cases/ledger-batch-writer';
+import type { BatchWriterDeps } from '../../shared/use-cases/ledger-batch-deps';
+import { landInGroup } from '../../shared/use-cases/ledger-batch-writer';
+import { checkSentGroup } from '../../shared/use-cases/ledger-receipt-step';
 import { hashOf, world, write } from './support/ledger-pipeline-world';
 
 /**

@@ -1,6 +1,7 @@
 import { STUCK_AFTER_BLOCKS } from '../../shared/domain/ledger-batching';
 import { logger } from '../../shared/runtime/logger';
-import { checkSentGroup, landInGroup } from '../../shared/use-cases/ledger-batch-writer';
+import { landInGroup } from '../../shared/use-cases/ledger-batch-writer';
+import { checkSentGroup } from '../../shared/use-cases/ledger-receipt-step';
 import { hashOf, world, write } from './support/ledger-pipeline-world';
 
 /**

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import type { BatchedCall, LedgerWriteGroups } from '../../../shared/domain/ports/ledger';
 import type { BatchLedgerTx, LedgerWriteGroup } from '../../../shared/domain/records';
-import type { BatchWriterDeps } from '../../../shared/use-cases/ledger-batch-writer';
+import type { BatchWriterDeps } from '../../../shared/use-cases/ledger-batch-deps';
 
 /**
  * The pipelined batched writer's test world (docs/ledger.md#the-pipelined-writer): an in-memory
