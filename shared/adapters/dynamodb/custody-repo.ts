@@ -147,7 +147,7 @@ export class CustodyRepository implements CustodyStore {
           TableName: tableName(),
           Key: keys.ledgerTx(tx.ledger_tx_id),
           // tx_hash too: a member of a batched transaction has it only from here (its group kept the signed call).
-          UpdateExpression: 'SET #s = :c, tx_hash = :h, block_number = :b, confirmed_at = :at REMOVE GSI2PK, GSI2SK',
+          UpdateExpression: 'SET #s = :c, tx_hash = :h, block_number = :b, confirmed_at = :at REMOVE GSI2PK, GSI2SK, GSI1PK, GSI1SK',
           ConditionExpression: '#s <> :c',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: { ':c': 'CONFIRMED', ':h': txHash, ':b': blockNumber, ':at': at },
@@ -247,7 +247,7 @@ export class CustodyRepository implements CustodyStore {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.ledgerTx(id),
-        UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at REMOVE GSI2PK, GSI2SK',
+        UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at REMOVE GSI2PK, GSI2SK, GSI1PK, GSI1SK',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: { ':f': 'FAILED', ':r': reason.slice(0, 1000), ':at': at },
       }),

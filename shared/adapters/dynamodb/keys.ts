@@ -17,6 +17,9 @@
  *   GSI2 (sparse): GSI2PK PENDING_NATIONAL_CHECK, GSI2SK <registered_at>#<farmer_id> on the job of a
  *   registration the national registry (MAAIF) has not answered yet, until the check is settled.
  * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
+ *   GSI1 (sparse, vault writes only): GSI1PK OPEN_VAULT_TX, GSI1SK <created_at>#<stored order>#<id> until
+ *   the write is CONFIRMED or FAILED (a parked one keeps it: it may be retried), so the single writer
+ *   finds the oldest open vault write in one read (docs/ledger.md#vault-writes-ahead-of-the-backlog).
  *   GSI2 (sparse): GSI2PK PARKED_LEDGER_TX, GSI2SK <parked_at>#<id> instead while the write is parked
  *   (it failed every allowed attempt) until an operator retries or discards it.
  * | Ledger write group  | LEDGER_GROUP#<group_id>     | META                |                     |                                |
@@ -70,6 +73,7 @@
  *    farmer's batches (credit score): the same query filtered on farmer_id, bounded in pages.
  * 8. reconciliation: Query GSI2 OPEN_PAYOUT / AWAITING_PAYOUT / OPEN_LEDGER_TX with GSI2SK < now − threshold;
  *    registrations waiting for the national registry: Query GSI2 PENDING_NATIONAL_CHECK, oldest first.
+ * 8b. the single writer's vault writes ahead of the backlog: Query GSI1 OPEN_VAULT_TX, oldest first.
  * 9. the only deletes: a payout that never reached the provider, with its guard (IAM allows them
  *    in PAYMENT#PAY-…, PAYMENT#DISB-… and PAYOUT_GUARD# only, never a deposit PAYMENT#DEP-…), and
  *    a loan's batch guard when the loan is repaid or cancelled (LOAN_GUARD# only); see
@@ -80,6 +84,8 @@ export const META = 'META';
 export const OPEN_PAYOUTS = 'OPEN_PAYOUT';
 export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
+/** GSI1 partition of vault writes not yet confirmed nor failed, in the order they were requested. */
+export const OPEN_VAULT_TX = 'OPEN_VAULT_TX';
 /** GSI2 partition of parked ledger writes (failed every allowed attempt; an operator retries or discards them). */
 export const PARKED_LEDGER_TX = 'PARKED_LEDGER_TX';
 /** GSI2 partition of chain events the watcher parked (failed in every allowed run). */
@@ -136,6 +142,15 @@ export const keys = {
   ledgerTx: (id: string) => ({ PK: `LEDGER_TX#${id}`, SK: META }),
   /** Sparse index of ledger writes not yet confirmed (the writer and reconciliation). */
   openLedgerTxGsi: (createdAt: string, id: string) => ({ GSI2PK: OPEN_LEDGER_TX, GSI2SK: `${createdAt}#${id}` }),
+  /**
+   * Sparse index of open vault writes, in request order: `createdAt` (the requester's time, shared
+   * by the writes of one request, e.g. a settlement's repayments and release), then `storedOrder`
+   * (when this write was stored: `vaultWriteStoredOrder`), then the id.
+   */
+  openVaultTxGsi: (createdAt: string, storedOrder: string, id: string) => ({
+    GSI1PK: OPEN_VAULT_TX,
+    GSI1SK: `${createdAt}#${storedOrder}#${id}`,
+  }),
   /** Sparse index of parked ledger writes, oldest parked first (operators: `npm run ledger-parked`). */
   parkedLedgerTxGsi: (parkedAt: string, id: string) => ({ GSI2PK: PARKED_LEDGER_TX, GSI2SK: `${parkedAt}#${id}` }),
   /** A batched ledger transaction and the writes it claimed (docs/ledger.md#the-batched-writer). */
