@@ -72,8 +72,7 @@ export const ledgerParkingRepo = (): LedgerWriteParking => once(ledgerParkingRep
  * Ports of the single ledger writer (the ledger's signer key is read on first use). With the
  * vault configured (need 'vault': LENDING_VAULT_ADDRESS), vault writes are landed by the same
  * signer instance (the oldest open one ahead of the queued backlog) and their outcomes handed to
- * the deposit and loan use cases; with
- * AUDIT_ANCHOR_ADDRESS, anchors are settled when mined.
+ * the deposit and loan use cases; with AUDIT_ANCHOR_ADDRESS, anchors are settled when mined.
  */
 export function ledgerWriterDeps(): LedgerWriterDeps {
   const base = {
