@@ -13,10 +13,10 @@ import type { PayoutRequestMessage } from '../domain/ports/payouts';
 import { anchorWriteOutcomes, type AnchorWriteOutcomes } from '../use-cases/anchor-settlement';
 import type { AnchoringDeps } from '../use-cases/anchoring';
 import type { GroupPace } from '../use-cases/ledger-batch-deps';
-import type { LedgerWriterDeps } from '../use-cases/ledger-writer';
+import type { LedgerWriterDeps, VaultAhead } from '../use-cases/ledger-writer';
 import { vaultWriteHandlers } from '../use-cases/vault-write-handlers';
 import { vaultWriteOutcomes } from '../use-cases/vault-writes';
-import { depositRepo, vaultReader, vaultWrites } from './lending';
+import { depositRepo, vaultReader, vaultWriteRepo, vaultWrites } from './lending';
 import { once, onFirstUse } from './once';
 import {
   auditAnchorRepo,
@@ -62,14 +62,17 @@ const ledgerWriteGroups = (): LedgerWriteGroups => once(ledgerWriteGroups, () =>
 /** This container's pace of batched transactions (when it last sent a group of each kind). */
 const groupPace = (): GroupPace => once(groupPace, () => ({ lastLookMs: {} }));
 
+/** This container's pace of vault writes landed ahead of the backlog (when it last looked). */
+const vaultAheadPace = (): VaultAhead['pace'] => once(vaultAheadPace, () => ({}));
+
 /** Parked ledger writes and the attempts of open ones (the single writer's poison-message policy). */
 export const ledgerParkingRepo = (): LedgerWriteParking => once(ledgerParkingRepo, () => new LedgerWriteParkingRepository());
 
 /**
  * Ports of the single ledger writer (the ledger's signer key is read on first use). With the
  * vault configured (need 'vault': LENDING_VAULT_ADDRESS), vault writes are landed by the same
- * signer instance and their outcomes handed to the deposit and loan use cases; with
- * AUDIT_ANCHOR_ADDRESS, anchors are settled when mined.
+ * signer instance (the oldest open one ahead of the queued backlog) and their outcomes handed to
+ * the deposit and loan use cases; with AUDIT_ANCHOR_ADDRESS, anchors are settled when mined.
  */
 export function ledgerWriterDeps(): LedgerWriterDeps {
   const base = {
@@ -92,7 +95,16 @@ export function ledgerWriterDeps(): LedgerWriterDeps {
     payoutQueue: payoutRequestQueue(),
     now,
   });
-  return { ...base, vault: { ledger: ledger(), reader: vaultReader(), outcomes: vaultWriteOutcomes(handlers) } };
+  return {
+    ...base,
+    vault: {
+      ledger: ledger(),
+      reader: vaultReader(),
+      outcomes: vaultWriteOutcomes(handlers),
+      // Open vault writes landed ahead of the queued backlog (docs/ledger.md#vault-writes-ahead-of-the-backlog).
+      ahead: { writes: vaultWriteRepo(), pace: vaultAheadPace() },
+    },
+  };
 }
 
 // ---------------------------------------------------------------- anchoring of audit logs

@@ -47,7 +47,7 @@ const loanApr = (): string => envOr('LOAN_APR', DEFAULT_LOAN_APR);
 export const vaultReader = (): VaultReader => once(vaultReader, () => onFirstUse<VaultReader>(() => createVaultReaderFromEnv()));
 
 /** Vault writes stored for the single ledger writer. */
-const vaultWriteRepo = (): VaultWriteStore => once(vaultWriteRepo, () => new VaultWriteRepository());
+export const vaultWriteRepo = (): VaultWriteStore => once(vaultWriteRepo, () => new VaultWriteRepository());
 
 /** Vault writes for the single ledger writer (stored, then queued on LEDGER_WRITE_QUEUE_URL). */
 export const vaultWrites = (): VaultWriteQueue => once(vaultWrites, () => vaultWriteQueue(vaultWriteRepo(), ledgerWriteQueue()));

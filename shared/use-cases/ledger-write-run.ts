@@ -4,6 +4,7 @@ import type { BatchLedgerTx, LedgerTx, LedgerWriteGroup } from '../domain/record
 import { logger } from '../runtime/logger';
 import { endIfHeldBySentGroup, formAheadEach } from './ledger-batch-writer';
 import { batchWriterDeps, checkLedgerGroupReceipt, landOrPark } from './ledger-writer';
+import { landVaultWriteAhead } from './vault-write-ahead';
 
 /**
  * The single ledger writer over a batch of its queue's messages (docs/ledger.md#batches-of-queue-messages):
@@ -54,7 +55,9 @@ type Ahead = { tx: LedgerTx | null; group: LedgerWriteGroup | null };
  *   receipt check queued again for its first member or when stale (`endIfHeldBySentGroup`), then
  *   the next group of each batched kind formed once when one is due (`formAheadEach`). The read is
  *   made again after any message that did work (it may have formed a group that claimed the next
- *   writes). When ending one cheaply fails, it is landed the ordinary way.
+ *   writes). When ending one cheaply fails, it is landed the ordinary way. Pipelined, each read is
+ *   also followed by a look for the oldest open vault write (`landVaultWriteAhead`: paced, sent
+ *   without waiting, never signed twice), so a backlog of member messages never holds it back.
  * - Time budget: a message that may wait is not started, unless it is the first of this call, when
  *   `remainingMs()` is below its wait (`receiptWaitMs` for a vault write, an anchor or a write landed
  *   alone; `NEXT_GROUP_WAIT_MS` for a pipelined batched write; `receiptCheckWaitMs` for a receipt
@@ -96,6 +99,9 @@ export async function landQueuedMessages(
       const members = new Set<BatchLedgerTx['kind']>();
       while (i < end && (await endsCheaply(deps, ahead[i - from]!, msgs[i]!.ledger_tx_id, pipelined, members))) i++;
       const formed = members.size > 0 && (await formAheadEach(batchWriterDeps(deps, deps.groups)));
+      // Then the oldest open vault write, ahead of its own message (paced; nothing waited for).
+      if (pipelined)
+        await landVaultWriteAhead(deps, { remainingMs: opts.remainingMs, reserveMs: opts.receiptWaitMs + LEDGER_MESSAGE_MARGIN_MS });
       if (formed || i === end) {
         // Formed ahead: the writes from i on are read again (the new group may hold them). At the
         // end of the writes: the loop moves on to the receipt check (or the end).

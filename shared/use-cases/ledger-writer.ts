@@ -2,8 +2,8 @@ import { LedgerRefusedError, LedgerTransportError, TokenAlreadyMintedError } fro
 import { vaultCallOf } from '../domain/vault-calls';
 import type { Hex } from 'viem';
 import type { BatchStore, CustodyStore } from '../domain/ports/batches';
-import type { Ledger, LedgerWriteGroups, LedgerWriteMessage, LedgerWriteParking } from '../domain/ports/ledger';
-import type { VaultLedger, VaultReader } from '../domain/ports/lending';
+import type { Ledger, LedgerReceipt, LedgerWriteGroups, LedgerWriteMessage, LedgerWriteParking } from '../domain/ports/ledger';
+import type { VaultLedger, VaultReader, VaultWriteStore } from '../domain/ports/lending';
 import type { WorkQueue } from '../domain/ports/messaging';
 import type { PayoutRequestMessage } from '../domain/ports/payouts';
 import type { AnchorLedgerTx, Batch, BatchLedgerTx, LedgerTx, LedgerWriteGroup, VaultLedgerTx } from '../domain/records';
@@ -20,6 +20,13 @@ import { checkSentGroup } from './ledger-receipt-step';
  * message group), so the signer's nonces never collide.
  */
 
+/** What the writer needs to land vault writes ahead of the backlog (`landVaultWriteAhead`): where the open ones are listed, and this container's pace. */
+export interface VaultAhead {
+  writes: Pick<VaultWriteStore, 'openVaultWrites'>;
+  /** Per container: when the writer last looked for open vault writes (ms). */
+  pace: { lastLookMs?: number };
+}
+
 /** The ports the ledger writer needs. */
 export interface LedgerWriterDeps {
   custody: Pick<CustodyStore, 'getLedgerTx' | 'keepSigned' | 'confirm' | 'markFailed'>;
@@ -28,7 +35,13 @@ export interface LedgerWriterDeps {
   payoutQueue: WorkQueue<PayoutRequestMessage>;
   now: () => Date;
   /** Vault writes (lending): the vault side of the ledger, its receipts read back, and who to tell. */
-  vault?: { ledger: VaultLedger; reader: Pick<VaultReader, 'writeResult'>; outcomes: VaultWriteOutcomes };
+  vault?: {
+    ledger: VaultLedger;
+    reader: Pick<VaultReader, 'writeResult'>;
+    outcomes: VaultWriteOutcomes;
+    /** Given (pipelined), open vault writes are landed ahead of the queued backlog (`landVaultWriteAhead`, docs/ledger.md#vault-writes-ahead-of-the-backlog). */
+    ahead?: VaultAhead;
+  };
   /** Periodic anchors of audit logs (docs/api/anchoring.md#anchoring-of-the-audit-log): who settles a mined, already anchored or refused anchor. */
   anchors?: AnchorWriteOutcomes;
   /**
@@ -171,7 +184,7 @@ export function checkLedgerGroupReceipt(deps: LedgerWriterDeps, groupId: string,
  */
 async function writeVaultTx(deps: LedgerWriterDeps, tx: VaultLedgerTx, receiptWaitMs: number): Promise<void> {
   if (!deps.vault) throw new Error(`ledger write ${tx.ledger_tx_id} is a vault write, and this writer has no vault configured`);
-  const { ledger, reader, outcomes } = deps.vault;
+  const { ledger } = deps.vault;
   const { txHash, receipt } = await landKept(
     deps,
     tx,
@@ -179,11 +192,26 @@ async function writeVaultTx(deps: LedgerWriterDeps, tx: VaultLedgerTx, receiptWa
     receiptWaitMs,
     'vault',
   );
+  await settleVaultReceipt(deps, tx, txHash, receipt);
+}
+
+/**
+ * A vault write's mined transaction settled: successful → its effect read from the receipt and
+ * handed to its use case (`outcomes.mined`), then the write CONFIRMED; reverted → refused
+ * (`settleRefused`). Idempotent (both callbacks are). Errors: Error without a vault configured.
+ */
+export async function settleVaultReceipt(
+  deps: LedgerWriterDeps,
+  tx: VaultLedgerTx,
+  txHash: Hex,
+  receipt: Pick<LedgerReceipt, 'status' | 'blockNumber'>,
+): Promise<void> {
+  if (!deps.vault) throw new Error(`ledger write ${tx.ledger_tx_id} is a vault write, and this writer has no vault configured`);
   if (receipt.status !== 'success') {
     await settleRefused(deps, tx, `vault transaction ${txHash} (${tx.vault_call.kind} ${tx.vault_call.ref}) reverted`);
     return;
   }
-  await outcomes.mined(tx, txHash, await reader.writeResult(txHash));
+  await deps.vault.outcomes.mined(tx, txHash, await deps.vault.reader.writeResult(txHash));
   await deps.custody.confirm(tx, txHash, Number(receipt.blockNumber), deps.now().toISOString());
 }
 

@@ -115,6 +115,14 @@ describe('a loan on a BatchToken', () => {
     expect((await api('GET', `/batch/${batch.batch_id}/loan`, { token: ctx.coop })).body.loan_id).toBe(res.body.loan_id);
     const audit = await api('GET', `/batch/${batch.batch_id}/audit`, { token: ctx.coop });
     expect(audit.body.entries.map((e: { type: string }) => e.type)).toContain('LOAN_REQUESTED');
+
+    // The lock's vault write, confirmed, has left the open vault writes' index (docs/ledger.md#vault-writes-ahead-of-the-backlog).
+    const doc = localTableClient((s as ReturnType<typeof stack> & { endpoints: { dynamodb: string } }).endpoints.dynamodb);
+    const lock = await doc.send(
+      new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: { PK: `LEDGER_TX#${res.body.loan_id}-lock`, SK: 'META' }, ConsistentRead: true }),
+    );
+    expect(lock.Item).toMatchObject({ kind: 'VAULT', status: 'CONFIRMED' });
+    expect(lock.Item!.GSI1PK).toBeUndefined();
   }, 60_000);
 
   it('20 concurrent loan requests on one batch: one 202, nineteen 409 BATCH_HAS_ACTIVE_LOAN, the token locked once', async () => {

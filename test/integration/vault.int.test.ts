@@ -179,6 +179,14 @@ describe('LendingVault through EvmLedger.vaultCallKept and EvmVaultReader (local
     expect(await reader.writeResult(second.txHash)).toBeNull();
     expect(await reader.loan(ref('LOAN', 2))).toEqual({ status: 'NONE', tokenId: 0n, principalUsdMicro: 0n });
     expect(await usdcOf(operator)).toBe(treasuryBefore);
+    // Asked `unlessRefused` (a write landed ahead of the backlog, docs/ledger.md#vault-writes-ahead-of-the-backlog): nothing signed, the vault's error thrown.
+    const keptBefore = kept.length;
+    const call: VaultCall = { kind: 'LOCK_COLLATERAL', ref: ref('LOAN', 3), tokenId: lockedToken, principalUsdMicro: 10n * USDC };
+    await expect(ledger.vaultCallKept(call, keep, { unlessRefused: true })).rejects.toMatchObject({
+      name: 'LedgerRefusedError',
+      reason: 'TokenLocked',
+    });
+    expect(kept).toHaveLength(keptBefore);
     // More than the idle USDC: InsufficientLiquidity.
     const tooBig = await write({
       kind: 'LOCK_COLLATERAL',

@@ -128,7 +128,7 @@ export class CustodyRepository implements CustodyStore {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.ledgerTx(id),
-        UpdateExpression: 'SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at REMOVE GSI1PK, GSI1SK',
+        UpdateExpression: 'SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at',
         ConditionExpression: 'attribute_not_exists(raw_tx)',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: { ':r': signed.rawTx, ':h': signed.txHash, ':n': signed.nonce, ':sent': 'SENT', ':at': at },

@@ -17,10 +17,14 @@
  *   GSI2 (sparse): GSI2PK PENDING_NATIONAL_CHECK, GSI2SK <registered_at>#<farmer_id> on the job of a
  *   registration the national registry (MAAIF) has not answered yet, until the check is settled.
  * | Ledger write        | LEDGER_TX#<batch>-<seq>     | META                | (GSI2 OPEN_LEDGER_TX while unconfirmed)              |
+ *   GSI1 (sparse) on a vault write: GSI1PK OPEN_VAULT_TX, GSI1SK <created_at>#<stored order>#<id> until
+ *   the write is CONFIRMED or FAILED (a parked one keeps it: it may be retried), so the single writer
+ *   finds the oldest open vault write in one read (docs/ledger.md#vault-writes-ahead-of-the-backlog).
  *   GSI2 (sparse): GSI2PK PARKED_LEDGER_TX, GSI2SK <parked_at>#<id> instead while the write is parked
  *   (it failed every allowed attempt) until an operator retries or discards it.
- *   GSI1 (sparse): GSI1PK UNGROUPED_LEDGER_TX#<MINT|TRACE_STAGE>, GSI1SK <created_at>#<id> on a batched
- *   write while it is PENDING, unsigned and claimed by no group (the batched writer's pending writes).
+ *   GSI1 (sparse) on a batched write (mint, trace-log record): GSI1PK UNGROUPED_LEDGER_TX#<MINT|TRACE_STAGE>,
+ *   GSI1SK <created_at>#<id> while it is PENDING, unsigned and claimed by no group (the batched writer's pending
+ *   writes; a parked one keeps it, and the writer's filter leaves it out).
  * | Ledger write group  | LEDGER_GROUP#<group_id>     | META                |                     |                                |
  * | Ledger signer nonce | LEDGER_SIGNER               | META                |                     |                                |
  *   next_nonce (one past the highest kept group) and in_flight (ids of the groups sent, not settled).
@@ -72,6 +76,7 @@
  *    farmer's batches (credit score): the same query filtered on farmer_id, bounded in pages.
  * 8. reconciliation: Query GSI2 OPEN_PAYOUT / AWAITING_PAYOUT / OPEN_LEDGER_TX with GSI2SK < now − threshold;
  *    registrations waiting for the national registry: Query GSI2 PENDING_NATIONAL_CHECK, oldest first.
+ * 8b. the single writer's vault writes ahead of the backlog: Query GSI1 OPEN_VAULT_TX, oldest first.
  * 9. the only deletes: a payout that never reached the provider, with its guard (IAM allows them
  *    in PAYMENT#PAY-…, PAYMENT#DISB-… and PAYOUT_GUARD# only, never a deposit PAYMENT#DEP-…), and
  *    a loan's batch guard when the loan is repaid or cancelled (LOAN_GUARD# only); see
@@ -84,6 +89,8 @@ export const AWAITING_PAYOUT = 'AWAITING_PAYOUT';
 export const OPEN_LEDGER_TX = 'OPEN_LEDGER_TX';
 /** GSI1 partition prefix of batched ledger writes no group has claimed (`ungroupedLedgerTxGsi`). */
 const UNGROUPED_LEDGER_TX = 'UNGROUPED_LEDGER_TX';
+/** GSI1 partition of vault writes not yet confirmed nor failed, in the order they were requested. */
+export const OPEN_VAULT_TX = 'OPEN_VAULT_TX';
 /** GSI2 partition of parked ledger writes (failed every allowed attempt; an operator retries or discards them). */
 export const PARKED_LEDGER_TX = 'PARKED_LEDGER_TX';
 /** GSI2 partition of chain events the watcher parked (failed in every allowed run). */
@@ -148,6 +155,15 @@ export const keys = {
   ungroupedLedgerTxGsi: (kind: 'MINT' | 'TRACE_STAGE', createdAt: string, id: string) => ({
     GSI1PK: `${UNGROUPED_LEDGER_TX}#${kind}`,
     GSI1SK: `${createdAt}#${id}`,
+  }),
+  /**
+   * Sparse index of open vault writes, in request order: `createdAt` (the requester's time, shared
+   * by the writes of one request, e.g. a settlement's repayments and release), then `storedOrder`
+   * (when this write was stored: `vaultWriteStoredOrder`), then the id.
+   */
+  openVaultTxGsi: (createdAt: string, storedOrder: string, id: string) => ({
+    GSI1PK: OPEN_VAULT_TX,
+    GSI1SK: `${createdAt}#${storedOrder}#${id}`,
   }),
   /** Sparse index of parked ledger writes, oldest parked first (operators: `npm run ledger-parked`). */
   parkedLedgerTxGsi: (parkedAt: string, id: string) => ({ GSI2PK: PARKED_LEDGER_TX, GSI2SK: `${parkedAt}#${id}` }),

@@ -37,7 +37,7 @@ export class LedgerWriteParkingRepository implements LedgerWriteParking {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.ledgerTx(id),
-          UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at, parked_at = :at, GSI2PK = :pk, GSI2SK = :sk REMOVE GSI1PK, GSI1SK',
+          UpdateExpression: 'SET #s = :f, failure = :r, failed_at = :at, parked_at = :at, GSI2PK = :pk, GSI2SK = :sk',
           ConditionExpression: 'attribute_exists(PK) AND #s IN (:p, :sent)',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: {

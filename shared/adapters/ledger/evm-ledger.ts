@@ -432,23 +432,21 @@ export class EvmLedger implements Ledger, VaultLedger {
   }
 
   /**
-   * A write to the LendingVault (see `VaultCall` and LendingVault.sol) as a kept signed transaction
-   * (see recordStageKept): VAULT_DEPOSIT → `depositFor(ref, assets, vaultShareholder(mfiId))`,
-   * VAULT_REVERSE_DEPOSIT → `reverseDeposit(ref, vaultShareholder(mfiId), shares)`,
-   * LOCK_COLLATERAL → `openLoan(ref, tokenId, principal)`, CANCEL_LOAN → `cancelLoan(ref)`,
-   * REPAY_LOAN → `repayLoan(ref, purchaseOrderRef, amount)`, REPAY_LOANS →
-   * `repayLoans(ref, [(loanRef, amount)…])`, RELEASE_REMAINDER →
-   * `releaseRemainder(ref, cooperativeSettlementAddress(cooperativeId), amount)`; refs are the ids
-   * as right-padded bytes32. Simulated first: when the vault refuses it (TokenLocked, LoanExists,
-   * InsufficientLiquidity, InsufficientEscrow, RefUsed, …) the transaction is still signed, kept
-   * and sent with `REFUSED_VAULT_CALL_GAS`, so the chain records the refusal (receipt status
-   * `reverted`; `EvmVaultReader.refusalReason(txHash)` names the error). Errors: RangeError for a
-   * bad ref or amount and Error when no vault is configured (nothing sent); LedgerUnavailableError
-   * when the RPC fails; whatever `keep` throws.
+   * A write to the LendingVault (see `VaultCall` and LendingVault.sol) as a kept signed transaction (see recordStageKept):
+   * VAULT_DEPOSIT → `depositFor(ref, assets, vaultShareholder(mfiId))`, VAULT_REVERSE_DEPOSIT → `reverseDeposit(ref,
+   * vaultShareholder(mfiId), shares)`, LOCK_COLLATERAL → `openLoan(ref, tokenId, principal)`, CANCEL_LOAN → `cancelLoan(ref)`,
+   * REPAY_LOAN → `repayLoan(ref, purchaseOrderRef, amount)`, REPAY_LOANS → `repayLoans(ref, [(loanRef, amount)…])`,
+   * RELEASE_REMAINDER → `releaseRemainder(ref, cooperativeSettlementAddress(cooperativeId), amount)`; refs are the ids as
+   * right-padded bytes32. Simulated first: when the vault refuses it (TokenLocked, LoanExists, InsufficientLiquidity,
+   * InsufficientEscrow, RefUsed, …) the transaction is still signed, kept and sent with `REFUSED_VAULT_CALL_GAS`, so the
+   * chain records the refusal (receipt status `reverted`; `EvmVaultReader.refusalReason(txHash)` names the error) — unless
+   * `unlessRefused`: then nothing is signed, LedgerRefusedError with the vault's error. Errors: RangeError for a bad ref or
+   * amount and Error when no vault is configured (nothing sent); LedgerUnavailableError when the RPC fails; whatever `keep` throws.
    */
   async vaultCallKept(
     call: VaultCall,
     keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+    opts: { unlessRefused?: boolean } = {},
   ): Promise<{ txHash: Hex }> {
     const vault = this.config.lendingVaultAddress;
     if (!vault) throw new Error('EvmLedger: no lendingVaultAddress configured (LENDING_VAULT_ADDRESS)');
@@ -457,7 +455,9 @@ export class EvmLedger implements Ledger, VaultLedger {
     try {
       await ethCall(this.publicClient, { account: this.account, to: vault, data });
     } catch (err) {
-      if (vaultRevertReason(err) === undefined) throw this.mapError(err, functionName);
+      const reason = vaultRevertReason(err);
+      if (reason === undefined) throw this.mapError(err, functionName);
+      if (opts.unlessRefused) throw new LedgerRefusedError(functionName, reason, err);
       gas = REFUSED_VAULT_CALL_GAS;
     }
     return this.sendKept(vault, data, keep, functionName, undefined, gas);

@@ -12,7 +12,16 @@ import type { VaultCall } from '../vault-calls';
 
 /** The vault side of the ledger: writes as kept signed transactions (see `Ledger`). Errors: LedgerUnavailableError. */
 export interface VaultLedger {
-  vaultCallKept(call: VaultCall, keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>): Promise<{ txHash: Hex }>;
+  /**
+   * Signs (next nonce), keeps, then sends `call`. Simulated first: a call the vault refuses is still
+   * sent (with a fixed gas, so the chain records the refusal) — unless `unlessRefused`: then nothing
+   * is signed and LedgerRefusedError (the vault's error as `reason`) is thrown.
+   */
+  vaultCallKept(
+    call: VaultCall,
+    keep: (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => Promise<void>,
+    opts?: { unlessRefused?: boolean },
+  ): Promise<{ txHash: Hex }>;
 }
 
 /** The vault's figures (micro-USDC; shares in the vault's own units, 12 decimals: VAULT_SHARE_DECIMALS). */
@@ -148,6 +157,12 @@ export interface VaultWriteQueue {
 export interface VaultWriteStore {
   /** Stores the write (PENDING, open for reconciliation) unless one with its id exists; false when it existed. */
   putVaultWrite(tx: VaultLedgerTx): Promise<boolean>;
+  /**
+   * Open vault writes (PENDING or SENT, not parked), in the order they were requested (oldest
+   * first), at most `limit`: what the single writer lands ahead of the backlog
+   * (docs/ledger.md#vault-writes-ahead-of-the-backlog). May lag a write's latest state by a moment.
+   */
+  openVaultWrites(limit: number): Promise<VaultLedgerTx[]>;
 }
 
 /** Settlements of purchase orders on their buyer payments (exactly one per purchase order). */
