@@ -4242,7 +4242,7 @@ export interface operations {
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "batch_count": 600,
                      *       "confirmed_batch_count": 0,
-                     *       "bound_batch_count": 1,
+                     *       "bound_batch_count": 600,
                      *       "creation_error": null,
                      *       "confirmed_at": "2026-11-22T18:55:01.950Z",
                      *       "committed_batch_ids": []

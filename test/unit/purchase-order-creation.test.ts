@@ -4,7 +4,7 @@ import { BatchRepository } from '../../shared/adapters/dynamodb/batch-repo';
 import { CustodyRepository } from '../../shared/adapters/dynamodb/custody-repo';
 import { keys } from '../../shared/adapters/dynamodb/keys';
 import { documentClient } from '../../shared/adapters/dynamodb/table';
-import { bindingOrder, CREATION_STEP_BATCHES, MAX_PURCHASE_ORDER_BATCHES } from '../../shared/domain/purchase-order-limits';
+import { CREATION_STEP_BATCHES, MAX_PURCHASE_ORDER_BATCHES } from '../../shared/domain/purchase-order-limits';
 import type { OrderWorkMessage } from '../../shared/domain/ports/batches';
 import type { PurchaseOrder } from '../../shared/domain/records';
 import { ROUTE_TIMEOUT_SECONDS } from '../../shared/needs';
@@ -98,7 +98,7 @@ describe('creating a purchase order above one transaction (DynamoDB Local)', () 
     const stopsAfterTwo = { batches, custody, now: () => new Date(++checks > 2 ? 8.64e15 : Date.now()) };
     const half = await continueCreation(stopsAfterTwo, (await custody.getPurchaseOrder(answer.purchase_order_id))!, Date.now() + 60_000);
     expect(half).toMatchObject({ status: 'CREATING', bound_batch_count: 2 * CREATION_STEP_BATCHES });
-    const order = bindingOrder(ids);
+    const order = [...ids].sort();
     const on = await ordersOf(order);
     expect(on.slice(0, 80).every((p) => p === answer.purchase_order_id)).toBe(true);
     expect(on.slice(80).every((p) => p === '')).toBe(true);
@@ -119,13 +119,14 @@ describe('creating a purchase order above one transaction (DynamoDB Local)', () 
 
   it('two orders over shared batches, bound at once: exactly one is DRAFT; the other FAILED, naming a shared batch, every batch it bound released', async () => {
     for (let round = 0; round < 3; round++) {
-      // Each order has 60 batches of its own (lower ids: bound first), then 100 shared.
+      // Each order has 60 batches of its own (lower ids: bound first) and 100 shared.
       const ownA = await fresh(60);
       const ownB = await fresh(60);
       const shared = await fresh(100);
       const queued: OrderWorkMessage[] = [];
-      const a = await requestOrder([...ownA, ...shared], queued);
-      const b = await requestOrder([...shared, ...ownB], queued);
+      // Given in different orders (A: the shared batches' upper half first; B: them in descending order): bound in order of id.
+      const a = await requestOrder([...shared.slice(50), ...ownA, ...shared.slice(0, 50)], queued);
+      const b = await requestOrder([...[...shared].reverse(), ...ownB], queued);
       const [ra, rb] = await Promise.all([bindAsTheWorker(a.purchase_order_id), bindAsTheWorker(b.purchase_order_id)]);
       const statuses = [ra.po.status, rb.po.status].sort();
       expect(statuses).toEqual(['DRAFT', 'FAILED']);
@@ -149,7 +150,7 @@ describe('creating a purchase order above one transaction (DynamoDB Local)', () 
   it('a small order takes a batch a CREATING order has not bound yet: the large order FAILS there and releases the rest; a small order naming a bound batch is refused', async () => {
     const ids = await fresh(120);
     const large = await requestOrder(ids, []);
-    const last = bindingOrder(ids)[119]!;
+    const last = [...ids].sort()[119]!;
     const small = await requestOrder([last], []);
     expect(small.status).toBe('DRAFT');
     const { po } = await bindAsTheWorker(large.purchase_order_id);
@@ -167,7 +168,7 @@ describe('creating a purchase order above one transaction (DynamoDB Local)', () 
     const custody = new CustodyRepository();
     const batches = new BatchRepository();
     const answer = await requestOrder(ids, []);
-    const order = bindingOrder(ids);
+    const order = [...ids].sort();
     const first = order.slice(0, CREATION_STEP_BATCHES);
     await custody.bindPurchaseOrderStep(answer, 0, first, await batches.getMany(first));
     const error = { code: 'BATCH_ON_ANOTHER_ORDER' as const, message: 'test', batch_id: order[50]! };

@@ -65,6 +65,7 @@ export const confirmPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
         status: 'CONFIRMING',
         confirmed_at: '2026-11-22T18:55:01.950Z',
         batch_count: 600,
+        bound_batch_count: 600,
         confirmed_batch_count: 0,
         committed_batch_ids: [],
       },
