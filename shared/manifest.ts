@@ -316,7 +316,7 @@ export const workers: WorkerDef[] = [
     needs: ['table:write', 'table:batch-read', 'audit:append', 'pin-store', 'ledger-write-queue:send', 'order-work-queue:send'],
     timeoutSeconds: 60,
     summary:
-      'The order worker (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): confirms and settles the batches of purchase orders above one transaction, step by step with the progress recorded on the order and its settlement, off the request path.',
+      'The order worker (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): binds, confirms and settles the batches of purchase orders above one transaction, step by step with the progress recorded on the order and its settlement, off the request path.',
   },
   {
     fn: 'evidence-pinner',

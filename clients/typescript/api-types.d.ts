@@ -253,8 +253,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a purchase order over batches (DRAFT).
-         * @description Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–2,000 batches of one cooperative (`MAX_PURCHASE_ORDER_BATCHES`), none already on a purchase order; above 40 batches the batches are bound one by one, and a batch found on another order undoes the ones bound (docs/api/batches-and-custody.md#purchase-orders-of-many-batches). `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage's `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch's audit log records the order.
+         * Create a purchase order over batches (DRAFT; above 40 batches CREATING, bound in the background).
+         * @description Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–2,000 batches of one cooperative (`MAX_PURCHASE_ORDER_BATCHES`), none already on a purchase order. Up to 40 batches the order is created and every batch bound in one transaction: 201 DRAFT, or 400 VALIDATION_ERROR naming a batch already on another order. Above 40 the answer is 202 at once with the order CREATING (`bound_batch_count` 0): the order worker binds its batches 40 at a time, in order of batch id, each step one transaction (docs/api/batches-and-custody.md#purchase-orders-of-many-batches); GET /purchase-orders/{id} shows `bound_batch_count` of `batch_count` until it is DRAFT, or, when one of its batches is on another order, RELEASING then FAILED with `creation_error` (`code` BATCH_ON_ANOTHER_ORDER, `batch_id`) and every batch it had bound released. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage's `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch's audit log records the order.
          */
         post: operations["create-purchase-order"];
         delete?: never;
@@ -274,7 +274,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.
-         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is answered 202 at once, CONFIRMING: the order worker confirms its batches 16 at a time in the background (`confirmed_batch_count` of `batch_count` on GET /purchase-orders/{id}) until it is CONFIRMED (docs/api/batches-and-custody.md#purchase-orders-of-many-batches); calling confirm again while it is CONFIRMING queues the work again (harmless, and resumes a confirmation whose work was lost), once CONFIRMED it answers 200. Unknown id: 404 PO_NOT_FOUND.
+         * @description Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is answered 202 at once, CONFIRMING: the order worker confirms its batches 16 at a time in the background (`confirmed_batch_count` of `batch_count` on GET /purchase-orders/{id}) until it is CONFIRMED (docs/api/batches-and-custody.md#purchase-orders-of-many-batches); calling confirm again while it is CONFIRMING queues the work again (harmless, and resumes a confirmation whose work was lost), once CONFIRMED it answers 200. An order still CREATING (its batches being bound), RELEASING or FAILED: 409 PO_NOT_READY. Unknown id: 404 PO_NOT_FOUND.
          */
         post: operations["confirm-purchase-order"];
         delete?: never;
@@ -292,7 +292,7 @@ export interface paths {
         };
         /**
          * Read a purchase order: its status, batches, buyer, price, amount due and paid (ADMIN, the cooperative).
-         * @description The purchase order as POST /purchase-orders and its confirmation answer it, with `batch_count` and `confirmed_batch_count` (the progress of a large order's confirmation: `status` CONFIRMING until every batch is confirmed). A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.
+         * @description The purchase order as POST /purchase-orders and its confirmation answer it, with `batch_count`, `bound_batch_count` (the progress of a large order's creation: `status` CREATING until every batch is bound, then DRAFT; FAILED with `creation_error` when a batch was on another order) and `confirmed_batch_count` (the progress of a large order's confirmation: `status` CONFIRMING until every batch is confirmed). A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.
          */
         get: operations["get-purchase-order"];
         put?: never;
@@ -1248,7 +1248,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "PO_NOT_READY" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                 message: string;
                 /**
                  * Format: uri
@@ -2086,7 +2086,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "PO_NOT_READY" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
                             /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
@@ -3949,7 +3949,9 @@ export interface operations {
                      *       "paid_usdc": 0,
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "batch_count": 1,
-                     *       "confirmed_batch_count": 0
+                     *       "confirmed_batch_count": 0,
+                     *       "bound_batch_count": 1,
+                     *       "creation_error": null
                      *     }
                      */
                     "application/json": {
@@ -3972,6 +3974,80 @@ export interface operations {
                         buyer_address: string | null;
                         batch_count: number;
                         confirmed_batch_count: number;
+                        bound_batch_count: number;
+                        creation_error: {
+                            code: string;
+                            message: string;
+                            batch_id: string | null;
+                        } | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at?: string;
+                    };
+                };
+            };
+            /** @description A large order (above 40 batches), CREATING: the order worker binds its batches in the background; GET /purchase-orders/{id} (`Location`) shows `bound_batch_count` of `batch_count` until it is DRAFT (or FAILED, with `creation_error`). */
+            202: {
+                headers: {
+                    /** @description Path of the created resource or job. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "purchase_order_id": "PO-01M829S6SDZ6HNR7JWSZV7CY6H",
+                     *       "status": "CREATING",
+                     *       "cooperative_id": "BUGISU-CU-01",
+                     *       "batch_ids": [
+                     *         "BATCH-2026-000001"
+                     *       ],
+                     *       "buyer": "Hamburg Coffee Importers GmbH",
+                     *       "price_usd_per_kg": 7.1,
+                     *       "buyer_operator": {
+                     *         "name": "Hamburg Coffee Importers GmbH",
+                     *         "eori": "DE123456789012345",
+                     *         "address": "Am Sandtorkai 1, 20457 Hamburg",
+                     *         "email": "dds@hci.example",
+                     *         "country": "DE"
+                     *       },
+                     *       "created_at": "2026-11-22T18:55:01.901Z",
+                     *       "amount_due_usdc": 1295.04,
+                     *       "paid_usdc": 0,
+                     *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
+                     *       "batch_count": 600,
+                     *       "confirmed_batch_count": 0,
+                     *       "bound_batch_count": 0,
+                     *       "creation_error": null
+                     *     }
+                     */
+                    "application/json": {
+                        purchase_order_id: string;
+                        status: string;
+                        cooperative_id: string;
+                        batch_ids: string[];
+                        buyer: string;
+                        price_usd_per_kg: number;
+                        buyer_operator?: {
+                            name: string;
+                            eori: string;
+                            address: string;
+                            email: string;
+                            country: string;
+                        };
+                        amount_due_usdc: number | null;
+                        /** @description USDC, at most 6 decimals */
+                        paid_usdc: number;
+                        buyer_address: string | null;
+                        batch_count: number;
+                        confirmed_batch_count: number;
+                        bound_batch_count: number;
+                        creation_error: {
+                            code: string;
+                            message: string;
+                            batch_id: string | null;
+                        } | null;
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
@@ -4095,6 +4171,8 @@ export interface operations {
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "batch_count": 1,
                      *       "confirmed_batch_count": 1,
+                     *       "bound_batch_count": 1,
+                     *       "creation_error": null,
                      *       "confirmed_at": "2026-11-22T18:55:01.950Z",
                      *       "committed_batch_ids": [
                      *         "BATCH-2026-000001"
@@ -4121,6 +4199,12 @@ export interface operations {
                         buyer_address: string | null;
                         batch_count: number;
                         confirmed_batch_count: number;
+                        bound_batch_count: number;
+                        creation_error: {
+                            code: string;
+                            message: string;
+                            batch_id: string | null;
+                        } | null;
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
@@ -4158,6 +4242,8 @@ export interface operations {
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "batch_count": 600,
                      *       "confirmed_batch_count": 0,
+                     *       "bound_batch_count": 600,
+                     *       "creation_error": null,
                      *       "confirmed_at": "2026-11-22T18:55:01.950Z",
                      *       "committed_batch_ids": []
                      *     }
@@ -4182,6 +4268,12 @@ export interface operations {
                         buyer_address: string | null;
                         batch_count: number;
                         confirmed_batch_count: number;
+                        bound_batch_count: number;
+                        creation_error: {
+                            code: string;
+                            message: string;
+                            batch_id: string | null;
+                        } | null;
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
@@ -4219,6 +4311,15 @@ export interface operations {
             };
             /** @description PO_NOT_FOUND: Purchase order not recognised. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PO_NOT_READY: The purchase order is still binding its batches (CREATING) or its creation failed (RELEASING, FAILED): it cannot be confirmed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4288,7 +4389,9 @@ export interface operations {
                      *       "paid_usdc": 0,
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "batch_count": 1,
-                     *       "confirmed_batch_count": 1
+                     *       "confirmed_batch_count": 1,
+                     *       "bound_batch_count": 1,
+                     *       "creation_error": null
                      *     }
                      */
                     "application/json": {
@@ -4311,6 +4414,12 @@ export interface operations {
                         buyer_address: string | null;
                         batch_count: number;
                         confirmed_batch_count: number;
+                        bound_batch_count: number;
+                        creation_error: {
+                            code: string;
+                            message: string;
+                            batch_id: string | null;
+                        } | null;
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
@@ -6832,7 +6941,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
+                            code: "VALIDATION_ERROR" | "INVALID_GRADE" | "WEIGHT_OUT_OF_RANGE" | "GEOMETRY_RULE_VIOLATED" | "UNAUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_PERMISSIONS" | "ROUTE_NOT_FOUND" | "FARMER_NOT_REGISTERED" | "COOPERATIVE_NOT_FOUND" | "BATCH_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "JOB_NOT_FOUND" | "PO_NOT_FOUND" | "DDS_NOT_FOUND" | "LOAN_NOT_FOUND" | "FARMER_ALREADY_REGISTERED" | "COOPERATIVE_ALREADY_EXISTS" | "DUPLICATE_PAYOUT" | "DUPLICATE_REQUEST" | "BATCH_HAS_ACTIVE_LOAN" | "CHAIN_EVENT_NOT_CONFIRMED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "GFW_CHECK_FAILED" | "DDS_TOO_LARGE" | "DUPLICATE_PLOT" | "DDS_AMENDMENT_WINDOW_CLOSED" | "DDS_LOCKED" | "DDS_NOT_AVAILABLE" | "BATCH_NOT_ELIGIBLE" | "STAGE_OUT_OF_ORDER" | "PO_NOT_CONFIRMED" | "PO_NOT_READY" | "INSUFFICIENT_COLLATERAL" | "PHONE_NOT_FOUND" | "COOPERATIVE_NOT_ACTIVE" | "PAYOUT_EXCEEDS_BATCH_VALUE" | "DAILY_PAYOUT_LIMIT_REACHED" | "EVIDENCE_UPLOAD_INVALID" | "BUYER_PAYMENT_NOT_FOUND" | "PO_ALREADY_SETTLED" | "NO_PAYMENT_RECEIVED" | "PAYMENT_COUNTED" | "PAYMENT_ALREADY_REFUNDED" | "SHORT_PAYMENT_NOT_ACCEPTED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PAYOUT_FAILED" | "PROVIDER_UNAVAILABLE" | "LEDGER_UNAVAILABLE" | "AUDIT_LOG_UNAVAILABLE" | "DDS_DOCUMENT_STORE_UNAVAILABLE" | "GFW_API_UNAVAILABLE" | "STALE_PRICE_FEED" | "MAAIF_API_UNAVAILABLE" | "DDS_TRACES_PENDING";
                             message: string;
                             /** @description Link to the code in the error reference: <docs base>/errors#CODE (GET /docs/errors). */
                             docs: string;
@@ -8472,7 +8581,9 @@ export interface operations {
                      *       "paid_usdc": 38400,
                      *       "buyer_address": "0x427db1700a4209a8a9b5536753b06945892620ec",
                      *       "batch_count": 600,
-                     *       "confirmed_batch_count": 600
+                     *       "confirmed_batch_count": 600,
+                     *       "bound_batch_count": 1,
+                     *       "creation_error": null
                      *     }
                      */
                     "application/json": {
@@ -8495,6 +8606,12 @@ export interface operations {
                         buyer_address: string | null;
                         batch_count: number;
                         confirmed_batch_count: number;
+                        bound_batch_count: number;
+                        creation_error: {
+                            code: string;
+                            message: string;
+                            batch_id: string | null;
+                        } | null;
                         /** @description ISO 8601 UTC timestamp */
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */

@@ -23,7 +23,7 @@ import type { BatchDeps } from '../use-cases/batches';
 import type { CustodyDeps } from '../use-cases/custody';
 import type { EvidenceUploadDeps, UploadedPhotoDeps } from '../use-cases/evidence-uploads';
 import type { EvidenceKeeping, EvidencePinnerDeps } from '../use-cases/evidence-pinning';
-import type { PurchaseOrderDeps } from '../use-cases/purchase-orders';
+import type { CreationDeps, PurchaseOrderDeps } from '../use-cases/purchase-orders';
 import { once, onFirstUse } from './once';
 import { batchRepo, custodyRepo, ledgerWriteQueue, now, registryRepo } from './platform';
 
@@ -48,6 +48,11 @@ export function custodyDeps(): CustodyDeps {
 /** The order worker's queue (ORDER_WORK_QUEUE_URL): a large purchase order's per-batch work. */
 export const orderWorkQueue = (): WorkQueue<OrderWorkMessage> =>
   once(orderWorkQueue, () => new SqsWorkQueue<OrderWorkMessage>('ORDER_WORK_QUEUE_URL'));
+
+/** Ports of purchase-order creation (a large order's batches are bound by the order worker). */
+export function purchaseOrderCreationDeps(): CreationDeps {
+  return { batches: batchRepo(), custody: custodyRepo(), orderWork: orderWorkQueue(), now };
+}
 
 /** Ports of purchase-order confirmation (it commits WAREHOUSED → COMMITTED stage changes; a large order's steps go to the order worker). */
 export function purchaseOrderDeps(): PurchaseOrderDeps {

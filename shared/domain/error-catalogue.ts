@@ -41,6 +41,8 @@ export const ERROR_MEANINGS = {
   BATCH_NOT_ELIGIBLE: 'Batch stage too low for the operation.',
   STAGE_OUT_OF_ORDER: 'Stage skipped or moved backward.',
   PO_NOT_CONFIRMED: 'Purchase order exists but is not confirmed.',
+  PO_NOT_READY:
+    'The purchase order is still binding its batches (CREATING) or its creation failed (RELEASING, FAILED): it cannot be confirmed.',
   INSUFFICIENT_COLLATERAL: 'BatchToken value below the minimum loan of 50 USDC.',
   PHONE_NOT_FOUND: 'No phone number on record for the farmer.',
   COOPERATIVE_NOT_ACTIVE: 'Cooperative licence expired or suspended.',

@@ -13,6 +13,23 @@ export const MAX_PURCHASE_ORDER_BATCHES = 2_000;
 export const ORDER_TRANSACTION_MAX_BATCHES = 40;
 
 /**
+ * Batches bound per step of a large order's creation (docs/api/batches-and-custody.md#purchase-orders-of-many-batches):
+ * one DynamoDB transaction holds the order's progress, and each batch's binding and audit entry
+ * (2 items a batch, one pending-anchor marker: 83 of 100 items).
+ */
+export const CREATION_STEP_BATCHES = 40;
+
+/**
+ * The order in which a large order's batches are bound: sorted by id. Two orders binding the same
+ * batches in the same order, one all-or-nothing step after the other, meet first on the lowest
+ * batch they share: exactly one of them binds it, and the other fails there before binding any
+ * shared batch.
+ */
+export function bindingOrder(batchIds: readonly string[]): string[] {
+  return [...batchIds].sort();
+}
+
+/**
  * Batches confirmed per step of a large order's confirmation (the step's batches are one batched
  * read: 100 keys); the order's progress is recorded after each step.
  */

@@ -403,10 +403,13 @@ export interface SettleRequest {
 export interface PurchaseOrder {
   purchase_order_id: string;
   /**
-   * CONFIRMING while a large order's batches are being confirmed step by step; WITHDRAWN (stored
-   * only, never read as an order) when a large order's creation was undone.
+   * CREATING while the order worker binds a large order's batches step by step (DRAFT once all
+   * are bound); RELEASING then FAILED when one of them was on another order (`creation_error`),
+   * its bound batches released; CONFIRMING while a large order's batches are being confirmed step
+   * by step; WITHDRAWN (stored only, never read as an order): a large order whose creation was
+   * undone by the request itself, before creation moved to the order worker.
    */
-  status: 'DRAFT' | 'CONFIRMING' | 'CONFIRMED' | 'WITHDRAWN';
+  status: 'CREATING' | 'RELEASING' | 'FAILED' | 'DRAFT' | 'CONFIRMING' | 'CONFIRMED' | 'WITHDRAWN';
   cooperative_id: string;
   batch_ids: string[];
   buyer: string;
@@ -435,6 +438,25 @@ export interface PurchaseOrder {
   confirmed_by?: string;
   /** A large order's confirmation progress: its first `confirmed_batch_count` batches are confirmed. */
   confirmed_batch_count?: number;
+  /**
+   * A large order's creation progress: the first `bound_batch_count` of its batches in binding
+   * order (`bindingOrder`: sorted by id) are bound to it.
+   */
+  bound_batch_count?: number;
+  /** Why a large order's creation FAILED (RELEASING, then FAILED). */
+  creation_error?: PurchaseOrderCreationError;
+}
+
+/**
+ * Why the creation of a large purchase order failed (docs/api/batches-and-custody.md#purchase-orders-of-many-batches):
+ * BATCH_ON_ANOTHER_ORDER (`batch_id` is on another purchase order), or NOT_QUEUED (the order could
+ * not be handed to the order worker; nothing was bound).
+ */
+export interface PurchaseOrderCreationError {
+  code: 'BATCH_ON_ANOTHER_ORDER' | 'NOT_QUEUED';
+  message: string;
+  /** The batch that could not be bound (BATCH_ON_ANOTHER_ORDER). */
+  batch_id?: string;
 }
 
 /** A batch whose mint is pending keeps the audit entry its mint carries until the receipt confirms it. */

@@ -212,6 +212,8 @@ const purchaseOrderAmounts = {
   buyer_address: '0x427db1700a4209a8a9b5536753b06945892620ec',
   batch_count: 1,
   confirmed_batch_count: 0,
+  bound_batch_count: 1,
+  creation_error: null,
 };
 /** A purchase order as created (DRAFT). */
 export const purchaseOrder = { ...purchaseOrderHead, ...purchaseOrderAmounts };

@@ -263,6 +263,10 @@ export const PurchaseOrderViewSchema = v.object({
   /** How many batches the order holds, and how many of them are confirmed (progress while CONFIRMING). */
   batch_count: Int,
   confirmed_batch_count: Int,
+  /** How many of them are bound to the order (progress while CREATING; 0 once FAILED: released). */
+  bound_batch_count: Int,
+  /** Why a large order's creation failed (RELEASING, FAILED), else null. */
+  creation_error: v.nullable(v.object({ code: Str, message: Str, batch_id: NStr })),
   created_at: Time,
   confirmed_at: v.optional(Time),
 });

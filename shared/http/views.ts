@@ -174,6 +174,8 @@ export function purchaseOrderView(po: PurchaseOrder): View<typeof PurchaseOrderV
     created_by: _by,
     confirmed_by: _confirmedBy,
     confirmed_batch_count: confirmedCount,
+    bound_batch_count: boundCount,
+    creation_error: creationError,
     amount_due_usd_micro: due,
     paid_usd_micro: paid,
     settled_at: _settled,
@@ -187,7 +189,17 @@ export function purchaseOrderView(po: PurchaseOrder): View<typeof PurchaseOrderV
     buyer_address: po.buyer_address ?? null,
     batch_count: po.batch_ids.length,
     confirmed_batch_count: po.status === 'CONFIRMED' ? po.batch_ids.length : (confirmedCount ?? 0),
+    bound_batch_count: boundBatchCount(po.status, po.batch_ids.length, boundCount),
+    creation_error: creationError
+      ? { code: creationError.code, message: creationError.message, batch_id: creationError.batch_id ?? null }
+      : null,
   };
+}
+
+/** Batches bound to an order: its progress while CREATING or RELEASING, none once FAILED (released), else all. */
+function boundBatchCount(status: PurchaseOrder['status'], batchCount: number, bound: number | undefined): number {
+  if (status === 'CREATING' || status === 'RELEASING') return bound ?? 0;
+  return status === 'FAILED' ? 0 : batchCount;
 }
 
 /** The create response (docs/api/payouts.md#creating-a-payout create response). */

@@ -12,7 +12,7 @@ import {
 import type { PurchaseOrder } from '../domain/records';
 import { logger } from '../runtime/logger';
 import type { EvidenceMemo } from './custody';
-import { continueConfirmation, type PurchaseOrderDeps } from './purchase-orders';
+import { continueConfirmation, continueCreation, type PurchaseOrderDeps } from './purchase-orders';
 import { recordLargeOrderAmountDue, settleLargeOrderWhenPaid, type SettlingDeps } from './settlement';
 import { requestSettlementWrites, settleOneBatch } from './settlement-carry-out';
 
@@ -26,7 +26,9 @@ import { requestSettlementWrites, settleOneBatch } from './settlement-carry-out'
 export type OrderWorkDeps = PurchaseOrderDeps & SettlingDeps;
 
 /**
- * One order work message. CONFIRM: a CONFIRMING order's batches confirmed from
+ * One order work message. CREATE: a CREATING order's batches bound from `bound_batch_count` on
+ * (`continueCreation`; DRAFT when done, or released and FAILED when one is on another order).
+ * CONFIRM: a CONFIRMING order's batches confirmed from
  * `confirmed_batch_count` on (`continueConfirmation`). SETTLE: the settlement planned (batched
  * reads), its vault writes requested first (`requestSettlementWrites`: one id per write, landed
  * once), then its batches recorded SETTLED from `settled_batch_count` on, in steps of
@@ -37,19 +39,29 @@ export type OrderWorkDeps = PurchaseOrderDeps & SettlingDeps;
  * back on the queue as the same message. A redelivered message (after a crash) continues from the
  * recorded progress: a step redone writes nothing twice (each batch's change is conditioned) and
  * counts once, and the vault writes, once marked requested on the settlement, are not asked again.
- * An unknown order, one not CONFIRMING (CONFIRM) or without a settlement (SETTLE, after the
+ * An unknown order, one neither CREATING nor RELEASING (CREATE), one not CONFIRMING (CONFIRM) or without a settlement (SETTLE, after the
  * payments' audit fan-out) is done. Errors: what the stores throw (the message is then redelivered).
  */
 export async function runOrderWork(deps: OrderWorkDeps, msg: OrderWorkMessage): Promise<void> {
   const deadline = deps.now().getTime() + ORDER_WORK_BUDGET_MS;
   const more =
-    msg.work === 'CONFIRM'
-      ? await confirmSteps(deps, msg.purchase_order_id, deadline)
-      : await settleSteps(deps, msg.purchase_order_id, deadline);
+    msg.work === 'CREATE'
+      ? await createSteps(deps, msg.purchase_order_id, deadline)
+      : msg.work === 'CONFIRM'
+        ? await confirmSteps(deps, msg.purchase_order_id, deadline)
+        : await settleSteps(deps, msg.purchase_order_id, deadline);
   if (more) {
     logger.info('order work continues in a new message', { purchase_order_id: msg.purchase_order_id, work: msg.work });
     await deps.orderWork.send(msg);
   }
+}
+
+/** CREATE work; true when the order is still CREATING at the deadline. */
+async function createSteps(deps: OrderWorkDeps, id: string, deadline: number): Promise<boolean> {
+  const po = await deps.custody.getPurchaseOrder(id);
+  if (po?.status !== 'CREATING' && po?.status !== 'RELEASING') return false;
+  const after = await continueCreation(deps, po, deadline);
+  return after.status === 'CREATING';
 }
 
 /** CONFIRM work; true when the order is still CONFIRMING at the deadline. */

@@ -2,7 +2,7 @@ import { signDevToken } from '../../infra/local/dev-keys';
 import { validateSubmitDdsRequest } from '../../shared/adapters/eudr/xsd-validate';
 import { purchaseOrderBody } from '../support/purchase-order-body';
 import { startStackProcess } from '../support/stack-process';
-import { acceptedBatch, apiCaller, blockTimeLabel, type Call } from './submission';
+import { acceptedBatch, apiCaller, blockTimeLabel, type Call, createdOrder } from './submission';
 
 /**
  * The statement of one shipment (docs/api/eudr.md#statement-per-purchase-order), through the API on
@@ -150,9 +150,8 @@ export async function shipmentDdsBench(): Promise<void> {
     say(`  setup: ${BATCHES} batches submitted, GRADED and MILLED in ${secs(Date.now() - t1)}`);
 
     const t2 = Date.now();
-    const po = await call('POST', '/purchase-orders', coop, purchaseOrderBody(batches));
-    if (po.status !== 201) throw new Error(`purchase order: ${po.status} ${JSON.stringify(po.body).slice(0, 300)}`);
-    const poId: string = po.body.purchase_order_id;
+    const po = await createdOrder(call, coop, await call('POST', '/purchase-orders', coop, purchaseOrderBody(batches)));
+    const poId: string = po.purchase_order_id;
     let confirmed = await call('POST', `/purchase-orders/${poId}/confirm`, coop);
     while (confirmed.status === 202) confirmed = await call('POST', `/purchase-orders/${poId}/confirm`, coop);
     if (confirmed.status !== 200) throw new Error(`confirm: ${confirmed.status} ${JSON.stringify(confirmed.body).slice(0, 300)}`);

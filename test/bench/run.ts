@@ -11,6 +11,7 @@ import { ledgerSoakBench } from './ledger-soak';
 import { eudrBench } from './eudr';
 import { loadBench, sandboxOrder, settlementPayload } from './load';
 import { payoutFailoverBench, payoutFaultsBench } from './payout-faults';
+import { purchaseOrderCreationBench } from './purchase-order-creation';
 import { settlementBench } from './settlement';
 
 /**
@@ -38,6 +39,7 @@ import { settlementBench } from './settlement';
  * a submission or stage update answered 202 (accepted, lands with its ledger write) is a success.
  * BENCH_ONLY=faults also runs the failover part: two providers (PAYOUT_PROVIDERS=provider-api,pawapay), the primary
  * unreachable for 20 % of payout references; all payouts final, none paid twice, the share each provider paid.
+ * BENCH_ONLY=po-create: creating purchase orders of 500, 1,000 and 2,000 batches on DynamoDB Local, timed (./purchase-order-creation.ts).
  * BENCH_ONLY=slice|faults|custody|eudr|load|bundles runs one part (load: ./load.ts, autocannon at 1/10/50 clients).
  */
 
@@ -195,6 +197,7 @@ async function all() {
   if (!only || only === 'anchoring') await anchoringBench();
   if (!only || only === 'ledger-soak') await ledgerSoakBench();
   if (!only || only === 'ledger') await ledgerBench();
+  if (!only || only === 'po-create') await purchaseOrderCreationBench();
   if (!only || only === 'bundles') await bundleBench();
 }
 

@@ -9,7 +9,7 @@ import { ledgerChain } from '../../shared/adapters/ledger/evm-ledger';
 import { vaultRef } from '../../shared/adapters/ledger/vault-ledger';
 import { parseBlockTimeSeconds } from '../../infra/local/hardhat-node';
 import { startStackProcess } from '../support/stack-process';
-import { apiCaller, blockTimeLabel, retrying503, untilMinted } from './submission';
+import { apiCaller, blockTimeLabel, createdOrder, retrying503, untilMinted } from './submission';
 
 /**
  * Settlement benchmark on the local stack (`BENCH_ONLY=settlement npm run bench`, docs/api/settlement.md#settlement):
@@ -208,9 +208,10 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
       });
       progress(`${BATCHES} batches ${stage}`);
     }
-    const po = await must(
-      'purchase order',
-      call('POST', '/purchase-orders', coop, {
+    const po = await createdOrder(
+      call,
+      coop,
+      await call('POST', '/purchase-orders', coop, {
         batch_ids: batches,
         buyer: 'Hamburg Coffee Importers GmbH',
         price_usd_per_kg: 7,
@@ -222,7 +223,6 @@ export async function settlementBench(opts: { batches?: number; loans?: number; 
           country: 'DE',
         },
       }),
-      201,
     );
     const loadAtConfirm = loadLabel();
     const confirmStart = performance.now();

@@ -59,6 +59,27 @@ export async function untilMinted(call: Call, tok: string, batchId: string, time
 }
 
 /**
+ * The purchase order a POST /purchase-orders answer names, once it is created: 201 at once; 202
+ * (above 40 batches, CREATING) after polling GET /purchase-orders/{id} (every 250 ms) until the
+ * order worker has bound its batches. Throws for another answer, a FAILED creation, or after `timeoutMs`.
+ */
+export async function createdOrder(call: Call, tok: string, r: { status: number; body: any }, timeoutMs = 300_000): Promise<any> {
+  if (r.status === 201) return r.body;
+  if (r.status !== 202) throw new Error(`purchase order: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const g = await call('GET', `/purchase-orders/${r.body.purchase_order_id}`, tok);
+    if (g.status === 200 && g.body.status !== 'CREATING' && g.body.status !== 'RELEASING') {
+      if (g.body.status !== 'DRAFT') throw new Error(`purchase order ${g.body.status}: ${JSON.stringify(g.body.creation_error)}`);
+      return g.body;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`purchase order not created within ${timeoutMs / 1000} s: ${g.status} ${JSON.stringify(g.body).slice(0, 300)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
  * `call` as a well-behaved client makes it: a 503 answer (an outage the service names, e.g. its
  * evidence store timing out under load; nothing was changed) is retried after its `Retry-After`
  * (at most 5 s here), up to `attempts` times in all; `onRetry` counts each retry for the report.

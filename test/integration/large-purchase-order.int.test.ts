@@ -12,15 +12,16 @@ import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
 /**
  * A purchase order of 200 batches, through the API on the local stack
  * (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): N warehoused batches on one
- * order, LOANS of them with a loan; it is created (each batch bound with its audit entry),
+ * order, LOANS of them with a loan; it is created (202 CREATING, the order worker binding each batch with its audit entry),
  * confirmed by the order worker (the call answers 202 at once; GET shows the progress until
  * CONFIRMED, every batch COMMITTED), exported, paid by the dev buyer — the payment event answered
  * 200 at once, delivered twice at once and again later beside an ADMIN's settle call (202 with the
  * order, or 409 once the settlement exists) — and settled once by the order worker:
  * settlement COMPLETED, the loans REPAID by one repayLoans transaction, every batch SETTLED on the
  * trace log, each order-level audit entry once per batch and the logs verified. More than
- * MAX_PURCHASE_ORDER_BATCHES is refused; a second order naming a bound batch is refused and leaves
- * nothing bound. Runs on the suite's chain (LEDGER_BLOCK_TIME_S=0 unless set).
+ * MAX_PURCHASE_ORDER_BATCHES is refused; the order's creation answers 202 at once (CREATING) and
+ * the order worker binds its batches (DRAFT); a second order naming bound batches ends FAILED and
+ * leaves nothing bound. Runs on the suite's chain (LEDGER_BLOCK_TIME_S=0 unless set).
  */
 /**
  * 60 in the test run: above the 40 batches confirmed in one transaction, so the order worker
@@ -112,18 +113,42 @@ describe(`a purchase order of ${N} batches`, () => {
     const batches = await warehousedBatches(N + 1);
     const spare = batches.pop()!;
 
+    // Answered 202 at once (CREATING); the order worker binds the batches, GET shows the progress until DRAFT.
+    const createdAt = Date.now();
     const created = await api('POST', '/purchase-orders', { token: ctx.coop, body: order(batches) });
-    expect(created.status).toBe(201);
+    expect(Date.now() - createdAt).toBeLessThan(QUICK_MS);
+    expect(created.status).toBe(202);
     const poId: string = created.body.purchase_order_id;
-    expect(created.body).toMatchObject({ status: 'DRAFT', batch_count: N, confirmed_batch_count: 0, amount_due_usdc: 640 * N });
+    expect(created.body).toMatchObject({ status: 'CREATING', batch_count: N, bound_batch_count: 0, amount_due_usdc: 640 * N });
+    const drafted = await waitFor(
+      () => api('GET', `/purchase-orders/${poId}`, { token: ctx.coop }),
+      (r) => r.body.status !== 'CREATING',
+      120_000,
+      250,
+    );
+    expect(drafted.body).toMatchObject({
+      status: 'DRAFT',
+      batch_count: N,
+      bound_batch_count: N,
+      confirmed_batch_count: 0,
+      creation_error: null,
+    });
 
-    // A second order naming one bound batch (and the spare one) is refused, and the spare stays free.
+    // A second order naming bound batches (and the spare one) fails: FAILED naming a bound batch, and the spare stays free.
     const clash = await api('POST', '/purchase-orders', {
       token: ctx.coop,
       body: order([spare, ...batches.slice(0, ORDER_TRANSACTION_MAX_BATCHES + 5)]),
     });
-    expect(clash.status).toBe(400);
-    expect(clash.body.error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(clash.status).toBe(202);
+    const failed = await waitFor(
+      () => api('GET', `/purchase-orders/${clash.body.purchase_order_id}`, { token: ctx.coop }),
+      (r) => r.body.status === 'FAILED',
+      120_000,
+      250,
+    );
+    expect(failed.body).toMatchObject({ status: 'FAILED', bound_batch_count: 0, creation_error: { code: 'BATCH_ON_ANOTHER_ORDER' } });
+    expect(batches).toContain(failed.body.creation_error.batch_id);
+    expect((await api('POST', `/purchase-orders/${clash.body.purchase_order_id}/confirm`, { token: ctx.coop })).status).toBe(409);
     const alone = await api('POST', '/purchase-orders', { token: ctx.coop, body: order([spare]) });
     expect(alone.status).toBe(201);
 

@@ -9,7 +9,7 @@ import { StageConflictError } from '../../shared/domain/errors';
 import type { AuditEntry, Batch, PurchaseOrder, Stage } from '../../shared/domain/records';
 import type { OrderWorkMessage } from '../../shared/domain/ports/batches';
 import { runOrderWork, type OrderWorkDeps } from '../../shared/use-cases/order-work';
-import { confirmPurchaseOrder, createPurchaseOrder } from '../../shared/use-cases/purchase-orders';
+import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
 import { aBatch, aLedgerTx, batchReads, fakeCustodyStore, fakeEvidenceKeeping } from './support/fakes';
 
 /**
@@ -531,34 +531,5 @@ describe('settling a purchase order above one transaction (the order worker)', (
     while (w.queued.length) await runOrderWork(w.deps, w.queued.shift()!);
     expect(w.settlement().settled_batch_count).toBe(N);
     expect(w.settledCommits).toHaveLength(N);
-  });
-});
-
-describe('creating a purchase order of many batches', () => {
-  it('reads its batches in batches and binds them on those reads (no batch read one by one)', async () => {
-    const ids = Array.from({ length: 250 }, (_, i) => `BATCH-2026-${String(i + 1).padStart(6, '0')}`);
-    const readMany: string[][] = [];
-    let bound: { po: PurchaseOrder; heads?: readonly Batch[] } | undefined;
-    const po = await createPurchaseOrder(
-      {
-        batches: {
-          getMany: async (batchIds) => {
-            readMany.push([...batchIds]);
-            return batchIds.map((id) => aBatch({ batch_id: id, cooperative_id: COOP, outturn_kg: 50 }));
-          },
-        },
-        custody: {
-          createPurchaseOrder: async (order, heads) => {
-            bound = { po: order, ...(heads ? { heads } : {}) };
-          },
-        },
-        now: () => new Date('2026-11-27T00:00:00Z'),
-      },
-      caller,
-      { batch_ids: ids, buyer: 'Hamburg Coffee Importers GmbH', price_usd_per_kg: 6.4 },
-    );
-    expect(readMany).toEqual([ids]);
-    expect(bound?.po).toBe(po);
-    expect(bound?.heads?.map((b) => b.batch_id)).toEqual(ids);
   });
 });

@@ -142,20 +142,27 @@ export async function transactWithAudits(input: {
     entry: { type: string; at: string; actor: string; payload: Record<string, unknown> };
     batchSet?: { expression: string; values: Record<string, unknown> };
     batchCondition?: { expression: string; values: Record<string, unknown> };
+    /**
+     * The batch as the caller just read it (a batched read): the first attempt builds on its
+     * `audit_seq` / `audit_head_hash` instead of reading it again; stale, its condition fails and it is read anew.
+     */
+    knownHead?: { audit_seq: number; audit_head_hash: string } | null;
   }>;
 }): Promise<AuditEntry[]> {
   if (input.batches.length > 40) throw new Error('transactWithAudits: at most 40 batches');
   for (let tries = 0; ; tries++) {
     const heads = await Promise.all(
       input.batches.map((b) =>
-        documentClient().send(
-          new GetCommand({
-            TableName: tableName(),
-            Key: keys.batch(b.batchId),
-            ProjectionExpression: 'audit_seq, audit_head_hash',
-            ConsistentRead: true,
-          }),
-        ),
+        tries === 0 && b.knownHead
+          ? { Item: b.knownHead as Record<string, unknown> }
+          : documentClient().send(
+              new GetCommand({
+                TableName: tableName(),
+                Key: keys.batch(b.batchId),
+                ProjectionExpression: 'audit_seq, audit_head_hash',
+                ConsistentRead: true,
+              }),
+            ),
       ),
     );
     const entries = input.batches.map((b, i) => {

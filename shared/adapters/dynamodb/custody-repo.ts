@@ -1,11 +1,20 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CustodyStore } from '../../domain/ports/batches';
+import type { BindStepResult, CustodyStore } from '../../domain/ports/batches';
 import { DomainError } from '../../domain/errors';
 import { StageConflictError } from '../../domain/errors';
-import type { AuditEntry, Batch, Job, PurchaseOrder, Stage, StageHistoryEntry } from '../../domain/records';
+import type { AuditEntry, Batch, Job, PurchaseOrder, PurchaseOrderCreationError, Stage, StageHistoryEntry } from '../../domain/records';
 import { transactWithAudit, transactWithAudits, TransactionConditionError, type TransactItem } from './audit-append';
 import { pinJobPut } from './evidence-pin-repo';
-import { beginLargeConfirmation, confirmLargeOrderBatch, createLargePurchaseOrder, recordLargeConfirmation } from './large-order-repo';
+import {
+  beginLargeConfirmation,
+  beginLargeCreation,
+  bindLargeOrderStep,
+  confirmLargeOrderBatch,
+  createdEntry,
+  failLargeCreation,
+  recordLargeConfirmation,
+  releaseLargeOrder,
+} from './large-order-repo';
 import { fitsOneTransaction } from './order-fan-out';
 import { keys, fromItem, OPEN_LEDGER_TX } from './keys';
 import { ledgerTxItem, type LedgerTx } from './ledger-tx';
@@ -271,12 +280,16 @@ export class CustodyRepository implements CustodyStore {
   // ------------------------------------------------------------------ purchase orders
 
   /**
-   * Creates a DRAFT purchase order, binds each batch to it and writes PURCHASE_ORDER_CREATED in
-   * each batch's audit log, in one transaction: a batch already on another purchase order makes it
-   * fail. Errors: VALIDATION_ERROR naming the batch.
+   * Creates a DRAFT purchase order of at most ORDER_TRANSACTION_MAX_BATCHES batches, binds each
+   * batch to it and writes PURCHASE_ORDER_CREATED in each batch's audit log, in one transaction: a
+   * batch already on another purchase order makes it fail. `heads`: the batches as just read, in
+   * `batch_ids` order, built on instead of read again (a stale one is read anew). A larger order is created CREATING and
+   * bound step by step instead (`beginPurchaseOrderCreation`, `bindPurchaseOrderStep`).
+   * Errors: VALIDATION_ERROR naming the batch.
    */
   async createPurchaseOrder(po: PurchaseOrder, heads?: readonly Batch[]): Promise<void> {
-    if (!fitsOneTransaction(po.batch_ids.length)) return createLargePurchaseOrder(po, heads);
+    if (!fitsOneTransaction(po.batch_ids.length))
+      throw new Error(`createPurchaseOrder: ${po.batch_ids.length} batches do not fit one transaction (beginPurchaseOrderCreation)`);
     try {
       await transactWithAudits({
         items: [
@@ -288,22 +301,16 @@ export class CustodyRepository implements CustodyStore {
             },
           },
         ],
-        batches: po.batch_ids.map((b) => ({
-          batchId: b,
-          entry: {
-            type: 'PURCHASE_ORDER_CREATED',
-            at: po.created_at,
-            actor: po.created_by,
-            payload: {
-              purchase_order_id: po.purchase_order_id,
-              buyer: po.buyer,
-              price_usd_per_kg: po.price_usd_per_kg,
-              buyer_operator: po.buyer_operator ?? null,
-            },
-          },
-          batchSet: { expression: 'purchase_order_id = :po', values: { ':po': po.purchase_order_id } },
-          batchCondition: { expression: 'attribute_not_exists(purchase_order_id)', values: {} },
-        })),
+        batches: po.batch_ids.map((b, i) => {
+          const head = heads?.[i];
+          return {
+            batchId: b,
+            entry: createdEntry(po),
+            batchSet: { expression: 'purchase_order_id = :po', values: { ':po': po.purchase_order_id } },
+            batchCondition: { expression: 'attribute_not_exists(purchase_order_id)', values: {} },
+            ...(head?.batch_id === b ? { knownHead: { audit_seq: head.audit_seq, audit_head_hash: head.audit_head_hash } } : {}),
+          };
+        }),
       });
     } catch (err) {
       if (err instanceof TransactionConditionError && err.index >= 1) {
@@ -314,6 +321,27 @@ export class CustodyRepository implements CustodyStore {
       }
       throw err;
     }
+  }
+
+  beginPurchaseOrderCreation(po: PurchaseOrder): Promise<void> {
+    return beginLargeCreation(po);
+  }
+
+  bindPurchaseOrderStep(
+    po: PurchaseOrder,
+    from: number,
+    step: readonly string[],
+    heads: readonly (Batch | null)[],
+  ): Promise<BindStepResult> {
+    return bindLargeOrderStep(po, from, step, heads);
+  }
+
+  failPurchaseOrderCreation(id: string, boundCount: number, error: PurchaseOrderCreationError): Promise<boolean> {
+    return failLargeCreation(id, boundCount, error);
+  }
+
+  releasePurchaseOrderBatches(po: PurchaseOrder, bound: readonly string[]): Promise<void> {
+    return releaseLargeOrder(po, bound);
   }
 
   async getPurchaseOrder(id: string): Promise<PurchaseOrder | null> {

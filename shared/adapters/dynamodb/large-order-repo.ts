@@ -1,20 +1,14 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DomainError } from '../../domain/errors';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { BindStepResult } from '../../domain/ports/batches';
 import { forEachLimited, ORDER_STEP_CONCURRENCY } from '../../domain/purchase-order-limits';
-import type { AuditEntry, Batch, PurchaseOrder } from '../../domain/records';
+import type { AuditEntry, Batch, PurchaseOrder, PurchaseOrderCreationError } from '../../domain/records';
+import { TransactionConditionError, transactWithAudits } from './audit-append';
 import { fromItem, keys } from './keys';
 import { appendOrderEventOnce } from './order-fan-out';
 import { conditionalUpdate, documentClient, tableName } from './table';
 
-/** A batch found on another purchase order while a large order binds its batches. */
-class BoundElsewhere extends Error {
-  constructor(readonly batchId: string) {
-    super(`batch ${batchId} is on another purchase order`);
-  }
-}
-
-/** The audit entry of a new purchase order, on each of its batches. */
-function createdEntry(po: PurchaseOrder) {
+/** The PURCHASE_ORDER_CREATED audit entry of a new purchase order, on each of its batches. */
+export function createdEntry(po: PurchaseOrder) {
   return {
     type: 'PURCHASE_ORDER_CREATED',
     at: po.created_at,
@@ -29,54 +23,89 @@ function createdEntry(po: PurchaseOrder) {
 }
 
 /**
- * Creates a purchase order above one transaction's size (docs/api/batches-and-custody.md#purchase-orders-of-many-batches):
- * the order is put (attribute_not_exists), then each batch is bound to it with its
- * PURCHASE_ORDER_CREATED audit entry in its own transaction, on condition that the batch is on no
- * other order (`appendOrderEventOnce`, once per batch). A batch found on another order undoes the
- * binding: the batches bound so far get PURCHASE_ORDER_WITHDRAWN in their audit log and are
- * released, and the order is WITHDRAWN (unknown from then on). Errors: VALIDATION_ERROR naming the batch (`batch_ids.<i>`).
+ * Puts a purchase order above one transaction's size CREATING, nothing bound yet
+ * (`bound_batch_count` 0), on condition that its id is new
+ * (docs/api/batches-and-custody.md#purchase-orders-of-many-batches).
  */
-export async function createLargePurchaseOrder(po: PurchaseOrder, heads?: readonly Batch[]): Promise<void> {
-  const id = po.purchase_order_id;
+export async function beginLargeCreation(po: PurchaseOrder): Promise<void> {
   await documentClient().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.purchaseOrder(id), entity: 'PO', ...po },
+      Item: { ...keys.purchaseOrder(po.purchase_order_id), entity: 'PO', ...po, status: 'CREATING', bound_batch_count: 0 },
       ConditionExpression: 'attribute_not_exists(PK)',
     }),
   );
-  const bound: string[] = [];
-  try {
-    await forEachLimited(po.batch_ids, ORDER_STEP_CONCURRENCY, async (batchId, i) => {
-      const head = heads?.[i];
-      await appendOrderEventOnce({
-        batchId,
-        ...(head?.batch_id === batchId ? { knownHead: head as unknown as Record<string, unknown> } : {}),
-        eventKey: `PURCHASE_ORDER_CREATED#${id}`,
-        entry: createdEntry(po),
-        batchSet: { expression: 'purchase_order_id = :po', values: { ':po': id } },
-        batchCondition: { expression: 'attribute_not_exists(purchase_order_id) OR purchase_order_id = :po', values: {} },
-        checkHead: (head) => {
-          if (head.purchase_order_id !== undefined && head.purchase_order_id !== id) throw new BoundElsewhere(batchId);
-        },
-      });
-      bound.push(batchId);
-    });
-  } catch (err) {
-    if (!(err instanceof BoundElsewhere)) throw err;
-    await withdraw(po, bound);
-    const i = po.batch_ids.indexOf(err.batchId);
-    throw new DomainError('VALIDATION_ERROR', `Batch ${err.batchId} is already on another purchase order.`, {
-      details: [{ path: `batch_ids.${i}`, message: 'already on another purchase order' }],
-    });
-  }
 }
 
 /**
- * Undoes a large order's creation: each bound batch gets PURCHASE_ORDER_WITHDRAWN (once) and is
- * released; the order becomes WITHDRAWN (never read as an order again: `getPurchaseOrder` answers null).
+ * One step of a CREATING order's creation, one transaction (at most 40 batches): the order's
+ * `bound_batch_count` from → from + step length (DRAFT with the last step) on condition that it is
+ * CREATING at `from`, and each batch of `step` bound to the order (`purchase_order_id`) with its
+ * PURCHASE_ORDER_CREATED audit entry on condition that it is on no purchase order. All or nothing:
+ * a step done again after a crash, or by a second run, fails the order's condition and writes
+ * nothing (ALREADY); a batch on another order fails its own and writes nothing (CONFLICT, that batch).
+ * `heads`: the batches as just read (their audit heads), used instead of reading them again.
  */
-async function withdraw(po: PurchaseOrder, bound: string[]): Promise<void> {
+export async function bindLargeOrderStep(
+  po: PurchaseOrder,
+  from: number,
+  step: readonly string[],
+  heads: readonly (Batch | null)[],
+): Promise<BindStepResult> {
+  const id = po.purchase_order_id;
+  const to = from + step.length;
+  const complete = to >= po.batch_ids.length;
+  try {
+    await transactWithAudits({
+      items: [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.purchaseOrder(id),
+            UpdateExpression: `SET bound_batch_count = :to${complete ? ', #s = :draft' : ''}`,
+            ConditionExpression: '#s = :creating AND bound_batch_count = :from',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':to': to, ':from': from, ':creating': 'CREATING', ...(complete ? { ':draft': 'DRAFT' } : {}) },
+          },
+        },
+      ],
+      batches: step.map((batchId, i) => {
+        const head = heads[i];
+        return {
+          batchId,
+          entry: createdEntry(po),
+          batchSet: { expression: 'purchase_order_id = :po', values: { ':po': id } },
+          batchCondition: { expression: 'attribute_not_exists(purchase_order_id)', values: {} },
+          ...(head?.batch_id === batchId ? { knownHead: { audit_seq: head.audit_seq, audit_head_hash: head.audit_head_hash } } : {}),
+        };
+      }),
+    });
+    return { kind: 'BOUND' };
+  } catch (err) {
+    if (!(err instanceof TransactionConditionError)) throw err;
+    if (err.index === 0) return { kind: 'ALREADY' };
+    return { kind: 'CONFLICT', batch_id: step[err.index - 1]! };
+  }
+}
+
+/** CREATING at `boundCount` → RELEASING with `creation_error`; false when the order was not so. */
+export function failLargeCreation(id: string, boundCount: number, error: PurchaseOrderCreationError): Promise<boolean> {
+  return conditionalUpdate({
+    Key: keys.purchaseOrder(id),
+    UpdateExpression: 'SET #s = :releasing, creation_error = :e',
+    ConditionExpression: '#s = :creating AND bound_batch_count = :n',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ':releasing': 'RELEASING', ':creating': 'CREATING', ':n': boundCount, ':e': error },
+  });
+}
+
+/**
+ * Undoes a RELEASING order's bindings: each batch of `bound` gets PURCHASE_ORDER_WITHDRAWN (once,
+ * its mark) and is released (on condition that it is on this order), ORDER_STEP_CONCURRENCY at a
+ * time; then RELEASING → FAILED. Idempotent: run again after a crash, it appends and releases
+ * nothing twice.
+ */
+export async function releaseLargeOrder(po: PurchaseOrder, bound: readonly string[]): Promise<void> {
   const id = po.purchase_order_id;
   await forEachLimited(bound, ORDER_STEP_CONCURRENCY, async (batchId) => {
     await appendOrderEventOnce({
@@ -96,17 +125,13 @@ async function withdraw(po: PurchaseOrder, bound: string[]): Promise<void> {
       ExpressionAttributeValues: { ':po': id },
     });
   });
-  // Nothing in the service deletes an item (docs/security-iam.md): the order is kept, WITHDRAWN, and reads as unknown.
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.purchaseOrder(id),
-      UpdateExpression: 'SET #s = :w',
-      ConditionExpression: '#s = :d',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: { ':w': 'WITHDRAWN', ':d': 'DRAFT' },
-    }),
-  );
+  await conditionalUpdate({
+    Key: keys.purchaseOrder(id),
+    UpdateExpression: 'SET #s = :failed',
+    ConditionExpression: '#s = :releasing',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ':failed': 'FAILED', ':releasing': 'RELEASING' },
+  });
 }
 
 /**

@@ -54,12 +54,22 @@ export interface BatchStore {
  * per-batch work of a purchase order above one transaction's size, done by the order worker off
  * the request path. CONFIRM: confirm its batches from `confirmed_batch_count` on; SETTLE: its
  * payments' and settlement's audit fan-out, the settlement's vault writes, and its batches
- * recorded SETTLED from `settled_batch_count` on. Either may arrive any number of times.
+ * recorded SETTLED from `settled_batch_count` on; CREATE: bind its batches from `bound_batch_count`
+ * on (or release them after a failed binding). Any of them may arrive any number of times.
  */
 export interface OrderWorkMessage {
   purchase_order_id: string;
-  work: 'CONFIRM' | 'SETTLE';
+  work: 'CREATE' | 'CONFIRM' | 'SETTLE';
 }
+
+/** What one step of a large order's creation found (`bindPurchaseOrderStep`). */
+export type BindStepResult =
+  /** The step's batches are bound and `bound_batch_count` advanced (DRAFT after the last step). */
+  | { kind: 'BOUND' }
+  /** Another run recorded this step first (or the order is no longer CREATING): nothing written. */
+  | { kind: 'ALREADY' }
+  /** This batch of the step is on another purchase order: nothing of the step written. */
+  | { kind: 'CONFLICT'; batch_id: string };
 
 export interface CustodyStore {
   /**
@@ -91,11 +101,40 @@ export interface CustodyStore {
   /** Ledger writes not confirmed, created before `before` (ISO), oldest first. */
   openLedgerTxsBefore(before: string, limit: number): Promise<LedgerTx[]>;
   /**
-   * Puts the order and binds its batches; `heads`, the batches as just read in `batch_ids` order, are
-   * bound on instead of read again (a stale one is read anew). Errors: VALIDATION_ERROR when a batch
-   * is on another purchase order already.
+   * An order of at most ORDER_TRANSACTION_MAX_BATCHES batches: puts it DRAFT and binds its batches,
+   * one transaction; `heads`, the batches as just read in `batch_ids` order, are bound on instead
+   * of read again (a stale one is read anew). Errors: VALIDATION_ERROR when a batch is on another
+   * purchase order already.
    */
   createPurchaseOrder(po: PurchaseOrder, heads?: readonly Batch[]): Promise<void>;
+  /**
+   * An order above one transaction's size: put CREATING with `bound_batch_count` 0 (on condition
+   * that the id is new); its batches are bound later, step by step (`bindPurchaseOrderStep`).
+   */
+  beginPurchaseOrderCreation(po: PurchaseOrder): Promise<void>;
+  /**
+   * One step of a CREATING order's creation, one transaction: `step` (the order's batches in
+   * binding order from `from`) bound to the order, each with its PURCHASE_ORDER_CREATED audit
+   * entry, on condition that none is on a purchase order, and `bound_batch_count` from → from +
+   * step length (DRAFT when that is every batch), on condition that the order is CREATING at
+   * `from`. `heads`: the step's batches as just read (null: read it), used instead of reading them again.
+   */
+  bindPurchaseOrderStep(
+    po: PurchaseOrder,
+    from: number,
+    step: readonly string[],
+    heads: readonly (Batch | null)[],
+  ): Promise<BindStepResult>;
+  /**
+   * CREATING at `boundCount` → RELEASING with `creation_error`; false when the order was not so
+   * (another run moved it first).
+   */
+  failPurchaseOrderCreation(id: string, boundCount: number, error: NonNullable<PurchaseOrder['creation_error']>): Promise<boolean>;
+  /**
+   * A RELEASING order's bound batches (`bound`) each get PURCHASE_ORDER_WITHDRAWN (once) and are
+   * released (only from this order), then the order is FAILED. Idempotent: safe to run again after a crash.
+   */
+  releasePurchaseOrderBatches(po: PurchaseOrder, bound: readonly string[]): Promise<void>;
   getPurchaseOrder(id: string): Promise<PurchaseOrder | null>;
   /** DRAFT → CONFIRMED (false when it was confirmed already). */
   confirmPurchaseOrder(po: PurchaseOrder, actor: string, at: string): Promise<boolean>;

@@ -1,5 +1,5 @@
 import { defineRoute } from './define';
-import { ok, created } from './success';
+import { accepted, ok, created } from './success';
 import { confirmedPurchaseOrder, purchaseOrder, settlement, settlementReading, unappliedPayment } from '../openapi-example-records';
 import * as V from '../view-schemas';
 import { PurchaseOrderIdParam } from '../path-params';
@@ -18,14 +18,20 @@ export const createPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   fn: 'create-purchase-order',
   auth: 'jwt',
   roles: ['ADMIN', 'COOPERATIVE'],
-  needs: ['table:write', 'table:batch-read', 'audit:append'],
-  summary: 'Create a purchase order over batches (DRAFT).',
+  needs: ['table:write', 'table:batch-read', 'audit:append', 'order-work-queue:send'],
+  summary: 'Create a purchase order over batches (DRAFT; above 40 batches CREATING, bound in the background).',
   body: CreatePurchaseOrderSchema,
   notes:
-    'Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–2,000 batches of one cooperative (`MAX_PURCHASE_ORDER_BATCHES`), none already on a purchase order; above 40 batches the batches are bound one by one, and a batch found on another order undoes the ones bound (docs/api/batches-and-custody.md#purchase-orders-of-many-batches). `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage\'s `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch\'s audit log records the order.',
-  responses: { '201': V.PurchaseOrderViewSchema },
+    'Roles: ADMIN; COOPERATIVE with EXPORTER or MANAGER duty. 1–2,000 batches of one cooperative (`MAX_PURCHASE_ORDER_BATCHES`), none already on a purchase order. Up to 40 batches the order is created and every batch bound in one transaction: 201 DRAFT, or 400 VALIDATION_ERROR naming a batch already on another order. Above 40 the answer is 202 at once with the order CREATING (`bound_batch_count` 0): the order worker binds its batches 40 at a time, in order of batch id, each step one transaction (docs/api/batches-and-custody.md#purchase-orders-of-many-batches); GET /purchase-orders/{id} shows `bound_batch_count` of `batch_count` until it is DRAFT, or, when one of its batches is on another order, RELEASING then FAILED with `creation_error` (`code` BATCH_ON_ANOTHER_ORDER, `batch_id`) and every batch it had bound released. `buyer_operator` (name, EORI, address, email, EU country) is the EU importer named in the due diligence statement. `buyer_address` (optional, `0x` + 40 hex digits, kept lower-case): the ledger address the buyer pays the vault from; when named, only its payments count toward the order (others stay in escrow as unapplied payments, refundable by an ADMIN). 201 `{purchase_order_id, status: "DRAFT", amount_due_usdc, paid_usdc, buyer_address, …}`: `amount_due_usdc` = Σ over the batches of the green-coffee weight (the MILLED stage\'s `outturn_kg`) × `price_usd_per_kg`, rounded down to the micro-USDC per batch — null until every batch is milled (it is recorded once they are); the order settles only once its buyer has paid it in full (GET /purchase-orders/{id}/settlement). Each batch\'s audit log records the order.',
+  responses: { '201': V.PurchaseOrderViewSchema, '202': V.PurchaseOrderViewSchema },
   notFound: ['BATCH_NOT_FOUND'],
-  success: [created(purchaseOrder)],
+  success: [
+    created(purchaseOrder),
+    accepted(
+      { ...purchaseOrder, status: 'CREATING', batch_count: 600, bound_batch_count: 0 },
+      'A large order (above 40 batches), CREATING: the order worker binds its batches in the background; GET /purchase-orders/{id} (`Location`) shows `bound_batch_count` of `batch_count` until it is DRAFT (or FAILED, with `creation_error`).',
+    ),
+  ],
 });
 
 /** /purchase-orders/{id}/confirm */
@@ -39,7 +45,7 @@ export const confirmPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   summary: 'Confirm a purchase order: its WAREHOUSED batches move to COMMITTED.',
   pathParams: PurchaseOrderIdParam,
   notes:
-    'Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is answered 202 at once, CONFIRMING: the order worker confirms its batches 16 at a time in the background (`confirmed_batch_count` of `batch_count` on GET /purchase-orders/{id}) until it is CONFIRMED (docs/api/batches-and-custody.md#purchase-orders-of-many-batches); calling confirm again while it is CONFIRMING queues the work again (harmless, and resumes a confirmation whose work was lost), once CONFIRMED it answers 200. Unknown id: 404 PO_NOT_FOUND.',
+    'Confirms the order (idempotent) and moves each of its WAREHOUSED batches to COMMITTED (trace log and audit log); batches reaching WAREHOUSED later move on at that moment. `committed_batch_ids` lists the batches moved now. An order above 40 batches is answered 202 at once, CONFIRMING: the order worker confirms its batches 16 at a time in the background (`confirmed_batch_count` of `batch_count` on GET /purchase-orders/{id}) until it is CONFIRMED (docs/api/batches-and-custody.md#purchase-orders-of-many-batches); calling confirm again while it is CONFIRMING queues the work again (harmless, and resumes a confirmation whose work was lost), once CONFIRMED it answers 200. An order still CREATING (its batches being bound), RELEASING or FAILED: 409 PO_NOT_READY. Unknown id: 404 PO_NOT_FOUND.',
   responses: { '200': V.ConfirmedPurchaseOrderViewSchema, '202': V.ConfirmedPurchaseOrderViewSchema },
   notFound: ['PO_NOT_FOUND'],
   success: [
@@ -59,6 +65,7 @@ export const confirmPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
         status: 'CONFIRMING',
         confirmed_at: '2026-11-22T18:55:01.950Z',
         batch_count: 600,
+        bound_batch_count: 600,
         confirmed_batch_count: 0,
         committed_batch_ids: [],
       },
@@ -153,7 +160,7 @@ export const getPurchaseOrderRoute = /* @__PURE__ */ defineRoute({
   summary: 'Read a purchase order: its status, batches, buyer, price, amount due and paid (ADMIN, the cooperative).',
   pathParams: PurchaseOrderIdParam,
   notes:
-    "The purchase order as POST /purchase-orders and its confirmation answer it, with `batch_count` and `confirmed_batch_count` (the progress of a large order's confirmation: `status` CONFIRMING until every batch is confirmed). A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.",
+    "The purchase order as POST /purchase-orders and its confirmation answer it, with `batch_count`, `bound_batch_count` (the progress of a large order's creation: `status` CREATING until every batch is bound, then DRAFT; FAILED with `creation_error` when a batch was on another order) and `confirmed_batch_count` (the progress of a large order's confirmation: `status` CONFIRMING until every batch is confirmed). A COOPERATIVE token reads its own cooperative's purchase orders only (another cooperative's: 403 INSUFFICIENT_PERMISSIONS); an unknown id is 404 PO_NOT_FOUND.",
   responses: { '200': V.PurchaseOrderViewSchema },
   success: [ok({ ...confirmedPurchaseOrder, batch_count: 1, confirmed_batch_count: 1 })],
   notFound: ['PO_NOT_FOUND'],
