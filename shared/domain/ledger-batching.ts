@@ -68,6 +68,13 @@ export const BATCH_GAS_MARGIN_PERCENT = 20;
 export const FORM_AHEAD_AFTER_MS = 500;
 
 /**
+ * Groups a member's delivery forms one after the other while writes are pending (each signed a
+ * block after the last): about four blocks of the writer's time (at most `NEXT_GROUP_WAIT_MS` and
+ * the group's own work each), well inside the invocation's budget (`LEDGER_MESSAGE_MARGIN_MS`).
+ */
+export const FORM_AHEAD_ROUNDS = 4;
+
+/**
  * A member's delivery that finds its group still in flight this long (ms) after it was sent queues
  * a receipt check of it (at most one per 5-minute window): its checks may have been lost (a purged
  * queue, a dead-lettered check) and the reconciler queued the member again.

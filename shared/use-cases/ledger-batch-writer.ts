@@ -3,6 +3,7 @@ import { LedgerRefusedError, LedgerUnavailableError } from '../domain/errors';
 import {
   BATCH_GAS_MARGIN_PERCENT,
   FORM_AHEAD_AFTER_MS,
+  FORM_AHEAD_ROUNDS,
   maxRecordsPerTx,
   NEXT_GROUP_WAIT_MS,
   STALE_GROUP_CHECK_AFTER_MS,
@@ -107,20 +108,21 @@ export async function endIfHeldBySentGroup(
  * (it is never this delivery's failure). True when it tried to form a group (writes may have been
  * claimed since they were last read).
  */
-async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE'): Promise<boolean> {
+async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE', paced: boolean): Promise<'landed' | 'failed' | 'none'> {
   const pace = deps.pace;
   const now = deps.now().getTime();
   const last = pace?.lastLookMs[kind];
-  if (!pace || (last !== undefined && now - last < FORM_AHEAD_AFTER_MS)) return false;
+  if (!pace || (paced && last !== undefined && now - last < FORM_AHEAD_AFTER_MS)) return 'none';
   pace.lastLookMs[kind] = now;
   try {
     const [next] = await deps.groups.pendingOfKind(kind, 1);
-    if (!next) return false;
+    if (!next) return 'none';
     await landGroup(deps, await groupFor(deps, next), 0, next.ledger_tx_id);
+    return 'landed';
   } catch (err) {
     logger.warn('next batched transaction not formed ahead; the pending writes’ own messages form it', { kind, error: err as Error });
+    return 'failed';
   }
-  return true;
 }
 
 /** The batched kinds, each of which a member's delivery may form the next group of. */
@@ -129,12 +131,23 @@ const BATCHED_KINDS = ['MINT', 'TRACE_STAGE'] as const;
 /**
  * `formAhead` for each batched kind, whatever the kind of the member whose delivery it is: the
  * members' messages of one kind (a burst of mints) never hold back the next group of the other
- * (stage records accepted meanwhile). True when it tried to form a group of either.
+ * (stage records accepted meanwhile). While a round lands a group, another round follows at once,
+ * unpaced, up to `FORM_AHEAD_ROUNDS`: each new group is claimed and sealed while the last one heads
+ * for its block and signed after it, so writes keep leaving once a block without waiting for the
+ * members' next messages. True when it tried to form a group of either.
  */
 export async function formAheadEach(deps: BatchWriterDeps): Promise<boolean> {
-  let formed = false;
-  for (const kind of BATCHED_KINDS) formed = (await formAhead(deps, kind)) || formed;
-  return formed;
+  let tried = false;
+  for (let round = 0; round < FORM_AHEAD_ROUNDS; round++) {
+    let landed = false;
+    for (const kind of BATCHED_KINDS) {
+      const outcome = await formAhead(deps, kind, round === 0);
+      tried ||= outcome !== 'none';
+      landed ||= outcome === 'landed';
+    }
+    if (!landed) break;
+  }
+  return tried;
 }
 
 /** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */

@@ -1,4 +1,4 @@
-import { FORM_AHEAD_AFTER_MS } from '../../shared/domain/ledger-batching';
+import { FORM_AHEAD_AFTER_MS, FORM_AHEAD_ROUNDS } from '../../shared/domain/ledger-batching';
 import { logger } from '../../shared/runtime/logger';
 import type { BatchWriterDeps } from '../../shared/use-cases/ledger-batch-deps';
 import { landInGroup } from '../../shared/use-cases/ledger-batch-writer';
@@ -281,6 +281,28 @@ describe('pipelined batched writer: groups keep leaving once a block while membe
       ['MINT', [1n, 2n]],
       ['TRACE_STAGE', [5n, 6n]],
     ]);
+  });
+
+  it(`while writes keep arriving, one member’s delivery forms up to ${FORM_AHEAD_ROUNDS} groups one after the other, each signed after the last one’s block`, async () => {
+    const w = world([write(1)]);
+    w.deps.pace = { lastLookMs: {} };
+    let clock = Date.parse('2026-01-01T00:01:00Z');
+    w.deps.now = () => new Date(clock);
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000); // G1 = [1], sent
+    w.txs.set('b2-1', write(2));
+    let next = 3;
+    // During each wait for the last group's block, one more write is accepted, then the block comes.
+    w.chain.onWait = () => {
+      w.txs.set(`b${next}-1`, write(next));
+      next++;
+      w.mineBlock();
+    };
+    clock += FORM_AHEAD_AFTER_MS;
+    await landInGroup(w.deps, { ...w.txs.get('b1-1')! }, 10_000); // G1's member message
+    expect(w.signed.map((x) => x.tokenIds)).toEqual([[1n], ...Array.from({ length: FORM_AHEAD_ROUNDS }, (_, k) => [BigInt(k + 2)])]);
+    // Each was signed after the block of the one before: one mint transaction a block.
+    const blocks = w.signed.map((x) => w.chain.receipts.get(hashOf(x.raw))?.block);
+    expect(new Set(blocks.filter((b) => b !== undefined)).size).toBe(blocks.filter((b) => b !== undefined).length);
   });
 
   it('a write that cannot be encoded found ahead does not fail the member’s delivery: its own message deals with it', async () => {
