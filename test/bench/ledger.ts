@@ -49,6 +49,8 @@ async function pool<T, R>(items: T[], width: number, fn: (t: T) => Promise<R>): 
 
 /** One kind of write (mints or stage records) as the chain saw it, from its transactions' receipts. */
 interface LandedWrites {
+  /** Blocks from each write's acceptance to its block: its block's number minus the chain's head seen at the answer. */
+  latencyBlocks: number[];
   /** Seconds from each write's acceptance (the API's answer) to its block's timestamp. */
   latencyS: number[];
   /** Transactions to the contract per block in which any landed, the largest count. */
@@ -64,16 +66,23 @@ interface LandedWrites {
 }
 
 /**
- * Reads the receipts of `txHashes` (each accepted at `acceptedAtMs[i]`, epoch ms) and the blocks
- * they landed in; counts every transaction to `contract` in those blocks (a batched call counts once).
+ * Reads the receipts of `txHashes` (each accepted at `accepted[i].at`, epoch ms, with the chain's
+ * head then `accepted[i].head`) and the blocks they landed in; counts every transaction to
+ * `contract` in those blocks (a batched call counts once).
  */
-async function landedWrites(reader: PublicClient, contract: Hex, txHashes: Hex[], acceptedAtMs: number[]): Promise<LandedWrites> {
+async function landedWrites(
+  reader: PublicClient,
+  contract: Hex,
+  txHashes: Hex[],
+  accepted: Array<{ at: number; head: bigint }>,
+): Promise<LandedWrites> {
   const receipts = await pool(txHashes, 8, (hash) => reader.getTransactionReceipt({ hash }));
+  const latencyBlocks = receipts.map((r, i) => Number(r.blockNumber - accepted[i]!.head));
   const blockNumbers = [...new Set(receipts.map((r) => r.blockNumber))];
   const blocks = new Map(
     await pool(blockNumbers, 8, async (n) => [n, await reader.getBlock({ blockNumber: n, includeTransactions: true })] as const),
   );
-  const latencyS = receipts.map((r, i) => Number(blocks.get(r.blockNumber)!.timestamp) - acceptedAtMs[i]! / 1000);
+  const latencyS = receipts.map((r, i) => Number(blocks.get(r.blockNumber)!.timestamp) - accepted[i]!.at / 1000);
   let maxPerBlock = 0;
   for (const b of blocks.values()) {
     const n = b.transactions.filter((tx) => tx.to && isAddressEqual(tx.to, contract)).length;
@@ -83,12 +92,35 @@ async function landedWrites(reader: PublicClient, contract: Hex, txHashes: Hex[]
   const distinct = [...new Map(receipts.map((r) => [r.transactionHash, r])).values()];
   const gas = distinct.reduce((sum, r) => sum + r.gasUsed, 0n);
   return {
+    latencyBlocks,
     latencyS,
     maxPerBlock,
     blocks: blocks.size,
     gasPerTx: distinct.length ? Number(gas / BigInt(distinct.length)) : 0,
     gasPerWrite: receipts.length ? Number(gas / BigInt(receipts.length)) : 0,
     lastBlockS: Math.max(...[...blocks.values()].map((b) => Number(b.timestamp))),
+  };
+}
+
+/**
+ * The chain's head block number, polled every 100 ms until `stop()` (a failed poll keeps the last):
+ * the block a write's acceptance saw, so its latency can be counted in blocks.
+ */
+function chainHead(reader: PublicClient): { now: () => bigint; stop: () => Promise<void> } {
+  let head = 0n;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      head = await reader.getBlockNumber({ cacheTime: 0 }).catch(() => head);
+      await sleep(100);
+    }
+  })();
+  return {
+    now: () => head,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
   };
 }
 
@@ -105,6 +137,7 @@ export async function ledgerBench(): Promise<void> {
     LOCAL_RATE_LIMIT_RPS: '100000',
     LOCAL_RATE_LIMIT_BURST: '100000',
   });
+  let stopHead = async (): Promise<void> => undefined;
   try {
     const { url, dataDir } = stack.info;
     const admin = await signDevToken({ role: 'ADMIN' }, 3600, dataDir);
@@ -168,6 +201,10 @@ export async function ledgerBench(): Promise<void> {
         `p50 ${pct(landed.latencyS, 50).toFixed(1)} s${blocks(pct(landed.latencyS, 50))}, p95 ${pct(landed.latencyS, 95).toFixed(1)} s${blocks(pct(landed.latencyS, 95))}`,
       );
       row(
+        `${kind}: blocks after the head seen at acceptance`,
+        `p50 ${pct(landed.latencyBlocks, 50)}, p95 ${pct(landed.latencyBlocks, 95)}, max ${Math.max(...landed.latencyBlocks)} (1 = the next block)`,
+      );
+      row(
         `${kind}: transactions per block`,
         `max ${landed.maxPerBlock} (${landed.blocks} blocks carried ${WRITES} writes); ${landed.gasPerTx} gas per transaction, ${landed.gasPerWrite} per write`,
       );
@@ -184,6 +221,8 @@ export async function ledgerBench(): Promise<void> {
       collector_agent_id: 'A',
     };
     const statuses: Record<number, number> = {};
+    const head = chainHead(reader);
+    stopHead = head.stop;
     const t0 = Date.now();
     const submitted = await pool(
       Array.from({ length: WRITES }, (_, i) => i),
@@ -191,7 +230,7 @@ export async function ledgerBench(): Promise<void> {
       async () => {
         const r = await write('POST', '/batch/submit', coop, body, WRITE_HEADERS);
         statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-        return { batchId: acceptedBatch(r).batchId, at: Date.now() };
+        return { batchId: acceptedBatch(r).batchId, at: Date.now(), head: head.now() };
       },
     );
     const submitMs = Date.now() - t0;
@@ -204,7 +243,7 @@ export async function ledgerBench(): Promise<void> {
         reader,
         info.endpoints.batch_token!,
         ids.map((id) => minted.get(id).chain_tx_hash),
-        submitted.map((s) => s.at),
+        submitted,
       ),
       t0,
     );
@@ -227,7 +266,7 @@ export async function ledgerBench(): Promise<void> {
       );
       stageStatuses[r.status] = (stageStatuses[r.status] ?? 0) + 1;
       if (r.status !== 200 && r.status !== 202) throw new Error(`stage update of ${id}: ${r.status} ${JSON.stringify(r.body)}`);
-      return Date.now();
+      return { at: Date.now(), head: head.now() };
     });
     const stageMs = Date.now() - t1;
     const graded = (b: any) => b?.stage_history?.find((h: { stage: string }) => h.stage === 'GRADED');
@@ -247,6 +286,7 @@ export async function ledgerBench(): Promise<void> {
     process.stderr.write(`local stack output:\n${stack.output()}\n`);
     throw err;
   } finally {
+    await stopHead();
     await stack.stop();
   }
 
