@@ -4,6 +4,7 @@ import {
   BATCH_GAS_MARGIN_PERCENT,
   FORM_AHEAD_AFTER_MS,
   FORM_AHEAD_ROUNDS,
+  LEDGER_MESSAGE_MARGIN_MS,
   maxRecordsPerTx,
   NEXT_GROUP_WAIT_MS,
   STALE_GROUP_CHECK_AFTER_MS,
@@ -131,14 +132,17 @@ const BATCHED_KINDS = ['MINT', 'TRACE_STAGE'] as const;
 /**
  * `formAhead` for each batched kind, whatever the kind of the member whose delivery it is: the
  * members' messages of one kind (a burst of mints) never hold back the next group of the other
- * (stage records accepted meanwhile). While a round lands a group, another round follows at once,
- * unpaced, up to `FORM_AHEAD_ROUNDS`: each new group is claimed and sealed while the last one heads
- * for its block and signed after it, so writes keep leaving once a block without waiting for the
- * members' next messages. True when it tried to form a group of either.
+ * (stage records accepted meanwhile). Given the invocation's time left (`remainingMs`, ms), while a
+ * round lands a group another round follows at once, unpaced, up to `FORM_AHEAD_ROUNDS` and while
+ * a round's wait and `LEDGER_MESSAGE_MARGIN_MS` are left: each new group is claimed and sealed while
+ * the last one heads for its block and signed after it, so writes keep leaving once a block without
+ * waiting for the members' next messages. True when it tried to form a group of either.
  */
-export async function formAheadEach(deps: BatchWriterDeps): Promise<boolean> {
+export async function formAheadEach(deps: BatchWriterDeps, remainingMs?: () => number): Promise<boolean> {
   let tried = false;
-  for (let round = 0; round < FORM_AHEAD_ROUNDS; round++) {
+  const rounds = remainingMs ? FORM_AHEAD_ROUNDS : 1;
+  for (let round = 0; round < rounds; round++) {
+    if (round > 0 && remainingMs!() < NEXT_GROUP_WAIT_MS + LEDGER_MESSAGE_MARGIN_MS) break;
     let landed = false;
     for (const kind of BATCHED_KINDS) {
       const outcome = await formAhead(deps, kind, round === 0);

@@ -98,7 +98,7 @@ export async function landQueuedMessages(
       // The head of writes that end with no further read, then the next group of each kind formed once.
       const members = new Set<BatchLedgerTx['kind']>();
       while (i < end && (await endsCheaply(deps, ahead[i - from]!, msgs[i]!.ledger_tx_id, pipelined, members))) i++;
-      const formed = members.size > 0 && (await formAheadEach(batchWriterDeps(deps, deps.groups)));
+      const formed = members.size > 0 && (await formAheadEach(batchWriterDeps(deps, deps.groups), opts.remainingMs));
       // Then the oldest open vault write, ahead of its own message (paced; nothing waited for).
       if (pipelined)
         await landVaultWriteAhead(deps, { remainingMs: opts.remainingMs, reserveMs: opts.receiptWaitMs + LEDGER_MESSAGE_MARGIN_MS });

@@ -1,7 +1,7 @@
 import { FORM_AHEAD_AFTER_MS, FORM_AHEAD_ROUNDS } from '../../shared/domain/ledger-batching';
 import { logger } from '../../shared/runtime/logger';
 import type { BatchWriterDeps } from '../../shared/use-cases/ledger-batch-deps';
-import { landInGroup } from '../../shared/use-cases/ledger-batch-writer';
+import { formAheadEach, landInGroup } from '../../shared/use-cases/ledger-batch-writer';
 import { checkSentGroup } from '../../shared/use-cases/ledger-receipt-step';
 import { hashOf, world, write } from './support/ledger-pipeline-world';
 
@@ -298,8 +298,13 @@ describe('pipelined batched writer: groups keep leaving once a block while membe
       w.mineBlock();
     };
     clock += FORM_AHEAD_AFTER_MS;
-    await landInGroup(w.deps, { ...w.txs.get('b1-1')! }, 10_000); // G1's member message
-    expect(w.signed.map((x) => x.tokenIds)).toEqual([[1n], ...Array.from({ length: FORM_AHEAD_ROUNDS }, (_, k) => [BigInt(k + 2)])]);
+    // 12 s left in the invocation: one round only (a second needs NEXT_GROUP_WAIT_MS and LEDGER_MESSAGE_MARGIN_MS, 13 s).
+    await formAheadEach(w.deps, () => 12_000);
+    expect(w.signed.map((x) => x.tokenIds)).toEqual([[1n], [2n]]);
+    clock += FORM_AHEAD_AFTER_MS;
+    // With a minute left: round after round while each lands a group.
+    await formAheadEach(w.deps, () => 60_000);
+    expect(w.signed.map((x) => x.tokenIds)).toEqual([[1n], [2n], ...Array.from({ length: FORM_AHEAD_ROUNDS }, (_, k) => [BigInt(k + 3)])]);
     // Each was signed after the block of the one before: one mint transaction a block.
     const blocks = w.signed.map((x) => w.chain.receipts.get(hashOf(x.raw))?.block);
     expect(new Set(blocks.filter((b) => b !== undefined)).size).toBe(blocks.filter((b) => b !== undefined).length);
