@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_TABLE_NAME, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
+import { createServiceTable, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
 import { LedgerWriteGroupRepository } from '../../shared/adapters/dynamodb/ledger-groups';
 import { ledgerTxItem } from '../../shared/adapters/dynamodb/ledger-tx';
 import type { LedgerTx } from '../../shared/domain/records';
@@ -20,8 +20,13 @@ describe('ledger write groups: claims in transactions', () => {
   const id = (i: number) => `CLAIM-${run}-${i}`;
   let repo: LedgerWriteGroupRepository;
 
-  beforeAll(() => {
-    Object.assign(process.env, localTableEnv(localStack().endpoints.dynamodb!));
+  // A table of its own in the stack's DynamoDB Local: the stack's writer must never see these writes.
+  const table = `claims-test-${run}`;
+
+  beforeAll(async () => {
+    const endpoint = localStack().endpoints.dynamodb!;
+    Object.assign(process.env, localTableEnv(endpoint), { TABLE_NAME: table });
+    await createServiceTable(endpoint, table);
     repo = new LedgerWriteGroupRepository();
   });
   afterAll(() => {
@@ -38,7 +43,7 @@ describe('ledger write groups: claims in transactions', () => {
       created_at: `2026-11-27T10:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z`,
       ...extra,
     } as unknown as LedgerTx;
-    await localTableClient(localStack().endpoints.dynamodb!).send(new PutCommand({ TableName: LOCAL_TABLE_NAME, Item: ledgerTxItem(tx) }));
+    await localTableClient(localStack().endpoints.dynamodb!).send(new PutCommand({ TableName: table, Item: ledgerTxItem(tx) }));
   }
 
   it('claims 230 candidates in chunks, leaving out the 5 that are not claimable, in order; again, the same', async () => {
@@ -73,13 +78,15 @@ describe('ledger write groups: claims in transactions', () => {
   });
 
   it('pending writes of a kind come from the ungrouped index, oldest first: a claimed write leaves it, a released one comes back', async () => {
-    // A table of its own is not at hand: this test's writes are told apart by their ids among whatever else is pending.
     const mine = (xs: Array<{ ledger_tx_id: string }>) => xs.map((t) => t.ledger_tx_id).filter((x) => x.startsWith(`CLAIM-${run}-2`));
     for (let i = 2000; i < 2006; i++) await pending(i, i === 2003 ? { kind: 'TRACE_STAGE' } : {});
     const ids = [2000, 2001, 2002, 2004, 2005].map(id);
     expect(mine(await repo.pendingOfKind('MINT', 10_000))).toEqual(ids);
     expect(mine(await repo.pendingOfKind('TRACE_STAGE', 10_000))).toEqual([id(2003)]);
     await repo.claimAll('G-3', [id(2001), id(2004)]);
+    // A few candidates are claimed each with its own update: one claimed by another group is not claimable.
+    expect((await repo.claimAll('G-4', [id(2001), id(2000)])).map((t) => t?.group_id ?? null)).toEqual([null, 'G-4']);
+    expect(await repo.release('G-4', id(2000))).toBe(true);
     expect(mine(await repo.pendingOfKind('MINT', 10_000))).toEqual([id(2000), id(2002), id(2005)]);
     expect(await repo.release('G-3', id(2004))).toBe(true);
     expect(await repo.release('G-OTHER', id(2001))).toBe(false);

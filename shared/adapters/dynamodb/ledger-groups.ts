@@ -81,14 +81,18 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
   }
 
   /**
-   * TransactWriteItems of up to `CLAIMS_PER_TRANSACTION` conditioned updates (the chunks of one call
-   * concurrent). A chunk cancelled for its conditions is written again without the writes whose
-   * condition failed (those are not claimable: null); one cancelled for a conflict with another
-   * request is written again after a pause. Then the claimed writes are read back in batch
-   * (`batchGetItems`, needs `table:batch-read`). Errors: the store's; Error when a chunk is still
-   * cancelled after `CLAIM_ROUNDS` rounds.
+   * Up to `CLAIMS_ALONE` candidates: each its own conditioned UpdateItem, all at once, each
+   * answering the write as it stands (one round trip, no transaction: a lone write is not held
+   * behind other requests' transactions). More: TransactWriteItems of up to
+   * `CLAIMS_PER_TRANSACTION` conditioned updates (the chunks of one call concurrent); a chunk
+   * cancelled for its conditions is written again without the writes whose condition failed (those
+   * are not claimable: null), one cancelled for a conflict with another request again after a
+   * pause; then the claimed writes are read back in batch (`batchGetItems`, needs
+   * `table:batch-read`). Errors: the store's; Error when a chunk is still cancelled after
+   * `CLAIM_ROUNDS` rounds.
    */
   async claimAll(groupId: string, ledgerTxIds: readonly string[]): Promise<Array<BatchLedgerTx | null>> {
+    if (ledgerTxIds.length <= CLAIMS_ALONE) return Promise.all(ledgerTxIds.map((id) => claimOne(groupId, id)));
     const chunks: string[][] = [];
     for (let i = 0; i < ledgerTxIds.length; i += CLAIMS_PER_TRANSACTION) chunks.push(ledgerTxIds.slice(i, i + CLAIMS_PER_TRANSACTION));
     const claimed = new Set((await Promise.all(chunks.map((chunk) => claimChunk(groupId, chunk)))).flat());
@@ -285,6 +289,34 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
   }
 }
 
+/** Candidates up to which each claim is its own UpdateItem (see `claimAll`). */
+const CLAIMS_ALONE = 10;
+
+/** The condition a claim writes under: the write PENDING, unsigned, unclaimed and not parked, or claimed by this group already. */
+const CLAIMABLE =
+  'group_id = :g OR (#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at))';
+
+/** One write claimed for the group with its own conditioned update: the write as it stands, or null when it is not claimable. */
+async function claimOne(groupId: string, id: string): Promise<BatchLedgerTx | null> {
+  try {
+    const r = await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.ledgerTx(id),
+        UpdateExpression: 'SET group_id = :g REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: CLAIMABLE,
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem<BatchLedgerTx>(r.Attributes!);
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
 /** DynamoDB's most items in one TransactWriteItems request. */
 const CLAIMS_PER_TRANSACTION = 100;
 
@@ -308,8 +340,7 @@ async function claimChunk(groupId: string, ids: readonly string[]): Promise<stri
               TableName: tableName(),
               Key: keys.ledgerTx(id),
               UpdateExpression: 'SET group_id = :g REMOVE GSI1PK, GSI1SK',
-              ConditionExpression:
-                'group_id = :g OR (#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at))',
+              ConditionExpression: CLAIMABLE,
               ExpressionAttributeNames: { '#s': 'status' },
               ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
             },
