@@ -163,7 +163,7 @@ async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<strin
     const group = await deps.groups.getGroup(tx.group_id);
     const holds = group && (group.status === 'CLAIMING' ? group.candidates : (group.members ?? [])).includes(tx.ledger_tx_id);
     if (holds) return tx.group_id;
-    await deps.groups.release(tx.group_id, tx.ledger_tx_id);
+    await deps.groups.release(tx.group_id, tx);
   }
   const problem = await deps.ledger.batchCallError(callOf(tx.kind, [tx]));
   if (problem) throw problem;
@@ -344,11 +344,12 @@ async function signSplitting(
       if (keeping || isRpcFailure(err)) throw err;
       const bad = await failingAlone(deps, group.kind, members);
       if (bad.size === 0) throw err;
+      const byId = new Map(members.map((m) => [m.ledger_tx_id, m]));
       members = members.filter((m) => !bad.has(m.ledger_tx_id));
       const out = [...bad].map(([id, e]) => ({ ledger_tx_id: id, reason: e.message }));
       await deps.groups.setMembers(group.group_id, ids(members), out, deps.now().toISOString());
       for (const [id, e] of bad) {
-        await deps.groups.release(group.group_id, id);
+        await deps.groups.release(group.group_id, byId.get(id)!);
         splitOut.set(id, e);
         logger.warn('ledger write split out of its batched transaction: its record cannot be built or simulated', {
           group_id: group.group_id,

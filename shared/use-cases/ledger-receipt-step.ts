@@ -166,7 +166,7 @@ async function abandon(deps: BatchWriterDeps, group: LedgerWriteGroup): Promise<
   });
   for (const id of group.members ?? []) {
     const member = await deps.getLedgerTx(id);
-    if (member && isOpen(member)) await deps.groups.release(group.group_id, id);
+    if (member && isOpen(member)) await deps.groups.release(group.group_id, member);
   }
   await deps.groups.settle(group.group_id, undefined, deps.now().toISOString());
 }

@@ -3,7 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createServiceTable, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
 import { LedgerWriteGroupRepository } from '../../shared/adapters/dynamodb/ledger-groups';
 import { ledgerTxItem } from '../../shared/adapters/dynamodb/ledger-tx';
-import type { LedgerTx } from '../../shared/domain/records';
+import type { BatchLedgerTx } from '../../shared/domain/records';
 import { localStack } from '../support/api';
 
 /**
@@ -33,6 +33,9 @@ describe('ledger write groups: claims in transactions', () => {
     process.env = saved;
   });
 
+  /** The writes stored by `pending`, by number, as a caller of `release` holds them. */
+  const stored = new Map<number, BatchLedgerTx>();
+
   /** Stores the pending write `i` (MINT unless `extra` says), with `extra` attributes, as the service stores one. */
   async function pending(i: number, extra: Record<string, unknown> = {}): Promise<void> {
     const tx = {
@@ -42,7 +45,8 @@ describe('ledger write groups: claims in transactions', () => {
       batch_id: `B-${i}`,
       created_at: `2026-11-27T10:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z`,
       ...extra,
-    } as unknown as LedgerTx;
+    } as unknown as BatchLedgerTx;
+    stored.set(i, tx);
     await localTableClient(localStack().endpoints.dynamodb!).send(new PutCommand({ TableName: table, Item: ledgerTxItem(tx) }));
   }
 
@@ -86,10 +90,10 @@ describe('ledger write groups: claims in transactions', () => {
     await repo.claimAll('G-3', [id(2001), id(2004)]);
     // A few candidates are claimed each with its own update: one claimed by another group is not claimable.
     expect((await repo.claimAll('G-4', [id(2001), id(2000)])).map((t) => t?.group_id ?? null)).toEqual([null, 'G-4']);
-    expect(await repo.release('G-4', id(2000))).toBe(true);
+    expect(await repo.release('G-4', stored.get(2000)!)).toBe(true);
     expect(mine(await repo.pendingOfKind('MINT', 10_000))).toEqual([id(2000), id(2002), id(2005)]);
-    expect(await repo.release('G-3', id(2004))).toBe(true);
-    expect(await repo.release('G-OTHER', id(2001))).toBe(false);
+    expect(await repo.release('G-3', stored.get(2004)!)).toBe(true);
+    expect(await repo.release('G-OTHER', stored.get(2001)!)).toBe(false);
     expect(mine(await repo.pendingOfKind('MINT', 10_000))).toEqual([id(2000), id(2002), id(2004), id(2005)]);
   });
 });

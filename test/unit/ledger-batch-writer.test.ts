@@ -68,8 +68,8 @@ function world(
         }
         return null;
       }),
-    release: async (gid, id) => {
-      const t = txs.get(id);
+    release: async (gid, w) => {
+      const t = txs.get(w.ledger_tx_id);
       if (!t || t.group_id !== gid || t.status !== 'PENDING' || t.raw_tx) return false;
       delete t.group_id;
       return true;

@@ -5,8 +5,8 @@ import { batchGetItems, itemKey } from './batch-get';
 import { fromItem, keys } from './keys';
 import { cancellationCodes, documentClient, isConditionalCheckFailed, isTransactionCanceled, tableName } from './table';
 
-/** Open writes read per page while looking for pending ones of a kind (the open index holds every kind). */
-const OPEN_PAGE = 250;
+/** Index entries read per page while looking for the ungrouped writes of a kind. */
+const UNGROUPED_PAGE = 250;
 
 /**
  * The batched transactions of the single ledger writer in DynamoDB (docs/ledger.md#the-batched-writer):
@@ -31,10 +31,10 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
           IndexName: 'GSI1',
           KeyConditionExpression: 'GSI1PK = :pk',
           FilterExpression:
-            'kind = :k AND #s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at)',
+            '#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at)',
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':pk': GSI1PK, ':k': kind, ':p': 'PENDING' },
-          Limit: OPEN_PAGE,
+          ExpressionAttributeValues: { ':pk': GSI1PK, ':p': 'PENDING' },
+          Limit: UNGROUPED_PAGE,
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
@@ -106,17 +106,14 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
     });
   }
 
-  /** The write read first for its kind and creation time: released, it is among the ungrouped writes again (GSI1). */
-  async release(groupId: string, ledgerTxId: string): Promise<boolean> {
-    const r = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.ledgerTx(ledgerTxId), ConsistentRead: true }));
-    const tx = r.Item ? fromItem<LedgerTx>(r.Item) : null;
-    if (!tx || (tx.kind !== 'MINT' && tx.kind !== 'TRACE_STAGE')) return false;
-    const ungrouped = keys.ungroupedLedgerTxGsi(tx.kind, tx.created_at, ledgerTxId);
+  /** Released, the write is among the ungrouped writes of its kind again (GSI1, keyed by its kind and creation time). */
+  async release(groupId: string, write: Pick<BatchLedgerTx, 'ledger_tx_id' | 'kind' | 'created_at'>): Promise<boolean> {
+    const ungrouped = keys.ungroupedLedgerTxGsi(write.kind, write.created_at, write.ledger_tx_id);
     try {
       await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.ledgerTx(ledgerTxId),
+          Key: keys.ledgerTx(write.ledger_tx_id),
           UpdateExpression: 'SET GSI1PK = :upk, GSI1SK = :usk REMOVE group_id',
           ConditionExpression: 'group_id = :g AND #s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(parked_at)',
           ExpressionAttributeNames: { '#s': 'status' },
@@ -296,20 +293,22 @@ const CLAIMS_ALONE = 10;
 const CLAIMABLE =
   'group_id = :g OR (#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at))';
 
+/** The conditioned update that claims write `id` for the group (it leaves the ungrouped writes' index): alone or in a transaction. */
+function claimUpdate(groupId: string, id: string) {
+  return {
+    TableName: tableName(),
+    Key: keys.ledgerTx(id),
+    UpdateExpression: 'SET group_id = :g REMOVE GSI1PK, GSI1SK',
+    ConditionExpression: CLAIMABLE,
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
+  };
+}
+
 /** One write claimed for the group with its own conditioned update: the write as it stands, or null when it is not claimable. */
 async function claimOne(groupId: string, id: string): Promise<BatchLedgerTx | null> {
   try {
-    const r = await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.ledgerTx(id),
-        UpdateExpression: 'SET group_id = :g REMOVE GSI1PK, GSI1SK',
-        ConditionExpression: CLAIMABLE,
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
+    const r = await documentClient().send(new UpdateCommand({ ...claimUpdate(groupId, id), ReturnValues: 'ALL_NEW' }));
     return fromItem<BatchLedgerTx>(r.Attributes!);
   } catch (err) {
     if (isConditionalCheckFailed(err)) return null;
@@ -335,16 +334,7 @@ async function claimChunk(groupId: string, ids: readonly string[]): Promise<stri
     try {
       await documentClient().send(
         new TransactWriteCommand({
-          TransactItems: left.map((id) => ({
-            Update: {
-              TableName: tableName(),
-              Key: keys.ledgerTx(id),
-              UpdateExpression: 'SET group_id = :g REMOVE GSI1PK, GSI1SK',
-              ConditionExpression: CLAIMABLE,
-              ExpressionAttributeNames: { '#s': 'status' },
-              ExpressionAttributeValues: { ':g': groupId, ':p': 'PENDING' },
-            },
-          })),
+          TransactItems: left.map((id) => ({ Update: claimUpdate(groupId, id) })),
         }),
       );
       return left;

@@ -235,9 +235,10 @@ export interface LedgerWriteGroups {
   claimAll(groupId: string, ledgerTxIds: readonly string[]): Promise<Array<BatchLedgerTx | null>>;
   /**
    * Gives a write's claim back: `group_id` removed only while it names this group and the write is
-   * still PENDING and unsigned (a conditioned write). False when it did not (nothing changed).
+   * still PENDING and unsigned (a conditioned write). `write` as the caller read it (its id, kind
+   * and creation time, which never change). False when it did not (nothing changed).
    */
-  release(groupId: string, ledgerTxId: string): Promise<boolean>;
+  release(groupId: string, write: Pick<BatchLedgerTx, 'ledger_tx_id' | 'kind' | 'created_at'>): Promise<boolean>;
   /** CLAIMING → SEALED with its members in record order (a group sealed before keeps its members). */
   seal(groupId: string, members: string[], at: string): Promise<void>;
   /**
