@@ -7,12 +7,13 @@ import { logger } from '../../shared/runtime/logger';
 import { MAX_PIN_REQUEUES, requeueStalePins } from '../../shared/use-cases/evidence-pinning';
 import { api, waitFor, localStack } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
-import { LOCAL_TABLE_NAME, localTableEnv } from '../../infra/local/dynamodb-local';
+import { createServiceTable, LOCAL_TABLE_NAME, localTableEnv } from '../../infra/local/dynamodb-local';
 
 /**
  * Pin jobs are written with the commit that names their CID and leave the reconciliation index
  * once pinned; a job whose queue message was lost after its commit is found by reconciliation,
- * queued again at most MAX_PIN_REQUEUES times, then given up (the stack's own DynamoDB Local).
+ * queued again at most MAX_PIN_REQUEUES times, then given up (the stack's own DynamoDB Local; the
+ * reconciliation driven with the test's own clock on a table of its own there).
  */
 const repo = new EvidencePinRepository();
 const FAR_FUTURE = '9999-12-31T00:00:00.000Z';
@@ -61,37 +62,53 @@ describe('reconciliation of evidence pin jobs', () => {
     expect(await openJobs()).not.toContain(cid);
   });
 
-  it('a job lost after its commit is queued again, marked, and given up after the limit; closing removes it from the index', async () => {
-    const msg: EvidencePinMessage = {
-      kind: 'DDS',
-      cid: `bafy-lost-${Date.now()}`,
-      batch_id: 'BATCH-2026-999999',
-      dds_id: `DDS-LOST-${Date.now()}`,
-    };
-    await documentClient().send(new TransactWriteCommand({ TransactItems: [pinJobPut(msg, '2026-01-01T00:00:00.000Z')] }));
-    const sent: EvidencePinMessage[] = [];
-    const pinQueue = { send: async (m: EvidencePinMessage) => void sent.push(m) };
-    const mine = async () => (await repo.stalePinJobs(FAR_FUTURE, 1000)).find((j) => j.message.cid === msg.cid);
+  describe('on a table of its own', () => {
+    // The stack's own scheduled reconciler runs on today's clock and would re-queue this test's
+    // January job too (it is stale for it), so the reconciliation this test drives with its own
+    // clock uses a table of its own in the same DynamoDB Local; the stack never sees its jobs.
+    const table = `pin-reconciliation-test-${Date.now()}`;
+    let stackTable: string | undefined;
+    beforeAll(async () => {
+      stackTable = process.env.TABLE_NAME;
+      await createServiceTable(localStack().endpoints.dynamodb!, table);
+      process.env.TABLE_NAME = table;
+    });
+    afterAll(() => {
+      process.env.TABLE_NAME = stackTable;
+    });
 
-    for (let round = 1; round <= MAX_PIN_REQUEUES; round++) {
-      // Each run sees the job as stale only once its last re-queue is older than the cutoff.
-      const at = new Date(Date.parse('2026-06-01T00:00:00.000Z') + round * 3_600_000);
-      await requeueStalePins({ statuses: repo, pinQueue, now: () => at }, 60);
-      expect(sent.filter((m) => m.cid === msg.cid)).toHaveLength(round);
-      expect((await mine())?.requeues).toBe(round);
-      // A second run within the interval does nothing for this job.
-      await requeueStalePins({ statuses: repo, pinQueue, now: () => at }, 60);
-      expect(sent.filter((m) => m.cid === msg.cid)).toHaveLength(round);
-    }
-    const report = await requeueStalePins({ statuses: repo, pinQueue, now: () => new Date('2026-07-01T00:00:00.000Z') }, 60);
-    expect(report.pinsGivenUp).toBeGreaterThanOrEqual(1);
-    expect(await mine()).toBeUndefined();
-    expect(sent.filter((m) => m.cid === msg.cid)).toHaveLength(MAX_PIN_REQUEUES);
+    it('a job lost after its commit is queued again, marked, and given up after the limit; closing removes it from the index', async () => {
+      const msg: EvidencePinMessage = {
+        kind: 'DDS',
+        cid: `bafy-lost-${Date.now()}`,
+        batch_id: 'BATCH-2026-999999',
+        dds_id: `DDS-LOST-${Date.now()}`,
+      };
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [pinJobPut(msg, '2026-01-01T00:00:00.000Z')] }));
+      const sent: EvidencePinMessage[] = [];
+      const pinQueue = { send: async (m: EvidencePinMessage) => void sent.push(m) };
+      const mine = async () => (await repo.stalePinJobs(FAR_FUTURE, 1000)).find((j) => j.message.cid === msg.cid);
 
-    const other: EvidencePinMessage = { ...msg, cid: `${msg.cid}-2`, dds_id: `${msg.dds_id}-2` };
-    await documentClient().send(new TransactWriteCommand({ TransactItems: [pinJobPut(other, '2026-01-01T00:00:00.000Z')] }));
-    expect(await openJobs()).toContain(other.cid);
-    await repo.closePinJob(other, '2026-01-02T00:00:00.000Z');
-    expect(await openJobs()).not.toContain(other.cid);
+      for (let round = 1; round <= MAX_PIN_REQUEUES; round++) {
+        // Each run sees the job as stale only once its last re-queue is older than the cutoff.
+        const at = new Date(Date.parse('2026-06-01T00:00:00.000Z') + round * 3_600_000);
+        await requeueStalePins({ statuses: repo, pinQueue, now: () => at }, 60);
+        expect(sent.filter((m) => m.cid === msg.cid)).toHaveLength(round);
+        expect((await mine())?.requeues).toBe(round);
+        // A second run within the interval does nothing for this job.
+        await requeueStalePins({ statuses: repo, pinQueue, now: () => at }, 60);
+        expect(sent.filter((m) => m.cid === msg.cid)).toHaveLength(round);
+      }
+      const report = await requeueStalePins({ statuses: repo, pinQueue, now: () => new Date('2026-07-01T00:00:00.000Z') }, 60);
+      expect(report.pinsGivenUp).toBe(1);
+      expect(await mine()).toBeUndefined();
+      expect(sent.filter((m) => m.cid === msg.cid)).toHaveLength(MAX_PIN_REQUEUES);
+
+      const other: EvidencePinMessage = { ...msg, cid: `${msg.cid}-2`, dds_id: `${msg.dds_id}-2` };
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [pinJobPut(other, '2026-01-01T00:00:00.000Z')] }));
+      expect(await openJobs()).toContain(other.cid);
+      await repo.closePinJob(other, '2026-01-02T00:00:00.000Z');
+      expect(await openJobs()).not.toContain(other.cid);
+    });
   });
 });
