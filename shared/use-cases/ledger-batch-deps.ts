@@ -33,10 +33,10 @@ export interface BatchWriterDeps {
    */
   queueReceiptCheck?: (group: LedgerWriteGroup, key: string) => Promise<void>;
   /**
-   * Pipelined, per container: when this writer last sent a group of each kind, or last looked for
-   * pending writes of it (ms). Given, a member's delivery forms the next group of its kind once
-   * `FORM_AHEAD_AFTER_MS` have passed (`formAhead`), so groups keep leaving once a block while the
-   * members' messages queue behind one another.
+   * Pipelined, per container: when this writer last looked for pending writes of each kind (ms;
+   * none since it last sent a group of the kind). Given, a member's delivery forms the next group of
+   * its kind once `FORM_AHEAD_AFTER_MS` have passed, or at once after a send (`formAhead`), so
+   * groups keep leaving once a block while the members' messages queue behind one another.
    */
   pace?: GroupPace;
 }

@@ -7,6 +7,7 @@ import {
   LEDGER_MESSAGE_MARGIN_MS,
   maxRecordsPerTx,
   NEXT_GROUP_WAIT_MS,
+  SETTLE_IN_DELIVERY_MAX_MEMBERS,
   STALE_GROUP_CHECK_AFTER_MS,
 } from '../domain/ledger-batching';
 import type { BatchedCall } from '../domain/ports/ledger';
@@ -65,8 +66,7 @@ export async function landInGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, rece
   let current: BatchLedgerTx | null = tx;
   for (let round = 0; round < MAX_GROUPS_PER_DELIVERY; round++) {
     if (!current || !isOpen(current)) return;
-    const groupId = await groupFor(deps, current);
-    const { splitOut, inFlight } = await landGroup(deps, groupId, receiptWaitMs, tx.ledger_tx_id);
+    const { splitOut, inFlight } = await landGroup(deps, await groupFor(deps, current), receiptWaitMs, tx.ledger_tx_id);
     const own = splitOut.get(tx.ledger_tx_id);
     if (own) throw own;
     if (inFlight.includes(tx.ledger_tx_id)) return;
@@ -102,8 +102,8 @@ export async function endIfHeldBySentGroup(
 
 /**
  * Pipelined, in a member's delivery, settled already or not (docs/ledger.md#the-pipelined-writer):
- * once `FORM_AHEAD_AFTER_MS` have passed since this container last sent a group of `kind` (or
- * looked for pending writes of it), the oldest pending write of the kind is landed as its own message would land it — a new
+ * once `FORM_AHEAD_AFTER_MS` have passed since this container last looked for pending writes of
+ * `kind` (at once after it sent a group of the kind: the writes accepted meanwhile are pending), the oldest pending write of the kind is landed as its own message would land it — a new
  * group with everything pending, signed after the last group's block — so a backlog of members' messages
  * never holds the next group back. A failure here is logged and left to the writes' own messages
  * (it is never this delivery's failure). True when it tried to form a group (writes may have been
@@ -157,8 +157,11 @@ export async function formAheadEach(deps: BatchWriterDeps, remainingMs?: () => n
 /** The window of a stale group's extra receipt check (the FIFO queue's deduplication window). */
 const STALE_CHECK_WINDOW_MS = 300_000;
 
-/** The group that lands `tx`: the one that claimed it and still holds it, else a new one (its claim on a group that let it go released first). */
-async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<string> {
+/**
+ * The group that lands `tx`: the id of the one that claimed it and still holds it, else a new one
+ * as stored (its claim on a group that let it go released first).
+ */
+async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<string | LedgerWriteGroup> {
   if (tx.group_id) {
     const group = await deps.groups.getGroup(tx.group_id);
     const holds = group && (group.status === 'CLAIMING' ? group.candidates : (group.members ?? [])).includes(tx.ledger_tx_id);
@@ -186,8 +189,8 @@ async function awaitLastGroupsBlock(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE
   await deps.ledger.waitForReceipt(last.tx_hash as Hex, NEXT_GROUP_WAIT_MS);
 }
 
-/** A new group for `tx`'s kind with `tx` first among its candidates (the others only when their record encodes); its id. */
-async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<string> {
+/** A new group for `tx`'s kind with `tx` first among its candidates (the others only when their record encodes), as stored. */
+async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<LedgerWriteGroup> {
   const max = maxRecordsPerTx(tx.kind);
   const pending = (await deps.groups.pendingOfKind(tx.kind, max)).filter((w) => w.ledger_tx_id !== tx.ledger_tx_id);
   // Their records encoded together first; only when that fails, one by one to find which.
@@ -205,8 +208,8 @@ async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<stri
   return createGroup(deps, tx, others, max);
 }
 
-/** The new CLAIMING group of `tx` and `others` (at most `max` candidates, `tx` first); its id. */
-async function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: BatchLedgerTx[], max: number): Promise<string> {
+/** The new CLAIMING group of `tx` and `others` (at most `max` candidates, `tx` first), as stored. */
+async function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: BatchLedgerTx[], max: number): Promise<LedgerWriteGroup> {
   const at = deps.now();
   const group: LedgerWriteGroup = {
     group_id: `${tx.kind}-${at.getTime()}-${tx.ledger_tx_id}`,
@@ -216,37 +219,46 @@ async function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: Bat
     created_at: at.toISOString(),
   };
   await deps.groups.create(group);
-  return group.group_id;
+  return group;
 }
 
 /**
  * Claims (when still CLAIMING: the candidates' conditioned claims at once, `claimAll`, sealed with the
- * claimed ones in candidate order), signs and keeps, sends, waits for and settles one group;
+ * claimed ones in candidate order; a group given as stored just now is not read again, nor one this
+ * call sealed), signs and keeps, sends, waits for and settles one group;
  * pipelined, it does not wait: sent now, its receipt is looked up once (mined → settled here) and
- * otherwise a receipt check queued; sent before, a receipt check is queued when `own` is its first
+ * otherwise a receipt check queued (mined already, it is settled here only up to
+ * `SETTLE_IN_DELIVERY_MAX_MEMBERS` members: a larger one's settling is its receipt check's, so it
+ * never holds the next group back); sent before, a receipt check is queued when `own` is its first
  * member (a redelivery after a crash). Its members are returned as in flight (a group sent before
  * is not broadcast again here: the receipt step rebroadcasts a lost one). The members split out
  * before it was signed, with the error each fails with alone.
  */
 async function landGroup(
   deps: BatchWriterDeps,
-  groupId: string,
+  groupOrId: string | LedgerWriteGroup,
   receiptWaitMs: number,
   own: string,
 ): Promise<{ splitOut: Map<string, Error>; inFlight: string[] }> {
-  let group = await deps.groups.getGroup(groupId);
-  if (!group) throw new Error(`ledger write group ${groupId} not found`);
+  const groupId = typeof groupOrId === 'string' ? groupOrId : groupOrId.group_id;
+  const found = typeof groupOrId === 'string' ? await deps.groups.getGroup(groupId) : groupOrId;
+  if (!found) throw new Error(`ledger write group ${groupId} not found`);
+  let group: LedgerWriteGroup = found;
   if (group.status === 'SETTLED') return { splitOut: new Map(), inFlight: [] };
   let members: BatchLedgerTx[];
   if (group.status === 'CLAIMING') {
     const claims = await deps.groups.claimAll(groupId, group.candidates);
     const claimed = claims.filter((c): c is BatchLedgerTx => c !== null);
-    await deps.groups.seal(groupId, ids(claimed), deps.now().toISOString());
-    const sealed = (await deps.groups.getGroup(groupId))!;
-    // Sealed now with these claims (each claim answers the write as it stands): no member read again.
-    // Sealed before (a crash between sealing and here, redelivered): its members stand, read.
-    members = sealed.members?.join() === ids(claimed).join() ? claimed : await readMembers(deps, sealed);
-    group = sealed;
+    const at = deps.now().toISOString();
+    if (await deps.groups.seal(groupId, ids(claimed), at)) {
+      // Sealed now with these claims (each claim answers the write as it stands): nothing read again.
+      group = { ...group, status: 'SEALED', members: ids(claimed) };
+      members = claimed;
+    } else {
+      // Sealed before (a crash between sealing and here, redelivered): its members stand, read.
+      group = (await deps.groups.getGroup(groupId))!;
+      members = await readMembers(deps, group);
+    }
   } else {
     members = await readMembers(deps, group);
   }
@@ -275,12 +287,13 @@ async function landGroup(
       if (group.members?.[0] === own) await deps.queueReceiptCheck(group, 'sent');
       return { splitOut, inFlight: ids(members) };
     }
-    if (deps.pace) deps.pace.lastLookMs[group.kind] = deps.now().getTime();
+    // Sent: the next delivery looks for the writes accepted meanwhile at once (`formAhead`).
+    if (deps.pace) delete deps.pace.lastLookMs[group.kind];
     // Sent now (the group as kept: SENT with these members and this hash). Mined already (a chain that
-    // mines each transaction on arrival), it is settled in this delivery with no receipt check; else
-    // its check is queued (settling is the checks' alone).
+    // mines each transaction on arrival) and small, it is settled in this delivery with no receipt
+    // check; else its check is queued (settling is the checks' alone).
     const sent: LedgerWriteGroup = { ...group, status: 'SENT', members: ids(members), tx_hash: txHash };
-    const mined = await minedTx(deps, sent, 0);
+    const mined = members.length <= SETTLE_IN_DELIVERY_MAX_MEMBERS ? await minedTx(deps, sent, 0) : null;
     if (mined) await settleMined(deps, sent, mined);
     else await deps.queueReceiptCheck(sent, 'sent');
     return { splitOut, inFlight: ids(members) };

@@ -76,7 +76,9 @@ function world(
     },
     seal: async (gid, members) => {
       const g = groups.get(gid)!;
-      if (g.status === 'CLAIMING') Object.assign(g, { status: 'SEALED', members });
+      if (g.status !== 'CLAIMING') return false;
+      Object.assign(g, { status: 'SEALED', members });
+      return true;
     },
     setMembers: async (gid, members, splitOut) => {
       const g = groups.get(gid)!;

@@ -1,4 +1,4 @@
-import { STUCK_AFTER_BLOCKS } from '../../shared/domain/ledger-batching';
+import { SETTLE_IN_DELIVERY_MAX_MEMBERS, STUCK_AFTER_BLOCKS } from '../../shared/domain/ledger-batching';
 import { logger } from '../../shared/runtime/logger';
 import { landInGroup } from '../../shared/use-cases/ledger-batch-writer';
 import { checkSentGroup } from '../../shared/use-cases/ledger-receipt-step';
@@ -64,6 +64,20 @@ describe('pipelined batched writer: send without waiting, receipts gathered apar
     await landInGroup(w.deps, w.txs.get('b2-1')!, 10_000);
     expect(w.written).toHaveLength(2);
     expect(w.signed).toHaveLength(1);
+  });
+
+  it(`a group of more than SETTLE_IN_DELIVERY_MAX_MEMBERS (${SETTLE_IN_DELIVERY_MAX_MEMBERS}) found mined at once is settled by its receipt check, not by the delivery that sent it`, async () => {
+    const n = SETTLE_IN_DELIVERY_MAX_MEMBERS + 1;
+    const w = world(Array.from({ length: n }, (_, i) => write(i + 1)));
+    w.chain.automine = true; // here: a send just before a block, mined by the time of the look-up
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000);
+    expect(w.signed.map((s) => s.tokenIds.length)).toEqual([n]);
+    // The delivery ends with the group sent and its check queued; it settles nothing itself.
+    expect(w.written).toEqual([]);
+    expect(w.checks).toEqual([{ group: [...w.groups.keys()][0], key: 'sent' }]);
+    await checkSentGroup(w.deps, w.checks[0]!.group, 10);
+    expect(w.written).toHaveLength(n);
+    expect([...w.groups.values()].map((g) => g.status)).toEqual(['SETTLED']);
   });
 
   it('a group not mined at its receipt check: the next check is queued, the writes behind it are not held', async () => {

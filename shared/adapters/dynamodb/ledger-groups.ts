@@ -151,7 +151,7 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
     );
   }
 
-  async seal(groupId: string, members: string[], at: string): Promise<void> {
+  async seal(groupId: string, members: string[], at: string): Promise<boolean> {
     try {
       await documentClient().send(
         new UpdateCommand({
@@ -163,8 +163,10 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
           ExpressionAttributeValues: { ':sealed': 'SEALED', ':claiming': 'CLAIMING', ':m': members, ':at': at },
         }),
       );
+      return true;
     } catch (err) {
-      if (!isConditionalCheckFailed(err)) throw err; // sealed before: its members stand
+      if (!isConditionalCheckFailed(err)) throw err;
+      return false; // sealed before: its members stand
     }
   }
 

@@ -239,8 +239,11 @@ export interface LedgerWriteGroups {
    * and creation time, which never change). False when it did not (nothing changed).
    */
   release(groupId: string, write: Pick<BatchLedgerTx, 'ledger_tx_id' | 'kind' | 'created_at'>): Promise<boolean>;
-  /** CLAIMING → SEALED with its members in record order (a group sealed before keeps its members). */
-  seal(groupId: string, members: string[], at: string): Promise<void>;
+  /**
+   * CLAIMING → SEALED with its members in record order (a conditioned write). True when this call
+   * sealed it with `members`; false when it was sealed before (its members stand; nothing changed).
+   */
+  seal(groupId: string, members: string[], at: string): Promise<boolean>;
   /**
    * The members of a SEALED group that has not been signed yet, replaced (record order) — the ones
    * split out listed with their reason (`split_out`). Error when the group is not SEALED or was signed.
