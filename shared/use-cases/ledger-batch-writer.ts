@@ -158,10 +158,20 @@ export async function formAheadEach(deps: BatchWriterDeps, remainingMs?: () => n
 const STALE_CHECK_WINDOW_MS = 300_000;
 
 /**
- * The group that lands `tx`: the id of the one that claimed it and still holds it, else a new one
- * as stored (its claim on a group that let it go released first).
+ * A group just formed: its item as it is being stored (`stored` settles once it is; the claims go
+ * out beside it: a write claimed for a group that is then never stored is released by its own
+ * message, which finds no group holding it).
  */
-async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<string | LedgerWriteGroup> {
+interface NewGroup {
+  group: LedgerWriteGroup;
+  stored: Promise<void>;
+}
+
+/**
+ * The group that lands `tx`: the id of the one that claimed it and still holds it, else a new one
+ * (its claim on a group that let it go released first).
+ */
+async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<string | NewGroup> {
   if (tx.group_id) {
     const group = await deps.groups.getGroup(tx.group_id);
     const holds = group && (group.status === 'CLAIMING' ? group.candidates : (group.members ?? [])).includes(tx.ledger_tx_id);
@@ -189,8 +199,8 @@ async function awaitLastGroupsBlock(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE
   await deps.ledger.waitForReceipt(last.tx_hash as Hex, NEXT_GROUP_WAIT_MS);
 }
 
-/** A new group for `tx`'s kind with `tx` first among its candidates (the others only when their record encodes), as stored. */
-async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<LedgerWriteGroup> {
+/** A new group for `tx`'s kind with `tx` first among its candidates (the others only when their record encodes), being stored. */
+async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<NewGroup> {
   const max = maxRecordsPerTx(tx.kind);
   const pending = (await deps.groups.pendingOfKind(tx.kind, max)).filter((w) => w.ledger_tx_id !== tx.ledger_tx_id);
   // Their records encoded together first; only when that fails, one by one to find which.
@@ -208,8 +218,8 @@ async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<Ledg
   return createGroup(deps, tx, others, max);
 }
 
-/** The new CLAIMING group of `tx` and `others` (at most `max` candidates, `tx` first), as stored. */
-async function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: BatchLedgerTx[], max: number): Promise<LedgerWriteGroup> {
+/** The new CLAIMING group of `tx` and `others` (at most `max` candidates, `tx` first), its storing begun. */
+function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: BatchLedgerTx[], max: number): NewGroup {
   const at = deps.now();
   const group: LedgerWriteGroup = {
     group_id: `${tx.kind}-${at.getTime()}-${tx.ledger_tx_id}`,
@@ -218,14 +228,15 @@ async function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: Bat
     candidates: [tx.ledger_tx_id, ...others.map((w) => w.ledger_tx_id)].slice(0, max),
     created_at: at.toISOString(),
   };
-  await deps.groups.create(group);
-  return group;
+  const stored = deps.groups.create(group);
+  stored.catch(() => undefined); // awaited beside the claims; a failure there is the delivery's
+  return { group, stored };
 }
 
 /**
  * Claims (when still CLAIMING: the candidates' conditioned claims at once, `claimAll`, sealed with the
- * claimed ones in candidate order; a group given as stored just now is not read again, nor one this
- * call sealed), signs and keeps, sends, waits for and settles one group;
+ * claimed ones in candidate order, beside the storing of a group formed just now, which is not read
+ * again, nor one this call sealed), signs and keeps, sends, waits for and settles one group;
  * pipelined, it does not wait: sent now, its receipt is looked up once (mined → settled here) and
  * otherwise a receipt check queued (mined already, it is settled here only up to
  * `SETTLE_IN_DELIVERY_MAX_MEMBERS` members: a larger one's settling is its receipt check's, so it
@@ -236,18 +247,25 @@ async function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: Bat
  */
 async function landGroup(
   deps: BatchWriterDeps,
-  groupOrId: string | LedgerWriteGroup,
+  groupOrId: string | NewGroup,
   receiptWaitMs: number,
   own: string,
 ): Promise<{ splitOut: Map<string, Error>; inFlight: string[] }> {
-  const groupId = typeof groupOrId === 'string' ? groupOrId : groupOrId.group_id;
-  const found = typeof groupOrId === 'string' ? await deps.groups.getGroup(groupId) : groupOrId;
+  const groupId = typeof groupOrId === 'string' ? groupOrId : groupOrId.group.group_id;
+  const found = typeof groupOrId === 'string' ? await deps.groups.getGroup(groupId) : groupOrId.group;
   if (!found) throw new Error(`ledger write group ${groupId} not found`);
   let group: LedgerWriteGroup = found;
   if (group.status === 'SETTLED') return { splitOut: new Map(), inFlight: [] };
   let members: BatchLedgerTx[];
+  // Pipelined: the wait for the last group of its kind to be mined starts now, beside the claims
+  // and the sealing (it reads what is in flight and the chain, nothing of this group).
+  const lastBlock = deps.queueReceiptCheck && !group.raw_tx ? awaitLastGroupsBlock(deps, group.kind) : undefined;
+  lastBlock?.catch(() => undefined); // awaited below; a failure there is this delivery's
   if (group.status === 'CLAIMING') {
-    const claims = await deps.groups.claimAll(groupId, group.candidates);
+    const [claims] = await Promise.all([
+      deps.groups.claimAll(groupId, group.candidates),
+      typeof groupOrId === 'string' ? undefined : groupOrId.stored,
+    ]);
     const claimed = claims.filter((c): c is BatchLedgerTx => c !== null);
     const at = deps.now().toISOString();
     if (await deps.groups.seal(groupId, ids(claimed), at)) {
@@ -272,7 +290,7 @@ async function landGroup(
     // meanwhile; signed after that block.
     const open = members.filter(isOpen);
     const gas = deps.queueReceiptCheck && open.length > 0 ? gasAhead(deps, group.kind, open) : undefined;
-    if (deps.queueReceiptCheck) await awaitLastGroupsBlock(deps, group.kind);
+    await lastBlock;
     const signed = await signSplitting(deps, group, open, await gas);
     splitOut = signed.splitOut;
     members = signed.members;

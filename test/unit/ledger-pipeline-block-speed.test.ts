@@ -118,15 +118,17 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     // Another kind does not wait: its transaction may share the block.
     await landInGroup(w.deps, w.txs.get('b4-1')!, 10_000);
     expect(w.chain.waits).toEqual([]);
-    // A mint group, claimed and sealed, waits for the last mint group's receipt before it is signed,
-    // its gas estimated meanwhile; a write committed during the wait is left for the next group.
+    // A mint group waits for the last mint group's receipt before it is signed (the wait beside its
+    // claims and sealing, its gas estimated meanwhile); a write committed during the wait is left
+    // for the next group.
     w.chain.onWait = () => {
-      expect(w.groups.get(`MINT-${w.deps.now().getTime()}-b2-1`)).toMatchObject({ status: 'SEALED', members: ['b2-1'] });
-      expect(w.estimates).toEqual([1, 1, 1]);
+      expect(w.groups.get(`MINT-${w.deps.now().getTime()}-b2-1`)).toMatchObject({ candidates: ['b2-1'] });
+      expect(w.signed).toHaveLength(2);
       w.txs.set('b3-1', write(3));
       w.mineBlock();
     };
     await landInGroup(w.deps, w.txs.get('b2-1')!, 10_000);
+    expect(w.estimates).toEqual([1, 1, 1]);
     expect(w.chain.waits).toEqual([hashOf(w.signed[0]!.raw)]);
     expect(w.signed.map((s) => [s.kind, s.tokenIds])).toEqual([
       ['MINT', [1n]],
@@ -152,6 +154,47 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
     await landInGroup(w.deps, w.txs.get('b6-1')!, 10_000);
     expect(w.chain.waits).toHaveLength(1);
     expect(w.signed.at(-1)!.tokenIds).toEqual([6n]);
+  });
+
+  it('the wait for the last group’s block runs beside the next group’s claims: claims that end only once the wait has begun still land', async () => {
+    const w = world([write(1)]);
+    await landInGroup(w.deps, w.txs.get('b1-1')!, 10_000); // sent, heading for the next block
+    w.txs.set('b2-1', write(2));
+    let waitBegun!: () => void;
+    const begun = new Promise<void>((resolve) => {
+      waitBegun = resolve;
+    });
+    w.chain.onWait = () => {
+      waitBegun();
+      w.mineBlock();
+    };
+    const claimAll = w.deps.groups.claimAll.bind(w.deps.groups);
+    const order: string[] = [];
+    w.deps.groups = {
+      ...w.deps.groups,
+      claimAll: async (gid, ids) => {
+        // Held until the wait has begun (one after the other, this would never end: the race fails it).
+        const held = await Promise.race([begun.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]);
+        order.push(held ? 'claimed after the wait began' : 'claimed alone');
+        return claimAll(gid, ids);
+      },
+    };
+    await landInGroup(w.deps, w.txs.get('b2-1')!, 10_000);
+    expect(order).toEqual(['claimed after the wait began']);
+    expect(w.signed.map((s) => s.tokenIds)).toEqual([[1n], [2n]]);
+    const blockOf = (i: number) => w.chain.receipts.get(hashOf(w.signed[i]!.raw))?.block;
+    w.mineBlock();
+    expect(blockOf(1)).toBe(blockOf(0)! + 1);
+  });
+
+  it('a write claimed for a group whose item was never stored (a crash while it was being stored) is released and grouped anew by its own message', async () => {
+    const w = world([write(1), write(2)]);
+    w.txs.get('b1-1')!.group_id = 'MINT-1767225600000-b1-1'; // claimed; the group's item never written
+    w.txs.get('b2-1')!.group_id = 'MINT-1767225600000-b1-1';
+    await landInGroup(w.deps, { ...w.txs.get('b1-1')! }, 10_000);
+    expect(w.signed.map((s) => s.tokenIds)).toEqual([[1n]]);
+    await landInGroup(w.deps, { ...w.txs.get('b2-1')! }, 10_000);
+    expect(w.signed.map((s) => s.tokenIds)).toEqual([[1n], [2n]]);
   });
 
   it('on a chain that mines on arrival nothing waits: each group is mined before the next is formed', async () => {
