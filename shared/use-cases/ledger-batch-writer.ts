@@ -116,9 +116,10 @@ async function formAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE', pa
   if (!pace || (paced && last !== undefined && now - last < FORM_AHEAD_AFTER_MS)) return 'none';
   pace.lastLookMs[kind] = now;
   try {
-    const [next] = await deps.groups.pendingOfKind(kind, 1);
+    const pending = await deps.groups.pendingOfKind(kind, maxRecordsPerTx(kind));
+    const next = pending[0];
     if (!next) return 'none';
-    await landGroup(deps, await groupFor(deps, next), 0, next.ledger_tx_id);
+    await landGroup(deps, await groupFor(deps, next, pending), 0, next.ledger_tx_id);
     return 'landed';
   } catch (err) {
     logger.warn('next batched transaction not formed ahead; the pending writes’ own messages form it', { kind, error: err as Error });
@@ -165,13 +166,16 @@ const STALE_CHECK_WINDOW_MS = 300_000;
 interface NewGroup {
   group: LedgerWriteGroup;
   stored: Promise<void>;
+  /** Its candidates' writes as read when it was formed, in candidate order. */
+  writes: BatchLedgerTx[];
 }
 
 /**
  * The group that lands `tx`: the id of the one that claimed it and still holds it, else a new one
- * (its claim on a group that let it go released first).
+ * (its claim on a group that let it go released first; its other candidates from `pending` when
+ * given, the pending writes of its kind read just now).
  */
-async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<string | NewGroup> {
+async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx, pending?: BatchLedgerTx[]): Promise<string | NewGroup> {
   if (tx.group_id) {
     const group = await deps.groups.getGroup(tx.group_id);
     const holds = group && (group.status === 'CLAIMING' ? group.candidates : (group.members ?? [])).includes(tx.ledger_tx_id);
@@ -180,7 +184,7 @@ async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<strin
   }
   const problem = await deps.ledger.batchCallError(callOf(tx.kind, [tx]));
   if (problem) throw problem;
-  return formGroup(deps, tx);
+  return formGroup(deps, tx, pending);
 }
 
 /**
@@ -199,10 +203,14 @@ async function awaitLastGroupsBlock(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE
   await deps.ledger.waitForReceipt(last.tx_hash as Hex, NEXT_GROUP_WAIT_MS);
 }
 
-/** A new group for `tx`'s kind with `tx` first among its candidates (the others only when their record encodes), being stored. */
-async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx): Promise<NewGroup> {
+/**
+ * A new group for `tx`'s kind with `tx` first among its candidates (the others only when their
+ * record encodes), being stored; the other candidates from `read` when given (the pending writes of
+ * the kind read just now), else read.
+ */
+async function formGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, read?: BatchLedgerTx[]): Promise<NewGroup> {
   const max = maxRecordsPerTx(tx.kind);
-  const pending = (await deps.groups.pendingOfKind(tx.kind, max)).filter((w) => w.ledger_tx_id !== tx.ledger_tx_id);
+  const pending = (read ?? (await deps.groups.pendingOfKind(tx.kind, max))).filter((w) => w.ledger_tx_id !== tx.ledger_tx_id);
   // Their records encoded together first; only when that fails, one by one to find which.
   if (pending.length === 0 || !(await deps.ledger.batchCallError(callOf(tx.kind, pending)))) return createGroup(deps, tx, pending, max);
   const others: BatchLedgerTx[] = [];
@@ -230,7 +238,7 @@ function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: BatchLedg
   };
   const stored = deps.groups.create(group);
   stored.catch(() => undefined); // awaited beside the claims; a failure there is the delivery's
-  return { group, stored };
+  return { group, stored, writes: [tx, ...others].slice(0, max) };
 }
 
 /**
@@ -261,6 +269,12 @@ async function landGroup(
   // and the sealing (it reads what is in flight and the chain, nothing of this group).
   const lastBlock = deps.queueReceiptCheck && !group.raw_tx ? awaitLastGroupsBlock(deps, group.kind) : undefined;
   lastBlock?.catch(() => undefined); // awaited below; a failure there is this delivery's
+  // A group formed just now: its gas estimated over its candidates (a limit for its members, which
+  // are among them) and, once that block is in, the next nonce read, both beside the claims too.
+  const fresh = lastBlock && typeof groupOrId !== 'string' ? groupOrId : undefined;
+  const gasEarly = fresh ? gasAhead(deps, group.kind, fresh.writes) : undefined;
+  const nonceEarly = fresh ? lastBlock!.then(() => nextNonce(deps)) : undefined;
+  nonceEarly?.catch(() => undefined); // awaited when signing
   if (group.status === 'CLAIMING') {
     const [claims] = await Promise.all([
       deps.groups.claimAll(groupId, group.candidates),
@@ -289,9 +303,9 @@ async function landGroup(
     // Claimed and sealed while the last group of its kind heads for its block, its gas estimated
     // meanwhile; signed after that block.
     const open = members.filter(isOpen);
-    const gas = deps.queueReceiptCheck && open.length > 0 ? gasAhead(deps, group.kind, open) : undefined;
+    const gas = gasEarly ?? (deps.queueReceiptCheck && open.length > 0 ? gasAhead(deps, group.kind, open) : undefined);
     await lastBlock;
-    const signed = await signSplitting(deps, group, open, await gas);
+    const signed = await signSplitting(deps, group, open, await gas, nonceEarly);
     splitOut = signed.splitOut;
     members = signed.members;
     txHash = signed.txHash;
@@ -341,7 +355,8 @@ async function gasAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE', mem
 /**
  * Signs and keeps the group's batched call over `open` (its members not settled yet; the group's
  * member list is brought to them first, so member i stays record i), with `gas` as its limit while
- * its members are still `open` (estimated ahead, `gasAhead`). When signing fails for a
+ * its members are still `open` (estimated ahead, `gasAhead`), and the nonce read ahead (`nonce`)
+ * for its first signing (pipelined; the block it is sent at is read as it is signed). When signing fails for a
  * reason its members may cause (anything but a transport failure or the keeping itself), the
  * members that fail alone are found by bisection (`simulateBatch` on halves), split out — the
  * group's members set without them (conditioned: still unsigned), then each claim released — and
@@ -352,6 +367,7 @@ async function signSplitting(
   group: LedgerWriteGroup,
   open: BatchLedgerTx[],
   gas?: bigint,
+  nonceAhead?: Promise<number>,
 ): Promise<{ txHash?: Hex; members: BatchLedgerTx[]; splitOut: Map<string, Error> }> {
   const splitOut = new Map<string, Error>();
   let members = open;
@@ -359,10 +375,13 @@ async function signSplitting(
     await deps.groups.setMembers(group.group_id, ids(members), [], deps.now().toISOString());
   while (members.length > 0) {
     let keeping = false;
-    const { nonce, sentBlock } = deps.queueReceiptCheck ? await nextNonce(deps) : { nonce: undefined, sentBlock: undefined };
-    const keep = (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => {
+    // Pipelined: the chain's block number read as the transaction is signed, kept with it.
+    const sentBlock = deps.queueReceiptCheck ? deps.ledger.blockNumber() : undefined;
+    sentBlock?.catch(() => undefined); // awaited when keeping
+    const nonce = deps.queueReceiptCheck ? await (members === open && nonceAhead ? nonceAhead : nextNonce(deps)) : undefined;
+    const keep = async (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => {
       keeping = true;
-      return deps.groups.keepSigned(group.group_id, signed, deps.now().toISOString(), sentBlock);
+      return deps.groups.keepSigned(group.group_id, signed, deps.now().toISOString(), await sentBlock);
     };
     try {
       const limit = members === open ? gas : undefined;
@@ -458,9 +477,10 @@ function toTokenId(id: string): bigint {
 /**
  * The nonce of the next group (docs/ledger.md#the-pipelined-writer): one past the highest nonce the
  * table keeps (groups sent, mined or not), or the chain's pending count when that is higher (a
- * single write signed since, or the first group); with the chain's block number, kept with it.
+ * single write signed since, or the first group). Read once the last group is kept: only this
+ * writer, one delivery at a time, signs new nonces.
  */
-async function nextNonce(deps: BatchWriterDeps): Promise<{ nonce: number; sentBlock: number }> {
-  const [kept, chain, sentBlock] = await Promise.all([deps.groups.nextNonce(), deps.ledger.signerNonces(), deps.ledger.blockNumber()]);
-  return { nonce: Math.max(kept ?? 0, chain.pending), sentBlock };
+async function nextNonce(deps: BatchWriterDeps): Promise<number> {
+  const [kept, chain] = await Promise.all([deps.groups.nextNonce(), deps.ledger.signerNonces()]);
+  return Math.max(kept ?? 0, chain.pending);
 }

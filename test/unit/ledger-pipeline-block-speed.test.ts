@@ -176,11 +176,13 @@ describe('pipelined batched writer at block speed: the writer’s path kept shor
         // Held until the wait has begun (one after the other, this would never end: the race fails it).
         const held = await Promise.race([begun.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]);
         order.push(held ? 'claimed after the wait began' : 'claimed alone');
+        // The new group's gas is estimated over its candidates beside the claims, not after them.
+        order.push(`estimates so far: ${w.estimates.length}`);
         return claimAll(gid, ids);
       },
     };
     await landInGroup(w.deps, w.txs.get('b2-1')!, 10_000);
-    expect(order).toEqual(['claimed after the wait began']);
+    expect(order).toEqual(['claimed after the wait began', 'estimates so far: 2']);
     expect(w.signed.map((s) => s.tokenIds)).toEqual([[1n], [2n]]);
     const blockOf = (i: number) => w.chain.receipts.get(hashOf(w.signed[i]!.raw))?.block;
     w.mineBlock();
@@ -293,9 +295,13 @@ describe('pipelined batched writer: groups keep leaving once a block while membe
     w.txs.set('b3-1', write(3));
     w.txs.set('b4-1', write(4));
     // At once, within the block: the next member delivery forms G2 with the writes accepted
-    // meanwhile, claimed now and signed after G1's block.
+    // meanwhile, claimed now and signed after G1's block; the pending writes read once for it.
     w.chain.onWait = () => w.mineBlock();
+    const pendingOfKind = w.deps.groups.pendingOfKind.bind(w.deps.groups);
+    let pendingReads = 0;
+    w.deps.groups = { ...w.deps.groups, pendingOfKind: (kind, limit) => (pendingReads++, pendingOfKind(kind, limit)) };
     await landInGroup(w.deps, { ...w.txs.get('b2-1')! }, 10_000);
+    expect(pendingReads).toBe(2); // one for each kind: the mints found and grouped, no stage record pending
     expect(w.signed.map((s) => s.tokenIds)).toEqual([
       [1n, 2n],
       [3n, 4n],

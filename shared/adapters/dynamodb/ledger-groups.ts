@@ -34,7 +34,7 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
             '#s = :p AND attribute_not_exists(raw_tx) AND attribute_not_exists(group_id) AND attribute_not_exists(parked_at)',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: { ':pk': GSI1PK, ':p': 'PENDING' },
-          Limit: UNGROUPED_PAGE,
+          Limit: Math.min(UNGROUPED_PAGE, limit),
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
