@@ -299,7 +299,13 @@ describe('pipelined batched writer: groups keep leaving once a block while membe
     w.chain.onWait = () => w.mineBlock();
     const pendingOfKind = w.deps.groups.pendingOfKind.bind(w.deps.groups);
     let pendingReads = 0;
-    w.deps.groups = { ...w.deps.groups, pendingOfKind: (kind, limit) => (pendingReads++, pendingOfKind(kind, limit)) };
+    w.deps.groups = {
+      ...w.deps.groups,
+      pendingOfKind: (kind, limit) => {
+        pendingReads++;
+        return pendingOfKind(kind, limit);
+      },
+    };
     await landInGroup(w.deps, { ...w.txs.get('b2-1')! }, 10_000);
     expect(pendingReads).toBe(2); // one for each kind: the mints found and grouped, no stage record pending
     expect(w.signed.map((s) => s.tokenIds)).toEqual([
