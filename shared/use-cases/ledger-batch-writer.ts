@@ -277,7 +277,7 @@ async function landGroup(
   nonceEarly?.catch(() => undefined); // awaited when signing
   if (group.status === 'CLAIMING') {
     const [claims] = await Promise.all([
-      deps.groups.claimAll(groupId, group.candidates),
+      deps.groups.claimAll(groupId, group.candidates, typeof groupOrId === 'string' ? undefined : groupOrId.writes),
       typeof groupOrId === 'string' ? undefined : groupOrId.stored,
     ]);
     const claimed = claims.filter((c): c is BatchLedgerTx => c !== null);

@@ -72,6 +72,19 @@ describe('ledger write groups: claims in transactions', () => {
     expect((await repo.claimAll('G-2', ids.slice(0, 120))).filter(Boolean)).toEqual([]);
   });
 
+  it('with the writes as the caller read them, the claimed ones are answered as those copies with the group set; the others null', async () => {
+    for (let i = 3000; i < 3040; i++) await pending(i, i === 3007 ? { group_id: 'ANOTHER-GROUP' } : {});
+    const ids = Array.from({ length: 40 }, (_, i) => id(3000 + i));
+    const known = ids.map((_, i) => stored.get(3000 + i)!);
+    const claimed = await repo.claimAll('G-K', ids, known);
+    expect(claimed).toEqual(known.map((w, i) => (i === 7 ? null : { ...w, group_id: 'G-K' })));
+    // As stored: the same as reading them back.
+    const read = await repo.claimAll('G-K', ids);
+    expect(read.map((t) => t && { ledger_tx_id: t.ledger_tx_id, group_id: t.group_id, batch_id: t.batch_id })).toEqual(
+      claimed.map((t) => t && { ledger_tx_id: t.ledger_tx_id, group_id: t.group_id, batch_id: t.batch_id }),
+    );
+  });
+
   it('two groups claiming the same 150 writes at once: each write held by exactly one', async () => {
     for (let i = 1000; i < 1150; i++) await pending(i);
     const ids = Array.from({ length: 150 }, (_, i) => id(1000 + i));

@@ -88,14 +88,17 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
    * cancelled for its conditions is written again without the writes whose condition failed (those
    * are not claimable: null), one cancelled for a conflict with another request again after a
    * pause; then the claimed writes are read back in batch (`batchGetItems`, needs
-   * `table:batch-read`). Errors: the store's; Error when a chunk is still cancelled after
+   * `table:batch-read`), unless the caller gave them (`known`: each claimed one answered as its copy
+   * with `group_id` set). Errors: the store's; Error when a chunk is still cancelled after
    * `CLAIM_ROUNDS` rounds.
    */
-  async claimAll(groupId: string, ledgerTxIds: readonly string[]): Promise<Array<BatchLedgerTx | null>> {
+  async claimAll(groupId: string, ledgerTxIds: readonly string[], known?: readonly BatchLedgerTx[]): Promise<Array<BatchLedgerTx | null>> {
     if (ledgerTxIds.length <= CLAIMS_ALONE) return Promise.all(ledgerTxIds.map((id) => claimOne(groupId, id)));
     const chunks: string[][] = [];
     for (let i = 0; i < ledgerTxIds.length; i += CLAIMS_PER_TRANSACTION) chunks.push(ledgerTxIds.slice(i, i + CLAIMS_PER_TRANSACTION));
     const claimed = new Set((await Promise.all(chunks.map((chunk) => claimChunk(groupId, chunk)))).flat());
+    if (known && known.length === ledgerTxIds.length && known.every((w, i) => w.ledger_tx_id === ledgerTxIds[i]))
+      return known.map((w) => (claimed.has(w.ledger_tx_id) ? { ...w, group_id: groupId } : null));
     const items = claimed.size
       ? await batchGetItems([...claimed].map((id) => keys.ledgerTx(id)))
       : new Map<string, Record<string, unknown>>();

@@ -230,9 +230,11 @@ export interface LedgerWriteGroups {
    * Claims writes for the group: each one's `group_id` set when it is PENDING, unsigned, unclaimed
    * and not parked, or already claimed by this group (idempotent), each with its own condition (one
    * write that is not claimable never holds the others back). Each write as it stands once claimed,
-   * in the order of `ledgerTxIds`; null for one that was not claimable.
+   * in the order of `ledgerTxIds`; null for one that was not claimable. `known`, when given, holds
+   * the writes as the caller read them (same order; their records never change): a claimed one is
+   * answered as that copy with `group_id` set, with no read back.
    */
-  claimAll(groupId: string, ledgerTxIds: readonly string[]): Promise<Array<BatchLedgerTx | null>>;
+  claimAll(groupId: string, ledgerTxIds: readonly string[], known?: readonly BatchLedgerTx[]): Promise<Array<BatchLedgerTx | null>>;
   /**
    * Gives a write's claim back: `group_id` removed only while it names this group and the write is
    * still PENDING and unsigned (a conditioned write). `write` as the caller read it (its id, kind
