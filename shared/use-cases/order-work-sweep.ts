@@ -1,5 +1,6 @@
 import type { OrderWorkIndex, OrderWorkMessage, StalledOrder } from '../domain/ports/batches';
 import type { WorkQueue } from '../domain/ports/messaging';
+import { ORDER_RUN_HOLD_MS } from '../domain/purchase-order-limits';
 import { logger } from '../runtime/logger';
 
 /** Stalled orders looked at per run of the purchase-order reconciler (the rest wait for the next run). */
@@ -23,7 +24,9 @@ function workOf(status: StalledOrder['status']): OrderWorkMessage['work'] {
 
 /**
  * The scheduled purchase-order reconciler (docs/api/batches-and-custody.md#resuming-stalled-orders):
- * every large order in the order-work index whose work has not moved for `staleAfterSeconds`
+ * every large order in the order-work index whose work has not moved for `staleAfterSeconds`, and
+ * never less than a run's hold of a settlement (ORDER_RUN_HOLD_MS, longer than any run: a run under
+ * way is not doubled even where the threshold is scaled down, locally)
  * (no step recorded, no SETTLE run started: its message was lost — a crash between storing the
  * order and queueing it — or dead-lettered after the queue's receives) gets its work message queued
  * again (`workOf` its status), up to STALLED_ORDERS_PER_RUN a run, longest stalled first. Each is
@@ -36,7 +39,7 @@ function workOf(status: StalledOrder['status']): OrderWorkMessage['work'] {
  */
 export async function requeueStalledOrderWork(deps: OrderWorkSweepDeps, staleAfterSeconds: number): Promise<number> {
   const now = deps.now();
-  const before = new Date(now.getTime() - staleAfterSeconds * 1000).toISOString();
+  const before = new Date(now.getTime() - Math.max(staleAfterSeconds * 1000, ORDER_RUN_HOLD_MS)).toISOString();
   let requeued = 0;
   for (const order of await deps.orderWorkIndex.stalled(before, STALLED_ORDERS_PER_RUN)) {
     if (!(await deps.orderWorkIndex.requeued(order, now.toISOString()))) continue;

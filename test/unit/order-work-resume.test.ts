@@ -63,10 +63,10 @@ async function storedCreating(n: number, at: string): Promise<PurchaseOrder> {
   return po;
 }
 
-/** One run of the purchase-order reconciler at `now` (default: now); the messages it queued for `id`. */
-async function sweep(id: string, now = new Date()): Promise<OrderWorkMessage[]> {
+/** One run of the purchase-order reconciler at `now` (default: now) with threshold `staleS`; the messages it queued for `id`. */
+async function sweep(id: string, now = new Date(), staleS = STALE_S): Promise<OrderWorkMessage[]> {
   const queued: OrderWorkMessage[] = [];
-  await requeueStalledOrderWork({ orderWorkIndex: index, orderWork: { send: async (m) => void queued.push(m) }, now: () => now }, STALE_S);
+  await requeueStalledOrderWork({ orderWorkIndex: index, orderWork: { send: async (m) => void queued.push(m) }, now: () => now }, staleS);
   return queued.filter((m) => m.purchase_order_id === id);
 }
 
@@ -100,6 +100,12 @@ describe('large orders whose work message was lost or dead-lettered are resumed 
   it('a fresh CREATING order is not queued again; one whose steps keep moving is not either, until they stop', async () => {
     const fresh = await storedCreating(50, new Date().toISOString());
     expect(await sweep(fresh.purchase_order_id)).toEqual([]);
+    // A threshold scaled down (the local stack: 3 s) still waits a run's hold (55 s): a run under way is not doubled.
+    const recent = await storedCreating(45, new Date(Date.now() - 20_000).toISOString());
+    expect(await sweep(recent.purchase_order_id, new Date(), 3)).toEqual([]);
+    expect(await sweep(recent.purchase_order_id, new Date(Date.now() + 40_000), 3)).toEqual([
+      { purchase_order_id: recent.purchase_order_id, work: 'CREATE' },
+    ]);
 
     const old = await storedCreating(90, minutesAgo(20));
     // A run recorded a step just now (then its message was dead-lettered): its work moved.
