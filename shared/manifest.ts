@@ -319,6 +319,15 @@ export const workers: WorkerDef[] = [
       'The order worker (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): binds, confirms and settles the batches of purchase orders above one transaction, step by step with the progress recorded on the order and its settlement, off the request path.',
   },
   {
+    fn: 'purchase-order-reconciler',
+    kind: 'scheduled',
+    schedule: 'rate(5 minutes)',
+    needs: ['table:write', 'order-work-queue:send'],
+    timeoutSeconds: 60,
+    summary:
+      'Queues again the order work of large purchase orders (creation, confirmation, settlement) that made no progress for 5 minutes: a message lost before it was queued, or dead-lettered (docs/api/batches-and-custody.md#resuming-stalled-orders).',
+  },
+  {
     fn: 'evidence-pinner',
     kind: 'queue-consumer',
     queue: 'evidence-pin-queue',

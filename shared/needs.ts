@@ -108,7 +108,7 @@ export const QUEUES = {
     fifo: false,
     maxReceiveCount: 10,
     summary:
-      'The per-batch work of purchase orders above one transaction (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): confirmation and settlement steps, off the request path; a run that reaches its time budget queues the rest, a redelivered message continues from the recorded progress.',
+      'The per-batch work of purchase orders above one transaction (docs/api/batches-and-custody.md#purchase-orders-of-many-batches): creation, confirmation and settlement steps, off the request path; a run that reaches its time budget queues the rest, a redelivered message continues from the recorded progress, and the purchase-order reconciler queues again the work of an order that stalled (a lost or dead-lettered message).',
   },
   'outbound-webhook-queue': {
     urlEnv: 'OUTBOUND_WEBHOOK_QUEUE_URL',

@@ -5,6 +5,7 @@ import type { S3BucketLocation } from '../adapters/aws/s3-signed-fetch';
 import { S3UploadPresigner } from '../adapters/aws/s3-upload-presigner';
 import { EvidencePinRepository } from '../adapters/dynamodb/evidence-pin-repo';
 import { EvidenceUploadRepository } from '../adapters/dynamodb/evidence-upload-repo';
+import { OrderWorkRepository } from '../adapters/dynamodb/order-work-index';
 import { KuboCarPinner } from '../adapters/ipfs/kubo-car-pinner';
 import { S3CarPinner } from '../adapters/ipfs/s3-car-pinner';
 import { envOr, requireEnv, secret } from '../config';
@@ -17,12 +18,13 @@ import type {
   EvidenceUploadReader,
   EvidenceUploadStore,
 } from '../domain/ports/evidence';
-import type { OrderWorkMessage } from '../domain/ports/batches';
+import type { OrderWorkIndex, OrderWorkMessage } from '../domain/ports/batches';
 import type { WorkQueue } from '../domain/ports/messaging';
 import type { BatchDeps } from '../use-cases/batches';
 import type { CustodyDeps } from '../use-cases/custody';
 import type { EvidenceUploadDeps, UploadedPhotoDeps } from '../use-cases/evidence-uploads';
 import type { EvidenceKeeping, EvidencePinnerDeps } from '../use-cases/evidence-pinning';
+import type { OrderWorkSweepDeps } from '../use-cases/order-work-sweep';
 import type { CreationDeps, PurchaseOrderDeps } from '../use-cases/purchase-orders';
 import { once, onFirstUse } from './once';
 import { batchRepo, custodyRepo, ledgerWriteQueue, now, registryRepo } from './platform';
@@ -48,6 +50,14 @@ export function custodyDeps(): CustodyDeps {
 /** The order worker's queue (ORDER_WORK_QUEUE_URL): a large purchase order's per-batch work. */
 export const orderWorkQueue = (): WorkQueue<OrderWorkMessage> =>
   once(orderWorkQueue, () => new SqsWorkQueue<OrderWorkMessage>('ORDER_WORK_QUEUE_URL'));
+
+/** Large purchase orders with work for the order worker (the table's ORDER_WORK index). */
+export const orderWorkIndex = (): OrderWorkIndex => once(orderWorkIndex, () => new OrderWorkRepository());
+
+/** Ports of the purchase-order reconciler (functions/purchase-order-reconciler): stalled large orders' work queued again. */
+export function orderWorkSweepDeps(): OrderWorkSweepDeps {
+  return { orderWorkIndex: orderWorkIndex(), orderWork: orderWorkQueue(), now };
+}
 
 /** Ports of purchase-order creation (a large order's batches are bound by the order worker). */
 export function purchaseOrderCreationDeps(): CreationDeps {

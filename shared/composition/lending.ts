@@ -17,7 +17,7 @@ import type { OrderWorkDeps } from '../use-cases/order-work';
 import type { PayoutDeps } from '../use-cases/payouts';
 import type { SettlementDeps } from '../use-cases/settlement';
 import { vaultWriteQueue } from '../use-cases/vault-writes';
-import { evidenceKeeping, orderWorkQueue, purchaseOrderDeps } from './batches';
+import { evidenceKeeping, orderWorkIndex, orderWorkQueue, purchaseOrderDeps } from './batches';
 import { once, onFirstUse } from './once';
 import { payoutDeps } from './payouts';
 import {
@@ -171,6 +171,7 @@ export function settlementDeps(): SettlementDeps {
     evidence: evidenceKeeping(),
     ledgerQueue: ledgerWriteQueue(),
     orderWork: orderWorkQueue(),
+    orderWorkIndex: orderWorkIndex(),
     now,
   };
 }
@@ -182,5 +183,12 @@ export function refundDeps(): Pick<SettlementDeps, 'custody' | 'settlements' | '
 
 /** Ports of the order worker (functions/purchase-order-worker): confirmation and settlement steps of large purchase orders. */
 export function orderWorkDeps(): OrderWorkDeps {
-  return { ...purchaseOrderDeps(), loans: loanRepo(), payouts: payoutRepo(), settlements: settlementRepo(), vaultWrites: vaultWrites() };
+  return {
+    ...purchaseOrderDeps(),
+    loans: loanRepo(),
+    payouts: payoutRepo(),
+    settlements: settlementRepo(),
+    vaultWrites: vaultWrites(),
+    orderWorkIndex: orderWorkIndex(),
+  };
 }

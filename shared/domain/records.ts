@@ -445,6 +445,13 @@ export interface PurchaseOrder {
   bound_batch_count?: number;
   /** Why a large order's creation FAILED (RELEASING, then FAILED). */
   creation_error?: PurchaseOrderCreationError;
+  /**
+   * How often SETTLE work was asked for a large order (the order-work index): a settlement run
+   * that read it before a later request leaves the order in the index for that request's run.
+   */
+  order_work_seq?: number;
+  /** How often the purchase-order reconciler queued a stalled large order's work again. */
+  order_work_requeues?: number;
 }
 
 /**

@@ -180,6 +180,8 @@ export function purchaseOrderView(po: PurchaseOrder): View<typeof PurchaseOrderV
     paid_usd_micro: paid,
     settled_at: _settled,
     settle_request: _settleRequest,
+    order_work_seq: _workSeq,
+    order_work_requeues: _requeues,
     ...rest
   } = po;
   return {

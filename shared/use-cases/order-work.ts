@@ -1,4 +1,4 @@
-import type { OrderWorkMessage } from '../domain/ports/batches';
+import type { OrderWorkIndex, OrderWorkMessage } from '../domain/ports/batches';
 import { newJobId } from '../domain/ids';
 import type { Settlement } from '../domain/lending';
 import {
@@ -23,7 +23,11 @@ import { requestSettlementWrites, settleOneBatch } from './settlement-carry-out'
  */
 
 /** The ports of the order worker. */
-export type OrderWorkDeps = PurchaseOrderDeps & SettlingDeps;
+export type OrderWorkDeps = PurchaseOrderDeps &
+  SettlingDeps & {
+    /** Large orders with work for the order worker: a SETTLE run moves its order there and removes it when done. */
+    orderWorkIndex: Pick<OrderWorkIndex, 'markSettleWork' | 'touchWork' | 'finishSettleWork'>;
+  };
 
 /**
  * One order work message. CREATE: a CREATING order's batches bound from `bound_batch_count` on
@@ -40,7 +44,12 @@ export type OrderWorkDeps = PurchaseOrderDeps & SettlingDeps;
  * recorded progress: a step redone writes nothing twice (each batch's change is conditioned) and
  * counts once, and the vault writes, once marked requested on the settlement, are not asked again.
  * An unknown order, one neither CREATING nor RELEASING (CREATE), one not CONFIRMING (CONFIRM) or without a settlement (SETTLE, after the
- * payments' audit fan-out) is done. Errors: what the stores throw (the message is then redelivered).
+ * payments' audit fan-out) is done. CREATE and CONFIRM steps move the order's entry in the
+ * order-work index with their own writes; a SETTLE run that holds the settlement moves it when
+ * it starts, and one that leaves nothing to do removes it (`finishSettleWork`), so the
+ * purchase-order reconciler queues again only work whose message was lost
+ * (docs/api/batches-and-custody.md#resuming-stalled-orders). Errors: what the stores throw (the
+ * message is then redelivered).
  */
 export async function runOrderWork(deps: OrderWorkDeps, msg: OrderWorkMessage): Promise<void> {
   const deadline = deps.now().getTime() + ORDER_WORK_BUDGET_MS;
@@ -86,10 +95,13 @@ async function confirmSteps(deps: OrderWorkDeps, id: string, deadline: number): 
 async function settleSteps(deps: OrderWorkDeps, id: string, deadline: number): Promise<boolean> {
   const po = await deps.custody.getPurchaseOrder(id);
   if (!po) return false;
+  // SETTLE work marked after this read (a later payment, an ADMIN's request) keeps the order in the index for its own run.
+  const seq = po.order_work_seq;
   // The settlement is planned here, off the payment event's request path (batched reads of every batch and its loan).
   const planned = await settleLargeOrderWhenPaid(deps, id);
   if (!planned) {
     await deps.settlements.completeOrderAudits(id, po.batch_ids);
+    await deps.orderWorkIndex.finishSettleWork(id, seq);
     return false;
   }
   const runId = newJobId();
@@ -100,7 +112,10 @@ async function settleSteps(deps: OrderWorkDeps, id: string, deadline: number): P
     return false;
   }
   try {
-    return await carryOutHeld(deps, po, (await deps.settlements.get(id))!, deadline);
+    await deps.orderWorkIndex.touchWork(id, now.toISOString());
+    const more = await carryOutHeld(deps, po, (await deps.settlements.get(id))!, deadline);
+    if (!more) await deps.orderWorkIndex.finishSettleWork(id, seq);
+    return more;
   } finally {
     await deps.settlements.releaseRun(id, runId);
   }

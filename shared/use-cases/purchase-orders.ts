@@ -70,7 +70,10 @@ export interface CreationDeps {
  * (`continueCreation`); the order is returned CREATING (the transport answers 202; GET shows
  * `bound_batch_count`, then DRAFT, or FAILED with `creation_error`)
  * (docs/api/batches-and-custody.md#purchase-orders-of-many-batches). When the message cannot be
- * queued the order is FAILED (nothing was bound) and the error is thrown.
+ * queued the order is FAILED (nothing was bound) and the error is thrown. The CREATING order is in
+ * the order-work index from the write that stores it, so one whose message is never queued (the
+ * function stopped in between) is queued again by the purchase-order reconciler
+ * (docs/api/batches-and-custody.md#resuming-stalled-orders).
  * It records `amount_due_usd_micro` (`amountDueUsdMicro`: the batches' MILLED outturn × price)
  * when every batch is milled — else it is recorded once they are, when a payment arrives or the
  * settlement is read — and the optional `buyer_address` (lower-cased).
@@ -200,7 +203,9 @@ export async function continueCreation(deps: CreationStepDeps, start: PurchaseOr
  * to the order worker, which confirms its batches in steps of CONFIRMATION_STEP_BATCHES
  * (`continueConfirmation`); the order is returned CONFIRMING (the transport answers 202, and
  * GET /purchase-orders/{id} shows the progress). A call that finds it CONFIRMING queues the work
- * again (harmless: the steps are idempotent), which also resumes a confirmation whose messages were lost.
+ * again (harmless: the steps are idempotent), which also resumes a confirmation whose messages were lost;
+ * without such a call the purchase-order reconciler does (the CONFIRMING order is in the order-work
+ * index from the write that begins it: docs/api/batches-and-custody.md#resuming-stalled-orders).
  * Errors: PO_NOT_FOUND, INSUFFICIENT_PERMISSIONS, PO_NOT_READY (the order is CREATING, RELEASING or FAILED).
  */
 export async function confirmPurchaseOrder(

@@ -17,7 +17,7 @@ import { microToDecimalString } from '../domain/money';
 import { forEachLimited, mapLimited, ORDER_STEP_CONCURRENCY, ORDER_TRANSACTION_MAX_BATCHES } from '../domain/purchase-order-limits';
 import type { PurchaseOrder } from '../domain/records';
 import type { Hex } from 'viem';
-import type { BatchStore, CustodyStore, OrderWorkMessage } from '../domain/ports/batches';
+import type { BatchStore, CustodyStore, OrderWorkIndex, OrderWorkMessage } from '../domain/ports/batches';
 import type { LedgerWriteMessage } from '../domain/ports/ledger';
 import type { LoanStore, SettlementStore, VaultReader, VaultWriteQueue } from '../domain/ports/lending';
 import type { WebhookReceiptStore, WorkQueue } from '../domain/ports/messaging';
@@ -85,6 +85,8 @@ export interface SettlementDeps {
   ledgerQueue: WorkQueue<LedgerWriteMessage>;
   /** The order worker's queue: the per-batch work of an order above one transaction's size. */
   orderWork: WorkQueue<OrderWorkMessage>;
+  /** Large orders with work for the order worker: SETTLE work is marked there before it is queued. */
+  orderWorkIndex: Pick<OrderWorkIndex, 'markSettleWork'>;
   now: () => Date;
 }
 
@@ -103,6 +105,16 @@ export type SettlingDeps = Omit<SettlementDeps, 'receipts' | 'vault' | 'settleme
     | 'releaseRun'
   >;
 };
+
+/**
+ * Queues a large order's SETTLE work, marked first in the order-work index: a message lost after
+ * the mark (a crash before the send, a dead-lettered run) is queued again by the purchase-order
+ * reconciler (docs/api/batches-and-custody.md#resuming-stalled-orders).
+ */
+async function queueSettleWork(deps: Pick<SettlementDeps, 'orderWork' | 'orderWorkIndex' | 'now'>, purchaseOrderId: string): Promise<void> {
+  await deps.orderWorkIndex.markSettleWork(purchaseOrderId, deps.now().toISOString());
+  await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
+}
 
 /** Whether an order's per-batch settlement work goes to the order worker (above one transaction's size). */
 const isLargeOrder = (po: Pick<PurchaseOrder, 'batch_ids'> | null): boolean => (po?.batch_ids.length ?? 0) > ORDER_TRANSACTION_MAX_BATCHES;
@@ -202,7 +214,7 @@ async function receivePayment(
   // An order above one transaction's size gets its audit entries from the order worker, off the request path.
   const large = isLargeOrder(po);
   const { payment } = await deps.settlements.recordPayment(candidate, large ? [] : (po?.batch_ids ?? []));
-  if (large) await deps.orderWork.send({ purchase_order_id: p.purchaseOrderId, work: 'SETTLE' });
+  if (large) await queueSettleWork(deps, p.purchaseOrderId);
   if (payment.status !== 'COUNTED') {
     logger.error('buyer payment does not count toward its purchase order: it stays in escrow as an unapplied payment', {
       ...facts,
@@ -302,7 +314,7 @@ async function settleWhenPaid(
     const po = await deps.custody.getPurchaseOrder(purchaseOrderId);
     if (existing) {
       if (opts.inWorker) return existing;
-      if (isLargeOrder(po)) await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
+      if (isLargeOrder(po)) await queueSettleWork(deps, purchaseOrderId);
       else await carryOut(deps, existing);
       return existing;
     }
@@ -360,7 +372,7 @@ async function settleWhenPaid(
       });
     const settlement = (await deps.settlements.get(purchaseOrderId))!;
     if (opts.inWorker) return settlement;
-    if (large) await deps.orderWork.send({ purchase_order_id: purchaseOrderId, work: 'SETTLE' });
+    if (large) await queueSettleWork(deps, purchaseOrderId);
     else await carryOut(deps, settlement);
     return settlement;
   }

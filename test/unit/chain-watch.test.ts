@@ -215,6 +215,7 @@ function world(chain: FakeChain, opts: { providerDown?: () => boolean } = {}) {
     evidence: fakeEvidenceKeeping(),
     ledgerQueue: fakeWorkQueue('ledger-write-queue'),
     orderWork: { send: notHere('orderWork.send') },
+    orderWorkIndex: { markSettleWork: notHere('orderWorkIndex.markSettleWork') },
     vault: {
       purchaseOrderPaymentsInTx: async (txHash: Hex): Promise<PurchaseOrderPayment[]> =>
         chain.logs.flatMap((l) =>

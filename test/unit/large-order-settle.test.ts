@@ -7,7 +7,15 @@ import { StageConflictError } from '../../shared/domain/errors';
 import { runOrderWork, type OrderWorkDeps } from '../../shared/use-cases/order-work';
 import { applyBuyerPayment, settlePurchaseOrder, type SettlementDeps } from '../../shared/use-cases/settlement';
 import { wire } from './support/errors';
-import { aBatch, aLedgerTx, fakeCustodyStore, fakeEvidenceKeeping, fakePayoutStore, fakeWebhookReceiptStore } from './support/fakes';
+import {
+  aBatch,
+  aLedgerTx,
+  fakeCustodyStore,
+  fakeEvidenceKeeping,
+  fakePayoutStore,
+  fakeWebhookReceiptStore,
+  memoryOrderWorkIndex,
+} from './support/fakes';
 import { memorySettlementStore } from './support/memory-settlement-store';
 
 /**
@@ -46,6 +54,7 @@ function world() {
   const stages = new Map<string, Stage>(ids.map((id) => [id, 'EXPORTED' as Stage]));
   const settledCommits: string[] = [];
   const queued: OrderWorkMessage[] = [];
+  const workIndex = memoryOrderWorkIndex();
   const writes: string[] = [];
   /** Reads of a batch or its loan: the request path of a large order makes none. */
   let perBatchReads = 0;
@@ -112,6 +121,7 @@ function world() {
         queued.push(m);
       },
     },
+    orderWorkIndex: workIndex,
     now: () => new Date('2026-11-27T03:00:00.000Z'),
   };
   /** A buyer payment of `amount` on the chain (tx `n`), applied as its signed event. */
@@ -145,6 +155,7 @@ function world() {
     stages,
     settledCommits,
     queued,
+    workIndex,
     writes,
     pay,
     drain,
@@ -240,7 +251,12 @@ describe('an ADMIN settles a purchase order above one transaction (the order wor
   it('a payment in full settles it without the ADMIN (the system); an ADMIN call then is refused, as for a small order', async () => {
     const w = world();
     expect(await w.pay('5', DUE)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
+    // Marked in the order-work index before its message was queued (a lost message is queued again by the reconciler).
+    expect(w.workIndex.calls).toEqual(['mark PO-1']);
     await w.drain();
+    // The run that carried it out moved it, then, nothing left, took it out of the index.
+    expect(w.workIndex.calls).toEqual(['mark PO-1', 'touch PO-1', 'finish PO-1']);
+    expect(w.workIndex.marked.size).toBe(0);
     expect(w.mem.settlement()).toMatchObject({ amount_usd_micro: DUE, short_payment: false, settled_by: 'system:lending-vault' });
     // Planned and carried out with batched reads only: no batch read on its own.
     expect(w.singleReads()).toBe(0);

@@ -10,7 +10,7 @@ import type { AuditEntry, Batch, PurchaseOrder, Stage } from '../../shared/domai
 import type { OrderWorkMessage } from '../../shared/domain/ports/batches';
 import { runOrderWork, type OrderWorkDeps } from '../../shared/use-cases/order-work';
 import { confirmPurchaseOrder } from '../../shared/use-cases/purchase-orders';
-import { aBatch, aLedgerTx, batchReads, fakeCustodyStore, fakeEvidenceKeeping } from './support/fakes';
+import { aBatch, aLedgerTx, batchReads, fakeCustodyStore, fakeEvidenceKeeping, memoryOrderWorkIndex } from './support/fakes';
 
 /**
  * Confirming a purchase order above one transaction's size (docs/api/batches-and-custody.md#purchase-orders-of-many-batches):
@@ -113,6 +113,7 @@ function world(n: number, warehoused: (i: number) => boolean) {
         queued.push(m);
       },
     },
+    orderWorkIndex: memoryOrderWorkIndex(),
     // Only the settlement steps (below) read these.
     settlements: {
       get: unused,
@@ -386,6 +387,7 @@ describe('settling a purchase order above one transaction (the order worker)', (
           (opts?.delaySeconds ? later : queued).push(m);
         },
       },
+      orderWorkIndex: memoryOrderWorkIndex(),
       // The settlement exists (the worker's start of it returns it as it is): its steps only.
       loans: { activeForBatches: unused },
       payouts: { get: unused },

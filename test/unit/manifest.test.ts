@@ -116,6 +116,7 @@ describe('manifest', () => {
       'chain-event-watcher': 'rate(1 minute)',
       'audit-anchorer': 'rate(5 minutes)',
       'payout-balance-monitor': 'rate(5 minutes)',
+      'purchase-order-reconciler': 'rate(5 minutes)',
     });
     // The anchor interval (docs/api/anchoring.md#anchoring-of-the-audit-log: ANCHOR_INTERVAL_S, default 300) is the anchorer's setting.
     expect(workers.find((w) => w.fn === 'audit-anchorer')).toMatchObject({ intervalVariable: 'ANCHOR_INTERVAL_S' });
@@ -124,6 +125,7 @@ describe('manifest', () => {
     expect(byFn.get('register-farmer')!.needs).toEqual(['table:write', 'gfw', 'maaif']);
     expect(byFn.get('payout-reconciler')!.needs.filter((n) => n.endsWith(':send'))).toEqual([]);
     expect(byFn.get('ledger-write-reconciler')!.needs).toEqual(['table:write', 'ledger-write-queue:send', 'evidence-pin-queue:send']);
+    expect(byFn.get('purchase-order-reconciler')!.needs).toEqual(['table:write', 'order-work-queue:send']);
   });
 
   test('problems are reported: a queue without consumer, a bad batch size, a function declared twice', () => {

@@ -201,6 +201,11 @@ describe('applyBuyerPayment', () => {
           throw new Error('an order of one batch is settled on the request path');
         },
       },
+      orderWorkIndex: {
+        markSettleWork: async () => {
+          throw new Error('an order of one batch has no work for the order worker');
+        },
+      },
       now: () => NOW,
     };
     /** A further payment on the chain (tx `n`), applied as its event. */
@@ -261,10 +266,12 @@ describe('applyBuyerPayment', () => {
         work.push(m);
       },
     };
+    w.deps.orderWorkIndex = { markSettleWork: async (id) => void work.push(`marked ${id}`) };
     // An order above one transaction: the payment is recorded and the order worker is queued; the
     // worker plans and starts the settlement (no read of every batch and loan on the request path).
     expect(await w.pay('e', 2_000_000_000)).toMatchObject({ outcome: 'SETTLEMENT_STARTED' });
-    expect(work).toContainEqual({ purchase_order_id: 'PO-1', work: 'SETTLE' });
+    // Marked in the order-work index first, then queued (docs/api/batches-and-custody.md#resuming-stalled-orders).
+    expect(work).toEqual(['marked PO-1', { purchase_order_id: 'PO-1', work: 'SETTLE' }]);
     expect(w.settlement()).toBeNull();
     expect(w.writes).toEqual([]);
     expect(w.stageCommits).toEqual([]);

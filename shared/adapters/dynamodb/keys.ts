@@ -29,6 +29,9 @@
  * | Ledger signer nonce | LEDGER_SIGNER               | META                |                     |                                |
  *   next_nonce (one past the highest kept group) and in_flight (ids of the groups sent, not settled).
  * | Purchase order      | PO#<purchase_order_id>      | META                |                     |                                |
+ *   GSI2 (sparse): GSI2PK ORDER_WORK, GSI2SK <last progress at>#<purchase_order_id> while a large order has work for the
+ *   order worker (CREATING, RELEASING, CONFIRMING; SETTLE work asked and not finished), so the scheduled
+ *   purchase-order reconciler finds stalled ones (docs/api/batches-and-custody.md#resuming-stalled-orders).
  * | DDS                 | DDS#<dds_id>                | META                |                     |                                |
  * | DDS of a batch      | DDS_GUARD#<batch_id>        | META                |                     |                                |
  * | DDS of a PO         | DDS_GUARD_PO#<po_id>        | META                |                     |                                |
@@ -76,6 +79,7 @@
  *    farmer's batches (credit score): the same query filtered on farmer_id, bounded in pages.
  * 8. reconciliation: Query GSI2 OPEN_PAYOUT / AWAITING_PAYOUT / OPEN_LEDGER_TX with GSI2SK < now − threshold;
  *    registrations waiting for the national registry: Query GSI2 PENDING_NATIONAL_CHECK, oldest first.
+ * 8a. stalled purchase-order work: Query GSI2 ORDER_WORK with GSI2SK < now − threshold.
  * 8b. the single writer's vault writes ahead of the backlog: Query GSI1 OPEN_VAULT_TX, oldest first.
  * 9. the only deletes: a payout that never reached the provider, with its guard (IAM allows them
  *    in PAYMENT#PAY-…, PAYMENT#DISB-… and PAYOUT_GUARD# only, never a deposit PAYMENT#DEP-…), and
@@ -103,6 +107,8 @@ export const PENDING_LOANS = 'PENDING_LOAN';
 /** GSI2 partition of ACTIVE loans with a due date, by due date (write-offs, portfolio at risk). */
 export const ACTIVE_LOANS_BY_DUE = 'ACTIVE_LOAN_DUE';
 export const PENDING_NATIONAL_CHECK = 'PENDING_NATIONAL_CHECK';
+/** GSI2 partition of large purchase orders with work for the order worker, by their last progress. */
+export const ORDER_WORK = 'ORDER_WORK';
 
 /** GSI1 sort-key prefix of a cooperative's farmers. */
 export const FARMER_PREFIX = 'FARMER#';
@@ -171,6 +177,11 @@ export const keys = {
   ledgerGroup: (id: string) => ({ PK: `LEDGER_GROUP#${id}`, SK: META }),
   ledgerSigner: () => ({ PK: 'LEDGER_SIGNER', SK: META }),
   purchaseOrder: (id: string) => ({ PK: `PO#${id}`, SK: META }),
+  /**
+   * Sparse index of large purchase orders with work for the order worker, by when their work last
+   * moved (`at`, ISO): set with the work, moved by each recorded step, removed when it is done.
+   */
+  orderWorkGsi: (at: string, id: string) => ({ GSI2PK: ORDER_WORK, GSI2SK: `${at}#${id}` }),
   /**
    * That an order-level event (`eventKey`, e.g. `PURCHASE_ORDER_CONFIRMED#PO-…`) is in one batch's
    * audit log: put in the append's transaction with attribute_not_exists, so the entry is written once.

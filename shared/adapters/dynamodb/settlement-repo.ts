@@ -6,6 +6,7 @@ import type { SettleRequest } from '../../domain/records';
 import { TransactionConditionError, type TransactItem } from './audit-append';
 import { fanOutOrderEvent, fitsOneTransaction, type OrderAuditEntry, writeOrderAudited } from './order-fan-out';
 import { fromItem, keys } from './keys';
+import { settleWorkMark } from './order-work-index';
 import { conditionalUpdate, documentClient, isConditionalCheckFailed, tableName } from './table';
 
 /** The once-per-batch key of a buyer payment's audit entry (`BUYER_PAYMENT_RECEIVED`). */
@@ -229,12 +230,14 @@ export class SettlementRepository implements SettlementStore {
   }
 
   requestSettlement(purchaseOrderId: string, request: SettleRequest): Promise<boolean> {
+    // The SETTLE work is marked in the order-work index in the same write (docs/api/batches-and-custody.md#resuming-stalled-orders).
+    const mark = settleWorkMark(purchaseOrderId, request.requested_at);
     return conditionalUpdate({
       Key: keys.purchaseOrder(purchaseOrderId),
-      UpdateExpression: 'SET settle_request = if_not_exists(settle_request, :r)',
+      UpdateExpression: `SET settle_request = if_not_exists(settle_request, :r), ${mark.set} ADD ${mark.add}`,
       ConditionExpression: 'attribute_exists(PK) AND #s = :confirmed AND attribute_not_exists(settled_at)',
       ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: { ':r': request, ':confirmed': 'CONFIRMED' },
+      ExpressionAttributeValues: { ':r': request, ':confirmed': 'CONFIRMED', ...mark.values },
     });
   }
 

@@ -62,6 +62,42 @@ export interface OrderWorkMessage {
   work: 'CREATE' | 'CONFIRM' | 'SETTLE';
 }
 
+/** A large order in the order-work index whose work has not moved since `moved_at` (ISO). */
+export interface StalledOrder {
+  purchase_order_id: string;
+  /** CREATING or RELEASING: CREATE work; CONFIRMING: CONFIRM work; any other: SETTLE work. */
+  status: PurchaseOrder['status'];
+  moved_at: string;
+  /** How often the reconciler has queued its work again so far. */
+  requeues: number;
+}
+
+/**
+ * The index of large purchase orders with work for the order worker
+ * (docs/api/batches-and-custody.md#resuming-stalled-orders). CREATE and CONFIRM work are in it
+ * from the write that begins them to the write that finishes them (the custody store's own writes
+ * move it with each recorded step); SETTLE work is marked here.
+ */
+export interface OrderWorkIndex {
+  /** SETTLE work asked for a large order (before its message is queued): in the index from `at`, its mark counted. */
+  markSettleWork(id: string, at: string): Promise<void>;
+  /** A SETTLE run's work moved at `at` (false when the order is not in the index). */
+  touchWork(id: string, at: string): Promise<boolean>;
+  /**
+   * A SETTLE run found nothing left: the order leaves the index, on condition that no CREATE or
+   * CONFIRM work holds it (CREATING, RELEASING, CONFIRMING: their last write removes it) and no
+   * SETTLE work was marked since the run read the order (`seq`: its `order_work_seq` then).
+   */
+  finishSettleWork(id: string, seq: number | undefined): Promise<boolean>;
+  /** Up to `limit` orders whose work last moved before `before` (ISO), longest stalled first. */
+  stalled(before: string, limit: number): Promise<StalledOrder[]>;
+  /**
+   * Records that the work of `order` is queued again at `at` (its progress moved to `at`, the
+   * re-queues counted), on condition that it has not moved since it was read: false when it has.
+   */
+  requeued(order: StalledOrder, at: string): Promise<boolean>;
+}
+
 /** What one step of a large order's creation found (`bindPurchaseOrderStep`). */
 export type BindStepResult =
   /** The step's batches are bound and `bound_batch_count` advanced (DRAFT after the last step). */

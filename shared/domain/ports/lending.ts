@@ -214,7 +214,8 @@ export interface SettlementStore {
   recordAmountDue(purchaseOrderId: string, amountDueUsdMicro: number): Promise<void>;
   /**
    * Keeps an ADMIN's request to settle a large order on the order (`settle_request`; a request
-   * kept before stays), on condition that the order is CONFIRMED and not settled. False when it
+   * kept before stays) and its SETTLE work marked in the order-work index (`OrderWorkIndex.markSettleWork`,
+   * the same write), on condition that the order is CONFIRMED and not settled. False when it
    * is not (settled meanwhile). Errors: StoreUnavailableError.
    */
   requestSettlement(purchaseOrderId: string, request: SettleRequest): Promise<boolean>;

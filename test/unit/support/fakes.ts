@@ -19,7 +19,7 @@
 
 import { DomainError } from '../../../shared/domain/errors';
 import { formatPayoutId, parseBatchId, tokenIdForBatch } from '../../../shared/domain/ids';
-import type { BatchStore, CustodyStore } from '../../../shared/domain/ports/batches';
+import type { BatchStore, CustodyStore, OrderWorkIndex } from '../../../shared/domain/ports/batches';
 import type { Loan } from '../../../shared/domain/lending';
 import type { LoanStore } from '../../../shared/domain/ports/lending';
 import { createHash } from 'node:crypto';
@@ -142,6 +142,34 @@ export function fakePayoutResolutionStore(over: Partial<PayoutResolutionStore> =
     resolvePaidInCash: () => unexpected('resolutions.resolvePaidInCash'),
     resolveRetry: () => unexpected('resolutions.resolveRetry'),
     ...over,
+  };
+}
+
+/**
+ * The order-work index as the order worker and the settlement paths use it, in memory: the orders
+ * whose SETTLE work is marked (a SETTLE run that leaves nothing removes its order) and the calls made.
+ */
+export function memoryOrderWorkIndex(): Pick<OrderWorkIndex, 'markSettleWork' | 'touchWork' | 'finishSettleWork'> & {
+  marked: Set<string>;
+  calls: string[];
+} {
+  const marked = new Set<string>();
+  const calls: string[] = [];
+  return {
+    marked,
+    calls,
+    markSettleWork: async (id) => {
+      calls.push(`mark ${id}`);
+      marked.add(id);
+    },
+    touchWork: async (id) => {
+      calls.push(`touch ${id}`);
+      return marked.has(id);
+    },
+    finishSettleWork: async (id) => {
+      calls.push(`finish ${id}`);
+      return marked.delete(id);
+    },
   };
 }
 
