@@ -25,11 +25,11 @@ export const SETTLE_BATCHES_AT_ONCE = 16;
 /**
  * The pipelined writer (docs/ledger.md#the-pipelined-writer) settles a group it finds mined right
  * after sending it (a chain that mines on arrival; on a chain with blocks, a send just before one)
- * in the same delivery only up to this many members, one round of settling; a larger group is
+ * in the same delivery only up to this many members (one round of `SETTLE_BATCHES_AT_ONCE`); a larger group is
  * settled by its receipt check, so the writes behind it never wait for its settling (185 members
  * settled in the delivery held the next group back 15 s on this 2-core machine under load).
  */
-export const SETTLE_IN_DELIVERY_MAX_MEMBERS = SETTLE_BATCHES_AT_ONCE;
+export const SETTLE_IN_DELIVERY_MAX_MEMBERS = 16;
 
 /**
  * The pipelined writer (docs/ledger.md#the-pipelined-writer): a group's transaction is sent and the
