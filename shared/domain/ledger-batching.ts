@@ -53,7 +53,7 @@ export const RECEIPT_CHECK_WAIT_MS = 4_000;
 
 /**
  * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer): before a new group of
- * a kind is signed (claimed and sealed already), the writer waits up to this long (ms) for the receipt of the group of that kind
+ * a kind is signed (claimed already), the writer waits up to this long (ms) for the receipt of the group of that kind
  * sent last, when that one is unmined and was sent in the latest block or the one before (it is
  * heading for the next block): one Base block of 2 s and a margin for the receipt look-up.
  */
@@ -70,7 +70,7 @@ export const BATCH_GAS_MARGIN_PERCENT = 20;
 /**
  * A member's delivery forms the next group of its kind (everything pending) when the writer has not
  * looked for pending writes of the kind for this long (ms): a quarter of a Base block; at once after
- * it sent a group of the kind (the writes accepted while that one formed are pending). The group formed then is claimed and sealed while the last one heads for its block, and
+ * it sent a group of the kind (the writes accepted while that one formed are pending). The group formed then is claimed while the last one heads for its block, and
  * signed once that block is in (`NEXT_GROUP_WAIT_MS`); so while the members' messages of a large
  * group are handled, a group leaves every block.
  */

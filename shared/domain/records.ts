@@ -367,9 +367,9 @@ export interface BatchLedgerTx {
 
 /**
  * One batched ledger transaction (docs/ledger.md#the-batched-writer): the pending writes of a kind
- * it claimed (`candidates`, then `members` once every claim is made, in record order), its signed
- * transaction kept before it is broadcast, and its state — CLAIMING, SEALED (members fixed), SENT
- * (signed and kept), SETTLED (every member confirmed or refused from the receipt).
+ * it claimed (`candidates`, then `members` in record order, written with its signed transaction or
+ * when members are split out), its signed transaction kept before it is broadcast, and its state —
+ * CLAIMING, SEALED (members fixed apart: some split out before signing), SENT (signed and kept, with its members), SETTLED (every member confirmed or refused from the receipt).
  */
 export interface LedgerWriteGroup {
   group_id: string;

@@ -33,8 +33,8 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * that error here, before anything is claimed, so it goes the way of a single write that cannot be
  * sent: retried by the queue, then parked), and a group is formed: `tx` claimed first, then the
  * other pending writes of its kind whose record encodes, oldest first, each with its own
- * conditioned write (`claimAll`; member i stays candidate order); the group sealed
- * with the members claimed. Then the group is signed with the signer's next nonce and kept before
+ * conditioned write (`claimAll`; member i stays candidate order); its members are the ones
+ * claimed. Then the group is signed with the signer's next nonce and kept with its members before
  * it is broadcast (a kept one is re-sent as the same bytes), its receipt awaited, and each member
  * settled from its own event: written → `written`, skipped → `refused` with the contract's reason;
  * a whole transaction reverted → every member `refused`. A group that cannot be signed because of
@@ -50,7 +50,7 @@ const MAX_GROUPS_PER_DELIVERY = 3;
  * Pipelined (`queueReceiptCheck` given; docs/ledger.md#the-pipelined-writer): a write whose group
  * holds it and is SENT or SETTLED ends at once (one read of the group; the receipt check settles
  * it), forming the next group of its kind first when one is due (`formAhead`). A new group of a
- * kind takes everything pending and claims and seals it at once; before it is signed it waits up to
+ * kind takes everything pending and claims it at once; before it is signed it waits up to
  * `NEXT_GROUP_WAIT_MS` for the receipt of the last group of that kind while that one is heading for
  * the next block (one transaction of a kind per block, the wait overlapping the claims); it is
  * signed with the next nonce (`nextNonce`) and sent, its
@@ -135,7 +135,7 @@ const BATCHED_KINDS = ['MINT', 'TRACE_STAGE'] as const;
  * members' messages of one kind (a burst of mints) never hold back the next group of the other
  * (stage records accepted meanwhile). Given the invocation's time left (`remainingMs`, ms), while a
  * round lands a group another round follows at once, unpaced, up to `FORM_AHEAD_ROUNDS` and while
- * a round's wait and `LEDGER_MESSAGE_MARGIN_MS` are left: each new group is claimed and sealed while
+ * a round's wait and `LEDGER_MESSAGE_MARGIN_MS` are left: each new group is claimed while
  * the last one heads for its block and signed after it, so writes keep leaving once a block without
  * waiting for the members' next messages. True when it tried to form a group of either.
  */
@@ -188,7 +188,7 @@ async function groupFor(deps: BatchWriterDeps, tx: BatchLedgerTx, pending?: Batc
 }
 
 /**
- * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer), just before a sealed
+ * One transaction of a kind per block (docs/ledger.md#the-pipelined-writer), just before a claimed
  * group is signed: when the group of `kind` sent last is unmined and was sent in the chain's latest
  * block or the one before (a block may come between reading the block number and the broadcast), it
  * is heading for the next block: its receipt is awaited up to `NEXT_GROUP_WAIT_MS` so the next group
@@ -242,9 +242,9 @@ function createGroup(deps: BatchWriterDeps, tx: BatchLedgerTx, others: BatchLedg
 }
 
 /**
- * Claims (when still CLAIMING: the candidates' conditioned claims at once, `claimAll`, sealed with the
- * claimed ones in candidate order, beside the storing of a group formed just now, which is not read
- * again, nor one this call sealed), signs and keeps, sends, waits for and settles one group;
+ * Claims (when still CLAIMING: the candidates' conditioned claims at once, `claimAll`, its members
+ * the claimed ones in candidate order, beside the storing of a group formed just now, which is not
+ * read again), signs and keeps with its members, sends, waits for and settles one group;
  * pipelined, it does not wait: sent now, its receipt is looked up once (mined → settled here) and
  * otherwise a receipt check queued (mined already, it is settled here only up to
  * `SETTLE_IN_DELIVERY_MAX_MEMBERS` members: a larger one's settling is its receipt check's, so it
@@ -266,7 +266,7 @@ async function landGroup(
   if (group.status === 'SETTLED') return { splitOut: new Map(), inFlight: [] };
   let members: BatchLedgerTx[];
   // Pipelined: the wait for the last group of its kind to be mined starts now, beside the claims
-  // and the sealing (it reads what is in flight and the chain, nothing of this group).
+  // (it reads what is in flight and the chain, nothing of this group).
   const lastBlock = deps.queueReceiptCheck && !group.raw_tx ? awaitLastGroupsBlock(deps, group.kind) : undefined;
   lastBlock?.catch(() => undefined); // awaited below; a failure there is this delivery's
   // A group formed just now: its gas estimated over its candidates (a limit for its members, which
@@ -280,17 +280,10 @@ async function landGroup(
       deps.groups.claimAll(groupId, group.candidates, typeof groupOrId === 'string' ? undefined : groupOrId.writes),
       typeof groupOrId === 'string' ? undefined : groupOrId.stored,
     ]);
-    const claimed = claims.filter((c): c is BatchLedgerTx => c !== null);
-    const at = deps.now().toISOString();
-    if (await deps.groups.seal(groupId, ids(claimed), at)) {
-      // Sealed now with these claims (each claim answers the write as it stands): nothing read again.
-      group = { ...group, status: 'SEALED', members: ids(claimed) };
-      members = claimed;
-    } else {
-      // Sealed before (a crash between sealing and here, redelivered): its members stand, read.
-      group = (await deps.groups.getGroup(groupId))!;
-      members = await readMembers(deps, group);
-    }
+    // Each claim answers the write as it stands: nothing read again. Not sealed apart: its members
+    // are written with its signed transaction (`keepSigned`), or with a split (`setMembers`).
+    members = claims.filter((c): c is BatchLedgerTx => c !== null);
+    group = { ...group, members: ids(members) };
   } else {
     members = await readMembers(deps, group);
   }
@@ -300,7 +293,7 @@ async function landGroup(
   if (sentBefore && !deps.queueReceiptCheck) {
     await deps.ledger.rebroadcast(group.raw_tx as Hex, txHash!);
   } else if (!sentBefore) {
-    // Claimed and sealed while the last group of its kind heads for its block, its gas estimated
+    // Claimed while the last group of its kind heads for its block, its gas estimated
     // meanwhile; signed after that block.
     const open = members.filter(isOpen);
     const gas = gasEarly ?? (deps.queueReceiptCheck && open.length > 0 ? gasAhead(deps, group.kind, open) : undefined);
@@ -353,8 +346,9 @@ async function gasAhead(deps: BatchWriterDeps, kind: 'MINT' | 'TRACE_STAGE', mem
 }
 
 /**
- * Signs and keeps the group's batched call over `open` (its members not settled yet; the group's
- * member list is brought to them first, so member i stays record i), with `gas` as its limit while
+ * Signs and keeps the group's batched call over `open` (its members not settled yet; a SEALED
+ * group's member list is brought to them first, and the members signed are kept with the
+ * transaction, so member i stays record i), with `gas` as its limit while
  * its members are still `open` (estimated ahead, `gasAhead`), and the nonce read ahead (`nonce`)
  * for its first signing (pipelined; the block it is sent at is read as it is signed). When signing fails for a
  * reason its members may cause (anything but a transport failure or the keeping itself), the
@@ -371,7 +365,7 @@ async function signSplitting(
 ): Promise<{ txHash?: Hex; members: BatchLedgerTx[]; splitOut: Map<string, Error> }> {
   const splitOut = new Map<string, Error>();
   let members = open;
-  if (members.length !== (group.members ?? []).length)
+  if (group.status === 'SEALED' && members.length !== (group.members ?? []).length)
     await deps.groups.setMembers(group.group_id, ids(members), [], deps.now().toISOString());
   while (members.length > 0) {
     let keeping = false;
@@ -381,7 +375,7 @@ async function signSplitting(
     const nonce = deps.queueReceiptCheck ? await (members === open && nonceAhead ? nonceAhead : nextNonce(deps)) : undefined;
     const keep = async (signed: { rawTx: Hex; txHash: Hex; nonce: number }) => {
       keeping = true;
-      return deps.groups.keepSigned(group.group_id, signed, deps.now().toISOString(), await sentBlock);
+      return deps.groups.keepSigned(group.group_id, signed, deps.now().toISOString(), await sentBlock, ids(members));
     };
     try {
       const limit = members === open ? gas : undefined;

@@ -74,21 +74,15 @@ function world(
       delete t.group_id;
       return true;
     },
-    seal: async (gid, members) => {
-      const g = groups.get(gid)!;
-      if (g.status !== 'CLAIMING') return false;
-      Object.assign(g, { status: 'SEALED', members });
-      return true;
-    },
     setMembers: async (gid, members, splitOut) => {
       const g = groups.get(gid)!;
-      if (g.status !== 'SEALED' || g.raw_tx) throw new Error('members of a signed group');
-      Object.assign(g, { members, split_out: [...(g.split_out ?? []), ...splitOut] });
+      if ((g.status !== 'SEALED' && g.status !== 'CLAIMING') || g.raw_tx) throw new Error('members of a signed group');
+      Object.assign(g, { status: 'SEALED', members, split_out: [...(g.split_out ?? []), ...splitOut] });
     },
-    keepSigned: async (gid, s) => {
+    keepSigned: async (gid, s, _at, _block, members) => {
       const g = groups.get(gid)!;
-      if (g.status !== 'SEALED' || g.raw_tx) throw new Error('signed twice');
-      Object.assign(g, { status: 'SENT', raw_tx: s.rawTx, tx_hash: s.txHash, nonce: s.nonce });
+      if ((g.status !== 'SEALED' && g.status !== 'CLAIMING') || g.raw_tx) throw new Error('signed twice');
+      Object.assign(g, { status: 'SENT', raw_tx: s.rawTx, tx_hash: s.txHash, nonce: s.nonce, members });
     },
     settle: async (gid) => void Object.assign(groups.get(gid)!, { status: 'SETTLED' }),
     // Not pipelined here (no queueReceiptCheck): see ledger-pipeline.test.ts.
@@ -252,14 +246,16 @@ describe('batched ledger writer (landInGroup)', () => {
     expect(w.written.sort()).toEqual(['b1-1', 'b2-1']);
   });
 
-  it('a crash after claiming, before sealing: the redelivered write finishes the same group', async () => {
+  it('a crash after claiming, before signing: the redelivered write finishes the same group', async () => {
     const w = world([write(1), write(2)]);
-    const realSeal = w.deps.groups.seal;
-    w.deps.groups.seal = async () => {
+    const realClaimAll = w.deps.groups.claimAll;
+    w.deps.groups.claimAll = async (gid, ids, known) => {
+      await realClaimAll(gid, ids, known);
       throw new Error('crash');
     };
     await expect(landInGroup(w.deps, w.txs.get('b1-1')!, 10)).rejects.toThrow('crash');
-    w.deps.groups.seal = realSeal;
+    expect([...w.groups.values()].map((g) => g.status)).toEqual(['CLAIMING']);
+    w.deps.groups.claimAll = realClaimAll;
     await landInGroup(w.deps, w.txs.get('b1-1')!, 10);
     expect(w.groups.size).toBe(1);
     expect(w.calls).toEqual([{ kind: 'MINT', tokenIds: [1n, 2n] }]);
@@ -354,7 +350,7 @@ describe('one bad member never blocks its group', () => {
     };
     await expect(landInGroup(w.deps, w.txs.get('b1-1')!, 10)).rejects.toThrow('down');
     expect(w.simulations).toEqual([]);
-    expect([...w.groups.values()][0]).toMatchObject({ status: 'SEALED', members: ['b1-1', 'b2-1'] });
+    expect([...w.groups.values()][0]).toMatchObject({ status: 'CLAIMING', candidates: ['b1-1', 'b2-1'] }); // nothing split out; the retry claims again
   });
 
   it('contracts deployed before the batched functions: every write goes alone (one record per transaction), no group formed', async () => {

@@ -140,48 +140,32 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.ledgerGroup(groupId),
-        UpdateExpression: 'SET members = :m, split_out = list_append(if_not_exists(split_out, :none), :out), members_set_at = :at',
-        ConditionExpression: '#s = :sealed AND attribute_not_exists(raw_tx)',
+        UpdateExpression:
+          'SET #s = :sealed, members = :m, split_out = list_append(if_not_exists(split_out, :none), :out), members_set_at = :at',
+        ConditionExpression: '(#s = :sealed OR #s = :claiming) AND attribute_not_exists(raw_tx)',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
           ':m': members,
           ':none': [],
           ':out': splitOut.map((o) => ({ ledger_tx_id: o.ledger_tx_id, reason: o.reason.slice(0, 500) })),
           ':sealed': 'SEALED',
+          ':claiming': 'CLAIMING',
           ':at': at,
         },
       }),
     );
   }
 
-  async seal(groupId: string, members: string[], at: string): Promise<boolean> {
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.ledgerGroup(groupId),
-          UpdateExpression: 'SET #s = :sealed, members = :m, sealed_at = :at',
-          ConditionExpression: '#s = :claiming',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':sealed': 'SEALED', ':claiming': 'CLAIMING', ':m': members, ':at': at },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (!isConditionalCheckFailed(err)) throw err;
-      return false; // sealed before: its members stand
-    }
-  }
-
   /**
-   * The group SENT with its signed transaction, in one transaction with the signer's record
+   * The group (CLAIMING or SEALED, unsigned) SENT with its signed transaction and `members`, in one transaction with the signer's record
    * (`LEDGER_SIGNER`): next_nonce = nonce + 1 (refused when above the nonce already) and the group in flight.
    */
   async keepSigned(
     groupId: string,
     signed: { rawTx: string; txHash: string; nonce: number },
     at: string,
-    sentBlock?: number,
+    sentBlock: number | undefined,
+    members: string[],
   ): Promise<void> {
     await documentClient().send(
       new TransactWriteCommand({
@@ -190,8 +174,8 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
             Update: {
               TableName: tableName(),
               Key: keys.ledgerGroup(groupId),
-              UpdateExpression: `SET raw_tx = :r, tx_hash = :h, nonce = :n, #s = :sent, sent_at = :at${sentBlock !== undefined ? ', sent_block = :b' : ''}`,
-              ConditionExpression: '#s = :sealed AND attribute_not_exists(raw_tx)',
+              UpdateExpression: `SET raw_tx = :r, tx_hash = :h, nonce = :n, members = :m, #s = :sent, sent_at = :at${sentBlock !== undefined ? ', sent_block = :b' : ''}`,
+              ConditionExpression: '(#s = :sealed OR #s = :claiming) AND attribute_not_exists(raw_tx)',
               ExpressionAttributeNames: { '#s': 'status' },
               ExpressionAttributeValues: {
                 ':r': signed.rawTx,
@@ -199,6 +183,8 @@ export class LedgerWriteGroupRepository implements LedgerWriteGroups {
                 ':n': signed.nonce,
                 ':sent': 'SENT',
                 ':sealed': 'SEALED',
+                ':claiming': 'CLAIMING',
+                ':m': members,
                 ':at': at,
                 ...(sentBlock !== undefined ? { ':b': sentBlock } : {}),
               },

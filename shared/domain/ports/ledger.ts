@@ -242,22 +242,26 @@ export interface LedgerWriteGroups {
    */
   release(groupId: string, write: Pick<BatchLedgerTx, 'ledger_tx_id' | 'kind' | 'created_at'>): Promise<boolean>;
   /**
-   * CLAIMING → SEALED with its members in record order (a conditioned write). True when this call
-   * sealed it with `members`; false when it was sealed before (its members stand; nothing changed).
-   */
-  seal(groupId: string, members: string[], at: string): Promise<boolean>;
-  /**
-   * The members of a SEALED group that has not been signed yet, replaced (record order) — the ones
-   * split out listed with their reason (`split_out`). Error when the group is not SEALED or was signed.
+   * The members of a group that has not been signed yet (CLAIMING or SEALED), replaced (record
+   * order), and the group SEALED: its members fixed, the ones split out listed with their reason
+   * (`split_out`; their claims are released next, so a CLAIMING group's candidates no longer
+   * count). Error when the group was signed.
    */
   setMembers(groupId: string, members: string[], splitOut: Array<{ ledger_tx_id: string; reason: string }>, at: string): Promise<void>;
   /**
    * Keeps the group's signed transaction before it is broadcast (once: a second signing is
-   * refused), with `sentBlock` (the chain's block then), in one transaction with the signer's nonce
+   * refused), with `sentBlock` (the chain's block then) and its `members` (record order: the group,
+   * CLAIMING or SEALED, is SENT with them), in one transaction with the signer's nonce
    * record: its next nonce becomes `signed.nonce + 1` (refused when it is above `signed.nonce`
    * already: that nonce is kept by another transaction) and the group is in flight.
    */
-  keepSigned(groupId: string, signed: { rawTx: string; txHash: string; nonce: number }, at: string, sentBlock?: number): Promise<void>;
+  keepSigned(
+    groupId: string,
+    signed: { rawTx: string; txHash: string; nonce: number },
+    at: string,
+    sentBlock: number | undefined,
+    members: string[],
+  ): Promise<void>;
   /**
    * Keeps a replacement of the group's transaction (same nonce) before it is broadcast: conditioned
    * on the group still SENT with `oldHash`, which joins `replaced_hashes`.

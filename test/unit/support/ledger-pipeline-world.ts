@@ -99,22 +99,16 @@ export function world(writes: BatchLedgerTx[]) {
       delete t.group_id;
       return true;
     },
-    seal: async (gid, members) => {
-      const g = groups.get(gid)!;
-      if (g.status !== 'CLAIMING') return false;
-      Object.assign(g, { status: 'SEALED', members });
-      return true;
-    },
     setMembers: async (gid, members, splitOut) => {
       const g = groups.get(gid)!;
-      if (g.status !== 'SEALED' || g.raw_tx) throw new Error('members of a signed group');
-      Object.assign(g, { members, split_out: [...(g.split_out ?? []), ...splitOut] });
+      if ((g.status !== 'SEALED' && g.status !== 'CLAIMING') || g.raw_tx) throw new Error('members of a signed group');
+      Object.assign(g, { status: 'SEALED', members, split_out: [...(g.split_out ?? []), ...splitOut] });
     },
-    keepSigned: async (gid, s, _at, sentBlock) => {
+    keepSigned: async (gid, s, _at, sentBlock, members) => {
       const g = groups.get(gid)!;
-      if (g.status !== 'SEALED' || g.raw_tx) throw new Error('signed twice');
+      if ((g.status !== 'SEALED' && g.status !== 'CLAIMING') || g.raw_tx) throw new Error('signed twice');
       if (signer.next !== undefined && signer.next > s.nonce) throw new Error(`nonce ${s.nonce} is kept already`);
-      Object.assign(g, { status: 'SENT', raw_tx: s.rawTx, tx_hash: s.txHash, nonce: s.nonce, sent_block: sentBlock });
+      Object.assign(g, { status: 'SENT', raw_tx: s.rawTx, tx_hash: s.txHash, nonce: s.nonce, sent_block: sentBlock, members });
       signer.next = s.nonce + 1;
       signer.inFlight.add(gid);
     },
