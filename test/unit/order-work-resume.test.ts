@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createServiceTable, localTableEnv, LOCAL_TABLE_NAME, startDynamoDbLocal } from '../../infra/local/dynamodb-local';
+import { LOCAL_TABLE_NAME } from '../../infra/local/dynamodb-local';
 import { BatchRepository } from '../../shared/adapters/dynamodb/batch-repo';
 import { CustodyRepository } from '../../shared/adapters/dynamodb/custody-repo';
 import { keys } from '../../shared/adapters/dynamodb/keys';
@@ -12,6 +12,7 @@ import type { PurchaseOrder } from '../../shared/domain/records';
 import { logger } from '../../shared/runtime/logger';
 import { requeueStalledOrderWork } from '../../shared/use-cases/order-work-sweep';
 import { bindAsTheWorker, seedOrderBatches } from '../support/order-batches';
+import { useOwnDynamoDbTable } from './support/own-dynamodb-table';
 
 /**
  * Large purchase orders resumed without an operator (docs/api/batches-and-custody.md#resuming-stalled-orders),
@@ -22,8 +23,7 @@ import { bindAsTheWorker, seedOrderBatches } from '../support/order-batches';
  * moves, or that is done, is left alone.
  */
 
-let stop: () => Promise<void>;
-let endpoint: string;
+const endpoint = useOwnDynamoDbTable();
 let next = 1;
 const custody = new CustodyRepository();
 const index = new OrderWorkRepository();
@@ -31,22 +31,13 @@ const index = new OrderWorkRepository();
 const STALE_S = 300;
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
-beforeAll(async () => {
+beforeAll(() => {
   logger.setLogLevel('SILENT');
-  const ddb = await startDynamoDbLocal();
-  stop = ddb.stop;
-  endpoint = ddb.endpoint;
-  Object.assign(process.env, localTableEnv(endpoint), { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
-  await createServiceTable(endpoint, LOCAL_TABLE_NAME);
-}, 180_000);
-
-afterAll(async () => {
-  await stop?.();
 });
 
 /** A large order over `n` fresh batches, stored CREATING as POST /purchase-orders stores it, created `at`. */
 async function storedCreating(n: number, at: string): Promise<PurchaseOrder> {
-  const ids = await seedOrderBatches(endpoint, next, n);
+  const ids = await seedOrderBatches(endpoint(), next, n);
   next += n;
   const po: PurchaseOrder = {
     purchase_order_id: `PO-RESUME-${String(next).padStart(6, '0')}`,

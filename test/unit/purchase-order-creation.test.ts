@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createServiceTable, localTableEnv, LOCAL_TABLE_NAME, startDynamoDbLocal } from '../../infra/local/dynamodb-local';
+import { LOCAL_TABLE_NAME } from '../../infra/local/dynamodb-local';
 import { BatchRepository } from '../../shared/adapters/dynamodb/batch-repo';
 import { CustodyRepository } from '../../shared/adapters/dynamodb/custody-repo';
 import { keys } from '../../shared/adapters/dynamodb/keys';
@@ -12,6 +12,7 @@ import { purchaseOrderView } from '../../shared/http/views';
 import { logger } from '../../shared/runtime/logger';
 import { continueCreation } from '../../shared/use-cases/purchase-orders';
 import { bindAsTheWorker, requestOrder, seedOrderBatches, timeOrderCreation } from '../support/order-batches';
+import { useOwnDynamoDbTable } from './support/own-dynamodb-table';
 
 /**
  * Creating purchase orders of many batches on DynamoDB Local
@@ -23,27 +24,17 @@ import { bindAsTheWorker, requestOrder, seedOrderBatches, timeOrderCreation } fr
  * it bound released.
  */
 
-let stop: () => Promise<void>;
-let endpoint: string;
+const endpoint = useOwnDynamoDbTable();
 let next = 1;
 /** `n` fresh batches (ids increasing from call to call). */
 const fresh = async (n: number): Promise<string[]> => {
-  const ids = await seedOrderBatches(endpoint, next, n);
+  const ids = await seedOrderBatches(endpoint(), next, n);
   next += n;
   return ids;
 };
 
-beforeAll(async () => {
+beforeAll(() => {
   logger.setLogLevel('SILENT');
-  const ddb = await startDynamoDbLocal();
-  stop = ddb.stop;
-  endpoint = ddb.endpoint;
-  Object.assign(process.env, localTableEnv(endpoint), { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
-  await createServiceTable(endpoint, LOCAL_TABLE_NAME);
-}, 180_000);
-
-afterAll(async () => {
-  await stop?.();
 });
 
 /** The batch as stored: the order it is on, and its audit head. */
