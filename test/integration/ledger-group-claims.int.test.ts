@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { createServiceTable, localTableClient, localTableEnv } from '../../infra/local/dynamodb-local';
+import { localTableClient } from '../../infra/local/dynamodb-local';
 import { LedgerWriteGroupRepository } from '../../shared/adapters/dynamodb/ledger-groups';
 import { ledgerTxItem } from '../../shared/adapters/dynamodb/ledger-tx';
 import type { BatchLedgerTx } from '../../shared/domain/records';
 import { localStack } from '../support/api';
+import { useTableOfItsOwn } from '../support/table-of-its-own';
 
 /**
  * The batched writer's claims on the local stack's DynamoDB Local (docs/ledger.md#the-batched-writer):
@@ -15,22 +16,15 @@ import { localStack } from '../support/api';
  * ungrouped writes (GSI1): a claimed write leaves it, a released one comes back.
  */
 describe('ledger write groups: claims in transactions', () => {
-  const saved = { ...process.env };
   const run = randomBytes(4).toString('hex');
   const id = (i: number) => `CLAIM-${run}-${i}`;
   let repo: LedgerWriteGroupRepository;
 
   // A table of its own in the stack's DynamoDB Local: the stack's writer must never see these writes.
-  const table = `claims-test-${run}`;
+  const table = useTableOfItsOwn('claims-test');
 
-  beforeAll(async () => {
-    const endpoint = localStack().endpoints.dynamodb!;
-    Object.assign(process.env, localTableEnv(endpoint), { TABLE_NAME: table });
-    await createServiceTable(endpoint, table);
+  beforeAll(() => {
     repo = new LedgerWriteGroupRepository();
-  });
-  afterAll(() => {
-    process.env = saved;
   });
 
   /** The writes stored by `pending`, by number, as a caller of `release` holds them. */

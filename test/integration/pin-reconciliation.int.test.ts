@@ -7,7 +7,8 @@ import { logger } from '../../shared/runtime/logger';
 import { MAX_PIN_REQUEUES, requeueStalePins } from '../../shared/use-cases/evidence-pinning';
 import { api, waitFor, localStack } from '../support/api';
 import { batchBody, registerFarmer, setUpCooperative } from './fixtures';
-import { createServiceTable, LOCAL_TABLE_NAME, localTableEnv } from '../../infra/local/dynamodb-local';
+import { LOCAL_TABLE_NAME, localTableEnv } from '../../infra/local/dynamodb-local';
+import { useTableOfItsOwn } from '../support/table-of-its-own';
 
 /**
  * Pin jobs are written with the commit that names their CID and leave the reconciliation index
@@ -66,16 +67,7 @@ describe('reconciliation of evidence pin jobs', () => {
     // The stack's own scheduled reconciler runs on today's clock and would re-queue this test's
     // January job too (it is stale for it), so the reconciliation this test drives with its own
     // clock uses a table of its own in the same DynamoDB Local; the stack never sees its jobs.
-    const table = `pin-reconciliation-test-${Date.now()}`;
-    let stackTable: string | undefined;
-    beforeAll(async () => {
-      stackTable = process.env.TABLE_NAME;
-      await createServiceTable(localStack().endpoints.dynamodb!, table);
-      process.env.TABLE_NAME = table;
-    });
-    afterAll(() => {
-      process.env.TABLE_NAME = stackTable;
-    });
+    useTableOfItsOwn('pin-reconciliation-test');
 
     it('a job lost after its commit is queued again, marked, and given up after the limit; closing removes it from the index', async () => {
       const msg: EvidencePinMessage = {
